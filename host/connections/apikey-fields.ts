@@ -1,0 +1,52 @@
+/**
+ * @module host/connections/apikey-fields
+ * Validates submitted API-key fields against the manifest's field list: required, enum, pattern,
+ * length. Secret fields go to the encrypted secret; the others become the connection's non-secret
+ * config (`ctx.config`). Every problem is reported per field, in words a person can act on.
+ */
+import type { ApiKeyField } from '../../sandbox/manifest.js';
+
+export interface ApiKeyValidation {
+  secret: Record<string, string>;
+  config: Record<string, string>;
+  /** field name → problem; empty when valid */
+  errors: Record<string, string>;
+}
+
+const MAX_VALUE_CHARS = 4096;
+
+function matches(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(`^(?:${pattern})$`, 'u').test(value);
+  } catch {
+    // A manifest with an invalid pattern cannot be satisfied; the message says so.
+    return false;
+  }
+}
+
+export function validateApiKeyFields(fields: readonly ApiKeyField[], input: Record<string, unknown>): ApiKeyValidation {
+  const out: ApiKeyValidation = { secret: {}, config: {}, errors: {} };
+  const known = new Set(fields.map((f) => f.name));
+  for (const name of Object.keys(input)) if (!known.has(name)) out.errors[name] = `unknown field "${name}"`;
+  for (const f of fields) {
+    const raw = input[f.name];
+    let value = typeof raw === 'string' ? raw : raw === undefined || raw === null ? '' : undefined;
+    if (value === undefined) {
+      out.errors[f.name] = `${f.label} must be text`;
+      continue;
+    }
+    // Secrets are kept exactly as typed except surrounding whitespace, a common paste artefact.
+    value = value.trim();
+    if (value === '' && f.default !== undefined) value = f.default;
+    if (value === '') {
+      if (f.required) out.errors[f.name] = `${f.label} is required`;
+      continue;
+    }
+    if (value.length > MAX_VALUE_CHARS) out.errors[f.name] = `${f.label} is too long (at most ${MAX_VALUE_CHARS} characters)`;
+    else if (/[\u0000-\u001f\u007f]/.test(value)) out.errors[f.name] = `${f.label} contains control characters (line breaks, tabs); paste it again`;
+    else if (f.enum && !f.enum.includes(value)) out.errors[f.name] = `${f.label} must be one of: ${f.enum.join(', ')}`;
+    else if (f.pattern && !matches(f.pattern, value)) out.errors[f.name] = `${f.label} does not have the expected format`;
+    else (f.secret ? out.secret : out.config)[f.name] = value;
+  }
+  return out;
+}

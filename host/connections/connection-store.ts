@@ -1,0 +1,132 @@
+/**
+ * @module host/connections/connection-store
+ * The `connections` table: one row per (user, integration) holding the sealed secret, non-secret
+ * config, expiry, status and a version that every secret change increments. The refresh lease
+ * (migration 3) lets exactly one process at a time spend a refresh token, across replicas.
+ */
+import type { Db } from '../storage/db.js';
+
+export interface ConnectionRow {
+  id: string;
+  user_id: string;
+  integration: string;
+  status: string;
+  status_reason: string | null;
+  secret: string;
+  config: string;
+  expires_at: number | null;
+  scopes: string | null;
+  key_id: string;
+  created_at: number;
+  updated_at: number;
+  version: number;
+  refresh_lease_owner: string | null;
+  refresh_lease_until: number | null;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function normalise(r: ConnectionRow | undefined): ConnectionRow | undefined {
+  if (!r) return undefined;
+  return {
+    ...r,
+    expires_at: num(r.expires_at),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+    version: Number(r.version),
+    refresh_lease_until: num(r.refresh_lease_until),
+  };
+}
+
+export interface UpsertInput {
+  id: string;
+  userId: string;
+  integration: string;
+  secret: (connectionId: string) => { sealed: string; keyId: string };
+  config: Record<string, unknown>;
+  expiresAt: number | null;
+  scopes: string | null;
+  now: number;
+}
+
+export class ConnectionStore {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async byUser(userId: string, integration: string): Promise<ConnectionRow | undefined> {
+    return normalise(await this.#db.get<ConnectionRow>('SELECT * FROM connections WHERE user_id = ? AND integration = ?', [userId, integration]));
+  }
+
+  async byId(id: string): Promise<ConnectionRow | undefined> {
+    return normalise(await this.#db.get<ConnectionRow>('SELECT * FROM connections WHERE id = ?', [id]));
+  }
+
+  async listForUser(userId: string): Promise<ConnectionRow[]> {
+    const rows = await this.#db.all<ConnectionRow>('SELECT * FROM connections WHERE user_id = ? ORDER BY integration', [userId]);
+    return rows.map((r) => normalise(r) as ConnectionRow);
+  }
+
+  /**
+   * Inserts or replaces the user's connection for an integration. A reconnect keeps the row id (the
+   * secret is sealed with that id as AAD), resets the status and bumps the version.
+   */
+  async upsert(input: UpsertInput): Promise<string> {
+    return this.#db.transaction(async (tx) => {
+      const existing = await tx.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [input.userId, input.integration]);
+      const id = existing?.id ?? input.id;
+      const { sealed, keyId } = input.secret(id);
+      const config = JSON.stringify(input.config);
+      if (existing)
+        await tx.run(
+          `UPDATE connections SET status = 'connected', status_reason = NULL, secret = ?, config = ?, expires_at = ?, scopes = ?,
+             key_id = ?, updated_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,
+          [sealed, config, input.expiresAt, input.scopes, keyId, input.now, id],
+        );
+      else
+        await tx.run(
+          `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, key_id, created_at, updated_at, version)
+           VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, 1)`,
+          [id, input.userId, input.integration, sealed, config, input.expiresAt, input.scopes, keyId, input.now, input.now],
+        );
+      return id;
+    });
+  }
+
+  async setStatus(id: string, status: 'connected' | 'needs_reauth', reason: string | null, now: number): Promise<void> {
+    await this.#db.run(
+      'UPDATE connections SET status = ?, status_reason = ?, updated_at = ?, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?',
+      [status, reason, now, id],
+    );
+  }
+
+  async remove(id: string): Promise<boolean> {
+    return (await this.#db.run('DELETE FROM connections WHERE id = ?', [id])).changes > 0;
+  }
+
+  /** Takes the refresh lease when the row is still at `version` and nobody holds an unexpired lease. */
+  async tryLease(id: string, version: number, owner: string, until: number, now: number): Promise<boolean> {
+    const { changes } = await this.#db.run(
+      `UPDATE connections SET refresh_lease_owner = ?, refresh_lease_until = ?
+        WHERE id = ? AND version = ? AND status = 'connected' AND (refresh_lease_until IS NULL OR refresh_lease_until < ?)`,
+      [owner, until, id, version, now],
+    );
+    return changes > 0;
+  }
+
+  async releaseLease(id: string, owner: string): Promise<void> {
+    await this.#db.run('UPDATE connections SET refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ? AND refresh_lease_owner = ?', [id, owner]);
+  }
+
+  /** Stores a refreshed secret if this process still holds the lease; resolves false otherwise. */
+  async commitRefresh(id: string, owner: string, sealed: string, keyId: string, expiresAt: number | null, scopes: string | null, now: number): Promise<boolean> {
+    const { changes } = await this.#db.run(
+      `UPDATE connections SET secret = ?, key_id = ?, expires_at = ?, scopes = COALESCE(?, scopes), updated_at = ?, version = version + 1,
+          refresh_lease_owner = NULL, refresh_lease_until = NULL
+        WHERE id = ? AND refresh_lease_owner = ?`,
+      [sealed, keyId, expiresAt, scopes, now, id, owner],
+    );
+    return changes > 0;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * @module host/connections/key-rotation
+ * `workbench keys rotate`: re-encrypts every connection secret under a new key in one transaction.
+ * Every row is decrypted with the old key first; if any row fails, nothing is written and the error
+ * names the row, so a rotation can never orphan a connection (the seed had no rotation at all).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../storage/db.js';
+import { KEY_FILE_NAME, VaultError, createVault, generateKey, keyIdFor, loadVault, parseEncryptionKey, writeKeyFile, type Vault } from './vault.js';
+
+export interface RotationResult {
+  /** connections re-encrypted */
+  rotated: number;
+  /** id of the new key */
+  keyId: string;
+  /** a vault that reads and writes with the new key */
+  vault: Vault;
+}
+
+/** Re-encrypts every connection from `oldVault` to `newKey` atomically; verifies each row before commit. */
+export async function rotateKeys(db: Db, oldVault: Vault, newKey: Buffer): Promise<RotationResult> {
+  const vault = createVault(newKey, { source: 'memory' });
+  const rotated = await db.transaction(async (tx) => {
+    const rows = await tx.all<{ id: string; integration: string; secret: string }>('SELECT id, integration, secret FROM connections ORDER BY id');
+    for (const row of rows) {
+      let plain: string;
+      try {
+        plain = oldVault.decrypt(row.secret, row.id);
+      } catch (err) {
+        const msg = err instanceof VaultError ? err.message : String(err);
+        throw new VaultError('VAULT_DECRYPT_FAILED', `rotation stopped, nothing changed: connection ${row.id} (${row.integration}) cannot be read with the current key: ${msg}`);
+      }
+      const sealed = vault.encrypt(plain, row.id);
+      if (vault.decrypt(sealed, row.id) !== plain) throw new VaultError('VAULT_DECRYPT_FAILED', `rotation stopped, nothing changed: verification failed for ${row.id}`);
+      await tx.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ?', [sealed, vault.keyId, row.id]);
+    }
+    return rows.length;
+  });
+  return { rotated, keyId: vault.keyId, vault };
+}
+
+export interface StoredKeyRotation extends RotationResult {
+  /** where the new key lives: the key file path, or 'env' when the operator must set it */
+  storedIn: string;
+  /** the new key in base64, only when it lives in the environment (the operator must save it) */
+  newKeyBase64?: string;
+}
+
+/**
+ * The CLI's whole rotation. With a key file: the new key is written to `encryption.key.next` first,
+ * the database is re-encrypted, then the file is renamed over `encryption.key` (a crash in between
+ * leaves both files; `loadVaultWithPending` reads with either). With WORKBENCH_ENCRYPTION_KEY: the
+ * database is re-encrypted and the new key returned for the operator to put in the environment.
+ */
+export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: NodeJS.ProcessEnv; newKey?: string }): Promise<StoredKeyRotation> {
+  const env = options.env ?? process.env;
+  const oldVault = loadVaultWithPending({ dataDir: options.dataDir, env });
+  const newKey = options.newKey ? parseEncryptionKey(options.newKey, '--new-key') : generateKey();
+  if (keyIdFor(newKey) === oldVault.keyId) throw new VaultError('VAULT_BAD_KEY', 'the new key is the key already in use');
+  if (oldVault.source === 'env') {
+    const result = await rotateKeys(options.db, oldVault, newKey);
+    return { ...result, storedIn: 'env', newKeyBase64: newKey.toString('base64') };
+  }
+  const file = path.join(options.dataDir, KEY_FILE_NAME);
+  const next = `${file}.next`;
+  fs.writeFileSync(next, newKey.toString('base64') + '\n', { mode: 0o600 });
+  const result = await rotateKeys(options.db, oldVault, newKey);
+  writeKeyFile(options.dataDir, newKey);
+  fs.rmSync(next, { force: true });
+  return { ...result, storedIn: file };
+}
+
+/** loadVault, plus a leftover `encryption.key.next` (an interrupted rotation) accepted for reading. */
+export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Vault {
+  const base = loadVault(options);
+  const next = path.join(options.dataDir, `${KEY_FILE_NAME}.next`);
+  if (base.source !== 'file' || !fs.existsSync(next)) return base;
+  const pending = parseEncryptionKey(fs.readFileSync(next, 'utf8'), next);
+  const reader = createVault(pending, { source: 'file' });
+  return {
+    keyId: base.keyId,
+    source: base.source,
+    keyIdOf: base.keyIdOf,
+    encrypt: base.encrypt,
+    decrypt: (sealed, aad) => (base.keyIdOf(sealed) === reader.keyId ? reader.decrypt(sealed, aad) : base.decrypt(sealed, aad)),
+  };
+}

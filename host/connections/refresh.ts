@@ -1,0 +1,126 @@
+/**
+ * @module host/connections/refresh
+ * Refreshing a stale OAuth2 token without the peers' bugs: single-flight per connection in this
+ * process (concurrent callers share one promise) and across replicas (a lease row update that only
+ * one process wins), so a single-use refresh token is spent exactly once. The rotated refresh token
+ * is persisted; `invalid_grant` turns the connection into `needs_reauth` with a reason; a provider
+ * that is down or answers garbage gives a clear error and the connection is kept.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PluginManifest } from '../../sandbox/manifest.js';
+import { GatewayError } from '../errors.js';
+import type { ConnectionRow, ConnectionStore } from './connection-store.js';
+import { OAuthError, clientEnvPrefix, refreshAccessToken, type OAuthClient, type OAuthHttpOptions } from './oauth.js';
+import { openSecret, sealSecret } from './sealed-secret.js';
+import type { Credential } from './types.js';
+import type { Vault } from './vault.js';
+
+export interface ConnectionLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface RefresherDeps {
+  store: ConnectionStore;
+  vault: Vault;
+  clientFor(pluginName: string): OAuthClient | undefined;
+  http: OAuthHttpOptions;
+  now: () => number;
+  logger: ConnectionLogger;
+  /** refresh when the token expires within this many ms (default 60 s) */
+  skewMs: number;
+  /** how long a refresh lease is held at most (default 30 s) */
+  leaseMs: number;
+  /** called after a connection changed status (for waiters and caches) */
+  onChange?: (row: { id: string; userId: string; integration: string; status: string }) => void;
+}
+
+export const INVALID_GRANT_REASON = 'the provider no longer accepts the stored authorization (invalid_grant): reconnect';
+export const NO_REFRESH_REASON = 'the access token expired and the provider issued no refresh token: reconnect';
+
+export interface Refresher {
+  /** true when the row's token expires within the skew */
+  isStale(row: ConnectionRow): boolean;
+  /** the row's credential, refreshed first when stale; undefined when the connection needs re-authorisation */
+  fresh(row: ConnectionRow, manifest: PluginManifest): Promise<Credential | undefined>;
+}
+
+export function createRefresher(deps: RefresherDeps): Refresher {
+  const inFlight = new Map<string, Promise<Credential | undefined>>();
+  const isStale = (row: ConnectionRow): boolean => row.expires_at !== null && row.expires_at - deps.skewMs <= deps.now();
+  const expired = (row: ConnectionRow): boolean => row.expires_at !== null && row.expires_at <= deps.now();
+
+  const fail = (manifest: PluginManifest, message: string): GatewayError =>
+    new GatewayError('GW_ERR_ENGINE_CREDENTIAL_FAILED', `${manifest.displayName}: ${message}`, { integration: manifest.name });
+
+  async function needsReauth(row: ConnectionRow, reason: string): Promise<undefined> {
+    await deps.store.setStatus(row.id, 'needs_reauth', reason, deps.now());
+    deps.logger.warn({ connectionId: row.id, integration: row.integration, reason }, 'connection needs re-authorisation');
+    deps.onChange?.({ id: row.id, userId: row.user_id, integration: row.integration, status: 'needs_reauth' });
+    return undefined;
+  }
+
+  async function refresh(connectionId: string, manifest: PluginManifest): Promise<Credential | undefined> {
+    if (manifest.auth.type !== 'oauth2') return undefined;
+    const auth = manifest.auth;
+    const deadline = Date.now() + deps.leaseMs + 5_000; // real time: waiting must end even under a fake clock
+    let waitMs = 50;
+    for (;;) {
+      const row = await deps.store.byId(connectionId);
+      if (!row || row.status !== 'connected') return undefined;
+      const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
+      if (!isStale(row)) return { values: secret.values };
+      if (!secret.refreshToken) return expired(row) ? needsReauth(row, NO_REFRESH_REASON) : { values: secret.values };
+      const client = deps.clientFor(manifest.name);
+      if (!client) {
+        if (!expired(row)) return { values: secret.values };
+        throw fail(manifest, `the token expired and cannot be refreshed: ${clientEnvPrefix(manifest.name)}_CLIENT_ID is not configured on the server`);
+      }
+      const owner = randomUUID();
+      if (!(await deps.store.tryLease(row.id, row.version, owner, deps.now() + deps.leaseMs, deps.now()))) {
+        // Another process is refreshing (or just did): wait for its result instead of spending the token again.
+        if (Date.now() > deadline) throw fail(manifest, 'another server is still refreshing the token; try again shortly');
+        await sleep(waitMs);
+        waitMs = Math.min(waitMs * 2, 500);
+        continue;
+      }
+      let tokens;
+      try {
+        tokens = await refreshAccessToken(auth, client, secret.refreshToken, deps.http);
+      } catch (err) {
+        if (err instanceof OAuthError && err.kind === 'invalid_grant') return needsReauth(row, INVALID_GRANT_REASON);
+        await deps.store.releaseLease(row.id, owner);
+        const message = err instanceof OAuthError ? err.message : `token refresh failed (${(err as Error).message})`;
+        deps.logger.warn({ connectionId: row.id, integration: row.integration, kind: err instanceof OAuthError ? err.kind : 'internal', error: message }, 'token refresh failed');
+        // The current token still works for a few seconds: use it rather than fail the call.
+        if (!expired(row)) return { values: secret.values };
+        throw fail(manifest, `${message}. The connection is kept; try again later`);
+      }
+      const payload = { values: { token: tokens.accessToken }, refreshToken: tokens.refreshToken ?? secret.refreshToken };
+      const { sealed, keyId } = sealSecret(deps.vault, row.id, payload);
+      const now = deps.now();
+      const expiresAt = tokens.expiresInSec !== undefined ? now + tokens.expiresInSec * 1000 : null;
+      const stored = await deps.store.commitRefresh(row.id, owner, sealed, keyId, expiresAt, tokens.scope ?? null, now);
+      deps.logger.info(
+        { connectionId: row.id, integration: row.integration, rotated: tokens.refreshToken !== undefined, stored },
+        stored ? 'token refreshed' : 'token refreshed but the lease was lost before it was stored',
+      );
+      return { values: payload.values };
+    }
+  }
+
+  return {
+    isStale,
+    async fresh(row, manifest) {
+      const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
+      if (manifest.auth.type !== 'oauth2' || !isStale(row)) return { values: secret.values };
+      let flight = inFlight.get(row.id);
+      if (!flight) {
+        flight = refresh(row.id, manifest).finally(() => inFlight.delete(row.id));
+        inFlight.set(row.id, flight);
+      }
+      return flight;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * @module host/connections/sealed-secret
+ * What a connection's encrypted `secret` column holds: the values the bridge injects (`{token}` for
+ * OAuth2, the secret API-key fields otherwise) and the OAuth2 refresh token, which never leaves the
+ * host. Sealed with the vault, bound to the connection id.
+ */
+import { GatewayError } from '../errors.js';
+import { VaultError, type Vault } from './vault.js';
+
+export interface SecretPayload {
+  values: Record<string, string>;
+  refreshToken?: string;
+}
+
+export function sealSecret(vault: Vault, connectionId: string, payload: SecretPayload): { sealed: string; keyId: string } {
+  const body: SecretPayload = { values: payload.values };
+  if (payload.refreshToken) body.refreshToken = payload.refreshToken;
+  return { sealed: vault.encrypt(JSON.stringify(body), connectionId), keyId: vault.keyId };
+}
+
+/** Opens a row's secret; a vault failure becomes GW_ERR_ENGINE_CREDENTIAL_FAILED with the vault's explanation. */
+export function openSecret(vault: Vault, connectionId: string, sealed: string, integration: string): SecretPayload {
+  let text: string;
+  try {
+    text = vault.decrypt(sealed, connectionId);
+  } catch (err) {
+    const why = err instanceof VaultError ? err.message : 'decryption failed';
+    throw new GatewayError('GW_ERR_ENGINE_CREDENTIAL_FAILED', `the stored ${integration} credential cannot be read: ${why}`, { integration });
+  }
+  const parsed: unknown = JSON.parse(text);
+  const p = parsed as Partial<SecretPayload>;
+  const values: Record<string, string> = {};
+  if (p && typeof p.values === 'object' && p.values !== null)
+    for (const [k, v] of Object.entries(p.values)) if (typeof v === 'string') values[k] = v;
+  const out: SecretPayload = { values };
+  if (typeof p?.refreshToken === 'string' && p.refreshToken) out.refreshToken = p.refreshToken;
+  return out;
+}

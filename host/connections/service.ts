@@ -1,0 +1,225 @@
+/**
+ * @module host/connections/service
+ * The connection service: each user's connection per integration, stored sealed (vault), looked up
+ * cheaply by the engine, decrypted and refreshed only when a call needs the credential, saved by the
+ * OAuth callback, the API-key form and `connections import`, and removed with revocation at the
+ * provider on disconnect. "Connected" is the stored status, which refresh keeps truthful.
+ */
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { Db } from '../storage/db.js';
+import { validateApiKeyFields } from './apikey-fields.js';
+import { ConnectionStore, type ConnectionRow } from './connection-store.js';
+import { ConnectionError } from './errors.js';
+import { revokeToken, type OAuthClient, type OAuthHttpOptions, type TokenSet } from './oauth.js';
+import { createRefresher, type ConnectionLogger } from './refresh.js';
+import { openSecret, sealSecret, type SecretPayload } from './sealed-secret.js';
+import type { ConnectionLookup, ConnectionService, Credential } from './types.js';
+import type { Vault } from './vault.js';
+
+export type { ConnectionLogger } from './refresh.js';
+
+export interface ConnectionServiceDeps {
+  db: Db;
+  vault: Vault;
+  /** OAuth2 client credentials for a plugin (see clientFromEnv); undefined when not configured */
+  clientFor(pluginName: string): OAuthClient | undefined;
+  fetch?: typeof fetch;
+  now?: () => number;
+  logger?: ConnectionLogger;
+  /** maps provider URLs (token, revocation, authorization) to the ones used: the policy's `upstreams` */
+  mapUrl?: (url: string) => string;
+  /** refresh tokens expiring within this many ms (default 60 000) */
+  refreshSkewMs?: number;
+  /** longest a refresh lease is held (default 30 000) */
+  refreshLeaseMs?: number;
+}
+
+export type IntegrationConnectionState =
+  | { state: 'connected'; connectionId: string; updatedAt: number; expiresAt: number | null }
+  | { state: 'needs_reauth'; connectionId: string; reason: string; updatedAt: number }
+  | { state: 'not_connected' };
+
+export interface ConnectionChange {
+  id: string;
+  userId: string;
+  integration: string;
+  status: string;
+}
+
+export interface DisconnectResult {
+  removed: boolean;
+  /** 'revoked' at the provider, 'unsupported' (no revocationUrl / not OAuth2), or 'failed' (removed locally anyway) */
+  revocation: 'revoked' | 'unsupported' | 'failed';
+}
+
+export interface FullConnectionService extends ConnectionService {
+  /** the state shown to people and agents (list_integrations, the portal) */
+  state(userId: string, manifest: PluginManifest): Promise<IntegrationConnectionState>;
+  /** every stored connection of a user, by integration name */
+  states(userId: string): Promise<Map<string, IntegrationConnectionState>>;
+  /** stores an OAuth2 token set (after a code exchange) */
+  saveTokens(userId: string, manifest: PluginManifest, tokens: TokenSet): Promise<{ connectionId: string }>;
+  /** validates and stores API-key fields; throws ConnectionError(GW_ERR_CONNECTION_INVALID_INPUT) with per-field messages */
+  saveApiKey(userId: string, manifest: PluginManifest, input: Record<string, unknown>): Promise<{ connectionId: string }>;
+  /** revokes at the provider where supported, then deletes the connection */
+  disconnect(userId: string, manifest: PluginManifest): Promise<DisconnectResult>;
+  /** fires 'change' with a ConnectionChange after every status change made by this process */
+  readonly events: EventEmitter;
+  /** fetch / mapUrl / timeout used for provider requests (shared with the portal's code exchange) */
+  readonly http: OAuthHttpOptions;
+  readonly clientFor: (pluginName: string) => OAuthClient | undefined;
+}
+
+const SILENT: ConnectionLogger = { info() {}, warn() {} };
+
+export function createConnectionService(deps: ConnectionServiceDeps): FullConnectionService {
+  const store = new ConnectionStore(deps.db);
+  const now = deps.now ?? Date.now;
+  const logger = deps.logger ?? SILENT;
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  const http: OAuthHttpOptions = {};
+  if (deps.fetch) http.fetch = deps.fetch;
+  if (deps.mapUrl) http.mapUrl = deps.mapUrl;
+  const emit = (c: ConnectionChange): void => void events.emit('change', c);
+  const refresher = createRefresher({
+    store,
+    vault: deps.vault,
+    clientFor: deps.clientFor,
+    http,
+    now,
+    logger,
+    skewMs: deps.refreshSkewMs ?? 60_000,
+    leaseMs: deps.refreshLeaseMs ?? 30_000,
+    onChange: emit,
+  });
+
+  const toState = (row: ConnectionRow | undefined): IntegrationConnectionState => {
+    if (!row) return { state: 'not_connected' };
+    if (row.status === 'connected') return { state: 'connected', connectionId: row.id, updatedAt: row.updated_at, expiresAt: row.expires_at };
+    if (row.status === 'needs_reauth')
+      return { state: 'needs_reauth', connectionId: row.id, reason: row.status_reason ?? 'the connection must be renewed: reconnect', updatedAt: row.updated_at };
+    return { state: 'not_connected' };
+  };
+
+  async function save(userId: string, manifest: PluginManifest, payload: SecretPayload, config: Record<string, unknown>, expiresAt: number | null, scopes: string | null): Promise<{ connectionId: string }> {
+    const connectionId = await store.upsert({
+      id: randomUUID(),
+      userId,
+      integration: manifest.name,
+      secret: (id) => sealSecret(deps.vault, id, payload),
+      config,
+      expiresAt,
+      scopes,
+      now: now(),
+    });
+    emit({ id: connectionId, userId, integration: manifest.name, status: 'connected' });
+    return { connectionId };
+  }
+
+  const notNeeded = (m: PluginManifest): ConnectionError =>
+    new ConnectionError('GW_ERR_CONNECTION_NOT_NEEDED', `${m.displayName} needs no connection (auth type "none")`);
+
+  const service: FullConnectionService = {
+    events,
+    http,
+    clientFor: deps.clientFor,
+
+    async lookup(userId, manifest): Promise<ConnectionLookup> {
+      if (manifest.auth.type === 'none') return { connected: true, connectionId: '', config: {} };
+      const row = await store.byUser(userId, manifest.name);
+      if (!row) return { connected: false };
+      if (row.status !== 'connected') return { connected: false, reason: row.status_reason ?? `the ${manifest.displayName} connection must be renewed: reconnect` };
+      let config: Record<string, unknown>;
+      try {
+        config = JSON.parse(row.config) as Record<string, unknown>;
+      } catch {
+        return { connected: false, reason: `the stored ${manifest.displayName} configuration is unreadable: reconnect` };
+      }
+      return { connected: true, connectionId: row.id, config };
+    },
+
+    async credential(userId, manifest): Promise<Credential | undefined> {
+      if (manifest.auth.type === 'none') return { values: {} };
+      const row = await store.byUser(userId, manifest.name);
+      if (!row || row.status !== 'connected') return undefined;
+      return refresher.fresh(row, manifest);
+    },
+
+    async importConnection(input) {
+      const m = input.manifest;
+      if (m.auth.type === 'none') throw notNeeded(m);
+      if (m.auth.type === 'oauth2') {
+        if (!input.token) throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${m.displayName} is OAuth2: a token is required`, { token: 'required' });
+        if (input.expiresInSec !== undefined && !(Number.isFinite(input.expiresInSec) && input.expiresInSec > 0))
+          throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', 'expires-in must be a positive number of seconds', { expiresInSec: 'must be > 0' });
+        const tokens: TokenSet = { accessToken: input.token };
+        if (input.refreshToken) tokens.refreshToken = input.refreshToken;
+        if (input.expiresInSec !== undefined) tokens.expiresInSec = input.expiresInSec;
+        const payload: SecretPayload = { values: { token: tokens.accessToken } };
+        if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
+        const expiresAt = tokens.expiresInSec !== undefined ? now() + tokens.expiresInSec * 1000 : null;
+        return save(input.userId, m, payload, input.config ?? {}, expiresAt, null);
+      }
+      const merged: Record<string, unknown> = { ...(input.config ?? {}), ...(input.values ?? {}) };
+      if (input.token !== undefined && m.auth.fields.length === 1 && m.auth.fields[0] && merged[m.auth.fields[0].name] === undefined)
+        merged[m.auth.fields[0].name] = input.token;
+      return service.saveApiKey(input.userId, m, merged);
+    },
+
+    async saveTokens(userId, manifest, tokens) {
+      if (manifest.auth.type !== 'oauth2') throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${manifest.displayName} is not an OAuth2 integration`);
+      const payload: SecretPayload = { values: { token: tokens.accessToken } };
+      if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
+      const expiresAt = tokens.expiresInSec !== undefined ? now() + tokens.expiresInSec * 1000 : null;
+      return save(userId, manifest, payload, {}, expiresAt, tokens.scope ?? null);
+    },
+
+    async saveApiKey(userId, manifest, input) {
+      if (manifest.auth.type === 'none') throw notNeeded(manifest);
+      if (manifest.auth.type !== 'apikey') throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${manifest.displayName} is connected with OAuth2, not an API key`);
+      const v = validateApiKeyFields(manifest.auth.fields, input);
+      const problems = Object.entries(v.errors);
+      if (problems.length > 0)
+        throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', problems.map(([, msg]) => msg).join('; '), v.errors);
+      if (Object.keys(v.secret).length === 0)
+        throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${manifest.displayName}: at least one secret field must be filled in`);
+      return save(userId, manifest, { values: v.secret }, v.config, null, null);
+    },
+
+    async state(userId, manifest) {
+      if (manifest.auth.type === 'none') return { state: 'not_connected' };
+      return toState(await store.byUser(userId, manifest.name));
+    },
+
+    async states(userId) {
+      const rows = await store.listForUser(userId);
+      return new Map(rows.map((r) => [r.integration, toState(r)]));
+    },
+
+    async disconnect(userId, manifest) {
+      const row = await store.byUser(userId, manifest.name);
+      if (!row) return { removed: false, revocation: 'unsupported' };
+      let revocation: DisconnectResult['revocation'] = 'unsupported';
+      const client = deps.clientFor(manifest.name);
+      if (manifest.auth.type === 'oauth2' && manifest.auth.revocationUrl && client) {
+        try {
+          const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
+          // Revoking the refresh token ends the whole grant at most providers; the access token is revoked too.
+          if (secret.refreshToken) await revokeToken(manifest.auth, client, secret.refreshToken, 'refresh_token', http);
+          if (secret.values['token']) await revokeToken(manifest.auth, client, secret.values['token'], 'access_token', http);
+          revocation = 'revoked';
+        } catch (err) {
+          revocation = 'failed';
+          logger.warn({ connectionId: row.id, integration: row.integration, error: (err as Error).message }, 'revocation at the provider failed; removing the connection anyway');
+        }
+      }
+      const removed = await store.remove(row.id);
+      emit({ id: row.id, userId, integration: manifest.name, status: 'disconnected' });
+      return { removed, revocation };
+    },
+  };
+  return service;
+}

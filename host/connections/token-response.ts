@@ -1,0 +1,118 @@
+/**
+ * @module host/connections/token-response
+ * Reads an OAuth2 token endpoint's answer, whatever the provider's quirks: JSON or form-encoded
+ * bodies (GitHub answers form-encoded unless asked), errors sent with HTTP 200 (`{error}` or Slack's
+ * `{ok:false}`), and tokens nested under a path (Slack's `authed_user`). Error messages name the
+ * status, content type and the provider's error code, never a token or the raw body.
+ */
+
+export type OAuthErrorKind =
+  /** the grant (code or refresh token) is invalid, expired, revoked or already used: reconnect */
+  | 'invalid_grant'
+  /** the provider answered with an OAuth error other than invalid_grant (bad client, scope, …) */
+  | 'provider_error'
+  /** the provider could not be reached, timed out or answered 5xx/429 */
+  | 'provider_unavailable'
+  /** the provider answered something that is not a token response (HTML, garbage, no access_token) */
+  | 'bad_response';
+
+export class OAuthError extends Error {
+  readonly kind: OAuthErrorKind;
+  /** the provider's `error` code when it sent one */
+  readonly providerCode: string | undefined;
+  constructor(kind: OAuthErrorKind, message: string, providerCode?: string) {
+    super(message);
+    this.name = 'OAuthError';
+    this.kind = kind;
+    this.providerCode = providerCode;
+  }
+}
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken?: string;
+  /** lifetime in seconds, when the provider said */
+  expiresInSec?: number;
+  /** granted scopes, space-separated */
+  scope?: string;
+  tokenType?: string;
+}
+
+/** Provider error codes that mean "this grant is dead": the user must reconnect. */
+const DEAD_GRANT = new Set(['invalid_grant', 'invalid_refresh_token', 'bad_refresh_token', 'token_revoked', 'token_expired', 'bad_verification_code', 'invalid_code']);
+
+const MAX_BODY_CHARS = 64 * 1024;
+
+function clip(s: string, n = 200): string {
+  const one = s.replace(/[\r\n\t]+/g, ' ');
+  return one.length > n ? `${one.slice(0, n)}…` : one;
+}
+
+function parseBody(text: string, contentType: string): Record<string, unknown> | undefined {
+  const t = text.trim();
+  if (contentType.includes('json') || t.startsWith('{')) {
+    try {
+      const v: unknown = JSON.parse(t);
+      return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  const formish = contentType.includes('x-www-form-urlencoded') || (contentType.includes('text/plain') && /^[\w.%-]+=/.test(t));
+  if (formish) return Object.fromEntries(new URLSearchParams(t));
+  return undefined;
+}
+
+function pick(obj: Record<string, unknown>, dotted: string | undefined): unknown {
+  if (!dotted) return obj;
+  let cur: unknown = obj;
+  for (const part of dotted.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function numberOf(v: unknown): number | undefined {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** Turns a token endpoint response into a TokenSet or throws an OAuthError with a clear message. */
+export async function readTokenResponse(res: Response, what: string, tokenPath?: string): Promise<TokenSet> {
+  const contentType = (res.headers.get('content-type') ?? '').toLowerCase();
+  let text: string;
+  try {
+    text = (await res.text()).slice(0, MAX_BODY_CHARS);
+  } catch (err) {
+    throw new OAuthError('provider_unavailable', `${what}: the provider's answer was cut off (${(err as Error).message})`);
+  }
+  const body = parseBody(text, contentType);
+  const errorCode = body && typeof body['error'] === 'string' ? (body['error'] as string) : undefined;
+  const errorText = body && typeof body['error_description'] === 'string' ? `: ${clip(body['error_description'] as string)}` : '';
+  if (errorCode || (body && body['ok'] === false)) {
+    const code = errorCode ?? 'unknown_error';
+    if (DEAD_GRANT.has(code)) throw new OAuthError('invalid_grant', `${what}: the provider rejected the grant (${code}${errorText})`, code);
+    if (res.status >= 500 || res.status === 429) throw new OAuthError('provider_unavailable', `${what}: the provider answered HTTP ${res.status} (${code}${errorText})`, code);
+    throw new OAuthError('provider_error', `${what}: the provider answered ${clip(code, 60)}${errorText}`, code);
+  }
+  if (res.status >= 500 || res.status === 429) throw new OAuthError('provider_unavailable', `${what}: the provider answered HTTP ${res.status}; try again later`);
+  const kindOf = contentType.split(';')[0] || 'no content type';
+  if (!body) throw new OAuthError('bad_response', `${what}: the provider answered HTTP ${res.status} with ${kindOf} that is not a token response`);
+  if (res.status >= 400) throw new OAuthError('provider_error', `${what}: the provider answered HTTP ${res.status} without an OAuth error code`);
+  const token = pick(body, tokenPath);
+  if (token === null || typeof token !== 'object') throw new OAuthError('bad_response', `${what}: the token response has no object at "${tokenPath}"`);
+  const t = token as Record<string, unknown>;
+  const accessToken = t['access_token'];
+  if (typeof accessToken !== 'string' || accessToken.length === 0 || accessToken.length > 8192)
+    throw new OAuthError('bad_response', `${what}: the token response (HTTP ${res.status}, ${kindOf}) has no access_token${tokenPath ? ` under "${tokenPath}"` : ''}`);
+  const out: TokenSet = { accessToken };
+  if (typeof t['refresh_token'] === 'string' && t['refresh_token'].length > 0) out.refreshToken = t['refresh_token'];
+  const expires = numberOf(t['expires_in']);
+  if (expires !== undefined) out.expiresInSec = expires;
+  const scope = t['scope'] ?? body['scope'];
+  if (typeof scope === 'string') out.scope = scope;
+  else if (Array.isArray(scope)) out.scope = scope.filter((s) => typeof s === 'string').join(' ');
+  if (typeof t['token_type'] === 'string') out.tokenType = t['token_type'];
+  return out;
+}

@@ -1,0 +1,161 @@
+/**
+ * @module host/connections/vault
+ * Encryption at rest for connection secrets (invariant 7): AES-256-GCM with a random 96-bit IV per
+ * value and the connection id as additional authenticated data, so a ciphertext copied onto another
+ * row does not decrypt. Every value names the key that sealed it (a key id derived from the key),
+ * which lets rotation and mixed-key reads fail with a clear message instead of garbage.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const FORMAT = 'v1';
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export type VaultErrorCode = 'VAULT_BAD_KEY' | 'VAULT_UNKNOWN_KEY' | 'VAULT_DECRYPT_FAILED' | 'VAULT_KEY_FILE';
+
+/** Raised for key configuration problems and for values that fail to decrypt (tampered or wrong key). */
+export class VaultError extends Error {
+  readonly code: VaultErrorCode;
+  constructor(code: VaultErrorCode, message: string) {
+    super(message);
+    this.name = 'VaultError';
+    this.code = code;
+  }
+}
+
+export interface Vault {
+  /** id of the key new values are sealed with */
+  readonly keyId: string;
+  /** where the primary key came from (for start-up logs; never the key itself) */
+  readonly source: 'env' | 'file' | 'memory';
+  /** Seals `plaintext`, bound to `aad` (the connection id). Returns `v1.<keyId>.<iv>.<tag>.<ciphertext>`. */
+  encrypt(plaintext: string, aad: string): string;
+  /** Opens a sealed value; throws VaultError on tampering, a different `aad` or an unknown key. */
+  decrypt(sealed: string, aad: string): string;
+  /** the key id a sealed value names (undefined when it is not a vault value) */
+  keyIdOf(sealed: string): string | undefined;
+}
+
+/** A short public fingerprint of a key, stored beside each value. It reveals nothing usable about the key. */
+export function keyIdFor(key: Buffer): string {
+  return createHash('sha256').update('workbench-vault-key-id\0').update(key).digest('hex').slice(0, 16);
+}
+
+export function generateKey(): Buffer {
+  return randomBytes(KEY_BYTES);
+}
+
+/** Parses a 32-byte key given as 64 hex characters or as base64 / base64url (44 or 43 characters). */
+export function parseEncryptionKey(text: string, source = 'WORKBENCH_ENCRYPTION_KEY'): Buffer {
+  const t = text.trim();
+  let key: Buffer | undefined;
+  if (/^[0-9a-fA-F]{64}$/.test(t)) key = Buffer.from(t, 'hex');
+  else if (/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(t)) key = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (!key || key.length !== KEY_BYTES)
+    throw new VaultError(
+      'VAULT_BAD_KEY',
+      `${source} must be 32 random bytes written as 64 hex characters or 44 base64 characters ` +
+        `(got ${t.length} characters); generate one with: openssl rand -base64 32`,
+    );
+  return key;
+}
+
+export function createVault(primary: Buffer, options: { previous?: readonly Buffer[]; source?: Vault['source'] } = {}): Vault {
+  if (primary.length !== KEY_BYTES) throw new VaultError('VAULT_BAD_KEY', `an encryption key must be ${KEY_BYTES} bytes, got ${primary.length}`);
+  const keys = new Map<string, Buffer>();
+  for (const k of [primary, ...(options.previous ?? [])]) keys.set(keyIdFor(k), Buffer.from(k));
+  const keyId = keyIdFor(primary);
+
+  const keyIdOf = (sealed: string): string | undefined => {
+    const parts = sealed.split('.');
+    return parts.length === 5 && parts[0] === FORMAT ? parts[1] : undefined;
+  };
+
+  return {
+    keyId,
+    source: options.source ?? 'memory',
+    keyIdOf,
+    encrypt(plaintext, aad) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', primary, iv, { authTagLength: TAG_BYTES });
+      cipher.setAAD(Buffer.from(aad, 'utf8'));
+      const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      const tag = cipher.getAuthTag();
+      return [FORMAT, keyId, iv.toString('base64url'), tag.toString('base64url'), ct.toString('base64url')].join('.');
+    },
+    decrypt(sealed, aad) {
+      const parts = sealed.split('.');
+      if (parts.length !== 5 || parts[0] !== FORMAT) throw new VaultError('VAULT_DECRYPT_FAILED', 'the stored secret is not a vault value (corrupted row?)');
+      const [, id, ivText, tagText, ctText] = parts as [string, string, string, string, string];
+      const key = keys.get(id);
+      if (!key)
+        throw new VaultError(
+          'VAULT_UNKNOWN_KEY',
+          `the stored secret was encrypted with key ${id}, but the configured key is ${keyId}: ` +
+            'restore the previous WORKBENCH_ENCRYPTION_KEY (or encryption.key file), or rotate with `workbench keys rotate`',
+        );
+      const iv = Buffer.from(ivText, 'base64url');
+      const tag = Buffer.from(tagText, 'base64url');
+      if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new VaultError('VAULT_DECRYPT_FAILED', 'the stored secret is malformed (bad IV or tag length)');
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+        decipher.setAAD(Buffer.from(aad, 'utf8'));
+        decipher.setAuthTag(tag);
+        return Buffer.concat([decipher.update(Buffer.from(ctText, 'base64url')), decipher.final()]).toString('utf8');
+      } catch {
+        // GCM authentication failed: the value, its tag or its row binding was altered.
+        throw new VaultError('VAULT_DECRYPT_FAILED', 'the stored secret failed authentication (tampered, or moved from another row)');
+      }
+    },
+  };
+}
+
+export const KEY_FILE_NAME = 'encryption.key';
+
+/** Reads `<dataDir>/encryption.key`, creating it (mode 0600, exclusive create) when it does not exist. */
+export function readOrCreateKeyFile(dataDir: string): { key: Buffer; file: string; created: boolean } {
+  const file = path.join(dataDir, KEY_FILE_NAME);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  let created = false;
+  try {
+    fs.writeFileSync(file, generateKey().toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
+    created = true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('VAULT_KEY_FILE', `cannot create ${file}: ${(err as Error).message}`);
+  }
+  const stat = fs.statSync(file);
+  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0)
+    throw new VaultError('VAULT_KEY_FILE', `${file} is readable by other users (mode ${(stat.mode & 0o777).toString(8)}): run chmod 600 on it`);
+  return { key: parseEncryptionKey(fs.readFileSync(file, 'utf8'), file), file, created };
+}
+
+/** Atomically replaces the key file with `key` (written beside it, then renamed), mode 0600. */
+export function writeKeyFile(dataDir: string, key: Buffer): string {
+  const file = path.join(dataDir, KEY_FILE_NAME);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, key.toString('base64') + '\n', { flag: 'w', mode: 0o600 });
+  fs.renameSync(tmp, file);
+  return file;
+}
+
+/**
+ * The vault for this process: WORKBENCH_ENCRYPTION_KEY when set (validated), otherwise the key file
+ * in the data dir (generated on first start). WORKBENCH_ENCRYPTION_KEY_PREVIOUS (comma-separated)
+ * names older keys that may still be read, for a rolling rotation.
+ */
+export function loadVault(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Vault & { keyFile?: string; created: boolean } {
+  const env = options.env ?? process.env;
+  const previous = (env['WORKBENCH_ENCRYPTION_KEY_PREVIOUS'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => parseEncryptionKey(s, 'WORKBENCH_ENCRYPTION_KEY_PREVIOUS'));
+  const fromEnv = env['WORKBENCH_ENCRYPTION_KEY'];
+  if (fromEnv !== undefined && fromEnv.trim() !== '')
+    return { ...createVault(parseEncryptionKey(fromEnv), { previous, source: 'env' }), created: false };
+  const { key, file, created } = readOrCreateKeyFile(options.dataDir);
+  return { ...createVault(key, { previous, source: 'file' }), keyFile: file, created };
+}
