@@ -1,0 +1,37 @@
+/**
+ * @module host/connections/types
+ * What the engine needs from the connection service: is this user connected to this integration,
+ * and (only when a request needs it) the decrypted credential, refreshed when stale.
+ */
+import type { PluginManifest } from '../../sandbox/manifest.js';
+
+/** Secret values applied by the bridge: `{token}` for OAuth2, or the API-key fields marked secret. */
+export interface Credential {
+  values: Record<string, string>;
+}
+
+export type ConnectionStatus = 'connected' | 'needs_reauth' | 'disconnected';
+
+export type ConnectionLookup =
+  | { connected: true; connectionId: string; config: Record<string, unknown> }
+  | { connected: false; reason?: string };
+
+export interface ConnectionService {
+  /** Cheap check used by the engine's connection stage (no decryption, no refresh). */
+  lookup(userId: string, manifest: PluginManifest): Promise<ConnectionLookup>;
+  /**
+   * Decrypts the credential, refreshing it first when it is stale (single-flight per connection).
+   * Resolves undefined when the connection is gone or needs re-authorisation.
+   */
+  credential(userId: string, manifest: PluginManifest): Promise<Credential | undefined>;
+  /** Stores a credential as if the user had connected (CLI `connections import`, tests). */
+  importConnection(input: {
+    userId: string;
+    manifest: PluginManifest;
+    token?: string;
+    refreshToken?: string;
+    expiresInSec?: number;
+    values?: Record<string, string>;
+    config?: Record<string, unknown>;
+  }): Promise<{ connectionId: string }>;
+}

@@ -1,0 +1,42 @@
+/**
+ * @module host/engine/execute-many
+ * A batch: at most `concurrency` (8) executions in flight, results index-aligned with the
+ * requests (each worker writes to the index it claimed), never throwing.
+ */
+import { executeSingle, type Caller, type EngineDeps } from './execute-single.js';
+import type { ExecutionItem, ExecutionRequest } from './outcomes.js';
+
+export const BATCH_CONCURRENCY = 8;
+
+export async function executeMany(
+  deps: EngineDeps,
+  caller: Caller,
+  executions: readonly ExecutionRequest[],
+  onItemDone?: (done: number, total: number) => void,
+  concurrency = BATCH_CONCURRENCY,
+): Promise<ExecutionItem[]> {
+  const results = new Array<ExecutionItem>(executions.length);
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const index = next++;
+      if (index >= executions.length) return;
+      const execution = executions[index] as ExecutionRequest;
+      try {
+        results[index] = await executeSingle(deps, caller, execution);
+      } catch {
+        // executeSingle never throws; this guards the batch invariant (one item per execution).
+        results[index] = { error: `Internal error (request ${caller.requestId})`, code: 'GW_ERR_ENGINE_INTERNAL' };
+      }
+      done++;
+      try {
+        onItemDone?.(done, executions.length);
+      } catch {
+        // progress is best effort and must not lose an item
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, executions.length) }, worker));
+  return results;
+}

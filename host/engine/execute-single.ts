@@ -1,0 +1,231 @@
+/**
+ * @module host/engine/execute-single
+ * One execution, read top to bottom:
+ *   lookup → policy → rate limit → connection → validate (defaults) → sandbox run (credential
+ *   loaded lazily by the bridge, refreshed if stale) → normalise → audit + log + metrics.
+ * It never throws: every failure becomes an error item, and every path writes one audit event.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { BridgeRequest, BridgeResult, HttpHandler, RunOutcome, RunTask } from '../../sandbox/protocol.js';
+import type { AuditSink } from '../audit/audit.js';
+import type { ConnectionService, Credential } from '../connections/types.js';
+import type { TransportName } from '../meta-tools/types.js';
+import type { Policy } from '../policy/schema.js';
+import { decideToolAccess } from '../policy/tenancy.js';
+import type { Registry, ResolvedTool } from '../registry/registry.js';
+import type { User } from '../storage/users.js';
+import type { Logger } from '../telemetry/logger.js';
+import type { Metrics } from '../telemetry/metrics.js';
+import { forbidden, invalidArguments, isErrorItem, notConnected, toolNotFound, type ErrorItem, type ExecutionItem, type ExecutionRequest } from './outcomes.js';
+import type { RateLimiter } from './rate-limit.js';
+import { validateArguments } from './validate-args.js';
+
+/** The part of the sandbox the engine uses. */
+export interface SandboxRunner {
+  run(task: RunTask, http: HttpHandler): Promise<RunOutcome>;
+}
+
+/** What the bridge needs to know about the call a request belongs to. */
+export interface CallScope {
+  manifest: PluginManifest;
+  getCredential: () => Promise<Credential | undefined>;
+  requestCount: { n: number };
+  maxRequests: number;
+  signal: AbortSignal;
+}
+
+export interface BridgeDispatcher {
+  dispatch(req: BridgeRequest, scope: CallScope): Promise<BridgeResult>;
+}
+
+export interface EngineDeps {
+  registry: Registry;
+  policy: Policy;
+  connections: ConnectionService;
+  sandbox: SandboxRunner;
+  bridge: BridgeDispatcher;
+  audit: AuditSink;
+  metrics: Metrics;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+}
+
+export interface Caller {
+  user: User;
+  transport: TransportName;
+  requestId: string;
+  /** REST: the path's integration; tools of other integrations resolve to nothing */
+  integration?: string;
+}
+
+type Refusal = 'not_found' | 'forbidden' | 'rate_limited' | 'not_connected' | 'invalid_arguments' | 'schema_error';
+
+export async function executeSingle(deps: EngineDeps, caller: Caller, execution: ExecutionRequest): Promise<ExecutionItem> {
+  const started = performance.now();
+  const toolName = typeof execution.tool === 'string' ? execution.tool : String(execution.tool);
+  let integration: string | undefined;
+  let schemaError: string | undefined;
+  let ranHandler = false;
+  let item: ExecutionItem;
+  try {
+    const found = deps.registry.tool(toolName);
+    const resolved = found && (caller.integration === undefined || found.plugin.manifest.name === caller.integration) ? found : undefined;
+    if (!resolved) {
+      item = refuse(deps, 'not_found', undefined, toolNotFound(toolName));
+    } else {
+      integration = resolved.plugin.manifest.name;
+      const pre = await checkBeforeRun(deps, caller, resolved, execution.args);
+      if ('refusal' in pre) {
+        item = refuse(deps, pre.refusal, integration, pre.item);
+        if (pre.refusal === 'schema_error') schemaError = pre.item.error;
+      } else {
+        schemaError = pre.schemaError;
+        ranHandler = true;
+        item = await runInSandbox(deps, caller, resolved, pre.args, pre.config);
+      }
+    }
+  } catch (err) {
+    deps.logger.error({ err, tool: toolName, requestId: caller.requestId }, 'execution failed inside the gateway');
+    item = { error: `Internal error (request ${caller.requestId})`, code: 'GW_ERR_ENGINE_INTERNAL' };
+  }
+  const durationMs = performance.now() - started;
+  await observe(deps, caller, { toolName, integration, item, durationMs, ranHandler, schemaError, args: execution.args });
+  return item;
+}
+
+type PreCheck = { refusal: Refusal; item: ErrorItem } | { args: unknown; config: Record<string, unknown>; schemaError?: string };
+
+async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, rawArgs: unknown): Promise<PreCheck> {
+  const { manifest } = resolved.plugin;
+  const tool = resolved.tool.manifest.name;
+  const decision = decideToolAccess(deps.policy, caller.user.tenant, manifest.name, tool);
+  if (!decision.allowed) return { refusal: 'forbidden', item: forbidden(manifest.name, tool, decision.rule, decision.reason) };
+
+  const wait = deps.rateLimiter.take(caller.user.id, caller.user.tenant);
+  if (wait !== undefined)
+    return {
+      refusal: 'rate_limited',
+      item: { error: `Rate limit reached; retry after ${wait} s`, code: 'GW_ERR_POLICY_RATE_LIMITED', integration: manifest.name, tool, retryAfterSec: wait },
+    };
+
+  let config: Record<string, unknown> = {};
+  if (manifest.auth.type !== 'none') {
+    const conn = await deps.connections.lookup(caller.user.id, manifest);
+    if (!conn.connected) return { refusal: 'not_connected', item: notConnected(manifest.name, conn.reason) };
+    config = conn.config;
+  }
+
+  const args = rawArgs === undefined || rawArgs === null ? {} : rawArgs;
+  const v = validateArguments(resolved.tool.validator, args);
+  if (v.kind === 'invalid') return { refusal: 'invalid_arguments', item: invalidArguments(tool, v.message) };
+  if (v.kind === 'schema-error') {
+    const error = `SAFEPARSE_ERROR: ${v.message}`;
+    if (deps.policy.schemaErrors === 'reject') return { refusal: 'schema_error', item: { error, code: 'GW_ERR_VALIDATION_SCHEMA_ERROR', integration: manifest.name, tool } };
+    // passthrough (as in the seed): run with the raw arguments; no defaults were applied.
+    return { args, config, schemaError: error };
+  }
+  return { args: v.value, config };
+}
+
+function refuse(deps: EngineDeps, reason: Refusal, integration: string | undefined, item: ErrorItem): ErrorItem {
+  deps.metrics.refused.inc({ reason, integration: integration ?? '' });
+  return item;
+}
+
+async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, args: unknown, config: Record<string, unknown>): Promise<ExecutionItem> {
+  const { plugin } = resolved;
+  const manifest = plugin.manifest;
+  const limits = { ...deps.policy.limits, ...(deps.policy.plugins[manifest.name]?.limits ?? {}) };
+  const ended = new AbortController();
+  let credentialGone: string | undefined;
+  let credentialError: string | undefined;
+  let credentialPromise: Promise<Credential | undefined> | undefined;
+  const scope: CallScope = {
+    manifest,
+    requestCount: { n: 0 },
+    maxRequests: limits.maxRequestsPerCall,
+    signal: ended.signal,
+    getCredential: () => {
+      credentialPromise ??= deps.connections.credential(caller.user.id, manifest).then(
+        (c) => {
+          if (!c) credentialGone = 'the connection was removed or needs to be re-authorised';
+          return c;
+        },
+        (err: unknown) => {
+          credentialError = err instanceof Error ? err.message : String(err);
+          throw err;
+        },
+      );
+      return credentialPromise;
+    },
+  };
+  const task: RunTask = {
+    callId: randomUUID(),
+    plugin: { name: manifest.name, version: manifest.version, source: plugin.source, sourceHash: plugin.sourceHash },
+    tool: resolved.tool.manifest.name,
+    argsJson: JSON.stringify(args),
+    config,
+    limits,
+  };
+  if (deps.policy.sandbox.contextMode === 'per-tenant') task.contextKey = caller.user.tenant;
+  let outcome: RunOutcome;
+  try {
+    outcome = await deps.sandbox.run(task, (req) => deps.bridge.dispatch(req, scope));
+  } finally {
+    ended.abort();
+  }
+  deps.metrics.sandboxCalls.inc({ outcome: outcome.ok ? 'ok' : outcome.error.code });
+  if (credentialGone) return notConnected(manifest.name, credentialGone);
+  if (credentialError)
+    return { error: `Could not load the ${manifest.name} credential: ${credentialError}`, code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED', integration: manifest.name };
+  if (outcome.ok) return { result: JSON.parse(outcome.resultJson) as unknown };
+  return { error: outcome.error.message, code: outcome.error.code };
+}
+
+interface Observation {
+  toolName: string;
+  integration: string | undefined;
+  item: ExecutionItem;
+  durationMs: number;
+  ranHandler: boolean;
+  schemaError: string | undefined;
+  args: unknown;
+}
+
+async function observe(deps: EngineDeps, caller: Caller, o: Observation): Promise<void> {
+  const success = !isErrorItem(o.item);
+  const errorItem = isErrorItem(o.item) ? o.item : undefined;
+  await deps.audit.record({
+    action: 'EXECUTE',
+    tenant: caller.user.tenant,
+    userId: caller.user.id,
+    tool: o.toolName,
+    ...(o.integration !== undefined ? { integration: o.integration } : {}),
+    success,
+    ...(errorItem ? { errorCode: errorItem.code, error: errorItem.message && errorItem.error === 'NOT_CONNECTED' ? errorItem.message : errorItem.error } : {}),
+    ...(success && o.schemaError ? { errorCode: 'GW_ERR_VALIDATION_SCHEMA_ERROR', error: o.schemaError } : {}),
+    durationMs: o.durationMs,
+    transport: caller.transport,
+    requestId: caller.requestId,
+    ...(deps.policy.audit.storeArguments ? { args: o.args } : {}),
+  });
+  if (!o.ranHandler || o.integration === undefined) return;
+  const labels = { integration: o.integration, tool: o.toolName, success: String(success) };
+  deps.metrics.toolExecutions.inc(labels);
+  deps.metrics.toolDuration.observe(labels, o.durationMs / 1000);
+  const line = {
+    event: 'tool_execution',
+    requestId: caller.requestId,
+    tenant: caller.user.tenant,
+    userId: caller.user.id,
+    integration: o.integration,
+    tool: o.toolName,
+    success,
+    durationMs: Math.round(o.durationMs * 10) / 10,
+    transport: caller.transport,
+    ...(errorItem ? { errorCode: errorItem.code, error: errorItem.error.slice(0, 500) } : {}),
+  };
+  if (success) deps.logger.info(line, 'tool executed');
+  else deps.logger.warn(line, 'tool execution failed');
+}

@@ -1,0 +1,93 @@
+/**
+ * @module host/meta-tools/engine-tools
+ * The meta-tools that belong to the engine: execute_tools, continue_tool_result and whoami.
+ */
+import * as z from 'zod';
+import { executeMany } from '../engine/execute-many.js';
+import type { EngineDeps } from '../engine/execute-single.js';
+import { isErrorItem } from '../engine/outcomes.js';
+import { capBatch, partCharsFor } from '../results/cap.js';
+import type { ContinuationStore } from '../results/continuations.js';
+import { extractImages } from '../results/images.js';
+import type { MetaTool } from './types.js';
+
+export interface EngineToolDeps {
+  engine: EngineDeps;
+  continuations: ContinuationStore;
+  maxChars: number;
+  maxBatch: number;
+}
+
+const executionSchema = z.object({
+  tool: z.string().min(1).max(200).describe('Tool name, as returned by search_tools'),
+  args: z.record(z.string(), z.unknown()).default({}).describe('Arguments matching the schema from get_tool_schema'),
+});
+
+export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
+  const executeTools: MetaTool<z.ZodObject<{ executions: z.ZodArray<typeof executionSchema> }>> = {
+    name: 'execute_tools',
+    order: 30,
+    title: 'Execute tools',
+    description:
+      'Run one or more integration tools in a batch. Pass {"executions":[{"tool":"<name>","args":{…}}]}; results come back in the same order as ' +
+      `{"results":[{"result":…} | {"error":…,"code":…}]}. Up to ${deps.maxBatch} executions, 8 at a time; one failure never aborts the others. ` +
+      'Find tool names with search_tools and their arguments with get_tool_schema first — do not guess. ' +
+      'An item {"error":"NOT_CONNECTED","integration":X} means the user must connect X: call connect, give the user the link, then wait_for_connection and retry. ' +
+      '"Invalid arguments for …" names the failing field: fix it from get_tool_schema. A result too large for the response is replaced by a stub with a continuationId: page it with continue_tool_result.',
+    inputSchema: z.object({ executions: z.array(executionSchema).min(1).max(deps.maxBatch) }),
+    annotations: { openWorldHint: true },
+    async handler(ctx, args) {
+      const total = args.executions.length;
+      await ctx.progress(0, total);
+      const items = await executeMany(deps.engine, { user: ctx.user, transport: ctx.transport, requestId: ctx.requestId }, args.executions, (done) => {
+        void ctx.progress(done, total);
+      });
+      const { value, images } = extractImages(items);
+      const text = await capBatch(value as unknown[], {
+        maxChars: deps.maxChars,
+        userId: ctx.user.id,
+        store: deps.continuations,
+        toolOf: (i) => args.executions[i]?.tool ?? 'unknown',
+      });
+      return { json: null, text, images, isError: items.every(isErrorItem) };
+    },
+  };
+
+  const continueToolResult: MetaTool<z.ZodObject<{ continuationId: z.ZodString; part: z.ZodDefault<z.ZodNumber> }>> = {
+    name: 'continue_tool_result',
+    order: 40,
+    title: 'Continue a truncated result',
+    description:
+      'Fetch one part of a result that execute_tools replaced with a {"truncated":true,"continuationId":…} stub. ' +
+      'Call with {"continuationId":…,"part":1}, then part 2, … while "hasMore" is true, and join the "chunk" strings in order to get the full JSON.',
+    inputSchema: z.object({ continuationId: z.string().min(1).max(100), part: z.number().int().min(1).default(1) }),
+    annotations: { readOnlyHint: true },
+    async handler(ctx, args) {
+      const stored = await deps.continuations.get(ctx.user.id, args.continuationId);
+      if (!stored) return { json: { error: 'Unknown or expired continuationId', code: 'GW_ERR_RESULT_CONTINUATION_UNKNOWN' }, isError: true };
+      const size = partCharsFor(deps.maxChars);
+      const totalParts = Math.max(1, Math.ceil(stored.body.length / size));
+      if (args.part > totalParts)
+        return { json: { error: `part must be an integer from 1 to ${totalParts}`, code: 'GW_ERR_RESULT_PART_OUT_OF_RANGE' }, isError: true };
+      const chunk = stored.body.slice((args.part - 1) * size, args.part * size);
+      const hasMore = args.part < totalParts;
+      return {
+        json: { continuationId: stored.id, tool: stored.tool, part: args.part, totalParts, totalChars: stored.body.length, hasMore, ...(hasMore ? { nextPart: args.part + 1 } : {}), chunk },
+      };
+    },
+  };
+
+  const whoami: MetaTool<z.ZodObject<Record<string, never>>> = {
+    name: 'whoami',
+    order: 90,
+    title: 'Who am I',
+    description: 'Return the caller the gateway authenticated: user id, email and tenant.',
+    inputSchema: z.object({}),
+    annotations: { readOnlyHint: true },
+    async handler(ctx) {
+      return { json: { id: ctx.user.id, email: ctx.user.email, tenant: ctx.user.tenant } };
+    },
+  };
+
+  return [executeTools, continueToolResult, whoami] as unknown as MetaTool[];
+}

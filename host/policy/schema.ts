@@ -1,0 +1,131 @@
+/**
+ * @module host/policy/schema
+ * The policy file: limits, egress, tenancy, result cap. Every key may be left out; the default is
+ * written next to it. A file that does not validate stops start-up with a message naming the field.
+ */
+import * as z from 'zod';
+
+const ruleList = z.array(z.string().min(1).max(200)).default([]);
+
+/** A tenant rule: a plugin or tool is usable iff it matches an allow entry (or allow is empty)
+ *  and no deny entry. Deny wins. Entries are plugin names, tool names, or "*". */
+export const tenantRuleSchema = z
+  .object({
+    allowPlugins: ruleList,
+    denyPlugins: ruleList,
+    allowTools: ruleList,
+    denyTools: ruleList,
+  })
+  .strict();
+export type TenantRule = z.infer<typeof tenantRuleSchema>;
+
+const limitsSchema = z
+  .object({
+    /** isolate heap per plugin isolate, MiB (default 64; at least 16) */
+    memoryMb: z.number().int().min(16).max(4096).default(64),
+    /** CPU time per host→isolate call, ms (default 1000) */
+    cpuMsPerCall: z.number().int().min(10).max(600_000).default(1000),
+    /** wall-clock deadline of one tool call, ms (default 30000) */
+    wallMsPerCall: z.number().int().min(50).max(3_600_000).default(30_000),
+    /** largest handler result, bytes (default 8 MiB) */
+    maxResultBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(8 * 1024 * 1024),
+    /** largest arguments object, bytes (default 256 KiB) */
+    maxArgsBytes: z.number().int().min(256).max(64 * 1024 * 1024).default(256 * 1024),
+    /** ctx.http requests per call (default 25) */
+    maxRequestsPerCall: z.number().int().min(0).max(10_000).default(25),
+  })
+  .strict();
+
+const httpSchema = z
+  .object({
+    /** timeout of each outbound request, ms (default 15000) */
+    requestTimeoutMs: z.number().int().min(10).max(600_000).default(15_000),
+    /** response body cap, bytes (default 8 MiB) */
+    maxResponseBytes: z.number().int().min(1024).max(512 * 1024 * 1024).default(8 * 1024 * 1024),
+    /** request body cap, bytes (default 1 MiB) */
+    maxRequestBodyBytes: z.number().int().min(0).max(64 * 1024 * 1024).default(1024 * 1024),
+    /** redirect hops (default 3) */
+    maxRedirects: z.number().int().min(0).max(10).default(3),
+    /** CIDRs that may be reached although private/loopback (default none) */
+    allowPrivateCidrs: z.array(z.string().min(1)).default([]),
+    /** hosts refused even when declared (default none) */
+    denyHosts: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+const sandboxSchema = z
+  .object({
+    /** worker threads in the sandbox process (default 8) */
+    workers: z.number().int().min(1).max(64).default(8),
+    /** "per-call": a fresh V8 context per call (default); "per-tenant": one context per tenant and plugin */
+    contextMode: z.enum(['per-call', 'per-tenant']).default('per-call'),
+    /** calls waiting for a worker before new ones are refused (default 2000) */
+    maxQueue: z.number().int().min(1).max(1_000_000).default(2000),
+    /** sandbox crashes attributed to one plugin within quarantineWindowMs before it is suspended (default 3) */
+    quarantineAfterCrashes: z.number().int().min(1).max(1000).default(3),
+    /** default 10 minutes */
+    quarantineWindowMs: z.number().int().min(1000).default(600_000),
+    /** largest share of the workers one plugin may occupy at once, 0..1 (default 0.5) */
+    maxWorkerShare: z.number().min(0.05).max(1).default(0.5),
+  })
+  .strict();
+
+const requestsSchema = z
+  .object({
+    /** executions in one batch (default 50) */
+    maxBatch: z.number().int().min(1).max(1000).default(50),
+    /** HTTP request body, bytes (default 4 MiB) */
+    bodyLimitBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
+    /** per-user executions per minute, 0 = unlimited (default 0) */
+    perUserPerMinute: z.number().int().min(0).default(0),
+    /** per-tenant executions per minute, 0 = unlimited (default 0) */
+    perTenantPerMinute: z.number().int().min(0).default(0),
+  })
+  .strict();
+
+const resultCapSchema = z
+  .object({
+    /** characters of text returned to an MCP client (default 60000) */
+    maxChars: z.number().int().min(1000).max(10_000_000).default(60_000),
+    /** how long an oversized result can be continued, seconds (default 3600) */
+    continuationTtlSec: z.number().int().min(10).max(7 * 86400).default(3600),
+  })
+  .strict();
+
+const originSchema = z
+  .string()
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s.replace(/\/$/, '');
+    } catch {
+      return false;
+    }
+  }, 'must be an origin like "https://api.github.com" (scheme, host and optional port; no path)');
+
+export const policySchema = z
+  .object({
+    $schema: z.string().optional(),
+    limits: limitsSchema.default(limitsSchema.parse({})),
+    http: httpSchema.default(httpSchema.parse({})),
+    sandbox: sandboxSchema.default(sandboxSchema.parse({})),
+    requests: requestsSchema.default(requestsSchema.parse({})),
+    resultCap: resultCapSchema.default(resultCapSchema.parse({})),
+    /** upstream origin → replacement origin (tests, staging, self-hosted instances) */
+    upstreams: z.record(originSchema, originSchema).default({}),
+    /** what happens when argument validation itself throws: "reject" (default) or "passthrough" */
+    schemaErrors: z.enum(['reject', 'passthrough']).default('reject'),
+    /** tenant name (or "*" for every tenant) → rule; a tenant's own rule and "*" both apply */
+    tenants: z.record(z.string().min(1), tenantRuleSchema).default({}),
+    /** per-plugin overrides of limits */
+    plugins: z.record(z.string().min(1), z.object({ limits: limitsSchema.partial().optional() }).strict()).default({}),
+    /** where audit events go: the database (default) or stdout as JSON lines */
+    audit: z
+      .object({ sink: z.enum(['database', 'stdout']).default('database'), storeArguments: z.boolean().default(false) })
+      .strict()
+      .default({ sink: 'database', storeArguments: false }),
+  })
+  .strict();
+
+export type Policy = z.infer<typeof policySchema>;
+export type PolicyLimits = z.infer<typeof limitsSchema>;

@@ -1,0 +1,129 @@
+/**
+ * @module host/registry/load-plugins
+ * Reads plugin folders as DATA: `manifest.json` is parsed and validated, each tool's inputSchema is
+ * compiled to a zod validator, and `plugin.js` is read as text and hashed — never imported,
+ * required or evaluated here (invariant 1). A bad plugin is refused with a message naming the
+ * file, the field and the problem; the other plugins still load.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as z from 'zod';
+import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
+
+export const MAX_PLUGIN_SOURCE_BYTES = 4 * 1024 * 1024;
+
+export interface LoadedTool {
+  manifest: ToolManifest;
+  /** validator compiled from the JSON Schema at load time */
+  validator: z.ZodType;
+}
+
+export interface LoadedPlugin {
+  manifest: PluginManifest;
+  dir: string;
+  source: string;
+  sourceHash: string;
+  tools: Map<string, LoadedTool>;
+}
+
+export interface PluginLoadError {
+  dir: string;
+  file: string;
+  message: string;
+}
+
+export interface LoadResult {
+  plugins: LoadedPlugin[];
+  errors: PluginLoadError[];
+}
+
+/** Lists plugin folders (those holding a manifest.json) directly under each root, in name order. */
+function listPluginDirs(roots: readonly string[]): string[] {
+  const dirs: string[] = [];
+  for (const root of roots) {
+    if (!fs.existsSync(root)) continue;
+    for (const entry of fs.readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.isDirectory() && fs.existsSync(path.join(root, entry.name, 'manifest.json'))) dirs.push(path.join(root, entry.name));
+    }
+  }
+  return dirs;
+}
+
+/** Compiles one tool's JSON Schema; throws with a message naming the tool when it cannot. */
+export function compileToolSchema(tool: ToolManifest): z.ZodType {
+  try {
+    return z.fromJSONSchema(tool.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (err) {
+    throw new Error(`tools.${tool.name}.inputSchema: cannot be compiled: ${(err as Error).message}`);
+  }
+}
+
+export function loadPluginDir(dir: string): LoadedPlugin {
+  const manifestFile = path.join(dir, 'manifest.json');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+  } catch (err) {
+    throw Object.assign(new Error(`not valid JSON: ${(err as Error).message}`), { file: manifestFile });
+  }
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success) throw Object.assign(new Error(describeIssues(parsed.error)), { file: manifestFile });
+  const manifest = parsed.data;
+  const tools = new Map<string, LoadedTool>();
+  for (const tool of manifest.tools) {
+    try {
+      tools.set(tool.name, { manifest: tool, validator: compileToolSchema(tool) });
+    } catch (err) {
+      throw Object.assign(err as Error, { file: manifestFile });
+    }
+  }
+  const sourceFile = path.join(dir, 'plugin.js');
+  let source: string;
+  try {
+    const stat = fs.statSync(sourceFile);
+    if (stat.size > MAX_PLUGIN_SOURCE_BYTES) throw new Error(`is ${stat.size} bytes; the limit is ${MAX_PLUGIN_SOURCE_BYTES}`);
+    source = fs.readFileSync(sourceFile, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw Object.assign(new Error(e.code === 'ENOENT' ? 'missing: a plugin needs plugin.js beside manifest.json' : e.message), { file: sourceFile });
+  }
+  const sourceHash = createHash('sha256').update(source).digest('hex');
+  return { manifest, dir, source, sourceHash, tools };
+}
+
+/**
+ * Loads every plugin under the given roots. Plugin names and tool names must be unique across all
+ * roots: a later plugin that collides with an earlier one is refused (never silently shadowed).
+ */
+export function loadPlugins(roots: readonly string[]): LoadResult {
+  const plugins: LoadedPlugin[] = [];
+  const errors: PluginLoadError[] = [];
+  const pluginByName = new Map<string, LoadedPlugin>();
+  const toolOwner = new Map<string, string>();
+  for (const dir of listPluginDirs(roots)) {
+    let plugin: LoadedPlugin;
+    try {
+      plugin = loadPluginDir(dir);
+    } catch (err) {
+      const e = err as Error & { file?: string };
+      errors.push({ dir, file: e.file ?? dir, message: e.message });
+      continue;
+    }
+    const file = path.join(dir, 'manifest.json');
+    const clash = pluginByName.get(plugin.manifest.name);
+    if (clash) {
+      errors.push({ dir, file, message: `name: plugin "${plugin.manifest.name}" is already loaded from ${clash.dir}` });
+      continue;
+    }
+    const taken = [...plugin.tools.keys()].filter((t) => toolOwner.has(t));
+    if (taken.length > 0) {
+      errors.push({ dir, file, message: `tools: ${taken.map((t) => `"${t}" is already defined by plugin "${toolOwner.get(t)}"`).join('; ')}` });
+      continue;
+    }
+    for (const t of plugin.tools.keys()) toolOwner.set(t, plugin.manifest.name);
+    pluginByName.set(plugin.manifest.name, plugin);
+    plugins.push(plugin);
+  }
+  return { plugins, errors };
+}

@@ -1,0 +1,86 @@
+/**
+ * @module host/results/cap
+ * The result cap for MCP: the text returned to the model never exceeds `maxChars` and is always
+ * valid JSON. Items that do not fit are replaced, largest first, by a stub with a preview, the
+ * total size and a continuation id; the full item is stored server-side and `continue_tool_result`
+ * pages through it in parts of `partChars`.
+ */
+import type { ContinuationStore } from './continuations.js';
+
+export interface CapOptions {
+  maxChars: number;
+  userId: string;
+  store: ContinuationStore;
+  /** the tool each item came from, for the stored record */
+  toolOf: (index: number) => string;
+}
+
+/** Size of each continuation part: the cap less room for the envelope. */
+export const partCharsFor = (maxChars: number): number => Math.max(500, maxChars - 2000);
+
+export interface TruncatedStub {
+  truncated: true;
+  continuationId: string;
+  totalChars: number;
+  totalParts: number;
+  preview?: string;
+  instruction: string;
+}
+
+function stubFor(id: string, json: string, maxChars: number, previewChars: number): TruncatedStub {
+  const totalParts = Math.ceil(json.length / partCharsFor(maxChars));
+  const stub: TruncatedStub = {
+    truncated: true,
+    continuationId: id,
+    totalChars: json.length,
+    totalParts,
+    instruction: `This result was ${json.length} characters, over the response budget. Call continue_tool_result with {"continuationId":"${id}","part":1} (parts 1..${totalParts}) and join the "chunk" fields in order, or narrow the request (limit, filters, pagination).`,
+  };
+  if (previewChars > 0) stub.preview = json.slice(0, previewChars);
+  return stub;
+}
+
+/**
+ * Caps a batch envelope `{results:[…]}`. Items are `{result}` or error objects; only `result`
+ * values are ever replaced, so errors always reach the caller whole.
+ */
+export async function capBatch(items: unknown[], opts: CapOptions): Promise<string> {
+  const whole = JSON.stringify({ results: items });
+  if (whole.length <= opts.maxChars) return whole;
+  const out = [...items];
+  const encoded = items.map((it) => JSON.stringify(it));
+  const order = encoded.map((s, i) => ({ i, len: s.length })).sort((a, b) => b.len - a.len);
+  const stubbed = new Map<number, { id: string; json: string }>();
+  for (const previewChars of [2000, 300, 0]) {
+    for (const { i } of order) {
+      const current = JSON.stringify({ results: out });
+      if (current.length <= opts.maxChars) return current;
+      const item = items[i];
+      if (typeof item !== 'object' || item === null || !('result' in item)) continue;
+      let s = stubbed.get(i);
+      if (!s) {
+        const json = JSON.stringify((item as { result: unknown }).result);
+        if (json.length <= previewChars + 400) continue; // a stub would not be smaller
+        s = { id: await opts.store.put(opts.userId, opts.toolOf(i), json), json };
+        stubbed.set(i, s);
+      }
+      out[i] = { result: stubFor(s.id, s.json, opts.maxChars, previewChars) };
+    }
+  }
+  const final = JSON.stringify({ results: out });
+  if (final.length <= opts.maxChars) return final;
+  // Still too large: what remains is many error items or tiny results. Shorten long strings in
+  // error items (never drop an item), and as a last resort store the whole batch.
+  const shortened = out.map((it) => shortenErrorItem(it));
+  const short = JSON.stringify({ results: shortened });
+  if (short.length <= opts.maxChars) return short;
+  const id = await opts.store.put(opts.userId, 'execute_tools', whole);
+  return JSON.stringify({ results: [], batch: stubFor(id, whole, opts.maxChars, 0) });
+}
+
+function shortenErrorItem(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null || 'result' in item) return item;
+  const copy: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(item)) copy[k] = typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…` : v;
+  return copy;
+}

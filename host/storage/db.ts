@@ -1,0 +1,17 @@
+/**
+ * @module host/storage/db
+ * The storage interface every repository is written against. SQL uses `?` placeholders and a
+ * portable subset (TEXT, INTEGER, BIGINT, no engine-specific functions), so the SQLite default and
+ * PostgreSQL implement the same interface.
+ */
+export type SqlValue = string | number | bigint | null;
+
+export interface Db {
+  readonly kind: 'sqlite' | 'postgres';
+  all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }>;
+  /** Runs `fn` in one transaction; all statements inside must go through the `tx` handle. */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

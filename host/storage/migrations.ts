@@ -1,0 +1,89 @@
+/**
+ * @module host/storage/migrations
+ * Versioned schema migrations, applied in order at start-up inside one transaction each. A
+ * migration is never edited once released: add a new one. Types are kept portable (TEXT, INTEGER,
+ * BIGINT) so the same statements run on SQLite and PostgreSQL. Times are epoch milliseconds.
+ */
+import type { Db } from './db.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'users, api keys, audit, continuations',
+    statements: [
+      `CREATE TABLE users (
+         id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, tenant TEXT NOT NULL,
+         created_at BIGINT NOT NULL)`,
+      `CREATE TABLE api_keys (
+         id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         hash TEXT NOT NULL UNIQUE, prefix TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',
+         created_at BIGINT NOT NULL, last_used_at BIGINT, revoked_at BIGINT)`,
+      `CREATE TABLE audit_events (
+         id TEXT PRIMARY KEY, at BIGINT NOT NULL, action TEXT NOT NULL, tenant TEXT, user_id TEXT,
+         tool TEXT, integration TEXT, success INTEGER NOT NULL, error_code TEXT, error TEXT,
+         duration_ms INTEGER NOT NULL, transport TEXT, request_id TEXT, args TEXT)`,
+      `CREATE INDEX audit_events_user_at ON audit_events(user_id, at)`,
+      `CREATE INDEX audit_events_tenant_at ON audit_events(tenant, at)`,
+      `CREATE TABLE result_continuations (
+         id TEXT PRIMARY KEY, user_id TEXT NOT NULL, tool TEXT NOT NULL, body TEXT NOT NULL,
+         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)`,
+      `CREATE INDEX result_continuations_expires ON result_continuations(expires_at)`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'connections, pending connects, portal sessions, login links',
+    statements: [
+      `CREATE TABLE connections (
+         id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         integration TEXT NOT NULL, status TEXT NOT NULL, status_reason TEXT,
+         secret TEXT NOT NULL, config TEXT NOT NULL DEFAULT '{}', expires_at BIGINT,
+         scopes TEXT, key_id TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+         version INTEGER NOT NULL DEFAULT 1,
+         UNIQUE (user_id, integration))`,
+      `CREATE TABLE pending_connects (
+         id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         integration TEXT NOT NULL, type TEXT NOT NULL, state_hash TEXT NOT NULL UNIQUE,
+         code_verifier TEXT, status TEXT NOT NULL, status_reason TEXT,
+         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT)`,
+      `CREATE TABLE portal_sessions (
+         id_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         csrf TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, revoked_at BIGINT)`,
+      `CREATE TABLE login_links (
+         token_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT)`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'connection refresh lease (single-flight refresh across replicas)',
+    statements: [
+      `ALTER TABLE connections ADD COLUMN refresh_lease_owner TEXT`,
+      `ALTER TABLE connections ADD COLUMN refresh_lease_until BIGINT`,
+      `CREATE INDEX pending_connects_user ON pending_connects(user_id, created_at)`,
+    ],
+  },
+];
+
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+  await db.run(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+  );
+  const done = new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+  let applied = 0;
+  for (const m of migrations) {
+    if (done.has(m.version)) continue;
+    await db.transaction(async (tx) => {
+      for (const s of m.statements) await tx.run(s);
+      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, Date.now()]);
+    });
+    applied++;
+  }
+  return applied;
+}

@@ -1,0 +1,128 @@
+/**
+ * @module host/storage/users
+ * Users, their tenant, and caller API keys. A key is random (256 bits), shown once, and stored only
+ * as its SHA-256 hash (invariant 7); the first characters are kept as a prefix for display.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from './db.js';
+
+export interface User {
+  id: string;
+  email: string;
+  tenant: string;
+  createdAt: number;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  prefix: string;
+  label: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+const EMAIL = /^[^\s@<>"']{1,64}@[^\s@<>"']{1,255}$/;
+const TENANT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export const API_KEY_PREFIX = 'wb_';
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function validateEmail(email: string): string | undefined {
+  return EMAIL.test(email) ? undefined : 'email must look like name@example.com';
+}
+
+export function validateTenant(tenant: string): string | undefined {
+  return TENANT.test(tenant) ? undefined : 'tenant must be 1-63 characters: a-z, 0-9, "-" and "_", starting with a letter or digit';
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  tenant: string;
+  created_at: number;
+}
+
+const toUser = (r: UserRow): User => ({ id: r.id, email: r.email, tenant: r.tenant, createdAt: Number(r.created_at) });
+
+export class UserStore {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async count(): Promise<number> {
+    const row = await this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM users');
+    return Number(row?.n ?? 0);
+  }
+
+  async create(email: string, tenant: string): Promise<User> {
+    const user: User = { id: randomUUID(), email: email.toLowerCase(), tenant, createdAt: Date.now() };
+    await this.#db.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [user.id, user.email, user.tenant, user.createdAt]);
+    return user;
+  }
+
+  async byEmail(email: string): Promise<User | undefined> {
+    const r = await this.#db.get<UserRow>('SELECT * FROM users WHERE email = ?', [email.toLowerCase()]);
+    return r && toUser(r);
+  }
+
+  async byId(id: string): Promise<User | undefined> {
+    const r = await this.#db.get<UserRow>('SELECT * FROM users WHERE id = ?', [id]);
+    return r && toUser(r);
+  }
+
+  /** Creates a key and returns it in clear: the only time it is ever available. */
+  async createApiKey(userId: string, label = ''): Promise<{ key: string; info: ApiKeyInfo }> {
+    const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+    const info: ApiKeyInfo = { id: randomUUID(), prefix: key.slice(0, 10), label, createdAt: Date.now(), lastUsedAt: null, revokedAt: null };
+    await this.#db.run('INSERT INTO api_keys (id, user_id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      info.id,
+      userId,
+      hashSecret(key),
+      info.prefix,
+      label,
+      info.createdAt,
+    ]);
+    return { key, info };
+  }
+
+  /** Resolves a presented key to its user, or undefined for unknown and revoked keys. */
+  async authenticate(key: string): Promise<User | undefined> {
+    if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
+    const r = await this.#db.get<UserRow & { key_id: string; last_used_at: number | null }>(
+      `SELECT u.*, k.id AS key_id, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.hash = ? AND k.revoked_at IS NULL`,
+      [hashSecret(key)],
+    );
+    if (!r) return undefined;
+    const now = Date.now();
+    // last_used_at is informational: write it at most once a minute per key.
+    if (r.last_used_at === null || now - Number(r.last_used_at) > 60_000)
+      await this.#db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [now, r.key_id]);
+    return toUser(r);
+  }
+
+  async listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
+    const rows = await this.#db.all<{ id: string; prefix: string; label: string; created_at: number; last_used_at: number | null; revoked_at: number | null }>(
+      'SELECT id, prefix, label, created_at, last_used_at, revoked_at FROM api_keys WHERE user_id = ? ORDER BY created_at',
+      [userId],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      prefix: r.prefix,
+      label: r.label,
+      createdAt: Number(r.created_at),
+      lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+      revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    }));
+  }
+
+  async revokeApiKey(userId: string, keyId: string): Promise<boolean> {
+    const { changes } = await this.#db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [Date.now(), keyId, userId]);
+    return changes > 0;
+  }
+}

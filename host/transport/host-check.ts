@@ -1,0 +1,34 @@
+/**
+ * @module host/transport/host-check
+ * DNS-rebinding protection for loopback binds: when the server listens on a loopback address, the
+ * Host header must name a loopback host (or the public URL's host), and an Origin header, when
+ * present, must too. Requests without Origin (non-browser clients) pass.
+ */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackBind(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+}
+
+function hostnameOf(value: string, withScheme: boolean): string | undefined {
+  try {
+    return new URL(withScheme ? value : `http://${value}`).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+export function createHostChecker(publicUrl: string | undefined): (host: string | undefined, origin: string | undefined) => string | undefined {
+  const allowed = new Set(['localhost', '127.0.0.1', '[::1]']);
+  const publicHost = publicUrl ? hostnameOf(publicUrl, true) : undefined;
+  if (publicHost) allowed.add(publicHost);
+  return (host, origin) => {
+    const h = host ? hostnameOf(host, false) : undefined;
+    if (!h || !(allowed.has(h) || h.startsWith('127.'))) return `Host header "${host ?? ''}" is not allowed on a loopback bind`;
+    if (origin !== undefined && origin !== 'null') {
+      const o = hostnameOf(origin, true);
+      if (!o || !(allowed.has(o) || o.startsWith('127.'))) return `Origin "${origin}" is not allowed`;
+    } else if (origin === 'null') return 'Origin "null" is not allowed';
+    return undefined;
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * @module host/transport/rest
+ * Plain JSON over HTTP on the same engine, without the JSON-RPC envelope and without the result
+ * cap: `POST /rest/:integration` with `{tool, args}`, flat `{tool, ...args}` or
+ * `{executions:[…]}`; `GET /rest` and `GET /rest/:integration` for discovery. The path's
+ * integration is authoritative: a tool of another integration is 404.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConnectionService } from '../connections/types.js';
+import { executeMany } from '../engine/execute-many.js';
+import { executeSingle, type EngineDeps } from '../engine/execute-single.js';
+import { isErrorItem, type ExecutionItem, type ExecutionRequest } from '../engine/outcomes.js';
+import { decideToolAccess } from '../policy/tenancy.js';
+import type { User, UserStore } from '../storage/users.js';
+import { authenticateCaller, sendUnauthorized } from './caller-auth.js';
+
+export interface RestDeps {
+  engine: EngineDeps;
+  users: UserStore;
+  connections: ConnectionService;
+  publicUrl: string;
+}
+
+const STATUS_BY_CODE: Record<string, number> = {
+  GW_ERR_ENGINE_TOOL_NOT_FOUND: 404,
+  GW_ERR_ENGINE_NOT_CONNECTED: 409,
+  GW_ERR_VALIDATION_INVALID_ARGS: 400,
+  GW_ERR_VALIDATION_SCHEMA_ERROR: 500,
+  GW_ERR_POLICY_FORBIDDEN: 403,
+  GW_ERR_POLICY_RATE_LIMITED: 429,
+  GW_ERR_ENGINE_INTERNAL: 500,
+};
+
+function badBody(reply: FastifyReply, message: string): void {
+  void reply.code(400).send({ error: message, code: 'GW_ERR_TRANSPORT_BAD_BODY' });
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
+  const { registry } = deps.engine;
+
+  const withUser = async (request: FastifyRequest, reply: FastifyReply): Promise<User | undefined> => {
+    const user = await authenticateCaller(deps.users, request);
+    if (!user) sendUnauthorized(reply, false);
+    return user;
+  };
+
+  const connected = async (user: User, name: string): Promise<boolean> => {
+    const plugin = registry.plugin(name);
+    if (!plugin) return false;
+    if (plugin.manifest.auth.type === 'none') return true;
+    return (await deps.connections.lookup(user.id, plugin.manifest)).connected;
+  };
+
+  const visibleTools = (user: User, name: string) =>
+    [...(registry.plugin(name)?.tools.values() ?? [])].filter((t) => decideToolAccess(deps.engine.policy, user.tenant, name, t.manifest.name).allowed);
+
+  app.get('/rest', async (request, reply) => {
+    const user = await withUser(request, reply);
+    if (!user) return;
+    const integrations = [];
+    for (const p of registry.plugins()) {
+      const toolCount = visibleTools(user, p.manifest.name).length;
+      if (toolCount === 0) continue;
+      integrations.push({
+        name: p.manifest.name,
+        displayName: p.manifest.displayName,
+        description: p.manifest.description,
+        authType: p.manifest.auth.type,
+        connected: await connected(user, p.manifest.name),
+        toolCount,
+        url: `${deps.publicUrl}/rest/${p.manifest.name}`,
+      });
+    }
+    return { integrations };
+  });
+
+  app.get<{ Params: { integration: string } }>('/rest/:integration', async (request, reply) => {
+    const user = await withUser(request, reply);
+    if (!user) return;
+    const name = request.params.integration;
+    const tools = visibleTools(user, name);
+    if (!registry.plugin(name) || tools.length === 0)
+      return reply.code(404).send({ error: `Integration not found: ${name}`, code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND', integration: name });
+    return {
+      integration: name,
+      connected: await connected(user, name),
+      tools: tools.map((t) => ({ name: t.manifest.name, description: t.manifest.description, inputSchema: t.manifest.inputSchema })),
+    };
+  });
+
+  app.post<{ Params: { integration: string } }>('/rest/:integration', async (request, reply) => {
+    const user = await withUser(request, reply);
+    if (!user) return;
+    const name = request.params.integration;
+    if (!registry.plugin(name)) return reply.code(404).send({ error: `Integration not found: ${name}`, code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND', integration: name });
+    const body = request.body ?? {};
+    if (!isPlainObject(body)) return badBody(reply, 'The body must be a JSON object: {"tool": …, "args": {…}}, {"tool": …, …args} or {"executions": […]}');
+    const caller = { user, transport: 'rest' as const, requestId: randomUUID() };
+    const qualify = (tool: string): string => registry.toolIn(name, tool)?.tool.manifest.name ?? tool;
+
+    if ('executions' in body) {
+      const list = body['executions'];
+      if (!Array.isArray(list) || list.length === 0) return badBody(reply, '"executions" must be a non-empty array of {"tool", "args"}');
+      const max = deps.engine.policy.requests.maxBatch;
+      if (list.length > max) return reply.code(400).send({ error: `At most ${max} executions per batch`, code: 'GW_ERR_TRANSPORT_BATCH_TOO_LARGE' });
+      const executions: ExecutionRequest[] = [];
+      for (const [i, e] of list.entries()) {
+        if (!isPlainObject(e) || typeof e['tool'] !== 'string' || (e['args'] !== undefined && !isPlainObject(e['args'])))
+          return badBody(reply, `executions[${i}] must be {"tool": string, "args"?: object}`);
+        executions.push({ tool: qualify(e['tool']), args: e['args'] ?? {} });
+      }
+      // The path's integration is authoritative: tools of other integrations resolve to nothing.
+      const items: ExecutionItem[] = await executeMany(deps.engine, { ...caller, integration: name }, executions);
+      return { integration: name, results: items };
+    }
+
+    const rawTool = body['tool'];
+    if (typeof rawTool !== 'string' || rawTool.length === 0) return badBody(reply, 'Missing "tool": send {"tool": "<name>", "args": {…}}');
+    let args: unknown;
+    if ('args' in body) {
+      if (!isPlainObject(body['args'])) return badBody(reply, '"args" must be a JSON object');
+      args = body['args'];
+    } else {
+      const { tool: _t, ...rest } = body;
+      args = rest;
+    }
+    const resolved = registry.toolIn(name, rawTool);
+    if (!resolved) return reply.code(404).send({ error: 'Tool not found', code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND', integration: name, tool: rawTool });
+    const tool = resolved.tool.manifest.name;
+    const item = await executeSingle(deps.engine, caller, { tool, args });
+    if (!isErrorItem(item)) return { integration: name, tool, result: item.result };
+    const status = STATUS_BY_CODE[item.code] ?? 502;
+    if (item.retryAfterSec !== undefined) void reply.header('retry-after', String(item.retryAfterSec));
+    return reply.code(status).send({ ...item, integration: name, tool });
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * @module test/helpers/upstream
+ * A real HTTP server on 127.0.0.1 that stands in for a provider (GitHub, Slack, …). Every request
+ * is recorded; the handler decides the answer.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  /** path without the query string */
+  path: string;
+  /** raw URL as received (path + query) */
+  url: string;
+  query: URLSearchParams;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** parsed JSON body, or undefined */
+  json: unknown;
+}
+
+export interface UpstreamReply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** sent as JSON */
+  json?: unknown;
+  /** sent as is */
+  body?: string;
+}
+
+export type UpstreamHandler = (req: RecordedRequest) => UpstreamReply | Promise<UpstreamReply>;
+
+export interface Upstream {
+  origin: string;
+  requests: RecordedRequest[];
+  /** the most recent request (throws when there is none) */
+  last(): RecordedRequest;
+  setHandler(handler: UpstreamHandler): void;
+  close(): Promise<void>;
+}
+
+export async function startUpstream(handler: UpstreamHandler = () => ({ json: {} })): Promise<Upstream> {
+  let current = handler;
+  const requests: RecordedRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+      let json: unknown;
+      try {
+        json = body ? JSON.parse(body) : undefined;
+      } catch {
+        json = undefined;
+      }
+      const rec: RecordedRequest = { method: req.method ?? 'GET', path: u.pathname, url: req.url ?? '/', query: u.searchParams, headers: req.headers, body, json };
+      requests.push(rec);
+      Promise.resolve()
+        .then(() => current(rec))
+        .then(
+          (reply) => {
+            const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+            let out = reply.body ?? '';
+            if (reply.json !== undefined) {
+              out = JSON.stringify(reply.json);
+              headers['content-type'] ??= 'application/json; charset=utf-8';
+            }
+            res.writeHead(reply.status ?? 200, headers);
+            res.end(out);
+          },
+          (err: unknown) => {
+            res.writeHead(500, { 'content-type': 'text/plain' });
+            res.end(String(err));
+          },
+        );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    last() {
+      const r = requests[requests.length - 1];
+      if (!r) throw new Error('the upstream received no request');
+      return r;
+    },
+    setHandler(h) {
+      current = h;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
