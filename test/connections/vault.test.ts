@@ -1,0 +1,165 @@
+/**
+ * @module test/connections/vault.test
+ * The vault: AES-256-GCM round trips, tamper and row-swap detection, key parsing and the key file,
+ * and key rotation that keeps every connection (or changes nothing when one row is unreadable).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { rotateKeys, rotateStoredKey, loadVaultWithPending } from '../../host/connections/key-rotation.js';
+import { createConnectionService } from '../../host/connections/service.js';
+import { KEY_FILE_NAME, createVault, generateKey, loadVault, parseEncryptionKey, type Vault } from '../../host/connections/vault.js';
+import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from './fixture.js';
+
+const code = (c: string) => (err: unknown) => (err as { code?: string }).code === c;
+
+describe('vault', () => {
+  const vault = createVault(generateKey());
+
+  it('round-trips and never produces the same ciphertext twice', () => {
+    const a = vault.encrypt('s3cret-token', 'row-1');
+    const b = vault.encrypt('s3cret-token', 'row-1');
+    assert.notEqual(a, b);
+    assert.ok(!a.includes('s3cret'));
+    assert.match(a, new RegExp(`^v1\\.${vault.keyId}\\.`));
+    assert.equal(vault.decrypt(a, 'row-1'), 's3cret-token');
+    assert.equal(vault.decrypt(vault.encrypt('', 'r'), 'r'), '');
+  });
+
+  it('detects tampering with the ciphertext, tag or IV, and a value moved to another row', () => {
+    const sealed = vault.encrypt('{"values":{"token":"abc"}}', 'row-1');
+    const parts = sealed.split('.');
+    for (const i of [2, 3, 4]) {
+      const bytes = Buffer.from(parts[i] as string, 'base64url');
+      bytes[0] = (bytes[0] as number) ^ 1;
+      const bad = parts.map((p, j) => (j === i ? bytes.toString('base64url') : p)).join('.');
+      assert.throws(() => vault.decrypt(bad, 'row-1'), code('VAULT_DECRYPT_FAILED'));
+    }
+    assert.throws(() => vault.decrypt(sealed, 'row-2'), code('VAULT_DECRYPT_FAILED'));
+    assert.throws(() => vault.decrypt('not-a-vault-value', 'row-1'), code('VAULT_DECRYPT_FAILED'));
+  });
+
+  it('names the key when a value was sealed with another one', () => {
+    const other = createVault(generateKey());
+    const sealed = other.encrypt('x', 'r');
+    assert.throws(() => vault.decrypt(sealed, 'r'), (err: Error & { code?: string }) => err.code === 'VAULT_UNKNOWN_KEY' && err.message.includes(other.keyId));
+    const both = createVault(generateKey(), { previous: [] });
+    assert.throws(() => both.decrypt(sealed, 'r'));
+  });
+
+  it('parses hex and base64 keys and explains bad ones', () => {
+    const key = generateKey();
+    assert.deepEqual(parseEncryptionKey(key.toString('hex')), key);
+    assert.deepEqual(parseEncryptionKey(key.toString('base64')), key);
+    assert.deepEqual(parseEncryptionKey(` ${key.toString('base64url')}\n`), key);
+    for (const bad of ['', 'short', 'z'.repeat(64), Buffer.alloc(16).toString('base64'), Buffer.alloc(33).toString('hex')])
+      assert.throws(() => parseEncryptionKey(bad), (err: Error & { code?: string }) => err.code === 'VAULT_BAD_KEY' && /64 hex characters or 44 base64/.test(err.message));
+  });
+
+  it('creates the key file with mode 0600 once, reuses it, and prefers WORKBENCH_ENCRYPTION_KEY', async () => {
+    const t = await openTestDb();
+    try {
+      const first = loadVault({ dataDir: t.dir, env: {} });
+      assert.equal(first.created, true);
+      assert.equal(first.source, 'file');
+      const file = path.join(t.dir, KEY_FILE_NAME);
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      const second = loadVault({ dataDir: t.dir, env: {} });
+      assert.equal(second.created, false);
+      assert.equal(second.keyId, first.keyId);
+      assert.equal(second.decrypt(first.encrypt('x', 'r'), 'r'), 'x');
+      const envKey = generateKey();
+      const fromEnv = loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: envKey.toString('hex') } });
+      assert.equal(fromEnv.source, 'env');
+      assert.equal(fromEnv.keyId, createVault(envKey).keyId);
+      assert.throws(() => loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: 'password123' } }), /WORKBENCH_ENCRYPTION_KEY must be 32 random bytes/);
+      fs.chmodSync(file, 0o644);
+      assert.throws(() => loadVault({ dataDir: t.dir, env: {} }), /readable by other users/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('key rotation', () => {
+  let t: TestDb;
+  beforeEach(async () => {
+    t = await openTestDb();
+  });
+  afterEach(async () => t.close());
+
+  const oauth = oauthManifest({ authorizeUrl: 'https://auth.example.com/a', tokenUrl: 'https://auth.example.com/t' });
+  const keyed = apiKeyManifest();
+
+  async function populate(vault: Vault, n: number): Promise<string[]> {
+    const svc = createConnectionService({ db: t.db, vault, clientFor: () => undefined });
+    const userIds: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const u = await t.users.create(`u${i}@example.com`, 'acme');
+      userIds.push(u.id);
+      await svc.importConnection({ userId: u.id, manifest: oauth, token: `tok-${i}`, refreshToken: `rt-${i}`, expiresInSec: 3600 });
+      await svc.importConnection({ userId: u.id, manifest: keyed, values: { apiKey: `k_abcdefgh${i}` }, config: { region: 'eu' } });
+    }
+    return userIds;
+  }
+
+  it('re-encrypts every connection; the old key no longer reads them, the new one reads them all', async () => {
+    const oldVault = createVault(generateKey());
+    const userIds = await populate(oldVault, 25);
+    const result = await rotateKeys(t.db, oldVault, generateKey());
+    assert.equal(result.rotated, 50);
+    const rows = await t.db.all<{ id: string; secret: string; key_id: string }>('SELECT id, secret, key_id FROM connections');
+    assert.equal(rows.length, 50);
+    for (const r of rows) {
+      assert.equal(r.key_id, result.keyId);
+      assert.throws(() => oldVault.decrypt(r.secret, r.id));
+    }
+    const svc = createConnectionService({ db: t.db, vault: result.vault, clientFor: () => undefined });
+    for (const [i, id] of userIds.entries()) {
+      assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
+      assert.equal((await svc.credential(id, keyed))?.values['apiKey'], `k_abcdefgh${i}`);
+      const look = await svc.lookup(id, keyed);
+      assert.deepEqual(look.connected && look.config, { region: 'eu' });
+    }
+  });
+
+  it('changes nothing when one row cannot be decrypted, and names that row', async () => {
+    const oldVault = createVault(generateKey());
+    await populate(oldVault, 3);
+    const victim = await t.db.get<{ id: string }>('SELECT id FROM connections ORDER BY id LIMIT 1 OFFSET 2');
+    await t.db.run('UPDATE connections SET secret = ? WHERE id = ?', [createVault(generateKey()).encrypt('x', victim?.id ?? ''), victim?.id ?? '']);
+    const before = await t.db.all<{ id: string; secret: string }>('SELECT id, secret FROM connections ORDER BY id');
+    await assert.rejects(rotateKeys(t.db, oldVault, generateKey()), (err: Error) => err.message.includes(victim?.id ?? '?') && /nothing changed/.test(err.message));
+    assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
+  });
+
+  it('rotates the key file: the new file reads every connection and no .next file is left', async () => {
+    const fileVault = loadVault({ dataDir: t.dir, env: {} });
+    const userIds = await populate(fileVault, 4);
+    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} });
+    assert.equal(res.rotated, 8);
+    assert.equal(res.storedIn, path.join(t.dir, KEY_FILE_NAME));
+    assert.equal(res.newKeyBase64, undefined);
+    assert.ok(!fs.existsSync(path.join(t.dir, `${KEY_FILE_NAME}.next`)));
+    assert.equal(fs.statSync(res.storedIn).mode & 0o777, 0o600);
+    const reloaded = loadVaultWithPending({ dataDir: t.dir, env: {} });
+    assert.equal(reloaded.keyId, res.keyId);
+    assert.notEqual(reloaded.keyId, fileVault.keyId);
+    const svc = createConnectionService({ db: t.db, vault: reloaded, clientFor: () => undefined });
+    for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
+  });
+
+  it('rotates an environment key and hands the new key back to the operator', async () => {
+    const envKey = generateKey().toString('base64');
+    const env = { WORKBENCH_ENCRYPTION_KEY: envKey };
+    await populate(loadVault({ dataDir: t.dir, env }), 2);
+    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env });
+    assert.equal(res.storedIn, 'env');
+    assert.ok(res.newKeyBase64);
+    const next = loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 } });
+    const rows = await t.db.all<{ id: string; secret: string }>('SELECT id, secret FROM connections');
+    for (const r of rows) assert.match(next.decrypt(r.secret, r.id), /values/);
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 }, newKey: res.newKeyBase64 }), /already in use/);
+  });
+});
