@@ -13,6 +13,7 @@ import { validateApiKeyFields } from './apikey-fields.js';
 import { ConnectionStore, type ConnectionRow } from './connection-store.js';
 import { ConnectionError } from './errors.js';
 import { revokeToken, type OAuthClient, type OAuthHttpOptions, type TokenSet } from './oauth.js';
+import { PendingConnects } from './pending.js';
 import { createRefresher, type ConnectionLogger } from './refresh.js';
 import { openSecret, sealSecret, type SecretPayload } from './sealed-secret.js';
 import type { ConnectionLookup, ConnectionService, Credential } from './types.js';
@@ -34,6 +35,8 @@ export interface ConnectionServiceDeps {
   refreshSkewMs?: number;
   /** longest a refresh lease is held (default 30 000) */
   refreshLeaseMs?: number;
+  /** lifetime of a connect link, and of the provider round trip after it is opened (default 10 min) */
+  linkTtlMs?: number;
 }
 
 export type IntegrationConnectionState =
@@ -70,6 +73,10 @@ export interface FullConnectionService extends ConnectionService {
   /** fetch / mapUrl / timeout used for provider requests (shared with the portal's code exchange) */
   readonly http: OAuthHttpOptions;
   readonly clientFor: (pluginName: string) => OAuthClient | undefined;
+  /** the connect links (`connect`, the portal's connect pages, `wait_for_connection`) */
+  readonly pending: PendingConnects;
+  /** the clock everything here uses */
+  readonly now: () => number;
 }
 
 const SILENT: ConnectionLogger = { info() {}, warn() {} };
@@ -126,6 +133,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     events,
     http,
     clientFor: deps.clientFor,
+    pending: new PendingConnects({ db: deps.db, vault: deps.vault, now, ...(deps.linkTtlMs ? { ttlMs: deps.linkTtlMs } : {}) }),
+    now,
 
     async lookup(userId, manifest): Promise<ConnectionLookup> {
       if (manifest.auth.type === 'none') return { connected: true, connectionId: '', config: {} };

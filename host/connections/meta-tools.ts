@@ -1,0 +1,208 @@
+/**
+ * @module host/connections/meta-tools
+ * The agent's side of connecting: list_integrations (the truthful state of each connection),
+ * connect (a link for the user, OAuth2 or API key), wait_for_connection (long-polls the database
+ * with back-off, woken early by this process's events, with progress notifications) and disconnect
+ * (revokes at the provider where it can).
+ */
+import * as z from 'zod';
+import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { MetaTool, MetaToolContext, MetaToolResult } from '../meta-tools/types.js';
+import type { User } from '../storage/users.js';
+import { clientEnvPrefix } from './oauth.js';
+import type { PendingConnect } from './pending.js';
+import type { FullConnectionService } from './service.js';
+
+export interface PluginCatalog {
+  plugins(): PluginManifest[];
+  plugin(name: string): PluginManifest | undefined;
+}
+
+export interface ConnectionMetaToolDeps {
+  connections: FullConnectionService;
+  registry: PluginCatalog;
+  /** the portal's public origin, e.g. https://workbench.example.com (no trailing slash needed) */
+  publicUrl: string;
+  /** whether the user's tenant may use a plugin (policy); default: every plugin */
+  allowed?: (user: User, pluginName: string) => boolean;
+  /** links one user may create per 10 minutes (default 30) */
+  maxLinksPer10Min?: number;
+  /** longest wait between two database polls in wait_for_connection (default 1000 ms) */
+  maxPollMs?: number;
+}
+
+export type WaitStatus = 'CONNECTED' | 'EXPIRED' | 'DENIED' | 'FAILED' | 'TIMEOUT';
+
+const integrationArg = z.string().min(1).max(100).describe('Integration name, as listed by list_integrations (e.g. "github")');
+
+const err = (code: string, error: string, extra: Record<string, unknown> = {}): MetaToolResult => ({ json: { error, code, ...extra }, isError: true });
+
+export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaTool[] {
+  const { connections } = deps;
+  const base = deps.publicUrl.replace(/\/+$/, '');
+  const allowed = (user: User, name: string): boolean => (deps.allowed ? deps.allowed(user, name) : true);
+  const find = (user: User, name: string): PluginManifest | undefined => {
+    const m = deps.registry.plugin(name);
+    return m && allowed(user, name) ? m : undefined;
+  };
+  const unknown = (name: string): MetaToolResult =>
+    err('GW_ERR_CONNECTION_UNKNOWN_INTEGRATION', `Unknown integration "${name}". Call list_integrations for the names you can use.`, { integration: name });
+
+  const listIntegrations: MetaTool<z.ZodObject<Record<string, never>>> = {
+    name: 'list_integrations',
+    order: 50,
+    title: 'List integrations',
+    description:
+      'List every integration you can use, with its auth type, number of tools and whether the user is connected: ' +
+      '"connected", "needs_reauth" (with a reason: call connect again), "not_connected" (call connect) or "not_required" (no account needed).',
+    inputSchema: z.object({}),
+    annotations: { readOnlyHint: true },
+    async handler(ctx) {
+      const states = await connections.states(ctx.user.id);
+      const integrations = deps.registry
+        .plugins()
+        .filter((m) => allowed(ctx.user, m.name))
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((m) => {
+          const s = states.get(m.name);
+          const connection = m.auth.type === 'none' ? 'not_required' : s && s.state !== 'not_connected' ? s.state : 'not_connected';
+          return {
+            name: m.name,
+            displayName: m.displayName,
+            description: m.description,
+            authType: m.auth.type,
+            tools: m.tools.length,
+            connection,
+            ...(s?.state === 'needs_reauth' ? { reason: s.reason } : {}),
+            ...(m.auth.type === 'oauth2' && !connections.clientFor(m.name) ? { connectable: false, why: `the server has no ${clientEnvPrefix(m.name)}_CLIENT_ID configured` } : {}),
+          };
+        });
+      return { json: { integrations } };
+    },
+  };
+
+  const connect: MetaTool<z.ZodObject<{ integration: typeof integrationArg }>> = {
+    name: 'connect',
+    order: 60,
+    title: 'Connect an integration',
+    description:
+      'Start connecting the user\'s account for an integration. Returns {connectionId, type, url, expiresAt}: give the url to the user ' +
+      '(they open it in a browser signed in to this gateway, and approve at the provider or enter their API key there), ' +
+      'then call wait_for_connection with the connectionId and retry the call that failed. The link works once, only for this user, for 10 minutes.',
+    inputSchema: z.object({ integration: integrationArg }),
+    annotations: { openWorldHint: true },
+    async handler(ctx, args) {
+      const m = find(ctx.user, args.integration);
+      if (!m) return unknown(args.integration);
+      if (m.auth.type === 'none') return { json: { integration: m.name, status: 'NOT_REQUIRED', message: `${m.displayName} needs no connection: call its tools directly.` } };
+      if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
+        return err('GW_ERR_CONNECTION_NO_CLIENT', `${m.displayName} cannot be connected yet: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID and _CLIENT_SECRET on the server.`, { integration: m.name });
+      const limit = deps.maxLinksPer10Min ?? 30;
+      if ((await connections.pending.countRecent(ctx.user.id, connections.now() - 10 * 60_000)) >= limit)
+        return err('GW_ERR_POLICY_RATE_LIMITED', `Too many connect links in 10 minutes (limit ${limit}); reuse the last one or wait.`, { retryAfterSec: 60 });
+      const p = await connections.pending.create(ctx.user.id, m.name, m.auth.type);
+      return {
+        json: {
+          connectionId: p.id,
+          integration: m.name,
+          type: p.type,
+          url: `${base}/connect/${p.id}`,
+          expiresAt: new Date(p.expiresAt).toISOString(),
+          message: `Ask the user to open this link and ${p.type === 'oauth2' ? `approve access at ${m.displayName}` : `enter their ${m.displayName} API key`}, then call wait_for_connection.`,
+        },
+      };
+    },
+  };
+
+  const waitSchema = z.object({
+    connectionId: z.string().min(1).max(64).describe('The connectionId returned by connect'),
+    timeoutSec: z.number().int().min(1).max(300).default(120).describe('How long to wait, 1 to 300 seconds (default 120)'),
+  });
+  const waitForConnection: MetaTool<typeof waitSchema> = {
+    name: 'wait_for_connection',
+    order: 70,
+    title: 'Wait for a connection',
+    description:
+      'Wait until the user finishes the link from connect. Returns {status}: CONNECTED (retry your call), DENIED (the user refused at the provider), ' +
+      'EXPIRED (the link expired: call connect again), FAILED (the provider exchange failed; reason says why) or TIMEOUT (still pending: call again to keep waiting).',
+    inputSchema: waitSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true },
+    async handler(ctx, args) {
+      const first = await connections.pending.get(args.connectionId);
+      if (!first || first.userId !== ctx.user.id)
+        return err('GW_ERR_CONNECTION_LINK_INVALID', 'Unknown connectionId. Use the connectionId returned by connect.', { connectionId: args.connectionId });
+      return { json: await waitFor(ctx, first, args.timeoutSec * 1000) };
+    },
+  };
+
+  async function waitFor(ctx: MetaToolContext, first: PendingConnect, timeoutMs: number): Promise<Record<string, unknown>> {
+    const started = Date.now();
+    const maxPoll = deps.maxPollMs ?? 1000;
+    let pollMs = 100;
+    let lastProgress = 0;
+    let p: PendingConnect | undefined = first;
+    for (;;) {
+      if (!p) return { connectionId: first.id, integration: first.integration, status: 'EXPIRED', reason: 'the link no longer exists' };
+      const done = outcome(p);
+      if (done) return done;
+      const elapsed = Date.now() - started;
+      if (elapsed >= timeoutMs || ctx.signal.aborted)
+        return {
+          connectionId: p.id,
+          integration: p.integration,
+          status: 'TIMEOUT',
+          linkExpiresAt: new Date(p.expiresAt).toISOString(),
+          message: ctx.signal.aborted ? 'cancelled by the client' : 'The user has not finished yet; call wait_for_connection again to keep waiting.',
+        };
+      if (elapsed - lastProgress >= 2000 || lastProgress === 0) {
+        lastProgress = Math.max(elapsed, 1);
+        await ctx.progress(Math.floor(elapsed / 1000), Math.ceil(timeoutMs / 1000), `waiting for the user to connect ${p.integration}`);
+      }
+      await nap(Math.min(pollMs, timeoutMs - elapsed, Math.max(1, p.expiresAt - connections.now())), p.id, ctx.signal);
+      pollMs = Math.min(pollMs * 2, maxPoll);
+      p = await connections.pending.get(p.id);
+    }
+  }
+
+  function outcome(p: PendingConnect): Record<string, unknown> | undefined {
+    const map: Partial<Record<PendingConnect['status'], WaitStatus>> = { connected: 'CONNECTED', denied: 'DENIED', expired: 'EXPIRED', failed: 'FAILED' };
+    const status = map[p.status];
+    if (!status) return undefined;
+    return { connectionId: p.id, integration: p.integration, status, ...(p.statusReason ? { reason: p.statusReason } : {}) };
+  }
+
+  /** Sleeps up to `ms`, waking early when this process settles the record or the client cancels. */
+  function nap(ms: number, id: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        connections.pending.events.off('settled', onSettled);
+        signal.removeEventListener('abort', finish);
+        resolve();
+      };
+      const onSettled = (settledId: string): void => {
+        if (settledId === id) finish();
+      };
+      const timer = setTimeout(finish, Math.max(1, ms));
+      connections.pending.events.on('settled', onSettled);
+      signal.addEventListener('abort', finish, { once: true });
+    });
+  }
+
+  const disconnect: MetaTool<z.ZodObject<{ integration: typeof integrationArg }>> = {
+    name: 'disconnect',
+    order: 80,
+    title: 'Disconnect an integration',
+    description: "Remove the user's connection to an integration and revoke its token at the provider when the provider supports revocation.",
+    inputSchema: z.object({ integration: integrationArg }),
+    annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    async handler(ctx, args) {
+      const m = find(ctx.user, args.integration);
+      if (!m) return unknown(args.integration);
+      const r = await connections.disconnect(ctx.user.id, m);
+      return { json: { integration: m.name, disconnected: r.removed, revocation: r.revocation } };
+    },
+  };
+
+  return [listIntegrations, connect, waitForConnection, disconnect] as unknown as MetaTool[];
+}

@@ -1,0 +1,178 @@
+/**
+ * @module host/connections/pending
+ * Pending connects (the `connect` meta-tool's links), kept in the database so any replica can serve
+ * the link, the OAuth callback and `wait_for_connection`. A link is a claim, not a capability: it
+ * opens only for the user who asked, only once, and only before it expires. The OAuth state is
+ * stored hashed, the PKCE verifier sealed with the vault; both move the record along atomically
+ * (a conditional UPDATE), so a replayed callback or a second click finds nothing to take.
+ */
+import { EventEmitter } from 'node:events';
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../storage/db.js';
+import type { Vault } from './vault.js';
+
+export type PendingStatus = 'pending' | 'opened' | 'exchanging' | 'connected' | 'denied' | 'expired' | 'failed';
+export const TERMINAL: ReadonlySet<PendingStatus> = new Set(['connected', 'denied', 'expired', 'failed']);
+
+export interface PendingConnect {
+  id: string;
+  userId: string;
+  integration: string;
+  type: 'oauth2' | 'apikey';
+  /** the stored status; `pending`/`opened` past `expiresAt` are reported as expired */
+  status: PendingStatus;
+  statusReason: string | null;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+interface Row {
+  id: string;
+  user_id: string;
+  integration: string;
+  type: string;
+  status: string;
+  status_reason: string | null;
+  code_verifier: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export type OpenResult =
+  | { ok: true; pending: PendingConnect }
+  | { ok: false; reason: 'unknown' | 'other_user' | 'used' | 'expired' };
+
+const hash = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
+
+function toPending(r: Row, now: number): PendingConnect {
+  let status = r.status as PendingStatus;
+  if (!TERMINAL.has(status) && Number(r.expires_at) <= now) status = 'expired';
+  return {
+    id: r.id,
+    userId: r.user_id,
+    integration: r.integration,
+    type: r.type === 'apikey' ? 'apikey' : 'oauth2',
+    status,
+    statusReason: r.status_reason,
+    createdAt: Number(r.created_at),
+    expiresAt: Number(r.expires_at),
+    usedAt: r.used_at === null ? null : Number(r.used_at),
+  };
+}
+
+export interface PendingOptions {
+  db: Db;
+  vault: Vault;
+  now: () => number;
+  /** how long a link may be opened, and then how long the provider round trip may take (default 10 min) */
+  ttlMs?: number;
+}
+
+export class PendingConnects {
+  readonly #db: Db;
+  readonly #vault: Vault;
+  readonly #now: () => number;
+  readonly ttlMs: number;
+  /** emits 'settled' with the pending id when this process moves a record to a terminal status */
+  readonly events = new EventEmitter();
+
+  constructor(o: PendingOptions) {
+    this.#db = o.db;
+    this.#vault = o.vault;
+    this.#now = o.now;
+    this.ttlMs = o.ttlMs ?? 10 * 60_000;
+    this.events.setMaxListeners(0);
+  }
+
+  /** Creates a link for `userId`. The id is 256 random bits; the unused state hash is a placeholder. */
+  async create(userId: string, integration: string, type: 'oauth2' | 'apikey'): Promise<PendingConnect> {
+    const now = this.#now();
+    const id = randomBytes(24).toString('base64url');
+    await this.#db.run(
+      `INSERT INTO pending_connects (id, user_id, integration, type, state_hash, code_verifier, status, status_reason, created_at, expires_at, used_at)
+       VALUES (?, ?, ?, ?, ?, NULL, 'pending', NULL, ?, ?, NULL)`,
+      [id, userId, integration, type, hash(randomBytes(32).toString('base64url')), now, now + this.ttlMs],
+    );
+    return (await this.get(id)) as PendingConnect;
+  }
+
+  async get(id: string): Promise<PendingConnect | undefined> {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+    const r = await this.#db.get<Row>('SELECT * FROM pending_connects WHERE id = ?', [id]);
+    return r && toPending(r, this.#now());
+  }
+
+  /** Number of links a user created since `sinceMs` (a bound on link minting). */
+  async countRecent(userId: string, sinceMs: number): Promise<number> {
+    const r = await this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM pending_connects WHERE user_id = ? AND created_at > ?', [userId, sinceMs]);
+    return Number(r?.n ?? 0);
+  }
+
+  /** Why a link cannot be opened by `userId`, or the pending record when it can (nothing is changed). */
+  async check(id: string, userId: string): Promise<OpenResult> {
+    const p = await this.get(id);
+    if (!p) return { ok: false, reason: 'unknown' };
+    if (p.userId !== userId) return { ok: false, reason: 'other_user' };
+    if (p.status === 'expired') return { ok: false, reason: 'expired' };
+    if (p.usedAt !== null || p.status !== 'pending') return { ok: false, reason: 'used' };
+    return { ok: true, pending: p };
+  }
+
+  /**
+   * Consumes the link for its owner (single use). For OAuth2, `state` and `codeVerifier` are the
+   * values sent to the provider; the callback window restarts from now.
+   */
+  async open(id: string, userId: string, oauth?: { state: string; codeVerifier: string | undefined }): Promise<OpenResult> {
+    const checked = await this.check(id, userId);
+    if (!checked.ok) return checked;
+    const now = this.#now();
+    const verifier = oauth?.codeVerifier ? this.#vault.encrypt(oauth.codeVerifier, `pkce:${id}`) : null;
+    const stateHash = oauth ? hash(oauth.state) : hash(randomBytes(32).toString('base64url'));
+    const { changes } = await this.#db.run(
+      `UPDATE pending_connects SET status = 'opened', used_at = ?, state_hash = ?, code_verifier = ?, expires_at = ?
+        WHERE id = ? AND user_id = ? AND status = 'pending' AND used_at IS NULL AND expires_at > ?`,
+      [now, stateHash, verifier, now + this.ttlMs, id, userId, now],
+    );
+    if (changes === 0) return { ok: false, reason: 'used' }; // lost a race with another click
+    return { ok: true, pending: (await this.get(id)) as PendingConnect };
+  }
+
+  /**
+   * Takes an opened OAuth2 record by its state for the callback (once: it moves to `exchanging`).
+   * Resolves the record and the PKCE verifier, or a reason it cannot be taken.
+   */
+  async takeByState(state: string, userId: string): Promise<{ ok: true; pending: PendingConnect; codeVerifier: string | undefined } | { ok: false; reason: 'unknown' | 'other_user' | 'used' | 'expired' }> {
+    const r = await this.#db.get<Row>('SELECT * FROM pending_connects WHERE state_hash = ?', [hash(state)]);
+    if (!r) return { ok: false, reason: 'unknown' };
+    const p = toPending(r, this.#now());
+    if (p.userId !== userId) return { ok: false, reason: 'other_user' };
+    if (p.status === 'expired') {
+      await this.settle(p.id, 'expired', 'the link expired before the provider answered');
+      return { ok: false, reason: 'expired' };
+    }
+    if (p.status !== 'opened') return { ok: false, reason: 'used' };
+    const { changes } = await this.#db.run(`UPDATE pending_connects SET status = 'exchanging' WHERE id = ? AND status = 'opened'`, [p.id]);
+    if (changes === 0) return { ok: false, reason: 'used' };
+    const codeVerifier = r.code_verifier ? this.#vault.decrypt(r.code_verifier, `pkce:${p.id}`) : undefined;
+    return { ok: true, pending: { ...p, status: 'exchanging' }, codeVerifier };
+  }
+
+  /** Moves a record to a terminal status (only from a non-terminal one) and wakes local waiters. */
+  async settle(id: string, status: 'connected' | 'denied' | 'expired' | 'failed', reason: string | null): Promise<boolean> {
+    const { changes } = await this.#db.run(
+      `UPDATE pending_connects SET status = ?, status_reason = ?, code_verifier = NULL, used_at = COALESCE(used_at, ?)
+        WHERE id = ? AND status IN ('pending', 'opened', 'exchanging')`,
+      [status, reason, this.#now(), id],
+    );
+    this.events.emit('settled', id);
+    return changes > 0;
+  }
+
+  /** Deletes records that ended (or expired) more than `olderThanMs` ago. */
+  async sweep(olderThanMs = 24 * 3_600_000): Promise<number> {
+    const { changes } = await this.#db.run('DELETE FROM pending_connects WHERE expires_at < ?', [this.#now() - olderThanMs]);
+    return changes;
+  }
+}
