@@ -270,6 +270,7 @@ function base64Decode(text) {
 // ---------------------------------------------------------------- result shapes ----
 
 const login = (u) => (u && u.login) || null;
+const teamSlugs = (list) => (Array.isArray(list) ? list.map((t) => `team:${t.slug || t.name}`) : []);
 const names = (list) => (Array.isArray(list) ? list.map((x) => (typeof x === 'string' ? x : x && (x.name || x.login || x.slug))).filter(Boolean) : []);
 
 function slimRepo(r) {
@@ -327,7 +328,7 @@ function slimPull(p, bodyChars) {
     base: p.base ? p.base.ref : null,
     labels: names(p.labels),
     assignees: names(p.assignees),
-    requested_reviewers: names(p.requested_reviewers).concat(names(p.requested_teams).map((t) => `team:${t}`)),
+    requested_reviewers: names(p.requested_reviewers).concat(teamSlugs(p.requested_teams)),
     created_at: p.created_at,
     updated_at: p.updated_at,
     closed_at: p.closed_at || null,
@@ -788,5 +789,5 @@ async function requestReviewers(ctx, a, pull) {
   }
   const path = `${repoPath(a)}/pulls/${seg(pull.number, 'pull_number')}/requested_reviewers`;
   const { data } = await gh(ctx, 'POST', path, { body: defined({ reviewers, team_reviewers: teams.length ? teams : undefined }), what: `requesting reviewers on #${pull.number}` });
-  return { reviewers_requested: names(data.requested_reviewers).concat(names(data.requested_teams).map((t) => `team:${t}`)), reviewers_skipped: skipped };
+  return { reviewers_requested: names(data.requested_reviewers).concat(teamSlugs(data.requested_teams)), reviewers_skipped: skipped };
 }
