@@ -28,6 +28,7 @@ export const GATEWAY_ERRORS = {
   GW_ERR_TRANSPORT_BATCH_TOO_LARGE: { wire: 'http', retryable: false, summary: 'More executions than requests.maxBatch in one call.' },
   GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND: { wire: 'http', retryable: false, summary: 'No integration of that name (HTTP 404).' },
   GW_ERR_TRANSPORT_HOST_NOT_ALLOWED: { wire: 'http', retryable: false, summary: 'Host or Origin header refused on a loopback bind (HTTP 403, DNS-rebinding protection).' },
+  GW_ERR_TRANSPORT_NOT_FOUND: { wire: 'http', retryable: false, summary: 'No such route (HTTP 404).' },
   GW_ERR_TRANSPORT_SHUTTING_DOWN: { wire: 'http', retryable: true, summary: 'The server is draining for shutdown (HTTP 503).' },
   GW_ERR_RESULT_CONTINUATION_UNKNOWN: { wire: 'tool-result', retryable: false, summary: 'Unknown or expired continuation id (also for another user\'s id).' },
   GW_ERR_RESULT_PART_OUT_OF_RANGE: { wire: 'tool-result', retryable: false, summary: 'The continuation has no such part.' },

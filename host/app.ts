@@ -1,0 +1,141 @@
+/**
+ * @module host/app
+ * Wires one gateway: policy → database → vault → plugins → sandbox and bridge → connections →
+ * engine → meta-tools → fastify routes. fastify appears here and in host/transport only.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createBridge, createSandbox, type Sandbox } from '../sandbox/index.js';
+import { createDatabaseAuditSink, createStdoutAuditSink } from './audit/audit.js';
+import type { GatewayConfig } from './config.js';
+import { clientFromEnv } from './connections/oauth.js';
+import { createConnectionService, type FullConnectionService } from './connections/service.js';
+import { loadVaultWithPending } from './connections/key-rotation.js';
+import { createRateLimiter } from './engine/rate-limit.js';
+import type { EngineDeps } from './engine/execute-single.js';
+import { loadPolicyFile } from './policy/load.js';
+import type { Policy } from './policy/schema.js';
+import { loadPlugins, type PluginLoadError } from './registry/load-plugins.js';
+import { Registry } from './registry/registry.js';
+import { ContinuationStore } from './results/continuations.js';
+import type { Db } from './storage/db.js';
+import { openDatabase } from './storage/open.js';
+import { UserStore } from './storage/users.js';
+import { createLogger, type Logger } from './telemetry/logger.js';
+import { createMetrics, type Metrics } from './telemetry/metrics.js';
+import { createEngineMetaTools } from './meta-tools/engine-tools.js';
+import type { MetaTool } from './meta-tools/types.js';
+import { registerHttpSurface } from './transport/http-surface.js';
+import { registerMcpRoutes } from './transport/mcp-http.js';
+import { registerRestRoutes } from './transport/rest.js';
+import { VERSION } from './version.js';
+
+export interface GatewayOptions {
+  /** a parsed policy instead of reading config.policyFile (tests) */
+  policy?: Policy;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Gateway {
+  config: GatewayConfig;
+  app: FastifyInstance;
+  db: Db;
+  users: UserStore;
+  registry: Registry;
+  pluginErrors: PluginLoadError[];
+  policy: Policy;
+  sandbox: Sandbox;
+  connections: FullConnectionService;
+  metrics: Metrics;
+  logger: Logger;
+  engine: EngineDeps;
+  metaTools: MetaTool[];
+  /** starts listening; resolves to the bound URL */
+  listen(): Promise<string>;
+  /** stops intake, lets calls in flight finish, then closes the sandbox and the database */
+  close(): Promise<void>;
+}
+
+export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const policy = options.policy ?? loadPolicyFile(config.policyFile);
+  const db = await openDatabase(config.databaseUrl, config.dataDir);
+  const users = new UserStore(db);
+  const vault = loadVaultWithPending({ dataDir: config.dataDir, env: options.env ?? process.env });
+
+  const loaded = loadPlugins(config.pluginDirs);
+  for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
+  const registry = new Registry(loaded.plugins);
+
+  const sandbox = await createSandbox({
+    workers: policy.sandbox.workers,
+    maxQueue: policy.sandbox.maxQueue,
+    quarantineAfterCrashes: policy.sandbox.quarantineAfterCrashes,
+    quarantineWindowMs: policy.sandbox.quarantineWindowMs,
+    maxWorkerShare: policy.sandbox.maxWorkerShare,
+    logger,
+  });
+  const bridge = createBridge({
+    upstreams: policy.upstreams,
+    allowPrivateCidrs: policy.http.allowPrivateCidrs,
+    denyHosts: policy.http.denyHosts,
+    requestTimeoutMs: policy.http.requestTimeoutMs,
+    maxResponseBytes: policy.http.maxResponseBytes,
+    maxRequestBodyBytes: policy.http.maxRequestBodyBytes,
+    maxRedirects: policy.http.maxRedirects,
+  });
+  const mapUrl = (url: string): string => {
+    for (const [from, to] of Object.entries(policy.upstreams)) if (url === from || url.startsWith(`${from}/`)) return to + url.slice(from.length);
+    return url;
+  };
+  const connections = createConnectionService({ db, vault, clientFor: clientFromEnv(options.env ?? process.env), mapUrl, logger });
+  const metrics = createMetrics();
+  const audit = policy.audit.sink === 'stdout' ? createStdoutAuditSink() : createDatabaseAuditSink(db, logger);
+  const engine: EngineDeps = {
+    registry,
+    policy,
+    connections,
+    sandbox,
+    bridge,
+    audit,
+    metrics,
+    logger,
+    rateLimiter: createRateLimiter(policy.requests),
+  };
+  const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec);
+  const metaTools: MetaTool[] = [
+    ...createEngineMetaTools({ engine, continuations, maxChars: policy.resultCap.maxChars, maxBatch: policy.requests.maxBatch }),
+  ];
+
+  const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: policy.requests.bodyLimitBytes, disableRequestLogging: true, return503OnClosing: true });
+  registerHttpSurface(app, { metrics, db, sandbox, config });
+  registerMcpRoutes(app, { users, metaTools: () => metaTools, version: VERSION, logger, bodyLimit: policy.requests.bodyLimitBytes });
+  registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl });
+
+  let closed = false;
+  return {
+    config,
+    app,
+    db,
+    users,
+    registry,
+    pluginErrors: loaded.errors,
+    policy,
+    sandbox,
+    connections,
+    metrics,
+    logger,
+    engine,
+    metaTools,
+    async listen() {
+      return app.listen({ port: config.port, host: config.host });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await sandbox.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * @module host/cli/admin
+ * Operator commands that need the database but not the server: users create, connections import,
+ * keys rotate, plugin validate. Each prints one line (or one JSON object with --json).
+ */
+import path from 'node:path';
+import type { GatewayConfig } from '../config.js';
+import { rotateStoredKey, loadVaultWithPending } from '../connections/key-rotation.js';
+import { clientFromEnv } from '../connections/oauth.js';
+import { createConnectionService } from '../connections/service.js';
+import { loadPluginDir, loadPlugins } from '../registry/load-plugins.js';
+import type { Db } from '../storage/db.js';
+import { openDatabase } from '../storage/open.js';
+import { UserStore, validateEmail, validateTenant } from '../storage/users.js';
+import { stringFlag, type ParsedArgs } from './args.js';
+
+async function withDb<T>(config: GatewayConfig, fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDatabase(config.databaseUrl, config.dataDir);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+function parseJsonFlag(args: ParsedArgs, name: string): Record<string, unknown> | undefined {
+  const text = stringFlag(args, name);
+  if (text === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`--${name} must be a JSON object: ${(err as Error).message}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`--${name} must be a JSON object`);
+  return v as Record<string, unknown>;
+}
+
+export async function runUsersCreate(config: GatewayConfig, args: ParsedArgs): Promise<number> {
+  const email = stringFlag(args, 'email', true);
+  const tenant = stringFlag(args, 'tenant') ?? 'default';
+  const problem = validateEmail(email) ?? validateTenant(tenant);
+  if (problem) throw new Error(problem);
+  return withDb(config, async (db) => {
+    const users = new UserStore(db);
+    if (await users.byEmail(email)) throw new Error(`a user with email ${email} already exists`);
+    const user = await users.create(email, tenant);
+    const { key } = await users.createApiKey(user.id, 'cli');
+    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ userId: user.id, tenant: user.tenant, apiKey: key }) + '\n');
+    else process.stdout.write(`Created ${user.email} in tenant ${user.tenant}. API key (shown once):\n${key}\n`);
+    return 0;
+  });
+}
+
+export async function runConnectionsImport(config: GatewayConfig, args: ParsedArgs): Promise<number> {
+  const email = stringFlag(args, 'email', true);
+  const integration = stringFlag(args, 'integration', true);
+  const token = stringFlag(args, 'token');
+  const values = parseJsonFlag(args, 'values');
+  const configValues = parseJsonFlag(args, 'config');
+  const expiresText = stringFlag(args, 'expires-in');
+  if (expiresText !== undefined && !/^\d+$/.test(expiresText)) throw new Error('--expires-in must be a whole number of seconds');
+  if (!token && !values) throw new Error('give --token (OAuth2) or --values JSON (API-key fields)');
+  const plugin = loadPlugins(config.pluginDirs).plugins.find((p) => p.manifest.name === integration);
+  if (!plugin) throw new Error(`no integration named "${integration}" (see GET /rest)`);
+  return withDb(config, async (db) => {
+    const user = await new UserStore(db).byEmail(email);
+    if (!user) throw new Error(`no user with email ${email}`);
+    const vault = loadVaultWithPending({ dataDir: config.dataDir });
+    const service = createConnectionService({ db, vault, clientFor: clientFromEnv() });
+    const refreshToken = stringFlag(args, 'refresh-token');
+    const { connectionId } = await service.importConnection({
+      userId: user.id,
+      manifest: plugin.manifest,
+      ...(token !== undefined ? { token } : {}),
+      ...(refreshToken !== undefined ? { refreshToken } : {}),
+      ...(expiresText !== undefined ? { expiresInSec: Number(expiresText) } : {}),
+      ...(values ? { values: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)])) } : {}),
+      ...(configValues ? { config: configValues } : {}),
+    });
+    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ connectionId, integration, userId: user.id }) + '\n');
+    else process.stdout.write(`Connected ${integration} for ${user.email} (connection ${connectionId}).\n`);
+    return 0;
+  });
+}
+
+export async function runKeysRotate(config: GatewayConfig, args: ParsedArgs): Promise<number> {
+  const newKey = stringFlag(args, 'new-key');
+  return withDb(config, async (db) => {
+    const r = await rotateStoredKey({ db, dataDir: config.dataDir, ...(newKey !== undefined ? { newKey } : {}) });
+    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ rotated: r.rotated, keyId: r.keyId, storedIn: r.storedIn, ...(r.newKeyBase64 ? { newKey: r.newKeyBase64 } : {}) }) + '\n');
+    else {
+      process.stdout.write(`Re-encrypted ${r.rotated} connection(s) under key ${r.keyId}.\n`);
+      if (r.newKeyBase64) process.stdout.write(`Set WORKBENCH_ENCRYPTION_KEY to the new key before the next start:\n${r.newKeyBase64}\n`);
+      else process.stdout.write(`The new key is in ${r.storedIn}. Restart running servers.\n`);
+    }
+    return 0;
+  });
+}
+
+export function runPluginValidate(dir: string | undefined): number {
+  if (!dir) throw new Error('usage: workbench plugin validate DIR');
+  try {
+    const plugin = loadPluginDir(path.resolve(dir));
+    process.stdout.write(`ok: ${plugin.manifest.name}@${plugin.manifest.version}: ${plugin.tools.size} tool(s), ${plugin.source.length} bytes of source\n`);
+    return 0;
+  } catch (err) {
+    const e = err as Error & { file?: string };
+    process.stderr.write(`invalid: ${e.file ?? dir}: ${e.message}\n`);
+    return 1;
+  }
+}
+
+export async function runLoginLink(config: GatewayConfig, args: ParsedArgs): Promise<number> {
+  const email = stringFlag(args, 'email', true);
+  return withDb(config, async (db) => {
+    const user = await new UserStore(db).byEmail(email);
+    if (!user) throw new Error(`no user with email ${email}`);
+    const { createLoginLink } = await import('../portal/login-links.js');
+    const link = await createLoginLink(db, user.id, config.publicUrl);
+    process.stdout.write(`${link}\n`);
+    return 0;
+  });
+}

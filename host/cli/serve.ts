@@ -1,0 +1,61 @@
+/**
+ * @module host/cli/serve
+ * `workbench serve` and `workbench stdio`. Serve creates a local user on first start (and prints
+ * its key and a ready MCP client config), then drains on SIGTERM/SIGINT: intake stops, calls in
+ * flight finish, the sandbox and the database close.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createGateway } from '../app.js';
+import type { GatewayConfig } from '../config.js';
+import { buildMcpServer } from '../transport/mcp-server.js';
+import { createLogger } from '../telemetry/logger.js';
+import { VERSION } from '../version.js';
+
+export const FIRST_USER_EMAIL = 'local@workbench.local';
+
+export async function runServe(config: GatewayConfig): Promise<number> {
+  const gateway = await createGateway(config);
+  if ((await gateway.users.count()) === 0) {
+    const user = await gateway.users.create(FIRST_USER_EMAIL, 'default');
+    const { key } = await gateway.users.createApiKey(user.id, 'first start');
+    const clientConfig = { mcpServers: { workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };
+    process.stdout.write(
+      `\nWorkbench created a local user (${FIRST_USER_EMAIL}). Its API key is shown once:\n\n  ${key}\n\n` +
+        `MCP client configuration:\n\n${JSON.stringify(clientConfig, null, 2)}\n\n`,
+    );
+  }
+  const url = await gateway.listen();
+  gateway.logger.info({ url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount }, `Workbench ${VERSION} listening on ${url}`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      gateway.logger.info({ signal }, 'shutting down: draining calls in flight');
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await gateway.close();
+  return 0;
+}
+
+export async function runStdio(config: GatewayConfig, email: string | undefined): Promise<number> {
+  const logger = createLogger({ level: config.logLevel, destination: 'stderr' });
+  const gateway = await createGateway(config, { logger });
+  const key = process.env['WORKBENCH_API_KEY'];
+  const user = key ? await gateway.users.authenticate(key) : email ? await gateway.users.byEmail(email) : undefined;
+  if (!user) {
+    await gateway.close();
+    throw new Error(key ? 'WORKBENCH_API_KEY is not a valid key' : email ? `no user with email ${email}` : 'set WORKBENCH_API_KEY (or pass --email) to say who is calling');
+  }
+  const server = buildMcpServer({ metaTools: () => gateway.metaTools, version: VERSION, logger }, user, 'stdio');
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await gateway.close();
+  return 0;
+}

@@ -1,0 +1,93 @@
+/**
+ * @module host/transport/http-surface
+ * What every route shares: the JSON body parser (an empty body is {}), errors mapped to the
+ * catalogue (JSON-RPC shaped on /mcp), DNS-rebinding checks on loopback binds, HTTP metrics with a
+ * bounded route label, and the operational routes /healthz, /readyz and /metrics.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { GatewayConfig } from '../config.js';
+import type { Db } from '../storage/db.js';
+import type { Metrics } from '../telemetry/metrics.js';
+import { createHostChecker, isLoopbackBind } from './host-check.js';
+
+export interface HttpSurfaceDeps {
+  metrics: Metrics;
+  db: Db;
+  sandbox: { stats(): unknown };
+  config: GatewayConfig;
+}
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'GW_ERR_TRANSPORT_BAD_BODY',
+  413: 'GW_ERR_TRANSPORT_BODY_TOO_LARGE',
+  415: 'GW_ERR_TRANSPORT_UNSUPPORTED_MEDIA',
+  503: 'GW_ERR_TRANSPORT_SHUTTING_DOWN',
+};
+
+export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(Object.assign(new Error(`The body is not valid JSON: ${(err as Error).message}`), { statusCode: 400 }), undefined);
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    if (status >= 500) request.log.error({ err }, 'request failed');
+    const message = status >= 500 ? 'Internal server error' : err.message;
+    const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'GW_ERR_ENGINE_INTERNAL' : 'GW_ERR_TRANSPORT_BAD_BODY');
+    if (request.url.startsWith('/mcp')) {
+      void reply.code(status).send({ jsonrpc: '2.0', error: { code: status === 400 ? -32700 : -32000, message }, id: null });
+      return;
+    }
+    void reply.code(status).send({ error: message, code });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' });
+  });
+
+  if (isLoopbackBind(deps.config.host)) {
+    const check = createHostChecker(deps.config.publicUrl);
+    app.addHook('onRequest', async (request, reply) => {
+      const origin = request.headers.origin;
+      const problem = check(request.headers.host, typeof origin === 'string' ? origin : undefined);
+      if (!problem) return;
+      const body = request.url.startsWith('/mcp')
+        ? { jsonrpc: '2.0', error: { code: -32000, message: problem }, id: null }
+        : { error: problem, code: 'GW_ERR_TRANSPORT_HOST_NOT_ALLOWED' };
+      return reply.code(403).send(body);
+    });
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    deps.metrics.httpRequests.inc(labels);
+    deps.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const checks: Record<string, string> = {};
+    try {
+      await deps.db.get('SELECT 1 AS ok');
+      checks['database'] = 'ok';
+    } catch (err) {
+      checks['database'] = `failed: ${(err as Error).message}`;
+    }
+    const stats = deps.sandbox.stats() as { ready?: boolean } | undefined;
+    checks['sandbox'] = stats && stats.ready === false ? 'starting' : 'ok';
+    const ready = Object.values(checks).every((v) => v === 'ok');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+  });
+  app.get('/metrics', async (_request, reply) => {
+    void reply.header('content-type', deps.metrics.registry.contentType);
+    return deps.metrics.registry.metrics();
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * @module test/helpers/gateway
+ * Starts a real gateway for a test: a temp data dir with a real SQLite file, the real plugins in
+ * real isolates, fastify listening on 127.0.0.1, and a user with an API key. Upstream origins are
+ * mapped to loopback servers through the policy's `upstreams`, exactly as an operator would.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createGateway, type Gateway } from '../../host/app.js';
+import type { GatewayConfig } from '../../host/config.js';
+import type { ExecutionItem } from '../../host/engine/outcomes.js';
+import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
+import { parsePolicy } from '../../host/policy/load.js';
+import type { User } from '../../host/storage/users.js';
+import { createLogger } from '../../host/telemetry/logger.js';
+
+/** An execute_tools item, loosely typed for assertions: {result} or {error, code, …}. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result shapes
+export type Item = { result?: any; error?: string; code?: string; [key: string]: any };
+
+export interface StartGatewayOptions {
+  /** origin → loopback origin */
+  upstreams?: Record<string, string>;
+  /** names of plugins under plugins/ to load (default: all) */
+  plugins?: string[];
+  /** extra plugin folders (like WORKBENCH_PLUGINS_DIR) */
+  pluginDirs?: string[];
+  /** a partial policy file; `upstreams` above is merged into it */
+  policy?: Record<string, unknown>;
+  /** sandbox workers (default 2 in tests) */
+  workers?: number;
+  env?: NodeJS.ProcessEnv;
+  /** LOG_LEVEL for the gateway (default silent) */
+  logLevel?: string;
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  url: string;
+  apiKey: string;
+  user: User;
+  db: Gateway['db'];
+  dataDir: string;
+  createUser(email: string, tenant?: string): Promise<{ user: User; apiKey: string }>;
+  connect(
+    integration: string,
+    input: { token?: string; refreshToken?: string; expiresInSec?: number; values?: Record<string, string>; config?: Record<string, unknown> },
+    user?: User,
+  ): Promise<{ connectionId: string }>;
+  /** one execution over POST /rest/:integration as a batch of one: the execute_tools item */
+  execute(tool: string, args?: Record<string, unknown>, apiKey?: string): Promise<Item>;
+  rest(integration: string, body: unknown, apiKey?: string): Promise<{ status: number; json: any; headers: Headers }>;
+  mcpClient(apiKey?: string): Promise<Client>;
+  close(): Promise<void>;
+}
+
+/** Asks the kernel for a free loopback port, so the public URL is known before the gateway starts. */
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+/** Copies the selected built-in plugins into a temp folder so that only they load. */
+function selectPlugins(names: string[], into: string): string {
+  const dir = path.join(into, 'plugins');
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of names) {
+    const src = path.join(BUILTIN_PLUGINS_DIR, name);
+    if (!fs.existsSync(path.join(src, 'manifest.json'))) throw new Error(`no plugin "${name}" under plugins/`);
+    fs.cpSync(src, path.join(dir, name), { recursive: true });
+  }
+  return dir;
+}
+
+export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-test-'));
+  const policyInput: Record<string, unknown> = { ...(options.policy ?? {}) };
+  policyInput['upstreams'] = { ...((policyInput['upstreams'] as Record<string, string>) ?? {}), ...(options.upstreams ?? {}) };
+  const sandboxInput = { workers: options.workers ?? 2, ...((policyInput['sandbox'] as Record<string, unknown>) ?? {}) };
+  policyInput['sandbox'] = sandboxInput;
+  const policy = parsePolicy(policyInput, 'test policy');
+  const builtin = options.plugins ? selectPlugins(options.plugins, dataDir) : BUILTIN_PLUGINS_DIR;
+  const port = await freePort();
+  const config: GatewayConfig = {
+    port,
+    host: '127.0.0.1',
+    dataDir,
+    databaseUrl: path.join(dataDir, 'workbench.db'),
+    pluginDirs: [builtin, ...(options.pluginDirs ?? [])],
+    policyFile: '(inline)',
+    logLevel: options.logLevel ?? 'silent',
+    publicUrl: `http://127.0.0.1:${port}`,
+  };
+  const env = { ...(options.env ?? {}) };
+  const logger = createLogger({ level: config.logLevel, destination: config.logLevel === 'silent' ? 'silent' : 'stderr' });
+  const gateway = await createGateway(config, { policy, logger, env });
+  const url = await gateway.listen();
+  const user = await gateway.users.create('tester@example.com', 'acme');
+  const { key: apiKey } = await gateway.users.createApiKey(user.id, 'test');
+
+  const rest: TestGateway['rest'] = async (integration, body, key = apiKey) => {
+    const res = await fetch(`${url}/rest/${encodeURIComponent(integration)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: res.status, json, headers: res.headers };
+  };
+
+  const clients: Client[] = [];
+  return {
+    gateway,
+    url,
+    apiKey,
+    user,
+    db: gateway.db,
+    dataDir,
+    async createUser(email, tenant = 'acme') {
+      const u = await gateway.users.create(email, tenant);
+      const { key } = await gateway.users.createApiKey(u.id, 'test');
+      return { user: u, apiKey: key };
+    },
+    async connect(integration, input, forUser = user) {
+      const plugin = gateway.registry.plugin(integration);
+      if (!plugin) throw new Error(`no plugin "${integration}" is loaded`);
+      return gateway.connections.importConnection({ userId: forUser.id, manifest: plugin.manifest, ...input });
+    },
+    async execute(tool, args = {}, key = apiKey) {
+      const resolved = gateway.registry.tool(tool);
+      const integration = resolved?.plugin.manifest.name ?? gateway.registry.plugins()[0]?.manifest.name ?? 'none';
+      const r = await rest(integration, { executions: [{ tool, args }] }, key);
+      if (r.status !== 200) throw new Error(`POST /rest/${integration} answered ${r.status}: ${JSON.stringify(r.json)}`);
+      return (r.json as { results: ExecutionItem[] }).results[0] as Item;
+    },
+    rest,
+    async mcpClient(key = apiKey) {
+      const client = new Client({ name: 'workbench-test', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      for (const c of clients) await c.close().catch(() => undefined);
+      await gateway.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * @module test/host/rest
+ * POST /rest/:integration and the discovery routes: body shapes, the path's integration being
+ * authoritative, and every status code, over real HTTP.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PACKAGE_ROOT } from '../../host/paths.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+
+const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
+
+describe('REST transport', () => {
+  let gw: TestGateway;
+  let upstream: Upstream;
+
+  before(async () => {
+    upstream = await startUpstream((req) => (req.path === '/down' ? { status: 503, body: 'maintenance' } : { json: { path: req.path } }));
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], upstreams: { 'https://api.fixture.test': upstream.origin } });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  const cases: { name: string; integration: string; body: unknown; status: number; check?: (json: any) => void }[] = [
+    { name: 'wrapped {tool, args}', integration: 'fixture-echo', body: { tool: 'echo_args', args: { text: 'a' } }, status: 200, check: (j) => assert.deepEqual(j, { integration: 'fixture-echo', tool: 'echo_args', result: { text: 'a', args: { text: 'a', times: 1 } } }) },
+    { name: 'flat {tool, ...args}', integration: 'fixture-echo', body: { tool: 'echo_args', text: 'b', times: 2 }, status: 200, check: (j) => assert.equal(j.result.text, 'bb') },
+    { name: 'bare tool suffix', integration: 'fixture-echo', body: { tool: 'args', args: { text: 'c' } }, status: 200, check: (j) => assert.equal(j.tool, 'echo_args') },
+    { name: 'invalid arguments', integration: 'fixture-echo', body: { tool: 'echo_args', args: { text: 1 } }, status: 400, check: (j) => assert.match(j.error, /^Invalid arguments for echo_args/) },
+    { name: 'missing tool', integration: 'fixture-echo', body: { args: {} }, status: 400, check: (j) => assert.equal(j.code, 'GW_ERR_TRANSPORT_BAD_BODY') },
+    { name: 'array body', integration: 'fixture-echo', body: [1, 2], status: 400 },
+    { name: 'args not an object', integration: 'fixture-echo', body: { tool: 'echo_args', args: 'x' }, status: 400 },
+    { name: 'tool of another integration', integration: 'fixture-echo', body: { tool: 'http_get', args: {} }, status: 404, check: (j) => assert.equal(j.error, 'Tool not found') },
+    { name: 'unknown integration', integration: 'nope', body: { tool: 'x' }, status: 404, check: (j) => assert.equal(j.code, 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND') },
+    { name: 'not connected', integration: 'fixture-http', body: { tool: 'http_get' }, status: 409, check: (j) => assert.equal(j.error, 'NOT_CONNECTED') },
+    { name: 'handler failure', integration: 'fixture-echo', body: { tool: 'echo_fail', args: { message: 'upstream broke' } }, status: 502, check: (j) => assert.equal(j.error, 'upstream broke') },
+    { name: 'empty batch', integration: 'fixture-echo', body: { executions: [] }, status: 400 },
+    { name: 'malformed batch item', integration: 'fixture-echo', body: { executions: [{ args: {} }] }, status: 400 },
+  ];
+  for (const c of cases) {
+    it(`${c.name} → ${c.status}`, async () => {
+      const r = await gw.rest(c.integration, c.body);
+      assert.equal(r.status, c.status, JSON.stringify(r.json));
+      c.check?.(r.json);
+    });
+  }
+
+  it('a batch is always 200, index-aligned, with foreign tools not found', async () => {
+    const r = await gw.rest('fixture-echo', { executions: [{ tool: 'echo_args', args: { text: 'x' } }, { tool: 'http_get' }, { tool: 'echo_fail', args: { message: 'm' } }] });
+    assert.equal(r.status, 200);
+    assert.equal(r.json.results[0].result.text, 'x');
+    assert.equal(r.json.results[1].error, 'Tool not found');
+    assert.equal(r.json.results[2].error, 'm');
+  });
+
+  it('has no result cap', async () => {
+    const r = await gw.rest('fixture-echo', { tool: 'echo_big', args: { chars: 200_000 } });
+    assert.equal(r.status, 200);
+    assert.ok(JSON.stringify(r.json).length > 200_000);
+  });
+
+  it('401 without a key, with a bad key, and with a revoked key', async () => {
+    const none = await fetch(`${gw.url}/rest/fixture-echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(none.status, 401);
+    assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer/);
+    assert.equal((await gw.rest('fixture-echo', { tool: 'echo_args' }, 'wb_not-a-key')).status, 401);
+    const other = await gw.createUser('revoked@example.com');
+    const keys = await gw.gateway.users.listApiKeys(other.user.id);
+    await gw.gateway.users.revokeApiKey(other.user.id, keys[0]?.id ?? '');
+    assert.equal((await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'a' } }, other.apiKey)).status, 401);
+  });
+
+  it('415 for a non-JSON body, 400 for broken JSON, {} for an empty body', async () => {
+    const headers = { authorization: `Bearer ${gw.apiKey}` };
+    const text = await fetch(`${gw.url}/rest/fixture-echo`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: 'hello' });
+    assert.equal(text.status, 415);
+    assert.equal((await text.json()).code, 'GW_ERR_TRANSPORT_UNSUPPORTED_MEDIA');
+    const broken = await fetch(`${gw.url}/rest/fixture-echo`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"tool":' });
+    assert.equal(broken.status, 400);
+    assert.equal((await broken.json()).code, 'GW_ERR_TRANSPORT_BAD_BODY');
+    const empty = await fetch(`${gw.url}/rest/fixture-echo`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '' });
+    assert.equal(empty.status, 400);
+    assert.match((await empty.json()).error, /Missing "tool"/);
+  });
+
+  it('GET /rest and GET /rest/:integration describe what the caller can use', async () => {
+    const headers = { authorization: `Bearer ${gw.apiKey}` };
+    const list = await (await fetch(`${gw.url}/rest`, { headers })).json();
+    const names = list.integrations.map((i: any) => i.name).sort();
+    assert.deepEqual(names, ['fixture-echo', 'fixture-http']);
+    assert.equal(list.integrations.find((i: any) => i.name === 'fixture-echo').connected, true);
+    const one = await (await fetch(`${gw.url}/rest/fixture-echo`, { headers })).json();
+    assert.equal(one.tools.length, 4);
+    assert.equal(one.tools[0].inputSchema.type, 'object');
+    assert.equal((await fetch(`${gw.url}/rest/nope`, { headers })).status, 404);
+  });
+
+  it('serves health, readiness and bounded route labels', async () => {
+    assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
+    const ready = await fetch(`${gw.url}/readyz`);
+    assert.equal(ready.status, 200);
+    await fetch(`${gw.url}/random/${Date.now()}`);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    assert.match(metrics, /route="unmatched"/);
+    assert.doesNotMatch(metrics, /route="\/random/);
+  });
+
+  it('refuses a foreign Host or Origin on a loopback bind', async () => {
+    const res = await fetch(`${gw.url}/rest`, { headers: { authorization: `Bearer ${gw.apiKey}`, origin: 'https://evil.example' } });
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).code, 'GW_ERR_TRANSPORT_HOST_NOT_ALLOWED');
+  });
+});
