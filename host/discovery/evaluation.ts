@@ -1,0 +1,116 @@
+/**
+ * @module host/discovery/evaluation
+ * The search evaluation: the real catalog read from `plugins/<name>/manifest.json` (JSON data,
+ * never plugin code), the labelled queries of `test/discovery/queries-*.json`, and recall@k (a
+ * query hits when any of its expected tools is in the top k). Used by the evaluation test,
+ * `scripts/eval-search.mjs` and `bench/search.ts`.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CatalogTool } from './catalog-tool.js';
+import type { SearchIndex } from './search-index.js';
+
+export interface LabelledQuery {
+  /** the file it came from, e.g. "queries-github.json" */
+  file: string;
+  query: string;
+  /** any of these in the top k is a hit */
+  expected: string[];
+}
+
+export interface QueryOutcome extends LabelledQuery {
+  /** 1-based rank of the first expected tool, or undefined when it is not in the top `depth` */
+  rank: number | undefined;
+  top: { name: string; score: number }[];
+}
+
+export interface EvaluationReport {
+  queries: number;
+  recallAt1: number;
+  recallAt5: number;
+  /** mean reciprocal rank over the top `depth` */
+  mrr: number;
+  /** queries whose expected tools are all missing from the catalog (not counted) */
+  skipped: LabelledQuery[];
+  outcomes: QueryOutcome[];
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Every tool of every `plugins/<dir>/manifest.json` under `root`; folders without one are skipped. */
+export function loadCatalogFromManifests(root: string): CatalogTool[] {
+  const dir = join(root, 'plugins');
+  if (!existsSync(dir)) return [];
+  const out: CatalogTool[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const file = join(dir, name, 'manifest.json');
+    if (!existsSync(file)) continue;
+    const m: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (!isRecord(m) || !Array.isArray(m['tools'])) continue;
+    const integration = typeof m['name'] === 'string' ? m['name'] : name;
+    const displayName = typeof m['displayName'] === 'string' ? m['displayName'] : integration;
+    for (const t of m['tools']) {
+      if (!isRecord(t) || typeof t['name'] !== 'string') continue;
+      out.push({
+        name: t['name'],
+        integration,
+        integrationDisplayName: displayName,
+        description: typeof t['description'] === 'string' ? t['description'] : '',
+        inputSchema: isRecord(t['inputSchema']) ? t['inputSchema'] : { type: 'object' },
+        annotations: isRecord(t['annotations']) ? t['annotations'] : undefined,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Every query of every `queries-*.json` in `dir`: a JSON array of `{"query": "…", "expected":
+ * ["tool_name", …]}` (a single string is accepted for `expected`).
+ */
+export function loadLabelledQueries(dir: string): LabelledQuery[] {
+  if (!existsSync(dir)) return [];
+  const out: LabelledQuery[] = [];
+  for (const file of readdirSync(dir).filter((f) => /^queries-.*\.json$/.test(f)).sort()) {
+    const data: unknown = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    const list = Array.isArray(data) ? data : isRecord(data) && Array.isArray(data['queries']) ? data['queries'] : [];
+    for (const q of list) {
+      if (!isRecord(q) || typeof q['query'] !== 'string') continue;
+      const e = q['expected'];
+      const expected = typeof e === 'string' ? [e] : Array.isArray(e) ? e.filter((x): x is string => typeof x === 'string') : [];
+      if (expected.length > 0) out.push({ file, query: q['query'], expected });
+    }
+  }
+  return out;
+}
+
+/** Runs every query against `index` and computes recall@1, recall@5 and MRR over the top `depth`. */
+export function evaluateSearch(
+  index: SearchIndex,
+  queries: readonly LabelledQuery[],
+  known: ReadonlySet<string>,
+  depth = 10,
+): EvaluationReport {
+  const skipped: LabelledQuery[] = [];
+  const outcomes: QueryOutcome[] = [];
+  for (const q of queries) {
+    if (!q.expected.some((name) => known.has(name))) {
+      skipped.push(q);
+      continue;
+    }
+    const hits = index.search(q.query, { limit: depth });
+    const position = hits.findIndex((h) => q.expected.includes(h.entry.name));
+    outcomes.push({
+      ...q,
+      rank: position >= 0 ? position + 1 : undefined,
+      top: hits.slice(0, 5).map((h) => ({ name: h.entry.name, score: h.score })),
+    });
+  }
+  const n = outcomes.length;
+  const within = (k: number): number => outcomes.filter((o) => o.rank !== undefined && o.rank <= k).length;
+  const ratio = (x: number): number => (n > 0 ? Math.round((x / n) * 1000) / 1000 : 0);
+  const rr = outcomes.reduce((sum, o) => sum + (o.rank ? 1 / o.rank : 0), 0);
+  return { queries: n, recallAt1: ratio(within(1)), recallAt5: ratio(within(5)), mrr: ratio(rr), skipped, outcomes };
+}

@@ -1,0 +1,128 @@
+/**
+ * @module host/discovery/index-build
+ * Builds the inverted index behind tool search: per field term frequencies combined BM25F-style
+ * (name 3, integration 2, description 1, parameters 0.4, each length-normalised), saturated once,
+ * multiplied by the term's idf and stored as one precomputed score per (term, tool). A search is
+ * then only posting-list look-ups.
+ */
+import { analyze, bigramsOf, type TermOccurrence } from './analyze.js';
+import { synonymVocabulary } from './synonyms.js';
+import { Vocabulary } from './vocabulary.js';
+
+/** One tool as search sees it. */
+export interface SearchEntry {
+  name: string;
+  integration: string;
+  integrationDisplayName: string;
+  description: string;
+  /** property names of the input schema, and their descriptions */
+  parameters: string[];
+}
+
+export const K1 = 1.2;
+const FIELDS = [
+  { key: 'name', weight: 3, b: 0.3 },
+  { key: 'integration', weight: 2, b: 0 },
+  { key: 'description', weight: 1, b: 0.75 },
+  { key: 'parameters', weight: 0.4, b: 0.75 },
+] as const;
+/** The saturated score of a term seen once in a name of average length: the best a term can do. */
+export const NAME_SATURATION = (FIELDS[0].weight * (K1 + 1)) / (K1 + FIELDS[0].weight);
+
+export interface Posting {
+  doc: number;
+  /** idf × saturated field-weighted frequency */
+  score: number;
+}
+
+export interface DocData {
+  entry: SearchEntry;
+  /** distinct name terms without the leading integration words ("github_create_issue" → creat, issu) */
+  nameTerms: string[];
+  nameBigrams: Set<string>;
+  descriptionBigrams: Set<string>;
+}
+
+export interface IndexData {
+  docs: DocData[];
+  postings: Map<string, Posting[]>;
+  idf: Map<string, number>;
+  vocabulary: Vocabulary;
+}
+
+function termCounts(occ: readonly TermOccurrence[], unique: boolean): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const o of occ) m.set(o.term, unique ? 1 : (m.get(o.term) ?? 0) + 1);
+  return m;
+}
+
+/** Drops leading name words that only repeat the integration ("jira" in "jira_create_issue"). */
+function stripIntegrationPrefix(name: TermOccurrence[], integrationTerms: ReadonlySet<string>): TermOccurrence[] {
+  let i = 0;
+  while (i < name.length - 1 && integrationTerms.has(name[i]?.term ?? '')) i++;
+  return name.slice(i);
+}
+
+/** Analyses and indexes `entries`; the order of `entries` is the document number. */
+export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
+  const raws = new Map<string, string>();
+  const perDoc: { fields: Map<string, number>[]; lengths: number[] }[] = [];
+  const docs: DocData[] = [];
+  const totals = FIELDS.map(() => 0);
+
+  for (const entry of entries) {
+    const integrationOcc = analyze(`${entry.integration} ${entry.integrationDisplayName}`, 'index');
+    const integrationTerms = new Set(integrationOcc.map((o) => o.term));
+    const nameOcc = stripIntegrationPrefix(analyze(entry.name, 'index'), integrationTerms);
+    const descriptionOcc = analyze(entry.description, 'index');
+    const parameterOcc = analyze(entry.parameters.join(' \n '), 'index');
+    const all = [nameOcc, integrationOcc, descriptionOcc, parameterOcc];
+    for (const occ of all) for (const o of occ) if (!o.raw.includes(' ')) raws.set(o.raw, o.term);
+    const fields = all.map((occ, f) => termCounts(occ, FIELDS[f]?.key === 'integration'));
+    const lengths = fields.map((m) => [...m.values()].reduce((a, b) => a + b, 0));
+    lengths.forEach((l, f) => (totals[f] = (totals[f] ?? 0) + l));
+    perDoc.push({ fields, lengths });
+    docs.push({
+      entry,
+      nameTerms: [...new Set(nameOcc.map((o) => o.term))],
+      nameBigrams: bigramsOf(nameOcc),
+      descriptionBigrams: bigramsOf(descriptionOcc),
+    });
+  }
+
+  const n = entries.length;
+  const averages = totals.map((t) => (n > 0 ? t / n : 0));
+  const df = new Map<string, number>();
+  const weighted: Map<string, number>[] = perDoc.map(({ fields, lengths }) => {
+    const tf = new Map<string, number>();
+    fields.forEach((counts, f) => {
+      const spec = FIELDS[f];
+      if (!spec) return;
+      const avg = averages[f] || 1;
+      const norm = 1 - spec.b + (spec.b * (lengths[f] ?? 0)) / avg;
+      for (const [term, c] of counts) tf.set(term, (tf.get(term) ?? 0) + (spec.weight * c) / norm);
+    });
+    for (const term of tf.keys()) df.set(term, (df.get(term) ?? 0) + 1);
+    return tf;
+  });
+
+  const idf = new Map<string, number>();
+  for (const [term, d] of df) idf.set(term, Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+  const postings = new Map<string, Posting[]>();
+  weighted.forEach((tf, doc) => {
+    for (const [term, x] of tf) {
+      const score = (idf.get(term) ?? 0) * ((x * (K1 + 1)) / (K1 + x));
+      const list = postings.get(term);
+      if (list) list.push({ doc, score });
+      else postings.set(term, [{ doc, score }]);
+    }
+  });
+
+  const terms = new Set(postings.keys());
+  const bridges = new Set<string>();
+  for (const [word, s] of synonymVocabulary()) {
+    if (!raws.has(word)) raws.set(word, s);
+    bridges.add(s);
+  }
+  return { docs, postings, idf, vocabulary: new Vocabulary(terms, raws, bridges) };
+}

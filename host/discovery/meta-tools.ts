@@ -1,0 +1,181 @@
+/**
+ * @module host/discovery/meta-tools
+ * The discovery meta-tools: `search_tools` (ranked, policy-filtered, with the caller's connection
+ * state) and `get_tool_schema` (the validated manifest's JSON Schema, or "Tool not found" with
+ * suggestions). A tool the caller may not run is never shown, and asking for its schema looks
+ * exactly like asking for a tool that does not exist.
+ */
+import * as z from 'zod';
+import type { User } from '../storage/users.js';
+import type { MetaTool, MetaToolResult } from '../meta-tools/types.js';
+import type { CatalogTool } from './catalog-tool.js';
+import { createCatalogView, suggestToolNames, summariseIntegrations } from './catalog-view.js';
+import { DEFAULT_LIMIT, isIntegrationNamed, MAX_LIMIT } from './search-index.js';
+
+export type { CatalogTool } from './catalog-tool.js';
+
+export interface DiscoveryDeps {
+  /** every registered tool; return the same array until the catalog changes */
+  catalog(): readonly CatalogTool[];
+  /** the policy that gates execution: may this user run this tool? */
+  isAllowed(user: User, tool: CatalogTool): boolean;
+  /** does this user have a usable connection to the integration (always true for auth "none")? */
+  isConnected(user: User, integration: string): Promise<boolean>;
+}
+
+/** Stable code of the "Tool not found" answer of get_tool_schema. */
+export const DISCOVERY_TOOL_NOT_FOUND = 'GW_ERR_DISCOVERY_TOOL_NOT_FOUND';
+export const DESCRIPTION_MAX_CHARS = 300;
+
+const WORKFLOW =
+  'Workflow: 1) search_tools with what you want to do → 2) get_tool_schema for the tool you pick → ' +
+  '3) execute_tools with arguments matching that schema → 4) if an execution returns NOT_CONNECTED, call ' +
+  'connect with its integration, let the user finish, then run it again.';
+
+export const SEARCH_TOOLS_DESCRIPTION =
+  'Find the right tool among every connected integration (GitHub, Slack, Jira, New Relic, …). ' +
+  'Describe the task in plain words — a verb and an object works best: "create a pull request", ' +
+  '"post a message to a channel", "open incidents", "move ticket to done". Typos, plurals and synonyms ' +
+  '(pr/pull request, ticket/issue, msg/message) are understood. Returns up to `limit` tools (default 10, ' +
+  'max 50), best first, each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
+  'that integration before it can run). Pass `integration` to search one integration only. Only tools you ' +
+  `are allowed to run are listed. ${WORKFLOW}`;
+
+export const GET_TOOL_SCHEMA_DESCRIPTION =
+  'Get the exact input JSON Schema of one tool (argument names, types, required fields, defaults, ' +
+  'allowed values and descriptions) so that you can call it with execute_tools. Pass the exact name ' +
+  'returned by search_tools, e.g. "github_create_issue". An unknown name returns "Tool not found" with ' +
+  `the closest tool names as suggestions. ${WORKFLOW}`;
+
+const searchInput = z.object({
+  query: z.string().min(1).max(500).describe('What you want to do, in plain words, e.g. "list open pull requests"'),
+  integration: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Only tools of this integration, e.g. "github" or "slack"'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIMIT)
+    .default(DEFAULT_LIMIT)
+    .describe(`How many tools to return (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`),
+});
+
+const schemaInput = z.object({
+  tool: z.string().min(1).max(200).describe('The exact tool name, as returned by search_tools'),
+});
+
+/** Shortens a description to about `max` characters, at a sentence or word boundary. */
+export function trimDescription(text: string, max = DESCRIPTION_MAX_CHARS): string {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  if (clean.length <= max) return clean;
+  const head = clean.slice(0, max);
+  const sentence = Math.max(head.lastIndexOf('. '), head.lastIndexOf('; '));
+  if (sentence >= max / 2) return head.slice(0, sentence + 1);
+  const space = head.lastIndexOf(' ');
+  return `${(space > max / 2 ? head.slice(0, space) : head).replace(/[,;:.\s]+$/, '')}…`;
+}
+
+function toolNotFound(tool: string, suggestions: string[]): MetaToolResult {
+  return {
+    json: {
+      error: 'Tool not found',
+      code: DISCOVERY_TOOL_NOT_FOUND,
+      tool,
+      suggestions,
+      hint: suggestions.length
+        ? `No tool is named "${tool}". Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?`
+        : `No tool is named "${tool}". Use search_tools to find one.`,
+    },
+    isError: true,
+  };
+}
+
+/** The discovery meta-tools, in tools/list order. */
+export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
+  const view = createCatalogView(() => deps.catalog());
+
+  const searchTools: MetaTool<typeof searchInput> = {
+    name: 'search_tools',
+    order: 10,
+    title: 'Search tools',
+    description: SEARCH_TOOLS_DESCRIPTION,
+    inputSchema: searchInput,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    async handler(ctx, args) {
+      const snapshot = view();
+      const allowed = (t: CatalogTool): boolean => deps.isAllowed(ctx.user, t);
+      const filter = (e: { name: string }): boolean => {
+        const t = snapshot.byName.get(e.name);
+        return t !== undefined && allowed(t);
+      };
+      const hits = snapshot.index.search(args.query, {
+        ...(args.integration !== undefined ? { integration: args.integration } : {}),
+        limit: args.limit,
+        filter,
+      });
+      const connection = new Map<string, Promise<boolean>>();
+      const connected = (integration: string): Promise<boolean> => {
+        let p = connection.get(integration);
+        if (!p) {
+          p = deps.isConnected(ctx.user, integration).catch(() => false);
+          connection.set(integration, p);
+        }
+        return p;
+      };
+      const tools = await Promise.all(
+        hits.map(async (h) => ({
+          name: h.entry.name,
+          integration: h.entry.integration,
+          description: trimDescription(h.entry.description),
+          score: h.score,
+          connected: await connected(h.entry.integration),
+        })),
+      );
+      if (tools.length > 0) return { json: { tools } };
+      const integrations = summariseIntegrations(snapshot.tools, allowed);
+      const known = integrations.map((i) => `${i.name} (${i.displayName}, ${i.tools} tools)`).join(', ');
+      const unknownIntegration =
+        args.integration !== undefined &&
+        !integrations.some((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, args.integration ?? ''));
+      const hint = unknownIntegration
+        ? `No integration "${args.integration}" is available to you. Integrations you can use: ${known || 'none'}.`
+        : integrations.length === 0
+          ? 'No tools are available to you: ask an administrator which integrations your tenant may use.'
+          : `No tool matched "${args.query}"${args.integration ? ` in ${args.integration}` : ''}. Try other words ` +
+            `(a verb and an object, e.g. "create issue" or "send message")${args.integration ? ' or drop the integration filter' : ''}. ` +
+            `Integrations you can use: ${known}.`;
+      return { json: { tools: [], hint, integrations } };
+    },
+  };
+
+  const getToolSchema: MetaTool<typeof schemaInput> = {
+    name: 'get_tool_schema',
+    order: 20,
+    title: 'Get tool schema',
+    description: GET_TOOL_SCHEMA_DESCRIPTION,
+    inputSchema: schemaInput,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    async handler(ctx, args) {
+      const snapshot = view();
+      const allowed = (t: CatalogTool): boolean => deps.isAllowed(ctx.user, t);
+      const wanted = args.tool.trim();
+      const tool = snapshot.byName.get(wanted) ?? snapshot.byName.get(wanted.toLowerCase());
+      if (!tool || !allowed(tool)) return toolNotFound(args.tool, suggestToolNames(snapshot, wanted, allowed));
+      return {
+        json: {
+          name: tool.name,
+          integration: tool.integration,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          annotations: tool.annotations ?? {},
+        },
+      };
+    },
+  };
+
+  return [searchTools, getToolSchema];
+}

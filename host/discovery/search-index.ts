@@ -1,0 +1,202 @@
+/**
+ * @module host/discovery/search-index
+ * Ranked tool search, pure and dependency-free. A query is analysed like the catalog, each word
+ * widened to its synonyms, typo corrections and prefixes (each with a weight below 1), and tools
+ * are scored with BM25F, multiplied by how much of the query they cover (squared), how much of
+ * their name the query covers, and adjacent-word (bigram) matches. Scores are normalised to 0..1
+ * against what a perfect name match would score; ties go to the alphabetically first name.
+ */
+import { analyze, type TermOccurrence } from './analyze.js';
+import { buildIndexData, NAME_SATURATION, type IndexData, type SearchEntry } from './index-build.js';
+import { stem } from './stem.js';
+import { synonymsOf } from './synonyms.js';
+import { tokenize } from './tokenize.js';
+
+export type { SearchEntry } from './index-build.js';
+
+export interface SearchOptions {
+  /** only tools of this integration (its name or display name, case-insensitive) */
+  integration?: string;
+  /** how many results (default 10, at most 50) */
+  limit?: number;
+  /** only entries for which this returns true (e.g. the caller's policy) */
+  filter?: (entry: SearchEntry) => boolean;
+}
+
+export interface SearchHit {
+  entry: SearchEntry;
+  /** relevance in 0..1, rounded to 3 decimals */
+  score: number;
+}
+
+export interface SearchIndex {
+  /** number of indexed entries */
+  readonly size: number;
+  search(query: string, opts?: SearchOptions): SearchHit[];
+}
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 50;
+/** Bonus per unit of name coverage, and for a query bigram found in a name / a description. */
+const NAME_COVERAGE_BONUS = 0.3;
+const NAME_BIGRAM_BONUS = 0.25;
+const DESCRIPTION_BIGRAM_BONUS = 0.1;
+/** Alternatives below this weight do not take part in bigrams. */
+const BIGRAM_MIN_WEIGHT = 0.6;
+
+interface Unit {
+  occurrence: TermOccurrence;
+  /** catalog term → weight (1 for the word itself) */
+  alternatives: Map<string, number>;
+}
+
+/** The query's terms, each with every catalog term it may stand for. */
+function expandQuery(query: string, data: IndexData): Unit[] {
+  let occ = analyze(query, 'query');
+  if (occ.length === 0) {
+    // a query made only of stop words ("who are you") is taken literally
+    occ = tokenize(query).map((raw, i) => ({ term: stem(raw), raw, start: i, end: i }));
+  }
+  const seen = new Set<string>();
+  const units: Unit[] = [];
+  const vocab = data.vocabulary;
+  for (const o of occ) {
+    if (seen.has(o.term)) continue;
+    seen.add(o.term);
+    const alternatives = new Map<string, number>();
+    const put = (t: string, w: number): void => {
+      if (vocab.has(t) && (alternatives.get(t) ?? 0) < w) alternatives.set(t, w);
+    };
+    const widen = (t: string, w: number): void => {
+      put(t, w);
+      for (const [s, sw] of synonymsOf(t)) put(s, w * sw);
+    };
+    widen(o.term, 1);
+    if (!vocab.has(o.term) && !o.raw.includes(' ')) {
+      for (const [t, w] of vocab.near(o.raw, o.term)) widen(t, w);
+    }
+    units.push({ occurrence: o, alternatives });
+  }
+  return units;
+}
+
+/**
+ * Whether `entry` belongs to the integration the caller named: its name or display name
+ * (case and punctuation ignored), or one dash-separated part of its name ("jira").
+ */
+export function isIntegrationNamed(entry: Pick<SearchEntry, 'integration' | 'integrationDisplayName'>, wanted: string): boolean {
+  const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  const w = norm(wanted);
+  return (
+    norm(entry.integration) === w ||
+    norm(entry.integrationDisplayName) === w ||
+    entry.integration.toLowerCase().split('-').includes(w)
+  );
+}
+
+function integrationMatcher(wanted: string | undefined): ((e: SearchEntry) => boolean) | undefined {
+  if (wanted === undefined || wanted.trim() === '') return undefined;
+  return (e) => isIntegrationNamed(e, wanted);
+}
+
+function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
+  return Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)));
+}
+
+/** Adjacent query units, as "a b" keys with the product of their weights. */
+function queryBigrams(units: readonly Unit[]): { key: string; weight: number }[] {
+  const out: { key: string; weight: number }[] = [];
+  for (let i = 0; i + 1 < units.length; i++) {
+    const a = units[i];
+    const b = units[i + 1];
+    if (!a || !b || a.occurrence.end + 1 !== b.occurrence.start) continue;
+    for (const [ta, wa] of a.alternatives) {
+      if (wa < BIGRAM_MIN_WEIGHT) continue;
+      for (const [tb, wb] of b.alternatives) {
+        if (wb >= BIGRAM_MIN_WEIGHT) out.push({ key: `${ta} ${tb}`, weight: wa * wb });
+      }
+    }
+  }
+  return out;
+}
+
+function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[] {
+  const n = data.docs.length;
+  const units = expandQuery(query, data);
+  const raw = new Float64Array(n);
+  const covered = new Float64Array(n);
+  let ideal = 0;
+  let effective = 0;
+  /** catalog term → best weight any unit gives it (for name coverage) */
+  const wanted = new Map<string, number>();
+  for (const unit of units) {
+    if (unit.alternatives.size === 0) continue;
+    effective++;
+    const best = new Float64Array(n);
+    const weight = new Float64Array(n);
+    let unitIdeal = 0;
+    for (const [term, w] of unit.alternatives) {
+      unitIdeal = Math.max(unitIdeal, w * (data.idf.get(term) ?? 0));
+      if ((wanted.get(term) ?? 0) < w) wanted.set(term, w);
+      for (const p of data.postings.get(term) ?? []) {
+        const s = w * p.score;
+        if (s > (best[p.doc] ?? 0)) best[p.doc] = s;
+        if (w > (weight[p.doc] ?? 0)) weight[p.doc] = w;
+      }
+    }
+    ideal += unitIdeal * NAME_SATURATION;
+    for (let d = 0; d < n; d++) {
+      raw[d] = (raw[d] ?? 0) + (best[d] ?? 0);
+      covered[d] = (covered[d] ?? 0) + (weight[d] ?? 0);
+    }
+  }
+  if (effective === 0) return [];
+  const bigrams = queryBigrams(units);
+  const matchesIntegration = integrationMatcher(opts.integration);
+  const scored: { doc: number; final: number }[] = [];
+  for (let d = 0; d < n; d++) {
+    const r = raw[d] ?? 0;
+    const doc = data.docs[d];
+    if (r <= 0 || !doc) continue;
+    if (matchesIntegration && !matchesIntegration(doc.entry)) continue;
+    if (opts.filter && !opts.filter(doc.entry)) continue;
+    const coverage = (covered[d] ?? 0) / effective;
+    let nameCoverage = 0;
+    for (const t of doc.nameTerms) nameCoverage += wanted.get(t) ?? 0;
+    nameCoverage = doc.nameTerms.length > 0 ? nameCoverage / doc.nameTerms.length : 0;
+    let bigram = 0;
+    for (const { key, weight } of bigrams) {
+      if (doc.nameBigrams.has(key)) bigram += NAME_BIGRAM_BONUS * weight;
+      else if (doc.descriptionBigrams.has(key)) bigram += DESCRIPTION_BIGRAM_BONUS * weight;
+    }
+    const final = r * coverage * coverage * (1 + NAME_COVERAGE_BONUS * nameCoverage) * (1 + Math.min(bigram, 0.5));
+    scored.push({ doc: d, final });
+  }
+  scored.sort((a, b) => {
+    const diff = b.final - a.final;
+    if (Math.abs(diff) > 1e-12) return diff;
+    const na = data.docs[a.doc]?.entry.name ?? '';
+    const nb = data.docs[b.doc]?.entry.name ?? '';
+    return na < nb ? -1 : na > nb ? 1 : 0;
+  });
+  const norm = ideal * (1 + NAME_COVERAGE_BONUS);
+  return scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
+    const entry = data.docs[doc]?.entry;
+    if (!entry) return [];
+    const score = norm > 0 ? Math.min(1, final / norm) : 0;
+    return [{ entry, score: Math.round(score * 1000) / 1000 }];
+  });
+}
+
+/**
+ * Indexes `entries` for ranked search. The index is immutable: build a new one when the catalog
+ * changes (building ~200 tools takes a few milliseconds).
+ */
+export function createSearchIndex(entries: readonly SearchEntry[]): SearchIndex {
+  const data = buildIndexData(entries);
+  return {
+    size: data.docs.length,
+    search: (query, opts = {}) => search(data, query, opts),
+  };
+}
