@@ -1,0 +1,92 @@
+/**
+ * @module host/portal/sessions
+ * Portal sign-in sessions: a random 256-bit id in an httpOnly cookie, stored only as its SHA-256
+ * hash, with a per-session CSRF token, a fixed lifetime and server-side revocation (sign out, sign
+ * out everywhere). Unlike the seed's 24 h bearer JWT in localStorage, a revoked session is dead at
+ * once and script on the page can never read it.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../storage/db.js';
+import { hashSecret } from '../storage/users.js';
+
+export interface PortalSession {
+  idHash: string;
+  userId: string;
+  csrf: string;
+  expiresAt: number;
+}
+
+export const SESSION_TTL_MS = 12 * 3_600_000;
+
+export function randomId(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** Constant-time comparison of two tokens (false for different lengths). */
+export function sameToken(a: string | undefined, b: string | undefined): boolean {
+  if (typeof a !== 'string' || typeof b !== 'string' || a.length === 0) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export class PortalSessions {
+  readonly #db: Db;
+  readonly #now: () => number;
+  readonly ttlMs: number;
+  constructor(db: Db, now: () => number = Date.now, ttlMs = SESSION_TTL_MS) {
+    this.#db = db;
+    this.#now = now;
+    this.ttlMs = ttlMs;
+  }
+
+  /** Starts a session; the returned id goes into the cookie and is never stored. */
+  async create(userId: string): Promise<{ id: string; session: PortalSession }> {
+    const id = randomId();
+    const now = this.#now();
+    const session: PortalSession = { idHash: hashSecret(id), userId, csrf: randomId(), expiresAt: now + this.ttlMs };
+    await this.#db.run('INSERT INTO portal_sessions (id_hash, user_id, csrf, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL)', [
+      session.idHash,
+      userId,
+      session.csrf,
+      now,
+      session.expiresAt,
+    ]);
+    return { id, session };
+  }
+
+  async resolve(id: string | undefined): Promise<PortalSession | undefined> {
+    if (!id || !/^[A-Za-z0-9_-]{20,100}$/.test(id)) return undefined;
+    const r = await this.#db.get<{ id_hash: string; user_id: string; csrf: string; expires_at: number }>(
+      'SELECT id_hash, user_id, csrf, expires_at FROM portal_sessions WHERE id_hash = ? AND revoked_at IS NULL AND expires_at > ?',
+      [hashSecret(id), this.#now()],
+    );
+    return r && { idHash: r.id_hash, userId: r.user_id, csrf: r.csrf, expiresAt: Number(r.expires_at) };
+  }
+
+  async revoke(idHash: string): Promise<void> {
+    await this.#db.run('UPDATE portal_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL', [this.#now(), idHash]);
+  }
+
+  /** Ends every session of a user (optionally keeping one); resolves how many were ended. */
+  async revokeAll(userId: string, keepIdHash?: string): Promise<number> {
+    const { changes } = await this.#db.run('UPDATE portal_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND id_hash <> ?', [
+      this.#now(),
+      userId,
+      keepIdHash ?? '',
+    ]);
+    return changes;
+  }
+
+  async countActive(userId: string): Promise<number> {
+    const r = await this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM portal_sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?', [userId, this.#now()]);
+    return Number(r?.n ?? 0);
+  }
+
+  /** Deletes sessions that expired or were revoked more than a day ago. */
+  async sweep(): Promise<number> {
+    const cutoff = this.#now() - 86_400_000;
+    const { changes } = await this.#db.run('DELETE FROM portal_sessions WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)', [cutoff, cutoff]);
+    return changes;
+  }
+}
