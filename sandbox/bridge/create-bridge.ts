@@ -1,0 +1,133 @@
+/**
+ * @module sandbox/bridge/create-bridge
+ * The host side of `ctx.http`. The sandbox hands a plain `BridgeRequest`; the bridge runs it
+ * through these steps, outermost first, and always answers with a `BridgeResult` (never throws):
+ *
+ *   redact-credentials → request-budget → validate-request → timeout → follow-redirects
+ *     → egress-policy → inject-credential → map-upstream → cap-response-size → transport
+ *
+ * The credential is loaded in this process only, so it never enters the sandbox process.
+ */
+import type { BridgeRequest, BridgeResult, EgressPolicy } from '../protocol.js';
+import { parseCidrs } from './address-policy.js';
+import { isBridgeError } from './bridge-error.js';
+import { compose } from './compose.js';
+import { capResponseSize } from './interceptors/cap-response-size.js';
+import { egressPolicy } from './interceptors/egress-policy.js';
+import { followRedirects } from './interceptors/follow-redirects.js';
+import { injectCredential } from './interceptors/inject-credential.js';
+import { mapUpstream } from './interceptors/map-upstream.js';
+import { redactCredentials } from './interceptors/redact-credentials.js';
+import { requestBudget } from './interceptors/request-budget.js';
+import { timeout } from './interceptors/timeout.js';
+import { validateRequest } from './interceptors/validate-request.js';
+import { normaliseUrl } from './normalise-url.js';
+import type { Resolver } from './safe-lookup.js';
+import { createTransport } from './transport.js';
+import type { CallContext, CallScope, CompiledEgressPolicy, Credential, OutboundRequest } from './types.js';
+
+export interface BridgeOptions {
+  /** DNS resolver with `dns.lookup(host, {all:true}, cb)` semantics (default: the system's) */
+  resolver?: Resolver;
+  /** extra trusted CA certificates (PEM) for upstreams behind a private CA */
+  ca?: string | string[];
+  /** TCP/TLS connect timeout, ms (default 10000, capped by requestTimeoutMs) */
+  connectTimeoutMs?: number;
+}
+
+export interface Bridge {
+  /** Runs one ctx.http request for the call described by `scope`. Never rejects. */
+  dispatch(req: BridgeRequest, scope: CallScope): Promise<BridgeResult>;
+  /** Closes the HTTP agents (in-flight requests fail). */
+  close(): Promise<void>;
+}
+
+export function compileEgressPolicy(egress: EgressPolicy): CompiledEgressPolicy {
+  const upstreamMap = new Map<string, URL>();
+  for (const [from, to] of Object.entries(egress.upstreams)) upstreamMap.set(new URL(from).origin, new URL(new URL(to).origin));
+  return {
+    ...egress,
+    upstreamMap,
+    denyHostSet: new Set(egress.denyHosts.map((h) => h.toLowerCase().replace(/\.+$/, ''))),
+    allowedCidrs: parseCidrs(egress.allowPrivateCidrs),
+  };
+}
+
+function createCallContext(scope: CallScope, policy: CompiledEgressPolicy): CallContext {
+  const secrets: string[] = [];
+  let loading: Promise<Credential | undefined> | undefined;
+  return {
+    scope,
+    policy,
+    credential() {
+      loading ??= scope.getCredential().then((c) => {
+        if (c) for (const v of Object.values(c.values)) if (typeof v === 'string') secrets.push(v);
+        return c;
+      });
+      return loading;
+    },
+    loadedSecrets: () => secrets,
+    addSecret(value) {
+      if (!secrets.includes(value)) secrets.push(value);
+    },
+  };
+}
+
+export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}): Bridge {
+  const policy = compileEgressPolicy(egress);
+  const transport = createTransport({
+    allowedCidrs: policy.allowedCidrs,
+    resolver: options.resolver,
+    ca: options.ca,
+    connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 10_000, policy.requestTimeoutMs),
+    requestTimeoutMs: policy.requestTimeoutMs,
+  });
+  const run = compose(
+    redactCredentials(),
+    requestBudget(),
+    validateRequest(),
+    timeout(),
+    followRedirects(),
+    egressPolicy(),
+    injectCredential(),
+    mapUpstream(),
+    capResponseSize(),
+  )(transport.send);
+  const calls = new WeakMap<CallScope, CallContext>();
+
+  return {
+    async dispatch(raw, scope) {
+      let call = calls.get(scope);
+      if (!call) calls.set(scope, (call = createCallContext(scope, policy)));
+      try {
+        if (typeof raw?.url !== 'string' || typeof raw.method !== 'string' || typeof raw.headers !== 'object' || raw.headers === null) {
+          return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } };
+        }
+        if (raw.body !== undefined && typeof raw.body !== 'string') {
+          return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'the body must be a string' } };
+        }
+        let url: URL;
+        try {
+          url = normaliseUrl(raw.url);
+        } catch {
+          return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `"${raw.url.slice(0, 200)}" is not a valid URL` } };
+        }
+        const req: OutboundRequest = {
+          url,
+          method: raw.method,
+          headers: { ...raw.headers },
+          body: raw.body,
+          hop: 0,
+          initialOrigin: url.origin,
+          signal: scope.signal,
+        };
+        const res = await run(req, call);
+        return { ok: true, response: { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url } };
+      } catch (e) {
+        if (isBridgeError(e)) return { ok: false, error: { code: e.code, message: e.message } };
+        return { ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } };
+      }
+    },
+    close: () => transport.close(),
+  };
+}

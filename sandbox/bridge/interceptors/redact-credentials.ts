@@ -1,0 +1,32 @@
+/**
+ * @module sandbox/bridge/interceptors/redact-credentials
+ * Outermost step: whatever comes back (status text, headers, body, final URL, error message) is
+ * scrubbed of every secret value this call has loaded, in every form `secretForms` knows, before
+ * it can travel towards the sandbox. Errors that are not `BridgeError`s become a generic network
+ * error here, so no library message (which may quote a URL or header) passes through unredacted.
+ */
+import { BridgeError, isBridgeError } from '../bridge-error.js';
+import { redactHeaders, redactText, secretForms } from '../redaction.js';
+import type { Interceptor } from '../types.js';
+
+export function redactCredentials(): Interceptor {
+  return (next) =>
+    async function redactCredentialsStep(req, call) {
+      try {
+        const res = await next(req, call);
+        const forms = secretForms(call.loadedSecrets());
+        if (forms.length === 0) return res;
+        return {
+          ...res,
+          statusText: redactText(res.statusText, forms),
+          headers: redactHeaders(res.headers, forms),
+          body: redactText(res.body, forms),
+          url: redactText(res.url, forms),
+        };
+      } catch (e) {
+        const forms = secretForms(call.loadedSecrets());
+        if (isBridgeError(e)) throw new BridgeError(e.code, redactText(e.message, forms));
+        throw new BridgeError('GW_ERR_BRIDGE_NETWORK', 'the request failed');
+      }
+    };
+}

@@ -1,0 +1,82 @@
+/**
+ * @module sandbox/bridge/transport
+ * The terminal step: one HTTP exchange with undici's `fetch` and `redirect: 'manual'`. Two
+ * dedicated Agents, never the global dispatcher (so HTTP(S)_PROXY variables are ignored):
+ * the checked agent's `connect.lookup` refuses any non-allowed resolved address; the mapped agent
+ * serves only operator-named upstream targets. Library errors are translated to bridge codes here
+ * and their messages dropped (they may quote URLs of mapped targets).
+ */
+import { Agent, fetch } from 'undici';
+import { BridgeError } from './bridge-error.js';
+import { ADDRESS_BLOCKED, createSafeLookup, type Resolver } from './safe-lookup.js';
+import type { Cidr } from './address-policy.js';
+import type { Step } from './types.js';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'trailer', 'te']);
+
+export interface TransportOptions {
+  allowedCidrs: readonly Cidr[];
+  resolver?: Resolver | undefined;
+  /** extra trusted CAs (PEM), for operators with a private CA and for tests */
+  ca?: string | string[] | undefined;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+export interface Transport {
+  send: Step;
+  close(): Promise<void>;
+}
+
+function causeCodes(e: unknown): string[] {
+  const codes: string[] = [];
+  let cur: unknown = e;
+  for (let i = 0; i < 6 && typeof cur === 'object' && cur !== null; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const connect = { timeout: options.connectTimeoutMs, ...(options.ca ? { ca: options.ca } : {}) };
+  const timeouts = { headersTimeout: options.requestTimeoutMs, bodyTimeout: options.requestTimeoutMs };
+  const checked = new Agent({ ...timeouts, connect: { ...connect, lookup: createSafeLookup(options.allowedCidrs, options.resolver) } });
+  const mapped = new Agent({ ...timeouts, connect });
+
+  const send: Step = async function transportStep(req) {
+    const target = req.target ?? req.url;
+    let res;
+    try {
+      res = await fetch(target, {
+        method: req.method,
+        headers: req.headers,
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        redirect: 'manual',
+        signal: req.signal,
+        dispatcher: req.mapped ? mapped : checked,
+      });
+    } catch (e) {
+      if (req.signal.aborted) throw e;
+      const codes = causeCodes(e);
+      if (codes.includes(ADDRESS_BLOCKED)) {
+        throw new BridgeError('GW_ERR_BRIDGE_ADDRESS_BLOCKED', `host "${req.url.hostname}" resolves to an address that is not allowed`);
+      }
+      const known = codes.find((c) => /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_TLS_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(c));
+      throw new BridgeError('GW_ERR_BRIDGE_NETWORK', `request to "${req.url.hostname}" failed${known ? ` (${known})` : ''}`);
+    }
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      if (!HOP_BY_HOP.has(name)) headers[name] = value;
+    });
+    return { status: res.status, statusText: res.statusText, headers, url: req.url.href, body: '', stream: res.body };
+  };
+
+  return {
+    send,
+    async close() {
+      await Promise.allSettled([checked.close(), mapped.close()]);
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * @module sandbox
+ * Public entry of the sandbox subsystem. The host imports only this file, `protocol.ts` and
+ * `manifest.ts`:
+ *   - `createSandbox(options)` starts a supervised sandbox process that runs plugin code in
+ *     isolated-vm isolates on a Piscina pool; `sandbox.run(task, http)` never rejects.
+ *   - `createBridge(egress, options)` is the host side of `ctx.http`: egress policy, credential
+ *     injection, redaction. Wire them as `sandbox.run(task, (req) => bridge.dispatch(req, scope))`.
+ */
+export { createSandbox } from './supervisor/create-sandbox.js';
+export type { Sandbox, SandboxOptions, SandboxStats, SandboxLogger } from './sandbox-options.js';
+export { createBridge, type Bridge, type BridgeOptions } from './bridge/create-bridge.js';
+export type { CallScope, Credential } from './bridge/types.js';
+export type { Resolver } from './bridge/safe-lookup.js';
+export * from './protocol.js';

@@ -1,0 +1,41 @@
+/**
+ * @module sandbox/internal-protocol
+ * Messages inside the sandbox subsystem: supervisor (host process) ⇄ sandbox process over IPC,
+ * and sandbox process main thread ⇄ worker thread over a per-task MessagePort. Plain data only.
+ * The host's public contract is `protocol.ts`; nothing outside `sandbox/` uses these.
+ */
+import type { BridgeRequest, BridgeResult, RunOutcome, RunTask } from './protocol.js';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+/** supervisor → sandbox process */
+export type ToChild =
+  | { t: 'run'; id: number; task: RunTask }
+  | { t: 'http-result'; id: number; reqId: number; result: BridgeResult }
+  | { t: 'close'; graceMs: number };
+
+/** sandbox process → supervisor */
+export type FromChild =
+  | { t: 'ready'; pid: number }
+  | { t: 'outcome'; id: number; outcome: RunOutcome; strike: boolean }
+  | { t: 'http'; id: number; reqId: number; request: BridgeRequest }
+  | { t: 'log'; id: number; level: LogLevel; message: string }
+  | { t: 'fatal'; message: string };
+
+/** worker → sandbox process main thread (per-task port) */
+export type FromWorker =
+  | { t: 'http'; reqId: number; request: BridgeRequest }
+  | { t: 'log'; level: LogLevel; message: string };
+
+/** sandbox process main thread → worker (per-task port) */
+export type ToWorker = { t: 'http-result'; reqId: number; result: BridgeResult };
+
+/** What a worker task resolves to: the outcome, and whether it counts as a crash of the plugin. */
+export interface WorkerOutcome {
+  outcome: RunOutcome;
+  strike: boolean;
+}
+
+/** Name of the BroadcastChannel the sandbox process uses to talk to all its workers at once. */
+export const CONTROL_CHANNEL = 'workbench-sandbox-control';
+export type ControlMessage = { t: 'catastrophic'; message: string } | { t: 'dispose-all' };

@@ -1,0 +1,103 @@
+/**
+ * @module sandbox/process/process-main
+ * Entry of the sandbox process, forked and supervised by the host (sandbox.md §5.1). It holds no
+ * secrets: the environment is scrubbed by the supervisor and credentials stay in the host, which
+ * answers ctx.http over IPC. It runs a Piscina pool configured so that it never terminates a
+ * worker (minThreads = maxThreads, idleTimeout Infinity, atomics disabled, no AbortSignal), and
+ * relays each task's per-task MessagePort to and from IPC.
+ */
+import { fileURLToPath } from 'node:url';
+import { BroadcastChannel, MessageChannel, type MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type ToWorker, type WorkerOutcome } from '../internal-protocol.js';
+import type { RunTask } from '../protocol.js';
+import { selfTest } from './self-test.js';
+
+const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
+const ports = new Map<number, MessagePort>();
+let closing = false;
+
+function send(msg: FromChild): void {
+  if (process.connected) process.send?.(msg);
+}
+
+function crashedOutcome(message: string): WorkerOutcome {
+  return { outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_CRASHED', message }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } }, strike: true };
+}
+
+async function main(): Promise<void> {
+  try {
+    await selfTest();
+  } catch (e) {
+    send({ t: 'fatal', message: `isolate self-test failed: ${e instanceof Error ? e.message : String(e)}` });
+    process.exit(78);
+  }
+  const pool = new Piscina({
+    filename: fileURLToPath(new URL('../worker/worker-entry.js', import.meta.url)),
+    minThreads: workers,
+    maxThreads: workers,
+    idleTimeout: Infinity,
+    atomics: 'disabled',
+    concurrentTasksPerWorker: 1,
+  });
+  const control = new BroadcastChannel(CONTROL_CHANNEL);
+  control.onmessage = (event: unknown) => {
+    const data = (event as { data?: ControlMessage }).data;
+    if (data?.t !== 'catastrophic') return;
+    // V8 lost control of an isolate; its thread may be stuck for good. Report and exit: the
+    // supervisor fails the calls in flight and starts a fresh process.
+    send({ t: 'fatal', message: `catastrophic isolate error: ${data.message}` });
+    setTimeout(() => process.exit(70), 50);
+  };
+
+  const run = (id: number, task: RunTask): void => {
+    const { port1, port2 } = new MessageChannel();
+    ports.set(id, port1);
+    port1.on('message', (m: FromWorker) => {
+      if (m.t === 'http') send({ t: 'http', id, reqId: m.reqId, request: m.request });
+      else if (m.t === 'log') send({ t: 'log', id, level: m.level, message: m.message });
+    });
+    pool
+      .run({ task, port: port2 }, { transferList: [port2] })
+      .then(
+        (result: WorkerOutcome) => result,
+        (e: unknown) => crashedOutcome(`the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`),
+      )
+      .then((result) => {
+        ports.delete(id);
+        port1.close();
+        send({ t: 'outcome', id, outcome: result.outcome, strike: result.strike });
+        if (closing && ports.size === 0) shutdown();
+      });
+  };
+
+  const shutdown = (): void => {
+    const msg: ControlMessage = { t: 'dispose-all' };
+    control.postMessage(msg);
+    // leave the workers a moment to dispose their isolates; exiting tears the threads down
+    setTimeout(() => process.exit(0), 100);
+  };
+
+  process.on('message', (m: ToChild) => {
+    if (m.t === 'run') {
+      if (closing) send({ t: 'outcome', id: m.id, outcome: crashedOutcome('the sandbox process is shutting down').outcome, strike: false });
+      else run(m.id, m.task);
+    } else if (m.t === 'http-result') {
+      const msg: ToWorker = { t: 'http-result', reqId: m.reqId, result: m.result };
+      ports.get(m.id)?.postMessage(msg);
+    } else if (m.t === 'close') {
+      closing = true;
+      if (ports.size === 0) shutdown();
+      setTimeout(shutdown, m.graceMs).unref();
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  send({ t: 'ready', pid: process.pid });
+}
+
+process.on('uncaughtException', (e) => {
+  send({ t: 'fatal', message: `uncaught exception in the sandbox process: ${e instanceof Error ? e.message : String(e)}` });
+  process.exit(70);
+});
+
+void main();

@@ -1,0 +1,78 @@
+/**
+ * @module sandbox/sandbox-options
+ * Options of `createSandbox`, with their defaults written next to them, and the public `Sandbox`
+ * interface the host codes against.
+ */
+import type { HttpHandler, RunOutcome, RunTask } from './protocol.js';
+
+/** pino-compatible: `(object, message)` */
+export interface SandboxLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface SandboxOptions {
+  /** worker threads in the sandbox process (default 8) */
+  workers?: number;
+  /** calls waiting for a worker before new ones get GW_ERR_SANDBOX_OVERLOADED (default 2000) */
+  maxQueue?: number;
+  /** crashes attributed to one plugin within quarantineWindowMs before it is suspended (default 3) */
+  quarantineAfterCrashes?: number;
+  /** crash-counting window, and how long a quarantine lasts after the last crash (default 600000) */
+  quarantineWindowMs?: number;
+  /** share of the workers one plugin may occupy at once, 0..1: at most ceil(share × workers) (default 0.5) */
+  maxWorkerShare?: number;
+  logger?: SandboxLogger;
+  /** how long close() lets in-flight calls finish, ms (default 10000) */
+  closeGraceMs?: number;
+  /** extra node flags for the sandbox process, e.g. ["--max-old-space-size=1024"] */
+  execArgv?: string[];
+}
+
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'logger'>> & { logger: SandboxLogger };
+
+export interface SandboxStats {
+  /** a sandbox process is up and has passed its self-test */
+  ready: boolean;
+  /** pid of the current sandbox process (undefined while restarting) */
+  pid: number | undefined;
+  workers: number;
+  /** calls holding a worker slot */
+  active: number;
+  /** calls waiting for a slot */
+  queued: number;
+  /** calls finished since start */
+  completed: number;
+  /** sandbox processes that died unexpectedly */
+  crashes: number;
+  /** sandbox processes started after the first */
+  restarts: number;
+  quarantined: Array<{ plugin: string; until: string }>;
+}
+
+export interface Sandbox {
+  /** Runs one plugin call. Never rejects: every failure is `{ ok: false, error: { code, message } }`. */
+  run(task: RunTask, http: HttpHandler): Promise<RunOutcome>;
+  stats(): SandboxStats;
+  /** Stops intake, lets in-flight calls finish (bounded), then ends the sandbox process. */
+  close(): Promise<void>;
+}
+
+const silent: SandboxLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
+  const workers = Math.max(1, Math.floor(o.workers ?? 8));
+  const share = o.maxWorkerShare ?? 0.5;
+  if (!(share > 0 && share <= 1)) throw new RangeError('maxWorkerShare must be in (0, 1]');
+  return {
+    workers,
+    maxQueue: Math.max(0, Math.floor(o.maxQueue ?? 2000)),
+    quarantineAfterCrashes: Math.max(1, Math.floor(o.quarantineAfterCrashes ?? 3)),
+    quarantineWindowMs: Math.max(1, o.quarantineWindowMs ?? 600_000),
+    maxWorkerShare: share,
+    logger: o.logger ?? silent,
+    closeGraceMs: Math.max(0, o.closeGraceMs ?? 10_000),
+    execArgv: o.execArgv ?? [],
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * @module sandbox/supervisor/child-handle
+ * One sandbox process, from fork to exit, seen from the host: it sends calls, answers their
+ * ctx.http requests through the host's handler, and when the process dies it fails every call in
+ * flight with GW_ERR_SANDBOX_CRASHED (and tells the supervisor which plugins to blame). A per-call
+ * watchdog (wall deadline + grace) covers a process whose own deadline enforcement is stuck: it
+ * fails the call and kills the process.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { FromChild, ToChild } from '../internal-protocol.js';
+import type { BridgeResult, HttpHandler, RunOutcome, RunTask } from '../protocol.js';
+import type { ResolvedSandboxOptions } from '../sandbox-options.js';
+import { checkOutcome, failure } from './check-outcome.js';
+
+const ENTRY = fileURLToPath(new URL('../process/process-main.js', import.meta.url));
+const WATCHDOG_GRACE_MS = 5_000;
+const MAX_LOG_LINES_PER_CALL = 200;
+/** only these variables reach the sandbox process: no secrets, no proxies, no NODE_OPTIONS */
+const ENV_KEEP = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'NODE_ENV'];
+
+interface InFlight {
+  task: RunTask;
+  http: HttpHandler;
+  resolve: (r: { outcome: RunOutcome; strike: boolean }) => void;
+  watchdog: NodeJS.Timeout;
+  logLines: number;
+}
+
+export class ChildHandle {
+  readonly ready: Promise<number>;
+  exited = false;
+  readonly #proc: ChildProcess;
+  readonly #options: ResolvedSandboxOptions;
+  readonly #inFlight = new Map<number, InFlight>();
+  #seq = 0;
+
+  constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null) => void) {
+    this.#options = options;
+    const env: Record<string, string> = { WB_SANDBOX_WORKERS: String(options.workers) };
+    for (const k of ENV_KEEP) if (process.env[k] !== undefined) env[k] = process.env[k] as string;
+    this.#proc = fork(ENTRY, [], {
+      execArgv: ['--no-node-snapshot', ...options.execArgv],
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
+    for (const stream of [this.#proc.stdout, this.#proc.stderr]) {
+      if (stream) createInterface({ input: stream }).on('line', (line) => options.logger.warn({ sandboxPid: this.#proc.pid }, `sandbox process: ${line.slice(0, 2000)}`));
+    }
+    let markReady: (pid: number) => void = () => undefined;
+    let markFailed: (e: Error) => void = () => undefined;
+    this.ready = new Promise<number>((resolve, reject) => {
+      markReady = resolve;
+      markFailed = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.#proc.on('message', (m: FromChild) => {
+      if (m?.t === 'ready') markReady(m.pid);
+      else if (m?.t === 'fatal') {
+        options.logger.error({ sandboxPid: this.#proc.pid }, `sandbox process: ${String(m.message).slice(0, 1000)}`);
+        markFailed(new Error(String(m.message).slice(0, 1000)));
+      } else this.#onMessage(m);
+    });
+    this.#proc.on('error', (e) => markFailed(e));
+    this.#proc.on('exit', (code, signal) => {
+      this.exited = true;
+      markFailed(new Error(`the sandbox process exited (${signal ?? code})`));
+      const blamed: RunTask[] = [];
+      for (const [id, call] of this.#inFlight) {
+        blamed.push(call.task);
+        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${signal ?? `exit code ${code}`}); it is being restarted`), strike: true });
+      }
+      onExit(this, blamed, code, signal);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.#proc.pid;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Runs a call in this process. Resolves (never rejects) when it ends or the process dies. */
+  call(task: RunTask, http: HttpHandler): Promise<{ outcome: RunOutcome; strike: boolean }> {
+    if (this.exited) return Promise.resolve({ outcome: failure('GW_ERR_SANDBOX_CRASHED', 'the sandbox process is not running'), strike: false });
+    const id = ++this.#seq;
+    return new Promise((resolve) => {
+      const watchdog = setTimeout(() => {
+        this.#options.logger.error({ plugin: task.plugin.name, sandboxPid: this.pid }, 'sandbox call outlived its deadline; recycling the sandbox process');
+        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`), strike: true });
+        this.kill();
+      }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
+      this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0 });
+      this.#send({ t: 'run', id, task });
+    });
+  }
+
+  /** Asks the process to finish its calls and exit. */
+  close(graceMs: number): void {
+    this.#send({ t: 'close', graceMs });
+  }
+
+  kill(): void {
+    if (!this.exited) this.#proc.kill('SIGKILL');
+  }
+
+  #send(msg: ToChild): void {
+    if (this.exited || !this.#proc.connected) return;
+    try {
+      this.#proc.send(msg);
+    } catch {
+      // the exit handler fails the calls in flight
+    }
+  }
+
+  #settle(id: number, result: { outcome: RunOutcome; strike: boolean }): void {
+    const call = this.#inFlight.get(id);
+    if (!call) return;
+    this.#inFlight.delete(id);
+    clearTimeout(call.watchdog);
+    call.resolve(result);
+  }
+
+  #onMessage(m: FromChild): void {
+    if (typeof m !== 'object' || m === null || (m.t !== 'outcome' && m.t !== 'http' && m.t !== 'log')) return;
+    const call = this.#inFlight.get(m.id);
+    if (!call) return;
+    if (m.t === 'outcome') {
+      this.#settle(m.id, { outcome: checkOutcome(m.outcome, call.task), strike: m.strike === true });
+    } else if (m.t === 'http') {
+      const { id, reqId } = m;
+      if (typeof reqId !== 'number') return;
+      Promise.resolve()
+        .then(() => call.http(m.request))
+        .catch((): BridgeResult => ({ ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } }))
+        .then((result) => {
+          if (this.#inFlight.get(id) === call) this.#send({ t: 'http-result', id, reqId, result });
+        });
+    } else if (m.t === 'log') {
+      if (++call.logLines > MAX_LOG_LINES_PER_CALL) return;
+      const level = m.level === 'warn' || m.level === 'error' ? m.level : 'info';
+      this.#options.logger[level]({ plugin: call.task.plugin.name, tool: call.task.tool, callId: call.task.callId, source: 'plugin' }, String(m.message).slice(0, 2000));
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * @module sandbox/supervisor/create-sandbox
+ * The host-side sandbox: admission (quarantine, queue bound, per-plugin worker share), then the
+ * call goes to the current sandbox process. When that process dies, the calls in flight fail with
+ * GW_ERR_SANDBOX_CRASHED, each of their plugins gets a strike, and a new process is started (with
+ * back-off if it keeps failing). `run` never rejects.
+ */
+import { SANDBOX_ERROR_CODES, type HttpHandler, type RunOutcome, type RunTask } from '../protocol.js';
+import { resolveOptions, type Sandbox, type SandboxOptions, type SandboxStats } from '../sandbox-options.js';
+import { failure } from './check-outcome.js';
+import { ChildHandle } from './child-handle.js';
+import { Dispatcher } from './dispatcher.js';
+import { Quarantine } from './quarantine.js';
+
+const START_TIMEOUT_MS = 20_000;
+const MAX_START_ATTEMPTS = 5;
+
+const pluginKey = (task: RunTask): string => `${task.plugin.name}\u0000${task.plugin.sourceHash}`;
+const pluginLabel = (task: RunTask): string => `${task.plugin.name}@${task.plugin.version}`;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
+
+export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox> {
+  const options = resolveOptions(input);
+  const { logger } = options;
+  const quarantine = new Quarantine(options.quarantineAfterCrashes, options.quarantineWindowMs);
+  const dispatcher = new Dispatcher(options.workers, Math.ceil(options.maxWorkerShare * options.workers), options.maxQueue);
+  let child: ChildHandle | undefined;
+  let starting: Promise<ChildHandle> | undefined;
+  let closing = false;
+  let closed: Promise<void> | undefined;
+  let completed = 0;
+  let crashes = 0;
+  let started = 0;
+
+  const onExit = (dead: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null): void => {
+    if (child === dead) child = undefined;
+    if (closing) return;
+    crashes++;
+    const plugins = [...new Set(blamed.map(pluginLabel))];
+    logger.error({ sandboxPid: dead.pid, code, signal, plugins }, 'sandbox process died; failing its calls in flight and restarting it');
+    for (const task of blamed) quarantine.strike(pluginKey(task), pluginLabel(task));
+    void ensureChild().catch(() => undefined);
+  };
+
+  async function spawnOnce(): Promise<ChildHandle> {
+    const handle = new ChildHandle(options, onExit);
+    const timer = setTimeout(() => handle.kill(), START_TIMEOUT_MS);
+    try {
+      const pid = await handle.ready;
+      started++;
+      logger.info({ sandboxPid: pid, workers: options.workers }, 'sandbox process ready');
+      return handle;
+    } catch (e) {
+      handle.kill();
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function ensureChild(): Promise<ChildHandle> {
+    if (child && !child.exited) return Promise.resolve(child);
+    starting ??= (async () => {
+      let lastError: unknown;
+      for (let attempt = 0; attempt < MAX_START_ATTEMPTS && !closing; attempt++) {
+        if (attempt > 0) await sleep(Math.min(5_000, 100 * 2 ** attempt));
+        try {
+          child = await spawnOnce();
+          return child;
+        } catch (e) {
+          lastError = e;
+          logger.error({ attempt: attempt + 1, err: e instanceof Error ? e.message : String(e) }, 'sandbox process failed to start');
+        }
+      }
+      throw lastError instanceof Error ? lastError : new Error('the sandbox is closing');
+    })().finally(() => {
+      starting = undefined;
+    });
+    return starting;
+  }
+
+  await ensureChild();
+
+  async function admitAndRun(task: RunTask, http: HttpHandler): Promise<RunOutcome> {
+    if (closing) return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down');
+    if (Buffer.byteLength(task.argsJson, 'utf8') > task.limits.maxArgsBytes) {
+      return failure('GW_ERR_SANDBOX_ARGS_TOO_LARGE', `the arguments are larger than ${task.limits.maxArgsBytes} bytes`);
+    }
+    const quarantinedUntil = (): RunOutcome | undefined => {
+      const until = quarantine.until(pluginKey(task));
+      return until === undefined
+        ? undefined
+        : failure('GW_ERR_SANDBOX_QUARANTINED', `plugin ${pluginLabel(task)} crashed the sandbox ${options.quarantineAfterCrashes} times and is suspended until ${new Date(until).toISOString()}`);
+    };
+    const early = quarantinedUntil();
+    if (early) return early;
+    const release = await dispatcher.acquire(task.plugin.name);
+    if (!release) {
+      return closing
+        ? failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down')
+        : failure('GW_ERR_SANDBOX_OVERLOADED', `the sandbox queue is full (${options.maxQueue} calls waiting)`);
+    }
+    try {
+      const late = quarantinedUntil();
+      if (late) return late;
+      let handle: ChildHandle;
+      try {
+        handle = await ensureChild();
+      } catch (e) {
+        return failure('GW_ERR_SANDBOX_UNAVAILABLE', `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const { outcome, strike } = await handle.call(task, http);
+      if (strike && !handle.exited) quarantine.strike(pluginKey(task), pluginLabel(task)); // a worker thread died
+      return outcome;
+    } finally {
+      release();
+      completed++;
+    }
+  }
+
+  return {
+    async run(task, http) {
+      try {
+        return await admitAndRun(task, http);
+      } catch (e) {
+        logger.error({ err: e instanceof Error ? e.message : String(e) }, 'sandbox run failed unexpectedly');
+        return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox failed unexpectedly');
+      }
+    },
+    stats(): SandboxStats {
+      return {
+        ready: child !== undefined && !child.exited,
+        pid: child && !child.exited ? child.pid : undefined,
+        workers: options.workers,
+        active: dispatcher.active,
+        queued: dispatcher.queued,
+        completed,
+        crashes,
+        restarts: Math.max(0, started - 1),
+        quarantined: quarantine.list(),
+      };
+    },
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        dispatcher.refuseWaiting();
+        const current = child ?? (await starting?.catch(() => undefined));
+        if (!current || current.exited) return;
+        const exited = new Promise<void>((resolve) => {
+          const check = setInterval(() => {
+            if (current.exited) {
+              clearInterval(check);
+              resolve();
+            }
+          }, 20);
+        });
+        current.close(options.closeGraceMs);
+        const timer = setTimeout(() => current.kill(), options.closeGraceMs + 2_000);
+        await exited;
+        clearTimeout(timer);
+      })();
+      return closed;
+    },
+  };
+}
+
+export { SANDBOX_ERROR_CODES };

@@ -1,0 +1,235 @@
+/**
+ * @module sandbox/worker/bootstrap-source
+ * JavaScript evaluated inside every fresh V8 context before plugin code. It builds `ctx` INSIDE
+ * the isolate, so every object plugin code can reach is isolate-local and frozen. The only way
+ * out is the `__wb_bridge` callback (primitive arguments: kind, id, string payload), captured in
+ * this closure and deleted from the global before plugin code runs. The host drives the context
+ * through two functions it takes (as host-held References) and deletes: `__wb_start` and
+ * `__wb_deliver`. Intrinsics are captured up front; a plugin that patches them afterwards only
+ * affects its own data. Everything here is untrusted-side code: the host re-checks all it sends.
+ */
+
+export const BOOTSTRAP_SOURCE = String.raw`
+(function bootstrap() {
+  'use strict';
+  const g = globalThis;
+  const bridge = g.__wb_bridge;
+  delete g.__wb_bridge;
+  delete g.SharedArrayBuffer;
+  delete g.Atomics;
+  const ObjectFreeze = Object.freeze, ObjectCreate = Object.create, ObjectKeys = Object.keys;
+  const ObjectHasOwn = Object.hasOwn, ObjectDefineProperty = Object.defineProperty, ObjectIsFrozen = Object.isFrozen;
+  const ArrayIsArray = Array.isArray, ReflectApply = Reflect.apply;
+  const JSONparse = JSON.parse, JSONstringify = JSON.stringify;
+  const PromiseCtor = Promise, PromiseResolve = Promise.resolve, PromiseThen = Promise.prototype.then;
+  const StringCtor = String, ErrorCtor = Error, TypeErrorCtor = TypeError;
+  const StringSlice = String.prototype.slice, StringToLowerCase = String.prototype.toLowerCase;
+  const MAX_LOG_LINES = 100, MAX_LOG_CHARS = 2000, MAX_MESSAGE = 2000;
+
+  let epoch = 0, seq = 0, logLines = 0, requests = 0, maxRequests = 0;
+  let pending = ObjectCreate(null);
+
+  const slice = (s, n) => ReflectApply(StringSlice, s, [0, n]);
+  const lower = (s) => ReflectApply(StringToLowerCase, s, []);
+  const text = (v) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : StringCtor(v));
+  const resolved = (v) => ReflectApply(PromiseResolve, PromiseCtor, [v]);
+
+  function describe(e) {
+    try {
+      if (typeof e === 'function') return 'a function was thrown';
+      if (e === null || typeof e !== 'object') return 'a non-Error value was thrown: ' + slice(StringCtor(e), 200);
+      let name = '', message = '';
+      try { name = e.name; } catch (x) { name = ''; }
+      try { message = e.message; } catch (x) { message = ''; }
+      name = typeof name === 'string' ? name : '';
+      message = typeof message === 'string' ? message : '';
+      if (!name && !message) return 'a non-Error object was thrown';
+      return name && message ? name + ': ' + message : name || message;
+    } catch (x) {
+      return 'an unprintable value was thrown';
+    }
+  }
+
+  function errorReport(e, code) {
+    let errorCode;
+    try {
+      const c = e !== null && typeof e === 'object' ? e.code : undefined;
+      if (typeof c === 'string') errorCode = slice(c, 64);
+    } catch (x) { errorCode = undefined; }
+    const report = { message: slice(describe(e), MAX_MESSAGE) };
+    if (code) report.code = code;
+    if (errorCode) report.errorCode = errorCode;
+    return JSONstringify(report);
+  }
+
+  function deepFreeze(v) {
+    if (v !== null && typeof v === 'object' && !ObjectIsFrozen(v)) {
+      ObjectFreeze(v);
+      const keys = ObjectKeys(v);
+      for (let i = 0; i < keys.length; i++) deepFreeze(v[keys[i]]);
+    }
+    return v;
+  }
+
+  function encodeRequest(url, init) {
+    const headers = ObjectCreate(null);
+    let method = 'GET', body;
+    if (init !== undefined && init !== null) {
+      if (typeof init !== 'object') throw new TypeErrorCtor('init must be an object');
+      if (init.method !== undefined) method = text(init.method);
+      const h = init.headers;
+      if (h !== undefined && h !== null) {
+        if (ArrayIsArray(h)) {
+          for (let i = 0; i < h.length; i++) headers[lower(text(h[i][0]))] = text(h[i][1]);
+        } else if (typeof h === 'object') {
+          const keys = ObjectKeys(h);
+          for (let i = 0; i < keys.length; i++) headers[lower(keys[i])] = text(h[keys[i]]);
+        } else throw new TypeErrorCtor('init.headers must be an object or an array of pairs');
+      }
+      const b = init.json !== undefined ? init.json : init.body;
+      if (b !== undefined && b !== null) {
+        if (typeof b === 'string') body = b;
+        else if (typeof b === 'object') {
+          body = JSONstringify(b);
+          if (headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+        } else body = text(b);
+      }
+    }
+    const req = { url: text(url), method, headers };
+    if (body !== undefined) req.body = body;
+    return JSONstringify(req);
+  }
+
+  function makeHeaders(raw) {
+    const h = ObjectCreate(null);
+    const keys = ObjectKeys(raw);
+    for (let i = 0; i < keys.length; i++) h[lower(keys[i])] = text(raw[keys[i]]);
+    return ObjectFreeze({
+      get: (name) => { const v = h[lower(text(name))]; return v === undefined ? null : v; },
+      has: (name) => h[lower(text(name))] !== undefined,
+      keys: () => ObjectKeys(h),
+      entries: () => { const k = ObjectKeys(h), out = []; for (let i = 0; i < k.length; i++) out[i] = [k[i], h[k[i]]]; return out; },
+      forEach: (fn) => { const k = ObjectKeys(h); for (let i = 0; i < k.length; i++) fn(h[k[i]], k[i]); },
+      toJSON: () => { const o = {}; const k = ObjectKeys(h); for (let i = 0; i < k.length; i++) o[k[i]] = h[k[i]]; return o; },
+    });
+  }
+
+  function makeResponse(r) {
+    const status = r.status | 0, body = text(r.body);
+    return ObjectFreeze({
+      status,
+      ok: status >= 200 && status < 300,
+      statusText: text(r.statusText),
+      url: text(r.url),
+      headers: makeHeaders(r.headers),
+      body,
+      text: () => resolved(body),
+      json: () => new PromiseCtor((ok) => ok(JSONparse(body))),
+    });
+  }
+
+  function httpError(code, message) {
+    const e = new ErrorCtor(code + ': ' + message);
+    ObjectDefineProperty(e, 'name', { value: 'HttpError', enumerable: false });
+    ObjectDefineProperty(e, 'code', { value: code, enumerable: true });
+    return e;
+  }
+
+  function http(url, init) {
+    return new PromiseCtor((resolve, reject) => {
+      if (++requests > maxRequests) {
+        reject(httpError('GW_ERR_BRIDGE_TOO_MANY_REQUESTS', 'a call may make at most ' + maxRequests + ' requests'));
+        return;
+      }
+      let json;
+      try { json = encodeRequest(url, init); } catch (e) {
+        reject(httpError('GW_ERR_BRIDGE_BAD_REQUEST', slice(describe(e), 300)));
+        return;
+      }
+      const id = ++seq;
+      pending[id] = { resolve, reject };
+      bridge('http', id, json);
+    });
+  }
+
+  function deliver(id, resultJson) {
+    const p = pending[id];
+    if (p === undefined) return;
+    delete pending[id];
+    let r;
+    try { r = JSONparse(resultJson); } catch (e) { p.reject(httpError('GW_ERR_BRIDGE_NETWORK', 'malformed reply')); return; }
+    if (r.ok === true) p.resolve(makeResponse(r.response));
+    else p.reject(httpError(text(r.error.code), text(r.error.message)));
+  }
+
+  function makeLog() {
+    const at = (level) => (message, data) => {
+      if (logLines >= MAX_LOG_LINES) return;
+      logLines++;
+      let line = slice(text(message), MAX_LOG_CHARS);
+      if (data !== undefined) {
+        try { line = slice(line + ' ' + JSONstringify(data), MAX_LOG_CHARS); } catch (e) { line = slice(line + ' [unserialisable data]', MAX_LOG_CHARS); }
+      }
+      bridge('log', level, line);
+    };
+    return ObjectFreeze({ info: at(0), warn: at(1), error: at(2) });
+  }
+
+  function resultReplacer(key, value) {
+    const t = typeof value;
+    if (t === 'function' || t === 'symbol') throw new TypeErrorCtor('the result contains a ' + t + (key ? ' at key "' + slice(key, 100) + '"' : ''));
+    return value;
+  }
+
+  function start(ns, tool, argsJson, configJson, limitsJson) {
+    const my = ++epoch;
+    pending = ObjectCreate(null);
+    logLines = 0;
+    requests = 0;
+    const limits = JSONparse(limitsJson);
+    maxRequests = limits.maxRequestsPerCall;
+    let settled = false;
+    const finish = (kind, payload) => {
+      if (settled || my !== epoch) return;
+      settled = true;
+      bridge(kind, my, payload);
+    };
+    const fail = (e, code) => finish('fail', errorReport(e, code));
+    const succeed = (value) => {
+      let json;
+      try { json = JSONstringify(value, resultReplacer); } catch (e) { fail(e, 'GW_ERR_SANDBOX_RESULT_INVALID'); return; }
+      if (json === undefined) { fail(new TypeErrorCtor('the handler returned undefined; return JSON data'), 'GW_ERR_SANDBOX_RESULT_INVALID'); return; }
+      if (json.length > limits.maxResultBytes) {
+        fail(new ErrorCtor('the result is at least ' + json.length + ' bytes; the limit is ' + limits.maxResultBytes), 'GW_ERR_SANDBOX_RESULT_TOO_LARGE');
+        return;
+      }
+      finish('done', json);
+    };
+    let def, handler;
+    try {
+      def = ns.default;
+      if (def === null || (typeof def !== 'object' && typeof def !== 'function')) {
+        fail(new TypeErrorCtor('the plugin module has no default export object'), 'GW_ERR_SANDBOX_TOOL_MISSING');
+        return;
+      }
+      handler = ObjectHasOwn(def, tool) ? def[tool] : undefined;
+    } catch (e) { fail(e, 'GW_ERR_SANDBOX_TOOL_MISSING'); return; }
+    if (typeof handler !== 'function') {
+      fail(new TypeErrorCtor('the plugin exports no handler for "' + tool + '"'), 'GW_ERR_SANDBOX_TOOL_MISSING');
+      return;
+    }
+    let args, config;
+    try { args = JSONparse(argsJson); config = deepFreeze(JSONparse(configJson)); } catch (e) { fail(e); return; }
+    const ctx = ObjectFreeze({ http: ObjectFreeze(ObjectDefineProperty((url, init) => http(url, init), 'fetch', { value: (url, init) => http(url, init) })), config, log: makeLog() });
+    let result;
+    try { result = ReflectApply(handler, def, [ctx, args]); } catch (e) { fail(e); return; }
+    ReflectApply(PromiseThen, resolved(result), [succeed, (e) => fail(e)]);
+  }
+
+  g.__wb_start = start;
+  g.__wb_deliver = deliver;
+})();
+`;
+
+/** Names of the log levels, indexed by the id the bootstrap sends with a 'log' message. */
+export const LOG_LEVELS = ['info', 'warn', 'error'] as const;

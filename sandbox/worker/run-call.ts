@@ -1,0 +1,171 @@
+/**
+ * @module sandbox/worker/run-call
+ * Runs one plugin call in a worker thread. Every host→isolate call has a timeout (cpuMsPerCall)
+ * and is made only while the call is open: the `closed` flag is set BEFORE any dispose and checked
+ * synchronously before every `apply`, so nothing is ever delivered into a disposed isolate
+ * (sandbox.md §1.7: that is what aborted processes). The wall-clock deadline disposes the isolate,
+ * which also stops promises that never settle and pending ctx.http calls.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { FromWorker, ToWorker, WorkerOutcome } from '../internal-protocol.js';
+import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
+import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
+import { LOG_LEVELS } from './bootstrap-source.js';
+import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
+import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, type IsolateEntry } from './isolate-cache.js';
+import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
+
+const MAX_LOG_LINES = 100;
+
+function cpuMsOf(entry: IsolateEntry): number {
+  try {
+    return Number(entry.isolate.cpuTime) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepared: PreparedContext; shared: boolean }> {
+  const key = task.contextKey;
+  if (key === undefined) return { prepared: await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall), shared: false };
+  const found = entry.tenants.get(key);
+  if (found) return { prepared: found, shared: true };
+  const prepared = await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
+  if (entry.tenants.size >= MAX_TENANT_CONTEXTS) {
+    const [oldestKey, oldest] = entry.tenants.entries().next().value as [string, PreparedContext];
+    entry.tenants.delete(oldestKey);
+    releaseContext(oldest);
+  }
+  entry.tenants.set(key, prepared);
+  return { prepared, shared: true };
+}
+
+export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerOutcome> {
+  const t0 = performance.now();
+  const { limits } = task;
+  if (Buffer.byteLength(task.argsJson, 'utf8') > limits.maxArgsBytes) {
+    port.close();
+    return {
+      outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', message: `the arguments are larger than ${limits.maxArgsBytes} bytes` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
+      strike: false,
+    };
+  }
+  const { entry, cold } = acquireIsolate(task);
+  const cpu0 = cpuMsOf(entry);
+  let closed = false;
+  let requests = 0;
+  let logLines = 0;
+  let forwardedTotal = 0;
+  let prepared: PreparedContext | undefined;
+  let shared = false;
+  let failure: Classified | undefined;
+  let resultJson: string | undefined;
+  const forwarded = new Set<number>();
+  let settle: () => void = () => undefined;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+
+  const finish = (error: Classified | undefined, json?: string): void => {
+    if (closed) return;
+    closed = true; // before any dispose: no apply may follow
+    failure = error;
+    resultJson = json;
+    if (error?.dispose) disposeEntry(entry);
+    settle();
+  };
+  const fail = (code: SandboxErrorCode, message: string, dispose = false): void => finish({ code, message, dispose });
+
+  const wallTimer = setTimeout(
+    () => fail('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms`, true),
+    limits.wallMsPerCall,
+  );
+
+  const deliver = (reqId: number, result: BridgeResult): void => {
+    const p = prepared;
+    if (closed || !p || entry.disposed || entry.isolate.isDisposed) return;
+    p.deliver.apply(undefined, [reqId, JSON.stringify(result)], { timeout: limits.cpuMsPerCall }).catch((e: unknown) => {
+      if (!closed) finish(classifyIsolateError(e, 'run'));
+    });
+  };
+
+  const onBridge = (kind: unknown, id: unknown, payload: unknown): void => {
+    if (closed || typeof id !== 'number' || typeof payload !== 'string') return;
+    if (kind === 'http') {
+      if (++requests > limits.maxRequestsPerCall) {
+        deliver(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', message: `a call may make at most ${limits.maxRequestsPerCall} requests` } });
+        return;
+      }
+      let request;
+      try {
+        request = JSON.parse(payload);
+      } catch {
+        deliver(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } });
+        return;
+      }
+      forwarded.add(id);
+      forwardedTotal++;
+      const msg: FromWorker = { t: 'http', reqId: id, request };
+      port.postMessage(msg);
+    } else if (kind === 'log') {
+      if (++logLines > MAX_LOG_LINES) return;
+      const level = LOG_LEVELS[id] ?? 'info';
+      const msg: FromWorker = { t: 'log', level, message: cleanMessage(payload) };
+      port.postMessage(msg);
+    } else if (kind === 'done') {
+      const bytes = Buffer.byteLength(payload, 'utf8');
+      if (bytes > limits.maxResultBytes) fail('GW_ERR_SANDBOX_RESULT_TOO_LARGE', `the result is ${bytes} bytes; the limit is ${limits.maxResultBytes}`);
+      else if (jsonDepth(payload) > MAX_RESULT_DEPTH) fail('GW_ERR_SANDBOX_RESULT_INVALID', `the result is nested deeper than ${MAX_RESULT_DEPTH} levels`);
+      else finish(undefined, payload);
+    } else if (kind === 'fail') {
+      let report: Record<string, unknown> = {};
+      try {
+        report = JSON.parse(payload) as Record<string, unknown>;
+      } catch {
+        // keep the generic message
+      }
+      finish(classifyReport(report));
+    }
+  };
+
+  port.on('message', (m: ToWorker) => {
+    if (closed || m?.t !== 'http-result' || !forwarded.delete(m.reqId)) return;
+    deliver(m.reqId, m.result);
+  });
+
+  void (async () => {
+    try {
+      ({ prepared, shared } = await contextFor(entry, task));
+    } catch (e) {
+      if (!closed) finish(classifyIsolateError(e, 'setup'));
+      return;
+    }
+    if (closed) return;
+    prepared.router.current = onBridge;
+    const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall });
+    try {
+      await prepared.start.apply(
+        undefined,
+        [prepared.module.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson],
+        { timeout: limits.cpuMsPerCall },
+      );
+    } catch (e) {
+      if (!closed) finish(classifyIsolateError(e, 'run'));
+    }
+  })();
+
+  await settled;
+  clearTimeout(wallTimer);
+  port.close();
+  if (prepared) {
+    prepared.router.current = null;
+    if (!shared) releaseContext(prepared);
+    else if (failure && task.contextKey !== undefined && entry.tenants.get(task.contextKey) === prepared && failure.code !== 'GW_ERR_SANDBOX_HANDLER_THREW') {
+      // a tenant context that timed out or broke is not reused
+      entry.tenants.delete(task.contextKey);
+      releaseContext(prepared);
+    }
+  }
+  const stats = { wallMs: Math.round(performance.now() - t0), cpuMs: Math.round(Math.max(0, cpuMsOf(entry) - cpu0)), requests: forwardedTotal, coldStart: cold };
+  if (failure) return { outcome: { ok: false, error: { code: failure.code, message: failure.message }, stats }, strike: false };
+  return { outcome: { ok: true, resultJson: resultJson ?? 'null', stats }, strike: false };
+}
+
