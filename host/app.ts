@@ -23,6 +23,10 @@ import { UserStore } from './storage/users.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { createEngineMetaTools } from './meta-tools/engine-tools.js';
+import { createConnectionMetaTools } from './connections/meta-tools.js';
+import { decideToolAccess } from './policy/tenancy.js';
+import { createDiscoveryMetaTools } from './discovery/meta-tools.js';
+import type { CatalogTool } from './discovery/catalog-tool.js';
 import type { MetaTool } from './meta-tools/types.js';
 import { registerHttpSurface } from './transport/http-surface.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
@@ -103,8 +107,33 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     rateLimiter: createRateLimiter(policy.requests),
   };
   const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec);
+  const catalog: CatalogTool[] = registry.plugins().flatMap((p) =>
+    [...p.tools.values()].map((t) => ({
+      name: t.manifest.name,
+      integration: p.manifest.name,
+      integrationDisplayName: p.manifest.displayName,
+      description: t.manifest.description,
+      inputSchema: t.manifest.inputSchema,
+      annotations: t.manifest.annotations,
+    })),
+  );
   const metaTools: MetaTool[] = [
+    ...createDiscoveryMetaTools({
+      catalog: () => catalog,
+      isAllowed: (user, tool) => decideToolAccess(policy, user.tenant, tool.integration, tool.name).allowed,
+      isConnected: async (user, integration) => {
+        const manifest = registry.plugin(integration)?.manifest;
+        if (!manifest) return false;
+        return manifest.auth.type === 'none' || (await connections.lookup(user.id, manifest)).connected;
+      },
+    }),
     ...createEngineMetaTools({ engine, continuations, maxChars: policy.resultCap.maxChars, maxBatch: policy.requests.maxBatch }),
+    ...createConnectionMetaTools({
+      connections,
+      registry: { plugins: () => registry.manifests(), plugin: (name) => registry.plugin(name)?.manifest },
+      publicUrl: config.publicUrl,
+      allowed: (user, plugin) => [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => decideToolAccess(policy, user.tenant, plugin, t).allowed),
+    }),
   ];
 
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: policy.requests.bodyLimitBytes, disableRequestLogging: true, return503OnClosing: true });

@@ -15,8 +15,40 @@ export interface CapOptions {
   toolOf: (index: number) => string;
 }
 
-/** Size of each continuation part: the cap less room for the envelope. */
+/** Budget of each continuation part's chunk once JSON-escaped: the cap less room for the envelope. */
 export const partCharsFor = (maxChars: number): number => Math.max(500, maxChars - 2000);
+
+/** Characters `ch` takes inside a JSON string literal. */
+function escapedLength(code: number): number {
+  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c || code === 0x0a || code === 0x0d || code === 0x09) return 2;
+  if (code < 0x20 || (code >= 0xd800 && code <= 0xdfff) || code === 0x2028 || code === 0x2029) return 6;
+  return 1;
+}
+
+/**
+ * Splits `body` into parts whose JSON-escaped length fits `budget`, so that every
+ * continue_tool_result envelope stays under the cap. Deterministic: the stub and each later call
+ * compute the same boundaries. Surrogate pairs are never split.
+ */
+export function splitParts(body: string, budget: number): [number, number][] {
+  const parts: [number, number][] = [];
+  let start = 0;
+  let used = 0;
+  for (let i = 0; i < body.length; i++) {
+    const code = body.charCodeAt(i);
+    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < body.length;
+    const len = pair ? 2 : escapedLength(code);
+    if (used + len > budget && i > start) {
+      parts.push([start, i]);
+      start = i;
+      used = 0;
+    }
+    used += len;
+    if (pair) i++;
+  }
+  if (start < body.length || parts.length === 0) parts.push([start, body.length]);
+  return parts;
+}
 
 export interface TruncatedStub {
   truncated: true;
@@ -28,7 +60,7 @@ export interface TruncatedStub {
 }
 
 function stubFor(id: string, json: string, maxChars: number, previewChars: number): TruncatedStub {
-  const totalParts = Math.ceil(json.length / partCharsFor(maxChars));
+  const totalParts = splitParts(json, partCharsFor(maxChars)).length;
   const stub: TruncatedStub = {
     truncated: true,
     continuationId: id,

@@ -33,7 +33,10 @@ export function extractImages(value: unknown): { value: unknown; images: ImageBl
     if (depth > 100 || typeof v !== 'object' || v === null) return v;
     if (isImageSentinel(v)) {
       images.push({ type: 'image', data: v._mcpImage.data, mimeType: v._mcpImage.mimeType });
-      return { _mcpImage: { mimeType: v._mcpImage.mimeType, bytes: Math.floor((v._mcpImage.data.length * 3) / 4), content: `image block ${images.length}` } };
+      const ref = { mimeType: v._mcpImage.mimeType, bytes: Math.floor((v._mcpImage.data.length * 3) / 4), content: `image block ${images.length}` };
+      const rest: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) if (k !== '_mcpImage') rest[k] = walk(x, depth + 1);
+      return { ...rest, _mcpImage: ref };
     }
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     const out: Record<string, unknown> = {};

@@ -25,7 +25,7 @@ const CODE_BY_STATUS: Record<number, string> = {
 };
 
 export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps): void {
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, {});

@@ -44,7 +44,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
       name = typeof name === 'string' ? name : '';
       message = typeof message === 'string' ? message : '';
       if (!name && !message) return 'a non-Error object was thrown';
-      return name && message ? name + ': ' + message : name || message;
+      return name && message ? (name === 'Error' ? message : name + ': ' + message) : name || message;
     } catch (x) {
       return 'an unprintable value was thrown';
     }

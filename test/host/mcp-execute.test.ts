@@ -122,7 +122,7 @@ describe('execute_tools over MCP', () => {
           break;
         case 2:
           assert.equal(r.result.body.path, `/items/${i}`);
-          assert.equal(r.result.body.auth, 'Bearer tok-batch-50', 'the credential is injected by the bridge');
+          assert.equal(r.result.body.auth, '[REDACTED]', 'an upstream echoing the credential back is redacted');
           break;
         case 3:
           assert.match(r.error, /^Invalid arguments for echo_args/);
@@ -131,6 +131,9 @@ describe('execute_tools over MCP', () => {
           assert.equal(r.error, `fail-${i}`);
       }
     });
+    const seen = upstream.requests.filter((r) => r.path.startsWith('/items/'));
+    assert.equal(seen.length, 10);
+    assert.ok(seen.every((r) => r.headers.authorization === 'Bearer tok-batch-50'), 'the bridge injected the credential');
     assert.ok(progress.length > 0, 'progress notifications were sent');
     assert.equal(progress[progress.length - 1], 50);
   });

@@ -77,22 +77,22 @@ describe('REST transport', () => {
     const headers = { authorization: `Bearer ${gw.apiKey}` };
     const text = await fetch(`${gw.url}/rest/fixture-echo`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: 'hello' });
     assert.equal(text.status, 415);
-    assert.equal((await text.json()).code, 'GW_ERR_TRANSPORT_UNSUPPORTED_MEDIA');
+    assert.equal(((await text.json()) as any).code, 'GW_ERR_TRANSPORT_UNSUPPORTED_MEDIA');
     const broken = await fetch(`${gw.url}/rest/fixture-echo`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"tool":' });
     assert.equal(broken.status, 400);
-    assert.equal((await broken.json()).code, 'GW_ERR_TRANSPORT_BAD_BODY');
+    assert.equal(((await broken.json()) as any).code, 'GW_ERR_TRANSPORT_BAD_BODY');
     const empty = await fetch(`${gw.url}/rest/fixture-echo`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '' });
     assert.equal(empty.status, 400);
-    assert.match((await empty.json()).error, /Missing "tool"/);
+    assert.match(((await empty.json()) as any).error, /Missing "tool"/);
   });
 
   it('GET /rest and GET /rest/:integration describe what the caller can use', async () => {
     const headers = { authorization: `Bearer ${gw.apiKey}` };
-    const list = await (await fetch(`${gw.url}/rest`, { headers })).json();
+    const list = (await (await fetch(`${gw.url}/rest`, { headers })).json()) as any;
     const names = list.integrations.map((i: any) => i.name).sort();
     assert.deepEqual(names, ['fixture-echo', 'fixture-http']);
     assert.equal(list.integrations.find((i: any) => i.name === 'fixture-echo').connected, true);
-    const one = await (await fetch(`${gw.url}/rest/fixture-echo`, { headers })).json();
+    const one = (await (await fetch(`${gw.url}/rest/fixture-echo`, { headers })).json()) as any;
     assert.equal(one.tools.length, 4);
     assert.equal(one.tools[0].inputSchema.type, 'object');
     assert.equal((await fetch(`${gw.url}/rest/nope`, { headers })).status, 404);
@@ -111,6 +111,6 @@ describe('REST transport', () => {
   it('refuses a foreign Host or Origin on a loopback bind', async () => {
     const res = await fetch(`${gw.url}/rest`, { headers: { authorization: `Bearer ${gw.apiKey}`, origin: 'https://evil.example' } });
     assert.equal(res.status, 403);
-    assert.equal((await res.json()).code, 'GW_ERR_TRANSPORT_HOST_NOT_ALLOWED');
+    assert.equal(((await res.json()) as any).code, 'GW_ERR_TRANSPORT_HOST_NOT_ALLOWED');
   });
 });
