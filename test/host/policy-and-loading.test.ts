@@ -1,0 +1,149 @@
+/**
+ * @module test/host/policy-and-loading
+ * Policy files and plugin folders are data validated before use: bad ones are refused with
+ * messages naming the file, the field and the problem; tenancy rules are enforced as FORBIDDEN.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadPolicyFile, parsePolicy } from '../../host/policy/load.js';
+import { decideToolAccess } from '../../host/policy/tenancy.js';
+import { DEFAULT_POLICY_FILE, PACKAGE_ROOT } from '../../host/paths.js';
+import { loadPlugins } from '../../host/registry/load-plugins.js';
+import { isGatewayError } from '../../host/errors.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-load-'));
+}
+
+function writePlugin(root: string, folder: string, manifest: unknown, source: string | null = 'export default {};'): void {
+  const dir = path.join(root, folder);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'manifest.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest));
+  if (source !== null) fs.writeFileSync(path.join(dir, 'plugin.js'), source);
+}
+
+const tool = (name: string, inputSchema: unknown = { type: 'object', properties: {} }) => ({ name, description: `does ${name}`, inputSchema });
+const manifest = (name: string, tools: unknown[], extra: Record<string, unknown> = {}) => ({
+  name,
+  version: '1.0.0',
+  displayName: name,
+  description: 'test',
+  auth: { type: 'none' },
+  egress: [],
+  tools,
+  ...extra,
+});
+
+describe('policy files', () => {
+  it('the shipped default policy validates', () => {
+    const p = loadPolicyFile(DEFAULT_POLICY_FILE);
+    assert.equal(p.sandbox.workers, 8);
+    assert.equal(p.resultCap.maxChars, 60_000);
+  });
+
+  it('an empty policy takes every default', () => {
+    const p = parsePolicy({});
+    assert.equal(p.schemaErrors, 'reject');
+    assert.equal(p.limits.memoryMb, 64);
+    assert.deepEqual(p.upstreams, {});
+  });
+
+  const bad: [string, unknown, RegExp][] = [
+    ['unknown key', { limit: {} }, /Unrecognized key.*limit/],
+    ['memory too small', { limits: { memoryMb: 4 } }, /limits\.memoryMb/],
+    ['workers not a number', { sandbox: { workers: 'eight' } }, /sandbox\.workers/],
+    ['upstream with a path', { upstreams: { 'https://api.github.com/v3': 'http://127.0.0.1:1' } }, /upstreams/],
+    ['bad schemaErrors', { schemaErrors: 'ignore' }, /schemaErrors/],
+  ];
+  for (const [name, raw, pattern] of bad) {
+    it(`refuses ${name} with the field named`, () => {
+      assert.throws(
+        () => parsePolicy(raw, 'my-policy.json'),
+        (err: unknown) => isGatewayError(err) && err.code === 'GW_ERR_POLICY_INVALID' && /^my-policy\.json: /.test(err.message) && pattern.test(err.message),
+      );
+    });
+  }
+
+  it('refuses a file that is not JSON, naming the file', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'p.json');
+    fs.writeFileSync(file, '{ not json');
+    assert.throws(() => loadPolicyFile(file), (err: unknown) => isGatewayError(err) && err.message.startsWith(`${file}: not valid JSON`));
+  });
+
+  it('tenancy: deny wins, allow lists restrict, "*" applies to everyone', () => {
+    const p = parsePolicy({
+      tenants: { '*': { denyTools: ['github_delete_repo'] }, acme: { allowPlugins: ['github', 'slack'], denyTools: ['slack_delete_message'] }, beta: { allowTools: ['github_get_issue'] } },
+    });
+    assert.deepEqual(decideToolAccess(p, 'acme', 'github', 'github_get_issue'), { allowed: true });
+    assert.equal(decideToolAccess(p, 'acme', 'jira', 'jira_get_issue').allowed, false);
+    const d = decideToolAccess(p, 'acme', 'slack', 'slack_delete_message');
+    assert.ok(!d.allowed && d.rule === 'tenants.acme.denyTools');
+    const star = decideToolAccess(p, 'other', 'github', 'github_delete_repo');
+    assert.ok(!star.allowed && star.rule === 'tenants.*.denyTools');
+    assert.equal(decideToolAccess(p, 'beta', 'github', 'github_get_issue').allowed, true);
+    assert.equal(decideToolAccess(p, 'beta', 'github', 'github_list_issues').allowed, false);
+  });
+});
+
+describe('plugin loading', () => {
+  it('refuses bad plugins with file, field and problem, and loads the rest', () => {
+    const root = tempDir();
+    writePlugin(root, 'a-good', manifest('good', [tool('good_one')]));
+    writePlugin(root, 'broken-json', '{ "name": ');
+    writePlugin(root, 'bad-name', manifest('Bad_Name', [tool('x_one')]));
+    writePlugin(root, 'bad-schema', manifest('bad-schema', [tool('bad_one', { type: 'string' })]));
+    writePlugin(root, 'no-source', manifest('no-source', [tool('ns_one')]), null);
+    writePlugin(root, 'z-collides', manifest('collides', [tool('good_one')]));
+    writePlugin(root, 'egress-bad', manifest('egress-bad', [tool('eg_one')], { egress: ['https://api.example.com'] }));
+    const { plugins, errors } = loadPlugins([root]);
+    assert.deepEqual(plugins.map((p) => p.manifest.name), ['good']);
+    const byDir = new Map(errors.map((e) => [path.basename(e.dir), e]));
+    assert.match(byDir.get('broken-json')?.message ?? '', /not valid JSON/);
+    assert.match(byDir.get('bad-name')?.message ?? '', /^name: must be kebab-case/);
+    assert.match(byDir.get('bad-schema')?.message ?? '', /tools\.0\.inputSchema/);
+    assert.match(byDir.get('no-source')?.file ?? '', /plugin\.js$/);
+    assert.match(byDir.get('z-collides')?.message ?? '', /"good_one" is already defined by plugin "good"/);
+    assert.match(byDir.get('egress-bad')?.message ?? '', /^egress\.0: /);
+    for (const e of errors) assert.ok(e.file.startsWith(root), 'each error names its file');
+  });
+
+  it('never evaluates plugin code on the host', () => {
+    const root = tempDir();
+    const marker = path.join(root, 'evaluated');
+    writePlugin(root, 'sneaky', manifest('sneaky', [tool('sneaky_one')]), `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(marker)}, 'x'); export default {};`);
+    const { plugins } = loadPlugins([root]);
+    assert.equal(plugins.length, 1);
+    assert.equal(fs.existsSync(marker), false);
+  });
+});
+
+describe('tenancy enforced by the engine', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { tenants: { acme: { denyTools: ['echo_fail'] } } } });
+  });
+  after(async () => gw.close());
+
+  it('answers FORBIDDEN naming the rule, audits it, and hides the tool from discovery', async () => {
+    const item = await gw.execute('echo_fail', { message: 'x' });
+    assert.equal(item.error, 'FORBIDDEN');
+    assert.equal(item.rule, 'tenants.acme.denyTools');
+    const rows = await gw.db.all<{ error_code: string }>("SELECT error_code FROM audit_events WHERE tool = 'echo_fail'");
+    assert.deepEqual(rows.map((r) => r.error_code), ['GW_ERR_POLICY_FORBIDDEN']);
+    const rest = await gw.rest('fixture-echo', { tool: 'echo_fail', args: { message: 'x' } });
+    assert.equal(rest.status, 403);
+    const other = await gw.createUser('free@example.com', 'other');
+    assert.equal((await gw.execute('echo_fail', { message: 'allowed here' }, other.apiKey)).error, 'allowed here');
+    const client = await gw.mcpClient();
+    const found = (await client.callTool({ name: 'search_tools', arguments: { query: 'fail throw error' } })) as { content: { text: string }[] };
+    const names = JSON.parse(found.content[0]?.text ?? '{}').tools.map((t: { name: string }) => t.name);
+    assert.ok(!names.includes('echo_fail'), 'a tool the caller may not run is never shown');
+  });
+});
