@@ -43,7 +43,9 @@ export function createTransport(options: TransportOptions): Transport {
   const connect = { timeout: options.connectTimeoutMs, ...(options.ca ? { ca: options.ca } : {}) };
   const timeouts = { headersTimeout: options.requestTimeoutMs, bodyTimeout: options.requestTimeoutMs };
   const checked = new Agent({ ...timeouts, connect: { ...connect, lookup: createSafeLookup(options.allowedCidrs, options.resolver) } });
-  const mapped = new Agent({ ...timeouts, connect });
+  // operator-named targets: resolved normally (with the test resolver if one is given), never checked
+  const plainLookup = options.resolver ? createSafeLookup([], options.resolver, false) : undefined;
+  const mapped = new Agent({ ...timeouts, connect: plainLookup ? { ...connect, lookup: plainLookup } : connect });
 
   const send: Step = async function transportStep(req) {
     const target = req.target ?? req.url;
@@ -59,12 +61,13 @@ export function createTransport(options: TransportOptions): Transport {
       });
     } catch (e) {
       if (req.signal.aborted) throw e;
+      const where = req.hop === 0 ? '' : `redirect hop ${req.hop}: `;
       const codes = causeCodes(e);
       if (codes.includes(ADDRESS_BLOCKED)) {
-        throw new BridgeError('GW_ERR_BRIDGE_ADDRESS_BLOCKED', `host "${req.url.hostname}" resolves to an address that is not allowed`);
+        throw new BridgeError('GW_ERR_BRIDGE_ADDRESS_BLOCKED', `${where}host "${req.url.hostname}" resolves to an address that is not allowed`);
       }
       const known = codes.find((c) => /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_TLS_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(c));
-      throw new BridgeError('GW_ERR_BRIDGE_NETWORK', `request to "${req.url.hostname}" failed${known ? ` (${known})` : ''}`);
+      throw new BridgeError('GW_ERR_BRIDGE_NETWORK', `${where}request to "${req.url.hostname}" failed${known ? ` (${known})` : ''}`);
     }
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => {

@@ -1,0 +1,269 @@
+/**
+ * @module test/sandbox/bridge.test
+ * The host-side ctx.http bridge against real loopback servers: egress policy, SSRF forms
+ * (sandbox.md §4.2), DNS checks at connect time, upstream mapping, redirects, credential
+ * injection and redaction, header rules, size caps, timeouts and the per-call budget.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBridge, type Bridge, type BridgeRequest, type BridgeResult, type CallScope, type Credential } from '../../sandbox/index.js';
+import type { PluginManifest } from '../../sandbox/manifest.js';
+import { fakeResolver } from './helpers/fake-dns.js';
+import { egressPolicy, manifest } from './helpers/harness.js';
+import { startTlsUpstream, startUpstream, TEST_CA, type Upstream } from './helpers/upstream.js';
+
+const TOKEN = 'tok_live_5f1a9c3e7b2d4068';
+let up: Upstream;
+let tls: Upstream;
+let bridge: Bridge;
+const asked: string[] = [];
+
+interface Call {
+  credential?: Credential | undefined;
+  manifest?: PluginManifest;
+  maxRequests?: number;
+  signal?: AbortSignal;
+}
+
+function scopeOf(call: Call = {}): CallScope & { loads: number } {
+  const scope = {
+    loads: 0,
+    manifest: call.manifest ?? manifest({ egress: ['api.example.com', 'other.example.com', 'rebind.example.com', 'private.example.test', '127.0.0.1'] }),
+    getCredential: async () => {
+      scope.loads++;
+      return 'credential' in call ? call.credential : { values: { token: TOKEN } };
+    },
+    requestCount: { n: 0 },
+    maxRequests: call.maxRequests ?? 10,
+    signal: call.signal ?? new AbortController().signal,
+  };
+  return scope;
+}
+
+const get = (url: string, extra: Partial<BridgeRequest> = {}): BridgeRequest => ({ url, method: 'GET', headers: {}, ...extra });
+const codeOf = (r: BridgeResult): string => (r.ok ? 'ok' : r.error.code);
+const bodyOf = (r: BridgeResult): string => {
+  assert.ok(r.ok, `expected success, got ${JSON.stringify(r)}`);
+  return r.response.body;
+};
+
+before(async () => {
+  up = await startUpstream();
+  tls = await startTlsUpstream();
+  bridge = createBridge(
+    egressPolicy({ upstreams: { 'https://api.example.com': up.origin, 'https://other.example.com': up.origin, 'https://secure.example.com': `https://tls.example.test:${tls.port}` } }),
+    { ca: TEST_CA, resolver: fakeResolver({ 'rebind.example.com': ['169.254.169.254'], 'private.example.test': ['127.0.0.1'], 'tls.example.test': ['127.0.0.1'] }, asked) },
+  );
+});
+after(async () => {
+  await bridge.close();
+  await up.close();
+  await tls.close();
+});
+
+describe('bridge: upstream mapping and credential injection', () => {
+  it('reaches a mapped upstream, injects the credential there, and redacts it from the echo', async () => {
+    const r = await bridge.dispatch(get('https://api.example.com/echo?x=1'), scopeOf());
+    const body = bodyOf(r);
+    assert.equal(up.received.at(-1)?.headers['authorization'], `Bearer ${TOKEN}`);
+    assert.ok(!body.includes(TOKEN) && body.includes('[REDACTED]'));
+    assert.ok(r.ok && r.response.headers['x-echo-auth'] === '[REDACTED]');
+    assert.equal(r.ok && r.response.url, 'https://api.example.com/echo?x=1', 'the URL is in the plugin\'s terms');
+  });
+
+  it('redacts the credential from error bodies that quote it', async () => {
+    const r = await bridge.dispatch(get('https://api.example.com/status/401'), scopeOf());
+    assert.ok(r.ok && r.response.status === 401 && !r.response.body.includes(TOKEN) && r.response.body.includes('[REDACTED]'));
+  });
+
+  it('renders {base64:a:b} and redacts the encoded form', async () => {
+    const m = manifest({ egress: ['api.example.com'], auth: { type: 'apikey', fields: [{ name: 'user', label: 'User', secret: false, required: true }, { name: 'key', label: 'Key', secret: true, required: true }], inject: { header: 'authorization', format: 'Basic {base64:user:key}' } } });
+    const r = await bridge.dispatch(get('https://api.example.com/echo'), scopeOf({ manifest: m, credential: { values: { user: 'alice', key: TOKEN } } }));
+    const sent = String(up.received.at(-1)?.headers['authorization']);
+    assert.equal(sent, `Basic ${Buffer.from(`alice:${TOKEN}`).toString('base64')}`);
+    assert.ok(!bodyOf(r).includes(sent.slice(6)) && !bodyOf(r).includes(TOKEN) && bodyOf(r).includes('[REDACTED]'));
+  });
+
+  it('uses a custom header for API keys', async () => {
+    const m = manifest({ egress: ['api.example.com'], auth: { type: 'apikey', fields: [{ name: 'apiKey', label: 'Key', secret: true, required: true }], inject: { header: 'x-api-key', format: '{apiKey}' } } });
+    const r = await bridge.dispatch(get('https://api.example.com/echo'), scopeOf({ manifest: m, credential: { values: { apiKey: TOKEN } } }));
+    assert.equal(up.received.at(-1)?.headers['x-api-key'], TOKEN);
+    assert.ok(!bodyOf(r).includes(TOKEN));
+  });
+
+  it('loads the credential lazily, once per call, only for credential hosts', async () => {
+    const m = manifest({ egress: ['api.example.com', 'other.example.com'], auth: { ...(manifest().auth as object), inject: { header: 'authorization', format: 'Bearer {token}', hosts: ['api.example.com'] } } as PluginManifest['auth'] });
+    const scope = scopeOf({ manifest: m });
+    await bridge.dispatch(get('https://other.example.com/echo'), scope);
+    assert.equal(scope.loads, 0);
+    assert.equal(up.received.at(-1)?.headers['authorization'], undefined);
+    await bridge.dispatch(get('https://api.example.com/echo'), scope);
+    await bridge.dispatch(get('https://api.example.com/echo'), scope);
+    assert.equal(scope.loads, 1);
+  });
+
+  it('sends nothing extra when the user has no credential', async () => {
+    const r = await bridge.dispatch(get('https://api.example.com/echo'), scopeOf({ credential: undefined }));
+    assert.equal(codeOf(r), 'ok');
+    assert.equal(up.received.at(-1)?.headers['authorization'], undefined);
+  });
+
+  it('speaks https to a mapped upstream behind a private CA', async () => {
+    const m = manifest({ egress: ['secure.example.com'] });
+    const r = await bridge.dispatch(get('https://secure.example.com/json'), scopeOf({ manifest: m }));
+    assert.deepEqual(JSON.parse(bodyOf(r)), { items: [1, 2, 3] });
+    assert.equal(tls.received.at(-1)?.headers['authorization'], `Bearer ${TOKEN}`);
+  });
+
+  it('ignores HTTP(S)_PROXY variables', async () => {
+    const saved = { ...process.env };
+    process.env['HTTPS_PROXY'] = 'http://127.0.0.1:9';
+    process.env['HTTP_PROXY'] = 'http://127.0.0.1:9';
+    const b = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin } }));
+    try {
+      assert.equal(codeOf(await b.dispatch(get('https://api.example.com/json'), scopeOf())), 'ok');
+    } finally {
+      process.env = saved;
+      await b.close();
+    }
+  });
+});
+
+describe('bridge: egress policy and SSRF', () => {
+  const cases: Array<[string, string]> = [
+    ['https://evil.example.net/', 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED'],
+    ['https://api.example.com.evil.example.net/', 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED'],
+    ['https://api.example.com@evil.example.net/', 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED'],
+    ['https://user:pw@api.example.com/', 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED'],
+    ['https://api.example.com:8443/', 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED'],
+    ['https://localhost/', 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED'],
+    ['http://rebind.example.com/', 'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED'],
+    ['ftp://api.example.com/', 'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED'],
+    ['file:///etc/passwd', 'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED'],
+    ['https://127.0.0.1/', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED'],
+    ['https://2130706433/', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED'],
+    ['https://0x7f.1/', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED'],
+    ['https://0177.0.0.1/', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED'],
+    ['https://127.1/', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED'],
+    ['https://127.0.0.1./', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED'],
+    ['https://[::1]/', 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED'],
+    ['https://[::ffff:127.0.0.1]/', 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED'],
+    ['https://rebind.example.com/latest/meta-data/', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED'],
+    ['https://private.example.test/', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED'],
+    ['not a url', 'GW_ERR_BRIDGE_BAD_REQUEST'],
+  ];
+  for (const [url, code] of cases) {
+    it(`refuses ${url} with ${code}`, async () => {
+      const before = up.received.length;
+      assert.equal(codeOf(await bridge.dispatch(get(url), scopeOf())), code);
+      assert.equal(up.received.length, before, 'nothing reached the upstream');
+    });
+  }
+
+  it('never resolves an undeclared host', () => {
+    assert.ok(!asked.some((h) => h.includes('evil') || h === 'localhost'), asked.join(','));
+  });
+
+  it('refuses a denied host even when declared', async () => {
+    const b = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, denyHosts: ['api.example.com'] }));
+    assert.equal(codeOf(await b.dispatch(get('https://api.example.com/json'), scopeOf())), 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED');
+    await b.close();
+  });
+
+  for (const address of ['10.0.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '::1', '::ffff:a9fe:a9fe', 'fd00:ec2::254', '64:ff9b::a9fe:a9fe', 'fe80::1']) {
+    it(`refuses a name resolving to ${address} at connect time`, async () => {
+      const b = createBridge(egressPolicy(), { resolver: fakeResolver({ 'rebind.example.com': ['93.184.216.34', address] }) });
+      assert.equal(codeOf(await b.dispatch(get('https://rebind.example.com/'), scopeOf())), 'GW_ERR_BRIDGE_ADDRESS_BLOCKED');
+      await b.close();
+    });
+  }
+
+  it('lets allowPrivateCidrs open a private range, and only that range', async () => {
+    const b = createBridge(egressPolicy({ allowPrivateCidrs: ['127.0.0.0/8'], requestTimeoutMs: 1000 }), {
+      resolver: fakeResolver({ 'private.example.test': ['127.0.0.1'], 'rebind.example.com': ['169.254.169.254'] }),
+    });
+    // the address check passes: the connection itself is attempted (nothing listens on :443)
+    assert.equal(codeOf(await b.dispatch(get('https://private.example.test/'), scopeOf())), 'GW_ERR_BRIDGE_NETWORK');
+    assert.equal(codeOf(await b.dispatch(get('https://rebind.example.com/'), scopeOf())), 'GW_ERR_BRIDGE_ADDRESS_BLOCKED');
+    await b.close();
+  });
+});
+
+describe('bridge: redirects', () => {
+  const via = (to: string, status = 302): string => `https://api.example.com/redirect?status=${status}&to=${encodeURIComponent(to)}`;
+
+  it('follows a relative redirect and reports the final URL in plugin terms', async () => {
+    const r = await bridge.dispatch(get(via('/json')), scopeOf());
+    assert.ok(r.ok && r.response.url === 'https://api.example.com/json');
+  });
+
+  it('maps a Location that names the mapped target back to the plugin origin', async () => {
+    const r = await bridge.dispatch(get(via(`${up.origin}/json`)), scopeOf());
+    assert.ok(r.ok && r.response.url === 'https://api.example.com/json', JSON.stringify(r));
+  });
+
+  for (const to of ['https://evil.example.net/steal', 'http://169.254.169.254/latest/meta-data/', 'https://169.254.169.254/', 'https://localhost/admin', 'https://rebind.example.com/']) {
+    it(`blocks a redirect to ${to}`, async () => {
+      const r = await bridge.dispatch(get(via(to)), scopeOf());
+      assert.ok(!r.ok && /HOST_NOT_ALLOWED|SCHEME_NOT_ALLOWED|ADDRESS_BLOCKED/.test(r.error.code), JSON.stringify(r));
+      assert.ok(!r.ok && r.error.message.startsWith('redirect hop 1'));
+    });
+  }
+
+  it('drops the credential when a redirect crosses origins', async () => {
+    const r = await bridge.dispatch(get(via('https://other.example.com/echo', 307)), scopeOf());
+    assert.equal(codeOf(r), 'ok');
+    assert.equal(up.received.at(-1)?.url, '/echo');
+    assert.equal(up.received.at(-1)?.headers['authorization'], undefined);
+  });
+
+  it('stops after maxRedirects hops', async () => {
+    const loop = via(via(via(via('/json'))));
+    assert.equal(codeOf(await bridge.dispatch(get(loop), scopeOf())), 'GW_ERR_BRIDGE_TOO_MANY_REDIRECTS');
+  });
+});
+
+describe('bridge: request rules, caps, timeouts, budget', () => {
+  for (const [name, value] of [['Authorization', 'Bearer attacker'], ['Host', '169.254.169.254'], ['Cookie', 'a=b'], ['X-Forwarded-For', '1.2.3.4'], ['Proxy-Authorization', 'x'], ['X-Note', 'a\r\nHost: evil']]) {
+    it(`refuses the plugin header ${name}`, async () => {
+      assert.equal(codeOf(await bridge.dispatch(get('https://api.example.com/echo', { headers: { [name as string]: value as string } }), scopeOf())), 'GW_ERR_BRIDGE_BAD_REQUEST');
+    });
+  }
+
+  it('passes ordinary headers, method and body through', async () => {
+    const r = await bridge.dispatch({ url: 'https://api.example.com/echo', method: 'post', headers: { 'X-Trace': 'abc', 'content-type': 'application/json' }, body: '{"a":1}' }, scopeOf());
+    const echoed = JSON.parse(bodyOf(r)) as { method: string; body: string; youSent: Record<string, string> };
+    assert.equal(echoed.method, 'POST');
+    assert.equal(echoed.body, '{"a":1}');
+    assert.equal(echoed.youSent['x-trace'], 'abc');
+  });
+
+  it('refuses a body on GET, and a body over the cap', async () => {
+    assert.equal(codeOf(await bridge.dispatch(get('https://api.example.com/echo', { body: 'x' }), scopeOf())), 'GW_ERR_BRIDGE_BAD_REQUEST');
+    assert.equal(codeOf(await bridge.dispatch({ url: 'https://api.example.com/echo', method: 'POST', headers: {}, body: 'x'.repeat(17 * 1024) }, scopeOf())), 'GW_ERR_BRIDGE_BAD_REQUEST');
+  });
+
+  it('caps the response body', async () => {
+    assert.equal(codeOf(await bridge.dispatch(get('https://api.example.com/big'), scopeOf())), 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE');
+  });
+
+  it('times a request out', async () => {
+    const b = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, requestTimeoutMs: 200 }));
+    assert.equal(codeOf(await b.dispatch(get('https://api.example.com/hang'), scopeOf())), 'GW_ERR_BRIDGE_TIMEOUT');
+    await b.close();
+  });
+
+  it('ends requests with their call', async () => {
+    const ended = new AbortController();
+    setTimeout(() => ended.abort(), 100);
+    assert.equal(codeOf(await bridge.dispatch(get('https://api.example.com/slow?ms=1000'), scopeOf({ signal: ended.signal }))), 'GW_ERR_BRIDGE_CALL_ENDED');
+    assert.equal(codeOf(await bridge.dispatch(get('https://api.example.com/json'), scopeOf({ signal: ended.signal }))), 'GW_ERR_BRIDGE_CALL_ENDED');
+  });
+
+  it('counts requests per call', async () => {
+    const scope = scopeOf({ maxRequests: 2 });
+    const codes = [];
+    for (let i = 0; i < 3; i++) codes.push(codeOf(await bridge.dispatch(get('https://api.example.com/json'), scope)));
+    assert.deepEqual(codes, ['ok', 'ok', 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS']);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * @module test/sandbox/helpers/upstream
+ * A loopback upstream for sandbox tests (127.0.0.1 only): JSON, header echo, an error page that
+ * quotes the Authorization header, open redirects, a large body, a slow and a hanging endpoint.
+ * Every request it receives is recorded, so tests can prove what did (not) reach it.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Upstream {
+  origin: string;
+  port: number;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+const FIXTURES = new URL('../../../../test/fixtures/sandbox/', import.meta.url);
+export const TEST_CA = fs.readFileSync(new URL('test-only-tls-cert.pem', FIXTURES), 'utf8');
+const TEST_KEY = fs.readFileSync(new URL('test-only-tls-key.pem', FIXTURES), 'utf8');
+
+function handle(received: Received[]): http.RequestListener {
+  return (req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const url = new URL(req.url ?? '/', 'http://upstream.invalid');
+      const json = (status: number, value: unknown, extra: Record<string, string> = {}): void => {
+        res.writeHead(status, { 'content-type': 'application/json', ...extra });
+        res.end(JSON.stringify(value));
+      };
+      switch (url.pathname) {
+        case '/json':
+          return json(200, { items: [1, 2, 3] });
+        case '/echo':
+          return json(200, { youSent: req.headers, url: req.url, method: req.method, body }, { 'x-echo-auth': String(req.headers['authorization'] ?? '') });
+        case '/status/401':
+          return json(401, { error: `invalid token ${String(req.headers['authorization'] ?? '')}` });
+        case '/redirect': {
+          const status = Number(url.searchParams.get('status') ?? '302');
+          res.writeHead(status, { location: url.searchParams.get('to') ?? '/json' });
+          return res.end();
+        }
+        case '/big': {
+          const chunk = 'x'.repeat(64 * 1024);
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          let sent = 0;
+          const pump = (): void => {
+            while (sent < 64 && !res.destroyed) {
+              sent++;
+              if (!res.write(chunk)) return void res.once('drain', pump);
+            }
+            res.end();
+          };
+          return pump();
+        }
+        case '/slow':
+          return void setTimeout(() => json(200, { slow: true }), Number(url.searchParams.get('ms') ?? '500'));
+        case '/hang':
+          return; // never answers
+        default:
+          return json(404, { error: 'not found' });
+      }
+    });
+  };
+}
+
+async function listen(server: http.Server | https.Server, scheme: string, received: Received[]): Promise<Upstream> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `${scheme}://127.0.0.1:${port}`,
+    port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function startUpstream(): Promise<Upstream> {
+  const received: Received[] = [];
+  return listen(http.createServer(handle(received)), 'http', received);
+}
+
+/** HTTPS on loopback with the test-only certificate for "tls.example.test". */
+export function startTlsUpstream(): Promise<Upstream> {
+  const received: Received[] = [];
+  return listen(https.createServer({ key: TEST_KEY, cert: TEST_CA }, handle(received)), 'https', received);
+}
