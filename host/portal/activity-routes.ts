@@ -1,0 +1,119 @@
+/**
+ * @module host/portal/activity-routes
+ * The activity page: the signed-in user's own audit events, newest first, filtered by tool,
+ * integration, outcome and date range, paged with a keyset cursor (stable while new events
+ * arrive). Bad filter values are reported next to the form instead of failing the page.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { SqlValue } from '../storage/db.js';
+import type { PortalContext } from './context.js';
+import { html } from './html.js';
+
+export const ACTIVITY_PAGE_SIZE = 50;
+
+interface EventRow {
+  id: string;
+  at: number;
+  action: string;
+  tool: string | null;
+  integration: string | null;
+  success: number;
+  error_code: string | null;
+  error: string | null;
+  duration_ms: number;
+  transport: string | null;
+}
+
+type Query = Partial<Record<'tool' | 'integration' | 'success' | 'from' | 'to' | 'before', string>>;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseDay(s: string | undefined, endOfDay: boolean): number | undefined | 'bad' {
+  if (!s) return undefined;
+  if (!DAY.test(s)) return 'bad';
+  const t = Date.parse(`${s}T00:00:00Z`);
+  if (Number.isNaN(t)) return 'bad';
+  return endOfDay ? t + 86_400_000 : t;
+}
+
+export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContext): void {
+  scope.get<{ Querystring: Query }>('/activity', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who) return reply;
+    const q: Query = {};
+    for (const k of ['tool', 'integration', 'success', 'from', 'to', 'before'] as const) {
+      const v = request.query[k];
+      if (typeof v === 'string' && v.trim() !== '') q[k] = v.trim().slice(0, 200);
+    }
+    const problems: string[] = [];
+    const where: string[] = ['user_id = ?'];
+    const params: SqlValue[] = [who.user.id];
+    if (q.tool) {
+      where.push("tool LIKE ? ESCAPE '\\'");
+      params.push(`%${q.tool.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    }
+    if (q.integration) {
+      where.push('integration = ?');
+      params.push(q.integration);
+    }
+    if (q.success === 'yes' || q.success === 'no') {
+      where.push('success = ?');
+      params.push(q.success === 'yes' ? 1 : 0);
+    } else if (q.success) problems.push('Outcome must be "succeeded" or "failed".');
+    const from = parseDay(q.from, false);
+    const to = parseDay(q.to, true);
+    if (from === 'bad') problems.push('From must be a date like 2026-01-31.');
+    else if (from !== undefined) {
+      where.push('at >= ?');
+      params.push(from);
+    }
+    if (to === 'bad') problems.push('To must be a date like 2026-01-31.');
+    else if (to !== undefined) {
+      where.push('at < ?');
+      params.push(to);
+    }
+    if (typeof from === 'number' && typeof to === 'number' && from >= to) problems.push('From must be on or before To.');
+    if (q.before) {
+      const m = /^(\d{1,15})\.([A-Za-z0-9-]{1,64})$/.exec(q.before);
+      if (!m) problems.push('The page cursor is not valid; showing the newest events.');
+      else {
+        where.push('(at < ? OR (at = ? AND id < ?))');
+        params.push(Number(m[1]), Number(m[1]), m[2] as string);
+      }
+    }
+    const rows = await ctx.deps.db.all<EventRow>(
+      `SELECT id, at, action, tool, integration, success, error_code, error, duration_ms, transport FROM audit_events
+        WHERE ${where.join(' AND ')} ORDER BY at DESC, id DESC LIMIT ${ACTIVITY_PAGE_SIZE + 1}`,
+      params,
+    );
+    const more = rows.length > ACTIVITY_PAGE_SIZE;
+    const page = rows.slice(0, ACTIVITY_PAGE_SIZE);
+    const last = page[page.length - 1];
+    const keep = new URLSearchParams(Object.entries(q).filter(([k]) => k !== 'before') as [string, string][]);
+    const olderHref = more && last ? `/activity?${new URLSearchParams([...keep, ['before', `${Number(last.at)}.${last.id}`]])}` : undefined;
+    const integrations = ctx.deps.registry.plugins().map((p) => p.name).sort();
+    const sel = (v: string | undefined, o: string) => (v === o ? html` selected` : '');
+
+    const body = html`<form method="get" action="/activity" class="filters" role="search" aria-label="Filter activity">
+<div><label for="a-tool">Tool</label><input id="a-tool" name="tool" value="${q.tool ?? ''}"></div>
+<div><label for="a-int">Integration</label><select id="a-int" name="integration"><option value="">All</option>${integrations.map(
+      (n) => html`<option value="${n}"${sel(q.integration, n)}>${n}</option>`,
+    )}</select></div>
+<div><label for="a-ok">Outcome</label><select id="a-ok" name="success"><option value="">All</option><option value="yes"${sel(q.success, 'yes')}>Succeeded</option><option value="no"${sel(q.success, 'no')}>Failed</option></select></div>
+<div><label for="a-from">From</label><input id="a-from" name="from" type="date" value="${q.from ?? ''}"></div>
+<div><label for="a-to">To</label><input id="a-to" name="to" type="date" value="${q.to ?? ''}"></div>
+<div><button type="submit">Filter</button> <a href="/activity">Clear</a></div></form>
+${problems.length ? html`<div class="error" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${page.length === 0
+  ? html`<p>No activity matches.</p>`
+  : html`<table><caption class="hint">Your tool calls, newest first (times in UTC).</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Tool</th><th scope="col">Integration</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Via</th></tr></thead>
+<tbody>${page.map(
+      (e) => html`<tr><td>${new Date(Number(e.at)).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.tool ?? e.action}</td><td>${e.integration ?? ''}</td>
+<td>${Number(e.success) ? html`<span class="ok">Succeeded</span>` : html`<span class="error">Failed</span> ${e.error_code ?? ''}<p class="hint">${(e.error ?? '').slice(0, 300)}</p>`}</td>
+<td>${Number(e.duration_ms)} ms</td><td>${e.transport ?? ''}</td></tr>`,
+    )}</tbody></table>`}
+<nav aria-label="Pages"><p>${q.before ? html`<a href="/activity?${keep.toString()}">Newest</a> ` : ''}${olderHref ? html`<a href="${olderHref}" rel="next">Older</a>` : ''}</p></nav>`;
+    return ctx.sendPage(reply, problems.length ? 400 : 200, { title: 'Activity', active: 'activity', who, body });
+  });
+}

@@ -1,0 +1,105 @@
+/**
+ * @module host/portal/auth-routes
+ * Signing in and out: with an API key, or with a one-time login link (shown as a confirmation
+ * button, so fetching the link does not use it). Sign-in forms carry a pre-login CSRF token bound
+ * to a cookie (no login CSRF); a new session id is issued at every sign-in (no fixation).
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { User } from '../storage/users.js';
+import { parseCookies } from './cookies.js';
+import type { PortalContext } from './context.js';
+import { html } from './html.js';
+import { consumeLoginLink, peekLoginLink } from './login-links.js';
+import { randomId } from './sessions.js';
+
+const PRELOGIN = 'wb_prelogin';
+
+export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): void {
+  const preloginToken = (reply: FastifyReply): string => {
+    const token = randomId();
+    ctx.setCookie(reply, PRELOGIN, token, { maxAgeSec: 1800, sameSite: 'Strict' });
+    return token;
+  };
+
+  const preloginOk = (req: Parameters<PortalContext['body']>[0], reply: FastifyReply): boolean => {
+    const expected = parseCookies(req.headers.cookie).get(PRELOGIN);
+    // checkPost compares the form's _csrf with the cookie's token and refuses foreign origins.
+    return ctx.checkPost(req, reply, expected);
+  };
+
+  async function signIn(reply: FastifyReply, user: User, next: string): Promise<FastifyReply> {
+    const { id } = await ctx.sessions.create(user.id);
+    ctx.setCookie(reply, ctx.cookieName, id, { maxAgeSec: ctx.sessions.ttlMs / 1000, httpOnly: true, sameSite: 'Lax' });
+    ctx.setCookie(reply, PRELOGIN, '', { maxAgeSec: 0, sameSite: 'Strict' });
+    return reply.code(303).header('location', next).send();
+  }
+
+  function loginPage(reply: FastifyReply, status: number, next: string, error?: string): FastifyReply {
+    const csrf = preloginToken(reply);
+    return ctx.sendPage(reply, status, {
+      title: 'Sign in',
+      body: html`${error ? html`<p class="error" role="alert" id="key-error">${error}</p>` : ''}
+<form method="post" action="/login">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="next" value="${next}">
+<label for="apiKey">Your Workbench API key</label>
+<p class="hint" id="key-hint">The key your agent uses (starts with wb_). An operator can also send you a one-time sign-in link.</p>
+<input id="apiKey" name="apiKey" type="password" autocomplete="current-password" required aria-describedby="key-hint${error ? ' key-error' : ''}"${error ? html` aria-invalid="true"` : ''}>
+<p><button type="submit">Sign in</button></p></form>`,
+    });
+  }
+
+  scope.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
+    const next = ctx.safeNext(request.query.next);
+    if (await ctx.signedIn(request)) return reply.code(303).header('location', next).send();
+    return loginPage(reply, 200, next);
+  });
+
+  scope.post<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
+    if (!preloginOk(request, reply)) return reply;
+    const form = ctx.body(request);
+    const next = ctx.safeNext(form['next']);
+    const key = (form['apiKey'] ?? '').trim();
+    const user = key ? await ctx.deps.users.authenticate(key) : undefined;
+    if (!user) return loginPage(reply, 401, next, key ? 'That API key is not valid: it is unknown or was revoked.' : 'Enter your API key.');
+    return signIn(reply, user, next);
+  });
+
+  scope.get<{ Params: { token: string } }>('/login/link/:token', async (request, reply) => {
+    const userId = await peekLoginLink(ctx.deps.db, request.params.token, ctx.deps.connections.now());
+    const user = userId ? await ctx.deps.users.byId(userId) : undefined;
+    if (!user) return ctx.sendError(reply, 410, 'Sign-in link not valid', 'This sign-in link is unknown, was already used or has expired. Ask for a new one (workbench login-link --email …).');
+    const csrf = preloginToken(reply);
+    return ctx.sendPage(reply, 200, {
+      title: 'Sign in',
+      body: html`<p>Sign in to Workbench as <strong>${user.email}</strong>?</p>
+<form method="post" action="/login/link/${request.params.token}"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit">Sign in as ${user.email}</button></form>`,
+    });
+  });
+
+  scope.post<{ Params: { token: string } }>('/login/link/:token', async (request, reply) => {
+    if (!preloginOk(request, reply)) return reply;
+    const userId = await consumeLoginLink(ctx.deps.db, request.params.token, ctx.deps.connections.now());
+    const user = userId ? await ctx.deps.users.byId(userId) : undefined;
+    if (!user) return ctx.sendError(reply, 410, 'Sign-in link not valid', 'This sign-in link is unknown, was already used or has expired. Ask for a new one.');
+    return signIn(reply, user, '/integrations');
+  });
+
+  scope.post('/logout', async (request, reply) => {
+    const who = await ctx.signedIn(request);
+    if (!who) return reply.code(303).header('location', '/login').send();
+    if (!ctx.checkPost(request, reply, who.session.csrf)) return reply;
+    await ctx.sessions.revoke(who.session.idHash);
+    ctx.setCookie(reply, ctx.cookieName, '', { maxAgeSec: 0 });
+    return reply.code(303).header('location', '/login').send();
+  });
+
+  scope.post('/sessions/revoke-others', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+    await ctx.sessions.revokeAll(who.user.id, who.session.idHash);
+    return reply.code(303).header('location', '/keys?signedOut=1').send();
+  });
+
+  scope.get('/', async (request, reply) => reply.code(303).header('location', (await ctx.signedIn(request)) ? '/integrations' : '/login').send());
+}

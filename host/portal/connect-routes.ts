@@ -1,0 +1,131 @@
+/**
+ * @module host/portal/connect-routes
+ * The human side of `connect`: the link page (signed in, and only for the user who asked), the
+ * OAuth2 round trip (state + PKCE S256 to the provider, the callback exchanging the code), the
+ * API-key form, and the result page. Each step moves the pending record atomically, so a link or a
+ * provider answer is used at most once; the agent's wait_for_connection sees the outcome.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { PluginManifest } from '../../sandbox/manifest.js';
+import { validateApiKeyFields } from '../connections/apikey-fields.js';
+import { authorizationUrl, exchangeCode, OAuthError, randomToken } from '../connections/oauth.js';
+import { TERMINAL, type OpenResult } from '../connections/pending.js';
+import type { PortalContext, SignedIn } from './context.js';
+import { apiKeyFormBody, oauthStartBody, resultBody, RESULT_TEXT } from './connect-views.js';
+
+type Refusal = Extract<OpenResult, { ok: false }>['reason'];
+
+const REFUSALS: Record<Refusal, { status: number; title: string; text: string }> = {
+  unknown: { status: 404, title: 'Link not found', text: 'This connect link is unknown. Ask your agent for a new one.' },
+  other_user: {
+    status: 403,
+    title: 'Link belongs to another account',
+    text: 'This link was created for a different Workbench account. Sign in as the account your agent uses, or ask the agent for a new link.',
+  },
+  used: { status: 410, title: 'Link already used', text: 'This link was already used. If you did not finish connecting, ask your agent for a new link.' },
+  expired: { status: 410, title: 'Link expired', text: 'This link has expired. Ask your agent for a new one.' },
+};
+
+export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext): void {
+  const { connections, registry } = ctx.deps;
+  const pending = connections.pending;
+  const redirectUri = `${ctx.base}/oauth/callback`;
+  const refuse = (reply: FastifyReply, reason: Refusal, who?: SignedIn): FastifyReply => {
+    const r = REFUSALS[reason];
+    return ctx.sendError(reply, r.status, r.title, r.text, who);
+  };
+  const pluginFor = (name: string): PluginManifest | undefined => registry.plugin(name);
+  const providerOrigin = (m: PluginManifest): string[] => {
+    if (m.auth.type !== 'oauth2') return [];
+    return [new URL((connections.http.mapUrl ?? ((u: string) => u))(m.auth.authorizationUrl)).origin];
+  };
+
+  scope.get<{ Params: { id: string } }>('/connect/:id', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who) return reply;
+    const p = await pending.get(request.params.id);
+    if (!p) return refuse(reply, 'unknown', who);
+    if (p.userId !== who.user.id) return refuse(reply, 'other_user', who);
+    const m = pluginFor(p.integration);
+    if (TERMINAL.has(p.status)) {
+      const status = p.status as keyof typeof RESULT_TEXT;
+      return ctx.sendPage(reply, 200, { title: RESULT_TEXT[status].title, body: resultBody(m, p, status), who });
+    }
+    if (p.status !== 'pending') return refuse(reply, 'used', who);
+    if (!m) return refuse(reply, 'unknown', who);
+    const title = `Connect ${m.displayName}`;
+    if (m.auth.type === 'apikey') return ctx.sendPage(reply, 200, { title, body: apiKeyFormBody({ ...m, auth: m.auth }, p, who.session.csrf), who });
+    return ctx.sendPage(reply, 200, { title, body: oauthStartBody(m, p, who.user.email, who.session.csrf), who }, { formAction: providerOrigin(m) });
+  });
+
+  scope.post<{ Params: { id: string } }>('/connect/:id', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+    const checked = await pending.check(request.params.id, who.user.id);
+    if (!checked.ok) return refuse(reply, checked.reason, who);
+    const m = pluginFor(checked.pending.integration);
+    if (!m || m.auth.type !== 'oauth2') return refuse(reply, 'unknown', who);
+    const client = connections.clientFor(m.name);
+    if (!client) return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected until the operator configures its OAuth client.`, who);
+    const state = randomToken();
+    const codeVerifier = m.auth.pkce ? randomToken(48) : undefined;
+    const opened = await pending.open(checked.pending.id, who.user.id, { state, codeVerifier });
+    if (!opened.ok) return refuse(reply, opened.reason, who);
+    const mapUrl = connections.http.mapUrl;
+    const url = authorizationUrl(m.auth, client, { redirectUri, state, ...(codeVerifier ? { codeVerifier } : {}), ...(mapUrl ? { mapUrl } : {}) });
+    return reply.code(303).header('location', url).send();
+  });
+
+  scope.get<{ Querystring: Record<string, string | undefined> }>('/oauth/callback', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who) return reply;
+    const q = request.query;
+    if (typeof q['state'] !== 'string' || q['state'] === '')
+      return ctx.sendError(reply, 400, 'Sign-in response not valid', 'The provider sent no state parameter; start again from your agent\'s link.', who);
+    const taken = await pending.takeByState(q['state'], who.user.id);
+    if (!taken.ok) return refuse(reply, taken.reason, who);
+    const p = taken.pending;
+    const done = (): FastifyReply => reply.code(303).header('location', `/connect/${p.id}`).send();
+    const m = pluginFor(p.integration);
+    const client = m ? connections.clientFor(m.name) : undefined;
+    if (typeof q['error'] === 'string') {
+      const detail = typeof q['error_description'] === 'string' ? `: ${q['error_description'].slice(0, 200)}` : '';
+      const denied = q['error'] === 'access_denied';
+      await pending.settle(p.id, denied ? 'denied' : 'failed', `${m?.displayName ?? p.integration} answered ${q['error'].slice(0, 60)}${detail}`);
+      return done();
+    }
+    if (!m || m.auth.type !== 'oauth2' || !client || typeof q['code'] !== 'string' || q['code'] === '') {
+      await pending.settle(p.id, 'failed', !client ? 'the OAuth client is no longer configured on the server' : 'the provider sent no authorization code');
+      return done();
+    }
+    try {
+      const tokens = await exchangeCode(m.auth, client, { code: q['code'], redirectUri, ...(taken.codeVerifier ? { codeVerifier: taken.codeVerifier } : {}) }, connections.http);
+      await connections.saveTokens(who.user.id, m, tokens);
+      await pending.settle(p.id, 'connected', null);
+    } catch (err) {
+      const reason = err instanceof OAuthError ? err.message : 'the connection could not be stored';
+      ctx.deps.logger?.warn({ pendingId: p.id, integration: p.integration, error: reason }, 'OAuth callback failed');
+      await pending.settle(p.id, 'failed', reason);
+    }
+    return done();
+  });
+
+  scope.post<{ Params: { id: string } }>('/connect/:id/form', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+    const checked = await pending.check(request.params.id, who.user.id);
+    if (!checked.ok) return refuse(reply, checked.reason, who);
+    const m = pluginFor(checked.pending.integration);
+    if (!m || m.auth.type !== 'apikey') return refuse(reply, 'unknown', who);
+    const { _csrf: _ignored, ...input } = ctx.body(request);
+    const v = validateApiKeyFields(m.auth.fields, input);
+    if (Object.keys(v.errors).length === 0 && Object.keys(v.secret).length === 0) v.errors['form'] = 'Fill in at least one secret field.';
+    if (Object.keys(v.errors).length > 0)
+      return ctx.sendPage(reply, 400, { title: `Connect ${m.displayName}`, body: apiKeyFormBody({ ...m, auth: m.auth }, checked.pending, who.session.csrf, input, v.errors), who });
+    const opened = await pending.open(checked.pending.id, who.user.id);
+    if (!opened.ok) return refuse(reply, opened.reason, who);
+    await connections.saveApiKey(who.user.id, m, input);
+    await pending.settle(checked.pending.id, 'connected', null);
+    return reply.code(303).header('location', `/connect/${checked.pending.id}`).send();
+  });
+}

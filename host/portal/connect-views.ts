@@ -1,0 +1,66 @@
+/**
+ * @module host/portal/connect-views
+ * The bodies of the connect pages: the OAuth2 "continue to the provider" step, the API-key form
+ * (labels, hints, per-field errors wired with aria-describedby; secrets never echoed back), and the
+ * result page for each outcome.
+ */
+import type { ApiKeyField, PluginManifest } from '../../sandbox/manifest.js';
+import type { PendingConnect } from '../connections/pending.js';
+import { html, type SafeHtml } from './html.js';
+
+export function oauthStartBody(m: PluginManifest, p: PendingConnect, email: string, csrf: string): SafeHtml {
+  return html`<p>Connect your <strong>${m.displayName}</strong> account to Workbench (signed in as ${email}).</p>
+<p>You will be sent to ${m.displayName} to approve access, then brought back here. Your agent is waiting and continues on its own.</p>
+<form method="post" action="/connect/${p.id}"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit">Continue to ${m.displayName}</button></form>`;
+}
+
+function fieldInput(f: ApiKeyField, value: string, error: string | undefined): SafeHtml {
+  const id = `f-${f.name}`;
+  const described = [f.description ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  const common = html` id="${id}" name="${f.name}"${f.required ? html` required aria-required="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''}`;
+  const control = f.enum
+    ? html`<select${common}>${f.required ? '' : html`<option value="">(none)</option>`}${f.enum.map(
+        (o) => html`<option value="${o}"${o === (value || f.default) ? html` selected` : ''}>${o}</option>`,
+      )}</select>`
+    : f.secret
+      ? html`<input type="password" autocomplete="off" spellcheck="false"${common}>`
+      : html`<input type="text" autocomplete="off" spellcheck="false" value="${value || f.default || ''}"${common}>`;
+  return html`<label for="${id}">${f.label}${f.required ? '' : html` <span class="hint">(optional)</span>`}</label>
+${f.description ? html`<p class="hint" id="${id}-hint">${f.description}</p>` : ''}${control}
+${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}`;
+}
+
+export function apiKeyFormBody(
+  m: PluginManifest & { auth: { type: 'apikey' } },
+  p: PendingConnect,
+  csrf: string,
+  values: Record<string, string> = {},
+  errors: Record<string, string> = {},
+): SafeHtml {
+  const problems = Object.keys(errors).length;
+  return html`${problems
+    ? html`<div class="error" role="alert"><p>Please fix ${problems === 1 ? 'this field' : `these ${problems} fields`}:</p><ul>${Object.entries(errors).map(
+        ([k, v]) => html`<li><a href="#f-${k}">${v}</a></li>`,
+      )}</ul></div>`
+    : ''}
+<p>Enter your ${m.displayName} credentials. Secret values are encrypted and are never shown again, not even to plugins.</p>
+${m.auth.instructions ? html`<p class="hint">${m.auth.instructions}</p>` : ''}
+<form method="post" action="/connect/${p.id}/form" novalidate><input type="hidden" name="_csrf" value="${csrf}">
+${m.auth.fields.map((f) => fieldInput(f, f.secret ? '' : (values[f.name] ?? ''), errors[f.name]))}
+<p><button type="submit">Connect ${m.displayName}</button></p></form>`;
+}
+
+export const RESULT_TEXT: Record<'connected' | 'denied' | 'expired' | 'failed', { title: string; cls: string; text: string }> = {
+  connected: { title: 'Connected', cls: 'ok', text: 'is connected. You can close this page: your agent continues on its own.' },
+  denied: { title: 'Access not granted', cls: 'warn', text: 'access was declined at the provider. Ask your agent for a new link if you change your mind.' },
+  expired: { title: 'Link expired', cls: 'warn', text: 'the link expired before it was completed. Ask your agent for a new link.' },
+  failed: { title: 'Connection failed', cls: 'error', text: 'could not be connected.' },
+};
+
+export function resultBody(m: PluginManifest | undefined, p: PendingConnect, status: keyof typeof RESULT_TEXT): SafeHtml {
+  const r = RESULT_TEXT[status];
+  return html`<p class="${r.cls}" role="status"><strong>${m?.displayName ?? p.integration}</strong>: ${r.text}</p>
+${status === 'failed' && p.statusReason ? html`<p>${p.statusReason}</p>` : ''}
+<p><a href="/integrations">See all integrations</a></p>`;
+}

@@ -1,0 +1,141 @@
+/**
+ * @module host/portal/context
+ * What every portal route shares: its dependencies, the signed-in session (resolved once per
+ * request from the cookie), CSRF and Origin checks for form posts, safe redirects, and helpers that
+ * send a page or an error page with the security headers.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ConnectionLogger } from '../connections/refresh.js';
+import type { PluginCatalog } from '../connections/meta-tools.js';
+import type { FullConnectionService } from '../connections/service.js';
+import type { Db } from '../storage/db.js';
+import type { User, UserStore } from '../storage/users.js';
+import { parseCookies, serializeCookie, type CookieOptions } from './cookies.js';
+import { html, type SafeHtml } from './html.js';
+import { renderPage, type Section } from './layout.js';
+import { securityHeaders, type CspOptions } from './security-headers.js';
+import { PortalSessions, sameToken, type PortalSession } from './sessions.js';
+
+export interface PortalDeps {
+  db: Db;
+  users: UserStore;
+  connections: FullConnectionService;
+  registry: PluginCatalog;
+  /** the public origin people use, e.g. https://workbench.example.com; https turns on Secure cookies and HSTS */
+  publicUrl: string;
+  /** whether the user's tenant may use a plugin (policy); default: every plugin */
+  allowed?: (user: User, pluginName: string) => boolean;
+  logger?: ConnectionLogger;
+  /** session lifetime (default 12 h) */
+  sessionTtlMs?: number;
+}
+
+export interface SignedIn {
+  session: PortalSession;
+  user: User;
+}
+
+export interface PortalContext {
+  deps: PortalDeps;
+  sessions: PortalSessions;
+  /** publicUrl without a trailing slash */
+  base: string;
+  secure: boolean;
+  cookieName: string;
+  signedIn(request: FastifyRequest): Promise<SignedIn | undefined>;
+  /** the signed-in user, or undefined after redirecting to /login?next=<this page> */
+  requireUser(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
+  /** true when a form post carries the session's CSRF token and no foreign Origin; sends 403 otherwise */
+  checkPost(request: FastifyRequest, reply: FastifyReply, expected: string | undefined): boolean;
+  setCookie(reply: FastifyReply, name: string, value: string, o?: CookieOptions): void;
+  sendPage(reply: FastifyReply, status: number, page: { title: string; body: SafeHtml; who?: SignedIn; active?: Section }, csp?: CspOptions): FastifyReply;
+  sendError(reply: FastifyReply, status: number, title: string, message: string | SafeHtml, who?: SignedIn): FastifyReply;
+  /** a same-site path from a `next` parameter, or the fallback (never another origin) */
+  safeNext(next: unknown, fallback?: string): string;
+  body(request: FastifyRequest): Record<string, string>;
+}
+
+export function createPortalContext(deps: PortalDeps): PortalContext {
+  const base = deps.publicUrl.replace(/\/+$/, '');
+  const secure = base.startsWith('https://');
+  const origin = new URL(base).origin;
+  const cookieName = secure ? '__Host-wb_session' : 'wb_session';
+  const sessions = new PortalSessions(deps.db, deps.connections.now, deps.sessionTtlMs);
+  const cache = new WeakMap<FastifyRequest, Promise<SignedIn | undefined>>();
+
+  const ctx: PortalContext = {
+    deps,
+    sessions,
+    base,
+    secure,
+    cookieName,
+
+    signedIn(request) {
+      let p = cache.get(request);
+      if (!p) {
+        p = (async () => {
+          const session = await sessions.resolve(parseCookies(request.headers.cookie).get(cookieName));
+          if (!session) return undefined;
+          const user = await deps.users.byId(session.userId);
+          return user ? { session, user } : undefined;
+        })();
+        cache.set(request, p);
+      }
+      return p;
+    },
+
+    async requireUser(request, reply) {
+      const who = await ctx.signedIn(request);
+      if (who) return who;
+      const next = request.method === 'GET' ? request.url : '/';
+      void reply.code(303).headers(securityHeaders(secure)).header('location', `/login?next=${encodeURIComponent(next)}`).send();
+      return undefined;
+    },
+
+    checkPost(request, reply, expected) {
+      const o = request.headers['origin'];
+      const site = request.headers['sec-fetch-site'];
+      const foreign = (typeof o === 'string' && o !== origin) || site === 'cross-site';
+      if (foreign || !sameToken(ctx.body(request)['_csrf'], expected)) {
+        ctx.sendError(reply, 403, 'Request refused', 'This form was stale or came from another site. Go back, reload the page and try again.');
+        return false;
+      }
+      return true;
+    },
+
+    setCookie(reply, name, value, o = {}) {
+      const existing = reply.getHeader('set-cookie');
+      const list = Array.isArray(existing) ? existing.map(String) : existing === undefined ? [] : [String(existing)];
+      list.push(serializeCookie(name, value, { secure, ...o }));
+      void reply.header('set-cookie', list);
+    },
+
+    sendPage(reply, status, page, csp) {
+      const body = renderPage({
+        title: page.title,
+        body: page.body,
+        ...(page.who ? { user: page.who.user, csrf: page.who.session.csrf } : {}),
+        ...(page.active ? { active: page.active } : {}),
+      });
+      return reply.code(status).headers(securityHeaders(secure, csp)).type('text/html; charset=utf-8').send(body);
+    },
+
+    sendError(reply, status, title, message, who) {
+      return ctx.sendPage(reply, status, { title, body: html`<p class="error" role="alert">${message}</p><p><a href="/integrations">Back to integrations</a></p>`, ...(who ? { who } : {}) });
+    },
+
+    safeNext(next, fallback = '/integrations') {
+      if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.length > 2000) return fallback;
+      return /[\r\n]/.test(next) ? fallback : next;
+    },
+
+    body(request) {
+      const b = request.body;
+      if (!b || typeof b !== 'object') return {};
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(b as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
+      return out;
+    },
+  };
+  return ctx;
+}

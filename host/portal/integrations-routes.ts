@@ -1,0 +1,89 @@
+/**
+ * @module host/portal/integrations-routes
+ * The integrations page: every integration the user may use, with its true connection state
+ * (connected, needs reconnecting with the reason, not connected, no account needed) and the
+ * actions: connect (the same link flow the agent uses) and disconnect (revoking at the provider).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { IntegrationConnectionState } from '../connections/service.js';
+import { clientEnvPrefix } from '../connections/oauth.js';
+import type { PortalContext, SignedIn } from './context.js';
+import { html, type SafeHtml } from './html.js';
+
+const AUTH_LABEL: Record<PluginManifest['auth']['type'], string> = { none: 'No account', apikey: 'API key', oauth2: 'OAuth' };
+
+function stateCell(m: PluginManifest, s: IntegrationConnectionState | undefined): SafeHtml {
+  if (m.auth.type === 'none') return html`<span>No account needed</span>`;
+  if (s?.state === 'connected') return html`<span class="ok">Connected</span>`;
+  if (s?.state === 'needs_reauth') return html`<span class="warn">Needs reconnecting</span><p class="hint">${s.reason}</p>`;
+  return html`<span>Not connected</span>`;
+}
+
+export function registerIntegrationRoutes(scope: FastifyInstance, ctx: PortalContext): void {
+  const { connections, registry } = ctx.deps;
+  const allowed = (who: SignedIn, name: string): boolean => (ctx.deps.allowed ? ctx.deps.allowed(who.user, name) : true);
+  const find = (who: SignedIn, name: string): PluginManifest | undefined => {
+    const m = registry.plugin(name);
+    return m && allowed(who, name) ? m : undefined;
+  };
+
+  scope.get<{ Querystring: { done?: string; name?: string } }>('/integrations', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who) return reply;
+    const states = await connections.states(who.user.id);
+    const plugins = registry
+      .plugins()
+      .filter((m) => allowed(who, m.name))
+      .sort((a, b) => a.displayName.localeCompare(b.displayName));
+    const csrf = who.session.csrf;
+    const gone = request.query.done === 'disconnected' && request.query.name ? find(who, request.query.name) : undefined;
+    const flash = gone ? html`<p class="notice" role="status">${gone.displayName} was disconnected.</p>` : '';
+    const rows = plugins.map((m) => {
+      const s = states.get(m.name);
+      const connected = s !== undefined && s.state !== 'not_connected';
+      const noClient = m.auth.type === 'oauth2' && !connections.clientFor(m.name);
+      const actions =
+        m.auth.type === 'none'
+          ? ''
+          : html`${noClient
+              ? html`<p class="hint">Not available: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID.</p>`
+              : html`<form method="post" action="/integrations/${m.name}/connect" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit" aria-label="${connected ? 'Reconnect' : 'Connect'} ${m.displayName}">${connected ? 'Reconnect' : 'Connect'}</button></form>`}
+${connected
+  ? html` <form method="post" action="/integrations/${m.name}/disconnect" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit" aria-label="Disconnect ${m.displayName}">Disconnect</button></form>`
+  : ''}`;
+      return html`<tr><th scope="row">${m.displayName}<p class="hint">${m.description}</p></th>
+<td>${AUTH_LABEL[m.auth.type]}</td><td>${m.tools.length}</td><td>${stateCell(m, s)}</td><td>${actions}</td></tr>`;
+    });
+    return ctx.sendPage(reply, 200, {
+      title: 'Integrations',
+      active: 'integrations',
+      who,
+      body: html`${flash}<table><caption class="hint">Connect the accounts your agents may use on your behalf.</caption>
+<thead><tr><th scope="col">Integration</th><th scope="col">Sign-in</th><th scope="col">Tools</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows}</tbody></table>`,
+    });
+  });
+
+  scope.post<{ Params: { name: string } }>('/integrations/:name/connect', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+    const m = find(who, request.params.name);
+    if (!m || m.auth.type === 'none') return ctx.sendError(reply, 404, 'Unknown integration', `There is no integration "${request.params.name}" to connect.`, who);
+    if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
+      return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected until the operator sets ${clientEnvPrefix(m.name)}_CLIENT_ID.`, who);
+    const p = await connections.pending.create(who.user.id, m.name, m.auth.type);
+    return reply.code(303).header('location', `/connect/${p.id}`).send();
+  });
+
+  scope.post<{ Params: { name: string } }>('/integrations/:name/disconnect', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+    const m = find(who, request.params.name);
+    if (!m) return ctx.sendError(reply, 404, 'Unknown integration', `There is no integration "${request.params.name}".`, who);
+    await connections.disconnect(who.user.id, m);
+    return reply.code(303).header('location', `/integrations?done=disconnected&name=${encodeURIComponent(m.name)}`).send();
+  });
+}

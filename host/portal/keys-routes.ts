@@ -1,0 +1,74 @@
+/**
+ * @module host/portal/keys-routes
+ * API-key management: list the user's keys (prefix, label, dates), create one (shown exactly once,
+ * on a no-store page), revoke one, and end the user's other portal sessions. Keys are stored only
+ * as hashes, so a lost key is replaced, never revealed.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { PortalContext, SignedIn } from './context.js';
+import { html, type SafeHtml } from './html.js';
+
+const when = (ms: number | null): string => (ms === null ? '—' : new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');
+
+export function registerKeyRoutes(scope: FastifyInstance, ctx: PortalContext): void {
+  const users = ctx.deps.users;
+
+  async function keysPage(who: SignedIn, status: number, top: SafeHtml | string, labelError?: string) {
+    const keys = await users.listApiKeys(who.user.id);
+    const csrf = who.session.csrf;
+    const sessions = await ctx.sessions.countActive(who.user.id);
+    return html`${top}
+<section aria-labelledby="create-h"><h2 id="create-h">Create a key</h2>
+<form method="post" action="/keys"><input type="hidden" name="_csrf" value="${csrf}">
+<label for="k-label">Label</label><p class="hint" id="k-label-hint">Where the key will be used, e.g. "laptop agent". Up to 60 characters.</p>
+<input id="k-label" name="label" maxlength="60" aria-describedby="k-label-hint${labelError ? ' k-label-error' : ''}"${labelError ? html` aria-invalid="true"` : ''}>
+${labelError ? html`<p class="error" id="k-label-error">${labelError}</p>` : ''}
+<p><button type="submit">Create key</button></p></form></section>
+<section aria-labelledby="list-h"><h2 id="list-h">Your keys</h2>
+${keys.length === 0
+  ? html`<p>You have no keys.</p>`
+  : html`<table><thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Action</th></tr></thead><tbody>
+${keys.map(
+  (k) => html`<tr><td><code>${k.prefix}…</code></td><td>${k.label}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+<td>${k.revokedAt === null ? 'Active' : html`Revoked ${when(k.revokedAt)}`}</td>
+<td>${k.revokedAt === null
+    ? html`<form method="post" action="/keys/${k.id}/revoke" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" aria-label="Revoke key ${k.prefix}">Revoke</button></form>`
+    : ''}</td></tr>`,
+)}</tbody></table>`}</section>
+<section aria-labelledby="sess-h"><h2 id="sess-h">Sign-in sessions</h2><p>You are signed in to the portal in ${sessions} ${sessions === 1 ? 'place' : 'places'}.</p>
+<form method="post" action="/sessions/revoke-others"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Sign out everywhere else</button></form></section>`;
+  }
+
+  scope.get<{ Querystring: { revoked?: string; signedOut?: string } }>('/keys', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who) return reply;
+    const note =
+      request.query.revoked === '1'
+        ? html`<p class="notice" role="status">The key was revoked. Agents using it are refused from now on.</p>`
+        : request.query.signedOut === '1'
+          ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
+          : '';
+    return ctx.sendPage(reply, 200, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 200, note) });
+  });
+
+  scope.post('/keys', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+    const label = (ctx.body(request)['label'] ?? '').trim();
+    if (label.length > 60 || /[\u0000-\u001f\u007f]/.test(label))
+      return ctx.sendPage(reply, 400, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 400, '', 'The label must be at most 60 characters, without line breaks.') });
+    const { key, info } = await users.createApiKey(who.user.id, label);
+    const top = html`<div class="notice" role="status"><h2>Your new key</h2>
+<p>Copy it now: it is shown only this once and cannot be recovered.</p>
+<p><label for="new-key">Key ${info.label ? `"${info.label}"` : ''}</label><input id="new-key" class="secret" readonly value="${key}"></p></div>`;
+    return ctx.sendPage(reply, 201, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 201, top) });
+  });
+
+  scope.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
+    const who = await ctx.requireUser(request, reply);
+    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+    const ok = await users.revokeApiKey(who.user.id, request.params.id);
+    if (!ok) return ctx.sendError(reply, 404, 'Key not found', 'There is no active key with that id in your account.', who);
+    return reply.code(303).header('location', '/keys?revoked=1').send();
+  });
+}
