@@ -17,6 +17,8 @@ export interface TermOccurrence {
   /** first and last position, counted over the kept (non-stop) words */
   start: number;
   end: number;
+  /** a word inside a phrase or camelCase run that was also kept as a whole (index mode only) */
+  part?: true;
 }
 
 /**
@@ -55,7 +57,7 @@ export function analyze(text: string, mode: AnalyzeMode): TermOccurrence[] {
       // "GitHub": the whole word is the term ("github"); the index also keeps "git" and "hub"
       const span = run.parts.length;
       out.push({ term: stem(run.whole), raw: run.whole, start: pos, end: pos + span - 1 });
-      if (mode === 'index') run.parts.forEach((w, j) => out.push({ term: stems[i + j] ?? w, raw: w, start: pos + j, end: pos + j }));
+      if (mode === 'index') run.parts.forEach((w, j) => out.push({ term: stems[i + j] ?? w, raw: w, start: pos + j, end: pos + j, part: true }));
       pos += span;
       i += span;
       continue;
@@ -70,7 +72,7 @@ export function analyze(text: string, mode: AnalyzeMode): TermOccurrence[] {
         let p = pos;
         members.forEach((w, j) => {
           if (STOP_WORDS.has(w)) return;
-          out.push({ term: stems[i + j] ?? w, raw: w, start: p, end: p });
+          out.push({ term: stems[i + j] ?? w, raw: w, start: p, end: p, part: true });
           p++;
         });
       }

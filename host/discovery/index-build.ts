@@ -1,12 +1,15 @@
 /**
  * @module host/discovery/index-build
  * Builds the inverted index behind tool search: per field term frequencies combined BM25F-style
- * (name 3, integration 2, description 1, parameters 0.4, each length-normalised), saturated once,
+ * (weights in ranking-weights.ts: name > integration > description > parameters, each
+ * length-normalised), saturated once,
  * multiplied by the term's idf and stored as one precomputed score per (term, tool). A search is
  * then only posting-list look-ups.
  */
 import { analyze, bigramsOf, type TermOccurrence } from './analyze.js';
 import { synonymVocabulary } from './synonyms.js';
+import { verbIntent, type Intent } from './intent.js';
+import { RANKING } from './ranking-weights.js';
 import { Vocabulary } from './vocabulary.js';
 
 /** One tool as search sees it. */
@@ -19,15 +22,7 @@ export interface SearchEntry {
   parameters: string[];
 }
 
-export const K1 = 1.2;
-const FIELDS = [
-  { key: 'name', weight: 3, b: 0.3 },
-  { key: 'integration', weight: 2, b: 0 },
-  { key: 'description', weight: 1, b: 0.75 },
-  { key: 'parameters', weight: 0.4, b: 0.75 },
-] as const;
-/** The saturated score of a term seen once in a name of average length: the best a term can do. */
-export const NAME_SATURATION = (FIELDS[0].weight * (K1 + 1)) / (K1 + FIELDS[0].weight);
+const FIELD_KEYS = ['name', 'integration', 'description', 'parameters'] as const;
 
 export interface Posting {
   doc: number;
@@ -37,8 +32,13 @@ export interface Posting {
 
 export interface DocData {
   entry: SearchEntry;
-  /** distinct name terms without the leading integration words ("github_create_issue" → creat, issu) */
+  /**
+   * distinct name terms without the leading integration words ("github_create_issue" → creat, issu)
+   * and without the words of a phrase ("list_pull_requests" → list, pr)
+   */
   nameTerms: string[];
+  /** what the leading name verb says the tool does (list → read, create → write) */
+  kind: Intent | undefined;
   nameBigrams: Set<string>;
   descriptionBigrams: Set<string>;
 }
@@ -68,7 +68,8 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
   const raws = new Map<string, string>();
   const perDoc: { fields: Map<string, number>[]; lengths: number[] }[] = [];
   const docs: DocData[] = [];
-  const totals = FIELDS.map(() => 0);
+  const totals = FIELD_KEYS.map(() => 0);
+  const { fields: weights, k1, idfExponent } = RANKING;
 
   for (const entry of entries) {
     const integrationOcc = analyze(`${entry.integration} ${entry.integrationDisplayName}`, 'index');
@@ -78,13 +79,15 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
     const parameterOcc = analyze(entry.parameters.join(' \n '), 'index');
     const all = [nameOcc, integrationOcc, descriptionOcc, parameterOcc];
     for (const occ of all) for (const o of occ) if (!o.raw.includes(' ')) raws.set(o.raw, o.term);
-    const fields = all.map((occ, f) => termCounts(occ, FIELDS[f]?.key === 'integration'));
+    const fields = all.map((occ, f) => termCounts(occ, FIELD_KEYS[f] === 'integration'));
     const lengths = fields.map((m) => [...m.values()].reduce((a, b) => a + b, 0));
     lengths.forEach((l, f) => (totals[f] = (totals[f] ?? 0) + l));
     perDoc.push({ fields, lengths });
+    const nameTerms = [...new Set(nameOcc.filter((o) => !o.part).map((o) => o.term))];
     docs.push({
       entry,
-      nameTerms: [...new Set(nameOcc.map((o) => o.term))],
+      nameTerms,
+      kind: verbIntent(nameTerms[0]),
       nameBigrams: bigramsOf(nameOcc),
       descriptionBigrams: bigramsOf(descriptionOcc),
     });
@@ -96,8 +99,9 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
   const weighted: Map<string, number>[] = perDoc.map(({ fields, lengths }) => {
     const tf = new Map<string, number>();
     fields.forEach((counts, f) => {
-      const spec = FIELDS[f];
-      if (!spec) return;
+      const key = FIELD_KEYS[f];
+      if (!key) return;
+      const spec = weights[key];
       const avg = averages[f] || 1;
       const norm = 1 - spec.b + (spec.b * (lengths[f] ?? 0)) / avg;
       for (const [term, c] of counts) tf.set(term, (tf.get(term) ?? 0) + (spec.weight * c) / norm);
@@ -107,11 +111,11 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
   });
 
   const idf = new Map<string, number>();
-  for (const [term, d] of df) idf.set(term, Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+  for (const [term, d] of df) idf.set(term, Math.log(1 + (n - d + 0.5) / (d + 0.5)) ** idfExponent);
   const postings = new Map<string, Posting[]>();
   weighted.forEach((tf, doc) => {
     for (const [term, x] of tf) {
-      const score = (idf.get(term) ?? 0) * ((x * (K1 + 1)) / (K1 + x));
+      const score = (idf.get(term) ?? 0) * ((x * (k1 + 1)) / (k1 + x));
       const list = postings.get(term);
       if (list) list.push({ doc, score });
       else postings.set(term, [{ doc, score }]);

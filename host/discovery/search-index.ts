@@ -6,10 +6,10 @@
  * their name the query covers, and adjacent-word (bigram) matches. Scores are normalised to 0..1
  * against what a perfect name match would score; ties go to the alphabetically first name.
  */
-import { analyze, type TermOccurrence } from './analyze.js';
-import { buildIndexData, NAME_SATURATION, type IndexData, type SearchEntry } from './index-build.js';
-import { stem } from './stem.js';
-import { synonymsOf } from './synonyms.js';
+import { buildIndexData, type IndexData, type SearchEntry } from './index-build.js';
+import { queryIntent } from './intent.js';
+import { expandQuery, type Unit } from './query-expansion.js';
+import { nameSaturation, RANKING } from './ranking-weights.js';
 import { tokenize } from './tokenize.js';
 
 export type { SearchEntry } from './index-build.js';
@@ -37,48 +37,6 @@ export interface SearchIndex {
 
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 50;
-/** Bonus per unit of name coverage, and for a query bigram found in a name / a description. */
-const NAME_COVERAGE_BONUS = 0.3;
-const NAME_BIGRAM_BONUS = 0.25;
-const DESCRIPTION_BIGRAM_BONUS = 0.1;
-/** Alternatives below this weight do not take part in bigrams. */
-const BIGRAM_MIN_WEIGHT = 0.6;
-
-interface Unit {
-  occurrence: TermOccurrence;
-  /** catalog term → weight (1 for the word itself) */
-  alternatives: Map<string, number>;
-}
-
-/** The query's terms, each with every catalog term it may stand for. */
-function expandQuery(query: string, data: IndexData): Unit[] {
-  let occ = analyze(query, 'query');
-  if (occ.length === 0) {
-    // a query made only of stop words ("who are you") is taken literally
-    occ = tokenize(query).map((raw, i) => ({ term: stem(raw), raw, start: i, end: i }));
-  }
-  const seen = new Set<string>();
-  const units: Unit[] = [];
-  const vocab = data.vocabulary;
-  for (const o of occ) {
-    if (seen.has(o.term)) continue;
-    seen.add(o.term);
-    const alternatives = new Map<string, number>();
-    const put = (t: string, w: number): void => {
-      if (vocab.has(t) && (alternatives.get(t) ?? 0) < w) alternatives.set(t, w);
-    };
-    const widen = (t: string, w: number): void => {
-      put(t, w);
-      for (const [s, sw] of synonymsOf(t)) put(s, w * sw);
-    };
-    widen(o.term, 1);
-    if (!vocab.has(o.term) && !o.raw.includes(' ')) {
-      for (const [t, w] of vocab.near(o.raw, o.term)) widen(t, w);
-    }
-    units.push({ occurrence: o, alternatives });
-  }
-  return units;
-}
 
 /**
  * Whether `entry` belongs to the integration the caller named: its name or display name
@@ -112,9 +70,9 @@ function queryBigrams(units: readonly Unit[]): { key: string; weight: number }[]
     const b = units[i + 1];
     if (!a || !b || a.occurrence.end + 1 !== b.occurrence.start) continue;
     for (const [ta, wa] of a.alternatives) {
-      if (wa < BIGRAM_MIN_WEIGHT) continue;
+      if (wa < RANKING.bigramMinWeight) continue;
       for (const [tb, wb] of b.alternatives) {
-        if (wb >= BIGRAM_MIN_WEIGHT) out.push({ key: `${ta} ${tb}`, weight: wa * wb });
+        if (wb >= RANKING.bigramMinWeight) out.push({ key: `${ta} ${tb}`, weight: wa * wb });
       }
     }
   }
@@ -145,7 +103,7 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
         if (w > (weight[p.doc] ?? 0)) weight[p.doc] = w;
       }
     }
-    ideal += unitIdeal * NAME_SATURATION;
+    ideal += unitIdeal * nameSaturation();
     for (let d = 0; d < n; d++) {
       raw[d] = (raw[d] ?? 0) + (best[d] ?? 0);
       covered[d] = (covered[d] ?? 0) + (weight[d] ?? 0);
@@ -154,6 +112,7 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
   if (effective === 0) return [];
   const bigrams = queryBigrams(units);
   const matchesIntegration = integrationMatcher(opts.integration);
+  const intent = queryIntent(tokenize(query));
   const scored: { doc: number; final: number }[] = [];
   for (let d = 0; d < n; d++) {
     const r = raw[d] ?? 0;
@@ -167,10 +126,16 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
     nameCoverage = doc.nameTerms.length > 0 ? nameCoverage / doc.nameTerms.length : 0;
     let bigram = 0;
     for (const { key, weight } of bigrams) {
-      if (doc.nameBigrams.has(key)) bigram += NAME_BIGRAM_BONUS * weight;
-      else if (doc.descriptionBigrams.has(key)) bigram += DESCRIPTION_BIGRAM_BONUS * weight;
+      if (doc.nameBigrams.has(key)) bigram += RANKING.nameBigramBonus * weight;
+      else if (doc.descriptionBigrams.has(key)) bigram += RANKING.descriptionBigramBonus * weight;
     }
-    const final = r * coverage * coverage * (1 + NAME_COVERAGE_BONUS * nameCoverage) * (1 + Math.min(bigram, 0.5));
+    const mismatch = intent !== undefined && doc.kind !== undefined && doc.kind !== intent;
+    const final =
+      r *
+      coverage ** RANKING.coverageExponent *
+      (1 + RANKING.nameCoverageBonus * nameCoverage) *
+      (1 + Math.min(bigram, RANKING.bigramBonusCap)) *
+      (mismatch ? RANKING.intentMismatch : 1);
     scored.push({ doc: d, final });
   }
   scored.sort((a, b) => {
@@ -180,7 +145,7 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
     const nb = data.docs[b.doc]?.entry.name ?? '';
     return na < nb ? -1 : na > nb ? 1 : 0;
   });
-  const norm = ideal * (1 + NAME_COVERAGE_BONUS);
+  const norm = ideal * (1 + RANKING.nameCoverageBonus);
   return scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
     const entry = data.docs[doc]?.entry;
     if (!entry) return [];

@@ -23,6 +23,8 @@ const PHRASES: readonly (readonly [string, string])[] = [
   ['on call', 'oncall'],
   ['check run', 'checkrun'],
   ['follow up', 'comment'],
+  ['who is in', 'member'],
+  ['who is on', 'member'],
 ];
 
 /** Symmetric groups: every member relates to every other with the group's weight. */
@@ -36,8 +38,8 @@ const GROUPS: readonly (readonly [number, readonly string[]])[] = [
   [0.6, ['create', 'open', 'new', 'add', 'make', 'start', 'submit', 'raise', 'compose']],
   [0.7, ['close', 'resolve', 'done', 'finish', 'complete']],
   [0.8, ['delete', 'remove', 'erase', 'destroy', 'trash', 'drop']],
-  [0.6, ['list', 'show', 'all', 'enumerate', 'browse', 'every']],
-  [0.5, ['get', 'fetch', 'read', 'retrieve', 'view', 'show', 'detail', 'info', 'describe', 'inspect', 'see', 'open']],
+  [0.6, ['list', 'show', 'enumerate', 'browse']],
+  [0.5, ['get', 'fetch', 'read', 'retrieve', 'view', 'show', 'detail', 'info', 'describe', 'inspect', 'see']],
   [0.45, ['list', 'get']],
   [0.8, ['search', 'find', 'lookup', 'locate', 'discover', 'query']],
   [0.8, ['user', 'person', 'member', 'people', 'teammate', 'colleague', 'someone', 'employee']],
@@ -71,11 +73,14 @@ const GROUPS: readonly (readonly [number, readonly string[]])[] = [
   [0.6, ['history', 'timeline', 'activity']],
   [0.6, ['whoami', 'myself', 'profile', 'identity', 'authenticated', 'current']],
   [0.6, ['login', 'auth', 'authenticate', 'credential']],
+  [0.7, ['username', 'handle', 'login', 'nickname']],
   [0.7, ['invite', 'join']],
   [0.6, ['leave', 'quit', 'exit']],
   [0.7, ['file', 'document', 'doc', 'attachment']],
   [0.6, ['topic', 'subject', 'purpose']],
   [0.6, ['member', 'participant']],
+  [0.7, ['cancel', 'abort', 'stop', 'halt']],
+  [0.7, ['recent', 'latest', 'newest', 'last']],
 ];
 
 /** One-way relations: the query word on the left also means the terms on the right. */
@@ -96,6 +101,11 @@ const ONE_WAY: readonly (readonly [number, string, readonly string[]])[] = [
   [0.4, 'stuck', ['fail']],
   [0.4, 'red', ['fail']],
   [0.4, 'slow', ['latency', 'performance']],
+  [0.6, 'cancel', ['delete']],
+  [0.5, 'yesterday', ['history', 'recent']],
+  ...['tomorrow', 'tonight', 'morning', 'afternoon', 'evening', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'weekend'].map(
+    (day) => [0.6, day, ['schedule', 'later']] as const,
+  ),
 ];
 
 interface Compiled {

@@ -36,6 +36,29 @@ export class Vocabulary {
     return this.#terms.has(term);
   }
 
+  /** The catalog term of a word the catalog (or the synonym tables) spells this way, if any. */
+  termOfWord(raw: string): string | undefined {
+    const t = this.#raws.get(raw);
+    return t !== undefined && (this.#terms.has(t) || this.#bridges.has(t)) ? t : undefined;
+  }
+
+  /**
+   * Splits a run-together word into two known words ("username" → user, name), preferring the
+   * most even split; both halves need at least 3 letters.
+   */
+  split(raw: string): [string, string] | undefined {
+    let best: [string, string] | undefined;
+    let bestBalance = -1;
+    for (let i = 3; i <= raw.length - 3; i++) {
+      const a = raw.slice(0, i);
+      const b = raw.slice(i);
+      if (this.termOfWord(a) === undefined || this.termOfWord(b) === undefined) continue;
+      const balance = Math.min(a.length, b.length);
+      if (balance > bestBalance) [best, bestBalance] = [[a, b], balance];
+    }
+    return best;
+  }
+
   /**
    * Terms a misspelt or partial word may have meant, with weights: the closest edit distance wins,
    * comparing both the raw word against known words and the stem against known stems. A result

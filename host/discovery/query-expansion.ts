@@ -1,0 +1,64 @@
+/**
+ * @module host/discovery/query-expansion
+ * What a query asks for: its terms (analysed like the catalog), each widened to every catalog term
+ * it may stand for — itself (weight 1), its synonyms, and when it is not a catalog word, typo
+ * corrections and prefixes with their synonyms (weights below 1), or failing that, its two halves
+ * when it is two known words run together ("username").
+ */
+import { analyze, type TermOccurrence } from './analyze.js';
+import type { IndexData } from './index-build.js';
+import { stem } from './stem.js';
+import { synonymsOf } from './synonyms.js';
+import { tokenize } from './tokenize.js';
+
+export interface Unit {
+  occurrence: TermOccurrence;
+  /** catalog term → weight (1 for the word itself) */
+  alternatives: Map<string, number>;
+}
+
+/** The query's terms, each with every catalog term it may stand for. */
+export function expandQuery(query: string, data: IndexData): Unit[] {
+  let occ = analyze(query, 'query');
+  if (occ.length === 0) {
+    // a query made only of stop words ("who are you") is taken literally
+    occ = tokenize(query).map((raw, i) => ({ term: stem(raw), raw, start: i, end: i }));
+  }
+  const seen = new Set<string>();
+  const units: Unit[] = [];
+  const vocab = data.vocabulary;
+  const expand = (o: TermOccurrence): Map<string, number> => {
+    const alternatives = new Map<string, number>();
+    const put = (t: string, w: number): void => {
+      if (vocab.has(t) && (alternatives.get(t) ?? 0) < w) alternatives.set(t, w);
+    };
+    const widen = (t: string, w: number): void => {
+      put(t, w);
+      for (const [s, sw] of synonymsOf(t)) put(s, w * sw);
+    };
+    widen(o.term, 1);
+    if (!vocab.has(o.term) && !o.raw.includes(' ')) {
+      for (const [t, w] of vocab.near(o.raw, o.term)) widen(t, w);
+    }
+    return alternatives;
+  };
+  for (const o of occ) {
+    if (seen.has(o.term)) continue;
+    seen.add(o.term);
+    const alternatives = expand(o);
+    const halves = alternatives.size === 0 && !o.raw.includes(' ') ? vocab.split(o.raw) : undefined;
+    if (halves) {
+      // "username" → "user" + "name", at the same position
+      for (const raw of halves) {
+        const part = { term: stem(raw), raw, start: o.start, end: o.end };
+        if (seen.has(part.term)) continue;
+        seen.add(part.term);
+        units.push({ occurrence: part, alternatives: expand(part) });
+      }
+      continue;
+    }
+    units.push({ occurrence: o, alternatives });
+  }
+  return units;
+}
+
