@@ -175,10 +175,19 @@ export const BOOTSTRAP_SOURCE = String.raw`
     return ObjectFreeze({ info: at(0), warn: at(1), error: at(2) });
   }
 
-  function resultReplacer(key, value) {
-    const t = typeof value;
-    if (t === 'function' || t === 'symbol') throw new TypeErrorCtor('the result contains a ' + t + (key ? ' at key "' + slice(key, 100) + '"' : ''));
-    return value;
+  // Serialises the result with a running lower bound of its size, so an oversized result is
+  // refused before the full JSON text is built (which could exceed the memory limit on its own).
+  const TOO_LARGE = {};
+  function stringifyResult(value, max) {
+    let size = 0;
+    return JSONstringify(value, function resultReplacer(key, v) {
+      const t = typeof v;
+      if (t === 'function' || t === 'symbol') throw new TypeErrorCtor('the result contains a ' + t + (key ? ' at key "' + slice(key, 100) + '"' : ''));
+      // a lower bound of the UTF-8 bytes this value adds (array indexes are not written)
+      size += (ArrayIsArray(this) ? 0 : key.length + 3) + (t === 'string' ? v.length + 2 : 1);
+      if (size > max) throw TOO_LARGE;
+      return v;
+    });
   }
 
   function start(ns, tool, argsJson, configJson, limitsJson) {
@@ -197,7 +206,11 @@ export const BOOTSTRAP_SOURCE = String.raw`
     const fail = (e, code) => finish('fail', errorReport(e, code));
     const succeed = (value) => {
       let json;
-      try { json = JSONstringify(value, resultReplacer); } catch (e) { fail(e, 'GW_ERR_SANDBOX_RESULT_INVALID'); return; }
+      try { json = stringifyResult(value, limits.maxResultBytes); } catch (e) {
+        if (e === TOO_LARGE) fail(new ErrorCtor('the result is larger than ' + limits.maxResultBytes + ' bytes'), 'GW_ERR_SANDBOX_RESULT_TOO_LARGE');
+        else fail(e, 'GW_ERR_SANDBOX_RESULT_INVALID');
+        return;
+      }
       if (json === undefined) { fail(new TypeErrorCtor('the handler returned undefined; return JSON data'), 'GW_ERR_SANDBOX_RESULT_INVALID'); return; }
       if (json.length > limits.maxResultBytes) {
         fail(new ErrorCtor('the result is at least ' + json.length + ' bytes; the limit is ' + limits.maxResultBytes), 'GW_ERR_SANDBOX_RESULT_TOO_LARGE');
