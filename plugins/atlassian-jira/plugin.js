@@ -36,7 +36,7 @@ function jiraDetail(data) {
 }
 
 function jiraError(action, status, retryAfter, data, scope) {
-  const detail = jiraDetail(data);
+  const detail = jiraDetail(data).replace(/[.\s]+$/, '');
   const scopeProblem = /scope/i.test(detail);
   if (status === 429) {
     const wait = retryAfter ? `retry after ${retryAfter} seconds` : 'wait a minute and retry';
