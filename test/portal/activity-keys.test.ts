@@ -1,0 +1,112 @@
+/**
+ * @module test/portal/activity-keys.test
+ * The activity page (only the user's own events, filters, keyset paging, bad filter input) and
+ * API-key management (shown once, stored hashed, revocation takes effect, CSRF required).
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { csrfOf, otherUser, signIn, startHarness, type Harness } from './harness.js';
+
+describe('portal activity and keys', () => {
+  let h: Harness;
+  const base = Date.parse('2026-03-10T12:00:00Z');
+  before(async () => {
+    h = await startHarness();
+    const eve = await h.t.users.create('eve@example.com', 'acme');
+    const insert = (userId: string, i: number, tool: string, integration: string, success: boolean) =>
+      h.t.db.run(
+        `INSERT INTO audit_events (id, at, action, tenant, user_id, tool, integration, success, error_code, error, duration_ms, transport, request_id, args)
+         VALUES (?, ?, 'tool_call', 'acme', ?, ?, ?, ?, ?, ?, ?, 'mcp', 'r', NULL)`,
+        [randomUUID(), base + i * 60_000, userId, tool, integration, success ? 1 : 0, success ? null : 'GW_ERR_ENGINE_NOT_CONNECTED', success ? null : `<b>failure ${i}</b>`, 10 + i],
+      );
+    for (let i = 0; i < 120; i++) await insert(h.t.user.id, i, i % 3 === 0 ? 'mockhub_whoami' : 'keyed_ping', i % 3 === 0 ? 'mockhub' : 'keyed', i % 4 !== 0);
+    await insert(h.t.user.id, 2000, 'mockhub_whoami', 'mockhub', true); // 2026-03-11
+    await insert(eve.id, 5, 'secret_tool_of_eve', 'keyed', true);
+  });
+  after(async () => h.close());
+
+  const rowsOf = (body: string): number => (body.match(/<tr><td>/g) ?? []).length;
+
+  it('shows only the signed-in user\'s events, newest first, 50 per page with an Older link', async () => {
+    const b = await signIn(h);
+    const first = await b.get('/activity');
+    assert.equal(first.status, 200);
+    assert.equal(rowsOf(first.body), 50);
+    assert.ok(!first.body.includes('secret_tool_of_eve'));
+    assert.ok(first.body.indexOf('2026-03-11') < first.body.indexOf('2026-03-10'), 'newest first');
+    assert.ok(first.body.includes('&lt;b&gt;failure'), 'error text is escaped');
+    const seen = new Set<string>();
+    let url: string | undefined = '/activity';
+    let total = 0;
+    while (url) {
+      const page = await b.get(url.replace(/&amp;/g, '&'));
+      for (const m of page.body.matchAll(/<tr><td>([^<]+)<\/td>/g)) seen.add(m[1] as string);
+      total += rowsOf(page.body);
+      url = /<a href="([^"]+)" rel="next">/.exec(page.body)?.[1];
+    }
+    assert.equal(total, 121);
+    assert.equal(seen.size, 121, 'no event twice, none missing');
+  });
+
+  it('filters by tool, integration, outcome and date range', async () => {
+    const b = await signIn(h);
+    const failed = await b.get('/activity?success=no&integration=keyed');
+    // i % 4 === 0 fails; keyed is i % 3 !== 0: i in [0,120) with i%4==0 and i%3!=0 → 20
+    assert.equal(rowsOf(failed.body), 20);
+    assert.ok(!failed.body.includes('Succeeded</span>'));
+    const byTool = await b.get('/activity?tool=whoami');
+    assert.equal(rowsOf(byTool.body), 41);
+    const day = await b.get('/activity?from=2026-03-11&to=2026-03-11');
+    assert.equal(rowsOf(day.body), 1);
+    const wildcard = await b.get('/activity?tool=%25');
+    assert.equal(rowsOf(wildcard.body), 0, '% is matched literally');
+  });
+
+  it('explains bad filter input instead of failing', async () => {
+    const b = await signIn(h);
+    const res = await b.get('/activity?from=yesterday&success=maybe&before=garbage');
+    assert.equal(res.status, 400);
+    assert.match(res.body, /From must be a date like 2026-01-31/);
+    assert.match(res.body, /Outcome must be/);
+    assert.match(res.body, /page cursor is not valid/);
+    const reversed = await b.get('/activity?from=2026-03-12&to=2026-03-10');
+    assert.match(reversed.body, /From must be on or before To/);
+  });
+
+  it('creates a key shown once, lists only its prefix, and revokes it', async () => {
+    const b = await signIn(h);
+    const page = await b.get('/keys');
+    const created = await b.post('/keys', { _csrf: csrfOf(page.body), label: 'laptop <agent>' });
+    assert.equal(created.status, 201);
+    assert.equal(created.headers['cache-control'], 'no-store');
+    const key = /id="new-key" class="secret" readonly value="([^"]+)"/.exec(created.body)?.[1] ?? '';
+    assert.match(key, /^wb_/);
+    assert.ok(created.body.includes('laptop &lt;agent&gt;'));
+    assert.ok(await h.t.users.authenticate(key));
+    const list = await b.get('/keys');
+    assert.ok(!list.body.includes(key), 'never shown again');
+    assert.ok(list.body.includes(key.slice(0, 10)));
+    const row = await h.t.db.get<{ id: string; hash: string }>('SELECT id, hash FROM api_keys WHERE prefix = ?', [key.slice(0, 10)]);
+    assert.ok(row && row.hash !== key && !row.hash.includes(key));
+    const revoked = await b.post(`/keys/${row.id}/revoke`, { _csrf: csrfOf(list.body) });
+    assert.equal(revoked.status, 303);
+    assert.equal(await h.t.users.authenticate(key), undefined);
+    assert.match((await b.get('/keys')).body, /Revoked/);
+  });
+
+  it("refuses key changes without CSRF, with a bad label, or for another user's key", async () => {
+    const b = await signIn(h);
+    const page = await b.get('/keys');
+    assert.equal((await b.post('/keys', { label: 'x' })).status, 403);
+    assert.equal((await b.post('/keys', { _csrf: 'forged', label: 'x' })).status, 403);
+    const long = await b.post('/keys', { _csrf: csrfOf(page.body), label: 'x'.repeat(61) });
+    assert.equal(long.status, 400);
+    assert.match(long.body, /at most 60 characters/);
+    const eve = await otherUser(h, 'eve3@example.com');
+    const eveKey = await h.t.db.get<{ id: string }>('SELECT id FROM api_keys WHERE user_id = ?', [eve.user.id]);
+    const res = await b.post(`/keys/${eveKey?.id}/revoke`, { _csrf: csrfOf(page.body) });
+    assert.equal(res.status, 404);
+    assert.equal((await h.t.db.get<{ revoked_at: number | null }>('SELECT revoked_at FROM api_keys WHERE id = ?', [eveKey?.id ?? '']))?.revoked_at, null);
+  });
+});

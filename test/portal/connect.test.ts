@@ -1,0 +1,165 @@
+/**
+ * @module test/portal/connect.test
+ * The connect pages: the API-key form (per-field errors, secrets never echoed, single use), the
+ * OAuth2 round trip against the mock provider (state + PKCE, callback, replay refused, denial),
+ * and links that belong to another user or have expired.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { csrfOf, otherUser, signIn, startHarness, type Harness } from './harness.js';
+
+describe('portal connect pages', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  const keyed = () => h.manifests.find((m) => m.name === 'keyed')!;
+  const mockhub = () => h.manifests.find((m) => m.name === 'mockhub')!;
+
+  it('validates the API-key form field by field, never echoes the secret, and stores a valid submission once', async () => {
+    const b = await signIn(h);
+    const p = await h.connections.pending.create(h.t.user.id, 'keyed', 'apikey');
+    const page = await b.get(`/connect/${p.id}`);
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<label for="f-apiKey">API key<\/label>/);
+    assert.match(page.body, /<select id="f-region"/);
+    const csrf = csrfOf(page.body);
+
+    const bad = await b.post(`/connect/${p.id}/form`, { _csrf: csrf, apiKey: 'wrong-format-secret', region: 'mars', accountId: 'abc' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body, /API key does not have the expected format/);
+    assert.match(bad.body, /Region must be one of: us, eu/);
+    assert.match(bad.body, /Account ID does not have the expected format/);
+    assert.match(bad.body, /aria-invalid="true"/);
+    assert.ok(!bad.body.includes('wrong-format-secret'), 'the secret is not sent back');
+    assert.equal((await h.connections.pending.get(p.id))?.status, 'pending', 'a failed submission does not use the link');
+
+    const missing = await b.post(`/connect/${p.id}/form`, { _csrf: csrf, apiKey: '  ', region: 'eu' });
+    assert.equal(missing.status, 400);
+    assert.match(missing.body, /API key is required/);
+    const unknownField = await b.post(`/connect/${p.id}/form`, { _csrf: csrf, apiKey: 'k_abcdefgh12', evil: 'x' });
+    assert.equal(unknownField.status, 400);
+    assert.match(unknownField.body, /unknown field/);
+
+    const ok = await b.post(`/connect/${p.id}/form`, { _csrf: csrf, apiKey: 'k_abcdefgh12', region: 'eu', accountId: '42' });
+    assert.equal(ok.status, 303);
+    assert.equal(ok.location, `/connect/${p.id}`);
+    assert.equal((await h.connections.pending.get(p.id))?.status, 'connected');
+    assert.deepEqual((await h.connections.credential(h.t.user.id, keyed()))?.values, { apiKey: 'k_abcdefgh12' });
+    const look = await h.connections.lookup(h.t.user.id, keyed());
+    assert.deepEqual(look.connected && look.config, { region: 'eu', accountId: '42' });
+    const result = await b.get(`/connect/${p.id}`);
+    assert.match(result.body, /Keyed Service<\/strong>: is connected/);
+
+    const reuse = await b.post(`/connect/${p.id}/form`, { _csrf: csrf, apiKey: 'k_zzzzzzzz99', region: 'us' });
+    assert.equal(reuse.status, 410);
+    assert.equal((await h.connections.credential(h.t.user.id, keyed()))?.values['apiKey'], 'k_abcdefgh12', 'nothing overwritten');
+  });
+
+  it('runs the OAuth2 round trip with state and PKCE, and refuses a replayed callback', async () => {
+    const b = await signIn(h);
+    const p = await h.connections.pending.create(h.t.user.id, 'mockhub', 'oauth2');
+    const page = await b.get(`/connect/${p.id}`);
+    assert.match(String(page.headers['content-security-policy']), new RegExp(`form-action 'self' ${h.mock.origin}`));
+    const start = await b.post(`/connect/${p.id}`, { _csrf: csrfOf(page.body) });
+    assert.equal(start.status, 303);
+    const auth = new URL(start.location ?? '');
+    assert.equal(auth.origin + auth.pathname, h.mock.authorizeUrl);
+    assert.equal(auth.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(auth.searchParams.get('redirect_uri'), `${h.publicUrl}/oauth/callback`);
+    assert.equal(auth.searchParams.get('scope'), 'repo read:user');
+    const state = auth.searchParams.get('state') ?? '';
+    assert.ok(state.length >= 43);
+    assert.equal((await b.post(`/connect/${p.id}`, { _csrf: csrfOf(page.body) })).status, 410, 'the link is used');
+
+    const consent = await fetch(`${h.mock.origin}/authorize/decision`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ decision: 'allow', redirect_uri: auth.searchParams.get('redirect_uri') ?? '', state, code_challenge: auth.searchParams.get('code_challenge') ?? '' }),
+    });
+    const back = new URL(consent.headers.get('location') ?? '');
+    assert.equal(back.searchParams.get('state'), state);
+
+    // Another signed-in user cannot complete it.
+    const eve = await otherUser(h, 'eve1@example.com');
+    const stolen = await eve.browser.get(`/oauth/callback${back.search}`);
+    assert.equal(stolen.status, 403);
+    assert.equal(h.mock.counters.codeExchanges, 0);
+
+    const cb = await b.get(`/oauth/callback${back.search}`);
+    assert.equal(cb.status, 303);
+    assert.equal(cb.location, `/connect/${p.id}`);
+    assert.equal(h.mock.counters.codeExchanges, 1);
+    assert.equal((await h.connections.pending.get(p.id))?.status, 'connected');
+    const cred = await h.connections.credential(h.t.user.id, mockhub());
+    assert.ok(cred && h.mock.activeAccessTokens.has(cred.values['token'] ?? ''));
+    const replay = await b.get(`/oauth/callback${back.search}`);
+    assert.equal(replay.status, 410);
+    assert.equal(h.mock.counters.codeExchanges, 1);
+    const result = await b.get(`/connect/${p.id}`);
+    assert.match(result.body, /MockHub<\/strong>: is connected/);
+    assert.ok(!result.body.includes(cred.values['token'] ?? '?'));
+  });
+
+  it('records a denial at the provider as denied', async () => {
+    const b = await signIn(h);
+    const p = await h.connections.pending.create(h.t.user.id, 'mockhub', 'oauth2');
+    const page = await b.get(`/connect/${p.id}`);
+    const auth = new URL((await b.post(`/connect/${p.id}`, { _csrf: csrfOf(page.body) })).location ?? '');
+    const res = await b.get(`/oauth/callback?error=access_denied&state=${auth.searchParams.get('state')}`);
+    assert.equal(res.status, 303);
+    assert.equal((await h.connections.pending.get(p.id))?.status, 'denied');
+    assert.match((await b.get(`/connect/${p.id}`)).body, /access was declined/);
+  });
+
+  it('reports a failed code exchange as failed with the reason', async () => {
+    const b = await signIn(h);
+    const p = await h.connections.pending.create(h.t.user.id, 'mockhub', 'oauth2');
+    const page = await b.get(`/connect/${p.id}`);
+    const auth = new URL((await b.post(`/connect/${p.id}`, { _csrf: csrfOf(page.body) })).location ?? '');
+    const res = await b.get(`/oauth/callback?code=forged&state=${auth.searchParams.get('state')}`);
+    assert.equal(res.status, 303);
+    const after = await h.connections.pending.get(p.id);
+    assert.equal(after?.status, 'failed');
+    assert.match(after?.statusReason ?? '', /rejected the grant \(invalid_grant/);
+  });
+
+  it("refuses another user's link without changing it, and expired or unknown links", async () => {
+    const p = await h.connections.pending.create(h.t.user.id, 'keyed', 'apikey');
+    const eve = await otherUser(h, 'eve2@example.com');
+    const page = await eve.browser.get(`/connect/${p.id}`);
+    assert.equal(page.status, 403);
+    assert.match(page.body, /created for a different Workbench account/);
+    assert.ok(!page.body.includes('ada@example.com'));
+    const post = await eve.browser.post(`/connect/${p.id}/form`, { _csrf: csrfOf((await eve.browser.get('/keys')).body), apiKey: 'k_evilevil99' });
+    assert.equal(post.status, 403);
+    assert.equal((await h.connections.pending.get(p.id))?.status, 'pending');
+    assert.equal((await h.connections.lookup(eve.user.id, keyed())).connected, false);
+    assert.equal((await h.connections.lookup(h.t.user.id, keyed())).connected, true, 'from the first test, untouched');
+
+    await h.t.db.run('UPDATE pending_connects SET expires_at = ? WHERE id = ?', [Date.now() - 1, p.id]);
+    const b = await signIn(h);
+    assert.equal((await b.get(`/connect/${p.id}`)).status, 200, 'an expired link shows its result page');
+    assert.match((await b.get(`/connect/${p.id}`)).body, /Link expired/);
+    assert.equal((await b.post(`/connect/${p.id}/form`, { _csrf: csrfOf((await b.get('/keys')).body), apiKey: 'k_abcdefgh12' })).status, 410);
+    assert.equal((await b.get('/connect/nope-not-a-link')).status, 404);
+  });
+
+  it('starts a connect from the integrations page and disconnects with revocation', async () => {
+    const b = await signIn(h);
+    const page = await b.get('/integrations');
+    assert.match(page.body, /MockHub/);
+    assert.match(page.body, /<span class="ok">Connected<\/span>/);
+    const res = await b.post('/integrations/keyed/connect', { _csrf: csrfOf(page.body) });
+    assert.equal(res.status, 303);
+    assert.match(res.location ?? '', /^\/connect\/[A-Za-z0-9_-]+$/);
+    const before = h.mock.counters.revocations;
+    const dis = await b.post('/integrations/mockhub/disconnect', { _csrf: csrfOf(page.body) });
+    assert.equal(dis.status, 303);
+    assert.ok(h.mock.counters.revocations > before, 'revoked at the provider');
+    assert.equal((await h.connections.lookup(h.t.user.id, mockhub())).connected, false);
+    assert.match((await b.get(dis.location ?? '')).body, /MockHub was disconnected/);
+  });
+});
