@@ -100,7 +100,11 @@ export async function readTokenResponse(res: Response, what: string, tokenPath?:
   const kindOf = contentType.split(';')[0] || 'no content type';
   if (!body) throw new OAuthError('bad_response', `${what}: the provider answered HTTP ${res.status} with ${kindOf} that is not a token response`);
   if (res.status >= 400) throw new OAuthError('provider_error', `${what}: the provider answered HTTP ${res.status} without an OAuth error code`);
-  const token = pick(body, tokenPath);
+  // Providers that nest the first token (Slack's authed_user) answer refreshes at the top level:
+  // fall back to the top level when the nested object is absent but the top level has a token.
+  const nested = pick(body, tokenPath);
+  const topLevelToken = tokenPath !== undefined && typeof (body as Record<string, unknown>)['access_token'] === 'string';
+  const token = (nested === null || typeof nested !== 'object') && topLevelToken ? body : nested;
   if (token === null || typeof token !== 'object') throw new OAuthError('bad_response', `${what}: the token response has no object at "${tokenPath}"`);
   const t = token as Record<string, unknown>;
   const accessToken = t['access_token'];
