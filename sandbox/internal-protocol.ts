@@ -25,7 +25,9 @@ export type FromChild =
 /** worker → sandbox process main thread (per-task port) */
 export type FromWorker =
   | { t: 'http'; reqId: number; request: BridgeRequest }
-  | { t: 'log'; level: LogLevel; message: string };
+  | { t: 'log'; level: LogLevel; message: string }
+  /** last message of a task: everything the task posted before it has been delivered */
+  | { t: 'end' };
 
 /** sandbox process main thread → worker (per-task port) */
 export type ToWorker = { t: 'http-result'; reqId: number; result: BridgeResult };

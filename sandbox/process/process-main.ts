@@ -53,22 +53,37 @@ async function main(): Promise<void> {
   const run = (id: number, task: RunTask): void => {
     const { port1, port2 } = new MessageChannel();
     ports.set(id, port1);
+    let ended = false;
+    let result: WorkerOutcome | undefined;
+    // the outcome goes out only after the task's last port message ('end'), so that its log lines
+    // and requests reach the host first; a dead worker sends no 'end'
+    const flush = (): void => {
+      if (!result || !ended || !ports.has(id)) return;
+      ports.delete(id);
+      port1.close();
+      send({ t: 'outcome', id, outcome: result.outcome, strike: result.strike });
+      if (closing && ports.size === 0) shutdown();
+    };
     port1.on('message', (m: FromWorker) => {
       if (m.t === 'http') send({ t: 'http', id, reqId: m.reqId, request: m.request });
       else if (m.t === 'log') send({ t: 'log', id, level: m.level, message: m.message });
+      else if (m.t === 'end') {
+        ended = true;
+        flush();
+      }
     });
-    pool
-      .run({ task, port: port2 }, { transferList: [port2] })
-      .then(
-        (result: WorkerOutcome) => result,
-        (e: unknown) => crashedOutcome(`the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`),
-      )
-      .then((result) => {
-        ports.delete(id);
-        port1.close();
-        send({ t: 'outcome', id, outcome: result.outcome, strike: result.strike });
-        if (closing && ports.size === 0) shutdown();
-      });
+    pool.run({ task, port: port2 }, { transferList: [port2] }).then(
+      (r: WorkerOutcome) => {
+        result = r;
+        flush();
+        setTimeout(() => ((ended = true), flush()), 1000).unref();
+      },
+      (e: unknown) => {
+        result = crashedOutcome(`the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`);
+        ended = true;
+        flush();
+      },
+    );
   };
 
   const shutdown = (): void => {

@@ -40,11 +40,18 @@ async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepare
   return { prepared, shared: true };
 }
 
+/** Marks the end of the task's messages (logs must reach the host before the outcome). */
+function endPort(port: MessagePort): void {
+  const end: FromWorker = { t: 'end' };
+  port.postMessage(end);
+  port.close();
+}
+
 export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerOutcome> {
   const t0 = performance.now();
   const { limits } = task;
   if (Buffer.byteLength(task.argsJson, 'utf8') > limits.maxArgsBytes) {
-    port.close();
+    endPort(port);
     return {
       outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', message: `the arguments are larger than ${limits.maxArgsBytes} bytes` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
       strike: false,
@@ -154,7 +161,7 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
 
   await settled;
   clearTimeout(wallTimer);
-  port.close();
+  endPort(port);
   if (prepared) {
     prepared.router.current = null;
     if (!shared) releaseContext(prepared);

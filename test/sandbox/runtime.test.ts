@@ -1,0 +1,213 @@
+/**
+ * @module test/sandbox/runtime.test
+ * The plugin runtime as plugin code sees it, on the real sandbox: the ctx API, every limit, every
+ * way a handler can fail (each gets a clear error for its own call only), module loading rules,
+ * and that no state is carried from one call to the next.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
+import { callTool, captureLogger, egressPolicy, errorCode, type CallSpec } from './helpers/harness.js';
+import { startUpstream, type Upstream } from './helpers/upstream.js';
+
+let up: Upstream;
+let sandbox: Sandbox;
+let bridge: Bridge;
+const logger = captureLogger();
+const run = (spec: CallSpec) => callTool(sandbox, bridge, spec);
+const tool = (body: string): string => `export default { async run(ctx, args) { ${body} } };`;
+
+before(async () => {
+  up = await startUpstream();
+  sandbox = await createSandbox({ workers: 2, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1, logger });
+  bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin } }));
+});
+after(async () => {
+  await sandbox.close();
+  await bridge.close();
+  await up.close();
+});
+
+describe('ctx API', () => {
+  it('ctx.http returns a fetch-like, frozen response', async () => {
+    const r = await run({
+      source: tool(`
+        const res = await ctx.http('https://api.example.com/json', { headers: { 'X-A': '1' } });
+        const again = await ctx.http.fetch('https://api.example.com/status/401');
+        return { status: res.status, ok: res.ok, statusText: res.statusText, url: res.url, type: res.headers.get('Content-Type'),
+          has: res.headers.has('content-type'), missing: res.headers.get('x-nope'), json: await res.json(), text: await res.text(),
+          body: res.body, frozen: Object.isFrozen(res) && Object.isFrozen(res.headers), notOk: again.ok, notOkStatus: again.status };`),
+    });
+    assert.deepEqual(r.result, {
+      status: 200, ok: true, statusText: 'OK', url: 'https://api.example.com/json', type: 'application/json', has: true, missing: null,
+      json: { items: [1, 2, 3] }, text: '{"items":[1,2,3]}', body: '{"items":[1,2,3]}', frozen: true, notOk: false, notOkStatus: 401,
+    });
+    assert.equal(r.outcome.stats.requests, 2);
+  });
+
+  it('sends methods, headers and JSON bodies', async () => {
+    const r = await run({
+      source: tool(`
+        const a = await (await ctx.http('https://api.example.com/echo', { method: 'POST', json: { x: 1 } })).json();
+        const b = await (await ctx.http('https://api.example.com/echo', { method: 'PUT', body: 'raw', headers: [['x-pair', 'p']] })).json();
+        return { a: [a.method, a.body, a.youSent['content-type']], b: [b.method, b.body, b.youSent['x-pair']] };`),
+    });
+    assert.deepEqual(r.result, { a: ['POST', '{"x":1}', 'application/json'], b: ['PUT', 'raw', 'p'] });
+  });
+
+  it('ctx.http errors carry a code and do not fail the call unless unhandled', async () => {
+    const r = await run({ source: tool(`try { await ctx.http('https://evil.example.net/'); } catch (e) { return { name: e.name, code: e.code, isError: e instanceof Error }; }`) });
+    assert.deepEqual(r.result, { name: 'HttpError', code: 'GW_ERR_BRIDGE_HOST_NOT_ALLOWED', isError: true });
+    const unhandled = await run({ source: tool(`await ctx.http('https://evil.example.net/');`) });
+    assert.equal(errorCode(unhandled), 'GW_ERR_SANDBOX_HANDLER_THREW');
+    assert.match(unhandled.outcome.ok ? '' : unhandled.outcome.error.message, /GW_ERR_BRIDGE_HOST_NOT_ALLOWED/);
+  });
+
+  it('ctx.config is a frozen copy and ctx is frozen', async () => {
+    const r = await run({
+      config: { region: 'eu', nested: { a: 1 } },
+      source: tool(`
+        const errs = [];
+        try { ctx.config.region = 'us'; } catch (e) { errs.push('config'); }
+        try { ctx.config.nested.a = 2; } catch (e) { errs.push('nested'); }
+        try { ctx.http = null; } catch (e) { errs.push('ctx'); }
+        try { ctx.log.info = null; } catch (e) { errs.push('log'); }
+        return { errs, config: ctx.config, keys: Object.keys(ctx).sort() };`),
+    });
+    assert.deepEqual(r.result, { errs: ['config', 'nested', 'ctx', 'log'], config: { region: 'eu', nested: { a: 1 } }, keys: ['config', 'http', 'log'] });
+  });
+
+  it('ctx.log reaches the host logger, bounded', async () => {
+    const before = logger.lines.length;
+    const r = await run({ name: 'logger-plugin', source: tool(`ctx.log.warn('careful', { n: 1 }); for (let i = 0; i < 500; i++) ctx.log.info('x'.repeat(5000)); return 1;`) });
+    assert.ok(r.outcome.ok);
+    const mine = logger.lines.slice(before).filter((l) => l.obj['plugin'] === 'logger-plugin');
+    assert.equal(mine[0]?.level, 'warn');
+    assert.equal(mine[0]?.msg, 'careful {"n":1}');
+    assert.ok(mine.length <= 100, `${mine.length} lines`);
+    assert.ok(mine.every((l) => l.msg.length <= 2000));
+  });
+});
+
+describe('failures give a clear error for that call only', () => {
+  const cases: Array<[string, string, string, RegExp?]> = [
+    ['throw new Error', `throw new Error('boom');`, 'GW_ERR_SANDBOX_HANDLER_THREW', /^boom$/],
+    ['throw a TypeError', `null.x;`, 'GW_ERR_SANDBOX_HANDLER_THREW', /^TypeError: Cannot read properties of null/],
+    ['throw a string', `throw 'plain';`, 'GW_ERR_SANDBOX_HANDLER_THREW', /non-Error value.*plain/],
+    ['throw null', `throw null;`, 'GW_ERR_SANDBOX_HANDLER_THREW', /non-Error value/],
+    ['throw a function', `throw () => 1;`, 'GW_ERR_SANDBOX_HANDLER_THREW', /function was thrown/],
+    ['throw a symbol', `throw Symbol('s');`, 'GW_ERR_SANDBOX_HANDLER_THREW', /Symbol\(s\)/],
+    ['throw a plain object', `throw { nope: 1 };`, 'GW_ERR_SANDBOX_HANDLER_THREW', /non-Error object/],
+    ['hostile error getters', `const e = new Error('x'); Object.defineProperty(e, 'message', { get() { throw e; } }); throw e;`, 'GW_ERR_SANDBOX_HANDLER_THREW'],
+    ['return undefined', `return undefined;`, 'GW_ERR_SANDBOX_RESULT_INVALID', /undefined/],
+    ['return a function', `return () => 1;`, 'GW_ERR_SANDBOX_RESULT_INVALID', /function/],
+    ['return a nested function', `return { a: [1, { f() {} }] };`, 'GW_ERR_SANDBOX_RESULT_INVALID', /function at key "f"/],
+    ['return a cycle', `const a = {}; a.self = a; return a;`, 'GW_ERR_SANDBOX_RESULT_INVALID', /circular/i],
+    ['return a BigInt', `return { n: 10n };`, 'GW_ERR_SANDBOX_RESULT_INVALID', /BigInt/],
+    ['return 100 levels of nesting', `let v = 1; for (let i = 0; i < 100; i++) v = [v]; return v;`, 'GW_ERR_SANDBOX_RESULT_INVALID', /deeper than 64/],
+    ['return more than maxResultBytes', `return 'y'.repeat(2 * 1024 * 1024);`, 'GW_ERR_SANDBOX_RESULT_TOO_LARGE'],
+    ['loop forever', `for (;;) {}`, 'GW_ERR_SANDBOX_TIMEOUT'],
+    ['loop forever after an await', `await ctx.http('https://api.example.com/json'); for (;;) {}`, 'GW_ERR_SANDBOX_TIMEOUT'],
+    ['never settle', `await new Promise(() => {});`, 'GW_ERR_SANDBOX_TIMEOUT', /wall-clock deadline of 2000 ms/],
+    ['exhaust memory', `const keep = []; for (;;) keep.push(new Array(100000).fill(1.5));`, 'GW_ERR_SANDBOX_MEMORY'],
+  ];
+  for (const [name, body, code, message] of cases) {
+    it(`${name} → ${code}`, async () => {
+      const r = await run({ name: 'failing-plugin', source: tool(body) });
+      assert.equal(errorCode(r), code, JSON.stringify(r.outcome));
+      if (message && !r.outcome.ok) assert.match(r.outcome.error.message, message);
+      const next = await run({ name: 'failing-plugin', source: tool(`return 'fine';`) });
+      assert.equal(next.result, 'fine', 'the next call of the same plugin works');
+    });
+  }
+
+  it('a 50 MB string result is refused', async () => {
+    const r = await run({ source: tool(`return 'z'.repeat(50 * 1024 * 1024);`), limits: { memoryMb: 128 } });
+    assert.ok(['GW_ERR_SANDBOX_RESULT_TOO_LARGE', 'GW_ERR_SANDBOX_MEMORY'].includes(errorCode(r) ?? ''), JSON.stringify(r.outcome));
+  });
+
+  it('an isolate disposed by a timeout is rebuilt (cold start) on next use', async () => {
+    const source = `export default { async spin() { for (;;) {} }, async ok() { return 1; } };`;
+    await run({ name: 'rebuilt', source, tool: 'ok' });
+    assert.equal(errorCode(await run({ name: 'rebuilt', source, tool: 'spin' })), 'GW_ERR_SANDBOX_TIMEOUT');
+    const after = await run({ name: 'rebuilt', source, tool: 'ok' });
+    assert.equal(after.result, 1);
+  });
+
+  it('a late ctx.http answer after the call ended is dropped safely', async () => {
+    const r = await run({ source: tool(`ctx.http('https://api.example.com/slow?ms=300').catch(() => {}); return 'early';`) });
+    assert.equal(r.result, 'early');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal((await run({ source: tool(`return 2;`) })).result, 2);
+    assert.equal(sandbox.stats().crashes, 0);
+  });
+});
+
+describe('limits', () => {
+  it('maxRequestsPerCall', async () => {
+    const r = await run({ limits: { maxRequestsPerCall: 3 }, source: tool(`
+      const codes = [];
+      for (let i = 0; i < 5; i++) codes.push(await ctx.http('https://api.example.com/json').then(() => 'ok', (e) => e.code));
+      return codes;`) });
+    assert.deepEqual(r.result, ['ok', 'ok', 'ok', 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS']);
+    assert.equal(r.requests.length, 3);
+  });
+
+  it('maxArgsBytes', async () => {
+    const r = await run({ source: tool(`return 1;`), args: { big: 'a'.repeat(70 * 1024) } });
+    assert.equal(errorCode(r), 'GW_ERR_SANDBOX_ARGS_TOO_LARGE');
+  });
+
+  it('arguments arrive intact', async () => {
+    const args = { s: 'ünïcödé ✓ \u2028', n: [1, 2.5, -3], o: { deep: { x: null, t: true } } };
+    assert.deepEqual((await run({ source: tool(`return args;`), args })).result, args);
+  });
+
+  it('cpuMsPerCall stops a slow synchronous step', async () => {
+    const r = await run({ limits: { cpuMsPerCall: 100, wallMsPerCall: 5000 }, source: tool(`const t = Date.now(); while (Date.now() - t < 1000) {} return 1;`) });
+    assert.equal(errorCode(r), 'GW_ERR_SANDBOX_TIMEOUT');
+    assert.ok(r.outcome.stats.wallMs < 900, `stopped after ${r.outcome.stats.wallMs} ms`);
+  });
+});
+
+describe('module loading', () => {
+  const cases: Array<[string, string, string]> = [
+    ['a syntax error', `export default { run( };`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
+    ['an import', `import fs from 'node:fs'; export default { async run() { return 1; } };`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
+    ['a throwing top level', `throw new Error('top'); export default {};`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
+    ['a top-level infinite loop', `for (;;) {} export default {};`, 'GW_ERR_SANDBOX_TIMEOUT'],
+    ['no default export', `export const run = async () => 1;`, 'GW_ERR_SANDBOX_TOOL_MISSING'],
+    ['no such tool', `export default { other: async () => 1 };`, 'GW_ERR_SANDBOX_TOOL_MISSING'],
+    ['an inherited name only', `export default {};`, 'GW_ERR_SANDBOX_TOOL_MISSING'],
+  ];
+  for (const [name, source, code] of cases) {
+    it(`${name} → ${code}`, async () => {
+      const r = await run({ source, tool: name === 'an inherited name only' ? 'toString' : 'run' });
+      assert.equal(errorCode(r), code, JSON.stringify(r.outcome));
+    });
+  }
+
+  it('dynamic import() is refused', async () => {
+    const r = await run({ source: tool(`return await import('node:fs').then(() => 'loaded', (e) => 'refused: ' + e.message);`) });
+    assert.match(String(r.result), /^refused/);
+  });
+});
+
+describe('no state carried across calls', () => {
+  it('module and global state start fresh in every call', async () => {
+    const source = `let n = 0; export default { async run() { globalThis.mark = (globalThis.mark || 0) + 1; Object.prototype.leak = 1; return [++n, globalThis.mark]; } };`;
+    for (let i = 0; i < 4; i++) assert.deepEqual((await run({ name: 'stateful', source })).result, [1, 1]);
+  });
+
+  it('a per-tenant context keeps state for its tenant only, never across plugins', async () => {
+    const solo = await createSandbox({ workers: 1, maxQueue: 10, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    try {
+      const source = `let n = 0; export default { async run() { return ++n; } };`;
+      const call = (name: string, contextKey: string) => callTool(solo, bridge, { name, source, contextKey }).then((r) => r.result);
+      assert.deepEqual([await call('tenant-plugin', 'A'), await call('tenant-plugin', 'A'), await call('tenant-plugin', 'B'), await call('tenant-plugin', 'A')], [1, 2, 1, 3]);
+      assert.equal(await call('tenant-plugin-2', 'A'), 1);
+    } finally {
+      await solo.close();
+    }
+  });
+});
