@@ -19,7 +19,7 @@ import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
 import type { Db } from './storage/db.js';
 import { openDatabase } from './storage/open.js';
-import { UserStore } from './storage/users.js';
+import { UserStore, type User } from './storage/users.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { createEngineMetaTools } from './meta-tools/engine-tools.js';
@@ -31,6 +31,7 @@ import type { MetaTool } from './meta-tools/types.js';
 import { registerHttpSurface } from './transport/http-surface.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
 import { registerRestRoutes } from './transport/rest.js';
+import { registerPortal } from './portal/portal.js';
 import { VERSION } from './version.js';
 
 export interface GatewayOptions {
@@ -107,6 +108,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     rateLimiter: createRateLimiter(policy.requests),
   };
   const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec);
+  const catalogOfPlugins = { plugins: () => registry.manifests(), plugin: (name: string) => registry.plugin(name)?.manifest };
+  const pluginAllowed = (user: User, plugin: string): boolean =>
+    [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => decideToolAccess(policy, user.tenant, plugin, t).allowed);
   const catalog: CatalogTool[] = registry.plugins().flatMap((p) =>
     [...p.tools.values()].map((t) => ({
       name: t.manifest.name,
@@ -128,18 +132,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       },
     }),
     ...createEngineMetaTools({ engine, continuations, maxChars: policy.resultCap.maxChars, maxBatch: policy.requests.maxBatch }),
-    ...createConnectionMetaTools({
-      connections,
-      registry: { plugins: () => registry.manifests(), plugin: (name) => registry.plugin(name)?.manifest },
-      publicUrl: config.publicUrl,
-      allowed: (user, plugin) => [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => decideToolAccess(policy, user.tenant, plugin, t).allowed),
-    }),
+    ...createConnectionMetaTools({ connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed }),
   ];
 
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: policy.requests.bodyLimitBytes, disableRequestLogging: true, return503OnClosing: true });
   registerHttpSurface(app, { metrics, db, sandbox, config });
   registerMcpRoutes(app, { users, metaTools: () => metaTools, version: VERSION, logger, bodyLimit: policy.requests.bodyLimitBytes });
   registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl });
+  registerPortal(app, { db, users, connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed, logger });
 
   let closed = false;
   return {
