@@ -1,0 +1,142 @@
+/**
+ * @module test/sandbox/supervision.test
+ * The sandbox process as a unit of failure: killed mid-call (SIGKILL, as an OOM abort would), its
+ * calls in flight fail with GW_ERR_SANDBOX_CRASHED and a new process takes over; a plugin blamed
+ * for repeated crashes is quarantined; one plugin cannot occupy every worker; the queue is
+ * bounded; close() drains and ends the process.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBridge, createSandbox, type Bridge, type BridgeRequest, type BridgeResult, type Sandbox } from '../../sandbox/index.js';
+import { callTool, egressPolicy, errorCode, manifest, type CallSpec } from './helpers/harness.js';
+import { startUpstream, type Upstream } from './helpers/upstream.js';
+
+let up: Upstream;
+let bridge: Bridge;
+const SLOW = `export default { async run(ctx, args) { await ctx.http('https://api.example.com/slow?ms=' + (args.ms ?? 3000)); return 'slept'; }, async quick() { return 'quick'; } };`;
+const LONG = { wallMsPerCall: 8000 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
+  const t0 = Date.now();
+  while (!check()) {
+    if (Date.now() - t0 > ms) throw new Error('condition not reached in time');
+    await sleep(20);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+before(async () => {
+  up = await startUpstream();
+  bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, requestTimeoutMs: 8000 }));
+});
+after(async () => {
+  await bridge.close();
+  await up.close();
+});
+
+describe('sandbox process death', () => {
+  let sandbox: Sandbox;
+  before(async () => {
+    sandbox = await createSandbox({ workers: 2, maxQueue: 10, quarantineAfterCrashes: 2, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
+  });
+  after(() => sandbox.close());
+  const run = (spec: CallSpec) => callTool(sandbox, bridge, { limits: LONG, ...spec });
+
+  it('fails the calls in flight with GW_ERR_SANDBOX_CRASHED and restarts the process', async () => {
+    const pid = sandbox.stats().pid as number;
+    const inFlight = up.received.length;
+    const calls = [run({ name: 'victim-a', source: SLOW }), run({ name: 'victim-b', source: SLOW })];
+    await waitFor(() => up.received.length >= inFlight + 2);
+    process.kill(pid, 'SIGKILL');
+    const results = await Promise.all(calls);
+    assert.deepEqual(results.map(errorCode), ['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_CRASHED']);
+    const next = await run({ name: 'victim-a', source: SLOW, tool: 'quick' });
+    assert.equal(next.result, 'quick');
+    const stats = sandbox.stats();
+    assert.equal(stats.crashes, 1);
+    assert.equal(stats.restarts, 1);
+    assert.notEqual(stats.pid, pid);
+    assert.equal(alive(pid), false);
+  });
+
+  it('quarantines a plugin blamed for repeated crashes, and only that plugin', async () => {
+    const seen = up.received.length;
+    const call = run({ name: 'victim-a', source: SLOW });
+    await waitFor(() => up.received.length > seen);
+    process.kill(sandbox.stats().pid as number, 'SIGKILL');
+    assert.equal(errorCode(await call), 'GW_ERR_SANDBOX_CRASHED');
+    const refused = await run({ name: 'victim-a', source: SLOW, tool: 'quick' });
+    assert.equal(errorCode(refused), 'GW_ERR_SANDBOX_QUARANTINED');
+    assert.match(refused.outcome.ok ? '' : refused.outcome.error.message, /victim-a@1\.0\.0 crashed the sandbox 2 times/);
+    assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['victim-a@1.0.0'], 'victim-b has one strike only');
+    assert.equal((await run({ name: 'bystander', source: SLOW, tool: 'quick' })).result, 'quick');
+  });
+});
+
+describe('admission', () => {
+  it('caps the workers one plugin may occupy (maxWorkerShare)', async () => {
+    const sandbox = await createSandbox({ workers: 2, maxQueue: 10, quarantineAfterCrashes: 5, quarantineWindowMs: 1000, maxWorkerShare: 0.5 });
+    try {
+      let hogActive = 0;
+      let hogPeak = 0;
+      const hog = (): Promise<unknown> =>
+        sandbox.run(
+          { callId: 'h', plugin: { name: 'hog', version: '1.0.0', source: SLOW, sourceHash: 'hog' }, tool: 'run', argsJson: '{"ms":300}', config: {}, limits: { memoryMb: 32, cpuMsPerCall: 500, wallMsPerCall: 5000, maxResultBytes: 1000, maxArgsBytes: 1000, maxRequestsPerCall: 2 } },
+          async (req: BridgeRequest): Promise<BridgeResult> => {
+            hogPeak = Math.max(hogPeak, ++hogActive);
+            try {
+              return await bridge.dispatch(req, { manifest: manifest({ name: 'hog' }), getCredential: async () => undefined, requestCount: { n: 0 }, maxRequests: 2, signal: new AbortController().signal });
+            } finally {
+              hogActive--;
+            }
+          },
+        );
+      const t0 = Date.now();
+      const hogs = [hog(), hog(), hog()];
+      await sleep(50);
+      const other = await callTool(sandbox, bridge, { name: 'other', source: SLOW, tool: 'quick' });
+      const otherMs = Date.now() - t0;
+      await Promise.all(hogs);
+      assert.equal(other.result, 'quick');
+      assert.equal(hogPeak, 1, 'the hog never held more than ceil(0.5 × 2) = 1 worker');
+      assert.ok(otherMs < 600, `another plugin was served while the hog waited (${otherMs} ms)`);
+      assert.ok(Date.now() - t0 >= 850, 'the hog calls ran one after another');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('refuses calls beyond maxQueue with GW_ERR_SANDBOX_OVERLOADED', async () => {
+    const sandbox = await createSandbox({ workers: 1, maxQueue: 1, quarantineAfterCrashes: 5, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    try {
+      const calls = [0, 1, 2].map(() => callTool(sandbox, bridge, { name: 'busy', source: SLOW, args: { ms: 200 } }));
+      const codes = (await Promise.all(calls)).map((r) => errorCode(r) ?? 'ok');
+      assert.deepEqual(codes.sort(), ['GW_ERR_SANDBOX_OVERLOADED', 'ok', 'ok']);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('close() lets the call in flight finish, refuses new ones, and ends the process', async () => {
+    const sandbox = await createSandbox({ workers: 1, maxQueue: 5, quarantineAfterCrashes: 5, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    const pid = sandbox.stats().pid as number;
+    const seen = up.received.length;
+    const inFlight = callTool(sandbox, bridge, { name: 'closing', source: SLOW, args: { ms: 300 } });
+    await waitFor(() => up.received.length > seen);
+    const closing = sandbox.close();
+    assert.equal(errorCode(await callTool(sandbox, bridge, { name: 'closing', source: SLOW, tool: 'quick' })), 'GW_ERR_SANDBOX_UNAVAILABLE');
+    assert.equal((await inFlight).result, 'slept');
+    await closing;
+    await waitFor(() => !alive(pid));
+    assert.equal(sandbox.stats().ready, false);
+  });
+});
