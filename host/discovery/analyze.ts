@@ -6,7 +6,7 @@
  * terms can be recognised as a bigram ("create pr" in "Create a pull request").
  */
 import { stem } from './stem.js';
-import { phraseTable } from './synonyms.js';
+import { phrasesStartingWith } from './synonyms.js';
 import { STOP_WORDS, tokenizeRuns, type WordRun } from './tokenize.js';
 
 export interface TermOccurrence {
@@ -29,7 +29,7 @@ export interface TermOccurrence {
 export type AnalyzeMode = 'index' | 'query';
 
 function matchPhrase(stems: readonly string[], i: number): { words: readonly string[]; term: string } | undefined {
-  for (const p of phraseTable()) {
+  for (const p of phrasesStartingWith(stems[i] ?? '')) {
     if (i + p.words.length > stems.length) continue;
     if (p.words.every((w, k) => stems[i + k] === w)) return p;
   }

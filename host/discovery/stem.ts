@@ -73,8 +73,17 @@ function stripFinalE(w: string): string {
  */
 export function stem(word: string): string {
   if (word.length <= 2 || /\d/.test(word)) return word;
+  const hit = memo.get(word);
+  if (hit !== undefined) return hit;
   let w = stripPlural(word);
   w = stripVerbEnding(w);
   w = stripDerivation(w);
-  return stripFinalE(w);
+  w = stripFinalE(w);
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(word, w);
+  return w;
 }
+
+/** Catalog text repeats the same few thousand words: stems are memoised (bounded). */
+const memo = new Map<string, string>();
+const MEMO_LIMIT = 20_000;

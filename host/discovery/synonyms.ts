@@ -108,8 +108,15 @@ const ONE_WAY: readonly (readonly [number, string, readonly string[]])[] = [
   ),
 ];
 
+interface Phrase {
+  words: string[];
+  term: string;
+}
+
 interface Compiled {
-  phrases: { words: string[]; term: string }[];
+  phrases: Phrase[];
+  /** phrases by their first stemmed word, longest first */
+  phrasesByFirst: Map<string, Phrase[]>;
   related: Map<string, Map<string, number>>;
   /** every raw word the tables mention, with its stem (fed to typo correction) */
   words: Map<string, string>;
@@ -142,7 +149,12 @@ function compile(): Compiled {
   for (const [w, from, tos] of ONE_WAY) {
     for (const to of tos) relate(related, stemOf(from), stemOf(to), w);
   }
-  return { phrases, related, words };
+  const phrasesByFirst = new Map<string, Phrase[]>();
+  for (const p of phrases) {
+    const first = p.words[0] ?? '';
+    phrasesByFirst.set(first, [...(phrasesByFirst.get(first) ?? []), p]);
+  }
+  return { phrases, phrasesByFirst, related, words };
 }
 
 function tables(): Compiled {
@@ -150,10 +162,12 @@ function tables(): Compiled {
   return compiled;
 }
 
-/** The stemmed phrases, longest first. */
-export function phraseTable(): readonly { words: readonly string[]; term: string }[] {
-  return tables().phrases;
+/** The phrases whose first stemmed word is `first`, longest first. */
+export function phrasesStartingWith(first: string): readonly Phrase[] {
+  return tables().phrasesByFirst.get(first) ?? NO_PHRASES;
 }
+
+const NO_PHRASES: readonly Phrase[] = [];
 
 /** Terms related to a stemmed term, with weights in (0, 1). The term itself is not included. */
 export function synonymsOf(term: string): ReadonlyMap<string, number> {

@@ -6,6 +6,7 @@
  */
 
 const WORD = /[\p{L}\p{N}]+/gu;
+const HAS_UPPER = /\p{Lu}/u;
 
 /** Words that carry no meaning for finding a tool (dropped on both the query and the index side). */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
@@ -25,6 +26,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
  * for, repo; upper-case runs stay together (`HTTPServer` → http, server); digits stay attached.
  */
 function splitRun(run: string): string[] {
+  if (!HAS_UPPER.test(run)) return [run];
   const spaced = run
     // a plural "s" after an upper-case run belongs to it: PRs, IDs, URLs
     .replace(/(\p{Lu}{2,})s(?!\p{Ll})/gu, '$1S')
