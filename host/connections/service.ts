@@ -123,6 +123,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
       now: now(),
     });
     emit({ id: connectionId, userId, integration: manifest.name, status: 'connected' });
+    logger.info({ connectionId, userId, integration: manifest.name, expiresAt, refreshable: payload.refreshToken !== undefined }, 'connection saved');
     return { connectionId };
   }
 

@@ -22,6 +22,8 @@ export interface MockOAuthOptions {
   nestUnder?: string;
   /** milliseconds the token endpoint waits before answering a refresh (default 0) */
   refreshDelayMs?: number;
+  /** endpoint paths, to stand in for a real provider's (e.g. GitHub's /login/oauth/access_token) */
+  paths?: { authorize?: string; token?: string; revoke?: string };
 }
 
 export interface MockOAuthCounters {
@@ -80,6 +82,7 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
   const activeAccessTokens = new Set<string>();
   const activeRefreshTokens = new Set<string>();
   const revoked = new Set<string>();
+  const paths = { authorize: '/authorize', token: '/token', revoke: '/revoke', ...(options.paths ?? {}) };
   const rand = (p: string): string => `${p}_${randomBytes(16).toString('hex')}`;
 
   const issue = (): { accessToken: string; refreshToken: string } => {
@@ -216,19 +219,19 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     const done = (p: Promise<void> | void): void => {
       Promise.resolve(p).catch((err: unknown) => send(res, 500, { error: 'server_error', error_description: String(err) }));
     };
-    if (route === 'GET /authorize') return done(authorizePage(url, res));
+    if (route === `GET ${paths.authorize}`) return done(authorizePage(url, res));
     if (route === 'POST /authorize/decision') return done(decision(req, res));
-    if (route === 'POST /token') return done(token(req, res));
-    if (route === 'POST /revoke') return done(revoke(req, res));
+    if (route === `POST ${paths.token}`) return done(token(req, res));
+    if (route === `POST ${paths.revoke}`) return done(revoke(req, res));
     send(res, 404, { error: 'not_found' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const api: MockOAuth = {
     origin,
-    authorizeUrl: `${origin}/authorize`,
-    tokenUrl: `${origin}/token`,
-    revokeUrl: `${origin}/revoke`,
+    authorizeUrl: `${origin}${paths.authorize}`,
+    tokenUrl: `${origin}${paths.token}`,
+    revokeUrl: `${origin}${paths.revoke}`,
     clientId,
     clientSecret,
     counters,

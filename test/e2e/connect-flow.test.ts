@@ -1,0 +1,164 @@
+/**
+ * @module test/e2e/connect-flow.test
+ * The whole connect loop, as an agent and a person live it: execute_tools answers NOT_CONNECTED,
+ * the agent calls connect and wait_for_connection (with progress), a real headless Chromium signs
+ * in to the portal, opens the link, consents at a mock OAuth provider on loopback and lands on the
+ * result page; the wait returns CONNECTED and the retried call reaches the mock upstream with the
+ * right bearer token, which appears nowhere in the logs, the audit table, the results, the pages
+ * or the database file.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pino from 'pino';
+import { chromium, type Browser } from 'playwright-core';
+import { createGateway, type Gateway } from '../../host/app.js';
+import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
+import { parsePolicy } from '../../host/policy/load.js';
+import { REDACT_PATHS, type Logger } from '../../host/telemetry/logger.js';
+import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const skip = !fs.existsSync(CHROMIUM) && !process.env['CI'] ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test` : false;
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+const textOf = (r: unknown): string => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '');
+
+describe('connect flow end to end (headless Chromium)', { skip }, () => {
+  let gateway: Gateway;
+  let url: string;
+  let apiKey: string;
+  let dataDir: string;
+  let mock: MockOAuth;
+  let upstream: Upstream;
+  let browser: Browser;
+  let client: Client;
+  const logs: string[] = [];
+
+  before(async () => {
+    mock = await startMockOAuth({ paths: { authorize: '/login/oauth/authorize', token: '/login/oauth/access_token' } });
+    upstream = await startUpstream((req) =>
+      req.path === '/user' && mock.activeAccessTokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))
+        ? { json: { login: 'octocat', id: 1, name: 'The Octocat', public_repos: 8, followers: 10, following: 0 } }
+        : { status: 401, json: { message: 'Bad credentials' } },
+    );
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-e2e-'));
+    const pluginsDir = path.join(dataDir, 'plugins');
+    fs.cpSync(path.join(BUILTIN_PLUGINS_DIR, 'github'), path.join(pluginsDir, 'github'), { recursive: true });
+    const port = await freePort();
+    const sink = new Writable({ write: (chunk: Buffer, _enc, cb) => void (logs.push(chunk.toString('utf8')), cb()) });
+    const logger = pino({ level: 'trace', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink) as Logger;
+    gateway = await createGateway(
+      {
+        port,
+        host: '127.0.0.1',
+        dataDir,
+        databaseUrl: path.join(dataDir, 'workbench.db'),
+        pluginDirs: [pluginsDir],
+        policyFile: '(inline)',
+        logLevel: 'trace',
+        publicUrl: `http://127.0.0.1:${port}`,
+      },
+      {
+        policy: parsePolicy({ upstreams: { 'https://api.github.com': upstream.origin, 'https://github.com': mock.origin }, sandbox: { workers: 1 } }, 'e2e policy'),
+        logger,
+        env: { GITHUB_CLIENT_ID: mock.clientId, GITHUB_CLIENT_SECRET: mock.clientSecret },
+      },
+    );
+    url = await gateway.listen();
+    const user = await gateway.users.create('agent-owner@example.com', 'acme');
+    apiKey = (await gateway.users.createApiKey(user.id, 'agent')).key;
+    client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await client?.close().catch(() => undefined);
+    await gateway?.close();
+    await upstream?.close();
+    await mock?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('NOT_CONNECTED → connect → browser consent → CONNECTED → the retried call carries the token, and the token leaks nowhere', async () => {
+    const execute = async () => JSON.parse(textOf(await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'github_get_me', args: {} }] } }))) as { results: Record<string, unknown>[] };
+
+    const first = (await execute()).results[0];
+    assert.equal(first?.['error'], 'NOT_CONNECTED', JSON.stringify(first));
+    assert.equal(upstream.requests.length, 0);
+
+    const connect = JSON.parse(textOf(await client.callTool({ name: 'connect', arguments: { integration: 'github' } }))) as { connectionId: string; url: string; type: string };
+    assert.equal(connect.type, 'oauth2');
+    assert.equal(connect.url, `${url}/connect/${connect.connectionId}`);
+
+    const progress: number[] = [];
+    const waiting = client.callTool({ name: 'wait_for_connection', arguments: { connectionId: connect.connectionId, timeoutSec: 90 } }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+      timeout: 120_000,
+      resetTimeoutOnProgress: true,
+    });
+
+    const page = await browser.newPage();
+    await page.goto(connect.url);
+    assert.match(page.url(), /\/login\?next=/, 'signed-out visitors go to the sign-in page first');
+    await page.getByLabel('Your Workbench API key').fill(apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${url}/connect/${connect.connectionId}`);
+    await page.getByRole('button', { name: 'Continue to GitHub' }).click();
+    await page.waitForURL((u) => u.origin === mock.origin);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Allow access?');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${url}/connect/${connect.connectionId}`);
+    assert.match((await page.locator('main').textContent()) ?? '', /GitHub: is connected/);
+    const pageHtml = await page.content();
+
+    const waited = JSON.parse(textOf(await waiting)) as { status: string };
+    assert.equal(waited.status, 'CONNECTED');
+    assert.ok(progress.length >= 1, 'progress notifications were sent while waiting');
+    assert.equal(mock.counters.consents, 1);
+    assert.equal(mock.counters.codeExchanges, 1);
+
+    const retried = await execute();
+    const item = retried.results[0] as { result?: { login?: string } };
+    assert.equal(item.result?.login, 'octocat', JSON.stringify(item));
+    const [token] = [...mock.activeAccessTokens];
+    assert.ok(token && mock.activeAccessTokens.size === 1);
+    assert.equal(upstream.last().headers.authorization, `Bearer ${token}`);
+    const refresh = [...mock.activeRefreshTokens][0] ?? '';
+
+    // The token (and the refresh token) appear nowhere they must not.
+    const audit = JSON.stringify(await gateway.db.all('SELECT * FROM audit_events'));
+    assert.match(audit, /github_get_me/);
+    const pending = JSON.stringify(await gateway.db.all('SELECT * FROM pending_connects'));
+    const resultsText = JSON.stringify([first, retried, waited, connect]);
+    await gateway.close();
+    const dbBytes = fs
+      .readdirSync(dataDir)
+      .filter((f) => f.startsWith('workbench.db'))
+      .map((f) => fs.readFileSync(path.join(dataDir, f)).toString('latin1'))
+      .join('');
+    assert.ok(logs.some((l) => l.includes('"tool":"github_get_me"')), 'the gateway logged the executions');
+    assert.ok(logs.some((l) => l.includes('connection saved')), 'the connection service logged the new connection');
+    for (const [where, text] of Object.entries({ logs: logs.join(''), audit, pending, results: resultsText, page: pageHtml, database: dbBytes }))
+      for (const secret of [token, refresh]) assert.ok(!text.includes(secret), `a token leaked into ${where}`);
+  });
+});
