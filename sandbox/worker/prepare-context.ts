@@ -8,6 +8,7 @@
  */
 import ivm from 'isolated-vm';
 import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
+import { WEB_GLOBALS_SOURCE } from './web-globals-source.js';
 
 /** Receives what the bootstrap sends through the bridge: kind, id and a string payload. */
 export type BridgeListener = (kind: unknown, id: unknown, payload: unknown) => void;
@@ -26,6 +27,7 @@ export async function prepareContext(isolate: ivm.Isolate, source: string, timeo
   const router: PreparedContext['router'] = { current: null };
   const callback = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload), { ignored: true });
   await context.global.set('__wb_bridge', callback);
+  await context.eval(WEB_GLOBALS_SOURCE, { timeout: timeoutMs, filename: 'file:///workbench-web-globals.js' });
   await context.eval(BOOTSTRAP_SOURCE, { timeout: timeoutMs, filename: 'file:///workbench-bootstrap.js' });
   const start = (await context.global.get('__wb_start', { reference: true })) as ivm.Reference;
   const deliver = (await context.global.get('__wb_deliver', { reference: true })) as ivm.Reference;

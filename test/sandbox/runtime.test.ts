@@ -77,6 +77,21 @@ describe('ctx API', () => {
     assert.deepEqual(r.result, { errs: ['config', 'nested', 'ctx', 'log'], config: { region: 'eu', nested: { a: 1 } }, keys: ['config', 'http', 'log'] });
   });
 
+  it('offers URLSearchParams, atob and btoa, and no timers, URL or fetch', async () => {
+    const r = await run({
+      source: tool(`
+        const q = new URLSearchParams({ city: 'São Paulo', units: 'metric', skip: undefined });
+        q.append('tag', "a&b=c!'()~*");
+        const p = new URLSearchParams('?a=1&b=x+y&a=2&c=%E2%9C%93');
+        return { q: q.toString(), a: p.getAll('a'), b: p.get('b'), c: p.get('c'), entries: [...p].length,
+          b64: btoa('user:pässword'), back: atob(btoa('user:pässword')), missing: [typeof URL, typeof fetch, typeof setTimeout, typeof TextEncoder] };`),
+    });
+    assert.deepEqual(r.result, {
+      q: 'city=S%C3%A3o+Paulo&units=metric&tag=a%26b%3Dc%21%27%28%29%7E*', a: ['1', '2'], b: 'x y', c: '✓', entries: 4,
+      b64: Buffer.from('user:pässword', 'latin1').toString('base64'), back: 'user:pässword', missing: ['undefined', 'undefined', 'undefined', 'undefined'],
+    });
+  });
+
   it('ctx.log reaches the host logger, bounded', async () => {
     const before = logger.lines.length;
     const r = await run({ name: 'logger-plugin', source: tool(`ctx.log.warn('careful', { n: 1 }); for (let i = 0; i < 500; i++) ctx.log.info('x'.repeat(5000)); return 1;`) });
