@@ -3,7 +3,7 @@
  * Wires one gateway: policy → database → vault → plugins → sandbox and bridge → connections →
  * engine → meta-tools → fastify routes. fastify appears here and in host/transport only.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createBridge, createSandbox, type Sandbox } from '../sandbox/index.js';
 import { createDatabaseAuditSink, createStdoutAuditSink } from './audit/audit.js';
 import type { GatewayConfig } from './config.js';
@@ -135,7 +135,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     ...createConnectionMetaTools({ connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed }),
   ];
 
-  const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: policy.requests.bodyLimitBytes, disableRequestLogging: true, return503OnClosing: true });
+  const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: policy.requests.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
   registerHttpSurface(app, { metrics, db, sandbox, config });
   registerMcpRoutes(app, { users, metaTools: () => metaTools, version: VERSION, logger, bodyLimit: policy.requests.bodyLimitBytes });
   registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl });

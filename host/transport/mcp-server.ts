@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { formatZodIssues } from '../engine/validate-args.js';
 import type { MetaTool, MetaToolResult, TransportName } from '../meta-tools/types.js';
@@ -40,8 +40,12 @@ function toCallResult(r: MetaToolResult): CallToolResult {
 }
 
 export function buildMcpServer(deps: McpServerDeps, user: User, transport: TransportName): Server {
-  const server = new Server({ name: 'workbench', version: deps.version }, { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS });
+  const server = new Server({ name: 'workbench', version: deps.version }, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: SERVER_INSTRUCTIONS });
   const sorted = (): MetaTool[] => [...deps.metaTools()].sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
+
+  // Logging is declared so clients may set a level; the gateway sends no log notifications of its
+  // own yet, so the level is accepted and has nothing to filter.
+  server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: sorted().map((t) => ({
