@@ -1,0 +1,113 @@
+/**
+ * @module bench/end-to-end
+ * Section 1: `execute_tools` throughput and latency. For each case (tool × upstream delay ×
+ * batch size) three paths are driven with the same number of concurrent callers:
+ *   - baseline: the plugin handler called in-process, a batch being B handler calls awaited together;
+ *   - mcp:      N MCP SDK clients calling `execute_tools` over Streamable HTTP at /mcp;
+ *   - rest:     N callers POSTing the same batch to /rest/:integration.
+ * Every answer is checked (each item must be a result), so errors are counted, not timed.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { BenchGateway } from './bench-gateway.js';
+import { runClosedLoop, type LoadOptions, type LoadResult } from './closed-loop.js';
+import { baselineCall } from './in-process-baseline.js';
+import type { LoopbackUpstream } from './loopback-upstream.js';
+
+export interface E2eCase {
+  name: string;
+  plugin: string;
+  tool: string;
+  /** arguments as a caller sends them */
+  args: Record<string, unknown>;
+  /** the same arguments after the gateway applied schema defaults (what the handler receives) */
+  handlerArgs: Record<string, unknown>;
+  /** upstream answer delay in ms, or null for a tool that makes no request */
+  upstreamDelayMs: number | null;
+  batch: number;
+}
+
+export interface E2eRow {
+  case: E2eCase;
+  baseline: LoadResult;
+  mcp: LoadResult;
+  rest: LoadResult;
+}
+
+export function e2eCases(): E2eCase[] {
+  const echo = { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi' }, handlerArgs: { text: 'hi', times: 1 }, upstreamDelayMs: null };
+  const http = { plugin: 'fixture-http', tool: 'http_get', args: { path: '/ping' }, handlerArgs: { path: '/ping' } };
+  const cases: E2eCase[] = [];
+  for (const batch of [1, 8]) {
+    cases.push({ ...echo, name: `echo_args, no upstream, batch ${batch}`, batch });
+    for (const delay of [0, 20]) cases.push({ ...http, name: `http_get, upstream ${delay} ms, batch ${batch}`, upstreamDelayMs: delay, batch });
+  }
+  return cases;
+}
+
+type Item = { result?: unknown; error?: string; code?: string };
+
+function checkItems(results: Item[] | undefined, expected: number): void {
+  if (!Array.isArray(results) || results.length !== expected) throw new Error(`expected ${expected} results, got ${JSON.stringify(results)?.slice(0, 200)}`);
+  for (const item of results) if (!item || !('result' in item)) throw new Error(`item failed: ${item?.code ?? ''} ${item?.error ?? JSON.stringify(item)}`);
+}
+
+async function connectClients(gw: BenchGateway, n: number): Promise<Client[]> {
+  const clients: Client[] = [];
+  for (let i = 0; i < n; i++) {
+    const client = new Client({ name: `workbench-bench-${i}`, version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } } }));
+    clients.push(client);
+  }
+  return clients;
+}
+
+export interface E2eOptions {
+  clients: number;
+  durationMs: number;
+  warmupMs: number;
+  maxOps: number;
+  /** called after each measured path, for progress output */
+  onResult?: (c: E2eCase, path: string, r: LoadResult) => void;
+}
+
+export async function runEndToEnd(gw: BenchGateway, upstream: LoopbackUpstream, cases: E2eCase[], o: E2eOptions): Promise<E2eRow[]> {
+  const clients = await connectClients(gw, o.clients);
+  const rows: E2eRow[] = [];
+  try {
+    for (const c of cases) {
+      upstream.setDelay(c.upstreamDelayMs ?? 0);
+      const load: LoadOptions = { concurrency: o.clients, durationMs: o.durationMs, warmupMs: o.warmupMs, maxOps: o.maxOps, unitsPerOp: c.batch };
+      const executions = Array.from({ length: c.batch }, () => ({ tool: c.tool, args: c.args }));
+
+      const call = await baselineCall(c.plugin, c.tool, c.handlerArgs, upstream.origin);
+      const baseline = await runClosedLoop(load, async () => {
+        await Promise.all(executions.map(() => call.run()));
+      });
+      o.onResult?.(c, 'baseline', baseline);
+
+      const mcp = await runClosedLoop(load, async (loop) => {
+        const client = clients[loop] as Client;
+        const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+        const text = res.content.find((p) => p.type === 'text')?.text ?? '';
+        if (res.isError) throw new Error(`execute_tools isError: ${text.slice(0, 200)}`);
+        checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
+      });
+      o.onResult?.(c, 'mcp', mcp);
+
+      const restUrl = `${gw.url}/rest/${encodeURIComponent(c.plugin)}`;
+      const body = JSON.stringify({ executions });
+      const rest = await runClosedLoop(load, async () => {
+        const res = await fetch(restUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body });
+        const text = await res.text();
+        if (res.status !== 200) throw new Error(`REST answered ${res.status}: ${text.slice(0, 200)}`);
+        checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
+      });
+      o.onResult?.(c, 'rest', rest);
+      rows.push({ case: c, baseline, mcp, rest });
+    }
+  } finally {
+    for (const client of clients) await client.close().catch(() => undefined);
+  }
+  return rows;
+}

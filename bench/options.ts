@@ -1,0 +1,112 @@
+/**
+ * @module bench/options
+ * Command-line options of `npm run bench -- [options]`. --quick is a smoke-sized run (16 clients,
+ * a few seconds per case, 5,000 executions for memory) that finishes in about two minutes.
+ */
+
+export type Section = 'startup' | 'e2e' | 'sandbox';
+export const SECTIONS: readonly Section[] = ['startup', 'e2e', 'sandbox'];
+
+export interface BenchOptions {
+  quick: boolean;
+  /** name of the JSON file under bench/results/ */
+  name: string;
+  clients: number;
+  durationMs: number;
+  warmupMs: number;
+  /** cap on measured operations per path and case */
+  maxOps: number;
+  /** sequential calls per sandbox-cost row */
+  sandboxCalls: number;
+  /** executions made before the "after N calls" memory reading */
+  memoryExecutions: number;
+  /** sandbox worker threads (the policy default when undefined) */
+  workers: number | undefined;
+  sections: Section[];
+}
+
+export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N] [--duration SECONDS] [--warmup SECONDS]
+                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--only startup,e2e,sandbox]`;
+
+function positiveInt(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive integer\n${USAGE}`);
+  return n;
+}
+
+function positiveNumber(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isFinite(n) || n < 0) throw new Error(`${flag} needs a number of seconds\n${USAGE}`);
+  return n;
+}
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const quick = argv.includes('--quick');
+  const o: BenchOptions = {
+    quick,
+    name: quick ? 'quick' : 'full',
+    clients: quick ? 16 : 64,
+    durationMs: quick ? 2000 : 10_000,
+    warmupMs: quick ? 500 : 2000,
+    maxOps: 2_000_000,
+    sandboxCalls: quick ? 2000 : 5000,
+    memoryExecutions: quick ? 5000 : 100_000,
+    workers: undefined,
+    sections: [...SECTIONS],
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] as string;
+    const value = argv[i + 1];
+    switch (flag) {
+      case '--quick':
+        break;
+      case '--name':
+        if (!value || !/^[\w.-]+$/.test(value)) throw new Error(`--name needs a file name (letters, digits, . _ -)\n${USAGE}`);
+        o.name = value;
+        i++;
+        break;
+      case '--clients':
+        o.clients = positiveInt(flag, value);
+        i++;
+        break;
+      case '--duration':
+        o.durationMs = positiveNumber(flag, value) * 1000;
+        i++;
+        break;
+      case '--warmup':
+        o.warmupMs = positiveNumber(flag, value) * 1000;
+        i++;
+        break;
+      case '--max-ops':
+        o.maxOps = positiveInt(flag, value);
+        i++;
+        break;
+      case '--sandbox-calls':
+        o.sandboxCalls = positiveInt(flag, value);
+        i++;
+        break;
+      case '--executions':
+        o.memoryExecutions = positiveInt(flag, value);
+        i++;
+        break;
+      case '--workers':
+        o.workers = positiveInt(flag, value);
+        i++;
+        break;
+      case '--only': {
+        const wanted = (value ?? '').split(',').filter(Boolean);
+        const bad = wanted.filter((s) => !SECTIONS.includes(s as Section));
+        if (wanted.length === 0 || bad.length > 0) throw new Error(`--only takes a list of ${SECTIONS.join(', ')}\n${USAGE}`);
+        o.sections = wanted as Section[];
+        i++;
+        break;
+      }
+      case '--help':
+      case '-h':
+        throw new Error(USAGE);
+      default:
+        throw new Error(`unknown option "${flag}"\n${USAGE}`);
+    }
+  }
+  return o;
+}

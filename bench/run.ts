@@ -1,0 +1,107 @@
+/**
+ * @module bench/run
+ * Entry of `npm run bench`: runs the sections in one process (start-up and memory first, while
+ * the process is fresh; then end-to-end; then sandbox cost), prints the tables and writes every
+ * figure as JSON to bench/results/<name>.json. Loopback only; every loop is bounded in time and count.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PACKAGE_ROOT } from '../host/paths.js';
+import { startBenchGateway } from './bench-gateway.js';
+import type { LoadResult } from './closed-loop.js';
+import { e2eCases, runEndToEnd, type E2eCase, type E2eRow } from './end-to-end.js';
+import { startLoopbackUpstream } from './loopback-upstream.js';
+import { parseOptions, type BenchOptions } from './options.js';
+import { e2eTables, sandboxTable, startupText } from './report.js';
+import { runSandboxCost, type SandboxCostRow } from './sandbox-cost.js';
+import { runStartupMemory, type StartupMemoryResult } from './startup-memory.js';
+
+interface BenchResults {
+  name: string;
+  startedAt: string;
+  finishedAt?: string;
+  command: string;
+  environment: { node: string; platform: string; cpus: number; cpuModel: string; totalMemMb: number };
+  options: BenchOptions;
+  startup?: StartupMemoryResult;
+  endToEnd?: E2eRow[];
+  sandboxCost?: SandboxCostRow[];
+}
+
+const progress = (msg: string): void => {
+  process.stderr.write(`[bench] ${msg}\n`);
+};
+
+async function main(): Promise<void> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const cpus = os.cpus();
+  const results: BenchResults = {
+    name: options.name,
+    startedAt: new Date().toISOString(),
+    command: `npm run bench --${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
+    environment: { node: process.version, platform: `${process.platform} ${os.release()}`, cpus: cpus.length, cpuModel: cpus[0]?.model ?? '?', totalMemMb: Math.round(os.totalmem() / 1048576) },
+    options,
+  };
+  const policy: Record<string, unknown> = options.workers ? { sandbox: { workers: options.workers } } : {};
+  const upstream = await startLoopbackUpstream();
+  const out: string[] = [];
+  try {
+    if (options.sections.includes('startup')) {
+      progress(`start-up and memory (catalog, then ${options.memoryExecutions} executions)…`);
+      results.startup = await runStartupMemory(upstream, {
+        executions: options.memoryExecutions,
+        concurrency: options.clients,
+        timeCapMs: options.quick ? 120_000 : 900_000,
+        policy,
+      });
+      out.push('== 3. start-up and memory ==', startupText(results.startup), '');
+    }
+    if (options.sections.includes('e2e') || options.sections.includes('sandbox')) {
+      const gw = await startBenchGateway({ upstreamOrigin: upstream.origin, policy });
+      try {
+        if (options.sections.includes('e2e')) {
+          progress(`end-to-end: ${options.clients} clients, ${options.durationMs / 1000} s per path and case…`);
+          const onResult = (c: E2eCase, p: string, r: LoadResult): void =>
+            progress(`  ${c.name} / ${p}: ${r.execPerSec.toFixed(0)} exec/s, p50 ${r.latencyMs.p50.toFixed(2)} ms, p99 ${r.latencyMs.p99.toFixed(2)} ms, ${r.errors} errors`);
+          results.endToEnd = await runEndToEnd(gw, upstream, e2eCases(), { clients: options.clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, onResult });
+          out.push(`== 1. execute_tools end to end (${options.clients} concurrent callers, ${gw.gateway.sandbox.stats().workers} sandbox workers) ==`, e2eTables(results.endToEnd), '');
+        }
+        if (options.sections.includes('sandbox')) {
+          progress(`sandbox cost: ${options.sandboxCalls} sequential calls per row…`);
+          results.sandboxCost = await runSandboxCost(gw, upstream, {
+            calls: options.sandboxCalls,
+            warmup: options.quick ? 100 : 200,
+            onRow: (r) => progress(`  ${r.tool} / ${r.mode}: overhead p50 ${r.overheadP50Ms.toFixed(3)} ms, p99 ${r.overheadP99Ms.toFixed(3)} ms`),
+          });
+          out.push('== 2. sandbox cost per call (sequential; sandbox.run vs the handler in-process) ==', sandboxTable(results.sandboxCost), '');
+        }
+      } finally {
+        await gw.close();
+      }
+    }
+  } finally {
+    await upstream.close();
+  }
+  results.finishedAt = new Date().toISOString();
+  const dir = path.join(PACKAGE_ROOT, 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${options.name}.json`);
+  fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+  process.stdout.write(`${out.join('\n')}\nJSON: ${path.relative(PACKAGE_ROOT, file)}\n`);
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,103 @@
+/**
+ * @module bench/sandbox-cost
+ * Section 2: what the sandbox adds to one call. `gateway.sandbox.run(task, http)` is timed
+ * directly (no HTTP, no MCP, no policy, no audit) against the same handler called in-process,
+ * one call after the other, in both context modes:
+ *   - per-call: a fresh V8 context per call (the default);
+ *   - per-tenant: `task.contextKey` set to the tenant, which is what the engine does when the
+ *     policy says `sandbox.contextMode: "per-tenant"` (one context per tenant and plugin, reused).
+ * For http_get, both sides answer ctx.http with the same plain fetch to the loopback upstream, so
+ * the difference is the isolate, the process boundary and the bridge messages, not egress policy.
+ */
+import { randomUUID } from 'node:crypto';
+import type { BridgeRequest, BridgeResult, HttpHandler, RunTask } from '../sandbox/protocol.js';
+import { BENCH_TENANT, FIXTURE_ORIGIN, type BenchGateway } from './bench-gateway.js';
+import { runSequential } from './closed-loop.js';
+import { baselineCall } from './in-process-baseline.js';
+import type { LatencySummary } from './latency.js';
+import type { LoopbackUpstream } from './loopback-upstream.js';
+
+export type ContextModeName = 'per-call' | 'per-tenant';
+
+export interface SandboxCostRow {
+  tool: string;
+  mode: ContextModeName;
+  calls: number;
+  sandbox: LatencySummary;
+  baseline: LatencySummary;
+  /** sandbox minus baseline, at p50 and p99 */
+  overheadP50Ms: number;
+  overheadP99Ms: number;
+  errors: number;
+  firstError?: string;
+}
+
+/** A ctx.http answer made with a plain fetch (no egress policy, no credential store). */
+export function plainFetchHandler(upstreamOrigin: string): HttpHandler {
+  return async (req: BridgeRequest): Promise<BridgeResult> => {
+    const target = req.url.startsWith(FIXTURE_ORIGIN) ? upstreamOrigin + req.url.slice(FIXTURE_ORIGIN.length) : req.url;
+    const res = await fetch(target, { method: req.method, headers: { ...req.headers, authorization: 'Bearer bench-token' }, ...(req.body !== undefined ? { body: req.body } : {}) });
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => (headers[k] = v));
+    return { ok: true, response: { status: res.status, statusText: res.statusText, headers, body: await res.text(), url: req.url } };
+  };
+}
+
+export function sandboxTask(gw: BenchGateway, plugin: string, tool: string, args: Record<string, unknown>, mode: ContextModeName): RunTask {
+  const loaded = gw.gateway.registry.plugin(plugin);
+  if (!loaded) throw new Error(`plugin ${plugin} is not loaded`);
+  const task: RunTask = {
+    callId: randomUUID(),
+    plugin: { name: loaded.manifest.name, version: loaded.manifest.version, source: loaded.source, sourceHash: loaded.sourceHash },
+    tool,
+    argsJson: JSON.stringify(args),
+    config: {},
+    limits: { ...gw.gateway.policy.limits },
+  };
+  if (mode === 'per-tenant') task.contextKey = BENCH_TENANT;
+  return task;
+}
+
+export interface SandboxCostOptions {
+  calls: number;
+  warmup: number;
+  onRow?: (row: SandboxCostRow) => void;
+}
+
+export async function runSandboxCost(gw: BenchGateway, upstream: LoopbackUpstream, o: SandboxCostOptions): Promise<SandboxCostRow[]> {
+  upstream.setDelay(0);
+  const http = plainFetchHandler(upstream.origin);
+  const tools = [
+    { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 } },
+    { plugin: 'fixture-http', tool: 'http_get', args: { path: '/ping' } },
+  ];
+  const rows: SandboxCostRow[] = [];
+  for (const t of tools) {
+    const base = await baselineCall(t.plugin, t.tool, t.args, upstream.origin);
+    for (const mode of ['per-call', 'per-tenant'] as const) {
+      const template = sandboxTask(gw, t.plugin, t.tool, t.args, mode);
+      const sandbox = await runSequential(o.calls, o.warmup, async () => {
+        const out = await gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http);
+        if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
+      });
+      const baseline = await runSequential(o.calls, o.warmup, async () => {
+        JSON.stringify(await base.run());
+      });
+      const row: SandboxCostRow = {
+        tool: t.tool,
+        mode,
+        calls: o.calls,
+        sandbox: sandbox.latencyMs,
+        baseline: baseline.latencyMs,
+        overheadP50Ms: sandbox.latencyMs.p50 - baseline.latencyMs.p50,
+        overheadP99Ms: sandbox.latencyMs.p99 - baseline.latencyMs.p99,
+        errors: sandbox.errors + baseline.errors,
+      };
+      const firstError = sandbox.firstError ?? baseline.firstError;
+      if (firstError !== undefined) row.firstError = firstError;
+      rows.push(row);
+      o.onRow?.(row);
+    }
+  }
+  return rows;
+}
