@@ -68,28 +68,44 @@ export class ConnectionStore {
     return rows.map((r) => normalise(r) as ConnectionRow);
   }
 
+  /** Connected rows whose token expires before `until`, soonest first. */
+  async expiring(until: number, limit: number): Promise<ConnectionRow[]> {
+    const rows = await this.#db.all<ConnectionRow>(
+      `SELECT * FROM connections WHERE status = 'connected' AND expires_at IS NOT NULL AND expires_at < ? ORDER BY expires_at LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [until],
+    );
+    return rows.map((r) => normalise(r) as ConnectionRow);
+  }
+
   /**
    * Inserts or replaces the user's connection for an integration. A reconnect keeps the row id (the
    * secret is sealed with that id as AAD), resets the status and bumps the version.
    */
   async upsert(input: UpsertInput): Promise<string> {
     return this.#db.transaction(async (tx) => {
-      const existing = await tx.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [input.userId, input.integration]);
-      const id = existing?.id ?? input.id;
-      const { sealed, keyId } = input.secret(id);
+      const find = (): Promise<{ id: string } | undefined> =>
+        tx.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [input.userId, input.integration]);
+      let existing = await find();
       const config = JSON.stringify(input.config);
-      if (existing)
-        await tx.run(
-          `UPDATE connections SET status = 'connected', status_reason = NULL, secret = ?, config = ?, expires_at = ?, scopes = ?,
-             key_id = ?, updated_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,
-          [sealed, config, input.expiresAt, input.scopes, keyId, input.now, id],
-        );
-      else
-        await tx.run(
+      if (!existing) {
+        const { sealed, keyId } = input.secret(input.id);
+        const { changes } = await tx.run(
           `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, key_id, created_at, updated_at, version)
-           VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, 1)`,
-          [id, input.userId, input.integration, sealed, config, input.expiresAt, input.scopes, keyId, input.now, input.now],
+           VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (user_id, integration) DO NOTHING`,
+          [input.id, input.userId, input.integration, sealed, config, input.expiresAt, input.scopes, keyId, input.now, input.now],
         );
+        if (changes > 0) return input.id;
+        // Another replica inserted it after our SELECT (PostgreSQL, read committed): update that row.
+        existing = await find();
+        if (!existing) throw new Error(`connection ${input.integration} changed concurrently; try again`);
+      }
+      const id = existing.id;
+      const { sealed, keyId } = input.secret(id);
+      await tx.run(
+        `UPDATE connections SET status = 'connected', status_reason = NULL, secret = ?, config = ?, expires_at = ?, scopes = ?,
+           key_id = ?, updated_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,
+        [sealed, config, input.expiresAt, input.scopes, keyId, input.now, id],
+      );
       return id;
     });
   }

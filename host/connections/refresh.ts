@@ -40,15 +40,18 @@ export const INVALID_GRANT_REASON = 'the provider no longer accepts the stored a
 export const NO_REFRESH_REASON = 'the access token expired and the provider issued no refresh token: reconnect';
 
 export interface Refresher {
-  /** true when the row's token expires within the skew */
-  isStale(row: ConnectionRow): boolean;
-  /** the row's credential, refreshed first when stale; undefined when the connection needs re-authorisation */
-  fresh(row: ConnectionRow, manifest: PluginManifest): Promise<Credential | undefined>;
+  /** true when the row's token expires within `skewMs` (default: the configured skew) */
+  isStale(row: ConnectionRow, skewMs?: number): boolean;
+  /**
+   * The row's credential, refreshed first when it expires within `skewMs` (default: the configured
+   * skew); undefined when the connection needs re-authorisation.
+   */
+  fresh(row: ConnectionRow, manifest: PluginManifest, skewMs?: number): Promise<Credential | undefined>;
 }
 
 export function createRefresher(deps: RefresherDeps): Refresher {
   const inFlight = new Map<string, Promise<Credential | undefined>>();
-  const isStale = (row: ConnectionRow): boolean => row.expires_at !== null && row.expires_at - deps.skewMs <= deps.now();
+  const isStale = (row: ConnectionRow, skewMs = deps.skewMs): boolean => row.expires_at !== null && row.expires_at - skewMs <= deps.now();
   const expired = (row: ConnectionRow): boolean => row.expires_at !== null && row.expires_at <= deps.now();
 
   const fail = (manifest: PluginManifest, message: string): GatewayError =>
@@ -61,7 +64,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
     return undefined;
   }
 
-  async function refresh(connectionId: string, manifest: PluginManifest): Promise<Credential | undefined> {
+  async function refresh(connectionId: string, manifest: PluginManifest, skewMs: number): Promise<Credential | undefined> {
     if (manifest.auth.type !== 'oauth2') return undefined;
     const auth = manifest.auth;
     const deadline = Date.now() + deps.leaseMs + 5_000; // real time: waiting must end even under a fake clock
@@ -70,7 +73,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       const row = await deps.store.byId(connectionId);
       if (!row || row.status !== 'connected') return undefined;
       const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
-      if (!isStale(row)) return { values: secret.values };
+      if (!isStale(row, skewMs)) return { values: secret.values };
       if (!secret.refreshToken) return expired(row) ? needsReauth(row, NO_REFRESH_REASON) : { values: secret.values };
       const client = deps.clientFor(manifest.name);
       if (!client) {
@@ -112,12 +115,12 @@ export function createRefresher(deps: RefresherDeps): Refresher {
 
   return {
     isStale,
-    async fresh(row, manifest) {
+    async fresh(row, manifest, skewMs = deps.skewMs) {
       const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
-      if (manifest.auth.type !== 'oauth2' || !isStale(row)) return { values: secret.values };
+      if (manifest.auth.type !== 'oauth2' || !isStale(row, skewMs)) return { values: secret.values };
       let flight = inFlight.get(row.id);
       if (!flight) {
-        flight = refresh(row.id, manifest).finally(() => inFlight.delete(row.id));
+        flight = refresh(row.id, manifest, skewMs).finally(() => inFlight.delete(row.id));
         inFlight.set(row.id, flight);
       }
       return flight;

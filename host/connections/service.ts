@@ -14,7 +14,7 @@ import { ConnectionStore, type ConnectionRow } from './connection-store.js';
 import { ConnectionError } from './errors.js';
 import { revokeToken, type OAuthClient, type OAuthHttpOptions, type TokenSet } from './oauth.js';
 import { PendingConnects } from './pending.js';
-import { createRefresher, type ConnectionLogger } from './refresh.js';
+import { NO_REFRESH_REASON, createRefresher, type ConnectionLogger } from './refresh.js';
 import { openSecret, sealSecret, type SecretPayload } from './sealed-secret.js';
 import type { ConnectionLookup, ConnectionService, Credential } from './types.js';
 import type { Vault } from './vault.js';
@@ -57,6 +57,13 @@ export interface DisconnectResult {
   revocation: 'revoked' | 'unsupported' | 'failed';
 }
 
+export interface RefreshSweep {
+  /** connections whose credential is usable after the sweep (refreshed, or valid and not refreshable) */
+  usable: number;
+  needsReauth: number;
+  failed: number;
+}
+
 export interface FullConnectionService extends ConnectionService {
   /** the state shown to people and agents (list_integrations, the portal) */
   state(userId: string, manifest: PluginManifest): Promise<IntegrationConnectionState>;
@@ -68,6 +75,12 @@ export interface FullConnectionService extends ConnectionService {
   saveApiKey(userId: string, manifest: PluginManifest, input: Record<string, unknown>): Promise<{ connectionId: string }>;
   /** revokes at the provider where supported, then deletes the connection */
   disconnect(userId: string, manifest: PluginManifest): Promise<DisconnectResult>;
+  /**
+   * Refreshes, ahead of time, OAuth2 connections whose token expires within `withinMs` (default
+   * 5 min), so providers without long-lived tokens keep working between calls. Safe to run on every
+   * replica at once (the refresh lease); a background timer may call it every minute.
+   */
+  refreshExpiring(manifestFor: (integration: string) => PluginManifest | undefined, withinMs?: number, limit?: number): Promise<RefreshSweep>;
   /** fires 'change' with a ConnectionChange after every status change made by this process */
   readonly events: EventEmitter;
   /** fetch / mapUrl / timeout used for provider requests (shared with the portal's code exchange) */
@@ -102,6 +115,24 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     leaseMs: deps.refreshLeaseMs ?? 30_000,
     onChange: emit,
   });
+
+  /**
+   * An expired OAuth2 token without a refresh token can never work again: say so now (and store
+   * it), instead of reporting "connected" until the next call fails.
+   */
+  async function truthful(row: ConnectionRow | undefined): Promise<ConnectionRow | undefined> {
+    if (!row || row.status !== 'connected' || row.expires_at === null || row.expires_at > now()) return row;
+    let refreshable = true;
+    try {
+      refreshable = openSecret(deps.vault, row.id, row.secret, row.integration).refreshToken !== undefined;
+    } catch {
+      return row; // unreadable: credential() reports the vault error when the connection is used
+    }
+    if (refreshable) return row;
+    const at = now();
+    await store.setStatus(row.id, 'needs_reauth', NO_REFRESH_REASON, at);
+    return { ...row, status: 'needs_reauth', status_reason: NO_REFRESH_REASON, updated_at: at };
+  }
 
   const toState = (row: ConnectionRow | undefined): IntegrationConnectionState => {
     if (!row) return { state: 'not_connected' };
@@ -201,12 +232,30 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
 
     async state(userId, manifest) {
       if (manifest.auth.type === 'none') return { state: 'not_connected' };
-      return toState(await store.byUser(userId, manifest.name));
+      return toState(await truthful(await store.byUser(userId, manifest.name)));
     },
 
     async states(userId) {
       const rows = await store.listForUser(userId);
-      return new Map(rows.map((r) => [r.integration, toState(r)]));
+      const checked = await Promise.all(rows.map((r) => truthful(r)));
+      return new Map(checked.map((r) => [(r as ConnectionRow).integration, toState(r)]));
+    },
+
+    async refreshExpiring(manifestFor, withinMs = 5 * 60_000, limit = 100) {
+      const out: RefreshSweep = { usable: 0, needsReauth: 0, failed: 0 };
+      for (const row of await store.expiring(now() + withinMs, limit)) {
+        const m = manifestFor(row.integration);
+        if (!m || m.auth.type !== 'oauth2') continue;
+        try {
+          const cred = await refresher.fresh(row, m, withinMs);
+          if (cred) out.usable++;
+          else out.needsReauth++;
+        } catch (err) {
+          out.failed++;
+          logger.warn({ connectionId: row.id, integration: row.integration, error: (err as Error).message }, 'background refresh failed');
+        }
+      }
+      return out;
     },
 
     async disconnect(userId, manifest) {

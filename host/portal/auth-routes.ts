@@ -9,7 +9,7 @@ import type { User } from '../storage/users.js';
 import { parseCookies } from './cookies.js';
 import type { PortalContext } from './context.js';
 import { html } from './html.js';
-import { consumeLoginLink, peekLoginLink } from './login-links.js';
+import { consumeLoginLink, peekLoginLink, sweepLoginLinks } from './login-links.js';
 import { randomId } from './sessions.js';
 
 const PRELOGIN = 'wb_prelogin';
@@ -29,6 +29,10 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
 
   async function signIn(reply: FastifyReply, user: User, next: string): Promise<FastifyReply> {
     const { id } = await ctx.sessions.create(user.id);
+    // Housekeeping rides on sign-ins (rare, and on whichever replica): old sessions, links and pending connects.
+    void Promise.all([ctx.sessions.sweep(), sweepLoginLinks(ctx.deps.db), ctx.deps.connections.pending.sweep()]).catch((err: unknown) =>
+      ctx.deps.logger?.warn({ error: (err as Error).message }, 'portal sweep failed'),
+    );
     ctx.setCookie(reply, ctx.cookieName, id, { maxAgeSec: ctx.sessions.ttlMs / 1000, httpOnly: true, sameSite: 'Lax' });
     ctx.setCookie(reply, PRELOGIN, '', { maxAgeSec: 0, sameSite: 'Strict' });
     return reply.code(303).header('location', next).send();

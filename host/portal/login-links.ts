@@ -34,3 +34,8 @@ export async function consumeLoginLink(db: Db, token: string, now = Date.now()):
   const { changes } = await db.run('UPDATE login_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', [now, hashSecret(token), now]);
   return changes > 0 ? userId : undefined;
 }
+
+/** Deletes links that expired more than a day ago. */
+export async function sweepLoginLinks(db: Db, now = Date.now()): Promise<number> {
+  return (await db.run('DELETE FROM login_links WHERE expires_at < ?', [now - 86_400_000])).changes;
+}
