@@ -39,6 +39,8 @@ export interface DocData {
   nameTerms: string[];
   /** what the leading name verb says the tool does (list → read, create → write) */
   kind: Intent | undefined;
+  /** the name's words as written, lower-cased, without the integration prefix */
+  nameWords: string[];
   nameBigrams: Set<string>;
   descriptionBigrams: Set<string>;
 }
@@ -88,6 +90,7 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
       entry,
       nameTerms,
       kind: verbIntent(nameTerms[0]),
+      nameWords: [...new Set(nameOcc.filter((o) => !o.raw.includes(' ')).map((o) => o.raw))],
       nameBigrams: bigramsOf(nameOcc),
       descriptionBigrams: bigramsOf(descriptionOcc),
     });
@@ -115,10 +118,10 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
   const postings = new Map<string, Posting[]>();
   weighted.forEach((tf, doc) => {
     for (const [term, x] of tf) {
-      const score = (idf.get(term) ?? 0) * ((x * (k1 + 1)) / (k1 + x));
+      const posting = { doc, score: (idf.get(term) ?? 0) * ((x * (k1 + 1)) / (k1 + x)) };
       const list = postings.get(term);
-      if (list) list.push({ doc, score });
-      else postings.set(term, [{ doc, score }]);
+      if (list) list.push(posting);
+      else postings.set(term, [posting]);
     }
   });
 

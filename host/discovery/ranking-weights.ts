@@ -22,6 +22,11 @@ export interface RankingWeights {
   coverageExponent: number;
   /** multiplier (1 + this × share of the tool's name words the query asks for) */
   nameCoverageBonus: number;
+  /**
+   * multiplier (1 + this × share of the tool's name words the query spells exactly the same way):
+   * "which projects" prefers list_projects to get_project, though both stem to "project"
+   */
+  exactFormBonus: number;
   /** added per query bigram found in the name / in the description (their sum is capped) */
   nameBigramBonus: number;
   descriptionBigramBonus: number;
@@ -43,6 +48,7 @@ export const RANKING: RankingWeights = {
   idfExponent: 1,
   coverageExponent: 1.5,
   nameCoverageBonus: 1.5,
+  exactFormBonus: 0.1,
   nameBigramBonus: 0.25,
   descriptionBigramBonus: 0.1,
   bigramBonusCap: 0.5,

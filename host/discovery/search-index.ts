@@ -112,7 +112,9 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
   if (effective === 0) return [];
   const bigrams = queryBigrams(units);
   const matchesIntegration = integrationMatcher(opts.integration);
-  const intent = queryIntent(tokenize(query));
+  const words = tokenize(query);
+  const intent = queryIntent(words);
+  const spelled = new Set(words);
   const scored: { doc: number; final: number }[] = [];
   for (let d = 0; d < n; d++) {
     const r = raw[d] ?? 0;
@@ -129,11 +131,15 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
       if (doc.nameBigrams.has(key)) bigram += RANKING.nameBigramBonus * weight;
       else if (doc.descriptionBigrams.has(key)) bigram += RANKING.descriptionBigramBonus * weight;
     }
+    let exact = 0;
+    for (const w of doc.nameWords) if (spelled.has(w)) exact++;
+    const exactForm = doc.nameWords.length > 0 ? exact / doc.nameWords.length : 0;
     const mismatch = intent !== undefined && doc.kind !== undefined && doc.kind !== intent;
     const final =
       r *
       coverage ** RANKING.coverageExponent *
       (1 + RANKING.nameCoverageBonus * nameCoverage) *
+      (1 + RANKING.exactFormBonus * exactForm) *
       (1 + Math.min(bigram, RANKING.bigramBonusCap)) *
       (mismatch ? RANKING.intentMismatch : 1);
     scored.push({ doc: d, final });
@@ -145,7 +151,7 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
     const nb = data.docs[b.doc]?.entry.name ?? '';
     return na < nb ? -1 : na > nb ? 1 : 0;
   });
-  const norm = ideal * (1 + RANKING.nameCoverageBonus);
+  const norm = ideal * (1 + RANKING.nameCoverageBonus) * (1 + RANKING.exactFormBonus);
   return scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
     const entry = data.docs[doc]?.entry;
     if (!entry) return [];

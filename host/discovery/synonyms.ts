@@ -102,10 +102,34 @@ const ONE_WAY: readonly (readonly [number, string, readonly string[]])[] = [
   [0.4, 'red', ['fail']],
   [0.4, 'slow', ['latency', 'performance']],
   [0.6, 'cancel', ['delete']],
+  [0.4, 'history', ['list', 'log']],
   [0.5, 'yesterday', ['history', 'recent']],
   ...['tomorrow', 'tonight', 'morning', 'afternoon', 'evening', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'weekend'].map(
     (day) => [0.6, day, ['schedule', 'later']] as const,
   ),
+];
+
+/** Abbreviations people type, and what they stand for. */
+const ABBREVIATIONS: readonly (readonly [string, readonly string[]])[] = [
+  ['lst', ['list']],
+  ['ls', ['list']],
+  ['usr', ['user']],
+  ['cfg', ['config', 'configuration']],
+  ['conf', ['config', 'configuration']],
+  ['desc', ['description']],
+  ['del', ['delete']],
+  ['rm', ['remove', 'delete']],
+  ['upd', ['update']],
+  ['notif', ['notification']],
+  ['notifs', ['notification']],
+  ['env', ['environment']],
+  ['prod', ['production']],
+  ['perms', ['permission']],
+  ['info', ['information', 'detail']],
+  ['stats', ['statistic', 'metric']],
+  ['txt', ['text']],
+  ['img', ['image']],
+  ['pic', ['image']],
 ];
 
 interface Phrase {
@@ -148,6 +172,9 @@ function compile(): Compiled {
   }
   for (const [w, from, tos] of ONE_WAY) {
     for (const to of tos) relate(related, stemOf(from), stemOf(to), w);
+  }
+  for (const [from, tos] of ABBREVIATIONS) {
+    for (const to of tos) relate(related, stemOf(from), stemOf(to), 0.9);
   }
   const phrasesByFirst = new Map<string, Phrase[]>();
   for (const p of phrases) {
