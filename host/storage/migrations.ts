@@ -3,6 +3,7 @@
  * Versioned schema migrations, applied in order at start-up inside one transaction each. A
  * migration is never edited once released: add a new one. Types are kept portable (TEXT, INTEGER,
  * BIGINT) so the same statements run on SQLite and PostgreSQL. Times are epoch milliseconds.
+ * Replicas may start together: each migration is applied under a lock and re-checked inside it.
  */
 import type { Db } from './db.js';
 
@@ -71,19 +72,38 @@ export const MIGRATIONS: Migration[] = [
   },
 ];
 
+/** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */
+export const MIGRATION_LOCK_KEY = 0x57424d47;
+
+/**
+ * Holds the migration lock until the transaction ends: on PostgreSQL a transaction-scoped advisory
+ * lock, so replicas starting together apply each migration once; SQLite's BEGIN IMMEDIATE already
+ * serialises writers.
+ */
+async function lockMigrations(tx: Db): Promise<void> {
+  if (tx.kind === 'postgres') await tx.get('SELECT pg_advisory_xact_lock(?) AS locked', [MIGRATION_LOCK_KEY]);
+}
+
 export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
-  await db.run(
-    `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
-  );
+  await db.transaction(async (tx) => {
+    await lockMigrations(tx);
+    await tx.run(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+    );
+  });
   const done = new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
   let applied = 0;
   for (const m of migrations) {
     if (done.has(m.version)) continue;
-    await db.transaction(async (tx) => {
+    const ran = await db.transaction(async (tx) => {
+      await lockMigrations(tx);
+      // Another process may have applied it while this one waited for the lock.
+      if (await tx.get('SELECT version FROM schema_migrations WHERE version = ?', [m.version])) return false;
       for (const s of m.statements) await tx.run(s);
       await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, Date.now()]);
+      return true;
     });
-    applied++;
+    if (ran) applied++;
   }
   return applied;
 }

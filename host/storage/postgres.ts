@@ -1,15 +1,47 @@
 /**
  * @module host/storage/postgres
  * PostgreSQL for scale-out: the same interface over a `pg` pool. `?` placeholders are rewritten to
- * `$n`; a transaction holds one pooled client for its duration.
+ * `$n`; a transaction holds one pooled client for its duration. BIGINT (COUNT(*), epoch ms) comes
+ * back as a number, as it does from SQLite.
  */
 import pg from 'pg';
 import type { Db, SqlValue } from './db.js';
 
-function toPg(sql: string): string {
+/** Connections per replica; a replica's statements are short, so a small pool goes a long way. */
+export const POOL_MAX = 10;
+const START_TIMEOUT_MS = 30_000;
+
+/** Rewrites `?` to `$1, $2, …`, leaving quoted strings, quoted identifiers and comments alone. */
+export function toPg(sql: string): string {
+  let out = '';
   let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i] as string;
+    if (c === "'" || c === '"') {
+      const end = sql.indexOf(c, i + 1);
+      const stop = end === -1 ? sql.length : end + 1;
+      out += sql.slice(i, stop);
+      i = stop - 1;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      const stop = end === -1 ? sql.length : end;
+      out += sql.slice(i, stop);
+      i = stop - 1;
+    } else if (c === '?') out += `$${++n}`;
+    else out += c;
+  }
+  return out;
 }
+
+// Per-pool type parsers (not the process-wide pg.types): int8 as a number. Our int8 values are
+// epoch milliseconds and counts, far inside 2^53.
+const INT8 = 20;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 && format !== 'binary') return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -26,18 +58,21 @@ function wrap(q: Queryable, pool: pg.Pool): Db {
       return { changes: (await q.query(toPg(sql), params as SqlValue[])).rowCount ?? 0 };
     },
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-      if (q !== pool) return fn(db);
+      if (q !== pool) return fn(db); // nested: join the outer transaction
       const client = await pool.connect();
+      let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const out = await fn(wrap(client, pool));
         await client.query('COMMIT');
         return out;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch((e: Error) => {
+          broken = e; // the connection is unusable: drop it instead of returning it to the pool
+        });
         throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     async close(): Promise<void> {
@@ -47,10 +82,39 @@ function wrap(q: Queryable, pool: pg.Pool): Db {
   return db;
 }
 
-export async function openPostgres(url: string): Promise<Db> {
-  // BIGINT columns come back as strings by default; our values are epoch ms, well inside 2^53.
-  pg.types.setTypeParser(20, (v) => Number(v));
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  await pool.query('SELECT 1');
-  return wrap(pool, pool);
+/** The URL without its password, for messages. */
+function describe(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN', '57P03' /* cannot_connect_now: starting up */]);
+
+/**
+ * Opens a pool and checks one round trip. A server that is still starting (or not reachable yet,
+ * as when replicas and the database start together) is retried for up to 30 seconds.
+ */
+export async function openPostgres(url: string, options: { startTimeoutMs?: number } = {}): Promise<Db> {
+  const pool = new pg.Pool({ connectionString: url, max: POOL_MAX, types, application_name: 'workbench', connectionTimeoutMillis: 10_000 });
+  // An idle client losing its connection (server restart, failover) must not crash the process:
+  // the pool drops it and the next query opens a new one.
+  pool.on('error', () => undefined);
+  const deadline = Date.now() + (options.startTimeoutMs ?? START_TIMEOUT_MS);
+  for (let wait = 250; ; wait = Math.min(wait * 2, 2000)) {
+    try {
+      await pool.query('SELECT 1');
+      return wrap(pool, pool);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      if (!TRANSIENT.has(code) || Date.now() + wait > deadline) {
+        await pool.end().catch(() => undefined);
+        throw new Error(`PostgreSQL at ${describe(url)} is not usable: ${(err as Error).message}`, { cause: err });
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }

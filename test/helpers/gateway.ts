@@ -36,6 +36,8 @@ export interface StartGatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** LOG_LEVEL for the gateway (default silent) */
   logLevel?: string;
+  /** DATABASE_URL (default: a SQLite file in the temp data dir); replicas share one, and its test user */
+  databaseUrl?: string;
 }
 
 export interface TestGateway {
@@ -92,7 +94,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     port,
     host: '127.0.0.1',
     dataDir,
-    databaseUrl: path.join(dataDir, 'workbench.db'),
+    databaseUrl: options.databaseUrl ?? path.join(dataDir, 'workbench.db'),
     pluginDirs: [builtin, ...(options.pluginDirs ?? [])],
     policyFile: '(inline)',
     logLevel: options.logLevel ?? 'silent',
@@ -102,7 +104,15 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
   const logger = createLogger({ level: config.logLevel, destination: config.logLevel === 'silent' ? 'silent' : 'stderr' });
   const gateway = await createGateway(config, { policy, logger, env });
   const url = await gateway.listen();
-  const user = await gateway.users.create('tester@example.com', 'acme');
+  // A replica on a shared database reuses the test user another replica created (even concurrently).
+  const existing = async (): Promise<User | undefined> => (options.databaseUrl ? gateway.users.byEmail('tester@example.com') : undefined);
+  const user: User =
+    (await existing()) ??
+    (await gateway.users.create('tester@example.com', 'acme').catch(async (err: unknown): Promise<User> => {
+      const u = await existing();
+      if (!u) throw err;
+      return u;
+    }));
   const { key: apiKey } = await gateway.users.createApiKey(user.id, 'test');
 
   const rest: TestGateway['rest'] = async (integration, body, key = apiKey) => {

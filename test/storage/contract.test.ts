@@ -1,0 +1,266 @@
+/**
+ * @module test/storage/contract.test
+ * The storage contract, one table-driven suite run against SQLite and a real PostgreSQL server:
+ * migrations, users and API keys, audit events (written by the sink, read with the activity page's
+ * filters), result continuations, connections through the connection service, connect links,
+ * the refresh lease, portal sessions, login links, key rotation and transactions. Numbers come
+ * back as numbers on both, and conditional updates let exactly one of two handles win.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createDatabaseAuditSink, type AuditEvent } from '../../host/audit/audit.js';
+import { ConnectionStore } from '../../host/connections/connection-store.js';
+import { rotateKeys } from '../../host/connections/key-rotation.js';
+import { createConnectionService } from '../../host/connections/service.js';
+import { createVault, generateKey } from '../../host/connections/vault.js';
+import { consumeLoginLink, createLoginLink, peekLoginLink } from '../../host/portal/login-links.js';
+import { PortalSessions } from '../../host/portal/sessions.js';
+import { ContinuationStore } from '../../host/results/continuations.js';
+import type { Db } from '../../host/storage/db.js';
+import { MIGRATIONS, migrate } from '../../host/storage/migrations.js';
+import { toPg } from '../../host/storage/postgres.js';
+import { UserStore } from '../../host/storage/users.js';
+import { createLogger } from '../../host/telemetry/logger.js';
+import { apiKeyManifest, oauthManifest } from '../connections/fixture.js';
+import { backends } from './backends.js';
+
+const oauth = oauthManifest({ authorizeUrl: 'http://127.0.0.1:9/authorize', tokenUrl: 'http://127.0.0.1:9/token' });
+const keyed = apiKeyManifest();
+const silent = createLogger({ level: 'silent', destination: 'silent' });
+
+test('toPg numbers placeholders and leaves quoted text and comments alone', () => {
+  assert.equal(toPg('SELECT * FROM t WHERE a = ? AND b = ?'), 'SELECT * FROM t WHERE a = $1 AND b = $2');
+  assert.equal(toPg(`SELECT '?' AS q, "odd?" FROM t WHERE a = ? -- why?\n AND b LIKE ? ESCAPE '\\'`), `SELECT '?' AS q, "odd?" FROM t WHERE a = $1 -- why?\n AND b LIKE $2 ESCAPE '\\'`);
+});
+
+for (const backend of backends()) {
+  describe(`storage contract on ${backend.name}`, { skip: backend.skip }, () => {
+    let url: string;
+    let db: Db;
+    let other: Db; // a second handle on the same database: another replica
+    let applied: number;
+    let users: UserStore;
+
+    before(async () => {
+      await backend.start();
+      url = await backend.freshUrl();
+      db = await backend.open(url);
+      applied = await migrate(db);
+      other = await backend.open(url);
+      users = new UserStore(db);
+    });
+    after(async () => {
+      await other?.close();
+      await db?.close();
+      await backend.stop();
+    });
+
+    test('migrations apply once; a second run applies nothing', async () => {
+      assert.equal(applied, MIGRATIONS.length);
+      assert.equal(await migrate(db), 0);
+      assert.equal(await migrate(other), 0);
+      const rows = await db.all<{ version: number; applied_at: number }>('SELECT version, applied_at FROM schema_migrations ORDER BY version');
+      assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
+      for (const r of rows) assert.equal(typeof r.applied_at, 'number');
+    });
+
+    test('users: create, look up by email (any case) and id, count as a number, unique email', async () => {
+      const before = await users.count();
+      const u = await users.create('Grace@Example.com', 'navy');
+      assert.equal(await users.count(), before + 1);
+      assert.equal(typeof (await db.get<{ n: unknown }>('SELECT COUNT(*) AS n FROM users'))?.n, 'number');
+      assert.deepEqual(await users.byEmail('GRACE@example.COM'), u);
+      assert.deepEqual(await new UserStore(other).byId(u.id), u);
+      assert.equal(typeof u.createdAt, 'number');
+      await assert.rejects(users.create('grace@example.com', 'navy'));
+      assert.equal(await users.byEmail('nobody@example.com'), undefined);
+    });
+
+    test('API keys: authenticate on either handle, last use recorded, listed, revoked', async () => {
+      const u = await users.create('keys@example.com', 'acme');
+      const { key, info } = await users.createApiKey(u.id, 'laptop');
+      assert.deepEqual(await new UserStore(other).authenticate(key), u);
+      const [listed] = await users.listApiKeys(u.id);
+      assert.equal(listed?.id, info.id);
+      assert.equal(typeof listed?.lastUsedAt, 'number');
+      assert.equal(listed?.revokedAt, null);
+      assert.equal(await users.authenticate(key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A')), undefined);
+      const stranger = await users.create('stranger@example.com', 'acme');
+      assert.equal(await users.revokeApiKey(stranger.id, info.id), false);
+      assert.equal(await users.revokeApiKey(u.id, info.id), true);
+      assert.equal(await users.revokeApiKey(u.id, info.id), false);
+      assert.equal(await new UserStore(other).authenticate(key), undefined);
+    });
+
+    test('audit: events from the sink read back typed, with the activity page filters and cursor', async () => {
+      const u = await users.create('audit@example.com', 'acme');
+      const sink = createDatabaseAuditSink(db, silent);
+      const base: AuditEvent = { action: 'EXECUTE', tenant: 'acme', userId: u.id, tool: 'keyed_ping', integration: 'keyed', success: true, durationMs: 12.4, transport: 'rest', requestId: 'r1' };
+      await sink.record(base);
+      await sink.record({ ...base, tool: 'keyed_100%_sure', success: false, errorCode: 'UPSTREAM_ERROR', error: 'boom', args: { q: 1 }, requestId: 'r2' });
+      await sink.record({ ...base, tool: 'keyedX100Y_sure', requestId: 'r3' });
+      assert.equal(sink.failures, 0);
+      type Row = { id: string; at: number; tool: string; success: number; duration_ms: number; error_code: string | null; args: string | null };
+      const all = await other.all<Row>('SELECT id, at, tool, success, duration_ms, error_code, args FROM audit_events WHERE user_id = ? ORDER BY at DESC, id DESC', [u.id]);
+      assert.equal(all.length, 3);
+      for (const r of all) {
+        assert.equal(typeof r.at, 'number');
+        assert.equal(typeof r.success, 'number');
+        assert.equal(typeof r.duration_ms, 'number');
+      }
+      const failed = all.find((r) => r.success === 0);
+      assert.deepEqual([failed?.tool, failed?.error_code, failed?.duration_ms, failed?.args], ['keyed_100%_sure', 'UPSTREAM_ERROR', 12, '{"q":1}']);
+      // The activity page's tool filter escapes LIKE wildcards: "100%_" matches itself only.
+      const like = `%${'100%_'.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const matched = await db.all<Row>("SELECT tool FROM audit_events WHERE user_id = ? AND tool LIKE ? ESCAPE '\\'", [u.id, like]);
+      assert.deepEqual(matched.map((r) => r.tool), ['keyed_100%_sure']);
+      const ok = await db.all<Row>('SELECT tool FROM audit_events WHERE user_id = ? AND success = ? AND at >= ? AND at < ?', [u.id, 1, Date.now() - 60_000, Date.now() + 1]);
+      assert.equal(ok.length, 2);
+      const first = all[0] as Row;
+      const older = await db.all<Row>('SELECT id FROM audit_events WHERE user_id = ? AND (at < ? OR (at = ? AND id < ?)) ORDER BY at DESC, id DESC LIMIT 51', [u.id, first.at, first.at, first.id]);
+      assert.deepEqual(older.map((r) => r.id), all.slice(1).map((r) => r.id));
+    });
+
+    test('continuations: any handle serves them, only to their user, until they expire', async () => {
+      const u = await users.create('pages@example.com', 'acme');
+      const v = await users.create('thief@example.com', 'acme');
+      const body = JSON.stringify({ big: 'x'.repeat(5000) });
+      const id = await new ContinuationStore(db, 60).put(u.id, 'keyed_ping', body);
+      const reader = new ContinuationStore(other, 60);
+      assert.deepEqual(await reader.get(u.id, id), { id, tool: 'keyed_ping', body });
+      assert.equal(await reader.get(v.id, id), undefined);
+      await db.run('UPDATE result_continuations SET expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
+      assert.equal(await reader.get(u.id, id), undefined);
+    });
+
+    test('connections: import, lookup, credential, reconnect keeps the id, states, disconnect', async () => {
+      const u = await users.create('conn@example.com', 'acme');
+      const vault = createVault(generateKey());
+      const a = createConnectionService({ db, vault, clientFor: () => undefined });
+      const b = createConnectionService({ db: other, vault, clientFor: () => undefined });
+      const { connectionId } = await a.importConnection({ userId: u.id, manifest: oauth, token: 'tok-1', expiresInSec: 3600, config: { org: 'x' } });
+      assert.deepEqual(await b.lookup(u.id, oauth), { connected: true, connectionId, config: { org: 'x' } });
+      assert.deepEqual(await b.credential(u.id, oauth), { values: { token: 'tok-1' } });
+      const again = await b.importConnection({ userId: u.id, manifest: oauth, token: 'tok-2' });
+      assert.equal(again.connectionId, connectionId);
+      assert.deepEqual(await a.credential(u.id, oauth), { values: { token: 'tok-2' } });
+      const row = await new ConnectionStore(db).byId(connectionId);
+      assert.equal(row?.version, 2);
+      assert.equal(row?.expires_at, null);
+      assert.equal(typeof row?.updated_at, 'number');
+      await a.importConnection({ userId: u.id, manifest: keyed, values: { apiKey: 'k_abcdefgh12' }, config: { region: 'eu' } });
+      assert.deepEqual(await b.credential(u.id, keyed), { values: { apiKey: 'k_abcdefgh12' } });
+      assert.deepEqual((await b.lookup(u.id, keyed)).connected, true);
+      const states = await b.states(u.id);
+      assert.deepEqual([...states.keys()].sort(), ['keyed', 'mockhub']);
+      assert.equal(states.get('mockhub')?.state, 'connected');
+      assert.deepEqual(await b.disconnect(u.id, oauth), { removed: true, revocation: 'unsupported' });
+      assert.deepEqual(await a.lookup(u.id, oauth), { connected: false });
+      assert.equal(await a.credential(u.id, oauth), undefined);
+    });
+
+    test('concurrent imports of one connection from two handles leave one row', async () => {
+      const u = await users.create('race@example.com', 'acme');
+      const vault = createVault(generateKey());
+      // SQLite runs one process (its busy wait is synchronous, so two handles in one process would
+      // wait on each other's open transaction); PostgreSQL replicas race for real on two pools.
+      const peer = backend.name === 'sqlite' ? db : other;
+      const a = createConnectionService({ db, vault, clientFor: () => undefined });
+      const b = createConnectionService({ db: peer, vault, clientFor: () => undefined });
+      const results = await Promise.allSettled([0, 1, 2, 3].map((i) => (i % 2 ? a : b).importConnection({ userId: u.id, manifest: oauth, token: `t${i}` })));
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'], JSON.stringify(results.map((r) => (r.status === 'rejected' ? String(r.reason) : ''))));
+      const rows = await db.all<{ id: string; version: number }>('SELECT id, version FROM connections WHERE user_id = ?', [u.id]);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]?.version, 4);
+      assert.match((await a.credential(u.id, oauth))?.values['token'] ?? '', /^t[0-3]$/);
+    });
+
+    test('connect links: created on one handle, opened once across handles, settled once', async () => {
+      const u = await users.create('link@example.com', 'acme');
+      const vault = createVault(generateKey());
+      const a = createConnectionService({ db, vault, clientFor: () => undefined });
+      const b = createConnectionService({ db: other, vault, clientFor: () => undefined });
+      const p = await a.pending.create(u.id, 'keyed', 'apikey');
+      assert.equal(await b.pending.countRecent(u.id, Date.now() - 60_000), 1);
+      assert.equal((await b.pending.check(p.id, u.id)).ok, true);
+      const opened = await Promise.all([a.pending.open(p.id, u.id), b.pending.open(p.id, u.id), a.pending.open(p.id, u.id), b.pending.open(p.id, u.id)]);
+      assert.equal(opened.filter((o) => o.ok).length, 1, 'exactly one open wins');
+      assert.deepEqual(opened.filter((o) => !o.ok).map((o) => (o as { reason: string }).reason), ['used', 'used', 'used']);
+      assert.equal(await b.pending.settle(p.id, 'connected', null), true);
+      assert.equal(await a.pending.settle(p.id, 'failed', 'late'), false);
+      const got = await a.pending.get(p.id);
+      assert.equal(got?.status, 'connected');
+      assert.equal(typeof got?.usedAt, 'number');
+      const st = await a.pending.create(u.id, 'mockhub', 'oauth2');
+      assert.equal((await a.pending.open(st.id, u.id, { state: 'the-state', codeVerifier: 'v'.repeat(50) })).ok, true);
+      const taken = await b.pending.takeByState('the-state', u.id);
+      assert.equal(taken.ok && taken.codeVerifier, 'v'.repeat(50));
+      assert.deepEqual(await a.pending.takeByState('the-state', u.id), { ok: false, reason: 'used' });
+    });
+
+    test('refresh lease: one holder at a time across handles; the holder commits once', async () => {
+      const u = await users.create('lease@example.com', 'acme');
+      const svc = createConnectionService({ db, vault: createVault(generateKey()), clientFor: () => undefined });
+      const { connectionId } = await svc.importConnection({ userId: u.id, manifest: oauth, token: 't', refreshToken: 'r', expiresInSec: 1 });
+      const now = Date.now();
+      const [s1, s2] = [new ConnectionStore(db), new ConnectionStore(other)];
+      const won = await Promise.all([s1.tryLease(connectionId, 1, 'one', now + 30_000, now), s2.tryLease(connectionId, 1, 'two', now + 30_000, now)]);
+      assert.deepEqual(won.filter(Boolean).length, 1);
+      const winner = won[0] ? 'one' : 'two';
+      assert.equal(await s2.commitRefresh(connectionId, winner === 'one' ? 'two' : 'one', 'x', 'k', null, null, now), false);
+      assert.equal(await s1.commitRefresh(connectionId, winner, 'sealed', 'k', now + 3_600_000, 'repo', now), true);
+      const row = await s2.byId(connectionId);
+      assert.deepEqual([row?.version, row?.refresh_lease_owner, row?.scopes, row?.expires_at], [2, null, 'repo', now + 3_600_000]);
+    });
+
+    test('portal sessions and login links work across handles and are single-use where they must be', async () => {
+      const u = await users.create('portal@example.com', 'acme');
+      const { id, session } = await new PortalSessions(db).create(u.id);
+      const there = new PortalSessions(other);
+      assert.deepEqual(await there.resolve(id), session);
+      assert.equal(await there.countActive(u.id), 1);
+      assert.equal(await there.revokeAll(u.id), 1);
+      assert.equal(await new PortalSessions(db).resolve(id), undefined);
+      const link = await createLoginLink(db, u.id, 'http://127.0.0.1:3000');
+      const token = link.split('/').pop() as string;
+      assert.equal(await peekLoginLink(other, token), u.id);
+      const both = await Promise.all([consumeLoginLink(db, token), consumeLoginLink(other, token)]);
+      assert.deepEqual(both.filter(Boolean), [u.id]);
+      assert.equal(await peekLoginLink(db, token), undefined);
+    });
+
+    test('key rotation re-encrypts every connection in one transaction', async () => {
+      const u = await users.create('rotate@example.com', 'acme');
+      const oldVault = createVault(generateKey());
+      const svc = createConnectionService({ db, vault: oldVault, clientFor: () => undefined });
+      await svc.importConnection({ userId: u.id, manifest: oauth, token: 'secret-token' });
+      // Other tests' connections were sealed with other keys: rotation refuses and changes nothing.
+      await assert.rejects(rotateKeys(db, oldVault, generateKey()), /rotation stopped, nothing changed/);
+      assert.deepEqual(await svc.credential(u.id, oauth), { values: { token: 'secret-token' } });
+      await db.run('DELETE FROM connections WHERE user_id <> ?', [u.id]);
+      const r = await rotateKeys(db, oldVault, generateKey());
+      assert.equal(r.rotated, 1);
+      const after = createConnectionService({ db: other, vault: r.vault, clientFor: () => undefined });
+      assert.deepEqual(await after.credential(u.id, oauth), { values: { token: 'secret-token' } });
+    });
+
+    test('transactions roll back on error and nest into the outer one', async () => {
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', ['tx-1', 'tx1@example.com', 'acme', 1]);
+          await tx.transaction(async (inner) => inner.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', ['tx-2', 'tx2@example.com', 'acme', 2]));
+          throw new Error('abort');
+        }),
+        /abort/,
+      );
+      assert.equal(await users.byId('tx-1'), undefined);
+      assert.equal(await users.byId('tx-2'), undefined);
+      const n = await db.transaction(async (tx) => {
+        await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', ['tx-3', 'tx3@example.com', 'acme', 3]);
+        return (await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM users WHERE id = ?', ['tx-3']))?.n;
+      });
+      assert.equal(n, 1);
+      assert.equal((await new UserStore(other).byId('tx-3'))?.createdAt, 3);
+    });
+  });
+}
