@@ -100,9 +100,10 @@ export class UserStore {
     );
     if (!r) return undefined;
     const now = Date.now();
-    // last_used_at is informational: write it at most once a minute per key.
+    // last_used_at is informational: write it at most once a minute per key, and never let a
+    // failed write (database locked, read-only or full) refuse an otherwise valid key.
     if (r.last_used_at === null || now - Number(r.last_used_at) > 60_000)
-      await this.#db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [now, r.key_id]);
+      await this.#db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [now, r.key_id]).catch(() => undefined);
     return toUser(r);
   }
 
