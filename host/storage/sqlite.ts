@@ -11,11 +11,18 @@ import type { Db, SqlValue } from './db.js';
 
 export function openSqlite(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const raw = new Database(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('busy_timeout = 5000');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('synchronous = NORMAL');
+  let raw: Database.Database;
+  try {
+    raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('busy_timeout = 5000');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('synchronous = NORMAL');
+  } catch (err) {
+    // better-sqlite3 does not say which file: an operator needs the path and the likely causes
+    const e = err as Error & { code?: string };
+    throw new Error(`cannot open the SQLite database ${file}: ${e.message}${e.code ? ` (${e.code})` : ''}; check that its directory is writable (not a read-only file system) and that the disk has space`);
+  }
   const cache = new Map<string, Database.Statement>();
   const prepare = (sql: string): Database.Statement => {
     let stmt = cache.get(sql);
