@@ -1,13 +1,14 @@
 /**
  * @module host/cli/main
  * The `workbench` command: serve, stdio, users create, connections import, keys rotate,
- * login-link, plugin validate. Every command prints a clear error and exits 2 on bad input.
+ * login-link, plugin validate|new|build. Every command prints a clear error and exits 2 on bad input.
  */
 import { readConfig } from '../config.js';
 import { isGatewayError } from '../errors.js';
 import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
 import { runServe, runStdio } from './serve.js';
 import { runConnectionsImport, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate } from './admin.js';
+import { runPluginBuild, runPluginNew } from './plugin-commands.js';
 
 const USAGE = `Usage: workbench <command>
 
@@ -18,6 +19,9 @@ const USAGE = `Usage: workbench <command>
   keys rotate [--new-key BASE64]         re-encrypt every stored credential under a new key
   login-link --email E                   print a one-time portal sign-in link
   plugin validate DIR                    check a plugin folder (manifest, schemas, source)
+  plugin new NAME [--dir D]              scaffold a TypeScript plugin in D/NAME
+  plugin build DIR [--out OUT] [--keep-zod] [--json]
+                                         build DIR/plugin.ts into OUT (default DIR/dist): manifest.json + plugin.js
 
 Environment: PORT, HOST, WORKBENCH_DATA_DIR, DATABASE_URL, WORKBENCH_PLUGINS_DIR, WORKBENCH_POLICY,
 LOG_LEVEL, WORKBENCH_PUBLIC_URL, WORKBENCH_ENCRYPTION_KEY (see README).`;
@@ -25,7 +29,7 @@ LOG_LEVEL, WORKBENCH_PUBLIC_URL, WORKBENCH_ENCRYPTION_KEY (see README).`;
 async function main(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
-    args = parseArgs(argv);
+    args = parseArgs(argv, ['json', 'help', 'keep-zod']);
   } catch (err) {
     process.stderr.write(`workbench: ${(err as Error).message}\n\n${USAGE}\n`);
     return 2;
@@ -53,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
       case 'login-link':
         return await runLoginLink(readConfig(), args);
       case 'plugin':
+        if (sub === 'new') return runPluginNew(args);
+        if (sub === 'build') return await runPluginBuild(args);
         if (sub !== 'validate') break;
         return runPluginValidate(args.positionals[2]);
       default:

@@ -44,7 +44,7 @@ async function loadEsbuild(): Promise<typeof esbuild> {
   try {
     return await import('esbuild');
   } catch {
-    throw new PluginBuildError('esbuild', 'esbuild is not installed: run `npm install` in the workbench folder (it is a development dependency)');
+    throw new PluginBuildError('', 'esbuild is not installed: run `npm install` in the workbench folder (it is a development dependency)');
   }
 }
 
@@ -78,7 +78,7 @@ export async function buildPlugin(options: BuildOptions): Promise<BuildResult> {
   const dir = path.resolve(options.dir);
   const outDir = path.resolve(options.outDir ?? path.join(dir, 'dist'));
   if (!fs.existsSync(path.join(dir, 'plugin.ts')))
-    throw new PluginBuildError(path.join(dir, 'plugin.ts'), 'missing: a TypeScript plugin folder holds plugin.ts (create one with `workbench plugin new NAME`)');
+    throw new PluginBuildError('plugin.ts', 'missing: a TypeScript plugin folder holds plugin.ts (create one with `workbench plugin new NAME`)');
   const api = await loadEsbuild();
   const guard: Omit<GuardOptions, 'phase' | 'keepZod'> = {
     sdkPath: SDK_PATH,

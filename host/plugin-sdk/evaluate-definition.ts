@@ -11,7 +11,10 @@ import { resolveGuard, type GuardOptions } from './resolve-guard.js';
 export const EVALUATION_TIMEOUT_MS = 10_000;
 const RESULT_GLOBAL = '__workbenchManifest';
 
-/** An error in the author's input; `file` is the file to look at (relative to the plugin folder). */
+/**
+ * An error in the author's input. `file` is the file to look at, relative to the plugin folder, or
+ * '' when the message already names files (esbuild's `file:line:col: text` lines).
+ */
 export class PluginBuildError extends Error {
   override name = 'PluginBuildError';
   constructor(
@@ -38,7 +41,7 @@ export async function runEsbuild(api: typeof esbuild, options: esbuild.BuildOpti
     return await api.build({ ...options, logLevel: 'silent' });
   } catch (err) {
     const failure = err as esbuild.BuildFailure;
-    if (Array.isArray(failure.errors) && failure.errors.length > 0) throw new PluginBuildError('plugin.ts', formatMessages(failure.errors));
+    if (Array.isArray(failure.errors) && failure.errors.length > 0) throw new PluginBuildError('', formatMessages(failure.errors));
     throw err;
   }
 }

@@ -1,0 +1,39 @@
+/**
+ * @module host/cli/plugin-commands
+ * `workbench plugin new NAME [--dir D]` and `workbench plugin build DIR [--out OUTDIR] [--keep-zod]`.
+ * Exit 0 on success, 1 when the author's input is wrong (the message names the file and problem).
+ */
+import path from 'node:path';
+import { buildPlugin, PluginBuildError } from '../plugin-sdk/build.js';
+import { scaffoldPlugin } from '../plugin-sdk/scaffold.js';
+import { stringFlag, type ParsedArgs } from './args.js';
+
+export function runPluginNew(args: ParsedArgs): number {
+  const name = args.positionals[2];
+  if (!name) throw new Error('usage: workbench plugin new NAME [--dir D]');
+  const { dir, files } = scaffoldPlugin(name, stringFlag(args, 'dir') ?? process.cwd());
+  const rel = path.relative(process.cwd(), dir) || '.';
+  process.stdout.write(`Created ${dir}: ${files.join(', ')}\nNext: edit ${path.join(rel, 'plugin.ts')}, then run: workbench plugin build ${rel}\n`);
+  return 0;
+}
+
+export async function runPluginBuild(args: ParsedArgs): Promise<number> {
+  const dir = args.positionals[2];
+  if (!dir) throw new Error('usage: workbench plugin build DIR [--out OUTDIR] [--keep-zod]');
+  const out = stringFlag(args, 'out');
+  try {
+    const r = await buildPlugin({ dir, ...(out !== undefined ? { outDir: out } : {}), keepZod: args.flags.has('keep-zod') });
+    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+    if (args.flags.has('json'))
+      process.stdout.write(JSON.stringify({ outDir: r.outDir, name: r.manifest.name, version: r.manifest.version, tools: r.manifest.tools.map((t) => t.name), manifestBytes: r.manifestBytes, pluginBytes: r.pluginBytes }) + '\n');
+    else
+      process.stdout.write(
+        `built ${r.manifest.name}@${r.manifest.version}: ${r.manifest.tools.length} tool(s) → ${path.join(r.outDir, 'manifest.json')} (${r.manifestBytes} bytes), ${path.join(r.outDir, 'plugin.js')} (${r.pluginBytes} bytes)\n`,
+      );
+    return 0;
+  } catch (err) {
+    if (!(err instanceof PluginBuildError)) throw err;
+    process.stderr.write(`build failed (${path.resolve(dir)}): ${err.file ? `${err.file}: ` : ''}${err.message}\n`);
+    return 1;
+  }
+}
