@@ -5,7 +5,7 @@
  * GW_ERR_SANDBOX_CRASHED, each of their plugins gets a strike, and a new process is started (with
  * back-off if it keeps failing). `run` never rejects.
  */
-import { SANDBOX_ERROR_CODES, type HttpHandler, type RunOutcome, type RunTask } from '../protocol.js';
+import type { HttpHandler, RunOutcome, RunTask } from '../protocol.js';
 import { resolveOptions, type Sandbox, type SandboxOptions, type SandboxStats } from '../sandbox-options.js';
 import { failure } from './check-outcome.js';
 import { ChildHandle } from './child-handle.js';
@@ -164,4 +164,3 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   };
 }
 
-export { SANDBOX_ERROR_CODES };
