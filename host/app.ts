@@ -39,6 +39,8 @@ export interface GatewayOptions {
   policy?: Policy;
   logger?: Logger;
   env?: NodeJS.ProcessEnv;
+  /** where the stdout audit sink writes (default process.stdout) */
+  writeAuditLine?: (line: string) => void;
 }
 
 export interface Gateway {
@@ -95,7 +97,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   };
   const connections = createConnectionService({ db, vault, clientFor: clientFromEnv(options.env ?? process.env), mapUrl, logger });
   const metrics = createMetrics();
-  const audit = policy.audit.sink === 'stdout' ? createStdoutAuditSink() : createDatabaseAuditSink(db, logger);
+  const audit = policy.audit.sink === 'stdout' ? createStdoutAuditSink(options.writeAuditLine) : createDatabaseAuditSink(db, logger);
   const engine: EngineDeps = {
     registry,
     policy,
