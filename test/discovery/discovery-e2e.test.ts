@@ -1,0 +1,79 @@
+/**
+ * @module test/discovery/discovery-e2e.test
+ * Discovery through a started gateway: a real MCP client over Streamable HTTP, the real GitHub
+ * and Slack manifests, a tenant policy, and connections stored in SQLite. Search and schema obey
+ * the same policy that gates execution, and `connected` follows the caller's connections.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+type Json = any;
+
+let gw: TestGateway;
+let client: Client;
+let restricted: Client;
+
+async function call(c: Client, name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> {
+  const res = await c.callTool({ name, arguments: args });
+  const content = res.content as { type: string; text: string }[];
+  return { json: JSON.parse(content[0]?.text ?? 'null'), isError: res.isError === true };
+}
+
+before(async () => {
+  gw = await startGateway({
+    plugins: ['github', 'slack'],
+    policy: { tenants: { contractors: { denyTools: ['github_merge_pull_request'], denyPlugins: ['slack'] } } },
+  });
+  await gw.connect('github', { token: 'gho_test' });
+  client = await gw.mcpClient();
+  const contractor = await gw.createUser('contractor@example.com', 'contractors');
+  restricted = await gw.mcpClient(contractor.apiKey);
+});
+after(async () => gw?.close());
+
+describe('discovery through the gateway', () => {
+  it('tools/list starts with search_tools and get_tool_schema', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.slice(0, 2).map((t) => t.name), ['search_tools', 'get_tool_schema']);
+  });
+
+  it('finds "create pull request", reporting the connection state per integration', async () => {
+    const { json } = await call(client, 'search_tools', { query: 'create pull request' });
+    assert.equal(json.tools[0].name, 'github_create_pull_request');
+    assert.equal(json.tools[0].connected, true);
+    const slack = await call(client, 'search_tools', { query: 'send a message to a channel' });
+    assert.equal(slack.json.tools[0].integration, 'slack');
+    assert.equal(slack.json.tools[0].connected, false);
+  });
+
+  it('hides what the tenant policy denies, in search and in schemas', async () => {
+    const open = await call(client, 'search_tools', { query: 'merge pull request' });
+    assert.equal(open.json.tools[0].name, 'github_merge_pull_request');
+    const denied = await call(restricted, 'search_tools', { query: 'merge pull request', limit: 50 });
+    assert.ok(denied.json.tools.length > 0);
+    assert.ok(denied.json.tools.every((t: Json) => t.name !== 'github_merge_pull_request' && t.integration !== 'slack'));
+    const schema = await call(restricted, 'get_tool_schema', { tool: 'github_merge_pull_request' });
+    assert.equal(schema.isError, true);
+    assert.equal(schema.json.code, 'GW_ERR_DISCOVERY_TOOL_NOT_FOUND');
+    const slack = await call(restricted, 'search_tools', { query: 'slack', integration: 'slack' });
+    assert.deepEqual(slack.json.tools, []);
+    assert.deepEqual(slack.json.integrations.map((i: Json) => i.name), ['github']);
+  });
+
+  it('serves the manifest schema as validated, with defaults and descriptions', async () => {
+    const manifest = JSON.parse(readFileSync(`${BUILTIN_PLUGINS_DIR}/github/manifest.json`, 'utf8'));
+    const tool = manifest.tools.find((t: Json) => t.name === 'github_list_pull_requests');
+    const { json, isError } = await call(client, 'get_tool_schema', { tool: 'github_list_pull_requests' });
+    assert.equal(isError, false);
+    assert.equal(json.integration, 'github');
+    assert.deepEqual(json.inputSchema, tool.inputSchema);
+    assert.equal(json.description, tool.description);
+    const typo = await call(client, 'get_tool_schema', { tool: 'github_list_pull_request' });
+    assert.equal(typo.json.suggestions[0], 'github_list_pull_requests');
+  });
+});
