@@ -50,7 +50,8 @@ export interface StoredKeyRotation extends RotationResult {
 /**
  * The CLI's whole rotation. With a key file: the new key is written to `encryption.key.next` first,
  * the database is re-encrypted, then the file is renamed over `encryption.key` (a crash in between
- * leaves both files; `loadVaultWithPending` reads with either). With WORKBENCH_ENCRYPTION_KEY: the
+ * leaves both files; `loadVaultWithPending` reads with either). The old key stays readable as
+ * `encryption.key.previous` until the next rotation. With WORKBENCH_ENCRYPTION_KEY: the
  * database is re-encrypted and the new key returned for the operator to put in the environment.
  */
 export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: NodeJS.ProcessEnv; newKey?: string }): Promise<StoredKeyRotation> {
@@ -66,23 +67,37 @@ export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: 
   const next = `${file}.next`;
   fs.writeFileSync(next, newKey.toString('base64') + '\n', { mode: 0o600 });
   const result = await rotateKeys(options.db, oldVault, newKey);
+  // Servers still running with the old key may seal a few more values before they restart: keep
+  // the old key readable (encryption.key.previous) until the next rotation re-seals everything.
+  fs.copyFileSync(file, `${file}.previous`);
+  fs.chmodSync(`${file}.previous`, 0o600);
   writeKeyFile(options.dataDir, newKey);
   fs.rmSync(next, { force: true });
   return { ...result, storedIn: file };
 }
 
-/** loadVault, plus a leftover `encryption.key.next` (an interrupted rotation) accepted for reading. */
+/**
+ * loadVault, plus the key files a rotation leaves beside the key file, accepted for reading only:
+ * `encryption.key.next` (a rotation interrupted after the database was re-encrypted) and
+ * `encryption.key.previous` (the key before the last rotation, for values sealed meanwhile).
+ */
 export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Vault {
   const base = loadVault(options);
-  const next = path.join(options.dataDir, `${KEY_FILE_NAME}.next`);
-  if (base.source !== 'file' || !fs.existsSync(next)) return base;
-  const pending = parseEncryptionKey(fs.readFileSync(next, 'utf8'), next);
-  const reader = createVault(pending, { source: 'file' });
+  if (base.source !== 'file') return base;
+  const readers = ['next', 'previous']
+    .map((suffix) => path.join(options.dataDir, `${KEY_FILE_NAME}.${suffix}`))
+    .filter((f) => fs.existsSync(f))
+    .map((f) => createVault(parseEncryptionKey(fs.readFileSync(f, 'utf8'), f), { source: 'file' }));
+  if (readers.length === 0) return base;
   return {
     keyId: base.keyId,
     source: base.source,
     keyIdOf: base.keyIdOf,
     encrypt: base.encrypt,
-    decrypt: (sealed, aad) => (base.keyIdOf(sealed) === reader.keyId ? reader.decrypt(sealed, aad) : base.decrypt(sealed, aad)),
+    decrypt: (sealed, aad) => {
+      const id = base.keyIdOf(sealed);
+      const reader = id === base.keyId ? undefined : readers.find((r) => r.keyId === id);
+      return (reader ?? base).decrypt(sealed, aad);
+    },
   };
 }

@@ -148,6 +148,29 @@ describe('key rotation', () => {
     assert.notEqual(reloaded.keyId, fileVault.keyId);
     const svc = createConnectionService({ db: t.db, vault: reloaded, clientFor: () => undefined });
     for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
+
+    // A server that has not restarted yet still seals with the old key: still readable, and the
+    // next rotation re-seals it under the newest key.
+    const stale = createConnectionService({ db: t.db, vault: fileVault, clientFor: () => undefined });
+    const late = await t.users.create('late@example.com', 'acme');
+    await stale.importConnection({ userId: late.id, manifest: keyed, values: { apiKey: 'k_latelate1' } });
+    assert.equal((await svc.credential(late.id, keyed))?.values['apiKey'], 'k_latelate1');
+    const again = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} });
+    assert.equal(again.rotated, 9);
+    const keyIds = await t.db.all<{ key_id: string }>('SELECT DISTINCT key_id FROM connections');
+    assert.deepEqual(keyIds, [{ key_id: again.keyId }]);
+  });
+
+  it('reads every connection after a rotation interrupted between the database and the key file', async () => {
+    const fileVault = loadVault({ dataDir: t.dir, env: {} });
+    const userIds = await populate(fileVault, 2);
+    const next = generateKey();
+    fs.writeFileSync(path.join(t.dir, `${KEY_FILE_NAME}.next`), next.toString('base64'), { mode: 0o600 });
+    await rotateKeys(t.db, fileVault, next); // ...and the process died before renaming the file
+    const reader = loadVaultWithPending({ dataDir: t.dir, env: {} });
+    assert.equal(reader.keyId, fileVault.keyId);
+    const svc = createConnectionService({ db: t.db, vault: reader, clientFor: () => undefined });
+    for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
   });
 
   it('rotates an environment key and hands the new key back to the operator', async () => {
