@@ -11,6 +11,11 @@ import { stem } from './stem.js';
 import { synonymsOf } from './synonyms.js';
 import { tokenize } from './tokenize.js';
 
+/** At most this many distinct query terms are used (a 500-character query has about 80 words). */
+export const MAX_QUERY_TERMS = 24;
+/** At most this many unknown words per query are looked up as typos, prefixes or compounds. */
+export const MAX_FUZZY_LOOKUPS = 8;
+
 export interface Unit {
   occurrence: TermOccurrence;
   /** catalog term → weight (1 for the word itself) */
@@ -27,6 +32,7 @@ export function expandQuery(query: string, data: IndexData): Unit[] {
   const seen = new Set<string>();
   const units: Unit[] = [];
   const vocab = data.vocabulary;
+  let fuzzy = 0;
   const expand = (o: TermOccurrence): Map<string, number> => {
     const alternatives = new Map<string, number>();
     const put = (t: string, w: number): void => {
@@ -37,16 +43,18 @@ export function expandQuery(query: string, data: IndexData): Unit[] {
       for (const [s, sw] of synonymsOf(t)) put(s, w * sw);
     };
     widen(o.term, 1);
-    if (!vocab.has(o.term) && !o.raw.includes(' ')) {
+    if (!vocab.has(o.term) && !o.raw.includes(' ') && fuzzy < MAX_FUZZY_LOOKUPS) {
+      fuzzy++;
       for (const [t, w] of vocab.near(o.raw, o.term)) widen(t, w);
     }
     return alternatives;
   };
   for (const o of occ) {
+    if (units.length >= MAX_QUERY_TERMS) break;
     if (seen.has(o.term)) continue;
     seen.add(o.term);
     const alternatives = expand(o);
-    const halves = alternatives.size === 0 && !o.raw.includes(' ') ? vocab.split(o.raw) : undefined;
+    const halves = alternatives.size === 0 && !o.raw.includes(' ') && fuzzy < MAX_FUZZY_LOOKUPS ? vocab.split(o.raw) : undefined;
     if (halves) {
       // "username" → "user" + "name", at the same position
       for (const raw of halves) {
