@@ -3,12 +3,11 @@
  * What the engine needs from the connection service: is this user connected to this integration,
  * and (only when a request needs it) the decrypted credential, refreshed when stale.
  */
+import type { Credential } from '../../sandbox/index.js';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 
 /** Secret values applied by the bridge: `{token}` for OAuth2, or the API-key fields marked secret. */
-export interface Credential {
-  values: Record<string, string>;
-}
+export type { Credential };
 
 export type ConnectionStatus = 'connected' | 'needs_reauth' | 'disconnected';
 

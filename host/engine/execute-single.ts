@@ -6,7 +6,7 @@
  * It never throws: every failure becomes an error item, and every path writes one audit event.
  */
 import { randomUUID } from 'node:crypto';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { CallScope } from '../../sandbox/index.js';
 import type { BridgeRequest, BridgeResult, HttpHandler, RunOutcome, RunTask } from '../../sandbox/protocol.js';
 import type { AuditSink } from '../audit/audit.js';
 import type { ConnectionService, Credential } from '../connections/types.js';
@@ -24,15 +24,6 @@ import { validateArguments } from './validate-args.js';
 /** The part of the sandbox the engine uses. */
 export interface SandboxRunner {
   run(task: RunTask, http: HttpHandler): Promise<RunOutcome>;
-}
-
-/** What the bridge needs to know about the call a request belongs to. */
-export interface CallScope {
-  manifest: PluginManifest;
-  getCredential: () => Promise<Credential | undefined>;
-  requestCount: { n: number };
-  maxRequests: number;
-  signal: AbortSignal;
 }
 
 export interface BridgeDispatcher {
