@@ -82,6 +82,17 @@ export class ConnectionStore {
    * secret is sealed with that id as AAD), resets the status and bumps the version.
    */
   async upsert(input: UpsertInput): Promise<string> {
+    try {
+      return await this.#upsertOnce(input);
+    } catch (err) {
+      // Two first connects raced (another replica inserted the row first): update that row instead.
+      const code = (err as { code?: unknown }).code;
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505') return this.#upsertOnce(input);
+      throw err;
+    }
+  }
+
+  async #upsertOnce(input: UpsertInput): Promise<string> {
     return this.#db.transaction(async (tx) => {
       const find = (): Promise<{ id: string } | undefined> =>
         tx.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [input.userId, input.integration]);
