@@ -95,7 +95,10 @@ async function main(): Promise<void> {
 
   process.on('message', (m: ToChild) => {
     if (m.t === 'run') {
-      if (closing) send({ t: 'outcome', id: m.id, outcome: crashedOutcome('the sandbox process is shutting down').outcome, strike: false });
+      if (closing) {
+        const stats = { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false };
+        send({ t: 'outcome', id: m.id, outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_UNAVAILABLE', message: 'the sandbox process is shutting down' }, stats }, strike: false });
+      }
       else run(m.id, m.task);
     } else if (m.t === 'http-result') {
       const msg: ToWorker = { t: 'http-result', reqId: m.reqId, result: m.result };
