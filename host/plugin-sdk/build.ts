@@ -98,6 +98,7 @@ export async function buildPlugin(options: BuildOptions): Promise<BuildResult> {
     format: 'esm',
     platform: 'neutral',
     mainFields: ['module', 'main'],
+    nodePaths: [path.join(PACKAGE_ROOT, 'node_modules')],
     target: 'es2022',
     legalComments: 'none',
     charset: 'utf8',

@@ -4,6 +4,7 @@
  * runs it in a throwaway `vm` context (no Node.js globals, a time limit) and returns the manifest
  * data its definition describes. The gateway never does this: it reads manifest.json as data.
  */
+import path from 'node:path';
 import vm from 'node:vm';
 import type * as esbuild from 'esbuild';
 import { resolveGuard, type GuardOptions } from './resolve-guard.js';
@@ -78,6 +79,8 @@ export async function evaluateDefinition(options: EvaluateOptions): Promise<Reco
     format: 'iife',
     platform: 'neutral',
     mainFields: ['module', 'main'],
+    // packages such as zod resolve from the plugin folder first, then from this installation
+    nodePaths: [path.join(options.guard.packageRoot, 'node_modules')],
     target: 'es2022',
     plugins: [resolveGuard({ ...options.guard, phase: 'manifest', keepZod: true })],
   });
