@@ -83,20 +83,41 @@ export async function runClosedLoop(options: LoadOptions, op: (loop: number) => 
   return result;
 }
 
-/** Runs `op` `count` times one after the other, recording each latency (after `warmup` unrecorded runs). */
-export async function runSequential(count: number, warmup: number, op: () => Promise<void>): Promise<{ latencyMs: LatencySummary; errors: number; firstError?: string }> {
-  const rec = new LatencyRecorder();
+export interface PairedResult {
+  a: LatencySummary;
+  b: LatencySummary;
+  errors: number;
+  firstError?: string;
+}
+
+/**
+ * Runs `a` and `b` `count` times each, one call at a time and interleaved (a b, b a, a b, …), so
+ * that both see the same machine load; the first `warmup` pairs are not recorded.
+ */
+export async function runPaired(count: number, warmup: number, a: () => Promise<void>, b: () => Promise<void>): Promise<PairedResult> {
+  const recA = new LatencyRecorder();
+  const recB = new LatencyRecorder();
   let errors = 0;
   let firstError: string | undefined;
-  for (let i = 0; i < warmup + count; i++) {
+  const timed = async (op: () => Promise<void>, rec: LatencyRecorder, record: boolean): Promise<void> => {
     const start = performance.now();
     try {
       await op();
-      if (i >= warmup) rec.record(performance.now() - start);
+      if (record) rec.record(performance.now() - start);
     } catch (err) {
-      if (i >= warmup) errors++;
+      if (record) errors++;
       if (firstError === undefined) firstError = err instanceof Error ? err.message : String(err);
     }
+  };
+  for (let i = 0; i < warmup + count; i++) {
+    const record = i >= warmup;
+    if (i % 2 === 0) {
+      await timed(a, recA, record);
+      await timed(b, recB, record);
+    } else {
+      await timed(b, recB, record);
+      await timed(a, recA, record);
+    }
   }
-  return { latencyMs: rec.summary(), errors, ...(firstError !== undefined ? { firstError: firstError.slice(0, 300) } : {}) };
+  return { a: recA.summary(), b: recB.summary(), errors, ...(firstError !== undefined ? { firstError: firstError.slice(0, 300) } : {}) };
 }

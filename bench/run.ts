@@ -22,11 +22,13 @@ interface BenchResults {
   startedAt: string;
   finishedAt?: string;
   command: string;
-  environment: { node: string; platform: string; cpus: number; cpuModel: string; totalMemMb: number };
+  environment: { node: string; platform: string; cpus: number; cpuModel: string; totalMemMb: number; loadAvgStart: number[]; loadAvgEnd?: number[] };
   options: BenchOptions;
   startup?: StartupMemoryResult;
   endToEnd?: E2eRow[];
   sandboxCost?: SandboxCostRow[];
+  /** wall time of each section, seconds */
+  sectionSeconds: Record<string, number>;
 }
 
 const progress = (msg: string): void => {
@@ -47,8 +49,17 @@ async function main(): Promise<void> {
     name: options.name,
     startedAt: new Date().toISOString(),
     command: `npm run bench --${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
-    environment: { node: process.version, platform: `${process.platform} ${os.release()}`, cpus: cpus.length, cpuModel: cpus[0]?.model ?? '?', totalMemMb: Math.round(os.totalmem() / 1048576) },
+    environment: { node: process.version, platform: `${process.platform} ${os.release()}`, cpus: cpus.length, cpuModel: cpus[0]?.model ?? '?', totalMemMb: Math.round(os.totalmem() / 1048576), loadAvgStart: os.loadavg().map((n) => Math.round(n * 100) / 100) },
     options,
+    sectionSeconds: {},
+  };
+  const timed = async <T>(section: string, fn: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await fn();
+    } finally {
+      results.sectionSeconds[section] = Math.round((performance.now() - t0) / 100) / 10;
+    }
   };
   const policy: Record<string, unknown> = options.workers ? { sandbox: { workers: options.workers } } : {};
   const upstream = await startLoopbackUpstream();
@@ -56,12 +67,9 @@ async function main(): Promise<void> {
   try {
     if (options.sections.includes('startup')) {
       progress(`start-up and memory (catalog, then ${options.memoryExecutions} executions)…`);
-      results.startup = await runStartupMemory(upstream, {
-        executions: options.memoryExecutions,
-        concurrency: options.clients,
-        timeCapMs: options.quick ? 120_000 : 900_000,
-        policy,
-      });
+      results.startup = await timed('startup', () =>
+        runStartupMemory(upstream, { executions: options.memoryExecutions, concurrency: options.clients, timeCapMs: options.quick ? 120_000 : 900_000, policy }),
+      );
       out.push('== 3. start-up and memory ==', startupText(results.startup), '');
     }
     if (options.sections.includes('e2e') || options.sections.includes('sandbox')) {
@@ -71,16 +79,20 @@ async function main(): Promise<void> {
           progress(`end-to-end: ${options.clients} clients, ${options.durationMs / 1000} s per path and case…`);
           const onResult = (c: E2eCase, p: string, r: LoadResult): void =>
             progress(`  ${c.name} / ${p}: ${r.execPerSec.toFixed(0)} exec/s, p50 ${r.latencyMs.p50.toFixed(2)} ms, p99 ${r.latencyMs.p99.toFixed(2)} ms, ${r.errors} errors`);
-          results.endToEnd = await runEndToEnd(gw, upstream, e2eCases(), { clients: options.clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, onResult });
+          results.endToEnd = await timed('e2e', () =>
+            runEndToEnd(gw, upstream, e2eCases(), { clients: options.clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, onResult }),
+          );
           out.push(`== 1. execute_tools end to end (${options.clients} concurrent callers, ${gw.gateway.sandbox.stats().workers} sandbox workers) ==`, e2eTables(results.endToEnd), '');
         }
         if (options.sections.includes('sandbox')) {
           progress(`sandbox cost: ${options.sandboxCalls} sequential calls per row…`);
-          results.sandboxCost = await runSandboxCost(gw, upstream, {
-            calls: options.sandboxCalls,
-            warmup: options.quick ? 100 : 200,
-            onRow: (r) => progress(`  ${r.tool} / ${r.mode}: overhead p50 ${r.overheadP50Ms.toFixed(3)} ms, p99 ${r.overheadP99Ms.toFixed(3)} ms`),
-          });
+          results.sandboxCost = await timed('sandbox', () =>
+            runSandboxCost(gw, upstream, {
+              calls: options.sandboxCalls,
+              warmup: options.quick ? 100 : 200,
+              onRow: (r) => progress(`  ${r.tool} / ${r.mode}: overhead p50 ${r.overheadP50Ms.toFixed(3)} ms, p99 ${r.overheadP99Ms.toFixed(3)} ms`),
+            }),
+          );
           out.push('== 2. sandbox cost per call (sequential; sandbox.run vs the handler in-process) ==', sandboxTable(results.sandboxCost), '');
         }
       } finally {
@@ -91,11 +103,15 @@ async function main(): Promise<void> {
     await upstream.close();
   }
   results.finishedAt = new Date().toISOString();
+  results.environment.loadAvgEnd = os.loadavg().map((n) => Math.round(n * 100) / 100);
+  const env = results.environment;
+  out.unshift(`node ${env.node}, ${env.cpus} × ${env.cpuModel}, load average ${env.loadAvgStart[0]} at start, ${env.loadAvgEnd[0]} at end`, '');
   const dir = path.join(PACKAGE_ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${options.name}.json`);
   fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
-  process.stdout.write(`${out.join('\n')}\nJSON: ${path.relative(PACKAGE_ROOT, file)}\n`);
+  const took = Object.entries(results.sectionSeconds).map(([k, v]) => `${k} ${v} s`).join(', ');
+  process.stdout.write(`${out.join('\n')}\nsections took: ${took}\nJSON: ${path.relative(PACKAGE_ROOT, file)}\n`);
 }
 
 main().then(

@@ -2,7 +2,7 @@
  * @module bench/sandbox-cost
  * Section 2: what the sandbox adds to one call. `gateway.sandbox.run(task, http)` is timed
  * directly (no HTTP, no MCP, no policy, no audit) against the same handler called in-process,
- * one call after the other, in both context modes:
+ * one call at a time, the two interleaved so that both see the same machine load, in both context modes:
  *   - per-call: a fresh V8 context per call (the default);
  *   - per-tenant: `task.contextKey` set to the tenant, which is what the engine does when the
  *     policy says `sandbox.contextMode: "per-tenant"` (one context per tenant and plugin, reused).
@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BridgeRequest, BridgeResult, HttpHandler, RunTask } from '../sandbox/protocol.js';
 import { BENCH_TENANT, FIXTURE_ORIGIN, type BenchGateway } from './bench-gateway.js';
-import { runSequential } from './closed-loop.js';
+import { runPaired } from './closed-loop.js';
 import { baselineCall } from './in-process-baseline.js';
 import type { LatencySummary } from './latency.js';
 import type { LoopbackUpstream } from './loopback-upstream.js';
@@ -76,25 +76,28 @@ export async function runSandboxCost(gw: BenchGateway, upstream: LoopbackUpstrea
     const base = await baselineCall(t.plugin, t.tool, t.args, upstream.origin);
     for (const mode of ['per-call', 'per-tenant'] as const) {
       const template = sandboxTask(gw, t.plugin, t.tool, t.args, mode);
-      const sandbox = await runSequential(o.calls, o.warmup, async () => {
-        const out = await gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http);
-        if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
-      });
-      const baseline = await runSequential(o.calls, o.warmup, async () => {
-        JSON.stringify(await base.run());
-      });
+      const paired = await runPaired(
+        o.calls,
+        o.warmup,
+        async () => {
+          const out = await gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http);
+          if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
+        },
+        async () => {
+          JSON.stringify(await base.run());
+        },
+      );
       const row: SandboxCostRow = {
         tool: t.tool,
         mode,
         calls: o.calls,
-        sandbox: sandbox.latencyMs,
-        baseline: baseline.latencyMs,
-        overheadP50Ms: sandbox.latencyMs.p50 - baseline.latencyMs.p50,
-        overheadP99Ms: sandbox.latencyMs.p99 - baseline.latencyMs.p99,
-        errors: sandbox.errors + baseline.errors,
+        sandbox: paired.a,
+        baseline: paired.b,
+        overheadP50Ms: paired.a.p50 - paired.b.p50,
+        overheadP99Ms: paired.a.p99 - paired.b.p99,
+        errors: paired.errors,
       };
-      const firstError = sandbox.firstError ?? baseline.firstError;
-      if (firstError !== undefined) row.firstError = firstError;
+      if (paired.firstError !== undefined) row.firstError = paired.firstError;
       rows.push(row);
       o.onRow?.(row);
     }
