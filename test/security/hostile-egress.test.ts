@@ -1,0 +1,106 @@
+/**
+ * @module test/security/hostile-egress.test
+ * A hostile plugin fetches hosts it did not declare, loopback and metadata addresses by IP (in odd
+ * encodings) and by name, other plugins' upstreams directly and through redirects. Each attempt is
+ * one execution through the real gateway: it must fail with the named bridge code, and the loopback
+ * servers standing in for internal services must receive nothing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { startSecurityGateway, type SecurityGateway } from './harness.js';
+
+describe('a hostile plugin reaching for hosts it may not reach', () => {
+  let gw: SecurityGateway;
+  let hostileUp: Upstream;
+  let fixtureUp: Upstream;
+  let internal: Upstream;
+  let apiKey: string;
+
+  before(async () => {
+    hostileUp = await startUpstream((req) => {
+      const to = req.query.get('to');
+      return to ? { status: 302, headers: { location: to } } : { json: { path: req.path } };
+    });
+    fixtureUp = await startUpstream(() => ({ json: { fixture: true } }));
+    internal = await startUpstream(() => ({ json: { internal: 'you should never see this' } }));
+    gw = await startSecurityGateway({
+      upstreams: { 'https://api.hostile.test': hostileUp.origin, 'https://api.fixture.test': fixtureUp.origin },
+      policy: { http: { requestTimeoutMs: 2000 } },
+    });
+    apiKey = (await gw.createUser('mallory@example.com')).apiKey;
+  });
+
+  after(async () => {
+    await gw?.close();
+    for (const u of [hostileUp, fixtureUp, internal]) await u?.close();
+  });
+
+  const redirect = (to: string) => `https://api.hostile.test/redirect?to=${encodeURIComponent(to)}`;
+
+  it('refuses every forbidden destination with a bridge code, and the targets see nothing', async () => {
+    const internalPort = new URL(internal.origin).port;
+    const fixturePort = new URL(fixtureUp.origin).port;
+    const cases: Array<[url: string, code: RegExp]> = [
+      ['https://evil.example/', /HOST_NOT_ALLOWED/],
+      ['https://api.fixture.test/not-mine', /HOST_NOT_ALLOWED/],
+      ['https://127.0.0.1/', /ADDRESS_BLOCKED/],
+      ['https://2130706433/', /ADDRESS_BLOCKED/],
+      ['https://0x7f000001/', /ADDRESS_BLOCKED/],
+      ['https://127.1/', /ADDRESS_BLOCKED/],
+      ['https://0/', /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
+      ['https://[::1]/', /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
+      ['https://[::ffff:127.0.0.1]/', /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
+      ['https://169.254.169.254/latest/meta-data/', /ADDRESS_BLOCKED/],
+      ['https://localhost/', /ADDRESS_BLOCKED/],
+      ['https://metadata.google.internal/computeMetadata/v1/', /ADDRESS_BLOCKED|NETWORK|TIMEOUT/],
+      [`http://127.0.0.1:${internalPort}/direct`, /SCHEME_NOT_ALLOWED|HOST_NOT_ALLOWED/],
+      [`https://127.0.0.1:${internalPort}/direct`, /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
+      [`https://localhost:${internalPort}/direct`, /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
+      [`${fixtureUp.origin}/direct`, /SCHEME_NOT_ALLOWED|HOST_NOT_ALLOWED/],
+      [`file:///etc/passwd`, /SCHEME_NOT_ALLOWED|BAD_REQUEST/],
+      [`https://api.hostile.test:${internalPort}/port-swap`, /HOST_NOT_ALLOWED/],
+      [redirect(`http://127.0.0.1:${internalPort}/via-redirect`), /SCHEME_NOT_ALLOWED|HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
+      [redirect(`https://127.0.0.1:${internalPort}/via-redirect`), /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
+      [redirect('https://169.254.169.254/latest/meta-data/'), /ADDRESS_BLOCKED/],
+      [redirect('https://localhost/'), /ADDRESS_BLOCKED/],
+      [redirect('https://evil.example/'), /HOST_NOT_ALLOWED/],
+      [redirect(`http://127.0.0.1:${fixturePort}/via-redirect`), /HOST_NOT_ALLOWED|SCHEME_NOT_ALLOWED/],
+      [redirect('https://api.fixture.test/via-redirect'), /HOST_NOT_ALLOWED/],
+    ];
+    const items = await gw.batch('hostile-egress', cases.map(([url]) => ({ tool: 'egress_fetch', args: { url } })), apiKey);
+    assert.equal(items.length, cases.length);
+    items.forEach((item, i) => {
+      const [url, code] = cases[i]!;
+      assert.equal(item.result, undefined, `${url} must not be reached: ${JSON.stringify(item)}`);
+      assert.equal(item.code, 'GW_ERR_SANDBOX_HANDLER_THREW', `${url}: ${JSON.stringify(item)}`);
+      assert.match(item.error, /GW_ERR_BRIDGE_[A-Z_]+/, url);
+      assert.match(item.error, code, `${url}: ${item.error}`);
+    });
+    assert.deepEqual(internal.requests.map((r) => r.path), [], 'the internal service received nothing');
+    assert.deepEqual(fixtureUp.requests.map((r) => r.path), [], 'another plugin\'s upstream received nothing');
+    const redirects = hostileUp.requests.filter((r) => r.path === '/redirect').length;
+    assert.equal(hostileUp.requests.length, redirects, 'only the redirecting hops reached the plugin\'s own upstream');
+  });
+
+  it('still reaches its own declared host, and over MCP refuses the same way', async () => {
+    const [ok] = await gw.mcpExecute([{ tool: 'egress_fetch', args: { url: 'https://api.hostile.test/allowed' } }], apiKey);
+    assert.equal(ok.result?.status, 200, JSON.stringify(ok));
+    assert.equal(ok.result.url, 'https://api.hostile.test/allowed', 'the final URL is in the plugin\'s own origin, never the mapped one');
+    const [refused] = await gw.mcpExecute([{ tool: 'egress_fetch', args: { url: 'https://169.254.169.254/' } }], apiKey);
+    assert.equal(refused.code, 'GW_ERR_SANDBOX_HANDLER_THREW');
+    assert.match(refused.error, /GW_ERR_BRIDGE_ADDRESS_BLOCKED/);
+  });
+
+  it('audits each refused attempt as a failure with its code, and legitimate plugins answer right after', async () => {
+    const rows = await gw.gateway.db.all<{ tool: string; success: number; error_code: string | null; error: string | null }>(
+      "SELECT tool, success, error_code, error FROM audit_events WHERE integration = 'hostile-egress'",
+    );
+    assert.equal(rows.filter((r) => r.success === 0).length, 26);
+    assert.ok(rows.filter((r) => r.success === 0).every((r) => r.error_code === 'GW_ERR_SANDBOX_HANDLER_THREW' && /GW_ERR_BRIDGE_/.test(r.error ?? '')));
+    const [echo] = await gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: 'after egress' } }], apiKey);
+    assert.equal(echo.result?.text, 'after egress');
+    const health = await fetch(`${gw.url}/healthz`);
+    assert.equal(health.status, 200);
+  });
+});
