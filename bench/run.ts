@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   results.finishedAt = new Date().toISOString();
   results.environment.loadAvgEnd = os.loadavg().map((n) => Math.round(n * 100) / 100);
   const env = results.environment;
-  out.unshift(`node ${env.node}, ${env.cpus} × ${env.cpuModel}, load average ${env.loadAvgStart[0]} at start, ${env.loadAvgEnd[0]} at end`, '');
+  out.unshift(`node ${env.node}, ${env.cpus} × ${env.cpuModel}, load average ${env.loadAvgStart[0]} at start, ${env.loadAvgEnd?.[0]} at end`, '');
   const dir = path.join(PACKAGE_ROOT, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${options.name}.json`);
