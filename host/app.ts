@@ -4,6 +4,7 @@
  * engine → meta-tools → fastify routes. fastify appears here and in host/transport only.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Gauge } from 'prom-client';
 import { createBridge, createSandbox, type Sandbox } from '../sandbox/index.js';
 import { createDatabaseAuditSink, createStdoutAuditSink } from './audit/audit.js';
 import type { GatewayConfig } from './config.js';
@@ -98,6 +99,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const connections = createConnectionService({ db, vault, clientFor: clientFromEnv(options.env ?? process.env), mapUrl, logger });
   const metrics = createMetrics();
   const audit = policy.audit.sink === 'stdout' ? createStdoutAuditSink(options.writeAuditLine) : createDatabaseAuditSink(db, logger);
+  new Gauge({
+    name: 'workbench_audit_write_failures_total',
+    help: 'Audit events that could not be written (database locked, read-only or full) since start; each is also logged.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(audit.failures);
+    },
+  });
   const engine: EngineDeps = {
     registry,
     policy,
