@@ -91,7 +91,10 @@ export async function runKeysRotate(config: GatewayConfig, args: ParsedArgs): Pr
     if (args.flags.has('json')) process.stdout.write(JSON.stringify({ rotated: r.rotated, keyId: r.keyId, storedIn: r.storedIn, ...(r.newKeyBase64 ? { newKey: r.newKeyBase64 } : {}) }) + '\n');
     else {
       process.stdout.write(`Re-encrypted ${r.rotated} connection(s) under key ${r.keyId}.\n`);
-      if (r.newKeyBase64) process.stdout.write(`Set WORKBENCH_ENCRYPTION_KEY to the new key before the next start:\n${r.newKeyBase64}\n`);
+      if (r.newKeyBase64)
+        process.stdout.write(
+          `Set WORKBENCH_ENCRYPTION_KEY to the new key, and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the old one until every server has restarted:\n${r.newKeyBase64}\n`,
+        );
       else process.stdout.write(`The new key is in ${r.storedIn}. Restart running servers.\n`);
     }
     return 0;

@@ -201,22 +201,26 @@ async function observe(deps: EngineDeps, caller: Caller, o: Observation): Promis
     requestId: caller.requestId,
     ...(deps.policy.audit.storeArguments ? { args: o.args } : {}),
   });
-  if (!o.ranHandler || o.integration === undefined) return;
-  const labels = { integration: o.integration, tool: o.toolName, success: String(success) };
-  deps.metrics.toolExecutions.inc(labels);
-  deps.metrics.toolDuration.observe(labels, o.durationMs / 1000);
   const line = {
-    event: 'tool_execution',
+    event: o.ranHandler ? 'tool_execution' : 'tool_refused',
     requestId: caller.requestId,
     tenant: caller.user.tenant,
     userId: caller.user.id,
-    integration: o.integration,
+    ...(o.integration !== undefined ? { integration: o.integration } : {}),
     tool: o.toolName,
     success,
     durationMs: Math.round(o.durationMs * 10) / 10,
     transport: caller.transport,
     ...(errorItem ? { errorCode: errorItem.code, error: errorItem.error.slice(0, 500) } : {}),
   };
+  if (!o.ranHandler || o.integration === undefined) {
+    // Refusals are audited and counted; their log line is debug-level to keep info logs to runs.
+    deps.logger.debug(line, 'tool execution refused');
+    return;
+  }
+  const labels = { integration: o.integration, tool: o.toolName, success: String(success) };
+  deps.metrics.toolExecutions.inc(labels);
+  deps.metrics.toolDuration.observe(labels, o.durationMs / 1000);
   if (success) deps.logger.info(line, 'tool executed');
   else deps.logger.warn(line, 'tool execution failed');
 }

@@ -68,6 +68,9 @@ describe('logs and audit', () => {
     assert.equal(line['integration'], 'fixture-http');
     assert.equal(line['success'], true);
     assert.equal(typeof line['durationMs'], 'number');
+    const refused = logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['event'] === 'tool_refused');
+    assert.equal(refused?.['tool'], 'nope', 'refusals get a debug-level line');
+    assert.equal(refused?.['level'], 20);
     assert.equal(auditLines.length, 2);
     const audits = auditLines.map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(audits.map((a) => [a['tool'], a['success']]).sort(), [['http_get', true], ['nope', false]]);
