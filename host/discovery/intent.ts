@@ -13,7 +13,11 @@ export type Intent = 'read' | 'write';
 const READ_CUES = new Set([
   'what', 'which', 'who', 'whom', 'whose', 'how', 'where', 'when', 'why', 'show', 'list', 'get', 'find',
   'search', 'read', 'view', 'see', 'display', 'any', 'is', 'are', 'was', 'were', 'do', 'does', 'did',
-  'has', 'have', 'fetch', 'look', 'lookup', 'check', 'count', 'browse', 'inspect', 'describe',
+  'has', 'have', 'fetch', 'look', 'lookup', 'check', 'count', 'browse', 'inspect', 'describe', 'whats',
+  'whos', 'hows', 'wheres', 'latest', 'recent', 'newest', 'my', 'mine', 'unread', 'pending', 'open',
+  // past participles describe a state to filter on ("tickets assigned to me", "PRs merged today")
+  'assigned', 'created', 'closed', 'merged', 'opened', 'resolved', 'failed', 'failing', 'mentioned',
+  'pinned', 'starred', 'updated', 'reported', 'blocked', 'waiting',
 ]);
 
 /**
@@ -26,7 +30,7 @@ const WRITE_CUES = new Set([
   'delete', 'remove', 'close', 'resolve', 'merge', 'assign', 'unassign', 'move', 'transition', 'trigger',
   'start', 'restart', 'rerun', 'retry', 'cancel', 'stop', 'abort', 'approve', 'publish', 'invite', 'join',
   'leave', 'pin', 'unpin', 'archive', 'schedule', 'mark', 'acknowledge', 'ack', 'link', 'record', 'react',
-  'reply', 'comment', 'upload', 'push', 'commit', 'file', 'request', 'ignore', 'reopen', 'kick', 'submit',
+  'reply', 'comment', 'upload', 'push', 'commit', 'file', 'request', 'ignore', 'reopen', 'kick', 'submit', 'ask',
   'raise', 'put', 'tag', 'label', 'give', 'dm', 'message', 'ping', 'tell', 'notify', 'announce', 'run',
   'deploy', 'release', 'transfer', 'watch', 'subscribe', 'share', 'cc', 'invite', 'answer', 'respond',
 ]);
@@ -66,14 +70,22 @@ export function queryIntent(words: readonly string[]): Intent | undefined {
   const first = words.findIndex((w) => !FILLERS.has(w));
   const lead = words[first];
   if (lead !== undefined) {
-    if (READ_CUES.has(lead)) return 'read';
     // "open a ticket" creates; "open PRs" describes a state
-    if (lead === 'open' && ['a', 'an', 'new'].includes(words[first + 1] ?? '')) return 'write';
+    if (lead === 'open') return ['a', 'an', 'new'].includes(words[first + 1] ?? '') ? 'write' : 'read';
+    if (READ_CUES.has(lead)) return 'read';
     if (WRITE_CUES.has(lead)) return 'write';
   }
   if (words.some((w) => WRITE_VERBS_ANYWHERE.has(w))) return 'write';
   if (words.some((w) => READ_CUES.has(w))) return 'read';
   return undefined;
+}
+
+/** Verbs that adjectives and nouns reach through synonyms ("open" → create, "new" → add). */
+const MAKING_VERBS = new Set(['create', 'add', 'make', 'start', 'submit', 'post', 'send', 'raise', 'compose'].map(stem));
+
+/** Whether a stemmed term is a verb that makes something new (create, add, post, …). */
+export function isMakingVerb(term: string): boolean {
+  return MAKING_VERBS.has(term);
 }
 
 /** The kind of tool a stemmed leading name word makes (undefined for neutral verbs such as "run"). */

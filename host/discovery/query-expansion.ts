@@ -7,6 +7,7 @@
  */
 import { analyze, type TermOccurrence } from './analyze.js';
 import type { IndexData } from './index-build.js';
+import { isMakingVerb, type Intent } from './intent.js';
 import { stem } from './stem.js';
 import { synonymsOf } from './synonyms.js';
 import { tokenize } from './tokenize.js';
@@ -22,8 +23,11 @@ export interface Unit {
   alternatives: Map<string, number>;
 }
 
-/** The query's terms, each with every catalog term it may stand for. */
-export function expandQuery(query: string, data: IndexData): Unit[] {
+/**
+ * The query's terms, each with every catalog term it may stand for. When the query reads, a
+ * synonym never turns a word into a making verb it did not name ("open" → create).
+ */
+export function expandQuery(query: string, data: IndexData, intent?: Intent): Unit[] {
   let occ = analyze(query, 'query');
   if (occ.length === 0) {
     // a query made only of stop words ("who are you") is taken literally
@@ -40,7 +44,11 @@ export function expandQuery(query: string, data: IndexData): Unit[] {
     };
     const widen = (t: string, w: number): void => {
       put(t, w);
-      for (const [s, sw] of synonymsOf(t)) put(s, w * sw);
+      for (const [s, sw] of synonymsOf(t)) {
+        // a question does not ask for an action: "my open PRs" is not "create a PR"
+        if (intent === 'read' && isMakingVerb(s) && !isMakingVerb(t)) continue;
+        put(s, w * sw);
+      }
     };
     widen(o.term, 1);
     if (!vocab.has(o.term) && !o.raw.includes(' ') && fuzzy < MAX_FUZZY_LOOKUPS) {

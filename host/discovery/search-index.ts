@@ -81,7 +81,9 @@ function queryBigrams(units: readonly Unit[]): { key: string; weight: number }[]
 
 function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[] {
   const n = data.docs.length;
-  const units = expandQuery(query, data);
+  const words = tokenize(query);
+  const intent = queryIntent(words);
+  const units = expandQuery(query, data, intent);
   const raw = new Float64Array(n);
   const covered = new Float64Array(n);
   let ideal = 0;
@@ -112,8 +114,6 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
   if (effective === 0) return [];
   const bigrams = queryBigrams(units);
   const matchesIntegration = integrationMatcher(opts.integration);
-  const words = tokenize(query);
-  const intent = queryIntent(words);
   const spelled = new Set(words);
   const scored: { doc: number; final: number }[] = [];
   for (let d = 0; d < n; d++) {

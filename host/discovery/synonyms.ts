@@ -103,6 +103,7 @@ const ONE_WAY: readonly (readonly [number, string, readonly string[]])[] = [
   [0.4, 'slow', ['latency', 'performance']],
   [0.6, 'cancel', ['delete']],
   [0.4, 'history', ['list', 'log']],
+  [0.6, 'ask', ['request']],
   [0.5, 'yesterday', ['history', 'recent']],
   ...['tomorrow', 'tonight', 'morning', 'afternoon', 'evening', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'weekend'].map(
     (day) => [0.6, day, ['schedule', 'later']] as const,

@@ -18,7 +18,8 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   'what', 'how', 'so', 'if', 'then', 'than', 'just', 'also', 'via', 'using', 'use', 'tool',
   'tools', 'let', 'lets', 'hey', 'quickly', 'currently', 'e', 'g', 'eg', 'ie', 'etc',
   'one', 'has', 'have', 'had', 'not', 'no', 'yes', 'up', 'out', 'over', 'when', 'where', 'who',
-  'whom', 'whose', 'why', 'all', 'every', 'each', 'returns', 'return', 'optional', 'default', 'defaults', 'given',
+  'whom', 'whose', 'why', 'whats', 'whos', 'hows', 'wheres', 'thats', 'theres', 'im', 'ive', 'id',
+  'dont', 'doesnt', 'isnt', 'arent', 'cant', 'wont', 'all', 'every', 'each', 'returns', 'return', 'optional', 'default', 'defaults', 'given',
 ]);
 
 /**

@@ -111,6 +111,11 @@ describe('intent', () => {
     assert.equal(queryIntent(tokenize('open a ticket for the bug')), 'write');
     assert.equal(queryIntent(tokenize('please retry the failed build')), 'write');
     assert.equal(queryIntent(tokenize('the new config file, create it')), 'write');
+    assert.equal(queryIntent(tokenize('my open pull requests')), 'read');
+    assert.equal(queryIntent(tokenize('open PRs in the api repo')), 'read');
+    assert.equal(queryIntent(tokenize('tickets assigned to me')), 'read');
+    assert.equal(queryIntent(tokenize('ask carol to review it')), 'write');
+    assert.equal(queryIntent(tokenize('jira')), undefined);
   });
   it('classifies tools by their leading name verb', () => {
     assert.equal(verbIntent(stem('list')), 'read');
