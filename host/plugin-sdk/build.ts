@@ -14,7 +14,7 @@ import type * as esbuild from 'esbuild';
 import { describeIssues, manifestSchema, TOOL_NAME, type PluginManifest } from '../../sandbox/manifest.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { loadPluginDir } from '../registry/load-plugins.js';
-import { evaluateDefinition, PluginBuildError, runEsbuild } from './evaluate-definition.js';
+import { EVALUATION_TIMEOUT_MS, evaluateDefinition, PluginBuildError, runEsbuild } from './evaluate-definition.js';
 import { resolveGuard, type GuardOptions } from './resolve-guard.js';
 
 export { PluginBuildError } from './evaluate-definition.js';
@@ -30,6 +30,8 @@ export interface BuildOptions {
   outDir?: string;
   /** bundle the real zod into plugin.js (for handlers that parse with zod at run time) */
   keepZod?: boolean;
+  /** time limit for evaluating the definition, ms (default 10 s) */
+  evaluationTimeoutMs?: number;
 }
 
 export interface BuildResult {
@@ -86,7 +88,7 @@ export async function buildPlugin(options: BuildOptions): Promise<BuildResult> {
     zodExports: Object.keys(zod),
   };
 
-  const raw = await evaluateDefinition({ esbuild: api, dir, toManifestPath: TO_MANIFEST_PATH, guard });
+  const raw = await evaluateDefinition({ esbuild: api, dir, toManifestPath: TO_MANIFEST_PATH, guard, timeoutMs: options.evaluationTimeoutMs ?? EVALUATION_TIMEOUT_MS });
   checkDefinition(raw);
   const manifestText = JSON.stringify(raw, null, 2) + '\n';
 

@@ -67,6 +67,7 @@ export interface EvaluateOptions {
   /** absolute path of to-manifest.js */
   toManifestPath: string;
   guard: Omit<GuardOptions, 'phase' | 'keepZod'>;
+  timeoutMs: number;
 }
 
 /** Returns the manifest data (not yet validated) that plugin.ts defines. */
@@ -87,7 +88,7 @@ export async function evaluateDefinition(options: EvaluateOptions): Promise<Reco
   const code = result.outputFiles[0]?.text ?? '';
   const sandbox: Record<string, unknown> = {};
   try {
-    vm.runInNewContext(code, sandbox, { timeout: EVALUATION_TIMEOUT_MS, filename: 'plugin.ts (build-time evaluation)' });
+    vm.runInNewContext(code, sandbox, { timeout: options.timeoutMs, filename: 'plugin.ts (build-time evaluation)' });
   } catch (err) {
     const message = err instanceof Error || (typeof err === 'object' && err !== null && 'message' in err) ? String((err as Error).message) : String(err);
     throw new PluginBuildError('plugin.ts', `plugin.ts threw while its definition was evaluated: ${message}`);
