@@ -4,15 +4,19 @@
  * batch size) three paths are driven with the same number of concurrent callers:
  *   - baseline: the plugin handler called in-process, a batch being B handler calls awaited together;
  *   - mcp:      N MCP SDK clients calling `execute_tools` over Streamable HTTP at /mcp;
- *   - rest:     N callers POSTing the same batch to /rest/:integration.
+ *   - rest:     N callers POSTing the same batch to /rest/:integration;
+ *   - sandbox:  N callers calling gateway.sandbox.run directly (no HTTP, MCP, policy or audit; a
+ *               plain fetch answers ctx.http), which splits the gap into isolation and the rest.
  * Every answer is checked (each item must be a result), so errors are counted, not timed.
  */
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { BenchGateway } from './bench-gateway.js';
 import { runClosedLoop, type LoadOptions, type LoadResult } from './closed-loop.js';
 import { baselineCall } from './in-process-baseline.js';
 import type { LoopbackUpstream } from './loopback-upstream.js';
+import { plainFetchHandler, sandboxTask } from './sandbox-cost.js';
 
 export interface E2eCase {
   name: string;
@@ -32,6 +36,7 @@ export interface E2eRow {
   baseline: LoadResult;
   mcp: LoadResult;
   rest: LoadResult;
+  sandbox: LoadResult;
 }
 
 export function e2eCases(): E2eCase[] {
@@ -104,7 +109,16 @@ export async function runEndToEnd(gw: BenchGateway, upstream: LoopbackUpstream, 
         checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
       });
       o.onResult?.(c, 'rest', rest);
-      rows.push({ case: c, baseline, mcp, rest });
+
+      const template = sandboxTask(gw, c.plugin, c.tool, c.handlerArgs, 'per-call');
+      const http = plainFetchHandler(upstream.origin);
+      const sandbox = await runClosedLoop(load, async () => {
+        const outs = await Promise.all(executions.map(() => gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http)));
+        const bad = outs.find((out) => !out.ok);
+        if (bad && !bad.ok) throw new Error(`${bad.error.code}: ${bad.error.message}`);
+      });
+      o.onResult?.(c, 'sandbox', sandbox);
+      rows.push({ case: c, baseline, mcp, rest, sandbox });
     }
   } finally {
     for (const client of clients) await client.close().catch(() => undefined);

@@ -23,10 +23,13 @@ export interface BenchOptions {
   /** sandbox worker threads (the policy default when undefined) */
   workers: number | undefined;
   sections: Section[];
+  /** run only the end-to-end cases whose name contains this text */
+  caseFilter: string | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N] [--duration SECONDS] [--warmup SECONDS]
-                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--only startup,e2e,sandbox]`;
+                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--only startup,e2e,sandbox]
+                       [--case TEXT]`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -53,6 +56,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     memoryExecutions: quick ? 5000 : 100_000,
     workers: undefined,
     sections: [...SECTIONS],
+    caseFilter: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
@@ -101,6 +105,11 @@ export function parseOptions(argv: string[]): BenchOptions {
         i++;
         break;
       }
+      case '--case':
+        if (!value) throw new Error(`--case needs a piece of a case name, e.g. "echo_args"\n${USAGE}`);
+        o.caseFilter = value;
+        i++;
+        break;
       case '--help':
       case '-h':
         throw new Error(USAGE);

@@ -25,15 +25,25 @@ const errs = (...rs: LoadResult[]): string => String(rs.reduce((n, r) => n + r.e
 
 export function e2eTables(rows: E2eRow[]): string {
   const throughput = table(
-    ['case (executions/s)', 'baseline', 'mcp', 'mcp/base', 'rest', 'rest/base', 'errors'],
-    rows.map((r) => [r.case.name, f0(r.baseline.execPerSec), f0(r.mcp.execPerSec), ratio(r.mcp.execPerSec / r.baseline.execPerSec), f0(r.rest.execPerSec), ratio(r.rest.execPerSec / r.baseline.execPerSec), errs(r.baseline, r.mcp, r.rest)]),
+    ['case (executions/s)', 'baseline', 'mcp', 'mcp/base', 'rest', 'rest/base', 'sandbox', 'sandbox/base', 'errors'],
+    rows.map((r) => [
+      r.case.name,
+      f0(r.baseline.execPerSec),
+      f0(r.mcp.execPerSec),
+      ratio(r.mcp.execPerSec / r.baseline.execPerSec),
+      f0(r.rest.execPerSec),
+      ratio(r.rest.execPerSec / r.baseline.execPerSec),
+      f0(r.sandbox.execPerSec),
+      ratio(r.sandbox.execPerSec / r.baseline.execPerSec),
+      errs(r.baseline, r.mcp, r.rest, r.sandbox),
+    ]),
   );
   const latency = table(
-    ['case (per request, ms p50/p99)', 'baseline', 'mcp', 'rest'],
-    rows.map((r) => [r.case.name, lat(r.baseline), lat(r.mcp), lat(r.rest)]),
+    ['case (per request, ms p50/p99)', 'baseline', 'mcp', 'rest', 'sandbox'],
+    rows.map((r) => [r.case.name, lat(r.baseline), lat(r.mcp), lat(r.rest), lat(r.sandbox)]),
   );
   const firstErrors = rows.flatMap((r) =>
-    (['baseline', 'mcp', 'rest'] as const).filter((k) => r[k].firstError).map((k) => `  ${r.case.name} / ${k}: ${r[k].errors} errors, first: ${r[k].firstError}`),
+    (['baseline', 'mcp', 'rest', 'sandbox'] as const).filter((k) => r[k].firstError).map((k) => `  ${r.case.name} / ${k}: ${r[k].errors} errors, first: ${r[k].firstError}`),
   );
   return [throughput, '', latency, ...(firstErrors.length ? ['', 'errors:', ...firstErrors] : [])].join('\n');
 }
