@@ -10,22 +10,26 @@ export interface RateLimiter {
 
 export function createRateLimiter(limits: { perUserPerMinute: number; perTenantPerMinute: number }, now: () => number = Date.now): RateLimiter {
   const windows = new Map<string, { start: number; count: number }>();
-  const check = (key: string, limit: number, t: number): number | undefined => {
-    if (limit <= 0) return undefined;
+  const current = (key: string, t: number): { start: number; count: number } => {
     let w = windows.get(key);
     if (!w || t - w.start >= 60_000) {
+      if (windows.size >= 100_000) windows.clear();
       w = { start: t, count: 0 };
       windows.set(key, w);
-      if (windows.size > 100_000) windows.clear();
     }
-    if (w.count >= limit) return Math.max(1, Math.ceil((w.start + 60_000 - t) / 1000));
-    w.count++;
-    return undefined;
+    return w;
   };
+  const wait = (w: { start: number }, t: number): number => Math.max(1, Math.ceil((w.start + 60_000 - t) / 1000));
   return {
     take(userId, tenant) {
       const t = now();
-      return check(`t:${tenant}`, limits.perTenantPerMinute, t) ?? check(`u:${userId}`, limits.perUserPerMinute, t);
+      const budgets: Array<[{ start: number; count: number }, number]> = [];
+      if (limits.perTenantPerMinute > 0) budgets.push([current(`t:${tenant}`, t), limits.perTenantPerMinute]);
+      if (limits.perUserPerMinute > 0) budgets.push([current(`u:${userId}`, t), limits.perUserPerMinute]);
+      // Check every budget before spending any: a refused execution spends nothing.
+      for (const [w, limit] of budgets) if (w.count >= limit) return wait(w, t);
+      for (const [w] of budgets) w.count++;
+      return undefined;
     },
   };
 }
