@@ -19,6 +19,9 @@ export interface FaultUpstream {
   /** resolves when the latest "huge" response stopped (client went away or cap reached) */
   hugeDone: Promise<void>;
   requests: number;
+  /** "slow" requests being answered now, and the most at once */
+  inFlight: number;
+  maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,8 @@ export async function startFaultUpstream(mode: FaultMode = 'ok'): Promise<FaultU
     hugeBytesSent: 0,
     hugeDone: Promise.resolve(),
     requests: 0,
+    inFlight: 0,
+    maxInFlight: 0,
     close: async () => undefined,
   };
   const later = (ms: number, fn: () => void): void => {
@@ -53,7 +58,12 @@ export async function startFaultUpstream(mode: FaultMode = 'ok'): Promise<FaultU
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, url: req.url }));
         return;
       case 'slow':
-        later(state.slowMs, () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, url: req.url })));
+        state.inFlight++;
+        state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+        later(state.slowMs, () => {
+          state.inFlight--;
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, url: req.url }));
+        });
         return;
       case 'error500':
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'upstream exploded' }));

@@ -1,0 +1,142 @@
+/**
+ * @module test/faults/limits
+ * The limits a multi-tenant operator sets in policy, end to end over HTTP: request body size
+ * (413, JSON), batch length (JSON-RPC invalid params over MCP, 400 over REST), per-user and
+ * per-tenant rate limits (GW_ERR_POLICY_RATE_LIMITED with retryAfterSec; REST 429 + Retry-After),
+ * and the per-plugin worker share (a slow plugin saturating its share while another stays fast).
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { PACKAGE_ROOT } from '../../host/paths.js';
+import { startGateway, type Item, type TestGateway } from '../helpers/gateway.js';
+import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
+
+const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
+const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
+
+const echo = (text: string) => ({ tool: 'echo_args', args: { text } });
+
+describe('limits: body size and batch length', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { bodyLimitBytes: 2048, maxBatch: 3 } } });
+  });
+  after(async () => gw.close());
+
+  it('a REST body over requests.bodyLimitBytes is 413 with a JSON error', async () => {
+    const r = await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'x'.repeat(4096) } });
+    assert.equal(r.status, 413);
+    assert.equal(r.json.code, 'GW_ERR_TRANSPORT_BODY_TOO_LARGE');
+    assert.equal(typeof r.json.error, 'string');
+    const ok = await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'x'.repeat(1000) } });
+    assert.equal(ok.status, 200, 'a body under the limit still passes');
+  });
+
+  it('an MCP body over the limit is 413 with a JSON-RPC error', async () => {
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: [echo('y'.repeat(4096))] } } }),
+    });
+    assert.equal(res.status, 413);
+    const body = (await res.json()) as { jsonrpc: string; error: { code: number; message: string } };
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(typeof body.error.message, 'string');
+  });
+
+  it('a batch over requests.maxBatch: invalid params over MCP, 400 over REST; at the limit it runs', async () => {
+    const client = await gw.mcpClient();
+    await assert.rejects(
+      client.callTool({ name: 'execute_tools', arguments: { executions: [echo('1'), echo('2'), echo('3'), echo('4')] } }),
+      (err: unknown) => err instanceof McpError && err.code === -32602,
+    );
+    const r = await gw.rest('fixture-echo', { executions: [echo('1'), echo('2'), echo('3'), echo('4')] });
+    assert.equal(r.status, 400);
+    assert.equal(r.json.code, 'GW_ERR_TRANSPORT_BATCH_TOO_LARGE');
+    const ok = await gw.rest('fixture-echo', { executions: [echo('1'), echo('2'), echo('3')] });
+    assert.deepEqual(ok.json.results.map((x: Item) => x.result?.text), ['1', '2', '3']);
+  });
+});
+
+describe('limits: per-user and per-tenant rate limits', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { perUserPerMinute: 3, perTenantPerMinute: 5 } } });
+  });
+  after(async () => gw.close());
+
+  it('per user: items past the budget get GW_ERR_POLICY_RATE_LIMITED with retryAfterSec; REST 429 with Retry-After', async () => {
+    const r = await gw.rest('fixture-echo', { executions: [echo('a'), echo('b'), echo('c'), echo('d')] });
+    assert.equal(r.status, 200);
+    const items = r.json.results as Item[];
+    assert.deepEqual(items.slice(0, 3).map((x) => x.result?.text), ['a', 'b', 'c']);
+    assert.equal(items[3]?.code, 'GW_ERR_POLICY_RATE_LIMITED');
+    assert.ok(Number.isInteger(items[3]?.retryAfterSec) && items[3]!.retryAfterSec >= 1 && items[3]!.retryAfterSec <= 60, JSON.stringify(items[3]));
+    const single = await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'e' } });
+    assert.equal(single.status, 429);
+    assert.equal(single.json.code, 'GW_ERR_POLICY_RATE_LIMITED');
+    const header = Number(single.headers.get('retry-after'));
+    assert.ok(header >= 1 && header <= 60, `Retry-After: ${single.headers.get('retry-after')}`);
+    assert.equal(header, single.json.retryAfterSec);
+  });
+
+  it('per tenant: a second user of the same tenant shares the tenant budget; refused items do not spend it; other tenants are unaffected', async () => {
+    // the tenant has spent 3 of 5 (the refused items above must not count)
+    const second = await gw.createUser('second@example.com', 'acme');
+    const r = await gw.rest('fixture-echo', { executions: [echo('f'), echo('g'), echo('h')] }, second.apiKey);
+    const items = r.json.results as Item[];
+    assert.deepEqual(items.map((x) => x.result?.text ?? x.code), ['f', 'g', 'GW_ERR_POLICY_RATE_LIMITED']);
+    const client = await gw.mcpClient(second.apiKey);
+    const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [echo('i')] } })) as { content: Array<{ text: string }> };
+    const mcpItem = JSON.parse(res.content[0]!.text).results[0] as Item;
+    assert.equal(mcpItem.code, 'GW_ERR_POLICY_RATE_LIMITED');
+    assert.ok(mcpItem.retryAfterSec >= 1);
+    const other = await gw.createUser('other@example.com', 'globex');
+    const o = await gw.execute('echo_args', { text: 'other tenant' }, other.apiKey);
+    assert.equal(o.result?.text, 'other tenant');
+    const limited = await gw.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_POLICY_RATE_LIMITED'");
+    assert.equal(limited!.n, 4, 'every refused execution is audited');
+  });
+});
+
+describe('limits: one plugin cannot take more than its share of the workers', () => {
+  let gw: TestGateway;
+  let up: FaultUpstream;
+  before(async () => {
+    up = await startFaultUpstream('slow');
+    up.slowMs = 800;
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES, FAULT_PLUGINS],
+      upstreams: { 'https://api.faults.test': up.origin },
+      workers: 4,
+      policy: { sandbox: { maxWorkerShare: 0.5 } },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    await up.close();
+  });
+
+  it('a slow plugin saturating its share (2 of 4 workers) leaves room for a fast plugin', async () => {
+    await gw.execute('echo_args', { text: 'warm' });
+    const slow = gw.rest('fixture-faults', { executions: Array.from({ length: 6 }, (_, i) => ({ tool: 'faults_slow', args: { tag: `s${i}` } })) });
+    const deadline = Date.now() + 10_000;
+    while (up.inFlight < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const stats = gw.gateway.sandbox.stats();
+    assert.ok(stats.queued >= 1, `the slow plugin's extra calls wait: ${JSON.stringify(stats)}`);
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      const item = await gw.execute('echo_args', { text: `fast${i}` });
+      times.push(performance.now() - t0);
+      assert.equal(item.result?.text, `fast${i}`);
+    }
+    const r = await slow;
+    assert.deepEqual(r.json.results.map((x: Item) => x.result?.tag), ['s0', 's1', 's2', 's3', 's4', 's5']);
+    assert.equal(up.maxInFlight, 2, 'ceil(0.5 × 4) = 2 calls of one plugin at once');
+    assert.ok(Math.max(...times) < up.slowMs, `fast calls did not wait for the slow plugin: ${times.map(Math.round).join(', ')} ms`);
+  });
+});
