@@ -4,8 +4,8 @@
  * a few seconds per case, 5,000 executions for memory) that finishes in about two minutes.
  */
 
-export type Section = 'startup' | 'e2e' | 'sandbox';
-export const SECTIONS: readonly Section[] = ['startup', 'e2e', 'sandbox'];
+export type Section = 'startup' | 'e2e' | 'sandbox' | 'cap';
+export const SECTIONS: readonly Section[] = ['startup', 'e2e', 'sandbox', 'cap'];
 
 export interface BenchOptions {
   quick: boolean;
@@ -20,6 +20,8 @@ export interface BenchOptions {
   sandboxCalls: number;
   /** executions made before the "after N calls" memory reading */
   memoryExecutions: number;
+  /** calls of the 5 MB result case */
+  capCalls: number;
   /** sandbox worker threads (the policy default when undefined) */
   workers: number | undefined;
   sections: Section[];
@@ -28,7 +30,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N] [--duration SECONDS] [--warmup SECONDS]
-                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--only startup,e2e,sandbox]
+                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--only startup,e2e,sandbox,cap]
                        [--case TEXT]`;
 
 function positiveInt(flag: string, value: string | undefined): number {
@@ -49,11 +51,12 @@ export function parseOptions(argv: string[]): BenchOptions {
     quick,
     name: quick ? 'quick' : 'full',
     clients: quick ? 16 : 64,
-    durationMs: quick ? 2000 : 10_000,
+    durationMs: quick ? 1500 : 10_000,
     warmupMs: quick ? 500 : 2000,
     maxOps: 2_000_000,
     sandboxCalls: quick ? 2000 : 5000,
     memoryExecutions: quick ? 5000 : 100_000,
+    capCalls: quick ? 6 : 50,
     workers: undefined,
     sections: [...SECTIONS],
     caseFilter: undefined,

@@ -7,6 +7,7 @@
 import type { E2eRow } from './end-to-end.js';
 import type { LoadResult } from './closed-loop.js';
 import type { SandboxCostRow } from './sandbox-cost.js';
+import type { ResultCapResult } from './result-cap.js';
 import type { StartupMemoryResult } from './startup-memory.js';
 
 export function table(header: string[], rows: string[][]): string {
@@ -79,4 +80,16 @@ export function startupText(s: StartupMemoryResult): string {
     ),
   ];
   return lines.join('\n');
+}
+
+export function resultCapText(r: ResultCapResult): string {
+  const t = table(
+    [`${r.resultChars} characters, ${r.calls} calls (ms)`, 'p50', 'p99', 'max'],
+    [
+      ['baseline: handler + JSON.stringify', ms(r.baseline.p50), ms(r.baseline.p99), ms(r.baseline.max)],
+      [`mcp execute_tools (capped to a ${r.mcpAnswerChars}-character answer)`, ms(r.mcp.p50), ms(r.mcp.p99), ms(r.mcp.max)],
+      ['rest (uncapped)', ms(r.rest.p50), ms(r.rest.p99), ms(r.rest.max)],
+    ],
+  );
+  return r.errors ? `${t}\nerrors: ${r.errors}, first: ${r.firstError ?? ''}` : t;
 }

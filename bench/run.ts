@@ -13,7 +13,8 @@ import type { LoadResult } from './closed-loop.js';
 import { e2eCases, runEndToEnd, type E2eCase, type E2eRow } from './end-to-end.js';
 import { startLoopbackUpstream } from './loopback-upstream.js';
 import { parseOptions, type BenchOptions } from './options.js';
-import { e2eTables, sandboxTable, startupText } from './report.js';
+import { e2eTables, resultCapText, sandboxTable, startupText } from './report.js';
+import { runResultCap, type ResultCapResult } from './result-cap.js';
 import { runSandboxCost, type SandboxCostRow } from './sandbox-cost.js';
 import { runStartupMemory, type StartupMemoryResult } from './startup-memory.js';
 
@@ -27,6 +28,7 @@ interface BenchResults {
   startup?: StartupMemoryResult;
   endToEnd?: E2eRow[];
   sandboxCost?: SandboxCostRow[];
+  resultCap?: ResultCapResult;
   /** wall time of each section, seconds */
   sectionSeconds: Record<string, number>;
 }
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
       );
       out.push('== 3. start-up and memory ==', startupText(results.startup), '');
     }
-    if (options.sections.includes('e2e') || options.sections.includes('sandbox')) {
+    if (options.sections.some((s) => s !== 'startup')) {
       const gw = await startBenchGateway({ upstreamOrigin: upstream.origin, policy });
       try {
         if (options.sections.includes('e2e')) {
@@ -94,6 +96,11 @@ async function main(): Promise<void> {
             }),
           );
           out.push('== 2. sandbox cost per call (sequential; sandbox.run vs the handler in-process) ==', sandboxTable(results.sandboxCost), '');
+        }
+        if (options.sections.includes('cap')) {
+          progress(`result cap: ${options.capCalls} calls returning 5 MB…`);
+          results.resultCap = await timed('cap', () => runResultCap(gw, upstream, { calls: options.capCalls, chars: 5_000_000 }));
+          out.push('== 4. capping a 5 MB result (one call at a time) ==', resultCapText(results.resultCap), '');
         }
       } finally {
         await gw.close();
