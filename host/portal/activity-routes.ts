@@ -49,8 +49,9 @@ export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContex
     const where: string[] = ['user_id = ?'];
     const params: SqlValue[] = [who.user.id];
     if (q.tool) {
-      where.push("tool LIKE ? ESCAPE '\\'");
-      params.push(`%${q.tool.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      // LOWER on both sides: LIKE ignores ASCII case on SQLite but not on PostgreSQL.
+      where.push("LOWER(tool) LIKE ? ESCAPE '\\'");
+      params.push(`%${q.tool.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     }
     if (q.integration) {
       where.push('integration = ?');

@@ -119,6 +119,9 @@ describe('two gateways on one PostgreSQL database act as replicas', { skip: post
     assert.equal(activity.status, 200);
     assert.match(activity.body, /newrelic_list_accounts/);
     assert.match((await web.get('/activity?success=no')).body, /newrelic_get_entity/);
+    const filtered = (await web.get('/activity?tool=NewRelic_List')).body; // any case, "_" taken literally
+    assert.match(filtered, /newrelic_list_accounts/);
+    assert.doesNotMatch(filtered, /newrelic_get_entity/);
     upstream.requests.length = 0;
     const onB = await b.execute('newrelic_list_accounts');
     assert.equal(onB.result?.accounts?.length, ACCOUNTS.length, JSON.stringify(onB).slice(0, 300));
