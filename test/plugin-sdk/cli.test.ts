@@ -1,0 +1,141 @@
+/**
+ * @module test/plugin-sdk/cli.test
+ * `workbench plugin new` scaffolds a folder that builds, validates and passes its own test out of
+ * the box (and builds to the same bytes wherever it lives); `workbench plugin build` reports
+ * failures with exit 1; zod stays out of plugin.js unless --keep-zod asks for it.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { buildPlugin } from '../../host/plugin-sdk/build.js';
+import { scaffoldPlugin } from '../../host/plugin-sdk/scaffold.js';
+import { CLI, echoTool, fakeCtx, importBuilt, pluginSource, removeTempDirs, tempDir, writePlugin } from './temp-plugin.js';
+
+const exec = promisify(execFile);
+after(() => removeTempDirs());
+
+async function workbench(args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['--no-node-snapshot', CLI, ...args], { cwd, encoding: 'utf8' });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('workbench plugin new / build / validate', () => {
+  test('a new plugin builds, validates and passes its own test out of the box', async () => {
+    const parent = tempDir();
+    const created = await workbench(['plugin', 'new', 'acme-tracker', '--dir', parent]);
+    assert.equal(created.code, 0, created.stderr);
+    const dir = path.join(parent, 'acme-tracker');
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['README.md', 'plugin.test.mjs', 'plugin.ts', 'tsconfig.json']);
+    assert.match(fs.readFileSync(path.join(dir, 'plugin.ts'), 'utf8'), /from 'workbench\/plugin-sdk'/);
+
+    const built = await workbench(['plugin', 'build', dir, '--json']);
+    assert.equal(built.code, 0, built.stderr);
+    const summary = JSON.parse(built.stdout);
+    assert.deepEqual({ name: summary.name, tools: summary.tools, outDir: summary.outDir }, { name: 'acme-tracker', tools: ['acme_tracker_get_item'], outDir: path.join(dir, 'dist') });
+    assert.ok(summary.pluginBytes < 6_000, `plugin.js is ${summary.pluginBytes} bytes`);
+
+    const validated = await workbench(['plugin', 'validate', path.join(dir, 'dist')]);
+    assert.equal(validated.code, 0, validated.stderr);
+    assert.match(validated.stdout, /^ok: acme-tracker@0\.1\.0: 1 tool\(s\)/);
+
+    // without this runner's NODE_TEST_CONTEXT, so the child reports on its own stdout
+    const { NODE_TEST_CONTEXT: _inherited, ...env } = process.env;
+    const ownTest = await exec(process.execPath, ['--test', '--test-reporter=tap'], { cwd: dir, encoding: 'utf8', env });
+    assert.match(ownTest.stdout, /# pass 2\n# fail 0/);
+  });
+
+  test('the same scaffold builds to the same bytes in two different folders', async () => {
+    const outputs: Buffer[] = [];
+    for (const parent of [tempDir(), path.join(tempDir(), 'deeper', 'still')]) {
+      fs.mkdirSync(parent, { recursive: true });
+      const { dir } = scaffoldPlugin('same-name', parent);
+      const out = path.join(tempDir(), 'out');
+      await buildPlugin({ dir, outDir: out });
+      outputs.push(Buffer.concat([fs.readFileSync(path.join(out, 'manifest.json')), fs.readFileSync(path.join(out, 'plugin.js'))]));
+    }
+    assert.ok(outputs[0]!.equals(outputs[1]!));
+  });
+
+  test('plugin new refuses a bad name and a folder that has files', async () => {
+    const parent = tempDir();
+    const bad = await workbench(['plugin', 'new', 'My_Plugin', '--dir', parent]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /"My_Plugin" is not a plugin name: use kebab-case/);
+    scaffoldPlugin('twice', parent);
+    const before = fs.readFileSync(path.join(parent, 'twice', 'plugin.ts'));
+    assert.throws(() => scaffoldPlugin('twice', parent), /twice already exists and is not empty/);
+    assert.ok(fs.readFileSync(path.join(parent, 'twice', 'plugin.ts')).equals(before), 'nothing is overwritten');
+  });
+
+  test('a failed build exits 1 and says where', async () => {
+    const dir = writePlugin(pluginSource(echoTool(), "import fs from 'node:fs';\nvoid fs;"));
+    const r = await workbench(['plugin', 'build', dir]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`^build failed \\(${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): plugin\\.ts:2:\\d+: import "node:fs" is not allowed`));
+    assert.equal(fs.existsSync(path.join(dir, 'dist')), false);
+    const usage = await workbench(['plugin', 'build']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /usage: workbench plugin build DIR/);
+  });
+});
+
+describe('zod in plugin.js', () => {
+  const parsing = pluginSource(
+    `    temp_parse: defineTool({
+      description: 'Parses the API answer with zod at run time.',
+      input: z.object({ id: z.string() }),
+      handler: async (ctx, args) => {
+        const res = await ctx.http('https://api.temp.example/x/' + args.id);
+        return Answer.parse(await res.json());
+      },
+    }),`,
+    'const Answer = z.object({ id: z.string(), n: z.number() });',
+  );
+
+  test('left out by default: a handler that parses at run time fails with an error naming --keep-zod', async () => {
+    const dir = writePlugin(parsing);
+    const r = await buildPlugin({ dir });
+    assert.ok(r.pluginBytes < 4_000, `${r.pluginBytes} bytes`);
+    const plugin = await importBuilt(r.outDir);
+    const { ctx } = fakeCtx({ status: 200, json: { id: 'a', n: 1 } });
+    await assert.rejects(plugin['temp_parse']!(ctx, { id: 'a' }), /zod\.parse cannot run: zod was left out of plugin\.js .* Build with --keep-zod/);
+  });
+
+  test('--keep-zod bundles the real zod, still without imports', async () => {
+    const dir = writePlugin(parsing);
+    const r = await buildPlugin({ dir, keepZod: true });
+    const js = fs.readFileSync(path.join(r.outDir, 'plugin.js'), 'utf8');
+    assert.ok(r.pluginBytes > 100_000, `${r.pluginBytes} bytes`);
+    assert.doesNotMatch(js, /^\s*import\s/m);
+    const plugin = await importBuilt(r.outDir);
+    const ok = fakeCtx({ status: 200, json: { id: 'a', n: 1, extra: true } });
+    assert.deepEqual(await plugin['temp_parse']!(ok.ctx, { id: 'a' }), { id: 'a', n: 1 });
+    assert.equal(ok.requests[0]?.url, 'https://api.temp.example/x/a');
+    await assert.rejects(plugin['temp_parse']!(fakeCtx({ status: 200, json: { id: 'a' } }).ctx, { id: 'a' }), /expected number/);
+  });
+
+  test("`import * as z from 'zod'` works too: schemas in the manifest, an inert z at run time", async () => {
+    const dir = writePlugin(
+      `import * as z from 'zod';
+import { definePlugin, defineTool } from 'workbench/plugin-sdk';
+const Mode = z.enum(['fast', 'slow']);
+export default definePlugin({
+  name: 'temp-ns', version: '1.0.0', displayName: 'T', description: 'T.', auth: { type: 'none' },
+  tools: { temp_ns: defineTool({ description: 'x', input: z.object({ mode: Mode.default('fast') }), handler: async (_ctx, args) => ({ mode: args.mode, label: \`\${Mode}\` }) }) },
+});
+`,
+    );
+    const r = await buildPlugin({ dir });
+    assert.deepEqual(r.manifest.tools[0]?.inputSchema['properties'], { mode: { default: 'fast', type: 'string', enum: ['fast', 'slow'] } });
+    const plugin = await importBuilt(r.outDir);
+    assert.deepEqual(await plugin['temp_ns']!(fakeCtx({ status: 200, json: {} }).ctx, { mode: 'slow' }), { mode: 'slow', label: '[zod schema]' });
+  });
+});
