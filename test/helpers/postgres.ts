@@ -5,7 +5,7 @@
  * create databases on demand, and remove everything on stop. Without the binaries the tests skip,
  * except in CI (CI=true), where a missing server is a failure.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -96,7 +96,16 @@ export async function startPostgres(): Promise<TestPostgres> {
     }
   }
   const base = `postgres://postgres@127.0.0.1:${port}`;
+  // A test process that dies without calling stop() must not leave a server behind.
+  const onExit = (): void => {
+    const args = ['stop', '-D', data, '-m', 'immediate'];
+    const root = typeof process.getuid === 'function' && process.getuid() === 0;
+    spawnSync(root ? 'runuser' : path.join(bin, 'pg_ctl'), root ? ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), ...args] : args, { stdio: 'ignore' });
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
   const stop = async (): Promise<void> => {
+    process.off('exit', onExit);
     await asServerUser(path.join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate', '-w']).catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });
   };
