@@ -15,8 +15,10 @@ export const FIRST_USER_EMAIL = 'local@workbench.local';
 
 export async function runServe(config: GatewayConfig): Promise<number> {
   const gateway = await createGateway(config);
-  if ((await gateway.users.count()) === 0) {
-    const user = await gateway.users.create(FIRST_USER_EMAIL, 'default');
+  // Replicas starting together on an empty database race here: the loser's insert fails on the
+  // unique email, and it simply starts without printing a key.
+  const user = (await gateway.users.count()) === 0 ? await gateway.users.create(FIRST_USER_EMAIL, 'default').catch(() => undefined) : undefined;
+  if (user) {
     const { key } = await gateway.users.createApiKey(user.id, 'first start');
     const clientConfig = { mcpServers: { workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };
     process.stdout.write(
