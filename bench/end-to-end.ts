@@ -31,12 +31,13 @@ export interface E2eCase {
   batch: number;
 }
 
+export const E2E_PATHS = ['baseline', 'mcp', 'rest', 'sandbox'] as const;
+export type E2ePath = (typeof E2E_PATHS)[number];
+
 export interface E2eRow {
   case: E2eCase;
-  baseline: LoadResult;
-  mcp: LoadResult;
-  rest: LoadResult;
-  sandbox: LoadResult;
+  /** the paths that were run (all four unless --paths chose fewer) */
+  results: Partial<Record<E2ePath, LoadResult>>;
 }
 
 export function e2eCases(): E2eCase[] {
@@ -72,12 +73,13 @@ export interface E2eOptions {
   durationMs: number;
   warmupMs: number;
   maxOps: number;
+  paths: readonly E2ePath[];
   /** called after each measured path, for progress output */
   onResult?: (c: E2eCase, path: string, r: LoadResult) => void;
 }
 
 export async function runEndToEnd(gw: BenchGateway, upstream: LoopbackUpstream, cases: E2eCase[], o: E2eOptions): Promise<E2eRow[]> {
-  const clients = await connectClients(gw, o.clients);
+  const clients = o.paths.includes('mcp') ? await connectClients(gw, o.clients) : [];
   const rows: E2eRow[] = [];
   try {
     for (const c of cases) {
@@ -86,39 +88,41 @@ export async function runEndToEnd(gw: BenchGateway, upstream: LoopbackUpstream, 
       const executions = Array.from({ length: c.batch }, () => ({ tool: c.tool, args: c.args }));
 
       const call = await baselineCall(c.plugin, c.tool, c.handlerArgs, upstream.origin);
-      const baseline = await runClosedLoop(load, async () => {
-        await Promise.all(executions.map(() => call.run()));
-      });
-      o.onResult?.(c, 'baseline', baseline);
-
-      const mcp = await runClosedLoop(load, async (loop) => {
-        const client = clients[loop] as Client;
-        const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
-        const text = res.content.find((p) => p.type === 'text')?.text ?? '';
-        if (res.isError) throw new Error(`execute_tools isError: ${text.slice(0, 200)}`);
-        checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
-      });
-      o.onResult?.(c, 'mcp', mcp);
-
       const restUrl = `${gw.url}/rest/${encodeURIComponent(c.plugin)}`;
       const body = JSON.stringify({ executions });
-      const rest = await runClosedLoop(load, async () => {
-        const res = await fetch(restUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body });
-        const text = await res.text();
-        if (res.status !== 200) throw new Error(`REST answered ${res.status}: ${text.slice(0, 200)}`);
-        checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
-      });
-      o.onResult?.(c, 'rest', rest);
-
       const template = sandboxTask(gw, c.plugin, c.tool, c.handlerArgs, 'per-call');
       const http = plainFetchHandler(upstream.origin);
-      const sandbox = await runClosedLoop(load, async () => {
-        const outs = await Promise.all(executions.map(() => gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http)));
-        const bad = outs.find((out) => !out.ok);
-        if (bad && !bad.ok) throw new Error(`${bad.error.code}: ${bad.error.message}`);
-      });
-      o.onResult?.(c, 'sandbox', sandbox);
-      rows.push({ case: c, baseline, mcp, rest, sandbox });
+      const ops: Record<E2ePath, (loop: number) => Promise<void>> = {
+        baseline: async () => {
+          await Promise.all(executions.map(() => call.run()));
+        },
+        mcp: async (loop) => {
+          const client = clients[loop] as Client;
+          const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+          const text = res.content.find((p) => p.type === 'text')?.text ?? '';
+          if (res.isError) throw new Error(`execute_tools isError: ${text.slice(0, 200)}`);
+          checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
+        },
+        rest: async () => {
+          const res = await fetch(restUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body });
+          const text = await res.text();
+          if (res.status !== 200) throw new Error(`REST answered ${res.status}: ${text.slice(0, 200)}`);
+          checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
+        },
+        sandbox: async () => {
+          const outs = await Promise.all(executions.map(() => gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http)));
+          const bad = outs.find((out) => !out.ok);
+          if (bad && !bad.ok) throw new Error(`${bad.error.code}: ${bad.error.message}`);
+        },
+      };
+      const results: E2eRow['results'] = {};
+      for (const path of E2E_PATHS) {
+        if (!o.paths.includes(path)) continue;
+        const r = await runClosedLoop(load, ops[path]);
+        results[path] = r;
+        o.onResult?.(c, path, r);
+      }
+      rows.push({ case: c, results });
     }
   } finally {
     for (const client of clients) await client.close().catch(() => undefined);

@@ -3,6 +3,7 @@
  * Command-line options of `npm run bench -- [options]`. --quick is a smoke-sized run (16 clients,
  * a few seconds per case, 5,000 executions for memory) that finishes in about two minutes.
  */
+import { E2E_PATHS, type E2ePath } from './end-to-end.js';
 
 export type Section = 'startup' | 'e2e' | 'sandbox' | 'cap';
 export const SECTIONS: readonly Section[] = ['startup', 'e2e', 'sandbox', 'cap'];
@@ -27,11 +28,13 @@ export interface BenchOptions {
   sections: Section[];
   /** run only the end-to-end cases whose name contains this text */
   caseFilter: string | undefined;
+  /** end-to-end paths to drive */
+  paths: E2ePath[];
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N] [--duration SECONDS] [--warmup SECONDS]
                        [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--only startup,e2e,sandbox,cap]
-                       [--case TEXT]`;
+                       [--case TEXT] [--paths baseline,mcp,rest,sandbox]`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -60,6 +63,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     workers: undefined,
     sections: [...SECTIONS],
     caseFilter: undefined,
+    paths: [...E2E_PATHS],
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] as string;
@@ -113,6 +117,14 @@ export function parseOptions(argv: string[]): BenchOptions {
         o.caseFilter = value;
         i++;
         break;
+      case '--paths': {
+        const wanted = (value ?? '').split(',').filter(Boolean);
+        const bad = wanted.filter((p) => !E2E_PATHS.includes(p as E2ePath));
+        if (wanted.length === 0 || bad.length > 0) throw new Error(`--paths takes a list of ${E2E_PATHS.join(', ')}\n${USAGE}`);
+        o.paths = wanted as E2ePath[];
+        i++;
+        break;
+      }
       case '--help':
       case '-h':
         throw new Error(USAGE);

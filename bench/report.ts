@@ -4,8 +4,7 @@
  * Workbench ÷ baseline for throughput (higher is better, 1.00 = as fast as in-process) and
  * Workbench − baseline for latency overhead.
  */
-import type { E2eRow } from './end-to-end.js';
-import type { LoadResult } from './closed-loop.js';
+import { E2E_PATHS, type E2ePath, type E2eRow } from './end-to-end.js';
 import type { SandboxCostRow } from './sandbox-cost.js';
 import type { ResultCapResult } from './result-cap.js';
 import type { StartupMemoryResult } from './startup-memory.js';
@@ -21,30 +20,37 @@ const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-');
 /** a ratio: two decimals, or two significant digits when it is below 0.1 */
 const ratio = (n: number): string => (!Number.isFinite(n) ? '-' : n >= 0.1 ? n.toFixed(2) : n.toPrecision(2));
 const ms = (n: number): string => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : '-');
-const lat = (r: LoadResult): string => `${ms(r.latencyMs.p50)}/${ms(r.latencyMs.p99)}`;
-const errs = (...rs: LoadResult[]): string => String(rs.reduce((n, r) => n + r.errors, 0));
 
 export function e2eTables(rows: E2eRow[]): string {
+  const per = (r: E2eRow, p: E2ePath): string => f0(r.results[p]?.execPerSec ?? NaN);
+  const vs = (r: E2eRow, p: E2ePath): string => ratio((r.results[p]?.execPerSec ?? NaN) / (r.results.baseline?.execPerSec ?? NaN));
   const throughput = table(
     ['case (executions/s)', 'baseline', 'mcp', 'mcp/base', 'rest', 'rest/base', 'sandbox', 'sandbox/base', 'errors'],
     rows.map((r) => [
       r.case.name,
-      f0(r.baseline.execPerSec),
-      f0(r.mcp.execPerSec),
-      ratio(r.mcp.execPerSec / r.baseline.execPerSec),
-      f0(r.rest.execPerSec),
-      ratio(r.rest.execPerSec / r.baseline.execPerSec),
-      f0(r.sandbox.execPerSec),
-      ratio(r.sandbox.execPerSec / r.baseline.execPerSec),
-      errs(r.baseline, r.mcp, r.rest, r.sandbox),
+      per(r, 'baseline'),
+      per(r, 'mcp'),
+      vs(r, 'mcp'),
+      per(r, 'rest'),
+      vs(r, 'rest'),
+      per(r, 'sandbox'),
+      vs(r, 'sandbox'),
+      String(E2E_PATHS.reduce((n, p) => n + (r.results[p]?.errors ?? 0), 0)),
     ]),
   );
+  const lat = (r: E2eRow, p: E2ePath): string => {
+    const l = r.results[p]?.latencyMs;
+    return l ? `${ms(l.p50)}/${ms(l.p99)}` : '-';
+  };
   const latency = table(
-    ['case (per request, ms p50/p99)', 'baseline', 'mcp', 'rest', 'sandbox'],
-    rows.map((r) => [r.case.name, lat(r.baseline), lat(r.mcp), lat(r.rest), lat(r.sandbox)]),
+    ['case (per request, ms p50/p99)', ...E2E_PATHS],
+    rows.map((r) => [r.case.name, ...E2E_PATHS.map((p) => lat(r, p))]),
   );
   const firstErrors = rows.flatMap((r) =>
-    (['baseline', 'mcp', 'rest', 'sandbox'] as const).filter((k) => r[k].firstError).map((k) => `  ${r.case.name} / ${k}: ${r[k].errors} errors, first: ${r[k].firstError}`),
+    E2E_PATHS.flatMap((p) => {
+      const res = r.results[p];
+      return res?.firstError ? [`  ${r.case.name} / ${p}: ${res.errors} errors, first: ${res.firstError}`] : [];
+    }),
   );
   return [throughput, '', latency, ...(firstErrors.length ? ['', 'errors:', ...firstErrors] : [])].join('\n');
 }

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
           const onResult = (c: E2eCase, p: string, r: LoadResult): void =>
             progress(`  ${c.name} / ${p}: ${r.execPerSec.toFixed(0)} exec/s, p50 ${r.latencyMs.p50.toFixed(2)} ms, p99 ${r.latencyMs.p99.toFixed(2)} ms, ${r.errors} errors`);
           results.endToEnd = await timed('e2e', () =>
-            runEndToEnd(gw, upstream, e2eCases().filter((c) => options.caseFilter === undefined || c.name.includes(options.caseFilter)), { clients: options.clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, onResult }),
+            runEndToEnd(gw, upstream, e2eCases().filter((c) => options.caseFilter === undefined || c.name.includes(options.caseFilter)), { clients: options.clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, paths: options.paths, onResult }),
           );
           out.push(`== 1. execute_tools end to end (${options.clients} concurrent callers, ${gw.gateway.sandbox.stats().workers} sandbox workers) ==`, e2eTables(results.endToEnd), '');
         }
