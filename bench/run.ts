@@ -42,8 +42,9 @@ async function main(): Promise<void> {
   try {
     options = parseOptions(process.argv.slice(2));
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n`);
-    process.exitCode = 2;
+    const message = (err as Error).message;
+    process.stderr.write(`${message}\n`);
+    process.exitCode = message.startsWith('usage:') ? 0 : 2;
     return;
   }
   const cpus = os.cpus();
