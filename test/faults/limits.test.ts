@@ -106,7 +106,7 @@ describe('limits: one plugin cannot take more than its share of the workers', ()
   let up: FaultUpstream;
   before(async () => {
     up = await startFaultUpstream('slow');
-    up.slowMs = 800;
+    up.slowMs = 1500;
     gw = await startGateway({
       plugins: [],
       pluginDirs: [FIXTURES, FAULT_PLUGINS],
