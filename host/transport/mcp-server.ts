@@ -26,9 +26,16 @@ export interface McpServerDeps {
   logger: Logger;
 }
 
+// A stateless server is built per request; the JSON Schemas of the fixed meta-tools are not.
+const schemaCache = new WeakMap<z.ZodObject, Record<string, unknown>>();
+
 function toJsonSchema(schema: z.ZodObject): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete json['$schema'];
+  let json = schemaCache.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    delete json['$schema'];
+    schemaCache.set(schema, json);
+  }
   return json;
 }
 
