@@ -60,9 +60,9 @@ describe('faults: the database is locked, full or read-only', () => {
     if (typeof fsys !== 'string') fsys.unmount();
   });
 
-  it('locked by another process beyond busy_timeout: calls still answer, the audit failure is counted, rows resume after', async (t) => {
-    if (typeof fsys === 'string') return t.skip(fsys);
-    const gw = await gatewayOn(fsys.dir);
+  it('locked by another process beyond busy_timeout: calls still answer, the audit failure is counted, rows resume after', async () => {
+    // needs no special file system: on the tmpfs when there is one, else in the usual temp dir
+    const gw = typeof fsys === 'string' ? await startGateway({ plugins: [], pluginDirs: [FIXTURES] }) : await gatewayOn(fsys.dir);
     try {
       await gw.execute('echo_args', { text: 'warm' }); // the main key's last_used_at is now fresh
       const other = await gw.createUser('second@example.com'); // a key never used: authenticating it writes
