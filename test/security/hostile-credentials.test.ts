@@ -147,6 +147,19 @@ describe('a hostile plugin hunting for credentials', () => {
     assert.deepEqual(findSecrets([JSON.stringify(item)], allSecrets), []);
   });
 
+  it('cannot forge log lines or flood the log through ctx.log', async () => {
+    const before = gw.logs.length;
+    const [item] = await gw.batch('hostile-thief', [{ tool: 'thief_forge_log' }], a.apiKey);
+    assert.deepEqual(item, { result: { logged: true } });
+    const lines = gw.logs.slice(before);
+    for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `every log line is one JSON object: ${line.slice(0, 200)}`);
+    const parsed = lines.map((l) => JSON.parse(l) as { msg?: string; source?: string; userId?: string });
+    assert.ok(!parsed.some((p) => p.msg === 'admin login ok' || p.userId === 'root'), 'no forged line became a real one');
+    const fromPlugin = parsed.filter((p) => p.source === 'plugin');
+    assert.ok(fromPlugin.length >= 3 && fromPlugin.length <= 100, `plugin log lines per call are capped (${fromPlugin.length})`);
+    assert.ok(lines.every((l) => l.length < 5000), 'each plugin log line is bounded');
+  });
+
   it('keeps no module state, globals or patched built-ins across calls and users', async () => {
     const secretA = `SECRET-STATE-${tag}-a`;
     allSecrets.push(secretA);

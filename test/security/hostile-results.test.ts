@@ -92,8 +92,21 @@ describe('a hostile plugin returning poisonous results', () => {
     assert.deepEqual(Object.keys(item.result).sort(), ['__proto__', 'constructor']);
   });
 
+  it('reduces every thrown value to a bounded, clean message with GW_ERR_SANDBOX_HANDLER_THREW', async () => {
+    const kinds = ['huge_message', 'control_chars', 'null', 'undefined', 'function', 'symbol', 'bigint', 'throwing_getters', 'throwing_to_string', 'proxy', 'fake_code', 'fake_json'];
+    const items = await gw.batch('hostile-poison', kinds.map((kind) => ({ tool: 'poison_throw', args: { kind } })), apiKey);
+    items.forEach((item, i) => {
+      assert.equal(item.code, 'GW_ERR_SANDBOX_HANDLER_THREW', `${kinds[i]}: ${JSON.stringify(item).slice(0, 200)}`);
+      assert.deepEqual(Object.keys(item).sort(), ['code', 'error'], `${kinds[i]}: nothing but the message and the code`);
+      assert.ok(item.error.length > 0 && item.error.length <= 2100, `${kinds[i]}: ${item.error.length} chars`);
+      // eslint-disable-next-line no-control-regex -- the point is that none survive
+      assert.doesNotMatch(item.error, /[\u0000-\u0008\u000b-\u001f\u007f]/, `${kinds[i]}: no control characters`);
+    });
+    assert.match(items[kinds.indexOf('fake_code')].error, /pretend/, 'a plugin cannot pass its error off as a gateway code');
+  });
+
   it('audits each poisonous call and still answers a legitimate call', async () => {
-    const rows = await gw.gateway.db.all<{ success: number; error_code: string | null }>("SELECT success, error_code FROM audit_events WHERE integration = 'hostile-poison'");
+    const rows = await gw.gateway.db.all<{ success: number; error_code: string | null }>("SELECT success, error_code FROM audit_events WHERE integration = 'hostile-poison' AND tool = 'poison'");
     const failures = KINDS.filter((k) => EXPECTED[k] !== 'result').length;
     assert.equal(rows.filter((r) => r.success === 0).length, 2 * failures);
     assert.ok(rows.filter((r) => r.success === 0).every((r) => /^GW_ERR_SANDBOX_/.test(r.error_code ?? '')));

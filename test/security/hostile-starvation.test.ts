@@ -114,6 +114,8 @@ describe('a hostile plugin starving the pool', () => {
   it('stops a memory bomb with GW_ERR_SANDBOX_MEMORY, and the next calls are clean', async () => {
     const [item] = await gw.batch('hostile-hog', [{ tool: 'hog_memory' }], apiKey);
     assert.equal(item.code, 'GW_ERR_SANDBOX_MEMORY', JSON.stringify(item));
+    const [buffers] = await gw.batch('hostile-hog', [{ tool: 'hog_buffers', args: { mb: 512, count: 8 } }], apiKey);
+    assert.equal(buffers.code, 'GW_ERR_SANDBOX_MEMORY', `4 GiB of ArrayBuffers outside the JS heap: ${JSON.stringify(buffers)}`);
     const again = await gw.batch('hostile-hog', [{ tool: 'hog_flood', args: { n: 1 } }], apiKey);
     assert.deepEqual(again[0].result, { codes: { 'ok 200': 1 } }, 'the hostile plugin itself still runs after its isolate was disposed');
   });
@@ -127,8 +129,9 @@ describe('a hostile plugin starving the pool', () => {
     assert.equal(health.status, 200);
     const stats = gw.gateway.sandbox.stats();
     assert.ok(stats.ready);
+    assert.equal(stats.crashes, 0, 'no attack killed the sandbox process');
     assert.ok(!stats.quarantined.some((q) => q.plugin.startsWith('fixture-')), JSON.stringify(stats.quarantined));
     const rows = await gw.gateway.db.all<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE integration = 'hostile-hog'");
-    assert.equal(rows[0]?.n, 4 + 3 + 1 + 1 + 1, 'one audit row per hostile execution');
+    assert.equal(rows[0]?.n, 4 + 3 + 1 + 2 + 1, 'one audit row per hostile execution');
   });
 });
