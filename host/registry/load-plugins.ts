@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
+import { separatePatterns, type PatternIssue } from './patterns.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
 
 export const MAX_PLUGIN_SOURCE_BYTES = 4 * 1024 * 1024;
@@ -53,7 +54,15 @@ function listPluginDirs(roots: readonly string[]): string[] {
 /** Compiles one tool's JSON Schema; throws with a message naming the tool when it cannot. */
 export function compileToolSchema(tool: ToolManifest): z.ZodType {
   try {
-    return z.fromJSONSchema(tool.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    // Patterns are checked with RE2 after zod, never as backtracking RegExps (see patterns.ts).
+    const { stripped, check } = separatePatterns(tool.inputSchema);
+    const base = z.fromJSONSchema(stripped as Parameters<typeof z.fromJSONSchema>[0]);
+    if (!check) return base;
+    return base.superRefine((value, ctx) => {
+      const issues: PatternIssue[] = [];
+      check(value, [], issues);
+      for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    });
   } catch (err) {
     throw new Error(`tools.${tool.name}.inputSchema: cannot be compiled: ${(err as Error).message}`);
   }

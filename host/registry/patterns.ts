@@ -1,0 +1,108 @@
+/**
+ * @module host/registry/patterns
+ * JSON Schema `pattern`s come from third-party manifests and run on the host's event loop, so a
+ * backtracking RegExp like `^(a+)+$` could stall every caller. Patterns are therefore taken out of
+ * the schema before zod compiles it and checked with RE2 (re2js), whose matching is linear in the
+ * input. A pattern RE2 cannot compile (lookaround, backreferences), one placed where its value
+ * cannot be located without trying branches (anyOf, oneOf, allOf, not, if/then/else, $defs), and
+ * patternProperties (whose keys are regular expressions) refuse the plugin at load, path named.
+ */
+import { RE2JS } from 're2js';
+
+export interface PatternIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+type Checker = (value: unknown, path: (string | number)[], issues: PatternIssue[]) => void;
+
+const UNSUPPORTED_PLACES = ['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions', 'dependentSchemas'];
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function containsPattern(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(containsPattern);
+  if (!isRecord(node)) return false;
+  return 'pattern' in node || Object.values(node).some(containsPattern);
+}
+
+/**
+ * Returns a copy of `schema` without `pattern` keys, and a checker that applies those patterns to
+ * a value that already passed the stripped schema. Throws an Error naming the path on a pattern it
+ * cannot check safely.
+ */
+export function separatePatterns(schema: Record<string, unknown>): { stripped: Record<string, unknown>; check: Checker | undefined } {
+  const walk = (node: unknown, where: string): { stripped: unknown; check: Checker | undefined } => {
+    if (!isRecord(node)) return { stripped: node, check: undefined };
+    const out: Record<string, unknown> = {};
+    const checks: Checker[] = [];
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'patternProperties') {
+        throw new Error(`${where}.patternProperties: not supported (its keys are regular expressions); use additionalProperties`);
+      } else if (UNSUPPORTED_PLACES.includes(key)) {
+        if (containsPattern(value)) throw new Error(`${where}.${key}: "pattern" is not supported here; put it on a plain property`);
+        out[key] = value;
+      } else if (key === 'pattern') {
+        if (typeof value !== 'string') throw new Error(`${where}.pattern: must be a string`);
+        let re: RE2JS;
+        try {
+          re = RE2JS.compile(value);
+        } catch (err) {
+          throw new Error(`${where}.pattern: ${JSON.stringify(value)} is not a linear-time regular expression (lookaround and backreferences are not supported): ${(err as Error).message}`);
+        }
+        checks.push((v, path, issues) => {
+          if (typeof v === 'string' && !re.matcher(v).find()) issues.push({ path, message: `must match the pattern ${value}` });
+        });
+      } else if (key === 'properties' && isRecord(value)) {
+        const props: Record<string, unknown> = {};
+        for (const [name, sub] of Object.entries(value)) {
+          const r = walk(sub, `${where}.properties.${name}`);
+          props[name] = r.stripped;
+          if (r.check) {
+            const c = r.check;
+            checks.push((v, path, issues) => {
+              if (isRecord(v) && Object.prototype.hasOwnProperty.call(v, name)) c(v[name], [...path, name], issues);
+            });
+          }
+        }
+        out[key] = props;
+      } else if (key === 'additionalProperties' && isRecord(value)) {
+        const r = walk(value, `${where}.additionalProperties`);
+        out[key] = r.stripped;
+        if (r.check) {
+          const c = r.check;
+          const known = new Set(isRecord(node['properties']) ? Object.keys(node['properties']) : []);
+          checks.push((v, path, issues) => {
+            if (isRecord(v)) for (const [k, x] of Object.entries(v)) if (!known.has(k)) c(x, [...path, k], issues);
+          });
+        }
+      } else if (key === 'items' && isRecord(value)) {
+        const r = walk(value, `${where}.items`);
+        out[key] = r.stripped;
+        if (r.check) {
+          const c = r.check;
+          checks.push((v, path, issues) => {
+            if (Array.isArray(v)) v.forEach((x, i) => c(x, [...path, i], issues));
+          });
+        }
+      } else if (key === 'prefixItems' && Array.isArray(value)) {
+        const parts = value.map((sub, i) => walk(sub, `${where}.prefixItems.${i}`));
+        out[key] = parts.map((p) => p.stripped);
+        parts.forEach((p, i) => {
+          const c = p.check;
+          if (c)
+            checks.push((v, path, issues) => {
+              if (Array.isArray(v) && i < v.length) c(v[i], [...path, i], issues);
+            });
+        });
+      } else {
+        if (containsPattern(value) && key !== 'default' && key !== 'examples' && key !== 'const' && key !== 'enum')
+          throw new Error(`${where}.${key}: "pattern" is not supported here`);
+        out[key] = value;
+      }
+    }
+    return { stripped: out, check: checks.length ? (v, p, i) => checks.forEach((c) => c(v, p, i)) : undefined };
+  };
+  const r = walk(schema, 'inputSchema');
+  return { stripped: r.stripped as Record<string, unknown>, check: r.check };
+}
