@@ -476,6 +476,8 @@ export default {
   },
 
   async github_create_branch(ctx, a) {
+    // Git ref rules the schema's pattern cannot express without lookahead.
+    if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$/.test(a.branch)) throw new Error(`Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", and no trailing "/", "." or ".lock")`);
     let sha = a.from_sha;
     let from = a.from_sha ? null : a.from_branch;
     if (!sha) {
