@@ -26,6 +26,11 @@ function isImageSentinel(v: unknown): v is { _mcpImage: { data: string; mimeType
   );
 }
 
+/** Defines an own data property, so a key like "__proto__" stays a key instead of a prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Returns a copy of `value` with each image sentinel replaced by a reference, and the images. */
 export function extractImages(value: unknown): { value: unknown; images: ImageBlock[] } {
   const images: ImageBlock[] = [];
@@ -35,12 +40,13 @@ export function extractImages(value: unknown): { value: unknown; images: ImageBl
       images.push({ type: 'image', data: v._mcpImage.data, mimeType: v._mcpImage.mimeType });
       const ref = { mimeType: v._mcpImage.mimeType, bytes: Math.floor((v._mcpImage.data.length * 3) / 4), content: `image block ${images.length}` };
       const rest: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) if (k !== '_mcpImage') rest[k] = walk(x, depth + 1);
-      return { ...rest, _mcpImage: ref };
+      for (const [k, x] of Object.entries(v)) if (k !== '_mcpImage') setOwn(rest, k, walk(x, depth + 1));
+      setOwn(rest, '_mcpImage', ref);
+      return rest;
     }
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = walk(x, depth + 1);
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, walk(x, depth + 1));
     return out;
   };
   const out = walk(value, 0);

@@ -87,7 +87,7 @@ describe('a hostile plugin returning poisonous results', () => {
     assert.equal(({} as Json).isAdmin, undefined);
   });
 
-  it('keeps prototype-named keys of a result over MCP as it does over REST', { todo: 'host/results/images.ts extractImages copies keys with out[k] = …, so a "__proto__" key becomes the prototype of the copy and vanishes from the MCP text' }, async () => {
+  it('keeps prototype-named keys of a result over MCP as it does over REST', async () => {
     const [item] = await gw.mcpExecute([{ tool: 'poison', args: { kind: 'proto_key' } }], apiKey);
     assert.deepEqual(Object.keys(item.result).sort(), ['__proto__', 'constructor']);
   });
