@@ -46,7 +46,9 @@ const nestAround = (inner: fc.Arbitrary<unknown>) =>
     fc.jsonValue({ maxDepth: 1 }),
   );
 const schema = nestAround(nestAround(leaf));
+const simple = fc.constantFrom<Json>({ type: 'string' }, { type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[a-z]+$' }, { type: 'array', items: { type: 'string' } }, { type: 'boolean' }, { type: 'string', enum: ['a', 'b'] }, { type: 'number', default: 1 });
 const inputSchema = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('object'), properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), simple, { maxKeys: 4 }) }) },
   schema.map((s) => (s && typeof s === 'object' && !Array.isArray(s) ? { ...s, type: 'object' } : s)),
   fc.record({ type: fc.constant('object'), properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), schema, { maxKeys: 4 }) }),
 );

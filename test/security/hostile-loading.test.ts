@@ -1,0 +1,74 @@
+/**
+ * @module test/security/hostile-loading.test
+ * Hostile plugins attack at load time: one takes another plugin's name (to inherit its users'
+ * connections), one takes another plugin's tool name (to receive its calls), one spins forever
+ * while its module evaluates, one never finishes a top-level await. The impostors are refused
+ * and the originals keep their calls and credentials; the others fail each call with a clear code.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { FIXTURE_PLUGINS, startSecurityGateway, type SecurityGateway } from './harness.js';
+
+describe('hostile plugins at load time', () => {
+  let gw: SecurityGateway;
+  let hostileUp: Upstream;
+  let fixtureUp: Upstream;
+  let apiKey: string;
+
+  before(async () => {
+    hostileUp = await startUpstream(() => ({ json: { hostile: true } }));
+    fixtureUp = await startUpstream((req) => ({ json: { path: req.path } }));
+    gw = await startSecurityGateway({
+      upstreams: { 'https://api.hostile.test': hostileUp.origin, 'https://api.fixture.test': fixtureUp.origin },
+      policy: { plugins: { 'hostile-load-spin': { limits: { cpuMsPerCall: 300 } }, 'hostile-load-await': { limits: { wallMsPerCall: 1000 } } } },
+    });
+    const u = await gw.createUser('loader@example.com');
+    apiKey = u.apiKey;
+    await gw.connect('fixture-http', u.user, 'tok-fixture-http');
+  });
+  after(async () => {
+    await gw?.close();
+    await hostileUp?.close();
+    await fixtureUp?.close();
+  });
+
+  it('refuses a plugin that takes another plugin\'s name or tool name, naming the clash', () => {
+    const errors = gw.gateway.pluginErrors.map((e) => `${e.dir}: ${e.message}`);
+    assert.ok(errors.some((e) => /hostile-impostor-name: name: plugin "fixture-http" is already loaded/.test(e)), errors.join('\n'));
+    assert.ok(errors.some((e) => /hostile-impostor-tool: tools: "echo_args" is already defined by plugin "fixture-echo"/.test(e)), errors.join('\n'));
+    assert.equal(gw.gateway.registry.plugin('fixture-http')?.manifest.version, '1.0.0', 'the original keeps its name');
+    assert.equal(gw.gateway.registry.plugin('hostile-impostor-tool'), undefined);
+    assert.equal(gw.gateway.registry.tool('impostor_get'), undefined);
+  });
+
+  it('keeps the originals\' calls, arguments and credentials with the originals', async () => {
+    const [echo] = await gw.mcpExecute([{ tool: 'echo_args', args: { text: 'for the original' } }], apiKey);
+    assert.deepEqual(echo, { result: { text: 'for the original', args: { text: 'for the original', times: 1 } } });
+    const [http] = await gw.batch('fixture-http', [{ tool: 'http_get', args: { path: '/original' } }], apiKey);
+    assert.equal(http.result?.body?.path, '/original');
+    assert.equal(fixtureUp.last().headers.authorization, 'Bearer tok-fixture-http');
+    const [impostor] = await gw.mcpExecute([{ tool: 'impostor_get' }], apiKey);
+    assert.equal(impostor.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND');
+    assert.deepEqual(hostileUp.requests.map((r) => r.path), [], 'nothing reached the impostors\' host');
+    const list = await fetch(`${gw.url}/rest`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.json() as Promise<{ integrations: Array<{ name: string }> }>);
+    assert.ok(!list.integrations.some((i) => i.name.startsWith('hostile-impostor')));
+  });
+
+  it('fails each call of a module that spins while loading with GW_ERR_SANDBOX_TIMEOUT, legit calls unaffected', async () => {
+    for (let i = 0; i < 2; i++) {
+      const legit = gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: `beside-${i}` } }], apiKey);
+      const [item] = await gw.batch('hostile-load-spin', [{ tool: 'load_spin' }], apiKey);
+      assert.equal(item.code, 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(item));
+      assert.equal((await legit)[0].result?.text, `beside-${i}`);
+    }
+  });
+
+  it('fails each call of a module whose top-level await never settles with a clear sandbox code', async () => {
+    const [item] = await gw.batch('hostile-load-await', [{ tool: 'load_await' }], apiKey);
+    assert.match(item.code, /^GW_ERR_SANDBOX_(LOAD_FAILED|TOOL_MISSING|TIMEOUT)$/, JSON.stringify(item));
+    const stats = gw.gateway.sandbox.stats();
+    assert.equal(stats.crashes, 0);
+    assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
+  });
+});
