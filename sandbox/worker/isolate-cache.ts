@@ -1,30 +1,65 @@
 /**
  * @module sandbox/worker/isolate-cache
- * One isolate per (plugin name, source hash) in each worker, with the memory limit of the task
- * that created it. Isolates are never shared across plugins. A disposed isolate (timeout, memory
- * limit, wall-clock deadline) is dropped and rebuilt on next use. Idle isolates beyond
- * MAX_ISOLATES are disposed, least recently used first (a worker runs one call at a time, so every
- * isolate but the current one is idle).
+ * A pool of isolates per (plugin name, source hash) in each worker. An isolate serves ONE call at a
+ * time: a worker that interleaves several calls of a plugin (while they wait on ctx.http) gives
+ * each its own isolate, so a timeout or a memory-limit disposal only ever ends the call that
+ * caused it. Isolates are never shared across plugins. A disposed isolate (timeout, memory limit,
+ * wall-clock deadline) leaves the pool; idle isolates beyond MAX_IDLE_ISOLATES are disposed, least
+ * recently used first.
+ *
+ * Contexts prepared ahead of demand: when a per-call call ends, its idle isolate prepares the next
+ * fresh context (bootstrap evaluated, module instantiated and evaluated) after the outcome has gone
+ * out, so the next call starts on a ready context. A spare has never run a call: it is made fresh,
+ * handed to exactly one call, and dropped with its isolate.
  */
 import ivm from 'isolated-vm';
 import { BroadcastChannel } from 'node:worker_threads';
 import { CONTROL_CHANNEL, type ControlMessage } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
-import type { PreparedContext } from './prepare-context.js';
+import { classifyIsolateError } from './classify-error.js';
+import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
 
-export const MAX_ISOLATES = 8;
+export const MAX_IDLE_ISOLATES = 8;
 export const MAX_TENANT_CONTEXTS = 32;
+/** spare contexts an idle isolate keeps ready */
+export const SPARES_PER_ISOLATE = 1;
+/**
+ * A per-call call that finds no idle isolate with a READY spare starts a second isolate for the
+ * plugin (up to this many): an isolate runs one thing at a time, so back-to-back calls alternate
+ * between two isolates while the other one prepares its next context in parallel.
+ */
+export const WARM_ISOLATES_PER_PLUGIN = 2;
+
+interface Spare {
+  ready: Promise<PreparedContext>;
+  /** the step timeout the module was evaluated with */
+  timeoutMs: number;
+  /** preparation has finished (successfully) */
+  settled: boolean;
+}
 
 export interface IsolateEntry {
   key: string;
   isolate: ivm.Isolate;
   memoryMb: number;
+  source: string;
   /** cached contexts for per-tenant calls, by contextKey */
   tenants: Map<string, PreparedContext>;
   disposed: boolean;
+  /** a call is using this isolate */
+  busy: boolean;
+  /** dispose when the current call releases it (a spare's preparation left it in an unknown state) */
+  retire: boolean;
+  /** fresh contexts prepared ahead, oldest first */
+  spares: Spare[];
+  /** a spare is being prepared */
+  filling: boolean;
+  /** preparing ahead failed once for this isolate: do not try again */
+  noSpare: boolean;
+  lastUsed: number;
 }
 
-const entries = new Map<string, IsolateEntry>();
+const pools = new Map<string, IsolateEntry[]>();
 const control = new BroadcastChannel(CONTROL_CHANNEL);
 control.unref();
 
@@ -34,11 +69,21 @@ function onCatastrophicError(message: string): void {
   control.postMessage(msg);
 }
 
+function discardSpare(spare: Spare | undefined): void {
+  spare?.ready.then(releaseContext, () => undefined);
+}
+
 export function disposeEntry(entry: IsolateEntry): void {
   if (entry.disposed) return;
   entry.disposed = true;
-  if (entries.get(entry.key) === entry) entries.delete(entry.key);
+  const list = pools.get(entry.key);
+  if (list) {
+    const i = list.indexOf(entry);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) pools.delete(entry.key);
+  }
   entry.tenants.clear();
+  entry.spares = [];
   try {
     if (!entry.isolate.isDisposed) entry.isolate.dispose();
   } catch {
@@ -47,27 +92,113 @@ export function disposeEntry(entry: IsolateEntry): void {
 }
 
 export function disposeAll(): void {
-  for (const entry of [...entries.values()]) disposeEntry(entry);
+  for (const list of [...pools.values()]) for (const entry of [...list]) disposeEntry(entry);
 }
 
-/** The isolate for this task's plugin, created (cold) if missing, disposed, or of another limit. */
+const usable = (e: IsolateEntry, memoryMb: number): boolean => !e.busy && !e.disposed && !e.retire && !e.isolate.isDisposed && e.memoryMb === memoryMb;
+
+/** An idle isolate for this task's plugin (marked busy), created (cold) if there is none. */
 export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: boolean } {
   const key = `${task.plugin.name}\u0000${task.plugin.sourceHash}`;
-  const found = entries.get(key);
-  if (found && !found.disposed && !found.isolate.isDisposed && found.memoryMb === task.limits.memoryMb) {
-    entries.delete(key);
-    entries.set(key, found); // most recently used last
-    return { entry: found, cold: false };
+  const list = pools.get(key) ?? [];
+  let pick: IsolateEntry | undefined;
+  let preferred = false;
+  for (const e of list) {
+    if (!usable(e, task.limits.memoryMb)) continue;
+    preferred = task.contextKey === undefined ? e.spares[0]?.settled === true : e.tenants.has(task.contextKey);
+    if (preferred) {
+      pick = e;
+      break;
+    }
+    pick ??= e;
   }
-  if (found) disposeEntry(found);
-  while (entries.size >= MAX_ISOLATES) {
-    const oldest = entries.values().next().value as IsolateEntry;
-    disposeEntry(oldest);
+  for (const e of [...list]) if (!e.busy && e !== pick && e.memoryMb !== task.limits.memoryMb) disposeEntry(e);
+  const grow = task.contextKey === undefined && !preferred && list.length < WARM_ISOLATES_PER_PLUGIN;
+  if (pick && !grow) {
+    pick.busy = true;
+    return { entry: pick, cold: false };
   }
   const isolate = new ivm.Isolate({ memoryLimit: task.limits.memoryMb, onCatastrophicError });
-  const entry: IsolateEntry = { key, isolate, memoryMb: task.limits.memoryMb, tenants: new Map(), disposed: false };
-  entries.set(key, entry);
+  const entry: IsolateEntry = {
+    key,
+    isolate,
+    memoryMb: task.limits.memoryMb,
+    source: task.plugin.source,
+    tenants: new Map(),
+    disposed: false,
+    busy: true,
+    retire: false,
+    spares: [],
+    filling: false,
+    noSpare: false,
+    lastUsed: Date.now(),
+  };
+  const updated = pools.get(key) ?? [];
+  updated.push(entry);
+  pools.set(key, updated);
   return { entry, cold: true };
+}
+
+/** A spare context of this isolate prepared with this step timeout (each is handed out once). */
+export function takeSpare(entry: IsolateEntry, timeoutMs: number): Promise<PreparedContext> | undefined {
+  while (entry.spares.length > 0) {
+    const spare = entry.spares.shift() as Spare;
+    if (spare.timeoutMs === timeoutMs) return spare.ready;
+    discardSpare(spare);
+  }
+  return undefined;
+}
+
+/** Prepares spares one after another while the isolate is idle, up to SPARES_PER_ISOLATE. */
+function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
+  if (entry.filling || entry.noSpare || entry.busy || entry.disposed || entry.spares.length >= SPARES_PER_ISOLATE) return;
+  entry.filling = true;
+  const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    if (entry.disposed || entry.isolate.isDisposed) throw new Error('the isolate was disposed');
+    return prepareContext(entry.isolate, entry.source, timeoutMs);
+  });
+  const spare: Spare = { ready, timeoutMs, settled: false };
+  entry.spares.push(spare);
+  ready.then(
+    () => {
+      spare.settled = true;
+      entry.filling = false;
+      fillSpares(entry, timeoutMs);
+    },
+    (e: unknown) => {
+      entry.filling = false;
+      const i = entry.spares.indexOf(spare);
+      if (i < 0) return; // a call took it and handles the failure itself
+      entry.spares.splice(i, 1);
+      entry.noSpare = true;
+      if (entry.disposed) return;
+      if (classifyIsolateError(e, 'setup').dispose) {
+        if (entry.busy) entry.retire = true;
+        else disposeEntry(entry);
+      }
+    },
+  );
+}
+
+function evictIdle(): void {
+  const idle: IsolateEntry[] = [];
+  for (const list of pools.values()) for (const e of list) if (!e.busy) idle.push(e);
+  if (idle.length <= MAX_IDLE_ISOLATES) return;
+  idle.sort((a, b) => a.lastUsed - b.lastUsed);
+  for (const e of idle.slice(0, idle.length - MAX_IDLE_ISOLATES)) disposeEntry(e);
+}
+
+/**
+ * The call using `entry` is over. With `prepareAhead` (a per-call call that ended cleanly), the idle
+ * isolate prepares the next fresh context once the current turn of the event loop is done.
+ */
+export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: number } | undefined): void {
+  entry.busy = false;
+  entry.lastUsed = Date.now();
+  if (entry.retire) disposeEntry(entry);
+  if (entry.disposed) return;
+  if (prepareAhead) fillSpares(entry, prepareAhead.timeoutMs);
+  evictIdle();
 }
 
 control.onmessage = (event: unknown) => {

@@ -12,7 +12,7 @@ import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
 import { LOG_LEVELS } from './bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
-import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, type IsolateEntry } from './isolate-cache.js';
+import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
 import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
 
 const MAX_LOG_LINES = 100;
@@ -27,7 +27,11 @@ function cpuMsOf(entry: IsolateEntry): number {
 
 async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepared: PreparedContext; shared: boolean }> {
   const key = task.contextKey;
-  if (key === undefined) return { prepared: await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall), shared: false };
+  if (key === undefined) {
+    // a context prepared ahead of demand (never used by any call), or a new one made now
+    const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
+    return { prepared: await ready, shared: false };
+  }
   const found = entry.tenants.get(key);
   if (found) return { prepared: found, shared: true };
   const prepared = await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
@@ -172,6 +176,7 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     }
   }
   const stats = { wallMs: Math.round(performance.now() - t0), cpuMs: Math.round(Math.max(0, cpuMsOf(entry) - cpu0)), requests: forwardedTotal, coldStart: cold };
+  releaseIsolate(entry, task.contextKey === undefined && !failure?.dispose ? { timeoutMs: limits.cpuMsPerCall } : undefined);
   if (failure) return { outcome: { ok: false, error: { code: failure.code, message: failure.message }, stats }, strike: false };
   return { outcome: { ok: true, resultJson: resultJson ?? 'null', stats }, strike: false };
 }

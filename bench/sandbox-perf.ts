@@ -1,0 +1,101 @@
+/**
+ * @module bench/sandbox-perf
+ * A focused micro-bench of the sandbox alone (no gateway): `createSandbox` with the two fixture
+ * plugins, a loopback upstream, and the same handlers called in-process as the baseline.
+ *   1. overhead of one call at a time (fresh context per call): sandbox − in-process, p50/p99;
+ *   2. throughput with N concurrent callers on one plugin, 0 ms and 20 ms upstream.
+ * Run: `npx tsc -p . && node --no-node-snapshot dist/bench/sandbox-perf.js [--clients 16]
+ * [--duration 3] [--calls 1000] [--workers 8] [--only overhead,throughput] [--cpu-prof DIR]`.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createSandbox } from '../sandbox/index.js';
+import type { RunTask, SandboxLimits } from '../sandbox/protocol.js';
+import { FIXTURE_PLUGINS_DIR } from './bench-gateway.js';
+import { runClosedLoop, runPaired } from './closed-loop.js';
+import { baselineCall } from './in-process-baseline.js';
+import { startLoopbackUpstream } from './loopback-upstream.js';
+import { plainFetchHandler } from './sandbox-cost.js';
+
+const { values: argv } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '16' },
+    duration: { type: 'string', default: '3' },
+    calls: { type: 'string', default: '1000' },
+    workers: { type: 'string', default: '8' },
+    only: { type: 'string', default: 'overhead,throughput' },
+    'cpu-prof': { type: 'string' },
+  },
+});
+const clients = Number(argv.clients);
+const durationMs = Number(argv.duration) * 1000;
+const calls = Number(argv.calls);
+const only = new Set(String(argv.only).split(','));
+
+const LIMITS: SandboxLimits = { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25 };
+
+function task(plugin: string, tool: string, args: Record<string, unknown>): RunTask {
+  const source = readFileSync(path.join(FIXTURE_PLUGINS_DIR, plugin, 'plugin.js'), 'utf8');
+  return {
+    callId: randomUUID(),
+    plugin: { name: plugin, version: '1.0.0', source, sourceHash: createHash('sha256').update(source).digest('hex') },
+    tool,
+    argsJson: JSON.stringify(args),
+    config: {},
+    limits: LIMITS,
+  };
+}
+
+const fmt = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
+
+async function main(): Promise<void> {
+  const upstream = await startLoopbackUpstream();
+  const execArgv = argv['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${argv['cpu-prof']}`] : [];
+  const sandbox = await createSandbox({ workers: Number(argv.workers), execArgv });
+  const http = plainFetchHandler(upstream.origin);
+  const cases = [
+    { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 } },
+    { plugin: 'fixture-http', tool: 'http_get', args: { path: '/ping' } },
+  ];
+  const out: Record<string, unknown> = { load: (await import('node:os')).loadavg() };
+  try {
+    for (const c of cases) {
+      const t = task(c.plugin, c.tool, c.args);
+      const base = await baselineCall(c.plugin, c.tool, c.args, upstream.origin);
+      const sandboxOp = async (): Promise<void> => {
+        const r = await sandbox.run({ ...t, callId: randomUUID() }, http);
+        if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+      };
+      const baseOp = async (): Promise<void> => {
+        JSON.stringify(await base.run());
+      };
+      if (only.has('overhead')) {
+        upstream.setDelay(0);
+        const p = await runPaired(calls, 200, sandboxOp, baseOp);
+        const row = { sandboxP50: p.a.p50, sandboxP99: p.a.p99, baseP50: p.b.p50, baseP99: p.b.p99, overheadP50: p.a.p50 - p.b.p50, overheadP99: p.a.p99 - p.b.p99, errors: p.errors };
+        out[`overhead ${c.tool}`] = row;
+        console.log(`overhead ${c.tool}: sandbox p50 ${fmt(row.sandboxP50)} p99 ${fmt(row.sandboxP99)} | in-process p50 ${fmt(row.baseP50)} p99 ${fmt(row.baseP99)} | overhead p50 ${fmt(row.overheadP50)} p99 ${fmt(row.overheadP99)} ms${p.errors ? ` errors ${p.errors} ${p.firstError}` : ''}`);
+      }
+      if (only.has('throughput')) {
+        for (const delay of c.tool === 'http_get' ? [0, 20] : [0]) {
+          upstream.setDelay(delay);
+          const load = { concurrency: clients, durationMs, warmupMs: 500, maxOps: 2_000_000, unitsPerOp: 1 };
+          const b = await runClosedLoop(load, baseOp);
+          const s = await runClosedLoop(load, sandboxOp);
+          const row = { baseline: b.execPerSec, sandbox: s.execPerSec, ratio: s.execPerSec / b.execPerSec, sandboxP50: s.latencyMs.p50, sandboxP99: s.latencyMs.p99, errors: s.errors };
+          out[`throughput ${c.tool} ${delay}ms`] = row;
+          console.log(`throughput ${c.tool} upstream ${delay} ms, ${clients} clients: in-process ${fmt(b.execPerSec)}/s, sandbox ${fmt(s.execPerSec)}/s, ratio ${row.ratio.toFixed(2)} (sandbox p50 ${fmt(s.latencyMs.p50)} p99 ${fmt(s.latencyMs.p99)} ms)${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`);
+        }
+      }
+    }
+  } finally {
+    out['loadEnd'] = (await import('node:os')).loadavg();
+    console.log(`load average start ${(out['load'] as number[]).map((x) => x.toFixed(1)).join(' ')}, end ${(out['loadEnd'] as number[]).map((x) => x.toFixed(1)).join(' ')}`);
+    await sandbox.close();
+    await upstream.close();
+  }
+}
+
+void main();

@@ -1,0 +1,65 @@
+/**
+ * @module test/sandbox/prepared-contexts.test
+ * Fresh contexts prepared ahead of demand, on the real sandbox: calls start on a context whose
+ * module was evaluated before the call arrived, and such a context has never run any call (module
+ * state, globals and intrinsics are pristine in every call, also when a spare's preparation fails).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
+import { callTool, egressPolicy, errorCode, type CallSpec } from './helpers/harness.js';
+
+let sandbox: Sandbox;
+let bridge: Bridge;
+const run = (spec: CallSpec) => callTool(sandbox, bridge, spec);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+before(async () => {
+  sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+  bridge = createBridge(egressPolicy());
+});
+after(async () => {
+  await sandbox.close();
+  await bridge.close();
+});
+
+describe('contexts prepared ahead of demand', () => {
+  it('a call after an idle moment starts on a context evaluated before it arrived', async () => {
+    const source = `const born = Date.now(); export default { async run() { return Date.now() - born; } };`;
+    const ages: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      ages.push((await run({ name: 'aged', source })).result as number);
+      await sleep(150);
+    }
+    // the first calls build the plugin's isolates; later ones find a spare made ~150 ms earlier
+    assert.ok(ages.slice(2).every((a) => a >= 100), `module ages at call time: ${ages.join(', ')} ms`);
+  });
+
+  it('a prepared context has never run a call: state is pristine in every call', async () => {
+    const source = `let n = 0; const fresh = Object.prototype.leak === undefined && globalThis.mark === undefined;
+      export default { async run() { globalThis.mark = (globalThis.mark || 0) + 1; Object.prototype.leak = 1; Array.prototype.push = null; return [++n, globalThis.mark, fresh]; } };`;
+    for (let i = 0; i < 12; i++) {
+      assert.deepEqual((await run({ name: 'pristine', source })).result, [1, 1, true], `call ${i}`);
+      if (i % 3 === 0) await sleep(40);
+    }
+  });
+
+  it('a module whose evaluation fails ahead of time still fails each call clearly, and recovers', async () => {
+    const source = `if (Date.now() % 2 === 0 || true) { throw new Error('top-level boom'); } export default {};`;
+    for (let i = 0; i < 3; i++) {
+      assert.equal(errorCode(await run({ name: 'broken-top', source })), 'GW_ERR_SANDBOX_LOAD_FAILED');
+      await sleep(40);
+    }
+    assert.equal((await run({ name: 'after-broken', source: `export default { async run() { return 'ok'; } };` })).result, 'ok');
+  });
+
+  it('a module that spins at top level times out its call, and the next call gets a clean error too', async () => {
+    const source = `for (;;) {} export default {};`;
+    for (let i = 0; i < 2; i++) {
+      assert.equal(errorCode(await run({ name: 'spin-top', source, limits: { cpuMsPerCall: 50 } })), 'GW_ERR_SANDBOX_TIMEOUT');
+      await sleep(100);
+    }
+    assert.equal((await run({ name: 'after-spin', source: `export default { async run() { return 3; } };` })).result, 3);
+    assert.equal(sandbox.stats().crashes, 0);
+  });
+});
