@@ -84,7 +84,11 @@ describe('fuzzing REST bodies', () => {
       fc.asyncProperty(fc.integer({ min: 5000, max: 20000 }), async (depth) => {
         const deep = '['.repeat(depth) + ']'.repeat(depth);
         const a = await postRaw(`${gw.url}/rest/fixture-echo`, `{"tool":"echo_image","args":{"d":${deep}}}`, headers('application/json'));
-        assertClearRestAnswer(a, `depth ${depth}`);
+        const b = assertClearRestAnswer(a, `depth ${depth}`);
+        assert.equal(a.status, 400);
+        assert.equal(b.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
+        const m = await postRaw(`${gw.url}/mcp`, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_tools","arguments":{"executions":[{"tool":"echo_image","args":{"d":${deep}}}]}}}`, { ...headers('application/json'), accept: 'application/json, text/event-stream' });
+        assert.ok(m.status < 500 && /GW_ERR_VALIDATION_INVALID_ARGS|Invalid/.test(m.text), m.text.slice(0, 300));
       }),
       { numRuns: 3 },
     );
