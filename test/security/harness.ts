@@ -32,7 +32,7 @@ export interface SecurityGateway {
   bodies: string[];
   dataDir: string;
   createUser(email: string, tenant?: string): Promise<{ user: User; apiKey: string }>;
-  connect(integration: string, user: User, token: string): Promise<void>;
+  connect(integration: string, user: User, token: string, extra?: { refreshToken?: string; expiresInSec?: number }): Promise<void>;
   /** POST a JSON body (or raw text) to a path; keeps the body text */
   post(pathname: string, body: unknown, apiKey: string, headers?: Record<string, string>): Promise<{ status: number; text: string; json: Json }>;
   /** one batch over REST: the items */
@@ -64,7 +64,17 @@ export function rpcMessages(text: string): Json[] {
     .map((l) => JSON.parse(l.slice(5)) as Json);
 }
 
-export async function startSecurityGateway(options: { policy?: Record<string, unknown>; upstreams?: Record<string, string>; pluginDirs?: string[] } = {}): Promise<SecurityGateway> {
+export interface SecurityGatewayOptions {
+  /** a partial policy file; `upstreams` below is merged into it */
+  policy?: Record<string, unknown>;
+  upstreams?: Record<string, string>;
+  /** plugin roots (default: the fixture plugins, then the hostile ones) */
+  pluginDirs?: string[];
+  /** the gateway's environment (OAuth client ids, …); default empty */
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function startSecurityGateway(options: SecurityGatewayOptions = {}): Promise<SecurityGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-sec-'));
   const input: Record<string, unknown> = { ...(options.policy ?? {}) };
   input['upstreams'] = { ...((input['upstreams'] as Record<string, string>) ?? {}), ...(options.upstreams ?? {}) };
@@ -89,7 +99,7 @@ export async function startSecurityGateway(options: { policy?: Record<string, un
     logLevel: 'debug',
     publicUrl: `http://127.0.0.1:${port}`,
   };
-  const gateway = await createGateway(config, { policy, logger, env: {} });
+  const gateway = await createGateway(config, { policy, logger, env: options.env ?? {} });
   const url = await gateway.listen();
   const bodies: string[] = [];
 
@@ -122,10 +132,10 @@ export async function startSecurityGateway(options: { policy?: Record<string, un
       const { key } = await gateway.users.createApiKey(user.id, 'test');
       return { user, apiKey: key };
     },
-    async connect(integration, user, token) {
+    async connect(integration, user, token, extra = {}) {
       const plugin = gateway.registry.plugin(integration);
       if (!plugin) throw new Error(`no plugin "${integration}" is loaded: ${JSON.stringify(gateway.pluginErrors)}`);
-      await gateway.connections.importConnection({ userId: user.id, manifest: plugin.manifest, token });
+      await gateway.connections.importConnection({ userId: user.id, manifest: plugin.manifest, token, ...extra });
     },
     post,
     async batch(integration, executions, apiKey) {
