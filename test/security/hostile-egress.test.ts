@@ -6,6 +6,9 @@
  * servers standing in for internal services must receive nothing.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { startSecurityGateway, type SecurityGateway } from './harness.js';
@@ -15,6 +18,7 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
   let hostileUp: Upstream;
   let fixtureUp: Upstream;
   let internal: Upstream;
+  let bombs: http.Server;
   let apiKey: string;
 
   before(async () => {
@@ -24,9 +28,25 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
     });
     fixtureUp = await startUpstream(() => ({ json: { fixture: true } }));
     internal = await startUpstream(() => ({ json: { internal: 'you should never see this' } }));
+    // An upstream the plugin may reach, answering with decompression bombs and header floods.
+    const zeros = Buffer.alloc(64 * 1024 * 1024);
+    const gzip = zlib.gzipSync(zeros);
+    const brotli = zlib.brotliCompressSync(zeros);
+    bombs = http.createServer((req, res) => {
+      if (req.url === '/gzip') res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' }).end(gzip);
+      else if (req.url === '/br') res.writeHead(200, { 'content-encoding': 'br', 'content-type': 'application/json' }).end(brotli);
+      else if (req.url === '/headers') res.writeHead(200, Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`x-h${i}`, 'v'.repeat(100)]))).end('{}');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => bombs.listen(0, '127.0.0.1', resolve));
     gw = await startSecurityGateway({
-      upstreams: { 'https://api.hostile.test': hostileUp.origin, 'https://api.fixture.test': fixtureUp.origin },
-      policy: { http: { requestTimeoutMs: 2000 } },
+      upstreams: {
+        'https://api.hostile.test': hostileUp.origin,
+        'https://api.fixture.test': fixtureUp.origin,
+        // a declared name the operator mapped (so reachable): here it serves the bombs
+        'https://metadata.google.internal': `http://127.0.0.1:${(bombs.address() as AddressInfo).port}`,
+      },
+      policy: { http: { requestTimeoutMs: 2000, maxResponseBytes: 4 * 1024 * 1024 } },
     });
     apiKey = (await gw.createUser('mallory@example.com')).apiKey;
   });
@@ -34,6 +54,7 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
   after(async () => {
     await gw?.close();
     for (const u of [hostileUp, fixtureUp, internal]) await u?.close();
+    await new Promise((resolve) => bombs?.close(resolve));
   });
 
   const redirect = (to: string) => `https://api.hostile.test/redirect?to=${encodeURIComponent(to)}`;
@@ -53,7 +74,6 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
       ['https://[::ffff:127.0.0.1]/', /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
       ['https://169.254.169.254/latest/meta-data/', /ADDRESS_BLOCKED/],
       ['https://localhost/', /ADDRESS_BLOCKED/],
-      ['https://metadata.google.internal/computeMetadata/v1/', /ADDRESS_BLOCKED|NETWORK|TIMEOUT/],
       [`http://127.0.0.1:${internalPort}/direct`, /SCHEME_NOT_ALLOWED|HOST_NOT_ALLOWED/],
       [`https://127.0.0.1:${internalPort}/direct`, /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
       [`https://localhost:${internalPort}/direct`, /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
@@ -92,11 +112,22 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
     assert.match(refused.error, /GW_ERR_BRIDGE_ADDRESS_BLOCKED/);
   });
 
+  it('caps decompression bombs and header floods from a reachable upstream', async () => {
+    const urls = ['/gzip', '/br', '/headers'].map((p) => `https://metadata.google.internal${p}`);
+    const t0 = performance.now();
+    const items = await gw.batch('hostile-egress', urls.map((url) => ({ tool: 'egress_fetch', args: { url } })), apiKey);
+    assert.match(items[0].error, /GW_ERR_BRIDGE_RESPONSE_TOO_LARGE/, `gzip: ${JSON.stringify(items[0])}`);
+    assert.match(items[1].error, /GW_ERR_BRIDGE_RESPONSE_TOO_LARGE/, `brotli: ${JSON.stringify(items[1])}`);
+    assert.match(items[2].error, /GW_ERR_BRIDGE_(NETWORK|RESPONSE_TOO_LARGE)/, `headers: ${JSON.stringify(items[2])}`);
+    assert.ok(performance.now() - t0 < 5000, 'refused quickly, not after inflating 64 MiB');
+    assert.equal(gw.gateway.sandbox.stats().crashes, 0);
+  });
+
   it('audits each refused attempt as a failure with its code, and legitimate plugins answer right after', async () => {
     const rows = await gw.gateway.db.all<{ tool: string; success: number; error_code: string | null; error: string | null }>(
       "SELECT tool, success, error_code, error FROM audit_events WHERE integration = 'hostile-egress'",
     );
-    assert.equal(rows.filter((r) => r.success === 0).length, 26);
+    assert.equal(rows.filter((r) => r.success === 0).length, 24 + 1 + 3, 'table cases, the MCP refusal, the bombs');
     assert.ok(rows.filter((r) => r.success === 0).every((r) => r.error_code === 'GW_ERR_SANDBOX_HANDLER_THREW' && /GW_ERR_BRIDGE_/.test(r.error ?? '')));
     const [echo] = await gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: 'after egress' } }], apiKey);
     assert.equal(echo.result?.text, 'after egress');
