@@ -32,7 +32,7 @@ export interface SecurityGateway {
   bodies: string[];
   dataDir: string;
   createUser(email: string, tenant?: string): Promise<{ user: User; apiKey: string }>;
-  connect(integration: string, user: User, token: string, extra?: { refreshToken?: string; expiresInSec?: number }): Promise<void>;
+  connect(integration: string, user: User, token: string | undefined, extra?: { refreshToken?: string; expiresInSec?: number; values?: Record<string, string> }): Promise<void>;
   /** POST a JSON body (or raw text) to a path; keeps the body text */
   post(pathname: string, body: unknown, apiKey: string, headers?: Record<string, string>): Promise<{ status: number; text: string; json: Json }>;
   /** one batch over REST: the items */
@@ -135,7 +135,7 @@ export async function startSecurityGateway(options: SecurityGatewayOptions = {})
     async connect(integration, user, token, extra = {}) {
       const plugin = gateway.registry.plugin(integration);
       if (!plugin) throw new Error(`no plugin "${integration}" is loaded: ${JSON.stringify(gateway.pluginErrors)}`);
-      await gateway.connections.importConnection({ userId: user.id, manifest: plugin.manifest, token, ...extra });
+      await gateway.connections.importConnection({ userId: user.id, manifest: plugin.manifest, ...(token !== undefined ? { token } : {}), ...extra });
     },
     post,
     async batch(integration, executions, apiKey) {

@@ -20,6 +20,8 @@ const SECRETS = {
   bThief: `SECRET-TOKEN-${tag}-b-thief`,
   bHttp: `SECRET-TOKEN-${tag}-b-http`,
   env: `SECRET-ENV-${tag}`,
+  aUser: `SECRET-USER-${tag}-a`,
+  aPassword: `SECRET-PASSWORD-${tag}-a`,
 };
 
 interface Caller {
@@ -53,7 +55,13 @@ describe('a hostile plugin hunting for credentials', () => {
     await gw.connect('fixture-http', ua.user, SECRETS.aHttp);
     await gw.connect('hostile-thief', ub.user, SECRETS.bThief);
     await gw.connect('fixture-http', ub.user, SECRETS.bHttp);
-    allSecrets.push(ua.apiKey, ub.apiKey, fs.readFileSync(path.join(gw.dataDir, 'encryption.key'), 'utf8').trim());
+    await gw.connect('hostile-keyring', ua.user, undefined, { values: { username: SECRETS.aUser, password: SECRETS.aPassword, site: 'eu-site' } });
+    allSecrets.push(
+      ua.apiKey,
+      ub.apiKey,
+      fs.readFileSync(path.join(gw.dataDir, 'encryption.key'), 'utf8').trim(),
+      Buffer.from(`${SECRETS.aUser}:${SECRETS.aPassword}`).toString('base64'),
+    );
   });
 
   after(async () => {
@@ -94,6 +102,15 @@ describe('a hostile plugin hunting for credentials', () => {
     const [mcpItem] = await gw.mcpExecute([{ tool: 'thief_echo', args: { path: '/echo-a-mcp' } }], a.apiKey);
     assert.equal(mcpItem.result?.status, 200);
     assert.deepEqual(findSecrets([JSON.stringify(mcpItem)], allSecrets), []);
+  });
+
+  it('keeps API-key fields out of ctx.config and redacts the Basic credential its upstream echoes', async () => {
+    const [item] = await gw.batch('hostile-keyring', [{ tool: 'keyring_echo', args: { path: '/keyring-a' } }], a.apiKey);
+    assert.equal(item.result?.status, 200, JSON.stringify(item));
+    assert.deepEqual(item.result.config, { site: 'eu-site' }, 'only the non-secret field is config');
+    const seen = hostileUp.requests.find((r) => r.path === '/keyring-a');
+    assert.equal(seen?.headers.authorization, `Basic ${Buffer.from(`${SECRETS.aUser}:${SECRETS.aPassword}`).toString('base64')}`, 'the bridge injected HTTP Basic');
+    assert.deepEqual(findSecrets([JSON.stringify(item)], allSecrets), []);
   });
 
   it('never carries another plugin\'s or another user\'s credential to a host it declares without injection', async () => {
