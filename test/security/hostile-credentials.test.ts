@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 import { findSecrets, startSecurityGateway, type SecurityGateway } from './harness.js';
 
 const tag = randomBytes(6).toString('hex');
@@ -120,6 +120,21 @@ describe('a hostile plugin hunting for credentials', () => {
     assert.ok(seen, 'the request reached the other API');
     assert.equal(seen.headers.authorization, undefined, 'no credential is attached: not the plugin\'s own, not fixture-http\'s');
     assert.deepEqual(findSecrets([JSON.stringify(seen.headers), JSON.stringify(item)], allSecrets), []);
+  });
+
+  it('drops its credential when its own upstream redirects to another declared host', async () => {
+    hostileUp.setHandler((req): UpstreamReply =>
+      req.path === '/to-fixture'
+        ? { status: 307, headers: { location: 'https://api.fixture.test/after-redirect' } }
+        : { json: { path: req.path, headers: req.headers }, headers: { 'x-echo-authorization': String(req.headers['authorization'] ?? '') } },
+    );
+    const [item] = await gw.batch('hostile-thief', [{ tool: 'thief_echo', args: { path: '/to-fixture' } }], a.apiKey);
+    assert.equal(item.result?.status, 200, JSON.stringify(item));
+    assert.equal(hostileUp.requests.find((r) => r.path === '/to-fixture')?.headers.authorization, `Bearer ${SECRETS.aThief}`);
+    const after = fixtureUp.requests.find((r) => r.path === '/after-redirect');
+    assert.ok(after, 'the redirect was followed to the other declared host');
+    assert.equal(after.headers.authorization, undefined, 'the credential did not cross origins');
+    assert.deepEqual(findSecrets([JSON.stringify(after.headers), JSON.stringify(item)], allSecrets), []);
   });
 
   it('keeps each user\'s credential to that user\'s calls, even when both users call at once', async () => {
