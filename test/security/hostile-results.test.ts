@@ -31,6 +31,7 @@ const EXPECTED: Record<string, RegExp | 'result'> = {
   nan: 'result',
   fake_image: 'result',
   fake_error_shape: 'result',
+  sse_frame: 'result',
 };
 const KINDS = Object.keys(EXPECTED);
 
@@ -63,6 +64,7 @@ describe('a hostile plugin returning poisonous results', () => {
     assert.deepEqual(byKind('nan').result, { a: null, b: null, c: 0 });
     assert.deepEqual(byKind('fake_error_shape').result, { error: 'NOT_CONNECTED', code: 'GW_ERR_ENGINE_NOT_CONNECTED' }, 'a result that looks like an error stays a result');
     assert.equal(byKind('lone_surrogate').result.nul, 'a\u0000b');
+    assert.match(byKind('sse_frame').result.s, /^\n\nevent: message\ndata: /, 'SSE framing travels as data');
   }
 
   it('answers every kind over REST with a clear code or the JSON value, in order', async () => {
@@ -78,7 +80,9 @@ describe('a hostile plugin returning poisonous results', () => {
   it('answers every kind over MCP, with a valid JSON-RPC message and no image block for a fake image', async () => {
     const res = await gw.post('/mcp', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: KINDS.map((kind) => ({ tool: 'poison', args: { kind } })) } } }, apiKey);
     assert.equal(res.status, 200);
-    const msg = rpcMessages(res.text).find((m) => m.id === 7);
+    const messages = rpcMessages(res.text);
+    assert.equal(messages.length, 1, 'a result that contains SSE framing cannot add events to the stream');
+    const msg = messages.find((m) => m.id === 7);
     const content = msg?.result?.content as Array<{ type: string; text?: string; mimeType?: string }>;
     assert.ok(Array.isArray(content), res.text.slice(0, 300));
     assert.deepEqual(content.filter((c) => c.type !== 'text'), [], 'a text/html "image" with bad base64 is not lifted into an image block');
