@@ -5,7 +5,7 @@
  *   1. overhead of one call at a time (fresh context per call): sandbox − in-process, p50/p99;
  *   2. throughput with N concurrent callers on one plugin, 0 ms and 20 ms upstream.
  * Run: `npx tsc -p . && node --no-node-snapshot dist/bench/sandbox-perf.js [--clients 16]
- * [--duration 3] [--calls 1000] [--workers 8] [--only overhead,throughput] [--cpu-prof DIR]`.
+ * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--only overhead,throughput] [--cpu-prof DIR]`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -25,6 +25,7 @@ const { values: argv } = parseArgs({
     duration: { type: 'string', default: '3' },
     calls: { type: 'string', default: '1000' },
     workers: { type: 'string', default: '8' },
+    'calls-per-worker': { type: 'string', default: '1' },
     only: { type: 'string', default: 'overhead,throughput' },
     'cpu-prof': { type: 'string' },
   },
@@ -48,12 +49,22 @@ function task(plugin: string, tool: string, args: Record<string, unknown>): RunT
   };
 }
 
+/** CPU time (user + system) of a process in ms, from /proc (0 where there is no /proc) */
+function procCpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 const fmt = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
 
 async function main(): Promise<void> {
   const upstream = await startLoopbackUpstream();
   const execArgv = argv['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${argv['cpu-prof']}`] : [];
-  const sandbox = await createSandbox({ workers: Number(argv.workers), execArgv });
+  const sandbox = await createSandbox({ workers: Number(argv.workers), callsPerWorker: Number(argv['calls-per-worker']), execArgv });
   const http = plainFetchHandler(upstream.origin);
   const cases = [
     { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 } },
@@ -64,8 +75,10 @@ async function main(): Promise<void> {
     for (const c of cases) {
       const t = task(c.plugin, c.tool, c.args);
       const base = await baselineCall(c.plugin, c.tool, c.args, upstream.origin);
+      let cold = 0;
       const sandboxOp = async (): Promise<void> => {
         const r = await sandbox.run({ ...t, callId: randomUUID() }, http);
+        if (r.stats.coldStart) cold++;
         if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
       };
       const baseOp = async (): Promise<void> => {
@@ -83,10 +96,18 @@ async function main(): Promise<void> {
           upstream.setDelay(delay);
           const load = { concurrency: clients, durationMs, warmupMs: 500, maxOps: 2_000_000, unitsPerOp: 1 };
           const b = await runClosedLoop(load, baseOp);
+          cold = 0;
+          const pid = sandbox.stats().pid;
+          const c0 = procCpuMs(pid);
+          const h0 = process.cpuUsage();
           const s = await runClosedLoop(load, sandboxOp);
-          const row = { baseline: b.execPerSec, sandbox: s.execPerSec, ratio: s.execPerSec / b.execPerSec, sandboxP50: s.latencyMs.p50, sandboxP99: s.latencyMs.p99, errors: s.errors };
+          const h1 = process.cpuUsage(h0);
+          const calls = s.ops + Math.round((s.execPerSec * load.warmupMs) / 1000);
+          const childMsPerCall = (procCpuMs(pid) - c0) / calls;
+          const hostMsPerCall = (h1.user + h1.system) / 1000 / calls;
+          const row = { baseline: b.execPerSec, sandbox: s.execPerSec, ratio: s.execPerSec / b.execPerSec, sandboxP50: s.latencyMs.p50, sandboxP99: s.latencyMs.p99, errors: s.errors, childCpuMsPerCall: childMsPerCall, hostCpuMsPerCall: hostMsPerCall };
           out[`throughput ${c.tool} ${delay}ms`] = row;
-          console.log(`throughput ${c.tool} upstream ${delay} ms, ${clients} clients: in-process ${fmt(b.execPerSec)}/s, sandbox ${fmt(s.execPerSec)}/s, ratio ${row.ratio.toFixed(2)} (sandbox p50 ${fmt(s.latencyMs.p50)} p99 ${fmt(s.latencyMs.p99)} ms)${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`);
+          console.log(`throughput ${c.tool} upstream ${delay} ms, ${clients} clients: in-process ${fmt(b.execPerSec)}/s, sandbox ${fmt(s.execPerSec)}/s, ratio ${row.ratio.toFixed(2)} (sandbox p50 ${fmt(s.latencyMs.p50)} p99 ${fmt(s.latencyMs.p99)} ms, ${cold} cold starts; CPU per call: sandbox process ${childMsPerCall.toFixed(2)} ms, host ${hostMsPerCall.toFixed(2)} ms)${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`);
         }
       }
     }

@@ -26,6 +26,8 @@ export type FromChild =
 export type FromWorker =
   | { t: 'http'; reqId: number; request: BridgeRequest }
   | { t: 'log'; level: LogLevel; message: string }
+  /** the call's last step ended with ctx.http requests pending: it waits on I/O only */
+  | { t: 'park' }
   /** last message of a task: everything the task posted before it has been delivered */
   | { t: 'end' };
 

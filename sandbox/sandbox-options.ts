@@ -21,7 +21,16 @@ export interface SandboxOptions {
   quarantineAfterCrashes?: number;
   /** crash-counting window, and how long a quarantine lasts after the last crash (default 600000) */
   quarantineWindowMs?: number;
-  /** share of the workers one plugin may occupy at once, 0..1: at most ceil(share × workers) (default 0.5) */
+  /**
+   * calls one worker thread may interleave while they wait on ctx.http (default 1). Each call in
+   * flight has its own isolate; only calls using CPU hold a worker slot, so the sandbox holds up
+   * to workers × callsPerWorker calls, of which at most `workers` run at once.
+   */
+  callsPerWorker?: number;
+  /**
+   * share of the sandbox one plugin may occupy at once, 0..1 (default 0.5): at most
+   * ceil(share × workers) calls using CPU, and at most ceil(share × workers × callsPerWorker) in flight
+   */
   maxWorkerShare?: number;
   logger?: SandboxLogger;
   /** how long close() lets in-flight calls finish, ms (default 10000) */
@@ -67,6 +76,7 @@ export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
   if (!(share > 0 && share <= 1)) throw new RangeError('maxWorkerShare must be in (0, 1]');
   return {
     workers,
+    callsPerWorker: Math.max(1, Math.min(256, Math.floor(o.callsPerWorker ?? 1))),
     maxQueue: Math.max(0, Math.floor(o.maxQueue ?? 2000)),
     quarantineAfterCrashes: Math.max(1, Math.floor(o.quarantineAfterCrashes ?? 3)),
     quarantineWindowMs: Math.max(1, o.quarantineWindowMs ?? 600_000),

@@ -4,17 +4,32 @@
  * secrets: the environment is scrubbed by the supervisor and credentials stay in the host, which
  * answers ctx.http over IPC. It runs a Piscina pool configured so that it never terminates a
  * worker (minThreads = maxThreads, idleTimeout Infinity, atomics disabled, no AbortSignal), and
- * relays each task's per-task MessagePort to and from IPC.
+ * relays each task's per-task MessagePort to and from IPC. It also hands out the CPU slots: at
+ * most one busy call per worker, and a plugin at most its share of the workers; a call whose step
+ * ended with ctx.http pending parks (frees its slot) and takes one again before its answer goes in.
  */
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel, MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type ToWorker, type WorkerOutcome } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
+import { Dispatcher, type Lease } from '../supervisor/dispatcher.js';
 import { selfTest } from './self-test.js';
 
 const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
-const ports = new Map<number, MessagePort>();
+const callsPerWorker = Math.max(1, Number(process.env['WB_SANDBOX_CALLS_PER_WORKER'] ?? '1') | 0);
+const share = Math.min(1, Math.max(0.01, Number(process.env['WB_SANDBOX_WORKER_SHARE'] ?? '0.5') || 0.5));
+/** CPU slots; the host already bounds the calls in flight (and their queue) */
+const cpu = new Dispatcher({ slots: workers, perPlugin: Math.ceil(share * workers), inFlight: Number.MAX_SAFE_INTEGER, perPluginInFlight: Number.MAX_SAFE_INTEGER, maxQueue: Number.MAX_SAFE_INTEGER });
+const NO_LEASE: Lease = { park: () => undefined, resume: () => Promise.resolve(), release: () => undefined };
+
+interface Call {
+  port: MessagePort;
+  lease: Lease;
+  /** ctx.http requests sent to the host and not answered yet */
+  pendingHttp: number;
+}
+const calls = new Map<number, Call>();
 let closing = false;
 
 function send(msg: FromChild): void {
@@ -38,7 +53,8 @@ async function main(): Promise<void> {
     maxThreads: workers,
     idleTimeout: Infinity,
     atomics: 'disabled',
-    concurrentTasksPerWorker: 1,
+    // several calls per worker only interleave while they wait on ctx.http; each has its own isolate
+    concurrentTasksPerWorker: callsPerWorker,
   });
   const control = new BroadcastChannel(CONTROL_CHANNEL);
   control.onmessage = (event: unknown) => {
@@ -52,38 +68,48 @@ async function main(): Promise<void> {
 
   const run = (id: number, task: RunTask): void => {
     const { port1, port2 } = new MessageChannel();
-    ports.set(id, port1);
+    const call: Call = { port: port1, lease: NO_LEASE, pendingHttp: 0 };
+    calls.set(id, call);
     let ended = false;
     let result: WorkerOutcome | undefined;
     // the outcome goes out only after the task's last port message ('end'), so that its log lines
     // and requests reach the host first; a dead worker sends no 'end'
     const flush = (): void => {
-      if (!result || !ended || !ports.has(id)) return;
-      ports.delete(id);
+      if (!result || !ended || calls.get(id) !== call) return;
+      calls.delete(id);
+      call.lease.release();
       port1.close();
       send({ t: 'outcome', id, outcome: result.outcome, strike: result.strike });
-      if (closing && ports.size === 0) shutdown();
+      if (closing && calls.size === 0) shutdown();
     };
     port1.on('message', (m: FromWorker) => {
-      if (m.t === 'http') send({ t: 'http', id, reqId: m.reqId, request: m.request });
-      else if (m.t === 'log') send({ t: 'log', id, level: m.level, message: m.message });
-      else if (m.t === 'end') {
+      if (m.t === 'http') {
+        call.pendingHttp++;
+        send({ t: 'http', id, reqId: m.reqId, request: m.request });
+      } else if (m.t === 'log') send({ t: 'log', id, level: m.level, message: m.message });
+      else if (m.t === 'park') {
+        if (call.pendingHttp > 0) call.lease.park();
+      } else if (m.t === 'end') {
         ended = true;
         flush();
       }
     });
-    pool.run({ task, port: port2 }, { transferList: [port2] }).then(
-      (r: WorkerOutcome) => {
-        result = r;
-        flush();
-        setTimeout(() => ((ended = true), flush()), 1000).unref();
-      },
-      (e: unknown) => {
-        result = crashedOutcome(`the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`);
-        ended = true;
-        flush();
-      },
-    );
+    void cpu.acquire(task.plugin.name).then((lease) => {
+      if (!lease) return; // never: the CPU queue is unbounded and never closed
+      call.lease = lease;
+      pool.run({ task, port: port2 }, { transferList: [port2] }).then(
+        (r: WorkerOutcome) => {
+          result = r;
+          flush();
+          setTimeout(() => ((ended = true), flush()), 1000).unref();
+        },
+        (e: unknown) => {
+          result = crashedOutcome(`the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`);
+          ended = true;
+          flush();
+        },
+      );
+    });
   };
 
   const shutdown = (): void => {
@@ -101,11 +127,17 @@ async function main(): Promise<void> {
       }
       else run(m.id, m.task);
     } else if (m.t === 'http-result') {
+      const call = calls.get(m.id);
+      if (!call) return;
+      call.pendingHttp = Math.max(0, call.pendingHttp - 1);
       const msg: ToWorker = { t: 'http-result', reqId: m.reqId, result: m.result };
-      ports.get(m.id)?.postMessage(msg);
+      // a parked call takes a CPU slot again before it runs
+      void call.lease.resume().then(() => {
+        if (calls.get(m.id) === call) call.port.postMessage(msg);
+      });
     } else if (m.t === 'close') {
       closing = true;
-      if (ports.size === 0) shutdown();
+      if (calls.size === 0) shutdown();
       setTimeout(shutdown, m.graceMs).unref();
     }
   });

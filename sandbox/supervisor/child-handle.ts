@@ -38,7 +38,11 @@ export class ChildHandle {
 
   constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null) => void) {
     this.#options = options;
-    const env: Record<string, string> = { WB_SANDBOX_WORKERS: String(options.workers) };
+    const env: Record<string, string> = {
+      WB_SANDBOX_WORKERS: String(options.workers),
+      WB_SANDBOX_CALLS_PER_WORKER: String(options.callsPerWorker),
+      WB_SANDBOX_WORKER_SHARE: String(options.maxWorkerShare),
+    };
     for (const k of ENV_KEEP) if (process.env[k] !== undefined) env[k] = process.env[k] as string;
     this.#proc = fork(ENTRY, [], {
       execArgv: ['--no-node-snapshot', ...options.execArgv],

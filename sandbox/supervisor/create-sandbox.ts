@@ -23,7 +23,13 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   const options = resolveOptions(input);
   const { logger } = options;
   const quarantine = new Quarantine(options.quarantineAfterCrashes, options.quarantineWindowMs);
-  const dispatcher = new Dispatcher(options.workers, Math.ceil(options.maxWorkerShare * options.workers), options.maxQueue);
+  // calls in flight: workers × callsPerWorker, a plugin at most its share of them. Which of them
+  // may use CPU at once (a worker each, the plugin its share of the workers) is decided in the
+  // sandbox process, next to the workers, so that time spent crossing the process boundary or
+  // parked on ctx.http does not count as a busy worker.
+  const inFlight = options.workers * options.callsPerWorker;
+  const perPluginInFlight = Math.ceil(options.maxWorkerShare * inFlight);
+  const dispatcher = new Dispatcher({ slots: inFlight, perPlugin: perPluginInFlight, inFlight, perPluginInFlight, maxQueue: options.maxQueue });
   let child: ChildHandle | undefined;
   let starting: Promise<ChildHandle> | undefined;
   let closing = false;
@@ -94,8 +100,8 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     };
     const early = quarantinedUntil();
     if (early) return early;
-    const release = await dispatcher.acquire(task.plugin.name);
-    if (!release) {
+    const lease = await dispatcher.acquire(task.plugin.name);
+    if (!lease) {
       return closing
         ? failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down')
         : failure('GW_ERR_SANDBOX_OVERLOADED', `the sandbox queue is full (${options.maxQueue} calls waiting)`);
@@ -113,7 +119,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
       if (strike && !handle.exited) quarantine.strike(pluginKey(task), pluginLabel(task)); // a worker thread died
       return outcome;
     } finally {
-      release();
+      lease.release();
       completed++;
     }
   }

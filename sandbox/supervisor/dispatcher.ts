@@ -1,79 +1,180 @@
 /**
  * @module sandbox/supervisor/dispatcher
- * Hands out worker slots: at most `slots` calls in the sandbox at once, and at most `perPlugin` of
- * them for one plugin, so a slow or hostile plugin cannot occupy every worker. Calls beyond that
- * wait in FIFO order; a waiting call is skipped (not blocked on) while its plugin is at its share.
- * More than `maxQueue` waiting calls are refused.
+ * Admission and worker slots. Two limits, each with a per-plugin share:
+ *   - calls in flight: at most `inFlight` calls in the sandbox at once (workers × callsPerWorker),
+ *     at most `perPluginInFlight` of them for one plugin;
+ *   - busy slots: at most `slots` calls (one per worker) using CPU at once, at most `perPlugin` for
+ *     one plugin. A call that waits on ctx.http with nothing else to run PARKS: it gives its busy
+ *     slot back while it waits, and takes one again (ahead of new calls) before its answer goes in.
+ * So a slow or hostile plugin cannot occupy every worker, and calls parked on I/O do not hold
+ * workers. Calls beyond the limits wait in FIFO order; a waiting call is skipped (not blocked on)
+ * while its plugin is at its share. More than `maxQueue` waiting calls are refused.
  */
 
-export type Release = () => void;
+/** One admitted call's hold on the sandbox. Every method is idempotent and safe after release. */
+export interface Lease {
+  /** gives the busy slot back while the call waits on I/O */
+  park(): void;
+  /** takes a busy slot again (resolves at once if the call holds one or was released) */
+  resume(): Promise<void>;
+  release(): void;
+}
+
+export interface DispatcherLimits {
+  /** busy slots (workers) */
+  slots: number;
+  /** busy slots one plugin may hold */
+  perPlugin: number;
+  /** calls in flight */
+  inFlight: number;
+  /** calls in flight one plugin may have */
+  perPluginInFlight: number;
+  maxQueue: number;
+}
 
 interface Waiter {
   plugin: string;
-  grant: (release: Release | undefined) => void;
+  grant: (ok: boolean) => void;
+}
+
+class Counter {
+  total = 0;
+  readonly #by = new Map<string, number>();
+  of(plugin: string): number {
+    return this.#by.get(plugin) ?? 0;
+  }
+  add(plugin: string, d: number): void {
+    this.total += d;
+    const n = this.of(plugin) + d;
+    if (n <= 0) this.#by.delete(plugin);
+    else this.#by.set(plugin, n);
+  }
 }
 
 export class Dispatcher {
-  readonly #slots: number;
-  readonly #perPlugin: number;
-  readonly #maxQueue: number;
-  readonly #byPlugin = new Map<string, number>();
-  #active = 0;
+  readonly #l: DispatcherLimits;
+  readonly #busy = new Counter();
+  readonly #flying = new Counter();
   #queue: Waiter[] = [];
+  /** parked calls whose answer is ready, waiting for a busy slot (served before new calls) */
+  #resuming: Waiter[] = [];
 
-  constructor(slots: number, perPlugin: number, maxQueue: number) {
-    this.#slots = slots;
-    this.#perPlugin = Math.max(1, Math.min(slots, perPlugin));
-    this.#maxQueue = maxQueue;
+  constructor(limits: DispatcherLimits) {
+    const slots = Math.max(1, limits.slots);
+    const inFlight = Math.max(slots, limits.inFlight);
+    this.#l = {
+      slots,
+      perPlugin: Math.max(1, Math.min(slots, limits.perPlugin)),
+      inFlight,
+      perPluginInFlight: Math.max(1, Math.min(inFlight, limits.perPluginInFlight)),
+      maxQueue: limits.maxQueue,
+    };
   }
 
+  /** calls holding a busy slot */
   get active(): number {
-    return this.#active;
+    return this.#busy.total;
+  }
+
+  /** calls in the sandbox, busy or parked */
+  get inFlight(): number {
+    return this.#flying.total;
   }
 
   get queued(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#resuming.length;
   }
 
-  /** Resolves with a release function, or undefined if refused (queue full, or closed). */
-  acquire(plugin: string): Promise<Release | undefined> {
-    if (this.#canRun(plugin)) return Promise.resolve(this.#take(plugin));
-    if (this.#queue.length >= this.#maxQueue) return Promise.resolve(undefined);
-    return new Promise((grant) => this.#queue.push({ plugin, grant }));
+  /** Resolves with a lease, or undefined if refused (queue full, or closed). */
+  acquire(plugin: string): Promise<Lease | undefined> {
+    if (this.#canAdmit(plugin)) return Promise.resolve(this.#admit(plugin));
+    if (this.#queue.length >= this.#l.maxQueue) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.#queue.push({ plugin, grant: (ok) => resolve(ok ? this.#admit(plugin) : undefined) }));
   }
 
-  /** Refuses every waiting call (used by close()). */
+  /** Refuses every waiting call (used by close()). Parked calls still resume. */
   refuseWaiting(): void {
     const waiting = this.#queue;
     this.#queue = [];
-    for (const w of waiting) w.grant(undefined);
+    for (const w of waiting) w.grant(false);
   }
 
-  #canRun(plugin: string): boolean {
-    return this.#active < this.#slots && (this.#byPlugin.get(plugin) ?? 0) < this.#perPlugin;
+  #canBusy(plugin: string): boolean {
+    return this.#busy.total < this.#l.slots && this.#busy.of(plugin) < this.#l.perPlugin;
   }
 
-  #take(plugin: string): Release {
-    this.#active++;
-    this.#byPlugin.set(plugin, (this.#byPlugin.get(plugin) ?? 0) + 1);
+  #canAdmit(plugin: string): boolean {
+    return this.#canBusy(plugin) && this.#flying.total < this.#l.inFlight && this.#flying.of(plugin) < this.#l.perPluginInFlight;
+  }
+
+  #admit(plugin: string): Lease {
+    this.#flying.add(plugin, 1);
+    this.#busy.add(plugin, 1);
+    let busy = true;
     let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#active--;
-      const n = (this.#byPlugin.get(plugin) ?? 1) - 1;
-      if (n === 0) this.#byPlugin.delete(plugin);
-      else this.#byPlugin.set(plugin, n);
+    let resuming: Promise<void> | undefined;
+    let waiter: Waiter | undefined;
+    const park = (): void => {
+      if (released || !busy) return;
+      busy = false;
+      this.#busy.add(plugin, -1);
       this.#pump();
+    };
+    return {
+      park,
+      resume: () => {
+        if (released || busy) return Promise.resolve();
+        if (resuming) return resuming;
+        if (this.#canBusy(plugin)) {
+          busy = true;
+          this.#busy.add(plugin, 1);
+          return Promise.resolve();
+        }
+        resuming = new Promise<void>((resolve) => {
+          waiter = {
+            plugin,
+            grant: (ok) => {
+              resuming = undefined;
+              waiter = undefined;
+              if (ok && !released && !busy) {
+                busy = true;
+                this.#busy.add(plugin, 1);
+              }
+              resolve();
+            },
+          };
+          this.#resuming.push(waiter);
+        });
+        return resuming;
+      },
+      release: () => {
+        if (released) return;
+        park();
+        released = true;
+        this.#flying.add(plugin, -1);
+        if (waiter) {
+          const i = this.#resuming.indexOf(waiter);
+          if (i >= 0) this.#resuming.splice(i, 1);
+          waiter.grant(false);
+        }
+        this.#pump();
+      },
     };
   }
 
   #pump(): void {
-    for (let i = 0; i < this.#queue.length && this.#active < this.#slots; ) {
+    for (let i = 0; i < this.#resuming.length && this.#busy.total < this.#l.slots; ) {
+      const w = this.#resuming[i] as Waiter;
+      if (this.#canBusy(w.plugin)) {
+        this.#resuming.splice(i, 1);
+        w.grant(true);
+      } else i++;
+    }
+    for (let i = 0; i < this.#queue.length && this.#busy.total < this.#l.slots; ) {
       const w = this.#queue[i] as Waiter;
-      if (this.#canRun(w.plugin)) {
+      if (this.#canAdmit(w.plugin)) {
         this.#queue.splice(i, 1);
-        w.grant(this.#take(w.plugin));
+        w.grant(true);
       } else i++;
     }
   }

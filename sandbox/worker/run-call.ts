@@ -72,6 +72,9 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
   let failure: Classified | undefined;
   let resultJson: string | undefined;
   const forwarded = new Set<number>();
+  let parked = false;
+  /** host→isolate steps running (the bridge callback may be delivered before or after its step ends) */
+  let steps = 0;
   let settle: () => void = () => undefined;
   const settled = new Promise<void>((resolve) => (settle = resolve));
 
@@ -90,12 +93,29 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     limits.wallMsPerCall,
   );
 
+  // after a step: if the call now only waits on ctx.http, say so (the host parks its slot)
+  const maybePark = (): void => {
+    if (closed || parked || forwarded.size === 0) return;
+    parked = true;
+    const msg: FromWorker = { t: 'park' };
+    port.postMessage(msg);
+  };
+
   const deliver = (reqId: number, result: BridgeResult): void => {
     const p = prepared;
     if (closed || !p || entry.disposed || entry.isolate.isDisposed) return;
-    p.deliver.apply(undefined, [reqId, JSON.stringify(result)], { timeout: limits.cpuMsPerCall }).catch((e: unknown) => {
-      if (!closed) finish(classifyIsolateError(e, 'run'));
-    });
+    parked = false; // the sandbox process resumed the call before it sent this answer
+    steps++;
+    p.deliver.apply(undefined, [reqId, JSON.stringify(result)], { timeout: limits.cpuMsPerCall }).then(
+      () => {
+        steps--;
+        maybePark();
+      },
+      (e: unknown) => {
+        steps--;
+        if (!closed) finish(classifyIsolateError(e, 'run'));
+      },
+    );
   };
 
   const onBridge = (kind: unknown, id: unknown, payload: unknown): void => {
@@ -116,6 +136,7 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
       forwardedTotal++;
       const msg: FromWorker = { t: 'http', reqId: id, request };
       port.postMessage(msg);
+      if (steps === 0) maybePark();
     } else if (kind === 'log') {
       if (++logLines > MAX_LOG_LINES) return;
       const level = LOG_LEVELS[id] ?? 'info';
@@ -152,13 +173,17 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     if (closed) return;
     prepared.router.current = onBridge;
     const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall });
+    steps++;
     try {
       await prepared.start.apply(
         undefined,
         [prepared.module.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson],
         { timeout: limits.cpuMsPerCall },
       );
+      steps--;
+      maybePark();
     } catch (e) {
+      steps--;
       if (!closed) finish(classifyIsolateError(e, 'run'));
     }
   })();

@@ -1,6 +1,7 @@
 /**
  * @module sandbox/worker/worker-entry
- * The Piscina task function: one call per task (concurrentTasksPerWorker is 1). The worker thread
+ * The Piscina task function: one call per task (a worker interleaves up to callsPerWorker of them,
+ * each in its own isolate, while they wait on ctx.http). The worker thread
  * is never terminated by the pool (no AbortSignal, idleTimeout Infinity): deadlines are enforced
  * inside by disposing the isolate, and a broken process is replaced as a whole.
  */
