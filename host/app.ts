@@ -10,6 +10,7 @@ import { createDatabaseAuditSink, createStdoutAuditSink } from './audit/audit.js
 import type { GatewayConfig } from './config.js';
 import { clientFromEnv } from './connections/oauth.js';
 import { createConnectionService, type FullConnectionService } from './connections/service.js';
+import { createProviderFetch } from './connections/provider-fetch.js';
 import { loadVaultWithPending } from './connections/key-rotation.js';
 import { createRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
@@ -96,7 +97,12 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     for (const [from, to] of Object.entries(policy.upstreams)) if (url === from || url.startsWith(`${from}/`)) return to + url.slice(from.length);
     return url;
   };
-  const connections = createConnectionService({ db, vault, clientFor: clientFromEnv(options.env ?? process.env), mapUrl, logger });
+  const providerFetch = createProviderFetch({
+    mappedOrigins: Object.values(policy.upstreams),
+    allowPrivateCidrs: policy.http.allowPrivateCidrs,
+    timeoutMs: policy.http.requestTimeoutMs,
+  });
+  const connections = createConnectionService({ db, vault, clientFor: clientFromEnv(options.env ?? process.env), mapUrl, logger, fetch: providerFetch });
   const metrics = createMetrics();
   const audit = policy.audit.sink === 'stdout' ? createStdoutAuditSink(options.writeAuditLine) : createDatabaseAuditSink(db, logger);
   new Gauge({

@@ -13,3 +13,7 @@ export { createBridge, type Bridge, type BridgeOptions } from './bridge/create-b
 export type { CallScope, Credential } from './bridge/types.js';
 export type { Resolver } from './bridge/safe-lookup.js';
 export * from './protocol.js';
+// The address policy, for host-side requests to addresses that come from manifests (OAuth
+// token and revocation endpoints): the same rules as ctx.http.
+export { createSafeLookup } from './bridge/safe-lookup.js';
+export { parseCidrs, ipLiteralOf, judgeAddress, type Cidr } from './bridge/address-policy.js';

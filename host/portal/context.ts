@@ -125,8 +125,17 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
     },
 
     safeNext(next, fallback = '/integrations') {
-      if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.length > 2000) return fallback;
-      return /[\r\n]/.test(next) ? fallback : next;
+      // Same-origin paths only. Browsers drop TAB/CR/LF and read "\" as "/" when resolving a
+      // Location, so "/\t/evil.example" would leave the site: refuse every control character and
+      // backslash, then require a path that cannot start a network-path reference.
+      if (typeof next !== 'string' || next.length > 2000 || /[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
+      if (!next.startsWith('/') || next.startsWith('//')) return fallback;
+      try {
+        if (new URL(next, 'http://workbench.invalid').origin !== 'http://workbench.invalid') return fallback;
+      } catch {
+        return fallback;
+      }
+      return next;
     },
 
     body(request) {

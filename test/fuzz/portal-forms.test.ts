@@ -71,7 +71,7 @@ describe('fuzzing portal forms', () => {
     assert.equal(resolved.origin, new URL(gw.url).origin, `open redirect: ${JSON.stringify(input)} → Location ${JSON.stringify(location)} → ${resolved.href}`);
   }
 
-  it('never redirects a sign-in to another origin, whatever `next` says', { todo: 'host/portal/context.ts safeNext refuses //, /\\ and CR/LF but not a TAB: next="/\\t/evil.example" becomes Location "/\\t/evil.example", which browsers (WHATWG URL strips TAB) resolve to http://evil.example/ — GET /login?next=%2F%09%2Fevil.example bounces a signed-in user off-site' }, async () => {
+  it('never redirects a sign-in to another origin, whatever `next` says', async () => {
     await fc.assert(
       fc.asyncProperty(nextValue, async (next) => {
         const viaGet = await signedIn.send('GET', `/login?next=${encodeURIComponent(next)}`);

@@ -58,13 +58,14 @@ describe('a hostile plugin whose OAuth endpoints point inside the network', () =
     fs.rmSync(pluginsRoot, { recursive: true, force: true });
   });
 
-  it('does not refresh a token through a loopback token endpoint', { todo: 'host/connections/oauth.ts post() sends token refresh (and code exchange) requests to the manifest\'s tokenUrl with plain fetch: no private/loopback/link-local check as the bridge has (policy.http.allowPrivateCidrs / upstreams should decide)' }, async () => {
+  it('does not refresh a token through a loopback token endpoint', async () => {
     const [item] = await gw.batch('hostile-token', [{ tool: 'token_call' }], apiKey);
     assert.deepEqual(internal.requests.map((r) => `${r.method} ${r.path}`), [], 'the internal service was reached by the host');
-    assert.equal(item.code, 'GW_ERR_ENGINE_CREDENTIAL_FAILED', JSON.stringify(item));
+    // The refresh is refused; the still-valid access token may serve this call, or it fails clearly.
+    assert.ok(item.code === 'GW_ERR_ENGINE_CREDENTIAL_FAILED' || item.result?.status === 200, JSON.stringify(item));
   });
 
-  it('does not revoke through a loopback revocation endpoint on disconnect', { todo: 'host/connections: revokeToken posts to the manifest\'s revocationUrl without an address check' }, async () => {
+  it('does not revoke through a loopback revocation endpoint on disconnect', async () => {
     const before = internal.requests.length;
     const res = await gw.post('/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'disconnect', arguments: { integration: 'hostile-token' } } }, apiKey);
     assert.equal(res.status, 200);
