@@ -16,6 +16,7 @@ export async function executeMany(
   concurrency = BATCH_CONCURRENCY,
 ): Promise<ExecutionItem[]> {
   const results = new Array<ExecutionItem>(executions.length);
+  const batchCaller: Caller = { ...caller, resultBudget: caller.resultBudget ?? { remaining: deps.policy.requests.maxBatchResultBytes } };
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {
@@ -24,7 +25,7 @@ export async function executeMany(
       if (index >= executions.length) return;
       const execution = executions[index] as ExecutionRequest;
       try {
-        results[index] = await executeSingle(deps, caller, execution);
+        results[index] = await executeSingle(deps, batchCaller, execution);
       } catch {
         // executeSingle never throws; this guards the batch invariant (one item per execution).
         results[index] = { error: `Internal error (request ${caller.requestId})`, code: 'GW_ERR_ENGINE_INTERNAL' };

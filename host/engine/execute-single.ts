@@ -48,6 +48,8 @@ export interface Caller {
   requestId: string;
   /** REST: the path's integration; tools of other integrations resolve to nothing */
   integration?: string;
+  /** bytes of results the rest of this batch may still return (shared by its executions) */
+  resultBudget?: { remaining: number };
 }
 
 type Refusal = 'not_found' | 'forbidden' | 'rate_limited' | 'not_connected' | 'invalid_arguments' | 'schema_error';
@@ -170,7 +172,19 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
   if (credentialGone) return notConnected(manifest.name, credentialGone);
   if (credentialError)
     return { error: `Could not load the ${manifest.name} credential: ${credentialError}`, code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED', integration: manifest.name };
-  if (outcome.ok) return { result: JSON.parse(outcome.resultJson) as unknown };
+  if (outcome.ok) {
+    const budget = caller.resultBudget;
+    if (budget) {
+      if (outcome.resultJson.length > budget.remaining)
+        return {
+          error: `The results of this batch exceed ${deps.policy.requests.maxBatchResultBytes} bytes; this result (${outcome.resultJson.length} bytes) was dropped. Split the batch or narrow the request.`,
+          code: 'GW_ERR_RESULT_BATCH_TOO_LARGE',
+          integration: manifest.name,
+        };
+      budget.remaining -= outcome.resultJson.length;
+    }
+    return { result: JSON.parse(outcome.resultJson) as unknown };
+  }
   return { error: outcome.error.message, code: outcome.error.code };
 }
 

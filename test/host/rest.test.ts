@@ -56,6 +56,22 @@ describe('REST transport', () => {
     assert.equal(r.json.results[2].error, 'm');
   });
 
+  it('bounds the total size of a batch\'s results, dropping items past the budget with a clear error', async () => {
+    const small = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { maxBatchResultBytes: 300_000 } } });
+    try {
+      const r = await small.rest('fixture-echo', { executions: Array.from({ length: 4 }, () => ({ tool: 'echo_big', args: { chars: 100_000 } })) });
+      assert.equal(r.status, 200);
+      const kept = r.json.results.filter((x: any) => x.result);
+      const dropped = r.json.results.filter((x: any) => x.code === 'GW_ERR_RESULT_BATCH_TOO_LARGE');
+      assert.equal(r.json.results.length, 4);
+      assert.ok(kept.length >= 1 && kept.length <= 3, `kept ${kept.length}`);
+      assert.equal(kept.length + dropped.length, 4);
+      assert.match(dropped[0].error, /Split the batch/);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('has no result cap', async () => {
     const r = await gw.rest('fixture-echo', { tool: 'echo_big', args: { chars: 200_000 } });
     assert.equal(r.status, 200);
