@@ -4,8 +4,9 @@
  * the isolate, so every object plugin code can reach is isolate-local and frozen. The only way
  * out is the `__wb_bridge` callback (primitive arguments: kind, id, string payload), captured in
  * this closure and deleted from the global before plugin code runs. The host drives the context
- * through two functions it takes (as host-held References) and deletes: `__wb_start` and
- * `__wb_deliver`. Intrinsics are captured up front; a plugin that patches them afterwards only
+ * through one function, the script's completion value (never a global), which it holds as a
+ * Reference: `entry(ENTRY_START, …)` starts a call, `entry(ENTRY_DELIVER, id, resultJson)` answers
+ * a ctx.http request. Intrinsics are captured up front; a plugin that patches them afterwards only
  * affects its own data. Everything here is untrusted-side code: the host re-checks all it sends.
  */
 
@@ -239,10 +240,17 @@ export const BOOTSTRAP_SOURCE = String.raw`
     ReflectApply(PromiseThen, resolved(result), [succeed, (e) => fail(e)]);
   }
 
-  g.__wb_start = start;
-  g.__wb_deliver = deliver;
+  // the completion value of this script: only the host gets it, as a Reference
+  return function entry(op, a, b, c, d, e) {
+    if (op === 0) start(a, b, c, d, e);
+    else if (op === 1) deliver(a, b);
+  };
 })();
 `;
+
+/** First argument of the bootstrap's entry function. */
+export const ENTRY_START = 0;
+export const ENTRY_DELIVER = 1;
 
 /** Names of the log levels, indexed by the id the bootstrap sends with a 'log' message. */
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;

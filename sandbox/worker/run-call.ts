@@ -10,7 +10,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerOutcome } from '../internal-protocol.js';
 import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
-import { LOG_LEVELS } from './bootstrap-source.js';
+import { ENTRY_DELIVER, ENTRY_START, LOG_LEVELS } from './bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
 import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
 import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
@@ -106,7 +106,7 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     if (closed || !p || entry.disposed || entry.isolate.isDisposed) return;
     parked = false; // the sandbox process resumed the call before it sent this answer
     steps++;
-    p.deliver.apply(undefined, [reqId, JSON.stringify(result)], { timeout: limits.cpuMsPerCall }).then(
+    p.entry.apply(undefined, [ENTRY_DELIVER, reqId, JSON.stringify(result)], { timeout: limits.cpuMsPerCall }).then(
       () => {
         steps--;
         maybePark();
@@ -175,9 +175,9 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall });
     steps++;
     try {
-      await prepared.start.apply(
+      await prepared.entry.apply(
         undefined,
-        [prepared.module.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson],
+        [ENTRY_START, prepared.module.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson],
         { timeout: limits.cpuMsPerCall },
       );
       steps--;
