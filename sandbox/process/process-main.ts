@@ -14,6 +14,7 @@ import { Piscina } from 'piscina';
 import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type ToWorker, type WorkerOutcome } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { Dispatcher, type Lease } from '../supervisor/dispatcher.js';
+import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
 import { selfTest } from './self-test.js';
 
 const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
@@ -32,8 +33,14 @@ interface Call {
 const calls = new Map<number, Call>();
 let closing = false;
 
-function send(msg: FromChild): void {
+const outbox = new Outbox<FromChild>((msg: FromChild | Batch<FromChild>) => {
   if (process.connected) process.send?.(msg);
+});
+
+/** Queues a message for the host; 'ready' and 'fatal' go out at once, after what is queued. */
+function send(msg: FromChild): void {
+  outbox.push(msg);
+  if (msg.t === 'ready' || msg.t === 'fatal') outbox.flush();
 }
 
 function crashedOutcome(message: string): WorkerOutcome {
@@ -119,7 +126,7 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(0), 100);
   };
 
-  process.on('message', (m: ToChild) => {
+  const onMessage = (m: ToChild): void => {
     if (m.t === 'run') {
       if (closing) {
         const stats = { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false };
@@ -140,6 +147,9 @@ async function main(): Promise<void> {
       if (calls.size === 0) shutdown();
       setTimeout(shutdown, m.graceMs).unref();
     }
+  };
+  process.on('message', (raw: unknown) => {
+    for (const m of unbatch(raw) as ToChild[]) onMessage(m);
   });
   process.on('disconnect', () => process.exit(0));
   send({ t: 'ready', pid: process.pid });

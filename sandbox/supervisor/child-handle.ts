@@ -10,6 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { FromChild, ToChild } from '../internal-protocol.js';
+import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
 import type { BridgeResult, HttpHandler, RunOutcome, RunTask } from '../protocol.js';
 import type { ResolvedSandboxOptions } from '../sandbox-options.js';
 import { checkOutcome, failure } from './check-outcome.js';
@@ -34,6 +35,7 @@ export class ChildHandle {
   readonly #proc: ChildProcess;
   readonly #options: ResolvedSandboxOptions;
   readonly #inFlight = new Map<number, InFlight>();
+  readonly #outbox = new Outbox<ToChild>((msg) => this.#write(msg));
   #seq = 0;
 
   constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null) => void) {
@@ -60,12 +62,14 @@ export class ChildHandle {
       markFailed = reject;
     });
     this.ready.catch(() => undefined);
-    this.#proc.on('message', (m: FromChild) => {
-      if (m?.t === 'ready') markReady(m.pid);
-      else if (m?.t === 'fatal') {
-        options.logger.error({ sandboxPid: this.#proc.pid }, `sandbox process: ${String(m.message).slice(0, 1000)}`);
-        markFailed(new Error(String(m.message).slice(0, 1000)));
-      } else this.#onMessage(m);
+    this.#proc.on('message', (raw: unknown) => {
+      for (const m of unbatch(raw) as FromChild[]) {
+        if (m?.t === 'ready') markReady(m.pid);
+        else if (m?.t === 'fatal') {
+          options.logger.error({ sandboxPid: this.#proc.pid }, `sandbox process: ${String(m.message).slice(0, 1000)}`);
+          markFailed(new Error(String(m.message).slice(0, 1000)));
+        } else this.#onMessage(m);
+      }
     });
     this.#proc.on('error', (e) => markFailed(e));
     this.#proc.on('exit', (code, signal) => {
@@ -113,6 +117,11 @@ export class ChildHandle {
   }
 
   #send(msg: ToChild): void {
+    if (this.exited || !this.#proc.connected) return;
+    this.#outbox.push(msg);
+  }
+
+  #write(msg: ToChild | Batch<ToChild>): void {
     if (this.exited || !this.#proc.connected) return;
     try {
       this.#proc.send(msg);
