@@ -37,8 +37,9 @@ const only = new Set(String(argv.only).split(','));
 
 const LIMITS: SandboxLimits = { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25 };
 
-function task(plugin: string, tool: string, args: Record<string, unknown>): RunTask {
-  const source = readFileSync(path.join(FIXTURE_PLUGINS_DIR, plugin, 'plugin.js'), 'utf8');
+function task(plugin: string, tool: string, args: Record<string, unknown>, padKb = 0): RunTask {
+  // padKb: a comment that brings the module to the size of a catalog plugin (github's is ~38 KB)
+  const source = readFileSync(path.join(FIXTURE_PLUGINS_DIR, plugin, 'plugin.js'), 'utf8') + (padKb ? `\n/* ${'x'.repeat(padKb * 1024)} */\n` : '');
   return {
     callId: randomUUID(),
     plugin: { name: plugin, version: '1.0.0', source, sourceHash: createHash('sha256').update(source).digest('hex') },
@@ -67,13 +68,15 @@ async function main(): Promise<void> {
   const sandbox = await createSandbox({ workers: Number(argv.workers), callsPerWorker: Number(argv['calls-per-worker']), execArgv });
   const http = plainFetchHandler(upstream.origin);
   const cases = [
-    { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 } },
-    { plugin: 'fixture-http', tool: 'http_get', args: { path: '/ping' } },
+    { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 }, padKb: 0 },
+    { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 }, padKb: 38 },
+    { plugin: 'fixture-http', tool: 'http_get', args: { path: '/ping' }, padKb: 0 },
   ];
   const out: Record<string, unknown> = { load: (await import('node:os')).loadavg() };
   try {
     for (const c of cases) {
-      const t = task(c.plugin, c.tool, c.args);
+      const t = task(c.plugin, c.tool, c.args, c.padKb);
+      const label = `${c.tool}${c.padKb ? ` (${c.padKb} KB module)` : ''}`;
       const base = await baselineCall(c.plugin, c.tool, c.args, upstream.origin);
       let cold = 0;
       const sandboxOp = async (): Promise<void> => {
@@ -88,8 +91,8 @@ async function main(): Promise<void> {
         upstream.setDelay(0);
         const p = await runPaired(calls, 200, sandboxOp, baseOp);
         const row = { sandboxP50: p.a.p50, sandboxP99: p.a.p99, baseP50: p.b.p50, baseP99: p.b.p99, overheadP50: p.a.p50 - p.b.p50, overheadP99: p.a.p99 - p.b.p99, errors: p.errors };
-        out[`overhead ${c.tool}`] = row;
-        console.log(`overhead ${c.tool}: sandbox p50 ${fmt(row.sandboxP50)} p99 ${fmt(row.sandboxP99)} | in-process p50 ${fmt(row.baseP50)} p99 ${fmt(row.baseP99)} | overhead p50 ${fmt(row.overheadP50)} p99 ${fmt(row.overheadP99)} ms${p.errors ? ` errors ${p.errors} ${p.firstError}` : ''}`);
+        out[`overhead ${label}`] = row;
+        console.log(`overhead ${label}: sandbox p50 ${fmt(row.sandboxP50)} p99 ${fmt(row.sandboxP99)} | in-process p50 ${fmt(row.baseP50)} p99 ${fmt(row.baseP99)} | overhead p50 ${fmt(row.overheadP50)} p99 ${fmt(row.overheadP99)} ms${p.errors ? ` errors ${p.errors} ${p.firstError}` : ''}`);
       }
       if (only.has('throughput')) {
         for (const delay of c.tool === 'http_get' ? [0, 20] : [0]) {
@@ -106,8 +109,8 @@ async function main(): Promise<void> {
           const childMsPerCall = (procCpuMs(pid) - c0) / calls;
           const hostMsPerCall = (h1.user + h1.system) / 1000 / calls;
           const row = { baseline: b.execPerSec, sandbox: s.execPerSec, ratio: s.execPerSec / b.execPerSec, sandboxP50: s.latencyMs.p50, sandboxP99: s.latencyMs.p99, errors: s.errors, childCpuMsPerCall: childMsPerCall, hostCpuMsPerCall: hostMsPerCall };
-          out[`throughput ${c.tool} ${delay}ms`] = row;
-          console.log(`throughput ${c.tool} upstream ${delay} ms, ${clients} clients: in-process ${fmt(b.execPerSec)}/s, sandbox ${fmt(s.execPerSec)}/s, ratio ${row.ratio.toFixed(2)} (sandbox p50 ${fmt(s.latencyMs.p50)} p99 ${fmt(s.latencyMs.p99)} ms, ${cold} cold starts; CPU per call: sandbox process ${childMsPerCall.toFixed(2)} ms, host ${hostMsPerCall.toFixed(2)} ms)${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`);
+          out[`throughput ${label} ${delay}ms`] = row;
+          console.log(`throughput ${label} upstream ${delay} ms, ${clients} clients: in-process ${fmt(b.execPerSec)}/s, sandbox ${fmt(s.execPerSec)}/s, ratio ${row.ratio.toFixed(2)} (sandbox p50 ${fmt(s.latencyMs.p50)} p99 ${fmt(s.latencyMs.p99)} ms, ${cold} cold starts; CPU per call: sandbox process ${childMsPerCall.toFixed(2)} ms, host ${hostMsPerCall.toFixed(2)} ms)${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`);
         }
       }
     }

@@ -2,6 +2,8 @@
  * @module sandbox/internal-protocol
  * Messages inside the sandbox subsystem: supervisor (host process) ⇄ sandbox process over IPC,
  * and sandbox process main thread ⇄ worker thread over a per-task MessagePort. Plain data only.
+ * A `run` task's `plugin.source` is '' when the sender expects the receiver to have it (see
+ * source-cache.ts); the receiver asks with `need-source` when it does not.
  * The host's public contract is `protocol.ts`; nothing outside `sandbox/` uses these.
  */
 import type { BridgeRequest, BridgeResult, RunOutcome, RunTask } from './protocol.js';
@@ -12,6 +14,8 @@ export type LogLevel = 'info' | 'warn' | 'error';
 export type ToChild =
   | { t: 'run'; id: number; task: RunTask }
   | { t: 'http-result'; id: number; reqId: number; result: BridgeResult }
+  /** the plugin source of call `id`, asked for by the sandbox process */
+  | { t: 'source'; id: number; source: string }
   | { t: 'close'; graceMs: number };
 
 /** sandbox process → supervisor */
@@ -19,6 +23,8 @@ export type FromChild =
   | { t: 'ready'; pid: number }
   | { t: 'outcome'; id: number; outcome: RunOutcome; strike: boolean }
   | { t: 'http'; id: number; reqId: number; request: BridgeRequest }
+  /** the run message of call `id` came without its plugin source, and this process does not have it */
+  | { t: 'need-source'; id: number }
   | { t: 'log'; id: number; level: LogLevel; message: string }
   | { t: 'fatal'; message: string };
 
@@ -28,11 +34,13 @@ export type FromWorker =
   | { t: 'log'; level: LogLevel; message: string }
   /** the call's last step ended with ctx.http requests pending: it waits on I/O only */
   | { t: 'park' }
+  /** the task came without its plugin source and this worker does not have it */
+  | { t: 'need-source' }
   /** last message of a task: everything the task posted before it has been delivered */
   | { t: 'end' };
 
 /** sandbox process main thread → worker (per-task port) */
-export type ToWorker = { t: 'http-result'; reqId: number; result: BridgeResult };
+export type ToWorker = { t: 'http-result'; reqId: number; result: BridgeResult } | { t: 'source'; source: string };
 
 /** What a worker task resolves to: the outcome, and whether it counts as a crash of the plugin. */
 export interface WorkerOutcome {

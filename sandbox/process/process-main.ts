@@ -15,6 +15,7 @@ import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, 
 import type { RunTask } from '../protocol.js';
 import { Dispatcher, type Lease } from '../supervisor/dispatcher.js';
 import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
+import { SourceCache } from '../source-cache.js';
 import { selfTest } from './self-test.js';
 
 const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
@@ -26,11 +27,16 @@ const NO_LEASE: Lease = { park: () => undefined, resume: () => Promise.resolve()
 
 interface Call {
   port: MessagePort;
+  /** the plugin source (the worker asks for it when it does not have it) */
+  source: string;
   lease: Lease;
   /** ctx.http requests sent to the host and not answered yet */
   pendingHttp: number;
 }
 const calls = new Map<number, Call>();
+const sources = new SourceCache();
+/** calls that came without a source this process has, waiting for the host to send it */
+const waitingForSource = new Map<number, RunTask>();
 let closing = false;
 
 const outbox = new Outbox<FromChild>((msg: FromChild | Batch<FromChild>) => {
@@ -73,9 +79,9 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(70), 50);
   };
 
-  const run = (id: number, task: RunTask): void => {
+  const run = (id: number, task: RunTask, source: string): void => {
     const { port1, port2 } = new MessageChannel();
-    const call: Call = { port: port1, lease: NO_LEASE, pendingHttp: 0 };
+    const call: Call = { port: port1, source, lease: NO_LEASE, pendingHttp: 0 };
     calls.set(id, call);
     let ended = false;
     let result: WorkerOutcome | undefined;
@@ -87,14 +93,17 @@ async function main(): Promise<void> {
       call.lease.release();
       port1.close();
       send({ t: 'outcome', id, outcome: result.outcome, strike: result.strike });
-      if (closing && calls.size === 0) shutdown();
+      if (closing && calls.size === 0 && waitingForSource.size === 0) shutdown();
     };
     port1.on('message', (m: FromWorker) => {
       if (m.t === 'http') {
         call.pendingHttp++;
         send({ t: 'http', id, reqId: m.reqId, request: m.request });
       } else if (m.t === 'log') send({ t: 'log', id, level: m.level, message: m.message });
-      else if (m.t === 'park') {
+      else if (m.t === 'need-source') {
+        const reply: ToWorker = { t: 'source', source: call.source };
+        port1.postMessage(reply);
+      } else if (m.t === 'park') {
         if (call.pendingHttp > 0) call.lease.park();
       } else if (m.t === 'end') {
         ended = true;
@@ -104,7 +113,9 @@ async function main(): Promise<void> {
     void cpu.acquire(task.plugin.name).then((lease) => {
       if (!lease) return; // never: the CPU queue is unbounded and never closed
       call.lease = lease;
-      pool.run({ task, port: port2 }, { transferList: [port2] }).then(
+      // the worker keeps sources too: it asks over the port when it lacks this one
+      const stripped: RunTask = { ...task, plugin: { ...task.plugin, source: '' } };
+      pool.run({ task: stripped, port: port2 }, { transferList: [port2] }).then(
         (r: WorkerOutcome) => {
           result = r;
           flush();
@@ -132,7 +143,23 @@ async function main(): Promise<void> {
         const stats = { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false };
         send({ t: 'outcome', id: m.id, outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_UNAVAILABLE', message: 'the sandbox process is shutting down' }, stats }, strike: false });
       }
-      else run(m.id, m.task);
+      else {
+        const { sourceHash, source } = m.task.plugin;
+        const known = source === '' ? sources.get(sourceHash) : source;
+        if (known === undefined) {
+          waitingForSource.set(m.id, m.task);
+          send({ t: 'need-source', id: m.id });
+        } else {
+          if (source !== '') sources.set(sourceHash, source);
+          run(m.id, m.task, known);
+        }
+      }
+    } else if (m.t === 'source') {
+      const task = waitingForSource.get(m.id);
+      if (!task || typeof m.source !== 'string') return;
+      waitingForSource.delete(m.id);
+      sources.set(task.plugin.sourceHash, m.source);
+      run(m.id, task, m.source);
     } else if (m.t === 'http-result') {
       const call = calls.get(m.id);
       if (!call) return;
@@ -144,7 +171,7 @@ async function main(): Promise<void> {
       });
     } else if (m.t === 'close') {
       closing = true;
-      if (calls.size === 0) shutdown();
+      if (calls.size === 0 && waitingForSource.size === 0) shutdown();
       setTimeout(shutdown, m.graceMs).unref();
     }
   };

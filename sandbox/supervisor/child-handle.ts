@@ -18,6 +18,7 @@ import { checkOutcome, failure } from './check-outcome.js';
 const ENTRY = fileURLToPath(new URL('../process/process-main.js', import.meta.url));
 const WATCHDOG_GRACE_MS = 5_000;
 const MAX_LOG_LINES_PER_CALL = 200;
+const MAX_SENT_SOURCES = 1024;
 /** only these variables reach the sandbox process: no secrets, no proxies, no NODE_OPTIONS */
 const ENV_KEEP = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'NODE_ENV'];
 
@@ -36,6 +37,8 @@ export class ChildHandle {
   readonly #options: ResolvedSandboxOptions;
   readonly #inFlight = new Map<number, InFlight>();
   readonly #outbox = new Outbox<ToChild>((msg) => this.#write(msg));
+  /** plugin sources (by hash) already sent to this process: later calls go without theirs */
+  readonly #sentSources = new Set<string>();
   #seq = 0;
 
   constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null) => void) {
@@ -103,8 +106,17 @@ export class ChildHandle {
         this.kill();
       }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
       this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0 });
-      this.#send({ t: 'run', id, task });
+      this.#send({ t: 'run', id, task: this.#withoutKnownSource(task) });
     });
+  }
+
+  /** The task as sent: without its source when this process was sent it before (it asks if it lost it). */
+  #withoutKnownSource(task: RunTask): RunTask {
+    const hash = task.plugin.sourceHash;
+    if (this.#sentSources.has(hash)) return { ...task, plugin: { ...task.plugin, source: '' } };
+    if (this.#sentSources.size >= MAX_SENT_SOURCES) this.#sentSources.clear();
+    this.#sentSources.add(hash);
+    return task;
   }
 
   /** Asks the process to finish its calls and exit. */
@@ -139,7 +151,7 @@ export class ChildHandle {
   }
 
   #onMessage(m: FromChild): void {
-    if (typeof m !== 'object' || m === null || (m.t !== 'outcome' && m.t !== 'http' && m.t !== 'log')) return;
+    if (typeof m !== 'object' || m === null || (m.t !== 'outcome' && m.t !== 'http' && m.t !== 'log' && m.t !== 'need-source')) return;
     const call = this.#inFlight.get(m.id);
     if (!call) return;
     if (m.t === 'outcome') {
@@ -153,6 +165,8 @@ export class ChildHandle {
         .then((result) => {
           if (this.#inFlight.get(id) === call) this.#send({ t: 'http-result', id, reqId, result });
         });
+    } else if (m.t === 'need-source') {
+      this.#send({ t: 'source', id: m.id, source: call.task.plugin.source });
     } else if (m.t === 'log') {
       if (++call.logLines > MAX_LOG_LINES_PER_CALL) return;
       const level = m.level === 'warn' || m.level === 'error' ? m.level : 'info';

@@ -1,13 +1,16 @@
 /**
  * @module sandbox/worker/worker-entry
  * The Piscina task function: one call per task (a worker interleaves up to callsPerWorker of them,
- * each in its own isolate, while they wait on ctx.http). The worker thread
- * is never terminated by the pool (no AbortSignal, idleTimeout Infinity): deadlines are enforced
- * inside by disposing the isolate, and a broken process is replaced as a whole.
+ * each in its own isolate, while they wait on ctx.http). The task comes without its plugin source
+ * when the sandbox process expects this worker to have it; the worker asks for it over the task's
+ * port when it does not. The worker thread is never terminated by the pool (no AbortSignal,
+ * idleTimeout Infinity): deadlines are enforced inside by disposing the isolate, and a broken
+ * process is replaced as a whole.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { WorkerOutcome } from '../internal-protocol.js';
+import type { FromWorker, ToWorker, WorkerOutcome } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
+import { SourceCache } from '../source-cache.js';
 import { runCall } from './run-call.js';
 
 export interface WorkerTask {
@@ -15,6 +18,24 @@ export interface WorkerTask {
   port: MessagePort;
 }
 
+const sources = new SourceCache();
+
+function askSource(port: MessagePort): Promise<string> {
+  return new Promise((resolve) => {
+    const onMessage = (m: ToWorker): void => {
+      if (m?.t !== 'source' || typeof m.source !== 'string') return;
+      port.off('message', onMessage);
+      resolve(m.source);
+    };
+    port.on('message', onMessage);
+    const ask: FromWorker = { t: 'need-source' };
+    port.postMessage(ask);
+  });
+}
+
 export default async function runWorkerTask({ task, port }: WorkerTask): Promise<WorkerOutcome> {
-  return runCall(task, port);
+  const hash = task.plugin.sourceHash;
+  const source = task.plugin.source || sources.get(hash) || (await askSource(port));
+  sources.set(hash, source);
+  return runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, port);
 }
