@@ -29,6 +29,12 @@ export const SPARES_PER_ISOLATE = 1;
  * between two isolates while the other one prepares its next context in parallel.
  */
 export const WARM_ISOLATES_PER_PLUGIN = 2;
+/**
+ * An idle isolate whose heap (live data and garbage not yet collected) is over this share of its
+ * limit is disposed rather than reused: contexts of past calls are reclaimed slowly, and a reused
+ * isolate must never fail a small call for memory that earlier calls left behind.
+ */
+export const RECYCLE_AT_HEAP_SHARE = 0.5;
 
 interface Spare {
   ready: Promise<PreparedContext>;
@@ -180,6 +186,15 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
   );
 }
 
+function heapBytes(entry: IsolateEntry): number {
+  try {
+    const h = entry.isolate.getHeapStatisticsSync();
+    return h.used_heap_size + h.externally_allocated_size;
+  } catch {
+    return Infinity; // disposed under our feet
+  }
+}
+
 function evictIdle(): void {
   const idle: IsolateEntry[] = [];
   for (const list of pools.values()) for (const e of list) if (!e.busy) idle.push(e);
@@ -195,7 +210,7 @@ function evictIdle(): void {
 export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: number } | undefined): void {
   entry.busy = false;
   entry.lastUsed = Date.now();
-  if (entry.retire) disposeEntry(entry);
+  if (entry.retire || heapBytes(entry) > RECYCLE_AT_HEAP_SHARE * entry.memoryMb * 1024 * 1024) disposeEntry(entry);
   if (entry.disposed) return;
   if (prepareAhead) fillSpares(entry, prepareAhead.timeoutMs);
   evictIdle();
