@@ -5,7 +5,7 @@
  *   1. overhead of one call at a time (fresh context per call): sandbox − in-process, p50/p99;
  *   2. throughput with N concurrent callers on one plugin, 0 ms and 20 ms upstream.
  * Run: `npx tsc -p . && node --no-node-snapshot dist/bench/sandbox-perf.js [--clients 16]
- * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--only overhead,throughput] [--cpu-prof DIR]`.
+ * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput] [--cpu-prof DIR]`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -26,6 +26,8 @@ const { values: argv } = parseArgs({
     calls: { type: 'string', default: '1000' },
     workers: { type: 'string', default: '8' },
     'calls-per-worker': { type: 'string', default: '1' },
+    /** per-tenant: every call carries the same contextKey (the engine's sandbox.contextMode "per-tenant") */
+    mode: { type: 'string', default: 'per-call' },
     only: { type: 'string', default: 'overhead,throughput' },
     'cpu-prof': { type: 'string' },
   },
@@ -47,6 +49,7 @@ function task(plugin: string, tool: string, args: Record<string, unknown>, padKb
     argsJson: JSON.stringify(args),
     config: {},
     limits: LIMITS,
+    ...(argv.mode === 'per-tenant' ? { contextKey: 'bench-tenant' } : {}),
   };
 }
 
