@@ -92,10 +92,11 @@ async function main(): Promise<void> {
       };
       if (only.has('overhead')) {
         upstream.setDelay(0);
+        cold = 0;
         const p = await runPaired(calls, 200, sandboxOp, baseOp);
         const row = { sandboxP50: p.a.p50, sandboxP99: p.a.p99, baseP50: p.b.p50, baseP99: p.b.p99, overheadP50: p.a.p50 - p.b.p50, overheadP99: p.a.p99 - p.b.p99, errors: p.errors };
         out[`overhead ${label}`] = row;
-        console.log(`overhead ${label}: sandbox p50 ${fmt(row.sandboxP50)} p99 ${fmt(row.sandboxP99)} | in-process p50 ${fmt(row.baseP50)} p99 ${fmt(row.baseP99)} | overhead p50 ${fmt(row.overheadP50)} p99 ${fmt(row.overheadP99)} ms${p.errors ? ` errors ${p.errors} ${p.firstError}` : ''}`);
+        console.log(`overhead ${label}: sandbox p50 ${fmt(row.sandboxP50)} p99 ${fmt(row.sandboxP99)} | in-process p50 ${fmt(row.baseP50)} p99 ${fmt(row.baseP99)} | overhead p50 ${fmt(row.overheadP50)} p99 ${fmt(row.overheadP99)} ms, ${cold} cold starts${p.errors ? ` errors ${p.errors} ${p.firstError}` : ''}`);
       }
       if (only.has('throughput')) {
         for (const delay of c.tool === 'http_get' ? [0, 20] : [0]) {
