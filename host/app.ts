@@ -78,6 +78,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
 
   const sandbox = await createSandbox({
     workers: policy.sandbox.workers,
+    callsPerWorker: policy.sandbox.callsPerWorker,
     maxQueue: policy.sandbox.maxQueue,
     quarantineAfterCrashes: policy.sandbox.quarantineAfterCrashes,
     quarantineWindowMs: policy.sandbox.quarantineWindowMs,

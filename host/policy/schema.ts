@@ -57,6 +57,8 @@ const sandboxSchema = z
   .object({
     /** worker threads in the sandbox process (default 8) */
     workers: z.number().int().min(1).max(64).default(8),
+    /** calls one worker may hold at once; calls parked on ctx.http give their CPU slot back (default 4) */
+    callsPerWorker: z.number().int().min(1).max(64).default(4),
     /** "per-call": a fresh V8 context per call (default); "per-tenant": one context per tenant and plugin */
     contextMode: z.enum(['per-call', 'per-tenant']).default('per-call'),
     /** calls waiting for a worker before new ones are refused (default 2000) */

@@ -112,7 +112,7 @@ describe('limits: one plugin cannot take more than its share of the workers', ()
       pluginDirs: [FIXTURES, FAULT_PLUGINS],
       upstreams: { 'https://api.faults.test': up.origin },
       workers: 4,
-      policy: { sandbox: { maxWorkerShare: 0.5 } },
+      policy: { sandbox: { maxWorkerShare: 0.5, callsPerWorker: 1 } },
     });
   });
   after(async () => {
