@@ -124,7 +124,7 @@ describe('failures give a clear error for that call only', () => {
     ['loop forever', `for (;;) {}`, 'GW_ERR_SANDBOX_TIMEOUT'],
     ['loop forever after an await', `await ctx.http('https://api.example.com/json'); for (;;) {}`, 'GW_ERR_SANDBOX_TIMEOUT'],
     ['never settle', `await new Promise(() => {});`, 'GW_ERR_SANDBOX_TIMEOUT', /wall-clock deadline of 2000 ms/],
-    ['exhaust memory', `const keep = []; for (;;) keep.push(new Array(100000).fill(1.5));`, 'GW_ERR_SANDBOX_MEMORY'],
+    ['exhaust memory', `const keep = []; for (;;) keep.push(new Array(1000000).fill(1.5));`, 'GW_ERR_SANDBOX_MEMORY'],
   ];
   for (const [name, body, code, message] of cases) {
     it(`${name} → ${code}`, async () => {
