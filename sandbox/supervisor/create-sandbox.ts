@@ -29,7 +29,14 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   // parked on ctx.http does not count as a busy worker.
   const inFlight = options.workers * options.callsPerWorker;
   const perPluginInFlight = Math.ceil(options.maxWorkerShare * inFlight);
-  const dispatcher = new Dispatcher({ slots: inFlight, perPlugin: perPluginInFlight, inFlight, perPluginInFlight, maxQueue: options.maxQueue });
+  const dispatcher = new Dispatcher({
+    slots: inFlight,
+    perPlugin: perPluginInFlight,
+    inFlight,
+    perPluginInFlight,
+    maxQueue: options.maxQueue,
+    perPluginQueue: Math.ceil(options.maxWorkerShare * options.maxQueue),
+  });
   let child: ChildHandle | undefined;
   let starting: Promise<ChildHandle> | undefined;
   let closing = false;

@@ -8,7 +8,9 @@
  *     slot back while it waits, and takes one again (ahead of new calls) before its answer goes in.
  * So a slow or hostile plugin cannot occupy every worker, and calls parked on I/O do not hold
  * workers. Calls beyond the limits wait in FIFO order; a waiting call is skipped (not blocked on)
- * while its plugin is at its share. More than `maxQueue` waiting calls are refused.
+ * while its plugin is at its share. More than `maxQueue` waiting calls are refused, and so are a
+ * plugin's waiting calls beyond `perPluginQueue` (its share of the queue), so that a plugin held at
+ * its share cannot fill the queue that other plugins' calls need.
  */
 
 /** One admitted call's hold on the sandbox. Every method is idempotent and safe after release. */
@@ -30,6 +32,8 @@ export interface DispatcherLimits {
   /** calls in flight one plugin may have */
   perPluginInFlight: number;
   maxQueue: number;
+  /** waiting calls one plugin may have (default: maxQueue) */
+  perPluginQueue?: number;
 }
 
 interface Waiter {
@@ -52,7 +56,8 @@ class Counter {
 }
 
 export class Dispatcher {
-  readonly #l: DispatcherLimits;
+  readonly #l: Required<DispatcherLimits>;
+  readonly #waiting = new Counter();
   readonly #busy = new Counter();
   readonly #flying = new Counter();
   #queue: Waiter[] = [];
@@ -68,6 +73,7 @@ export class Dispatcher {
       inFlight,
       perPluginInFlight: Math.max(1, Math.min(inFlight, limits.perPluginInFlight)),
       maxQueue: limits.maxQueue,
+      perPluginQueue: Math.max(1, Math.min(limits.maxQueue, limits.perPluginQueue ?? limits.maxQueue)),
     };
   }
 
@@ -88,8 +94,17 @@ export class Dispatcher {
   /** Resolves with a lease, or undefined if refused (queue full, or closed). */
   acquire(plugin: string): Promise<Lease | undefined> {
     if (this.#canAdmit(plugin)) return Promise.resolve(this.#admit(plugin));
-    if (this.#queue.length >= this.#l.maxQueue) return Promise.resolve(undefined);
-    return new Promise((resolve) => this.#queue.push({ plugin, grant: (ok) => resolve(ok ? this.#admit(plugin) : undefined) }));
+    if (this.#queue.length >= this.#l.maxQueue || this.#waiting.of(plugin) >= this.#l.perPluginQueue) return Promise.resolve(undefined);
+    this.#waiting.add(plugin, 1);
+    return new Promise((resolve) =>
+      this.#queue.push({
+        plugin,
+        grant: (ok) => {
+          this.#waiting.add(plugin, -1);
+          resolve(ok ? this.#admit(plugin) : undefined);
+        },
+      }),
+    );
   }
 
   /** Refuses every waiting call (used by close()). Parked calls still resume. */

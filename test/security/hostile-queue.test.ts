@@ -1,8 +1,8 @@
 /**
  * @module test/security/hostile-queue.test
  * A hostile plugin floods the sandbox with calls that never settle. Its running calls are capped
- * by maxWorkerShare; its WAITING calls must not use up the queue that other plugins' calls need,
- * or one plugin still takes more than its share (GW_ERR_SANDBOX_OVERLOADED for everyone else).
+ * by maxWorkerShare, and so are its WAITING calls (ceil(share × maxQueue) = 4 here): they must not
+ * use up the queue that other plugins' calls need (GW_ERR_SANDBOX_OVERLOADED for everyone else).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +14,7 @@ describe('a hostile plugin flooding the sandbox queue', () => {
 
   before(async () => {
     gw = await startSecurityGateway({
-      policy: { sandbox: { workers: 2, maxWorkerShare: 0.5, maxQueue: 4 }, plugins: { 'hostile-hog': { limits: { wallMsPerCall: 300 } } } },
+      policy: { sandbox: { workers: 2, callsPerWorker: 1, maxWorkerShare: 0.5, maxQueue: 8 }, plugins: { 'hostile-hog': { limits: { wallMsPerCall: 300 } } } },
     });
     apiKey = (await gw.createUser('flood@example.com')).apiKey;
     await gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: 'warm' } }], apiKey);
@@ -30,7 +30,7 @@ describe('a hostile plugin flooding the sandbox queue', () => {
     assert.ok(items.some((i: Json) => i.code === 'GW_ERR_SANDBOX_OVERLOADED'), 'the queue bound is enforced');
   });
 
-  it('still runs other plugins\' calls while the hostile plugin fills the queue', { todo: 'sandbox/supervisor/dispatcher.ts: maxQueue is one global queue, so a plugin held at its worker share fills it with waiting calls and other plugins\' calls that must wait get GW_ERR_SANDBOX_OVERLOADED (needs a per-plugin queue share)' }, async () => {
+  it('still runs other plugins\' calls while the hostile plugin fills the queue', async () => {
     const flood = gw.batch('hostile-hog', Array.from({ length: 8 }, () => ({ tool: 'hog_never' })), apiKey);
     await new Promise((r) => setTimeout(r, 50));
     const legit = await gw.batch('fixture-echo', Array.from({ length: 4 }, (_, i) => ({ tool: 'echo_args', args: { text: `legit-${i}` } })), apiKey);
