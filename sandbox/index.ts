@@ -8,7 +8,7 @@
  *     injection, redaction. Wire them as `sandbox.run(task, (req) => bridge.dispatch(req, scope))`.
  */
 export { createSandbox } from './supervisor/create-sandbox.js';
-export type { Sandbox, SandboxOptions, SandboxStats, SandboxLogger } from './sandbox-options.js';
+export type { Sandbox, SandboxFault, SandboxOptions, SandboxStats, SandboxLogger } from './sandbox-options.js';
 export { createBridge, type Bridge, type BridgeOptions } from './bridge/create-bridge.js';
 export type { CallScope, Credential } from './bridge/types.js';
 export type { Resolver } from './bridge/safe-lookup.js';

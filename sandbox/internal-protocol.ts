@@ -6,6 +6,7 @@
  * source-cache.ts); the receiver asks with `need-source` when it does not.
  * The host's public contract is `protocol.ts`; nothing outside `sandbox/` uses these.
  */
+import type { SandboxFault } from './sandbox-options.js';
 import type { BridgeRequest, BridgeResult, RunOutcome, RunTask } from './protocol.js';
 
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -16,7 +17,9 @@ export type ToChild =
   | { t: 'http-result'; id: number; reqId: number; result: BridgeResult }
   /** the plugin source of call `id`, asked for by the sandbox process */
   | { t: 'source'; id: number; source: string }
-  | { t: 'close'; graceMs: number };
+  | { t: 'close'; graceMs: number }
+  /** tests only, honoured when the process runs with WB_SANDBOX_FAULT_INJECTION=1 */
+  | { t: 'fault'; fault: SandboxFault };
 
 /** sandbox process → supervisor */
 export type FromChild =
@@ -50,4 +53,4 @@ export interface WorkerOutcome {
 
 /** Name of the BroadcastChannel the sandbox process uses to talk to all its workers at once. */
 export const CONTROL_CHANNEL = 'workbench-sandbox-control';
-export type ControlMessage = { t: 'catastrophic'; message: string } | { t: 'dispose-all' };
+export type ControlMessage = { t: 'catastrophic'; message: string } | { t: 'dispose-all' } | { t: 'exit-worker'; callId: string };

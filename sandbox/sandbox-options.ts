@@ -37,7 +37,15 @@ export interface SandboxOptions {
   closeGraceMs?: number;
   /** extra node flags for the sandbox process, e.g. ["--max-old-space-size=1024"] */
   execArgv?: string[];
+  /**
+   * TESTS ONLY: lets `injectFault` kill a worker thread or simulate a catastrophic isolate error,
+   * so that recovery paths plugin code cannot reach are tested. The host never sets it.
+   */
+  faultInjection?: boolean;
 }
+
+/** Faults a test can inject when the sandbox was created with `faultInjection: true`. */
+export type SandboxFault = { kind: 'exit-worker'; callId: string } | { kind: 'catastrophic' };
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'logger'>> & { logger: SandboxLogger };
 
@@ -66,6 +74,8 @@ export interface Sandbox {
   stats(): SandboxStats;
   /** Stops intake, lets in-flight calls finish (bounded), then ends the sandbox process. */
   close(): Promise<void>;
+  /** Present only with `faultInjection: true` (tests). */
+  injectFault?(fault: SandboxFault): void;
 }
 
 const silent: SandboxLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -84,5 +94,6 @@ export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
     logger: o.logger ?? silent,
     closeGraceMs: Math.max(0, o.closeGraceMs ?? 10_000),
     execArgv: o.execArgv ?? [],
+    faultInjection: o.faultInjection === true,
   };
 }

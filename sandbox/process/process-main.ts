@@ -169,6 +169,14 @@ async function main(): Promise<void> {
       void call.lease.resume().then(() => {
         if (calls.get(m.id) === call) call.port.postMessage(msg);
       });
+    } else if (m.t === 'fault' && process.env['WB_SANDBOX_FAULT_INJECTION'] === '1') {
+      if (m.fault.kind === 'exit-worker') {
+        const msg: ControlMessage = { t: 'exit-worker', callId: m.fault.callId };
+        control.postMessage(msg);
+      } else {
+        send({ t: 'fatal', message: 'catastrophic isolate error: injected by a test' });
+        setTimeout(() => process.exit(70), 50);
+      }
     } else if (m.t === 'close') {
       closing = true;
       if (calls.size === 0 && waitingForSource.size === 0) shutdown();

@@ -9,6 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { SandboxFault } from '../sandbox-options.js';
 import type { FromChild, ToChild } from '../internal-protocol.js';
 import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
 import type { BridgeResult, HttpHandler, RunOutcome, RunTask } from '../protocol.js';
@@ -48,6 +49,7 @@ export class ChildHandle {
       WB_SANDBOX_CALLS_PER_WORKER: String(options.callsPerWorker),
       WB_SANDBOX_WORKER_SHARE: String(options.maxWorkerShare),
     };
+    if (options.faultInjection) env['WB_SANDBOX_FAULT_INJECTION'] = '1';
     for (const k of ENV_KEEP) if (process.env[k] !== undefined) env[k] = process.env[k] as string;
     this.#proc = fork(ENTRY, [], {
       execArgv: ['--no-node-snapshot', ...options.execArgv],
@@ -122,6 +124,11 @@ export class ChildHandle {
   /** Asks the process to finish its calls and exit. */
   close(graceMs: number): void {
     this.#send({ t: 'close', graceMs });
+  }
+
+  /** Tests only (see SandboxOptions.faultInjection). */
+  injectFault(fault: SandboxFault): void {
+    this.#send({ t: 'fault', fault });
   }
 
   kill(): void {

@@ -6,7 +6,7 @@
  * back-off if it keeps failing). `run` never rejects.
  */
 import type { HttpHandler, RunOutcome, RunTask } from '../protocol.js';
-import { resolveOptions, type Sandbox, type SandboxOptions, type SandboxStats } from '../sandbox-options.js';
+import { resolveOptions, type Sandbox, type SandboxFault, type SandboxOptions, type SandboxStats } from '../sandbox-options.js';
 import { failure } from './check-outcome.js';
 import { ChildHandle } from './child-handle.js';
 import { Dispatcher } from './dispatcher.js';
@@ -131,7 +131,9 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     }
   }
 
+  const injectFault = options.faultInjection ? (fault: SandboxFault): void => child?.injectFault(fault) : undefined;
   return {
+    ...(injectFault ? { injectFault } : {}),
     async run(task, http) {
       try {
         return await admitAndRun(task, http);

@@ -7,8 +7,8 @@
  * idleTimeout Infinity): deadlines are enforced inside by disposing the isolate, and a broken
  * process is replaced as a whole.
  */
-import type { MessagePort } from 'node:worker_threads';
-import type { FromWorker, ToWorker, WorkerOutcome } from '../internal-protocol.js';
+import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
+import { CONTROL_CHANNEL, type ControlMessage, type FromWorker, type ToWorker, type WorkerOutcome } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { SourceCache } from '../source-cache.js';
 import { runCall } from './run-call.js';
@@ -19,6 +19,18 @@ export interface WorkerTask {
 }
 
 const sources = new SourceCache();
+
+/** calls running in this worker, for the tests-only fault injection below */
+const running = new Set<string>();
+if (process.env['WB_SANDBOX_FAULT_INJECTION'] === '1') {
+  const control = new BroadcastChannel(CONTROL_CHANNEL);
+  control.unref();
+  control.onmessage = (event: unknown) => {
+    const data = (event as { data?: ControlMessage }).data;
+    // ends this worker thread only (process.exit in a worker stops the thread)
+    if (data?.t === 'exit-worker' && running.has(data.callId)) process.exit(1);
+  };
+}
 
 function askSource(port: MessagePort): Promise<string> {
   return new Promise((resolve) => {
@@ -37,5 +49,10 @@ export default async function runWorkerTask({ task, port }: WorkerTask): Promise
   const hash = task.plugin.sourceHash;
   const source = task.plugin.source || sources.get(hash) || (await askSource(port));
   sources.set(hash, source);
-  return runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, port);
+  running.add(task.callId);
+  try {
+    return await runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, port);
+  } finally {
+    running.delete(task.callId);
+  }
 }
