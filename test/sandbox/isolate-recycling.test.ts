@@ -5,21 +5,11 @@
  * its limit is replaced, so 1,500 trivial calls in a row on one worker at 16 MiB all succeed.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
-import { callTool, egressPolicy } from './helpers/harness.js';
+import { describe, it } from 'node:test';
+import { useOneWorkerSandbox } from './helpers/harness.js';
 
-let sandbox: Sandbox;
-let bridge: Bridge;
+const shared = useOneWorkerSandbox();
 
-before(async () => {
-  sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
-  bridge = createBridge(egressPolicy());
-});
-after(async () => {
-  await sandbox.close();
-  await bridge.close();
-});
 
 describe('isolates are recycled before they fill up', () => {
   it('1,500 trivial calls on one worker at 16 MiB never fail with GW_ERR_SANDBOX_MEMORY', async () => {
@@ -27,7 +17,7 @@ describe('isolates are recycled before they fill up', () => {
     const codes: Record<string, number> = {};
     for (let round = 0; round < 30; round++) {
       const batch = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => callTool(sandbox, bridge, { name: 'trivial', source, args: { text: `r${round}-${i}` }, limits: { memoryMb: 16 } })),
+        Array.from({ length: 50 }, (_, i) => shared.run({ name: 'trivial', source, args: { text: `r${round}-${i}` }, limits: { memoryMb: 16 } })),
       );
       for (const [i, r] of batch.entries()) {
         if (!r.outcome.ok) codes[r.outcome.error.code] = (codes[r.outcome.error.code] ?? 0) + 1;

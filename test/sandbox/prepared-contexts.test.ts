@@ -5,23 +5,13 @@
  * state, globals and intrinsics are pristine in every call, also when a spare's preparation fails).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
-import { callTool, egressPolicy, errorCode, type CallSpec } from './helpers/harness.js';
+import { describe, it } from 'node:test';
+import { type CallSpec, errorCode, useOneWorkerSandbox } from './helpers/harness.js';
 
-let sandbox: Sandbox;
-let bridge: Bridge;
-const run = (spec: CallSpec) => callTool(sandbox, bridge, spec);
+const shared = useOneWorkerSandbox();
+const run = (spec: CallSpec) => shared.run(spec); // short name used throughout
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-before(async () => {
-  sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
-  bridge = createBridge(egressPolicy());
-});
-after(async () => {
-  await sandbox.close();
-  await bridge.close();
-});
 
 describe('contexts prepared ahead of demand', () => {
   it('a call after an idle moment starts on a context evaluated before it arrived', async () => {
@@ -60,6 +50,6 @@ describe('contexts prepared ahead of demand', () => {
       await sleep(100);
     }
     assert.equal((await run({ name: 'after-spin', source: `export default { async run() { return 3; } };` })).result, 3);
-    assert.equal(sandbox.stats().crashes, 0);
+    assert.equal(shared.sandbox.stats().crashes, 0);
   });
 });

@@ -6,24 +6,14 @@
  * sandbox process restart.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
+import { describe, it } from 'node:test';
 import { MAX_CACHED_SOURCES } from '../../sandbox/source-cache.js';
-import { callTool, egressPolicy } from './helpers/harness.js';
+import { useOneWorkerSandbox } from './helpers/harness.js';
 
-let sandbox: Sandbox;
-let bridge: Bridge;
+const shared = useOneWorkerSandbox();
 const version = (n: number): string => `export default { async run() { return { version: ${n} }; } };`;
-const call = (n: number) => callTool(sandbox, bridge, { name: 'versioned', source: version(n) }).then((r) => (r.outcome.ok ? (r.result as { version: number }).version : r.outcome.error.code));
+const call = (n: number) => shared.run({ name: 'versioned', source: version(n) }).then((r) => (r.outcome.ok ? (r.result as { version: number }).version : r.outcome.error.code));
 
-before(async () => {
-  sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
-  bridge = createBridge(egressPolicy());
-});
-after(async () => {
-  await sandbox.close();
-  await bridge.close();
-});
 
 describe('plugin sources sent once per process and worker', () => {
   it('each version runs its own source, the second call of a version too', async () => {

@@ -5,6 +5,8 @@
  * request and result and every log line.
  */
 import { createHash } from 'node:crypto';
+import { after, before } from 'node:test';
+import { createBridge, createSandbox } from '../../../sandbox/index.js';
 import type { PluginManifest } from '../../../sandbox/manifest.js';
 import type { Bridge, BridgeRequest, BridgeResult, CallScope, Credential, EgressPolicy, RunOutcome, Sandbox, SandboxLogger, SandboxLimits } from '../../../sandbox/index.js';
 
@@ -116,4 +118,34 @@ export function moduleOf(handlerSource: string, extraTools = ''): string {
 
 export function errorCode(r: CallRecord): string | undefined {
   return r.outcome.ok ? undefined : r.outcome.error.code;
+}
+
+/**
+ * A one-worker sandbox and a bridge shared by the tests of one file, started before them and
+ * closed after them. Read `sandbox` and `bridge` inside tests (they are set by then).
+ */
+export function useOneWorkerSandbox(): { readonly sandbox: Sandbox; readonly bridge: Bridge; run(spec: CallSpec): Promise<CallRecord> } {
+  let sandbox: Sandbox | undefined;
+  let bridge: Bridge | undefined;
+  before(async () => {
+    sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    bridge = createBridge(egressPolicy());
+  });
+  after(async () => {
+    await sandbox?.close();
+    await bridge?.close();
+  });
+  const ready = () => {
+    if (!sandbox || !bridge) throw new Error('useOneWorkerSandbox: used outside a test');
+    return { sandbox, bridge };
+  };
+  return {
+    get sandbox() {
+      return ready().sandbox;
+    },
+    get bridge() {
+      return ready().bridge;
+    },
+    run: (spec) => callTool(ready().sandbox, ready().bridge, spec),
+  };
 }
