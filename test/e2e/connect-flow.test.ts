@@ -9,7 +9,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -24,17 +23,10 @@ import { parsePolicy } from '../../host/policy/load.js';
 import { REDACT_PATHS, type Logger } from '../../host/telemetry/logger.js';
 import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { freePort } from '../helpers/free-port.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skip = !fs.existsSync(CHROMIUM) && !process.env['CI'] ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test` : false;
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 const textOf = (r: unknown): string => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '');
 

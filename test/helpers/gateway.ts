@@ -5,7 +5,6 @@
  * mapped to loopback servers through the policy's `upstreams`, exactly as an operator would.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +16,7 @@ import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import type { User } from '../../host/storage/users.js';
 import { createLogger } from '../../host/telemetry/logger.js';
+import { freePort } from './free-port.js';
 
 /** An execute_tools item, loosely typed for assertions: {result} or {error, code, …}. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result shapes
@@ -58,15 +58,6 @@ export interface TestGateway {
   rest(integration: string, body: unknown, apiKey?: string): Promise<{ status: number; json: any; headers: Headers }>;
   mcpClient(apiKey?: string): Promise<Client>;
   close(): Promise<void>;
-}
-
-/** Asks the kernel for a free loopback port, so the public URL is known before the gateway starts. */
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 /** Copies the selected built-in plugins into a temp folder so that only they load. */

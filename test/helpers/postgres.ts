@@ -7,11 +7,11 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 const ROOT = '/usr/lib/postgresql';
@@ -44,14 +44,6 @@ export function postgresSkipReason(): string | undefined {
   const msg = `PostgreSQL server binaries not found under ${ROOT} (install Debian's "postgresql" package)`;
   if (process.env['CI']) throw new Error(`${msg}; they are required when CI is set`);
   return `${msg}: skipping the PostgreSQL tests`;
-}
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 /** initdb and pg_ctl refuse to run as root: as root, run them as the `postgres` system user. */

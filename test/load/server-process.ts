@@ -7,10 +7,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../host/paths.js';
+import { freePort } from '../helpers/free-port.js';
 
 export const MAIN_JS = path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js');
 
@@ -34,14 +34,6 @@ export interface SpawnServerOptions {
   policy: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   logLevel?: string;
-}
-
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 export async function spawnServer(options: SpawnServerOptions): Promise<ServerProcess> {

@@ -5,7 +5,6 @@
  * every HTTP response body seen, and a search for secrets in their raw, base64 and URL forms.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -16,6 +15,7 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import type { User } from '../../host/storage/users.js';
 import { REDACT_PATHS } from '../../host/telemetry/logger.js';
+import { freePort } from '../helpers/free-port.js';
 
 export const FIXTURE_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 export const HOSTILE_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'hostile-plugins');
@@ -41,14 +41,6 @@ export interface SecurityGateway {
   mcpExecute(executions: Array<{ tool: string; args?: unknown }>, apiKey: string): Promise<Json[]>;
   auditText(): Promise<string>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 /** The JSON-RPC messages of an MCP answer, whether plain JSON or an SSE stream. */
