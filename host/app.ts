@@ -5,12 +5,13 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
-import { createBridge, createSandbox, type Sandbox } from '../sandbox/index.js';
+import { createBridge, createSandbox, createUpstreamMapper, type Sandbox } from '../sandbox/index.js';
 import { createDatabaseAuditSink, createStdoutAuditSink } from './audit/audit.js';
 import type { GatewayConfig } from './config.js';
 import { clientFromEnv } from './connections/oauth.js';
 import { createConnectionService, type FullConnectionService } from './connections/service.js';
 import { createProviderFetch } from './connections/provider-fetch.js';
+import { isUsable } from './connections/types.js';
 import { loadVaultWithPending } from './connections/key-rotation.js';
 import { createRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
@@ -94,10 +95,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     maxRequestBodyBytes: policy.http.maxRequestBodyBytes,
     maxRedirects: policy.http.maxRedirects,
   });
-  const mapUrl = (url: string): string => {
-    for (const [from, to] of Object.entries(policy.upstreams)) if (url === from || url.startsWith(`${from}/`)) return to + url.slice(from.length);
-    return url;
-  };
+  const mapUrl = createUpstreamMapper(policy.upstreams);
   const providerFetch = createProviderFetch({
     mappedOrigins: Object.values(policy.upstreams),
     allowPrivateCidrs: policy.http.allowPrivateCidrs,
@@ -145,8 +143,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       isAllowed: (user, tool) => decideToolAccess(policy, user.tenant, tool.integration, tool.name).allowed,
       isConnected: async (user, integration) => {
         const manifest = registry.plugin(integration)?.manifest;
-        if (!manifest) return false;
-        return manifest.auth.type === 'none' || (await connections.lookup(user.id, manifest)).connected;
+        return manifest !== undefined && (await isUsable(connections, user.id, manifest));
       },
     }),
     ...createEngineMetaTools({ engine, continuations, maxChars: policy.resultCap.maxChars, maxBatch: policy.requests.maxBatch }),
@@ -182,6 +179,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       closed = true;
       await app.close();
       await sandbox.close();
+      await bridge.close();
       await db.close();
     },
   };

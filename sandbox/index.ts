@@ -9,7 +9,7 @@
  */
 export { createSandbox } from './supervisor/create-sandbox.js';
 export type { Sandbox, SandboxFault, SandboxOptions, SandboxStats, SandboxLogger } from './sandbox-options.js';
-export { createBridge, type Bridge, type BridgeOptions } from './bridge/create-bridge.js';
+export { createBridge, createUpstreamMapper, type Bridge, type BridgeOptions } from './bridge/create-bridge.js';
 export type { CallScope, Credential } from './bridge/types.js';
 export type { Resolver } from './bridge/safe-lookup.js';
 export * from './protocol.js';

@@ -34,3 +34,8 @@ export interface ConnectionService {
     config?: Record<string, unknown>;
   }): Promise<{ connectionId: string }>;
 }
+
+/** Whether a user can run an integration's tools now: always for auth "none", else a stored, working connection. */
+export async function isUsable(connections: Pick<ConnectionService, 'lookup'>, userId: string, manifest: PluginManifest): Promise<boolean> {
+  return manifest.auth.type === 'none' || (await connections.lookup(userId, manifest)).connected;
+}

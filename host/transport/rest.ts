@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConnectionService } from '../connections/types.js';
+import { isUsable, type ConnectionService } from '../connections/types.js';
 import { executeMany } from '../engine/execute-many.js';
 import { executeSingle, type EngineDeps } from '../engine/execute-single.js';
 import { isErrorItem, type ExecutionItem, type ExecutionRequest } from '../engine/outcomes.js';
@@ -51,9 +51,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
 
   const connected = async (user: User, name: string): Promise<boolean> => {
     const plugin = registry.plugin(name);
-    if (!plugin) return false;
-    if (plugin.manifest.auth.type === 'none') return true;
-    return (await deps.connections.lookup(user.id, plugin.manifest)).connected;
+    return plugin !== undefined && (await isUsable(deps.connections, user.id, plugin.manifest));
   };
 
   const visibleTools = (user: User, name: string) =>

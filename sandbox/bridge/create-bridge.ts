@@ -16,7 +16,7 @@ import { capResponseSize } from './interceptors/cap-response-size.js';
 import { egressPolicy } from './interceptors/egress-policy.js';
 import { followRedirects } from './interceptors/follow-redirects.js';
 import { injectCredential } from './interceptors/inject-credential.js';
-import { mapUpstream } from './interceptors/map-upstream.js';
+import { mapUpstream, mappedTarget } from './interceptors/map-upstream.js';
 import { redactCredentials } from './interceptors/redact-credentials.js';
 import { requestBudget } from './interceptors/request-budget.js';
 import { timeout } from './interceptors/timeout.js';
@@ -42,12 +42,31 @@ export interface Bridge {
   close(): Promise<void>;
 }
 
-export function compileEgressPolicy(egress: EgressPolicy): CompiledEgressPolicy {
+function compileUpstreams(upstreams: Record<string, string>): Map<string, URL> {
   const upstreamMap = new Map<string, URL>();
-  for (const [from, to] of Object.entries(egress.upstreams)) upstreamMap.set(new URL(from).origin, new URL(new URL(to).origin));
+  for (const [from, to] of Object.entries(upstreams)) upstreamMap.set(new URL(from).origin, new URL(new URL(to).origin));
+  return upstreamMap;
+}
+
+/**
+ * The same origin mapping for requests the host itself makes to plugin-named URLs (OAuth token,
+ * authorization and revocation endpoints): `url` rewritten to its mapped target, or unchanged.
+ */
+export function createUpstreamMapper(upstreams: Record<string, string>): (url: string) => string {
+  const upstreamMap = compileUpstreams(upstreams);
+  return (url) => {
+    try {
+      return mappedTarget(new URL(url), upstreamMap)?.href ?? url;
+    } catch {
+      return url;
+    }
+  };
+}
+
+export function compileEgressPolicy(egress: EgressPolicy): CompiledEgressPolicy {
   return {
     ...egress,
-    upstreamMap,
+    upstreamMap: compileUpstreams(egress.upstreams),
     denyHostSet: new Set(egress.denyHosts.map((h) => h.toLowerCase().replace(/\.+$/, ''))),
     allowedCidrs: parseCidrs(egress.allowPrivateCidrs),
   };

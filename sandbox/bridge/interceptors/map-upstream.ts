@@ -20,12 +20,17 @@ function mapBack(location: string, base: URL, policy: CompiledEgressPolicy, pref
   return abs.href;
 }
 
+/** Where a request for `url` really goes under the policy's origin map (undefined: not mapped). */
+export function mappedTarget(url: URL, upstreamMap: ReadonlyMap<string, URL>): URL | undefined {
+  const to = upstreamMap.get(url.origin);
+  return to ? new URL(to.origin + url.pathname + url.search) : undefined;
+}
+
 export function mapUpstream(): Interceptor {
   return (next) =>
     async function mapUpstreamStep(req, call) {
-      const to = call.policy.upstreamMap.get(req.url.origin);
-      if (!to) return next(req, call);
-      const target = new URL(to.origin + req.url.pathname + req.url.search);
+      const target = mappedTarget(req.url, call.policy.upstreamMap);
+      if (!target) return next(req, call);
       const res = await next({ ...req, target, mapped: true }, call);
       const location = res.headers['location'];
       const headers = location === undefined ? res.headers : { ...res.headers, location: mapBack(location, target, call.policy, req.url.origin) };
