@@ -48,6 +48,7 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
         userId: ctx.user.id,
         store: deps.continuations,
         toolOf: (i) => args.executions[i]?.tool ?? 'unknown',
+        onStoreError: (err) => deps.engine.logger.error({ err, requestId: ctx.requestId }, 'an oversized result could not be stored for continuation'),
       });
       return { json: null, text, images, isError: items.every(isErrorItem) };
     },

@@ -3,7 +3,9 @@
  * The result cap for MCP: the text returned to the model never exceeds `maxChars` and is always
  * valid JSON. Items that do not fit are replaced, largest first, by a stub with a preview, the
  * total size and a continuation id; the full item is stored server-side and `continue_tool_result`
- * pages through it in parts of `partChars`.
+ * pages through it in parts of `partChars`. If the store refuses the write (database read-only,
+ * full or locked), the item becomes a GW_ERR_RESULT_NOT_STORED error instead: the batch still
+ * answers, with every other item intact.
  */
 import type { ContinuationStore } from './continuations.js';
 
@@ -13,6 +15,8 @@ export interface CapOptions {
   store: ContinuationStore;
   /** the tool each item came from, for the stored record */
   toolOf: (index: number) => string;
+  /** told when the store refuses a write (the item then becomes GW_ERR_RESULT_NOT_STORED) */
+  onStoreError?: (err: unknown) => void;
 }
 
 /** Budget of each continuation part's chunk once JSON-escaped: the cap less room for the envelope. */
@@ -93,7 +97,12 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
       if (!s) {
         const json = JSON.stringify((item as { result: unknown }).result);
         if (json.length <= previewChars + 400) continue; // a stub would not be smaller
-        s = { id: await opts.store.put(opts.userId, opts.toolOf(i), json), json };
+        const id = await tryPut(opts, opts.toolOf(i), json);
+        if (id === undefined) {
+          out[i] = notStored(json.length, opts.maxChars, opts.toolOf(i));
+          continue;
+        }
+        s = { id, json };
         stubbed.set(i, s);
       }
       out[i] = { result: stubFor(s.id, s.json, opts.maxChars, previewChars) };
@@ -106,8 +115,30 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
   const shortened = out.map((it) => shortenErrorItem(it));
   const short = JSON.stringify({ results: shortened });
   if (short.length <= opts.maxChars) return short;
-  const id = await opts.store.put(opts.userId, 'execute_tools', whole);
-  return JSON.stringify({ results: [], batch: stubFor(id, whole, opts.maxChars, 0) });
+  const id = await tryPut(opts, 'execute_tools', whole);
+  if (id !== undefined) return JSON.stringify({ results: [], batch: stubFor(id, whole, opts.maxChars, 0) });
+  // nothing could be stored: every remaining result item says so; error items stay (shortened)
+  return JSON.stringify({
+    results: shortened.map((it, i) => (typeof it === 'object' && it !== null && 'result' in it ? notStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it)),
+  });
+}
+
+/** The continuation id, or undefined when the store refused the write (the failure is reported). */
+async function tryPut(opts: CapOptions, tool: string, body: string): Promise<string | undefined> {
+  try {
+    return await opts.store.put(opts.userId, tool, body);
+  } catch (err) {
+    opts.onStoreError?.(err);
+    return undefined;
+  }
+}
+
+function notStored(chars: number, maxChars: number, tool: string): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
+  return {
+    error: `This result (${chars} characters) is over the ${maxChars}-character response budget, and it could not be stored for continue_tool_result (the database refused the write). Retry later, or narrow the request (limit, filters, pagination).`,
+    code: 'GW_ERR_RESULT_NOT_STORED',
+    tool,
+  };
 }
 
 function shortenErrorItem(item: unknown): unknown {

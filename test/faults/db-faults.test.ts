@@ -1,7 +1,8 @@
 /**
  * @module test/faults/db-faults
  * The database fails under a running gateway: locked by another process for longer than
- * busy_timeout, its disk full, or read-only at start-up. Executions still return their results,
+ * busy_timeout, its disk full, read-only at start-up, or read-only while serving. Executions still
+ * return their results,
  * audit failures are counted (and logged), nothing crashes, and once the fault clears new audit
  * rows are written and the file is intact.
  */
@@ -110,6 +111,53 @@ describe('faults: the database is locked, full or read-only', () => {
       const item = await gw.execute('echo_args', { text: 'space again' });
       assert.equal(item.result?.text, 'space again');
       assert.equal(await auditCount(gw), rows0 + 1);
+      assert.deepEqual(await gw.db.all('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('read-only while serving: results still answer, an oversized result says it was not stored, nothing stored is lost', async () => {
+    // A mount cannot turn read-only under files open for writing (remount fails with EBUSY, and
+    // SQLite keeps the database, -wal and -shm open), so SQLite itself is made to refuse writes on
+    // the gateway's own connection: every write then fails with SQLITE_READONLY, as on a file
+    // system that went read-only after a disk error.
+    const gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES] });
+    try {
+      await gw.execute('echo_args', { text: 'before' });
+      const other = await gw.createUser('readonly@example.com'); // never used: authenticating it writes
+      const rows0 = await auditCount(gw);
+      const users0 = await gw.db.all('SELECT id, email FROM users ORDER BY id');
+      const failures0 = gw.gateway.engine.audit.failures;
+      await gw.db.run('PRAGMA query_only = ON');
+      await assert.rejects(gw.db.run("DELETE FROM audit_events WHERE id = 'none'"), /readonly/i, 'writes are refused now');
+
+      const item = await gw.execute('echo_args', { text: 'read-only' }, other.apiKey);
+      assert.equal(item.result?.text, 'read-only', JSON.stringify(item));
+      assert.equal(gw.gateway.engine.audit.failures, failures0 + 1, 'the lost audit event is counted');
+
+      const client = await gw.mcpClient();
+      const r = (await client.callTool({
+        name: 'execute_tools',
+        arguments: { executions: [{ tool: 'echo_big', args: { chars: 150_000 } }, { tool: 'echo_args', args: { text: 'small' } }] },
+      })) as { content: { type: string; text?: string }[]; isError?: boolean };
+      const text = r.content[0]?.text ?? '';
+      assert.ok(text.length <= 60_000, `text is ${text.length} chars`);
+      const body = JSON.parse(text) as { results: { result?: { text?: string }; error?: string; code?: string }[] };
+      assert.equal(body.results.length, 2, 'one item per execution');
+      assert.equal(body.results[0]?.code, 'GW_ERR_RESULT_NOT_STORED', text.slice(0, 500));
+      assert.match(body.results[0]?.error ?? '', /could not be stored/);
+      assert.equal(body.results[1]?.result?.text, 'small', 'the other item is intact');
+      assert.notEqual(r.isError, true, 'not every item failed');
+      const ready = await fetch(`${gw.url}/readyz`);
+      assert.equal(ready.status, 200, 'reads still work, so the gateway stays ready');
+      await client.close();
+
+      await gw.db.run('PRAGMA query_only = OFF');
+      const again = await gw.execute('echo_args', { text: 'writable again' });
+      assert.equal(again.result?.text, 'writable again');
+      assert.ok((await auditCount(gw)) > rows0, 'rows are written again without a restart');
+      assert.deepEqual(await gw.db.all('SELECT id, email FROM users ORDER BY id'), users0, 'stored users are intact');
       assert.deepEqual(await gw.db.all('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
     } finally {
       await gw.close();
