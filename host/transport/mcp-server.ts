@@ -3,11 +3,14 @@
  * The MCP protocol core, free of HTTP: a low-level SDK `Server` that lists the fixed meta-tools in
  * a stable order and calls them for the authenticated caller. Only protocol problems (an unknown
  * meta-tool, arguments its own schema rejects) become JSON-RPC errors; every tool failure is a
- * result (with isError when the whole call failed).
+ * result (with isError when the whole call failed). A server is cheap to build per request: what
+ * does not depend on the caller (the tools/list answer, the name index, the SDK's JSON-Schema
+ * validator) is built once and shared.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import * as z from 'zod';
 import { formatZodIssues } from '../engine/validate-args.js';
 import type { MetaTool, MetaToolResult, TransportName } from '../meta-tools/types.js';
@@ -26,18 +29,58 @@ export interface McpServerDeps {
   logger: Logger;
 }
 
-// A stateless server is built per request; the JSON Schemas of the fixed meta-tools are not.
-const schemaCache = new WeakMap<z.ZodObject, Record<string, unknown>>();
+/**
+ * What the server answers that does not depend on the caller, built once per list of meta-tools.
+ * The meta-tools are the same for every caller (what a caller may use is decided inside each tool,
+ * per call), so one index serves everyone; a different list (another array) gets its own index.
+ */
+interface ToolIndex {
+  /** the tools/list result, deep-frozen because every request is answered with this very object */
+  list: ListToolsResult;
+  byName: ReadonlyMap<string, MetaTool>;
+}
 
-function toJsonSchema(schema: z.ZodObject): Record<string, unknown> {
-  let json = schemaCache.get(schema);
-  if (!json) {
-    json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-    delete json['$schema'];
-    schemaCache.set(schema, json);
+const indexes = new WeakMap<readonly MetaTool[], ToolIndex>();
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
   }
+  return value;
+}
+
+function toJsonSchema(schema: z.ZodObject): { type: 'object'; [k: string]: unknown } {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
+  delete json['$schema'];
   return json;
 }
+
+function toolIndex(metaTools: readonly MetaTool[]): ToolIndex {
+  let index = indexes.get(metaTools);
+  if (!index) {
+    const sorted = [...metaTools].sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
+    const list: ListToolsResult = {
+      tools: sorted.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: toJsonSchema(t.inputSchema),
+        ...(t.annotations ? { annotations: { title: t.title, ...t.annotations } } : {}),
+      })),
+    };
+    const byName = new Map<string, MetaTool>();
+    for (const t of sorted) if (!byName.has(t.name)) byName.set(t.name, t);
+    index = { list: deepFreeze(list), byName };
+    indexes.set(metaTools, index);
+  }
+  return index;
+}
+
+// Unless given one, the SDK's Server builds a fresh Ajv instance (compiling Ajv's meta-schemas) in
+// its constructor; it uses it only to check answers to elicitation requests, which this server
+// never sends. One shared instance holds no caller data.
+let sharedValidator: AjvJsonSchemaValidator | undefined;
 
 function toCallResult(r: MetaToolResult): CallToolResult {
   const text = r.text ?? JSON.stringify(r.json);
@@ -47,25 +90,20 @@ function toCallResult(r: MetaToolResult): CallToolResult {
 }
 
 export function buildMcpServer(deps: McpServerDeps, user: User, transport: TransportName): Server {
-  const server = new Server({ name: 'workbench', version: deps.version }, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: SERVER_INSTRUCTIONS });
-  const sorted = (): MetaTool[] => [...deps.metaTools()].sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
+  sharedValidator ??= new AjvJsonSchemaValidator();
+  const server = new Server(
+    { name: 'workbench', version: deps.version },
+    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+  );
 
   // Logging is declared so clients may set a level; the gateway sends no log notifications of its
   // own yet, so the level is accepted and has nothing to filter.
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: sorted().map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: toJsonSchema(t.inputSchema) as { type: 'object'; [k: string]: unknown },
-      ...(t.annotations ? { annotations: { title: t.title, ...t.annotations } } : {}),
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => toolIndex(deps.metaTools()).list);
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = sorted().find((t) => t.name === request.params.name);
+    const tool = toolIndex(deps.metaTools()).byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool not found: ${request.params.name}`);
     const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
     if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`);
