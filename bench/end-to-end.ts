@@ -1,12 +1,16 @@
 /**
  * @module bench/end-to-end
  * Section 1: `execute_tools` throughput and latency. For each case (tool × upstream delay ×
- * batch size) three paths are driven with the same number of concurrent callers:
- *   - baseline: the plugin handler called in-process, a batch being B handler calls awaited together;
- *   - mcp:      N MCP SDK clients calling `execute_tools` over Streamable HTTP at /mcp;
- *   - rest:     N callers POSTing the same batch to /rest/:integration;
- *   - sandbox:  N callers calling gateway.sandbox.run directly (no HTTP, MCP, policy or audit; a
- *               plain fetch answers ctx.http), which splits the gap into isolation and the rest.
+ * batch size) these paths are driven, one after the other, with the same number of concurrent callers:
+ *   - baseline:  the handler alone, called in-process, a batch being B handler calls awaited together;
+ *   - seed-mcp:  the seed-architecture gateway (bench/seed-gateway: the same gateway, handlers run
+ *                in-process instead of in the sandbox) driven like `mcp`;
+ *   - mcp:       N MCP SDK clients calling `execute_tools` over Streamable HTTP at /mcp;
+ *   - seed-rest: the seed-architecture gateway driven like `rest`;
+ *   - rest:      N callers POSTing the same batch to /rest/:integration;
+ *   - sandbox:   N callers calling gateway.sandbox.run directly (no HTTP, MCP, policy or audit; a
+ *                plain fetch answers ctx.http), which splits the gap into isolation and the rest.
+ * mcp ÷ seed-mcp and rest ÷ seed-rest are what isolation costs inside the same gateway.
  * Every answer is checked (each item must be a result), so errors are counted, not timed.
  */
 import { randomUUID } from 'node:crypto';
@@ -31,13 +35,47 @@ export interface E2eCase {
   batch: number;
 }
 
-export const E2E_PATHS = ['baseline', 'mcp', 'rest', 'sandbox'] as const;
+/** In run order: each seed path runs right before its Workbench twin, so both see the same load. */
+export const E2E_PATHS = ['baseline', 'seed-mcp', 'mcp', 'seed-rest', 'rest', 'sandbox'] as const;
 export type E2ePath = (typeof E2E_PATHS)[number];
+export const SEED_PATHS: readonly E2ePath[] = ['seed-mcp', 'seed-rest'];
+
+/** Throughput ratios (executions/s ÷ executions/s); absent when either side was not run. */
+export interface E2eRatios {
+  /** isolation inside the same gateway: Workbench over MCP ÷ the seed architecture over MCP */
+  mcpOverSeedMcp?: number;
+  restOverSeedRest?: number;
+  /** the whole gateway against the handler alone */
+  mcpOverHandler?: number;
+  restOverHandler?: number;
+  sandboxOverHandler?: number;
+  seedMcpOverHandler?: number;
+  seedRestOverHandler?: number;
+}
 
 export interface E2eRow {
   case: E2eCase;
-  /** the paths that were run (all four unless --paths chose fewer) */
+  /** the paths that were run (all unless --paths chose fewer) */
   results: Partial<Record<E2ePath, LoadResult>>;
+  ratios: E2eRatios;
+}
+
+export function e2eRatios(results: E2eRow['results']): E2eRatios {
+  const over = (a: E2ePath, b: E2ePath): number | undefined => {
+    const x = results[a]?.execPerSec;
+    const y = results[b]?.execPerSec;
+    return x === undefined || y === undefined || y === 0 ? undefined : x / y;
+  };
+  const entries: Array<[keyof E2eRatios, number | undefined]> = [
+    ['mcpOverSeedMcp', over('mcp', 'seed-mcp')],
+    ['restOverSeedRest', over('rest', 'seed-rest')],
+    ['mcpOverHandler', over('mcp', 'baseline')],
+    ['restOverHandler', over('rest', 'baseline')],
+    ['sandboxOverHandler', over('sandbox', 'baseline')],
+    ['seedMcpOverHandler', over('seed-mcp', 'baseline')],
+    ['seedRestOverHandler', over('seed-rest', 'baseline')],
+  ];
+  return Object.fromEntries(entries.filter(([, v]) => v !== undefined)) as E2eRatios;
 }
 
 export function e2eCases(): E2eCase[] {
@@ -78,8 +116,30 @@ export interface E2eOptions {
   onResult?: (c: E2eCase, path: string, r: LoadResult) => void;
 }
 
-export async function runEndToEnd(gw: BenchGateway, upstream: LoopbackUpstream, cases: E2eCase[], o: E2eOptions): Promise<E2eRow[]> {
+/** One MCP call of `execute_tools` with the case's batch, answer checked. */
+async function mcpBatch(client: Client, executions: unknown[]): Promise<void> {
+  const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+  const text = res.content.find((p) => p.type === 'text')?.text ?? '';
+  if (res.isError) throw new Error(`execute_tools isError: ${text.slice(0, 200)}`);
+  checkItems((JSON.parse(text) as { results?: Item[] }).results, executions.length);
+}
+
+/** One REST POST of the case's batch, answer checked. */
+async function restBatch(gw: BenchGateway, plugin: string, body: string, expected: number): Promise<void> {
+  const res = await fetch(`${gw.url}/rest/${encodeURIComponent(plugin)}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`REST answered ${res.status}: ${text.slice(0, 200)}`);
+  checkItems((JSON.parse(text) as { results?: Item[] }).results, expected);
+}
+
+/**
+ * `gw` is the Workbench gateway; `seed` the seed-architecture gateway (bench/seed-gateway), needed
+ * only when a seed path is selected.
+ */
+export async function runEndToEnd(gw: BenchGateway, seed: BenchGateway | undefined, upstream: LoopbackUpstream, cases: E2eCase[], o: E2eOptions): Promise<E2eRow[]> {
+  if (!seed && o.paths.some((p) => SEED_PATHS.includes(p))) throw new Error('the seed paths need the seed-architecture gateway');
   const clients = o.paths.includes('mcp') ? await connectClients(gw, o.clients) : [];
+  const seedClients = seed && o.paths.includes('seed-mcp') ? await connectClients(seed, o.clients) : [];
   const rows: E2eRow[] = [];
   try {
     for (const c of cases) {
@@ -88,7 +148,6 @@ export async function runEndToEnd(gw: BenchGateway, upstream: LoopbackUpstream, 
       const executions = Array.from({ length: c.batch }, () => ({ tool: c.tool, args: c.args }));
 
       const call = await baselineCall(c.plugin, c.tool, c.handlerArgs, upstream.origin);
-      const restUrl = `${gw.url}/rest/${encodeURIComponent(c.plugin)}`;
       const body = JSON.stringify({ executions });
       const template = sandboxTask(gw, c.plugin, c.tool, c.handlerArgs, 'per-call');
       const http = plainFetchHandler(upstream.origin);
@@ -96,19 +155,10 @@ export async function runEndToEnd(gw: BenchGateway, upstream: LoopbackUpstream, 
         baseline: async () => {
           await Promise.all(executions.map(() => call.run()));
         },
-        mcp: async (loop) => {
-          const client = clients[loop] as Client;
-          const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
-          const text = res.content.find((p) => p.type === 'text')?.text ?? '';
-          if (res.isError) throw new Error(`execute_tools isError: ${text.slice(0, 200)}`);
-          checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
-        },
-        rest: async () => {
-          const res = await fetch(restUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body });
-          const text = await res.text();
-          if (res.status !== 200) throw new Error(`REST answered ${res.status}: ${text.slice(0, 200)}`);
-          checkItems((JSON.parse(text) as { results?: Item[] }).results, c.batch);
-        },
+        'seed-mcp': (loop) => mcpBatch(seedClients[loop] as Client, executions),
+        mcp: (loop) => mcpBatch(clients[loop] as Client, executions),
+        'seed-rest': () => restBatch(seed as BenchGateway, c.plugin, body, c.batch),
+        rest: () => restBatch(gw, c.plugin, body, c.batch),
         sandbox: async () => {
           const outs = await Promise.all(executions.map(() => gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http)));
           const bad = outs.find((out) => !out.ok);
@@ -122,10 +172,10 @@ export async function runEndToEnd(gw: BenchGateway, upstream: LoopbackUpstream, 
         results[path] = r;
         o.onResult?.(c, path, r);
       }
-      rows.push({ case: c, results });
+      rows.push({ case: c, results, ratios: e2eRatios(results) });
     }
   } finally {
-    for (const client of clients) await client.close().catch(() => undefined);
+    for (const client of [...clients, ...seedClients]) await client.close().catch(() => undefined);
   }
   return rows;
 }

@@ -1,7 +1,8 @@
 /**
  * @module bench/in-process-baseline
- * The baseline every figure is compared with: the very same plugin handler, imported with a
- * dynamic import() and called in this process with no isolation (the seed's architecture). Its
+ * The "handler alone" baseline: the very same plugin handler, imported with a dynamic import() and
+ * called in this process with no gateway around it (no HTTP, JSON-RPC, auth, validation, audit or
+ * isolation; the seed-architecture gateway with all of those is bench/seed-gateway.ts). Its
  * ctx.http is a plain fetch to the loopback upstream with the bearer token added, ctx.config is
  * empty and ctx.log does nothing. BENCH-ONLY: nothing under host/ or sandbox/ imports this file,
  * and the gateway never loads plugin code this way.

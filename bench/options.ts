@@ -28,13 +28,13 @@ export interface BenchOptions {
   sections: Section[];
   /** run only the end-to-end cases whose name contains this text */
   caseFilter: string | undefined;
-  /** end-to-end paths to drive */
+  /** end-to-end paths to drive (the seed gateway is started only when a seed path is among them) */
   paths: E2ePath[];
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N] [--duration SECONDS] [--warmup SECONDS]
                        [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--only startup,e2e,sandbox,cap]
-                       [--case TEXT] [--paths baseline,mcp,rest,sandbox]`;
+                       [--case TEXT] [--paths baseline,seed-mcp,mcp,seed-rest,rest,sandbox]`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);

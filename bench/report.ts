@@ -2,7 +2,8 @@
  * @module bench/report
  * Turns the sections' results into plain-text tables for stdout. Ratios are always
  * Workbench ÷ baseline for throughput (higher is better, 1.00 = as fast as in-process) and
- * Workbench − baseline for latency overhead.
+ * Workbench − baseline for latency overhead; end to end there are two baselines, the
+ * seed-architecture gateway (mcp/seed-mcp, rest/seed-rest) and the handler alone.
  */
 import { E2E_PATHS, type E2ePath, type E2eRow } from './end-to-end.js';
 import type { SandboxCostRow } from './sandbox-cost.js';
@@ -21,21 +22,36 @@ const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const ratio = (n: number): string => (!Number.isFinite(n) ? '-' : n >= 0.1 ? n.toFixed(2) : n.toPrecision(2));
 const ms = (n: number): string => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : '-');
 
+/** Column labels of the end-to-end paths. */
+const PATH_LABEL: Record<E2ePath, string> = { baseline: 'handler alone', 'seed-mcp': 'seed mcp', mcp: 'mcp', 'seed-rest': 'seed rest', rest: 'rest', sandbox: 'sandbox' };
+
 export function e2eTables(rows: E2eRow[]): string {
   const per = (r: E2eRow, p: E2ePath): string => f0(r.results[p]?.execPerSec ?? NaN);
-  const vs = (r: E2eRow, p: E2ePath): string => ratio((r.results[p]?.execPerSec ?? NaN) / (r.results.baseline?.execPerSec ?? NaN));
-  const throughput = table(
-    ['case (executions/s)', 'baseline', 'mcp', 'mcp/base', 'rest', 'rest/base', 'sandbox', 'sandbox/base', 'errors'],
+  const errors = (r: E2eRow): string => String(E2E_PATHS.reduce((n, p) => n + (r.results[p]?.errors ?? 0), 0));
+  const seed = table(
+    ['vs the seed architecture (executions/s)', 'seed mcp', 'mcp', 'mcp/seed-mcp', 'seed rest', 'rest', 'rest/seed-rest', 'errors'],
+    rows.map((r) => [
+      r.case.name,
+      per(r, 'seed-mcp'),
+      per(r, 'mcp'),
+      ratio(r.ratios.mcpOverSeedMcp ?? NaN),
+      per(r, 'seed-rest'),
+      per(r, 'rest'),
+      ratio(r.ratios.restOverSeedRest ?? NaN),
+      errors(r),
+    ]),
+  );
+  const handler = table(
+    ['vs the handler alone (executions/s)', 'handler alone', 'mcp/handler', 'rest/handler', 'sandbox', 'sandbox/handler', 'seed-mcp/handler', 'seed-rest/handler'],
     rows.map((r) => [
       r.case.name,
       per(r, 'baseline'),
-      per(r, 'mcp'),
-      vs(r, 'mcp'),
-      per(r, 'rest'),
-      vs(r, 'rest'),
+      ratio(r.ratios.mcpOverHandler ?? NaN),
+      ratio(r.ratios.restOverHandler ?? NaN),
       per(r, 'sandbox'),
-      vs(r, 'sandbox'),
-      String(E2E_PATHS.reduce((n, p) => n + (r.results[p]?.errors ?? 0), 0)),
+      ratio(r.ratios.sandboxOverHandler ?? NaN),
+      ratio(r.ratios.seedMcpOverHandler ?? NaN),
+      ratio(r.ratios.seedRestOverHandler ?? NaN),
     ]),
   );
   const lat = (r: E2eRow, p: E2ePath): string => {
@@ -43,7 +59,7 @@ export function e2eTables(rows: E2eRow[]): string {
     return l ? `${ms(l.p50)}/${ms(l.p99)}` : '-';
   };
   const latency = table(
-    ['case (per request, ms p50/p99)', ...E2E_PATHS],
+    ['case (per request, ms p50/p99)', ...E2E_PATHS.map((p) => PATH_LABEL[p])],
     rows.map((r) => [r.case.name, ...E2E_PATHS.map((p) => lat(r, p))]),
   );
   const firstErrors = rows.flatMap((r) =>
@@ -52,7 +68,7 @@ export function e2eTables(rows: E2eRow[]): string {
       return res?.firstError ? [`  ${r.case.name} / ${p}: ${res.errors} errors, first: ${res.firstError}`] : [];
     }),
   );
-  return [throughput, '', latency, ...(firstErrors.length ? ['', 'errors:', ...firstErrors] : [])].join('\n');
+  return [seed, '', handler, '', latency, ...(firstErrors.length ? ['', 'errors:', ...firstErrors] : [])].join('\n');
 }
 
 export function sandboxTable(rows: SandboxCostRow[]): string {

@@ -10,12 +10,13 @@ import path from 'node:path';
 import { PACKAGE_ROOT } from '../host/paths.js';
 import { startBenchGateway } from './bench-gateway.js';
 import type { LoadResult } from './closed-loop.js';
-import { e2eCases, runEndToEnd, type E2eCase, type E2eRow } from './end-to-end.js';
+import { e2eCases, runEndToEnd, SEED_PATHS, type E2eCase, type E2eRow } from './end-to-end.js';
 import { startLoopbackUpstream } from './loopback-upstream.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { e2eTables, resultCapText, sandboxTable, startupText } from './report.js';
 import { runResultCap, type ResultCapResult } from './result-cap.js';
 import { runSandboxCost, type SandboxCostRow } from './sandbox-cost.js';
+import { startSeedGateway } from './seed-gateway.js';
 import { runStartupMemory, type StartupMemoryResult } from './startup-memory.js';
 
 interface BenchResults {
@@ -27,6 +28,8 @@ interface BenchResults {
   options: BenchOptions;
   startup?: StartupMemoryResult;
   endToEnd?: E2eRow[];
+  /** handler calls the seed-architecture gateway ran in-process (proof that its seed paths used no sandbox) */
+  seedInProcessCalls?: number;
   sandboxCost?: SandboxCostRow[];
   resultCap?: ResultCapResult;
   /** wall time of each section, seconds */
@@ -82,10 +85,24 @@ async function main(): Promise<void> {
           progress(`end-to-end: ${options.clients} clients, ${options.durationMs / 1000} s per path and case…`);
           const onResult = (c: E2eCase, p: string, r: LoadResult): void =>
             progress(`  ${c.name} / ${p}: ${r.execPerSec.toFixed(0)} exec/s, p50 ${r.latencyMs.p50.toFixed(2)} ms, p99 ${r.latencyMs.p99.toFixed(2)} ms, ${r.errors} errors`);
-          results.endToEnd = await timed('e2e', () =>
-            runEndToEnd(gw, upstream, e2eCases().filter((c) => options.caseFilter === undefined || c.name.includes(options.caseFilter)), { clients: options.clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, paths: options.paths, onResult }),
+          // the seed-architecture gateway: a second gateway (own data dir and SQLite), started in this run
+          const seed = options.paths.some((p) => SEED_PATHS.includes(p)) ? await startSeedGateway({ upstreamOrigin: upstream.origin, policy }) : undefined;
+          try {
+            results.endToEnd = await timed('e2e', () =>
+              runEndToEnd(gw, seed, upstream, e2eCases().filter((c) => options.caseFilter === undefined || c.name.includes(options.caseFilter)), { clients: options.clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, paths: options.paths, onResult }),
+            );
+            if (seed) {
+              results.seedInProcessCalls = seed.runner.calls;
+              if (seed.runner.calls === 0) throw new Error('the seed-architecture gateway never called its in-process runner');
+            }
+          } finally {
+            await seed?.close();
+          }
+          out.push(
+            `== 1. execute_tools end to end (${options.clients} concurrent callers, ${gw.gateway.sandbox.stats().workers} sandbox workers; seed = the same gateway running handlers in-process) ==`,
+            e2eTables(results.endToEnd),
+            '',
           );
-          out.push(`== 1. execute_tools end to end (${options.clients} concurrent callers, ${gw.gateway.sandbox.stats().workers} sandbox workers) ==`, e2eTables(results.endToEnd), '');
         }
         if (options.sections.includes('sandbox')) {
           progress(`sandbox cost: ${options.sandboxCalls} sequential calls per row…`);
