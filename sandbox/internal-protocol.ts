@@ -18,6 +18,8 @@ export type ToChild =
   /** the plugin source of call `id`, asked for by the sandbox process */
   | { t: 'source'; id: number; source: string }
   | { t: 'close'; graceMs: number }
+  /** memory figures of the process and of every worker's isolates (benchmarks and tests; see MemoryStats) */
+  | { t: 'memory-stats'; id: number }
   /** tests only, honoured when the process runs with WB_SANDBOX_FAULT_INJECTION=1 */
   | { t: 'fault'; fault: SandboxFault };
 
@@ -29,6 +31,7 @@ export type FromChild =
   /** the run message of call `id` came without its plugin source, and this process does not have it */
   | { t: 'need-source'; id: number }
   | { t: 'log'; id: number; level: LogLevel; message: string }
+  | { t: 'memory-stats'; id: number; stats: MemoryStats }
   | { t: 'fatal'; message: string };
 
 /** worker → sandbox process main thread (per-task port) */
@@ -53,4 +56,46 @@ export interface WorkerOutcome {
 
 /** Name of the BroadcastChannel the sandbox process uses to talk to all its workers at once. */
 export const CONTROL_CHANNEL = 'workbench-sandbox-control';
-export type ControlMessage = { t: 'catastrophic'; message: string } | { t: 'dispose-all' } | { t: 'exit-worker'; callId: string };
+export type ControlMessage =
+  | { t: 'catastrophic'; message: string }
+  | { t: 'dispose-all' }
+  | { t: 'exit-worker'; callId: string }
+  /** main thread → workers: report your isolates' memory (answered with 'memory-report') */
+  | { t: 'memory-query'; seq: number }
+  | { t: 'memory-report'; seq: number; report: WorkerMemory };
+
+/**
+ * Memory of one worker thread, as its isolate cache sees it. Heap figures are sums over the
+ * worker's live isolates of isolated-vm's getHeapStatisticsSync(); `retained` is what the idle
+ * isolates hold (used heap + external), the figure the idle-heap budget bounds.
+ */
+export interface WorkerMemory {
+  threadId: number;
+  isolates: number;
+  busy: number;
+  usedHeap: number;
+  totalHeap: number;
+  external: number;
+  retained: number;
+  /** isolates disposed so far because an idle one was over the recycle threshold or the budget */
+  recycled: number;
+  /** isolates disposed so far because there were more idle ones than MAX_IDLE_ISOLATES */
+  evicted: number;
+  /** isolates created so far */
+  created: number;
+  /** the worker thread's own (Node) V8 heap in use */
+  threadHeapUsed: number;
+}
+
+/**
+ * Memory of a sandbox process: internal, for benchmarks and tests only (the supervisor asks over
+ * IPC; nothing in an isolate can send or read it). Bytes throughout. Workers busy in a long
+ * isolate step do not answer in time and are missing from `workers`.
+ */
+export interface MemoryStats {
+  pid: number;
+  rss: number;
+  /** the sandbox process main thread's heap in use */
+  mainHeapUsed: number;
+  workers: WorkerMemory[];
+}

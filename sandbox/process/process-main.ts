@@ -11,7 +11,8 @@
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel, MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type ToWorker, type WorkerOutcome } from '../internal-protocol.js';
+import { getHeapStatistics } from 'node:v8';
+import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type ToWorker, type WorkerMemory, type WorkerOutcome } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { Dispatcher, type Lease } from '../supervisor/dispatcher.js';
 import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
@@ -70,8 +71,17 @@ async function main(): Promise<void> {
     concurrentTasksPerWorker: callsPerWorker,
   });
   const control = new BroadcastChannel(CONTROL_CHANNEL);
+  /** memory-stats requests being answered: the worker reports gathered so far, by query seq */
+  const memoryQueries = new Map<number, { reports: WorkerMemory[]; done: () => void }>();
+  let memorySeq = 0;
   control.onmessage = (event: unknown) => {
     const data = (event as { data?: ControlMessage }).data;
+    if (data?.t === 'memory-report') {
+      const q = memoryQueries.get(data.seq);
+      q?.reports.push(data.report);
+      if (q && q.reports.length >= workers) q.done();
+      return;
+    }
     if (data?.t !== 'catastrophic') return;
     // V8 lost control of an isolate; its thread may be stuck for good. Report and exit: the
     // supervisor fails the calls in flight and starts a fresh process.
@@ -130,6 +140,23 @@ async function main(): Promise<void> {
     });
   };
 
+  /** Asks every worker for its isolates' memory; workers that do not answer within 1 s are left out. */
+  const memoryStats = (id: number): void => {
+    const seq = ++memorySeq;
+    const reports: WorkerMemory[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const done = (): void => {
+      if (!memoryQueries.delete(seq)) return;
+      clearTimeout(timer);
+      reports.sort((a, b) => a.threadId - b.threadId);
+      send({ t: 'memory-stats', id, stats: { pid: process.pid, rss: process.memoryUsage.rss(), mainHeapUsed: getHeapStatistics().used_heap_size, workers: reports } });
+    };
+    memoryQueries.set(seq, { reports, done });
+    timer = setTimeout(done, 1000);
+    const query: ControlMessage = { t: 'memory-query', seq };
+    control.postMessage(query);
+  };
+
   const shutdown = (): void => {
     const msg: ControlMessage = { t: 'dispose-all' };
     control.postMessage(msg);
@@ -177,6 +204,8 @@ async function main(): Promise<void> {
         send({ t: 'fatal', message: 'catastrophic isolate error: injected by a test' });
         setTimeout(() => process.exit(70), 50);
       }
+    } else if (m.t === 'memory-stats') {
+      memoryStats(m.id);
     } else if (m.t === 'close') {
       closing = true;
       if (calls.size === 0 && waitingForSource.size === 0) shutdown();

@@ -10,7 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { SandboxFault } from '../sandbox-options.js';
-import type { FromChild, ToChild } from '../internal-protocol.js';
+import type { FromChild, MemoryStats, ToChild } from '../internal-protocol.js';
 import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
 import type { BridgeResult, HttpHandler, RunOutcome, RunTask } from '../protocol.js';
 import type { ResolvedSandboxOptions } from '../sandbox-options.js';
@@ -40,6 +40,8 @@ export class ChildHandle {
   readonly #outbox = new Outbox<ToChild>((msg) => this.#write(msg));
   /** plugin sources (by hash) already sent to this process: later calls go without theirs */
   readonly #sentSources = new Set<string>();
+  /** memory-stats requests waiting for their answer, by request id */
+  readonly #memoryWaiters = new Map<number, (stats: MemoryStats | undefined) => void>();
   #seq = 0;
 
   constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null) => void) {
@@ -85,6 +87,8 @@ export class ChildHandle {
         blamed.push(call.task);
         this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${signal ?? `exit code ${code}`}); it is being restarted`), strike: true });
       }
+      for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
+      this.#memoryWaiters.clear();
       onExit(this, blamed, code, signal);
     });
   }
@@ -119,6 +123,16 @@ export class ChildHandle {
     if (this.#sentSources.size >= MAX_SENT_SOURCES) this.#sentSources.clear();
     this.#sentSources.add(hash);
     return task;
+  }
+
+  /** Memory of the process and its workers' isolates (benchmarks and tests); undefined if it is gone. */
+  memoryStats(): Promise<MemoryStats | undefined> {
+    if (this.exited) return Promise.resolve(undefined);
+    const id = ++this.#seq;
+    return new Promise((resolve) => {
+      this.#memoryWaiters.set(id, resolve);
+      this.#send({ t: 'memory-stats', id });
+    });
   }
 
   /** Asks the process to finish its calls and exit. */
@@ -158,6 +172,11 @@ export class ChildHandle {
   }
 
   #onMessage(m: FromChild): void {
+    if (m?.t === 'memory-stats') {
+      this.#memoryWaiters.get(m.id)?.(m.stats);
+      this.#memoryWaiters.delete(m.id);
+      return;
+    }
     if (typeof m !== 'object' || m === null || (m.t !== 'outcome' && m.t !== 'http' && m.t !== 'log' && m.t !== 'need-source')) return;
     const call = this.#inFlight.get(m.id);
     if (!call) return;

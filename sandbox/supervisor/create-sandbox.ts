@@ -5,6 +5,7 @@
  * GW_ERR_SANDBOX_CRASHED, each of their plugins gets a strike, and a new process is started (with
  * back-off if it keeps failing). `run` never rejects.
  */
+import type { MemoryStats } from '../internal-protocol.js';
 import type { HttpHandler, RunOutcome, RunTask } from '../protocol.js';
 import { resolveOptions, type Sandbox, type SandboxFault, type SandboxOptions, type SandboxStats } from '../sandbox-options.js';
 import { failure } from './check-outcome.js';
@@ -19,7 +20,16 @@ const pluginKey = (task: RunTask): string => `${task.plugin.name}\u0000${task.pl
 const pluginLabel = (task: RunTask): string => `${task.plugin.name}@${task.plugin.version}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 
-export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox> {
+/**
+ * Sandbox-internal extras of the object createSandbox returns (not part of the `Sandbox` contract
+ * the host codes against): memory figures for benchmarks and tests.
+ */
+export interface SandboxInternals {
+  /** the current sandbox process's RSS and its workers' isolate heaps; undefined while none runs */
+  memoryStats(): Promise<MemoryStats | undefined>;
+}
+
+export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox & SandboxInternals> {
   const options = resolveOptions(input);
   const { logger } = options;
   const quarantine = new Quarantine(options.quarantineAfterCrashes, options.quarantineWindowMs);
@@ -154,6 +164,9 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
         restarts: Math.max(0, started - 1),
         quarantined: quarantine.list(),
       };
+    },
+    memoryStats() {
+      return child && !child.exited ? child.memoryStats() : Promise.resolve(undefined);
     },
     close() {
       closed ??= (async () => {

@@ -14,7 +14,9 @@
  */
 import ivm from 'isolated-vm';
 import { BroadcastChannel } from 'node:worker_threads';
-import { CONTROL_CHANNEL, type ControlMessage } from '../internal-protocol.js';
+import { threadId } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
+import { CONTROL_CHANNEL, type ControlMessage, type WorkerMemory } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { classifyIsolateError } from './classify-error.js';
 import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
@@ -66,6 +68,8 @@ export interface IsolateEntry {
 }
 
 const pools = new Map<string, IsolateEntry[]>();
+/** lifetime counters of this worker, for memoryReport() */
+const counters = { created: 0, recycled: 0, evicted: 0 };
 const control = new BroadcastChannel(CONTROL_CHANNEL);
 control.unref();
 
@@ -125,6 +129,7 @@ export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: bool
     return { entry: pick, cold: false };
   }
   const isolate = new ivm.Isolate({ memoryLimit: task.limits.memoryMb, onCatastrophicError });
+  counters.created++;
   const entry: IsolateEntry = {
     key,
     isolate,
@@ -200,7 +205,31 @@ function evictIdle(): void {
   for (const list of pools.values()) for (const e of list) if (!e.busy) idle.push(e);
   if (idle.length <= MAX_IDLE_ISOLATES) return;
   idle.sort((a, b) => a.lastUsed - b.lastUsed);
-  for (const e of idle.slice(0, idle.length - MAX_IDLE_ISOLATES)) disposeEntry(e);
+  for (const e of idle.slice(0, idle.length - MAX_IDLE_ISOLATES)) {
+    counters.evicted++;
+    disposeEntry(e);
+  }
+}
+
+/** This worker's isolates and their heaps (see WorkerMemory; sandbox-internal). */
+export function memoryReport(): WorkerMemory {
+  const r: WorkerMemory = { threadId, isolates: 0, busy: 0, usedHeap: 0, totalHeap: 0, external: 0, retained: 0, ...counters, threadHeapUsed: getHeapStatistics().used_heap_size };
+  for (const list of pools.values()) {
+    for (const e of list) {
+      r.isolates++;
+      if (e.busy) r.busy++;
+      try {
+        const h = e.isolate.getHeapStatisticsSync();
+        r.usedHeap += h.used_heap_size;
+        r.totalHeap += h.total_heap_size;
+        r.external += h.externally_allocated_size;
+        if (!e.busy) r.retained += h.used_heap_size + h.externally_allocated_size;
+      } catch {
+        // disposed under our feet
+      }
+    }
+  }
+  return r;
 }
 
 /**
@@ -210,7 +239,11 @@ function evictIdle(): void {
 export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: number } | undefined): void {
   entry.busy = false;
   entry.lastUsed = Date.now();
-  if (entry.retire || heapBytes(entry) > RECYCLE_AT_HEAP_SHARE * entry.memoryMb * 1024 * 1024) disposeEntry(entry);
+  if (entry.retire) disposeEntry(entry);
+  else if (heapBytes(entry) > RECYCLE_AT_HEAP_SHARE * entry.memoryMb * 1024 * 1024) {
+    counters.recycled++;
+    disposeEntry(entry);
+  }
   if (entry.disposed) return;
   if (prepareAhead) fillSpares(entry, prepareAhead.timeoutMs);
   evictIdle();
@@ -219,4 +252,8 @@ export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: n
 control.onmessage = (event: unknown) => {
   const data = (event as { data?: ControlMessage }).data;
   if (data?.t === 'dispose-all') disposeAll();
+  else if (data?.t === 'memory-query') {
+    const reply: ControlMessage = { t: 'memory-report', seq: data.seq, report: memoryReport() };
+    control.postMessage(reply);
+  }
 };
