@@ -2,8 +2,10 @@
  * @module host/transport/mcp-http
  * MCP over Streamable HTTP at /mcp, mounted in fastify with reply.hijack(). Stateless: each POST
  * gets a fresh protocol server and transport bound to the authenticated caller, so any replica can
- * answer any request; responses stream as SSE so progress notifications reach the client.
- * GET and DELETE answer 405 (no standalone stream, no session to delete).
+ * answer any request. The answer is one JSON body unless something must stream: a request that asks
+ * for progress (a progressToken) or a tool that waits on the user gets SSE, so its progress
+ * notifications and keep-alive comments reach the client. GET and DELETE answer 405 (no standalone
+ * stream, no session to delete).
  */
 import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -14,6 +16,30 @@ import { buildMcpServer, type McpServerDeps } from './mcp-server.js';
 export interface McpHttpDeps extends McpServerDeps {
   users: UserStore;
   bodyLimit: number;
+}
+
+/**
+ * Meta-tools that wait on something outside the gateway (the user finishing a connect flow) for up
+ * to minutes: their answers always stream, so the SSE keep-alive comments keep idle-timeout proxies
+ * from cutting the connection even when the client asked for no progress.
+ */
+const WAITING_TOOLS: ReadonlySet<string> = new Set(['wait_for_connection']);
+
+/**
+ * Whether the answer to this POST must be an SSE stream. Progress notifications (and the transport's
+ * keep-alives) can only travel on a stream; an answer with nothing to send but its responses is
+ * cheaper as one JSON body, which the spec lets the server choose and every client must accept.
+ */
+export function needsStream(body: unknown): boolean {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+  return messages.some((m) => {
+    if (typeof m !== 'object' || m === null) return false;
+    const params = (m as { params?: unknown }).params;
+    if (typeof params !== 'object' || params === null) return false;
+    const { _meta: meta, name } = params as { _meta?: unknown; name?: unknown };
+    if (typeof meta === 'object' && meta !== null && (meta as { progressToken?: unknown }).progressToken !== undefined) return true;
+    return (m as { method?: unknown }).method === 'tools/call' && typeof name === 'string' && WAITING_TOOLS.has(name);
+  });
 }
 
 export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void {
@@ -38,7 +64,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
       reply.hijack();
       const server = buildMcpServer(deps, user, 'mcp');
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !needsStream(request.body) });
       reply.raw.on('close', () => {
         void transport.close();
         void server.close();
