@@ -20,6 +20,7 @@ import type { BenchGateway } from './bench-gateway.js';
 import { runClosedLoop, type LoadOptions, type LoadResult } from './closed-loop.js';
 import { baselineCall } from './in-process-baseline.js';
 import type { LoopbackUpstream } from './loopback-upstream.js';
+import { startCpuReading } from './process-cpu.js';
 import { plainFetchHandler, sandboxTask } from './sandbox-cost.js';
 
 export interface E2eCase {
@@ -53,12 +54,24 @@ export interface E2eRatios {
   seedRestOverHandler?: number;
 }
 
+/** CPU per execution of one path, ms, over its warm-up and measurement (every answer counted). */
+export interface E2eCpu {
+  /** this process: the gateway's host side, plus the load generator (the same client work on every path) */
+  hostMs: number;
+  /** the sandbox process (paths through Workbench's sandbox only; the seed gateway has none) */
+  sandboxMs: number;
+}
+
 export interface E2eRow {
   case: E2eCase;
   /** the paths that were run (all unless --paths chose fewer) */
   results: Partial<Record<E2ePath, LoadResult>>;
   ratios: E2eRatios;
+  cpuPerExecution: Partial<Record<E2ePath, E2eCpu>>;
 }
+
+/** Paths whose calls reach Workbench's sandbox process. */
+export const SANDBOXED_PATHS: readonly E2ePath[] = ['mcp', 'rest', 'sandbox'];
 
 export function e2eRatios(results: E2eRow['results']): E2eRatios {
   const over = (a: E2ePath, b: E2ePath): number | undefined => {
@@ -132,50 +145,85 @@ async function restBatch(gw: BenchGateway, plugin: string, body: string, expecte
   checkItems((JSON.parse(text) as { results?: Item[] }).results, expected);
 }
 
+type Ops = Record<E2ePath, (loop: number) => Promise<void>>;
+
+interface Targets {
+  gw: BenchGateway;
+  seed: BenchGateway | undefined;
+  clients: Client[];
+  seedClients: Client[];
+  upstream: LoopbackUpstream;
+}
+
+/** The operation of each path for one case: one request (a batch of `c.batch` executions), answer checked. */
+async function caseOps(t: Targets, c: E2eCase): Promise<Ops> {
+  const executions = Array.from({ length: c.batch }, () => ({ tool: c.tool, args: c.args }));
+  const call = await baselineCall(c.plugin, c.tool, c.handlerArgs, t.upstream.origin);
+  const body = JSON.stringify({ executions });
+  const template = sandboxTask(t.gw, c.plugin, c.tool, c.handlerArgs, 'per-call');
+  const http = plainFetchHandler(t.upstream.origin);
+  return {
+    baseline: async () => {
+      await Promise.all(executions.map(() => call.run()));
+    },
+    'seed-mcp': (loop) => mcpBatch(t.seedClients[loop] as Client, executions),
+    mcp: (loop) => mcpBatch(t.clients[loop] as Client, executions),
+    'seed-rest': () => restBatch(t.seed as BenchGateway, c.plugin, body, c.batch),
+    rest: () => restBatch(t.gw, c.plugin, body, c.batch),
+    sandbox: async () => {
+      const outs = await Promise.all(executions.map(() => t.gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http)));
+      const bad = outs.find((out) => !out.ok);
+      if (bad && !bad.ok) throw new Error(`${bad.error.code}: ${bad.error.message}`);
+    },
+  };
+}
+
 /**
  * `gw` is the Workbench gateway; `seed` the seed-architecture gateway (bench/seed-gateway), needed
- * only when a seed path is selected.
+ * only when a seed path is selected. Before the first case, every selected path runs once per tool
+ * for the warm-up time (not recorded), so that the path measured first does not pay alone for
+ * compiling the code that all paths share (MCP SDK, fastify, the engine, the bridge).
  */
 export async function runEndToEnd(gw: BenchGateway, seed: BenchGateway | undefined, upstream: LoopbackUpstream, cases: E2eCase[], o: E2eOptions): Promise<E2eRow[]> {
   if (!seed && o.paths.some((p) => SEED_PATHS.includes(p))) throw new Error('the seed paths need the seed-architecture gateway');
-  const clients = o.paths.includes('mcp') ? await connectClients(gw, o.clients) : [];
-  const seedClients = seed && o.paths.includes('seed-mcp') ? await connectClients(seed, o.clients) : [];
+  const t: Targets = {
+    gw,
+    seed,
+    upstream,
+    clients: o.paths.includes('mcp') ? await connectClients(gw, o.clients) : [],
+    seedClients: seed && o.paths.includes('seed-mcp') ? await connectClients(seed, o.clients) : [],
+  };
+  const selected = E2E_PATHS.filter((p) => o.paths.includes(p));
   const rows: E2eRow[] = [];
   try {
+    const firstOfEachTool = cases.filter((c, i) => cases.findIndex((d) => d.tool === c.tool) === i);
+    for (const c of firstOfEachTool) {
+      upstream.setDelay(c.upstreamDelayMs ?? 0);
+      const ops = await caseOps(t, c);
+      for (const path of selected) await runClosedLoop({ concurrency: o.clients, durationMs: 0, warmupMs: o.warmupMs, maxOps: o.maxOps, unitsPerOp: c.batch }, ops[path]);
+    }
     for (const c of cases) {
       upstream.setDelay(c.upstreamDelayMs ?? 0);
       const load: LoadOptions = { concurrency: o.clients, durationMs: o.durationMs, warmupMs: o.warmupMs, maxOps: o.maxOps, unitsPerOp: c.batch };
-      const executions = Array.from({ length: c.batch }, () => ({ tool: c.tool, args: c.args }));
-
-      const call = await baselineCall(c.plugin, c.tool, c.handlerArgs, upstream.origin);
-      const body = JSON.stringify({ executions });
-      const template = sandboxTask(gw, c.plugin, c.tool, c.handlerArgs, 'per-call');
-      const http = plainFetchHandler(upstream.origin);
-      const ops: Record<E2ePath, (loop: number) => Promise<void>> = {
-        baseline: async () => {
-          await Promise.all(executions.map(() => call.run()));
-        },
-        'seed-mcp': (loop) => mcpBatch(seedClients[loop] as Client, executions),
-        mcp: (loop) => mcpBatch(clients[loop] as Client, executions),
-        'seed-rest': () => restBatch(seed as BenchGateway, c.plugin, body, c.batch),
-        rest: () => restBatch(gw, c.plugin, body, c.batch),
-        sandbox: async () => {
-          const outs = await Promise.all(executions.map(() => gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http)));
-          const bad = outs.find((out) => !out.ok);
-          if (bad && !bad.ok) throw new Error(`${bad.error.code}: ${bad.error.message}`);
-        },
-      };
+      const ops = await caseOps(t, c);
       const results: E2eRow['results'] = {};
-      for (const path of E2E_PATHS) {
-        if (!o.paths.includes(path)) continue;
-        const r = await runClosedLoop(load, ops[path]);
+      const cpuPerExecution: E2eRow['cpuPerExecution'] = {};
+      for (const path of selected) {
+        let answered = 0;
+        const op = ops[path];
+        const counted = (loop: number): Promise<void> => op(loop).finally(() => answered++);
+        const read = startCpuReading(SANDBOXED_PATHS.includes(path) ? gw.gateway.sandbox.stats().pid : undefined);
+        const r = await runClosedLoop(load, counted);
+        const cpu = read();
+        const n = Math.max(1, answered * c.batch);
         results[path] = r;
+        cpuPerExecution[path] = { hostMs: cpu.hostMs / n, sandboxMs: cpu.sandboxMs / n };
         o.onResult?.(c, path, r);
       }
-      rows.push({ case: c, results, ratios: e2eRatios(results) });
+      rows.push({ case: c, results, ratios: e2eRatios(results), cpuPerExecution });
     }
   } finally {
-    for (const client of [...clients, ...seedClients]) await client.close().catch(() => undefined);
+    for (const client of [...t.clients, ...t.seedClients]) await client.close().catch(() => undefined);
   }
   return rows;
 }

@@ -5,7 +5,7 @@
  * Workbench − baseline for latency overhead; end to end there are two baselines, the
  * seed-architecture gateway (mcp/seed-mcp, rest/seed-rest) and the handler alone.
  */
-import { E2E_PATHS, type E2ePath, type E2eRow } from './end-to-end.js';
+import { E2E_PATHS, SANDBOXED_PATHS, type E2ePath, type E2eRow } from './end-to-end.js';
 import type { SandboxCostRow } from './sandbox-cost.js';
 import type { ResultCapResult } from './result-cap.js';
 import type { StartupMemoryResult } from './startup-memory.js';
@@ -62,13 +62,22 @@ export function e2eTables(rows: E2eRow[]): string {
     ['case (per request, ms p50/p99)', ...E2E_PATHS.map((p) => PATH_LABEL[p])],
     rows.map((r) => [r.case.name, ...E2E_PATHS.map((p) => lat(r, p))]),
   );
+  const cpuOf = (r: E2eRow, p: E2ePath): string => {
+    const c = r.cpuPerExecution[p];
+    if (!c) return '-';
+    return SANDBOXED_PATHS.includes(p) ? `${ms(c.hostMs)}+${ms(c.sandboxMs)}` : ms(c.hostMs);
+  };
+  const cpu = table(
+    ['CPU per execution (ms, this process+sandbox)', ...E2E_PATHS.map((p) => PATH_LABEL[p])],
+    rows.map((r) => [r.case.name, ...E2E_PATHS.map((p) => cpuOf(r, p))]),
+  );
   const firstErrors = rows.flatMap((r) =>
     E2E_PATHS.flatMap((p) => {
       const res = r.results[p];
       return res?.firstError ? [`  ${r.case.name} / ${p}: ${res.errors} errors, first: ${res.firstError}`] : [];
     }),
   );
-  return [seed, '', handler, '', latency, ...(firstErrors.length ? ['', 'errors:', ...firstErrors] : [])].join('\n');
+  return [seed, '', handler, '', latency, '', cpu, ...(firstErrors.length ? ['', 'errors:', ...firstErrors] : [])].join('\n');
 }
 
 export function sandboxTable(rows: SandboxCostRow[]): string {
