@@ -85,13 +85,15 @@ interface Sample {
   recycled: number;
   evicted: number;
   threadHeapsMb: number;
+  /** RSS − isolate heaps (total) − thread heaps (used): native memory, code, and heap slack */
+  otherMb: number;
   load1: number;
 }
 
 function summarise(calls: number, seconds: number, pid: number | undefined, s: MemoryStats | undefined): Sample {
   const w = s?.workers ?? [];
   const sum = (f: (x: (typeof w)[number]) => number): number => w.reduce((a, x) => a + f(x), 0);
-  return {
+  const row = {
     calls,
     seconds: Math.round(seconds),
     rssMb: Math.round(vmRssMb(pid)),
@@ -100,14 +102,17 @@ function summarise(calls: number, seconds: number, pid: number | undefined, s: M
     usedHeapMb: mb(sum((x) => x.usedHeap)),
     totalHeapMb: mb(sum((x) => x.totalHeap)),
     externalMb: mb(sum((x) => x.external)),
-    retainedIdleMb: mb(sum((x) => x.retained)),
-    maxRetainedIdlePerWorkerMb: mb(Math.max(0, ...w.map((x) => x.retained))),
+    retainedIdleMb: mb(sum((x) => x.idleHeld)),
+    maxRetainedIdlePerWorkerMb: mb(Math.max(0, ...w.map((x) => x.idleHeld))),
     created: sum((x) => x.created),
     recycled: sum((x) => x.recycled),
     evicted: sum((x) => x.evicted),
     threadHeapsMb: mb(sum((x) => x.threadHeapUsed) + (s?.mainHeapUsed ?? 0)),
+    otherMb: 0,
     load1: Math.round((loadavg()[0] ?? 0) * 10) / 10,
   };
+  row.otherMb = Math.round(row.rssMb - row.totalHeapMb - row.threadHeapsMb);
+  return row;
 }
 
 async function main(): Promise<void> {
@@ -129,7 +134,7 @@ async function main(): Promise<void> {
     samples.push(s);
     if (!argv.json) {
       console.log(
-        `${String(s.calls).padStart(7)} calls ${String(s.seconds).padStart(4)} s | RSS ${s.rssMb} MiB | ${s.isolates} isolates (${s.busy} busy) heap used ${s.usedHeapMb} total ${s.totalHeapMb} ext ${s.externalMb} MiB, idle retained ${s.retainedIdleMb} MiB (max/worker ${s.maxRetainedIdlePerWorkerMb}) | created ${s.created} recycled ${s.recycled} evicted ${s.evicted} | thread heaps ${s.threadHeapsMb} MiB | load ${s.load1}`,
+        `${String(s.calls).padStart(7)} calls ${String(s.seconds).padStart(4)} s | RSS ${s.rssMb} MiB | ${s.isolates} isolates (${s.busy} busy) heap used ${s.usedHeapMb} total ${s.totalHeapMb} ext ${s.externalMb} MiB, idle retained ${s.retainedIdleMb} MiB (max/worker ${s.maxRetainedIdlePerWorkerMb}) | created ${s.created} recycled ${s.recycled} evicted ${s.evicted} | thread heaps ${s.threadHeapsMb} MiB, other ${s.otherMb} MiB | load ${s.load1}`,
       );
     }
   };

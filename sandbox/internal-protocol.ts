@@ -66,8 +66,8 @@ export type ControlMessage =
 
 /**
  * Memory of one worker thread, as its isolate cache sees it. Heap figures are sums over the
- * worker's live isolates of isolated-vm's getHeapStatisticsSync(); `retained` is what the idle
- * isolates hold (used heap + external), the figure the idle-heap budget bounds.
+ * worker's live isolates of isolated-vm's getHeapStatistics(); `idleHeld` is what its idle
+ * isolates hold (heap committed + external), the figure IDLE_HEAP_BUDGET_MB bounds.
  */
 export interface WorkerMemory {
   threadId: number;
@@ -76,8 +76,8 @@ export interface WorkerMemory {
   usedHeap: number;
   totalHeap: number;
   external: number;
-  retained: number;
-  /** isolates disposed so far because an idle one was over the recycle threshold or the budget */
+  idleHeld: number;
+  /** isolates disposed so far because an idle one was over RECYCLE_AT_HEAP_SHARE or the idle budget */
   recycled: number;
   /** isolates disposed so far because there were more idle ones than MAX_IDLE_ISOLATES */
   evicted: number;

@@ -11,6 +11,13 @@
  * fresh context (bootstrap evaluated, module instantiated and evaluated) after the outcome has gone
  * out, so the next call starts on a ready context. A spare has never run a call: it is made fresh,
  * handed to exactly one call, and dropped with its isolate.
+ *
+ * Memory bound: an isolate reclaims the contexts of past calls only when V8 decides to collect,
+ * and with a 64 MiB limit V8 lets tens of MiB of dead contexts pile up first, in every isolate
+ * (~50 KiB per call), so idle isolates would hold most of the sandbox process's memory. The heap
+ * idle isolates hold is therefore bounded per worker by IDLE_HEAP_BUDGET_MB: over it, idle isolates
+ * are disposed, largest first (a disposed isolate gives its whole heap back; the next call of its
+ * plugin starts cold). Busy isolates are bounded by the plugin's memoryMb.
  */
 import ivm from 'isolated-vm';
 import { BroadcastChannel } from 'node:worker_threads';
@@ -37,6 +44,13 @@ export const WARM_ISOLATES_PER_PLUGIN = 2;
  * isolate must never fail a small call for memory that earlier calls left behind.
  */
 export const RECYCLE_AT_HEAP_SHARE = 0.5;
+/**
+ * Per worker, the most heap its idle isolates may hold together: V8 heap committed
+ * (total_heap_size) plus external allocations, as measured when each became idle. Over it, idle
+ * isolates are disposed, largest first. The sandbox process's isolate heaps at rest are thus at
+ * most workers × IDLE_HEAP_BUDGET_MB (plus what busy isolates use, each under its memoryMb).
+ */
+export const IDLE_HEAP_BUDGET_MB = 32;
 
 interface Spare {
   ready: Promise<PreparedContext>;
@@ -65,6 +79,8 @@ export interface IsolateEntry {
   /** preparing ahead failed once for this isolate: do not try again */
   noSpare: boolean;
   lastUsed: number;
+  /** heap committed + external when it last became idle (what it holds against the idle budget) */
+  heldBytes: number;
 }
 
 const pools = new Map<string, IsolateEntry[]>();
@@ -143,6 +159,7 @@ export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: bool
     filling: false,
     noSpare: false,
     lastUsed: Date.now(),
+    heldBytes: 0,
   };
   const updated = pools.get(key) ?? [];
   updated.push(entry);
@@ -175,6 +192,11 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
       spare.settled = true;
       entry.filling = false;
       fillSpares(entry, timeoutMs);
+      // the spare's context counts against the idle budget
+      if (!entry.busy && !entry.filling && !entry.disposed) {
+        measureHeld(entry);
+        enforceIdleBudget();
+      }
     },
     (e: unknown) => {
       entry.filling = false;
@@ -191,12 +213,40 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
   );
 }
 
-function heapBytes(entry: IsolateEntry): number {
+/**
+ * Measures an isolate that runs nothing (synchronous: it must not be preparing a spare), records
+ * what it holds against the idle budget, and returns its used heap + external allocations.
+ */
+function measureHeld(entry: IsolateEntry): number {
   try {
     const h = entry.isolate.getHeapStatisticsSync();
+    entry.heldBytes = h.total_heap_size + h.externally_allocated_size;
     return h.used_heap_size + h.externally_allocated_size;
   } catch {
+    entry.heldBytes = Infinity;
     return Infinity; // disposed under our feet
+  }
+}
+
+/** Disposes idle isolates, largest first, until what they hold fits IDLE_HEAP_BUDGET_MB. */
+function enforceIdleBudget(): void {
+  const idle: IsolateEntry[] = [];
+  let held = 0;
+  for (const list of pools.values()) {
+    for (const e of list) {
+      if (e.busy || e.disposed) continue;
+      idle.push(e);
+      held += e.heldBytes;
+    }
+  }
+  const budget = IDLE_HEAP_BUDGET_MB * 1024 * 1024;
+  if (held <= budget) return;
+  idle.sort((a, b) => b.heldBytes - a.heldBytes);
+  for (const e of idle) {
+    if (held <= budget) break;
+    held -= e.heldBytes;
+    counters.recycled++;
+    disposeEntry(e);
   }
 }
 
@@ -211,23 +261,23 @@ function evictIdle(): void {
   }
 }
 
-/** This worker's isolates and their heaps (see WorkerMemory; sandbox-internal). */
-export function memoryReport(): WorkerMemory {
-  const r: WorkerMemory = { threadId, isolates: 0, busy: 0, usedHeap: 0, totalHeap: 0, external: 0, retained: 0, ...counters, threadHeapUsed: getHeapStatistics().used_heap_size };
-  for (const list of pools.values()) {
-    for (const e of list) {
-      r.isolates++;
-      if (e.busy) r.busy++;
-      try {
-        const h = e.isolate.getHeapStatisticsSync();
-        r.usedHeap += h.used_heap_size;
-        r.totalHeap += h.total_heap_size;
-        r.external += h.externally_allocated_size;
-        if (!e.busy) r.retained += h.used_heap_size + h.externally_allocated_size;
-      } catch {
-        // disposed under our feet
-      }
-    }
+/**
+ * This worker's isolates and their heaps (see WorkerMemory; sandbox-internal). Asynchronous, so
+ * that it never waits on the worker thread for an isolate that is running a step.
+ */
+export async function memoryReport(): Promise<WorkerMemory> {
+  const r: WorkerMemory = { threadId, isolates: 0, busy: 0, usedHeap: 0, totalHeap: 0, external: 0, idleHeld: 0, ...counters, threadHeapUsed: getHeapStatistics().used_heap_size };
+  const entries = [...pools.values()].flat();
+  const stats = await Promise.all(entries.map((e) => e.isolate.getHeapStatistics().catch(() => undefined)));
+  for (const [i, e] of entries.entries()) {
+    const h = stats[i];
+    if (!h || e.disposed) continue;
+    r.isolates++;
+    if (e.busy) r.busy++;
+    r.usedHeap += h.used_heap_size;
+    r.totalHeap += h.total_heap_size;
+    r.external += h.externally_allocated_size;
+    if (!e.busy) r.idleHeld += h.total_heap_size + h.externally_allocated_size;
   }
   return r;
 }
@@ -240,20 +290,23 @@ export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: n
   entry.busy = false;
   entry.lastUsed = Date.now();
   if (entry.retire) disposeEntry(entry);
-  else if (heapBytes(entry) > RECYCLE_AT_HEAP_SHARE * entry.memoryMb * 1024 * 1024) {
+  else if (measureHeld(entry) > RECYCLE_AT_HEAP_SHARE * entry.memoryMb * 1024 * 1024) {
     counters.recycled++;
     disposeEntry(entry);
   }
   if (entry.disposed) return;
   if (prepareAhead) fillSpares(entry, prepareAhead.timeoutMs);
   evictIdle();
+  enforceIdleBudget();
 }
 
 control.onmessage = (event: unknown) => {
   const data = (event as { data?: ControlMessage }).data;
   if (data?.t === 'dispose-all') disposeAll();
   else if (data?.t === 'memory-query') {
-    const reply: ControlMessage = { t: 'memory-report', seq: data.seq, report: memoryReport() };
-    control.postMessage(reply);
+    void memoryReport().then((report) => {
+      const reply: ControlMessage = { t: 'memory-report', seq: data.seq, report };
+      control.postMessage(reply);
+    });
   }
 };

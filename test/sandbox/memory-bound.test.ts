@@ -1,0 +1,67 @@
+/**
+ * @module test/sandbox/memory-bound.test
+ * The sandbox's memory stays bounded by design: on the real sandbox (one worker), calls of several
+ * plugins that leave garbage behind never leave the worker's idle isolates holding more heap than
+ * IDLE_HEAP_BUDGET_MB (they would hold several times that without the bound: an isolate collects
+ * dead contexts only when V8 decides to), and the bound is reached by disposing idle isolates.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBridge, createSandbox, type Bridge } from '../../sandbox/index.js';
+import { IDLE_HEAP_BUDGET_MB } from '../../sandbox/worker/isolate-cache.js';
+import { callTool, egressPolicy, moduleOf } from './helpers/harness.js';
+
+const PLUGINS = 6;
+const CALLS_PER_PLUGIN = 60;
+const MiB = 1024 * 1024;
+
+/** each call allocates ~1 MB that is garbage once it returns */
+const source = (i: number): string =>
+  moduleOf(`async function handler(ctx, args) {
+  const junk = Array.from({ length: 8000 }, (_, k) => ({ k, s: 'plugin ${i} ' + k + args.round }));
+  return { n: junk.length, plugin: ${i} };
+}`);
+
+describe('memory bound of idle isolates', () => {
+  let sandbox: Awaited<ReturnType<typeof createSandbox>>;
+  let bridge: Bridge;
+  before(async () => {
+    sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxWorkerShare: 1, maxQueue: 100 });
+    bridge = createBridge(egressPolicy());
+  });
+  after(async () => {
+    await sandbox?.close();
+    await bridge?.close();
+  });
+
+  it(`after ${PLUGINS * CALLS_PER_PLUGIN} calls of ${PLUGINS} plugins, idle isolates hold at most ${IDLE_HEAP_BUDGET_MB} MiB`, async () => {
+    const codes: Record<string, number> = {};
+    let peakIdle = 0;
+    for (let round = 0; round < CALLS_PER_PLUGIN; round++) {
+      const batch = await Promise.all(
+        Array.from({ length: PLUGINS }, (_, i) => callTool(sandbox, bridge, { name: `mem-plugin-${i}`, source: source(i), args: { round }, limits: { memoryMb: 64 } })),
+      );
+      for (const [i, r] of batch.entries()) {
+        if (!r.outcome.ok) codes[r.outcome.error.code] = (codes[r.outcome.error.code] ?? 0) + 1;
+        else assert.deepEqual(r.result, { n: 8000, plugin: i });
+      }
+      if (round % 10 === 9) {
+        // between rounds nothing runs, but spares may still be in preparation (they count when ready)
+        await new Promise((r) => setTimeout(r, 100));
+        const stats = await sandbox.memoryStats();
+        const w = stats?.workers[0];
+        assert.ok(w, 'the worker answered');
+        peakIdle = Math.max(peakIdle, w.idleHeld);
+        assert.ok(w.idleHeld <= IDLE_HEAP_BUDGET_MB * MiB, `round ${round}: idle isolates hold ${(w.idleHeld / MiB).toFixed(1)} MiB (budget ${IDLE_HEAP_BUDGET_MB})`);
+      }
+    }
+    assert.deepEqual(codes, {});
+    const stats = await sandbox.memoryStats();
+    const w = stats?.workers[0];
+    assert.ok(w);
+    // the bound was reached by disposing isolates, not by the calls leaving nothing behind
+    assert.ok(w.recycled > 0, `no isolate was disposed (${w.isolates} live, peak idle ${(peakIdle / MiB).toFixed(1)} MiB)`);
+    assert.ok(w.created > PLUGINS, `isolates created ${w.created}`);
+    assert.ok(peakIdle > 0);
+  });
+});
