@@ -64,7 +64,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
       reply.hijack();
       const server = buildMcpServer(deps, user, 'mcp');
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !needsStream(request.body) });
+      // The SDK refuses (406) a POST whose Accept lacks either type; the check here keeps a JSON
+      // answer tied to a client that said it takes one, whatever the SDK does.
+      const acceptsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: acceptsJson && !needsStream(request.body) });
       reply.raw.on('close', () => {
         void transport.close();
         void server.close();

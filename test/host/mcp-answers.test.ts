@@ -28,10 +28,10 @@ interface Answer {
   messages: Json[];
 }
 
-async function post(gw: TestGateway, body: unknown, apiKey = gw.apiKey): Promise<Answer> {
+async function post(gw: TestGateway, body: unknown, apiKey = gw.apiKey, accept = 'application/json, text/event-stream'): Promise<Answer> {
   const res = await fetch(`${gw.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` },
+    headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${apiKey}` },
     body: JSON.stringify(body),
   });
   const contentType = res.headers.get('content-type') ?? '';
@@ -92,6 +92,12 @@ describe('MCP answers: JSON unless something must stream', () => {
 
     const note = await post(gw, { jsonrpc: '2.0', method: 'notifications/initialized' });
     assert.equal(note.status, 202);
+  });
+
+  it('never answers JSON to a client that does not accept it', async () => {
+    const a = await post(gw, call(4, 'whoami', {}), gw.apiKey, 'text/event-stream');
+    assert.equal(a.status, 406);
+    assert.equal(a.messages[0].error.code, -32000);
   });
 
   it('streams SSE with the progress notifications when the request carries a progressToken', async () => {
