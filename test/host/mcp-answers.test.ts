@@ -17,6 +17,7 @@ import { createLogger } from '../../host/telemetry/logger.js';
 import { needsStream } from '../../host/transport/mcp-http.js';
 import { buildMcpServer } from '../../host/transport/mcp-server.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
@@ -169,6 +170,50 @@ describe('MCP answers: JSON unless something must stream', () => {
     const execRows = rows.filter((r) => r.tool === 'echo_args');
     assert.equal(execRows.filter((r) => r.user_id === gw.user.id && r.error_code === null).length, rounds / 2);
     assert.equal(execRows.filter((r) => r.user_id === beta.user.id && r.error_code === 'GW_ERR_POLICY_FORBIDDEN').length, rounds / 2);
+  });
+});
+
+describe('a client that goes away before its JSON answer', () => {
+  let gw: TestGateway;
+  let upstream: Upstream;
+  let upstreamDone: () => void = () => undefined;
+
+  before(async () => {
+    upstream = await startUpstream(async () => {
+      await new Promise((r) => setTimeout(r, 400));
+      upstreamDone();
+      return { json: { slow: true } };
+    });
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], upstreams: { 'https://api.fixture.test': upstream.origin } });
+    await gw.connect('fixture-http', { token: 'tok' });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('costs the gateway nothing but the call: it is still audited and the next request is answered', async () => {
+    const finished = new Promise<void>((r) => (upstreamDone = r));
+    const abort = new AbortController();
+    const gone = fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
+      body: JSON.stringify(call(1, 'execute_tools', { executions: [{ tool: 'http_get', args: { path: '/slow' } }] })),
+      signal: abort.signal,
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    abort.abort();
+    await assert.rejects(gone, (err: Error) => err.name === 'AbortError');
+    await finished;
+    let rows: { tool: string }[] = [];
+    for (let i = 0; i < 50 && rows.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      rows = await gw.db.all<{ tool: string }>("SELECT tool FROM audit_events WHERE tool = 'http_get'");
+    }
+    assert.equal(rows.length, 1, 'the abandoned call was audited');
+    const next = await post(gw, call(2, 'whoami', {}));
+    assert.match(next.contentType, /^application\/json/);
+    assert.equal(JSON.parse(next.messages[0].result.content[0].text).id, gw.user.id);
   });
 });
 
