@@ -84,8 +84,9 @@ interface Sample {
   created: number;
   recycled: number;
   evicted: number;
+  /** the Node heaps of the worker threads and the main thread, committed */
   threadHeapsMb: number;
-  /** RSS − isolate heaps (total) − thread heaps (used): native memory, code, and heap slack */
+  /** RSS − isolate heaps − thread heaps (committed): native memory, code, malloc slack */
   otherMb: number;
   load1: number;
 }
@@ -107,7 +108,7 @@ function summarise(calls: number, seconds: number, pid: number | undefined, s: M
     created: sum((x) => x.created),
     recycled: sum((x) => x.recycled),
     evicted: sum((x) => x.evicted),
-    threadHeapsMb: mb(sum((x) => x.threadHeapUsed) + (s?.mainHeapUsed ?? 0)),
+    threadHeapsMb: mb(sum((x) => x.threadHeapTotal) + (s?.mainHeapTotal ?? 0)),
     otherMb: 0,
     load1: Math.round((loadavg()[0] ?? 0) * 10) / 10,
   };

@@ -83,8 +83,9 @@ export interface WorkerMemory {
   evicted: number;
   /** isolates created so far */
   created: number;
-  /** the worker thread's own (Node) V8 heap in use */
+  /** the worker thread's own (Node) V8 heap: in use, and committed */
   threadHeapUsed: number;
+  threadHeapTotal: number;
 }
 
 /**
@@ -95,7 +96,8 @@ export interface WorkerMemory {
 export interface MemoryStats {
   pid: number;
   rss: number;
-  /** the sandbox process main thread's heap in use */
+  /** the sandbox process main thread's heap: in use, and committed */
   mainHeapUsed: number;
+  mainHeapTotal: number;
   workers: WorkerMemory[];
 }

@@ -67,15 +67,33 @@ function slopePerMinute(samples) {
   return den === 0 ? 0 : (num / den) * 60_000;
 }
 
-/** after warm-up (the first fifth): the slope, and the mean of the last quarter against the second */
+/**
+ * After warm-up (the first fifth), the steady samples are cut in thirds. Memory that is bounded
+ * moves in a sawtooth (garbage collection, isolates disposed and re-created), so neither single
+ * samples nor the slope over a few minutes say "leak"; a leak lifts the whole band instead. So the
+ * verdict compares the band of the last third with the band of the middle third: its top (90th
+ * percentile) and its bottom (10th percentile) may each be at most 5 % + 8 MiB higher (see `flat`
+ * below). Percentiles rather than max/min, so that one sample caught at a GC peak decides nothing.
+ */
 function trend(series) {
   const steady = series.slice(Math.floor(series.length / 5));
-  const q = Math.max(1, Math.floor(steady.length / 4));
-  const mean = (xs) => xs.reduce((a, s) => a + s.v, 0) / Math.max(1, xs.length);
-  const early = mean(steady.slice(q, 2 * q));
-  const late = mean(steady.slice(-q));
-  return { samples: series.length, firstMb: series[0]?.v ?? 0, peakMb: Math.max(...series.map((s) => s.v)), earlyMb: early, lateMb: late, slopeMbPerMin: slopePerMinute(steady) };
+  const third = Math.max(1, Math.floor(steady.length / 3));
+  const middle = steady.slice(third, 2 * third).map((s) => s.v);
+  const last = steady.slice(2 * third).map((s) => s.v);
+  const pct = (xs, p) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : 0;
+  };
+  const band = (xs) => ({ min: pct(xs, 0.1), max: pct(xs, 0.9) });
+  return { samples: series.length, firstMb: series[0]?.v ?? 0, peakMb: Math.max(...series.map((s) => s.v)), middle: band(middle), last: band(last), slopeMbPerMin: slopePerMinute(steady) };
 }
+
+/** the band (p10–p90) of the last third is no higher than the middle third's, within 5 % + 8 MiB at both ends */
+const within = (late, early) => late <= early * 1.05 + 8;
+const flat = (m) => within(m.last.max, m.middle.max) && within(m.last.min, m.middle.min);
+
+/** one sample in `every`, rounded, for the report */
+const thin = (series, every) => series.filter((_, i) => i % every === 0 || i === series.length - 1).map((s) => `${Math.round(s.t / 1000)}s:${Math.round(s.v)}`);
 
 const fixtures = path.join(root, 'test', 'fixtures', 'plugins');
 const server = await spawnServer({ pluginDirs: [fixtures], policy: { sandbox: { workers: WORKERS } } });
@@ -109,13 +127,17 @@ db.close();
 fs.rmSync(server.dataDir, { recursive: true, force: true });
 
 const mem = { server: trend(memory.server), sandbox: trend(memory.sandbox) };
-const fmt = (m) => `first ${m.firstMb.toFixed(0)} MiB, peak ${m.peakMb.toFixed(0)} MiB, steady early ${m.earlyMb.toFixed(0)} → late ${m.lateMb.toFixed(0)} MiB, slope ${m.slopeMbPerMin.toFixed(2)} MiB/min (${m.samples} samples)`;
+const fmt = (m) =>
+  `first ${m.firstMb.toFixed(0)} MiB, peak ${m.peakMb.toFixed(0)} MiB, steady p10–p90 middle third ${m.middle.min.toFixed(0)}–${m.middle.max.toFixed(0)} → last third ${m.last.min.toFixed(0)}–${m.last.max.toFixed(0)} MiB, slope ${m.slopeMbPerMin.toFixed(2)} MiB/min (${m.samples} samples)`;
 console.log(
   `calls ${summary.calls} (${summary.executions} executions) in ${(summary.durationMs / 1000).toFixed(1)} s: ${summary.callsPerSec} calls/s, ` +
     `${summary.executionsPerSec} executions/s, p50 ${summary.p50Ms} ms, p99 ${summary.p99Ms} ms, max ${summary.maxMs} ms`,
 );
 console.log(`server RSS:  ${fmt(mem.server)}`);
 console.log(`sandbox RSS: ${fmt(mem.sandbox)}`);
+const every = Math.max(1, Math.round(memory.sandbox.length / 30));
+console.log(`server RSS samples (s:MiB): ${thin(memory.server, every).join(' ')}`);
+console.log(`sandbox RSS samples (s:MiB): ${thin(memory.sandbox, every).join(' ')}`);
 console.log(`audit rows ${auditRows}, server exit ${code}`);
 console.log(`RESULT ${JSON.stringify({ summary, memory: mem, auditRows, exitCode: code })}`);
 
@@ -129,7 +151,9 @@ check(summary.misaligned === 0 && summary.okItems === summary.executions, 'every
 check(summary.http5xx === 0 && Object.keys(summary.callErrors).length === 0, 'no failed call, no 5xx');
 check(auditRows === summary.executions, `audit rows (${auditRows}) = executions (${summary.executions})`);
 check(code === 0, 'the server exited 0 on SIGTERM');
-// "No growth trend": after warm-up, the late quarter may not exceed the early one by more than
-// 10 % + 16 MiB (garbage-collection noise), for the server and the sandbox process alike.
-for (const [name, m] of Object.entries(mem)) check(m.lateMb <= m.earlyMb * 1.1 + 16, `${name} memory flat (early ${m.earlyMb.toFixed(0)} MiB, late ${m.lateMb.toFixed(0)} MiB)`);
+// "No growth trend" (see trend above): after warm-up, the band of the last third is no higher than
+// the band of the middle third, for the server and the sandbox process alike.
+for (const [name, m] of Object.entries(mem)) {
+  check(flat(m), `${name} memory flat (p10–p90 middle third ${m.middle.min.toFixed(0)}–${m.middle.max.toFixed(0)} MiB, last third ${m.last.min.toFixed(0)}–${m.last.max.toFixed(0)} MiB)`);
+}
 process.exit(failed ? 1 : 0);

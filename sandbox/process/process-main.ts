@@ -149,7 +149,8 @@ async function main(): Promise<void> {
       if (!memoryQueries.delete(seq)) return;
       clearTimeout(timer);
       reports.sort((a, b) => a.threadId - b.threadId);
-      send({ t: 'memory-stats', id, stats: { pid: process.pid, rss: process.memoryUsage.rss(), mainHeapUsed: getHeapStatistics().used_heap_size, workers: reports } });
+      const main = getHeapStatistics();
+      send({ t: 'memory-stats', id, stats: { pid: process.pid, rss: process.memoryUsage.rss(), mainHeapUsed: main.used_heap_size, mainHeapTotal: main.total_heap_size, workers: reports } });
     };
     memoryQueries.set(seq, { reports, done });
     timer = setTimeout(done, 1000);

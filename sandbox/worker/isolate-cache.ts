@@ -266,7 +266,8 @@ function evictIdle(): void {
  * that it never waits on the worker thread for an isolate that is running a step.
  */
 export async function memoryReport(): Promise<WorkerMemory> {
-  const r: WorkerMemory = { threadId, isolates: 0, busy: 0, usedHeap: 0, totalHeap: 0, external: 0, idleHeld: 0, ...counters, threadHeapUsed: getHeapStatistics().used_heap_size };
+  const own = getHeapStatistics();
+  const r: WorkerMemory = { threadId, isolates: 0, busy: 0, usedHeap: 0, totalHeap: 0, external: 0, idleHeld: 0, ...counters, threadHeapUsed: own.used_heap_size, threadHeapTotal: own.total_heap_size };
   const entries = [...pools.values()].flat();
   const stats = await Promise.all(entries.map((e) => e.isolate.getHeapStatistics().catch(() => undefined)));
   for (const [i, e] of entries.entries()) {
