@@ -10,7 +10,8 @@
  *   - rest:      N callers POSTing the same batch to /rest/:integration;
  *   - sandbox:   N callers calling gateway.sandbox.run directly (no HTTP, MCP, policy or audit; a
  *                plain fetch answers ctx.http), which splits the gap into isolation and the rest.
- * mcp ÷ seed-mcp and rest ÷ seed-rest are what isolation costs inside the same gateway.
+ * mcp ÷ seed-mcp and rest ÷ seed-rest are what isolation costs inside the same gateway. CPU per
+ * execution (this process and the sandbox process) is read for every path too.
  * Every answer is checked (each item must be a result), so errors are counted, not timed.
  */
 import { randomUUID } from 'node:crypto';
