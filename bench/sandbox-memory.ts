@@ -84,8 +84,9 @@ interface Sample {
   created: number;
   recycled: number;
   evicted: number;
-  /** the Node heaps of the worker threads and the main thread, committed */
+  /** the Node heaps of the worker threads and the main thread: committed, and in use */
   threadHeapsMb: number;
+  threadHeapsUsedMb: number;
   /** RSS − isolate heaps − thread heaps (committed): native memory, code, malloc slack */
   otherMb: number;
   load1: number;
@@ -109,6 +110,7 @@ function summarise(calls: number, seconds: number, pid: number | undefined, s: M
     recycled: sum((x) => x.recycled),
     evicted: sum((x) => x.evicted),
     threadHeapsMb: mb(sum((x) => x.threadHeapTotal) + (s?.mainHeapTotal ?? 0)),
+    threadHeapsUsedMb: mb(sum((x) => x.threadHeapUsed) + (s?.mainHeapUsed ?? 0)),
     otherMb: 0,
     load1: Math.round((loadavg()[0] ?? 0) * 10) / 10,
   };
@@ -135,7 +137,7 @@ async function main(): Promise<void> {
     samples.push(s);
     if (!argv.json) {
       console.log(
-        `${String(s.calls).padStart(7)} calls ${String(s.seconds).padStart(4)} s | RSS ${s.rssMb} MiB | ${s.isolates} isolates (${s.busy} busy) heap used ${s.usedHeapMb} total ${s.totalHeapMb} ext ${s.externalMb} MiB, idle retained ${s.retainedIdleMb} MiB (max/worker ${s.maxRetainedIdlePerWorkerMb}) | created ${s.created} recycled ${s.recycled} evicted ${s.evicted} | thread heaps ${s.threadHeapsMb} MiB, other ${s.otherMb} MiB | load ${s.load1}`,
+        `${String(s.calls).padStart(7)} calls ${String(s.seconds).padStart(4)} s | RSS ${s.rssMb} MiB | ${s.isolates} isolates (${s.busy} busy) heap used ${s.usedHeapMb} total ${s.totalHeapMb} ext ${s.externalMb} MiB, idle retained ${s.retainedIdleMb} MiB (max/worker ${s.maxRetainedIdlePerWorkerMb}) | created ${s.created} recycled ${s.recycled} evicted ${s.evicted} | thread heaps ${s.threadHeapsMb} MiB (used ${s.threadHeapsUsedMb}), other ${s.otherMb} MiB | load ${s.load1}`,
       );
     }
   };
