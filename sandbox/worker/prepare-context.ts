@@ -18,6 +18,12 @@ export type BridgeListener = (kind: unknown, id: unknown, payload: unknown) => v
 export interface PreparedContext {
   context: ivm.Context;
   module: ivm.Module;
+  /**
+   * the module namespace, fetched once: every read of `module.namespace` makes a new Reference, and
+   * an unreleased one keeps its whole context alive in the isolate until the host's own GC finalises
+   * the handle (dead contexts then pile up in the isolate's heap and make its GC expensive)
+   */
+  namespace: ivm.Reference;
   /** the bootstrap's entry function (ENTRY_START / ENTRY_DELIVER) */
   entry: ivm.Reference;
   /** routes bridge messages to the call currently using this context (null between calls) */
@@ -59,13 +65,13 @@ export async function prepareContext(isolate: ivm.Isolate, source: string, timeo
     throw new Error(`import "${specifier.slice(0, 100)}" is not allowed: a plugin must be one self-contained module`);
   });
   await module.evaluate({ timeout: timeoutMs });
-  return { context, module, entry, router };
+  return { context, module, namespace: module.namespace, entry, router };
 }
 
 /** Releases the handles of a per-call context (never throws; the isolate may be gone). */
 export function releaseContext(prepared: PreparedContext): void {
   prepared.router.current = null;
-  for (const handle of [prepared.entry, prepared.module, prepared.context]) {
+  for (const handle of [prepared.entry, prepared.namespace, prepared.module, prepared.context]) {
     try {
       handle.release();
     } catch {

@@ -177,7 +177,7 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     try {
       await prepared.entry.apply(
         undefined,
-        [ENTRY_START, prepared.module.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson],
+        [ENTRY_START, prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson],
         { timeout: limits.cpuMsPerCall },
       );
       steps--;
