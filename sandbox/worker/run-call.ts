@@ -5,6 +5,12 @@
  * synchronously before every `apply`, so nothing is ever delivered into a disposed isolate
  * (sandbox.md §1.7: that is what aborted processes). The wall-clock deadline disposes the isolate,
  * which also stops promises that never settle and pending ctx.http calls.
+ *
+ * The isolate goes back to its pool only once no step of the call is running any more: the
+ * outcome can be out while the step that produced it is still draining plugin microtasks (up to
+ * the step timeout), and the next user of the isolate calls into it synchronously (preparing a
+ * context), which must not wait on the isolate's lock while this worker's other calls stall. A
+ * step that fails after the call ended retires the isolate.
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerOutcome } from '../internal-protocol.js';
@@ -75,6 +81,22 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
   let parked = false;
   /** host→isolate steps running (the bridge callback may be delivered before or after its step ends) */
   let steps = 0;
+  /** a step failed after the call had ended: the isolate is in an unknown state */
+  let lateFailure = false;
+  /** runs once no step is running (set when the call has ended) */
+  let whenIdle: (() => void) | undefined;
+  const stepEnded = (failed?: { error: unknown }): void => {
+    steps--;
+    if (failed) {
+      if (!closed) finish(classifyIsolateError(failed.error, 'run'));
+      else lateFailure = true;
+    }
+    if (steps === 0 && whenIdle) {
+      const run = whenIdle;
+      whenIdle = undefined;
+      run();
+    }
+  };
   let settle: () => void = () => undefined;
   const settled = new Promise<void>((resolve) => (settle = resolve));
 
@@ -108,13 +130,10 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     steps++;
     p.entry.apply(undefined, [ENTRY_DELIVER, reqId, JSON.stringify(result)], { timeout: limits.cpuMsPerCall }).then(
       () => {
-        steps--;
+        stepEnded();
         maybePark();
       },
-      (e: unknown) => {
-        steps--;
-        if (!closed) finish(classifyIsolateError(e, 'run'));
-      },
+      (error: unknown) => stepEnded({ error }),
     );
   };
 
@@ -180,11 +199,10 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
         [ENTRY_START, prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson],
         { timeout: limits.cpuMsPerCall },
       );
-      steps--;
+      stepEnded();
       maybePark();
-    } catch (e) {
-      steps--;
-      if (!closed) finish(classifyIsolateError(e, 'run'));
+    } catch (error) {
+      stepEnded({ error });
     }
   })();
 
@@ -201,7 +219,12 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     }
   }
   const stats = { wallMs: Math.round(performance.now() - t0), cpuMs: Math.round(Math.max(0, cpuMsOf(entry) - cpu0)), requests: forwardedTotal, coldStart: cold };
-  releaseIsolate(entry, task.contextKey === undefined && !failure?.dispose ? { timeoutMs: limits.cpuMsPerCall } : undefined);
+  const giveBack = (): void => {
+    if (lateFailure) entry.retire = true;
+    releaseIsolate(entry, task.contextKey === undefined && !failure?.dispose ? { timeoutMs: limits.cpuMsPerCall } : undefined);
+  };
+  if (steps === 0) giveBack();
+  else whenIdle = giveBack;
   if (failure) return { outcome: { ok: false, error: { code: failure.code, message: failure.message }, stats }, strike: false };
   return { outcome: { ok: true, resultJson: resultJson ?? 'null', stats }, strike: false };
 }

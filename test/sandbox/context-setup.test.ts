@@ -1,0 +1,89 @@
+/**
+ * @module test/sandbox/context-setup.test
+ * How fresh contexts are set up and given back, on the real sandbox: the context of a finished
+ * call is reclaimed (its isolate is not recycled for memory that dead contexts hold), an isolate
+ * whose last step is still running plugin code after the outcome went out is not handed to the
+ * next call meanwhile and does not stall the worker's other calls, and a module that fails at any
+ * setup step fails each call cleanly, again and again.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
+import { callTool, egressPolicy, errorCode, useOneWorkerSandbox } from './helpers/harness.js';
+import { startUpstream, type Upstream } from './helpers/upstream.js';
+
+describe('fresh contexts are reclaimed', () => {
+  const shared = useOneWorkerSandbox();
+
+  it('600 per-call calls run on the same warm isolates (no memory recycling)', async () => {
+    const source = `const table = Array.from({ length: 2000 }, (_, i) => ({ i, s: 'row ' + i }));
+      export default { async run(ctx, args) { return { n: args.n, rows: table.length }; } };`;
+    let cold = 0;
+    for (let n = 0; n < 600; n++) {
+      const r = await shared.run({ name: 'many-contexts', source, args: { n }, limits: { memoryMb: 32 } });
+      assert.deepEqual(r.result, { n, rows: 2000 }, `call ${n}`);
+      if (r.outcome.stats.coldStart) cold++;
+    }
+    // the first calls start the plugin's (at most two) warm isolates; a dead context that stayed
+    // reachable would fill the heap within a few hundred calls and force new isolates
+    assert.ok(cold <= 3, `${cold} cold starts in 600 calls`);
+  });
+
+  for (const [what, source, code] of [
+    ['a syntax error', `export default { run( };`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
+    ['an import', `import x from 'node:fs'; export default { async run() { return 1; } };`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
+    ['a top-level throw', `throw new Error('top'); export default {};`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
+    ['no default export', `export const run = 1;`, 'GW_ERR_SANDBOX_TOOL_MISSING'],
+  ] as const) {
+    it(`a module with ${what} fails every call with ${code}, and the worker stays healthy`, async () => {
+      for (let i = 0; i < 40; i++) assert.equal(errorCode(await shared.run({ name: `bad-${what}`, source })), code, `call ${i}`);
+      assert.equal((await shared.run({ name: 'fine', source: `export default { async run() { return 'ok'; } };` })).result, 'ok');
+      assert.equal(shared.sandbox.stats().crashes, 0);
+    });
+  }
+});
+
+describe('an isolate is given back only when its last step has ended', () => {
+  let up: Upstream;
+  let bridge: Bridge;
+  let sandbox: Sandbox;
+  // `late`: the result goes out, then a microtask queued behind it spins until the step timeout
+  const PLUGIN = `export default {
+    async wait(ctx, args) { await ctx.http('https://api.example.com/slow?ms=' + args.ms); return { tag: args.tag }; },
+    async late() { const p = Promise.resolve(); p.then(() => 0).then(() => 0).then(() => 0).then(() => 0).then(() => { for (;;) {} }); return 'sent'; },
+    async run(ctx, args) { return { tag: args.tag }; },
+  };`;
+  const call = (tool: string, args: Record<string, unknown> = {}) =>
+    callTool(sandbox, bridge, { name: 'late-spinner', source: PLUGIN, tool, args, limits: { cpuMsPerCall: 1500, wallMsPerCall: 8000 } });
+
+  before(async () => {
+    up = await startUpstream();
+    bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, requestTimeoutMs: 8000 }));
+    sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxQueue: 20, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+  });
+  after(async () => {
+    await sandbox.close();
+    await bridge.close();
+    await up.close();
+  });
+
+  it('a call still spinning after its result does not stall the calls waiting beside it', async () => {
+    await call('run', { tag: 'warm' });
+    const t0 = Date.now();
+    const waiting = call('wait', { ms: 300, tag: 'w' });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal((await call('late')).result, 'sent');
+    const w = await waiting;
+    const waitedMs = Date.now() - t0;
+    assert.deepEqual(w.result, { tag: 'w' });
+    // the spinning step holds its own isolate for up to 1.5 s; the waiting call needs ~300 ms
+    assert.ok(waitedMs < 1100, `the waiting call took ${waitedMs} ms`);
+  });
+
+  it('calls after it get clean isolates and correct results', async () => {
+    for (let i = 0; i < 5; i++) assert.deepEqual((await call('run', { tag: i })).result, { tag: i });
+    await new Promise((r) => setTimeout(r, 1600)); // the late step has timed out by now
+    for (let i = 0; i < 5; i++) assert.deepEqual((await call('run', { tag: i })).result, { tag: i });
+    assert.equal(sandbox.stats().crashes, 0);
+  });
+});
