@@ -1,12 +1,20 @@
 /**
  * @module sandbox/worker/prepare-context
- * Makes a V8 context ready for a call: installs the bridge callback, runs the web globals and the
- * bootstrap (compiled once per isolate, run in each context), keeps the bootstrap's completion
- * value (its entry function) as a host-held Reference, then compiles, instantiates (every import
- * is refused) and evaluates the plugin module. All steps run with a timeout. Nothing
- * isolated-vm-made stays reachable from plugin code: the bootstrap deletes `__wb_bridge` first
- * thing (the Callback becomes a plain function captured by its closure), and the entry function is
- * never stored in the context.
+ * Makes a V8 context ready for a call: installs the bridge callback, runs the setup script (the web
+ * globals and the bootstrap, compiled once per isolate as ONE script and run in each context),
+ * keeps the bootstrap's completion value (its entry function) as a host-held Reference, then
+ * compiles, instantiates (every import is refused) and evaluates the plugin module.
+ *
+ * The steps that run only our own code or no code at all (context creation, the setup script,
+ * compiling and instantiating the module) use isolated-vm's synchronous methods: they run on this
+ * thread, with the same step timeout, and skip the hand-off to isolated-vm's thread pool and back,
+ * which cost more CPU than the steps themselves. Evaluating the module runs the plugin's top-level
+ * code, which may spin until the timeout, so it stays asynchronous: the worker keeps serving its
+ * other calls meanwhile.
+ *
+ * Nothing isolated-vm-made stays reachable from plugin code: the bootstrap deletes `__wb_bridge`
+ * first thing (the Callback becomes a plain function captured by its closure), and the entry
+ * function is never stored in the context. A preparation that fails releases what it made.
  */
 import ivm from 'isolated-vm';
 import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
@@ -30,52 +38,59 @@ export interface PreparedContext {
   router: { current: BridgeListener | null };
 }
 
-interface Scripts {
-  web: ivm.Script;
-  boot: ivm.Script;
-}
+/** The web globals then the bootstrap: the completion value is the bootstrap's entry function. */
+const SETUP_SOURCE = `${WEB_GLOBALS_SOURCE}\n${BOOTSTRAP_SOURCE}`;
 
-/** The two fixed scripts, compiled once per isolate (compiled code holds no context state). */
-const compiled = new WeakMap<ivm.Isolate, Promise<Scripts>>();
+/** The setup script, compiled once per isolate (compiled code holds no context state). */
+const compiled = new WeakMap<ivm.Isolate, ivm.Script>();
 
-function scriptsOf(isolate: ivm.Isolate): Promise<Scripts> {
-  let scripts = compiled.get(isolate);
-  if (!scripts) {
-    scripts = Promise.all([
-      isolate.compileScript(WEB_GLOBALS_SOURCE, { filename: 'file:///workbench-web-globals.js' }),
-      isolate.compileScript(BOOTSTRAP_SOURCE, { filename: 'file:///workbench-bootstrap.js' }),
-    ]).then(([web, boot]) => ({ web, boot }));
-    scripts.catch(() => compiled.delete(isolate));
-    compiled.set(isolate, scripts);
+function setupScriptOf(isolate: ivm.Isolate): ivm.Script {
+  let script = compiled.get(isolate);
+  if (!script) {
+    script = isolate.compileScriptSync(SETUP_SOURCE, { filename: 'file:///workbench-setup.js' });
+    compiled.set(isolate, script);
   }
-  return scripts;
+  return script;
 }
 
-export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number): Promise<PreparedContext> {
-  const { web, boot } = await scriptsOf(isolate);
-  const context = await isolate.createContext();
-  const router: PreparedContext['router'] = { current: null };
-  const callback = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload), { ignored: true });
-  await context.global.set('__wb_bridge', callback);
-  await web.run(context, { timeout: timeoutMs });
-  const entry = (await boot.run(context, { timeout: timeoutMs, reference: true })) as unknown as ivm.Reference;
-  if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
-  const module = await isolate.compileModule(source, { filename: 'file:///plugin.js' });
-  await module.instantiate(context, (specifier: string) => {
-    throw new Error(`import "${specifier.slice(0, 100)}" is not allowed: a plugin must be one self-contained module`);
-  });
-  await module.evaluate({ timeout: timeoutMs });
-  return { context, module, namespace: module.namespace, entry, router };
+function refuseImport(specifier: string): never {
+  throw new Error(`import "${specifier.slice(0, 100)}" is not allowed: a plugin must be one self-contained module`);
 }
 
-/** Releases the handles of a per-call context (never throws; the isolate may be gone). */
-export function releaseContext(prepared: PreparedContext): void {
-  prepared.router.current = null;
-  for (const handle of [prepared.entry, prepared.namespace, prepared.module, prepared.context]) {
+function releaseAll(handles: readonly { release(): void }[]): void {
+  for (const handle of handles) {
     try {
       handle.release();
     } catch {
       // isolate already disposed
     }
   }
+}
+
+export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number): Promise<PreparedContext> {
+  const setup = setupScriptOf(isolate);
+  const context = isolate.createContextSync();
+  const made: { release(): void }[] = [context];
+  try {
+    const router: PreparedContext['router'] = { current: null };
+    const callback = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload), { ignored: true });
+    context.global.setSync('__wb_bridge', callback);
+    const entry = setup.runSync(context, { timeout: timeoutMs, reference: true }) as unknown as ivm.Reference;
+    if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
+    made.unshift(entry);
+    const module = isolate.compileModuleSync(source, { filename: 'file:///plugin.js' });
+    made.unshift(module);
+    module.instantiateSync(context, refuseImport);
+    await module.evaluate({ timeout: timeoutMs });
+    return { context, module, namespace: module.namespace, entry, router };
+  } catch (e) {
+    releaseAll(made);
+    throw e;
+  }
+}
+
+/** Releases the handles of a per-call context (never throws; the isolate may be gone). */
+export function releaseContext(prepared: PreparedContext): void {
+  prepared.router.current = null;
+  releaseAll([prepared.entry, prepared.namespace, prepared.module, prepared.context]);
 }
