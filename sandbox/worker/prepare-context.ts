@@ -5,12 +5,14 @@
  * keeps the bootstrap's completion value (its entry function) as a host-held Reference, then
  * compiles, instantiates (every import is refused) and evaluates the plugin module.
  *
- * The steps that run only our own code or no code at all (context creation, the setup script,
- * compiling and instantiating the module) use isolated-vm's synchronous methods: they run on this
- * thread, with the same step timeout, and skip the hand-off to isolated-vm's thread pool and back,
- * which cost more CPU than the steps themselves. Evaluating the module runs the plugin's top-level
- * code, which may spin until the timeout, so it stays asynchronous: the worker keeps serving its
- * other calls meanwhile.
+ * The steps that run only our own code or no code at all (the setup script, compiling and
+ * instantiating the module) use isolated-vm's synchronous methods: they run on this thread, with
+ * the same step timeout, and skip the hand-off to isolated-vm's thread pool and back, which costs
+ * more CPU than these steps themselves. Creating the V8 context (~0.4 ms) is synchronous too when a
+ * call is waiting for it; a context prepared ahead of demand is created on the thread pool instead,
+ * so that this worker stays free to start the next call meanwhile. Evaluating the module runs the
+ * plugin's top-level code, which may spin until the timeout, so it stays asynchronous: the worker
+ * keeps serving its other calls meanwhile.
  *
  * Nothing isolated-vm-made stays reachable from plugin code: the bootstrap deletes `__wb_bridge`
  * first thing (the Callback becomes a plain function captured by its closure), and the entry
@@ -67,9 +69,14 @@ function releaseAll(handles: readonly { release(): void }[]): void {
   }
 }
 
-export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number): Promise<PreparedContext> {
+export interface PrepareOptions {
+  /** a call is waiting for this context (not prepared ahead of demand): create it on this thread */
+  forCall?: boolean;
+}
+
+export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number, options: PrepareOptions = {}): Promise<PreparedContext> {
   const setup = setupScriptOf(isolate);
-  const context = isolate.createContextSync();
+  const context = options.forCall ? isolate.createContextSync() : await isolate.createContext();
   const made: { release(): void }[] = [context];
   try {
     const router: PreparedContext['router'] = { current: null };

@@ -35,12 +35,12 @@ async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepare
   const key = task.contextKey;
   if (key === undefined) {
     // a context prepared ahead of demand (never used by any call), or a new one made now
-    const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
+    const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, { forCall: true });
     return { prepared: await ready, shared: false };
   }
   const found = entry.tenants.get(key);
   if (found) return { prepared: found, shared: true };
-  const prepared = await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
+  const prepared = await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, { forCall: true });
   if (entry.tenants.size >= MAX_TENANT_CONTEXTS) {
     const [oldestKey, oldest] = entry.tenants.entries().next().value as [string, PreparedContext];
     entry.tenants.delete(oldestKey);
