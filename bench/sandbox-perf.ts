@@ -3,14 +3,18 @@
  * A focused micro-bench of the sandbox alone (no gateway): `createSandbox` with the two fixture
  * plugins, a loopback upstream, and the same handlers called in-process as the baseline.
  *   1. overhead of one call at a time (fresh context per call): sandbox − in-process, p50/p99;
- *   2. throughput with N concurrent callers on one plugin, 0 ms and 20 ms upstream.
+ *   2. throughput with N concurrent callers on one plugin, 0 ms and 20 ms upstream;
+ *   3. (`--only worker-cpu`) the worker's side of a call without Piscina or IPC: the worker's call
+ *      function run in this thread, sequentially, and the CPU this process spent per call, with a
+ *      fresh context per call and with one context per tenant.
  * Run: `npx tsc -p . && node --no-node-snapshot dist/bench/sandbox-perf.js [--clients 16]
- * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput] [--cpu-prof DIR]`.
+ * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput,worker-cpu] [--cpu-prof DIR]`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { MessageChannel } from 'node:worker_threads';
 import { createSandbox } from '../sandbox/index.js';
 import type { RunTask, SandboxLimits } from '../sandbox/protocol.js';
 import { FIXTURE_PLUGINS_DIR } from './bench-gateway.js';
@@ -65,6 +69,32 @@ function procCpuMs(pid: number | undefined): number {
 
 const fmt = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
 
+/**
+ * The worker's side of `calls` sequential calls, in this thread (no Piscina, no IPC): CPU of this
+ * process per call (isolated-vm's threads included) and latency percentiles.
+ */
+async function workerCpu(t: RunTask, calls: number): Promise<{ cpuMsPerCall: number; p50: number; p99: number }> {
+  const { runCall } = await import('../sandbox/worker/run-call.js');
+  const one = async (): Promise<void> => {
+    const { port1, port2 } = new MessageChannel();
+    port2.on('message', () => undefined);
+    const r = await runCall({ ...t, callId: randomUUID() }, port1);
+    port2.close();
+    if (!r.outcome.ok) throw new Error(`${r.outcome.error.code}: ${r.outcome.error.message}`);
+  };
+  for (let i = 0; i < 200; i++) await one();
+  const lat: number[] = [];
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < calls; i++) {
+    const s = performance.now();
+    await one();
+    lat.push(performance.now() - s);
+  }
+  const c = process.cpuUsage(c0);
+  lat.sort((a, b) => a - b);
+  return { cpuMsPerCall: (c.user + c.system) / 1000 / calls, p50: lat[Math.floor(calls / 2)] ?? 0, p99: lat[Math.floor(calls * 0.99)] ?? 0 };
+}
+
 async function main(): Promise<void> {
   const upstream = await startLoopbackUpstream();
   const execArgv = argv['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${argv['cpu-prof']}`] : [];
@@ -77,6 +107,16 @@ async function main(): Promise<void> {
   ];
   const out: Record<string, unknown> = { load: (await import('node:os')).loadavg() };
   try {
+    if (only.has('worker-cpu')) {
+      for (const contextKey of [undefined, 'bench-tenant']) {
+        const t = { ...task('fixture-echo', 'echo_args', { text: 'hi', times: 1 }), ...(contextKey ? { contextKey } : {}) };
+        if (!contextKey) delete t.contextKey;
+        const label = `worker-cpu echo_args ${contextKey ? 'per-tenant' : 'per-call'}`;
+        const r = await workerCpu(t, calls);
+        out[label] = r;
+        console.log(`${label}: CPU ${r.cpuMsPerCall.toFixed(3)} ms per call (this process, all threads), p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} ms, ${calls} sequential calls`);
+      }
+    }
     for (const c of cases) {
       const t = task(c.plugin, c.tool, c.args, c.padKb);
       const label = `${c.tool}${c.padKb ? ` (${c.padKb} KB module)` : ''}`;
