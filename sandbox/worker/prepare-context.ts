@@ -83,8 +83,8 @@ export async function prepareContext(isolate: ivm.Isolate, source: string, timeo
     const callback = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload), { ignored: true });
     context.global.setSync('__wb_bridge', callback);
     const entry = setup.runSync(context, { timeout: timeoutMs, reference: true }) as unknown as ivm.Reference;
-    if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
     made.unshift(entry);
+    if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
     const module = isolate.compileModuleSync(source, { filename: 'file:///plugin.js' });
     made.unshift(module);
     module.instantiateSync(context, refuseImport);
