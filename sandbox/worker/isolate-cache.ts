@@ -269,7 +269,14 @@ export async function memoryReport(): Promise<WorkerMemory> {
   const own = getHeapStatistics();
   const r: WorkerMemory = { threadId, isolates: 0, busy: 0, usedHeap: 0, totalHeap: 0, external: 0, idleHeld: 0, ...counters, threadHeapUsed: own.used_heap_size, threadHeapTotal: own.total_heap_size };
   const entries = [...pools.values()].flat();
-  const stats = await Promise.all(entries.map((e) => e.isolate.getHeapStatistics().catch(() => undefined)));
+  const heapOf = async (e: IsolateEntry): Promise<ivm.HeapStatistics | undefined> => {
+    try {
+      return e.disposed || e.isolate.isDisposed ? undefined : await e.isolate.getHeapStatistics();
+    } catch {
+      return undefined; // disposed under our feet
+    }
+  };
+  const stats = await Promise.all(entries.map(heapOf));
   for (const [i, e] of entries.entries()) {
     const h = stats[i];
     if (!h || e.disposed) continue;
@@ -305,9 +312,12 @@ control.onmessage = (event: unknown) => {
   const data = (event as { data?: ControlMessage }).data;
   if (data?.t === 'dispose-all') disposeAll();
   else if (data?.t === 'memory-query') {
-    void memoryReport().then((report) => {
-      const reply: ControlMessage = { t: 'memory-report', seq: data.seq, report };
-      control.postMessage(reply);
-    });
+    memoryReport().then(
+      (report) => {
+        const reply: ControlMessage = { t: 'memory-report', seq: data.seq, report };
+        control.postMessage(reply);
+      },
+      () => undefined, // diagnostics only: the asker times out
+    );
   }
 };
