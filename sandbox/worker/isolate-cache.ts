@@ -20,8 +20,7 @@
  * plugin starts cold). Busy isolates are bounded by the plugin's memoryMb.
  */
 import ivm from 'isolated-vm';
-import { BroadcastChannel } from 'node:worker_threads';
-import { threadId } from 'node:worker_threads';
+import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import { CONTROL_CHANNEL, type ControlMessage, type WorkerMemory } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
