@@ -26,6 +26,8 @@ export interface BenchOptions {
   capCalls: number;
   /** sandbox worker threads (the policy default when undefined) */
   workers: number | undefined;
+  /** sandbox.callsPerWorker for the gateway under test (policy default when undefined) */
+  callsPerWorker: number | undefined;
   sections: Section[];
   /** run only the end-to-end cases whose name contains this text */
   caseFilter: string | undefined;
@@ -34,7 +36,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N] [--duration SECONDS] [--warmup SECONDS]
-                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--only startup,e2e,sandbox,cap]
+                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--calls-per-worker N] [--only startup,e2e,sandbox,cap]
                        [--case TEXT] [--paths baseline,seed-mcp,mcp,seed-rest,rest,sandbox]`;
 
 function positiveInt(flag: string, value: string | undefined): number {
@@ -62,6 +64,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     memoryExecutions: quick ? 5000 : 100_000,
     capCalls: quick ? 6 : 50,
     workers: undefined,
+    callsPerWorker: undefined,
     sections: [...SECTIONS],
     caseFilter: undefined,
     paths: [...E2E_PATHS],
@@ -103,6 +106,10 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--workers':
         o.workers = positiveInt(flag, value);
+        i++;
+        break;
+      case '--calls-per-worker':
+        o.callsPerWorker = positiveInt(flag, value);
         i++;
         break;
       case '--only': {

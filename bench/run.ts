@@ -67,7 +67,10 @@ async function main(): Promise<void> {
       results.sectionSeconds[section] = Math.round((performance.now() - t0) / 100) / 10;
     }
   };
-  const policy: Record<string, unknown> = options.workers ? { sandbox: { workers: options.workers } } : {};
+  const sandboxPolicy: Record<string, number> = {};
+  if (options.workers) sandboxPolicy['workers'] = options.workers;
+  if (options.callsPerWorker) sandboxPolicy['callsPerWorker'] = options.callsPerWorker;
+  const policy: Record<string, unknown> = Object.keys(sandboxPolicy).length > 0 ? { sandbox: sandboxPolicy } : {};
   const upstream = await startLoopbackUpstream();
   const out: string[] = [];
   try {

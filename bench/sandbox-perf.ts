@@ -14,7 +14,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MessageChannel } from 'node:worker_threads';
 import { createSandbox } from '../sandbox/index.js';
 import type { RunTask, SandboxLimits } from '../sandbox/protocol.js';
 import { FIXTURE_PLUGINS_DIR } from './bench-gateway.js';
@@ -76,10 +75,8 @@ const fmt = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
 async function workerCpu(t: RunTask, calls: number): Promise<{ cpuMsPerCall: number; p50: number; p99: number }> {
   const { runCall } = await import('../sandbox/worker/run-call.js');
   const one = async (): Promise<void> => {
-    const { port1, port2 } = new MessageChannel();
-    port2.on('message', () => undefined);
-    const r = await runCall({ ...t, callId: randomUUID() }, port1);
-    port2.close();
+    // echo_args posts nothing on its port (no ctx.http, no log lines)
+    const r = await runCall({ ...t, callId: randomUUID() }, { post: () => undefined, on: () => undefined });
     if (!r.outcome.ok) throw new Error(`${r.outcome.error.code}: ${r.outcome.error.message}`);
   };
   for (let i = 0; i < 200; i++) await one();

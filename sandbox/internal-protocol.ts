@@ -36,14 +36,13 @@ export type FromChild =
 
 /** worker → sandbox process main thread (per-task port) */
 export type FromWorker =
-  | { t: 'http'; reqId: number; request: BridgeRequest }
+  /** park: no step is running (the call also parks, as with 'park', without a message of its own) */
+  | { t: 'http'; reqId: number; request: BridgeRequest; park?: true }
   | { t: 'log'; level: LogLevel; message: string }
   /** the call's last step ended with ctx.http requests pending: it waits on I/O only */
   | { t: 'park' }
   /** the task came without its plugin source and this worker does not have it */
-  | { t: 'need-source' }
-  /** last message of a task: everything the task posted before it has been delivered */
-  | { t: 'end' };
+  | { t: 'need-source' };
 
 /** sandbox process main thread → worker (per-task port) */
 export type ToWorker = { t: 'http-result'; reqId: number; result: BridgeResult } | { t: 'source'; source: string };
@@ -52,6 +51,11 @@ export type ToWorker = { t: 'http-result'; reqId: number; result: BridgeResult }
 export interface WorkerOutcome {
   outcome: RunOutcome;
   strike: boolean;
+  /**
+   * how many messages the task posted on its port: the outcome goes to the host only once that
+   * many have arrived (its log lines and requests first), without a closing message per call
+   */
+  messages?: number;
 }
 
 /** Name of the BroadcastChannel the sandbox process uses to talk to all its workers at once. */

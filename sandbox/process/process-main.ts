@@ -93,12 +93,14 @@ async function main(): Promise<void> {
     const { port1, port2 } = new MessageChannel();
     const call: Call = { port: port1, source, lease: NO_LEASE, pendingHttp: 0 };
     calls.set(id, call);
+    let received = 0;
+    /** no more port messages are expected (the worker died, or a grace period ran out) */
     let ended = false;
     let result: WorkerOutcome | undefined;
-    // the outcome goes out only after the task's last port message ('end'), so that its log lines
-    // and requests reach the host first; a dead worker sends no 'end'
+    // the outcome goes out only once every message the task posted on its port has arrived (the
+    // outcome says how many), so that its log lines and requests reach the host first
     const flush = (): void => {
-      if (!result || !ended || calls.get(id) !== call) return;
+      if (!result || !(ended || received >= (result.messages ?? 0)) || calls.get(id) !== call) return;
       calls.delete(id);
       call.lease.release();
       port1.close();
@@ -106,19 +108,19 @@ async function main(): Promise<void> {
       if (closing && calls.size === 0 && waitingForSource.size === 0) shutdown();
     };
     port1.on('message', (m: FromWorker) => {
+      received++;
       if (m.t === 'http') {
         call.pendingHttp++;
         send({ t: 'http', id, reqId: m.reqId, request: m.request });
+        if (m.park) call.lease.park();
       } else if (m.t === 'log') send({ t: 'log', id, level: m.level, message: m.message });
       else if (m.t === 'need-source') {
         const reply: ToWorker = { t: 'source', source: call.source };
         port1.postMessage(reply);
       } else if (m.t === 'park') {
         if (call.pendingHttp > 0) call.lease.park();
-      } else if (m.t === 'end') {
-        ended = true;
-        flush();
       }
+      flush();
     });
     void cpu.acquire(task.plugin.name).then((lease) => {
       if (!lease) return; // never: the CPU queue is unbounded and never closed
@@ -129,7 +131,7 @@ async function main(): Promise<void> {
         (r: WorkerOutcome) => {
           result = r;
           flush();
-          setTimeout(() => ((ended = true), flush()), 1000).unref();
+          if (calls.get(id) === call) setTimeout(() => ((ended = true), flush()), 1000).unref();
         },
         (e: unknown) => {
           result = crashedOutcome(`the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`);

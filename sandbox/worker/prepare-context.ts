@@ -5,14 +5,14 @@
  * keeps the bootstrap's completion value (its entry function) as a host-held Reference, then
  * compiles, instantiates (every import is refused) and evaluates the plugin module.
  *
- * The steps that run only our own code or no code at all (the setup script, compiling and
- * instantiating the module) use isolated-vm's synchronous methods: they run on this thread, with
- * the same step timeout, and skip the hand-off to isolated-vm's thread pool and back, which costs
- * more CPU than these steps themselves. Creating the V8 context (~0.4 ms) is synchronous too when a
- * call is waiting for it; a context prepared ahead of demand is created on the thread pool instead,
- * so that this worker stays free to start the next call meanwhile. Evaluating the module runs the
- * plugin's top-level code, which may spin until the timeout, so it stays asynchronous: the worker
- * keeps serving its other calls meanwhile.
+ * Every step runs on this worker's thread with isolated-vm's synchronous methods: the hand-off to
+ * isolated-vm's thread pool and back costs more CPU than creating the context (~0.4 ms), running
+ * the setup script or instantiating the module, and a context prepared ahead of demand is made
+ * between calls, when this thread has nothing else to do. Evaluating the module runs the plugin's
+ * top-level code, which may spin: it runs here for at most SYNC_EVALUATE_MS, so this worker's
+ * other calls wait at most that long. A module whose top-level code needs longer makes its isolate
+ * evaluate asynchronously from then on (with the full step timeout, the worker free meanwhile); the
+ * context it timed out in is dropped and the preparation starts again in a new one.
  *
  * Nothing isolated-vm-made stays reachable from plugin code: the bootstrap deletes `__wb_bridge`
  * first thing (the Callback becomes a plain function captured by its closure), and the entry
@@ -55,6 +55,19 @@ function setupScriptOf(isolate: ivm.Isolate): ivm.Script {
   return script;
 }
 
+/**
+ * How long a module's top-level code may run on the worker's thread (ms of isolated-vm's timeout,
+ * wall clock). Plugins' top-level code defines functions and constants: ~0.01 ms.
+ */
+export const SYNC_EVALUATE_MS = 20;
+
+/** isolates whose module needed more than SYNC_EVALUATE_MS once: they evaluate on the thread pool */
+const slowModule = new WeakSet<ivm.Isolate>();
+
+function timedOut(e: unknown): boolean {
+  return e instanceof Error && /Script execution timed out/.test(e.message);
+}
+
 function refuseImport(specifier: string): never {
   throw new Error(`import "${specifier.slice(0, 100)}" is not allowed: a plugin must be one self-contained module`);
 }
@@ -69,14 +82,9 @@ function releaseAll(handles: readonly { release(): void }[]): void {
   }
 }
 
-export interface PrepareOptions {
-  /** a call is waiting for this context (not prepared ahead of demand): create it on this thread */
-  forCall?: boolean;
-}
-
-export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number, options: PrepareOptions = {}): Promise<PreparedContext> {
+export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number): Promise<PreparedContext> {
   const setup = setupScriptOf(isolate);
-  const context = options.forCall ? isolate.createContextSync() : await isolate.createContext();
+  const context = isolate.createContextSync();
   const made: { release(): void }[] = [context];
   try {
     const router: PreparedContext['router'] = { current: null };
@@ -88,7 +96,20 @@ export async function prepareContext(isolate: ivm.Isolate, source: string, timeo
     const module = isolate.compileModuleSync(source, { filename: 'file:///plugin.js' });
     made.unshift(module);
     module.instantiateSync(context, refuseImport);
-    await module.evaluate({ timeout: timeoutMs });
+    if (slowModule.has(isolate) || timeoutMs <= SYNC_EVALUATE_MS) {
+      await module.evaluate({ timeout: timeoutMs });
+    } else {
+      try {
+        module.evaluateSync({ timeout: SYNC_EVALUATE_MS });
+      } catch (e) {
+        if (!timedOut(e)) throw e;
+        // slow top-level code: this module instance is broken; evaluate on the thread pool from now on
+        slowModule.add(isolate);
+        releaseAll(made);
+        made.length = 0;
+        return await prepareContext(isolate, source, timeoutMs);
+      }
+    }
     return { context, module, namespace: module.namespace, entry, router };
   } catch (e) {
     releaseAll(made);

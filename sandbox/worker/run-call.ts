@@ -12,7 +12,6 @@
  * context), which must not wait on the isolate's lock while this worker's other calls stall. A
  * step that fails after the call ended retires the isolate.
  */
-import type { MessagePort } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerOutcome } from '../internal-protocol.js';
 import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
@@ -35,12 +34,12 @@ async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepare
   const key = task.contextKey;
   if (key === undefined) {
     // a context prepared ahead of demand (never used by any call), or a new one made now
-    const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, { forCall: true });
+    const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
     return { prepared: await ready, shared: false };
   }
   const found = entry.tenants.get(key);
   if (found) return { prepared: found, shared: true };
-  const prepared = await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, { forCall: true });
+  const prepared = await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
   if (entry.tenants.size >= MAX_TENANT_CONTEXTS) {
     const [oldestKey, oldest] = entry.tenants.entries().next().value as [string, PreparedContext];
     entry.tenants.delete(oldestKey);
@@ -50,18 +49,16 @@ async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepare
   return { prepared, shared: true };
 }
 
-/** Marks the end of the task's messages (logs must reach the host before the outcome). */
-function endPort(port: MessagePort): void {
-  const end: FromWorker = { t: 'end' };
-  port.postMessage(end);
-  port.close();
+/** A task's port as the call sees it: it posts, and the messages it posted are counted. */
+export interface TaskPort {
+  post(msg: FromWorker): void;
+  on(event: 'message', listener: (m: ToWorker) => void): void;
 }
 
-export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerOutcome> {
+export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome> {
   const t0 = performance.now();
   const { limits } = task;
   if (Buffer.byteLength(task.argsJson, 'utf8') > limits.maxArgsBytes) {
-    endPort(port);
     return {
       outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', message: `the arguments are larger than ${limits.maxArgsBytes} bytes` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
       strike: false,
@@ -120,7 +117,7 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
     if (closed || parked || forwarded.size === 0) return;
     parked = true;
     const msg: FromWorker = { t: 'park' };
-    port.postMessage(msg);
+    port.post(msg);
   };
 
   const deliver = (reqId: number, result: BridgeResult): void => {
@@ -154,13 +151,17 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
       forwarded.add(id);
       forwardedTotal++;
       const msg: FromWorker = { t: 'http', reqId: id, request };
-      port.postMessage(msg);
-      if (steps === 0) maybePark();
+      if (steps === 0 && !parked) {
+        // the request came after its step ended: the call now waits on I/O only
+        parked = true;
+        msg.park = true;
+      }
+      port.post(msg);
     } else if (kind === 'log') {
       if (++logLines > MAX_LOG_LINES) return;
       const level = LOG_LEVELS[id] ?? 'info';
       const msg: FromWorker = { t: 'log', level, message: cleanMessage(payload) };
-      port.postMessage(msg);
+      port.post(msg);
     } else if (kind === 'done') {
       const bytes = Buffer.byteLength(payload, 'utf8');
       if (bytes > limits.maxResultBytes) fail('GW_ERR_SANDBOX_RESULT_TOO_LARGE', `the result is ${bytes} bytes; the limit is ${limits.maxResultBytes}`);
@@ -208,7 +209,6 @@ export async function runCall(task: RunTask, port: MessagePort): Promise<WorkerO
 
   await settled;
   clearTimeout(wallTimer);
-  endPort(port);
   if (prepared) {
     prepared.router.current = null;
     if (!shared) releaseContext(prepared);

@@ -11,7 +11,7 @@ import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
 import { CONTROL_CHANNEL, type ControlMessage, type FromWorker, type ToWorker, type WorkerOutcome } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { SourceCache } from '../source-cache.js';
-import { runCall } from './run-call.js';
+import { runCall, type TaskPort } from './run-call.js';
 
 export interface WorkerTask {
   task: RunTask;
@@ -32,7 +32,20 @@ if (process.env['WB_SANDBOX_FAULT_INJECTION'] === '1') {
   };
 }
 
-function askSource(port: MessagePort): Promise<string> {
+/** The task's port, counting what this task posts on it (the count travels with the outcome). */
+function countingPort(port: MessagePort): TaskPort & { sent: number; off(event: 'message', listener: (m: ToWorker) => void): void } {
+  return {
+    sent: 0,
+    post(msg: FromWorker) {
+      this.sent++;
+      port.postMessage(msg);
+    },
+    on: (event, listener) => port.on(event, listener),
+    off: (event, listener) => port.off(event, listener),
+  };
+}
+
+function askSource(port: ReturnType<typeof countingPort>): Promise<string> {
   return new Promise((resolve) => {
     const onMessage = (m: ToWorker): void => {
       if (m?.t !== 'source' || typeof m.source !== 'string') return;
@@ -40,19 +53,22 @@ function askSource(port: MessagePort): Promise<string> {
       resolve(m.source);
     };
     port.on('message', onMessage);
-    const ask: FromWorker = { t: 'need-source' };
-    port.postMessage(ask);
+    port.post({ t: 'need-source' });
   });
 }
 
 export default async function runWorkerTask({ task, port }: WorkerTask): Promise<WorkerOutcome> {
+  const counted = countingPort(port);
   const hash = task.plugin.sourceHash;
-  const source = task.plugin.source || sources.get(hash) || (await askSource(port));
-  sources.set(hash, source);
   running.add(task.callId);
   try {
-    return await runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, port);
+    const source = task.plugin.source || sources.get(hash) || (await askSource(counted));
+    sources.set(hash, source);
+    const outcome = await runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, counted);
+    return { ...outcome, messages: counted.sent };
   } finally {
     running.delete(task.callId);
+    // what was posted before still arrives
+    port.close();
   }
 }

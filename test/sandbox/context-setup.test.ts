@@ -3,7 +3,8 @@
  * How fresh contexts are set up and given back, on the real sandbox: the context of a finished
  * call is reclaimed (its isolate is not recycled for memory that dead contexts hold), an isolate
  * whose last step is still running plugin code after the outcome went out is not handed to the
- * next call meanwhile and does not stall the worker's other calls, and a module that fails at any
+ * next call meanwhile and does not stall the worker's other calls, nor does a module whose top-level
+ * code runs long (it loads all the same), and a module that fails at any
  * setup step fails each call cleanly, again and again.
  */
 import assert from 'node:assert/strict';
@@ -78,6 +79,22 @@ describe('an isolate is given back only when its last step has ended', () => {
     assert.deepEqual(w.result, { tag: 'w' });
     // the spinning step holds its own isolate for up to 1.5 s; the waiting call needs ~300 ms
     assert.ok(waitedMs < 1100, `the waiting call took ${waitedMs} ms`);
+  });
+
+  it('a module whose top-level code runs longer than the synchronous budget loads on every call, off the worker\'s thread', async () => {
+    // 700 ms of top-level code per context, far over SYNC_EVALUATE_MS: the first evaluation times
+    // out on the worker's thread, and the isolate evaluates on isolated-vm's threads from then on
+    const SLOW = `const t0 = Date.now(); while (Date.now() - t0 < 700) {} export default { async run(ctx, args) { return { slow: args.n }; } };`;
+    const slow = (n: number) => callTool(sandbox, bridge, { name: 'slow-top-level', source: SLOW, args: { n }, limits: { cpuMsPerCall: 1500, wallMsPerCall: 8000 } });
+    assert.deepEqual((await slow(0)).result, { slow: 0 });
+    // its idle isolate now prepares the next context ahead of demand (700 ms of top-level code);
+    // evaluated on the worker's own thread, that would hold up this call for as long
+    const t0 = Date.now();
+    assert.deepEqual((await call('run', { tag: 'beside' })).result, { tag: 'beside' });
+    const tookMs = Date.now() - t0;
+    assert.ok(tookMs < 450, `the call beside it took ${tookMs} ms`);
+    for (let n = 1; n <= 3; n++) assert.deepEqual((await slow(n)).result, { slow: n });
+    assert.equal(sandbox.stats().crashes, 0);
   });
 
   it('calls after it get clean isolates and correct results', async () => {
