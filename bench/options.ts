@@ -28,6 +28,8 @@ export interface BenchOptions {
   workers: number | undefined;
   /** sandbox.callsPerWorker for the gateway under test (policy default when undefined) */
   callsPerWorker: number | undefined;
+  /** sandbox.maxWorkerShare for the gateway under test (policy default when undefined) */
+  workerShare: number | undefined;
   sections: Section[];
   /** run only the end-to-end cases whose name contains this text */
   caseFilter: string | undefined;
@@ -36,7 +38,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N] [--duration SECONDS] [--warmup SECONDS]
-                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--calls-per-worker N] [--only startup,e2e,sandbox,cap]
+                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--calls-per-worker N] [--worker-share X] [--only startup,e2e,sandbox,cap]
                        [--case TEXT] [--paths baseline,seed-mcp,mcp,seed-rest,rest,sandbox]`;
 
 function positiveInt(flag: string, value: string | undefined): number {
@@ -65,6 +67,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     capCalls: quick ? 6 : 50,
     workers: undefined,
     callsPerWorker: undefined,
+    workerShare: undefined,
     sections: [...SECTIONS],
     caseFilter: undefined,
     paths: [...E2E_PATHS],
@@ -112,6 +115,13 @@ export function parseOptions(argv: string[]): BenchOptions {
         o.callsPerWorker = positiveInt(flag, value);
         i++;
         break;
+      case '--worker-share': {
+        const share = Number(value);
+        if (!(share > 0 && share <= 1)) throw new Error(`${flag} needs a number in (0, 1]\n${USAGE}`);
+        o.workerShare = share;
+        i++;
+        break;
+      }
       case '--only': {
         const wanted = (value ?? '').split(',').filter(Boolean);
         const bad = wanted.filter((s) => !SECTIONS.includes(s as Section));

@@ -70,6 +70,7 @@ async function main(): Promise<void> {
   const sandboxPolicy: Record<string, number> = {};
   if (options.workers) sandboxPolicy['workers'] = options.workers;
   if (options.callsPerWorker) sandboxPolicy['callsPerWorker'] = options.callsPerWorker;
+  if (options.workerShare) sandboxPolicy['maxWorkerShare'] = options.workerShare;
   const policy: Record<string, unknown> = Object.keys(sandboxPolicy).length > 0 ? { sandbox: sandboxPolicy } : {};
   const upstream = await startLoopbackUpstream();
   const out: string[] = [];

@@ -4,6 +4,7 @@
  * constructor / process / require escape family), and never the credential: not through ctx
  * internals, prototypes, property enumeration, bridge errors, stack frames, nor an upstream that
  * echoes request headers back. The credential is not even in the sandbox process's environment.
+ * No WebAssembly either: its compilers are not reachable from plugin code.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -108,7 +109,7 @@ async function handler(ctx, args) {
   try { await ctx.http('http://127.0.0.1/'); } catch (e) { tryCtor('bridge error', e); tryCtor('bridge error proto', Object.getPrototypeOf(e)); }
   try { ctx.http(Symbol()); } catch (e) { tryCtor('sync error', e); }
   const g = Function('return this')();
-  const names = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setTimeout', 'setImmediate', 'queueMicrotask', 'fetch', 'SharedArrayBuffer', 'Atomics', '__wb_bridge', '__wb_start', '__wb_deliver'];
+  const names = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setTimeout', 'setImmediate', 'queueMicrotask', 'fetch', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', '__wb_bridge', '__wb_start', '__wb_deliver'];
   const present = names.filter((n) => typeof g[n] !== 'undefined' || Object.getOwnPropertyNames(g).includes(n));
   const viaEval = eval('typeof require') + ',' + (0, eval)('typeof process');
   const imported = await import('node:child_process').then(() => 'loaded', (e) => 'refused');
@@ -129,5 +130,17 @@ describe('the constructor / process / require escape family', () => {
     const report = r.result as Record<string, unknown>;
     assert.deepEqual({ ...report, scanned: undefined }, { hits: [], present: [], viaEval: 'undefined,undefined', imported: 'refused', handles: [], scanned: undefined });
     assert.ok((report['scanned'] as number) > 50);
+  });
+});
+
+describe('WebAssembly', () => {
+  it('is not reachable from plugin code, and asm.js code runs as plain JavaScript', async () => {
+    const r = await run(`export default { async run() {
+      function Asm(stdlib) { 'use asm'; function add(a, b) { a = a | 0; b = b | 0; return (a + b) | 0; } return { add: add }; }
+      const names = Object.getOwnPropertyNames(globalThis);
+      return { typeofGlobal: typeof WebAssembly, listed: names.includes('WebAssembly'), viaEval: (0, eval)('typeof WebAssembly'), sum: Asm(globalThis).add(2, 3) };
+    } };`);
+    assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
+    assert.deepEqual(r.result, { typeofGlobal: 'undefined', listed: false, viaEval: 'undefined', sum: 5 });
   });
 });
