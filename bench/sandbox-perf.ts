@@ -8,7 +8,7 @@
  *      function run in this thread, sequentially, and the CPU this process spent per call, with a
  *      fresh context per call and with one context per tenant.
  * Run: `npx tsc -p . && node --no-node-snapshot dist/bench/sandbox-perf.js [--clients 16]
- * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput,worker-cpu] [--cpu-prof DIR]`.
+ * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput,worker-cpu] [--cpu-prof DIR] [--perf-map]`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -33,6 +33,8 @@ const { values: argv } = parseArgs({
     mode: { type: 'string', default: 'per-call' },
     only: { type: 'string', default: 'overhead,throughput' },
     'cpu-prof': { type: 'string' },
+    /** the sandbox process writes /tmp/perf-<pid>.map, so that Linux perf names its JavaScript frames */
+    'perf-map': { type: 'boolean', default: false },
   },
 });
 const clients = Number(argv.clients);
@@ -95,6 +97,7 @@ async function workerCpu(t: RunTask, calls: number): Promise<{ cpuMsPerCall: num
 async function main(): Promise<void> {
   const upstream = await startLoopbackUpstream();
   const execArgv = argv['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${argv['cpu-prof']}`] : [];
+  if (argv['perf-map']) execArgv.push('--perf-basic-prof-only-functions');
   const sandbox = await createSandbox({ workers: Number(argv.workers), callsPerWorker: Number(argv['calls-per-worker']), execArgv });
   const http = plainFetchHandler(upstream.origin);
   const cases = [
