@@ -10,7 +10,10 @@
  * workers. Calls beyond the limits wait in FIFO order; a waiting call is skipped (not blocked on)
  * while its plugin is at its share. More than `maxQueue` waiting calls are refused, and so are a
  * plugin's waiting calls beyond `perPluginQueue` (its share of the queue), so that a plugin held at
- * its share cannot fill the queue that other plugins' calls need.
+ * its share cannot fill the queue that other plugins' calls need. Waiting calls are kept in one
+ * FIFO per plugin, so that handing out a slot costs O(plugins waiting), not O(calls waiting): under
+ * overload a plugin at its share may have thousands of calls queued, and every slot given back
+ * would otherwise scan them all.
  */
 
 /** One admitted call's hold on the sandbox. Every method is idempotent and safe after release. */
@@ -41,6 +44,11 @@ interface Waiter {
   grant: (ok: boolean) => void;
 }
 
+interface Queued extends Waiter {
+  /** arrival order across plugins */
+  seq: number;
+}
+
 class Counter {
   total = 0;
   readonly #by = new Map<string, number>();
@@ -60,7 +68,10 @@ export class Dispatcher {
   readonly #waiting = new Counter();
   readonly #busy = new Counter();
   readonly #flying = new Counter();
-  #queue: Waiter[] = [];
+  /** waiting calls, one FIFO per plugin (a plugin's entry is removed when its FIFO empties) */
+  #queues = new Map<string, Queued[]>();
+  #queuedTotal = 0;
+  #seq = 0;
   /** parked calls whose answer is ready, waiting for a busy slot (served before new calls) */
   #resuming: Waiter[] = [];
 
@@ -88,29 +99,35 @@ export class Dispatcher {
   }
 
   get queued(): number {
-    return this.#queue.length + this.#resuming.length;
+    return this.#queuedTotal + this.#resuming.length;
   }
 
   /** Resolves with a lease, or undefined if refused (queue full, or closed). */
   acquire(plugin: string): Promise<Lease | undefined> {
     if (this.#canAdmit(plugin)) return Promise.resolve(this.#admit(plugin));
-    if (this.#queue.length >= this.#l.maxQueue || this.#waiting.of(plugin) >= this.#l.perPluginQueue) return Promise.resolve(undefined);
+    if (this.#queuedTotal >= this.#l.maxQueue || this.#waiting.of(plugin) >= this.#l.perPluginQueue) return Promise.resolve(undefined);
     this.#waiting.add(plugin, 1);
-    return new Promise((resolve) =>
-      this.#queue.push({
+    return new Promise((resolve) => {
+      const waiter: Queued = {
         plugin,
+        seq: this.#seq++,
         grant: (ok) => {
           this.#waiting.add(plugin, -1);
           resolve(ok ? this.#admit(plugin) : undefined);
         },
-      }),
-    );
+      };
+      const fifo = this.#queues.get(plugin);
+      if (fifo) fifo.push(waiter);
+      else this.#queues.set(plugin, [waiter]);
+      this.#queuedTotal++;
+    });
   }
 
-  /** Refuses every waiting call (used by close()). Parked calls still resume. */
+  /** Refuses every waiting call (used by close()), in arrival order. Parked calls still resume. */
   refuseWaiting(): void {
-    const waiting = this.#queue;
-    this.#queue = [];
+    const waiting = [...this.#queues.values()].flat().sort((a, b) => a.seq - b.seq);
+    this.#queues = new Map();
+    this.#queuedTotal = 0;
     for (const w of waiting) w.grant(false);
   }
 
@@ -185,12 +202,17 @@ export class Dispatcher {
         w.grant(true);
       } else i++;
     }
-    for (let i = 0; i < this.#queue.length && this.#busy.total < this.#l.slots; ) {
-      const w = this.#queue[i] as Waiter;
-      if (this.#canAdmit(w.plugin)) {
-        this.#queue.splice(i, 1);
-        w.grant(true);
-      } else i++;
+    while (this.#queuedTotal > 0 && this.#busy.total < this.#l.slots) {
+      // the earliest waiting call among the plugins that may start one now
+      let next: Queued[] | undefined;
+      for (const [plugin, fifo] of this.#queues) {
+        if ((next === undefined || (fifo[0] as Queued).seq < (next[0] as Queued).seq) && this.#canAdmit(plugin)) next = fifo;
+      }
+      if (!next) return;
+      const w = next.shift() as Queued;
+      if (next.length === 0) this.#queues.delete(w.plugin);
+      this.#queuedTotal--;
+      w.grant(true);
     }
   }
 }
