@@ -72,8 +72,9 @@ function slopePerMinute(samples) {
  * moves in a sawtooth (garbage collection, isolates disposed and re-created), so neither single
  * samples nor the slope over a few minutes say "leak"; a leak lifts the whole band instead. So the
  * verdict compares the band of the last third with the band of the middle third: its top (90th
- * percentile) and its bottom (10th percentile) may each be at most 5 % + 8 MiB higher (see `flat`
- * below). Percentiles rather than max/min, so that one sample caught at a GC peak decides nothing.
+ * percentile) and its bottom (10th percentile) may each be at most 5 % + 8 MiB higher, unless the
+ * slope over all steady samples is zero or negative (see `flat` below). Percentiles rather than
+ * max/min, so that one sample caught at a GC peak decides nothing.
  */
 function trend(series) {
   const steady = series.slice(Math.floor(series.length / 5));
@@ -90,7 +91,12 @@ function trend(series) {
 
 /** the band (p10–p90) of the last third is no higher than the middle third's, within 5 % + 8 MiB at both ends */
 const within = (late, early) => late <= early * 1.05 + 8;
-const flat = (m) => within(m.last.max, m.middle.max) && within(m.last.min, m.middle.min);
+/**
+ * Flat unless BOTH say "rising": the band lifted beyond the tolerance, and the least-squares slope
+ * of all steady samples is positive. A sawtooth caught in another phase in the last third can lift
+ * the band while the trend over the whole steady part is flat or falling; a leak does both.
+ */
+const flat = (m) => (within(m.last.max, m.middle.max) && within(m.last.min, m.middle.min)) || m.slopeMbPerMin <= 0;
 
 /** one sample in `every`, rounded, for the report */
 const thin = (series, every) => series.filter((_, i) => i % every === 0 || i === series.length - 1).map((s) => `${Math.round(s.t / 1000)}s:${Math.round(s.v)}`);
