@@ -1,11 +1,13 @@
 /**
  * @module sandbox/internal-protocol
  * Messages inside the sandbox subsystem: supervisor (host process) ⇄ sandbox process over IPC,
- * and sandbox process main thread ⇄ worker thread over a per-task MessagePort. Plain data only.
+ * and sandbox process main thread ⇄ worker thread over the worker's own MessagePort (messages carry
+ * the call's id). Plain data only.
  * A `run` task's `plugin.source` is '' when the sender expects the receiver to have it (see
  * source-cache.ts); the receiver asks with `need-source` when it does not.
  * The host's public contract is `protocol.ts`; nothing outside `sandbox/` uses these.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { SandboxFault } from './sandbox-options.js';
 import type { BridgeRequest, BridgeResult, RunOutcome, RunTask } from './protocol.js';
 
@@ -34,8 +36,8 @@ export type FromChild =
   | { t: 'memory-stats'; id: number; stats: MemoryStats }
   | { t: 'fatal'; message: string };
 
-/** worker → sandbox process main thread (per-task port) */
-export type FromWorker =
+/** What a call sends from its worker to the sandbox process's main thread. */
+export type WorkerMessage =
   /** park: no step is running (the call also parks, as with 'park', without a message of its own) */
   | { t: 'http'; reqId: number; request: BridgeRequest; park?: true }
   | { t: 'log'; level: LogLevel; message: string }
@@ -44,8 +46,20 @@ export type FromWorker =
   /** the task came without its plugin source and this worker does not have it */
   | { t: 'need-source' };
 
-/** sandbox process main thread → worker (per-task port) */
-export type ToWorker = { t: 'http-result'; reqId: number; result: BridgeResult } | { t: 'source'; source: string };
+/**
+ * worker → sandbox process main thread, on the worker's own port (one per worker for its lifetime,
+ * handed over once with `WorkerHello`); `id` is the call's (the sandbox process's IPC id)
+ */
+export type FromWorker = WorkerMessage & { id: number };
+
+/** sandbox process main thread → worker, on the worker's port, for call `id` */
+export type ToWorker = { id: number } & ({ t: 'http-result'; reqId: number; result: BridgeResult } | { t: 'source'; source: string });
+
+/** worker → Piscina pool ('message' event), once when the worker starts: the port it talks on */
+export interface WorkerHello {
+  t: 'worker-port';
+  port: MessagePort;
+}
 
 /** What a worker task resolves to: the outcome, and whether it counts as a crash of the plugin. */
 export interface WorkerOutcome {

@@ -4,20 +4,22 @@
  * secrets: the environment is scrubbed by the supervisor and credentials stay in the host, which
  * answers ctx.http over IPC. It runs a Piscina pool configured so that it never terminates a
  * worker (minThreads = maxThreads, idleTimeout Infinity, atomics disabled, no AbortSignal), and
- * relays each task's per-task MessagePort to and from IPC. It also hands out the CPU slots: at
+ * relays what each call's worker sends on its port (one per worker, messages carry the call's id)
+ * to and from IPC. It also hands out the CPU slots: at
  * most one busy call per worker, and a plugin at most its share of the workers; a call whose step
  * ended with ctx.http pending parks (frees its slot) and takes one again before its answer goes in.
  */
 import { fileURLToPath } from 'node:url';
-import { BroadcastChannel, MessageChannel, type MessagePort } from 'node:worker_threads';
+import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { getHeapStatistics } from 'node:v8';
-import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type ToWorker, type WorkerMemory, type WorkerOutcome } from '../internal-protocol.js';
+import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type ToWorker, type WorkerHello, type WorkerMemory, type WorkerOutcome } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { Dispatcher, type Lease } from '../supervisor/dispatcher.js';
 import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
 import { SourceCache } from '../source-cache.js';
 import { selfTest } from './self-test.js';
+import type { WorkerTask } from '../worker/worker-entry.js';
 
 const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
 const callsPerWorker = Math.max(1, Number(process.env['WB_SANDBOX_CALLS_PER_WORKER'] ?? '1') | 0);
@@ -27,7 +29,10 @@ const cpu = new Dispatcher({ slots: workers, perPlugin: Math.ceil(share * worker
 const NO_LEASE: Lease = { park: () => undefined, resume: () => Promise.resolve(), release: () => undefined };
 
 interface Call {
-  port: MessagePort;
+  /** the port of the worker running the call (known from the call's first message) */
+  port: MessagePort | undefined;
+  /** handles a message of this call from its worker */
+  onMessage: (m: FromWorker, port: MessagePort) => void;
   /** the plugin source (the worker asks for it when it does not have it) */
   source: string;
   lease: Lease;
@@ -89,9 +94,15 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(70), 50);
   };
 
+  // each worker hands over its own port once, when it starts; messages of every call it runs come
+  // on it, with the call's id
+  pool.on('message', (m: WorkerHello) => {
+    if (m?.t !== 'worker-port' || !m.port) return;
+    m.port.on('message', (msg: FromWorker) => calls.get(msg?.id)?.onMessage(msg, m.port));
+  });
+
   const run = (id: number, task: RunTask, source: string): void => {
-    const { port1, port2 } = new MessageChannel();
-    const call: Call = { port: port1, source, lease: NO_LEASE, pendingHttp: 0 };
+    const call: Call = { port: undefined, onMessage: () => undefined, source, lease: NO_LEASE, pendingHttp: 0 };
     calls.set(id, call);
     let received = 0;
     /** no more port messages are expected (the worker died, or a grace period ran out) */
@@ -103,11 +114,11 @@ async function main(): Promise<void> {
       if (!result || !(ended || received >= (result.messages ?? 0)) || calls.get(id) !== call) return;
       calls.delete(id);
       call.lease.release();
-      port1.close();
       send({ t: 'outcome', id, outcome: result.outcome, strike: result.strike });
       if (closing && calls.size === 0 && waitingForSource.size === 0) shutdown();
     };
-    port1.on('message', (m: FromWorker) => {
+    call.onMessage = (m: FromWorker, port: MessagePort): void => {
+      call.port = port;
       received++;
       if (m.t === 'http') {
         call.pendingHttp++;
@@ -115,19 +126,20 @@ async function main(): Promise<void> {
         if (m.park) call.lease.park();
       } else if (m.t === 'log') send({ t: 'log', id, level: m.level, message: m.message });
       else if (m.t === 'need-source') {
-        const reply: ToWorker = { t: 'source', source: call.source };
-        port1.postMessage(reply);
+        const reply: ToWorker = { t: 'source', id, source: call.source };
+        port.postMessage(reply);
       } else if (m.t === 'park') {
         if (call.pendingHttp > 0) call.lease.park();
       }
       flush();
-    });
+    };
     void cpu.acquire(task.plugin.name).then((lease) => {
       if (!lease) return; // never: the CPU queue is unbounded and never closed
       call.lease = lease;
       // the worker keeps sources too: it asks over the port when it lacks this one
       const stripped: RunTask = { ...task, plugin: { ...task.plugin, source: '' } };
-      pool.run({ task: stripped, port: port2 }, { transferList: [port2] }).then(
+      const work: WorkerTask = { task: stripped, id };
+      pool.run(work).then(
         (r: WorkerOutcome) => {
           result = r;
           flush();
@@ -194,10 +206,10 @@ async function main(): Promise<void> {
       const call = calls.get(m.id);
       if (!call) return;
       call.pendingHttp = Math.max(0, call.pendingHttp - 1);
-      const msg: ToWorker = { t: 'http-result', reqId: m.reqId, result: m.result };
+      const msg: ToWorker = { t: 'http-result', id: m.id, reqId: m.reqId, result: m.result };
       // a parked call takes a CPU slot again before it runs
       void call.lease.resume().then(() => {
-        if (calls.get(m.id) === call) call.port.postMessage(msg);
+        if (calls.get(m.id) === call) call.port?.postMessage(msg);
       });
     } else if (m.t === 'fault' && process.env['WB_SANDBOX_FAULT_INJECTION'] === '1') {
       if (m.fault.kind === 'exit-worker') {

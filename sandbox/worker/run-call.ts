@@ -12,7 +12,7 @@
  * context), which must not wait on the isolate's lock while this worker's other calls stall. A
  * step that fails after the call ended retires the isolate.
  */
-import type { FromWorker, ToWorker, WorkerOutcome } from '../internal-protocol.js';
+import type { ToWorker, WorkerMessage, WorkerOutcome } from '../internal-protocol.js';
 import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
 import { ENTRY_DELIVER, ENTRY_START, LOG_LEVELS } from './bootstrap-source.js';
@@ -51,7 +51,7 @@ async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepare
 
 /** A task's port as the call sees it: it posts, and the messages it posted are counted. */
 export interface TaskPort {
-  post(msg: FromWorker): void;
+  post(msg: WorkerMessage): void;
   on(event: 'message', listener: (m: ToWorker) => void): void;
 }
 
@@ -116,7 +116,7 @@ export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutc
   const maybePark = (): void => {
     if (closed || parked || forwarded.size === 0) return;
     parked = true;
-    const msg: FromWorker = { t: 'park' };
+    const msg: WorkerMessage = { t: 'park' };
     port.post(msg);
   };
 
@@ -150,7 +150,7 @@ export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutc
       }
       forwarded.add(id);
       forwardedTotal++;
-      const msg: FromWorker = { t: 'http', reqId: id, request };
+      const msg: WorkerMessage = { t: 'http', reqId: id, request };
       if (steps === 0 && !parked) {
         // the request came after its step ended: the call now waits on I/O only
         parked = true;
@@ -160,7 +160,7 @@ export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutc
     } else if (kind === 'log') {
       if (++logLines > MAX_LOG_LINES) return;
       const level = LOG_LEVELS[id] ?? 'info';
-      const msg: FromWorker = { t: 'log', level, message: cleanMessage(payload) };
+      const msg: WorkerMessage = { t: 'log', level, message: cleanMessage(payload) };
       port.post(msg);
     } else if (kind === 'done') {
       const bytes = Buffer.byteLength(payload, 'utf8');

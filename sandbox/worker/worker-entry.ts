@@ -2,23 +2,40 @@
  * @module sandbox/worker/worker-entry
  * The Piscina task function: one call per task (a worker interleaves up to callsPerWorker of them,
  * each in its own isolate, while they wait on ctx.http). The task comes without its plugin source
- * when the sandbox process expects this worker to have it; the worker asks for it over the task's
- * port when it does not. The worker thread is never terminated by the pool (no AbortSignal,
+ * when the sandbox process expects this worker to have it; the worker asks for it over its port
+ * when it does not. The worker thread is never terminated by the pool (no AbortSignal,
  * idleTimeout Infinity): deadlines are enforced inside by disposing the isolate, and a broken
  * process is replaced as a whole.
  */
-import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
-import { CONTROL_CHANNEL, type ControlMessage, type FromWorker, type ToWorker, type WorkerOutcome } from '../internal-protocol.js';
+import { BroadcastChannel, MessageChannel, parentPort } from 'node:worker_threads';
+import { CONTROL_CHANNEL, type ControlMessage, type ToWorker, type WorkerHello, type WorkerMessage, type WorkerOutcome } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { SourceCache } from '../source-cache.js';
 import { runCall, type TaskPort } from './run-call.js';
 
 export interface WorkerTask {
   task: RunTask;
-  port: MessagePort;
+  /** the call's id: every message about it on this worker's port carries it */
+  id: number;
 }
 
 const sources = new SourceCache();
+
+/**
+ * This worker's port to the main thread, for its whole life: handed over once through the pool's
+ * 'message' event, so that no call needs a MessageChannel (and a port transfer) of its own.
+ */
+const { port1: toMain, port2 } = new MessageChannel();
+if (parentPort) {
+  const hello: WorkerHello = { t: 'worker-port', port: port2 };
+  parentPort.postMessage(hello, [port2]);
+}
+/** per call id, what its messages from the main thread go to */
+const listeners = new Map<number, Set<(m: ToWorker) => void>>();
+toMain.on('message', (m: ToWorker) => {
+  const subs = listeners.get(m?.id);
+  if (subs) for (const f of subs) f(m);
+});
 
 /** calls running in this worker, for the tests-only fault injection below */
 const running = new Set<string>();
@@ -32,20 +49,24 @@ if (process.env['WB_SANDBOX_FAULT_INJECTION'] === '1') {
   };
 }
 
-/** The task's port, counting what this task posts on it (the count travels with the outcome). */
-function countingPort(port: MessagePort): TaskPort & { sent: number; off(event: 'message', listener: (m: ToWorker) => void): void } {
+type CallPort = TaskPort & { sent: number; off(event: 'message', listener: (m: ToWorker) => void): void };
+
+/** A call's view of the worker's port: its messages carry its id, and the ones it posts are counted. */
+function callPort(id: number): CallPort {
+  const subs = new Set<(m: ToWorker) => void>();
+  listeners.set(id, subs);
   return {
     sent: 0,
-    post(msg: FromWorker) {
+    post(msg: WorkerMessage) {
       this.sent++;
-      port.postMessage(msg);
+      toMain.postMessage({ ...msg, id });
     },
-    on: (event, listener) => port.on(event, listener),
-    off: (event, listener) => port.off(event, listener),
+    on: (_event, listener) => void subs.add(listener),
+    off: (_event, listener) => void subs.delete(listener),
   };
 }
 
-function askSource(port: ReturnType<typeof countingPort>): Promise<string> {
+function askSource(port: CallPort): Promise<string> {
   return new Promise((resolve) => {
     const onMessage = (m: ToWorker): void => {
       if (m?.t !== 'source' || typeof m.source !== 'string') return;
@@ -57,18 +78,17 @@ function askSource(port: ReturnType<typeof countingPort>): Promise<string> {
   });
 }
 
-export default async function runWorkerTask({ task, port }: WorkerTask): Promise<WorkerOutcome> {
-  const counted = countingPort(port);
+export default async function runWorkerTask({ task, id }: WorkerTask): Promise<WorkerOutcome> {
+  const port = callPort(id);
   const hash = task.plugin.sourceHash;
   running.add(task.callId);
   try {
-    const source = task.plugin.source || sources.get(hash) || (await askSource(counted));
+    const source = task.plugin.source || sources.get(hash) || (await askSource(port));
     sources.set(hash, source);
-    const outcome = await runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, counted);
-    return { ...outcome, messages: counted.sent };
+    const outcome = await runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, port);
+    return { ...outcome, messages: port.sent };
   } finally {
     running.delete(task.callId);
-    // what was posted before still arrives
-    port.close();
+    listeners.delete(id);
   }
 }

@@ -81,6 +81,18 @@ describe('worker and process death (fault injection)', () => {
     // both workers serve again: two calls that hold their worker run at the same time
     const results = await Promise.all(['c', 'd', 'e', 'f'].map((t) => sandbox.run(task('now', t), heldHttp().handler)));
     assert.deepEqual(results.map((r) => (r.ok ? JSON.parse(r.resultJson).tag : r.error.code)), ['c', 'd', 'e', 'f']);
+    // and both talk to the sandbox process, the new worker on its own new port: two calls that
+    // each hold one worker make their ctx.http requests at the same time and get their answers
+    const hg = heldHttp();
+    const hh = heldHttp();
+    const pg = sandbox.run(task('wait', 'g'), hg.handler);
+    const ph = sandbox.run(task('wait', 'h'), hh.handler);
+    // (bounded: a request that never arrives ends its call at the wall-clock deadline)
+    await Promise.race([Promise.all([hg.seen, hh.seen]), Promise.all([pg, ph])]);
+    hg.release();
+    hh.release();
+    const both = await Promise.all([pg, ph]);
+    assert.deepEqual(both.map((r) => (r.ok ? JSON.parse(r.resultJson) : r.error.code)), [{ tag: 'g', status: 200 }, { tag: 'h', status: 200 }]);
   });
 
   it('a catastrophic isolate error ends the process: calls in flight fail, a new process takes over', async () => {
