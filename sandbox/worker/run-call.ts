@@ -49,7 +49,7 @@ async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepare
   return { prepared, shared: true };
 }
 
-/** A task's port as the call sees it: it posts, and the messages it posted are counted. */
+/** The worker's port as one call sees it: what it posts carries its id and is counted. */
 export interface TaskPort {
   post(msg: WorkerMessage): void;
   on(event: 'message', listener: (m: ToWorker) => void): void;
