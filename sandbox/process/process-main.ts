@@ -5,9 +5,9 @@
  * answers ctx.http over IPC. It runs a Piscina pool configured so that it never terminates a
  * worker (minThreads = maxThreads, idleTimeout Infinity, atomics disabled, no AbortSignal), and
  * relays what each call's worker sends on its port (one per worker, messages carry the call's id)
- * to and from IPC. It also hands out the CPU slots: at
- * most one busy call per worker, and a plugin at most its share of the workers; a call whose step
- * ended with ctx.http pending parks (frees its slot) and takes one again before its answer goes in.
+ * to and from IPC. It also hands out the CPU slots: at most one busy call per worker, and a plugin
+ * at most its share of the workers; a call whose step ended with ctx.http pending parks (frees its
+ * slot) and takes one again before its answer goes in.
  */
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
