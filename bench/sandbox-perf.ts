@@ -6,9 +6,11 @@
  *   2. throughput with N concurrent callers on one plugin, 0 ms and 20 ms upstream;
  *   3. (`--only worker-cpu`) the worker's side of a call without Piscina or IPC: the worker's call
  *      function run in this thread, sequentially, and the CPU this process spent per call, with a
- *      fresh context per call and with one context per tenant.
+ *      fresh context per call and with one context per tenant;
+ *   4. (`--only hops`) one call at a time, split into its hand-offs (bench/hops.ts), beside the
+ *      floor of a thread and a process round trip on this machine.
  * Run: `npx tsc -p . && node --no-node-snapshot dist/bench/sandbox-perf.js [--clients 16]
- * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput,worker-cpu] [--cpu-prof DIR] [--perf-map]`.
+ * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput,worker-cpu,hops] [--cpu-prof DIR] [--perf-map]`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { createSandbox } from '../sandbox/index.js';
 import type { RunTask, SandboxLimits } from '../sandbox/protocol.js';
 import { FIXTURE_PLUGINS_DIR } from './bench-gateway.js';
 import { runClosedLoop, runPaired } from './closed-loop.js';
+import { formatHops, measureHops } from './hops.js';
 import { baselineCall } from './in-process-baseline.js';
 import { startLoopbackUpstream } from './loopback-upstream.js';
 import { plainFetchHandler } from './sandbox-cost.js';
@@ -98,7 +101,7 @@ async function main(): Promise<void> {
   const upstream = await startLoopbackUpstream();
   const execArgv = argv['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${argv['cpu-prof']}`] : [];
   if (argv['perf-map']) execArgv.push('--perf-basic-prof-only-functions');
-  const sandbox = await createSandbox({ workers: Number(argv.workers), callsPerWorker: Number(argv['calls-per-worker']), execArgv });
+  const sandbox = await createSandbox({ workers: Number(argv.workers), callsPerWorker: Number(argv['calls-per-worker']), execArgv, traceHops: only.has('hops') });
   const http = plainFetchHandler(upstream.origin);
   const cases = [
     { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 }, padKb: 0 },
@@ -130,6 +133,12 @@ async function main(): Promise<void> {
       const baseOp = async (): Promise<void> => {
         JSON.stringify(await base.run());
       };
+      if (only.has('hops')) {
+        upstream.setDelay(0);
+        const r = await measureHops(sandbox, t, http, calls);
+        out[`hops ${label}`] = r;
+        console.log(formatHops(label, r));
+      }
       if (only.has('overhead')) {
         upstream.setDelay(0);
         cold = 0;

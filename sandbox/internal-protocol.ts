@@ -70,6 +70,8 @@ export interface WorkerOutcome {
    * many have arrived (its log lines and requests first), without a closing message per call
    */
   messages?: number;
+  /** with WB_SANDBOX_TRACE_HOPS: when the worker began and ended the call (see RunHops) */
+  worker?: { started: number; finished: number };
 }
 
 /** Name of the BroadcastChannel the sandbox process uses to talk to all its workers at once. */

@@ -71,6 +71,20 @@ export interface RunStats {
   requests: number;
   /** whether the plugin's isolate had to be created (and the module compiled) for this call */
   coldStart: boolean;
+  /** only with the sandbox option `traceHops` (benchmarks): where the call's time went */
+  hops?: RunHops;
+}
+
+/**
+ * When a call crossed each hand-off inside the sandbox, in ms since the epoch
+ * (`performance.timeOrigin + performance.now()` of the thread that saw it): the sandbox process
+ * received it, the worker began and ended it, the sandbox process sent its outcome.
+ */
+export interface RunHops {
+  received: number;
+  started: number;
+  finished: number;
+  sent: number;
 }
 
 export type RunOutcome =

@@ -42,6 +42,11 @@ export interface SandboxOptions {
    * so that recovery paths plugin code cannot reach are tested. The host never sets it.
    */
   faultInjection?: boolean;
+  /**
+   * BENCHMARKS: every outcome's stats carry `hops` (RunHops), the times the call crossed each
+   * hand-off inside the sandbox. Off by default; the host never sets it.
+   */
+  traceHops?: boolean;
 }
 
 /** Faults a test can inject when the sandbox was created with `faultInjection: true`. */
@@ -95,5 +100,6 @@ export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
     closeGraceMs: Math.max(0, o.closeGraceMs ?? 10_000),
     execArgv: o.execArgv ?? [],
     faultInjection: o.faultInjection === true,
+    traceHops: o.traceHops === true,
   };
 }

@@ -24,6 +24,8 @@ import type { WorkerTask } from '../worker/worker-entry.js';
 const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
 const callsPerWorker = Math.max(1, Number(process.env['WB_SANDBOX_CALLS_PER_WORKER'] ?? '1') | 0);
 const share = Math.min(1, Math.max(0.01, Number(process.env['WB_SANDBOX_WORKER_SHARE'] ?? '0.5') || 0.5));
+/** benchmarks only (SandboxOptions.traceHops): outcomes carry RunHops */
+const traceHops = process.env['WB_SANDBOX_TRACE_HOPS'] === '1';
 /** CPU slots; the host already bounds the calls in flight (and their queue) */
 const cpu = new Dispatcher({ slots: workers, perPlugin: Math.ceil(share * workers), inFlight: Number.MAX_SAFE_INTEGER, perPluginInFlight: Number.MAX_SAFE_INTEGER, maxQueue: Number.MAX_SAFE_INTEGER });
 const NO_LEASE: Lease = { park: () => undefined, resume: () => Promise.resolve(), release: () => undefined };
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
   const run = (id: number, task: RunTask, source: string): void => {
     const call: Call = { port: undefined, onMessage: () => undefined, source, lease: NO_LEASE, pendingHttp: 0 };
     calls.set(id, call);
+    const receivedAt = traceHops ? performance.timeOrigin + performance.now() : 0;
     let received = 0;
     /** no more port messages are expected (the worker died, or a grace period ran out) */
     let ended = false;
@@ -114,6 +117,10 @@ async function main(): Promise<void> {
       if (!result || !(ended || received >= (result.messages ?? 0)) || calls.get(id) !== call) return;
       calls.delete(id);
       call.lease.release();
+      if (traceHops && result.worker) {
+        const { started, finished } = result.worker;
+        result.outcome.stats.hops = { received: receivedAt, started, finished, sent: performance.timeOrigin + performance.now() };
+      }
       send({ t: 'outcome', id, outcome: result.outcome, strike: result.strike });
       if (closing && calls.size === 0 && waitingForSource.size === 0) shutdown();
     };

@@ -5,7 +5,7 @@
  * nesting depth) before the host sees it.
  */
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
-import { SANDBOX_ERROR_CODES, type RunOutcome, type RunStats, type RunTask, type SandboxErrorCode } from '../protocol.js';
+import { SANDBOX_ERROR_CODES, type RunHops, type RunOutcome, type RunStats, type RunTask, type SandboxErrorCode } from '../protocol.js';
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
 
@@ -13,11 +13,22 @@ export function failure(code: SandboxErrorCode, message: string, stats?: Partial
   return { ok: false, error: { code, message }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false, ...stats } };
 }
 
+/** RunHops as sent (benchmarks' diagnostics): four finite numbers, or nothing */
+function hopsOf(v: unknown): RunHops | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const h = v as Record<string, unknown>;
+  const keys = ['received', 'started', 'finished', 'sent'] as const;
+  if (!keys.every((k) => typeof h[k] === 'number' && Number.isFinite(h[k]))) return undefined;
+  return { received: h['received'] as number, started: h['started'] as number, finished: h['finished'] as number, sent: h['sent'] as number };
+}
+
 export function checkOutcome(raw: unknown, task: RunTask): RunOutcome {
   if (typeof raw !== 'object' || raw === null) return failure('GW_ERR_SANDBOX_CRASHED', 'the sandbox returned a malformed outcome');
   const o = raw as Record<string, unknown>;
   const s = (typeof o['stats'] === 'object' && o['stats'] !== null ? o['stats'] : {}) as Record<string, unknown>;
   const stats: RunStats = { wallMs: num(s['wallMs']), cpuMs: num(s['cpuMs']), requests: num(s['requests']), coldStart: s['coldStart'] === true };
+  const hops = hopsOf(s['hops']);
+  if (hops) stats.hops = hops;
   if (o['ok'] === true) {
     const json = o['resultJson'];
     if (typeof json !== 'string') return failure('GW_ERR_SANDBOX_RESULT_INVALID', 'the result is not JSON text', stats);

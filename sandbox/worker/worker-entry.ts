@@ -78,7 +78,11 @@ function askSource(port: CallPort): Promise<string> {
   });
 }
 
+const traceHops = process.env['WB_SANDBOX_TRACE_HOPS'] === '1';
+const now = (): number => performance.timeOrigin + performance.now();
+
 export default async function runWorkerTask({ task, id }: WorkerTask): Promise<WorkerOutcome> {
+  const started = traceHops ? now() : 0;
   const port = callPort(id);
   const hash = task.plugin.sourceHash;
   running.add(task.callId);
@@ -86,7 +90,7 @@ export default async function runWorkerTask({ task, id }: WorkerTask): Promise<W
     const source = task.plugin.source || sources.get(hash) || (await askSource(port));
     sources.set(hash, source);
     const outcome = await runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, port);
-    return { ...outcome, messages: port.sent };
+    return { ...outcome, messages: port.sent, ...(traceHops ? { worker: { started, finished: now() } } : {}) };
   } finally {
     running.delete(task.callId);
     listeners.delete(id);
