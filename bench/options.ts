@@ -2,7 +2,9 @@
  * @module bench/options
  * Command-line options of `npm run bench -- [options]`. --quick is a smoke-sized run (16 clients,
  * 1.2 s per end-to-end path and case after 0.4 s of warm-up, 5,000 executions for memory) that
- * finishes in about two and a half minutes.
+ * finishes in about two and a half minutes. --sweep 1,2,4,…,64 runs the end-to-end cases once per
+ * number of concurrent callers instead of once with --clients, and adds a table of the ratios by
+ * load: where the machine's CPU saturates, and what each ratio is below and above that point.
  */
 import { E2E_PATHS, type E2ePath } from './end-to-end.js';
 
@@ -14,6 +16,8 @@ export interface BenchOptions {
   /** name of the JSON file under bench/results/ */
   name: string;
   clients: number;
+  /** end to end once per number of concurrent callers, instead of once with `clients` */
+  sweep: number[] | undefined;
   durationMs: number;
   warmupMs: number;
   /** cap on measured operations per path and case */
@@ -37,7 +41,7 @@ export interface BenchOptions {
   paths: E2ePath[];
 }
 
-export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N] [--duration SECONDS] [--warmup SECONDS]
+export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N | --sweep N,N,…] [--duration SECONDS] [--warmup SECONDS]
                        [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--calls-per-worker N] [--worker-share X] [--only startup,e2e,sandbox,cap]
                        [--case TEXT] [--paths baseline,seed-mcp,mcp,seed-rest,rest,sandbox]`;
 
@@ -59,6 +63,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     quick,
     name: quick ? 'quick' : 'full',
     clients: quick ? 16 : 64,
+    sweep: undefined,
     durationMs: quick ? 1200 : 10_000,
     warmupMs: quick ? 400 : 2000,
     maxOps: 2_000_000,
@@ -87,6 +92,14 @@ export function parseOptions(argv: string[]): BenchOptions {
         o.clients = positiveInt(flag, value);
         i++;
         break;
+      case '--sweep': {
+        const list = (value ?? '').split(',');
+        const counts = list.map((v) => positiveInt(flag, v));
+        if (new Set(counts).size !== counts.length) throw new Error(`${flag} needs distinct numbers of callers\n${USAGE}`);
+        o.sweep = counts.sort((a, b) => a - b);
+        i++;
+        break;
+      }
       case '--duration':
         o.durationMs = positiveNumber(flag, value) * 1000;
         i++;

@@ -22,6 +22,33 @@ const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-');
 const ratio = (n: number): string => (!Number.isFinite(n) ? '-' : n >= 0.1 ? n.toFixed(2) : n.toPrecision(2));
 const ms = (n: number): string => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : '-');
 
+/** One end-to-end run per number of concurrent callers (--sweep). */
+export interface SweepRun {
+  clients: number;
+  rows: E2eRow[];
+}
+
+/**
+ * The ratios by load: per case, for each number of callers, Workbench ÷ the seed over MCP and over
+ * REST, then the executions/s behind them (Workbench / seed, over MCP).
+ */
+export function sweepTables(runs: SweepRun[]): string {
+  const names = [...new Set(runs.flatMap((r) => r.rows.map((row) => row.case.name)))];
+  const cell = (name: string, run: SweepRun, f: (row: E2eRow) => string): string => {
+    const row = run.rows.find((x) => x.case.name === name);
+    return row ? f(row) : '-';
+  };
+  const ratios = table(
+    ['mcp/seed-mcp, rest/seed-rest by callers', ...runs.map((r) => `${r.clients}`)],
+    names.map((n) => [n, ...runs.map((run) => cell(n, run, (row) => `${ratio(row.ratios.mcpOverSeedMcp ?? NaN)} ${ratio(row.ratios.restOverSeedRest ?? NaN)}`))]),
+  );
+  const rates = table(
+    ['executions/s over MCP, workbench/seed', ...runs.map((r) => `${r.clients}`)],
+    names.map((n) => [n, ...runs.map((run) => cell(n, run, (row) => `${f0(row.results.mcp?.execPerSec ?? NaN)}/${f0(row.results['seed-mcp']?.execPerSec ?? NaN)}`))]),
+  );
+  return [ratios, '', rates].join('\n');
+}
+
 /** Column labels of the end-to-end paths. */
 const PATH_LABEL: Record<E2ePath, string> = { baseline: 'handler alone', 'seed-mcp': 'seed mcp', mcp: 'mcp', 'seed-rest': 'seed rest', rest: 'rest', sandbox: 'sandbox' };
 

@@ -13,7 +13,7 @@ import type { LoadResult } from './closed-loop.js';
 import { e2eCases, runEndToEnd, SEED_PATHS, type E2eCase, type E2eRow } from './end-to-end.js';
 import { startLoopbackUpstream } from './loopback-upstream.js';
 import { parseOptions, type BenchOptions } from './options.js';
-import { e2eTables, resultCapText, sandboxTable, startupText } from './report.js';
+import { e2eTables, resultCapText, sandboxTable, startupText, sweepTables, type SweepRun } from './report.js';
 import { runResultCap, type ResultCapResult } from './result-cap.js';
 import { runSandboxCost, type SandboxCostRow } from './sandbox-cost.js';
 import { startSeedGateway } from './seed-gateway.js';
@@ -28,6 +28,8 @@ interface BenchResults {
   options: BenchOptions;
   startup?: StartupMemoryResult;
   endToEnd?: E2eRow[];
+  /** with --sweep: the end-to-end rows once per number of concurrent callers */
+  sweep?: SweepRun[];
   /** handler calls the seed-architecture gateway ran in-process (proof that its seed paths used no sandbox) */
   seedInProcessCalls?: number;
   sandboxCost?: SandboxCostRow[];
@@ -86,15 +88,24 @@ async function main(): Promise<void> {
       const gw = await startBenchGateway({ upstreamOrigin: upstream.origin, policy });
       try {
         if (options.sections.includes('e2e')) {
-          progress(`end-to-end: ${options.clients} clients, ${options.durationMs / 1000} s per path and case…`);
+          const counts = options.sweep ?? [options.clients];
+          progress(`end-to-end: ${counts.join(', ')} clients, ${options.durationMs / 1000} s per path and case…`);
           const onResult = (c: E2eCase, p: string, r: LoadResult): void =>
             progress(`  ${c.name} / ${p}: ${r.execPerSec.toFixed(0)} exec/s, p50 ${r.latencyMs.p50.toFixed(2)} ms, p99 ${r.latencyMs.p99.toFixed(2)} ms, ${r.errors} errors`);
           // the seed-architecture gateway: a second gateway (own data dir and SQLite), started in this run
           const seed = options.paths.some((p) => SEED_PATHS.includes(p)) ? await startSeedGateway({ upstreamOrigin: upstream.origin, policy }) : undefined;
+          const cases = e2eCases().filter((c) => options.caseFilter === undefined || c.name.includes(options.caseFilter));
+          const runs: SweepRun[] = [];
           try {
-            results.endToEnd = await timed('e2e', () =>
-              runEndToEnd(gw, seed, upstream, e2eCases().filter((c) => options.caseFilter === undefined || c.name.includes(options.caseFilter)), { clients: options.clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, paths: options.paths, onResult }),
-            );
+            await timed('e2e', async () => {
+              for (const clients of counts) {
+                if (options.sweep) progress(` ${clients} clients:`);
+                const rows = await runEndToEnd(gw, seed, upstream, cases, { clients, durationMs: options.durationMs, warmupMs: options.warmupMs, maxOps: options.maxOps, paths: options.paths, onResult });
+                runs.push({ clients, rows });
+              }
+            });
+            if (options.sweep) results.sweep = runs;
+            else results.endToEnd = runs[0]?.rows ?? [];
             if (seed) {
               results.seedInProcessCalls = seed.runner.calls;
               if (seed.runner.calls === 0) throw new Error('the seed-architecture gateway never called its in-process runner');
@@ -102,11 +113,11 @@ async function main(): Promise<void> {
           } finally {
             await seed?.close();
           }
-          out.push(
-            `== 1. execute_tools end to end (${options.clients} concurrent callers, ${gw.gateway.sandbox.stats().workers} sandbox workers; seed = the same gateway running handlers in-process) ==`,
-            e2eTables(results.endToEnd),
-            '',
-          );
+          const workers = gw.gateway.sandbox.stats().workers;
+          for (const run of runs) {
+            out.push(`== 1. execute_tools end to end (${run.clients} concurrent callers, ${workers} sandbox workers; seed = the same gateway running handlers in-process) ==`, e2eTables(run.rows), '');
+          }
+          if (options.sweep) out.push('== 1b. ratios by load (concurrent callers) ==', sweepTables(runs), '');
         }
         if (options.sections.includes('sandbox')) {
           progress(`sandbox cost: ${options.sandboxCalls} sequential calls per row…`);
