@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createDatabaseAuditSink, type AuditEvent } from '../../host/audit/audit.js';
+import { AUDIT_BATCH_ROWS, createDatabaseAuditSink, type AuditEvent } from '../../host/audit/audit.js';
 import { ConnectionStore } from '../../host/connections/connection-store.js';
 import { rotateKeys } from '../../host/connections/key-rotation.js';
 import { createConnectionService } from '../../host/connections/service.js';
@@ -119,6 +119,44 @@ for (const backend of backends()) {
       const first = all[0] as Row;
       const older = await db.all<Row>('SELECT id FROM audit_events WHERE user_id = ? AND (at < ? OR (at = ? AND id < ?)) ORDER BY at DESC, id DESC LIMIT 51', [u.id, first.at, first.at, first.id]);
       assert.deepEqual(older.map((r) => r.id), all.slice(1).map((r) => r.id));
+    });
+
+    test('audit: events recorded together are written in batches, each resolving once stored; a bad one fails alone', async () => {
+      const u = await users.create('batch@example.com', 'acme');
+      let statements = 0;
+      const counting = new Proxy(db, {
+        get(target, key) {
+          const value = Reflect.get(target, key) as unknown;
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (key === 'run') statements++;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const sink = createDatabaseAuditSink(counting, silent);
+      const base: AuditEvent = { action: 'EXECUTE', tenant: 'acme', userId: u.id, tool: 'keyed_ping', integration: 'keyed', success: true, durationMs: 1, transport: 'mcp', requestId: 'b' };
+      const count = async (): Promise<number> => Number((await other.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM audit_events WHERE user_id = ?', [u.id]))?.n ?? -1);
+      // 2.5 batches recorded in one turn: every promise resolves only once its row can be read back
+      const n = Math.floor(AUDIT_BATCH_ROWS * 2.5);
+      const rows = new Set<string>();
+      await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          sink.record({ ...base, requestId: `b${i}` }).then(async () => {
+            const r = await other.get<{ request_id: string }>('SELECT request_id FROM audit_events WHERE user_id = ? AND request_id = ?', [u.id, `b${i}`]);
+            if (r) rows.add(r.request_id);
+          }),
+        ),
+      );
+      assert.equal(rows.size, n, 'each event is stored when its record() resolves');
+      assert.equal(statements, Math.ceil(n / AUDIT_BATCH_ROWS), 'one INSERT per batch');
+      assert.equal(await count(), n);
+      assert.equal(sink.failures, 0);
+      // a batch with one event the database refuses (no action: NOT NULL): only that one is lost
+      const bad = { ...base, action: null } as unknown as AuditEvent;
+      await Promise.all([sink.record({ ...base, requestId: 'x1' }), sink.record(bad), sink.record({ ...base, requestId: 'x2' })]);
+      assert.equal(sink.failures, 1);
+      assert.equal(await count(), n + 2);
     });
 
     test('continuations: any handle serves them, only to their user, until they expire', async () => {
