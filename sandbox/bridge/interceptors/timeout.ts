@@ -1,7 +1,9 @@
 /**
  * @module sandbox/bridge/interceptors/timeout
  * One deadline for the whole request, redirects and body included (`requestTimeoutMs`), merged
- * with the call's own signal so that a request dies with its call.
+ * with the call's own signal so that a request dies with its call. One AbortController and one
+ * timer per request: `AbortSignal.timeout` + `AbortSignal.any` cost several times more (weakly
+ * held timers and composite signals, with their finalizers), on every ctx.http request.
  */
 import { BridgeError, isBridgeError } from '../bridge-error.js';
 import type { Interceptor } from '../types.js';
@@ -10,16 +12,27 @@ export function timeout(): Interceptor {
   return (next) =>
     async function timeoutStep(req, call) {
       const ms = call.policy.requestTimeoutMs;
-      const timer = AbortSignal.timeout(ms);
-      const signal = AbortSignal.any([req.signal, timer]);
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error(`no complete response within ${ms} ms`));
+      }, ms);
+      timer.unref();
+      const callEnded = (): void => controller.abort(req.signal.reason);
+      if (req.signal.aborted) callEnded();
+      else req.signal.addEventListener('abort', callEnded, { once: true });
       try {
-        return await next({ ...req, signal }, call);
+        return await next({ ...req, signal: controller.signal }, call);
       } catch (e) {
         if (req.signal.aborted) throw new BridgeError('GW_ERR_BRIDGE_CALL_ENDED', 'the call this request belongs to is over');
-        if (timer.aborted && !(isBridgeError(e) && e.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE')) {
+        if (timedOut && !(isBridgeError(e) && e.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE')) {
           throw new BridgeError('GW_ERR_BRIDGE_TIMEOUT', `no complete response within ${ms} ms`);
         }
         throw e;
+      } finally {
+        clearTimeout(timer);
+        req.signal.removeEventListener('abort', callEnded);
       }
     };
 }
