@@ -85,13 +85,9 @@ export function createDatabaseAuditSink(db: Db, logger: Logger): AuditSink {
     return db.run(sql[n], n === 1 ? (rows[0] as Pending).row : rows.flatMap((p) => p.row));
   };
 
-  const writeOne = async (p: Pending): Promise<void> => {
-    try {
-      await insert([p]);
-    } catch (err) {
-      failures++;
-      logger.error({ err, event: { ...p.event, args: undefined } }, 'audit event could not be written');
-    }
+  const lost = (event: AuditEvent, err: unknown): void => {
+    failures++;
+    logger.error({ err, event: { ...event, args: undefined } }, 'audit event could not be written');
   };
 
   const flush = async (): Promise<void> => {
@@ -103,12 +99,8 @@ export function createDatabaseAuditSink(db: Db, logger: Logger): AuditSink {
       try {
         await insert(part);
       } catch (err) {
-        if (part.length === 1) {
-          failures++;
-          logger.error({ err, event: { ...(part[0] as Pending).event, args: undefined } }, 'audit event could not be written');
-        } else {
-          for (const p of part) await writeOne(p);
-        }
+        if (part.length === 1) lost((part[0] as Pending).event, err);
+        else for (const p of part) await insert([p]).catch((e: unknown) => lost(p.event, e));
       }
       for (const p of part) p.written();
     }
@@ -123,8 +115,7 @@ export function createDatabaseAuditSink(db: Db, logger: Logger): AuditSink {
       try {
         row = auditRow(e);
       } catch (err) {
-        failures++;
-        logger.error({ err, event: { ...e, args: undefined } }, 'audit event could not be written');
+        lost(e, err);
         return Promise.resolve();
       }
       return new Promise<void>((written) => {
