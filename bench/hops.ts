@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { HttpHandler, RunHops, RunTask } from '../sandbox/protocol.js';
 import type { Sandbox } from '../sandbox/index.js';
+import { percentile } from './latency.js';
 
 export const HOPS = ['toSandbox', 'toWorker', 'inWorker', 'toMain', 'toHost'] as const;
 export type Hop = (typeof HOPS)[number];
@@ -41,9 +42,8 @@ export interface HopsReport {
 const now = (): number => performance.timeOrigin + performance.now();
 
 function summary(values: number[]): HopSummary {
-  const s = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99) };
+  const sorted = Float64Array.from(values).sort();
+  return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99) };
 }
 
 function split(sentAt: number, h: RunHops, gotAt: number): Record<Hop, number> {
