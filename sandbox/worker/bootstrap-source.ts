@@ -1,12 +1,14 @@
 /**
  * @module sandbox/worker/bootstrap-source
  * JavaScript evaluated inside every fresh V8 context before plugin code. It builds `ctx` INSIDE
- * the isolate, so every object plugin code can reach is isolate-local and frozen. The only way
- * out is the `__wb_bridge` callback (primitive arguments: kind, id, string payload), captured in
- * this closure and deleted from the global before plugin code runs. The host drives the context
+ * the isolate, so every object plugin code can reach is isolate-local and frozen. Messages go out
+ * as (kind, id, string payload) triples only: through the `__wb_bridge` callback, captured in this
+ * closure and deleted from the global before plugin code runs, or, for a step run on the worker's
+ * own thread, queued in this closure and copied out by the host. The host drives the context
  * through one function, the script's completion value (never a global), which it holds as a
- * Reference: `entry(ENTRY_START, …)` starts a call, `entry(ENTRY_DELIVER, id, resultJson)` answers
- * a ctx.http request. Intrinsics are captured up front; a plugin that patches them afterwards only
+ * Reference: `entry(ENTRY_START, queued, …)` starts a call, `entry(ENTRY_DELIVER, queued, id,
+ * resultJson)` answers a ctx.http request, `entry(ENTRY_TAKE)` hands over a queued step's
+ * messages. Intrinsics are captured up front; a plugin that patches them afterwards only
  * affects its own data. Everything here is untrusted-side code: the host re-checks all it sends.
  */
 
@@ -29,6 +31,13 @@ export const BOOTSTRAP_SOURCE = String.raw`
 
   let epoch = 0, seq = 0, logLines = 0, requests = 0, maxRequests = 0;
   let pending = ObjectCreate(null);
+  // the messages of a step run on the host's own thread, taken by the host when the step returns
+  // (null: the step runs elsewhere and each message goes out through the bridge at once)
+  let queue = null;
+  const send = (kind, id, payload) => {
+    if (queue === null) bridge(kind, id, payload);
+    else ObjectDefineProperty(queue, queue.length, { value: [kind, id, payload], writable: true, enumerable: true, configurable: true });
+  };
 
   const slice = (s, n) => ReflectApply(StringSlice, s, [0, n]);
   const lower = (s) => ReflectApply(StringToLowerCase, s, []);
@@ -149,7 +158,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
       }
       const id = ++seq;
       pending[id] = { resolve, reject };
-      bridge('http', id, json);
+      send('http', id, json);
     });
   }
 
@@ -171,7 +180,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
       if (data !== undefined) {
         try { line = slice(line + ' ' + JSONstringify(data), MAX_LOG_CHARS); } catch (e) { line = slice(line + ' [unserialisable data]', MAX_LOG_CHARS); }
       }
-      bridge('log', level, line);
+      send('log', level, line);
     };
     return ObjectFreeze({ info: at(0), warn: at(1), error: at(2) });
   }
@@ -202,7 +211,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
     const finish = (kind, payload) => {
       if (settled || my !== epoch) return;
       settled = true;
-      bridge(kind, my, payload);
+      send(kind, my, payload);
     };
     const fail = (e, code) => finish('fail', errorReport(e, code));
     const succeed = (value) => {
@@ -241,16 +250,24 @@ export const BOOTSTRAP_SOURCE = String.raw`
   }
 
   // the completion value of this script: only the host gets it, as a Reference
-  return function entry(op, a, b, c, d, e) {
+  return function entry(op, queued, a, b, c, d, e) {
+    if (op === 2) { const out = queue; queue = null; return out; }
+    queue = queued === 1 ? [] : null;
     if (op === 0) start(a, b, c, d, e);
     else if (op === 1) deliver(a, b);
   };
 })();
 `;
 
-/** First argument of the bootstrap's entry function. */
+/**
+ * First argument of the bootstrap's entry function. The second is 1 when the step runs on the
+ * worker's thread: the bootstrap then queues the step's messages instead of calling the bridge,
+ * and the host takes them with ENTRY_TAKE (an array of [kind, id, payload], or null) as the step
+ * returns.
+ */
 export const ENTRY_START = 0;
 export const ENTRY_DELIVER = 1;
+export const ENTRY_TAKE = 2;
 
 /** Names of the log levels, indexed by the id the bootstrap sends with a 'log' message. */
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;

@@ -261,8 +261,12 @@ function evictIdle(): void {
 }
 
 /**
- * This worker's isolates and their heaps (see WorkerMemory; sandbox-internal). Asynchronous, so
- * that it never waits on the worker thread for an isolate that is running a step.
+ * This worker's isolates and their heaps (see WorkerMemory; sandbox-internal). A busy isolate is
+ * read asynchronously, so that the report never waits on the worker thread for one running a
+ * step. An idle one is read synchronously, as the idle budget measures it: nothing holds its lock,
+ * and entering it asynchronously would first run the V8 tasks it has pending since its last step
+ * on the worker's thread (a collection that grows its heap by a page or two), changing what the
+ * report is meant to show.
  */
 export async function memoryReport(): Promise<WorkerMemory> {
   const own = getHeapStatistics();
@@ -270,7 +274,8 @@ export async function memoryReport(): Promise<WorkerMemory> {
   const entries = [...pools.values()].flat();
   const heapOf = async (e: IsolateEntry): Promise<ivm.HeapStatistics | undefined> => {
     try {
-      return e.disposed || e.isolate.isDisposed ? undefined : await e.isolate.getHeapStatistics();
+      if (e.disposed || e.isolate.isDisposed) return undefined;
+      return !e.busy && !e.filling ? e.isolate.getHeapStatisticsSync() : await e.isolate.getHeapStatistics();
     } catch {
       return undefined; // disposed under our feet
     }

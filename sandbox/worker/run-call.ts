@@ -11,16 +11,43 @@
  * the step timeout), and the next user of the isolate calls into it synchronously (preparing a
  * context), which must not wait on the isolate's lock while this worker's other calls stall. A
  * step that fails after the call ended retires the isolate.
+ *
+ * Where a step runs: on this worker's own thread (isolated-vm's synchronous apply) when the call is
+ * the only one in the worker and its plugin has never had a slow step here; otherwise on
+ * isolated-vm's thread pool, which leaves the worker free for its other calls while the step runs.
+ * The hand-off to the pool and back costs more than most steps (~0.1 ms of CPU and two thread
+ * wake-ups per step). A step on the worker's thread blocks it: it can only hold up calls that
+ * arrive meanwhile (never one already in the worker), for at most the step timeout, and once per
+ * plugin and worker: a step over SYNC_STEP_MS moves that plugin's steps in this worker to the pool
+ * for good. On the worker's thread the bootstrap queues the step's bridge messages (requests, log
+ * lines, the result) and they are taken with one more synchronous call as the step returns, before
+ * its failure if it failed: as on the pool, a result sent before its step failed stands.
  */
 import type { ToWorker, WorkerMessage, WorkerOutcome } from '../internal-protocol.js';
 import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
-import { ENTRY_DELIVER, ENTRY_START, LOG_LEVELS } from './bootstrap-source.js';
+import { ENTRY_DELIVER, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from './bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
 import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
 import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
 
 const MAX_LOG_LINES = 100;
+
+/**
+ * A step that took longer than this (ms, wall clock) on the worker's thread moves its plugin's
+ * steps in this worker to isolated-vm's thread pool. Plugin steps take ~0.01–1 ms.
+ */
+export const SYNC_STEP_MS = 20;
+/** plugins (isolate pool keys) whose steps run on the thread pool in this worker */
+const slowSteps = new Set<string>();
+const MAX_SLOW_STEP_KEYS = 1024;
+/** calls running in this worker */
+let callsHere = 0;
+
+function markSlowSteps(key: string): void {
+  if (slowSteps.size >= MAX_SLOW_STEP_KEYS) slowSteps.clear();
+  slowSteps.add(key);
+}
 
 function cpuMsOf(entry: IsolateEntry): number {
   try {
@@ -56,6 +83,15 @@ export interface TaskPort {
 }
 
 export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome> {
+  callsHere++;
+  try {
+    return await runOneCall(task, port);
+  } finally {
+    callsHere--;
+  }
+}
+
+async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome> {
   const t0 = performance.now();
   const { limits } = task;
   if (Buffer.byteLength(task.argsJson, 'utf8') > limits.maxArgsBytes) {
@@ -82,8 +118,10 @@ export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutc
   let lateFailure = false;
   /** runs once no step is running (set when the call has ended) */
   let whenIdle: (() => void) | undefined;
-  const stepEnded = (failed?: { error: unknown }): void => {
+  const stepEnded = (failed?: { error: unknown }, queued: unknown[] = []): void => {
     steps--;
+    // a step's messages come before its failure (a result sent before the step failed stands)
+    for (const m of queued) if (Array.isArray(m)) onBridge(m[0], m[1], m[2]);
     if (failed) {
       if (!closed) finish(classifyIsolateError(failed.error, 'run'));
       else lateFailure = true;
@@ -120,32 +158,61 @@ export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutc
     port.post(msg);
   };
 
+  /**
+   * Runs one host→isolate step (the module doc says where). On the worker's thread the bootstrap
+   * queues the step's bridge messages and they are taken as it returns, before its failure if any.
+   */
+  const step = (p: PreparedContext, op: number, args: unknown[]): void => {
+    steps++;
+    if (callsHere > 1 || slowSteps.has(entry.key)) {
+      p.entry.apply(undefined, [op, 0, ...args], { timeout: limits.cpuMsPerCall }).then(
+        () => {
+          stepEnded();
+          maybePark();
+        },
+        (error: unknown) => stepEnded({ error }),
+      );
+      return;
+    }
+    const t0 = performance.now();
+    let failed: { error: unknown } | undefined;
+    try {
+      p.entry.applySync(undefined, [op, 1, ...args], { timeout: limits.cpuMsPerCall });
+    } catch (error) {
+      failed = { error };
+    }
+    if (performance.now() - t0 > SYNC_STEP_MS) markSlowSteps(entry.key);
+    let queued: unknown;
+    try {
+      queued = p.entry.applySync(undefined, [ENTRY_TAKE], { timeout: limits.cpuMsPerCall, result: { copy: true } });
+    } catch {
+      // the isolate is gone (memory limit): its messages with it
+    }
+    stepEnded(failed, Array.isArray(queued) ? queued : []);
+    if (!failed) maybePark();
+  };
+
   const deliver = (reqId: number, result: BridgeResult): void => {
     const p = prepared;
     if (closed || !p || entry.disposed || entry.isolate.isDisposed) return;
     parked = false; // the sandbox process resumed the call before it sent this answer
-    steps++;
-    p.entry.apply(undefined, [ENTRY_DELIVER, reqId, JSON.stringify(result)], { timeout: limits.cpuMsPerCall }).then(
-      () => {
-        stepEnded();
-        maybePark();
-      },
-      (error: unknown) => stepEnded({ error }),
-    );
+    step(p, ENTRY_DELIVER, [reqId, JSON.stringify(result)]);
   };
+  /** an answer made here (not by the host) goes in on a later turn: never inside the step that asked */
+  const refuse = (reqId: number, result: BridgeResult): void => void setImmediate(() => deliver(reqId, result));
 
   const onBridge = (kind: unknown, id: unknown, payload: unknown): void => {
     if (closed || typeof id !== 'number' || typeof payload !== 'string') return;
     if (kind === 'http') {
       if (++requests > limits.maxRequestsPerCall) {
-        deliver(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', message: `a call may make at most ${limits.maxRequestsPerCall} requests` } });
+        refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', message: `a call may make at most ${limits.maxRequestsPerCall} requests` } });
         return;
       }
       let request;
       try {
         request = JSON.parse(payload);
       } catch {
-        deliver(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } });
+        refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } });
         return;
       }
       forwarded.add(id);
@@ -193,18 +260,7 @@ export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutc
     if (closed) return;
     prepared.router.current = onBridge;
     const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall });
-    steps++;
-    try {
-      await prepared.entry.apply(
-        undefined,
-        [ENTRY_START, prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson],
-        { timeout: limits.cpuMsPerCall },
-      );
-      stepEnded();
-      maybePark();
-    } catch (error) {
-      stepEnded({ error });
-    }
+    step(prepared, ENTRY_START, [prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson]);
   })();
 
   await settled;

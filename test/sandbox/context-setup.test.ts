@@ -69,6 +69,8 @@ describe('an isolate is given back only when its last step has ended', () => {
   });
 
   it('a call still spinning after its result does not stall the calls waiting beside it', async () => {
+    // `late` starts while `wait` is in the worker: its step runs on isolated-vm's pool (on the
+    // worker's own thread it would hold up the waiting call for the whole 1.5 s)
     await call('run', { tag: 'warm' });
     const t0 = Date.now();
     const waiting = call('wait', { ms: 300, tag: 'w' });
@@ -103,4 +105,54 @@ describe('an isolate is given back only when its last step has ended', () => {
     for (let i = 0; i < 5; i++) assert.deepEqual((await call('run', { tag: i })).result, { tag: i });
     assert.equal(sandbox.stats().crashes, 0);
   });
+});
+
+describe('where a step runs: the worker\'s thread, or isolated-vm\'s pool', () => {
+  let up: Upstream;
+  let bridge: Bridge;
+  let sandbox: Sandbox;
+  // `late`: the result goes out, then a microtask queued behind it spins until the step timeout
+  const PLUGIN = `export default {
+    async late() { Promise.resolve().then(() => 0).then(() => { for (;;) {} }); return 'sent'; },
+    async run(ctx, args) { return { tag: args.tag }; },
+  };`;
+  const call = (name: string, tool: string, args: Record<string, unknown> = {}) =>
+    callTool(sandbox, bridge, { name, source: PLUGIN, tool, args, limits: { cpuMsPerCall: 300, wallMsPerCall: 8000 } });
+
+  before(async () => {
+    up = await startUpstream();
+    bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin } }));
+    sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxQueue: 20, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+  });
+  after(async () => {
+    await sandbox.close();
+    await bridge.close();
+    await up.close();
+  });
+
+  it('alone in the worker a step runs on its thread; one that ran long moves the plugin\'s steps to the pool', async () => {
+    const timedLate = async (name: string) => {
+      const t0 = Date.now();
+      const r = await call(name, 'late');
+      return { ms: Date.now() - t0, result: r.result };
+    };
+    assert.deepEqual((await call('late-alone', 'run', { tag: 'first' })).result, { tag: 'first' });
+    // on the worker's thread the step's messages are read when it returns: after its 300 ms
+    // timeout, and the result sent before it stands
+    const first = await timedLate('late-alone');
+    assert.equal(first.result, 'sent');
+    assert.ok(first.ms >= 250, `the first late call took ${first.ms} ms`);
+    // that step took over SYNC_STEP_MS: the plugin's steps now run on isolated-vm's pool, where the
+    // result comes out while the step still spins
+    const second = await timedLate('late-alone');
+    assert.equal(second.result, 'sent');
+    assert.ok(second.ms < 200, `the second late call took ${second.ms} ms`);
+    assert.deepEqual((await call('late-alone', 'run', { tag: 'after' })).result, { tag: 'after' });
+    // another plugin alone in the worker still steps on the worker's thread
+    const other = await timedLate('late-other');
+    assert.equal(other.result, 'sent');
+    assert.ok(other.ms >= 250, `another plugin's late call took ${other.ms} ms`);
+    assert.equal(sandbox.stats().crashes, 0);
+  });
+
 });
