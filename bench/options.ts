@@ -34,6 +34,8 @@ export interface BenchOptions {
   callsPerWorker: number | undefined;
   /** sandbox.maxWorkerShare for the gateway under test (policy default when undefined) */
   workerShare: number | undefined;
+  /** sandbox.contextMode for the gateway under test (policy default, per-call, when undefined) */
+  contextMode: 'per-call' | 'per-tenant' | undefined;
   sections: Section[];
   /** run only the end-to-end cases whose name contains this text */
   caseFilter: string | undefined;
@@ -42,7 +44,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N | --sweep N,N,…] [--duration SECONDS] [--warmup SECONDS]
-                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--calls-per-worker N] [--worker-share X] [--only startup,e2e,sandbox,cap]
+                       [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--calls-per-worker N] [--worker-share X] [--context-mode per-call|per-tenant] [--only startup,e2e,sandbox,cap]
                        [--case TEXT] [--paths baseline,seed-mcp,mcp,seed-rest,rest,sandbox]`;
 
 function positiveInt(flag: string, value: string | undefined): number {
@@ -73,6 +75,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     workers: undefined,
     callsPerWorker: undefined,
     workerShare: undefined,
+    contextMode: undefined,
     sections: [...SECTIONS],
     caseFilter: undefined,
     paths: [...E2E_PATHS],
@@ -135,6 +138,11 @@ export function parseOptions(argv: string[]): BenchOptions {
         i++;
         break;
       }
+      case '--context-mode':
+        if (value !== 'per-call' && value !== 'per-tenant') throw new Error(`${flag} needs per-call or per-tenant\n${USAGE}`);
+        o.contextMode = value;
+        i++;
+        break;
       case '--only': {
         const wanted = (value ?? '').split(',').filter(Boolean);
         const bad = wanted.filter((s) => !SECTIONS.includes(s as Section));

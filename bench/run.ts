@@ -69,10 +69,11 @@ async function main(): Promise<void> {
       results.sectionSeconds[section] = Math.round((performance.now() - t0) / 100) / 10;
     }
   };
-  const sandboxPolicy: Record<string, number> = {};
+  const sandboxPolicy: Record<string, number | string> = {};
   if (options.workers) sandboxPolicy['workers'] = options.workers;
   if (options.callsPerWorker) sandboxPolicy['callsPerWorker'] = options.callsPerWorker;
   if (options.workerShare) sandboxPolicy['maxWorkerShare'] = options.workerShare;
+  if (options.contextMode) sandboxPolicy['contextMode'] = options.contextMode;
   const policy: Record<string, unknown> = Object.keys(sandboxPolicy).length > 0 ? { sandbox: sandboxPolicy } : {};
   const upstream = await startLoopbackUpstream();
   const out: string[] = [];
