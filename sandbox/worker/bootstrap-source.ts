@@ -31,7 +31,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
 
   let epoch = 0, seq = 0, logLines = 0, requests = 0, maxRequests = 0;
   let pending = ObjectCreate(null);
-  // the messages of a step run on the host's own thread, taken by the host when the step returns
+  // the messages of a step run on the worker's own thread, taken by the host when the step returns
   // (null: the step runs elsewhere and each message goes out through the bridge at once)
   let queue = null;
   const send = (kind, id, payload) => {
