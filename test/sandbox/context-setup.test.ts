@@ -108,27 +108,14 @@ describe('an isolate is given back only when its last step has ended', () => {
 });
 
 describe('where a step runs: the worker\'s thread, or isolated-vm\'s pool', () => {
-  let up: Upstream;
-  let bridge: Bridge;
-  let sandbox: Sandbox;
+  const shared = useOneWorkerSandbox();
   // `late`: the result goes out, then a microtask queued behind it spins until the step timeout
   const PLUGIN = `export default {
     async late() { Promise.resolve().then(() => 0).then(() => { for (;;) {} }); return 'sent'; },
     async run(ctx, args) { return { tag: args.tag }; },
   };`;
   const call = (name: string, tool: string, args: Record<string, unknown> = {}) =>
-    callTool(sandbox, bridge, { name, source: PLUGIN, tool, args, limits: { cpuMsPerCall: 300, wallMsPerCall: 8000 } });
-
-  before(async () => {
-    up = await startUpstream();
-    bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin } }));
-    sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxQueue: 20, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
-  });
-  after(async () => {
-    await sandbox.close();
-    await bridge.close();
-    await up.close();
-  });
+    shared.run({ name, source: PLUGIN, tool, args, limits: { cpuMsPerCall: 300, wallMsPerCall: 8000 } });
 
   it('alone in the worker a step runs on its thread; one that ran long moves the plugin\'s steps to the pool', async () => {
     const timedLate = async (name: string) => {
@@ -152,7 +139,7 @@ describe('where a step runs: the worker\'s thread, or isolated-vm\'s pool', () =
     const other = await timedLate('late-other');
     assert.equal(other.result, 'sent');
     assert.ok(other.ms >= 250, `another plugin's late call took ${other.ms} ms`);
-    assert.equal(sandbox.stats().crashes, 0);
+    assert.equal(shared.sandbox.stats().crashes, 0);
   });
 
 });
