@@ -16,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import { PerformanceObserver } from 'node:perf_hooks';
 import type { HttpHandler, RunHops, RunTask } from '../sandbox/protocol.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { percentile } from './latency.js';
@@ -35,6 +36,10 @@ export interface HopsReport {
   hops: Record<Hop, HopSummary>;
   /** among the slowest 1 % of calls: how many had each hop over 1 ms */
   slowOverOneMs: Record<Hop, number>;
+  /** among the slowest 1 % of calls: how many overlapped a garbage collection of this (the host's) thread */
+  slowWithHostGc: number;
+  /** this thread's collections during the calls: how many, and their total ms */
+  hostGc: { count: number; ms: number };
   /** round trips when nothing else runs: thread ⇄ worker thread, process ⇄ child process */
   floor: { threadRoundTrip: HopSummary; processRoundTrip: HopSummary };
 }
@@ -77,15 +82,24 @@ async function floors(n: number): Promise<HopsReport['floor']> {
 
 /** `calls` sequential calls of `task` (after 200 unrecorded), each split into its hand-offs. */
 export async function measureHops(sandbox: Sandbox, task: RunTask, http: HttpHandler, calls: number): Promise<HopsReport> {
-  const rows: Array<Record<Hop, number> & { total: number }> = [];
+  const rows: Array<Record<Hop, number> & { total: number; sentAt: number; gotAt: number }> = [];
+  const gcs: Array<{ start: number; end: number }> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push({ start: performance.timeOrigin + e.startTime, end: performance.timeOrigin + e.startTime + e.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
   for (let i = 0; i < calls + 200; i++) {
     const sentAt = now();
     const out = await sandbox.run({ ...task, callId: randomUUID() }, http);
     const gotAt = now();
     if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
     if (!out.stats.hops) throw new Error('the outcome carries no hops: the sandbox was not created with traceHops');
-    if (i >= 200) rows.push({ ...split(sentAt, out.stats.hops, gotAt), total: gotAt - sentAt });
+    if (i >= 200) rows.push({ ...split(sentAt, out.stats.hops, gotAt), total: gotAt - sentAt, sentAt, gotAt });
   }
+  await new Promise((resolve) => setImmediate(resolve)); // the observer's last entries
+  observer.disconnect();
+  const first = rows[0]?.sentAt ?? 0;
+  const during = gcs.filter((g) => g.end >= first);
   const slowest = [...rows].sort((a, b) => b.total - a.total).slice(0, Math.max(1, Math.floor(rows.length / 100)));
   const hops = {} as Record<Hop, HopSummary>;
   const slowOverOneMs = {} as Record<Hop, number>;
@@ -93,7 +107,9 @@ export async function measureHops(sandbox: Sandbox, task: RunTask, http: HttpHan
     hops[hop] = summary(rows.map((r) => r[hop]));
     slowOverOneMs[hop] = slowest.filter((r) => r[hop] > 1).length;
   }
-  return { calls, total: summary(rows.map((r) => r.total)), hops, slowOverOneMs, floor: await floors(Math.min(calls, 5000)) };
+  const slowWithHostGc = slowest.filter((r) => during.some((g) => g.start < r.gotAt && g.end > r.sentAt)).length;
+  const hostGc = { count: during.length, ms: during.reduce((sum, g) => sum + g.end - g.start, 0) };
+  return { calls, total: summary(rows.map((r) => r.total)), hops, slowOverOneMs, slowWithHostGc, hostGc, floor: await floors(Math.min(calls, 5000)) };
 }
 
 export function formatHops(label: string, r: HopsReport): string {
@@ -101,6 +117,7 @@ export function formatHops(label: string, r: HopsReport): string {
   const slow = Math.max(1, Math.floor(r.calls / 100));
   const lines = [`hops ${label}: ${r.calls} sequential calls, ms p50 / p90 / p99 (slowest ${slow} calls: how many had the hop over 1 ms)`, `  total        ${f(r.total)}`];
   for (const hop of HOPS) lines.push(`  ${hop.padEnd(12)} ${f(r.hops[hop])}   (${r.slowOverOneMs[hop]})`);
+  lines.push(`  host GC: ${r.hostGc.count} collections, ${r.hostGc.ms.toFixed(1)} ms; ${r.slowWithHostGc} of the slowest ${slow} calls overlapped one`);
   lines.push(`  floor: thread round trip ${f(r.floor.threadRoundTrip)}, process IPC round trip ${f(r.floor.processRoundTrip)}`);
   return lines.join('\n');
 }
