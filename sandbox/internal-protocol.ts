@@ -103,6 +103,8 @@ export interface WorkerMemory {
   evicted: number;
   /** isolates created so far */
   created: number;
+  /** full collections of idle isolates so far (dead contexts reclaimed without disposing) */
+  collected: number;
   /** the worker thread's own (Node) V8 heap: in use, and committed */
   threadHeapUsed: number;
   threadHeapTotal: number;

@@ -9,6 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { GC_GLOBAL } from '../worker/bootstrap-source.js';
 import type { SandboxFault } from '../sandbox-options.js';
 import type { FromChild, MemoryStats, ToChild } from '../internal-protocol.js';
 import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
@@ -22,8 +23,11 @@ import { checkOutcome, failure } from './check-outcome.js';
  * the hidden WebAssembly objects for asm.js. Wasm's compilers are a large attack surface that
  * integrations do not need, and installing its objects was ~18 % of the CPU of every fresh context.
  * The sandbox process itself runs no WebAssembly (the host makes the HTTP requests).
+ * `--expose-gc-as` puts V8's gc function on the global of every context under GC_GLOBAL: the
+ * bootstrap takes it and deletes it before plugin code runs, and the isolate cache uses it to
+ * collect an idle isolate's dead contexts instead of disposing the isolate (isolate-cache.ts).
  */
-export const SANDBOX_V8_FLAGS: readonly string[] = ['--no-expose-wasm', '--no-validate-asm'];
+export const SANDBOX_V8_FLAGS: readonly string[] = ['--no-expose-wasm', '--no-validate-asm', `--expose-gc-as=${GC_GLOBAL}`];
 
 const ENTRY = fileURLToPath(new URL('../process/process-main.js', import.meta.url));
 const WATCHDOG_GRACE_MS = 5_000;

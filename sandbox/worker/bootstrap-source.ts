@@ -8,8 +8,11 @@
  * through one function, the script's completion value (never a global), which it holds as a
  * Reference: `entry(ENTRY_START, queued, …)` starts a call, `entry(ENTRY_DELIVER, queued, id,
  * resultJson)` answers a ctx.http request, `entry(ENTRY_TAKE)` hands over a queued step's
- * messages. Intrinsics are captured up front; a plugin that patches them afterwards only
- * affects its own data. Everything here is untrusted-side code: the host re-checks all it sends.
+ * messages, `entry(ENTRY_COLLECT)` runs a full garbage collection of the isolate between calls
+ * (the sandbox process exposes V8's gc function as `__wb_gc`; it is captured here, and as V8 makes
+ * that global non-configurable it stays, emptied and read-only: plugin code never reaches gc).
+ * Intrinsics are captured up front; a plugin that patches them afterwards only affects its own
+ * data. Everything here is untrusted-side code: the host re-checks all it sends.
  */
 
 export const BOOTSTRAP_SOURCE = String.raw`
@@ -18,6 +21,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const g = globalThis;
   const bridge = g.__wb_bridge;
   delete g.__wb_bridge;
+  // V8 makes the gc global non-configurable: it cannot be deleted, only emptied and made read-only
+  const collect = g.__wb_gc;
+  if (collect !== undefined) Object.defineProperty(g, '__wb_gc', { value: undefined, writable: false });
   delete g.SharedArrayBuffer;
   delete g.Atomics;
   const ObjectFreeze = Object.freeze, ObjectCreate = Object.create, ObjectKeys = Object.keys;
@@ -252,6 +258,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
   // the completion value of this script: only the host gets it, as a Reference
   return function entry(op, queued, a, b, c, d, e) {
     if (op === 2) { const out = queue; queue = null; return out; }
+    if (op === 3) { if (typeof collect !== 'function') return false; collect(); return true; }
     queue = queued === 1 ? [] : null;
     if (op === 0) start(a, b, c, d, e);
     else if (op === 1) deliver(a, b);
@@ -268,6 +275,10 @@ export const BOOTSTRAP_SOURCE = String.raw`
 export const ENTRY_START = 0;
 export const ENTRY_DELIVER = 1;
 export const ENTRY_TAKE = 2;
+/** returns true once the isolate has been collected, false where the process exposes no gc */
+export const ENTRY_COLLECT = 3;
+/** the name under which the sandbox process's V8 exposes its gc function (`--expose-gc-as`) */
+export const GC_GLOBAL = '__wb_gc';
 
 /** Names of the log levels, indexed by the id the bootstrap sends with a 'log' message. */
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;

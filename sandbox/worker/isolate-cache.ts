@@ -12,12 +12,17 @@
  * out, so the next call starts on a ready context. A spare has never run a call: it is made fresh,
  * handed to exactly one call, and dropped with its isolate.
  *
- * Memory bound: an isolate reclaims the contexts of past calls only when V8 decides to collect,
- * and with a 64 MiB limit V8 lets tens of MiB of dead contexts pile up first, in every isolate
- * (~50 KiB per call), so idle isolates would hold most of the sandbox process's memory. The heap
- * idle isolates hold is therefore bounded per worker by IDLE_HEAP_BUDGET_MB: over it, idle isolates
- * are disposed, largest first (a disposed isolate gives its whole heap back; the next call of its
- * plugin starts cold). Busy isolates are bounded by the plugin's memoryMb.
+ * Memory bound: an isolate reclaims the contexts of past calls only in a full collection, and
+ * with a 64 MiB limit V8 lets tens of MiB of dead contexts pile up first, in every isolate
+ * (~50–75 KiB per call), so idle isolates would hold most of the sandbox process's memory. So an
+ * idle isolate whose used heap has reached its collection threshold (COLLECT_AT_MB, then twice
+ * what the last collection left) is collected between calls, right after its spare is prepared
+ * (ENTRY_COLLECT: ~1 ms for a hundred dead contexts). Without it, idle isolates of a worker that
+ * serves several plugins went over the idle budget every ~50–100 calls and were disposed, and the
+ * next call of their plugin started cold. The heap idle isolates hold is still bounded per worker
+ * by IDLE_HEAP_BUDGET_MB: over it, idle isolates are disposed, largest first (a disposed isolate
+ * gives its whole heap back; the next call of its plugin starts cold). Busy isolates are bounded
+ * by the plugin's memoryMb.
  */
 import ivm from 'isolated-vm';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
@@ -26,6 +31,7 @@ import { CONTROL_CHANNEL, type ControlMessage, type WorkerMemory } from '../inte
 import type { RunTask } from '../protocol.js';
 import { classifyIsolateError } from './classify-error.js';
 import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
+import { ENTRY_COLLECT } from './bootstrap-source.js';
 
 export const MAX_IDLE_ISOLATES = 8;
 export const MAX_TENANT_CONTEXTS = 32;
@@ -50,6 +56,12 @@ export const RECYCLE_AT_HEAP_SHARE = 0.5;
  * most workers × IDLE_HEAP_BUDGET_MB (plus what busy isolates use, each under its memoryMb).
  */
 export const IDLE_HEAP_BUDGET_MB = 32;
+/**
+ * An idle isolate is collected once its used heap reaches this (or a quarter of its memory limit if
+ * that is less); after a collection, once it reaches twice what the collection left, so that an
+ * isolate with a large live heap is not collected after every call.
+ */
+export const COLLECT_AT_MB = 4;
 
 interface Spare {
   ready: Promise<PreparedContext>;
@@ -80,11 +92,17 @@ export interface IsolateEntry {
   lastUsed: number;
   /** heap committed + external when it last became idle (what it holds against the idle budget) */
   heldBytes: number;
+  /** used heap + external at which it is collected next */
+  collectAt: number;
+  /** its used heap reached collectAt: collect it before its next call if it stays idle */
+  collectDue: boolean;
+  /** the process exposes no gc (ENTRY_COLLECT returned false): never try again */
+  cannotCollect: boolean;
 }
 
 const pools = new Map<string, IsolateEntry[]>();
 /** lifetime counters of this worker, for memoryReport() */
-const counters = { created: 0, recycled: 0, evicted: 0 };
+const counters = { created: 0, recycled: 0, evicted: 0, collected: 0 };
 const control = new BroadcastChannel(CONTROL_CHANNEL);
 control.unref();
 
@@ -159,11 +177,46 @@ export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: bool
     noSpare: false,
     lastUsed: Date.now(),
     heldBytes: 0,
+    collectAt: firstCollectAt(task.limits.memoryMb),
+    collectDue: false,
+    cannotCollect: false,
   };
   const updated = pools.get(key) ?? [];
   updated.push(entry);
   pools.set(key, updated);
   return { entry, cold: true };
+}
+
+const firstCollectAt = (memoryMb: number): number => Math.min(COLLECT_AT_MB, memoryMb / 4) * 1024 * 1024;
+
+/**
+ * A full collection of an idle isolate, run through one of its prepared contexts on this thread
+ * (gc() cannot be interrupted, but it only ever has an idle isolate's live data to mark: one
+ * context's worth plus whatever the plugin keeps at module level). Returns whether it ran.
+ */
+function collect(entry: IsolateEntry, via: PreparedContext): boolean {
+  if (entry.cannotCollect || entry.busy || entry.disposed || entry.isolate.isDisposed) return false;
+  try {
+    if (via.entry.applySync(undefined, [ENTRY_COLLECT]) !== true) {
+      entry.cannotCollect = true;
+      return false;
+    }
+  } catch (e) {
+    entry.cannotCollect = true;
+    if (classifyIsolateError(e, 'setup').dispose) disposeEntry(entry);
+    return false;
+  }
+  counters.collected++;
+  entry.collectDue = false;
+  entry.collectAt = Math.max(firstCollectAt(entry.memoryMb), 2 * measureHeld(entry));
+  return true;
+}
+
+/** Collects an idle isolate whose collection is due, through a context it keeps (spare or tenant). */
+function collectIfDue(entry: IsolateEntry, via?: PreparedContext): void {
+  if (!entry.collectDue) return;
+  const context = via ?? entry.tenants.values().next().value;
+  if (context) collect(entry, context);
 }
 
 /** A spare context of this isolate prepared with this step timeout (each is handed out once). */
@@ -187,9 +240,10 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
   const spare: Spare = { ready, timeoutMs, settled: false };
   entry.spares.push(spare);
   ready.then(
-    () => {
+    (prepared) => {
       spare.settled = true;
       entry.filling = false;
+      if (!entry.busy) collectIfDue(entry, prepared);
       fillSpares(entry, timeoutMs);
       // the spare's context counts against the idle budget
       if (!entry.busy && !entry.filling && !entry.disposed) {
@@ -302,14 +356,26 @@ export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: n
   entry.busy = false;
   entry.lastUsed = Date.now();
   if (entry.retire) disposeEntry(entry);
-  else if (measureHeld(entry) > RECYCLE_AT_HEAP_SHARE * entry.memoryMb * 1024 * 1024) {
-    counters.recycled++;
-    disposeEntry(entry);
+  else {
+    const used = measureHeld(entry);
+    if (used > RECYCLE_AT_HEAP_SHARE * entry.memoryMb * 1024 * 1024) {
+      counters.recycled++;
+      disposeEntry(entry);
+    } else if (used >= entry.collectAt && !entry.cannotCollect) entry.collectDue = true;
   }
   if (entry.disposed) return;
   if (prepareAhead) fillSpares(entry, prepareAhead.timeoutMs);
+  else if (entry.collectDue) {
+    // per-tenant: no spare to prepare; collect once this turn (the outcome) is done, if still idle
+    setImmediate(() => {
+      if (entry.busy || entry.disposed) return;
+      collectIfDue(entry);
+      enforceIdleBudget();
+    });
+  }
   evictIdle();
-  enforceIdleBudget();
+  // an isolate due for collection counts against the budget once collected (right after its spare)
+  if (!entry.collectDue) enforceIdleBudget();
 }
 
 control.onmessage = (event: unknown) => {

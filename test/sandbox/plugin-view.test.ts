@@ -144,3 +144,31 @@ describe('WebAssembly', () => {
     assert.deepEqual(r.result, { typeofGlobal: 'undefined', listed: false, viaEval: 'undefined', sum: 5 });
   });
 });
+
+describe("V8's gc function", () => {
+  it('is not reachable from plugin code, at module level or in a call (the sandbox process exposes it to collect idle isolates)', async () => {
+    const r = await run(`
+      const atLoad = { type: typeof globalThis.__wb_gc, gc: typeof globalThis.gc };
+      export default { async run() {
+        const d = Object.getOwnPropertyDescriptor(globalThis, '__wb_gc');
+        let redefine = 'allowed';
+        try { Object.defineProperty(globalThis, '__wb_gc', { value: () => 1 }); } catch (e) { redefine = e.constructor.name; }
+        let assign = 'allowed';
+        try { globalThis.__wb_gc = () => 1; } catch (e) { assign = e.constructor.name; }
+        return { atLoad, type: typeof __wb_gc, viaEval: (0, eval)('typeof __wb_gc'), gc: typeof gc,
+          descriptor: d && { value: d.value === undefined ? 'undefined' : typeof d.value, writable: d.writable },
+          redefine, assign, after: typeof globalThis.__wb_gc };
+      } };`);
+    assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
+    assert.deepEqual(r.result, {
+      atLoad: { type: 'undefined', gc: 'undefined' },
+      type: 'undefined',
+      viaEval: 'undefined',
+      gc: 'undefined',
+      descriptor: { value: 'undefined', writable: false },
+      redefine: 'TypeError',
+      assign: 'TypeError',
+      after: 'undefined',
+    });
+  });
+});
