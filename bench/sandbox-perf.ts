@@ -8,9 +8,13 @@
  *      function run in this thread, sequentially, and the CPU this process spent per call, with a
  *      fresh context per call and with one context per tenant;
  *   4. (`--only hops`) one call at a time, split into its hand-offs (bench/hops.ts), beside the
- *      floor of a thread and a process round trip on this machine.
+ *      floor of a thread and a process round trip on this machine;
+ *   5. (`--only plugins`) one call at a time to `--plugins N` distinct plugins in turn (each the echo
+ *      fixture brought to 38 KB, like a catalog plugin), as an agent using several integrations
+ *      does: latency, cold starts, and what the workers did with their isolates meanwhile
+ *      (created, collected, disposed for memory, evicted).
  * Run: `npx tsc -p . && node --no-node-snapshot dist/bench/sandbox-perf.js [--clients 16]
- * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput,worker-cpu,hops] [--cpu-prof DIR] [--perf-map]`.
+ * [--duration 3] [--calls 1000] [--workers 8] [--calls-per-worker 1] [--mode per-call|per-tenant] [--only overhead,throughput,worker-cpu,hops,plugins] [--plugins 4] [--cpu-prof DIR] [--perf-map]`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -35,6 +39,7 @@ const { values: argv } = parseArgs({
     /** per-tenant: every call carries the same contextKey (the engine's sandbox.contextMode "per-tenant") */
     mode: { type: 'string', default: 'per-call' },
     only: { type: 'string', default: 'overhead,throughput' },
+    plugins: { type: 'string', default: '4' },
     'cpu-prof': { type: 'string' },
     /** the sandbox process writes /tmp/perf-<pid>.map, so that Linux perf names its JavaScript frames */
     'perf-map': { type: 'boolean', default: false },
@@ -47,12 +52,12 @@ const only = new Set(String(argv.only).split(','));
 
 const LIMITS: SandboxLimits = { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25 };
 
-function task(plugin: string, tool: string, args: Record<string, unknown>, padKb = 0): RunTask {
+function task(plugin: string, tool: string, args: Record<string, unknown>, padKb = 0, name = plugin): RunTask {
   // padKb: a comment that brings the module to the size of a catalog plugin (github's is ~38 KB)
-  const source = readFileSync(path.join(FIXTURE_PLUGINS_DIR, plugin, 'plugin.js'), 'utf8') + (padKb ? `\n/* ${'x'.repeat(padKb * 1024)} */\n` : '');
+  const source = readFileSync(path.join(FIXTURE_PLUGINS_DIR, plugin, 'plugin.js'), 'utf8') + (padKb ? `\n/* ${name} ${'x'.repeat(padKb * 1024)} */\n` : '');
   return {
     callId: randomUUID(),
-    plugin: { name: plugin, version: '1.0.0', source, sourceHash: createHash('sha256').update(source).digest('hex') },
+    plugin: { name, version: '1.0.0', source, sourceHash: createHash('sha256').update(source).digest('hex') },
     tool,
     argsJson: JSON.stringify(args),
     config: {},
@@ -119,6 +124,34 @@ async function main(): Promise<void> {
         out[label] = r;
         console.log(`${label}: CPU ${r.cpuMsPerCall.toFixed(3)} ms per call (this process, all threads), p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} ms, ${calls} sequential calls`);
       }
+    }
+    if (only.has('plugins')) {
+      const n = Number(argv.plugins);
+      const tasks = Array.from({ length: n }, (_, i) => task('fixture-echo', 'echo_args', { text: 'hi', times: 1 }, 38, `echo-${i}`));
+      const isolateCounters = async (): Promise<Record<string, number>> => {
+        const sum: Record<string, number> = { created: 0, collected: 0, recycled: 0, evicted: 0 };
+        for (const w of (await sandbox.memoryStats())?.workers ?? []) for (const k of Object.keys(sum)) sum[k] = (sum[k] ?? 0) + Number((w as unknown as Record<string, number>)[k] ?? 0);
+        return sum;
+      };
+      const lat: number[] = [];
+      let cold = 0;
+      let before: Record<string, number> = {};
+      for (let i = 0; i < calls + 400; i++) {
+        if (i === 400) before = await isolateCounters();
+        const t0 = performance.now();
+        const r = await sandbox.run({ ...(tasks[i % n] as RunTask), callId: randomUUID() }, http);
+        if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+        if (i < 400) continue;
+        lat.push(performance.now() - t0);
+        if (r.stats.coldStart) cold++;
+      }
+      const afterCounters = await isolateCounters();
+      const isolates = Object.fromEntries(Object.entries(afterCounters).map(([k, v]) => [k, v - (before[k] ?? 0)]));
+      lat.sort((a, b) => a - b);
+      const at = (q: number): number => lat[Math.min(lat.length - 1, Math.floor(lat.length * q))] ?? 0;
+      const row = { plugins: n, calls, p50: at(0.5), p90: at(0.9), p99: at(0.99), coldStarts: cold, isolates };
+      out[`plugins ${n}`] = row;
+      console.log(`${n} plugins in turn (38 KB modules), ${calls} sequential calls: p50 ${fmt(row.p50)} p90 ${fmt(row.p90)} p99 ${fmt(row.p99)} ms, ${cold} cold starts; isolates ${Object.entries(isolates).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     }
     for (const c of cases) {
       const t = task(c.plugin, c.tool, c.args, c.padKb);
