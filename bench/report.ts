@@ -109,8 +109,8 @@ export function e2eTables(rows: E2eRow[]): string {
 
 export function sandboxTable(rows: SandboxCostRow[]): string {
   const t = table(
-    ['tool / context mode (ms)', 'calls', 'sandbox p50', 'p99', 'in-process p50', 'p99', 'overhead p50', 'p99', 'errors'],
-    rows.map((r) => [`${r.tool} / ${r.mode}`, String(r.calls), ms(r.sandbox.p50), ms(r.sandbox.p99), ms(r.baseline.p50), ms(r.baseline.p99), ms(r.overheadP50Ms), ms(r.overheadP99Ms), String(r.errors)]),
+    ['tool / context mode (ms)', 'calls', 'sandbox p50', 'p99', 'in-process p50', 'p99', 'overhead p50', 'p99', 'cold starts', 'errors'],
+    rows.map((r) => [`${r.tool} / ${r.mode}`, String(r.calls), ms(r.sandbox.p50), ms(r.sandbox.p99), ms(r.baseline.p50), ms(r.baseline.p99), ms(r.overheadP50Ms), ms(r.overheadP99Ms), String(r.coldStarts), String(r.errors)]),
   );
   const firstErrors = rows.filter((r) => r.firstError).map((r) => `  ${r.tool} / ${r.mode}: ${r.firstError}`);
   return [t, ...(firstErrors.length ? ['errors:', ...firstErrors] : [])].join('\n');
