@@ -15,8 +15,8 @@
  * Memory bound: an isolate reclaims the contexts of past calls only in a full collection, and
  * with a 64 MiB limit V8 lets tens of MiB of dead contexts pile up first, in every isolate
  * (~50–75 KiB per call), so idle isolates would hold most of the sandbox process's memory. So an
- * idle isolate whose used heap has reached its collection threshold (COLLECT_AT_MB, then twice
- * what the last collection left) is collected between calls, right after its spare is prepared
+ * idle isolate whose used heap has reached its collection threshold (COLLECT_AT_MB, then that
+ * much over what the last collection left) is collected between calls, right after its spare is prepared
  * (ENTRY_COLLECT: ~1 ms for a hundred dead contexts). Without it, idle isolates of a worker that
  * serves several plugins went over the idle budget every ~50–100 calls and were disposed, and the
  * next call of their plugin started cold. The heap idle isolates hold is still bounded per worker
@@ -58,8 +58,8 @@ export const RECYCLE_AT_HEAP_SHARE = 0.5;
 export const IDLE_HEAP_BUDGET_MB = 32;
 /**
  * An idle isolate is collected once its used heap reaches this (or a quarter of its memory limit if
- * that is less); after a collection, once it reaches twice what the collection left, so that an
- * isolate with a large live heap is not collected after every call.
+ * that is less); after a collection, once this much more has piled up on top of what the collection
+ * left, so that an isolate with a large live heap is not collected after every call.
  */
 export const COLLECT_AT_MB = 4;
 
@@ -208,7 +208,9 @@ function collect(entry: IsolateEntry, via: PreparedContext): boolean {
   }
   counters.collected++;
   entry.collectDue = false;
-  entry.collectAt = Math.max(firstCollectAt(entry.memoryMb), 2 * measureHeld(entry));
+  // one collection does not always free every dead context (V8 keeps some a cycle longer): the
+  // next one comes once as much again has piled up on top of what this one left
+  entry.collectAt = firstCollectAt(entry.memoryMb) + measureHeld(entry);
   return true;
 }
 

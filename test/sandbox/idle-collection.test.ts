@@ -2,34 +2,43 @@
  * @module test/sandbox/idle-collection.test
  * Dead contexts of past calls are reclaimed by collecting idle isolates between calls, not by
  * disposing them: on the real sandbox (one worker, so every call lands on the same isolates), two
- * plugins called in turn, each call leaving ~250 KB of garbage, keep the isolates they start with
- * (at most WARM_ISOLATES_PER_PLUGIN each) warm through 240 calls. Without the collection the worker's idle isolates go over the idle budget
- * and are disposed every few dozen calls, and each next call of their plugin starts cold.
+ * plugins of a catalog plugin's size called in turn, each call leaving its dead context and ~20 KB
+ * of garbage, keep the isolates they start with (at most WARM_ISOLATES_PER_PLUGIN each) warm
+ * through 400 calls. Without the collection (no gc in the sandbox process) 2–3 of them are
+ * disposed for memory meanwhile, and each next call of their plugin starts cold. With per-tenant
+ * contexts (no spare to collect through) a tenant's kept context serves, and keeps its state.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { createBridge, createSandbox, type Bridge } from '../../sandbox/index.js';
-import { WARM_ISOLATES_PER_PLUGIN } from '../../sandbox/worker/isolate-cache.js';
+import { MAX_TENANT_CONTEXTS, WARM_ISOLATES_PER_PLUGIN } from '../../sandbox/worker/isolate-cache.js';
 import { callTool, egressPolicy, moduleOf } from './helpers/harness.js';
 
 const PLUGINS = 2;
-const ROUNDS = 120;
+const ROUNDS = 200;
 
+/** a module of a catalog plugin's size (~38 KB, most of it a comment) */
 const source = (i: number): string =>
   moduleOf(`async function handler(ctx, args) {
-  const junk = Array.from({ length: 2500 }, (_, k) => ({ k, s: 'plugin ${i} ' + k + args.round }));
+  const junk = Array.from({ length: 200 }, (_, k) => ({ k, s: 'plugin ${i} ' + k + args.round }));
   return { n: junk.length, plugin: ${i} };
-}`);
+}
+/* ${'x'.repeat(38 * 1024)} */`);
 
 describe('idle isolates are collected, not disposed', () => {
+  // each test has a sandbox of its own: the idle budget is per worker, across plugins
   let sandbox: Awaited<ReturnType<typeof createSandbox>>;
   let bridge: Bridge;
-  before(async () => {
-    sandbox = await createSandbox({ workers: 1, callsPerWorker: 1, maxWorkerShare: 1, maxQueue: 10 });
+  before(() => {
     bridge = createBridge(egressPolicy());
   });
-  after(async () => {
+  beforeEach(async () => {
+    sandbox = await createSandbox({ workers: 1, callsPerWorker: 1, maxWorkerShare: 1, maxQueue: 10 });
+  });
+  afterEach(async () => {
     await sandbox?.close();
+  });
+  after(async () => {
     await bridge?.close();
   });
 
@@ -39,7 +48,7 @@ describe('idle isolates are collected, not disposed', () => {
       for (let i = 0; i < PLUGINS; i++) {
         const r = await callTool(sandbox, bridge, { name: `garbage-${i}`, source: source(i), args: { round }, limits: { memoryMb: 64 } });
         assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
-        assert.deepEqual(r.result, { n: 2500, plugin: i });
+        assert.deepEqual(r.result, { n: 200, plugin: i });
         if (r.outcome.stats.coldStart) cold.push(round);
       }
     }
@@ -50,5 +59,27 @@ describe('idle isolates are collected, not disposed', () => {
     assert.ok(w.created <= PLUGINS * WARM_ISOLATES_PER_PLUGIN, `isolates created ${w.created}`);
     // a cold start is an isolate being created: at most the warm isolates each plugin may have
     assert.ok(cold.length <= PLUGINS * WARM_ISOLATES_PER_PLUGIN, `cold starts in rounds ${cold.join(', ')}`);
+  });
+
+  it('per-tenant contexts: collected through a kept context, and every tenant keeps its state across the collections', async () => {
+    const tenants = 20;
+    const counting = moduleOf(`let calls = 0;
+async function handler(ctx, args) {
+  const junk = Array.from({ length: 5000 }, (_, k) => ({ k, s: 'tenant ' + k + args.round }));
+  calls++;
+  return { calls, n: junk.length };
+}`);
+    for (let call = 0; call < 240; call++) {
+      const r = await callTool(sandbox, bridge, { name: 'garbage-tenants', source: counting, args: { round: call }, limits: { memoryMb: 64 }, contextKey: `tenant-${call % tenants}` });
+      assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
+      // each tenant's module state persists: its own count of calls, collections or not
+      assert.deepEqual(r.result, { calls: Math.floor(call / tenants) + 1, n: 5000 });
+    }
+    // the collection runs once the call's turn is over: let the last one run
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const w = (await sandbox.memoryStats())?.workers[0];
+    assert.ok(w);
+    assert.ok(w.collected >= 1, `idle isolates collected ${w.collected} times`);
+    assert.equal(w.created, 1, 'one isolate for the plugin');
   });
 });
