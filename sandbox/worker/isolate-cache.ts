@@ -16,8 +16,8 @@
  * with a 64 MiB limit V8 lets tens of MiB of dead contexts pile up first, in every isolate
  * (~50–75 KiB per call), so idle isolates would hold most of the sandbox process's memory. So an
  * idle isolate whose used heap has reached its collection threshold (COLLECT_AT_MB, then that
- * much over what the last collection left) is collected between calls, right after its spare is prepared
- * (ENTRY_COLLECT: ~1 ms for a hundred dead contexts). Without it, idle isolates of a worker that
+ * much over what the last collection left) is collected between calls, right after its spare is
+ * prepared (ENTRY_COLLECT: ~1 ms for a hundred dead contexts). Without it, idle isolates of a worker that
  * serves several plugins went over the idle budget every ~50–100 calls and were disposed, and the
  * next call of their plugin started cold. The heap idle isolates hold is still bounded per worker
  * by IDLE_HEAP_BUDGET_MB: over it, idle isolates are disposed, largest first (a disposed isolate
@@ -264,6 +264,7 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
         if (entry.busy) entry.retire = true;
         else disposeEntry(entry);
       }
+      enforceIdleBudget();
     },
   );
 }
@@ -366,18 +367,23 @@ export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: n
     } else if (used >= entry.collectAt && !entry.cannotCollect) entry.collectDue = true;
   }
   if (entry.disposed) return;
-  if (prepareAhead) fillSpares(entry, prepareAhead.timeoutMs);
-  else if (entry.collectDue) {
-    // per-tenant: no spare to prepare; collect once this turn (the outcome) is done, if still idle
+  // the budget is enforced now, or by the deferred step that first collects this isolate
+  let deferred = false;
+  if (prepareAhead) {
+    fillSpares(entry, prepareAhead.timeoutMs);
+    deferred = entry.filling;
+  }
+  if (!deferred && entry.collectDue) {
+    // no spare being prepared (per-tenant, or preparing failed before): collect through a kept
+    // context once this turn (the outcome) is done, if the isolate is still idle
+    deferred = true;
     setImmediate(() => {
-      if (entry.busy || entry.disposed) return;
-      collectIfDue(entry);
+      if (!entry.busy && !entry.disposed) collectIfDue(entry);
       enforceIdleBudget();
     });
   }
   evictIdle();
-  // an isolate due for collection counts against the budget once collected (right after its spare)
-  if (!entry.collectDue) enforceIdleBudget();
+  if (!deferred) enforceIdleBudget();
 }
 
 control.onmessage = (event: unknown) => {
