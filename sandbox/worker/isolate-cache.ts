@@ -38,11 +38,15 @@ export const MAX_TENANT_CONTEXTS = 32;
 /** spare contexts an idle isolate keeps ready */
 export const SPARES_PER_ISOLATE = 1;
 /**
- * A per-call call that finds no idle isolate with a READY spare starts a second isolate for the
- * plugin (up to this many): an isolate runs one thing at a time, so back-to-back calls alternate
- * between two isolates while the other one prepares its next context in parallel.
+ * A per-call call that finds no idle isolate with a READY spare starts another isolate for the
+ * plugin while the plugin has fewer than this many in the worker (calls that find every isolate of
+ * their plugin busy always get one of their own). It was 2 while spares were prepared on
+ * isolated-vm's thread pool, so that back-to-back calls could alternate between two isolates while
+ * the other prepared in parallel; spares are now prepared on the worker's own thread, where nothing
+ * runs in parallel, and a second idle isolate per plugin only halved how many plugins a worker
+ * keeps warm (four plugins called in turn then went over MAX_IDLE_ISOLATES and kept starting cold).
  */
-export const WARM_ISOLATES_PER_PLUGIN = 2;
+export const WARM_ISOLATES_PER_PLUGIN = 1;
 /**
  * An idle isolate whose heap (live data and garbage not yet collected) is over this share of its
  * limit is disposed rather than reused: contexts of past calls are reclaimed slowly, and a reused
