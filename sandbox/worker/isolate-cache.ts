@@ -25,9 +25,8 @@
  * by the plugin's memoryMb.
  */
 import ivm from 'isolated-vm';
-import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { getHeapStatistics } from 'node:v8';
-import { CONTROL_CHANNEL, type ControlMessage, type WorkerMemory } from '../internal-protocol.js';
+import { BroadcastChannel } from 'node:worker_threads';
+import { CONTROL_CHANNEL, type ControlMessage } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { classifyIsolateError } from './classify-error.js';
 import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
@@ -105,7 +104,7 @@ export interface IsolateEntry {
 }
 
 const pools = new Map<string, IsolateEntry[]>();
-/** lifetime counters of this worker, for memoryReport() */
+/** lifetime counters of this worker, for the memory report (worker-control.ts) */
 const counters = { created: 0, recycled: 0, evicted: 0, collected: 0 };
 const control = new BroadcastChannel(CONTROL_CHANNEL);
 control.unref();
@@ -136,6 +135,16 @@ export function disposeEntry(entry: IsolateEntry): void {
   } catch {
     // already disposed by isolated-vm itself (memory limit)
   }
+}
+
+/** Every isolate of this worker, busy or idle (for the memory report). */
+export function allEntries(): IsolateEntry[] {
+  return [...pools.values()].flat();
+}
+
+/** This worker's lifetime counters (for the memory report). */
+export function lifetimeCounters(): typeof counters {
+  return { ...counters };
 }
 
 export function disposeAll(): void {
@@ -322,40 +331,6 @@ function evictIdle(): void {
 }
 
 /**
- * This worker's isolates and their heaps (see WorkerMemory; sandbox-internal). A busy isolate is
- * read asynchronously, so that the report never waits on the worker thread for one running a
- * step. An idle one is read synchronously, as the idle budget measures it: nothing holds its lock,
- * and entering it asynchronously would first run the V8 tasks it has pending since its last step
- * on the worker's thread (a collection that grows its heap by a page or two), changing what the
- * report is meant to show.
- */
-export async function memoryReport(): Promise<WorkerMemory> {
-  const own = getHeapStatistics();
-  const r: WorkerMemory = { threadId, isolates: 0, busy: 0, usedHeap: 0, totalHeap: 0, external: 0, idleHeld: 0, ...counters, threadHeapUsed: own.used_heap_size, threadHeapTotal: own.total_heap_size };
-  const entries = [...pools.values()].flat();
-  const heapOf = async (e: IsolateEntry): Promise<ivm.HeapStatistics | undefined> => {
-    try {
-      if (e.disposed || e.isolate.isDisposed) return undefined;
-      return !e.busy && !e.filling ? e.isolate.getHeapStatisticsSync() : await e.isolate.getHeapStatistics();
-    } catch {
-      return undefined; // disposed under our feet
-    }
-  };
-  const stats = await Promise.all(entries.map(heapOf));
-  for (const [i, e] of entries.entries()) {
-    const h = stats[i];
-    if (!h || e.disposed) continue;
-    r.isolates++;
-    if (e.busy) r.busy++;
-    r.usedHeap += h.used_heap_size;
-    r.totalHeap += h.total_heap_size;
-    r.external += h.externally_allocated_size;
-    if (!e.busy) r.idleHeld += h.total_heap_size + h.externally_allocated_size;
-  }
-  return r;
-}
-
-/**
  * The call using `entry` is over. With `prepareAhead` (a per-call call that ended cleanly), the idle
  * isolate prepares the next fresh context once the current turn of the event loop is done.
  */
@@ -389,17 +364,3 @@ export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: n
   evictIdle();
   if (!deferred) enforceIdleBudget();
 }
-
-control.onmessage = (event: unknown) => {
-  const data = (event as { data?: ControlMessage }).data;
-  if (data?.t === 'dispose-all') disposeAll();
-  else if (data?.t === 'memory-query') {
-    memoryReport().then(
-      (report) => {
-        const reply: ControlMessage = { t: 'memory-report', seq: data.seq, report };
-        control.postMessage(reply);
-      },
-      () => undefined, // diagnostics only: the asker times out
-    );
-  }
-};

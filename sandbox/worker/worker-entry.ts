@@ -12,6 +12,8 @@ import { CONTROL_CHANNEL, type ControlMessage, type ToWorker, type WorkerHello, 
 import type { RunTask } from '../protocol.js';
 import { SourceCache } from '../source-cache.js';
 import { runCall, type TaskPort } from './run-call.js';
+// answers the sandbox process's control channel (dispose-all, memory-query)
+import './worker-control.js';
 
 export interface WorkerTask {
   task: RunTask;
