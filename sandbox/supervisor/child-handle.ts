@@ -24,8 +24,9 @@ import { checkOutcome, failure } from './check-outcome.js';
  * integrations do not need, and installing its objects was ~18 % of the CPU of every fresh context.
  * The sandbox process itself runs no WebAssembly (the host makes the HTTP requests).
  * `--expose-gc-as` puts V8's gc function on the global of every context under GC_GLOBAL: the
- * bootstrap takes it and deletes it before plugin code runs, and the isolate cache uses it to
- * collect an idle isolate's dead contexts instead of disposing the isolate (isolate-cache.ts).
+ * bootstrap takes it and empties that (non-configurable) global before plugin code runs, and the
+ * isolate cache uses it to collect an idle isolate's dead contexts instead of disposing the
+ * isolate (isolate-cache.ts).
  */
 export const SANDBOX_V8_FLAGS: readonly string[] = ['--no-expose-wasm', '--no-validate-asm', `--expose-gc-as=${GC_GLOBAL}`];
 

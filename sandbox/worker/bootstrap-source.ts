@@ -15,6 +15,9 @@
  * data. Everything here is untrusted-side code: the host re-checks all it sends.
  */
 
+/** the name under which the sandbox process's V8 exposes its gc function (`--expose-gc-as`) */
+export const GC_GLOBAL = '__wb_gc';
+
 export const BOOTSTRAP_SOURCE = String.raw`
 (function bootstrap() {
   'use strict';
@@ -22,8 +25,8 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const bridge = g.__wb_bridge;
   delete g.__wb_bridge;
   // V8 makes the gc global non-configurable: it cannot be deleted, only emptied and made read-only
-  const collect = g.__wb_gc;
-  if (collect !== undefined) Object.defineProperty(g, '__wb_gc', { value: undefined, writable: false });
+  const collect = g.${GC_GLOBAL};
+  if (collect !== undefined) Object.defineProperty(g, '${GC_GLOBAL}', { value: undefined, writable: false });
   delete g.SharedArrayBuffer;
   delete g.Atomics;
   const ObjectFreeze = Object.freeze, ObjectCreate = Object.create, ObjectKeys = Object.keys;
@@ -277,8 +280,6 @@ export const ENTRY_DELIVER = 1;
 export const ENTRY_TAKE = 2;
 /** returns true once the isolate has been collected, false where the process exposes no gc */
 export const ENTRY_COLLECT = 3;
-/** the name under which the sandbox process's V8 exposes its gc function (`--expose-gc-as`) */
-export const GC_GLOBAL = '__wb_gc';
 
 /** Names of the log levels, indexed by the id the bootstrap sends with a 'log' message. */
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
