@@ -129,8 +129,13 @@ async function main(): Promise<void> {
       const n = Number(argv.plugins);
       const tasks = Array.from({ length: n }, (_, i) => task('fixture-echo', 'echo_args', { text: 'hi', times: 1 }, 38, `echo-${i}`));
       const isolateCounters = async (): Promise<Record<string, number>> => {
-        const sum: Record<string, number> = { created: 0, collected: 0, recycled: 0, evicted: 0 };
-        for (const w of (await sandbox.memoryStats())?.workers ?? []) for (const k of Object.keys(sum)) sum[k] = (sum[k] ?? 0) + Number((w as unknown as Record<string, number>)[k] ?? 0);
+        const sum = { created: 0, collected: 0, recycled: 0, evicted: 0 };
+        for (const w of (await sandbox.memoryStats())?.workers ?? []) {
+          sum.created += w.created;
+          sum.collected += w.collected;
+          sum.recycled += w.recycled;
+          sum.evicted += w.evicted;
+        }
         return sum;
       };
       const lat: number[] = [];
