@@ -19,6 +19,7 @@ import { Dispatcher, type Lease } from '../supervisor/dispatcher.js';
 import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
 import { SourceCache } from '../source-cache.js';
 import { selfTest } from './self-test.js';
+import { affinityBalancer } from './balancer.js';
 import type { WorkerTask } from '../worker/worker-entry.js';
 
 const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
@@ -28,6 +29,8 @@ const share = Math.min(1, Math.max(0.01, Number(process.env['WB_SANDBOX_WORKER_S
 const traceHops = process.env['WB_SANDBOX_TRACE_HOPS'] === '1';
 /** CPU slots; the host already bounds the calls in flight (and their queue) */
 const cpu = new Dispatcher({ slots: workers, perPlugin: Math.ceil(share * workers), inFlight: Number.MAX_SAFE_INTEGER, perPluginInFlight: Number.MAX_SAFE_INTEGER, maxQueue: Number.MAX_SAFE_INTEGER });
+/** a worker as Piscina shows it to a load balancer (the type is not exported by the package's root) */
+type PoolWorker = Parameters<NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>>[1][number];
 const NO_LEASE: Lease = { park: () => undefined, resume: () => Promise.resolve(), release: () => undefined };
 
 interface Call {
@@ -68,6 +71,7 @@ async function main(): Promise<void> {
     send({ t: 'fatal', message: `isolate self-test failed: ${e instanceof Error ? e.message : String(e)}` });
     process.exit(78);
   }
+  const balancer = affinityBalancer<PoolWorker>(callsPerWorker);
   const pool = new Piscina({
     filename: fileURLToPath(new URL('../worker/worker-entry.js', import.meta.url)),
     minThreads: workers,
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
     atomics: 'disabled',
     // several calls per worker only interleave while they wait on ctx.http; each has its own isolate
     concurrentTasksPerWorker: callsPerWorker,
+    loadBalancer: (task, piscinaWorkers) => balancer.balance(task, piscinaWorkers),
   });
   const control = new BroadcastChannel(CONTROL_CHANNEL);
   /** memory-stats requests being answered: the worker reports gathered so far, by query seq */
@@ -146,7 +151,7 @@ async function main(): Promise<void> {
       // the worker keeps sources too: it asks over the port when it lacks this one
       const stripped: RunTask = { ...task, plugin: { ...task.plugin, source: '' } };
       const work: WorkerTask = { task: stripped, id };
-      pool.run(work).then(
+      balancer.routing(task.plugin.name, () => pool.run(work)).then(
         (r: WorkerOutcome) => {
           result = r;
           flush();

@@ -1,0 +1,80 @@
+/**
+ * @module test/sandbox/plugin-affinity.test
+ * Calls go to their plugin's home worker when it is idle (sandbox/process/balancer.ts): the
+ * balancer alone (homes given out PLUGINS_PER_HOME to a worker, in the pool's order; a busy or
+ * vanished home), then on the real sandbox: ten plugins called in turn on two workers stay warm,
+ * where one worker (8 idle isolates at most) would evict the isolate the next call needs every time.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createBridge, createSandbox, type Bridge } from '../../sandbox/index.js';
+import { affinityBalancer, PLUGINS_PER_HOME, type BalancedWorker } from '../../sandbox/process/balancer.js';
+import { MAX_IDLE_ISOLATES } from '../../sandbox/worker/isolate-cache.js';
+import { callTool, egressPolicy, moduleOf } from './helpers/harness.js';
+
+const worker = (id: number, currentUsage = 0): BalancedWorker => ({ id, currentUsage, isRunningAbortableTask: false });
+const task = { isAbortable: false };
+
+describe('the affinity balancer', () => {
+  it(`gives out homes ${PLUGINS_PER_HOME} plugins to a worker, in the pool's order, and sends each call home`, () => {
+    const b = affinityBalancer<BalancedWorker>(4);
+    const pool = [worker(11), worker(12), worker(13)];
+    const homes = Array.from({ length: PLUGINS_PER_HOME + 2 }, (_, i) => b.routing(`p${i}`, () => b.balance(task, pool))?.id);
+    assert.deepEqual(homes, [...Array<number>(PLUGINS_PER_HOME).fill(11), 12, 12]);
+    // the same plugin again: its home, even though an earlier worker is idle too
+    assert.equal(b.routing(`p${PLUGINS_PER_HOME}`, () => b.balance(task, pool))?.id, 12);
+    assert.equal(b.homeOf('p0'), 11);
+  });
+
+  it("a busy home: the first idle worker, else the least busy; the home stays the plugin's", () => {
+    const b = affinityBalancer<BalancedWorker>(4);
+    assert.equal(b.routing('p', () => b.balance(task, [worker(1), worker(2)]))?.id, 1);
+    assert.equal(b.routing('p', () => b.balance(task, [worker(1, 1), worker(2)]))?.id, 2);
+    assert.equal(b.routing('p', () => b.balance(task, [worker(1, 3), worker(2, 2)]))?.id, 2);
+    assert.equal(b.routing('p', () => b.balance(task, [worker(1, 4), worker(2, 4)])), null, 'every worker full: the task waits in the queue');
+    assert.equal(b.homeOf('p'), 1);
+    assert.equal(b.routing('p', () => b.balance(task, [worker(1), worker(2)]))?.id, 1);
+  });
+
+  it('a home whose worker is gone is given again; a task balanced outside routing() has no affinity', () => {
+    const b = affinityBalancer<BalancedWorker>(4);
+    b.routing('p', () => b.balance(task, [worker(1), worker(2)]));
+    assert.equal(b.homeOf('p'), 1);
+    assert.equal(b.routing('p', () => b.balance(task, [worker(2), worker(3)]))?.id, 2);
+    assert.equal(b.homeOf('p'), 2);
+    // from Piscina's queue (no plugin named): the first idle worker, not p's home
+    assert.equal(b.balance(task, [worker(3), worker(2)])?.id, 3);
+  });
+});
+
+describe('plugin affinity on the real sandbox', () => {
+  const PLUGINS = 10;
+  let sandbox: Awaited<ReturnType<typeof createSandbox>>;
+  let bridge: Bridge;
+  before(async () => {
+    sandbox = await createSandbox({ workers: 2, callsPerWorker: 1, maxWorkerShare: 1, maxQueue: 10 });
+    bridge = createBridge(egressPolicy());
+  });
+  after(async () => {
+    await sandbox?.close();
+    await bridge?.close();
+  });
+
+  it(`${PLUGINS} plugins called in turn (more than the ${MAX_IDLE_ISOLATES} idle isolates a worker keeps) stay warm on two workers`, async () => {
+    const source = (i: number): string => moduleOf(`async function handler(ctx, args) { return { plugin: ${i}, round: args.round }; }`);
+    const cold: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < PLUGINS; i++) {
+        const r = await callTool(sandbox, bridge, { name: `turn-${i}`, source: source(i), args: { round } });
+        assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
+        assert.deepEqual(r.result, { plugin: i, round });
+        if (r.outcome.stats.coldStart) cold.push(`${round}:${i}`);
+      }
+    }
+    // each plugin starts cold once, on its home worker; without homes every call here starts cold
+    assert.ok(cold.length <= PLUGINS + 2, `cold starts ${cold.length}: ${cold.join(' ')}`);
+    const stats = await sandbox.memoryStats();
+    assert.ok(stats);
+    assert.equal(stats.workers.filter((w) => w.isolates > 0).length, 2, 'both workers hold isolates');
+  });
+});
