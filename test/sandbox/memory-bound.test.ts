@@ -7,10 +7,9 @@
  * isolates than the budget holds: the bound is reached by disposing idle isolates.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge } from '../../sandbox/index.js';
+import { describe, it } from 'node:test';
 import { IDLE_HEAP_BUDGET_MB } from '../../sandbox/worker/isolate-cache.js';
-import { callTool, egressPolicy, moduleOf } from './helpers/harness.js';
+import { moduleOf, useSandbox } from './helpers/harness.js';
 
 const PLUGINS = 6;
 const CALLS_PER_PLUGIN = 60;
@@ -24,23 +23,14 @@ const source = (i: number): string =>
 }`);
 
 describe('memory bound of idle isolates', () => {
-  let sandbox: Awaited<ReturnType<typeof createSandbox>>;
-  let bridge: Bridge;
-  before(async () => {
-    sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxWorkerShare: 1, maxQueue: 100 });
-    bridge = createBridge(egressPolicy());
-  });
-  after(async () => {
-    await sandbox?.close();
-    await bridge?.close();
-  });
+  const shared = useSandbox({ workers: 1, callsPerWorker: 4, maxWorkerShare: 1, maxQueue: 100 });
 
   it(`after ${PLUGINS * CALLS_PER_PLUGIN} calls of ${PLUGINS} plugins, idle isolates hold at most ${IDLE_HEAP_BUDGET_MB} MiB`, async () => {
     const codes: Record<string, number> = {};
     let peakIdle = 0;
     for (let round = 0; round < CALLS_PER_PLUGIN; round++) {
       const batch = await Promise.all(
-        Array.from({ length: PLUGINS }, (_, i) => callTool(sandbox, bridge, { name: `mem-plugin-${i}`, source: source(i), args: { round }, limits: { memoryMb: 64 } })),
+        Array.from({ length: PLUGINS }, (_, i) => shared.run({ name: `mem-plugin-${i}`, source: source(i), args: { round }, limits: { memoryMb: 64 } })),
       );
       for (const [i, r] of batch.entries()) {
         if (!r.outcome.ok) codes[r.outcome.error.code] = (codes[r.outcome.error.code] ?? 0) + 1;
@@ -49,7 +39,7 @@ describe('memory bound of idle isolates', () => {
       if (round % 10 === 9) {
         // between rounds nothing runs, but spares may still be in preparation (they count when ready)
         await new Promise((r) => setTimeout(r, 100));
-        const stats = await sandbox.memoryStats();
+        const stats = await shared.sandbox.memoryStats();
         const w = stats?.workers[0];
         assert.ok(w, 'the worker answered');
         peakIdle = Math.max(peakIdle, w.idleHeld);
@@ -57,7 +47,7 @@ describe('memory bound of idle isolates', () => {
       }
     }
     assert.deepEqual(codes, {});
-    const stats = await sandbox.memoryStats();
+    const stats = await shared.sandbox.memoryStats();
     const w = stats?.workers[0];
     assert.ok(w);
     // the bound was reached by disposing isolates, not by the calls leaving nothing behind

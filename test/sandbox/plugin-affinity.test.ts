@@ -6,11 +6,10 @@
  * where one worker (8 idle isolates at most) would evict the isolate the next call needs every time.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge } from '../../sandbox/index.js';
+import { describe, it } from 'node:test';
 import { affinityBalancer, PLUGINS_PER_HOME, type BalancedWorker } from '../../sandbox/process/balancer.js';
 import { MAX_IDLE_ISOLATES } from '../../sandbox/worker/isolate-cache.js';
-import { callTool, egressPolicy, moduleOf } from './helpers/harness.js';
+import { moduleOf, useSandbox } from './helpers/harness.js';
 
 const worker = (id: number, currentUsage = 0): BalancedWorker => ({ id, currentUsage, isRunningAbortableTask: false });
 const task = { isAbortable: false };
@@ -49,23 +48,14 @@ describe('the affinity balancer', () => {
 
 describe('plugin affinity on the real sandbox', () => {
   const PLUGINS = 10;
-  let sandbox: Awaited<ReturnType<typeof createSandbox>>;
-  let bridge: Bridge;
-  before(async () => {
-    sandbox = await createSandbox({ workers: 2, callsPerWorker: 1, maxWorkerShare: 1, maxQueue: 10 });
-    bridge = createBridge(egressPolicy());
-  });
-  after(async () => {
-    await sandbox?.close();
-    await bridge?.close();
-  });
+  const shared = useSandbox({ workers: 2, callsPerWorker: 1, maxWorkerShare: 1, maxQueue: 10 });
 
   it(`${PLUGINS} plugins called in turn (more than the ${MAX_IDLE_ISOLATES} idle isolates a worker keeps) stay warm on two workers`, async () => {
     const source = (i: number): string => moduleOf(`async function handler(ctx, args) { return { plugin: ${i}, round: args.round }; }`);
     const cold: string[] = [];
     for (let round = 0; round < 4; round++) {
       for (let i = 0; i < PLUGINS; i++) {
-        const r = await callTool(sandbox, bridge, { name: `turn-${i}`, source: source(i), args: { round } });
+        const r = await shared.run({ name: `turn-${i}`, source: source(i), args: { round } });
         assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
         assert.deepEqual(r.result, { plugin: i, round });
         if (r.outcome.stats.coldStart) cold.push(`${round}:${i}`);
@@ -73,7 +63,7 @@ describe('plugin affinity on the real sandbox', () => {
     }
     // each plugin starts cold once, on its home worker; without homes every call here starts cold
     assert.ok(cold.length <= PLUGINS + 2, `cold starts ${cold.length}: ${cold.join(' ')}`);
-    const stats = await sandbox.memoryStats();
+    const stats = await shared.sandbox.memoryStats();
     assert.ok(stats);
     assert.equal(stats.workers.filter((w) => w.isolates > 0).length, 2, 'both workers hold isolates');
   });

@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import { after, before } from 'node:test';
 import { createBridge, createSandbox } from '../../../sandbox/index.js';
+import type { SandboxOptions } from '../../../sandbox/sandbox-options.js';
+import type { SandboxInternals } from '../../../sandbox/supervisor/create-sandbox.js';
 import type { PluginManifest } from '../../../sandbox/manifest.js';
 import type { Bridge, BridgeRequest, BridgeResult, CallScope, Credential, EgressPolicy, RunOutcome, Sandbox, SandboxLogger, SandboxLimits } from '../../../sandbox/index.js';
 
@@ -121,14 +123,15 @@ export function errorCode(r: CallRecord): string | undefined {
 }
 
 /**
- * A one-worker sandbox and a bridge shared by the tests of one file, started before them and
- * closed after them. Read `sandbox` and `bridge` inside tests (they are set by then).
+ * A real sandbox with these options and a bridge, shared by the tests of one file (or describe
+ * block), started before them and closed after them. Read `sandbox` and `bridge` inside tests
+ * (they are set by then).
  */
-export function useOneWorkerSandbox(): { readonly sandbox: Sandbox; readonly bridge: Bridge; run(spec: CallSpec): Promise<CallRecord> } {
-  let sandbox: Sandbox | undefined;
+export function useSandbox(options: SandboxOptions): { readonly sandbox: Sandbox & SandboxInternals; readonly bridge: Bridge; run(spec: CallSpec): Promise<CallRecord> } {
+  let sandbox: (Sandbox & SandboxInternals) | undefined;
   let bridge: Bridge | undefined;
   before(async () => {
-    sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    sandbox = await createSandbox(options);
     bridge = createBridge(egressPolicy());
   });
   after(async () => {
@@ -136,7 +139,7 @@ export function useOneWorkerSandbox(): { readonly sandbox: Sandbox; readonly bri
     await bridge?.close();
   });
   const ready = () => {
-    if (!sandbox || !bridge) throw new Error('useOneWorkerSandbox: used outside a test');
+    if (!sandbox || !bridge) throw new Error('useSandbox: used outside a test');
     return { sandbox, bridge };
   };
   return {
@@ -148,4 +151,9 @@ export function useOneWorkerSandbox(): { readonly sandbox: Sandbox; readonly bri
     },
     run: (spec) => callTool(ready().sandbox, ready().bridge, spec),
   };
+}
+
+/** useSandbox with one worker, which every call of the file then shares. */
+export function useOneWorkerSandbox(): ReturnType<typeof useSandbox> {
+  return useSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
 }
