@@ -17,12 +17,12 @@
  * (~50–75 KiB per call), so idle isolates would hold most of the sandbox process's memory. So an
  * idle isolate whose used heap has reached its collection threshold (COLLECT_AT_MB, then that
  * much over what the last collection left) is collected between calls, right after its spare is
- * prepared (ENTRY_COLLECT: ~1 ms for a hundred dead contexts). Without it, idle isolates of a worker that
- * serves several plugins went over the idle budget every ~50–100 calls and were disposed, and the
- * next call of their plugin started cold. The heap idle isolates hold is still bounded per worker
- * by IDLE_HEAP_BUDGET_MB: over it, idle isolates are disposed, largest first (a disposed isolate
- * gives its whole heap back; the next call of its plugin starts cold). Busy isolates are bounded
- * by the plugin's memoryMb.
+ * prepared (ENTRY_COLLECT: ~1 ms for a hundred dead contexts). Without it, idle isolates of a
+ * worker that serves several plugins went over the idle budget every ~50–100 calls and were
+ * disposed, and the next call of their plugin started cold. The heap idle isolates hold is still
+ * bounded per worker by IDLE_HEAP_BUDGET_MB (enforceIdleBudget: a disposed isolate gives its whole
+ * heap back; the next call of its plugin starts cold). Busy isolates are bounded by the plugin's
+ * memoryMb.
  */
 import ivm from 'isolated-vm';
 import { BroadcastChannel } from 'node:worker_threads';
@@ -54,17 +54,22 @@ export const WARM_ISOLATES_PER_PLUGIN = 1;
 export const RECYCLE_AT_HEAP_SHARE = 0.5;
 /**
  * Per worker, the most heap its idle isolates may hold together: V8 heap committed
- * (total_heap_size) plus external allocations, as measured when each became idle. Over it, idle
- * isolates are disposed, largest first. The sandbox process's isolate heaps at rest are thus at
- * most workers × IDLE_HEAP_BUDGET_MB (plus what busy isolates use, each under its memoryMb).
+ * (total_heap_size) plus external allocations, as measured when each became idle. Over it, see
+ * enforceIdleBudget. An idle isolate of a catalog plugin's size commits 3.5–6 MiB (its new space,
+ * pages a collection does not give back at once, its spare context), so this lets a worker keep
+ * MAX_IDLE_ISOLATES of them; at 32 MiB it kept 6–7, and an eighth plugin in turn churned (83 cold
+ * starts in 3,000 calls). The sandbox process's isolate heaps at rest are thus at most workers ×
+ * IDLE_HEAP_BUDGET_MB (plus what busy isolates use, each under its memoryMb).
  */
-export const IDLE_HEAP_BUDGET_MB = 32;
+export const IDLE_HEAP_BUDGET_MB = 48;
 /**
  * An idle isolate is collected once its used heap reaches this (or a quarter of its memory limit if
  * that is less); after a collection, once this much more has piled up on top of what the collection
  * left, so that an isolate with a large live heap is not collected after every call.
  */
 export const COLLECT_AT_MB = 4;
+/** over the idle budget, idle isolates holding at least this much garbage are collected before any is disposed */
+const MIN_GARBAGE_TO_COLLECT = 1024 * 1024;
 
 interface Spare {
   ready: Promise<PreparedContext>;
@@ -72,6 +77,8 @@ interface Spare {
   timeoutMs: number;
   /** preparation has finished (successfully) */
   settled: boolean;
+  /** the prepared context, once settled */
+  context?: PreparedContext;
 }
 
 export interface IsolateEntry {
@@ -95,6 +102,8 @@ export interface IsolateEntry {
   lastUsed: number;
   /** heap committed + external when it last became idle (what it holds against the idle budget) */
   heldBytes: number;
+  /** used heap + external when it was last measured (live data and garbage not yet collected) */
+  usedBytes: number;
   /** used heap + external at which it is collected next */
   collectAt: number;
   /** its used heap reached collectAt: collect it before its next call if it stays idle */
@@ -190,6 +199,7 @@ export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: bool
     noSpare: false,
     lastUsed: Date.now(),
     heldBytes: 0,
+    usedBytes: 0,
     collectAt: firstCollectAt(task.limits.memoryMb),
     collectDue: false,
     cannotCollect: false,
@@ -227,10 +237,13 @@ function collect(entry: IsolateEntry, via: PreparedContext): boolean {
   return true;
 }
 
+/** A context an idle isolate keeps (a ready spare, else a tenant's) that a collection can run through. */
+const keptContext = (entry: IsolateEntry): PreparedContext | undefined => entry.spares.find((s) => s.settled)?.context ?? entry.tenants.values().next().value;
+
 /** Collects an idle isolate whose collection is due, through a context it keeps (spare or tenant). */
 function collectIfDue(entry: IsolateEntry, via?: PreparedContext): void {
   if (!entry.collectDue) return;
-  const context = via ?? entry.tenants.values().next().value;
+  const context = via ?? keptContext(entry);
   if (context) collect(entry, context);
 }
 
@@ -257,6 +270,7 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
   ready.then(
     (prepared) => {
       spare.settled = true;
+      spare.context = prepared;
       entry.filling = false;
       if (!entry.busy) collectIfDue(entry, prepared);
       fillSpares(entry, timeoutMs);
@@ -290,41 +304,67 @@ function measureHeld(entry: IsolateEntry): number {
   try {
     const h = entry.isolate.getHeapStatisticsSync();
     entry.heldBytes = h.total_heap_size + h.externally_allocated_size;
-    return h.used_heap_size + h.externally_allocated_size;
+    entry.usedBytes = h.used_heap_size + h.externally_allocated_size;
   } catch {
     entry.heldBytes = Infinity;
-    return Infinity; // disposed under our feet
+    entry.usedBytes = Infinity; // disposed under our feet
   }
+  return entry.usedBytes;
 }
 
-/** Disposes idle isolates, largest first, until what they hold fits IDLE_HEAP_BUDGET_MB. */
+/** garbage an idle isolate holds, as far as known: used now over what its last collection left */
+const garbageOf = (e: IsolateEntry): number => e.usedBytes - (e.collectAt - firstCollectAt(e.memoryMb));
+/** another isolate of the same plugin exists in this worker (one kept for concurrent calls) */
+const isExtra = (e: IsolateEntry): boolean => (pools.get(e.key)?.length ?? 0) > WARM_ISOLATES_PER_PLUGIN;
+
+/**
+ * The next idle isolate to dispose: one of a plugin that has more than its warm isolates here
+ * (left by concurrent calls; its plugin stays warm), else (unless `extraOnly`) the first by `order`.
+ */
+function nextVictim(idle: IsolateEntry[], order: (a: IsolateEntry, b: IsolateEntry) => number, extraOnly = false): IsolateEntry | undefined {
+  const live = idle.filter((e) => !e.disposed);
+  const extra = live.filter(isExtra);
+  return (extra.length > 0 || extraOnly ? extra : live).sort(order)[0];
+}
+
+const idleEntries = (): IsolateEntry[] => allEntries().filter((e) => !e.busy && !e.disposed);
+const heldBy = (idle: IsolateEntry[]): number => idle.reduce((sum, e) => sum + (e.disposed ? 0 : e.heldBytes), 0);
+
+/**
+ * Brings what idle isolates hold within IDLE_HEAP_BUDGET_MB: first by disposing extra isolates of
+ * a plugin (left by concurrent calls: the plugin stays warm), then by collecting isolates that hold
+ * garbage (most first; no cold start follows), last by disposing the largest. Disposing the largest
+ * first churned: a worker keeping 7–8 plugins of a catalog plugin's size (each ~3.5 MiB committed
+ * after a collection, up to COLLECT_AT_MB more before its next) went over the budget every few
+ * calls and disposed the isolate of a plugin still in use (bench/README, seventh session).
+ */
 function enforceIdleBudget(): void {
-  const idle: IsolateEntry[] = [];
-  let held = 0;
-  for (const list of pools.values()) {
-    for (const e of list) {
-      if (e.busy || e.disposed) continue;
-      idle.push(e);
-      held += e.heldBytes;
-    }
-  }
   const budget = IDLE_HEAP_BUDGET_MB * 1024 * 1024;
-  if (held <= budget) return;
-  idle.sort((a, b) => b.heldBytes - a.heldBytes);
-  for (const e of idle) {
-    if (held <= budget) break;
+  const idle = idleEntries();
+  let held = heldBy(idle);
+  const dispose = (e: IsolateEntry): void => {
     held -= e.heldBytes;
     counters.recycled++;
     disposeEntry(e);
+  };
+  const largestFirst = (a: IsolateEntry, b: IsolateEntry): number => b.heldBytes - a.heldBytes;
+  for (let e = nextVictim(idle, largestFirst, true); e && held > budget; e = nextVictim(idle, largestFirst, true)) dispose(e);
+  if (held <= budget) return;
+  const collectable = idle.filter((e) => !e.disposed && !e.filling && !e.cannotCollect && garbageOf(e) >= MIN_GARBAGE_TO_COLLECT);
+  for (const e of collectable.sort((a, b) => garbageOf(b) - garbageOf(a))) {
+    if (held <= budget) return;
+    const context = keptContext(e);
+    if (context && collect(e, context)) held = heldBy(idle);
   }
+  for (let e = nextVictim(idle, largestFirst); e && held > budget; e = nextVictim(idle, largestFirst)) dispose(e);
 }
 
+/** Disposes idle isolates over MAX_IDLE_ISOLATES: extra isolates of a plugin first, then least recently used. */
 function evictIdle(): void {
-  const idle: IsolateEntry[] = [];
-  for (const list of pools.values()) for (const e of list) if (!e.busy) idle.push(e);
-  if (idle.length <= MAX_IDLE_ISOLATES) return;
-  idle.sort((a, b) => a.lastUsed - b.lastUsed);
-  for (const e of idle.slice(0, idle.length - MAX_IDLE_ISOLATES)) {
+  const idle = idleEntries();
+  for (let n = idle.length; n > MAX_IDLE_ISOLATES; n--) {
+    const e = nextVictim(idle, (a, b) => a.lastUsed - b.lastUsed);
+    if (!e) return;
     counters.evicted++;
     disposeEntry(e);
   }
