@@ -314,57 +314,41 @@ function measureHeld(entry: IsolateEntry): number {
 
 /** garbage an idle isolate holds, as far as known: used now over what its last collection left */
 const garbageOf = (e: IsolateEntry): number => e.usedBytes - (e.collectAt - firstCollectAt(e.memoryMb));
-/** another isolate of the same plugin exists in this worker (one kept for concurrent calls) */
-const isExtra = (e: IsolateEntry): boolean => (pools.get(e.key)?.length ?? 0) > WARM_ISOLATES_PER_PLUGIN;
-
-/**
- * The next idle isolate to dispose: one of a plugin that has more than its warm isolates here
- * (left by concurrent calls; its plugin stays warm), else (unless `extraOnly`) the first by `order`.
- */
-function nextVictim(idle: IsolateEntry[], order: (a: IsolateEntry, b: IsolateEntry) => number, extraOnly = false): IsolateEntry | undefined {
-  const live = idle.filter((e) => !e.disposed);
-  const extra = live.filter(isExtra);
-  return (extra.length > 0 || extraOnly ? extra : live).sort(order)[0];
-}
-
 const idleEntries = (): IsolateEntry[] => allEntries().filter((e) => !e.busy && !e.disposed);
 const heldBy = (idle: IsolateEntry[]): number => idle.reduce((sum, e) => sum + (e.disposed ? 0 : e.heldBytes), 0);
 
 /**
- * Brings what idle isolates hold within IDLE_HEAP_BUDGET_MB: first by disposing extra isolates of
- * a plugin (left by concurrent calls: the plugin stays warm), then by collecting isolates that hold
- * garbage (most first; no cold start follows), last by disposing the largest. Disposing the largest
- * first churned: a worker keeping 7–8 plugins of a catalog plugin's size (each ~3.5 MiB committed
- * after a collection, up to COLLECT_AT_MB more before its next) went over the budget every few
- * calls and disposed the isolate of a plugin still in use (bench/README, seventh session).
+ * Brings what idle isolates hold within IDLE_HEAP_BUDGET_MB: first by collecting the isolates that
+ * hold garbage (most first; no cold start follows), then by disposing the largest. Disposing first
+ * churned: a worker keeping 7–8 plugins of a catalog plugin's size (each ~3.5 MiB committed after
+ * a collection, up to COLLECT_AT_MB more before its next) went over the budget every few calls and
+ * disposed the isolate of a plugin still in use (bench/README, seventh session).
  */
 function enforceIdleBudget(): void {
   const budget = IDLE_HEAP_BUDGET_MB * 1024 * 1024;
   const idle = idleEntries();
   let held = heldBy(idle);
-  const dispose = (e: IsolateEntry): void => {
-    held -= e.heldBytes;
-    counters.recycled++;
-    disposeEntry(e);
-  };
-  const largestFirst = (a: IsolateEntry, b: IsolateEntry): number => b.heldBytes - a.heldBytes;
-  for (let e = nextVictim(idle, largestFirst, true); e && held > budget; e = nextVictim(idle, largestFirst, true)) dispose(e);
   if (held <= budget) return;
-  const collectable = idle.filter((e) => !e.disposed && !e.filling && !e.cannotCollect && garbageOf(e) >= MIN_GARBAGE_TO_COLLECT);
+  const collectable = idle.filter((e) => !e.filling && !e.cannotCollect && garbageOf(e) >= MIN_GARBAGE_TO_COLLECT);
   for (const e of collectable.sort((a, b) => garbageOf(b) - garbageOf(a))) {
     if (held <= budget) return;
     const context = keptContext(e);
     if (context && collect(e, context)) held = heldBy(idle);
   }
-  for (let e = nextVictim(idle, largestFirst); e && held > budget; e = nextVictim(idle, largestFirst)) dispose(e);
+  for (const e of idle.filter((x) => !x.disposed).sort((a, b) => b.heldBytes - a.heldBytes)) {
+    if (held <= budget) return;
+    held -= e.heldBytes;
+    counters.recycled++;
+    disposeEntry(e);
+  }
 }
 
-/** Disposes idle isolates over MAX_IDLE_ISOLATES: extra isolates of a plugin first, then least recently used. */
+/** Disposes idle isolates over MAX_IDLE_ISOLATES, least recently used first. */
 function evictIdle(): void {
   const idle = idleEntries();
-  for (let n = idle.length; n > MAX_IDLE_ISOLATES; n--) {
-    const e = nextVictim(idle, (a, b) => a.lastUsed - b.lastUsed);
-    if (!e) return;
+  if (idle.length <= MAX_IDLE_ISOLATES) return;
+  idle.sort((a, b) => a.lastUsed - b.lastUsed);
+  for (const e of idle.slice(0, idle.length - MAX_IDLE_ISOLATES)) {
     counters.evicted++;
     disposeEntry(e);
   }
