@@ -29,6 +29,11 @@ export const BOOTSTRAP_SOURCE = String.raw`
   if (collect !== undefined) Object.defineProperty(g, '${GC_GLOBAL}', { value: undefined, writable: false });
   delete g.SharedArrayBuffer;
   delete g.Atomics;
+  // a FinalizationRegistry's cleanup callback is run by V8 after a collection, outside any call and
+  // any time limit (isolated-vm runs it on the next asynchronous entry): plugin code gets neither it
+  // nor WeakRef (which would let it watch collections)
+  delete g.FinalizationRegistry;
+  delete g.WeakRef;
   const ObjectFreeze = Object.freeze, ObjectCreate = Object.create, ObjectKeys = Object.keys;
   const ObjectHasOwn = Object.hasOwn, ObjectDefineProperty = Object.defineProperty, ObjectIsFrozen = Object.isFrozen;
   const ArrayIsArray = Array.isArray, ReflectApply = Reflect.apply;

@@ -109,7 +109,7 @@ async function handler(ctx, args) {
   try { await ctx.http('http://127.0.0.1/'); } catch (e) { tryCtor('bridge error', e); tryCtor('bridge error proto', Object.getPrototypeOf(e)); }
   try { ctx.http(Symbol()); } catch (e) { tryCtor('sync error', e); }
   const g = Function('return this')();
-  const names = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setTimeout', 'setImmediate', 'queueMicrotask', 'fetch', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', '__wb_bridge', '__wb_start', '__wb_deliver'];
+  const names = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setTimeout', 'setImmediate', 'queueMicrotask', 'fetch', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'FinalizationRegistry', 'WeakRef', '__wb_bridge', '__wb_start', '__wb_deliver'];
   const present = names.filter((n) => typeof g[n] !== 'undefined' || Object.getOwnPropertyNames(g).includes(n));
   const viaEval = eval('typeof require') + ',' + (0, eval)('typeof process');
   const imported = await import('node:child_process').then(() => 'loaded', (e) => 'refused');

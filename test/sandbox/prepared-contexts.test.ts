@@ -52,4 +52,26 @@ describe('contexts prepared ahead of demand', () => {
     assert.equal((await run({ name: 'after-spin', source: `export default { async run() { return 3; } };` })).result, 3);
     assert.equal(shared.sandbox.stats().crashes, 0);
   });
+
+  it('no plugin code runs between calls: FinalizationRegistry is not there for a cleanup callback', async () => {
+    // V8 queues a registry's cleanup after a collection; isolated-vm runs queued tasks on the next
+    // asynchronous entry into the isolate, with no time limit: here the preparation of a spare
+    // (cpuMsPerCall <= 20 evaluates modules asynchronously). With the registry there, the worker
+    // spun with no call running and the next call timed out.
+    const source = `globalThis.armed = typeof FinalizationRegistry === 'function';
+      if (globalThis.armed) { globalThis.registry = new FinalizationRegistry(() => { for (;;) {} }); globalThis.registry.register({}, 1); }
+      export default {
+        async grow() { globalThis.big = new Array(1e6).fill(0); return globalThis.armed; }, // over the collection threshold
+        async ok() { return 1; },
+      };`;
+    const limits = { cpuMsPerCall: 20, wallMsPerCall: 2000 };
+    assert.equal((await run({ name: 'finalizer', source, tool: 'ok', limits })).result, 1);
+    await sleep(100);
+    assert.equal((await run({ name: 'finalizer', source, tool: 'grow', limits })).result, false, 'no FinalizationRegistry');
+    for (let i = 0; i < 3; i++) {
+      await sleep(300);
+      const next = await run({ name: 'finalizer', source, tool: 'ok', limits });
+      assert.equal(next.result, 1, `call ${i}: ${JSON.stringify(next.outcome)}`);
+    }
+  });
 });
