@@ -361,6 +361,7 @@ function evictIdle(): void {
 export function releaseIsolate(entry: IsolateEntry, prepareAhead: { timeoutMs: number } | undefined): void {
   entry.busy = false;
   entry.lastUsed = Date.now();
+  if (entry.disposed) return; // by its call (timeout, memory limit): not a disposal for memory
   if (entry.retire) disposeEntry(entry);
   else {
     const used = measureHeld(entry);

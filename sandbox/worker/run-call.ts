@@ -132,6 +132,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
       run();
     }
   };
+  let cpuAtDisposal: number | undefined;
   let settle: () => void = () => undefined;
   const settled = new Promise<void>((resolve) => (settle = resolve));
 
@@ -140,7 +141,10 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
     closed = true; // before any dispose: no apply may follow
     failure = error;
     resultJson = json;
-    if (error?.dispose) disposeEntry(entry);
+    if (error?.dispose) {
+      cpuAtDisposal = cpuMsOf(entry); // a disposed isolate reports no CPU time
+      disposeEntry(entry);
+    }
     settle();
   };
   const fail = (code: SandboxErrorCode, message: string, dispose = false): void => finish({ code, message, dispose });
@@ -274,7 +278,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
       releaseContext(prepared);
     }
   }
-  const stats = { wallMs: Math.round(performance.now() - t0), cpuMs: Math.round(Math.max(0, cpuMsOf(entry) - cpu0)), requests: forwardedTotal, coldStart: cold };
+  const stats = { wallMs: Math.round(performance.now() - t0), cpuMs: Math.round(Math.max(0, (cpuAtDisposal ?? cpuMsOf(entry)) - cpu0)), requests: forwardedTotal, coldStart: cold };
   const giveBack = (): void => {
     if (lateFailure) entry.retire = true;
     releaseIsolate(entry, task.contextKey === undefined && !failure?.dispose ? { timeoutMs: limits.cpuMsPerCall } : undefined);

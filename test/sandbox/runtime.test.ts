@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
-import { callTool, captureLogger, egressPolicy, errorCode, type CallSpec } from './helpers/harness.js';
+import { createBridge, createSandbox, type Bridge } from '../../sandbox/index.js';
+import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from './helpers/harness.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 
 let up: Upstream;
-let sandbox: Sandbox;
+let sandbox: Awaited<ReturnType<typeof createSandbox>>;
 let bridge: Bridge;
 const logger = captureLogger();
 const run = (spec: CallSpec) => callTool(sandbox, bridge, spec);
@@ -142,12 +142,18 @@ describe('failures give a clear error for that call only', () => {
     assert.ok(['GW_ERR_SANDBOX_RESULT_TOO_LARGE', 'GW_ERR_SANDBOX_MEMORY'].includes(errorCode(r) ?? ''), JSON.stringify(r.outcome));
   });
 
-  it('an isolate disposed by a timeout is rebuilt (cold start) on next use', async () => {
+  it('an isolate disposed by a timeout is rebuilt (cold start) on next use; its CPU is reported, not counted as a disposal for memory', async () => {
     const source = `export default { async spin() { for (;;) {} }, async ok() { return 1; } };`;
+    const recycled = async (): Promise<number> => ((await sandbox.memoryStats())?.workers ?? []).reduce((n, w) => n + w.recycled, 0);
     await run({ name: 'rebuilt', source, tool: 'ok' });
-    assert.equal(errorCode(await run({ name: 'rebuilt', source, tool: 'spin' })), 'GW_ERR_SANDBOX_TIMEOUT');
+    const recycledBefore = await recycled();
+    const spin = await run({ name: 'rebuilt', source, tool: 'spin' });
+    assert.equal(errorCode(spin), 'GW_ERR_SANDBOX_TIMEOUT');
+    // the call's CPU, read before its isolate was disposed (a disposed isolate reports none)
+    assert.ok(spin.outcome.stats.cpuMs >= 0.8 * LIMITS.cpuMsPerCall, `cpuMs ${spin.outcome.stats.cpuMs}`);
     const after = await run({ name: 'rebuilt', source, tool: 'ok' });
     assert.equal(after.result, 1);
+    assert.equal(await recycled(), recycledBefore, 'an isolate disposed by its call is not a disposal for memory');
   });
 
   it('a late ctx.http answer after the call ended is dropped safely', async () => {
