@@ -36,7 +36,12 @@ export interface AffinityBalancer<W extends BalancedWorker> {
   homeOf(plugin: string): number | undefined;
 }
 
-export function affinityBalancer<W extends BalancedWorker>(maximumUsage: number): AffinityBalancer<W> {
+/**
+ * `poolSize`: the pool's workers. Piscina shows the balancer only the workers that are ready, so
+ * homes are given out only once all are: plugins called while the pool starts (or replaces a
+ * worker) would otherwise all be homed on the few workers up first, for good.
+ */
+export function affinityBalancer<W extends BalancedWorker>(maximumUsage: number, poolSize: number): AffinityBalancer<W> {
   const homes = new Map<string, number>();
   const plugins = new Map<number, number>(); // thread id → plugins at home there
   let current: string | undefined;
@@ -58,6 +63,7 @@ export function affinityBalancer<W extends BalancedWorker>(maximumUsage: number)
   const homeFor = (plugin: string, workers: W[]): number | undefined => {
     const home = homes.get(plugin);
     if (home !== undefined && workers.some((w) => w.id === home)) return home;
+    if (workers.length < poolSize) return undefined; // workers still starting: no home yet
     if (home !== undefined) plugins.set(home, Math.max(0, (plugins.get(home) ?? 1) - 1)); // its worker is gone
     if (homes.size >= MAX_HOMES) {
       homes.clear();

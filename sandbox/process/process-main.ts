@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     send({ t: 'fatal', message: `isolate self-test failed: ${e instanceof Error ? e.message : String(e)}` });
     process.exit(78);
   }
-  const balancer = affinityBalancer<PoolWorker>(callsPerWorker);
+  const balancer = affinityBalancer<PoolWorker>(callsPerWorker, workers);
   const pool = new Piscina({
     filename: fileURLToPath(new URL('../worker/worker-entry.js', import.meta.url)),
     minThreads: workers,
