@@ -4,10 +4,15 @@
  * Host header must name a loopback host (or the public URL's host), and an Origin header, when
  * present, must too. Requests without Origin (non-browser clients) pass.
  */
+import { isIPv4 } from 'node:net';
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
+/** an IPv4 loopback literal (127.0.0.0/8); not a DNS name that merely starts with "127." */
+const isLoopbackV4 = (host: string): boolean => isIPv4(host) && host.startsWith('127.');
+
 export function isLoopbackBind(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+  return LOOPBACK_HOSTS.has(host) || isLoopbackV4(host);
 }
 
 function hostnameOf(value: string, withScheme: boolean): string | undefined {
@@ -24,10 +29,10 @@ export function createHostChecker(publicUrl: string | undefined): (host: string 
   if (publicHost) allowed.add(publicHost);
   return (host, origin) => {
     const h = host ? hostnameOf(host, false) : undefined;
-    if (!h || !(allowed.has(h) || h.startsWith('127.'))) return `Host header "${host ?? ''}" is not allowed on a loopback bind`;
+    if (!h || !(allowed.has(h) || isLoopbackV4(h))) return `Host header "${host ?? ''}" is not allowed on a loopback bind`;
     if (origin !== undefined && origin !== 'null') {
       const o = hostnameOf(origin, true);
-      if (!o || !(allowed.has(o) || o.startsWith('127.'))) return `Origin "${origin}" is not allowed`;
+      if (!o || !(allowed.has(o) || isLoopbackV4(o))) return `Origin "${origin}" is not allowed`;
     } else if (origin === 'null') return 'Origin "null" is not allowed';
     return undefined;
   };
