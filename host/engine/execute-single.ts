@@ -136,7 +136,7 @@ const CALL_ENDED = Object.freeze(new Error('the call is over'));
 async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, args: unknown, config: Record<string, unknown>): Promise<ExecutionItem> {
   const { plugin } = resolved;
   const manifest = plugin.manifest;
-  const limits = { ...deps.policy.limits, ...(deps.policy.plugins[manifest.name]?.limits ?? {}) };
+  const limits = { ...deps.policy.limits, ...((Object.hasOwn(deps.policy.plugins, manifest.name) ? deps.policy.plugins[manifest.name]?.limits : undefined) ?? {}) };
   const ended = new AbortController();
   let credentialGone: string | undefined;
   let credentialError: string | undefined;

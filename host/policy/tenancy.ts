@@ -24,7 +24,8 @@ function evaluateRule(key: string, rule: TenantRule, plugin: string, tool: strin
 
 export function decideToolAccess(policy: Pick<Policy, 'tenants'>, tenant: string, plugin: string, tool: string): Decision {
   for (const key of ['*', tenant]) {
-    const rule = policy.tenants[key];
+    // own keys only: a tenant named "constructor" or "__proto__" must not find Object's members
+    const rule = Object.hasOwn(policy.tenants, key) ? policy.tenants[key] : undefined;
     if (!rule) continue;
     const d = evaluateRule(key, rule, plugin, tool);
     if (!d.allowed) return d;

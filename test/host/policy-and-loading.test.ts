@@ -90,6 +90,14 @@ describe('policy files', () => {
     assert.equal(decideToolAccess(p, 'beta', 'github', 'github_get_issue').allowed, true);
     assert.equal(decideToolAccess(p, 'beta', 'github', 'github_list_issues').allowed, false);
   });
+
+  it('tenancy: a tenant named like a member of Object (constructor, __proto__, toString) has only the "*" rules', () => {
+    const p = parsePolicy({ tenants: { '*': { denyTools: ['github_delete_repo'] } } });
+    for (const tenant of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      assert.deepEqual(decideToolAccess(p, tenant, 'github', 'github_get_issue'), { allowed: true }, tenant);
+      assert.equal(decideToolAccess(p, tenant, 'github', 'github_delete_repo').allowed, false, tenant);
+    }
+  });
 });
 
 describe('plugin loading', () => {
