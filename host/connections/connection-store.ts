@@ -43,7 +43,8 @@ export interface UpsertInput {
   userId: string;
   integration: string;
   secret: (connectionId: string) => { sealed: string; keyId: string };
-  config: Record<string, unknown>;
+  /** the connection's non-secret config; undefined keeps what an existing connection has (a reconnect) */
+  config: Record<string, unknown> | undefined;
   expiresAt: number | null;
   scopes: string | null;
   now: number;
@@ -97,13 +98,13 @@ export class ConnectionStore {
       const find = (): Promise<{ id: string } | undefined> =>
         tx.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [input.userId, input.integration]);
       let existing = await find();
-      const config = JSON.stringify(input.config);
+      const config = input.config === undefined ? null : JSON.stringify(input.config);
       if (!existing) {
         const { sealed, keyId } = input.secret(input.id);
         const { changes } = await tx.run(
           `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, key_id, created_at, updated_at, version)
            VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (user_id, integration) DO NOTHING`,
-          [input.id, input.userId, input.integration, sealed, config, input.expiresAt, input.scopes, keyId, input.now, input.now],
+          [input.id, input.userId, input.integration, sealed, config ?? '{}', input.expiresAt, input.scopes, keyId, input.now, input.now],
         );
         if (changes > 0) return input.id;
         // Another replica inserted it after our SELECT (PostgreSQL, read committed): update that row.
@@ -113,7 +114,7 @@ export class ConnectionStore {
       const id = existing.id;
       const { sealed, keyId } = input.secret(id);
       await tx.run(
-        `UPDATE connections SET status = 'connected', status_reason = NULL, secret = ?, config = ?, expires_at = ?, scopes = ?,
+        `UPDATE connections SET status = 'connected', status_reason = NULL, secret = ?, config = COALESCE(?, config), expires_at = ?, scopes = ?,
            key_id = ?, updated_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,
         [sealed, config, input.expiresAt, input.scopes, keyId, input.now, id],
       );

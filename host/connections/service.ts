@@ -142,7 +142,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     return { state: 'not_connected' };
   };
 
-  async function save(userId: string, manifest: PluginManifest, payload: SecretPayload, config: Record<string, unknown>, expiresAt: number | null, scopes: string | null): Promise<{ connectionId: string }> {
+  async function save(userId: string, manifest: PluginManifest, payload: SecretPayload, config: Record<string, unknown> | undefined, expiresAt: number | null, scopes: string | null): Promise<{ connectionId: string }> {
     const connectionId = await store.upsert({
       id: randomUUID(),
       userId,
@@ -215,7 +215,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
       const payload: SecretPayload = { values: { token: tokens.accessToken } };
       if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
       const expiresAt = tokens.expiresInSec !== undefined ? now() + tokens.expiresInSec * 1000 : null;
-      return save(userId, manifest, payload, {}, expiresAt, tokens.scope ?? null);
+      // a reconnect keeps the connection's config (e.g. the Jira site chosen at import)
+      return save(userId, manifest, payload, undefined, expiresAt, tokens.scope ?? null);
     },
 
     async saveApiKey(userId, manifest, input) {

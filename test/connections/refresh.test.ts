@@ -113,6 +113,19 @@ describe('OAuth2 refresh', () => {
     assert.equal((await svc.credential(t.user.id, manifest))?.values['token'], pair.accessToken);
   });
 
+  it("reconnecting through OAuth (saveTokens) keeps the connection's config", async () => {
+    const svc = service();
+    const manifest = oauthManifest(mock);
+    const first = mock.issue();
+    await svc.importConnection({ userId: t.user.id, manifest, token: first.accessToken, refreshToken: first.refreshToken, expiresInSec: 3600, config: { site: 'team-a' } });
+    const second = mock.issue();
+    await svc.saveTokens(t.user.id, manifest, { accessToken: second.accessToken, refreshToken: second.refreshToken, expiresInSec: 3600 });
+    const look = await svc.lookup(t.user.id, manifest);
+    assert.ok(look.connected);
+    assert.deepEqual(look.config, { site: 'team-a' });
+    assert.equal((await svc.credential(t.user.id, manifest))?.values['token'], second.accessToken);
+  });
+
   it('marks an expired token without a refresh token as needs_reauth', async () => {
     let clock = Date.now();
     const svc = service({ now: () => clock });
