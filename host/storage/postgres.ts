@@ -2,7 +2,7 @@
  * @module host/storage/postgres
  * PostgreSQL for scale-out: the same interface over a `pg` pool. `?` placeholders are rewritten to
  * `$n`; a transaction holds one pooled client for its duration. BIGINT (COUNT(*), epoch ms) comes
- * back as a number, as it does from SQLite.
+ * back as a number, as it does from SQLite. NUL in text parameters becomes U+FFFD (pgParams).
  */
 import pg from 'pg';
 import type { Db, SqlValue } from './db.js';
@@ -45,17 +45,25 @@ const types = {
 
 type Queryable = Pick<pg.Pool, 'query'>;
 
+/**
+ * PostgreSQL text cannot hold NUL (U+0000): the statement fails. Values come from requests (tool
+ * names, error texts quoting user input, query filters), and an audit row or a query must not fail
+ * on one, so in every text parameter NUL becomes U+FFFD, the replacement character — in writes and
+ * in lookups alike, so a value still finds itself. (SQLite stores NUL as is.)
+ */
+export const pgParams = (params: readonly SqlValue[]): SqlValue[] => params.map((v) => (typeof v === 'string' && v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v));
+
 function wrap(q: Queryable, pool: pg.Pool): Db {
   const db: Db = {
     kind: 'postgres',
     async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-      return (await q.query(toPg(sql), params as SqlValue[])).rows as T[];
+      return (await q.query(toPg(sql), pgParams(params))).rows as T[];
     },
     async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-      return (await q.query(toPg(sql), params as SqlValue[])).rows[0] as T | undefined;
+      return (await q.query(toPg(sql), pgParams(params))).rows[0] as T | undefined;
     },
     async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
-      return { changes: (await q.query(toPg(sql), params as SqlValue[])).rowCount ?? 0 };
+      return { changes: (await q.query(toPg(sql), pgParams(params))).rowCount ?? 0 };
     },
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (q !== pool) return fn(db); // nested: join the outer transaction

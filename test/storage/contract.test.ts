@@ -121,6 +121,19 @@ for (const backend of backends()) {
       assert.deepEqual(older.map((r) => r.id), all.slice(1).map((r) => r.id));
     });
 
+    test('audit: a NUL in a tool name, an error text or a filter neither fails the write nor the query', async () => {
+      const u = await users.create('nul@example.com', 'acme');
+      const sink = createDatabaseAuditSink(db, silent);
+      const tool = 'bad\u0000tool';
+      await sink.record({ action: 'EXECUTE', tenant: 'acme', userId: u.id, tool, integration: 'keyed', success: false, errorCode: 'GW_ERR_TOOL_NOT_FOUND', error: 'no tool "bad\u0000tool"', durationMs: 1, transport: 'rest', requestId: 'nul' });
+      assert.equal(sink.failures, 0, 'the row was stored');
+      const rows = await other.all<{ tool: string; error: string }>('SELECT tool, error FROM audit_events WHERE user_id = ? AND tool = ?', [u.id, tool]);
+      assert.equal(rows.length, 1, 'the same value finds its row');
+      // PostgreSQL text cannot hold NUL: it is stored as U+FFFD there, as is on SQLite
+      const stored = backend.name === 'sqlite' ? tool : 'bad\uFFFDtool';
+      assert.deepEqual(rows[0], { tool: stored, error: `no tool "${stored}"` });
+    });
+
     test('audit: events recorded together are written in batches, each resolving once stored; a bad one fails alone', async () => {
       const u = await users.create('batch@example.com', 'acme');
       let statements = 0;
