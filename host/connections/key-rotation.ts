@@ -22,7 +22,11 @@ export interface RotationResult {
 export async function rotateKeys(db: Db, oldVault: Vault, newKey: Buffer): Promise<RotationResult> {
   const vault = createVault(newKey, { source: 'memory' });
   const rotated = await db.transaction(async (tx) => {
-    const rows = await tx.all<{ id: string; integration: string; secret: string }>('SELECT id, integration, secret FROM connections ORDER BY id');
+    // PostgreSQL: lock the rows, so that a token refresh or a reconnect another server commits
+    // meanwhile is read here, not overwritten with the secret read before it (SQLite's
+    // transactions already exclude other writers)
+    const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
+    const rows = await tx.all<{ id: string; integration: string; secret: string }>(`SELECT id, integration, secret FROM connections ORDER BY id${lock}`);
     for (const row of rows) {
       let plain: string;
       try {

@@ -295,6 +295,31 @@ for (const backend of backends()) {
       assert.deepEqual(await after.credential(u.id, oauth), { values: { token: 'secret-token' } });
     });
 
+    // (PostgreSQL only: SQLite's transactions exclude other writers)
+    if (backend.name === 'postgres')
+      test('key rotation does not write back a secret another server changed meanwhile', async () => {
+        const u = await users.create('rotate-race@example.com', 'acme');
+        const oldVault = createVault(generateKey());
+        const clientFor = (): undefined => undefined;
+        await createConnectionService({ db, vault: oldVault, clientFor }).importConnection({ userId: u.id, manifest: oauth, token: 'old-token' });
+        await db.run('DELETE FROM connections WHERE user_id <> ?', [u.id]);
+        // another server reconnects (a new token) in a transaction still open when the rotation starts
+        let release = (): void => undefined;
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        const holding = other.transaction(async (tx) => {
+          await createConnectionService({ db: tx, vault: oldVault, clientFor }).importConnection({ userId: u.id, manifest: oauth, token: 'new-token' });
+          await gate;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const rotation = rotateKeys(db, oldVault, generateKey());
+        await new Promise((resolve) => setTimeout(resolve, 200)); // the rotation has read (or waits to read) the row
+        release();
+        await holding;
+        const r = await rotation;
+        assert.equal(r.rotated, 1);
+        assert.deepEqual(await createConnectionService({ db, vault: r.vault, clientFor }).credential(u.id, oauth), { values: { token: 'new-token' } });
+      });
+
     test('transactions roll back on error and nest into the outer one', async () => {
       await assert.rejects(
         db.transaction(async (tx) => {
