@@ -38,6 +38,9 @@ export interface RefresherDeps {
 
 export const INVALID_GRANT_REASON = 'the provider no longer accepts the stored authorization (invalid_grant): reconnect';
 export const NO_REFRESH_REASON = 'the access token expired and the provider issued no refresh token: reconnect';
+/** attempts to store refreshed tokens (a busy or briefly unavailable database) before the call goes on without */
+const COMMIT_ATTEMPTS = 3;
+const COMMIT_RETRY_MS = 100;
 
 export interface Refresher {
   /** true when the row's token expires within `skewMs` (default: the configured skew) */
@@ -104,7 +107,22 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       const { sealed, keyId } = sealSecret(deps.vault, row.id, payload);
       const now = deps.now();
       const expiresAt = tokens.expiresInSec !== undefined ? now + tokens.expiresInSec * 1000 : null;
-      const stored = await deps.store.commitRefresh(row.id, owner, sealed, keyId, expiresAt, tokens.scope ?? null, now);
+      // the provider has issued the tokens (and may have spent the old refresh token): a failed
+      // write is retried, and the call gets its token even if the write never succeeds
+      let stored = false;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          stored = await deps.store.commitRefresh(row.id, owner, sealed, keyId, expiresAt, tokens.scope ?? null, now);
+          break;
+        } catch (err) {
+          deps.logger.warn({ connectionId: row.id, integration: row.integration, attempt, error: (err as Error).message }, 'storing the refreshed token failed');
+          if (attempt >= COMMIT_ATTEMPTS) {
+            await deps.store.releaseLease(row.id, owner).catch(() => undefined);
+            break;
+          }
+          await sleep(COMMIT_RETRY_MS * attempt);
+        }
+      }
       deps.logger.info(
         { connectionId: row.id, integration: row.integration, rotated: tokens.refreshToken !== undefined, stored },
         stored ? 'token refreshed' : 'token refreshed but the lease was lost before it was stored',

@@ -113,6 +113,29 @@ describe('OAuth2 refresh', () => {
     assert.equal((await svc.credential(t.user.id, manifest))?.values['token'], pair.accessToken);
   });
 
+  it('a failed write of the refreshed tokens is retried; the call gets its token either way', async () => {
+    // the database refuses the first write of the refreshed secret (e.g. busy), then accepts
+    let refusals = 1;
+    const db: typeof t.db = {
+      ...t.db,
+      run: (sql, params) => {
+        if (sql.includes('refresh_lease_owner = NULL') && sql.includes('AND refresh_lease_owner = ?') && refusals-- > 0) return Promise.reject(new Error('database is locked'));
+        return t.db.run(sql, params);
+      },
+    };
+    const svc = service({ db });
+    const { manifest } = await staleConnection(svc);
+    const cred = await svc.credential(t.user.id, manifest);
+    assert.equal(refusals, -1, 'the write was refused once');
+    const fresh = cred?.values['token'];
+    assert.ok(typeof fresh === 'string' && mock.activeAccessTokens.has(fresh), 'the call got a refreshed token');
+    // stored by the retry: a later call reads it without refreshing again
+    const before = mock.counters.refreshes;
+    assert.equal((await service().credential(t.user.id, manifest))?.values['token'], fresh);
+    assert.equal(mock.counters.refreshes, before);
+    assert.ok(logs.some((l) => l.includes('storing the refreshed token failed')));
+  });
+
   it("reconnecting through OAuth (saveTokens) keeps the connection's config", async () => {
     const svc = service();
     const manifest = oauthManifest(mock);
