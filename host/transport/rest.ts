@@ -127,10 +127,10 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       const { tool: _t, ...rest } = body;
       args = rest;
     }
-    const resolved = registry.toolIn(name, rawTool);
-    if (!resolved) return reply.code(404).send({ error: 'Tool not found', code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND', integration: name, tool: rawTool });
-    const tool = resolved.tool.manifest.name;
-    const item = await executeSingle(deps.engine, caller, { tool, args });
+    // a tool that resolves to nothing in this integration still goes through the engine, which
+    // answers "Tool not found" and audits it like every other execution
+    const tool = qualify(rawTool);
+    const item = await executeSingle(deps.engine, { ...caller, integration: name }, { tool, args });
     if (!isErrorItem(item)) return { integration: name, tool, result: item.result };
     const status = STATUS_BY_CODE[item.code] ?? 502;
     if (item.retryAfterSec !== undefined) void reply.header('retry-after', String(item.retryAfterSec));

@@ -48,6 +48,14 @@ describe('REST transport', () => {
     });
   }
 
+  it('an unknown tool is audited like every execution (no integration on its event)', async () => {
+    const r = await gw.rest('fixture-echo', { tool: 'no_such_tool', args: {} });
+    assert.equal(r.status, 404);
+    assert.deepEqual({ error: r.json.error, code: r.json.code, integration: r.json.integration, tool: r.json.tool }, { error: 'Tool not found', code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND', integration: 'fixture-echo', tool: 'no_such_tool' });
+    const rows = await gw.db.all<{ action: string; success: number; integration: string | null; transport: string }>("SELECT action, success, integration, transport FROM audit_events WHERE tool = 'no_such_tool'");
+    assert.deepEqual(rows, [{ action: 'EXECUTE', success: 0, integration: null, transport: 'rest' }]);
+  });
+
   it('a batch is always 200, index-aligned, with foreign tools not found', async () => {
     const r = await gw.rest('fixture-echo', { executions: [{ tool: 'echo_args', args: { text: 'x' } }, { tool: 'http_get' }, { tool: 'echo_fail', args: { message: 'm' } }] });
     assert.equal(r.status, 200);
