@@ -205,6 +205,16 @@ interface Observation {
   args: unknown;
 }
 
+/**
+ * The audit text of a failed execution. A handler that failed after a SAFEPARSE_ERROR (passthrough
+ * ran it with the raw arguments) keeps that error in the text too: it is what to grep for when
+ * defaults went missing, and it is usually why the handler failed.
+ */
+function auditError(item: ErrorItem, schemaError: string | undefined): string {
+  const text = item.message && item.error === 'NOT_CONNECTED' ? item.message : item.error;
+  return schemaError && item.code !== 'GW_ERR_VALIDATION_SCHEMA_ERROR' ? `${schemaError}; then: ${text}` : text;
+}
+
 async function observe(deps: EngineDeps, caller: Caller, o: Observation): Promise<void> {
   const success = !isErrorItem(o.item);
   const errorItem = isErrorItem(o.item) ? o.item : undefined;
@@ -215,7 +225,7 @@ async function observe(deps: EngineDeps, caller: Caller, o: Observation): Promis
     tool: o.toolName,
     ...(o.integration !== undefined ? { integration: o.integration } : {}),
     success,
-    ...(errorItem ? { errorCode: errorItem.code, error: errorItem.message && errorItem.error === 'NOT_CONNECTED' ? errorItem.message : errorItem.error } : {}),
+    ...(errorItem ? { errorCode: errorItem.code, error: auditError(errorItem, o.schemaError) } : {}),
     ...(success && o.schemaError ? { errorCode: 'GW_ERR_VALIDATION_SCHEMA_ERROR', error: o.schemaError } : {}),
     durationMs: o.durationMs,
     transport: caller.transport,

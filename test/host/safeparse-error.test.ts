@@ -17,9 +17,9 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
 const ECHO = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins', 'fixture-echo');
 
-function registryWithThrowingSchema(): Registry {
+function registryWithThrowingSchema(name = 'echo_args'): Registry {
   const plugin = loadPluginDir(ECHO);
-  const tool = plugin.tools.get('echo_args');
+  const tool = plugin.tools.get(name);
   assert.ok(tool);
   tool.validator = z.object({ text: z.string() }).transform(() => {
     throw new Error('schema bug: cannot transform');
@@ -56,5 +56,18 @@ describe('SAFEPARSE_ERROR', () => {
     assert.equal(rows.length, 1, 'one event per execution, not two');
     assert.equal(rows[0]?.success, 1);
     assert.match(rows[0]?.error ?? '', /^SAFEPARSE_ERROR: schema bug/);
+  });
+
+  it('passthrough whose handler then fails: the audit keeps SAFEPARSE_ERROR beside the failure', async () => {
+    await gw.db.run("DELETE FROM audit_events WHERE request_id = 'req-safeparse'");
+    const policy = parsePolicy({ schemaErrors: 'passthrough' });
+    const engine = { ...gw.gateway.engine, policy, registry: registryWithThrowingSchema('echo_fail') };
+    const item = await executeSingle(engine, caller(), { tool: 'echo_fail', args: { text: 'x', message: 'handler broke' } });
+    assert.equal((item as { error: string }).error, 'handler broke', 'the caller sees the handler\'s error');
+    const rows = await auditFor();
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]?.success, 0);
+    assert.equal(rows[0]?.error_code, 'GW_ERR_SANDBOX_HANDLER_THREW');
+    assert.match(rows[0]?.error ?? '', /^SAFEPARSE_ERROR: .*; then: handler broke$/);
   });
 });
