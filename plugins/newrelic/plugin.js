@@ -549,10 +549,13 @@ async function listErrorGroups(ctx, args) {
 }
 
 async function updateErrorGroupState(ctx, args) {
-  const query = `mutation($id: ID!, $state: ErrorsInboxErrorGroupState!) { errorsInboxUpdateErrorGroupState(id: $id, state: $state) { state } }`;
+  const query = `mutation($id: ID!, $state: ErrorsInboxErrorGroupState!) { errorsInboxUpdateErrorGroupState(id: $id, state: $state) { state errors { description type } } }`;
   const data = await nerdgraph(ctx, `mark error group ${args.errorGroupId} ${args.state}`, query, { id: args.errorGroupId, state: args.state });
   const r = data.errorsInboxUpdateErrorGroupState;
   if (!r) throw new Error(`New Relic did not update error group ${args.errorGroupId} (empty answer): check the id with newrelic_list_error_groups.`);
+  // a refused update comes back in the payload's errors, with HTTP 200 and no GraphQL errors
+  const refused = (r.errors || []).map((e) => `${e.description || 'refused'}${e.type ? ` [${e.type}]` : ''}`);
+  if (refused.length > 0) throw new Error(`New Relic could not mark error group ${args.errorGroupId} ${args.state}: ${refused.join('; ')}. Check the id with newrelic_list_error_groups.`);
   return { errorGroupId: args.errorGroupId, state: r.state ?? args.state };
 }
 

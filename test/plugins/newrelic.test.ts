@@ -241,7 +241,7 @@ const CASES: Case[] = [
     expect: [{ has: ['errorsInbox { errorGroups(entityGuids: $guids, filter: $filter, timeWindow: $timeWindow, cursor: $cursor)', '$filter: ErrorsInboxErrorGroupSearchFilterInput'], vars: { guids: [G], filter: { states: ['UNRESOLVED'] }, cursor: null }, windowHours: 24 }],
     result: { entityGuid: G, errorGroups: [{ id: 'eg-1', name: 'NullPointerException', message: 'x is null', state: 'UNRESOLVED', occurrences: 42, firstSeenAt: ISO0, lastSeenAt: ISO0, assignee: 'dev@example.com', url: 'https://one.newrelic.com/eg-1' }], total: 1, next: null } },
   { tool: 'newrelic_update_error_group_state', args: { errorGroupId: 'eg-1', state: 'RESOLVED' }, replies: [{ errorsInboxUpdateErrorGroupState: { state: 'RESOLVED' } }],
-    expect: [{ has: ['errorsInboxUpdateErrorGroupState(id: $id, state: $state)', '$state: ErrorsInboxErrorGroupState!'], vars: { id: 'eg-1', state: 'RESOLVED' } }],
+    expect: [{ has: ['errorsInboxUpdateErrorGroupState(id: $id, state: $state) { state errors { description type } }', '$state: ErrorsInboxErrorGroupState!'], vars: { id: 'eg-1', state: 'RESOLVED' } }],
     result: { errorGroupId: 'eg-1', state: 'RESOLVED' } },
 ];
 
@@ -299,6 +299,7 @@ describe('newrelic error mapping', () => {
     ['429 with Retry-After', 'newrelic_list_workloads', {}, { status: 429, headers: { 'retry-after': '30' }, json: { errors: [{ message: 'Too many requests' }] } }, /rate limited the request to list workloads: retry after 30 seconds/],
     ['5xx', 'newrelic_list_synthetic_monitors', {}, { status: 503, body: 'unavailable' }, /server error \(503\).*retry later/],
     ['mutation-level error', 'newrelic_acknowledge_issue', { issueId: ISSUE_ID }, { aiIssuesAckIssue: { error: 'Issue is already closed', result: null } }, /could not acknowledge issue f0668430.*: Issue is already closed/],
+    ['error group update refused in the payload', 'newrelic_update_error_group_state', { errorGroupId: 'bad', state: 'RESOLVED' }, { errorsInboxUpdateErrorGroupState: { state: null, errors: [{ description: 'Error group not found', type: 'NOT_FOUND' }] } }, /could not mark error group bad RESOLVED: Error group not found \[NOT_FOUND\]/],
     ['unknown entity', 'newrelic_get_entity', { guid: G }, { actor: { entity: null } }, /No New Relic entity with guid MTIz.*newrelic_search_entities/],
     ['not a dashboard', 'newrelic_get_dashboard', { guid: G }, { actor: { entity: { ...RAW_APM } } }, /is a APM_APPLICATION_ENTITY.*not a dashboard/],
     ['unreachable account', 'newrelic_run_nrql', { query: 'SELECT 1 FROM Log', accountId: 42 }, { actor: { account: null } }, /account 42 is not reachable with this API key/],
