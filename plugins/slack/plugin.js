@@ -423,14 +423,25 @@ export default {
       (args.include_bots || !(u.is_bot || u.id === 'USLACKBOT')) &&
       (!q || [u.name, u.real_name, u.profile && u.profile.display_name, u.profile && u.profile.email].some((v) => v && String(v).toLowerCase().includes(q)));
     const users = [];
-    let cursor = args.cursor;
+    // Slack's cursor points past a whole page; when a query matches more users on a page than
+    // fit, `next` is "<that page's cursor>~<matches already returned from it>", so none is lost
+    const at = typeof args.cursor === 'string' ? args.cursor.lastIndexOf('~') : -1;
+    let cursor = at >= 0 ? args.cursor.slice(0, at) || undefined : args.cursor;
+    let skip = at >= 0 ? Number(args.cursor.slice(at + 1)) || 0 : 0;
     for (let page = 0; page < (q ? MAX_SCAN_PAGES : 1); page++) {
       const d = await slack(ctx, 'users.list', { limit: q ? 200 : limit, cursor });
-      for (const u of d.members || []) if (keep(u)) users.push(slimUser(u));
+      const kept = (d.members || []).filter(keep).slice(skip);
+      const room = limit - users.length;
+      if (kept.length > room) {
+        users.push(...kept.slice(0, room).map(slimUser));
+        return { users, next: `${cursor || ''}~${skip + room}` };
+      }
+      users.push(...kept.map(slimUser));
+      skip = 0;
       cursor = nextCursor(d);
       if (!cursor || users.length >= limit) break;
     }
-    return { users: users.slice(0, limit), next: cursor || null };
+    return { users, next: cursor || null };
   },
 
   async slack_get_user_info(ctx, args) {
