@@ -125,14 +125,27 @@ function queryString(params) {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
-/** The page number of the rel="next" link, or null when this is the last page. */
+/** pages of jobs (100 each) github_get_workflow_run reads at most */
+const MAX_JOB_PAGES = 5;
+
+/** query parameters of a rel="next" link that say where the next page starts */
+const PAGE_KEYS = ['page', 'after', 'before', 'since', 'cursor'];
+
+/**
+ * Where the rel="next" link starts: its page number, or, where GitHub pages by cursor (large
+ * result sets answer `after=`, some lists `since=`), those parameters as one string the tool takes
+ * back as `page`. Null when this is the last page.
+ */
 function nextPage(res) {
   const link = headerOf(res, 'link');
   if (!link) return null;
   const next = /<([^>]*)>\s*;\s*rel="next"/.exec(link);
   if (!next) return null;
-  const page = /[?&]page=(\d+)/.exec(next[1]);
-  return page ? Number(page[1]) : null;
+  const query = next[1].includes('?') ? next[1].slice(next[1].indexOf('?') + 1) : '';
+  const params = query.split('&').map((kv) => kv.split('=')).filter(([k, v]) => PAGE_KEYS.includes(k) && v !== undefined && v !== '');
+  const page = params.find(([k]) => k === 'page');
+  if (page && /^\d+$/.test(page[1])) return Number(page[1]);
+  return params.length > 0 ? params.map(([k, v]) => `${k}=${v}`).join('&') : null;
 }
 
 /** One GitHub request; throws githubError on any non-2xx answer. */
@@ -178,8 +191,16 @@ function repoPath(a) {
   return `/repos/${seg(a.owner, 'owner')}/${seg(a.repo, 'repo')}`;
 }
 
+/** per_page, and where to start: a page number, or the cursor parameters a `next` carried */
 function paging(a) {
-  return { per_page: a.per_page, page: a.page };
+  if (typeof a.page !== 'string' || /^\d+$/.test(a.page)) return { per_page: a.per_page, page: a.page === undefined ? undefined : Number(a.page) };
+  const out = { per_page: a.per_page };
+  for (const kv of a.page.split('&')) {
+    const [k, v] = kv.split('=');
+    if (!PAGE_KEYS.includes(k) || !v) throw new Error(`page "${a.page}" is neither a page number nor a \`next\` value of an earlier result: pass the \`next\` value as it was returned.`);
+    out[k] = decodeURIComponent(v);
+  }
+  return out;
 }
 
 /** Drops undefined values so that a PATCH body changes only what the agent asked to change. */
@@ -529,9 +550,12 @@ export default {
   },
 
   async github_get_commit(ctx, a) {
-    const { data } = await gh(ctx, 'GET', `${repoPath(a)}/commits/${segs(a.ref, 'ref')}`, { query: { per_page: a.max_files }, what: `commit ${a.ref}` });
+    const { data, next } = await gh(ctx, 'GET', `${repoPath(a)}/commits/${segs(a.ref, 'ref')}`, { query: { per_page: a.max_files }, what: `commit ${a.ref}` });
     const files = data.files || [];
-    return { ...slimCommit(data), message: clip((data.commit && data.commit.message) || '', 4000), parents: (data.parents || []).map((p) => p.sha), stats: data.stats || null, files: files.map(slimFile) };
+    const out = { ...slimCommit(data), message: clip((data.commit && data.commit.message) || '', 4000), parents: (data.parents || []).map((p) => p.sha), stats: data.stats || null, files: files.map(slimFile) };
+    // GitHub pages a commit's files: say when there are more than were asked for
+    if (next !== null) out.files_truncated = `more than ${files.length} files changed; pass a larger max_files (up to 100), or see the whole commit at its html_url`;
+    return out;
   },
 
   async github_search_code(ctx, a) {
@@ -710,8 +734,18 @@ export default {
   async github_get_workflow_run(ctx, a) {
     const path = `${repoPath(a)}/actions/runs/${seg(a.run_id, 'run_id')}`;
     const { data: run } = await gh(ctx, 'GET', path, { what: `workflow run ${a.run_id}` });
-    const { data: jobs } = await gh(ctx, 'GET', `${path}/jobs`, { query: { filter: 'latest', per_page: 100 }, what: `jobs of run ${a.run_id}` });
-    const slimJobs = (jobs.jobs || []).map((j) => ({
+    // a matrix build can have hundreds of jobs: follow the pages (a failure may be on any of them)
+    const all = [];
+    let total = 0;
+    let more = null;
+    for (let page = 1; page <= MAX_JOB_PAGES; page++) {
+      const { data: jobs, next } = await gh(ctx, 'GET', `${path}/jobs`, { query: { filter: 'latest', per_page: 100, page }, what: `jobs of run ${a.run_id}` });
+      all.push(...(jobs.jobs || []));
+      total = jobs.total_count || all.length;
+      more = next;
+      if (next === null) break;
+    }
+    const slimJobs = all.map((j) => ({
       id: j.id,
       name: j.name,
       status: j.status,
@@ -721,7 +755,9 @@ export default {
       html_url: j.html_url,
       failed_steps: (j.steps || []).filter((s) => s.conclusion === 'failure').map((s) => s.name),
     }));
-    return { ...slimRun(run), jobs: slimJobs };
+    const out = { ...slimRun(run), total_jobs: total, jobs: slimJobs };
+    if (more !== null) out.jobs_truncated = `only the first ${slimJobs.length} of ${total} jobs are listed`;
+    return out;
   },
 
   async github_trigger_workflow(ctx, a) {

@@ -64,6 +64,7 @@ interface Case {
   check: (result: Json) => void;
 }
 const PAGE = { per_page: '30', page: '1' };
+const JOB = (id: number, conclusion = 'success') => ({ id, name: `job ${id}`, status: 'completed', conclusion, started_at: T, completed_at: T, html_url: 'h', steps: [] });
 const R = '/repos/acme/api';
 const A = { owner: 'acme', repo: 'api' };
 
@@ -161,6 +162,15 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'github_get_commit with more files than max_files says so',
+    tool: 'github_get_commit', args: { ...A, ref: SHA, max_files: 1 },
+    calls: [{ method: 'GET', path: `${R}/commits/${SHA}`, query: { per_page: '1' }, reply: { json: { ...commitJson(SHA), files: [fileJson] }, headers: linkTo(2) } }],
+    check: (r) => {
+      assert.equal((r['files'] as Json[]).length, 1);
+      assert.match(r['files_truncated'] as string, /more than 1 files changed; pass a larger max_files/);
+    },
+  },
+  {
     tool: 'github_get_commit', args: { ...A, ref: SHA },
     calls: [{ method: 'GET', path: `${R}/commits/${SHA}`, query: { per_page: '30' }, reply: { json: { ...commitJson(SHA), stats: { additions: 3, deletions: 1, total: 4 }, files: [{ ...fileJson, patch: 'p'.repeat(5000) }] } } }],
     check: (r) => {
@@ -186,6 +196,17 @@ const cases: Case[] = [
       assert.deepEqual([issues[0]!['number'], issues[0]!['author'], issues[0]!['labels'], issues[0]!['assignees']], [1, 'alice', ['bug'], ['bob']]);
       assert.ok((issues[0]!['body'] as string).length < 400, 'list bodies are snippets');
     },
+  },
+  {
+    name: 'github_list_issues paged by cursor (large repositories): next carries the cursor, and takes it back',
+    tool: 'github_list_issues', args: { ...A },
+    calls: [{ method: 'GET', path: `${R}/issues`, query: { state: 'open', sort: 'created', ...PAGE }, reply: { json: [issueJson(1)], headers: { link: '<https://api.github.com/repositories/1/issues?per_page=30&after=Y3Vyc29yOjE%3D>; rel="next"' } } }],
+    check: (r) => assert.equal(r['next'], 'after=Y3Vyc29yOjE%3D'),
+  },
+  {
+    tool: 'github_list_issues', args: { ...A, page: 'after=Y3Vyc29yOjE%3D' },
+    calls: [{ method: 'GET', path: `${R}/issues`, query: { state: 'open', sort: 'created', per_page: '30', after: 'Y3Vyc29yOjE=' }, reply: { json: [issueJson(2)] } }],
+    check: (r) => assert.equal(r['next'], null),
   },
   {
     tool: 'github_get_issue', args: { ...A, issue_number: 7 },
@@ -352,9 +373,27 @@ const cases: Case[] = [
     tool: 'github_get_workflow_run', args: { ...A, run_id: 99 },
     calls: [
       { method: 'GET', path: `${R}/actions/runs/99`, reply: { json: runJson } },
-      { method: 'GET', path: `${R}/actions/runs/99/jobs`, query: { filter: 'latest', per_page: '100' }, reply: { json: { total_count: 1, jobs: [{ ...NOISE, id: 1, name: 'test', status: 'completed', conclusion: 'failure', started_at: T, completed_at: T, html_url: 'h', steps: [{ name: 'checkout', conclusion: 'success' }, { name: 'npm test', conclusion: 'failure' }] }] } } },
+      { method: 'GET', path: `${R}/actions/runs/99/jobs`, query: { filter: 'latest', per_page: '100', page: '1' }, reply: { json: { total_count: 1, jobs: [{ ...NOISE, id: 1, name: 'test', status: 'completed', conclusion: 'failure', started_at: T, completed_at: T, html_url: 'h', steps: [{ name: 'checkout', conclusion: 'success' }, { name: 'npm test', conclusion: 'failure' }] }] } } },
     ],
-    check: (r) => assert.deepEqual([r['conclusion'], (r['jobs'] as Json[])[0]!['failed_steps']], ['failure', ['npm test']]),
+    check: (r) => {
+      assert.deepEqual([r['conclusion'], (r['jobs'] as Json[])[0]!['failed_steps'], r['total_jobs']], ['failure', ['npm test'], 1]);
+      assert.equal(r['jobs_truncated'], undefined);
+    },
+  },
+  {
+    name: 'github_get_workflow_run with 150 jobs: the second page is read, the failure on it kept',
+    tool: 'github_get_workflow_run', args: { ...A, run_id: 99 },
+    calls: [
+      { method: 'GET', path: `${R}/actions/runs/99`, reply: { json: runJson } },
+      { method: 'GET', path: `${R}/actions/runs/99/jobs`, query: { filter: 'latest', per_page: '100', page: '1' }, reply: { json: { total_count: 150, jobs: Array.from({ length: 100 }, (_, i) => JOB(i + 1)) }, headers: linkTo(2) } },
+      { method: 'GET', path: `${R}/actions/runs/99/jobs`, query: { filter: 'latest', per_page: '100', page: '2' }, reply: { json: { total_count: 150, jobs: Array.from({ length: 50 }, (_, i) => JOB(i + 101, i === 49 ? 'failure' : 'success')) } } },
+    ],
+    check: (r) => {
+      const jobs = r['jobs'] as Json[];
+      assert.equal(jobs.length, 150);
+      assert.equal(jobs[149]!['conclusion'], 'failure');
+      assert.equal(r['jobs_truncated'], undefined);
+    },
   },
   {
     tool: 'github_trigger_workflow', args: { ...A, workflow: 'deploy.yml', ref: 'main', inputs: { environment: 'staging' } },
