@@ -116,7 +116,14 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
   const short = JSON.stringify({ results: shortened });
   if (short.length <= opts.maxChars) return short;
   const id = await tryPut(opts, 'execute_tools', whole);
-  if (id !== undefined) return JSON.stringify({ results: [], batch: stubFor(id, whole, opts.maxChars, 0) });
+  if (id !== undefined) {
+    // the whole batch goes to a continuation; each item keeps its place, pointing there (many
+    // small results, e.g. a large maxBatch: every one under a stub's size)
+    const batch = stubFor(id, whole, opts.maxChars, 0);
+    const placed = JSON.stringify({ results: items.map((_, i) => ({ result: { truncated: true, inBatch: i } })), batch });
+    if (placed.length <= opts.maxChars) return placed;
+    return JSON.stringify({ results: [], batch }); // not even one placeholder per item fits
+  }
   // nothing could be stored: every remaining result item says so; error items stay (shortened)
   return JSON.stringify({
     results: shortened.map((it, i) => (typeof it === 'object' && it !== null && 'result' in it ? notStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it)),

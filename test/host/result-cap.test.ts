@@ -63,6 +63,17 @@ describe('result cap', () => {
     assert.equal(JSON.parse(text).results.length, 50);
   });
 
+  it('many small results over the budget: the batch is stored whole, and every item keeps its place', async () => {
+    const items = Array.from({ length: 300 }, (_, i) => ({ result: { i, pad: 'y'.repeat(250) } }));
+    const text = await cap(items);
+    assert.ok(text.length <= 60_000);
+    const answer = JSON.parse(text);
+    assert.equal(answer.results.length, 300, 'index-aligned');
+    assert.deepEqual(answer.results[7], { result: { truncated: true, inBatch: 7 } });
+    assert.equal(answer.batch.truncated, true);
+    assert.equal(await reassemble(answer.batch, 60_000), JSON.stringify({ results: items }));
+  });
+
   it('shortens error items rather than dropping them', async () => {
     const items = Array.from({ length: 50 }, () => ({ error: 'z'.repeat(3000), code: 'GW_ERR_SANDBOX_HANDLER_THREW' }));
     const text = await cap(items);
