@@ -125,6 +125,9 @@ function queryString(params) {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+/** entries the contents API returns for one directory at most */
+const DIR_ENTRIES_MAX = 1000;
+
 /** pages of jobs (100 each) github_get_workflow_run reads at most */
 const MAX_JOB_PAGES = 5;
 
@@ -514,7 +517,10 @@ export default {
     const path = a.path ? segs(a.path, 'path') : '';
     const { data } = await gh(ctx, 'GET', `${repoPath(a)}/contents/${path}`, { query: { ref: a.ref }, what: `path "${a.path || '/'}"` });
     if (Array.isArray(data)) {
-      return { type: 'dir', path: a.path || '', entries: data.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size })) };
+      const out = { type: 'dir', path: a.path || '', entries: data.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size })) };
+      // the contents API lists at most 1,000 entries of a directory
+      if (data.length >= DIR_ENTRIES_MAX) out.entries_truncated = `GitHub lists at most ${DIR_ENTRIES_MAX} entries of a directory; use github_search_code with path: to find a file in it`;
+      return out;
     }
     const base = { type: data.type, path: data.path, sha: data.sha, size: data.size, html_url: data.html_url };
     if (data.type !== 'file') return { ...base, target: data.target || data.submodule_git_url || null };

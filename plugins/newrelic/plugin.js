@@ -264,9 +264,13 @@ async function getApmSummary(ctx, args) {
   if (args.accountId !== undefined) clauses.push(accountClause(args.accountId));
   const r = await entitySearch(ctx, 'find APM applications', clauses, null, `... on ApmApplicationEntityOutline { language ${APM_SUMMARY} }`);
   if (!r.entities.length) throw new Error(`No APM application's name contains "${args.name}": check it with newrelic_search_entities.`);
-  return {
+  const out = {
     applications: r.entities.slice(0, 25).map((e) => ({ ...slimEntity(e), language: e.language ?? null, summary: shapeApm(e.apmSummary) })),
   };
+  const total = r.count ?? r.entities.length;
+  if (total > out.applications.length || r.next)
+    out.more = `${total > out.applications.length ? total : 'More'} applications match "${args.name}"; the first ${out.applications.length} are shown: give a longer name, accountId, or the guid`;
+  return out;
 }
 
 /** Golden metric queries may be time series; a single value per metric reads better. */

@@ -136,6 +136,15 @@ const cases: Case[] = [
     check: (r) => assert.deepEqual(r, { type: 'dir', path: '', entries: [{ name: 'src', path: 'src', type: 'dir', size: 0 }] }),
   },
   {
+    name: 'github_get_file_contents on a folder of 1,000 entries says the list is cut',
+    tool: 'github_get_file_contents', args: { ...A, path: 'big' },
+    calls: [{ method: 'GET', path: `${R}/contents/big`, query: {}, reply: { json: Array.from({ length: 1000 }, (_, i) => ({ name: `f${i}`, path: `big/f${i}`, type: 'file', size: 1 })) } }],
+    check: (r) => {
+      assert.equal((r['entries'] as Json[]).length, 1000);
+      assert.match(r['entries_truncated'] as string, /at most 1000 entries/);
+    },
+  },
+  {
     name: 'github_create_or_update_file looks up the sha of an existing file',
     tool: 'github_create_or_update_file', args: { ...A, path: 'docs/a b.md', content: 'Grüße 👋\n', message: 'Update docs', branch: 'fix/login' },
     calls: [
