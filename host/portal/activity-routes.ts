@@ -92,7 +92,12 @@ export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContex
     const last = page[page.length - 1];
     const keep = new URLSearchParams(Object.entries(q).filter(([k]) => k !== 'before') as [string, string][]);
     const olderHref = more && last ? `/activity?${new URLSearchParams([...keep, ['before', `${Number(last.at)}.${last.id}`]])}` : undefined;
-    const integrations = ctx.deps.registry.plugins().map((p) => p.name).sort();
+    // only the integrations this user may use (as on /integrations): the list names no others
+    const integrations = ctx.deps.registry
+      .plugins()
+      .map((p) => p.name)
+      .filter((name) => (ctx.deps.allowed ? ctx.deps.allowed(who.user, name) : true))
+      .sort();
     const sel = (v: string | undefined, o: string) => (v === o ? html` selected` : '');
 
     const body = html`<form method="get" action="/activity" class="filters" role="search" aria-label="Filter activity">

@@ -104,10 +104,8 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
     },
 
     setCookie(reply, name, value, o = {}) {
-      const existing = reply.getHeader('set-cookie');
-      const list = Array.isArray(existing) ? existing.map(String) : existing === undefined ? [] : [String(existing)];
-      list.push(serializeCookie(name, value, { secure, ...o }));
-      void reply.header('set-cookie', list);
+      // Fastify appends to set-cookie (re-setting the whole list sent earlier cookies twice)
+      void reply.header('set-cookie', serializeCookie(name, value, { secure, ...o }));
     },
 
     sendPage(reply, status, page, csp) {
@@ -130,12 +128,17 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
       // backslash, then require a path that cannot start a network-path reference.
       if (typeof next !== 'string' || next.length > 2000 || /[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
       if (!next.startsWith('/') || next.startsWith('//')) return fallback;
+      let path: string;
       try {
-        if (new URL(next, 'http://workbench.invalid').origin !== 'http://workbench.invalid') return fallback;
+        const url = new URL(next, 'http://workbench.invalid');
+        if (url.origin !== 'http://workbench.invalid') return fallback;
+        // as the URL parser reads it: percent-encoded (a Location header takes no character over
+        // U+00FF) and with dot segments resolved, which can make a network-path ("/.//x" → "//x")
+        path = `${url.pathname}${url.search}${url.hash}`;
       } catch {
         return fallback;
       }
-      return next;
+      return path.startsWith('//') ? fallback : path;
     },
 
     body(request) {

@@ -63,6 +63,19 @@ describe('portal activity and keys', () => {
     assert.equal(rowsOf(wildcard.body), 0, '% is matched literally');
   });
 
+  it("the integration filter lists only the integrations the user's tenant may use", async () => {
+    const denied = await startHarness({ allowed: (_user, plugin) => plugin !== 'keyed' });
+    try {
+      const b = await signIn(denied);
+      const page = await b.get('/activity');
+      assert.equal(page.status, 200);
+      assert.match(page.body, /<option value="mockhub">/);
+      assert.doesNotMatch(page.body, /<option value="keyed">/);
+    } finally {
+      await denied.close();
+    }
+  });
+
   it('explains bad filter input instead of failing', async () => {
     const b = await signIn(h);
     const res = await b.get('/activity?from=yesterday&success=maybe&before=garbage');

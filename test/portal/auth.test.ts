@@ -54,7 +54,9 @@ describe('portal sign-in', () => {
     const res = await b.post('/login', { _csrf: csrfOf(page.body), apiKey: h.apiKey, next: '/keys' });
     assert.equal(res.status, 303);
     assert.equal(res.location, '/keys');
-    const cookie = [res.headers['set-cookie']].flat().find((c) => String(c).startsWith('wb_session='));
+    const sessionCookies = [res.headers['set-cookie']].flat().filter((c) => String(c).startsWith('wb_session='));
+    assert.equal(sessionCookies.length, 1, 'the session cookie is set once');
+    const cookie = sessionCookies[0];
     assert.ok(cookie);
     assert.match(String(cookie), /HttpOnly/);
     assert.match(String(cookie), /SameSite=Lax/);
@@ -84,6 +86,20 @@ describe('portal sign-in', () => {
       const page = await b.get(`/login?next=${encodeURIComponent(next)}`);
       const res = await b.post('/login', { _csrf: csrfOf(page.body), apiKey: h.apiKey, next });
       assert.equal(res.location, '/integrations', next);
+    }
+  });
+
+  it('a next path is sent back percent-encoded and with dot segments resolved, never as a network path', async () => {
+    for (const [next, location] of [['/。', '/%E3%80%82'], ['/.//evil.example', '/integrations'], ['/a/../keys', '/keys']] as const) {
+      const b = browser(h.app);
+      const page = await b.get(`/login?next=${encodeURIComponent(next)}`);
+      const res = await b.post('/login', { _csrf: csrfOf(page.body), apiKey: h.apiKey, next });
+      assert.equal(res.status, 303, next);
+      assert.equal(res.location, location, next);
+      // signed in already: the login page sends the visitor on the same way
+      const again = await b.get(`/login?next=${encodeURIComponent(next)}`);
+      assert.equal(again.status, 303, next);
+      assert.equal(again.location, location, next);
     }
   });
 

@@ -25,7 +25,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { publicUrl?: string; extraManifests?: PluginManifest[] } = {}): Promise<Harness> {
+export async function startHarness(options: { publicUrl?: string; extraManifests?: PluginManifest[]; allowed?: (user: User, plugin: string) => boolean } = {}): Promise<Harness> {
   const t = await openTestDb();
   const mock = await startMockOAuth();
   const manifests = [oauthManifest(mock, { revocationUrl: mock.revokeUrl }), apiKeyManifest(), ...(options.extraManifests ?? [])];
@@ -38,6 +38,7 @@ export async function startHarness(options: { publicUrl?: string; extraManifests
     connections,
     registry: { plugins: () => manifests, plugin: (n) => manifests.find((m) => m.name === n) },
     publicUrl,
+    ...(options.allowed ? { allowed: options.allowed } : {}),
   });
   await real.ready();
   const { key } = await t.users.createApiKey(t.user.id, 'test');
