@@ -69,15 +69,50 @@ export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: 
   }
   const file = path.join(options.dataDir, KEY_FILE_NAME);
   const next = `${file}.next`;
+  await settleEarlierRotation(options.db, options.dataDir, file, next);
   fs.writeFileSync(next, newKey.toString('base64') + '\n', { mode: 0o600 });
   const result = await rotateKeys(options.db, oldVault, newKey);
   // Servers still running with the old key may seal a few more values before they restart: keep
   // the old key readable (encryption.key.previous) until the next rotation re-seals everything.
-  fs.copyFileSync(file, `${file}.previous`);
-  fs.chmodSync(`${file}.previous`, 0o600);
+  keepAsPrevious(file);
   writeKeyFile(options.dataDir, newKey);
   fs.rmSync(next, { force: true });
   return { ...result, storedIn: file };
+}
+
+/** Copies the key file to `.previous` atomically (a torn copy would stop every process from starting). */
+function keepAsPrevious(file: string): void {
+  const tmp = `${file}.previous.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, fs.readFileSync(file), { flag: 'w', mode: 0o600 });
+  fs.renameSync(tmp, `${file}.previous`);
+}
+
+const keyIdOfFile = (f: string): string => keyIdFor(parseEncryptionKey(fs.readFileSync(f, 'utf8'), f));
+
+/**
+ * An `encryption.key.next` left by an earlier rotation must not be overwritten by this one before
+ * its own commit: connections may be sealed with it (the earlier rotation committed, then stopped
+ * before renaming). Nothing sealed with it: it is removed (that rotation stopped before its commit).
+ * Otherwise that rotation is finished first (the key file becomes `.previous`, `.next` the key
+ * file), unless connections are also sealed with the key in `.previous`, which would then be lost:
+ * refused, nothing changed.
+ */
+async function settleEarlierRotation(db: Db, dataDir: string, file: string, next: string): Promise<void> {
+  if (!fs.existsSync(next)) return;
+  const used = new Set((await db.all<{ key_id: string }>('SELECT DISTINCT key_id FROM connections')).map((r) => r.key_id));
+  if (!used.has(keyIdOfFile(next))) {
+    fs.rmSync(next);
+    return;
+  }
+  const previous = `${file}.previous`;
+  if (fs.existsSync(previous) && used.has(keyIdOfFile(previous)))
+    throw new VaultError(
+      'VAULT_BAD_KEY',
+      `rotation stopped, nothing changed: an earlier rotation did not finish, and connections are sealed with each of ${file}, ${next} and ${previous}; keep all three files, start the gateway once with them (it reads all three) and reconnect or re-import the connections sealed with the oldest key before rotating again`,
+    );
+  keepAsPrevious(file);
+  writeKeyFile(dataDir, parseEncryptionKey(fs.readFileSync(next, 'utf8'), next));
+  fs.rmSync(next);
 }
 
 /**

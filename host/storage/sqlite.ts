@@ -10,7 +10,16 @@ import path from 'node:path';
 import type { Db, SqlValue } from './db.js';
 
 export function openSqlite(file: string): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  // the database holds emails, audit arguments and session secrets: a new one is the owner's only
+  // (its -wal and -shm files take the database file's permissions)
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+    try {
+      fs.closeSync(fs.openSync(file, 'wx', 0o600));
+    } catch {
+      // it exists (kept as it is), or it cannot be created: opening it below says so, with the path
+    }
+  }
   let raw: Database.Database;
   try {
     raw = new Database(file);

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { rotateKeys, rotateStoredKey, loadVaultWithPending } from '../../host/connections/key-rotation.js';
 import { createConnectionService } from '../../host/connections/service.js';
 import { KEY_FILE_NAME, createVault, generateKey, loadVault, parseEncryptionKey, type Vault } from '../../host/connections/vault.js';
+import { openSqlite } from '../../host/storage/sqlite.js';
 import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from './fixture.js';
 
 const code = (c: string) => (err: unknown) => (err as { code?: string }).code === c;
@@ -171,6 +172,39 @@ describe('key rotation', () => {
     assert.equal(reader.keyId, fileVault.keyId);
     const svc = createConnectionService({ db: t.db, vault: reader, clientFor: () => undefined });
     for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
+  });
+
+  it('a rotation after one interrupted between the database and the key file finishes that one first', async () => {
+    const fileVault = loadVault({ dataDir: t.dir, env: {} });
+    const userIds = await populate(fileVault, 2);
+    const next = generateKey();
+    fs.writeFileSync(path.join(t.dir, `${KEY_FILE_NAME}.next`), next.toString('base64'), { mode: 0o600 });
+    await rotateKeys(t.db, fileVault, next); // ...and the process died before renaming the file
+    // one row that no key reads: this rotation stops, and must not have destroyed the key in .next
+    const victim = await t.users.create('victim@example.com', 'acme');
+    await createConnectionService({ db: t.db, vault: createVault(generateKey()), clientFor: () => undefined }).importConnection({ userId: victim.id, manifest: keyed, values: { apiKey: 'k_unreadable1' } });
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), /rotation stopped, nothing changed/);
+    const reader = loadVaultWithPending({ dataDir: t.dir, env: {} });
+    const svc = createConnectionService({ db: t.db, vault: reader, clientFor: () => undefined });
+    for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`, 'still readable');
+    // without the unreadable row, the next rotation goes through and reads everything
+    await t.db.run('DELETE FROM connections WHERE user_id = ?', [victim.id]);
+    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} });
+    assert.equal(res.rotated, 4);
+    const after = createConnectionService({ db: t.db, vault: loadVaultWithPending({ dataDir: t.dir, env: {} }), clientFor: () => undefined });
+    for (const [i, id] of userIds.entries()) assert.equal((await after.credential(id, oauth))?.values['token'], `tok-${i}`);
+    assert.ok(!fs.existsSync(path.join(t.dir, `${KEY_FILE_NAME}.next`)));
+  });
+
+  it('a new data dir and database are the owner\'s only', async () => {
+    const dir = path.join(t.dir, 'fresh', 'data');
+    const db = openSqlite(path.join(dir, 'workbench.db'));
+    try {
+      assert.equal(fs.statSync(dir).mode & 0o077, 0, 'data dir');
+      assert.equal(fs.statSync(path.join(dir, 'workbench.db')).mode & 0o077, 0, 'database file');
+    } finally {
+      await db.close();
+    }
   });
 
   it('rotates an environment key and hands the new key back to the operator', async () => {
