@@ -69,6 +69,7 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
     const vault = loadVaultWithPending({ dataDir: config.dataDir });
     const service = createConnectionService({ db, vault, clientFor: clientFromEnv() });
     const refreshToken = stringFlag(args, 'refresh-token');
+    const replaced = (await db.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [user.id, integration])) !== undefined;
     const { connectionId } = await service.importConnection({
       userId: user.id,
       manifest: plugin.manifest,
@@ -78,7 +79,9 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
       ...(values ? { values: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)])) } : {}),
       ...(configValues ? { config: configValues } : {}),
     });
-    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ connectionId, integration, userId: user.id }) + '\n');
+    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ connectionId, integration, userId: user.id, replaced }) + '\n');
+    else if (replaced)
+      process.stdout.write(`Replaced the ${integration} connection of ${user.email} (connection ${connectionId}; its config is kept unless --config was given).\n`);
     else process.stdout.write(`Connected ${integration} for ${user.email} (connection ${connectionId}).\n`);
     return 0;
   });

@@ -1,7 +1,9 @@
 /**
  * @module host/cli/main
  * The `workbench` command: serve, stdio, users create, connections import, keys rotate,
- * login-link, plugin validate|new|build. Every command prints a clear error and exits 2 on bad input.
+ * login-link, plugin validate|new|build. Every command prints a clear error and exits 2 on bad input
+ * (an unknown command or option included); plugin validate and build exit 1 when the plugin itself
+ * has problems.
  */
 import { readConfig } from '../config.js';
 import { isGatewayError } from '../errors.js';
@@ -26,6 +28,28 @@ const USAGE = `Usage: workbench <command>
 Environment: PORT, HOST, WORKBENCH_DATA_DIR, DATABASE_URL, WORKBENCH_PLUGINS_DIR, WORKBENCH_POLICY,
 LOG_LEVEL, WORKBENCH_PUBLIC_URL, WORKBENCH_ENCRYPTION_KEY (see README).`;
 
+/** the options each command takes (a misspelt one must not be ignored: --tenat would put a user in the default tenant) */
+const KNOWN_FLAGS: Record<string, readonly string[]> = {
+  serve: [],
+  stdio: ['email'],
+  'users create': ['email', 'tenant', 'json'],
+  'connections import': ['email', 'integration', 'token', 'refresh-token', 'expires-in', 'values', 'config', 'json'],
+  'keys rotate': ['new-key', 'json'],
+  'login-link': ['email'],
+  'plugin validate': [],
+  'plugin new': ['dir'],
+  'plugin build': ['out', 'keep-zod', 'json'],
+};
+
+/** An error message for an option the command does not take, or undefined. */
+function unknownFlag(command: string, args: ParsedArgs): string | undefined {
+  const known = KNOWN_FLAGS[command];
+  if (!known) return undefined; // an unknown command is reported as such
+  const bad = [...args.flags.keys()].find((f) => f !== 'help' && !known.includes(f));
+  if (bad === undefined) return undefined;
+  return `${command} does not take --${bad}${known.length ? ` (it takes ${known.map((f) => `--${f}`).join(', ')})` : ''}`;
+}
+
 async function main(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
@@ -38,6 +62,11 @@ async function main(argv: string[]): Promise<number> {
   if (args.flags.has('help') || command === 'help') {
     process.stdout.write(USAGE + '\n');
     return 0;
+  }
+  const bad = unknownFlag(['users', 'connections', 'keys', 'plugin'].includes(command) ? `${command} ${sub ?? ''}` : command, args);
+  if (bad) {
+    process.stderr.write(`workbench: ${bad}\n\n${USAGE}\n`);
+    return 2;
   }
   try {
     switch (command) {

@@ -202,7 +202,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
         const payload: SecretPayload = { values: { token: tokens.accessToken } };
         if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
         const expiresAt = tokens.expiresInSec !== undefined ? now() + tokens.expiresInSec * 1000 : null;
-        return save(input.userId, m, payload, input.config ?? {}, expiresAt, null);
+        // re-importing without config keeps the connection's config (e.g. the Jira site)
+        return save(input.userId, m, payload, input.config, expiresAt, null);
       }
       const merged: Record<string, unknown> = { ...(input.config ?? {}), ...(input.values ?? {}) };
       if (input.token !== undefined && m.auth.fields.length === 1 && m.auth.fields[0] && merged[m.auth.fields[0].name] === undefined)

@@ -1,0 +1,58 @@
+/**
+ * @module test/host/cli.test
+ * The `workbench` command as operators run it (the real bin, a temporary data dir): a misspelt
+ * option is refused (exit 2) instead of ignored, and re-importing a connection says it replaced
+ * one and keeps its config unless --config is given.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PACKAGE_ROOT } from '../../host/paths.js';
+import { openSqlite } from '../../host/storage/sqlite.js';
+
+const BIN = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
+
+describe('the workbench command', () => {
+  let dir: string;
+  const run = (...argv: string[]) => {
+    const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, ...argv], { env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: dir, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cli-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses an option the command does not take, and creates nothing', () => {
+    const r = run('users', 'create', '--email', 'a@example.com', '--tenat', 'acme', '--json');
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /users create does not take --tenat \(it takes --email, --tenant, --json\)/);
+    assert.equal(r.stdout, '');
+    const rotate = run('keys', 'rotate', '--newkey', 'x');
+    assert.equal(rotate.code, 2);
+    assert.match(rotate.stderr, /keys rotate does not take --newkey/);
+    assert.equal(fs.existsSync(path.join(dir, 'encryption.key.next')), false, 'no key written');
+  });
+
+  it('re-importing a connection says it replaced one, and keeps its config unless --config is given', async () => {
+    const created = run('users', 'create', '--email', 'b@example.com', '--tenant', 'acme', '--json');
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(JSON.parse(created.stdout).tenant, 'acme');
+    const first = run('connections', 'import', '--email', 'b@example.com', '--integration', 'atlassian-jira', '--token', 't1', '--config', '{"site":"team-a"}', '--json');
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(JSON.parse(first.stdout).replaced, false);
+    const second = run('connections', 'import', '--email', 'b@example.com', '--integration', 'atlassian-jira', '--token', 't2');
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /^Replaced the atlassian-jira connection of b@example\.com/);
+    const db = openSqlite(path.join(dir, 'workbench.db'));
+    try {
+      const rows = await db.all<{ config: string }>("SELECT config FROM connections WHERE integration = 'atlassian-jira'");
+      assert.deepEqual(rows.map((r) => JSON.parse(r.config)), [{ site: 'team-a' }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
