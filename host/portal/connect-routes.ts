@@ -34,7 +34,11 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     const r = REFUSALS[reason];
     return ctx.sendError(reply, r.status, r.title, r.text, who);
   };
-  const pluginFor = (name: string): PluginManifest | undefined => registry.plugin(name);
+  /** the link's integration, if it exists and the user may still use it (policy may change while a link is open) */
+  const pluginFor = (name: string, who: SignedIn): PluginManifest | undefined => {
+    const m = registry.plugin(name);
+    return m && (!ctx.deps.allowed || ctx.deps.allowed(who.user, name)) ? m : undefined;
+  };
   const providerOrigin = (m: PluginManifest): string[] => {
     if (m.auth.type !== 'oauth2') return [];
     return [new URL((connections.http.mapUrl ?? ((u: string) => u))(m.auth.authorizationUrl)).origin];
@@ -46,7 +50,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     const p = await pending.get(request.params.id);
     if (!p) return refuse(reply, 'unknown', who);
     if (p.userId !== who.user.id) return refuse(reply, 'other_user', who);
-    const m = pluginFor(p.integration);
+    const m = pluginFor(p.integration, who);
     if (TERMINAL.has(p.status)) {
       const status = p.status as keyof typeof RESULT_TEXT;
       return ctx.sendPage(reply, 200, { title: RESULT_TEXT[status].title, body: resultBody(m, p, status), who });
@@ -63,7 +67,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
     const checked = await pending.check(request.params.id, who.user.id);
     if (!checked.ok) return refuse(reply, checked.reason, who);
-    const m = pluginFor(checked.pending.integration);
+    const m = pluginFor(checked.pending.integration, who);
     if (!m || m.auth.type !== 'oauth2') return refuse(reply, 'unknown', who);
     const client = connections.clientFor(m.name);
     if (!client) return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected until the operator configures its OAuth client.`, who);
@@ -86,7 +90,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     if (!taken.ok) return refuse(reply, taken.reason, who);
     const p = taken.pending;
     const done = (): FastifyReply => reply.code(303).header('location', `/connect/${p.id}`).send();
-    const m = pluginFor(p.integration);
+    const m = pluginFor(p.integration, who);
     const client = m ? connections.clientFor(m.name) : undefined;
     if (typeof q['error'] === 'string') {
       const detail = typeof q['error_description'] === 'string' ? `: ${q['error_description'].slice(0, 200)}` : '';
@@ -95,7 +99,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
       return done();
     }
     if (!m || m.auth.type !== 'oauth2' || !client || typeof q['code'] !== 'string' || q['code'] === '') {
-      await pending.settle(p.id, 'failed', !client ? 'the OAuth client is no longer configured on the server' : 'the provider sent no authorization code');
+      await pending.settle(p.id, 'failed', !m ? 'the integration is not available to this account' : !client ? 'the OAuth client is no longer configured on the server' : 'the provider sent no authorization code');
       return done();
     }
     try {
@@ -115,7 +119,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
     const checked = await pending.check(request.params.id, who.user.id);
     if (!checked.ok) return refuse(reply, checked.reason, who);
-    const m = pluginFor(checked.pending.integration);
+    const m = pluginFor(checked.pending.integration, who);
     if (!m || m.auth.type !== 'apikey') return refuse(reply, 'unknown', who);
     const { _csrf: _ignored, ...input } = ctx.body(request);
     const v = validateApiKeyFields(m.auth.fields, input);

@@ -58,6 +58,24 @@ describe('portal connect pages', () => {
     assert.equal((await h.connections.credential(h.t.user.id, keyed()))?.values['apiKey'], 'k_abcdefgh12', 'nothing overwritten');
   });
 
+  it('a link opened before a policy change denied the integration can no longer be completed', async () => {
+    let deny = false;
+    const gated = await startHarness({ allowed: (_user, plugin) => !(deny && plugin === 'keyed') });
+    try {
+      const b = await signIn(gated);
+      const p = await gated.connections.pending.create(gated.t.user.id, 'keyed', 'apikey');
+      const page = await b.get(`/connect/${p.id}`);
+      assert.equal(page.status, 200);
+      deny = true;
+      assert.notEqual((await b.get(`/connect/${p.id}`)).status, 200, 'the form is no longer shown');
+      const post = await b.post(`/connect/${p.id}/form`, { _csrf: csrfOf(page.body), apiKey: 'k_abcdefgh1', region: 'eu' });
+      assert.notEqual(post.status, 303);
+      assert.equal((await gated.t.db.all('SELECT id FROM connections')).length, 0, 'nothing stored');
+    } finally {
+      await gated.close();
+    }
+  });
+
   it('runs the OAuth2 round trip with state and PKCE, and refuses a replayed callback', async () => {
     const b = await signIn(h);
     const p = await h.connections.pending.create(h.t.user.id, 'mockhub', 'oauth2');
