@@ -19,6 +19,7 @@ const USAGE = `Usage: workbench <command>
   users create --email E [--tenant T] [--json]
   connections import --email E --integration I (--token T [--refresh-token R] [--expires-in S] | --values JSON) [--config JSON]
   keys rotate [--new-key BASE64]         re-encrypt every stored credential under a new key
+                                         (--new-key required with WORKBENCH_ENCRYPTION_KEY)
   login-link --email E                   print a one-time portal sign-in link
   plugin validate DIR                    check a plugin folder (manifest, schemas, source)
   plugin new NAME [--dir D]              scaffold a TypeScript plugin in D/NAME

@@ -61,6 +61,11 @@ export interface StoredKeyRotation extends RotationResult {
 export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: NodeJS.ProcessEnv; newKey?: string }): Promise<StoredKeyRotation> {
   const env = options.env ?? process.env;
   const oldVault = loadVaultWithPending({ dataDir: options.dataDir, env });
+  // with an environment key the new key lives nowhere but in the operator's hands: it must be one
+  // they already keep, not one printed after the database was re-encrypted under it (a lost
+  // terminal or a piped --json would leave every credential unreadable)
+  if (oldVault.source === 'env' && !options.newKey)
+    throw new VaultError('VAULT_BAD_KEY', 'WORKBENCH_ENCRYPTION_KEY is set: give the new key with --new-key (generate one with `openssl rand -base64 32` and store it where the environment comes from first); nothing changed');
   const newKey = options.newKey ? parseEncryptionKey(options.newKey, '--new-key') : generateKey();
   if (keyIdFor(newKey) === oldVault.keyId) throw new VaultError('VAULT_BAD_KEY', 'the new key is the key already in use');
   if (oldVault.source === 'env') {

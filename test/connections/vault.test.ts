@@ -207,13 +207,17 @@ describe('key rotation', () => {
     }
   });
 
-  it('rotates an environment key and hands the new key back to the operator', async () => {
+  it('rotates an environment key to the key the operator gives (never to one printed afterwards)', async () => {
     const envKey = generateKey().toString('base64');
     const env = { WORKBENCH_ENCRYPTION_KEY: envKey };
     await populate(loadVault({ dataDir: t.dir, env }), 2);
-    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env });
+    const before = await t.db.all('SELECT id, secret FROM connections ORDER BY id');
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env }), /give the new key with --new-key.*nothing changed/);
+    assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
+    const given = generateKey().toString('base64');
+    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env, newKey: given });
     assert.equal(res.storedIn, 'env');
-    assert.ok(res.newKeyBase64);
+    assert.equal(res.newKeyBase64, given);
     const next = loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 } });
     const rows = await t.db.all<{ id: string; secret: string }>('SELECT id, secret FROM connections');
     for (const r of rows) assert.match(next.decrypt(r.secret, r.id), /values/);
