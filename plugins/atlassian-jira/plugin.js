@@ -172,7 +172,12 @@ function adfNode(n) {
   if (!n || typeof n !== 'object') return '';
   const a = n.attrs || {};
   switch (n.type) {
-    case 'text': return typeof n.text === 'string' ? n.text : '';
+    case 'text': {
+      const text = typeof n.text === 'string' ? n.text : '';
+      // a hyperlink is a text node with a link mark: keep its address beside the words
+      const link = (n.marks || []).find((m) => m && m.type === 'link' && m.attrs && typeof m.attrs.href === 'string');
+      return link && link.attrs.href !== text ? `${text} (${link.attrs.href})` : text;
+    }
     case 'hardBreak': return '\n';
     case 'mention': return a.text || (a.id ? `@${a.id}` : '@someone');
     case 'emoji': return a.text || a.shortName || '';
@@ -497,12 +502,18 @@ async function getProject(ctx, args) {
 
 async function listIssueTypes(ctx, args) {
   const site = await resolveSite(ctx);
-  const data = await jira(ctx, site, 'GET', `/issue/createmeta/${enc(args.projectKey)}/issuetypes`, {
-    query: { maxResults: 100 },
-    action: `list the issue types of project ${args.projectKey}`,
-    scope: READ,
-  });
-  const list = data?.issueTypes || data?.values || data?.createMetaIssueType || [];
+  // the list is paged (startAt / maxResults / total): read every page, a few at most
+  const list = [];
+  for (let page = 0; page < 10; page++) {
+    const data = await jira(ctx, site, 'GET', `/issue/createmeta/${enc(args.projectKey)}/issuetypes`, {
+      query: { startAt: list.length, maxResults: 100 },
+      action: `list the issue types of project ${args.projectKey}`,
+      scope: READ,
+    });
+    const got = data?.issueTypes || data?.values || data?.createMetaIssueType || [];
+    list.push(...got);
+    if (got.length === 0 || typeof data?.total !== 'number' || list.length >= data.total) break;
+  }
   return {
     project: args.projectKey,
     issueTypes: list.map((t) => ({ id: t.id, name: t.name, subtask: !!t.subtask, description: t.description || '' })),

@@ -151,7 +151,7 @@ const BOBBY = { accountId: 'acc-bb', displayName: 'Bobby', active: true, account
 const ME = { accountId: 'acc-me', displayName: 'Me', emailAddress: 'me@example.com', active: true, accountType: 'atlassian', timeZone: 'Europe/Paris', locale: 'en_US', groups: { size: 3 } };
 const NO_CONTENT: UpstreamReply = { status: 204 };
 
-interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, UpstreamReply>; calls: Call[]; result: unknown }
+interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, UpstreamReply | ((req: RecordedRequest) => UpstreamReply)>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
   { tool: 'jira_search_issues', args: { jql: 'project = ABC ORDER BY updated DESC', maxResults: 2 },
@@ -227,8 +227,15 @@ const CASES: Case[] = [
     result: { key: 'WEB', id: '1', name: 'Website', description: 'The site', lead: 'Lee', type: 'software', issueTypes: [{ id: '1', name: 'Bug', subtask: false }, { id: '5', name: 'Subtask', subtask: true }], url: `${SITE}/browse/WEB` } },
   { tool: 'jira_list_issue_types', args: { projectKey: 'WEB' },
     replies: { 'GET /issue/createmeta/WEB/issuetypes': { json: { issueTypes: [{ id: '1', name: 'Bug', subtask: false, description: 'A problem', iconUrl: 'x' }, { id: '3', name: 'Task', subtask: false }], maxResults: 100, startAt: 0, total: 2 } } },
-    calls: [['GET', '/issue/createmeta/WEB/issuetypes', { maxResults: '100' }]],
+    calls: [['GET', '/issue/createmeta/WEB/issuetypes', { startAt: '0', maxResults: '100' }]],
     result: { project: 'WEB', issueTypes: [{ id: '1', name: 'Bug', subtask: false, description: 'A problem' }, { id: '3', name: 'Task', subtask: false, description: '' }] } },
+  { name: 'jira_list_issue_types reads every page', tool: 'jira_list_issue_types', args: { projectKey: 'WEB' },
+    replies: { 'GET /issue/createmeta/WEB/issuetypes': (req: RecordedRequest) => ({ json: req.query.get('startAt') === '0' ? { issueTypes: [{ id: '1', name: 'Bug' }], startAt: 0, maxResults: 1, total: 2 } : { issueTypes: [{ id: '3', name: 'Task' }], startAt: 1, maxResults: 1, total: 2 } }) },
+    calls: [['GET', '/issue/createmeta/WEB/issuetypes', { startAt: '0', maxResults: '100' }], ['GET', '/issue/createmeta/WEB/issuetypes', { startAt: '1', maxResults: '100' }]],
+    result: { project: 'WEB', issueTypes: [{ id: '1', name: 'Bug', subtask: false, description: '' }, { id: '3', name: 'Task', subtask: false, description: '' }] } },
+  { name: 'jira_get_issue keeps the address of a hyperlink', tool: 'jira_get_issue', args: { issueKey: 'ABC-1' },
+    replies: { 'GET /issue/ABC-1': { json: { ...RAW_DETAIL, fields: { ...RAW_DETAIL.fields, description: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: 'See ' }, { type: 'text', text: 'the runbook', marks: [{ type: 'link', attrs: { href: 'https://wiki.example/runbook' } }] }] }] } } } } },
+    calls: [['GET', '/issue/ABC-1', { fields: DETAIL_FIELDS }]], result: { ...DETAIL, description: 'See the runbook (https://wiki.example/runbook)' } },
   { tool: 'jira_search_users', args: { query: 'bob', maxResults: 5 }, replies: { 'GET /user/search': { json: [BOB, BOBBY] } },
     calls: [['GET', '/user/search', { query: 'bob', maxResults: '5' }]],
     result: { users: [
