@@ -4,6 +4,7 @@
  * zod before anything is registered (invariant 1: the manifest is data, the code is never loaded
  * by the host). Shared by the host registry, the bridge and the plugin CLI.
  */
+import { isForbiddenHeader } from './bridge/interceptors/validate-request.js';
 import * as z from 'zod';
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -24,8 +25,14 @@ export const injectSchema = z
     header: z
       .string()
       .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name')
+      .refine((h) => h.toLowerCase() === 'authorization' || !isForbiddenHeader(h), 'may not be a header that steers routing or carries other credentials (host, cookie, forwarded, x-forwarded-*, proxy-*, hop-by-hop headers)')
       .default('authorization'),
-    format: z.string().min(1).max(200).default('Bearer {token}'),
+    format: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/\{[^{}]+\}/, 'must contain a placeholder such as {token} or {apiKey}: a constant is not a credential')
+      .default('Bearer {token}'),
   })
   .strict();
 export type InjectSpec = z.infer<typeof injectSchema>;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createBridge, type Bridge, type BridgeRequest, type BridgeResult, type CallScope, type Credential } from '../../sandbox/index.js';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import { manifestSchema, type PluginManifest } from '../../sandbox/manifest.js';
 import { fakeResolver } from './helpers/fake-dns.js';
 import { egressPolicy, manifest } from './helpers/harness.js';
 import { startTlsUpstream, startUpstream, TEST_CA, type Upstream } from './helpers/upstream.js';
@@ -82,6 +82,27 @@ describe('bridge: upstream mapping and credential injection', () => {
     const sent = String(up.received.at(-1)?.headers['authorization']);
     assert.equal(sent, `Basic ${Buffer.from(`alice:${TOKEN}`).toString('base64')}`);
     assert.ok(!bodyOf(r).includes(sent.slice(6)) && !bodyOf(r).includes(TOKEN) && bodyOf(r).includes('[REDACTED]'));
+  });
+
+  it('refuses Range on a request that carries the credential (a partial answer could cut a quoted token past redaction)', async () => {
+    for (const header of ['Range', 'If-Range']) {
+      const r = await bridge.dispatch(get('https://api.example.com/status/401', { headers: { [header]: 'bytes=30-32' } }), scopeOf());
+      assert.equal(codeOf(r), 'GW_ERR_BRIDGE_BAD_REQUEST', header);
+      assert.match(r.ok ? '' : r.error.message, /Range requests are not allowed where the connection's credential is sent/);
+    }
+  });
+
+  it("refuses a manifest whose credential header steers routing, or whose format is a constant", () => {
+    const base = manifest({ egress: ['api.example.com'], auth: { type: 'apikey', fields: [{ name: 'apiKey', label: 'Key', secret: true, required: true }], inject: { header: 'x-api-key', format: '{apiKey}' } } });
+    const withInject = (inject: Record<string, unknown>) => manifestSchema.safeParse({ ...base, auth: { ...(base.auth as object), inject } });
+    assert.ok(withInject({ header: 'x-api-key', format: '{apiKey}' }).success);
+    assert.ok(withInject({ header: 'Authorization', format: 'Bearer {apiKey}' }).success);
+    for (const header of ['Host', 'X-Forwarded-For', 'Forwarded', 'X-Real-IP', 'Cookie', 'Proxy-Authorization', 'Connection', 'TE', 'Via']) {
+      const r = withInject({ header, format: '{apiKey}' });
+      assert.ok(!r.success && /steers routing/.test(r.error.message), header);
+    }
+    const constant = withInject({ header: 'x-api-key', format: '127.0.0.1' });
+    assert.ok(!constant.success && /must contain a placeholder/.test(constant.error.message));
   });
 
   it('uses a custom header for API keys', async () => {

@@ -43,6 +43,9 @@ export function injectCredential(): Interceptor {
       if (manifest.auth.type === 'none') return next(req, call);
       const sameOrigin = req.hop === 0 || req.url.origin === req.initialOrigin;
       if (!sameOrigin || !credentialHosts(manifest).includes(policyHost(req.url))) return next(req, call);
+      // a partial answer (206) could cut a quoted credential into pieces redaction cannot match
+      if (req.headers['range'] !== undefined || req.headers['if-range'] !== undefined)
+        throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', 'Range requests are not allowed where the connection\'s credential is sent');
       const credential = await call.credential();
       if (!credential) return next(req, call);
       const { value, pieces } = renderCredential(manifest.auth.inject.format, credential);

@@ -16,6 +16,15 @@ const FORBIDDEN = new Set([
   'x-real-ip', 'http2-settings',
 ]);
 const FORBIDDEN_PREFIXES = ['proxy-', 'x-forwarded-', 'sec-'];
+
+/**
+ * A header that carries credentials or steers routing. Refused from plugin code, and (all but
+ * `authorization`) as a manifest's credential header, which is plugin-authored too.
+ */
+export function isForbiddenHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return FORBIDDEN.has(n) || FORBIDDEN_PREFIXES.some((p) => n.startsWith(p));
+}
 /** dropped silently: the bridge negotiates and decodes content encodings itself */
 const IGNORED = new Set(['accept-encoding']);
 const MAX_HEADERS = 64;
@@ -39,7 +48,7 @@ export function validateRequest(): Interceptor {
         if (typeof value !== 'string' || /[\r\n\0]/.test(value) || value.length > MAX_HEADER_VALUE) {
           throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `header "${name}" has an invalid value (CR, LF and NUL are refused)`);
         }
-        if (FORBIDDEN.has(name) || name === credentialHeader || FORBIDDEN_PREFIXES.some((p) => name.startsWith(p))) {
+        if (isForbiddenHeader(name) || name === credentialHeader) {
           throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `header "${name}" may not be set by plugin code`);
         }
         if (!IGNORED.has(name)) headers[name] = value;
