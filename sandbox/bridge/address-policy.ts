@@ -41,7 +41,9 @@ export function judgeAddress(address: string, allowed: readonly Cidr[]): Address
   } catch {
     return { allowed: false, range: 'unparseable' };
   }
-  const range = parsed.range();
+  let range: string = parsed.range();
+  // IPv4-compatible IPv6 (::/96, deprecated): ::7f00:1 is 127.0.0.1, but ipaddr.js calls it unicast
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && parsed.match(ipaddr.parse('::'), 96)) range = 'ipv4Compatible';
   if (range === 'unicast') return { allowed: true, range };
   for (const [net_, bits] of allowed) {
     if (net_.kind() === parsed.kind() && parsed.match([net_, bits] as never)) return { allowed: true, range };

@@ -191,7 +191,7 @@ describe('bridge: egress policy and SSRF', () => {
     await b.close();
   });
 
-  for (const address of ['10.0.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '::1', '::ffff:a9fe:a9fe', 'fd00:ec2::254', '64:ff9b::a9fe:a9fe', 'fe80::1']) {
+  for (const address of ['10.0.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '::1', '::ffff:a9fe:a9fe', 'fd00:ec2::254', '64:ff9b::a9fe:a9fe', 'fe80::1', '::7f00:1', '::a9fe:a9fe']) {
     it(`refuses a name resolving to ${address} at connect time`, async () => {
       const b = createBridge(egressPolicy(), { resolver: fakeResolver({ 'rebind.example.com': ['93.184.216.34', address] }) });
       assert.equal(codeOf(await b.dispatch(get('https://rebind.example.com/'), scopeOf())), 'GW_ERR_BRIDGE_ADDRESS_BLOCKED');
@@ -245,7 +245,7 @@ describe('bridge: redirects', () => {
 });
 
 describe('bridge: request rules, caps, timeouts, budget', () => {
-  for (const [name, value] of [['Authorization', 'Bearer attacker'], ['Host', '169.254.169.254'], ['Cookie', 'a=b'], ['X-Forwarded-For', '1.2.3.4'], ['Proxy-Authorization', 'x'], ['X-Note', 'a\r\nHost: evil']]) {
+  for (const [name, value] of [['Authorization', 'Bearer attacker'], ['Host', '169.254.169.254'], ['Cookie', 'a=b'], ['X-Forwarded-For', '1.2.3.4'], ['Proxy-Authorization', 'x'], ['X-Note', 'a\r\nHost: evil'], ['X-Original-URL', '/admin'], ['True-Client-IP', '127.0.0.1']]) {
     it(`refuses the plugin header ${name}`, async () => {
       assert.equal(codeOf(await bridge.dispatch(get('https://api.example.com/echo', { headers: { [name as string]: value as string } }), scopeOf())), 'GW_ERR_BRIDGE_BAD_REQUEST');
     });
