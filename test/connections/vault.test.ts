@@ -162,12 +162,18 @@ describe('key rotation', () => {
     assert.deepEqual(keyIds, [{ key_id: again.keyId }]);
   });
 
-  it('reads every connection after a rotation interrupted between the database and the key file', async () => {
+  /** two users' connections, after a rotation that committed and died before renaming encryption.key.next */
+  async function interruptedRotation(): Promise<{ fileVault: Vault; userIds: string[] }> {
     const fileVault = loadVault({ dataDir: t.dir, env: {} });
     const userIds = await populate(fileVault, 2);
     const next = generateKey();
     fs.writeFileSync(path.join(t.dir, `${KEY_FILE_NAME}.next`), next.toString('base64'), { mode: 0o600 });
     await rotateKeys(t.db, fileVault, next); // ...and the process died before renaming the file
+    return { fileVault, userIds };
+  }
+
+  it('reads every connection after a rotation interrupted between the database and the key file', async () => {
+    const { fileVault, userIds } = await interruptedRotation();
     const reader = loadVaultWithPending({ dataDir: t.dir, env: {} });
     assert.equal(reader.keyId, fileVault.keyId);
     const svc = createConnectionService({ db: t.db, vault: reader, clientFor: () => undefined });
@@ -175,11 +181,7 @@ describe('key rotation', () => {
   });
 
   it('a rotation after one interrupted between the database and the key file finishes that one first', async () => {
-    const fileVault = loadVault({ dataDir: t.dir, env: {} });
-    const userIds = await populate(fileVault, 2);
-    const next = generateKey();
-    fs.writeFileSync(path.join(t.dir, `${KEY_FILE_NAME}.next`), next.toString('base64'), { mode: 0o600 });
-    await rotateKeys(t.db, fileVault, next); // ...and the process died before renaming the file
+    const { userIds } = await interruptedRotation();
     // one row that no key reads: this rotation stops, and must not have destroyed the key in .next
     const victim = await t.users.create('victim@example.com', 'acme');
     await createConnectionService({ db: t.db, vault: createVault(generateKey()), clientFor: () => undefined }).importConnection({ userId: victim.id, manifest: keyed, values: { apiKey: 'k_unreadable1' } });
