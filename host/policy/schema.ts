@@ -4,8 +4,31 @@
  * written next to it. A file that does not validate stops start-up with a message naming the field.
  */
 import * as z from 'zod';
+import { parseCidrs } from '../../sandbox/bridge/address-policy.js';
+import { hostNameSchema } from '../../sandbox/manifest.js';
 
-const ruleList = z.array(z.string().min(1).max(200)).default([]);
+/**
+ * Entries are matched exactly (or "*" for all): a pattern or a stray space would load and match
+ * nothing, so a deny rule meant as "echo_*" or " github" would silently allow.
+ */
+const ruleList = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(200)
+      .refine((e) => e === '*' || /^[a-z0-9][a-z0-9_.-]*$/.test(e), 'must be a plugin or tool name (lower case, exact: no patterns or spaces) or "*"'),
+  )
+  .default([]);
+
+const isCidr = (c: string): boolean => {
+  try {
+    parseCidrs([c]);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** A tenant rule: a plugin or tool is usable iff it matches an allow entry (or allow is empty)
  *  and no deny entry. Deny wins. Entries are plugin names, tool names, or "*". */
@@ -36,6 +59,20 @@ const limitsSchema = z
   })
   .strict();
 
+type LimitsShape = typeof limitsSchema.shape;
+/**
+ * A plugin's overrides of limits: the same fields and ranges, each optional and WITHOUT its default
+ * (limitsSchema.partial() keeps the defaults in zod 4, and an override of one limit then reset every
+ * other limit of the plugin to its default, over the policy's own `limits`).
+ */
+const limitsOverrideSchema = z
+  .object(
+    Object.fromEntries(Object.entries(limitsSchema.shape).map(([key, field]) => [key, field.unwrap().optional()])) as {
+      [K in keyof LimitsShape]: z.ZodOptional<ReturnType<LimitsShape[K]['unwrap']>>;
+    },
+  )
+  .strict();
+
 const httpSchema = z
   .object({
     /** timeout of each outbound request, ms (default 15000) */
@@ -47,9 +84,9 @@ const httpSchema = z
     /** redirect hops (default 3) */
     maxRedirects: z.number().int().min(0).max(10).default(3),
     /** CIDRs that may be reached although private/loopback (default none) */
-    allowPrivateCidrs: z.array(z.string().min(1)).default([]),
-    /** hosts refused even when declared (default none) */
-    denyHosts: z.array(z.string().min(1)).default([]),
+    allowPrivateCidrs: z.array(z.string().min(1).refine((c) => isCidr(c), 'must be an IP address or CIDR range, e.g. "10.0.0.0/8"')).default([]),
+    /** hosts refused even when declared, matched exactly (default none) */
+    denyHosts: z.array(hostNameSchema).default([]),
   })
   .strict();
 
@@ -122,7 +159,7 @@ export const policySchema = z
     /** tenant name (or "*" for every tenant) → rule; a tenant's own rule and "*" both apply */
     tenants: z.record(z.string().min(1), tenantRuleSchema).default({}),
     /** per-plugin overrides of limits */
-    plugins: z.record(z.string().min(1), z.object({ limits: limitsSchema.partial().optional() }).strict()).default({}),
+    plugins: z.record(z.string().min(1), z.object({ limits: limitsOverrideSchema.optional() }).strict()).default({}),
     /** where audit events go: the database (default) or stdout as JSON lines */
     audit: z
       .object({ sink: z.enum(['database', 'stdout']).default('database'), storeArguments: z.boolean().default(false) })

@@ -91,6 +91,27 @@ describe('policy files', () => {
     assert.equal(decideToolAccess(p, 'beta', 'github', 'github_list_issues').allowed, false);
   });
 
+  it('refuses policy entries that would load and match nothing: patterns, stray spaces, URLs as hosts, bad CIDRs', () => {
+    for (const [policy, field] of [
+      [{ tenants: { '*': { denyTools: ['echo_*'] } } }, /tenants\.\*\.denyTools\.0: must be a plugin or tool name/],
+      [{ tenants: { acme: { denyPlugins: [' github'] } } }, /tenants\.acme\.denyPlugins\.0/],
+      [{ tenants: { acme: { allowPlugins: ['Fixture-Echo'] } } }, /tenants\.acme\.allowPlugins\.0/],
+      [{ http: { denyHosts: ['https://api.github.com/'] } }, /http\.denyHosts\.0: must be a lower-case DNS host name/],
+      [{ http: { denyHosts: ['*.slack.com'] } }, /http\.denyHosts\.0/],
+      [{ http: { allowPrivateCidrs: ['10.0.0.0/33'] } }, /http\.allowPrivateCidrs\.0: must be an IP address or CIDR range/],
+    ] as const) {
+      assert.throws(() => parsePolicy(policy), field, JSON.stringify(policy));
+    }
+    assert.doesNotThrow(() => parsePolicy({ tenants: { '*': { denyTools: ['*'], allowPlugins: ['atlassian-jira'] } }, http: { denyHosts: ['api.github.com'], allowPrivateCidrs: ['10.0.0.0/8', '127.0.0.1'] } }));
+  });
+
+  it("a plugin's limits override changes only the limits it names", () => {
+    const p = parsePolicy({ limits: { maxResultBytes: 2048, wallMsPerCall: 90_000 }, plugins: { github: { limits: { memoryMb: 128 } } } });
+    assert.deepEqual(p.plugins['github']?.limits, { memoryMb: 128 });
+    assert.equal(p.limits.maxResultBytes, 2048);
+    assert.throws(() => parsePolicy({ plugins: { github: { limits: { cpuMsPerCall: 1 } } } }), /plugins\.github\.limits\.cpuMsPerCall/);
+  });
+
   it('tenancy: a tenant named like a member of Object (constructor, __proto__, toString) has only the "*" rules', () => {
     const p = parsePolicy({ tenants: { '*': { denyTools: ['github_delete_repo'] } } });
     for (const tenant of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
