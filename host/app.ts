@@ -77,15 +77,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
   const registry = new Registry(loaded.plugins);
 
-  const sandbox = await createSandbox({
-    workers: policy.sandbox.workers,
-    callsPerWorker: policy.sandbox.callsPerWorker,
-    maxQueue: policy.sandbox.maxQueue,
-    quarantineAfterCrashes: policy.sandbox.quarantineAfterCrashes,
-    quarantineWindowMs: policy.sandbox.quarantineWindowMs,
-    maxWorkerShare: policy.sandbox.maxWorkerShare,
-    logger,
-  });
+  // the bridge first: it may still refuse the policy, and must not leave a sandbox process behind
   const bridge = createBridge({
     upstreams: policy.upstreams,
     allowPrivateCidrs: policy.http.allowPrivateCidrs,
@@ -94,6 +86,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     maxResponseBytes: policy.http.maxResponseBytes,
     maxRequestBodyBytes: policy.http.maxRequestBodyBytes,
     maxRedirects: policy.http.maxRedirects,
+  });
+  const sandbox = await createSandbox({
+    workers: policy.sandbox.workers,
+    callsPerWorker: policy.sandbox.callsPerWorker,
+    maxQueue: policy.sandbox.maxQueue,
+    quarantineAfterCrashes: policy.sandbox.quarantineAfterCrashes,
+    quarantineWindowMs: policy.sandbox.quarantineWindowMs,
+    maxWorkerShare: policy.sandbox.maxWorkerShare,
+    logger,
   });
   const mapUrl = createUpstreamMapper(policy.upstreams);
   const providerFetch = createProviderFetch({

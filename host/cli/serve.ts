@@ -26,7 +26,14 @@ export async function runServe(config: GatewayConfig): Promise<number> {
         `MCP client configuration:\n\n${JSON.stringify(clientConfig, null, 2)}\n\n`,
     );
   }
-  const url = await gateway.listen();
+  let url: string;
+  try {
+    url = await gateway.listen();
+  } catch (err) {
+    // e.g. the port is taken: stop the sandbox process and the database, or the process stays up
+    await gateway.close();
+    throw err;
+  }
   gateway.logger.info({ url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount }, `Workbench ${VERSION} listening on ${url}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -95,8 +95,15 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     const user = await withUser(request, reply);
     if (!user) return;
     const name = request.params.integration;
-    if (!registry.plugin(name)) return reply.code(404).send({ error: `Integration not found: ${name}`, code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND', integration: name });
     const body = request.body ?? {};
+    if (!registry.plugin(name)) {
+      // each execution asked for still gets its audit event (its tool resolves to nothing here)
+      const asked = isPlainObject(body) ? (Array.isArray(body['executions']) ? body['executions'] : [body]) : [];
+      const caller = { user, transport: 'rest' as const, requestId: randomUUID(), integration: name };
+      for (const e of asked.slice(0, deps.engine.policy.requests.maxBatch))
+        if (isPlainObject(e) && typeof e['tool'] === 'string' && e['tool'] !== '') await executeSingle(deps.engine, caller, { tool: e['tool'], args: {} });
+      return reply.code(404).send({ error: `Integration not found: ${name}`, code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND', integration: name });
+    }
     if (!isPlainObject(body)) return badBody(reply, 'The body must be a JSON object: {"tool": …, "args": {…}}, {"tool": …, …args} or {"executions": […]}');
     const caller = { user, transport: 'rest' as const, requestId: randomUUID() };
     const qualify = (tool: string): string => registry.toolIn(name, tool)?.tool.manifest.name ?? tool;

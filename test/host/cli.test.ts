@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -25,6 +27,24 @@ describe('the workbench command', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cli-'));
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('serve exits 2 (and stops its sandbox process) when the port is taken or the policy does not validate', async () => {
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const port = String((taken.address() as net.AddressInfo).port);
+    try {
+      const busy = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: dir, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: port }, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(busy.status, 2, `exit ${busy.status} (null: still running at the timeout)\n${busy.stderr}`);
+      assert.match(busy.stderr, /EADDRINUSE|in use/);
+    } finally {
+      taken.close();
+    }
+    const policy = path.join(dir, 'bad-policy.json');
+    fs.writeFileSync(policy, JSON.stringify({ http: { allowPrivateCidrs: ['10.0.0.0/33'] } }));
+    const bad = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: dir, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', WORKBENCH_POLICY: policy }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.match(bad.stderr, /GW_ERR_POLICY_INVALID.*http\.allowPrivateCidrs\.0/);
+  });
 
   it('refuses an option the command does not take, and creates nothing', () => {
     const r = run('users', 'create', '--email', 'a@example.com', '--tenat', 'acme', '--json');

@@ -48,6 +48,16 @@ describe('REST transport', () => {
     });
   }
 
+  it('a call to an unknown integration is audited too, once per execution asked for', async () => {
+    const r = await gw.rest('no-such-plugin', { tool: 'ghost_tool', args: {} });
+    assert.equal(r.status, 404);
+    assert.equal(r.json.code, 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND');
+    const batch = await gw.rest('no-such-plugin', { executions: [{ tool: 'ghost_tool' }, { tool: 'ghost_tool' }] });
+    assert.equal(batch.status, 404);
+    const rows = await gw.db.all<{ success: number; error_code: string; integration: string | null }>("SELECT success, error_code, integration FROM audit_events WHERE tool = 'ghost_tool'");
+    assert.deepEqual(rows, Array.from({ length: 3 }, () => ({ success: 0, error_code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND', integration: null })));
+  });
+
   it('an unknown tool is audited like every execution (no integration on its event)', async () => {
     const r = await gw.rest('fixture-echo', { tool: 'no_such_tool', args: {} });
     assert.equal(r.status, 404);
@@ -130,6 +140,23 @@ describe('REST transport', () => {
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     assert.match(metrics, /route="unmatched"/);
     assert.doesNotMatch(metrics, /route="\/random/);
+  });
+
+  it('readiness with the database unreachable: 503, and no driver text (addresses, names) to unauthenticated callers', async () => {
+    const broken = await startGateway({ plugins: [], pluginDirs: [FIXTURES] });
+    try {
+      // the readiness check's SELECT fails the way a lost connection does
+      const db = broken.db;
+      const get = db.get;
+      db.get = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432 for user "workbench_admin"'));
+      const ready = await fetch(`${broken.url}/readyz`);
+      db.get = get;
+      assert.equal(ready.status, 503);
+      const body = (await ready.json()) as { checks: Record<string, string> };
+      assert.deepEqual(body.checks, { database: 'failed', sandbox: 'ok' });
+    } finally {
+      await broken.close();
+    }
   });
 
   it('refuses a foreign Host or Origin on a loopback bind', async () => {
