@@ -55,7 +55,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     description:
       'List every integration you can use, with its auth type, number of tools and whether the user is connected: ' +
       '"connected", "needs_reauth" (with a reason: call connect again), "not_connected" (call connect) or "not_required" (no account needed).',
-    inputSchema: z.object({}),
+    inputSchema: z.strictObject({}),
     annotations: { readOnlyHint: true },
     async handler(ctx) {
       const states = await connections.states(ctx.user.id);
@@ -89,7 +89,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
       'Start connecting the user\'s account for an integration. Returns {connectionId, type, url, expiresAt}: give the url to the user ' +
       '(they open it in a browser signed in to this gateway, and approve at the provider or enter their API key there), ' +
       'then call wait_for_connection with the connectionId and retry the call that failed. The link works once, only for this user, for 10 minutes.',
-    inputSchema: z.object({ integration: integrationArg }),
+    inputSchema: z.strictObject({ integration: integrationArg }),
     annotations: { openWorldHint: true },
     async handler(ctx, args) {
       const m = find(ctx.user, args.integration);
@@ -114,7 +114,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     },
   };
 
-  const waitSchema = z.object({
+  const waitSchema = z.strictObject({
     connectionId: z.string().min(1).max(64).describe('The connectionId returned by connect'),
     timeoutSec: z.number().int().min(1).max(300).default(120).describe('How long to wait, 1 to 300 seconds (default 120)'),
   });
@@ -194,7 +194,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     order: 80,
     title: 'Disconnect an integration',
     description: "Remove the user's connection to an integration and revoke its token at the provider when the provider supports revocation.",
-    inputSchema: z.object({ integration: integrationArg }),
+    inputSchema: z.strictObject({ integration: integrationArg }),
     annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
     async handler(ctx, args) {
       const m = find(ctx.user, args.integration);

@@ -47,7 +47,7 @@ export const GET_TOOL_SCHEMA_DESCRIPTION =
   'returned by search_tools, e.g. "github_create_issue". An unknown name returns "Tool not found" with ' +
   `the closest tool names as suggestions. ${WORKFLOW}`;
 
-const searchInput = z.object({
+const searchInput = z.strictObject({
   query: z.string().min(1).max(500).describe('What you want to do, in plain words, e.g. "list open pull requests"'),
   integration: z
     .string()
@@ -64,7 +64,7 @@ const searchInput = z.object({
     .describe(`How many tools to return (1-${MAX_LIMIT}, default ${DEFAULT_LIMIT})`),
 });
 
-const schemaInput = z.object({
+const schemaInput = z.strictObject({
   tool: z.string().min(1).max(200).describe('The exact tool name, as returned by search_tools'),
 });
 

@@ -34,7 +34,7 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
       'Find tool names with search_tools and their arguments with get_tool_schema first — do not guess. ' +
       'An item {"error":"NOT_CONNECTED","integration":X} means the user must connect X: call connect, give the user the link, then wait_for_connection and retry. ' +
       '"Invalid arguments for …" names the failing field: fix it from get_tool_schema. A result too large for the response is replaced by a stub with a continuationId: page it with continue_tool_result.',
-    inputSchema: z.object({ executions: z.array(executionSchema).min(1).max(deps.maxBatch) }),
+    inputSchema: z.strictObject({ executions: z.array(executionSchema).min(1).max(deps.maxBatch) }),
     annotations: { openWorldHint: true },
     async handler(ctx, args) {
       const total = args.executions.length;
@@ -61,7 +61,7 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
     description:
       'Fetch one part of a result that execute_tools replaced with a {"truncated":true,"continuationId":…} stub. ' +
       'Call with {"continuationId":…,"part":1}, then part 2, … while "hasMore" is true, and join the "chunk" strings in order to get the full JSON.',
-    inputSchema: z.object({ continuationId: z.string().min(1).max(100), part: z.number().int().min(1).default(1) }),
+    inputSchema: z.strictObject({ continuationId: z.string().min(1).max(100), part: z.number().int().min(1).default(1) }),
     annotations: { readOnlyHint: true },
     async handler(ctx, args) {
       const stored = await deps.continuations.get(ctx.user.id, args.continuationId);
@@ -84,7 +84,7 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
     order: 90,
     title: 'Who am I',
     description: 'Return the caller the gateway authenticated: user id, email and tenant.',
-    inputSchema: z.object({}),
+    inputSchema: z.strictObject({}),
     annotations: { readOnlyHint: true },
     async handler(ctx) {
       return { json: { id: ctx.user.id, email: ctx.user.email, tenant: ctx.user.tenant } };

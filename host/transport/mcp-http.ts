@@ -42,6 +42,22 @@ export function needsStream(body: unknown): boolean {
   });
 }
 
+/**
+ * A batch the SDK would never answer: an empty one (JSON-RPC wants one error for it), or one that
+ * cancels its own request (the SDK drops the cancelled request's response, and the HTTP request
+ * then waited forever). Undefined when the body may go to the SDK.
+ */
+function unanswerableBatch(body: unknown): string | undefined {
+  if (!Array.isArray(body)) return undefined;
+  if (body.length === 0) return 'Invalid Request: an empty batch';
+  const ids = new Set(body.filter((m) => typeof m === 'object' && m !== null && 'id' in m && 'method' in m).map((m) => (m as { id: unknown }).id));
+  const cancelsOwn = body.some((m) => {
+    const msg = m as { method?: unknown; params?: { requestId?: unknown } } | null;
+    return msg?.method === 'notifications/cancelled' && ids.has(msg.params?.requestId);
+  });
+  return cancelsOwn ? 'Invalid Request: a batch may not cancel a request of the same batch' : undefined;
+}
+
 export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void {
   app.route({
     method: ['GET', 'DELETE'],
@@ -61,6 +77,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     handler: async (request, reply) => {
       const user = await authenticateCaller(deps.users, request);
       if (!user) return sendUnauthorized(reply, true);
+      const invalid = unanswerableBatch(request.body);
+      if (invalid) return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message: invalid }, id: null });
       for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
       reply.hijack();
       const server = buildMcpServer(deps, user, 'mcp');

@@ -95,6 +95,26 @@ describe('MCP answers: JSON unless something must stream', () => {
     assert.equal(note.status, 202);
   });
 
+  it('answers a batch the SDK would leave hanging (one cancelling its own request, an empty one) with -32600', async () => {
+    const cancelsOwn = await Promise.race([
+      post(gw, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }]),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000)),
+    ]);
+    assert.ok(cancelsOwn, 'answered, not left hanging');
+    assert.equal(cancelsOwn.status, 400);
+    assert.equal(cancelsOwn.messages[0]?.error?.code, -32600);
+    const empty = await post(gw, []);
+    assert.equal(empty.status, 400);
+    assert.equal(empty.messages[0]?.error?.code, -32600);
+  });
+
+  it('a meta-tool argument the tool does not take is refused by name, not ignored', async () => {
+    const typo = await post(gw, call(7, 'search_tools', { query: 'echo', integraton: 'fixture-echo' }));
+    const text = JSON.stringify(typo.messages[0]);
+    assert.match(text, /integraton/);
+    assert.ok(typo.messages[0]?.error || typo.messages[0]?.result?.isError, text.slice(0, 300));
+  });
+
   it('never answers JSON to a client that does not accept it', async () => {
     const a = await post(gw, call(4, 'whoami', {}), gw.apiKey, 'text/event-stream');
     assert.equal(a.status, 406);
