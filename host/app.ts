@@ -148,7 +148,13 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       },
     }),
     ...createEngineMetaTools({ engine, continuations, maxChars: policy.resultCap.maxChars, maxBatch: policy.requests.maxBatch }),
-    ...createConnectionMetaTools({ connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed }),
+    ...createConnectionMetaTools({
+      connections,
+      registry: catalogOfPlugins,
+      publicUrl: config.publicUrl,
+      allowed: pluginAllowed,
+      toolAllowed: (user, plugin, tool) => decideToolAccess(policy, user.tenant, plugin, tool).allowed,
+    }),
   ];
 
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: policy.requests.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });

@@ -25,6 +25,8 @@ export interface ConnectionMetaToolDeps {
   publicUrl: string;
   /** whether the user's tenant may use a plugin (policy); default: every plugin */
   allowed?: (user: User, pluginName: string) => boolean;
+  /** whether the user's tenant may use one tool of a plugin (policy); default: every tool */
+  toolAllowed?: (user: User, pluginName: string, toolName: string) => boolean;
   /** links one user may create per 10 minutes (default 30) */
   maxLinksPer10Min?: number;
   /** longest wait between two database polls in wait_for_connection (default 1000 ms) */
@@ -71,7 +73,8 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
             displayName: m.displayName,
             description: m.description,
             authType: m.auth.type,
-            tools: m.tools.length,
+            // the tools this user may use, as search_tools counts them (denied tools stay hidden)
+            tools: deps.toolAllowed ? m.tools.filter((t) => deps.toolAllowed?.(ctx.user, m.name, t.name)).length : m.tools.length,
             connection,
             ...(s?.state === 'needs_reauth' ? { reason: s.reason } : {}),
             ...(m.auth.type === 'oauth2' && !connections.clientFor(m.name) ? { connectable: false, why: `the server has no ${clientEnvPrefix(m.name)}_CLIENT_ID configured` } : {}),

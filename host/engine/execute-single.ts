@@ -62,7 +62,8 @@ export async function executeSingle(deps: EngineDeps, caller: Caller, execution:
   let ranHandler = false;
   let item: ExecutionItem;
   try {
-    const found = deps.registry.tool(toolName);
+    // as get_tool_schema reads a name: exact, else trimmed and lower-cased (tool names are snake_case)
+    const found = deps.registry.tool(toolName) ?? deps.registry.tool(toolName.trim().toLowerCase());
     const resolved = found && (caller.integration === undefined || found.plugin.manifest.name === caller.integration) ? found : undefined;
     if (!resolved) {
       item = refuse(deps, 'not_found', undefined, toolNotFound(toolName));

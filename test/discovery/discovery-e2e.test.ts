@@ -65,6 +65,19 @@ describe('discovery through the gateway', () => {
     assert.deepEqual(slack.json.integrations.map((i: Json) => i.name), ['github']);
   });
 
+  it('list_integrations counts the tools the tenant may use, as search_tools does', async () => {
+    const all = (await call(client, 'list_integrations', {})).json.integrations.find((i: Json) => i.name === 'github');
+    const mine = (await call(restricted, 'list_integrations', {})).json.integrations.find((i: Json) => i.name === 'github');
+    assert.equal(mine.tools, all.tools - 1, 'github_merge_pull_request is denied to contractors');
+  });
+
+  it('execute_tools reads a tool name as get_tool_schema does (surrounding spaces, upper case)', async () => {
+    const schema = await call(client, 'get_tool_schema', { tool: ' GitHub_Get_Me ' });
+    assert.equal(schema.json.name, 'github_get_me');
+    const run = await call(client, 'execute_tools', { executions: [{ tool: ' GitHub_Get_Me ', args: {} }] });
+    assert.notEqual(run.json.results[0].code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', JSON.stringify(run.json.results[0]));
+  });
+
   it('serves the manifest schema as validated, with defaults and descriptions', async () => {
     const manifest = JSON.parse(readFileSync(`${BUILTIN_PLUGINS_DIR}/github/manifest.json`, 'utf8'));
     const tool = manifest.tools.find((t: Json) => t.name === 'github_list_pull_requests');
