@@ -27,7 +27,7 @@ import { createLogger, type Logger } from './telemetry/logger.js';
 import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { createEngineMetaTools } from './meta-tools/engine-tools.js';
 import { createConnectionMetaTools } from './connections/meta-tools.js';
-import { decideToolAccess } from './policy/tenancy.js';
+import { decideToolAccess, unknownPolicyNames } from './policy/tenancy.js';
 import { createDiscoveryMetaTools } from './discovery/meta-tools.js';
 import type { CatalogTool } from './discovery/catalog-tool.js';
 import type { MetaTool } from './meta-tools/types.js';
@@ -76,6 +76,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const loaded = loadPlugins(config.pluginDirs);
   for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
   const registry = new Registry(loaded.plugins);
+  for (const name of unknownPolicyNames(policy, registry))
+    logger.warn({ field: name }, `policy names no loaded plugin or tool: ${name} (it applies to nothing until one is installed)`);
 
   // the bridge first: it may still refuse the policy, and must not leave a sandbox process behind
   const bridge = createBridge({

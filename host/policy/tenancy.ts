@@ -32,3 +32,21 @@ export function decideToolAccess(policy: Pick<Policy, 'tenants'>, tenant: string
   }
   return { allowed: true };
 }
+
+/**
+ * Names in the policy that match no loaded plugin or tool: `plugins.<name>` keys and the entries
+ * of every tenant rule. They load (a plugin may be installed later, or be refused at load), but
+ * a deny rule naming a plugin that is not there denies nothing, so start-up says so. Returns one
+ * "<field>: <name>" per name.
+ */
+export function unknownPolicyNames(policy: Pick<Policy, 'tenants' | 'plugins'>, catalog: { plugin(name: string): unknown; tool(name: string): unknown }): string[] {
+  const out: string[] = [];
+  for (const name of Object.keys(policy.plugins)) if (!catalog.plugin(name)) out.push(`plugins.${name}`);
+  for (const [tenant, rule] of Object.entries(policy.tenants)) {
+    for (const list of ['allowPlugins', 'denyPlugins'] as const)
+      for (const name of rule[list]) if (name !== '*' && !catalog.plugin(name)) out.push(`tenants.${tenant}.${list}: ${name}`);
+    for (const list of ['allowTools', 'denyTools'] as const)
+      for (const name of rule[list]) if (name !== '*' && !catalog.tool(name)) out.push(`tenants.${tenant}.${list}: ${name}`);
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadPolicyFile, parsePolicy } from '../../host/policy/load.js';
-import { decideToolAccess } from '../../host/policy/tenancy.js';
+import { decideToolAccess, unknownPolicyNames } from '../../host/policy/tenancy.js';
 import { DEFAULT_POLICY_FILE, PACKAGE_ROOT } from '../../host/paths.js';
 import { loadPlugins } from '../../host/registry/load-plugins.js';
 import { isGatewayError } from '../../host/errors.js';
@@ -103,6 +103,12 @@ describe('policy files', () => {
       assert.throws(() => parsePolicy(policy), field, JSON.stringify(policy));
     }
     assert.doesNotThrow(() => parsePolicy({ tenants: { '*': { denyTools: ['*'], allowPlugins: ['atlassian-jira'] } }, http: { denyHosts: ['api.github.com'], allowPrivateCidrs: ['10.0.0.0/8', '127.0.0.1'] } }));
+  });
+
+  it('names the policy entries that match no loaded plugin or tool (they load, and apply to nothing)', () => {
+    const p = parsePolicy({ plugins: { 'fixture-ecko': { limits: { memoryMb: 128 } } }, tenants: { '*': { denyPlugins: ['fixture-echo', 'slak'], denyTools: ['echo_args', 'echo_argz', '*'] } } });
+    const catalog = { plugin: (n: string) => (n === 'fixture-echo' ? {} : undefined), tool: (n: string) => (n === 'echo_args' ? {} : undefined) };
+    assert.deepEqual(unknownPolicyNames(p, catalog), ['plugins.fixture-ecko', 'tenants.*.denyPlugins: slak', 'tenants.*.denyTools: echo_argz']);
   });
 
   it("a plugin's limits override changes only the limits it names", () => {
