@@ -128,8 +128,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   };
   const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec);
   const catalogOfPlugins = { plugins: () => registry.manifests(), plugin: (name: string) => registry.plugin(name)?.manifest };
-  const pluginAllowed = (user: User, plugin: string): boolean =>
-    [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => decideToolAccess(policy, user.tenant, plugin, t).allowed);
+  const toolAllowed = (user: User, plugin: string, tool: string): boolean => decideToolAccess(policy, user.tenant, plugin, tool).allowed;
+  const pluginAllowed = (user: User, plugin: string): boolean => [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => toolAllowed(user, plugin, t));
   const catalog: CatalogTool[] = registry.plugins().flatMap((p) =>
     [...p.tools.values()].map((t) => ({
       name: t.manifest.name,
@@ -143,7 +143,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const metaTools: MetaTool[] = [
     ...createDiscoveryMetaTools({
       catalog: () => catalog,
-      isAllowed: (user, tool) => decideToolAccess(policy, user.tenant, tool.integration, tool.name).allowed,
+      isAllowed: (user, tool) => toolAllowed(user, tool.integration, tool.name),
       isConnected: async (user, integration) => {
         const manifest = registry.plugin(integration)?.manifest;
         return manifest !== undefined && (await isUsable(connections, user.id, manifest));
@@ -155,7 +155,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       registry: catalogOfPlugins,
       publicUrl: config.publicUrl,
       allowed: pluginAllowed,
-      toolAllowed: (user, plugin, tool) => decideToolAccess(policy, user.tenant, plugin, tool).allowed,
+      toolAllowed,
     }),
   ];
 

@@ -96,7 +96,7 @@ export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContex
     const integrations = ctx.deps.registry
       .plugins()
       .map((p) => p.name)
-      .filter((name) => (ctx.deps.allowed ? ctx.deps.allowed(who.user, name) : true))
+      .filter((name) => ctx.mayUse(who.user, name))
       .sort();
     const sel = (v: string | undefined, o: string) => (v === o ? html` selected` : '');
 

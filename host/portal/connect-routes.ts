@@ -37,7 +37,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
   /** the link's integration, if it exists and the user may still use it (policy may change while a link is open) */
   const pluginFor = (name: string, who: SignedIn): PluginManifest | undefined => {
     const m = registry.plugin(name);
-    return m && (!ctx.deps.allowed || ctx.deps.allowed(who.user, name)) ? m : undefined;
+    return m && ctx.mayUse(who.user, name) ? m : undefined;
   };
   const providerOrigin = (m: PluginManifest): string[] => {
     if (m.auth.type !== 'oauth2') return [];

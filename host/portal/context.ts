@@ -50,6 +50,8 @@ export interface PortalContext {
   setCookie(reply: FastifyReply, name: string, value: string, o?: CookieOptions): void;
   sendPage(reply: FastifyReply, status: number, page: { title: string; body: SafeHtml; who?: SignedIn; active?: Section }, csp?: CspOptions): FastifyReply;
   sendError(reply: FastifyReply, status: number, title: string, message: string | SafeHtml, who?: SignedIn): FastifyReply;
+  /** whether the user's tenant may use a plugin (policy; every plugin when the portal has no rule) */
+  mayUse(user: User, plugin: string): boolean;
   /** a same-site path from a `next` parameter, or the fallback (never another origin) */
   safeNext(next: unknown, fallback?: string): string;
   body(request: FastifyRequest): Record<string, string>;
@@ -121,6 +123,8 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
     sendError(reply, status, title, message, who) {
       return ctx.sendPage(reply, status, { title, body: html`<p class="error" role="alert">${message}</p><p><a href="/integrations">Back to integrations</a></p>`, ...(who ? { who } : {}) });
     },
+
+    mayUse: (user, plugin) => (deps.allowed ? deps.allowed(user, plugin) : true),
 
     safeNext(next, fallback = '/integrations') {
       // Same-origin paths only. Browsers drop TAB/CR/LF and read "\" as "/" when resolving a

@@ -22,7 +22,7 @@ function stateCell(m: PluginManifest, s: IntegrationConnectionState | undefined)
 
 export function registerIntegrationRoutes(scope: FastifyInstance, ctx: PortalContext): void {
   const { connections, registry } = ctx.deps;
-  const allowed = (who: SignedIn, name: string): boolean => (ctx.deps.allowed ? ctx.deps.allowed(who.user, name) : true);
+  const allowed = (who: SignedIn, name: string): boolean => ctx.mayUse(who.user, name);
   const find = (who: SignedIn, name: string): PluginManifest | undefined => {
     const m = registry.plugin(name);
     return m && allowed(who, name) ? m : undefined;
