@@ -32,6 +32,7 @@ import { createDiscoveryMetaTools } from './discovery/meta-tools.js';
 import type { CatalogTool } from './discovery/catalog-tool.js';
 import type { MetaTool } from './meta-tools/types.js';
 import { registerHttpSurface } from './transport/http-surface.js';
+import { trackConnections } from './transport/connection-drain.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
 import { registerRestRoutes } from './transport/rest.js';
 import { registerPortal } from './portal/portal.js';
@@ -164,6 +165,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   registerMcpRoutes(app, { users, metaTools: () => metaTools, version: VERSION, logger, bodyLimit: policy.requests.bodyLimitBytes });
   registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl });
   registerPortal(app, { db, users, connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed, logger });
+  const drain = trackConnections(app.server);
 
   let closed = false;
   return {
@@ -186,7 +188,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     async close() {
       if (closed) return;
       closed = true;
-      await app.close();
+      await Promise.all([app.close(), drain.endIdleOnceClosed()]);
       await sandbox.close();
       await bridge.close();
       await db.close();

@@ -3,10 +3,12 @@
  * SIGTERM reaches the real server process with calls in flight (REST and MCP, each waiting on an
  * upstream that answers after 1 s): every in-flight call completes with 200 (or a clear error),
  * new connections are refused, the process exits 0, and the audit rows equal the executions that
- * completed: nothing is half-written.
+ * completed: nothing is half-written. A connection that never sent a request (clients pre-connect)
+ * does not hold the exit up: Node counts it as active until its headers timeout, a minute later.
  */
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -91,5 +93,50 @@ describe('faults: SIGTERM with calls in flight', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('faults: SIGTERM with an open connection that never sent a request', () => {
+  let up: FaultUpstream;
+  let server: ServerProcess;
+
+  before(async () => {
+    up = await startFaultUpstream('slow');
+    up.slowMs = 1000;
+    server = await spawnServer({ pluginDirs: [FAULT_PLUGINS], policy: { upstreams: { 'https://api.faults.test': up.origin }, sandbox: { workers: 2 } } });
+  });
+  after(async () => {
+    await server.stop();
+    await up.close();
+  });
+
+  // Without the drain, the exit waits on the silent connection indefinitely: the timeout turns that into a failure.
+  it('exits once the call in flight is answered, ending the silent connection instead of waiting on it', { timeout: 40_000 }, async () => {
+    const { port } = new URL(server.url);
+    const silent = net.connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+    const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+    silent.on('error', () => undefined);
+
+    const requestsBefore = up.requests;
+    const call = fetch(`${server.url}/rest/fixture-faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.apiKey}` },
+      body: JSON.stringify({ executions: [{ tool: 'faults_slow', args: { tag: 's1' } }] }),
+    });
+    const deadline = Date.now() + 10_000;
+    while (up.requests === requestsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const signalled = Date.now();
+    server.proc.kill('SIGTERM');
+
+    const res = await call;
+    assert.equal(res.status, 200, 'the call in flight still gets its whole answer');
+    assert.equal(((await res.json()) as { results: Array<{ result?: { tag: string } }> }).results[0]?.result?.tag, 's1');
+    assert.equal(await server.exited, 0);
+    await silentClosed;
+    // Without the drain the process stayed up until Node's headersTimeout (60 s) closed the silent
+    // connection; the slow call itself takes 1 s.
+    const took = Date.now() - signalled;
+    assert.ok(took < 20_000, `exit took ${took} ms after SIGTERM`);
   });
 });
