@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     user: { id: 'bench', email: 'bench@example.com', tenant: 'bench', createdAt: 0 },
     transport: 'mcp',
     signal: new AbortController().signal,
+    cancelled: new AbortController().signal,
     progress: async () => undefined,
     requestId: 'bench',
   };

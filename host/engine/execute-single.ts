@@ -17,7 +17,7 @@ import type { Registry, ResolvedTool } from '../registry/registry.js';
 import type { User } from '../storage/users.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { Metrics } from '../telemetry/metrics.js';
-import { forbidden, invalidArguments, isErrorItem, notConnected, toolNotFound, type ErrorItem, type ExecutionItem, type ExecutionRequest } from './outcomes.js';
+import { cancelled, forbidden, invalidArguments, isErrorItem, notConnected, toolNotFound, type ErrorItem, type ExecutionItem, type ExecutionRequest } from './outcomes.js';
 import type { RateLimiter } from './rate-limit.js';
 import { validateArguments } from './validate-args.js';
 
@@ -50,9 +50,15 @@ export interface Caller {
   integration?: string;
   /** bytes of results the rest of this batch may still return (shared by its executions) */
   resultBudget?: { remaining: number };
+  /**
+   * Aborted when the client cancels the request (MCP `notifications/cancelled`; a dropped
+   * connection is not a cancellation): executions not yet started are not started, and the
+   * ctx.http requests of running ones are stopped.
+   */
+  signal?: AbortSignal;
 }
 
-type Refusal = 'not_found' | 'forbidden' | 'rate_limited' | 'not_connected' | 'invalid_arguments' | 'schema_error';
+type Refusal = 'not_found' | 'cancelled' | 'forbidden' | 'rate_limited' | 'not_connected' | 'invalid_arguments' | 'schema_error';
 
 export async function executeSingle(deps: EngineDeps, caller: Caller, execution: ExecutionRequest): Promise<ExecutionItem> {
   const started = performance.now();
@@ -73,6 +79,9 @@ export async function executeSingle(deps: EngineDeps, caller: Caller, execution:
       if ('refusal' in pre) {
         item = refuse(deps, pre.refusal, integration, pre.item);
         if (pre.refusal === 'schema_error') schemaError = pre.item.error;
+      } else if (caller.signal?.aborted) {
+        // cancelled before or while the checks ran (they await the connection look-up)
+        item = refuse(deps, 'cancelled', integration, cancelled(integration, false));
       } else {
         schemaError = pre.schemaError;
         ranHandler = true;
@@ -93,6 +102,8 @@ type PreCheck = { refusal: Refusal; item: ErrorItem } | { args: unknown; config:
 async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, rawArgs: unknown): Promise<PreCheck> {
   const { manifest } = resolved.plugin;
   const tool = resolved.tool.manifest.name;
+  // a cancelled request's executions spend no rate budget and look nothing up
+  if (caller.signal?.aborted) return { refusal: 'cancelled', item: cancelled(manifest.name, false) };
   const decision = decideToolAccess(deps.policy, caller.user.tenant, manifest.name, tool);
   if (!decision.allowed) return { refusal: 'forbidden', item: forbidden(manifest.name, tool, decision.rule, decision.reason) };
 
@@ -170,13 +181,20 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
     limits,
   };
   if (deps.policy.sandbox.contextMode === 'per-tenant') task.contextKey = caller.user.tenant;
+  const cancel = caller.signal;
+  const onCancel = (): void => ended.abort(CALL_ENDED);
+  cancel?.addEventListener('abort', onCancel, { once: true });
   let outcome: RunOutcome;
   try {
     outcome = await deps.sandbox.run(task, (req) => deps.bridge.dispatch(req, scope));
   } finally {
+    cancel?.removeEventListener('abort', onCancel);
     ended.abort(CALL_ENDED);
   }
   deps.metrics.sandboxCalls.inc({ outcome: outcome.ok ? 'ok' : outcome.error.code });
+  // A handler that still finished keeps its result; one that failed most likely failed because its
+  // requests were stopped, and says so.
+  if (!outcome.ok && cancel?.aborted) return cancelled(manifest.name, true);
   if (credentialGone) return notConnected(manifest.name, credentialGone);
   if (credentialError)
     return { error: `Could not load the ${manifest.name} credential: ${credentialError}`, code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED', integration: manifest.name };

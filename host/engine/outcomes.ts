@@ -51,6 +51,15 @@ export function forbidden(integration: string, tool: string, rule: string, reaso
   return { error: 'FORBIDDEN', code: 'GW_ERR_POLICY_FORBIDDEN', integration, tool, rule, message: `Policy forbids ${tool}: ${reason} (rule ${rule}).` };
 }
 
+/** An execution the client cancelled: not started, or stopped while its ctx.http requests ran. */
+export function cancelled(integration: string | undefined, started: boolean): ErrorItem {
+  return {
+    error: started ? 'Cancelled by the client while running; its ctx.http requests were stopped' : 'Cancelled by the client before it started',
+    code: 'GW_ERR_ENGINE_CANCELLED',
+    ...(integration !== undefined ? { integration } : {}),
+  };
+}
+
 export function invalidArguments(tool: string, detail: string): ErrorItem {
   return { error: `Invalid arguments for ${tool}: ${detail}`, code: 'GW_ERR_VALIDATION_INVALID_ARGS' };
 }

@@ -12,8 +12,13 @@ export type TransportName = 'mcp' | 'rest' | 'stdio';
 export interface MetaToolContext {
   user: User;
   transport: TransportName;
-  /** aborted when the client cancels or disconnects */
+  /** aborted when the client cancels or disconnects (for waits that nobody could see the end of) */
   signal: AbortSignal;
+  /**
+   * aborted only when the client cancels the request (MCP `notifications/cancelled`); a dropped
+   * connection is not a cancellation, so work with effects (execute_tools) stops only on this one
+   */
+  cancelled: AbortSignal;
   /** sends an MCP progress notification when the client asked for one; a no-op otherwise */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** a request id for logs and audit */

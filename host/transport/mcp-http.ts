@@ -10,7 +10,8 @@
 import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { UserStore } from '../storage/users.js';
-import { authenticateCaller, sendUnauthorized } from './caller-auth.js';
+import { authenticateCaller, presentedKey, sendUnauthorized } from './caller-auth.js';
+import { callerIdentity, McpCancellations } from './mcp-cancellation.js';
 import { buildMcpServer, type McpServerDeps } from './mcp-server.js';
 
 export interface McpHttpDeps extends McpServerDeps {
@@ -59,6 +60,7 @@ function unanswerableBatch(body: unknown): string | undefined {
 }
 
 export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void {
+  const cancellations = new McpCancellations();
   app.route({
     method: ['GET', 'DELETE'],
     url: '/mcp',
@@ -79,9 +81,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       if (!user) return sendUnauthorized(reply, true);
       const invalid = unanswerableBatch(request.body);
       if (invalid) return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message: invalid }, id: null });
+      const caller = callerIdentity(user.id, presentedKey(request) ?? '');
+      if (cancellations.cancel(caller, request.body) > 0) request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
+      const tracked = cancellations.track(caller, request.body);
+      reply.raw.on('close', () => tracked.release());
       for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
       reply.hijack();
-      const server = buildMcpServer(deps, user, 'mcp');
+      const server = buildMcpServer(deps, user, 'mcp', { cancellation: (id) => tracked.signalFor(id) });
       // The SDK refuses (406) a POST whose Accept lacks either type; the check here keeps a JSON
       // answer tied to a client that said it takes one, whatever the SDK does.
       const acceptsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');

@@ -89,7 +89,19 @@ function toCallResult(r: MetaToolResult): CallToolResult {
   return r.isError ? { content, isError: true } : { content };
 }
 
-export function buildMcpServer(deps: McpServerDeps, user: User, transport: TransportName): Server {
+/** Never aborted: the cancellation signal of a request nobody can cancel. */
+const NEVER_CANCELLED = new AbortController().signal;
+
+export interface McpServerOptions {
+  /**
+   * The cancellation signal of a request, by JSON-RPC id, when cancellations arrive outside this
+   * server (stateless HTTP: in another POST). Without it, the SDK's own request signal is used,
+   * which a `notifications/cancelled` on the same connection aborts (stdio).
+   */
+  cancellation?: (id: string | number) => AbortSignal | undefined;
+}
+
+export function buildMcpServer(deps: McpServerDeps, user: User, transport: TransportName, options: McpServerOptions = {}): Server {
   sharedValidator ??= new AjvJsonSchemaValidator();
   const server = new Server(
     { name: 'workbench', version: deps.version },
@@ -116,6 +128,7 @@ export function buildMcpServer(deps: McpServerDeps, user: User, transport: Trans
           transport,
           requestId,
           signal: extra.signal,
+          cancelled: options.cancellation ? (options.cancellation(extra.requestId) ?? NEVER_CANCELLED) : extra.signal,
           progress: async (progress, total, message) => {
             if (progressToken === undefined || extra.signal.aborted) return;
             await extra

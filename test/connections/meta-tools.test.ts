@@ -57,6 +57,7 @@ describe('connection meta-tools', () => {
       user,
       transport: 'mcp',
       signal,
+      cancelled: signal,
       requestId: 'req-1',
       progress: async (p, total, message) => void progress.push({ progress: p, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) }),
     };

@@ -1,0 +1,202 @@
+/**
+ * @module test/host/mcp-cancellation
+ * MCP cancellation of a running execute_tools batch: a `notifications/cancelled` from the same
+ * caller (over stateless HTTP, in a later POST; over stdio, on the same connection) stops the
+ * executions not yet started and the ctx.http requests of the running ones, and every execution is
+ * still audited. Another caller's cancellation, an ambiguous one and a dropped connection stop
+ * nothing. The upstream is a slow loopback server that counts what reaches it.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { PACKAGE_ROOT } from '../../host/paths.js';
+import { callerIdentity, McpCancellations } from '../../host/transport/mcp-cancellation.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+
+const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
+const UPSTREAM_DELAY_MS = 400;
+const BATCH = 24;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+type Json = any;
+
+const batchOf = (run: string): Json => ({ executions: Array.from({ length: BATCH }, (_, i) => ({ tool: 'http_get', args: { path: `/${run}/${i}` } })) });
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('cancelling a running execute_tools batch', () => {
+  let gw: TestGateway;
+  let upstream: Upstream;
+
+  before(async () => {
+    upstream = await startUpstream(async () => {
+      await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
+      return { json: { ok: true } };
+    });
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], workers: 2, policy: { sandbox: { maxWorkerShare: 1 } }, upstreams: { 'https://api.fixture.test': upstream.origin } });
+    await gw.connect('fixture-http', { token: 'tok-cancel' });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  const reached = (run: string): number => upstream.requests.filter((r) => r.path.startsWith(`/${run}/`)).length;
+
+  async function postRaw(body: unknown, apiKey = gw.apiKey, signal?: AbortSignal): Promise<Response> {
+    return fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    });
+  }
+  const toolsCall = (id: number, args: Json): Json => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tools', arguments: args } });
+  const cancelNote = (requestId: number): Json => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the user pressed stop' } });
+
+  /** This user's http_get audit rows since a time, once all BATCH executions of the run are recorded. */
+  async function settledRows(since: number): Promise<{ success: number; error_code: string | null }[]> {
+    let rows: { success: number; error_code: string | null }[] = [];
+    await waitFor('every execution to be audited', async () => {
+      rows = await gw.db.all("SELECT success, error_code FROM audit_events WHERE tool = 'http_get' AND user_id = ? AND at >= ?", [gw.user.id, since]);
+      return rows.length >= BATCH;
+    });
+    return rows;
+  }
+
+  it('the SDK client aborting its call stops the batch: no new executions, running requests stopped, all audited', async () => {
+    const since = Date.now();
+    const client = await gw.mcpClient();
+    try {
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'execute_tools', arguments: batchOf('sdk') }, undefined, { signal: abort.signal });
+      await waitFor('the first requests to reach the upstream', () => reached('sdk') > 0);
+      abort.abort('the user pressed stop');
+      await assert.rejects(call);
+      const rows = await settledRows(since);
+      assert.equal(rows.length, BATCH, 'one audit event per execution');
+      const cancelledRows = rows.filter((r) => r.error_code === 'GW_ERR_ENGINE_CANCELLED');
+      assert.ok(cancelledRows.length >= BATCH - 8, `at least the ${BATCH - 8} executions not started are cancelled (got ${cancelledRows.length})`);
+      await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS * 2));
+      assert.ok(reached('sdk') <= 8, `only the first wave reached the upstream (${reached('sdk')} of ${BATCH})`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a raw cancelled POST with 202, and the cancelled request still gets its (cancelled) answer', async () => {
+    const since = Date.now();
+    const answer = postRaw(toolsCall(41, batchOf('raw')));
+    await waitFor('the first requests to reach the upstream', () => reached('raw') > 0);
+    const note = await postRaw(cancelNote(41));
+    assert.equal(note.status, 202);
+    await note.text();
+    const res = await answer;
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as Json;
+    const items = JSON.parse(body.result.content[0].text).results as Json[];
+    assert.equal(items.length, BATCH, 'still one item per execution, in order');
+    assert.ok(items.every((i) => i.code === 'GW_ERR_ENGINE_CANCELLED'), JSON.stringify(items.slice(0, 3)));
+    assert.equal(body.result.isError, true);
+    assert.ok(items.slice(8).every((i) => /before it started/.test(i.error)));
+    assert.equal((await settledRows(since)).length, BATCH);
+  });
+
+  it("another user's cancellation with the same id, and an ambiguous one, stop nothing", async () => {
+    const other = await gw.createUser('other@example.com');
+    const since = Date.now();
+    const answer = postRaw(toolsCall(7, batchOf('foreign')));
+    await waitFor('the first requests to reach the upstream', () => reached('foreign') > 0);
+    const note = await postRaw(cancelNote(7), other.apiKey);
+    assert.equal(note.status, 202);
+    await note.text();
+    const res = (await (await answer).json()) as Json;
+    const items = JSON.parse(res.result.content[0].text).results as Json[];
+    assert.ok(items.every((i) => i.result?.status === 200), 'every execution ran');
+    assert.equal(reached('foreign'), BATCH);
+    assert.ok((await settledRows(since)).every((r) => r.success === 1));
+  });
+
+  it('a dropped connection is not a cancellation: the batch runs to the end', async () => {
+    const since = Date.now();
+    const drop = new AbortController();
+    const answer = postRaw(toolsCall(9, batchOf('dropped')), gw.apiKey, drop.signal);
+    await waitFor('the first requests to reach the upstream', () => reached('dropped') > 0);
+    drop.abort();
+    await assert.rejects(answer);
+    const rows = await settledRows(since);
+    assert.ok(rows.every((r) => r.success === 1), JSON.stringify(rows.filter((r) => r.success !== 1).slice(0, 2)));
+    assert.equal(reached('dropped'), BATCH);
+  });
+
+  it('over stdio, a cancellation on the same connection stops the batch', async () => {
+    const policyFile = path.join(gw.dataDir, 'stdio-policy.json');
+    fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 2, maxWorkerShare: 1 }, upstreams: { 'https://api.fixture.test': upstream.origin } }));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'stdio'],
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        WORKBENCH_API_KEY: gw.apiKey,
+        WORKBENCH_DATA_DIR: gw.dataDir,
+        DATABASE_URL: path.join(gw.dataDir, 'workbench.db'),
+        WORKBENCH_PLUGINS_DIR: FIXTURES,
+        WORKBENCH_POLICY: policyFile,
+        LOG_LEVEL: 'silent',
+      },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-cancel-test', version: '0' });
+    await client.connect(transport);
+    try {
+      const since = Date.now();
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'execute_tools', arguments: batchOf('stdio') }, undefined, { signal: abort.signal });
+      await waitFor('the first requests to reach the upstream', () => reached('stdio') > 0);
+      abort.abort('stop');
+      await assert.rejects(call);
+      const rows = await settledRows(since);
+      assert.ok(rows.filter((r) => r.error_code === 'GW_ERR_ENGINE_CANCELLED').length >= BATCH - 8);
+      assert.ok(reached('stdio') <= 8, `${reached('stdio')} reached the upstream`);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the cancellation registry', () => {
+  const body = (id: unknown): unknown => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tools', arguments: {} } });
+  const cancel = (requestId: unknown): unknown => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } });
+
+  it('matches caller and id exactly, ignores ambiguous and unknown ids, and forgets released requests', () => {
+    const reg = new McpCancellations();
+    const alice = callerIdentity('u1', 'key-a');
+    const aliceOtherKey = callerIdentity('u1', 'key-b');
+    const a = reg.track(alice, body(3));
+    const b = reg.track(aliceOtherKey, body(3));
+    const s = reg.track(alice, body('3'));
+    assert.equal(reg.cancel(callerIdentity('u2', 'key-a'), cancel(3)), 0, 'another user');
+    assert.equal(reg.cancel(alice, cancel(4)), 0, 'unknown id');
+    assert.equal(reg.cancel(alice, cancel(3)), 1);
+    assert.equal(a.signalFor(3)?.aborted, true);
+    assert.equal(b.signalFor(3)?.aborted, false, 'the same user with another key is another client');
+    assert.equal(s.signalFor('3')?.aborted, false, 'the string id "3" is not the number 3');
+    const twin = reg.track(aliceOtherKey, body(3));
+    assert.equal(reg.cancel(aliceOtherKey, cancel(3)), 0, 'two requests in flight under one id: ambiguous, ignored');
+    for (const t of [a, b, s, twin]) t.release();
+    assert.equal(reg.size, 0);
+    assert.equal(reg.cancel(alice, cancel(3)), 0, 'released');
+    assert.equal(reg.track(alice, { jsonrpc: '2.0', id: 1, method: 'tools/list' }).signalFor(1), undefined, 'only tools/call is tracked');
+    assert.equal(reg.track(alice, body(null)).signalFor(0), undefined);
+  });
+});
