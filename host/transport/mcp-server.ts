@@ -2,20 +2,35 @@
  * @module host/transport/mcp-server
  * The MCP protocol core, free of HTTP: a low-level SDK `Server` that lists the fixed meta-tools in
  * a stable order and calls them for the authenticated caller. Only protocol problems (an unknown
- * meta-tool, arguments its own schema rejects) become JSON-RPC errors; every tool failure is a
- * result (with isError when the whole call failed). A server is cheap to build per request: what
- * does not depend on the caller (the tools/list answer, the name index, the SDK's JSON-Schema
- * validator) is built once and shared.
+ * meta-tool, arguments its own schema rejects, params that do not fit the method: -32602) and the
+ * gateway's own failures outside a tool (-32603, details only in the log) become JSON-RPC errors;
+ * every tool failure is a result (with isError when the whole call failed). A server is cheap to build per request: what does not
+ * depend on the caller (the tools/list answer, the name index, the SDK's JSON-Schema validator) is
+ * built once and shared.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  SetLevelRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type ListToolsResult,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import * as z from 'zod';
 import { formatZodIssues } from '../engine/validate-args.js';
 import type { MetaTool, MetaToolResult, TransportName } from '../meta-tools/types.js';
 import type { User } from '../storage/users.js';
 import type { Logger } from '../telemetry/logger.js';
+import { refuseInvalidParams } from './mcp-params.js';
 
 export const SERVER_INSTRUCTIONS =
   'Workbench gives you hundreds of integration tools (GitHub, Slack, Jira, New Relic, …) through a few meta-tools. ' +
@@ -101,9 +116,77 @@ export interface McpServerOptions {
   cancellation?: (id: string | number) => AbortSignal | undefined;
 }
 
+/** The SDK server with the params check in front of its dispatcher, on every transport it connects. */
+class GatewayServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    refuseInvalidParams(transport);
+  }
+}
+
+/**
+ * A request handler whose unexpected failure reaches the client as -32603 with a reference to the
+ * log line, never with its own message (which may name a file, a query or a secret). McpErrors are
+ * deliberate protocol answers and pass through.
+ */
+function hidingFailures<A extends unknown[], R>(logger: Logger, method: string, handler: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await handler(...args);
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      const requestId = randomUUID();
+      logger.error({ err, method, requestId }, 'MCP request failed');
+      throw new McpError(ErrorCode.InternalError, `Internal error (request ${requestId})`);
+    }
+  };
+}
+
+/** tools/call: one meta-tool, for the authenticated caller; an unknown name or refused arguments are -32602. */
+async function callMetaTool(
+  deps: McpServerDeps,
+  user: User,
+  transport: TransportName,
+  request: CallToolRequest,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  options: McpServerOptions,
+): Promise<CallToolResult> {
+  const tool = toolIndex(deps.metaTools()).byName.get(request.params.name);
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool not found: ${request.params.name}`);
+  const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
+  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`);
+  const progressToken = request.params._meta?.progressToken;
+  const requestId = randomUUID();
+  try {
+    const result = await tool.handler(
+      {
+        user,
+        transport,
+        requestId,
+        signal: extra.signal,
+        cancelled: options.cancellation ? (options.cancellation(extra.requestId) ?? NEVER_CANCELLED) : extra.signal,
+        progress: async (progress, total, message) => {
+          if (progressToken === undefined || extra.signal.aborted) return;
+          await extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) },
+            })
+            .catch(() => undefined);
+        },
+      },
+      parsed.data,
+    );
+    return toCallResult(result);
+  } catch (err) {
+    deps.logger.error({ err, tool: tool.name, requestId }, 'meta-tool failed');
+    return toCallResult({ json: { error: `Internal error (request ${requestId})`, code: 'GW_ERR_ENGINE_INTERNAL' }, isError: true });
+  }
+}
+
 export function buildMcpServer(deps: McpServerDeps, user: User, transport: TransportName, options: McpServerOptions = {}): Server {
   sharedValidator ??= new AjvJsonSchemaValidator();
-  const server = new Server(
+  const server = new GatewayServer(
     { name: 'workbench', version: deps.version },
     { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
   );
@@ -112,40 +195,8 @@ export function buildMcpServer(deps: McpServerDeps, user: User, transport: Trans
   // own yet, so the level is accepted and has nothing to filter.
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => toolIndex(deps.metaTools()).list);
+  server.setRequestHandler(ListToolsRequestSchema, hidingFailures(deps.logger, 'tools/list', async () => toolIndex(deps.metaTools()).list));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = toolIndex(deps.metaTools()).byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool not found: ${request.params.name}`);
-    const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`);
-    const progressToken = request.params._meta?.progressToken;
-    const requestId = randomUUID();
-    try {
-      const result = await tool.handler(
-        {
-          user,
-          transport,
-          requestId,
-          signal: extra.signal,
-          cancelled: options.cancellation ? (options.cancellation(extra.requestId) ?? NEVER_CANCELLED) : extra.signal,
-          progress: async (progress, total, message) => {
-            if (progressToken === undefined || extra.signal.aborted) return;
-            await extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) },
-              })
-              .catch(() => undefined);
-          },
-        },
-        parsed.data,
-      );
-      return toCallResult(result);
-    } catch (err) {
-      deps.logger.error({ err, tool: tool.name, requestId }, 'meta-tool failed');
-      return toCallResult({ json: { error: `Internal error (request ${requestId})`, code: 'GW_ERR_ENGINE_INTERNAL' }, isError: true });
-    }
-  });
+  server.setRequestHandler(CallToolRequestSchema, hidingFailures(deps.logger, 'tools/call', async (request, extra) => callMetaTool(deps, user, transport, request, extra, options)));
   return server;
 }

@@ -1,13 +1,14 @@
 /**
  * @module test/host/concurrency-and-stdio
  * The batch concurrency bound, measured inside the upstream with 8 sandbox workers, and MCP over
- * stdio through the real CLI.
+ * stdio through the real CLI (params checked as over HTTP).
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -81,6 +82,11 @@ describe('MCP over stdio', () => {
       assert.equal(body.results[0].result.text, 'over stdio');
       const rows = await gw.db.all<{ transport: string }>("SELECT transport FROM audit_events WHERE tool = 'echo_args'");
       assert.ok(rows.some((r) => r.transport === 'stdio'), 'the stdio call was audited with its transport');
+      await assert.rejects(
+        client.request({ method: 'logging/setLevel', params: { level: 'loud' as 'info' } }, EmptyResultSchema),
+        (err: unknown) => err instanceof McpError && err.code === -32602 && /params\.level/.test(err.message),
+        'params that do not fit the method are -32602 over stdio too',
+      );
     } finally {
       await client.close();
     }
