@@ -1,8 +1,8 @@
 /**
  * @module host/transport/http-surface
- * What every route shares: the JSON body parser (an empty body is {}), errors mapped to the
- * catalogue (JSON-RPC shaped on /mcp), DNS-rebinding checks on loopback binds, HTTP metrics with a
- * bounded route label, and the operational routes /healthz, /readyz and /metrics.
+ * What every route shares: the JSON body parser (an empty body is {}, except on POST /mcp), errors
+ * mapped to the catalogue (JSON-RPC shaped on /mcp), DNS-rebinding checks on loopback binds, HTTP
+ * metrics with a bounded route label, and the operational routes /healthz, /readyz and /metrics.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config.js';
@@ -26,8 +26,11 @@ const CODE_BY_STATUS: Record<number, string> = {
 
 export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
+    // JSON-RPC has no empty message: on POST /mcp an empty body is a parse error (-32700), not {}.
+    if (text.trim() === '' && req.method === 'POST' && req.url.startsWith('/mcp'))
+      return done(Object.assign(new Error('The body is empty: send a JSON-RPC message'), { statusCode: 400 }), undefined);
     if (text.trim() === '') return done(null, {});
     try {
       done(null, JSON.parse(text));

@@ -5,13 +5,15 @@
  * answer any request. The answer is one JSON body unless something must stream: a request that asks
  * for progress (a progressToken) or a tool that waits on the user gets SSE, so its progress
  * notifications and keep-alive comments reach the client. GET and DELETE answer 405 (no standalone
- * stream, no session to delete).
+ * stream, no session to delete). A body that is not a JSON-RPC message is answered here (-32600,
+ * see mcp-envelope.ts), never handed to the SDK.
  */
 import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { UserStore } from '../storage/users.js';
 import { authenticateCaller, presentedKey, sendUnauthorized } from './caller-auth.js';
 import { callerIdentity, McpCancellations } from './mcp-cancellation.js';
+import { invalidRequest } from './mcp-envelope.js';
 import { buildMcpServer, type McpServerDeps } from './mcp-server.js';
 
 export interface McpHttpDeps extends McpServerDeps {
@@ -43,22 +45,6 @@ export function needsStream(body: unknown): boolean {
   });
 }
 
-/**
- * A batch the SDK would never answer: an empty one (JSON-RPC wants one error for it), or one that
- * cancels its own request (the SDK drops the cancelled request's response, and the HTTP request
- * then waited forever). Undefined when the body may go to the SDK.
- */
-function unanswerableBatch(body: unknown): string | undefined {
-  if (!Array.isArray(body)) return undefined;
-  if (body.length === 0) return 'Invalid Request: an empty batch';
-  const ids = new Set(body.filter((m) => typeof m === 'object' && m !== null && 'id' in m && 'method' in m).map((m) => (m as { id: unknown }).id));
-  const cancelsOwn = body.some((m) => {
-    const msg = m as { method?: unknown; params?: { requestId?: unknown } } | null;
-    return msg?.method === 'notifications/cancelled' && ids.has(msg.params?.requestId);
-  });
-  return cancelsOwn ? 'Invalid Request: a batch may not cancel a request of the same batch' : undefined;
-}
-
 export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void {
   const cancellations = new McpCancellations();
   app.route({
@@ -79,8 +65,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     handler: async (request, reply) => {
       const user = await authenticateCaller(deps.users, request);
       if (!user) return sendUnauthorized(reply, true);
-      const invalid = unanswerableBatch(request.body);
-      if (invalid) return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message: invalid }, id: null });
+      // No parsed body (no JSON content type): the SDK answers that (415), as it would directly.
+      const invalid = request.body === undefined ? undefined : invalidRequest(request.body);
+      if (invalid) return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message: invalid.message }, id: invalid.id });
       const caller = callerIdentity(user.id, presentedKey(request) ?? '');
       if (cancellations.cancel(caller, request.body) > 0) request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
       const tracked = cancellations.track(caller, request.body);

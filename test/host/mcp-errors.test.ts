@@ -1,8 +1,9 @@
 /**
  * @module test/host/mcp-errors
- * Which JSON-RPC error POST /mcp answers for what (docs/errors.md, "MCP protocol errors"): params
- * that do not fit their method are -32602 naming the field, and a failure of the gateway's own code
- * is -32603 without its details. Raw POSTs to a real gateway on 127.0.0.1, plus the SDK client.
+ * Which JSON-RPC error POST /mcp answers for what (docs/errors.md, "MCP protocol errors"): text
+ * that is not JSON is -32700, JSON that is not a JSON-RPC message -32600 (HTTP 400), params that do
+ * not fit their method -32602 naming the field, and a failure of the gateway's own code -32603
+ * without its details. Raw POSTs to a real gateway on 127.0.0.1, plus the SDK client.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -26,6 +27,74 @@ async function post(gw: TestGateway, body: string): Promise<{ status: number; me
   const a = await postRaw(`${gw.url}/mcp`, body, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` });
   return { status: a.status, messages: a.text === '' ? [] : mcpMessages(a) };
 }
+
+describe('MCP: a body that is not a JSON-RPC message', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES] });
+  });
+  after(async () => gw.close());
+
+  const cases: { body: string; id: string | number | null; problem: RegExp }[] = [
+    { body: '{}', id: null, problem: /^jsonrpc: must be "2\.0"$/ },
+    { body: '{"jsonrpc":"2.0"}', id: null, problem: /no method, result or error/ },
+    { body: '{"jsonrpc":"1.0","id":1,"method":"ping"}', id: 1, problem: /^jsonrpc: must be "2\.0"$/ },
+    { body: '{"jsonrpc":"2.0","id":null,"method":"ping"}', id: null, problem: /^id: must be a string or an integer, not null$/ },
+    { body: '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', id: null, problem: /^id: must be a string or an integer$/ },
+    { body: '{"jsonrpc":"2.0","id":"a","method":5}', id: 'a', problem: /^method: .*expected string/ },
+    { body: '{"jsonrpc":"2.0","id":2,"method":"ping","params":[1]}', id: 2, problem: /^params: .*expected object/ },
+    { body: '{"jsonrpc":"2.0","id":3,"method":"ping","extra":true}', id: 3, problem: /"extra"/ },
+    { body: '[1,2]', id: null, problem: /^batch entry 0: not a JSON object$/ },
+    { body: '"x"', id: null, problem: /^not a JSON object$/ },
+    { body: '42', id: null, problem: /^not a JSON object$/ },
+    { body: 'null', id: null, problem: /^not a JSON object$/ },
+  ];
+  for (const c of cases) {
+    it(`${c.body} is 400 -32600 with id ${c.id}`, async () => {
+      const a = await post(gw, c.body);
+      assert.equal(a.status, 400);
+      assert.equal(a.messages.length, 1);
+      const [m] = a.messages;
+      assert.equal(m.jsonrpc, '2.0');
+      assert.equal(m.error.code, -32600, JSON.stringify(m));
+      assert.ok(m.error.message.startsWith('Invalid Request: '), m.error.message);
+      assert.match(m.error.message.slice('Invalid Request: '.length), c.problem);
+      assert.equal(m.id, c.id);
+    });
+  }
+
+  it('text that is not JSON at all, or no text, stays -32700', async () => {
+    for (const body of ['nope', '{"jsonrpc":', '', '  ']) {
+      const a = await post(gw, body);
+      assert.equal(a.status, 400, body);
+      assert.equal(a.messages[0].error.code, -32700, body);
+      assert.equal(a.messages[0].id, null);
+    }
+  });
+
+  it('refuses a whole batch with a bad entry, naming its index, and runs none of it', async () => {
+    const count = async (): Promise<number> => (await gw.db.all("SELECT id FROM audit_events WHERE tool = 'echo_args'")).length;
+    const before = await count();
+    const run = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: [{ tool: 'echo_args', args: { text: 'never' } }] } } };
+    const a = await post(gw, JSON.stringify([run, { jsonrpc: '2.0', id: 2, method: 'ping' }, { jsonrpc: '2.0', id: {}, method: 'ping' }]));
+    assert.equal(a.status, 400);
+    assert.equal(a.messages.length, 1);
+    assert.equal(a.messages[0].error.code, -32600);
+    assert.match(a.messages[0].error.message, /^Invalid Request: batch entry 2: id: /);
+    assert.equal(a.messages[0].id, null);
+    assert.equal(await count(), before, 'the valid request of the batch did not run');
+    const ok = await post(gw, JSON.stringify([run, { jsonrpc: '2.0', id: 2, method: 'ping' }]));
+    assert.equal(ok.status, 200);
+    assert.equal(await count(), before + 1, 'the same batch without the bad entry runs');
+  });
+
+  it('still passes every kind of JSON-RPC message to the SDK: a notification and a response are 202', async () => {
+    for (const body of ['{"jsonrpc":"2.0","method":"notifications/initialized"}', '{"jsonrpc":"2.0","id":9,"result":{}}', '{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"no"}}']) {
+      const a = await post(gw, body);
+      assert.equal(a.status, 202, body);
+    }
+  });
+});
 
 describe('MCP: params that do not fit their method', () => {
   let gw: TestGateway;
