@@ -4,7 +4,8 @@
  * malformed envelopes (jsonrpc, id, method, params of every type), batches, notifications, known
  * and unknown methods, meta-tool calls with arbitrary arguments, broken JSON and odd Accept
  * headers. Each answer is a clear JSON-RPC result or error (or 202 for a notification), never a
- * 5xx or a hang, and the server stays up.
+ * 5xx or a hang, and the server stays up. Its error codes follow docs/errors.md: -32700 only for
+ * text that is not JSON, and never -32603 (nothing here breaks the gateway itself).
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -51,6 +52,14 @@ const text = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
   { weight: 1, arbitrary: fc.string({ maxLength: 120 }) },
 );
+const isJson = (t: string): boolean => {
+  try {
+    JSON.parse(t);
+    return t.trim() !== '';
+  } catch {
+    return false;
+  }
+};
 const accept = fc.oneof({ weight: 8, arbitrary: fc.constant('application/json, text/event-stream') }, { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/event-stream', '*/*', '') });
 
 describe('fuzzing JSON-RPC bodies to POST /mcp', () => {
@@ -72,6 +81,9 @@ describe('fuzzing JSON-RPC bodies to POST /mcp', () => {
         const a = await postRaw(`${gw.url}/mcp`, t, headers);
         if (a.status === 406 || a.status === 415) return; // refused by content negotiation: a clear 4xx
         const messages = assertClearMcpAnswer(a, `${acc} ${t}`);
+        const codes = messages.filter((m) => 'error' in m).map((m) => m.error.code as number);
+        if (isJson(t)) assert.ok(!codes.includes(-32700), `valid JSON is not a parse error: ${t.slice(0, 300)} → ${a.text.slice(0, 300)}`);
+        assert.ok(!codes.includes(-32603), `no internal error: ${t.slice(0, 300)} → ${a.text.slice(0, 300)}`);
         if (messages.length === 0) seen.accepted++;
         for (const m of messages) if ('result' in m) seen.result++;
         else if ('error' in m) seen.error++;
@@ -88,6 +100,7 @@ describe('fuzzing JSON-RPC bodies to POST /mcp', () => {
         const a = await postRaw(`${gw.url}/mcp`, t, { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
         const messages = assertClearMcpAnswer(a, t);
         assert.ok(messages.some((m) => m.id === n), `the answer carries id ${n}`);
+        assert.ok(!messages.some((m) => m.error?.code === -32603), `no internal error: ${a.text.slice(0, 300)}`);
       }),
       { numRuns: 150 },
     );
