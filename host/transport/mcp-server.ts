@@ -2,11 +2,12 @@
  * @module host/transport/mcp-server
  * The MCP protocol core, free of HTTP: a low-level SDK `Server` that lists the fixed meta-tools in
  * a stable order and calls them for the authenticated caller. Only protocol problems (an unknown
- * meta-tool, arguments its own schema rejects, params that do not fit the method: -32602) and the
- * gateway's own failures outside a tool (-32603, details only in the log) become JSON-RPC errors;
- * every tool failure is a result (with isError when the whole call failed). A server is cheap to build per request: what does not
- * depend on the caller (the tools/list answer, the name index, the SDK's JSON-Schema validator) is
- * built once and shared.
+ * meta-tool, params that do not fit the method: -32602) and the gateway's own failures outside a
+ * tool (-32603, details only in the log) become JSON-RPC errors; every tool failure is a result
+ * (with isError when the whole call failed), arguments a meta-tool's schema refuses included
+ * (SEP-1303: the model reads the problem and can correct its call). A server is cheap to build per
+ * request: what does not depend on the caller (the tools/list answer, the name index, the SDK's
+ * JSON-Schema validator) is built once and shared.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -142,7 +143,7 @@ function hidingFailures<A extends unknown[], R>(logger: Logger, method: string, 
   };
 }
 
-/** tools/call: one meta-tool, for the authenticated caller; an unknown name or refused arguments are -32602. */
+/** tools/call: one meta-tool, for the authenticated caller; only an unknown name is a protocol error (-32602). */
 async function callMetaTool(
   deps: McpServerDeps,
   user: User,
@@ -154,7 +155,8 @@ async function callMetaTool(
   const tool = toolIndex(deps.metaTools()).byName.get(request.params.name);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool not found: ${request.params.name}`);
   const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
-  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`);
+  if (!parsed.success)
+    return toCallResult({ json: { error: `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`, code: 'GW_ERR_VALIDATION_INVALID_ARGS' }, isError: true });
   const progressToken = request.params._meta?.progressToken;
   const requestId = randomUUID();
   try {

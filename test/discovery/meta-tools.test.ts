@@ -110,9 +110,13 @@ describe('search_tools', () => {
     const unknown = await call('search_tools', { query: 'issue', integration: 'gitlab' });
     assert.match(unknown.json.hint, /No integration "gitlab"/);
   });
-  it('rejects out-of-bounds arguments at the protocol layer', async () => {
-    for (const args of [{ query: '' }, { query: 'x'.repeat(501) }, { query: 'issue', limit: 51 }, { query: 'issue', limit: 0 }, {}]) {
-      await assert.rejects(client.callTool({ name: 'search_tools', arguments: args }), /Invalid arguments/);
+  it('refuses out-of-bounds arguments with an isError result naming the argument', async () => {
+    const cases: [Record<string, unknown>, string][] = [[{ query: '' }, 'query'], [{ query: 'x'.repeat(501) }, 'query'], [{ query: 'issue', limit: 51 }, 'limit'], [{ query: 'issue', limit: 0 }, 'limit'], [{}, 'query']];
+    for (const [args, field] of cases) {
+      const { json, isError } = await call('search_tools', args);
+      assert.equal(isError, true, JSON.stringify(args));
+      assert.equal(json.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
+      assert.ok(json.error.startsWith(`Invalid arguments for search_tools: ${field}: `), json.error);
     }
   });
   it('trims long descriptions to about 300 characters', async () => {

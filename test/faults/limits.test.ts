@@ -1,14 +1,14 @@
 /**
  * @module test/faults/limits
  * The limits a multi-tenant operator sets in policy, end to end over HTTP: request body size
- * (413, JSON), batch length (JSON-RPC invalid params over MCP, 400 over REST), per-user and
- * per-tenant rate limits (GW_ERR_POLICY_RATE_LIMITED with retryAfterSec; REST 429 + Retry-After),
- * and the per-plugin worker share (a slow plugin saturating its share while another stays fast).
+ * (413, JSON), batch length (an isError invalid-arguments result over MCP, 400 over REST),
+ * per-user and per-tenant rate limits (GW_ERR_POLICY_RATE_LIMITED with retryAfterSec; REST 429 +
+ * Retry-After), and the per-plugin worker share (a slow plugin saturating its share while another
+ * stays fast).
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type Item, type TestGateway } from '../helpers/gateway.js';
 import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
@@ -46,12 +46,13 @@ describe('limits: body size and batch length', () => {
     assert.equal(typeof body.error.message, 'string');
   });
 
-  it('a batch over requests.maxBatch: invalid params over MCP, 400 over REST; at the limit it runs', async () => {
+  it('a batch over requests.maxBatch: an invalid-arguments result over MCP, 400 over REST; at the limit it runs', async () => {
     const client = await gw.mcpClient();
-    await assert.rejects(
-      client.callTool({ name: 'execute_tools', arguments: { executions: [echo('1'), echo('2'), echo('3'), echo('4')] } }),
-      (err: unknown) => err instanceof McpError && err.code === -32602,
-    );
+    const over = (await client.callTool({ name: 'execute_tools', arguments: { executions: [echo('1'), echo('2'), echo('3'), echo('4')] } })) as { content: { text: string }[]; isError?: boolean };
+    assert.equal(over.isError, true);
+    const refused = JSON.parse(over.content[0]?.text ?? '{}');
+    assert.equal(refused.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
+    assert.match(refused.error, /^Invalid arguments for execute_tools: executions: .*3/);
     const r = await gw.rest('fixture-echo', { executions: [echo('1'), echo('2'), echo('3'), echo('4')] });
     assert.equal(r.status, 400);
     assert.equal(r.json.code, 'GW_ERR_TRANSPORT_BATCH_TOO_LARGE');

@@ -110,9 +110,11 @@ describe('MCP answers: JSON unless something must stream', () => {
 
   it('a meta-tool argument the tool does not take is refused by name, not ignored', async () => {
     const typo = await post(gw, call(7, 'search_tools', { query: 'echo', integraton: 'fixture-echo' }));
-    const text = JSON.stringify(typo.messages[0]);
-    assert.match(text, /integraton/);
-    assert.ok(typo.messages[0]?.error || typo.messages[0]?.result?.isError, text.slice(0, 300));
+    assert.equal(typo.status, 200);
+    assert.equal(typo.messages[0]?.result?.isError, true, JSON.stringify(typo.messages[0]).slice(0, 300));
+    const refused = JSON.parse(typo.messages[0].result.content[0].text);
+    assert.equal(refused.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
+    assert.match(refused.error, /^Invalid arguments for search_tools: .*integraton/);
   });
 
   it('never answers JSON to a client that does not accept it', async () => {

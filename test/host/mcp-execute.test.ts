@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
@@ -180,9 +181,23 @@ describe('execute_tools over MCP', () => {
     assert.equal(body.results[1].result.text, 'beside');
   });
 
-  it('rejects bad meta-tool arguments as JSON-RPC errors, not results', async () => {
-    await assert.rejects(client.callTool({ name: 'execute_tools', arguments: { executions: [] } }), /Invalid arguments for execute_tools/);
-    await assert.rejects(client.callTool({ name: 'execute_tool', arguments: {} }), /Tool not found: execute_tool/);
+  it('answers bad meta-tool arguments with an isError result the model can read (SEP-1303); an unknown meta-tool is a JSON-RPC error', async () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['execute_tools', { executions: [] }, /^Invalid arguments for execute_tools: executions: /],
+      ['execute_tools', { executions: [{ tool: 'echo_args' }], extra: 1 }, /^Invalid arguments for execute_tools: \(root\): .*"extra"/],
+      ['get_tool_schema', {}, /^Invalid arguments for get_tool_schema: tool: /],
+      ['search_tools', { query: 'echo', integraton: 'x' }, /^Invalid arguments for search_tools: \(root\): .*"integraton"/],
+    ];
+    for (const [name, args, message] of cases) {
+      const r = (await client.callTool({ name, arguments: args })) as { content: Content[]; isError?: boolean };
+      assert.equal(r.isError, true, name);
+      assert.equal(r.content.length, 1);
+      const body = JSON.parse(r.content[0]?.text ?? '{}');
+      assert.deepEqual(Object.keys(body).sort(), ['code', 'error']);
+      assert.equal(body.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
+      assert.match(body.error, message);
+    }
+    await assert.rejects(client.callTool({ name: 'execute_tool', arguments: {} }), (err: unknown) => err instanceof McpError && err.code === -32602 && /Tool not found: execute_tool/.test(err.message));
   });
 
   it('exports the execution metrics and the refusal counter', async () => {
