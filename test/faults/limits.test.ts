@@ -3,12 +3,14 @@
  * The limits a multi-tenant operator sets in policy, end to end over HTTP: request body size
  * (413, JSON), batch length (an isError invalid-arguments result over MCP, 400 over REST),
  * per-user and per-tenant rate limits (GW_ERR_POLICY_RATE_LIMITED with retryAfterSec; REST 429 +
- * Retry-After), and the per-plugin worker share (a slow plugin saturating its share while another
- * stays fast).
+ * Retry-After), the rate limiter's memory bound (ended windows go first, then the oldest running
+ * one, never all at once), and the per-plugin worker share (a slow plugin saturating its share
+ * while another stays fast).
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createRateLimiter, RATE_LIMIT_MAX_KEYS } from '../../host/engine/rate-limit.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type Item, type TestGateway } from '../helpers/gateway.js';
 import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
@@ -99,6 +101,71 @@ describe('limits: per-user and per-tenant rate limits', () => {
     assert.equal(o.result?.text, 'other tenant');
     const limited = await gw.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_POLICY_RATE_LIMITED'");
     assert.equal(limited!.n, 4, 'every refused execution is audited');
+  });
+});
+
+describe('limits: the rate limiter stays bounded without handing out fresh budgets', () => {
+  /** a limiter on a clock the test moves by hand */
+  const limiter = (limits: { perUserPerMinute: number; perTenantPerMinute: number }, maxKeys?: number) => {
+    const clock = { t: 0 };
+    return { clock, take: createRateLimiter(limits, () => clock.t, maxKeys).take };
+  };
+  const spend = (take: (u: string, t: string) => number | undefined, user: string, times: number, tenant = 'acme'): void => {
+    for (let i = 0; i < times; i++) assert.equal(take(user, tenant), undefined, `${user} take ${i + 1} is allowed`);
+  };
+
+  it('at the bound, windows that have ended are dropped first: a caller who spent the budget stays refused', () => {
+    const { clock, take } = limiter({ perUserPerMinute: 3, perTenantPerMinute: 0 });
+    for (let i = 0; i < RATE_LIMIT_MAX_KEYS - 10; i++) take(`old${i}`, 'acme');
+    clock.t = 61_000;
+    spend(take, 'victim', 3);
+    assert.equal(take('victim', 'acme'), 60);
+    for (let i = 0; i < 20; i++) assert.equal(take(`new${i}`, 'acme'), undefined);
+    clock.t = 90_000;
+    assert.equal(take('victim', 'acme'), 31, 'still refused, with the time left in its own window');
+  });
+
+  it('when every window is still running, only the one that started first is forgotten', () => {
+    const { clock, take } = limiter({ perUserPerMinute: 3, perTenantPerMinute: 0 });
+    spend(take, 'first', 3);
+    clock.t = 1_000;
+    spend(take, 'victim', 3);
+    clock.t = 2_000;
+    for (let i = 2; i < RATE_LIMIT_MAX_KEYS; i++) assert.equal(take(`u${i}`, 'acme'), undefined);
+    assert.equal(take('first', 'acme'), 58, 'at the bound nothing is forgotten yet');
+    assert.equal(take('victim', 'acme'), 59);
+    assert.equal(take('one-more', 'acme'), undefined, 'a new key past the bound');
+    assert.equal(take('victim', 'acme'), 59, 'the second oldest window keeps its spent budget');
+    assert.equal(take(`u${RATE_LIMIT_MAX_KEYS - 1}`, 'acme'), undefined, 'the newest keep theirs too');
+    assert.equal(take('first', 'acme'), undefined, 'the oldest window was forgotten: its key starts afresh');
+  });
+
+  it('making room for a user window never drops the tenant window the same take spends from', () => {
+    const { clock, take } = limiter({ perUserPerMinute: 100, perTenantPerMinute: 3 }, 4);
+    assert.equal(take('a', 'acme'), undefined); // t:acme, u:a
+    clock.t = 1_000;
+    assert.equal(take('b', 'globex'), undefined); // t:globex, u:b: at the bound
+    clock.t = 2_000;
+    assert.equal(take('c', 'acme'), undefined, 'u:c takes the place of u:a, not of t:acme');
+    assert.equal(take('d', 'acme'), undefined, 'u:d takes the place of t:globex');
+    assert.equal(take('e', 'acme'), 58, 'the tenant spent 3 of 3 in its first window');
+    assert.equal(take('b', 'globex'), undefined, 'globex was forgotten and starts afresh');
+  });
+
+  // Its cost per take at the bound is a matter for a benchmark, not a timed assertion; this runs
+  // the bound over four times its size and checks what it keeps.
+  it('keeps working over many times its bound, forgetting the first users and never the tenant being spent', () => {
+    const N = 4 * RATE_LIMIT_MAX_KEYS;
+    const { clock, take } = limiter({ perUserPerMinute: 5, perTenantPerMinute: N + 5 });
+    for (let i = 0; i < 5; i++) assert.equal(take('u0', 'acme'), undefined);
+    assert.notEqual(take('u0', 'acme'), undefined, 'u0 spent its budget');
+    // every take adds a user window at the bound, with the tenant's window the oldest of all
+    for (let i = 1; i < N; i++) {
+      if (i % 1000 === 0) clock.t += 1;
+      assert.equal(take(`u${i}`, 'acme'), undefined);
+    }
+    assert.equal(take('u0', 'acme'), undefined, 'u0 was forgotten long ago and starts afresh');
+    assert.notEqual(take('u-last', 'acme'), undefined, 'the tenant window was kept throughout: its N + 5 are spent');
   });
 });
 
