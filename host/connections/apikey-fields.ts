@@ -4,7 +4,8 @@
  * length. Secret fields go to the encrypted secret; the others become the connection's non-secret
  * config (`ctx.config`). Every problem is reported per field, in words a person can act on.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { compilePattern } from '../registry/patterns.js';
 import type { ApiKeyField } from '../../sandbox/manifest.js';
 
 export interface ApiKeyValidation {
@@ -22,14 +23,15 @@ const compiled = new Map<string, RE2JS | null>();
  * The whole value matches the manifest's pattern. Checked with RE2 (linear in the value), like
  * every other pattern from a manifest (host/registry/patterns.ts): a backtracking RegExp on a
  * pattern such as `([a-z0-9]+-?)*` took seconds for 27 characters, on the event loop every tenant
- * shares. A pattern RE2 cannot compile (lookaround, backreferences) cannot be satisfied; the
- * message says the value does not have the expected format.
+ * shares. A pattern RE2 cannot compile (lookaround, backreferences, bad syntax) refuses the plugin
+ * at load (host/registry/load-plugins.ts), with the same compiler; should one reach this function
+ * anyway, it matches nothing.
  */
 function matches(pattern: string, value: string): boolean {
   let re = compiled.get(pattern);
   if (re === undefined) {
     try {
-      re = RE2JS.compile(`(?:${pattern})`);
+      re = compilePattern(pattern);
     } catch {
       re = null;
     }

@@ -1,15 +1,15 @@
 /**
  * @module host/registry/load-plugins
  * Reads plugin folders as DATA: `manifest.json` is parsed and validated, each tool's inputSchema is
- * compiled to a zod validator, and `plugin.js` is read as text and hashed — never imported,
- * required or evaluated here (invariant 1). A bad plugin is refused with a message naming the
- * file, the field and the problem; the other plugins still load.
+ * compiled to a zod validator, API-key field patterns are compiled with RE2, and `plugin.js` is
+ * read as text and hashed — never imported, required or evaluated here (invariant 1). A bad plugin
+ * is refused with a message naming the file, the field and the problem; the other plugins still load.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { separatePatterns, type PatternIssue } from './patterns.js';
+import { compilePattern, separatePatterns, type PatternIssue } from './patterns.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
 
 export const MAX_PLUGIN_SOURCE_BYTES = 4 * 1024 * 1024;
@@ -68,6 +68,25 @@ export function compileToolSchema(tool: ToolManifest): z.ZodType {
   }
 }
 
+/**
+ * API-key field patterns are checked with RE2 when people connect (host/connections/apikey-fields.ts).
+ * One RE2 cannot compile would match nothing, so nobody could ever connect: it refuses the plugin
+ * here instead, naming each such field.
+ */
+export function checkFieldPatterns(manifest: PluginManifest): void {
+  if (manifest.auth.type !== 'apikey') return;
+  const problems: string[] = [];
+  manifest.auth.fields.forEach((field, i) => {
+    if (field.pattern === undefined) return;
+    try {
+      compilePattern(field.pattern);
+    } catch (err) {
+      problems.push(`auth.fields.${i}.pattern (field "${field.name}"): ${(err as Error).message}`);
+    }
+  });
+  if (problems.length > 0) throw new Error(problems.join('; '));
+}
+
 export function loadPluginDir(dir: string): LoadedPlugin {
   const manifestFile = path.join(dir, 'manifest.json');
   let raw: unknown;
@@ -79,6 +98,11 @@ export function loadPluginDir(dir: string): LoadedPlugin {
   const parsed = manifestSchema.safeParse(raw);
   if (!parsed.success) throw Object.assign(new Error(describeIssues(parsed.error)), { file: manifestFile });
   const manifest = parsed.data;
+  try {
+    checkFieldPatterns(manifest);
+  } catch (err) {
+    throw Object.assign(err as Error, { file: manifestFile });
+  }
   const tools = new Map<string, LoadedTool>();
   for (const tool of manifest.tools) {
     try {

@@ -6,8 +6,21 @@
  * input. A pattern RE2 cannot compile (lookaround, backreferences), one placed where its value
  * cannot be located without trying branches (anyOf, oneOf, allOf, not, if/then/else, $defs), and
  * patternProperties (whose keys are regular expressions) refuse the plugin at load, path named.
+ * API-key field patterns (host/connections/apikey-fields.ts) are compiled by `compilePattern` too.
  */
 import { RE2JS } from 're2js';
+
+/**
+ * Compiles a pattern from a manifest with RE2. Throws an Error saying why when RE2 cannot run it
+ * (lookaround, backreferences, invalid syntax), with RE2's own reason; callers prefix the path.
+ */
+export function compilePattern(pattern: string): RE2JS {
+  try {
+    return RE2JS.compile(pattern);
+  } catch (err) {
+    throw new Error(`${JSON.stringify(pattern)} is not a linear-time regular expression (RE2 syntax: lookaround and backreferences are not supported): ${(err as Error).message}`);
+  }
+}
 
 export interface PatternIssue {
   path: (string | number)[];
@@ -46,9 +59,9 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
         if (typeof value !== 'string') throw new Error(`${where}.pattern: must be a string`);
         let re: RE2JS;
         try {
-          re = RE2JS.compile(value);
+          re = compilePattern(value);
         } catch (err) {
-          throw new Error(`${where}.pattern: ${JSON.stringify(value)} is not a linear-time regular expression (lookaround and backreferences are not supported): ${(err as Error).message}`);
+          throw new Error(`${where}.pattern: ${(err as Error).message}`);
         }
         checks.push((v, path, issues) => {
           if (typeof v === 'string' && !re.matcher(v).find()) issues.push({ path, message: `must match the pattern ${value}` });

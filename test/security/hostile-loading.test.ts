@@ -2,8 +2,10 @@
  * @module test/security/hostile-loading.test
  * Hostile plugins attack at load time: one takes another plugin's name (to inherit its users'
  * connections), one takes another plugin's tool name (to receive its calls), one spins forever
- * while its module evaluates, one never finishes a top-level await. The impostors are refused
- * and the originals keep their calls and credentials; the others fail each call with a clear code.
+ * while its module evaluates, one never finishes a top-level await, one asks for an API-key field
+ * whose pattern RE2 cannot run (no value would ever match: nobody could connect). The impostors
+ * and the unmatchable field are refused at load, the originals keep their calls and credentials;
+ * the others fail each call with a clear code.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -40,6 +42,16 @@ describe('hostile plugins at load time', () => {
     assert.equal(gw.gateway.registry.plugin('fixture-http')?.manifest.version, '1.0.0', 'the original keeps its name');
     assert.equal(gw.gateway.registry.plugin('hostile-impostor-tool'), undefined);
     assert.equal(gw.gateway.registry.tool('impostor_get'), undefined);
+  });
+
+  it('refuses a plugin whose API-key field pattern RE2 cannot run, naming the field and why', async () => {
+    const refused = gw.gateway.pluginErrors.find((e) => e.dir.endsWith('hostile-unmatchable'));
+    assert.ok(refused, JSON.stringify(gw.gateway.pluginErrors));
+    assert.match(refused.file, /hostile-unmatchable[\\/]manifest\.json$/);
+    assert.match(refused.message, /^auth\.fields\.1\.pattern \(field "workspace"\): "\^\(\?!internal-\)\[a-z0-9-\]\+\$" is not a linear-time regular expression \(RE2 syntax: lookaround and backreferences are not supported\): /);
+    assert.equal(gw.gateway.registry.plugin('hostile-unmatchable'), undefined);
+    const [call] = await gw.mcpExecute([{ tool: 'unmatchable_get' }], apiKey);
+    assert.equal(call.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND');
   });
 
   it('keeps the originals\' calls, arguments and credentials with the originals', async () => {
