@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import { createBridge, createSandbox, createUpstreamMapper, type Sandbox } from '../sandbox/index.js';
-import { createDatabaseAuditSink, createStdoutAuditSink } from './audit/audit.js';
+import { createDatabaseAuditSink, createStdoutAuditSink, type AuditLineWriter } from './audit/audit.js';
 import type { GatewayConfig } from './config.js';
 import { clientFromEnv } from './connections/oauth.js';
 import { createConnectionService, type FullConnectionService } from './connections/service.js';
@@ -44,7 +44,7 @@ export interface GatewayOptions {
   logger?: Logger;
   env?: NodeJS.ProcessEnv;
   /** where the stdout audit sink writes (default process.stdout) */
-  writeAuditLine?: (line: string) => void;
+  writeAuditLine?: AuditLineWriter;
 }
 
 export interface Gateway {
@@ -107,10 +107,12 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   });
   const connections = createConnectionService({ db, vault, clientFor: clientFromEnv(options.env ?? process.env), mapUrl, logger, fetch: providerFetch });
   const metrics = createMetrics();
-  const audit = policy.audit.sink === 'stdout' ? createStdoutAuditSink(options.writeAuditLine) : createDatabaseAuditSink(db, logger);
+  const audit = policy.audit.sink === 'stdout'
+      ? createStdoutAuditSink({ logger, ...(options.writeAuditLine ? { write: options.writeAuditLine } : {}) })
+      : createDatabaseAuditSink(db, logger);
   new Gauge({
     name: 'workbench_audit_write_failures_total',
-    help: 'Audit events that could not be written (database locked, read-only or full) since start; each is also logged.',
+    help: 'Audit events that could not be written (database locked, read-only or full; stdout closed; not serialisable) since start.',
     registers: [metrics.registry],
     collect() {
       this.set(audit.failures);

@@ -3,7 +3,9 @@
  * One audit event per execution, on every path. Events go to the database (default) or to stdout
  * as JSON lines. Arguments are stored only when the policy says so. A failure to write an event is
  * logged loudly and counted; it never fails the call the event describes. Events of one turn of
- * the event loop go to the database in one INSERT (createDatabaseAuditSink).
+ * the event loop go to the database in one INSERT (createDatabaseAuditSink). The stdout sink counts
+ * the same way, but reports through the logger only once per kind of failure (a closed stdout
+ * fails every event after it), and never on stdout itself.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db, SqlValue } from '../storage/db.js';
@@ -129,11 +131,71 @@ export function createDatabaseAuditSink(db: Db, logger: Logger): AuditSink {
   };
 }
 
-export function createStdoutAuditSink(write: (line: string) => void = (l) => process.stdout.write(l)): AuditSink {
+/**
+ * Writes one audit line. A failure is reported by throwing, or later through `done` (a stream's
+ * write callback): process.stdout reports EPIPE there once its reader has gone.
+ */
+export type AuditLineWriter = (line: string, done: (err?: Error | null) => void) => void;
+
+/** Streams that already have the listener below (one each, however many sinks write to them). */
+const guardedStreams = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * Writes to process.stdout. A failed write is counted through its callback; the 'error' event the
+ * stream emits for the same failure would otherwise be unhandled and end the process, so it gets a
+ * listener that only keeps it handled.
+ */
+const writeToStdout: AuditLineWriter = (line, done) => {
+  const out = process.stdout;
+  if (!guardedStreams.has(out)) {
+    guardedStreams.add(out);
+    out.on('error', () => {
+      // handled: the write callback of the line that failed counts and reports it
+    });
+  }
+  out.write(line, done);
+};
+
+export interface StdoutAuditSinkOptions {
+  /** default: process.stdout */
+  write?: AuditLineWriter;
+  /** where a failure is reported, once per kind; never stdout's own stream */
+  logger?: Logger;
+}
+
+export function createStdoutAuditSink(options: StdoutAuditSinkOptions = {}): AuditSink {
+  const write = options.write ?? writeToStdout;
+  let failures = 0;
+  const reported = new Set<string>();
+
+  const lost = (kind: 'serialise' | 'write', event: AuditEvent, err: unknown): void => {
+    failures++;
+    if (reported.has(kind)) return;
+    reported.add(kind);
+    const what = kind === 'serialise' ? 'an audit event could not be serialised as JSON' : 'an audit line could not be written to stdout';
+    options.logger?.error({ err, event: { ...event, args: undefined } }, `${what}; further failures are counted in workbench_audit_write_failures_total, not logged`);
+  };
+
   return {
-    failures: 0,
+    get failures() {
+      return failures;
+    },
     async record(e) {
-      write(JSON.stringify({ audit: true, at: new Date().toISOString(), ...e, error: e.error?.slice(0, MAX_ERROR_CHARS) }) + '\n');
+      let line: string;
+      try {
+        line = JSON.stringify({ audit: true, at: new Date().toISOString(), ...e, error: e.error?.slice(0, MAX_ERROR_CHARS) }) + '\n';
+      } catch (err) {
+        // a BigInt or a circular value in the arguments
+        lost('serialise', e, err);
+        return;
+      }
+      try {
+        write(line, (err) => {
+          if (err) lost('write', e, err);
+        });
+      } catch (err) {
+        lost('write', e, err);
+      }
     },
   };
 }

@@ -1,16 +1,22 @@
 /**
  * @module test/host/logs-and-audit
  * The structured log line of each run, the stdout audit sink, and that neither — nor the audit
- * table, nor the results — ever contains a credential or an API key.
+ * table, nor the results — ever contains a credential or an API key. The stdout sink's failures
+ * (a writer that throws or calls back with an error, an event JSON cannot hold, a real stdout
+ * closed by its reader) are counted and exported as a metric, reported once through the logger,
+ * and never thrown into the call nor written to stdout.
  */
 import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { createGateway, type Gateway } from '../../host/app.js';
+import { createStdoutAuditSink, type AuditEvent } from '../../host/audit/audit.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import { REDACT_PATHS } from '../../host/telemetry/logger.js';
@@ -80,5 +86,148 @@ describe('logs and audit', () => {
     assert.ok(!everything.includes(apiKey), 'the API key appears nowhere');
     const rows = await gateway.db.all<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events');
     assert.equal(Number(rows[0]?.n), 0, 'the stdout sink writes nothing to the database');
+  });
+});
+
+describe('the stdout audit sink when a line cannot be written', () => {
+  const event = (requestId: string, args?: unknown): AuditEvent => ({
+    action: 'EXECUTE',
+    tenant: 'acme',
+    userId: 'u1',
+    tool: 'echo_args',
+    integration: 'fixture-echo',
+    success: true,
+    durationMs: 1,
+    transport: 'rest',
+    requestId,
+    ...(args !== undefined ? { args } : {}),
+  });
+  /** a logger whose lines land in the returned array */
+  const memoryLogger = (): { logger: pino.Logger; lines: Array<Record<string, unknown>> } => {
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new PassThrough();
+    stream.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)));
+    return { logger: pino({ level: 'info' }, stream), lines };
+  };
+  const settle = () => new Promise((r) => setTimeout(r, 20));
+
+  it('a writer that throws: each event is counted, the call goes on, the logger hears once', async () => {
+    const { logger, lines } = memoryLogger();
+    const sink = createStdoutAuditSink({ logger, write: () => { throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }); } });
+    for (const id of ['a', 'b', 'c']) await sink.record(event(id));
+    await settle();
+    assert.equal(sink.failures, 3);
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    assert.equal(lines[0]?.['level'], 50);
+    assert.match(String(lines[0]?.['msg']), /an audit line could not be written to stdout; further failures are counted in workbench_audit_write_failures_total/);
+    assert.equal((lines[0]?.['err'] as { code?: string }).code, 'EPIPE');
+    assert.equal((lines[0]?.['event'] as { requestId?: string }).requestId, 'a');
+  });
+
+  it('a write that fails later, through its callback, is counted too', async () => {
+    const { logger, lines } = memoryLogger();
+    const written: string[] = [];
+    const sink = createStdoutAuditSink({
+      logger,
+      write: (line, done) => {
+        const first = written.push(line) === 1;
+        setImmediate(() => done(first ? null : Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })));
+      },
+    });
+    for (const id of ['ok', 'lost1', 'lost2']) await sink.record(event(id));
+    assert.equal(sink.failures, 0, 'not known yet');
+    await settle();
+    assert.equal(sink.failures, 2);
+    assert.equal(written.length, 3);
+    assert.equal(lines.length, 1);
+  });
+
+  it('an event JSON cannot hold (a BigInt, a circular value) is counted, and the next one is written', async () => {
+    const { logger, lines } = memoryLogger();
+    const written: string[] = [];
+    const sink = createStdoutAuditSink({ logger, write: (line) => written.push(line) });
+    const circular: Record<string, unknown> = {};
+    circular['self'] = circular;
+    await sink.record(event('big', { n: 10n }));
+    await sink.record(event('circular', { circular }));
+    await sink.record(event('good', { q: 1 }));
+    assert.equal(sink.failures, 2);
+    assert.deepEqual(written.map((l) => (JSON.parse(l) as AuditEvent).requestId), ['good']);
+    assert.equal(lines.length, 1);
+    assert.match(String(lines[0]?.['msg']), /could not be serialised as JSON/);
+    assert.equal((lines[0]?.['event'] as { args?: unknown }).args, undefined, 'the arguments stay out of the log');
+  });
+
+  it('without a logger it still counts and never throws', async () => {
+    const sink = createStdoutAuditSink({ write: () => { throw new Error('closed'); } });
+    await sink.record(event('x'));
+    await sink.record(event('y', { n: 1n }));
+    assert.equal(sink.failures, 2);
+  });
+
+  it('a real stdout closed by its reader: the process lives on, counts every event, and logs once to stderr', async () => {
+    const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'audit-stdout-child.js'), ['closed'], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [] });
+    const messages: unknown[] = [];
+    let stderr = '';
+    child.on('message', (m) => messages.push(m));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    while (messages.length === 0) await settle();
+    child.stdout?.destroy();
+    child.send('go');
+    const code = await exited;
+    assert.equal(code, 0, `the child exits normally: ${stderr}`);
+    assert.deepEqual(messages, ['ready', { failures: 3 }]);
+    const logged = stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(logged.length, 1, stderr);
+    assert.match(String(logged[0]?.['msg']), /could not be written to stdout/);
+    assert.equal((logged[0]?.['err'] as { code?: string }).code, 'EPIPE');
+  });
+
+  it('a real stdout that is open gets the good events and nothing about the bad ones', async () => {
+    const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'audit-stdout-child.js'), ['unserialisable'], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [] });
+    const messages: unknown[] = [];
+    let stdout = '';
+    let stderr = '';
+    child.on('message', (m) => messages.push(m));
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    while (messages.length === 0) await settle();
+    child.send('go');
+    assert.equal(await exited, 0, stderr);
+    assert.deepEqual(messages, ['ready', { failures: 2 }]);
+    const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(lines.map((l) => [l['audit'], l['requestId']]), [[true, 'good']], 'stdout holds audit lines only');
+    assert.equal(stderr.split('\n').filter(Boolean).length, 1, stderr);
+  });
+
+  it('a gateway exports the failures as workbench_audit_write_failures_total', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-audit-stdout-'));
+    const { logger, lines } = memoryLogger();
+    const policy = parsePolicy({ sandbox: { workers: 1 }, audit: { sink: 'stdout' } });
+    const gateway = await createGateway(
+      { port: 0, host: '127.0.0.1', dataDir, databaseUrl: path.join(dataDir, 'w.db'), pluginDirs: [FIXTURES], policyFile: '(inline)', logLevel: 'info', publicUrl: 'http://127.0.0.1' },
+      { policy, logger, env: {}, writeAuditLine: () => { throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }); } },
+    );
+    try {
+      const url = await gateway.listen();
+      const user = await gateway.users.create('audit-stdout@example.com', 'acme');
+      const { key } = await gateway.users.createApiKey(user.id);
+      const res = await fetch(`${url}/rest/fixture-echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ executions: [{ tool: 'echo_args', args: { text: 'one' } }, { tool: 'echo_args', args: { text: 'two' } }] }),
+      });
+      const body = (await res.json()) as { results: Array<{ result?: { text?: string } }> };
+      assert.equal(res.status, 200);
+      assert.deepEqual(body.results.map((r) => r.result?.text), ['one', 'two'], 'the calls answer as if the lines were written');
+      const metrics = await fetch(`${url}/metrics`).then((r) => r.text());
+      assert.match(metrics, /^workbench_audit_write_failures_total 2$/m);
+      assert.equal(lines.filter((l) => /could not be written to stdout/.test(String(l['msg']))).length, 1);
+    } finally {
+      await gateway.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
