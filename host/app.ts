@@ -68,8 +68,9 @@ export interface Gateway {
 }
 
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  const logger = options.logger ?? createLogger({ level: config.logLevel });
   const policy = options.policy ?? loadPolicyFile(config.policyFile);
+  // With the stdout audit sink, stdout is the audit stream: logs (and its own failure reports) go to stderr.
+  const logger = options.logger ?? createLogger({ level: config.logLevel, destination: policy.audit.sink === 'stdout' ? 'stderr' : 'stdout' });
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   const users = new UserStore(db);
   const vault = loadVaultWithPending({ dataDir: config.dataDir, env: options.env ?? process.env });

@@ -4,10 +4,11 @@
  * table, nor the results — ever contains a credential or an API key. The stdout sink's failures
  * (a writer that throws or calls back with an error, an event JSON cannot hold, a real stdout
  * closed by its reader) are counted and exported as a metric, reported once through the logger,
- * and never thrown into the call nor written to stdout.
+ * and never thrown into the call nor written to stdout; `serve` with that sink keeps stdout for
+ * audit lines (its logs and the first start's key go to stderr).
  */
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,9 @@ import { createStdoutAuditSink, type AuditEvent } from '../../host/audit/audit.j
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import { REDACT_PATHS } from '../../host/telemetry/logger.js';
+import { freePort } from '../helpers/free-port.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { MAIN_JS, spawnServer } from '../load/server-process.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const SECRET = `SECRET-TOKEN-${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -229,5 +232,49 @@ describe('the stdout audit sink when a line cannot be written', () => {
       await gateway.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('workbench serve with the stdout audit sink', () => {
+  it('writes audit lines, and only audit lines, to stdout; its logs go to stderr', async () => {
+    const server = await spawnServer({ pluginDirs: [FIXTURES], policy: { sandbox: { workers: 1 }, audit: { sink: 'stdout' } }, logLevel: 'info' });
+    try {
+      const res = await fetch(`${server.url}/rest/fixture-echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${server.apiKey}` },
+        body: JSON.stringify({ executions: [{ tool: 'echo_args', args: { text: 'audited' } }, { tool: 'nope' }] }),
+      });
+      assert.equal(res.status, 200);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+    const { stdout, stderr } = server.output();
+    const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(lines.map((l) => [l['audit'], l['tool'], l['success']]).sort(), [[true, 'echo_args', true], [true, 'nope', false]], stdout);
+    assert.match(stderr, /listening on http:\/\/127\.0\.0\.1:/);
+    assert.match(stderr, /"event":"tool_execution"/);
+  });
+
+  it('prints the first start\'s API key to stderr, not into the audit stream', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-audit-first-'));
+    const policyFile = path.join(dataDir, 'policy.json');
+    fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 1 }, audit: { sink: 'stdout' } }));
+    const env = { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', WORKBENCH_DATA_DIR: dataDir, WORKBENCH_PLUGINS_DIR: FIXTURES, WORKBENCH_POLICY: policyFile, LOG_LEVEL: 'info' };
+    const proc = spawn(process.execPath, ['--no-node-snapshot', MAIN_JS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/listening on/.test(stderr) && proc.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.match(stderr, /Its API key is shown once:\n\n {2}\S+/);
+    } finally {
+      proc.kill('SIGTERM');
+      assert.equal(await exited, 0, stderr);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    assert.equal(stdout, '', 'nothing but audit lines belongs on stdout');
   });
 });
