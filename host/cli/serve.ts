@@ -7,6 +7,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createGateway } from '../app.js';
 import type { GatewayConfig } from '../config.js';
+import { GatewayError } from '../errors.js';
 import { buildMcpServer } from '../transport/mcp-server.js';
 import { createLogger } from '../telemetry/logger.js';
 import { VERSION } from '../version.js';
@@ -52,6 +53,13 @@ export async function runServe(config: GatewayConfig): Promise<number> {
 export async function runStdio(config: GatewayConfig, email: string | undefined): Promise<number> {
   const logger = createLogger({ level: config.logLevel, destination: 'stderr' });
   const gateway = await createGateway(config, { logger });
+  if (gateway.policy.audit.sink === 'stdout') {
+    await gateway.close();
+    throw new GatewayError(
+      'GW_ERR_POLICY_INVALID',
+      'audit.sink "stdout" cannot be used with `workbench stdio`: stdout carries the MCP protocol there, and audit lines would corrupt it. Use the default audit.sink "database" for stdio.',
+    );
+  }
   const key = process.env['WORKBENCH_API_KEY'];
   const user = key ? await gateway.users.authenticate(key) : email ? await gateway.users.byEmail(email) : undefined;
   if (!user) {
@@ -59,6 +67,8 @@ export async function runStdio(config: GatewayConfig, email: string | undefined)
     throw new Error(key ? 'WORKBENCH_API_KEY is not a valid key' : email ? `no user with email ${email}` : 'set WORKBENCH_API_KEY (or pass --email) to say who is calling');
   }
   const server = buildMcpServer({ metaTools: () => gateway.metaTools, version: VERSION, logger }, user, 'stdio');
+  // e.g. a line on stdin that is not JSON-RPC: the SDK drops it; say so on stderr
+  server.onerror = (err) => logger.warn({ err }, 'MCP over stdio: a message could not be handled');
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

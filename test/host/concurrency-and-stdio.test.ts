@@ -4,6 +4,8 @@
  * stdio through the real CLI (params checked as over HTTP).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -90,5 +92,27 @@ describe('MCP over stdio', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('refuses to start with audit.sink "stdout", whose lines would corrupt the protocol on stdout', () => {
+    const policyFile = path.join(gw.dataDir, 'stdout-audit-policy.json');
+    fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 1 }, audit: { sink: 'stdout' } }));
+    const run = spawnSync(process.execPath, ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'stdio'], {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        WORKBENCH_API_KEY: gw.apiKey,
+        WORKBENCH_DATA_DIR: gw.dataDir,
+        DATABASE_URL: path.join(gw.dataDir, 'workbench.db'),
+        WORKBENCH_PLUGINS_DIR: FIXTURES,
+        WORKBENCH_POLICY: policyFile,
+        LOG_LEVEL: 'silent',
+      },
+      input: '',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /GW_ERR_POLICY_INVALID: audit\.sink "stdout" cannot be used with `workbench stdio`/);
+    assert.equal(run.stdout, '', 'nothing reached stdout');
   });
 });
