@@ -96,8 +96,16 @@ function queryString(params) {
     .join('&');
 }
 
+/** A write's form body: every method takes these; structured args (blocks, arrays) go as JSON text. */
+function formBody(params) {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(compact(params))) form.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+  return form.toString();
+}
+
 /**
- * Calls one Web API method: reads as GET with a query string, writes as POST with a JSON body.
+ * Calls one Web API method: reads as GET with a query string, writes as POST with a form body
+ * (every method accepts form data; only most take JSON, and the others ignore a JSON body's args).
  * The gateway adds the user's token (Authorization: Bearer) for slack.com.
  */
 async function slack(ctx, method, params, write) {
@@ -105,8 +113,8 @@ async function slack(ctx, method, params, write) {
   if (write) {
     res = await ctx.http(API + method, {
       method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8', accept: 'application/json' },
-      body: JSON.stringify(compact(params)),
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/json' },
+      body: formBody(params),
     });
   } else {
     const qs = queryString(params);

@@ -2,7 +2,7 @@
  * @module test/plugins/slack.test
  * Every Slack tool runs through the real gateway and sandbox against a loopback stand-in for
  * slack.com (reached through the policy's origin mapping): the request each one makes (method,
- * /api/<method>, query or JSON body, the injected Bearer token) and its slim result are asserted
+ * /api/<method>, query or form body, the injected Bearer token) and its slim result are asserted
  * from one table, then the error mappings (HTTP-200 ok:false, 429, non-JSON) and paging.
  */
 import { after, before, describe, test } from 'node:test';
@@ -39,7 +39,22 @@ function route(replies: Record<string, Reply>): void {
 
 type Call = [httpMethod: 'GET' | 'POST', api: string, params: Record<string, unknown>];
 
-/** Asserts the requests made, in order: GET with exactly these query params, or POST with exactly this JSON body. */
+const FORM = 'application/x-www-form-urlencoded; charset=utf-8';
+
+/** A write's form fields, decoded; each field named in `structured` is JSON text and is parsed. */
+function formFields(req: RecordedRequest, structured: string[] = []): Record<string, unknown> {
+  const form = new URLSearchParams(req.body);
+  const fields: Record<string, unknown> = Object.fromEntries(form);
+  assert.equal([...form.keys()].length, Object.keys(fields).length, `no field is sent twice: ${req.body}`);
+  for (const k of structured) if (typeof fields[k] === 'string') fields[k] = JSON.parse(fields[k] as string);
+  return fields;
+}
+
+/**
+ * Asserts the requests made, in order: GET with exactly these query params, or POST with exactly
+ * these form fields (values as sent, i.e. strings; an array or object stands for a field holding
+ * its JSON text, such as blocks).
+ */
 function assertCalls(calls: Call[]): void {
   assert.equal(upstream.requests.length, calls.length, `requests: ${upstream.requests.map((r) => r.url).join(', ')}`);
   calls.forEach(([method, api, params], i) => {
@@ -51,9 +66,10 @@ function assertCalls(calls: Call[]): void {
       assert.deepEqual(Object.fromEntries(req.query), params, `request ${i} query`);
       assert.equal(req.body, '');
     } else {
-      assert.equal(req.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(req.headers['content-type'], FORM, `request ${i} is a form post`);
       assert.equal(req.url, `/api/${api}`, 'writes carry no query string');
-      assert.deepEqual(req.json, params, `request ${i} JSON body`);
+      const structured = Object.keys(params).filter((k) => typeof params[k] === 'object');
+      assert.deepEqual(formFields(req, structured), params, `request ${i} form body`);
     }
   });
 }
@@ -142,19 +158,19 @@ const CASES: Case[] = [
   { tool: 'slack_get_message', args: { permalink: `https://acme.slack.com/archives/${C}/p1712345999000200?thread_ts=${TS}&cid=${C}` }, replies: { 'conversations.replies': { messages: [RAW_MSG, RAW_REPLY] } },
     calls: [['GET', 'conversations.replies', { channel: C, ts: TS, latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '1' }]], result: { channel: C, message: REPLY } },
   { tool: 'slack_post_message', args: { channel: C, text: 'Deploy *done*' }, replies: { 'chat.postMessage': { channel: C, ts: '1712400000.000100', message: { type: 'message', text: 'Deploy *done*', user: 'U0ALICE001', ts: '1712400000.000100' } } },
-    calls: [['POST', 'chat.postMessage', { channel: C, text: 'Deploy *done*', unfurl_links: true }]], result: { channel: C, ts: '1712400000.000100', text: 'Deploy *done*' } },
+    calls: [['POST', 'chat.postMessage', { channel: C, text: 'Deploy *done*', unfurl_links: 'true' }]], result: { channel: C, ts: '1712400000.000100', text: 'Deploy *done*' } },
   { tool: 'slack_post_message', args: { channel: C, text: 'in thread', thread_ts: TS, unfurl_links: false, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] },
     replies: { 'chat.postMessage': { channel: C, ts: '1712400001.000100', message: { text: 'in thread', thread_ts: TS, ts: '1712400001.000100' } } },
-    calls: [['POST', 'chat.postMessage', { channel: C, text: 'in thread', thread_ts: TS, unfurl_links: false, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] }]],
+    calls: [['POST', 'chat.postMessage', { channel: C, text: 'in thread', thread_ts: TS, unfurl_links: 'false', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] }]],
     result: { channel: C, ts: '1712400001.000100', thread_ts: TS, text: 'in thread' } },
   { tool: 'slack_reply_in_thread', args: { channel: C, thread_ts: TS, text: 'on it', also_send_to_channel: true }, replies: { 'chat.postMessage': { channel: C, ts: '1712400002.000100', message: { text: 'on it' } } },
-    calls: [['POST', 'chat.postMessage', { channel: C, thread_ts: TS, text: 'on it', reply_broadcast: true }]], result: { channel: C, ts: '1712400002.000100', thread_ts: TS, text: 'on it' } },
+    calls: [['POST', 'chat.postMessage', { channel: C, thread_ts: TS, text: 'on it', reply_broadcast: 'true' }]], result: { channel: C, ts: '1712400002.000100', thread_ts: TS, text: 'on it' } },
   { tool: 'slack_update_message', args: { channel: C, ts: TS, text: 'ship it!' }, replies: { 'chat.update': { channel: C, ts: TS, text: 'ship it!' } },
     calls: [['POST', 'chat.update', { channel: C, ts: TS, text: 'ship it!' }]], result: { channel: C, ts: TS, text: 'ship it!' } },
   { tool: 'slack_delete_message', args: { channel: C, ts: TS }, replies: { 'chat.delete': { channel: C, ts: TS } },
     calls: [['POST', 'chat.delete', { channel: C, ts: TS }]], result: { deleted: true, channel: C, ts: TS } },
   { tool: 'slack_schedule_message', args: { channel: C, text: 'standup', post_at: '2030-01-02T03:04:05Z' }, replies: { 'chat.scheduleMessage': { channel: C, scheduled_message_id: 'Q0SCHED0001', post_at: 1893553445 } },
-    calls: [['POST', 'chat.scheduleMessage', { channel: C, text: 'standup', post_at: 1893553445 }]], result: { scheduled_message_id: 'Q0SCHED0001', channel: C, post_at: 1893553445, post_at_iso: '2030-01-02T03:04:05.000Z' } },
+    calls: [['POST', 'chat.scheduleMessage', { channel: C, text: 'standup', post_at: '1893553445' }]], result: { scheduled_message_id: 'Q0SCHED0001', channel: C, post_at: 1893553445, post_at_iso: '2030-01-02T03:04:05.000Z' } },
   { tool: 'slack_list_scheduled_messages', args: { channel: C }, replies: { 'chat.scheduledMessages.list': { scheduled_messages: [{ id: 'Q0SCHED0001', channel_id: C, post_at: 1893553445, date_created: 1712000000, text: 'standup' }], ...END } },
     calls: [['GET', 'chat.scheduledMessages.list', { channel: C, limit: '100' }]], result: { scheduled_messages: [{ id: 'Q0SCHED0001', channel: C, post_at: 1893553445, post_at_iso: '2030-01-02T03:04:05.000Z', text: 'standup' }], next: null } },
   { tool: 'slack_delete_scheduled_message', args: { channel: C, scheduled_message_id: 'Q0SCHED0001' }, replies: { 'chat.deleteScheduledMessage': {} },
@@ -191,18 +207,18 @@ const CASES: Case[] = [
   { tool: 'slack_lookup_user_by_email', args: { email: 'alice@example.com' }, replies: { 'users.lookupByEmail': { user: RAW_USER } },
     calls: [['GET', 'users.lookupByEmail', { email: 'alice@example.com' }]], result: USER },
   { tool: 'slack_open_dm', args: { users: ['U0BOB00001'] }, replies: { 'conversations.open': { channel: { id: 'D0DM000001' }, already_open: true } },
-    calls: [['POST', 'conversations.open', { users: 'U0BOB00001', return_im: true }]], result: { channel: 'D0DM000001', users: ['U0BOB00001'], already_open: true } },
+    calls: [['POST', 'conversations.open', { users: 'U0BOB00001', return_im: 'true' }]], result: { channel: 'D0DM000001', users: ['U0BOB00001'], already_open: true } },
   { tool: 'slack_join_channel', args: { channel: C }, replies: { 'conversations.join': { channel: RAW_CHANNEL, warning: 'already_in_channel', response_metadata: { warnings: ['already_in_channel'] } } },
     calls: [['POST', 'conversations.join', { channel: C }]], result: { joined: true, channel: CHANNEL, already_in_channel: true } },
   { tool: 'slack_leave_channel', args: { channel: C }, replies: { 'conversations.leave': {} },
     calls: [['POST', 'conversations.leave', { channel: C }]], result: { left: true, channel: C } },
   { tool: 'slack_create_channel', args: { name: 'proj-launch', is_private: true }, replies: { 'conversations.create': { channel: { id: 'G0PROJ0001', name: 'proj-launch', is_private: true, is_member: true, created: 1712400000, topic: { value: '' }, purpose: { value: '' } } } },
-    calls: [['POST', 'conversations.create', { name: 'proj-launch', is_private: true }]], result: { id: 'G0PROJ0001', name: 'proj-launch', is_private: true, is_member: true, created: 1712400000 } },
+    calls: [['POST', 'conversations.create', { name: 'proj-launch', is_private: 'true' }]], result: { id: 'G0PROJ0001', name: 'proj-launch', is_private: true, is_member: true, created: 1712400000 } },
   { tool: 'slack_set_channel_topic', args: { channel: C, topic: 'Launch on Friday' }, replies: { 'conversations.setTopic': { channel: { ...RAW_CHANNEL, topic: { value: 'Launch on Friday' } } } },
     calls: [['POST', 'conversations.setTopic', { channel: C, topic: 'Launch on Friday' }]], result: { channel: C, topic: 'Launch on Friday' } },
   { tool: 'slack_invite_to_channel', args: { channel: C, users: ['U0BOB00001', 'carol@example.com'] },
     replies: { 'users.lookupByEmail': { user: { id: 'U0CAROL001', name: 'carol' } }, 'conversations.invite': { channel: RAW_CHANNEL, errors: [{ user: 'U0BOB00001', ok: false, error: 'already_in_channel' }] } },
-    calls: [['GET', 'users.lookupByEmail', { email: 'carol@example.com' }], ['POST', 'conversations.invite', { channel: C, users: 'U0BOB00001,U0CAROL001', force: true }]],
+    calls: [['GET', 'users.lookupByEmail', { email: 'carol@example.com' }], ['POST', 'conversations.invite', { channel: C, users: 'U0BOB00001,U0CAROL001', force: 'true' }]],
     result: { channel: C, invited: ['U0BOB00001', 'U0CAROL001'], errors: [{ user: 'U0BOB00001', error: 'already_in_channel' }] } },
   { tool: 'slack_archive_channel', args: { channel: C }, replies: { 'conversations.archive': {} },
     calls: [['POST', 'conversations.archive', { channel: C }]], result: { archived: true, channel: C } },
@@ -270,7 +286,7 @@ describe('slack errors: one mapping for ok:false, 429 and broken answers', () =>
       route(e.replies);
       const item = await fails('slack_post_message', post, e.pattern);
       assert.equal(item['code'], 'GW_ERR_SANDBOX_HANDLER_THREW');
-      assertCalls([['POST', 'chat.postMessage', { ...post, unfurl_links: true }]]);
+      assertCalls([['POST', 'chat.postMessage', { ...post, unfurl_links: 'true' }]]);
     });
   }
 
