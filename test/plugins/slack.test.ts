@@ -3,7 +3,8 @@
  * Every Slack tool runs through the real gateway and sandbox against a loopback stand-in for
  * slack.com (reached through the policy's origin mapping): the request each one makes (method,
  * /api/<method>, query or form body, the injected Bearer token) and its slim result are asserted
- * from one table, then the error mappings (HTTP-200 ok:false, 429, non-JSON) and paging.
+ * from one table, then the form encoding of writes, the error mappings (HTTP-200 ok:false, 429,
+ * non-JSON) and paging.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -264,6 +265,45 @@ describe('slack tools: request made and slim result', () => {
       assertCalls(c.calls);
     });
   }
+});
+
+describe('slack writes: form-encoded bodies, which every Web API method accepts', () => {
+  /** A method that takes only form data: with a JSON body its arguments are not seen at all. */
+  const formOnly = (answer: (fields: Record<string, unknown>) => Record<string, unknown>): Reply => (req) => {
+    if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) return { json: { ok: false, error: 'invalid_arguments' } };
+    return { json: { ok: true, ...answer(formFields(req)) } };
+  };
+
+  test('a method that refuses JSON bodies gets its arguments', async () => {
+    route({
+      'conversations.invite': formOnly((f) => (f['channel'] === C && f['users'] === 'U0BOB00001,U0CAROL001' ? { channel: RAW_CHANNEL } : { ok: false, error: 'channel_not_found' })),
+    });
+    assert.deepEqual(await ok('slack_invite_to_channel', { channel: C, users: ['U0BOB00001', 'U0CAROL001'] }), { channel: C, invited: ['U0BOB00001', 'U0CAROL001'] });
+    assertCalls([['POST', 'conversations.invite', { channel: C, users: 'U0BOB00001,U0CAROL001', force: 'true' }]]);
+  });
+
+  test('message text with & = + spaces, emoji and newlines arrives exactly', async () => {
+    const text = 'a & b = c + d  e%20f?x=1&y=2\nsecond line 🚀 naïve 日本語 ✓\r\n  trailing  ';
+    route({ 'chat.postMessage': formOnly((f) => ({ channel: f['channel'], ts: '1712400003.000100', message: { text: f['text'] } })) });
+    assert.deepEqual(await ok('slack_post_message', { channel: C, text }), { channel: C, ts: '1712400003.000100', text });
+    const req = upstream.last();
+    assert.match(req.body, /^[\x21-\x7e]*$/, 'no raw space, newline or non-ASCII character in the body');
+    assert.deepEqual(req.body.split('&').map((kv) => kv.split('=')[0]), ['channel', 'text', 'unfurl_links'], 'the text\'s & and = are escaped');
+    assertCalls([['POST', 'chat.postMessage', { channel: C, text, unfurl_links: 'true' }]]);
+  });
+
+  test('blocks arrive as one field of JSON text that parses back to the same array', async () => {
+    const blocks = [
+      { type: 'section', text: { type: 'mrkdwn', text: '*Deploy* & rollback = safe + sound 🎉\nline two' } },
+      { type: 'context', elements: [{ type: 'plain_text', text: 'a "quoted" 100% value', emoji: true }] },
+    ];
+    route({ 'chat.update': formOnly((f) => ({ channel: f['channel'], ts: f['ts'], text: f['text'] })) });
+    assert.deepEqual(await ok('slack_update_message', { channel: C, ts: TS, text: 'fallback', blocks }), { channel: C, ts: TS, text: 'fallback' });
+    const field = new URLSearchParams(upstream.last().body).get('blocks');
+    assert.equal(typeof field, 'string');
+    assert.deepEqual(JSON.parse(field!), blocks);
+    assertCalls([['POST', 'chat.update', { channel: C, ts: TS, text: 'fallback', blocks }]]);
+  });
 });
 
 describe('slack errors: one mapping for ok:false, 429 and broken answers', () => {
