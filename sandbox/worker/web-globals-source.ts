@@ -10,7 +10,8 @@ export const WEB_GLOBALS_SOURCE = String.raw`
 (function webGlobals() {
   'use strict';
   const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-  const encode = (s) => encodeURIComponent(s).replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
+  // as the web's URLSearchParams, a lone surrogate is encoded as U+FFFD (encodeURIComponent would throw)
+  const encode = (s) => encodeURIComponent(String(s).toWellFormed()).replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()).replace(/%20/g, '+');
   const decode = (s) => { const t = s.replace(/\+/g, ' '); try { return decodeURIComponent(t); } catch (e) { return t; } };
 
   class URLSearchParams {

@@ -82,12 +82,13 @@ describe('ctx API', () => {
       source: tool(`
         const q = new URLSearchParams({ city: 'São Paulo', units: 'metric', skip: undefined });
         q.append('tag', "a&b=c!'()~*");
+        q.append('lone', 'x\ud800y');
         const p = new URLSearchParams('?a=1&b=x+y&a=2&c=%E2%9C%93');
         return { q: q.toString(), a: p.getAll('a'), b: p.get('b'), c: p.get('c'), entries: [...p].length,
           b64: btoa('user:pässword'), back: atob(btoa('user:pässword')), missing: [typeof URL, typeof fetch, typeof setTimeout, typeof TextEncoder] };`),
     });
     assert.deepEqual(r.result, {
-      q: 'city=S%C3%A3o+Paulo&units=metric&tag=a%26b%3Dc%21%27%28%29%7E*', a: ['1', '2'], b: 'x y', c: '✓', entries: 4,
+      q: 'city=S%C3%A3o+Paulo&units=metric&tag=a%26b%3Dc%21%27%28%29%7E*&lone=x%EF%BF%BDy', a: ['1', '2'], b: 'x y', c: '✓', entries: 4,
       b64: Buffer.from('user:pässword', 'latin1').toString('base64'), back: 'user:pässword', missing: ['undefined', 'undefined', 'undefined', 'undefined'],
     });
   });
