@@ -8,6 +8,7 @@
  * stream, no session to delete). A body that is not a JSON-RPC message is answered here (-32600,
  * see mcp-envelope.ts), never handed to the SDK.
  */
+import { finished } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { UserStore } from '../storage/users.js';
@@ -71,7 +72,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       const caller = callerIdentity(user.id, presentedKey(request) ?? '');
       if (cancellations.cancel(caller, request.body) > 0) request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
       const tracked = cancellations.track(caller, request.body);
-      reply.raw.on('close', () => tracked.release());
+      // finished() calls back even when the client already hung up during the key check
+      finished(reply.raw, () => tracked.release());
       for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
       reply.hijack();
       const server = buildMcpServer(deps, user, 'mcp', { cancellation: (id) => tracked.signalFor(id) });
@@ -79,7 +81,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       // answer tied to a client that said it takes one, whatever the SDK does.
       const acceptsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: acceptsJson && !needsStream(request.body) });
-      reply.raw.on('close', () => {
+      finished(reply.raw, () => {
         void transport.close();
         void server.close();
       });
