@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createGateway, type Gateway } from '../../host/app.js';
 import type { GatewayConfig } from '../../host/config.js';
 import type { ExecutionItem } from '../../host/engine/outcomes.js';
-import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
+import { BUILTIN_PLUGINS_DIR, PACKAGE_ROOT } from '../../host/paths.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import type { User } from '../../host/storage/users.js';
 import { createLogger } from '../../host/telemetry/logger.js';
@@ -158,6 +158,23 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
       for (const c of clients) await c.close().catch(() => undefined);
       await gateway.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The command line and environment of `workbench stdio` for a test gateway's user, data and plugins. */
+export function stdioCommand(gw: TestGateway, pluginsDir: string, policyFile: string): { command: string; args: string[]; env: Record<string, string> } {
+  return {
+    command: process.execPath,
+    args: ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'stdio'],
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      WORKBENCH_API_KEY: gw.apiKey,
+      WORKBENCH_DATA_DIR: gw.dataDir,
+      DATABASE_URL: path.join(gw.dataDir, 'workbench.db'),
+      WORKBENCH_PLUGINS_DIR: pluginsDir,
+      WORKBENCH_POLICY: policyFile,
+      LOG_LEVEL: 'silent',
     },
   };
 }

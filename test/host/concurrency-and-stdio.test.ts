@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, stdioCommand, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
@@ -59,17 +59,7 @@ describe('MCP over stdio', () => {
 
   it('serves the meta-tools and runs execute_tools for the key in WORKBENCH_API_KEY', async () => {
     const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'stdio'],
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        WORKBENCH_API_KEY: gw.apiKey,
-        WORKBENCH_DATA_DIR: gw.dataDir,
-        DATABASE_URL: path.join(gw.dataDir, 'workbench.db'),
-        WORKBENCH_PLUGINS_DIR: FIXTURES,
-        WORKBENCH_POLICY: path.join(PACKAGE_ROOT, 'test', 'fixtures', 'policies', 'small.json'),
-        LOG_LEVEL: 'silent',
-      },
+      ...stdioCommand(gw, FIXTURES, path.join(PACKAGE_ROOT, 'test', 'fixtures', 'policies', 'small.json')),
       stderr: 'pipe',
     });
     const client = new Client({ name: 'stdio-test', version: '0' });
@@ -97,16 +87,9 @@ describe('MCP over stdio', () => {
   it('refuses to start with audit.sink "stdout", whose lines would corrupt the protocol on stdout', () => {
     const policyFile = path.join(gw.dataDir, 'stdout-audit-policy.json');
     fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 1 }, audit: { sink: 'stdout' } }));
-    const run = spawnSync(process.execPath, ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'stdio'], {
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        WORKBENCH_API_KEY: gw.apiKey,
-        WORKBENCH_DATA_DIR: gw.dataDir,
-        DATABASE_URL: path.join(gw.dataDir, 'workbench.db'),
-        WORKBENCH_PLUGINS_DIR: FIXTURES,
-        WORKBENCH_POLICY: policyFile,
-        LOG_LEVEL: 'silent',
-      },
+    const cli = stdioCommand(gw, FIXTURES, policyFile);
+    const run = spawnSync(cli.command, cli.args, {
+      env: cli.env,
       input: '',
       encoding: 'utf8',
       timeout: 60_000,

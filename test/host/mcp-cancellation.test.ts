@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { callerIdentity, McpCancellations } from '../../host/transport/mcp-cancellation.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, stdioCommand, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
@@ -143,17 +143,7 @@ describe('cancelling a running execute_tools batch', () => {
     const policyFile = path.join(gw.dataDir, 'stdio-policy.json');
     fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 2, maxWorkerShare: 1 }, upstreams: { 'https://api.fixture.test': upstream.origin } }));
     const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'stdio'],
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        WORKBENCH_API_KEY: gw.apiKey,
-        WORKBENCH_DATA_DIR: gw.dataDir,
-        DATABASE_URL: path.join(gw.dataDir, 'workbench.db'),
-        WORKBENCH_PLUGINS_DIR: FIXTURES,
-        WORKBENCH_POLICY: policyFile,
-        LOG_LEVEL: 'silent',
-      },
+      ...stdioCommand(gw, FIXTURES, policyFile),
       stderr: 'pipe',
     });
     const client = new Client({ name: 'stdio-cancel-test', version: '0' });
