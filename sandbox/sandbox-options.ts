@@ -74,8 +74,12 @@ export interface SandboxStats {
 }
 
 export interface Sandbox {
-  /** Runs one plugin call. Never rejects: every failure is `{ ok: false, error: { code, message } }`. */
-  run(task: RunTask, http: HttpHandler): Promise<RunOutcome>;
+  /**
+   * Runs one plugin call. Never rejects: every failure is `{ ok: false, error: { code, message } }`.
+   * `signal` (the caller cancelled) takes a call still waiting for a slot out of the queue
+   * (GW_ERR_SANDBOX_CANCELLED, never started); a call already running is not stopped by it.
+   */
+  run(task: RunTask, http: HttpHandler, signal?: AbortSignal): Promise<RunOutcome>;
   stats(): SandboxStats;
   /** Stops intake, lets in-flight calls finish (bounded), then ends the sandbox process. */
   close(): Promise<void>;

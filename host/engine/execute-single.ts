@@ -23,7 +23,8 @@ import { validateArguments } from './validate-args.js';
 
 /** The part of the sandbox the engine uses. */
 export interface SandboxRunner {
-  run(task: RunTask, http: HttpHandler): Promise<RunOutcome>;
+  /** `signal`: a call still waiting for a slot when it is aborted never starts (GW_ERR_SANDBOX_CANCELLED) */
+  run(task: RunTask, http: HttpHandler, signal?: AbortSignal): Promise<RunOutcome>;
 }
 
 export interface BridgeDispatcher {
@@ -84,8 +85,14 @@ export async function executeSingle(deps: EngineDeps, caller: Caller, execution:
         item = refuse(deps, 'cancelled', integration, cancelled(integration, false));
       } else {
         schemaError = pre.schemaError;
-        ranHandler = true;
-        item = await runInSandbox(deps, caller, resolved, pre.args, pre.config);
+        const ran = await runInSandbox(deps, caller, resolved, pre.args, pre.config);
+        if (ran === NOT_STARTED) {
+          // cancelled while it waited for a sandbox slot: it never ran, like one cancelled earlier
+          item = refuse(deps, 'cancelled', integration, cancelled(integration, false));
+        } else {
+          ranHandler = true;
+          item = ran;
+        }
       }
     }
   } catch (err) {
@@ -145,7 +152,10 @@ function refuse(deps: EngineDeps, reason: Refusal, integration: string | undefin
  */
 const CALL_ENDED = Object.freeze(new Error('the call is over'));
 
-async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, args: unknown, config: Record<string, unknown>): Promise<ExecutionItem> {
+/** runInSandbox's answer for a call the client cancelled while it waited for a sandbox slot. */
+const NOT_STARTED = Symbol('not started');
+
+async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, args: unknown, config: Record<string, unknown>): Promise<ExecutionItem | typeof NOT_STARTED> {
   const { plugin } = resolved;
   const manifest = plugin.manifest;
   const limits = { ...deps.policy.limits, ...((Object.hasOwn(deps.policy.plugins, manifest.name) ? deps.policy.plugins[manifest.name]?.limits : undefined) ?? {}) };
@@ -186,11 +196,12 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
   cancel?.addEventListener('abort', onCancel, { once: true });
   let outcome: RunOutcome;
   try {
-    outcome = await deps.sandbox.run(task, (req) => deps.bridge.dispatch(req, scope));
+    outcome = await deps.sandbox.run(task, (req) => deps.bridge.dispatch(req, scope), cancel);
   } finally {
     cancel?.removeEventListener('abort', onCancel);
     ended.abort(CALL_ENDED);
   }
+  if (!outcome.ok && outcome.error.code === 'GW_ERR_SANDBOX_CANCELLED') return NOT_STARTED;
   deps.metrics.sandboxCalls.inc({ outcome: outcome.ok ? 'ok' : outcome.error.code });
   // A handler that still finished keeps its result; one that failed most likely failed because its
   // requests were stopped, and says so.

@@ -159,14 +159,18 @@ async function callMetaTool(
     return toCallResult({ json: { error: `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`, code: 'GW_ERR_VALIDATION_INVALID_ARGS' }, isError: true });
   const progressToken = request.params._meta?.progressToken;
   const requestId = randomUUID();
+  // Over stateless HTTP a cancellation arrives in another POST, so the SDK's request signal (a
+  // dropped connection) does not see it: waits stop on either.
+  const cancelled = options.cancellation ? (options.cancellation(extra.requestId) ?? NEVER_CANCELLED) : extra.signal;
+  const signal = cancelled === extra.signal || cancelled === NEVER_CANCELLED ? extra.signal : AbortSignal.any([extra.signal, cancelled]);
   try {
     const result = await tool.handler(
       {
         user,
         transport,
         requestId,
-        signal: extra.signal,
-        cancelled: options.cancellation ? (options.cancellation(extra.requestId) ?? NEVER_CANCELLED) : extra.signal,
+        signal,
+        cancelled,
         progress: async (progress, total, message) => {
           if (progressToken === undefined || extra.signal.aborted) return;
           await extra

@@ -104,7 +104,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
 
   await ensureChild();
 
-  async function admitAndRun(task: RunTask, http: HttpHandler): Promise<RunOutcome> {
+  async function admitAndRun(task: RunTask, http: HttpHandler, signal: AbortSignal | undefined): Promise<RunOutcome> {
     if (closing) return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down');
     if (Buffer.byteLength(task.argsJson, 'utf8') > task.limits.maxArgsBytes) {
       return failure('GW_ERR_SANDBOX_ARGS_TOO_LARGE', `the arguments are larger than ${task.limits.maxArgsBytes} bytes`);
@@ -117,7 +117,8 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     };
     const early = quarantinedUntil();
     if (early) return early;
-    const lease = await dispatcher.acquire(task.plugin.name);
+    const lease = await dispatcher.acquire(task.plugin.name, signal);
+    if (lease === 'cancelled') return failure('GW_ERR_SANDBOX_CANCELLED', 'cancelled while waiting for a sandbox slot; the call never started');
     if (!lease) {
       return closing
         ? failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down')
@@ -144,9 +145,9 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   const injectFault = options.faultInjection ? (fault: SandboxFault): void => child?.injectFault(fault) : undefined;
   return {
     ...(injectFault ? { injectFault } : {}),
-    async run(task, http) {
+    async run(task, http, signal) {
       try {
-        return await admitAndRun(task, http);
+        return await admitAndRun(task, http, signal);
       } catch (e) {
         logger.error({ err: e instanceof Error ? e.message : String(e) }, 'sandbox run failed unexpectedly');
         return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox failed unexpectedly');

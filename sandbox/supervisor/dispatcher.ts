@@ -102,16 +102,34 @@ export class Dispatcher {
     return this.#queuedTotal + this.#resuming.length;
   }
 
-  /** Resolves with a lease, or undefined if refused (queue full, or closed). */
-  acquire(plugin: string): Promise<Lease | undefined> {
+  /**
+   * Resolves with a lease, or undefined if refused (queue full, or closed), or 'cancelled' when
+   * `signal` is aborted before the call was admitted (it leaves the queue at once; an admitted
+   * call is not taken back).
+   */
+  acquire(plugin: string): Promise<Lease | undefined>;
+  acquire(plugin: string, signal: AbortSignal | undefined): Promise<Lease | undefined | 'cancelled'>;
+  acquire(plugin: string, signal?: AbortSignal): Promise<Lease | undefined | 'cancelled'> {
+    if (signal?.aborted) return Promise.resolve('cancelled');
     if (this.#canAdmit(plugin)) return Promise.resolve(this.#admit(plugin));
     if (this.#queuedTotal >= this.#l.maxQueue || this.#waiting.of(plugin) >= this.#l.perPluginQueue) return Promise.resolve(undefined);
     this.#waiting.add(plugin, 1);
     return new Promise((resolve) => {
+      const onAbort = (): void => {
+        const fifo = this.#queues.get(plugin);
+        const i = fifo ? fifo.indexOf(waiter) : -1;
+        if (!fifo || i < 0) return; // already granted or refused
+        fifo.splice(i, 1);
+        if (fifo.length === 0) this.#queues.delete(plugin);
+        this.#queuedTotal--;
+        this.#waiting.add(plugin, -1);
+        resolve('cancelled');
+      };
       const waiter: Queued = {
         plugin,
         seq: this.#seq++,
         grant: (ok) => {
+          signal?.removeEventListener('abort', onAbort);
           this.#waiting.add(plugin, -1);
           resolve(ok ? this.#admit(plugin) : undefined);
         },
@@ -120,6 +138,7 @@ export class Dispatcher {
       if (fifo) fifo.push(waiter);
       else this.#queues.set(plugin, [waiter]);
       this.#queuedTotal++;
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -43,7 +43,7 @@ describe('cancelling a running execute_tools batch', () => {
       await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
       return { json: { ok: true } };
     });
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], workers: 2, policy: { sandbox: { maxWorkerShare: 1 } }, upstreams: { 'https://api.fixture.test': upstream.origin } });
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], workers: 2, policy: { sandbox: { maxWorkerShare: 1 } }, upstreams: { 'https://api.fixture.test': upstream.origin }, env: { FIXTURE_HTTP_CLIENT_ID: 'cid', FIXTURE_HTTP_CLIENT_SECRET: 'csecret' } });
     await gw.connect('fixture-http', { token: 'tok-cancel' });
   });
   after(async () => {
@@ -139,6 +139,24 @@ describe('cancelling a running execute_tools batch', () => {
     assert.equal(reached('dropped'), BATCH);
   });
 
+  it('a cancellation over HTTP ends a wait_for_connection at once, as a dropped connection would', { timeout: 20_000 }, async () => {
+    const linked = (await (await postRaw({ jsonrpc: '2.0', id: 50, method: 'tools/call', params: { name: 'connect', arguments: { integration: 'fixture-http' } } })).json()) as Json;
+    const { connectionId } = JSON.parse(linked.result.content[0].text) as { connectionId: string };
+    assert.ok(connectionId, JSON.stringify(linked));
+    const answer = postRaw({ jsonrpc: '2.0', id: 51, method: 'tools/call', params: { name: 'wait_for_connection', arguments: { connectionId, timeoutSec: 120 } } });
+    await new Promise((r) => setTimeout(r, 300));
+    const note = await postRaw(cancelNote(51));
+    assert.equal(note.status, 202);
+    await note.text();
+    // the wait sent a progress notification first, so the answer is an event stream
+    const messages = (await (await answer).text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Json);
+    const body = messages.find((m) => m.id === 51);
+    assert.ok(body, JSON.stringify(messages));
+    const waited = JSON.parse(body.result.content[0].text) as Json;
+    assert.equal(waited.status, 'TIMEOUT');
+    assert.equal(waited.message, 'cancelled by the client');
+  });
+
   it('over stdio, a cancellation on the same connection stops the batch', async () => {
     const policyFile = path.join(gw.dataDir, 'stdio-policy.json');
     fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 2, maxWorkerShare: 1 }, upstreams: { 'https://api.fixture.test': upstream.origin } }));
@@ -161,6 +179,48 @@ describe('cancelling a running execute_tools batch', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('cancelling a batch whose executions wait for a sandbox slot', () => {
+  let gw: TestGateway;
+  let upstream: Upstream;
+  before(async () => {
+    upstream = await startUpstream(async () => {
+      await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
+      return { json: { ok: true } };
+    });
+    // one worker with two calls in flight: of a batch's eight executions, six wait in the sandbox's queue
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], workers: 1, policy: { sandbox: { maxWorkerShare: 1, callsPerWorker: 2 } }, upstreams: { 'https://api.fixture.test': upstream.origin } });
+    await gw.connect('fixture-http', { token: 'tok-queue' });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  it('the queued executions never start: they are refused as not started, and only the running two reached the sandbox', async () => {
+    const before = gw.gateway.sandbox.stats().completed;
+    const answer = fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: Array.from({ length: 8 }, (_, i) => ({ tool: 'http_get', args: { path: `/queued/${i}` } })) } } }),
+    });
+    await waitFor('the first requests to reach the upstream', () => upstream.requests.length >= 2);
+    const note = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } }),
+    });
+    assert.equal(note.status, 202);
+    const body = (await (await answer).json()) as Json;
+    const items = JSON.parse(body.result.content[0].text).results as Json[];
+    assert.equal(items.length, 8);
+    assert.ok(items.every((i) => i.code === 'GW_ERR_ENGINE_CANCELLED'), JSON.stringify(items));
+    const notStarted = items.filter((i) => /before it started/.test(i.error)).length;
+    assert.equal(notStarted, 6, JSON.stringify(items.map((i) => i.error)));
+    assert.equal(gw.gateway.sandbox.stats().completed - before, 2, 'only the two running calls went through the sandbox');
+    assert.equal(upstream.requests.length, 2);
   });
 });
 

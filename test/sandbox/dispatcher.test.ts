@@ -23,6 +23,34 @@ function recorder(d: Dispatcher) {
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('the dispatcher', () => {
+  it('a waiting call whose signal is aborted leaves the queue at once and is never admitted', async () => {
+    const d = new Dispatcher({ slots: 1, perPlugin: 1, inFlight: 1, perPluginInFlight: 1, maxQueue: 10 });
+    const first = (await d.acquire('a')) as Lease;
+    const stop = new AbortController();
+    const cancelledOne = d.acquire('a', stop.signal);
+    const kept = d.acquire('a', new AbortController().signal);
+    await settle();
+    assert.equal(d.queued, 2);
+    stop.abort();
+    assert.equal(await cancelledOne, 'cancelled');
+    assert.equal(d.queued, 1, 'the cancelled call left the queue');
+    first.release();
+    const next = await kept;
+    assert.ok(next && next !== 'cancelled', 'the slot went to the call still waiting');
+    assert.equal(d.inFlight, 1);
+    // an already-aborted signal is not queued at all; aborting after admission takes nothing back
+    assert.equal(await d.acquire('a', AbortSignal.abort()), 'cancelled');
+    assert.equal(d.queued, 0);
+    stop.abort();
+    next.release();
+    assert.equal(d.inFlight, 0);
+    const late = new AbortController();
+    const admitted = await d.acquire('a', late.signal);
+    late.abort();
+    assert.equal(d.inFlight, 1);
+    (admitted as Lease).release();
+  });
+
   it('serves waiting calls in arrival order, skipping a plugin at its share', async () => {
     const d = new Dispatcher({ slots: 2, perPlugin: 1, inFlight: 2, perPluginInFlight: 1, maxQueue: 10 });
     const { order, acquire } = recorder(d);
