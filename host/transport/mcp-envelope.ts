@@ -14,6 +14,7 @@ import {
   JSONRPCResultResponseSchema,
   RequestIdSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import type * as z from 'zod';
 import { formatZodIssues } from '../engine/validate-args.js';
 
@@ -61,7 +62,7 @@ function cancelsOwnRequest(batch: readonly unknown[]): boolean {
 /**
  * The -32600 answer to a parsed body that may not go to the SDK; undefined when it may. A single
  * message answers with its own id when that id is valid. A batch is refused whole, with id null,
- * when it is empty, when one entry is not a message (the first such entry is named by its index,
+ * when it is empty, longer than the SDK's MAX_BATCH_SIZE (100), when one entry is not a message (the first such entry is named by its index,
  * from 0; none of the batch runs) or when it cancels its own request.
  */
 export function invalidRequest(body: unknown): InvalidRequest | undefined {
@@ -72,6 +73,8 @@ export function invalidRequest(body: unknown): InvalidRequest | undefined {
     return { message: `Invalid Request: ${problem}`, id: isRequestId(id) ? id : null };
   }
   if (body.length === 0) return { message: 'Invalid Request: an empty batch', id: null };
+  // the SDK's own bound, checked before any entry is read (or any request tracked)
+  if (body.length > MAX_BATCH_SIZE) return { message: `Invalid Request: a batch may hold at most ${MAX_BATCH_SIZE} messages (${body.length} sent)`, id: null };
   for (const [i, entry] of body.entries()) {
     const problem = problemOf(entry);
     if (problem !== undefined) return { message: `Invalid Request: batch entry ${i}: ${problem}`, id: null };

@@ -11,6 +11,8 @@
 import { finished } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { UserStore } from '../storage/users.js';
 import { authenticateCaller, presentedKey, sendUnauthorized } from './caller-auth.js';
 import { callerIdentity, McpCancellations } from './mcp-cancellation.js';
@@ -34,6 +36,19 @@ const WAITING_TOOLS: ReadonlySet<string> = new Set(['wait_for_connection']);
  * keep-alives) can only travel on a stream; an answer with nothing to send but its responses is
  * cheaper as one JSON body, which the spec lets the server choose and every client must accept.
  */
+/**
+ * Applies a `notifications/cancelled` as the SDK hands it to the server, not as the POST arrives:
+ * a POST the SDK refuses (406 without both Accept types, 415, a protocol version it does not
+ * support, …) then cancels nothing, as it answers nothing.
+ */
+function applyCancellations(transport: Transport, onCancelled: () => void, cancel: (message: JSONRPCMessage) => number): void {
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && message.method === 'notifications/cancelled' && cancel(message) > 0) onCancelled();
+    dispatch?.(message, extra);
+  };
+}
+
 export function needsStream(body: unknown): boolean {
   const messages = Array.isArray(body) ? (body as unknown[]) : [body];
   return messages.some((m) => {
@@ -70,7 +85,6 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       const invalid = request.body === undefined ? undefined : invalidRequest(request.body);
       if (invalid) return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message: invalid.message }, id: invalid.id });
       const caller = callerIdentity(user.id, presentedKey(request) ?? '');
-      if (cancellations.cancel(caller, request.body) > 0) request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
       const tracked = cancellations.track(caller, request.body);
       // finished() calls back even when the client already hung up during the key check
       finished(reply.raw, () => tracked.release());
@@ -87,6 +101,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       });
       try {
         await server.connect(transport);
+        applyCancellations(transport, () => {
+          request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
+        }, (message) => cancellations.cancel(caller, message));
         await transport.handleRequest(request.raw, reply.raw, request.body);
       } catch (err) {
         request.log.error({ err }, 'MCP request failed');

@@ -127,6 +127,27 @@ describe('cancelling a running execute_tools batch', () => {
     assert.ok((await settledRows(since)).every((r) => r.success === 1));
   });
 
+  it('a cancellation in a POST the SDK refuses (406, a batch over 100) cancels nothing', async () => {
+    const answer = postRaw(toolsCall(61, batchOf('refused')));
+    await waitFor('the first requests to reach the upstream', () => reached('refused') > 0);
+    const notAcceptable = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${gw.apiKey}` },
+      body: JSON.stringify(cancelNote(61)),
+    });
+    assert.equal(notAcceptable.status, 406);
+    await notAcceptable.text();
+    const tooLong = await postRaw([cancelNote(61), ...Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: 1000 + i, method: 'ping' }))]);
+    assert.equal(tooLong.status, 400);
+    const refusal = (await tooLong.json()) as Json;
+    assert.equal(refusal.error.code, -32600);
+    assert.match(refusal.error.message, /at most 100 messages \(101 sent\)/);
+    const res = (await (await answer).json()) as Json;
+    const items = JSON.parse(res.result.content[0].text).results as Json[];
+    assert.ok(items.every((i) => i.result?.status === 200), JSON.stringify(items.filter((i) => !i.result).slice(0, 2)));
+    assert.equal(reached('refused'), BATCH);
+  });
+
   it('a dropped connection is not a cancellation: the batch runs to the end', async () => {
     const since = Date.now();
     const drop = new AbortController();
