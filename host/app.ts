@@ -113,7 +113,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       : createDatabaseAuditSink(db, logger);
   new Gauge({
     name: 'workbench_audit_write_failures_total',
-    help: 'Audit events that could not be written (database locked, read-only or full; stdout closed; not serialisable) since start.',
+    help: 'Audit events that could not be written (database locked, read-only or full; stdout closed or its reader too far behind; not serialisable) since start.',
     registers: [metrics.registry],
     collect() {
       this.set(audit.failures);

@@ -5,9 +5,12 @@
  * logged loudly and counted; it never fails the call the event describes. Events of one turn of
  * the event loop go to the database in one INSERT (createDatabaseAuditSink). The stdout sink counts
  * the same way, but reports through the logger only once per kind of failure (a closed stdout
- * fails every event after it), and never on stdout itself.
+ * fails every event after it), and never on stdout itself. It also drops (and counts) lines while
+ * stdout's reader lags too far behind, so a stalled collector cannot make the gateway buffer audit
+ * lines in memory without bound.
  */
 import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import type { Db, SqlValue } from '../storage/db.js';
 import type { Logger } from '../telemetry/logger.js';
 
@@ -137,43 +140,60 @@ export function createDatabaseAuditSink(db: Db, logger: Logger): AuditSink {
  */
 export type AuditLineWriter = (line: string, done: (err?: Error | null) => void) => void;
 
+/**
+ * The most bytes the stdout sink lets wait in its stream's buffer (written by the sink, not yet
+ * taken by stdout's reader). While the buffer holds this much or more, each new line is dropped
+ * and counted as a failure; once the reader catches up below it, lines are written again. So a
+ * stalled collector costs at most this plus one line of memory, rather than every line since it
+ * stalled. 8 MiB is thousands of lines: a reader that is merely slow for a moment loses nothing.
+ */
+export const STDOUT_AUDIT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
 /** Streams that already have the listener below (one each, however many sinks write to them). */
-const guardedStreams = new WeakSet<NodeJS.WritableStream>();
+const guardedStreams = new WeakSet<Writable>();
 
 /**
- * Writes to process.stdout. A failed write is counted through its callback; the 'error' event the
- * stream emits for the same failure would otherwise be unhandled and end the process, so it gets a
- * listener that only keeps it handled.
+ * A failed write is counted through its callback; the 'error' event the stream emits for the same
+ * failure would otherwise be unhandled and end the process, so it gets a listener that only keeps
+ * it handled.
  */
-const writeToStdout: AuditLineWriter = (line, done) => {
-  const out = process.stdout;
-  if (!guardedStreams.has(out)) {
-    guardedStreams.add(out);
-    out.on('error', () => {
-      // handled: the write callback of the line that failed counts and reports it
-    });
-  }
-  out.write(line, done);
-};
+function guard(out: Writable): void {
+  if (guardedStreams.has(out)) return;
+  guardedStreams.add(out);
+  out.on('error', () => {
+    // handled: the write callback of the line that failed counts and reports it
+  });
+}
 
 export interface StdoutAuditSinkOptions {
-  /** default: process.stdout */
+  /** where the lines go, with a cap on what may wait in its buffer; default: process.stdout */
+  stream?: Writable;
+  /** writes each line instead of `stream` (no buffer to cap: the writer keeps what it is given) */
   write?: AuditLineWriter;
   /** where a failure is reported, once per kind; never stdout's own stream */
   logger?: Logger;
 }
 
-export function createStdoutAuditSink(options: StdoutAuditSinkOptions = {}): AuditSink {
-  const write = options.write ?? writeToStdout;
-  let failures = 0;
-  const reported = new Set<string>();
+type FailureKind = 'serialise' | 'write' | 'backpressure';
 
-  const lost = (kind: 'serialise' | 'write', event: AuditEvent, err: unknown): void => {
+const FAILURE_MESSAGES: Record<FailureKind, string> = {
+  serialise: 'an audit event could not be serialised as JSON',
+  write: 'an audit line could not be written to stdout',
+  backpressure: `an audit line was dropped: stdout's reader has fallen ${STDOUT_AUDIT_MAX_BUFFERED_BYTES} bytes behind`,
+};
+
+export function createStdoutAuditSink(options: StdoutAuditSinkOptions = {}): AuditSink {
+  const stream = options.write ? undefined : (options.stream ?? process.stdout);
+  if (stream) guard(stream);
+  const write: AuditLineWriter = options.write ?? ((line, done) => void stream?.write(line, done));
+  let failures = 0;
+  const reported = new Set<FailureKind>();
+
+  const lost = (kind: FailureKind, event: AuditEvent, err: unknown): void => {
     failures++;
     if (reported.has(kind)) return;
     reported.add(kind);
-    const what = kind === 'serialise' ? 'an audit event could not be serialised as JSON' : 'an audit line could not be written to stdout';
-    options.logger?.error({ err, event: { ...event, args: undefined } }, `${what}; further failures are counted in workbench_audit_write_failures_total, not logged`);
+    options.logger?.error({ err, event: { ...event, args: undefined } }, `${FAILURE_MESSAGES[kind]}; further failures are counted in workbench_audit_write_failures_total, not logged`);
   };
 
   return {
@@ -181,6 +201,10 @@ export function createStdoutAuditSink(options: StdoutAuditSinkOptions = {}): Aud
       return failures;
     },
     async record(e) {
+      if (stream && stream.writableLength >= STDOUT_AUDIT_MAX_BUFFERED_BYTES) {
+        lost('backpressure', e, undefined);
+        return;
+      }
       let line: string;
       try {
         line = JSON.stringify({ audit: true, at: new Date().toISOString(), ...e, error: e.error?.slice(0, MAX_ERROR_CHARS) }) + '\n';

@@ -3,8 +3,8 @@
  * The structured log line of each run, the stdout audit sink, and that neither — nor the audit
  * table, nor the results — ever contains a credential or an API key. The stdout sink's failures
  * (a writer that throws or calls back with an error, an event JSON cannot hold, a real stdout
- * closed by its reader) are counted and exported as a metric, reported once through the logger,
- * and never thrown into the call nor written to stdout; `serve` with that sink keeps stdout for
+ * closed by its reader, a reader that stops reading) are counted and exported as a metric, reported
+ * once through the logger, and never thrown into the call nor written to stdout; `serve` with that sink keeps stdout for
  * audit lines (its logs and the first start's key go to stderr).
  */
 import assert from 'node:assert/strict';
@@ -12,12 +12,12 @@ import { fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { createGateway, type Gateway } from '../../host/app.js';
-import { createStdoutAuditSink, type AuditEvent } from '../../host/audit/audit.js';
+import { createStdoutAuditSink, STDOUT_AUDIT_MAX_BUFFERED_BYTES, type AuditEvent } from '../../host/audit/audit.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import { REDACT_PATHS } from '../../host/telemetry/logger.js';
@@ -166,6 +166,53 @@ describe('the stdout audit sink when a line cannot be written', () => {
     await sink.record(event('x'));
     await sink.record(event('y', { n: 1n }));
     assert.equal(sink.failures, 2);
+  });
+
+  it('a stalled reader: lines past the buffer cap are dropped and counted, and writing resumes once it drains', async () => {
+    const { logger, lines } = memoryLogger();
+    const received: string[] = [];
+    /** write callbacks withheld until the reader "comes back" */
+    let stalled = true;
+    let withheld: (() => void) | undefined;
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        received.push(chunk.toString());
+        if (stalled) withheld = () => callback();
+        else callback();
+      },
+    });
+    const sink = createStdoutAuditSink({ logger, stream });
+    const padding = 'x'.repeat(16 * 1024);
+    const offered = Math.ceil((3 * STDOUT_AUDIT_MAX_BUFFERED_BYTES) / padding.length);
+    let largestBuffer = 0;
+    for (let i = 0; i < offered; i++) {
+      await sink.record(event(`stalled-${i}`, { padding }));
+      largestBuffer = Math.max(largestBuffer, stream.writableLength);
+    }
+    /** a line is the padding and under 1 KiB of the rest of the event */
+    const lineBytes = padding.length + 1024;
+    assert.ok(largestBuffer <= STDOUT_AUDIT_MAX_BUFFERED_BYTES + lineBytes, `the stream held ${largestBuffer} bytes`);
+    assert.ok(largestBuffer >= STDOUT_AUDIT_MAX_BUFFERED_BYTES, 'lines were buffered up to the cap before any was dropped');
+    // three times the cap was offered: about two thirds of it is dropped
+    assert.ok(sink.failures > offered / 2 && sink.failures < offered, `${sink.failures} of ${offered} events dropped`);
+    assert.equal(received.length, 1, 'the reader took one line and stalled on it');
+    await settle();
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    assert.match(String(lines[0]?.['msg']), /an audit line was dropped: stdout's reader has fallen \d+ bytes behind; further failures are counted in workbench_audit_write_failures_total/);
+    assert.equal((lines[0]?.['event'] as { args?: unknown }).args, undefined, 'the arguments stay out of the log');
+
+    const dropped = sink.failures;
+    const drained = new Promise((resolve) => stream.once('drain', resolve));
+    stalled = false;
+    withheld?.();
+    await drained;
+    assert.equal(stream.writableLength, 0);
+    assert.equal(received.length, offered - dropped, 'every line not dropped reached the reader');
+    await sink.record(event('after-drain'));
+    await settle();
+    assert.equal(sink.failures, dropped, 'nothing more is dropped once the reader keeps up');
+    assert.equal((JSON.parse(received.at(-1) ?? '{}') as AuditEvent).requestId, 'after-drain');
+    assert.equal(lines.length, 1);
   });
 
   it('a real stdout closed by its reader: the process lives on, counts every event, and logs once to stderr', async () => {
