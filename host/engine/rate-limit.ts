@@ -3,11 +3,17 @@
  * Per-user and per-tenant execution budgets per minute (fixed one-minute windows, per replica).
  * Zero means unlimited. Returns the seconds until the window resets when a budget is spent.
  *
+ * Windows are timed on the process's monotonic clock (performance.now), not the wall clock: a
+ * wall clock stepped forward (NTP, an operator) would end every running window early and hand out
+ * fresh budgets, and one stepped back would stretch them and answer a retry-after of hours.
+ *
  * Memory is bounded to `maxKeys` windows (users and tenants together). Windows that have ended are
  * dropped first; only when every kept window is still running is the one that started longest ago
  * forgotten (its key starts afresh), one at a time. Forgetting every window at once, as a plain
  * `clear()` would, hands every caller a fresh budget: a way around the limit.
  */
+import { performance } from 'node:perf_hooks';
+
 export interface RateLimiter {
   /** Takes one execution from the budgets; undefined when allowed, else seconds to wait. */
   take(userId: string, tenant: string): number | undefined;
@@ -93,7 +99,11 @@ class Windows {
   }
 }
 
-export function createRateLimiter(limits: RateLimits, now: () => number = Date.now, maxKeys: number = RATE_LIMIT_MAX_KEYS): RateLimiter {
+/** Milliseconds on a clock no wall-clock change moves (only differences between readings mean anything). */
+const monotonicMs = (): number => performance.now();
+
+/** `now`: the clock in milliseconds (tests move one by hand); default the monotonic clock. */
+export function createRateLimiter(limits: RateLimits, now: () => number = monotonicMs, maxKeys: number = RATE_LIMIT_MAX_KEYS): RateLimiter {
   // a take holds up to two windows, and making room for the second never drops the first
   const windows = new Windows(Math.max(2, maxKeys));
   const wait = (w: Window, t: number): number => Math.max(1, Math.ceil((w.start + WINDOW_MS - t) / 1000));

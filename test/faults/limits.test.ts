@@ -3,8 +3,9 @@
  * The limits a multi-tenant operator sets in policy, end to end over HTTP: request body size
  * (413, JSON), batch length (an isError invalid-arguments result over MCP, 400 over REST),
  * per-user and per-tenant rate limits (GW_ERR_POLICY_RATE_LIMITED with retryAfterSec; REST 429 +
- * Retry-After), the rate limiter's memory bound (ended windows go first, then the oldest running
- * one, never all at once), and the per-plugin worker share (a slow plugin saturating its share
+ * Retry-After), the rate limiter's clock (monotonic: a wall clock stepped either way changes no
+ * window), its memory bound (ended windows go first, then the oldest running one, never all at
+ * once), and the per-plugin worker share (a slow plugin saturating its share
  * while another stays fast).
  */
 import assert from 'node:assert/strict';
@@ -101,6 +102,40 @@ describe('limits: per-user and per-tenant rate limits', () => {
     assert.equal(o.result?.text, 'other tenant');
     const limited = await gw.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_POLICY_RATE_LIMITED'");
     assert.equal(limited!.n, 4, 'every refused execution is audited');
+  });
+});
+
+describe('limits: the rate limiter times its windows on a clock the wall clock cannot move', () => {
+  it('a wall clock stepped an hour forward or back neither refreshes a spent budget nor stretches its wait', (t) => {
+    const HOUR = 3_600_000;
+    const wall = { t: Date.UTC(2030, 0, 1) };
+    t.mock.method(Date, 'now', () => wall.t);
+    // the production default clock, as the gateway creates it
+    const { take } = createRateLimiter({ perUserPerMinute: 3, perTenantPerMinute: 5 });
+    for (let i = 0; i < 3; i++) assert.equal(take('u1', 'acme'), undefined);
+    const waitFor = (user: string): number => {
+      const wait = take(user, 'acme');
+      assert.ok(wait !== undefined && wait >= 1 && wait <= 60, `${user} is refused for at most a minute: ${wait}`);
+      return wait;
+    };
+    waitFor('u1');
+
+    wall.t += HOUR;
+    waitFor('u1');
+    assert.equal(take('u2', 'acme'), undefined);
+    assert.equal(take('u2', 'acme'), undefined, 'the tenant has spent 5 of 5');
+    assert.ok(take('u3', 'acme') !== undefined, 'a step forward does not end the tenant window either');
+
+    wall.t -= 2 * HOUR;
+    waitFor('u1');
+    waitFor('u3');
+
+    // a budget spent after the step back: the next step back does not stretch its wait to an hour
+    const other = createRateLimiter({ perUserPerMinute: 1, perTenantPerMinute: 0 });
+    assert.equal(other.take('v1', 'globex'), undefined);
+    wall.t -= HOUR;
+    const wait = other.take('v1', 'globex');
+    assert.ok(wait !== undefined && wait >= 1 && wait <= 60, `refused for at most a minute: ${wait}`);
   });
 });
 
