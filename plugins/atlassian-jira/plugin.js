@@ -70,11 +70,14 @@ function jiraError(action, status, retryAfter, data, scope) {
 // ---------------------------------------------------------------------------------------------
 // Requests
 
+/** encodeURIComponent, but a lone surrogate becomes U+FFFD (as URLSearchParams does) instead of a URIError */
+const enc = (s) => encodeURIComponent(String(s).toWellFormed());
+
 function qs(params) {
   const parts = [];
   for (const [k, v] of Object.entries(params || {})) {
     if (v === undefined || v === null || v === '') continue;
-    parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+    parts.push(`${enc(k)}=${enc(v)}`);
   }
   return parts.length ? `?${parts.join('&')}` : '';
 }
@@ -128,11 +131,9 @@ async function resolveSite(ctx) {
 
 /** One Jira REST v3 call on the resolved site. */
 function jira(ctx, site, method, path, { query, body, action, scope }) {
-  const url = `${API}/ex/jira/${encodeURIComponent(site.id)}/rest/api/3${path}${qs(query)}`;
+  const url = `${API}/ex/jira/${enc(site.id)}/rest/api/3${path}${qs(query)}`;
   return send(ctx, method, url, body, action, scope);
 }
-
-const enc = encodeURIComponent;
 
 // ---------------------------------------------------------------------------------------------
 // Atlassian Document Format ⇄ plain text

@@ -115,12 +115,15 @@ function githubError(res, text, what) {
 
 // ---------------------------------------------------------------- requests ----
 
+/** encodeURIComponent, but a lone surrogate becomes U+FFFD (as URLSearchParams does) instead of a URIError */
+const enc = (s) => encodeURIComponent(String(s).toWellFormed());
+
 function queryString(params) {
   const parts = [];
   for (const [key, value] of Object.entries(params || {})) {
     if (value === undefined || value === null || value === '') continue;
     const v = Array.isArray(value) ? value.join(',') : String(value);
-    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(v)}`);
+    parts.push(`${enc(key)}=${enc(v)}`);
   }
   return parts.length ? `?${parts.join('&')}` : '';
 }
@@ -180,7 +183,7 @@ async function gh(ctx, method, path, opts = {}) {
 function seg(value, name) {
   const s = String(value === undefined || value === null ? '' : value);
   if (s === '' || s === '.' || s === '..') throw new Error(`Invalid ${name}: "${s}".`);
-  return encodeURIComponent(s);
+  return enc(s);
 }
 
 /** A path such as a file path or a ref: each segment encoded, "/" kept between them. */

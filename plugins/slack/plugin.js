@@ -90,9 +90,12 @@ function compact(obj) {
   return out;
 }
 
+/** encodeURIComponent, but a lone surrogate becomes U+FFFD (as URLSearchParams does) instead of a URIError */
+const enc = (s) => encodeURIComponent(String(s).toWellFormed());
+
 function queryString(params) {
   return Object.entries(compact(params))
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+    .map(([k, v]) => `${enc(k)}=${enc(v)}`)
     .join('&');
 }
 

@@ -3,7 +3,8 @@
  * Every Jira tool runs through the real gateway and sandbox against a loopback stand-in for
  * api.atlassian.com (reached through the policy's origin mapping): the cloud-id resolution, the
  * request each tool makes (method, /ex/jira/{cloudId}/rest/api/3 path, query, JSON body, Bearer
- * token) and its slim result come from one table; then site selection and the error mappings.
+ * token) and its slim result come from one table; then site selection, the error mappings, and a
+ * lone surrogate in a query or path value (sent as U+FFFD, not a failure).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -360,5 +361,28 @@ describe('atlassian-jira error mapping', () => {
     await fails('jira_get_issue', { issueKey: 'not a key' }, /Invalid arguments for jira_get_issue/);
     await fails('jira_search_issues', { jql: 'project = A', maxResults: 500 }, /Invalid arguments for jira_search_issues/);
     assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('atlassian-jira: a lone surrogate is sent as U+FFFD (%EF%BF%BD), as URLSearchParams sends it', () => {
+  test('in a query-string argument: jira_list_projects with a query holding "\\uD800"', async () => {
+    route({ 'GET /project/search': { json: { values: [], startAt: 0, maxResults: 50, total: 0, isLast: true } } });
+    assert.deepEqual(await ok('jira_list_projects', { query: 'web\uD800ops' }), { projects: [], total: 0, next: null });
+    assertCalls([['GET', '/project/search', { startAt: '0', maxResults: '50', query: 'web\uFFFDops' }]]);
+    assert.match(upstream.requests[1]!.url, /[?&]query=web%EF%BF%BDops(&|$)/);
+  });
+
+  test('in a path segment: a cloud id holding "\\uDC00" from the accessible resources', async () => {
+    const { user, apiKey } = await gw.createUser('jira-surrogate@example.com');
+    await gw.connect('atlassian-jira', { token: TOKEN }, user);
+    sites = [{ id: 'cloud-\uDC00', url: 'https://gamma.atlassian.net', name: 'gamma', scopes: JIRA_SCOPES }];
+    try {
+      route({ 'GET /ex/jira/cloud-%EF%BF%BD/rest/api/3/myself': { json: ME } });
+      const r = (await ok('jira_get_myself', {}, apiKey)) as { site: unknown };
+      assert.deepEqual(r.site, { name: 'gamma', url: 'https://gamma.atlassian.net' });
+      assertCalls([['GET', '/myself']], '/ex/jira/cloud-%EF%BF%BD/rest/api/3');
+    } finally {
+      sites = SITES;
+    }
   });
 });

@@ -3,8 +3,9 @@
  * Every GitHub tool runs through the real gateway and sandbox against a loopback stand-in for
  * api.github.com (reached through the policy's origin mapping). One table states, per tool, the
  * requests it must make (method, encoded path, exact query, JSON body, the injected Bearer token)
- * and checks the slim result; a second table covers the error mappings (401, missing scope, SSO,
- * rate limits, 404, 405, 409, 422, 5xx) and argument validation.
+ * and checks the slim result; a lone surrogate in a query or path value goes out as U+FFFD; a
+ * second table covers the error mappings (401, missing scope, SSO, rate limits, 404, 405, 409,
+ * 422, 5xx) and argument validation.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -491,6 +492,28 @@ describe('github tools: request made and result shaped', () => {
     const covered = new Set(cases.map((c) => c.tool));
     assert.deepEqual(manifest.tools.map((t) => t.name).filter((n) => !covered.has(n)), []);
     assert.ok(manifest.tools.length >= 28);
+  });
+});
+
+// ---------- lone surrogates: U+FFFD (%EF%BF%BD), as URLSearchParams sends them, not a URIError ----------
+describe('github tools: a lone surrogate in an argument is sent as U+FFFD', () => {
+  test('in the query string: github_search_issues with "\\uD800" in the query', async () => {
+    const r = await runCase({
+      tool: 'github_search_issues', args: { query: 'crash \uD800 label:bug' },
+      calls: [{ method: 'GET', path: '/search/issues', query: { q: 'crash \uFFFD label:bug is:issue', advanced_search: 'true', ...PAGE }, reply: { json: { total_count: 0, items: [] } } }],
+      check: () => {},
+    });
+    assert.deepEqual(r['items'], []);
+    assert.match(upstream.last().url, /[?&]q=crash%20%EF%BF%BD%20label%3Abug%20is%3Aissue(&|$)/);
+  });
+
+  test('in a path segment: github_get_file_contents with "\\uDC00" in the path', async () => {
+    const r = await runCase({
+      tool: 'github_get_file_contents', args: { ...A, path: 'docs/a\uDC00b.md' },
+      calls: [{ method: 'GET', path: `${R}/contents/docs/a%EF%BF%BDb.md`, query: {}, reply: { json: { ...NOISE, type: 'file', encoding: 'base64', path: 'docs/a\uFFFDb.md', sha: SHA, size: 2, html_url: 'https://github.com/x', content: b64('hi') } } }],
+      check: () => {},
+    });
+    assert.equal(r['content'], 'hi');
   });
 });
 

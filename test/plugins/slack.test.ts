@@ -4,7 +4,7 @@
  * slack.com (reached through the policy's origin mapping): the request each one makes (method,
  * /api/<method>, query or form body, the injected Bearer token) and its slim result are asserted
  * from one table, then the form encoding of writes, the error mappings (HTTP-200 ok:false, 429,
- * non-JSON) and paging.
+ * non-JSON), paging, and a lone surrogate in a read's query (sent as U+FFFD, as in a write).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -365,5 +365,14 @@ describe('slack errors: one mapping for ok:false, 429 and broken answers', () =>
     const badName = await fails('slack_create_channel', { name: 'Launch Plans' }, /slack_create_channel: name:/);
     for (const item of [badTs, badLimit, badName]) assert.equal(item['code'], 'GW_ERR_VALIDATION_INVALID_ARGS');
     assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('slack reads: a lone surrogate in a query-string argument', () => {
+  test('is sent as U+FFFD (%EF%BF%BD), as URLSearchParams sends it in a write, not a failure', async () => {
+    route({ 'search.messages': { messages: { total: 0, matches: [], paging: { count: 20, total: 0, page: 1, pages: 0 } } } });
+    assert.deepEqual(await ok('slack_search_messages', { query: 'deploy \uD800 now' }), { total: 0, matches: [], next: null });
+    assertCalls([['GET', 'search.messages', { query: 'deploy \uFFFD now', count: '20', page: '1', sort: 'timestamp', sort_dir: 'desc' }]]);
+    assert.match(upstream.last().url, /[?&]query=deploy%20%EF%BF%BD%20now(&|$)/);
   });
 });
