@@ -7,6 +7,12 @@
  * it, so a shutdown waited about a minute for nothing. This tracks, with public events only, which
  * connections are answering a request; at close the others are ended at once, and each busy one
  * as soon as its answer has been sent.
+ *
+ * If the server is still listening when the wait for it to stop gives up (fastify runs its close
+ * hooks before it closes the listener), connections keep arriving; each is closed as it is
+ * accepted, as if it had been refused. It cannot be answering a request yet (Node reads from it
+ * only after the 'connection' listeners have run), so nothing that ran loses its answer, and a
+ * client or proxy retries elsewhere as it would after a refused connection.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -14,12 +20,18 @@ import type { Socket } from 'node:net';
 export interface ConnectionDrain {
   /**
    * Once the server has stopped listening (new connections are refused, not reset), ends every
-   * connection not answering a request, and each busy one once its answer is out.
+   * connection not answering a request, and each busy one once its answer is out. If the server
+   * is still listening after `stopListeningWaitMs`, it ends them anyway, and from then on closes
+   * each new connection as it arrives.
    */
   endIdleOnceClosed(): Promise<void>;
 }
 
-/** How long to wait for the server to stop listening after close() began (fastify runs its hooks first). */
+export interface DrainOptions {
+  /** How long to wait for the server to stop listening after close() began (fastify runs its hooks first). */
+  stopListeningWaitMs?: number;
+}
+
 const STOP_LISTENING_WAIT_MS = 5_000;
 
 function end(socket: Socket): void {
@@ -28,11 +40,15 @@ function end(socket: Socket): void {
   socket.end(() => socket.destroy());
 }
 
-export function trackConnections(server: Server): ConnectionDrain {
+export function trackConnections(server: Server, options: DrainOptions = {}): ConnectionDrain {
+  const waitMs = options.stopListeningWaitMs ?? STOP_LISTENING_WAIT_MS;
   const open = new Set<Socket>();
   const busy = new Map<Socket, number>();
   let closing = false;
   server.on('connection', (socket: Socket) => {
+    // Nothing written, no request read yet: close at once (not end(), which would keep reading
+    // until the FIN is flushed and could still start a request it cannot answer).
+    if (closing) return void socket.destroy();
     open.add(socket);
     socket.once('close', () => {
       open.delete(socket);
@@ -51,7 +67,7 @@ export function trackConnections(server: Server): ConnectionDrain {
   });
   return {
     async endIdleOnceClosed() {
-      const until = Date.now() + STOP_LISTENING_WAIT_MS;
+      const until = Date.now() + waitMs;
       while (server.listening && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
       closing = true;
       for (const socket of open) if (!busy.has(socket)) end(socket);
