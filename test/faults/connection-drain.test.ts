@@ -2,10 +2,12 @@
  * @module test/faults/connection-drain
  * The shutdown drain of host/transport/connection-drain.ts on a plain node:http server and real
  * loopback sockets, for the cases the gateway process cannot be steered into on demand: a listener
- * that is still open when the wait for it to close gives up (slow close hooks). The whole-process
- * behaviour is in test/faults/sigterm.test.ts.
+ * that is still open when the wait for it to close gives up (slow close hooks), answers held until
+ * the test releases them, and a request pipelined behind one (fastify would answer that one 503).
+ * The whole-process behaviour is in test/faults/sigterm.test.ts.
  */
 import assert from 'node:assert/strict';
+import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -28,6 +30,86 @@ function connect(port: number): { socket: net.Socket; received: () => string; cl
   const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   return { socket, received: () => data, closed, connected };
 }
+
+/** Answers held until released, by URL: each answers its own URL as the body. */
+function heldAnswers(): { handler: http.RequestListener; arrived: (url: string) => Promise<void>; release: (url: string) => void } {
+  const held = new Map<string, () => void>();
+  const events = new EventEmitter();
+  return {
+    handler: (req, res) => {
+      const url = req.url ?? '';
+      held.set(url, () => res.end(url));
+      events.emit(url);
+    },
+    arrived: async (url) => {
+      if (!held.has(url)) await once(events, url);
+    },
+    release: (url) => held.get(url)!(),
+  };
+}
+
+/** Splits what a raw client received into responses: status line, lower-cased headers, body. */
+function responses(received: string): Array<{ status: string; headers: Record<string, string>; body: string }> {
+  return received
+    .split(/(?=HTTP\/1\.1 )/)
+    .filter((r) => r.length > 0)
+    .map((r) => {
+      const [head = '', body = ''] = r.split('\r\n\r\n');
+      const [status = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      return { status, headers, body };
+    });
+}
+
+const GET = (url: string) => `GET ${url} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+
+// Node itself sends an answer prepared while the server closes with `Connection: keep-alive`.
+describe('connection drain: answers in flight when the server closes', () => {
+  it('sends an answer still in flight with Connection: close, then closes the connection', { timeout: 20_000 }, async () => {
+    const answers = heldAnswers();
+    const { server, port } = await listen(answers.handler);
+    const drain = trackConnections(server);
+    const client = connect(port);
+    client.socket.write(GET('/slow'));
+    await answers.arrived('/slow');
+
+    const serverClosed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    await drain.endIdleOnceClosed();
+    answers.release('/slow');
+    await client.closed;
+    const [answer, ...more] = responses(client.received());
+    assert.equal(answer?.status, 'HTTP/1.1 200 OK');
+    assert.equal(answer?.body, '/slow');
+    assert.equal(answer?.headers['connection'], 'close', JSON.stringify(answer?.headers));
+    assert.deepEqual(more, []);
+    await serverClosed;
+  });
+
+  it('says Connection: close only on the last answer of a connection: a request pipelined behind it is still answered', { timeout: 20_000 }, async () => {
+    const answers = heldAnswers();
+    const { server, port } = await listen(answers.handler);
+    const drain = trackConnections(server);
+    const client = connect(port);
+    client.socket.write(GET('/first'));
+    await answers.arrived('/first');
+
+    const serverClosed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    await drain.endIdleOnceClosed();
+    // a request that begins while closing, behind the one in flight on the same connection
+    client.socket.write(GET('/second'));
+    await answers.arrived('/second');
+    answers.release('/first');
+    answers.release('/second');
+    await client.closed;
+    const [first, second, ...more] = responses(client.received());
+    assert.equal(first?.body, '/first');
+    assert.notEqual(first?.headers['connection'], 'close', 'the first answer keeps the connection for the one behind it');
+    assert.equal(second?.body, '/second', 'the pipelined request is answered');
+    assert.equal(second?.headers['connection'], 'close', JSON.stringify(second?.headers));
+    assert.deepEqual(more, []);
+    await serverClosed;
+  });
+});
 
 describe('connection drain: the listener outlives the wait for it to close', () => {
   // Without the fix a connection accepted after the drain began was never ended: the silent one

@@ -5,6 +5,8 @@
  * new connections are refused, the process exits 0, and the audit rows equal the executions that
  * completed: nothing is half-written. A connection that never sent a request (clients pre-connect)
  * does not hold the exit up: Node counts it as active until its headers timeout, a minute later.
+ * The answer to a call in flight says `Connection: close` (Node would say keep-alive) and its
+ * connection is closed after it.
  */
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
@@ -111,27 +113,43 @@ describe('faults: SIGTERM with an open connection that never sent a request', ()
   });
 
   // Without the drain, the exit waits on the silent connection indefinitely: the timeout turns that into a failure.
-  it('exits once the call in flight is answered, ending the silent connection instead of waiting on it', { timeout: 40_000 }, async () => {
+  it('exits once the call in flight is answered (with Connection: close, then its connection closed), ending the silent connection instead of waiting on it', { timeout: 40_000 }, async () => {
     const { port } = new URL(server.url);
     const silent = net.connect(Number(port), '127.0.0.1');
     await new Promise<void>((resolve, reject) => silent.once('connect', resolve).once('error', reject));
     const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
     silent.on('error', () => undefined);
 
+    // the call goes over a raw connection, so the test sees the header as sent and the server's own close
     const requestsBefore = up.requests;
-    const call = fetch(`${server.url}/rest/fixture-faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.apiKey}` },
-      body: JSON.stringify({ executions: [{ tool: 'faults_slow', args: { tag: 's1' } }] }),
-    });
+    const caller = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    caller.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    const callerEnded = new Promise<void>((resolve, reject) => caller.once('end', resolve).once('error', reject));
+    const body = JSON.stringify({ executions: [{ tool: 'faults_slow', args: { tag: 's1' } }] });
+    caller.write(
+      [
+        'POST /rest/fixture-faults HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        'Content-Type: application/json',
+        `Authorization: Bearer ${server.apiKey}`,
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        '',
+        body,
+      ].join('\r\n'),
+    );
     const deadline = Date.now() + 10_000;
     while (up.requests === requestsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const signalled = Date.now();
     server.proc.kill('SIGTERM');
 
-    const res = await call;
-    assert.equal(res.status, 200, 'the call in flight still gets its whole answer');
-    assert.equal(((await res.json()) as { results: Array<{ result?: { tag: string } }> }).results[0]?.result?.tag, 's1');
+    // 'end': the server closed the connection once the answer was out
+    await callerEnded;
+    const [head = '', answer = ''] = received.split('\r\n\r\n');
+    const [status, ...lines] = head.split('\r\n');
+    assert.equal(status, 'HTTP/1.1 200 OK', 'the call in flight still gets its whole answer');
+    assert.ok(lines.some((l) => /^connection:\s*close$/i.test(l)), `the answer tells the client not to reuse the connection: ${head}`);
+    assert.equal((JSON.parse(answer) as { results: Array<{ result?: { tag: string } }> }).results[0]?.result?.tag, 's1');
     assert.equal(await server.exited, 0);
     await silentClosed;
     // Without the drain the process stayed up until Node's headersTimeout (60 s) closed the silent
