@@ -4,11 +4,11 @@
  * its key and a ready MCP client config), then drains on SIGTERM/SIGINT: intake stops, calls in
  * flight finish, the sandbox and the database close.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createGateway } from '../app.js';
 import type { GatewayConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import { buildMcpServer } from '../transport/mcp-server.js';
+import { StdioLineTransport } from '../transport/stdio-transport.js';
 import { createLogger } from '../telemetry/logger.js';
 import { VERSION } from '../version.js';
 
@@ -67,9 +67,9 @@ export async function runStdio(config: GatewayConfig, email: string | undefined)
     throw new Error(key ? 'WORKBENCH_API_KEY is not a valid key' : email ? `no user with email ${email}` : 'set WORKBENCH_API_KEY (or pass --email) to say who is calling');
   }
   const server = buildMcpServer({ metaTools: () => gateway.metaTools, version: VERSION, logger }, user, 'stdio');
-  // e.g. a line on stdin that is not JSON-RPC: the SDK drops it; say so on stderr
+  // e.g. a line on stdin that is not JSON-RPC or is too long: it is answered with an error; say so on stderr too
   server.onerror = (err) => logger.warn({ err }, 'MCP over stdio: a message could not be handled');
-  const transport = new StdioServerTransport();
+  const transport = new StdioLineTransport(process.stdin, process.stdout, { maxLineBytes: gateway.policy.requests.bodyLimitBytes });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
