@@ -197,14 +197,24 @@ function repoPath(a) {
   return `/repos/${seg(a.owner, 'owner')}/${seg(a.repo, 'repo')}`;
 }
 
-/** per_page, and where to start: a page number, or the cursor parameters a `next` carried */
+/**
+ * per_page, and where to start: a page number, or the cursor parameters a `next` carried. A page
+ * string that is not such a `next` value (an unknown parameter, an empty value, or a broken
+ * percent-escape such as `after=%E0`, on which decodeURIComponent throws URIError) is refused with
+ * the one argument error below rather than a bare "URI malformed".
+ */
 function paging(a) {
   if (typeof a.page !== 'string' || /^\d+$/.test(a.page)) return { per_page: a.per_page, page: a.page === undefined ? undefined : Number(a.page) };
+  const notNext = () => new Error(`page "${a.page}" is neither a page number nor a \`next\` value of an earlier result: pass the \`next\` value as it was returned.`);
   const out = { per_page: a.per_page };
   for (const kv of a.page.split('&')) {
     const [k, v] = kv.split('=');
-    if (!PAGE_KEYS.includes(k) || !v) throw new Error(`page "${a.page}" is neither a page number nor a \`next\` value of an earlier result: pass the \`next\` value as it was returned.`);
-    out[k] = decodeURIComponent(v);
+    if (!PAGE_KEYS.includes(k) || !v) throw notNext();
+    try {
+      out[k] = decodeURIComponent(v);
+    } catch {
+      throw notNext();
+    }
   }
   return out;
 }

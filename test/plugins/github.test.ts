@@ -5,7 +5,7 @@
  * requests it must make (method, encoded path, exact query, JSON body, the injected Bearer token)
  * and checks the slim result; a lone surrogate in a query or path value goes out as U+FFFD; a
  * second table covers the error mappings (401, missing scope, SSO, rate limits, 404, 405, 409,
- * 422, 5xx) and argument validation.
+ * 422, 5xx) and argument validation, including a `page` cursor with a malformed percent-escape.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -578,6 +578,24 @@ describe('github tools: error mappings', () => {
     assert.match(String(item['error']), /Nothing to change/);
     assert.equal(upstream.requests.length, 0);
   });
+
+  // a `page` string that is not a `next` this tool returned: one argument error naming it, never
+  // the bare "URIError: URI malformed" decodeURIComponent throws on a broken percent-escape
+  const notNext: [string, string][] = [
+    ['a truncated UTF-8 escape', 'after=%E0'],
+    ['an escape that is not hex', 'after=%ZZ'],
+    ['a lone "%" at the end of a cursor', 'cursor=Y3Vy%'],
+    ['a good cursor parameter next to a broken one', 'after=Y3Vyc29yOjE%3D&before=%C0'],
+  ];
+  for (const [what, page] of notNext) {
+    test(`a page cursor with ${what} (${page}) is refused as not a \`next\` value, before any request`, async () => {
+      upstream.requests.length = 0;
+      const item = (await gw.execute('github_list_issues', { ...A, page })) as Json;
+      assert.ok(!('result' in item), `should fail: ${JSON.stringify(item)}`);
+      assert.equal(item['error'], `page "${page}" is neither a page number nor a \`next\` value of an earlier result: pass the \`next\` value as it was returned.`);
+      assert.equal(upstream.requests.length, 0);
+    });
+  }
 
   test('a pull request created with failing reviewer requests still reports the pull request', async () => {
     upstream.requests.length = 0;
