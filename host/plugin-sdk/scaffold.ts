@@ -29,6 +29,10 @@ function pluginTs(name: string, tool: string): string {
 // \`egress\`: the gateway refuses all others.
 const API = 'https://api.example.com';
 
+// encodeURIComponent throws URIError on a lone surrogate, which a JSON string argument may hold;
+// toWellFormed() makes it U+FFFD first (%EF%BF%BD), as URLSearchParams sends it.
+const enc = (s: string | number) => encodeURIComponent(String(s).toWellFormed());
+
 export default definePlugin({
   name: '${name}',
   version: '0.1.0',
@@ -48,7 +52,7 @@ export default definePlugin({
       annotations: { readOnlyHint: true },
       // args is typed from the schema above: { id: string; includeDetails: boolean }
       handler: async (ctx, args) => {
-        const res = await ctx.http(\`\${API}/v1/items/\${encodeURIComponent(args.id)}\`, { headers: { accept: 'application/json' } });
+        const res = await ctx.http(\`\${API}/v1/items/\${enc(args.id)}\`, { headers: { accept: 'application/json' } });
         if (res.status === 404) throw new Error(\`No item with id "\${args.id}".\`);
         if (!res.ok) throw new Error(\`api.example.com answered \${res.status} \${res.statusText}\`);
         const item = await res.json<{ id: string; title: string; updated_at: string; description?: string }>();
@@ -90,6 +94,13 @@ test('${tool} asks for the item and returns the fields that matter', async () =>
   assert.deepEqual(result, { id: '42', title: 'Hello', updatedAt: '2024-01-01T00:00:00Z' });
 });
 
+test('${tool} sends a lone surrogate in the id as U+FFFD instead of throwing URIError', async () => {
+  const { ctx, requests } = fakeCtx({ status: 200, json: { id: 'a\\uFFFDb', title: 'Odd', updated_at: '2024-01-01T00:00:00Z' } });
+  // "\\uD800" alone is valid in JSON, so an agent can send it
+  await plugin.${tool}(ctx, { id: 'a\\uD800b', includeDetails: false });
+  assert.equal(requests[0].url, 'https://api.example.com/v1/items/a%EF%BF%BDb');
+});
+
 test('${tool} explains a missing item', async () => {
   const { ctx } = fakeCtx({ status: 404, json: {} });
   await assert.rejects(plugin.${tool}(ctx, { id: 'nope', includeDetails: false }), /No item with id "nope"/);
@@ -128,7 +139,9 @@ function tsconfig(): string {
       strict: true,
       noEmit: true,
       skipLibCheck: true,
-      lib: ['ES2023'],
+      // ES2024.String for toWellFormed (in V8 since Node 20, so inside the isolates too); not all
+      // of ES2024, whose Promise.withResolvers and Object.groupBy the Node 20 isolates lack
+      lib: ['ES2023', 'ES2024.String'],
       types: [],
       paths: { 'workbench/plugin-sdk': [sdk], zod: [path.join(PACKAGE_ROOT, 'node_modules', 'zod')] },
     },

@@ -1,8 +1,10 @@
 /**
  * @module test/plugin-sdk/cli.test
  * `workbench plugin new` scaffolds a folder that builds, validates and passes its own test out of
- * the box (and builds to the same bytes wherever it lives); `workbench plugin build` reports
- * failures with exit 1; zod stays out of plugin.js unless --keep-zod asks for it.
+ * the box (and builds to the same bytes wherever it lives), and whose tool, run in the real gateway
+ * and sandbox, sends a lone surrogate in its id as U+FFFD rather than failing on URIError;
+ * `workbench plugin build` reports failures with exit 1; zod stays out of plugin.js unless
+ * --keep-zod asks for it.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildPlugin } from '../../host/plugin-sdk/build.js';
 import { scaffoldPlugin } from '../../host/plugin-sdk/scaffold.js';
+import { startGateway } from '../helpers/gateway.js';
+import { startUpstream } from '../helpers/upstream.js';
 import { CLI, echoTool, fakeCtx, importBuilt, pluginSource, removeTempDirs, tempDir, writePlugin } from './temp-plugin.js';
 
 const exec = promisify(execFile);
@@ -49,7 +53,7 @@ describe('workbench plugin new / build / validate', () => {
     // without this runner's NODE_TEST_CONTEXT, so the child reports on its own stdout
     const { NODE_TEST_CONTEXT: _inherited, ...env } = process.env;
     const ownTest = await exec(process.execPath, ['--test', '--test-reporter=tap'], { cwd: dir, encoding: 'utf8', env });
-    assert.match(ownTest.stdout, /# pass 2\n# fail 0/);
+    assert.match(ownTest.stdout, /# pass 3\n# fail 0/);
   });
 
   test('the same scaffold builds to the same bytes in two different folders', async () => {
@@ -84,6 +88,26 @@ describe('workbench plugin new / build / validate', () => {
     const usage = await workbench(['plugin', 'build']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /usage: workbench plugin build DIR/);
+  });
+});
+
+describe('the scaffolded plugin in the real gateway', () => {
+  test('an id holding a lone surrogate reaches the API as U+FFFD (%EF%BF%BD), not as a URIError', async () => {
+    const { dir } = scaffoldPlugin('acme-tracker', tempDir());
+    const pluginsDir = tempDir();
+    await buildPlugin({ dir, outDir: path.join(pluginsDir, 'acme-tracker') });
+    const upstream = await startUpstream(() => ({ json: { id: 'a\uFFFDb', title: 'Odd', updated_at: '2024-01-01T00:00:00Z', description: 'long' } }));
+    const gw = await startGateway({ plugins: [], pluginDirs: [pluginsDir], upstreams: { 'https://api.example.com': upstream.origin } });
+    try {
+      // "\uD800" alone is valid JSON: an agent can send it
+      const item = await gw.execute('acme_tracker_get_item', { id: 'a\uD800b' });
+      assert.deepEqual(item.result, { id: 'a\uFFFDb', title: 'Odd', updatedAt: '2024-01-01T00:00:00Z' }, JSON.stringify(item));
+      assert.equal(upstream.requests.length, 1);
+      assert.equal(upstream.last().path, '/v1/items/a%EF%BF%BDb');
+    } finally {
+      await gw.close();
+      await upstream.close();
+    }
   });
 });
 
