@@ -205,7 +205,11 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
   deps.metrics.sandboxCalls.inc({ outcome: outcome.ok ? 'ok' : outcome.error.code });
   // A handler that still finished keeps its result; one that failed most likely failed because its
   // requests were stopped, and says so.
-  if (!outcome.ok && cancel?.aborted) return cancelled(manifest.name, true);
+  if (!outcome.ok && cancel?.aborted) {
+    // keep what the handler said: it may have failed for its own reason (a timeout, a 404) just as the cancellation came
+    const item = cancelled(manifest.name, true);
+    return { ...item, error: `${item.error}; the handler then failed (${outcome.error.code}): ${outcome.error.message.slice(0, 500)}` };
+  }
   if (credentialGone) return notConnected(manifest.name, credentialGone);
   if (credentialError)
     return { error: `Could not load the ${manifest.name} credential: ${credentialError}`, code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED', integration: manifest.name };

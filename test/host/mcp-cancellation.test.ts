@@ -109,6 +109,11 @@ describe('cancelling a running execute_tools batch', () => {
     assert.ok(items.every((i) => i.code === 'GW_ERR_ENGINE_CANCELLED'), JSON.stringify(items.slice(0, 3)));
     assert.equal(body.result.isError, true);
     assert.ok(items.slice(8).every((i) => /before it started/.test(i.error)));
+    // the running ones keep what their handler said when its request was stopped
+    assert.ok(
+      items.slice(0, 8).every((i) => /^Cancelled by the client while running; its ctx\.http requests were stopped; the handler then failed \(GW_ERR_SANDBOX_HANDLER_THREW\): .+/.test(i.error)),
+      JSON.stringify(items.slice(0, 2)),
+    );
     assert.equal((await settledRows(since)).length, BATCH);
   });
 
