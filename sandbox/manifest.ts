@@ -2,10 +2,11 @@
  * @module sandbox/manifest
  * The plugin manifest: the data a third party ships beside its `plugin.js`. It is validated with
  * zod before anything is registered (invariant 1: the manifest is data, the code is never loaded
- * by the host). Shared by the host registry, the bridge and the plugin CLI.
+ * by the host). Shared by the host registry, the bridge and the plugin CLI, and type-checked in
+ * plugin authors' projects through the SDK's types: it imports nothing that needs Node.js.
  */
-import { isForbiddenHeader } from './bridge/interceptors/validate-request.js';
 import * as z from 'zod';
+import { isForbiddenHeader } from './forbidden-headers.js';
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 

@@ -3,6 +3,10 @@
  * What a TypeScript plugin's `plugin.ts` imports: `definePlugin`, `defineTool` and `z`. A tool's
  * zod object schema types its handler's `args` and becomes the manifest's `inputSchema` at build
  * time; `workbench plugin build` replaces this module with a few lines in the runtime bundle.
+ * A scaffolded plugin's tsconfig.json maps `workbench/plugin-sdk` to this source file, so the
+ * author's `tsc` checks it and all it reaches (zod, sandbox/manifest, sandbox/forbidden-headers,
+ * sandbox/plugin-api, sandbox/protocol) with plain ECMAScript types: none of them may use Node.js
+ * or the bridge (test/plugin-sdk/typecheck.test.ts).
  */
 import * as z from 'zod';
 import type { authSchema, toolAnnotationsSchema } from '../../sandbox/manifest.js';

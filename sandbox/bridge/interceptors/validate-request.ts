@@ -5,28 +5,12 @@
  * manifest's credential header) and any CR/LF/NUL are refused with GW_ERR_BRIDGE_BAD_REQUEST:
  * refusing is louder than dropping, so a plugin author sees the mistake at once.
  */
+import { isForbiddenHeader } from '../../forbidden-headers.js';
 import { BridgeError } from '../bridge-error.js';
 import type { Interceptor } from '../types.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
-const FORBIDDEN = new Set([
-  'authorization', 'proxy-authorization', 'cookie', 'host', 'connection', 'content-length',
-  'transfer-encoding', 'te', 'trailer', 'upgrade', 'keep-alive', 'expect', 'via', 'forwarded',
-  'x-real-ip', 'http2-settings',
-  // read by some servers and proxies as the path or the client's address
-  'x-original-url', 'x-rewrite-url', 'true-client-ip', 'x-client-ip', 'x-host',
-]);
-const FORBIDDEN_PREFIXES = ['proxy-', 'x-forwarded-', 'sec-'];
-
-/**
- * A header that carries credentials or steers routing. Refused from plugin code, and (all but
- * `authorization`) as a manifest's credential header, which is plugin-authored too.
- */
-export function isForbiddenHeader(name: string): boolean {
-  const n = name.toLowerCase();
-  return FORBIDDEN.has(n) || FORBIDDEN_PREFIXES.some((p) => n.startsWith(p));
-}
 /** dropped silently: the bridge negotiates and decodes content encodings itself */
 const IGNORED = new Set(['accept-encoding']);
 const MAX_HEADERS = 64;

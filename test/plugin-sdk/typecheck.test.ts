@@ -1,0 +1,66 @@
+/**
+ * @module test/plugin-sdk/typecheck.test
+ * What docs/plugins.md promises about the scaffold's tsconfig.json: `tsc -p <plugin folder>` passes
+ * on a new plugin, without Node.js types (the SDK's types reach no gateway file that needs them),
+ * and plugin.ts is refused globals the sandbox lacks (fetch, process, URL, timers, …).
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PACKAGE_ROOT } from '../../host/paths.js';
+import { CLI, removeTempDirs, tempDir } from './temp-plugin.js';
+
+const exec = promisify(execFile);
+after(() => removeTempDirs());
+
+const TSC = path.join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+async function run(args: string[], cwd?: string): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, args, { cwd, encoding: 'utf8' });
+    return { code: 0, out: stdout + stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+/** `workbench plugin new` into a fresh temp folder (outside the repository); returns the plugin folder. */
+async function scaffold(): Promise<string> {
+  const parent = tempDir();
+  const created = await run(['--no-node-snapshot', CLI, 'plugin', 'new', 'acme-tracker', '--dir', parent]);
+  assert.equal(created.code, 0, created.out);
+  return path.join(parent, 'acme-tracker');
+}
+
+/** `tsc -p .` run in the plugin folder, so that messages name `plugin.ts`. */
+const typecheck = (dir: string) => run([TSC, '-p', '.', '--noEmit'], dir);
+
+function append(dir: string, code: string): void {
+  fs.appendFileSync(path.join(dir, 'plugin.ts'), code);
+}
+
+describe('type-checking a scaffolded plugin with tsc -p', () => {
+  test('a new plugin type-checks as generated', async () => {
+    const dir = await scaffold();
+    const r = await typecheck(dir);
+    assert.equal(r.code, 0, r.out);
+    assert.equal(r.out, '');
+  });
+
+  test('plugin.ts is refused the globals the sandbox does not have', async () => {
+    const dir = await scaffold();
+    const missing = ['fetch', 'process', 'URL', 'setTimeout', 'TextEncoder', 'Buffer', 'console', 'structuredClone'];
+    append(dir, `\nexport const unavailable = [fetch('x'), process.env, new URL('x'), setTimeout(() => {}, 1), new TextEncoder(), Buffer.from('x'), console.log('x'), structuredClone(1)];\n`);
+    const r = await typecheck(dir);
+    assert.notEqual(r.code, 0);
+    const errors = r.out.split('\n').filter(Boolean);
+    assert.deepEqual(
+      errors.map((line) => /^plugin\.ts\(\d+,\d+\): error TS\d+: Cannot find name '(\w+)'/.exec(line)?.[1] ?? line),
+      missing,
+    );
+  });
+});
