@@ -2,7 +2,11 @@
  * @module host/plugin-sdk/scaffold
  * `workbench plugin new NAME`: writes a plugin folder that builds out of the box — plugin.ts with
  * one tool calling ctx.http, a README with the next steps, a handler test to run after a build,
- * and a tsconfig.json that lets an editor type-check plugin.ts against this SDK.
+ * and a tsconfig.json that lets an editor type-check plugin.ts against this SDK. That config
+ * declares what plugin code has at run time: ECMAScript, the SDK's types (define.ts and what it
+ * reaches, all free of Node.js) and the sandbox's few web globals (sandbox-globals.d.ts); no DOM
+ * and no Node.js types, which would let `fetch`, `URL` or `process` pass the type-check and fail
+ * in the isolate.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -131,6 +135,7 @@ Edit \`plugin.ts\`: each tool has a description written for an agent, a zod \`in
 
 function tsconfig(): string {
   const sdk = path.join(PACKAGE_ROOT, 'host', 'plugin-sdk', 'define.ts');
+  const globals = path.join(PACKAGE_ROOT, 'host', 'plugin-sdk', 'sandbox-globals.d.ts');
   const config = {
     compilerOptions: {
       target: 'ES2022',
@@ -145,6 +150,8 @@ function tsconfig(): string {
       types: [],
       paths: { 'workbench/plugin-sdk': [sdk], zod: [path.join(PACKAGE_ROOT, 'node_modules', 'zod')] },
     },
+    // the globals the sandbox adds (URLSearchParams, atob, btoa): the lib above has no DOM or Node
+    files: [globals],
     include: ['plugin.ts'],
   };
   return JSON.stringify(config, null, 2) + '\n';

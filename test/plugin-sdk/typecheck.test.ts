@@ -1,8 +1,10 @@
 /**
  * @module test/plugin-sdk/typecheck.test
  * What docs/plugins.md promises about the scaffold's tsconfig.json: `tsc -p <plugin folder>` passes
- * on a new plugin, without Node.js types (the SDK's types reach no gateway file that needs them),
- * and plugin.ts is refused globals the sandbox lacks (fetch, process, URL, timers, …).
+ * on a new plugin, without Node.js types (the SDK's types reach no gateway file that needs them);
+ * plugin.ts may use the globals the sandbox adds (URLSearchParams, atob, btoa) and is refused
+ * globals it lacks (fetch, process, URL, timers, …); and the declared globals are exactly those
+ * the real sandbox adds to a plain V8 context.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,13 +12,18 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import vm from 'node:vm';
+import ts from 'typescript';
 import { PACKAGE_ROOT } from '../../host/paths.js';
+import { createBridge, createSandbox } from '../../sandbox/index.js';
+import { callTool, captureLogger, egressPolicy } from '../sandbox/helpers/harness.js';
 import { CLI, removeTempDirs, tempDir } from './temp-plugin.js';
 
 const exec = promisify(execFile);
 after(() => removeTempDirs());
 
 const TSC = path.join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const GLOBALS_DTS = path.join(PACKAGE_ROOT, 'host', 'plugin-sdk', 'sandbox-globals.d.ts');
 
 async function run(args: string[], cwd?: string): Promise<{ code: number; out: string }> {
   try {
@@ -51,6 +58,23 @@ describe('type-checking a scaffolded plugin with tsc -p', () => {
     assert.equal(r.out, '');
   });
 
+  test("plugin.ts may use the sandbox's URLSearchParams, atob and btoa", async () => {
+    const dir = await scaffold();
+    append(
+      dir,
+      `
+export function query(id: string, page?: number): string {
+  const q = new URLSearchParams({ a: 'b', id, page, skipped: undefined });
+  q.append('pairs', new URLSearchParams([['x', 'y']]).toString());
+  for (const [name, value] of new URLSearchParams(q)) q.set(name, value);
+  return new URLSearchParams({ a: 'b' }).toString() + (q.get('a') ?? '') + btoa('x') + atob('eA==');
+}
+`,
+    );
+    const r = await typecheck(dir);
+    assert.equal(r.code, 0, r.out);
+  });
+
   test('plugin.ts is refused the globals the sandbox does not have', async () => {
     const dir = await scaffold();
     const missing = ['fetch', 'process', 'URL', 'setTimeout', 'TextEncoder', 'Buffer', 'console', 'structuredClone'];
@@ -62,5 +86,32 @@ describe('type-checking a scaffolded plugin with tsc -p', () => {
       errors.map((line) => /^plugin\.ts\(\d+,\d+\): error TS\d+: Cannot find name '(\w+)'/.exec(line)?.[1] ?? line),
       missing,
     );
+  });
+});
+
+describe('the declared sandbox globals', () => {
+  test('are exactly the globals the sandbox adds to a plain V8 context', async () => {
+    const source = ts.createSourceFile(GLOBALS_DTS, fs.readFileSync(GLOBALS_DTS, 'utf8'), ts.ScriptTarget.ES2022);
+    const declared = source.statements.flatMap((s) => {
+      if ((ts.isClassDeclaration(s) || ts.isFunctionDeclaration(s)) && s.name) return [s.name.text];
+      if (ts.isVariableStatement(s)) return s.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+      return [];
+    });
+
+    const sandbox = await createSandbox({ workers: 1, maxQueue: 10, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1, logger: captureLogger() });
+    const bridge = createBridge(egressPolicy());
+    try {
+      const r = await callTool(sandbox, bridge, {
+        source: 'export default { async run() { return Object.getOwnPropertyNames(globalThis).filter((k) => globalThis[k] !== undefined); } };',
+      });
+      assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
+      const plain = new Set(Object.getOwnPropertyNames(vm.runInNewContext('globalThis')));
+      const added = (r.result as string[]).filter((k) => !plain.has(k));
+      assert.deepEqual([...declared].sort(), [...added].sort());
+      assert.deepEqual([...declared].sort(), ['URLSearchParams', 'atob', 'btoa']);
+    } finally {
+      await sandbox.close();
+      await bridge.close();
+    }
   });
 });
