@@ -3,6 +3,7 @@
  * A batch: at most `concurrency` (8) executions in flight, results index-aligned with the
  * requests (each worker writes to the index it claimed), never throwing.
  */
+import { setMaxListeners } from 'node:events';
 import { executeSingle, type Caller, type EngineDeps } from './execute-single.js';
 import type { ExecutionItem, ExecutionRequest } from './outcomes.js';
 
@@ -15,6 +16,9 @@ export async function executeMany(
   onItemDone?: (done: number, total: number) => void,
   concurrency = BATCH_CONCURRENCY,
 ): Promise<ExecutionItem[]> {
+  // Each execution in flight listens on the cancellation signal twice (its running call, and its
+  // wait for a sandbox slot): more than Node's default of 10 before it warns of a leak.
+  if (caller.signal) setMaxListeners(2 * concurrency + 8, caller.signal);
   const results = new Array<ExecutionItem>(executions.length);
   const batchCaller: Caller = { ...caller, resultBudget: caller.resultBudget ?? { remaining: deps.policy.requests.maxBatchResultBytes } };
   let next = 0;

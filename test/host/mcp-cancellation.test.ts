@@ -226,6 +226,10 @@ describe('cancelling a batch whose executions wait for a sandbox slot', () => {
   });
 
   it('the queued executions never start: they are refused as not started, and only the running two reached the sandbox', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    after(() => void process.off('warning', onWarning));
     const before = gw.gateway.sandbox.stats().completed;
     const answer = fetch(`${gw.url}/mcp`, {
       method: 'POST',
@@ -247,6 +251,9 @@ describe('cancelling a batch whose executions wait for a sandbox slot', () => {
     assert.equal(notStarted, 6, JSON.stringify(items.map((i) => i.error)));
     assert.equal(gw.gateway.sandbox.stats().completed - before, 2, 'only the two running calls went through the sandbox');
     assert.equal(upstream.requests.length, 2);
+    // eight executions and six waiting for a slot listen on the request's cancellation at once
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(warnings.filter((w) => /MaxListenersExceeded/.test(w)), []);
   });
 });
 
