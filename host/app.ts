@@ -25,6 +25,7 @@ import { openDatabase } from './storage/open.js';
 import { UserStore, type User } from './storage/users.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import { createMetrics, type Metrics } from './telemetry/metrics.js';
+import { registerSandboxMetrics } from './telemetry/sandbox-metrics.js';
 import { createEngineMetaTools } from './meta-tools/engine-tools.js';
 import { createConnectionMetaTools } from './connections/meta-tools.js';
 import { decideToolAccess, unknownPolicyNames } from './policy/tenancy.js';
@@ -119,6 +120,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       this.set(audit.failures);
     },
   });
+  registerSandboxMetrics(metrics.registry, () => sandbox.stats());
   const engine: EngineDeps = {
     registry,
     policy,

@@ -19,7 +19,7 @@ export interface Metrics {
 
 export function createMetrics(): Metrics {
   const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry, prefix: 'workbench_process_' });
+  client.collectDefaultMetrics({ register: registry, prefix: 'workbench_' });
   return {
     registry,
     toolExecutions: new client.Counter({

@@ -208,6 +208,16 @@ describe('execute_tools over MCP', () => {
     assert.match(text, /workbench_tool_executions_refused_total\{reason="not_found",integration=""\} \d+/);
     assert.match(text, /workbench_tool_executions_refused_total\{reason="invalid_arguments",integration="fixture-echo"\} \d+/);
     assert.match(text, /workbench_http_requests_total\{method="POST",route="\/mcp",status="200"\} \d+/);
+    // the process's own metrics under the one prefix, as Prometheus' node exporters name them
+    assert.match(text, /^workbench_process_cpu_user_seconds_total \d/m);
+    assert.match(text, /^workbench_nodejs_heap_size_used_bytes \d/m);
+    assert.doesNotMatch(text, /process_process_/);
+    // the sandbox's state, read when scraped
+    assert.match(text, /^workbench_sandbox_up 1$/m);
+    assert.match(text, /^workbench_sandbox_queued_calls 0$/m);
+    assert.match(text, /^workbench_sandbox_restarts_total 0$/m);
+    const rss = Number(/^workbench_sandbox_resident_memory_bytes (\d+)$/m.exec(text)?.[1]);
+    assert.ok(rss > 10 * 1024 * 1024, `the sandbox process's resident memory (${rss} bytes)`);
   });
 
   it('answers whoami with the authenticated caller', async () => {
