@@ -65,16 +65,21 @@ const GET = (url: string) => `GET ${url} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
 
 // Node itself sends an answer prepared while the server closes with `Connection: keep-alive`.
 describe('connection drain: answers in flight when the server closes', () => {
-  it('sends an answer still in flight with Connection: close, then closes the connection', { timeout: 20_000 }, async () => {
+  /** A connection with a request to `url` in flight (its answer held), and the server closing and drained. */
+  async function closingWith(url: string) {
     const answers = heldAnswers();
     const { server, port } = await listen(answers.handler);
     const drain = trackConnections(server);
     const client = connect(port);
-    client.socket.write(GET('/slow'));
-    await answers.arrived('/slow');
-
+    client.socket.write(GET(url));
+    await answers.arrived(url);
     const serverClosed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
     await drain.endIdleOnceClosed();
+    return { answers, client, serverClosed };
+  }
+
+  it('sends an answer still in flight with Connection: close, then closes the connection', { timeout: 20_000 }, async () => {
+    const { answers, client, serverClosed } = await closingWith('/slow');
     answers.release('/slow');
     await client.closed;
     const [answer, ...more] = responses(client.received());
@@ -86,15 +91,7 @@ describe('connection drain: answers in flight when the server closes', () => {
   });
 
   it('says Connection: close only on the last answer of a connection: a request pipelined behind it is still answered', { timeout: 20_000 }, async () => {
-    const answers = heldAnswers();
-    const { server, port } = await listen(answers.handler);
-    const drain = trackConnections(server);
-    const client = connect(port);
-    client.socket.write(GET('/first'));
-    await answers.arrived('/first');
-
-    const serverClosed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-    await drain.endIdleOnceClosed();
+    const { answers, client, serverClosed } = await closingWith('/first');
     // a request that begins while closing, behind the one in flight on the same connection
     client.socket.write(GET('/second'));
     await answers.arrived('/second');

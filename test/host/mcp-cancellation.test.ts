@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { callerIdentity, McpCancellations } from '../../host/transport/mcp-cancellation.js';
-import { startGateway, stdioCommand, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, stdioCommand, type StartGatewayOptions, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
@@ -25,6 +25,27 @@ const BATCH = 24;
 type Json = any;
 
 const batchOf = (run: string): Json => ({ executions: Array.from({ length: BATCH }, (_, i) => ({ tool: 'http_get', args: { path: `/${run}/${i}` } })) });
+
+/** A gateway with the HTTP fixture plugin connected, in front of an upstream answering after UPSTREAM_DELAY_MS. */
+async function slowGateway(options: Pick<StartGatewayOptions, 'workers' | 'policy' | 'env'>, token: string): Promise<{ gw: TestGateway; upstream: Upstream }> {
+  const upstream = await startUpstream(async () => {
+    await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
+    return { json: { ok: true } };
+  });
+  const gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], upstreams: { 'https://api.fixture.test': upstream.origin }, ...options });
+  await gw.connect('fixture-http', { token });
+  return { gw, upstream };
+}
+
+/** A raw POST /mcp, as a client that takes both answer types sends it. */
+function postMcp(gw: TestGateway, body: unknown, apiKey = gw.apiKey, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
+}
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -39,12 +60,7 @@ describe('cancelling a running execute_tools batch', () => {
   let upstream: Upstream;
 
   before(async () => {
-    upstream = await startUpstream(async () => {
-      await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
-      return { json: { ok: true } };
-    });
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], workers: 2, policy: { sandbox: { maxWorkerShare: 1 } }, upstreams: { 'https://api.fixture.test': upstream.origin }, env: { FIXTURE_HTTP_CLIENT_ID: 'cid', FIXTURE_HTTP_CLIENT_SECRET: 'csecret' } });
-    await gw.connect('fixture-http', { token: 'tok-cancel' });
+    ({ gw, upstream } = await slowGateway({ workers: 2, policy: { sandbox: { maxWorkerShare: 1 } }, env: { FIXTURE_HTTP_CLIENT_ID: 'cid', FIXTURE_HTTP_CLIENT_SECRET: 'csecret' } }, 'tok-cancel'));
   });
   after(async () => {
     await gw.close();
@@ -53,14 +69,7 @@ describe('cancelling a running execute_tools batch', () => {
 
   const reached = (run: string): number => upstream.requests.filter((r) => r.path.startsWith(`/${run}/`)).length;
 
-  async function postRaw(body: unknown, apiKey = gw.apiKey, signal?: AbortSignal): Promise<Response> {
-    return fetch(`${gw.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` },
-      body: JSON.stringify(body),
-      ...(signal ? { signal } : {}),
-    });
-  }
+  const postRaw = (body: unknown, apiKey = gw.apiKey, signal?: AbortSignal): Promise<Response> => postMcp(gw, body, apiKey, signal);
   const toolsCall = (id: number, args: Json): Json => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tools', arguments: args } });
   const cancelNote = (requestId: number): Json => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the user pressed stop' } });
 
@@ -212,13 +221,8 @@ describe('cancelling a batch whose executions wait for a sandbox slot', () => {
   let gw: TestGateway;
   let upstream: Upstream;
   before(async () => {
-    upstream = await startUpstream(async () => {
-      await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
-      return { json: { ok: true } };
-    });
     // one worker with two calls in flight: of a batch's eight executions, six wait in the sandbox's queue
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], workers: 1, policy: { sandbox: { maxWorkerShare: 1, callsPerWorker: 2 } }, upstreams: { 'https://api.fixture.test': upstream.origin } });
-    await gw.connect('fixture-http', { token: 'tok-queue' });
+    ({ gw, upstream } = await slowGateway({ workers: 1, policy: { sandbox: { maxWorkerShare: 1, callsPerWorker: 2 } } }, 'tok-queue'));
   });
   after(async () => {
     await gw.close();
@@ -231,17 +235,9 @@ describe('cancelling a batch whose executions wait for a sandbox slot', () => {
     process.on('warning', onWarning);
     after(() => void process.off('warning', onWarning));
     const before = gw.gateway.sandbox.stats().completed;
-    const answer = fetch(`${gw.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: Array.from({ length: 8 }, (_, i) => ({ tool: 'http_get', args: { path: `/queued/${i}` } })) } } }),
-    });
+    const answer = postMcp(gw, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: Array.from({ length: 8 }, (_, i) => ({ tool: 'http_get', args: { path: `/queued/${i}` } })) } } });
     await waitFor('the first requests to reach the upstream', () => upstream.requests.length >= 2);
-    const note = await fetch(`${gw.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } }),
-    });
+    const note = await postMcp(gw, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } });
     assert.equal(note.status, 202);
     const body = (await (await answer).json()) as Json;
     const items = JSON.parse(body.result.content[0].text).results as Json[];
