@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PluginAuth, PluginManifest } from '../../sandbox/manifest.js';
-import { OAuthError, readTokenResponse, type TokenSet } from './token-response.js';
+import { OAuthError, discardBody, readTokenResponse, type TokenSet } from './token-response.js';
 
 export { OAuthError, type OAuthErrorKind, type TokenSet } from './token-response.js';
 
@@ -129,7 +129,8 @@ export async function revokeToken(
   if (!auth.revocationUrl) return false;
   const form = new URLSearchParams({ token, token_type_hint: hint });
   const res = await post(auth.revocationUrl, form, auth, client, 'token revocation', opts);
-  await res.text().catch(() => '');
+  // only the status matters: the body (of any size; the URL comes from a manifest) is not read
+  await discardBody(res);
   if (res.ok) return true;
   throw new OAuthError(res.status >= 500 ? 'provider_unavailable' : 'provider_error', `token revocation: the provider answered HTTP ${res.status}`);
 }

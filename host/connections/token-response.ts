@@ -3,7 +3,8 @@
  * Reads an OAuth2 token endpoint's answer, whatever the provider's quirks: JSON or form-encoded
  * bodies (GitHub answers form-encoded unless asked), errors sent with HTTP 200 (`{error}` or Slack's
  * `{ok:false}`), and tokens nested under a path (Slack's `authed_user`). Error messages name the
- * status, content type and the provider's error code, never a token or the raw body.
+ * status, content type and the provider's error code, never a token or the raw body. The answer is
+ * read with a byte cap: the token URL comes from a manifest, and its answer must not fill memory.
  */
 
 export type OAuthErrorKind =
@@ -41,7 +42,12 @@ export interface TokenSet {
 /** Provider error codes that mean "this grant is dead": the user must reconnect. */
 const DEAD_GRANT = new Set(['invalid_grant', 'invalid_refresh_token', 'bad_refresh_token', 'token_revoked', 'token_expired', 'bad_verification_code', 'invalid_code']);
 
-const MAX_BODY_CHARS = 64 * 1024;
+/**
+ * The most of a token endpoint's answer that is read. A token response is a few KiB at most; the
+ * endpoint's URL comes from a plugin manifest, so an answer is read as a stream and abandoned (the
+ * request cancelled) beyond this, instead of buffering whatever the endpoint sends.
+ */
+export const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
 function clip(s: string, n = 200): string {
   const one = s.replace(/[\r\n\t]+/g, ' ');
@@ -78,13 +84,47 @@ function numberOf(v: unknown): number | undefined {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
+/** Discards a response body without reading it: the request is cancelled, whatever its size. */
+export async function discardBody(res: Response): Promise<void> {
+  await res.body?.cancel().catch(() => undefined);
+}
+
+/**
+ * The body as text, read chunk by chunk up to `maxBytes`: a larger answer (declared or streamed)
+ * is cancelled and refused with a bad_response OAuthError. Errors while reading are thrown as is.
+ */
+async function readCapped(res: Response, what: string, maxBytes: number): Promise<string> {
+  const tooLarge = (): OAuthError => new OAuthError('bad_response', `${what}: the provider's answer is larger than ${maxBytes} bytes, which is not a token response`);
+  const declared = Number(res.headers.get('content-length') ?? '');
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await discardBody(res);
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 /** Turns a token endpoint response into a TokenSet or throws an OAuthError with a clear message. */
 export async function readTokenResponse(res: Response, what: string, tokenPath?: string): Promise<TokenSet> {
   const contentType = (res.headers.get('content-type') ?? '').toLowerCase();
   let text: string;
   try {
-    text = (await res.text()).slice(0, MAX_BODY_CHARS);
+    text = await readCapped(res, what, MAX_TOKEN_RESPONSE_BYTES);
   } catch (err) {
+    if (err instanceof OAuthError) throw err;
     throw new OAuthError('provider_unavailable', `${what}: the provider's answer was cut off (${(err as Error).message})`);
   }
   const body = parseBody(text, contentType);

@@ -7,11 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { authorizationUrl, clientEnvPrefix, clientFromEnv, exchangeCode, refreshAccessToken, revokeToken, type OAuth2Auth } from '../../host/connections/oauth.js';
 import { NO_REFRESH_REASON } from '../../host/connections/refresh.js';
 import { createConnectionService } from '../../host/connections/service.js';
-import { readTokenResponse } from '../../host/connections/token-response.js';
+import { MAX_TOKEN_RESPONSE_BYTES, readTokenResponse } from '../../host/connections/token-response.js';
 import { createVault, generateKey } from '../../host/connections/vault.js';
 import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
 import { oauthManifest, openTestDb } from './fixture.js';
@@ -26,6 +28,39 @@ async function consent(mock: MockOAuth, url: string): Promise<URL> {
     body: new URLSearchParams({ decision: 'allow', redirect_uri: u.searchParams.get('redirect_uri') ?? '', state: u.searchParams.get('state') ?? '', code_challenge: u.searchParams.get('code_challenge') ?? '' }),
   });
   return new URL(res.headers.get('location') ?? '');
+}
+
+/**
+ * A "provider" on 127.0.0.1 whose every answer is HTTP 200 with a `size`-byte body, written in
+ * 64 KiB chunks as fast as the client takes them. `sent()` resolves, once the response has closed
+ * (finished or aborted by the client), how many bytes the client had accepted.
+ */
+async function floodingProvider(size: number, declareLength = false) {
+  const closes: Promise<number>[] = [];
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  const server = http.createServer((req, res) => {
+    req.resume();
+    let written = 0;
+    closes.push(new Promise((resolve) => res.on('close', () => resolve(written))));
+    res.writeHead(200, { 'content-type': 'application/json', ...(declareLength ? { 'content-length': String(size) } : {}) });
+    const pump = (): void => {
+      while (written < size && !res.destroyed) {
+        const part = chunk.subarray(0, Math.min(chunk.length, size - written));
+        written += part.length;
+        if (!res.write(part)) return void res.once('drain', pump);
+      }
+      if (written >= size) res.end();
+    };
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    urls: { authorizeUrl: `${origin}/authorize`, tokenUrl: `${origin}/token`, revokeUrl: `${origin}/revoke` },
+    /** bytes written into each response so far closed, in request order */
+    sent: () => Promise.all(closes),
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
 }
 
 describe('OAuth2 client', () => {
@@ -107,6 +142,54 @@ describe('OAuth2 client', () => {
     assert.ok(mock.revoked.has(pair.refreshToken));
     const withoutRevocation = oauthManifest({ authorizeUrl: mock.authorizeUrl, tokenUrl: mock.tokenUrl }).auth as OAuth2Auth;
     assert.equal(await revokeToken(withoutRevocation, client(), pair.accessToken, 'access_token'), false);
+  });
+
+  it('stops reading an oversized token or revocation answer at the cap and cancels the request', async () => {
+    const FULL = 128 * 1024 * 1024;
+    // the client stops early: what the provider managed to write before the socket closed stays
+    // far below the full body (a few socket buffers at most)
+    const early = (bytes: number): boolean => bytes < FULL / 4;
+    const tooLarge = new RegExp(`answer is larger than ${MAX_TOKEN_RESPONSE_BYTES} bytes`);
+    const streamed = await floodingProvider(FULL);
+    try {
+      const auth = oauthManifest(streamed.urls, { revocationUrl: streamed.urls.revokeUrl }).auth as OAuth2Auth;
+      await assert.rejects(exchangeCode(auth, client(), { code: 'c', redirectUri: 'http://127.0.0.1/cb' }), (e: Error & { kind?: string }) => {
+        assert.equal(e.kind, 'bad_response');
+        assert.match(e.message, /^token exchange: /);
+        assert.match(e.message, tooLarge);
+        return true;
+      });
+      // the revocation's answer is not read at all: only its status counts
+      assert.equal(await revokeToken(auth, client(), 'rt', 'refresh_token'), true);
+      const sent = await streamed.sent();
+      assert.equal(sent.length, 2);
+      for (const bytes of sent) assert.ok(early(bytes), `the provider wrote ${bytes} of ${FULL} bytes before the client went away`);
+    } finally {
+      await streamed.close();
+    }
+
+    // a refresh through the service, against an answer that declares its (large) length
+    const declared = await floodingProvider(FULL, true);
+    const t = await openTestDb();
+    try {
+      let clock = Date.now();
+      const manifest = oauthManifest(declared.urls);
+      const svc = createConnectionService({ db: t.db, vault: createVault(generateKey()), clientFor: client, now: () => clock });
+      await svc.importConnection({ userId: t.user.id, manifest, token: 'old', refreshToken: 'rt', expiresInSec: 1 });
+      clock += 2_000;
+      await assert.rejects(svc.credential(t.user.id, manifest), (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'GW_ERR_ENGINE_CREDENTIAL_FAILED');
+        assert.match(e.message, tooLarge);
+        assert.match(e.message, /connection is kept/);
+        return true;
+      });
+      assert.equal((await svc.lookup(t.user.id, manifest)).connected, true);
+      const [bytes] = await declared.sent();
+      assert.ok(bytes !== undefined && early(bytes), `the provider wrote ${bytes} of ${FULL} bytes before the client went away`);
+    } finally {
+      await t.close();
+      await declared.close();
+    }
   });
 
   it('reads client credentials from <PLUGIN>_CLIENT_ID / _CLIENT_SECRET', () => {
