@@ -122,11 +122,17 @@ export class ConnectionStore {
     });
   }
 
-  async setStatus(id: string, status: 'connected' | 'needs_reauth', reason: string | null, now: number): Promise<void> {
-    await this.#db.run(
-      'UPDATE connections SET status = ?, status_reason = ?, updated_at = ?, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?',
-      [status, reason, now, id],
+  /**
+   * Sets the status if the row is still at `version` (the one the caller judged); resolves false
+   * when it changed meanwhile (a reconnect or a refresh bumped it), so a verdict about an old secret
+   * never lands on a new one.
+   */
+  async setStatusIf(id: string, version: number, status: 'connected' | 'needs_reauth', reason: string | null, now: number): Promise<boolean> {
+    const { changes } = await this.#db.run(
+      'UPDATE connections SET status = ?, status_reason = ?, updated_at = ?, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ? AND version = ?',
+      [status, reason, now, id, version],
     );
+    return changes > 0;
   }
 
   async remove(id: string): Promise<boolean> {

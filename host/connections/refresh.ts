@@ -3,8 +3,10 @@
  * Refreshing a stale OAuth2 token without the peers' bugs: single-flight per connection in this
  * process (concurrent callers share one promise) and across replicas (a lease row update that only
  * one process wins), so a single-use refresh token is spent exactly once. The rotated refresh token
- * is persisted; `invalid_grant` turns the connection into `needs_reauth` with a reason; a provider
- * that is down or answers garbage gives a clear error and the connection is kept.
+ * is persisted; `invalid_grant` turns the connection into `needs_reauth` with a reason — unless it
+ * changed meanwhile (a reconnect bumps its version), so a verdict about an old refresh token never
+ * lands on a new connection; a provider that is down or answers garbage gives a clear error and the
+ * connection is kept.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -60,11 +62,19 @@ export function createRefresher(deps: RefresherDeps): Refresher {
   const fail = (manifest: PluginManifest, message: string): GatewayError =>
     new GatewayError('GW_ERR_ENGINE_CREDENTIAL_FAILED', `${manifest.displayName}: ${message}`, { integration: manifest.name });
 
-  async function needsReauth(row: ConnectionRow, reason: string): Promise<undefined> {
-    await deps.store.setStatus(row.id, 'needs_reauth', reason, deps.now());
+  /**
+   * Marks the connection needs_reauth if it is still the row that was judged. Resolves false when
+   * it changed meanwhile (the user reconnected, or another process refreshed it): the verdict was
+   * about the old secret, and the caller reads the row again.
+   */
+  async function needsReauth(row: ConnectionRow, reason: string): Promise<boolean> {
+    if (!(await deps.store.setStatusIf(row.id, row.version, 'needs_reauth', reason, deps.now()))) {
+      deps.logger.info({ connectionId: row.id, integration: row.integration, reason }, 'the connection changed while it was judged; not marking it for re-authorisation');
+      return false;
+    }
     deps.logger.warn({ connectionId: row.id, integration: row.integration, reason }, 'connection needs re-authorisation');
     deps.onChange?.({ id: row.id, userId: row.user_id, integration: row.integration, status: 'needs_reauth' });
-    return undefined;
+    return true;
   }
 
   async function refresh(connectionId: string, manifest: PluginManifest, skewMs: number): Promise<Credential | undefined> {
@@ -77,7 +87,11 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       if (!row || row.status !== 'connected') return undefined;
       const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
       if (!isStale(row, skewMs)) return { values: secret.values };
-      if (!secret.refreshToken) return expired(row) ? needsReauth(row, NO_REFRESH_REASON) : { values: secret.values };
+      if (!secret.refreshToken) {
+        if (!expired(row)) return { values: secret.values };
+        if (await needsReauth(row, NO_REFRESH_REASON)) return undefined;
+        continue; // reconnected meanwhile: judge the new row
+      }
       const client = deps.clientFor(manifest.name);
       if (!client) {
         if (!expired(row)) return { values: secret.values };
@@ -95,7 +109,13 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       try {
         tokens = await refreshAccessToken(auth, client, secret.refreshToken, deps.http);
       } catch (err) {
-        if (err instanceof OAuthError && err.kind === 'invalid_grant') return needsReauth(row, INVALID_GRANT_REASON);
+        if (err instanceof OAuthError && err.kind === 'invalid_grant') {
+          if (await needsReauth(row, INVALID_GRANT_REASON)) return undefined;
+          // The user reconnected while the old refresh token was being refused: the new connection
+          // stands. Read it again (its token is fresh, or is refreshed with its own refresh token).
+          await deps.store.releaseLease(row.id, owner);
+          continue;
+        }
         await deps.store.releaseLease(row.id, owner);
         const message = err instanceof OAuthError ? err.message : `token refresh failed (${(err as Error).message})`;
         deps.logger.warn({ connectionId: row.id, integration: row.integration, kind: err instanceof OAuthError ? err.kind : 'internal', error: message }, 'token refresh failed');

@@ -130,7 +130,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     }
     if (refreshable) return row;
     const at = now();
-    await store.setStatus(row.id, 'needs_reauth', NO_REFRESH_REASON, at);
+    // only if it is still the row judged here: a reconnect since the read stands
+    if (!(await store.setStatusIf(row.id, row.version, 'needs_reauth', NO_REFRESH_REASON, at))) return truthful(await store.byId(row.id));
     return { ...row, status: 'needs_reauth', status_reason: NO_REFRESH_REASON, updated_at: at };
   }
 
@@ -240,7 +241,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     async states(userId) {
       const rows = await store.listForUser(userId);
       const checked = await Promise.all(rows.map((r) => truthful(r)));
-      return new Map(checked.map((r) => [(r as ConnectionRow).integration, toState(r)]));
+      // (a row disconnected while it was checked is left out)
+      return new Map(checked.filter((r): r is ConnectionRow => r !== undefined).map((r) => [r.integration, toState(r)]));
     },
 
     async refreshExpiring(manifestFor, withinMs = 5 * 60_000, limit = 100) {

@@ -47,6 +47,11 @@ export interface MockOAuth {
   clientSecret: string;
   counters: MockOAuthCounters;
   mode: TokenEndpointMode;
+  /**
+   * When set, the token endpoint awaits it (with the grant type) before answering, after counting
+   * the request: a test holds an answer there while it changes things (e.g. reconnects).
+   */
+  gate: ((grant: string) => Promise<void>) | undefined;
   /** access tokens currently valid (not revoked, not replaced) */
   activeAccessTokens: Set<string>;
   activeRefreshTokens: Set<string>;
@@ -124,6 +129,7 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
       counters.refreshTokenUses.set(rt, (counters.refreshTokenUses.get(rt) ?? 0) + 1);
       if (options.refreshDelayMs) await new Promise((r) => setTimeout(r, options.refreshDelayMs));
     }
+    if (api.gate) await api.gate(grant ?? '');
     if (api.mode === 'unavailable') return send(res, 503, '<html><body>Service Unavailable</body></html>', 'text/html');
     if (api.mode === 'html') return send(res, 200, '<!doctype html><html><body><h1>Sign in</h1></body></html>', 'text/html; charset=utf-8');
     if (api.mode === 'garbage-json') return send(res, 200, { hello: 'world' });
@@ -236,6 +242,7 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     clientSecret,
     counters,
     mode: 'normal',
+    gate: undefined,
     activeAccessTokens,
     activeRefreshTokens,
     revoked,

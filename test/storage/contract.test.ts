@@ -3,7 +3,8 @@
  * The storage contract, one table-driven suite run against SQLite and a real PostgreSQL server:
  * migrations, users and API keys, audit events (written by the sink, read with the activity page's
  * filters), result continuations, connections through the connection service, connect links,
- * the refresh lease, portal sessions, login links, key rotation and transactions. Numbers come
+ * the refresh lease, needs_reauth verdicts that never land on a connection reconnected meanwhile,
+ * portal sessions, login links, key rotation and transactions. Numbers come
  * back as numbers on both, and conditional updates let exactly one of two handles win.
  */
 import assert from 'node:assert/strict';
@@ -22,6 +23,7 @@ import { toPg } from '../../host/storage/postgres.js';
 import { UserStore } from '../../host/storage/users.js';
 import { createLogger } from '../../host/telemetry/logger.js';
 import { apiKeyManifest, oauthManifest } from '../connections/fixture.js';
+import { startMockOAuth } from '../helpers/mock-oauth.js';
 import { backends } from './backends.js';
 
 const oauth = oauthManifest({ authorizeUrl: 'http://127.0.0.1:9/authorize', tokenUrl: 'http://127.0.0.1:9/token' });
@@ -262,6 +264,78 @@ for (const backend of backends()) {
       assert.equal(await s1.commitRefresh(connectionId, winner, 'sealed', 'k', now + 3_600_000, 'repo', now), true);
       const row = await s2.byId(connectionId);
       assert.deepEqual([row?.version, row?.refresh_lease_owner, row?.scopes, row?.expires_at], [2, null, 'repo', now + 3_600_000]);
+    });
+
+    test('a refresh refused with invalid_grant leaves a connection reconnected meanwhile connected', async () => {
+      const u = await users.create('reconnect-race@example.com', 'acme');
+      const vault = createVault(generateKey());
+      const mock = await startMockOAuth();
+      try {
+        const manifest = oauthManifest(mock);
+        const clientFor = () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret });
+        const svc = createConnectionService({ db, vault, clientFor });
+        const portal = createConnectionService({ db: other, vault, clientFor }); // the replica serving the OAuth callback
+        const old = mock.issue();
+        await svc.importConnection({ userId: u.id, manifest, token: old.accessToken, refreshToken: old.refreshToken, expiresInSec: 5 }); // stale
+        // the provider holds its answer to the refresh until the user has reconnected, then refuses the old grant
+        mock.mode = 'invalid-grant';
+        let arrived = (): void => undefined;
+        let release = (): void => undefined;
+        const refreshSent = new Promise<void>((resolve) => (arrived = resolve));
+        const released = new Promise<void>((resolve) => (release = resolve));
+        mock.gate = async (grant) => {
+          if (grant !== 'refresh_token') return;
+          arrived();
+          await released;
+        };
+        const call = svc.credential(u.id, manifest);
+        await refreshSent;
+        const fresh = mock.issue();
+        await portal.saveTokens(u.id, manifest, { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresInSec: 3600 });
+        release();
+        assert.deepEqual(await call, { values: { token: fresh.accessToken } }, 'the call gets the reconnected token');
+        mock.gate = undefined;
+        mock.mode = 'normal';
+        assert.deepEqual(mock.counters.tokenErrors, ['invalid_grant']);
+        const row = await new ConnectionStore(other).byUser(u.id, 'mockhub');
+        assert.deepEqual([row?.status, row?.status_reason, row?.refresh_lease_owner], ['connected', null, null]);
+        assert.equal((await portal.lookup(u.id, manifest)).connected, true);
+        assert.equal((await svc.state(u.id, manifest)).state, 'connected');
+        assert.deepEqual(await svc.credential(u.id, manifest), { values: { token: fresh.accessToken } });
+        assert.equal(mock.counters.refreshes, 1, 'the new connection needed no refresh');
+      } finally {
+        await mock.close();
+      }
+    });
+
+    test('an expired connection without a refresh token, reconnected while its state is read, stays connected', async () => {
+      const u = await users.create('state-race@example.com', 'acme');
+      const vault = createVault(generateKey());
+      let clock = Date.now();
+      const reconnecting = createConnectionService({ db: other, vault, clientFor: () => undefined, now: () => clock });
+      // the status write of the state check waits until the user has reconnected on another replica
+      let reconnected = false;
+      const gated: Db = {
+        ...db,
+        run: async (sql, params) => {
+          if (!reconnected && /SET status = \?/.test(sql)) {
+            reconnected = true;
+            await reconnecting.importConnection({ userId: u.id, manifest: oauth, token: 'new', expiresInSec: 3600 });
+          }
+          return db.run(sql, params);
+        },
+      };
+      const svc = createConnectionService({ db: gated, vault, clientFor: () => undefined, now: () => clock });
+      await svc.importConnection({ userId: u.id, manifest: oauth, token: 'short', expiresInSec: 30 });
+      clock += 31_000; // expired, and nothing can refresh it
+      const state = await svc.state(u.id, oauth);
+      assert.ok(reconnected, 'the reconnect happened between the read and the status write');
+      assert.equal(state.state, 'connected');
+      assert.equal((await svc.states(u.id)).get('mockhub')?.state, 'connected');
+      assert.deepEqual(await svc.credential(u.id, oauth), { values: { token: 'new' } });
+      // without a reconnect, the same check does mark it
+      clock += 3_601_000;
+      assert.equal((await svc.state(u.id, oauth)).state, 'needs_reauth');
     });
 
     test('portal sessions and login links work across handles and are single-use where they must be', async () => {
