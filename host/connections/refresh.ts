@@ -15,6 +15,7 @@ import { GatewayError } from '../errors.js';
 import type { ConnectionRow, ConnectionStore } from './connection-store.js';
 import { OAuthError, clientEnvPrefix, refreshAccessToken, type OAuthClient, type OAuthHttpOptions } from './oauth.js';
 import { openSecret, sealSecret } from './sealed-secret.js';
+import { expiresAtOf } from './token-response.js';
 import type { Credential } from './types.js';
 import type { Vault } from './vault.js';
 
@@ -126,7 +127,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       const payload = { values: { token: tokens.accessToken }, refreshToken: tokens.refreshToken ?? secret.refreshToken };
       const { sealed, keyId } = sealSecret(deps.vault, row.id, payload);
       const now = deps.now();
-      const expiresAt = tokens.expiresInSec !== undefined ? now + tokens.expiresInSec * 1000 : null;
+      const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(now, tokens.expiresInSec) : null;
       // the provider has issued the tokens (and may have spent the old refresh token): a failed
       // write is retried, and the call gets its token even if the write never succeeds
       let stored = false;

@@ -16,6 +16,7 @@ import { revokeToken, type OAuthClient, type OAuthHttpOptions, type TokenSet } f
 import { PendingConnects } from './pending.js';
 import { NO_REFRESH_REASON, createRefresher, type ConnectionLogger } from './refresh.js';
 import { openSecret, sealSecret, type SecretPayload } from './sealed-secret.js';
+import { expiresAtOf } from './token-response.js';
 import type { ConnectionLookup, ConnectionService, Credential } from './types.js';
 import type { Vault } from './vault.js';
 
@@ -202,7 +203,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
         if (input.expiresInSec !== undefined) tokens.expiresInSec = input.expiresInSec;
         const payload: SecretPayload = { values: { token: tokens.accessToken } };
         if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
-        const expiresAt = tokens.expiresInSec !== undefined ? now() + tokens.expiresInSec * 1000 : null;
+        const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(now(), tokens.expiresInSec) : null;
         // re-importing without config keeps the connection's config (e.g. the Jira site)
         return save(input.userId, m, payload, input.config, expiresAt, null);
       }
@@ -216,7 +217,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
       if (manifest.auth.type !== 'oauth2') throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${manifest.displayName} is not an OAuth2 integration`);
       const payload: SecretPayload = { values: { token: tokens.accessToken } };
       if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
-      const expiresAt = tokens.expiresInSec !== undefined ? now() + tokens.expiresInSec * 1000 : null;
+      const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(now(), tokens.expiresInSec) : null;
       // a reconnect keeps the connection's config (e.g. the Jira site chosen at import)
       return save(userId, manifest, payload, undefined, expiresAt, tokens.scope ?? null);
     },

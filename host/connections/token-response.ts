@@ -32,7 +32,7 @@ export class OAuthError extends Error {
 export interface TokenSet {
   accessToken: string;
   refreshToken?: string;
-  /** lifetime in seconds, when the provider said */
+  /** lifetime in whole seconds, when the provider said (clamped: see normaliseExpiresIn) */
   expiresInSec?: number;
   /** granted scopes, space-separated */
   scope?: string;
@@ -82,6 +82,25 @@ function pick(obj: Record<string, unknown>, dotted: string | undefined): unknown
 function numberOf(v: unknown): number | undefined {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** The shortest token lifetime kept: a provider's `expires_in` below one second counts as one. */
+export const MIN_EXPIRES_IN_SEC = 1;
+/** The longest token lifetime kept (10 years): a larger `expires_in` (`1e300`) counts as this. */
+export const MAX_EXPIRES_IN_SEC = 10 * 365 * 24 * 3600;
+
+/**
+ * A token lifetime in whole seconds within [MIN_EXPIRES_IN_SEC, MAX_EXPIRES_IN_SEC]. Providers
+ * send fractions (`3599.0001`) and absurd values; `now + lifetime * 1000` must stay a safe integer,
+ * because `connections.expires_at` is a BIGINT of milliseconds (PostgreSQL refuses anything else).
+ */
+export function normaliseExpiresIn(sec: number): number {
+  return Math.min(MAX_EXPIRES_IN_SEC, Math.max(MIN_EXPIRES_IN_SEC, Math.floor(sec)));
+}
+
+/** When a token issued at `now` (ms) with a lifetime of `expiresInSec` expires: an integer (ms). */
+export function expiresAtOf(now: number, expiresInSec: number): number {
+  return Math.floor(now) + normaliseExpiresIn(expiresInSec) * 1000;
 }
 
 /** Discards a response body without reading it: the request is cancelled, whatever its size. */
@@ -153,7 +172,7 @@ export async function readTokenResponse(res: Response, what: string, tokenPath?:
   const out: TokenSet = { accessToken };
   if (typeof t['refresh_token'] === 'string' && t['refresh_token'].length > 0) out.refreshToken = t['refresh_token'];
   const expires = numberOf(t['expires_in']);
-  if (expires !== undefined) out.expiresInSec = expires;
+  if (expires !== undefined) out.expiresInSec = normaliseExpiresIn(expires);
   const scope = t['scope'] ?? body['scope'];
   if (typeof scope === 'string') out.scope = scope;
   else if (Array.isArray(scope)) out.scope = scope.filter((s) => typeof s === 'string').join(' ');

@@ -29,6 +29,7 @@ export interface ConnectionService {
     manifest: PluginManifest;
     token?: string;
     refreshToken?: string;
+    /** floored and clamped to [1 s, 10 years], as a provider's expires_in */
     expiresInSec?: number;
     values?: Record<string, string>;
     config?: Record<string, unknown>;

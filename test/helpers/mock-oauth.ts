@@ -52,6 +52,8 @@ export interface MockOAuth {
    * the request: a test holds an answer there while it changes things (e.g. reconnects).
    */
   gate: ((grant: string) => Promise<void>) | undefined;
+  /** the `expires_in` the token endpoint sends from now on (default accessTtlSec); any JSON value */
+  expiresIn: unknown;
   /** access tokens currently valid (not revoked, not replaced) */
   activeAccessTokens: Set<string>;
   activeRefreshTokens: Set<string>;
@@ -107,7 +109,7 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
   };
 
   function tokenSet(pair: { accessToken: string; refreshToken: string }, scope: string): Record<string, unknown> {
-    const set = { access_token: pair.accessToken, token_type: 'Bearer', expires_in: options.accessTtlSec ?? 3600, refresh_token: pair.refreshToken, scope };
+    const set = { access_token: pair.accessToken, token_type: 'Bearer', expires_in: api.expiresIn, refresh_token: pair.refreshToken, scope };
     return options.nestUnder ? { ok: true, [options.nestUnder]: set } : set;
   }
 
@@ -243,6 +245,7 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     counters,
     mode: 'normal',
     gate: undefined,
+    expiresIn: options.accessTtlSec ?? 3600,
     activeAccessTokens,
     activeRefreshTokens,
     revoked,
