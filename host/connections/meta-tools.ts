@@ -127,7 +127,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     title: 'Wait for a connection',
     description:
       'Wait until the user finishes the link from connect. Returns {status}: CONNECTED (retry your call), DENIED (the user refused at the provider), ' +
-      'EXPIRED (the link expired: call connect again), FAILED (the provider exchange failed; reason says why) or TIMEOUT (still pending: call again to keep waiting).',
+      'EXPIRED (the link expired: call connect again), FAILED (the provider exchange failed or the connection could not be stored; reason says why) or TIMEOUT (still pending: call again to keep waiting).',
     inputSchema: waitSchema,
     annotations: { readOnlyHint: true, idempotentHint: true },
     async handler(ctx, args) {

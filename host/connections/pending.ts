@@ -44,6 +44,15 @@ export type OpenResult =
   | { ok: true; pending: PendingConnect }
   | { ok: false; reason: 'unknown' | 'other_user' | 'used' | 'expired' };
 
+export type TakeResult =
+  | { ok: true; pending: PendingConnect; codeVerifier: string | undefined }
+  | { ok: false; reason: 'unknown' | 'other_user' | 'used' | 'expired' }
+  /** the record could not be used and is now settled `failed` (see its statusReason) */
+  | { ok: false; reason: 'failed'; pending: PendingConnect };
+
+/** Why a callback failed when the link's stored PKCE verifier could not be decrypted. */
+export const UNREADABLE_VERIFIER_REASON = "the sign-in could not be completed: the link's stored PKCE verifier cannot be decrypted (was the encryption key changed?); ask for a new link";
+
 const hash = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
 
 function toPending(r: Row, now: number): PendingConnect {
@@ -141,9 +150,11 @@ export class PendingConnects {
 
   /**
    * Takes an opened OAuth2 record by its state for the callback (once: it moves to `exchanging`).
-   * Resolves the record and the PKCE verifier, or a reason it cannot be taken.
+   * Resolves the record and the PKCE verifier, or a reason it cannot be taken. A verifier that
+   * cannot be decrypted (the key changed, the row was damaged) settles the record `failed` (reason
+   * 'failed'), so the agent's wait ends with that reason instead of the link hanging until expiry.
    */
-  async takeByState(state: string, userId: string): Promise<{ ok: true; pending: PendingConnect; codeVerifier: string | undefined } | { ok: false; reason: 'unknown' | 'other_user' | 'used' | 'expired' }> {
+  async takeByState(state: string, userId: string): Promise<TakeResult> {
     const r = await this.#db.get<Row>('SELECT * FROM pending_connects WHERE state_hash = ?', [hash(state)]);
     if (!r) return { ok: false, reason: 'unknown' };
     const p = toPending(r, this.#now());
@@ -153,9 +164,16 @@ export class PendingConnects {
       return { ok: false, reason: 'expired' };
     }
     if (p.status !== 'opened') return { ok: false, reason: 'used' };
+    // decrypted before the record moves on: a failure must not leave it `exchanging` for good
+    let codeVerifier: string | undefined;
+    try {
+      codeVerifier = r.code_verifier ? this.#vault.decrypt(r.code_verifier, `pkce:${p.id}`) : undefined;
+    } catch {
+      await this.settle(p.id, 'failed', UNREADABLE_VERIFIER_REASON);
+      return { ok: false, reason: 'failed', pending: (await this.get(p.id)) ?? { ...p, status: 'failed', statusReason: UNREADABLE_VERIFIER_REASON } };
+    }
     const { changes } = await this.#db.run(`UPDATE pending_connects SET status = 'exchanging' WHERE id = ? AND status = 'opened'`, [p.id]);
     if (changes === 0) return { ok: false, reason: 'used' };
-    const codeVerifier = r.code_verifier ? this.#vault.decrypt(r.code_verifier, `pkce:${p.id}`) : undefined;
     return { ok: true, pending: { ...p, status: 'exchanging' }, codeVerifier };
   }
 

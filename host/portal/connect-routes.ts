@@ -3,17 +3,23 @@
  * The human side of `connect`: the link page (signed in, and only for the user who asked), the
  * OAuth2 round trip (state + PKCE S256 to the provider, the callback exchanging the code), the
  * API-key form, and the result page. Each step moves the pending record atomically, so a link or a
- * provider answer is used at most once; the agent's wait_for_connection sees the outcome.
+ * provider answer is used at most once; the agent's wait_for_connection sees the outcome. A step
+ * that fails after the link was used (the exchange, storing the connection) settles it `failed`
+ * with the reason, so neither the agent's wait nor the user's retry is left facing a stuck link.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import { validateApiKeyFields } from '../connections/apikey-fields.js';
+import { ConnectionError } from '../connections/errors.js';
 import { authorizationUrl, exchangeCode, OAuthError, randomToken } from '../connections/oauth.js';
 import { TERMINAL, type OpenResult } from '../connections/pending.js';
 import type { PortalContext, SignedIn } from './context.js';
 import { apiKeyFormBody, oauthStartBody, resultBody, RESULT_TEXT } from './connect-views.js';
 
 type Refusal = Extract<OpenResult, { ok: false }>['reason'];
+
+/** The reason a link fails with when the connection could not be saved (the database refused, …). */
+export const STORE_FAILED_REASON = 'the connection could not be stored on the server; try again with a new link';
 
 const REFUSALS: Record<Refusal, { status: number; title: string; text: string }> = {
   unknown: { status: 404, title: 'Link not found', text: 'This connect link is unknown. Ask your agent for a new one.' },
@@ -87,6 +93,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     if (typeof q['state'] !== 'string' || q['state'] === '')
       return ctx.sendError(reply, 400, 'Sign-in response not valid', 'The provider sent no state parameter; start again from your agent\'s link.', who);
     const taken = await pending.takeByState(q['state'], who.user.id);
+    if (!taken.ok && taken.reason === 'failed') return reply.code(303).header('location', `/connect/${taken.pending.id}`).send();
     if (!taken.ok) return refuse(reply, taken.reason, who);
     const p = taken.pending;
     const done = (): FastifyReply => reply.code(303).header('location', `/connect/${p.id}`).send();
@@ -107,7 +114,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
       await connections.saveTokens(who.user.id, m, tokens);
       await pending.settle(p.id, 'connected', null);
     } catch (err) {
-      const reason = err instanceof OAuthError ? err.message : 'the connection could not be stored';
+      const reason = err instanceof OAuthError ? err.message : STORE_FAILED_REASON;
       ctx.deps.logger?.warn({ pendingId: p.id, integration: p.integration, error: reason }, 'OAuth callback failed');
       await pending.settle(p.id, 'failed', reason);
     }
@@ -128,8 +135,15 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
       return ctx.sendPage(reply, 400, { title: `Connect ${m.displayName}`, body: apiKeyFormBody({ ...m, auth: m.auth }, checked.pending, who.session.csrf, input, v.errors), who });
     const opened = await pending.open(checked.pending.id, who.user.id);
     if (!opened.ok) return refuse(reply, opened.reason, who);
-    await connections.saveApiKey(who.user.id, m, input);
-    await pending.settle(checked.pending.id, 'connected', null);
+    // the link is used now: whatever happens, it must end in a terminal status the agent's wait sees
+    try {
+      await connections.saveApiKey(who.user.id, m, input);
+      await pending.settle(checked.pending.id, 'connected', null);
+    } catch (err) {
+      const reason = err instanceof ConnectionError ? `${m.displayName}: ${err.message}` : STORE_FAILED_REASON;
+      ctx.deps.logger?.warn({ pendingId: checked.pending.id, integration: m.name, error: (err as Error).message }, 'storing an API-key connection failed');
+      await pending.settle(checked.pending.id, 'failed', reason);
+    }
     return reply.code(303).header('location', `/connect/${checked.pending.id}`).send();
   });
 }

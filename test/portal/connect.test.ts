@@ -2,10 +2,16 @@
  * @module test/portal/connect.test
  * The connect pages: the API-key form (per-field errors, secrets never echoed, single use), the
  * OAuth2 round trip against the mock provider (state + PKCE, callback, replay refused, denial),
- * and links that belong to another user or have expired.
+ * links that belong to another user or have expired, and links used by a step that then failed
+ * (the connection could not be stored, the PKCE verifier cannot be read): settled failed, which
+ * the agent's wait_for_connection reports.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createConnectionMetaTools } from '../../host/connections/meta-tools.js';
+import { UNREADABLE_VERIFIER_REASON } from '../../host/connections/pending.js';
+import type { MetaToolContext } from '../../host/meta-tools/types.js';
+import { STORE_FAILED_REASON } from '../../host/portal/connect-routes.js';
 import { csrfOf, otherUser, signIn, startHarness, type Harness } from './harness.js';
 
 describe('portal connect pages', () => {
@@ -17,6 +23,15 @@ describe('portal connect pages', () => {
 
   const keyed = () => h.manifests.find((m) => m.name === 'keyed')!;
   const mockhub = () => h.manifests.find((m) => m.name === 'mockhub')!;
+
+  /** the agent's wait_for_connection on the link, as the MCP transport calls it */
+  const waitForConnection = async (connectionId: string, timeoutSec: number) => {
+    const tools = createConnectionMetaTools({ connections: h.connections, registry: { plugins: () => h.manifests, plugin: (n) => h.manifests.find((m) => m.name === n) }, publicUrl: h.publicUrl });
+    const tool = tools.find((x) => x.name === 'wait_for_connection')!;
+    const signal = new AbortController().signal;
+    const ctx: MetaToolContext = { user: h.t.user, transport: 'mcp', signal, cancelled: signal, requestId: 'req-wait', progress: async () => undefined };
+    return (await tool.handler(ctx, tool.inputSchema.parse({ connectionId, timeoutSec }))).json;
+  };
 
   it('validates the API-key form field by field, never echoes the secret, and stores a valid submission once', async () => {
     const b = await signIn(h);
@@ -163,6 +178,53 @@ describe('portal connect pages', () => {
     assert.match((await b.get(`/connect/${p.id}`)).body, /Link expired/);
     assert.equal((await b.post(`/connect/${p.id}/form`, { _csrf: csrfOf((await b.get('/keys')).body), apiKey: 'k_abcdefgh12' })).status, 410);
     assert.equal((await b.get('/connect/nope-not-a-link')).status, 404);
+  });
+
+  it('a used link whose connection cannot be stored ends failed with the reason, which wait_for_connection reports', async () => {
+    const b = await signIn(h);
+    const p = await h.connections.pending.create(h.t.user.id, 'keyed', 'apikey');
+    const page = await b.get(`/connect/${p.id}`);
+    const before = await h.t.db.all('SELECT * FROM connections ORDER BY id');
+    // the database refuses to write connections (as a failing disk would), and only them
+    await h.t.db.run("CREATE TRIGGER refuse_connection_insert BEFORE INSERT ON connections BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END");
+    await h.t.db.run("CREATE TRIGGER refuse_connection_update BEFORE UPDATE ON connections BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END");
+    try {
+      const waiting = waitForConnection(p.id, 20); // the agent waits while the user submits
+      const res = await b.post(`/connect/${p.id}/form`, { _csrf: csrfOf(page.body), apiKey: 'k_storefails1', region: 'us' });
+      assert.equal(res.status, 303);
+      assert.equal(res.location, `/connect/${p.id}`);
+      assert.deepEqual(await waiting, { connectionId: p.id, integration: 'keyed', status: 'FAILED', reason: STORE_FAILED_REASON });
+      const result = await b.get(`/connect/${p.id}`);
+      assert.match(result.body, /Connection failed/);
+      assert.ok(result.body.includes(STORE_FAILED_REASON), 'the result page says why');
+      assert.ok(!result.body.includes('k_storefails1') && !result.body.includes('disk I/O error'), 'neither the secret nor the database error is shown');
+    } finally {
+      await h.t.db.run('DROP TRIGGER refuse_connection_insert');
+      await h.t.db.run('DROP TRIGGER refuse_connection_update');
+    }
+    assert.deepEqual(await h.t.db.all('SELECT * FROM connections ORDER BY id'), before, 'nothing stored, nothing lost');
+  });
+
+  it('a callback whose PKCE verifier cannot be decrypted settles the link failed instead of leaving it exchanging', async () => {
+    const b = await signIn(h);
+    const open = async () => {
+      const p = await h.connections.pending.create(h.t.user.id, 'mockhub', 'oauth2');
+      const page = await b.get(`/connect/${p.id}`);
+      return { id: p.id, auth: new URL((await b.post(`/connect/${p.id}`, { _csrf: csrfOf(page.body) })).location ?? '') };
+    };
+    const damaged = await open();
+    const other = await open();
+    // the verifier of another link is sealed for that link: on this row it does not decrypt
+    await h.t.db.run('UPDATE pending_connects SET code_verifier = (SELECT code_verifier FROM pending_connects WHERE id = ?) WHERE id = ?', [other.id, damaged.id]);
+    const exchanges = h.mock.counters.codeExchanges;
+    const waiting = waitForConnection(damaged.id, 20);
+    const cb = await b.get(`/oauth/callback?code=some-code&state=${damaged.auth.searchParams.get('state')}`);
+    assert.equal(cb.status, 303);
+    assert.equal(cb.location, `/connect/${damaged.id}`);
+    assert.deepEqual(await waiting, { connectionId: damaged.id, integration: 'mockhub', status: 'FAILED', reason: UNREADABLE_VERIFIER_REASON });
+    assert.equal(h.mock.counters.codeExchanges, exchanges, 'no code was sent to the provider');
+    assert.match((await b.get(`/connect/${damaged.id}`)).body, /Connection failed/);
+    assert.equal((await h.connections.pending.get(other.id))?.status, 'opened', 'the other link is untouched');
   });
 
   it('starts a connect from the integrations page and disconnects with revocation', async () => {
