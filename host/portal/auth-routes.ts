@@ -2,7 +2,8 @@
  * @module host/portal/auth-routes
  * Signing in and out: with an API key, or with a one-time login link (shown as a confirmation
  * button, so fetching the link does not use it). Sign-in forms carry a pre-login CSRF token bound
- * to a cookie (no login CSRF); a new session id is issued at every sign-in (no fixation).
+ * to a cookie (no login CSRF); a new session id is issued at every sign-in (no fixation). A session
+ * signed in with a key remembers it and ends when the key is revoked.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { User } from '../storage/users.js';
@@ -27,8 +28,9 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
     return ctx.checkPost(req, reply, expected);
   };
 
-  async function signIn(reply: FastifyReply, user: User, next: string): Promise<FastifyReply> {
-    const { id } = await ctx.sessions.create(user.id);
+  /** `keyId`: the API key that signed in (the session ends when it is revoked), null for a login link. */
+  async function signIn(reply: FastifyReply, user: User, keyId: string | null, next: string): Promise<FastifyReply> {
+    const { id } = await ctx.sessions.create(user.id, keyId);
     // Housekeeping rides on sign-ins (rare, and on whichever replica): old sessions, links and pending connects.
     void Promise.all([ctx.sessions.sweep(), sweepLoginLinks(ctx.deps.db), ctx.deps.connections.pending.sweep()]).catch((err: unknown) =>
       ctx.deps.logger?.warn({ error: (err as Error).message }, 'portal sweep failed'),
@@ -63,9 +65,9 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
     const form = ctx.body(request);
     const next = ctx.safeNext(form['next']);
     const key = (form['apiKey'] ?? '').trim();
-    const user = key ? await ctx.deps.users.authenticate(key) : undefined;
-    if (!user) return loginPage(reply, 401, next, key ? 'That API key is not valid: it is unknown or was revoked.' : 'Enter your API key.');
-    return signIn(reply, user, next);
+    const found = key ? await ctx.deps.users.authenticateKey(key) : undefined;
+    if (!found) return loginPage(reply, 401, next, key ? 'That API key is not valid: it is unknown or was revoked.' : 'Enter your API key.');
+    return signIn(reply, found.user, found.keyId, next);
   });
 
   scope.get<{ Params: { token: string } }>('/login/link/:token', async (request, reply) => {
@@ -86,7 +88,7 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
     const userId = await consumeLoginLink(ctx.deps.db, request.params.token, ctx.deps.connections.now());
     const user = userId ? await ctx.deps.users.byId(userId) : undefined;
     if (!user) return ctx.sendError(reply, 410, 'Sign-in link not valid', 'This sign-in link is unknown, was already used or has expired. Ask for a new one.');
-    return signIn(reply, user, '/integrations');
+    return signIn(reply, user, null, '/integrations');
   });
 
   scope.post('/logout', async (request, reply) => {

@@ -2,7 +2,8 @@
  * @module host/portal/keys-routes
  * API-key management: list the user's keys (prefix, label, dates), create one (shown exactly once,
  * on a no-store page), revoke one, and end the user's other portal sessions. Keys are stored only
- * as hashes, so a lost key is replaced, never revealed.
+ * as hashes, so a lost key is replaced, never revealed. Revoking a key also ends the portal sessions
+ * signed in with it (see sessions.ts), this one included.
  */
 import type { FastifyInstance } from 'fastify';
 import type { PortalContext, SignedIn } from './context.js';
@@ -29,7 +30,7 @@ ${keys.length === 0
   ? html`<p>You have no keys.</p>`
   : html`<table><thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Action</th></tr></thead><tbody>
 ${keys.map(
-  (k) => html`<tr><td><code>${k.prefix}…</code></td><td>${k.label}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+  (k) => html`<tr><td><code>${k.prefix}…</code></td><td>${k.label}${k.id === who.session.keyId && k.revokedAt === null ? html` <span class="hint">(you signed in with this key: revoking it signs you out)</span>` : ''}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
 <td>${k.revokedAt === null ? 'Active' : html`Revoked ${when(k.revokedAt)}`}</td>
 <td>${k.revokedAt === null
     ? html`<form method="post" action="/keys/${k.id}/revoke" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" aria-label="Revoke key ${k.prefix}">Revoke</button></form>`
@@ -44,7 +45,7 @@ ${keys.map(
     if (!who) return reply;
     const note =
       request.query.revoked === '1'
-        ? html`<p class="notice" role="status">The key was revoked. Agents using it are refused from now on.</p>`
+        ? html`<p class="notice" role="status">The key was revoked. Agents using it are refused from now on, and portal sessions signed in with it are signed out.</p>`
         : request.query.signedOut === '1'
           ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
           : '';

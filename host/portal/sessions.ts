@@ -4,6 +4,14 @@
  * hash, with a per-session CSRF token, a fixed lifetime and server-side revocation (sign out, sign
  * out everywhere). Unlike the seed's 24 h bearer JWT in localStorage, a revoked session is dead at
  * once and script on the page can never read it.
+ *
+ * A session signed in with an API key records the key's id and lives only as long as the key: a
+ * leaked key must not leave its holder a portal session that outlives the revocation (and could
+ * mint a new key). The key is checked when the session is resolved, on every request, rather than
+ * by ending sessions when a key is revoked: so it holds however the key was revoked (the portal,
+ * UserStore.revokeApiKey from an embedder or script, an operator's SQL, a replica still running an
+ * older release), costs one primary-key lookup, and needs no second write to stay consistent.
+ * Login-link sessions have no key.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../storage/db.js';
@@ -12,9 +20,15 @@ import { hashSecret } from '../storage/users.js';
 export interface PortalSession {
   idHash: string;
   userId: string;
+  /** the API key the session was signed in with; null for a login-link session */
+  keyId: string | null;
   csrf: string;
   expiresAt: number;
 }
+
+/** A session that is still valid at `?` (the time): not revoked, not expired, and its key (if any) not revoked. */
+const LIVE = `s.revoked_at IS NULL AND s.expires_at > ?
+  AND (s.key_id IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = s.key_id AND k.revoked_at IS NULL))`;
 
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
@@ -40,14 +54,18 @@ export class PortalSessions {
     this.ttlMs = ttlMs;
   }
 
-  /** Starts a session; the returned id goes into the cookie and is never stored. */
-  async create(userId: string): Promise<{ id: string; session: PortalSession }> {
+  /**
+   * Starts a session; the returned id goes into the cookie and is never stored. `keyId` is the API
+   * key that signed in (the session ends with it), null for a login link.
+   */
+  async create(userId: string, keyId: string | null = null): Promise<{ id: string; session: PortalSession }> {
     const id = randomId();
     const now = this.#now();
-    const session: PortalSession = { idHash: hashSecret(id), userId, csrf: randomId(), expiresAt: now + this.ttlMs };
-    await this.#db.run('INSERT INTO portal_sessions (id_hash, user_id, csrf, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL)', [
+    const session: PortalSession = { idHash: hashSecret(id), userId, keyId, csrf: randomId(), expiresAt: now + this.ttlMs };
+    await this.#db.run('INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)', [
       session.idHash,
       userId,
+      keyId,
       session.csrf,
       now,
       session.expiresAt,
@@ -55,13 +73,14 @@ export class PortalSessions {
     return { id, session };
   }
 
+  /** The session behind a cookie value, or undefined when it is unknown, revoked, expired, or its API key was revoked. */
   async resolve(id: string | undefined): Promise<PortalSession | undefined> {
     if (!id || !/^[A-Za-z0-9_-]{20,100}$/.test(id)) return undefined;
-    const r = await this.#db.get<{ id_hash: string; user_id: string; csrf: string; expires_at: number }>(
-      'SELECT id_hash, user_id, csrf, expires_at FROM portal_sessions WHERE id_hash = ? AND revoked_at IS NULL AND expires_at > ?',
+    const r = await this.#db.get<{ id_hash: string; user_id: string; key_id: string | null; csrf: string; expires_at: number }>(
+      `SELECT s.id_hash, s.user_id, s.key_id, s.csrf, s.expires_at FROM portal_sessions s WHERE s.id_hash = ? AND ${LIVE}`,
       [hashSecret(id), this.#now()],
     );
-    return r && { idHash: r.id_hash, userId: r.user_id, csrf: r.csrf, expiresAt: Number(r.expires_at) };
+    return r && { idHash: r.id_hash, userId: r.user_id, keyId: r.key_id, csrf: r.csrf, expiresAt: Number(r.expires_at) };
   }
 
   async revoke(idHash: string): Promise<void> {
@@ -79,7 +98,7 @@ export class PortalSessions {
   }
 
   async countActive(userId: string): Promise<number> {
-    const r = await this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM portal_sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ?', [userId, this.#now()]);
+    const r = await this.#db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM portal_sessions s WHERE s.user_id = ? AND ${LIVE}`, [userId, this.#now()]);
     return Number(r?.n ?? 0);
   }
 

@@ -70,6 +70,18 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX pending_connects_user ON pending_connects(user_id, created_at)`,
     ],
   },
+  {
+    version: 4,
+    name: 'portal sessions record the API key that signed them in',
+    statements: [
+      // NULL for a login-link session. A session whose key is revoked (or deleted) is no longer valid.
+      `ALTER TABLE portal_sessions ADD COLUMN key_id TEXT REFERENCES api_keys(id) ON DELETE CASCADE`,
+      // Sessions opened before this migration do not say which key signed them in, so revoking that
+      // key could not end them: they end now and their users sign in again. (A migration has no
+      // clock, so the end is dated at their start; either way, they are swept within a day.)
+      `UPDATE portal_sessions SET revoked_at = created_at WHERE revoked_at IS NULL`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

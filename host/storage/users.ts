@@ -92,6 +92,14 @@ export class UserStore {
 
   /** Resolves a presented key to its user, or undefined for unknown and revoked keys. */
   async authenticate(key: string): Promise<User | undefined> {
+    return (await this.authenticateKey(key))?.user;
+  }
+
+  /**
+   * Like authenticate, and also says which key it was: a portal session signed in with a key
+   * records it, so that revoking the key ends the session too.
+   */
+  async authenticateKey(key: string): Promise<{ user: User; keyId: string } | undefined> {
     if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
     const r = await this.#db.get<UserRow & { key_id: string; last_used_at: number | null }>(
       `SELECT u.*, k.id AS key_id, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id
@@ -104,7 +112,7 @@ export class UserStore {
     // failed write (database locked, read-only or full) refuse an otherwise valid key.
     if (r.last_used_at === null || now - Number(r.last_used_at) > 60_000)
       await this.#db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [now, r.key_id]).catch(() => undefined);
-    return toUser(r);
+    return { user: toUser(r), keyId: r.key_id };
   }
 
   async listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
@@ -122,6 +130,10 @@ export class UserStore {
     }));
   }
 
+  /**
+   * Revokes a key: agents presenting it are refused, and portal sessions signed in with it are no
+   * longer valid (PortalSessions.resolve checks the key on every request, whoever revoked it).
+   */
   async revokeApiKey(userId: string, keyId: string): Promise<boolean> {
     const { changes } = await this.#db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [Date.now(), keyId, userId]);
     return changes > 0;

@@ -354,6 +354,22 @@ for (const backend of backends()) {
       assert.equal(await peekLoginLink(db, token), undefined);
     });
 
+    test('a portal session signed in with an API key ends when another handle revokes the key; a login-link session does not', async () => {
+      const u = await users.create('session-key@example.com', 'acme');
+      const { info } = await users.createApiKey(u.id, 'k');
+      const keyed = await new PortalSessions(db).create(u.id, info.id);
+      const linked = await new PortalSessions(db).create(u.id);
+      const there = new PortalSessions(other);
+      assert.deepEqual(await there.resolve(keyed.id), keyed.session);
+      assert.equal(keyed.session.keyId, info.id);
+      assert.equal(await there.countActive(u.id), 2);
+      assert.equal(await new UserStore(other).revokeApiKey(u.id, info.id), true);
+      assert.equal(await new PortalSessions(db).resolve(keyed.id), undefined);
+      assert.deepEqual(await new PortalSessions(db).resolve(linked.id), linked.session);
+      assert.equal(linked.session.keyId, null);
+      assert.equal(await there.countActive(u.id), 1);
+    });
+
     test('key rotation re-encrypts every connection in one transaction', async () => {
       const u = await users.create('rotate@example.com', 'acme');
       const oldVault = createVault(generateKey());

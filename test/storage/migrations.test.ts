@@ -34,7 +34,32 @@ for (const backend of backends()) {
         const rows = await db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
         assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
         // The last migration's column exists: the schema is complete.
-        assert.deepEqual(await db.all('SELECT refresh_lease_owner FROM connections'), []);
+        assert.deepEqual(await db.all('SELECT key_id FROM portal_sessions'), []);
+      } finally {
+        await db.close();
+      }
+    });
+
+    test('migration 4 on a database in use: sessions opened before it (their key unknown) end, the rest of the data stays', async () => {
+      const url = await backend.freshUrl();
+      const db = await backend.open(url);
+      try {
+        assert.equal(await migrate(db, MIGRATIONS.filter((m) => m.version < 4)), 3);
+        const now = Date.now();
+        await db.run(`INSERT INTO users (id, email, tenant, created_at) VALUES ('u1', 'old@example.com', 'acme', ?)`, [now]);
+        await db.run(`INSERT INTO api_keys (id, user_id, hash, prefix, label, created_at) VALUES ('k1', 'u1', 'h1', 'wb_abcdefg', 'old', ?)`, [now]);
+        await db.run(`INSERT INTO portal_sessions (id_hash, user_id, csrf, created_at, expires_at, revoked_at) VALUES ('open', 'u1', 'c', ?, ?, NULL)`, [now, now + 3_600_000]);
+        await db.run(`INSERT INTO portal_sessions (id_hash, user_id, csrf, created_at, expires_at, revoked_at) VALUES ('ended', 'u1', 'c', ?, ?, ?)`, [now - 10, now + 3_600_000, now - 5]);
+        assert.equal(await migrate(db), MIGRATIONS.length - 3);
+        const sessions = await db.all<{ id_hash: string; key_id: string | null; revoked_at: number | null }>('SELECT id_hash, key_id, revoked_at FROM portal_sessions ORDER BY id_hash');
+        assert.deepEqual(sessions, [
+          { id_hash: 'ended', key_id: null, revoked_at: now - 5 },
+          { id_hash: 'open', key_id: null, revoked_at: now },
+        ]);
+        assert.deepEqual(await db.all('SELECT id, label, revoked_at FROM api_keys'), [{ id: 'k1', label: 'old', revoked_at: null }]);
+        // New sessions record their key, which must exist.
+        await db.run(`INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at) VALUES ('new', 'u1', 'k1', 'c', ?, ?)`, [now, now + 1]);
+        await assert.rejects(db.run(`INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at) VALUES ('bad', 'u1', 'nokey', 'c', ?, ?)`, [now, now + 1]));
       } finally {
         await db.close();
       }
