@@ -27,7 +27,7 @@ export interface ConnectionMetaToolDeps {
   allowed?: (user: User, pluginName: string) => boolean;
   /** whether the user's tenant may use one tool of a plugin (policy); default: every tool */
   toolAllowed?: (user: User, pluginName: string, toolName: string) => boolean;
-  /** links one user may create per 10 minutes (default 30) */
+  /** links one user may create per 10 minutes (default CONNECT_LINK_LIMIT.max, shared with the portal's Connect button) */
   maxLinksPer10Min?: number;
   /** longest wait between two database polls in wait_for_connection (default 1000 ms) */
   maxPollMs?: number;
@@ -100,10 +100,10 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
       if (m.auth.type === 'none') return { json: { integration: m.name, status: 'NOT_REQUIRED', message: `${m.displayName} needs no connection: call its tools directly.` } };
       if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
         return err('GW_ERR_CONNECTION_NO_CLIENT', `${m.displayName} cannot be connected yet: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID and _CLIENT_SECRET on the server.`, { integration: m.name });
-      const limit = deps.maxLinksPer10Min ?? 30;
-      if ((await connections.pending.countRecent(ctx.user.id, connections.now() - 10 * 60_000)) >= limit)
-        return err('GW_ERR_POLICY_RATE_LIMITED', `Too many connect links in 10 minutes (limit ${limit}); reuse the last one or wait.`, { retryAfterSec: 60 });
-      const p = await connections.pending.create(ctx.user.id, m.name, m.auth.type);
+      const made = await connections.pending.createLimited(ctx.user.id, m.name, m.auth.type, deps.maxLinksPer10Min);
+      if (!made.ok)
+        return err('GW_ERR_POLICY_RATE_LIMITED', `Too many connect links in 10 minutes (limit ${made.limit}); reuse the last one or wait.`, { retryAfterSec: made.retryAfterSec });
+      const p = made.pending;
       return {
         json: {
           connectionId: p.id,

@@ -40,6 +40,17 @@ interface Row {
   used_at: number | null;
 }
 
+/**
+ * How many connect links one user may create in a sliding window, whichever way they are made (the
+ * agent's `connect` meta-tool or the portal's Connect button): each link is a database row, so
+ * this bounds what one signed-in user or script can write.
+ */
+export const CONNECT_LINK_LIMIT = { max: 30, windowMs: 10 * 60_000 } as const;
+
+export type CreateLimitedResult =
+  | { ok: true; pending: PendingConnect }
+  | { ok: false; limit: number; windowMs: number; /** when the user may create the next link */ retryAt: number; retryAfterSec: number };
+
 export type OpenResult =
   | { ok: true; pending: PendingConnect }
   | { ok: false; reason: 'unknown' | 'other_user' | 'used' | 'expired' };
@@ -105,6 +116,29 @@ export class PendingConnects {
       [id, userId, integration, type, hash(randomBytes(32).toString('base64url')), now, now + this.ttlMs],
     );
     return (await this.get(id)) as PendingConnect;
+  }
+
+  /**
+   * Creates a link unless the user already created `max` in the last CONNECT_LINK_LIMIT.windowMs;
+   * then says when the oldest of those leaves the window. Every path that mints links for a
+   * user goes through here, so they share one count.
+   */
+  async createLimited(userId: string, integration: string, type: 'oauth2' | 'apikey', max: number = CONNECT_LINK_LIMIT.max): Promise<CreateLimitedResult> {
+    const { windowMs } = CONNECT_LINK_LIMIT;
+    const now = this.#now();
+    const since = now - windowMs;
+    const count = await this.countRecent(userId, since);
+    if (count >= max) {
+      // The link whose leaving the window brings the count below max (the oldest, unless
+      // concurrent requests went past the limit).
+      const r = await this.#db.get<{ created_at: number }>(
+        'SELECT created_at FROM pending_connects WHERE user_id = ? AND created_at > ? ORDER BY created_at LIMIT 1 OFFSET ?',
+        [userId, since, count - max],
+      );
+      const retryAt = Math.max(now, Number(r?.created_at ?? now) + windowMs);
+      return { ok: false, limit: max, windowMs, retryAt, retryAfterSec: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
+    }
+    return { ok: true, pending: await this.create(userId, integration, type) };
   }
 
   async get(id: string): Promise<PendingConnect | undefined> {

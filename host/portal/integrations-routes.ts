@@ -2,7 +2,8 @@
  * @module host/portal/integrations-routes
  * The integrations page: every integration the user may use, with its true connection state
  * (connected, needs reconnecting with the reason, not connected, no account needed) and the
- * actions: connect (the same link flow the agent uses) and disconnect (revoking at the provider).
+ * actions: connect (the same link flow the agent uses, under the same per-user link limit) and
+ * disconnect (revoking at the provider).
  */
 import type { FastifyInstance } from 'fastify';
 import type { PluginManifest } from '../../sandbox/manifest.js';
@@ -74,8 +75,22 @@ ${connected
     if (!m || m.auth.type === 'none') return ctx.sendError(reply, 404, 'Unknown integration', `There is no integration "${request.params.name}" to connect.`, who);
     if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
       return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected until the operator sets ${clientEnvPrefix(m.name)}_CLIENT_ID.`, who);
-    const p = await connections.pending.create(who.user.id, m.name, m.auth.type);
-    return reply.code(303).header('location', `/connect/${p.id}`).send();
+    // The same per-user link limit as the agent's connect tool (one count for both).
+    const made = await connections.pending.createLimited(who.user.id, m.name, m.auth.type);
+    if (!made.ok) {
+      const minutes = Math.ceil(made.retryAfterSec / 60);
+      const at = new Date(made.retryAt).toISOString().slice(11, 16);
+      void reply.header('retry-after', String(made.retryAfterSec));
+      return ctx.sendError(
+        reply,
+        429,
+        'Too many connect links',
+        `You (or your agents) started ${made.limit} connections in the last ${made.windowMs / 60_000} minutes, the most allowed. ` +
+          `Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'} (after ${at} UTC), or finish a link you already have.`,
+        who,
+      );
+    }
+    return reply.code(303).header('location', `/connect/${made.pending.id}`).send();
   });
 
   scope.post<{ Params: { name: string } }>('/integrations/:name/disconnect', async (request, reply) => {

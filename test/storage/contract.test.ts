@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AUDIT_BATCH_ROWS, createDatabaseAuditSink, type AuditEvent } from '../../host/audit/audit.js';
 import { ConnectionStore } from '../../host/connections/connection-store.js';
+import { CONNECT_LINK_LIMIT } from '../../host/connections/pending.js';
 import { rotateKeys } from '../../host/connections/key-rotation.js';
 import { createConnectionService } from '../../host/connections/service.js';
 import { createVault, generateKey } from '../../host/connections/vault.js';
@@ -249,6 +250,21 @@ for (const backend of backends()) {
       const taken = await b.pending.takeByState('the-state', u.id);
       assert.equal(taken.ok && taken.codeVerifier, 'v'.repeat(50));
       assert.deepEqual(await a.pending.takeByState('the-state', u.id), { ok: false, reason: 'used' });
+    });
+
+    test('connect-link limit: links made on either handle count together; past the limit, the retry time is when the oldest leaves the window', async () => {
+      const u = await users.create('limited@example.com', 'acme');
+      const vault = createVault(generateKey());
+      const a = createConnectionService({ db, vault, clientFor: () => undefined });
+      const b = createConnectionService({ db: other, vault, clientFor: () => undefined });
+      const first = await a.pending.createLimited(u.id, 'keyed', 'apikey', 2);
+      assert.ok(first.ok);
+      assert.equal((await b.pending.createLimited(u.id, 'keyed', 'apikey', 2)).ok, true);
+      const refused = await a.pending.createLimited(u.id, 'keyed', 'apikey', 2);
+      assert.ok(!refused.ok);
+      assert.equal(refused.retryAt, first.pending.createdAt + CONNECT_LINK_LIMIT.windowMs);
+      assert.ok(refused.retryAfterSec >= 1 && refused.retryAfterSec <= CONNECT_LINK_LIMIT.windowMs / 1000);
+      assert.equal(await a.pending.countRecent(u.id, 0), 2);
     });
 
     test('refresh lease: one holder at a time across handles; the holder commits once', async () => {
