@@ -6,6 +6,13 @@
  * provider answer is used at most once; the agent's wait_for_connection sees the outcome. A step
  * that fails after the link was used (the exchange, storing the connection) settles it `failed`
  * with the reason, so neither the agent's wait nor the user's retry is left facing a stuck link.
+ *
+ * "Continue" (a form post, for CSRF and single use) is answered with a page that goes on to the
+ * provider by a meta refresh (with a link as fallback), not with a redirect. Chromium checks the
+ * page's CSP form-action against every redirect of a form submission, and providers redirect on to
+ * origins of their own (auth.atlassian.com sends signed-out people to id.atlassian.com), which the
+ * portal cannot know: a redirect there would be blocked after the link was used. A navigation the
+ * page starts is not a form submission, so form-action stays 'self' on every portal page.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PluginManifest } from '../../sandbox/manifest.js';
@@ -14,7 +21,7 @@ import { ConnectionError } from '../connections/errors.js';
 import { authorizationUrl, exchangeCode, OAuthError, randomToken } from '../connections/oauth.js';
 import { TERMINAL, type OpenResult } from '../connections/pending.js';
 import type { PortalContext, SignedIn } from './context.js';
-import { apiKeyFormBody, oauthStartBody, resultBody, RESULT_TEXT } from './connect-views.js';
+import { apiKeyFormBody, oauthContinueBody, oauthStartBody, resultBody, RESULT_TEXT } from './connect-views.js';
 
 type Refusal = Extract<OpenResult, { ok: false }>['reason'];
 
@@ -45,10 +52,6 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     const m = registry.plugin(name);
     return m && ctx.mayUse(who.user, name) ? m : undefined;
   };
-  const providerOrigin = (m: PluginManifest): string[] => {
-    if (m.auth.type !== 'oauth2') return [];
-    return [new URL((connections.http.mapUrl ?? ((u: string) => u))(m.auth.authorizationUrl)).origin];
-  };
 
   scope.get<{ Params: { id: string } }>('/connect/:id', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);
@@ -65,7 +68,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     if (!m) return refuse(reply, 'unknown', who);
     const title = `Connect ${m.displayName}`;
     if (m.auth.type === 'apikey') return ctx.sendPage(reply, 200, { title, body: apiKeyFormBody({ ...m, auth: m.auth }, p, who.session.csrf), who });
-    return ctx.sendPage(reply, 200, { title, body: oauthStartBody(m, p, who.user.email, who.session.csrf), who }, { formAction: providerOrigin(m) });
+    return ctx.sendPage(reply, 200, { title, body: oauthStartBody(m, p, who.user.email, who.session.csrf), who });
   });
 
   scope.post<{ Params: { id: string } }>('/connect/:id', async (request, reply) => {
@@ -83,7 +86,8 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     if (!opened.ok) return refuse(reply, opened.reason, who);
     const mapUrl = connections.http.mapUrl;
     const url = authorizationUrl(m.auth, client, { redirectUri, state, ...(codeVerifier ? { codeVerifier } : {}), ...(mapUrl ? { mapUrl } : {}) });
-    return reply.code(303).header('location', url).send();
+    // A page that moves on, not a 303: see the module comment (form-action and provider redirects).
+    return ctx.sendPage(reply, 200, { title: `Continue to ${m.displayName}`, body: oauthContinueBody(m, url), who, continueTo: url });
   });
 
   scope.get<{ Querystring: Record<string, string | undefined> }>('/oauth/callback', async (request, reply) => {

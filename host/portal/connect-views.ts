@@ -1,6 +1,7 @@
 /**
  * @module host/portal/connect-views
- * The bodies of the connect pages: the OAuth2 "continue to the provider" step, the API-key form
+ * The bodies of the connect pages: the OAuth2 "continue to the provider" step (and the page that
+ * then goes on to the provider), the API-key form
  * (labels, hints, per-field errors wired with aria-describedby; secrets never echoed back), and the
  * result page for each outcome.
  */
@@ -13,6 +14,12 @@ export function oauthStartBody(m: PluginManifest, p: PendingConnect, email: stri
 <p>You will be sent to ${m.displayName} to approve access, then brought back here. Your agent is waiting and continues on its own.</p>
 <form method="post" action="/connect/${p.id}"><input type="hidden" name="_csrf" value="${csrf}">
 <button type="submit">Continue to ${m.displayName}</button></form>`;
+}
+
+/** The answer to "Continue": it goes on to the provider by itself (meta refresh), or with this link. */
+export function oauthContinueBody(m: PluginManifest, authorizationUrl: string): SafeHtml {
+  return html`<p role="status">Taking you to ${m.displayName} to approve access.</p>
+<p>If nothing happens, <a href="${authorizationUrl}">continue to ${m.displayName}</a>.</p>`;
 }
 
 function fieldInput(f: ApiKeyField, value: string, error: string | undefined): SafeHtml {

@@ -13,7 +13,7 @@ import type { User, UserStore } from '../storage/users.js';
 import { parseCookies, serializeCookie, type CookieOptions } from './cookies.js';
 import { html, type SafeHtml } from './html.js';
 import { renderPage, type Section } from './layout.js';
-import { securityHeaders, type CspOptions } from './security-headers.js';
+import { securityHeaders } from './security-headers.js';
 import { PortalSessions, sameToken, type PortalSession } from './sessions.js';
 
 export interface PortalDeps {
@@ -48,7 +48,7 @@ export interface PortalContext {
   /** true when a form post carries the session's CSRF token and no foreign Origin; sends 403 otherwise */
   checkPost(request: FastifyRequest, reply: FastifyReply, expected: string | undefined): boolean;
   setCookie(reply: FastifyReply, name: string, value: string, o?: CookieOptions): void;
-  sendPage(reply: FastifyReply, status: number, page: { title: string; body: SafeHtml; who?: SignedIn; active?: Section }, csp?: CspOptions): FastifyReply;
+  sendPage(reply: FastifyReply, status: number, page: { title: string; body: SafeHtml; who?: SignedIn; active?: Section; continueTo?: string }): FastifyReply;
   sendError(reply: FastifyReply, status: number, title: string, message: string | SafeHtml, who?: SignedIn): FastifyReply;
   /** whether the user's tenant may use a plugin (policy; every plugin when the portal has no rule) */
   mayUse(user: User, plugin: string): boolean;
@@ -110,14 +110,15 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
       void reply.header('set-cookie', serializeCookie(name, value, { secure, ...o }));
     },
 
-    sendPage(reply, status, page, csp) {
+    sendPage(reply, status, page) {
       const body = renderPage({
         title: page.title,
         body: page.body,
         ...(page.who ? { user: page.who.user, csrf: page.who.session.csrf } : {}),
         ...(page.active ? { active: page.active } : {}),
+        ...(page.continueTo ? { continueTo: page.continueTo } : {}),
       });
-      return reply.code(status).headers(securityHeaders(secure, csp)).type('text/html; charset=utf-8').send(body);
+      return reply.code(status).headers(securityHeaders(secure)).type('text/html; charset=utf-8').send(body);
     },
 
     sendError(reply, status, title, message, who) {

@@ -1,7 +1,8 @@
 /**
  * @module host/portal/layout
  * The page shell every portal page shares: landmarks (header, nav, main, footer), a skip link,
- * the signed-in user and a sign-out form, and one small same-origin stylesheet. No script at all.
+ * the signed-in user and a sign-out form, and one small same-origin stylesheet. No script at all: a
+ * page that must move on by itself (to an OAuth provider) does so with a meta refresh.
  */
 import type { User } from '../storage/users.js';
 import { html, type SafeHtml } from './html.js';
@@ -14,6 +15,8 @@ export interface PageOptions {
   user?: User;
   csrf?: string;
   active?: Section;
+  /** go on to this URL at once (a meta refresh); the body must also link to it for browsers that do not refresh */
+  continueTo?: string;
 }
 
 const NAV: { id: Section; href: string; label: string }[] = [
@@ -32,7 +35,7 @@ export function renderPage(o: PageOptions): string {
     : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${o.title} · Workbench</title><link rel="stylesheet" href="/portal.css"></head>
+<title>${o.title} · Workbench</title><link rel="stylesheet" href="/portal.css">${o.continueTo ? html`<meta http-equiv="refresh" content="0; url=${o.continueTo}">` : ''}</head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header><p class="brand"><a href="/">Workbench</a></p>${nav}</header>
 <main id="main" tabindex="-1"><h1>${o.title}</h1>${o.body}</main>

@@ -5,12 +5,12 @@
  * pages that show private data, and HSTS when the public URL is https.
  */
 
-export interface CspOptions {
-  /** extra origins forms on this page may submit (or redirect) to, e.g. the OAuth provider */
-  formAction?: readonly string[];
-}
-
-export function contentSecurityPolicy(o: CspOptions = {}): string {
+/**
+ * Forms submit to this origin only, on every page: the OAuth2 "Continue" form is answered with a
+ * page that goes on to the provider by itself (see connect-routes.ts), so no page needs to let a
+ * form lead elsewhere.
+ */
+export function contentSecurityPolicy(): string {
   return [
     "default-src 'self'",
     "script-src 'none'",
@@ -18,14 +18,14 @@ export function contentSecurityPolicy(o: CspOptions = {}): string {
     "img-src 'self' data:",
     "object-src 'none'",
     "base-uri 'none'",
-    `form-action 'self'${(o.formAction ?? []).map((x) => ` ${x}`).join('')}`,
+    "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
 }
 
-export function securityHeaders(secure: boolean, o: CspOptions = {}): Record<string, string> {
+export function securityHeaders(secure: boolean): Record<string, string> {
   const h: Record<string, string> = {
-    'content-security-policy': contentSecurityPolicy(o),
+    'content-security-policy': contentSecurityPolicy(),
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     // same-origin: our own form posts keep a real Origin header; other sites never see a link id.

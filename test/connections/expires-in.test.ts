@@ -18,7 +18,7 @@ import type { Db } from '../../host/storage/db.js';
 import { migrate } from '../../host/storage/migrations.js';
 import { UserStore, type User } from '../../host/storage/users.js';
 import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
-import { browser, csrfOf } from '../portal/harness.js';
+import { browser, csrfOf, providerUrlOf } from '../portal/harness.js';
 import { backends } from '../storage/backends.js';
 import { oauthManifest } from './fixture.js';
 
@@ -61,7 +61,7 @@ for (const backend of backends()) {
       assert.equal((await b.post('/login', { _csrf: csrfOf(login.body), apiKey, next: '/integrations' })).status, 303);
       const p = await svc.pending.create(user.id, 'mockhub', 'oauth2');
       const page = await b.get(`/connect/${p.id}`);
-      const auth = new URL((await b.post(`/connect/${p.id}`, { _csrf: csrfOf(page.body) })).location ?? '');
+      const auth = providerUrlOf(await b.post(`/connect/${p.id}`, { _csrf: csrfOf(page.body) }));
       const consent = await fetch(`${mock.origin}/authorize/decision`, {
         method: 'POST',
         redirect: 'manual',

@@ -5,7 +5,9 @@
  * in to the portal, opens the link, consents at a mock OAuth provider on loopback and lands on the
  * result page; the wait returns CONNECTED and the retried call reaches the mock upstream with the
  * right bearer token, which appears nowhere in the logs, the audit table, the results, the pages
- * or the database file.
+ * or the database file. Then the same with a provider whose authorize endpoint sends the person on
+ * to a sign-in page on a second origin (as Atlassian does): the browser gets there, and the consent
+ * and callback still complete the connection.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -27,6 +29,8 @@ import { freePort } from '../helpers/free-port.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skip = !fs.existsSync(CHROMIUM) && !process.env['CI'] ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test` : false;
+
+const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
 const textOf = (r: unknown): string => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '');
 
@@ -78,7 +82,7 @@ describe('connect flow end to end (headless Chromium)', { skip }, () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+      args: LAUNCH_ARGS,
     });
   });
 
@@ -152,5 +156,88 @@ describe('connect flow end to end (headless Chromium)', { skip }, () => {
     assert.ok(logs.some((l) => l.includes('connection saved')), 'the connection service logged the new connection');
     for (const [where, text] of Object.entries({ logs: logs.join(''), audit, pending, results: resultsText, page: pageHtml, database: dbBytes }))
       for (const secret of [token, refresh]) assert.ok(!text.includes(secret), `a token leaked into ${where}`);
+  });
+});
+
+/**
+ * A provider whose authorize endpoint sends a signed-out person on to a second origin (Atlassian:
+ * auth.atlassian.com/authorize → id.atlassian.com/login). Chromium enforces the start page's CSP
+ * form-action on every redirect of the "Continue" form submission, so the portal must not reach
+ * the provider through a redirect of that submission.
+ */
+describe('connect flow through a provider that signs people in on a second origin (headless Chromium)', { skip }, () => {
+  let gateway: Gateway;
+  let url: string;
+  let apiKey: string;
+  let dataDir: string;
+  let mock: MockOAuth;
+  let browser: Browser;
+  let client: Client;
+
+  before(async () => {
+    mock = await startMockOAuth({ paths: { authorize: '/authorize', token: '/oauth/token' }, signInElsewhere: true });
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-e2e-'));
+    const pluginsDir = path.join(dataDir, 'plugins');
+    fs.cpSync(path.join(BUILTIN_PLUGINS_DIR, 'atlassian-jira'), path.join(pluginsDir, 'atlassian-jira'), { recursive: true });
+    const port = await freePort();
+    gateway = await createGateway(
+      {
+        port,
+        host: '127.0.0.1',
+        dataDir,
+        databaseUrl: path.join(dataDir, 'workbench.db'),
+        pluginDirs: [pluginsDir],
+        policyFile: '(inline)',
+        logLevel: 'silent',
+        publicUrl: `http://127.0.0.1:${port}`,
+      },
+      {
+        policy: parsePolicy({ upstreams: { 'https://auth.atlassian.com': mock.origin }, sandbox: { workers: 1 } }, 'e2e policy'),
+        logger: pino({ level: 'silent' }) as Logger,
+        env: { ATLASSIAN_JIRA_CLIENT_ID: mock.clientId, ATLASSIAN_JIRA_CLIENT_SECRET: mock.clientSecret },
+      },
+    );
+    url = await gateway.listen();
+    const user = await gateway.users.create('jira-user@example.com', 'acme');
+    apiKey = (await gateway.users.createApiKey(user.id, 'agent')).key;
+    client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await client?.close().catch(() => undefined);
+    await gateway?.close();
+    await mock?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('Continue reaches the sign-in page on the second origin, and the consent and callback complete the connection', async () => {
+    assert.ok(mock.signInOrigin && new URL(mock.signInOrigin).origin !== mock.origin, 'the sign-in page is on another origin');
+    const connect = JSON.parse(textOf(await client.callTool({ name: 'connect', arguments: { integration: 'atlassian-jira' } }))) as { connectionId: string; url: string };
+    const waiting = client.callTool({ name: 'wait_for_connection', arguments: { connectionId: connect.connectionId, timeoutSec: 90 } }, undefined, { timeout: 120_000 });
+    waiting.catch(() => undefined); // awaited below; a failure before then must not be an unhandled rejection
+
+    const page = await browser.newPage();
+    // A navigation refused by the CSP leaves the page where it is and says so on the console.
+    const refusedByCsp = new Promise<string>((resolve) => page.on('console', (m) => void (/Content Security Policy/.test(m.text()) && resolve(m.text()))));
+    await page.goto(`${url}/login?next=${encodeURIComponent(`/connect/${connect.connectionId}`)}`);
+    await page.getByLabel('Your Workbench API key').fill(apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(connect.url);
+    await page.getByRole('button', { name: 'Continue to Jira (Atlassian Cloud)' }).click();
+    const reached = await Promise.race([page.waitForURL((u) => u.origin === mock.signInOrigin).then(() => 'sign-in page'), refusedByCsp]);
+    assert.equal(reached, 'sign-in page', 'the browser refused the navigation');
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign in to the provider');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((u) => u.origin === mock.origin);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Allow access?');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(connect.url);
+    assert.match((await page.locator('main').textContent()) ?? '', /Jira \(Atlassian Cloud\): is connected/);
+
+    assert.equal((JSON.parse(textOf(await waiting)) as { status: string }).status, 'CONNECTED');
+    assert.deepEqual([mock.counters.signIns, mock.counters.consents, mock.counters.codeExchanges], [1, 1, 1]);
   });
 });

@@ -4,6 +4,8 @@
  * (Allow / Deny) that redirects back with code+state, a token endpoint that checks the client, the
  * redirect URI and the PKCE verifier, single-use rotating refresh tokens, RFC 7009 revocation, and
  * counters for everything. `mode` switches the token endpoint into failure shapes (down, HTML, …).
+ * With `signInElsewhere`, the authorize endpoint first sends a signed-out browser to a sign-in page
+ * on a second origin, as auth.atlassian.com sends people to id.atlassian.com.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -24,6 +26,13 @@ export interface MockOAuthOptions {
   refreshDelayMs?: number;
   /** endpoint paths, to stand in for a real provider's (e.g. GitHub's /login/oauth/access_token) */
   paths?: { authorize?: string; token?: string; revoke?: string };
+  /**
+   * The authorize endpoint redirects a browser without the provider's sign-in cookie (302) to a
+   * sign-in page on a second origin (another port: `signInOrigin`), which sets the cookie and
+   * sends it back to the same authorize URL: a provider whose authorization step leaves for
+   * another origin.
+   */
+  signInElsewhere?: boolean;
 }
 
 export interface MockOAuthCounters {
@@ -36,10 +45,14 @@ export interface MockOAuthCounters {
   refreshTokenUses: Map<string, number>;
   revocations: number;
   tokenErrors: string[];
+  /** sign-ins at the second origin (signInElsewhere) */
+  signIns: number;
 }
 
 export interface MockOAuth {
   origin: string;
+  /** with signInElsewhere: the origin of the sign-in page (same host, another port) */
+  signInOrigin: string | undefined;
   authorizeUrl: string;
   tokenUrl: string;
   revokeUrl: string;
@@ -85,7 +98,7 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
   const clientId = options.clientId ?? 'mock-client';
   const clientSecret = options.clientSecret ?? 'mock-secret';
   const codes = new Map<string, PendingCode>();
-  const counters: MockOAuthCounters = { authorizePages: 0, consents: 0, denials: 0, codeExchanges: 0, refreshes: 0, refreshTokenUses: new Map(), revocations: 0, tokenErrors: [] };
+  const counters: MockOAuthCounters = { authorizePages: 0, consents: 0, denials: 0, codeExchanges: 0, refreshes: 0, refreshTokenUses: new Map(), revocations: 0, tokenErrors: [], signIns: 0 };
   const activeAccessTokens = new Set<string>();
   const activeRefreshTokens = new Set<string>();
   const revoked = new Set<string>();
@@ -171,8 +184,16 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     send(res, 200, flat.toString(), 'application/x-www-form-urlencoded; charset=utf-8');
   }
 
-  function authorizePage(url: URL, res: http.ServerResponse): void {
+  const SESSION_COOKIE = 'mock_provider_session=signed-in';
+  let signInOrigin: string | undefined;
+
+  function authorizePage(req: http.IncomingMessage, url: URL, res: http.ServerResponse): void {
     counters.authorizePages++;
+    if (signInOrigin && !(req.headers.cookie ?? '').split(/;\s*/).includes(SESSION_COOKIE)) {
+      res.writeHead(302, { location: `${signInOrigin}/login?continue=${encodeURIComponent(`${origin}${url.pathname}${url.search}`)}` });
+      res.end();
+      return;
+    }
     const p = url.searchParams;
     if (p.get('client_id') !== clientId || p.get('response_type') !== 'code' || !p.get('redirect_uri'))
       return send(res, 400, '<p>bad authorization request</p>', 'text/html');
@@ -227,16 +248,47 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     const done = (p: Promise<void> | void): void => {
       Promise.resolve(p).catch((err: unknown) => send(res, 500, { error: 'server_error', error_description: String(err) }));
     };
-    if (route === `GET ${paths.authorize}`) return done(authorizePage(url, res));
+    if (route === `GET ${paths.authorize}`) return done(authorizePage(req, url, res));
     if (route === 'POST /authorize/decision') return done(decision(req, res));
     if (route === `POST ${paths.token}`) return done(token(req, res));
     if (route === `POST ${paths.revoke}`) return done(revoke(req, res));
     send(res, 404, { error: 'not_found' });
   });
+  // The sign-in page on the second origin: a form that sets the provider's cookie (host-wide, so the
+  // authorize endpoint on the other port sees it) and goes back to the authorize URL it came from.
+  const signInServer = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const route = `${req.method} ${url.pathname}`;
+    if (route === 'GET /login') {
+      const next = url.searchParams.get('continue') ?? '';
+      return send(
+        res,
+        200,
+        `<!doctype html><html><head><title>Mock provider sign-in</title></head><body><main><h1>Sign in to the provider</h1>` +
+          `<form method="post" action="/login"><input type="hidden" name="continue" value="${esc(next)}"><button type="submit">Sign in</button></form></main></body></html>`,
+        'text/html; charset=utf-8',
+      );
+    }
+    if (route === 'POST /login')
+      return void readBody(req).then((body) => {
+        const next = new URLSearchParams(body).get('continue') ?? '';
+        if (!next.startsWith(`${origin}${paths.authorize}?`)) return send(res, 400, '<p>bad continue URL</p>', 'text/html');
+        counters.signIns++;
+        res.writeHead(302, { location: next, 'set-cookie': `${SESSION_COOKIE}; Path=/; HttpOnly` });
+        res.end();
+      });
+    send(res, 404, { error: 'not_found' });
+  });
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (options.signInElsewhere) {
+    await new Promise<void>((resolve) => signInServer.listen(0, '127.0.0.1', resolve));
+    signInOrigin = `http://127.0.0.1:${(signInServer.address() as AddressInfo).port}`;
+  }
   const api: MockOAuth = {
     origin,
+    signInOrigin,
     authorizeUrl: `${origin}${paths.authorize}`,
     tokenUrl: `${origin}${paths.token}`,
     revokeUrl: `${origin}${paths.revoke}`,
@@ -250,11 +302,13 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     activeRefreshTokens,
     revoked,
     issue,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      for (const s of signInOrigin ? [server, signInServer] : [server])
+        await new Promise<void>((resolve) => {
+          s.closeAllConnections();
+          s.close(() => resolve());
+        });
+    },
   };
   return api;
 }

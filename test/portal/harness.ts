@@ -3,6 +3,7 @@
  * A portal on a real fastify instance (driven with inject) backed by a SQLite file, the real
  * connection service and a mock OAuth provider, plus a tiny cookie-keeping client for inject().
  */
+import assert from 'node:assert/strict';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import { createConnectionService, type FullConnectionService } from '../../host/connections/service.js';
@@ -124,4 +125,18 @@ export async function otherUser(h: Harness, email = 'eve@example.com'): Promise<
   const user = await h.t.users.create(email, 'acme');
   const { key } = await h.t.users.createApiKey(user.id);
   return { user, browser: await signIn(h, key) };
+}
+
+const unescape = (s: string): string => s.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[e] ?? '');
+
+/** The provider's authorization URL from the answer to "Continue": a page refreshing to it at once, with a link to it. */
+export function providerUrlOf(res: Response): URL {
+  assert.equal(res.status, 200, res.body.slice(0, 300));
+  assert.equal(res.location, undefined, 'not a redirect of the form submission');
+  const refresh = /<meta http-equiv="refresh" content="0; url=([^"]+)">/.exec(res.body)?.[1];
+  assert.ok(refresh, 'the page goes on by itself');
+  const url = unescape(refresh);
+  assert.ok(res.body.includes(`<a href="${refresh}">`), 'and links to the same URL');
+  assert.match(String(res.headers['content-security-policy']), /form-action 'self';/);
+  return new URL(url);
 }
