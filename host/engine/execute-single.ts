@@ -63,7 +63,9 @@ type Refusal = 'not_found' | 'cancelled' | 'forbidden' | 'rate_limited' | 'not_c
 
 export async function executeSingle(deps: EngineDeps, caller: Caller, execution: ExecutionRequest): Promise<ExecutionItem> {
   const started = performance.now();
-  const toolName = typeof execution.tool === 'string' ? execution.tool : String(execution.tool);
+  // the name as the caller spelled it; once resolved, the tool's own name (audit, metrics and logs
+  // must not take a label per spelling: "Echo_Ping", "ECHO_PING " would each make new series)
+  let toolName = typeof execution.tool === 'string' ? execution.tool : String(execution.tool);
   let integration: string | undefined;
   let schemaError: string | undefined;
   let ranHandler = false;
@@ -76,6 +78,7 @@ export async function executeSingle(deps: EngineDeps, caller: Caller, execution:
       item = refuse(deps, 'not_found', undefined, toolNotFound(toolName));
     } else {
       integration = resolved.plugin.manifest.name;
+      toolName = resolved.tool.manifest.name;
       const pre = await checkBeforeRun(deps, caller, resolved, execution.args);
       if ('refusal' in pre) {
         item = refuse(deps, pre.refusal, integration, pre.item);

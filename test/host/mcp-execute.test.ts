@@ -220,6 +220,18 @@ describe('execute_tools over MCP', () => {
     assert.ok(rss > 10 * 1024 * 1024, `the sandbox process's resident memory (${rss} bytes)`);
   });
 
+  it('records a tool spelled another way under its own name: one audit name and one metrics series per tool', async () => {
+    const spellings = ['Echo_Args', 'ECHO_ARGS ', ' echo_args'];
+    const { body } = await execute(client, spellings.map((tool, i) => ({ tool, args: { text: `spelled ${i}` } })));
+    assert.deepEqual(body.results.map((r) => r.result?.text), ['spelled 0', 'spelled 1', 'spelled 2'], 'each spelling ran the tool');
+    const rows = await gw.db.all<{ tool: string }>("SELECT DISTINCT tool FROM audit_events WHERE lower(trim(tool)) = 'echo_args'");
+    assert.deepEqual(rows.map((r) => r.tool), ['echo_args']);
+    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const tools = new Set([...text.matchAll(/^workbench_tool_executions_total\{integration="fixture-echo",tool="([^"]*)"/gm)].map((m) => m[1]));
+    assert.ok(tools.has('echo_args'));
+    for (const spelled of spellings) if (spelled !== 'echo_args') assert.ok(!tools.has(spelled), `no series for "${spelled}"`);
+  });
+
   it('answers whoami with the authenticated caller', async () => {
     const r = (await client.callTool({ name: 'whoami', arguments: {} })) as { content: Content[] };
     assert.deepEqual(JSON.parse(r.content[0]?.text ?? '{}'), { id: gw.user.id, email: gw.user.email, tenant: 'acme' });
