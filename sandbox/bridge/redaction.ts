@@ -5,6 +5,12 @@
  * credential to the plugin (sandbox.md §0.9). Besides the raw value we remove the forms a server
  * is likely to echo: URL-encoded (both hex cases, `+` for space), JSON-escaped, base64 and
  * base64url, including base64 that starts at a different byte alignment inside a longer blob.
+ *
+ * JSON lets a server escape any character, and servers differ: PHP's json_encode writes `/` as `\/`,
+ * .NET's System.Text.Json writes `+` as `\u002B`, others escape every non-ASCII character. Those
+ * forms are too many to list (each character escaped or not), so a text holding a backslash is
+ * also searched with a pattern per secret in which every character may appear escaped; a plugin's
+ * JSON.parse would otherwise give the exact secret back.
  */
 
 export const REDACTED = '[REDACTED]';
@@ -38,14 +44,35 @@ export function secretForms(values: readonly string[]): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
-export function redactText(text: string, forms: readonly string[]): string {
+const hexDigit = (d: string): string => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d);
+/** JSON's two-character escapes, as regular-expression source matching them literally. */
+const SHORT_ESCAPES: Record<string, string> = { '"': '\\\\"', '\\': '\\\\\\\\', '/': '\\\\/', '\b': '\\\\b', '\f': '\\\\f', '\n': '\\\\n', '\r': '\\\\r', '\t': '\\\\t' };
+
+/** One character of a secret as JSON may write it: itself, `\uXXXX` (either hex case, a pair for astral), or a short escape. */
+function escapedChar(ch: string): string {
+  const unicode = [...Array(ch.length).keys()].map((i) => '\\\\u' + [...ch.charCodeAt(i).toString(16).padStart(4, '0')].map(hexDigit).join('')).join('');
+  const alternatives = [ch.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'), unicode];
+  const short = SHORT_ESCAPES[ch];
+  if (short) alternatives.push(short);
+  return `(?:${alternatives.join('|')})`;
+}
+
+/** A pattern matching each secret with any of its characters JSON-escaped; undefined when no secret is long enough. */
+export function escapedSecretPattern(values: readonly string[]): RegExp | undefined {
+  const secrets = [...new Set(values.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+  if (secrets.length === 0) return undefined;
+  return new RegExp(secrets.map((s) => [...s].map(escapedChar).join('')).join('|'), 'g');
+}
+
+export function redactText(text: string, forms: readonly string[], escaped?: RegExp): string {
   let out = text;
   for (const f of forms) if (out.includes(f)) out = out.split(f).join(REDACTED);
+  if (escaped && out.includes('\\')) out = out.replace(escaped, REDACTED);
   return out;
 }
 
-export function redactHeaders(headers: Record<string, string>, forms: readonly string[]): Record<string, string> {
+export function redactHeaders(headers: Record<string, string>, forms: readonly string[], escaped?: RegExp): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) out[redactText(k, forms)] = redactText(v, forms);
+  for (const [k, v] of Object.entries(headers)) out[redactText(k, forms, escaped)] = redactText(v, forms, escaped);
   return out;
 }

@@ -14,6 +14,15 @@ import type { Step } from './types.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'trailer', 'te']);
 
+/**
+ * Answer headers that carry a credential of their own: a session cookie an API sets in reply to
+ * the authenticated request, or an authentication exchange's next value. Plugins cannot send
+ * cookies or authentication headers, so these are of no use to them, and in a result or a request
+ * to another host they would be a credential outside the gateway (invariant 2). Redaction cannot
+ * catch them: it removes only the values the gateway itself injected.
+ */
+const CREDENTIAL_ANSWER_HEADERS = new Set(['set-cookie', 'set-cookie2', 'authentication-info', 'proxy-authentication-info']);
+
 export interface TransportOptions {
   allowedCidrs: readonly Cidr[];
   resolver?: Resolver | undefined;
@@ -71,7 +80,7 @@ export function createTransport(options: TransportOptions): Transport {
     }
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => {
-      if (!HOP_BY_HOP.has(name)) headers[name] = value;
+      if (!HOP_BY_HOP.has(name) && !CREDENTIAL_ANSWER_HEADERS.has(name)) headers[name] = value;
     });
     return { status: res.status, statusText: res.statusText, headers, url: req.url.href, body: '', stream: res.body };
   };

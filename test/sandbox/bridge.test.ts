@@ -71,6 +71,24 @@ describe('bridge: upstream mapping and credential injection', () => {
     assert.equal(r.ok && r.response.url, 'https://api.example.com/echo?x=1', 'the URL is in the plugin\'s terms');
   });
 
+  for (const style of ['php', 'dotnet', 'every-character'])
+    it(`redacts the credential from an echo JSON-escaped as ${style} encoders write it (a plugin's JSON.parse would undo the escapes)`, async () => {
+      const m = manifest({ egress: ['api.example.com'], auth: { type: 'apikey', fields: [{ name: 'key', label: 'Key', secret: true, required: true }], inject: { header: 'authorization', format: 'Bearer {key}' } } });
+      const secret = 'AbC/dEf+GhI/jKl+MnOp';
+      const r = await bridge.dispatch(get(`https://api.example.com/echo-escaped?style=${style}`), scopeOf({ manifest: m, credential: { values: { key: secret } } }));
+      const body = bodyOf(r);
+      // the rendered header is a loaded secret too, so the whole value may go
+      assert.match((JSON.parse(body) as { auth: string }).auth, /^(Bearer )?\[REDACTED\]$/, body);
+    });
+
+  it('does not hand the plugin the cookies or authentication data an answer sets', async () => {
+    const r = await bridge.dispatch(get('https://api.example.com/session'), scopeOf());
+    assert.ok(r.ok);
+    assert.equal(r.response.headers['set-cookie'], undefined);
+    assert.equal(r.response.headers['authentication-info'], undefined);
+    assert.equal(r.response.headers['x-kept'], 'yes');
+  });
+
   it('redacts the credential from error bodies that quote it', async () => {
     const r = await bridge.dispatch(get('https://api.example.com/status/401'), scopeOf());
     assert.ok(r.ok && r.response.status === 401 && !r.response.body.includes(TOKEN) && r.response.body.includes('[REDACTED]'));

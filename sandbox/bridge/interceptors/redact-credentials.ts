@@ -6,7 +6,7 @@
  * error here, so no library message (which may quote a URL or header) passes through unredacted.
  */
 import { BridgeError, isBridgeError } from '../bridge-error.js';
-import { redactHeaders, redactText, secretForms } from '../redaction.js';
+import { escapedSecretPattern, redactHeaders, redactText, secretForms } from '../redaction.js';
 import type { Interceptor } from '../types.js';
 
 export function redactCredentials(): Interceptor {
@@ -14,18 +14,20 @@ export function redactCredentials(): Interceptor {
     async function redactCredentialsStep(req, call) {
       try {
         const res = await next(req, call);
-        const forms = secretForms(call.loadedSecrets());
+        const secrets = call.loadedSecrets();
+        const forms = secretForms(secrets);
         if (forms.length === 0) return res;
+        const escaped = escapedSecretPattern(secrets);
         return {
           ...res,
-          statusText: redactText(res.statusText, forms),
-          headers: redactHeaders(res.headers, forms),
-          body: redactText(res.body, forms),
-          url: redactText(res.url, forms),
+          statusText: redactText(res.statusText, forms, escaped),
+          headers: redactHeaders(res.headers, forms, escaped),
+          body: redactText(res.body, forms, escaped),
+          url: redactText(res.url, forms, escaped),
         };
       } catch (e) {
-        const forms = secretForms(call.loadedSecrets());
-        if (isBridgeError(e)) throw new BridgeError(e.code, redactText(e.message, forms));
+        const secrets = call.loadedSecrets();
+        if (isBridgeError(e)) throw new BridgeError(e.code, redactText(e.message, secretForms(secrets), escapedSecretPattern(secrets)));
         throw new BridgeError('GW_ERR_BRIDGE_NETWORK', 'the request failed');
       }
     };

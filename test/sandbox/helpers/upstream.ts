@@ -44,6 +44,19 @@ function handle(received: Received[]): http.RequestListener {
           return json(200, { items: [1, 2, 3] });
         case '/echo':
           return json(200, { youSent: req.headers, url: req.url, method: req.method, body }, { 'x-echo-auth': String(req.headers['authorization'] ?? '') });
+        case '/echo-escaped': {
+          // the Authorization header echoed as other JSON encoders write it: PHP escapes "/", .NET "+", some every character
+          const auth = String(req.headers['authorization'] ?? '');
+          const style = url.searchParams.get('style');
+          const text = JSON.stringify({ auth });
+          const escaped =
+            style === 'php' ? text.replace(/\//g, '\\/') : style === 'dotnet' ? text.replace(/\+/g, '\\u002B') : text.replace(/"auth":"(.*)"/, (_m, v: string) => `"auth":"${[...v].map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('')}"`);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(escaped);
+        }
+        case '/session':
+          res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'session=s3ss10n-value; HttpOnly', 'authentication-info': 'nextnonce="abc"', 'x-kept': 'yes' });
+          return res.end('{}');
         case '/status/401':
           return json(401, { error: `invalid token ${String(req.headers['authorization'] ?? '')}` });
         case '/redirect': {
