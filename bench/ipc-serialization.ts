@@ -21,7 +21,7 @@ function runMessage(id: number): { t: 'run'; id: number; task: RunTask } {
       tool: 'http_get',
       argsJson: '{"path":"/ping"}',
       config: {},
-      limits: { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25 },
+      limits: { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25, maxRequestBodyBytes: 1 << 20 },
     },
   };
 }

@@ -60,7 +60,7 @@ export function sandboxTask(gw: BenchGateway, plugin: string, tool: string, args
     tool,
     argsJson: JSON.stringify(args),
     config: {},
-    limits: { ...gw.gateway.policy.limits },
+    limits: { ...gw.gateway.policy.limits, maxRequestBodyBytes: gw.gateway.policy.http.maxRequestBodyBytes },
   };
   if (mode === 'per-tenant') task.contextKey = BENCH_TENANT;
   return task;

@@ -55,7 +55,7 @@ function task(name: string): RunTask {
     tool: c.tool,
     argsJson: JSON.stringify(c.args),
     config: {},
-    limits: { ...defaults.limits },
+    limits: { ...defaults.limits, maxRequestBodyBytes: defaults.http.maxRequestBodyBytes },
   };
 }
 

@@ -50,7 +50,7 @@ const durationMs = Number(argv.duration) * 1000;
 const calls = Number(argv.calls);
 const only = new Set(String(argv.only).split(','));
 
-const LIMITS: SandboxLimits = { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25 };
+const LIMITS: SandboxLimits = { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25, maxRequestBodyBytes: 1 << 20 };
 
 function task(plugin: string, tool: string, args: Record<string, unknown>, padKb = 0, name = plugin): RunTask {
   // padKb: a comment that brings the module to the size of a catalog plugin (github's is ~38 KB)

@@ -64,7 +64,7 @@ export async function runStartupMemory(upstream: LoopbackUpstream, o: { executio
         tool: '__bench_not_a_tool__',
         argsJson: '{}',
         config: {},
-        limits: { ...gw.gateway.policy.limits },
+        limits: { ...gw.gateway.policy.limits, maxRequestBodyBytes: gw.gateway.policy.http.maxRequestBodyBytes },
       };
       const t0 = performance.now();
       const first = await sandbox.run(task, http);

@@ -19,6 +19,11 @@ export interface SandboxLimits {
   maxArgsBytes: number;
   /** number of ctx.http requests one call may make */
   maxRequestsPerCall: number;
+  /**
+   * largest ctx.http request body, in bytes (UTF-8): the policy's `http.maxRequestBodyBytes`, so
+   * that the sandbox refuses a larger request before sending it to the host (sandbox/request-limits)
+   */
+  maxRequestBodyBytes: number;
 }
 
 /** Whether a call gets a fresh V8 context, or shares one per tenant (never across plugins). */

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallScope } from '../../sandbox/index.js';
-import type { BridgeRequest, BridgeResult, HttpHandler, RunOutcome, RunTask } from '../../sandbox/protocol.js';
+import type { BridgeRequest, BridgeResult, HttpHandler, RunOutcome, RunTask, SandboxLimits } from '../../sandbox/protocol.js';
 import type { AuditSink } from '../audit/audit.js';
 import type { ConnectionService, Credential } from '../connections/types.js';
 import type { TransportName } from '../meta-tools/types.js';
@@ -161,7 +161,12 @@ const NOT_STARTED = Symbol('not started');
 async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, args: unknown, config: Record<string, unknown>): Promise<ExecutionItem | typeof NOT_STARTED> {
   const { plugin } = resolved;
   const manifest = plugin.manifest;
-  const limits = { ...deps.policy.limits, ...((Object.hasOwn(deps.policy.plugins, manifest.name) ? deps.policy.plugins[manifest.name]?.limits : undefined) ?? {}) };
+  const limits: SandboxLimits = {
+    ...deps.policy.limits,
+    ...((Object.hasOwn(deps.policy.plugins, manifest.name) ? deps.policy.plugins[manifest.name]?.limits : undefined) ?? {}),
+    // the sandbox refuses a larger ctx.http body itself, before it reaches the bridge
+    maxRequestBodyBytes: deps.policy.http.maxRequestBodyBytes,
+  };
   const ended = new AbortController();
   let credentialGone: string | undefined;
   let credentialError: string | undefined;

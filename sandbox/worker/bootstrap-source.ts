@@ -13,7 +13,11 @@
  * that global non-configurable it stays, emptied and read-only: plugin code never reaches gc).
  * Intrinsics are captured up front; a plugin that patches them afterwards only affects its own
  * data. Everything here is untrusted-side code: the host re-checks all it sends.
+ *
+ * A ctx.http request over a size limit (sandbox/request-limits) is refused here, before it is
+ * serialised, so it never crosses into the worker, the sandbox process or the host at full size.
  */
+import { MAX_HEADER_NAME_CHARS, MAX_HEADER_VALUE_CHARS, MAX_HEADERS, MAX_METHOD_CHARS, MAX_URL_CHARS, MAX_URL_TEXT_CHARS } from '../request-limits.js';
 
 /** the name under which the sandbox process's V8 exposes its gc function (`--expose-gc-as`) */
 export const GC_GLOBAL = '__wb_gc';
@@ -43,7 +47,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const StringSlice = String.prototype.slice, StringToLowerCase = String.prototype.toLowerCase;
   const MAX_LOG_LINES = 100, MAX_LOG_CHARS = 2000, MAX_MESSAGE = 2000;
 
-  let epoch = 0, seq = 0, logLines = 0, requests = 0, maxRequests = 0;
+  let epoch = 0, seq = 0, logLines = 0, requests = 0, maxRequests = 0, maxBody = 0;
   let pending = ObjectCreate(null);
   // the messages of a step run on the worker's own thread, taken by the host when the step returns
   // (null: the step runs elsewhere and each message goes out through the bridge at once)
@@ -95,19 +99,34 @@ export const BOOTSTRAP_SOURCE = String.raw`
     return v;
   }
 
+  // a request over a size limit: refused with the host's wording, never serialised or sent
+  const OVERSIZED = {};
+  let oversizedWhy = '';
+  const oversized = (why) => { oversizedWhy = why; throw OVERSIZED; };
+
   function encodeRequest(url, init) {
     const headers = ObjectCreate(null);
-    let method = 'GET', body;
+    let method = 'GET', body, count = 0;
+    const setHeader = (rawName, rawValue) => {
+      const name = lower(text(rawName)), value = text(rawValue);
+      if (name.length > ${MAX_HEADER_NAME_CHARS}) oversized('"' + slice(name, 40) + '" is not a valid header name');
+      if (value.length > ${MAX_HEADER_VALUE_CHARS}) oversized('header "' + slice(name, 40) + '" is longer than ${MAX_HEADER_VALUE_CHARS} characters');
+      if (!ObjectHasOwn(headers, name) && ++count > ${MAX_HEADERS}) oversized('at most ${MAX_HEADERS} headers are allowed');
+      headers[name] = value;
+    };
+    const u = text(url);
+    if (u.length > ${MAX_URL_TEXT_CHARS}) oversized('the URL is longer than ${MAX_URL_CHARS} characters');
     if (init !== undefined && init !== null) {
       if (typeof init !== 'object') throw new TypeErrorCtor('init must be an object');
       if (init.method !== undefined) method = text(init.method);
+      if (method.length > ${MAX_METHOD_CHARS}) oversized('method "' + slice(method, 20) + '" is not supported');
       const h = init.headers;
       if (h !== undefined && h !== null) {
         if (ArrayIsArray(h)) {
-          for (let i = 0; i < h.length; i++) headers[lower(text(h[i][0]))] = text(h[i][1]);
+          for (let i = 0; i < h.length; i++) setHeader(h[i][0], h[i][1]);
         } else if (typeof h === 'object') {
           const keys = ObjectKeys(h);
-          for (let i = 0; i < keys.length; i++) headers[lower(keys[i])] = text(h[keys[i]]);
+          for (let i = 0; i < keys.length; i++) setHeader(keys[i], h[keys[i]]);
         } else throw new TypeErrorCtor('init.headers must be an object or an array of pairs');
       }
       const b = init.json !== undefined ? init.json : init.body;
@@ -115,11 +134,14 @@ export const BOOTSTRAP_SOURCE = String.raw`
         if (typeof b === 'string') body = b;
         else if (typeof b === 'object') {
           body = JSONstringify(b);
-          if (headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+          if (headers['content-type'] === undefined) setHeader('content-type', 'application/json');
         } else body = text(b);
       }
+      // every UTF-16 unit takes at least one UTF-8 byte: a body longer than the cap in units is over
+      // it in bytes (one within it in units but over it in bytes is refused by the worker)
+      if (body !== undefined && body.length > maxBody) oversized('the request body is at least ' + body.length + ' bytes; the limit is ' + maxBody);
     }
-    const req = { url: text(url), method, headers };
+    const req = { url: u, method, headers };
     if (body !== undefined) req.body = body;
     return JSONstringify(req);
   }
@@ -167,7 +189,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
       }
       let json;
       try { json = encodeRequest(url, init); } catch (e) {
-        reject(httpError('GW_ERR_BRIDGE_BAD_REQUEST', slice(describe(e), 300)));
+        reject(httpError('GW_ERR_BRIDGE_BAD_REQUEST', e === OVERSIZED ? oversizedWhy : slice(describe(e), 300)));
         return;
       }
       const id = ++seq;
@@ -221,6 +243,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
     requests = 0;
     const limits = JSONparse(limitsJson);
     maxRequests = limits.maxRequestsPerCall;
+    maxBody = limits.maxRequestBodyBytes;
     let settled = false;
     const finish = (kind, payload) => {
       if (settled || my !== epoch) return;

@@ -22,10 +22,14 @@
  * for good. On the worker's thread the bootstrap queues the step's bridge messages (requests, log
  * lines, the result) and they are taken with one more synchronous call as the step returns, before
  * its failure if it failed: as on the pool, a result sent before its step failed stands.
+ *
+ * A ctx.http request over a size limit is refused here, never posted on (the bootstrap refuses it
+ * first, but it is untrusted-side code): its text is measured before it is parsed, then its parts.
  */
 import type { ToWorker, WorkerMessage, WorkerOutcome } from '../internal-protocol.js';
 import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
+import { maxRequestTextChars, oversizedRequest } from '../request-limits.js';
 import { ENTRY_DELIVER, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from './bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
 import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
@@ -106,6 +110,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
   let requests = 0;
   let logLines = 0;
   let forwardedTotal = 0;
+  const maxRequestText = maxRequestTextChars(limits.maxRequestBodyBytes);
   let prepared: PreparedContext | undefined;
   let shared = false;
   let failure: Classified | undefined;
@@ -212,11 +217,20 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
         refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', message: `a call may make at most ${limits.maxRequestsPerCall} requests` } });
         return;
       }
+      if (payload.length > maxRequestText) {
+        refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `the request is larger than the limits allow (${maxRequestText} characters of JSON)` } });
+        return;
+      }
       let request;
       try {
         request = JSON.parse(payload);
       } catch {
         refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } });
+        return;
+      }
+      const oversized = typeof request === 'object' && request !== null ? oversizedRequest(request, limits.maxRequestBodyBytes) : undefined;
+      if (oversized !== undefined) {
+        refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: oversized } });
         return;
       }
       forwarded.add(id);
@@ -263,7 +277,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
     }
     if (closed) return;
     prepared.router.current = onBridge;
-    const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall });
+    const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall, maxRequestBodyBytes: limits.maxRequestBodyBytes });
     step(prepared, ENTRY_START, [prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson]);
   })();
 

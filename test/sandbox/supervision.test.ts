@@ -90,7 +90,7 @@ describe('admission', () => {
       let hogPeak = 0;
       const hog = (): Promise<unknown> =>
         sandbox.run(
-          { callId: 'h', plugin: { name: 'hog', version: '1.0.0', source: SLOW, sourceHash: 'hog' }, tool: 'run', argsJson: '{"ms":300}', config: {}, limits: { memoryMb: 32, cpuMsPerCall: 500, wallMsPerCall: 5000, maxResultBytes: 1000, maxArgsBytes: 1000, maxRequestsPerCall: 2 } },
+          { callId: 'h', plugin: { name: 'hog', version: '1.0.0', source: SLOW, sourceHash: 'hog' }, tool: 'run', argsJson: '{"ms":300}', config: {}, limits: { memoryMb: 32, cpuMsPerCall: 500, wallMsPerCall: 5000, maxResultBytes: 1000, maxArgsBytes: 1000, maxRequestsPerCall: 2, maxRequestBodyBytes: 1000 } },
           async (req: BridgeRequest): Promise<BridgeResult> => {
             hogPeak = Math.max(hogPeak, ++hogActive);
             try {

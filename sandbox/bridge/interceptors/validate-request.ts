@@ -4,8 +4,13 @@
  * steer routing (authorization, cookie, host, forwarded, proxy-*, hop-by-hop headers, the
  * manifest's credential header) and any CR/LF/NUL are refused with GW_ERR_BRIDGE_BAD_REQUEST:
  * refusing is louder than dropping, so a plugin author sees the mistake at once.
+ *
+ * The size limits (URL, headers, body) are checked here as the authority, and before that inside
+ * the sandbox, with the same wording (sandbox/request-limits), so an oversized request does not
+ * cross into the host at all unless the sandbox is broken.
  */
 import { isForbiddenHeader } from '../../forbidden-headers.js';
+import { MAX_HEADER_VALUE_CHARS, MAX_HEADERS, MAX_URL_CHARS, requestLimitMessage } from '../../request-limits.js';
 import { BridgeError } from '../bridge-error.js';
 import type { Interceptor } from '../types.js';
 
@@ -13,25 +18,23 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 /** dropped silently: the bridge negotiates and decodes content encodings itself */
 const IGNORED = new Set(['accept-encoding']);
-const MAX_HEADERS = 64;
-const MAX_HEADER_VALUE = 8192;
-const MAX_URL = 8192;
 
 export function validateRequest(): Interceptor {
   return (next) =>
     async function validateRequestStep(req, call) {
       const method = req.method.toUpperCase();
-      if (!METHODS.has(method)) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `method "${req.method.slice(0, 20)}" is not supported`);
-      if (req.url.href.length > MAX_URL) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `the URL is longer than ${MAX_URL} characters`);
+      if (!METHODS.has(method)) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.method(req.method));
+      if (req.url.href.length > MAX_URL_CHARS) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.url());
       const auth = call.scope.manifest.auth;
       const credentialHeader = auth.type === 'none' ? undefined : auth.inject.header.toLowerCase();
       const entries = Object.entries(req.headers);
-      if (entries.length > MAX_HEADERS) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `at most ${MAX_HEADERS} headers are allowed`);
+      if (entries.length > MAX_HEADERS) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerCount());
       const headers: Record<string, string> = {};
       for (const [rawName, value] of entries) {
         const name = rawName.toLowerCase();
-        if (!TOKEN.test(name)) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `"${rawName.slice(0, 40)}" is not a valid header name`);
-        if (typeof value !== 'string' || /[\r\n\0]/.test(value) || value.length > MAX_HEADER_VALUE) {
+        if (!TOKEN.test(name)) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerName(rawName));
+        if (typeof value === 'string' && value.length > MAX_HEADER_VALUE_CHARS) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerValue(name));
+        if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
           throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `header "${name}" has an invalid value (CR, LF and NUL are refused)`);
         }
         if (isForbiddenHeader(name) || name === credentialHeader) {
@@ -43,7 +46,7 @@ export function validateRequest(): Interceptor {
         if (method === 'GET' || method === 'HEAD') throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `a ${method} request cannot have a body`);
         const bytes = Buffer.byteLength(req.body, 'utf8');
         const max = call.policy.maxRequestBodyBytes;
-        if (bytes > max) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `the request body is ${bytes} bytes; the limit is ${max}`);
+        if (bytes > max) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.body(bytes, max));
       }
       return next({ ...req, method, headers }, call);
     };

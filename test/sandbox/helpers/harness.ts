@@ -19,10 +19,11 @@ export const LIMITS: SandboxLimits = {
   maxResultBytes: 1024 * 1024,
   maxArgsBytes: 64 * 1024,
   maxRequestsPerCall: 10,
+  maxRequestBodyBytes: 16 * 1024,
 };
 
 export function egressPolicy(overrides: Partial<EgressPolicy> = {}): EgressPolicy {
-  return { upstreams: {}, allowPrivateCidrs: [], denyHosts: [], requestTimeoutMs: 2000, maxResponseBytes: 256 * 1024, maxRequestBodyBytes: 16 * 1024, maxRedirects: 3, ...overrides };
+  return { upstreams: {}, allowPrivateCidrs: [], denyHosts: [], requestTimeoutMs: 2000, maxResponseBytes: 256 * 1024, maxRequestBodyBytes: LIMITS.maxRequestBodyBytes, maxRedirects: 3, ...overrides };
 }
 
 export function manifest(overrides: Partial<PluginManifest> = {}): PluginManifest {
