@@ -43,7 +43,10 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const ArrayIsArray = Array.isArray, ReflectApply = Reflect.apply;
   const JSONparse = JSON.parse, JSONstringify = JSON.stringify;
   const PromiseCtor = Promise, PromiseResolve = Promise.resolve, PromiseThen = Promise.prototype.then;
-  const StringCtor = String, ErrorCtor = Error, TypeErrorCtor = TypeError;
+  const StringCtor = String, NumberCtor = Number, ErrorCtor = Error, TypeErrorCtor = TypeError;
+  const ObjectToString = Object.prototype.toString, ObjectPropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
+  const NumberValueOf = Number.prototype.valueOf;
+  const StringValueOf = String.prototype.valueOf, BooleanValueOf = Boolean.prototype.valueOf;
   const StringSlice = String.prototype.slice, StringToLowerCase = String.prototype.toLowerCase;
   const MAX_LOG_LINES = 100, MAX_LOG_CHARS = 2000, MAX_MESSAGE = 2000;
 
@@ -221,16 +224,66 @@ export const BOOTSTRAP_SOURCE = String.raw`
     return ObjectFreeze({ info: at(0), warn: at(1), error: at(2) });
   }
 
+  // JSON.stringify writes a Number, String or Boolean object as its primitive value, without
+  // visiting it: such an object is unwrapped here as JSON.stringify would (ToNumber, ToString, its
+  // boolean), so that what is counted is what is written. Found by its tag, and a String object
+  // also by its own non-enumerable length (which it always has, whatever its tag says: its text,
+  // unlike a number's, has no bound); the brand check runs only for objects found so.
+  function unboxed(v) {
+    const tag = ReflectApply(ObjectToString, v, []);
+    if (tag === '[object String]' || (ObjectHasOwn(v, 'length') && !ReflectApply(ObjectPropertyIsEnumerable, v, ['length']))) {
+      try { ReflectApply(StringValueOf, v, []); } catch (e) { return v; }
+      return StringCtor(v);
+    }
+    if (tag === '[object Number]') {
+      try { ReflectApply(NumberValueOf, v, []); } catch (e) { return v; }
+      return NumberCtor(v);
+    }
+    if (tag === '[object Boolean]') {
+      try { return ReflectApply(BooleanValueOf, v, []); } catch (e) { return v; }
+    }
+    return v;
+  }
+
+  // The length of a number as JSON writes it: NaN and ±Infinity as null, an integer below 1e21 as
+  // its digits (counted without making the string: most numbers in results are integers), any
+  // other number as String writes it.
+  function numberLength(v) {
+    if (v - v !== 0) return 4;
+    const a = v < 0 ? -v : v;
+    if (a < 1e21 && a % 1 === 0) {
+      let n = v < 0 ? 2 : 1;
+      for (let p = 10; a >= p; p *= 10) n++;
+      return n;
+    }
+    return StringCtor(v).length;
+  }
+
   // Serialises the result with a running lower bound of its size, so an oversized result is
   // refused before the full JSON text is built (which could exceed the memory limit on its own).
+  // Numbers, booleans and null count as the characters they are written as (a number counted as
+  // one let 8 million copies of -1.797e308, 96 MB of JSON, pass as 8 MB); only escapes in strings
+  // and keys are not counted (at most 6 characters for 1).
   const TOO_LARGE = {};
   function stringifyResult(value, max) {
-    let size = 0;
+    let size = 0, root = true;
     return JSONstringify(value, function resultReplacer(key, v) {
-      const t = typeof v;
+      let t = typeof v;
       if (t === 'function' || t === 'symbol') throw new TypeErrorCtor('the result contains a ' + t + (key ? ' at key "' + slice(key, 100) + '"' : ''));
-      // a lower bound of the UTF-8 bytes this value adds (array indexes are not written)
-      size += (ArrayIsArray(this) ? 0 : key.length + 3) + (t === 'string' ? v.length + 2 : 1);
+      if (t === 'object' && v !== null && !ArrayIsArray(v)) { v = unboxed(v); t = typeof v; }
+      // the characters this value is written as (an object or array: at least {} or []; undefined:
+      // nothing, or null in an array)
+      let n;
+      if (t === 'string') n = v.length + 2;
+      else if (t === 'number') n = numberLength(v);
+      else if (t === 'boolean') n = v ? 4 : 5;
+      else if (t === 'undefined') n = -1;
+      else n = v === null ? 4 : 2;
+      // and its key, "key": (array indexes are not written; the root value has no key)
+      if (root) root = false;
+      else if (ArrayIsArray(this)) { if (n < 0) n = 4; }
+      else n = n < 0 ? 0 : n + key.length + 3;
+      if (n > 0) size += n;
       if (size > max) throw TOO_LARGE;
       return v;
     });

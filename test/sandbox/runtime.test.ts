@@ -181,6 +181,43 @@ describe('limits', () => {
     assert.equal(errorCode(r), 'GW_ERR_SANDBOX_ARGS_TOO_LARGE');
   });
 
+  // Each bomb was counted at one character per number, boolean, null or boxed value, passed the
+  // running check, and built 40 MB to 1 GB of JSON: GW_ERR_SANDBOX_MEMORY instead of this code.
+  it('maxResultBytes: numbers, booleans, null and boxed values count as they are written', { timeout: 60_000 }, async () => {
+    const limits = { maxResultBytes: 8 * 1024 * 1024, memoryMb: 32 };
+    const bombs: Record<string, string> = {
+      numbers: 'Array(8).fill(Array(1000).fill(Array(1000).fill(-1.797e308)))',
+      booleans: 'Array(8).fill(Array(1000).fill(Array(1000).fill(false)))',
+      nulls: 'Array(8).fill(Array(1000).fill(Array(1000).fill(null)))',
+      'Number objects': 'Array(8).fill(Array(1000).fill(Array(1000).fill(new Number(-1.797e308))))',
+      'String objects': `Array(1000).fill(new String('s'.repeat(1000000)))`,
+      'String objects tagged as plain objects': `Array(1000).fill(Object.defineProperty(new String('s'.repeat(1000000)), Symbol.toStringTag, { value: 'Object' }))`,
+      'String objects whose toString makes the text': `Array(1000).fill(Object.assign(new String(''), { toString: () => 's'.repeat(1000000) }))`,
+    };
+    for (const [name, expr] of Object.entries(bombs)) {
+      const r = await run({ name: 'result-bombs', source: tool(`return ${expr};`), limits });
+      assert.equal(errorCode(r), 'GW_ERR_SANDBOX_RESULT_TOO_LARGE', `${name}: ${JSON.stringify(r.outcome).slice(0, 300)}`);
+    }
+  });
+
+  it('maxResultBytes: a result of exactly the limit passes, one character more does not', async () => {
+    const max = 4096;
+    // every kind of value the count knows, padded with a string to exactly `max + args.over` characters
+    const source = tool(`
+      const v = [-1.797e308, 0.1, -0, NaN, -Infinity, 1e21, 123456789, true, false, null, new Number(2.5), new String('ab'), Object(false),
+        { a: undefined, b: [undefined], 'k\\"y': 'v\\n', length: 12 }];
+      v.push('x'.repeat(args.max + args.over - JSON.stringify(v).length - 3));
+      return args.root ? 'y'.repeat(args.max + args.over - 2) : v;`);
+    for (const root of [false, true]) {
+      const at = await run({ source, args: { max, over: 0, root }, limits: { maxResultBytes: max } });
+      assert.ok(at.outcome.ok, JSON.stringify(at.outcome).slice(0, 300));
+      assert.equal(at.outcome.resultJson.length, max);
+      if (!root) assert.deepEqual((at.result as unknown[]).slice(0, -1), [-1.797e308, 0.1, 0, null, null, 1e21, 123456789, true, false, null, 2.5, 'ab', false, { b: [null], 'k"y': 'v\n', length: 12 }]);
+      const over = await run({ source, args: { max, over: 1, root }, limits: { maxResultBytes: max } });
+      assert.equal(errorCode(over), 'GW_ERR_SANDBOX_RESULT_TOO_LARGE', JSON.stringify(over.outcome).slice(0, 300));
+    }
+  });
+
   it('arguments arrive intact', async () => {
     const args = { s: 'ünïcödé ✓ \u2028', n: [1, 2.5, -3], o: { deep: { x: null, t: true } } };
     assert.deepEqual((await run({ source: tool(`return args;`), args })).result, args);
