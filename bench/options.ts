@@ -28,6 +28,12 @@ export interface BenchOptions {
   memoryExecutions: number;
   /** calls of the 5 MB result case */
   capCalls: number;
+  /** batch sizes of the capBatch scaling case (results of 650,000 characters each) */
+  capItems: number[];
+  /** rounds per batch size of the capBatch scaling case */
+  capRounds: number;
+  /** continue_tool_result calls of the paging case (parts spread over a 32 MB body) */
+  pagingCalls: number;
   /** sandbox worker threads (the policy default when undefined) */
   workers: number | undefined;
   /** sandbox.callsPerWorker for the gateway under test (policy default when undefined) */
@@ -45,7 +51,7 @@ export interface BenchOptions {
 
 export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients N | --sweep N,N,…] [--duration SECONDS] [--warmup SECONDS]
                        [--max-ops N] [--sandbox-calls N] [--executions N] [--workers N] [--calls-per-worker N] [--worker-share X] [--context-mode per-call|per-tenant] [--only startup,e2e,sandbox,cap]
-                       [--case TEXT] [--paths baseline,seed-mcp,mcp,seed-rest,rest,sandbox]`;
+                       [--cap-items N,N,…] [--case TEXT] [--paths baseline,seed-mcp,mcp,seed-rest,rest,sandbox]`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -72,6 +78,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     sandboxCalls: quick ? 2000 : 5000,
     memoryExecutions: quick ? 5000 : 100_000,
     capCalls: quick ? 6 : 50,
+    capItems: [50, 500],
+    capRounds: quick ? 1 : 3,
+    pagingCalls: quick ? 20 : 60,
     workers: undefined,
     callsPerWorker: undefined,
     workerShare: undefined,
@@ -151,6 +160,10 @@ export function parseOptions(argv: string[]): BenchOptions {
         i++;
         break;
       }
+      case '--cap-items':
+        o.capItems = (value ?? '').split(',').map((v) => positiveInt(flag, v));
+        i++;
+        break;
       case '--case':
         if (!value) throw new Error(`--case needs a piece of a case name, e.g. "echo_args"\n${USAGE}`);
         o.caseFilter = value;

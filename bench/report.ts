@@ -7,7 +7,7 @@
  */
 import { E2E_PATHS, SANDBOXED_PATHS, type E2ePath, type E2eRow } from './end-to-end.js';
 import type { SandboxCostRow } from './sandbox-cost.js';
-import type { ResultCapResult } from './result-cap.js';
+import type { CapScalingRow, ContinuationPagingResult, ResultCapResult } from './result-cap.js';
 import type { StartupMemoryResult } from './startup-memory.js';
 
 export function table(header: string[], rows: string[][]): string {
@@ -150,4 +150,26 @@ export function resultCapText(r: ResultCapResult): string {
     ],
   );
   return r.errors ? `${t}\nerrors: ${r.errors}, first: ${r.firstError ?? ''}` : t;
+}
+
+export function capScalingText(rows: CapScalingRow[]): string {
+  const t = table(
+    ['items × result characters', 'batch characters', 'answer characters', 'ms (median)', 'rounds (ms)', 'ms per item'],
+    rows.map((r) => [`${r.items} × ${r.itemChars}`, String(r.batchChars), String(r.answerChars), ms(r.medianMs), r.roundsMs.map(ms).join(' '), ms(r.perItemMs)]),
+  );
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  if (!first || !last || first === last) return t;
+  // linear: the cost per item stays put (≈ 1); quadratic: it grows with the batch (≈ the ratio of the sizes)
+  return `${t}\nms per item at ${last.items} items ÷ at ${first.items} items: ${ratio(last.perItemMs / first.perItemMs)} (linear ≈ 1, quadratic ≈ ${ratio(last.items / first.items)})`;
+}
+
+export function pagingText(r: ContinuationPagingResult): string {
+  return [
+    table(
+      [`${r.bodyChars} characters, ${r.totalParts} parts, ${r.sampled} calls (ms)`, 'p50', 'p99', 'mean', 'max'],
+      [['continue_tool_result', ms(r.perCall.p50), ms(r.perCall.p99), ms(r.perCall.mean), ms(r.perCall.max)]],
+    ),
+    `reading all ${r.totalParts} parts, one call after the other (mean × parts): ${f1(r.allPartsSec)} s`,
+  ].join('\n');
 }

@@ -13,8 +13,8 @@ import type { LoadResult } from './closed-loop.js';
 import { e2eCases, runEndToEnd, SEED_PATHS, type E2eCase, type E2eRow } from './end-to-end.js';
 import { startLoopbackUpstream } from './loopback-upstream.js';
 import { parseOptions, type BenchOptions } from './options.js';
-import { e2eTables, resultCapText, sandboxTable, startupText, sweepTables, type SweepRun } from './report.js';
-import { runResultCap, type ResultCapResult } from './result-cap.js';
+import { capScalingText, e2eTables, pagingText, resultCapText, sandboxTable, startupText, sweepTables, type SweepRun } from './report.js';
+import { runCapScaling, runContinuationPaging, runResultCap, type CapScalingRow, type ContinuationPagingResult, type ResultCapResult } from './result-cap.js';
 import { runSandboxCost, type SandboxCostRow } from './sandbox-cost.js';
 import { startSeedGateway } from './seed-gateway.js';
 import { runStartupMemory, type StartupMemoryResult } from './startup-memory.js';
@@ -34,6 +34,8 @@ interface BenchResults {
   seedInProcessCalls?: number;
   sandboxCost?: SandboxCostRow[];
   resultCap?: ResultCapResult;
+  capScaling?: CapScalingRow[];
+  continuationPaging?: ContinuationPagingResult;
   /** wall time of each section, seconds */
   sectionSeconds: Record<string, number>;
 }
@@ -135,6 +137,21 @@ async function main(): Promise<void> {
           progress(`result cap: ${options.capCalls} calls returning 5 MB…`);
           results.resultCap = await timed('cap', () => runResultCap(gw, upstream, { calls: options.capCalls, chars: 5_000_000 }));
           out.push('== 4. capping a 5 MB result (one call at a time) ==', resultCapText(results.resultCap), '');
+          // paging first: the scaling case can hold the event loop for minutes (before the fix), and a
+          // keep-alive socket the server closed meanwhile then fails the next client's first request
+          progress(`result cap: continue_tool_result, ${options.pagingCalls} parts of a 32 MB result…`);
+          results.continuationPaging = await timed('paging', () => runContinuationPaging(gw, { bodyChars: 26_500_000, sample: options.pagingCalls }));
+          out.push('== 4b. continue_tool_result over MCP, one 32 MB result (one call at a time) ==', pagingText(results.continuationPaging), '');
+          progress(`result cap: capBatch alone on ${options.capItems.join(', ')} results of 650,000 characters, ${options.capRounds} round(s) each…`);
+          results.capScaling = await timed('cap-scaling', () =>
+            runCapScaling(gw, {
+              counts: options.capItems,
+              itemChars: 650_000,
+              rounds: options.capRounds,
+              onRow: (r) => progress(`  ${r.items} items: ${r.medianMs.toFixed(0)} ms, ${r.perItemMs.toFixed(2)} ms per item`),
+            }),
+          );
+          out.push('== 4c. capBatch alone, every item over the cap (real SQLite continuation store) ==', capScalingText(results.capScaling), '');
         }
       } finally {
         await gw.close();

@@ -63,72 +63,148 @@ export interface TruncatedStub {
   instruction: string;
 }
 
-function stubFor(id: string, json: string, maxChars: number, previewChars: number): TruncatedStub {
-  const totalParts = splitParts(json, partCharsFor(maxChars)).length;
+function stubFor(id: string, chars: number, totalParts: number, preview: string): TruncatedStub {
   const stub: TruncatedStub = {
     truncated: true,
     continuationId: id,
-    totalChars: json.length,
+    totalChars: chars,
     totalParts,
-    instruction: `This result was ${json.length} characters, over the response budget. Call continue_tool_result with {"continuationId":"${id}","part":1} (parts 1..${totalParts}) and join the "chunk" fields in order, or narrow the request (limit, filters, pagination).`,
+    instruction: `This result was ${chars} characters, over the response budget. Call continue_tool_result with {"continuationId":"${id}","part":1} (parts 1..${totalParts}) and join the "chunk" fields in order, or narrow the request (limit, filters, pagination).`,
   };
-  if (previewChars > 0) stub.preview = json.slice(0, previewChars);
+  if (preview.length > 0) stub.preview = preview;
   return stub;
+}
+
+/** Characters of each stub's preview, one pass each: a batch that still does not fit loses them. */
+const PREVIEW_PASSES = [2000, 300, 0] as const;
+
+const OPEN = '{"results":[';
+const CLOSE = ']}';
+
+/** An item's text inside the envelope's array (where `undefined` is written `null`). */
+const encodeItem = (item: unknown): string => JSON.stringify(item) ?? 'null';
+
+/**
+ * The envelope `{"results":[…]}` held as the JSON text of each item, with its length kept by
+ * arithmetic: JSON.stringify of an array is its elements' texts joined by commas, so the envelope
+ * is OPEN + Σ item lengths + (n − 1) commas + CLOSE, and replacing an item changes it by (new text's
+ * length − old text's length). Serialising the whole envelope again to measure it after each
+ * replacement made capping quadratic (50 results of 650 KB held the event loop for seconds, 500 of
+ * them for minutes: bench/README.md). Each item is serialised once here, and once more each time it
+ * is replaced.
+ */
+class Envelope {
+  readonly texts: string[];
+  #length: number;
+
+  constructor(items: readonly unknown[]) {
+    this.texts = items.map(encodeItem);
+    this.#length = envelopeLength(this.texts);
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  replace(i: number, item: unknown): void {
+    const text = encodeItem(item);
+    this.#length += text.length - (this.texts[i] as string).length;
+    this.texts[i] = text;
+  }
+
+  text(): string {
+    return envelopeText(this.texts);
+  }
+}
+
+function envelopeLength(texts: readonly string[]): number {
+  let sum = OPEN.length + CLOSE.length + Math.max(0, texts.length - 1);
+  for (const t of texts) sum += t.length;
+  return sum;
+}
+
+/** Byte for byte what JSON.stringify({ results }) gives for the items these texts encode. */
+const envelopeText = (texts: readonly string[]): string => OPEN + texts.join(',') + CLOSE;
+
+interface StoredItem {
+  id: string;
+  /** the item's result as JSON: what the continuation holds */
+  json: string;
+  totalParts: number;
 }
 
 /**
  * Caps a batch envelope `{results:[…]}`. Items are `{result}` or error objects; only `result`
- * values are ever replaced, so errors always reach the caller whole.
+ * values are ever replaced, so errors always reach the caller whole. Items are JSON data (results
+ * parsed from the sandbox's JSON); for them the answer is exactly what serialising the envelope
+ * after each replacement gave, in time linear in the batch: each item's result is serialised and
+ * split into parts once, and the envelope's text is built once, when it is returned.
  */
 export async function capBatch(items: unknown[], opts: CapOptions): Promise<string> {
-  const whole = JSON.stringify({ results: items });
-  if (whole.length <= opts.maxChars) return whole;
+  const envelope = new Envelope(items);
+  if (envelope.length <= opts.maxChars) return envelope.text();
+  const original = [...envelope.texts];
   const out = [...items];
-  const encoded = items.map((it) => JSON.stringify(it));
-  const order = encoded.map((s, i) => ({ i, len: s.length })).sort((a, b) => b.len - a.len);
-  const stubbed = new Map<number, { id: string; json: string }>();
-  for (const previewChars of [2000, 300, 0]) {
+  const order = original.map((s, i) => ({ i, len: s.length })).sort((a, b) => b.len - a.len);
+  const budget = partCharsFor(opts.maxChars);
+  // each result's JSON, serialised once (a result the store refused is offered to it again in the next pass)
+  const resultJson = new Map<number, string>();
+  const stubbed = new Map<number, StoredItem>();
+  const replace = (i: number, item: unknown): void => {
+    out[i] = item;
+    envelope.replace(i, item);
+  };
+  for (const previewChars of PREVIEW_PASSES) {
     for (const { i } of order) {
-      const current = JSON.stringify({ results: out });
-      if (current.length <= opts.maxChars) return current;
+      if (envelope.length <= opts.maxChars) return envelope.text();
       const item = items[i];
       if (typeof item !== 'object' || item === null || !('result' in item)) continue;
       let s = stubbed.get(i);
       if (!s) {
-        const json = JSON.stringify((item as { result: unknown }).result);
+        let json = resultJson.get(i);
+        if (json === undefined) {
+          json = JSON.stringify((item as { result: unknown }).result);
+          resultJson.set(i, json);
+        }
         if (json.length <= previewChars + 400) continue; // a stub would not be smaller
         const id = await tryPut(opts, opts.toolOf(i), json);
+        // Serialising, splitting and storing one large result takes milliseconds, and the SQLite
+        // store writes synchronously: let other requests (health checks, other callers) run
+        // between items rather than after the whole batch.
+        await yieldToEventLoop();
         if (id === undefined) {
-          out[i] = notStored(json.length, opts.maxChars, opts.toolOf(i));
+          replace(i, notStored(json.length, opts.maxChars, opts.toolOf(i)));
           continue;
         }
-        s = { id, json };
+        s = { id, json, totalParts: splitParts(json, budget).length };
         stubbed.set(i, s);
       }
-      out[i] = { result: stubFor(s.id, s.json, opts.maxChars, previewChars) };
+      replace(i, { result: stubFor(s.id, s.json.length, s.totalParts, s.json.slice(0, previewChars)) });
     }
   }
-  const final = JSON.stringify({ results: out });
-  if (final.length <= opts.maxChars) return final;
+  if (envelope.length <= opts.maxChars) return envelope.text();
   // Still too large: what remains is many error items or tiny results. Shorten long strings in
   // error items (never drop an item), and as a last resort store the whole batch.
   const shortened = out.map((it) => shortenErrorItem(it));
-  const short = JSON.stringify({ results: shortened });
-  if (short.length <= opts.maxChars) return short;
+  const shortTexts = shortened.map((it, i) => (it === out[i] ? (envelope.texts[i] as string) : encodeItem(it)));
+  if (envelopeLength(shortTexts) <= opts.maxChars) return envelopeText(shortTexts);
+  const whole = envelopeText(original);
   const id = await tryPut(opts, 'execute_tools', whole);
   if (id !== undefined) {
     // the whole batch goes to a continuation; each item keeps its place, pointing there (many
     // small results, e.g. a large maxBatch: every one under a stub's size)
-    const batch = stubFor(id, whole, opts.maxChars, 0);
+    const batch = stubFor(id, whole.length, splitParts(whole, budget).length, '');
     const placed = JSON.stringify({ results: items.map((_, i) => ({ result: { truncated: true, inBatch: i } })), batch });
     if (placed.length <= opts.maxChars) return placed;
     return JSON.stringify({ results: [], batch }); // not even one placeholder per item fits
   }
   // nothing could be stored: every remaining result item says so; error items stay (shortened)
   return JSON.stringify({
-    results: shortened.map((it, i) => (typeof it === 'object' && it !== null && 'result' in it ? notStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it)),
+    results: shortened.map((it, i) => (typeof it === 'object' && it !== null && 'result' in it ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i)) : it)),
   });
 }
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The continuation id, or undefined when the store refused the write (the failure is reported). */
 async function tryPut(opts: CapOptions, tool: string, body: string): Promise<string | undefined> {

@@ -1,7 +1,11 @@
 /**
  * @module test/host/result-cap
  * The cap on its own, against a real SQLite continuation store: always valid JSON under the
- * budget, errors never replaced, every stub pageable back to the exact original.
+ * budget, errors never replaced, every stub pageable back to the exact original. capBatch keeps the
+ * envelope's length by arithmetic instead of serialising it after each replacement; the answer it
+ * gave before that change (kept below as `referenceCapBatch`) is the oracle it must match byte for
+ * byte, and the characters JSON.stringify produces while capping are counted to show the work is
+ * linear in the batch.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,10 +13,134 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { capBatch, partCharsFor, splitParts } from '../../host/results/cap.js';
+import { capBatch, partCharsFor, splitParts, type CapOptions, type TruncatedStub } from '../../host/results/cap.js';
 import { ContinuationStore } from '../../host/results/continuations.js';
 import type { Db } from '../../host/storage/db.js';
 import { openDatabase } from '../../host/storage/open.js';
+
+// ---- the oracle: capBatch as it was before the envelope's length was kept by arithmetic ----
+// It serialises the whole envelope before each replacement (quadratic, and exactly right by
+// construction). Only the test uses it; splitParts and partCharsFor are unchanged.
+
+function referenceStubFor(id: string, json: string, maxChars: number, previewChars: number): TruncatedStub {
+  const totalParts = splitParts(json, partCharsFor(maxChars)).length;
+  const stub: TruncatedStub = {
+    truncated: true,
+    continuationId: id,
+    totalChars: json.length,
+    totalParts,
+    instruction: `This result was ${json.length} characters, over the response budget. Call continue_tool_result with {"continuationId":"${id}","part":1} (parts 1..${totalParts}) and join the "chunk" fields in order, or narrow the request (limit, filters, pagination).`,
+  };
+  if (previewChars > 0) stub.preview = json.slice(0, previewChars);
+  return stub;
+}
+
+async function referenceCapBatch(items: unknown[], opts: CapOptions): Promise<string> {
+  const whole = JSON.stringify({ results: items });
+  if (whole.length <= opts.maxChars) return whole;
+  const out = [...items];
+  const encoded = items.map((it) => JSON.stringify(it));
+  const order = encoded.map((s, i) => ({ i, len: s.length })).sort((a, b) => b.len - a.len);
+  const stubbed = new Map<number, { id: string; json: string }>();
+  for (const previewChars of [2000, 300, 0]) {
+    for (const { i } of order) {
+      const current = JSON.stringify({ results: out });
+      if (current.length <= opts.maxChars) return current;
+      const item = items[i];
+      if (typeof item !== 'object' || item === null || !('result' in item)) continue;
+      let s = stubbed.get(i);
+      if (!s) {
+        const json = JSON.stringify((item as { result: unknown }).result);
+        if (json.length <= previewChars + 400) continue;
+        const id = await referenceTryPut(opts, opts.toolOf(i), json);
+        if (id === undefined) {
+          out[i] = referenceNotStored(json.length, opts.maxChars, opts.toolOf(i));
+          continue;
+        }
+        s = { id, json };
+        stubbed.set(i, s);
+      }
+      out[i] = { result: referenceStubFor(s.id, s.json, opts.maxChars, previewChars) };
+    }
+  }
+  const final = JSON.stringify({ results: out });
+  if (final.length <= opts.maxChars) return final;
+  const shortened = out.map((it) => referenceShortenErrorItem(it));
+  const short = JSON.stringify({ results: shortened });
+  if (short.length <= opts.maxChars) return short;
+  const id = await referenceTryPut(opts, 'execute_tools', whole);
+  if (id !== undefined) {
+    const batch = referenceStubFor(id, whole, opts.maxChars, 0);
+    const placed = JSON.stringify({ results: items.map((_, i) => ({ result: { truncated: true, inBatch: i } })), batch });
+    if (placed.length <= opts.maxChars) return placed;
+    return JSON.stringify({ results: [], batch });
+  }
+  return JSON.stringify({
+    results: shortened.map((it, i) =>
+      typeof it === 'object' && it !== null && 'result' in it ? referenceNotStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it,
+    ),
+  });
+}
+
+async function referenceTryPut(opts: CapOptions, tool: string, body: string): Promise<string | undefined> {
+  try {
+    return await opts.store.put(opts.userId, tool, body);
+  } catch (err) {
+    opts.onStoreError?.(err);
+    return undefined;
+  }
+}
+
+function referenceNotStored(chars: number, maxChars: number, tool: string): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
+  return {
+    error: `This result (${chars} characters) is over the ${maxChars}-character response budget, and it could not be stored for continue_tool_result (the database refused the write). Retry later, or narrow the request (limit, filters, pagination).`,
+    code: 'GW_ERR_RESULT_NOT_STORED',
+    tool,
+  };
+}
+
+function referenceShortenErrorItem(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null || 'result' in item) return item;
+  const copy: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(item)) copy[k] = typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…` : v;
+  return copy;
+}
+
+/**
+ * A store that writes down every put and refuses the ones `refused` marks (by call number), so two
+ * runs of the cap can be compared call by call, including their retries after a refusal.
+ */
+function recordingStore(refused: readonly boolean[]): { store: ContinuationStore; puts: string[] } {
+  const puts: string[] = [];
+  const store = {
+    async put(userId: string, tool: string, body: string): Promise<string> {
+      const n = puts.length;
+      puts.push(`${userId} ${tool} ${body}`);
+      if (refused[n] === true) throw new Error('database is locked');
+      return `cont_${n}`;
+    },
+  } as unknown as ContinuationStore;
+  return { store, puts };
+}
+
+/** Characters JSON escapes, that JSON makes longer, or that are longer than one UTF-16 unit. */
+const awkward = fc.constantFrom('"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', '\ud800', '\udfff', '\ud83d\ude00', 'é', '€', '/', 'a', ' ');
+const text = fc.oneof(
+  fc.string({ maxLength: 1500 }),
+  fc.string({ unit: 'binary', maxLength: 800 }),
+  fc.array(awkward, { maxLength: 800 }).map((a) => a.join('')),
+  // results right at a pass's "a stub would not be smaller" threshold (their JSON is 2 longer)
+  fc.constantFrom(397, 398, 399, 697, 698, 699, 2397, 2398, 2399).map((n) => 'b'.repeat(n)),
+);
+const bigText = fc.tuple(text, fc.integer({ min: 1, max: 12 })).map(([t, r]) => t.repeat(r));
+const batchItem = fc.oneof(
+  { weight: 6, arbitrary: bigText.map((result) => ({ result })) },
+  { weight: 2, arbitrary: fc.record({ result: fc.record({ s: bigText, n: fc.integer() }) }) },
+  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((result) => ({ result })) },
+  { weight: 2, arbitrary: fc.record({ error: bigText, code: fc.constant('GW_ERR_SANDBOX_HANDLER_THREW') }) },
+  { weight: 1, arbitrary: fc.record({ error: fc.string(), code: fc.constant('GW_ERR_ENGINE_NOT_CONNECTED'), message: bigText, integration: fc.string() }) },
+  { weight: 1, arbitrary: fc.oneof(fc.constant(null), fc.integer(), fc.string(), fc.jsonValue({ maxDepth: 2 })) },
+);
 
 describe('result cap', () => {
   let db: Db;
@@ -100,6 +228,76 @@ describe('result cap', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('property: the answer is byte for byte the one of the envelope serialised after each replacement', async () => {
+    const compare = async (items: unknown[], maxChars: number, refused: readonly boolean[]): Promise<string> => {
+      const a = recordingStore(refused);
+      const b = recordingStore(refused);
+      const toolOf = (i: number): string => `tool_${i}`;
+      const expected = await referenceCapBatch(items, { maxChars, userId: 'u1', store: a.store, toolOf });
+      const actual = await capBatch(items, { maxChars, userId: 'u1', store: b.store, toolOf });
+      assert.equal(actual, expected, `maxChars ${maxChars}`);
+      assert.deepEqual(b.puts, a.puts, 'the same writes to the store, in the same order');
+      return expected;
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(batchItem, { maxLength: 24 }),
+        fc.oneof(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 400, max: 40_000 })),
+        fc.oneof(fc.constant([] as boolean[]), fc.array(fc.boolean(), { maxLength: 40 })),
+        async (items, maxChars, refused) => {
+          const expected = await compare(items, maxChars, refused);
+          // right at the edges: a budget equal to the answer (and one less), and to the whole batch
+          await compare(items, expected.length, refused);
+          await compare(items, expected.length - 1, refused);
+          const whole = JSON.stringify({ results: items }).length;
+          await compare(items, whole, refused);
+          await compare(items, whole - 1, refused);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('serialises each item a constant number of times, not the whole batch once per item', async () => {
+    const items = Array.from({ length: 100 }, (_, i) => ({ result: { i, text: 'r\n'.repeat(10_000) } }));
+    const whole = JSON.stringify({ results: items }).length;
+    const stringify = JSON.stringify;
+    let produced = 0;
+    JSON.stringify = function counted(this: unknown, ...args: Parameters<typeof stringify>): string {
+      const out = stringify.apply(this, args);
+      produced += out?.length ?? 0;
+      return out;
+    } as typeof JSON.stringify;
+    let text: string;
+    try {
+      text = await cap(items);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    assert.equal(JSON.parse(text).results.length, 100);
+    assert.ok(text.length <= 60_000);
+    // each item once as it is, its result once for the store, and each stub it gets: about 2× the
+    // batch (serialising the envelope before each of 100 replacements was ~50×)
+    assert.ok(produced <= 3 * whole, `JSON.stringify produced ${produced} characters for a batch of ${whole}`);
+  });
+
+  it('lets the event loop run between the results it stores', async () => {
+    const items = Array.from({ length: 8 }, (_, i) => ({ result: { i, text: 'w'.repeat(20_000) } }));
+    let turns = 0;
+    let capping = true;
+    const turn = (): void => {
+      turns++;
+      if (capping) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const text = await cap(items);
+    capping = false;
+    const stored = (JSON.parse(text).results as { result: { truncated?: boolean } }[]).filter((r) => r.result.truncated === true).length;
+    assert.ok(stored >= 4, `${stored} results stored`);
+    // the SQLite store writes synchronously: without a yield the whole batch is one turn of the loop
+    assert.ok(turns >= stored, `the event loop ran ${turns} times while ${stored} results were stored`);
   });
 
   it('refuses another user\'s continuation', async () => {
