@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { executeMany } from '../engine/execute-many.js';
 import type { EngineDeps } from '../engine/execute-single.js';
 import { isErrorItem } from '../engine/outcomes.js';
-import { capBatch, partCharsFor, splitParts } from '../results/cap.js';
+import { capBatch, partCharsFor, partEnds } from '../results/cap.js';
 import type { ContinuationStore } from '../results/continuations.js';
 import { extractImages } from '../results/images.js';
 import type { MetaTool } from './types.js';
@@ -66,12 +66,12 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
     async handler(ctx, args) {
       const stored = await deps.continuations.get(ctx.user.id, args.continuationId);
       if (!stored) return { json: { error: 'Unknown or expired continuationId', code: 'GW_ERR_RESULT_CONTINUATION_UNKNOWN' }, isError: true };
-      const parts = splitParts(stored.body, partCharsFor(deps.maxChars));
-      const totalParts = parts.length;
+      // the boundaries stored with the body: a slice, not a pass over the whole body on every call
+      const ends = partEnds(stored.body, partCharsFor(deps.maxChars), stored.parts);
+      const totalParts = ends.length;
       if (args.part > totalParts)
         return { json: { error: `part must be an integer from 1 to ${totalParts}`, code: 'GW_ERR_RESULT_PART_OUT_OF_RANGE' }, isError: true };
-      const [from, to] = parts[args.part - 1] ?? [0, 0];
-      const chunk = stored.body.slice(from, to);
+      const chunk = stored.body.slice(ends[args.part - 2] ?? 0, ends[args.part - 1]);
       const hasMore = args.part < totalParts;
       return {
         json: { continuationId: stored.id, tool: stored.tool, part: args.part, totalParts, totalChars: stored.body.length, hasMore, ...(hasMore ? { nextPart: args.part + 1 } : {}), chunk },

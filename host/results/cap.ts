@@ -2,12 +2,12 @@
  * @module host/results/cap
  * The result cap for MCP: the text returned to the model never exceeds `maxChars` and is always
  * valid JSON. Items that do not fit are replaced, largest first, by a stub with a preview, the
- * total size and a continuation id; the full item is stored server-side and `continue_tool_result`
- * pages through it in parts of `partChars`. If the store refuses the write (database read-only,
- * full or locked), the item becomes a GW_ERR_RESULT_NOT_STORED error instead: the batch still
- * answers, with every other item intact.
+ * total size and a continuation id; the full item is stored server-side, with where each of its
+ * parts ends, and `continue_tool_result` pages through it in parts of `partChars`. If the store
+ * refuses the write (database read-only, full or locked), the item becomes a
+ * GW_ERR_RESULT_NOT_STORED error instead: the batch still answers, with every other item intact.
  */
-import type { ContinuationStore } from './continuations.js';
+import type { ContinuationStore, PartBoundaries } from './continuations.js';
 
 export interface CapOptions {
   maxChars: number;
@@ -31,8 +31,10 @@ function escapedLength(code: number): number {
 
 /**
  * Splits `body` into parts whose JSON-escaped length fits `budget`, so that every
- * continue_tool_result envelope stays under the cap. Deterministic: the stub and each later call
- * compute the same boundaries. Surrogate pairs are never split.
+ * continue_tool_result envelope stays under the cap. Run once when a result is stored: the stub's
+ * totalParts and the boundaries kept with the continuation come from it. Deterministic, so a
+ * continuation kept without boundaries is split the same way on read. Surrogate pairs are never
+ * split.
  */
 export function splitParts(body: string, budget: number): [number, number][] {
   const parts: [number, number][] = [];
@@ -52,6 +54,32 @@ export function splitParts(body: string, budget: number): [number, number][] {
   }
   if (start < body.length || parts.length === 0) parts.push([start, body.length]);
   return parts;
+}
+
+/** Where each part splitParts gives ends: what a continuation stores, so it is split only once. */
+export const splitPartEnds = (body: string, budget: number): number[] => splitParts(body, budget).map(([, to]) => to);
+
+/**
+ * The ends of `body`'s parts for `budget` (part k is body.slice(ends[k - 2] ?? 0, ends[k - 1])):
+ * the boundaries stored with the body when they were split for this budget, else splitParts on the
+ * body (a row stored before boundaries were kept, or a cap changed since: the parts then follow the
+ * current budget, as they always did). Stored boundaries that do not fit the body are not trusted.
+ */
+export function partEnds(body: string, budget: number, stored: PartBoundaries | undefined): number[] {
+  if (stored !== undefined && stored.budget === budget && endsFit(stored.ends, body.length)) return stored.ends;
+  return splitPartEnds(body, budget);
+}
+
+/** Increasing integers ending at the body's length (one part, ending at 0, for an empty body). */
+function endsFit(ends: readonly number[], length: number): boolean {
+  if (ends.length === 0 || ends[ends.length - 1] !== length) return false;
+  if (length === 0) return ends.length === 1;
+  let previous = 0;
+  for (const end of ends) {
+    if (!Number.isInteger(end) || end <= previous) return false;
+    previous = end;
+  }
+  return true;
 }
 
 export interface TruncatedStub {
@@ -147,8 +175,9 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
   const out = [...items];
   const order = original.map((s, i) => ({ i, len: s.length })).sort((a, b) => b.len - a.len);
   const budget = partCharsFor(opts.maxChars);
-  // each result's JSON, serialised once (a result the store refused is offered to it again in the next pass)
-  const resultJson = new Map<number, string>();
+  // each result's JSON, serialised once, and its part boundaries once it is to be stored (a result
+  // the store refused is offered to it again in the next pass)
+  const prepared = new Map<number, { json: string; ends?: number[] }>();
   const stubbed = new Map<number, StoredItem>();
   const replace = (i: number, item: unknown): void => {
     out[i] = item;
@@ -161,13 +190,15 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
       if (typeof item !== 'object' || item === null || !('result' in item)) continue;
       let s = stubbed.get(i);
       if (!s) {
-        let json = resultJson.get(i);
-        if (json === undefined) {
-          json = JSON.stringify((item as { result: unknown }).result);
-          resultJson.set(i, json);
+        let p = prepared.get(i);
+        if (!p) {
+          p = { json: JSON.stringify((item as { result: unknown }).result) };
+          prepared.set(i, p);
         }
+        const json = p.json;
         if (json.length <= previewChars + 400) continue; // a stub would not be smaller
-        const id = await tryPut(opts, opts.toolOf(i), json);
+        const ends = (p.ends ??= splitPartEnds(json, budget));
+        const id = await tryPut(opts, opts.toolOf(i), json, { budget, ends });
         // Serialising, splitting and storing one large result takes milliseconds, and the SQLite
         // store writes synchronously: let other requests (health checks, other callers) run
         // between items rather than after the whole batch.
@@ -176,7 +207,7 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
           replace(i, notStored(json.length, opts.maxChars, opts.toolOf(i)));
           continue;
         }
-        s = { id, json, totalParts: splitParts(json, budget).length };
+        s = { id, json, totalParts: ends.length };
         stubbed.set(i, s);
       }
       replace(i, { result: stubFor(s.id, s.json.length, s.totalParts, s.json.slice(0, previewChars)) });
@@ -189,11 +220,12 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
   const shortTexts = shortened.map((it, i) => (it === out[i] ? (envelope.texts[i] as string) : encodeItem(it)));
   if (envelopeLength(shortTexts) <= opts.maxChars) return envelopeText(shortTexts);
   const whole = envelopeText(original);
-  const id = await tryPut(opts, 'execute_tools', whole);
+  const wholeEnds = splitPartEnds(whole, budget);
+  const id = await tryPut(opts, 'execute_tools', whole, { budget, ends: wholeEnds });
   if (id !== undefined) {
     // the whole batch goes to a continuation; each item keeps its place, pointing there (many
     // small results, e.g. a large maxBatch: every one under a stub's size)
-    const batch = stubFor(id, whole.length, splitParts(whole, budget).length, '');
+    const batch = stubFor(id, whole.length, wholeEnds.length, '');
     const placed = JSON.stringify({ results: items.map((_, i) => ({ result: { truncated: true, inBatch: i } })), batch });
     if (placed.length <= opts.maxChars) return placed;
     return JSON.stringify({ results: [], batch }); // not even one placeholder per item fits
@@ -207,9 +239,9 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The continuation id, or undefined when the store refused the write (the failure is reported). */
-async function tryPut(opts: CapOptions, tool: string, body: string): Promise<string | undefined> {
+async function tryPut(opts: CapOptions, tool: string, body: string, parts: PartBoundaries): Promise<string | undefined> {
   try {
-    return await opts.store.put(opts.userId, tool, body);
+    return await opts.store.put(opts.userId, tool, body, parts);
   } catch (err) {
     opts.onStoreError?.(err);
     return undefined;

@@ -82,6 +82,17 @@ export const MIGRATIONS: Migration[] = [
       `UPDATE portal_sessions SET revoked_at = created_at WHERE revoked_at IS NULL`,
     ],
   },
+  {
+    version: 5,
+    name: 'continuations keep their part boundaries',
+    statements: [
+      // Where each part of the body ends, split once when stored, and the part budget it was split
+      // for: continue_tool_result slices instead of splitting the whole body on every call. Rows
+      // stored before this migration keep NULL and are split on read, as they always were.
+      `ALTER TABLE result_continuations ADD COLUMN part_budget INTEGER`,
+      `ALTER TABLE result_continuations ADD COLUMN part_ends TEXT`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

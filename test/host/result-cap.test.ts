@@ -5,7 +5,8 @@
  * envelope's length by arithmetic instead of serialising it after each replacement; the answer it
  * gave before that change (kept below as `referenceCapBatch`) is the oracle it must match byte for
  * byte, and the characters JSON.stringify produces while capping are counted to show the work is
- * linear in the batch.
+ * linear in the batch. continue_tool_result serves each part by slicing at the boundaries stored
+ * with the body; its parts must be exactly splitParts' on the body.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,6 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import type { EngineDeps } from '../../host/engine/execute-single.js';
+import { createEngineMetaTools } from '../../host/meta-tools/engine-tools.js';
+import type { MetaToolContext } from '../../host/meta-tools/types.js';
 import { capBatch, partCharsFor, splitParts, type CapOptions, type TruncatedStub } from '../../host/results/cap.js';
 import { ContinuationStore } from '../../host/results/continuations.js';
 import type { Db } from '../../host/storage/db.js';
@@ -298,6 +302,77 @@ describe('result cap', () => {
     assert.ok(stored >= 4, `${stored} results stored`);
     // the SQLite store writes synchronously: without a yield the whole batch is one turn of the loop
     assert.ok(turns >= stored, `the event loop ran ${turns} times while ${stored} results were stored`);
+  });
+
+  /** continue_tool_result as the gateway serves it, with the cap `maxChars`, for user u1. */
+  async function page(maxChars: number, continuationId: string, part: number): Promise<{ part?: number; totalParts?: number; chunk?: string; code?: string }> {
+    const tool = createEngineMetaTools({ engine: {} as EngineDeps, continuations: store, maxChars, maxBatch: 50 }).find((t) => t.name === 'continue_tool_result');
+    assert.ok(tool);
+    const signal = new AbortController().signal;
+    const ctx: MetaToolContext = { user: { id: 'u1', email: 'u1@example.com', tenant: 'acme', createdAt: 0 }, transport: 'mcp', signal, cancelled: signal, progress: async () => undefined, requestId: 'r1' };
+    return (await tool.handler(ctx, { continuationId, part })).json as { part?: number; totalParts?: number; chunk?: string; code?: string };
+  }
+
+  /** Pages a continuation to its end: each chunk, and totalParts as every page says it. */
+  async function pageAll(maxChars: number, continuationId: string): Promise<{ chunks: string[]; totalParts: number }> {
+    const first = await page(maxChars, continuationId, 1);
+    const totalParts = first.totalParts ?? 0;
+    const chunks = [first.chunk ?? ''];
+    for (let part = 2; part <= totalParts; part++) {
+      const p = await page(maxChars, continuationId, part);
+      assert.equal(p.totalParts, totalParts);
+      chunks.push(p.chunk ?? '');
+    }
+    assert.equal((await page(maxChars, continuationId, totalParts + 1)).code, 'GW_ERR_RESULT_PART_OUT_OF_RANGE');
+    return { chunks, totalParts };
+  }
+
+  const splitChunks = (body: string, maxChars: number): string[] => splitParts(body, partCharsFor(maxChars)).map(([a, b]) => body.slice(a, b));
+
+  it('property: continue_tool_result serves exactly the parts splitParts gives on the stored body', async () => {
+    await fc.assert(
+      fc.asyncProperty(bigText, fc.integer({ min: 1000, max: 12_000 }), async (value, maxChars) => {
+        const result = { value: value.repeat(4) };
+        const text = await cap([{ result }], maxChars);
+        const stub = JSON.parse(text).results[0].result;
+        if (stub.truncated !== true) return; // it fitted: nothing to page
+        const body = JSON.stringify(result);
+        const { chunks, totalParts } = await pageAll(maxChars, stub.continuationId);
+        assert.equal(totalParts, stub.totalParts);
+        assert.deepEqual(chunks, splitChunks(body, maxChars));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('continue_tool_result slices at the boundaries stored with the body instead of splitting it again', async () => {
+    const maxChars = 3000;
+    const result = { text: 'p"\u2028'.repeat(9000) };
+    const stub = JSON.parse(await cap([{ result }], maxChars)).results[0].result;
+    const body = JSON.stringify(result);
+    const stored = await store.get('u1', stub.continuationId);
+    assert.deepEqual(stored?.parts, { budget: partCharsFor(maxChars), ends: splitParts(body, partCharsFor(maxChars)).map(([, to]) => to) });
+    // other boundaries (still within the budget) in the row: they, not a new split, decide the parts
+    const thirds = splitParts(body, Math.floor(partCharsFor(maxChars) / 3));
+    await db.run('UPDATE result_continuations SET part_ends = ? WHERE id = ?', [thirds.map(([, to]) => to).join(','), stub.continuationId]);
+    const { chunks, totalParts } = await pageAll(maxChars, stub.continuationId);
+    assert.equal(totalParts, thirds.length);
+    assert.deepEqual(chunks, thirds.map(([a, b]) => body.slice(a, b)));
+  });
+
+  it('continuations without usable boundaries are split on read: stored before them, for another cap, or not fitting the body', async () => {
+    const maxChars = 2500;
+    const body = JSON.stringify({ text: 'q\ud83d\ude00"'.repeat(4000) });
+    const budget = partCharsFor(maxChars);
+    const ends = splitParts(body, budget).map(([, to]) => to);
+    const rows = [
+      await store.put('u1', 't', body), // as stored before migration 5
+      await store.put('u1', 't', body, { budget: partCharsFor(6000), ends: splitParts(body, partCharsFor(6000)).map(([, to]) => to) }),
+      await store.put('u1', 't', body, { budget, ends: [...ends.slice(0, -1), body.length - 1] }),
+      await store.put('u1', 't', body, { budget, ends: [ends[1] as number, ends[0] as number, ...ends.slice(2)] }),
+    ];
+    for (const id of rows) assert.deepEqual((await pageAll(maxChars, id)).chunks, splitChunks(body, maxChars));
+    assert.deepEqual(await pageAll(maxChars, await store.put('u1', 't', '')), { chunks: [''], totalParts: 1 });
   });
 
   it('refuses another user\'s continuation', async () => {

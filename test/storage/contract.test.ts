@@ -183,6 +183,10 @@ for (const backend of backends()) {
       const reader = new ContinuationStore(other, 60);
       assert.deepEqual(await reader.get(u.id, id), { id, tool: 'keyed_ping', body });
       assert.equal(await reader.get(v.id, id), undefined);
+      // with the part boundaries split when it was stored (any handle slices at them)
+      const parts = { budget: 2000, ends: Array.from({ length: 600 }, (_, k) => (k + 1) * 9) };
+      const split = await new ContinuationStore(db, 60).put(u.id, 'keyed_ping', 'y'.repeat(5400), parts);
+      assert.deepEqual(await reader.get(u.id, split), { id: split, tool: 'keyed_ping', body: 'y'.repeat(5400), parts });
       await db.run('UPDATE result_continuations SET expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
       assert.equal(await reader.get(u.id, id), undefined);
     });

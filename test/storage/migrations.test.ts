@@ -11,6 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import { partCharsFor, splitParts } from '../../host/results/cap.js';
+import { ContinuationStore } from '../../host/results/continuations.js';
 import { MIGRATIONS, migrate } from '../../host/storage/migrations.js';
 import { backends } from './backends.js';
 
@@ -33,8 +35,9 @@ for (const backend of backends()) {
       try {
         const rows = await db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
         assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
-        // The last migration's column exists: the schema is complete.
+        // The last migrations' columns exist: the schema is complete.
         assert.deepEqual(await db.all('SELECT key_id FROM portal_sessions'), []);
+        assert.deepEqual(await db.all('SELECT part_budget, part_ends FROM result_continuations'), []);
       } finally {
         await db.close();
       }
@@ -60,6 +63,28 @@ for (const backend of backends()) {
         // New sessions record their key, which must exist.
         await db.run(`INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at) VALUES ('new', 'u1', 'k1', 'c', ?, ?)`, [now, now + 1]);
         await assert.rejects(db.run(`INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at) VALUES ('bad', 'u1', 'nokey', 'c', ?, ?)`, [now, now + 1]));
+      } finally {
+        await db.close();
+      }
+    });
+
+    test('migration 5 on a database in use: continuations stored before it stay whole and are still served', async () => {
+      const url = await backend.freshUrl();
+      const db = await backend.open(url);
+      try {
+        assert.equal(await migrate(db, MIGRATIONS.filter((m) => m.version < 5)), 4);
+        const now = Date.now();
+        const body = JSON.stringify({ rows: 'r\u2028"é😀'.repeat(20_000) });
+        await db.run(`INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at) VALUES ('cont_old', 'u1', 'list_rows', ?, ?, ?)`, [body, now, now + 3_600_000]);
+        assert.equal(await migrate(db), MIGRATIONS.length - 4);
+        const row = await db.get<Record<string, unknown>>(`SELECT id, user_id, tool, body, created_at, expires_at, part_budget, part_ends FROM result_continuations`);
+        assert.deepEqual(row, { id: 'cont_old', user_id: 'u1', tool: 'list_rows', body, created_at: now, expires_at: now + 3_600_000, part_budget: null, part_ends: null });
+        // served as before (no boundaries: split on read); a new one keeps its boundaries
+        const store = new ContinuationStore(db, 60);
+        assert.deepEqual(await store.get('u1', 'cont_old'), { id: 'cont_old', tool: 'list_rows', body });
+        const parts = { budget: partCharsFor(60_000), ends: splitParts(body, partCharsFor(60_000)).map(([, to]) => to) };
+        const id = await store.put('u1', 'list_rows', body, parts);
+        assert.deepEqual(await store.get('u1', id), { id, tool: 'list_rows', body, parts });
       } finally {
         await db.close();
       }
