@@ -154,8 +154,8 @@ export function resultCapText(r: ResultCapResult): string {
 
 export function capScalingText(rows: CapScalingRow[]): string {
   const t = table(
-    ['items × result characters', 'batch characters', 'answer characters', 'ms (median)', 'rounds (ms)', 'ms per item'],
-    rows.map((r) => [`${r.items} × ${r.itemChars}`, String(r.batchChars), String(r.answerChars), ms(r.medianMs), r.roundsMs.map(ms).join(' '), ms(r.perItemMs)]),
+    ['items × result characters', 'batch characters', 'answer characters', 'ms (median)', 'rounds (ms)', 'ms per item', 'longest event-loop block (ms)'],
+    rows.map((r) => [`${r.items} × ${r.itemChars}`, String(r.batchChars), String(r.answerChars), ms(r.medianMs), r.roundsMs.map(ms).join(' '), ms(r.perItemMs), ms(r.maxLoopDelayMs)]),
   );
   const first = rows[0];
   const last = rows[rows.length - 1];

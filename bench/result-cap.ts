@@ -86,6 +86,33 @@ export interface CapScalingRow {
   medianMs: number;
   /** median ÷ items: flat when capBatch is linear in the batch, growing with it when quadratic */
   perItemMs: number;
+  /** the longest the event loop was held during a round (what a /healthz on another connection waits), ms */
+  maxLoopDelayMs: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The longest the event loop kept a 5 ms timer waiting past its time, from now to stop(): what a
+ * request on another connection (a health check) would have waited. (perf_hooks'
+ * monitorEventLoopDelay does not record the gap before its first tick, so it misses a block that
+ * starts right away.)
+ */
+function loopWatch(): { stop(): number } {
+  const every = 5;
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - every);
+    last = now;
+  }, every);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(0, worst);
+    },
+  };
 }
 
 /** A distinct, flat string of `chars` characters that needs escaping, as a JSON API answer would. */
@@ -113,10 +140,15 @@ export async function runCapScaling(gw: BenchGateway, o: { counts: number[]; ite
     const batchChars = 14 + items.reduce((s, it) => s + JSON.stringify(it).length + 1, -1);
     const roundsMs: number[] = [];
     let answerChars = 0;
+    let maxLoopDelayMs = 0;
     for (let r = 0; r < o.rounds; r++) {
+      const loop = loopWatch();
+      await sleep(20); // the watch has ticked: a block from the first moment is seen
       const t0 = performance.now();
       const text = await capBatch(items, { maxChars, userId: gw.user.id, store, toolOf: () => 'echo_big' });
       roundsMs.push(performance.now() - t0);
+      await sleep(20); // and it ticks again after the last block
+      maxLoopDelayMs = Math.max(maxLoopDelayMs, loop.stop());
       answerChars = text.length;
       const results = (JSON.parse(text) as { results: Array<{ result?: { truncated?: boolean } }> }).results;
       if (text.length > maxChars || results.length !== count || !results.every((x) => x.result?.truncated === true)) throw new Error(`capBatch answered ${text.length} characters with ${results.length} items, not ${count} stubs`);
@@ -125,7 +157,7 @@ export async function runCapScaling(gw: BenchGateway, o: { counts: number[]; ite
     }
     const sorted = [...roundsMs].sort((a, b) => a - b);
     const medianMs = sorted[Math.floor(sorted.length / 2)] ?? NaN;
-    const row: CapScalingRow = { items: count, itemChars: o.itemChars, batchChars, answerChars, roundsMs, medianMs, perItemMs: medianMs / count };
+    const row: CapScalingRow = { items: count, itemChars: o.itemChars, batchChars, answerChars, roundsMs, medianMs, perItemMs: medianMs / count, maxLoopDelayMs };
     o.onRow?.(row);
     rows.push(row);
   }
