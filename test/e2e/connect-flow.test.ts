@@ -34,6 +34,43 @@ const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-netw
 
 const textOf = (r: unknown): string => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '');
 
+interface E2E {
+  gateway: Gateway;
+  url: string;
+  apiKey: string;
+  dataDir: string;
+  client: Client;
+  browser: Browser;
+}
+
+/** A gateway on a free loopback port with one built-in plugin, a user with a key, an MCP client with it, and Chromium. */
+async function startE2E(o: { plugin: string; email: string; upstreams: Record<string, string>; env: Record<string, string>; logger: Logger; logLevel: string }): Promise<E2E> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-e2e-'));
+  const pluginsDir = path.join(dataDir, 'plugins');
+  fs.cpSync(path.join(BUILTIN_PLUGINS_DIR, o.plugin), path.join(pluginsDir, o.plugin), { recursive: true });
+  const port = await freePort();
+  const gateway = await createGateway(
+    {
+      port,
+      host: '127.0.0.1',
+      dataDir,
+      databaseUrl: path.join(dataDir, 'workbench.db'),
+      pluginDirs: [pluginsDir],
+      policyFile: '(inline)',
+      logLevel: o.logLevel,
+      publicUrl: `http://127.0.0.1:${port}`,
+    },
+    { policy: parsePolicy({ upstreams: o.upstreams, sandbox: { workers: 1 } }, 'e2e policy'), logger: o.logger, env: o.env },
+  );
+  const url = await gateway.listen();
+  const user = await gateway.users.create(o.email, 'acme');
+  const apiKey = (await gateway.users.createApiKey(user.id, 'agent')).key;
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  return { gateway, url, apiKey, dataDir, client, browser };
+}
+
 describe('connect flow end to end (headless Chromium)', { skip }, () => {
   let gateway: Gateway;
   let url: string;
@@ -52,38 +89,16 @@ describe('connect flow end to end (headless Chromium)', { skip }, () => {
         ? { json: { login: 'octocat', id: 1, name: 'The Octocat', public_repos: 8, followers: 10, following: 0 } }
         : { status: 401, json: { message: 'Bad credentials' } },
     );
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-e2e-'));
-    const pluginsDir = path.join(dataDir, 'plugins');
-    fs.cpSync(path.join(BUILTIN_PLUGINS_DIR, 'github'), path.join(pluginsDir, 'github'), { recursive: true });
-    const port = await freePort();
     const sink = new Writable({ write: (chunk: Buffer, _enc, cb) => void (logs.push(chunk.toString('utf8')), cb()) });
     const logger = pino({ level: 'trace', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink) as Logger;
-    gateway = await createGateway(
-      {
-        port,
-        host: '127.0.0.1',
-        dataDir,
-        databaseUrl: path.join(dataDir, 'workbench.db'),
-        pluginDirs: [pluginsDir],
-        policyFile: '(inline)',
-        logLevel: 'trace',
-        publicUrl: `http://127.0.0.1:${port}`,
-      },
-      {
-        policy: parsePolicy({ upstreams: { 'https://api.github.com': upstream.origin, 'https://github.com': mock.origin }, sandbox: { workers: 1 } }, 'e2e policy'),
-        logger,
-        env: { GITHUB_CLIENT_ID: mock.clientId, GITHUB_CLIENT_SECRET: mock.clientSecret },
-      },
-    );
-    url = await gateway.listen();
-    const user = await gateway.users.create('agent-owner@example.com', 'acme');
-    apiKey = (await gateway.users.createApiKey(user.id, 'agent')).key;
-    client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: LAUNCH_ARGS,
-    });
+    ({ gateway, url, apiKey, dataDir, client, browser } = await startE2E({
+      plugin: 'github',
+      email: 'agent-owner@example.com',
+      upstreams: { 'https://api.github.com': upstream.origin, 'https://github.com': mock.origin },
+      env: { GITHUB_CLIENT_ID: mock.clientId, GITHUB_CLIENT_SECRET: mock.clientSecret },
+      logger,
+      logLevel: 'trace',
+    }));
   });
 
   after(async () => {
@@ -176,33 +191,14 @@ describe('connect flow through a provider that signs people in on a second origi
 
   before(async () => {
     mock = await startMockOAuth({ paths: { authorize: '/authorize', token: '/oauth/token' }, signInElsewhere: true });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-e2e-'));
-    const pluginsDir = path.join(dataDir, 'plugins');
-    fs.cpSync(path.join(BUILTIN_PLUGINS_DIR, 'atlassian-jira'), path.join(pluginsDir, 'atlassian-jira'), { recursive: true });
-    const port = await freePort();
-    gateway = await createGateway(
-      {
-        port,
-        host: '127.0.0.1',
-        dataDir,
-        databaseUrl: path.join(dataDir, 'workbench.db'),
-        pluginDirs: [pluginsDir],
-        policyFile: '(inline)',
-        logLevel: 'silent',
-        publicUrl: `http://127.0.0.1:${port}`,
-      },
-      {
-        policy: parsePolicy({ upstreams: { 'https://auth.atlassian.com': mock.origin }, sandbox: { workers: 1 } }, 'e2e policy'),
-        logger: pino({ level: 'silent' }) as Logger,
-        env: { ATLASSIAN_JIRA_CLIENT_ID: mock.clientId, ATLASSIAN_JIRA_CLIENT_SECRET: mock.clientSecret },
-      },
-    );
-    url = await gateway.listen();
-    const user = await gateway.users.create('jira-user@example.com', 'acme');
-    apiKey = (await gateway.users.createApiKey(user.id, 'agent')).key;
-    client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+    ({ gateway, url, apiKey, dataDir, client, browser } = await startE2E({
+      plugin: 'atlassian-jira',
+      email: 'jira-user@example.com',
+      upstreams: { 'https://auth.atlassian.com': mock.origin },
+      env: { ATLASSIAN_JIRA_CLIENT_ID: mock.clientId, ATLASSIAN_JIRA_CLIENT_SECRET: mock.clientSecret },
+      logger: pino({ level: 'silent' }) as Logger,
+      logLevel: 'silent',
+    }));
   });
 
   after(async () => {
