@@ -1,12 +1,14 @@
 /**
  * @module host/plugin-sdk/evaluate-definition
  * Build time only, on the author's machine: bundles plugin.ts with zod and the SDK into a script,
- * runs it in a throwaway `vm` context (no Node.js globals, a time limit) and returns the manifest
- * data its definition describes. The gateway never does this: it reads manifest.json as data.
+ * runs it in a throwaway `vm` context (no Node.js globals, a time limit; the same web globals a
+ * sandbox context has, so top-level code that runs in the sandbox also runs here) and returns the
+ * manifest data its definition describes. The gateway never does this: it reads manifest.json as data.
  */
 import path from 'node:path';
 import vm from 'node:vm';
 import type * as esbuild from 'esbuild';
+import { WEB_GLOBALS_SOURCE } from '../../sandbox/worker/web-globals-source.js';
 import { resolveGuard, type GuardOptions } from './resolve-guard.js';
 
 export const EVALUATION_TIMEOUT_MS = 10_000;
@@ -87,8 +89,10 @@ export async function evaluateDefinition(options: EvaluateOptions): Promise<Reco
   });
   const code = result.outputFiles[0]?.text ?? '';
   const sandbox: Record<string, unknown> = {};
+  const context = vm.createContext(sandbox);
+  vm.runInContext(WEB_GLOBALS_SOURCE, context, { filename: 'web-globals.js' });
   try {
-    vm.runInNewContext(code, sandbox, { timeout: options.timeoutMs, filename: 'plugin.ts (build-time evaluation)' });
+    vm.runInContext(code, context, { timeout: options.timeoutMs, filename: 'plugin.ts (build-time evaluation)' });
   } catch (err) {
     const message = err instanceof Error || (typeof err === 'object' && err !== null && 'message' in err) ? String((err as Error).message) : String(err);
     throw new PluginBuildError('plugin.ts', `plugin.ts threw while its definition was evaluated: ${message}`);

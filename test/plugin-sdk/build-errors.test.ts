@@ -27,6 +27,15 @@ async function buildError(dir: string): Promise<PluginBuildError> {
   assert.fail('the build succeeded');
 }
 
+describe('plugin build evaluates plugin.ts as the sandbox runs it', () => {
+  test("top-level code may use the sandbox's URLSearchParams, atob and btoa", async () => {
+    const dir = writePlugin(pluginSource(echoTool(), "const QUERY = new URLSearchParams({ q: 'a b' }).toString() + '&' + btoa(atob('eA=='));\nvoid QUERY;"));
+    const outDir = path.join(tempDir(), 'out');
+    await buildPlugin({ dir, outDir, evaluationTimeoutMs: 5_000 });
+    assert.ok(fs.existsSync(path.join(outDir, 'manifest.json')));
+  });
+});
+
 describe('plugin build refuses bad sources with clear errors', () => {
   test('an import of node:fs names the import and where it is', async () => {
     const dir = writePlugin(pluginSource(echoTool(), "import { readFileSync } from 'node:fs';\nvoid readFileSync;"));
