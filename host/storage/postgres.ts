@@ -69,6 +69,14 @@ function wrap(q: Queryable, pool: pg.Pool): Db {
       if (q !== pool) return fn(db); // nested: join the outer transaction
       const client = await pool.connect();
       let broken: Error | undefined;
+      // A client handed out is no longer covered by the pool's idle 'error' listener: if the server
+      // drops its connection (failover, restart, an admin's kill), pg emits 'error' on it, which
+      // with nobody listening is an uncaught exception that ends the process. The query in flight
+      // rejects on its own; the client is dropped, not returned to the pool.
+      const onError = (e: Error): void => {
+        broken = e;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const out = await fn(wrap(client, pool));
@@ -80,6 +88,7 @@ function wrap(q: Queryable, pool: pg.Pool): Db {
         });
         throw err;
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     },
