@@ -3,7 +3,14 @@
  * The embedded default: one SQLite file (WAL mode) through better-sqlite3. Statements are
  * synchronous underneath; transactions are serialised by a queue so that two async transactions
  * never interleave on the one connection.
+ *
+ * One connection means one transaction for everything on it: while a transaction awaits, a
+ * statement from another request would run inside it, and be rolled back with it (or be told it
+ * committed when it was not). So while a transaction is open, statements and transactions that do
+ * not come from inside it (told apart by their async context) wait until it ends; those from
+ * inside join it, as the `tx` handle's do.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,43 +50,55 @@ export function openSqlite(file: string): Db {
     return stmt;
   };
   let queue: Promise<unknown> = Promise.resolve();
-  let inTx = false;
+  /** the open transaction (set while one runs), and the async context its statements run in */
+  let open: object | undefined;
+  const inside = new AsyncLocalStorage<object>();
+  /** true when a transaction is open and the caller is not part of it: it must wait its turn */
+  const mustWait = (): boolean => open !== undefined && inside.getStore() !== open;
 
-  const base = {
+  const all = <T>(sql: string, params: readonly SqlValue[]): T[] => prepare(sql).all(...params) as T[];
+  const get = <T>(sql: string, params: readonly SqlValue[]): T | undefined => prepare(sql).get(...params) as T | undefined;
+  const run = (sql: string, params: readonly SqlValue[]): { changes: number } => {
+    const stmt = prepare(sql);
+    if (!stmt.reader) return { changes: stmt.run(...params).changes };
+    stmt.all(...params);
+    return { changes: 0 };
+  };
+  /** Runs a statement now, or after the open transaction (and those queued before it) when the caller is outside it. */
+  const statement = <R>(exec: () => R): Promise<R> => {
+    if (mustWait()) return queue.then(exec);
+    // at once, as before: a caller that does not await still has its statement run when it returns
+    try {
+      return Promise.resolve(exec());
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  };
+
+  const db: Db = {
     kind: 'sqlite' as const,
-    async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-      return prepare(sql).all(...params) as T[];
-    },
-    async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-      return prepare(sql).get(...params) as T | undefined;
-    },
-    async run(sql: string, params: readonly SqlValue[] = []): Promise<{ changes: number }> {
-      const stmt = prepare(sql);
-      if (!stmt.reader) return { changes: stmt.run(...params).changes };
-      stmt.all(...params);
-      return { changes: 0 };
-    },
+    all: (sql, params = []) => statement(() => all(sql, params)),
+    get: (sql, params = []) => statement(() => get(sql, params)),
+    run: (sql, params = []) => statement(() => run(sql, params)),
     async close(): Promise<void> {
       await queue.catch(() => undefined);
       raw.close();
     },
-  };
-  const db: Db = {
-    ...base,
     transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-      if (inTx) return fn(db); // nested: join the outer transaction
+      if (open !== undefined && !mustWait()) return fn(db); // nested: join the outer transaction
       const next = queue.then(async () => {
-        inTx = true;
+        const me = {};
+        open = me;
         raw.exec('BEGIN IMMEDIATE');
         try {
-          const out = await fn(db);
+          const out = await inside.run(me, () => fn(db));
           raw.exec('COMMIT');
           return out;
         } catch (err) {
           if (raw.inTransaction) raw.exec('ROLLBACK');
           throw err;
         } finally {
-          inTx = false;
+          open = undefined;
         }
       });
       queue = next.catch(() => undefined);

@@ -448,5 +448,45 @@ for (const backend of backends()) {
       assert.equal(n, 1);
       assert.equal((await new UserStore(other).byId('tx-3'))?.createdAt, 3);
     });
+
+    test('a transaction whose connection is killed fails, and the process and the pool carry on', { skip: backend.name !== 'postgres' }, async () => {
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          const pid = (await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))?.pid;
+          await other.get('SELECT pg_terminate_backend(?) AS ok', [pid ?? 0]);
+          // the server closed this transaction's connection: pg emits 'error' on the client, which
+          // crashed the process when nobody listened
+          await new Promise((r) => setTimeout(r, 200));
+          await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', ['killed-1', 'killed1@example.com', 'acme', 5]);
+        }),
+      );
+      assert.equal(await users.byId('killed-1'), undefined);
+      assert.equal((await db.get<{ one: number }>('SELECT 1 AS one'))?.one, 1, 'the pool hands out a working connection');
+    });
+
+    test("work from outside a transaction that fails is neither rolled back with it nor joined into it", async () => {
+      const insert = (q: Db, id: string) => q.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [id, `${id}@example.com`, 'acme', 4]);
+      let started!: () => void;
+      const begun = new Promise<void>((r) => (started = r));
+      let go!: () => void;
+      const release = new Promise<void>((r) => (go = r));
+      const failing = db.transaction(async (tx) => {
+        await insert(tx, 'own-a1');
+        started();
+        await release;
+        throw new Error('A fails');
+      });
+      await begun;
+      // another request, while A is open: its own transaction, and a plain statement
+      const theirs = db.transaction(async (tx) => insert(tx, 'own-b1'));
+      const plain = insert(db, 'own-c1');
+      go();
+      await assert.rejects(failing, /A fails/);
+      await theirs;
+      await plain;
+      assert.equal(await users.byId('own-a1'), undefined, "A's own write is rolled back");
+      assert.ok(await new UserStore(other).byId('own-b1'), "B's transaction committed on its own");
+      assert.ok(await new UserStore(other).byId('own-c1'), 'the plain statement was not rolled back with A');
+    });
   });
 }
