@@ -39,13 +39,19 @@ export interface LoadResult {
   errors: PluginLoadError[];
 }
 
-/** Lists plugin folders (those holding a manifest.json) directly under each root, in name order. */
+/**
+ * Lists plugin folders (those holding a manifest.json) directly under each root, in name order. A
+ * symbolic link to a folder counts as a folder: installing a release by linking it
+ * (`plugins/weather -> /opt/releases/weather-1.2`) is common, and was skipped without a word.
+ */
 function listPluginDirs(roots: readonly string[]): string[] {
   const dirs: string[] = [];
   for (const root of roots) {
     if (!fs.existsSync(root)) continue;
     for (const entry of fs.readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (entry.isDirectory() && fs.existsSync(path.join(root, entry.name, 'manifest.json'))) dirs.push(path.join(root, entry.name));
+      const dir = path.join(root, entry.name);
+      const isDir = entry.isDirectory() || (entry.isSymbolicLink() && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true);
+      if (isDir && fs.existsSync(path.join(dir, 'manifest.json'))) dirs.push(dir);
     }
   }
   return dirs;

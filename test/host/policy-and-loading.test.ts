@@ -149,6 +149,17 @@ describe('plugin loading', () => {
     for (const e of errors) assert.ok(e.file.startsWith(root), 'each error names its file');
   });
 
+  it('loads a plugin folder installed as a symbolic link, and ignores a dangling one', () => {
+    const releases = tempDir();
+    writePlugin(releases, 'linked-1.2', manifest('linked', [tool('linked_one')]));
+    const root = tempDir();
+    fs.symlinkSync(path.join(releases, 'linked-1.2'), path.join(root, 'linked'));
+    fs.symlinkSync(path.join(releases, 'gone'), path.join(root, 'dangling'));
+    const { plugins, errors } = loadPlugins([root]);
+    assert.deepEqual(plugins.map((p) => p.manifest.name), ['linked']);
+    assert.deepEqual(errors, []);
+  });
+
   it('never evaluates plugin code on the host', () => {
     const root = tempDir();
     const marker = path.join(root, 'evaluated');
