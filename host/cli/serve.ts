@@ -7,6 +7,7 @@
 import { createGateway } from '../app.js';
 import type { GatewayConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
+import { isUniqueViolation } from '../storage/db.js';
 import { buildMcpServer } from '../transport/mcp-server.js';
 import { StdioLineTransport } from '../transport/stdio-transport.js';
 import { createLogger } from '../telemetry/logger.js';
@@ -17,8 +18,19 @@ export const FIRST_USER_EMAIL = 'local@workbench.local';
 export async function runServe(config: GatewayConfig): Promise<number> {
   const gateway = await createGateway(config);
   // Replicas starting together on an empty database race here: the loser's insert fails on the
-  // unique email, and it simply starts without printing a key.
-  const user = (await gateway.users.count()) === 0 ? await gateway.users.create(FIRST_USER_EMAIL, 'default').catch(() => undefined) : undefined;
+  // unique email, and it simply starts without printing a key. Any other failure (a read-only or
+  // full database) stops the start: a server with no user and no key printed has no way in.
+  let user: Awaited<ReturnType<typeof gateway.users.create>> | undefined;
+  if ((await gateway.users.count()) === 0) {
+    try {
+      user = await gateway.users.create(FIRST_USER_EMAIL, 'default');
+    } catch (err) {
+      if (!isUniqueViolation(err)) {
+        await gateway.close();
+        throw new Error(`could not create the first user: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
   if (user) {
     const { key } = await gateway.users.createApiKey(user.id, 'first start');
     const clientConfig = { mcpServers: { workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };

@@ -4,7 +4,7 @@
  * config, expiry, status and a version that every secret change increments. The refresh lease
  * (migration 3) lets exactly one process at a time spend a refresh token, across replicas.
  */
-import type { Db } from '../storage/db.js';
+import { isUniqueViolation, type Db } from '../storage/db.js';
 
 export interface ConnectionRow {
   id: string;
@@ -87,8 +87,7 @@ export class ConnectionStore {
       return await this.#upsertOnce(input);
     } catch (err) {
       // Two first connects raced (another replica inserted the row first): update that row instead.
-      const code = (err as { code?: unknown }).code;
-      if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505') return this.#upsertOnce(input);
+      if (isUniqueViolation(err)) return this.#upsertOnce(input);
       throw err;
     }
   }

@@ -6,6 +6,12 @@
  */
 export type SqlValue = string | number | bigint | null;
 
+/** True for a write refused because a row with the same unique key exists (SQLite or PostgreSQL). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}
+
 export interface Db {
   readonly kind: 'sqlite' | 'postgres';
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;

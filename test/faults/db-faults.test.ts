@@ -9,10 +9,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createRequire } from 'node:module';
 import { PACKAGE_ROOT } from '../../host/paths.js';
+import { migrate } from '../../host/storage/migrations.js';
+import { openSqlite } from '../../host/storage/sqlite.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { mountTmpfs, type Tmpfs } from './tmpfs.js';
 
@@ -161,6 +164,24 @@ describe('faults: the database is locked, full or read-only', () => {
       assert.deepEqual(await gw.db.all('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
     } finally {
       await gw.close();
+    }
+  });
+
+  it('the first user cannot be stored at first start: serve stops with the reason instead of starting with no way in', { timeout: 60_000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-first-user-'));
+    try {
+      const db = openSqlite(path.join(dir, 'workbench.db'));
+      await migrate(db);
+      await db.run("CREATE TRIGGER refuse_users BEFORE INSERT ON users BEGIN SELECT RAISE(ABORT, 'the disk is full'); END");
+      await db.close();
+      const env = { ...process.env, PORT: '0', WORKBENCH_DATA_DIR: dir, WORKBENCH_PLUGINS_DIR: FIXTURES, LOG_LEVEL: 'silent' };
+      const served = spawnSync(process.execPath, ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'serve'], { env, encoding: 'utf8', timeout: 30_000 });
+      assert.notEqual(served.status, null, `serve did not stop (it started with no user): ${served.stderr}`);
+      assert.notEqual(served.status, 0);
+      assert.match(served.stderr, /could not create the first user: the disk is full/, served.stderr);
+      assert.doesNotMatch(served.stdout, /API key is shown once/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
