@@ -1,6 +1,7 @@
 /**
  * @module host/cli/args
- * A small flag parser for the CLI: `--name value`, `--name=value` and boolean `--flag`.
+ * A small flag parser for the CLI: `--name value`, `--name=value` and boolean `--flag`. A flag given
+ * twice, or a boolean flag given a value, is refused (exit 2), never silently resolved.
  */
 export interface ParsedArgs {
   positionals: string[];
@@ -18,6 +19,9 @@ export function parseArgs(argv: readonly string[], booleanFlags: readonly string
     }
     const eq = a.indexOf('=');
     const name = a.slice(2, eq === -1 ? undefined : eq);
+    // `--email a --email b` kept the last without a word; `--json=false` turned JSON on
+    if (flags.has(name)) throw new Error(`--${name} is given more than once`);
+    if (eq !== -1 && booleanFlags.includes(name)) throw new Error(`--${name} takes no value (give --${name} alone, or leave it out)`);
     if (eq !== -1) flags.set(name, a.slice(eq + 1));
     else if (booleanFlags.includes(name)) flags.set(name, true);
     else {

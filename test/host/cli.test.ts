@@ -57,6 +57,22 @@ describe('the workbench command', () => {
     assert.equal(fs.existsSync(path.join(dir, 'encryption.key.next')), false, 'no key written');
   });
 
+  it('refuses a flag given twice and a value for an on/off flag, and creates nothing', async () => {
+    const twice = run('users', 'create', '--email', 'x@example.com', '--email', 'y@example.com', '--json');
+    assert.equal(twice.code, 2, twice.stderr);
+    assert.match(twice.stderr, /--email is given more than once/);
+    const valued = run('users', 'create', '--email', 'z@example.com', '--json=false');
+    assert.equal(valued.code, 2, valued.stderr);
+    assert.match(valued.stderr, /--json takes no value/);
+    assert.equal(twice.stdout + valued.stdout, '');
+    const db = openSqlite(path.join(dir, 'workbench.db'));
+    try {
+      assert.deepEqual(await db.all("SELECT email FROM users WHERE email IN ('x@example.com', 'y@example.com', 'z@example.com')"), []);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('re-importing a connection says it replaced one, and keeps its config unless --config is given', async () => {
     const created = run('users', 'create', '--email', 'b@example.com', '--tenant', 'acme', '--json');
     assert.equal(created.code, 0, created.stderr);
