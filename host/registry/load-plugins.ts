@@ -5,6 +5,7 @@
  * read as text and hashed — never imported, required or evaluated here (invariant 1). A bad plugin
  * is refused with a message naming the file, the field and the problem; the other plugins still load.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,8 +58,25 @@ function listPluginDirs(roots: readonly string[]): string[] {
   return dirs;
 }
 
+let metaSchema: Ajv2020 | undefined;
+
+/**
+ * Why a tool's inputSchema is not a valid JSON Schema (2020-12 meta-schema), or undefined. zod's
+ * fromJSONSchema reads only the keywords it knows in the shapes it knows: `"required": "a"` or
+ * `"properties": 5` compiled into validators that accept anything, losing the schema's constraints
+ * without a word. A top-level `$schema` naming another draft is not held against the schema.
+ */
+function metaSchemaProblem(schema: Record<string, unknown>): string | undefined {
+  metaSchema ??= new Ajv2020({ strict: false, validateSchema: false });
+  const { $schema: _ignored, ...rest } = schema;
+  if (metaSchema.validateSchema(rest) === true) return undefined;
+  return metaSchema.errorsText(metaSchema.errors, { dataVar: 'inputSchema', separator: '; ' });
+}
+
 /** Compiles one tool's JSON Schema; throws with a message naming the tool when it cannot. */
 export function compileToolSchema(tool: ToolManifest): z.ZodType {
+  const problem = metaSchemaProblem(tool.inputSchema);
+  if (problem) throw new Error(`tools.${tool.name}.inputSchema: not a valid JSON Schema: ${problem}`);
   try {
     // Patterns are checked with RE2 after zod, never as backtracking RegExps (see patterns.ts).
     const { stripped, check } = separatePatterns(tool.inputSchema);

@@ -149,6 +149,21 @@ describe('plugin loading', () => {
     for (const e of errors) assert.ok(e.file.startsWith(root), 'each error names its file');
   });
 
+  it('refuses an inputSchema that is not a valid JSON Schema (it compiled into a validator accepting anything), and accepts one naming another draft', () => {
+    const root = tempDir();
+    writePlugin(root, 'req-string', manifest('req-string', [tool('rs_one', { type: 'object', required: 'a' })]));
+    writePlugin(root, 'props-number', manifest('props-number', [tool('pn_one', { type: 'object', properties: 5 })]));
+    writePlugin(root, 'minlength-text', manifest('minlength-text', [tool('ml_one', { type: 'object', properties: { a: { type: 'string', minLength: 'x' } } })]));
+    writePlugin(root, 'draft-07', manifest('draft-07', [tool('d7_one', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } }, required: ['a'] })]));
+    const { plugins, errors } = loadPlugins([root]);
+    assert.deepEqual(plugins.map((p) => p.manifest.name), ['draft-07']);
+    const byDir = new Map(errors.map((e) => [path.basename(e.dir), e.message]));
+    assert.match(byDir.get('req-string') ?? '', /tools\.rs_one\.inputSchema: not a valid JSON Schema: inputSchema\/required must be array/);
+    assert.match(byDir.get('props-number') ?? '', /tools\.pn_one\.inputSchema: not a valid JSON Schema: inputSchema\/properties must be object/);
+    assert.match(byDir.get('minlength-text') ?? '', /tools\.ml_one\.inputSchema: not a valid JSON Schema: inputSchema\/properties\/a\/minLength must be integer/);
+    assert.equal(plugins[0]?.tools.get('d7_one')?.validator.safeParse({}).success, false, 'the accepted schema still requires "a"');
+  });
+
   it('loads a plugin folder installed as a symbolic link, and ignores a dangling one', () => {
     const releases = tempDir();
     writePlugin(releases, 'linked-1.2', manifest('linked', [tool('linked_one')]));
