@@ -23,6 +23,18 @@ async function withDb<T>(config: GatewayConfig, fn: (db: Db) => Promise<T>): Pro
   }
 }
 
+/** --values as field texts: strings kept, numbers written out, nulls left out; any other value refused, naming the field. */
+function textFields(values: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) {
+    if (v === null) continue;
+    if (typeof v === 'string') out[k] = v;
+    else if (typeof v === 'number' && Number.isFinite(v)) out[k] = String(v);
+    else throw new Error(`--values: field "${k}" must be a string (or a number, or null to leave it out), not ${Array.isArray(v) ? 'a list' : typeof v}`);
+  }
+  return out;
+}
+
 function parseJsonFlag(args: ParsedArgs, name: string): Record<string, unknown> | undefined {
   const text = stringFlag(args, name);
   if (text === undefined) return undefined;
@@ -61,6 +73,9 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
   const expiresText = stringFlag(args, 'expires-in');
   if (expiresText !== undefined && !/^\d+$/.test(expiresText)) throw new Error('--expires-in must be a whole number of seconds');
   if (!token && !values) throw new Error('give --token (OAuth2) or --values JSON (API-key fields)');
+  // API-key fields are text: a number is taken as written, null means the field is left out, and
+  // anything else (an object, a list, true) is refused instead of being stored as "[object Object]"
+  const fieldValues = values === undefined ? undefined : textFields(values);
   const plugin = loadPlugins(config.pluginDirs).plugins.find((p) => p.manifest.name === integration);
   if (!plugin) throw new Error(`no integration named "${integration}" (see GET /rest)`);
   return withDb(config, async (db) => {
@@ -76,7 +91,7 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
       ...(token !== undefined ? { token } : {}),
       ...(refreshToken !== undefined ? { refreshToken } : {}),
       ...(expiresText !== undefined ? { expiresInSec: Number(expiresText) } : {}),
-      ...(values ? { values: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)])) } : {}),
+      ...(fieldValues ? { values: fieldValues } : {}),
       ...(configValues ? { config: configValues } : {}),
     });
     if (args.flags.has('json')) process.stdout.write(JSON.stringify({ connectionId, integration, userId: user.id, replaced }) + '\n');

@@ -83,10 +83,20 @@ describe('the workbench command', () => {
     const second = run('connections', 'import', '--email', 'b@example.com', '--integration', 'atlassian-jira', '--token', 't2');
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /^Replaced the atlassian-jira connection of b@example\.com/);
+    // API-key fields: a number is taken as written and null leaves the field out; an object is refused
+    const keyed = run('connections', 'import', '--email', 'b@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-abcdefgh","region":"eu","accountId":1234567}');
+    assert.equal(keyed.code, 0, keyed.stderr);
+    const nulled = run('connections', 'import', '--email', 'b@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-abcdefgh","accountId":null}', '--json');
+    assert.equal(nulled.code, 0, nulled.stderr);
+    const objected = run('connections', 'import', '--email', 'b@example.com', '--integration', 'newrelic', '--values', '{"apiKey":{"k":"NRAK-abcdefgh"}}');
+    assert.notEqual(objected.code, 0);
+    assert.match(objected.stderr, /--values: field "apiKey" must be a string \(or a number, or null to leave it out\), not object/);
     const db = openSqlite(path.join(dir, 'workbench.db'));
     try {
       const rows = await db.all<{ config: string }>("SELECT config FROM connections WHERE integration = 'atlassian-jira'");
       assert.deepEqual(rows.map((r) => JSON.parse(r.config)), [{ site: 'team-a' }]);
+      const relic = await db.get<{ config: string }>("SELECT config FROM connections WHERE integration = 'newrelic'");
+      assert.deepEqual(JSON.parse(relic?.config ?? '{}'), { region: 'us' }, 'the null accountId was left out (not stored as "null"), and region took its default');
     } finally {
       await db.close();
     }
