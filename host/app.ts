@@ -3,6 +3,7 @@
  * Wires one gateway: policy → database → vault → plugins → sandbox and bridge → connections →
  * engine → meta-tools → fastify routes. fastify appears here and in host/transport only.
  */
+import fs from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
 import { createBridge, createSandbox, createUpstreamMapper, type Sandbox } from '../sandbox/index.js';
@@ -77,6 +78,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const vault = loadVaultWithPending({ dataDir: config.dataDir, env: options.env ?? process.env });
 
   const loaded = loadPlugins(config.pluginDirs);
+  // a misspelt WORKBENCH_PLUGINS_DIR loaded nothing from it without a word
+  for (const dir of config.pluginDirs) if (!fs.existsSync(dir)) logger.warn({ dir }, `plugins directory ${dir} does not exist: no plugin is loaded from it`);
   for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
   const registry = new Registry(loaded.plugins);
   for (const name of unknownPolicyNames(policy, registry))
