@@ -125,12 +125,12 @@ export class StdioLineTransport implements Transport {
       this.onerror?.(new Error('Invalid Request: a JSON-RPC batch on stdin'));
       return this.#answerError(null, -32600, 'Invalid Request: batches are not accepted over stdio; send one message per line');
     }
-    const invalid = invalidRequest(value);
-    if (invalid) {
-      this.onerror?.(new Error(invalid.message));
-      return this.#answerError(invalid.id, -32600, invalid.message);
-    }
-    this.onmessage?.(JSONRPCMessageSchema.parse(value));
+    const message = JSONRPCMessageSchema.safeParse(value);
+    if (message.success) return this.onmessage?.(message.data);
+    // not a message the SDK takes: the same -32600 answer as POST /mcp gives, naming the member
+    const invalid = invalidRequest(value) ?? { message: 'Invalid Request: not a JSON-RPC message', id: null };
+    this.onerror?.(new Error(invalid.message));
+    this.#answerError(invalid.id, -32600, invalid.message);
   }
 
   #answerError(id: RequestId | null, code: number, message: string): void {
