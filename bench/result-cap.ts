@@ -153,7 +153,7 @@ export async function runCapScaling(gw: BenchGateway, o: { counts: number[]; ite
       const results = (JSON.parse(text) as { results: Array<{ result?: { truncated?: boolean } }> }).results;
       if (text.length > maxChars || results.length !== count || !results.every((x) => x.result?.truncated === true)) throw new Error(`capBatch answered ${text.length} characters with ${results.length} items, not ${count} stubs`);
       // the stored bodies (up to ~330 MB per round at 500 items) go before the next round
-      await gw.gateway.db.run('DELETE FROM result_continuations WHERE user_id = ?', [gw.user.id]);
+      await store.deleteForUser(gw.user.id);
     }
     const sorted = [...roundsMs].sort((a, b) => a - b);
     const medianMs = sorted[Math.floor(sorted.length / 2)] ?? NaN;
@@ -204,7 +204,7 @@ export async function runContinuationPaging(gw: BenchGateway, o: { bodyChars: nu
     }
   } finally {
     await client.close().catch(() => undefined);
-    await gw.gateway.db.run('DELETE FROM result_continuations WHERE id = ?', [stub.continuationId]);
+    await store.deleteForUser(gw.user.id);
   }
   const perCall = latency.summary();
   return { bodyChars: body.length, totalParts: stub.totalParts, sampled: wanted.length, perCall, allPartsSec: (perCall.mean * stub.totalParts) / 1000 };

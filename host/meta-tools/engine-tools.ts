@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { executeMany } from '../engine/execute-many.js';
 import type { EngineDeps } from '../engine/execute-single.js';
 import { isErrorItem } from '../engine/outcomes.js';
-import { capBatch, partCharsFor, partEnds } from '../results/cap.js';
+import { capBatch, partCharsFor } from '../results/cap.js';
 import type { ContinuationStore } from '../results/continuations.js';
 import { extractImages } from '../results/images.js';
 import type { MetaTool } from './types.js';
@@ -64,17 +64,15 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
     inputSchema: z.strictObject({ continuationId: z.string().min(1).max(100), part: z.number().int().min(1).default(1) }),
     annotations: { readOnlyHint: true },
     async handler(ctx, args) {
-      const stored = await deps.continuations.get(ctx.user.id, args.continuationId);
-      if (!stored) return { json: { error: 'Unknown or expired continuationId', code: 'GW_ERR_RESULT_CONTINUATION_UNKNOWN' }, isError: true };
-      // the boundaries stored with the body: a slice, not a pass over the whole body on every call
-      const ends = partEnds(stored.body, partCharsFor(deps.maxChars), stored.parts);
-      const totalParts = ends.length;
-      if (args.part > totalParts)
+      // one part read from the store, not the whole body
+      const page = await deps.continuations.page(ctx.user.id, args.continuationId, args.part, partCharsFor(deps.maxChars));
+      if (!page) return { json: { error: 'Unknown or expired continuationId', code: 'GW_ERR_RESULT_CONTINUATION_UNKNOWN' }, isError: true };
+      const { totalParts, chunk } = page;
+      if (chunk === undefined)
         return { json: { error: `part must be an integer from 1 to ${totalParts}`, code: 'GW_ERR_RESULT_PART_OUT_OF_RANGE' }, isError: true };
-      const chunk = stored.body.slice(ends[args.part - 2] ?? 0, ends[args.part - 1]);
       const hasMore = args.part < totalParts;
       return {
-        json: { continuationId: stored.id, tool: stored.tool, part: args.part, totalParts, totalChars: stored.body.length, hasMore, ...(hasMore ? { nextPart: args.part + 1 } : {}), chunk },
+        json: { continuationId: page.id, tool: page.tool, part: args.part, totalParts, totalChars: page.totalChars, hasMore, ...(hasMore ? { nextPart: args.part + 1 } : {}), chunk },
       };
     },
   };

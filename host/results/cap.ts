@@ -59,19 +59,8 @@ export function splitParts(body: string, budget: number): [number, number][] {
 /** Where each part splitParts gives ends: what a continuation stores, so it is split only once. */
 export const splitPartEnds = (body: string, budget: number): number[] => splitParts(body, budget).map(([, to]) => to);
 
-/**
- * The ends of `body`'s parts for `budget` (part k is body.slice(ends[k - 2] ?? 0, ends[k - 1])):
- * the boundaries stored with the body when they were split for this budget, else splitParts on the
- * body (a row stored before boundaries were kept, or a cap changed since: the parts then follow the
- * current budget, as they always did). Stored boundaries that do not fit the body are not trusted.
- */
-export function partEnds(body: string, budget: number, stored: PartBoundaries | undefined): number[] {
-  if (stored !== undefined && stored.budget === budget && endsFit(stored.ends, body.length)) return stored.ends;
-  return splitPartEnds(body, budget);
-}
-
 /** Increasing integers ending at the body's length (one part, ending at 0, for an empty body). */
-function endsFit(ends: readonly number[], length: number): boolean {
+export function endsFit(ends: readonly number[], length: number): boolean {
   if (ends.length === 0 || ends[ends.length - 1] !== length) return false;
   if (length === 0) return ends.length === 1;
   let previous = 0;

@@ -1,12 +1,17 @@
 /**
  * @module host/results/continuations
  * Oversized results kept server-side, bound to the user who received them, with a TTL. Stored in
- * the database so that any replica can serve the continuation and a restart loses nothing. Each
- * body is kept with its part boundaries (where each continue_tool_result part ends, split once
- * when stored), so that serving a part is a slice on any replica.
+ * the database so that any replica can serve the continuation and a restart loses nothing. A body
+ * is split into its continue_tool_result parts once, when stored, and each part is its own row
+ * (`result_continuation_parts`): serving a part reads that part, not the whole body, so paging a
+ * 32 MB result costs the same per call as paging a small one.
+ *
+ * Rows of older layouts are still served: a body stored whole (before migration 5) is split on
+ * read; a body stored whole with its part boundaries (migration 5) is sliced at them.
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
+import { endsFit, splitPartEnds } from './cap.js';
 
 /** Where each part of a stored body ends, for the part budget it was split with. */
 export interface PartBoundaries {
@@ -23,14 +28,35 @@ export interface StoredResult {
   parts?: PartBoundaries;
 }
 
-/** Decimal offsets joined by commas: ~10 characters a part, next to ~58,000 of body. */
-const encodeEnds = (ends: readonly number[]): string => ends.join(',');
+/** One part of a stored result, as continue_tool_result serves it. */
+export interface ResultPage {
+  id: string;
+  tool: string;
+  totalChars: number;
+  totalParts: number;
+  /** the part's characters; undefined when the part asked for is past the last one */
+  chunk: string | undefined;
+}
 
+/** Migration 5's layout: decimal offsets joined by commas. */
 function decodeParts(budget: number | string | null, ends: string | null): PartBoundaries | undefined {
   if (budget === null || ends === null) return undefined;
   const parsed = ends.split(',').map(Number);
   if (!parsed.every(Number.isSafeInteger)) return undefined;
   return { budget: Number(budget), ends: parsed };
+}
+
+/** Part rows written by one INSERT: at most this many, and at most this many characters of chunks. */
+const PARTS_PER_STATEMENT = 64;
+const CHARS_PER_STATEMENT = 4 * 1024 * 1024;
+
+interface HeadRow {
+  id: string;
+  tool: string;
+  part_budget: number | string | null;
+  part_ends: string | null;
+  total_chars: number | string | null;
+  total_parts: number | string | null;
 }
 
 export class ContinuationStore {
@@ -43,26 +69,100 @@ export class ContinuationStore {
     this.#ttlMs = ttlSec * 1000;
   }
 
+  /**
+   * Stores `body` for `userId`. With `parts` (the boundaries splitParts gave for a part budget),
+   * each part is stored as its own row; without them, or with boundaries that do not fit the body,
+   * the body is stored whole and split when it is read.
+   */
   async put(userId: string, tool: string, body: string, parts?: PartBoundaries): Promise<string> {
     const id = 'cont_' + randomBytes(16).toString('hex');
     const now = Date.now();
-    await this.#db.run(
-      'INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at, part_budget, part_ends) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [id, userId, tool, body, now, now + this.#ttlMs, parts ? parts.budget : null, parts ? encodeEnds(parts.ends) : null],
-    );
+    const expires = now + this.#ttlMs;
+    if (parts === undefined || !endsFit(parts.ends, body.length)) {
+      await this.#db.run('INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [id, userId, tool, body, now, expires]);
+    } else {
+      const ends = parts.ends;
+      await this.#db.transaction(async (tx) => {
+        await tx.run(
+          'INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at, part_budget, total_chars, total_parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          [id, userId, tool, '', now, expires, parts.budget, body.length, ends.length],
+        );
+        for (let k = 0; k < ends.length; ) {
+          const values: (string | number)[] = [];
+          let chars = 0;
+          for (; k < ends.length && values.length < PARTS_PER_STATEMENT * 3 && (chars === 0 || chars < CHARS_PER_STATEMENT); k++) {
+            const chunk = body.slice(ends[k - 1] ?? 0, ends[k]);
+            values.push(id, k + 1, chunk);
+            chars += chunk.length;
+          }
+          const rows = Array.from({ length: values.length / 3 }, () => '(?, ?, ?)').join(', ');
+          await tx.run(`INSERT INTO result_continuation_parts (continuation_id, part, chunk) VALUES ${rows}`, values);
+        }
+      });
+    }
     await this.#sweep(now);
     return id;
   }
 
-  /** The stored result, or undefined when unknown, expired, or another user's. */
+  /**
+   * Part `part` (from 1) of a stored result, split for the part budget `budget`; undefined when the
+   * result is unknown, expired, or another user's. A result stored for another budget (the cap has
+   * changed since) or stored whole is split for this one on read.
+   */
+  async page(userId: string, id: string, part: number, budget: number): Promise<ResultPage | undefined> {
+    const head = await this.#head(userId, id);
+    if (!head) return undefined;
+    const totalParts = head.total_parts === null ? undefined : Number(head.total_parts);
+    if (totalParts !== undefined && Number(head.part_budget) === budget) {
+      const page: ResultPage = { id: head.id, tool: head.tool, totalChars: Number(head.total_chars), totalParts, chunk: undefined };
+      if (part > totalParts) return page;
+      const row = await this.#db.get<{ chunk: string }>('SELECT chunk FROM result_continuation_parts WHERE continuation_id = ? AND part = ?', [head.id, part]);
+      if (!row) return undefined; // swept since the head was read
+      page.chunk = row.chunk;
+      return page;
+    }
+    const whole = await this.#whole(head);
+    if (!whole) return undefined;
+    const stored = whole.parts;
+    const ends = stored !== undefined && stored.budget === budget && endsFit(stored.ends, whole.body.length) ? stored.ends : splitPartEnds(whole.body, budget);
+    const chunk = part > ends.length ? undefined : whole.body.slice(ends[part - 2] ?? 0, ends[part - 1]);
+    return { id: head.id, tool: head.tool, totalChars: whole.body.length, totalParts: ends.length, chunk };
+  }
+
+  /** The whole stored result, or undefined when unknown, expired, or another user's. */
   async get(userId: string, id: string): Promise<StoredResult | undefined> {
-    const row = await this.#db.get<{ id: string; tool: string; body: string; part_budget: number | string | null; part_ends: string | null }>(
-      'SELECT id, tool, body, part_budget, part_ends FROM result_continuations WHERE id = ? AND user_id = ? AND expires_at > ?',
+    const head = await this.#head(userId, id);
+    return head ? this.#whole(head) : undefined;
+  }
+
+  /** Forgets every stored result of `userId`. */
+  async deleteForUser(userId: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      await tx.run('DELETE FROM result_continuation_parts WHERE continuation_id IN (SELECT id FROM result_continuations WHERE user_id = ?)', [userId]);
+      await tx.run('DELETE FROM result_continuations WHERE user_id = ?', [userId]);
+    });
+  }
+
+  #head(userId: string, id: string): Promise<HeadRow | undefined> {
+    return this.#db.get<HeadRow>(
+      'SELECT id, tool, part_budget, part_ends, total_chars, total_parts FROM result_continuations WHERE id = ? AND user_id = ? AND expires_at > ?',
       [id, userId, Date.now()],
     );
+  }
+
+  async #whole(head: HeadRow): Promise<StoredResult | undefined> {
+    if (head.total_parts !== null) {
+      const rows = await this.#db.all<{ chunk: string }>('SELECT chunk FROM result_continuation_parts WHERE continuation_id = ? ORDER BY part', [head.id]);
+      if (rows.length !== Number(head.total_parts)) return undefined; // swept since the head was read
+      const ends: number[] = [];
+      let at = 0;
+      for (const r of rows) ends.push((at += r.chunk.length));
+      return { id: head.id, tool: head.tool, body: rows.map((r) => r.chunk).join(''), parts: { budget: Number(head.part_budget), ends } };
+    }
+    const row = await this.#db.get<{ body: string }>('SELECT body FROM result_continuations WHERE id = ?', [head.id]);
     if (!row) return undefined;
-    const stored: StoredResult = { id: row.id, tool: row.tool, body: row.body };
-    const parts = decodeParts(row.part_budget, row.part_ends);
+    const stored: StoredResult = { id: head.id, tool: head.tool, body: row.body };
+    const parts = decodeParts(head.part_budget, head.part_ends);
     if (parts) stored.parts = parts;
     return stored;
   }
@@ -70,6 +170,9 @@ export class ContinuationStore {
   async #sweep(now: number): Promise<void> {
     if (now - this.#lastSweep < 60_000) return;
     this.#lastSweep = now;
-    await this.#db.run('DELETE FROM result_continuations WHERE expires_at <= ?', [now]);
+    await this.#db.transaction(async (tx) => {
+      await tx.run('DELETE FROM result_continuation_parts WHERE continuation_id IN (SELECT id FROM result_continuations WHERE expires_at <= ?)', [now]);
+      await tx.run('DELETE FROM result_continuations WHERE expires_at <= ?', [now]);
+    });
   }
 }

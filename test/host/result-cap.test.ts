@@ -345,19 +345,21 @@ describe('result cap', () => {
     );
   });
 
-  it('continue_tool_result slices at the boundaries stored with the body instead of splitting it again', async () => {
+  it('continue_tool_result reads the one part asked for, stored in its own row when the result was capped', async () => {
     const maxChars = 3000;
     const result = { text: 'p"\u2028'.repeat(9000) };
     const stub = JSON.parse(await cap([{ result }], maxChars)).results[0].result;
     const body = JSON.stringify(result);
-    const stored = await store.get('u1', stub.continuationId);
-    assert.deepEqual(stored?.parts, { budget: partCharsFor(maxChars), ends: splitParts(body, partCharsFor(maxChars)).map(([, to]) => to) });
-    // other boundaries (still within the budget) in the row: they, not a new split, decide the parts
-    const thirds = splitParts(body, Math.floor(partCharsFor(maxChars) / 3));
-    await db.run('UPDATE result_continuations SET part_ends = ? WHERE id = ?', [thirds.map(([, to]) => to).join(','), stub.continuationId]);
-    const { chunks, totalParts } = await pageAll(maxChars, stub.continuationId);
-    assert.equal(totalParts, thirds.length);
-    assert.deepEqual(chunks, thirds.map(([a, b]) => body.slice(a, b)));
+    const chunks = splitChunks(body, maxChars);
+    assert.equal(stub.totalParts, chunks.length);
+    const rows = await db.all<{ part: number; chunk: string }>('SELECT part, chunk FROM result_continuation_parts WHERE continuation_id = ? ORDER BY part', [stub.continuationId]);
+    assert.deepEqual(rows, chunks.map((chunk, k) => ({ part: k + 1, chunk })));
+    assert.deepEqual(await db.get('SELECT body, total_chars, total_parts FROM result_continuations WHERE id = ?', [stub.continuationId]), { body: '', total_chars: body.length, total_parts: chunks.length });
+    // a part's row, not the body, is what is served: change one and that page changes
+    await db.run('UPDATE result_continuation_parts SET chunk = ? WHERE continuation_id = ? AND part = 2', ['changed', stub.continuationId]);
+    const { chunks: served, totalParts } = await pageAll(maxChars, stub.continuationId);
+    assert.equal(totalParts, chunks.length);
+    assert.deepEqual(served, chunks.map((c, k) => (k === 1 ? 'changed' : c)));
   });
 
   it('continuations without usable boundaries are split on read: stored before them, for another cap, or not fitting the body', async () => {

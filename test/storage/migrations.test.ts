@@ -37,7 +37,8 @@ for (const backend of backends()) {
         assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
         // The last migrations' columns exist: the schema is complete.
         assert.deepEqual(await db.all('SELECT key_id FROM portal_sessions'), []);
-        assert.deepEqual(await db.all('SELECT part_budget, part_ends FROM result_continuations'), []);
+        assert.deepEqual(await db.all('SELECT part_budget, part_ends, total_chars, total_parts FROM result_continuations'), []);
+        assert.deepEqual(await db.all('SELECT continuation_id, part, chunk FROM result_continuation_parts'), []);
       } finally {
         await db.close();
       }
@@ -85,6 +86,53 @@ for (const backend of backends()) {
         const parts = { budget: partCharsFor(60_000), ends: splitParts(body, partCharsFor(60_000)).map(([, to]) => to) };
         const id = await store.put('u1', 'list_rows', body, parts);
         assert.deepEqual(await store.get('u1', id), { id, tool: 'list_rows', body, parts });
+      } finally {
+        await db.close();
+      }
+    });
+
+    test('migration 6 on a database in use: continuations stored whole, with or without boundaries, are still paged; new ones are stored a part per row', async () => {
+      const url = await backend.freshUrl();
+      const db = await backend.open(url);
+      try {
+        assert.equal(await migrate(db, MIGRATIONS.filter((m) => m.version < 6)), 5);
+        const now = Date.now();
+        const budget = partCharsFor(60_000);
+        const body = JSON.stringify({ rows: 'r\u2028"é😀'.repeat(30_000) });
+        const ends = splitParts(body, budget).map(([, to]) => to);
+        // migration 5's layout: the body whole, and where its parts end (here: thirds of them, so
+        // that paging shows they, not a new split, decide the parts)
+        const thirds = splitParts(body, Math.floor(budget / 3)).map(([, to]) => to);
+        await db.run(`INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at) VALUES ('cont_whole', 'u1', 'list_rows', ?, ?, ?)`, [body, now, now + 3_600_000]);
+        await db.run(
+          `INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at, part_budget, part_ends) VALUES ('cont_bounded', 'u1', 'list_rows', ?, ?, ?, ?, ?)`,
+          [body, now, now + 3_600_000, budget, thirds.join(',')],
+        );
+        assert.equal(await migrate(db), 1);
+        const store = new ContinuationStore(db, 60);
+        const pages = async (id: string): Promise<string[]> => {
+          const first = await store.page('u1', id, 1, budget);
+          assert.ok(first);
+          const chunks: string[] = [];
+          for (let part = 1; part <= first.totalParts; part++) {
+            const p = await store.page('u1', id, part, budget);
+            assert.equal(p?.totalChars, body.length);
+            chunks.push(p?.chunk as string);
+          }
+          assert.equal((await store.page('u1', id, first.totalParts + 1, budget))?.chunk, undefined);
+          return chunks;
+        };
+        const slices = (at: number[]): string[] => at.map((to, k) => body.slice(at[k - 1] ?? 0, to));
+        assert.deepEqual(await pages('cont_whole'), slices(ends));
+        assert.deepEqual(await pages('cont_bounded'), slices(thirds));
+        assert.deepEqual(await db.all('SELECT continuation_id FROM result_continuation_parts'), []);
+        // a new one: an empty body in its row, and one row per part
+        const id = await store.put('u1', 'list_rows', body, { budget, ends });
+        assert.deepEqual(await db.get('SELECT body, total_chars, total_parts FROM result_continuations WHERE id = ?', [id]), { body: '', total_chars: body.length, total_parts: ends.length });
+        const rows = await db.all<{ part: number; chunk: string }>('SELECT part, chunk FROM result_continuation_parts WHERE continuation_id = ? ORDER BY part', [id]);
+        assert.deepEqual(rows, slices(ends).map((chunk, k) => ({ part: k + 1, chunk })));
+        assert.deepEqual(await pages(id), slices(ends));
+        assert.deepEqual(await store.get('u1', id), { id, tool: 'list_rows', body, parts: { budget, ends } });
       } finally {
         await db.close();
       }
