@@ -48,6 +48,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const NumberValueOf = Number.prototype.valueOf;
   const StringValueOf = String.prototype.valueOf, BooleanValueOf = Boolean.prototype.valueOf;
   const StringSlice = String.prototype.slice, StringToLowerCase = String.prototype.toLowerCase;
+  const RegExpExec = RegExp.prototype.exec, StringCharCodeAt = String.prototype.charCodeAt;
+  // what JSON.stringify writes escaped (a surrogate is escaped only when it is not half of a pair)
+  const ESCAPED_RUNS = /[\u0000-\u001f"\\\ud800-\udfff]+/g;
   const MAX_LOG_LINES = 100, MAX_LOG_CHARS = 2000, MAX_MESSAGE = 2000;
 
   let epoch = 0, seq = 0, logLines = 0, requests = 0, maxRequests = 0, maxBody = 0;
@@ -259,22 +262,58 @@ export const BOOTSTRAP_SOURCE = String.raw`
     return StringCtor(v).length;
   }
 
-  // Serialises the result with a running lower bound of its size, so an oversized result is
-  // refused before the full JSON text is built (which could exceed the memory limit on its own).
-  // Numbers, booleans and null count as the characters they are written as (a number counted as
-  // one let 8 million copies of -1.797e308, 96 MB of JSON, pass as 8 MB); only escapes in strings
-  // and keys are not counted (at most 6 characters for 1).
+  // The characters JSON.stringify writes for the string s, quotes included, when they are at most
+  // room; otherwise some number above room. Escaped characters are found in runs by a regular
+  // expression (text with few of them costs a native scan) and counted as written: 2 for " \\ and
+  // \b \f \n \r \t, 6 for the other controls and a lone surrogate.
+  function quotedLength(s, room) {
+    const n = s.length + 2;
+    ESCAPED_RUNS.lastIndex = 0;
+    let extra = 0, m;
+    while ((m = ReflectApply(RegExpExec, ESCAPED_RUNS, [s])) !== null) {
+      const run = m[0];
+      for (let i = 0; i < run.length; i++) {
+        const c = ReflectApply(StringCharCodeAt, run, [i]);
+        if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x0c || c === 0x0a || c === 0x0d || c === 0x09) extra += 1;
+        else if (c >= 0xd800 && c <= 0xdbff && i + 1 < run.length) {
+          const d = ReflectApply(StringCharCodeAt, run, [i + 1]);
+          if (d >= 0xdc00 && d <= 0xdfff) i++; // a pair is written as it is
+          else extra += 5;
+        } else extra += 5;
+        if (n + extra > room) return n + extra;
+      }
+    }
+    return n + extra;
+  }
+
+  // Serialises the result with a running count of its size, so an oversized result is refused
+  // before the full JSON text is built (which could exceed the memory limit on its own). JSON.stringify
+  // writes as it goes, so the count must follow what is written: numbers, booleans and null count as
+  // the characters they are written as (a number counted as one let 8 million copies of -1.797e308,
+  // 96 MB of JSON, pass as 8 MB), and strings and keys with their escapes (8 MB of control
+  // characters is 48 MB of JSON). Strings are scanned for escapes only once they could matter:
+  // while even six characters for each one of every string so far fits the limit, none is.
   const TOO_LARGE = {};
   function stringifyResult(value, max) {
-    let size = 0, root = true;
+    // size: what is written, escapes counted once strings are scanned; upper: at least what is
+    // written (strings not scanned counted at six characters each). Refused when size passes max,
+    // so at most about twice max is ever written.
+    let size = 0, upper = 0, root = true;
+    const addString = (s) => {
+      const worst = 6 * s.length + 2;
+      if (upper + worst <= max) { size += s.length + 2; upper += worst; return; }
+      const q = quotedLength(s, max - size);
+      size += q;
+      upper += q;
+    };
     return JSONstringify(value, function resultReplacer(key, v) {
       let t = typeof v;
       if (t === 'function' || t === 'symbol') throw new TypeErrorCtor('the result contains a ' + t + (key ? ' at key "' + slice(key, 100) + '"' : ''));
       if (t === 'object' && v !== null && !ArrayIsArray(v)) { v = unboxed(v); t = typeof v; }
-      // the characters this value is written as (an object or array: at least {} or []; undefined:
-      // nothing, or null in an array)
+      // the characters this value is written as, apart from a string's (an object or array: at
+      // least {} or []; undefined: nothing, or null in an array)
       let n;
-      if (t === 'string') n = v.length + 2;
+      if (t === 'string') n = 0;
       else if (t === 'number') n = numberLength(v);
       else if (t === 'boolean') n = v ? 4 : 5;
       else if (t === 'undefined') n = -1;
@@ -282,8 +321,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
       // and its key, "key": (array indexes are not written; the root value has no key)
       if (root) root = false;
       else if (ArrayIsArray(this)) { if (n < 0) n = 4; }
-      else n = n < 0 ? 0 : n + key.length + 3;
-      if (n > 0) size += n;
+      else if (n >= 0) { addString(key); n += 1; }
+      if (n > 0) { size += n; upper += n; }
+      if (t === 'string') addString(v);
       if (size > max) throw TOO_LARGE;
       return v;
     });

@@ -193,6 +193,10 @@ describe('limits', () => {
       'String objects': `Array(1000).fill(new String('s'.repeat(1000000)))`,
       'String objects tagged as plain objects': `Array(1000).fill(Object.defineProperty(new String('s'.repeat(1000000)), Symbol.toStringTag, { value: 'Object' }))`,
       'String objects whose toString makes the text': `Array(1000).fill(Object.assign(new String(''), { toString: () => 's'.repeat(1000000) }))`,
+      // 8 million characters that are written six each: 48 MB of JSON
+      'strings of control characters': `Array(8).fill('\\u0001'.repeat(1000000))`,
+      'strings of lone surrogates': `Array(8).fill('\\ud800'.repeat(1000000))`,
+      'keys of control characters': `Array(8).fill(0).map((_, i) => ({ [String(i) + '\\u0002'.repeat(1000000)]: 1 }))`,
     };
     for (const [name, expr] of Object.entries(bombs)) {
       const r = await run({ name: 'result-bombs', source: tool(`return ${expr};`), limits });
@@ -216,6 +220,28 @@ describe('limits', () => {
       const over = await run({ source, args: { max, over: 1, root }, limits: { maxResultBytes: max } });
       assert.equal(errorCode(over), 'GW_ERR_SANDBOX_RESULT_TOO_LARGE', JSON.stringify(over.outcome).slice(0, 300));
     }
+  });
+
+  it('maxResultBytes: escaped characters count as they are written, at the limit and one over it', async () => {
+    const max = 4096;
+    // 6 + 2 + 1 characters for each group (a control, a quote, an ASCII letter), and a lone
+    // surrogate (6): long enough that escapes could take it over, so it is counted as written; as a
+    // key, {"…":1} is 4 characters more than the key's text
+    const source = tool(`
+      const body = '\\u0001"y'.repeat(300) + '\\udc00' + 'z'.repeat(args.max + args.over - 2 - 2700 - 6);
+      return args.asKey ? { [body.slice(0, -4)]: 1 } : body;`);
+    for (const asKey of [false, true]) {
+      const at = await run({ source, args: { max, over: 0, asKey }, limits: { maxResultBytes: max } });
+      assert.ok(at.outcome.ok, JSON.stringify(at.outcome).slice(0, 300));
+      assert.equal(at.outcome.resultJson.length, max);
+      const over = await run({ source, args: { max, over: 1, asKey }, limits: { maxResultBytes: max } });
+      assert.equal(errorCode(over), 'GW_ERR_SANDBOX_RESULT_TOO_LARGE', JSON.stringify(over.outcome).slice(0, 300));
+      // refused while counting (before the text was built), not by the check of the finished text
+      assert.match(JSON.stringify(over.outcome), new RegExp(`the result is larger than ${max} bytes`));
+    }
+    // an emoji's surrogate pair is written as it is: 2 characters (4 bytes), not two escapes
+    const pairs = await run({ source: tool(`return '\\ud83d\\ude00'.repeat(1000);`), limits: { maxResultBytes: max } });
+    assert.ok(pairs.outcome.ok, JSON.stringify(pairs.outcome).slice(0, 300));
   });
 
   it('arguments arrive intact', async () => {
