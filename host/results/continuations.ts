@@ -100,7 +100,9 @@ export class ContinuationStore {
         }
       });
     }
-    await this.#sweep(now);
+    // the result is stored: a sweep that fails (the database busy or read-only for a moment) is
+    // tried again after the next write, and never turns this write into a failure
+    await this.#sweep(now).catch(() => undefined);
     return id;
   }
 
@@ -169,7 +171,17 @@ export class ContinuationStore {
 
   async #sweep(now: number): Promise<void> {
     if (now - this.#lastSweep < 60_000) return;
+    const last = this.#lastSweep;
     this.#lastSweep = now;
+    try {
+      await this.#deleteExpired(now);
+    } catch (err) {
+      this.#lastSweep = last;
+      throw err;
+    }
+  }
+
+  async #deleteExpired(now: number): Promise<void> {
     await this.#db.transaction(async (tx) => {
       await tx.run('DELETE FROM result_continuation_parts WHERE continuation_id IN (SELECT id FROM result_continuations WHERE expires_at <= ?)', [now]);
       await tx.run('DELETE FROM result_continuations WHERE expires_at <= ?', [now]);

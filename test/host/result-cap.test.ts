@@ -377,6 +377,24 @@ describe('result cap', () => {
     assert.deepEqual(await pageAll(maxChars, await store.put('u1', 't', '')), { chunks: [''], totalParts: 1 });
   });
 
+  it('a result stored is reported stored even when the sweep of expired ones after it fails', async () => {
+    // a handle whose DELETEs fail (the sweep's), everything else going to the real database
+    const failingDeletes = (d: Db): Db => ({
+      kind: d.kind,
+      all: (sql, params) => d.all(sql, params),
+      get: (sql, params) => d.get(sql, params),
+      run: (sql, params) => (sql.startsWith('DELETE') ? Promise.reject(new Error('disk I/O error')) : d.run(sql, params)),
+      transaction: (fn) => d.transaction((tx) => fn(failingDeletes(tx))),
+      close: () => d.close(),
+    });
+    const sweeping = new ContinuationStore(failingDeletes(db), 60);
+    const body = JSON.stringify({ text: 'w'.repeat(9000) });
+    for (const parts of [undefined, { budget: partCharsFor(3000), ends: splitParts(body, partCharsFor(3000)).map(([, to]) => to) }]) {
+      const id = await sweeping.put('u1', 't', body, parts);
+      assert.equal((await store.get('u1', id))?.body, body);
+    }
+  });
+
   it('refuses another user\'s continuation', async () => {
     const id = await store.put('u1', 't', 'body');
     assert.equal(await store.get('u2', id), undefined);
