@@ -18,7 +18,9 @@ export interface EngineToolDeps {
   maxBatch: number;
 }
 
-const executionSchema = z.object({
+// strict: a misspelt "args" ("arguments", "input", "params") is refused, never dropped (the tool
+// would run with no arguments but its defaults)
+const executionSchema = z.strictObject({
   tool: z.string().min(1).max(200).describe('Tool name, as returned by search_tools'),
   args: z.record(z.string(), z.unknown()).default({}).describe('Arguments matching the schema from get_tool_schema'),
 });

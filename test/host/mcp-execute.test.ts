@@ -185,6 +185,8 @@ describe('execute_tools over MCP', () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['execute_tools', { executions: [] }, /^Invalid arguments for execute_tools: executions: /],
       ['execute_tools', { executions: [{ tool: 'echo_args' }], extra: 1 }, /^Invalid arguments for execute_tools: \(root\): .*"extra"/],
+      // a misspelt "args" is refused, never dropped (the tool would run with its defaults)
+      ['execute_tools', { executions: [{ tool: 'echo_image', arguments: {} }] }, /^Invalid arguments for execute_tools: executions\.0: .*"arguments"/],
       ['get_tool_schema', {}, /^Invalid arguments for get_tool_schema: tool: /],
       ['search_tools', { query: 'echo', integraton: 'x' }, /^Invalid arguments for search_tools: \(root\): .*"integraton"/],
     ];
