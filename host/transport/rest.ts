@@ -26,11 +26,27 @@ const STATUS_BY_CODE: Record<string, number> = {
   GW_ERR_ENGINE_TOOL_NOT_FOUND: 404,
   GW_ERR_ENGINE_NOT_CONNECTED: 409,
   GW_ERR_VALIDATION_INVALID_ARGS: 400,
-  GW_ERR_VALIDATION_SCHEMA_ERROR: 500,
+  // the plugin's schema is broken: the plugin's failure, not the gateway's or the caller's
+  GW_ERR_VALIDATION_SCHEMA_ERROR: 502,
   GW_ERR_POLICY_FORBIDDEN: 403,
   GW_ERR_POLICY_RATE_LIMITED: 429,
   GW_ERR_ENGINE_INTERNAL: 500,
+  // the sandbox cannot take the call now: retry after Retry-After
+  GW_ERR_SANDBOX_OVERLOADED: 503,
+  GW_ERR_SANDBOX_UNAVAILABLE: 503,
 };
+
+/** Retry-After (seconds) for the codes answered 503: a full queue drains within a second or so; a sandbox restarting takes a few. */
+const RETRY_AFTER_SEC_BY_CODE: Record<string, number> = {
+  GW_ERR_SANDBOX_OVERLOADED: 1,
+  GW_ERR_SANDBOX_UNAVAILABLE: 5,
+};
+
+/** The HTTP status of a single REST execution that failed, and its Retry-After when retrying later helps. */
+export function restStatusOf(item: { code: string; retryAfterSec?: number }): { status: number; retryAfterSec?: number } {
+  const retryAfterSec = item.retryAfterSec ?? RETRY_AFTER_SEC_BY_CODE[item.code];
+  return { status: STATUS_BY_CODE[item.code] ?? 502, ...(retryAfterSec !== undefined ? { retryAfterSec } : {}) };
+}
 
 function badBody(reply: FastifyReply, message: string): void {
   void reply.code(400).send({ error: message, code: 'GW_ERR_TRANSPORT_BAD_BODY' });
@@ -38,6 +54,14 @@ function badBody(reply: FastifyReply, message: string): void {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `"a"`, `"a" and "b"`, or `"a", "b" and 3 other keys`: a body's keys named in an error, bounded. */
+function quoteKeys(keys: readonly string[]): string {
+  const shown = keys.slice(0, 3).map((k) => JSON.stringify(k.length > 60 ? k.slice(0, 60) + '…' : k));
+  const more = keys.length - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${more} other key${more === 1 ? '' : 's'}`;
+  return shown.length === 1 ? (shown[0] as string) : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
 }
 
 export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
@@ -109,6 +133,8 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     const qualify = (tool: string): string => registry.toolIn(name, tool)?.tool.manifest.name ?? tool;
 
     if ('executions' in body) {
+      const others = Object.keys(body).filter((k) => k !== 'executions');
+      if (others.length > 0) return badBody(reply, `A batch body has only "executions"; put ${quoteKeys(others)} inside each execution as {"tool", "args"}`);
       const list = body['executions'];
       if (!Array.isArray(list) || list.length === 0) return badBody(reply, '"executions" must be a non-empty array of {"tool", "args"}');
       const max = deps.engine.policy.requests.maxBatch;
@@ -117,6 +143,8 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       for (const [i, e] of list.entries()) {
         if (!isPlainObject(e) || typeof e['tool'] !== 'string' || (e['args'] !== undefined && !isPlainObject(e['args'])))
           return badBody(reply, `executions[${i}] must be {"tool": string, "args"?: object}`);
+        const unknown = Object.keys(e).filter((k) => k !== 'tool' && k !== 'args');
+        if (unknown.length > 0) return badBody(reply, `executions[${i}] has ${quoteKeys(unknown)}: an execution is {"tool": string, "args"?: object}`);
         executions.push({ tool: qualify(e['tool']), args: e['args'] ?? {} });
       }
       // The path's integration is authoritative: tools of other integrations resolve to nothing.
@@ -129,6 +157,9 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     let args: unknown;
     if ('args' in body) {
       if (!isPlainObject(body['args'])) return badBody(reply, '"args" must be a JSON object');
+      // {tool, args} or flat {tool, ...args}, never both: keys beside "args" would be dropped
+      const others = Object.keys(body).filter((k) => k !== 'tool' && k !== 'args');
+      if (others.length > 0) return badBody(reply, `The body has "args" and ${quoteKeys(others)}: send {"tool", "args": {…}} with every argument inside "args", or {"tool", …args} without "args"`);
       args = body['args'];
     } else {
       const { tool: _t, ...rest } = body;
@@ -139,8 +170,8 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     const tool = qualify(rawTool);
     const item = await executeSingle(deps.engine, { ...caller, integration: name }, { tool, args });
     if (!isErrorItem(item)) return { integration: name, tool, result: item.result };
-    const status = STATUS_BY_CODE[item.code] ?? 502;
-    if (item.retryAfterSec !== undefined) void reply.header('retry-after', String(item.retryAfterSec));
+    const { status, retryAfterSec } = restStatusOf(item);
+    if (retryAfterSec !== undefined) void reply.header('retry-after', String(retryAfterSec));
     return reply.code(status).send({ ...item, integration: name, tool });
   });
 }

@@ -39,6 +39,13 @@ describe('REST transport', () => {
     { name: 'handler failure', integration: 'fixture-echo', body: { tool: 'echo_fail', args: { message: 'upstream broke' } }, status: 502, check: (j) => assert.equal(j.error, 'upstream broke') },
     { name: 'empty batch', integration: 'fixture-echo', body: { executions: [] }, status: 400 },
     { name: 'malformed batch item', integration: 'fixture-echo', body: { executions: [{ args: {} }] }, status: 400 },
+    // a misspelt "args" is refused, never dropped (the tool would run with its defaults)
+    { name: 'batch item with "arguments" for "args"', integration: 'fixture-echo', body: { executions: [{ tool: 'echo_args', args: { text: 'a' } }, { tool: 'echo_image', arguments: { x: 1 } }] }, status: 400,
+      check: (j) => assert.deepEqual(j, { error: 'executions[1] has "arguments": an execution is {"tool": string, "args"?: object}', code: 'GW_ERR_TRANSPORT_BAD_BODY' }) },
+    { name: 'batch with keys beside "executions"', integration: 'fixture-echo', body: { executions: [{ tool: 'echo_args', args: { text: 'a' } }], tool: 'echo_args', text: 'b' }, status: 400,
+      check: (j) => assert.equal(j.error, 'A batch body has only "executions"; put "tool" and "text" inside each execution as {"tool", "args"}') },
+    { name: '"args" and flat arguments mixed', integration: 'fixture-echo', body: { tool: 'echo_args', args: { text: 'hi' }, times: 4 }, status: 400,
+      check: (j) => assert.equal(j.error, 'The body has "args" and "times": send {"tool", "args": {…}} with every argument inside "args", or {"tool", …args} without "args"') },
   ];
   for (const c of cases) {
     it(`${c.name} → ${c.status}`, async () => {
@@ -163,5 +170,23 @@ describe('REST transport', () => {
     const res = await fetch(`${gw.url}/rest`, { headers: { authorization: `Bearer ${gw.apiKey}`, origin: 'https://evil.example' } });
     assert.equal(res.status, 403);
     assert.equal(((await res.json()) as any).code, 'GW_ERR_TRANSPORT_HOST_NOT_ALLOWED');
+  });
+});
+
+describe('REST status of a failed execution', () => {
+  it('maps each code as docs/errors.md says, with Retry-After where retrying later helps', async () => {
+    const { restStatusOf } = await import('../../host/transport/rest.js');
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND' }), { status: 404 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_NOT_CONNECTED' }), { status: 409 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_VALIDATION_INVALID_ARGS' }), { status: 400 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_VALIDATION_SCHEMA_ERROR' }), { status: 502 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_POLICY_FORBIDDEN' }), { status: 403 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_POLICY_RATE_LIMITED', retryAfterSec: 7 }), { status: 429, retryAfterSec: 7 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_INTERNAL' }), { status: 500 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_SANDBOX_OVERLOADED' }), { status: 503, retryAfterSec: 1 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_SANDBOX_UNAVAILABLE' }), { status: 503, retryAfterSec: 5 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_SANDBOX_QUARANTINED' }), { status: 502 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_SANDBOX_HANDLER_THREW' }), { status: 502 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED' }), { status: 502 });
   });
 });

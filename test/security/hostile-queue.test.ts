@@ -30,6 +30,20 @@ describe('a hostile plugin flooding the sandbox queue', () => {
     assert.ok(items.some((i: Json) => i.code === 'GW_ERR_SANDBOX_OVERLOADED'), 'the queue bound is enforced');
   });
 
+  it('answers a single REST call refused for a full queue 503 with Retry-After, not 502', async () => {
+    const calls = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        fetch(`${gw.url}/rest/hostile-hog`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ tool: 'hog_never' }) }),
+      ),
+    );
+    const answers = await Promise.all(calls.map(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), code: ((await r.json()) as Json).code })));
+    for (const a of answers) {
+      if (a.code === 'GW_ERR_SANDBOX_OVERLOADED') assert.deepEqual(a, { status: 503, retryAfter: '1', code: 'GW_ERR_SANDBOX_OVERLOADED' });
+      else assert.deepEqual(a, { status: 502, retryAfter: null, code: 'GW_ERR_SANDBOX_TIMEOUT' });
+    }
+    assert.ok(answers.some((a) => a.status === 503), JSON.stringify(answers));
+  });
+
   it('still runs other plugins\' calls while the hostile plugin fills the queue', async () => {
     const flood = gw.batch('hostile-hog', Array.from({ length: 8 }, () => ({ tool: 'hog_never' })), apiKey);
     await new Promise((r) => setTimeout(r, 50));
