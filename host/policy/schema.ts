@@ -166,7 +166,26 @@ export const policySchema = z
       .strict()
       .default({ sink: 'database', storeArguments: false }),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    const least = minCapChars(p.requests.maxBatch);
+    if (p.resultCap.maxChars < least)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resultCap', 'maxChars'],
+        message: `must be at least ${least} with requests.maxBatch ${p.requests.maxBatch}: a capped answer keeps one item for each execution (${CAP_CHARS_PER_EXECUTION} characters each at the least, and ${CAP_ENVELOPE_CHARS} for the rest)`,
+      });
+  });
+
+/**
+ * The smallest form of a capped item: `{"result":{"truncated":true,"inBatch":999}},` (44) or
+ * `{"error":"not stored","code":"GW_ERR_RESULT_NOT_STORED"},` (57), within this.
+ */
+export const CAP_CHARS_PER_EXECUTION = 58;
+/** the envelope and the whole batch's continuation stub around them */
+export const CAP_ENVELOPE_CHARS = 200;
+/** resultCap.maxChars below this cannot answer a batch of `maxBatch` with one item per execution */
+export const minCapChars = (maxBatch: number): number => maxBatch * CAP_CHARS_PER_EXECUTION + CAP_ENVELOPE_CHARS;
 
 export type Policy = z.infer<typeof policySchema>;
 export type PolicyLimits = z.infer<typeof limitsSchema>;

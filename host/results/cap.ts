@@ -215,14 +215,22 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
     // the whole batch goes to a continuation; each item keeps its place, pointing there (many
     // small results, e.g. a large maxBatch: every one under a stub's size)
     const batch = stubFor(id, whole.length, wholeEnds.length, '');
-    const placed = JSON.stringify({ results: items.map((_, i) => ({ result: { truncated: true, inBatch: i } })), batch });
+    const placeholders = items.map((_, i) => ({ result: { truncated: true, inBatch: i } }));
+    const placed = JSON.stringify({ results: placeholders, batch });
     if (placed.length <= opts.maxChars) return placed;
-    return JSON.stringify({ results: [], batch }); // not even one placeholder per item fits
+    // without the instruction; the policy's floor on maxChars (minCapChars) leaves room for this:
+    // one item per execution is never given up
+    return JSON.stringify({ results: placeholders, batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: wholeEnds.length } });
   }
-  // nothing could be stored: every remaining result item says so; error items stay (shortened)
-  return JSON.stringify({
-    results: shortened.map((it, i) => (typeof it === 'object' && it !== null && 'result' in it ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i)) : it)),
-  });
+  // nothing could be stored: every remaining result item says so and error items stay, each
+  // shorter until the answer fits (down to {"error":"…","code"}: the policy's floor leaves room)
+  const isResult = (it: unknown): boolean => typeof it === 'object' && it !== null && 'result' in it;
+  const full = JSON.stringify({ results: shortened.map((it, i) => (isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i)) : it)) });
+  if (full.length <= opts.maxChars) return full;
+  const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
+  const shorter = JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : shortenErrorItem(it, 40))) });
+  if (shorter.length <= opts.maxChars) return shorter;
+  return JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code })) });
 }
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -245,9 +253,9 @@ function notStored(chars: number, maxChars: number, tool: string): { error: stri
   };
 }
 
-function shortenErrorItem(item: unknown): unknown {
+function shortenErrorItem(item: unknown, chars = 300): unknown {
   if (typeof item !== 'object' || item === null || 'result' in item) return item;
   const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(item)) copy[k] = typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…` : v;
+  for (const [k, v] of Object.entries(item)) copy[k] = typeof v === 'string' && v.length > chars ? `${v.slice(0, chars)}…` : v;
   return copy;
 }

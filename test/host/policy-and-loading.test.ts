@@ -60,6 +60,9 @@ describe('policy files', () => {
     ['workers not a number', { sandbox: { workers: 'eight' } }, /sandbox\.workers/],
     ['upstream with a path', { upstreams: { 'https://api.github.com/v3': 'http://127.0.0.1:1' } }, /upstreams/],
     ['bad schemaErrors', { schemaErrors: 'ignore' }, /schemaErrors/],
+    // a capped answer keeps one item per execution: 58 characters each at the least, and 200 more
+    ['a result cap too small for the largest batch', { resultCap: { maxChars: 3099 } }, /resultCap\.maxChars: must be at least 3100 with requests\.maxBatch 50/],
+    ['a batch too large for the result cap', { requests: { maxBatch: 1000 }, resultCap: { maxChars: 58199 } }, /resultCap\.maxChars: must be at least 58200 with requests\.maxBatch 1000/],
   ];
   for (const [name, raw, pattern] of bad) {
     it(`refuses ${name} with the field named`, () => {
@@ -69,6 +72,11 @@ describe('policy files', () => {
       );
     });
   }
+
+  it('accepts a result cap right at the floor for its largest batch', () => {
+    assert.equal(parsePolicy({ resultCap: { maxChars: 3100 } }).resultCap.maxChars, 3100);
+    assert.equal(parsePolicy({ resultCap: { maxChars: 1000 }, requests: { maxBatch: 13 } }).requests.maxBatch, 13);
+  });
 
   it('refuses a file that is not JSON, naming the file', () => {
     const dir = tempDir();

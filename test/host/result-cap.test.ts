@@ -20,6 +20,7 @@ import type { MetaToolContext } from '../../host/meta-tools/types.js';
 import { capBatch, partCharsFor, splitParts, type CapOptions, type TruncatedStub } from '../../host/results/cap.js';
 import { ContinuationStore } from '../../host/results/continuations.js';
 import type { Db } from '../../host/storage/db.js';
+import { minCapChars } from '../../host/policy/schema.js';
 import { openDatabase } from '../../host/storage/open.js';
 
 // ---- the oracle: capBatch as it was before the envelope's length was kept by arithmetic ----
@@ -75,15 +76,19 @@ async function referenceCapBatch(items: unknown[], opts: CapOptions): Promise<st
   const id = await referenceTryPut(opts, 'execute_tools', whole);
   if (id !== undefined) {
     const batch = referenceStubFor(id, whole, opts.maxChars, 0);
-    const placed = JSON.stringify({ results: items.map((_, i) => ({ result: { truncated: true, inBatch: i } })), batch });
+    const placeholders = items.map((_, i) => ({ result: { truncated: true, inBatch: i } }));
+    const placed = JSON.stringify({ results: placeholders, batch });
     if (placed.length <= opts.maxChars) return placed;
-    return JSON.stringify({ results: [], batch });
+    return JSON.stringify({ results: placeholders, batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: batch.totalParts } });
   }
-  return JSON.stringify({
-    results: shortened.map((it, i) =>
-      typeof it === 'object' && it !== null && 'result' in it ? referenceNotStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it,
-    ),
-  });
+  const isResult = (it: unknown): boolean => typeof it === 'object' && it !== null && 'result' in it;
+  const full = JSON.stringify({ results: shortened.map((it, i) => (isResult(it) ? referenceNotStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it)) });
+  if (full.length <= opts.maxChars) return full;
+  const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
+  const cut = (it: unknown): unknown => typeof it !== 'object' || it === null ? it : Object.fromEntries(Object.entries(it as object).map(([k, v]) => [k, typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v]));
+  const shorter = JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : cut(it))) });
+  if (shorter.length <= opts.maxChars) return shorter;
+  return JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code })) });
 }
 
 async function referenceTryPut(opts: CapOptions, tool: string, body: string): Promise<string | undefined> {
@@ -262,6 +267,42 @@ describe('result cap', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('property: with maxChars at the policy\'s floor for the batch, every item keeps its place and the answer fits, whether the store works or not', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(batchItem, { minLength: 1, maxLength: 40, size: 'max' }),
+        fc.integer({ min: 0, max: 3000 }),
+        fc.constantFrom('works', 'refuses', 'refuses the batch'),
+        async (items, over, storeState) => {
+          const maxChars = minCapChars(items.length) + over;
+          // a store that refuses every write, or only the whole batch's (the last resort)
+          const refusing = { store: { async put(_u: string, tool: string): Promise<string> { if (storeState === 'refuses' || tool === 'execute_tools') throw new Error('database is locked'); return 'cont_x'; } } as unknown as ContinuationStore };
+          const text = await capBatch(items, { maxChars, userId: 'u1', store: storeState === 'works' ? store : refusing.store, toolOf: (i) => `tool_${i}` });
+          assert.ok(text.length <= maxChars, `${text.length} > ${maxChars} (${storeState})`);
+          const results = JSON.parse(text).results as unknown[];
+          assert.equal(results.length, items.length, storeState);
+          // a result is never dropped: each one is still a result (a stub or a placeholder) or says it was not stored
+          items.forEach((it, i) => {
+            const r = results[i] as { result?: unknown; code?: unknown };
+            if (typeof it === 'object' && it !== null && 'result' in it) assert.ok('result' in r || r.code === 'GW_ERR_RESULT_NOT_STORED', JSON.stringify(r));
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+    // a store that refuses every write: 40 results, none stored, each says so, within the floor
+    const locked = { async put(): Promise<string> { throw new Error('database is locked'); } } as unknown as ContinuationStore;
+    const mixed = Array.from({ length: 40 }, (_, i) => ({ result: 'x'.repeat(i % 2 ? 50 : 900) }));
+    const refused = await capBatch(mixed, { maxChars: minCapChars(40), userId: 'u1', store: locked, toolOf: () => 't' });
+    assert.ok(refused.length <= minCapChars(40), `${refused.length} > ${minCapChars(40)}`);
+    assert.deepEqual((JSON.parse(refused).results as { code: string }[]).map((r) => r.code), mixed.map(() => 'GW_ERR_RESULT_NOT_STORED'));
+    // many tiny items at the floor: placeholders for all of them, none dropped
+    const tiny = Array.from({ length: 1000 }, (_, i) => ({ result: { i, s: 'x'.repeat(60) } }));
+    const placed = JSON.parse(await capBatch(tiny, { maxChars: minCapChars(1000), userId: 'u1', store, toolOf: () => 't' }));
+    assert.equal(placed.results.length, 1000);
+    assert.deepEqual(placed.results[999], { result: { truncated: true, inBatch: 999 } });
   });
 
   it('serialises each item a constant number of times, not the whole batch once per item', async () => {

@@ -68,7 +68,7 @@ describe('two gateways on one PostgreSQL database act as replicas', { skip: post
       upstreams: { 'https://api.newrelic.com': upstream.origin },
       // Replicas share the encryption key, or one could not read a connection the other stored.
       env: { WORKBENCH_ENCRYPTION_KEY: generateKey().toString('hex') },
-      policy: { resultCap: { maxChars: 1000 } },
+      policy: { resultCap: { maxChars: 1000 }, requests: { maxBatch: 10 } },
       workers: 1,
     };
     // Started together on an empty database: both migrate at once.
