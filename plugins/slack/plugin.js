@@ -80,7 +80,9 @@ function slackError(method, status, retryAfter, data) {
   }
   if (!meaning) meaning = status >= 500 ? 'Slack had a server error: retry later' : 'see https://api.slack.com/methods/' + method;
   const details = data.response_metadata && Array.isArray(data.response_metadata.messages) ? ` (${data.response_metadata.messages.join('; ')})` : '';
-  return new Error(`Slack error "${code}" from ${method}: ${meaning}${details}.`);
+  const err = new Error(`Slack error "${code}" from ${method}: ${meaning}${details}.`);
+  err.slackCode = code;
+  return err;
 }
 
 /** Drops undefined, null and empty-string values (results must be plain JSON; Slack ignores absent args). */
@@ -325,16 +327,30 @@ export default {
     if (args.permalink) ({ channel, ts, thread_ts } = parsePermalink(args.permalink));
     if (!channel || !ts) throw new Error('Pass either permalink, or channel and ts.');
     channel = await channelId(ctx, channel);
-    const params = { channel, latest: ts, oldest: ts, inclusive: true, limit: 1 };
+    const window = { channel, latest: ts, oldest: ts, inclusive: true };
+    // conversations.replies always answers with the thread's parent first, and the parent counts
+    // toward limit: limit 2 leaves room for the reply itself. Its ts may be the parent's or any
+    // reply's.
+    const fromThread = async (threadTs) => {
+      const d = await slack(ctx, 'conversations.replies', { ...window, ts: threadTs, limit: 2 });
+      return (d.messages || []).find((m) => m.ts === ts);
+    };
     let msg;
     if (thread_ts && thread_ts !== ts) {
-      const d = await slack(ctx, 'conversations.replies', { ...params, ts: thread_ts });
-      msg = (d.messages || []).find((m) => m.ts === ts);
+      msg = await fromThread(thread_ts);
     } else {
-      const d = await slack(ctx, 'conversations.history', params);
+      const d = await slack(ctx, 'conversations.history', { ...window, limit: 1 });
       msg = (d.messages || []).find((m) => m.ts === ts);
+      // a reply (not also sent to the channel) is not in the history: look for it as one
+      if (!msg && !thread_ts) {
+        try {
+          msg = await fromThread(ts);
+        } catch (err) {
+          if (!(err && (err.slackCode === 'thread_not_found' || err.slackCode === 'message_not_found'))) throw err;
+        }
+      }
     }
-    if (!msg) throw new Error(`Slack error "message_not_found": ${MEANINGS.message_not_found} (for a reply in a thread, pass thread_ts or the reply's permalink).`);
+    if (!msg) throw new Error(`Slack error "message_not_found": ${MEANINGS.message_not_found}.`);
     return { channel, message: slimMessage(msg) };
   },
 

@@ -113,6 +113,40 @@ const RAW_MSG = {
 const MSG = { ts: TS, user: 'U0ALICE001', text: 'ship it?', thread_ts: TS, reply_count: 2, latest_reply: '1712345999.000200', reactions: [{ name: 'eyes', count: 2 }] };
 const RAW_REPLY = { type: 'message', user: 'U0BOB00001', text: 'yes', ts: '1712345999.000200', thread_ts: TS, parent_user_id: 'U0ALICE001', edited: { user: 'U0BOB00001', ts: '1' } };
 const REPLY = { ts: '1712345999.000200', user: 'U0BOB00001', text: 'yes', thread_ts: TS, edited: true };
+/** A reply earlier in the same thread than RAW_REPLY. */
+const RAW_EARLY_REPLY = { type: 'message', user: 'U0CAROL001', text: 'wait', ts: '1712345800.000150', thread_ts: TS, parent_user_id: 'U0ALICE001' };
+
+/**
+ * A stand-in for Slack's message store: one channel whose only top-level message, RAW_MSG, starts
+ * a thread of two replies. As Slack does, conversations.history lists top-level messages only
+ * (newest first) and conversations.replies (ts = the parent's or any reply's) answers the thread's
+ * parent first, whatever the time window, and the parent counts toward limit; then the replies in
+ * the window, oldest first. A ts in no thread is thread_not_found.
+ */
+const THREAD = [RAW_MSG, RAW_EARLY_REPLY, RAW_REPLY];
+function inWindow(q: URLSearchParams, ts: string): boolean {
+  const t = Number(ts);
+  const inclusive = q.get('inclusive') === 'true' || q.get('inclusive') === '1';
+  const oldest = q.get('oldest');
+  const latest = q.get('latest');
+  if (oldest !== null && (inclusive ? t < Number(oldest) : t <= Number(oldest))) return false;
+  if (latest !== null && (inclusive ? t > Number(latest) : t >= Number(latest))) return false;
+  return true;
+}
+const limitOf = (q: URLSearchParams, dflt: number): number => Number(q.get('limit') ?? dflt);
+const FAKE_HISTORY: Reply = (req) => {
+  const messages = [RAW_MSG].filter((m) => inWindow(req.query, m.ts)).slice(0, limitOf(req.query, 100));
+  return { json: { ok: true, messages, has_more: false } };
+};
+const FAKE_REPLIES: Reply = (req) => {
+  if (!THREAD.some((m) => m.ts === req.query.get('ts'))) return { json: { ok: false, error: 'thread_not_found' } };
+  const [parent, ...replies] = THREAD;
+  const all = [parent, ...replies.filter((m) => inWindow(req.query, m.ts))];
+  const messages = all.slice(0, limitOf(req.query, 1000));
+  return { json: { ok: true, messages, has_more: messages.length < all.length } };
+};
+const FAKE_STORE = { 'conversations.history': FAKE_HISTORY, 'conversations.replies': FAKE_REPLIES };
+
 const RAW_CHANNEL = {
   id: C, name: 'general', is_channel: true, is_private: false, is_archived: false, is_member: true, is_general: true, created: 1600000000,
   creator: 'U0ALICE001', topic: { value: 'Company news', creator: 'U0ALICE001', last_set: 1 }, purpose: { value: 'All hands', creator: '', last_set: 0 },
@@ -154,10 +188,18 @@ const CASES: Case[] = [
     calls: [['GET', 'conversations.history', { channel: C, limit: '10', cursor: 'c2', oldest: '1712275200', inclusive: 'true' }]], result: { channel: C, messages: [MSG], next: null } },
   { tool: 'slack_get_thread_replies', args: { channel: C, thread_ts: TS }, replies: { 'conversations.replies': { messages: [RAW_MSG, RAW_REPLY], ...MORE } },
     calls: [['GET', 'conversations.replies', { channel: C, ts: TS, limit: '50' }]], result: { channel: C, thread_ts: TS, messages: [MSG, REPLY], next: MORE.response_metadata.next_cursor } },
-  { tool: 'slack_get_message', args: { channel: C, ts: TS }, replies: { 'conversations.history': { messages: [RAW_MSG] } },
+  { tool: 'slack_get_message', args: { channel: C, ts: TS }, replies: FAKE_STORE,
     calls: [['GET', 'conversations.history', { channel: C, latest: TS, oldest: TS, inclusive: 'true', limit: '1' }]], result: { channel: C, message: MSG } },
-  { tool: 'slack_get_message', args: { permalink: `https://acme.slack.com/archives/${C}/p1712345999000200?thread_ts=${TS}&cid=${C}` }, replies: { 'conversations.replies': { messages: [RAW_MSG, RAW_REPLY] } },
-    calls: [['GET', 'conversations.replies', { channel: C, ts: TS, latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '1' }]], result: { channel: C, message: REPLY } },
+  // a reply: Slack answers the thread's parent first, counted toward limit, so limit 1 would miss it
+  { tool: 'slack_get_message', args: { permalink: `https://acme.slack.com/archives/${C}/p1712345999000200?thread_ts=${TS}&cid=${C}` }, replies: FAKE_STORE,
+    calls: [['GET', 'conversations.replies', { channel: C, ts: TS, latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '2' }]], result: { channel: C, message: REPLY } },
+  // a reply given by channel and ts alone: not in the history, so looked for in its thread
+  { tool: 'slack_get_message', args: { channel: C, ts: '1712345999.000200' }, replies: FAKE_STORE,
+    calls: [
+      ['GET', 'conversations.history', { channel: C, latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '1' }],
+      ['GET', 'conversations.replies', { channel: C, ts: '1712345999.000200', latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '2' }],
+    ],
+    result: { channel: C, message: REPLY } },
   { tool: 'slack_post_message', args: { channel: C, text: 'Deploy *done*' }, replies: { 'chat.postMessage': { channel: C, ts: '1712400000.000100', message: { type: 'message', text: 'Deploy *done*', user: 'U0ALICE001', ts: '1712400000.000100' } } },
     calls: [['POST', 'chat.postMessage', { channel: C, text: 'Deploy *done*', unfurl_links: 'true' }]], result: { channel: C, ts: '1712400000.000100', text: 'Deploy *done*' } },
   { tool: 'slack_post_message', args: { channel: C, text: 'in thread', thread_ts: TS, unfurl_links: false, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] },
@@ -347,9 +389,21 @@ describe('slack errors: one mapping for ok:false, 429 and broken answers', () =>
     assert.equal(upstream.requests.length, 0);
   });
 
-  test('a message missing from the answer is message_not_found', async () => {
-    route({ 'conversations.history': { messages: [] } });
-    await fails('slack_get_message', { channel: C, ts: TS }, /message_not_found/);
+  test('a message in neither the history nor a thread is message_not_found', async () => {
+    route(FAKE_STORE);
+    await fails('slack_get_message', { channel: C, ts: '1712345700.000100' }, /"message_not_found": no message with this timestamp/);
+    assert.deepEqual(upstream.requests.map((r) => r.path), ['/api/conversations.history', '/api/conversations.replies']);
+  });
+
+  test('a reply that is not in the thread named by thread_ts is message_not_found', async () => {
+    route(FAKE_STORE);
+    await fails('slack_get_message', { channel: C, ts: '1712345900.000100', thread_ts: TS }, /"message_not_found"/);
+    assert.deepEqual(upstream.requests.map((r) => r.path), ['/api/conversations.replies']);
+  });
+
+  test('any other error of the thread look-up is reported as it is', async () => {
+    route({ 'conversations.history': { messages: [] }, 'conversations.replies': { ok: false, error: 'missing_scope', needed: 'channels:history', provided: 'chat:write' } });
+    await fails('slack_get_message', { channel: C, ts: TS }, /"missing_scope" from conversations\.replies/);
   });
 
   test('an unreadable post_at is refused without a request', async () => {
