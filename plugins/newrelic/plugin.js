@@ -9,6 +9,12 @@
 
 const ENDPOINTS = { us: 'https://api.newrelic.com/graphql', eu: 'https://api.eu.newrelic.com/graphql' };
 const HOUR_MS = 3600 * 1000;
+/**
+ * NRQL timeout, seconds, when none is given (NerdGraph's own default is 5). It and the manifest's
+ * maximum (12) stay under the gateway's default wait for one request (http.requestTimeoutMs,
+ * 15 s), so that a slow query ends with New Relic's own timeout error rather than the gateway's.
+ */
+const NRQL_TIMEOUT_DEFAULT = 10;
 
 // ---------------------------------------------------------------------------------------------
 // Errors: the one place where a NerdGraph answer becomes a message an agent can act on.
@@ -44,7 +50,7 @@ function nrError(action, status, retryAfter, data) {
   if (status === 404) return new Error(`New Relic found nothing while trying to ${action} (404).${said}`);
   if (status >= 500) return new Error(`New Relic had a server error (${status}) while trying to ${action}: retry later.${said}`);
   if (status >= 400) return new Error(`New Relic refused to ${action} (HTTP ${status}).${said}`);
-  if (/timeout/.test(text)) return new Error(`New Relic timed out while trying to ${action}: narrow the time window or raise the timeout.${said}`);
+  if (/timeout/.test(text)) return new Error(`New Relic timed out while trying to ${action}: narrow the time window, or raise timeoutSeconds where a tool takes it (at most 12).${said}`);
   return new Error(`New Relic could not ${action}: ${detail || 'the answer had no data'}.`);
 }
 
@@ -58,12 +64,27 @@ function endpoint(ctx) {
   return url;
 }
 
-async function nerdgraph(ctx, action, query, variables) {
-  const res = await ctx.http(endpoint(ctx), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ query, variables: variables || {} }),
-  });
+/**
+ * One NerdGraph request. `slowHint` says what to do when New Relic answers later than the gateway
+ * waits for one request (policy http.requestTimeoutMs, 15 s by default): the bridge then fails
+ * with GW_ERR_BRIDGE_TIMEOUT, which becomes a message the agent can act on.
+ */
+async function nerdgraph(ctx, action, query, variables, slowHint) {
+  let res;
+  try {
+    res = await ctx.http(endpoint(ctx), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query, variables: variables || {} }),
+    });
+  } catch (err) {
+    if (err && err.code === 'GW_ERR_BRIDGE_TIMEOUT') {
+      throw new Error(
+        `New Relic took longer than the gateway allows for one request while trying to ${action} (GW_ERR_BRIDGE_TIMEOUT): ${slowHint || 'ask for less, or retry later'}.`,
+      );
+    }
+    throw err;
+  }
   const text = await res.text();
   let data;
   try {
@@ -144,7 +165,13 @@ const accountClause = (id) => `accountId = ${Number(id)}`;
 async function runNrql(ctx, args) {
   const accountId = accountOf(ctx, args);
   const query = `query($accountId: Int!, $nrql: Nrql!, $timeout: Seconds) { actor { account(id: $accountId) { nrql(query: $nrql, timeout: $timeout) { results metadata { eventTypes facets messages timeWindow { begin end } } } } } }`;
-  const data = await nerdgraph(ctx, 'run the NRQL query', query, { accountId, nrql: args.query, timeout: args.timeoutSeconds ?? 30 });
+  const data = await nerdgraph(
+    ctx,
+    'run the NRQL query',
+    query,
+    { accountId, nrql: args.query, timeout: args.timeoutSeconds ?? NRQL_TIMEOUT_DEFAULT },
+    'the query took longer than the gateway allows: narrow its time window (SINCE …) or what it reads, or lower timeoutSeconds so that New Relic stops it first and says so',
+  );
   const account = data.actor && data.actor.account;
   if (!account) throw new Error(`New Relic account ${accountId} is not reachable with this API key: check the id with newrelic_list_accounts.`);
   const result = account.nrql || {};

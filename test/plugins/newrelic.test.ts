@@ -137,11 +137,11 @@ interface Case { name?: string; tool: string; args: Record<string, unknown>; rep
 const CASES: Case[] = [
   { tool: 'newrelic_run_nrql', args: { query: 'SELECT count(*) FROM Transaction FACET appName SINCE 1 hour ago', maxRows: 2 },
     replies: [account({ nrql: { results: [{ appName: 'a', count: 5 }, { appName: 'b', count: 3 }, { appName: 'c', count: 1 }], metadata: { eventTypes: ['Transaction'], facets: ['appName'], messages: [], timeWindow: { begin: T0, end: T0 + 3600_000 } } } })],
-    expect: [{ has: ['account(id: $accountId)', 'nrql(query: $nrql, timeout: $timeout)', 'results'], vars: { accountId: ACCOUNT, nrql: 'SELECT count(*) FROM Transaction FACET appName SINCE 1 hour ago', timeout: 30 } }],
+    expect: [{ has: ['account(id: $accountId)', 'nrql(query: $nrql, timeout: $timeout)', 'results'], vars: { accountId: ACCOUNT, nrql: 'SELECT count(*) FROM Transaction FACET appName SINCE 1 hour ago', timeout: 10 } }],
     result: { accountId: ACCOUNT, rows: [{ appName: 'a', count: 5 }, { appName: 'b', count: 3 }], rowCount: 3, truncated: true, facets: ['appName'], eventTypes: ['Transaction'], timeWindow: { begin: ISO0, end: '2023-11-14T23:13:20.000Z' } } },
-  { name: 'newrelic_run_nrql (explicit account, timeout)', tool: 'newrelic_run_nrql', args: { query: 'SELECT 1 FROM Log', accountId: 999, timeoutSeconds: 90 },
+  { name: 'newrelic_run_nrql (explicit account, timeout)', tool: 'newrelic_run_nrql', args: { query: 'SELECT 1 FROM Log', accountId: 999, timeoutSeconds: 12 },
     replies: [account({ nrql: { results: [{ x: 1 }], metadata: { messages: ['Your query hit a limit'] } } })],
-    expect: [{ has: ['nrql('], vars: { accountId: 999, nrql: 'SELECT 1 FROM Log', timeout: 90 } }],
+    expect: [{ has: ['nrql('], vars: { accountId: 999, nrql: 'SELECT 1 FROM Log', timeout: 12 } }],
     result: { accountId: 999, rows: [{ x: 1 }], rowCount: 1, truncated: false, facets: null, eventTypes: null, timeWindow: null, messages: ['Your query hit a limit'] } },
   { tool: 'newrelic_list_accounts', args: {}, replies: [{ actor: { accounts: [{ id: ACCOUNT, name: 'Prod', reportingEventTypes: [] }, { id: 999, name: 'Staging' }] } }],
     expect: [{ has: ['accounts { id name }'], vars: {} }],
@@ -321,7 +321,37 @@ describe('newrelic error mapping', () => {
     await fails('newrelic_search_entities', {}, /Give at least one filter/);
     await fails('newrelic_get_apm_summary', {}, /Give guid or name/);
     await fails('newrelic_run_nrql', { query: 'SELECT 1', accountId: 'abc' }, /Invalid arguments for newrelic_run_nrql/);
+    // a longer NRQL timeout than the gateway's default wait for one request (15 s) could never be used
+    await fails('newrelic_run_nrql', { query: 'SELECT 1', timeoutSeconds: 13 }, /Invalid arguments for newrelic_run_nrql: timeoutSeconds: .*<=12/);
     await fails('newrelic_search_entities', { domain: "APM' OR name = 'x" }, /Invalid arguments for newrelic_search_entities/);
     assert.equal(us.requests.length, 0);
+  });
+});
+
+describe('newrelic: an answer later than the gateway waits for one request', () => {
+  let slow: Upstream;
+  let slowGw: Gateway;
+  before(async () => {
+    // New Relic never answers; the gateway waits 200 ms for one request (15 s by default).
+    slow = await startUpstream(() => new Promise<UpstreamReply>(() => undefined));
+    slowGw = await startGateway({ upstreams: { 'https://api.newrelic.com': slow.origin }, plugins: ['newrelic'], policy: { http: { requestTimeoutMs: 200 } } });
+    await slowGw.connect('newrelic', { values: { apiKey: KEY }, config: { region: 'us', accountId: String(ACCOUNT) } });
+  });
+  after(async () => {
+    await slowGw?.close();
+    await slow?.close();
+  });
+
+  test('a slow NRQL query says to narrow the window or lower timeoutSeconds, not a bare bridge code', async () => {
+    const item = (await slowGw.execute('newrelic_run_nrql', { query: 'SELECT count(*) FROM Log SINCE 1 month ago' })) as unknown as Record<string, unknown>;
+    assert.ok(!('result' in item), JSON.stringify(item));
+    assert.equal(item['code'], 'GW_ERR_SANDBOX_HANDLER_THREW');
+    assert.match(String(item['error']), /took longer than the gateway allows for one request while trying to run the NRQL query \(GW_ERR_BRIDGE_TIMEOUT\): .*narrow its time window.*lower timeoutSeconds/);
+    assert.equal(slow.requests.length, 1);
+  });
+
+  test('any other tool says so too', async () => {
+    const item = (await slowGw.execute('newrelic_list_accounts', {})) as unknown as Record<string, unknown>;
+    assert.match(String(item['error']), /took longer than the gateway allows for one request while trying to list accounts \(GW_ERR_BRIDGE_TIMEOUT\)/);
   });
 });
