@@ -572,6 +572,17 @@ describe('github tools: error mappings', () => {
     });
   }
 
+  test('per_page over 50 for notifications (GitHub\'s maximum there) is an argument error, before any request', async () => {
+    upstream.requests.length = 0;
+    const item = (await gw.execute('github_list_notifications', { per_page: 51 })) as Json;
+    assert.equal(item['code'], 'GW_ERR_VALIDATION_INVALID_ARGS', JSON.stringify(item));
+    assert.match(String(item['error']), /Invalid arguments for github_list_notifications: per_page: .*<=50/);
+    assert.equal(upstream.requests.length, 0);
+    upstream.setHandler(() => ({ json: [] }));
+    assert.deepEqual((await gw.execute('github_list_notifications', { per_page: 50 })).result, { notifications: [], next: null });
+    assert.equal(upstream.last().query.get('per_page'), '50');
+  });
+
   test('nothing to change is refused without a request', async () => {
     upstream.requests.length = 0;
     const item = (await gw.execute('github_update_issue', { ...A, issue_number: 1 })) as Json;
