@@ -701,8 +701,14 @@ export default {
   },
 
   async github_create_pull_request_review(ctx, a) {
+    const event = a.event || 'COMMENT';
+    if (event !== 'APPROVE' && !(typeof a.body === 'string' && a.body.trim())) {
+      throw new Error(
+        `A ${event} review needs a body: GitHub requires the overall review text for REQUEST_CHANGES and COMMENT, line comments or not, and refuses the review (422) without it. Pass body (e.g. a one-line summary of the line comments), or use event APPROVE.`,
+      );
+    }
     const comments = (a.comments || []).map((c) => defined({ path: c.path, body: c.body, line: c.line, side: c.side, start_line: c.start_line, start_side: c.start_line ? c.side : undefined }));
-    const body = defined({ event: a.event, body: a.body, commit_id: a.commit_id, comments: comments.length ? comments : undefined });
+    const body = defined({ event, body: a.body, commit_id: a.commit_id, comments: comments.length ? comments : undefined });
     const { data } = await gh(ctx, 'POST', `${repoPath(a)}/pulls/${seg(a.pull_number, 'pull_number')}/reviews`, { body, what: `reviewing #${a.pull_number}` });
     return slimReview(data);
   },

@@ -583,6 +583,30 @@ describe('github tools: error mappings', () => {
     assert.equal(upstream.last().query.get('per_page'), '50');
   });
 
+  // GitHub requires body for REQUEST_CHANGES and COMMENT (422 "You need to leave a comment …")
+  const bodiless: [string, Json][] = [
+    ['COMMENT, the default event', { ...A, pull_number: 9 }],
+    ['REQUEST_CHANGES with line comments', { ...A, pull_number: 9, event: 'REQUEST_CHANGES', comments: [{ path: 'src/a.ts', line: 3, body: 'Handle null' }] }],
+    ['COMMENT with a blank body', { ...A, pull_number: 9, event: 'COMMENT', body: '  \n ', comments: [{ path: 'src/a.ts', line: 3, body: 'nit' }] }],
+  ];
+  for (const [what, args] of bodiless) {
+    test(`a review without a body is refused before any request: ${what}`, async () => {
+      upstream.requests.length = 0;
+      const item = (await gw.execute('github_create_pull_request_review', args)) as Json;
+      assert.ok(!('result' in item), `should fail: ${JSON.stringify(item)}`);
+      assert.match(String(item['error']), /^A (COMMENT|REQUEST_CHANGES) review needs a body: .*Pass body.*or use event APPROVE/);
+      assert.equal(upstream.requests.length, 0);
+    });
+  }
+
+  test('an approval needs no body', async () => {
+    upstream.requests.length = 0;
+    upstream.setHandler(() => ({ json: { id: 7, user: user('carol'), state: 'APPROVED', body: '', submitted_at: T, commit_id: SHA, html_url: 'h' } }));
+    const item = (await gw.execute('github_create_pull_request_review', { ...A, pull_number: 9, event: 'APPROVE' })) as Json;
+    assert.equal((item['result'] as Json)['state'], 'APPROVED', JSON.stringify(item));
+    assert.deepEqual(upstream.last().json, { event: 'APPROVE' });
+  });
+
   test('nothing to change is refused without a request', async () => {
     upstream.requests.length = 0;
     const item = (await gw.execute('github_update_issue', { ...A, issue_number: 1 })) as Json;
