@@ -104,7 +104,10 @@ function githubError(res, text, what) {
   }
   if (status === 403) return new Error(`GitHub refused the request${about} (403): ${message}`);
   if (status === 404) {
-    return new Error(`Not found or no access${about}: GitHub answers 404 both when it does not exist and when the token may not see it. Check the owner, repository, number, branch or path.`);
+    // GitHub's own message names what is missing ("Branch foo not found", "No commit found for the
+    // ref foo"); the bare "Not Found" adds nothing
+    const own = typeof body.message === 'string' && body.message.trim() && !/^not found\.?$/i.test(body.message.trim()) ? ` GitHub said: ${body.message.trim().slice(0, 300)}` : '';
+    return new Error(`Not found or no access${about}: GitHub answers 404 both when it does not exist and when the token may not see it. Check the owner, repository, number, branch or path.${own}`);
   }
   if (status === 405) return new Error(`GitHub does not allow this${about} (405): ${message}`);
   if (status === 409) return new Error(`GitHub reported a conflict${about} (409): ${message}`);
