@@ -32,7 +32,7 @@ export const GATEWAY_ERRORS = {
   GW_ERR_TRANSPORT_NOT_FOUND: { wire: 'http', retryable: false, summary: 'No such route (HTTP 404).' },
   GW_ERR_TRANSPORT_SHUTTING_DOWN: { wire: 'http', retryable: true, summary: 'The server is draining for shutdown (HTTP 503).' },
   GW_ERR_RESULT_CONTINUATION_UNKNOWN: { wire: 'tool-result', retryable: false, summary: 'Unknown or expired continuation id (also for another user\'s id).' },
-  GW_ERR_RESULT_BATCH_TOO_LARGE: { wire: 'tool-result', retryable: false, summary: "The batch's results together exceed requests.maxBatchResultBytes; this item's result was dropped. Split the batch or narrow the request." },
+  GW_ERR_RESULT_BATCH_TOO_LARGE: { wire: 'tool-result', retryable: false, summary: "The batch's results together exceed requests.maxBatchResultBytes (UTF-8 bytes, counted as results arrive, so the items past it are those whose handlers finished last); this item's handler ran (what it did, happened) and its result was dropped. Split the batch or narrow the request." },
   GW_ERR_RESULT_NOT_STORED: { wire: 'tool-result', retryable: true, summary: 'The result was over the response budget and could not be stored for continue_tool_result (the database refused the write); it was dropped. Retry later or narrow the request.' },
   GW_ERR_RESULT_PART_OUT_OF_RANGE: { wire: 'tool-result', retryable: false, summary: 'The continuation has no such part.' },
   GW_ERR_DISCOVERY_TOOL_NOT_FOUND: { wire: 'tool-result', retryable: false, summary: 'get_tool_schema: no such tool the caller may run; closest names are suggested.' },

@@ -224,13 +224,16 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
   if (outcome.ok) {
     const budget = caller.resultBudget;
     if (budget) {
-      if (outcome.resultJson.length > budget.remaining)
+      // bytes as the policy says (UTF-8), counted as results arrive: the batch's results never
+      // take more than the budget in the host, whatever their order
+      const bytes = Buffer.byteLength(outcome.resultJson);
+      if (bytes > budget.remaining)
         return {
-          error: `The results of this batch exceed ${deps.policy.requests.maxBatchResultBytes} bytes; this result (${outcome.resultJson.length} bytes) was dropped. Split the batch or narrow the request.`,
+          error: `The results of this batch exceed ${deps.policy.requests.maxBatchResultBytes} bytes; this result (${bytes} bytes) was dropped after its handler ran. Split the batch or narrow the request.`,
           code: 'GW_ERR_RESULT_BATCH_TOO_LARGE',
           integration: manifest.name,
         };
-      budget.remaining -= outcome.resultJson.length;
+      budget.remaining -= bytes;
     }
     return { result: JSON.parse(outcome.resultJson) as unknown };
   }

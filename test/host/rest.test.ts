@@ -81,6 +81,22 @@ describe('REST transport', () => {
     assert.equal(r.json.results[2].error, 'm');
   });
 
+  it('counts the batch\'s results in UTF-8 bytes, as the policy names them', async () => {
+    // each result is ~120,000 characters of "é": ~240,000 bytes; two fit in 300,000 characters, not bytes
+    const small = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { maxBatchResultBytes: 300_000 } } });
+    try {
+      const execution = { tool: 'echo_args', args: { text: 'é'.repeat(20_000), times: 5 } };
+      const r = await small.rest('fixture-echo', { executions: [execution, execution] });
+      assert.equal(r.status, 200);
+      const codes = (r.json.results as { result?: unknown; code?: string }[]).map((x) => (x.result ? 'ok' : x.code)).sort();
+      assert.deepEqual(codes, ['GW_ERR_RESULT_BATCH_TOO_LARGE', 'ok']);
+      const dropped = (r.json.results as { code?: string; error?: string }[]).find((x) => x.code === 'GW_ERR_RESULT_BATCH_TOO_LARGE');
+      assert.match(dropped?.error ?? '', /^The results of this batch exceed 300000 bytes; this result \(2\d{5} bytes\) was dropped after its handler ran\./);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('bounds the total size of a batch\'s results, dropping items past the budget with a clear error', async () => {
     const small = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { maxBatchResultBytes: 300_000 } } });
     try {
