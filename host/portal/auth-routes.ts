@@ -91,6 +91,20 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
     return signIn(reply, user, null, '/integrations');
   });
 
+  // Signing out is a form post (a GET must not end a session: a link or a prefetch could); typing
+  // the address shows the form.
+  scope.get('/logout', async (request, reply) => {
+    const who = await ctx.signedIn(request);
+    if (!who) return reply.code(303).header('location', '/login').send();
+    return ctx.sendPage(reply, 200, {
+      title: 'Sign out',
+      who,
+      body: html`<p>Sign out of Workbench (signed in as ${who.user.email})?</p>
+<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${who.session.csrf}"><button type="submit">Sign out</button></form>
+<p><a href="/integrations">Back to integrations</a></p>`,
+    });
+  });
+
   scope.post('/logout', async (request, reply) => {
     const who = await ctx.signedIn(request);
     if (!who) return reply.code(303).header('location', '/login').send();
@@ -99,6 +113,9 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
     ctx.setCookie(reply, ctx.cookieName, '', { maxAgeSec: 0 });
     return reply.code(303).header('location', '/login').send();
   });
+
+  // a form post on /keys; the address typed or followed leads to that page
+  scope.get('/sessions/revoke-others', async (_request, reply) => reply.code(303).header('location', '/keys').send());
 
   scope.post('/sessions/revoke-others', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);

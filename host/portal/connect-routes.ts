@@ -125,6 +125,11 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     return done();
   });
 
+  // The API-key form posts here; the address, typed or reloaded, leads back to the link's page.
+  scope.get<{ Params: { id: string } }>('/connect/:id/form', async (request, reply) =>
+    reply.code(303).header('location', `/connect/${encodeURIComponent(request.params.id)}`).send(),
+  );
+
   scope.post<{ Params: { id: string } }>('/connect/:id/form', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);
     if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;

@@ -68,6 +68,10 @@ ${connected
     });
   });
 
+  // Connect and Disconnect are form posts on /integrations; their addresses, typed or followed, lead there.
+  for (const action of ['connect', 'disconnect'])
+    scope.get(`/integrations/:name/${action}`, async (_request, reply) => reply.code(303).header('location', '/integrations').send());
+
   scope.post<{ Params: { name: string } }>('/integrations/:name/connect', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);
     if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;

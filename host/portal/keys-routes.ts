@@ -65,6 +65,9 @@ ${keys.map(
     return ctx.sendPage(reply, 201, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 201, top) });
   });
 
+  // Revoke is a form post on /keys; its address, typed or followed, leads there.
+  scope.get('/keys/:id/revoke', async (_request, reply) => reply.code(303).header('location', '/keys').send());
+
   scope.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);
     if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;

@@ -6,12 +6,13 @@
  * to these routes only and never to /mcp or /rest.
  */
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { registerConnectRoutes } from './connect-routes.js';
 import { createPortalContext, type PortalContext, type PortalDeps } from './context.js';
 import { registerIntegrationRoutes } from './integrations-routes.js';
+import { html } from './html.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { PORTAL_CSS } from './layout.js';
 import { securityHeaders } from './security-headers.js';
@@ -21,15 +22,51 @@ export { createLoginLink } from './login-links.js';
 
 const FORM_BODY_LIMIT = 64 * 1024;
 
+/**
+ * Paths the portal never answers for, however the request is made: the API and operational
+ * routes keep the gateway's own JSON 404 (`reply.callNotFound()`), byte for byte.
+ */
+const API_PREFIXES = ['/mcp', '/rest', '/healthz', '/readyz', '/metrics', '/.well-known'];
+
+const isApiPath = (path: string): boolean => API_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+
+/** Whether the request names text/html among the types it accepts (a browser navigating; not `*\/*` alone). */
+function acceptsHtml(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  if (typeof accept !== 'string') return false;
+  return accept.split(',').some((range) => {
+    const [type = '', ...params] = range.split(';').map((s) => s.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return type === 'text/html' && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
+/** A route pattern ("/connect/:id") as a regular expression for a concrete path. */
+function patternOf(url: string): RegExp {
+  const parts = url.split('/').map((seg) => (seg.startsWith(':') ? '[^/\\\\]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${parts.join('/')}$`);
+}
+
 /** Registers the portal's routes on `app` (call before listen). Returns the shared context (tests, sweeps). */
 export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalContext {
   const ctx = createPortalContext(deps);
   void app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
-    scope.addHook('onSend', async (_request, reply, payload) => {
+    // Requests the catch-all below hands to the gateway's 404 keep that answer as it is, headers too
+    // (fastify keeps a route's onSend hooks for reply.callNotFound()).
+    const notOurs = new WeakSet<FastifyRequest>();
+    scope.addHook('onSend', async (request, reply, payload) => {
+      if (notOurs.has(request)) return payload;
       for (const [k, v] of Object.entries(securityHeaders(ctx.secure))) if (!reply.hasHeader(k)) void reply.header(k, v);
       return payload;
+    });
+
+    // Every GET route of the portal, for the canonical-path redirect below.
+    const pages: RegExp[] = [];
+    scope.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (methods.includes('GET') && !route.url.includes('*')) pages.push(patternOf(route.url));
     });
 
     scope.setErrorHandler((err: FastifyError, request, reply) => {
@@ -49,6 +86,33 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     registerConnectRoutes(scope, ctx);
     registerActivityRoutes(scope, ctx);
     registerKeyRoutes(scope, ctx);
+
+    // Any other GET. A portal page with a trailing slash goes to its canonical address; a browser
+    // (Accept: text/html) gets the portal's "not found" page with a way back; everything else, and
+    // every API path whatever it accepts, gets the gateway's own 404 (JSON on the gateway).
+    scope.get('/*', async (request, reply) => {
+      const notFound = (): FastifyReply => {
+        notOurs.add(request);
+        reply.callNotFound();
+        return reply;
+      };
+      const q = request.url.indexOf('?');
+      const path = q === -1 ? request.url : request.url.slice(0, q);
+      const search = q === -1 ? '' : request.url.slice(q);
+      if (isApiPath(path)) return notFound();
+      const canonical = path.replace(/\/+$/, '');
+      if (canonical !== path && canonical !== '' && pages.some((p) => p.test(canonical))) {
+        const to = ctx.safeNext(canonical + search, '');
+        if (to !== '') return reply.code(308).header('location', to).send();
+      }
+      if (!acceptsHtml(request)) return notFound();
+      const who = await ctx.signedIn(request);
+      return ctx.sendPage(reply, 404, {
+        title: 'Page not found',
+        body: html`<p class="error" role="alert">There is no page at this address.</p><p><a href="/">Go to the Workbench start page</a></p>`,
+        ...(who ? { who } : {}),
+      });
+    });
   });
   return ctx;
 }

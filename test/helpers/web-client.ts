@@ -15,8 +15,8 @@ export class WebClient {
   readonly jar = new Map<string, string>();
   constructor(readonly base: string) {}
 
-  async send(method: 'GET' | 'POST', p: string, form?: Record<string, string>): Promise<Answer> {
-    const headers: Record<string, string> = {};
+  async send(method: 'GET' | 'POST', p: string, form?: Record<string, string>, extra: Record<string, string> = {}): Promise<Answer> {
+    const headers: Record<string, string> = { ...extra };
     if (this.jar.size) headers['cookie'] = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
     if (form) Object.assign(headers, { 'content-type': 'application/x-www-form-urlencoded', origin: this.base });
     const res = await fetch(this.base + p, { method, headers, redirect: 'manual', ...(form ? { body: new URLSearchParams(form).toString() } : {}) });
@@ -29,8 +29,9 @@ export class WebClient {
     return { status: res.status, body: await res.text(), location: res.headers.get('location'), headers: res.headers };
   }
 
-  get(p: string): Promise<Answer> {
-    return this.send('GET', p);
+  /** `headers`: e.g. a browser's `accept` */
+  get(p: string, headers: Record<string, string> = {}): Promise<Answer> {
+    return this.send('GET', p, undefined, headers);
   }
 
   post(p: string, form: Record<string, string>): Promise<Answer> {
