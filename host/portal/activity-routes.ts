@@ -28,13 +28,22 @@ type Query = Partial<Record<'tool' | 'integration' | 'success' | 'from' | 'to' |
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-function parseDay(s: string | undefined, endOfDay: boolean): number | undefined | 'bad' {
+/** The outcome filter's values: the form sends succeeded/failed; yes/no (older links) still work. */
+const OUTCOMES: Record<string, 'succeeded' | 'failed'> = { succeeded: 'succeeded', failed: 'failed', yes: 'succeeded', no: 'failed' };
+
+/** A UTC day, as epoch ms at its start (or at the next day's start); 'bad' when not YYYY-MM-DD, 'unreal' when no such day (2026-02-31). */
+function parseDay(s: string | undefined, endOfDay: boolean): number | undefined | 'bad' | 'unreal' {
   if (!s) return undefined;
   if (!DAY.test(s)) return 'bad';
   const t = Date.parse(`${s}T00:00:00Z`);
   if (Number.isNaN(t)) return 'bad';
+  // Date.parse rolls an impossible day over (2026-02-31 is read as 2026-03-03): refuse it
+  if (new Date(t).toISOString().slice(0, 10) !== s) return 'unreal';
   return endOfDay ? t + 86_400_000 : t;
 }
+
+const dayProblem = (name: string, value: string, r: 'bad' | 'unreal'): string =>
+  r === 'bad' ? `${name} must be a date like 2026-01-31.` : `${name} is not a date in the calendar: ${value} has no such day.`;
 
 export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContext): void {
   scope.get<{ Querystring: Query }>('/activity', async (request, reply) => {
@@ -57,18 +66,22 @@ export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContex
       where.push('integration = ?');
       params.push(q.integration);
     }
-    if (q.success === 'yes' || q.success === 'no') {
-      where.push('success = ?');
-      params.push(q.success === 'yes' ? 1 : 0);
-    } else if (q.success) problems.push('Outcome must be "succeeded" or "failed".');
+    if (q.success) {
+      const outcome = OUTCOMES[q.success.toLowerCase()];
+      if (outcome) {
+        q.success = outcome;
+        where.push('success = ?');
+        params.push(outcome === 'succeeded' ? 1 : 0);
+      } else problems.push('Outcome must be "succeeded" or "failed".');
+    }
     const from = parseDay(q.from, false);
     const to = parseDay(q.to, true);
-    if (from === 'bad') problems.push('From must be a date like 2026-01-31.');
+    if (from === 'bad' || from === 'unreal') problems.push(dayProblem('From', q.from ?? '', from));
     else if (from !== undefined) {
       where.push('at >= ?');
       params.push(from);
     }
-    if (to === 'bad') problems.push('To must be a date like 2026-01-31.');
+    if (to === 'bad' || to === 'unreal') problems.push(dayProblem('To', q.to ?? '', to));
     else if (to !== undefined) {
       where.push('at < ?');
       params.push(to);
@@ -105,7 +118,7 @@ export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContex
 <div><label for="a-int">Integration</label><select id="a-int" name="integration"><option value="">All</option>${integrations.map(
       (n) => html`<option value="${n}"${sel(q.integration, n)}>${n}</option>`,
     )}</select></div>
-<div><label for="a-ok">Outcome</label><select id="a-ok" name="success"><option value="">All</option><option value="yes"${sel(q.success, 'yes')}>Succeeded</option><option value="no"${sel(q.success, 'no')}>Failed</option></select></div>
+<div><label for="a-ok">Outcome</label><select id="a-ok" name="success"><option value="">All</option><option value="succeeded"${sel(q.success, 'succeeded')}>Succeeded</option><option value="failed"${sel(q.success, 'failed')}>Failed</option></select></div>
 <div><label for="a-from">From</label><input id="a-from" name="from" type="date" value="${q.from ?? ''}"></div>
 <div><label for="a-to">To</label><input id="a-to" name="to" type="date" value="${q.to ?? ''}"></div>
 <div><button type="submit">Filter</button> <a href="/activity">Clear</a></div></form>

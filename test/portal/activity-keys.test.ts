@@ -63,6 +63,33 @@ describe('portal activity and keys', () => {
     assert.equal(rowsOf(wildcard.body), 0, '% is matched literally');
   });
 
+  it('the outcome filter takes the values its message names (succeeded, failed) and still takes yes/no', async () => {
+    const b = await signIn(h);
+    const failed = await b.get('/activity?success=failed&integration=keyed');
+    assert.equal(failed.status, 200, failed.body.match(/<li>[^<]*<\/li>/)?.[0]);
+    assert.equal(rowsOf(failed.body), 20);
+    assert.match(failed.body, /<option value="failed" selected>Failed<\/option>/);
+    const succeeded = await b.get('/activity?success=succeeded&integration=keyed');
+    assert.equal(succeeded.status, 200);
+    assert.equal(rowsOf(succeeded.body), 50);
+    assert.ok(!succeeded.body.includes('Failed</span>'));
+    const old = await b.get('/activity?success=no&integration=keyed');
+    assert.equal(old.status, 200);
+    assert.equal(rowsOf(old.body), 20);
+    assert.match(old.body, /<option value="failed" selected>/, 'shown as the form names it');
+  });
+
+  it('refuses a day that is not in the calendar instead of rolling it over', async () => {
+    const b = await signIn(h);
+    const res = await b.get('/activity?from=2026-02-31&to=2026-13-01');
+    assert.equal(res.status, 400);
+    assert.match(res.body, /From is not a date in the calendar: 2026-02-31 has no such day/);
+    assert.match(res.body, /To (is not a date in the calendar|must be a date)/);
+    const leap = await b.get('/activity?from=2026-02-29');
+    assert.equal(leap.status, 400, '2026 is not a leap year');
+    assert.equal((await b.get('/activity?from=2028-02-29')).status, 200);
+  });
+
   it("the integration filter lists only the integrations the user's tenant may use", async () => {
     const denied = await startHarness({ allowed: (_user, plugin) => plugin !== 'keyed' });
     try {
