@@ -32,7 +32,7 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
   async function signIn(reply: FastifyReply, user: User, keyId: string | null, next: string): Promise<FastifyReply> {
     const { id } = await ctx.sessions.create(user.id, keyId);
     // Housekeeping rides on sign-ins (rare, and on whichever replica): old sessions, links and pending connects.
-    void Promise.all([ctx.sessions.sweep(), sweepLoginLinks(ctx.deps.db), ctx.deps.connections.pending.sweep()]).catch((err: unknown) =>
+    void Promise.all([ctx.sessions.sweep(), ctx.flashes.sweep(), sweepLoginLinks(ctx.deps.db), ctx.deps.connections.pending.sweep()]).catch((err: unknown) =>
       ctx.deps.logger?.warn({ error: (err as Error).message }, 'portal sweep failed'),
     );
     ctx.setCookie(reply, ctx.cookieName, id, { maxAgeSec: ctx.sessions.ttlMs / 1000, httpOnly: true, sameSite: 'Lax' });

@@ -11,6 +11,7 @@ import type { FullConnectionService } from '../connections/service.js';
 import type { Db } from '../storage/db.js';
 import type { User, UserStore } from '../storage/users.js';
 import { parseCookies, serializeCookie, type CookieOptions } from './cookies.js';
+import { PortalFlash, type Flash, type FlashPage } from './flash.js';
 import { html, type SafeHtml } from './html.js';
 import { renderPage, type Section } from './layout.js';
 import { securityHeaders } from './security-headers.js';
@@ -38,6 +39,7 @@ export interface SignedIn {
 export interface PortalContext {
   deps: PortalDeps;
   sessions: PortalSessions;
+  flashes: PortalFlash;
   /** publicUrl without a trailing slash */
   base: string;
   secure: boolean;
@@ -48,6 +50,10 @@ export interface PortalContext {
   /** true when a form post carries the session's CSRF token and no foreign Origin; sends 403 otherwise */
   checkPost(request: FastifyRequest, reply: FastifyReply, expected: string | undefined): boolean;
   setCookie(reply: FastifyReply, name: string, value: string, o?: CookieOptions): void;
+  /** leaves a one-shot notice for the next GET of `page` in this session (post, redirect, get: see flash.ts) */
+  putFlash(request: FastifyRequest, who: SignedIn, page: FlashPage, flash: Flash): Promise<void>;
+  /** this session's notices for `page`, each shown once */
+  takeFlash(request: FastifyRequest, who: SignedIn, page: FlashPage): Promise<Flash[]>;
   sendPage(reply: FastifyReply, status: number, page: { title: string; body: SafeHtml; who?: SignedIn; active?: Section; continueTo?: string }): FastifyReply;
   sendError(reply: FastifyReply, status: number, title: string, message: string | SafeHtml, who?: SignedIn): FastifyReply;
   /** whether the user's tenant may use a plugin (policy; every plugin when the portal has no rule) */
@@ -63,11 +69,14 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
   const origin = new URL(base).origin;
   const cookieName = secure ? '__Host-wb_session' : 'wb_session';
   const sessions = new PortalSessions(deps.db, deps.connections.now, deps.sessionTtlMs);
+  const flashes = new PortalFlash(deps.db, deps.connections.now);
+  const sessionIdOf = (request: FastifyRequest): string | undefined => parseCookies(request.headers.cookie).get(cookieName);
   const cache = new WeakMap<FastifyRequest, Promise<SignedIn | undefined>>();
 
   const ctx: PortalContext = {
     deps,
     sessions,
+    flashes,
     base,
     secure,
     cookieName,
@@ -108,6 +117,16 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
     setCookie(reply, name, value, o = {}) {
       // Fastify appends to set-cookie (re-setting the whole list sent earlier cookies twice)
       void reply.header('set-cookie', serializeCookie(name, value, { secure, ...o }));
+    },
+
+    async putFlash(request, who, page, flash) {
+      const id = sessionIdOf(request);
+      if (id) await flashes.put(who.session.idHash, id, page, flash);
+    },
+
+    async takeFlash(request, who, page) {
+      const id = sessionIdOf(request);
+      return id ? flashes.take(who.session.idHash, id, page) : [];
     },
 
     sendPage(reply, status, page) {

@@ -43,13 +43,19 @@ ${keys.map(
   scope.get<{ Querystring: { revoked?: string; signedOut?: string } }>('/keys', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);
     if (!who) return reply;
+    const created = (await ctx.takeFlash(request, who, 'keys')).flatMap((f) => (f.kind === 'key-created' ? [f] : []));
+    const shown = created.map(
+      (f, i) => html`<div class="notice" role="status"><h2>Your new key</h2>
+<p>Copy it now: it is shown only this once and cannot be recovered.</p>
+<p><label for="new-key${i ? `-${i}` : ''}">Key ${f.label ? `"${f.label}"` : ''}</label><input id="new-key${i ? `-${i}` : ''}" class="secret" readonly value="${f.key}"></p></div>`,
+    );
     const note =
       request.query.revoked === '1'
         ? html`<p class="notice" role="status">The key was revoked. Agents using it are refused from now on, and portal sessions signed in with it are signed out.</p>`
         : request.query.signedOut === '1'
           ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
           : '';
-    return ctx.sendPage(reply, 200, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 200, note) });
+    return ctx.sendPage(reply, 200, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 200, html`${shown}${note}`) });
   });
 
   scope.post('/keys', async (request, reply) => {
@@ -59,10 +65,10 @@ ${keys.map(
     if (label.length > 60 || /[\u0000-\u001f\u007f]/.test(label))
       return ctx.sendPage(reply, 400, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 400, '', 'The label must be at most 60 characters, without line breaks.') });
     const { key, info } = await users.createApiKey(who.user.id, label);
-    const top = html`<div class="notice" role="status"><h2>Your new key</h2>
-<p>Copy it now: it is shown only this once and cannot be recovered.</p>
-<p><label for="new-key">Key ${info.label ? `"${info.label}"` : ''}</label><input id="new-key" class="secret" readonly value="${key}"></p></div>`;
-    return ctx.sendPage(reply, 201, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 201, top) });
+    // Post, redirect, get: reloading the page that shows the key must not post again (and make a
+    // second key). The key waits for that GET in this session only, sealed, and never in the URL.
+    await ctx.putFlash(request, who, 'keys', { kind: 'key-created', key, label: info.label });
+    return reply.code(303).header('location', '/keys').send();
   });
 
   // Revoke is a form post on /keys; its address, typed or followed, leads there.

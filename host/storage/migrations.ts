@@ -108,6 +108,20 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE result_continuations ADD COLUMN total_parts INTEGER`,
     ],
   },
+  {
+    version: 7,
+    name: 'portal one-shot notices',
+    statements: [
+      // A notice (a new API key, "… was disconnected") left by a form post for the page it redirects
+      // to, shown once in the session that made it (host/portal/flash.ts). The body is sealed with a
+      // key derived from the session's cookie value, which is not stored.
+      `CREATE TABLE portal_flash (
+         id TEXT PRIMARY KEY, session_hash TEXT NOT NULL REFERENCES portal_sessions(id_hash) ON DELETE CASCADE,
+         page TEXT NOT NULL, body TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)`,
+      `CREATE INDEX portal_flash_session ON portal_flash(session_hash, page)`,
+      `CREATE INDEX portal_flash_expires ON portal_flash(expires_at)`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

@@ -117,8 +117,10 @@ describe('portal activity and keys', () => {
   it('creates a key shown once, lists only its prefix, and revokes it', async () => {
     const b = await signIn(h);
     const page = await b.get('/keys');
-    const created = await b.post('/keys', { _csrf: csrfOf(page.body), label: 'laptop <agent>' });
-    assert.equal(created.status, 201);
+    const posted = await b.post('/keys', { _csrf: csrfOf(page.body), label: 'laptop <agent>' });
+    assert.equal(posted.status, 303);
+    const created = await b.get(posted.location ?? '');
+    assert.equal(created.status, 200);
     assert.equal(created.headers['cache-control'], 'no-store');
     const key = /id="new-key" class="secret" readonly value="([^"]+)"/.exec(created.body)?.[1] ?? '';
     assert.match(key, /^wb_/);
@@ -133,6 +135,33 @@ describe('portal activity and keys', () => {
     assert.equal(revoked.status, 303);
     assert.equal(await h.t.users.authenticate(key), undefined);
     assert.match((await b.get('/keys')).body, /Revoked/);
+  });
+
+  it('answers a new key with a redirect (a reload does not post again) and shows it once, only in the session that made it, never in a URL', async () => {
+    const b = await signIn(h);
+    const other = await signIn(h);
+    const keyCount = async (): Promise<number> => Number((await h.t.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?', [h.t.user.id]))?.n);
+    const before = await keyCount();
+    const posted = await b.post('/keys', { _csrf: csrfOf((await b.get('/keys')).body), label: 'ci' });
+    assert.equal(posted.status, 303, 'post, redirect, get');
+    assert.equal(posted.location, '/keys');
+    assert.equal(posted.body, '');
+    assert.equal(await keyCount(), before + 1);
+    const keyOf = (body: string): string | undefined => /id="new-key" class="secret" readonly value="([^"]+)"/.exec(body)?.[1];
+    // the database holds the waiting key sealed, not readable
+    const waiting = await h.t.db.all<{ body: string }>('SELECT body FROM portal_flash');
+    assert.equal(waiting.length, 1);
+    assert.doesNotMatch(waiting[0]?.body ?? '', /wb_/);
+    assert.equal(keyOf((await other.get('/keys')).body), undefined, 'another session of the same user does not see it');
+    const shown = await b.get('/keys');
+    const key = keyOf(shown.body) ?? assert.fail('the key is shown after the redirect');
+    assert.ok(await h.t.users.authenticate(key));
+    assert.ok(!waiting[0]?.body.includes(key));
+    const again = await b.get('/keys');
+    assert.equal(keyOf(again.body), undefined, 'a reload does not show it again');
+    assert.ok(!again.body.includes(key));
+    assert.equal(await keyCount(), before + 1, 'and makes no second key');
+    assert.equal((await h.t.db.all('SELECT id FROM portal_flash')).length, 0);
   });
 
   it("refuses key changes without CSRF, with a bad label, or for another user's key", async () => {
