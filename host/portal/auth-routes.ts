@@ -121,7 +121,8 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
     const who = await ctx.requireUser(request, reply);
     if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
     await ctx.sessions.revokeAll(who.user.id, who.session.idHash);
-    return reply.code(303).header('location', '/keys?signedOut=1').send();
+    await ctx.putFlash(request, who, 'keys', { kind: 'others-signed-out' });
+    return reply.code(303).header('location', '/keys').send();
   });
 
   scope.get('/', async (request, reply) => reply.code(303).header('location', (await ctx.signedIn(request)) ? '/integrations' : '/login').send());

@@ -21,7 +21,8 @@ export type Flash =
   | { kind: 'key-created'; key: string; label: string }
   | { kind: 'key-revoked' }
   | { kind: 'others-signed-out' }
-  | { kind: 'disconnected'; integration: string; removed: boolean };
+  /** `removed`: whether there was a connection to remove; `revocation` as the connection service reports it */
+  | { kind: 'disconnected'; integration: string; removed: boolean; revocation: 'revoked' | 'unsupported' | 'failed' };
 
 /** How long a notice waits for its page: the redirect is followed at once; this only bounds leftovers. */
 export const FLASH_TTL_MS = 5 * 60_000;

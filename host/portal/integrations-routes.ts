@@ -29,7 +29,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, ctx: PortalCon
     return m && allowed(who, name) ? m : undefined;
   };
 
-  scope.get<{ Querystring: { done?: string; name?: string } }>('/integrations', async (request, reply) => {
+  scope.get('/integrations', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);
     if (!who) return reply;
     const states = await connections.states(who.user.id);
@@ -38,8 +38,16 @@ export function registerIntegrationRoutes(scope: FastifyInstance, ctx: PortalCon
       .filter((m) => allowed(who, m.name))
       .sort((a, b) => a.displayName.localeCompare(b.displayName));
     const csrf = who.session.csrf;
-    const gone = request.query.done === 'disconnected' && request.query.name ? find(who, request.query.name) : undefined;
-    const flash = gone ? html`<p class="notice" role="status">${gone.displayName} was disconnected.</p>` : '';
+    // Notices come from this session's own form posts (flash.ts), never from the URL, where anyone
+    // could write "… was disconnected" into a link.
+    const flash = (await ctx.takeFlash(request, who, 'integrations')).map((f) => {
+      if (f.kind !== 'disconnected') return '';
+      const name = registry.plugin(f.integration)?.displayName ?? f.integration;
+      if (!f.removed) return html`<p class="notice" role="status">${name} was not connected: there was nothing to disconnect.</p>`;
+      return html`<p class="notice" role="status">${name} was disconnected.${f.revocation === 'failed'
+        ? html` Workbench could not revoke its access at ${name}, though: revoke it in your ${name} account settings too.`
+        : ''}</p>`;
+    });
     const rows = plugins.map((m) => {
       const s = states.get(m.name);
       const connected = s !== undefined && s.state !== 'not_connected';
@@ -102,7 +110,8 @@ ${connected
     if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
     const m = find(who, request.params.name);
     if (!m) return ctx.sendError(reply, 404, 'Unknown integration', `There is no integration "${request.params.name}".`, who);
-    await connections.disconnect(who.user.id, m);
-    return reply.code(303).header('location', `/integrations?done=disconnected&name=${encodeURIComponent(m.name)}`).send();
+    const { removed, revocation } = await connections.disconnect(who.user.id, m);
+    await ctx.putFlash(request, who, 'integrations', { kind: 'disconnected', integration: m.name, removed, revocation });
+    return reply.code(303).header('location', '/integrations').send();
   });
 }

@@ -40,21 +40,24 @@ ${keys.map(
 <form method="post" action="/sessions/revoke-others"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Sign out everywhere else</button></form></section>`;
   }
 
-  scope.get<{ Querystring: { revoked?: string; signedOut?: string } }>('/keys', async (request, reply) => {
+  scope.get('/keys', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);
     if (!who) return reply;
-    const created = (await ctx.takeFlash(request, who, 'keys')).flatMap((f) => (f.kind === 'key-created' ? [f] : []));
+    const flashes = await ctx.takeFlash(request, who, 'keys');
+    const created = flashes.flatMap((f) => (f.kind === 'key-created' ? [f] : []));
     const shown = created.map(
       (f, i) => html`<div class="notice" role="status"><h2>Your new key</h2>
 <p>Copy it now: it is shown only this once and cannot be recovered.</p>
 <p><label for="new-key${i ? `-${i}` : ''}">Key ${f.label ? `"${f.label}"` : ''}</label><input id="new-key${i ? `-${i}` : ''}" class="secret" readonly value="${f.key}"></p></div>`,
     );
-    const note =
-      request.query.revoked === '1'
+    // from this session's own posts (flash.ts), not from the URL
+    const note = flashes.map((f) =>
+      f.kind === 'key-revoked'
         ? html`<p class="notice" role="status">The key was revoked. Agents using it are refused from now on, and portal sessions signed in with it are signed out.</p>`
-        : request.query.signedOut === '1'
+        : f.kind === 'others-signed-out'
           ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
-          : '';
+          : '',
+    );
     return ctx.sendPage(reply, 200, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 200, html`${shown}${note}`) });
   });
 
@@ -79,6 +82,7 @@ ${keys.map(
     if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
     const ok = await users.revokeApiKey(who.user.id, request.params.id);
     if (!ok) return ctx.sendError(reply, 404, 'Key not found', 'There is no active key with that id in your account.', who);
-    return reply.code(303).header('location', '/keys?revoked=1').send();
+    await ctx.putFlash(request, who, 'keys', { kind: 'key-revoked' });
+    return reply.code(303).header('location', '/keys').send();
   });
 }

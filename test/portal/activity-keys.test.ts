@@ -131,10 +131,15 @@ describe('portal activity and keys', () => {
     assert.ok(list.body.includes(key.slice(0, 10)));
     const row = await h.t.db.get<{ id: string; hash: string }>('SELECT id, hash FROM api_keys WHERE prefix = ?', [key.slice(0, 10)]);
     assert.ok(row && row.hash !== key && !row.hash.includes(key));
+    assert.doesNotMatch((await b.get('/keys?revoked=1&signedOut=1')).body, /class="notice"/, 'no notice from the URL');
     const revoked = await b.post(`/keys/${row.id}/revoke`, { _csrf: csrfOf(list.body) });
     assert.equal(revoked.status, 303);
+    assert.equal(revoked.location, '/keys');
     assert.equal(await h.t.users.authenticate(key), undefined);
-    assert.match((await b.get('/keys')).body, /Revoked/);
+    const after = await b.get('/keys');
+    assert.match(after.body, /Revoked/);
+    assert.match(after.body, /class="notice" role="status">The key was revoked/);
+    assert.doesNotMatch((await b.get('/keys')).body, /The key was revoked/, 'once');
   });
 
   it('answers a new key with a redirect (a reload does not post again) and shows it once, only in the session that made it, never in a URL', async () => {

@@ -242,4 +242,26 @@ describe('portal connect pages', () => {
     assert.equal((await h.connections.lookup(h.t.user.id, mockhub())).connected, false);
     assert.match((await b.get(dis.location ?? '')).body, /MockHub was disconnected/);
   });
+
+  it('a disconnect notice is shown once, to the session that disconnected, and cannot be written into a link', async () => {
+    const b = await signIn(h);
+    const other = await signIn(h);
+    const notices = (body: string): string[] => [...body.matchAll(/<p class="notice" role="status">([^<]*)/g)].map((m) => m[1] as string);
+    // a link anyone could send
+    assert.deepEqual(notices((await b.get('/integrations?done=disconnected&name=mockhub')).body), []);
+
+    const page = await b.get('/integrations');
+    await h.connections.disconnect(h.t.user.id, keyed());
+    const never = await b.post('/integrations/keyed/disconnect', { _csrf: csrfOf(page.body) });
+    assert.equal(never.status, 303);
+    assert.equal(never.location, '/integrations', 'nothing in the URL');
+    assert.deepEqual(notices((await other.get('/integrations')).body), [], 'not in another session');
+    assert.deepEqual(notices((await b.get('/integrations')).body), ['Keyed Service was not connected: there was nothing to disconnect.']);
+    assert.deepEqual(notices((await b.get('/integrations')).body), [], 'once');
+
+    await h.connections.saveApiKey(h.t.user.id, keyed(), { apiKey: 'k_abcdefgh12', region: 'eu' });
+    await b.post('/integrations/keyed/disconnect', { _csrf: csrfOf(page.body) });
+    assert.deepEqual(notices((await b.get('/integrations')).body), ['Keyed Service was disconnected.']);
+    assert.deepEqual(notices((await b.get('/integrations')).body), []);
+  });
 });
