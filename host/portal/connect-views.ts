@@ -46,10 +46,17 @@ export function apiKeyFormBody(
   errors: Record<string, string> = {},
 ): SafeHtml {
   const problems = Object.keys(errors).length;
+  // Each problem links to the input it is about, when the form has one: a field's error to the
+  // field, the form-level one ("Fill in at least one secret field") to the first secret field. A
+  // field the form does not have (an unknown name that was posted) has nothing to link to.
+  const fields = new Set(m.auth.fields.map((f) => f.name));
+  const firstSecret = m.auth.fields.find((f) => f.secret)?.name;
+  const target = (k: string): string | undefined => (fields.has(k) ? k : k === 'form' ? firstSecret : undefined);
   return html`${problems
-    ? html`<div class="error" role="alert"><p>Please fix ${problems === 1 ? 'this field' : `these ${problems} fields`}:</p><ul>${Object.entries(errors).map(
-        ([k, v]) => html`<li><a href="#f-${k}">${v}</a></li>`,
-      )}</ul></div>`
+    ? html`<div class="error" role="alert"><p>Please fix ${problems === 1 ? 'this problem' : `these ${problems} problems`}:</p><ul>${Object.entries(errors).map(([k, v]) => {
+        const to = target(k);
+        return html`<li>${to ? html`<a href="#f-${to}">${v}</a>` : v}</li>`;
+      })}</ul></div>`
     : ''}
 <p>Enter your ${m.displayName} credentials. Secret values are encrypted and are never shown again, not even to plugins.</p>
 ${m.auth.instructions ? html`<p class="hint">${m.auth.instructions}</p>` : ''}

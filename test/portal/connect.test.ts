@@ -13,6 +13,7 @@ import { createConnectionMetaTools } from '../../host/connections/meta-tools.js'
 import { UNREADABLE_VERIFIER_REASON } from '../../host/connections/pending.js';
 import type { MetaToolContext } from '../../host/meta-tools/types.js';
 import { STORE_FAILED_REASON } from '../../host/portal/connect-routes.js';
+import { manifestSchema } from '../../sandbox/manifest.js';
 import { csrfOf, otherUser, providerUrlOf, signIn, startHarness, type Harness } from './harness.js';
 
 
@@ -73,6 +74,51 @@ describe('portal connect pages', () => {
     const reuse = await b.post(`/connect/${p.id}/form`, { _csrf: csrf, apiKey: 'k_zzzzzzzz99', region: 'us' });
     assert.equal(reuse.status, 410);
     assert.equal((await h.connections.credential(h.t.user.id, keyed()))?.values['apiKey'], 'k_abcdefgh12', 'nothing overwritten');
+  });
+
+  it("every link in the form's error summary goes to an element of the page", async () => {
+    const optional = manifestSchema.parse({
+      name: 'optkeys',
+      version: '1.0.0',
+      displayName: 'Optional Keys',
+      description: 'Secrets that are each optional',
+      auth: {
+        type: 'apikey',
+        fields: [
+          { name: 'label', label: 'Label', required: false },
+          { name: 'token', label: 'Token', secret: true, required: false },
+          { name: 'password', label: 'Password', secret: true, required: false },
+        ],
+        inject: { header: 'x-token', format: '{token}' },
+      },
+      egress: ['api.optkeys.test'],
+      tools: [{ name: 'optkeys_ping', description: 'Ping', inputSchema: { type: 'object', properties: {} } }],
+    });
+    const oh = await startHarness({ extraManifests: [optional] });
+    try {
+      const b = await signIn(oh);
+      const summaryOf = (body: string): string => /<div class="error" role="alert">([\s\S]*?)<\/div>/.exec(body)?.[1] ?? assert.fail('no error summary');
+      const assertLinksResolve = (body: string): void => {
+        for (const [, id] of summaryOf(body).matchAll(/href="#([^"]*)"/g)) assert.match(body, new RegExp(` id="${id}"`), `#${id} is on the page`);
+      };
+      const p = await oh.connections.pending.create(oh.t.user.id, 'optkeys', 'apikey');
+      const csrf = csrfOf((await b.get(`/connect/${p.id}`)).body);
+      const empty = await b.post(`/connect/${p.id}/form`, { _csrf: csrf, label: 'x' });
+      assert.equal(empty.status, 400);
+      assert.match(summaryOf(empty.body), /Fill in at least one secret field/);
+      assertLinksResolve(empty.body);
+      assert.match(summaryOf(empty.body), /<a href="#f-token">Fill in at least one secret field/, 'to the first secret field');
+
+      const k = await h.connections.pending.create(h.t.user.id, 'keyed', 'apikey');
+      const kb = await signIn(h);
+      const unknown = await kb.post(`/connect/${k.id}/form`, { _csrf: csrfOf((await kb.get(`/connect/${k.id}`)).body), apiKey: 'bad', evil: 'x' });
+      assert.equal(unknown.status, 400);
+      assert.match(summaryOf(unknown.body), /<li>unknown field &quot;evil&quot;<\/li>/, 'plain text: the form has no such field');
+      assert.match(summaryOf(unknown.body), /<a href="#f-apiKey">/);
+      assertLinksResolve(unknown.body);
+    } finally {
+      await oh.close();
+    }
   });
 
   it('a link opened before a policy change denied the integration can no longer be completed', async () => {
