@@ -28,15 +28,17 @@ type Refusal = Extract<OpenResult, { ok: false }>['reason'];
 /** The reason a link fails with when the connection could not be saved (the database refused, …). */
 export const STORE_FAILED_REASON = 'the connection could not be stored on the server; try again with a new link';
 
+/** Worded for a link from an agent or from the integrations page alike (see RESULT_TEXT). */
+const AGAIN = 'start again from the integrations page, or ask your agent for a new link';
 const REFUSALS: Record<Refusal, { status: number; title: string; text: string }> = {
-  unknown: { status: 404, title: 'Link not found', text: 'This connect link is unknown. Ask your agent for a new one.' },
+  unknown: { status: 404, title: 'Link not found', text: `This connect link is unknown: ${AGAIN}.` },
   other_user: {
     status: 403,
     title: 'Link belongs to another account',
-    text: 'This link was created for a different Workbench account. Sign in as the account your agent uses, or ask the agent for a new link.',
+    text: 'This link was created for a different Workbench account. Sign in as that account, or connect from the integrations page of this one.',
   },
-  used: { status: 410, title: 'Link already used', text: 'This link was already used. If you did not finish connecting, ask your agent for a new link.' },
-  expired: { status: 410, title: 'Link expired', text: 'This link has expired. Ask your agent for a new one.' },
+  used: { status: 410, title: 'Link already used', text: `This link was already used. If you did not finish connecting, ${AGAIN}.` },
+  expired: { status: 410, title: 'Link expired', text: `This link has expired: ${AGAIN}.` },
 };
 
 export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext): void {
@@ -95,7 +97,7 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
     if (!who) return reply;
     const q = request.query;
     if (typeof q['state'] !== 'string' || q['state'] === '')
-      return ctx.sendError(reply, 400, 'Sign-in response not valid', 'The provider sent no state parameter; start again from your agent\'s link.', who);
+      return ctx.sendError(reply, 400, 'Sign-in response not valid', 'The provider sent no state parameter; connect again from the integrations page or from your agent\'s link.', who);
     const taken = await pending.takeByState(q['state'], who.user.id);
     if (!taken.ok && taken.reason === 'failed') return reply.code(303).header('location', `/connect/${taken.pending.id}`).send();
     if (!taken.ok) return refuse(reply, taken.reason, who);

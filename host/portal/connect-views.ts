@@ -11,7 +11,7 @@ import { html, type SafeHtml } from './html.js';
 
 export function oauthStartBody(m: PluginManifest, p: PendingConnect, email: string, csrf: string): SafeHtml {
   return html`<p>Connect your <strong>${m.displayName}</strong> account to Workbench (signed in as ${email}).</p>
-<p>You will be sent to ${m.displayName} to approve access, then brought back here. Your agent is waiting and continues on its own.</p>
+<p>You will be sent to ${m.displayName} to approve access, then brought back here. If an agent asked for this link, it continues on its own once you are done.</p>
 <form method="post" action="/connect/${p.id}"><input type="hidden" name="_csrf" value="${csrf}">
 <button type="submit">Continue to ${m.displayName}</button></form>`;
 }
@@ -65,10 +65,19 @@ ${m.auth.fields.map((f) => fieldInput(f, f.secret ? '' : (values[f.name] ?? ''),
 <p><button type="submit">Connect ${m.displayName}</button></p></form>`;
 }
 
+/**
+ * A link comes from an agent's `connect` tool or from Connect on the integrations page, and the
+ * pending record does not say which: the texts fit both (no "your agent continues" to someone who
+ * clicked Connect themselves, no "ask your agent" as the only way to start again).
+ */
 export const RESULT_TEXT: Record<'connected' | 'denied' | 'expired' | 'failed', { title: string; cls: string; text: string }> = {
-  connected: { title: 'Connected', cls: 'ok', text: 'is connected. You can close this page: your agent continues on its own.' },
-  denied: { title: 'Access not granted', cls: 'warn', text: 'access was declined at the provider. Ask your agent for a new link if you change your mind.' },
-  expired: { title: 'Link expired', cls: 'warn', text: 'the link expired before it was completed. Ask your agent for a new link.' },
+  connected: { title: 'Connected', cls: 'ok', text: 'is connected and ready for your agents. An agent that asked for this link continues on its own; you can close this page.' },
+  denied: {
+    title: 'Access not granted',
+    cls: 'warn',
+    text: 'access was declined at the provider. If you change your mind, connect it again from the integrations page (or ask your agent for a new link).',
+  },
+  expired: { title: 'Link expired', cls: 'warn', text: 'the link expired before it was completed. Connect it again from the integrations page, or ask your agent for a new link.' },
   failed: { title: 'Connection failed', cls: 'error', text: 'could not be connected.' },
 };
 

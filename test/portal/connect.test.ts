@@ -289,6 +289,29 @@ describe('portal connect pages', () => {
     assert.match((await b.get(dis.location ?? '')).body, /MockHub was disconnected/);
   });
 
+  it('a link started from the Connect button is not worded as if an agent were waiting, and a re-post offers the integrations page', async () => {
+    const b = await signIn(h);
+    const csrf = csrfOf((await b.get('/integrations')).body);
+    const agentOnly = /[Yy]our agent (is waiting|continues)|Ask your agent for a new|If you did not finish connecting, ask your agent/;
+    const oauth = await b.post('/integrations/mockhub/connect', { _csrf: csrf });
+    const start = await b.get(oauth.location ?? '');
+    assert.equal(start.status, 200);
+    assert.doesNotMatch(start.body, agentOnly);
+
+    const made = await b.post('/integrations/keyed/connect', { _csrf: csrf });
+    const link = made.location ?? assert.fail('no link');
+    const done = await b.post(`${link}/form`, { _csrf: csrf, apiKey: 'k_abcdefgh12', region: 'eu' });
+    assert.equal(done.status, 303);
+    const result = await b.get(link);
+    assert.match(result.body, /Keyed Service<\/strong>: is connected/);
+    assert.doesNotMatch(result.body, agentOnly);
+    const again = await b.post(`${link}/form`, { _csrf: csrf, apiKey: 'k_abcdefgh12', region: 'eu' });
+    assert.equal(again.status, 410);
+    assert.doesNotMatch(again.body, agentOnly);
+    assert.match(again.body, /start again from the integrations page/);
+    assert.match(again.body, /<a href="\/integrations">/);
+  });
+
   it('a disconnect notice is shown once, to the session that disconnected, and cannot be written into a link', async () => {
     const b = await signIn(h);
     const other = await signIn(h);
