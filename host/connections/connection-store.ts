@@ -24,6 +24,16 @@ export interface ConnectionRow {
   refresh_lease_until: number | null;
 }
 
+/**
+ * The database's clock in epoch milliseconds, as an SQL expression. Refresh leases are judged with
+ * it, so replicas whose own clocks disagree still agree on when a lease ends: PostgreSQL's clock is
+ * the server's, one for every replica. SQLite has no server: its clock is the host's, and every
+ * process sharing a SQLite file runs on that host.
+ */
+export function dbClockSql(kind: Db['kind']): string {
+  return kind === 'postgres' ? '(extract(epoch from clock_timestamp()) * 1000)::bigint' : "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+}
+
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function normalise(r: ConnectionRow | undefined): ConnectionRow | undefined {
@@ -138,12 +148,16 @@ export class ConnectionStore {
     return (await this.#db.run('DELETE FROM connections WHERE id = ?', [id])).changes > 0;
   }
 
-  /** Takes the refresh lease when the row is still at `version` and nobody holds an unexpired lease. */
-  async tryLease(id: string, version: number, owner: string, until: number, now: number): Promise<boolean> {
+  /**
+   * Takes the refresh lease for `leaseMs` when the row is still at `version` and nobody holds an
+   * unexpired lease. Expiry is judged with the database's clock (dbClockSql), not the caller's.
+   */
+  async tryLease(id: string, version: number, owner: string, leaseMs: number): Promise<boolean> {
+    const clock = dbClockSql(this.#db.kind);
     const { changes } = await this.#db.run(
-      `UPDATE connections SET refresh_lease_owner = ?, refresh_lease_until = ?
-        WHERE id = ? AND version = ? AND status = 'connected' AND (refresh_lease_until IS NULL OR refresh_lease_until < ?)`,
-      [owner, until, id, version, now],
+      `UPDATE connections SET refresh_lease_owner = ?, refresh_lease_until = ${clock} + ?
+        WHERE id = ? AND version = ? AND status = 'connected' AND (refresh_lease_until IS NULL OR refresh_lease_until < ${clock})`,
+      [owner, Math.max(0, Math.floor(leaseMs)), id, version],
     );
     return changes > 0;
   }
@@ -152,13 +166,18 @@ export class ConnectionStore {
     await this.#db.run('UPDATE connections SET refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ? AND refresh_lease_owner = ?', [id, owner]);
   }
 
-  /** Stores a refreshed secret if this process still holds the lease; resolves false otherwise. */
-  async commitRefresh(id: string, owner: string, sealed: string, keyId: string, expiresAt: number | null, scopes: string | null, now: number): Promise<boolean> {
+  /**
+   * Stores a refreshed secret if the row is still at `version`, the one whose refresh token was
+   * spent (a compare-and-set: a reconnect or a disconnect since then wins, and so does nothing
+   * else). The lease is not required: tokens the provider issued after the lease ran out are still
+   * the only valid ones, and must not be dropped. Resolves false when the row changed or is gone.
+   */
+  async commitRefresh(id: string, version: number, sealed: string, keyId: string, expiresAt: number | null, scopes: string | null, now: number): Promise<boolean> {
     const { changes } = await this.#db.run(
       `UPDATE connections SET secret = ?, key_id = ?, expires_at = ?, scopes = COALESCE(?, scopes), updated_at = ?, version = version + 1,
-          refresh_lease_owner = NULL, refresh_lease_until = NULL
-        WHERE id = ? AND refresh_lease_owner = ?`,
-      [sealed, keyId, expiresAt, scopes, now, id, owner],
+          status = 'connected', status_reason = NULL, refresh_lease_owner = NULL, refresh_lease_until = NULL
+        WHERE id = ? AND version = ?`,
+      [sealed, keyId, expiresAt, scopes, now, id, version],
     );
     return changes > 0;
   }

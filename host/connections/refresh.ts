@@ -44,6 +44,8 @@ export const NO_REFRESH_REASON = 'the access token expired and the provider issu
 /** attempts to store refreshed tokens (a busy or briefly unavailable database) before the call goes on without */
 const COMMIT_ATTEMPTS = 3;
 const COMMIT_RETRY_MS = 100;
+/** the longest a refresh request to the provider may take (and at most a third of the lease) */
+const DEFAULT_REFRESH_TIMEOUT_MS = 10_000;
 
 export interface Refresher {
   /** true when the row's token expires within `skewMs` (default: the configured skew) */
@@ -57,6 +59,9 @@ export interface Refresher {
 
 export function createRefresher(deps: RefresherDeps): Refresher {
   const inFlight = new Map<string, Promise<Credential | undefined>>();
+  // The provider request and the writes after it must end well inside the lease, so that another
+  // replica does not take the lease and present the refresh token this one is spending.
+  const refreshTimeoutMs = Math.max(1, Math.min(deps.http.timeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS, Math.floor(deps.leaseMs / 3)));
   const isStale = (row: ConnectionRow, skewMs = deps.skewMs): boolean => row.expires_at !== null && row.expires_at - skewMs <= deps.now();
   const expired = (row: ConnectionRow): boolean => row.expires_at !== null && row.expires_at <= deps.now();
 
@@ -99,7 +104,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
         throw fail(manifest, `the token expired and cannot be refreshed: ${clientEnvPrefix(manifest.name)}_CLIENT_ID is not configured on the server`);
       }
       const owner = randomUUID();
-      if (!(await deps.store.tryLease(row.id, row.version, owner, deps.now() + deps.leaseMs, deps.now()))) {
+      if (!(await deps.store.tryLease(row.id, row.version, owner, deps.leaseMs))) {
         // Another process is refreshing (or just did): wait for its result instead of spending the token again.
         if (Date.now() > deadline) throw fail(manifest, 'another server is still refreshing the token; try again shortly');
         await sleep(waitMs);
@@ -108,7 +113,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       }
       let tokens;
       try {
-        tokens = await refreshAccessToken(auth, client, secret.refreshToken, deps.http);
+        tokens = await refreshAccessToken(auth, client, secret.refreshToken, { ...deps.http, timeoutMs: refreshTimeoutMs });
       } catch (err) {
         if (err instanceof OAuthError && err.kind === 'invalid_grant') {
           if (await needsReauth(row, INVALID_GRANT_REASON)) return undefined;
@@ -133,7 +138,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       let stored = false;
       for (let attempt = 1; ; attempt++) {
         try {
-          stored = await deps.store.commitRefresh(row.id, owner, sealed, keyId, expiresAt, tokens.scope ?? null, now);
+          stored = await deps.store.commitRefresh(row.id, row.version, sealed, keyId, expiresAt, tokens.scope ?? null, now);
           break;
         } catch (err) {
           deps.logger.warn({ connectionId: row.id, integration: row.integration, attempt, error: (err as Error).message }, 'storing the refreshed token failed');
@@ -146,7 +151,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       }
       deps.logger.info(
         { connectionId: row.id, integration: row.integration, rotated: tokens.refreshToken !== undefined, stored },
-        stored ? 'token refreshed' : 'token refreshed but the lease was lost before it was stored',
+        stored ? 'token refreshed' : 'token refreshed but not stored (the connection was reconnected or removed meanwhile, or the database refused every write)',
       );
       return { values: payload.values };
     }

@@ -119,7 +119,7 @@ describe('OAuth2 refresh', () => {
     const db: typeof t.db = {
       ...t.db,
       run: (sql, params) => {
-        if (sql.includes('refresh_lease_owner = NULL') && sql.includes('AND refresh_lease_owner = ?') && refusals-- > 0) return Promise.reject(new Error('database is locked'));
+        if (sql.includes('SET secret = ?') && sql.includes('AND version = ?') && refusals-- > 0) return Promise.reject(new Error('database is locked'));
         return t.db.run(sql, params);
       },
     };

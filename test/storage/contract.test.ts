@@ -280,19 +280,120 @@ for (const backend of backends()) {
       assert.equal(await a.pending.countRecent(u.id, 0), 2);
     });
 
-    test('refresh lease: one holder at a time across handles; the holder commits once', async () => {
+    test('refresh lease: one holder at a time across handles; a refreshed secret is stored once, at the version refreshed', async () => {
       const u = await users.create('lease@example.com', 'acme');
       const svc = createConnectionService({ db, vault: createVault(generateKey()), clientFor: () => undefined });
       const { connectionId } = await svc.importConnection({ userId: u.id, manifest: oauth, token: 't', refreshToken: 'r', expiresInSec: 1 });
       const now = Date.now();
       const [s1, s2] = [new ConnectionStore(db), new ConnectionStore(other)];
-      const won = await Promise.all([s1.tryLease(connectionId, 1, 'one', now + 30_000, now), s2.tryLease(connectionId, 1, 'two', now + 30_000, now)]);
+      const won = await Promise.all([s1.tryLease(connectionId, 1, 'one', 30_000), s2.tryLease(connectionId, 1, 'two', 30_000)]);
       assert.deepEqual(won.filter(Boolean).length, 1);
-      const winner = won[0] ? 'one' : 'two';
-      assert.equal(await s2.commitRefresh(connectionId, winner === 'one' ? 'two' : 'one', 'x', 'k', null, null, now), false);
-      assert.equal(await s1.commitRefresh(connectionId, winner, 'sealed', 'k', now + 3_600_000, 'repo', now), true);
+      const leased = await s2.byId(connectionId);
+      assert.ok(leased?.refresh_lease_until && leased.refresh_lease_until > now + 20_000, 'the lease runs for its length from the database clock');
+      assert.equal(await s1.commitRefresh(connectionId, 1, 'sealed', 'k', now + 3_600_000, 'repo', now), true);
+      assert.equal(await s2.commitRefresh(connectionId, 1, 'x', 'k', null, null, now), false, 'a second commit at the same version is refused');
       const row = await s2.byId(connectionId);
-      assert.deepEqual([row?.version, row?.refresh_lease_owner, row?.scopes, row?.expires_at], [2, null, 'repo', now + 3_600_000]);
+      assert.deepEqual([row?.version, row?.secret, row?.refresh_lease_owner, row?.scopes, row?.expires_at], [2, 'sealed', null, 'repo', now + 3_600_000]);
+    });
+
+    test('a replica whose clock runs 31 s ahead waits for the lease another replica holds: the refresh token is spent once', async () => {
+      const u = await users.create('skew@example.com', 'acme');
+      const vault = createVault(generateKey());
+      const mock = await startMockOAuth();
+      try {
+        const manifest = oauthManifest(mock);
+        const clientFor = () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret });
+        const a = createConnectionService({ db, vault, clientFor });
+        // B's handle reports when B has tried (and failed) to take the lease A holds
+        let leaseTried = (): void => undefined;
+        const bTried = new Promise<void>((resolve) => (leaseTried = resolve));
+        const otherWatched: Db = {
+          ...other,
+          run: async (sql, params) => {
+            const r = await other.run(sql, params);
+            if (sql.includes('SET refresh_lease_owner = ?, refresh_lease_until =')) leaseTried();
+            return r;
+          },
+        };
+        const b = createConnectionService({ db: otherWatched, vault, clientFor, now: () => Date.now() + 31_000 });
+        const pair = mock.issue();
+        await a.importConnection({ userId: u.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 45 }); // stale for A (60 s window), and for B
+        let arrived = (): void => undefined;
+        let release = (): void => undefined;
+        const aSent = new Promise<void>((resolve) => (arrived = resolve));
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let first = true;
+        mock.gate = async (grant) => {
+          if (grant !== 'refresh_token' || !first) return;
+          first = false;
+          arrived();
+          await released;
+        };
+        const callA = a.credential(u.id, manifest);
+        await aSent; // A holds the lease, its refresh is at the provider
+        const callB = b.credential(u.id, manifest);
+        await bTried;
+        release();
+        const [credA, credB] = await Promise.all([callA, callB]);
+        mock.gate = undefined;
+        assert.equal(mock.counters.refreshTokenUses.get(pair.refreshToken), 1, 'the refresh token was presented once');
+        assert.deepEqual(mock.counters.tokenErrors, []);
+        assert.ok(credA && credB && credA.values['token'] === credB.values['token'], 'B got the token A refreshed');
+        assert.equal((await a.state(u.id, manifest)).state, 'connected');
+      } finally {
+        mock.gate = undefined;
+        await mock.close();
+      }
+    });
+
+    test('tokens refreshed after the lease ran out are stored; the replica that took the lease over then uses them', async () => {
+      const u = await users.create('late@example.com', 'acme');
+      const vault = createVault(generateKey());
+      const mock = await startMockOAuth();
+      try {
+        const manifest = oauthManifest(mock);
+        const clientFor = () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret });
+        const a = createConnectionService({ db, vault, clientFor });
+        const b = createConnectionService({ db: other, vault, clientFor });
+        const pair = mock.issue();
+        const { connectionId } = await a.importConnection({ userId: u.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 5 });
+        // the provider holds each refresh until the test lets it go
+        const arrivals: (() => void)[] = [];
+        const releases: (() => void)[] = [];
+        const arrivedAt = [0, 1].map((i) => new Promise<void>((resolve) => (arrivals[i] = resolve)));
+        const releaseOf = [0, 1].map((i) => new Promise<void>((resolve) => (releases[i] = resolve)));
+        let n = 0;
+        mock.gate = async (grant) => {
+          if (grant !== 'refresh_token') return;
+          const i = n++;
+          arrivals[i]?.();
+          await releaseOf[i];
+        };
+        const callA = a.credential(u.id, manifest);
+        await arrivedAt[0];
+        // A's refresh outlives its lease (a slow provider, a paused process): the lease has run out
+        await db.run('UPDATE connections SET refresh_lease_until = 0 WHERE id = ?', [connectionId]);
+        const callB = b.credential(u.id, manifest);
+        await arrivedAt[1]; // B took the lease and presents the same refresh token
+        releases[0]?.(); // A's answer: the provider spent the refresh token and issued new ones
+        const credA = await callA;
+        releases[1]?.(); // B's answer: invalid_grant, the token was spent by A
+        const credB = await callB;
+        mock.gate = undefined;
+        assert.deepEqual(mock.counters.tokenErrors, ['invalid_grant']);
+        assert.ok(credA && credA.values['token'] !== pair.accessToken);
+        assert.deepEqual(credB, credA, "B uses the tokens A stored instead of marking the connection for re-authorisation");
+        const row = await new ConnectionStore(other).byId(connectionId);
+        assert.deepEqual([row?.status, row?.version], ['connected', 2]);
+        assert.equal((await b.state(u.id, manifest)).state, 'connected');
+        // the rotated refresh token was stored: the next refresh works
+        await db.run('UPDATE connections SET expires_at = 1 WHERE id = ?', [connectionId]);
+        const later = await b.credential(u.id, manifest);
+        assert.ok(later && later.values['token'] !== credA?.values['token'] && mock.activeAccessTokens.has(later.values['token'] ?? ''));
+      } finally {
+        mock.gate = undefined;
+        await mock.close();
+      }
     });
 
     test('a refresh refused with invalid_grant leaves a connection reconnected meanwhile connected', async () => {
