@@ -13,7 +13,7 @@ import { clientFromEnv } from './connections/oauth.js';
 import { createConnectionService, type FullConnectionService } from './connections/service.js';
 import { createProviderFetch } from './connections/provider-fetch.js';
 import { isUsable } from './connections/types.js';
-import { loadVaultWithPending } from './connections/key-rotation.js';
+import { keyUsage, keyUsageWarnings, loadVaultWithPending } from './connections/key-rotation.js';
 import { createRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
@@ -76,6 +76,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   const users = new UserStore(db);
   const vault = loadVaultWithPending({ dataDir: config.dataDir, env: options.env ?? process.env });
+  // connections a rotation left on an older key (a replica sealed them meanwhile), or on a key this
+  // server lacks: say so at start, while the older key can still be kept or restored
+  const usage = await keyUsage(db, vault);
+  for (const message of keyUsageWarnings(usage)) logger.warn({ keyId: vault.keyId, older: usage.older, unknown: usage.unknown }, message);
 
   const loaded = loadPlugins(config.pluginDirs);
   // a misspelt WORKBENCH_PLUGINS_DIR loaded nothing from it without a word

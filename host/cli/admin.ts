@@ -1,11 +1,11 @@
 /**
  * @module host/cli/admin
  * Operator commands that need the database but not the server: users create, connections import,
- * keys rotate, plugin validate. Each prints one line (or one JSON object with --json).
+ * keys rotate, keys reseal, plugin validate. Each prints one line (or one JSON object with --json).
  */
 import path from 'node:path';
 import type { GatewayConfig } from '../config.js';
-import { rotateStoredKey, loadVaultWithPending } from '../connections/key-rotation.js';
+import { rotateStoredKey, loadVaultWithPending, resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
 import { loadPluginDir, loadPlugins } from '../registry/load-plugins.js';
@@ -111,9 +111,23 @@ export async function runKeysRotate(config: GatewayConfig, args: ParsedArgs): Pr
       process.stdout.write(`Re-encrypted ${r.rotated} connection(s) under key ${r.keyId}.\n`);
       if (r.newKeyBase64)
         process.stdout.write(
-          `Set WORKBENCH_ENCRYPTION_KEY to the new key, and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the old one until every server has restarted:\n${r.newKeyBase64}\n`,
+          `Set WORKBENCH_ENCRYPTION_KEY to the new key and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the old one on every server, restart them, ` +
+            `then run \`workbench keys reseal\` until it reports 0 left before removing the old key:\n${r.newKeyBase64}\n`,
         );
-      else process.stdout.write(`The new key is in ${r.storedIn}. Restart running servers.\n`);
+      else process.stdout.write(`The new key is in ${r.storedIn}. Restart running servers, then run \`workbench keys reseal\`.\n`);
+    }
+    return 0;
+  });
+}
+
+export async function runKeysReseal(config: GatewayConfig, args: ParsedArgs): Promise<number> {
+  return withDb(config, async (db) => {
+    const r = await resealKeys(db, loadVaultWithPending({ dataDir: config.dataDir }));
+    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ resealed: r.resealed, keyId: r.keyId, left: r.left }) + '\n');
+    else {
+      process.stdout.write(`Re-encrypted ${r.resealed} connection(s) under key ${r.keyId}; ${r.left} left on another key.\n`);
+      if (r.left === 0) process.stdout.write('No connection needs an older key: it can be removed once every server runs with the current key.\n');
+      else process.stdout.write('Servers still running with an older key sealed more meanwhile: restart them with the current key and run this again.\n');
     }
     return 0;
   });

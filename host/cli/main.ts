@@ -1,6 +1,6 @@
 /**
  * @module host/cli/main
- * The `workbench` command: serve, stdio, users create, connections import, keys rotate,
+ * The `workbench` command: serve, stdio, users create, connections import, keys rotate, keys reseal,
  * login-link, plugin validate|new|build. Every command prints a clear error and exits 2 on bad input
  * (an unknown command or option included); plugin validate and build exit 1 when the plugin itself
  * has problems.
@@ -9,7 +9,7 @@ import { readConfig } from '../config.js';
 import { isGatewayError } from '../errors.js';
 import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
 import { runServe, runStdio } from './serve.js';
-import { runConnectionsImport, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate } from './admin.js';
+import { runConnectionsImport, runKeysReseal, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate } from './admin.js';
 import { runPluginBuild, runPluginNew } from './plugin-commands.js';
 
 const USAGE = `Usage: workbench <command>
@@ -20,6 +20,8 @@ const USAGE = `Usage: workbench <command>
   connections import --email E --integration I (--token T [--refresh-token R] [--expires-in S] | --values JSON) [--config JSON]
   keys rotate [--new-key BASE64]         re-encrypt every stored credential under a new key
                                          (--new-key required with WORKBENCH_ENCRYPTION_KEY)
+  keys reseal [--json]                   re-encrypt under the current key every credential still sealed
+                                         with an older (previous) key; reports how many are left
   login-link --email E                   print a one-time portal sign-in link
   plugin validate DIR                    check a plugin folder (manifest, schemas, source)
   plugin new NAME [--dir D]              scaffold a TypeScript plugin in D/NAME
@@ -36,6 +38,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   'users create': ['email', 'tenant', 'json'],
   'connections import': ['email', 'integration', 'token', 'refresh-token', 'expires-in', 'values', 'config', 'json'],
   'keys rotate': ['new-key', 'json'],
+  'keys reseal': ['json'],
   'login-link': ['email'],
   'plugin validate': [],
   'plugin new': ['dir'],
@@ -82,6 +85,7 @@ async function main(argv: string[]): Promise<number> {
         if (sub !== 'import') break;
         return await runConnectionsImport(readConfig(), args);
       case 'keys':
+        if (sub === 'reseal') return await runKeysReseal(readConfig(), args);
         if (sub !== 'rotate') break;
         return await runKeysRotate(readConfig(), args);
       case 'login-link':

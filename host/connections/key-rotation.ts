@@ -44,6 +44,88 @@ export async function rotateKeys(db: Db, oldVault: Vault, newKey: Buffer): Promi
   return { rotated, keyId: vault.keyId, vault };
 }
 
+export interface KeyUsage {
+  /** connections sealed with the vault's primary key */
+  primary: number;
+  /** connections sealed with another key the vault can still read (a previous one), by key id */
+  older: Record<string, number>;
+  /** connections sealed with a key the vault does not have, by key id: unreadable until it is restored */
+  unknown: Record<string, number>;
+}
+
+/** How many connections each key seals, as this vault sees them (start-up warnings, `keys reseal`). */
+export async function keyUsage(db: Db, vault: Vault): Promise<KeyUsage> {
+  const rows = await db.all<{ key_id: string; n: number }>('SELECT key_id, COUNT(*) AS n FROM connections GROUP BY key_id ORDER BY key_id');
+  const out: KeyUsage = { primary: 0, older: {}, unknown: {} };
+  for (const r of rows) {
+    const n = Number(r.n);
+    if (r.key_id === vault.keyId) out.primary += n;
+    else if (vault.hasKey(r.key_id)) out.older[r.key_id] = n;
+    else out.unknown[r.key_id] = n;
+  }
+  return out;
+}
+
+const total = (counts: Record<string, number>): number => Object.values(counts).reduce((a, b) => a + b, 0);
+
+/** Warnings for the start-up log about connections not sealed with the primary key (none when all are). */
+export function keyUsageWarnings(usage: KeyUsage): string[] {
+  const out: string[] = [];
+  const older = total(usage.older);
+  if (older > 0)
+    out.push(
+      `${older} connection(s) are sealed with an older key (${Object.keys(usage.older).join(', ')}) that this server can still read: ` +
+        'run `workbench keys reseal` once every server runs with the current key, and keep the older key (WORKBENCH_ENCRYPTION_KEY_PREVIOUS or encryption.key.previous) until it reports 0 left',
+    );
+  const unknown = total(usage.unknown);
+  if (unknown > 0)
+    out.push(
+      `${unknown} connection(s) are sealed with a key this server does not have (${Object.keys(usage.unknown).join(', ')}) and cannot be used: ` +
+        'add that key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS (or restore encryption.key.previous) and run `workbench keys reseal`, or the users must reconnect',
+    );
+  return out;
+}
+
+export interface ResealResult {
+  /** connections re-encrypted under the primary key */
+  resealed: number;
+  /** the primary key's id */
+  keyId: string;
+  /** connections still sealed with a key other than the primary afterwards (0 after a success) */
+  left: number;
+}
+
+/**
+ * Re-encrypts, under the vault's primary key, every connection sealed with another key (one the
+ * vault reads as a previous key), in one transaction: a rotation made while a replica still
+ * sealed with the old key leaves such rows. A row no key of the vault reads stops it, nothing
+ * changed, and the error names the row.
+ */
+export async function resealKeys(db: Db, vault: Vault): Promise<ResealResult> {
+  const resealed = await db.transaction(async (tx) => {
+    const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
+    const rows = await tx.all<{ id: string; integration: string; secret: string; key_id: string }>(
+      `SELECT id, integration, secret, key_id FROM connections WHERE key_id <> ? ORDER BY id${lock}`,
+      [vault.keyId],
+    );
+    for (const row of rows) {
+      let plain: string;
+      try {
+        plain = vault.decrypt(row.secret, row.id);
+      } catch (err) {
+        const msg = err instanceof VaultError ? err.message : String(err);
+        throw new VaultError('VAULT_DECRYPT_FAILED', `re-seal stopped, nothing changed: connection ${row.id} (${row.integration}) cannot be read: ${msg}`);
+      }
+      const sealed = vault.encrypt(plain, row.id);
+      if (vault.decrypt(sealed, row.id) !== plain) throw new VaultError('VAULT_DECRYPT_FAILED', `re-seal stopped, nothing changed: verification failed for ${row.id}`);
+      await tx.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ? AND secret = ?', [sealed, vault.keyId, row.id, row.secret]);
+    }
+    return rows.length;
+  });
+  const usage = await keyUsage(db, vault);
+  return { resealed, keyId: vault.keyId, left: total(usage.older) + total(usage.unknown) };
+}
+
 export interface StoredKeyRotation extends RotationResult {
   /** where the new key lives: the key file path, or 'env' when the operator must set it */
   storedIn: string;
@@ -67,7 +149,11 @@ export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: 
   if (oldVault.source === 'env' && !options.newKey)
     throw new VaultError('VAULT_BAD_KEY', 'WORKBENCH_ENCRYPTION_KEY is set: give the new key with --new-key (generate one with `openssl rand -base64 32` and store it where the environment comes from first); nothing changed');
   const newKey = options.newKey ? parseEncryptionKey(options.newKey, '--new-key') : generateKey();
-  if (keyIdFor(newKey) === oldVault.keyId) throw new VaultError('VAULT_BAD_KEY', 'the new key is the key already in use');
+  if (keyIdFor(newKey) === oldVault.keyId)
+    throw new VaultError(
+      'VAULT_BAD_KEY',
+      'the new key is the key already in use; to re-encrypt the connections still sealed with an older key under it, run `workbench keys reseal`; nothing changed',
+    );
   if (oldVault.source === 'env') {
     const result = await rotateKeys(options.db, oldVault, newKey);
     return { ...result, storedIn: 'env', newKeyBase64: newKey.toString('base64') };
@@ -137,6 +223,7 @@ export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.Pr
     keyId: base.keyId,
     source: base.source,
     keyIdOf: base.keyIdOf,
+    hasKey: (id) => base.hasKey(id) || readers.some((r) => r.keyId === id),
     encrypt: base.encrypt,
     decrypt: (sealed, aad) => {
       const id = base.keyIdOf(sealed);

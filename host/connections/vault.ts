@@ -37,6 +37,8 @@ export interface Vault {
   decrypt(sealed: string, aad: string): string;
   /** the key id a sealed value names (undefined when it is not a vault value) */
   keyIdOf(sealed: string): string | undefined;
+  /** whether this vault holds the key with this id (the primary or one it may still read with) */
+  hasKey(keyId: string): boolean;
 }
 
 /** A short public fingerprint of a key, stored beside each value. It reveals nothing usable about the key. */
@@ -78,6 +80,7 @@ export function createVault(primary: Buffer, options: { previous?: readonly Buff
     keyId,
     source: options.source ?? 'memory',
     keyIdOf,
+    hasKey: (id) => keys.has(id),
     encrypt(plaintext, aad) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', primary, iv, { authTagLength: TAG_BYTES });
@@ -94,8 +97,8 @@ export function createVault(primary: Buffer, options: { previous?: readonly Buff
       if (!key)
         throw new VaultError(
           'VAULT_UNKNOWN_KEY',
-          `the stored secret was encrypted with key ${id}, but the configured key is ${keyId}: ` +
-            'restore the previous WORKBENCH_ENCRYPTION_KEY (or encryption.key file), or rotate with `workbench keys rotate`',
+          `the stored secret was encrypted with key ${id}, which this server does not have (its key is ${keyId}): ` +
+            'add that key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS (or restore it as encryption.key.previous), then run `workbench keys reseal`; without that key the user must reconnect',
         );
       const iv = Buffer.from(ivText, 'base64url');
       const tag = Buffer.from(tagText, 'base64url');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { rotateKeys, rotateStoredKey, loadVaultWithPending } from '../../host/connections/key-rotation.js';
+import { keyUsage, keyUsageWarnings, resealKeys, rotateKeys, rotateStoredKey, loadVaultWithPending } from '../../host/connections/key-rotation.js';
 import { createConnectionService } from '../../host/connections/service.js';
 import { KEY_FILE_NAME, createVault, generateKey, loadVault, parseEncryptionKey, type Vault } from '../../host/connections/vault.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
@@ -47,6 +47,8 @@ describe('vault', () => {
     assert.throws(() => vault.decrypt(sealed, 'r'), (err: Error & { code?: string }) => err.code === 'VAULT_UNKNOWN_KEY' && err.message.includes(other.keyId));
     const both = createVault(generateKey(), { previous: [] });
     assert.throws(() => both.decrypt(sealed, 'r'));
+    // the advice is one that works: restore the key as a previous one, then re-seal
+    assert.throws(() => vault.decrypt(sealed, 'r'), (err: Error) => /WORKBENCH_ENCRYPTION_KEY_PREVIOUS/.test(err.message) && /workbench keys reseal/.test(err.message) && !/keys rotate/.test(err.message));
   });
 
   it('parses hex and base64 keys and explains bad ones', () => {
@@ -207,6 +209,58 @@ describe('key rotation', () => {
     } finally {
       await db.close();
     }
+  });
+
+  it('a connection a not-yet-restarted replica sealed with the old environment key after a rotation is counted at start and re-sealed', async () => {
+    const K1 = generateKey().toString('base64');
+    const K2 = generateKey().toString('base64');
+    const a = await t.users.create('a@example.com', 'acme');
+    const b = await t.users.create('b@example.com', 'acme');
+    const onK1 = createConnectionService({ db: t.db, vault: loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K1 } }), clientFor: () => undefined });
+    await onK1.saveApiKey(a.id, keyed, { apiKey: 'k_aaaaaaaaaa' });
+    // the documented order: every server reads K2 (as a previous key) before the rotation
+    assert.equal((await rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K1, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K2 }, newKey: K2 })).rotated, 1);
+    const stillOnK1 = createConnectionService({
+      db: t.db,
+      vault: loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K1, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K2 } }),
+      clientFor: () => undefined,
+    });
+    assert.equal((await stillOnK1.credential(a.id, keyed))?.values['apiKey'], 'k_aaaaaaaaaa', 'a replica not restarted yet reads the rotated row');
+    await stillOnK1.saveApiKey(b.id, keyed, { apiKey: 'k_bbbbbbbbbb' }); // ...and seals a new one with K1
+
+    // every server restarted on K2, K1 kept as previous: the start-up count names the row left on K1
+    const onK2 = loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 } });
+    const k1Id = createVault(parseEncryptionKey(K1)).keyId;
+    const usage = await keyUsage(t.db, onK2);
+    assert.deepEqual(usage, { primary: 1, older: { [k1Id]: 1 }, unknown: {} });
+    const [warning] = keyUsageWarnings(usage);
+    assert.match(warning ?? '', /1 connection\(s\) are sealed with an older key.*workbench keys reseal/);
+    // without K1, the row is reported as unreadable
+    const k2Only = loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2 } });
+    assert.deepEqual(await keyUsage(t.db, k2Only), { primary: 1, older: {}, unknown: { [k1Id]: 1 } });
+    assert.match(keyUsageWarnings(await keyUsage(t.db, k2Only)).join('\n'), /1 connection\(s\) are sealed with a key this server does not have/);
+
+    // rotating to the key in use is refused, pointing at the re-seal; the re-seal moves the row to K2
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 }, newKey: K2 }), /keys reseal/);
+    assert.deepEqual(await resealKeys(t.db, onK2), { resealed: 1, keyId: onK2.keyId, left: 0 });
+    assert.deepEqual(await keyUsage(t.db, k2Only), { primary: 2, older: {}, unknown: {} });
+    assert.deepEqual(keyUsageWarnings(await keyUsage(t.db, k2Only)), []);
+    // now K1 can go: K2 alone reads both
+    const after = createConnectionService({ db: t.db, vault: k2Only, clientFor: () => undefined });
+    assert.equal((await after.credential(a.id, keyed))?.values['apiKey'], 'k_aaaaaaaaaa');
+    assert.equal((await after.credential(b.id, keyed))?.values['apiKey'], 'k_bbbbbbbbbb');
+    assert.equal((await resealKeys(t.db, onK2)).resealed, 0);
+  });
+
+  it('a re-seal changes nothing when a row is sealed with a key it does not have, and names the row', async () => {
+    const oldKey = generateKey();
+    await populate(createVault(oldKey), 2);
+    const vault = createVault(generateKey(), { previous: [oldKey] });
+    const victim = await t.db.get<{ id: string }>('SELECT id FROM connections ORDER BY id LIMIT 1');
+    await t.db.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ?', [createVault(generateKey()).encrypt('x', victim?.id ?? ''), 'feedfacefeedface', victim?.id ?? '']);
+    const before = await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id');
+    await assert.rejects(resealKeys(t.db, vault), (err: Error) => err.message.includes(victim?.id ?? '?') && /nothing changed/.test(err.message));
+    assert.deepEqual(await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id'), before);
   });
 
   it('rotates an environment key to the key the operator gives (never to one printed afterwards)', async () => {

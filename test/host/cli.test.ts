@@ -57,6 +57,28 @@ describe('the workbench command', () => {
     assert.equal(fs.existsSync(path.join(dir, 'encryption.key.next')), false, 'no key written');
   });
 
+  it('keys reseal re-encrypts the connections left on the previous key file under the current key', () => {
+    assert.equal(run('users', 'create', '--email', 'reseal@example.com', '--json').code, 0);
+    const imported = run('connections', 'import', '--email', 'reseal@example.com', '--integration', 'github', '--token', 'gho_reseal', '--json');
+    assert.equal(imported.code, 0, imported.stderr);
+    const rotated = run('keys', 'rotate', '--json');
+    assert.equal(rotated.code, 0, rotated.stderr);
+    // a server still on the old key seals one more connection with it: here, the old key file
+    const oldKey = fs.readFileSync(path.join(dir, 'encryption.key.previous'), 'utf8');
+    const newKey = fs.readFileSync(path.join(dir, 'encryption.key'), 'utf8');
+    fs.writeFileSync(path.join(dir, 'encryption.key'), oldKey, { mode: 0o600 });
+    fs.rmSync(path.join(dir, 'encryption.key.previous'));
+    assert.equal(run('users', 'create', '--email', 'late@example.com', '--json').code, 0);
+    assert.equal(run('connections', 'import', '--email', 'late@example.com', '--integration', 'github', '--token', 'gho_late', '--json').code, 0);
+    fs.writeFileSync(path.join(dir, 'encryption.key'), newKey, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, 'encryption.key.previous'), oldKey, { mode: 0o600 });
+    const r = run('keys', 'reseal', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { resealed: 1, keyId: JSON.parse(rotated.stdout).keyId, left: 0 });
+    const again = run('keys', 'reseal');
+    assert.match(again.stdout, /Re-encrypted 0 connection\(s\).*0 left/);
+  });
+
   it('refuses a flag given twice and a value for an on/off flag, and creates nothing', async () => {
     const twice = run('users', 'create', '--email', 'x@example.com', '--email', 'y@example.com', '--json');
     assert.equal(twice.code, 2, twice.stderr);
