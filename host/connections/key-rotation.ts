@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../storage/db.js';
-import { KEY_FILE_NAME, VaultError, createVault, generateKey, keyIdFor, loadVault, parseEncryptionKey, writeKeyFile, type Vault } from './vault.js';
+import { KEY_FILE_NAME, VaultError, createVault, fsyncDir, generateKey, keyIdFor, loadVault, parseEncryptionKey, replaceFileDurably, writeFileSynced, writeKeyFile, type Vault } from './vault.js';
 
 export interface RotationResult {
   /** connections re-encrypted */
@@ -161,21 +161,22 @@ export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: 
   const file = path.join(options.dataDir, KEY_FILE_NAME);
   const next = `${file}.next`;
   await settleEarlierRotation(options.db, options.dataDir, file, next);
-  fs.writeFileSync(next, newKey.toString('base64') + '\n', { mode: 0o600 });
+  // on the disk (file and directory entry) before the database is re-encrypted under it
+  writeFileSynced(next, newKey.toString('base64') + '\n', { mode: 0o600 });
+  fsyncDir(options.dataDir);
   const result = await rotateKeys(options.db, oldVault, newKey);
   // Servers still running with the old key may seal a few more values before they restart: keep
   // the old key readable (encryption.key.previous) until the next rotation re-seals everything.
   keepAsPrevious(file);
   writeKeyFile(options.dataDir, newKey);
   fs.rmSync(next, { force: true });
+  fsyncDir(options.dataDir);
   return { ...result, storedIn: file };
 }
 
-/** Copies the key file to `.previous` atomically (a torn copy would stop every process from starting). */
+/** Copies the key file to `.previous` atomically and durably (a torn or lost copy would lose the key values may still be sealed with). */
 function keepAsPrevious(file: string): void {
-  const tmp = `${file}.previous.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, fs.readFileSync(file), { flag: 'w', mode: 0o600 });
-  fs.renameSync(tmp, `${file}.previous`);
+  replaceFileDurably(`${file}.previous`, fs.readFileSync(file), 0o600);
 }
 
 const keyIdOfFile = (f: string): string => keyIdFor(parseEncryptionKey(fs.readFileSync(f, 'utf8'), f));
@@ -193,6 +194,7 @@ async function settleEarlierRotation(db: Db, dataDir: string, file: string, next
   const used = new Set((await db.all<{ key_id: string }>('SELECT DISTINCT key_id FROM connections')).map((r) => r.key_id));
   if (!used.has(keyIdOfFile(next))) {
     fs.rmSync(next);
+    fsyncDir(dataDir);
     return;
   }
   const previous = `${file}.previous`;
@@ -204,6 +206,7 @@ async function settleEarlierRotation(db: Db, dataDir: string, file: string, next
   keepAsPrevious(file);
   writeKeyFile(dataDir, parseEncryptionKey(fs.readFileSync(next, 'utf8'), next));
   fs.rmSync(next);
+  fsyncDir(dataDir);
 }
 
 /**

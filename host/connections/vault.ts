@@ -124,7 +124,8 @@ export function readOrCreateKeyFile(dataDir: string): { key: Buffer; file: strin
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   let created = false;
   try {
-    fs.writeFileSync(file, generateKey().toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
+    writeFileSynced(file, generateKey().toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
+    fsyncDir(dataDir);
     created = true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('VAULT_KEY_FILE', `cannot create ${file}: ${(err as Error).message}`);
@@ -135,12 +136,50 @@ export function readOrCreateKeyFile(dataDir: string): { key: Buffer; file: strin
   return { key: parseEncryptionKey(fs.readFileSync(file, 'utf8'), file), file, created };
 }
 
-/** Atomically replaces the key file with `key` (written beside it, then renamed), mode 0600. */
+/**
+ * Writes `data` to `file` and flushes it to the disk before returning (a key that only sat in the
+ * page cache when the machine lost power would be gone, and every connection sealed with it).
+ */
+export function writeFileSynced(file: string, data: string | Buffer, options: { mode: number; flag?: string }): void {
+  const fd = fs.openSync(file, options.flag ?? 'w', options.mode);
+  try {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Flushes a directory's entries (a new, renamed or removed file) to the disk. No-op where a directory cannot be opened (Windows). */
+export function fsyncDir(dir: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch (err) {
+    // some file systems refuse fsync on a directory; the file itself was synced
+    if (!['EINVAL', 'EISDIR', 'EPERM', 'EBADF'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Replaces `file` with `data` atomically and durably: a synced temp file, renamed over it, then the directory synced. */
+export function replaceFileDurably(file: string, data: string | Buffer, mode: number): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSynced(tmp, data, { mode });
+  fs.renameSync(tmp, file);
+  fsyncDir(path.dirname(file));
+}
+
+/** Atomically and durably replaces the key file with `key` (written beside it, synced, renamed, directory synced), mode 0600. */
 export function writeKeyFile(dataDir: string, key: Buffer): string {
   const file = path.join(dataDir, KEY_FILE_NAME);
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, key.toString('base64') + '\n', { flag: 'w', mode: 0o600 });
-  fs.renameSync(tmp, file);
+  replaceFileDurably(file, key.toString('base64') + '\n', 0o600);
   return file;
 }
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { keyUsage, keyUsageWarnings, resealKeys, rotateKeys, rotateStoredKey, loadVaultWithPending } from '../../host/connections/key-rotation.js';
 import { createConnectionService } from '../../host/connections/service.js';
 import { KEY_FILE_NAME, createVault, generateKey, loadVault, parseEncryptionKey, type Vault } from '../../host/connections/vault.js';
@@ -162,6 +162,54 @@ describe('key rotation', () => {
     assert.equal(again.rotated, 9);
     const keyIds = await t.db.all<{ key_id: string }>('SELECT DISTINCT key_id FROM connections');
     assert.deepEqual(keyIds, [{ key_id: again.keyId }]);
+  });
+
+  it('puts every key file on the disk before it is relied on: .next before the commit, each rename and its directory synced', async () => {
+    const fileVault = loadVault({ dataDir: t.dir, env: {} });
+    await populate(fileVault, 1);
+    // what reaches the disk, in order: file syncs (by name), renames, directory syncs, the commit
+    const events: string[] = [];
+    const names = new Map<number, string>();
+    const name = (p: string): string => (p === t.dir ? '<dir>' : path.basename(p).replace(/\.\d+\.tmp$/, '.tmp'));
+    const realOpen = fs.openSync;
+    const opens = mock.method(fs, 'openSync', (p: fs.PathLike, ...rest: unknown[]) => {
+      const fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
+      names.set(fd, name(String(p)));
+      return fd;
+    });
+    const realFsync = fs.fsyncSync;
+    const syncs = mock.method(fs, 'fsyncSync', (fd: number) => {
+      realFsync(fd);
+      events.push(`sync ${names.get(fd)}`);
+    });
+    const realRename = fs.renameSync;
+    const renames = mock.method(fs, 'renameSync', (a: fs.PathLike, b: fs.PathLike) => {
+      realRename(a, b);
+      events.push(`rename ${name(String(a))} ${name(String(b))}`);
+    });
+    const db = { ...t.db, transaction: async <T>(fn: (tx: typeof t.db) => Promise<T>): Promise<T> => {
+      const r = await t.db.transaction(fn);
+      events.push('commit');
+      return r;
+    } };
+    try {
+      await rotateStoredKey({ db, dataDir: t.dir, env: {} });
+    } finally {
+      opens.mock.restore();
+      syncs.mock.restore();
+      renames.mock.restore();
+    }
+    const at = (e: string): number => {
+      const i = events.indexOf(e);
+      assert.ok(i >= 0, `${e} in ${events.join(', ')}`);
+      return i;
+    };
+    assert.ok(at('sync encryption.key.next') < at('sync <dir>') && at('sync <dir>') < at('commit'), events.join(', '));
+    const prev = at('rename encryption.key.previous.tmp encryption.key.previous');
+    assert.ok(at('sync encryption.key.previous.tmp') < prev && events.indexOf('sync <dir>', prev) > prev, events.join(', '));
+    const key = at('rename encryption.key.tmp encryption.key');
+    assert.ok(events.lastIndexOf('sync encryption.key.tmp') < key && events.indexOf('sync <dir>', key) > key, events.join(', '));
+    assert.ok(at('commit') < prev, 'the key file is replaced only after the commit');
   });
 
   /** two users' connections, after a rotation that committed and died before renaming encryption.key.next */
