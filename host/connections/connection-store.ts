@@ -148,6 +148,11 @@ export class ConnectionStore {
     return (await this.#db.run('DELETE FROM connections WHERE id = ?', [id])).changes > 0;
   }
 
+  /** Deletes the row only if it is still at `version` (the one the caller read); false when it changed or is gone. */
+  async removeIf(id: string, version: number): Promise<boolean> {
+    return (await this.#db.run('DELETE FROM connections WHERE id = ? AND version = ?', [id, version])).changes > 0;
+  }
+
   /**
    * Takes the refresh lease for `leaseMs` when the row is still at `version` and nobody holds an
    * unexpired lease. Expiry is judged with the database's clock (dbClockSql), not the caller's.

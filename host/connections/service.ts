@@ -74,7 +74,7 @@ export interface FullConnectionService extends ConnectionService {
   saveTokens(userId: string, manifest: PluginManifest, tokens: TokenSet): Promise<{ connectionId: string }>;
   /** validates and stores API-key fields; throws ConnectionError(GW_ERR_CONNECTION_INVALID_INPUT) with per-field messages */
   saveApiKey(userId: string, manifest: PluginManifest, input: Record<string, unknown>): Promise<{ connectionId: string }>;
-  /** revokes at the provider where supported, then deletes the connection */
+  /** deletes the connection (at the version read; re-read if it changed meanwhile), then revokes the deleted tokens at the provider where supported */
   disconnect(userId: string, manifest: PluginManifest): Promise<DisconnectResult>;
   /**
    * Refreshes, ahead of time, OAuth2 connections whose token expires within `withinMs` (default
@@ -264,8 +264,17 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     },
 
     async disconnect(userId, manifest) {
-      const row = await store.byUser(userId, manifest.name);
-      if (!row) return { removed: false, revocation: 'unsupported' };
+      // Deleted first, at the version read: a reconnect meanwhile (it keeps the row id, bumps the
+      // version) is then read again instead of deleted unseen, and the tokens revoked below are
+      // exactly the ones deleted, never those of a connection made after the read.
+      let row: ConnectionRow | undefined;
+      for (let attempt = 1; ; attempt++) {
+        row = await store.byUser(userId, manifest.name);
+        if (!row) return { removed: false, revocation: 'unsupported' };
+        if (await store.removeIf(row.id, row.version)) break;
+        if (attempt >= 5) throw new Error(`the ${manifest.displayName} connection kept changing while it was being removed; try again`);
+      }
+      emit({ id: row.id, userId, integration: manifest.name, status: 'disconnected' });
       let revocation: DisconnectResult['revocation'] = 'unsupported';
       const client = deps.clientFor(manifest.name);
       if (manifest.auth.type === 'oauth2' && manifest.auth.revocationUrl && client) {
@@ -277,12 +286,10 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
           revocation = 'revoked';
         } catch (err) {
           revocation = 'failed';
-          logger.warn({ connectionId: row.id, integration: row.integration, error: (err as Error).message }, 'revocation at the provider failed; removing the connection anyway');
+          logger.warn({ connectionId: row.id, integration: row.integration, error: (err as Error).message }, 'revocation at the provider failed; the connection is removed anyway');
         }
       }
-      const removed = await store.remove(row.id);
-      emit({ id: row.id, userId, integration: manifest.name, status: 'disconnected' });
-      return { removed, revocation };
+      return { removed: true, revocation };
     },
   };
   return service;

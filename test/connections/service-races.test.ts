@@ -1,0 +1,93 @@
+/**
+ * @module test/connections/service-races
+ * The connection service when things happen at once, against a real loopback provider and a SQLite
+ * file: a disconnect racing a reconnect, and a reconnect whose token response has no refresh token.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { openSecret } from '../../host/connections/sealed-secret.js';
+import { createConnectionService, type ConnectionServiceDeps } from '../../host/connections/service.js';
+import { createVault, generateKey } from '../../host/connections/vault.js';
+import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
+import { oauthManifest, openTestDb, type TestDb } from './fixture.js';
+
+describe('connection service races', () => {
+  let t: TestDb | undefined;
+  let mock: MockOAuth;
+  const vault = createVault(generateKey());
+
+  before(async () => {
+    mock = await startMockOAuth();
+  });
+  after(async () => {
+    await t?.close();
+    await mock.close();
+  });
+  beforeEach(async () => {
+    await t?.close();
+    t = await openTestDb();
+  });
+
+  const db = (): TestDb => {
+    if (!t) throw new Error('no database');
+    return t;
+  };
+  const service = (extra: Partial<ConnectionServiceDeps> = {}) =>
+    createConnectionService({ db: db().db, vault, clientFor: () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret }), ...extra });
+
+  it('a disconnect whose revocation is slow does not delete the connection the user made meanwhile', async () => {
+    // the provider's revocation endpoint answers only when the test lets it
+    let revokeArrived = (): void => undefined;
+    let releaseRevoke = (): void => undefined;
+    const arrived = new Promise<void>((resolve) => (revokeArrived = resolve));
+    const released = new Promise<void>((resolve) => (releaseRevoke = resolve));
+    const heldFetch: typeof fetch = async (url, init) => {
+      if (String(url).includes('/revoke')) {
+        revokeArrived();
+        await released;
+      }
+      return fetch(url, init);
+    };
+    const agent = service({ fetch: heldFetch });
+    const portal = service();
+    const manifest = oauthManifest(mock);
+    const old = mock.issue();
+    await agent.importConnection({ userId: db().user.id, manifest, token: old.accessToken, refreshToken: old.refreshToken, expiresInSec: 3600 });
+    const disconnecting = agent.disconnect(db().user.id, manifest);
+    await arrived;
+    const fresh = mock.issue();
+    await portal.saveTokens(db().user.id, manifest, { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresInSec: 3600 });
+    releaseRevoke();
+    assert.deepEqual(await disconnecting, { removed: true, revocation: 'revoked' });
+    assert.equal((await portal.state(db().user.id, manifest)).state, 'connected', 'the new connection stands');
+    assert.deepEqual(await portal.credential(db().user.id, manifest), { values: { token: fresh.accessToken } });
+    assert.ok(mock.activeRefreshTokens.has(fresh.refreshToken), 'the new grant is live at the provider');
+    assert.ok(mock.revoked.has(old.refreshToken) && mock.revoked.has(old.accessToken), 'the old tokens were revoked');
+  });
+
+  it('a disconnect that read the connection before a reconnect removes and revokes the reconnected one, not the old secret', async () => {
+    const manifest = oauthManifest(mock);
+    const portal = service();
+    const old = mock.issue();
+    const fresh = mock.issue();
+    let reconnected = false;
+    // the reconnect lands between the disconnect's read and its delete
+    const racing: TestDb["db"] = {
+      ...db().db,
+      run: async (sql: string, params?: readonly (string | number | bigint | null)[]) => {
+        if (!reconnected && sql.startsWith('DELETE FROM connections')) {
+          reconnected = true;
+          await portal.saveTokens(db().user.id, manifest, { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresInSec: 3600 });
+        }
+        return db().db.run(sql, params);
+      },
+    };
+    const agent = service({ db: racing });
+    await agent.importConnection({ userId: db().user.id, manifest, token: old.accessToken, refreshToken: old.refreshToken, expiresInSec: 3600 });
+    assert.deepEqual(await agent.disconnect(db().user.id, manifest), { removed: true, revocation: 'revoked' });
+    assert.ok(reconnected);
+    assert.equal((await portal.state(db().user.id, manifest)).state, 'not_connected');
+    assert.ok(mock.revoked.has(fresh.refreshToken) && mock.revoked.has(fresh.accessToken), 'the tokens deleted are the ones revoked');
+    assert.ok(!mock.revoked.has(old.refreshToken), 'the old secret, replaced before the delete, is not what was reported revoked');
+  });
+});
