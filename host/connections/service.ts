@@ -144,19 +144,41 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     return { state: 'not_connected' };
   };
 
-  async function save(userId: string, manifest: PluginManifest, payload: SecretPayload, config: Record<string, unknown> | undefined, expiresAt: number | null, scopes: string | null): Promise<{ connectionId: string }> {
+  async function save(
+    userId: string,
+    manifest: PluginManifest,
+    payload: SecretPayload,
+    config: Record<string, unknown> | undefined,
+    expiresAt: number | null,
+    scopes: string | null,
+    options: { keepRefreshToken?: boolean } = {},
+  ): Promise<{ connectionId: string }> {
+    let kept = false;
     const connectionId = await store.upsert({
       id: randomUUID(),
       userId,
       integration: manifest.name,
-      secret: (id) => sealSecret(deps.vault, id, payload),
+      secret: (id, existing) => {
+        kept = false;
+        if (!options.keepRefreshToken || payload.refreshToken || existing === undefined) return sealSecret(deps.vault, id, payload);
+        // A provider that answers a re-consent without a refresh token (Google, for one) keeps the
+        // one it issued earlier valid: keep it, as a refresh that returns none does.
+        let refreshToken: string | undefined;
+        try {
+          refreshToken = openSecret(deps.vault, id, existing, manifest.name).refreshToken;
+        } catch {
+          refreshToken = undefined; // unreadable: the new tokens are stored without one
+        }
+        kept = refreshToken !== undefined;
+        return sealSecret(deps.vault, id, refreshToken ? { ...payload, refreshToken } : payload);
+      },
       config,
       expiresAt,
       scopes,
       now: now(),
     });
     emit({ id: connectionId, userId, integration: manifest.name, status: 'connected' });
-    logger.info({ connectionId, userId, integration: manifest.name, expiresAt, refreshable: payload.refreshToken !== undefined }, 'connection saved');
+    logger.info({ connectionId, userId, integration: manifest.name, expiresAt, refreshable: payload.refreshToken !== undefined || kept, keptRefreshToken: kept }, 'connection saved');
     return { connectionId };
   }
 
@@ -218,8 +240,9 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
       const payload: SecretPayload = { values: { token: tokens.accessToken } };
       if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
       const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(now(), tokens.expiresInSec) : null;
-      // a reconnect keeps the connection's config (e.g. the Jira site chosen at import)
-      return save(userId, manifest, payload, undefined, expiresAt, tokens.scope ?? null);
+      // a reconnect keeps the connection's config (e.g. the Jira site chosen at import), and its
+      // refresh token when the provider sent no new one
+      return save(userId, manifest, payload, undefined, expiresAt, tokens.scope ?? null, { keepRefreshToken: true });
     },
 
     async saveApiKey(userId, manifest, input) {

@@ -90,4 +90,26 @@ describe('connection service races', () => {
     assert.ok(mock.revoked.has(fresh.refreshToken) && mock.revoked.has(fresh.accessToken), 'the tokens deleted are the ones revoked');
     assert.ok(!mock.revoked.has(old.refreshToken), 'the old secret, replaced before the delete, is not what was reported revoked');
   });
+
+  it('a reconnect through OAuth whose token response has no refresh token keeps the stored one', async () => {
+    let clock = Date.now();
+    const svc = service({ now: () => clock });
+    const manifest = oauthManifest(mock);
+    const first = mock.issue();
+    await svc.importConnection({ userId: db().user.id, manifest, token: first.accessToken, refreshToken: first.refreshToken, expiresInSec: 3600 });
+    // re-consent at a provider that sends a new access token only (the earlier refresh token stays valid there)
+    await svc.saveTokens(db().user.id, manifest, { accessToken: 'at-reconsent', expiresInSec: 3600 });
+    const row = await db().db.get<{ id: string; secret: string }>('SELECT id, secret FROM connections');
+    assert.ok(row);
+    assert.deepEqual(openSecret(vault, row.id, row.secret, 'mockhub'), { values: { token: 'at-reconsent' }, refreshToken: first.refreshToken });
+    clock += 3_600_000; // an hour later the token has expired: refreshed with the kept refresh token
+    const cred = await svc.credential(db().user.id, manifest);
+    assert.ok(cred && cred.values['token'] !== 'at-reconsent' && mock.activeAccessTokens.has(cred.values['token'] ?? ''));
+    assert.equal((await svc.state(db().user.id, manifest)).state, 'connected');
+    // a reconnect that does bring a refresh token replaces it
+    const second = mock.issue();
+    await svc.saveTokens(db().user.id, manifest, { accessToken: second.accessToken, refreshToken: second.refreshToken, expiresInSec: 3600 });
+    const again = await db().db.get<{ id: string; secret: string }>('SELECT id, secret FROM connections');
+    assert.equal(again && openSecret(vault, again.id, again.secret, 'mockhub').refreshToken, second.refreshToken);
+  });
 });
