@@ -19,7 +19,7 @@ export interface PendingConnect {
   userId: string;
   integration: string;
   type: 'oauth2' | 'apikey';
-  /** the stored status; `pending`/`opened` past `expiresAt` are reported as expired */
+  /** the stored status; `pending`/`opened` past `expiresAt` are reported as expired (`exchanging` only EXCHANGE_GRACE_MS later) */
   status: PendingStatus;
   statusReason: string | null;
   createdAt: number;
@@ -66,9 +66,19 @@ export const UNREADABLE_VERIFIER_REASON = "the sign-in could not be completed: t
 
 const hash = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
 
+/**
+ * How long past its expiry an `exchanging` record (the callback took it; the code exchange and the
+ * save are under way) is still reported as exchanging: far beyond any exchange (its request times
+ * out after 15 s), so the replica doing it settles it; only one that died meanwhile leaves it to
+ * be reported expired.
+ */
+export const EXCHANGE_GRACE_MS = 5 * 60_000;
+
 function toPending(r: Row, now: number): PendingConnect {
   let status = r.status as PendingStatus;
-  if (!TERMINAL.has(status) && Number(r.expires_at) <= now) status = 'expired';
+  // a link whose exchange is under way is not expired by the clock: the exchange settles it
+  const deadline = Number(r.expires_at) + (status === 'exchanging' ? EXCHANGE_GRACE_MS : 0);
+  if (!TERMINAL.has(status) && deadline <= now) status = 'expired';
   return {
     id: r.id,
     userId: r.user_id,
@@ -194,7 +204,8 @@ export class PendingConnects {
     const p = toPending(r, this.#now());
     if (p.userId !== userId) return { ok: false, reason: 'other_user' };
     if (p.status === 'expired') {
-      await this.settle(p.id, 'expired', 'the link expired before the provider answered');
+      // only a link still waiting for the provider: one being exchanged is settled by its exchange
+      if (r.status === 'opened' || r.status === 'pending') await this.settle(p.id, 'expired', 'the link expired before the provider answered', ['pending', 'opened']);
       return { ok: false, reason: 'expired' };
     }
     if (p.status !== 'opened') return { ok: false, reason: 'used' };
@@ -211,12 +222,17 @@ export class PendingConnects {
     return { ok: true, pending: { ...p, status: 'exchanging' }, codeVerifier };
   }
 
-  /** Moves a record to a terminal status (only from a non-terminal one) and wakes local waiters. */
-  async settle(id: string, status: 'connected' | 'denied' | 'expired' | 'failed', reason: string | null): Promise<boolean> {
+  /** Moves a record to a terminal status (only from one of `from`, by default any non-terminal one) and wakes local waiters. */
+  async settle(
+    id: string,
+    status: 'connected' | 'denied' | 'expired' | 'failed',
+    reason: string | null,
+    from: readonly ('pending' | 'opened' | 'exchanging')[] = ['pending', 'opened', 'exchanging'],
+  ): Promise<boolean> {
     const { changes } = await this.#db.run(
       `UPDATE pending_connects SET status = ?, status_reason = ?, code_verifier = NULL, used_at = COALESCE(used_at, ?)
-        WHERE id = ? AND status IN ('pending', 'opened', 'exchanging')`,
-      [status, reason, this.#now(), id],
+        WHERE id = ? AND status IN (${from.map(() => '?').join(', ')})`,
+      [status, reason, this.#now(), id, ...from],
     );
     this.events.emit('settled', id);
     return changes > 0;
