@@ -11,7 +11,7 @@ import type { MetaTool, MetaToolContext, MetaToolResult } from '../meta-tools/ty
 import type { User } from '../storage/users.js';
 import { clientEnvPrefix } from './oauth.js';
 import type { PendingConnect } from './pending.js';
-import type { FullConnectionService } from './service.js';
+import type { ConnectionChange, FullConnectionService } from './service.js';
 
 export interface PluginCatalog {
   plugins(): PluginManifest[];
@@ -126,7 +126,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     order: 70,
     title: 'Wait for a connection',
     description:
-      'Wait until the user finishes the link from connect. Returns {status}: CONNECTED (retry your call), DENIED (the user refused at the provider), ' +
+      'Wait until the user finishes the link from connect. Returns {status}: CONNECTED (retry your call; also when the user connected the integration another way, e.g. in the portal), DENIED (the user refused at the provider), ' +
       'EXPIRED (the link expired: call connect again), FAILED (the provider exchange failed or the connection could not be stored; reason says why) or TIMEOUT (still pending: call again to keep waiting).',
     inputSchema: waitSchema,
     annotations: { readOnlyHint: true, idempotentHint: true },
@@ -146,7 +146,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     let p: PendingConnect | undefined = first;
     for (;;) {
       if (!p) return { connectionId: first.id, integration: first.integration, status: 'EXPIRED', reason: 'the link no longer exists' };
-      const done = outcome(p);
+      const done = outcome(p) ?? (await connectedElsewhere(ctx, p));
       if (done) return done;
       const elapsed = Date.now() - started;
       if (elapsed >= timeoutMs || ctx.signal.aborted)
@@ -161,10 +161,26 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
         lastProgress = Math.max(elapsed, 1);
         await ctx.progress(Math.floor(elapsed / 1000), Math.ceil(timeoutMs / 1000), `waiting for the user to connect ${p.integration}`);
       }
-      await nap(Math.min(pollMs, timeoutMs - elapsed, Math.max(1, p.expiresAt - connections.now())), p.id, ctx.signal);
+      await nap(Math.min(pollMs, timeoutMs - elapsed, Math.max(1, p.expiresAt - connections.now())), p, ctx.signal);
       pollMs = Math.min(pollMs * 2, maxPoll);
       p = await connections.pending.get(p.id);
     }
+  }
+
+  /**
+   * CONNECTED when the user connected the link's integration some other way since the link was
+   * made (the portal's own Connect button makes a link of its own, an operator's import): the
+   * agent's link may never be used, and waiting for it would only end in EXPIRED.
+   */
+  async function connectedElsewhere(ctx: MetaToolContext, p: PendingConnect): Promise<Record<string, unknown> | undefined> {
+    if (p.status === 'pending' || p.status === 'opened' || p.status === 'exchanging') {
+      const m = deps.registry.plugin(p.integration);
+      if (!m) return undefined;
+      const s = await connections.state(ctx.user.id, m);
+      if (s.state === 'connected' && s.updatedAt >= p.createdAt)
+        return { connectionId: p.id, integration: p.integration, status: 'CONNECTED', message: `${m.displayName} was connected another way (for example in the portal); this link is no longer needed.` };
+    }
+    return undefined;
   }
 
   function outcome(p: PendingConnect): Record<string, unknown> | undefined {
@@ -174,20 +190,28 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     return { connectionId: p.id, integration: p.integration, status, ...(p.statusReason ? { reason: p.statusReason } : {}) };
   }
 
-  /** Sleeps up to `ms`, waking early when this process settles the record or the client cancels. */
-  function nap(ms: number, id: string, signal: AbortSignal): Promise<void> {
+  /**
+   * Sleeps up to `ms`, waking early when this process settles the record, saves a connection of the
+   * link's user and integration, or the client cancels.
+   */
+  function nap(ms: number, p: PendingConnect, signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const finish = (): void => {
         clearTimeout(timer);
         connections.pending.events.off('settled', onSettled);
+        connections.events.off('change', onChange);
         signal.removeEventListener('abort', finish);
         resolve();
       };
       const onSettled = (settledId: string): void => {
-        if (settledId === id) finish();
+        if (settledId === p.id) finish();
+      };
+      const onChange = (c: ConnectionChange): void => {
+        if (c.userId === p.userId && c.integration === p.integration && c.status === 'connected') finish();
       };
       const timer = setTimeout(finish, Math.max(1, ms));
       connections.pending.events.on('settled', onSettled);
+      connections.events.on('change', onChange);
       signal.addEventListener('abort', finish, { once: true });
     });
   }

@@ -119,6 +119,31 @@ describe('connection meta-tools', () => {
     assert.match(progress[0]?.message ?? '', /waiting for the user to connect keyed/);
   });
 
+  it("answers CONNECTED for the agent's link when the user connected the integration through the portal's own link", async () => {
+    const { user } = { user: await t.users.create('portal-connect@example.com', 'acme') };
+    const ctx = context(user).ctx;
+    const a = (await call('connect', { integration: 'keyed' }, ctx)).json as { connectionId: string };
+    // the user ignores link A and uses the portal's Connect button (link B), served by another replica
+    const b = await replica.pending.createLimited(user.id, 'keyed', 'apikey');
+    assert.ok(b.ok);
+    assert.ok((await replica.pending.open(b.pending.id, user.id)).ok);
+    await replica.saveApiKey(user.id, apiKeyManifest(), { apiKey: 'k_fromportal1' });
+    await replica.pending.settle(b.pending.id, 'connected', null);
+    const r = await call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 5 }, ctx);
+    assert.equal((r.json as { status: string }).status, 'CONNECTED', JSON.stringify(r.json));
+    assert.equal((r.json as { integration: string }).integration, 'keyed');
+  });
+
+  it('does not count a connection older than the link as the link being finished', async () => {
+    const user = await t.users.create('reconnecting@example.com', 'acme');
+    await replica.saveApiKey(user.id, apiKeyManifest(), { apiKey: 'k_oldconnection' });
+    await t.db.run('UPDATE connections SET updated_at = updated_at - 1000 WHERE user_id = ?', [user.id]);
+    const ctx = context(user).ctx;
+    const a = (await call('connect', { integration: 'keyed' }, ctx)).json as { connectionId: string };
+    const r = await call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 1 }, ctx);
+    assert.equal((r.json as { status: string }).status, 'TIMEOUT');
+  });
+
   it('wakes at once when this process settles the link', async () => {
     const { connectionId } = (await call('connect', { integration: 'mockhub' })).json as { connectionId: string };
     const waiting = call('wait_for_connection', { connectionId, timeoutSec: 30 });
