@@ -109,13 +109,13 @@ export async function exchangeCode(
   const form = new URLSearchParams({ grant_type: 'authorization_code', code: params.code, redirect_uri: params.redirectUri });
   if (auth.pkce && params.codeVerifier) form.set('code_verifier', params.codeVerifier);
   const res = await post(auth.tokenUrl, form, auth, client, 'token exchange', opts);
-  return readTokenResponse(res, 'token exchange', auth.tokenPath);
+  return readTokenResponse(res, 'token exchange', auth.tokenPath, [params.code, params.codeVerifier, client.clientSecret]);
 }
 
 export async function refreshAccessToken(auth: OAuth2Auth, client: OAuthClient, refreshToken: string, opts: OAuthHttpOptions = {}): Promise<TokenSet> {
   const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
   const res = await post(auth.tokenUrl, form, auth, client, 'token refresh', opts);
-  return readTokenResponse(res, 'token refresh', auth.tokenPath);
+  return readTokenResponse(res, 'token refresh', auth.tokenPath, [refreshToken, client.clientSecret]);
 }
 
 /** RFC 7009 revocation. Resolves true when the provider accepted it; false when it has no revocation URL. */

@@ -136,8 +136,27 @@ async function readCapped(res: Response, what: string, maxBytes: number): Promis
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-/** Turns a token endpoint response into a TokenSet or throws an OAuthError with a clear message. */
-export async function readTokenResponse(res: Response, what: string, tokenPath?: string): Promise<TokenSet> {
+/**
+ * `text` with every value in `secrets` (as sent, and URL-encoded) replaced by `[redacted]`: a
+ * provider that echoes the request in its error_description must not put the code, the refresh
+ * token or the client secret into a message the agent sees and the log keeps.
+ */
+export function redactSent(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  const forms = secrets
+    .filter((v): v is string => typeof v === 'string' && v.length >= 4)
+    .flatMap((v) => [v, encodeURIComponent(v), new URLSearchParams({ v }).toString().slice(2)])
+    .sort((a, b) => b.length - a.length);
+  for (const f of forms) out = out.split(f).join('[redacted]');
+  return out;
+}
+
+/**
+ * Turns a token endpoint response into a TokenSet or throws an OAuthError with a clear message.
+ * `sent` lists the secret values of the request (code, verifier, refresh token, client secret):
+ * they are cut out of the provider's error text before it is quoted.
+ */
+export async function readTokenResponse(res: Response, what: string, tokenPath?: string, sent: readonly (string | undefined)[] = []): Promise<TokenSet> {
   const contentType = (res.headers.get('content-type') ?? '').toLowerCase();
   let text: string;
   try {
@@ -147,8 +166,8 @@ export async function readTokenResponse(res: Response, what: string, tokenPath?:
     throw new OAuthError('provider_unavailable', `${what}: the provider's answer was cut off (${(err as Error).message})`);
   }
   const body = parseBody(text, contentType);
-  const errorCode = body && typeof body['error'] === 'string' ? (body['error'] as string) : undefined;
-  const errorText = body && typeof body['error_description'] === 'string' ? `: ${clip(body['error_description'] as string)}` : '';
+  const errorCode = body && typeof body['error'] === 'string' ? redactSent(body['error'] as string, sent) : undefined;
+  const errorText = body && typeof body['error_description'] === 'string' ? `: ${clip(redactSent(body['error_description'] as string, sent))}` : '';
   if (errorCode || (body && body['ok'] === false)) {
     const code = errorCode ?? 'unknown_error';
     if (DEAD_GRANT.has(code)) throw new OAuthError('invalid_grant', `${what}: the provider rejected the grant (${code}${errorText})`, code);

@@ -136,6 +136,42 @@ describe('OAuth2 client', () => {
     assert.match(await kind(r('access_token=t&token_type=bearer', 'text/plain')), /^ok/);
   });
 
+  it("cuts the values it sent out of a provider's error text that echoes them", async () => {
+    // a provider on 127.0.0.1 that echoes the whole request form in its error_description
+    const echo = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        const form = new URLSearchParams(body);
+        const grant = form.get('grant_type') === 'refresh_token' ? form.get('refresh_token') : form.get('code');
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'invalid_grant', error_description: `bad ${grant} for ${form.get('client_secret')} (sent ${body.slice(0, 120)})` }));
+      });
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+    try {
+      const auth = oauthManifest({ authorizeUrl: `${origin}/authorize`, tokenUrl: `${origin}/token` }).auth as OAuth2Auth;
+      const secrets = { clientId: 'echo-client', clientSecret: 'cs/secret+value=1' };
+      const refreshToken = 'rt_sensitive_0123456789';
+      const code = 'code_sensitive_abcdef';
+      for (const [label, attempt, sent] of [
+        ['refresh', refreshAccessToken(auth, secrets, refreshToken), [refreshToken]],
+        ['exchange', exchangeCode(auth, secrets, { code, redirectUri: 'http://127.0.0.1/cb' }), [code]],
+      ] as const) {
+        await assert.rejects(attempt, (e: Error & { kind?: string }) => {
+          assert.equal(e.kind, 'invalid_grant', label);
+          assert.match(e.message, /\[redacted\]/, label);
+          for (const secret of [...sent, secrets.clientSecret, encodeURIComponent(secrets.clientSecret), new URLSearchParams({ s: secrets.clientSecret }).toString().slice(2)])
+            assert.ok(!e.message.includes(secret), `${label}: ${e.message}`);
+          return true;
+        });
+      }
+    } finally {
+      await new Promise<void>((r) => (echo.closeAllConnections(), echo.close(() => r())));
+    }
+  });
+
   it('revokes a token (RFC 7009) and reports providers without revocation', async () => {
     const pair = mock.issue();
     assert.equal(await revokeToken(authOf(mock, { revocationUrl: mock.revokeUrl }), client(), pair.refreshToken, 'refresh_token'), true);
