@@ -80,11 +80,18 @@ export class ConnectionStore {
     return rows.map((r) => normalise(r) as ConnectionRow);
   }
 
-  /** Connected rows whose token expires before `until`, soonest first. */
-  async expiring(until: number, limit: number): Promise<ConnectionRow[]> {
+  /**
+   * Connected rows of `integrations` whose token expires before `until`, soonest first, leaving out
+   * the ids in `skip` (rows the caller put off after failed attempts).
+   */
+  async expiring(until: number, limit: number, integrations: readonly string[], skip: readonly string[] = []): Promise<ConnectionRow[]> {
+    if (integrations.length === 0) return [];
+    const inList = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
     const rows = await this.#db.all<ConnectionRow>(
-      `SELECT * FROM connections WHERE status = 'connected' AND expires_at IS NOT NULL AND expires_at < ? ORDER BY expires_at LIMIT ${Math.max(1, Math.floor(limit))}`,
-      [until],
+      `SELECT * FROM connections WHERE status = 'connected' AND expires_at IS NOT NULL AND expires_at < ?
+         AND integration IN (${inList(integrations.length)})${skip.length > 0 ? ` AND id NOT IN (${inList(skip.length)})` : ''}
+       ORDER BY expires_at LIMIT ${Math.max(1, Math.floor(limit))}`,
+      [until, ...integrations, ...skip],
     );
     return rows.map((r) => normalise(r) as ConnectionRow);
   }

@@ -77,11 +77,13 @@ export interface FullConnectionService extends ConnectionService {
   /** deletes the connection (at the version read; re-read if it changed meanwhile), then revokes the deleted tokens at the provider where supported */
   disconnect(userId: string, manifest: PluginManifest): Promise<DisconnectResult>;
   /**
-   * Refreshes, ahead of time, OAuth2 connections whose token expires within `withinMs` (default
-   * 5 min), so providers without long-lived tokens keep working between calls. Safe to run on every
-   * replica at once (the refresh lease); a background timer may call it every minute.
+   * Refreshes, ahead of time, OAuth2 connections of the installed `manifests` whose token expires
+   * within `withinMs` (default 5 min), so providers without long-lived tokens keep working between
+   * calls. A connection whose refresh failed, or that the sweep cannot improve (no refresh token,
+   * no client), is put off (in this process) so that it does not take every batch. Safe to run on
+   * every replica at once (the refresh lease); a background timer may call it every minute.
    */
-  refreshExpiring(manifestFor: (integration: string) => PluginManifest | undefined, withinMs?: number, limit?: number): Promise<RefreshSweep>;
+  refreshExpiring(manifests: readonly PluginManifest[], withinMs?: number, limit?: number): Promise<RefreshSweep>;
   /** fires 'change' with a ConnectionChange after every status change made by this process */
   readonly events: EventEmitter;
   /** fetch / mapUrl / timeout used for provider requests (shared with the portal's code exchange) */
@@ -94,6 +96,13 @@ export interface FullConnectionService extends ConnectionService {
 }
 
 const SILENT: ConnectionLogger = { info() {}, warn() {} };
+/** a connection whose background refresh failed is put off this long, doubling with each failure up to PUT_OFF_MAX_MS */
+const PUT_OFF_BASE_MS = 60_000;
+const PUT_OFF_MAX_MS = 30 * 60_000;
+/** a put-off entry is forgotten (its failure count too) this long after it ran out */
+const PUT_OFF_FORGET_MS = 60 * 60_000;
+/** at most this many put-off connections are left out of one sweep's query (bounds its parameters) */
+const PUT_OFF_MAX_SKIP = 500;
 
 export function createConnectionService(deps: ConnectionServiceDeps): FullConnectionService {
   const store = new ConnectionStore(deps.db);
@@ -105,6 +114,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
   if (deps.fetch) http.fetch = deps.fetch;
   if (deps.mapUrl) http.mapUrl = deps.mapUrl;
   const emit = (c: ConnectionChange): void => void events.emit('change', c);
+  /** connections the background sweep puts off (failed, or not refreshable by it), by id */
+  const putOff = new Map<string, { until: number; failures: number }>();
   const refresher = createRefresher({
     store,
     vault: deps.vault,
@@ -269,18 +280,30 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
       return new Map(checked.filter((r): r is ConnectionRow => r !== undefined).map((r) => [r.integration, toState(r)]));
     },
 
-    async refreshExpiring(manifestFor, withinMs = 5 * 60_000, limit = 100) {
+    async refreshExpiring(manifests, withinMs = 5 * 60_000, limit = 100) {
       const out: RefreshSweep = { usable: 0, needsReauth: 0, failed: 0 };
-      for (const row of await store.expiring(now() + withinMs, limit)) {
-        const m = manifestFor(row.integration);
-        if (!m || m.auth.type !== 'oauth2') continue;
+      const byName = new Map(manifests.filter((m) => m.auth.type === 'oauth2').map((m) => [m.name, m]));
+      const started = now();
+      for (const [id, d] of putOff) if (d.until + PUT_OFF_FORGET_MS < started) putOff.delete(id);
+      const skip = [...putOff].filter(([, d]) => d.until > started).sort((a, b) => b[1].until - a[1].until).slice(0, PUT_OFF_MAX_SKIP).map(([id]) => id);
+      for (const row of await store.expiring(started + withinMs, limit, [...byName.keys()], skip)) {
+        const m = byName.get(row.integration);
+        if (!m) continue;
         try {
           const cred = await refresher.fresh(row, m, withinMs);
           if (cred) out.usable++;
           else out.needsReauth++;
+          // still expiring at the same version: the sweep could not refresh it (no refresh token, no
+          // client); leave it to the call that needs it rather than take a batch slot every run
+          const after = await store.byId(row.id);
+          if (after && after.version === row.version && after.status === 'connected' && after.expires_at !== null && after.expires_at < now() + withinMs)
+            putOff.set(row.id, { until: after.expires_at, failures: 0 });
+          else putOff.delete(row.id);
         } catch (err) {
           out.failed++;
-          logger.warn({ connectionId: row.id, integration: row.integration, error: (err as Error).message }, 'background refresh failed');
+          const failures = (putOff.get(row.id)?.failures ?? 0) + 1;
+          putOff.set(row.id, { until: now() + Math.min(PUT_OFF_BASE_MS * 2 ** (failures - 1), PUT_OFF_MAX_MS), failures });
+          logger.warn({ connectionId: row.id, integration: row.integration, failures, error: (err as Error).message }, 'background refresh failed');
         }
       }
       return out;

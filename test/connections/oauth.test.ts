@@ -252,8 +252,8 @@ describe('OAuth2 client', () => {
       const pair = mock.issue();
       await svc.importConnection({ userId: u2.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 240 });
       const before = mock.counters.refreshes;
-      assert.deepEqual(await svc.refreshExpiring(() => manifest, 60_000), { usable: 0, needsReauth: 0, failed: 0 }, 'nothing due within 1 min');
-      assert.deepEqual(await svc.refreshExpiring(() => manifest), { usable: 1, needsReauth: 0, failed: 0 });
+      assert.deepEqual(await svc.refreshExpiring([manifest], 60_000), { usable: 0, needsReauth: 0, failed: 0 }, 'nothing due within 1 min');
+      assert.deepEqual(await svc.refreshExpiring([manifest]), { usable: 1, needsReauth: 0, failed: 0 });
       assert.equal(mock.counters.refreshes - before, 1);
       assert.notEqual((await svc.credential(u2.id, manifest))?.values['token'], pair.accessToken);
     } finally {

@@ -1,9 +1,12 @@
 /**
  * @module test/connections/service-races
  * The connection service when things happen at once, against a real loopback provider and a SQLite
- * file: a disconnect racing a reconnect, and a reconnect whose token response has no refresh token.
+ * file: a disconnect racing a reconnect, a reconnect whose token response has no refresh token, and
+ * the background refresh sweep when some connections cannot be refreshed.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { openSecret } from '../../host/connections/sealed-secret.js';
 import { createConnectionService, type ConnectionServiceDeps } from '../../host/connections/service.js';
@@ -111,5 +114,34 @@ describe('connection service races', () => {
     await svc.saveTokens(db().user.id, manifest, { accessToken: second.accessToken, refreshToken: second.refreshToken, expiresInSec: 3600 });
     const again = await db().db.get<{ id: string; secret: string }>('SELECT id, secret FROM connections');
     assert.equal(again && openSecret(vault, again.id, again.secret, 'mockhub').refreshToken, second.refreshToken);
+  });
+  it('the refresh sweep reaches a due connection behind connections of an uninstalled plugin and ones whose refresh keeps failing', async () => {
+    let clock = Date.now();
+    const svc = service({ now: () => clock });
+    const live = oauthManifest(mock);
+    const retired = { ...live, name: 'retired' }; // a plugin since uninstalled
+    // a provider whose token endpoint is gone (connection refused)
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const broken = { ...oauthManifest({ authorizeUrl: mock.authorizeUrl, tokenUrl: `http://127.0.0.1:${port}/token` }), name: 'brokenhub' };
+    for (let i = 0; i < 3; i++) {
+      const u = await db().users.create(`stuck${i}@example.com`, 'acme');
+      const a = mock.issue();
+      await svc.importConnection({ userId: u.id, manifest: retired, token: a.accessToken, refreshToken: a.refreshToken, expiresInSec: 1 });
+      const b = mock.issue();
+      await svc.importConnection({ userId: u.id, manifest: broken, token: b.accessToken, refreshToken: b.refreshToken, expiresInSec: 2 });
+    }
+    clock += 5_000; // those have expired; this one is due within the sweep's window
+    const pair = mock.issue();
+    await svc.importConnection({ userId: db().user.id, manifest: live, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 120 });
+    const installed = [live, broken];
+    assert.deepEqual(await svc.refreshExpiring(installed, 5 * 60_000, 3), { usable: 0, needsReauth: 0, failed: 3 }, 'the failing ones first (the retired plugin is left out)');
+    assert.deepEqual(await svc.refreshExpiring(installed, 5 * 60_000, 3), { usable: 1, needsReauth: 0, failed: 0 }, 'then the due one: the failed ones are put off');
+    assert.equal(mock.counters.refreshTokenUses.get(pair.refreshToken), 1);
+    assert.notEqual((await svc.credential(db().user.id, live))?.values['token'], pair.accessToken);
+    clock += 60_000; // the failed ones are tried again after a minute
+    assert.deepEqual(await svc.refreshExpiring(installed, 5 * 60_000, 3), { usable: 0, needsReauth: 0, failed: 3 });
   });
 });
