@@ -37,6 +37,10 @@ if (report.skipped.length) {
   console.log(`\nskipped ${report.skipped.length} queries whose expected tools are not in the catalog:`);
   for (const q of report.skipped) console.log(`  [${q.file}] "${q.query}" → ${q.expected.join(' | ')}`);
 }
+if (report.unmatchedMisses.length) {
+  console.log(`\nwords matching nothing reported wrongly (${report.unmatchedMisses.length}):`);
+  for (const m of report.unmatchedMisses) console.log(`  [${m.query.file}] "${m.query.query}" → want [${m.query.unmatched.join(', ')}], got [${m.got.join(', ')}]`);
+}
 const shown = report.outcomes.filter((o) => process.argv.includes('--all') || o.rank !== 1);
 if (shown.length) console.log(`\nnot first (${shown.length}):`);
 for (const o of shown) {

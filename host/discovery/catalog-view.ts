@@ -49,8 +49,15 @@ export function summariseIntegrations(tools: readonly CatalogTool[], allowed: (t
 }
 
 /**
+ * A search hit below this score is no suggestion: "google_drive_upload" matches only "upload", and
+ * offering github_add_issue_comment for it misleads more than it helps.
+ */
+export const SUGGESTION_MIN_SCORE = 0.15;
+
+/**
  * Up to `max` allowed tool names close to `wanted`: first those within a small edit distance
- * (closest first), then the best search hits for the name read as words.
+ * (closest first), then the best search hits for the name read as words that score at least
+ * {@link SUGGESTION_MIN_SCORE}.
  */
 export function suggestToolNames(
   snapshot: CatalogSnapshot,
@@ -74,7 +81,7 @@ export function suggestToolNames(
       return t !== undefined && allowed(t);
     };
     for (const hit of snapshot.index.search(w.slice(0, 500), { limit: max, filter })) {
-      if (out.length >= max) break;
+      if (out.length >= max || hit.score < SUGGESTION_MIN_SCORE) break;
       if (!out.includes(hit.entry.name)) out.push(hit.entry.name);
     }
   }

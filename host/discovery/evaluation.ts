@@ -2,7 +2,8 @@
  * @module host/discovery/evaluation
  * The search evaluation: the real catalog read from `plugins/<name>/manifest.json` (JSON data,
  * never plugin code), the labelled queries of `test/discovery/queries-*.json`, and recall@k (a
- * query hits when any of its expected tools is in the top k). Used by the evaluation test,
+ * query hits when any of its expected tools is in the top k), and whether search reports the words of
+ * a query that match nothing (queries with `unmatched`). Used by the evaluation test,
  * `scripts/eval-search.mjs` and `bench/search.ts`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -14,8 +15,10 @@ export interface LabelledQuery {
   /** the file it came from, e.g. "queries-github.json" */
   file: string;
   query: string;
-  /** any of these in the top k is a hit */
+  /** any of these in the top k is a hit; empty when the catalog has no such tool (see `unmatched`) */
   expected: string[];
+  /** the words search must report as matching nothing ("gitlab"), when the query says */
+  unmatched?: string[];
 }
 
 export interface QueryOutcome extends LabelledQuery {
@@ -33,6 +36,8 @@ export interface EvaluationReport {
   /** queries whose expected tools are all missing from the catalog (not counted) */
   skipped: LabelledQuery[];
   outcomes: QueryOutcome[];
+  /** queries with `unmatched` whose search reported other words as matching nothing */
+  unmatchedMisses: { query: LabelledQuery; got: string[] }[];
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -68,7 +73,9 @@ export function loadCatalogFromManifests(root: string): CatalogTool[] {
 
 /**
  * Every query of every `queries-*.json` in `dir`: a JSON array of `{"query": "…", "expected":
- * ["tool_name", …]}` (a single string is accepted for `expected`).
+ * ["tool_name", …], "unmatched"?: ["word", …]}` (a single string is accepted for `expected`). A
+ * query for something the catalog does not have has an empty `expected` and says which words must
+ * be reported as matching nothing.
  */
 export function loadLabelledQueries(dir: string): LabelledQuery[] {
   if (!existsSync(dir)) return [];
@@ -80,7 +87,9 @@ export function loadLabelledQueries(dir: string): LabelledQuery[] {
       if (!isRecord(q) || typeof q['query'] !== 'string') continue;
       const e = q['expected'];
       const expected = typeof e === 'string' ? [e] : Array.isArray(e) ? e.filter((x): x is string => typeof x === 'string') : [];
-      if (expected.length > 0) out.push({ file, query: q['query'], expected });
+      const u = q['unmatched'];
+      const unmatched = Array.isArray(u) ? u.filter((x): x is string => typeof x === 'string') : undefined;
+      if (expected.length > 0 || unmatched !== undefined) out.push({ file, query: q['query'], expected, ...(unmatched ? { unmatched } : {}) });
     }
   }
   return out;
@@ -95,7 +104,13 @@ export function evaluateSearch(
 ): EvaluationReport {
   const skipped: LabelledQuery[] = [];
   const outcomes: QueryOutcome[] = [];
+  const unmatchedMisses: { query: LabelledQuery; got: string[] }[] = [];
   for (const q of queries) {
+    if (q.unmatched) {
+      const got = index.query(q.query, { limit: depth }).unmatched;
+      if ([...got].sort().join(' ') !== [...q.unmatched].sort().join(' ')) unmatchedMisses.push({ query: q, got });
+    }
+    if (q.expected.length === 0) continue;
     if (!q.expected.some((name) => known.has(name))) {
       skipped.push(q);
       continue;
@@ -112,5 +127,5 @@ export function evaluateSearch(
   const within = (k: number): number => outcomes.filter((o) => o.rank !== undefined && o.rank <= k).length;
   const ratio = (x: number): number => (n > 0 ? Math.round((x / n) * 1000) / 1000 : 0);
   const rr = outcomes.reduce((sum, o) => sum + (o.rank ? 1 / o.rank : 0), 0);
-  return { queries: n, recallAt1: ratio(within(1)), recallAt5: ratio(within(5)), mrr: ratio(rr), skipped, outcomes };
+  return { queries: n, recallAt1: ratio(within(1)), recallAt5: ratio(within(5)), mrr: ratio(rr), skipped, outcomes, unmatchedMisses };
 }

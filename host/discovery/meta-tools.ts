@@ -26,6 +26,8 @@ export interface DiscoveryDeps {
 /** Stable code of the "Tool not found" answer of get_tool_schema. */
 export const DISCOVERY_TOOL_NOT_FOUND = 'GW_ERR_DISCOVERY_TOOL_NOT_FOUND';
 export const DESCRIPTION_MAX_CHARS = 300;
+/** Below this best score, search_tools adds a hint that the tool wanted may not exist here. */
+export const WEAK_SCORE = 0.25;
 
 const WORKFLOW =
   'Workflow: 1) search_tools with what you want to do → 2) get_tool_schema for the tool you pick → ' +
@@ -79,7 +81,7 @@ export function trimDescription(text: string, max = DESCRIPTION_MAX_CHARS): stri
   return `${(space > max / 2 ? head.slice(0, space) : head).replace(/[,;:.\s]+$/, '')}…`;
 }
 
-function toolNotFound(tool: string, suggestions: string[]): MetaToolResult {
+function toolNotFound(tool: string, suggestions: string[], integrations: string): MetaToolResult {
   return {
     json: {
       error: 'Tool not found',
@@ -88,7 +90,7 @@ function toolNotFound(tool: string, suggestions: string[]): MetaToolResult {
       suggestions,
       hint: suggestions.length
         ? `No tool is named "${tool}". Did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?`
-        : `No tool is named "${tool}". Use search_tools to find one.`,
+        : `No tool is named "${tool}" and none comes close. Integrations you can use: ${integrations || 'none'}. Use search_tools to find a tool.`,
     },
     isError: true,
   };
@@ -112,7 +114,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
         const t = snapshot.byName.get(e.name);
         return t !== undefined && allowed(t);
       };
-      const hits = snapshot.index.search(args.query, {
+      const { hits, unmatched } = snapshot.index.query(args.query, {
         ...(args.integration !== undefined ? { integration: args.integration } : {}),
         limit: args.limit,
         filter,
@@ -135,9 +137,20 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
           connected: await connected(h.entry.integration),
         })),
       );
-      if (tools.length > 0) return { json: { tools } };
       const integrations = summariseIntegrations(snapshot.tools, allowed);
       const known = integrations.map((i) => `${i.name} (${i.displayName}, ${i.tools} tools)`).join(', ');
+      if (tools.length > 0) {
+        const weak = (tools[0]?.score ?? 0) < WEAK_SCORE;
+        if (unmatched.length === 0 && !weak) return { json: { tools } };
+        // the agent must learn that "gitlab" or "confluence" is not here, not take GitHub's tool for it
+        const words = unmatched.map((w) => `"${w}"`).join(', ');
+        const hint = unmatched.length
+          ? `${unmatched.length === 1 ? 'The word' : 'The words'} ${words} matched no tool: these results match only the rest of ` +
+            `the query. If ${unmatched.length === 1 ? 'it names' : 'one names'} a product or service, no integration for it is ` +
+            `available here. Integrations you can use: ${known}.`
+          : `Only weak matches (best score ${tools[0]?.score}): the tool you want may not exist here. Integrations you can use: ${known}.`;
+        return { json: { tools, ...(unmatched.length ? { unmatched } : {}), hint } };
+      }
       const unknownIntegration =
         args.integration !== undefined &&
         !integrations.some((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, args.integration ?? ''));
@@ -148,7 +161,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
           : `No tool matched "${args.query}"${args.integration ? ` in ${args.integration}` : ''}. Try other words ` +
             `(a verb and an object, e.g. "create issue" or "send message")${args.integration ? ' or drop the integration filter' : ''}. ` +
             `Integrations you can use: ${known}.`;
-      return { json: { tools: [], hint, integrations } };
+      return { json: { tools: [], ...(unmatched.length ? { unmatched } : {}), hint, integrations } };
     },
   };
 
@@ -164,7 +177,11 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
       const allowed = (t: CatalogTool): boolean => deps.isAllowed(ctx.user, t);
       const wanted = args.tool.trim();
       const tool = snapshot.byName.get(wanted) ?? snapshot.byName.get(wanted.toLowerCase());
-      if (!tool || !allowed(tool)) return toolNotFound(args.tool, suggestToolNames(snapshot, wanted, allowed));
+      if (!tool || !allowed(tool)) {
+        const suggestions = suggestToolNames(snapshot, wanted, allowed);
+        const known = suggestions.length ? '' : summariseIntegrations(snapshot.tools, allowed).map((i) => `${i.name} (${i.displayName})`).join(', ');
+        return toolNotFound(args.tool, suggestions, known);
+      }
       return {
         json: {
           name: tool.name,

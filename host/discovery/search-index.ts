@@ -29,13 +29,25 @@ export interface SearchHit {
   score: number;
 }
 
+export interface SearchResult {
+  hits: SearchHit[];
+  /**
+   * query words (as written, lower-cased) that match nothing in the catalog, not even through a
+   * synonym, typo correction or prefix: "gitlab" in "create gitlab merge request"
+   */
+  unmatched: string[];
+}
+
 export interface SearchIndex {
   /** number of indexed entries */
   readonly size: number;
   search(query: string, opts?: SearchOptions): SearchHit[];
+  /** the hits, and what the query asked for that nothing in the catalog has */
+  query(query: string, opts?: SearchOptions): SearchResult;
 }
 
 export const DEFAULT_LIMIT = 10;
+const HAS_DIGIT = /\p{N}/u;
 export const MAX_LIMIT = 50;
 
 /**
@@ -79,7 +91,7 @@ function queryBigrams(units: readonly Unit[]): { key: string; weight: number }[]
   return out;
 }
 
-function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[] {
+function search(data: IndexData, query: string, opts: SearchOptions): SearchResult {
   const n = data.docs.length;
   const words = tokenize(query);
   const intent = queryIntent(words);
@@ -90,8 +102,18 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
   let effective = 0;
   /** catalog term → best weight any unit gives it (for name coverage) */
   const wanted = new Map<string, number>();
+  const unmatched: string[] = [];
   for (const unit of units) {
-    if (unit.alternatives.size === 0) continue;
+    // a word that matches nothing still counts as asked for: "create gitlab merge request" is
+    // not fully answered by a GitHub tool, whose coverage (and score) drops accordingly
+    if (unit.alternatives.size === 0) {
+      // a number or an identifier ("12", "v2", "9am") is a value for an argument, not something asked for
+      if (!HAS_DIGIT.test(unit.occurrence.raw)) {
+        effective++;
+        unmatched.push(unit.occurrence.raw);
+      }
+      continue;
+    }
     effective++;
     const best = new Float64Array(n);
     const weight = new Float64Array(n);
@@ -111,7 +133,7 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
       covered[d] = (covered[d] ?? 0) + (weight[d] ?? 0);
     }
   }
-  if (effective === 0) return [];
+  if (effective === unmatched.length) return { hits: [], unmatched };
   const bigrams = queryBigrams(units);
   const matchesIntegration = integrationMatcher(opts.integration);
   const spelled = new Set(words);
@@ -152,12 +174,13 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchHit[
     return na < nb ? -1 : na > nb ? 1 : 0;
   });
   const norm = ideal * (1 + RANKING.nameCoverageBonus) * (1 + RANKING.exactFormBonus);
-  return scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
+  const hits = scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
     const entry = data.docs[doc]?.entry;
     if (!entry) return [];
     const score = norm > 0 ? Math.min(1, final / norm) : 0;
     return [{ entry, score: Math.round(score * 1000) / 1000 }];
   });
+  return { hits, unmatched };
 }
 
 /**
@@ -168,6 +191,7 @@ export function createSearchIndex(entries: readonly SearchEntry[]): SearchIndex 
   const data = buildIndexData(entries);
   return {
     size: data.docs.length,
-    search: (query, opts = {}) => search(data, query, opts),
+    search: (query, opts = {}) => search(data, query, opts).hits,
+    query: (query, opts = {}) => search(data, query, opts),
   };
 }

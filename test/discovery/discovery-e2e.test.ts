@@ -78,6 +78,34 @@ describe('discovery through the gateway', () => {
     assert.notEqual(run.json.results[0].code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', JSON.stringify(run.json.results[0]));
   });
 
+  it('says which words match no tool, counts them against the score and lists the integrations', async () => {
+    const plain = await call(client, 'search_tools', { query: 'create merge request' });
+    const { json } = await call(client, 'search_tools', { query: 'create gitlab merge request' });
+    assert.deepEqual(json.unmatched, ['gitlab']);
+    assert.equal(json.tools[0].name, 'github_create_pull_request');
+    assert.ok(json.tools[0].score < plain.json.tools[0].score * 0.75, `${json.tools[0].score} vs ${plain.json.tools[0].score}`);
+    assert.match(json.hint, /"gitlab" matched no tool/);
+    assert.match(json.hint, /github \(GitHub, \d+ tools\), slack \(Slack, \d+ tools\)/);
+    assert.equal(plain.json.unmatched, undefined);
+    assert.equal(plain.json.hint, undefined);
+    const confluence = await call(client, 'search_tools', { query: 'create confluence page' });
+    assert.deepEqual(confluence.json.unmatched, ['confluence']);
+    // every word matches something, but nothing well: the agent is still told what exists
+    const email = await call(client, 'search_tools', { query: 'send an email' });
+    assert.equal(email.json.unmatched, undefined);
+    assert.match(email.json.hint, /weak matches.*Integrations you can use: github/);
+    // an issue number is a value, not a word asked for
+    const numbered = await call(client, 'search_tools', { query: 'comment on issue 12' });
+    assert.equal(numbered.json.unmatched, undefined);
+  });
+
+  it('suggests no unrelated tool for a name that comes close to nothing', async () => {
+    const { json, isError } = await call(client, 'get_tool_schema', { tool: 'google_drive_upload' });
+    assert.equal(isError, true);
+    assert.deepEqual(json.suggestions, []);
+    assert.match(json.hint, /none comes close\. Integrations you can use: github \(GitHub\), slack \(Slack\)/);
+  });
+
   it('serves the manifest schema as validated, with defaults and descriptions', async () => {
     const manifest = JSON.parse(readFileSync(`${BUILTIN_PLUGINS_DIR}/github/manifest.json`, 'utf8'));
     const tool = manifest.tools.find((t: Json) => t.name === 'github_list_pull_requests');

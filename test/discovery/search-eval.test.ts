@@ -49,6 +49,12 @@ it(`recall@5 over the labelled queries is at least ${MIN_RECALL_AT_5}`, (t) => {
   }
 
   assert.ok(report.queries >= Math.min(30, queries.length), `only ${report.queries} queries could be evaluated`);
+  // asking for a product that is not installed ("create gitlab merge request") must say so
+  assert.deepEqual(
+    report.unmatchedMisses.map((m) => `${m.query.file}: "${m.query.query}" → unmatched [${m.got.join(', ')}]`),
+    [],
+    'queries whose words matching nothing are not reported as such',
+  );
   const misses = report.outcomes.filter((o) => o.rank === undefined || o.rank > 5);
   assert.ok(
     report.recallAt5 >= MIN_RECALL_AT_5,
