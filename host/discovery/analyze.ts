@@ -90,6 +90,29 @@ export function analyze(text: string, mode: AnalyzeMode): TermOccurrence[] {
   return out;
 }
 
+/**
+ * The query's words as written (lower-cased, stop words kept, camelCase split) with each phrase
+ * replaced by its one term: what intent is read from, so that "new" in "new relic" is no "create"
+ * and "merge" in "merge request" is no "merge".
+ */
+export function intentWords(text: string): string[] {
+  const words = tokenizeRuns(text).flatMap((r) => r.parts);
+  const stems = words.map(stem);
+  const out: string[] = [];
+  let i = 0;
+  while (i < words.length) {
+    const phrase = matchPhrase(stems, i);
+    if (phrase) {
+      out.push(phrase.term);
+      i += phrase.words.length;
+    } else {
+      out.push(words[i] ?? '');
+      i++;
+    }
+  }
+  return out;
+}
+
 /** Adjacent pairs "a b" (the end of one occurrence directly before the start of the next). */
 export function bigramsOf(occurrences: readonly TermOccurrence[]): Set<string> {
   const byStart = new Map<number, string[]>();

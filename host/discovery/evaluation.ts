@@ -19,6 +19,8 @@ export interface LabelledQuery {
   expected: string[];
   /** the words search must report as matching nothing ("gitlab"), when the query says */
   unmatched?: string[];
+  /** an expected tool must rank this high or better (a regression the test holds on its own) */
+  within?: number;
 }
 
 export interface QueryOutcome extends LabelledQuery {
@@ -73,7 +75,8 @@ export function loadCatalogFromManifests(root: string): CatalogTool[] {
 
 /**
  * Every query of every `queries-*.json` in `dir`: a JSON array of `{"query": "…", "expected":
- * ["tool_name", …], "unmatched"?: ["word", …]}` (a single string is accepted for `expected`). A
+ * ["tool_name", …], "unmatched"?: ["word", …], "within"?: k}` (a single string is accepted for
+ * `expected`; with `within`, an expected tool must be in the top k for the test to pass). A
  * query for something the catalog does not have has an empty `expected` and says which words must
  * be reported as matching nothing.
  */
@@ -89,7 +92,8 @@ export function loadLabelledQueries(dir: string): LabelledQuery[] {
       const expected = typeof e === 'string' ? [e] : Array.isArray(e) ? e.filter((x): x is string => typeof x === 'string') : [];
       const u = q['unmatched'];
       const unmatched = Array.isArray(u) ? u.filter((x): x is string => typeof x === 'string') : undefined;
-      if (expected.length > 0 || unmatched !== undefined) out.push({ file, query: q['query'], expected, ...(unmatched ? { unmatched } : {}) });
+      const within = typeof q['within'] === 'number' ? { within: q['within'] } : {};
+      if (expected.length > 0 || unmatched !== undefined) out.push({ file, query: q['query'], expected, ...(unmatched ? { unmatched } : {}), ...within });
     }
   }
   return out;

@@ -15,6 +15,8 @@ const READ_CUES = new Set([
   'search', 'read', 'view', 'see', 'display', 'any', 'is', 'are', 'was', 'were', 'do', 'does', 'did',
   'has', 'have', 'fetch', 'look', 'lookup', 'check', 'count', 'browse', 'inspect', 'describe', 'whats',
   'whos', 'hows', 'wheres', 'latest', 'recent', 'newest', 'my', 'mine', 'unread', 'pending', 'open',
+  // the terms of phrases that ask ("who am I", "who is in the channel"), as the query reads after phrases collapse
+  'whoami', 'member',
   // past participles describe a state to filter on ("tickets assigned to me", "PRs merged today")
   'assigned', 'created', 'closed', 'merged', 'opened', 'resolved', 'failed', 'failing', 'mentioned',
   'pinned', 'starred', 'updated', 'reported', 'blocked', 'waiting',

@@ -6,6 +6,7 @@
  * their name the query covers, and adjacent-word (bigram) matches. Scores are normalised to 0..1
  * against what a perfect name match would score; ties go to the alphabetically first name.
  */
+import { intentWords } from './analyze.js';
 import { buildIndexData, type IndexData, type SearchEntry } from './index-build.js';
 import { queryIntent } from './intent.js';
 import { expandQuery, type Unit } from './query-expansion.js';
@@ -94,7 +95,8 @@ function queryBigrams(units: readonly Unit[]): { key: string; weight: number }[]
 function search(data: IndexData, query: string, opts: SearchOptions): SearchResult {
   const n = data.docs.length;
   const words = tokenize(query);
-  const intent = queryIntent(words);
+  // after phrases collapse: "new relic: which alerts are open" reads, though "new" alone would write
+  const intent = queryIntent(intentWords(query));
   const units = expandQuery(query, data, intent);
   const raw = new Float64Array(n);
   const covered = new Float64Array(n);

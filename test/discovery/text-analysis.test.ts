@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyze, bigramsOf } from '../../host/discovery/analyze.js';
+import { analyze, bigramsOf, intentWords } from '../../host/discovery/analyze.js';
 import { editDistance, typoBudget } from '../../host/discovery/edit-distance.js';
 import { queryIntent, verbIntent } from '../../host/discovery/intent.js';
 import { stem } from '../../host/discovery/stem.js';
@@ -105,6 +105,16 @@ describe('edit distance', () => {
 });
 
 describe('intent', () => {
+  it('reads intent after phrases collapse: "new" in "new relic" and "merge" in "merge request" ask for nothing', () => {
+    assert.deepEqual(intentWords('New Relic: which alerts are open'), ['newrelic', 'which', 'alerts', 'are', 'open']);
+    assert.equal(queryIntent(intentWords('new relic: which alerts are open')), 'read');
+    assert.equal(queryIntent(intentWords('new relic open incidents')), 'read');
+    assert.equal(queryIntent(intentWords('gitlab merge requests that are open')), 'read');
+    assert.equal(queryIntent(intentWords('new relic: create an alert policy')), 'write');
+    assert.equal(queryIntent(intentWords('new issue for the login bug')), 'write');
+    assert.equal(queryIntent(intentWords('who is in the design channel')), 'read');
+    assert.equal(queryIntent(intentWords('look up a user by email')), 'read');
+  });
   it('reads questions and lookups, writes imperatives', () => {
     assert.equal(queryIntent(tokenize('which PRs are open')), 'read');
     assert.equal(queryIntent(tokenize('could you please show me the diff')), 'read');
