@@ -2,7 +2,8 @@
  * @module host/discovery/analyze
  * Turns text into the terms the index stores and the query matches: words → stems → phrases
  * collapsed to one term → stop words dropped. A camelCase word ("GitHub") is one term, and the
- * index also keeps its parts. Each term keeps its position span so that adjacent
+ * index also keeps its parts; a query keeps them aside for when the whole is no known word
+ * ("listPullRequests"). Each term keeps its position span so that adjacent
  * terms can be recognised as a bigram ("create pr" in "Create a pull request").
  */
 import { stem } from './stem.js';
@@ -19,6 +20,11 @@ export interface TermOccurrence {
   end: number;
   /** a word inside a phrase or camelCase run that was also kept as a whole (index mode only) */
   part?: true;
+  /**
+   * query mode, a camelCase run: its parts analysed as words ("listPullRequests" → list, pr), for
+   * when the run as a whole is no known word
+   */
+  parts?: TermOccurrence[];
 }
 
 /**
@@ -56,7 +62,12 @@ export function analyze(text: string, mode: AnalyzeMode): TermOccurrence[] {
     if (run) {
       // "GitHub": the whole word is the term ("github"); the index also keeps "git" and "hub"
       const span = run.parts.length;
-      out.push({ term: stem(run.whole), raw: run.whole, start: pos, end: pos + span - 1 });
+      const whole: TermOccurrence = { term: stem(run.whole), raw: run.whole, start: pos, end: pos + span - 1 };
+      if (mode === 'query') {
+        const parts = analyze(run.parts.join(' '), 'query').map((o) => ({ ...o, start: o.start + pos, end: o.end + pos }));
+        if (parts.length > 0) whole.parts = parts;
+      }
+      out.push(whole);
       if (mode === 'index') run.parts.forEach((w, j) => out.push({ term: stems[i + j] ?? w, raw: w, start: pos + j, end: pos + j, part: true }));
       pos += span;
       i += span;

@@ -3,7 +3,8 @@
  * What a query asks for: its terms (analysed like the catalog), each widened to every catalog term
  * it may stand for — itself (weight 1), its synonyms, and when it is not a catalog word, typo
  * corrections and prefixes with their synonyms (weights below 1), or failing that, its two halves
- * when it is two known words run together ("username").
+ * when it is two known words run together ("username"). A camelCase run that is no catalog word
+ * but made of catalog words ("addIssueComment") stands for its parts.
  */
 import { analyze, type TermOccurrence } from './analyze.js';
 import type { IndexData } from './index-build.js';
@@ -21,6 +22,8 @@ export interface Unit {
   occurrence: TermOccurrence;
   /** catalog term → weight (1 for the word itself) */
   alternatives: Map<string, number>;
+  /** the camelCase run this unit is a part of, as written ("gitlab" for "lab" of "GitLab") */
+  run?: string;
 }
 
 /**
@@ -57,9 +60,21 @@ export function expandQuery(query: string, data: IndexData, intent?: Intent): Un
     }
     return alternatives;
   };
+  const known = (o: TermOccurrence): boolean => vocab.has(o.term) || vocab.termOfWord(o.raw) !== undefined;
   for (const o of occ) {
     if (units.length >= MAX_QUERY_TERMS) break;
     if (seen.has(o.term)) continue;
+    if (o.parts && !known(o) && o.parts.every(known)) {
+      // "listPullRequests" is no word of the catalog but its parts are (list, pr); "GitHub" is one and
+      // stays whole, and so does "GitLab", whose "lab" is no word here (it stays unmatched)
+      for (const part of o.parts) {
+        if (units.length >= MAX_QUERY_TERMS) break;
+        if (seen.has(part.term)) continue;
+        seen.add(part.term);
+        units.push({ occurrence: part, alternatives: expand(part), run: o.raw });
+      }
+      continue;
+    }
     seen.add(o.term);
     const alternatives = expand(o);
     const halves = alternatives.size === 0 && !o.raw.includes(' ') && fuzzy < MAX_FUZZY_LOOKUPS ? vocab.split(o.raw) : undefined;

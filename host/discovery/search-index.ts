@@ -112,7 +112,9 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchResu
       // a number or an identifier ("12", "v2", "9am") is a value for an argument, not something asked for
       if (!HAS_DIGIT.test(unit.occurrence.raw)) {
         effective++;
-        unmatched.push(unit.occurrence.raw);
+        // "lab" of "GitLab" is reported as the word the user wrote
+        const word = unit.run ?? unit.occurrence.raw;
+        if (!unmatched.includes(word)) unmatched.push(word);
       }
       continue;
     }

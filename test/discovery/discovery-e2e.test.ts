@@ -99,6 +99,22 @@ describe('discovery through the gateway', () => {
     assert.equal(numbered.json.unmatched, undefined);
   });
 
+  it('reads a camelCase run of known words as those words, but keeps a brand whole', async () => {
+    for (const [query, tool] of [
+      ['listPullRequests', 'github_list_pull_requests'],
+      ['addIssueComment', 'github_add_issue_comment'],
+      ['createPullRequest', 'github_create_pull_request'],
+      ['lookupUserByEmail', 'slack_lookup_user_by_email'],
+    ]) {
+      const { json } = await call(client, 'search_tools', { query });
+      assert.equal(json.tools[0]?.name, tool, query);
+      assert.equal(json.unmatched, undefined, query);
+    }
+    // "lab" alone is a prefix of "label": GitLab must stay one word, and one that matches nothing
+    const gitlab = await call(client, 'search_tools', { query: 'create GitLab merge request' });
+    assert.deepEqual(gitlab.json.unmatched, ['gitlab']);
+  });
+
   it('suggests no unrelated tool for a name that comes close to nothing', async () => {
     const { json, isError } = await call(client, 'get_tool_schema', { tool: 'google_drive_upload' });
     assert.equal(isError, true);

@@ -65,6 +65,8 @@ describe('phrases and synonyms', () => {
   });
   it('keeps a camelCase brand as one query word and indexes its parts too', () => {
     assert.deepEqual(analyze('GitHub', 'query').map((o) => o.term), ['github']);
+    // a query keeps the parts aside, phrases collapsed, for a run that is no word ("listPullRequests")
+    assert.deepEqual(analyze('listPullRequests', 'query')[0]?.parts?.map((o) => o.term), [stem('list'), 'pr']);
     assert.deepEqual(analyze('GitHub', 'index').map((o) => o.term).sort(), ['git', 'github', 'hub']);
   });
   it('relates the words people use for the same thing, below weight 1', () => {
