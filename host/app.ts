@@ -31,6 +31,7 @@ import { createEngineMetaTools } from './meta-tools/engine-tools.js';
 import { createConnectionMetaTools } from './connections/meta-tools.js';
 import { decideToolAccess, unknownPolicyNames } from './policy/tenancy.js';
 import { createDiscoveryMetaTools } from './discovery/meta-tools.js';
+import { whyNotConnectable } from './connections/connectable.js';
 import type { CatalogTool } from './discovery/catalog-tool.js';
 import type { MetaTool } from './meta-tools/types.js';
 import { registerHttpSurface } from './transport/http-surface.js';
@@ -160,6 +161,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       isConnected: async (user, integration) => {
         const manifest = registry.plugin(integration)?.manifest;
         return manifest !== undefined && (await isUsable(connections, user.id, manifest));
+      },
+      whyNotConnectable: (integration) => {
+        const manifest = registry.plugin(integration)?.manifest;
+        return manifest && whyNotConnectable(manifest, connections.clientFor);
       },
     }),
     ...createEngineMetaTools({ engine, continuations, maxChars: policy.resultCap.maxChars, maxBatch: policy.requests.maxBatch }),

@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import type { MetaTool, MetaToolContext, MetaToolResult } from '../meta-tools/types.js';
 import type { User } from '../storage/users.js';
+import { whyNotConnectable } from './connectable.js';
 import { clientEnvPrefix } from './oauth.js';
 import type { PendingConnect } from './pending.js';
 import type { ConnectionChange, FullConnectionService } from './service.js';
@@ -67,6 +68,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
         .sort((a, b) => a.name.localeCompare(b.name))
         .map((m) => {
           const s = states.get(m.name);
+          const why = whyNotConnectable(m, connections.clientFor);
           const connection = m.auth.type === 'none' ? 'not_required' : s && s.state !== 'not_connected' ? s.state : 'not_connected';
           return {
             name: m.name,
@@ -77,7 +79,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
             tools: deps.toolAllowed ? m.tools.filter((t) => deps.toolAllowed?.(ctx.user, m.name, t.name)).length : m.tools.length,
             connection,
             ...(s?.state === 'needs_reauth' ? { reason: s.reason } : {}),
-            ...(m.auth.type === 'oauth2' && !connections.clientFor(m.name) ? { connectable: false, why: `the server has no ${clientEnvPrefix(m.name)}_CLIENT_ID configured` } : {}),
+            ...(why !== undefined ? { connectable: false, why } : {}),
           };
         });
       return { json: { integrations } };

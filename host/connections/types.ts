@@ -5,6 +5,7 @@
  */
 import type { Credential } from '../../sandbox/index.js';
 import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { OAuthClient } from './oauth.js';
 
 /** Secret values applied by the bridge: `{token}` for OAuth2, or the API-key fields marked secret. */
 export type { Credential };
@@ -23,6 +24,8 @@ export interface ConnectionService {
    * Resolves undefined when the connection is gone or needs re-authorisation.
    */
   credential(userId: string, manifest: PluginManifest): Promise<Credential | undefined>;
+  /** the operator's OAuth2 client of a plugin, if configured (without it, connect cannot work) */
+  readonly clientFor?: (pluginName: string) => OAuthClient | undefined;
   /** Stores a credential as if the user had connected (CLI `connections import`, tests). */
   importConnection(input: {
     userId: string;

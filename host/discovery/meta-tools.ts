@@ -21,6 +21,8 @@ export interface DiscoveryDeps {
   isAllowed(user: User, tool: CatalogTool): boolean;
   /** does this user have a usable connection to the integration (always true for auth "none")? */
   isConnected(user: User, integration: string): Promise<boolean>;
+  /** why connect cannot work for the integration on this server (no OAuth client), or undefined when it can */
+  whyNotConnectable?(integration: string): string | undefined;
 }
 
 /** Stable code of the "Tool not found" answer of get_tool_schema. */
@@ -32,16 +34,19 @@ export const WEAK_SCORE = 0.25;
 const WORKFLOW =
   'Workflow: 1) search_tools with what you want to do → 2) get_tool_schema for the tool you pick → ' +
   '3) execute_tools with arguments matching that schema → 4) if an execution returns NOT_CONNECTED, call ' +
-  'connect with its integration, let the user finish, then run it again.';
+  'connect with its integration, let the user finish, then run it again (unless the tool is marked ' +
+  '`connectable: false`: then only an operator can set it up, and connect would fail).';
 
 export const SEARCH_TOOLS_DESCRIPTION =
-  'Find the right tool among every connected integration (GitHub, Slack, Jira, New Relic, …). ' +
+  'Find the right tool among the integrations installed on this gateway, whether or not the user has connected them ' +
+  '(e.g. GitHub, Slack, Jira, New Relic; list_integrations names them all). ' +
   'Describe the task in plain words — a verb and an object works best: "create a pull request", ' +
   '"post a message to a channel", "open incidents", "move ticket to done". Typos, plurals and synonyms ' +
   '(pr/pull request, ticket/issue, msg/message) are understood. Returns up to `limit` tools (default 10, ' +
   'max 50), best first, each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
-  'that integration before it can run). Pass `integration` to search one integration only. Only tools you ' +
-  `are allowed to run are listed. ${WORKFLOW}`;
+  'that integration before it can run; with `connectable: false` and `why`, it cannot be connected on this ' +
+  'server). Words that match no tool come back in `unmatched`, with a hint. Pass `integration` to search one ' +
+  `integration only. Only tools you are allowed to run are listed. ${WORKFLOW}`;
 
 export const GET_TOOL_SCHEMA_DESCRIPTION =
   'Get the exact input JSON Schema of one tool (argument names, types, required fields, defaults, ' +
@@ -96,6 +101,20 @@ function toolNotFound(tool: string, suggestions: string[], integrations: string)
   };
 }
 
+/**
+ * `connected`, and for an integration the user has not connected and cannot connect on this server,
+ * `connectable: false` with `why` (so that no agent calls a connect that must fail).
+ */
+async function connectionOf(
+  deps: DiscoveryDeps,
+  integration: string,
+  connected: (integration: string) => Promise<boolean>,
+): Promise<{ connected: boolean; connectable?: false; why?: string }> {
+  if (await connected(integration)) return { connected: true };
+  const why = deps.whyNotConnectable?.(integration);
+  return why === undefined ? { connected: false } : { connected: false, connectable: false, why };
+}
+
 /** The discovery meta-tools, in tools/list order. */
 export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
   const view = createCatalogView(() => deps.catalog());
@@ -134,7 +153,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
           integration: h.entry.integration,
           description: trimDescription(h.entry.description),
           score: h.score,
-          connected: await connected(h.entry.integration),
+          ...(await connectionOf(deps, h.entry.integration, connected)),
         })),
       );
       const integrations = summariseIntegrations(snapshot.tools, allowed);
@@ -182,6 +201,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
         const known = suggestions.length ? '' : summariseIntegrations(snapshot.tools, allowed).map((i) => `${i.name} (${i.displayName})`).join(', ');
         return toolNotFound(args.tool, suggestions, known);
       }
+      const connected = (integration: string): Promise<boolean> => deps.isConnected(ctx.user, integration).catch(() => false);
       return {
         json: {
           name: tool.name,
@@ -189,6 +209,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
           description: tool.description,
           inputSchema: tool.inputSchema,
           annotations: tool.annotations ?? {},
+          ...(await connectionOf(deps, tool.integration, connected)),
         },
       };
     },

@@ -18,6 +18,7 @@ import type { User } from '../storage/users.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import { cancelled, forbidden, invalidArguments, isErrorItem, notConnected, toolNotFound, type ErrorItem, type ExecutionItem, type ExecutionRequest } from './outcomes.js';
+import { whyNotConnectable } from '../connections/connectable.js';
 import type { RateLimiter } from './rate-limit.js';
 import { validateArguments } from './validate-args.js';
 
@@ -127,7 +128,8 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
   let config: Record<string, unknown> = {};
   if (manifest.auth.type !== 'none') {
     const conn = await deps.connections.lookup(caller.user.id, manifest);
-    if (!conn.connected) return { refusal: 'not_connected', item: notConnected(manifest.name, conn.reason) };
+    if (!conn.connected)
+      return { refusal: 'not_connected', item: notConnected(manifest.name, conn.reason, whyNotConnectable(manifest, deps.connections.clientFor)) };
     config = conn.config;
   }
 
@@ -218,7 +220,7 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
     const item = cancelled(manifest.name, true);
     return { ...item, error: `${item.error}; the handler then failed (${outcome.error.code}): ${outcome.error.message.slice(0, 500)}` };
   }
-  if (credentialGone) return notConnected(manifest.name, credentialGone);
+  if (credentialGone) return notConnected(manifest.name, credentialGone, whyNotConnectable(manifest, deps.connections.clientFor));
   if (credentialError)
     return { error: `Could not load the ${manifest.name} credential: ${credentialError}`, code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED', integration: manifest.name };
   if (outcome.ok) {

@@ -36,12 +36,20 @@ export function toolNotFound(tool: string): ErrorItem {
   return { error: 'Tool not found', code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND', tool, message: `No tool named "${tool}". Use search_tools to find one.` };
 }
 
-export function notConnected(integration: string, reason?: string): ErrorItem {
+/**
+ * `notConnectable`: why connect cannot work on this server (no OAuth client configured); the
+ * message then sends the agent to the operator instead of to a connect that must fail.
+ */
+export function notConnected(integration: string, reason?: string, notConnectable?: string): ErrorItem {
   const item: ErrorItem = {
     error: 'NOT_CONNECTED',
     code: 'GW_ERR_ENGINE_NOT_CONNECTED',
     integration,
-    message: `${integration} not connected. Use connect('${integration}') to connect.`,
+    message:
+      notConnectable === undefined
+        ? `${integration} not connected. Use connect('${integration}') to connect.`
+        : `${integration} not connected, and it cannot be connected on this server yet (${notConnectable}): ` +
+          `connect('${integration}') would fail. Tell the user an operator must configure it first.`,
   };
   if (reason) item.reason = reason;
   return item;

@@ -51,6 +51,29 @@ describe('discovery through the gateway', () => {
     assert.equal(slack.json.tools[0].connected, false);
   });
 
+  it('marks an integration nobody can connect (no OAuth client configured), and execute_tools sends no one to connect', async () => {
+    // this gateway has no SLACK_CLIENT_ID; GitHub is connected by an imported token
+    const { json } = await call(client, 'search_tools', { query: 'send a message to a channel' });
+    const slack = json.tools[0];
+    assert.equal(slack.integration, 'slack');
+    assert.deepEqual([slack.connected, slack.connectable], [false, false]);
+    assert.match(slack.why, /SLACK_CLIENT_ID/);
+    const github = (await call(client, 'search_tools', { query: 'create pull request' })).json.tools[0];
+    assert.deepEqual([github.connected, github.connectable, github.why], [true, undefined, undefined]);
+    const schema = await call(client, 'get_tool_schema', { tool: 'slack_post_message' });
+    assert.deepEqual([schema.json.connected, schema.json.connectable], [false, false]);
+    assert.match(schema.json.why, /SLACK_CLIENT_ID/);
+    assert.equal((await call(client, 'get_tool_schema', { tool: 'github_get_me' })).json.connected, true);
+    const run = await call(client, 'execute_tools', { executions: [{ tool: 'slack_post_message', args: { channel: 'C1', text: 'hi' } }] });
+    const item = run.json.results[0];
+    assert.deepEqual(Object.keys(item).sort(), ['code', 'error', 'integration', 'message']);
+    assert.deepEqual([item.error, item.code, item.integration], ['NOT_CONNECTED', 'GW_ERR_ENGINE_NOT_CONNECTED', 'slack']);
+    assert.match(item.message, /cannot be connected on this server yet \(the server has no SLACK_CLIENT_ID configured\)/);
+    assert.doesNotMatch(item.message, /Use connect/);
+    const { tools } = await client.listTools();
+    assert.doesNotMatch(tools.find((t) => t.name === 'search_tools')?.description ?? '', /every connected integration/);
+  });
+
   it('hides what the tenant policy denies, in search and in schemas', async () => {
     const open = await call(client, 'search_tools', { query: 'merge pull request' });
     assert.equal(open.json.tools[0].name, 'github_merge_pull_request');

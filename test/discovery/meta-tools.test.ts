@@ -133,7 +133,7 @@ describe('get_tool_schema', () => {
     const { json, isError } = await call('get_tool_schema', { tool: 'github_list_pull_requests' });
     assert.equal(isError, false);
     const tool = SYNTHETIC_CATALOG.find((t) => t.name === 'github_list_pull_requests');
-    assert.deepEqual(json, { name: tool?.name, integration: 'github', description: tool?.description, inputSchema: tool?.inputSchema, annotations: { readOnlyHint: true } });
+    assert.deepEqual(json, { name: tool?.name, integration: 'github', description: tool?.description, inputSchema: tool?.inputSchema, annotations: { readOnlyHint: true }, connected: true });
   });
   it('answers "Tool not found" with close names for a typo', async () => {
     const { json, isError } = await call('get_tool_schema', { tool: 'github_create_pull_reqest' });

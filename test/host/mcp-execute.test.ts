@@ -73,7 +73,11 @@ describe('execute_tools over MCP', () => {
     assert.equal(missing.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND');
     assert.equal(notConnected.error, 'NOT_CONNECTED');
     assert.equal(notConnected.integration, 'fixture-http');
-    assert.equal(notConnected.message, "fixture-http not connected. Use connect('fixture-http') to connect.");
+    // no FIXTURE_HTTP_CLIENT_ID here: connect could not work, so the message does not send the agent to it
+    assert.equal(
+      notConnected.message,
+      "fixture-http not connected, and it cannot be connected on this server yet (the server has no FIXTURE_HTTP_CLIENT_ID configured): connect('fixture-http') would fail. Tell the user an operator must configure it first.",
+    );
     assert.match(invalid.error, /^Invalid arguments for echo_args: text: /);
     assert.equal(invalid.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
     assert.equal(failed.error, 'boom from the handler');
