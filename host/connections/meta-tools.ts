@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import type { MetaTool, MetaToolContext, MetaToolResult } from '../meta-tools/types.js';
 import type { User } from '../storage/users.js';
+import { closestIntegration } from '../discovery/integration-names.js';
 import { whyNotConnectable } from './connectable.js';
 import { clientEnvPrefix } from './oauth.js';
 import type { PendingConnect } from './pending.js';
@@ -48,8 +49,17 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     const m = deps.registry.plugin(name);
     return m && allowed(user, name) ? m : undefined;
   };
-  const unknown = (name: string): MetaToolResult =>
-    err('GW_ERR_CONNECTION_UNKNOWN_INTEGRATION', `Unknown integration "${name}". Call list_integrations for the names you can use.`, { integration: name });
+  const unknown = (user: User, name: string): MetaToolResult => {
+    // "jira" or "Atlassian Jira" for atlassian-jira: named back, never accepted silently
+    const known = deps.registry.plugins().filter((m) => allowed(user, m.name));
+    const didYouMean = closestIntegration(name, known);
+    const integrations = known.map((m) => m.name).sort();
+    return err(
+      'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION',
+      `Unknown integration "${name}".${didYouMean ? ` Did you mean "${didYouMean}"?` : ''} Integrations you can use: ${integrations.join(', ') || 'none'} (list_integrations describes them).`,
+      { integration: name, ...(didYouMean ? { didYouMean } : {}), integrations },
+    );
+  };
 
   const listIntegrations: MetaTool<z.ZodObject<Record<string, never>>> = {
     name: 'list_integrations',
@@ -98,7 +108,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     annotations: { openWorldHint: true },
     async handler(ctx, args) {
       const m = find(ctx.user, args.integration);
-      if (!m) return unknown(args.integration);
+      if (!m) return unknown(ctx.user, args.integration);
       if (m.auth.type === 'none') return { json: { integration: m.name, status: 'NOT_REQUIRED', message: `${m.displayName} needs no connection: call its tools directly.` } };
       if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
         return err('GW_ERR_CONNECTION_NO_CLIENT', `${m.displayName} cannot be connected yet: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID and _CLIENT_SECRET on the server.`, { integration: m.name });
@@ -227,7 +237,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
     async handler(ctx, args) {
       const m = find(ctx.user, args.integration);
-      if (!m) return unknown(args.integration);
+      if (!m) return unknown(ctx.user, args.integration);
       const r = await connections.disconnect(ctx.user.id, m);
       return { json: { integration: m.name, disconnected: r.removed, revocation: r.revocation } };
     },

@@ -11,6 +11,7 @@ import { isUsable, type ConnectionService } from '../connections/types.js';
 import { executeMany } from '../engine/execute-many.js';
 import { executeSingle, type EngineDeps } from '../engine/execute-single.js';
 import { isErrorItem, type ExecutionItem, type ExecutionRequest } from '../engine/outcomes.js';
+import { closestIntegration } from '../discovery/integration-names.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import type { User, UserStore } from '../storage/users.js';
 import { authenticateCaller, sendUnauthorized } from './caller-auth.js';
@@ -81,6 +82,23 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   const visibleTools = (user: User, name: string) =>
     [...(registry.plugin(name)?.tools.values() ?? [])].filter((t) => decideToolAccess(deps.engine.policy, user.tenant, name, t.manifest.name).allowed);
 
+  /** 404 for a path naming no integration the caller can use, with the name it most likely meant (never used in its place) */
+  const notFound = (reply: FastifyReply, user: User, name: string): void => {
+    const known = registry
+      .plugins()
+      .map((p) => p.manifest)
+      .filter((m) => visibleTools(user, m.name).length > 0);
+    const didYouMean = closestIntegration(name, known);
+    const integrations = known.map((m) => m.name).sort();
+    void reply.code(404).send({
+      error: `Integration not found: ${name}${didYouMean ? ` (did you mean ${didYouMean}?)` : ''}`,
+      code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND',
+      integration: name,
+      ...(didYouMean ? { didYouMean } : {}),
+      integrations,
+    });
+  };
+
   app.get('/rest', async (request, reply) => {
     const user = await withUser(request, reply);
     if (!user) return;
@@ -106,8 +124,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     if (!user) return;
     const name = request.params.integration;
     const tools = visibleTools(user, name);
-    if (!registry.plugin(name) || tools.length === 0)
-      return reply.code(404).send({ error: `Integration not found: ${name}`, code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND', integration: name });
+    if (!registry.plugin(name) || tools.length === 0) return notFound(reply, user, name);
     return {
       integration: name,
       connected: await connected(user, name),
@@ -126,7 +143,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       const caller = { user, transport: 'rest' as const, requestId: randomUUID(), integration: name };
       for (const e of asked.slice(0, deps.engine.policy.requests.maxBatch))
         if (isPlainObject(e) && typeof e['tool'] === 'string' && e['tool'] !== '') await executeSingle(deps.engine, caller, { tool: e['tool'], args: {} });
-      return reply.code(404).send({ error: `Integration not found: ${name}`, code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND', integration: name });
+      return notFound(reply, user, name);
     }
     if (!isPlainObject(body)) return badBody(reply, 'The body must be a JSON object: {"tool": …, "args": {…}}, {"tool": …, …args} or {"executions": […]}');
     const caller = { user, transport: 'rest' as const, requestId: randomUUID() };

@@ -1,0 +1,67 @@
+/**
+ * @module test/discovery/integration-names-e2e.test
+ * Integration names as agents write them ("jira", "Atlassian Jira", "new relic"), through a
+ * started gateway with the real Jira and New Relic manifests: search_tools accepts them as a
+ * filter, while connect, disconnect and /rest/:integration refuse them as before but name the
+ * integration meant and the ones that exist.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+type Json = any;
+
+let gw: TestGateway;
+let client: Client;
+
+async function call(name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> {
+  const res = await client.callTool({ name, arguments: args });
+  const content = res.content as { type: string; text: string }[];
+  return { json: JSON.parse(content[0]?.text ?? 'null'), isError: res.isError === true };
+}
+
+before(async () => {
+  gw = await startGateway({ plugins: ['atlassian-jira', 'newrelic'] });
+  client = await gw.mcpClient();
+});
+after(async () => gw?.close());
+
+describe('integration names as agents write them', () => {
+  it('connect and disconnect refuse "jira" with the same code, naming atlassian-jira and the integrations there are', async () => {
+    assert.equal((await call('search_tools', { query: 'create issue', integration: 'jira' })).json.tools[0].integration, 'atlassian-jira');
+    for (const [tool, wanted, meant] of [
+      ['connect', 'jira', 'atlassian-jira'],
+      ['connect', 'Atlassian Jira', 'atlassian-jira'],
+      ['connect', 'new relic', 'newrelic'],
+      ['disconnect', 'jira', 'atlassian-jira'],
+      ['connect', 'newrelc', 'newrelic'],
+    ] as const) {
+      const { json, isError } = await call(tool, { integration: wanted });
+      assert.equal(isError, true, `${tool} ${wanted}`);
+      assert.equal(json.code, 'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION');
+      assert.equal(json.didYouMean, meant, `${tool} ${wanted}`);
+      assert.deepEqual(json.integrations, ['atlassian-jira', 'newrelic']);
+      assert.match(json.error, new RegExp(`Did you mean "${meant}"\\?`));
+    }
+    const gitlab = await call('connect', { integration: 'gitlab' });
+    assert.equal(gitlab.json.didYouMean, undefined);
+    assert.deepEqual(gitlab.json.integrations, ['atlassian-jira', 'newrelic']);
+  });
+
+  it('GET and POST /rest/:integration stay authoritative (404) but say which name was meant', async () => {
+    const res = await fetch(`${gw.url}/rest/jira`, { headers: { authorization: `Bearer ${gw.apiKey}` } });
+    const json = (await res.json()) as Json;
+    assert.equal(res.status, 404);
+    assert.equal(json.code, 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND');
+    assert.equal(json.didYouMean, 'atlassian-jira');
+    assert.deepEqual(json.integrations, ['atlassian-jira', 'newrelic']);
+    const post = await gw.rest('New-Relic', { tool: 'newrelic_list_accounts', args: {} });
+    assert.equal(post.status, 404);
+    assert.equal(post.json.code, 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND');
+    assert.equal(post.json.didYouMean, 'newrelic');
+    const exact = await fetch(`${gw.url}/rest/atlassian-jira`, { headers: { authorization: `Bearer ${gw.apiKey}` } });
+    assert.equal(exact.status, 200);
+  });
+});
