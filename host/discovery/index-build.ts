@@ -10,6 +10,7 @@ import { analyze, bigramsOf, type TermOccurrence } from './analyze.js';
 import { synonymVocabulary } from './synonyms.js';
 import { verbIntent, type Intent } from './intent.js';
 import { RANKING } from './ranking-weights.js';
+import { stem } from './stem.js';
 import { Vocabulary } from './vocabulary.js';
 
 /** One tool as search sees it. */
@@ -23,6 +24,7 @@ export interface SearchEntry {
 }
 
 const FIELD_KEYS = ['name', 'integration', 'description', 'parameters'] as const;
+const GET = stem('get');
 
 export interface Posting {
   doc: number;
@@ -43,6 +45,8 @@ export interface DocData {
   nameWords: string[];
   nameBigrams: Set<string>;
   descriptionBigrams: Set<string>;
+  /** for a name "get_<thing>" whose thing is written in the singular ("get_issue"): the thing's stem */
+  getsOne: string | undefined;
 }
 
 export interface IndexData {
@@ -86,6 +90,9 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
     lengths.forEach((l, f) => (totals[f] = (totals[f] ?? 0) + l));
     perDoc.push({ fields, lengths });
     const nameTerms = [...new Set(nameOcc.filter((o) => !o.part).map((o) => o.term))];
+    const last = nameOcc[nameOcc.length - 1];
+    const getsOne =
+      nameTerms[0] === GET && nameOcc.length > 1 && last !== undefined && !last.raw.includes(' ') && !last.raw.endsWith('s') ? last.term : undefined;
     docs.push({
       entry,
       nameTerms,
@@ -93,6 +100,7 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
       nameWords: [...new Set(nameOcc.filter((o) => !o.raw.includes(' ')).map((o) => o.raw))],
       nameBigrams: bigramsOf(nameOcc),
       descriptionBigrams: bigramsOf(descriptionOcc),
+      getsOne,
     });
   }
 

@@ -35,6 +35,16 @@ export interface RankingWeights {
   bigramMinWeight: number;
   /** multiplier for a tool that writes when the query only reads, or the other way round */
   intentMismatch: number;
+  /**
+   * multiplier for a tool that writes when the query says neither ("alert violations", "new relic
+   * issues"): a bare topic is most often a question, but weakly so
+   */
+  noIntentWrite: number;
+  /**
+   * multiplier for a tool that gets one thing (get_issue) when the query asks for its plural ("my
+   * jira issues assigned to me"): listing or searching tools answer that
+   */
+  singleForPlural: number;
 }
 
 export const RANKING: RankingWeights = {
@@ -54,6 +64,8 @@ export const RANKING: RankingWeights = {
   bigramBonusCap: 0.5,
   bigramMinWeight: 0.6,
   intentMismatch: 0.5,
+  noIntentWrite: 0.75,
+  singleForPlural: 0.7,
 };
 
 /** The saturated score of a term seen once in a name of average length: the best a term can do. */

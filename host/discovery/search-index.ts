@@ -11,6 +11,7 @@ import { buildIndexData, type IndexData, type SearchEntry } from './index-build.
 import { queryIntent } from './intent.js';
 import { expandQuery, type Unit } from './query-expansion.js';
 import { nameSaturation, RANKING } from './ranking-weights.js';
+import { stem } from './stem.js';
 import { tokenize } from './tokenize.js';
 
 export type { SearchEntry } from './index-build.js';
@@ -141,6 +142,8 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchResu
   const bigrams = queryBigrams(units);
   const matchesIntegration = integrationMatcher(opts.integration);
   const spelled = new Set(words);
+  /** stems of the words the query writes in a plural form ("issues") */
+  const plurals = new Set(words.filter((w) => w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && stem(w) !== w).map(stem));
   const scored: { doc: number; final: number }[] = [];
   for (let d = 0; d < n; d++) {
     const r = raw[d] ?? 0;
@@ -161,13 +164,17 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchResu
     for (const w of doc.nameWords) if (spelled.has(w)) exact++;
     const exactForm = doc.nameWords.length > 0 ? exact / doc.nameWords.length : 0;
     const mismatch = intent !== undefined && doc.kind !== undefined && doc.kind !== intent;
+    const unasked = intent === undefined && doc.kind === 'write';
+    // get_issue fetches one issue by its key: "my issues" asks for a list or a search
+    const single = doc.getsOne !== undefined && plurals.has(doc.getsOne);
     const final =
       r *
       coverage ** RANKING.coverageExponent *
       (1 + RANKING.nameCoverageBonus * nameCoverage) *
       (1 + RANKING.exactFormBonus * exactForm) *
       (1 + Math.min(bigram, RANKING.bigramBonusCap)) *
-      (mismatch ? RANKING.intentMismatch : 1);
+      (mismatch ? RANKING.intentMismatch : unasked ? RANKING.noIntentWrite : 1) *
+      (single ? RANKING.singleForPlural : 1);
     scored.push({ doc: d, final });
   }
   scored.sort((a, b) => {

@@ -3,7 +3,8 @@
  * Integration names as agents write them ("jira", "Atlassian Jira", "new relic"), through a
  * started gateway with the real Jira and New Relic manifests: search_tools accepts them as a
  * filter, while connect, disconnect and /rest/:integration refuse them as before but name the
- * integration meant and the ones that exist.
+ * integration meant and the ones that exist. And queries about them rank as an agent expects:
+ * a topic without a verb ("new relic issues") reads.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -63,5 +64,20 @@ describe('integration names as agents write them', () => {
     assert.equal(post.json.didYouMean, 'newrelic');
     const exact = await fetch(`${gw.url}/rest/atlassian-jira`, { headers: { authorization: `Bearer ${gw.apiKey}` } });
     assert.equal(exact.status, 200);
+  });
+});
+
+describe('ranking over the real Jira and New Relic manifests', () => {
+  const top = async (query: string): Promise<string[]> => (await call('search_tools', { query })).json.tools.map((t: Json) => t.name);
+  it('a query without a verb prefers tools that read', async () => {
+    assert.equal((await top('new relic issues'))[0], 'newrelic_list_issues');
+    assert.match((await top('alert violations'))[0] ?? '', /^newrelic_(list|get|search)_/);
+  });
+  it('a plural asks for a list or a search, not for the tool that gets one by its key', async () => {
+    assert.equal((await top('get my jira issues assigned to me'))[0], 'jira_search_issues');
+  });
+  it('"new" in "new relic" asks for nothing new', async () => {
+    assert.equal((await top('new relic open incidents'))[0], 'newrelic_list_issues');
+    assert.ok(!(await top('new relic: which alerts are open')).slice(0, 3).includes('newrelic_create_alert_policy'));
   });
 });
