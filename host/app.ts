@@ -162,6 +162,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
         const manifest = registry.plugin(integration)?.manifest;
         return manifest !== undefined && (await isUsable(connections, user.id, manifest));
       },
+      metaTools: () => metaTools,
       whyNotConnectable: (integration) => {
         const manifest = registry.plugin(integration)?.manifest;
         return manifest && whyNotConnectable(manifest, connections.clientFor);

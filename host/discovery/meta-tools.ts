@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import type { User } from '../storage/users.js';
+import { metaToolJsonSchema } from '../meta-tools/json-schema.js';
 import type { MetaTool, MetaToolResult } from '../meta-tools/types.js';
 import type { CatalogTool } from './catalog-tool.js';
 import { createCatalogView, suggestToolNames, summariseIntegrations } from './catalog-view.js';
@@ -23,6 +24,8 @@ export interface DiscoveryDeps {
   isConnected(user: User, integration: string): Promise<boolean>;
   /** why connect cannot work for the integration on this server (no OAuth client), or undefined when it can */
   whyNotConnectable?(integration: string): string | undefined;
+  /** every meta-tool the gateway serves (default: the two discovery ones), so that get_tool_schema can answer for them */
+  metaTools?(): readonly MetaTool[];
 }
 
 /** Stable code of the "Tool not found" answer of get_tool_schema. */
@@ -115,6 +118,19 @@ async function connectionOf(
   return why === undefined ? { connected: false } : { connected: false, connectable: false, why };
 }
 
+/** get_tool_schema for a meta-tool ("search_tools"): its schema, and that it is called directly. */
+function metaToolAnswer(meta: MetaTool): MetaToolResult {
+  return {
+    json: {
+      name: meta.name,
+      metaTool: true,
+      description: meta.description,
+      inputSchema: metaToolJsonSchema(meta.inputSchema),
+      hint: `"${meta.name}" is one of the gateway's own meta-tools, not a plugin tool: call it directly (tools/call "${meta.name}"), not through execute_tools.`,
+    },
+  };
+}
+
 /** The discovery meta-tools, in tools/list order. */
 export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
   const view = createCatalogView(() => deps.catalog());
@@ -197,6 +213,8 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
       const wanted = args.tool.trim();
       const tool = snapshot.byName.get(wanted) ?? snapshot.byName.get(wanted.toLowerCase());
       if (!tool || !allowed(tool)) {
+        const meta = (deps.metaTools?.() ?? [searchTools, getToolSchema]).find((m) => m.name === wanted.toLowerCase());
+        if (meta) return metaToolAnswer(meta);
         const suggestions = suggestToolNames(snapshot, wanted, allowed);
         const known = suggestions.length ? '' : summariseIntegrations(snapshot.tools, allowed).map((i) => `${i.name} (${i.displayName})`).join(', ');
         return toolNotFound(args.tool, suggestions, known);

@@ -26,8 +26,8 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import * as z from 'zod';
 import { formatZodIssues } from '../engine/validate-args.js';
+import { metaToolJsonSchema } from '../meta-tools/json-schema.js';
 import type { MetaTool, MetaToolResult, TransportName } from '../meta-tools/types.js';
 import type { User } from '../storage/users.js';
 import type { Logger } from '../telemetry/logger.js';
@@ -66,12 +66,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function toJsonSchema(schema: z.ZodObject): { type: 'object'; [k: string]: unknown } {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
-  delete json['$schema'];
-  return json;
-}
-
 function toolIndex(metaTools: readonly MetaTool[]): ToolIndex {
   let index = indexes.get(metaTools);
   if (!index) {
@@ -81,7 +75,7 @@ function toolIndex(metaTools: readonly MetaTool[]): ToolIndex {
         name: t.name,
         title: t.title,
         description: t.description,
-        inputSchema: toJsonSchema(t.inputSchema),
+        inputSchema: metaToolJsonSchema(t.inputSchema),
         ...(t.annotations ? { annotations: { title: t.title, ...t.annotations } } : {}),
       })),
     };

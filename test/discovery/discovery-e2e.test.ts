@@ -138,6 +138,19 @@ describe('discovery through the gateway', () => {
     assert.deepEqual(gitlab.json.unmatched, ['gitlab']);
   });
 
+  it('answers get_tool_schema for a meta-tool: its schema, and that it is called directly', async () => {
+    const { tools } = await client.listTools();
+    for (const name of ['search_tools', 'list_integrations', 'Execute_Tools ']) {
+      const { json, isError } = await call(client, 'get_tool_schema', { tool: name });
+      const listed = tools.find((t) => t.name === name.trim().toLowerCase());
+      assert.equal(isError, false, name);
+      assert.equal(json.metaTool, true);
+      assert.equal(json.name, listed?.name);
+      assert.deepEqual(json.inputSchema, listed?.inputSchema);
+      assert.match(json.hint, /call it directly/);
+    }
+  });
+
   it('suggests no unrelated tool for a name that comes close to nothing', async () => {
     const { json, isError } = await call(client, 'get_tool_schema', { tool: 'google_drive_upload' });
     assert.equal(isError, true);
