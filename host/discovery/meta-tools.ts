@@ -46,7 +46,7 @@ export const SEARCH_TOOLS_DESCRIPTION =
   'Describe the task in plain words — a verb and an object works best: "create a pull request", ' +
   '"post a message to a channel", "open incidents", "move ticket to done". Typos, plurals and synonyms ' +
   '(pr/pull request, ticket/issue, msg/message) are understood. Returns up to `limit` tools (default 10, ' +
-  'max 50), best first, each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
+  'max 50) and `total`, how many match in all, best first, each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
   'that integration before it can run; with `connectable: false` and `why`, it cannot be connected on this ' +
   'server). Words that match no tool come back in `unmatched`, with a hint. Pass `integration` to search one ' +
   `integration only. Only tools you are allowed to run are listed. ${WORKFLOW}`;
@@ -58,9 +58,11 @@ export const GET_TOOL_SCHEMA_DESCRIPTION =
   `the closest tool names as suggestions. ${WORKFLOW}`;
 
 const searchInput = z.strictObject({
-  query: z.string().min(1).max(500).describe('What you want to do, in plain words, e.g. "list open pull requests"'),
+  // trimmed first, so that a query of spaces is refused as empty instead of matching nothing
+  query: z.string().trim().min(1).max(500).describe('What you want to do, in plain words, e.g. "list open pull requests"'),
   integration: z
     .string()
+    .trim()
     .min(1)
     .max(100)
     .optional()
@@ -75,7 +77,7 @@ const searchInput = z.strictObject({
 });
 
 const schemaInput = z.strictObject({
-  tool: z.string().min(1).max(200).describe('The exact tool name, as returned by search_tools'),
+  tool: z.string().trim().min(1).max(200).describe('The exact tool name, as returned by search_tools'),
 });
 
 /** Shortens a description to about `max` characters, at a sentence or word boundary. */
@@ -149,7 +151,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
         const t = snapshot.byName.get(e.name);
         return t !== undefined && allowed(t);
       };
-      const { hits, unmatched } = snapshot.index.query(args.query, {
+      const { hits, total, unmatched } = snapshot.index.query(args.query, {
         ...(args.integration !== undefined ? { integration: args.integration } : {}),
         limit: args.limit,
         filter,
@@ -176,7 +178,17 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
       const known = integrations.map((i) => `${i.name} (${i.displayName}, ${i.tools} tools)`).join(', ');
       if (tools.length > 0) {
         const weak = (tools[0]?.score ?? 0) < WEAK_SCORE;
-        if (unmatched.length === 0 && !weak) return { json: { tools } };
+        const hidden = total - tools.length;
+        // the default 10 of "issue"'s 38 must not look like all there is
+        const more =
+          hidden <= 0
+            ? {}
+            : {
+                more:
+                  `${hidden} more ${hidden === 1 ? 'tool matches' : 'tools match'}: ` +
+                  (total <= MAX_LIMIT ? `pass limit: ${total} to see all, or narrow the query.` : `narrow the query or pass integration (limit is at most ${MAX_LIMIT}).`),
+              };
+        if (unmatched.length === 0 && !weak) return { json: { tools, total, ...more } };
         // the agent must learn that "gitlab" or "confluence" is not here, not take GitHub's tool for it
         const words = unmatched.map((w) => `"${w}"`).join(', ');
         const hint = unmatched.length
@@ -184,7 +196,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
             `the query. If ${unmatched.length === 1 ? 'it names' : 'one names'} a product or service, no integration for it is ` +
             `available here. Integrations you can use: ${known}.`
           : `Only weak matches (best score ${tools[0]?.score}): the tool you want may not exist here. Integrations you can use: ${known}.`;
-        return { json: { tools, ...(unmatched.length ? { unmatched } : {}), hint } };
+        return { json: { tools, total, ...more, ...(unmatched.length ? { unmatched } : {}), hint } };
       }
       const unknownIntegration =
         args.integration !== undefined &&
@@ -196,7 +208,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
           : `No tool matched "${args.query}"${args.integration ? ` in ${args.integration}` : ''}. Try other words ` +
             `(a verb and an object, e.g. "create issue" or "send message")${args.integration ? ' or drop the integration filter' : ''}. ` +
             `Integrations you can use: ${known}.`;
-      return { json: { tools: [], ...(unmatched.length ? { unmatched } : {}), hint, integrations } };
+      return { json: { tools: [], total: 0, ...(unmatched.length ? { unmatched } : {}), hint, integrations } };
     },
   };
 
@@ -210,7 +222,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
     async handler(ctx, args) {
       const snapshot = view();
       const allowed = (t: CatalogTool): boolean => deps.isAllowed(ctx.user, t);
-      const wanted = args.tool.trim();
+      const wanted = args.tool.normalize('NFKC').trim();
       const tool = snapshot.byName.get(wanted) ?? snapshot.byName.get(wanted.toLowerCase());
       if (!tool || !allowed(tool)) {
         const meta = (deps.metaTools?.() ?? [searchTools, getToolSchema]).find((m) => m.name === wanted.toLowerCase());

@@ -33,6 +33,8 @@ export interface SearchHit {
 
 export interface SearchResult {
   hits: SearchHit[];
+  /** how many tools match in all (the hits are the first `limit` of them) */
+  total: number;
   /**
    * query words (as written, lower-cased) that match nothing in the catalog, not even through a
    * synonym, typo correction or prefix: "gitlab" in "create gitlab merge request"
@@ -93,7 +95,9 @@ function queryBigrams(units: readonly Unit[]): { key: string; weight: number }[]
   return out;
 }
 
-function search(data: IndexData, query: string, opts: SearchOptions): SearchResult {
+function search(data: IndexData, text: string, opts: SearchOptions): SearchResult {
+  // full-width and other compatibility forms ("ｌｉｓｔ ＰＲｓ") read as their plain letters
+  const query = text.normalize('NFKC');
   const n = data.docs.length;
   const words = tokenize(query);
   // after phrases collapse: "new relic: which alerts are open" reads, though "new" alone would write
@@ -138,7 +142,7 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchResu
       covered[d] = (covered[d] ?? 0) + (weight[d] ?? 0);
     }
   }
-  if (effective === unmatched.length) return { hits: [], unmatched };
+  if (effective === unmatched.length) return { hits: [], total: 0, unmatched };
   const bigrams = queryBigrams(units);
   const matchesIntegration = integrationMatcher(opts.integration);
   const spelled = new Set(words);
@@ -191,7 +195,7 @@ function search(data: IndexData, query: string, opts: SearchOptions): SearchResu
     const score = norm > 0 ? Math.min(1, final / norm) : 0;
     return [{ entry, score: Math.round(score * 1000) / 1000 }];
   });
-  return { hits, unmatched };
+  return { hits, total: scored.length, unmatched };
 }
 
 /**

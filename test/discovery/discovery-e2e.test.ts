@@ -151,6 +151,32 @@ describe('discovery through the gateway', () => {
     }
   });
 
+  it('says how many tools match and how to see the rest', async () => {
+    const { json } = await call(client, 'search_tools', { query: 'issue' });
+    assert.equal(json.tools.length, 10);
+    assert.ok(json.total > 10, String(json.total));
+    assert.match(json.more, new RegExp(`^${json.total - 10} more tools match: pass limit: ${json.total} to see all`));
+    const all = await call(client, 'search_tools', { query: 'issue', limit: json.total });
+    assert.equal(all.json.tools.length, json.total);
+    assert.equal(all.json.more, undefined);
+  });
+
+  it('reads full-width text as plain letters and refuses a query of spaces as empty', async () => {
+    const wide = await call(client, 'search_tools', { query: 'ｃｒｅａｔｅ ｐｕｌｌ ｒｅｑｕｅｓｔ' });
+    assert.equal(wide.json.tools[0]?.name, 'github_create_pull_request');
+    assert.equal((await call(client, 'get_tool_schema', { tool: 'ｇｉｔｈｕｂ＿ｇｅｔ＿ｍｅ' })).json.name, 'github_get_me');
+    for (const [tool, args, field] of [
+      ['search_tools', { query: ' \t\n ' }, 'query'],
+      ['search_tools', { query: 'issue', integration: '  ' }, 'integration'],
+      ['get_tool_schema', { tool: '   ' }, 'tool'],
+    ] as const) {
+      const { json, isError } = await call(client, tool, args);
+      assert.equal(isError, true, JSON.stringify(args));
+      assert.equal(json.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
+      assert.ok(json.error.startsWith(`Invalid arguments for ${tool}: ${field}: `), json.error);
+    }
+  });
+
   it('suggests no unrelated tool for a name that comes close to nothing', async () => {
     const { json, isError } = await call(client, 'get_tool_schema', { tool: 'google_drive_upload' });
     assert.equal(isError, true);
