@@ -7,10 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { whyNotConnectable } from '../connections/connectable.js';
 import { isUsable, type ConnectionService } from '../connections/types.js';
 import { executeMany } from '../engine/execute-many.js';
 import { executeSingle, type EngineDeps } from '../engine/execute-single.js';
-import { isErrorItem, type ExecutionItem, type ExecutionRequest } from '../engine/outcomes.js';
+import { isErrorItem, type ErrorItem, type ExecutionItem, type ExecutionRequest } from '../engine/outcomes.js';
 import { closestIntegration } from '../discovery/integration-names.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import type { User, UserStore } from '../storage/users.js';
@@ -81,6 +82,27 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
 
   const visibleTools = (user: User, name: string) =>
     [...(registry.plugin(name)?.tools.values() ?? [])].filter((t) => decideToolAccess(deps.engine.policy, user.tenant, name, t.manifest.name).allowed);
+
+  /**
+   * An item's message as a script reads it: a REST caller has no search_tools or connect, so
+   * "Tool not found" names the tools that end as the name asked (when it was ambiguous) and where
+   * the list is, and NOT_CONNECTED sends to the portal. The spec's fields stay as they are.
+   */
+  const forRest = (item: ExecutionItem, user: User, name: string, asked: string): ExecutionItem => {
+    if (!isErrorItem(item)) return item;
+    if (item.code === 'GW_ERR_ENGINE_TOOL_NOT_FOUND') {
+      const shown = asked.length > 200 ? `${asked.slice(0, 200)}…` : asked;
+      const ends = visibleTools(user, name).map((t) => t.manifest.name).filter((n) => n.endsWith(`_${asked}`)).sort();
+      const which = ends.length > 1 ? `: "${shown}" could be ${ends.slice(0, 10).join(', ')}; name one in full` : '';
+      return { ...item, tool: shown, message: `No tool "${shown}" in ${name}${which}. GET /rest/${name} lists its tools.` } satisfies ErrorItem;
+    }
+    if (item.code === 'GW_ERR_ENGINE_NOT_CONNECTED') {
+      const manifest = registry.plugin(name)?.manifest;
+      if (manifest && whyNotConnectable(manifest, deps.connections.clientFor) === undefined)
+        return { ...item, message: `${name} not connected. Connect it in the portal (${deps.publicUrl}/integrations), or have an agent call connect('${name}').` };
+    }
+    return item;
+  };
 
   /** 404 for a path naming no integration the caller can use, with the name it most likely meant (never used in its place) */
   const notFound = (reply: FastifyReply, user: User, name: string): void => {
@@ -166,7 +188,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       }
       // The path's integration is authoritative: tools of other integrations resolve to nothing.
       const items: ExecutionItem[] = await executeMany(deps.engine, { ...caller, integration: name }, executions);
-      return { integration: name, results: items };
+      return { integration: name, results: items.map((it, i) => forRest(it, user, name, (list[i] as { tool: string }).tool)) };
     }
 
     const rawTool = body['tool'];
@@ -185,10 +207,10 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     // a tool that resolves to nothing in this integration still goes through the engine, which
     // answers "Tool not found" and audits it like every other execution
     const tool = qualify(rawTool);
-    const item = await executeSingle(deps.engine, { ...caller, integration: name }, { tool, args });
+    const item = forRest(await executeSingle(deps.engine, { ...caller, integration: name }, { tool, args }), user, name, rawTool);
     if (!isErrorItem(item)) return { integration: name, tool, result: item.result };
     const { status, retryAfterSec } = restStatusOf(item);
     if (retryAfterSec !== undefined) void reply.header('retry-after', String(retryAfterSec));
-    return reply.code(status).send({ ...item, integration: name, tool });
+    return reply.code(status).send({ ...item, integration: name, tool: item.tool ?? tool });
   });
 }

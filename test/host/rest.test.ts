@@ -206,3 +206,42 @@ describe('REST status of a failed execution', () => {
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED' }), { status: 502 });
   });
 });
+
+describe('REST error messages a script can act on', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: ['github', 'newrelic'], pluginDirs: [FIXTURES] });
+  });
+  after(async () => gw.close());
+
+  it('"Tool not found" names the tools an ambiguous name could be, and where the list is', async () => {
+    const r = await gw.rest('github', { tool: 'issues', args: {} });
+    assert.equal(r.status, 404);
+    assert.deepEqual(r.json, {
+      error: 'Tool not found',
+      code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND',
+      tool: 'issues',
+      message: 'No tool "issues" in github: "issues" could be github_list_issues, github_search_issues; name one in full. GET /rest/github lists its tools.',
+      integration: 'github',
+    });
+    const batch = await gw.rest('fixture-echo', { executions: [{ tool: 'nope' }] });
+    assert.equal(batch.json.results[0].message, 'No tool "nope" in fixture-echo. GET /rest/fixture-echo lists its tools.');
+  });
+
+  it('a very long tool name is echoed cut to 200 characters', async () => {
+    const r = await gw.rest('fixture-echo', { tool: 'n'.repeat(100_000) });
+    assert.equal(r.status, 404);
+    assert.equal(r.json.tool, `${'n'.repeat(200)}…`);
+    assert.ok(JSON.stringify(r.json).length < 1000, `${JSON.stringify(r.json).length} characters`);
+  });
+
+  it('NOT_CONNECTED sends a script to the portal (and, where nobody can connect, to the operator)', async () => {
+    const r = await gw.rest('newrelic', { tool: 'newrelic_list_accounts', args: {} });
+    assert.equal(r.status, 409);
+    assert.equal(r.json.error, 'NOT_CONNECTED');
+    assert.equal(r.json.message, `newrelic not connected. Connect it in the portal (${gw.url}/integrations), or have an agent call connect('newrelic').`);
+    // an OAuth integration with no client configured: connecting cannot work, as the engine says
+    const oauth = await gw.rest('fixture-http', { tool: 'http_get', args: { path: '/x' } });
+    assert.match(oauth.json.message, /cannot be connected on this server yet/);
+  });
+});
