@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
-import { createBridge, createSandbox, createUpstreamMapper, type Sandbox } from '../sandbox/index.js';
+import { createBridge, createSandbox, createUpstreamMapper, probePlugin, type Sandbox } from '../sandbox/index.js';
 import { createDatabaseAuditSink, createStdoutAuditSink, type AuditLineWriter } from './audit/audit.js';
 import type { GatewayConfig } from './config.js';
 import { clientFromEnv } from './connections/oauth.js';
@@ -18,7 +18,8 @@ import { createRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
-import { loadPlugins, type PluginLoadError } from './registry/load-plugins.js';
+import { loadPlugins, probePlugins, type PluginLoadError } from './registry/load-plugins.js';
+import { sandboxLimits } from './policy/limits.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
 import type { Db } from './storage/db.js';
@@ -82,13 +83,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const usage = await keyUsage(db, vault);
   for (const message of keyUsageWarnings(usage)) logger.warn({ keyId: vault.keyId, older: usage.older, unknown: usage.unknown }, message);
 
-  const loaded = loadPlugins(config.pluginDirs);
+  const read = loadPlugins(config.pluginDirs);
   // a misspelt WORKBENCH_PLUGINS_DIR loaded nothing from it without a word
   for (const dir of config.pluginDirs) if (!fs.existsSync(dir)) logger.warn({ dir }, `plugins directory ${dir} does not exist: no plugin is loaded from it`);
-  for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
-  const registry = new Registry(loaded.plugins);
-  for (const name of unknownPolicyNames(policy, registry))
-    logger.warn({ field: name }, `policy names no loaded plugin or tool: ${name} (it applies to nothing until one is installed)`);
 
   // the bridge first: it may still refuse the policy, and must not leave a sandbox process behind
   const bridge = createBridge({
@@ -109,6 +106,16 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     maxWorkerShare: policy.sandbox.maxWorkerShare,
     logger,
   });
+  // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
+  // every tool of its manifest, with the limits its calls get, before listing any tool
+  const loaded = await probePlugins(read, (p) =>
+    probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
+  );
+  for (const u of loaded.unchecked) logger.warn({ dir: u.dir }, `plugin ${u.dir}: plugin.js could not be checked in the sandbox (${u.reason}); loaded unchecked`);
+  for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
+  const registry = new Registry(loaded.plugins);
+  for (const name of unknownPolicyNames(policy, registry))
+    logger.warn({ field: name }, `policy names no loaded plugin or tool: ${name} (it applies to nothing until one is installed)`);
   const mapUrl = createUpstreamMapper(policy.upstreams);
   const providerFetch = createProviderFetch({
     mappedOrigins: Object.values(policy.upstreams),

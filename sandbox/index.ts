@@ -4,6 +4,8 @@
  * `manifest.ts`:
  *   - `createSandbox(options)` starts a supervised sandbox process that runs plugin code in
  *     isolated-vm isolates on a Piscina pool; `sandbox.run(task, http)` never rejects.
+ *   - `probePlugin(sandbox, plugin, tools, limits)` checks in the sandbox that a plugin module
+ *     compiles, evaluates and exports a function for every tool (the host never evaluates it).
  *   - `createBridge(egress, options)` is the host side of `ctx.http`: egress policy, credential
  *     injection, redaction. Wire them as `sandbox.run(task, (req) => bridge.dispatch(req, scope))`.
  */
@@ -13,6 +15,8 @@ export { createBridge, createUpstreamMapper, type Bridge, type BridgeOptions } f
 export type { CallScope, Credential } from './bridge/types.js';
 export type { Resolver } from './bridge/safe-lookup.js';
 export * from './protocol.js';
+// A probe: does a plugin module load and export a function for each tool? (start-up, plugin validate)
+export { probePlugin, probeTask, probeVerdict, type ProbedPlugin, type ProbeVerdict } from './probe.js';
 // The address policy, for host-side requests to addresses that come from manifests (OAuth
 // token and revocation endpoints): the same rules as ctx.http.
 export { createSafeLookup } from './bridge/safe-lookup.js';

@@ -48,6 +48,12 @@ export interface RunTask {
   /** tenant id when the policy asks for per-tenant contexts; undefined means a fresh context */
   contextKey?: string;
   limits: SandboxLimits;
+  /**
+   * A probe instead of a call (start-up, `plugin validate`): the module is compiled and evaluated
+   * exactly as for a call, then no handler runs; the result is `ProbeResult` JSON saying which of
+   * these tool names the default export has no function for. Made with `probeTask` (probe.ts).
+   */
+  probe?: string[];
 }
 
 /** Stable codes for failures of a sandboxed call (documented in docs/errors.md). */

@@ -1,14 +1,18 @@
 /**
  * @module host/cli/admin
  * Operator commands that need the database but not the server: users create, connections import,
- * keys rotate, keys reseal, plugin validate. Each prints one line (or one JSON object with --json).
+ * keys rotate, keys reseal, plugin validate (which starts a short-lived sandbox). Each prints one line (or one JSON object with --json).
  */
 import path from 'node:path';
 import type { GatewayConfig } from '../config.js';
 import { rotateStoredKey, loadVaultWithPending, resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
-import { loadPluginDir, loadPlugins } from '../registry/load-plugins.js';
+import { loadPluginDir, loadPlugins, type LoadedPlugin } from '../registry/load-plugins.js';
+import { createSandbox, probePlugin, type ProbeVerdict } from '../../sandbox/index.js';
+import { DEFAULT_POLICY_FILE } from '../paths.js';
+import { sandboxLimits } from '../policy/limits.js';
+import { loadPolicyFile } from '../policy/load.js';
 import type { Db } from '../storage/db.js';
 import { openDatabase } from '../storage/open.js';
 import { UserStore, validateEmail, validateTenant } from '../storage/users.js';
@@ -133,17 +137,37 @@ export async function runKeysReseal(config: GatewayConfig, args: ParsedArgs): Pr
   });
 }
 
-export function runPluginValidate(dir: string | undefined): number {
+/**
+ * Checks a plugin folder as start-up does: the manifest and schemas here, then plugin.js in a
+ * short-lived sandbox (one worker, the policy's limits for the plugin): it must compile, evaluate
+ * and export a function for every tool. The host never evaluates plugin code itself.
+ */
+export async function runPluginValidate(dir: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (!dir) throw new Error('usage: workbench plugin validate DIR');
+  const invalid = (file: string, message: string): number => {
+    process.stderr.write(`invalid: ${file}: ${message}\n`);
+    return 1;
+  };
+  let plugin: LoadedPlugin;
   try {
-    const plugin = loadPluginDir(path.resolve(dir));
-    process.stdout.write(`ok: ${plugin.manifest.name}@${plugin.manifest.version}: ${plugin.tools.size} tool(s), ${plugin.source.length} bytes of source\n`);
-    return 0;
+    plugin = loadPluginDir(path.resolve(dir));
   } catch (err) {
     const e = err as Error & { file?: string };
-    process.stderr.write(`invalid: ${e.file ?? dir}: ${e.message}\n`);
-    return 1;
+    return invalid(e.file ?? dir, e.message);
   }
+  const policy = loadPolicyFile(path.resolve(env['WORKBENCH_POLICY'] ?? DEFAULT_POLICY_FILE));
+  const sandbox = await createSandbox({ workers: 1, closeGraceMs: 1000 });
+  let verdict: ProbeVerdict;
+  try {
+    const { manifest, source, sourceHash } = plugin;
+    verdict = await probePlugin(sandbox, { name: manifest.name, version: manifest.version, source, sourceHash }, [...plugin.tools.keys()], sandboxLimits(policy, manifest.name));
+  } finally {
+    await sandbox.close();
+  }
+  if (verdict.checked && !verdict.ok) return invalid(path.join(plugin.dir, 'plugin.js'), verdict.problem);
+  if (!verdict.checked) process.stderr.write(`warning: plugin.js could not be checked in the sandbox: ${verdict.reason}\n`);
+  process.stdout.write(`ok: ${plugin.manifest.name}@${plugin.manifest.version}: ${plugin.tools.size} tool(s), ${plugin.source.length} bytes of source\n`);
+  return 0;
 }
 
 export async function runLoginLink(config: GatewayConfig, args: ParsedArgs): Promise<number> {

@@ -23,7 +23,8 @@ const USAGE = `Usage: workbench <command>
   keys reseal [--json]                   re-encrypt under the current key every credential still sealed
                                          with an older (previous) key; reports how many are left
   login-link --email E                   print a one-time portal sign-in link
-  plugin validate DIR                    check a plugin folder (manifest, schemas, source)
+  plugin validate DIR                    check a plugin folder: manifest, schemas, and that plugin.js
+                                         loads in the sandbox and exports every tool
   plugin new NAME [--dir D]              scaffold a TypeScript plugin in D/NAME
   plugin build DIR [--out OUT] [--keep-zod] [--json]
                                          build DIR/plugin.ts into OUT (default DIR/dist): manifest.json + plugin.js
@@ -94,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
         if (sub === 'new') return runPluginNew(args);
         if (sub === 'build') return await runPluginBuild(args);
         if (sub !== 'validate') break;
-        return runPluginValidate(args.positionals[2]);
+        return await runPluginValidate(args.positionals[2]);
       default:
         break;
     }

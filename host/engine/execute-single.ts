@@ -13,6 +13,7 @@ import type { ConnectionService, Credential } from '../connections/types.js';
 import type { TransportName } from '../meta-tools/types.js';
 import type { Policy } from '../policy/schema.js';
 import { decideToolAccess } from '../policy/tenancy.js';
+import { sandboxLimits } from '../policy/limits.js';
 import type { Registry, ResolvedTool } from '../registry/registry.js';
 import type { User } from '../storage/users.js';
 import type { Logger } from '../telemetry/logger.js';
@@ -163,12 +164,7 @@ const NOT_STARTED = Symbol('not started');
 async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, args: unknown, config: Record<string, unknown>): Promise<ExecutionItem | typeof NOT_STARTED> {
   const { plugin } = resolved;
   const manifest = plugin.manifest;
-  const limits: SandboxLimits = {
-    ...deps.policy.limits,
-    ...((Object.hasOwn(deps.policy.plugins, manifest.name) ? deps.policy.plugins[manifest.name]?.limits : undefined) ?? {}),
-    // the sandbox refuses a larger ctx.http body itself, before it reaches the bridge
-    maxRequestBodyBytes: deps.policy.http.maxRequestBodyBytes,
-  };
+  const limits: SandboxLimits = sandboxLimits(deps.policy, manifest.name);
   const ended = new AbortController();
   let credentialGone: string | undefined;
   let credentialError: string | undefined;

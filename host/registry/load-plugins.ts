@@ -4,6 +4,8 @@
  * compiled to a zod validator, API-key field patterns are compiled with RE2, and `plugin.js` is
  * read as text and hashed — never imported, required or evaluated here (invariant 1). A bad plugin
  * is refused with a message naming the file, the field and the problem; the other plugins still load.
+ * Whether plugin.js can run (compiles, evaluates, exports a function for every tool) only the
+ * sandbox can tell: `probePlugins` asks it, at start-up and in `workbench plugin validate`.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createHash } from 'node:crypto';
@@ -12,6 +14,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { compilePattern, separatePatterns, type PatternIssue } from './patterns.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
+import type { ProbeVerdict } from '../../sandbox/index.js';
 
 export const MAX_PLUGIN_SOURCE_BYTES = 4 * 1024 * 1024;
 
@@ -183,4 +186,33 @@ export function loadPlugins(roots: readonly string[]): LoadResult {
     plugins.push(plugin);
   }
   return { plugins, errors };
+}
+
+/** A plugin the sandbox could not probe (its failure, not the plugin's): loaded, and said why. */
+export interface UncheckedPlugin {
+  dir: string;
+  reason: string;
+}
+
+/**
+ * Probes every loaded plugin in the sandbox at once (sandbox/probe.ts): a module that does not
+ * compile, imports anything, throws or runs out of its limits at the top level, or has no function
+ * for a tool of its manifest is refused like a bad manifest (file plugin.js, the problem named),
+ * instead of loading and failing every call. A probe the sandbox could not run keeps its plugin.
+ */
+export async function probePlugins(
+  loaded: LoadResult,
+  probe: (plugin: LoadedPlugin) => Promise<ProbeVerdict>,
+): Promise<LoadResult & { unchecked: UncheckedPlugin[] }> {
+  const verdicts = await Promise.all(loaded.plugins.map((p) => probe(p)));
+  const plugins: LoadedPlugin[] = [];
+  const errors = [...loaded.errors];
+  const unchecked: UncheckedPlugin[] = [];
+  loaded.plugins.forEach((plugin, i) => {
+    const v = verdicts[i] as ProbeVerdict;
+    if (!v.checked) unchecked.push({ dir: plugin.dir, reason: v.reason });
+    if (v.checked && !v.ok) errors.push({ dir: plugin.dir, file: path.join(plugin.dir, 'plugin.js'), message: v.problem });
+    else plugins.push(plugin);
+  });
+  return { plugins, errors, unchecked };
 }

@@ -7,7 +7,8 @@
  * own thread, queued in this closure and copied out by the host. The host drives the context
  * through one function, the script's completion value (never a global), which it holds as a
  * Reference: `entry(ENTRY_START, queued, …)` starts a call, `entry(ENTRY_DELIVER, queued, id,
- * resultJson)` answers a ctx.http request, `entry(ENTRY_TAKE)` hands over a queued step's
+ * resultJson)` answers a ctx.http request, `entry(ENTRY_PROBE, queued, ns, toolsJson)` checks the
+ * module's exports for a probe (no handler runs), `entry(ENTRY_TAKE)` hands over a queued step's
  * messages, `entry(ENTRY_COLLECT)` runs a full garbage collection of the isolate between calls
  * (the sandbox process exposes V8's gc function as `__wb_gc`; it is captured here, and as V8 makes
  * that global non-configurable it stays, emptied and read-only: plugin code never reaches gc).
@@ -379,6 +380,25 @@ export const BOOTSTRAP_SOURCE = String.raw`
     ReflectApply(PromiseThen, resolved(result), [succeed, (e) => fail(e)]);
   }
 
+  // a probe (start-up, plugin validate): the module has compiled and evaluated in this context;
+  // which of the manifest's tools has no function in its default export? Answered as a result,
+  // {"noDefault": bool, "missing": [names]}; no handler runs. (Plugin code has run at top level
+  // by now and could lie here: the probe catches mistakes, it is not a security check.)
+  function probe(ns, toolsJson) {
+    const my = ++epoch;
+    const tools = JSONparse(toolsJson);
+    const missing = [];
+    let def;
+    try { def = ns.default; } catch (e) { send('fail', my, errorReport(e, 'GW_ERR_SANDBOX_TOOL_MISSING')); return; }
+    const noDefault = def === null || (typeof def !== 'object' && typeof def !== 'function');
+    for (let i = 0; i < tools.length; i++) {
+      let handler;
+      try { handler = noDefault ? undefined : ObjectHasOwn(def, tools[i]) ? def[tools[i]] : undefined; } catch (e) { handler = undefined; }
+      if (typeof handler !== 'function') ObjectDefineProperty(missing, missing.length, { value: tools[i], writable: true, enumerable: true, configurable: true });
+    }
+    send('done', my, JSONstringify({ noDefault, missing }));
+  }
+
   // the completion value of this script: only the host gets it, as a Reference
   return function entry(op, queued, a, b, c, d, e) {
     if (op === 2) { const out = queue; queue = null; return out; }
@@ -386,6 +406,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
     queue = queued === 1 ? [] : null;
     if (op === 0) start(a, b, c, d, e);
     else if (op === 1) deliver(a, b);
+    else if (op === 4) probe(a, b);
   };
 })();
 `;
@@ -401,6 +422,8 @@ export const ENTRY_DELIVER = 1;
 export const ENTRY_TAKE = 2;
 /** returns true once the isolate has been collected, false where the process exposes no gc */
 export const ENTRY_COLLECT = 3;
+/** a probe: `entry(ENTRY_PROBE, queued, namespace, toolsJson)` answers which tools have no function */
+export const ENTRY_PROBE = 4;
 
 /** Names of the log levels, indexed by the id the bootstrap sends with a 'log' message. */
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;

@@ -23,6 +23,9 @@
  * lines, the result) and they are taken with one more synchronous call as the step returns, before
  * its failure if it failed: as on the pool, a result sent before its step failed stands.
  *
+ * A probe (`task.probe`) prepares its context like a call (the same compile, evaluate and limits)
+ * and then only asks the bootstrap which tools the module exports no function for.
+ *
  * A ctx.http request over a size limit is refused here, never posted on (the bootstrap refuses it
  * first, but it is untrusted-side code): its text is measured before it is parsed, then its parts.
  */
@@ -30,7 +33,7 @@ import type { ToWorker, WorkerMessage, WorkerOutcome } from '../internal-protoco
 import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
 import { maxRequestTextChars, oversizedRequest } from '../request-limits.js';
-import { ENTRY_DELIVER, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from './bootstrap-source.js';
+import { ENTRY_DELIVER, ENTRY_PROBE, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from './bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
 import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
 import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
@@ -277,6 +280,10 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
     }
     if (closed) return;
     prepared.router.current = onBridge;
+    if (task.probe) {
+      step(prepared, ENTRY_PROBE, [prepared.namespace.derefInto(), JSON.stringify(task.probe)]);
+      return;
+    }
     const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall, maxRequestBodyBytes: limits.maxRequestBodyBytes });
     step(prepared, ENTRY_START, [prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson]);
   })();
@@ -294,7 +301,9 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
   }
   const stats = { wallMs: Math.round(performance.now() - t0), cpuMs: Math.round(Math.max(0, (cpuAtDisposal ?? cpuMsOf(entry)) - cpu0)), requests: forwardedTotal, coldStart: cold };
   const giveBack = (): void => {
-    if (lateFailure) entry.retire = true;
+    // a probe leaves no isolate behind: start-up holds no more memory than before (at most one
+    // isolate per plugin being probed, for a moment); the first call starts cold as it always did
+    if (lateFailure || (task.probe && cold)) entry.retire = true;
     releaseIsolate(entry, task.contextKey === undefined && !failure?.dispose ? { timeoutMs: limits.cpuMsPerCall } : undefined);
   };
   if (steps === 0) giveBack();

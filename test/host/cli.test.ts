@@ -123,4 +123,33 @@ describe('the workbench command', () => {
       await db.close();
     }
   });
+  it('plugin validate runs plugin.js in a sandbox: an import, a syntax error, no default export, a top-level throw or a missing handler exit 1 naming it', () => {
+    const root = fs.mkdtempSync(path.join(dir, 'validate-'));
+    const write = (name: string, source: string, tools = [`${name}_x`]): string => {
+      const folder = path.join(root, name);
+      fs.mkdirSync(folder);
+      const manifest = { name, version: '0.1.0', displayName: name, description: 'test', auth: { type: 'none' }, egress: [], tools: tools.map((t) => ({ name: t, description: `does ${t}`, inputSchema: { type: 'object', properties: {} } })) };
+      fs.writeFileSync(path.join(folder, 'manifest.json'), JSON.stringify(manifest));
+      fs.writeFileSync(path.join(folder, 'plugin.js'), source);
+      return folder;
+    };
+    const good = run('plugin', 'validate', write('good', 'export default { good_x: async () => 1 };'));
+    assert.equal(good.code, 0, good.stderr);
+    assert.match(good.stdout, /^ok: good@0\.1\.0: 1 tool\(s\)/);
+    const cases: [string, string, RegExp, string[]?][] = [
+      ['importer', 'import fs from "node:fs";\nexport default { importer_x: async () => 1 };', /the module failed to load: import "node:fs" is not allowed/],
+      ['syntaxerr', 'export default { async syntaxerr_x() { return 1; } ;', /the module failed to load: SyntaxError: /],
+      ['nodefault', 'export const nodefault_x = async () => 1;', /the module has no default export object/],
+      ['topthrow', 'throw new Error("top-level boom");\nexport default {};', /the module failed to load: top-level boom/],
+      ['nohandler', 'export default { nohandler_x: async () => 1 };', /the default export has no function for tool "nohandler_y"/, ['nohandler_x', 'nohandler_y']],
+    ];
+    for (const [name, source, message, tools] of cases) {
+      const folder = write(name, source, tools);
+      const r = run('plugin', 'validate', folder);
+      assert.equal(r.code, 1, `${name}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.ok(r.stderr.startsWith(`invalid: ${path.join(folder, 'plugin.js')}: `), r.stderr);
+      assert.match(r.stderr, message, name);
+    }
+  });
 });

@@ -193,6 +193,42 @@ describe('plugin loading', () => {
   });
 });
 
+describe('plugin.js checked in the sandbox at start-up', () => {
+  let gw: TestGateway;
+  let root: string;
+  const broken: Record<string, [string, RegExp]> = {
+    importer: ['import fs from "node:fs";\nexport default { importer_x: async () => fs };', /^the module failed to load: import "node:fs" is not allowed: a plugin must be one self-contained module/],
+    syntaxerr: ['export default { async syntaxerr_x() { return 1; } ;', /^the module failed to load: SyntaxError: /],
+    nodefault: ['export const nodefault_x = async () => 1;', /^the module has no default export object; write `export default \{ nodefault_x: /],
+    topthrow: ['throw new Error("top-level boom");\nexport default {};', /^the module failed to load: top-level boom/],
+    nohandler: ['export default { nohandler_x: async () => 1 };', /^the default export has no function for tool "nohandler_y" of manifest\.json/],
+    notfunction: ['export default { notfunction_x: 42 };', /^the default export has no function for tool "notfunction_x"/],
+  };
+  before(async () => {
+    root = tempDir();
+    writePlugin(root, 'fine', manifest('fine', [tool('fine_x')]), 'export default { fine_x: async () => ({ fine: true }) };');
+    for (const [name, [source]] of Object.entries(broken)) {
+      const tools = name === 'nohandler' ? [tool('nohandler_x'), tool('nohandler_y')] : [tool(`${name}_x`)];
+      writePlugin(root, name, manifest(name, tools), source);
+    }
+    gw = await startGateway({ plugins: [], pluginDirs: [root] });
+  });
+  after(async () => gw?.close());
+
+  it('refuses a module that cannot serve its tools, naming plugin.js and the problem, and loads the rest', async () => {
+    assert.deepEqual(gw.gateway.registry.plugins().map((p) => p.manifest.name), ['fine']);
+    const byDir = new Map(gw.gateway.pluginErrors.map((e) => [path.basename(e.dir), e]));
+    for (const [name, [, message]] of Object.entries(broken)) {
+      const e = byDir.get(name);
+      assert.ok(e, `${name} was not refused: ${JSON.stringify(gw.gateway.pluginErrors)}`);
+      assert.equal(e.file, path.join(root, name, 'plugin.js'));
+      assert.match(e.message, message, name);
+    }
+    assert.deepEqual((await gw.execute('fine_x')).result, { fine: true });
+    assert.equal((await gw.execute('nohandler_x')).code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'no tool of a refused plugin is listed');
+  });
+});
+
 describe('tenancy enforced by the engine', () => {
   let gw: TestGateway;
   before(async () => {

@@ -3,9 +3,9 @@
  * Hostile plugins attack at load time: one takes another plugin's name (to inherit its users'
  * connections), one takes another plugin's tool name (to receive its calls), one spins forever
  * while its module evaluates, one never finishes a top-level await, one asks for an API-key field
- * whose pattern RE2 cannot run (no value would ever match: nobody could connect). The impostors
- * and the unmatchable field are refused at load, the originals keep their calls and credentials;
- * the others fail each call with a clear code.
+ * whose pattern RE2 cannot run (no value would ever match: nobody could connect). All are refused
+ * at start-up (the modules that never finish loading by the sandbox's probe, within their limits);
+ * the originals keep their calls and credentials.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -67,18 +67,21 @@ describe('hostile plugins at load time', () => {
     assert.ok(!list.integrations.some((i) => i.name.startsWith('hostile-impostor')));
   });
 
-  it('fails each call of a module that spins while loading with GW_ERR_SANDBOX_TIMEOUT, legit calls unaffected', async () => {
-    for (let i = 0; i < 2; i++) {
-      const legit = gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: `beside-${i}` } }], apiKey);
-      const [item] = await gw.batch('hostile-load-spin', [{ tool: 'load_spin' }], apiKey);
-      assert.equal(item.code, 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(item));
-      assert.equal((await legit)[0].result?.text, `beside-${i}`);
-    }
+  it('refuses at start-up a module that spins while loading (probed in the sandbox within its limits), legit calls unaffected', async () => {
+    const refused = gw.gateway.pluginErrors.find((e) => e.dir.endsWith('hostile-load-spin'));
+    assert.ok(refused, JSON.stringify(gw.gateway.pluginErrors));
+    assert.match(refused.file, /hostile-load-spin[\\/]plugin\.js$/);
+    assert.match(refused.message, /^the module's top-level code ran longer than its limits allow \(cpuMsPerCall 300 ms/);
+    const [item] = await gw.mcpExecute([{ tool: 'load_spin' }], apiKey);
+    assert.equal(item.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', JSON.stringify(item));
+    const [legit] = await gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: 'beside' } }], apiKey);
+    assert.equal(legit.result?.text, 'beside');
   });
 
-  it('fails each call of a module whose top-level await never settles with a clear sandbox code', async () => {
-    const [item] = await gw.batch('hostile-load-await', [{ tool: 'load_await' }], apiKey);
-    assert.match(item.code, /^GW_ERR_SANDBOX_(LOAD_FAILED|TOOL_MISSING|TIMEOUT)$/, JSON.stringify(item));
+  it('refuses at start-up a module whose top-level await never settles, saying so', async () => {
+    const refused = gw.gateway.pluginErrors.find((e) => e.dir.endsWith('hostile-load-await'));
+    assert.ok(refused, JSON.stringify(gw.gateway.pluginErrors));
+    assert.match(refused.message, /top-level code has not finished \(a top-level await that never settles\?\)/);
     const stats = gw.gateway.sandbox.stats();
     assert.equal(stats.crashes, 0);
     assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
