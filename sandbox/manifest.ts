@@ -20,6 +20,37 @@ export const hostNameSchema = z
  * `{base64:a:b}` is base64("<a>:<b>") for HTTP Basic. The credential is added only to requests for
  * `hosts` (default: every host in `egress`), after the egress policy allowed them.
  */
+/** A placeholder of `format`: `{base64:a:b}` (groups 1, 2) or `{name}` (group 3). */
+export const INJECT_PLACEHOLDER = /\{base64:([A-Za-z0-9_]+):([A-Za-z0-9_]*)\}|\{([A-Za-z0-9_]+)\}/g;
+
+/**
+ * Problems with the placeholders of `format`: each must name a value the credential holds (a
+ * secret API-key field, or `token` for OAuth2), else every call would fail with a message blaming
+ * the user's connection. `secrets` are the names it may use; `fields` all API-key fields.
+ */
+export function placeholderProblems(format: string, secrets: readonly string[], fields: readonly { name: string; secret: boolean }[]): string[] {
+  const problems: string[] = [];
+  const allowed = secrets.length > 0 ? secrets.map((n) => `{${n}}`).join(', ') : 'none (no field has "secret": true)';
+  const valid = new RegExp(`^(?:${INJECT_PLACEHOLDER.source})$`);
+  for (const [text] of format.matchAll(/\{[^{}]*\}/g)) {
+    if (!valid.test(text)) {
+      problems.push(`${text} is not a placeholder: write {name} with a field name, or {base64:a:b}; the placeholders this credential has are ${allowed}`);
+      continue;
+    }
+    const m = valid.exec(text) as RegExpExecArray;
+    const names = m[3] !== undefined ? [m[3]] : [m[1] as string, ...(m[2] ? [m[2]] : [])];
+    for (const name of names) {
+      if (secrets.includes(name)) continue;
+      const field = fields.find((f) => f.name === name);
+      const near = secrets.find((n) => n.toLowerCase() === name.toLowerCase());
+      if (field && !field.secret) problems.push(`${text}: field "${name}" is not secret, and only secret fields reach the credential (give it "secret": true, or use ${allowed})`);
+      else if (fields.length === 0) problems.push(`${text}: an OAuth2 credential has only {token}`);
+      else problems.push(`${text} names no secret field${near ? ` (did you mean {${near}}? names are case-sensitive)` : ''}; the placeholders this credential has are ${allowed}`);
+    }
+  }
+  return problems;
+}
+
 export const injectSchema = z
   .object({
     hosts: z.array(hostNameSchema).optional(),
@@ -136,6 +167,10 @@ export const manifestSchema = z
       seen.add(t.name);
     });
     if (m.auth.type !== 'none') {
+      const fields = m.auth.type === 'apikey' ? m.auth.fields : [];
+      const secrets = m.auth.type === 'apikey' ? fields.filter((f) => f.secret).map((f) => f.name) : ['token'];
+      for (const problem of placeholderProblems(m.auth.inject.format, secrets, fields))
+        ctx.addIssue({ code: 'custom', path: ['auth', 'inject', 'format'], message: problem });
       (m.auth.inject.hosts ?? []).forEach((h, i) => {
         if (!m.egress.includes(h))
           ctx.addIssue({ code: 'custom', path: ['auth', 'inject', 'hosts', i], message: `"${h}" is not in egress` });

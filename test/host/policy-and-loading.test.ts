@@ -172,6 +172,33 @@ describe('plugin loading', () => {
     assert.equal(plugins[0]?.tools.get('d7_one')?.validator.safeParse({}).success, false, 'the accepted schema still requires "a"');
   });
 
+  it('refuses an inject.format placeholder that names no secret field, listing the ones there are', () => {
+    const root = tempDir();
+    const fields = [
+      { name: 'apiKey', label: 'Key', secret: true },
+      { name: 'username', label: 'User', secret: true },
+      { name: 'region', label: 'Region' },
+    ];
+    const apikey = (format: string) => ({ auth: { type: 'apikey', fields, inject: { header: 'x-key', format } }, egress: ['api.example.com'] });
+    const oauth = (format: string) => ({ auth: { type: 'oauth2', authorizationUrl: 'https://a.example.com/a', tokenUrl: 'https://a.example.com/t', inject: { format } }, egress: ['api.example.com'] });
+    writePlugin(root, 'case', manifest('case', [tool('case_one')], apikey('{apikey}')));
+    writePlugin(root, 'not-secret', manifest('not-secret', [tool('ns_one')], apikey('{apiKey}-{region}')));
+    writePlugin(root, 'basic-typo', manifest('basic-typo', [tool('bt_one')], apikey('Basic {base64:user:apiKey}')));
+    writePlugin(root, 'malformed', manifest('malformed', [tool('mf_one')], apikey('{api-key}')));
+    writePlugin(root, 'oauth-name', manifest('oauth-name', [tool('on_one')], oauth('Bearer {access_token}')));
+    writePlugin(root, 'fine-basic', manifest('fine-basic', [tool('fb_one')], apikey('Basic {base64:username:apiKey}')));
+    writePlugin(root, 'fine-oauth', manifest('fine-oauth', [tool('fo_one')], oauth('token {token}')));
+    const { plugins, errors } = loadPlugins([root]);
+    assert.deepEqual(plugins.map((p) => p.manifest.name), ['fine-basic', 'fine-oauth']);
+    const byDir = new Map(errors.map((e) => [path.basename(e.dir), e.message]));
+    const listed = 'the placeholders this credential has are {apiKey}, {username}';
+    assert.equal(byDir.get('case'), `auth.inject.format: {apikey} names no secret field (did you mean {apiKey}? names are case-sensitive); ${listed}`);
+    assert.equal(byDir.get('not-secret'), 'auth.inject.format: {region}: field "region" is not secret, and only secret fields reach the credential (give it "secret": true, or use {apiKey}, {username})');
+    assert.equal(byDir.get('basic-typo'), `auth.inject.format: {base64:user:apiKey} names no secret field; ${listed}`);
+    assert.equal(byDir.get('malformed'), `auth.inject.format: {api-key} is not a placeholder: write {name} with a field name, or {base64:a:b}; ${listed}`);
+    assert.equal(byDir.get('oauth-name'), 'auth.inject.format: {access_token}: an OAuth2 credential has only {token}');
+  });
+
   it('loads a plugin folder installed as a symbolic link, and ignores a dangling one', () => {
     const releases = tempDir();
     writePlugin(releases, 'linked-1.2', manifest('linked', [tool('linked_one')]));

@@ -6,12 +6,12 @@
  * The credential is loaded lazily, at most once per call, the first time it is needed.
  * `format` placeholders: `{name}` is the secret value `name`; `{base64:a:b}` is base64("a:b").
  */
-import { credentialHosts } from '../../manifest.js';
+import { credentialHosts, INJECT_PLACEHOLDER } from '../../manifest.js';
 import { BridgeError } from '../bridge-error.js';
 import { policyHost } from '../normalise-url.js';
 import type { Credential, Interceptor } from '../types.js';
 
-const PLACEHOLDER = /\{base64:([A-Za-z0-9_]+):([A-Za-z0-9_]*)\}|\{([A-Za-z0-9_]+)\}/g;
+const PLACEHOLDER = INJECT_PLACEHOLDER;
 
 /** Renders the manifest's format; returns the header value and the secret pieces it contains. */
 export function renderCredential(format: string, credential: Credential): { value: string; pieces: string[] } {
