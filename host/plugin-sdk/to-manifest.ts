@@ -16,6 +16,56 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** zod's internals as far as the walk below reads them */
+interface ZodInternals {
+  def: { type?: string; checks?: Array<{ _zod?: { def?: { check?: string } } }>; in?: unknown; out?: unknown; getter?: () => unknown; [key: string]: unknown };
+}
+const internals = (v: unknown): ZodInternals | undefined => {
+  const z = isObject(v) || typeof v === 'function' ? (v as { _zod?: unknown })._zod : undefined;
+  return isObject(z) && isObject((z as { def?: unknown }).def) ? (z as unknown as ZodInternals) : undefined;
+};
+
+const CONVERT_IN_HANDLER = 'take the raw value and convert it in the handler';
+
+/**
+ * The first part of a tool's input schema that JSON Schema cannot carry and the gateway would
+ * therefore never apply: the manifest is written from the input side, so a `.transform()`, a
+ * `.pipe()` or `z.preprocess()` would be dropped (the handler would get the raw value while its
+ * type says otherwise), and so would a `.refine()`/`.superRefine()` check or a `.trim()`-like
+ * change. Returns a message, or undefined.
+ */
+export function unrepresentable(schema: unknown, where = 'input', seen = new Set<unknown>()): string | undefined {
+  const zod = internals(schema);
+  if (!zod || seen.has(schema)) return undefined;
+  seen.add(schema);
+  const def = zod.def;
+  if (def.type === 'pipe') {
+    const kind = internals(def.in)?.def.type === 'transform' ? 'z.preprocess()' : internals(def.out)?.def.type === 'transform' ? '.transform()' : '.pipe()';
+    return `${where} uses ${kind}: the manifest is written from the schema's input side, so the gateway never runs it and the handler would get the raw value, not what its type says; ${CONVERT_IN_HANDLER}`;
+  }
+  if (def.type === 'transform') return `${where} uses a transform: the gateway never runs it; ${CONVERT_IN_HANDLER}`;
+  if ((def.checks ?? []).some((c) => c?._zod?.def?.check === 'custom'))
+    return `${where} uses .refine() or .superRefine(): JSON Schema cannot carry the check, so the gateway would never run it; use a check JSON Schema has (min, max, length, regex, enum, …), or ${CONVERT_IN_HANDLER} and throw an Error naming the argument when it is wrong`;
+  if ((def.checks ?? []).some((c) => c?._zod?.def?.check === 'overwrite'))
+    return `${where} uses .trim(), .toLowerCase(), .toUpperCase() or .normalize(): JSON Schema cannot carry the change, so the gateway would never make it; ${CONVERT_IN_HANDLER}`;
+  if (def.type === 'lazy' && typeof def.getter === 'function') return unrepresentable(def.getter(), where, seen);
+  if (def.type === 'object' && isObject(def['shape'])) {
+    for (const [key, value] of Object.entries(def['shape'])) {
+      const found = unrepresentable(value, `${where}.${key}`, seen);
+      if (found) return found;
+    }
+  }
+  for (const [key, value] of Object.entries(def)) {
+    if (key === 'shape' || key === 'checks') continue;
+    const inner = Array.isArray(value) ? value : [value];
+    for (const v of inner) {
+      const found = unrepresentable(v, key === 'element' ? `${where}[]` : where, seen);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 /**
  * JSON Schema of a tool's arguments. A `z.object` (which would strip unknown keys) is published
  * with `additionalProperties: false`, so an agent's misspelt argument is refused with a clear error
@@ -23,6 +73,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
  */
 export function inputJsonSchema(toolName: string, input: unknown): Record<string, unknown> {
   if (!(input instanceof z.ZodObject)) throw new DefinitionError(`tool "${toolName}": input must be a zod object schema, e.g. z.object({ … })`);
+  const dropped = unrepresentable(input);
+  if (dropped) throw new DefinitionError(`tool "${toolName}": ${dropped}`);
   let schema: Record<string, unknown>;
   try {
     schema = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;

@@ -84,6 +84,22 @@ describe('plugin build refuses bad sources with clear errors', () => {
     assert.match((await buildError(dir)).message, /tool "temp_when": input cannot be expressed as JSON Schema: Date cannot be represented/);
   });
 
+  test('a transform, pipe, preprocess, refinement or trim in an input schema is refused: the gateway would never apply it', async () => {
+    const cases: [string, RegExp][] = [
+      ['z.object({ title: z.string().transform((v) => v.trim()) })', /^tool "temp_echo": input\.title uses \.transform\(\): the manifest is written from the schema's input side, so the gateway never runs it .*take the raw value and convert it in the handler$/],
+      ['z.object({ n: z.string().pipe(z.coerce.number()) })', /input\.n uses \.pipe\(\)/],
+      ['z.object({ n: z.preprocess((v) => Number(v), z.number()) })', /input\.n uses z\.preprocess\(\)/],
+      ['z.object({ tags: z.array(z.string().refine((v) => v.length > 0)).optional() })', /input\.tags\[\] uses \.refine\(\) or \.superRefine\(\): JSON Schema cannot carry the check/],
+      ['z.object({ a: z.number(), b: z.number() }).refine((v) => v.a < v.b)', /^tool "temp_echo": input uses \.refine\(\)/],
+      ['z.object({ title: z.string().trim().default("x") })', /input\.title uses \.trim\(\), \.toLowerCase\(\)/],
+    ];
+    for (const [input, message] of cases) {
+      const err = await buildError(writePlugin(pluginSource(echoTool('temp_echo', input))));
+      assert.equal(err.file, 'plugin.ts');
+      assert.match(err.message, message, input);
+    }
+  });
+
   test('manifest fields are checked with the manifest schema', async () => {
     const dir = writePlugin(pluginSource(echoTool()).replace("name: 'temp-plugin'", "name: 'Temp Plugin'").replace("egress: ['api.temp.example']", "egress: ['https://api.temp.example']"));
     const err = await buildError(dir);
