@@ -76,12 +76,26 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
   const configValues = parseJsonFlag(args, 'config');
   const expiresText = stringFlag(args, 'expires-in');
   if (expiresText !== undefined && !/^\d+$/.test(expiresText)) throw new Error('--expires-in must be a whole number of seconds');
-  if (!token && !values) throw new Error('give --token (OAuth2) or --values JSON (API-key fields)');
+  if (!token && !values) throw new Error('give --token (OAuth2, or the single secret field of an API-key integration) or --values JSON (API-key fields)');
   // API-key fields are text: a number is taken as written, null means the field is left out, and
   // anything else (an object, a list, true) is refused instead of being stored as "[object Object]"
   const fieldValues = values === undefined ? undefined : textFields(values);
-  const plugin = loadPlugins(config.pluginDirs).plugins.find((p) => p.manifest.name === integration);
-  if (!plugin) throw new Error(`no integration named "${integration}" (see GET /rest)`);
+  const loaded = loadPlugins(config.pluginDirs).plugins;
+  const plugin = loaded.find((p) => p.manifest.name === integration);
+  if (!plugin)
+    throw new Error(
+      `no integration named "${integration}" in the plugin folders searched: ${config.pluginDirs.join(', ')} ` +
+        `(found: ${loaded.map((p) => p.manifest.name).join(', ') || 'none'}). Run this command with the server's WORKBENCH_PLUGINS_DIR, ` +
+        'WORKBENCH_DATA_DIR (or DATABASE_URL) and encryption key',
+    );
+  const auth = plugin.manifest.auth;
+  if (auth.type === 'apikey' && token !== undefined && !values) {
+    const secrets = auth.fields.filter((f) => f.secret);
+    if (secrets.length !== 1) {
+      const example = JSON.stringify(Object.fromEntries(secrets.map((f) => [f.name, '…'])));
+      throw new Error(`--token fills only the single secret field of an API-key integration; ${integration} has ${secrets.length} (${secrets.map((f) => f.name).join(', ')}): use --values '${example}'`);
+    }
+  }
   return withDb(config, async (db) => {
     const user = await new UserStore(db).byEmail(email);
     if (!user) throw new Error(`no user with email ${email}`);
@@ -100,7 +114,9 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
     });
     if (args.flags.has('json')) process.stdout.write(JSON.stringify({ connectionId, integration, userId: user.id, replaced }) + '\n');
     else if (replaced)
-      process.stdout.write(`Replaced the ${integration} connection of ${user.email} (connection ${connectionId}; its config is kept unless --config was given).\n`);
+      process.stdout.write(
+        `Replaced the ${integration} connection of ${user.email} (connection ${connectionId}; its config${auth.type === 'apikey' ? ' (non-secret fields)' : ''} is kept where --config${auth.type === 'apikey' ? ' or --values' : ''} did not give a new value).\n`,
+      );
     else process.stdout.write(`Connected ${integration} for ${user.email} (connection ${connectionId}).\n`);
     return 0;
   });

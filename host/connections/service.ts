@@ -240,9 +240,35 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
         // re-importing without config keeps the connection's config (e.g. the Jira site)
         return save(input.userId, m, payload, input.config, expiresAt, null);
       }
-      const merged: Record<string, unknown> = { ...(input.config ?? {}), ...(input.values ?? {}) };
-      if (input.token !== undefined && m.auth.fields.length === 1 && m.auth.fields[0] && merged[m.auth.fields[0].name] === undefined)
-        merged[m.auth.fields[0].name] = input.token;
+      // a re-import keeps the stored non-secret fields (ctx.config) it does not give, as the OAuth2
+      // path keeps its config: re-importing a key reset a chosen region to its default
+      const kept: Record<string, unknown> = {};
+      const stored = await store.byUser(input.userId, m.name);
+      if (stored) {
+        let config: unknown;
+        try {
+          config = JSON.parse(stored.config);
+        } catch {
+          config = undefined; // unreadable: nothing to keep
+        }
+        for (const f of m.auth.fields) {
+          const v = typeof config === 'object' && config !== null ? (config as Record<string, unknown>)[f.name] : undefined;
+          if (!f.secret && typeof v === 'string') kept[f.name] = v;
+        }
+      }
+      const merged: Record<string, unknown> = { ...kept, ...(input.config ?? {}), ...(input.values ?? {}) };
+      // a token fills the integration's only secret field (beside any number of non-secret ones)
+      const secrets = m.auth.fields.filter((f) => f.secret);
+      if (input.token !== undefined) {
+        const only = secrets.length === 1 ? secrets[0] : undefined;
+        if (!only)
+          throw new ConnectionError(
+            'GW_ERR_CONNECTION_INVALID_INPUT',
+            `a token fills the only secret field of an API-key integration, and ${m.displayName} has ${secrets.length} (${secrets.map((f) => f.name).join(', ')}): give each field in values instead`,
+            { token: 'one secret field only' },
+          );
+        if (merged[only.name] === undefined) merged[only.name] = input.token;
+      }
       return service.saveApiKey(input.userId, m, merged);
     },
 

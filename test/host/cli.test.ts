@@ -118,7 +118,7 @@ describe('the workbench command', () => {
       const rows = await db.all<{ config: string }>("SELECT config FROM connections WHERE integration = 'atlassian-jira'");
       assert.deepEqual(rows.map((r) => JSON.parse(r.config)), [{ site: 'team-a' }]);
       const relic = await db.get<{ config: string }>("SELECT config FROM connections WHERE integration = 'newrelic'");
-      assert.deepEqual(JSON.parse(relic?.config ?? '{}'), { region: 'us' }, 'the null accountId was left out (not stored as "null"), and region took its default');
+      assert.deepEqual(JSON.parse(relic?.config ?? '{}'), { region: 'eu', accountId: '1234567' }, 'the null accountId was left out (not stored as "null"): the re-import kept both stored fields');
     } finally {
       await db.close();
     }
@@ -151,5 +151,36 @@ describe('the workbench command', () => {
       assert.ok(r.stderr.startsWith(`invalid: ${path.join(folder, 'plugin.js')}: `), r.stderr);
       assert.match(r.stderr, message, name);
     }
+  });
+  it('connections import: --token fills a single secret field beside optional ones, a re-import keeps the fields it does not give, and a missing integration names the folders searched', async () => {
+    assert.equal(run('users', 'create', '--email', 'c@example.com').code, 0);
+    const token = run('connections', 'import', '--email', 'c@example.com', '--integration', 'newrelic', '--token', 'NRAK-first-key');
+    assert.equal(token.code, 0, token.stderr);
+    const eu = run('connections', 'import', '--email', 'c@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-second","region":"eu","accountId":"42"}');
+    assert.equal(eu.code, 0, eu.stderr);
+    const again = run('connections', 'import', '--email', 'c@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-third","accountId":"43"}');
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /its config \(non-secret fields\) is kept where --config or --values did not give a new value/);
+    const db = openSqlite(path.join(dir, 'workbench.db'));
+    try {
+      const row = await db.get<{ config: string }>("SELECT c.config FROM connections c JOIN users u ON u.id = c.user_id WHERE u.email = 'c@example.com' AND c.integration = 'newrelic'");
+      assert.deepEqual(JSON.parse(row?.config ?? '{}'), { region: 'eu', accountId: '43' }, 'the region chosen before is kept');
+    } finally {
+      await db.close();
+    }
+    // two secret fields: --token cannot tell which one it is
+    const plugins = fs.mkdtempSync(path.join(dir, 'plugins-'));
+    fs.mkdirSync(path.join(plugins, 'basic'));
+    const fields = [{ name: 'username', label: 'User', secret: true }, { name: 'password', label: 'Password', secret: true }];
+    const manifest = { name: 'basic', version: '1.0.0', displayName: 'Basic', description: 'test', auth: { type: 'apikey', fields, inject: { format: 'Basic {base64:username:password}' } }, egress: ['api.example.com'], tools: [{ name: 'basic_x', description: 'x', inputSchema: { type: 'object' } }] };
+    fs.writeFileSync(path.join(plugins, 'basic', 'manifest.json'), JSON.stringify(manifest));
+    fs.writeFileSync(path.join(plugins, 'basic', 'plugin.js'), 'export default { basic_x: async () => 1 };');
+    const withPlugins = (...argv: string[]) => spawnSync(process.execPath, ['--no-node-snapshot', BIN, ...argv], { env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: dir, WORKBENCH_PLUGINS_DIR: plugins, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 });
+    const two = withPlugins('connections', 'import', '--email', 'c@example.com', '--integration', 'basic', '--token', 'secret');
+    assert.equal(two.status, 2);
+    assert.match(two.stderr, /--token fills only the single secret field of an API-key integration; basic has 2 \(username, password\): use --values '\{"username":"…","password":"…"\}'/);
+    const missing = run('connections', 'import', '--email', 'c@example.com', '--integration', 'basic', '--token', 'secret');
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no integration named "basic" in the plugin folders searched: .*plugins \(found: atlassian-jira, github, newrelic, slack\)\. Run this command with the server's WORKBENCH_PLUGINS_DIR/);
   });
 });
