@@ -18,7 +18,7 @@ import { createRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
-import { loadPlugins, probePlugins, type PluginLoadError } from './registry/load-plugins.js';
+import { loadPlugins, pluginRootProblem, probePlugins, type PluginLoadError } from './registry/load-plugins.js';
 import { sandboxLimits } from './policy/limits.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
@@ -84,8 +84,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   for (const message of keyUsageWarnings(usage)) logger.warn({ keyId: vault.keyId, older: usage.older, unknown: usage.unknown }, message);
 
   const read = loadPlugins(config.pluginDirs);
-  // a misspelt WORKBENCH_PLUGINS_DIR loaded nothing from it without a word
-  for (const dir of config.pluginDirs) if (!fs.existsSync(dir)) logger.warn({ dir }, `plugins directory ${dir} does not exist: no plugin is loaded from it`);
+  // a misspelt WORKBENCH_PLUGINS_DIR, or one naming a plugin folder itself, loaded nothing without a word
+  for (const dir of config.pluginDirs) {
+    const problem = pluginRootProblem(dir);
+    if (problem) logger.warn({ dir }, problem);
+  }
 
   // the bridge first: it may still refuse the policy, and must not leave a sandbox process behind
   const bridge = createBridge({

@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config.js';
 import { rotateStoredKey, loadVaultWithPending, resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
-import { loadPluginDir, loadPlugins, type LoadedPlugin } from '../registry/load-plugins.js';
+import { loadPluginDir, loadPlugins, pluginRootProblem, type LoadedPlugin } from '../registry/load-plugins.js';
 import { createSandbox, probePlugin, type ProbeVerdict } from '../../sandbox/index.js';
 import { DEFAULT_POLICY_FILE } from '../paths.js';
 import { sandboxLimits } from '../policy/limits.js';
@@ -86,7 +86,8 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
     throw new Error(
       `no integration named "${integration}" in the plugin folders searched: ${config.pluginDirs.join(', ')} ` +
         `(found: ${loaded.map((p) => p.manifest.name).join(', ') || 'none'}). Run this command with the server's WORKBENCH_PLUGINS_DIR, ` +
-        'WORKBENCH_DATA_DIR (or DATABASE_URL) and encryption key',
+        'WORKBENCH_DATA_DIR (or DATABASE_URL) and encryption key' +
+        config.pluginDirs.map((d) => pluginRootProblem(d)).filter((p) => p !== undefined).map((p) => `; ${p}`).join(''),
     );
   const auth = plugin.manifest.auth;
   if (auth.type === 'apikey' && token !== undefined && !values) {

@@ -61,6 +61,18 @@ function listPluginDirs(roots: readonly string[]): string[] {
   return dirs;
 }
 
+/**
+ * Why a plugins root loads nothing, or undefined: it does not exist (a misspelt
+ * WORKBENCH_PLUGINS_DIR), or it is itself a plugin folder (its manifest.json is beside, not below:
+ * only sub-folders of a root are plugins).
+ */
+export function pluginRootProblem(root: string): string | undefined {
+  if (!fs.existsSync(root)) return `plugins directory ${root} does not exist: no plugin is loaded from it`;
+  if (fs.existsSync(path.join(root, 'manifest.json')))
+    return `plugins directory ${root} is itself a plugin (it holds manifest.json), and only its sub-folders are searched: point WORKBENCH_PLUGINS_DIR at its parent folder, ${path.dirname(root)}`;
+  return undefined;
+}
+
 let metaSchema: Ajv2020 | undefined;
 
 /**

@@ -45,7 +45,7 @@ describe('logs and audit', () => {
     const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, stream);
     const policy = parsePolicy({ sandbox: { workers: 2 }, upstreams: { 'https://api.fixture.test': upstream.origin }, audit: { sink: 'stdout' } });
     gateway = await createGateway(
-      { port: 0, host: '127.0.0.1', dataDir, databaseUrl: path.join(dataDir, 'w.db'), pluginDirs: [FIXTURES, path.join(dataDir, 'no-such-plugins')], policyFile: '(inline)', logLevel: 'debug', publicUrl: 'http://127.0.0.1' },
+      { port: 0, host: '127.0.0.1', dataDir, databaseUrl: path.join(dataDir, 'w.db'), pluginDirs: [FIXTURES, path.join(dataDir, 'no-such-plugins'), path.join(FIXTURES, 'fixture-echo')], policyFile: '(inline)', logLevel: 'debug', publicUrl: 'http://127.0.0.1' },
       { policy, logger, env: {}, writeAuditLine: (l) => auditLines.push(l) },
     );
     url = await gateway.listen();
@@ -65,6 +65,13 @@ describe('logs and audit', () => {
     const warned = logs.map((l) => JSON.parse(l) as { level: number; msg: string; dir?: string }).filter((l) => l.level === 40 && l.dir === path.join(dataDir, 'no-such-plugins'));
     assert.equal(warned.length, 1, logs.slice(0, 5).join('\n'));
     assert.match(warned[0]?.msg ?? '', /does not exist: no plugin is loaded from it/);
+  });
+
+  it('warns of a plugins directory that is itself a plugin folder, naming its parent (nothing was loaded from it without a word)', () => {
+    const itself = path.join(FIXTURES, 'fixture-echo');
+    const warned = logs.map((l) => JSON.parse(l) as { level: number; msg: string; dir?: string }).filter((l) => l.level === 40 && l.dir === itself);
+    assert.equal(warned.length, 1, logs.slice(0, 5).join('\n'));
+    assert.equal(warned[0]?.msg, `plugins directory ${itself} is itself a plugin (it holds manifest.json), and only its sub-folders are searched: point WORKBENCH_PLUGINS_DIR at its parent folder, ${FIXTURES}`);
   });
 
   it('writes one JSON log line per run and one stdout audit line per execution, with no secret anywhere', async () => {
