@@ -141,7 +141,12 @@ export const toolSchema = z
     name: z.string().regex(TOOL_NAME, 'must be snake_case: a-z, 0-9 and _, starting with a letter, at most 64'),
     description: z.string().min(1).max(4000),
     inputSchema: z
-      .record(z.string(), z.unknown())
+      .record(z.string(), z.unknown(), {
+        error: (issue) =>
+          issue.input === undefined
+            ? 'required: a JSON Schema of the arguments, e.g. {"type": "object", "properties": {}} for a tool that takes none'
+            : 'must be a JSON Schema object with "type": "object"',
+      })
       .refine((s) => s['type'] === 'object', 'must be a JSON Schema with "type": "object"'),
     annotations: toolAnnotationsSchema.optional(),
   })

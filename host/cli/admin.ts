@@ -3,6 +3,7 @@
  * Operator commands that need the database but not the server: users create, connections import,
  * keys rotate, keys reseal, plugin validate (which starts a short-lived sandbox). Each prints one line (or one JSON object with --json).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { GatewayConfig } from '../config.js';
 import { rotateStoredKey, loadVaultWithPending, resealKeys } from '../connections/key-rotation.js';
@@ -165,9 +166,17 @@ export async function runPluginValidate(dir: string | undefined, env: NodeJS.Pro
     process.stderr.write(`invalid: ${file}: ${message}\n`);
     return 1;
   };
+  const folder = path.resolve(dir);
+  if (!fs.existsSync(path.join(folder, 'manifest.json')) && fs.existsSync(path.join(folder, 'plugin.ts'))) {
+    const out = path.join(dir, 'dist');
+    return invalid(
+      path.join(folder, 'manifest.json'),
+      `missing: this is a TypeScript plugin's source folder (plugin.ts); the gateway loads what \`workbench plugin build\` writes. Build it, then validate the output: workbench plugin build ${dir} && workbench plugin validate ${out}`,
+    );
+  }
   let plugin: LoadedPlugin;
   try {
-    plugin = loadPluginDir(path.resolve(dir));
+    plugin = loadPluginDir(folder);
   } catch (err) {
     const e = err as Error & { file?: string };
     return invalid(e.file ?? dir, e.message);

@@ -129,8 +129,15 @@ export function checkFieldPatterns(manifest: PluginManifest): void {
 export function loadPluginDir(dir: string): LoadedPlugin {
   const manifestFile = path.join(dir, 'manifest.json');
   let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    text = fs.readFileSync(manifestFile, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw Object.assign(new Error(e.code === 'ENOENT' ? 'missing: a plugin folder holds manifest.json and plugin.js' : e.message), { file: manifestFile });
+  }
+  try {
+    raw = JSON.parse(text);
   } catch (err) {
     throw Object.assign(new Error(`not valid JSON: ${(err as Error).message}`), { file: manifestFile });
   }

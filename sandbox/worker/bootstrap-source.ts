@@ -79,6 +79,8 @@ export const BOOTSTRAP_SOURCE = String.raw`
       name = typeof name === 'string' ? name : '';
       message = typeof message === 'string' ? message : '';
       if (!name && !message) return 'a non-Error object was thrown';
+      // V8's rejection of a dynamic import() in an isolate says only this
+      if (name === 'Error' && message === 'Not supported') return 'Not supported: import() is not available to plugins, which are one self-contained module (bundle what a handler needs into plugin.js, as workbench plugin build does)';
       return name && message ? (name === 'Error' ? message : name + ': ' + message) : name || message;
     } catch (x) {
       return 'an unprintable value was thrown';
@@ -310,6 +312,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
     return JSONstringify(value, function resultReplacer(key, v) {
       let t = typeof v;
       if (t === 'function' || t === 'symbol') throw new TypeErrorCtor('the result contains a ' + t + (key ? ' at key "' + slice(key, 100) + '"' : ''));
+      if (t === 'bigint') throw new TypeErrorCtor('the result contains a BigInt' + (key ? ' at key "' + slice(key, 100) + '"' : '') + ': JSON has none; return it as a string (or a number if it fits)');
       if (t === 'object' && v !== null && !ArrayIsArray(v)) { v = unboxed(v); t = typeof v; }
       // the characters this value is written as, apart from a string's (an object or array: at
       // least {} or []; undefined: nothing, or null in an array)

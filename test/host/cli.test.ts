@@ -143,6 +143,12 @@ describe('the workbench command', () => {
       ['topthrow', 'throw new Error("top-level boom");\nexport default {};', /the module failed to load: top-level boom/],
       ['nohandler', 'export default { nohandler_x: async () => 1 };', /the default export has no function for tool "nohandler_y"/, ['nohandler_x', 'nohandler_y']],
     ];
+    const tsFolder = path.join(root, 'ts-source');
+    fs.mkdirSync(tsFolder);
+    fs.writeFileSync(path.join(tsFolder, 'plugin.ts'), 'export default {};');
+    const ts = run('plugin', 'validate', tsFolder);
+    assert.equal(ts.code, 1);
+    assert.equal(ts.stderr, `invalid: ${path.join(tsFolder, 'manifest.json')}: missing: this is a TypeScript plugin's source folder (plugin.ts); the gateway loads what \`workbench plugin build\` writes. Build it, then validate the output: workbench plugin build ${tsFolder} && workbench plugin validate ${path.join(tsFolder, 'dist')}\n`);
     for (const [name, source, message, tools] of cases) {
       const folder = write(name, source, tools);
       const r = run('plugin', 'validate', folder);

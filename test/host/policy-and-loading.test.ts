@@ -145,6 +145,7 @@ describe('plugin loading', () => {
     writePlugin(root, 'no-source', manifest('no-source', [tool('ns_one')]), null);
     writePlugin(root, 'z-collides', manifest('collides', [tool('good_one')]));
     writePlugin(root, 'egress-bad', manifest('egress-bad', [tool('eg_one')], { egress: ['https://api.example.com'] }));
+    writePlugin(root, 'no-schema', manifest('no-schema', [{ name: 'nos_one', description: 'no schema' }]));
     const { plugins, errors } = loadPlugins([root]);
     assert.deepEqual(plugins.map((p) => p.manifest.name), ['good']);
     const byDir = new Map(errors.map((e) => [path.basename(e.dir), e]));
@@ -154,6 +155,7 @@ describe('plugin loading', () => {
     assert.match(byDir.get('no-source')?.file ?? '', /plugin\.js$/);
     assert.match(byDir.get('z-collides')?.message ?? '', /"good_one" is already defined by plugin "good"/);
     assert.match(byDir.get('egress-bad')?.message ?? '', /^egress\.0: /);
+    assert.match(byDir.get('no-schema')?.message ?? '', /^tools\.0\.inputSchema: required: a JSON Schema of the arguments, e\.g\. \{"type": "object", "properties": \{\}\}/);
     for (const e of errors) assert.ok(e.file.startsWith(root), 'each error names its file');
   });
 
