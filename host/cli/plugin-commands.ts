@@ -4,6 +4,7 @@
  * Exit 0 on success, 1 when the author's input is wrong (the message names the file and problem).
  */
 import path from 'node:path';
+import { PACKAGE_ROOT } from '../paths.js';
 import { buildPlugin, PluginBuildError } from '../plugin-sdk/build.js';
 import { scaffoldPlugin } from '../plugin-sdk/scaffold.js';
 import { stringFlag, type ParsedArgs } from './args.js';
@@ -13,7 +14,10 @@ export function runPluginNew(args: ParsedArgs): number {
   if (!name) throw new Error('usage: workbench plugin new NAME [--dir D]');
   const { dir, files } = scaffoldPlugin(name, stringFlag(args, 'dir') ?? process.cwd());
   const rel = path.relative(process.cwd(), dir) || '.';
-  process.stdout.write(`Created ${dir}: ${files.join(', ')}\nNext: edit ${path.join(rel, 'plugin.ts')}, then run: workbench plugin build ${rel}\n`);
+  // `npx workbench` only works inside the Workbench folder (elsewhere npx fetches an unrelated
+  // registry package): print the command that works from anywhere
+  const bin = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
+  process.stdout.write(`Created ${dir}: ${files.join(', ')}\nNext: edit ${path.join(rel, 'plugin.ts')}, then run: node ${bin} plugin build ${rel}\n`);
   return 0;
 }
 

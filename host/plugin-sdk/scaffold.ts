@@ -113,17 +113,24 @@ test('${tool} explains a missing item', async () => {
 }
 
 function readme(name: string, tool: string): string {
+  const bin = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
   return `# ${titleOf(name)}
 
 A Workbench plugin written in TypeScript. \`plugin.ts\` defines it; \`workbench plugin build\` turns
 it into the folder the gateway loads (\`dist/manifest.json\` and \`dist/plugin.js\`).
 
-| step | command |
+Run \`workbench\` as \`node ${bin} …\` (the Workbench this plugin was made with), or as
+\`workbench …\` after \`npm link\` in the Workbench folder. \`npx workbench\` works only inside the
+Workbench folder: anywhere else npx would download an unrelated package named workbench.
+
+| step | command (from this folder) |
 |---|---|
-| build | \`npx workbench plugin build .\` (run it from anywhere with the path of this folder) |
+| build | \`node ${bin} plugin build .\` |
 | test the handlers | \`node --test\` (runs \`plugin.test.mjs\` against \`dist/plugin.js\`) |
-| validate | \`npx workbench plugin validate dist\` |
-| run | \`WORKBENCH_PLUGINS_DIR=<this folder> npx workbench serve\` (the gateway loads \`dist/\`) |
+| validate | \`node ${bin} plugin validate dist\` |
+| run | \`WORKBENCH_PLUGINS_DIR=<this folder> node ${bin} serve\` (the gateway loads \`dist/\`, a sub-folder of it) |
+
+The gateway reads plugins at start-up: restart it after each build.
 
 Edit \`plugin.ts\`: each tool has a description written for an agent, a zod \`input\` schema
 (its defaults and descriptions go into the manifest, and \`args\` is typed from it) and an async

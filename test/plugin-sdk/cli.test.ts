@@ -14,6 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildPlugin } from '../../host/plugin-sdk/build.js';
 import { scaffoldPlugin } from '../../host/plugin-sdk/scaffold.js';
+import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway } from '../helpers/gateway.js';
 import { startUpstream } from '../helpers/upstream.js';
 import { CLI, echoTool, fakeCtx, importBuilt, pluginSource, removeTempDirs, tempDir, writePlugin } from './temp-plugin.js';
@@ -54,6 +55,24 @@ describe('workbench plugin new / build / validate', () => {
     const { NODE_TEST_CONTEXT: _inherited, ...env } = process.env;
     const ownTest = await exec(process.execPath, ['--test', '--test-reporter=tap'], { cwd: dir, encoding: 'utf8', env });
     assert.match(ownTest.stdout, /# pass 3\n# fail 0/);
+  });
+
+  test('plugin new prints, and its README gives, build commands that work outside the Workbench folder (never npx workbench)', async () => {
+    const parent = tempDir();
+    const created = await workbench(['plugin', 'new', 'far-away', '--dir', parent], parent);
+    assert.equal(created.code, 0, created.stderr);
+    const next = /then run: (.*)\n/.exec(created.stdout)?.[1] ?? '';
+    const bin = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
+    assert.equal(next, `node ${bin} plugin build far-away`);
+    const dir = path.join(parent, 'far-away');
+    const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+    assert.doesNotMatch(readme, /npx workbench plugin build/);
+    const build = /\| build \| `node (\S+) plugin build \.` \|/.exec(readme);
+    assert.equal(build?.[1], bin, readme);
+    // the printed command, run from the folder it was printed in (outside the Workbench folder)
+    const [, ...argv] = next.split(' ');
+    const built = await exec(process.execPath, ['--no-node-snapshot', ...argv], { cwd: parent, encoding: 'utf8' });
+    assert.match(built.stdout, /^built far-away@0\.1\.0: 1 tool\(s\)/);
   });
 
   test('the same scaffold builds to the same bytes in two different folders', async () => {
