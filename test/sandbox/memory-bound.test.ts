@@ -3,7 +3,7 @@
  * The sandbox's memory stays bounded by design: on the real sandbox (one worker), calls of several
  * plugins that leave garbage behind never leave the worker's idle isolates holding more heap than
  * IDLE_HEAP_BUDGET_MB. Collecting idle isolates between calls (idle-collection.test.ts) reclaims
- * their dead contexts but not what a plugin keeps at module level (here 6 MB each, in every
+ * their dead contexts but not what a plugin keeps at module level (here 16 MB each, in every
  * context: a spare holds its own), and six such plugins need more than the budget holds: the bound
  * is reached by disposing idle isolates.
  */
@@ -16,9 +16,9 @@ const PLUGINS = 6;
 const CALLS_PER_PLUGIN = 60;
 const MiB = 1024 * 1024;
 
-/** each context keeps 6 MB (a typed array: external memory); each call allocates ~1 MB that is garbage once it returns */
+/** each context keeps 16 MB (a typed array: external memory), so six plugins pass the budget even before their spare contexts are ready (a loaded machine prepares them late); each call allocates ~1 MB that is garbage once it returns */
 const source = (i: number): string =>
-  moduleOf(`const table = new Float64Array(768 * 1024);
+  moduleOf(`const table = new Float64Array(2048 * 1024);
 async function handler(ctx, args) {
   const junk = Array.from({ length: 8000 }, (_, k) => ({ k, s: 'plugin ${i} ' + k + args.round }));
   return { n: junk.length, plugin: ${i} };
