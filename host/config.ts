@@ -38,14 +38,31 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   } catch {
     throw new GatewayError('GW_ERR_CONFIG_INVALID', `WORKBENCH_PUBLIC_URL must be an http(s) URL, got "${publicUrlText}"`);
   }
+  const databaseUrl = env['DATABASE_URL'] || undefined;
+  if (databaseUrl !== undefined) checkDatabaseUrl(databaseUrl);
   return {
     port,
     host,
     dataDir: path.resolve(env['WORKBENCH_DATA_DIR'] ?? './data'),
-    databaseUrl: env['DATABASE_URL'] || undefined,
+    databaseUrl,
     pluginDirs: [BUILTIN_PLUGINS_DIR, ...extra],
     policyFile: path.resolve(env['WORKBENCH_POLICY'] ?? DEFAULT_POLICY_FILE),
     logLevel,
     publicUrl,
   };
+}
+
+/**
+ * DATABASE_URL is a postgres:// (or postgresql://) URL or a SQLite file path (`sqlite:` prefix
+ * optional). Any other `scheme://` is refused: read as a file path, a misspelt `postgress://…`
+ * started a replica on a SQLite file of its own (keys and connections made elsewhere missing on it,
+ * its password in a file name). The message names the scheme only, never the rest of the URL.
+ */
+export function checkDatabaseUrl(url: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
+  if (scheme === undefined || /^(postgres|postgresql|sqlite)$/i.test(scheme)) return;
+  throw new GatewayError(
+    'GW_ERR_CONFIG_INVALID',
+    `DATABASE_URL must be a postgres:// or postgresql:// URL, or a SQLite file path; got a "${scheme.slice(0, 20)}://" URL (Workbench supports PostgreSQL and SQLite)`,
+  );
 }

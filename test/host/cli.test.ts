@@ -46,6 +46,24 @@ describe('the workbench command', () => {
     assert.match(bad.stderr, /GW_ERR_POLICY_INVALID.*http\.allowPrivateCidrs\.0/);
   });
 
+  it('serve refuses a DATABASE_URL of another scheme (a misspelt postgres://) instead of opening a SQLite file of that name', () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cli-cwd-'));
+    try {
+      const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], {
+        cwd,
+        env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: path.join(cwd, 'data'), LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: 'postgress://wb:s3cret@127.0.0.1:1/wb' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(r.status, 2, `exit ${r.status}\n${r.stderr}`);
+      assert.match(r.stderr, /GW_ERR_CONFIG_INVALID.*DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL, or a SQLite file path; got a "postgress:\/\/" URL/);
+      assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
+      assert.deepEqual(fs.readdirSync(cwd), [], 'nothing was created');
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an option the command does not take, and creates nothing', () => {
     const r = run('users', 'create', '--email', 'a@example.com', '--tenat', 'acme', '--json');
     assert.equal(r.code, 2, r.stderr);
