@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { parseCidrs } from '../../sandbox/bridge/address-policy.js';
 import { hostNameSchema } from '../../sandbox/manifest.js';
+import { validateTenant } from '../storage/users.js';
 
 /**
  * Entries are matched exactly (or "*" for all): a pattern or a stray space would load and match
@@ -168,6 +169,12 @@ export const policySchema = z
   })
   .strict()
   .superRefine((p, ctx) => {
+    // a tenant as users are created with it (lower case …), or "*": a key no tenant can have (a
+    // typo, "Acme" for acme) would be a rule that never applies — a deny that silently allows
+    for (const t of Object.keys(p.tenants)) {
+      const problem = t === '*' ? undefined : validateTenant(t);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['tenants', t], message: `"${t.slice(0, 80)}" is no tenant name: ${problem}, or "*" for every tenant` });
+    }
     const least = minCapChars(p.requests.maxBatch);
     if (p.resultCap.maxChars < least)
       ctx.addIssue({

@@ -60,6 +60,9 @@ describe('policy files', () => {
     ['workers not a number', { sandbox: { workers: 'eight' } }, /sandbox\.workers/],
     ['upstream with a path', { upstreams: { 'https://api.github.com/v3': 'http://127.0.0.1:1' } }, /upstreams/],
     ['bad schemaErrors', { schemaErrors: 'ignore' }, /schemaErrors/],
+    // a tenant no user can have: its rule would never apply (a deny that silently allows)
+    ['a tenant name in capitals', { tenants: { Acme: { denyPlugins: ['github'] } } }, /tenants\.Acme: "Acme" is no tenant name: tenant must be 1-63 characters/],
+    ['a tenant name with a space', { tenants: { 'acme corp': { allowPlugins: ['github'] } } }, /tenants\.acme corp: "acme corp" is no tenant name/],
     // a capped answer keeps one item per execution: 58 characters each at the least, and 200 more
     ['a result cap too small for the largest batch', { resultCap: { maxChars: 3099 } }, /resultCap\.maxChars: must be at least 3100 with requests\.maxBatch 50/],
     ['a batch too large for the result cap', { requests: { maxBatch: 1000 }, resultCap: { maxChars: 58199 } }, /resultCap\.maxChars: must be at least 58200 with requests\.maxBatch 1000/],
