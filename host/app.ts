@@ -79,9 +79,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const users = new UserStore(db);
   const vault = loadVaultWithPending({ dataDir: config.dataDir, env: options.env ?? process.env });
   // connections a rotation left on an older key (a replica sealed them meanwhile), or on a key this
-  // server lacks: say so at start, while the older key can still be kept or restored
+  // server lacks, or a server started with the key from before the last rotation: say so at start,
+  // while the older key can still be kept or restored
   const usage = await keyUsage(db, vault);
-  for (const message of keyUsageWarnings(usage)) logger.warn({ keyId: vault.keyId, older: usage.older, unknown: usage.unknown }, message);
+  for (const message of keyUsageWarnings(usage, vault))
+    logger.warn({ keyId: vault.keyId, rotatedTo: usage.rotatedTo?.keyId, older: usage.older, unknown: usage.unknown }, message);
 
   const read = loadPlugins(config.pluginDirs);
   // a misspelt WORKBENCH_PLUGINS_DIR, or one naming a plugin folder itself, loaded nothing without a word

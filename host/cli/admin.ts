@@ -134,9 +134,9 @@ export async function runKeysRotate(config: GatewayConfig, args: ParsedArgs): Pr
       if (r.newKeyBase64)
         process.stdout.write(
           `Set WORKBENCH_ENCRYPTION_KEY to the new key and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the old one on every server, restart them, ` +
-            `then run \`workbench keys reseal\` until it reports 0 left before removing the old key:\n${r.newKeyBase64}\n`,
+            `then run \`workbench keys reseal\` until it reports key ${r.keyId} and 0 left before removing the old key:\n${r.newKeyBase64}\n`,
         );
-      else process.stdout.write(`The new key is in ${r.storedIn}. Restart running servers, then run \`workbench keys reseal\`.\n`);
+      else process.stdout.write(`The new key is in ${r.storedIn}. Restart running servers, then run \`workbench keys reseal\` until it reports key ${r.keyId} and 0 left.\n`);
     }
     return 0;
   });

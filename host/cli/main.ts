@@ -22,6 +22,7 @@ const USAGE = `Usage: workbench <command>
                                          (--new-key required with WORKBENCH_ENCRYPTION_KEY)
   keys reseal [--json]                   re-encrypt under the current key every credential still sealed
                                          with an older (previous) key; reports how many are left
+                                         (refused unless the current key is the one keys rotate moved to)
   login-link --email E                   print a one-time portal sign-in link
   plugin validate DIR                    check a plugin folder: manifest, schemas, and that plugin.js
                                          loads in the sandbox and exports every tool

@@ -39,12 +39,45 @@ export async function rotateKeys(db: Db, oldVault: Vault, newKey: Buffer): Promi
       if (vault.decrypt(sealed, row.id) !== plain) throw new VaultError('VAULT_DECRYPT_FAILED', `rotation stopped, nothing changed: verification failed for ${row.id}`);
       await tx.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ?', [sealed, vault.keyId, row.id]);
     }
+    // with the rows: `keys reseal` and start-up compare their current key with it
+    await tx.run(
+      'INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+      [ROTATED_TO, vault.keyId, Date.now()],
+    );
     return rows.length;
   });
   return { rotated, keyId: vault.keyId, vault };
 }
 
+/** The settings row naming the key the last `keys rotate` re-encrypted every connection under. */
+const ROTATED_TO = 'encryption.rotated_to';
+
+export interface RotationTarget {
+  /** id of the key the last `keys rotate` moved the connections to */
+  keyId: string;
+  /** when (epoch ms) */
+  at: number;
+}
+
+/** The key the last `keys rotate` moved the connections to (undefined before the first rotation). `forUpdate` locks the row (PostgreSQL). */
+export async function rotationTarget(db: Db, forUpdate = false): Promise<RotationTarget | undefined> {
+  const lock = forUpdate && db.kind === 'postgres' ? ' FOR UPDATE' : '';
+  const row = await db.get<{ value: string; updated_at: number | string }>(`SELECT value, updated_at FROM settings WHERE name = ?${lock}`, [ROTATED_TO]);
+  return row && { keyId: row.value, at: Number(row.updated_at) };
+}
+
+/** What to do when a server or `keys reseal` runs with a current key other than the one `keys rotate` moved the connections to. */
+function runWithRotatedKey(vault: Pick<Vault, 'source' | 'keyId'>, target: RotationTarget): string {
+  return vault.source === 'file'
+    ? `the key file in its data dir (encryption.key) holds ${vault.keyId}: use the data dir whose encryption.key holds ${target.keyId} (a rotation that stopped before replacing encryption.key is finished by running \`workbench keys rotate\` again)`
+    : `set WORKBENCH_ENCRYPTION_KEY to the key whose id is ${target.keyId}, and keep ${vault.keyId} in WORKBENCH_ENCRYPTION_KEY_PREVIOUS`;
+}
+
 export interface KeyUsage {
+  /** the vault's primary key (the one it seals with) */
+  keyId: string;
+  /** the key the last `keys rotate` moved the connections to, when there was one */
+  rotatedTo?: RotationTarget;
   /** connections sealed with the vault's primary key */
   primary: number;
   /** connections sealed with another key the vault can still read (a previous one), by key id */
@@ -56,7 +89,9 @@ export interface KeyUsage {
 /** How many connections each key seals, as this vault sees them (start-up warnings, `keys reseal`). */
 export async function keyUsage(db: Db, vault: Vault): Promise<KeyUsage> {
   const rows = await db.all<{ key_id: string; n: number }>('SELECT key_id, COUNT(*) AS n FROM connections GROUP BY key_id ORDER BY key_id');
-  const out: KeyUsage = { primary: 0, older: {}, unknown: {} };
+  const out: KeyUsage = { keyId: vault.keyId, primary: 0, older: {}, unknown: {} };
+  const target = await rotationTarget(db);
+  if (target) out.rotatedTo = target;
   for (const r of rows) {
     const n = Number(r.n);
     if (r.key_id === vault.keyId) out.primary += n;
@@ -69,10 +104,18 @@ export async function keyUsage(db: Db, vault: Vault): Promise<KeyUsage> {
 const total = (counts: Record<string, number>): number => Object.values(counts).reduce((a, b) => a + b, 0);
 
 /** Warnings for the start-up log about connections not sealed with the primary key (none when all are). */
-export function keyUsageWarnings(usage: KeyUsage): string[] {
+export function keyUsageWarnings(usage: KeyUsage, vault: Pick<Vault, 'source'> = { source: 'env' }): string[] {
   const out: string[] = [];
   const older = total(usage.older);
-  if (older > 0)
+  const target = usage.rotatedTo;
+  if (target && target.keyId !== usage.keyId)
+    // a replica restarted with the environment from before the rotation: its "older" rows are the
+    // rotated ones, and a re-seal run with its environment would move them all back
+    out.push(
+      `this server runs with key ${usage.keyId}, but \`workbench keys rotate\` moved the connections to key ${target.keyId} (${new Date(target.at).toISOString()}): ` +
+        `connections it saves are sealed with the old key, and \`workbench keys reseal\` with this configuration is refused. Restart it with the new key: ${runWithRotatedKey({ source: vault.source, keyId: usage.keyId }, target)}`,
+    );
+  else if (older > 0)
     out.push(
       `${older} connection(s) are sealed with an older key (${Object.keys(usage.older).join(', ')}) that this server can still read: ` +
         'run `workbench keys reseal` once every server runs with the current key, and keep the older key (WORKBENCH_ENCRYPTION_KEY_PREVIOUS or encryption.key.previous) until it reports 0 left',
@@ -104,6 +147,17 @@ export interface ResealResult {
 export async function resealKeys(db: Db, vault: Vault): Promise<ResealResult> {
   const resealed = await db.transaction(async (tx) => {
     const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
+    // Run with the configuration from before a rotation (its old key current, the new one
+    // previous), a re-seal would move every connection back to the old key and report 0 left: the
+    // very signal for removing the old key.
+    const target = await rotationTarget(tx, true);
+    if (target && target.keyId !== vault.keyId)
+      throw new VaultError(
+        'VAULT_NOT_ROTATED_KEY',
+        `re-seal refused, nothing changed: \`workbench keys rotate\` moved the connections to key ${target.keyId} (${new Date(target.at).toISOString()}), ` +
+          `but this command runs with key ${vault.keyId} as its current key${vault.hasKey(target.keyId) ? ` (and ${target.keyId} only as a previous key)` : ''}: ` +
+          `it would re-encrypt every connection back under ${vault.keyId}. Run it with the configuration of a server that runs with the new key: ${runWithRotatedKey(vault, target)}`,
+      );
     const rows = await tx.all<{ id: string; integration: string; secret: string; key_id: string }>(
       `SELECT id, integration, secret, key_id FROM connections WHERE key_id <> ? ORDER BY id${lock}`,
       [vault.keyId],

@@ -14,7 +14,7 @@ const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export type VaultErrorCode = 'VAULT_BAD_KEY' | 'VAULT_UNKNOWN_KEY' | 'VAULT_DECRYPT_FAILED' | 'VAULT_KEY_FILE';
+export type VaultErrorCode = 'VAULT_BAD_KEY' | 'VAULT_UNKNOWN_KEY' | 'VAULT_DECRYPT_FAILED' | 'VAULT_KEY_FILE' | 'VAULT_NOT_ROTATED_KEY';
 
 /** Raised for key configuration problems and for values that fail to decrypt (tampered or wrong key). */
 export class VaultError extends Error {

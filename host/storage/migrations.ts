@@ -122,6 +122,17 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX portal_flash_expires ON portal_flash(expires_at)`,
     ],
   },
+  {
+    version: 8,
+    name: 'settings (the key the last keys rotate moved the connections to)',
+    statements: [
+      // Small named values shared by every server on the database. `encryption.rotated_to` is the
+      // id of the key `workbench keys rotate` last re-encrypted the connections under: `keys reseal`
+      // refuses to run with another current key (it would move every connection back to the old
+      // key), and start-up warns a server that runs with another key.
+      `CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at BIGINT NOT NULL)`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

@@ -7,13 +7,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { keyUsage, keyUsageWarnings, resealKeys, rotateKeys, rotateStoredKey, loadVaultWithPending } from '../../host/connections/key-rotation.js';
+import { keyUsage, keyUsageWarnings, type KeyUsage, resealKeys, rotateKeys, rotateStoredKey, loadVaultWithPending } from '../../host/connections/key-rotation.js';
 import { createConnectionService } from '../../host/connections/service.js';
 import { KEY_FILE_NAME, createVault, generateKey, loadVault, parseEncryptionKey, type Vault } from '../../host/connections/vault.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
 import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from './fixture.js';
 
 const code = (c: string) => (err: unknown) => (err as { code?: string }).code === c;
+/** the counts of a key usage (without the key ids it was taken with) */
+const counts = ({ primary, older, unknown }: KeyUsage) => ({ primary, older, unknown });
 
 describe('vault', () => {
   const vault = createVault(generateKey());
@@ -280,18 +282,18 @@ describe('key rotation', () => {
     const onK2 = loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 } });
     const k1Id = createVault(parseEncryptionKey(K1)).keyId;
     const usage = await keyUsage(t.db, onK2);
-    assert.deepEqual(usage, { primary: 1, older: { [k1Id]: 1 }, unknown: {} });
+    assert.deepEqual(counts(usage), { primary: 1, older: { [k1Id]: 1 }, unknown: {} });
     const [warning] = keyUsageWarnings(usage);
     assert.match(warning ?? '', /1 connection\(s\) are sealed with an older key.*workbench keys reseal/);
     // without K1, the row is reported as unreadable
     const k2Only = loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2 } });
-    assert.deepEqual(await keyUsage(t.db, k2Only), { primary: 1, older: {}, unknown: { [k1Id]: 1 } });
+    assert.deepEqual(counts(await keyUsage(t.db, k2Only)), { primary: 1, older: {}, unknown: { [k1Id]: 1 } });
     assert.match(keyUsageWarnings(await keyUsage(t.db, k2Only)).join('\n'), /1 connection\(s\) are sealed with a key this server does not have/);
 
     // rotating to the key in use is refused, pointing at the re-seal; the re-seal moves the row to K2
     await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 }, newKey: K2 }), /keys reseal/);
     assert.deepEqual(await resealKeys(t.db, onK2), { resealed: 1, keyId: onK2.keyId, left: 0 });
-    assert.deepEqual(await keyUsage(t.db, k2Only), { primary: 2, older: {}, unknown: {} });
+    assert.deepEqual(counts(await keyUsage(t.db, k2Only)), { primary: 2, older: {}, unknown: {} });
     assert.deepEqual(keyUsageWarnings(await keyUsage(t.db, k2Only)), []);
     // now K1 can go: K2 alone reads both
     const after = createConnectionService({ db: t.db, vault: k2Only, clientFor: () => undefined });

@@ -5,17 +5,45 @@
  * one and keeps its config unless --config is given.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createVault, generateKey } from '../../host/connections/vault.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
 
 const BIN = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
+
+/** The real command with exactly this environment (plus PATH, LOG_LEVEL silent unless given). */
+function runWith(env: Record<string, string>, ...argv: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, ...argv], { env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'silent', ...env }, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * Starts `workbench serve` (127.0.0.1, a free port) with this environment and collects its output
+ * until it listens, then stops it; or until it exits by itself. `listened` says which.
+ */
+async function serveUntilListening(env: Record<string, string>): Promise<{ listened: boolean; code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let listened = false;
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString('utf8');
+    if (!listened && /listening on http/.test(output)) {
+      listened = true;
+      child.kill('SIGTERM');
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { listened, code, output };
+}
 
 describe('the workbench command', () => {
   let dir: string;
@@ -95,6 +123,48 @@ describe('the workbench command', () => {
     assert.deepEqual(JSON.parse(r.stdout), { resealed: 1, keyId: JSON.parse(rotated.stdout).keyId, left: 0 });
     const again = run('keys', 'reseal');
     assert.match(again.stdout, /Re-encrypted 0 connection\(s\).*0 left/);
+  });
+
+  it('keys reseal run with the configuration from before a rotation is refused (it would move every connection back), and a server started with it is warned', async () => {
+    const own = fs.mkdtempSync(path.join(dir, 'rotated-'));
+    const OLD = generateKey().toString('base64');
+    const NEW = generateKey().toString('base64');
+    const oldId = createVault(Buffer.from(OLD, 'base64')).keyId;
+    const newId = createVault(Buffer.from(NEW, 'base64')).keyId;
+    const env = (key: string, previous: string): Record<string, string> => ({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: key, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: previous });
+    for (const n of [1, 2, 3]) {
+      assert.equal(runWith(env(OLD, NEW), 'users', 'create', '--email', `r${n}@example.com`).code, 0);
+      const imported = runWith(env(OLD, NEW), 'connections', 'import', '--email', `r${n}@example.com`, '--integration', 'github', '--token', `gho_${n}`);
+      assert.equal(imported.code, 0, imported.stderr);
+    }
+    const rotated = runWith(env(OLD, NEW), 'keys', 'rotate', '--new-key', NEW, '--json');
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.equal(JSON.parse(rotated.stdout).keyId, newId);
+    const keyIds = async (): Promise<string[]> => {
+      const db = openSqlite(path.join(own, 'workbench.db'));
+      try {
+        return (await db.all<{ key_id: string }>('SELECT key_id FROM connections ORDER BY id')).map((r) => r.key_id);
+      } finally {
+        await db.close();
+      }
+    };
+    assert.deepEqual(await keyIds(), [newId, newId, newId]);
+
+    // a replica restarted mid-way with the old configuration: the old key current, the new one previous
+    const stale = runWith(env(OLD, NEW), 'keys', 'reseal', '--json');
+    assert.equal(stale.code, 2, stale.stdout + stale.stderr);
+    assert.equal(stale.stdout, '');
+    assert.match(stale.stderr, new RegExp(`re-seal refused, nothing changed: .*moved the connections to key ${newId}.*runs with key ${oldId} as its current key.*set WORKBENCH_ENCRYPTION_KEY to the key whose id is ${newId}`));
+    assert.deepEqual(await keyIds(), [newId, newId, newId], 'every connection stays on the new key');
+    const server = await serveUntilListening(env(OLD, NEW));
+    assert.ok(server.listened, server.output);
+    assert.match(server.output, new RegExp(`this server runs with key ${oldId}, but \`workbench keys rotate\` moved the connections to key ${newId}`));
+    assert.doesNotMatch(server.output, /run `workbench keys reseal` once every server runs/, 'no advice to re-seal with this configuration');
+
+    // with the new configuration it goes through and reports the key rotate printed
+    const good = runWith(env(NEW, OLD), 'keys', 'reseal', '--json');
+    assert.equal(good.code, 0, good.stderr);
+    assert.deepEqual(JSON.parse(good.stdout), { resealed: 0, keyId: newId, left: 0 });
   });
 
   it('refuses a flag given twice and a value for an on/off flag, and creates nothing', async () => {
