@@ -136,7 +136,11 @@ export async function runKeysRotate(config: GatewayConfig, args: ParsedArgs): Pr
           `Set WORKBENCH_ENCRYPTION_KEY to the new key and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the old one on every server, restart them, ` +
             `then run \`workbench keys reseal\` until it reports key ${r.keyId} and 0 left before removing the old key:\n${r.newKeyBase64}\n`,
         );
-      else process.stdout.write(`The new key is in ${r.storedIn}. Restart running servers, then run \`workbench keys reseal\` until it reports key ${r.keyId} and 0 left.\n`);
+      else
+        process.stdout.write(
+          `The new key is in ${r.storedIn} (the old one in ${r.storedIn}.previous). Running servers with this data dir take it up on their next use of a connection sealed with it; ` +
+            `then run \`workbench keys reseal\` until it reports key ${r.keyId} and 0 left.\n`,
+        );
     }
     return 0;
   });

@@ -19,7 +19,8 @@ const USAGE = `Usage: workbench <command>
   users create --email E [--tenant T] [--json]
   connections import --email E --integration I (--token T [--refresh-token R] [--expires-in S] | --values JSON) [--config JSON]
   keys rotate [--new-key BASE64]         re-encrypt every stored credential under a new key
-                                         (--new-key required with WORKBENCH_ENCRYPTION_KEY)
+                                         (--new-key required with WORKBENCH_ENCRYPTION_KEY, and
+                                         already in WORKBENCH_ENCRYPTION_KEY_PREVIOUS)
   keys reseal [--json]                   re-encrypt under the current key every credential still sealed
                                          with an older (previous) key; reports how many are left
                                          (refused unless the current key is the one keys rotate moved to)

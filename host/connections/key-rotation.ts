@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../storage/db.js';
-import { KEY_FILE_NAME, VaultError, createVault, fsyncDir, generateKey, keyIdFor, loadVault, parseEncryptionKey, replaceFileDurably, writeFileSynced, writeKeyFile, type Vault } from './vault.js';
+import { KEY_FILE_NAME, VaultError, createVault, fsyncDir, generateKey, keyIdFor, loadVault, parseEncryptionKey, previousKeysFromEnv, readKeyFile, replaceFileDurably, writeFileSynced, writeKeyFile, type Vault } from './vault.js';
 
 export interface RotationResult {
   /** connections re-encrypted */
@@ -191,8 +191,10 @@ export interface StoredKeyRotation extends RotationResult {
  * The CLI's whole rotation. With a key file: the new key is written to `encryption.key.next` first,
  * the database is re-encrypted, then the file is renamed over `encryption.key` (a crash in between
  * leaves both files; `loadVaultWithPending` reads with either). The old key stays readable as
- * `encryption.key.previous` until the next rotation. With WORKBENCH_ENCRYPTION_KEY: the
- * database is re-encrypted and the new key returned for the operator to put in the environment.
+ * `encryption.key.previous` until the next rotation (running servers re-read the files when they
+ * meet the new key). With WORKBENCH_ENCRYPTION_KEY: the new key must be one the command (and so,
+ * by the documented order, every server) already reads as a previous key; the database is
+ * re-encrypted and the new key returned for the operator to put in the environment.
  */
 export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: NodeJS.ProcessEnv; newKey?: string }): Promise<StoredKeyRotation> {
   const env = options.env ?? process.env;
@@ -209,6 +211,17 @@ export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: 
       'the new key is the key already in use; to re-encrypt the connections still sealed with an older key under it, run `workbench keys reseal`; nothing changed',
     );
   if (oldVault.source === 'env') {
+    // the documented order: every server reads the new key (as a previous key) before anything is
+    // sealed with it; this command runs with a server's environment, so it must read it too
+    const newId = keyIdFor(newKey);
+    if (!oldVault.hasKey(newId))
+      throw new VaultError(
+        'VAULT_BAD_KEY',
+        `the new key (${newId}) is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: servers that do not have it could not read a single connection once they are re-encrypted under it; nothing changed. ` +
+          'First add the new key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS on every server and restart them; then run this command with that environment ' +
+          `(the current key ${oldVault.keyId} as WORKBENCH_ENCRYPTION_KEY, the new one in WORKBENCH_ENCRYPTION_KEY_PREVIOUS); then set WORKBENCH_ENCRYPTION_KEY to the new key ` +
+          'and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the old one on every server, restart them, and run `workbench keys reseal`',
+      );
     const result = await rotateKeys(options.db, oldVault, newKey);
     return { ...result, storedIn: 'env', newKeyBase64: newKey.toString('base64') };
   }
@@ -219,8 +232,8 @@ export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: 
   writeFileSynced(next, newKey.toString('base64') + '\n', { mode: 0o600 });
   fsyncDir(options.dataDir);
   const result = await rotateKeys(options.db, oldVault, newKey);
-  // Servers still running with the old key may seal a few more values before they restart: keep
-  // the old key readable (encryption.key.previous) until the next rotation re-seals everything.
+  // Servers still running with the old key may seal a few more values before they re-read the key
+  // file: keep the old key readable (encryption.key.previous) until the next rotation re-seals everything.
   keepAsPrevious(file);
   writeKeyFile(options.dataDir, newKey);
   fs.rmSync(next, { force: true });
@@ -263,29 +276,83 @@ async function settleEarlierRotation(db: Db, dataDir: string, file: string, next
   fsyncDir(dataDir);
 }
 
+/** A key-file vault re-reads its key files at most this often, and only on meeting a key it does not have. */
+export const KEY_FILE_REREAD_MS = 5_000;
+
 /**
  * loadVault, plus the key files a rotation leaves beside the key file, accepted for reading only:
  * `encryption.key.next` (a rotation interrupted after the database was re-encrypted) and
  * `encryption.key.previous` (the key before the last rotation, for values sealed meanwhile).
+ *
+ * With a key file, a value sealed with a key this process does not have makes it read the key
+ * files again (at most once per KEY_FILE_REREAD_MS) before failing: `keys rotate` run beside a
+ * running server replaces them, and the server then reads the rotated connections, and seals new
+ * ones with the new key, without a restart. Keys it read before stay readable in memory.
  */
 export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Vault {
   const base = loadVault(options);
   if (base.source !== 'file') return base;
-  const readers = ['next', 'previous']
-    .map((suffix) => path.join(options.dataDir, `${KEY_FILE_NAME}.${suffix}`))
-    .filter((f) => fs.existsSync(f))
-    .map((f) => createVault(parseEncryptionKey(fs.readFileSync(f, 'utf8'), f), { source: 'file' }));
-  if (readers.length === 0) return base;
+  const env = options.env ?? process.env;
+  const file = path.join(options.dataDir, KEY_FILE_NAME);
+  const sideFiles = ['next', 'previous'].map((suffix) => `${file}.${suffix}`);
+  let primary: Vault = base;
+  /** keys read from the side files, and keys this process sealed with before a re-read */
+  const readers: Vault[] = [];
+  const find = (id: string): Vault | undefined => (primary.hasKey(id) ? primary : readers.find((r) => r.keyId === id));
+  const addReader = (key: Buffer): void => {
+    const v = createVault(key, { source: 'file' });
+    if (!find(v.keyId)) readers.push(v);
+  };
+  // at start, a bad side file stops the start (as a bad key file does)
+  for (const f of sideFiles) if (fs.existsSync(f)) addReader(parseEncryptionKey(fs.readFileSync(f, 'utf8'), f));
+
+  let lastReread = -Infinity;
+  let rereadProblem: string | undefined;
+  /** Reads the key files again (unless it did so within KEY_FILE_REREAD_MS); true when it did. */
+  const reread = (): boolean => {
+    const now = performance.now();
+    if (now - lastReread < KEY_FILE_REREAD_MS) return false;
+    lastReread = now;
+    const problems: string[] = [];
+    try {
+      const current = readKeyFile(file);
+      if (keyIdFor(current) !== primary.keyId) {
+        readers.unshift(primary); // what this process sealed with stays readable
+        primary = createVault(current, { previous: previousKeysFromEnv(env), source: 'file' });
+      }
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+    for (const f of sideFiles) {
+      try {
+        if (fs.existsSync(f)) addReader(readKeyFile(f));
+      } catch (err) {
+        problems.push((err as Error).message);
+      }
+    }
+    rereadProblem = problems.length ? problems.join('; ') : undefined;
+    return true;
+  };
+
   return {
-    keyId: base.keyId,
-    source: base.source,
+    get keyId() {
+      return primary.keyId;
+    },
+    source: 'file',
     keyIdOf: base.keyIdOf,
-    hasKey: (id) => base.hasKey(id) || readers.some((r) => r.keyId === id),
-    encrypt: base.encrypt,
+    hasKey: (id) => find(id) !== undefined,
+    encrypt: (plaintext, aad) => primary.encrypt(plaintext, aad),
     decrypt: (sealed, aad) => {
       const id = base.keyIdOf(sealed);
-      const reader = id === base.keyId ? undefined : readers.find((r) => r.keyId === id);
-      return (reader ?? base).decrypt(sealed, aad);
+      if (id === undefined) return primary.decrypt(sealed, aad); // not a vault value: says so
+      const vault = find(id) ?? (reread() ? find(id) : undefined);
+      if (!vault)
+        throw new VaultError(
+          'VAULT_UNKNOWN_KEY',
+          `the stored secret was encrypted with key ${id}, which this server does not have (it seals with key ${primary.keyId} from ${file}, and found ${id} in none of its key files${rereadProblem ? `; reading them again: ${rereadProblem}` : ''}): ` +
+            `restore the key file that holds it as ${file}.previous (or add the key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS), then run \`workbench keys reseal\`; without that key the user must reconnect`,
+        );
+      return vault.decrypt(sealed, aad);
     },
   };
 }

@@ -15,7 +15,9 @@ export interface SecretPayload {
 export function sealSecret(vault: Vault, connectionId: string, payload: SecretPayload): { sealed: string; keyId: string } {
   const body: SecretPayload = { values: payload.values };
   if (payload.refreshToken) body.refreshToken = payload.refreshToken;
-  return { sealed: vault.encrypt(JSON.stringify(body), connectionId), keyId: vault.keyId };
+  // the key id the value names: the vault's key may change (a key file re-read after a rotation)
+  const sealed = vault.encrypt(JSON.stringify(body), connectionId);
+  return { sealed, keyId: vault.keyIdOf(sealed) ?? vault.keyId };
 }
 
 /** Opens a row's secret; a vault failure becomes GW_ERR_ENGINE_CREDENTIAL_FAILED with the vault's explanation. */

@@ -130,10 +130,15 @@ export function readOrCreateKeyFile(dataDir: string): { key: Buffer; file: strin
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('VAULT_KEY_FILE', `cannot create ${file}: ${(err as Error).message}`);
   }
+  return { key: readKeyFile(file), file, created };
+}
+
+/** Reads an existing key file, refusing one that other users may read. */
+export function readKeyFile(file: string): Buffer {
   const stat = fs.statSync(file);
   if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0)
     throw new VaultError('VAULT_KEY_FILE', `${file} is readable by other users (mode ${(stat.mode & 0o777).toString(8)}): run chmod 600 on it`);
-  return { key: parseEncryptionKey(fs.readFileSync(file, 'utf8'), file), file, created };
+  return parseEncryptionKey(fs.readFileSync(file, 'utf8'), file);
 }
 
 /**
@@ -190,14 +195,19 @@ export function writeKeyFile(dataDir: string, key: Buffer): string {
  */
 export function loadVault(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Vault & { keyFile?: string; created: boolean } {
   const env = options.env ?? process.env;
-  const previous = (env['WORKBENCH_ENCRYPTION_KEY_PREVIOUS'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => parseEncryptionKey(s, 'WORKBENCH_ENCRYPTION_KEY_PREVIOUS'));
+  const previous = previousKeysFromEnv(env);
   const fromEnv = env['WORKBENCH_ENCRYPTION_KEY'];
   if (fromEnv !== undefined && fromEnv.trim() !== '')
     return { ...createVault(parseEncryptionKey(fromEnv), { previous, source: 'env' }), created: false };
   const { key, file, created } = readOrCreateKeyFile(options.dataDir);
   return { ...createVault(key, { previous, source: 'file' }), keyFile: file, created };
+}
+
+/** The keys in WORKBENCH_ENCRYPTION_KEY_PREVIOUS (comma-separated), validated. */
+export function previousKeysFromEnv(env: NodeJS.ProcessEnv): Buffer[] {
+  return (env['WORKBENCH_ENCRYPTION_KEY_PREVIOUS'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => parseEncryptionKey(s, 'WORKBENCH_ENCRYPTION_KEY_PREVIOUS'));
 }

@@ -321,7 +321,10 @@ describe('key rotation', () => {
     await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env }), /give the new key with --new-key.*nothing changed/);
     assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
     const given = generateKey().toString('base64');
-    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env, newKey: given });
+    // not read as a previous key yet (so, by the documented order, not by every server either): refused
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env, newKey: given }), /is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed/);
+    assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
+    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: { ...env, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: given }, newKey: given });
     assert.equal(res.storedIn, 'env');
     assert.equal(res.newKeyBase64, given);
     const next = loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 } });

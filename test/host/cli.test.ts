@@ -15,6 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import { createVault, generateKey } from '../../host/connections/vault.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
+import { startGateway } from '../helpers/gateway.js';
+import { startUpstream } from '../helpers/upstream.js';
 
 const BIN = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
 
@@ -165,6 +167,57 @@ describe('the workbench command', () => {
     const good = runWith(env(NEW, OLD), 'keys', 'reseal', '--json');
     assert.equal(good.code, 0, good.stderr);
     assert.deepEqual(JSON.parse(good.stdout), { resealed: 0, keyId: newId, left: 0 });
+  });
+
+  it('keys rotate beside a running server with a key file: the server reads the rotated connections and seals new ones with the new key, without a restart', async () => {
+    const upstream = await startUpstream((req) => ({ json: { login: 'octo', auth: req.headers['authorization'] } }));
+    const gw = await startGateway({ plugins: ['github'], upstreams: { 'https://api.github.com': upstream.origin } });
+    try {
+      await gw.connect('github', { token: 'gho_before' });
+      assert.equal((await gw.execute('github_get_me')).result?.login, 'octo');
+      const env = { WORKBENCH_DATA_DIR: gw.dataDir, DATABASE_URL: path.join(gw.dataDir, 'workbench.db') };
+      const rotated = runWith(env, 'keys', 'rotate', '--json');
+      assert.equal(rotated.code, 0, rotated.stderr);
+      const { keyId } = JSON.parse(rotated.stdout) as { keyId: string };
+      const after = await gw.execute('github_get_me');
+      assert.equal(after.result?.login, 'octo', JSON.stringify(after));
+      assert.equal(upstream.last().headers['authorization'], 'Bearer gho_before');
+      // a connection the running server makes now is sealed with the new key: nothing to re-seal
+      const other = await gw.createUser('after-rotation@example.com');
+      await gw.connect('github', { token: 'gho_after' }, other.user);
+      assert.deepEqual(await gw.db.all('SELECT DISTINCT key_id FROM connections'), [{ key_id: keyId }]);
+      const resealed = runWith(env, 'keys', 'reseal', '--json');
+      assert.equal(resealed.code, 0, resealed.stderr);
+      assert.deepEqual(JSON.parse(resealed.stdout), { resealed: 0, keyId, left: 0 });
+    } finally {
+      await gw.close();
+      await upstream.close();
+    }
+  });
+
+  it('keys rotate --new-key with environment keys is refused, nothing changed, unless the new key is already in WORKBENCH_ENCRYPTION_KEY_PREVIOUS', async () => {
+    const own = fs.mkdtempSync(path.join(dir, 'env-rotate-'));
+    const OLD = generateKey().toString('base64');
+    const NEW = generateKey().toString('base64');
+    const newId = createVault(Buffer.from(NEW, 'base64')).keyId;
+    const onOld = { WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: OLD };
+    assert.equal(runWith(onOld, 'users', 'create', '--email', 'env@example.com').code, 0);
+    assert.equal(runWith(onOld, 'connections', 'import', '--email', 'env@example.com', '--integration', 'github', '--token', 'gho_env').code, 0);
+    const refused = runWith(onOld, 'keys', 'rotate', '--new-key', NEW, '--json');
+    assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, new RegExp(`the new key \\(${newId}\\) is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed\\. First add the new key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS on every server and restart them`));
+    const db = openSqlite(path.join(own, 'workbench.db'));
+    try {
+      const before = createVault(Buffer.from(OLD, 'base64')).keyId;
+      assert.deepEqual(await db.all('SELECT key_id FROM connections'), [{ key_id: before }]);
+      const done = runWith({ ...onOld, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: NEW }, 'keys', 'rotate', '--new-key', NEW, '--json');
+      assert.equal(done.code, 0, done.stderr);
+      assert.equal(JSON.parse(done.stdout).keyId, newId);
+      assert.deepEqual(await db.all('SELECT key_id FROM connections'), [{ key_id: newId }]);
+    } finally {
+      await db.close();
+    }
   });
 
   it('refuses a flag given twice and a value for an on/off flag, and creates nothing', async () => {
