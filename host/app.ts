@@ -13,6 +13,7 @@ import { clientFromEnv } from './connections/oauth.js';
 import { createConnectionService, type FullConnectionService } from './connections/service.js';
 import { createProviderFetch } from './connections/provider-fetch.js';
 import { isUsable } from './connections/types.js';
+import { requireSharedKey } from './connections/vault.js';
 import { keyUsage, keyUsageWarnings, loadVaultWithPending } from './connections/key-rotation.js';
 import { createRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
@@ -75,6 +76,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const policy = options.policy ?? loadPolicyFile(config.policyFile);
   // With the stdout audit sink, stdout is the audit stream: logs (and its own failure reports) go to stderr.
   const logger = options.logger ?? createLogger({ level: config.logLevel, destination: policy.audit.sink === 'stdout' ? 'stderr' : 'stdout' });
+  // before anything is opened or created: a replica must not generate a key of its own
+  requireSharedKey(config.databaseUrl, config.dataDir, options.env ?? process.env);
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   const users = new UserStore(db);
   const vault = loadVaultWithPending({ dataDir: config.dataDir, env: options.env ?? process.env });

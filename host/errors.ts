@@ -19,7 +19,7 @@ export const GATEWAY_ERRORS = {
   GW_ERR_VALIDATION_SCHEMA_ERROR: { wire: 'tool-result', retryable: false, summary: 'Validating the arguments threw (a plugin schema bug); audited as SAFEPARSE_ERROR.' },
   GW_ERR_POLICY_FORBIDDEN: { wire: 'tool-result', retryable: false, summary: "The tenant's policy does not allow this plugin or tool; the rule is named." },
   GW_ERR_POLICY_RATE_LIMITED: { wire: 'tool-result', retryable: true, summary: 'The per-user or per-tenant rate limit is spent; retryAfterSec says when to retry.' },
-  GW_ERR_ENGINE_CREDENTIAL_FAILED: { wire: 'tool-result', retryable: true, summary: 'The stored credential could not be loaded or refreshed (provider down or answered garbage).' },
+  GW_ERR_ENGINE_CREDENTIAL_FAILED: { wire: 'tool-result', retryable: true, summary: 'The stored credential could not be loaded or refreshed (provider down or answered garbage), or this server cannot read it (the details for the operator are in its log).' },
   GW_ERR_ENGINE_CANCELLED: { wire: 'tool-result', retryable: true, summary: 'The client cancelled the request (MCP notifications/cancelled): this execution was not started, or its ctx.http requests were stopped.' },
   GW_ERR_ENGINE_INTERNAL: { wire: 'tool-result', retryable: true, summary: 'An unexpected failure inside the gateway; the request id is in the logs.' },
   GW_ERR_TRANSPORT_UNAUTHORIZED: { wire: 'http', retryable: false, summary: 'No API key, or an unknown or revoked one (HTTP 401).' },
@@ -38,7 +38,7 @@ export const GATEWAY_ERRORS = {
   GW_ERR_DISCOVERY_TOOL_NOT_FOUND: { wire: 'tool-result', retryable: false, summary: 'get_tool_schema: no such tool the caller may run; closest names are suggested.' },
   GW_ERR_PLUGIN_INVALID: { wire: 'startup', retryable: false, summary: 'A plugin folder was refused at load (manifest, schema, source or name collision); the others still load.' },
   GW_ERR_POLICY_INVALID: { wire: 'startup', retryable: false, summary: 'The policy file does not validate; start-up stops with the field and the problem.' },
-  GW_ERR_CONFIG_INVALID: { wire: 'startup', retryable: false, summary: 'An environment variable has an invalid value.' },
+  GW_ERR_CONFIG_INVALID: { wire: 'startup', retryable: false, summary: 'An environment variable has an invalid value, or a required one is missing (WORKBENCH_ENCRYPTION_KEY with a PostgreSQL DATABASE_URL).' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;

@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../config.js';
 import { rotateStoredKey, loadVaultWithPending, resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
+import { requireSharedKey } from '../connections/vault.js';
 import { loadPluginDir, loadPlugins, pluginRootProblem, type LoadedPlugin } from '../registry/load-plugins.js';
 import { createSandbox, probePlugin, type ProbeVerdict } from '../../sandbox/index.js';
 import { DEFAULT_POLICY_FILE } from '../paths.js';
@@ -98,6 +99,7 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
       throw new Error(`--token fills only the single secret field of an API-key integration; ${integration} has ${secrets.length} (${secrets.map((f) => f.name).join(', ')}): use --values '${example}'`);
     }
   }
+  requireSharedKey(config.databaseUrl, config.dataDir, process.env);
   return withDb(config, async (db) => {
     const user = await new UserStore(db).byEmail(email);
     if (!user) throw new Error(`no user with email ${email}`);
@@ -126,6 +128,7 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
 
 export async function runKeysRotate(config: GatewayConfig, args: ParsedArgs): Promise<number> {
   const newKey = stringFlag(args, 'new-key');
+  requireSharedKey(config.databaseUrl, config.dataDir, process.env);
   return withDb(config, async (db) => {
     const r = await rotateStoredKey({ db, dataDir: config.dataDir, ...(newKey !== undefined ? { newKey } : {}) });
     if (args.flags.has('json')) process.stdout.write(JSON.stringify({ rotated: r.rotated, keyId: r.keyId, storedIn: r.storedIn, ...(r.newKeyBase64 ? { newKey: r.newKeyBase64 } : {}) }) + '\n');
@@ -147,6 +150,7 @@ export async function runKeysRotate(config: GatewayConfig, args: ParsedArgs): Pr
 }
 
 export async function runKeysReseal(config: GatewayConfig, args: ParsedArgs): Promise<number> {
+  requireSharedKey(config.databaseUrl, config.dataDir, process.env);
   return withDb(config, async (db) => {
     const r = await resealKeys(db, loadVaultWithPending({ dataDir: config.dataDir }));
     if (args.flags.has('json')) process.stdout.write(JSON.stringify({ resealed: r.resealed, keyId: r.keyId, left: r.left }) + '\n');

@@ -91,7 +91,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
     for (;;) {
       const row = await deps.store.byId(connectionId);
       if (!row || row.status !== 'connected') return undefined;
-      const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
+      const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
       if (!isStale(row, skewMs)) return { values: secret.values };
       if (!secret.refreshToken) {
         if (!expired(row)) return { values: secret.values };
@@ -160,7 +160,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
   return {
     isStale,
     async fresh(row, manifest, skewMs = deps.skewMs) {
-      const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
+      const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
       if (manifest.auth.type !== 'oauth2' || !isStale(row, skewMs)) return { values: secret.values };
       let flight = inFlight.get(row.id);
       if (!flight) {

@@ -20,14 +20,31 @@ export function sealSecret(vault: Vault, connectionId: string, payload: SecretPa
   return { sealed, keyId: vault.keyIdOf(sealed) ?? vault.keyId };
 }
 
-/** Opens a row's secret; a vault failure becomes GW_ERR_ENGINE_CREDENTIAL_FAILED with the vault's explanation. */
-export function openSecret(vault: Vault, connectionId: string, sealed: string, integration: string): SecretPayload {
+/** where openSecret reports what an operator needs to know */
+export interface SecretLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+/**
+ * Opens a row's secret. A vault failure becomes GW_ERR_ENGINE_CREDENTIAL_FAILED whose message, read
+ * by the calling agent, says only that this server cannot read the credential and to contact its
+ * operator; the key ids and what to do (the vault's explanation) go to `logger`.
+ */
+export function openSecret(vault: Vault, connectionId: string, sealed: string, integration: string, logger?: SecretLogger): SecretPayload {
   let text: string;
   try {
     text = vault.decrypt(sealed, connectionId);
   } catch (err) {
     const why = err instanceof VaultError ? err.message : 'decryption failed';
-    throw new GatewayError('GW_ERR_ENGINE_CREDENTIAL_FAILED', `the stored ${integration} credential cannot be read: ${why}`, { integration });
+    logger?.warn(
+      { connectionId, integration, code: err instanceof VaultError ? err.code : 'VAULT_DECRYPT_FAILED', sealedWith: vault.keyIdOf(sealed), keyId: vault.keyId },
+      `the stored ${integration} credential of connection ${connectionId} cannot be read: ${why}`,
+    );
+    throw new GatewayError(
+      'GW_ERR_ENGINE_CREDENTIAL_FAILED',
+      `the stored ${integration} credential cannot be read on this server (a problem with the server's encryption key, not with this call): contact the operator of this Workbench server`,
+      { integration },
+    );
   }
   const parsed: unknown = JSON.parse(text);
   const p = parsed as Partial<SecretPayload>;

@@ -176,7 +176,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
         // one it issued earlier valid: keep it, as a refresh that returns none does.
         let refreshToken: string | undefined;
         try {
-          refreshToken = openSecret(deps.vault, id, existing, manifest.name).refreshToken;
+          refreshToken = openSecret(deps.vault, id, existing, manifest.name, logger).refreshToken;
         } catch {
           refreshToken = undefined; // unreadable: the new tokens are stored without one
         }
@@ -351,7 +351,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
       const client = deps.clientFor(manifest.name);
       if (manifest.auth.type === 'oauth2' && manifest.auth.revocationUrl && client) {
         try {
-          const secret = openSecret(deps.vault, row.id, row.secret, manifest.name);
+          const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, logger);
           // Revoking the refresh token ends the whole grant at most providers; the access token is revoked too.
           if (secret.refreshToken) await revokeToken(manifest.auth, client, secret.refreshToken, 'refresh_token', http);
           if (secret.values['token']) await revokeToken(manifest.auth, client, secret.values['token'], 'access_token', http);

@@ -8,6 +8,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { GatewayError } from '../errors.js';
+import { isPostgresUrl } from '../storage/db.js';
 
 const FORMAT = 'v1';
 const KEY_BYTES = 32;
@@ -210,4 +212,27 @@ export function previousKeysFromEnv(env: NodeJS.ProcessEnv): Buffer[] {
     .map((s) => s.trim())
     .filter(Boolean)
     .map((s) => parseEncryptionKey(s, 'WORKBENCH_ENCRYPTION_KEY_PREVIOUS'));
+}
+
+/**
+ * With PostgreSQL, a database several servers may share, the key must come from
+ * WORKBENCH_ENCRYPTION_KEY (the same on every server): a key file generated in this server's data
+ * dir would seal connections no other server can read. Throws GW_ERR_CONFIG_INVALID, saying what
+ * to set (and which key file to take it from, when this data dir has one).
+ */
+export function requireSharedKey(databaseUrl: string | undefined, dataDir: string, env: NodeJS.ProcessEnv): void {
+  if (!isPostgresUrl(databaseUrl) || (env['WORKBENCH_ENCRYPTION_KEY'] ?? '').trim() !== '') return;
+  const file = path.join(dataDir, KEY_FILE_NAME);
+  let hint = '';
+  if (fs.existsSync(file))
+    hint =
+      ` This data dir has a key file (${file}): if connections were stored with it, set WORKBENCH_ENCRYPTION_KEY to its contents` +
+      (fs.existsSync(`${file}.previous`) ? `, and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the contents of ${file}.previous` : '') +
+      ', on every server.';
+  throw new GatewayError(
+    'GW_ERR_CONFIG_INVALID',
+    'WORKBENCH_ENCRYPTION_KEY is required with a PostgreSQL DATABASE_URL: set it to the same key on every server that uses the database ' +
+      '(generate one with `openssl rand -base64 32` and keep it in your secret store). Without it this server would seal credentials with a key file ' +
+      `of its own, which no other server has.${hint}`,
+  );
 }

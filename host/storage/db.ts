@@ -6,6 +6,11 @@
  */
 export type SqlValue = string | number | bigint | null;
 
+/** Whether DATABASE_URL selects PostgreSQL (a database several servers may share) rather than a SQLite file. */
+export function isPostgresUrl(databaseUrl: string | undefined): boolean {
+  return databaseUrl !== undefined && /^postgres(ql)?:\/\//i.test(databaseUrl);
+}
+
 /** True for a write refused because a row with the same unique key exists (SQLite or PostgreSQL). */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

@@ -4,13 +4,13 @@
  * a SQLite file path (default `<data dir>/workbench.db`; readConfig refuses other `scheme://` URLs). Migrations run before the handle is returned.
  */
 import path from 'node:path';
-import type { Db } from './db.js';
+import { isPostgresUrl, type Db } from './db.js';
 import { migrate } from './migrations.js';
 import { openSqlite } from './sqlite.js';
 
 export async function openDatabase(databaseUrl: string | undefined, dataDir: string): Promise<Db> {
   let db: Db;
-  if (databaseUrl && /^postgres(ql)?:\/\//i.test(databaseUrl)) {
+  if (databaseUrl && isPostgresUrl(databaseUrl)) {
     const { openPostgres } = await import('./postgres.js');
     db = await openPostgres(databaseUrl);
   } else {

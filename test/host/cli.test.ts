@@ -1,11 +1,12 @@
 /**
  * @module test/host/cli.test
  * The `workbench` command as operators run it (the real bin, a temporary data dir): a misspelt
- * option is refused (exit 2) instead of ignored, and re-importing a connection says it replaced
- * one and keeps its config unless --config is given.
+ * option is refused (exit 2) instead of ignored, re-importing a connection says it replaced
+ * one and keeps its config unless --config is given, and key rotation (keys rotate, keys reseal)
+ * keeps every connection readable by the servers that use them.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -13,39 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createVault, generateKey } from '../../host/connections/vault.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
+import { BIN, runCli, startServe } from '../helpers/cli.js';
 import { startGateway } from '../helpers/gateway.js';
 import { startUpstream } from '../helpers/upstream.js';
-
-const BIN = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
-
-/** The real command with exactly this environment (plus PATH, LOG_LEVEL silent unless given). */
-function runWith(env: Record<string, string>, ...argv: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, ...argv], { env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'silent', ...env }, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/**
- * Starts `workbench serve` (127.0.0.1, a free port) with this environment and collects its output
- * until it listens, then stops it; or until it exits by itself. `listened` says which.
- */
-async function serveUntilListening(env: Record<string, string>): Promise<{ listened: boolean; code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  let listened = false;
-  const onData = (chunk: Buffer): void => {
-    output += chunk.toString('utf8');
-    if (!listened && /listening on http/.test(output)) {
-      listened = true;
-      child.kill('SIGTERM');
-    }
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { listened, code, output };
-}
 
 describe('the workbench command', () => {
   let dir: string;
@@ -135,11 +107,11 @@ describe('the workbench command', () => {
     const newId = createVault(Buffer.from(NEW, 'base64')).keyId;
     const env = (key: string, previous: string): Record<string, string> => ({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: key, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: previous });
     for (const n of [1, 2, 3]) {
-      assert.equal(runWith(env(OLD, NEW), 'users', 'create', '--email', `r${n}@example.com`).code, 0);
-      const imported = runWith(env(OLD, NEW), 'connections', 'import', '--email', `r${n}@example.com`, '--integration', 'github', '--token', `gho_${n}`);
+      assert.equal(runCli(env(OLD, NEW), 'users', 'create', '--email', `r${n}@example.com`).code, 0);
+      const imported = runCli(env(OLD, NEW), 'connections', 'import', '--email', `r${n}@example.com`, '--integration', 'github', '--token', `gho_${n}`);
       assert.equal(imported.code, 0, imported.stderr);
     }
-    const rotated = runWith(env(OLD, NEW), 'keys', 'rotate', '--new-key', NEW, '--json');
+    const rotated = runCli(env(OLD, NEW), 'keys', 'rotate', '--new-key', NEW, '--json');
     assert.equal(rotated.code, 0, rotated.stderr);
     assert.equal(JSON.parse(rotated.stdout).keyId, newId);
     const keyIds = async (): Promise<string[]> => {
@@ -153,18 +125,19 @@ describe('the workbench command', () => {
     assert.deepEqual(await keyIds(), [newId, newId, newId]);
 
     // a replica restarted mid-way with the old configuration: the old key current, the new one previous
-    const stale = runWith(env(OLD, NEW), 'keys', 'reseal', '--json');
+    const stale = runCli(env(OLD, NEW), 'keys', 'reseal', '--json');
     assert.equal(stale.code, 2, stale.stdout + stale.stderr);
     assert.equal(stale.stdout, '');
     assert.match(stale.stderr, new RegExp(`re-seal refused, nothing changed: .*moved the connections to key ${newId}.*runs with key ${oldId} as its current key.*set WORKBENCH_ENCRYPTION_KEY to the key whose id is ${newId}`));
     assert.deepEqual(await keyIds(), [newId, newId, newId], 'every connection stays on the new key');
-    const server = await serveUntilListening(env(OLD, NEW));
-    assert.ok(server.listened, server.output);
-    assert.match(server.output, new RegExp(`this server runs with key ${oldId}, but \`workbench keys rotate\` moved the connections to key ${newId}`));
-    assert.doesNotMatch(server.output, /run `workbench keys reseal` once every server runs/, 'no advice to re-seal with this configuration');
+    const server = await startServe(env(OLD, NEW));
+    await server.stop();
+    assert.ok(server.url, server.output());
+    assert.match(server.output(), new RegExp(`this server runs with key ${oldId}, but \`workbench keys rotate\` moved the connections to key ${newId}`));
+    assert.doesNotMatch(server.output(), /run `workbench keys reseal` once every server runs/, 'no advice to re-seal with this configuration');
 
     // with the new configuration it goes through and reports the key rotate printed
-    const good = runWith(env(NEW, OLD), 'keys', 'reseal', '--json');
+    const good = runCli(env(NEW, OLD), 'keys', 'reseal', '--json');
     assert.equal(good.code, 0, good.stderr);
     assert.deepEqual(JSON.parse(good.stdout), { resealed: 0, keyId: newId, left: 0 });
   });
@@ -176,7 +149,7 @@ describe('the workbench command', () => {
       await gw.connect('github', { token: 'gho_before' });
       assert.equal((await gw.execute('github_get_me')).result?.login, 'octo');
       const env = { WORKBENCH_DATA_DIR: gw.dataDir, DATABASE_URL: path.join(gw.dataDir, 'workbench.db') };
-      const rotated = runWith(env, 'keys', 'rotate', '--json');
+      const rotated = runCli(env, 'keys', 'rotate', '--json');
       assert.equal(rotated.code, 0, rotated.stderr);
       const { keyId } = JSON.parse(rotated.stdout) as { keyId: string };
       const after = await gw.execute('github_get_me');
@@ -186,7 +159,7 @@ describe('the workbench command', () => {
       const other = await gw.createUser('after-rotation@example.com');
       await gw.connect('github', { token: 'gho_after' }, other.user);
       assert.deepEqual(await gw.db.all('SELECT DISTINCT key_id FROM connections'), [{ key_id: keyId }]);
-      const resealed = runWith(env, 'keys', 'reseal', '--json');
+      const resealed = runCli(env, 'keys', 'reseal', '--json');
       assert.equal(resealed.code, 0, resealed.stderr);
       assert.deepEqual(JSON.parse(resealed.stdout), { resealed: 0, keyId, left: 0 });
     } finally {
@@ -201,9 +174,9 @@ describe('the workbench command', () => {
     const NEW = generateKey().toString('base64');
     const newId = createVault(Buffer.from(NEW, 'base64')).keyId;
     const onOld = { WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: OLD };
-    assert.equal(runWith(onOld, 'users', 'create', '--email', 'env@example.com').code, 0);
-    assert.equal(runWith(onOld, 'connections', 'import', '--email', 'env@example.com', '--integration', 'github', '--token', 'gho_env').code, 0);
-    const refused = runWith(onOld, 'keys', 'rotate', '--new-key', NEW, '--json');
+    assert.equal(runCli(onOld, 'users', 'create', '--email', 'env@example.com').code, 0);
+    assert.equal(runCli(onOld, 'connections', 'import', '--email', 'env@example.com', '--integration', 'github', '--token', 'gho_env').code, 0);
+    const refused = runCli(onOld, 'keys', 'rotate', '--new-key', NEW, '--json');
     assert.equal(refused.code, 2, refused.stdout + refused.stderr);
     assert.equal(refused.stdout, '');
     assert.match(refused.stderr, new RegExp(`the new key \\(${newId}\\) is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed\\. First add the new key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS on every server and restart them`));
@@ -211,13 +184,46 @@ describe('the workbench command', () => {
     try {
       const before = createVault(Buffer.from(OLD, 'base64')).keyId;
       assert.deepEqual(await db.all('SELECT key_id FROM connections'), [{ key_id: before }]);
-      const done = runWith({ ...onOld, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: NEW }, 'keys', 'rotate', '--new-key', NEW, '--json');
+      const done = runCli({ ...onOld, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: NEW }, 'keys', 'rotate', '--new-key', NEW, '--json');
       assert.equal(done.code, 0, done.stderr);
       assert.equal(JSON.parse(done.stdout).keyId, newId);
       assert.deepEqual(await db.all('SELECT key_id FROM connections'), [{ key_id: newId }]);
     } finally {
       await db.close();
     }
+  });
+
+  it('a call whose stored credential the server cannot read tells the agent to contact the operator, without key ids or operator steps; the log has them', async () => {
+    const own = fs.mkdtempSync(path.join(dir, 'unreadable-'));
+    const K0 = generateKey().toString('base64');
+    const K1 = generateKey().toString('base64');
+    const k0Id = createVault(Buffer.from(K0, 'base64')).keyId;
+    const k1Id = createVault(Buffer.from(K1, 'base64')).keyId;
+    const created = runCli({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: K0 }, 'users', 'create', '--email', 'lost@example.com', '--json');
+    assert.equal(created.code, 0, created.stderr);
+    const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
+    assert.equal(runCli({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: K0 }, 'connections', 'import', '--email', 'lost@example.com', '--integration', 'github', '--token', 'gho_lost').code, 0);
+    // the server runs with another key, and not the one the connection was sealed with
+    const server = await startServe({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: K1 });
+    let item: { code?: string; error?: string } | undefined;
+    try {
+      assert.ok(server.url, server.output());
+      const res = await fetch(`${server.url}/rest/github`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+        body: JSON.stringify({ executions: [{ tool: 'github_get_me', args: {} }] }),
+      });
+      item = ((await res.json()) as { results: { code?: string; error?: string }[] }).results[0];
+    } finally {
+      await server.stop();
+    }
+    assert.equal(item?.code, 'GW_ERR_ENGINE_CREDENTIAL_FAILED', JSON.stringify(item));
+    assert.match(item?.error ?? '', /the stored github credential cannot be read on this server .*contact the operator of this Workbench server/);
+    assert.doesNotMatch(item?.error ?? '', new RegExp(`${k0Id}|${k1Id}|WORKBENCH_ENCRYPTION_KEY|keys reseal|encryption\\.key|reconnect`), 'no key ids or operator steps for the agent');
+    // the operator's log names both keys and what to do
+    const logged = server.output().split('\n').filter((l) => l.includes('"msg":"the stored github credential of connection'));
+    assert.equal(logged.length, 1, server.output());
+    assert.match(logged[0] ?? '', new RegExp(`encrypted with key ${k0Id}, which this server does not have \\(its key is ${k1Id}\\): add that key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS`));
   });
 
   it('refuses a flag given twice and a value for an on/off flag, and creates nothing', async () => {

@@ -3,13 +3,18 @@
  * Two gateways on one PostgreSQL database act as replicas behind a load balancer: they start (and
  * migrate) together; a user and key made on one authenticate on the other; an execute_tools call on
  * one writes audit events the other shows; a connect link made on A is completed through B's portal
- * while A's wait_for_connection polls the shared record; a continuation issued by A is paged on B.
+ * while A's wait_for_connection polls the shared record; a continuation issued by A is paged on B;
+ * a server on the shared database without WORKBENCH_ENCRYPTION_KEY refuses to start.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generateKey } from '../../host/connections/vault.js';
 import { MIGRATIONS } from '../../host/storage/migrations.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli, startServe } from '../helpers/cli.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -151,6 +156,27 @@ describe('two gateways on one PostgreSQL database act as replicas', { skip: post
     assert.ok(out.results[0].result, JSON.stringify(out).slice(0, 300));
     assert.equal(upstream.last().headers['api-key'], 'NRAK-FROMB0123456789ABCDEFGHIJ');
     assert.equal((await web.post(`${path}/form`, { _csrf: csrfOf(form.body), apiKey: 'NRAK-AGAIN0123456789ABCDEFGHIJ', region: 'us' })).status, 410, 'the link works once');
+  });
+
+  test('a server on PostgreSQL without WORKBENCH_ENCRYPTION_KEY refuses to start (exit 2, saying what to set) and generates no key of its own', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-nokey-'));
+    try {
+      const env = { DATABASE_URL: await pg.createDatabase(), WORKBENCH_DATA_DIR: dataDir };
+      const server = await startServe(env);
+      await server.stop();
+      assert.equal(server.url, undefined, `it started: ${server.output()}`);
+      assert.equal(server.exitCode, 2, server.output());
+      assert.match(server.output(), /GW_ERR_CONFIG_INVALID: WORKBENCH_ENCRYPTION_KEY is required with a PostgreSQL DATABASE_URL: set it to the same key on every server/);
+      assert.ok(!fs.existsSync(path.join(dataDir, 'encryption.key')), 'no key file generated');
+      // nor does connections import seal with a key of its own; users create needs no key
+      assert.equal(runCli(env, 'users', 'create', '--email', 'nokey@example.com').code, 0);
+      const imported = runCli(env, 'connections', 'import', '--email', 'nokey@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-NOKEY0123456789ABCDEFGHIJ"}');
+      assert.equal(imported.code, 2, imported.stdout);
+      assert.match(imported.stderr, /GW_ERR_CONFIG_INVALID: WORKBENCH_ENCRYPTION_KEY is required/);
+      assert.ok(!fs.existsSync(path.join(dataDir, 'encryption.key')), 'no key file generated');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   test('a continuation issued by A is paged on B, and only for its user', async () => {
