@@ -221,6 +221,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     async close() {
       if (closed) return;
       closed = true;
+      // from here a sandbox process that dies is not restarted nor blamed on a plugin
+      sandbox.beginShutdown();
       await Promise.all([app.close(), drain.endIdleOnceClosed()]);
       await sandbox.close();
       await bridge.close();

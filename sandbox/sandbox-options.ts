@@ -81,6 +81,12 @@ export interface Sandbox {
    */
   run(task: RunTask, http: HttpHandler, signal?: AbortSignal): Promise<RunOutcome>;
   stats(): SandboxStats;
+  /**
+   * Says the host is shutting down: calls are still accepted and run until close(), but a sandbox
+   * process that dies from now on is not restarted, not counted as a crash and not blamed on the
+   * plugins it was running (the calls then get GW_ERR_SANDBOX_CRASHED or _UNAVAILABLE).
+   */
+  beginShutdown(): void;
   /** Stops intake, lets in-flight calls finish (bounded), then ends the sandbox process. */
   close(): Promise<void>;
   /** Present only with `faultInjection: true` (tests). */

@@ -9,6 +9,8 @@
  * at most its share of the workers; a call whose step ended with ctx.http pending parks (frees its
  * slot) and takes one again before its answer goes in.
  */
+// first, before the other modules load: SIGINT and SIGTERM do not end this process; losing the host does
+import './host-link.js';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -242,7 +244,6 @@ async function main(): Promise<void> {
   process.on('message', (raw: unknown) => {
     for (const m of unbatch(raw) as ToChild[]) onMessage(m);
   });
-  process.on('disconnect', () => process.exit(0));
   send({ t: 'ready', pid: process.pid });
 }
 

@@ -58,7 +58,11 @@ export class ChildHandle {
   readonly #memoryWaiters = new Map<number, (stats: MemoryStats | undefined) => void>();
   #seq = 0;
 
-  constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null) => void) {
+  /**
+   * `restarts` says whether a process that dies now is replaced (false once the host is shutting
+   * down); the calls it fails say so.
+   */
+  constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null) => void, restarts: () => boolean = () => true) {
     this.#options = options;
     const env: Record<string, string> = {
       WB_SANDBOX_WORKERS: String(options.workers),
@@ -100,9 +104,10 @@ export class ChildHandle {
       this.exited = true;
       markFailed(new Error(`the sandbox process exited (${signal ?? code})`));
       const blamed: RunTask[] = [];
+      const next = restarts() ? 'it is being restarted' : 'the gateway is shutting down';
       for (const [id, call] of this.#inFlight) {
         blamed.push(call.task);
-        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${signal ?? `exit code ${code}`}); it is being restarted`), strike: true });
+        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${signal ?? `exit code ${code}`}); ${next}`), strike: true });
       }
       for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
       this.#memoryWaiters.clear();

@@ -50,6 +50,8 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   let child: ChildHandle | undefined;
   let starting: Promise<ChildHandle> | undefined;
   let closing = false;
+  /** set by beginShutdown() or close(): a process that dies is not restarted, counted or blamed */
+  let shuttingDown = false;
   let closed: Promise<void> | undefined;
   let completed = 0;
   let crashes = 0;
@@ -58,6 +60,10 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   const onExit = (dead: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null): void => {
     if (child === dead) child = undefined;
     if (closing) return;
+    if (shuttingDown) {
+      logger.warn({ sandboxPid: dead.pid, code, signal }, 'sandbox process exited during shutdown; its calls in flight failed, and it is not restarted');
+      return;
+    }
     crashes++;
     const plugins = [...new Set(blamed.map(pluginLabel))];
     logger.error({ sandboxPid: dead.pid, code, signal, plugins }, 'sandbox process died; failing its calls in flight and restarting it');
@@ -66,7 +72,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   };
 
   async function spawnOnce(): Promise<ChildHandle> {
-    const handle = new ChildHandle(options, onExit);
+    const handle = new ChildHandle(options, onExit, () => !shuttingDown);
     const timer = setTimeout(() => handle.kill(), START_TIMEOUT_MS);
     try {
       const pid = await handle.ready;
@@ -85,7 +91,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     if (child && !child.exited) return Promise.resolve(child);
     starting ??= (async () => {
       let lastError: unknown;
-      for (let attempt = 0; attempt < MAX_START_ATTEMPTS && !closing; attempt++) {
+      for (let attempt = 0; attempt < MAX_START_ATTEMPTS && !shuttingDown; attempt++) {
         if (attempt > 0) await sleep(Math.min(5_000, 100 * 2 ** attempt));
         try {
           child = await spawnOnce();
@@ -95,7 +101,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
           logger.error({ attempt: attempt + 1, err: e instanceof Error ? e.message : String(e) }, 'sandbox process failed to start');
         }
       }
-      throw lastError instanceof Error ? lastError : new Error('the sandbox is closing');
+      throw lastError instanceof Error ? lastError : new Error('the sandbox is shutting down');
     })().finally(() => {
       starting = undefined;
     });
@@ -131,10 +137,10 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
       try {
         handle = await ensureChild();
       } catch (e) {
-        return failure('GW_ERR_SANDBOX_UNAVAILABLE', `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
+        return failure('GW_ERR_SANDBOX_UNAVAILABLE', shuttingDown ? 'the sandbox is shutting down' : `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
       }
       const { outcome, strike } = await handle.call(task, http);
-      if (strike && !handle.exited) quarantine.strike(pluginKey(task), pluginLabel(task)); // a worker thread died
+      if (strike && !handle.exited && !shuttingDown) quarantine.strike(pluginKey(task), pluginLabel(task)); // a worker thread died
       return outcome;
     } finally {
       lease.release();
@@ -166,12 +172,16 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
         quarantined: quarantine.list(),
       };
     },
+    beginShutdown() {
+      shuttingDown = true;
+    },
     memoryStats() {
       return child && !child.exited ? child.memoryStats() : Promise.resolve(undefined);
     },
     close() {
       closed ??= (async () => {
         closing = true;
+        shuttingDown = true;
         dispatcher.refuseWaiting();
         const current = child ?? (await starting?.catch(() => undefined));
         if (!current || current.exited) return;

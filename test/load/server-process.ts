@@ -13,6 +13,8 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 import { freePort } from '../helpers/free-port.js';
 
 export const MAIN_JS = path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js');
+/** the package's bin, which `npx workbench` runs: it re-executes main.js with --no-node-snapshot */
+export const BIN_JS = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
 
 export interface ServerProcess {
   url: string;
@@ -34,6 +36,10 @@ export interface SpawnServerOptions {
   policy: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   logLevel?: string;
+  /** its own process group (pid = pgid), so a test can signal the group: process.kill(-pid, sig) */
+  detached?: boolean;
+  /** start it through bin/workbench.js, as `npx workbench serve` does (proc is then the wrapper) */
+  viaBin?: boolean;
 }
 
 export async function spawnServer(options: SpawnServerOptions): Promise<ServerProcess> {
@@ -59,7 +65,8 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
   if (created.status !== 0) throw new Error(`users create failed: ${created.stderr}`);
   const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
 
-  const proc = spawn(process.execPath, ['--no-node-snapshot', MAIN_JS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const argv = options.viaBin ? [BIN_JS, 'serve'] : ['--no-node-snapshot', MAIN_JS, 'serve'];
+  const proc = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached === true });
   let stdout = '';
   let stderr = '';
   proc.stdout!.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-1_000_000)));

@@ -3,7 +3,9 @@
  * The sandbox process as a unit of failure: killed mid-call (SIGKILL, as an OOM abort would), its
  * calls in flight fail with GW_ERR_SANDBOX_CRASHED and a new process takes over; a plugin blamed
  * for repeated crashes is quarantined; one plugin cannot occupy every worker; the queue is
- * bounded; close() drains and ends the process.
+ * bounded; close() drains and ends the process. SIGINT and SIGTERM sent to the sandbox process (a
+ * signal to the host's process group reaches it too) do not end it; once shutdown has begun, a
+ * sandbox process that dies is neither restarted nor counted as a crash nor blamed on a plugin.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -79,6 +81,58 @@ describe('sandbox process death', () => {
     assert.match(refused.outcome.ok ? '' : refused.outcome.error.message, /victim-a@1\.0\.0 crashed the sandbox 2 times/);
     assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['victim-a@1.0.0'], 'victim-b has one strike only');
     assert.equal((await run({ name: 'bystander', source: SLOW, tool: 'quick' })).result, 'quick');
+  });
+});
+
+describe('signals and shutdown', () => {
+  it('SIGINT and SIGTERM do not end the sandbox process (the host stops it itself): the call in flight completes', async () => {
+    const sandbox = await createSandbox({ workers: 1, maxQueue: 5, quarantineAfterCrashes: 5, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
+    try {
+      const pid = sandbox.stats().pid as number;
+      const seen = up.received.length;
+      const call = callTool(sandbox, bridge, { name: 'signalled', source: SLOW, args: { ms: 1500 }, limits: LONG });
+      await waitFor(() => up.received.length > seen);
+      process.kill(pid, 'SIGINT');
+      process.kill(pid, 'SIGTERM');
+      const done = await call;
+      assert.equal(done.result, 'slept', JSON.stringify(done.outcome));
+      assert.equal(sandbox.stats().pid, pid);
+      assert.equal(sandbox.stats().crashes, 0);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('once shutdown has begun, a sandbox process that dies is not restarted, counted as a crash, or blamed on a plugin', async () => {
+    const lines: Array<{ level: string; msg: string }> = [];
+    const logger = {
+      info: (_: object, msg: string) => lines.push({ level: 'info', msg }),
+      warn: (_: object, msg: string) => lines.push({ level: 'warn', msg }),
+      error: (_: object, msg: string) => lines.push({ level: 'error', msg }),
+    };
+    const sandbox = await createSandbox({ workers: 1, maxQueue: 5, quarantineAfterCrashes: 1, quarantineWindowMs: 60_000, maxWorkerShare: 1, logger });
+    try {
+      const pid = sandbox.stats().pid as number;
+      const seen = up.received.length;
+      const call = callTool(sandbox, bridge, { name: 'innocent', source: SLOW, args: { ms: 3000 }, limits: LONG });
+      await waitFor(() => up.received.length > seen);
+      sandbox.beginShutdown();
+      process.kill(pid, 'SIGKILL');
+      const died = await call;
+      assert.equal(errorCode(died), 'GW_ERR_SANDBOX_CRASHED');
+      assert.doesNotMatch(died.outcome.ok ? '' : died.outcome.error.message, /restart/);
+      const later = await callTool(sandbox, bridge, { name: 'innocent', source: SLOW, tool: 'quick' });
+      assert.equal(errorCode(later), 'GW_ERR_SANDBOX_UNAVAILABLE', 'no new sandbox process is started during a shutdown');
+      const stats = sandbox.stats();
+      assert.equal(stats.crashes, 0);
+      assert.equal(stats.restarts, 0);
+      assert.deepEqual(stats.quarantined, []);
+      assert.equal(lines.filter((l) => l.level === 'error').length, 0, JSON.stringify(lines));
+      assert.equal(lines.filter((l) => l.msg === 'sandbox process ready').length, 1, JSON.stringify(lines));
+      assert.ok(lines.some((l) => l.level === 'warn' && /during shutdown/.test(l.msg)), JSON.stringify(lines));
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

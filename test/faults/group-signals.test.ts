@@ -1,0 +1,73 @@
+/**
+ * @module test/faults/group-signals
+ * Shutdown signals as operators really send them: to the whole process group (Ctrl-C in a
+ * terminal, systemd's KillMode=control-group, `timeout`, `kill -- -PGID`), which reaches the
+ * sandbox process as well as the gateway. The real server runs in its own process group with a call
+ * in flight on a slow loopback upstream; after the signal the call still completes with 200, the
+ * process exits 0, and no sandbox crash or restart is logged.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PACKAGE_ROOT } from '../../host/paths.js';
+import { spawnServer, type ServerProcess, type SpawnServerOptions } from '../load/server-process.js';
+import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
+
+const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
+
+let up: FaultUpstream;
+before(async () => {
+  up = await startFaultUpstream('slow');
+  up.slowMs = 1500;
+});
+after(() => up.close());
+
+const until = async (check: () => boolean, what: string): Promise<void> => {
+  for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+  assert.ok(check(), `waited in vain for ${what}`);
+};
+
+/** A server in its own process group, with one slow call in flight on it. */
+async function serverWithCallInFlight(options: Partial<SpawnServerOptions> = {}): Promise<{ server: ServerProcess; call: Promise<{ status: number; text: string }> }> {
+  const server = await spawnServer({
+    pluginDirs: [FAULT_PLUGINS],
+    policy: { upstreams: { 'https://api.faults.test': up.origin }, sandbox: { workers: 1 } },
+    logLevel: 'info',
+    detached: true,
+    ...options,
+  });
+  const seen = up.requests;
+  const call = fetch(`${server.url}/rest/fixture-faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${server.apiKey}` },
+    body: JSON.stringify({ tool: 'faults_slow', args: { tag: 'in-flight' } }),
+  }).then(
+    async (r) => ({ status: r.status, text: await r.text() }),
+    (err: Error & { cause?: { code?: string } }) => ({ status: 0, text: err.cause?.code ?? err.message }),
+  );
+  await until(() => up.requests > seen, 'the call to reach the upstream');
+  return { server, call };
+}
+
+function assertDrained(server: ServerProcess, answer: { status: number; text: string }, code: number | string): void {
+  const { stdout, stderr } = server.output();
+  const log = stdout + stderr;
+  assert.equal(answer.status, 200, `${answer.text}\n${log.slice(-3000)}`);
+  assert.match(answer.text, /"tag":"in-flight"/);
+  assert.equal(code, 0, log.slice(-3000));
+  assert.doesNotMatch(log, /sandbox process (died|exited)/);
+  assert.equal(log.match(/sandbox process ready/g)?.length, 1, 'no sandbox process was started during the shutdown');
+  assert.equal(log.match(/shutting down: draining calls in flight/g)?.length, 1, log.slice(-3000));
+}
+
+describe('faults: a shutdown signal sent to the process group', () => {
+  it('SIGTERM to the group (main.js): the sandbox process outlives it, the call in flight gets 200, exit 0', { timeout: 60_000 }, async () => {
+    const { server, call } = await serverWithCallInFlight();
+    try {
+      process.kill(-(server.proc.pid as number), 'SIGTERM');
+      assertDrained(server, await call, await server.exited);
+    } finally {
+      await server.stop();
+    }
+  });
+});
