@@ -2,7 +2,7 @@
  * @module host/cli/serve
  * `workbench serve` and `workbench stdio`. Serve creates a local user on first start (and prints
  * its key and a ready MCP client config), then drains on SIGTERM/SIGINT: intake stops, calls in
- * flight finish, the sandbox and the database close.
+ * flight finish, the sandbox and the database close. Further signals during the drain are ignored.
  */
 import { createGateway } from '../app.js';
 import type { GatewayConfig } from '../config.js';
@@ -50,13 +50,26 @@ export async function runServe(config: GatewayConfig): Promise<number> {
     throw err;
   }
   gateway.logger.info({ url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount }, `Workbench ${VERSION} listening on ${url}`);
+  // The handlers stay until the process exits: a signal during the drain must not take Node's
+  // default action (exit at once, dropping the calls in flight). Repeats are common and innocent: a
+  // group signal (Ctrl-C, systemd, `timeout`) reaches this process through bin/workbench.js too, so
+  // it arrives twice, and systemd or an impatient operator may send SIGTERM again. SIGKILL is the
+  // way to stop at once.
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      gateway.logger.info({ signal }, 'shutting down: draining calls in flight');
-      resolve();
+    let draining = false;
+    let repeatLogged = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (!draining) {
+        draining = true;
+        gateway.logger.info({ signal }, 'shutting down: draining calls in flight');
+        resolve();
+      } else if (!repeatLogged) {
+        repeatLogged = true;
+        gateway.logger.info({ signal }, `${signal} during the shutdown ignored: the drain goes on (SIGKILL stops the process at once, dropping the calls in flight)`);
+      }
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
   });
   await gateway.close();
   return 0;
@@ -85,7 +98,7 @@ export async function runStdio(config: GatewayConfig, email: string | undefined)
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    process.on('SIGTERM', () => resolve()); // a repeat must not kill the process while it closes
   });
   await server.connect(transport);
   await closed;

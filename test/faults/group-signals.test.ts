@@ -4,7 +4,10 @@
  * terminal, systemd's KillMode=control-group, `timeout`, `kill -- -PGID`), which reaches the
  * sandbox process as well as the gateway. The real server runs in its own process group with a call
  * in flight on a slow loopback upstream; after the signal the call still completes with 200, the
- * process exits 0, and no sandbox crash or restart is logged.
+ * process exits 0, and no sandbox crash or restart is logged. Through bin/workbench.js (what `npx
+ * workbench serve` runs) a group signal reaches the gateway twice, from the terminal and from the
+ * wrapper; an operator or systemd may send SIGTERM twice: a repeat during the drain is ignored
+ * (and logged once), not the end of the process.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -66,6 +69,34 @@ describe('faults: a shutdown signal sent to the process group', () => {
     try {
       process.kill(-(server.proc.pid as number), 'SIGTERM');
       assertDrained(server, await call, await server.exited);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('SIGINT to the group through bin/workbench.js: the gateway gets it twice (terminal and wrapper) and drains once, exit 0', { timeout: 60_000 }, async () => {
+    const { server, call } = await serverWithCallInFlight({ viaBin: true });
+    try {
+      process.kill(-(server.proc.pid as number), 'SIGINT');
+      assertDrained(server, await call, await server.exited);
+      assert.match(server.output().stdout, /SIGINT during the shutdown ignored/, 'the wrapper forwarded the signal the gateway had already received');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('faults: SIGTERM sent twice', () => {
+  it('the second SIGTERM during the drain is ignored and logged once; the call in flight gets 200, exit 0', { timeout: 60_000 }, async () => {
+    const { server, call } = await serverWithCallInFlight();
+    try {
+      server.proc.kill('SIGTERM');
+      await until(() => /shutting down: draining calls in flight/.test(server.output().stdout), 'the drain to start');
+      server.proc.kill('SIGTERM');
+      await until(() => /SIGTERM during the shutdown ignored/.test(server.output().stdout) || server.proc.exitCode !== null || server.proc.signalCode !== null, 'the repeat to be logged');
+      server.proc.kill('SIGTERM');
+      assertDrained(server, await call, await server.exited);
+      assert.equal(server.output().stdout.match(/during the shutdown ignored/g)?.length, 1, 'logged once');
     } finally {
       await server.stop();
     }
