@@ -7,9 +7,11 @@
  * process exits 0, and no sandbox crash or restart is logged. Through bin/workbench.js (what `npx
  * workbench serve` runs) a group signal reaches the gateway twice, from the terminal and from the
  * wrapper; an operator or systemd may send SIGTERM twice: a repeat during the drain is ignored
- * (and logged once), not the end of the process.
+ * (and logged once), not the end of the process. When the gateway is killed outright (SIGKILL), its
+ * sandbox process goes with it and the wrapper says what happened.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../host/paths.js';
@@ -97,6 +99,37 @@ describe('faults: SIGTERM sent twice', () => {
       server.proc.kill('SIGTERM');
       assertDrained(server, await call, await server.exited);
       assert.equal(server.output().stdout.match(/during the shutdown ignored/g)?.length, 1, 'logged once');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+/** pids of a process's children (Linux) */
+const childrenOf = (pid: number): number[] =>
+  fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+
+/** running (a zombie, waiting for whichever process reaps orphans here, has ended) */
+const alive = (pid: number): boolean => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+describe('faults: the gateway killed outright under bin/workbench.js', () => {
+  it('SIGKILL: the wrapper says so on stderr and exits 137; the sandbox process ends with the gateway', { timeout: 60_000 }, async () => {
+    const server = await spawnServer({ pluginDirs: [FAULT_PLUGINS], policy: { sandbox: { workers: 1 } }, viaBin: true, detached: true });
+    try {
+      const [gateway] = childrenOf(server.proc.pid as number);
+      assert.ok(gateway);
+      const [sandboxProcess] = childrenOf(gateway);
+      assert.ok(sandboxProcess);
+      process.kill(gateway, 'SIGKILL');
+      assert.equal(await server.exited, 137, server.output().stderr.slice(-2000));
+      assert.match(server.output().stderr, /workbench: the workbench process was ended by SIGKILL/);
+      await until(() => !alive(sandboxProcess), 'the sandbox process to exit');
     } finally {
       await server.stop();
     }
