@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { Gauge } from 'prom-client';
 import { createBridge, createSandbox, createUpstreamMapper, probePlugin, type Sandbox } from '../sandbox/index.js';
 import { createDatabaseAuditSink, createStdoutAuditSink, type AuditLineWriter } from './audit/audit.js';
 import type { GatewayConfig } from './config.js';
@@ -27,7 +26,7 @@ import type { Db } from './storage/db.js';
 import { openDatabase } from './storage/open.js';
 import { UserStore, type User } from './storage/users.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
-import { createMetrics, type Metrics } from './telemetry/metrics.js';
+import { createMetrics, registerReadCounter, type Metrics } from './telemetry/metrics.js';
 import { registerSandboxMetrics } from './telemetry/sandbox-metrics.js';
 import { createEngineMetaTools } from './meta-tools/engine-tools.js';
 import { createConnectionMetaTools } from './connections/meta-tools.js';
@@ -135,14 +134,12 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const audit = policy.audit.sink === 'stdout'
       ? createStdoutAuditSink({ logger, ...(options.writeAuditLine ? { write: options.writeAuditLine } : {}) })
       : createDatabaseAuditSink(db, logger);
-  new Gauge({
-    name: 'workbench_audit_write_failures_total',
-    help: 'Audit events that could not be written (database locked, read-only or full; stdout closed or its reader too far behind; not serialisable) since start.',
-    registers: [metrics.registry],
-    collect() {
-      this.set(audit.failures);
-    },
-  });
+  registerReadCounter(
+    metrics.registry,
+    'workbench_audit_write_failures_total',
+    'Audit events that could not be written (database locked, read-only or full; stdout closed or its reader too far behind; not serialisable) since start.',
+    () => audit.failures,
+  );
   registerSandboxMetrics(metrics.registry, () => sandbox.stats());
   const engine: EngineDeps = {
     registry,

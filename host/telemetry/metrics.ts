@@ -62,3 +62,25 @@ export function createMetrics(): Metrics {
     }),
   };
 }
+
+/**
+ * A counter whose count is kept elsewhere (a failure tally, the sandbox supervisor's stats) and read
+ * when /metrics is scraped. It is exported as a counter, as its `_total` name says, so that rate()
+ * and increase() apply and a metrics linter (promtool) accepts it; what was read since the last
+ * scrape is added to it, so it never goes down.
+ */
+export function registerReadCounter(registry: client.Registry, name: string, help: string, read: () => number): void {
+  let counted = 0;
+  new client.Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const now = read();
+      if (now > counted) {
+        this.inc(now - counted);
+        counted = now;
+      }
+    },
+  });
+}
