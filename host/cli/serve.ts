@@ -34,9 +34,9 @@ export async function runServe(config: GatewayConfig): Promise<number> {
   if (user) {
     const { key } = await gateway.users.createApiKey(user.id, 'first start');
     const clientConfig = { mcpServers: { workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };
-    // for the person starting it; never into the audit stream when stdout is one
-    const out = gateway.policy.audit.sink === 'stdout' ? process.stderr : process.stdout;
-    out.write(
+    // For the person starting it, on stderr: stdout carries only JSON lines (the logs, or audit
+    // events with the stdout sink), which collectors parse and ship.
+    process.stderr.write(
       `\nWorkbench created a local user (${FIRST_USER_EMAIL}). Its API key is shown once:\n\n  ${key}\n\n` +
         `MCP client configuration:\n\n${JSON.stringify(clientConfig, null, 2)}\n\n`,
     );

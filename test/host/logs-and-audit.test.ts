@@ -5,7 +5,8 @@
  * (a writer that throws or calls back with an error, an event JSON cannot hold, a real stdout
  * closed by its reader, a reader that stops reading) are counted and exported as a metric, reported
  * once through the logger, and never thrown into the call nor written to stdout; `serve` with that sink keeps stdout for
- * audit lines (its logs and the first start's key go to stderr).
+ * audit lines (its logs and the first start's key go to stderr). With either sink the first start's
+ * key goes to stderr, so that stdout holds JSON lines only.
  */
 import assert from 'node:assert/strict';
 import { fork, spawn } from 'node:child_process';
@@ -336,5 +337,33 @@ describe('workbench serve with the stdout audit sink', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
     assert.equal(stdout, '', 'nothing but audit lines belongs on stdout');
+  });
+});
+
+describe('workbench serve: the first start\'s API key', () => {
+  it('with the database sink, the key and the MCP config go to stderr: stdout holds JSON log lines only', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-first-key-'));
+    const policyFile = path.join(dataDir, 'policy.json');
+    fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 1 } })); // audit.sink "database", the default
+    const env = { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', WORKBENCH_DATA_DIR: dataDir, WORKBENCH_PLUGINS_DIR: FIXTURES, WORKBENCH_POLICY: policyFile, LOG_LEVEL: 'info' };
+    const proc = spawn(process.execPath, ['--no-node-snapshot', MAIN_JS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/Workbench \S+ listening on/.test(stdout) && proc.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const key = /Its API key is shown once:\n\n {2}(\S+)/.exec(stderr)?.[1];
+      assert.ok(key, `the key is printed on stderr\n${stderr}`);
+      assert.match(stderr, /MCP client configuration:/);
+      assert.ok(!stdout.includes(key), 'the key is not in the log stream');
+    } finally {
+      proc.kill('SIGTERM');
+      assert.equal(await exited, 0, stderr);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    for (const line of stdout.split('\n').filter(Boolean)) assert.doesNotThrow(() => JSON.parse(line), `a line on stdout that is not JSON: ${line}`);
   });
 });
