@@ -17,6 +17,16 @@ export const FIRST_USER_EMAIL = 'local@workbench.local';
 
 export async function runServe(config: GatewayConfig): Promise<number> {
   const gateway = await createGateway(config);
+  // Listen before the first user is created: a start that cannot listen (the port is taken) must not
+  // create it and print its key only to exit, leaving the next start with no key to print.
+  let url: string;
+  try {
+    url = await gateway.listen();
+  } catch (err) {
+    // e.g. the port is taken: stop the sandbox process and the database, or the process stays up
+    await gateway.close();
+    throw err;
+  }
   // Replicas starting together on an empty database race here: the loser's insert fails on the
   // unique email, and it simply starts without printing a key. Any other failure (a read-only or
   // full database) stops the start: a server with no user and no key printed has no way in.
@@ -40,14 +50,6 @@ export async function runServe(config: GatewayConfig): Promise<number> {
       `\nWorkbench created a local user (${FIRST_USER_EMAIL}). Its API key is shown once:\n\n  ${key}\n\n` +
         `MCP client configuration:\n\n${JSON.stringify(clientConfig, null, 2)}\n\n`,
     );
-  }
-  let url: string;
-  try {
-    url = await gateway.listen();
-  } catch (err) {
-    // e.g. the port is taken: stop the sandbox process and the database, or the process stays up
-    await gateway.close();
-    throw err;
   }
   gateway.logger.info({ url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount }, `Workbench ${VERSION} listening on ${url}`);
   // The handlers stay until the process exits: a signal during the drain must not take Node's

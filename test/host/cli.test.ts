@@ -1,12 +1,13 @@
 /**
  * @module test/host/cli.test
  * The `workbench` command as operators run it (the real bin, a temporary data dir): a misspelt
- * option is refused (exit 2) instead of ignored, re-importing a connection says it replaced
- * one and keeps its config unless --config is given, and key rotation (keys rotate, keys reseal)
- * keeps every connection readable by the servers that use them.
+ * option is refused (exit 2) instead of ignored, a serve that cannot listen creates no first user
+ * (the next start does, and prints its key), re-importing a connection says it replaced one and
+ * keeps its config unless --config is given, and key rotation (keys rotate, keys reseal) keeps
+ * every connection readable by the servers that use them.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -63,6 +64,45 @@ describe('the workbench command', () => {
       assert.deepEqual(fs.readdirSync(cwd), [], 'nothing was created');
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('serve on a taken port creates no user and prints no key, so the next start that listens creates it and prints its key', async () => {
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cli-first-'));
+    const env = { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: fresh, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    try {
+      const port = String((taken.address() as net.AddressInfo).port);
+      const busy = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { ...env, PORT: port }, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(busy.status, 2, busy.stderr);
+      assert.match(busy.stderr, /EADDRINUSE/);
+      assert.doesNotMatch(busy.stdout + busy.stderr, /API key is shown once/);
+      const db = openSqlite(path.join(fresh, 'workbench.db'));
+      try {
+        assert.deepEqual(await db.all('SELECT email FROM users'), [], 'no user was created');
+      } finally {
+        await db.close();
+      }
+      taken.close();
+      await once(taken, 'close');
+      // the next start, once the port is free, is the first start
+      const proc = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { ...env, PORT: port }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
+      try {
+        for (let i = 0; i < 1200 && !/Workbench \S+ listening on/.test(stdout) && proc.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+        assert.match(stderr, /Workbench created a local user \(local@workbench\.local\)\. Its API key is shown once:\n\n {2}wb_\S+/, stderr);
+      } finally {
+        proc.kill('SIGTERM');
+        assert.equal(await exited, 0, stderr);
+      }
+    } finally {
+      if (taken.listening) taken.close();
+      fs.rmSync(fresh, { recursive: true, force: true });
     }
   });
 
