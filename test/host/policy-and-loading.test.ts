@@ -122,6 +122,18 @@ describe('policy files', () => {
     assert.deepEqual(unknownPolicyNames(p, catalog), ['plugins.fixture-ecko', 'tenants.*.denyPlugins: slak', 'tenants.*.denyTools: echo_argz']);
   });
 
+  it('the tenancy examples of docs/policies.md name only plugins and tools the shipped catalog has', () => {
+    const shipped = path.join(PACKAGE_ROOT, 'plugins');
+    const manifests = fs.readdirSync(shipped).map((d) => JSON.parse(fs.readFileSync(path.join(shipped, d, 'manifest.json'), 'utf8')) as { name: string; tools: Array<{ name: string }> });
+    const plugins = new Set(manifests.map((m) => m.name));
+    const tools = new Set(manifests.flatMap((m) => m.tools.map((t) => t.name)));
+    const catalog = { plugin: (n: string) => (plugins.has(n) ? {} : undefined), tool: (n: string) => (tools.has(n) ? {} : undefined) };
+    const doc = fs.readFileSync(path.join(PACKAGE_ROOT, 'docs', 'policies.md'), 'utf8');
+    const examples = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').filter((b) => b.includes('"tenants"'));
+    assert.ok(examples.length > 0);
+    for (const example of examples) assert.deepEqual(unknownPolicyNames(parsePolicy(JSON.parse(example)), catalog), [], example);
+  });
+
   it("a plugin's limits override changes only the limits it names", () => {
     const p = parsePolicy({ limits: { maxResultBytes: 2048, wallMsPerCall: 90_000 }, plugins: { github: { limits: { memoryMb: 128 } } } });
     assert.deepEqual(p.plugins['github']?.limits, { memoryMb: 128 });
