@@ -2,12 +2,14 @@
  * @module host/results/continuations
  * Oversized results kept server-side, bound to the user who received them, with a TTL. Stored in
  * the database so that any replica can serve the continuation and a restart loses nothing. A body
- * is split into its continue_tool_result parts once, when stored, and each part is its own row
- * (`result_continuation_parts`): serving a part reads that part, not the whole body, so paging a
- * 32 MB result costs the same per call as paging a small one.
+ * is split into its continue_tool_result parts once, when stored: its head is a row of
+ * `result_pages` and each part a row of `result_page_parts`, so serving a part reads that part, not
+ * the whole body (paging a 32 MB result costs the same per call as paging a small one).
  *
- * Rows of older layouts are still served: a body stored whole (before migration 5) is split on
- * read; a body stored whole with its part boundaries (migration 5) is sliced at them.
+ * Rows of `result_continuations` (stored before migration 6, or stored whole: without part
+ * boundaries) are still served: a body stored whole is split on read; one stored with its part
+ * boundaries (migration 5) is sliced at them. A replica of an earlier version reads only that
+ * table, so during a rolling upgrade it answers "unknown" for results stored the new way.
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
@@ -50,13 +52,19 @@ function decodeParts(budget: number | string | null, ends: string | null): PartB
 const PARTS_PER_STATEMENT = 64;
 const CHARS_PER_STATEMENT = 4 * 1024 * 1024;
 
-interface HeadRow {
+interface PageHead {
+  id: string;
+  tool: string;
+  part_budget: number | string;
+  total_chars: number | string;
+  total_parts: number | string;
+}
+
+interface WholeHead {
   id: string;
   tool: string;
   part_budget: number | string | null;
   part_ends: string | null;
-  total_chars: number | string | null;
-  total_parts: number | string | null;
 }
 
 export class ContinuationStore {
@@ -84,8 +92,8 @@ export class ContinuationStore {
       const ends = parts.ends;
       await this.#db.transaction(async (tx) => {
         await tx.run(
-          'INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at, part_budget, total_chars, total_parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-          [id, userId, tool, '', now, expires, parts.budget, body.length, ends.length],
+          'INSERT INTO result_pages (id, user_id, tool, part_budget, total_chars, total_parts, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+          [id, userId, tool, parts.budget, body.length, ends.length, now, expires],
         );
         for (let k = 0; k < ends.length; ) {
           const values: (string | number)[] = [];
@@ -96,7 +104,7 @@ export class ContinuationStore {
             chars += chunk.length;
           }
           const rows = Array.from({ length: values.length / 3 }, () => '(?, ?, ?)').join(', ');
-          await tx.run(`INSERT INTO result_continuation_parts (continuation_id, part, chunk) VALUES ${rows}`, values);
+          await tx.run(`INSERT INTO result_page_parts (page_id, part, chunk) VALUES ${rows}`, values);
         }
       });
     }
@@ -112,59 +120,66 @@ export class ContinuationStore {
    * changed since) or stored whole is split for this one on read.
    */
   async page(userId: string, id: string, part: number, budget: number): Promise<ResultPage | undefined> {
-    const head = await this.#head(userId, id);
-    if (!head) return undefined;
-    const totalParts = head.total_parts === null ? undefined : Number(head.total_parts);
-    if (totalParts !== undefined && Number(head.part_budget) === budget) {
+    const head = await this.#pageHead(userId, id);
+    if (head && Number(head.part_budget) === budget) {
+      const totalParts = Number(head.total_parts);
       const page: ResultPage = { id: head.id, tool: head.tool, totalChars: Number(head.total_chars), totalParts, chunk: undefined };
       if (part > totalParts) return page;
-      const row = await this.#db.get<{ chunk: string }>('SELECT chunk FROM result_continuation_parts WHERE continuation_id = ? AND part = ?', [head.id, part]);
+      const row = await this.#db.get<{ chunk: string }>('SELECT chunk FROM result_page_parts WHERE page_id = ? AND part = ?', [head.id, part]);
       if (!row) return undefined; // swept since the head was read
       page.chunk = row.chunk;
       return page;
     }
-    const whole = await this.#whole(head);
+    const whole = head ? await this.#joined(head) : await this.#stored(userId, id);
     if (!whole) return undefined;
     const stored = whole.parts;
     const ends = stored !== undefined && stored.budget === budget && endsFit(stored.ends, whole.body.length) ? stored.ends : splitPartEnds(whole.body, budget);
     const chunk = part > ends.length ? undefined : whole.body.slice(ends[part - 2] ?? 0, ends[part - 1]);
-    return { id: head.id, tool: head.tool, totalChars: whole.body.length, totalParts: ends.length, chunk };
+    return { id: whole.id, tool: whole.tool, totalChars: whole.body.length, totalParts: ends.length, chunk };
   }
 
   /** The whole stored result, or undefined when unknown, expired, or another user's. */
   async get(userId: string, id: string): Promise<StoredResult | undefined> {
-    const head = await this.#head(userId, id);
-    return head ? this.#whole(head) : undefined;
+    const head = await this.#pageHead(userId, id);
+    return head ? this.#joined(head) : this.#stored(userId, id);
   }
 
   /** Forgets every stored result of `userId`. */
   async deleteForUser(userId: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      await tx.run('DELETE FROM result_continuation_parts WHERE continuation_id IN (SELECT id FROM result_continuations WHERE user_id = ?)', [userId]);
+      await tx.run('DELETE FROM result_page_parts WHERE page_id IN (SELECT id FROM result_pages WHERE user_id = ?)', [userId]);
+      await tx.run('DELETE FROM result_pages WHERE user_id = ?', [userId]);
       await tx.run('DELETE FROM result_continuations WHERE user_id = ?', [userId]);
     });
   }
 
-  #head(userId: string, id: string): Promise<HeadRow | undefined> {
-    return this.#db.get<HeadRow>(
-      'SELECT id, tool, part_budget, part_ends, total_chars, total_parts FROM result_continuations WHERE id = ? AND user_id = ? AND expires_at > ?',
-      [id, userId, Date.now()],
-    );
+  #pageHead(userId: string, id: string): Promise<PageHead | undefined> {
+    return this.#db.get<PageHead>('SELECT id, tool, part_budget, total_chars, total_parts FROM result_pages WHERE id = ? AND user_id = ? AND expires_at > ?', [
+      id,
+      userId,
+      Date.now(),
+    ]);
   }
 
-  async #whole(head: HeadRow): Promise<StoredResult | undefined> {
-    if (head.total_parts !== null) {
-      const rows = await this.#db.all<{ chunk: string }>('SELECT chunk FROM result_continuation_parts WHERE continuation_id = ? ORDER BY part', [head.id]);
-      if (rows.length !== Number(head.total_parts)) return undefined; // swept since the head was read
-      const ends: number[] = [];
-      let at = 0;
-      for (const r of rows) ends.push((at += r.chunk.length));
-      return { id: head.id, tool: head.tool, body: rows.map((r) => r.chunk).join(''), parts: { budget: Number(head.part_budget), ends } };
-    }
-    const row = await this.#db.get<{ body: string }>('SELECT body FROM result_continuations WHERE id = ?', [head.id]);
+  /** A result stored a part per row, joined again (read for a budget it was not split for). */
+  async #joined(head: PageHead): Promise<StoredResult | undefined> {
+    const rows = await this.#db.all<{ chunk: string }>('SELECT chunk FROM result_page_parts WHERE page_id = ? ORDER BY part', [head.id]);
+    if (rows.length !== Number(head.total_parts)) return undefined; // swept since the head was read
+    const ends: number[] = [];
+    let at = 0;
+    for (const r of rows) ends.push((at += r.chunk.length));
+    return { id: head.id, tool: head.tool, body: rows.map((r) => r.chunk).join(''), parts: { budget: Number(head.part_budget), ends } };
+  }
+
+  /** A result stored whole (result_continuations), with its boundaries when it has them. */
+  async #stored(userId: string, id: string): Promise<StoredResult | undefined> {
+    const row = await this.#db.get<WholeHead & { body: string }>(
+      'SELECT id, tool, body, part_budget, part_ends FROM result_continuations WHERE id = ? AND user_id = ? AND expires_at > ?',
+      [id, userId, Date.now()],
+    );
     if (!row) return undefined;
-    const stored: StoredResult = { id: head.id, tool: head.tool, body: row.body };
-    const parts = decodeParts(head.part_budget, head.part_ends);
+    const stored: StoredResult = { id: row.id, tool: row.tool, body: row.body };
+    const parts = decodeParts(row.part_budget, row.part_ends);
     if (parts) stored.parts = parts;
     return stored;
   }
@@ -183,7 +198,8 @@ export class ContinuationStore {
 
   async #deleteExpired(now: number): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      await tx.run('DELETE FROM result_continuation_parts WHERE continuation_id IN (SELECT id FROM result_continuations WHERE expires_at <= ?)', [now]);
+      await tx.run('DELETE FROM result_page_parts WHERE page_id IN (SELECT id FROM result_pages WHERE expires_at <= ?)', [now]);
+      await tx.run('DELETE FROM result_pages WHERE expires_at <= ?', [now]);
       await tx.run('DELETE FROM result_continuations WHERE expires_at <= ?', [now]);
     });
   }

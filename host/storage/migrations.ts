@@ -95,17 +95,21 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 6,
-    name: 'continuations keep each part in its own row',
+    name: 'continuations kept a part per row',
     statements: [
       // A part is read without reading the whole body: paging a 32 MB result read all of it (and on
-      // SQLite held the event loop ~40 ms) for every 58,000-character part. New rows keep body ''
-      // and say how many parts and characters they have; rows stored before keep their body and are
-      // served from it as before.
-      `CREATE TABLE result_continuation_parts (
-         continuation_id TEXT NOT NULL, part INTEGER NOT NULL, chunk TEXT NOT NULL,
-         PRIMARY KEY (continuation_id, part))`,
-      `ALTER TABLE result_continuations ADD COLUMN total_chars BIGINT`,
-      `ALTER TABLE result_continuations ADD COLUMN total_parts INTEGER`,
+      // SQLite held the event loop ~40 ms) for every 58,000-character part. Results stored from now
+      // on have their head here and each part in a row; result_continuations keeps the rows stored
+      // before, served as they always were, and is where a replica of an earlier version (during a
+      // rolling upgrade) looks: it does not see results stored this way (it answers "Unknown or
+      // expired continuationId", never an empty result), and leaves their parts alone.
+      `CREATE TABLE result_pages (
+         id TEXT PRIMARY KEY, user_id TEXT NOT NULL, tool TEXT NOT NULL, part_budget INTEGER NOT NULL,
+         total_chars BIGINT NOT NULL, total_parts INTEGER NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)`,
+      `CREATE INDEX result_pages_expires ON result_pages(expires_at)`,
+      `CREATE TABLE result_page_parts (
+         page_id TEXT NOT NULL, part INTEGER NOT NULL, chunk TEXT NOT NULL,
+         PRIMARY KEY (page_id, part))`,
     ],
   },
   {

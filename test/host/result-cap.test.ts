@@ -393,11 +393,11 @@ describe('result cap', () => {
     const body = JSON.stringify(result);
     const chunks = splitChunks(body, maxChars);
     assert.equal(stub.totalParts, chunks.length);
-    const rows = await db.all<{ part: number; chunk: string }>('SELECT part, chunk FROM result_continuation_parts WHERE continuation_id = ? ORDER BY part', [stub.continuationId]);
+    const rows = await db.all<{ part: number; chunk: string }>('SELECT part, chunk FROM result_page_parts WHERE page_id = ? ORDER BY part', [stub.continuationId]);
     assert.deepEqual(rows, chunks.map((chunk, k) => ({ part: k + 1, chunk })));
-    assert.deepEqual(await db.get('SELECT body, total_chars, total_parts FROM result_continuations WHERE id = ?', [stub.continuationId]), { body: '', total_chars: body.length, total_parts: chunks.length });
+    assert.deepEqual(await db.get('SELECT total_chars, total_parts FROM result_pages WHERE id = ?', [stub.continuationId]), { total_chars: body.length, total_parts: chunks.length });
     // a part's row, not the body, is what is served: change one and that page changes
-    await db.run('UPDATE result_continuation_parts SET chunk = ? WHERE continuation_id = ? AND part = 2', ['changed', stub.continuationId]);
+    await db.run('UPDATE result_page_parts SET chunk = ? WHERE page_id = ? AND part = 2', ['changed', stub.continuationId]);
     const { chunks: served, totalParts } = await pageAll(maxChars, stub.continuationId);
     assert.equal(totalParts, chunks.length);
     assert.deepEqual(served, chunks.map((c, k) => (k === 1 ? 'changed' : c)));

@@ -189,15 +189,17 @@ for (const backend of backends()) {
       assert.deepEqual(await reader.get(u.id, split), { id: split, tool: 'keyed_ping', body: 'y'.repeat(5400), parts });
       assert.deepEqual(await reader.page(u.id, split, 600, 2000), { id: split, tool: 'keyed_ping', totalChars: 5400, totalParts: 600, chunk: 'y'.repeat(9) });
       assert.equal(await reader.page(v.id, split, 1, 2000), undefined);
-      await db.run('UPDATE result_continuations SET expires_at = ? WHERE id IN (?, ?)', [Date.now() - 1, id, split]);
+      await db.run('UPDATE result_continuations SET expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
+      await db.run('UPDATE result_pages SET expires_at = ? WHERE id = ?', [Date.now() - 1, split]);
       assert.equal(await reader.get(u.id, id), undefined);
       assert.equal(await reader.page(u.id, split, 1, 2000), undefined);
       // the next store's first write sweeps what has expired, parts and all
-      const parts600 = async (): Promise<number> => Number((await db.get<{ n: number | string }>('SELECT count(*) AS n FROM result_continuation_parts WHERE continuation_id = ?', [split]))?.n);
+      const parts600 = async (): Promise<number> => Number((await db.get<{ n: number | string }>('SELECT count(*) AS n FROM result_page_parts WHERE page_id = ?', [split]))?.n);
       assert.equal(await parts600(), 600);
       await new ContinuationStore(other, 60).put(u.id, 'keyed_ping', 'z');
       assert.equal(await parts600(), 0);
-      assert.equal(await db.get('SELECT id FROM result_continuations WHERE id IN (?, ?)', [id, split]), undefined);
+      assert.equal(await db.get('SELECT id FROM result_continuations WHERE id = ?', [id]), undefined);
+      assert.equal(await db.get('SELECT id FROM result_pages WHERE id = ?', [split]), undefined);
     });
 
     test('connections: import, lookup, credential, reconnect keeps the id, states, disconnect', async () => {

@@ -37,8 +37,9 @@ for (const backend of backends()) {
         assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
         // The last migrations' columns exist: the schema is complete.
         assert.deepEqual(await db.all('SELECT key_id FROM portal_sessions'), []);
-        assert.deepEqual(await db.all('SELECT part_budget, part_ends, total_chars, total_parts FROM result_continuations'), []);
-        assert.deepEqual(await db.all('SELECT continuation_id, part, chunk FROM result_continuation_parts'), []);
+        assert.deepEqual(await db.all('SELECT part_budget, part_ends FROM result_continuations'), []);
+        assert.deepEqual(await db.all('SELECT id, user_id, tool, part_budget, total_chars, total_parts, created_at, expires_at FROM result_pages'), []);
+        assert.deepEqual(await db.all('SELECT page_id, part, chunk FROM result_page_parts'), []);
       } finally {
         await db.close();
       }
@@ -91,7 +92,7 @@ for (const backend of backends()) {
       }
     });
 
-    test('migration 6 on a database in use: continuations stored whole, with or without boundaries, are still paged; new ones are stored a part per row', async () => {
+    test('migration 6 on a database in use: continuations stored whole, with or without boundaries, are still paged; new ones are stored a part per row, out of sight of an earlier version', async () => {
       const url = await backend.freshUrl();
       const db = await backend.open(url);
       try {
@@ -125,11 +126,13 @@ for (const backend of backends()) {
         const slices = (at: number[]): string[] => at.map((to, k) => body.slice(at[k - 1] ?? 0, to));
         assert.deepEqual(await pages('cont_whole'), slices(ends));
         assert.deepEqual(await pages('cont_bounded'), slices(thirds));
-        assert.deepEqual(await db.all('SELECT continuation_id FROM result_continuation_parts'), []);
-        // a new one: an empty body in its row, and one row per part
+        assert.deepEqual(await db.all('SELECT page_id FROM result_page_parts'), []);
+        // a new one: its head in result_pages (where a replica of an earlier version does not look),
+        // and one row per part
         const id = await store.put('u1', 'list_rows', body, { budget, ends });
-        assert.deepEqual(await db.get('SELECT body, total_chars, total_parts FROM result_continuations WHERE id = ?', [id]), { body: '', total_chars: body.length, total_parts: ends.length });
-        const rows = await db.all<{ part: number; chunk: string }>('SELECT part, chunk FROM result_continuation_parts WHERE continuation_id = ? ORDER BY part', [id]);
+        assert.equal(await db.get('SELECT id FROM result_continuations WHERE id = ?', [id]), undefined);
+        assert.deepEqual(await db.get('SELECT user_id, tool, part_budget, total_chars, total_parts FROM result_pages WHERE id = ?', [id]), { user_id: 'u1', tool: 'list_rows', part_budget: budget, total_chars: body.length, total_parts: ends.length });
+        const rows = await db.all<{ part: number; chunk: string }>('SELECT part, chunk FROM result_page_parts WHERE page_id = ? ORDER BY part', [id]);
         assert.deepEqual(rows, slices(ends).map((chunk, k) => ({ part: k + 1, chunk })));
         assert.deepEqual(await pages(id), slices(ends));
         assert.deepEqual(await store.get('u1', id), { id, tool: 'list_rows', body, parts: { budget, ends } });
