@@ -103,9 +103,13 @@ export function analyze(text: string, mode: AnalyzeMode): TermOccurrence[] {
 
 /**
  * The query's words as written (lower-cased, stop words kept, camelCase split) with each phrase
- * replaced by its one term: what intent is read from, so that "new" in "new relic" is no "create"
- * and "merge" in "merge request" is no "merge".
+ * replaced by one word: its first word marked with PHRASE_MARK ("~new" for "new relic"). What intent
+ * is read from: a phrase names a thing, so its first word is no imperative ("new" in "new relic"
+ * is no "create", "merge" in "merge request" no "merge", "direct message" no "dm bob"), though it
+ * may still ask a question ("check" in "check run status").
  */
+export const PHRASE_MARK = '~';
+
 export function intentWords(text: string): string[] {
   const words = tokenizeRuns(text).flatMap((r) => r.parts);
   const stems = words.map(stem);
@@ -114,7 +118,7 @@ export function intentWords(text: string): string[] {
   while (i < words.length) {
     const phrase = matchPhrase(stems, i);
     if (phrase) {
-      out.push(phrase.term);
+      out.push(PHRASE_MARK + (words[i] ?? ''));
       i += phrase.words.length;
     } else {
       out.push(words[i] ?? '');

@@ -5,6 +5,7 @@
  * (github_list_* reads, github_create_* writes). A tool whose kind contradicts the query's intent
  * is ranked lower, never removed.
  */
+import { PHRASE_MARK } from './analyze.js';
 import { stem } from './stem.js';
 
 export type Intent = 'read' | 'write';
@@ -71,7 +72,11 @@ const WRITE_VERBS = new Set(
 export function queryIntent(words: readonly string[]): Intent | undefined {
   const first = words.findIndex((w) => !FILLERS.has(w));
   const lead = words[first];
-  if (lead !== undefined) {
+  // a phrase (intentWords marks its first word): a thing named, no imperative — but "check run
+  // status" still asks
+  if (lead?.startsWith(PHRASE_MARK)) {
+    if (READ_CUES.has(lead.slice(PHRASE_MARK.length))) return 'read';
+  } else if (lead !== undefined) {
     // "open a ticket" creates; "open PRs" describes a state
     if (lead === 'open') return ['a', 'an', 'new'].includes(words[first + 1] ?? '') ? 'write' : 'read';
     if (READ_CUES.has(lead)) return 'read';

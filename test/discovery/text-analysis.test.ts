@@ -108,7 +108,7 @@ describe('edit distance', () => {
 
 describe('intent', () => {
   it('reads intent after phrases collapse: "new" in "new relic" and "merge" in "merge request" ask for nothing', () => {
-    assert.deepEqual(intentWords('New Relic: which alerts are open'), ['newrelic', 'which', 'alerts', 'are', 'open']);
+    assert.deepEqual(intentWords('New Relic: which alerts are open'), ['~new', 'which', 'alerts', 'are', 'open']);
     assert.equal(queryIntent(intentWords('new relic: which alerts are open')), 'read');
     assert.equal(queryIntent(intentWords('new relic open incidents')), 'read');
     assert.equal(queryIntent(intentWords('gitlab merge requests that are open')), 'read');
@@ -116,6 +116,10 @@ describe('intent', () => {
     assert.equal(queryIntent(intentWords('new issue for the login bug')), 'write');
     assert.equal(queryIntent(intentWords('who is in the design channel')), 'read');
     assert.equal(queryIntent(intentWords('look up a user by email')), 'read');
+    // a phrase names a thing: "direct message(s)" is no "dm bob", and "check run" still asks
+    assert.equal(queryIntent(intentWords('direct messages from alice')), undefined);
+    assert.equal(queryIntent(intentWords('dm bob about the release')), 'write');
+    assert.equal(queryIntent(intentWords('check run status for the build')), 'read');
   });
   it('reads questions and lookups, writes imperatives', () => {
     assert.equal(queryIntent(tokenize('which PRs are open')), 'read');
