@@ -67,7 +67,8 @@ export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContex
       params.push(q.integration);
     }
     if (q.success) {
-      const outcome = OUTCOMES[q.success.toLowerCase()];
+      const key = q.success.toLowerCase();
+      const outcome = Object.hasOwn(OUTCOMES, key) ? OUTCOMES[key] : undefined; // not "constructor", "__proto__", …
       if (outcome) {
         q.success = outcome;
         where.push('success = ?');

@@ -110,6 +110,12 @@ describe('portal activity and keys', () => {
     assert.match(res.body, /From must be a date like 2026-01-31/);
     assert.match(res.body, /Outcome must be/);
     assert.match(res.body, /page cursor is not valid/);
+    // names every object has are no outcome
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const inherited = await b.get(`/activity?success=${name}`);
+      assert.equal(inherited.status, 400, name);
+      assert.match(inherited.body, /Outcome must be/);
+    }
     const reversed = await b.get('/activity?from=2026-03-12&to=2026-03-10');
     assert.match(reversed.body, /From must be on or before To/);
   });
