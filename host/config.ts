@@ -59,10 +59,18 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
  * its password in a file name). The message names the scheme only, never the rest of the URL.
  */
 export function checkDatabaseUrl(url: string): void {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
-  if (scheme === undefined || /^(postgres|postgresql|sqlite)$/i.test(scheme)) return;
-  throw new GatewayError(
-    'GW_ERR_CONFIG_INVALID',
-    `DATABASE_URL must be a postgres:// or postgresql:// URL, or a SQLite file path; got a "${scheme.slice(0, 20)}://" URL (Workbench supports PostgreSQL and SQLite)`,
-  );
+  const refuse = (what: string): never => {
+    throw new GatewayError('GW_ERR_CONFIG_INVALID', `DATABASE_URL must be a postgres:// or postgresql:// URL, or a SQLite file path; got ${what} (Workbench supports PostgreSQL and SQLite)`);
+  };
+  // spaces around it (a YAML value, a secrets file) would make it a file path of that name
+  if (url.trim() !== url) refuse('a value with spaces around it');
+  // any "scheme:" but a Windows drive letter ("C:\…"): "postgres:/host/db" (one slash) is no path either
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
+  if (scheme === undefined || scheme.length === 1) return;
+  if (/^sqlite$/i.test(scheme)) return;
+  if (/^postgres(ql)?$/i.test(scheme)) {
+    if (!/^postgres(ql)?:\/\//i.test(url)) refuse(`"${scheme}:" without "//"`);
+    return;
+  }
+  refuse(`a "${scheme.slice(0, 20)}:" URL`);
 }

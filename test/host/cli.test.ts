@@ -59,7 +59,7 @@ describe('the workbench command', () => {
         timeout: 60_000,
       });
       assert.equal(r.status, 2, `exit ${r.status}\n${r.stderr}`);
-      assert.match(r.stderr, /GW_ERR_CONFIG_INVALID.*DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL, or a SQLite file path; got a "postgress:\/\/" URL/);
+      assert.match(r.stderr, /GW_ERR_CONFIG_INVALID.*DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL, or a SQLite file path; got a "postgress:" URL/);
       assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
       assert.deepEqual(fs.readdirSync(cwd), [], 'nothing was created');
     } finally {

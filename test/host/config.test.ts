@@ -29,8 +29,10 @@ describe('readConfig', () => {
   });
 
   it('refuses a DATABASE_URL of another scheme, naming only the scheme', () => {
-    refused({ DATABASE_URL: 'postgress://wb:s3cret@127.0.0.1/wb' }, /^DATABASE_URL must be .*; got a "postgress:\/\/" URL/);
-    refused({ DATABASE_URL: 'mysql://root@127.0.0.1/wb' }, /got a "mysql:\/\/" URL/);
+    refused({ DATABASE_URL: 'postgress://wb:s3cret@127.0.0.1/wb' }, /^DATABASE_URL must be .*; got a "postgress:" URL/);
+    refused({ DATABASE_URL: 'mysql://root@127.0.0.1/wb' }, /got a "mysql:" URL/);
+    refused({ DATABASE_URL: ' postgres://wb@127.0.0.1/wb' }, /got a value with spaces around it/);
+    refused({ DATABASE_URL: 'postgres:/127.0.0.1/wb' }, /got "postgres:" without "\/\/"/);
     assert.throws(() => readConfig({ DATABASE_URL: 'postgress://wb:s3cret@127.0.0.1/wb' }), (err: unknown) => !String((err as Error).message).includes('s3cret'));
   });
 
