@@ -291,7 +291,8 @@ export const BOOTSTRAP_SOURCE = String.raw`
 
   // Serialises the result with a running count of its size, so an oversized result is refused
   // before the full JSON text is built (which could exceed the memory limit on its own). JSON.stringify
-  // writes as it goes, so the count must follow what is written: numbers, booleans and null count as
+  // writes as it goes, so the count must follow what is written (commas, colons and brackets
+  // included: exact for all but an empty array or object, counted 1): numbers, booleans and null count as
   // the characters they are written as (a number counted as one let 8 million copies of -1.797e308,
   // 96 MB of JSON, pass as 8 MB), and strings and keys with their escapes (8 MB of control
   // characters is 48 MB of JSON). Strings are scanned for escapes only once they could matter:
@@ -314,18 +315,19 @@ export const BOOTSTRAP_SOURCE = String.raw`
       if (t === 'function' || t === 'symbol') throw new TypeErrorCtor('the result contains a ' + t + (key ? ' at key "' + slice(key, 100) + '"' : ''));
       if (t === 'bigint') throw new TypeErrorCtor('the result contains a BigInt' + (key ? ' at key "' + slice(key, 100) + '"' : '') + ': JSON has none; return it as a string (or a number if it fits)');
       if (t === 'object' && v !== null && !ArrayIsArray(v)) { v = unboxed(v); t = typeof v; }
-      // the characters this value is written as, apart from a string's (an object or array: at
-      // least {} or []; undefined: nothing, or null in an array)
+      // the characters this value is written as, apart from a string's (an object or array: 1, its
+      // brackets less the comma its last member does not have; undefined: nothing, or null in an array)
       let n;
       if (t === 'string') n = 0;
       else if (t === 'number') n = numberLength(v);
       else if (t === 'boolean') n = v ? 4 : 5;
       else if (t === 'undefined') n = -1;
-      else n = v === null ? 4 : 2;
-      // and its key, "key": (array indexes are not written; the root value has no key)
+      else n = v === null ? 4 : 1;
+      // and, inside an array or object, the comma after it and its key, "key": (array indexes are
+      // not written; the root value has neither)
       if (root) root = false;
-      else if (ArrayIsArray(this)) { if (n < 0) n = 4; }
-      else if (n >= 0) { addString(key); n += 1; }
+      else if (ArrayIsArray(this)) n = (n < 0 ? 4 : n) + 1;
+      else if (n >= 0) { addString(key); n += 2; }
       if (n > 0) { size += n; upper += n; }
       if (t === 'string') addString(v);
       if (size > max) throw TOO_LARGE;

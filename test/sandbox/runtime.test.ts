@@ -240,6 +240,12 @@ describe('limits', () => {
       // refused while counting (before the text was built), not by the check of the finished text
       assert.match(JSON.stringify(over.outcome), new RegExp(`the result is larger than ${max} bytes`));
     }
+    // commas count: 2,100 zeros are 4,201 characters, refused while counting; 2,000 (4,001) pass
+    const zeros = tool(`return Array(args.n).fill(0);`);
+    const fits = await run({ source: zeros, args: { n: 2000 }, limits: { maxResultBytes: max } });
+    assert.equal(fits.outcome.ok && fits.outcome.resultJson.length, 4001);
+    const commas = await run({ source: zeros, args: { n: 2100 }, limits: { maxResultBytes: max } });
+    assert.match(JSON.stringify(commas.outcome), new RegExp(`the result is larger than ${max} bytes`));
     // an emoji's surrogate pair is written as it is: 2 characters (4 bytes), not two escapes
     const pairs = await run({ source: tool(`return '\\ud83d\\ude00'.repeat(1000);`), limits: { maxResultBytes: max } });
     assert.ok(pairs.outcome.ok, JSON.stringify(pairs.outcome).slice(0, 300));
