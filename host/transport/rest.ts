@@ -180,7 +180,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       if (list.length > max) return reply.code(400).send({ error: `At most ${max} executions per batch`, code: 'GW_ERR_TRANSPORT_BATCH_TOO_LARGE' });
       const executions: ExecutionRequest[] = [];
       for (const [i, e] of list.entries()) {
-        if (!isPlainObject(e) || typeof e['tool'] !== 'string' || (e['args'] !== undefined && !isPlainObject(e['args'])))
+        if (!isPlainObject(e) || typeof e['tool'] !== 'string' || e['tool'] === '' || (e['args'] !== undefined && !isPlainObject(e['args'])))
           return badBody(reply, `executions[${i}] must be {"tool": string, "args"?: object}`);
         const unknown = Object.keys(e).filter((k) => k !== 'tool' && k !== 'args');
         if (unknown.length > 0) return badBody(reply, `executions[${i}] has ${quoteKeys(unknown)}: an execution is {"tool": string, "args"?: object}`);

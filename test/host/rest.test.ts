@@ -39,6 +39,7 @@ describe('REST transport', () => {
     { name: 'handler failure', integration: 'fixture-echo', body: { tool: 'echo_fail', args: { message: 'upstream broke' } }, status: 502, check: (j) => assert.equal(j.error, 'upstream broke') },
     { name: 'empty batch', integration: 'fixture-echo', body: { executions: [] }, status: 400 },
     { name: 'malformed batch item', integration: 'fixture-echo', body: { executions: [{ args: {} }] }, status: 400 },
+    { name: 'batch item with an empty tool name', integration: 'fixture-echo', body: { executions: [{ tool: '', args: {} }] }, status: 400, check: (j) => assert.equal(j.code, 'GW_ERR_TRANSPORT_BAD_BODY') },
     // a misspelt "args" is refused, never dropped (the tool would run with its defaults)
     { name: 'batch item with "arguments" for "args"', integration: 'fixture-echo', body: { executions: [{ tool: 'echo_args', args: { text: 'a' } }, { tool: 'echo_image', arguments: { x: 1 } }] }, status: 400,
       check: (j) => assert.deepEqual(j, { error: 'executions[1] has "arguments": an execution is {"tool": string, "args"?: object}', code: 'GW_ERR_TRANSPORT_BAD_BODY' }) },
