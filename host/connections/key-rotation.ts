@@ -276,7 +276,7 @@ async function settleEarlierRotation(db: Db, dataDir: string, file: string, next
   fsyncDir(dataDir);
 }
 
-/** A key-file vault re-reads its key files at most this often, and only on meeting a key it does not have. */
+/** On meeting a key it does not have, a key-file vault re-reads unchanged key files at most this often (changed ones at once). */
 export const KEY_FILE_REREAD_MS = 5_000;
 
 /**
@@ -284,10 +284,11 @@ export const KEY_FILE_REREAD_MS = 5_000;
  * `encryption.key.next` (a rotation interrupted after the database was re-encrypted) and
  * `encryption.key.previous` (the key before the last rotation, for values sealed meanwhile).
  *
- * With a key file, a value sealed with a key this process does not have makes it read the key
- * files again (at most once per KEY_FILE_REREAD_MS) before failing: `keys rotate` run beside a
- * running server replaces them, and the server then reads the rotated connections, and seals new
- * ones with the new key, without a restart. Keys it read before stay readable in memory.
+ * With a key file, the vault reads the key files again when they changed (checked with stat
+ * before each seal, and when a value names a key it does not have; unchanged files are re-read
+ * for an unknown key at most once per KEY_FILE_REREAD_MS): `keys rotate` run beside a running
+ * server replaces them, and the server then seals with the key encryption.key holds and reads the
+ * rotated connections, without a restart. Keys it read before stay readable in memory.
  */
 export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Vault {
   const base = loadVault(options);
@@ -306,19 +307,38 @@ export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.Pr
   // at start, a bad side file stops the start (as a bad key file does)
   for (const f of sideFiles) if (fs.existsSync(f)) addReader(parseEncryptionKey(fs.readFileSync(f, 'utf8'), f));
 
+  /** what the key files looked like (inode, mtime, size; '-' when absent) when they were last read */
+  const stamp = (): string =>
+    [file, ...sideFiles]
+      .map((f) => {
+        const st = fs.statSync(f, { throwIfNoEntry: false });
+        return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : '-';
+      })
+      .join('|');
+  // unknown: the first seal (or count) reads them once more, so a change since they were read above is not missed
+  let readStamp = '';
   let lastReread = -Infinity;
   let rereadProblem: string | undefined;
-  /** Reads the key files again (unless it did so within KEY_FILE_REREAD_MS); true when it did. */
-  const reread = (): boolean => {
+  /**
+   * Reads the key files again: always when they changed since they were last read, otherwise at
+   * most once per KEY_FILE_REREAD_MS (`force` skips that limit only for changed files). Every
+   * re-read takes the primary key from encryption.key, even when the key looked for is in a side
+   * file: a rotation seen between its commit and its rename must not leave the old key primary.
+   * True when it read them.
+   */
+  const reread = (onlyIfChanged = false): boolean => {
     const now = performance.now();
-    if (now - lastReread < KEY_FILE_REREAD_MS) return false;
+    const current = stamp();
+    const changed = current !== readStamp;
+    if (!changed && (onlyIfChanged || now - lastReread < KEY_FILE_REREAD_MS)) return false;
     lastReread = now;
+    readStamp = current; // taken before reading: a change made meanwhile is seen next time
     const problems: string[] = [];
     try {
-      const current = readKeyFile(file);
-      if (keyIdFor(current) !== primary.keyId) {
+      const key = readKeyFile(file);
+      if (keyIdFor(key) !== primary.keyId) {
         readers.unshift(primary); // what this process sealed with stays readable
-        primary = createVault(current, { previous: previousKeysFromEnv(env), source: 'file' });
+        primary = createVault(key, { previous: previousKeysFromEnv(env), source: 'file' });
       }
     } catch (err) {
       problems.push((err as Error).message);
@@ -333,15 +353,31 @@ export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.Pr
     rereadProblem = problems.length ? problems.join('; ') : undefined;
     return true;
   };
+  /**
+   * Before sealing (and before saying which keys it has): a `keys rotate` beside this process may
+   * have replaced encryption.key. A few stat calls, made only when a value is sealed or a key
+   * counted (rare next to the database write that follows), so that an idle or write-only
+   * server never seals with the key a rotation replaced.
+   */
+  const refresh = (): void => {
+    reread(true);
+  };
 
   return {
     get keyId() {
+      refresh();
       return primary.keyId;
     },
     source: 'file',
     keyIdOf: base.keyIdOf,
-    hasKey: (id) => find(id) !== undefined,
-    encrypt: (plaintext, aad) => primary.encrypt(plaintext, aad),
+    hasKey: (id) => {
+      refresh();
+      return find(id) !== undefined;
+    },
+    encrypt: (plaintext, aad) => {
+      refresh();
+      return primary.encrypt(plaintext, aad);
+    },
     decrypt: (sealed, aad) => {
       const id = base.keyIdOf(sealed);
       if (id === undefined) return primary.decrypt(sealed, aad); // not a vault value: says so

@@ -250,6 +250,31 @@ describe('key rotation', () => {
     assert.ok(!fs.existsSync(path.join(t.dir, `${KEY_FILE_NAME}.next`)));
   });
 
+  it('a running server seals with the new key after `keys rotate` without decrypting anything first, also when it met the new key before the rename', async () => {
+    // (A) an idle or write-only server: rotated beside it, its next seal uses the new key
+    const server = loadVaultWithPending({ dataDir: t.dir, env: {} });
+    await populate(server, 1);
+    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} });
+    const svc = createConnectionService({ db: t.db, vault: server, clientFor: () => undefined });
+    const late = await t.users.create('late@example.com', 'acme');
+    await svc.importConnection({ userId: late.id, manifest: keyed, values: { apiKey: 'k_latelate1' } });
+    assert.deepEqual(await t.db.all('SELECT DISTINCT key_id FROM connections'), [{ key_id: res.keyId }]);
+    assert.equal(server.keyId, res.keyId);
+
+    // (B) it reads a row sealed with the next key between the rotation's commit and its rename
+    // (the key only in encryption.key.next), then the rename happens: it must seal with that key
+    const next = generateKey();
+    fs.writeFileSync(path.join(t.dir, `${KEY_FILE_NAME}.next`), next.toString('base64'), { mode: 0o600 });
+    const committed = await rotateKeys(t.db, loadVaultWithPending({ dataDir: t.dir, env: {} }), next);
+    assert.equal((await svc.credential(late.id, keyed))?.values['apiKey'], 'k_latelate1');
+    assert.equal(server.keyId, res.keyId, 'encryption.key still holds the old key');
+    fs.copyFileSync(path.join(t.dir, KEY_FILE_NAME), path.join(t.dir, `${KEY_FILE_NAME}.previous`));
+    fs.renameSync(path.join(t.dir, `${KEY_FILE_NAME}.next`), path.join(t.dir, KEY_FILE_NAME));
+    const later = await t.users.create('later@example.com', 'acme');
+    await svc.importConnection({ userId: later.id, manifest: keyed, values: { apiKey: 'k_laterlate' } });
+    assert.deepEqual(await t.db.all('SELECT DISTINCT key_id FROM connections'), [{ key_id: committed.keyId }]);
+  });
+
   it('a new data dir and database are the owner\'s only', async () => {
     const dir = path.join(t.dir, 'fresh', 'data');
     const db = openSqlite(path.join(dir, 'workbench.db'));
