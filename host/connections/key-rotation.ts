@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../storage/db.js';
-import { KEY_FILE_NAME, VaultError, createVault, fsyncDir, generateKey, keyIdFor, loadVault, parseEncryptionKey, previousKeysFromEnv, readKeyFile, replaceFileDurably, writeFileSynced, writeKeyFile, type Vault } from './vault.js';
+import { KEY_FILE_NAME, VaultError, createVault, fsyncDir, generateKey, keyIdFor, loadVault, parseEncryptionKey, previousKeysFromEnv, readKeyFile, replaceFileDurably, writeKeyFile, type Vault } from './vault.js';
 
 export interface RotationResult {
   /** connections re-encrypted */
@@ -228,9 +228,9 @@ export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: 
   const file = path.join(options.dataDir, KEY_FILE_NAME);
   const next = `${file}.next`;
   await settleEarlierRotation(options.db, options.dataDir, file, next);
-  // on the disk (file and directory entry) before the database is re-encrypted under it
-  writeFileSynced(next, newKey.toString('base64') + '\n', { mode: 0o600 });
-  fsyncDir(options.dataDir);
+  // on the disk (file and directory entry) before the database is re-encrypted under it, and
+  // whole or not at all (a temp file renamed into place: a crash never leaves a torn .next)
+  replaceFileDurably(next, newKey.toString('base64') + '\n', 0o600);
   const result = await rotateKeys(options.db, oldVault, newKey);
   // Servers still running with the old key may seal a few more values before they re-read the key
   // file: keep the old key readable (encryption.key.previous) until the next rotation re-seals everything.
@@ -254,12 +254,14 @@ const keyIdOfFile = (f: string): string => keyIdFor(parseEncryptionKey(fs.readFi
  * before renaming). Nothing sealed with it: it is removed (that rotation stopped before its commit).
  * Otherwise that rotation is finished first (the key file becomes `.previous`, `.next` the key
  * file), unless connections are also sealed with the key in `.previous`, which would then be lost:
- * refused, nothing changed.
+ * refused, nothing changed. One that is not a key at all (torn) is removed too.
  */
 async function settleEarlierRotation(db: Db, dataDir: string, file: string, next: string): Promise<void> {
   if (!fs.existsSync(next)) return;
   const used = new Set((await db.all<{ key_id: string }>('SELECT DISTINCT key_id FROM connections')).map((r) => r.key_id));
-  if (!used.has(keyIdOfFile(next))) {
+  const nextId = unreadableNext(next) === undefined ? keyIdOfFile(next) : undefined;
+  // not a key (torn by a crash while an older version wrote it in place): nothing can be sealed with it
+  if (nextId === undefined || !used.has(nextId)) {
     fs.rmSync(next);
     fsyncDir(dataDir);
     return;
@@ -276,6 +278,21 @@ async function settleEarlierRotation(db: Db, dataDir: string, file: string, next
   fsyncDir(dataDir);
 }
 
+/**
+ * Why `encryption.key.next` is not a key (empty or torn: written in place by a rotation that
+ * crashed), or undefined when it is one. No connection can be sealed with such a file, since a
+ * key id is derived from a whole key and the rotation commits only after the file is on the disk.
+ */
+function unreadableNext(next: string): string | undefined {
+  try {
+    parseEncryptionKey(fs.readFileSync(next, 'utf8'), next);
+    return undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return (err as Error).message;
+  }
+}
+
 /** On meeting a key it does not have, a key-file vault re-reads unchanged key files at most this often (changed ones at once). */
 export const KEY_FILE_REREAD_MS = 5_000;
 
@@ -290,7 +307,7 @@ export const KEY_FILE_REREAD_MS = 5_000;
  * server replaces them, and the server then seals with the key encryption.key holds and reads the
  * rotated connections, without a restart. Keys it read before stay readable in memory.
  */
-export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Vault {
+export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.ProcessEnv; onWarning?: (message: string) => void }): Vault {
   const base = loadVault(options);
   if (base.source !== 'file') return base;
   const env = options.env ?? process.env;
@@ -304,8 +321,18 @@ export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.Pr
     const v = createVault(key, { source: 'file' });
     if (!find(v.keyId)) readers.push(v);
   };
-  // at start, a bad side file stops the start (as a bad key file does)
-  for (const f of sideFiles) if (fs.existsSync(f)) addReader(parseEncryptionKey(fs.readFileSync(f, 'utf8'), f));
+  // at start, a bad side file stops the start (as a bad key file does), but for a torn
+  // encryption.key.next: no connection can be sealed with it, and refusing it would stop every
+  // start and every `keys rotate` (which removes it)
+  const [nextFile, previousFile] = sideFiles as [string, string];
+  const torn = unreadableNext(nextFile);
+  if (torn !== undefined)
+    (options.onWarning ?? ((m: string) => process.stderr.write(`warning: ${m}\n`)))(
+      `ignoring ${nextFile}: it is not a key (${torn}). A \`workbench keys rotate\` stopped while writing it, before anything was sealed with it: ` +
+        'it is safe to delete, and the next `workbench keys rotate` removes it',
+    );
+  else if (fs.existsSync(nextFile)) addReader(parseEncryptionKey(fs.readFileSync(nextFile, 'utf8'), nextFile));
+  if (fs.existsSync(previousFile)) addReader(parseEncryptionKey(fs.readFileSync(previousFile, 'utf8'), previousFile));
 
   /** what the key files looked like (inode, mtime, size; '-' when absent) when they were last read */
   const stamp = (): string =>

@@ -120,17 +120,28 @@ export function createVault(primary: Buffer, options: { previous?: readonly Buff
 
 export const KEY_FILE_NAME = 'encryption.key';
 
-/** Reads `<dataDir>/encryption.key`, creating it (mode 0600, exclusive create) when it does not exist. */
+/**
+ * Reads `<dataDir>/encryption.key`, creating it (mode 0600) when it does not exist: written whole
+ * to a temp file of this process, synced, then linked into place (link fails when the file
+ * exists), so a process starting beside this one never reads it empty or torn: it either sees no
+ * key file or the whole key, and the one whose link lost reads the winner's.
+ */
 export function readOrCreateKeyFile(dataDir: string): { key: Buffer; file: string; created: boolean } {
   const file = path.join(dataDir, KEY_FILE_NAME);
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   let created = false;
-  try {
-    writeFileSynced(file, generateKey().toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
+  if (!fs.existsSync(file)) {
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      writeFileSynced(tmp, generateKey().toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
+      fs.linkSync(tmp, file);
+      created = true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('VAULT_KEY_FILE', `cannot create ${file}: ${(err as Error).message}`);
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
     fsyncDir(dataDir);
-    created = true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('VAULT_KEY_FILE', `cannot create ${file}: ${(err as Error).message}`);
   }
   return { key: readKeyFile(file), file, created };
 }

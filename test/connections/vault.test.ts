@@ -85,6 +85,33 @@ describe('vault', () => {
       await t.close();
     }
   });
+
+  it('a process starting beside the one creating the first key file never sees it empty: it appears whole, and the loser reads the winner\'s key', async () => {
+    const t = await openTestDb();
+    const file = path.join(t.dir, KEY_FILE_NAME);
+    let seenWhileWriting: boolean | undefined;
+    let other: ReturnType<typeof loadVault> | undefined;
+    const realWrite = fs.writeFileSync;
+    const writes = mock.method(fs, 'writeFileSync', (...a: unknown[]) => {
+      // while the first process writes its key, a second one starts on the same data dir
+      if (other === undefined && seenWhileWriting === undefined) {
+        seenWhileWriting = fs.existsSync(file);
+        if (!seenWhileWriting) other = loadVault({ dataDir: t.dir, env: {} });
+      }
+      return (realWrite as (...b: unknown[]) => void)(...a);
+    });
+    try {
+      const first = loadVault({ dataDir: t.dir, env: {} });
+      assert.equal(seenWhileWriting, false, 'the key file exists only once it is whole');
+      assert.equal(other?.created, true);
+      assert.equal(first.created, false, 'the one whose link lost reads the other\'s key');
+      assert.equal(first.keyId, other?.keyId);
+      assert.deepEqual(fs.readdirSync(t.dir).filter((f) => f.startsWith(KEY_FILE_NAME)), [KEY_FILE_NAME], 'no temp file left');
+    } finally {
+      writes.mock.restore();
+      await t.close();
+    }
+  });
 });
 
 describe('key rotation', () => {
@@ -206,7 +233,9 @@ describe('key rotation', () => {
       assert.ok(i >= 0, `${e} in ${events.join(', ')}`);
       return i;
     };
-    assert.ok(at('sync encryption.key.next') < at('sync <dir>') && at('sync <dir>') < at('commit'), events.join(', '));
+    // .next whole or not at all: a synced temp file renamed into place (a torn one would stop every start)
+    const next = at('rename encryption.key.next.tmp encryption.key.next');
+    assert.ok(at('sync encryption.key.next.tmp') < next && events.indexOf('sync <dir>', next) > next && events.indexOf('sync <dir>', next) < at('commit'), events.join(', '));
     const prev = at('rename encryption.key.previous.tmp encryption.key.previous');
     assert.ok(at('sync encryption.key.previous.tmp') < prev && events.indexOf('sync <dir>', prev) > prev, events.join(', '));
     const key = at('rename encryption.key.tmp encryption.key');
@@ -273,6 +302,26 @@ describe('key rotation', () => {
     const later = await t.users.create('later@example.com', 'acme');
     await svc.importConnection({ userId: later.id, manifest: keyed, values: { apiKey: 'k_laterlate' } });
     assert.deepEqual(await t.db.all('SELECT DISTINCT key_id FROM connections'), [{ key_id: committed.keyId }]);
+  });
+
+  it('an encryption.key.next torn by a crash while it was written is ignored with a warning at start, and `keys rotate` removes it', async () => {
+    const fileVault = loadVault({ dataDir: t.dir, env: {} });
+    const userIds = await populate(fileVault, 1);
+    const next = path.join(t.dir, `${KEY_FILE_NAME}.next`);
+    for (const torn of ['', generateKey().toString('base64').slice(0, 20)]) {
+      fs.writeFileSync(next, torn, { mode: 0o600 });
+      const warnings: string[] = [];
+      const server = loadVaultWithPending({ dataDir: t.dir, env: {}, onWarning: (m) => warnings.push(m) });
+      assert.equal(server.keyId, fileVault.keyId);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0] ?? '', /ignoring .*encryption\.key\.next: it is not a key .*safe to delete/);
+      const svc = createConnectionService({ db: t.db, vault: server, clientFor: () => undefined });
+      assert.equal((await svc.credential(userIds[0] ?? '', oauth))?.values['token'], 'tok-0');
+    }
+    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} });
+    assert.equal(res.rotated, 2);
+    assert.ok(!fs.existsSync(next));
+    assert.equal(loadVaultWithPending({ dataDir: t.dir, env: {} }).keyId, res.keyId);
   });
 
   it('a new data dir and database are the owner\'s only', async () => {

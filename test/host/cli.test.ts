@@ -208,6 +208,25 @@ describe('the workbench command', () => {
     }
   });
 
+  it('a torn encryption.key.next (a rotation that crashed writing it) stops neither keys reseal nor keys rotate, which removes it', () => {
+    const own = fs.mkdtempSync(path.join(dir, 'torn-next-'));
+    const env = { WORKBENCH_DATA_DIR: own };
+    const first = runCli(env, 'keys', 'rotate', '--json');
+    assert.equal(first.code, 0, first.stderr);
+    const next = path.join(own, 'encryption.key.next');
+    fs.writeFileSync(next, 'q1w2e3', { mode: 0o600 });
+    const reseal = runCli(env, 'keys', 'reseal', '--json');
+    assert.equal(reseal.code, 0, reseal.stderr);
+    assert.match(reseal.stderr, /ignoring .*encryption\.key\.next: it is not a key .*safe to delete/);
+    const rotated = runCli(env, 'keys', 'rotate', '--json');
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.ok(!fs.existsSync(next));
+    const after = runCli(env, 'keys', 'reseal', '--json');
+    assert.equal(after.code, 0, after.stderr);
+    assert.equal(after.stderr, '');
+    assert.equal((JSON.parse(after.stdout) as { keyId: string }).keyId, (JSON.parse(rotated.stdout) as { keyId: string }).keyId);
+  });
+
   it('keys rotate --new-key with environment keys is refused, nothing changed, unless the new key is already in WORKBENCH_ENCRYPTION_KEY_PREVIOUS', async () => {
     const own = fs.mkdtempSync(path.join(dir, 'env-rotate-'));
     const OLD = generateKey().toString('base64');
