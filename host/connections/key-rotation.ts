@@ -226,18 +226,72 @@ export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: 
     return { ...result, storedIn: 'env', newKeyBase64: newKey.toString('base64') };
   }
   const file = path.join(options.dataDir, KEY_FILE_NAME);
+  const release = lockRotation(file);
+  try {
+    return await rotateKeyFile(options.db, options.dataDir, file, oldVault, newKey);
+  } finally {
+    release();
+  }
+}
+
+/**
+ * One file-mode `keys rotate` at a time per data dir: `encryption.key.lock`, created exclusively
+ * (another one's settling step would otherwise remove this one's `.next` before its commit, and a
+ * crash then loses the key). A lock that exists refuses the rotation, nothing changed, saying
+ * which process holds it; one left by a rotation that crashed is deleted by the operator.
+ */
+function lockRotation(file: string): () => void {
+  const lock = `${file}.lock`;
+  const mine = `${process.pid} ${new Date().toISOString()}\n`;
+  try {
+    fs.writeFileSync(lock, mine, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    let holder = '';
+    try {
+      holder = fs.readFileSync(lock, 'utf8').trim();
+    } catch {
+      // removed meanwhile: the other rotation just finished
+    }
+    const [pid, at] = holder.split(' ');
+    let running = true;
+    try {
+      if (pid && /^\d+$/.test(pid)) process.kill(Number(pid), 0);
+    } catch (e) {
+      running = (e as NodeJS.ErrnoException).code !== 'ESRCH';
+    }
+    throw new VaultError(
+      'VAULT_KEY_FILE',
+      `rotation refused, nothing changed: another \`workbench keys rotate\` holds ${lock}${pid ? ` (process ${pid}${at ? `, since ${at}` : ''})` : ''}. ` +
+        (running
+          ? 'Wait for it to finish and run this command again. '
+          : 'That process no longer runs on this host: it stopped mid-rotation. ') +
+        `If no \`keys rotate\` is running on this data dir, delete ${lock} and run this command again (it finishes or discards what the stopped one left)`,
+    );
+  }
+  return () => {
+    try {
+      if (fs.readFileSync(lock, 'utf8') === mine) fs.rmSync(lock);
+    } catch {
+      // already gone
+    }
+  };
+}
+
+/** The key-file rotation proper, under the lock. */
+async function rotateKeyFile(db: Db, dataDir: string, file: string, oldVault: Vault, newKey: Buffer): Promise<StoredKeyRotation> {
   const next = `${file}.next`;
-  await settleEarlierRotation(options.db, options.dataDir, file, next);
+  await settleEarlierRotation(db, dataDir, file, next);
   // on the disk (file and directory entry) before the database is re-encrypted under it, and
   // whole or not at all (a temp file renamed into place: a crash never leaves a torn .next)
   replaceFileDurably(next, newKey.toString('base64') + '\n', 0o600);
-  const result = await rotateKeys(options.db, oldVault, newKey);
+  const result = await rotateKeys(db, oldVault, newKey);
   // Servers still running with the old key may seal a few more values before they re-read the key
   // file: keep the old key readable (encryption.key.previous) until the next rotation re-seals everything.
   keepAsPrevious(file);
-  writeKeyFile(options.dataDir, newKey);
+  writeKeyFile(dataDir, newKey);
   fs.rmSync(next, { force: true });
-  fsyncDir(options.dataDir);
+  fsyncDir(dataDir);
   return { ...result, storedIn: file };
 }
 

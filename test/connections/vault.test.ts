@@ -324,6 +324,26 @@ describe('key rotation', () => {
     assert.equal(loadVaultWithPending({ dataDir: t.dir, env: {} }).keyId, res.keyId);
   });
 
+  it('one key-file rotation at a time: a rotation while another holds the lock is refused, nothing changed; the lock goes with the rotation', async () => {
+    const fileVault = loadVault({ dataDir: t.dir, env: {} });
+    await populate(fileVault, 1);
+    const file = path.join(t.dir, KEY_FILE_NAME);
+    const lock = `${file}.lock`;
+    // another rotation, mid-way: its lock, and its key in .next before its commit
+    fs.writeFileSync(lock, `${process.pid} ${new Date().toISOString()}\n`, { mode: 0o600 });
+    fs.writeFileSync(`${file}.next`, generateKey().toString('base64'), { mode: 0o600 });
+    const before = { key: fs.readFileSync(file, 'utf8'), next: fs.readFileSync(`${file}.next`, 'utf8'), rows: await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id') };
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), (err: Error) =>
+      /rotation refused, nothing changed: another `workbench keys rotate` holds .*encryption\.key\.lock \(process \d+, since /.test(err.message) && /delete .*encryption\.key\.lock/.test(err.message));
+    assert.deepEqual({ key: fs.readFileSync(file, 'utf8'), next: fs.readFileSync(`${file}.next`, 'utf8'), rows: await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id') }, before, 'the other rotation\'s .next is kept');
+    assert.ok(fs.existsSync(lock), 'the other one\'s lock is kept');
+    // the other one stopped before its commit; its lock deleted as documented, the rotation goes through
+    fs.rmSync(lock);
+    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} });
+    assert.equal(res.rotated, 2);
+    assert.ok(!fs.existsSync(lock) && !fs.existsSync(`${file}.next`));
+  });
+
   it('a new data dir and database are the owner\'s only', async () => {
     const dir = path.join(t.dir, 'fresh', 'data');
     const db = openSqlite(path.join(dir, 'workbench.db'));
