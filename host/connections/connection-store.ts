@@ -19,6 +19,8 @@ export interface ConnectionRow {
   key_id: string;
   created_at: number;
   updated_at: number;
+  /** when the connection was last made or remade (upsert only; a refresh or a status change leaves it) */
+  connected_at: number;
   version: number;
   refresh_lease_owner: string | null;
   refresh_lease_until: number | null;
@@ -43,6 +45,7 @@ function normalise(r: ConnectionRow | undefined): ConnectionRow | undefined {
     expires_at: num(r.expires_at),
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
+    connected_at: num(r.connected_at) ?? Number(r.created_at),
     version: Number(r.version),
     refresh_lease_until: num(r.refresh_lease_until),
   };
@@ -98,7 +101,8 @@ export class ConnectionStore {
 
   /**
    * Inserts or replaces the user's connection for an integration. A reconnect keeps the row id (the
-   * secret is sealed with that id as AAD), resets the status and bumps the version.
+   * secret is sealed with that id as AAD), resets the status, bumps the version and sets
+   * connected_at (which nothing else sets: a refresh or a status change leaves it).
    */
   async upsert(input: UpsertInput): Promise<string> {
     try {
@@ -122,9 +126,9 @@ export class ConnectionStore {
       if (!existing) {
         const { sealed, keyId } = input.secret(input.id, undefined);
         const { changes } = await tx.run(
-          `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, key_id, created_at, updated_at, version)
-           VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (user_id, integration) DO NOTHING`,
-          [input.id, input.userId, input.integration, sealed, config ?? '{}', input.expiresAt, input.scopes, keyId, input.now, input.now],
+          `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, key_id, created_at, updated_at, connected_at, version)
+           VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (user_id, integration) DO NOTHING`,
+          [input.id, input.userId, input.integration, sealed, config ?? '{}', input.expiresAt, input.scopes, keyId, input.now, input.now, input.now],
         );
         if (changes > 0) return input.id;
         // Another replica inserted it after our SELECT (PostgreSQL, read committed): update that row.
@@ -135,8 +139,8 @@ export class ConnectionStore {
       const { sealed, keyId } = input.secret(id, existing.secret);
       await tx.run(
         `UPDATE connections SET status = 'connected', status_reason = NULL, secret = ?, config = COALESCE(?, config), expires_at = ?, scopes = ?,
-           key_id = ?, updated_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,
-        [sealed, config, input.expiresAt, input.scopes, keyId, input.now, id],
+           key_id = ?, updated_at = ?, connected_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,
+        [sealed, config, input.expiresAt, input.scopes, keyId, input.now, input.now, id],
       );
       return id;
     });

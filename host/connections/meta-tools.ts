@@ -182,14 +182,16 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
   /**
    * CONNECTED when the user connected the link's integration some other way since the link was
    * made (the portal's own Connect button makes a link of its own, an operator's import): the
-   * agent's link may never be used, and waiting for it would only end in EXPIRED.
+   * agent's link may never be used, and waiting for it would only end in EXPIRED. Judged by
+   * connectedAt, which only a connect, reconnect or import sets: a token refresh (the sweep, a
+   * call) or a status change during the wait moves updatedAt, and is no answer to the link.
    */
   async function connectedElsewhere(ctx: MetaToolContext, p: PendingConnect): Promise<Record<string, unknown> | undefined> {
     if (p.status === 'pending' || p.status === 'opened' || p.status === 'exchanging') {
       const m = deps.registry.plugin(p.integration);
       if (!m) return undefined;
       const s = await connections.state(ctx.user.id, m);
-      if (s.state === 'connected' && s.updatedAt >= p.createdAt)
+      if (s.state === 'connected' && s.connectedAt >= p.createdAt)
         return { connectionId: p.id, integration: p.integration, status: 'CONNECTED', message: `${m.displayName} was connected another way (for example in the portal); this link is no longer needed.` };
     }
     return undefined;

@@ -41,7 +41,14 @@ export interface ConnectionServiceDeps {
 }
 
 export type IntegrationConnectionState =
-  | { state: 'connected'; connectionId: string; updatedAt: number; expiresAt: number | null }
+  | {
+      state: 'connected';
+      connectionId: string;
+      updatedAt: number;
+      /** when the connection was last made or remade (a refresh moves updatedAt, not this) */
+      connectedAt: number;
+      expiresAt: number | null;
+    }
   | { state: 'needs_reauth'; connectionId: string; reason: string; updatedAt: number }
   | { state: 'not_connected' };
 
@@ -149,7 +156,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
 
   const toState = (row: ConnectionRow | undefined): IntegrationConnectionState => {
     if (!row) return { state: 'not_connected' };
-    if (row.status === 'connected') return { state: 'connected', connectionId: row.id, updatedAt: row.updated_at, expiresAt: row.expires_at };
+    if (row.status === 'connected') return { state: 'connected', connectionId: row.id, updatedAt: row.updated_at, connectedAt: row.connected_at, expiresAt: row.expires_at };
     if (row.status === 'needs_reauth')
       return { state: 'needs_reauth', connectionId: row.id, reason: row.status_reason ?? 'the connection must be renewed: reconnect', updatedAt: row.updated_at };
     return { state: 'not_connected' };

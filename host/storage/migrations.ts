@@ -137,6 +137,19 @@ export const MIGRATIONS: Migration[] = [
       `CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at BIGINT NOT NULL)`,
     ],
   },
+  {
+    version: 9,
+    name: 'connections record when they were last (re)connected',
+    statements: [
+      // updated_at moves on every token refresh and status change; connected_at only when the
+      // connection is made or remade (the OAuth callback, the API-key form, `connections import`),
+      // so wait_for_connection can tell "the user connected another way" from "a refresh ran".
+      // A row written by a replica of an earlier version (a rolling upgrade) has none: it reads as
+      // its created_at.
+      `ALTER TABLE connections ADD COLUMN connected_at BIGINT`,
+      `UPDATE connections SET connected_at = created_at`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

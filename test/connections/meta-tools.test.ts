@@ -137,11 +137,37 @@ describe('connection meta-tools', () => {
   it('does not count a connection older than the link as the link being finished', async () => {
     const user = await t.users.create('reconnecting@example.com', 'acme');
     await replica.saveApiKey(user.id, apiKeyManifest(), { apiKey: 'k_oldconnection' });
-    await t.db.run('UPDATE connections SET updated_at = updated_at - 1000 WHERE user_id = ?', [user.id]);
+    await t.db.run('UPDATE connections SET updated_at = updated_at - 1000, connected_at = connected_at - 1000 WHERE user_id = ?', [user.id]);
     const ctx = context(user).ctx;
     const a = (await call('connect', { integration: 'keyed' }, ctx)).json as { connectionId: string };
     const r = await call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 1 }, ctx);
     assert.equal((r.json as { status: string }).status, 'TIMEOUT');
+  });
+
+  it('a token refresh during the wait is no answer to a re-consent link; a reconnect through the portal is', async () => {
+    const user = await t.users.create('reconsenting@example.com', 'acme');
+    const hub = manifests[0]!;
+    const pair = mock.issue();
+    // connected a while ago, with a token that is about to expire
+    await replica.importConnection({ userId: user.id, manifest: hub, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 30 });
+    await t.db.run('UPDATE connections SET created_at = created_at - 5000, updated_at = updated_at - 5000, connected_at = connected_at - 5000 WHERE user_id = ?', [user.id]);
+    const ctx = context(user).ctx;
+    const a = (await call('connect', { integration: 'mockhub' }, ctx)).json as { connectionId: string };
+    const before = (await t.db.get<{ updated_at: number; version: number }>('SELECT updated_at, version FROM connections WHERE user_id = ?', [user.id]))!;
+    const waiting = call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 2 }, ctx);
+    // another replica refreshes the token (a call, or the sweep) while the agent waits for the re-consent
+    assert.ok(await replica.credential(user.id, hub));
+    const refreshed = (await t.db.get<{ updated_at: number; version: number }>('SELECT updated_at, version FROM connections WHERE user_id = ?', [user.id]))!;
+    assert.equal(refreshed.version, Number(before.version) + 1);
+    assert.ok(Number(refreshed.updated_at) >= (await svc.pending.get(a.connectionId))!.createdAt);
+    assert.equal(((await waiting).json as { status: string }).status, 'TIMEOUT', 'a refresh is not the user connecting');
+    // the user then reconnects through the portal's own link, served by another replica
+    const b = await replica.pending.createLimited(user.id, 'mockhub', 'oauth2');
+    assert.ok(b.ok);
+    await replica.saveTokens(user.id, hub, { accessToken: mock.issue().accessToken, expiresInSec: 3600 });
+    await replica.pending.settle(b.pending.id, 'connected', null);
+    const r = await call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 2 }, ctx);
+    assert.equal((r.json as { status: string }).status, 'CONNECTED', JSON.stringify(r.json));
   });
 
   it('wakes at once when this process settles the link', async () => {
