@@ -118,6 +118,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const loaded = await probePlugins(read, (p) =>
     probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
   );
+  for (const r of loaded.retried)
+    logger.warn(
+      { dir: r.dir, probeRetried: true },
+      `plugin ${r.dir}: plugin.js ran out of time while every plugin was probed at once; probed again alone: ${r.ok ? 'it loads (the machine was busy)' : 'out of time again, refused'}`,
+    );
   for (const u of loaded.unchecked) logger.warn({ dir: u.dir }, `plugin ${u.dir}: plugin.js could not be checked in the sandbox (${u.reason}); loaded unchecked`);
   for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
   const registry = new Registry(loaded.plugins);

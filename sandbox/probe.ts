@@ -25,8 +25,12 @@ export interface ProbedPlugin {
 export type ProbeVerdict =
   /** the module loads and exports a function for every tool */
   | { checked: true; ok: true }
-  /** the module cannot serve its tools: why, in words naming the problem */
-  | { checked: true; ok: false; problem: string }
+  /**
+   * the module cannot serve its tools: why, in words naming the problem. `timedOut`: it ran out of
+   * its time limits, which a busy machine (every plugin probed at once at start-up) can cause too,
+   * so the caller may probe it again alone (load-plugins.ts probePlugins)
+   */
+  | { checked: true; ok: false; problem: string; timedOut?: true }
   /** the sandbox could not run the probe (not the plugin's fault) */
   | { checked: false; reason: string };
 
@@ -55,7 +59,7 @@ export function probeVerdict(outcome: RunOutcome, tools: readonly string[], limi
           : code === 'GW_ERR_SANDBOX_TOOL_MISSING' && /before initialization/.test(message)
             ? `the module's default export cannot be read: its top-level code has not finished (a top-level await that never settles?): ${message}`
             : message.replace(/^the plugin module failed to load: /, 'the module failed to load: ');
-    return { checked: true, ok: false, problem: what };
+    return { checked: true, ok: false, problem: what, ...(code === 'GW_ERR_SANDBOX_TIMEOUT' ? { timedOut: true as const } : {}) };
   }
   let answer: unknown;
   try {

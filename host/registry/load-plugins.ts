@@ -213,17 +213,37 @@ export interface UncheckedPlugin {
   reason: string;
 }
 
+/** A plugin whose probe ran out of time among the others, probed again alone. */
+export interface RetriedProbe {
+  dir: string;
+  /** whether the second probe, alone, accepted it */
+  ok: boolean;
+}
+
 /**
  * Probes every loaded plugin in the sandbox at once (sandbox/probe.ts): a module that does not
  * compile, imports anything, throws or runs out of its limits at the top level, or has no function
  * for a tool of its manifest is refused like a bad manifest (file plugin.js, the problem named),
  * instead of loading and failing every call. A probe the sandbox could not run keeps its plugin.
+ *
+ * Probing all at once is start-up's busiest moment: a module whose top-level code ran out of its
+ * time limits may only have been starved of CPU by the others. Each such plugin is probed once more,
+ * alone (one after another), and refused only if it runs out of time again; the second verdict
+ * stands, and `retried` says which plugins were probed twice.
  */
 export async function probePlugins(
   loaded: LoadResult,
   probe: (plugin: LoadedPlugin) => Promise<ProbeVerdict>,
-): Promise<LoadResult & { unchecked: UncheckedPlugin[] }> {
+): Promise<LoadResult & { unchecked: UncheckedPlugin[]; retried: RetriedProbe[] }> {
   const verdicts = await Promise.all(loaded.plugins.map((p) => probe(p)));
+  const retried: RetriedProbe[] = [];
+  for (const [i, plugin] of loaded.plugins.entries()) {
+    const first = verdicts[i] as ProbeVerdict;
+    if (!(first.checked && !first.ok && first.timedOut)) continue;
+    const again = await probe(plugin);
+    verdicts[i] = again;
+    retried.push({ dir: plugin.dir, ok: !again.checked || again.ok });
+  }
   const plugins: LoadedPlugin[] = [];
   const errors = [...loaded.errors];
   const unchecked: UncheckedPlugin[] = [];
@@ -233,5 +253,5 @@ export async function probePlugins(
     if (v.checked && !v.ok) errors.push({ dir: plugin.dir, file: path.join(plugin.dir, 'plugin.js'), message: v.problem });
     else plugins.push(plugin);
   });
-  return { plugins, errors, unchecked };
+  return { plugins, errors, unchecked, retried };
 }

@@ -11,7 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { loadPolicyFile, parsePolicy } from '../../host/policy/load.js';
 import { decideToolAccess, unknownPolicyNames } from '../../host/policy/tenancy.js';
 import { DEFAULT_POLICY_FILE, PACKAGE_ROOT } from '../../host/paths.js';
-import { loadPlugins } from '../../host/registry/load-plugins.js';
+import { loadPlugins, probePlugins } from '../../host/registry/load-plugins.js';
+import { sandboxLimits } from '../../host/policy/limits.js';
+import { createSandbox, probePlugin, type Sandbox } from '../../sandbox/index.js';
 import { isGatewayError } from '../../host/errors.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -270,6 +272,45 @@ describe('plugin.js checked in the sandbox at start-up', () => {
     }
     assert.deepEqual((await gw.execute('fine_x')).result, { fine: true });
     assert.equal((await gw.execute('nohandler_x')).code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'no tool of a refused plugin is listed');
+  });
+});
+
+describe('a start-up probe that runs out of time among the others', () => {
+  let sandbox: Sandbox;
+  let root: string;
+  before(async () => {
+    root = tempDir();
+    writePlugin(root, 'busy', manifest('busy', [tool('busy_x')]), 'export default { busy_x: async () => 1 };');
+    writePlugin(root, 'fine', manifest('fine', [tool('fine_x')]), 'export default { fine_x: async () => 1 };');
+    writePlugin(root, 'spin', manifest('spin', [tool('spin_x')]), 'for (;;) {}\nexport default { spin_x: async () => 1 };');
+    sandbox = await createSandbox({ workers: 2 });
+  });
+  after(async () => {
+    await sandbox?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is probed again alone: accepted when it loads then (the machine was busy), refused when it runs out of time again', async () => {
+    const policy = parsePolicy({ plugins: { spin: { limits: { cpuMsPerCall: 300 } } } });
+    const probes = new Map<string, number>();
+    // "busy" is starved of CPU the first time (as under every plugin probed at once): its first
+    // probe runs for real in the sandbox, and is answered as the sandbox answers a probe that ran out of time
+    const contended: Pick<Sandbox, 'run'> = {
+      async run(task, http) {
+        const n = (probes.get(task.plugin.name) ?? 0) + 1;
+        probes.set(task.plugin.name, n);
+        const out = await sandbox.run(task, http);
+        if (task.plugin.name === 'busy' && n === 1) return { ok: false, error: { code: 'GW_ERR_SANDBOX_TIMEOUT', message: 'the call ran out of time' }, stats: out.stats };
+        return out;
+      },
+    };
+    const loaded = await probePlugins(loadPlugins([root]), (p) =>
+      probePlugin(contended, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
+    );
+    assert.deepEqual(loaded.plugins.map((p) => p.manifest.name).sort(), ['busy', 'fine']);
+    assert.deepEqual(loaded.errors.map((e) => [path.basename(e.dir), e.message.slice(0, 60)]), [['spin', "the module's top-level code ran longer than its limits allow"]]);
+    assert.deepEqual(Object.fromEntries(probes), { busy: 2, fine: 1, spin: 2 });
+    assert.deepEqual(loaded.retried.map((r) => [path.basename(r.dir), r.ok]).sort(), [['busy', true], ['spin', false]]);
   });
 });
 
