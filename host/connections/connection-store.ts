@@ -55,8 +55,11 @@ export interface UpsertInput {
   id: string;
   userId: string;
   integration: string;
-  /** seals the secret for the row id; `existing` is the sealed secret a reconnect replaces (undefined for a new row) */
-  secret: (connectionId: string, existing: string | undefined) => { sealed: string; keyId: string };
+  /**
+   * seals the secret for the row id; `existing` is the sealed secret a reconnect replaces and
+   * `existingStatus` that row's status (both undefined for a new row)
+   */
+  secret: (connectionId: string, existing: string | undefined, existingStatus: string | undefined) => { sealed: string; keyId: string };
   /** the connection's non-secret config; undefined keeps what an existing connection has (a reconnect) */
   config: Record<string, unknown> | undefined;
   expiresAt: number | null;
@@ -116,15 +119,15 @@ export class ConnectionStore {
 
   async #upsertOnce(input: UpsertInput): Promise<string> {
     return this.#db.transaction(async (tx) => {
-      const find = (): Promise<{ id: string; secret: string } | undefined> =>
-        tx.get<{ id: string; secret: string }>(`SELECT id, secret FROM connections WHERE user_id = ? AND integration = ?${tx.kind === 'postgres' ? ' FOR UPDATE' : ''}`, [
+      const find = (): Promise<{ id: string; secret: string; status: string } | undefined> =>
+        tx.get<{ id: string; secret: string; status: string }>(`SELECT id, secret, status FROM connections WHERE user_id = ? AND integration = ?${tx.kind === 'postgres' ? ' FOR UPDATE' : ''}`, [
           input.userId,
           input.integration,
         ]);
       let existing = await find();
       const config = input.config === undefined ? null : JSON.stringify(input.config);
       if (!existing) {
-        const { sealed, keyId } = input.secret(input.id, undefined);
+        const { sealed, keyId } = input.secret(input.id, undefined, undefined);
         const { changes } = await tx.run(
           `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, key_id, created_at, updated_at, connected_at, version)
            VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (user_id, integration) DO NOTHING`,
@@ -136,7 +139,7 @@ export class ConnectionStore {
         if (!existing) throw new Error(`connection ${input.integration} changed concurrently; try again`);
       }
       const id = existing.id;
-      const { sealed, keyId } = input.secret(id, existing.secret);
+      const { sealed, keyId } = input.secret(id, existing.secret, existing.status);
       await tx.run(
         `UPDATE connections SET status = 'connected', status_reason = NULL, secret = ?, config = COALESCE(?, config), expires_at = ?, scopes = ?,
            key_id = ?, updated_at = ?, connected_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,

@@ -176,9 +176,12 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
       id: randomUUID(),
       userId,
       integration: manifest.name,
-      secret: (id, existing) => {
+      secret: (id, existing, existingStatus) => {
         kept = false;
-        if (!options.keepRefreshToken || payload.refreshToken || existing === undefined) return sealSecret(deps.vault, id, payload);
+        // only a connected row's refresh token is worth keeping: a needs_reauth row's was refused
+        // (invalid_grant) or never existed, and keeping it would end the new connection in
+        // invalid_grant again at its first expiry
+        if (!options.keepRefreshToken || payload.refreshToken || existing === undefined || existingStatus !== 'connected') return sealSecret(deps.vault, id, payload);
         // A provider that answers a re-consent without a refresh token (Google, for one) keeps the
         // one it issued earlier valid: keep it, as a refresh that returns none does.
         let refreshToken: string | undefined;

@@ -115,6 +115,25 @@ describe('connection service races', () => {
     const again = await db().db.get<{ id: string; secret: string }>('SELECT id, secret FROM connections');
     assert.equal(again && openSecret(vault, again.id, again.secret, 'mockhub').refreshToken, second.refreshToken);
   });
+  it("a reconnect without a refresh token does not keep a needs_reauth connection's dead one", async () => {
+    let clock = Date.now();
+    const svc = service({ now: () => clock });
+    const manifest = oauthManifest(mock);
+    const first = mock.issue();
+    await svc.importConnection({ userId: db().user.id, manifest, token: first.accessToken, refreshToken: first.refreshToken, expiresInSec: 3600 });
+    mock.activeRefreshTokens.delete(first.refreshToken); // the grant was revoked at the provider
+    clock += 3_600_000;
+    assert.equal(await svc.credential(db().user.id, manifest), undefined, 'invalid_grant: needs re-authorisation');
+    assert.equal((await svc.state(db().user.id, manifest)).state, 'needs_reauth');
+    // the user reconnects at a provider that sends a new access token only
+    await svc.saveTokens(db().user.id, manifest, { accessToken: 'at-after-reauth', expiresInSec: 3600 });
+    const row = await db().db.get<{ id: string; secret: string }>('SELECT id, secret FROM connections');
+    assert.ok(row);
+    assert.deepEqual(openSecret(vault, row.id, row.secret, 'mockhub'), { values: { token: 'at-after-reauth' } }, 'the refused refresh token is not kept');
+    clock += 3_600_000; // at expiry: no refresh with the dead token (it would end in invalid_grant again)
+    assert.equal(await svc.credential(db().user.id, manifest), undefined);
+    assert.equal(mock.counters.refreshTokenUses.get(first.refreshToken), 1, 'the dead refresh token was presented only once');
+  });
   it('the refresh sweep reaches a due connection behind connections of an uninstalled plugin and ones whose refresh keeps failing', async () => {
     let clock = Date.now();
     const svc = service({ now: () => clock });
