@@ -55,10 +55,22 @@ export interface Refresher {
    * skew); undefined when the connection needs re-authorisation.
    */
   fresh(row: ConnectionRow, manifest: PluginManifest, skewMs?: number): Promise<Credential | undefined>;
+  /**
+   * As fresh, and says when the provider refused or failed the refresh but the current token, not
+   * yet expired, was returned instead (`failure`: what went wrong): the background sweep backs off
+   * such a connection rather than count it refreshed.
+   */
+  freshOrFailure(row: ConnectionRow, manifest: PluginManifest, skewMs?: number): Promise<FreshResult>;
+}
+
+export interface FreshResult {
+  credential: Credential | undefined;
+  /** the refresh failed at the provider; `credential` is the current, not yet expired, token */
+  failure?: string;
 }
 
 export function createRefresher(deps: RefresherDeps): Refresher {
-  const inFlight = new Map<string, Promise<Credential | undefined>>();
+  const inFlight = new Map<string, Promise<FreshResult>>();
   // The provider request and the writes after it must end well inside the lease, so that another
   // replica does not take the lease and present the refresh token this one is spending.
   const refreshTimeoutMs = Math.max(1, Math.min(deps.http.timeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS, Math.floor(deps.leaseMs / 3)));
@@ -83,7 +95,11 @@ export function createRefresher(deps: RefresherDeps): Refresher {
     return true;
   }
 
-  async function refresh(connectionId: string, manifest: PluginManifest, skewMs: number): Promise<Credential | undefined> {
+  async function refresh(connectionId: string, manifest: PluginManifest, skewMs: number): Promise<FreshResult> {
+    return refreshOnce(connectionId, manifest, skewMs).then((r) => (r && 'credential' in r ? r : { credential: r }));
+  }
+
+  async function refreshOnce(connectionId: string, manifest: PluginManifest, skewMs: number): Promise<Credential | FreshResult | undefined> {
     if (manifest.auth.type !== 'oauth2') return undefined;
     const auth = manifest.auth;
     const deadline = Date.now() + deps.leaseMs + 5_000; // real time: waiting must end even under a fake clock
@@ -126,7 +142,7 @@ export function createRefresher(deps: RefresherDeps): Refresher {
         const message = err instanceof OAuthError ? err.message : `token refresh failed (${(err as Error).message})`;
         deps.logger.warn({ connectionId: row.id, integration: row.integration, kind: err instanceof OAuthError ? err.kind : 'internal', error: message }, 'token refresh failed');
         // The current token still works for a few seconds: use it rather than fail the call.
-        if (!expired(row)) return { values: secret.values };
+        if (!expired(row)) return { credential: { values: secret.values }, failure: message };
         throw fail(manifest, `${message}. The connection is kept; try again later`);
       }
       const payload = { values: { token: tokens.accessToken }, refreshToken: tokens.refreshToken ?? secret.refreshToken };
@@ -157,17 +173,22 @@ export function createRefresher(deps: RefresherDeps): Refresher {
     }
   }
 
+  async function freshOrFailure(row: ConnectionRow, manifest: PluginManifest, skewMs = deps.skewMs): Promise<FreshResult> {
+    const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
+    if (manifest.auth.type !== 'oauth2' || !isStale(row, skewMs)) return { credential: { values: secret.values } };
+    let flight = inFlight.get(row.id);
+    if (!flight) {
+      flight = refresh(row.id, manifest, skewMs).finally(() => inFlight.delete(row.id));
+      inFlight.set(row.id, flight);
+    }
+    return flight;
+  }
+
   return {
     isStale,
+    freshOrFailure,
     async fresh(row, manifest, skewMs = deps.skewMs) {
-      const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
-      if (manifest.auth.type !== 'oauth2' || !isStale(row, skewMs)) return { values: secret.values };
-      let flight = inFlight.get(row.id);
-      if (!flight) {
-        flight = refresh(row.id, manifest, skewMs).finally(() => inFlight.delete(row.id));
-        inFlight.set(row.id, flight);
-      }
-      return flight;
+      return (await freshOrFailure(row, manifest, skewMs)).credential;
     },
   };
 }

@@ -326,7 +326,10 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
         const m = byName.get(row.integration);
         if (!m) continue;
         try {
-          const cred = await refresher.fresh(row, m, withinMs);
+          const { credential: cred, failure } = await refresher.freshOrFailure(row, m, withinMs);
+          // the provider failed the refresh and the current token (not expired yet) came back:
+          // a failure, backed off like one, not a token usable until its expiry
+          if (failure) throw new Error(failure);
           if (cred) out.usable++;
           else out.needsReauth++;
           // still expiring at the same version: the sweep could not refresh it (no refresh token, no

@@ -134,6 +134,22 @@ describe('connection service races', () => {
     assert.equal(await svc.credential(db().user.id, manifest), undefined);
     assert.equal(mock.counters.refreshTokenUses.get(first.refreshToken), 1, 'the dead refresh token was presented only once');
   });
+  it('the sweep backs off a connection whose refresh the provider failed, though its token has not expired yet', async () => {
+    let clock = Date.now();
+    const svc = service({ now: () => clock });
+    const manifest = oauthManifest(mock);
+    const pair = mock.issue();
+    await svc.importConnection({ userId: db().user.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 240 });
+    mock.mode = 'unavailable';
+    try {
+      assert.deepEqual(await svc.refreshExpiring([manifest]), { usable: 0, needsReauth: 0, failed: 1 }, 'a provider failure is a failure');
+    } finally {
+      mock.mode = 'normal';
+    }
+    clock += 61_000; // a minute later (not yet at its expiry) the sweep tries it again
+    assert.deepEqual(await svc.refreshExpiring([manifest]), { usable: 1, needsReauth: 0, failed: 0 });
+    assert.equal(mock.counters.refreshTokenUses.get(pair.refreshToken), 2);
+  });
   it('the refresh sweep reaches a due connection behind connections of an uninstalled plugin and ones whose refresh keeps failing', async () => {
     let clock = Date.now();
     const svc = service({ now: () => clock });
