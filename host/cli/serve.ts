@@ -27,22 +27,45 @@ export async function runServe(config: GatewayConfig): Promise<number> {
     await gateway.close();
     throw err;
   }
+  // The handlers are installed at once, and stay until the process exits: a signal during the
+  // drain must not take Node's default action (exit at once, dropping the calls in flight). Repeats
+  // are common and innocent: a group signal (Ctrl-C, systemd, `timeout`) reaches this process
+  // through bin/workbench.js too, so it arrives twice, and systemd or an impatient operator may send
+  // SIGTERM again. SIGKILL is the way to stop at once.
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  let draining = false;
+  let repeatLogged = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!draining) {
+      draining = true;
+      gateway.logger.info({ signal }, 'shutting down: draining calls in flight');
+      stop();
+    } else if (!repeatLogged) {
+      repeatLogged = true;
+      gateway.logger.info({ signal }, `${signal} during the shutdown ignored: the drain goes on (SIGKILL stops the process at once, dropping the calls in flight)`);
+    }
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   // Replicas starting together on an empty database race here: the loser's insert fails on the
   // unique email, and it simply starts without printing a key. Any other failure (a read-only or
-  // full database) stops the start: a server with no user and no key printed has no way in.
-  let user: Awaited<ReturnType<typeof gateway.users.create>> | undefined;
-  if ((await gateway.users.count()) === 0) {
-    try {
-      user = await gateway.users.create(FIRST_USER_EMAIL, 'default');
-    } catch (err) {
-      if (!isUniqueViolation(err)) {
-        await gateway.close();
-        throw new Error(`could not create the first user: ${err instanceof Error ? err.message : String(err)}`);
-      }
+  // full database) stops the start: a server with no user and no key printed has no way in. The
+  // user and its key are made in one transaction, so a failure leaves no user behind (the next
+  // start is the first start again, and prints a key).
+  let first: { key: string } | undefined;
+  try {
+    if ((await gateway.users.count()) === 0) first = await gateway.users.createWithApiKey(FIRST_USER_EMAIL, 'default', 'first start');
+  } catch (err) {
+    if (!isUniqueViolation(err)) {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      await gateway.close();
+      throw new Error(`could not create the first user: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  if (user) {
-    const { key } = await gateway.users.createApiKey(user.id, 'first start');
+  if (first) {
+    const { key } = first;
     const clientConfig = { mcpServers: { workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };
     // For the person starting it, on stderr: stdout carries only JSON lines (the logs, or audit
     // events with the stdout sink), which collectors parse and ship.
@@ -52,27 +75,7 @@ export async function runServe(config: GatewayConfig): Promise<number> {
     );
   }
   gateway.logger.info({ url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount }, `Workbench ${VERSION} listening on ${url}`);
-  // The handlers stay until the process exits: a signal during the drain must not take Node's
-  // default action (exit at once, dropping the calls in flight). Repeats are common and innocent: a
-  // group signal (Ctrl-C, systemd, `timeout`) reaches this process through bin/workbench.js too, so
-  // it arrives twice, and systemd or an impatient operator may send SIGTERM again. SIGKILL is the
-  // way to stop at once.
-  await new Promise<void>((resolve) => {
-    let draining = false;
-    let repeatLogged = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (!draining) {
-        draining = true;
-        gateway.logger.info({ signal }, 'shutting down: draining calls in flight');
-        resolve();
-      } else if (!repeatLogged) {
-        repeatLogged = true;
-        gateway.logger.info({ signal }, `${signal} during the shutdown ignored: the drain goes on (SIGKILL stops the process at once, dropping the calls in flight)`);
-      }
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+  await stopped;
   await gateway.close();
   return 0;
 }

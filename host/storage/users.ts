@@ -65,6 +65,15 @@ export class UserStore {
     return user;
   }
 
+  /** Creates a user and an API key for it in one transaction: both, or neither. */
+  async createWithApiKey(email: string, tenant: string, label = ''): Promise<{ user: User; key: string; info: ApiKeyInfo }> {
+    return this.#db.transaction(async (tx) => {
+      const store = new UserStore(tx);
+      const user = await store.create(email, tenant);
+      return { user, ...(await store.createApiKey(user.id, label)) };
+    });
+  }
+
   async byEmail(email: string): Promise<User | undefined> {
     const r = await this.#db.get<UserRow>('SELECT * FROM users WHERE email = ?', [email.toLowerCase()]);
     return r && toUser(r);

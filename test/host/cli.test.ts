@@ -16,6 +16,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createVault, generateKey } from '../../host/connections/vault.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
+import { migrate } from '../../host/storage/migrations.js';
 import { BIN, runCli, startServe } from '../helpers/cli.js';
 import { startGateway } from '../helpers/gateway.js';
 import { startUpstream } from '../helpers/upstream.js';
@@ -102,6 +103,48 @@ describe('the workbench command', () => {
       }
     } finally {
       if (taken.listening) taken.close();
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('serve whose first API key cannot be stored stops (server closed, exit 2) and leaves no user, so the next start prints a key', async () => {
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cli-nokey-'));
+    const env = { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: fresh, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0' };
+    try {
+      const db = openSqlite(path.join(fresh, 'workbench.db'));
+      try {
+        await migrate(db);
+        // a database that takes the user and refuses the key
+        await db.run("CREATE TRIGGER refuse_keys BEFORE INSERT ON api_keys BEGIN SELECT RAISE(ABORT, 'api_keys refused by the test'); END");
+      } finally {
+        await db.close();
+      }
+      const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(r.signal, null, `the server kept running after the failure:\n${r.stderr}`);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /could not create the first user: .*api_keys refused by the test/);
+      assert.doesNotMatch(r.stderr, /API key is shown once/);
+      const after = openSqlite(path.join(fresh, 'workbench.db'));
+      try {
+        assert.deepEqual(await after.all('SELECT email FROM users'), [], 'no user without a key');
+        await after.run('DROP TRIGGER refuse_keys');
+      } finally {
+        await after.close();
+      }
+      const proc = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
+      try {
+        for (let i = 0; i < 1200 && !/Workbench \S+ listening on/.test(stdout) && proc.exitCode === null; i++) await new Promise((res) => setTimeout(res, 50));
+        assert.match(stderr, /Its API key is shown once:\n\n {2}wb_\S+/, stderr);
+      } finally {
+        proc.kill('SIGTERM');
+        assert.equal(await exited, 0, stderr);
+      }
+    } finally {
       fs.rmSync(fresh, { recursive: true, force: true });
     }
   });
