@@ -70,7 +70,13 @@ ${keys.map(
     const { key, info } = await users.createApiKey(who.user.id, label);
     // Post, redirect, get: reloading the page that shows the key must not post again (and make a
     // second key). The key waits for that GET in this session only, sealed, and never in the URL.
-    await ctx.putFlash(request, who, 'keys', { kind: 'key-created', key, label: info.label });
+    try {
+      await ctx.putFlash(request, who, 'keys', { kind: 'key-created', key, label: info.label });
+    } catch (err) {
+      // a key that can never be shown must not stay live: revoke it, and answer the failure
+      await users.revokeApiKey(who.user.id, info.id).catch(() => undefined);
+      throw err;
+    }
     return reply.code(303).header('location', '/keys').send();
   });
 

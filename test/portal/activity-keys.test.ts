@@ -175,6 +175,21 @@ describe('portal activity and keys', () => {
     assert.equal((await h.t.db.all('SELECT id FROM portal_flash')).length, 0);
   });
 
+  it('a new key whose one-time notice cannot be stored is revoked, not left live and never shown', async () => {
+    const b = await signIn(h);
+    const active = async (): Promise<number> => Number((await h.t.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL', [h.t.user.id]))?.n);
+    const before = await active();
+    const csrf = csrfOf((await b.get('/keys')).body);
+    await h.t.db.run("CREATE TRIGGER refuse_flash BEFORE INSERT ON portal_flash BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    try {
+      const posted = await b.post('/keys', { _csrf: csrf, label: 'lost' });
+      assert.equal(posted.status, 500);
+    } finally {
+      await h.t.db.run('DROP TRIGGER refuse_flash');
+    }
+    assert.equal(await active(), before, 'no live key was left behind');
+  });
+
   it("refuses key changes without CSRF, with a bad label, or for another user's key", async () => {
     const b = await signIn(h);
     const page = await b.get('/keys');
