@@ -13,7 +13,8 @@ import { createConnectionService, type FullConnectionService } from './connectio
 import { createProviderFetch } from './connections/provider-fetch.js';
 import { isUsable } from './connections/types.js';
 import { requireSharedKey } from './connections/vault.js';
-import { keyUsage, keyUsageWarnings, loadVaultWithPending } from './connections/key-rotation.js';
+import { loadVaultWithPending } from './connections/key-files.js';
+import { keyUsage, keyUsageWarnings } from './connections/key-rotation.js';
 import { createRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GatewayConfig } from '../config.js';
-import { rotateStoredKey, loadVaultWithPending, resealKeys } from '../connections/key-rotation.js';
+import { loadVaultWithPending, rotateStoredKey } from '../connections/key-files.js';
+import { resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
 import { requireSharedKey } from '../connections/vault.js';

@@ -17,6 +17,10 @@
  *
  * A ctx.http request over a size limit (sandbox/request-limits) is refused here, before it is
  * serialised, so it never crosses into the worker, the sandbox process or the host at full size.
+ *
+ * One file on purpose (over 400 lines): it is one script, compiled once per isolate and run in
+ * every fresh context, whose helpers share the intrinsics it captures first; split into modules it
+ * would have to be joined again into this one text.
  */
 import { MAX_HEADER_NAME_CHARS, MAX_HEADER_VALUE_CHARS, MAX_HEADERS, MAX_METHOD_CHARS, MAX_URL_CHARS, MAX_URL_TEXT_CHARS } from '../request-limits.js';
 
