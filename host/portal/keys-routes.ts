@@ -14,11 +14,13 @@ const when = (ms: number | null): string => (ms === null ? '—' : new Date(ms).
 export function registerKeyRoutes(scope: FastifyInstance, ctx: PortalContext): void {
   const users = ctx.deps.users;
 
-  async function keysPage(who: SignedIn, status: number, top: SafeHtml | string, labelError?: string) {
+  /** `top` as a function is called once the page's data is loaded (a one-time notice is taken last, so a failed read loses none). */
+  async function keysPage(who: SignedIn, status: number, top: SafeHtml | string | (() => Promise<SafeHtml | string>), labelError?: string) {
     const keys = await users.listApiKeys(who.user.id);
     const csrf = who.session.csrf;
     const sessions = await ctx.sessions.countActive(who.user.id);
-    return html`${top}
+    const above = typeof top === 'function' ? await top() : top;
+    return html`${above}
 <section aria-labelledby="create-h"><h2 id="create-h">Create a key</h2>
 <form method="post" action="/keys"><input type="hidden" name="_csrf" value="${csrf}">
 <label for="k-label">Label</label><p class="hint" id="k-label-hint">Where the key will be used, e.g. "laptop agent". Up to 60 characters.</p>
@@ -43,22 +45,25 @@ ${keys.map(
   scope.get('/keys', async (request, reply) => {
     const who = await ctx.requireUser(request, reply);
     if (!who) return reply;
-    const flashes = await ctx.takeFlash(request, who, 'keys');
-    const created = flashes.flatMap((f) => (f.kind === 'key-created' ? [f] : []));
-    const shown = created.map(
-      (f, i) => html`<div class="notice" role="status"><h2>Your new key</h2>
+    const notices = async (): Promise<SafeHtml> => {
+      const flashes = await ctx.takeFlash(request, who, 'keys');
+      const created = flashes.flatMap((f) => (f.kind === 'key-created' ? [f] : []));
+      const shown = created.map(
+        (f, i) => html`<div class="notice" role="status"><h2>Your new key</h2>
 <p>Copy it now: it is shown only this once and cannot be recovered.</p>
 <p><label for="new-key${i ? `-${i}` : ''}">Key ${f.label ? `"${f.label}"` : ''}</label><input id="new-key${i ? `-${i}` : ''}" class="secret" readonly value="${f.key}"></p></div>`,
-    );
-    // from this session's own posts (flash.ts), not from the URL
-    const note = flashes.map((f) =>
-      f.kind === 'key-revoked'
-        ? html`<p class="notice" role="status">The key was revoked. Agents using it are refused from now on, and portal sessions signed in with it are signed out.</p>`
-        : f.kind === 'others-signed-out'
-          ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
-          : '',
-    );
-    return ctx.sendPage(reply, 200, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 200, html`${shown}${note}`) });
+      );
+      // from this session's own posts (flash.ts), not from the URL
+      const note = flashes.map((f) =>
+        f.kind === 'key-revoked'
+          ? html`<p class="notice" role="status">The key was revoked. Agents using it are refused from now on, and portal sessions signed in with it are signed out.</p>`
+          : f.kind === 'others-signed-out'
+            ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
+            : '',
+      );
+      return html`${shown}${note}`;
+    };
+    return ctx.sendPage(reply, 200, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 200, notices) });
   });
 
   scope.post('/keys', async (request, reply) => {
