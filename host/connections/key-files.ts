@@ -168,11 +168,19 @@ async function settleEarlierRotation(db: Db, dataDir: string, file: string, next
  * key id is derived from a whole key and the rotation commits only after the file is on the disk.
  */
 function unreadableNext(next: string): string | undefined {
+  let text: string;
   try {
-    parseEncryptionKey(fs.readFileSync(next, 'utf8'), next);
-    return undefined;
+    text = fs.readFileSync(next, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // a file this process cannot read (another owner, an I/O error) may be a whole key that
+    // connections are sealed with: never "torn", never removed
+    throw new VaultError('VAULT_KEY_FILE', `cannot read ${next}: ${(err as Error).message}; it may hold the key of a rotation that did not finish: make it readable to this user, do not delete it`);
+  }
+  try {
+    parseEncryptionKey(text, next);
+    return undefined;
+  } catch (err) {
     return (err as Error).message;
   }
 }
@@ -218,12 +226,12 @@ export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.Pr
   else if (fs.existsSync(nextFile)) addReader(parseEncryptionKey(fs.readFileSync(nextFile, 'utf8'), nextFile));
   if (fs.existsSync(previousFile)) addReader(parseEncryptionKey(fs.readFileSync(previousFile, 'utf8'), previousFile));
 
-  /** what the key files looked like (inode, mtime, size; '-' when absent) when they were last read */
+  /** what the key files looked like (inode, mtime, ctime, size; '-' when absent) when they were last read */
   const stamp = (): string =>
     [file, ...sideFiles]
       .map((f) => {
         const st = fs.statSync(f, { throwIfNoEntry: false });
-        return st ? `${st.ino}:${st.mtimeMs}:${st.size}` : '-';
+        return st ? `${st.ino}:${st.mtimeMs}:${st.ctimeMs}:${st.size}` : '-';
       })
       .join('|');
   // unknown: the first seal (or count) reads them once more, so a change since they were read above is not missed

@@ -133,8 +133,15 @@ export function readOrCreateKeyFile(dataDir: string): { key: Buffer; file: strin
   if (!fs.existsSync(file)) {
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      writeFileSynced(tmp, generateKey().toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
-      fs.linkSync(tmp, file);
+      const key = generateKey().toString('base64') + '\n';
+      writeFileSynced(tmp, key, { flag: 'wx', mode: 0o600 });
+      try {
+        fs.linkSync(tmp, file);
+      } catch (err) {
+        // a file system without hard links (some network and removable ones): create it exclusively
+        if (!['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+        writeFileSynced(file, key, { flag: 'wx', mode: 0o600 });
+      }
       created = true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('VAULT_KEY_FILE', `cannot create ${file}: ${(err as Error).message}`);

@@ -325,6 +325,21 @@ describe('key rotation', () => {
     assert.equal(loadVaultWithPending({ dataDir: t.dir, env: {} }).keyId, res.keyId);
   });
 
+  it('an encryption.key.next this process cannot read is never taken for torn: start-up and `keys rotate` stop, and it stays', async () => {
+    const fileVault = loadVault({ dataDir: t.dir, env: {} });
+    await populate(fileVault, 1);
+    const next = path.join(t.dir, `${KEY_FILE_NAME}.next`);
+    // unreadable whatever the user (the tests may run as root, which reads any mode): a directory
+    fs.mkdirSync(next);
+    try {
+      assert.throws(() => loadVaultWithPending({ dataDir: t.dir, env: {} }), (err: Error) => /cannot read .*encryption\.key\.next: .*do not delete it/.test(err.message));
+      await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), (err: Error) => /cannot read .*encryption\.key\.next/.test(err.message));
+      assert.ok(fs.statSync(next).isDirectory(), 'it was not removed');
+    } finally {
+      fs.rmSync(next, { recursive: true, force: true });
+    }
+  });
+
   it('one key-file rotation at a time: a rotation while another holds the lock is refused, nothing changed; the lock goes with the rotation', async () => {
     const fileVault = loadVault({ dataDir: t.dir, env: {} });
     await populate(fileVault, 1);
