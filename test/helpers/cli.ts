@@ -23,8 +23,10 @@ export interface ServeProcess {
   exitCode: number | null | undefined;
   /** stdout and stderr so far */
   output(): string;
-  /** SIGTERM, then waits for the exit (its logs are flushed by then) */
-  stop(): Promise<void>;
+  /** stderr alone so far (the first start's key goes there) */
+  stderr(): string;
+  /** SIGTERM, then waits for the exit (its logs are flushed by then); its exit code */
+  stop(): Promise<number | null>;
 }
 
 /** Starts `workbench serve` (LOG_LEVEL info unless given); resolves once it listens, or once it exits. */
@@ -34,7 +36,9 @@ export async function startServe(env: Record<string, string>): Promise<ServeProc
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stderr = '';
   const closed = once(child, 'close') as Promise<[number | null]>;
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const url = await new Promise<string | undefined>((resolve) => {
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
@@ -50,11 +54,10 @@ export async function startServe(env: Record<string, string>): Promise<ServeProc
     url,
     exitCode,
     output: () => output,
+    stderr: () => stderr,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await closed;
-      }
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return (await closed)[0];
     },
   };
 }

@@ -7,7 +7,7 @@
  * every connection readable by the servers that use them.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -23,10 +23,7 @@ import { startUpstream } from '../helpers/upstream.js';
 
 describe('the workbench command', () => {
   let dir: string;
-  const run = (...argv: string[]) => {
-    const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, ...argv], { env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: dir, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
+  const run = (...argv: string[]) => runCli({ WORKBENCH_DATA_DIR: dir }, ...argv);
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cli-'));
   });
@@ -88,18 +85,11 @@ describe('the workbench command', () => {
       taken.close();
       await once(taken, 'close');
       // the next start, once the port is free, is the first start
-      const proc = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { ...env, PORT: port }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
+      const server = await startServe({ ...env, PORT: port });
       try {
-        for (let i = 0; i < 1200 && !/Workbench \S+ listening on/.test(stdout) && proc.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
-        assert.match(stderr, /Workbench created a local user \(local@workbench\.local\)\. Its API key is shown once:\n\n {2}wb_\S+/, stderr);
+        assert.match(server.stderr(), /Workbench created a local user \(local@workbench\.local\)\. Its API key is shown once:\n\n {2}wb_\S+/, server.output());
       } finally {
-        proc.kill('SIGTERM');
-        assert.equal(await exited, 0, stderr);
+        assert.equal(await server.stop(), 0, server.output());
       }
     } finally {
       if (taken.listening) taken.close();
@@ -131,18 +121,11 @@ describe('the workbench command', () => {
       } finally {
         await after.close();
       }
-      const proc = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
+      const server = await startServe(env);
       try {
-        for (let i = 0; i < 1200 && !/Workbench \S+ listening on/.test(stdout) && proc.exitCode === null; i++) await new Promise((res) => setTimeout(res, 50));
-        assert.match(stderr, /Its API key is shown once:\n\n {2}wb_\S+/, stderr);
+        assert.match(server.stderr(), /Its API key is shown once:\n\n {2}wb_\S+/, server.output());
       } finally {
-        proc.kill('SIGTERM');
-        assert.equal(await exited, 0, stderr);
+        assert.equal(await server.stop(), 0, server.output());
       }
     } finally {
       fs.rmSync(fresh, { recursive: true, force: true });
@@ -430,9 +413,8 @@ describe('the workbench command', () => {
     const manifest = { name: 'basic', version: '1.0.0', displayName: 'Basic', description: 'test', auth: { type: 'apikey', fields, inject: { format: 'Basic {base64:username:password}' } }, egress: ['api.example.com'], tools: [{ name: 'basic_x', description: 'x', inputSchema: { type: 'object' } }] };
     fs.writeFileSync(path.join(plugins, 'basic', 'manifest.json'), JSON.stringify(manifest));
     fs.writeFileSync(path.join(plugins, 'basic', 'plugin.js'), 'export default { basic_x: async () => 1 };');
-    const withPlugins = (...argv: string[]) => spawnSync(process.execPath, ['--no-node-snapshot', BIN, ...argv], { env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: dir, WORKBENCH_PLUGINS_DIR: plugins, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 });
-    const two = withPlugins('connections', 'import', '--email', 'c@example.com', '--integration', 'basic', '--token', 'secret');
-    assert.equal(two.status, 2);
+    const two = runCli({ WORKBENCH_DATA_DIR: dir, WORKBENCH_PLUGINS_DIR: plugins }, 'connections', 'import', '--email', 'c@example.com', '--integration', 'basic', '--token', 'secret');
+    assert.equal(two.code, 2);
     assert.match(two.stderr, /--token fills only the single secret field of an API-key integration; basic has 2 \(username, password\): use --values '\{"username":"…","password":"…"\}'/);
     const missing = run('connections', 'import', '--email', 'c@example.com', '--integration', 'basic', '--token', 'secret');
     assert.equal(missing.code, 2);
