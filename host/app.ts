@@ -19,7 +19,7 @@ import { createRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
-import { loadPlugins, pluginRootProblem, probePlugins, type PluginLoadError } from './registry/load-plugins.js';
+import { pluginRootProblem, probePlugins, readPlugins, refuseClashes, type PluginLoadError } from './registry/load-plugins.js';
 import { sandboxLimits } from './policy/limits.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
@@ -88,7 +88,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   for (const message of keyUsageWarnings(usage, vault))
     logger.warn({ keyId: vault.keyId, rotatedTo: usage.rotatedTo?.keyId, older: usage.older, unknown: usage.unknown }, message);
 
-  const read = loadPlugins(config.pluginDirs);
+  // names are compared after the probe: a plugin the sandbox refuses owns no name
+  const read = readPlugins(config.pluginDirs);
   // a misspelt WORKBENCH_PLUGINS_DIR, or one naming a plugin folder itself, loaded nothing without a word
   for (const dir of config.pluginDirs) {
     const problem = pluginRootProblem(dir);
@@ -116,8 +117,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   });
   // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
   // every tool of its manifest, with the limits its calls get, before listing any tool
-  const loaded = await probePlugins(read, (p) =>
-    probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
+  const loaded = refuseClashes(
+    await probePlugins(read, (p) =>
+      probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
+    ),
   );
   for (const r of loaded.retried)
     logger.warn(

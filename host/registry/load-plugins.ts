@@ -172,23 +172,35 @@ export function loadPluginDir(dir: string): LoadedPlugin {
 }
 
 /**
- * Loads every plugin under the given roots. Plugin names and tool names must be unique across all
- * roots: a later plugin that collides with an earlier one is refused (never silently shadowed).
+ * Reads every plugin folder under the given roots, each on its own: a folder that cannot be read is
+ * an error, the others are returned in order. Names are not compared here (`refuseClashes` does that),
+ * so that start-up can leave out plugins the sandbox refuses before it decides who owns a name.
  */
-export function loadPlugins(roots: readonly string[]): LoadResult {
+export function readPlugins(roots: readonly string[]): LoadResult {
   const plugins: LoadedPlugin[] = [];
   const errors: PluginLoadError[] = [];
-  const pluginByName = new Map<string, LoadedPlugin>();
-  const toolOwner = new Map<string, string>();
   for (const dir of listPluginDirs(roots)) {
-    let plugin: LoadedPlugin;
     try {
-      plugin = loadPluginDir(dir);
+      plugins.push(loadPluginDir(dir));
     } catch (err) {
       const e = err as Error & { file?: string };
       errors.push({ dir, file: e.file ?? dir, message: e.message });
-      continue;
     }
+  }
+  return { plugins, errors };
+}
+
+/**
+ * Plugin names and tool names must be unique across all roots: a later plugin that collides with an
+ * earlier one is refused (never silently shadowed). The other fields of the result pass through.
+ */
+export function refuseClashes<R extends LoadResult>(read: R): R {
+  const plugins: LoadedPlugin[] = [];
+  const errors = [...read.errors];
+  const pluginByName = new Map<string, LoadedPlugin>();
+  const toolOwner = new Map<string, string>();
+  for (const plugin of read.plugins) {
+    const { dir } = plugin;
     const file = path.join(dir, 'manifest.json');
     const clash = pluginByName.get(plugin.manifest.name);
     if (clash) {
@@ -204,7 +216,12 @@ export function loadPlugins(roots: readonly string[]): LoadResult {
     pluginByName.set(plugin.manifest.name, plugin);
     plugins.push(plugin);
   }
-  return { plugins, errors };
+  return { ...read, plugins, errors };
+}
+
+/** Loads every plugin under the given roots and refuses name clashes (`readPlugins`, then `refuseClashes`). */
+export function loadPlugins(roots: readonly string[]): LoadResult {
+  return refuseClashes(readPlugins(roots));
 }
 
 /** A plugin the sandbox could not probe (its failure, not the plugin's): loaded, and said why. */

@@ -257,13 +257,20 @@ describe('plugin.js checked in the sandbox at start-up', () => {
       const tools = name === 'nohandler' ? [tool('nohandler_x'), tool('nohandler_y')] : [tool(`${name}_x`)];
       writePlugin(root, name, manifest(name, tools), source);
     }
+    // folders load in name order: a broken plugin first that declares a tool (or a name) a good one
+    // after it declares too; the broken one owns nothing, so the good one loads
+    writePlugin(root, 'a-broken-owner', manifest('a-broken-owner', [tool('shared_x')]), 'throw new Error("broken");\nexport default {};');
+    writePlugin(root, 'b-good-sharer', manifest('b-good-sharer', [tool('shared_x')]), 'export default { shared_x: async () => ({ from: "b" }) };');
+    writePlugin(root, 'c-broken-name', manifest('same-name', [tool('c_x')]), 'export default {};');
+    writePlugin(root, 'd-good-name', manifest('same-name', [tool('d_x')]), 'export default { d_x: async () => ({ from: "d" }) };');
     gw = await startGateway({ plugins: [], pluginDirs: [root] });
   });
   after(async () => gw?.close());
 
   it('refuses a module that cannot serve its tools, naming plugin.js and the problem, and loads the rest', async () => {
-    assert.deepEqual(gw.gateway.registry.plugins().map((p) => p.manifest.name), ['fine']);
+    assert.deepEqual(gw.gateway.registry.plugins().map((p) => p.manifest.name), ['b-good-sharer', 'same-name', 'fine']);
     const byDir = new Map(gw.gateway.pluginErrors.map((e) => [path.basename(e.dir), e]));
+    assert.deepEqual([...byDir.keys()].sort(), [...Object.keys(broken), 'a-broken-owner', 'c-broken-name'].sort());
     for (const [name, [, message]] of Object.entries(broken)) {
       const e = byDir.get(name);
       assert.ok(e, `${name} was not refused: ${JSON.stringify(gw.gateway.pluginErrors)}`);
@@ -271,6 +278,8 @@ describe('plugin.js checked in the sandbox at start-up', () => {
       assert.match(e.message, message, name);
     }
     assert.deepEqual((await gw.execute('fine_x')).result, { fine: true });
+    assert.deepEqual((await gw.execute('shared_x')).result, { from: 'b' }, 'the tool a refused plugin declared belongs to the good one');
+    assert.deepEqual((await gw.execute('d_x')).result, { from: 'd' }, 'the name a refused plugin declared belongs to the good one');
     assert.equal((await gw.execute('nohandler_x')).code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'no tool of a refused plugin is listed');
   });
 });
