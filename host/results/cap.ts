@@ -222,15 +222,24 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
     // one item per execution is never given up
     return JSON.stringify({ results: placeholders, batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: wholeEnds.length } });
   }
-  // nothing could be stored: every remaining result item says so and error items stay, each
-  // shorter until the answer fits (down to {"error":"…","code"}: the policy's floor leaves room)
+  // the whole batch could not be stored: results stored one by one keep their continuation (without
+  // the instruction and preview), every other result says it was not stored, and error items stay,
+  // each form shorter until the answer fits (down to {"error":"…","code"}: the policy's floor
+  // leaves room for that, not for an id per item, so the very last form gives the ids up)
   const isResult = (it: unknown): boolean => typeof it === 'object' && it !== null && 'result' in it;
-  const full = JSON.stringify({ results: shortened.map((it, i) => (isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i)) : it)) });
+  const kept = (i: number, withSizes: boolean): unknown => {
+    const s = stubbed.get(i) as StoredItem;
+    return { result: withSizes ? { truncated: true, continuationId: s.id, totalChars: s.json.length, totalParts: s.totalParts } : { truncated: true, continuationId: s.id } };
+  };
+  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i)) : it)) });
   if (full.length <= opts.maxChars) return full;
   const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
-  const shorter = JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : shortenErrorItem(it, 40))) });
+  const bare = (it: unknown): unknown => (typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code });
+  const shorter = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? brief : shortenErrorItem(it, 40))) });
   if (shorter.length <= opts.maxChars) return shorter;
-  return JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code })) });
+  const idsOnly = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, false) : isResult(it) ? brief : bare(it))) });
+  if (idsOnly.length <= opts.maxChars) return idsOnly;
+  return JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : bare(it))) });
 }
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

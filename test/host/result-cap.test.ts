@@ -82,13 +82,22 @@ async function referenceCapBatch(items: unknown[], opts: CapOptions): Promise<st
     return JSON.stringify({ results: placeholders, batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: batch.totalParts } });
   }
   const isResult = (it: unknown): boolean => typeof it === 'object' && it !== null && 'result' in it;
-  const full = JSON.stringify({ results: shortened.map((it, i) => (isResult(it) ? referenceNotStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it)) });
+  // results stored one by one keep their continuation; the others say they were not stored
+  const kept = (i: number, withSizes: boolean): unknown => {
+    const s = stubbed.get(i) as { id: string; json: string };
+    const stub = referenceStubFor(s.id, s.json, opts.maxChars, 0);
+    return { result: withSizes ? { truncated: true, continuationId: s.id, totalChars: stub.totalChars, totalParts: stub.totalParts } : { truncated: true, continuationId: s.id } };
+  };
+  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? referenceNotStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it)) });
   if (full.length <= opts.maxChars) return full;
   const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
   const cut = (it: unknown): unknown => typeof it !== 'object' || it === null ? it : Object.fromEntries(Object.entries(it as object).map(([k, v]) => [k, typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v]));
-  const shorter = JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : cut(it))) });
+  const bare = (it: unknown): unknown => (typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code });
+  const shorter = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? brief : cut(it))) });
   if (shorter.length <= opts.maxChars) return shorter;
-  return JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code })) });
+  const idsOnly = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, false) : isResult(it) ? brief : bare(it))) });
+  if (idsOnly.length <= opts.maxChars) return idsOnly;
+  return JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : bare(it))) });
 }
 
 async function referenceTryPut(opts: CapOptions, tool: string, body: string): Promise<string | undefined> {
@@ -303,6 +312,37 @@ describe('result cap', () => {
     const placed = JSON.parse(await capBatch(tiny, { maxChars: minCapChars(1000), userId: 'u1', store, toolOf: () => 't' }));
     assert.equal(placed.results.length, 1000);
     assert.deepEqual(placed.results[999], { result: { truncated: true, inBatch: 999 } });
+  });
+
+  it('when only the whole batch cannot be stored, results stored one by one keep their continuation, in each shorter form', async () => {
+    // the database refuses the last resort's write only (as when it fails in the middle of a cap)
+    const batchRefused = {
+      put: (userId: string, tool: string, body: string, parts?: Parameters<ContinuationStore['put']>[3]): Promise<string> =>
+        tool === 'execute_tools' ? Promise.reject(new Error('database is locked')) : store.put(userId, tool, body, parts),
+    } as unknown as ContinuationStore;
+    const big = (i: number): { result: { i: number; text: string } } => ({ result: { i, text: `${i}:`.padEnd(5000, 'z') } });
+    const failure = (i: number): { error: string; code: string } => ({ error: `upstream said no, item ${i} `.padEnd(500, '.'), code: 'UPSTREAM_ERROR' });
+    // few errors: the full form fits (sizes kept); many: only the ids fit; at the floor with 40 big results: none
+    for (const [errors, maxChars, form] of [[6, 2600, 'full'], [27, minCapChars(30), 'ids only'], [0, minCapChars(40), 'none']] as const) {
+      const bigs = form === 'none' ? 40 : 3;
+      const items = [...Array.from({ length: bigs }, (_, i) => big(i)), ...Array.from({ length: errors }, (_, i) => failure(i))];
+      const text = await capBatch(items, { maxChars, userId: 'u1', store: batchRefused, toolOf: () => 'tool_x' });
+      assert.ok(text.length <= maxChars, `${form}: ${text.length} > ${maxChars}`);
+      const results = JSON.parse(text).results as { result?: { continuationId?: string; totalChars?: number }; code?: string }[];
+      assert.equal(results.length, items.length, form);
+      for (let i = 0; i < bigs; i++) {
+        const r = results[i];
+        if (form === 'none') {
+          assert.equal(r?.code, 'GW_ERR_RESULT_NOT_STORED', `${form}: no room for an id per item`);
+          continue;
+        }
+        const id = r?.result?.continuationId;
+        assert.ok(id, `${form}: item ${i} lost its continuation: ${JSON.stringify(r)}`);
+        assert.equal(r?.result?.totalChars === undefined, form === 'ids only', `${form}: sizes ${JSON.stringify(r)}`);
+        assert.equal((await store.get('u1', id))?.body, JSON.stringify(big(i).result), `${form}: item ${i} pages back whole`);
+      }
+      for (let i = bigs; i < items.length; i++) assert.equal(results[i]?.code, 'UPSTREAM_ERROR', `${form}: error item ${i} keeps its code`);
+    }
   });
 
   it('serialises each item a constant number of times, not the whole batch once per item', async () => {
