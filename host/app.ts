@@ -201,7 +201,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
 
   const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: policy.requests.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
   registerHttpSurface(app, { metrics, db, sandbox, config });
-  registerMcpRoutes(app, { users, metaTools: () => metaTools, version: VERSION, logger, bodyLimit: policy.requests.bodyLimitBytes });
+  registerMcpRoutes(app, {
+    users,
+    metaTools: () => metaTools,
+    version: VERSION,
+    logger,
+    bodyLimit: policy.requests.bodyLimitBytes,
+    maxBatch: policy.requests.maxBatch,
+    maxBatchResultBytes: policy.requests.maxBatchResultBytes,
+  });
   registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl });
   registerPortal(app, { db, users, connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed, logger });
   const drain = trackConnections(app.server);

@@ -21,6 +21,7 @@ export const GATEWAY_ERRORS = {
   GW_ERR_POLICY_RATE_LIMITED: { wire: 'tool-result', retryable: true, summary: 'The per-user or per-tenant rate limit is spent; retryAfterSec says when to retry.' },
   GW_ERR_ENGINE_CREDENTIAL_FAILED: { wire: 'tool-result', retryable: true, summary: 'The stored credential could not be loaded or refreshed (provider down or answered garbage), or this server cannot read it (the details for the operator are in its log).' },
   GW_ERR_ENGINE_CANCELLED: { wire: 'tool-result', retryable: true, summary: 'The client cancelled the request (MCP notifications/cancelled): this execution was not started, or its ctx.http requests were stopped.' },
+  GW_ERR_ENGINE_KEY_REVOKED: { wire: 'tool-result', retryable: false, summary: "The request's API key was revoked while the request ran: this execution was not started (the ones already running finish)." },
   GW_ERR_ENGINE_INTERNAL: { wire: 'tool-result', retryable: true, summary: 'An unexpected failure inside the gateway; the request id is in the logs.' },
   GW_ERR_TRANSPORT_UNAUTHORIZED: { wire: 'http', retryable: false, summary: 'No API key, or an unknown or revoked one (HTTP 401).' },
   GW_ERR_TRANSPORT_BAD_BODY: { wire: 'http', retryable: false, summary: 'The request body is not the expected JSON shape (HTTP 400).' },

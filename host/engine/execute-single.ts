@@ -53,6 +53,8 @@ export interface Caller {
   integration?: string;
   /** bytes of results the rest of this batch may still return (shared by its executions) */
   resultBudget?: { remaining: number };
+  /** whether the request's API key is still valid (not revoked since the request came); asked before each execution starts */
+  keyValid?: () => Promise<boolean>;
   /**
    * Aborted when the client cancels the request (MCP `notifications/cancelled`; a dropped
    * connection is not a cancellation): executions not yet started are not started, and the
@@ -61,7 +63,7 @@ export interface Caller {
   signal?: AbortSignal;
 }
 
-type Refusal = 'not_found' | 'cancelled' | 'forbidden' | 'rate_limited' | 'not_connected' | 'invalid_arguments' | 'schema_error';
+type Refusal = 'not_found' | 'cancelled' | 'key_revoked' | 'forbidden' | 'rate_limited' | 'not_connected' | 'invalid_arguments' | 'schema_error';
 
 export async function executeSingle(deps: EngineDeps, caller: Caller, execution: ExecutionRequest): Promise<ExecutionItem> {
   const started = performance.now();
@@ -116,6 +118,11 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
   const tool = resolved.tool.manifest.name;
   // a cancelled request's executions spend no rate budget and look nothing up
   if (caller.signal?.aborted) return { refusal: 'cancelled', item: cancelled(manifest.name, false) };
+  if (caller.keyValid && !(await caller.keyValid()))
+    return {
+      refusal: 'key_revoked',
+      item: { error: 'The API key of this request was revoked while it ran; this execution was not started.', code: 'GW_ERR_ENGINE_KEY_REVOKED', integration: manifest.name, tool },
+    };
   const decision = decideToolAccess(deps.policy, caller.user.tenant, manifest.name, tool);
   if (!decision.allowed) return { refusal: 'forbidden', item: forbidden(manifest.name, tool, decision.rule, decision.reason) };
 

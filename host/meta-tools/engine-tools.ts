@@ -41,7 +41,7 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
     async handler(ctx, args) {
       const total = args.executions.length;
       await ctx.progress(0, total);
-      const items = await executeMany(deps.engine, { user: ctx.user, transport: ctx.transport, requestId: ctx.requestId, signal: ctx.cancelled }, args.executions, (done) => {
+      const items = await executeMany(deps.engine, { user: ctx.user, transport: ctx.transport, requestId: ctx.requestId, signal: ctx.cancelled, keyValid: ctx.keyValid, resultBudget: ctx.resultBudget }, args.executions, (done) => {
         void ctx.progress(done, total);
       });
       const { value, images } = extractImages(items);

@@ -23,6 +23,10 @@ export interface MetaToolContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** a request id for logs and audit */
   requestId: string;
+  /** whether the API key of the request is still valid (HTTP; stdio has no key) */
+  keyValid?: () => Promise<boolean>;
+  /** bytes of results the whole HTTP request may still return, shared by its execute_tools calls */
+  resultBudget?: { remaining: number };
 }
 
 /** What a meta-tool returns: JSON for the text block, plus optional image blocks. */

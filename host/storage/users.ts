@@ -50,6 +50,8 @@ const toUser = (r: UserRow): User => ({ id: r.id, email: r.email, tenant: r.tena
 
 export class UserStore {
   readonly #db: Db;
+  /** keys this process revoked (a handful of ids): refused at once, without a database read */
+  readonly #revokedHere = new Set<string>();
   constructor(db: Db) {
     this.#db = db;
   }
@@ -145,6 +147,21 @@ export class UserStore {
    */
   async revokeApiKey(userId: string, keyId: string): Promise<boolean> {
     const { changes } = await this.#db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [Date.now(), keyId, userId]);
+    if (changes > 0) this.#revokedHere.add(keyId);
     return changes > 0;
+  }
+
+  /**
+   * Whether a key is still valid (not revoked). A key revoked through this store is known at once;
+   * one revoked elsewhere (another replica, the CLI) is read from the database.
+   */
+  async keyIsLive(keyId: string): Promise<boolean> {
+    if (this.#revokedHere.has(keyId)) return false;
+    return (await this.#db.get<{ one: number }>('SELECT 1 AS one FROM api_keys WHERE id = ? AND revoked_at IS NULL', [keyId])) !== undefined;
+  }
+
+  /** Whether this store revoked the key (no database read: for checks on a hot path). */
+  revokedHere(keyId: string): boolean {
+    return this.#revokedHere.has(keyId);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * @module host/transport/caller-auth
  * Who is calling: `x-workbench-api-key: <key>` or `Authorization: Bearer <key>`. Keys are looked up
- * by hash; an unknown or revoked key is 401 with a WWW-Authenticate challenge.
+ * by hash; an unknown or revoked key is 401 with a WWW-Authenticate challenge. A key revoked while a
+ * request runs refuses the executions that request has not started yet (`keyValid`).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User, UserStore } from '../storage/users.js';
@@ -17,9 +18,34 @@ export function presentedKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-export async function authenticateCaller(users: UserStore, request: FastifyRequest): Promise<User | undefined> {
+export interface AuthenticatedCaller {
+  user: User;
+  /**
+   * Whether the request's key is still valid, asked before each execution starts: a key revoked
+   * while a long batch runs stops it from starting more. Revocation through this server is seen at
+   * once; one on another replica (or by the CLI) within KEY_RECHECK_MS.
+   */
+  keyValid: () => Promise<boolean>;
+}
+
+/** How long a request trusts its key's last check against the database. */
+export const KEY_RECHECK_MS = 1000;
+
+export async function authenticateCaller(users: UserStore, request: FastifyRequest): Promise<AuthenticatedCaller | undefined> {
   const key = presentedKey(request);
-  return key ? users.authenticate(key) : undefined;
+  const found = key ? await users.authenticateKey(key) : undefined;
+  if (!found) return undefined;
+  const { user, keyId } = found;
+  let checkedAt = Date.now();
+  let valid = true;
+  const keyValid = async (): Promise<boolean> => {
+    if (!valid || users.revokedHere(keyId)) return (valid = false);
+    if (Date.now() - checkedAt < KEY_RECHECK_MS) return true;
+    checkedAt = Date.now();
+    valid = await users.keyIsLive(keyId);
+    return valid;
+  };
+  return { user, keyValid };
 }
 
 export function sendUnauthorized(reply: FastifyReply, jsonRpc: boolean): void {

@@ -60,6 +60,30 @@ function cancelsOwnRequest(batch: readonly unknown[]): boolean {
 }
 
 /**
+ * The -32600 answer to a JSON-RPC batch whose execute_tools calls hold more than `maxBatch`
+ * executions together: one POST runs at most what one execute_tools may (as one REST request does),
+ * instead of up to 100 times that. A batch with a single execute_tools is left to the tool's own
+ * check (its answer names the field). Undefined when the batch may go on.
+ */
+export function tooManyExecutions(body: unknown, maxBatch: number): InvalidRequest | undefined {
+  if (!Array.isArray(body)) return undefined;
+  let calls = 0;
+  let executions = 0;
+  for (const m of body) {
+    const msg = m as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: { executions?: unknown } } } | null;
+    if (msg?.method !== 'tools/call' || !('id' in msg) || msg.params?.name !== 'execute_tools') continue;
+    calls++;
+    const list = msg.params.arguments?.executions;
+    executions += Array.isArray(list) ? list.length : 0;
+  }
+  if (calls < 2 || executions <= maxBatch) return undefined;
+  return {
+    message: `Invalid Request: the execute_tools calls of one batch may hold at most ${maxBatch} executions together (requests.maxBatch); these ${calls} hold ${executions}. Send them in separate requests.`,
+    id: null,
+  };
+}
+
+/**
  * The -32600 answer to a parsed body that may not go to the SDK; undefined when it may. A single
  * message answers with its own id when that id is valid. A batch is refused whole, with id null,
  * when it is empty, longer than the SDK's MAX_BATCH_SIZE (100), when one entry is not a message (the first such entry is named by its index,

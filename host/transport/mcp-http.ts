@@ -16,12 +16,16 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { UserStore } from '../storage/users.js';
 import { authenticateCaller, presentedKey, sendUnauthorized } from './caller-auth.js';
 import { callerIdentity, McpCancellations } from './mcp-cancellation.js';
-import { invalidRequest } from './mcp-envelope.js';
+import { invalidRequest, tooManyExecutions } from './mcp-envelope.js';
 import { buildMcpServer, type McpServerDeps } from './mcp-server.js';
 
 export interface McpHttpDeps extends McpServerDeps {
   users: UserStore;
   bodyLimit: number;
+  /** requests.maxBatch: the executions one POST may hold, across a JSON-RPC batch's execute_tools */
+  maxBatch: number;
+  /** requests.maxBatchResultBytes: the results one POST may return, shared by its execute_tools */
+  maxBatchResultBytes: number;
 }
 
 /**
@@ -79,10 +83,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     url: '/mcp',
     bodyLimit: deps.bodyLimit,
     handler: async (request, reply) => {
-      const user = await authenticateCaller(deps.users, request);
-      if (!user) return sendUnauthorized(reply, true);
+      const authenticated = await authenticateCaller(deps.users, request);
+      if (!authenticated) return sendUnauthorized(reply, true);
+      const { user, keyValid } = authenticated;
       // No parsed body (no JSON content type): the SDK answers that (415), as it would directly.
-      const invalid = request.body === undefined ? undefined : invalidRequest(request.body);
+      const invalid = request.body === undefined ? undefined : (invalidRequest(request.body) ?? tooManyExecutions(request.body, deps.maxBatch));
       if (invalid) return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message: invalid.message }, id: invalid.id });
       const caller = callerIdentity(user.id, presentedKey(request) ?? '');
       const tracked = cancellations.track(caller, request.body);
@@ -90,7 +95,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       finished(reply.raw, () => tracked.release());
       for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
       reply.hijack();
-      const server = buildMcpServer(deps, user, 'mcp', { cancellation: (id) => tracked.signalFor(id) });
+      const server = buildMcpServer(deps, user, 'mcp', { cancellation: (id) => tracked.signalFor(id), keyValid, resultBudget: { remaining: deps.maxBatchResultBytes } });
       // The SDK refuses (406) a POST whose Accept lacks either type; the check here keeps a JSON
       // answer tied to a client that said it takes one, whatever the SDK does.
       const acceptsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');

@@ -109,6 +109,10 @@ export interface McpServerOptions {
    * which a `notifications/cancelled` on the same connection aborts (stdio).
    */
   cancellation?: (id: string | number) => AbortSignal | undefined;
+  /** whether the key the request came with is still valid (MetaToolContext.keyValid) */
+  keyValid?: () => Promise<boolean>;
+  /** one result budget for every execute_tools of the request (a JSON-RPC batch holds several) */
+  resultBudget?: { remaining: number };
 }
 
 /** The SDK server with the params check in front of its dispatcher, on every transport it connects. */
@@ -165,6 +169,8 @@ async function callMetaTool(
         requestId,
         signal,
         cancelled,
+        keyValid: options.keyValid,
+        resultBudget: options.resultBudget,
         progress: async (progress, total, message) => {
           if (progressToken === undefined || extra.signal.aborted) return;
           await extra

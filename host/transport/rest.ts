@@ -15,7 +15,7 @@ import { isErrorItem, type ErrorItem, type ExecutionItem, type ExecutionRequest 
 import { closestIntegration } from '../discovery/integration-names.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import type { User, UserStore } from '../storage/users.js';
-import { authenticateCaller, sendUnauthorized } from './caller-auth.js';
+import { authenticateCaller, sendUnauthorized, type AuthenticatedCaller } from './caller-auth.js';
 
 export interface RestDeps {
   engine: EngineDeps;
@@ -31,6 +31,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   // the plugin's schema is broken: the plugin's failure, not the gateway's or the caller's
   GW_ERR_VALIDATION_SCHEMA_ERROR: 502,
   GW_ERR_POLICY_FORBIDDEN: 403,
+  // the key was revoked between the request's authentication and this execution
+  GW_ERR_ENGINE_KEY_REVOKED: 401,
   GW_ERR_POLICY_RATE_LIMITED: 429,
   GW_ERR_ENGINE_INTERNAL: 500,
   // the sandbox cannot take the call now: retry after Retry-After
@@ -69,11 +71,12 @@ function quoteKeys(keys: readonly string[]): string {
 export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   const { registry } = deps.engine;
 
-  const withUser = async (request: FastifyRequest, reply: FastifyReply): Promise<User | undefined> => {
-    const user = await authenticateCaller(deps.users, request);
-    if (!user) sendUnauthorized(reply, false);
-    return user;
+  const withCaller = async (request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller | undefined> => {
+    const authenticated = await authenticateCaller(deps.users, request);
+    if (!authenticated) sendUnauthorized(reply, false);
+    return authenticated;
   };
+  const withUser = async (request: FastifyRequest, reply: FastifyReply): Promise<User | undefined> => (await withCaller(request, reply))?.user;
 
   const connected = async (user: User, name: string): Promise<boolean> => {
     const plugin = registry.plugin(name);
@@ -155,8 +158,9 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   });
 
   app.post<{ Params: { integration: string } }>('/rest/:integration', async (request, reply) => {
-    const user = await withUser(request, reply);
-    if (!user) return;
+    const authenticated = await withCaller(request, reply);
+    if (!authenticated) return;
+    const { user, keyValid } = authenticated;
     const name = request.params.integration;
     const body = request.body ?? {};
     if (!registry.plugin(name)) {
@@ -168,7 +172,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       return notFound(reply, user, name);
     }
     if (!isPlainObject(body)) return badBody(reply, 'The body must be a JSON object: {"tool": …, "args": {…}}, {"tool": …, …args} or {"executions": […]}');
-    const caller = { user, transport: 'rest' as const, requestId: randomUUID() };
+    const caller = { user, transport: 'rest' as const, requestId: randomUUID(), keyValid };
     const qualify = (tool: string): string => registry.toolIn(name, tool)?.tool.manifest.name ?? tool;
 
     if ('executions' in body) {

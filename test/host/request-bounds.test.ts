@@ -1,0 +1,146 @@
+/**
+ * @module test/host/request-bounds
+ * What one HTTP request may do, whatever it holds. A key revoked while its request runs stops the
+ * request from starting more executions (MCP and REST; revoked on this server, or in the database
+ * as another replica or the CLI does it). A JSON-RPC batch of execute_tools calls runs at most
+ * requests.maxBatch executions together, and shares one requests.maxBatchResultBytes budget. The
+ * upstream is a slow loopback server that counts what reaches it.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { PACKAGE_ROOT } from '../../host/paths.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+
+const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
+const UPSTREAM_DELAY_MS = 300;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+type Json = any;
+
+const toolsCall = (id: number, args: Json): Json => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tools', arguments: args } });
+const batchOf = (run: string, n: number): Json => ({ executions: Array.from({ length: n }, (_, i) => ({ tool: 'http_get', args: { path: `/${run}/${i}` } })) });
+
+function postMcp(gw: TestGateway, body: unknown, apiKey: string): Promise<Response> {
+  return fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify(body),
+  });
+}
+
+async function waitFor(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('bounds of one request', () => {
+  let gw: TestGateway;
+  let upstream: Upstream;
+
+  before(async () => {
+    upstream = await startUpstream(async () => {
+      await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
+      return { json: { ok: true } };
+    });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      upstreams: { 'https://api.fixture.test': upstream.origin },
+      workers: 2,
+      policy: { sandbox: { maxWorkerShare: 1 }, requests: { maxBatch: 50, maxBatchResultBytes: 4096 } },
+      env: { FIXTURE_HTTP_CLIENT_ID: 'cid', FIXTURE_HTTP_CLIENT_SECRET: 'csecret' },
+    });
+    await gw.connect('fixture-http', { token: 'tok-bounds' });
+  });
+  after(async () => {
+    await gw?.close();
+    await upstream?.close();
+  });
+
+  const reached = (run: string): number => upstream.requests.filter((r) => r.path.startsWith(`/${run}/`)).length;
+  const newKey = async (): Promise<{ key: string; id: string }> => {
+    const { key, info } = await gw.gateway.users.createApiKey(gw.user.id, 'revoked mid-request');
+    return { key, id: info.id };
+  };
+
+  /** Items of a finished batch: those that ran reached the upstream; the rest were refused, and stayed refused. */
+  function checkStopped(run: string, items: Json[], n: number): void {
+    assert.equal(items.length, n, 'one item per execution');
+    const codes = items.map((i) => (i.result ? 'ran' : i.code));
+    const refused = codes.filter((c) => c === 'GW_ERR_ENGINE_KEY_REVOKED').length;
+    assert.ok(refused > 0, `no execution was refused after the revocation: ${codes.join(',')}`);
+    assert.equal(codes.filter((c) => c === 'ran').length + refused, n, codes.join(','));
+    assert.equal(reached(run), n - refused, 'only the executions that ran reached the upstream');
+    const refusedItem = items.find((i) => i.code === 'GW_ERR_ENGINE_KEY_REVOKED');
+    assert.match(refusedItem.error, /API key of this request was revoked while it ran; this execution was not started/);
+  }
+
+  it('a key revoked on this server while its MCP batch runs: the executions not yet started are refused', async () => {
+    const { key, id } = await newKey();
+    const answer = postMcp(gw, toolsCall(1, batchOf('mcp-here', 40)), key);
+    await waitFor('the first requests to reach the upstream', () => reached('mcp-here') > 0);
+    assert.equal(await gw.gateway.users.revokeApiKey(gw.user.id, id), true);
+    const res = await answer;
+    assert.equal(res.status, 200);
+    const items = JSON.parse(((await res.json()) as Json).result.content[0].text).results as Json[];
+    checkStopped('mcp-here', items, 40);
+    // at most the executions in flight when it was revoked, a wave of 8, ran
+    assert.ok(reached('mcp-here') <= 8, `${reached('mcp-here')} reached the upstream`);
+    const rows = await gw.db.all<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_ENGINE_KEY_REVOKED' AND user_id = ?", [gw.user.id]);
+    assert.equal(Number(rows[0]?.n), items.filter((i) => i.code === 'GW_ERR_ENGINE_KEY_REVOKED').length, 'each refusal is audited');
+    assert.equal((await postMcp(gw, toolsCall(2, batchOf('mcp-here-after', 1)), key)).status, 401, 'a new request with the key is refused');
+  });
+
+  it('a key revoked in the database (another replica, the CLI) while its REST batch runs: refused within a second', async () => {
+    const { key, id } = await newKey();
+    const answer = fetch(`${gw.url}/rest/fixture-http`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(batchOf('rest-elsewhere', 50)),
+    });
+    await waitFor('the first requests to reach the upstream', () => reached('rest-elsewhere') > 0);
+    // not through this server's UserStore: it learns of it only from the database
+    await gw.db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [Date.now(), id]);
+    const res = await answer;
+    assert.equal(res.status, 200);
+    const items = ((await res.json()) as Json).results as Json[];
+    checkStopped('rest-elsewhere', items, 50);
+  });
+
+  it('a JSON-RPC batch of execute_tools holding more than maxBatch executions together is refused whole; one within it runs', async () => {
+    const over = [toolsCall(11, batchOf('split-over', 30)), toolsCall(12, batchOf('split-over', 21))];
+    const res = await postMcp(gw, over, gw.apiKey);
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as Json;
+    assert.equal(body.error.code, -32600);
+    assert.equal(body.id, null);
+    assert.equal(body.error.message, 'Invalid Request: the execute_tools calls of one batch may hold at most 50 executions together (requests.maxBatch); these 2 hold 51. Send them in separate requests.');
+    await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
+    assert.equal(reached('split-over'), 0, 'none of it ran');
+
+    const within = await postMcp(gw, [toolsCall(13, batchOf('split-ok', 25)), toolsCall(14, batchOf('split-ok', 25))], gw.apiKey);
+    assert.equal(within.status, 200);
+    const answers = (await within.json()) as Json[];
+    assert.deepEqual(answers.map((a) => a.id).sort(), [13, 14]);
+    assert.equal(reached('split-ok'), 50);
+  });
+
+  it('the execute_tools calls of one POST share one result budget', async () => {
+    // 4096 bytes for the whole POST: each call alone fits (~3,000 bytes: the text and the args echoed), both together do not
+    const echo = (id: number): Json => toolsCall(id, { executions: [{ tool: 'echo_args', args: { text: 'x'.repeat(1500), times: 1 } }] });
+    const alone = await postMcp(gw, echo(21), gw.apiKey);
+    assert.ok(JSON.parse(((await alone.json()) as Json).result.content[0].text).results[0].result, 'one call alone fits its budget');
+    const res = await postMcp(gw, [echo(22), echo(23)], gw.apiKey);
+    assert.equal(res.status, 200);
+    const codes = ((await res.json()) as Json[]).map((a) => {
+      const item = JSON.parse(a.result.content[0].text).results[0];
+      return item.result ? 'ok' : item.code;
+    });
+    assert.deepEqual(codes.sort(), ['GW_ERR_RESULT_BATCH_TOO_LARGE', 'ok']);
+  });
+});
