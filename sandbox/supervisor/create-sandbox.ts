@@ -67,7 +67,10 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     crashes++;
     const plugins = [...new Set(blamed.map(pluginLabel))];
     logger.error({ sandboxPid: dead.pid, code, signal, plugins }, 'sandbox process died; failing its calls in flight and restarting it');
-    for (const task of blamed) quarantine.strike(pluginKey(task), pluginLabel(task));
+    // one strike per plugin per crash, however many of its calls were in flight: a busy bystander
+    // must not collect strikes faster than the plugin that brought the process down
+    const struck = new Map(blamed.map((task) => [pluginKey(task), pluginLabel(task)]));
+    for (const [key, label] of struck) quarantine.strike(key, label);
     void ensureChild().catch(() => undefined);
   };
 

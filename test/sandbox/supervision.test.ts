@@ -82,6 +82,23 @@ describe('sandbox process death', () => {
     assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['victim-a@1.0.0'], 'victim-b has one strike only');
     assert.equal((await run({ name: 'bystander', source: SLOW, tool: 'quick' })).result, 'quick');
   });
+
+  it('strikes a plugin once per crash, however many of its calls were in flight', async () => {
+    const busy = await createSandbox({ workers: 2, callsPerWorker: 2, maxQueue: 10, quarantineAfterCrashes: 2, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
+    try {
+      const seen = up.received.length;
+      // three calls of one busy plugin in flight when the process dies (quarantine after 2 crashes)
+      const calls = [1, 2, 3].map(() => callTool(busy, bridge, { name: 'busy-bystander', source: SLOW, limits: LONG }));
+      await waitFor(() => up.received.length >= seen + 3);
+      process.kill(busy.stats().pid as number, 'SIGKILL');
+      assert.deepEqual((await Promise.all(calls)).map(errorCode), ['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_CRASHED']);
+      const next = await callTool(busy, bridge, { name: 'busy-bystander', source: SLOW, tool: 'quick', limits: LONG });
+      assert.equal(next.result, 'quick', `one crash is one strike: ${JSON.stringify(next.outcome)}`);
+      assert.deepEqual(busy.stats().quarantined, []);
+    } finally {
+      await busy.close();
+    }
+  });
 });
 
 describe('signals and shutdown', () => {
