@@ -34,7 +34,8 @@ export type FromChild =
   | { t: 'need-source'; id: number }
   | { t: 'log'; id: number; level: LogLevel; message: string }
   | { t: 'memory-stats'; id: number; stats: MemoryStats }
-  | { t: 'fatal'; message: string };
+  /** the process must end; `culprit`: the plugin whose isolate brought it down, when known */
+  | { t: 'fatal'; message: string; culprit?: PluginIdentity };
 
 /** What a call sends from its worker to the sandbox process's main thread. */
 export type WorkerMessage =
@@ -74,10 +75,18 @@ export interface WorkerOutcome {
   worker?: { started: number; finished: number };
 }
 
+/** Which plugin (and which source of it) a crash is blamed on. */
+export interface PluginIdentity {
+  name: string;
+  version: string;
+  sourceHash: string;
+}
+
 /** Name of the BroadcastChannel the sandbox process uses to talk to all its workers at once. */
 export const CONTROL_CHANNEL = 'workbench-sandbox-control';
 export type ControlMessage =
-  | { t: 'catastrophic'; message: string }
+  /** V8 lost control of an isolate of `plugin` (name, version, source hash): the process must go */
+  | { t: 'catastrophic'; message: string; plugin?: PluginIdentity }
   | { t: 'dispose-all' }
   | { t: 'exit-worker'; callId: string }
   /** main thread → workers: report your isolates' memory (answered with 'memory-report') */

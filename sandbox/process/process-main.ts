@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     if (data?.t !== 'catastrophic') return;
     // V8 lost control of an isolate; its thread may be stuck for good. Report and exit: the
     // supervisor fails the calls in flight and starts a fresh process.
-    send({ t: 'fatal', message: `catastrophic isolate error: ${data.message}` });
+    send({ t: 'fatal', message: `catastrophic isolate error: ${data.message}`, ...(data.plugin ? { culprit: data.plugin } : {}) });
     setTimeout(() => process.exit(70), 50);
   };
 

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { GC_GLOBAL } from '../worker/bootstrap-source.js';
 import type { SandboxFault } from '../sandbox-options.js';
-import type { FromChild, MemoryStats, ToChild } from '../internal-protocol.js';
+import type { FromChild, MemoryStats, PluginIdentity, ToChild } from '../internal-protocol.js';
 import { Outbox, unbatch, type Batch } from '../ipc-outbox.js';
 import type { BridgeResult, HttpHandler, RunOutcome, RunTask } from '../protocol.js';
 import type { ResolvedSandboxOptions } from '../sandbox-options.js';
@@ -27,8 +27,19 @@ import { checkOutcome, failure } from './check-outcome.js';
  * bootstrap takes it and empties that (non-configurable) global before plugin code runs, and the
  * isolate cache uses it to collect an idle isolate's dead contexts instead of disposing the
  * isolate (isolate-cache.ts).
+ * `--no-regexp-tier-up` bounds work V8 does without stopping for an isolate's time limit (a step
+ * that runs out of time is terminated, but not in the middle of compiling a regular expression;
+ * isolated-vm gives a termination about 5 s, then declares the isolate lost and the process is
+ * replaced, failing every call in flight): it compiles a pattern straight to machine code, linear
+ * in its size, instead of through V8's interpreter first (a million alternatives took 7 s there,
+ * 0.5 s here). The bootstrap bounds the rest (bootstrap-source.ts: no code built from strings,
+ * patterns built at run time of at most MAX_REGEXP_SOURCE characters), and a module's compile
+ * time is bounded (prepare-context.ts).
  */
-export const SANDBOX_V8_FLAGS: readonly string[] = ['--no-expose-wasm', '--no-validate-asm', `--expose-gc-as=${GC_GLOBAL}`];
+export const SANDBOX_V8_FLAGS: readonly string[] = ['--no-expose-wasm', '--no-validate-asm', `--expose-gc-as=${GC_GLOBAL}`, '--no-regexp-tier-up'];
+
+const isPluginIdentity = (v: unknown): v is PluginIdentity =>
+  typeof v === 'object' && v !== null && typeof (v as PluginIdentity).name === 'string' && typeof (v as PluginIdentity).version === 'string' && typeof (v as PluginIdentity).sourceHash === 'string';
 
 const ENTRY = fileURLToPath(new URL('../process/process-main.js', import.meta.url));
 const WATCHDOG_GRACE_MS = 5_000;
@@ -57,6 +68,8 @@ export class ChildHandle {
   /** memory-stats requests waiting for their answer, by request id */
   readonly #memoryWaiters = new Map<number, (stats: MemoryStats | undefined) => void>();
   #seq = 0;
+  /** the plugin known to have brought this process down (set once, before it exits) */
+  #culprit: PluginIdentity | undefined;
 
   /**
    * `restarts` says whether a process that dies now is replaced (false once the host is shutting
@@ -94,7 +107,8 @@ export class ChildHandle {
       for (const m of unbatch(raw) as FromChild[]) {
         if (m?.t === 'ready') markReady(m.pid);
         else if (m?.t === 'fatal') {
-          options.logger.error({ sandboxPid: this.#proc.pid }, `sandbox process: ${String(m.message).slice(0, 1000)}`);
+          if (isPluginIdentity(m.culprit)) this.#culprit ??= m.culprit;
+          options.logger.error({ sandboxPid: this.#proc.pid, culprit: this.#culprit?.name }, `sandbox process: ${String(m.message).slice(0, 1000)}`);
           markFailed(new Error(String(m.message).slice(0, 1000)));
         } else this.#onMessage(m);
       }
@@ -103,11 +117,16 @@ export class ChildHandle {
     this.#proc.on('exit', (code, signal) => {
       this.exited = true;
       markFailed(new Error(`the sandbox process exited (${signal ?? code})`));
-      const blamed: RunTask[] = [];
+      // a plugin known to have brought the process down (its call wedged the worker past the
+      // watchdog, or V8 lost control of its isolate) is blamed alone; otherwise every plugin with a
+      // call in flight is
+      const culprit = this.#culprit;
+      const blamed: RunTask[] = culprit ? [{ plugin: culprit } as RunTask] : [];
       const next = restarts() ? 'it is being restarted' : 'the gateway is shutting down';
+      const why = culprit ? `another call in the same sandbox process brought it down (${signal ?? `exit code ${code}`})` : signal ?? `exit code ${code}`;
       for (const [id, call] of this.#inFlight) {
-        blamed.push(call.task);
-        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${signal ?? `exit code ${code}`}); ${next}`), strike: true });
+        if (!culprit) blamed.push(call.task);
+        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${why}); ${next}`), strike: false });
       }
       for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
       this.#memoryWaiters.clear();
@@ -130,7 +149,9 @@ export class ChildHandle {
     return new Promise((resolve) => {
       const watchdog = setTimeout(() => {
         this.#options.logger.error({ plugin: task.plugin.name, sandboxPid: this.pid }, 'sandbox call outlived its deadline; recycling the sandbox process');
-        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`), strike: true });
+        // its worker stopped answering: the process goes, and this plugin alone is blamed for it
+        this.#culprit ??= { name: task.plugin.name, version: task.plugin.version, sourceHash: task.plugin.sourceHash };
+        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`), strike: false });
         this.kill();
       }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
       this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0 });

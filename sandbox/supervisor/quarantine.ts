@@ -2,8 +2,9 @@
  * @module sandbox/supervisor/quarantine
  * Counts sandbox crashes per plugin (name + source hash) in a sliding window. A plugin with
  * `after` crashes within `windowMs` is suspended until `windowMs` after its last crash: its calls
- * get GW_ERR_SANDBOX_QUARANTINED without reaching the sandbox. A crash is attributed to every
- * plugin that had a call in flight in the process that died (sandbox.md §5.1), once per crash however
+ * get GW_ERR_SANDBOX_QUARANTINED without reaching the sandbox. A crash is attributed to the plugin
+ * that brought the process down when that is known, else to every plugin that had a call in flight
+ * in the process that died (sandbox.md §5.1), once per crash however
  * many of its calls were in flight, so an innocent plugin needs to be unlucky in `after` crashes
  * within the window to be suspended.
  */

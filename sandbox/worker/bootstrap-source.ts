@@ -27,6 +27,15 @@ import { MAX_HEADER_NAME_CHARS, MAX_HEADER_VALUE_CHARS, MAX_HEADERS, MAX_METHOD_
 /** the name under which the sandbox process's V8 exposes its gc function (`--expose-gc-as`) */
 export const GC_GLOBAL = '__wb_gc';
 
+/**
+ * The longest regular-expression pattern plugin code may build at run time, in UTF-16 units. V8
+ * parses and compiles a pattern without stopping for the step's time limit, and some constructs
+ * cost ~45 µs a character (Unicode set operations, case-insensitive properties: 15,000 characters
+ * took 0.65 s here); a termination that waits longer than ~5 s loses the whole sandbox process.
+ * Literals in plugin.js are bounded by the module's compile budget (prepare-context.ts).
+ */
+export const MAX_REGEXP_SOURCE = 20_000;
+
 export const BOOTSTRAP_SOURCE = String.raw`
 (function bootstrap() {
   'use strict';
@@ -57,6 +66,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
   // what JSON.stringify writes escaped (a surrogate is escaped only when it is not half of a pair)
   const ESCAPED_RUNS = /[\u0000-\u001f"\\\ud800-\udfff]+/g;
   const MAX_LOG_LINES = 100, MAX_LOG_CHARS = 2000, MAX_MESSAGE = 2000;
+  hardenCodeGeneration();
+  hardenRegExp();
+  hardenArrayBuffer();
 
   let epoch = 0, seq = 0, logLines = 0, requests = 0, maxRequests = 0, maxBody = 0;
   let pending = ObjectCreate(null);
@@ -91,13 +103,127 @@ export const BOOTSTRAP_SOURCE = String.raw`
     }
   }
 
+  // No code built from strings: eval and the Function constructors (plain, async, generator, async
+  // generator, reached as globals or through any function's constructor) throw. V8 parses such text
+  // without stopping for the step's time limit, and it would bring regular-expression literals past
+  // the pattern bound below; plugin code is the module the sandbox compiled, whose compile time is
+  // bounded (prepare-context.ts).
+  function hardenCodeGeneration() {
+    const DefineProperty = Object.defineProperty, GetPrototypeOf = Object.getPrototypeOf, EvalErrorCtor = EvalError;
+    const refuse = function () { throw new EvalErrorCtor('code generation from strings (eval, new Function) is not available to plugins'); };
+    const stub = (name) => ({ [name]: function () { return refuse(); } })[name];
+    const functionProtos = [
+      Function.prototype,
+      GetPrototypeOf(async function () {}),
+      GetPrototypeOf(function* () {}),
+      GetPrototypeOf(async function* () {}),
+    ];
+    const FunctionStub = stub('Function');
+    DefineProperty(g, 'eval', { value: stub('eval'), writable: true, enumerable: false, configurable: true });
+    DefineProperty(g, 'Function', { value: FunctionStub, writable: true, enumerable: false, configurable: true });
+    // Function.prototype stays what it is (instanceof Function, Function.prototype.call still work)
+    DefineProperty(FunctionStub, 'prototype', { value: functionProtos[0], writable: false, enumerable: false, configurable: false });
+    for (let i = 0; i < functionProtos.length; i++)
+      DefineProperty(functionProtos[i], 'constructor', { value: i === 0 ? FunctionStub : stub('Function'), writable: false, enumerable: false, configurable: true });
+  }
+
+  // Regular expressions built at run time (RegExp, RegExp.prototype.compile, and the string
+  // methods that build one from a string: match, matchAll, search) are refused over
+  // MAX_REGEXP_SOURCE characters before V8 parses them. The pattern is read once and handed on as
+  // a string, so a getter or toString cannot answer the check one thing and V8 another.
+  function hardenRegExp() {
+    const Intrinsic = RegExp, proto = RegExp.prototype, construct = Reflect.construct, DefineProperty = Object.defineProperty;
+    const sourceOf = Object.getOwnPropertyDescriptor(proto, 'source').get, compile = proto.compile;
+    const SymbolMatch = Symbol.match, SyntaxErrorCtor = SyntaxError, Str = String;
+    const MAX = ${MAX_REGEXP_SOURCE};
+    const check = (pattern) => {
+      if (pattern.length > MAX) throw new SyntaxErrorCtor('Invalid regular expression: the pattern is ' + pattern.length + ' characters long; plugins may build patterns of at most ' + MAX);
+      return pattern;
+    };
+    const toText = (v) => {
+      if (typeof v === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
+      return Str(v);
+    };
+    const genuineSource = (p) => {
+      if (p === null || (typeof p !== 'object' && typeof p !== 'function')) return undefined;
+      try { return ReflectApply(sourceOf, p, []); } catch (e) { return undefined; }
+    };
+    // the arguments V8 gets: a RegExp itself (its source is checked), else a checked string pattern
+    const patternArgs = (args, likeRegExp) => {
+      const p = args[0];
+      let flags = args[1];
+      const source = genuineSource(p);
+      if (source !== undefined) { check(source); return args; }
+      let pattern = p;
+      if (likeRegExp && p !== null && (typeof p === 'object' || typeof p === 'function') && p[SymbolMatch]) {
+        pattern = p.source;
+        if (flags === undefined) flags = p.flags;
+      }
+      pattern = check(pattern === undefined ? '' : toText(pattern));
+      return flags === undefined ? [pattern] : [pattern, toText(flags)];
+    };
+    let Guarded;
+    Guarded = new Proxy(Intrinsic, {
+      construct(target, args, newTarget) { return construct(target, patternArgs(args, true), newTarget); },
+      apply(target, thisArg, args) {
+        // RegExp(re) without flags answers re itself, as the spec has it
+        const p = args[0];
+        if (args[1] === undefined && genuineSource(p) !== undefined && p.constructor === Guarded) return p;
+        return ReflectApply(target, thisArg, patternArgs(args, true));
+      },
+    });
+    DefineProperty(g, 'RegExp', { value: Guarded, writable: true, enumerable: false, configurable: true });
+    DefineProperty(proto, 'constructor', { value: Guarded, writable: true, enumerable: false, configurable: true });
+    DefineProperty(proto, 'compile', { value: { compile(pattern, flags) { return ReflectApply(compile, this, patternArgs([pattern, flags], false)); } }.compile, writable: true, enumerable: false, configurable: true });
+    const SP = StringCtor.prototype;
+    const guardString = (name, symbol) => {
+      const original = SP[name];
+      const method = { [name](regexp) {
+        if (this === undefined || this === null) throw new TypeErrorCtor('String.prototype.' + name + ' called on null or undefined');
+        if (regexp !== undefined && regexp !== null) {
+          const own = regexp[symbol];
+          // the object's own method, called as the spec calls it (read once: no second look)
+          if (own !== undefined && own !== null) {
+            if (name === 'matchAll' && regexp[SymbolMatch] && ReflectApply(StringIndexOf, toText(regexp.flags), ['g']) < 0) throw new TypeErrorCtor('String.prototype.matchAll called with a non-global RegExp argument');
+            return ReflectApply(own, regexp, [this]);
+          }
+        }
+        return ReflectApply(original, this, [check(regexp === undefined ? '' : toText(regexp))]);
+      } }[name];
+      DefineProperty(SP, name, { value: method, writable: true, enumerable: false, configurable: true });
+    };
+    const StringIndexOf = SP.indexOf;
+    guardString('match', Symbol.match);
+    guardString('matchAll', Symbol.matchAll);
+    guardString('search', Symbol.search);
+  }
+
+  // A resizable ArrayBuffer reserves its maximum up front and commits pages as it grows, outside
+  // the allocator that keeps an isolate within its memory limit (256 MiB grew in a 64 MiB isolate):
+  // plugin code gets fixed-length buffers only.
+  function hardenArrayBuffer() {
+    const Intrinsic = ArrayBuffer, construct = Reflect.construct, RangeErrorCtor = RangeError;
+    const Guarded = new Proxy(Intrinsic, {
+      construct(target, args, newTarget) {
+        const options = args[1];
+        if (options !== null && typeof options === 'object' && options.maxByteLength !== undefined)
+          throw new RangeErrorCtor('resizable ArrayBuffers (maxByteLength) are not available to plugins: their memory is outside the isolate\'s limit');
+        return construct(target, [args[0]], newTarget);
+      },
+    });
+    Object.defineProperty(g, 'ArrayBuffer', { value: Guarded, writable: true, enumerable: false, configurable: true });
+    Object.defineProperty(Intrinsic.prototype, 'constructor', { value: Guarded, writable: true, enumerable: false, configurable: true });
+  }
+
   function errorReport(e, code) {
     let errorCode;
     try {
       const c = e !== null && typeof e === 'object' ? e.code : undefined;
       if (typeof c === 'string') errorCode = slice(c, 64);
     } catch (x) { errorCode = undefined; }
-    const report = { message: slice(describe(e), MAX_MESSAGE) };
+    // no prototype: a plugin's Object.prototype.toJSON must not rewrite what is reported
+    const report = ObjectCreate(null);
+    report.message = slice(describe(e), MAX_MESSAGE);
     if (code) report.code = code;
     if (errorCode) report.errorCode = errorCode;
     return JSONstringify(report);
@@ -154,7 +280,11 @@ export const BOOTSTRAP_SOURCE = String.raw`
       // it in bytes (one within it in units but over it in bytes is refused by the worker)
       if (body !== undefined && body.length > maxBody) oversized('the request body is at least ' + body.length + ' bytes; the limit is ' + maxBody);
     }
-    const req = { url: u, method, headers };
+    // no prototype: a plugin's Object.prototype.toJSON must not rewrite the request after its checks
+    const req = ObjectCreate(null);
+    req.url = u;
+    req.method = method;
+    req.headers = headers;
     if (body !== undefined) req.body = body;
     return JSONstringify(req);
   }
@@ -405,7 +535,11 @@ export const BOOTSTRAP_SOURCE = String.raw`
       try { handler = noDefault ? undefined : ObjectHasOwn(def, tools[i]) ? def[tools[i]] : undefined; } catch (e) { handler = undefined; }
       if (typeof handler !== 'function') ObjectDefineProperty(missing, missing.length, { value: tools[i], writable: true, enumerable: true, configurable: true });
     }
-    send('done', my, JSONstringify({ noDefault, missing }));
+    // written by hand: the module's top-level code has run, and a toJSON it put on Object.prototype
+    // or Array.prototype must not rewrite the verdict (each name is a string, which has no toJSON)
+    let names = '';
+    for (let i = 0; i < missing.length; i++) names += (i > 0 ? ',' : '') + JSONstringify(missing[i]);
+    send('done', my, '{"noDefault":' + (noDefault ? 'true' : 'false') + ',"missing":[' + names + ']}');
   }
 
   // the completion value of this script: only the host gets it, as a Reference

@@ -26,7 +26,7 @@
  */
 import ivm from 'isolated-vm';
 import { BroadcastChannel } from 'node:worker_threads';
-import { CONTROL_CHANNEL, type ControlMessage } from '../internal-protocol.js';
+import { CONTROL_CHANNEL, type ControlMessage, type PluginIdentity } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { classifyIsolateError } from './classify-error.js';
 import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
@@ -118,9 +118,10 @@ const counters = { created: 0, recycled: 0, evicted: 0, collected: 0 };
 const control = new BroadcastChannel(CONTROL_CHANNEL);
 control.unref();
 
-function onCatastrophicError(message: string): void {
-  // V8 lost control of an isolate: this process must be drained and replaced (sandbox.md §5.5)
-  const msg: ControlMessage = { t: 'catastrophic', message: String(message).slice(0, 500) };
+function onCatastrophicError(plugin: PluginIdentity, message: string): void {
+  // V8 lost control of an isolate: this process must be drained and replaced (sandbox.md §5.5);
+  // the isolate's plugin is the one to blame
+  const msg: ControlMessage = { t: 'catastrophic', message: String(message).slice(0, 500), plugin };
   control.postMessage(msg);
 }
 
@@ -183,7 +184,8 @@ export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: bool
     pick.busy = true;
     return { entry: pick, cold: false };
   }
-  const isolate = new ivm.Isolate({ memoryLimit: task.limits.memoryMb, onCatastrophicError });
+  const plugin: PluginIdentity = { name: task.plugin.name, version: task.plugin.version, sourceHash: task.plugin.sourceHash };
+  const isolate = new ivm.Isolate({ memoryLimit: task.limits.memoryMb, onCatastrophicError: (message: string) => onCatastrophicError(plugin, message) });
   counters.created++;
   const entry: IsolateEntry = {
     key,

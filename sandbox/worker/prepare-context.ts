@@ -43,6 +43,35 @@ export interface PreparedContext {
 /** The web globals then the bootstrap: the completion value is the bootstrap's entry function. */
 const SETUP_SOURCE = `${WEB_GLOBALS_SOURCE}\n${BOOTSTRAP_SOURCE}`;
 
+/**
+ * CPU time a plugin module may take to compile, once per isolate (later compiles in the same isolate
+ * hit V8's cache). Compiling does not stop for any time limit, and V8 parses every regular-expression
+ * literal then: 60 KB of Unicode set operations in one literal took ~1 s. A real 9 MB bundle
+ * compiles in ~0.1 s; plugin.js is at most 4 MB.
+ */
+export const MAX_MODULE_COMPILE_MS = 1000;
+
+/**
+ * CPU ms the module took to compile the first time, per isolate (the next compiles hit V8's cache,
+ * so an isolate whose first compile was over the limit keeps failing without compiling again)
+ */
+const firstCompileMs = new WeakMap<ivm.Isolate, number>();
+
+function compileModule(isolate: ivm.Isolate, source: string): ivm.Module {
+  let ms = firstCompileMs.get(isolate);
+  if (ms === undefined) {
+    const before = isolate.cpuTime;
+    const module = isolate.compileModuleSync(source, { filename: 'file:///plugin.js' });
+    ms = Number(isolate.cpuTime - before) / 1e6;
+    firstCompileMs.set(isolate, ms);
+    if (ms <= MAX_MODULE_COMPILE_MS) return module;
+    module.release();
+  }
+  if (ms > MAX_MODULE_COMPILE_MS)
+    throw new Error(`plugin.js took ${Math.round(ms)} ms of CPU to compile; the limit is ${MAX_MODULE_COMPILE_MS} ms (very large regular-expression literals are the usual cause)`);
+  return isolate.compileModuleSync(source, { filename: 'file:///plugin.js' });
+}
+
 /** The setup script, compiled once per isolate (compiled code holds no context state). */
 const compiled = new WeakMap<ivm.Isolate, ivm.Script>();
 
@@ -93,7 +122,7 @@ export async function prepareContext(isolate: ivm.Isolate, source: string, timeo
     const entry = setup.runSync(context, { timeout: timeoutMs, reference: true }) as unknown as ivm.Reference;
     made.unshift(entry);
     if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
-    const module = isolate.compileModuleSync(source, { filename: 'file:///plugin.js' });
+    const module = compileModule(isolate, source);
     made.unshift(module);
     module.instantiateSync(context, refuseImport);
     if (slowModule.has(isolate) || timeoutMs <= SYNC_EVALUATE_MS) {
