@@ -36,6 +36,36 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/**
+ * True when the JSON text of `value` is surely longer than `limit` bytes: a lower bound of its
+ * UTF-8 length (each string's UTF-16 units, which UTF-8 never writes in fewer bytes, its quotes,
+ * each key with its quotes and colon, commas and brackets, numbers, booleans and null exactly),
+ * counted without serialising and given up as soon as it passes the limit, so a 4 MB array costs
+ * no more than `limit` steps. Arguments come from JSON, so they hold no cycles.
+ */
+export function jsonLengthOver(value: unknown, limit: number): boolean {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') total += v.length + 2;
+    else if (Array.isArray(v)) {
+      total += 2 + Math.max(0, v.length - 1);
+      for (const item of v) stack.push(item);
+    } else if (typeof v === 'object' && v !== null) {
+      const keys = Object.keys(v);
+      total += 2 + Math.max(0, keys.length - 1);
+      for (const k of keys) {
+        total += k.length + 3;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    } else if (typeof v === 'number') total += Number.isFinite(v) ? String(v).length : 4;
+    else total += v === false ? 5 : 4;
+    if (total > limit) return true;
+  }
+  return false;
+}
+
 export function validateArguments(validator: z.ZodType, args: unknown): ValidationResult {
   if (nestsDeeperThan(args, MAX_ARGS_DEPTH)) return { kind: 'invalid', message: `(root): arguments nest deeper than ${MAX_ARGS_DEPTH} levels` };
   try {

@@ -37,7 +37,7 @@ export function createMetrics(): Metrics {
     }),
     refused: new client.Counter({
       name: 'workbench_tool_executions_refused_total',
-      help: 'Executions refused before the handler ran, by reason (not_found, key_revoked, cancelled, not_connected, invalid_arguments, forbidden, rate_limited, schema_error).',
+      help: 'Executions refused before the handler ran, by reason (not_found, key_revoked, cancelled, args_too_large, not_connected, invalid_arguments, forbidden, rate_limited, schema_error).',
       labelNames: ['reason', 'integration'],
       registers: [registry],
     }),

@@ -3,12 +3,15 @@
  * What one HTTP request may do, whatever it holds. A key revoked while its request runs stops the
  * request from starting more executions (MCP and REST; revoked on this server, or in the database
  * as another replica or the CLI does it). A JSON-RPC batch of execute_tools calls runs at most
- * requests.maxBatch executions together, and shares one requests.maxBatchResultBytes budget. The
+ * requests.maxBatch executions together, and shares one requests.maxBatchResultBytes budget.
+ * Arguments over the plugin's maxArgsBytes are refused before the schema walks them. The
  * upstream is a slow loopback server that counts what reaches it.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { jsonLengthOver } from '../../host/engine/validate-args.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -142,5 +145,40 @@ describe('bounds of one request', () => {
       return item.result ? 'ok' : item.code;
     });
     assert.deepEqual(codes.sort(), ['GW_ERR_RESULT_BATCH_TOO_LARGE', 'ok']);
+  });
+});
+
+describe('arguments over maxArgsBytes', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { plugins: { 'fixture-echo': { limits: { maxArgsBytes: 1024 } } } } });
+  });
+  after(async () => gw?.close());
+
+  it('are refused before validation, audited and counted, and the handler never runs', async () => {
+    // a million-item array would have taken seconds of the event loop to validate
+    const item = await gw.execute('echo_args', { text: 'x'.repeat(2000), times: 1 });
+    assert.equal(item.code, 'GW_ERR_SANDBOX_ARGS_TOO_LARGE');
+    assert.equal(item.error, 'the arguments are larger than 1024 bytes');
+    const huge = await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'x', times: 1, extra: Array.from({ length: 200_000 }, () => 'yy') } });
+    assert.equal(huge.json.code, 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', 'refused before the schema saw the unknown key');
+    assert.deepEqual((await gw.execute('echo_args', { text: 'fits', times: 2 })).result, { text: 'fitsfits', args: { text: 'fits', times: 2 } });
+    const rows = await gw.db.all<{ success: number; error_code: string | null }>("SELECT success, error_code FROM audit_events WHERE tool = 'echo_args' ORDER BY at");
+    assert.deepEqual(rows.map((r) => r.error_code), ['GW_ERR_SANDBOX_ARGS_TOO_LARGE', 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', null]);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    assert.match(metrics, /workbench_tool_executions_refused_total\{reason="args_too_large",integration="fixture-echo"\} 2/);
+    assert.match(metrics, /workbench_tool_executions_total\{integration="fixture-echo",tool="echo_args",success="true"\} 1/, 'only the one that fits ran');
+  });
+
+  it('property: the bound never refuses arguments whose JSON fits, and refuses those far over', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 4000 }), (value, limit) => {
+        const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+        if (jsonLengthOver(value, limit)) assert.ok(bytes > limit, `${bytes} bytes refused at ${limit}`);
+        // escapes, numbers and multi-byte characters make JSON up to ~6× longer than the bound counts
+        if (bytes > 6 * limit + 6) assert.ok(jsonLengthOver(value, limit), `${bytes} bytes passed at ${limit}`);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
