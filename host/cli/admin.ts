@@ -200,6 +200,7 @@ export async function runPluginValidate(dir: string | undefined, env: NodeJS.Pro
     await sandbox.close();
   }
   if (verdict.checked && !verdict.ok) return invalid(path.join(plugin.dir, 'plugin.js'), verdict.problem);
+  if (plugin.unscanned !== undefined) return invalid(path.join(plugin.dir, 'plugin.js'), plugin.unscanned);
   if (!verdict.checked) process.stderr.write(`warning: plugin.js could not be checked in the sandbox: ${verdict.reason}\n`);
   process.stdout.write(`ok: ${plugin.manifest.name}@${plugin.manifest.version}: ${plugin.tools.size} tool(s), ${plugin.source.length} bytes of source\n`);
   return 0;

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { compilePattern, separatePatterns, type PatternIssue } from './patterns.js';
+import { checkRegExpLiterals } from './regexp-literals.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
 import type { ProbeVerdict } from '../../sandbox/index.js';
 
@@ -30,6 +31,8 @@ export interface LoadedPlugin {
   source: string;
   sourceHash: string;
   tools: Map<string, LoadedTool>;
+  /** why its regular-expression literals could not be checked (acorn could not parse it): refused unless the probe refuses it first */
+  unscanned?: string;
 }
 
 export interface PluginLoadError {
@@ -167,8 +170,10 @@ export function loadPluginDir(dir: string): LoadedPlugin {
     const e = err as NodeJS.ErrnoException;
     throw Object.assign(new Error(e.code === 'ENOENT' ? 'missing: a plugin needs plugin.js beside manifest.json' : e.message), { file: sourceFile });
   }
+  const literals = checkRegExpLiterals(source);
+  if (literals.ok === false) throw Object.assign(new Error(literals.problem), { file: sourceFile });
   const sourceHash = createHash('sha256').update(source).digest('hex');
-  return { manifest, dir, source, sourceHash, tools };
+  return { manifest, dir, source, sourceHash, tools, ...(literals.ok === 'unchecked' ? { unscanned: literals.reason } : {}) };
 }
 
 /**
@@ -267,7 +272,8 @@ export async function probePlugins(
   loaded.plugins.forEach((plugin, i) => {
     const v = verdicts[i] as ProbeVerdict;
     if (!v.checked) unchecked.push({ dir: plugin.dir, reason: v.reason });
-    if (v.checked && !v.ok) errors.push({ dir: plugin.dir, file: path.join(plugin.dir, 'plugin.js'), message: v.problem });
+    const problem = v.checked && !v.ok ? v.problem : plugin.unscanned;
+    if (problem !== undefined) errors.push({ dir: plugin.dir, file: path.join(plugin.dir, 'plugin.js'), message: problem });
     else plugins.push(plugin);
   });
   return { plugins, errors, unchecked, retried };

@@ -248,11 +248,14 @@ describe('plugin.js checked in the sandbox at start-up', () => {
     nodefault: ['export const nodefault_x = async () => 1;', /^the module has no default export object; write `export default \{ nodefault_x: /],
     topthrow: ['throw new Error("top-level boom");\nexport default {};', /^the module failed to load: top-level boom/],
     nohandler: ['export default { nohandler_x: async () => 1 };', /^the default export has no function for tool "nohandler_y" of manifest\.json/],
+    // read by parsing, not by guessing: after \`if (x)\` a slash starts a pattern, not a division
+    longregex: [`const x = 1;\nif (x) /${'a'.repeat(30_000)}/.test('a');\nexport default { longregex_x: async () => 1 };`, /^line 2: a regular-expression literal of 30000 characters; patterns may have at most 20000 /],
     notfunction: ['export default { notfunction_x: 42 };', /^the default export has no function for tool "notfunction_x"/],
   };
   before(async () => {
     root = tempDir();
     writePlugin(root, 'fine', manifest('fine', [tool('fine_x')]), 'export default { fine_x: async () => ({ fine: true }) };');
+    writePlugin(root, 'fine-regex', manifest('fine-regex', [tool('fineregex_x')]), `export default { fineregex_x: async () => /${'b'.repeat(20_000)}/.test('b'.repeat(20_000)) };`);
     for (const [name, [source]] of Object.entries(broken)) {
       const tools = name === 'nohandler' ? [tool('nohandler_x'), tool('nohandler_y')] : [tool(`${name}_x`)];
       writePlugin(root, name, manifest(name, tools), source);
@@ -268,7 +271,7 @@ describe('plugin.js checked in the sandbox at start-up', () => {
   after(async () => gw?.close());
 
   it('refuses a module that cannot serve its tools, naming plugin.js and the problem, and loads the rest', async () => {
-    assert.deepEqual(gw.gateway.registry.plugins().map((p) => p.manifest.name), ['b-good-sharer', 'same-name', 'fine']);
+    assert.deepEqual(gw.gateway.registry.plugins().map((p) => p.manifest.name), ['b-good-sharer', 'same-name', 'fine', 'fine-regex']);
     const byDir = new Map(gw.gateway.pluginErrors.map((e) => [path.basename(e.dir), e]));
     assert.deepEqual([...byDir.keys()].sort(), [...Object.keys(broken), 'a-broken-owner', 'c-broken-name'].sort());
     for (const [name, [, message]] of Object.entries(broken)) {
@@ -278,6 +281,7 @@ describe('plugin.js checked in the sandbox at start-up', () => {
       assert.match(e.message, message, name);
     }
     assert.deepEqual((await gw.execute('fine_x')).result, { fine: true });
+    assert.equal((await gw.execute('fineregex_x')).result, true, 'a literal at the bound loads and runs');
     assert.deepEqual((await gw.execute('shared_x')).result, { from: 'b' }, 'the tool a refused plugin declared belongs to the good one');
     assert.deepEqual((await gw.execute('d_x')).result, { from: 'd' }, 'the name a refused plugin declared belongs to the good one');
     assert.equal((await gw.execute('nohandler_x')).code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'no tool of a refused plugin is listed');
