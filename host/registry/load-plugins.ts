@@ -14,6 +14,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { compilePattern, separatePatterns, type PatternIssue } from './patterns.js';
 import { checkRegExpLiterals } from './regexp-literals.js';
+import { schemaSizeProblem } from './schema-size.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
 import type { ProbeVerdict } from '../../sandbox/index.js';
 
@@ -91,10 +92,15 @@ function metaSchemaProblem(schema: Record<string, unknown>): string | undefined 
   return metaSchema.errorsText(metaSchema.errors, { dataVar: 'inputSchema', separator: '; ' });
 }
 
-/** Compiles one tool's JSON Schema; throws with a message naming the tool when it cannot. */
+/**
+ * Compiles one tool's JSON Schema; throws with a message naming the tool when it cannot, or when
+ * validating arguments against it could not be done in bounded time (see schema-size.ts).
+ */
 export function compileToolSchema(tool: ToolManifest): z.ZodType {
   const problem = metaSchemaProblem(tool.inputSchema);
   if (problem) throw new Error(`tools.${tool.name}.inputSchema: not a valid JSON Schema: ${problem}`);
+  const size = schemaSizeProblem(tool.inputSchema);
+  if (size) throw new Error(`tools.${tool.name}.inputSchema: cannot be validated in bounded time: ${size}`);
   try {
     // Patterns are checked with RE2 after zod, never as backtracking RegExps (see patterns.ts).
     const { stripped, check } = separatePatterns(tool.inputSchema);
