@@ -21,7 +21,7 @@ import type { Metrics } from '../telemetry/metrics.js';
 import { cancelled, forbidden, invalidArguments, isErrorItem, notConnected, toolNotFound, type ErrorItem, type ExecutionItem, type ExecutionRequest } from './outcomes.js';
 import { whyNotConnectable } from '../connections/connectable.js';
 import type { RateLimiter } from './rate-limit.js';
-import { jsonLengthOver, validateArguments } from './validate-args.js';
+import { holdsMoreValuesThan, jsonLengthOver, validateArguments, VALIDATION_BUDGET } from './validate-args.js';
 
 /** The part of the sandbox the engine uses. */
 export interface SandboxRunner {
@@ -147,6 +147,13 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
   const maxArgsBytes = sandboxLimits(deps.policy, manifest.name).maxArgsBytes;
   if (jsonLengthOver(args, maxArgsBytes))
     return { refusal: 'args_too_large', item: { error: `the arguments are larger than ${maxArgsBytes} bytes`, code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', integration: manifest.name, tool } };
+  // and the work of checking them against the schema is bounded too
+  const maxValues = Math.floor(VALIDATION_BUDGET / Math.max(1, resolved.tool.schemaSize));
+  if (holdsMoreValuesThan(args, maxValues))
+    return {
+      refusal: 'invalid_arguments',
+      item: invalidArguments(tool, `(root): the arguments hold more than ${maxValues} values, more than this tool's schema (${resolved.tool.schemaSize} sub-schemas per value) may check in one call; send fewer`),
+    };
   const v = validateArguments(resolved.tool.validator, args);
   if (v.kind === 'invalid') return { refusal: 'invalid_arguments', item: invalidArguments(tool, v.message) };
   if (v.kind === 'schema-error') {

@@ -66,6 +66,28 @@ export function jsonLengthOver(value: unknown, limit: number): boolean {
   return false;
 }
 
+/**
+ * Checks of one argument value against one sub-schema a call's validation may take: the number of
+ * values in the arguments times the sub-schemas one value may be checked against (the tool's
+ * schemaSize). zod checks every value, and keeps an issue for every failed anyOf branch of every
+ * value: 100,000 integers against an anyOf of 1,000 options ran the host out of memory, 10 options
+ * took a second.
+ */
+export const VALIDATION_BUDGET = 2_000_000;
+
+/** True when `value` holds more than `limit` values (objects, arrays and primitives), counted until it passes. */
+export function holdsMoreValuesThan(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++count > limit) return true;
+    if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (typeof v === 'object' && v !== null) for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+  }
+  return false;
+}
+
 export function validateArguments(validator: z.ZodType, args: unknown): ValidationResult {
   if (nestsDeeperThan(args, MAX_ARGS_DEPTH)) return { kind: 'invalid', message: `(root): arguments nest deeper than ${MAX_ARGS_DEPTH} levels` };
   try {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { compilePattern, separatePatterns, type PatternIssue } from './patterns.js';
 import { checkRegExpLiterals } from './regexp-literals.js';
-import { schemaSizeProblem } from './schema-size.js';
+import { MAX_SCHEMA_EXPANSION, measureSchema, schemaSizeProblem } from './schema-size.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
 import type { ProbeVerdict } from '../../sandbox/index.js';
 
@@ -24,6 +24,8 @@ export interface LoadedTool {
   manifest: ToolManifest;
   /** validator compiled from the JSON Schema at load time */
   validator: z.ZodType;
+  /** sub-schemas one argument value may be checked against, at most (schema-size.ts) */
+  schemaSize: number;
 }
 
 export interface LoadedPlugin {
@@ -161,7 +163,9 @@ export function loadPluginDir(dir: string): LoadedPlugin {
   const tools = new Map<string, LoadedTool>();
   for (const tool of manifest.tools) {
     try {
-      tools.set(tool.name, { manifest: tool, validator: compileToolSchema(tool) });
+      const validator = compileToolSchema(tool);
+      const size = measureSchema(tool.inputSchema);
+      tools.set(tool.name, { manifest: tool, validator, schemaSize: typeof size === 'number' ? size : MAX_SCHEMA_EXPANSION });
     } catch (err) {
       throw Object.assign(err as Error, { file: manifestFile });
     }

@@ -176,6 +176,16 @@ function tooLarge(path: string, where: string, limit: number): string {
  * properties and items. A `$defs` entry counts each time it is reached.
  */
 export function schemaSizeProblem(schema: Record<string, unknown>, limit: number = MAX_SCHEMA_EXPANSION): string | undefined {
+  const measured = measureSchema(schema, limit);
+  return typeof measured === 'string' ? measured : undefined;
+}
+
+/**
+ * The number of sub-schemas `schema` expands to (counted as schemaSizeProblem counts them: an upper
+ * bound of the sub-schemas one argument value is checked against), or why it cannot be validated
+ * in bounded time.
+ */
+export function measureSchema(schema: Record<string, unknown>, limit: number = MAX_SCHEMA_EXPANSION): number | string {
   const ids = new Map<unknown, number>();
   const idOf = (v: unknown): number => {
     if (!ids.has(v)) ids.set(v, ids.size);
@@ -226,5 +236,5 @@ export function schemaSizeProblem(schema: Record<string, unknown>, limit: number
       queue.push(child);
     }
   }
-  return undefined;
+  return total;
 }

@@ -8,10 +8,12 @@
  * upstream is a slow loopback server that counts what reaches it.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { jsonLengthOver } from '../../host/engine/validate-args.js';
+import { jsonLengthOver, VALIDATION_BUDGET } from '../../host/engine/validate-args.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -180,5 +182,47 @@ describe('arguments over maxArgsBytes', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('the work of validating one call', () => {
+  let gw: TestGateway;
+  let root: string;
+  before(async () => {
+    // an anyOf of 1,000 options under items: 100,000 integers against it (200 KB, within maxArgsBytes)
+    // ran the host out of memory
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-wide-'));
+    const dir = path.join(root, 'wide-anyof');
+    fs.mkdirSync(dir);
+    const options = Array.from({ length: 1000 }, (_, i) => ({ const: i }));
+    const manifest = {
+      name: 'wide-anyof',
+      version: '1.0.0',
+      displayName: 'Wide anyOf',
+      description: 'One tool whose items may be any of 1,000 constants.',
+      auth: { type: 'none' },
+      egress: [],
+      tools: [{ name: 'wide_count', description: 'Counts the ids.', inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { anyOf: options } } }, required: ['ids'] } }],
+    };
+    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+    fs.writeFileSync(path.join(dir, 'plugin.js'), 'export default { wide_count: async (ctx, args) => ({ n: args.ids.length }) };');
+    gw = await startGateway({ plugins: [], pluginDirs: [root] });
+  });
+  after(async () => {
+    await gw?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is bounded: values times the sub-schemas each may be checked against, refused before zod runs', async () => {
+    const size = gw.gateway.registry.tool('wide_count')?.tool.schemaSize ?? 0;
+    assert.ok(size > 1000, `schema size ${size}`);
+    const maxValues = Math.floor(VALIDATION_BUDGET / size);
+    const refused = await gw.execute('wide_count', { ids: Array.from({ length: 100_000 }, () => 7) });
+    assert.equal(refused.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
+    assert.equal(refused.error, `Invalid arguments for wide_count: (root): the arguments hold more than ${maxValues} values, more than this tool's schema (${size} sub-schemas per value) may check in one call; send fewer`);
+    const ok = await gw.execute('wide_count', { ids: Array.from({ length: 100 }, (_, i) => i) });
+    assert.deepEqual(ok.result, { n: 100 });
+    const bad = await gw.execute('wide_count', { ids: [1, 2, 5000] });
+    assert.equal(bad.code, 'GW_ERR_VALIDATION_INVALID_ARGS', 'small calls are still validated');
   });
 });
