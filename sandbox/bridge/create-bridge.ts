@@ -72,9 +72,21 @@ export function compileEgressPolicy(egress: EgressPolicy): CompiledEgressPolicy 
   };
 }
 
+const NOTHING_TO_UNDO = (): void => undefined;
+
 function createCallContext(scope: CallScope, policy: CompiledEgressPolicy): CallContext {
   const secrets: string[] = [];
   let loading: Promise<Credential | undefined> | undefined;
+  const atEnd = new Set<() => void>();
+  if (!scope.signal.aborted)
+    scope.signal.addEventListener(
+      'abort',
+      () => {
+        for (const fn of atEnd) fn();
+        atEnd.clear();
+      },
+      { once: true },
+    );
   return {
     scope,
     policy,
@@ -88,6 +100,14 @@ function createCallContext(scope: CallScope, policy: CompiledEgressPolicy): Call
     loadedSecrets: () => secrets,
     addSecret(value) {
       if (!secrets.includes(value)) secrets.push(value);
+    },
+    onEnd(fn) {
+      if (scope.signal.aborted) {
+        fn();
+        return NOTHING_TO_UNDO;
+      }
+      atEnd.add(fn);
+      return () => atEnd.delete(fn);
     },
   };
 }

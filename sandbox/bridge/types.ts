@@ -64,6 +64,13 @@ export interface CallContext {
   loadedSecrets(): readonly string[];
   /** registers a value derived from the credential (e.g. the rendered header) for redaction */
   addSecret(value: string): void;
+  /**
+   * Runs `fn` when the call ends (at once if it has ended) and returns what unregisters it. The
+   * call's signal gets one listener however many requests wait on it: a listener per request put
+   * more than 10 on it (Node's MaxListenersExceededWarning on the host's stderr) and cost an
+   * EventTarget registration each.
+   */
+  onEnd(fn: () => void): () => void;
 }
 
 /** The egress policy with its CIDRs and upstream origins parsed once. */

@@ -5,6 +5,7 @@
  * injection and redaction, header rules, size caps, timeouts and the per-call budget.
  */
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { createBridge, type Bridge, type BridgeRequest, type BridgeResult, type CallScope, type Credential } from '../../sandbox/index.js';
 import { manifestSchema, type PluginManifest } from '../../sandbox/manifest.js';
@@ -297,6 +298,26 @@ describe('bridge: request rules, caps, timeouts, budget', () => {
     setTimeout(() => ended.abort(), 100);
     assert.equal(codeOf(await bridge.dispatch(get('https://api.example.com/slow?ms=1000'), scopeOf({ signal: ended.signal }))), 'GW_ERR_BRIDGE_CALL_ENDED');
     assert.equal(codeOf(await bridge.dispatch(get('https://api.example.com/json'), scopeOf({ signal: ended.signal }))), 'GW_ERR_BRIDGE_CALL_ENDED');
+  });
+
+  it('watches the end of a call with one listener, however many of its requests are in flight (no MaxListenersExceededWarning)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const ended = new AbortController();
+      const scope = scopeOf({ signal: ended.signal, maxRequests: 25 });
+      const before = up.received.filter((r) => r.url.startsWith('/hang?many')).length;
+      const pending = Array.from({ length: 25 }, (_, i) => bridge.dispatch(get(`https://api.example.com/hang?many=${i}`), scope));
+      while (up.received.filter((r) => r.url.startsWith('/hang?many')).length < before + 25) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(getEventListeners(ended.signal, 'abort').length, 1, 'one listener for the call, with 25 requests waiting on it');
+      ended.abort();
+      assert.deepEqual(new Set((await Promise.all(pending)).map(codeOf)), new Set(['GW_ERR_BRIDGE_CALL_ENDED']));
+      await new Promise((r) => setImmediate(r)); // process warnings are emitted on a later tick
+      assert.deepEqual(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('counts requests per call', async () => {

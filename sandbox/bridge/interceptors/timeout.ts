@@ -1,9 +1,10 @@
 /**
  * @module sandbox/bridge/interceptors/timeout
  * One deadline for the whole request, redirects and body included (`requestTimeoutMs`), merged
- * with the call's own signal so that a request dies with its call. One AbortController and one
+ * with the end of its call so that a request dies with its call. One AbortController and one
  * timer per request: `AbortSignal.timeout` + `AbortSignal.any` cost several times more (weakly
- * held timers and composite signals, with their finalizers), on every ctx.http request.
+ * held timers and composite signals, with their finalizers), on every ctx.http request. The call's
+ * end is watched through `call.onEnd`, one listener on the call's signal for all its requests.
  */
 import { BridgeError, isBridgeError } from '../bridge-error.js';
 import type { Interceptor } from '../types.js';
@@ -19,20 +20,18 @@ export function timeout(): Interceptor {
         controller.abort(new Error(`no complete response within ${ms} ms`));
       }, ms);
       timer.unref();
-      const callEnded = (): void => controller.abort(req.signal.reason);
-      if (req.signal.aborted) callEnded();
-      else req.signal.addEventListener('abort', callEnded, { once: true });
+      const stopWatching = call.onEnd(() => controller.abort(call.scope.signal.reason));
       try {
         return await next({ ...req, signal: controller.signal }, call);
       } catch (e) {
-        if (req.signal.aborted) throw new BridgeError('GW_ERR_BRIDGE_CALL_ENDED', 'the call this request belongs to is over');
+        if (call.scope.signal.aborted) throw new BridgeError('GW_ERR_BRIDGE_CALL_ENDED', 'the call this request belongs to is over');
         if (timedOut && !(isBridgeError(e) && e.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE')) {
           throw new BridgeError('GW_ERR_BRIDGE_TIMEOUT', `no complete response within ${ms} ms`);
         }
         throw e;
       } finally {
         clearTimeout(timer);
-        req.signal.removeEventListener('abort', callEnded);
+        stopWatching();
       }
     };
 }
