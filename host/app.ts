@@ -105,6 +105,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     maxResponseBytes: policy.http.maxResponseBytes,
     maxRequestBodyBytes: policy.http.maxRequestBodyBytes,
     maxRedirects: policy.http.maxRedirects,
+    maxBufferedBytes: policy.http.maxBufferedBytes,
+    // "the largest share one plugin may hold", of workers and of the bodies the bridge holds alike
+    maxBufferedShare: policy.sandbox.maxWorkerShare,
   });
   const sandbox = await createSandbox({
     workers: policy.sandbox.workers,

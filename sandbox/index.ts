@@ -7,11 +7,12 @@
  *   - `probePlugin(sandbox, plugin, tools, limits)` checks in the sandbox that a plugin module
  *     compiles, evaluates and exports a function for every tool (the host never evaluates it).
  *   - `createBridge(egress, options)` is the host side of `ctx.http`: egress policy, credential
- *     injection, redaction. Wire them as `sandbox.run(task, (req) => bridge.dispatch(req, scope))`.
+ *     injection, redaction, the buffer budget. Wire them as
+ *     `sandbox.run(task, (req, delivered) => bridge.dispatch(req, scope, delivered))`.
  */
 export { createSandbox } from './supervisor/create-sandbox.js';
 export type { Sandbox, SandboxFault, SandboxOptions, SandboxStats, SandboxLogger } from './sandbox-options.js';
-export { createBridge, createUpstreamMapper, type Bridge, type BridgeOptions } from './bridge/create-bridge.js';
+export { createBridge, createUpstreamMapper, type Bridge, type BridgeBufferStats, type BridgeOptions } from './bridge/create-bridge.js';
 export type { CallScope, Credential } from './bridge/types.js';
 export type { Resolver } from './bridge/safe-lookup.js';
 export * from './protocol.js';

@@ -134,6 +134,7 @@ export const BRIDGE_ERROR_CODES = [
   'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE',
   'GW_ERR_BRIDGE_NETWORK', // connection refused, reset, DNS failure, …
   'GW_ERR_BRIDGE_CALL_ENDED', // the call the request belonged to is over
+  'GW_ERR_BRIDGE_BUSY', // the bridge holds as many response bodies as http.maxBufferedBytes allows (or the plugin its share); retry later
 ] as const;
 export type BridgeErrorCode = (typeof BRIDGE_ERROR_CODES)[number];
 
@@ -141,8 +142,15 @@ export type BridgeResult =
   | { ok: true; response: BridgeResponse }
   | { ok: false; error: { code: BridgeErrorCode; message: string } };
 
-/** How the host answers a sandboxed call's ctx.http: one function per call, provided by the host. */
-export type HttpHandler = (request: BridgeRequest) => Promise<BridgeResult>;
+/**
+ * How the host answers a sandboxed call's ctx.http: one function per call, provided by the host.
+ * `delivered`, when the supervisor passes it, settles once the answer has been written to the
+ * sandbox process's channel (or dropped, the call or process being gone): the bridge keeps the
+ * response body counted in its buffer budget (`maxBufferedBytes`) until then, since the host holds
+ * the body, and its serialised copy, until that write. Without it the body is released as the
+ * handler's promise settles.
+ */
+export type HttpHandler = (request: BridgeRequest, delivered?: Promise<void>) => Promise<BridgeResult>;
 
 /** Egress rules the bridge enforces, as plain data derived from the policy file. */
 export interface EgressPolicy {
@@ -160,4 +168,8 @@ export interface EgressPolicy {
   maxRequestBodyBytes: number;
   /** redirect hops followed by hand */
   maxRedirects: number;
+  /** response body bytes the bridge holds at once, all calls together (at least maxResponseBytes) */
+  maxBufferedBytes: number;
+  /** the largest share of maxBufferedBytes one plugin may hold, 0..1 (never less than maxResponseBytes) */
+  maxBufferedShare: number;
 }

@@ -30,7 +30,7 @@ export interface SandboxRunner {
 }
 
 export interface BridgeDispatcher {
-  dispatch(req: BridgeRequest, scope: CallScope): Promise<BridgeResult>;
+  dispatch(req: BridgeRequest, scope: CallScope, delivered?: Promise<void>): Promise<BridgeResult>;
 }
 
 export interface EngineDeps {
@@ -221,7 +221,7 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
   cancel?.addEventListener('abort', onCancel, { once: true });
   let outcome: RunOutcome;
   try {
-    outcome = await deps.sandbox.run(task, (req) => deps.bridge.dispatch(req, scope), cancel);
+    outcome = await deps.sandbox.run(task, (req, delivered) => deps.bridge.dispatch(req, scope, delivered), cancel);
   } finally {
     cancel?.removeEventListener('abort', onCancel);
     ended.abort(CALL_ENDED);

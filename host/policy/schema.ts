@@ -74,6 +74,13 @@ const limitsOverrideSchema = z
   )
   .strict();
 
+/**
+ * `http.maxBufferedBytes` when the policy leaves it out: 32 responses of the default 8 MiB cap at
+ * once, more than one call can make (25 requests), for a host peak of about 1 GiB of RSS under a
+ * flood of large bodies (measured: docs/security.md, sizing the host's memory).
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
+
 const httpSchema = z
   .object({
     /** timeout of each outbound request, ms (default 15000) */
@@ -88,8 +95,23 @@ const httpSchema = z
     allowPrivateCidrs: z.array(z.string().min(1).refine((c) => isCidr(c), 'must be an IP address or CIDR range, e.g. "10.0.0.0/8"')).default([]),
     /** hosts refused even when declared, matched exactly (default none) */
     denyHosts: z.array(hostNameSchema).default([]),
+    /**
+     * response body bytes the bridge holds at once, all calls together (default 256 MiB, or
+     * maxResponseBytes when that is larger; at least maxResponseBytes)
+     */
+    maxBufferedBytes: z.number().int().min(1024).max(64 * 1024 * 1024 * 1024).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((h, ctx) => {
+    if (h.maxBufferedBytes !== undefined && h.maxBufferedBytes < h.maxResponseBytes)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxBufferedBytes'],
+        message: `must be at least http.maxResponseBytes (${h.maxResponseBytes}): a response of the largest size must fit in it`,
+      });
+  })
+  // left out, it follows maxResponseBytes up, so that a policy raising only that still loads
+  .transform((h) => ({ ...h, maxBufferedBytes: h.maxBufferedBytes ?? Math.max(DEFAULT_MAX_BUFFERED_BYTES, h.maxResponseBytes) }));
 
 const sandboxSchema = z
   .object({

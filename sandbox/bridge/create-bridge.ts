@@ -7,10 +7,13 @@
  *     → egress-policy → inject-credential → map-upstream → cap-response-size → transport
  *
  * The credential is loaded in this process only, so it never enters the sandbox process.
+ * Response bodies held in this process, all calls together, are bounded by one byte budget
+ * (buffer-budget.ts, `maxBufferedBytes`).
  */
 import type { BridgeRequest, BridgeResult, EgressPolicy } from '../protocol.js';
 import { parseCidrs } from './address-policy.js';
 import { isBridgeError } from './bridge-error.js';
+import { BufferBudget } from './buffer-budget.js';
 import { compose } from './compose.js';
 import { capResponseSize } from './interceptors/cap-response-size.js';
 import { egressPolicy } from './interceptors/egress-policy.js';
@@ -35,9 +38,24 @@ export interface BridgeOptions {
   connectTimeoutMs?: number;
 }
 
+/** The bridge's buffer budget now (a metric, and for tests). */
+export interface BridgeBufferStats {
+  /** bytes of response bodies held now, all calls together */
+  heldBytes: number;
+  /** `maxBufferedBytes` */
+  limitBytes: number;
+  /** requests refused with GW_ERR_BRIDGE_BUSY since start */
+  refusals: number;
+}
+
 export interface Bridge {
-  /** Runs one ctx.http request for the call described by `scope`. Never rejects. */
-  dispatch(req: BridgeRequest, scope: CallScope): Promise<BridgeResult>;
+  /**
+   * Runs one ctx.http request for the call described by `scope`. Never rejects. The response body
+   * counts in the buffer budget until `delivered` settles (see HttpHandler), or, without it, until
+   * this promise settles; at the latest until the call ends.
+   */
+  dispatch(req: BridgeRequest, scope: CallScope, delivered?: Promise<void>): Promise<BridgeResult>;
+  bufferStats(): BridgeBufferStats;
   /** Closes the HTTP agents (in-flight requests fail). */
   close(): Promise<void>;
 }
@@ -133,11 +151,16 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
     capResponseSize(),
   )(transport.send);
   const calls = new WeakMap<CallScope, CallContext>();
+  const budget = new BufferBudget({ limit: egress.maxBufferedBytes, share: egress.maxBufferedShare, maxResponseBytes: egress.maxResponseBytes });
 
   return {
-    async dispatch(raw, scope) {
+    async dispatch(raw, scope, delivered) {
       let call = calls.get(scope);
       if (!call) calls.set(scope, (call = createCallContext(scope, policy)));
+      const reservation = budget.open(scope.manifest.name);
+      // whatever becomes of the request, its bytes are back in the budget when its call ends
+      const forget = call.onEnd(() => reservation.release());
+      let handedOver = false;
       try {
         if (typeof raw?.url !== 'string' || typeof raw.method !== 'string' || typeof raw.headers !== 'object' || raw.headers === null) {
           return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } };
@@ -159,14 +182,30 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
           hop: 0,
           initialOrigin: url.origin,
           signal: scope.signal,
+          reservation,
         };
         const res = await run(req, call);
+        if (delivered && reservation.bytes > 0) {
+          // the body stays counted until the sandbox process has it (see HttpHandler)
+          handedOver = true;
+          const release = (): void => {
+            reservation.release();
+            forget();
+          };
+          delivered.then(release, release);
+        }
         return { ok: true, response: { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url } };
       } catch (e) {
         if (isBridgeError(e)) return { ok: false, error: { code: e.code, message: e.message } };
         return { ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } };
+      } finally {
+        if (!handedOver) {
+          reservation.release();
+          forget();
+        }
       }
     },
+    bufferStats: () => ({ heldBytes: budget.held, limitBytes: budget.limit, refusals: budget.refusals }),
     close: () => transport.close(),
   };
 }

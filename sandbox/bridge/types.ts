@@ -7,6 +7,7 @@
 import type { PluginManifest } from '../manifest.js';
 import type { EgressPolicy } from '../protocol.js';
 import type { Cidr } from './address-policy.js';
+import type { Reservation } from './buffer-budget.js';
 
 /** Secret values of one connection, e.g. `{ token }` (OAuth2) or `{ apiKey }` (API-key fields). */
 export interface Credential {
@@ -41,6 +42,11 @@ export interface OutboundRequest {
   /** true when `target` is an operator-named upstream: the private-address check is skipped */
   mapped?: boolean;
   signal: AbortSignal;
+  /**
+   * the response body bytes this request holds in the bridge's buffer budget (one hop's at a
+   * time); the bridge returns them when the body has reached the sandbox or the request failed
+   */
+  reservation: Reservation;
 }
 
 /** A response on its way back to the plugin. `stream` is consumed by the size cap. */

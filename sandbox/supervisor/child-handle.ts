@@ -62,7 +62,7 @@ export class ChildHandle {
   readonly #proc: ChildProcess;
   readonly #options: ResolvedSandboxOptions;
   readonly #inFlight = new Map<number, InFlight>();
-  readonly #outbox = new Outbox<ToChild>((msg) => this.#write(msg));
+  readonly #outbox = new Outbox<ToChild>((msg, written) => this.#write(msg, written));
   /** plugin sources (by hash) already sent to this process: later calls go without theirs */
   readonly #sentSources = new Set<string>();
   /** memory-stats requests waiting for their answer, by request id */
@@ -192,17 +192,21 @@ export class ChildHandle {
     if (!this.exited) this.#proc.kill('SIGKILL');
   }
 
-  #send(msg: ToChild): void {
-    if (this.exited || !this.#proc.connected) return;
-    this.#outbox.push(msg);
+  /** Queues a message; `written` runs once it has been written to the channel or dropped. */
+  #send(msg: ToChild, written?: () => void): void {
+    if (this.exited || !this.#proc.connected) return written?.();
+    this.#outbox.push(msg, written);
   }
 
-  #write(msg: ToChild | Batch<ToChild>): void {
-    if (this.exited || !this.#proc.connected) return;
+  #write(msg: ToChild | Batch<ToChild>, written?: () => void): void {
+    if (this.exited || !this.#proc.connected) return written?.();
     try {
-      this.#proc.send(msg);
+      // with a callback, a failed write is reported to it instead of as an 'error' event: either
+      // way the exit handler fails the calls in flight
+      if (written) this.#proc.send(msg, () => written());
+      else this.#proc.send(msg);
     } catch {
-      // the exit handler fails the calls in flight
+      written?.();
     }
   }
 
@@ -228,11 +232,15 @@ export class ChildHandle {
     } else if (m.t === 'http') {
       const { id, reqId } = m;
       if (typeof reqId !== 'number') return;
+      // the bridge holds the response body in its buffer budget until the answer is written
+      let written: () => void = () => undefined;
+      const delivered = new Promise<void>((resolve) => (written = resolve));
       Promise.resolve()
-        .then(() => call.http(m.request))
+        .then(() => call.http(m.request, delivered))
         .catch((): BridgeResult => ({ ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } }))
         .then((result) => {
-          if (this.#inFlight.get(id) === call) this.#send({ t: 'http-result', id, reqId, result });
+          if (this.#inFlight.get(id) === call) this.#send({ t: 'http-result', id, reqId, result }, written);
+          else written();
         });
     } else if (m.t === 'need-source') {
       this.#send({ t: 'source', id: m.id, source: call.task.plugin.source });

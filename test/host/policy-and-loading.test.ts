@@ -68,6 +68,9 @@ describe('policy files', () => {
     // a capped answer keeps one item per execution: 58 characters each at the least, and 200 more
     ['a result cap too small for the largest batch', { resultCap: { maxChars: 3099 } }, /resultCap\.maxChars: must be at least 3100 with requests\.maxBatch 50/],
     ['a batch too large for the result cap', { requests: { maxBatch: 1000 }, resultCap: { maxChars: 58199 } }, /resultCap\.maxChars: must be at least 58200 with requests\.maxBatch 1000/],
+    // the largest response must fit in the buffer budget, or it could never be read
+    ['a buffer budget smaller than one response', { http: { maxBufferedBytes: 4 * 1024 * 1024 } }, /http\.maxBufferedBytes: must be at least http\.maxResponseBytes \(8388608\)/],
+    ['a buffer budget that is not a whole number of bytes', { http: { maxBufferedBytes: 1e9 + 0.5 } }, /http\.maxBufferedBytes/],
   ];
   for (const [name, raw, pattern] of bad) {
     it(`refuses ${name} with the field named`, () => {
@@ -77,6 +80,13 @@ describe('policy files', () => {
       );
     });
   }
+
+  it('http.maxBufferedBytes: 256 MiB when left out, or maxResponseBytes when that is larger; exactly maxResponseBytes is accepted', () => {
+    assert.equal(parsePolicy({}).http.maxBufferedBytes, 256 * 1024 * 1024);
+    assert.equal(loadPolicyFile(DEFAULT_POLICY_FILE).http.maxBufferedBytes, 256 * 1024 * 1024);
+    assert.equal(parsePolicy({ http: { maxResponseBytes: 300 * 1024 * 1024 } }).http.maxBufferedBytes, 300 * 1024 * 1024, 'a policy raising only the response cap still loads');
+    assert.equal(parsePolicy({ http: { maxResponseBytes: 2048, maxBufferedBytes: 2048 } }).http.maxBufferedBytes, 2048);
+  });
 
   it('accepts a result cap right at the floor for its largest batch', () => {
     assert.equal(parsePolicy({ resultCap: { maxChars: 3100 } }).resultCap.maxChars, 3100);

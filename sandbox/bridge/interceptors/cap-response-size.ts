@@ -3,12 +3,27 @@
  * Reads the response body while counting bytes and aborts past `maxResponseBytes`, so a huge
  * body never gets buffered in the host (the host's heap is not covered by any isolate limit).
  * The count is of decoded bytes: a compression bomb is stopped like any other large body.
+ *
+ * Each chunk is also admitted into the bridge's buffer budget (`req.reservation`, all calls
+ * together: buffer-budget.ts) before it is kept; a chunk that does not fit ends the request at once
+ * with GW_ERR_BRIDGE_BUSY. On every failure the bytes read so far are returned before the
+ * connection is torn down, so other requests see the room at once.
  */
 import { BridgeError } from '../bridge-error.js';
+import type { BufferRefusal } from '../buffer-budget.js';
 import type { Interceptor } from '../types.js';
 
 function tooLarge(max: number): BridgeError {
   return new BridgeError('GW_ERR_BRIDGE_RESPONSE_TOO_LARGE', `the response body is larger than ${max} bytes`);
+}
+
+function busy(refused: BufferRefusal): BridgeError {
+  return new BridgeError(
+    'GW_ERR_BRIDGE_BUSY',
+    refused.of === 'budget'
+      ? `the gateway is holding as many response bodies as it may at once (${refused.limit} bytes, http.maxBufferedBytes, all plugins together); retry later`
+      : `this plugin's requests are holding as many response bodies as one plugin may at once (${refused.limit} bytes of http.maxBufferedBytes); retry later, or make fewer large requests at once`,
+  );
 }
 
 export function capResponseSize(): Interceptor {
@@ -23,6 +38,7 @@ export function capResponseSize(): Interceptor {
         await stream.cancel().catch(() => undefined);
         throw tooLarge(max);
       }
+      const { reservation } = req;
       const reader = stream.getReader();
       const chunks: Uint8Array[] = [];
       let total = 0;
@@ -31,12 +47,22 @@ export function capResponseSize(): Interceptor {
           const { done, value } = await reader.read();
           if (done) break;
           total += value.byteLength;
-          if (total > max) {
+          let refusal: BridgeError | undefined;
+          if (total > max) refusal = tooLarge(max);
+          else {
+            const refused = reservation.grow(value.byteLength);
+            if (refused) refusal = busy(refused);
+          }
+          if (refusal) {
+            reservation.release();
             await reader.cancel().catch(() => undefined);
-            throw tooLarge(max);
+            throw refusal;
           }
           chunks.push(value);
         }
+      } catch (e) {
+        reservation.release();
+        throw e;
       } finally {
         reader.releaseLock();
       }

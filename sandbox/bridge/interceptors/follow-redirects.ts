@@ -19,6 +19,8 @@ export function followRedirects(): Interceptor {
         const res = await next(current, call);
         const location = res.headers['location'];
         if (!REDIRECTS.has(res.status) || location === undefined) return res;
+        // the redirect's own body is dropped here: its bytes leave the buffer budget
+        current.reservation.release();
         if (current.hop >= call.policy.maxRedirects) {
           throw new BridgeError('GW_ERR_BRIDGE_TOO_MANY_REDIRECTS', `more than ${call.policy.maxRedirects} redirects`);
         }

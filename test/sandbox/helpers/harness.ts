@@ -1,8 +1,8 @@
 /**
  * @module test/sandbox/helpers/harness
  * Builds tasks, manifests, scopes and egress policies for sandbox tests, and runs one call the way
- * the host does: `sandbox.run(task, (req) => bridge.dispatch(req, scope))`, recording every bridge
- * request and result and every log line.
+ * the host does: `sandbox.run(task, (req, delivered) => bridge.dispatch(req, scope, delivered))`,
+ * recording every bridge request and result and every log line.
  */
 import { createHash } from 'node:crypto';
 import { after, before } from 'node:test';
@@ -23,7 +23,7 @@ export const LIMITS: SandboxLimits = {
 };
 
 export function egressPolicy(overrides: Partial<EgressPolicy> = {}): EgressPolicy {
-  return { upstreams: {}, allowPrivateCidrs: [], denyHosts: [], requestTimeoutMs: 2000, maxResponseBytes: 256 * 1024, maxRequestBodyBytes: LIMITS.maxRequestBodyBytes, maxRedirects: 3, ...overrides };
+  return { upstreams: {}, allowPrivateCidrs: [], denyHosts: [], requestTimeoutMs: 2000, maxResponseBytes: 256 * 1024, maxRequestBodyBytes: LIMITS.maxRequestBodyBytes, maxRedirects: 3, maxBufferedBytes: 64 * 1024 * 1024, maxBufferedShare: 1, ...overrides };
 }
 
 export function manifest(overrides: Partial<PluginManifest> = {}): PluginManifest {
@@ -101,9 +101,9 @@ export async function callTool(sandbox: Sandbox, bridge: Bridge, spec: CallSpec)
     ...(spec.contextKey !== undefined ? { contextKey: spec.contextKey } : {}),
   };
   try {
-    record.outcome = await sandbox.run(task, async (req) => {
+    record.outcome = await sandbox.run(task, async (req, delivered) => {
       record.requests.push(req);
-      const r = await bridge.dispatch(req, scope);
+      const r = await bridge.dispatch(req, scope, delivered);
       record.results.push(r);
       return r;
     });
