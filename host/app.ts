@@ -26,6 +26,7 @@ import { ContinuationStore } from './results/continuations.js';
 import type { Db } from './storage/db.js';
 import { openDatabase } from './storage/open.js';
 import { UserStore, type User } from './storage/users.js';
+import { registerBridgeMetrics } from './telemetry/bridge-metrics.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import { createMetrics, registerReadCounter, type Metrics } from './telemetry/metrics.js';
 import { registerSandboxMetrics } from './telemetry/sandbox-metrics.js';
@@ -153,6 +154,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     () => audit.failures,
   );
   registerSandboxMetrics(metrics.registry, () => sandbox.stats());
+  registerBridgeMetrics(metrics.registry, () => bridge.bufferStats());
   const engine: EngineDeps = {
     registry,
     policy,

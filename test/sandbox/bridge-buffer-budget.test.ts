@@ -9,118 +9,11 @@
  * Every wait is for a condition (bytes held, requests arrived), never for a time.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createBridge, createSandbox, type Bridge, type BridgeRequest, type BridgeResult, type CallScope, type Sandbox } from '../../sandbox/index.js';
 import type { EgressPolicy } from '../../sandbox/protocol.js';
+import { FOUR_FIT, KiB, MiB, startBodyUpstream, until, type BodyUpstream } from '../helpers/body-upstream.js';
 import { callTool, egressPolicy, manifest, moduleOf } from './helpers/harness.js';
-
-const KiB = 1024;
-const MiB = 1024 * KiB;
-const CHUNK = Buffer.alloc(64 * KiB, 0x61);
-
-/** Writes `n` bytes of "a" honouring back-pressure; then `done`. */
-function pump(res: http.ServerResponse, n: number, done: () => void): void {
-  let left = n;
-  const more = (): void => {
-    while (left > 0 && !res.destroyed) {
-      const piece = CHUNK.subarray(0, Math.min(CHUNK.length, left));
-      left -= piece.length;
-      if (!res.write(piece)) return void res.once('drain', more);
-    }
-    done();
-  };
-  more();
-}
-
-interface BodyUpstream {
-  origin: string;
-  /** requests received whose URL starts with `prefix` */
-  arrived(prefix: string): number;
-  /** a held response (`/held?key=`) sends the rest of its body and ends */
-  finish(key: string): void;
-  /** a held response's connection is destroyed */
-  breakOff(key: string): void;
-  close(): Promise<void>;
-}
-
-/**
- * `/bytes?n=` n bytes; `/barrier?n=&k=&group=` n bytes once k requests of the group have arrived
- * (so that they are all in flight together); `/held?n=&first=&key=` `first` bytes, then the rest
- * on `finish(key)` or a broken connection on `breakOff(key)`; `/redirect?n=&to=` a 302 with an
- * n-byte body.
- */
-async function startBodyUpstream(): Promise<BodyUpstream> {
-  const urls: string[] = [];
-  const groups = new Map<string, Array<() => void>>();
-  const held = new Map<string, { finish: () => void; breakOff: () => void }>();
-  const server = http.createServer((req, res) => {
-    urls.push(req.url ?? '');
-    const u = new URL(req.url ?? '/', 'http://upstream.invalid');
-    const n = Number(u.searchParams.get('n') ?? '0');
-    const send = (): void => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      pump(res, n, () => res.end());
-    };
-    if (u.pathname === '/bytes') return send();
-    if (u.pathname === '/barrier') {
-      const group = u.searchParams.get('group') ?? '';
-      const waiting = groups.get(group) ?? [];
-      groups.set(group, waiting);
-      waiting.push(send);
-      if (waiting.length === Number(u.searchParams.get('k'))) for (const go of waiting.splice(0)) go();
-      return;
-    }
-    if (u.pathname === '/held') {
-      const first = Number(u.searchParams.get('first') ?? '0');
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      pump(res, first, () => undefined);
-      // a response the bridge gave up on (its connection closed) is left alone
-      held.set(u.searchParams.get('key') ?? '', { finish: () => void (res.destroyed || pump(res, n - first, () => res.end())), breakOff: () => res.destroy() });
-      return;
-    }
-    if (u.pathname === '/redirect') {
-      res.writeHead(302, { location: u.searchParams.get('to') ?? '/bytes?n=1', 'content-type': 'text/plain' });
-      return pump(res, n, () => res.end());
-    }
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const control = (key: string): { finish: () => void; breakOff: () => void } => {
-    const h = held.get(key);
-    if (!h) throw new Error(`no held response "${key}"`);
-    held.delete(key);
-    return h;
-  };
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrived: (prefix) => urls.filter((x) => x.startsWith(prefix)).length,
-    finish: (key) => control(key).finish(),
-    breakOff: (key) => control(key).breakOff(),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** Waits for a condition (polling; the loop is bounded so that a broken test fails instead of hanging). */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail(`never happened: ${what}`);
-}
-
-/**
- * 8 bodies of `body` bytes, each sent but for its last byte until the test lets it finish: 4 of
- * those fit in `limit` and a 5th does not (5 × (body − 1) > limit), with room to spare for one more
- * read chunk, so exactly 4 are refused, whatever order the chunks are read in.
- */
-const MANY = { body: 512 * KiB, limit: 2 * MiB + 384 * KiB };
 
 const API = 'https://api.example.com';
 let up: BodyUpstream;
@@ -183,14 +76,14 @@ describe('bridge buffer budget: admission', () => {
   });
 
   it('8 large bodies at once where 4 fit: those 4 arrive whole, the other 4 fail with GW_ERR_BRIDGE_BUSY, and the budget ends at 0', async () => {
-    const b = bridgeWith({ maxBufferedBytes: MANY.limit });
+    const b = bridgeWith({ maxBufferedBytes: FOUR_FIT.limit });
     const keys = Array.from({ length: 8 }, (_, i) => `many-${++seq}-${i}`);
-    const pending = keys.map((key) => b.dispatch(get(`/held?n=${MANY.body}&first=${MANY.body - 1}&key=${key}`), scopeOf()));
-    await until(() => b.bufferStats().refusals === 4 && held(b) === 4 * (MANY.body - 1), '4 bodies hold all but their last byte, 4 were refused');
+    const pending = keys.map((key) => b.dispatch(get(`/held?n=${FOUR_FIT.body}&first=${FOUR_FIT.body - 1}&key=${key}`), scopeOf()));
+    await until(() => b.bufferStats().refusals === 4 && held(b) === 4 * (FOUR_FIT.body - 1), '4 bodies hold all but their last byte, 4 were refused');
     for (const key of keys) up.finish(key);
     const results = await Promise.all(pending);
     assert.deepEqual(results.map(codeOf).sort(), [...Array(4).fill('GW_ERR_BRIDGE_BUSY'), ...Array(4).fill('ok')]);
-    for (const r of results) if (r.ok) assert.equal(r.response.body.length, MANY.body);
+    for (const r of results) if (r.ok) assert.equal(r.response.body.length, FOUR_FIT.body);
     assert.equal(held(b), 0);
     await b.close();
   });
@@ -296,19 +189,19 @@ describe('bridge buffer budget: through the sandbox process', () => {
   const limits = { maxRequestsPerCall: 25, memoryMb: 64, wallMsPerCall: 20_000 };
 
   it('plugin code sees GW_ERR_BRIDGE_BUSY as a thrown HttpError for the bodies that did not fit, and gets the others whole', async () => {
-    const b = bridgeWith({ maxBufferedBytes: MANY.limit });
+    const b = bridgeWith({ maxBufferedBytes: FOUR_FIT.limit });
     const keys = Array.from({ length: 8 }, (_, i) => `plugin-${++seq}-${i}`);
     const source = moduleOf(`async function handler(ctx, args) {
       return Promise.all(args.urls.map((u) => ctx.http(u).then((r) => ({ length: r.body.length }), (e) => ({ name: e.name, code: e.code }))));
     }`);
-    const urls = keys.map((key) => `${API}/held?n=${MANY.body}&first=${MANY.body - 1}&key=${key}`);
+    const urls = keys.map((key) => `${API}/held?n=${FOUR_FIT.body}&first=${FOUR_FIT.body - 1}&key=${key}`);
     const running = callTool(sandbox, b, { source, manifest: m, args: { urls }, limits });
-    await until(() => b.bufferStats().refusals === 4 && held(b) === 4 * (MANY.body - 1), '4 bodies hold all but their last byte, 4 were refused');
+    await until(() => b.bufferStats().refusals === 4 && held(b) === 4 * (FOUR_FIT.body - 1), '4 bodies hold all but their last byte, 4 were refused');
     for (const key of keys) up.finish(key);
     const call = await running;
     assert.ok(call.outcome.ok, JSON.stringify(call.outcome));
     const outs = (call.result as Array<{ length?: number; name?: string; code?: string }>).map((o) => JSON.stringify(o)).sort();
-    assert.deepEqual(outs, [...Array(4).fill(JSON.stringify({ length: MANY.body })), ...Array(4).fill(JSON.stringify({ name: 'HttpError', code: 'GW_ERR_BRIDGE_BUSY' }))].sort());
+    assert.deepEqual(outs, [...Array(4).fill(JSON.stringify({ length: FOUR_FIT.body })), ...Array(4).fill(JSON.stringify({ name: 'HttpError', code: 'GW_ERR_BRIDGE_BUSY' }))].sort());
     assert.equal(held(b), 0);
     await b.close();
   });
