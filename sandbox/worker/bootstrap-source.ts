@@ -119,8 +119,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
       GetPrototypeOf(async function* () {}),
     ];
     const FunctionStub = stub('Function');
-    DefineProperty(g, 'eval', { value: stub('eval'), writable: true, enumerable: false, configurable: true });
-    DefineProperty(g, 'Function', { value: FunctionStub, writable: true, enumerable: false, configurable: true });
+    // writable data properties: a plain assignment keeps their attributes and is cheaper per context
+    g.eval = stub('eval');
+    g.Function = FunctionStub;
     // Function.prototype stays what it is (instanceof Function, Function.prototype.call still work)
     DefineProperty(FunctionStub, 'prototype', { value: functionProtos[0], writable: false, enumerable: false, configurable: false });
     for (let i = 0; i < functionProtos.length; i++)
@@ -172,9 +173,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
         return ReflectApply(target, thisArg, patternArgs(args, true));
       },
     });
-    DefineProperty(g, 'RegExp', { value: Guarded, writable: true, enumerable: false, configurable: true });
-    DefineProperty(proto, 'constructor', { value: Guarded, writable: true, enumerable: false, configurable: true });
-    DefineProperty(proto, 'compile', { value: { compile(pattern, flags) { return ReflectApply(compile, this, patternArgs([pattern, flags], false)); } }.compile, writable: true, enumerable: false, configurable: true });
+    g.RegExp = Guarded;
+    proto.constructor = Guarded;
+    proto.compile = { compile(pattern, flags) { return ReflectApply(compile, this, patternArgs([pattern, flags], false)); } }.compile;
     const SP = StringCtor.prototype;
     const guardString = (name, symbol) => {
       const original = SP[name];
@@ -190,7 +191,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
         }
         return ReflectApply(original, this, [check(regexp === undefined ? '' : toText(regexp))]);
       } }[name];
-      DefineProperty(SP, name, { value: method, writable: true, enumerable: false, configurable: true });
+      SP[name] = method;
     };
     const StringIndexOf = SP.indexOf;
     guardString('match', Symbol.match);
@@ -211,8 +212,8 @@ export const BOOTSTRAP_SOURCE = String.raw`
         return construct(target, [args[0]], newTarget);
       },
     });
-    Object.defineProperty(g, 'ArrayBuffer', { value: Guarded, writable: true, enumerable: false, configurable: true });
-    Object.defineProperty(Intrinsic.prototype, 'constructor', { value: Guarded, writable: true, enumerable: false, configurable: true });
+    g.ArrayBuffer = Guarded;
+    Intrinsic.prototype.constructor = Guarded;
   }
 
   function errorReport(e, code) {
