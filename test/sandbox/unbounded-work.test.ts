@@ -31,6 +31,9 @@ after(async () => {
   await up.close();
 });
 
+/** the policy's default limits, for probes */
+const PROBE_LIMITS = { cpuMsPerCall: 1000, wallMsPerCall: 10_000, memoryMb: 64, maxArgsBytes: 262_144, maxResultBytes: 1_048_576, maxRequestsPerCall: 25, maxRequestBodyBytes: 1_048_576 };
+
 const run = (source: string, name = 'unbounded', limits = {}): Promise<CallRecord> =>
   callTool(sandbox, bridge, { name, source, manifest: manifest({ name, egress: ['api.example.com'] }), limits });
 
@@ -148,15 +151,7 @@ describe("a module's compile time", () => {
       assert.equal(errorCode(r), 'GW_ERR_SANDBOX_LOAD_FAILED', JSON.stringify(r.outcome));
       assert.match(r.outcome.ok ? '' : r.outcome.error.message, /^the plugin module failed to load: plugin\.js took \d+ ms of CPU to compile; the limit is 1000 ms/);
     }
-    const verdict = await probePlugin(sandbox, { name: 'slow-compile-probe', version: '1.0.0', source: slow, sourceHash: 'slow-compile-probe' }, ['run'], {
-      cpuMsPerCall: 1000,
-      wallMsPerCall: 10_000,
-      memoryMb: 64,
-      maxArgsBytes: 262_144,
-      maxResultBytes: 1_048_576,
-      maxRequestsPerCall: 25,
-      maxRequestBodyBytes: 1_048_576,
-    });
+    const verdict = await probePlugin(sandbox, { name: 'slow-compile-probe', version: '1.0.0', source: slow, sourceHash: 'slow-compile-probe' }, ['run'], PROBE_LIMITS);
     assert.equal(verdict.checked && !verdict.ok && verdict.problem.includes('took') && verdict.problem.includes('ms of CPU to compile'), true, JSON.stringify(verdict));
   });
 });
@@ -194,15 +189,7 @@ export default { async run(ctx) { const res = await ctx.http('https://api.exampl
   });
 
   it('does not rewrite a probe: a missing handler is still found', async () => {
-    const verdict = await probePlugin(sandbox, { name: 'probe-json', version: '1.0.0', source: `${poison}\nexport default { present: async () => 1 };`, sourceHash: 'probe-json' }, ['present', 'absent'], {
-      cpuMsPerCall: 1000,
-      wallMsPerCall: 10_000,
-      memoryMb: 64,
-      maxArgsBytes: 262_144,
-      maxResultBytes: 1_048_576,
-      maxRequestsPerCall: 25,
-      maxRequestBodyBytes: 1_048_576,
-    });
+    const verdict = await probePlugin(sandbox, { name: 'probe-json', version: '1.0.0', source: `${poison}\nexport default { present: async () => 1 };`, sourceHash: 'probe-json' }, ['present', 'absent'], PROBE_LIMITS);
     assert.ok(verdict.checked && !verdict.ok && /"absent"/.test(verdict.problem), JSON.stringify(verdict));
   });
 });
