@@ -166,7 +166,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     logger,
     rateLimiter: createRateLimiter(policy.requests),
   };
-  const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec);
+  const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec, policy.resultCap.maxStoredCharsPerUser);
   const catalogOfPlugins = { plugins: () => registry.manifests(), plugin: (name: string) => registry.plugin(name)?.manifest };
   const toolAllowed = (user: User, plugin: string, tool: string): boolean => decideToolAccess(policy, user.tenant, plugin, tool).allowed;
   const pluginAllowed = (user: User, plugin: string): boolean => [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => toolAllowed(user, plugin, t));

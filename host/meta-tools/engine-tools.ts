@@ -7,7 +7,7 @@ import { executeMany } from '../engine/execute-many.js';
 import type { EngineDeps } from '../engine/execute-single.js';
 import { isErrorItem } from '../engine/outcomes.js';
 import { capBatch, partCharsFor } from '../results/cap.js';
-import type { ContinuationStore } from '../results/continuations.js';
+import { ContinuationQuotaError, type ContinuationStore } from '../results/continuations.js';
 import { extractImages } from '../results/images.js';
 import type { MetaTool } from './types.js';
 
@@ -50,7 +50,10 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
         userId: ctx.user.id,
         store: deps.continuations,
         toolOf: (i) => args.executions[i]?.tool ?? 'unknown',
-        onStoreError: (err) => deps.engine.logger.error({ err, requestId: ctx.requestId }, 'an oversized result could not be stored for continuation'),
+        onStoreError: (err) =>
+          err instanceof ContinuationQuotaError
+            ? deps.engine.logger.warn({ userId: ctx.user.id, requestId: ctx.requestId, used: err.used, quota: err.quota }, 'an oversized result was not stored: the user is at resultCap.maxStoredCharsPerUser')
+            : deps.engine.logger.error({ err, requestId: ctx.requestId }, 'an oversized result could not be stored for continuation'),
       });
       return { json: null, text, images, isError: items.every(isErrorItem) };
     },

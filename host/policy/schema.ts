@@ -153,6 +153,8 @@ const resultCapSchema = z
     maxChars: z.number().int().min(1000).max(10_000_000).default(60_000),
     /** how long an oversized result can be continued, seconds (default 3600) */
     continuationTtlSec: z.number().int().min(10).max(7 * 86400).default(3600),
+    /** characters of oversized results one user may have stored at once, until they expire (default 256 Mi) */
+    maxStoredCharsPerUser: z.number().int().min(100_000).max(2 ** 40).default(256 * 1024 * 1024),
   })
   .strict();
 

@@ -7,7 +7,7 @@
  * refuses the write (database read-only, full or locked), the item becomes a
  * GW_ERR_RESULT_NOT_STORED error instead: the batch still answers, with every other item intact.
  */
-import type { ContinuationStore, PartBoundaries } from './continuations.js';
+import { ContinuationQuotaError, type ContinuationStore, type PartBoundaries } from './continuations.js';
 
 export interface CapOptions {
   maxChars: number;
@@ -168,6 +168,8 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
   // the store refused is offered to it again in the next pass)
   const prepared = new Map<number, { json: string; ends?: number[] }>();
   const stubbed = new Map<number, StoredItem>();
+  /** why the store refused an item's result (the last time it was offered) */
+  const refusals = new Map<number, unknown>();
   const replace = (i: number, item: unknown): void => {
     out[i] = item;
     envelope.replace(i, item);
@@ -187,13 +189,13 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
         const json = p.json;
         if (json.length <= previewChars + 400) continue; // a stub would not be smaller
         const ends = (p.ends ??= splitPartEnds(json, budget));
-        const id = await tryPut(opts, opts.toolOf(i), json, { budget, ends });
+        const id = await tryPut(opts, opts.toolOf(i), json, { budget, ends }, (err) => refusals.set(i, err));
         // Serialising, splitting and storing one large result takes milliseconds, and the SQLite
         // store writes synchronously: let other requests (health checks, other callers) run
         // between items rather than after the whole batch.
         await yieldToEventLoop();
         if (id === undefined) {
-          replace(i, notStored(json.length, opts.maxChars, opts.toolOf(i)));
+          replace(i, notStored(json.length, opts.maxChars, opts.toolOf(i), refusals.get(i)));
           continue;
         }
         s = { id, json, totalParts: ends.length };
@@ -231,7 +233,7 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
     const s = stubbed.get(i) as StoredItem;
     return { result: withSizes ? { truncated: true, continuationId: s.id, totalChars: s.json.length, totalParts: s.totalParts } : { truncated: true, continuationId: s.id } };
   };
-  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i)) : it)) });
+  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i), refusals.get(i)) : it)) });
   if (full.length <= opts.maxChars) return full;
   const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
   const bare = (it: unknown): unknown => (typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code });
@@ -245,16 +247,23 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The continuation id, or undefined when the store refused the write (the failure is reported). */
-async function tryPut(opts: CapOptions, tool: string, body: string, parts: PartBoundaries): Promise<string | undefined> {
+async function tryPut(opts: CapOptions, tool: string, body: string, parts: PartBoundaries, refused?: (err: unknown) => void): Promise<string | undefined> {
   try {
     return await opts.store.put(opts.userId, tool, body, parts);
   } catch (err) {
     opts.onStoreError?.(err);
+    refused?.(err);
     return undefined;
   }
 }
 
-function notStored(chars: number, maxChars: number, tool: string): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
+function notStored(chars: number, maxChars: number, tool: string, why?: unknown): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
+  if (why instanceof ContinuationQuotaError)
+    return {
+      error: `This result (${chars} characters) is over the ${maxChars}-character response budget, and it could not be stored for continue_tool_result: your stored results already take ${why.used} of the ${why.quota} characters allowed until they expire (resultCap.maxStoredCharsPerUser). Narrow the request (limit, filters, pagination), or retry once earlier results have expired.`,
+      code: 'GW_ERR_RESULT_NOT_STORED',
+      tool,
+    };
   return {
     error: `This result (${chars} characters) is over the ${maxChars}-character response budget, and it could not be stored for continue_tool_result (the database refused the write). Retry later, or narrow the request (limit, filters, pagination).`,
     code: 'GW_ERR_RESULT_NOT_STORED',

@@ -67,24 +67,50 @@ interface WholeHead {
   part_ends: string | null;
 }
 
+/** A result not stored because its user's stored results would pass resultCap.maxStoredCharsPerUser. */
+export class ContinuationQuotaError extends Error {
+  constructor(
+    readonly used: number,
+    readonly quota: number,
+  ) {
+    super(`the user's stored results take ${used} of the ${quota} characters allowed`);
+  }
+}
+
 export class ContinuationStore {
   readonly #db: Db;
   readonly #ttlMs: number;
+  readonly #maxCharsPerUser: number;
   #lastSweep = 0;
 
-  constructor(db: Db, ttlSec: number) {
+  constructor(db: Db, ttlSec: number, maxCharsPerUser = Number.POSITIVE_INFINITY) {
     this.#db = db;
     this.#ttlMs = ttlSec * 1000;
+    this.#maxCharsPerUser = maxCharsPerUser;
+  }
+
+  /** Characters of `userId`'s stored results that have not expired. */
+  async storedChars(userId: string, now = Date.now()): Promise<number> {
+    const pages = await this.#db.get<{ n: number | string | null }>('SELECT SUM(total_chars) AS n FROM result_pages WHERE user_id = ? AND expires_at > ?', [userId, now]);
+    const whole = await this.#db.get<{ n: number | string | null }>('SELECT SUM(LENGTH(body)) AS n FROM result_continuations WHERE user_id = ? AND expires_at > ?', [userId, now]);
+    return Number(pages?.n ?? 0) + Number(whole?.n ?? 0);
   }
 
   /**
    * Stores `body` for `userId`. With `parts` (the boundaries splitParts gave for a part budget),
    * each part is stored as its own row; without them, or with boundaries that do not fit the body,
-   * the body is stored whole and split when it is read.
+   * the body is stored whole and split when it is read. Throws ContinuationQuotaError when the
+   * user's stored results would pass the quota.
    */
   async put(userId: string, tool: string, body: string, parts?: PartBoundaries): Promise<string> {
     const id = 'cont_' + randomBytes(16).toString('hex');
     const now = Date.now();
+    // one user's oversized results must not fill the database for everyone (replicas storing at the
+    // same moment may each pass it once: a bound, not an exact count)
+    if (Number.isFinite(this.#maxCharsPerUser)) {
+      const used = await this.storedChars(userId, now);
+      if (used + body.length > this.#maxCharsPerUser) throw new ContinuationQuotaError(used, this.#maxCharsPerUser);
+    }
     const expires = now + this.#ttlMs;
     if (parts === undefined || !endsFit(parts.ends, body.length)) {
       await this.#db.run('INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [id, userId, tool, body, now, expires]);

@@ -150,6 +150,15 @@ export const MIGRATIONS: Migration[] = [
       `UPDATE connections SET connected_at = created_at`,
     ],
   },
+  {
+    version: 10,
+    name: 'stored results looked up by user (the per-user quota)',
+    statements: [
+      // resultCap.maxStoredCharsPerUser sums a user's live stored results before each store
+      `CREATE INDEX result_pages_user ON result_pages(user_id, expires_at)`,
+      `CREATE INDEX result_continuations_user ON result_continuations(user_id, expires_at)`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

@@ -226,3 +226,37 @@ describe('the work of validating one call', () => {
     assert.equal(bad.code, 'GW_ERR_VALIDATION_INVALID_ARGS', 'small calls are still validated');
   });
 });
+
+describe('oversized results one user may keep stored', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { resultCap: { maxChars: 5000, maxStoredCharsPerUser: 150_000 } } });
+  });
+  after(async () => gw?.close());
+
+  /** One echo_big of ~60,000 characters over MCP: its item (a stub, or why it was not stored). */
+  async function bigResult(apiKey: string): Promise<Json> {
+    const res = await postMcp(gw, toolsCall(1, { executions: [{ tool: 'echo_big', args: { chars: 60_000 } }] }), apiKey);
+    return JSON.parse(((await res.json()) as Json).result.content[0].text).results[0];
+  }
+
+  it('are bounded per user (resultCap.maxStoredCharsPerUser): past it a result says why it was not stored; other users are unaffected', async () => {
+    const first = await bigResult(gw.apiKey);
+    const second = await bigResult(gw.apiKey);
+    assert.ok(first.result?.continuationId && second.result?.continuationId, JSON.stringify([first, second]).slice(0, 300));
+    const rows = await gw.db.all<{ n: number | string }>('SELECT SUM(total_chars) AS n FROM result_pages WHERE user_id = ?', [gw.user.id]);
+    const used = Number(rows[0]?.n);
+    assert.equal(used, first.result.totalChars + second.result.totalChars);
+    const third = await bigResult(gw.apiKey);
+    assert.equal(third.code, 'GW_ERR_RESULT_NOT_STORED');
+    assert.match(
+      third.error,
+      new RegExp(`^This result \\(\\d+ characters\\) is over the 5000-character response budget, and it could not be stored for continue_tool_result: your stored results already take ${used} of the 150000 characters allowed until they expire \\(resultCap\\.maxStoredCharsPerUser\\)\\.`),
+    );
+    // the stored ones still page
+    const page = await postMcp(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'continue_tool_result', arguments: { continuationId: first.result.continuationId, part: 1 } } }, gw.apiKey);
+    assert.ok(JSON.parse(((await page.json()) as Json).result.content[0].text).chunk.length > 0);
+    const other = await gw.createUser('other-quota@example.com');
+    assert.ok((await bigResult(other.apiKey)).result?.continuationId, 'another user has a quota of its own');
+  });
+});
