@@ -4,27 +4,67 @@
  * evaluates plugin code, invariant 1). V8 parses, compiles and creates a literal's pattern without
  * stopping for a step's time limit, and creates it again in every fresh context: a literal of a
  * few hundred KB of Unicode set operations cost seconds per call, and one whose compiled code needs
- * more than the isolate's memory stopped its worker for good. Literals are held to the bound that
- * patterns built at run time have (MAX_REGEXP_SOURCE, enforced in the sandbox's bootstrap).
+ * more than the isolate's memory stopped its worker for good. Literals are held to the bounds that
+ * patterns built at run time have (enforced in the sandbox's bootstrap): at most MAX_REGEXP_SOURCE
+ * characters, and no v (unicodeSets) flag, whose nested classes compile for tens of seconds within
+ * that length.
  *
- * The whole module is parsed (a tokenizer alone cannot always tell a pattern from a division), with
- * acorn's own pattern checks turned off: what V8 accepts is V8's to judge, at the probe.
+ * The whole module is parsed (a tokenizer alone cannot always tell a pattern from a division).
+ * acorn's own reading of a literal is replaced: it checks the pattern and then builds it with
+ * `new RegExp` in the host, which for a hostile pattern is the very cost this guards against (a
+ * 1 MB literal held the host 34 s). Here a literal is only delimited, never checked or built: what
+ * V8 accepts is V8's to judge, at the probe.
  */
-import { Parser, type Token } from 'acorn';
+import { Parser, tokTypes } from 'acorn';
 import { MAX_REGEXP_SOURCE } from '../../sandbox/worker/bootstrap-source.js';
 
-/** acorn without its regular-expression validation (V8 checks patterns when the sandbox compiles). */
-const Lenient = Parser.extend(
-  (Base) =>
-    class extends (Base as unknown as new (...args: unknown[]) => { validateRegExpFlags(state: unknown): void; validateRegExpPattern(state: unknown): void }) {
-      override validateRegExpFlags(): void {}
-      override validateRegExpPattern(): void {}
-    } as unknown as typeof Base,
-);
+/** what ends a line in JavaScript source (a literal may not hold one) */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+/** What a parser sees of a literal: where its pattern starts, the pattern and its flags. */
+type Found = (start: number, pattern: string, flags: string) => void;
+
+interface ParserInternals {
+  pos: number;
+  input: string;
+  raise(pos: number, message: string): never;
+  readWord1(): string;
+  finishToken(type: unknown, value: unknown): unknown;
+}
+
+/** acorn reading a regular-expression literal as text only, reporting each one to `found`. */
+function delimitingParser(found: Found): typeof Parser {
+  return Parser.extend(
+    (Base) =>
+      class extends (Base as unknown as new (...args: unknown[]) => ParserInternals) {
+        readRegexp(): unknown {
+          const start = this.pos;
+          let escaped = false;
+          let inClass = false;
+          for (;;) {
+            if (this.pos >= this.input.length) this.raise(start, 'Unterminated regular expression');
+            const ch = this.input.charAt(this.pos);
+            if (LINE_BREAK.test(ch)) this.raise(start, 'Unterminated regular expression');
+            if (escaped) escaped = false;
+            else if (ch === '\\') escaped = true;
+            else if (ch === '[') inClass = true;
+            else if (ch === ']') inClass = false;
+            else if (ch === '/' && !inClass) break;
+            this.pos++;
+          }
+          const pattern = this.input.slice(start, this.pos);
+          this.pos++;
+          const flags = this.readWord1();
+          found(start, pattern, flags);
+          return this.finishToken(tokTypes.regexp, { pattern, flags, value: null });
+        }
+      } as unknown as typeof Base,
+  );
+}
 
 export type RegExpLiteralCheck =
   | { ok: true }
-  /** a literal over the bound: plugin.js is refused */
+  /** a literal over the bounds: plugin.js is refused */
   | { ok: false; problem: string }
   /**
    * acorn could not parse the module: usually a syntax error, which the sandbox's probe reports in
@@ -33,16 +73,22 @@ export type RegExpLiteralCheck =
    */
   | { ok: 'unchecked'; reason: string };
 
-/** Checks the regular-expression literals of plugin.js against MAX_REGEXP_SOURCE. */
+const lineOf = (source: string, offset: number): number => {
+  let line = 1;
+  for (let i = source.indexOf('\n'); i !== -1 && i < offset; i = source.indexOf('\n', i + 1)) line++;
+  return line;
+};
+
+/** Checks the regular-expression literals of plugin.js: length and flags. */
 export function checkRegExpLiterals(source: string): RegExpLiteralCheck {
-  let longest: { length: number; line: number } | undefined;
-  const onToken = (token: Token): void => {
-    if (token.type.label !== 'regexp') return;
-    const { pattern } = (token as Token & { value: { pattern: string } }).value;
-    if (pattern.length > (longest?.length ?? MAX_REGEXP_SOURCE)) longest = { length: pattern.length, line: token.loc?.start.line ?? 0 };
+  let longest: { length: number; start: number } | undefined;
+  let setsFlag: number | undefined;
+  const found: Found = (start, pattern, flags) => {
+    if (pattern.length > (longest?.length ?? MAX_REGEXP_SOURCE)) longest = { length: pattern.length, start };
+    if (setsFlag === undefined && flags.includes('v')) setsFlag = start;
   };
   try {
-    Lenient.parse(source, { ecmaVersion: 'latest', sourceType: 'module', locations: true, onToken });
+    delimitingParser(found).parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
   } catch (err) {
     const e = err as Error & { loc?: { line: number; column: number } };
     return {
@@ -50,9 +96,15 @@ export function checkRegExpLiterals(source: string): RegExpLiteralCheck {
       reason: `its regular-expression literals could not be checked: the module could not be parsed (${e.message.replace(/ \(\d+:\d+\)$/, '')}${e.loc ? `, line ${e.loc.line}, column ${e.loc.column + 1}` : ''})`,
     };
   }
-  if (!longest) return { ok: true };
-  return {
-    ok: false,
-    problem: `line ${longest.line}: a regular-expression literal of ${longest.length} characters; patterns may have at most ${MAX_REGEXP_SOURCE} (V8 compiles and creates them without stopping for a call's time limit)`,
-  };
+  if (longest)
+    return {
+      ok: false,
+      problem: `line ${lineOf(source, longest.start)}: a regular-expression literal of ${longest.length} characters; patterns may have at most ${MAX_REGEXP_SOURCE} (V8 compiles and creates them without stopping for a call's time limit)`,
+    };
+  if (setsFlag !== undefined)
+    return {
+      ok: false,
+      problem: `line ${lineOf(source, setsFlag)}: a regular-expression literal with the v (unicodeSets) flag, which plugins may not use (its set operations compile without a time limit); use u`,
+    };
+  return { ok: true };
 }

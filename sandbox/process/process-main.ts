@@ -100,7 +100,8 @@ async function main(): Promise<void> {
     // V8 lost control of an isolate; its thread may be stuck for good. Report and exit: the
     // supervisor fails the calls in flight and starts a fresh process.
     send({ t: 'fatal', message: `catastrophic isolate error: ${data.message}`, ...(data.plugin ? { culprit: data.plugin } : {}) });
-    setTimeout(() => process.exit(70), 50);
+    // process.exit waits for worker threads, and the one whose isolate was lost may never stop
+    setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
   };
 
   // each worker hands over its own port once, when it starts; messages of every call it runs come

@@ -68,7 +68,7 @@ export class ChildHandle {
   /** memory-stats requests waiting for their answer, by request id */
   readonly #memoryWaiters = new Map<number, (stats: MemoryStats | undefined) => void>();
   #seq = 0;
-  /** the plugin known to have brought this process down (set once, before it exits) */
+  /** the plugin whose isolate V8 lost control of, which brought this process down (set once, before it exits) */
   #culprit: PluginIdentity | undefined;
 
   /**
@@ -109,6 +109,9 @@ export class ChildHandle {
         else if (m?.t === 'fatal') {
           if (isPluginIdentity(m.culprit)) this.#culprit ??= m.culprit;
           options.logger.error({ sandboxPid: this.#proc.pid, culprit: this.#culprit?.name }, `sandbox process: ${String(m.message).slice(0, 1000)}`);
+          // a process that says it must end may not manage to (a worker thread stuck in V8): end it
+          // now, so that its calls fail at once instead of at their watchdogs
+          if (this.#culprit) this.kill();
           markFailed(new Error(String(m.message).slice(0, 1000)));
         } else this.#onMessage(m);
       }
@@ -117,9 +120,8 @@ export class ChildHandle {
     this.#proc.on('exit', (code, signal) => {
       this.exited = true;
       markFailed(new Error(`the sandbox process exited (${signal ?? code})`));
-      // a plugin known to have brought the process down (its call wedged the worker past the
-      // watchdog, or V8 lost control of its isolate) is blamed alone; otherwise every plugin with a
-      // call in flight is
+      // a plugin known to have brought the process down (V8 lost control of its isolate) is blamed
+      // alone; otherwise every plugin with a call in flight is
       const culprit = this.#culprit;
       const blamed: RunTask[] = culprit ? [{ plugin: culprit } as RunTask] : [];
       const next = restarts() ? 'it is being restarted' : 'the gateway is shutting down';
@@ -149,9 +151,9 @@ export class ChildHandle {
     return new Promise((resolve) => {
       const watchdog = setTimeout(() => {
         this.#options.logger.error({ plugin: task.plugin.name, sandboxPid: this.pid }, 'sandbox call outlived its deadline; recycling the sandbox process');
-        // its worker stopped answering: the process goes, and this plugin alone is blamed for it
-        this.#culprit ??= { name: task.plugin.name, version: task.plugin.version, sourceHash: task.plugin.sourceHash };
-        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`), strike: false });
+        // its worker stopped answering; which call wedged it is not known (this one may only have
+        // been queued behind it), so this plugin and every other one in flight get a strike
+        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`), strike: true });
         this.kill();
       }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
       this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0 });

@@ -2,9 +2,8 @@
  * @module sandbox/supervisor/create-sandbox
  * The host-side sandbox: admission (quarantine, queue bound, per-plugin worker share), then the
  * call goes to the current sandbox process. When that process dies, the calls in flight fail with
- * GW_ERR_SANDBOX_CRASHED, the plugin that brought it down gets a strike when that is known (its
- * call wedged its worker past the watchdog, or V8 lost control of its isolate), else each plugin
- * with calls in flight gets one, and a new process is started (with
+ * GW_ERR_SANDBOX_CRASHED, the plugin that brought it down gets a strike when that is known (V8
+ * lost control of its isolate), else each plugin with calls in flight gets one, and a new process is started (with
  * back-off if it keeps failing). `run` never rejects.
  */
 import type { MemoryStats } from '../internal-protocol.js';

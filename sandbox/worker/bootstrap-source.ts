@@ -130,8 +130,10 @@ export const BOOTSTRAP_SOURCE = String.raw`
 
   // Regular expressions built at run time (RegExp, RegExp.prototype.compile, and the string
   // methods that build one from a string: match, matchAll, search) are refused over
-  // MAX_REGEXP_SOURCE characters before V8 parses them. The pattern is read once and handed on as
-  // a string, so a getter or toString cannot answer the check one thing and V8 another.
+  // MAX_REGEXP_SOURCE characters before V8 parses them, and the v (unicodeSets) flag is refused:
+  // its nested classes and set operations compile for tens of seconds within that length (20,000
+  // characters of nested \p{L} classes took 50 s). The pattern is read once and handed on as a
+  // string, so a getter or toString cannot answer the check one thing and V8 another.
   function hardenRegExp() {
     const Intrinsic = RegExp, proto = RegExp.prototype, construct = Reflect.construct, DefineProperty = Object.defineProperty;
     const sourceOf = Object.getOwnPropertyDescriptor(proto, 'source').get, compile = proto.compile;
@@ -141,6 +143,11 @@ export const BOOTSTRAP_SOURCE = String.raw`
       if (pattern.length > MAX) throw new SyntaxErrorCtor('Invalid regular expression: the pattern is ' + pattern.length + ' characters long; plugins may build patterns of at most ' + MAX);
       return pattern;
     };
+    const checkFlags = (flags) => {
+      if (ReflectApply(StringIndexOf, flags, ['v']) >= 0) throw new SyntaxErrorCtor('Invalid regular expression flags: the v (unicodeSets) flag is not available to plugins (its set operations compile without a time limit); use u');
+      return flags;
+    };
+    const StringIndexOf = StringCtor.prototype.indexOf;
     const toText = (v) => {
       if (typeof v === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
       return Str(v);
@@ -154,14 +161,15 @@ export const BOOTSTRAP_SOURCE = String.raw`
       const p = args[0];
       let flags = args[1];
       const source = genuineSource(p);
-      if (source !== undefined) { check(source); return args; }
+      // a RegExp itself: its source and flags were checked when it was made; new flags are checked
+      if (source !== undefined) { check(source); return flags === undefined ? [p] : [p, checkFlags(toText(flags))]; }
       let pattern = p;
       if (likeRegExp && p !== null && (typeof p === 'object' || typeof p === 'function') && p[SymbolMatch]) {
         pattern = p.source;
         if (flags === undefined) flags = p.flags;
       }
       pattern = check(pattern === undefined ? '' : toText(pattern));
-      return flags === undefined ? [pattern] : [pattern, toText(flags)];
+      return flags === undefined ? [pattern] : [pattern, checkFlags(toText(flags))];
     };
     let Guarded;
     Guarded = new Proxy(Intrinsic, {
@@ -193,10 +201,40 @@ export const BOOTSTRAP_SOURCE = String.raw`
       } }[name];
       SP[name] = method;
     };
-    const StringIndexOf = SP.indexOf;
     guardString('match', Symbol.match);
     guardString('matchAll', Symbol.matchAll);
     guardString('search', Symbol.search);
+    // RegExp.prototype[Symbol.split] and [Symbol.matchAll] make a new RegExp from \`this\`, with the
+    // intrinsic constructor when \`this.constructor\` is undefined: they run on a stand-in whose
+    // constructor leads to the guarded one (or to the species \`this\` names) and whose source,
+    // flags and lastIndex were read once from \`this\`, so the new RegExp is checked like any other
+    const SymbolSpecies = Symbol.species;
+    const viaStandIn = (name, symbol) => {
+      const original = proto[symbol];
+      proto[symbol] = { [name](...args) {
+        const rx = this;
+        if (rx === null || (typeof rx !== 'object' && typeof rx !== 'function')) throw new TypeErrorCtor('RegExp.prototype[' + name + '] called on a non-object');
+        const C0 = rx.constructor;
+        let C = Guarded;
+        if (C0 !== undefined) {
+          if (C0 === null || (typeof C0 !== 'object' && typeof C0 !== 'function')) throw new TypeErrorCtor('the constructor of a RegExp must be an object');
+          const S = C0[SymbolSpecies];
+          if (S !== undefined && S !== null) C = S;
+        }
+        const standIn = ObjectCreate(null);
+        const species = ObjectCreate(null);
+        species[SymbolSpecies] = C;
+        standIn.constructor = species;
+        const source = genuineSource(rx);
+        standIn.source = check(source !== undefined ? source : toText(rx.source));
+        standIn.flags = checkFlags(toText(rx.flags));
+        standIn.lastIndex = rx.lastIndex;
+        standIn[SymbolMatch] = true;
+        return ReflectApply(original, standIn, args);
+      } }[name];
+    };
+    viaStandIn('[Symbol.split]', Symbol.split);
+    viaStandIn('[Symbol.matchAll]', Symbol.matchAll);
   }
 
   // A resizable ArrayBuffer reserves its maximum up front and commits pages as it grows, outside

@@ -12,6 +12,7 @@ import { loadPolicyFile, parsePolicy } from '../../host/policy/load.js';
 import { decideToolAccess, unknownPolicyNames } from '../../host/policy/tenancy.js';
 import { DEFAULT_POLICY_FILE, PACKAGE_ROOT } from '../../host/paths.js';
 import { loadPlugins, probePlugins } from '../../host/registry/load-plugins.js';
+import { checkRegExpLiterals } from '../../host/registry/regexp-literals.js';
 import { sandboxLimits } from '../../host/policy/limits.js';
 import { createSandbox, probePlugin, type Sandbox } from '../../sandbox/index.js';
 import { isGatewayError } from '../../host/errors.js';
@@ -259,6 +260,7 @@ describe('plugin.js checked in the sandbox at start-up', () => {
     topthrow: ['throw new Error("top-level boom");\nexport default {};', /^the module failed to load: top-level boom/],
     nohandler: ['export default { nohandler_x: async () => 1 };', /^the default export has no function for tool "nohandler_y" of manifest\.json/],
     // read by parsing, not by guessing: after \`if (x)\` a slash starts a pattern, not a division
+    vflag: ['export default { vflag_x: async () => /[\\p{L}--a]/v.test("b") };', /^line 1: a regular-expression literal with the v \(unicodeSets\) flag, which plugins may not use/],
     longregex: [`const x = 1;\nif (x) /${'a'.repeat(30_000)}/.test('a');\nexport default { longregex_x: async () => 1 };`, /^line 2: a regular-expression literal of 30000 characters; patterns may have at most 20000 /],
     notfunction: ['export default { notfunction_x: 42 };', /^the default export has no function for tool "notfunction_x"/],
   };
@@ -295,6 +297,30 @@ describe('plugin.js checked in the sandbox at start-up', () => {
     assert.deepEqual((await gw.execute('shared_x')).result, { from: 'b' }, 'the tool a refused plugin declared belongs to the good one');
     assert.deepEqual((await gw.execute('d_x')).result, { from: 'd' }, 'the name a refused plugin declared belongs to the good one');
     assert.equal((await gw.execute('nohandler_x')).code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'no tool of a refused plugin is listed');
+  });
+});
+
+describe('regular-expression literals in plugin.js', () => {
+  it('are delimited without being built in the host: acorn never makes a RegExp of them', () => {
+    const patterns = ['(a|b)+c', 'x'.repeat(30_000), '[/\\]]x'];
+    const source = `const a = /${patterns[0]}/g;\nif (a) /${patterns[1]}/.test('x');\nexport default { t: () => /${patterns[2]}/ };`;
+    const built: string[] = [];
+    const Real = globalThis.RegExp;
+    globalThis.RegExp = new Proxy(Real, {
+      construct(target, args, newTarget) {
+        built.push(String(args[0]));
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+    let verdict;
+    try {
+      verdict = checkRegExpLiterals(source);
+    } finally {
+      globalThis.RegExp = Real;
+    }
+    assert.deepEqual(verdict, { ok: false, problem: "line 2: a regular-expression literal of 30000 characters; patterns may have at most 20000 (V8 compiles and creates them without stopping for a call's time limit)" });
+    assert.deepEqual(built.filter((p) => patterns.includes(p)), [], 'no literal was built');
+    assert.deepEqual(checkRegExpLiterals(`const q = 4 / 2 / 1, r = /[\\]/]x/g;\nexport default { r };`), { ok: true });
   });
 });
 

@@ -102,6 +102,42 @@ describe('regular expressions', () => {
     assert.equal(out['atTheLimit'], MAX_REGEXP_SOURCE);
   });
 
+  it('are made through the check when split and matchAll make one from a stand-in or an object without constructor', async () => {
+    const big = `'a'.repeat(${over})`;
+    const r = await run(
+      probes({
+        splitFake: `RegExp.prototype[Symbol.split].call({ constructor: undefined, source: ${big}, flags: '' }, 'x').length`,
+        matchAllFake: `[...RegExp.prototype[Symbol.matchAll].call({ constructor: undefined, source: ${big}, flags: 'g', lastIndex: 0 }, 'x')].length`,
+        genuineNewFlags: `(() => { const re = /[a]/; Object.defineProperty(re, 'constructor', { value: undefined }); Object.defineProperty(re, 'flags', { value: 'v' }); return 'xax'.split(re).length; })()`,
+        splitOk: `'a1b2c'.split(/\\d/).join('|')`,
+        matchAllOk: `[...'a1b2'.matchAll(/\\d/g)].map((m) => m[0] + m.index).join(',')`,
+        speciesOk: `(() => { class R extends RegExp {} return [...'x1y2'.matchAll(new R('\\\\d', 'g'))].length + ':' + 'p-q'.split(new R('-')).join(''); })()`,
+      }),
+    );
+    assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
+    const out = r.result as Record<string, unknown>;
+    const long = `threw SyntaxError: Invalid regular expression: the pattern is ${over} characters long; plugins may build patterns of at most ${MAX_REGEXP_SOURCE}`;
+    assert.equal(out['splitFake'], long);
+    assert.equal(out['matchAllFake'], long);
+    assert.match(String(out['genuineNewFlags']), /^threw SyntaxError: Invalid regular expression flags: the v \(unicodeSets\) flag is not available to plugins/);
+    assert.deepEqual([out['splitOk'], out['matchAllOk'], out['speciesOk']], ['a|b|c', '11,23', '2:pq']);
+  });
+
+  it('refuse the v (unicodeSets) flag, whose set operations compile without a time limit', async () => {
+    const r = await run(
+      probes({
+        construct: `new RegExp('[\\\\p{L}--a]', 'v').flags`,
+        fromRegExp: `new RegExp(/a/u, 'v').flags`,
+        compile: `/a/.compile('a', 'v').flags`,
+        unicode: `new RegExp('\\\\p{L}+', 'u').test('é')`,
+      }),
+    );
+    assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
+    const out = r.result as Record<string, unknown>;
+    for (const k of ['construct', 'fromRegExp', 'compile']) assert.match(String(out[k]), /^threw SyntaxError: Invalid regular expression flags: the v \(unicodeSets\) flag is not available to plugins/, k);
+    assert.equal(out['unicode'], true);
+  });
+
   it('behave as the language says otherwise: literals, flags, subclasses, species, RegExp(re), string methods', async () => {
     const r = await run(
       probes({
