@@ -220,8 +220,8 @@ describe('the work of validating one call', () => {
     const refused = await gw.execute('wide_count', { ids: Array.from({ length: 100_000 }, () => 7) });
     assert.equal(refused.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
     assert.equal(refused.error, `Invalid arguments for wide_count: (root): the arguments hold more than ${maxValues} values, more than this tool's schema (${size} sub-schemas per value) may check in one call; send fewer`);
-    const ok = await gw.execute('wide_count', { ids: Array.from({ length: 100 }, (_, i) => i) });
-    assert.deepEqual(ok.result, { n: 100 });
+    const ok = await gw.execute('wide_count', { ids: Array.from({ length: 50 }, (_, i) => i) });
+    assert.deepEqual(ok.result, { n: 50 });
     const bad = await gw.execute('wide_count', { ids: [1, 2, 5000] });
     assert.equal(bad.code, 'GW_ERR_VALIDATION_INVALID_ARGS', 'small calls are still validated');
   });
