@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { compilePattern, separatePatterns, type PatternIssue } from './patterns.js';
+import { compilePattern, PATTERN_BUDGET, separatePatterns, type PatternIssue } from './patterns.js';
 import { checkRegExpLiterals } from './regexp-literals.js';
 import { MAX_SCHEMA_EXPANSION, measureSchema, schemaSizeProblem } from './schema-size.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
@@ -110,7 +110,7 @@ export function compileToolSchema(tool: ToolManifest): z.ZodType {
     if (!check) return base;
     return base.superRefine((value, ctx) => {
       const issues: PatternIssue[] = [];
-      check(value, [], issues);
+      check(value, [], issues, { left: PATTERN_BUDGET });
       for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     });
   } catch (err) {

@@ -27,7 +27,27 @@ export interface PatternIssue {
   message: string;
 }
 
-type Checker = (value: unknown, path: (string | number)[], issues: PatternIssue[]) => void;
+/** What is left of one call's pattern-checking budget (PATTERN_BUDGET), spent as strings are checked. */
+export interface PatternBudget {
+  left: number;
+}
+
+type Checker = (value: unknown, path: (string | number)[], issues: PatternIssue[], budget: PatternBudget) => void;
+
+/**
+ * Steps of RE2 one call's arguments may take: RE2 is linear in the input, but each character costs
+ * a step for each instruction of the pattern's program, and a counted repetition is that many
+ * instructions (`\w{1000}\w{1000}\w{1000}$`, 3,003 instructions, took 15 s over a 250,000-character
+ * argument). 25,000,000 steps is about half a second here; a string whose check would pass what is
+ * left fails its pattern with a message saying so.
+ */
+export const PATTERN_BUDGET = 25_000_000;
+
+/** Instructions of a compiled pattern's program (re2js keeps it on the compiled expression). */
+function programSize(re: RE2JS, pattern: string): number {
+  const size = (re as unknown as { re2Input?: { prog?: { inst?: unknown[] } } }).re2Input?.prog?.inst?.length;
+  return typeof size === 'number' && size > 0 ? size : pattern.length + 1;
+}
 
 const UNSUPPORTED_PLACES = ['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions', 'dependentSchemas'];
 
@@ -63,8 +83,12 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
         } catch (err) {
           throw new Error(`${where}.pattern: ${(err as Error).message}`);
         }
-        checks.push((v, path, issues) => {
-          if (typeof v === 'string' && !re.matcher(v).find()) issues.push({ path, message: `must match the pattern ${value}` });
+        const steps = programSize(re, value);
+        checks.push((v, path, issues, budget) => {
+          if (typeof v !== 'string') return;
+          budget.left -= steps * (v.length + 1);
+          if (budget.left < 0) issues.push({ path, message: `is too long to check against the pattern ${value} within the gateway's budget for one call (${PATTERN_BUDGET} steps: ${steps} per character); send shorter strings` });
+          else if (!re.matcher(v).find()) issues.push({ path, message: `must match the pattern ${value}` });
         });
       } else if (key === 'properties' && isRecord(value)) {
         const props: Record<string, unknown> = {};
@@ -73,8 +97,8 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
           props[name] = r.stripped;
           if (r.check) {
             const c = r.check;
-            checks.push((v, path, issues) => {
-              if (isRecord(v) && Object.prototype.hasOwnProperty.call(v, name)) c(v[name], [...path, name], issues);
+            checks.push((v, path, issues, budget) => {
+              if (isRecord(v) && Object.prototype.hasOwnProperty.call(v, name)) c(v[name], [...path, name], issues, budget);
             });
           }
         }
@@ -85,8 +109,8 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
         if (r.check) {
           const c = r.check;
           const known = new Set(isRecord(node['properties']) ? Object.keys(node['properties']) : []);
-          checks.push((v, path, issues) => {
-            if (isRecord(v)) for (const [k, x] of Object.entries(v)) if (!known.has(k)) c(x, [...path, k], issues);
+          checks.push((v, path, issues, budget) => {
+            if (isRecord(v)) for (const [k, x] of Object.entries(v)) if (!known.has(k)) c(x, [...path, k], issues, budget);
           });
         }
       } else if (key === 'items' && isRecord(value)) {
@@ -94,8 +118,8 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
         out[key] = r.stripped;
         if (r.check) {
           const c = r.check;
-          checks.push((v, path, issues) => {
-            if (Array.isArray(v)) v.forEach((x, i) => c(x, [...path, i], issues));
+          checks.push((v, path, issues, budget) => {
+            if (Array.isArray(v)) v.forEach((x, i) => c(x, [...path, i], issues, budget));
           });
         }
       } else if (key === 'prefixItems' && Array.isArray(value)) {
@@ -104,8 +128,8 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
         parts.forEach((p, i) => {
           const c = p.check;
           if (c)
-            checks.push((v, path, issues) => {
-              if (Array.isArray(v) && i < v.length) c(v[i], [...path, i], issues);
+            checks.push((v, path, issues, budget) => {
+              if (Array.isArray(v) && i < v.length) c(v[i], [...path, i], issues, budget);
             });
         });
       } else {
@@ -114,7 +138,7 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
         out[key] = value;
       }
     }
-    return { stripped: out, check: checks.length ? (v, p, i) => checks.forEach((c) => c(v, p, i)) : undefined };
+    return { stripped: out, check: checks.length ? (v, p, i, b) => checks.forEach((c) => c(v, p, i, b)) : undefined };
   };
   const r = walk(schema, 'inputSchema');
   return { stripped: r.stripped as Record<string, unknown>, check: r.check };

@@ -206,6 +206,19 @@ describe('the work of validating one call', () => {
     };
     fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
     fs.writeFileSync(path.join(dir, 'plugin.js'), 'export default { wide_count: async (ctx, args) => ({ n: args.ids.length }) };');
+    // a pattern of 3,003 RE2 instructions: 15 s over a 250,000-character argument, unbounded
+    const patterned = path.join(root, 'long-pattern');
+    fs.mkdirSync(patterned);
+    fs.writeFileSync(
+      path.join(patterned, 'manifest.json'),
+      JSON.stringify({
+        ...manifest,
+        name: 'long-pattern',
+        displayName: 'Long pattern',
+        tools: [{ name: 'pattern_check', description: 'Checks a text.', inputSchema: { type: 'object', properties: { text: { type: 'string', pattern: '\\w{1000}\\w{1000}\\w{1000}$' } }, required: ['text'] } }],
+      }),
+    );
+    fs.writeFileSync(path.join(patterned, 'plugin.js'), 'export default { pattern_check: async (ctx, args) => ({ n: args.text.length }) };');
     gw = await startGateway({ plugins: [], pluginDirs: [root] });
   });
   after(async () => {
@@ -224,6 +237,14 @@ describe('the work of validating one call', () => {
     assert.deepEqual(ok.result, { n: 50 });
     const bad = await gw.execute('wide_count', { ids: [1, 2, 5000] });
     assert.equal(bad.code, 'GW_ERR_VALIDATION_INVALID_ARGS', 'small calls are still validated');
+  });
+
+  it('is bounded for patterns too: RE2 steps (instructions × characters) past the budget fail the check without running it', async () => {
+    const long = await gw.execute('pattern_check', { text: 'a'.repeat(200_000) });
+    assert.equal(long.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
+    assert.match(long.error ?? '', /^Invalid arguments for pattern_check: text: is too long to check against the pattern .* within the gateway's budget for one call \(25000000 steps: \d+ per character\); send shorter strings$/);
+    assert.deepEqual((await gw.execute('pattern_check', { text: 'b'.repeat(3000) })).result, { n: 3000 }, 'within the budget the pattern is checked');
+    assert.match((await gw.execute('pattern_check', { text: 'b'.repeat(2999) })).error ?? '', /text: must match the pattern/);
   });
 });
 
