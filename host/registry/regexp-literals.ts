@@ -21,6 +21,13 @@ import { MAX_REGEXP_SOURCE } from '../../sandbox/worker/bootstrap-source.js';
 /** what ends a line in JavaScript source (a literal may not hold one) */
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
+/**
+ * Characters of regular-expression literals one plugin.js may hold in all: V8 parses every literal
+ * when the module compiles, in every new isolate, with no time limit (30 literals of 20,000
+ * characters took 3.4 s), and creates those it reaches in every fresh context.
+ */
+export const MAX_REGEXP_LITERAL_CHARS = 100_000;
+
 /** What a parser sees of a literal: where its pattern starts, the pattern and its flags. */
 type Found = (start: number, pattern: string, flags: string) => void;
 
@@ -83,7 +90,9 @@ const lineOf = (source: string, offset: number): number => {
 export function checkRegExpLiterals(source: string): RegExpLiteralCheck {
   let longest: { length: number; start: number } | undefined;
   let setsFlag: number | undefined;
+  let all = 0;
   const found: Found = (start, pattern, flags) => {
+    all += pattern.length;
     if (pattern.length > (longest?.length ?? MAX_REGEXP_SOURCE)) longest = { length: pattern.length, start };
     if (setsFlag === undefined && flags.includes('v')) setsFlag = start;
   };
@@ -100,6 +109,11 @@ export function checkRegExpLiterals(source: string): RegExpLiteralCheck {
     return {
       ok: false,
       problem: `line ${lineOf(source, longest.start)}: a regular-expression literal of ${longest.length} characters; patterns may have at most ${MAX_REGEXP_SOURCE} (V8 compiles and creates them without stopping for a call's time limit)`,
+    };
+  if (all > MAX_REGEXP_LITERAL_CHARS)
+    return {
+      ok: false,
+      problem: `its regular-expression literals hold ${all} characters in all; a plugin.js may hold at most ${MAX_REGEXP_LITERAL_CHARS} (V8 parses them all, with no time limit, whenever the module compiles)`,
     };
   if (setsFlag !== undefined)
     return {

@@ -181,9 +181,9 @@ export function schemaSizeProblem(schema: Record<string, unknown>, limit: number
 }
 
 /**
- * The number of sub-schemas `schema` expands to (counted as schemaSizeProblem counts them: an upper
- * bound of the sub-schemas one argument value is checked against), or why it cannot be validated
- * in bounded time.
+ * The most sub-schemas one argument value is checked against, at any one place (those handed to it
+ * and all they lead to in place: an `anyOf` of 1,000 options under `items` counts 1,001 for each
+ * element), or why `schema` cannot be validated in bounded time (as schemaSizeProblem says).
  */
 export function measureSchema(schema: Record<string, unknown>, limit: number = MAX_SCHEMA_EXPANSION): number | string {
   const ids = new Map<unknown, number>();
@@ -196,11 +196,13 @@ export function measureSchema(schema: Record<string, unknown>, limit: number = M
   const queued = new Set<string>([keyOf(root.seeds)]);
   const queue: State[] = [root];
   let total = 1;
+  let widest = 1;
   // Breadth first: a place is counted the first time its sub-schemas occur, which is at the
   // shallowest depth, with the most nesting left below it. A seed was counted when handed down.
   for (let next = 0; next < queue.length; next++) {
     const state = queue[next] as State;
     const applied: Sub[] = [];
+    let here = 0;
     for (const seed of state.seeds) {
       // Depth first without recursion (a manifest may nest deeper than the stack); `open` holds
       // the schemas being expanded on the current in-place path.
@@ -217,6 +219,7 @@ export function measureSchema(schema: Record<string, unknown>, limit: number = M
           return `${from}, which it is part of, without descending into a property or an item: validating an argument against it would never end`;
         }
         total += ownCost(sub) - (sub === seed ? 1 : 0);
+        here += ownCost(sub);
         if (total > limit) return tooLarge((state.seeds[0] as Sub).path, state.where, limit);
         applied.push(sub);
         if (!isSchema(sub.schema)) continue;
@@ -225,6 +228,7 @@ export function measureSchema(schema: Record<string, unknown>, limit: number = M
         for (const inner of inPlace(sub, schema).reverse()) stack.push({ sub: inner, leave: false });
       }
     }
+    widest = Math.max(widest, here);
     if (state.depth >= MAX_ARGS_DEPTH) continue;
     for (const child of children(applied.filter((a): a is Applied => isSchema(a.schema)), state)) {
       if (child.seeds.length === 0) continue;
@@ -236,5 +240,5 @@ export function measureSchema(schema: Record<string, unknown>, limit: number = M
       queue.push(child);
     }
   }
-  return total;
+  return widest;
 }

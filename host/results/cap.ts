@@ -212,7 +212,8 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
   if (envelopeLength(shortTexts) <= opts.maxChars) return envelopeText(shortTexts);
   const whole = envelopeText(original);
   const wholeEnds = splitPartEnds(whole, budget);
-  const id = await tryPut(opts, 'execute_tools', whole, { budget, ends: wholeEnds });
+  let batchRefused: unknown;
+  const id = await tryPut(opts, 'execute_tools', whole, { budget, ends: wholeEnds }, (err) => (batchRefused = err));
   if (id !== undefined) {
     // the whole batch goes to a continuation; each item keeps its place, pointing there (many
     // small results, e.g. a large maxBatch: every one under a stub's size)
@@ -233,7 +234,7 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
     const s = stubbed.get(i) as StoredItem;
     return { result: withSizes ? { truncated: true, continuationId: s.id, totalChars: s.json.length, totalParts: s.totalParts } : { truncated: true, continuationId: s.id } };
   };
-  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i), refusals.get(i)) : it)) });
+  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i), refusals.get(i) ?? batchRefused) : it)) });
   if (full.length <= opts.maxChars) return full;
   const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
   const bare = (it: unknown): unknown => (typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code });
@@ -260,7 +261,7 @@ async function tryPut(opts: CapOptions, tool: string, body: string, parts: PartB
 function notStored(chars: number, maxChars: number, tool: string, why?: unknown): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
   if (why instanceof ContinuationQuotaError)
     return {
-      error: `This result (${chars} characters) is over the ${maxChars}-character response budget, and it could not be stored for continue_tool_result: your stored results already take ${why.used} of the ${why.quota} characters allowed until they expire (resultCap.maxStoredCharsPerUser). Narrow the request (limit, filters, pagination), or retry once earlier results have expired.`,
+      error: `This result (${chars} characters) is over the ${maxChars}-character response budget and was not stored for continue_tool_result: your stored results are at their quota (${why.used} of ${why.quota} characters) until they expire. Narrow the request, or retry later.`,
       code: 'GW_ERR_RESULT_NOT_STORED',
       tool,
     };

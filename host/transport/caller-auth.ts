@@ -41,8 +41,13 @@ export async function authenticateCaller(users: UserStore, request: FastifyReque
   const keyValid = async (): Promise<boolean> => {
     if (!valid || users.revokedHere(keyId)) return (valid = false);
     if (Date.now() - checkedAt < KEY_RECHECK_MS) return true;
-    checkedAt = Date.now();
-    valid = await users.keyIsLive(keyId);
+    try {
+      valid = await users.keyIsLive(keyId);
+      checkedAt = Date.now();
+    } catch {
+      // the database did not answer (busy, a failover): keep what was last known, and ask again
+      // before the next execution rather than failing this one
+    }
     return valid;
   };
   return { user, keyValid };

@@ -2,7 +2,9 @@
  * @module sandbox/worker/web-globals-source
  * A few web APIs plugin authors expect and V8 alone does not have, written in plain JavaScript and
  * evaluated inside each fresh context (so they are isolate-local like every other global):
- * `URLSearchParams` (the common subset) and `atob` / `btoa`. There is no `URL`, `fetch`,
+ * `URLSearchParams` (the common subset), `atob` / `btoa`, and `self` (the global object, as in a web
+ * worker: bundles such as lodash look for it before falling back to `Function('return this')`,
+ * which the bootstrap refuses). There is no `URL`, `fetch`,
  * `TextEncoder` or timer: see docs/plugin-runtime.md.
  */
 
@@ -84,5 +86,6 @@ export const WEB_GLOBALS_SOURCE = String.raw`
     }
     return out;
   });
+  define('self', globalThis);
 })();
 `;

@@ -261,6 +261,7 @@ describe('plugin.js checked in the sandbox at start-up', () => {
     nohandler: ['export default { nohandler_x: async () => 1 };', /^the default export has no function for tool "nohandler_y" of manifest\.json/],
     // read by parsing, not by guessing: after \`if (x)\` a slash starts a pattern, not a division
     vflag: ['export default { vflag_x: async () => /[\\p{L}--a]/v.test("b") };', /^line 1: a regular-expression literal with the v \(unicodeSets\) flag, which plugins may not use/],
+    manyregex: [`${Array.from({ length: 6 }, (_, i) => `const r${i} = /${String.fromCharCode(97 + i).repeat(19_000)}/;`).join('\n')}\nexport default { manyregex_x: async () => 1 };`, /^its regular-expression literals hold 114000 characters in all; a plugin\.js may hold at most 100000 /],
     longregex: [`const x = 1;\nif (x) /${'a'.repeat(30_000)}/.test('a');\nexport default { longregex_x: async () => 1 };`, /^line 2: a regular-expression literal of 30000 characters; patterns may have at most 20000 /],
     notfunction: ['export default { notfunction_x: 42 };', /^the default export has no function for tool "notfunction_x"/],
   };

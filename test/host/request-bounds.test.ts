@@ -14,6 +14,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { jsonLengthOver, VALIDATION_BUDGET } from '../../host/engine/validate-args.js';
+import type { UserStore } from '../../host/storage/users.js';
+import { authenticateCaller, KEY_RECHECK_MS } from '../../host/transport/caller-auth.js';
+import type { FastifyRequest } from 'fastify';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -272,12 +275,50 @@ describe('oversized results one user may keep stored', () => {
     assert.equal(third.code, 'GW_ERR_RESULT_NOT_STORED');
     assert.match(
       third.error,
-      new RegExp(`^This result \\(\\d+ characters\\) is over the 5000-character response budget, and it could not be stored for continue_tool_result: your stored results already take ${used} of the 150000 characters allowed until they expire \\(resultCap\\.maxStoredCharsPerUser\\)\\.`),
+      new RegExp(`^This result \\(\\d+ characters\\) is over the 5000-character response budget and was not stored for continue_tool_result: your stored results are at their quota \\(${used} of 150000 characters\\) until they expire\\.`),
     );
     // the stored ones still page
     const page = await postMcp(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'continue_tool_result', arguments: { continuationId: first.result.continuationId, part: 1 } } }, gw.apiKey);
     assert.ok(JSON.parse(((await page.json()) as Json).result.content[0].text).chunk.length > 0);
     const other = await gw.createUser('other-quota@example.com');
     assert.ok((await bigResult(other.apiKey)).result?.continuationId, 'another user has a quota of its own');
+  });
+});
+
+describe("a request's key check", () => {
+  it('keeps what it last knew when the database does not answer, and asks again before the next execution', async () => {
+    let live: boolean | Error = true;
+    let asked = 0;
+    const users = {
+      authenticateKey: async () => ({ user: { id: 'u1', email: 'a@example.com', tenant: 't' }, keyId: 'k1' }),
+      revokedHere: () => false,
+      keyIsLive: async () => {
+        asked++;
+        if (live instanceof Error) throw live;
+        return live;
+      },
+    } as unknown as UserStore;
+    const request = { headers: { authorization: 'Bearer wb_test' } } as unknown as FastifyRequest;
+    const caller = await authenticateCaller(users, request);
+    assert.ok(caller);
+    const realNow = Date.now;
+    let now = realNow();
+    Date.now = () => now;
+    try {
+      assert.equal(await caller.keyValid(), true);
+      assert.equal(asked, 0, 'fresh from authentication: no database read');
+      now += KEY_RECHECK_MS + 1;
+      live = new Error('database is locked');
+      assert.equal(await caller.keyValid(), true, 'a failed read keeps the last answer');
+      assert.equal(await caller.keyValid(), true);
+      assert.equal(asked, 2, 'and asks again next time');
+      live = false;
+      assert.equal(await caller.keyValid(), false, 'revoked elsewhere: refused');
+      live = true;
+      now += KEY_RECHECK_MS + 1;
+      assert.equal(await caller.keyValid(), false, 'once refused, refused for the rest of the request');
+    } finally {
+      Date.now = realNow;
+    }
   });
 });

@@ -18,7 +18,7 @@ import type { EngineDeps } from '../../host/engine/execute-single.js';
 import { createEngineMetaTools } from '../../host/meta-tools/engine-tools.js';
 import type { MetaToolContext } from '../../host/meta-tools/types.js';
 import { capBatch, partCharsFor, splitParts, type CapOptions, type TruncatedStub } from '../../host/results/cap.js';
-import { ContinuationStore } from '../../host/results/continuations.js';
+import { ContinuationQuotaError, ContinuationStore } from '../../host/results/continuations.js';
 import type { Db } from '../../host/storage/db.js';
 import { minCapChars } from '../../host/policy/schema.js';
 import { openDatabase } from '../../host/storage/open.js';
@@ -342,6 +342,20 @@ describe('result cap', () => {
         assert.equal((await store.get('u1', id))?.body, JSON.stringify(big(i).result), `${form}: item ${i} pages back whole`);
       }
       for (let i = bigs; i < items.length; i++) assert.equal(results[i]?.code, 'UPSTREAM_ERROR', `${form}: error item ${i} keeps its code`);
+    }
+  });
+
+  it('says a result was not stored because of the quota when that is why, also when only the whole batch was offered', async () => {
+    const full = { put: () => Promise.reject(new ContinuationQuotaError(140_000, 150_000)) } as unknown as ContinuationStore;
+    // small results are never offered one by one (a stub would not be smaller): only the whole
+    // batch is, and its refusal is why they were not stored
+    const small = Array.from({ length: 14 }, (_, i) => ({ result: `${i}:`.padEnd(395, 'q') }));
+    for (const items of [small, [{ result: 'z'.repeat(9000) }]]) {
+      const results = JSON.parse(await capBatch(items, { maxChars: 5300, userId: 'u1', store: full, toolOf: () => 'tool_x' })).results as { code: string; error: string }[];
+      for (const r of results) {
+        assert.equal(r.code, 'GW_ERR_RESULT_NOT_STORED');
+        assert.match(r.error, /your stored results are at their quota \(140000 of 150000 characters\) until they expire/, r.error);
+      }
     }
   });
 

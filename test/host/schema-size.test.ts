@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { compileToolSchema } from '../../host/registry/load-plugins.js';
-import { MAX_SCHEMA_EXPANSION } from '../../host/registry/schema-size.js';
+import { MAX_SCHEMA_EXPANSION, measureSchema } from '../../host/registry/schema-size.js';
 import type { ToolManifest } from '../../sandbox/manifest.js';
 
 const tool = (inputSchema: Record<string, unknown>): ToolManifest => ({ name: 'demo_tool', description: 'demo', inputSchema });
@@ -56,4 +56,13 @@ it('recursions that hand down the same sub-schemas at every level are counted on
   const v = compileToolSchema(tool(filter));
   assert.equal(v.safeParse({ where: { and: [{ field: 'a', equals: 1 }, { or: [{ not: { field: 'b', equals: 'x' } }] }] } }).success, true);
   assert.equal(v.safeParse({ where: { and: [{ field: 'a' }] } }).success, false);
+});
+
+it('measures the sub-schemas one value meets at its place, not the whole schema (the validation budget is per value)', () => {
+  const address = { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } };
+  const wide = { type: 'object', $defs: { Address: address }, properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`a${i}`, { $ref: '#/$defs/Address' }])) };
+  assert.equal(measureSchema(wide), 2, 'a $ref and its target, at each address');
+  const options = Array.from({ length: 1000 }, (_, i) => ({ const: i }));
+  assert.equal(measureSchema({ type: 'object', properties: { ids: { type: 'array', items: { anyOf: options } } } }), 1001, 'every element meets the anyOf and its 1,000 options');
+  assert.equal(measureSchema({ type: 'object', properties: { grid: { type: 'array', items: { type: 'array', items: { type: 'number' } } } } }), 1);
 });

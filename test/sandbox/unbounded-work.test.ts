@@ -192,6 +192,17 @@ describe("a module's compile time", () => {
   });
 });
 
+describe('the global object', () => {
+  it("is found as `self` by bundles that would otherwise ask Function('return this') (lodash's fallback)", async () => {
+    const r = await run(`var freeGlobal = typeof global == 'object' && global && global.Object === Object && global;
+var freeSelf = typeof self == 'object' && self && self.Object === Object && self;
+var root = freeGlobal || freeSelf || Function('return this')();
+export default { async run() { return root === globalThis; } };`);
+    assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
+    assert.equal(r.result, true);
+  });
+});
+
 describe('resizable ArrayBuffers', () => {
   it('are refused, however the constructor is reached; fixed-length buffers work', async () => {
     const r = await run(
