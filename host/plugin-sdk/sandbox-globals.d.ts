@@ -51,3 +51,6 @@ declare function btoa(data: string): string;
 
 /** The Latin-1 string (one character per byte) that base64 text encodes; throws on invalid base64. */
 declare function atob(data: string): string;
+
+/** The global object, as in a web worker (bundles look for it before `Function('return this')`, which the sandbox refuses). */
+declare var self: typeof globalThis;

@@ -108,7 +108,7 @@ describe('the declared sandbox globals', () => {
       const plain = new Set(Object.getOwnPropertyNames(vm.runInNewContext('globalThis')));
       const added = (r.result as string[]).filter((k) => !plain.has(k));
       assert.deepEqual([...declared].sort(), [...added].sort());
-      assert.deepEqual([...declared].sort(), ['URLSearchParams', 'atob', 'btoa']);
+      assert.deepEqual([...declared].sort(), ['URLSearchParams', 'atob', 'btoa', 'self']);
     } finally {
       await sandbox.close();
       await bridge.close();
