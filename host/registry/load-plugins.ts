@@ -14,7 +14,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { compilePattern, PATTERN_BUDGET, separatePatterns, type PatternIssue } from './patterns.js';
 import { checkRegExpLiterals } from './regexp-literals.js';
-import { MAX_SCHEMA_EXPANSION, measureSchema, schemaSizeProblem } from './schema-size.js';
+import { measureSchema } from './schema-size.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
 import type { ProbeVerdict } from '../../sandbox/index.js';
 
@@ -99,10 +99,19 @@ function metaSchemaProblem(schema: Record<string, unknown>): string | undefined 
  * validating arguments against it could not be done in bounded time (see schema-size.ts).
  */
 export function compileToolSchema(tool: ToolManifest): z.ZodType {
+  return compileTool(tool).validator;
+}
+
+/** compileToolSchema, with the most sub-schemas one argument value meets (the validation budget's divisor). */
+function compileTool(tool: ToolManifest): Omit<LoadedTool, 'manifest'> {
   const problem = metaSchemaProblem(tool.inputSchema);
   if (problem) throw new Error(`tools.${tool.name}.inputSchema: not a valid JSON Schema: ${problem}`);
-  const size = schemaSizeProblem(tool.inputSchema);
-  if (size) throw new Error(`tools.${tool.name}.inputSchema: cannot be validated in bounded time: ${size}`);
+  const schemaSize = measureSchema(tool.inputSchema);
+  if (typeof schemaSize === 'string') throw new Error(`tools.${tool.name}.inputSchema: cannot be validated in bounded time: ${schemaSize}`);
+  return { validator: compileValidator(tool), schemaSize };
+}
+
+function compileValidator(tool: ToolManifest): z.ZodType {
   try {
     // Patterns are checked with RE2 after zod, never as backtracking RegExps (see patterns.ts).
     const { stripped, check } = separatePatterns(tool.inputSchema);
@@ -163,9 +172,7 @@ export function loadPluginDir(dir: string): LoadedPlugin {
   const tools = new Map<string, LoadedTool>();
   for (const tool of manifest.tools) {
     try {
-      const validator = compileToolSchema(tool);
-      const size = measureSchema(tool.inputSchema);
-      tools.set(tool.name, { manifest: tool, validator, schemaSize: typeof size === 'number' ? size : MAX_SCHEMA_EXPANSION });
+      tools.set(tool.name, { manifest: tool, ...compileTool(tool) });
     } catch (err) {
       throw Object.assign(err as Error, { file: manifestFile });
     }

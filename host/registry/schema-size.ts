@@ -167,23 +167,15 @@ function tooLarge(path: string, where: string, limit: number): string {
 }
 
 /**
- * Why `schema` cannot be validated in bounded time, or undefined: it expands to more than `limit`
- * sub-schemas, or a `$ref` leads back in place to a schema it is part of. The message names the
- * place in the manifest (`inputSchema.…`) and, for the size, the argument it checks.
- *
- * What is counted: at every place an argument value can sit, each sub-schema that checks the value
- * (the ones handed to it, and all they lead to in place) and each one they hand down to its
- * properties and items. A `$defs` entry counts each time it is reached.
- */
-export function schemaSizeProblem(schema: Record<string, unknown>, limit: number = MAX_SCHEMA_EXPANSION): string | undefined {
-  const measured = measureSchema(schema, limit);
-  return typeof measured === 'string' ? measured : undefined;
-}
-
-/**
  * The most sub-schemas one argument value is checked against, at any one place (those handed to it
  * and all they lead to in place: an `anyOf` of 1,000 options under `items` counts 1,001 for each
- * element), or why `schema` cannot be validated in bounded time (as schemaSizeProblem says).
+ * element); or, as a string, why `schema` cannot be validated in bounded time: it expands to more
+ * than `limit` sub-schemas, or a `$ref` leads back in place to a schema it is part of. The message
+ * names the place in the manifest (`inputSchema.…`) and, for the size, the argument it checks.
+ *
+ * What the limit counts: at every place an argument value can sit, each sub-schema that checks the
+ * value (the ones handed to it, and all they lead to in place) and each one they hand down to its
+ * properties and items. A `$defs` entry counts each time it is reached.
  */
 export function measureSchema(schema: Record<string, unknown>, limit: number = MAX_SCHEMA_EXPANSION): number | string {
   const ids = new Map<unknown, number>();

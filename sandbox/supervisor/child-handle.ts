@@ -75,7 +75,7 @@ export class ChildHandle {
    * `restarts` says whether a process that dies now is replaced (false once the host is shutting
    * down); the calls it fails say so.
    */
-  constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null) => void, restarts: () => boolean = () => true) {
+  constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null) => void, restarts: () => boolean = () => true) {
     this.#options = options;
     const env: Record<string, string> = {
       WB_SANDBOX_WORKERS: String(options.workers),
@@ -123,11 +123,11 @@ export class ChildHandle {
       // a plugin known to have brought the process down (V8 lost control of its isolate) is blamed
       // alone; otherwise every plugin with a call in flight is
       const culprit = this.#culprit;
-      const blamed: RunTask[] = culprit ? [{ plugin: culprit } as RunTask] : [];
+      const blamed: PluginIdentity[] = culprit ? [culprit] : [];
       const next = restarts() ? 'it is being restarted' : 'the gateway is shutting down';
       const why = culprit ? `another call in the same sandbox process brought it down (${signal ?? `exit code ${code}`})` : signal ?? `exit code ${code}`;
       for (const [id, call] of this.#inFlight) {
-        if (!culprit) blamed.push(call.task);
+        if (!culprit) blamed.push(call.task.plugin);
         this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${why}); ${next}`), strike: false });
       }
       for (const resolve of this.#memoryWaiters.values()) resolve(undefined);

@@ -6,7 +6,7 @@
  * lost control of its isolate), else each plugin with calls in flight gets one, and a new process is started (with
  * back-off if it keeps failing). `run` never rejects.
  */
-import type { MemoryStats } from '../internal-protocol.js';
+import type { MemoryStats, PluginIdentity } from '../internal-protocol.js';
 import type { HttpHandler, RunOutcome, RunTask } from '../protocol.js';
 import { resolveOptions, type Sandbox, type SandboxFault, type SandboxOptions, type SandboxStats } from '../sandbox-options.js';
 import { failure } from './check-outcome.js';
@@ -17,8 +17,8 @@ import { Quarantine } from './quarantine.js';
 const START_TIMEOUT_MS = 20_000;
 const MAX_START_ATTEMPTS = 5;
 
-const pluginKey = (task: RunTask): string => `${task.plugin.name}\u0000${task.plugin.sourceHash}`;
-const pluginLabel = (task: RunTask): string => `${task.plugin.name}@${task.plugin.version}`;
+const pluginKey = (plugin: PluginIdentity): string => `${plugin.name}\u0000${plugin.sourceHash}`;
+const pluginLabel = (plugin: PluginIdentity): string => `${plugin.name}@${plugin.version}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 
 /**
@@ -58,7 +58,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   let crashes = 0;
   let started = 0;
 
-  const onExit = (dead: ChildHandle, blamed: RunTask[], code: number | null, signal: string | null): void => {
+  const onExit = (dead: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null): void => {
     if (child === dead) child = undefined;
     if (closing) return;
     if (shuttingDown) {
@@ -70,7 +70,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     logger.error({ sandboxPid: dead.pid, code, signal, plugins }, 'sandbox process died; failing its calls in flight and restarting it');
     // one strike per plugin per crash, however many of its calls were in flight: a busy bystander
     // must not collect strikes faster than the plugin that brought the process down
-    const struck = new Map(blamed.map((task) => [pluginKey(task), pluginLabel(task)]));
+    const struck = new Map(blamed.map((plugin) => [pluginKey(plugin), pluginLabel(plugin)]));
     for (const [key, label] of struck) quarantine.strike(key, label);
     void ensureChild().catch(() => undefined);
   };
@@ -120,10 +120,10 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
       return failure('GW_ERR_SANDBOX_ARGS_TOO_LARGE', `the arguments are larger than ${task.limits.maxArgsBytes} bytes`);
     }
     const quarantinedUntil = (): RunOutcome | undefined => {
-      const until = quarantine.until(pluginKey(task));
+      const until = quarantine.until(pluginKey(task.plugin));
       return until === undefined
         ? undefined
-        : failure('GW_ERR_SANDBOX_QUARANTINED', `plugin ${pluginLabel(task)} crashed the sandbox ${options.quarantineAfterCrashes} times and is suspended until ${new Date(until).toISOString()}`);
+        : failure('GW_ERR_SANDBOX_QUARANTINED', `plugin ${pluginLabel(task.plugin)} crashed the sandbox ${options.quarantineAfterCrashes} times and is suspended until ${new Date(until).toISOString()}`);
     };
     const early = quarantinedUntil();
     if (early) return early;
@@ -144,7 +144,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
         return failure('GW_ERR_SANDBOX_UNAVAILABLE', shuttingDown ? 'the sandbox is shutting down' : `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
       }
       const { outcome, strike } = await handle.call(task, http);
-      if (strike && !handle.exited && !shuttingDown) quarantine.strike(pluginKey(task), pluginLabel(task)); // a worker thread died
+      if (strike && !handle.exited && !shuttingDown) quarantine.strike(pluginKey(task.plugin), pluginLabel(task.plugin)); // a worker thread died
       return outcome;
     } finally {
       lease.release();

@@ -32,7 +32,7 @@ export const GC_GLOBAL = '__wb_gc';
  * parses and compiles a pattern without stopping for the step's time limit, and some constructs
  * cost ~45 µs a character (Unicode set operations, case-insensitive properties: 15,000 characters
  * took 0.65 s here); a termination that waits longer than ~5 s loses the whole sandbox process.
- * Literals in plugin.js are bounded by the module's compile budget (prepare-context.ts).
+ * Literals in plugin.js are held to the same bound when it loads (host/registry/regexp-literals.ts).
  */
 export const MAX_REGEXP_SOURCE = 20_000;
 
@@ -135,9 +135,9 @@ export const BOOTSTRAP_SOURCE = String.raw`
   // characters of nested \p{L} classes took 50 s). The pattern is read once and handed on as a
   // string, so a getter or toString cannot answer the check one thing and V8 another.
   function hardenRegExp() {
-    const Intrinsic = RegExp, proto = RegExp.prototype, construct = Reflect.construct, DefineProperty = Object.defineProperty;
+    const Intrinsic = RegExp, proto = RegExp.prototype, construct = Reflect.construct;
     const sourceOf = Object.getOwnPropertyDescriptor(proto, 'source').get, compile = proto.compile;
-    const SymbolMatch = Symbol.match, SyntaxErrorCtor = SyntaxError, Str = String;
+    const SymbolMatch = Symbol.match, SyntaxErrorCtor = SyntaxError;
     const MAX = ${MAX_REGEXP_SOURCE};
     const check = (pattern) => {
       if (pattern.length > MAX) throw new SyntaxErrorCtor('Invalid regular expression: the pattern is ' + pattern.length + ' characters long; plugins may build patterns of at most ' + MAX);
@@ -150,7 +150,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
     const StringIndexOf = StringCtor.prototype.indexOf;
     const toText = (v) => {
       if (typeof v === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
-      return Str(v);
+      return StringCtor(v);
     };
     const genuineSource = (p) => {
       if (p === null || (typeof p !== 'object' && typeof p !== 'function')) return undefined;
@@ -171,8 +171,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
       pattern = check(pattern === undefined ? '' : toText(pattern));
       return flags === undefined ? [pattern] : [pattern, checkFlags(toText(flags))];
     };
-    let Guarded;
-    Guarded = new Proxy(Intrinsic, {
+    const Guarded = new Proxy(Intrinsic, {
       construct(target, args, newTarget) { return construct(target, patternArgs(args, true), newTarget); },
       apply(target, thisArg, args) {
         // RegExp(re) without flags answers re itself, as the spec has it
