@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { callJson } from '../helpers/mcp-call.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
 type Json = any;
@@ -17,11 +18,7 @@ type Json = any;
 let gw: TestGateway;
 let client: Client;
 
-async function call(name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> {
-  const res = await client.callTool({ name, arguments: args });
-  const content = res.content as { type: string; text: string }[];
-  return { json: JSON.parse(content[0]?.text ?? 'null'), isError: res.isError === true };
-}
+const call = (name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> => callJson(client, name, args);
 
 before(async () => {
   gw = await startGateway({ plugins: ['atlassian-jira', 'newrelic'] });

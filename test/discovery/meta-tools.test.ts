@@ -14,6 +14,7 @@ import type { User } from '../../host/storage/users.js';
 import { createLogger } from '../../host/telemetry/logger.js';
 import { buildMcpServer } from '../../host/transport/mcp-server.js';
 import { SYNTHETIC_CATALOG } from './synthetic-catalog.js';
+import { callJson } from '../helpers/mcp-call.js';
 
 const alice: User = { id: 'u-alice', email: 'alice@example.com', tenant: 'acme', createdAt: 0 };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
@@ -40,11 +41,7 @@ const metaTools = createDiscoveryMetaTools({
 
 let client: Client;
 
-async function call(name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> {
-  const res = await client.callTool({ name, arguments: args });
-  const content = res.content as { type: string; text: string }[];
-  return { json: JSON.parse(content[0]?.text ?? 'null'), isError: res.isError === true };
-}
+const call = (name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> => callJson(client, name, args);
 
 before(async () => {
   const server = buildMcpServer({ metaTools: () => metaTools, version: 'test', logger: createLogger({ destination: 'silent' }) }, alice, 'mcp');
