@@ -86,7 +86,7 @@ async function workerCpu(t: RunTask, calls: number): Promise<{ cpuMsPerCall: num
   const { runCall } = await import('../sandbox/worker/run-call.js');
   const one = async (): Promise<void> => {
     // echo_args posts nothing on its port (no ctx.http, no log lines)
-    const r = await runCall({ ...t, callId: randomUUID() }, { post: () => undefined, on: () => undefined });
+    const r = await runCall({ ...t, callId: randomUUID() }, { id: 1, post: () => undefined, on: () => undefined });
     if (!r.outcome.ok) throw new Error(`${r.outcome.error.code}: ${r.outcome.error.message}`);
   };
   for (let i = 0; i < 200; i++) await one();

@@ -34,8 +34,11 @@ export type FromChild =
   | { t: 'need-source'; id: number }
   | { t: 'log'; id: number; level: LogLevel; message: string }
   | { t: 'memory-stats'; id: number; stats: MemoryStats }
-  /** the process must end; `culprit`: the plugin whose isolate brought it down, when known */
-  | { t: 'fatal'; message: string; culprit?: PluginIdentity };
+  /**
+   * the process must end; `culprit`: the plugin whose isolate brought it down, when known;
+   * `culpritCall`: the call whose work did, when known (a worker it wedged: busy-mark.ts)
+   */
+  | { t: 'fatal'; message: string; culprit?: PluginIdentity; culpritCall?: number };
 
 /** What a call sends from its worker to the sandbox process's main thread. */
 export type WorkerMessage =
@@ -60,6 +63,8 @@ export type ToWorker = { id: number } & ({ t: 'http-result'; reqId: number; resu
 export interface WorkerHello {
   t: 'worker-port';
   port: MessagePort;
+  /** what the worker's thread is doing synchronously in an isolate, and for which call (busy-mark.ts) */
+  mark: SharedArrayBuffer;
 }
 
 /** What a worker task resolves to: the outcome, and whether it counts as a crash of the plugin. */

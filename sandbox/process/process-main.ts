@@ -23,6 +23,7 @@ import { SourceCache } from '../source-cache.js';
 import { selfTest } from './self-test.js';
 import { affinityBalancer } from './balancer.js';
 import type { WorkerTask } from '../worker/worker-entry.js';
+import { WorkerWatch } from './worker-watch.js';
 
 const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
 const callsPerWorker = Math.max(1, Number(process.env['WB_SANDBOX_CALLS_PER_WORKER'] ?? '1') | 0);
@@ -104,16 +105,29 @@ async function main(): Promise<void> {
     setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
   };
 
+  // a worker whose thread a call's work holds past its budget (work V8 does not interrupt) has
+  // stopped answering for good: this process ends, blaming that call's plugin alone
+  const watch = new WorkerWatch((wedged) => {
+    send({
+      t: 'fatal',
+      message: `a worker thread stopped answering: call ${wedged.callId} of ${wedged.plugin ? `plugin ${wedged.plugin.name}@${wedged.plugin.version}` : 'an unknown plugin'} held it ${wedged.heldMs} ms (its budget ${wedged.budgetMs} ms) in work V8 did not interrupt`,
+      ...(wedged.plugin ? { culprit: wedged.plugin, culpritCall: wedged.callId } : {}),
+    });
+    setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
+  });
+
   // each worker hands over its own port once, when it starts; messages of every call it runs come
   // on it, with the call's id
   pool.on('message', (m: WorkerHello) => {
     if (m?.t !== 'worker-port' || !m.port) return;
     m.port.on('message', (msg: FromWorker) => calls.get(msg?.id)?.onMessage(msg, m.port));
+    if (m.mark instanceof SharedArrayBuffer) watch.add(m.mark);
   });
 
   const run = (id: number, task: RunTask, source: string): void => {
     const call: Call = { port: undefined, onMessage: () => undefined, source, lease: NO_LEASE, pendingHttp: 0 };
     calls.set(id, call);
+    watch.started(id, task.plugin);
     const receivedAt = traceHops ? performance.timeOrigin + performance.now() : 0;
     let received = 0;
     /** no more port messages are expected (the worker died, or a grace period ran out) */

@@ -70,6 +70,8 @@ export class ChildHandle {
   #seq = 0;
   /** the plugin whose isolate V8 lost control of, which brought this process down (set once, before it exits) */
   #culprit: PluginIdentity | undefined;
+  /** the call whose work brought this process down, when known (a worker it wedged), and what the process said */
+  #culpritCall: { id: number; message: string } | undefined;
 
   /**
    * `restarts` says whether a process that dies now is replaced (false once the host is shutting
@@ -107,7 +109,10 @@ export class ChildHandle {
       for (const m of unbatch(raw) as FromChild[]) {
         if (m?.t === 'ready') markReady(m.pid);
         else if (m?.t === 'fatal') {
-          if (isPluginIdentity(m.culprit)) this.#culprit ??= m.culprit;
+          if (isPluginIdentity(m.culprit) && !this.#culprit) {
+            this.#culprit = m.culprit;
+            if (typeof m.culpritCall === 'number') this.#culpritCall = { id: m.culpritCall, message: String(m.message).slice(0, 300) };
+          }
           options.logger.error({ sandboxPid: this.#proc.pid, culprit: this.#culprit?.name }, `sandbox process: ${String(m.message).slice(0, 1000)}`);
           // a process that says it must end may not manage to (a worker thread stuck in V8): end it
           // now, so that its calls fail at once instead of at their watchdogs
@@ -120,15 +125,18 @@ export class ChildHandle {
     this.#proc.on('exit', (code, signal) => {
       this.exited = true;
       markFailed(new Error(`the sandbox process exited (${signal ?? code})`));
-      // a plugin known to have brought the process down (V8 lost control of its isolate) is blamed
-      // alone; otherwise every plugin with a call in flight is
+      // a plugin known to have brought the process down (V8 lost control of its isolate, or one of its
+      // calls wedged a worker) is blamed alone; otherwise every plugin with a call in flight is
       const culprit = this.#culprit;
       const blamed: PluginIdentity[] = culprit ? [culprit] : [];
       const next = restarts() ? 'it is being restarted' : 'the gateway is shutting down';
       const why = culprit ? `another call in the same sandbox process brought it down (${signal ?? `exit code ${code}`})` : signal ?? `exit code ${code}`;
       for (const [id, call] of this.#inFlight) {
         if (!culprit) blamed.push(call.task.plugin);
-        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${why}); ${next}`), strike: false });
+        if (id === this.#culpritCall?.id) {
+          // this call's own work held the worker (a step V8 did not interrupt): it ran out of time
+          this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call held its sandbox worker past its time limits in work that could not be interrupted, and the sandbox process was replaced (${this.#culpritCall.message})`), strike: false });
+        } else this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${why}); ${next}`), strike: false });
       }
       for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
       this.#memoryWaiters.clear();

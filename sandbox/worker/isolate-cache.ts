@@ -29,8 +29,16 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { CONTROL_CHANNEL, type ControlMessage, type PluginIdentity } from '../internal-protocol.js';
 import type { RunTask } from '../protocol.js';
 import { classifyIsolateError } from './classify-error.js';
-import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
+import { MAX_MODULE_COMPILE_MS, prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
 import { ENTRY_COLLECT } from './bootstrap-source.js';
+import { marked } from './busy-mark.js';
+
+/**
+ * How long a synchronous housekeeping step on an idle isolate (a collection, a heap measure, a
+ * disposal) may hold the worker's thread before the sandbox process takes the worker to be wedged
+ * by the isolate's last call (busy-mark.ts): they take ~1 ms, a collection of a full 64 MiB heap tens.
+ */
+const HOUSEKEEPING_BUDGET_MS = 1000;
 
 export const MAX_IDLE_ISOLATES = 8;
 export const MAX_TENANT_CONTEXTS = 32;
@@ -100,6 +108,8 @@ export interface IsolateEntry {
   /** preparing ahead failed once for this isolate: do not try again */
   noSpare: boolean;
   lastUsed: number;
+  /** the call that uses it or used it last (what synchronous work on it is marked with: busy-mark.ts) */
+  lastCall: number;
   /** heap committed + external when it last became idle (what it holds against the idle budget) */
   heldBytes: number;
   /** used heap + external when it was last measured (live data and garbage not yet collected) */
@@ -141,7 +151,8 @@ export function disposeEntry(entry: IsolateEntry): void {
   entry.tenants.clear();
   entry.spares = [];
   try {
-    if (!entry.isolate.isDisposed) entry.isolate.dispose();
+    // disposing an isolate whose thread is stuck in V8 waits for it
+    if (!entry.isolate.isDisposed) marked(entry.lastCall, HOUSEKEEPING_BUDGET_MS, () => entry.isolate.dispose());
   } catch {
     // already disposed by isolated-vm itself (memory limit)
   }
@@ -163,8 +174,8 @@ export function disposeAll(): void {
 
 const usable = (e: IsolateEntry, memoryMb: number): boolean => !e.busy && !e.disposed && !e.retire && !e.isolate.isDisposed && e.memoryMb === memoryMb;
 
-/** An idle isolate for this task's plugin (marked busy), created (cold) if there is none. */
-export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: boolean } {
+/** An idle isolate for this task's plugin (marked busy, and used by call `callId`), created (cold) if there is none. */
+export function acquireIsolate(task: RunTask, callId: number): { entry: IsolateEntry; cold: boolean } {
   const key = `${task.plugin.name}\u0000${task.plugin.sourceHash}`;
   const list = pools.get(key) ?? [];
   let pick: IsolateEntry | undefined;
@@ -182,6 +193,7 @@ export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: bool
   const grow = task.contextKey === undefined && !preferred && list.length < WARM_ISOLATES_PER_PLUGIN;
   if (pick && !grow) {
     pick.busy = true;
+    pick.lastCall = callId;
     return { entry: pick, cold: false };
   }
   const plugin: PluginIdentity = { name: task.plugin.name, version: task.plugin.version, sourceHash: task.plugin.sourceHash };
@@ -200,6 +212,7 @@ export function acquireIsolate(task: RunTask): { entry: IsolateEntry; cold: bool
     filling: false,
     noSpare: false,
     lastUsed: Date.now(),
+    lastCall: callId,
     heldBytes: 0,
     usedBytes: 0,
     collectAt: firstCollectAt(task.limits.memoryMb),
@@ -222,7 +235,7 @@ const firstCollectAt = (memoryMb: number): number => Math.min(COLLECT_AT_MB, mem
 function collect(entry: IsolateEntry, via: PreparedContext): boolean {
   if (entry.cannotCollect || entry.busy || entry.disposed || entry.isolate.isDisposed) return false;
   try {
-    if (via.entry.applySync(undefined, [ENTRY_COLLECT]) !== true) {
+    if (marked(entry.lastCall, HOUSEKEEPING_BUDGET_MS, () => via.entry.applySync(undefined, [ENTRY_COLLECT])) !== true) {
       entry.cannotCollect = true;
       return false;
     }
@@ -265,7 +278,8 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
   entry.filling = true;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
     if (entry.disposed || entry.isolate.isDisposed) throw new Error('the isolate was disposed');
-    return prepareContext(entry.isolate, entry.source, timeoutMs);
+    // ahead of demand: the module is in V8's compilation cache, the rest is ~1 ms
+    return prepareContext(entry.isolate, entry.source, timeoutMs, { call: entry.lastCall, budgetMs: MAX_MODULE_COMPILE_MS });
   });
   const spare: Spare = { ready, timeoutMs, settled: false };
   entry.spares.push(spare);
@@ -304,7 +318,7 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
  */
 function measureHeld(entry: IsolateEntry): number {
   try {
-    const h = entry.isolate.getHeapStatisticsSync();
+    const h = marked(entry.lastCall, HOUSEKEEPING_BUDGET_MS, () => entry.isolate.getHeapStatisticsSync());
     entry.heldBytes = h.total_heap_size + h.externally_allocated_size;
     entry.usedBytes = h.used_heap_size + h.externally_allocated_size;
   } catch {

@@ -21,6 +21,7 @@
 import ivm from 'isolated-vm';
 import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
 import { WEB_GLOBALS_SOURCE } from './web-globals-source.js';
+import { marked } from './busy-mark.js';
 
 /** Receives what the bootstrap sends through the bridge: kind, id and a string payload. */
 export type BridgeListener = (kind: unknown, id: unknown, payload: unknown) => void;
@@ -115,39 +116,65 @@ function releaseAll(handles: readonly { release(): void }[]): void {
   }
 }
 
-export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number): Promise<PreparedContext> {
-  const setup = setupScriptOf(isolate);
-  const context = isolate.createContextSync();
-  const made: { release(): void }[] = [context];
+/**
+ * The call a preparation works for (or, for a context prepared ahead, the call that last used the
+ * isolate), and how long its synchronous part may hold the worker's thread before the sandbox
+ * process takes the worker to be wedged by that call (busy-mark.ts). The first compile of a module
+ * may take up to MAX_MODULE_COMPILE_MS of CPU (then it is refused); everything else takes ~1 ms.
+ */
+export interface PrepareMark {
+  call: number;
+  budgetMs: number;
+}
+
+export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number, mark: PrepareMark): Promise<PreparedContext> {
+  const made: { release(): void }[] = [];
   try {
-    const router: PreparedContext['router'] = { current: null };
-    const callback = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload), { ignored: true });
-    context.global.setSync('__wb_bridge', callback);
-    const entry = setup.runSync(context, { timeout: timeoutMs, reference: true }) as unknown as ivm.Reference;
-    made.unshift(entry);
-    if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
-    const module = compileModule(isolate, source);
-    made.unshift(module);
-    module.instantiateSync(context, refuseImport);
-    if (slowModule.has(isolate) || timeoutMs <= SYNC_EVALUATE_MS) {
-      await module.evaluate({ timeout: timeoutMs });
-    } else {
-      try {
-        module.evaluateSync({ timeout: SYNC_EVALUATE_MS });
-      } catch (e) {
-        if (!timedOut(e)) throw e;
-        // slow top-level code: this module instance is broken; evaluate on the thread pool from now on
-        slowModule.add(isolate);
-        releaseAll(made);
-        made.length = 0;
-        return await prepareContext(isolate, source, timeoutMs);
-      }
+    const ready = marked(mark.call, mark.budgetMs, () => prepareOnThisThread(isolate, source, timeoutMs, made));
+    if (ready === undefined) {
+      // slow top-level code: that module instance is broken; evaluate on the thread pool from now on
+      releaseAll(made);
+      made.length = 0;
+      return await prepareContext(isolate, source, timeoutMs, mark);
     }
+    if (ready.evaluateLater) await ready.module.evaluate({ timeout: timeoutMs });
+    const { context, module, entry, router } = ready;
     return { context, module, namespace: module.namespace, entry, router };
   } catch (e) {
     releaseAll(made);
     throw e;
   }
+}
+
+/**
+ * The synchronous part of a preparation (everything but an evaluation on the thread pool); what it
+ * makes goes into `made`. Undefined when the module's top-level code needed more than
+ * SYNC_EVALUATE_MS here (its isolate evaluates on the thread pool from now on).
+ */
+function prepareOnThisThread(isolate: ivm.Isolate, source: string, timeoutMs: number, made: { release(): void }[]): (Omit<PreparedContext, 'namespace'> & { evaluateLater: boolean }) | undefined {
+  const setup = setupScriptOf(isolate);
+  const context = isolate.createContextSync();
+  made.push(context);
+  const router: PreparedContext['router'] = { current: null };
+  const callback = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload), { ignored: true });
+  context.global.setSync('__wb_bridge', callback);
+  const entry = setup.runSync(context, { timeout: timeoutMs, reference: true }) as unknown as ivm.Reference;
+  made.unshift(entry);
+  if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
+  const module = compileModule(isolate, source);
+  made.unshift(module);
+  module.instantiateSync(context, refuseImport);
+  const evaluateLater = slowModule.has(isolate) || timeoutMs <= SYNC_EVALUATE_MS;
+  if (!evaluateLater) {
+    try {
+      module.evaluateSync({ timeout: SYNC_EVALUATE_MS });
+    } catch (e) {
+      if (!timedOut(e)) throw e;
+      slowModule.add(isolate);
+      return undefined;
+    }
+  }
+  return { context, module, entry, router, evaluateLater };
 }
 
 /** Releases the handles of a per-call context (never throws; the isolate may be gone). */

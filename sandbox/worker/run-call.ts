@@ -36,7 +36,8 @@ import { maxRequestTextChars, oversizedRequest } from '../request-limits.js';
 import { ENTRY_DELIVER, ENTRY_PROBE, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from './bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
 import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
-import { prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
+import { MAX_MODULE_COMPILE_MS, prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
+import { marked } from './busy-mark.js';
 
 const MAX_LOG_LINES = 100;
 
@@ -45,6 +46,13 @@ const MAX_LOG_LINES = 100;
  * steps in this worker to isolated-vm's thread pool. Plugin steps take ~0.01–1 ms.
  */
 export const SYNC_STEP_MS = 20;
+/**
+ * A step on the worker's thread may run for its step timeout (cpuMsPerCall), but it is taken to
+ * have wedged the worker (busy-mark.ts) once it has held the thread this long past its call's
+ * wall-clock deadline: the call's own deadline cannot fire while the thread is held, and the host's
+ * watchdog (5 s past the deadline) would blame every plugin in flight.
+ */
+const STEP_OVERRUN_MS = 1000;
 /** plugins (isolate pool keys) whose steps run on the thread pool in this worker */
 const slowSteps = new Set<string>();
 const MAX_SLOW_STEP_KEYS = 1024;
@@ -64,16 +72,19 @@ function cpuMsOf(entry: IsolateEntry): number {
   }
 }
 
-async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepared: PreparedContext; shared: boolean }> {
+async function contextFor(entry: IsolateEntry, task: RunTask, callId: number): Promise<{ prepared: PreparedContext; shared: boolean }> {
   const key = task.contextKey;
+  // a first compile may take MAX_MODULE_COMPILE_MS; past the call's deadline by STEP_OVERRUN_MS, the
+  // preparation has wedged the worker (as a step would)
+  const mark = { call: callId, budgetMs: Math.max(MAX_MODULE_COMPILE_MS, task.limits.wallMsPerCall + STEP_OVERRUN_MS) };
   if (key === undefined) {
     // a context prepared ahead of demand (never used by any call), or a new one made now
-    const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
+    const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, mark);
     return { prepared: await ready, shared: false };
   }
   const found = entry.tenants.get(key);
   if (found) return { prepared: found, shared: true };
-  const prepared = await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall);
+  const prepared = await prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, mark);
   if (entry.tenants.size >= MAX_TENANT_CONTEXTS) {
     const [oldestKey, oldest] = entry.tenants.entries().next().value as [string, PreparedContext];
     entry.tenants.delete(oldestKey);
@@ -85,6 +96,8 @@ async function contextFor(entry: IsolateEntry, task: RunTask): Promise<{ prepare
 
 /** The worker's port as one call sees it: what it posts carries its id and is counted. */
 export interface TaskPort {
+  /** the call's id (the sandbox process's), which its synchronous work is marked with (busy-mark.ts) */
+  readonly id: number;
   post(msg: WorkerMessage): void;
   on(event: 'message', listener: (m: ToWorker) => void): void;
 }
@@ -107,7 +120,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
       strike: false,
     };
   }
-  const { entry, cold } = acquireIsolate(task);
+  const { entry, cold } = acquireIsolate(task, port.id);
   const cpu0 = cpuMsOf(entry);
   let closed = false;
   let requests = 0;
@@ -186,17 +199,19 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
       );
       return;
     }
-    const t0 = performance.now();
+    const started = performance.now();
+    // a step that holds this thread past the call's deadline by STEP_OVERRUN_MS has wedged it
+    const budget = Math.min(limits.cpuMsPerCall, Math.max(0, limits.wallMsPerCall - (started - t0)) + STEP_OVERRUN_MS);
     let failed: { error: unknown } | undefined;
     try {
-      p.entry.applySync(undefined, [op, 1, ...args], { timeout: limits.cpuMsPerCall });
+      marked(port.id, budget, () => p.entry.applySync(undefined, [op, 1, ...args], { timeout: limits.cpuMsPerCall }));
     } catch (error) {
       failed = { error };
     }
-    if (performance.now() - t0 > SYNC_STEP_MS) markSlowSteps(entry.key);
+    if (performance.now() - started > SYNC_STEP_MS) markSlowSteps(entry.key);
     let queued: unknown;
     try {
-      queued = p.entry.applySync(undefined, [ENTRY_TAKE], { timeout: limits.cpuMsPerCall, result: { copy: true } });
+      queued = marked(port.id, budget, () => p.entry.applySync(undefined, [ENTRY_TAKE], { timeout: limits.cpuMsPerCall, result: { copy: true } }));
     } catch {
       // the isolate is gone (memory limit): its messages with it
     }
@@ -273,7 +288,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
 
   void (async () => {
     try {
-      ({ prepared, shared } = await contextFor(entry, task));
+      ({ prepared, shared } = await contextFor(entry, task, port.id));
     } catch (e) {
       if (!closed) finish(classifyIsolateError(e, 'setup'));
       return;

@@ -12,6 +12,7 @@ import { CONTROL_CHANNEL, type ControlMessage, type ToWorker, type WorkerHello, 
 import type { RunTask } from '../protocol.js';
 import { SourceCache } from '../source-cache.js';
 import { runCall, type TaskPort } from './run-call.js';
+import { markBuffer } from './busy-mark.js';
 // answers the sandbox process's control channel (dispose-all, memory-query)
 import './worker-control.js';
 
@@ -29,7 +30,7 @@ const sources = new SourceCache();
  */
 const { port1: toMain, port2 } = new MessageChannel();
 if (parentPort) {
-  const hello: WorkerHello = { t: 'worker-port', port: port2 };
+  const hello: WorkerHello = { t: 'worker-port', port: port2, mark: markBuffer };
   parentPort.postMessage(hello, [port2]);
 }
 /** per call id, what its messages from the main thread go to */
@@ -58,6 +59,7 @@ function callPort(id: number): CallPort {
   const subs = new Set<(m: ToWorker) => void>();
   listeners.set(id, subs);
   return {
+    id,
     sent: 0,
     post(msg: WorkerMessage) {
       this.sent++;

@@ -102,24 +102,47 @@ describe('sandbox process death', () => {
 });
 
 describe('a call that wedges its worker', () => {
-  it('is failed by the watchdog, the process is replaced, and its plugin is struck', async () => {
+  // compiling two million alternatives needs more than the isolate's 64 MiB: V8 keeps retrying
+  // inside the compiler, where no time limit reaches it, and the worker stops answering (the
+  // loader refuses such a literal; the sandbox is driven directly here)
+  const WEDGE = `const re = /(${'a|'.repeat(2_000_000)}b)/;\nexport default { async run() { return re.test('b'); } };`;
+  const WEDGE_LIMITS = { memoryMb: 64, cpuMsPerCall: 500, wallMsPerCall: 1000 };
+
+  it('is failed, the process is replaced, and its plugin alone is struck (not a call in flight on another worker)', async () => {
     const sandbox = await createSandbox({ workers: 2, maxQueue: 10, quarantineAfterCrashes: 1, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
     try {
       const pid = sandbox.stats().pid as number;
       const seen = up.received.length;
       const bystander = callTool(sandbox, bridge, { name: 'bystander-slow', source: SLOW, args: { ms: 12_000 }, limits: { wallMsPerCall: 20_000 } });
       await waitFor(() => up.received.length > seen);
-      // compiling two million alternatives needs more than the isolate's 64 MiB: V8 keeps retrying
-      // inside the compiler, where no time limit reaches it, and the worker stops answering (the
-      // loader refuses such a literal; the sandbox is driven directly here)
-      const wedge = `const re = /(${'a|'.repeat(2_000_000)}b)/;\nexport default { async run() { return re.test('b'); } };`;
-      const culprit = await callTool(sandbox, bridge, { name: 'wedger', source: wedge, limits: { memoryMb: 64, cpuMsPerCall: 500, wallMsPerCall: 1000 } });
+      const culprit = await callTool(sandbox, bridge, { name: 'wedger', source: WEDGE, limits: WEDGE_LIMITS });
       assert.equal(errorCode(culprit), 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(culprit.outcome));
-      assert.equal(errorCode(await bystander), 'GW_ERR_SANDBOX_CRASHED');
+      assert.match(culprit.outcome.ok ? '' : culprit.outcome.error.message, /could not be interrupted.*call \d+ of plugin wedger@1\.0\.0 held it/);
+      const other = await bystander;
+      assert.equal(errorCode(other), 'GW_ERR_SANDBOX_CRASHED');
+      assert.match(other.outcome.ok ? '' : other.outcome.error.message, /another call in the same sandbox process brought it down/);
       await waitFor(() => sandbox.stats().pid !== undefined && sandbox.stats().pid !== pid, 10_000);
-      // which call wedged the worker is not known to the host: every plugin in flight is struck once
-      assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin).sort(), ['bystander-slow@1.0.0', 'wedger@1.0.0']);
-      assert.equal(errorCode(await callTool(sandbox, bridge, { name: 'wedger', source: wedge, tool: 'run' })), 'GW_ERR_SANDBOX_QUARANTINED');
+      // the worker's mark named the call that held it: its plugin alone is struck
+      assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['wedger@1.0.0']);
+      assert.equal(errorCode(await callTool(sandbox, bridge, { name: 'wedger', source: WEDGE, tool: 'run' })), 'GW_ERR_SANDBOX_QUARANTINED');
+      assert.equal((await callTool(sandbox, bridge, { name: 'bystander-slow', source: SLOW, tool: 'quick' })).result, 'quick');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('does not blame a call queued behind the wedge, even when its deadline comes first', async () => {
+    // one worker and one CPU slot: the wedger takes it first (IPC and the slot queue keep order) and
+    // the victim waits behind it; the victim's watchdog would fire long before the wedger's
+    const sandbox = await createSandbox({ workers: 1, callsPerWorker: 2, maxQueue: 10, quarantineAfterCrashes: 1, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
+    try {
+      const culprit = callTool(sandbox, bridge, { name: 'wedger', source: WEDGE, limits: { ...WEDGE_LIMITS, wallMsPerCall: 20_000 } });
+      const victim = callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick', limits: { wallMsPerCall: 1000 } });
+      const [c, v] = await Promise.all([culprit, victim]);
+      assert.equal(errorCode(c), 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(c.outcome));
+      assert.equal(errorCode(v), 'GW_ERR_SANDBOX_CRASHED', JSON.stringify(v.outcome));
+      assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['wedger@1.0.0']);
+      assert.equal((await callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick' })).result, 'quick');
     } finally {
       await sandbox.close();
     }
