@@ -106,7 +106,9 @@ describe('a call that wedges its worker', () => {
   // inside the compiler, where no time limit reaches it, and the worker stops answering (the
   // loader refuses such a literal; the sandbox is driven directly here)
   const WEDGE = `const re = /(${'a|'.repeat(2_000_000)}b)/;\nexport default { async run() { return re.test('b'); } };`;
-  const WEDGE_LIMITS = { memoryMb: 64, cpuMsPerCall: 500, wallMsPerCall: 1000 };
+  // the step's mark has a budget of 500 ms (its CPU timeout): the sandbox process gives up on the
+  // worker ~2.5 s into the step, well before the host's watchdog (deadline + 5 s) would
+  const WEDGE_LIMITS = { memoryMb: 64, cpuMsPerCall: 500, wallMsPerCall: 5000 };
 
   it('is failed, the process is replaced, and its plugin alone is struck (not a call in flight on another worker)', async () => {
     const sandbox = await createSandbox({ workers: 2, maxQueue: 10, quarantineAfterCrashes: 1, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
@@ -137,7 +139,7 @@ describe('a call that wedges its worker', () => {
     const sandbox = await createSandbox({ workers: 1, callsPerWorker: 2, maxQueue: 10, quarantineAfterCrashes: 1, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
     try {
       const culprit = callTool(sandbox, bridge, { name: 'wedger', source: WEDGE, limits: { ...WEDGE_LIMITS, wallMsPerCall: 20_000 } });
-      const victim = callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick', limits: { wallMsPerCall: 1000 } });
+      const victim = callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick', limits: { wallMsPerCall: 4000 } });
       const [c, v] = await Promise.all([culprit, victim]);
       assert.equal(errorCode(c), 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(c.outcome));
       assert.equal(errorCode(v), 'GW_ERR_SANDBOX_CRASHED', JSON.stringify(v.outcome));
