@@ -47,6 +47,13 @@ export interface RunTask {
   config: Record<string, unknown>;
   /** tenant id when the policy asks for per-tenant contexts; undefined means a fresh context */
   contextKey?: string;
+  /**
+   * Whom the call runs for: the host's stable internal user id (never an API key). The supervisor
+   * holds each user to its share of the sandbox (`maxUserShare`) and does not send it on to the
+   * sandbox process. Left out (start-up probes, `plugin validate`), the call counts against no
+   * user's share.
+   */
+  user?: string;
   limits: SandboxLimits;
   /**
    * A probe instead of a call (start-up, `plugin validate`): the module is compiled and evaluated

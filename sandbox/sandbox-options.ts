@@ -32,6 +32,12 @@ export interface SandboxOptions {
    * ceil(share × workers) calls using CPU, and at most ceil(share × workers × callsPerWorker) in flight
    */
   maxWorkerShare?: number;
+  /**
+   * share of the sandbox one user (RunTask.user) may occupy at once, 0..1 (default 0.5): at most
+   * ceil(share × workers × callsPerWorker) calls in flight and ceil(share × maxQueue) waiting, beyond
+   * which its calls get GW_ERR_SANDBOX_OVERLOADED. Calls with no user are not limited by it.
+   */
+  maxUserShare?: number;
   logger?: SandboxLogger;
   /** how long close() lets in-flight calls finish, ms (default 10000) */
   closeGraceMs?: number;
@@ -64,6 +70,8 @@ export interface SandboxStats {
   active: number;
   /** calls waiting for a slot */
   queued: number;
+  /** calls refused since start because the queue was full, or the plugin's or the user's share of it */
+  refused: { queueFull: number; pluginShare: number; userShare: number };
   /** calls finished since start */
   completed: number;
   /** sandbox processes that died unexpectedly */
@@ -99,6 +107,8 @@ export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
   const workers = Math.max(1, Math.floor(o.workers ?? 8));
   const share = o.maxWorkerShare ?? 0.5;
   if (!(share > 0 && share <= 1)) throw new RangeError('maxWorkerShare must be in (0, 1]');
+  const userShare = o.maxUserShare ?? 0.5;
+  if (!(userShare > 0 && userShare <= 1)) throw new RangeError('maxUserShare must be in (0, 1]');
   return {
     workers,
     callsPerWorker: Math.max(1, Math.min(256, Math.floor(o.callsPerWorker ?? 1))),
@@ -106,6 +116,7 @@ export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
     quarantineAfterCrashes: Math.max(1, Math.floor(o.quarantineAfterCrashes ?? 3)),
     quarantineWindowMs: Math.max(1, o.quarantineWindowMs ?? 600_000),
     maxWorkerShare: share,
+    maxUserShare: userShare,
     logger: o.logger ?? silent,
     closeGraceMs: Math.max(0, o.closeGraceMs ?? 10_000),
     execArgv: o.execArgv ?? [],

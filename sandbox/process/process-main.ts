@@ -30,7 +30,7 @@ const callsPerWorker = Math.max(1, Number(process.env['WB_SANDBOX_CALLS_PER_WORK
 const share = Math.min(1, Math.max(0.01, Number(process.env['WB_SANDBOX_WORKER_SHARE'] ?? '0.5') || 0.5));
 /** benchmarks only (SandboxOptions.traceHops): outcomes carry RunHops */
 const traceHops = process.env['WB_SANDBOX_TRACE_HOPS'] === '1';
-/** CPU slots; the host already bounds the calls in flight (and their queue) */
+/** CPU slots; the host already bounds the calls in flight and their queue, per plugin and per user (calls here carry no user) */
 const cpu = new Dispatcher({ slots: workers, perPlugin: Math.ceil(share * workers), inFlight: Number.MAX_SAFE_INTEGER, perPluginInFlight: Number.MAX_SAFE_INTEGER, maxQueue: Number.MAX_SAFE_INTEGER });
 /** a worker as Piscina shows it to a load balancer (the type is not exported by the package's root) */
 type PoolWorker = Parameters<NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>>[1][number];
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
       flush();
     };
     void cpu.acquire(task.plugin.name).then((lease) => {
-      if (!lease) return; // never: the CPU queue is unbounded and never closed
+      if (typeof lease === 'string') return; // never: the CPU queue is unbounded, never closed, and its calls have no user
       call.lease = lease;
       // the worker keeps sources too: it asks over the port when it lacks this one
       const stripped: RunTask = { ...task, plugin: { ...task.plugin, source: '' } };

@@ -165,12 +165,15 @@ export class ChildHandle {
         this.kill();
       }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
       this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0 });
-      this.#send({ t: 'run', id, task: this.#withoutKnownSource(task) });
+      this.#send({ t: 'run', id, task: this.#asSent(task) });
     });
   }
 
-  /** The task as sent: without its source when this process was sent it before (it asks if it lost it). */
-  #withoutKnownSource(task: RunTask): RunTask {
+  /**
+   * The task as sent: without its user (the supervisor's alone: the sandbox process has no use for
+   * it), and without its source when this process was sent it before (it asks if it lost it).
+   */
+  #asSent({ user: _user, ...task }: RunTask): RunTask {
     const hash = task.plugin.sourceHash;
     if (this.#sentSources.has(hash)) return { ...task, plugin: { ...task.plugin, source: '' } };
     if (this.#sentSources.size >= MAX_SENT_SOURCES) this.#sentSources.clear();

@@ -1,6 +1,6 @@
 /**
  * @module sandbox/supervisor/create-sandbox
- * The host-side sandbox: admission (quarantine, queue bound, per-plugin worker share), then the
+ * The host-side sandbox: admission (quarantine, queue bound, per-plugin and per-user shares), then the
  * call goes to the current sandbox process. When that process dies, the calls in flight fail with
  * GW_ERR_SANDBOX_CRASHED, the plugin that brought it down gets a strike when that is known (V8
  * lost control of its isolate), else each plugin with calls in flight gets one, and a new process is started (with
@@ -34,20 +34,25 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   const options = resolveOptions(input);
   const { logger } = options;
   const quarantine = new Quarantine(options.quarantineAfterCrashes, options.quarantineWindowMs);
-  // calls in flight: workers × callsPerWorker, a plugin at most its share of them. Which of them
-  // may use CPU at once (a worker each, the plugin its share of the workers) is decided in the
-  // sandbox process, next to the workers, so that time spent crossing the process boundary or
-  // parked on ctx.http does not count as a busy worker.
+  // calls in flight: workers × callsPerWorker, a plugin at most its share of them and a user at
+  // most its own. Which of them may use CPU at once (a worker each, the plugin its share of the
+  // workers) is decided in the sandbox process, next to the workers, so that time spent crossing
+  // the process boundary or parked on ctx.http does not count as a busy worker.
   const inFlight = options.workers * options.callsPerWorker;
   const perPluginInFlight = Math.ceil(options.maxWorkerShare * inFlight);
+  const perPluginQueue = Math.ceil(options.maxWorkerShare * options.maxQueue);
+  const perUserQueue = Math.ceil(options.maxUserShare * options.maxQueue);
   const dispatcher = new Dispatcher({
     slots: inFlight,
     perPlugin: perPluginInFlight,
     inFlight,
     perPluginInFlight,
     maxQueue: options.maxQueue,
-    perPluginQueue: Math.ceil(options.maxWorkerShare * options.maxQueue),
+    perPluginQueue,
+    perUserInFlight: Math.ceil(options.maxUserShare * inFlight),
+    perUserQueue,
   });
+  const refused = { queueFull: 0, pluginShare: 0, userShare: 0 };
   let child: ChildHandle | undefined;
   let starting: Promise<ChildHandle> | undefined;
   let closing = false;
@@ -127,12 +132,21 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     };
     const early = quarantinedUntil();
     if (early) return early;
-    const lease = await dispatcher.acquire(task.plugin.name, signal);
-    if (lease === 'cancelled') return failure('GW_ERR_SANDBOX_CANCELLED', 'cancelled while waiting for a sandbox slot; the call never started');
-    if (!lease) {
-      return closing
-        ? failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down')
-        : failure('GW_ERR_SANDBOX_OVERLOADED', `the sandbox queue is full (${options.maxQueue} calls waiting)`);
+    const lease = await dispatcher.acquire(task.plugin.name, signal, task.user);
+    switch (lease) {
+      case 'cancelled':
+        return failure('GW_ERR_SANDBOX_CANCELLED', 'cancelled while waiting for a sandbox slot; the call never started');
+      case 'closed':
+        return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down');
+      case 'user-queue-full':
+        refused.userShare++;
+        return failure('GW_ERR_SANDBOX_OVERLOADED', `this user's share of the sandbox queue is full: ${perUserQueue} of its calls are already waiting, besides those running; retry once some have finished`);
+      case 'plugin-queue-full':
+        refused.pluginShare++;
+        return failure('GW_ERR_SANDBOX_OVERLOADED', `plugin ${task.plugin.name}'s share of the sandbox queue is full: ${perPluginQueue} of its calls are already waiting; retry later`);
+      case 'queue-full':
+        refused.queueFull++;
+        return failure('GW_ERR_SANDBOX_OVERLOADED', `the sandbox queue is full (${options.maxQueue} calls waiting)`);
     }
     try {
       const late = quarantinedUntil();
@@ -170,6 +184,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
         workers: options.workers,
         active: dispatcher.active,
         queued: dispatcher.queued,
+        refused: { ...refused },
         completed,
         crashes,
         restarts: Math.max(0, started - 1),

@@ -2,18 +2,26 @@
  * @module sandbox/supervisor/dispatcher
  * Admission and worker slots. Two limits, each with a per-plugin share:
  *   - calls in flight: at most `inFlight` calls in the sandbox at once (workers × callsPerWorker),
- *     at most `perPluginInFlight` of them for one plugin;
+ *     at most `perPluginInFlight` of them for one plugin, and at most `perUserInFlight` for one
+ *     user (the user the call runs for; a call with no user counts against no user's share);
  *   - busy slots: at most `slots` calls (one per worker) using CPU at once, at most `perPlugin` for
  *     one plugin. A call that waits on ctx.http with nothing else to run PARKS: it gives its busy
  *     slot back while it waits, and takes one again (ahead of new calls) before its answer goes in.
- * So a slow or hostile plugin cannot occupy every worker, and calls parked on I/O do not hold
- * workers. Calls beyond the limits wait in FIFO order; a waiting call is skipped (not blocked on)
- * while its plugin is at its share. More than `maxQueue` waiting calls are refused, and so are a
- * plugin's waiting calls beyond `perPluginQueue` (its share of the queue), so that a plugin held at
- * its share cannot fill the queue that other plugins' calls need. Waiting calls are kept in one
- * FIFO per plugin, so that handing out a slot costs O(plugins waiting), not O(calls waiting): under
- * overload a plugin at its share may have thousands of calls queued, and every slot given back
- * would otherwise scan them all.
+ * So a slow or hostile plugin cannot occupy every worker, one user cannot occupy every call in
+ * flight, and calls parked on I/O do not hold workers. A call starts only when every limit allows
+ * it (its plugin's and its user's alike). Calls beyond the limits wait; a waiting call is skipped
+ * (not blocked on) while its plugin or its user is at its share. When a slot frees, it goes to the
+ * user with the fewest calls in flight among those with a waiting call that may start; among
+ * equals, to the one served longest ago (round robin; a user new to the queue joins its end); and
+ * of that user's calls, to the earliest. So a user with nothing in flight waits behind no user with
+ * calls in flight, and behind at most one call of each other user, however deep their queues. With
+ * one user, or none (start-up probes; the sandbox process's CPU slots), the order is the arrival
+ * order. More than `maxQueue` waiting calls are refused, and so are a plugin's waiting calls beyond
+ * `perPluginQueue` and a user's beyond `perUserQueue` (their shares of the queue), so that neither
+ * can fill the queue the others need. Waiting calls are kept in one FIFO per plugin and user (all
+ * the calls of one FIFO wait on the same limits), so that handing out a slot costs O(plugin-user
+ * pairs waiting), not O(calls waiting): under overload one user may have thousands of calls of one
+ * plugin queued, and every slot given back would otherwise scan them all.
  */
 
 /** One admitted call's hold on the sandbox. Every method is idempotent and safe after release. */
@@ -37,7 +45,21 @@ export interface DispatcherLimits {
   maxQueue: number;
   /** waiting calls one plugin may have (default: maxQueue) */
   perPluginQueue?: number;
+  /** calls in flight one user may have (default: inFlight) */
+  perUserInFlight?: number;
+  /** waiting calls one user may have (default: maxQueue) */
+  perUserQueue?: number;
 }
+
+/**
+ * Why `acquire` gave no lease: the caller's signal was aborted first ('cancelled'), or the call was
+ * refused: the dispatcher closed (refuseWaiting), the queue is full, or the call's plugin or its
+ * user already has its share of the queue waiting.
+ */
+export type NoLease = 'cancelled' | 'closed' | 'queue-full' | 'plugin-queue-full' | 'user-queue-full';
+
+/** The user key of calls made for no user (start-up probes, `plugin validate`): no share limits it. */
+const NO_USER = '';
 
 interface Waiter {
   plugin: string;
@@ -45,21 +67,23 @@ interface Waiter {
 }
 
 interface Queued extends Waiter {
-  /** arrival order across plugins */
+  user: string;
+  /** arrival order across plugins and users */
   seq: number;
 }
 
+/** A count in all, and by plugin or by user (a key is dropped when its count returns to 0). */
 class Counter {
   total = 0;
   readonly #by = new Map<string, number>();
-  of(plugin: string): number {
-    return this.#by.get(plugin) ?? 0;
+  of(key: string): number {
+    return this.#by.get(key) ?? 0;
   }
-  add(plugin: string, d: number): void {
+  add(key: string, d: number): void {
     this.total += d;
-    const n = this.of(plugin) + d;
-    if (n <= 0) this.#by.delete(plugin);
-    else this.#by.set(plugin, n);
+    const n = this.of(key) + d;
+    if (n <= 0) this.#by.delete(key);
+    else this.#by.set(key, n);
   }
 }
 
@@ -68,7 +92,16 @@ export class Dispatcher {
   readonly #waiting = new Counter();
   readonly #busy = new Counter();
   readonly #flying = new Counter();
-  /** waiting calls, one FIFO per plugin (a plugin's entry is removed when its FIFO empties) */
+  /** by user (NO_USER included: the queue orders it like a user, no limit applies to it) */
+  readonly #userWaiting = new Counter();
+  readonly #userFlying = new Counter();
+  /**
+   * the turn at which each user with calls in flight or waiting was last admitted, or came to the
+   * queue with none (round robin among users with as many calls in flight; dropped when idle)
+   */
+  readonly #served = new Map<string, number>();
+  #turn = 0;
+  /** waiting calls, one FIFO per plugin and user (an entry is removed when its FIFO empties) */
   #queues = new Map<string, Queued[]>();
   #queuedTotal = 0;
   #seq = 0;
@@ -85,6 +118,8 @@ export class Dispatcher {
       perPluginInFlight: Math.max(1, Math.min(inFlight, limits.perPluginInFlight)),
       maxQueue: limits.maxQueue,
       perPluginQueue: Math.max(1, Math.min(limits.maxQueue, limits.perPluginQueue ?? limits.maxQueue)),
+      perUserInFlight: Math.max(1, Math.min(inFlight, limits.perUserInFlight ?? inFlight)),
+      perUserQueue: Math.max(1, Math.min(limits.maxQueue, limits.perUserQueue ?? limits.maxQueue)),
     };
   }
 
@@ -103,43 +138,62 @@ export class Dispatcher {
   }
 
   /**
-   * Resolves with a lease, or undefined if refused (queue full, or closed), or 'cancelled' when
-   * `signal` is aborted before the call was admitted (it leaves the queue at once; an admitted
-   * call is not taken back).
+   * Resolves with a lease, or with why none was given: refused (queue full, the plugin's or the
+   * user's share of it full, or closed), or 'cancelled' when `signal` is aborted before the call was
+   * admitted (it leaves the queue at once; an admitted call is not taken back). `user` is whom the
+   * call runs for (a stable id); without one, the call counts against no user's share.
    */
-  acquire(plugin: string): Promise<Lease | undefined>;
-  acquire(plugin: string, signal: AbortSignal | undefined): Promise<Lease | undefined | 'cancelled'>;
-  acquire(plugin: string, signal?: AbortSignal): Promise<Lease | undefined | 'cancelled'> {
+  acquire(plugin: string, signal?: AbortSignal, user: string = NO_USER): Promise<Lease | NoLease> {
     if (signal?.aborted) return Promise.resolve('cancelled');
-    if (this.#canAdmit(plugin)) return Promise.resolve(this.#admit(plugin));
-    if (this.#queuedTotal >= this.#l.maxQueue || this.#waiting.of(plugin) >= this.#l.perPluginQueue) return Promise.resolve(undefined);
+    if (this.#canAdmit(plugin, user)) return Promise.resolve(this.#admit(plugin, user));
+    const full = this.#queueFull(plugin, user);
+    if (full) return Promise.resolve(full);
     this.#waiting.add(plugin, 1);
+    this.#userWaiting.add(user, 1);
+    if (!this.#served.has(user)) this.#served.set(user, this.#turn++);
+    const key = `${plugin}\u0000${user}`;
     return new Promise((resolve) => {
       const onAbort = (): void => {
-        const fifo = this.#queues.get(plugin);
+        const fifo = this.#queues.get(key);
         const i = fifo ? fifo.indexOf(waiter) : -1;
         if (!fifo || i < 0) return; // already granted or refused
         fifo.splice(i, 1);
-        if (fifo.length === 0) this.#queues.delete(plugin);
+        if (fifo.length === 0) this.#queues.delete(key);
         this.#queuedTotal--;
         this.#waiting.add(plugin, -1);
+        this.#userWaiting.add(user, -1);
+        this.#forgetIfIdle(user);
         resolve('cancelled');
       };
       const waiter: Queued = {
         plugin,
+        user,
         seq: this.#seq++,
         grant: (ok) => {
           signal?.removeEventListener('abort', onAbort);
           this.#waiting.add(plugin, -1);
-          resolve(ok ? this.#admit(plugin) : undefined);
+          this.#userWaiting.add(user, -1);
+          if (ok) resolve(this.#admit(plugin, user));
+          else {
+            this.#forgetIfIdle(user);
+            resolve('closed');
+          }
         },
       };
-      const fifo = this.#queues.get(plugin);
+      const fifo = this.#queues.get(key);
       if (fifo) fifo.push(waiter);
-      else this.#queues.set(plugin, [waiter]);
+      else this.#queues.set(key, [waiter]);
       this.#queuedTotal++;
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /** Why a call that cannot start now may not wait either (the user's own share first: the caller can change that). */
+  #queueFull(plugin: string, user: string): NoLease | undefined {
+    if (user !== NO_USER && this.#userWaiting.of(user) >= this.#l.perUserQueue) return 'user-queue-full';
+    if (this.#waiting.of(plugin) >= this.#l.perPluginQueue) return 'plugin-queue-full';
+    if (this.#queuedTotal >= this.#l.maxQueue) return 'queue-full';
+    return undefined;
   }
 
   /** Refuses every waiting call (used by close()), in arrival order. Parked calls still resume. */
@@ -154,12 +208,23 @@ export class Dispatcher {
     return this.#busy.total < this.#l.slots && this.#busy.of(plugin) < this.#l.perPlugin;
   }
 
-  #canAdmit(plugin: string): boolean {
-    return this.#canBusy(plugin) && this.#flying.total < this.#l.inFlight && this.#flying.of(plugin) < this.#l.perPluginInFlight;
+  #canAdmit(plugin: string, user: string): boolean {
+    return (
+      this.#canBusy(plugin) &&
+      this.#flying.total < this.#l.inFlight &&
+      this.#flying.of(plugin) < this.#l.perPluginInFlight &&
+      (user === NO_USER || this.#userFlying.of(user) < this.#l.perUserInFlight)
+    );
   }
 
-  #admit(plugin: string): Lease {
+  #forgetIfIdle(user: string): void {
+    if (this.#userFlying.of(user) === 0 && this.#userWaiting.of(user) === 0) this.#served.delete(user);
+  }
+
+  #admit(plugin: string, user: string): Lease {
     this.#flying.add(plugin, 1);
+    this.#userFlying.add(user, 1);
+    this.#served.set(user, this.#turn++);
     this.#busy.add(plugin, 1);
     let busy = true;
     let released = false;
@@ -203,6 +268,8 @@ export class Dispatcher {
         park();
         released = true;
         this.#flying.add(plugin, -1);
+        this.#userFlying.add(user, -1);
+        this.#forgetIfIdle(user);
         if (waiter) {
           const i = this.#resuming.indexOf(waiter);
           if (i >= 0) this.#resuming.splice(i, 1);
@@ -222,16 +289,28 @@ export class Dispatcher {
       } else i++;
     }
     while (this.#queuedTotal > 0 && this.#busy.total < this.#l.slots) {
-      // the earliest waiting call among the plugins that may start one now
+      // among the FIFOs whose calls may start now (every call of a FIFO waits on the same limits,
+      // so a FIFO whose first call may not start holds none that may), the first by precedes()
       let next: Queued[] | undefined;
-      for (const [plugin, fifo] of this.#queues) {
-        if ((next === undefined || (fifo[0] as Queued).seq < (next[0] as Queued).seq) && this.#canAdmit(plugin)) next = fifo;
+      for (const fifo of this.#queues.values()) {
+        const head = fifo[0] as Queued;
+        if (this.#canAdmit(head.plugin, head.user) && (next === undefined || this.#precedes(head, next[0] as Queued))) next = fifo;
       }
       if (!next) return;
       const w = next.shift() as Queued;
-      if (next.length === 0) this.#queues.delete(w.plugin);
+      if (next.length === 0) this.#queues.delete(`${w.plugin}\u0000${w.user}`);
       this.#queuedTotal--;
       w.grant(true);
     }
+  }
+
+  /** fewer calls of its user in flight; then its user served longer ago; then arrived earlier */
+  #precedes(a: Queued, b: Queued): boolean {
+    const flyingA = this.#userFlying.of(a.user);
+    const flyingB = this.#userFlying.of(b.user);
+    if (flyingA !== flyingB) return flyingA < flyingB;
+    const servedA = this.#served.get(a.user) ?? 0;
+    const servedB = this.#served.get(b.user) ?? 0;
+    return servedA !== servedB ? servedA < servedB : a.seq < b.seq;
   }
 }
