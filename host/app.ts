@@ -117,6 +117,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     quarantineAfterCrashes: policy.sandbox.quarantineAfterCrashes,
     quarantineWindowMs: policy.sandbox.quarantineWindowMs,
     maxWorkerShare: policy.sandbox.maxWorkerShare,
+    maxUserShare: policy.sandbox.maxUserShare,
     logger,
   });
   // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports

@@ -214,6 +214,8 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
     argsJson: JSON.stringify(args),
     config,
     limits,
+    // its share of the sandbox (sandbox.maxUserShare) is counted by the user's id, never by the key
+    user: caller.user.id,
   };
   if (deps.policy.sandbox.contextMode === 'per-tenant') task.contextKey = caller.user.tenant;
   const cancel = caller.signal;

@@ -129,6 +129,8 @@ const sandboxSchema = z
     quarantineWindowMs: z.number().int().min(1000).default(600_000),
     /** largest share of the workers one plugin may occupy at once, 0..1 (default 0.5) */
     maxWorkerShare: z.number().min(0.05).max(1).default(0.5),
+    /** largest share of the calls in flight, and of the queue, one user may hold at once, 0..1 (default 0.5) */
+    maxUserShare: z.number().min(0.01).max(1).default(0.5),
   })
   .strict();
 

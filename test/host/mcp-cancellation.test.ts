@@ -60,7 +60,8 @@ describe('cancelling a running execute_tools batch', () => {
   let upstream: Upstream;
 
   before(async () => {
-    ({ gw, upstream } = await slowGateway({ workers: 2, policy: { sandbox: { maxWorkerShare: 1 } }, env: { FIXTURE_HTTP_CLIENT_ID: 'cid', FIXTURE_HTTP_CLIENT_SECRET: 'csecret' } }, 'tok-cancel'));
+    // one user and one plugin may take the whole sandbox: a batch's first 8 executions run at once
+    ({ gw, upstream } = await slowGateway({ workers: 2, policy: { sandbox: { maxWorkerShare: 1, maxUserShare: 1 } }, env: { FIXTURE_HTTP_CLIENT_ID: 'cid', FIXTURE_HTTP_CLIENT_SECRET: 'csecret' } }, 'tok-cancel'));
   });
   after(async () => {
     await gw.close();
@@ -221,8 +222,8 @@ describe('cancelling a batch whose executions wait for a sandbox slot', () => {
   let gw: TestGateway;
   let upstream: Upstream;
   before(async () => {
-    // one worker with two calls in flight: of a batch's eight executions, six wait in the sandbox's queue
-    ({ gw, upstream } = await slowGateway({ workers: 1, policy: { sandbox: { maxWorkerShare: 1, callsPerWorker: 2 } } }, 'tok-queue'));
+    // one worker with two calls in flight, both for the one user: of a batch's eight executions, six wait in the sandbox's queue
+    ({ gw, upstream } = await slowGateway({ workers: 1, policy: { sandbox: { maxWorkerShare: 1, maxUserShare: 1, callsPerWorker: 2 } } }, 'tok-queue'));
   });
   after(async () => {
     await gw.close();

@@ -72,6 +72,11 @@ describe('policy files', () => {
     // the largest response must fit in the buffer budget, or it could never be read
     ['a buffer budget smaller than one response', { http: { maxBufferedBytes: 4 * 1024 * 1024 } }, /http\.maxBufferedBytes: must be at least http\.maxResponseBytes \(8388608\)/],
     ['a buffer budget that is not a whole number of bytes', { http: { maxBufferedBytes: 1e9 + 0.5 } }, /http\.maxBufferedBytes/],
+    // a user's share of the sandbox: a fraction in [0.01, 1]; 0 would let no user run anything
+    ['a negative user share', { sandbox: { maxUserShare: -0.5 } }, /sandbox\.maxUserShare: Too small: expected number to be >=0\.01/],
+    ['a user share of 0', { sandbox: { maxUserShare: 0 } }, /sandbox\.maxUserShare: Too small: expected number to be >=0\.01/],
+    ['a user share over 1', { sandbox: { maxUserShare: 1.5 } }, /sandbox\.maxUserShare: Too big: expected number to be <=1/],
+    ['a user share that is not a number', { sandbox: { maxUserShare: '0.5' } }, /sandbox\.maxUserShare: Invalid input: expected number, received string/],
   ];
   for (const [name, raw, pattern] of bad) {
     it(`refuses ${name} with the field named`, () => {
@@ -87,6 +92,13 @@ describe('policy files', () => {
     assert.equal(loadPolicyFile(DEFAULT_POLICY_FILE).http.maxBufferedBytes, 256 * 1024 * 1024);
     assert.equal(parsePolicy({ http: { maxResponseBytes: 300 * 1024 * 1024 } }).http.maxBufferedBytes, 300 * 1024 * 1024, 'a policy raising only the response cap still loads');
     assert.equal(parsePolicy({ http: { maxResponseBytes: 2048, maxBufferedBytes: 2048 } }).http.maxBufferedBytes, 2048);
+  });
+
+  it('sandbox.maxUserShare: 0.5 when left out (as in the shipped policy); 0.01 and 1 (no user share) are accepted', () => {
+    assert.equal(parsePolicy({}).sandbox.maxUserShare, 0.5);
+    assert.equal(loadPolicyFile(DEFAULT_POLICY_FILE).sandbox.maxUserShare, 0.5);
+    assert.equal(parsePolicy({ sandbox: { maxUserShare: 0.01 } }).sandbox.maxUserShare, 0.01);
+    assert.equal(parsePolicy({ sandbox: { maxUserShare: 1 } }).sandbox.maxUserShare, 1);
   });
 
   it('accepts a result cap right at the floor for its largest batch', () => {

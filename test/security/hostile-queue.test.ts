@@ -3,6 +3,8 @@
  * A hostile plugin floods the sandbox with calls that never settle. Its running calls are capped
  * by maxWorkerShare, and so are its WAITING calls (ceil(share × maxQueue) = 4 here): they must not
  * use up the queue that other plugins' calls need (GW_ERR_SANDBOX_OVERLOADED for everyone else).
+ * One user makes every call here, so the user's own share (maxUserShare) is lifted: it is tested
+ * in test/host/user-fair-share.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +16,7 @@ describe('a hostile plugin flooding the sandbox queue', () => {
 
   before(async () => {
     gw = await startSecurityGateway({
-      policy: { sandbox: { workers: 2, callsPerWorker: 1, maxWorkerShare: 0.5, maxQueue: 8 }, plugins: { 'hostile-hog': { limits: { wallMsPerCall: 300 } } } },
+      policy: { sandbox: { workers: 2, callsPerWorker: 1, maxWorkerShare: 0.5, maxUserShare: 1, maxQueue: 8 }, plugins: { 'hostile-hog': { limits: { wallMsPerCall: 300 } } } },
     });
     apiKey = (await gw.createUser('flood@example.com')).apiKey;
     await gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: 'warm' } }], apiKey);
