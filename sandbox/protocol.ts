@@ -76,7 +76,7 @@ export const SANDBOX_ERROR_CODES = [
   'GW_ERR_SANDBOX_CRASHED', // the sandbox process or worker died while the call was in flight
   'GW_ERR_SANDBOX_QUARANTINED', // the plugin crashed the sandbox too often and is suspended
   'GW_ERR_SANDBOX_UNAVAILABLE', // the sandbox is shutting down or could not start
-  'GW_ERR_SANDBOX_OVERLOADED', // the queue is full
+  'GW_ERR_SANDBOX_OVERLOADED', // the queue is full, or the plugin's or the user's share of it (the message says which)
   'GW_ERR_SANDBOX_CANCELLED', // the caller's signal was aborted while the call waited for a slot: it never started
 ] as const;
 export type SandboxErrorCode = (typeof SANDBOX_ERROR_CODES)[number];
