@@ -2,8 +2,11 @@
  * @module test/sandbox/dispatcher.test
  * The admission and CPU-slot dispatcher on its own: waiting calls are served in arrival order
  * across plugins, a plugin at its share is skipped rather than blocking the others, parked calls
- * resume before new calls start, the queue limits refuse cleanly, and a plugin with thousands of
- * calls queued at its share neither delays another plugin's call nor loses or reorders its own.
+ * resume before new calls start, the queue limits refuse cleanly (saying which), and a plugin with
+ * thousands of calls queued at its share neither delays another plugin's call nor loses or reorders
+ * its own. Between users: a user at its share is skipped, a call must fit its plugin's share and its
+ * user's, a freed slot goes to the user with the fewest calls in flight (round robin among equals),
+ * a user's calls past its share of the queue are refused, and calls with no user have no share.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
