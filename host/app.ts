@@ -169,6 +169,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   };
   const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec, policy.resultCap.maxStoredCharsPerUser);
   const catalogOfPlugins = { plugins: () => registry.manifests(), plugin: (name: string) => registry.plugin(name)?.manifest };
+  /** aborted when close() begins */
+  const closing = new AbortController();
   const toolAllowed = (user: User, plugin: string, tool: string): boolean => decideToolAccess(policy, user.tenant, plugin, tool).allowed;
   const pluginAllowed = (user: User, plugin: string): boolean => [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => toolAllowed(user, plugin, t));
   const catalog: CatalogTool[] = registry.plugins().flatMap((p) =>
@@ -202,10 +204,22 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       publicUrl: config.publicUrl,
       allowed: pluginAllowed,
       toolAllowed,
+      closing: closing.signal,
     }),
   ];
 
-  const app: FastifyInstance = Fastify({ loggerInstance: logger as FastifyBaseLogger, bodyLimit: policy.requests.bodyLimitBytes, logController: new LogController({ disableRequestLogging: true }), return503OnClosing: true });
+  const receiveMs = policy.requests.receiveTimeoutMs;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: policy.requests.bodyLimitBytes,
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    // a request (headers and body) must arrive within receiveTimeoutMs, or Node answers 408 and
+    // closes the connection: fastify turns Node's limit off, and a client trickling a body held its
+    // connection (and the body so far) for ever, and a shutdown with it
+    requestTimeout: receiveMs,
+    http: { headersTimeout: Math.min(60_000, receiveMs), connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(receiveMs / 4))) },
+  });
   registerHttpSurface(app, { metrics, db, sandbox, config });
   registerMcpRoutes(app, {
     users,
@@ -241,6 +255,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     async close() {
       if (closed) return;
       closed = true;
+      // waits (wait_for_connection) answer at once instead of holding the drain for minutes
+      closing.abort();
       // from here a sandbox process that dies is not restarted nor blamed on a plugin
       sandbox.beginShutdown();
       await Promise.all([app.close(), drain.endIdleOnceClosed()]);

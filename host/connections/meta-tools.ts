@@ -33,7 +33,18 @@ export interface ConnectionMetaToolDeps {
   maxLinksPer10Min?: number;
   /** longest wait between two database polls in wait_for_connection (default 1000 ms) */
   maxPollMs?: number;
+  /** wait_for_connection calls one user may have waiting at once on this server (default MAX_WAITS_PER_USER) */
+  maxWaitsPerUser?: number;
+  /** aborted when the server begins to shut down: waits answer TIMEOUT at once instead of holding the drain */
+  closing?: AbortSignal;
 }
+
+/**
+ * wait_for_connection calls one user may have waiting at once on this server. Each wait polls the
+ * database and listens for its link; without a bound, one key sending batches of waits (a batch
+ * may hold a hundred) kept ten thousand waiting, used most of a core and slowed every other user.
+ */
+export const MAX_WAITS_PER_USER = 4;
 
 export type WaitStatus = 'CONNECTED' | 'EXPIRED' | 'DENIED' | 'FAILED' | 'TIMEOUT';
 
@@ -43,6 +54,9 @@ const err = (code: string, error: string, extra: Record<string, unknown> = {}): 
 
 export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaTool[] {
   const { connections } = deps;
+  const maxWaits = deps.maxWaitsPerUser ?? MAX_WAITS_PER_USER;
+  /** wait_for_connection calls waiting now, by user id */
+  const waiting = new Map<string, number>();
   const base = deps.publicUrl.replace(/\/+$/, '');
   const allowed = (user: User, name: string): boolean => (deps.allowed ? deps.allowed(user, name) : true);
   const find = (user: User, name: string): PluginManifest | undefined => {
@@ -143,16 +157,33 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     inputSchema: waitSchema,
     annotations: { readOnlyHint: true, idempotentHint: true },
     async handler(ctx, args) {
-      const first = await connections.pending.get(args.connectionId);
-      if (!first || first.userId !== ctx.user.id)
-        return err('GW_ERR_CONNECTION_LINK_INVALID', 'Unknown connectionId. Use the connectionId returned by connect.', { connectionId: args.connectionId });
-      return { json: await waitFor(ctx, first, args.timeoutSec * 1000) };
+      const userId = ctx.user.id;
+      const already = waiting.get(userId) ?? 0;
+      if (already >= maxWaits)
+        return err(
+          'GW_ERR_POLICY_RATE_LIMITED',
+          `At most ${maxWaits} wait_for_connection calls of one user may wait at once, and ${already} are waiting: wait for one link at a time, or call again once one has answered.`,
+          { retryAfterSec: 5 },
+        );
+      waiting.set(userId, already + 1);
+      try {
+        const first = await connections.pending.get(args.connectionId);
+        if (!first || first.userId !== userId)
+          return err('GW_ERR_CONNECTION_LINK_INVALID', 'Unknown connectionId. Use the connectionId returned by connect.', { connectionId: args.connectionId });
+        return { json: await waitFor(ctx, first, args.timeoutSec * 1000) };
+      } finally {
+        const left = (waiting.get(userId) ?? 1) - 1;
+        if (left > 0) waiting.set(userId, left);
+        else waiting.delete(userId);
+      }
     },
   };
 
   async function waitFor(ctx: MetaToolContext, first: PendingConnect, timeoutMs: number): Promise<Record<string, unknown>> {
     const started = Date.now();
     const maxPoll = deps.maxPollMs ?? 1000;
+    const closing = deps.closing;
+    const signal = closing ? AbortSignal.any([ctx.signal, closing]) : ctx.signal;
     let pollMs = 100;
     let lastProgress = 0;
     let p: PendingConnect | undefined = first;
@@ -161,19 +192,23 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
       const done = outcome(p) ?? (await connectedElsewhere(ctx, p));
       if (done) return done;
       const elapsed = Date.now() - started;
-      if (elapsed >= timeoutMs || ctx.signal.aborted)
+      if (elapsed >= timeoutMs || signal.aborted)
         return {
           connectionId: p.id,
           integration: p.integration,
           status: 'TIMEOUT',
           linkExpiresAt: new Date(p.expiresAt).toISOString(),
-          message: ctx.signal.aborted ? 'cancelled by the client' : 'The user has not finished yet; call wait_for_connection again to keep waiting.',
+          message: ctx.signal.aborted
+            ? 'cancelled by the client'
+            : closing?.aborted
+              ? 'This server is shutting down; call wait_for_connection again to keep waiting (the link stays valid).'
+              : 'The user has not finished yet; call wait_for_connection again to keep waiting.',
         };
       if (elapsed - lastProgress >= 2000 || lastProgress === 0) {
         lastProgress = Math.max(elapsed, 1);
         await ctx.progress(Math.floor(elapsed / 1000), Math.ceil(timeoutMs / 1000), `waiting for the user to connect ${p.integration}`);
       }
-      await nap(Math.min(pollMs, timeoutMs - elapsed, Math.max(1, p.expiresAt - connections.now())), p, ctx.signal);
+      await nap(Math.min(pollMs, timeoutMs - elapsed, Math.max(1, p.expiresAt - connections.now())), p, signal);
       pollMs = Math.min(pollMs * 2, maxPoll);
       p = await connections.pending.get(p.id);
     }

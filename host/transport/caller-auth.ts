@@ -3,6 +3,10 @@
  * Who is calling: `x-workbench-api-key: <key>` or `Authorization: Bearer <key>`. Keys are looked up
  * by hash; an unknown or revoked key is 401 with a WWW-Authenticate challenge. A key revoked while a
  * request runs refuses the executions that request has not started yet (`keyValid`).
+ *
+ * Routes that take a body check the key before reading it (`checkKeyFirst`): a client without a
+ * valid key can neither make the server hold a body of up to `bodyLimitBytes` nor keep a connection
+ * open while it trickles one in; its 401 closes the connection instead of reading the rest.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User, UserStore } from '../storage/users.js';
@@ -31,7 +35,30 @@ export interface AuthenticatedCaller {
 /** How long a request trusts its key's last check against the database. */
 export const KEY_RECHECK_MS = 1000;
 
+/** callers already authenticated by `checkKeyFirst`, so that the handler does not look the key up again */
+const checkedFirst = new WeakMap<FastifyRequest, AuthenticatedCaller>();
+
+/**
+ * An `onRequest` hook: the presented key is checked before the body is read. Without a valid key
+ * the request is answered 401 with `Connection: close` (Node then closes the connection rather
+ * than reading the rest of the body).
+ */
+export function checkKeyFirst(users: UserStore, jsonRpc: boolean): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+  return async (request, reply) => {
+    const caller = await authenticateCaller(users, request);
+    if (caller) {
+      checkedFirst.set(request, caller);
+      return undefined;
+    }
+    reply.header('connection', 'close');
+    sendUnauthorized(reply, jsonRpc);
+    return reply;
+  };
+}
+
 export async function authenticateCaller(users: UserStore, request: FastifyRequest): Promise<AuthenticatedCaller | undefined> {
+  const early = checkedFirst.get(request);
+  if (early) return early;
   const key = presentedKey(request);
   const found = key ? await users.authenticateKey(key) : undefined;
   if (!found) return undefined;

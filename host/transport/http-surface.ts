@@ -39,6 +39,14 @@ export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps)
     }
   });
 
+  // every answer is per caller (or live state): no shared cache may keep it (a key sent as
+  // x-workbench-api-key is not "Authorization", which caches already treat as private), and none
+  // is to be sniffed as another type. Routes that want otherwise (portal assets) set their own.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     if (status >= 500) request.log.error({ err }, 'request failed');

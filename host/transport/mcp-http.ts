@@ -14,7 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { UserStore } from '../storage/users.js';
-import { authenticateCaller, presentedKey, sendUnauthorized } from './caller-auth.js';
+import { authenticateCaller, checkKeyFirst, presentedKey, sendUnauthorized } from './caller-auth.js';
 import { callerIdentity, McpCancellations } from './mcp-cancellation.js';
 import { invalidRequest, tooManyExecutions } from './mcp-envelope.js';
 import { buildMcpServer, type McpServerDeps } from './mcp-server.js';
@@ -82,6 +82,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     method: 'POST',
     url: '/mcp',
     bodyLimit: deps.bodyLimit,
+    onRequest: checkKeyFirst(deps.users, true),
     handler: async (request, reply) => {
       const authenticated = await authenticateCaller(deps.users, request);
       if (!authenticated) return sendUnauthorized(reply, true);

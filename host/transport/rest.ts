@@ -15,7 +15,7 @@ import { isErrorItem, type ErrorItem, type ExecutionItem, type ExecutionRequest 
 import { closestIntegration } from '../discovery/integration-names.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import type { User, UserStore } from '../storage/users.js';
-import { authenticateCaller, sendUnauthorized, type AuthenticatedCaller } from './caller-auth.js';
+import { authenticateCaller, checkKeyFirst, sendUnauthorized, type AuthenticatedCaller } from './caller-auth.js';
 
 export interface RestDeps {
   engine: EngineDeps;
@@ -157,7 +157,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     };
   });
 
-  app.post<{ Params: { integration: string } }>('/rest/:integration', async (request, reply) => {
+  app.post<{ Params: { integration: string } }>('/rest/:integration', { onRequest: checkKeyFirst(deps.users, false) }, async (request, reply) => {
     const authenticated = await withCaller(request, reply);
     if (!authenticated) return;
     const { user, keyValid } = authenticated;

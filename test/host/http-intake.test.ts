@@ -1,0 +1,113 @@
+/**
+ * @module test/host/http-intake.test
+ * What a client must do before the server spends memory or time on it, through real sockets to a
+ * real gateway: a POST without a valid key is answered 401 before its body is read, and the
+ * connection is closed (no key, no buffered body); a request must arrive whole within
+ * `requests.receiveTimeoutMs` (408 and closed), so a client trickling a body can hold neither its
+ * connection nor a shutdown; every answer says `Cache-Control: no-store` and `nosniff`; and one
+ * user may have only MAX_WAITS_PER_USER wait_for_connection calls waiting at once, all of which
+ * answer at once when the server shuts down.
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { MAX_WAITS_PER_USER } from '../../host/connections/meta-tools.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { callJson } from '../helpers/mcp-call.js';
+
+/** Sends `head` and the first part of a body on a raw socket, and resolves with all the server wrote once it closes the connection. */
+function sendPartial(url: string, head: string, firstPart: string): { answer: Promise<string>; socket: net.Socket } {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  const answer = new Promise<string>((resolve, reject) => {
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (text += d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+  });
+  socket.on('connect', () => socket.write(head + firstPart));
+  return { answer, socket };
+}
+
+const post = (url: string, path: string, headers: Record<string, string>, length: number): string =>
+  `POST ${path} HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${length}\r\n` +
+  Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('') +
+  '\r\n';
+
+describe('HTTP intake', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: ['github', 'newrelic'], policy: { requests: { receiveTimeoutMs: 1000 } } });
+  });
+  after(() => gw.close());
+
+  for (const path of ['/rest/github', '/mcp']) {
+    it(`answers a POST ${path} without a valid key before reading its body, and closes the connection`, { timeout: 20_000 }, async () => {
+      for (const headers of [{}, { Authorization: 'Bearer wb_not-a-key' }] as Record<string, string>[]) {
+        // 4 MB announced, a few bytes sent: the rest never comes
+        const { answer } = sendPartial(gw.url, post(gw.url, path, headers, 4_000_000), '{"to');
+        const text = await answer;
+        assert.match(text, /^HTTP\/1\.1 401 /);
+        assert.match(text, /\r\nconnection: close\r\n/i);
+      }
+    });
+  }
+
+  it('gives a client that trickles a body receiveTimeoutMs to finish, then answers 408 and closes', { timeout: 20_000 }, async () => {
+    const { answer } = sendPartial(gw.url, post(gw.url, '/rest/github', { Authorization: `Bearer ${gw.apiKey}` }, 100), '{"tool":');
+    const text = await answer;
+    assert.match(text, /^HTTP\/1\.1 408 /);
+  });
+
+  it('says no-store and nosniff on every answer', async () => {
+    const auth = { authorization: `Bearer ${gw.apiKey}` };
+    for (const res of [
+      await fetch(`${gw.url}/rest`, { headers: auth }),
+      await fetch(`${gw.url}/rest/github`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' }),
+      await fetch(`${gw.url}/rest/nothing`, { headers: auth }),
+      await fetch(`${gw.url}/healthz`),
+      await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      }),
+    ]) {
+      await res.arrayBuffer();
+      assert.equal(res.headers.get('cache-control'), 'no-store', res.url);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', res.url);
+    }
+  });
+});
+
+describe('wait_for_connection', () => {
+  it(`lets one user have ${MAX_WAITS_PER_USER} waits at once, and ends them when the server shuts down`, { timeout: 60_000 }, async () => {
+    const gw = await startGateway({ plugins: ['newrelic'] });
+    try {
+      const client = await gw.mcpClient();
+      const link = await callJson(client, 'connect', { integration: 'newrelic' });
+      assert.equal(link.isError, false, JSON.stringify(link.json));
+      const other = await gw.createUser('other@example.com');
+      const otherClient = await gw.mcpClient(other.apiKey);
+      const waits = Array.from({ length: MAX_WAITS_PER_USER + 1 }, () => callJson(client, 'wait_for_connection', { connectionId: link.json.connectionId, timeoutSec: 120 }));
+      // the one over the bound answers at once; the others wait for the link (two minutes)
+      const first = await Promise.race(waits);
+      assert.equal(first.isError, true);
+      assert.equal(first.json.code, 'GW_ERR_POLICY_RATE_LIMITED');
+      assert.match(first.json.error ?? first.json.message, new RegExp(`At most ${MAX_WAITS_PER_USER} wait_for_connection calls of one user may wait at once`));
+      // another user's wait is its own (an unknown link: answered, not refused for the bound)
+      const theirs = await callJson(otherClient, 'wait_for_connection', { connectionId: link.json.connectionId, timeoutSec: 1 });
+      assert.equal(theirs.json.code, 'GW_ERR_CONNECTION_LINK_INVALID');
+      // the server itself (the helper's close() would end the clients first)
+      await gw.gateway.close();
+      const answers = await Promise.all(waits);
+      const timedOut = answers.filter((a) => a.json.status === 'TIMEOUT');
+      assert.equal(timedOut.length, MAX_WAITS_PER_USER, JSON.stringify(answers));
+      for (const a of timedOut) assert.match(a.json.message, /shutting down; call wait_for_connection again/);
+    } finally {
+      await gw.close();
+    }
+  });
+});
