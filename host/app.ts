@@ -37,6 +37,7 @@ import { createDiscoveryMetaTools } from './discovery/meta-tools.js';
 import { whyNotConnectable } from './connections/connectable.js';
 import type { CatalogTool } from './discovery/catalog-tool.js';
 import type { MetaTool } from './meta-tools/types.js';
+import { UserRequests } from './transport/caller-auth.js';
 import { registerHttpSurface } from './transport/http-surface.js';
 import { trackConnections } from './transport/connection-drain.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
@@ -221,6 +222,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     http: { headersTimeout: Math.min(60_000, receiveMs), connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(receiveMs / 4))) },
   });
   registerHttpSurface(app, { metrics, db, sandbox, config });
+  const requests = new UserRequests(policy.requests.maxInFlightPerUser);
   registerMcpRoutes(app, {
     users,
     metaTools: () => metaTools,
@@ -229,8 +231,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     bodyLimit: policy.requests.bodyLimitBytes,
     maxBatch: policy.requests.maxBatch,
     maxBatchResultBytes: policy.requests.maxBatchResultBytes,
+    requests,
   });
-  registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl });
+  registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl, requests });
   registerPortal(app, { db, users, connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed, logger });
   const drain = trackConnections(app.server);
 

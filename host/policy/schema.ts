@@ -142,6 +142,8 @@ const requestsSchema = z
     bodyLimitBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
     /** how long a client may take to send a whole request (headers and body), ms; past it 408 and the connection is closed (default 120000) */
     receiveTimeoutMs: z.number().int().min(1000).max(3_600_000).default(120_000),
+    /** POST requests (/mcp, /rest/:integration) one user may have in flight on a server at once; past it 429 (default 128) */
+    maxInFlightPerUser: z.number().int().min(1).max(1_000_000).default(128),
     /** total bytes of handler results in one batch; items past it fail with GW_ERR_RESULT_BATCH_TOO_LARGE (default 32 MiB) */
     maxBatchResultBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(32 * 1024 * 1024),
     /** per-user executions per minute, 0 = unlimited (default 0) */

@@ -39,19 +39,59 @@ export const KEY_RECHECK_MS = 1000;
 const checkedFirst = new WeakMap<FastifyRequest, AuthenticatedCaller>();
 
 /**
- * An `onRequest` hook: the presented key is checked before the body is read. Without a valid key
- * the request is answered 401 with `Connection: close` (Node then closes the connection rather
- * than reading the rest of the body).
+ * The POST requests each user has in flight on this server (`requests.maxInFlightPerUser`): each
+ * holds its body, its executions' results and a connection, so one key sending thousands at once
+ * (batches of waits, bodies near the size limit) could take the server's memory and CPU from every
+ * other user.
  */
-export function checkKeyFirst(users: UserStore, jsonRpc: boolean): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+export class UserRequests {
+  readonly limit: number;
+  readonly #counts = new Map<string, number>();
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** Counts a request of the user until its answer ends (or its connection does); false, counting nothing, when the user is at the limit. */
+  enter(userId: string, reply: FastifyReply): boolean {
+    const n = this.#counts.get(userId) ?? 0;
+    if (n >= this.limit) return false;
+    this.#counts.set(userId, n + 1);
+    reply.raw.once('close', () => {
+      const left = (this.#counts.get(userId) ?? 1) - 1;
+      if (left > 0) this.#counts.set(userId, left);
+      else this.#counts.delete(userId);
+    });
+    return true;
+  }
+
+  inFlight(userId: string): number {
+    return this.#counts.get(userId) ?? 0;
+  }
+}
+
+/**
+ * An `onRequest` hook: the presented key is checked before the body is read. Without a valid key
+ * the request is answered 401, and a user with `requests.maxInFlightPerUser` requests in flight
+ * already 429; both with `Connection: close` (Node then closes the connection rather than reading
+ * the rest of the body).
+ */
+export function checkKeyFirst(users: UserStore, jsonRpc: boolean, requests: UserRequests): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
   return async (request, reply) => {
     const caller = await authenticateCaller(users, request);
-    if (caller) {
+    if (caller && requests.enter(caller.user.id, reply)) {
       checkedFirst.set(request, caller);
       return undefined;
     }
     reply.header('connection', 'close');
-    sendUnauthorized(reply, jsonRpc);
+    if (!caller) sendUnauthorized(reply, jsonRpc);
+    else {
+      const message = `This user already has ${requests.limit} requests in flight on this server (requests.maxInFlightPerUser); send the next once one has been answered.`;
+      void reply
+        .code(429)
+        .header('retry-after', '1')
+        .send(jsonRpc ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null } : { error: 'Too many requests in flight', code: 'GW_ERR_TRANSPORT_TOO_MANY_REQUESTS', message });
+    }
     return reply;
   };
 }

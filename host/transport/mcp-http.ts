@@ -14,7 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { UserStore } from '../storage/users.js';
-import { authenticateCaller, checkKeyFirst, presentedKey, sendUnauthorized } from './caller-auth.js';
+import { authenticateCaller, checkKeyFirst, presentedKey, sendUnauthorized, type UserRequests } from './caller-auth.js';
 import { callerIdentity, McpCancellations } from './mcp-cancellation.js';
 import { invalidRequest, tooManyExecutions } from './mcp-envelope.js';
 import { buildMcpServer, type McpServerDeps } from './mcp-server.js';
@@ -26,6 +26,8 @@ export interface McpHttpDeps extends McpServerDeps {
   maxBatch: number;
   /** requests.maxBatchResultBytes: the results one POST may return, shared by its execute_tools */
   maxBatchResultBytes: number;
+  /** each user's POSTs in flight (requests.maxInFlightPerUser), shared with REST */
+  requests: UserRequests;
 }
 
 /**
@@ -82,7 +84,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     method: 'POST',
     url: '/mcp',
     bodyLimit: deps.bodyLimit,
-    onRequest: checkKeyFirst(deps.users, true),
+    onRequest: checkKeyFirst(deps.users, true, deps.requests),
     handler: async (request, reply) => {
       const authenticated = await authenticateCaller(deps.users, request);
       if (!authenticated) return sendUnauthorized(reply, true);

@@ -15,13 +15,15 @@ import { isErrorItem, type ErrorItem, type ExecutionItem, type ExecutionRequest 
 import { closestIntegration } from '../discovery/integration-names.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import type { User, UserStore } from '../storage/users.js';
-import { authenticateCaller, checkKeyFirst, sendUnauthorized, type AuthenticatedCaller } from './caller-auth.js';
+import { authenticateCaller, checkKeyFirst, sendUnauthorized, type AuthenticatedCaller, type UserRequests } from './caller-auth.js';
 
 export interface RestDeps {
   engine: EngineDeps;
   users: UserStore;
   connections: ConnectionService;
   publicUrl: string;
+  /** each user's POSTs in flight (requests.maxInFlightPerUser), shared with MCP */
+  requests: UserRequests;
 }
 
 const STATUS_BY_CODE: Record<string, number> = {
@@ -157,7 +159,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     };
   });
 
-  app.post<{ Params: { integration: string } }>('/rest/:integration', { onRequest: checkKeyFirst(deps.users, false) }, async (request, reply) => {
+  app.post<{ Params: { integration: string } }>('/rest/:integration', { onRequest: checkKeyFirst(deps.users, false, deps.requests) }, async (request, reply) => {
     const authenticated = await withCaller(request, reply);
     if (!authenticated) return;
     const { user, keyValid } = authenticated;

@@ -4,7 +4,8 @@
  * real gateway: a POST without a valid key is answered 401 before its body is read, and the
  * connection is closed (no key, no buffered body); a request must arrive whole within
  * `requests.receiveTimeoutMs` (408 and closed), so a client trickling a body can hold neither its
- * connection nor a shutdown; every answer says `Cache-Control: no-store` and `nosniff`; and one
+ * connection nor a shutdown; a user may have `requests.maxInFlightPerUser` POSTs in flight (429
+ * past it); every answer says `Cache-Control: no-store` and `nosniff`; and one
  * user may have only MAX_WAITS_PER_USER wait_for_connection calls waiting at once, all of which
  * answer at once when the server shuts down.
  */
@@ -78,6 +79,46 @@ describe('HTTP intake', () => {
       await res.arrayBuffer();
       assert.equal(res.headers.get('cache-control'), 'no-store', res.url);
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff', res.url);
+    }
+  });
+});
+
+describe('requests in flight per user', () => {
+  it('refuses a user past requests.maxInFlightPerUser with 429 before reading the body, and counts each request until its answer ends', { timeout: 30_000 }, async () => {
+    const gw = await startGateway({ plugins: ['github'], policy: { requests: { maxInFlightPerUser: 2 } } });
+    try {
+      const other = await gw.createUser('other@example.com');
+      const mine = { Authorization: `Bearer ${gw.apiKey}` };
+      // two requests of this user held in flight: their bodies never finish
+      const held = [0, 1].map(() => sendPartial(gw.url, post(gw.url, '/rest/github', mine, 1000), '{"tool":'));
+      const refused = async (): Promise<Response> =>
+        fetch(`${gw.url}/rest/github`, { method: 'POST', headers: { ...mine, 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'nothing' }) });
+      // the held requests reach the server in their own time: wait until both count
+      let third = await refused();
+      for (let i = 0; i < 100 && third.status !== 429; i++) third = await refused();
+      assert.equal(third.status, 429);
+      assert.equal(third.headers.get('retry-after'), '1');
+      const body = (await third.json()) as { code: string; message: string };
+      assert.equal(body.code, 'GW_ERR_TRANSPORT_TOO_MANY_REQUESTS');
+      assert.match(body.message, /already has 2 requests in flight/);
+      const overMcp = await fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { ...mine, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      assert.equal(overMcp.status, 429);
+      assert.match(((await overMcp.json()) as { error: { message: string } }).error.message, /already has 2 requests in flight/);
+      // another user is not counted with this one
+      const theirs = await gw.rest('github', { tool: 'nothing' }, other.apiKey);
+      assert.notEqual(theirs.status, 429, JSON.stringify(theirs.json));
+      // a held request that ends (its client went away) gives its place back
+      held[0]?.socket.destroy();
+      let next = await refused();
+      for (let i = 0; i < 100 && next.status === 429; i++) next = await refused();
+      assert.notEqual(next.status, 429);
+      held[1]?.socket.destroy();
+    } finally {
+      await gw.close();
     }
   });
 });

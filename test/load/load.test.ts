@@ -19,7 +19,7 @@ const DURATION_MS = Number(process.env['WORKBENCH_LOAD_MS'] ?? 20_000);
 
 describe('load', () => {
   it(`${SESSIONS} MCP sessions for ${DURATION_MS / 1000} s: nothing lost or misaligned, no 5xx, audit rows = executions`, { timeout: DURATION_MS + 90_000 }, async () => {
-    const server = await spawnServer({ pluginDirs: [FIXTURES], policy: { sandbox: { workers: 2 } } });
+    const server = await spawnServer({ pluginDirs: [FIXTURES], policy: { sandbox: { workers: 2 }, requests: { maxInFlightPerUser: SESSIONS } } });
     try {
       const s = await runDriver({ url: server.url, apiKey: server.apiKey, sessions: SESSIONS, durationMs: DURATION_MS, batch: 4, timeoutMs: DURATION_MS + 60_000 });
       console.log(
