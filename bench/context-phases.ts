@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import ivm from 'isolated-vm';
 import { PACKAGE_ROOT } from '../host/paths.js';
-import { BOOTSTRAP_SOURCE } from '../sandbox/worker/bootstrap-source.js';
+import { SETUP_SOURCE } from '../sandbox/worker/prepare-context.js';
 import { WEB_GLOBALS_SOURCE } from '../sandbox/worker/web-globals-source.js';
 
 const { values: argv } = parseArgs({
@@ -29,7 +29,7 @@ const { values: argv } = parseArgs({
 const N = Number(argv.contexts);
 const WARMUP = Math.min(200, N);
 const plugins = argv.plugin ?? [path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins', 'fixture-http', 'plugin.js'), path.join(PACKAGE_ROOT, 'plugins', 'github', 'plugin.js')];
-const SETUP = `${WEB_GLOBALS_SOURCE}\n${BOOTSTRAP_SOURCE}`;
+const SETUP = SETUP_SOURCE;
 const now = (): bigint => process.hrtime.bigint();
 const ms = (ns: bigint, n: number): string => (Number(ns) / 1e6 / n).toFixed(3);
 

@@ -1,7 +1,9 @@
 /**
  * @module host/plugin-sdk/sandbox-globals
  * The globals the sandbox adds to ECMAScript in every context plugin code runs in
- * (sandbox/worker/web-globals-source.ts): `URLSearchParams`, `atob` and `btoa`, and nothing else.
+ * (sandbox/worker/web-globals-source.ts): `URLSearchParams`, `atob` and `btoa`, `TextEncoder` and
+ * `TextDecoder` (UTF-8), `Uint8Array.prototype.toBase64` and `Uint8Array.fromBase64`, `self`, and
+ * nothing else.
  * A scaffolded plugin's tsconfig.json lists this file, so an editor knows them in plugin.ts,
  * whose `lib` is plain ECMAScript: no DOM and no Node.js types, which would declare `fetch`,
  * `URL`, timers, `process` and more that the sandbox does not have (docs/plugin-runtime.md).
@@ -54,3 +56,41 @@ declare function atob(data: string): string;
 
 /** The global object, as in a web worker (bundles look for it before `Function('return this')`, which the sandbox refuses). */
 declare var self: typeof globalThis;
+
+/** UTF-8 encoding (the only encoding the sandbox has). A lone surrogate is encoded as U+FFFD. */
+declare class TextEncoder {
+  constructor();
+  /** always "utf-8" */
+  readonly encoding: 'utf-8';
+  encode(input?: string): Uint8Array<ArrayBuffer>;
+  /** writes whole characters while they fit; how many UTF-16 units were read, how many bytes written */
+  encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
+}
+
+/**
+ * UTF-8 decoding, as the web's TextDecoder: each invalid sequence becomes U+FFFD (with `fatal`, a
+ * TypeError), a leading byte-order mark is dropped (unless `ignoreBOM`), `stream` keeps a
+ * character split between calls. Other encodings throw RangeError.
+ */
+declare class TextDecoder {
+  constructor(label?: 'utf-8' | 'utf8' | 'unicode-1-1-utf-8' | (string & {}), options?: { fatal?: boolean; ignoreBOM?: boolean });
+  readonly encoding: 'utf-8';
+  readonly fatal: boolean;
+  readonly ignoreBOM: boolean;
+  decode(input?: ArrayBuffer | ArrayBufferView, options?: { stream?: boolean }): string;
+}
+
+/** ES2026's base64 of a Uint8Array (the sandbox adds it: V8 in Node.js 20 lacks it). */
+interface Uint8Array<TArrayBuffer extends ArrayBufferLike = ArrayBufferLike> {
+  /** the bytes in base64 (`_mcpImage` data); `omitPadding` drops the trailing `=` */
+  toBase64(options?: { alphabet?: 'base64' | 'base64url'; omitPadding?: boolean }): string;
+}
+
+interface Uint8ArrayConstructor {
+  /**
+   * The bytes base64 text holds (ASCII whitespace is skipped); throws SyntaxError on text that is
+   * not base64. `lastChunkHandling`: "loose" (default) takes an unpadded last chunk, "strict"
+   * wants padding, "stop-before-partial" leaves a partial last chunk out.
+   */
+  fromBase64(string: string, options?: { alphabet?: 'base64' | 'base64url'; lastChunkHandling?: 'loose' | 'strict' | 'stop-before-partial' }): Uint8Array<ArrayBuffer>;
+}

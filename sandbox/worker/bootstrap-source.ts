@@ -13,7 +13,9 @@
  * (the sandbox process exposes V8's gc function as `__wb_gc`; it is captured here, and as V8 makes
  * that global non-configurable it stays, emptied and read-only: plugin code never reaches gc).
  * Intrinsics are captured up front; a plugin that patches them afterwards only affects its own
- * data. Everything here is untrusted-side code: the host re-checks all it sends.
+ * data. Everything here is untrusted-side code: the host re-checks all it sends. The byte codecs
+ * (UTF-8, base64) are the web globals' own (byte-codecs-source.ts): this script is a function of
+ * them, called with the web globals' value (SETUP_SOURCE in prepare-context.ts).
  *
  * A ctx.http request over a size limit (sandbox/request-limits) is refused here, before it is
  * serialised, so it never crosses into the worker, the sandbox process or the host at full size.
@@ -37,7 +39,7 @@ export const GC_GLOBAL = '__wb_gc';
 export const MAX_REGEXP_SOURCE = 20_000;
 
 export const BOOTSTRAP_SOURCE = String.raw`
-(function bootstrap() {
+(function bootstrap(codecs) {
   'use strict';
   const g = globalThis;
   const bridge = g.__wb_bridge;
@@ -589,7 +591,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
     else if (op === 1) deliver(a, b);
     else if (op === 4) probe(a, b);
   };
-})();
+})
 `;
 
 /**

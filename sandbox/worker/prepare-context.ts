@@ -41,8 +41,11 @@ export interface PreparedContext {
   router: { current: BridgeListener | null };
 }
 
-/** The web globals then the bootstrap: the completion value is the bootstrap's entry function. */
-const SETUP_SOURCE = `${WEB_GLOBALS_SOURCE}\n${BOOTSTRAP_SOURCE}`;
+/**
+ * The web globals then the bootstrap, which is a function of their byte codecs (the web globals'
+ * value): the completion value is the bootstrap's entry function.
+ */
+export const SETUP_SOURCE = `${BOOTSTRAP_SOURCE}(${WEB_GLOBALS_SOURCE})`;
 
 /**
  * CPU time a plugin module may take to compile, once per isolate (later compiles in the same isolate

@@ -2,9 +2,9 @@
  * @module test/plugin-sdk/typecheck.test
  * What docs/plugins.md promises about the scaffold's tsconfig.json: `tsc -p <plugin folder>` passes
  * on a new plugin, without Node.js types (the SDK's types reach no gateway file that needs them);
- * plugin.ts may use the globals the sandbox adds (URLSearchParams, atob, btoa) and is refused
- * globals it lacks (fetch, process, URL, timers, …); and the declared globals are exactly those
- * the real sandbox adds to a plain V8 context.
+ * plugin.ts may use the globals the sandbox adds (URLSearchParams, atob, btoa, TextEncoder,
+ * TextDecoder, Uint8Array's base64) and is refused globals it lacks (fetch, process, URL, timers,
+ * …); and the declared globals are exactly those the real sandbox adds to a plain V8 context.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,10 +75,26 @@ export function query(id: string, page?: number): string {
     assert.equal(r.code, 0, r.out);
   });
 
+  test("plugin.ts may use the sandbox's TextEncoder, TextDecoder and Uint8Array base64", async () => {
+    const dir = await scaffold();
+    append(
+      dir,
+      `
+export function bytes(text: string): string {
+  const encoded: Uint8Array = new TextEncoder().encode(text);
+  const back: string = new TextDecoder('utf-8', { fatal: true }).decode(encoded, { stream: true }) + new TextDecoder().decode();
+  return Uint8Array.fromBase64(encoded.toBase64({ alphabet: 'base64url', omitPadding: true }), { alphabet: 'base64url', lastChunkHandling: 'strict' }).toBase64() + back;
+}
+`,
+    );
+    const r = await typecheck(dir);
+    assert.equal(r.code, 0, r.out);
+  });
+
   test('plugin.ts is refused the globals the sandbox does not have', async () => {
     const dir = await scaffold();
-    const missing = ['fetch', 'process', 'URL', 'setTimeout', 'TextEncoder', 'Buffer', 'console', 'structuredClone'];
-    append(dir, `\nexport const unavailable = [fetch('x'), process.env, new URL('x'), setTimeout(() => {}, 1), new TextEncoder(), Buffer.from('x'), console.log('x'), structuredClone(1)];\n`);
+    const missing = ['fetch', 'process', 'URL', 'setTimeout', 'Blob', 'Buffer', 'console', 'structuredClone'];
+    append(dir, `\nexport const unavailable = [fetch('x'), process.env, new URL('x'), setTimeout(() => {}, 1), new Blob([]), Buffer.from('x'), console.log('x'), structuredClone(1)];\n`);
     const r = await typecheck(dir);
     assert.notEqual(r.code, 0);
     const errors = r.out.split('\n').filter(Boolean);
@@ -108,7 +124,7 @@ describe('the declared sandbox globals', () => {
       const plain = new Set(Object.getOwnPropertyNames(vm.runInNewContext('globalThis')));
       const added = (r.result as string[]).filter((k) => !plain.has(k));
       assert.deepEqual([...declared].sort(), [...added].sort());
-      assert.deepEqual([...declared].sort(), ['URLSearchParams', 'atob', 'btoa', 'self']);
+      assert.deepEqual([...declared].sort(), ['TextDecoder', 'TextEncoder', 'URLSearchParams', 'atob', 'btoa', 'self']);
     } finally {
       await sandbox.close();
       await bridge.close();

@@ -111,7 +111,7 @@ async function handler(ctx, args) {
   const g = globalThis;
   // code built from strings is refused (EvalError): what eval would have seen is not reachable
   const ev = (s) => { try { return (0, eval)(s); } catch (e) { return e.name; } };
-  const names = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setTimeout', 'setImmediate', 'queueMicrotask', 'fetch', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'FinalizationRegistry', 'WeakRef', '__wb_bridge', '__wb_start', '__wb_deliver'];
+  const names = ['process', 'require', 'module', 'exports', 'Buffer', 'global', 'setTimeout', 'setImmediate', 'queueMicrotask', 'fetch', 'SharedArrayBuffer', 'Atomics', 'WebAssembly', 'FinalizationRegistry', 'WeakRef', '__wb_bridge', '__wb_codecs', '__wb_start', '__wb_deliver'];
   const present = names.filter((n) => typeof g[n] !== 'undefined' || Object.getOwnPropertyNames(g).includes(n));
   let direct; try { direct = eval('typeof require'); } catch (e) { direct = e.name; }
   const viaEval = direct + ',' + ev('typeof process');

@@ -77,7 +77,7 @@ describe('ctx API', () => {
     assert.deepEqual(r.result, { errs: ['config', 'nested', 'ctx', 'log'], config: { region: 'eu', nested: { a: 1 } }, keys: ['config', 'http', 'log'] });
   });
 
-  it('offers URLSearchParams, atob and btoa, and no timers, URL or fetch', async () => {
+  it('offers URLSearchParams, atob and btoa, and no timers, URL, fetch or Blob', async () => {
     const r = await run({
       source: tool(`
         const q = new URLSearchParams({ city: 'São Paulo', units: 'metric', skip: undefined });
@@ -85,7 +85,7 @@ describe('ctx API', () => {
         q.append('lone', 'x\ud800y');
         const p = new URLSearchParams('?a=1&b=x+y&a=2&c=%E2%9C%93');
         return { q: q.toString(), a: p.getAll('a'), b: p.get('b'), c: p.get('c'), entries: [...p].length,
-          b64: btoa('user:pässword'), back: atob(btoa('user:pässword')), missing: [typeof URL, typeof fetch, typeof setTimeout, typeof TextEncoder] };`),
+          b64: btoa('user:pässword'), back: atob(btoa('user:pässword')), missing: [typeof URL, typeof fetch, typeof setTimeout, typeof Blob] };`),
     });
     assert.deepEqual(r.result, {
       q: 'city=S%C3%A3o+Paulo&units=metric&tag=a%26b%3Dc%21%27%28%29%7E*&lone=x%EF%BF%BDy', a: ['1', '2'], b: 'x y', c: '✓', entries: 4,
