@@ -15,8 +15,13 @@ export interface HttpInit {
   method?: string;
   /** request headers; names are case-insensitive. The credential header is added by the gateway. */
   headers?: Record<string, string> | ReadonlyArray<readonly [string, string]>;
-  /** a string is sent as is; an object is sent as JSON (with `content-type: application/json`) */
-  body?: string | { [key: string]: unknown } | unknown[];
+  /**
+   * A string is sent as is (UTF-8); bytes (an ArrayBuffer, a typed array or a DataView: the bytes
+   * the view covers) are sent as they are, with no content-type of their own; an object or array is
+   * sent as JSON (with `content-type: application/json`). Anything else is refused with
+   * GW_ERR_BRIDGE_BAD_REQUEST. The size limit counts bytes.
+   */
+  body?: string | ArrayBuffer | ArrayBufferView | { [key: string]: unknown } | unknown[];
   /** sent as JSON; takes precedence over `body` */
   json?: unknown;
 }
@@ -32,7 +37,10 @@ export interface HttpHeaders {
   toJSON(): Record<string, string>;
 }
 
-/** What `ctx.http` resolves to: a small, fetch-like, already-buffered response. */
+/**
+ * What `ctx.http` resolves to: a small, fetch-like, already-buffered response. Its body may be read
+ * any number of times, in any form: each `arrayBuffer()` and `bytes()` is a copy of its own.
+ */
 export interface HttpResponse {
   status: number;
   /** true for 2xx */
@@ -41,11 +49,16 @@ export interface HttpResponse {
   /** the final URL after redirects, in the plugin's own origins */
   url: string;
   headers: HttpHeaders;
-  /** the body as text */
+  /** the body as text (UTF-8; U+FFFD for each invalid sequence, a byte-order mark dropped) */
   body: string;
+  /** the body as text, as `body` has it */
   text(): Promise<string>;
   /** parses the body as JSON (rejects when it is not JSON) */
   json<T = unknown>(): Promise<T>;
+  /** the body's bytes exactly as they arrived (after decompression), e.g. an image or a PDF */
+  arrayBuffer(): Promise<ArrayBuffer>;
+  /** the body's bytes, as a Uint8Array (`(await res.bytes()).toBase64()` for an `_mcpImage`) */
+  bytes(): Promise<Uint8Array>;
 }
 
 /**
@@ -79,7 +92,10 @@ export interface PluginContext {
   log: PluginLog;
 }
 
-/** A result that becomes an MCP image block (it may also sit anywhere inside a larger result). */
+/**
+ * A result that becomes an MCP image block (it may also sit anywhere inside a larger result):
+ * `data` is base64, e.g. `(await res.bytes()).toBase64()` of a fetched image.
+ */
 export interface ImageResult {
   _mcpImage: { data: string; mimeType: string };
 }

@@ -117,6 +117,11 @@ export interface BridgeRequest {
   headers: Record<string, string>;
   /** request body as text (JSON bodies are stringified inside the isolate) */
   body?: string;
+  /**
+   * request body as bytes (plugin code sent an ArrayBuffer, a typed array or a DataView), in
+   * base64; never with `body`. Its size limit counts the bytes, not the base64.
+   */
+  bodyBase64?: string;
 }
 
 /** What plugin code gets back from ctx.http (credentials redacted before it is built). */
@@ -124,7 +129,14 @@ export interface BridgeResponse {
   status: number;
   statusText: string;
   headers: Record<string, string>;
+  /** the body as text, when its bytes are UTF-8 (they are then exactly this text's UTF-8); else '' */
   body: string;
+  /**
+   * the body's bytes in base64, when they are not UTF-8 text (not valid UTF-8, or starting with a
+   * byte-order mark, which a text decoder drops); `body` is then ''. The response cap and the
+   * buffer budget count the bytes, not the base64.
+   */
+  bodyBase64?: string;
   /** the final URL after redirects, expressed in the plugin's own origins (never a mapped one) */
   url: string;
 }

@@ -42,7 +42,8 @@ export const requestLimitMessage = {
 /**
  * Longest serialised request (JSON text, in UTF-16 units) a request within every limit can take:
  * JSON escaping makes a character at most 6 long (`\u001f`, a lone surrogate); a body of at most
- * `maxBodyBytes` UTF-8 bytes has at most as many UTF-16 units; 1024 covers the punctuation and keys.
+ * `maxBodyBytes` UTF-8 bytes has at most as many UTF-16 units, and a binary body's base64 4/3 of its
+ * bytes (never escaped); 1024 covers the punctuation and keys.
  */
 export function maxRequestTextChars(maxBodyBytes: number): number {
   return 6 * (maxBodyBytes + MAX_URL_TEXT_CHARS + MAX_METHOD_CHARS + MAX_HEADERS * (MAX_HEADER_NAME_CHARS + MAX_HEADER_VALUE_CHARS)) + 1024;
@@ -53,7 +54,7 @@ export function maxRequestTextChars(maxBodyBytes: number): number {
  * sizes are judged here; everything else the host checks. Cheap: a URL is parsed only when its
  * text is longer than MAX_URL_CHARS, a body's UTF-8 length is counted only when it could be over.
  */
-export function oversizedRequest(req: { url?: unknown; method?: unknown; headers?: unknown; body?: unknown }, maxBodyBytes: number): string | undefined {
+export function oversizedRequest(req: { url?: unknown; method?: unknown; headers?: unknown; body?: unknown; bodyBase64?: unknown }, maxBodyBytes: number): string | undefined {
   if (typeof req.method === 'string' && req.method.length > MAX_METHOD_CHARS) return requestLimitMessage.method(req.method);
   if (typeof req.url === 'string' && req.url.length > MAX_URL_CHARS) {
     let href: string | undefined;
@@ -79,5 +80,16 @@ export function oversizedRequest(req: { url?: unknown; method?: unknown; headers
     const bytes = Buffer.byteLength(req.body, 'utf8');
     if (bytes > maxBodyBytes) return requestLimitMessage.body(bytes, maxBodyBytes);
   }
+  if (typeof req.bodyBase64 === 'string') {
+    const bytes = base64ByteLength(req.bodyBase64);
+    if (bytes > maxBodyBytes) return requestLimitMessage.body(bytes, maxBodyBytes);
+  }
   return undefined;
+}
+
+/** The bytes a padded base64 text holds (3 for every 4 characters, less one per `=`), without decoding it. */
+export function base64ByteLength(base64: string): number {
+  const n = base64.length;
+  const padding = n > 0 && base64.charCodeAt(n - 1) === 0x3d ? (n > 1 && base64.charCodeAt(n - 2) === 0x3d ? 2 : 1) : 0;
+  return Math.max(0, Math.floor((n * 3) / 4) - padding);
 }

@@ -8,9 +8,12 @@
  *
  * The credential is loaded in this process only, so it never enters the sandbox process.
  * Response bodies held in this process, all calls together, are bounded by one byte budget
- * (buffer-budget.ts, `maxBufferedBytes`).
+ * (buffer-budget.ts, `maxBufferedBytes`), which counts a body's bytes as they arrive. Until the
+ * answer is written to the sandbox process the host holds a body in a few forms at once (its bytes;
+ * its text or, for a body that is not UTF-8 text, its base64, 4/3 of the bytes; the serialised
+ * message), all bounded through the bytes the budget counts (docs/security.md, sizing the host).
  */
-import type { BridgeRequest, BridgeResult, EgressPolicy } from '../protocol.js';
+import type { BridgeRequest, BridgeResponse, BridgeResult, EgressPolicy } from '../protocol.js';
 import { parseCidrs } from './address-policy.js';
 import { isBridgeError } from './bridge-error.js';
 import { BufferBudget } from './buffer-budget.js';
@@ -25,6 +28,7 @@ import { requestBudget } from './interceptors/request-budget.js';
 import { timeout } from './interceptors/timeout.js';
 import { validateRequest } from './interceptors/validate-request.js';
 import { normaliseUrl } from './normalise-url.js';
+import { requestBody } from './request-body.js';
 import type { Resolver } from './safe-lookup.js';
 import { createTransport } from './transport.js';
 import type { CallContext, CallScope, CompiledEgressPolicy, Credential, OutboundRequest } from './types.js';
@@ -165,9 +169,7 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
         if (typeof raw?.url !== 'string' || typeof raw.method !== 'string' || typeof raw.headers !== 'object' || raw.headers === null) {
           return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } };
         }
-        if (raw.body !== undefined && typeof raw.body !== 'string') {
-          return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'the body must be a string' } };
-        }
+        const body = requestBody(raw, policy.maxRequestBodyBytes);
         let url: URL;
         try {
           url = normaliseUrl(raw.url);
@@ -178,7 +180,7 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
           url,
           method: raw.method,
           headers: { ...raw.headers },
-          body: raw.body,
+          body,
           hop: 0,
           initialOrigin: url.origin,
           signal: scope.signal,
@@ -194,7 +196,10 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
           };
           delivered.then(release, release);
         }
-        return { ok: true, response: { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url } };
+        const response: BridgeResponse = { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url };
+        // bytes that are not UTF-8 text cross the sandbox's JSON messages as base64
+        if (res.bytes) response.bodyBase64 = Buffer.from(res.bytes.buffer, res.bytes.byteOffset, res.bytes.byteLength).toString('base64');
+        return { ok: true, response };
       } catch (e) {
         if (isBridgeError(e)) return { ok: false, error: { code: e.code, message: e.message } };
         return { ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } };

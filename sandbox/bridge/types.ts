@@ -32,7 +32,8 @@ export interface OutboundRequest {
   url: URL;
   method: string;
   headers: Record<string, string>;
-  body?: string | undefined;
+  /** text, or the bytes of a binary body */
+  body?: string | Uint8Array | undefined;
   /** 0 for the plugin's request, n for the n-th redirect */
   hop: number;
   /** origin of the plugin's original request (credentials never cross to another origin) */
@@ -56,7 +57,10 @@ export interface InboundResponse {
   headers: Record<string, string>;
   /** final URL in the plugin's own terms */
   url: string;
+  /** the body as text when its bytes are UTF-8 text; '' when `bytes` holds them */
   body: string;
+  /** the body's bytes when they are not UTF-8 text (see cap-response-size) */
+  bytes?: Uint8Array | undefined;
   stream?: ReadableStream<Uint8Array> | null;
 }
 

@@ -17,6 +17,11 @@
  * (UTF-8, base64) are the web globals' own (byte-codecs-source.ts): this script is a function of
  * them, called with the web globals' value (SETUP_SOURCE in prepare-context.ts).
  *
+ * A response body arrives in one of two forms: text (the host found its bytes to be UTF-8, so they
+ * are that text's UTF-8 encoding) or, with `entry(ENTRY_DELIVER, …, bytes)`, an ArrayBuffer of its
+ * bytes (they are not). The response makes the other form when plugin code first asks for it
+ * (`arrayBuffer()`/`bytes()` of a text body, `text()`/`json()`/`body` of a binary one) and keeps it.
+ *
  * A ctx.http request over a size limit (sandbox/request-limits) is refused here, before it is
  * serialised, so it never crosses into the worker, the sandbox process or the host at full size.
  *
@@ -65,6 +70,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const StringValueOf = String.prototype.valueOf, BooleanValueOf = Boolean.prototype.valueOf;
   const StringSlice = String.prototype.slice, StringToLowerCase = String.prototype.toLowerCase;
   const RegExpExec = RegExp.prototype.exec, StringCharCodeAt = String.prototype.charCodeAt;
+  const Uint8ArrayCtor = Uint8Array;
   // what JSON.stringify writes escaped (a surrogate is escaped only when it is not half of a pair)
   const ESCAPED_RUNS = /[\u0000-\u001f"\\\ud800-\udfff]+/g;
   const MAX_LOG_LINES = 100, MAX_LOG_CHARS = 2000, MAX_MESSAGE = 2000;
@@ -285,7 +291,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
 
   function encodeRequest(url, init) {
     const headers = ObjectCreate(null);
-    let method = 'GET', body, count = 0;
+    let method = 'GET', body, bytes, count = 0;
     const setHeader = (rawName, rawValue) => {
       const name = lower(text(rawName)), value = text(rawValue);
       if (name.length > ${MAX_HEADER_NAME_CHARS}) oversized('"' + slice(name, 40) + '" is not a valid header name');
@@ -308,13 +314,18 @@ export const BOOTSTRAP_SOURCE = String.raw`
           for (let i = 0; i < keys.length; i++) setHeader(keys[i], h[keys[i]]);
         } else throw new TypeErrorCtor('init.headers must be an object or an array of pairs');
       }
-      const b = init.json !== undefined ? init.json : init.body;
+      const json = init.json;
+      const b = json !== undefined ? json : init.body;
       if (b !== undefined && b !== null) {
         if (typeof b === 'string') body = b;
-        else if (typeof b === 'object') {
+        else if (json === undefined && (bytes = binaryBody(b)) !== undefined) {
+          const n = codecs().lengthOf(bytes);
+          if (n > maxBody) oversized('the request body is ' + n + ' bytes; the limit is ' + maxBody);
+        } else if (typeof b === 'object') {
           body = JSONstringify(b);
           if (headers['content-type'] === undefined) setHeader('content-type', 'application/json');
-        } else body = text(b);
+        } else if (json !== undefined) body = text(b);
+        else throw new TypeErrorCtor('init.body must be a string, an ArrayBuffer, a typed array or DataView, or an object or array to send as JSON (not a ' + typeof b + ')');
       }
       // every UTF-16 unit takes at least one UTF-8 byte: a body longer than the cap in units is over
       // it in bytes (one within it in units but over it in bytes is refused by the worker)
@@ -326,7 +337,20 @@ export const BOOTSTRAP_SOURCE = String.raw`
     req.method = method;
     req.headers = headers;
     if (body !== undefined) req.body = body;
+    // bytes cross as base64: every message on the way to the host is JSON
+    else if (bytes !== undefined) req.bodyBase64 = codecs().base64Encode(bytes, false, true);
     return JSONstringify(req);
+  }
+
+  // The bytes of a binary request body (ArrayBuffer, typed array or DataView, found by the
+  // intrinsics, not by what the object says it is), or undefined when b is none of those. Encoded
+  // before plugin code runs again, so they are sent as they are now.
+  function binaryBody(b) {
+    let source;
+    try { source = codecs().bufferSource(b); } catch (e) { throw new TypeErrorCtor('init.body is a detached ArrayBuffer, or a view of one'); }
+    if (source === undefined) return undefined;
+    if (source.shared) throw new TypeErrorCtor('init.body is a SharedArrayBuffer, or a view of one: send an ArrayBuffer or a typed array');
+    return source.bytes;
   }
 
   function makeHeaders(raw) {
@@ -343,18 +367,39 @@ export const BOOTSTRAP_SOURCE = String.raw`
     });
   }
 
-  function makeResponse(r) {
-    const status = r.status | 0, body = text(r.body);
-    return ObjectFreeze({
+  // raw: the body's bytes (an ArrayBuffer) when they are not UTF-8 text; otherwise the body is r.body
+  function makeResponse(r, raw) {
+    const status = r.status | 0;
+    let body = raw === undefined ? text(r.body) : undefined;
+    let bytes = raw === undefined ? undefined : new Uint8ArrayCtor(raw);
+    // a binary body's text, decoded as the host decodes text (U+FFFD for invalid sequences, no BOM)
+    const textOf = () => {
+      if (body === undefined) {
+        const C = codecs();
+        body = C.utf8Decode(bytes, C.freshUtf8State(), false, true);
+        if (body.length > 0 && ReflectApply(StringCharCodeAt, body, [0]) === 0xfeff) body = ReflectApply(StringSlice, body, [1]);
+      }
+      return body;
+    };
+    // a copy of the bytes for each caller: what one changes, the next does not see
+    const copy = () => {
+      if (bytes === undefined) bytes = codecs().utf8Encode(body);
+      return codecs().copyOf(bytes);
+    };
+    const res = {
       status,
       ok: status >= 200 && status < 300,
       statusText: text(r.statusText),
       url: text(r.url),
       headers: makeHeaders(r.headers),
       body,
-      text: () => resolved(body),
-      json: () => new PromiseCtor((ok) => ok(JSONparse(body))),
-    });
+      text: raw === undefined ? () => resolved(body) : () => new PromiseCtor((ok) => ok(textOf())),
+      json: () => new PromiseCtor((ok) => ok(JSONparse(textOf()))),
+      arrayBuffer: () => new PromiseCtor((ok) => ok(codecs().bufferOf(copy()))),
+      bytes: () => new PromiseCtor((ok) => ok(copy())),
+    };
+    if (raw !== undefined) ObjectDefineProperty(res, 'body', { get: textOf, enumerable: true, configurable: true });
+    return ObjectFreeze(res);
   }
 
   function httpError(code, message) {
@@ -381,13 +426,13 @@ export const BOOTSTRAP_SOURCE = String.raw`
     });
   }
 
-  function deliver(id, resultJson) {
+  function deliver(id, resultJson, raw) {
     const p = pending[id];
     if (p === undefined) return;
     delete pending[id];
     let r;
     try { r = JSONparse(resultJson); } catch (e) { p.reject(httpError('GW_ERR_BRIDGE_NETWORK', 'malformed reply')); return; }
-    if (r.ok === true) p.resolve(makeResponse(r.response));
+    if (r.ok === true) p.resolve(makeResponse(r.response, raw));
     else p.reject(httpError(text(r.error.code), text(r.error.message)));
   }
 
@@ -588,7 +633,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
     if (op === 3) { if (typeof collect !== 'function') return false; collect(); return true; }
     queue = queued === 1 ? [] : null;
     if (op === 0) start(a, b, c, d, e);
-    else if (op === 1) deliver(a, b);
+    else if (op === 1) deliver(a, b, c);
     else if (op === 4) probe(a, b);
   };
 })
@@ -601,6 +646,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
  * returns.
  */
 export const ENTRY_START = 0;
+/** `entry(ENTRY_DELIVER, queued, id, resultJson, bytes?)`: bytes, an ArrayBuffer, for a body that is not UTF-8 text */
 export const ENTRY_DELIVER = 1;
 export const ENTRY_TAKE = 2;
 /** returns true once the isolate has been collected, false where the process exposes no gc */

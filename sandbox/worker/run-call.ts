@@ -28,7 +28,13 @@
  *
  * A ctx.http request over a size limit is refused here, never posted on (the bootstrap refuses it
  * first, but it is untrusted-side code): its text is measured before it is parsed, then its parts.
+ *
+ * A response body that is not UTF-8 text comes from the host as base64 (the IPC is JSON); it goes
+ * into the isolate as an ArrayBuffer, decoded here and copied in by isolated-vm, which counts it
+ * against the isolate's memory limit (an ArrayBuffer that does not fit fails the call with
+ * GW_ERR_SANDBOX_MEMORY, as any allocation over the limit does).
  */
+import ivm from 'isolated-vm';
 import type { ToWorker, WorkerMessage, WorkerOutcome } from '../internal-protocol.js';
 import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
@@ -100,6 +106,18 @@ export interface TaskPort {
   readonly id: number;
   post(msg: WorkerMessage): void;
   on(event: 'message', listener: (m: ToWorker) => void): void;
+}
+
+/**
+ * A body's bytes from their base64, as an argument that becomes an ArrayBuffer in the isolate: the
+ * buffer decoded here is handed over whole (transferOut) and copied once, into the isolate's own
+ * allocator.
+ */
+function bytesInto(base64: string): ivm.Copy<ArrayBuffer> {
+  const buffer = new ArrayBuffer(Buffer.byteLength(base64, 'base64'));
+  const written = Buffer.from(buffer).write(base64, 'base64');
+  const bytes = written === buffer.byteLength ? buffer : buffer.slice(0, written);
+  return new ivm.ExternalCopy(bytes, { transferOut: true }).copyInto({ release: true });
 }
 
 export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome> {
@@ -223,7 +241,12 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
     const p = prepared;
     if (closed || !p || entry.disposed || entry.isolate.isDisposed) return;
     parked = false; // the sandbox process resumed the call before it sent this answer
-    step(p, ENTRY_DELIVER, [reqId, JSON.stringify(result)]);
+    if (result.ok && typeof result.response.bodyBase64 === 'string') {
+      // the bytes go in as an ArrayBuffer of their own, beside the rest of the answer
+      const bytes = bytesInto(result.response.bodyBase64);
+      const { bodyBase64: _inBytes, ...response } = result.response;
+      step(p, ENTRY_DELIVER, [reqId, JSON.stringify({ ok: true, response }), bytes]);
+    } else step(p, ENTRY_DELIVER, [reqId, JSON.stringify(result)]);
   };
   /** an answer made here (not by the host) goes in on a later turn: never inside the step that asked */
   const refuse = (reqId: number, result: BridgeResult): void => void setImmediate(() => deliver(reqId, result));

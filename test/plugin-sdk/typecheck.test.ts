@@ -4,7 +4,8 @@
  * on a new plugin, without Node.js types (the SDK's types reach no gateway file that needs them);
  * plugin.ts may use the globals the sandbox adds (URLSearchParams, atob, btoa, TextEncoder,
  * TextDecoder, Uint8Array's base64) and is refused globals it lacks (fetch, process, URL, timers,
- * …); and the declared globals are exactly those the real sandbox adds to a plain V8 context.
+ * …); ctx.http's bytes (arrayBuffer(), bytes(), binary request bodies) type-check and a number body
+ * does not; and the declared globals are exactly those the real sandbox adds to a plain V8 context.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,6 +85,28 @@ export function bytes(text: string): string {
   const encoded: Uint8Array = new TextEncoder().encode(text);
   const back: string = new TextDecoder('utf-8', { fatal: true }).decode(encoded, { stream: true }) + new TextDecoder().decode();
   return Uint8Array.fromBase64(encoded.toBase64({ alphabet: 'base64url', omitPadding: true }), { alphabet: 'base64url', lastChunkHandling: 'strict' }).toBase64() + back;
+}
+`,
+    );
+    const r = await typecheck(dir);
+    assert.equal(r.code, 0, r.out);
+  });
+
+  test('plugin.ts may read response bytes and send bytes, not a number', async () => {
+    const dir = await scaffold();
+    append(
+      dir,
+      `
+import type { HttpResponse, ImageResult, PluginContext } from 'workbench/plugin-sdk';
+export async function image(ctx: PluginContext): Promise<ImageResult> {
+  const res: HttpResponse = await ctx.http('https://api.example.com/logo.png');
+  const ab: ArrayBuffer = await res.arrayBuffer();
+  const bytes: Uint8Array = await res.bytes();
+  const head = new TextEncoder().encode('--b\\r\\n');
+  for (const body of [head, ab, new DataView(ab), new Uint16Array(2), 'text', { json: true }, [1, 2]]) await ctx.http('https://api.example.com/upload', { method: 'POST', body });
+  // @ts-expect-error -- a number is not a body (the sandbox refuses it with GW_ERR_BRIDGE_BAD_REQUEST)
+  await ctx.http('https://api.example.com/upload', { method: 'POST', body: 5 });
+  return { _mcpImage: { data: bytes.toBase64() + (await res.text()).length, mimeType: 'image/png' } };
 }
 `,
     );

@@ -2,7 +2,9 @@
  * @module test/sandbox/bridge.test
  * The host-side ctx.http bridge against real loopback servers: egress policy, SSRF forms
  * (sandbox.md §4.2), DNS checks at connect time, upstream mapping, redirects, credential
- * injection and redaction, header rules, size caps, timeouts and the per-call budget.
+ * injection and redaction, header rules, size caps, timeouts and the per-call budget, and bodies
+ * that are bytes both ways (a response that is not UTF-8 text is handed on as base64, a request's
+ * base64 sent as its bytes).
  */
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
@@ -11,7 +13,7 @@ import { createBridge, type Bridge, type BridgeRequest, type BridgeResult, type 
 import { manifestSchema, type PluginManifest } from '../../sandbox/manifest.js';
 import { fakeResolver } from './helpers/fake-dns.js';
 import { egressPolicy, manifest } from './helpers/harness.js';
-import { startTlsUpstream, startUpstream, TEST_CA, type Upstream } from './helpers/upstream.js';
+import { EVERY_BYTE, startTlsUpstream, startUpstream, TEST_CA, UTF8_TEXT, type Upstream } from './helpers/upstream.js';
 
 const TOKEN = 'tok_live_5f1a9c3e7b2d4068';
 let up: Upstream;
@@ -325,5 +327,74 @@ describe('bridge: request rules, caps, timeouts, budget', () => {
     const codes = [];
     for (let i = 0; i < 3; i++) codes.push(codeOf(await bridge.dispatch(get('https://api.example.com/json'), scope)));
     assert.deepEqual(codes, ['ok', 'ok', 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS']);
+  });
+});
+
+describe('bridge: bodies that are bytes', () => {
+  const bytesOf = (r: BridgeResult): Buffer => {
+    assert.ok(r.ok, `expected success, got ${JSON.stringify(r)}`);
+    assert.equal(r.response.body, '', 'a binary body carries no text');
+    assert.equal(typeof r.response.bodyBase64, 'string');
+    return Buffer.from(r.response.bodyBase64 ?? '', 'base64');
+  };
+
+  it('hands on a body that is not UTF-8 as its bytes in base64, and a UTF-8 one as text, as before', async () => {
+    assert.deepEqual(bytesOf(await bridge.dispatch(get('https://api.example.com/every-byte'), scopeOf())), EVERY_BYTE);
+    const text = await bridge.dispatch(get('https://api.example.com/json'), scopeOf());
+    assert.equal(bodyOf(text), '{"items":[1,2,3]}');
+    assert.equal(text.ok && text.response.bodyBase64, undefined);
+    // valid UTF-8 holding a U+FFFD of its own (what a decoder puts in place of invalid bytes) is text
+    const replacement = await bridge.dispatch(get('https://api.example.com/utf8'), scopeOf());
+    assert.equal(bodyOf(replacement), JSON.stringify({ text: UTF8_TEXT }));
+    assert.equal(replacement.ok && replacement.response.bodyBase64, undefined);
+  });
+
+  it('hands on a body that starts with a byte-order mark as its bytes (a text decoder would drop the mark)', async () => {
+    assert.deepEqual(bytesOf(await bridge.dispatch(get('https://api.example.com/bom'), scopeOf())), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"é"}')]));
+  });
+
+  it('redacts the credential from a binary body, byte for byte, raw and in base64', async () => {
+    const r = await bridge.dispatch(get('https://api.example.com/latin1-401'), scopeOf());
+    assert.ok(r.ok && r.response.status === 401);
+    const page = bytesOf(r).toString('latin1');
+    assert.ok(!page.includes(TOKEN) && !page.includes(Buffer.from(`Bearer ${TOKEN}`).toString('base64')), page);
+    // the rendered header is a loaded secret too, so the whole value goes
+    assert.equal(page, '<p>Ungültiges Token: [REDACTED] ([REDACTED])</p>');
+  });
+
+  it('sends a binary body byte for byte, with its content-length, again after a 307 redirect', async () => {
+    const r = await bridge.dispatch({ url: 'https://api.example.com/echo-bytes', method: 'POST', headers: { 'content-type': 'application/octet-stream' }, bodyBase64: EVERY_BYTE.toString('base64') }, scopeOf());
+    assert.deepEqual(bytesOf(r), EVERY_BYTE);
+    assert.deepEqual(up.received.at(-1)?.bytes, EVERY_BYTE);
+    assert.equal(up.received.at(-1)?.headers['content-length'], '256');
+    // a 307 redirect sends the same bytes again
+    const redirected = await bridge.dispatch({ url: 'https://api.example.com/redirect?status=307&to=/echo-bytes', method: 'PUT', headers: {}, bodyBase64: EVERY_BYTE.toString('base64') }, scopeOf());
+    assert.deepEqual(bytesOf(redirected), EVERY_BYTE);
+    assert.deepEqual(up.received.slice(-2).map((r) => [r.method, r.url, r.bytes.length]), [['PUT', '/redirect?status=307&to=/echo-bytes', 256], ['PUT', '/echo-bytes', 256]]);
+  });
+
+  it('refuses a malformed binary body, one sent with a text body too, and one over the cap counted in bytes (not base64 characters)', async () => {
+    const post = (extra: Partial<BridgeRequest>): BridgeRequest => ({ url: 'https://api.example.com/echo-bytes', method: 'POST', headers: {}, ...extra });
+    const max = egressPolicy().maxRequestBodyBytes;
+    const before = up.received.length;
+    for (const bad of [{ bodyBase64: 'AQI' }, { bodyBase64: 'A*==' }, { bodyBase64: 'AQID', body: 'x' }, { bodyBase64: 7 as unknown as string }]) {
+      const r = await bridge.dispatch(post(bad), scopeOf());
+      assert.equal(codeOf(r), 'GW_ERR_BRIDGE_BAD_REQUEST', JSON.stringify(bad));
+    }
+    const over = await bridge.dispatch(post({ bodyBase64: Buffer.alloc(max + 1).toString('base64') }), scopeOf());
+    assert.deepEqual(over, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `the request body is ${max + 1} bytes; the limit is ${max}` } });
+    assert.equal(up.received.length, before, 'nothing reached the upstream');
+    // at the cap: its base64 is a third longer than the cap, and it is sent
+    assert.equal(bytesOf(await bridge.dispatch(post({ bodyBase64: Buffer.alloc(max, 0xff).toString('base64') }), scopeOf())).length, max);
+  });
+
+  it('caps a binary response at maxResponseBytes counted in bytes, not base64 characters', async () => {
+    const b = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, maxResponseBytes: 3000 }));
+    try {
+      assert.equal(bytesOf(await b.dispatch(get('https://api.example.com/ff?n=3000'), scopeOf())).length, 3000);
+      assert.equal(codeOf(await b.dispatch(get('https://api.example.com/ff?n=3001'), scopeOf())), 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE');
+    } finally {
+      await b.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * @module test/security/hostile-request-size.test
- * A hostile plugin sends ctx.http requests over the size limits (a 20 MB body in a loop, a body
- * over the cap only in UTF-8 bytes, a long URL, too many or too long headers). The host's bridge
+ * A hostile plugin sends ctx.http requests over the size limits (a 20 MB body in a loop, text or
+ * bytes, a body over the cap only in UTF-8 bytes, a long URL, too many or too long headers). The host's bridge
  * refuses them too, but only after each crossed the worker, the sandbox process and the host's IPC
  * at full size, which slowed every other plugin: so each must be refused INSIDE the sandbox, with
  * the bridge's code and wording, and never reach the host's ctx.http handler (the engine's bridge,
@@ -84,6 +84,18 @@ describe('a hostile plugin sending oversized ctx.http requests', () => {
     seen.length = 0;
     refused(await send({ count: 1, bodyChars: MAX_BODY + 1 }), `the request body is at least ${MAX_BODY + 1} bytes; the limit is ${MAX_BODY}`);
     assert.deepEqual(seen, []);
+  });
+
+  it('refuses 20 MB binary bodies inside the sandbox, counted in bytes; one of exactly the cap goes through, as base64 a third longer', { timeout: 60_000 }, async () => {
+    const upstreamBefore = up.requests.length;
+    refused(await send({ count: 5, bodyBytes: 20 * 1024 * 1024 }), `the request body is ${20 * 1024 * 1024} bytes; the limit is ${MAX_BODY}`);
+    refused(await send({ count: 1, bodyBytes: MAX_BODY + 1 }), `the request body is ${MAX_BODY + 1} bytes; the limit is ${MAX_BODY}`);
+    assert.deepEqual(seen, [], 'no request reached the host');
+    assert.equal(up.requests.length, upstreamBefore);
+    const [ok] = await send({ count: 1, bodyBytes: MAX_BODY });
+    assert.deepEqual(ok, { status: 200, body: { bytes: MAX_BODY, urlChars: '/bulk'.length } });
+    const arrived: BridgeRequest[] = seen.slice();
+    assert.deepEqual([arrived.length, arrived[0]?.body, arrived[0]?.bodyBase64?.length], [1, undefined, 4 * Math.ceil(MAX_BODY / 3)]);
   });
 
   it('refuses a body within the cap in characters but over it in UTF-8 bytes, with the host\'s own message', async () => {

@@ -2,11 +2,12 @@
  * @module sandbox/bridge/interceptors/redact-credentials
  * Outermost step: whatever comes back (status text, headers, body, final URL, error message) is
  * scrubbed of every secret value this call has loaded, in every form `secretForms` knows, before
- * it can travel towards the sandbox. Errors that are not `BridgeError`s become a generic network
- * error here, so no library message (which may quote a URL or header) passes through unredacted.
+ * it can travel towards the sandbox; a body that is not UTF-8 text is scrubbed as bytes. Errors
+ * that are not `BridgeError`s become a generic network error here, so no library message (which
+ * may quote a URL or header) passes through unredacted.
  */
 import { BridgeError, isBridgeError } from '../bridge-error.js';
-import { escapedSecretPattern, redactHeaders, redactText, secretForms } from '../redaction.js';
+import { escapedSecretPattern, redactBytes, redactHeaders, redactText, secretForms } from '../redaction.js';
 import type { Interceptor } from '../types.js';
 
 export function redactCredentials(): Interceptor {
@@ -23,6 +24,7 @@ export function redactCredentials(): Interceptor {
           statusText: redactText(res.statusText, forms, escaped),
           headers: redactHeaders(res.headers, forms, escaped),
           body: redactText(res.body, forms, escaped),
+          bytes: res.bytes && redactBytes(res.bytes, secrets),
           url: redactText(res.url, forms, escaped),
         };
       } catch (e) {

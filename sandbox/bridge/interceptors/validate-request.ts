@@ -44,7 +44,7 @@ export function validateRequest(): Interceptor {
       }
       if (req.body !== undefined) {
         if (method === 'GET' || method === 'HEAD') throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `a ${method} request cannot have a body`);
-        const bytes = Buffer.byteLength(req.body, 'utf8');
+        const bytes = typeof req.body === 'string' ? Buffer.byteLength(req.body, 'utf8') : req.body.byteLength;
         const max = call.policy.maxRequestBodyBytes;
         if (bytes > max) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.body(bytes, max));
       }

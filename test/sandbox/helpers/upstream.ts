@@ -1,7 +1,10 @@
 /**
  * @module test/sandbox/helpers/upstream
  * A loopback upstream for sandbox tests (127.0.0.1 only): JSON, header echo, an error page that
- * quotes the Authorization header, open redirects, a large body, a slow and a hanging endpoint.
+ * quotes the Authorization header, open redirects, a large body, a slow and a hanging endpoint,
+ * UTF-8 text of 1–4 bytes a character, and bodies that are not UTF-8 text (every byte value, n
+ * bytes of 0xff, invalid sequences, a byte-order mark, a Latin-1 error page quoting the
+ * Authorization header, the request's own bytes echoed).
  * Every request it receives is recorded, so tests can prove what did (not) reach it.
  */
 import fs from 'node:fs';
@@ -13,8 +16,18 @@ export interface Received {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
+  /** the body decoded as UTF-8 */
   body: string;
+  /** the body's bytes */
+  bytes: Buffer;
 }
+
+/** the 256 byte values, in order */
+export const EVERY_BYTE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+/** text of one, two, three and four UTF-8 bytes a character, and a U+FFFD of its own (served as JSON by /utf8) */
+export const UTF8_TEXT = 'héllo ✓ 日本 😀 \ufffd';
+/** text with invalid UTF-8 in it: a stray byte, a bad continuation, sequences cut short (/invalid-utf8) */
+export const INVALID_UTF8 = Buffer.concat([Buffer.from('ok '), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82, 0x20, 0xf0, 0x9f, 0x98, 0xed, 0xa0, 0x80]), Buffer.from(' end')]);
 
 export interface Upstream {
   origin: string;
@@ -29,11 +42,12 @@ const TEST_KEY = fs.readFileSync(new URL('test-only-tls-key.pem', FIXTURES), 'ut
 
 function handle(received: Received[]): http.RequestListener {
   return (req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const bytes = Buffer.concat(chunks);
+      const body = bytes.toString('utf8');
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, bytes });
       const url = new URL(req.url ?? '/', 'http://upstream.invalid');
       const json = (status: number, value: unknown, extra: Record<string, string> = {}): void => {
         res.writeHead(status, { 'content-type': 'application/json', ...extra });
@@ -77,6 +91,31 @@ function handle(received: Received[]): http.RequestListener {
           };
           return pump();
         }
+        case '/every-byte':
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          return res.end(EVERY_BYTE);
+        case '/ff': {
+          const n = Number(url.searchParams.get('n') ?? '0');
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(n) });
+          return res.end(Buffer.alloc(n, 0xff));
+        }
+        case '/utf8':
+          return json(200, { text: UTF8_TEXT });
+        case '/invalid-utf8':
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          return res.end(INVALID_UTF8);
+        case '/bom':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"é"}')]));
+        case '/latin1-401': {
+          // an error page in Latin-1 (not UTF-8: ü is one byte) quoting the header, raw and in base64
+          const auth = String(req.headers['authorization'] ?? '');
+          res.writeHead(401, { 'content-type': 'text/html; charset=iso-8859-1' });
+          return res.end(Buffer.from(`<p>Ungültiges Token: ${auth} (${Buffer.from(auth).toString('base64')})</p>`, 'latin1'));
+        }
+        case '/echo-bytes':
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          return res.end(bytes);
         case '/slow':
           return void setTimeout(() => json(200, { slow: true }), Number(url.searchParams.get('ms') ?? '500'));
         case '/hang':
