@@ -26,6 +26,12 @@ function isImageSentinel(v: unknown): v is { _mcpImage: { data: string; mimeType
   );
 }
 
+/** The bytes base64 text holds: 3 for every 4 characters, less one for each `=` of padding. */
+function decodedBytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.floor((data.length * 3) / 4) - padding;
+}
+
 /** Defines an own data property, so a key like "__proto__" stays a key instead of a prototype. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
@@ -38,7 +44,7 @@ export function extractImages(value: unknown): { value: unknown; images: ImageBl
     if (depth > 100 || typeof v !== 'object' || v === null) return v;
     if (isImageSentinel(v)) {
       images.push({ type: 'image', data: v._mcpImage.data, mimeType: v._mcpImage.mimeType });
-      const ref = { mimeType: v._mcpImage.mimeType, bytes: Math.floor((v._mcpImage.data.length * 3) / 4), content: `image block ${images.length}` };
+      const ref = { mimeType: v._mcpImage.mimeType, bytes: decodedBytes(v._mcpImage.data), content: `image block ${images.length}` };
       const rest: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) if (k !== '_mcpImage') setOwn(rest, k, walk(x, depth + 1));
       setOwn(rest, '_mcpImage', ref);
