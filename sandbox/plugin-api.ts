@@ -17,7 +17,8 @@ export interface HttpInit {
   headers?: Record<string, string> | ReadonlyArray<readonly [string, string]>;
   /**
    * A string is sent as is (UTF-8); bytes (an ArrayBuffer, a typed array or a DataView: the bytes
-   * the view covers) are sent as they are, with no content-type of their own; an object or array is
+   * the view covers) are sent as they are, with no content-type of their own; a URLSearchParams is
+   * sent form-encoded (`application/x-www-form-urlencoded;charset=UTF-8`, as fetch); an object or array is
    * sent as JSON (with `content-type: application/json`). Anything else is refused with
    * GW_ERR_BRIDGE_BAD_REQUEST. The size limit counts bytes.
    */

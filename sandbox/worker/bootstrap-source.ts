@@ -67,6 +67,11 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const StringCtor = String, NumberCtor = Number, ErrorCtor = Error, TypeErrorCtor = TypeError;
   const ObjectToString = Object.prototype.toString, ObjectPropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
   const NumberValueOf = Number.prototype.valueOf;
+  // a URLSearchParams body is sent form-encoded, as fetch sends it: its own toString (the web
+  // globals', read before plugin code could replace it) reads the instance's private list, and
+  // throws for an object that only claims to be one
+  const SearchParamsProto = g.URLSearchParams.prototype, SearchParamsToString = SearchParamsProto.toString;
+  const ObjectIsPrototypeOf = Object.prototype.isPrototypeOf;
   const StringValueOf = String.prototype.valueOf, BooleanValueOf = Boolean.prototype.valueOf;
   const StringSlice = String.prototype.slice, StringToLowerCase = String.prototype.toLowerCase;
   const RegExpExec = RegExp.prototype.exec, StringCharCodeAt = String.prototype.charCodeAt;
@@ -321,11 +326,14 @@ export const BOOTSTRAP_SOURCE = String.raw`
         else if (json === undefined && (bytes = binaryBody(b)) !== undefined) {
           const n = codecs().lengthOf(bytes);
           if (n > maxBody) oversized('the request body is ' + n + ' bytes; the limit is ' + maxBody);
+        } else if (json === undefined && typeof b === 'object' && ReflectApply(ObjectIsPrototypeOf, SearchParamsProto, [b])) {
+          body = text(ReflectApply(SearchParamsToString, b, []));
+          if (headers['content-type'] === undefined) setHeader('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
         } else if (typeof b === 'object') {
           body = JSONstringify(b);
           if (headers['content-type'] === undefined) setHeader('content-type', 'application/json');
         } else if (json !== undefined) body = text(b);
-        else throw new TypeErrorCtor('init.body must be a string, an ArrayBuffer, a typed array or DataView, or an object or array to send as JSON (not a ' + typeof b + ')');
+        else throw new TypeErrorCtor('init.body must be a string, an ArrayBuffer, a typed array or DataView, a URLSearchParams, or an object or array to send as JSON (not a ' + typeof b + ')');
       }
       // every UTF-16 unit takes at least one UTF-8 byte: a body longer than the cap in units is over
       // it in bytes (one within it in units but over it in bytes is refused by the worker)

@@ -245,7 +245,7 @@ describe('request bodies that are bytes', () => {
         return { refused, sent, shared: [typeof SharedArrayBuffer, typeof Atomics], canDetach, detachedRefusals };`),
     });
     const because = (type: string): string =>
-      `GW_ERR_BRIDGE_BAD_REQUEST GW_ERR_BRIDGE_BAD_REQUEST: TypeError: init.body must be a string, an ArrayBuffer, a typed array or DataView, or an object or array to send as JSON (not a ${type})`;
+      `GW_ERR_BRIDGE_BAD_REQUEST GW_ERR_BRIDGE_BAD_REQUEST: TypeError: init.body must be a string, an ArrayBuffer, a typed array or DataView, a URLSearchParams, or an object or array to send as JSON (not a ${type})`;
     assert.deepEqual(r.refused, ['number', 'boolean', 'bigint', 'symbol', 'function'].map(because));
     assert.deepEqual(r.sent, ['plain text', '{"a":[1,"é"]}']);
     assert.deepEqual(
@@ -256,6 +256,30 @@ describe('request bodies that are bytes', () => {
     assert.deepEqual(r.shared, ['undefined', 'undefined']);
     if (r.canDetach) assert.deepEqual(r.detachedRefusals, Array(2).fill('GW_ERR_BRIDGE_BAD_REQUEST GW_ERR_BRIDGE_BAD_REQUEST: TypeError: init.body is a detached ArrayBuffer, or a view of one'));
     else assert.equal(process.versions.node.split('.')[0], '20', 'ArrayBuffer.prototype.transfer is missing only where V8 predates it (Node.js 20)');
+  });
+
+  it('that are URLSearchParams are sent form-encoded as fetch sends them (a content-type of the plugin kept), and one that only claims to be is refused', async () => {
+    const from = up.received.length;
+    const r = await result({
+      source: tool(`
+        const sent = [];
+        const post = async (body, headers) => sent.push(await (await ctx.http('https://api.example.com/echo-bytes', { method: 'POST', body, headers })).text());
+        await post(new URLSearchParams({ text: 'a b&c=d', name: 'résumé ✓' }));
+        class Mine extends URLSearchParams {}
+        const mine = new Mine([['k', '1'], ['k', '2']]);
+        // a plugin replacing the prototype's toString changes nothing: the body is the params' own
+        URLSearchParams.prototype.toString = () => 'forged';
+        await post(mine, { 'content-type': 'application/x-www-form-urlencoded' });
+        const fake = Object.create(URLSearchParams.prototype);
+        const refused = await ctx.http('https://api.example.com/echo-bytes', { method: 'POST', body: fake }).then(() => 'sent', (e) => e.code);
+        return { sent, refused };`),
+    });
+    assert.deepEqual(r.sent, ['text=a+b%26c%3Dd&name=r%C3%A9sum%C3%A9+%E2%9C%93', 'k=1&k=2']);
+    assert.equal(r.refused, 'GW_ERR_BRIDGE_BAD_REQUEST');
+    assert.deepEqual(
+      up.received.slice(from).map((g) => g.headers['content-type']),
+      ['application/x-www-form-urlencoded;charset=UTF-8', 'application/x-www-form-urlencoded'],
+    );
   });
 
   it('built as multipart/form-data as docs/plugin-runtime.md shows upload the text fields and the file byte for byte', async () => {
