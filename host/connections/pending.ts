@@ -9,6 +9,7 @@
 import { EventEmitter } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
+import { lockUserRow } from '../storage/users.js';
 import type { Vault } from './vault.js';
 
 export type PendingStatus = 'pending' | 'opened' | 'exchanging' | 'connected' | 'denied' | 'expired' | 'failed';
@@ -74,6 +75,11 @@ const hash = (s: string): string => createHash('sha256').update(s, 'utf8').diges
  */
 export const EXCHANGE_GRACE_MS = 5 * 60_000;
 
+async function countRecentIn(db: Db, userId: string, sinceMs: number): Promise<number> {
+  const r = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM pending_connects WHERE user_id = ? AND created_at > ?', [userId, sinceMs]);
+  return Number(r?.n ?? 0);
+}
+
 function toPending(r: Row, now: number): PendingConnect {
   let status = r.status as PendingStatus;
   // a link whose exchange is under way is not expired by the clock: the exchange settles it
@@ -116,39 +122,59 @@ export class PendingConnects {
     this.events.setMaxListeners(0);
   }
 
-  /** Creates a link for `userId`. The id is 256 random bits; the unused state hash is a placeholder. */
+  /** Creates a link for `userId`, outside any limit. The id is 256 random bits; the unused state hash is a placeholder. */
   async create(userId: string, integration: string, type: 'oauth2' | 'apikey'): Promise<PendingConnect> {
-    const now = this.#now();
-    const id = randomBytes(24).toString('base64url');
-    await this.#db.run(
+    return this.#insert(this.#db, userId, integration, type, this.#now());
+  }
+
+  /** Inserts a link through `db` (a transaction's handle, when called from one) and answers it without reading it back. */
+  async #insert(db: Db, userId: string, integration: string, type: 'oauth2' | 'apikey', now: number): Promise<PendingConnect> {
+    const row: Row = {
+      id: randomBytes(24).toString('base64url'),
+      user_id: userId,
+      integration,
+      type,
+      status: 'pending',
+      status_reason: null,
+      code_verifier: null,
+      created_at: now,
+      expires_at: now + this.ttlMs,
+      used_at: null,
+    };
+    await db.run(
       `INSERT INTO pending_connects (id, user_id, integration, type, state_hash, code_verifier, status, status_reason, created_at, expires_at, used_at)
        VALUES (?, ?, ?, ?, ?, NULL, 'pending', NULL, ?, ?, NULL)`,
-      [id, userId, integration, type, hash(randomBytes(32).toString('base64url')), now, now + this.ttlMs],
+      [row.id, userId, integration, type, hash(randomBytes(32).toString('base64url')), row.created_at, row.expires_at],
     );
-    return (await this.get(id)) as PendingConnect;
+    return toPending(row, now);
   }
 
   /**
    * Creates a link unless the user already created `max` in the last CONNECT_LINK_LIMIT.windowMs;
    * then says when the oldest of those leaves the window. Every path that mints links for a
-   * user goes through here, so they share one count.
+   * user goes through here, so they share one count. The count and the insert are one transaction
+   * under the user's row lock (lockUserRow): requests racing for the last places (a JSON-RPC batch
+   * of `connect` calls, two replicas) are counted one after the other, never past `max`.
    */
   async createLimited(userId: string, integration: string, type: 'oauth2' | 'apikey', max: number = CONNECT_LINK_LIMIT.max): Promise<CreateLimitedResult> {
     const { windowMs } = CONNECT_LINK_LIMIT;
-    const now = this.#now();
-    const since = now - windowMs;
-    const count = await this.countRecent(userId, since);
-    if (count >= max) {
-      // The link whose leaving the window brings the count below max (the oldest, unless
-      // concurrent requests went past the limit).
-      const r = await this.#db.get<{ created_at: number }>(
-        'SELECT created_at FROM pending_connects WHERE user_id = ? AND created_at > ? ORDER BY created_at LIMIT 1 OFFSET ?',
-        [userId, since, count - max],
-      );
-      const retryAt = Math.max(now, Number(r?.created_at ?? now) + windowMs);
-      return { ok: false, limit: max, windowMs, retryAt, retryAfterSec: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
-    }
-    return { ok: true, pending: await this.create(userId, integration, type) };
+    return this.#db.transaction(async (tx): Promise<CreateLimitedResult> => {
+      await lockUserRow(tx, userId);
+      const now = this.#now();
+      const since = now - windowMs;
+      const count = await countRecentIn(tx, userId, since);
+      if (count >= max) {
+        // The link whose leaving the window brings the count below max (the oldest, unless the
+        // limit was lowered, or links were made past it before it was enforced atomically).
+        const r = await tx.get<{ created_at: number }>(
+          'SELECT created_at FROM pending_connects WHERE user_id = ? AND created_at > ? ORDER BY created_at LIMIT 1 OFFSET ?',
+          [userId, since, count - max],
+        );
+        const retryAt = Math.max(now, Number(r?.created_at ?? now) + windowMs);
+        return { ok: false, limit: max, windowMs, retryAt, retryAfterSec: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
+      }
+      return { ok: true, pending: await this.#insert(tx, userId, integration, type, now) };
+    });
   }
 
   async get(id: string): Promise<PendingConnect | undefined> {
@@ -159,8 +185,7 @@ export class PendingConnects {
 
   /** Number of links a user created since `sinceMs` (a bound on link minting). */
   async countRecent(userId: string, sinceMs: number): Promise<number> {
-    const r = await this.#db.get<{ n: number }>('SELECT COUNT(*) AS n FROM pending_connects WHERE user_id = ? AND created_at > ?', [userId, sinceMs]);
-    return Number(r?.n ?? 0);
+    return countRecentIn(this.#db, userId, sinceMs);
   }
 
   /** Why a link cannot be opened by `userId`, or the pending record when it can (nothing is changed). */

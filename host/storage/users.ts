@@ -48,6 +48,20 @@ interface UserRow {
 
 const toUser = (r: UserRow): User => ({ id: r.id, email: r.email, tenant: r.tenant, createdAt: Number(r.created_at) });
 
+/**
+ * Serialises one user's count-then-insert limits (connect links, API keys, portal sessions) until
+ * the transaction `tx` ends: two requests for the same user, on one server or on two replicas,
+ * must not both count below a limit and both insert. On PostgreSQL a READ COMMITTED transaction
+ * does not see another's uncommitted rows, so each would count without the other's row; the
+ * user's row is locked instead, and the count that follows the lock sees what the holder
+ * committed. FOR NO KEY UPDATE, not FOR UPDATE: the foreign-key checks of inserts that reference
+ * the user (FOR KEY SHARE) go on unhindered. On SQLite the transaction (BEGIN IMMEDIATE, one writer
+ * on the file) already excludes every other writer, in this process and in others.
+ */
+export async function lockUserRow(tx: Db, userId: string): Promise<void> {
+  if (tx.kind === 'postgres') await tx.get('SELECT id FROM users WHERE id = ? FOR NO KEY UPDATE', [userId]);
+}
+
 export class UserStore {
   readonly #db: Db;
   /** keys this process revoked (a handful of ids): refused at once, without a database read */

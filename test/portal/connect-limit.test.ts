@@ -4,7 +4,8 @@
  * links (each is a pending_connects row): without it, a signed-in user or a script posting the
  * button could write rows without bound. Driven over real HTTP and MCP against a real gateway with
  * a SQLite file: links made through both paths count together, the one past the limit is refused on
- * both, and the portal answers 429 with a page saying when to try again.
+ * both, and the portal answers 429 with a page saying when to try again. A JSON-RPC batch of
+ * `connect` calls, whose calls the gateway runs at once, still makes no more than the limit.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -63,5 +64,30 @@ describe("the portal's Connect button shares the connect tool's link limit", () 
     const otherWeb = await signInWithKey(gw.url, other.apiKey);
     const ok = await otherWeb.post('/integrations/newrelic/connect', { _csrf: csrfOf((await otherWeb.get('/integrations')).body) });
     assert.equal(ok.status, 303);
+  });
+
+  it(`a JSON-RPC batch of 100 connect calls makes ${CONNECT_LINK_LIMIT.max} links; the other calls get the limit's RATE_LIMITED answer`, async () => {
+    const { user, apiKey } = await gw.createUser('batch-linker@example.com');
+    const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'connect', arguments: { integration: 'newrelic' } } }));
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify(batch),
+    });
+    assert.equal(res.status, 200);
+    const answers = (await res.json()) as { id: number; result: unknown }[];
+    assert.deepEqual(answers.map((a) => a.id).sort((a, b) => a - b), batch.map((m) => m.id), 'one answer per call');
+    const bodies = answers.map((a) => JSON.parse(textOf(a.result)) as Record<string, unknown>);
+    const made = bodies.filter((b) => typeof b['connectionId'] === 'string');
+    const refused = bodies.filter((b) => b['code'] === 'GW_ERR_POLICY_RATE_LIMITED');
+    assert.equal(made.length, CONNECT_LINK_LIMIT.max);
+    assert.equal(refused.length, 100 - CONNECT_LINK_LIMIT.max, JSON.stringify(bodies.find((b) => !made.includes(b) && !refused.includes(b))));
+    for (const r of refused) {
+      assert.equal(r['error'], `Too many connect links in 10 minutes (limit ${CONNECT_LINK_LIMIT.max}); reuse the last one or wait.`);
+      assert.ok(Number(r['retryAfterSec']) >= 1 && Number(r['retryAfterSec']) <= CONNECT_LINK_LIMIT.windowMs / 1000);
+    }
+    const rows = await gw.db.all<{ id: string }>('SELECT id FROM pending_connects WHERE user_id = ?', [user.id]);
+    assert.equal(rows.length, CONNECT_LINK_LIMIT.max);
+    assert.deepEqual(new Set(rows.map((r) => r.id)), new Set(made.map((b) => b['connectionId'])), 'every link made was answered, and only those');
   });
 });

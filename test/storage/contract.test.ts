@@ -2,7 +2,8 @@
  * @module test/storage/contract.test
  * The storage contract, one table-driven suite run against SQLite and a real PostgreSQL server:
  * migrations, users and API keys, audit events (written by the sink, read with the activity page's
- * filters), result continuations, connections through the connection service, connect links,
+ * filters), result continuations, connections through the connection service, connect links (and
+ * their per-user limit when requests race on two handles),
  * the refresh lease, needs_reauth verdicts that never land on a connection reconnected meanwhile,
  * portal sessions, login links, key rotation and transactions. Numbers come
  * back as numbers on both, and conditional updates let exactly one of two handles win.
@@ -280,6 +281,24 @@ for (const backend of backends()) {
       assert.equal(refused.retryAt, first.pending.createdAt + CONNECT_LINK_LIMIT.windowMs);
       assert.ok(refused.retryAfterSec >= 1 && refused.retryAfterSec <= CONNECT_LINK_LIMIT.windowMs / 1000);
       assert.equal(await a.pending.countRecent(u.id, 0), 2);
+    });
+
+    test('connect-link limit under a race: 40 requests at once per user (on PostgreSQL, from two handles: two replicas) make exactly the limit, for each user', async () => {
+      const vault = createVault(generateKey());
+      // as for concurrent imports: SQLite's two handles in one process would wait on each other's
+      // open transaction synchronously; one handle still runs the 80 requests interleaved
+      const peer = backend.name === 'sqlite' ? db : other;
+      const a = createConnectionService({ db, vault, clientFor: () => undefined });
+      const b = createConnectionService({ db: peer, vault, clientFor: () => undefined });
+      const racers = [await users.create('racer-1@example.com', 'acme'), await users.create('racer-2@example.com', 'acme')];
+      const max = 5;
+      const made = await Promise.all(racers.flatMap((u) => Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).pending.createLimited(u.id, 'keyed', 'apikey', max))));
+      for (const [n, u] of racers.entries()) {
+        const mine = made.slice(n * 40, (n + 1) * 40);
+        assert.equal(mine.filter((m) => m.ok).length, max, `${u.email}: links made`);
+        assert.equal(await a.pending.countRecent(u.id, 0), max, `${u.email}: rows`);
+        for (const m of mine) if (!m.ok) assert.ok(m.retryAfterSec >= 1 && m.retryAfterSec <= CONNECT_LINK_LIMIT.windowMs / 1000);
+      }
     });
 
     test('refresh lease: one holder at a time across handles; a refreshed secret is stored once, at the version refreshed', async () => {
