@@ -3,8 +3,9 @@
  * Reads an OAuth2 token endpoint's answer, whatever the provider's quirks: JSON or form-encoded
  * bodies (GitHub answers form-encoded unless asked), errors sent with HTTP 200 (`{error}` or Slack's
  * `{ok:false}`), and tokens nested under a path (Slack's `authed_user`). Error messages name the
- * status, content type and the provider's error code, never a token or the raw body. The answer is
- * read with a byte cap: the token URL comes from a manifest, and its answer must not fill memory.
+ * status, content type and the provider's error code, never a token or the raw body, and each piece
+ * of the provider's text they quote is clipped (PROVIDER_TEXT_MAX). The answer is read with a byte
+ * cap: the token URL comes from a manifest, and its answer must not fill memory.
  */
 
 export type OAuthErrorKind =
@@ -49,7 +50,17 @@ const DEAD_GRANT = new Set(['invalid_grant', 'invalid_refresh_token', 'bad_refre
  */
 export const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
-function clip(s: string, n = 200): string {
+/**
+ * The most characters of each piece of the provider's text a message quotes: its `error` code, its
+ * `error_description`, its content type. A message becomes a connect link's stored failure reason
+ * (the connect page, wait_for_connection) and, for a refresh, the error of every execution that
+ * needs the token and of its log line: the provider, whose token URL a manifest names, must not
+ * decide their size (a 503 with a 60,000-character `error` made a 60,252-character message).
+ */
+export const PROVIDER_TEXT_MAX = { code: 60, description: 200, contentType: 100 } as const;
+
+/** `s` on one line, cut to `n` characters (and an ellipsis). */
+function clip(s: string, n: number): string {
   const one = s.replace(/[\r\n\t]+/g, ' ');
   return one.length > n ? `${one.slice(0, n)}…` : one;
 }
@@ -163,19 +174,22 @@ export async function readTokenResponse(res: Response, what: string, tokenPath?:
     text = await readCapped(res, what, MAX_TOKEN_RESPONSE_BYTES);
   } catch (err) {
     if (err instanceof OAuthError) throw err;
-    throw new OAuthError('provider_unavailable', `${what}: the provider's answer was cut off (${(err as Error).message})`);
+    throw new OAuthError('provider_unavailable', `${what}: the provider's answer was cut off (${clip((err as Error).message, PROVIDER_TEXT_MAX.description)})`);
   }
   const body = parseBody(text, contentType);
+  // redacted before they are clipped: a clip must not leave the start of a secret behind
   const errorCode = body && typeof body['error'] === 'string' ? redactSent(body['error'] as string, sent) : undefined;
-  const errorText = body && typeof body['error_description'] === 'string' ? `: ${clip(redactSent(body['error_description'] as string, sent))}` : '';
+  const errorText = body && typeof body['error_description'] === 'string' ? `: ${clip(redactSent(body['error_description'] as string, sent), PROVIDER_TEXT_MAX.description)}` : '';
   if (errorCode || (body && body['ok'] === false)) {
-    const code = errorCode ?? 'unknown_error';
-    if (DEAD_GRANT.has(code)) throw new OAuthError('invalid_grant', `${what}: the provider rejected the grant (${code}${errorText})`, code);
+    const raw = errorCode ?? 'unknown_error';
+    // the same clipped code on every path, and as providerCode
+    const code = clip(raw, PROVIDER_TEXT_MAX.code);
+    if (DEAD_GRANT.has(raw)) throw new OAuthError('invalid_grant', `${what}: the provider rejected the grant (${code}${errorText})`, code);
     if (res.status >= 500 || res.status === 429) throw new OAuthError('provider_unavailable', `${what}: the provider answered HTTP ${res.status} (${code}${errorText})`, code);
-    throw new OAuthError('provider_error', `${what}: the provider answered ${clip(code, 60)}${errorText}`, code);
+    throw new OAuthError('provider_error', `${what}: the provider answered ${code}${errorText}`, code);
   }
   if (res.status >= 500 || res.status === 429) throw new OAuthError('provider_unavailable', `${what}: the provider answered HTTP ${res.status}; try again later`);
-  const kindOf = contentType.split(';')[0] || 'no content type';
+  const kindOf = clip(contentType.split(';')[0] || 'no content type', PROVIDER_TEXT_MAX.contentType);
   if (!body) throw new OAuthError('bad_response', `${what}: the provider answered HTTP ${res.status} with ${kindOf} that is not a token response`);
   if (res.status >= 400) throw new OAuthError('provider_error', `${what}: the provider answered HTTP ${res.status} without an OAuth error code`);
   // Providers that nest the first token (Slack's authed_user) answer refreshes at the top level:

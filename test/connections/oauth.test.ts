@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { authorizationUrl, clientEnvPrefix, clientFromEnv, exchangeCode, refreshAccessToken, revokeToken, type OAuth2Auth } from '../../host/connections/oauth.js';
 import { NO_REFRESH_REASON } from '../../host/connections/refresh.js';
 import { createConnectionService } from '../../host/connections/service.js';
-import { MAX_TOKEN_RESPONSE_BYTES, readTokenResponse } from '../../host/connections/token-response.js';
+import { MAX_TOKEN_RESPONSE_BYTES, PROVIDER_TEXT_MAX, readTokenResponse } from '../../host/connections/token-response.js';
 import { createVault, generateKey } from '../../host/connections/vault.js';
 import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
 import { oauthManifest, openTestDb } from './fixture.js';
@@ -134,6 +134,24 @@ describe('OAuth2 client', () => {
     assert.match(await kind(r('{"access_token":""}', 'application/json')), /^bad_response: .*no access_token/);
     assert.match(await kind(r('{"access_token":"t","expires_in":"120","scope":["a","b"]}', 'application/json')), /^ok/);
     assert.match(await kind(r('access_token=t&token_type=bearer', 'text/plain')), /^ok/);
+  });
+
+  it("clips the provider's text on every path: its error code (also as providerCode), its description and its content type", async () => {
+    const huge = 'x'.repeat(50_000);
+    const cases: [number, string, string][] = [
+      [503, JSON.stringify({ error: huge, error_description: huge }), 'application/json'],
+      [429, JSON.stringify({ ok: false, error: huge }), 'application/json'],
+      [400, JSON.stringify({ error: huge, error_description: huge }), 'application/json'],
+      [200, new URLSearchParams({ error: huge }).toString(), 'application/x-www-form-urlencoded'],
+      [200, '<html></html>', `text/${huge}`],
+    ];
+    for (const [status, body, type] of cases) {
+      await assert.rejects(readTokenResponse(new Response(body, { status, headers: { 'content-type': type } }), 'token refresh'), (e: Error & { providerCode?: string }) => {
+        assert.ok(e.message.length <= 400, `HTTP ${status}: ${e.message.length} characters`);
+        assert.ok(e.providerCode === undefined || e.providerCode.length <= PROVIDER_TEXT_MAX.code + 1, `HTTP ${status}: providerCode of ${e.providerCode?.length}`);
+        return true;
+      });
+    }
   });
 
   it("cuts the values it sent out of a provider's error text that echoes them", async () => {

@@ -67,6 +67,8 @@ export interface MockOAuth {
   gate: ((grant: string) => Promise<void>) | undefined;
   /** the `expires_in` the token endpoint sends from now on (default accessTtlSec); any JSON value */
   expiresIn: unknown;
+  /** when set, the token endpoint answers every request with this status and JSON body, before it checks the client or the grant: an error of any shape or size */
+  tokenAnswer: { status: number; body: unknown } | undefined;
   /** access tokens currently valid (not revoked, not replaced) */
   activeAccessTokens: Set<string>;
   activeRefreshTokens: Set<string>;
@@ -145,6 +147,7 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
       if (options.refreshDelayMs) await new Promise((r) => setTimeout(r, options.refreshDelayMs));
     }
     if (api.gate) await api.gate(grant ?? '');
+    if (api.tokenAnswer) return send(res, api.tokenAnswer.status, api.tokenAnswer.body);
     if (api.mode === 'unavailable') return send(res, 503, '<html><body>Service Unavailable</body></html>', 'text/html');
     if (api.mode === 'html') return send(res, 200, '<!doctype html><html><body><h1>Sign in</h1></body></html>', 'text/html; charset=utf-8');
     if (api.mode === 'garbage-json') return send(res, 200, { hello: 'world' });
@@ -298,6 +301,7 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     mode: 'normal',
     gate: undefined,
     expiresIn: options.accessTtlSec ?? 3600,
+    tokenAnswer: undefined,
     activeAccessTokens,
     activeRefreshTokens,
     revoked,
