@@ -1,11 +1,13 @@
 /**
  * @module host/portal/keys-routes
  * API-key management: list the user's keys (prefix, label, dates), create one (shown exactly once,
- * on a no-store page), revoke one, and end the user's other portal sessions. Keys are stored only
+ * on a no-store page; refused, with a 409 page saying why, past MAX_LIVE_API_KEYS active keys),
+ * revoke one, and end the user's other portal sessions. Keys are stored only
  * as hashes, so a lost key is replaced, never revealed. Revoking a key also ends the portal sessions
  * signed in with it (see sessions.ts), this one included.
  */
 import type { FastifyInstance } from 'fastify';
+import { isApiKeyLimitError } from '../storage/users.js';
 import type { PortalContext, SignedIn } from './context.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -72,7 +74,15 @@ ${keys.map(
     const label = (ctx.body(request)['label'] ?? '').trim();
     if (label.length > 60 || /[\u0000-\u001f\u007f]/.test(label))
       return ctx.sendPage(reply, 400, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 400, '', 'The label must be at most 60 characters, without line breaks.') });
-    const { key, info } = await users.createApiKey(who.user.id, label);
+    let made: Awaited<ReturnType<typeof users.createApiKey>>;
+    try {
+      made = await users.createApiKey(who.user.id, label);
+    } catch (err) {
+      if (!isApiKeyLimitError(err)) throw err;
+      const refused = html`<p class="error" role="alert" id="keys-limit">You already have ${err.limit} active API keys, the most an account may have. Revoke a key you no longer use (in the list below), then create the new one.</p>`;
+      return ctx.sendPage(reply, 409, { title: 'API keys', active: 'keys', who, body: await keysPage(who, 409, refused) });
+    }
+    const { key, info } = made;
     // Post, redirect, get: reloading the page that shows the key must not post again (and make a
     // second key). The key waits for that GET in this session only, sealed, and never in the URL.
     try {

@@ -12,10 +12,12 @@
  * UserStore.revokeApiKey from an embedder or script, an operator's SQL, a replica still running an
  * older release), costs one primary-key lookup, and needs no second write to stay consistent.
  * Login-link sessions have no key.
+ *
+ * One user has at most MAX_LIVE_SESSIONS live sessions: a sign-in past it ends the oldest.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { hashSecret } from '../storage/users.js';
+import { hashSecret, lockUserRow } from '../storage/users.js';
 
 export interface PortalSession {
   idHash: string;
@@ -31,6 +33,14 @@ const LIVE = `s.revoked_at IS NULL AND s.expires_at > ?
   AND (s.key_id IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = s.key_id AND k.revoked_at IS NULL))`;
 
 export const SESSION_TTL_MS = 12 * 3_600_000;
+
+/**
+ * The most portal sessions one user may have live at once. Every sign-in makes one (a row, and a
+ * line in the count on the keys page), and a script with a valid key could sign in without end;
+ * a sign-in past this ends the user's oldest live sessions (their rows are deleted, with any
+ * notice waiting for them), so the newest sessions, the new one among them, stay.
+ */
+export const MAX_LIVE_SESSIONS = 20;
 
 export function randomId(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
@@ -56,21 +66,39 @@ export class PortalSessions {
 
   /**
    * Starts a session; the returned id goes into the cookie and is never stored. `keyId` is the API
-   * key that signed in (the session ends with it), null for a login link.
+   * key that signed in (the session ends with it), null for a login link. The user's oldest live
+   * sessions beyond MAX_LIVE_SESSIONS (the new one counted) end, in the same transaction under the
+   * user's row lock, so sign-ins at once (or on two replicas) cannot leave more live. `ended` says
+   * how many.
    */
-  async create(userId: string, keyId: string | null = null): Promise<{ id: string; session: PortalSession }> {
+  async create(userId: string, keyId: string | null = null): Promise<{ id: string; session: PortalSession; ended: number }> {
     const id = randomId();
-    const now = this.#now();
-    const session: PortalSession = { idHash: hashSecret(id), userId, keyId, csrf: randomId(), expiresAt: now + this.ttlMs };
-    await this.#db.run('INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)', [
-      session.idHash,
-      userId,
-      keyId,
-      session.csrf,
-      now,
-      session.expiresAt,
-    ]);
-    return { id, session };
+    return this.#db.transaction(async (tx) => {
+      await lockUserRow(tx, userId);
+      const now = this.#now();
+      const session: PortalSession = { idHash: hashSecret(id), userId, keyId, csrf: randomId(), expiresAt: now + this.ttlMs };
+      await tx.run('INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)', [
+        session.idHash,
+        userId,
+        keyId,
+        session.csrf,
+        now,
+        session.expiresAt,
+      ]);
+      // newest first; the new session is kept whatever its place among sessions of the same millisecond
+      const others = await tx.all<{ id_hash: string }>(
+        `SELECT s.id_hash FROM portal_sessions s WHERE s.user_id = ? AND s.id_hash <> ? AND ${LIVE} ORDER BY s.created_at DESC, s.id_hash`,
+        [userId, session.idHash, now],
+      );
+      const over = others.slice(MAX_LIVE_SESSIONS - 1).map((r) => r.id_hash);
+      // a few at most once the cap holds; more only for sessions opened before it (in chunks, far
+      // below either database's parameter limit)
+      for (let i = 0; i < over.length; i += 500) {
+        const chunk = over.slice(i, i + 500);
+        await tx.run(`DELETE FROM portal_sessions WHERE id_hash IN (${chunk.map(() => '?').join(', ')})`, chunk);
+      }
+      return { id, session, ended: over.length };
+    });
   }
 
   /** The session behind a cookie value, or undefined when it is unknown, revoked, expired, or its API key was revoked. */

@@ -27,6 +27,29 @@ const TENANT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 export const API_KEY_PREFIX = 'wb_';
 
+/**
+ * The most API keys one user may hold unrevoked. Each key is a row and a line of the portal's keys
+ * page, and a signed-in session (or a script posting the form) could otherwise mint them without
+ * bound (300 in a loop made a 117 KB page); 50 is far more than the agents and machines of one
+ * person need. Past it, a new key is refused until one is revoked.
+ */
+export const MAX_LIVE_API_KEYS = 50;
+
+/** A new API key refused because the user already holds MAX_LIVE_API_KEYS unrevoked ones. */
+export class ApiKeyLimitError extends Error {
+  readonly code = 'API_KEY_LIMIT';
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`this account already has ${limit} active API keys, the most it may have: revoke one it no longer uses, then create the new one`);
+    this.name = 'ApiKeyLimitError';
+    this.limit = limit;
+  }
+}
+
+export function isApiKeyLimitError(err: unknown): err is ApiKeyLimitError {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ApiKeyLimitError';
+}
+
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
@@ -100,19 +123,29 @@ export class UserStore {
     return r && toUser(r);
   }
 
-  /** Creates a key and returns it in clear: the only time it is ever available. */
+  /**
+   * Creates a key and returns it in clear: the only time it is ever available. Throws
+   * ApiKeyLimitError when the user already holds MAX_LIVE_API_KEYS unrevoked keys; the count and the
+   * insert are one transaction under the user's row lock, so keys created at once (two tabs, two
+   * replicas) cannot pass the limit together.
+   */
   async createApiKey(userId: string, label = ''): Promise<{ key: string; info: ApiKeyInfo }> {
-    const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
-    const info: ApiKeyInfo = { id: randomUUID(), prefix: key.slice(0, 10), label, createdAt: Date.now(), lastUsedAt: null, revokedAt: null };
-    await this.#db.run('INSERT INTO api_keys (id, user_id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      info.id,
-      userId,
-      hashSecret(key),
-      info.prefix,
-      label,
-      info.createdAt,
-    ]);
-    return { key, info };
+    return this.#db.transaction(async (tx) => {
+      await lockUserRow(tx, userId);
+      const live = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL', [userId]);
+      if (Number(live?.n ?? 0) >= MAX_LIVE_API_KEYS) throw new ApiKeyLimitError(MAX_LIVE_API_KEYS);
+      const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+      const info: ApiKeyInfo = { id: randomUUID(), prefix: key.slice(0, 10), label, createdAt: Date.now(), lastUsedAt: null, revokedAt: null };
+      await tx.run('INSERT INTO api_keys (id, user_id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        info.id,
+        userId,
+        hashSecret(key),
+        info.prefix,
+        label,
+        info.createdAt,
+      ]);
+      return { key, info };
+    });
   }
 
   /** Resolves a presented key to its user, or undefined for unknown and revoked keys. */

@@ -5,7 +5,8 @@
  * filters), result continuations, connections through the connection service, connect links (and
  * their per-user limit when requests race on two handles),
  * the refresh lease, needs_reauth verdicts that never land on a connection reconnected meanwhile,
- * portal sessions, login links, key rotation and transactions. Numbers come
+ * portal sessions, login links, the per-user caps on API keys and sessions when requests race, key
+ * rotation and transactions. Numbers come
  * back as numbers on both, and conditional updates let exactly one of two handles win.
  */
 import assert from 'node:assert/strict';
@@ -17,12 +18,12 @@ import { rotateKeys } from '../../host/connections/key-rotation.js';
 import { createConnectionService } from '../../host/connections/service.js';
 import { createVault, generateKey } from '../../host/connections/vault.js';
 import { consumeLoginLink, createLoginLink, peekLoginLink } from '../../host/portal/login-links.js';
-import { PortalSessions } from '../../host/portal/sessions.js';
+import { MAX_LIVE_SESSIONS, PortalSessions } from '../../host/portal/sessions.js';
 import { ContinuationStore } from '../../host/results/continuations.js';
 import type { Db } from '../../host/storage/db.js';
 import { MIGRATIONS, migrate } from '../../host/storage/migrations.js';
 import { toPg } from '../../host/storage/postgres.js';
-import { UserStore } from '../../host/storage/users.js';
+import { isApiKeyLimitError, MAX_LIVE_API_KEYS, UserStore } from '../../host/storage/users.js';
 import { createLogger } from '../../host/telemetry/logger.js';
 import { apiKeyManifest, oauthManifest } from '../connections/fixture.js';
 import { startMockOAuth } from '../helpers/mock-oauth.js';
@@ -503,6 +504,18 @@ for (const backend of backends()) {
       const both = await Promise.all([consumeLoginLink(db, token), consumeLoginLink(other, token)]);
       assert.deepEqual(both.filter(Boolean), [u.id]);
       assert.equal(await peekLoginLink(db, token), undefined);
+    });
+
+    test('per-user caps under a race (on PostgreSQL, from two handles: two replicas): API keys stop at the limit, live portal sessions too', async () => {
+      const peer = backend.name === 'sqlite' ? db : other; // as for concurrent imports
+      const u = await users.create('capped@example.com', 'acme');
+      const keys = await Promise.allSettled(Array.from({ length: MAX_LIVE_API_KEYS + 10 }, (_, i) => new UserStore(i % 2 ? db : peer).createApiKey(u.id, `k${i}`)));
+      assert.equal(keys.filter((k) => k.status === 'fulfilled').length, MAX_LIVE_API_KEYS);
+      for (const k of keys) if (k.status === 'rejected') assert.ok(isApiKeyLimitError(k.reason), String(k.reason));
+      const sessions = await Promise.all(Array.from({ length: MAX_LIVE_SESSIONS + 10 }, (_, i) => new PortalSessions(i % 2 ? db : peer).create(u.id)));
+      assert.equal(await new PortalSessions(db).countActive(u.id), MAX_LIVE_SESSIONS);
+      assert.equal(sessions.reduce((n, s) => n + s.ended, 0), 10, 'each session past the limit ended one');
+      assert.equal(Number((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM portal_sessions WHERE user_id = ?', [u.id]))?.n), MAX_LIVE_SESSIONS);
     });
 
     test('a portal session signed in with an API key ends when another handle revokes the key; a login-link session does not', async () => {
