@@ -30,6 +30,8 @@ const STATUS_BY_CODE: Record<string, number> = {
   GW_ERR_ENGINE_TOOL_NOT_FOUND: 404,
   GW_ERR_ENGINE_NOT_CONNECTED: 409,
   GW_ERR_VALIDATION_INVALID_ARGS: 400,
+  // the caller sent arguments over the plugin's limits.maxArgsBytes: its request, not the plugin, is at fault
+  GW_ERR_SANDBOX_ARGS_TOO_LARGE: 413,
   // the plugin's schema is broken: the plugin's failure, not the gateway's or the caller's
   GW_ERR_VALIDATION_SCHEMA_ERROR: 502,
   GW_ERR_POLICY_FORBIDDEN: 403,

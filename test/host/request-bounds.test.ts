@@ -167,6 +167,8 @@ describe('arguments over maxArgsBytes', () => {
     assert.equal(item.error, 'the arguments are larger than 1024 bytes');
     const huge = await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'x', times: 1, extra: Array.from({ length: 200_000 }, () => 'yy') } });
     assert.equal(huge.json.code, 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', 'refused before the schema saw the unknown key');
+    assert.equal(huge.status, 413, "a single REST call: the caller's request is too large, not the plugin at fault (502)");
+    assert.equal(huge.headers.get('retry-after'), null);
     assert.deepEqual((await gw.execute('echo_args', { text: 'fits', times: 2 })).result, { text: 'fitsfits', args: { text: 'fits', times: 2 } });
     const rows = await gw.db.all<{ success: number; error_code: string | null }>("SELECT success, error_code FROM audit_events WHERE tool = 'echo_args' ORDER BY at");
     assert.deepEqual(rows.map((r) => r.error_code), ['GW_ERR_SANDBOX_ARGS_TOO_LARGE', 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', null]);

@@ -196,6 +196,7 @@ describe('REST status of a failed execution', () => {
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND' }), { status: 404 });
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_NOT_CONNECTED' }), { status: 409 });
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_VALIDATION_INVALID_ARGS' }), { status: 400 });
+    assert.deepEqual(restStatusOf({ code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE' }), { status: 413 });
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_VALIDATION_SCHEMA_ERROR' }), { status: 502 });
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_POLICY_FORBIDDEN' }), { status: 403 });
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_POLICY_RATE_LIMITED', retryAfterSec: 7 }), { status: 429, retryAfterSec: 7 });
