@@ -76,12 +76,15 @@ describe('faults: a shutdown signal sent to the process group', () => {
     }
   });
 
-  it('SIGINT to the group through bin/workbench.js: the gateway gets it twice (terminal and wrapper) and drains once, exit 0', { timeout: 60_000 }, async () => {
+  it('SIGINT to the group through bin/workbench.js: the gateway gets it from the terminal and from the wrapper and drains once, exit 0', { timeout: 60_000 }, async () => {
     const { server, call } = await serverWithCallInFlight({ viaBin: true });
     try {
       process.kill(-(server.proc.pid as number), 'SIGINT');
       assertDrained(server, await call, await server.exited);
-      assert.match(server.output().stdout, /SIGINT during the shutdown ignored/, 'the wrapper forwarded the signal the gateway had already received');
+      // the wrapper forwards the signal the gateway also received from the group; when the second
+      // arrives before the first was handled, the kernel merges them (a standard signal is not
+      // queued: seen on a loaded machine), so the repeat is logged at most once, and never drains twice
+      assert.ok((server.output().stdout.match(/SIGINT during the shutdown ignored/g)?.length ?? 0) <= 1, server.output().stdout.slice(-2000));
     } finally {
       await server.stop();
     }
