@@ -68,6 +68,8 @@ export interface Gateway {
   logger: Logger;
   engine: EngineDeps;
   metaTools: MetaTool[];
+  /** each user's POST requests in flight on this server (requests.maxInFlightPerUser) */
+  requests: UserRequests;
   /** starts listening; resolves to the bound URL */
   listen(): Promise<string>;
   /** stops intake, lets calls in flight finish, then closes the sandbox and the database */
@@ -252,6 +254,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     logger,
     engine,
     metaTools,
+    requests,
     async listen() {
       return app.listen({ port: config.port, host: config.host });
     },

@@ -8,6 +8,7 @@
  * valid key can neither make the server hold a body of up to `bodyLimitBytes` nor keep a connection
  * open while it trickles one in; its 401 closes the connection instead of reading the rest.
  */
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { User, UserStore } from '../storage/users.js';
 
@@ -47,27 +48,88 @@ const checkedFirst = new WeakMap<FastifyRequest, AuthenticatedCaller>();
 export class UserRequests {
   readonly limit: number;
   readonly #counts = new Map<string, number>();
+  /** what each counted request's handler reports to (`running`) */
+  readonly #tickets = new WeakMap<FastifyRequest, { start(): () => void }>();
 
   constructor(limit: number) {
     this.limit = limit;
   }
 
-  /** Counts a request of the user until its answer ends (or its connection does); false, counting nothing, when the user is at the limit. */
-  enter(userId: string, reply: FastifyReply): boolean {
+  /**
+   * Counts a request of the user until both its answer has ended (sent, or its response or its
+   * connection closed: a response pipelined behind another on a connection the client drops never
+   * says 'close' itself) and its handler is not running (a REST handler goes on after its client
+   * hangs up, and its executions with it). False, counting nothing, when the user is at the limit.
+   */
+  enter(userId: string, request: FastifyRequest, reply: FastifyReply): boolean {
     const n = this.#counts.get(userId) ?? 0;
     if (n >= this.limit) return false;
     this.#counts.set(userId, n + 1);
-    reply.raw.once('close', () => {
+    const res = reply.raw;
+    const socket = request.raw.socket as Socket | null;
+    let running = false;
+    let ended = false;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      res.off('close', onEnd);
+      res.off('finish', onEnd);
+      socket?.off('close', onEnd);
       const left = (this.#counts.get(userId) ?? 1) - 1;
       if (left > 0) this.#counts.set(userId, left);
       else this.#counts.delete(userId);
+    };
+    const onEnd = (): void => {
+      ended = true;
+      if (!running) release();
+    };
+    res.once('close', onEnd);
+    res.once('finish', onEnd);
+    socket?.once('close', onEnd);
+    this.#tickets.set(request, {
+      start: () => {
+        running = true;
+        return () => {
+          running = false;
+          if (ended) release();
+        };
+      },
     });
     return true;
+  }
+
+  /** The route's handler begins; call what it returns when it has settled (in a `finally`). */
+  running(request: FastifyRequest): () => void {
+    return this.#tickets.get(request)?.start() ?? (() => undefined);
   }
 
   inFlight(userId: string): number {
     return this.#counts.get(userId) ?? 0;
   }
+}
+
+/**
+ * A user at the limit may still send JSON-RPC notifications (a `notifications/cancelled` for one
+ * of its requests in flight comes in a POST of its own): a body of at most this many bytes is
+ * read, and refused only if it holds a request.
+ */
+const NOTIFICATION_BODY_BYTES = 4096;
+/** requests let in over their user's limit to carry notifications only (checked in the handler) */
+const overLimit = new WeakSet<FastifyRequest>();
+
+/** Whether a request came in over its user's limit (`checkKeyFirst`): the handler must refuse it if its body holds any request. */
+export function cameOverLimit(request: FastifyRequest): boolean {
+  return overLimit.has(request);
+}
+
+/** The 429 a user at its limit gets (over MCP, a JSON-RPC error body). */
+export function sendTooManyRequests(reply: FastifyReply, jsonRpc: boolean, limit: number): FastifyReply {
+  const message = `This user already has ${limit} requests in flight on this server (requests.maxInFlightPerUser); send the next once one has been answered.`;
+  return reply
+    .code(429)
+    .header('retry-after', '1')
+    .send(jsonRpc ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null } : { error: 'Too many requests in flight', code: 'GW_ERR_TRANSPORT_TOO_MANY_REQUESTS', message });
 }
 
 /**
@@ -79,19 +141,19 @@ export class UserRequests {
 export function checkKeyFirst(users: UserStore, jsonRpc: boolean, requests: UserRequests): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
   return async (request, reply) => {
     const caller = await authenticateCaller(users, request);
-    if (caller && requests.enter(caller.user.id, reply)) {
+    if (caller && requests.enter(caller.user.id, request, reply)) {
       checkedFirst.set(request, caller);
+      return undefined;
+    }
+    if (caller && jsonRpc && Number(request.headers['content-length']) <= NOTIFICATION_BODY_BYTES) {
+      // perhaps only notifications (a cancellation of a request in flight): the handler decides
+      checkedFirst.set(request, caller);
+      overLimit.add(request);
       return undefined;
     }
     reply.header('connection', 'close');
     if (!caller) sendUnauthorized(reply, jsonRpc);
-    else {
-      const message = `This user already has ${requests.limit} requests in flight on this server (requests.maxInFlightPerUser); send the next once one has been answered.`;
-      void reply
-        .code(429)
-        .header('retry-after', '1')
-        .send(jsonRpc ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null } : { error: 'Too many requests in flight', code: 'GW_ERR_TRANSPORT_TOO_MANY_REQUESTS', message });
-    }
+    else void sendTooManyRequests(reply, jsonRpc, requests.limit);
     return reply;
   };
 }

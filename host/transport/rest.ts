@@ -162,6 +162,17 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   });
 
   app.post<{ Params: { integration: string } }>('/rest/:integration', { onRequest: checkKeyFirst(deps.users, false, deps.requests) }, async (request, reply) => {
+    // the request counts against its user's requests in flight until this has settled too: its
+    // executions go on after a client that hangs up
+    const settled = deps.requests.running(request);
+    try {
+      return await execute(request, reply);
+    } finally {
+      settled();
+    }
+  });
+
+  const execute = async (request: FastifyRequest<{ Params: { integration: string } }>, reply: FastifyReply): Promise<unknown> => {
     const authenticated = await withCaller(request, reply);
     if (!authenticated) return;
     const { user, keyValid } = authenticated;
@@ -220,5 +231,5 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     const { status, retryAfterSec } = restStatusOf(item);
     if (retryAfterSec !== undefined) void reply.header('retry-after', String(retryAfterSec));
     return reply.code(status).send({ ...item, integration: name, tool: item.tool ?? tool });
-  });
+  };
 }

@@ -13,8 +13,22 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { MAX_WAITS_PER_USER } from '../../host/connections/meta-tools.js';
+import path from 'node:path';
+import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { callJson } from '../helpers/mcp-call.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+
+const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
+
+/** polls a state (never asserts on time; the limit only keeps a broken run from hanging) */
+async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 /** Sends `head` and the first part of a body on a raw socket, and resolves with all the server wrote once it closes the connection. */
 function sendPartial(url: string, head: string, firstPart: string): { answer: Promise<string>; socket: net.Socket } {
@@ -150,5 +164,89 @@ describe('wait_for_connection', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('what counts as a request in flight', () => {
+  let gw: TestGateway;
+  let upstream: Upstream;
+  let release: () => void = () => undefined;
+  let gate: Promise<void> = Promise.resolve();
+  const held = (): number => upstream.requests.filter((r) => (r.query.get('tag') ?? '').startsWith('held')).length;
+  const inFlight = (): number => gw.gateway.requests.inFlight(gw.user.id);
+  const slow = (tag: string): string => JSON.stringify({ tool: 'faults_slow', args: { tag } });
+  const restCall = (tag: string): Promise<Response> =>
+    fetch(`${gw.url}/rest/fixture-faults`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body: slow(tag) });
+  const raw = (body: string): string => post(gw.url, '/rest/fixture-faults', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(body)) + body;
+
+  before(async () => {
+    upstream = await startUpstream(async (req) => {
+      if ((req.query.get('tag') ?? '').startsWith('held')) await gate;
+      return { json: { ok: true } };
+    });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FAULT_PLUGINS],
+      upstreams: { 'https://api.faults.test': upstream.origin },
+      policy: { requests: { maxInFlightPerUser: 2 } },
+    });
+  });
+  after(async () => {
+    release();
+    await gw?.close();
+    await upstream?.close();
+  });
+  const hold = (): void => {
+    upstream.requests.length = 0;
+    gate = new Promise<void>((resolve) => (release = resolve));
+  };
+
+  it('a REST request whose client hung up counts until its executions end', { timeout: 30_000 }, async () => {
+    hold();
+    const gone = sendPartial(gw.url, raw(slow('held-gone')), '');
+    await waitFor('the request to reach the upstream', () => held() === 1);
+    gone.socket.destroy();
+    await gone.answer;
+    const kept = restCall('held-kept');
+    await waitFor('the second request to reach the upstream', () => held() === 2);
+    // the hung-up request's execution is still held at the upstream: it still counts
+    const third = await restCall('quick');
+    assert.equal(third.status, 429, await third.text());
+    release();
+    assert.equal((await kept).status, 200);
+    await waitFor('both to be counted out', () => inFlight() === 0);
+    assert.equal((await restCall('quick')).status, 200);
+  });
+
+  it('a response pipelined behind another on a connection the client drops is counted out', { timeout: 30_000 }, async () => {
+    hold();
+    const first = slow('held-first');
+    const second = JSON.stringify({ tool: 'faults_fast', args: { tag: 'pipelined' } });
+    const pipelined = sendPartial(gw.url, raw(first) + raw(second), '');
+    await waitFor('the first request to reach the upstream', () => held() === 1);
+    await waitFor('both requests to be counted', () => inFlight() === 2);
+    pipelined.socket.destroy();
+    await pipelined.answer;
+    release();
+    await waitFor('both to be counted out', () => inFlight() === 0);
+  });
+
+  it('a user at its limit may still send notifications (a cancellation), but no request', { timeout: 30_000 }, async () => {
+    hold();
+    const calls = [restCall('held-1'), restCall('held-2')];
+    await waitFor('two requests to be held', () => held() === 2);
+    const mcp = (body: unknown): Promise<Response> =>
+      fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(body),
+      });
+    const cancel = await mcp({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'no longer needed' } });
+    assert.equal(cancel.status, 202, await cancel.text());
+    const request = await mcp([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } }, { jsonrpc: '2.0', id: 8, method: 'tools/list' }]);
+    assert.equal(request.status, 429);
+    assert.match(((await request.json()) as { error: { message: string } }).error.message, /already has 2 requests in flight/);
+    release();
+    for (const c of calls) assert.equal((await c).status, 200);
   });
 });
