@@ -15,7 +15,8 @@ export type LogLevel = 'info' | 'warn' | 'error';
 
 /** supervisor → sandbox process */
 export type ToChild =
-  | { t: 'run'; id: number; task: RunTask }
+  /** `sentAt`: when the host sent it (ms since the epoch): the call's wall-clock deadline counts from then */
+  | { t: 'run'; id: number; task: RunTask; sentAt: number }
   | { t: 'http-result'; id: number; reqId: number; result: BridgeResult }
   /** the plugin source of call `id`, asked for by the sandbox process */
   | { t: 'source'; id: number; source: string }

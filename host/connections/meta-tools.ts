@@ -179,11 +179,43 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     },
   };
 
+  /**
+   * The client's signal, also aborted when the server begins to shut down. Listeners, removed by
+   * `detach` (AbortSignal.any kept a reference on the server-long closing signal for every wait).
+   */
+  function waitSignal(ctx: MetaToolContext): { signal: AbortSignal; detach: () => void } {
+    const closing = deps.closing;
+    if (!closing) return { signal: ctx.signal, detach: () => undefined };
+    const both = new AbortController();
+    if (closing.aborted || ctx.signal.aborted) {
+      both.abort();
+      return { signal: both.signal, detach: () => undefined };
+    }
+    const stop = (): void => both.abort();
+    closing.addEventListener('abort', stop, { once: true });
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    return {
+      signal: both.signal,
+      detach: () => {
+        closing.removeEventListener('abort', stop);
+        ctx.signal.removeEventListener('abort', stop);
+      },
+    };
+  }
+
   async function waitFor(ctx: MetaToolContext, first: PendingConnect, timeoutMs: number): Promise<Record<string, unknown>> {
+    const { signal, detach } = waitSignal(ctx);
+    try {
+      return await waitUntilSettled(ctx, first, timeoutMs, signal);
+    } finally {
+      detach();
+    }
+  }
+
+  async function waitUntilSettled(ctx: MetaToolContext, first: PendingConnect, timeoutMs: number, signal: AbortSignal): Promise<Record<string, unknown>> {
     const started = Date.now();
     const maxPoll = deps.maxPollMs ?? 1000;
     const closing = deps.closing;
-    const signal = closing ? AbortSignal.any([ctx.signal, closing]) : ctx.signal;
     let pollMs = 100;
     let lastProgress = 0;
     let p: PendingConnect | undefined = first;

@@ -50,7 +50,7 @@ interface Call {
 const calls = new Map<number, Call>();
 const sources = new SourceCache();
 /** calls that came without a source this process has, waiting for the host to send it */
-const waitingForSource = new Map<number, RunTask>();
+const waitingForSource = new Map<number, { task: RunTask; sentAt: number }>();
 let closing = false;
 
 const outbox = new Outbox<FromChild>((msg: FromChild | Batch<FromChild>) => {
@@ -121,10 +121,15 @@ async function main(): Promise<void> {
   pool.on('message', (m: WorkerHello) => {
     if (m?.t !== 'worker-port' || !m.port) return;
     m.port.on('message', (msg: FromWorker) => calls.get(msg?.id)?.onMessage(msg, m.port));
-    if (m.mark instanceof SharedArrayBuffer) watch.add(m.mark);
+    if (m.mark instanceof SharedArrayBuffer) {
+      const mark = m.mark;
+      watch.add(mark);
+      // the port closes when the worker's thread ends (a worker that ran out of memory in a marked stretch)
+      m.port.once('close', () => watch.remove(mark));
+    }
   });
 
-  const run = (id: number, task: RunTask, source: string): void => {
+  const run = (id: number, task: RunTask, source: string, sentAt: number): void => {
     const call: Call = { port: undefined, onMessage: () => undefined, source, lease: NO_LEASE, pendingHttp: 0 };
     calls.set(id, call);
     watch.started(id, task.plugin);
@@ -167,7 +172,7 @@ async function main(): Promise<void> {
       call.lease = lease;
       // the worker keeps sources too: it asks over the port when it lacks this one
       const stripped: RunTask = { ...task, plugin: { ...task.plugin, source: '' } };
-      const work: WorkerTask = { task: stripped, id };
+      const work: WorkerTask = { task: stripped, id, sentAt };
       balancer.routing(task.plugin.name, () => pool.run(work)).then(
         (r: WorkerOutcome) => {
           result = r;
@@ -217,20 +222,21 @@ async function main(): Promise<void> {
       else {
         const { sourceHash, source } = m.task.plugin;
         const known = source === '' ? sources.get(sourceHash) : source;
+        const sentAt = Number.isFinite(m.sentAt) ? m.sentAt : Date.now();
         if (known === undefined) {
-          waitingForSource.set(m.id, m.task);
+          waitingForSource.set(m.id, { task: m.task, sentAt });
           send({ t: 'need-source', id: m.id });
         } else {
           if (source !== '') sources.set(sourceHash, source);
-          run(m.id, m.task, known);
+          run(m.id, m.task, known, sentAt);
         }
       }
     } else if (m.t === 'source') {
-      const task = waitingForSource.get(m.id);
-      if (!task || typeof m.source !== 'string') return;
+      const waiting = waitingForSource.get(m.id);
+      if (!waiting || typeof m.source !== 'string') return;
       waitingForSource.delete(m.id);
-      sources.set(task.plugin.sourceHash, m.source);
-      run(m.id, task, m.source);
+      sources.set(waiting.task.plugin.sourceHash, m.source);
+      run(m.id, waiting.task, m.source, waiting.sentAt);
     } else if (m.t === 'http-result') {
       const call = calls.get(m.id);
       if (!call) return;

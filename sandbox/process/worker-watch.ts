@@ -29,6 +29,7 @@ export interface Wedged {
 }
 
 interface Watched {
+  mark: SharedArrayBuffer;
   cells: Int32Array;
   seq: number;
   since: number;
@@ -52,8 +53,14 @@ export class WorkerWatch {
 
   /** Watches one more worker's mark. */
   add(mark: SharedArrayBuffer): void {
-    this.#workers.push({ cells: new Int32Array(mark), seq: Number.NaN, since: 0 });
+    this.#workers.push({ mark, cells: new Int32Array(mark), seq: Number.NaN, since: 0 });
     this.#timer ??= setInterval(() => this.check(), this.#intervalMs).unref();
+  }
+
+  /** Stops watching a worker's mark (its thread ended: a mark it left set is nobody's work). */
+  remove(mark: SharedArrayBuffer): void {
+    const i = this.#workers.findIndex((w) => w.mark === mark);
+    if (i >= 0) this.#workers.splice(i, 1);
   }
 
   /** A call is starting: remembers its plugin (its id is what its work is marked with). */

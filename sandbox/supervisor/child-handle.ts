@@ -165,7 +165,7 @@ export class ChildHandle {
         this.kill();
       }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
       this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0 });
-      this.#send({ t: 'run', id, task: this.#asSent(task) });
+      this.#send({ t: 'run', id, task: this.#asSent(task), sentAt: Date.now() });
     });
   }
 

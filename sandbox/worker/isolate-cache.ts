@@ -36,9 +36,11 @@ import { marked } from './busy-mark.js';
 /**
  * How long a synchronous housekeeping step on an idle isolate (a collection, a heap measure, a
  * disposal) may hold the worker's thread before the sandbox process takes the worker to be wedged
- * by the isolate's last call (busy-mark.ts): they take ~1 ms, a collection of a full 64 MiB heap tens.
+ * by the isolate's last call (busy-mark.ts): ~1 ms usually; a full collection of a large live heap
+ * (per-tenant contexts keep data) took up to 3.8 s for 1.1 GB on a busy 2-core machine, so 1 s plus
+ * 4 ms per MiB the isolate may hold.
  */
-const HOUSEKEEPING_BUDGET_MS = 1000;
+const housekeepingBudgetMs = (entry: IsolateEntry): number => 1000 + 4 * entry.memoryMb;
 
 export const MAX_IDLE_ISOLATES = 8;
 export const MAX_TENANT_CONTEXTS = 32;
@@ -152,7 +154,7 @@ export function disposeEntry(entry: IsolateEntry): void {
   entry.spares = [];
   try {
     // disposing an isolate whose thread is stuck in V8 waits for it
-    if (!entry.isolate.isDisposed) marked(entry.lastCall, HOUSEKEEPING_BUDGET_MS, () => entry.isolate.dispose());
+    if (!entry.isolate.isDisposed) marked(entry.lastCall, housekeepingBudgetMs(entry), () => entry.isolate.dispose());
   } catch {
     // already disposed by isolated-vm itself (memory limit)
   }
@@ -235,7 +237,7 @@ const firstCollectAt = (memoryMb: number): number => Math.min(COLLECT_AT_MB, mem
 function collect(entry: IsolateEntry, via: PreparedContext): boolean {
   if (entry.cannotCollect || entry.busy || entry.disposed || entry.isolate.isDisposed) return false;
   try {
-    if (marked(entry.lastCall, HOUSEKEEPING_BUDGET_MS, () => via.entry.applySync(undefined, [ENTRY_COLLECT])) !== true) {
+    if (marked(entry.lastCall, housekeepingBudgetMs(entry), () => via.entry.applySync(undefined, [ENTRY_COLLECT])) !== true) {
       entry.cannotCollect = true;
       return false;
     }
@@ -318,7 +320,7 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
  */
 function measureHeld(entry: IsolateEntry): number {
   try {
-    const h = marked(entry.lastCall, HOUSEKEEPING_BUDGET_MS, () => entry.isolate.getHeapStatisticsSync());
+    const h = marked(entry.lastCall, housekeepingBudgetMs(entry), () => entry.isolate.getHeapStatisticsSync());
     entry.heldBytes = h.total_heap_size + h.externally_allocated_size;
     entry.usedBytes = h.used_heap_size + h.externally_allocated_size;
   } catch {

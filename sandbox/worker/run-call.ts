@@ -78,11 +78,18 @@ function cpuMsOf(entry: IsolateEntry): number {
   }
 }
 
-async function contextFor(entry: IsolateEntry, task: RunTask, callId: number): Promise<{ prepared: PreparedContext; shared: boolean }> {
+/**
+ * The most a preparation's synchronous part may hold the worker's thread: it compiles the module
+ * (at most MAX_MODULE_COMPILE_MS of CPU, then it is refused; its wall time stretches on a busy
+ * machine), runs the setup script (~0.05 ms) and evaluates the module for at most SYNC_EVALUATE_MS.
+ */
+const PREPARE_MAX_MS = 5 * MAX_MODULE_COMPILE_MS;
+
+async function contextFor(entry: IsolateEntry, task: RunTask, callId: number, remainingMs: number): Promise<{ prepared: PreparedContext; shared: boolean }> {
   const key = task.contextKey;
-  // a first compile may take MAX_MODULE_COMPILE_MS; past the call's deadline by STEP_OVERRUN_MS, the
-  // preparation has wedged the worker (as a step would)
-  const mark = { call: callId, budgetMs: Math.max(MAX_MODULE_COMPILE_MS, task.limits.wallMsPerCall + STEP_OVERRUN_MS) };
+  // past the call's deadline by STEP_OVERRUN_MS (as a step), or past what its work can take, the
+  // preparation has wedged the worker
+  const mark = { call: callId, budgetMs: Math.min(PREPARE_MAX_MS, Math.max(MAX_MODULE_COMPILE_MS, remainingMs + STEP_OVERRUN_MS)) };
   if (key === undefined) {
     // a context prepared ahead of demand (never used by any call), or a new one made now
     const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, mark);
@@ -104,6 +111,11 @@ async function contextFor(entry: IsolateEntry, task: RunTask, callId: number): P
 export interface TaskPort {
   /** the call's id (the sandbox process's), which its synchronous work is marked with (busy-mark.ts) */
   readonly id: number;
+  /**
+   * when the host sent the call (ms since the epoch; now when absent): its wall-clock deadline counts
+   * from then, as the host's watchdog does, not from when a worker took it up
+   */
+  readonly sentAt?: number;
   post(msg: WorkerMessage): void;
   on(event: 'message', listener: (m: ToWorker) => void): void;
 }
@@ -132,9 +144,22 @@ export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutc
 async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome> {
   const t0 = performance.now();
   const { limits } = task;
+  // the wall-clock deadline counts from when the host sent the call (its watchdog does too): time
+  // spent waiting here for a CPU slot is the call's time
+  // (measured once against the system clock, both processes' own, then on the monotonic one)
+  const waited = Math.min(limits.wallMsPerCall, Math.max(0, Date.now() - (port.sentAt ?? Date.now())));
+  const deadline = t0 + limits.wallMsPerCall - waited;
+  const remaining = (): number => deadline - performance.now();
   if (Buffer.byteLength(task.argsJson, 'utf8') > limits.maxArgsBytes) {
     return {
       outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', message: `the arguments are larger than ${limits.maxArgsBytes} bytes` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
+      strike: false,
+    };
+  }
+  if (remaining() <= 0) {
+    // it spent its whole time waiting for a worker: nothing of it runs
+    return {
+      outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_TIMEOUT', message: `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms waiting for a sandbox worker` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
       strike: false,
     };
   }
@@ -190,7 +215,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
 
   const wallTimer = setTimeout(
     () => fail('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms`, true),
-    limits.wallMsPerCall,
+    Math.max(0, remaining()),
   );
 
   // after a step: if the call now only waits on ctx.http, say so (the host parks its slot)
@@ -219,7 +244,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
     }
     const started = performance.now();
     // a step that holds this thread past the call's deadline by STEP_OVERRUN_MS has wedged it
-    const budget = Math.min(limits.cpuMsPerCall, Math.max(0, limits.wallMsPerCall - (started - t0)) + STEP_OVERRUN_MS);
+    const budget = Math.min(limits.cpuMsPerCall, Math.max(0, remaining()) + STEP_OVERRUN_MS);
     let failed: { error: unknown } | undefined;
     try {
       marked(port.id, budget, () => p.entry.applySync(undefined, [op, 1, ...args], { timeout: limits.cpuMsPerCall }));
@@ -311,7 +336,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
 
   void (async () => {
     try {
-      ({ prepared, shared } = await contextFor(entry, task, port.id));
+      ({ prepared, shared } = await contextFor(entry, task, port.id, remaining()));
     } catch (e) {
       if (!closed) finish(classifyIsolateError(e, 'setup'));
       return;

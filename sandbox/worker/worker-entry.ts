@@ -20,6 +20,8 @@ export interface WorkerTask {
   task: RunTask;
   /** the call's id: every message about it on this worker's port carries it */
   id: number;
+  /** when the host sent the call (ms since the epoch): its wall-clock deadline counts from then */
+  sentAt: number;
 }
 
 const sources = new SourceCache();
@@ -55,11 +57,12 @@ if (process.env['WB_SANDBOX_FAULT_INJECTION'] === '1') {
 type CallPort = TaskPort & { sent: number; off(event: 'message', listener: (m: ToWorker) => void): void };
 
 /** A call's view of the worker's port: its messages carry its id, and the ones it posts are counted. */
-function callPort(id: number): CallPort {
+function callPort(id: number, sentAt: number): CallPort {
   const subs = new Set<(m: ToWorker) => void>();
   listeners.set(id, subs);
   return {
     id,
+    sentAt,
     sent: 0,
     post(msg: WorkerMessage) {
       this.sent++;
@@ -85,9 +88,9 @@ function askSource(port: CallPort): Promise<string> {
 const traceHops = process.env['WB_SANDBOX_TRACE_HOPS'] === '1';
 const now = (): number => performance.timeOrigin + performance.now();
 
-export default async function runWorkerTask({ task, id }: WorkerTask): Promise<WorkerOutcome> {
+export default async function runWorkerTask({ task, id, sentAt }: WorkerTask): Promise<WorkerOutcome> {
   const started = traceHops ? now() : 0;
-  const port = callPort(id);
+  const port = callPort(id, sentAt);
   const hash = task.plugin.sourceHash;
   running.add(task.callId);
   try {

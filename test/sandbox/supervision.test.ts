@@ -204,6 +204,22 @@ describe('signals and shutdown', () => {
 });
 
 describe('admission', () => {
+  it("counts a call's wall-clock deadline from when the host sent it, time waiting in the sandbox for a worker included", async () => {
+    // one worker, two calls in it: the spinner holds the worker's only CPU slot for ~1.5 s; the
+    // quick call, sent just after it with a 1 s deadline, waits in the sandbox process for the slot
+    const sandbox = await createSandbox({ workers: 1, callsPerWorker: 2, maxQueue: 10, quarantineAfterCrashes: 5, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    try {
+      const SPIN = `export default { async run() { const end = Date.now() + 1500; while (Date.now() < end) {} return 'spun'; }, async quick() { return 'quick'; } };`;
+      const spinner = callTool(sandbox, bridge, { name: 'spinner', source: SPIN, limits: { cpuMsPerCall: 4000, wallMsPerCall: 8000 } });
+      const queued = await callTool(sandbox, bridge, { name: 'queued', source: SPIN, tool: 'quick', limits: { wallMsPerCall: 1000 } });
+      assert.equal((await spinner).result, 'spun');
+      assert.equal(errorCode(queued), 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(queued.outcome));
+      assert.match(queued.outcome.ok ? '' : queued.outcome.error.message, /wall-clock deadline of 1000 ms/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('caps the workers one plugin may occupy (maxWorkerShare)', async () => {
     const sandbox = await createSandbox({ workers: 2, maxQueue: 10, quarantineAfterCrashes: 5, quarantineWindowMs: 1000, maxWorkerShare: 0.5 });
     try {

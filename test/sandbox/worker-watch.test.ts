@@ -69,6 +69,17 @@ describe('watching the workers for a wedged thread', () => {
     assert.deepEqual(other.reports, [{ callId: 42, plugin: undefined, heldMs: 2001, budgetMs: 0 }]);
   });
 
+  it('forgets the mark of a worker whose thread ended', () => {
+    const { watch, reports } = watching();
+    watch.started(3, plugin('gone'));
+    marked(3, 0, () => {
+      watch.check(0);
+      watch.remove(markBuffer);
+      watch.check(10_000);
+    });
+    assert.deepEqual(reports, []);
+  });
+
   it('marks nothing for work that belongs to no call', () => {
     const { watch, reports } = watching();
     assert.equal(marked(NO_CALL, 0, () => 'ran'), 'ran');
