@@ -68,10 +68,12 @@ export const RECYCLE_AT_HEAP_SHARE = 0.5;
  * enforceIdleBudget. An idle isolate of a catalog plugin's size commits 3.5–6 MiB (its new space,
  * pages a collection does not give back at once, its spare context), so this lets a worker keep
  * MAX_IDLE_ISOLATES of them; at 32 MiB it kept 6–7, and an eighth plugin in turn churned (83 cold
- * starts in 3,000 calls). The sandbox process's isolate heaps at rest are thus at most workers ×
- * IDLE_HEAP_BUDGET_MB (plus what busy isolates use, each under its memoryMb).
+ * starts in 3,000 calls). At 48 MiB, 8 such plugins in turn held 47–48 MiB between collections,
+ * at the edge: once the byte APIs (TextEncoder, base64) added ~0.5 MiB per idle isolate, one was
+ * disposed now and then; 56 leaves room. The sandbox process's isolate heaps at rest are thus at
+ * most workers × IDLE_HEAP_BUDGET_MB (plus what busy isolates use, each under its memoryMb).
  */
-export const IDLE_HEAP_BUDGET_MB = 48;
+export const IDLE_HEAP_BUDGET_MB = 56;
 /**
  * An idle isolate is collected once its used heap reaches this (or a quarter of its memory limit if
  * that is less); after a collection, once this much more has piled up on top of what the collection
