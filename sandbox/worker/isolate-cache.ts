@@ -23,6 +23,10 @@
  * bounded per worker by IDLE_HEAP_BUDGET_MB (enforceIdleBudget: a disposed isolate gives its whole
  * heap back; the next call of its plugin starts cold). Busy isolates are bounded by the plugin's
  * memoryMb.
+ *
+ * One module on purpose (a little over 400 lines): the pools, their spares, the idle budget and the
+ * collections all read and change the same entries and counters; apart, each would reach into the
+ * others' state.
  */
 import ivm from 'isolated-vm';
 import { BroadcastChannel } from 'node:worker_threads';
