@@ -11,7 +11,10 @@
  * plugin code; and the multipart example of docs/plugin-runtime.md uploads what it should.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { PACKAGE_ROOT } from '../../host/paths.js';
 import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
 import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from './helpers/harness.js';
 import { EVERY_BYTE, INVALID_UTF8, startUpstream, UTF8_TEXT, type Upstream } from './helpers/upstream.js';
@@ -307,19 +310,15 @@ describe('request bodies that are bytes', () => {
   });
 });
 
-/** The multipart builder of docs/plugin-runtime.md, word for word (with a boundary a test can fix). */
-const MULTIPART_EXAMPLE = String.raw`
-// multipart/form-data as bytes: text parts encoded as UTF-8, the file's bytes as they are
-function multipart(fields, file, boundary = 'wb-' + Math.random().toString(16).slice(2)) {
-  const enc = new TextEncoder();
-  const quote = (s) => String(s).replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
-  const parts = [];
-  for (const [name, value] of Object.entries(fields))
-    parts.push(enc.encode('--' + boundary + '\r\nContent-Disposition: form-data; name="' + quote(name) + '"\r\n\r\n' + value + '\r\n'));
-  parts.push(enc.encode('--' + boundary + '\r\nContent-Disposition: form-data; name="' + quote(file.field) + '"; filename="' + quote(file.name) + '"\r\nContent-Type: ' + file.type + '\r\n\r\n'));
-  parts.push(file.bytes, enc.encode('\r\n--' + boundary + '--\r\n'));
-  const body = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) { body.set(p, at); at += p.length; }
-  return { body, contentType: 'multipart/form-data; boundary=' + boundary };
-}`;
+/**
+ * The multipart builder of docs/plugin-runtime.md, read from the document itself (its first code
+ * block with `function multipart`, up to the function's closing line), so that the test runs what
+ * readers copy.
+ */
+const MULTIPART_EXAMPLE = ((): string => {
+  const doc = fs.readFileSync(path.join(PACKAGE_ROOT, 'docs', 'plugin-runtime.md'), 'utf8');
+  const start = doc.indexOf('// multipart/form-data as bytes');
+  const end = doc.indexOf('\n}\n', start);
+  assert.ok(start >= 0 && end > start, 'docs/plugin-runtime.md shows the multipart builder');
+  return doc.slice(start, end + 2);
+})();
