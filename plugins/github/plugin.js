@@ -237,75 +237,12 @@ function clip(text, max) {
   return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
 }
 
-function utf8Encode(str) {
-  const out = [];
-  for (let i = 0; i < str.length; i++) {
-    let c = str.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < str.length) {
-      const d = str.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i++;
-      }
-    }
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    if (c < 0x80) out.push(c);
-    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-  }
-  return out;
-}
-
-function utf8Decode(bytes) {
-  let out = '';
-  for (let i = 0; i < bytes.length; ) {
-    const b = bytes[i];
-    const need = b < 0x80 ? 0 : b >= 0xf0 && b < 0xf8 ? 3 : b >= 0xe0 ? 2 : b >= 0xc0 ? 1 : -1;
-    let c = need === 0 ? b : need === 1 ? b & 31 : need === 2 ? b & 15 : b & 7;
-    let ok = need >= 0 && i + need < bytes.length;
-    for (let k = 1; ok && k <= need; k++) {
-      const n = bytes[i + k];
-      if (n === undefined || (n & 0xc0) !== 0x80) ok = false;
-      else c = (c << 6) | (n & 63);
-    }
-    if (!ok) {
-      out += '\ufffd';
-      i += 1;
-      continue;
-    }
-    out += String.fromCodePoint(c > 0x10ffff ? 0xfffd : c);
-    i += need + 1;
-  }
-  return out;
-}
-
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-function base64Encode(bytes) {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
-    out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63];
-    out += i + 1 < bytes.length ? B64[(n >> 6) & 63] : '=';
-    out += i + 2 < bytes.length ? B64[n & 63] : '=';
-  }
-  return out;
-}
-
-function base64Decode(text) {
-  const clean = String(text).replace(/[^A-Za-z0-9+/]/g, '');
-  const out = [];
-  for (let i = 0; i < clean.length; i += 4) {
-    const chunk = clean.slice(i, i + 4);
-    let n = 0;
-    for (let k = 0; k < 4; k++) n = (n << 6) | (k < chunk.length ? B64.indexOf(chunk[k]) : 0);
-    out.push((n >> 16) & 255);
-    if (chunk.length > 2) out.push((n >> 8) & 255);
-    if (chunk.length > 3) out.push(n & 255);
-  }
-  return out;
-}
+// UTF-8 and base64 with the sandbox's own TextEncoder/TextDecoder and Uint8Array base64, made when
+// a handler needs them (not at module level: every call's fresh context evaluates the module). A
+// decoder puts U+FFFD for each invalid sequence; GitHub wraps the base64 it sends every 60 characters.
+const base64Decode = (text) => Uint8Array.fromBase64(String(text).replace(/[^A-Za-z0-9+/=]/g, ''));
+const utf8Decode = (bytes) => new TextDecoder().decode(bytes);
+const base64OfUtf8 = (text) => new TextEncoder().encode(text).toBase64();
 
 // ---------------------------------------------------------------- result shapes ----
 
@@ -560,7 +497,7 @@ export default {
         if (!/^Not found/.test(String(err && err.message))) throw err;
       }
     }
-    const body = defined({ message: a.message, content: base64Encode(utf8Encode(a.content)), branch: a.branch, sha });
+    const body = defined({ message: a.message, content: base64OfUtf8(a.content), branch: a.branch, sha });
     const { status, data } = await gh(ctx, 'PUT', path, { body, what: `writing "${a.path}"` });
     return { created: status === 201, path: data.content.path, sha: data.content.sha, html_url: data.content.html_url, commit: { sha: data.commit.sha, html_url: data.commit.html_url } };
   },
