@@ -2,7 +2,8 @@
  * @module host/portal/keys-routes
  * API-key management: list the user's keys (prefix, label, dates), create one (shown exactly once,
  * on a no-store page; refused, with a 409 page saying why, past MAX_LIVE_API_KEYS active keys),
- * revoke one, and end the user's other portal sessions. Keys are stored only
+ * revoke one, and end the user's other portal sessions. The list shows every active key and the
+ * REVOKED_KEYS_LISTED revoked last. Keys are stored only
  * as hashes, so a lost key is replaced, never revealed. Revoking a key also ends the portal sessions
  * signed in with it (see sessions.ts), this one included.
  */
@@ -11,6 +12,9 @@ import { isApiKeyLimitError } from '../storage/users.js';
 import type { PortalContext, SignedIn } from './context.js';
 import { html, type SafeHtml } from './html.js';
 
+/** revoked keys the page lists (the latest revoked): revoked keys stay stored, and a page listing every one grew without bound */
+export const REVOKED_KEYS_LISTED = 20;
+
 const when = (ms: number | null): string => (ms === null ? '—' : new Date(ms).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');
 
 export function registerKeyRoutes(scope: FastifyInstance, ctx: PortalContext): void {
@@ -18,7 +22,12 @@ export function registerKeyRoutes(scope: FastifyInstance, ctx: PortalContext): v
 
   /** `top` as a function is called once the page's data is loaded (a one-time notice is taken last, so a failed read loses none). */
   async function keysPage(who: SignedIn, status: number, top: SafeHtml | string | (() => Promise<SafeHtml | string>), labelError?: string) {
-    const keys = await users.listApiKeys(who.user.id);
+    const all = await users.listApiKeys(who.user.id);
+    // the latest revoked; among keys revoked in the same millisecond, the latest created (the list comes in creation order)
+    const revoked = all.flatMap((k, i) => (k.revokedAt === null ? [] : [{ k, at: k.revokedAt, i }]));
+    const listedRevoked = new Set(revoked.sort((a, b) => b.at - a.at || b.i - a.i).slice(0, REVOKED_KEYS_LISTED).map((r) => r.k));
+    const keys = all.filter((k) => k.revokedAt === null || listedRevoked.has(k));
+    const unlisted = all.length - keys.length;
     const csrf = who.session.csrf;
     const sessions = await ctx.sessions.countActive(who.user.id);
     const above = typeof top === 'function' ? await top() : top;
@@ -39,7 +48,8 @@ ${keys.map(
 <td>${k.revokedAt === null
     ? html`<form method="post" action="/keys/${k.id}/revoke" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" aria-label="Revoke key ${k.prefix}">Revoke</button></form>`
     : ''}</td></tr>`,
-)}</tbody></table>`}</section>
+)}</tbody></table>`}
+${unlisted > 0 ? html`<p class="hint">${unlisted} older revoked ${unlisted === 1 ? 'key is' : 'keys are'} not listed (only the ${REVOKED_KEYS_LISTED} revoked last are).</p>` : ''}</section>
 <section aria-labelledby="sess-h"><h2 id="sess-h">Sign-in sessions</h2><p>You are signed in to the portal in ${sessions} ${sessions === 1 ? 'place' : 'places'}.</p>
 <form method="post" action="/sessions/revoke-others"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Sign out everywhere else</button></form></section>`;
   }

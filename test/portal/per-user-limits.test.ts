@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { REVOKED_KEYS_LISTED } from '../../host/portal/keys-routes.js';
 import { MAX_LIVE_SESSIONS } from '../../host/portal/sessions.js';
 import { isApiKeyLimitError, MAX_LIVE_API_KEYS } from '../../host/storage/users.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -68,6 +69,22 @@ describe('per-user limits of the portal', () => {
     const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => web.post('/keys', { _csrf: csrf, label: `burst ${i}` })));
     assert.deepEqual(burst.map((b) => b.status).sort(), [303, 303, 303, 303, 303, 409, 409, 409, 409, 409]);
     assert.equal(await liveKeys(user.id), MAX_LIVE_API_KEYS);
+  });
+
+  it(`the keys page lists every active key and the ${REVOKED_KEYS_LISTED} revoked last, and says how many older revoked keys it leaves out`, async () => {
+    const { user, apiKey } = await gw.createUser('revoked-many@example.com');
+    for (let i = 0; i < REVOKED_KEYS_LISTED + 5; i++) {
+      const made = await gw.gateway.users.createApiKey(user.id, `gone ${i}`);
+      assert.ok(await gw.gateway.users.revokeApiKey(user.id, made.info.id));
+    }
+    const kept = await gw.gateway.users.createApiKey(user.id, 'still active');
+    const web = await signInWithKey(gw.url, apiKey, '/keys');
+    const page = (await web.get('/keys')).body;
+    const rows = [...page.matchAll(/<tr><td><code>/g)].length;
+    assert.equal(rows, 2 + REVOKED_KEYS_LISTED, 'the first key, the active one and the revoked ones listed');
+    assert.ok(page.includes(`>${kept.info.prefix}…<`), 'every active key is listed');
+    assert.ok(page.includes('gone 24') && !page.includes('gone 4<'), 'the latest revoked are listed, the oldest not');
+    assert.match(page, /5 older revoked keys are not listed \(only the 20 revoked last are\)/);
   });
 
   it(`portal sessions: ${MAX_LIVE_SESSIONS} live at most; a sign-in past it ends the oldest, and other users' sessions stay`, async () => {
