@@ -48,6 +48,8 @@ const checkedFirst = new WeakMap<FastifyRequest, AuthenticatedCaller>();
 export class UserRequests {
   readonly limit: number;
   readonly #counts = new Map<string, number>();
+  /** requests let in over the limit for notifications only, by user */
+  readonly #notifying = new Map<string, number>();
   /** what each counted request's handler reports to (`running`) */
   readonly #tickets = new WeakMap<FastifyRequest, { start(): () => void }>();
 
@@ -62,9 +64,21 @@ export class UserRequests {
    * hangs up, and its executions with it). False, counting nothing, when the user is at the limit.
    */
   enter(userId: string, request: FastifyRequest, reply: FastifyReply): boolean {
-    const n = this.#counts.get(userId) ?? 0;
-    if (n >= this.limit) return false;
-    this.#counts.set(userId, n + 1);
+    return this.#count(this.#counts, this.limit, userId, request, reply);
+  }
+
+  /**
+   * Counts a request let in over the user's limit to carry notifications only (at most
+   * NOTIFICATION_REQUESTS of them at once), until its answer has ended.
+   */
+  enterForNotifications(userId: string, request: FastifyRequest, reply: FastifyReply): boolean {
+    return this.#count(this.#notifying, NOTIFICATION_REQUESTS, userId, request, reply);
+  }
+
+  #count(counts: Map<string, number>, limit: number, userId: string, request: FastifyRequest, reply: FastifyReply): boolean {
+    const n = counts.get(userId) ?? 0;
+    if (n >= limit) return false;
+    counts.set(userId, n + 1);
     const res = reply.raw;
     const socket = request.raw.socket as Socket | null;
     let running = false;
@@ -76,9 +90,9 @@ export class UserRequests {
       res.off('close', onEnd);
       res.off('finish', onEnd);
       socket?.off('close', onEnd);
-      const left = (this.#counts.get(userId) ?? 1) - 1;
-      if (left > 0) this.#counts.set(userId, left);
-      else this.#counts.delete(userId);
+      const left = (counts.get(userId) ?? 1) - 1;
+      if (left > 0) counts.set(userId, left);
+      else counts.delete(userId);
     };
     const onEnd = (): void => {
       ended = true;
@@ -87,6 +101,8 @@ export class UserRequests {
     res.once('close', onEnd);
     res.once('finish', onEnd);
     socket?.once('close', onEnd);
+    // the client may have gone while its key was being looked up: those events are past
+    if (!socket || socket.destroyed) onEnd();
     this.#tickets.set(request, {
       start: () => {
         running = true;
@@ -115,6 +131,8 @@ export class UserRequests {
  * read, and refused only if it holds a request.
  */
 const NOTIFICATION_BODY_BYTES = 4096;
+/** such requests one user may have at once (each is answered as soon as its small body is in) */
+const NOTIFICATION_REQUESTS = 4;
 /** requests let in over their user's limit to carry notifications only (checked in the handler) */
 const overLimit = new WeakSet<FastifyRequest>();
 
@@ -145,7 +163,7 @@ export function checkKeyFirst(users: UserStore, jsonRpc: boolean, requests: User
       checkedFirst.set(request, caller);
       return undefined;
     }
-    if (caller && jsonRpc && Number(request.headers['content-length']) <= NOTIFICATION_BODY_BYTES) {
+    if (caller && jsonRpc && Number(request.headers['content-length']) <= NOTIFICATION_BODY_BYTES && requests.enterForNotifications(caller.user.id, request, reply)) {
       // perhaps only notifications (a cancellation of a request in flight): the handler decides
       checkedFirst.set(request, caller);
       overLimit.add(request);

@@ -85,15 +85,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     url: '/mcp',
     bodyLimit: deps.bodyLimit,
     onRequest: checkKeyFirst(deps.users, true, deps.requests),
-    handler: async (request, reply) => {
-      // the request counts against its user's requests in flight until this has settled too
-      const settled = deps.requests.running(request);
-      try {
-        await answer(request, reply);
-      } finally {
-        settled();
-      }
-    },
+    // the request counts against its user's requests in flight until its answer has ended (not
+    // until this settles: in JSON mode the SDK's handleRequest never settles once the client has
+    // gone, and the client's going aborts what the request started)
+    handler: (request, reply) => answer(request, reply),
   });
 
   const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {

@@ -241,7 +241,8 @@ function clip(text, max) {
 // a handler needs them (not at module level: every call's fresh context evaluates the module). A
 // decoder puts U+FFFD for each invalid sequence; GitHub wraps the base64 it sends every 60 characters.
 const base64Decode = (text) => Uint8Array.fromBase64(String(text).replace(/[^A-Za-z0-9+/=]/g, ''));
-const utf8Decode = (bytes) => new TextDecoder().decode(bytes);
+// a byte-order mark is part of the file: kept, as GitHub shows it and as writing it back needs
+const utf8Decode = (bytes) => new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
 const base64OfUtf8 = (text) => new TextEncoder().encode(text).toBase64();
 
 // ---------------------------------------------------------------- result shapes ----
@@ -480,7 +481,12 @@ export default {
     if (data.encoding !== 'base64' || typeof data.content !== 'string' || (data.content === '' && data.size > 0)) {
       return { ...base, content: null, note: 'The file is too large for the contents API (over 1 MB); use download_url.', download_url: data.download_url || null };
     }
-    const bytes = base64Decode(data.content);
+    let bytes;
+    try {
+      bytes = base64Decode(data.content);
+    } catch {
+      return { ...base, content: null, note: 'GitHub sent the content in a form that is not valid base64; use download_url.', download_url: data.download_url || null };
+    }
     if (bytes.slice(0, 8000).includes(0)) return { ...base, binary: true, content: null, download_url: data.download_url || null };
     return { ...base, ...textWindow(utf8Decode(bytes), a.offset, a.max_chars) };
   },

@@ -67,9 +67,10 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const StringCtor = String, NumberCtor = Number, ErrorCtor = Error, TypeErrorCtor = TypeError;
   const ObjectToString = Object.prototype.toString, ObjectPropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
   const NumberValueOf = Number.prototype.valueOf;
-  // a URLSearchParams body is sent form-encoded, as fetch sends it: its own toString (the web
-  // globals', read before plugin code could replace it) reads the instance's private list, and
-  // throws for an object that only claims to be one
+  // a URLSearchParams body is sent form-encoded, as fetch sends it, by the web globals' own
+  // toString (read before plugin code could replace it): it reads the instance's private list, so
+  // an object that only claims to be one throws; the encoding itself uses built-ins plugin code
+  // may have replaced (it only changes its own body, which is checked as any string body is)
   const SearchParamsProto = g.URLSearchParams.prototype, SearchParamsToString = SearchParamsProto.toString;
   const ObjectIsPrototypeOf = Object.prototype.isPrototypeOf;
   const StringValueOf = String.prototype.valueOf, BooleanValueOf = Boolean.prototype.valueOf;

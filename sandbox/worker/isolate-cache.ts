@@ -44,7 +44,7 @@ import { marked } from './busy-mark.js';
  * (per-tenant contexts keep data) took up to 3.8 s for 1.1 GB on a busy 2-core machine, so 1 s plus
  * 4 ms per MiB the isolate may hold.
  */
-const housekeepingBudgetMs = (entry: IsolateEntry): number => 1000 + 4 * entry.memoryMb;
+export const housekeepingBudgetMs = (entry: IsolateEntry): number => 1000 + 4 * entry.memoryMb;
 
 export const MAX_IDLE_ISOLATES = 8;
 export const MAX_TENANT_CONTEXTS = 32;
@@ -71,7 +71,7 @@ export const RECYCLE_AT_HEAP_SHARE = 0.5;
  * (total_heap_size) plus external allocations, as measured when each became idle. Over it, see
  * enforceIdleBudget. An idle isolate of a catalog plugin's size commits 3.5–6 MiB (its new space,
  * pages a collection does not give back at once, its spare context), so this lets a worker keep
- * MAX_IDLE_ISOLATES of them; at 32 MiB it kept 6–7, and an eighth plugin in turn churned (83 cold
+ * MAX_IDLE_ISOLATES of them (3.5–6.5 MiB with the byte APIs); at 32 MiB it kept 6–7, and an eighth plugin in turn churned (83 cold
  * starts in 3,000 calls). At 48 MiB, 8 such plugins in turn held 47–48 MiB between collections,
  * at the edge: once the byte APIs (TextEncoder, base64) added ~0.5 MiB per idle isolate, one was
  * disposed now and then; 56 leaves room. The sandbox process's isolate heaps at rest are thus at

@@ -41,7 +41,7 @@ import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
 import { maxRequestTextChars, oversizedRequest } from '../request-limits.js';
 import { ENTRY_DELIVER, ENTRY_PROBE, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from './bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
-import { acquireIsolate, disposeEntry, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
+import { acquireIsolate, disposeEntry, housekeepingBudgetMs, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
 import { MAX_MODULE_COMPILE_MS, prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
 import { marked } from './busy-mark.js';
 
@@ -89,7 +89,8 @@ async function contextFor(entry: IsolateEntry, task: RunTask, callId: number, re
   const key = task.contextKey;
   // past the call's deadline by STEP_OVERRUN_MS (as a step), or past what its work can take, the
   // preparation has wedged the worker
-  const mark = { call: callId, budgetMs: Math.min(PREPARE_MAX_MS, Math.max(MAX_MODULE_COMPILE_MS, remainingMs + STEP_OVERRUN_MS)) };
+  // (a collection of the isolate's live heap may run in it too: as long as housekeeping may take)
+  const mark = { call: callId, budgetMs: Math.min(Math.max(PREPARE_MAX_MS, housekeepingBudgetMs(entry)), Math.max(MAX_MODULE_COMPILE_MS, remainingMs + STEP_OVERRUN_MS)) };
   if (key === undefined) {
     // a context prepared ahead of demand (never used by any call), or a new one made now
     const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, mark);
@@ -159,7 +160,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
   if (remaining() <= 0) {
     // it spent its whole time waiting for a worker: nothing of it runs
     return {
-      outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_TIMEOUT', message: `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms waiting for a sandbox worker` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
+      outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_TIMEOUT', message: `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms waiting for a sandbox worker` }, stats: { wallMs: Math.round(waited), cpuMs: 0, requests: 0, coldStart: false } },
       strike: false,
     };
   }

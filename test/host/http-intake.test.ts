@@ -231,6 +231,60 @@ describe('what counts as a request in flight', () => {
     await waitFor('both to be counted out', () => inFlight() === 0);
   });
 
+  it('an MCP request in JSON mode whose client hung up is counted out', { timeout: 30_000 }, async () => {
+    hold();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: [{ tool: 'faults_slow', args: { tag: 'held-json' } }] } } });
+    const gone = sendPartial(gw.url, post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(body)) + body, '');
+    await waitFor('the call to reach the upstream', () => held() === 1);
+    gone.socket.destroy();
+    await gone.answer;
+    release();
+    await waitFor('the request to be counted out', () => inFlight() === 0);
+  });
+
+  it('a request whose client hung up while its key was being checked is counted out', { timeout: 30_000 }, async () => {
+    const users = gw.gateway.users;
+    const check = users.authenticateKey.bind(users);
+    let checking = 0;
+    let checked = 0;
+    users.authenticateKey = async (key: string) => {
+      checking++;
+      await new Promise((r) => setTimeout(r, 200));
+      try {
+        return await check(key);
+      } finally {
+        checked++;
+      }
+    };
+    try {
+      const gone = [0, 1, 2].map(() => sendPartial(gw.url, raw(slow('quick')).slice(0, -5), ''));
+      await waitFor('the keys to be checked', () => checking === 3);
+      for (const g of gone) g.socket.destroy();
+      await Promise.all(gone.map((g) => g.answer));
+      // the checks finish after the clients went
+      await waitFor('the keys to have been checked', () => checked === 3);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      users.authenticateKey = check;
+    }
+    assert.equal(inFlight(), 0);
+    assert.equal((await restCall('quick')).status, 200);
+  });
+
+  it('a user at its limit may send at most 4 notification-only POSTs at once', { timeout: 30_000 }, async () => {
+    hold();
+    const calls = [restCall('held-a'), restCall('held-b')];
+    await waitFor('two requests to be held', () => held() === 2);
+    const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
+    // four trickling notification bodies are let in (and read); the fifth is refused at once
+    const trickling = [0, 1, 2, 3].map(() => sendPartial(gw.url, post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(note)), note.slice(0, 10)));
+    const fifth = sendPartial(gw.url, post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(note)), note.slice(0, 10));
+    assert.match(await fifth.answer, /^HTTP\/1\.1 429 /);
+    for (const t of trickling) t.socket.destroy();
+    release();
+    for (const c of calls) assert.equal((await c).status, 200);
+  });
+
   it('a user at its limit may still send notifications (a cancellation), but no request', { timeout: 30_000 }, async () => {
     hold();
     const calls = [restCall('held-1'), restCall('held-2')];
