@@ -18,17 +18,9 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { callJson } from '../helpers/mcp-call.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
-
-/** polls a state (never asserts on time; the limit only keeps a broken run from hanging) */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** Sends `head` and the first part of a body on a raw socket, and resolves with all the server wrote once it closes the connection. */
 function sendPartial(url: string, head: string, firstPart: string): { answer: Promise<string>; socket: net.Socket } {

@@ -16,6 +16,7 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 import { callerIdentity, McpCancellations } from '../../host/transport/mcp-cancellation.js';
 import { startGateway, stdioCommand, type StartGatewayOptions, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const UPSTREAM_DELAY_MS = 400;
@@ -45,14 +46,6 @@ function postMcp(gw: TestGateway, body: unknown, apiKey = gw.apiKey, signal?: Ab
     body: JSON.stringify(body),
     ...(signal ? { signal } : {}),
   });
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('cancelling a running execute_tools batch', () => {

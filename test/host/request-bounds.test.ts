@@ -20,6 +20,7 @@ import type { FastifyRequest } from 'fastify';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const UPSTREAM_DELAY_MS = 300;
@@ -36,14 +37,6 @@ function postMcp(gw: TestGateway, body: unknown, apiKey: string): Promise<Respon
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` },
     body: JSON.stringify(body),
   });
-}
-
-async function waitFor(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('bounds of one request', () => {

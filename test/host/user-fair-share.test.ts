@@ -17,6 +17,7 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 import type { User } from '../../host/storage/users.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type RecordedRequest, type Upstream } from '../helpers/upstream.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
@@ -28,15 +29,6 @@ interface Answer {
   status: number;
   json: Json;
   retryAfter: string | null;
-}
-
-/** polls a state (never asserts on time; the limit only keeps a broken run from hanging) */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const isAlices = (r: RecordedRequest): boolean => r.path.startsWith('/alice/') || (r.query.get('tag') ?? '').startsWith('alice-');
