@@ -597,7 +597,7 @@ export default {
       sha: a.sha,
       merge_commit_message: a.merge_commit_message,
       squash_commit_message: a.squash_commit_message,
-      // `auto_merge` is the newer name (GitLab 17.x); older instances know merge_when_pipeline_succeeds
+      // `auto_merge` replaced merge_when_pipeline_succeeds in GitLab 17.11; older instances know only the latter
       auto_merge: a.auto_merge ? true : undefined,
       merge_when_pipeline_succeeds: a.auto_merge ? true : undefined,
     });

@@ -557,3 +557,19 @@ describe('gitlab tools: error mappings', () => {
     assert.match(String(item['error']), /Invalid project "api": pass its numeric id .* or its full path with namespace/);
   });
 });
+
+// ---------- a file larger than the gateway accepts: what to do, not a bare bridge code ----------
+describe('gitlab tools: an answer over the response cap', () => {
+  test('gitlab_get_file says to ask for less', async () => {
+    const small = await startGateway({ upstreams: { 'https://gitlab.com': upstream.origin }, plugins: ['gitlab'], policy: { http: { maxResponseBytes: 4096 } } });
+    try {
+      await small.connect('gitlab', { token: TOKEN });
+      upstream.setHandler(() => ({ json: fileJson('x'.repeat(20000), 'big.txt') }));
+      const item = (await small.execute('gitlab_get_file', { ...A, path: 'big.txt' })) as Json;
+      assert.ok(!('result' in item), JSON.stringify(item));
+      assert.match(String(item['error']), /^GitLab's answer for file "big\.txt" at HEAD is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\): ask for less/);
+    } finally {
+      await small.close();
+    }
+  });
+});
