@@ -46,7 +46,8 @@ export const SEARCH_TOOLS_DESCRIPTION =
   'Describe the task in plain words — a verb and an object works best: "create a pull request", ' +
   '"post a message to a channel", "open incidents", "move ticket to done". Typos, plurals and synonyms ' +
   '(pr/pull request, ticket/issue, msg/message) are understood. Returns up to `limit` tools (default 10, ' +
-  'max 50) and `total`, how many match in all, best first, each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
+  'max 50) and `total`, how many match in all, best first (of equally fitting tools, those of integrations the user has connected come first), ' +
+  'each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
   'that integration before it can run; with `connectable: false` and `why`, it cannot be connected on this ' +
   'server). Words that match no tool come back in `unmatched`, with a hint. Pass `integration` to search one ' +
   `integration only. Only tools you are allowed to run are listed. ${WORKFLOW}`;
@@ -120,6 +121,37 @@ async function connectionOf(
   return why === undefined ? { connected: false } : { connected: false, connectable: false, why };
 }
 
+/**
+ * How much less a tool of an integration the user has not connected weighs, when search_tools
+ * orders tools of several integrations that do the same thing: such a tool must be about 1.4 times
+ * as relevant to come before one the user can run now.
+ */
+export const NOT_CONNECTED_WEIGHT = 0.7;
+
+/** Whether the query names an installed integration ("github", "New Relic", "gitlab"), by a word or two words run together. */
+export function namesIntegration(query: string, integrations: ReadonlyArray<{ name: string; displayName: string }>): boolean {
+  const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const candidates = [...words, ...words.slice(1).map((w, i) => `${words[i]}${w}`)];
+  return candidates.some((w) => integrations.some((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, w)));
+}
+
+/**
+ * The hits reordered so that, among comparably relevant tools, those of integrations the user has
+ * connected come first (each hit keeps its own score; ties keep the index's order).
+ */
+async function preferConnected<H extends { entry: { integration: string }; score: number }>(
+  hits: readonly H[],
+  connected: (integration: string) => Promise<boolean>,
+): Promise<H[]> {
+  const states = new Map<string, boolean>();
+  await Promise.all([...new Set(hits.map((h) => h.entry.integration))].map(async (i) => states.set(i, await connected(i))));
+  const weight = (h: H): number => h.score * (states.get(h.entry.integration) ? 1 : NOT_CONNECTED_WEIGHT);
+  return hits
+    .map((h, i) => ({ h, i, w: weight(h) }))
+    .sort((a, b) => b.w - a.w || a.i - b.i)
+    .map(({ h }) => h);
+}
+
 /** get_tool_schema for a meta-tool ("search_tools"): its schema, and that it is called directly. */
 function metaToolAnswer(meta: MetaTool): MetaToolResult {
   return {
@@ -151,11 +183,16 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
         const t = snapshot.byName.get(e.name);
         return t !== undefined && allowed(t);
       };
-      const { hits, total, unmatched } = snapshot.index.query(args.query, {
+      const integrations = summariseIntegrations(snapshot.tools, allowed);
+      // the connection state reorders only when the query leaves the product open: "merge the pull
+      // request" may mean GitHub or GitLab, "merge the github pull request" does not
+      const byConnection = args.integration === undefined && !namesIntegration(args.query, integrations);
+      const found = snapshot.index.query(args.query, {
         ...(args.integration !== undefined ? { integration: args.integration } : {}),
-        limit: args.limit,
+        limit: byConnection ? MAX_LIMIT : args.limit,
         filter,
       });
+      const { total, unmatched } = found;
       const connection = new Map<string, Promise<boolean>>();
       const connected = (integration: string): Promise<boolean> => {
         let p = connection.get(integration);
@@ -165,6 +202,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
         }
         return p;
       };
+      const hits = byConnection ? (await preferConnected(found.hits, connected)).slice(0, args.limit) : found.hits;
       const tools = await Promise.all(
         hits.map(async (h) => ({
           name: h.entry.name,
@@ -174,10 +212,10 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
           ...(await connectionOf(deps, h.entry.integration, connected)),
         })),
       );
-      const integrations = summariseIntegrations(snapshot.tools, allowed);
       const known = integrations.map((i) => `${i.name} (${i.displayName}, ${i.tools} tools)`).join(', ');
       if (tools.length > 0) {
-        const weak = (tools[0]?.score ?? 0) < WEAK_SCORE;
+        const best = Math.max(...tools.map((t) => t.score));
+        const weak = best < WEAK_SCORE;
         const hidden = total - tools.length;
         // the default 10 of "issue"'s 38 must not look like all there is
         const more =
@@ -195,7 +233,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
           ? `${unmatched.length === 1 ? 'The word' : 'The words'} ${words} matched no tool: these results match only the rest of ` +
             `the query. If ${unmatched.length === 1 ? 'it names' : 'one names'} a product or service, no integration for it is ` +
             `available here. Integrations you can use: ${known}.`
-          : `Only weak matches (best score ${tools[0]?.score}): the tool you want may not exist here. Integrations you can use: ${known}.`;
+          : `Only weak matches (best score ${best}): the tool you want may not exist here. Integrations you can use: ${known}.`;
         return { json: { tools, total, ...more, ...(unmatched.length ? { unmatched } : {}), hint } };
       }
       const unknownIntegration =
