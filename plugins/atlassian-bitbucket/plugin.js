@@ -404,6 +404,9 @@ async function getCurrentUser(ctx) {
   return { ...slimUser(u), created_on: u.created_on ?? null, url: href(u) };
 }
 
+// GET /user/workspaces replaces GET /workspaces and /user/permissions/workspaces, which Bitbucket
+// retired (changelog CHANGE-2770 and CHANGE-3022). Its rows may carry the workspace under
+// `workspace` with the caller's access beside it, or be the workspace itself: both are read.
 async function listWorkspaces(ctx, a) {
   const { data } = await json(ctx, 'GET', '/user/workspaces', {
     query: pageQuery(a, { pagelen: a.pagelen }),
