@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createVault, generateKey } from '../../host/connections/vault.js';
+import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
 import { migrate } from '../../host/storage/migrations.js';
 import { BIN, runCli, startServe } from '../helpers/cli.js';
@@ -418,6 +419,13 @@ describe('the workbench command', () => {
     assert.match(two.stderr, /--token fills only the single secret field of an API-key integration; basic has 2 \(username, password\): use --values '\{"username":"…","password":"…"\}'/);
     const missing = run('connections', 'import', '--email', 'c@example.com', '--integration', 'basic', '--token', 'secret');
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /no integration named "basic" in the plugin folders searched: .*plugins \(found: atlassian-jira, github, newrelic, slack\)\. Run this command with the server's WORKBENCH_PLUGINS_DIR/);
+    // the shipped plugins, by folder name, in the order the command lists them
+    const shipped = fs.readdirSync(BUILTIN_PLUGINS_DIR).filter((d) => fs.existsSync(path.join(BUILTIN_PLUGINS_DIR, d, 'manifest.json'))).sort();
+    assert.ok(shipped.includes('github') && shipped.includes('slack'));
+    assert.ok(
+      missing.stderr.includes(`plugins (found: ${shipped.join(', ')}). Run this command with the server's WORKBENCH_PLUGINS_DIR`),
+      missing.stderr,
+    );
+    assert.match(missing.stderr, /no integration named "basic" in the plugin folders searched: /);
   });
 });
