@@ -422,7 +422,7 @@ async function addTaskToProject(ctx, args) {
 }
 
 export default {
-  asana_get_me: getMe,
+  asana_whoami: getMe,
   asana_list_workspaces: listWorkspaces,
   asana_list_projects: listProjects,
   asana_get_project: getProject,

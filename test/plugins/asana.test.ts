@@ -156,7 +156,7 @@ const storiesReply = (req: RecordedRequest): UpstreamReply =>
 interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
-  { tool: 'asana_get_me', args: {},
+  { tool: 'asana_whoami', args: {},
     replies: { 'GET /users/me': { json: { data: { gid: '2001', name: 'Ada', email: 'ada@example.com', resource_type: 'user', photo: null, workspaces: [WS, WS2] } } } },
     calls: [['GET', '/users/me', { opt_fields: 'name,email,workspaces.name' }]],
     result: { gid: '2001', name: 'Ada', email: 'ada@example.com', workspaces: [{ gid: '1001', name: 'Acme' }, { gid: '1002', name: 'Side project' }] } },
@@ -319,7 +319,7 @@ describe('asana workspace default', () => {
 
 describe('asana error mapping', () => {
   const cases: Array<[string, string, Record<string, unknown>, string, UpstreamReply, RegExp]> = [
-    ['401 invalid token', 'asana_get_me', {}, 'GET /users/me', { status: 401, json: { errors: [{ message: 'Not Authorized' }] } }, /rejected the access token \(401\) while trying to read your Asana profile: reconnect asana\. Asana said: Not Authorized\./],
+    ['401 invalid token', 'asana_whoami', {}, 'GET /users/me', { status: 401, json: { errors: [{ message: 'Not Authorized' }] } }, /rejected the access token \(401\) while trying to read your Asana profile: reconnect asana\. Asana said: Not Authorized\./],
     ['402 search on a free plan', 'asana_search_tasks', { workspace: '1001', text: 'x' }, 'GET /workspaces/1001/tasks/search',
       { status: 402, json: { errors: [{ message: 'Search is only available to premium users.', help: 'https://developers.asana.com/docs/errors' }] } },
       /\(402 Payment Required\): task search is only available on paid Asana plans.*Use asana_list_tasks by project, section or assignee instead\. Asana said: Search is only available to premium users\./],
