@@ -1,0 +1,630 @@
+/**
+ * @module plugins/google-gmail/plugin
+ * Gmail API v1 tools acting as the connected Google user (users/me). Self-contained (the plugin
+ * format allows no imports), so the request helper, the one error mapping, the MIME reader (a
+ * message's part tree → text, charsets, HTML → text, attachments) and the MIME writer (RFC 2822
+ * with RFC 2047 encoded words, base64url `raw`) live here beside the handlers; the file is longer
+ * than 400 lines for that reason. The credential is added by the gateway: this code never sets it.
+ */
+
+const API = 'https://gmail.googleapis.com/gmail/v1/users/me';
+const SCOPE = 'https://www.googleapis.com/auth/gmail.modify';
+const LIST_HEADERS = ['From', 'To', 'Subject', 'Date'];
+const REPLY_HEADERS = ['Subject', 'Message-ID', 'References', 'From', 'Reply-To'];
+const MAX_HTML_INPUT = 500000;
+
+// ---------------------------------------------------------------------------------------------
+// Errors: the one place where a Google answer becomes a message an agent can act on.
+
+const RATE_REASONS = ['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded', 'dailyLimitExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED'];
+const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'];
+const DISABLED_REASONS = ['accessNotConfigured', 'SERVICE_DISABLED'];
+
+/** Google's error body: {error: {code, message, status, errors: [{reason, message}], details: [{reason}]}}. */
+function googleDetail(data) {
+  const err = data && typeof data === 'object' ? data.error : undefined;
+  if (err && typeof err === 'object') {
+    const reasons = [];
+    for (const e of Array.isArray(err.errors) ? err.errors : []) if (e && typeof e.reason === 'string') reasons.push(e.reason);
+    for (const d of Array.isArray(err.details) ? err.details : []) if (d && typeof d.reason === 'string') reasons.push(d.reason);
+    return { message: typeof err.message === 'string' ? err.message.slice(0, 500) : '', status: typeof err.status === 'string' ? err.status : '', reasons };
+  }
+  if (err && typeof err === 'string') return { message: String(data.error_description || err).slice(0, 500), status: '', reasons: [] };
+  if (typeof data === 'string') return { message: data.trim().slice(0, 300), status: '', reasons: [] };
+  return { message: '', status: '', reasons: [] };
+}
+
+function gmailError(action, status, retryAfter, data) {
+  const { message, status: gStatus, reasons } = googleDetail(data);
+  const said = message ? ` Gmail said: ${message.replace(/[.\s]+$/, '')}.` : '';
+  const has = (list) => reasons.some((r) => list.includes(r));
+  const wait = retryAfter && /^\d+$/.test(retryAfter.trim()) ? `retry after ${Number(retryAfter)} seconds` : 'wait a minute and retry';
+  if (status === 429 || (status === 403 && has(RATE_REASONS))) {
+    return new Error(`Gmail rate limited the request to ${action} (${status}${reasons.length ? ` ${reasons[0]}` : ''}): ${wait}.`);
+  }
+  if (status === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-gmail.${said}`);
+  if (status === 403 && (has(SCOPE_REASONS) || /scope/i.test(message))) {
+    return new Error(`The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`);
+  }
+  if (status === 403 && has(DISABLED_REASONS)) {
+    return new Error(`The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`);
+  }
+  if (status === 403) return new Error(`Gmail refused permission to ${action} (403).${said || ' Your account or its Google Workspace domain policy does not allow this.'}`);
+  if (status === 404) return new Error(`Gmail found nothing while trying to ${action} (404): the id is wrong or the message is gone (ids come from gmail_search_messages).${said}`);
+  if (status === 400 || status === 409 || status === 412 || status === 422) {
+    return new Error(`Gmail refused to ${action} (${status}${gStatus ? ` ${gStatus}` : ''}): ${message || 'the request was not valid'}.`);
+  }
+  if (status >= 500) return new Error(`Gmail had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  return new Error(`Gmail answered HTTP ${status} while trying to ${action}.${said}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+/** encodeURIComponent, but a lone surrogate becomes U+FFFD (as URLSearchParams does) instead of a URIError */
+const enc = (s) => encodeURIComponent(String(s).toWellFormed());
+
+/** Query string; an array value repeats its key (metadataHeaders=From&metadataHeaders=To). */
+function qs(params) {
+  const parts = [];
+  for (const [k, v] of Object.entries(params || {})) {
+    if (v === undefined || v === null || v === '') continue;
+    for (const one of Array.isArray(v) ? v : [v]) parts.push(`${enc(k)}=${enc(one)}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+async function gmail(ctx, method, path, { query, body, action }) {
+  const headers = { accept: 'application/json' };
+  const init = { method, headers };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const res = await ctx.http(`${API}${path}${qs(query)}`, init);
+  const text = await res.text();
+  let data;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = text;
+  }
+  if (!res.ok) {
+    const err = gmailError(action, res.status, res.headers.get('retry-after'), data);
+    err.status = res.status;
+    throw err;
+  }
+  return data;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading: headers, charsets, the part tree, HTML → text
+
+/** Windows-1252's 0x80–0x9F (the rest of the byte range is Latin-1, i.e. the code point itself). */
+const CP1252 = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+/** Labels the WHATWG Encoding standard decodes as windows-1252 (latin1 and us-ascii among them). */
+const SINGLE_BYTE = new Set(['us-ascii', 'ascii', 'iso-8859-1', 'iso8859-1', 'iso_8859-1', 'latin1', 'l1', 'cp819', 'windows-1252', 'cp1252', 'x-cp1252', 'ansi_x3.4-1968']);
+
+function decodeSingleByte(bytes) {
+  const out = [];
+  for (let i = 0; i < bytes.length; i += 8192) {
+    const chunk = bytes.subarray(i, i + 8192);
+    const codes = new Array(chunk.length);
+    for (let j = 0; j < chunk.length; j++) {
+      const b = chunk[j];
+      codes[j] = b >= 0x80 && b < 0xa0 ? CP1252[b - 0x80] : b;
+    }
+    out.push(String.fromCharCode(...codes));
+  }
+  return out.join('');
+}
+
+/** Bytes → text in the part's charset: UTF-8, the Latin-1 family, or (no charset) UTF-8 falling back to Windows-1252. */
+function decodeText(bytes, charset, notes) {
+  const cs = String(charset || '').trim().toLowerCase();
+  if (SINGLE_BYTE.has(cs)) return decodeSingleByte(bytes);
+  if (cs === 'utf-8' || cs === 'utf8') return new TextDecoder('utf-8').decode(bytes);
+  if (cs === '') {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return decodeSingleByte(bytes);
+    }
+  }
+  if (!notes.includes(cs)) notes.push(cs);
+  return new TextDecoder('utf-8').decode(bytes);
+}
+
+function base64urlBytes(data) {
+  try {
+    return Uint8Array.fromBase64(String(data || ''), { alphabet: 'base64url' });
+  } catch {
+    return Uint8Array.fromBase64(String(data || '').replace(/[^A-Za-z0-9+/_-]/g, '').replace(/\+/g, '-').replace(/\//g, '_'), { alphabet: 'base64url' });
+  }
+}
+
+/** RFC 2047 encoded words (=?charset?B|Q?…?=) in a header value; whitespace between two of them goes. */
+function decodeWords(value) {
+  if (typeof value !== 'string' || !value.includes('=?')) return value ?? '';
+  return value
+    .replace(/(=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)\s+(?==\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)/g, '$1')
+    .replace(/=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g, (whole, charset, kind, text) => {
+      try {
+        let bytes;
+        if (kind.toUpperCase() === 'B') bytes = Uint8Array.fromBase64(text);
+        else {
+          const t = text.replace(/_/g, ' ');
+          const out = [];
+          for (let i = 0; i < t.length; i++) {
+            if (t[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(t.slice(i + 1, i + 3))) {
+              out.push(parseInt(t.slice(i + 1, i + 3), 16));
+              i += 2;
+            } else out.push(t.charCodeAt(i) & 0xff);
+          }
+          bytes = Uint8Array.from(out);
+        }
+        return decodeText(bytes, charset.split('*')[0], []);
+      } catch {
+        return whole;
+      }
+    });
+}
+
+function headerMap(headers) {
+  const map = {};
+  for (const h of Array.isArray(headers) ? headers : []) {
+    if (!h || typeof h.name !== 'string') continue;
+    const key = h.name.toLowerCase();
+    if (!(key in map)) map[key] = typeof h.value === 'string' ? h.value : '';
+  }
+  return map;
+}
+
+function paramOf(headerValue, name) {
+  const m = new RegExp(`;\\s*${name}\\s*=\\s*(?:"([^"]*)"|([^;\\s]+))`, 'i').exec(headerValue || '');
+  return m ? (m[1] ?? m[2]) : '';
+}
+
+const NAMED_ENTITIES = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…', mdash: '—', ndash: '–', rsquo: '’', lsquo: '‘',
+  ldquo: '“', rdquo: '”', copy: '©', reg: '®', trade: '™', euro: '€', bull: '•', middot: '·', laquo: '«', raquo: '»', shy: '',
+};
+
+function decodeEntities(s) {
+  return String(s || '').replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/gi, (whole, ent) => {
+    if (ent[0] === '#') {
+      const cp = ent[1] === 'x' || ent[1] === 'X' ? parseInt(ent.slice(2), 16) : parseInt(ent.slice(1), 10);
+      return cp > 0 && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) ? String.fromCodePoint(cp) : whole;
+    }
+    const v = NAMED_ENTITIES[ent.toLowerCase()];
+    return v === undefined ? whole : v;
+  });
+}
+
+/** HTML → readable plain text: blocks become lines, links keep their address, tags and entities go. */
+function htmlToText(html) {
+  let s = String(html || '').slice(0, MAX_HTML_INPUT);
+  s = s.replace(/<!--[\s\S]*?-->/g, '');
+  s = s.replace(/<(head|style|script|title)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
+  s = s.replace(/<a\b[^>]*?\bhref\s*=\s*("([^"]*)"|'([^']*)')[^>]*>([\s\S]*?)<\/a\s*>/gi, (whole, _q, h1, h2, inner) => {
+    const href = decodeEntities(h1 ?? h2 ?? '').trim();
+    const text = inner.replace(/<[^>]*>/g, '').trim();
+    if (!href || /^mailto:/i.test(href) || decodeEntities(text) === href || !/^https?:/i.test(href)) return inner;
+    return `${inner} (${href})`;
+  });
+  s = s.replace(/<br\s*\/?>/gi, '\n');
+  s = s.replace(/<li\b[^>]*>/gi, '\n- ');
+  s = s.replace(/<\/(p|div|tr|h[1-6]|ul|ol|table|blockquote|section|article|header|footer)\s*>/gi, '\n');
+  s = s.replace(/<(p|div|tr|h[1-6]|ul|ol|table|blockquote|hr)\b[^>]*>/gi, '\n');
+  s = s.replace(/<\/t[dh]\s*>/gi, '\t');
+  s = s.replace(/<[^>]*>/g, '');
+  s = decodeEntities(s);
+  return s
+    .split('\n')
+    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function isAttachment(part, h) {
+  const disposition = (h['content-disposition'] || '').toLowerCase();
+  return Boolean(part.filename) || disposition.startsWith('attachment') || (Boolean(part.body && part.body.attachmentId) && !/^text\/(plain|html)/i.test(part.mimeType || ''));
+}
+
+/** The readable body of a part tree: plain text preferred in multipart/alternative, HTML converted otherwise. */
+function bodyOf(part, notes) {
+  if (!part || typeof part !== 'object') return null;
+  const h = headerMap(part.headers);
+  const mime = String(part.mimeType || h['content-type'] || 'text/plain').toLowerCase().split(';')[0].trim();
+  if (!mime.startsWith('multipart/') && isAttachment(part, h)) return null;
+  const children = Array.isArray(part.parts) ? part.parts : [];
+  if (mime === 'multipart/alternative') {
+    const found = children.map((c) => bodyOf(c, notes)).filter((b) => b && b.text !== '');
+    return found.find((b) => !b.html) || found[found.length - 1] || null;
+  }
+  if (mime.startsWith('multipart/')) {
+    const found = children.map((c) => bodyOf(c, notes)).filter((b) => b && b.text !== '');
+    if (!found.length) return null;
+    return { text: found.map((b) => b.text).join('\n\n'), html: found.every((b) => b.html) };
+  }
+  if (mime !== 'text/plain' && mime !== 'text/html') return null;
+  if (!part.body || typeof part.body.data !== 'string') return null;
+  const text = decodeText(base64urlBytes(part.body.data), paramOf(h['content-type'], 'charset'), notes);
+  return mime === 'text/html' ? { text: htmlToText(text), html: true } : { text: text.replace(/\r\n?/g, '\n').trim(), html: false };
+}
+
+function attachmentsOf(part, out = []) {
+  if (!part || typeof part !== 'object') return out;
+  const h = headerMap(part.headers);
+  const mime = String(part.mimeType || '').toLowerCase();
+  if (!mime.startsWith('multipart/') && isAttachment(part, h)) {
+    out.push({
+      filename: decodeWords(part.filename || paramOf(h['content-disposition'], 'filename') || paramOf(h['content-type'], 'name')) || null,
+      mimeType: part.mimeType || null,
+      size: part.body && typeof part.body.size === 'number' ? part.body.size : null,
+      attachmentId: (part.body && part.body.attachmentId) || null,
+      partId: part.partId ?? null,
+    });
+  }
+  for (const c of Array.isArray(part.parts) ? part.parts : []) attachmentsOf(c, out);
+  return out;
+}
+
+function clip(text, max) {
+  return text.length > max ? { body: `${text.slice(0, max)}…`, truncated: true } : { body: text, truncated: false };
+}
+
+const labelsOf = (m) => (Array.isArray(m.labelIds) ? m.labelIds : []);
+
+/** One row of a search result (format=metadata). */
+function slimMessage(m) {
+  const h = headerMap(m.payload && m.payload.headers);
+  const labels = labelsOf(m);
+  return {
+    id: m.id,
+    threadId: m.threadId ?? null,
+    date: h.date || null,
+    from: decodeWords(h.from) || null,
+    to: decodeWords(h.to) || null,
+    subject: decodeWords(h.subject) || '',
+    snippet: decodeEntities(m.snippet || ''),
+    labels,
+    unread: labels.includes('UNREAD'),
+  };
+}
+
+/** A whole message (format=full): headers, the body as text, attachments listed but not downloaded. */
+function fullMessage(m, maxChars) {
+  const h = headerMap(m.payload && m.payload.headers);
+  const labels = labelsOf(m);
+  const notes = [];
+  const found = bodyOf(m.payload, notes);
+  const { body, truncated } = clip(found ? found.text : '', maxChars);
+  const out = {
+    id: m.id,
+    threadId: m.threadId ?? null,
+    date: h.date || null,
+    from: decodeWords(h.from) || null,
+    to: decodeWords(h.to) || null,
+    cc: decodeWords(h.cc) || null,
+    subject: decodeWords(h.subject) || '',
+    messageId: h['message-id'] || null,
+    labels,
+    unread: labels.includes('UNREAD'),
+    body,
+    bodyFormat: found ? (found.html ? 'text from html' : 'text') : 'none',
+    truncated,
+    attachments: attachmentsOf(m.payload),
+  };
+  if (notes.length) out.note = `charset ${notes.join(', ')} is not supported: decoded as UTF-8, some characters may be wrong`;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing: RFC 2822 with RFC 2047 encoded words, base64url raw
+
+const isAscii = (s) => /^[\x20-\x7e]*$/.test(s);
+
+function refuseLineBreaks(name, value) {
+  if (/[\r\n]/.test(value)) {
+    throw new Error(`${name} contains a line break (CR or LF): header values must be one line (a line break would inject headers). Remove it and retry.`);
+  }
+  if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value)) throw new Error(`${name} contains a control character: remove it and retry.`);
+}
+
+/** =?UTF-8?B?…?= words of at most 75 characters (45 UTF-8 bytes each, never splitting a character), folded. */
+function encodeWords(text) {
+  const utf8 = new TextEncoder();
+  const words = [];
+  let cur = '';
+  for (const ch of text) {
+    if (utf8.encode(cur + ch).length > 45) {
+      words.push(cur);
+      cur = '';
+    }
+    cur += ch;
+  }
+  if (cur) words.push(cur);
+  return words.map((w) => `=?UTF-8?B?${utf8.encode(w).toBase64()}?=`).join('\r\n ');
+}
+
+const headerText = (text) => (isAscii(text) ? text : encodeWords(text));
+
+const ADDR = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+\.[^\s<>()[\]\\,;:"@]+$/;
+
+/** "a@b.c" or "Name <a@b.c>" → the header form, the name encoded when it is not ASCII. */
+function formatAddress(field, raw) {
+  refuseLineBreaks(field, raw);
+  const s = raw.trim();
+  if (ADDR.test(s)) return s;
+  const m = /^(.*?)\s*<([^<>]+)>$/.exec(s);
+  if (!m || !ADDR.test(m[2].trim())) {
+    throw new Error(`${field}: "${raw}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`);
+  }
+  let name = m[1].trim().replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1');
+  const addr = m[2].trim();
+  if (!name) return addr;
+  if (!isAscii(name)) return `${encodeWords(name)} <${addr}>`;
+  if (/[()<>[\]:;@\\,."]/.test(name)) name = `"${name.replace(/["\\]/g, '\\$&')}"`;
+  return `${name} <${addr}>`;
+}
+
+function addressList(field, list) {
+  return (list || []).map((a) => formatAddress(field, a)).join(',\r\n ');
+}
+
+/** The RFC 2822 message: headers, then the UTF-8 text body in base64 lines of 76. */
+function buildMessage({ to, cc, bcc, subject, body, inReplyTo, references }) {
+  refuseLineBreaks('subject', subject);
+  const lines = [];
+  if (to && to.length) lines.push(`To: ${addressList('to', to)}`);
+  if (cc && cc.length) lines.push(`Cc: ${addressList('cc', cc)}`);
+  if (bcc && bcc.length) lines.push(`Bcc: ${addressList('bcc', bcc)}`);
+  lines.push(`Subject: ${headerText(subject)}`);
+  if (inReplyTo) {
+    refuseLineBreaks('In-Reply-To', inReplyTo);
+    lines.push(`In-Reply-To: ${inReplyTo}`);
+  }
+  if (references) {
+    refuseLineBreaks('References', references);
+    lines.push(`References: ${references}`);
+  }
+  lines.push('MIME-Version: 1.0', 'Content-Type: text/plain; charset="UTF-8"', 'Content-Transfer-Encoding: base64');
+  const text = String(body || '').replace(/\r\n?/g, '\n').replace(/\n/g, '\r\n');
+  const b64 = new TextEncoder().encode(text).toBase64();
+  const wrapped = b64.match(/.{1,76}/g) || [];
+  return `${lines.join('\r\n')}\r\n\r\n${wrapped.join('\r\n')}\r\n`;
+}
+
+const toRaw = (message) => new TextEncoder().encode(message).toBase64({ alphabet: 'base64url', omitPadding: true });
+
+/** The message being answered: its thread, Message-ID, References, subject and sender. */
+async function replyContext(ctx, messageId) {
+  const m = await gmail(ctx, 'GET', `/messages/${enc(messageId)}`, {
+    query: { format: 'metadata', metadataHeaders: REPLY_HEADERS },
+    action: `read message ${messageId} to reply to it`,
+  });
+  const h = headerMap(m.payload && m.payload.headers);
+  const mid = (h['message-id'] || '').trim();
+  const refs = (h.references || '').replace(/\s+/g, ' ').trim();
+  const subject = decodeWords(h.subject || '');
+  return {
+    threadId: m.threadId,
+    inReplyTo: mid || undefined,
+    references: mid ? (refs && !refs.includes(mid) ? `${refs} ${mid}` : refs || mid) : refs || undefined,
+    subject: /^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim()}`.trim(),
+    replyTo: (h['reply-to'] || h.from || '').trim(),
+  };
+}
+
+/** The message to send or save: a new one, or a reply threaded on the original. */
+async function composed(ctx, args) {
+  let to = args.to || [];
+  let subject = args.subject;
+  let thread;
+  if (args.replyToMessageId) {
+    const r = await replyContext(ctx, args.replyToMessageId);
+    thread = { threadId: r.threadId, inReplyTo: r.inReplyTo, references: r.references };
+    if (subject === undefined) subject = r.subject;
+    if (!to.length && r.replyTo) to = splitAddresses(decodeWords(r.replyTo));
+  }
+  if (subject === undefined) throw new Error('subject is required for a new email (it may be omitted only with replyToMessageId).');
+  if (!to.length && !(args.cc || []).length && !(args.bcc || []).length) throw new Error('Give at least one recipient in to, cc or bcc.');
+  const message = buildMessage({ to, cc: args.cc, bcc: args.bcc, subject, body: args.body, ...(thread || {}) });
+  return { raw: toRaw(message), threadId: thread ? thread.threadId : undefined, to };
+}
+
+/** "A <a@x>, b@y" → entries (commas inside quotes or angle brackets kept). */
+function splitAddresses(list) {
+  const out = [];
+  let cur = '';
+  let quoted = false;
+  let angle = false;
+  for (const ch of list) {
+    if (ch === '"') quoted = !quoted;
+    else if (ch === '<' && !quoted) angle = true;
+    else if (ch === '>' && !quoted) angle = false;
+    if (ch === ',' && !quoted && !angle) {
+      if (cur.trim()) out.push(cur.trim());
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labels
+
+const SYSTEM_LABEL = /^(INBOX|SPAM|TRASH|UNREAD|STARRED|IMPORTANT|SENT|DRAFT|CHAT|CATEGORY_(PERSONAL|SOCIAL|PROMOTIONS|UPDATES|FORUMS))$/i;
+
+/** Label ids for names or ids: system labels by name, Label_… ids as they are, user labels looked up by name. */
+async function labelIds(ctx, wanted) {
+  const out = [];
+  let all;
+  for (const w of wanted) {
+    const v = w.trim();
+    if (SYSTEM_LABEL.test(v)) out.push(v.toUpperCase());
+    else if (/^Label_[0-9]+$/.test(v)) out.push(v);
+    else {
+      if (!all) {
+        const data = await gmail(ctx, 'GET', '/labels', { action: 'list labels' });
+        all = Array.isArray(data && data.labels) ? data.labels : [];
+      }
+      const hit = all.find((l) => String(l.name || '').toLowerCase() === v.toLowerCase());
+      if (!hit) {
+        const names = all.filter((l) => l.type === 'user').map((l) => `"${l.name}"`).slice(0, 20).join(', ') || 'none';
+        throw new Error(`No Gmail label is named "${v}". User labels: ${names}. System labels: INBOX, STARRED, IMPORTANT, UNREAD, SPAM, TRASH, CATEGORY_*.`);
+      }
+      out.push(hit.id);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handlers
+
+async function searchMessages(ctx, args) {
+  const list = await gmail(ctx, 'GET', '/messages', {
+    query: {
+      q: args.query,
+      maxResults: args.maxResults ?? 10,
+      pageToken: args.cursor,
+      labelIds: args.labelIds,
+      includeSpamTrash: args.includeSpamTrash ? 'true' : undefined,
+    },
+    action: 'search messages',
+  });
+  const ids = (Array.isArray(list && list.messages) ? list.messages : []).slice(0, args.maxResults ?? 10);
+  const rows = await Promise.all(
+    ids.map(async (ref) => {
+      try {
+        const m = await gmail(ctx, 'GET', `/messages/${enc(ref.id)}`, {
+          query: { format: 'metadata', metadataHeaders: LIST_HEADERS },
+          action: `read message ${ref.id}`,
+        });
+        return slimMessage(m);
+      } catch (err) {
+        // a message deleted between the list and the read is left out; any other failure counts
+        if (err && err.status === 404) return null;
+        throw err;
+      }
+    }),
+  );
+  const messages = rows.filter(Boolean);
+  return {
+    messages,
+    count: messages.length,
+    resultSizeEstimate: typeof list?.resultSizeEstimate === 'number' ? list.resultSizeEstimate : null,
+    next: (list && list.nextPageToken) || null,
+  };
+}
+
+async function getMessage(ctx, args) {
+  const m = await gmail(ctx, 'GET', `/messages/${enc(args.messageId)}`, { query: { format: 'full' }, action: `read message ${args.messageId}` });
+  return fullMessage(m, args.maxBodyChars ?? 20000);
+}
+
+async function getThread(ctx, args) {
+  const t = await gmail(ctx, 'GET', `/threads/${enc(args.threadId)}`, { query: { format: 'full' }, action: `read thread ${args.threadId}` });
+  const all = (Array.isArray(t && t.messages) ? t.messages : []).slice();
+  all.sort((a, b) => Number(a.internalDate || 0) - Number(b.internalDate || 0));
+  const per = args.maxBodyCharsPerMessage ?? 4000;
+  const messages = all.map((m) => {
+    const full = fullMessage(m, per);
+    return {
+      id: full.id,
+      date: full.date,
+      from: full.from,
+      to: full.to,
+      cc: full.cc,
+      subject: full.subject,
+      unread: full.unread,
+      body: full.body,
+      truncated: full.truncated,
+      attachments: full.attachments.map((a) => ({ filename: a.filename, mimeType: a.mimeType, size: a.size })),
+      ...(full.note ? { note: full.note } : {}),
+    };
+  });
+  return { threadId: t.id, subject: messages.length ? messages[0].subject : '', messageCount: messages.length, messages };
+}
+
+async function sendEmail(ctx, args) {
+  const { raw, threadId } = await composed(ctx, args);
+  const sent = await gmail(ctx, 'POST', '/messages/send', {
+    body: threadId ? { raw, threadId } : { raw },
+    action: args.replyToMessageId ? `send a reply to message ${args.replyToMessageId}` : 'send the email',
+  });
+  return { id: sent.id, threadId: sent.threadId ?? null, labels: labelsOf(sent), reply: Boolean(args.replyToMessageId) };
+}
+
+async function createDraft(ctx, args) {
+  const { raw, threadId } = await composed(ctx, args);
+  const draft = await gmail(ctx, 'POST', '/drafts', {
+    body: { message: threadId ? { raw, threadId } : { raw } },
+    action: 'create the draft',
+  });
+  const m = draft.message || {};
+  return { draftId: draft.id, messageId: m.id ?? null, threadId: m.threadId ?? null, reply: Boolean(args.replyToMessageId) };
+}
+
+async function modifyLabels(ctx, args) {
+  const add = [];
+  const remove = [];
+  if (args.archive === true) remove.push('INBOX');
+  if (args.archive === false) add.push('INBOX');
+  if (args.read === true) remove.push('UNREAD');
+  if (args.read === false) add.push('UNREAD');
+  if (args.starred === true) add.push('STARRED');
+  if (args.starred === false) remove.push('STARRED');
+  add.push(...(await labelIds(ctx, args.addLabels || [])));
+  remove.push(...(await labelIds(ctx, args.removeLabels || [])));
+  const addIds = [...new Set(add)];
+  const removeIds = [...new Set(remove)];
+  const both = addIds.filter((l) => removeIds.includes(l));
+  if (both.length) throw new Error(`Label ${both.join(', ')} is both added and removed: pick one.`);
+  if (!addIds.length && !removeIds.length) {
+    throw new Error('Nothing to change: give archive, read, starred, addLabels or removeLabels.');
+  }
+  const ids = [...new Set(args.messageIds)];
+  if (ids.length === 1) {
+    const m = await gmail(ctx, 'POST', `/messages/${enc(ids[0])}/modify`, {
+      body: { addLabelIds: addIds, removeLabelIds: removeIds },
+      action: `change the labels of message ${ids[0]}`,
+    });
+    return { messageIds: ids, added: addIds, removed: removeIds, labels: labelsOf(m) };
+  }
+  await gmail(ctx, 'POST', '/messages/batchModify', {
+    body: { ids, addLabelIds: addIds, removeLabelIds: removeIds },
+    action: `change the labels of ${ids.length} messages`,
+  });
+  return { messageIds: ids, added: addIds, removed: removeIds };
+}
+
+async function listLabels(ctx) {
+  const data = await gmail(ctx, 'GET', '/labels', { action: 'list labels' });
+  const labels = (Array.isArray(data && data.labels) ? data.labels : []).map((l) => ({ id: l.id, name: l.name, type: l.type ?? null }));
+  labels.sort((a, b) => (a.type === b.type ? String(a.name).localeCompare(String(b.name)) : a.type === 'system' ? -1 : 1));
+  return { labels };
+}
+
+async function trashMessage(ctx, args) {
+  const m = await gmail(ctx, 'POST', `/messages/${enc(args.messageId)}/trash`, { action: `move message ${args.messageId} to the trash` });
+  return { id: m.id, threadId: m.threadId ?? null, labels: labelsOf(m), trashed: labelsOf(m).includes('TRASH') };
+}
+
+export default {
+  gmail_search_messages: searchMessages,
+  gmail_get_message: getMessage,
+  gmail_get_thread: getThread,
+  gmail_send_email: sendEmail,
+  gmail_create_draft: createDraft,
+  gmail_modify_labels: modifyLabels,
+  gmail_list_labels: listLabels,
+  gmail_trash_message: trashMessage,
+};

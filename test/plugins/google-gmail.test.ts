@@ -1,0 +1,398 @@
+/**
+ * @module test/plugins/google-gmail.test
+ * Every Gmail tool runs through the real gateway and sandbox against a loopback stand-in for
+ * gmail.googleapis.com (reached through the policy's origin mapping): the request each tool makes
+ * (method, /gmail/v1/users/me path, query with its repeated keys, JSON body, Bearer token) and its
+ * slim result come from one table. Then the MIME reader on awkward messages (multipart/alternative
+ * inside multipart/mixed, an HTML-only Latin-1 body, no charset, encoded-word headers), the MIME
+ * writer (RFC 2047 subjects and names, replies threaded with In-Reply-To and References, CR/LF in a
+ * header refused), the error mappings (401, 403 scopes vs 403 rate limits, 404, 400, 429) and bad
+ * arguments refused before any request.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startGateway } from '../helpers/gateway.js';
+import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+
+const TOKEN = 'ya29.gmail-access-token-0123456789';
+const BASE = '/gmail/v1/users/me';
+type Gateway = Awaited<ReturnType<typeof startGateway>>;
+let upstream: Upstream;
+let gw: Gateway;
+
+before(async () => {
+  upstream = await startUpstream();
+  gw = await startGateway({ upstreams: { 'https://gmail.googleapis.com': upstream.origin }, plugins: ['google-gmail'] });
+  await gw.connect('google-gmail', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
+});
+after(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
+
+/** Answers "METHOD /path" (path under /gmail/v1/users/me). */
+function route(replies: Record<string, Reply>): void {
+  upstream.requests.length = 0;
+  upstream.setHandler((req) => {
+    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
+    const reply = replies[`${req.method} ${rel}`];
+    if (!reply) return { status: 404, json: { error: { code: 404, message: `no route ${req.method} ${req.path}`, status: 'NOT_FOUND' } } };
+    return typeof reply === 'function' ? reply(req) : reply;
+  });
+}
+
+/** [method, path, query entries in order (GET) or JSON body (writes)] */
+type Call = [method: string, path: string, queryOrBody?: unknown];
+
+function assertCalls(calls: Call[]): void {
+  const reqs = upstream.requests;
+  assert.equal(reqs.length, calls.length, `requests: ${reqs.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+  calls.forEach(([method, path, expected], i) => {
+    const req = reqs[i]!;
+    assert.equal(req.headers.authorization, `Bearer ${TOKEN}`, `request ${i} carries the user's token`);
+    assert.equal(req.method, method, `request ${i} method`);
+    assert.equal(req.path, `${BASE}${path}`, `request ${i} path`);
+    if (method === 'GET') {
+      assert.deepEqual([...req.query], expected ?? [], `request ${i} query`);
+      assert.equal(req.body, '');
+    } else if (expected === undefined) {
+      assert.equal(req.body, '', `request ${i} has no body`);
+    } else {
+      assert.match(String(req.headers['content-type']), /^application\/json/);
+      assert.deepEqual(req.json, expected, `request ${i} JSON body`);
+    }
+  });
+}
+
+async function ok(tool: string, args: Record<string, unknown>): Promise<any> {
+  const item = (await gw.execute(tool, args)) as unknown as Record<string, unknown>;
+  assert.ok('result' in item, `${tool} failed: ${JSON.stringify(item)}`);
+  return item['result'];
+}
+
+async function fails(tool: string, args: Record<string, unknown>, pattern: RegExp): Promise<void> {
+  const item = (await gw.execute(tool, args)) as unknown as Record<string, unknown>;
+  assert.ok(!('result' in item), `${tool} should fail: ${JSON.stringify(item)}`);
+  const text = `${String(item['error'])} ${String(item['message'] ?? '')}`;
+  assert.match(text, pattern);
+  assert.ok(!text.includes(TOKEN), 'the token never appears in an error');
+}
+
+// ---------- fixtures ----------
+
+const b64url = (s: string | Buffer) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s).toString('base64url');
+const hdrs = (h: Record<string, string>) => Object.entries(h).map(([name, value]) => ({ name, value }));
+const META = [['format', 'metadata'], ['metadataHeaders', 'From'], ['metadataHeaders', 'To'], ['metadataHeaders', 'Subject'], ['metadataHeaders', 'Date']];
+const REPLY_META = [['format', 'metadata'], ['metadataHeaders', 'Subject'], ['metadataHeaders', 'Message-ID'], ['metadataHeaders', 'References'], ['metadataHeaders', 'From'], ['metadataHeaders', 'Reply-To']];
+
+const metaMessage = (id: string, subject: string, labels = ['INBOX', 'UNREAD']) => ({
+  id, threadId: `t-${id}`, labelIds: labels, snippet: 'Don&#39;t forget &amp; bring the slides', sizeEstimate: 4000, internalDate: '1767000000000',
+  payload: { mimeType: 'multipart/alternative', headers: hdrs({ From: 'Alice <alice@example.com>', To: 'me@example.com', Subject: subject, Date: 'Mon, 2 Mar 2026 09:00:00 +0100' }) },
+});
+const slimRow = (id: string, subject: string, labels = ['INBOX', 'UNREAD']) => ({
+  id, threadId: `t-${id}`, date: 'Mon, 2 Mar 2026 09:00:00 +0100', from: 'Alice <alice@example.com>', to: 'me@example.com', subject,
+  snippet: "Don't forget & bring the slides", labels, unread: labels.includes('UNREAD'),
+});
+
+// multipart/mixed ▸ [multipart/alternative ▸ [text/plain utf-8, text/html], application/pdf attachment]
+const SUBJECT_FR = 'Réunion – budget ✓';
+const MIXED = {
+  id: 'm1', threadId: 't1', labelIds: ['INBOX', 'UNREAD', 'IMPORTANT'], snippet: 'x', internalDate: '1767000000000',
+  payload: {
+    partId: '', mimeType: 'multipart/mixed', filename: '',
+    headers: hdrs({
+      From: '=?ISO-8859-1?Q?Andr=E9_Dupont?= <andre@example.com>', To: 'me@example.com', Cc: 'Bob <bob@example.com>',
+      Subject: `=?UTF-8?B?${Buffer.from(SUBJECT_FR).toString('base64')}?=`, Date: 'Tue, 3 Mar 2026 10:00:00 +0100', 'Message-Id': '<abc@mail.example.com>',
+    }),
+    body: { size: 0 },
+    parts: [
+      { partId: '0', mimeType: 'multipart/alternative', filename: '', headers: hdrs({ 'Content-Type': 'multipart/alternative; boundary="b2"' }), body: { size: 0 }, parts: [
+        { partId: '0.0', mimeType: 'text/plain', filename: '', headers: hdrs({ 'Content-Type': 'text/plain; charset="UTF-8"' }), body: { size: 20, data: b64url('Bonjour à tous,\r\nle budget est prêt.\r\n') } },
+        { partId: '0.1', mimeType: 'text/html', filename: '', headers: hdrs({ 'Content-Type': 'text/html; charset="UTF-8"' }), body: { size: 40, data: b64url('<p>Bonjour <b>à tous</b></p>') } },
+      ] },
+      { partId: '1', mimeType: 'application/pdf', filename: 'budget 2026.pdf', headers: hdrs({ 'Content-Type': 'application/pdf; name="budget 2026.pdf"', 'Content-Disposition': 'attachment; filename="budget 2026.pdf"' }), body: { attachmentId: 'ANGjdJ-att1', size: 48213 } },
+    ],
+  },
+};
+const MIXED_FULL = {
+  id: 'm1', threadId: 't1', date: 'Tue, 3 Mar 2026 10:00:00 +0100', from: 'André Dupont <andre@example.com>', to: 'me@example.com', cc: 'Bob <bob@example.com>',
+  subject: SUBJECT_FR, messageId: '<abc@mail.example.com>', labels: ['INBOX', 'UNREAD', 'IMPORTANT'], unread: true,
+  body: 'Bonjour à tous,\nle budget est prêt.', bodyFormat: 'text', truncated: false,
+  attachments: [{ filename: 'budget 2026.pdf', mimeType: 'application/pdf', size: 48213, attachmentId: 'ANGjdJ-att1', partId: '1' }],
+};
+
+// an HTML-only message in ISO-8859-1 (bytes, not UTF-8), with a style block, a link and entities
+const LATIN1_HTML = Buffer.from(
+  '<html><head><style>p { color: red }</style></head><body><p>Caf\xe9 &amp; cr\xe8me&nbsp;br\xfbl\xe9e</p>' +
+    '<p>Voir <a href="https://example.com/menu?a=1&amp;b=2">le menu</a><br>Merci</p><ul><li>un</li><li>deux</li></ul></body></html>',
+  'latin1',
+);
+const HTML_ONLY = {
+  id: 'm2', threadId: 't2', labelIds: ['INBOX'], internalDate: '1767000000000',
+  payload: { partId: '', mimeType: 'text/html', filename: '', headers: hdrs({ From: 'resto@example.com', Subject: 'Menu', 'Content-Type': 'text/html; charset=ISO-8859-1' }), body: { size: LATIN1_HTML.length, data: LATIN1_HTML.toString('base64url') } },
+};
+const HTML_TEXT = 'Café & crème brûlée\n\nVoir le menu (https://example.com/menu?a=1&b=2)\nMerci\n\n- un\n- deux';
+
+const payloadNoCharset = (bytes: Buffer) => ({
+  id: 'm3', threadId: 't3', labelIds: [], internalDate: '1',
+  payload: { partId: '', mimeType: 'text/plain', filename: '', headers: hdrs({ Subject: 'x', 'Content-Type': 'text/plain' }), body: { size: bytes.length, data: bytes.toString('base64url') } },
+});
+
+const NO_CONTENT: UpstreamReply = { status: 204 };
+const sentRaw = (req: RecordedRequest): string => Buffer.from((req.json as any).raw ?? (req.json as any).message.raw, 'base64url').toString('utf8');
+const bodyB64 = (text: string) => (Buffer.from(text.replace(/\n/g, '\r\n'), 'utf8').toString('base64').match(/.{1,76}/g) ?? []).join('\r\n');
+
+// ---------- the table ----------
+
+interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+
+const CASES: Case[] = [
+  { tool: 'gmail_search_messages', args: { query: 'from:alice is:unread', maxResults: 2 },
+    replies: {
+      'GET /messages': { json: { messages: [{ id: 'a1', threadId: 't-a1' }, { id: 'a2', threadId: 't-a2' }], nextPageToken: 'page-2', resultSizeEstimate: 7 } },
+      'GET /messages/a1': { json: metaMessage('a1', 'Slides') },
+      'GET /messages/a2': { json: metaMessage('a2', 'Agenda', ['INBOX']) },
+    },
+    calls: [['GET', '/messages', [['q', 'from:alice is:unread'], ['maxResults', '2']]], ['GET', '/messages/a1', META], ['GET', '/messages/a2', META]],
+    result: { messages: [slimRow('a1', 'Slides'), slimRow('a2', 'Agenda', ['INBOX'])], count: 2, resultSizeEstimate: 7, next: 'page-2' } },
+  { name: 'gmail_search_messages (next page, labels, spam and trash)', tool: 'gmail_search_messages', args: { cursor: 'page-2', labelIds: ['INBOX', 'Label_7'], includeSpamTrash: true },
+    replies: { 'GET /messages': { json: { resultSizeEstimate: 0 } } },
+    calls: [['GET', '/messages', [['maxResults', '10'], ['pageToken', 'page-2'], ['labelIds', 'INBOX'], ['labelIds', 'Label_7'], ['includeSpamTrash', 'true']]]],
+    result: { messages: [], count: 0, resultSizeEstimate: 0, next: null } },
+  { name: 'gmail_search_messages leaves out a message deleted meanwhile', tool: 'gmail_search_messages', args: { query: 'x' },
+    replies: { 'GET /messages': { json: { messages: [{ id: 'gone', threadId: 't' }, { id: 'a1', threadId: 't-a1' }] } }, 'GET /messages/a1': { json: metaMessage('a1', 'Slides') } },
+    calls: [['GET', '/messages', [['q', 'x'], ['maxResults', '10']]], ['GET', '/messages/gone', META], ['GET', '/messages/a1', META]],
+    result: { messages: [slimRow('a1', 'Slides')], count: 1, resultSizeEstimate: null, next: null } },
+  { tool: 'gmail_get_message', args: { messageId: 'm1' }, replies: { 'GET /messages/m1': { json: MIXED } },
+    calls: [['GET', '/messages/m1', [['format', 'full']]]], result: MIXED_FULL },
+  { tool: 'gmail_get_thread', args: { threadId: 't1', maxBodyCharsPerMessage: 200 },
+    replies: { 'GET /threads/t1': { json: { id: 't1', historyId: '9', messages: [{ ...HTML_ONLY, internalDate: '1767000009000' }, MIXED] } } },
+    calls: [['GET', '/threads/t1', [['format', 'full']]]],
+    result: { threadId: 't1', subject: SUBJECT_FR, messageCount: 2, messages: [
+      { id: 'm1', date: MIXED_FULL.date, from: MIXED_FULL.from, to: 'me@example.com', cc: 'Bob <bob@example.com>', subject: SUBJECT_FR, unread: true, body: MIXED_FULL.body, truncated: false,
+        attachments: [{ filename: 'budget 2026.pdf', mimeType: 'application/pdf', size: 48213 }] },
+      { id: 'm2', date: null, from: 'resto@example.com', to: null, cc: null, subject: 'Menu', unread: false, body: `${HTML_TEXT.slice(0, 200)}`, truncated: false, attachments: [] },
+    ] } },
+  { tool: 'gmail_send_email', args: { to: ['bob@example.com', 'Zoë Martin <zoe@example.com>'], cc: ['Smith, John <john@example.com>'], bcc: ['audit@example.com'], subject: 'Quarterly plan', body: 'Hi all,\nsee below.\n\n— Me' },
+    replies: { 'POST /messages/send': { json: { id: 's1', threadId: 's1', labelIds: ['SENT'] } } },
+    calls: [['POST', '/messages/send', { raw: (req: RecordedRequest) => req }]],
+    result: { id: 's1', threadId: 's1', labels: ['SENT'], reply: false } },
+  { tool: 'gmail_create_draft', args: { to: ['bob@example.com'], subject: 'Draft', body: 'Later' },
+    replies: { 'POST /drafts': { json: { id: 'r-1', message: { id: 'd1', threadId: 'd1', labelIds: ['DRAFT'] } } } },
+    calls: [['POST', '/drafts', { message: { raw: b64url(`To: bob@example.com\r\nSubject: Draft\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset="UTF-8"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bodyB64('Later')}\r\n`) } }]],
+    result: { draftId: 'r-1', messageId: 'd1', threadId: 'd1', reply: false } },
+  { tool: 'gmail_modify_labels', args: { messageIds: ['m1'], archive: true, read: true, starred: true },
+    replies: { 'POST /messages/m1/modify': { json: { id: 'm1', threadId: 't1', labelIds: ['IMPORTANT', 'STARRED'] } } },
+    calls: [['POST', '/messages/m1/modify', { addLabelIds: ['STARRED'], removeLabelIds: ['INBOX', 'UNREAD'] }]],
+    result: { messageIds: ['m1'], added: ['STARRED'], removed: ['INBOX', 'UNREAD'], labels: ['IMPORTANT', 'STARRED'] } },
+  { name: 'gmail_modify_labels (several messages, labels by name)', tool: 'gmail_modify_labels', args: { messageIds: ['m1', 'm2', 'm1'], read: false, archive: false, addLabels: ['clients', 'important'], removeLabels: ['Label_9'] },
+    replies: {
+      'GET /labels': { json: { labels: [{ id: 'INBOX', name: 'INBOX', type: 'system' }, { id: 'Label_3', name: 'Clients', type: 'user', messageListVisibility: 'show' }] } },
+      'POST /messages/batchModify': NO_CONTENT,
+    },
+    calls: [['GET', '/labels'], ['POST', '/messages/batchModify', { ids: ['m1', 'm2'], addLabelIds: ['INBOX', 'UNREAD', 'Label_3', 'IMPORTANT'], removeLabelIds: ['Label_9'] }]],
+    result: { messageIds: ['m1', 'm2'], added: ['INBOX', 'UNREAD', 'Label_3', 'IMPORTANT'], removed: ['Label_9'] } },
+  { tool: 'gmail_list_labels', args: {},
+    replies: { 'GET /labels': { json: { labels: [
+      { id: 'Label_3', name: 'Clients', type: 'user', messageListVisibility: 'show', labelListVisibility: 'labelShow' },
+      { id: 'INBOX', name: 'INBOX', type: 'system', messageListVisibility: 'hide' },
+      { id: 'Label_1', name: 'Archive/2025', type: 'user' },
+      { id: 'SENT', name: 'SENT', type: 'system' },
+    ] } } },
+    calls: [['GET', '/labels']],
+    result: { labels: [{ id: 'INBOX', name: 'INBOX', type: 'system' }, { id: 'SENT', name: 'SENT', type: 'system' }, { id: 'Label_1', name: 'Archive/2025', type: 'user' }, { id: 'Label_3', name: 'Clients', type: 'user' }] } },
+  { tool: 'gmail_trash_message', args: { messageId: 'm1' }, replies: { 'POST /messages/m1/trash': { json: { id: 'm1', threadId: 't1', labelIds: ['TRASH', 'IMPORTANT'] } } },
+    calls: [['POST', '/messages/m1/trash']], result: { id: 'm1', threadId: 't1', labels: ['TRASH', 'IMPORTANT'], trashed: true } },
+];
+
+describe('google-gmail tools: request made and slim result', () => {
+  for (const c of CASES) {
+    test(c.name ?? c.tool, async () => {
+      route(c.replies);
+      assert.deepEqual(await ok(c.tool, c.args), c.result);
+      if (c.tool === 'gmail_send_email') {
+        // the raw message is checked on its own below; here only the shape of the request
+        assert.equal(upstream.requests.length, 1);
+        assert.deepEqual(Object.keys(upstream.requests[0]!.json as object), ['raw']);
+        assert.equal(upstream.requests[0]!.headers.authorization, `Bearer ${TOKEN}`);
+      } else assertCalls(c.calls);
+    });
+  }
+
+  test('the table covers every tool of the manifest', () => {
+    const tools = new Set(gw.gateway.registry.plugin('google-gmail')!.manifest.tools.map((t) => t.name));
+    assert.deepEqual(new Set(CASES.map((c) => c.tool)), tools);
+  });
+});
+
+describe('google-gmail reads awkward MIME', () => {
+  test('an HTML-only ISO-8859-1 message becomes text: style dropped, entities decoded, link kept', async () => {
+    route({ 'GET /messages/m2': { json: HTML_ONLY } });
+    const r = await ok('gmail_get_message', { messageId: 'm2' });
+    assert.equal(r.body, HTML_TEXT);
+    assert.equal(r.bodyFormat, 'text from html');
+  });
+
+  test('no charset: UTF-8 when the bytes are UTF-8, Windows-1252 when they are not', async () => {
+    route({ 'GET /messages/m3': { json: payloadNoCharset(Buffer.from('naïve café — ok', 'utf8')) } });
+    assert.equal((await ok('gmail_get_message', { messageId: 'm3' })).body, 'naïve café — ok');
+    route({ 'GET /messages/m3': { json: payloadNoCharset(Buffer.from([0x6e, 0x61, 0xef, 0x76, 0x65, 0x20, 0x80, 0x35, 0x20, 0x93, 0x71, 0x94])) } });
+    assert.equal((await ok('gmail_get_message', { messageId: 'm3' })).body, 'naïve €5 “q”');
+  });
+
+  test('an unsupported charset is decoded as UTF-8 and said so', async () => {
+    const m = payloadNoCharset(Buffer.from('plain ascii', 'utf8'));
+    m.payload.headers = hdrs({ Subject: 'x', 'Content-Type': 'text/plain; charset=koi8-r' });
+    route({ 'GET /messages/m3': { json: m } });
+    const r = await ok('gmail_get_message', { messageId: 'm3' });
+    assert.equal(r.body, 'plain ascii');
+    assert.match(r.note, /charset koi8-r is not supported/);
+  });
+
+  test('a long body is cut at maxBodyChars and marked truncated', async () => {
+    const m = payloadNoCharset(Buffer.from('x'.repeat(500), 'utf8'));
+    route({ 'GET /messages/m3': { json: m } });
+    const r = await ok('gmail_get_message', { messageId: 'm3', maxBodyChars: 200 });
+    assert.equal(r.body, `${'x'.repeat(200)}…`);
+    assert.equal(r.truncated, true);
+  });
+
+  test('an attached text file is listed as an attachment, not read as the body', async () => {
+    const m = structuredClone(MIXED);
+    m.payload.parts[1] = { partId: '1', mimeType: 'text/plain', filename: 'notes.txt', headers: hdrs({ 'Content-Disposition': 'attachment; filename="notes.txt"' }), body: { size: 5, data: b64url('NOTES') } } as any;
+    route({ 'GET /messages/m1': { json: m } });
+    const r = await ok('gmail_get_message', { messageId: 'm1' });
+    assert.equal(r.body, MIXED_FULL.body);
+    assert.deepEqual(r.attachments, [{ filename: 'notes.txt', mimeType: 'text/plain', size: 5, attachmentId: null, partId: '1' }]);
+  });
+});
+
+/** Decodes =?UTF-8?B?…?= words (independently of the plugin) to check what it wrote. */
+const unfoldDecode = (v: string) => v.replace(/\r\n /g, ' ').replace(/\?= =\?/g, '?==?').replace(/=\?UTF-8\?B\?([^?]*)\?=/g, (_m, b) => Buffer.from(b, 'base64').toString('utf8'));
+function headerBlock(raw: string): Record<string, string> {
+  const head = raw.slice(0, raw.indexOf('\r\n\r\n'));
+  const out: Record<string, string> = {};
+  for (const line of head.split(/\r\n(?![ \t])/)) {
+    const i = line.indexOf(':');
+    out[line.slice(0, i)] = line.slice(i + 2);
+  }
+  return out;
+}
+
+describe('google-gmail writes RFC 2822', () => {
+  test('a new email: addresses, encoded-word names, Bcc, UTF-8 body in base64', async () => {
+    route({ 'POST /messages/send': { json: { id: 's1', threadId: 's1', labelIds: ['SENT'] } } });
+    await ok('gmail_send_email', { to: ['bob@example.com', 'Zoë Martin <zoe@example.com>'], cc: ['"Smith, John" <john@example.com>'], bcc: ['audit@example.com'], subject: 'Quarterly plan', body: 'Hi all,\nsee below.\n\n— Me' });
+    const raw = sentRaw(upstream.requests[0]!);
+    assert.equal(raw,
+      'To: bob@example.com,\r\n =?UTF-8?B?Wm/DqyBNYXJ0aW4=?= <zoe@example.com>\r\nCc: "Smith, John" <john@example.com>\r\nBcc: audit@example.com\r\nSubject: Quarterly plan\r\n' +
+      `MIME-Version: 1.0\r\nContent-Type: text/plain; charset="UTF-8"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bodyB64('Hi all,\nsee below.\n\n— Me')}\r\n`);
+    assert.equal(Buffer.from(raw.split('\r\n\r\n')[1]!, 'base64').toString('utf8'), 'Hi all,\r\nsee below.\r\n\r\n— Me');
+  });
+
+  test('a long non-ASCII subject becomes folded encoded words of at most 75 characters that decode back exactly', async () => {
+    const subject = 'Compte rendu de la réunion du comité — décisions, échéances et 日本語のテキスト ✓ ok';
+    route({ 'POST /messages/send': { json: { id: 's2', threadId: 's2', labelIds: ['SENT'] } } });
+    await ok('gmail_send_email', { to: ['bob@example.com'], subject, body: 'x' });
+    const raw = sentRaw(upstream.requests[0]!);
+    const head = raw.slice(0, raw.indexOf('\r\n\r\n'));
+    assert.ok(/^[\x20-\x7e\r\n]*$/.test(head), 'the header block is ASCII');
+    const subjectLines = head.slice(head.indexOf('Subject: ')).split('\r\n').filter((l, i) => i === 0 || l.startsWith(' '));
+    assert.ok(subjectLines.length > 2, 'folded over several lines');
+    for (const l of subjectLines) for (const w of l.match(/=\?[^ ]*\?=/g) ?? []) assert.ok(w.length <= 75, `encoded word too long: ${w}`);
+    assert.equal(unfoldDecode(headerBlock(raw)['Subject']!), subject);
+  });
+
+  test('a reply joins the thread with In-Reply-To and References, and defaults subject and to', async () => {
+    const original = { id: 'm9', threadId: 't9', labelIds: ['INBOX'], payload: { headers: hdrs({
+      Subject: 'Re: Budget', 'Message-ID': '<m9@mail.example.com>', References: '<m7@mail.example.com>\r\n <m8@mail.example.com>', From: 'Andre <andre@example.com>', 'Reply-To': 'Team <team@example.com>',
+    }) } };
+    route({ 'GET /messages/m9': { json: original }, 'POST /messages/send': { json: { id: 's3', threadId: 't9', labelIds: ['SENT'] } } });
+    assert.deepEqual(await ok('gmail_send_email', { replyToMessageId: 'm9', body: 'Agreed.' }), { id: 's3', threadId: 't9', labels: ['SENT'], reply: true });
+    assertCalls([['GET', '/messages/m9', REPLY_META], ['POST', '/messages/send', { raw: (upstream.requests[1]!.json as any).raw, threadId: 't9' }]]);
+    assert.equal(sentRaw(upstream.requests[1]!),
+      'To: Team <team@example.com>\r\nSubject: Re: Budget\r\nIn-Reply-To: <m9@mail.example.com>\r\nReferences: <m7@mail.example.com> <m8@mail.example.com> <m9@mail.example.com>\r\n' +
+      `MIME-Version: 1.0\r\nContent-Type: text/plain; charset="UTF-8"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bodyB64('Agreed.')}\r\n`);
+  });
+
+  test('a draft reply to a message without References: subject gets "Re: ", the sender is the recipient', async () => {
+    const original = { id: 'm8', threadId: 't8', payload: { headers: hdrs({ Subject: `=?UTF-8?B?${Buffer.from('Café').toString('base64')}?=`, 'Message-Id': '<m8@x>', From: 'Zoë <zoe@example.com>' }) } };
+    route({ 'GET /messages/m8': { json: original }, 'POST /drafts': { json: { id: 'r-2', message: { id: 'd2', threadId: 't8' } } } });
+    assert.deepEqual(await ok('gmail_create_draft', { replyToMessageId: 'm8', cc: ['bob@example.com'], body: 'Oui' }), { draftId: 'r-2', messageId: 'd2', threadId: 't8', reply: true });
+    const req = upstream.requests[1]!;
+    assert.equal((req.json as any).message.threadId, 't8');
+    const h = headerBlock(sentRaw(req));
+    assert.equal(h['To'], `=?UTF-8?B?${Buffer.from('Zoë').toString('base64')}?= <zoe@example.com>`);
+    assert.equal(h['Cc'], 'bob@example.com');
+    assert.equal(unfoldDecode(h['Subject']!), 'Re: Café');
+    assert.equal(h['In-Reply-To'], '<m8@x>');
+    assert.equal(h['References'], '<m8@x>');
+  });
+
+  test('CR or LF in a header value is refused before any request (header injection)', async () => {
+    route({});
+    await fails('gmail_send_email', { to: ['bob@example.com'], subject: 'Hi\r\nBcc: victim@example.com', body: 'x' }, /subject contains a line break \(CR or LF\).*inject headers/);
+    await fails('gmail_send_email', { to: ['bob@example.com\nBcc: victim@example.com'], subject: 'Hi', body: 'x' }, /to contains a line break/);
+    await fails('gmail_create_draft', { to: ['Bob\r <bob@example.com>'], subject: 'Hi', body: 'x' }, /to contains a line break/);
+    assert.equal(upstream.requests.length, 0);
+  });
+
+  test('malformed addresses, a missing subject or no recipient are refused before any request', async () => {
+    route({});
+    await fails('gmail_send_email', { to: ['bob@example.com, eve@example.com'], subject: 'Hi', body: 'x' }, /one address per entry/);
+    await fails('gmail_send_email', { to: ['not an address'], subject: 'Hi', body: 'x' }, /"not an address" is not an email address/);
+    await fails('gmail_send_email', { to: ['bob@example.com'], body: 'x' }, /subject is required/);
+    await fails('gmail_send_email', { subject: 'Hi', body: 'x' }, /at least one recipient/);
+    assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('google-gmail error mapping', () => {
+  const gErr = (code: number, status: string, message: string, reason?: string, extra: Record<string, unknown> = {}) => ({
+    error: { code, message, status, ...(reason ? { errors: [{ message, domain: 'global', reason }] } : {}), ...extra },
+  });
+  const cases: Array<[string, string, Record<string, unknown>, string, UpstreamReply, RegExp]> = [
+    ['401 invalid credentials', 'gmail_list_labels', {}, 'GET /labels', { status: 401, json: gErr(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.', 'authError') }, /rejected the access token \(401\) while trying to list labels: reconnect google-gmail/],
+    ['403 insufficient scopes', 'gmail_send_email', { to: ['a@example.com'], subject: 's', body: 'b' }, 'POST /messages/send',
+      { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.', 'insufficientPermissions', { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT' }] }) },
+      /lacks the OAuth scope needed to send the email \(403; needs https:\/\/www\.googleapis\.com\/auth\/gmail\.modify\): reconnect google-gmail/],
+    ['403 user rate limit', 'gmail_get_message', { messageId: 'm1' }, 'GET /messages/m1', { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'User-rate limit exceeded', 'userRateLimitExceeded') }, /rate limited the request to read message m1 \(403 userRateLimitExceeded\): wait a minute and retry/],
+    ['403 API not enabled', 'gmail_list_labels', {}, 'GET /labels', { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'Gmail API has not been used in project 1 before or it is disabled.', 'accessNotConfigured') }, /Gmail API is not enabled in the Google Cloud project.*operator/],
+    ['403 other', 'gmail_trash_message', { messageId: 'm1' }, 'POST /messages/m1/trash', { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'Delegation denied for me@example.com', 'forbidden') }, /refused permission to move message m1 to the trash \(403\)\. Gmail said: Delegation denied/],
+    ['404 not found', 'gmail_get_thread', { threadId: 'nope' }, 'GET /threads/nope', { status: 404, json: gErr(404, 'NOT_FOUND', 'Requested entity was not found.', 'notFound') }, /found nothing while trying to read thread nope \(404\).*gmail_search_messages/],
+    ['400 invalid header', 'gmail_send_email', { to: ['a@example.com'], subject: 's', body: 'b' }, 'POST /messages/send', { status: 400, json: gErr(400, 'INVALID_ARGUMENT', 'Invalid To header', 'invalidArgument') }, /refused to send the email \(400 INVALID_ARGUMENT\): Invalid To header/],
+    ['409 conflict', 'gmail_modify_labels', { messageIds: ['m1'], starred: true }, 'POST /messages/m1/modify', { status: 409, json: gErr(409, 'ABORTED', 'Conflict', 'conflict') }, /refused to change the labels of message m1 \(409 ABORTED\): Conflict/],
+    ['429 with retry-after', 'gmail_search_messages', {}, 'GET /messages', { status: 429, headers: { 'retry-after': '30' }, json: gErr(429, 'RESOURCE_EXHAUSTED', 'Too many concurrent requests for user', 'rateLimitExceeded') }, /rate limited the request to search messages \(429 rateLimitExceeded\): retry after 30 seconds/],
+    ['500 not JSON', 'gmail_list_labels', {}, 'GET /labels', { status: 502, body: '<html>Bad gateway</html>' }, /server error \(502\) while trying to list labels: retry later/],
+  ];
+  for (const [name, tool, args, routeKey, reply, pattern] of cases) {
+    test(name, async () => {
+      route({ [routeKey]: reply });
+      await fails(tool, args, pattern);
+    });
+  }
+
+  test('a failure to read one message of a search page fails the search (only 404 is skipped)', async () => {
+    route({ 'GET /messages': { json: { messages: [{ id: 'a1' }] } }, 'GET /messages/a1': { status: 401, json: gErr(401, 'UNAUTHENTICATED', 'x') } });
+    await fails('gmail_search_messages', {}, /\(401\) while trying to read message a1/);
+  });
+
+  test('an unknown label name lists the user labels and changes nothing', async () => {
+    route({ 'GET /labels': { json: { labels: [{ id: 'Label_3', name: 'Clients', type: 'user' }, { id: 'INBOX', name: 'INBOX', type: 'system' }] } } });
+    await fails('gmail_modify_labels', { messageIds: ['m1'], addLabels: ['Suppliers'] }, /No Gmail label is named "Suppliers"\. User labels: "Clients"/);
+    assert.ok(upstream.requests.every((r) => r.method === 'GET'));
+  });
+
+  test('argument problems are refused before any request', async () => {
+    route({});
+    await fails('gmail_modify_labels', { messageIds: ['m1'] }, /Nothing to change/);
+    await fails('gmail_modify_labels', { messageIds: ['m1'], starred: true, removeLabels: ['STARRED'] }, /STARRED is both added and removed/);
+    await fails('gmail_get_message', { messageId: '../labels' }, /Invalid arguments for gmail_get_message/);
+    await fails('gmail_search_messages', { maxResults: 21 }, /Invalid arguments for gmail_search_messages/);
+    await fails('gmail_send_email', { to: ['a@example.com'], subject: 's' }, /Invalid arguments for gmail_send_email/);
+    await fails('gmail_modify_labels', { messageIds: [] }, /Invalid arguments for gmail_modify_labels/);
+    assert.equal(upstream.requests.length, 0);
+  });
+});
