@@ -50,7 +50,7 @@ function gmailError(action, status, retryAfter, data) {
     return new Error(`The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`);
   }
   if (status === 403) return new Error(`Gmail refused permission to ${action} (403).${said || ' Your account or its Google Workspace domain policy does not allow this.'}`);
-  if (status === 404) return new Error(`Gmail found nothing while trying to ${action} (404): the id is wrong or the message is gone (ids come from gmail_search_messages).${said}`);
+  if (status === 404) return new Error(`Gmail found nothing while trying to ${action} (404): the id is wrong or the message is gone (ids come from gmail_search_emails).${said}`);
   if (status === 400 || status === 409 || status === 412 || status === 422) {
     return new Error(`Gmail refused to ${action} (${status}${gStatus ? ` ${gStatus}` : ''}): ${message || 'the request was not valid'}.`);
   }
@@ -619,12 +619,12 @@ async function trashMessage(ctx, args) {
 }
 
 export default {
-  gmail_search_messages: searchMessages,
-  gmail_get_message: getMessage,
+  gmail_search_emails: searchMessages,
+  gmail_get_email: getMessage,
   gmail_get_thread: getThread,
   gmail_send_email: sendEmail,
   gmail_create_draft: createDraft,
   gmail_modify_labels: modifyLabels,
   gmail_list_labels: listLabels,
-  gmail_trash_message: trashMessage,
+  gmail_trash_email: trashMessage,
 };

@@ -149,7 +149,7 @@ const bodyB64 = (text: string) => (Buffer.from(text.replace(/\n/g, '\r\n'), 'utf
 interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
-  { tool: 'gmail_search_messages', args: { query: 'from:alice is:unread', maxResults: 2 },
+  { tool: 'gmail_search_emails', args: { query: 'from:alice is:unread', maxResults: 2 },
     replies: {
       'GET /messages': { json: { messages: [{ id: 'a1', threadId: 't-a1' }, { id: 'a2', threadId: 't-a2' }], nextPageToken: 'page-2', resultSizeEstimate: 7 } },
       'GET /messages/a1': { json: metaMessage('a1', 'Slides') },
@@ -157,15 +157,15 @@ const CASES: Case[] = [
     },
     calls: [['GET', '/messages', [['q', 'from:alice is:unread'], ['maxResults', '2']]], ['GET', '/messages/a1', META], ['GET', '/messages/a2', META]],
     result: { messages: [slimRow('a1', 'Slides'), slimRow('a2', 'Agenda', ['INBOX'])], count: 2, resultSizeEstimate: 7, next: 'page-2' } },
-  { name: 'gmail_search_messages (next page, labels, spam and trash)', tool: 'gmail_search_messages', args: { cursor: 'page-2', labelIds: ['INBOX', 'Label_7'], includeSpamTrash: true },
+  { name: 'gmail_search_emails (next page, labels, spam and trash)', tool: 'gmail_search_emails', args: { cursor: 'page-2', labelIds: ['INBOX', 'Label_7'], includeSpamTrash: true },
     replies: { 'GET /messages': { json: { resultSizeEstimate: 0 } } },
     calls: [['GET', '/messages', [['maxResults', '10'], ['pageToken', 'page-2'], ['labelIds', 'INBOX'], ['labelIds', 'Label_7'], ['includeSpamTrash', 'true']]]],
     result: { messages: [], count: 0, resultSizeEstimate: 0, next: null } },
-  { name: 'gmail_search_messages leaves out a message deleted meanwhile', tool: 'gmail_search_messages', args: { query: 'x' },
+  { name: 'gmail_search_emails leaves out a message deleted meanwhile', tool: 'gmail_search_emails', args: { query: 'x' },
     replies: { 'GET /messages': { json: { messages: [{ id: 'gone', threadId: 't' }, { id: 'a1', threadId: 't-a1' }] } }, 'GET /messages/a1': { json: metaMessage('a1', 'Slides') } },
     calls: [['GET', '/messages', [['q', 'x'], ['maxResults', '10']]], ['GET', '/messages/gone', META], ['GET', '/messages/a1', META]],
     result: { messages: [slimRow('a1', 'Slides')], count: 1, resultSizeEstimate: null, next: null } },
-  { tool: 'gmail_get_message', args: { messageId: 'm1' }, replies: { 'GET /messages/m1': { json: MIXED } },
+  { tool: 'gmail_get_email', args: { messageId: 'm1' }, replies: { 'GET /messages/m1': { json: MIXED } },
     calls: [['GET', '/messages/m1', [['format', 'full']]]], result: MIXED_FULL },
   { tool: 'gmail_get_thread', args: { threadId: 't1', maxBodyCharsPerMessage: 200 },
     replies: { 'GET /threads/t1': { json: { id: 't1', historyId: '9', messages: [{ ...HTML_ONLY, internalDate: '1767000009000' }, MIXED] } } },
@@ -203,7 +203,7 @@ const CASES: Case[] = [
     ] } } },
     calls: [['GET', '/labels']],
     result: { labels: [{ id: 'INBOX', name: 'INBOX', type: 'system' }, { id: 'SENT', name: 'SENT', type: 'system' }, { id: 'Label_1', name: 'Archive/2025', type: 'user' }, { id: 'Label_3', name: 'Clients', type: 'user' }] } },
-  { tool: 'gmail_trash_message', args: { messageId: 'm1' }, replies: { 'POST /messages/m1/trash': { json: { id: 'm1', threadId: 't1', labelIds: ['TRASH', 'IMPORTANT'] } } },
+  { tool: 'gmail_trash_email', args: { messageId: 'm1' }, replies: { 'POST /messages/m1/trash': { json: { id: 'm1', threadId: 't1', labelIds: ['TRASH', 'IMPORTANT'] } } },
     calls: [['POST', '/messages/m1/trash']], result: { id: 'm1', threadId: 't1', labels: ['TRASH', 'IMPORTANT'], trashed: true } },
 ];
 
@@ -230,23 +230,23 @@ describe('google-gmail tools: request made and slim result', () => {
 describe('google-gmail reads awkward MIME', () => {
   test('an HTML-only ISO-8859-1 message becomes text: style dropped, entities decoded, link kept', async () => {
     route({ 'GET /messages/m2': { json: HTML_ONLY } });
-    const r = await ok('gmail_get_message', { messageId: 'm2' });
+    const r = await ok('gmail_get_email', { messageId: 'm2' });
     assert.equal(r.body, HTML_TEXT);
     assert.equal(r.bodyFormat, 'text from html');
   });
 
   test('no charset: UTF-8 when the bytes are UTF-8, Windows-1252 when they are not', async () => {
     route({ 'GET /messages/m3': { json: payloadNoCharset(Buffer.from('naïve café — ok', 'utf8')) } });
-    assert.equal((await ok('gmail_get_message', { messageId: 'm3' })).body, 'naïve café — ok');
+    assert.equal((await ok('gmail_get_email', { messageId: 'm3' })).body, 'naïve café — ok');
     route({ 'GET /messages/m3': { json: payloadNoCharset(Buffer.from([0x6e, 0x61, 0xef, 0x76, 0x65, 0x20, 0x80, 0x35, 0x20, 0x93, 0x71, 0x94])) } });
-    assert.equal((await ok('gmail_get_message', { messageId: 'm3' })).body, 'naïve €5 “q”');
+    assert.equal((await ok('gmail_get_email', { messageId: 'm3' })).body, 'naïve €5 “q”');
   });
 
   test('an unsupported charset is decoded as UTF-8 and said so', async () => {
     const m = payloadNoCharset(Buffer.from('plain ascii', 'utf8'));
     m.payload.headers = hdrs({ Subject: 'x', 'Content-Type': 'text/plain; charset=koi8-r' });
     route({ 'GET /messages/m3': { json: m } });
-    const r = await ok('gmail_get_message', { messageId: 'm3' });
+    const r = await ok('gmail_get_email', { messageId: 'm3' });
     assert.equal(r.body, 'plain ascii');
     assert.match(r.note, /charset koi8-r is not supported/);
   });
@@ -254,7 +254,7 @@ describe('google-gmail reads awkward MIME', () => {
   test('a long body is cut at maxBodyChars and marked truncated', async () => {
     const m = payloadNoCharset(Buffer.from('x'.repeat(500), 'utf8'));
     route({ 'GET /messages/m3': { json: m } });
-    const r = await ok('gmail_get_message', { messageId: 'm3', maxBodyChars: 200 });
+    const r = await ok('gmail_get_email', { messageId: 'm3', maxBodyChars: 200 });
     assert.equal(r.body, `${'x'.repeat(200)}…`);
     assert.equal(r.truncated, true);
   });
@@ -263,7 +263,7 @@ describe('google-gmail reads awkward MIME', () => {
     const m = structuredClone(MIXED);
     m.payload.parts[1] = { partId: '1', mimeType: 'text/plain', filename: 'notes.txt', headers: hdrs({ 'Content-Disposition': 'attachment; filename="notes.txt"' }), body: { size: 5, data: b64url('NOTES') } } as any;
     route({ 'GET /messages/m1': { json: m } });
-    const r = await ok('gmail_get_message', { messageId: 'm1' });
+    const r = await ok('gmail_get_email', { messageId: 'm1' });
     assert.equal(r.body, MIXED_FULL.body);
     assert.deepEqual(r.attachments, [{ filename: 'notes.txt', mimeType: 'text/plain', size: 5, attachmentId: null, partId: '1' }]);
   });
@@ -358,13 +358,13 @@ describe('google-gmail error mapping', () => {
     ['403 insufficient scopes', 'gmail_send_email', { to: ['a@example.com'], subject: 's', body: 'b' }, 'POST /messages/send',
       { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.', 'insufficientPermissions', { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT' }] }) },
       /lacks the OAuth scope needed to send the email \(403; needs https:\/\/www\.googleapis\.com\/auth\/gmail\.modify\): reconnect google-gmail/],
-    ['403 user rate limit', 'gmail_get_message', { messageId: 'm1' }, 'GET /messages/m1', { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'User-rate limit exceeded', 'userRateLimitExceeded') }, /rate limited the request to read message m1 \(403 userRateLimitExceeded\): wait a minute and retry/],
+    ['403 user rate limit', 'gmail_get_email', { messageId: 'm1' }, 'GET /messages/m1', { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'User-rate limit exceeded', 'userRateLimitExceeded') }, /rate limited the request to read message m1 \(403 userRateLimitExceeded\): wait a minute and retry/],
     ['403 API not enabled', 'gmail_list_labels', {}, 'GET /labels', { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'Gmail API has not been used in project 1 before or it is disabled.', 'accessNotConfigured') }, /Gmail API is not enabled in the Google Cloud project.*operator/],
-    ['403 other', 'gmail_trash_message', { messageId: 'm1' }, 'POST /messages/m1/trash', { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'Delegation denied for me@example.com', 'forbidden') }, /refused permission to move message m1 to the trash \(403\)\. Gmail said: Delegation denied/],
-    ['404 not found', 'gmail_get_thread', { threadId: 'nope' }, 'GET /threads/nope', { status: 404, json: gErr(404, 'NOT_FOUND', 'Requested entity was not found.', 'notFound') }, /found nothing while trying to read thread nope \(404\).*gmail_search_messages/],
+    ['403 other', 'gmail_trash_email', { messageId: 'm1' }, 'POST /messages/m1/trash', { status: 403, json: gErr(403, 'PERMISSION_DENIED', 'Delegation denied for me@example.com', 'forbidden') }, /refused permission to move message m1 to the trash \(403\)\. Gmail said: Delegation denied/],
+    ['404 not found', 'gmail_get_thread', { threadId: 'nope' }, 'GET /threads/nope', { status: 404, json: gErr(404, 'NOT_FOUND', 'Requested entity was not found.', 'notFound') }, /found nothing while trying to read thread nope \(404\).*gmail_search_emails/],
     ['400 invalid header', 'gmail_send_email', { to: ['a@example.com'], subject: 's', body: 'b' }, 'POST /messages/send', { status: 400, json: gErr(400, 'INVALID_ARGUMENT', 'Invalid To header', 'invalidArgument') }, /refused to send the email \(400 INVALID_ARGUMENT\): Invalid To header/],
     ['409 conflict', 'gmail_modify_labels', { messageIds: ['m1'], starred: true }, 'POST /messages/m1/modify', { status: 409, json: gErr(409, 'ABORTED', 'Conflict', 'conflict') }, /refused to change the labels of message m1 \(409 ABORTED\): Conflict/],
-    ['429 with retry-after', 'gmail_search_messages', {}, 'GET /messages', { status: 429, headers: { 'retry-after': '30' }, json: gErr(429, 'RESOURCE_EXHAUSTED', 'Too many concurrent requests for user', 'rateLimitExceeded') }, /rate limited the request to search messages \(429 rateLimitExceeded\): retry after 30 seconds/],
+    ['429 with retry-after', 'gmail_search_emails', {}, 'GET /messages', { status: 429, headers: { 'retry-after': '30' }, json: gErr(429, 'RESOURCE_EXHAUSTED', 'Too many concurrent requests for user', 'rateLimitExceeded') }, /rate limited the request to search messages \(429 rateLimitExceeded\): retry after 30 seconds/],
     ['500 not JSON', 'gmail_list_labels', {}, 'GET /labels', { status: 502, body: '<html>Bad gateway</html>' }, /server error \(502\) while trying to list labels: retry later/],
   ];
   for (const [name, tool, args, routeKey, reply, pattern] of cases) {
@@ -376,7 +376,7 @@ describe('google-gmail error mapping', () => {
 
   test('a failure to read one message of a search page fails the search (only 404 is skipped)', async () => {
     route({ 'GET /messages': { json: { messages: [{ id: 'a1' }] } }, 'GET /messages/a1': { status: 401, json: gErr(401, 'UNAUTHENTICATED', 'x') } });
-    await fails('gmail_search_messages', {}, /\(401\) while trying to read message a1/);
+    await fails('gmail_search_emails', {}, /\(401\) while trying to read message a1/);
   });
 
   test('an unknown label name lists the user labels and changes nothing', async () => {
@@ -389,8 +389,8 @@ describe('google-gmail error mapping', () => {
     route({});
     await fails('gmail_modify_labels', { messageIds: ['m1'] }, /Nothing to change/);
     await fails('gmail_modify_labels', { messageIds: ['m1'], starred: true, removeLabels: ['STARRED'] }, /STARRED is both added and removed/);
-    await fails('gmail_get_message', { messageId: '../labels' }, /Invalid arguments for gmail_get_message/);
-    await fails('gmail_search_messages', { maxResults: 21 }, /Invalid arguments for gmail_search_messages/);
+    await fails('gmail_get_email', { messageId: '../labels' }, /Invalid arguments for gmail_get_email/);
+    await fails('gmail_search_emails', { maxResults: 21 }, /Invalid arguments for gmail_search_emails/);
     await fails('gmail_send_email', { to: ['a@example.com'], subject: 's' }, /Invalid arguments for gmail_send_email/);
     await fails('gmail_modify_labels', { messageIds: [] }, /Invalid arguments for gmail_modify_labels/);
     assert.equal(upstream.requests.length, 0);
