@@ -81,6 +81,8 @@ const GROUPS: readonly (readonly [number, readonly string[]])[] = [
   [0.6, ['member', 'participant']],
   [0.7, ['cancel', 'abort', 'stop', 'halt']],
   [0.7, ['recent', 'latest', 'newest', 'last']],
+  [0.8, ['meeting', 'event', 'appointment']],
+  [0.6, ['free', 'available', 'availability']],
 ];
 
 /** One-way relations: the query word on the left also means the terms on the right. */
