@@ -163,7 +163,7 @@ function nextCursor(data) {
   const m = /[?&]cursor=([^&#]*)/.exec(next);
   if (!m) return null;
   try {
-    return decodeURIComponent(m[1].replace(/\+/g, ' '));
+    return decodeURIComponent(m[1]);
   } catch {
     return m[1];
   }
