@@ -83,6 +83,7 @@ const GROUPS: readonly (readonly [number, readonly string[]])[] = [
   [0.7, ['recent', 'latest', 'newest', 'last']],
   [0.8, ['meeting', 'event', 'appointment']],
   [0.6, ['free', 'available', 'availability']],
+  [0.9, ['email', 'mail']],
 ];
 
 /** One-way relations: the query word on the left also means the terms on the right. */
@@ -107,6 +108,7 @@ const ONE_WAY: readonly (readonly [number, string, readonly string[]])[] = [
   [0.4, 'history', ['list', 'log']],
   [0.6, 'ask', ['request']],
   [0.5, 'yesterday', ['history', 'recent']],
+  [0.6, 'inbox', ['email', 'mail']],
   ...['tomorrow', 'tonight', 'morning', 'afternoon', 'evening', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'weekend'].map(
     (day) => [0.6, day, ['schedule', 'later']] as const,
   ),
