@@ -10,6 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
+import { toolCalls } from '../helpers/tool-calls.js';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'asana-access-token-0123456789';
@@ -63,20 +64,7 @@ function assertCalls(calls: Call[]): void {
   });
 }
 
-async function ok(tool: string, args: Record<string, unknown>, key?: string): Promise<unknown> {
-  const item = (await gw.execute(tool, args, key)) as unknown as Record<string, unknown>;
-  assert.ok('result' in item, `${tool} failed: ${JSON.stringify(item)}`);
-  return item['result'];
-}
-
-async function fails(tool: string, args: Record<string, unknown>, pattern: RegExp): Promise<string> {
-  const item = (await gw.execute(tool, args)) as unknown as Record<string, unknown>;
-  assert.ok(!('result' in item), `${tool} should fail: ${JSON.stringify(item)}`);
-  const text = `${String(item['error'])} ${String(item['message'] ?? '')}`;
-  assert.match(text, pattern);
-  assert.ok(!text.includes(TOKEN), 'the token never appears in an error');
-  return text;
-}
+const { ok, fails } = toolCalls(() => gw, [TOKEN]);
 
 // ---------- fixtures ----------
 

@@ -10,6 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
+import { toolCalls } from '../helpers/tool-calls.js';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.sheets-plugin-test-token-0001';
@@ -67,19 +68,7 @@ function assertCalls(calls: Call[]): void {
   });
 }
 
-async function ok(tool: string, args: Json): Promise<any> {
-  const item = await gw.execute(tool, args);
-  assert.ok('result' in item, `${tool} failed: ${JSON.stringify(item)}`);
-  return item.result;
-}
-
-async function fails(tool: string, args: Json, pattern: RegExp): Promise<void> {
-  const item = await gw.execute(tool, args);
-  assert.ok(!('result' in item), `${tool} should fail: ${JSON.stringify(item)}`);
-  const text = `${String(item.error)} ${String(item['message'] ?? '')}`;
-  assert.match(text, pattern);
-  assert.ok(!text.includes(TOKEN), 'the token never appears in an error');
-}
+const { ok, fails } = toolCalls(() => gw, [TOKEN]);
 
 const gerr = (code: number, message: string, status: string, extra: Json = {}) => ({ status: code, json: { error: { code, message, status, ...extra } } });
 

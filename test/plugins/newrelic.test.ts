@@ -9,6 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
+import { toolCalls } from '../helpers/tool-calls.js';
 import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const KEY = 'NRAK-US0123456789ABCDEFGHIJKLMN';
@@ -92,19 +93,7 @@ function assertRequests(up: Upstream, expected: Expect[], key = KEY): void {
   });
 }
 
-async function ok(tool: string, args: Record<string, unknown>, key?: string): Promise<unknown> {
-  const item = (await gw.execute(tool, args, key)) as unknown as Record<string, unknown>;
-  assert.ok('result' in item, `${tool} failed: ${JSON.stringify(item)}`);
-  return item['result'];
-}
-
-async function fails(tool: string, args: Record<string, unknown>, pattern: RegExp, key?: string): Promise<void> {
-  const item = (await gw.execute(tool, args, key)) as unknown as Record<string, unknown>;
-  assert.ok(!('result' in item), `${tool} should fail: ${JSON.stringify(item)}`);
-  const text = `${String(item['error'])} ${String(item['message'] ?? '')}`;
-  assert.match(text, pattern);
-  assert.ok(!text.includes(KEY) && !text.includes(KEY_EU), 'the key never appears in an error');
-}
+const { ok, fails } = toolCalls(() => gw, [KEY, KEY_EU]);
 
 // ---------- fixtures ----------
 
