@@ -10,7 +10,7 @@
 const API = 'https://gmail.googleapis.com/gmail/v1/users/me';
 const SCOPE = 'https://www.googleapis.com/auth/gmail.modify';
 const LIST_HEADERS = ['From', 'To', 'Subject', 'Date'];
-const REPLY_HEADERS = ['Subject', 'Message-ID', 'References', 'From', 'Reply-To'];
+const REPLY_HEADERS = ['Subject', 'Message-ID', 'References', 'From', 'Reply-To', 'To'];
 const MAX_HTML_INPUT = 500000;
 
 // ---------------------------------------------------------------------------------------------
@@ -356,42 +356,51 @@ const headerText = (text) => (isAscii(text) ? text : encodeWords(text));
 
 const ADDR = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+\.[^\s<>()[\]\\,;:"@]+$/;
 
-/** "a@b.c" or "Name <a@b.c>" → the header form, the name encoded when it is not ASCII. */
-function formatAddress(field, raw) {
-  refuseLineBreaks(field, raw);
-  const s = raw.trim();
-  if (ADDR.test(s)) return s;
-  const m = /^(.*?)\s*<([^<>]+)>$/.exec(s);
-  if (!m || !ADDR.test(m[2].trim())) {
-    throw new Error(`${field}: "${raw}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`);
-  }
-  let name = m[1].trim().replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1');
-  const addr = m[2].trim();
+/** A mailbox in header form: the name encoded when it is not ASCII, quoted when it holds specials. */
+function mailboxHeader(name, addr) {
   if (!name) return addr;
   if (!isAscii(name)) return `${encodeWords(name)} <${addr}>`;
-  if (/[()<>[\]:;@\\,."]/.test(name)) name = `"${name.replace(/["\\]/g, '\\$&')}"`;
+  if (/[()<>[\]:;@\\,."]|=\?/.test(name)) name = `"${name.replace(/["\\]/g, '\\$&')}"`;
   return `${name} <${addr}>`;
 }
 
-function addressList(field, list) {
-  return (list || []).map((a) => formatAddress(field, a)).join(',\r\n ');
+/**
+ * An entry of to/cc/bcc → { header, address }. An agent's entry is "a@b.c" or "Name <a@b.c>"; an
+ * entry taken from the original message (a reply's default) is { name, address } already parsed
+ * (parseAddressList), whose name is only ever written back encoded or quoted.
+ */
+function formatAddress(field, entry) {
+  if (typeof entry === 'object') {
+    return { header: mailboxHeader(entry.name.replace(/[\x00-\x1f\x7f]+/g, ' ').trim(), entry.address), address: entry.address };
+  }
+  refuseLineBreaks(field, entry);
+  const s = entry.trim();
+  if (ADDR.test(s)) return { header: s, address: s };
+  const m = /^(.*?)\s*<([^<>]+)>$/.exec(s);
+  if (!m || !ADDR.test(m[2].trim())) {
+    throw new Error(`${field}: "${entry}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`);
+  }
+  const addr = m[2].trim();
+  return { header: mailboxHeader(m[1].trim().replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1'), addr), address: addr };
 }
 
-/** The RFC 2822 message: headers, then the UTF-8 text body in base64 lines of 76. */
+const usableAddress = (a) => ADDR.test(a) && !/[\x00-\x1f\x7f]/.test(a);
+
+/** The RFC 2822 message: headers (to, cc, bcc already formatted), then the UTF-8 text body in base64 lines of 76. */
 function buildMessage({ to, cc, bcc, subject, body, inReplyTo, references }) {
   refuseLineBreaks('subject', subject);
   const lines = [];
-  if (to && to.length) lines.push(`To: ${addressList('to', to)}`);
-  if (cc && cc.length) lines.push(`Cc: ${addressList('cc', cc)}`);
-  if (bcc && bcc.length) lines.push(`Bcc: ${addressList('bcc', bcc)}`);
+  if (to.length) lines.push(`To: ${to.map((a) => a.header).join(',\r\n ')}`);
+  if (cc.length) lines.push(`Cc: ${cc.map((a) => a.header).join(',\r\n ')}`);
+  if (bcc.length) lines.push(`Bcc: ${bcc.map((a) => a.header).join(',\r\n ')}`);
   lines.push(`Subject: ${headerText(subject)}`);
   if (inReplyTo) {
     refuseLineBreaks('In-Reply-To', inReplyTo);
     lines.push(`In-Reply-To: ${inReplyTo}`);
   }
-  if (references) {
-    refuseLineBreaks('References', references);
-    lines.push(`References: ${references}`);
+  if (references && references.length) {
+    for (const id of references) refuseLineBreaks('References', id);
+    lines.push(`References: ${references.join(' ')}`);
   }
   lines.push('MIME-Version: 1.0', 'Content-Type: text/plain; charset="UTF-8"', 'Content-Transfer-Encoding: base64');
   const text = String(body || '').replace(/\r\n?/g, '\n').replace(/\n/g, '\r\n');
@@ -402,7 +411,7 @@ function buildMessage({ to, cc, bcc, subject, body, inReplyTo, references }) {
 
 const toRaw = (message) => new TextEncoder().encode(message).toBase64({ alphabet: 'base64url', omitPadding: true });
 
-/** The message being answered: its thread, Message-ID, References, subject and sender. */
+/** The message being answered: its thread, Message-ID, References, subject, and who a reply goes to by default. */
 async function replyContext(ctx, messageId) {
   const m = await gmail(ctx, 'GET', `/messages/${enc(messageId)}`, {
     query: { format: 'metadata', metadataHeaders: REPLY_HEADERS },
@@ -410,14 +419,20 @@ async function replyContext(ctx, messageId) {
   });
   const h = headerMap(m.payload && m.payload.headers);
   const mid = (h['message-id'] || '').trim();
-  const refs = (h.references || '').replace(/\s+/g, ' ').trim();
+  const ids = (h.references || '').match(/<[^<>\s]+>/g) || [];
+  if (mid && !ids.includes(mid)) ids.push(mid);
   const subject = decodeWords(h.subject || '');
+  // one's own sent message: a reply goes to its recipients (as Gmail's Reply does), not to oneself
+  const sent = labelsOf(m).includes('SENT');
+  const header = sent ? 'To' : h['reply-to'] ? 'Reply-To' : 'From';
   return {
     threadId: m.threadId,
     inReplyTo: mid || undefined,
-    references: mid ? (refs && !refs.includes(mid) ? `${refs} ${mid}` : refs || mid) : refs || undefined,
+    references: ids,
     subject: /^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim()}`.trim(),
-    replyTo: (h['reply-to'] || h.from || '').trim(),
+    sent,
+    header,
+    recipients: parseAddressList(h[header.toLowerCase()] || ''),
   };
 }
 
@@ -426,34 +441,102 @@ async function composed(ctx, args) {
   let to = args.to || [];
   let subject = args.subject;
   let thread;
+  const notes = [];
   if (args.replyToMessageId) {
     const r = await replyContext(ctx, args.replyToMessageId);
     thread = { threadId: r.threadId, inReplyTo: r.inReplyTo, references: r.references };
     if (subject === undefined) subject = r.subject;
-    if (!to.length && r.replyTo) to = splitAddresses(decodeWords(r.replyTo));
+    if (!to.length) {
+      to = r.recipients.filter((a) => usableAddress(a.address));
+      const bad = r.recipients.filter((a) => !usableAddress(a.address)).map((a) => a.address.slice(0, 100));
+      if (bad.length) notes.push(`left out of to, not being email addresses (from the original's ${r.header}): ${bad.join(', ')}`);
+      if (!to.length) throw new Error(`The original message's ${r.header} header has no address to reply to: give to.`);
+      if (r.sent) notes.push(`message ${args.replyToMessageId} is one you sent, so to defaults to its recipients (its To), not to you`);
+    }
   }
   if (subject === undefined) throw new Error('subject is required for a new email (it may be omitted only with replyToMessageId).');
   if (!to.length && !(args.cc || []).length && !(args.bcc || []).length) throw new Error('Give at least one recipient in to, cc or bcc.');
-  const message = buildMessage({ to, cc: args.cc, bcc: args.bcc, subject, body: args.body, ...(thread || {}) });
-  return { raw: toRaw(message), threadId: thread ? thread.threadId : undefined, to };
+  const lists = { to: to.map((a) => formatAddress('to', a)), cc: (args.cc || []).map((a) => formatAddress('cc', a)), bcc: (args.bcc || []).map((a) => formatAddress('bcc', a)) };
+  const message = buildMessage({ ...lists, subject, body: args.body, ...(thread || {}) });
+  return {
+    raw: toRaw(message),
+    threadId: thread ? thread.threadId : undefined,
+    // who the email goes to, as addresses: the agent sees exactly whom it wrote to
+    recipients: { to: lists.to.map((a) => a.address), cc: lists.cc.map((a) => a.address), bcc: lists.bcc.map((a) => a.address) },
+    note: notes.length ? `${notes.join('; ')}.` : undefined,
+  };
 }
 
-/** "A <a@x>, b@y" → entries (commas inside quotes or angle brackets kept). */
-function splitAddresses(list) {
+/**
+ * An address-list header value (To, From, Reply-To) → [{ name, address }], parsed before anything
+ * is decoded: quoted strings, comments, angle brackets and RFC 2047 encoded words are tokens, so a
+ * comma or an angle bracket inside a (decoded) display name never makes another address. Groups
+ * (`Team: a@x.org, b@y.org;`) give their members. The name is decoded afterwards, for display only.
+ */
+function parseAddressList(value) {
+  const s = String(value || '');
   const out = [];
-  let cur = '';
-  let quoted = false;
-  let angle = false;
-  for (const ch of list) {
-    if (ch === '"') quoted = !quoted;
-    else if (ch === '<' && !quoted) angle = true;
-    else if (ch === '>' && !quoted) angle = false;
-    if (ch === ',' && !quoted && !angle) {
-      if (cur.trim()) out.push(cur.trim());
-      cur = '';
-    } else cur += ch;
+  const word = /=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=/y;
+  let phrase = '';
+  let bare = '';
+  let angle = null;
+  const flush = () => {
+    if (angle !== null) {
+      const address = angle.replace(/^(@[^:]*:)/, '').replace(/\s+/g, '');
+      if (address) out.push({ name: decodeWords(phrase.replace(/\s+/g, ' ').trim()), address });
+    } else if (bare.trim()) out.push({ name: '', address: bare.replace(/\s+/g, '') });
+    phrase = '';
+    bare = '';
+    angle = null;
+  };
+  for (let i = 0; i < s.length; ) {
+    const ch = s[i];
+    if (ch === '"') {
+      let j = i + 1;
+      let text = '';
+      while (j < s.length && s[j] !== '"') {
+        if (s[j] === '\\' && j + 1 < s.length) j++;
+        text += s[j++];
+      }
+      phrase += text;
+      bare += s.slice(i, j + 1);
+      i = j + 1;
+    } else if (ch === '(') {
+      let depth = 0;
+      let j = i;
+      for (; j < s.length; j++) {
+        if (s[j] === '\\') j++;
+        else if (s[j] === '(') depth++;
+        else if (s[j] === ')' && --depth === 0) break;
+      }
+      phrase += ' ';
+      i = j + 1;
+    } else if (ch === '<') {
+      const end = s.indexOf('>', i + 1);
+      const stop = end < 0 ? s.length : end;
+      angle = (angle ?? '') + s.slice(i + 1, stop);
+      i = stop + 1;
+    } else if (ch === ',') {
+      flush();
+      i++;
+    } else if (ch === ';') {
+      flush();
+      i++;
+    } else if (ch === ':' && angle === null) {
+      // a group's name: what came before is not an address
+      phrase = '';
+      bare = '';
+      i++;
+    } else {
+      word.lastIndex = i;
+      const m = ch === '=' ? word.exec(s) : null;
+      const piece = m ? m[0] : ch;
+      phrase += piece;
+      bare += piece;
+      i += piece.length;
+    }
   }
-  if (cur.trim()) out.push(cur.trim());
+  flush();
   return out;
 }
 
@@ -555,22 +638,22 @@ async function getThread(ctx, args) {
 }
 
 async function sendEmail(ctx, args) {
-  const { raw, threadId } = await composed(ctx, args);
+  const { raw, threadId, recipients, note } = await composed(ctx, args);
   const sent = await gmail(ctx, 'POST', '/messages/send', {
     body: threadId ? { raw, threadId } : { raw },
     action: args.replyToMessageId ? `send a reply to message ${args.replyToMessageId}` : 'send the email',
   });
-  return { id: sent.id, threadId: sent.threadId ?? null, labels: labelsOf(sent), reply: Boolean(args.replyToMessageId) };
+  return { id: sent.id, threadId: sent.threadId ?? null, labels: labelsOf(sent), reply: Boolean(args.replyToMessageId), ...recipients, note };
 }
 
 async function createDraft(ctx, args) {
-  const { raw, threadId } = await composed(ctx, args);
+  const { raw, threadId, recipients, note } = await composed(ctx, args);
   const draft = await gmail(ctx, 'POST', '/drafts', {
     body: { message: threadId ? { raw, threadId } : { raw } },
     action: 'create the draft',
   });
   const m = draft.message || {};
-  return { draftId: draft.id, messageId: m.id ?? null, threadId: m.threadId ?? null, reply: Boolean(args.replyToMessageId) };
+  return { draftId: draft.id, messageId: m.id ?? null, threadId: m.threadId ?? null, reply: Boolean(args.replyToMessageId), ...recipients, note };
 }
 
 async function modifyLabels(ctx, args) {

@@ -74,7 +74,7 @@ const { ok, fails } = toolCalls(() => gw, [TOKEN]);
 const b64url = (s: string | Buffer) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s).toString('base64url');
 const hdrs = (h: Record<string, string>) => Object.entries(h).map(([name, value]) => ({ name, value }));
 const META = [['format', 'metadata'], ['metadataHeaders', 'From'], ['metadataHeaders', 'To'], ['metadataHeaders', 'Subject'], ['metadataHeaders', 'Date']];
-const REPLY_META = [['format', 'metadata'], ['metadataHeaders', 'Subject'], ['metadataHeaders', 'Message-ID'], ['metadataHeaders', 'References'], ['metadataHeaders', 'From'], ['metadataHeaders', 'Reply-To']];
+const REPLY_META = [['format', 'metadata'], ['metadataHeaders', 'Subject'], ['metadataHeaders', 'Message-ID'], ['metadataHeaders', 'References'], ['metadataHeaders', 'From'], ['metadataHeaders', 'Reply-To'], ['metadataHeaders', 'To']];
 
 const metaMessage = (id: string, subject: string, labels = ['INBOX', 'UNREAD']) => ({
   id, threadId: `t-${id}`, labelIds: labels, snippet: 'Don&#39;t forget &amp; bring the slides', sizeEstimate: 4000, internalDate: '1767000000000',
@@ -167,11 +167,11 @@ const CASES: Case[] = [
   { tool: 'gmail_send_email', args: { to: ['bob@example.com', 'Zoë Martin <zoe@example.com>'], cc: ['Smith, John <john@example.com>'], bcc: ['audit@example.com'], subject: 'Quarterly plan', body: 'Hi all,\nsee below.\n\n— Me' },
     replies: { 'POST /messages/send': { json: { id: 's1', threadId: 's1', labelIds: ['SENT'] } } },
     calls: [['POST', '/messages/send', { raw: (req: RecordedRequest) => req }]],
-    result: { id: 's1', threadId: 's1', labels: ['SENT'], reply: false } },
+    result: { id: 's1', threadId: 's1', labels: ['SENT'], reply: false, to: ['bob@example.com', 'zoe@example.com'], cc: ['john@example.com'], bcc: ['audit@example.com'] } },
   { tool: 'gmail_create_draft', args: { to: ['bob@example.com'], subject: 'Draft', body: 'Later' },
     replies: { 'POST /drafts': { json: { id: 'r-1', message: { id: 'd1', threadId: 'd1', labelIds: ['DRAFT'] } } } },
     calls: [['POST', '/drafts', { message: { raw: b64url(`To: bob@example.com\r\nSubject: Draft\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset="UTF-8"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bodyB64('Later')}\r\n`) } }]],
-    result: { draftId: 'r-1', messageId: 'd1', threadId: 'd1', reply: false } },
+    result: { draftId: 'r-1', messageId: 'd1', threadId: 'd1', reply: false, to: ['bob@example.com'], cc: [], bcc: [] } },
   { tool: 'gmail_modify_labels', args: { messageIds: ['m1'], archive: true, read: true, starred: true },
     replies: { 'POST /messages/m1/modify': { json: { id: 'm1', threadId: 't1', labelIds: ['IMPORTANT', 'STARRED'] } } },
     calls: [['POST', '/messages/m1/modify', { addLabelIds: ['STARRED'], removeLabelIds: ['INBOX', 'UNREAD'] }]],
@@ -299,7 +299,7 @@ describe('google-gmail writes RFC 2822', () => {
       Subject: 'Re: Budget', 'Message-ID': '<m9@mail.example.com>', References: '<m7@mail.example.com>\r\n <m8@mail.example.com>', From: 'Andre <andre@example.com>', 'Reply-To': 'Team <team@example.com>',
     }) } };
     route({ 'GET /messages/m9': { json: original }, 'POST /messages/send': { json: { id: 's3', threadId: 't9', labelIds: ['SENT'] } } });
-    assert.deepEqual(await ok('gmail_send_email', { replyToMessageId: 'm9', body: 'Agreed.' }), { id: 's3', threadId: 't9', labels: ['SENT'], reply: true });
+    assert.deepEqual(await ok('gmail_send_email', { replyToMessageId: 'm9', body: 'Agreed.' }), { id: 's3', threadId: 't9', labels: ['SENT'], reply: true, to: ['team@example.com'], cc: [], bcc: [] });
     assertCalls([['GET', '/messages/m9', REPLY_META], ['POST', '/messages/send', { raw: (upstream.requests[1]!.json as any).raw, threadId: 't9' }]]);
     assert.equal(sentRaw(upstream.requests[1]!),
       'To: Team <team@example.com>\r\nSubject: Re: Budget\r\nIn-Reply-To: <m9@mail.example.com>\r\nReferences: <m7@mail.example.com> <m8@mail.example.com> <m9@mail.example.com>\r\n' +
@@ -309,7 +309,7 @@ describe('google-gmail writes RFC 2822', () => {
   test('a draft reply to a message without References: subject gets "Re: ", the sender is the recipient', async () => {
     const original = { id: 'm8', threadId: 't8', payload: { headers: hdrs({ Subject: `=?UTF-8?B?${Buffer.from('Café').toString('base64')}?=`, 'Message-Id': '<m8@x>', From: 'Zoë <zoe@example.com>' }) } };
     route({ 'GET /messages/m8': { json: original }, 'POST /drafts': { json: { id: 'r-2', message: { id: 'd2', threadId: 't8' } } } });
-    assert.deepEqual(await ok('gmail_create_draft', { replyToMessageId: 'm8', cc: ['bob@example.com'], body: 'Oui' }), { draftId: 'r-2', messageId: 'd2', threadId: 't8', reply: true });
+    assert.deepEqual(await ok('gmail_create_draft', { replyToMessageId: 'm8', cc: ['bob@example.com'], body: 'Oui' }), { draftId: 'r-2', messageId: 'd2', threadId: 't8', reply: true, to: ['zoe@example.com'], cc: ['bob@example.com'], bcc: [] });
     const req = upstream.requests[1]!;
     assert.equal((req.json as any).message.threadId, 't8');
     const h = headerBlock(sentRaw(req));
@@ -335,6 +335,55 @@ describe('google-gmail writes RFC 2822', () => {
     await fails('gmail_send_email', { to: ['bob@example.com'], body: 'x' }, /subject is required/);
     await fails('gmail_send_email', { subject: 'Hi', body: 'x' }, /at least one recipient/);
     assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('google-gmail replies: whom a reply goes to by default', () => {
+  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+  /** Replies to an original with these headers (and labels) and returns the result and the sent header block. */
+  async function replyTo(headers: Record<string, string>, labelIds = ['INBOX']) {
+    const original = { id: 'm5', threadId: 't5', labelIds, payload: { headers: hdrs({ Subject: 'Hello', 'Message-ID': '<m5@x.example>', ...headers }) } };
+    route({ 'GET /messages/m5': { json: original }, 'POST /messages/send': { json: { id: 's5', threadId: 't5', labelIds: ['SENT'] } } });
+    const result = await ok('gmail_send_email', { replyToMessageId: 'm5', body: 'Thanks.' });
+    return { result, head: headerBlock(sentRaw(upstream.requests[1]!)) };
+  }
+
+  test('a display name that decodes to "Bob <evil@evil.com>, Réal" adds no recipient: the reply goes to the address only', async () => {
+    const hostile = `=?UTF-8?B?${b64('Bob <evil@evil.com>, Réal')}?= <noreply@service.example>`;
+    for (const field of ['From', 'Reply-To']) {
+      const { result, head } = await replyTo(field === 'From' ? { From: hostile } : { From: 'x@y.example', 'Reply-To': hostile });
+      assert.deepEqual([result.to, result.cc, result.bcc], [['noreply@service.example'], [], []], field);
+      assert.equal(head['To'], `=?UTF-8?B?${b64('Bob <evil@evil.com>, Réal')}?= <noreply@service.example>`, field);
+      assert.ok(!Object.keys(head).includes('Bcc') && !Object.keys(head).includes('Cc'));
+    }
+  });
+
+  test('a Q-encoded name with a comma (=?UTF-8?Q?M=C3=BCller,_Hans?=) is one recipient, and the reply is sent', async () => {
+    const { result, head } = await replyTo({ From: '=?UTF-8?Q?M=C3=BCller,_Hans?= <hans@x.example>' });
+    assert.deepEqual(result.to, ['hans@x.example']);
+    assert.equal(head['To'], `=?UTF-8?B?${b64('Müller, Hans')}?= <hans@x.example>`);
+  });
+
+  test('a name that decodes to a line break cannot inject a header; quoted names, comments and groups are parsed', async () => {
+    let r = await replyTo({ From: `=?UTF-8?B?${b64('x\r\nBcc: evil@evil.com')}?= <n@service.example>` });
+    assert.deepEqual([r.result.to, r.result.bcc], [['n@service.example'], []]);
+    assert.equal(r.head['To'], '"x Bcc: evil@evil.com" <n@service.example>');
+    r = await replyTo({ From: 'x@y.example', 'Reply-To': 'a@example.com (Al, <b@evil.example>), "Lee, Ann <c@evil.example>" <ann@example.com>, Team: d@example.com;' });
+    assert.deepEqual(r.result.to, ['a@example.com', 'ann@example.com', 'd@example.com']);
+    assert.equal(r.head['To'], 'a@example.com,\r\n "Lee, Ann <c@evil.example>" <ann@example.com>,\r\n d@example.com');
+  });
+
+  test('a reply to a message one sent goes to its recipients (To), not to oneself, and says so', async () => {
+    const { result, head } = await replyTo({ From: 'Me <me@example.com>', To: 'Carol <carol@example.com>, dan@example.com' }, ['SENT']);
+    assert.deepEqual(result.to, ['carol@example.com', 'dan@example.com']);
+    assert.equal(head['To'], 'Carol <carol@example.com>,\r\n dan@example.com');
+    assert.match(result.note, /message m5 is one you sent, so to defaults to its recipients \(its To\), not to you/);
+  });
+
+  test('an original whose sender has no usable address: the reply asks for to', async () => {
+    route({ 'GET /messages/m5': { json: { id: 'm5', threadId: 't5', payload: { headers: hdrs({ Subject: 'x', From: 'undisclosed-recipients:;' }) } } } });
+    await fails('gmail_send_email', { replyToMessageId: 'm5', body: 'x' }, /From header has no address to reply to: give to/);
+    assert.equal(upstream.requests.length, 1);
   });
 });
 
