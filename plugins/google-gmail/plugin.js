@@ -11,6 +11,8 @@ const API = 'https://gmail.googleapis.com/gmail/v1/users/me';
 const SCOPE = 'https://www.googleapis.com/auth/gmail.modify';
 const LIST_HEADERS = ['From', 'To', 'Subject', 'Date'];
 const REPLY_HEADERS = ['Subject', 'Message-ID', 'References', 'From', 'Reply-To', 'To'];
+/** A reply's References: the thread's first id and the last ones (RFC 5322 §3.6.4), one per folded line. */
+const MAX_REFERENCES = 21;
 const MAX_HTML_INPUT = 500000;
 
 // ---------------------------------------------------------------------------------------------
@@ -400,7 +402,7 @@ function buildMessage({ to, cc, bcc, subject, body, inReplyTo, references }) {
   }
   if (references && references.length) {
     for (const id of references) refuseLineBreaks('References', id);
-    lines.push(`References: ${references.join(' ')}`);
+    lines.push(`References: ${references.join('\r\n ')}`);
   }
   lines.push('MIME-Version: 1.0', 'Content-Type: text/plain; charset="UTF-8"', 'Content-Transfer-Encoding: base64');
   const text = String(body || '').replace(/\r\n?/g, '\n').replace(/\n/g, '\r\n');
@@ -428,7 +430,7 @@ async function replyContext(ctx, messageId) {
   return {
     threadId: m.threadId,
     inReplyTo: mid || undefined,
-    references: ids,
+    references: ids.length > MAX_REFERENCES ? [ids[0], ...ids.slice(-(MAX_REFERENCES - 1))] : ids,
     subject: /^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim()}`.trim(),
     sent,
     header,

@@ -302,7 +302,7 @@ describe('google-gmail writes RFC 2822', () => {
     assert.deepEqual(await ok('gmail_send_email', { replyToMessageId: 'm9', body: 'Agreed.' }), { id: 's3', threadId: 't9', labels: ['SENT'], reply: true, to: ['team@example.com'], cc: [], bcc: [] });
     assertCalls([['GET', '/messages/m9', REPLY_META], ['POST', '/messages/send', { raw: (upstream.requests[1]!.json as any).raw, threadId: 't9' }]]);
     assert.equal(sentRaw(upstream.requests[1]!),
-      'To: Team <team@example.com>\r\nSubject: Re: Budget\r\nIn-Reply-To: <m9@mail.example.com>\r\nReferences: <m7@mail.example.com> <m8@mail.example.com> <m9@mail.example.com>\r\n' +
+      'To: Team <team@example.com>\r\nSubject: Re: Budget\r\nIn-Reply-To: <m9@mail.example.com>\r\nReferences: <m7@mail.example.com>\r\n <m8@mail.example.com>\r\n <m9@mail.example.com>\r\n' +
       `MIME-Version: 1.0\r\nContent-Type: text/plain; charset="UTF-8"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bodyB64('Agreed.')}\r\n`);
   });
 
@@ -318,6 +318,17 @@ describe('google-gmail writes RFC 2822', () => {
     assert.equal(unfoldDecode(h['Subject']!), 'Re: Café');
     assert.equal(h['In-Reply-To'], '<m8@x>');
     assert.equal(h['References'], '<m8@x>');
+  });
+
+  test('a long References is folded, one id per line, and keeps the first id and the last 20', async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `<r${i}@mail.example.com>`);
+    const original = { id: 'm9', threadId: 't9', payload: { headers: hdrs({ Subject: 'x', 'Message-ID': '<m9@mail.example.com>', References: ids.join(' '), From: 'a@example.com' }) } };
+    route({ 'GET /messages/m9': { json: original }, 'POST /messages/send': { json: { id: 's3', threadId: 't9' } } });
+    await ok('gmail_send_email', { replyToMessageId: 'm9', body: 'x' });
+    const raw = sentRaw(upstream.requests[1]!);
+    const refs = headerBlock(raw)['References']!;
+    assert.deepEqual(refs.split('\r\n '), [ids[0], ...ids.slice(-19), '<m9@mail.example.com>']);
+    for (const line of raw.slice(0, raw.indexOf('\r\n\r\n')).split('\r\n')) assert.ok(line.length <= 78, `header line too long: ${line.slice(0, 60)}…`);
   });
 
   test('CR or LF in a header value is refused before any request (header injection)', async () => {
