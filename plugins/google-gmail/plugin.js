@@ -206,25 +206,79 @@ function decodeEntities(s) {
   });
 }
 
-/** HTML → readable plain text: blocks become lines, links keep their address, tags and entities go. */
+const SKIPPED_ELEMENTS = new Set(['head', 'style', 'script', 'title']);
+const BLOCK_OPEN = new Set(['p', 'div', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'table', 'blockquote', 'hr']);
+const BLOCK_CLOSE = new Set(['p', 'div', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'table', 'blockquote', 'section', 'article', 'header', 'footer']);
+
+/**
+ * HTML → readable plain text: blocks become lines, links keep their address, tags and entities go.
+ * One left-to-right scan whose every search (the end of a tag, of a comment, of a skipped element)
+ * starts where the last one ended, and whose failed searches are remembered: linear in the input,
+ * whatever it holds (lazy regular expressions over unclosed openers were quadratic). A comment or
+ * skipped element without its closer is not removed beyond its opening tag.
+ */
 function htmlToText(html) {
-  let s = String(html || '').slice(0, MAX_HTML_INPUT);
-  s = s.replace(/<!--[\s\S]*?-->/g, '');
-  s = s.replace(/<(head|style|script|title)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
-  s = s.replace(/<a\b[^>]*?\bhref\s*=\s*("([^"]*)"|'([^']*)')[^>]*>([\s\S]*?)<\/a\s*>/gi, (whole, _q, h1, h2, inner) => {
-    const href = decodeEntities(h1 ?? h2 ?? '').trim();
-    const text = inner.replace(/<[^>]*>/g, '').trim();
-    if (!href || /^mailto:/i.test(href) || decodeEntities(text) === href || !/^https?:/i.test(href)) return inner;
-    return `${inner} (${href})`;
-  });
-  s = s.replace(/<br\s*\/?>/gi, '\n');
-  s = s.replace(/<li\b[^>]*>/gi, '\n- ');
-  s = s.replace(/<\/(p|div|tr|h[1-6]|ul|ol|table|blockquote|section|article|header|footer)\s*>/gi, '\n');
-  s = s.replace(/<(p|div|tr|h[1-6]|ul|ol|table|blockquote|hr)\b[^>]*>/gi, '\n');
-  s = s.replace(/<\/t[dh]\s*>/gi, '\t');
-  s = s.replace(/<[^>]*>/g, '');
-  s = decodeEntities(s);
-  return s
+  const s = String(html || '').slice(0, MAX_HTML_INPUT);
+  const out = [];
+  const noCloser = new Set();
+  let anchor = null;
+  let i = 0;
+  const text = (t) => {
+    if (t) out.push(decodeEntities(t));
+  };
+  while (i < s.length) {
+    const lt = s.indexOf('<', i);
+    if (lt < 0) {
+      text(s.slice(i));
+      break;
+    }
+    text(s.slice(i, lt));
+    if (s.startsWith('<!--', lt) && !noCloser.has('-->')) {
+      const end = s.indexOf('-->', lt + 4);
+      if (end >= 0) {
+        i = end + 3;
+        continue;
+      }
+      noCloser.add('-->');
+    }
+    const gt = noCloser.has('>') || !/[A-Za-z/!?]/.test(s[lt + 1] || '') ? -1 : s.indexOf('>', lt + 1);
+    if (gt < 0) {
+      if (/[A-Za-z/!?]/.test(s[lt + 1] || '')) noCloser.add('>');
+      // not a tag (or a tag that never ends): the "<" is text
+      text('<');
+      i = lt + 1;
+      continue;
+    }
+    const tag = s.slice(lt + 1, gt);
+    i = gt + 1;
+    const m = /^(\/?)([A-Za-z][A-Za-z0-9]*)/.exec(tag);
+    if (!m) continue;
+    const closing = m[1] === '/';
+    const name = m[2].toLowerCase();
+    if (!closing && SKIPPED_ELEMENTS.has(name) && !noCloser.has(name)) {
+      const closer = new RegExp(`</${name}\\s*>`, 'gi');
+      closer.lastIndex = i;
+      const found = closer.exec(s);
+      if (found) i = found.index + found[0].length;
+      else noCloser.add(name);
+    } else if (name === 'a' && !closing) {
+      const h = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(tag);
+      anchor = h ? { href: decodeEntities(h[1] ?? h[2] ?? '').trim(), at: out.length } : null;
+    } else if (name === 'a') {
+      if (anchor) {
+        const inner = out.slice(anchor.at).join('').trim();
+        const href = anchor.href;
+        if (href && /^https?:/i.test(href) && inner !== href) out.push(` (${href})`);
+      }
+      anchor = null;
+    } else if (name === 'br') out.push('\n');
+    else if (name === 'li' && !closing) out.push('\n- ');
+    else if (closing && BLOCK_CLOSE.has(name)) out.push('\n');
+    else if (!closing && BLOCK_OPEN.has(name)) out.push('\n');
+    else if (closing && (name === 'td' || name === 'th')) out.push('\t');
+  }
+  return out
+    .join('')
     .split('\n')
     .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
     .join('\n')

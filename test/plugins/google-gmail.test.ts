@@ -248,6 +248,29 @@ describe('google-gmail reads awkward MIME', () => {
     assert.equal(r.truncated, true);
   });
 
+  test('hostile HTML (unclosed comments, heads, links by the hundred thousand) is converted in linear time', async () => {
+    const html = (body: string) => ({
+      id: 'm4', threadId: 't4', labelIds: [], internalDate: '1',
+      payload: { partId: '', mimeType: 'text/html', filename: '', headers: hdrs({ Subject: 'x', 'Content-Type': 'text/html; charset=UTF-8' }), body: { size: body.length, data: b64url(body) } },
+    });
+    for (const [body, starts] of [
+      [`<p>Hi</p>${'<!--'.repeat(40000)}`, 'Hi\n<!--<!--'],
+      [`<p>Hi</p>${'<head>'.repeat(83000)}tail`, 'Hi\ntail'],
+      [`<p>Hi</p>${'<a href="h">'.repeat(40000)}x`, 'Hi\nx'],
+      [`<p>Hi</p>${'<style>'.repeat(40000)}${'<script x'.repeat(20000)}`, 'Hi\n<script x<script x'],
+    ] as const) {
+      route({ 'GET /messages/m4': { json: html(body) } });
+      const r = await ok('gmail_get_email', { messageId: 'm4', maxBodyChars: 200000 });
+      assert.ok(r.body.startsWith(starts), `${body.slice(9, 30)}…: ${JSON.stringify(r.body.slice(0, 40))}`);
+    }
+  });
+
+  test('HTML: comments, skipped elements and link addresses; a "<" that starts no tag is text', async () => {
+    const body = '<!-- a --><title>T</title><p>1 < 2 &lt; 3</p><a href="https://x.example/?a=1&amp;b=2">see</a> <a href="https://y.example">https://y.example</a><br class="c">end';
+    route({ 'GET /messages/m4': { json: { id: 'm4', threadId: 't4', payload: { mimeType: 'text/html', headers: hdrs({ Subject: 'x' }), body: { data: b64url(body) } } } } });
+    assert.equal((await ok('gmail_get_email', { messageId: 'm4' })).body, '1 < 2 < 3\nsee (https://x.example/?a=1&b=2) https://y.example\nend');
+  });
+
   test('an attached text file is listed as an attachment, not read as the body', async () => {
     const m = structuredClone(MIXED);
     m.payload.parts[1] = { partId: '1', mimeType: 'text/plain', filename: 'notes.txt', headers: hdrs({ 'Content-Disposition': 'attachment; filename="notes.txt"' }), body: { size: 5, data: b64url('NOTES') } } as any;
