@@ -14,6 +14,19 @@ const REPLY_HEADERS = ['Subject', 'Message-ID', 'References', 'From', 'Reply-To'
 /** A reply's References: the thread's first id and the last ones (RFC 5322 §3.6.4), one per folded line. */
 const MAX_REFERENCES = 21;
 const MAX_HTML_INPUT = 500000;
+/** ctx.http requests one call may make by default (limits.maxRequestsPerCall); a lower limit is met by catching GW_ERR_BRIDGE_TOO_MANY_REQUESTS. */
+const REQUEST_BUDGET = 25;
+/** A thread's messages read in full (newest first); older ones come with their headers only. */
+const THREAD_FULL_MESSAGES = 20;
+/** Text parts of one message whose body Gmail left out (body.attachmentId only) fetched at most. */
+const MAX_TEXT_PART_FETCHES = 4;
+const THREAD_HEADERS = ['From', 'To', 'Cc', 'Subject', 'Date'];
+/** Bridge failures of one optional request that leave that one part of the answer out instead of failing the call. */
+const SKIPPABLE = {
+  GW_ERR_BRIDGE_RESPONSE_TOO_LARGE: 'too large to download (over the gateway\'s response cap)',
+  GW_ERR_BRIDGE_TIMEOUT: 'Gmail did not answer in time',
+  GW_ERR_BRIDGE_TOO_MANY_REQUESTS: 'over the number of requests one call may make',
+};
 
 // ---------------------------------------------------------------------------------------------
 // Errors: the one place where a Google answer becomes a message an agent can act on.
@@ -83,7 +96,21 @@ async function gmail(ctx, method, path, { query, body, action }) {
     headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const res = await ctx.http(`${API}${path}${qs(query)}`, init);
+  let res;
+  try {
+    res = await ctx.http(`${API}${path}${qs(query)}`, init);
+  } catch (err) {
+    if (err && (err.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE' || err.code === 'GW_ERR_BRIDGE_TIMEOUT')) {
+      const e = new Error(
+        err.code === 'GW_ERR_BRIDGE_TIMEOUT'
+          ? `Gmail did not answer in time while trying to ${action} (${err.code}): retry later.`
+          : `Gmail's answer while trying to ${action} is larger than the gateway accepts (${err.code}).`,
+      );
+      e.code = err.code;
+      throw e;
+    }
+    throw err;
+  }
   const text = await res.text();
   let data;
   try {
@@ -292,25 +319,63 @@ function isAttachment(part, h) {
 }
 
 /** The readable body of a part tree: plain text preferred in multipart/alternative, HTML converted otherwise. */
-function bodyOf(part, notes) {
+function bodyOf(part, notes, fetched) {
   if (!part || typeof part !== 'object') return null;
   const h = headerMap(part.headers);
   const mime = String(part.mimeType || h['content-type'] || 'text/plain').toLowerCase().split(';')[0].trim();
   if (!mime.startsWith('multipart/') && isAttachment(part, h)) return null;
   const children = Array.isArray(part.parts) ? part.parts : [];
   if (mime === 'multipart/alternative') {
-    const found = children.map((c) => bodyOf(c, notes)).filter((b) => b && b.text !== '');
+    const found = children.map((c) => bodyOf(c, notes, fetched)).filter((b) => b && b.text !== '');
     return found.find((b) => !b.html) || found[found.length - 1] || null;
   }
   if (mime.startsWith('multipart/')) {
-    const found = children.map((c) => bodyOf(c, notes)).filter((b) => b && b.text !== '');
+    const found = children.map((c) => bodyOf(c, notes, fetched)).filter((b) => b && b.text !== '');
     if (!found.length) return null;
     return { text: found.map((b) => b.text).join('\n\n'), html: found.every((b) => b.html) };
   }
   if (mime !== 'text/plain' && mime !== 'text/html') return null;
-  if (!part.body || typeof part.body.data !== 'string') return null;
-  const text = decodeText(base64urlBytes(part.body.data), paramOf(h['content-type'], 'charset'), notes);
+  const data = part.body && typeof part.body.data === 'string' ? part.body.data : fetched && fetched.get(part);
+  if (typeof data !== 'string') return null;
+  const text = decodeText(base64urlBytes(data), paramOf(h['content-type'], 'charset'), notes);
   return mime === 'text/html' ? { text: htmlToText(text), html: true } : { text: text.replace(/\r\n?/g, '\n').trim(), html: false };
+}
+
+/** Text parts (not attachments) whose body Gmail gave as an attachmentId only, as a large part's is. */
+function textPartsToFetch(part, out = []) {
+  if (!part || typeof part !== 'object') return out;
+  const mime = String(part.mimeType || '').toLowerCase().split(';')[0].trim();
+  if ((mime === 'text/plain' || mime === 'text/html') && !isAttachment(part, headerMap(part.headers)) && part.body && part.body.attachmentId && typeof part.body.data !== 'string') out.push(part);
+  for (const c of Array.isArray(part.parts) ? part.parts : []) textPartsToFetch(c, out);
+  return out;
+}
+
+/**
+ * Fetches those parts (GET messages/{id}/attachments/{attachmentId}) while `budget.left` allows.
+ * Returns { fetched: Map part → base64url data, skipped: [{ part, reason }] }; a part not fetched is
+ * listed with the attachments and named in the message's note.
+ */
+async function fetchTextParts(ctx, m, budget) {
+  const fetched = new Map();
+  const skipped = [];
+  const parts = textPartsToFetch(m && m.payload);
+  await Promise.all(
+    parts.map(async (part, k) => {
+      if (k >= MAX_TEXT_PART_FETCHES || budget.left <= 0) {
+        skipped.push({ part, reason: 'over the requests one call may make' });
+        return;
+      }
+      budget.left--;
+      try {
+        const a = await gmail(ctx, 'GET', `/messages/${enc(m.id)}/attachments/${enc(part.body.attachmentId)}`, { action: `read part ${part.partId ?? ''} of message ${m.id}` });
+        if (a && typeof a.data === 'string') fetched.set(part, a.data);
+        else skipped.push({ part, reason: 'Gmail gave no data' });
+      } catch (err) {
+        skipped.push({ part, reason: (err && SKIPPABLE[err.code]) || String((err && err.message) || err).slice(0, 200) });
+      }
+    }),
+  );
+  return { fetched, skipped };
 }
 
 function attachmentsOf(part, out = []) {
@@ -353,12 +418,15 @@ function slimMessage(m) {
   };
 }
 
-/** A whole message (format=full): headers, the body as text, attachments listed but not downloaded. */
-function fullMessage(m, maxChars) {
+/**
+ * A whole message (format=full): headers, the body as text, attachments listed but not downloaded.
+ * `parts` are the text parts fetched apart (fetchTextParts); those it could not fetch are listed.
+ */
+function fullMessage(m, maxChars, parts = { fetched: new Map(), skipped: [] }) {
   const h = headerMap(m.payload && m.payload.headers);
   const labels = labelsOf(m);
   const notes = [];
-  const found = bodyOf(m.payload, notes);
+  const found = bodyOf(m.payload, notes, parts.fetched);
   const { body, truncated } = clip(found ? found.text : '', maxChars);
   const out = {
     id: m.id,
@@ -376,7 +444,14 @@ function fullMessage(m, maxChars) {
     truncated,
     attachments: attachmentsOf(m.payload),
   };
-  if (notes.length) out.note = `charset ${notes.join(', ')} is not supported: decoded as UTF-8, some characters may be wrong`;
+  const said = [];
+  if (notes.length) said.push(`charset ${notes.join(', ')} is not supported: decoded as UTF-8, some characters may be wrong`);
+  for (const { part, reason } of parts.skipped) {
+    const size = part.body && typeof part.body.size === 'number' ? part.body.size : null;
+    out.attachments.push({ filename: null, mimeType: part.mimeType || null, size, attachmentId: part.body.attachmentId, partId: part.partId ?? null });
+    said.push(`a ${part.mimeType} part of the body (partId ${part.partId ?? '?'}${size === null ? '' : `, ${size} bytes`}) was not read (${reason}): it is listed in attachments`);
+  }
+  if (said.length) out.note = `${said.join('; ')}.`;
   return out;
 }
 
@@ -665,32 +740,95 @@ async function searchMessages(ctx, args) {
 }
 
 async function getMessage(ctx, args) {
-  const m = await gmail(ctx, 'GET', `/messages/${enc(args.messageId)}`, { query: { format: 'full' }, action: `read message ${args.messageId}` });
-  return fullMessage(m, args.maxBodyChars ?? 20000);
+  let m;
+  try {
+    m = await gmail(ctx, 'GET', `/messages/${enc(args.messageId)}`, { query: { format: 'full' }, action: `read message ${args.messageId}` });
+  } catch (err) {
+    if (!(err && SKIPPABLE[err.code])) throw err;
+    // the whole message cannot come through: its headers can, with a note saying what is missing
+    const meta = await gmail(ctx, 'GET', `/messages/${enc(args.messageId)}`, { query: { format: 'metadata' }, action: `read the headers of message ${args.messageId}` });
+    return {
+      ...fullMessage(meta, args.maxBodyChars ?? 20000),
+      body: null,
+      bodyFormat: 'none',
+      attachments: null,
+      note: `The body and attachments of message ${args.messageId} could not be read (${SKIPPABLE[err.code]}): only its headers are here; open it in Gmail to read the rest.`,
+    };
+  }
+  const parts = await fetchTextParts(ctx, m, { left: REQUEST_BUDGET - 1 });
+  return fullMessage(m, args.maxBodyChars ?? 20000, parts);
 }
 
+/** A thread message as gmail_get_thread gives it. */
+function threadMessage(full) {
+  return {
+    id: full.id,
+    date: full.date,
+    from: full.from,
+    to: full.to,
+    cc: full.cc,
+    subject: full.subject,
+    unread: full.unread,
+    body: full.body,
+    truncated: full.truncated,
+    attachments: full.attachments.map((a) => ({ filename: a.filename, mimeType: a.mimeType, size: a.size })),
+    ...(full.note ? { note: full.note } : {}),
+  };
+}
+
+/**
+ * A thread: its messages' headers in one request (format=metadata), then the newest
+ * THREAD_FULL_MESSAGES in full, one request each, within the call's request budget (a thread in
+ * format=full can be larger than the response cap). Messages not read in full keep their headers,
+ * with body null and the reason, and are named in `notRead`.
+ */
 async function getThread(ctx, args) {
-  const t = await gmail(ctx, 'GET', `/threads/${enc(args.threadId)}`, { query: { format: 'full' }, action: `read thread ${args.threadId}` });
+  const t = await gmail(ctx, 'GET', `/threads/${enc(args.threadId)}`, {
+    query: { format: 'metadata', metadataHeaders: THREAD_HEADERS },
+    action: `read thread ${args.threadId}`,
+  });
   const all = (Array.isArray(t && t.messages) ? t.messages : []).slice();
   all.sort((a, b) => Number(a.internalDate || 0) - Number(b.internalDate || 0));
   const per = args.maxBodyCharsPerMessage ?? 4000;
-  const messages = all.map((m) => {
-    const full = fullMessage(m, per);
-    return {
-      id: full.id,
-      date: full.date,
-      from: full.from,
-      to: full.to,
-      cc: full.cc,
-      subject: full.subject,
-      unread: full.unread,
-      body: full.body,
-      truncated: full.truncated,
-      attachments: full.attachments.map((a) => ({ filename: a.filename, mimeType: a.mimeType, size: a.size })),
-      ...(full.note ? { note: full.note } : {}),
-    };
-  });
-  return { threadId: t.id, subject: messages.length ? messages[0].subject : '', messageCount: messages.length, messages };
+  const budget = { left: REQUEST_BUDGET - 1 };
+  const full = new Map();
+  const notRead = new Map();
+  const gone = new Set();
+  for (const m of all.slice(0, Math.max(0, all.length - THREAD_FULL_MESSAGES))) notRead.set(m.id, `only the newest ${THREAD_FULL_MESSAGES} messages of a thread are read in full`);
+  const newest = all.slice(-THREAD_FULL_MESSAGES).reverse();
+  for (let k = 0; k < newest.length; k += 5) {
+    await Promise.all(
+      newest.slice(k, k + 5).map(async (meta) => {
+        if (budget.left <= 0) {
+          notRead.set(meta.id, SKIPPABLE.GW_ERR_BRIDGE_TOO_MANY_REQUESTS);
+          return;
+        }
+        budget.left--;
+        try {
+          full.set(meta.id, await gmail(ctx, 'GET', `/messages/${enc(meta.id)}`, { query: { format: 'full' }, action: `read message ${meta.id} of thread ${args.threadId}` }));
+        } catch (err) {
+          if (err && err.status === 404) gone.add(meta.id);
+          else if (err && SKIPPABLE[err.code]) notRead.set(meta.id, SKIPPABLE[err.code]);
+          else throw err;
+        }
+      }),
+    );
+  }
+  const parts = new Map();
+  for (const meta of newest) if (full.has(meta.id)) parts.set(meta.id, await fetchTextParts(ctx, full.get(meta.id), budget));
+  const messages = all
+    .filter((meta) => !gone.has(meta.id))
+    .map((meta) => {
+      if (full.has(meta.id)) return threadMessage(fullMessage(full.get(meta.id), per, parts.get(meta.id)));
+      const slim = fullMessage({ ...meta, payload: { headers: meta.payload && meta.payload.headers } }, per);
+      return { ...threadMessage(slim), body: null, attachments: null, note: `not read in full (${notRead.get(meta.id)}): read it with gmail_get_email` };
+    });
+  const out = { threadId: t.id, subject: messages.length ? messages[0].subject : '', messageCount: messages.length, messages };
+  if (notRead.size) {
+    out.notRead = messages.filter((m) => notRead.has(m.id)).map((m) => m.id);
+    out.note = `${out.notRead.length} of the ${messages.length} messages are given with their headers only (body null): read them with gmail_get_email.`;
+  }
+  return out;
 }
 
 async function sendEmail(ctx, args) {

@@ -74,6 +74,7 @@ const { ok, fails } = toolCalls(() => gw, [TOKEN]);
 const b64url = (s: string | Buffer) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s).toString('base64url');
 const hdrs = (h: Record<string, string>) => Object.entries(h).map(([name, value]) => ({ name, value }));
 const META = [['format', 'metadata'], ['metadataHeaders', 'From'], ['metadataHeaders', 'To'], ['metadataHeaders', 'Subject'], ['metadataHeaders', 'Date']];
+const THREAD_META = [['format', 'metadata'], ...['From', 'To', 'Cc', 'Subject', 'Date'].map((h) => ['metadataHeaders', h])];
 const REPLY_META = [['format', 'metadata'], ['metadataHeaders', 'Subject'], ['metadataHeaders', 'Message-ID'], ['metadataHeaders', 'References'], ['metadataHeaders', 'From'], ['metadataHeaders', 'Reply-To'], ['metadataHeaders', 'To']];
 
 const metaMessage = (id: string, subject: string, labels = ['INBOX', 'UNREAD']) => ({
@@ -135,7 +136,8 @@ const bodyB64 = (text: string) => (Buffer.from(text.replace(/\n/g, '\r\n'), 'utf
 
 // ---------- the table ----------
 
-interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+/** anyOrder: the requests are made in parallel, so they are compared sorted by path (write calls in that order) */
+interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown; anyOrder?: boolean }
 
 const CASES: Case[] = [
   { tool: 'gmail_search_emails', args: { query: 'from:alice is:unread', maxResults: 2 },
@@ -157,8 +159,13 @@ const CASES: Case[] = [
   { tool: 'gmail_get_email', args: { messageId: 'm1' }, replies: { 'GET /messages/m1': { json: MIXED } },
     calls: [['GET', '/messages/m1', [['format', 'full']]]], result: MIXED_FULL },
   { tool: 'gmail_get_thread', args: { threadId: 't1', maxBodyCharsPerMessage: 200 },
-    replies: { 'GET /threads/t1': { json: { id: 't1', historyId: '9', messages: [{ ...HTML_ONLY, internalDate: '1767000009000' }, MIXED] } } },
-    calls: [['GET', '/threads/t1', [['format', 'full']]]],
+    replies: {
+      'GET /threads/t1': { json: { id: 't1', historyId: '9', messages: [{ ...HTML_ONLY, internalDate: '1767000009000' }, MIXED] } },
+      'GET /messages/m1': { json: MIXED },
+      'GET /messages/m2': { json: { ...HTML_ONLY, internalDate: '1767000009000' } },
+    },
+    anyOrder: true,
+    calls: [['GET', '/messages/m1', [['format', 'full']]], ['GET', '/messages/m2', [['format', 'full']]], ['GET', '/threads/t1', THREAD_META]],
     result: { threadId: 't1', subject: SUBJECT_FR, messageCount: 2, messages: [
       { id: 'm1', date: MIXED_FULL.date, from: MIXED_FULL.from, to: 'me@example.com', cc: 'Bob <bob@example.com>', subject: SUBJECT_FR, unread: true, body: MIXED_FULL.body, truncated: false,
         attachments: [{ filename: 'budget 2026.pdf', mimeType: 'application/pdf', size: 48213 }] },
@@ -206,7 +213,10 @@ describe('google-gmail tools: request made and slim result', () => {
         assert.equal(upstream.requests.length, 1);
         assert.deepEqual(Object.keys(upstream.requests[0]!.json as object), ['raw']);
         assert.equal(upstream.requests[0]!.headers.authorization, `Bearer ${TOKEN}`);
-      } else assertCalls(c.calls);
+      } else {
+        if (c.anyOrder) upstream.requests.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        assertCalls(c.calls);
+      }
     });
   }
 
@@ -271,6 +281,25 @@ describe('google-gmail reads awkward MIME', () => {
     assert.equal((await ok('gmail_get_email', { messageId: 'm4' })).body, '1 < 2 < 3\nsee (https://x.example/?a=1&b=2) https://y.example\nend');
   });
 
+  test('a text part whose body Gmail gives as an attachmentId only is fetched; one that cannot be is listed with a note', async () => {
+    const m = structuredClone(MIXED) as any;
+    m.id = 'm6';
+    m.payload.parts = [
+      { partId: '0', mimeType: 'text/plain', filename: '', headers: hdrs({ 'Content-Type': 'text/plain; charset=UTF-8' }), body: { size: 30000, attachmentId: 'ATT-big' } },
+      { partId: '1', mimeType: 'text/plain', filename: '', headers: hdrs({ 'Content-Type': 'text/plain; charset=UTF-8' }), body: { size: 40000, attachmentId: 'ATT-broken' } },
+    ];
+    route({
+      'GET /messages/m6': { json: m },
+      'GET /messages/m6/attachments/ATT-big': { json: { size: 13, data: b64url('Große Zahlen.') } },
+      'GET /messages/m6/attachments/ATT-broken': { status: 503, json: { error: { code: 503, message: 'Backend Error', status: 'UNAVAILABLE' } } },
+    });
+    const r = await ok('gmail_get_email', { messageId: 'm6' });
+    assert.equal(r.body, 'Große Zahlen.');
+    assert.deepEqual(r.attachments, [{ filename: null, mimeType: 'text/plain', size: 40000, attachmentId: 'ATT-broken', partId: '1' }]);
+    assert.match(r.note, /a text\/plain part of the body \(partId 1, 40000 bytes\) was not read \(Gmail had a server error \(503\).*\): it is listed in attachments/);
+    assert.equal(upstream.requests.length, 3);
+  });
+
   test('an attached text file is listed as an attachment, not read as the body', async () => {
     const m = structuredClone(MIXED);
     m.payload.parts[1] = { partId: '1', mimeType: 'text/plain', filename: 'notes.txt', headers: hdrs({ 'Content-Disposition': 'attachment; filename="notes.txt"' }), body: { size: 5, data: b64url('NOTES') } } as any;
@@ -292,6 +321,36 @@ function headerBlock(raw: string): Record<string, string> {
   }
   return out;
 }
+
+describe('google-gmail reads large threads and messages', () => {
+  const meta = (i: number) => ({ id: `x${i}`, threadId: 'tb', labelIds: ['INBOX'], internalDate: String(1767000000000 + i * 1000), payload: { headers: hdrs({ From: `p${i}@example.com`, Subject: 'Big', Date: `d${i}` }) } });
+  const full = (i: number) => ({ ...meta(i), payload: { mimeType: 'text/plain', headers: hdrs({ From: `p${i}@example.com`, Subject: 'Big', Date: `d${i}` }), body: { data: b64url(`body ${i}`) } } });
+  const HUGE: UpstreamReply = { json: { id: 'x', payload: { mimeType: 'text/plain', body: { data: 'A'.repeat(9 * 1024 * 1024) } } } };
+
+  test('a thread: headers in one request, the newest 20 in full, the rest (and one too large) with headers only', async () => {
+    const replies: Record<string, Reply> = { 'GET /threads/tb': { json: { id: 'tb', messages: Array.from({ length: 23 }, (_, i) => meta(22 - i)) } } };
+    for (let i = 0; i < 23; i++) replies[`GET /messages/x${i}`] = i === 21 ? HUGE : { json: full(i) };
+    route(replies);
+    const r = await ok('gmail_get_thread', { threadId: 'tb' });
+    assert.equal(upstream.requests.length, 21, 'one metadata request and the 20 newest messages');
+    assert.ok(!upstream.requests.some((q) => /\/messages\/x[012]$/.test(q.path)), 'the three oldest are not downloaded');
+    assert.equal(r.messageCount, 23);
+    assert.deepEqual(r.messages.map((m: any) => m.id), Array.from({ length: 23 }, (_, i) => `x${i}`));
+    assert.deepEqual(r.notRead, ['x0', 'x1', 'x2', 'x21']);
+    assert.match(r.note, /^4 of the 23 messages are given with their headers only \(body null\): read them with gmail_get_email\.$/);
+    assert.deepEqual(r.messages[0], { id: 'x0', date: 'd0', from: 'p0@example.com', to: null, cc: null, subject: 'Big', unread: false, body: null, truncated: false, attachments: null,
+      note: 'not read in full (only the newest 20 messages of a thread are read in full): read it with gmail_get_email' });
+    assert.match(r.messages[21].note, /not read in full \(too large to download \(over the gateway's response cap\)\)/);
+    assert.equal(r.messages[22].body, 'body 22');
+  });
+
+  test('a message over the response cap: its headers, with a note saying why the body is missing', async () => {
+    route({ 'GET /messages/x5': (req) => (req.query.get('format') === 'full' ? HUGE : { json: meta(5) }) });
+    const r = await ok('gmail_get_email', { messageId: 'x5' });
+    assert.deepEqual([r.from, r.subject, r.body, r.attachments], ['p5@example.com', 'Big', null, null]);
+    assert.match(r.note, /body and attachments of message x5 could not be read \(too large to download.*open it in Gmail/);
+  });
+});
 
 describe('google-gmail writes RFC 2822', () => {
   test('a new email: addresses, encoded-word names, Bcc, UTF-8 body in base64', async () => {
