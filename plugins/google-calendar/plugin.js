@@ -94,7 +94,19 @@ async function gcal(ctx, method, path, { query, body, action, scope = EVENTS }) 
   return data;
 }
 
-const calPath = (id) => `/calendars/${enc(id || 'primary')}`;
+/**
+ * One path segment: "." and ".." are refused before any request, since they are dot segments that
+ * a URL resolves away (eventId ".." would address the calendar itself). The manifest's patterns
+ * allow dots and RE2 has no lookahead to exclude these two.
+ */
+function seg(value, name) {
+  const s = String(value);
+  if (s === '.' || s === '..') throw new Error(`Invalid ${name}: "${s}" is not an id.`);
+  return enc(s);
+}
+
+const calPath = (id) => `/calendars/${seg(id || 'primary', 'calendarId')}`;
+const eventPath = (calendarId, eventId) => `${calPath(calendarId)}/events/${seg(eventId, 'eventId')}`;
 
 // ---------------------------------------------------------------------------------------------
 // Time: RFC 3339 date-times, all-day dates, IANA zones (through Intl)
@@ -332,7 +344,7 @@ async function listEvents(ctx, args) {
 
 async function getEvent(ctx, args) {
   const calendarId = args.calendarId || 'primary';
-  const e = await gcal(ctx, 'GET', `${calPath(calendarId)}/events/${enc(args.eventId)}`, {
+  const e = await gcal(ctx, 'GET', eventPath(calendarId, args.eventId), {
     query: { timeZone: checkZone(args.timeZone) },
     action: `read event ${args.eventId}`,
   });
@@ -359,7 +371,7 @@ async function createEvent(ctx, args) {
 async function updateEvent(ctx, args) {
   const tz = checkZone(args.timeZone);
   const calendarId = args.calendarId || 'primary';
-  const path = `${calPath(calendarId)}/events/${enc(args.eventId)}`;
+  const path = eventPath(calendarId, args.eventId);
   const changesTime = args.start !== undefined || args.end !== undefined;
   const changesPeople = args.addAttendees !== undefined || args.removeAttendees !== undefined;
   if (args.attendees !== undefined && changesPeople) throw new Error('Give either attendees (replace the list) or addAttendees/removeAttendees, not both.');
@@ -421,7 +433,7 @@ async function updateEvent(ctx, args) {
 
 async function deleteEvent(ctx, args) {
   const calendarId = args.calendarId || 'primary';
-  await gcal(ctx, 'DELETE', `${calPath(calendarId)}/events/${enc(args.eventId)}`, {
+  await gcal(ctx, 'DELETE', eventPath(calendarId, args.eventId), {
     query: { sendUpdates: args.sendUpdates ?? 'all' },
     action: `delete event ${args.eventId}`,
   });

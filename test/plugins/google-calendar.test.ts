@@ -257,6 +257,21 @@ describe('google-calendar times and Meet', () => {
   }
 });
 
+describe('google-calendar refuses dot-segment ids', () => {
+  test('calendarId or eventId "." or ".." is refused before any request (it would address another resource)', async () => {
+    route({});
+    for (const id of ['.', '..']) {
+      await fails('calendar_get_event', { eventId: id }, new RegExp(`Invalid eventId: "${id.replace(/\./g, '\\.')}"`));
+      await fails('calendar_update_event', { eventId: id, summary: 'x' }, /Invalid eventId/);
+      await fails('calendar_delete_event', { eventId: id }, /Invalid eventId/);
+      await fails('calendar_delete_event', { calendarId: id, eventId: 'ev1' }, /Invalid calendarId/);
+      await fails('calendar_list_events', { calendarId: id }, /Invalid calendarId/);
+      await fails('calendar_create_event', { calendarId: id, summary: 'x', start: '2026-03-02' }, /Invalid calendarId/);
+    }
+    assert.equal(upstream.requests.length, 0);
+  });
+});
+
 describe('google-calendar error mapping', () => {
   const gErr = (code: number, message: string, reason: string, domain = 'global') => ({ error: { errors: [{ domain, reason, message }], code, message } });
   const cases: Array<[string, string, Record<string, unknown>, string, UpstreamReply, RegExp]> = [
