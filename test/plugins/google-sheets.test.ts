@@ -50,7 +50,7 @@ function route(replies: Record<string, Reply>): void {
 
 interface Call { method: string; path: string; query?: Record<string, string>; body?: unknown }
 
-/** Exactly these requests: the decoded path under /v4/spreadsheets, the exact query, the JSON body. */
+/** Exactly these requests: the path as sent under /v4/spreadsheets, the exact query, the JSON body. */
 function assertCalls(calls: Call[]): void {
   const reqs = upstream.requests;
   assert.equal(reqs.length, calls.length, `requests: ${reqs.map((r) => `${r.method} ${r.url}`).join(', ')}`);
@@ -58,7 +58,7 @@ function assertCalls(calls: Call[]): void {
     const req = reqs[i]!;
     assert.equal(req.headers.authorization, `Bearer ${TOKEN}`, `request ${i} carries the Bearer token`);
     assert.equal(req.method, c.method, `request ${i} method`);
-    assert.equal(decodeURIComponent(req.path), `${BASE}${c.path}`, `request ${i} path`);
+    assert.equal(req.path, `${BASE}${c.path}`, `request ${i} path (as sent: a range is one encoded segment)`);
     assert.deepEqual(Object.fromEntries(req.query), c.query ?? {}, `request ${i} query`);
     if (c.body === undefined) assert.equal(req.body, '', `request ${i} has no body`);
     else {
@@ -96,7 +96,7 @@ const CASES: Case[] = [
     result: { spreadsheetId: ID, title: 'Budget 2025', url: URL_OF, locale: 'en_US', timeZone: 'Europe/Paris', sheets: [slimSheet(0, 'Summary', 0, { frozenRows: 1 }), slimSheet(77, "Q1 Bob's", 1, { hidden: true })], namedRanges: ['Totals'] } },
   { tool: 'sheets_read_values', args: { spreadsheetId: ID, sheet: 'Q1 Budget', range: 'A1:C3' },
     replies: { [`GET /${ID}/values/'Q1 Budget'!A1:C3`]: { json: { range: "'Q1 Budget'!A1:C3", majorDimension: 'ROWS', values: [['Item', 'Cost'], ['Pens', '$3.00']] } } },
-    calls: [{ method: 'GET', path: `/${ID}/values/'Q1 Budget'!A1:C3`, query: { majorDimension: 'ROWS', valueRenderOption: 'FORMATTED_VALUE' } }],
+    calls: [{ method: 'GET', path: `/${ID}/values/'Q1%20Budget'!A1%3AC3`, query: { majorDimension: 'ROWS', valueRenderOption: 'FORMATTED_VALUE' } }],
     result: { range: "'Q1 Budget'!A1:C3", majorDimension: 'ROWS', values: [['Item', 'Cost'], ['Pens', '$3.00']], count: 2 } },
   { name: 'sheets_read_values (raw values by column, a full A1 range as given)', tool: 'sheets_read_values', args: { spreadsheetId: ID, range: 'Totals', valueRenderOption: 'UNFORMATTED_VALUE', majorDimension: 'COLUMNS', maxRows: 1 },
     replies: { [`GET /${ID}/values/Totals`]: { json: { range: 'Summary!B2:C9', majorDimension: 'COLUMNS', values: [[1, 2], [3, 4]] } } },
@@ -108,19 +108,19 @@ const CASES: Case[] = [
     result: { range: 'Summary!A1:Z1000', majorDimension: 'ROWS', values: [], count: 0 } },
   { tool: 'sheets_append_rows', args: { spreadsheetId: ID, sheet: "Q1 Bob's", values: ROWS },
     replies: { [`POST /${ID}/values/'Q1 Bob''s':append`]: { json: { spreadsheetId: ID, tableRange: "'Q1 Bob''s'!A1:C4", updates: UPDATES } } },
-    calls: [{ method: 'POST', path: `/${ID}/values/'Q1 Bob''s':append`, query: { valueInputOption: 'USER_ENTERED', insertDataOption: 'INSERT_ROWS' }, body: { majorDimension: 'ROWS', values: ROWS } }],
+    calls: [{ method: 'POST', path: `/${ID}/values/'Q1%20Bob''s':append`, query: { valueInputOption: 'USER_ENTERED', insertDataOption: 'INSERT_ROWS' }, body: { majorDimension: 'ROWS', values: ROWS } }],
     result: { spreadsheetId: ID, tableRange: "'Q1 Bob''s'!A1:C4", updatedRange: "'Q1 Bob''s'!A5:C6", updatedRows: 2, updatedColumns: 3, updatedCells: 6 } },
   { name: 'sheets_append_rows (RAW, overwrite, columns A:C)', tool: 'sheets_append_rows', args: { spreadsheetId: ID, sheet: 'Log', range: 'A:C', values: [['x']], valueInputOption: 'RAW', insertDataOption: 'OVERWRITE' },
     replies: { [`POST /${ID}/values/'Log'!A:C:append`]: { json: { spreadsheetId: ID, updates: { spreadsheetId: ID, updatedRange: 'Log!A1', updatedRows: 1, updatedColumns: 1, updatedCells: 1 } } } },
-    calls: [{ method: 'POST', path: `/${ID}/values/'Log'!A:C:append`, query: { valueInputOption: 'RAW', insertDataOption: 'OVERWRITE' }, body: { majorDimension: 'ROWS', values: [['x']] } }],
+    calls: [{ method: 'POST', path: `/${ID}/values/'Log'!A%3AC:append`, query: { valueInputOption: 'RAW', insertDataOption: 'OVERWRITE' }, body: { majorDimension: 'ROWS', values: [['x']] } }],
     result: { spreadsheetId: ID, tableRange: null, updatedRange: 'Log!A1', updatedRows: 1, updatedColumns: 1, updatedCells: 1 } },
   { tool: 'sheets_update_values', args: { spreadsheetId: ID, sheet: "Q1 Bob's", range: 'A5', values: ROWS },
     replies: { [`PUT /${ID}/values/'Q1 Bob''s'!A5`]: { json: UPDATES } },
-    calls: [{ method: 'PUT', path: `/${ID}/values/'Q1 Bob''s'!A5`, query: { valueInputOption: 'USER_ENTERED' }, body: { majorDimension: 'ROWS', values: ROWS } }],
+    calls: [{ method: 'PUT', path: `/${ID}/values/'Q1%20Bob''s'!A5`, query: { valueInputOption: 'USER_ENTERED' }, body: { majorDimension: 'ROWS', values: ROWS } }],
     result: { spreadsheetId: ID, updatedRange: "'Q1 Bob''s'!A5:C6", updatedRows: 2, updatedColumns: 3, updatedCells: 6 } },
   { tool: 'sheets_clear_values', args: { spreadsheetId: ID, range: "'Old data'!A2:F" },
     replies: { [`POST /${ID}/values/'Old data'!A2:F:clear`]: { json: { spreadsheetId: ID, clearedRange: "'Old data'!A2:F1000" } } },
-    calls: [{ method: 'POST', path: `/${ID}/values/'Old data'!A2:F:clear`, body: {} }],
+    calls: [{ method: 'POST', path: `/${ID}/values/'Old%20data'!A2%3AF:clear`, body: {} }],
     result: { spreadsheetId: ID, clearedRange: "'Old data'!A2:F1000" } },
   { tool: 'sheets_create_spreadsheet', args: { title: 'Team budget', sheets: ['Summary', 'Q1 Data'], locale: 'en_GB', timeZone: 'Europe/London' },
     replies: { 'POST ': { json: { spreadsheetId: 'new-1', spreadsheetUrl: 'https://docs.google.com/spreadsheets/d/new-1/edit', properties: { title: 'Team budget' }, sheets: [sheetJson(0, 'Summary', 0), sheetJson(123, 'Q1 Data', 1)] } } },
