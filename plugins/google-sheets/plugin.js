@@ -132,6 +132,8 @@ function a1(args) {
     return cells ? `${quoteSheet(sheet)}!${cells}` : quoteSheet(sheet);
   }
   if (!cells) throw new Error('Give sheet (a sheet title), range (A1 notation such as \'Sheet 1\'!A1:D20), or both.');
+  // "." and ".." would be dot segments of the URL (resolved away: another endpoint); no range is only dots
+  if (/^\.+$/.test(cells)) throw new Error(`range "${cells}" is not an A1 range or a named range.`);
   return cells;
 }
 

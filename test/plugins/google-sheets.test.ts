@@ -209,6 +209,12 @@ describe('google-sheets argument checks happen before any request', () => {
   const cases: Array<[string, Json, RegExp]> = [
     ['sheets_read_values', { spreadsheetId: ID }, /Give sheet \(a sheet title\), range/],
     ['sheets_read_values', { spreadsheetId: ID, sheet: 'A', range: "'B'!A1" }, /give range as cells only/],
+    // a range of only dots would be a dot segment of the URL (".." → the spreadsheet itself)
+    ['sheets_read_values', { spreadsheetId: ID, range: '..' }, /range "\.\." is not an A1 range/],
+    ['sheets_read_values', { spreadsheetId: ID, range: ' . ' }, /range "\." is not an A1 range/],
+    ['sheets_update_values', { spreadsheetId: ID, range: '..', values: [['x']] }, /range "\.\." is not an A1 range/],
+    ['sheets_append_rows', { spreadsheetId: ID, range: '...', values: [['x']] }, /range "\.\.\." is not an A1 range/],
+    ['sheets_clear_values', { spreadsheetId: ID, range: '.' }, /range "\." is not an A1 range/],
     ['sheets_read_values', { spreadsheetId: 'https://example.com/x y' }, /neither a spreadsheet id nor a Google Sheets link/],
     ['sheets_read_values', { spreadsheetId: ID, sheet: 'A', maxRows: 0 }, /Invalid arguments for sheets_read_values/],
     ['sheets_append_rows', { spreadsheetId: ID, sheet: 'A', values: [] }, /Invalid arguments for sheets_append_rows/],
