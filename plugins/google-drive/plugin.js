@@ -97,7 +97,7 @@ function qs(params) {
 }
 
 /** One Drive request. JSON answers are parsed; `raw` returns the response itself for content. */
-async function drive(ctx, method, url, { query, body, headers, raw, action }) {
+async function drive(ctx, method, url, { query, body, headers, raw, action, tooLarge }) {
   const init = { method, headers: { accept: raw ? '*/*' : 'application/json', ...(headers || {}) } };
   if (body !== undefined) {
     if (typeof body === 'string') init.body = body;
@@ -110,7 +110,7 @@ async function drive(ctx, method, url, { query, body, headers, raw, action }) {
   try {
     res = await ctx.http(url + qs(query), init);
   } catch (err) {
-    if (err && err.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') throw new Error(`The answer to ${action} was larger than the gateway accepts: ask for less.`);
+    if (err && err.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') throw new Error(`The answer to ${action} was larger than the gateway accepts: ${tooLarge || 'ask for less'}.`);
     if (err && err.code === 'GW_ERR_BRIDGE_TIMEOUT') throw new Error(`Google Drive did not answer in time while trying to ${action}: retry, or ask for less.`);
     throw err;
   }
@@ -155,15 +155,16 @@ const KIND_PREFIX = { image: 'image/', video: 'video/', audio: 'audio/' };
 function mimeClause(mime) {
   const m = mime.trim();
   const key = m.toLowerCase();
-  if (KIND_MIME[key]) return `mimeType = ${literal(KIND_MIME[key])}`;
-  if (KIND_PREFIX[key]) return `mimeType contains ${literal(KIND_PREFIX[key])}`;
+  if (Object.hasOwn(KIND_MIME, key)) return `mimeType = ${literal(KIND_MIME[key])}`;
+  if (Object.hasOwn(KIND_PREFIX, key)) return `mimeType contains ${literal(KIND_PREFIX[key])}`;
   if (m.includes('/')) return `mimeType = ${literal(m)}`;
   throw new Error(`mimeType "${m}" is neither a MIME type (type/subtype) nor one of ${[...Object.keys(KIND_MIME), ...Object.keys(KIND_PREFIX)].join(', ')}.`);
 }
 
-/** RFC 3339 as Drive compares it; a bare date means its midnight (UTC). */
+/** RFC 3339 as Drive compares it: a bare date means its midnight (UTC), a time without seconds gets :00. */
 function timeValue(s) {
-  return /^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00` : s;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return `${s}T00:00:00`;
+  return s.replace(/^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(?=Z|[+-]\d{2}:\d{2}|$)/, '$1:00');
 }
 
 function buildQuery(a) {
@@ -328,7 +329,13 @@ async function readFile(ctx, a) {
     return { ...base, content: null, size, note: `The file is ${size} bytes, more than the ${MAX_DOWNLOAD_BYTES} this tool downloads; open webViewLink to view it.` };
   }
   const res = plan.export
-    ? await drive(ctx, 'GET', `${API}/files/${enc(id)}/export`, { query: { mimeType: plan.export }, raw: true, action: `export file ${id} as ${plan.export}` })
+    ? await drive(ctx, 'GET', `${API}/files/${enc(id)}/export`, {
+        query: { mimeType: plan.export },
+        raw: true,
+        action: `export file ${id} as ${plan.export}`,
+        // offset and maxChars cut the text after the whole export has come, so asking for less cannot help
+        tooLarge: `offset and maxChars cannot help (they cut the text after the whole export is downloaded): open webViewLink (${base.webViewLink || 'the file in Google Drive'}) to read it${f.mimeType === GDOC ? `, or export it in the other format (format "${a.format === 'markdown' ? 'text' : 'markdown'}")` : ''}`,
+      })
     : await drive(ctx, 'GET', `${API}/files/${enc(id)}`, { query: { alt: 'media', supportsAllDrives: 'true' }, raw: true, action: `download file ${id}` });
   const bytes = await res.bytes();
   if (plan.download && bytes.subarray(0, 8000).includes(0)) {

@@ -197,6 +197,21 @@ describe('google-drive search expression', () => {
     assert.equal(await qOf({ mimeType: 'application/pdf', modifiedAfter: '2025-01-31T09:00:00Z', includeTrashed: true }), "mimeType = 'application/pdf' and modifiedTime > '2025-01-31T09:00:00Z'");
   });
 
+  test('a time without seconds gets ":00" (zone kept)', async () => {
+    assert.equal(await qOf({ modifiedAfter: '2025-01-31T09:00', includeTrashed: true }), "modifiedTime > '2025-01-31T09:00:00'");
+    assert.equal(await qOf({ modifiedAfter: '2025-01-31T09:00+02:00', includeTrashed: true }), "modifiedTime > '2025-01-31T09:00:00+02:00'");
+    assert.equal(await qOf({ modifiedAfter: '2025-01-31T09:00Z', includeTrashed: true }), "modifiedTime > '2025-01-31T09:00:00Z'");
+    assert.equal(await qOf({ modifiedAfter: '2025-01-31T09:00:30.5Z', includeTrashed: true }), "modifiedTime > '2025-01-31T09:00:30.5Z'");
+  });
+
+  test('mimeType "constructor", "toString" or "__proto__" is not a kind (no inherited keys)', async () => {
+    route({});
+    for (const kind of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      await fails('drive_search_files', { mimeType: kind }, new RegExp(`mimeType "${kind}" is neither a MIME type`));
+    }
+    assert.equal(upstream.requests.length, 0);
+  });
+
   test('a raw q that speaks of trashed is left to say so', async () => {
     assert.equal(await qOf({ q: 'trashed = true' }), '(trashed = true)');
   });
@@ -213,6 +228,12 @@ describe('google-drive read_file', () => {
     assert.equal(r.exportedAs, 'text/csv');
     assert.match(r.note, /first sheet.*google-sheets/);
     assert.equal(upstream.last().query.get('mimeType'), 'text/csv');
+  });
+
+  test('an export over the response cap says to open the file or change format, not to ask for less', async () => {
+    route({ ...meta({ mimeType: 'application/vnd.google-apps.document' }), 'GET /files/f2/export': { body: 'x'.repeat(9 * 1024 * 1024) } });
+    const msg = await fails('drive_read_file', { fileId: 'f2', maxChars: 1000 }, /export file f2 as text\/plain was larger than the gateway accepts: offset and maxChars cannot help .*open webViewLink \(https:\/\/drive\.google\.com\/file\/d\/f2\/view\).*format "markdown"/);
+    assert.ok(!/ask for less/.test(msg));
   });
 
   test('Slides and a Doc in text format are exported as text/plain', async () => {
