@@ -15,10 +15,24 @@ export interface NamedIntegration {
 
 const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 
-/** The name of the integration `wanted` most likely means, or undefined when none comes close. */
+/**
+ * Every integration `wanted` names by its name, display name or one dash-separated part of the
+ * name, sorted: "google" names google-calendar, google-drive, google-gmail and google-sheets.
+ */
+export function integrationsNamed(wanted: string, known: readonly NamedIntegration[]): string[] {
+  return known
+    .filter((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, wanted))
+    .map((i) => i.name)
+    .sort();
+}
+
+/**
+ * The name of the integration `wanted` most likely means, or undefined when none comes close or
+ * when it names several ("atlassian", "google": see integrationsNamed).
+ */
 export function closestIntegration(wanted: string, known: readonly NamedIntegration[]): string | undefined {
-  const named = known.find((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, wanted));
-  if (named) return named.name;
+  const named = integrationsNamed(wanted, known);
+  if (named.length > 0) return named.length === 1 ? named[0] : undefined;
   const w = norm(wanted);
   let best: { name: string; d: number } | undefined;
   for (const i of known) {

@@ -78,3 +78,41 @@ describe('ranking over the real Jira and New Relic manifests', () => {
     assert.ok(!(await top('new relic: which alerts are open')).slice(0, 3).includes('newrelic_create_alert_policy'));
   });
 });
+
+describe('a name several integrations share ("google", "atlassian")', () => {
+  let many: TestGateway;
+  let agent: Client;
+  before(async () => {
+    many = await startGateway({ plugins: ['google-gmail', 'google-drive', 'atlassian-jira', 'atlassian-confluence'] });
+    agent = await many.mcpClient();
+  });
+  after(async () => many?.close());
+
+  it('connect names every one of them and guesses none; a name only one has is still meant', async () => {
+    for (const [wanted, candidates] of [
+      ['google', ['google-drive', 'google-gmail']],
+      ['Atlassian', ['atlassian-confluence', 'atlassian-jira']],
+    ] as const) {
+      const { json, isError } = await callJson(agent, 'connect', { integration: wanted });
+      assert.equal(isError, true);
+      assert.equal(json.code, 'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION');
+      assert.equal(json.didYouMean, undefined, wanted);
+      assert.deepEqual(json.candidates, candidates, wanted);
+      assert.match(json.error, new RegExp(`"${wanted}" names several integrations, each connected on its own: ${candidates.map((c) => `"${c}"`).join(', ')}\\.`));
+    }
+    for (const [wanted, meant] of [['gmail', 'google-gmail'], ['confluence', 'atlassian-confluence'], ['Google Drive', 'google-drive']] as const) {
+      const { json } = await callJson(agent, 'connect', { integration: wanted });
+      assert.equal(json.didYouMean, meant, wanted);
+      assert.equal(json.candidates, undefined, wanted);
+    }
+  });
+
+  it('/rest/google is a 404 naming the candidates', async () => {
+    const res = await fetch(`${many.url}/rest/google`, { headers: { authorization: `Bearer ${many.apiKey}` } });
+    const json = (await res.json()) as Json;
+    assert.equal(res.status, 404);
+    assert.equal(json.didYouMean, undefined);
+    assert.deepEqual(json.candidates, ['google-drive', 'google-gmail']);
+    assert.match(json.error, /it names several: google-drive, google-gmail; use the exact name/);
+  });
+});
