@@ -15,6 +15,8 @@ const NOTE_CHARS = 2000;
 const SEARCH_DATA_CHARS = 600;
 /** all diffs of one gitlab_get_merge_request_diffs answer together, at most */
 const DIFF_BUDGET_CHARS = 200000;
+/** gitlab_get_job_log cleans at most this many times max_chars raw characters from the log's end */
+const LOG_TAIL_FACTOR = 4;
 /** pages of jobs (100 each) gitlab_get_pipeline reads at most */
 const MAX_JOB_PAGES = 5;
 /** GitLab role names by access level */
@@ -243,13 +245,19 @@ function textWindow(text, offset, max) {
   return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
 }
 
-/** ANSI colour codes and GitLab's collapsible-section markers, which a job log is full of. */
+/**
+ * ANSI colour codes and GitLab's collapsible-section markers, which a job log is full of, and the
+ * text a carriage return overwrote. Each pattern is linear in the log's length (the log is the
+ * upstream's text, and one synchronous step of the sandbox has a CPU limit): the overwritten-text
+ * one is anchored at a line start (unanchored it rescans the rest of a long line from every
+ * position), and a marker's `[options]` is looked for on its own line only, at most 256 characters.
+ */
 function plainLog(text) {
   return text
     .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
-    .replace(/section_(start|end):\d+:[A-Za-z0-9_.-]+(\[[^\]]*\])?\r?/g, '')
+    .replace(/section_(start|end):\d+:[A-Za-z0-9_.-]+(\[[^\]\n]{0,256}\])?\r?/g, '')
     .replace(/\r\n/g, '\n')
-    .replace(/[^\n]*\r(?!\n)/g, '');
+    .replace(/^[^\n]*\r(?!\n)/gm, '');
 }
 
 // ---------------------------------------------------------------- result shapes ----
@@ -729,14 +737,29 @@ export default {
     const path = `${P(a)}/jobs/${num(a.job_id, 'job_id')}`;
     const { data: job } = await gl(ctx, 'GET', path, { what: `job ${a.job_id}` });
     const { text } = await gl(ctx, 'GET', `${path}/trace`, { accept: 'text/plain', raw: true, what: `log of job ${a.job_id}` });
-    const log = plainLog(text);
-    const cut = log.length > a.max_chars;
+    // only the tail that can be returned is cleaned: from a line start within the last
+    // LOG_TAIL_FACTOR × max_chars raw characters (what cleaning removes is seldom more than that)
+    let raw = text;
+    const partial = text.length > LOG_TAIL_FACTOR * a.max_chars;
+    if (partial) {
+      raw = text.slice(text.length - LOG_TAIL_FACTOR * a.max_chars);
+      const nl = raw.indexOf('\n');
+      if (nl >= 0 && nl < raw.length - 1) raw = raw.slice(nl + 1);
+    }
+    const clean = plainLog(raw);
+    const log = clean.length > a.max_chars ? clean.slice(clean.length - a.max_chars) : clean;
+    const cut = partial || clean.length > a.max_chars;
+    const why = '(the end of a log is where a failure shows); pass a larger max_chars for more';
     return {
       job: { ...slimJob(job), pipeline_id: job.pipeline ? job.pipeline.id : null, ref: job.ref || null },
-      total_chars: log.length,
+      // the length of the whole cleaned log is known only when the whole log was cleaned
+      total_chars: partial ? null : clean.length,
+      raw_chars: text.length,
       truncated: cut,
-      ...(cut ? { note: `only the last ${a.max_chars} of ${log.length} characters (the end of a log is where a failure shows); pass a larger max_chars for more` } : {}),
-      log: cut ? log.slice(log.length - a.max_chars) : log,
+      ...(cut
+        ? { note: partial ? `only the last ${log.length} characters of a log of ${text.length} characters (counted before colour codes and section markers were removed) ${why}` : `only the last ${a.max_chars} of ${clean.length} characters ${why}` }
+        : {}),
+      log,
     };
   },
 

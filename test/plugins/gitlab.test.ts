@@ -573,3 +573,47 @@ describe('gitlab tools: an answer over the response cap', () => {
     }
   });
 });
+
+// ---------- job logs built to make the cleaning regexes backtrack: still answered ----------
+describe('gitlab_get_job_log: a log shaped to make the cleaning slow is still answered', () => {
+  async function jobLog(log: string, maxChars = 20000): Promise<Json> {
+    upstream.requests.length = 0;
+    upstream.setHandler((req) => (req.path.endsWith('/trace') ? { body: log, headers: { 'content-type': 'text/plain' } } : { json: { ...jobJson(101, 'failed'), ref: 'main', pipeline: { id: 101 } } }));
+    const item = (await gw.execute('gitlab_get_job_log', { ...A, job_id: 101, max_chars: maxChars })) as Json;
+    assert.ok('result' in item, `gitlab_get_job_log failed: ${JSON.stringify(item).slice(0, 500)}`);
+    return item['result'] as Json;
+  }
+
+  test('a 200 KB log on one line, without a carriage return', async () => {
+    const r = await jobLog(`${'x'.repeat(200000)}\nERROR: done\n`, 500000);
+    assert.equal(r['truncated'], false);
+    assert.equal(r['log'], `${'x'.repeat(200000)}\nERROR: done\n`);
+  });
+
+  test('a 200 KB line with one carriage return keeps what follows it', async () => {
+    const r = await jobLog(`progress 1%\r${'y'.repeat(200000)}\nERROR: done\n`, 500000);
+    assert.equal(r['log'], `${'y'.repeat(200000)}\nERROR: done\n`);
+  });
+
+  test('16,000 section markers whose name bracket is never closed', async () => {
+    const r = await jobLog(`${'section_start:1700000000:step[collapsed=true\n'.repeat(16000)}ERROR: tests failed\n`, 500000);
+    assert.ok((r['log'] as string).endsWith('ERROR: tests failed\n'));
+    assert.ok(!(r['log'] as string).includes('section_start'));
+  });
+
+  test('a log longer than 4 × max_chars: only its tail is cleaned, from a line start', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => `\x1b[32mline ${String(i).padStart(4, '0')}\x1b[0m\n`).join('');
+    const log = `section_start:1700000000:build[collapsed=true]\r\x1b[0K${lines}\x1b[31;1mERROR: tests failed\x1b[0;m\n`;
+    const r = await jobLog(log, 1000);
+    assert.deepEqual([r['truncated'], r['total_chars'], r['raw_chars']], [true, null, log.length]);
+    assert.equal((r['log'] as string).length, 1000);
+    assert.ok((r['log'] as string).endsWith('line 2999\nERROR: tests failed\n'));
+    assert.ok(!/\x1b|section_/.test(r['log'] as string));
+    assert.match(r['note'] as string, new RegExp(`^only the last 1000 characters of a log of ${log.length} characters \\(counted before colour codes`));
+  });
+
+  test('a section marker with its options is removed whole', async () => {
+    const r = await jobLog('section_start:1700000000:build[collapsed=true]\r\x1b[0KBuilding\nsection_end:1700000001:build\r\x1b[0KERROR: x\n');
+    assert.equal(r['log'], 'Building\nERROR: x\n');
+  });
+});
