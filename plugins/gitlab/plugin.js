@@ -581,12 +581,19 @@ export default {
     if (Object.keys(body).length === 0 && a.assignees === undefined && a.reviewers === undefined && a.draft === undefined) {
       throw new Error('Nothing to change: pass at least one of title, description, state_event, draft, target_branch, labels, add_labels, remove_labels, assignees, reviewers, remove_source_branch, squash, discussion_locked.');
     }
-    if (a.draft !== undefined) {
-      // GitLab's REST API marks a draft by the title's "Draft:" prefix
-      let title = a.title;
+    // GitLab's REST API marks a draft by the title's "Draft:" prefix: a new title without it would
+    // mark a draft ready, so a title change alone keeps the merge request's current draft state
+    const draftPrefix = /^\s*(draft:|\[draft\]|\(draft\))\s*/i;
+    let draft = a.draft;
+    let title = a.title;
+    if (draft === undefined && title !== undefined && !draftPrefix.test(title)) {
+      const { data } = await gl(ctx, 'GET', path, { what: `merge request !${a.merge_request_iid}` });
+      if (data.draft || data.work_in_progress) draft = true;
+    }
+    if (draft !== undefined) {
       if (title === undefined) title = (await gl(ctx, 'GET', path, { what: `merge request !${a.merge_request_iid}` })).data.title;
-      const bare = title.replace(/^\s*(draft:|\[draft\]|\(draft\))\s*/i, '');
-      body.title = a.draft ? `Draft: ${bare}` : bare;
+      const bare = title.replace(draftPrefix, '');
+      body.title = draft ? `Draft: ${bare}` : bare;
     }
     const assignees = await idsFor(ctx, a.assignees, 'assignee');
     if (assignees !== undefined) body.assignee_ids = assignees;

@@ -209,6 +209,24 @@ const cases: Case[] = [
     check: (r) => assert.deepEqual([r['title'], r['draft'], r['reviewers']], ['Fix login', false, []]),
   },
   {
+    name: 'gitlab_update_merge_request: a new title alone keeps a draft a draft',
+    tool: 'gitlab_update_merge_request', args: { ...A, merge_request_iid: 8, title: 'Fix login for SSO users' },
+    calls: [
+      { method: 'GET', path: `${PR}/merge_requests/8`, reply: { json: mrJson(8, { title: 'Draft: Fix login', draft: true, work_in_progress: true }) } },
+      { method: 'PUT', path: `${PR}/merge_requests/8`, body: { title: 'Draft: Fix login for SSO users' }, reply: { json: mrJson(8, { title: 'Draft: Fix login for SSO users', draft: true }) } },
+    ],
+    check: (r) => assert.deepEqual([r['title'], r['draft']], ['Draft: Fix login for SSO users', true]),
+  },
+  {
+    name: 'gitlab_update_merge_request: a new title alone on a ready merge request stays as given',
+    tool: 'gitlab_update_merge_request', args: { ...A, merge_request_iid: 8, title: 'Fix login for SSO users' },
+    calls: [
+      { method: 'GET', path: `${PR}/merge_requests/8`, reply: { json: mrJson(8, { title: 'Fix login' }) } },
+      { method: 'PUT', path: `${PR}/merge_requests/8`, body: { title: 'Fix login for SSO users' }, reply: { json: mrJson(8, { title: 'Fix login for SSO users' }) } },
+    ],
+    check: (r) => assert.deepEqual([r['title'], r['draft']], ['Fix login for SSO users', false]),
+  },
+  {
     name: 'gitlab_update_merge_request closes and retargets',
     tool: 'gitlab_update_merge_request', args: { ...A, merge_request_iid: 8, state_event: 'close', target_branch: 'release/1.x', draft: true, title: 'Fix login' },
     calls: [{ method: 'PUT', path: `${PR}/merge_requests/8`, body: { title: 'Draft: Fix login', state_event: 'close', target_branch: 'release/1.x' }, reply: { json: mrJson(8, { state: 'closed' }) } }],
