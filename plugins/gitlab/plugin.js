@@ -200,6 +200,17 @@ function defined(obj) {
 }
 
 const paging = (a) => ({ per_page: a.per_page, page: a.page });
+
+/**
+ * `scope` of a list across projects (/issues, /merge_requests): GitLab's default there is
+ * created_by_me, which a filter by another user (reviewer, assignee, author) would narrow to
+ * almost nothing, so such a filter without a scope asks for all. In a project, GitLab's default
+ * is all already.
+ */
+function crossProjectScope(a, userFilters) {
+  if (a.scope !== undefined || a.project !== undefined) return a.scope;
+  return userFilters.some((u) => u !== undefined) ? 'all' : undefined;
+}
 /** A list answer as an array (GitLab answers a list endpoint with an array). */
 const rows = (data) => (Array.isArray(data) ? data : []);
 const csv = (list) => (Array.isArray(list) ? list.join(',') : undefined);
@@ -464,7 +475,7 @@ export default {
   },
 
   async gitlab_list_issues(ctx, a) {
-    const query = { state: a.state, scope: a.scope, labels: csv(a.labels), assignee_username: a.assignee_username, author_username: a.author_username, milestone: a.milestone, search: a.search, order_by: a.order_by, sort: a.sort, ...paging(a) };
+    const query = { state: a.state, scope: crossProjectScope(a, [a.assignee_username, a.author_username]), labels: csv(a.labels), assignee_username: a.assignee_username, author_username: a.author_username, milestone: a.milestone, search: a.search, order_by: a.order_by, sort: a.sort, ...paging(a) };
     const path = a.project !== undefined ? `${P(a)}/issues` : '/issues';
     const { data, next } = await gl(ctx, 'GET', path, { query, what: 'issues' });
     return { issues: rows(data).map((i) => slimIssue(i, LIST_TEXT_CHARS)), next };
@@ -525,7 +536,7 @@ export default {
   async gitlab_list_merge_requests(ctx, a) {
     const query = {
       state: a.state,
-      scope: a.scope,
+      scope: crossProjectScope(a, [a.author_username, a.reviewer_username]),
       labels: csv(a.labels),
       author_username: a.author_username,
       reviewer_username: a.reviewer_username,

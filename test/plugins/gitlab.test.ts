@@ -130,6 +130,18 @@ const cases: Case[] = [
     check: (r) => assert.deepEqual([(r['issues'] as Json[]).length, r['next']], [1, null]),
   },
   {
+    name: 'gitlab_list_issues across projects by assignee: scope all',
+    tool: 'gitlab_list_issues', args: { assignee_username: 'bob' },
+    calls: [{ method: 'GET', path: `${V4}/issues`, query: { state: 'opened', scope: 'all', assignee_username: 'bob', order_by: 'updated_at', sort: 'desc', ...PAGE }, reply: { json: [issueJson(3)] } }],
+    check: (r) => assert.deepEqual((r['issues'] as Json[]).map((i) => i['assignees']), [['bob']]),
+  },
+  {
+    name: 'gitlab_list_issues across projects by author: scope all',
+    tool: 'gitlab_list_issues', args: { author_username: 'alice' },
+    calls: [{ method: 'GET', path: `${V4}/issues`, query: { state: 'opened', scope: 'all', author_username: 'alice', order_by: 'updated_at', sort: 'desc', ...PAGE }, reply: { json: [] } }],
+    check: (r) => assert.deepEqual(r['issues'], []),
+  },
+  {
     tool: 'gitlab_get_issue', args: { ...A, issue_iid: 12 },
     calls: [{ method: 'GET', path: `${PR}/issues/12`, reply: { json: issueJson(12, { state: 'closed', closed_by: user('bob', 8), closed_at: T }) } }],
     check: (r) => {
@@ -180,6 +192,24 @@ const cases: Case[] = [
     tool: 'gitlab_list_merge_requests', args: { scope: 'all', author_username: 'alice', state: 'merged' },
     calls: [{ method: 'GET', path: `${V4}/merge_requests`, query: { state: 'merged', scope: 'all', author_username: 'alice', order_by: 'updated_at', sort: 'desc', ...PAGE }, reply: { json: [] } }],
     check: (r) => assert.deepEqual(r, { merge_requests: [], next: null }),
+  },
+  {
+    name: 'gitlab_list_merge_requests across projects by reviewer: scope all (GitLab\'s default there is created_by_me)',
+    tool: 'gitlab_list_merge_requests', args: { reviewer_username: 'carol' },
+    calls: [{ method: 'GET', path: `${V4}/merge_requests`, query: { state: 'opened', scope: 'all', reviewer_username: 'carol', order_by: 'updated_at', sort: 'desc', ...PAGE }, reply: { json: [mrJson(7)] } }],
+    check: (r) => assert.deepEqual((r['merge_requests'] as Json[]).map((m) => m['reviewers']), [['carol']]),
+  },
+  {
+    name: 'gitlab_list_merge_requests across projects with a scope given: kept',
+    tool: 'gitlab_list_merge_requests', args: { reviewer_username: 'carol', scope: 'assigned_to_me' },
+    calls: [{ method: 'GET', path: `${V4}/merge_requests`, query: { state: 'opened', scope: 'assigned_to_me', reviewer_username: 'carol', order_by: 'updated_at', sort: 'desc', ...PAGE }, reply: { json: [] } }],
+    check: (r) => assert.deepEqual(r['merge_requests'], []),
+  },
+  {
+    name: 'gitlab_list_merge_requests across projects without a user filter: GitLab\'s default scope',
+    tool: 'gitlab_list_merge_requests', args: { search: 'login' },
+    calls: [{ method: 'GET', path: `${V4}/merge_requests`, query: { state: 'opened', search: 'login', order_by: 'updated_at', sort: 'desc', ...PAGE }, reply: { json: [] } }],
+    check: (r) => assert.deepEqual(r['merge_requests'], []),
   },
   {
     tool: 'gitlab_get_merge_request', args: { ...A, merge_request_iid: 7 },
