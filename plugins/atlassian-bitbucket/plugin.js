@@ -146,18 +146,41 @@ async function json(ctx, method, path, opts) {
 const utf8 = (s) => new TextEncoder().encode(s);
 
 /**
- * The opaque cursor for a page object's `next` URL: its query string in base64url. Only a `next`
- * on https://api.bitbucket.org/2.0 is taken; the next call rebuilds the path from its arguments,
- * so a cursor can change the query of the same endpoint and nothing else.
+ * A query string in one canonical form, or null: its `key=value` pairs split on "&", each key and
+ * value percent-decoded and encoded again (a "+", a space in a query, is kept between the parts).
+ * Bitbucket's `next` links leave some characters raw (`path=src/`); the canonical form has only
+ * letters, digits, "-", "_", ".", "%XX", "=", "&" and "+", so it cannot carry a "#", a space or
+ * a new path. cursorOf makes cursors of this form and queryOfCursor takes no other.
+ */
+function canonicalQuery(query) {
+  const strict = (x) => enc(x).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const part = (s) => s.split('+').map((x) => strict(decodeURIComponent(x))).join('+');
+  try {
+    const pairs = String(query).split('&').filter((p) => p !== '').map((p) => {
+      const eq = p.indexOf('=');
+      return eq < 0 ? part(p) : `${part(p.slice(0, eq))}=${part(p.slice(eq + 1))}`;
+    });
+    return pairs.length ? pairs.join('&') : null;
+  } catch {
+    return null; // a malformed %-escape
+  }
+}
+
+/**
+ * The opaque cursor for a page object's `next` URL: its query string, in canonical form, in
+ * base64url. Only a `next` on https://api.bitbucket.org/2.0 is taken; the next call rebuilds the
+ * path from its arguments, so a cursor can change the query of the same endpoint and nothing else.
  */
 function cursorOf(page) {
   const next = page && typeof page.next === 'string' ? page.next : '';
   const m = /^https:\/\/api\.bitbucket\.org\/2\.0\/[^?#\s]*\?([^#\s]+)$/.exec(next);
-  if (!m) return null;
-  return utf8(m[1]).toBase64({ alphabet: 'base64url', omitPadding: true });
+  const query = m ? canonicalQuery(m[1]) : null;
+  return query ? cursorOfQuery(query) : null;
 }
 
-/** Query string carried by a cursor, or an error that says what to pass instead. */
+const cursorOfQuery = (query) => utf8(query).toBase64({ alphabet: 'base64url', omitPadding: true });
+
+/** Query string carried by a cursor (a canonical one, as cursorOf makes), or an error that says what to pass instead. */
 function queryOfCursor(cursor) {
   const bad = () => new Error(`cursor "${String(cursor).slice(0, 40)}" is not a \`next\` value of an earlier result: pass \`next\` exactly as it was returned, or omit cursor for the first page.`);
   let query;
@@ -166,7 +189,7 @@ function queryOfCursor(cursor) {
   } catch {
     throw bad();
   }
-  if (!/^[A-Za-z0-9_.~%+=&:,*()!'\-]+$/.test(query)) throw bad();
+  if (canonicalQuery(query) !== query) throw bad();
   return `?${query}`;
 }
 
@@ -671,7 +694,7 @@ async function listPipelines(ctx, a) {
   let next = cursorOf(data);
   // the pipelines list may page by number without a `next` link
   if (!next && data && typeof data.size === 'number' && typeof data.page === 'number' && typeof data.pagelen === 'number' && data.page * data.pagelen < data.size) {
-    next = utf8(`sort=-created_on&pagelen=${data.pagelen}&page=${data.page + 1}`).toBase64({ alphabet: 'base64url', omitPadding: true });
+    next = cursorOfQuery(`sort=-created_on&pagelen=${data.pagelen}&page=${data.page + 1}`);
   }
   return { pipelines: values(data).map((p) => slimPipeline(p, a)), total: data && typeof data.size === 'number' ? data.size : null, next };
 }

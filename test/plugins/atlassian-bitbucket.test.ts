@@ -307,6 +307,16 @@ describe('atlassian-bitbucket paging', () => {
     }
   });
 
+  test('a `next` link with a raw "/" in its query (path=src/) gives a cursor that the next call takes', async () => {
+    route({ [`GET ${R}/commits`]: { json: page([COMMIT], { next: `${API}${R}/commits?path=src/&include=feature/login&pagelen=1&page=abc` }) } });
+    const first = await ok('bitbucket_list_commits', { ...A, path: 'src/', branch: 'feature/login', pagelen: 1 });
+    assert.equal(first.next, b64url('path=src%2F&include=feature%2Flogin&pagelen=1&page=abc'));
+    route({ [`GET ${R}/commits`]: { json: page([COMMIT]) } });
+    const second = await ok('bitbucket_list_commits', { ...A, cursor: first.next });
+    assert.deepEqual(second, { commits: [SLIM_COMMIT], next: null });
+    assertCalls([['GET', `${R}/commits`, { path: 'src/', include: 'feature/login', pagelen: '1', page: 'abc' }]]);
+  });
+
   test('a cursor that is not a `next` value is refused before any request', async () => {
     route({});
     await fails('bitbucket_list_pull_requests', { ...A, cursor: b64url('page=2#x') }, /is not a `next` value of an earlier result/);
