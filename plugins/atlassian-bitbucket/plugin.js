@@ -656,7 +656,9 @@ async function fileRef(ctx, a) {
 async function getFileContent(ctx, a) {
   const ref = await fileRef(ctx, a);
   const path = segs(a.path, 'path');
+  // a folder answers a page of entries: 100 at once (a file read ignores pagelen), the rest by cursor
   const { res } = await call(ctx, 'GET', `${repoPath(a)}/src/${seg(ref, 'ref')}/${path}`, {
+    query: pageQuery(a, { pagelen: 100 }),
     accept: '*/*',
     action: `read "${a.path || '/'}" at ${a.ref || ref}`,
     scope: 'repository',
@@ -673,8 +675,9 @@ async function getFileContent(ctx, a) {
     }
     const entries = values(page);
     if (page && Array.isArray(page.values) && entries.every((e) => e && (e.type === 'commit_file' || e.type === 'commit_directory'))) {
-      const out = { ...base, type: 'directory', entries: entries.map((e) => ({ path: e.path, type: e.type === 'commit_directory' ? 'dir' : 'file', size: e.size ?? null })) };
-      if (typeof page.next === 'string') out.note = `Only the first ${entries.length} entries are listed.`;
+      const next = cursorOf(page);
+      const out = { ...base, type: 'directory', entries: entries.map((e) => ({ path: e.path, type: e.type === 'commit_directory' ? 'dir' : 'file', size: e.size ?? null })), next };
+      if (next) out.note = 'The folder has more entries: call again with the same path and ref and `next` as cursor.';
       return out;
     }
   }
