@@ -302,12 +302,18 @@ describe('atlassian-bitbucket tools: request made and slim result', () => {
 });
 
 describe('atlassian-bitbucket paging', () => {
-  test('a `next` URL on another host (or scheme) gives no cursor and is never requested', async () => {
+  test('a `next` URL on another host (or scheme) gives no cursor, and a cursor forged from it is refused before any request', async () => {
     for (const next of ['https://evil.example/2.0/repositories/acme?page=2', 'http://api.bitbucket.org/2.0/repositories/acme?page=2', 'https://api.bitbucket.org.evil.example/2.0/x?page=2']) {
       route({ 'GET /repositories/acme': { json: page([], { next }) } });
       const r = await ok('bitbucket_list_repositories', { workspace: 'acme' });
       assert.equal(r.next, null, next);
       assert.equal(upstream.requests.length, 1);
+      // the only way to page on is a cursor; one carrying the whole URL (or its host) is not a query
+      for (const forged of [next, next.replace(/\?.*$/, ''), `page=2&x=${next}`]) {
+        route({ 'GET /repositories/acme': { json: page([]) } });
+        await fails('bitbucket_list_repositories', { workspace: 'acme', cursor: b64url(forged) }, /is not a `next` value of an earlier result/);
+        assert.equal(upstream.requests.length, 0, forged);
+      }
     }
   });
 
