@@ -166,8 +166,15 @@ async function gl(ctx, method, path, opts = {}) {
 function projectRef(value) {
   let s = String(value === undefined || value === null ? '' : value).trim();
   if (/^\d+$/.test(s)) return s;
-  const url = /^https?:\/\/[^/]+\/(.*)$/i.exec(s);
-  if (url) s = url[1].split(/[?#]/)[0].split('/-/')[0].replace(/\.git$/, '');
+  const url = /^https?:\/\/([^/?#]*)(.*)$/i.exec(s);
+  if (url) {
+    // only a gitlab.com URL names a project here: the same path on another host is another project
+    const host = url[1].replace(/^[^@]*@/, '').replace(/:\d*$/, '').toLowerCase();
+    if (host !== 'gitlab.com' && host !== 'www.gitlab.com') {
+      throw new Error(`Invalid project "${String(value)}": that URL is on ${host || 'no host'}, not gitlab.com, and this integration reaches gitlab.com (or the GitLab instance the operator set up for it). Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`);
+    }
+    s = url[2].split(/[?#]/)[0].split('/-/')[0].replace(/\.git$/, '');
+  }
   s = s.replace(/^\/+|\/+$/g, '');
   const parts = s.split('/');
   if (s === '' || parts.length < 2 || parts.some((p) => p === '' || p === '.' || p === '..' || /\s/.test(p))) {

@@ -600,6 +600,26 @@ describe('gitlab tools: error mappings', () => {
     assert.equal(upstream.requests.length, 0);
   });
 
+  test('a project URL on another host is refused, naming the host, before any request', async () => {
+    for (const [url, host] of [['https://github.com/acme/api', 'github.com'], ['https://gitlab.example.com/acme/api/-/issues/3', 'gitlab.example.com'], ['http://user@evil.example:8443/acme/api', 'evil.example'], ['https://gitlab.com.evil.example/acme/api', 'gitlab.com.evil.example']] as const) {
+      upstream.requests.length = 0;
+      const item = (await gw.execute('gitlab_get_project', { project: url })) as Json;
+      assert.ok(!('result' in item), `should fail: ${JSON.stringify(item)}`);
+      assert.match(String(item['error']), new RegExp(`^Invalid project ".*": that URL is on ${host.replace(/\./g, '\\.')}, not gitlab\\.com`));
+      assert.equal(upstream.requests.length, 0, url);
+    }
+  });
+
+  test('a project URL on gitlab.com (any case, with www) is taken', async () => {
+    for (const url of ['https://GitLab.com/acme/platform/api', 'https://www.gitlab.com/acme/platform/api.git']) {
+      upstream.setHandler(() => ({ json: projectJson }));
+      upstream.requests.length = 0;
+      const item = (await gw.execute('gitlab_get_project', { project: url })) as Json;
+      assert.ok('result' in item, JSON.stringify(item));
+      assert.equal(upstream.last().path, PR);
+    }
+  });
+
   test('a project path names the numeric id and full path forms when refused', async () => {
     const item = (await gw.execute('gitlab_get_project', { project: 'api' })) as Json;
     assert.match(String(item['error']), /Invalid project "api": pass its numeric id .* or its full path with namespace/);
