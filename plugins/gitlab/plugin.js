@@ -199,6 +199,9 @@ function filePath(value) {
   return enc(s).replace(/\./g, '%2E');
 }
 
+/** `table[key]` for one of the table's own keys only: an upstream "constructor" or "__proto__" is not a key. */
+const own = (table, key) => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 /** Drops undefined values so that a PUT changes only what the agent asked to change. */
 function defined(obj) {
   const out = {};
@@ -472,7 +475,7 @@ export default {
       empty_repo: !!p.empty_repo,
       http_url_to_repo: p.http_url_to_repo || null,
       created_at: p.created_at || null,
-      your_role: ROLES[level] || String(level),
+      your_role: own(ROLES, level) || String(level),
       merge_method: p.merge_method || null,
       squash_option: p.squash_option || null,
       only_allow_merge_if_pipeline_succeeds: p.only_allow_merge_if_pipeline_succeeds === undefined ? null : !!p.only_allow_merge_if_pipeline_succeeds,
@@ -644,7 +647,7 @@ export default {
           const { data } = await gl(ctx, 'GET', path, { what: `merge request !${iid}` });
           const status = data.detailed_merge_status || data.merge_status;
           if (data.has_conflicts && res.status !== 405) reason = MERGE_BLOCKERS.conflict;
-          else if (status && MERGE_BLOCKERS[status]) reason = `${MERGE_BLOCKERS[status]} (detailed_merge_status: ${status})`;
+          else if (status && own(MERGE_BLOCKERS, status)) reason = `${own(MERGE_BLOCKERS, status)} (detailed_merge_status: ${status})`;
           else if (status) reason = `detailed_merge_status is ${status}`;
         } catch {
           reason = null;
@@ -735,8 +738,8 @@ export default {
       more = next;
       if (next === null) break;
     }
-    const summary = {};
-    for (const j of jobs) summary[j.status] = (summary[j.status] || 0) + 1;
+    const summary = new Map();
+    for (const j of jobs) summary.set(String(j.status), (summary.get(String(j.status)) || 0) + 1);
     const out = {
       ...slimPipeline(p),
       user: who(p.user),
@@ -745,7 +748,7 @@ export default {
       duration: p.duration === undefined ? null : p.duration,
       coverage: p.coverage || null,
       yaml_errors: p.yaml_errors || null,
-      job_summary: summary,
+      job_summary: Object.fromEntries(summary),
       jobs: jobs.map(slimJob),
     };
     if (more !== null) out.jobs_truncated = `only the first ${jobs.length} jobs are listed`;
@@ -814,7 +817,7 @@ export default {
     const query = { path: a.path, ref: a.ref, recursive: a.recursive || undefined, ...paging(a) };
     const { data, next } = await gl(ctx, 'GET', `${P(a)}/repository/tree`, { query, what: `tree of "${a.path || '/'}"` });
     const kind = { tree: 'dir', blob: 'file', commit: 'submodule' };
-    return { entries: rows(data).map((e) => ({ name: e.name, path: e.path, type: kind[e.type] || e.type })), next };
+    return { entries: rows(data).map((e) => ({ name: e.name, path: e.path, type: own(kind, e.type) || e.type })), next };
   },
 
   async gitlab_list_branches(ctx, a) {

@@ -642,6 +642,39 @@ describe('gitlab tools: an answer over the response cap', () => {
   });
 });
 
+// ---------- upstream strings that are names on Object.prototype: plain data, not prototype lookups ----------
+describe('gitlab tools: upstream values named like Object.prototype members', () => {
+  test('a tree entry of type "constructor" or "__proto__" keeps its type as given', async () => {
+    const r = await runCase({
+      tool: 'gitlab_list_repository_tree', args: A,
+      calls: [{ method: 'GET', path: `${PR}/repository/tree`, reply: { json: [{ name: 'a', path: 'a', type: 'constructor' }, { name: 'b', path: 'b', type: '__proto__' }, { name: 'c', path: 'c', type: 'toString' }, { name: 'd', path: 'd', type: 'blob' }] } }],
+      check: () => {},
+    });
+    assert.deepEqual(r['entries'], [{ name: 'a', path: 'a', type: 'constructor' }, { name: 'b', path: 'b', type: '__proto__' }, { name: 'c', path: 'c', type: 'toString' }, { name: 'd', path: 'd', type: 'file' }]);
+  });
+
+  test('job statuses "__proto__" and "constructor" are counted like any other', async () => {
+    const r = await runCase({
+      tool: 'gitlab_get_pipeline', args: { ...A, pipeline_id: 101 },
+      calls: [
+        { method: 'GET', path: `${PR}/pipelines/101`, reply: { json: pipelineJson(101) } },
+        { method: 'GET', path: `${PR}/pipelines/101/jobs`, reply: { json: [jobJson(1, '__proto__'), jobJson(2, '__proto__'), jobJson(3, 'constructor'), jobJson(4, 'failed')], headers: LAST } },
+      ],
+      check: () => {},
+    });
+    assert.deepEqual(Object.entries(r['job_summary'] as Json), [['__proto__', 2], ['constructor', 1], ['failed', 1]]);
+  });
+
+  test('a merge refusal with detailed_merge_status "constructor" names the status, not a function', async () => {
+    upstream.requests.length = 0;
+    const replies: UpstreamReply[] = [{ status: 405, json: { message: '405 Method Not Allowed' } }, { json: mrJson(7, { detailed_merge_status: 'constructor' }) }];
+    let i = 0;
+    upstream.setHandler(() => replies[i++] ?? { status: 599, json: {} });
+    const item = (await gw.execute('gitlab_merge_merge_request', { ...A, merge_request_iid: 7 })) as Json;
+    assert.match(String(item['error']), /\(405 not mergeable\): detailed_merge_status is constructor\./);
+  });
+});
+
 // ---------- job logs built to make the cleaning regexes backtrack: still answered ----------
 describe('gitlab_get_job_log: a log shaped to make the cleaning slow is still answered', () => {
   async function jobLog(log: string, maxChars = 20000): Promise<Json> {
