@@ -149,15 +149,18 @@ function slimTask(t) {
   };
 }
 
-/** Custom fields as `{ "Priority": "High" }`, by the values Asana displays; a repeated name gets its gid. */
+/**
+ * Custom fields as `{ "Priority": "High" }`, by the values Asana displays; a repeated name gets its
+ * gid. A Map, then Object.fromEntries: a field named "__proto__" is a key like any other.
+ */
 function customFields(list) {
-  const out = {};
+  const out = new Map();
   for (const f of Array.isArray(list) ? list : []) {
     if (!f || typeof f.name !== 'string') continue;
-    const key = Object.prototype.hasOwnProperty.call(out, f.name) ? `${f.name} (${f.gid})` : f.name;
-    out[key] = f.display_value ?? null;
+    const key = out.has(f.name) ? `${f.name} (${f.gid})` : f.name;
+    out.set(key, f.display_value ?? null);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 function detailTask(t) {

@@ -277,6 +277,17 @@ describe('asana tools: request made and slim result', () => {
     assert.deepEqual(new Set(CASES.map((c) => c.tool)), tools);
   });
 
+  test('custom fields named "__proto__" or "constructor" are listed like any other', async () => {
+    const fields = [
+      { gid: '7001', name: '__proto__', display_value: 'x', type: 'text' },
+      { gid: '7002', name: 'constructor', display_value: 'y', type: 'text' },
+      { gid: '7003', name: '__proto__', display_value: 'z', type: 'text' },
+    ];
+    route({ 'GET /tasks/3001': { json: { data: { ...RAW_DETAIL, custom_fields: fields } } } });
+    const r = (await ok('asana_get_task', { task: '3001' })) as { customFields: Record<string, unknown> };
+    assert.deepEqual(Object.entries(r.customFields), [['__proto__', 'x'], ['constructor', 'y'], ['__proto__ (7003)', 'z']]);
+  });
+
   test('following `next` through the comments reads each comment once', async () => {
     route({ 'GET /tasks/3001/stories': storiesReply });
     const seen: string[] = [];
