@@ -136,6 +136,8 @@ async function gl(ctx, method, path, opts = {}) {
     res = await ctx.http(API + path + queryString(opts.query), init);
   } catch (err) {
     if (err && err.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') {
+      // a tool that cannot ask for less (one file, one job log) says where to see it instead
+      if (opts.tooLarge) throw new Error(await opts.tooLarge());
       throw new Error(`GitLab's answer${opts.what ? ` for ${opts.what}` : ''} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE): ask for less (a smaller per_page, one file or one job at a time).`);
     }
     if (err && err.code === 'GW_ERR_BRIDGE_TIMEOUT') {
@@ -764,7 +766,9 @@ export default {
   async gitlab_get_job_log(ctx, a) {
     const path = `${P(a)}/jobs/${num(a.job_id, 'job_id')}`;
     const { data: job } = await gl(ctx, 'GET', path, { what: `job ${a.job_id}` });
-    const { text } = await gl(ctx, 'GET', `${path}/trace`, { accept: 'text/plain', raw: true, what: `log of job ${a.job_id}` });
+    const tooLarge = () =>
+      `The log of job ${a.job_id} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so not even its end can be read here (a smaller max_chars does not help: the whole log is sent). ${job.web_url ? `Open it in GitLab: ${job.web_url} (raw text: ${job.web_url}/raw).` : 'Open the job in GitLab.'}`;
+    const { text } = await gl(ctx, 'GET', `${path}/trace`, { accept: 'text/plain', raw: true, what: `log of job ${a.job_id}`, tooLarge });
     // only the tail that can be returned is cleaned: from a line start within the last
     // LOG_TAIL_FACTOR × max_chars raw characters (what cleaning removes is seldom more than that)
     let raw = text;
@@ -793,7 +797,19 @@ export default {
 
   async gitlab_get_file(ctx, a) {
     const ref = a.ref || 'HEAD';
-    const { data } = await gl(ctx, 'GET', `${P(a)}/repository/files/${filePath(a.path)}`, { query: { ref }, what: `file "${a.path}" at ${ref}` });
+    const tooLarge = async () => {
+      // GitLab sends a file whole (base64 in JSON): offset and max_chars cannot make it smaller
+      let at = '';
+      try {
+        const { data: p } = await gl(ctx, 'GET', P(a), { what: `project ${a.project}` });
+        const shown = ref === 'HEAD' ? p.default_branch || ref : ref;
+        if (p.web_url) at = ` Open it in GitLab: ${p.web_url}/-/blob/${shown.split('/').map(enc).join('/')}/${String(a.path).replace(/^\/+/, '').split('/').map(enc).join('/')}`;
+      } catch {
+        at = '';
+      }
+      return `File "${a.path}" at ${ref} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so it cannot be read here (offset and max_chars do not help: GitLab sends the whole file).${at || ' Open it in the project on GitLab.'}`;
+    };
+    const { data } = await gl(ctx, 'GET', `${P(a)}/repository/files/${filePath(a.path)}`, { query: { ref }, what: `file "${a.path}" at ${ref}`, tooLarge });
     const base = { path: data.file_path, ref: data.ref || ref, size: data.size, blob_id: data.blob_id || null, last_commit_id: data.last_commit_id || null };
     if (data.encoding && data.encoding !== 'base64') return { ...base, ...textWindow(String(data.content || ''), a.offset, a.max_chars) };
     let bytes;

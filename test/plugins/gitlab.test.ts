@@ -626,19 +626,35 @@ describe('gitlab tools: error mappings', () => {
   });
 });
 
-// ---------- a file larger than the gateway accepts: what to do, not a bare bridge code ----------
+// ---------- a file or job log larger than the gateway accepts: where to see it, not "ask for less" ----------
 describe('gitlab tools: an answer over the response cap', () => {
-  test('gitlab_get_file says to ask for less', async () => {
-    const small = await startGateway({ upstreams: { 'https://gitlab.com': upstream.origin }, plugins: ['gitlab'], policy: { http: { maxResponseBytes: 4096 } } });
-    try {
-      await small.connect('gitlab', { token: TOKEN });
-      upstream.setHandler(() => ({ json: fileJson('x'.repeat(20000), 'big.txt') }));
-      const item = (await small.execute('gitlab_get_file', { ...A, path: 'big.txt' })) as Json;
-      assert.ok(!('result' in item), JSON.stringify(item));
-      assert.match(String(item['error']), /^GitLab's answer for file "big\.txt" at HEAD is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\): ask for less/);
-    } finally {
-      await small.close();
-    }
+  let small: Gateway;
+  before(async () => {
+    small = await startGateway({ upstreams: { 'https://gitlab.com': upstream.origin }, plugins: ['gitlab'], policy: { http: { maxResponseBytes: 4096 } } });
+    await small.connect('gitlab', { token: TOKEN });
+  });
+  after(async () => small?.close());
+
+  test('gitlab_get_file says offset and max_chars do not help, and gives the file\'s web page', async () => {
+    upstream.setHandler((req) => (req.path === PR ? { json: projectJson } : { json: fileJson('x'.repeat(20000), 'docs/big file.txt') }));
+    const item = (await small.execute('gitlab_get_file', { ...A, path: 'docs/big file.txt' })) as Json;
+    assert.ok(!('result' in item), JSON.stringify(item));
+    assert.match(String(item['error']), /^File "docs\/big file\.txt" at HEAD is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\), so it cannot be read here \(offset and max_chars do not help/);
+    assert.match(String(item['error']), / Open it in GitLab: https:\/\/gitlab\.com\/acme\/platform\/api\/-\/blob\/main\/docs\/big%20file\.txt$/);
+    assert.ok(!/ask for less/.test(String(item['error'])));
+  });
+
+  test('gitlab_get_job_log says max_chars does not help, and gives the job\'s web page', async () => {
+    upstream.setHandler((req) => (req.path.endsWith('/trace') ? { body: 'x'.repeat(20000), headers: { 'content-type': 'text/plain' } } : { json: { ...jobJson(101, 'failed'), pipeline: { id: 101 } } }));
+    const item = (await small.execute('gitlab_get_job_log', { ...A, job_id: 101, max_chars: 1000 })) as Json;
+    assert.ok(!('result' in item), JSON.stringify(item));
+    assert.match(String(item['error']), /^The log of job 101 is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\).*a smaller max_chars does not help.*Open it in GitLab: https:\/\/gitlab\.com\/acme\/platform\/api\/-\/jobs\/101 \(raw text: https:\/\/gitlab\.com\/acme\/platform\/api\/-\/jobs\/101\/raw\)\.$/);
+  });
+
+  test('a list over the cap still says to ask for less', async () => {
+    upstream.setHandler(() => ({ json: Array.from({ length: 50 }, (_, i) => issueJson(i + 1)) }));
+    const item = (await small.execute('gitlab_list_issues', A)) as Json;
+    assert.match(String(item['error']), /^GitLab's answer for issues is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\): ask for less/);
   });
 });
 
