@@ -82,6 +82,25 @@ function bitbucketError(res, text, { action, scope, hints }) {
   return new Error(`Bitbucket answered HTTP ${status} while trying to ${action}.${said}`);
 }
 
+/**
+ * The gateway's own refusals of a request, in words: an answer over its size cap (`tooLarge` says
+ * what to do instead where asking for less cannot help), or none in time. Else undefined.
+ */
+function bridgeError(err, method, action, tooLarge) {
+  const code = err && err.code;
+  let out;
+  if (code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') {
+    out = new Error(`Bitbucket's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ${tooLarge || 'ask for less (a smaller pagelen, or narrower filters)'}.`);
+  } else if (code === 'GW_ERR_BRIDGE_TIMEOUT') {
+    const write = method !== 'GET' ? ' It may still have been done: check before trying again.' : ' Try again in a moment.';
+    out = new Error(`Bitbucket did not answer in time (GW_ERR_BRIDGE_TIMEOUT) while trying to ${action}.${write}`);
+  } else {
+    return undefined;
+  }
+  out.code = code; // a caller may still tell them apart (merge words its timeout itself)
+  return out;
+}
+
 // ---------------------------------------------------------------- requests ----
 
 /** encodeURIComponent, but a lone surrogate becomes U+FFFD (as URLSearchParams does) instead of a URIError */
@@ -118,14 +137,19 @@ const prPath = (a) => `${repoPath(a)}/pullrequests/${seg(a.pull_request_id, 'pul
  * One request to the API. `query` is a query string already built (from `qs` or a cursor).
  * Returns {res, text}; throws the mapped error on any non-2xx answer.
  */
-async function call(ctx, method, path, { query = '', body, accept = 'application/json', action, scope, hints } = {}) {
+async function call(ctx, method, path, { query = '', body, accept = 'application/json', action, scope, hints, tooLarge } = {}) {
   const headers = { accept };
   const init = { method, headers };
   if (body !== undefined) {
     headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const res = await ctx.http(`${API}${path}${query}`, init);
+  let res;
+  try {
+    res = await ctx.http(`${API}${path}${query}`, init);
+  } catch (err) {
+    throw bridgeError(err, method, action, tooLarge) || err;
+  }
   const text = await res.text();
   if (res.status < 200 || res.status > 299) throw bitbucketError(res, text, { action, scope, hints });
   return { res, text };
@@ -591,7 +615,9 @@ async function mergePullRequest(ctx, a) {
 }
 
 async function getPullRequestDiff(ctx, a) {
-  const { text } = await call(ctx, 'GET', `${prPath(a)}/diff`, { accept: 'text/plain', action: `read the diff of pull request #${a.pull_request_id}`, scope: 'pullrequest' });
+  const web = `${WEB}/${enc(a.workspace)}/${enc(a.repo_slug)}/pull-requests/${enc(a.pull_request_id)}/diff`;
+  const tooLarge = `Bitbucket sends the whole diff, so offset and max_chars do not help. Open it at ${web}, or read the changed files one at a time with bitbucket_get_file_content`;
+  const { text } = await call(ctx, 'GET', `${prPath(a)}/diff`, { accept: 'text/plain', action: `read the diff of pull request #${a.pull_request_id}`, scope: 'pullrequest', tooLarge });
   return { id: a.pull_request_id, ...textWindow(text, a.offset, a.max_chars ?? 50000) };
 }
 
@@ -660,6 +686,7 @@ async function getFileContent(ctx, a) {
   const { res } = await call(ctx, 'GET', `${repoPath(a)}/src/${seg(ref, 'ref')}/${path}`, {
     query: pageQuery(a, { pagelen: 100 }),
     accept: '*/*',
+    tooLarge: `Bitbucket sends the whole file, so offset and max_chars do not help. Open it at ${WEB}/${enc(a.workspace)}/${enc(a.repo_slug)}/src/${seg(ref, 'ref')}/${path}`,
     action: `read "${a.path || '/'}" at ${a.ref || ref}`,
     scope: 'repository',
   });

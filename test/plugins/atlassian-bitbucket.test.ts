@@ -395,3 +395,42 @@ describe('atlassian-bitbucket error mapping', () => {
     assert.match(upstream.requests[0]!.url, /q=name%20~%20%22web%EF%BF%BDops%22/);
   });
 });
+
+// ---------- the gateway's own refusals (response cap, timeout) in words, not bare bridge codes ----------
+describe('atlassian-bitbucket: an answer over the response cap, or none in time', () => {
+  let small: Gateway;
+  before(async () => {
+    small = await startGateway({ upstreams: { 'https://api.bitbucket.org': upstream.origin }, plugins: ['atlassian-bitbucket'], policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
+    await small.connect('atlassian-bitbucket', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 7200 });
+  });
+  after(async () => small?.close());
+  const tooBig: UpstreamReply = { headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(20000) };
+  const smallCalls = toolCalls(() => small, [TOKEN]);
+
+  test('a diff over the cap says offset does not help and where to open it', async () => {
+    route({ [`GET ${R}/pullrequests/7/diff`]: tooBig });
+    await smallCalls.fails('bitbucket_get_pull_request_diff', { ...A, pull_request_id: 7 },
+      /^Bitbucket's answer is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\) while trying to read the diff of pull request #7: Bitbucket sends the whole diff, so offset and max_chars do not help\. Open it at https:\/\/bitbucket\.org\/acme\/api\/pull-requests\/7\/diff, or read the changed files one at a time/);
+  });
+
+  test('a file over the cap says offset does not help and where to open it', async () => {
+    route({ [`GET ${R}/src/main/docs/big.txt`]: tooBig });
+    await smallCalls.fails('bitbucket_get_file_content', { ...A, path: 'docs/big.txt', ref: 'main' },
+      /^Bitbucket's answer is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\) while trying to read "docs\/big\.txt" at main: Bitbucket sends the whole file, so offset and max_chars do not help\. Open it at https:\/\/bitbucket\.org\/acme\/api\/src\/main\/docs\/big\.txt\.\s*$/);
+  });
+
+  test('a list over the cap says to ask for less', async () => {
+    route({ [`GET ${R}/pullrequests`]: { json: page(Array.from({ length: 20 }, () => PR)) } });
+    await smallCalls.fails('bitbucket_list_pull_requests', A, /^Bitbucket's answer is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\) while trying to list .*: ask for less \(a smaller pagelen/);
+  });
+
+  test('no answer in time: a read says to try again, a write to check first', async () => {
+    const late = (reply: UpstreamReply) => () => new Promise<UpstreamReply>((resolve) => setTimeout(() => resolve(reply), 1000));
+    route({ [`GET ${R}/pullrequests/7`]: late({ json: PR }) as unknown as Reply, [`POST ${R}/pullrequests/7/approve`]: late({ json: {} }) as unknown as Reply });
+    await smallCalls.fails('bitbucket_get_pull_request', { ...A, pull_request_id: 7 }, /^Bitbucket did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to read pull request #7.*\. Try again in a moment\.\s*$/);
+    route({ [`POST ${R}/pullrequests/7/merge`]: late({ json: PR }) as unknown as Reply });
+    await smallCalls.fails('bitbucket_merge_pull_request', { ...A, pull_request_id: 7 }, /^Bitbucket did not answer in time while merging pull request #7; The merge may still finish in the background/);
+    route({ [`POST ${R}/pullrequests/7/approve`]: late({ json: {} }) as unknown as Reply });
+    await smallCalls.fails('bitbucket_approve_pull_request', { ...A, pull_request_id: 7 }, /^Bitbucket did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to .*\. It may still have been done: check before trying again\.\s*$/);
+  });
+});
