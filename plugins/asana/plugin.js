@@ -90,6 +90,22 @@ function qs(params) {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+/** The gateway's own refusals of a request (an answer over its size cap, none in time) in words; else the error as it is. */
+function bridgeError(err, method, action) {
+  const code = err && err.code;
+  let out;
+  if (code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') {
+    out = new Error(`Asana's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ask for less (a smaller limit, where the tool takes one); a single item this large cannot be read here: open it in Asana.`);
+  } else if (code === 'GW_ERR_BRIDGE_TIMEOUT') {
+    const write = method !== 'GET' ? ' It may still have been done: check before trying again.' : ' Try again in a moment.';
+    out = new Error(`Asana did not answer in time (GW_ERR_BRIDGE_TIMEOUT) while trying to ${action}.${write}`);
+  } else {
+    return err;
+  }
+  out.code = code;
+  return out;
+}
+
 /**
  * One Asana call. `body` is wrapped in `{data: …}`; the answer's envelope is returned whole
  * (`data`, and `next_page` on lists). `paid` words the 402 answer where a plan is needed.
@@ -101,7 +117,12 @@ async function asana(ctx, method, path, { query, body, action, paid } = {}) {
     headers['content-type'] = 'application/json';
     init.body = JSON.stringify({ data: body });
   }
-  const res = await ctx.http(`${API}${path}${qs(query)}`, init);
+  let res;
+  try {
+    res = await ctx.http(`${API}${path}${qs(query)}`, init);
+  } catch (err) {
+    throw bridgeError(err, method, action);
+  }
   const text = await res.text();
   let data;
   try {

@@ -373,3 +373,26 @@ describe('asana: a lone surrogate is sent as U+FFFD (%EF%BF%BD), as URLSearchPar
     assert.match(upstream.requests[0]!.url, /[?&]query=ad%EF%BF%BDa(&|$)/);
   });
 });
+
+// ---------- the gateway's own refusals (response cap, timeout) in words, not bare bridge codes ----------
+describe('asana: an answer over the response cap, or none in time', () => {
+  let small: Gateway;
+  before(async () => {
+    small = await startGateway({ upstreams: { 'https://app.asana.com': upstream.origin }, plugins: ['asana'], policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
+    await small.connect('asana', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
+  });
+  after(async () => small?.close());
+  const smallCalls = toolCalls(() => small, [TOKEN]);
+
+  test('a list over the cap says to ask for less', async () => {
+    route({ 'GET /workspaces/1002/projects': { json: { data: Array.from({ length: 40 }, () => RAW_PROJECT) } } });
+    await smallCalls.fails('asana_list_projects', { workspace: '1002' }, /^Asana's answer is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\) while trying to .*: ask for less \(a smaller limit/);
+  });
+
+  test('no answer in time: a read says to try again, a write to check first', async () => {
+    const late = (reply: UpstreamReply) => () => new Promise<UpstreamReply>((resolve) => setTimeout(() => resolve(reply), 1000));
+    route({ 'GET /tasks/3001': late({ json: { data: RAW_DETAIL } }) as unknown as Reply, 'POST /tasks': late({ status: 201, json: { data: RAW_ROW } }) as unknown as Reply });
+    await smallCalls.fails('asana_get_task', { task: '3001' }, /^Asana did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to read task 3001\. Try again in a moment\./);
+    await smallCalls.fails('asana_create_task', { name: 'x', workspace: '1001' }, /^Asana did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to .*\. It may still have been done: check before trying again\./);
+  });
+});
