@@ -103,14 +103,38 @@ function qs(params) {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
-async function send(ctx, method, url, body, action, scope) {
+/**
+ * The gateway's own refusals of a request, in words: an answer over its size cap (`tooLarge` says
+ * what to do instead where asking for less cannot help), or none in time. Else the error as it is.
+ */
+function bridgeError(err, method, action, tooLarge) {
+  const code = err && err.code;
+  let out;
+  if (code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') {
+    out = new Error(`Confluence's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ${tooLarge || 'ask for less (a smaller limit)'}.`);
+  } else if (code === 'GW_ERR_BRIDGE_TIMEOUT') {
+    const write = method !== 'GET' ? ' It may still have been done: check before trying again.' : ' Try again in a moment.';
+    out = new Error(`Confluence did not answer in time (GW_ERR_BRIDGE_TIMEOUT) while trying to ${action}.${write}`);
+  } else {
+    return err;
+  }
+  out.code = code;
+  return out;
+}
+
+async function send(ctx, method, url, body, action, scope, tooLarge) {
   const headers = { accept: 'application/json' };
   const init = { method, headers };
   if (body !== undefined) {
     headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const res = await ctx.http(url, init);
+  let res;
+  try {
+    res = await ctx.http(url, init);
+  } catch (err) {
+    throw bridgeError(err, method, action, tooLarge);
+  }
   const text = await res.text();
   let data;
   try {
@@ -152,9 +176,9 @@ async function resolveSite(ctx) {
 }
 
 /** One Confluence REST call on the resolved site; `path` starts with /api/v2/ or /rest/api/. */
-function wiki(ctx, site, method, path, { query, body, action, scope }) {
+function wiki(ctx, site, method, path, { query, body, action, scope, tooLarge }) {
   const url = `${API}/ex/confluence/${enc(site.id)}/wiki${path}${qs(query)}`;
-  return send(ctx, method, url, body, action, scope);
+  return send(ctx, method, url, body, action, scope, tooLarge);
 }
 
 /** The opaque cursor of a `_links.next` URL (v2 and v1 search both carry it as `cursor=`). */
@@ -731,7 +755,9 @@ async function listPages(ctx, args) {
 }
 
 async function fetchPage(ctx, site, pageId, action) {
-  return wiki(ctx, site, 'GET', `/api/v2/pages/${enc(pageId)}`, { query: { 'body-format': 'storage' }, action, scope: SCOPES.readPage });
+  // Confluence sends the whole body: nothing smaller can be asked for
+  const tooLarge = `the page's body is too large to read here (and so to update here). Open it in Confluence: ${pageUrl(site, pageId)}`;
+  return wiki(ctx, site, 'GET', `/api/v2/pages/${enc(pageId)}`, { query: { 'body-format': 'storage' }, action, scope: SCOPES.readPage, tooLarge });
 }
 
 async function getPage(ctx, args) {

@@ -467,3 +467,34 @@ describe('atlassian-confluence: a lone surrogate is sent as U+FFFD (%EF%BF%BD), 
     }
   });
 });
+
+// ---------- the gateway's own refusals (response cap, timeout) in words, not bare bridge codes ----------
+describe('atlassian-confluence: an answer over the response cap, or none in time', () => {
+  let small: Gateway;
+  before(async () => {
+    small = await startGateway({ upstreams: { 'https://api.atlassian.com': upstream.origin }, plugins: ['atlassian-confluence'], policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
+    await small.connect('atlassian-confluence', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } });
+  });
+  after(async () => small?.close());
+  const smallCalls = toolCalls(() => small, [TOKEN]);
+
+  test('a page over the cap says where to open it (reading and updating)', async () => {
+    route({ 'GET /api/v2/pages/123': { json: withBody(`<p>${'x'.repeat(20000)}</p>`) } });
+    await smallCalls.fails('confluence_get_page', { pageId: '123' }, /^Confluence's answer is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\) while trying to read page 123: the page's body is too large to read here \(and so to update here\)\. Open it in Confluence: https:\/\/beta\.atlassian\.net\/wiki\/pages\/viewpage\.action\?pageId=123\./);
+    await smallCalls.fails('confluence_update_page', { pageId: '123', body: 'x' }, /while trying to read page 123 before updating it: the page's body is too large to read here \(and so to update here\)/);
+    assert.ok(upstream.requests.every((r) => r.method === 'GET'), 'nothing was written');
+  });
+
+  test('a list over the cap says to ask for less', async () => {
+    route({ 'GET /api/v2/spaces': { json: { results: Array.from({ length: 30 }, () => RAW_SPACE), _links: {} } } });
+    await smallCalls.fails('confluence_list_spaces', {}, /^Confluence's answer is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\) while trying to list spaces: ask for less \(a smaller limit\)/);
+  });
+
+  test('no answer in time: a read says to try again, a write to check first', async () => {
+    const late = (reply: UpstreamReply) => () => new Promise<UpstreamReply>((resolve) => setTimeout(() => resolve(reply), 1000));
+    route({ 'GET /api/v2/pages/123': late({ json: withBody(STORAGE) }) as unknown as Reply });
+    await smallCalls.fails('confluence_get_page', { pageId: '123' }, /^Confluence did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to read page 123\. Try again in a moment\./);
+    route({ 'GET /api/v2/pages/123': { json: withBody(STORAGE) }, 'PUT /api/v2/pages/123': late({ json: created('123', 'Deploy guide', 8) }) as unknown as Reply });
+    await smallCalls.fails('confluence_update_page', { pageId: '123', body: 'x' }, /^Confluence did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to update page 123\. It may still have been done: check before trying again\./);
+  });
+});
