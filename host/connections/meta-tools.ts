@@ -9,7 +9,7 @@ import * as z from 'zod';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import type { MetaTool, MetaToolContext, MetaToolResult } from '../meta-tools/types.js';
 import type { User } from '../storage/users.js';
-import { closestIntegration, integrationsNamed } from '../discovery/integration-names.js';
+import { closestIntegration, integrationCandidates } from '../discovery/integration-names.js';
 import { whyNotConnectable } from './connectable.js';
 import { clientEnvPrefix } from './oauth.js';
 import type { PendingConnect } from './pending.js';
@@ -67,12 +67,12 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     // "jira" or "Atlassian Jira" for atlassian-jira: named back, never accepted silently
     const known = deps.registry.plugins().filter((m) => allowed(user, m.name));
     const didYouMean = closestIntegration(name, known);
-    const candidates = didYouMean ? [] : integrationsNamed(name, known);
+    const candidates = didYouMean ? [] : integrationCandidates(name, known);
     const integrations = known.map((m) => m.name).sort();
     const guess = didYouMean
       ? ` Did you mean "${didYouMean}"?`
       : candidates.length > 1
-        ? ` "${name}" names several integrations, each connected on its own: ${candidates.map((c) => `"${c}"`).join(', ')}. Pass the exact name of the one you need.`
+        ? ` "${name}" may mean several integrations, each connected on its own: ${candidates.map((c) => `"${c}"`).join(', ')}. Pass the exact name of the one you need.`
         : '';
     return err(
       'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION',

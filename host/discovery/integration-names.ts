@@ -33,14 +33,34 @@ export function integrationsNamed(wanted: string, known: readonly NamedIntegrati
 export function closestIntegration(wanted: string, known: readonly NamedIntegration[]): string | undefined {
   const named = integrationsNamed(wanted, known);
   if (named.length > 0) return named.length === 1 ? named[0] : undefined;
+  const near = nearestIntegrations(wanted, known);
+  return near.length === 1 ? near[0] : undefined;
+}
+
+/** The integrations closest to `wanted` within a typo (all those tied at the smallest distance), sorted. */
+function nearestIntegrations(wanted: string, known: readonly NamedIntegration[]): string[] {
   const w = norm(wanted);
-  let best: { name: string; d: number } | undefined;
+  let bestD = Infinity;
+  let best = new Set<string>();
   for (const i of known) {
     for (const form of new Set([norm(i.name), norm(i.displayName), ...i.name.toLowerCase().split('-')])) {
       const budget = typoBudget(Math.min(w.length, form.length));
       const d = editDistance(w, form, budget);
-      if (d <= budget && (!best || d < best.d)) best = { name: i.name, d };
+      if (d > budget || d > bestD) continue;
+      if (d < bestD) best = new Set();
+      bestD = d;
+      best.add(i.name);
     }
   }
-  return best?.name;
+  return [...best].sort();
+}
+
+/**
+ * The integrations a name that is not one may mean, when it is more than one: those it names
+ * ("google"), else those its typo is equally close to ("gogle"). Empty when it means one or none.
+ */
+export function integrationCandidates(wanted: string, known: readonly NamedIntegration[]): string[] {
+  const named = integrationsNamed(wanted, known);
+  const found = named.length > 0 ? named : nearestIntegrations(wanted, known);
+  return found.length > 1 ? found : [];
 }

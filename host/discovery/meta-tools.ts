@@ -46,7 +46,8 @@ export const SEARCH_TOOLS_DESCRIPTION =
   'Describe the task in plain words — a verb and an object works best: "create a pull request", ' +
   '"post a message to a channel", "open incidents", "move ticket to done". Typos, plurals and synonyms ' +
   '(pr/pull request, ticket/issue, msg/message) are understood. Returns up to `limit` tools (default 10, ' +
-  'max 50) and `total`, how many match in all, best first (of equally fitting tools, those of integrations the user has connected come first), ' +
+  'max 50) and `total`, how many match in all, best first (tools doing the same job in several integrations, such as merging a pull request, ' +
+  'list those of integrations the user has connected first), ' +
   'each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
   'that integration before it can run; with `connectable: false` and `why`, it cannot be connected on this ' +
   'server). Words that match no tool come back in `unmatched`, with a hint. Pass `integration` to search one ' +
@@ -122,34 +123,50 @@ async function connectionOf(
 }
 
 /**
- * How much less a tool of an integration the user has not connected weighs, when search_tools
- * orders tools of several integrations that do the same thing: such a tool must be about 1.4 times
- * as relevant to come before one the user can run now.
+ * Whether the query names an installed integration ("github", "New Relic", "ＧｉｔＬａｂ",
+ * "mergeGithubPullRequest"), by a word, a camelCase part or two words run together. A family name
+ * ("google", "atlassian") or a word that is part of a name ("drive", "sheets") counts too.
  */
-export const NOT_CONNECTED_WEIGHT = 0.7;
-
-/** Whether the query names an installed integration ("github", "New Relic", "gitlab"), by a word or two words run together. */
 export function namesIntegration(query: string, integrations: ReadonlyArray<{ name: string; displayName: string }>): boolean {
-  const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words = query
+    .normalize('NFKC')
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
   const candidates = [...words, ...words.slice(1).map((w, i) => `${words[i]}${w}`)];
   return candidates.some((w) => integrations.some((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, w)));
 }
 
 /**
- * The hits reordered so that, among comparably relevant tools, those of integrations the user has
- * connected come first (each hit keeps its own score; ties keep the index's order).
+ * The hits with, among tools that do the same job in different integrations (the same action and
+ * object in their names: github_merge_pull_request, gitlab_merge_merge_request), those of
+ * integrations the user has connected first. Such tools trade places only with each other, in
+ * the places the job's tools hold in the relevance order; every other tool keeps its place, and
+ * each keeps its own score.
  */
-async function preferConnected<H extends { entry: { integration: string }; score: number }>(
+async function preferConnected<H extends { entry: { integration: string }; job: string }>(
   hits: readonly H[],
   connected: (integration: string) => Promise<boolean>,
 ): Promise<H[]> {
+  const places = new Map<string, number[]>();
+  hits.forEach((h, i) => {
+    const p = places.get(h.job);
+    if (p) p.push(i);
+    else places.set(h.job, [i]);
+  });
+  const shared = [...places.values()].filter((p) => p.length > 1 && new Set(p.map((i) => hits[i]?.entry.integration)).size > 1);
+  if (shared.length === 0) return [...hits];
   const states = new Map<string, boolean>();
-  await Promise.all([...new Set(hits.map((h) => h.entry.integration))].map(async (i) => states.set(i, await connected(i))));
-  const weight = (h: H): number => h.score * (states.get(h.entry.integration) ? 1 : NOT_CONNECTED_WEIGHT);
-  return hits
-    .map((h, i) => ({ h, i, w: weight(h) }))
-    .sort((a, b) => b.w - a.w || a.i - b.i)
-    .map(({ h }) => h);
+  const integrations = new Set(shared.flatMap((p) => p.map((i) => hits[i]?.entry.integration ?? '')));
+  await Promise.all([...integrations].map(async (i) => states.set(i, await connected(i))));
+  const out = [...hits];
+  for (const p of shared) {
+    const members = p.map((i) => hits[i] as H);
+    const ordered = [...members.filter((h) => states.get(h.entry.integration)), ...members.filter((h) => !states.get(h.entry.integration))];
+    p.forEach((place, k) => (out[place] = ordered[k] as H));
+  }
+  return out;
 }
 
 /** get_tool_schema for a meta-tool ("search_tools"): its schema, and that it is called directly. */
@@ -214,7 +231,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
       );
       const known = integrations.map((i) => `${i.name} (${i.displayName}, ${i.tools} tools)`).join(', ');
       if (tools.length > 0) {
-        const best = Math.max(...tools.map((t) => t.score));
+        const best = found.hits[0]?.score ?? 0; // the best match, wherever the caller's connections placed it
         const weak = best < WEAK_SCORE;
         const hidden = total - tools.length;
         // the default 10 of "issue"'s 38 must not look like all there is
@@ -233,7 +250,7 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
           ? `${unmatched.length === 1 ? 'The word' : 'The words'} ${words} matched no tool: these results match only the rest of ` +
             `the query. If ${unmatched.length === 1 ? 'it names' : 'one names'} a product or service, no integration for it is ` +
             `available here. Integrations you can use: ${known}.`
-          : `Only weak matches (best score ${best}): the tool you want may not exist here. Integrations you can use: ${known}.`;
+          : `Only weak matches (best score ${best}): check that a tool's description fits before using it; if none does, the tool you want may not exist here. Integrations you can use: ${known}.`;
         return { json: { tools, total, ...more, ...(unmatched.length ? { unmatched } : {}), hint } };
       }
       const unknownIntegration =

@@ -29,6 +29,12 @@ export interface SearchHit {
   entry: SearchEntry;
   /** relevance in 0..1, rounded to 3 decimals */
   score: number;
+  /**
+   * what the tool does, read from its name without the integration prefix: its terms after
+   * phrases and stemming, sorted ("github_merge_pull_request" and "gitlab_merge_merge_request"
+   * are both "merg pr")
+   */
+  job: string;
 }
 
 export interface SearchResult {
@@ -127,8 +133,11 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
     const best = new Float64Array(n);
     const weight = new Float64Array(n);
     let unitIdeal = 0;
+    /** the word as written, when the catalog has it: a rarer synonym ("mail" for "email") must not raise the bar */
+    let writtenIdeal: number | undefined;
     for (const [term, w] of unit.alternatives) {
       unitIdeal = Math.max(unitIdeal, w * (data.idf.get(term) ?? 0));
+      if (w >= 1 && data.idf.has(term)) writtenIdeal = Math.max(writtenIdeal ?? 0, data.idf.get(term) ?? 0);
       if ((wanted.get(term) ?? 0) < w) wanted.set(term, w);
       for (const p of data.postings.get(term) ?? []) {
         const s = w * p.score;
@@ -136,7 +145,7 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
         if (w > (weight[p.doc] ?? 0)) weight[p.doc] = w;
       }
     }
-    ideal += unitIdeal * nameSaturation();
+    ideal += (writtenIdeal ?? unitIdeal) * nameSaturation();
     for (let d = 0; d < n; d++) {
       raw[d] = (raw[d] ?? 0) + (best[d] ?? 0);
       covered[d] = (covered[d] ?? 0) + (weight[d] ?? 0);
@@ -193,7 +202,8 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
     const entry = data.docs[doc]?.entry;
     if (!entry) return [];
     const score = norm > 0 ? Math.min(1, final / norm) : 0;
-    return [{ entry, score: Math.round(score * 1000) / 1000 }];
+    const job = [...(data.docs[doc]?.nameTerms ?? [])].sort().join(' ');
+    return [{ entry, score: Math.round(score * 1000) / 1000, job }];
   });
   return { hits, total: scored.length, unmatched };
 }

@@ -82,9 +82,16 @@ describe('ranking over the real Jira and New Relic manifests', () => {
 describe('a name several integrations share ("google", "atlassian")', () => {
   let many: TestGateway;
   let agent: Client;
+  let noDrive: Client;
+  let noDriveKey: string;
   before(async () => {
-    many = await startGateway({ plugins: ['google-gmail', 'google-drive', 'atlassian-jira', 'atlassian-confluence'] });
+    many = await startGateway({
+      plugins: ['google-gmail', 'google-drive', 'atlassian-jira', 'atlassian-confluence'],
+      policy: { tenants: { 'no-drive': { denyPlugins: ['google-drive'] } } },
+    });
     agent = await many.mcpClient();
+    noDriveKey = (await many.createUser('no-drive@example.com', 'no-drive')).apiKey;
+    noDrive = await many.mcpClient(noDriveKey);
   });
   after(async () => many?.close());
 
@@ -98,7 +105,7 @@ describe('a name several integrations share ("google", "atlassian")', () => {
       assert.equal(json.code, 'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION');
       assert.equal(json.didYouMean, undefined, wanted);
       assert.deepEqual(json.candidates, candidates, wanted);
-      assert.match(json.error, new RegExp(`"${wanted}" names several integrations, each connected on its own: ${candidates.map((c) => `"${c}"`).join(', ')}\\.`));
+      assert.match(json.error, new RegExp(`"${wanted}" may mean several integrations, each connected on its own: ${candidates.map((c) => `"${c}"`).join(', ')}\\.`));
     }
     for (const [wanted, meant] of [['gmail', 'google-gmail'], ['confluence', 'atlassian-confluence'], ['Google Drive', 'google-drive']] as const) {
       const { json } = await callJson(agent, 'connect', { integration: wanted });
@@ -107,12 +114,40 @@ describe('a name several integrations share ("google", "atlassian")', () => {
     }
   });
 
+  it('a typo as close to several ("gogle", "atlasian") lists them too; disconnect answers alike', async () => {
+    for (const [tool, wanted, candidates] of [
+      ['connect', 'gogle', ['google-drive', 'google-gmail']],
+      ['connect', 'atlasian', ['atlassian-confluence', 'atlassian-jira']],
+      ['disconnect', 'google', ['google-drive', 'google-gmail']],
+    ] as const) {
+      const { json } = await callJson(agent, tool, { integration: wanted });
+      assert.equal(json.code, 'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION', `${tool} ${wanted}`);
+      assert.equal(json.didYouMean, undefined, `${tool} ${wanted}`);
+      assert.deepEqual(json.candidates, candidates, `${tool} ${wanted}`);
+    }
+  });
+
+  it('an integration the caller may not use is never a candidate: "google" then means the one left', async () => {
+    const { json } = await callJson(noDrive, 'connect', { integration: 'google' });
+    assert.equal(json.didYouMean, 'google-gmail');
+    assert.equal(json.candidates, undefined);
+    assert.ok(!JSON.stringify(json).includes('google-drive'), JSON.stringify(json));
+    const res = await fetch(`${many.url}/rest/google`, { headers: { authorization: `Bearer ${noDriveKey}` } });
+    const body = (await res.json()) as Json;
+    assert.equal(res.status, 404);
+    assert.equal(body.didYouMean, 'google-gmail');
+    assert.ok(!JSON.stringify(body).includes('google-drive'), JSON.stringify(body));
+  });
+
   it('/rest/google is a 404 naming the candidates', async () => {
     const res = await fetch(`${many.url}/rest/google`, { headers: { authorization: `Bearer ${many.apiKey}` } });
     const json = (await res.json()) as Json;
     assert.equal(res.status, 404);
     assert.equal(json.didYouMean, undefined);
     assert.deepEqual(json.candidates, ['google-drive', 'google-gmail']);
-    assert.match(json.error, /it names several: google-drive, google-gmail; use the exact name/);
+    assert.match(json.error, /it may mean several: google-drive, google-gmail; use the exact name/);
+    const post = await many.rest('google', { tool: 'gmail_list_labels', args: {} });
+    assert.equal(post.status, 404);
+    assert.deepEqual(post.json.candidates, ['google-drive', 'google-gmail']);
   });
 });

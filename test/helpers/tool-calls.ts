@@ -28,7 +28,8 @@ export function toolCalls(gw: () => TestGateway, secrets: readonly string[]): To
       assert.ok(!('result' in item), `${tool} should fail: ${JSON.stringify(item)}`);
       const text = `${String(item['error'])} ${String(item['message'] ?? '')}`;
       assert.match(text, pattern);
-      for (const secret of secrets) assert.ok(!text.includes(secret), 'a secret of the connection never appears in an error');
+      const whole = JSON.stringify(item);
+      for (const secret of secrets) assert.ok(!whole.includes(secret), 'a secret of the connection never appears in a failed item');
       return text;
     },
   };

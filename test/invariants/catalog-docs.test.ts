@@ -25,10 +25,10 @@ it("the README's integrations table matches plugins/ (names, tool counts, write 
   const readme = fs.readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Integrations'), readme.indexOf('## Layout'));
   assert.ok(section.length > 0, 'README has an Integrations section before Layout');
-  const rows = new Map(
-    [...section.matchAll(/^\| `([a-z0-9-]+)` \|.*\| (\d+) \((\d+)\) \|$/gm)].map((m) => [m[1]!, { tools: Number(m[2]), write: Number(m[3]) }]),
-  );
+  const matches = [...section.matchAll(/^\| `([a-z0-9-]+)` \|.*\| (\d+) \((\d+)\) \|$/gm)];
+  const rows = new Map(matches.map((m) => [m[1]!, { tools: Number(m[2]), write: Number(m[3]) }]));
   const manifests = shipped();
+  assert.equal(matches.length, manifests.length, 'no plugin has two rows');
   assert.deepEqual([...rows.keys()].sort(), manifests.map((m) => m.name).sort(), 'one row per shipped plugin');
   for (const m of manifests) {
     const write = m.tools.filter((t) => t.annotations?.readOnlyHint !== true).length;
