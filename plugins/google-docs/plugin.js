@@ -45,7 +45,8 @@ const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIE
 function docsError(res, text, action, lock) {
   const { message, status, reasons } = parseGoogleError(text);
   const code = res.status;
-  const said = message ? ` Google said: ${message.replace(/[.\s]+$/, '')}.` : '';
+  const msg = message.replace(/[.\s]+$/, '');
+  const said = msg ? ` Google said: ${msg}.` : '';
   if (code === 401) {
     return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-docs.${said}`);
   }
@@ -58,10 +59,10 @@ function docsError(res, text, action, lock) {
     return new Error(`The google-docs connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-docs and approve access to documents.`);
   }
   if (code === 403) {
-    return new Error(`Google Docs refused to ${action} (403): ${message || 'your Google account lacks access to this document'}. Ask its owner to share it with you (editor access to change it).`);
+    return new Error(`Google Docs refused to ${action} (403): ${msg || 'your Google account lacks access to this document'}. Ask its owner to share it with you (editor access to change it).`);
   }
   if (code === 404) {
-    return new Error(`Google Docs found nothing while trying to ${action} (404): ${message || 'no such document'}. Check the document id; Google also answers 404 for a document you cannot see.`);
+    return new Error(`Google Docs found nothing while trying to ${action} (404): ${msg || 'no such document'}. Check the document id; Google also answers 404 for a document you cannot see.`);
   }
   if (code === 400 && lock && (status === 'FAILED_PRECONDITION' || /revision/i.test(message))) {
     return new Error(
@@ -70,11 +71,11 @@ function docsError(res, text, action, lock) {
     );
   }
   if (code === 400 && /not supported for this document/i.test(message)) {
-    return new Error(`Google Docs refused to ${action} (400): ${message}. The file is probably not a Google Docs document (e.g. a Word file stored in Drive): read it with google-drive's drive_read_file.`);
+    return new Error(`Google Docs refused to ${action} (400): ${msg}. The file is probably not a Google Docs document (e.g. a Word file stored in Drive): read it with google-drive's drive_read_file.`);
   }
   if (code === 400 || code === 409 || code === 422) {
     const guard = lock ? ` (The write required revision ${lock}: if the document changed since, read it again.)` : '';
-    return new Error(`Google Docs refused to ${action} (${code}): ${message || 'the request was not valid'}.${guard}`);
+    return new Error(`Google Docs refused to ${action} (${code}): ${msg || 'the request was not valid'}.${guard}`);
   }
   if (code >= 500) return new Error(`Google Docs had a server error (${code}) while trying to ${action}: retry later.${said}`);
   return new Error(`Google Docs answered HTTP ${code} while trying to ${action}.${said}`);
@@ -359,7 +360,7 @@ function cleanText(value, name) {
   return s;
 }
 
-/** The paragraph (in the body or a table cell) that holds `index`, or a description of what is there instead. */
+/** The paragraph (in the body or a table cell) that holds `index`, a description of what is there instead, or null. */
 function locate(content, index) {
   for (const el of content) {
     if (!(startOf(el) <= index && index < el.endIndex)) continue;
@@ -371,8 +372,7 @@ function locate(content, index) {
       for (const row of Array.isArray(el.table.tableRows) ? el.table.tableRows : []) {
         for (const cell of Array.isArray(row.tableCells) ? row.tableCells : []) {
           if (startOf(cell) <= index && index < cell.endIndex) {
-            const inner = locate(Array.isArray(cell.content) ? cell.content : [], index);
-            return inner.paragraph ? inner : { what: inner.what || 'the boundary of a table cell' };
+            return locate(Array.isArray(cell.content) ? cell.content : [], index) || { what: 'the boundary of a table cell' };
           }
         }
       }
@@ -380,7 +380,7 @@ function locate(content, index) {
     }
     return { what: 'an element that holds no text' };
   }
-  return { what: 'no element' };
+  return null;
 }
 
 const batchUpdate = (ctx, id, requests, lock, action) =>
@@ -539,7 +539,7 @@ async function insertText(ctx, a) {
   if (index >= end) {
     throw new Error(`index ${index} is at or past the end of the body (it ends at ${end}, so text can go at ${end - 1} at most): use docs_append_text to add at the end.`);
   }
-  const where = locate(content, index);
+  const where = locate(content, index) || { what: 'outside every element of the body' };
   if (!where.paragraph) {
     throw new Error(`index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph, e.g. at ${index - 1}, the end of the paragraph before it. docs_get_outline gives the indexes of headings.`);
   }
