@@ -4,7 +4,8 @@
  * https://www.googleapis.com/drive/v3, text uploads to https://www.googleapis.com/upload/drive/v3
  * as multipart/related bodies built here. Self-contained (the plugin format allows no imports),
  * so the one error mapping, the search-expression builder, the upload body and the result shapers
- * live beside the handlers. The gateway adds the Bearer token: this code never sets Authorization.
+ * live beside the handlers (why the file is longer than 400 lines). The gateway adds the Bearer
+ * token: this code never sets Authorization.
  */
 
 const API = 'https://www.googleapis.com/drive/v3';
