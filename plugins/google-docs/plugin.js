@@ -545,7 +545,9 @@ async function insertText(ctx, a) {
   }
   const requests = [{ insertText: { text, location: { index, ...(tab.tabId ? { tabId: tab.tabId } : {}) } } }];
   if (a.style) requests.push(styleRequest(index, index + text.length, a.style, tab.tabId));
-  const lock = doc.revisionId || null;
+  // the revision the index was read at guards the write: if anything (this agent's own earlier
+  // write included) changed the document since, Google refuses instead of writing at a moved index
+  const lock = a.revisionId;
   const data = await batchUpdate(ctx, ref.id, requests, lock, `insert text at index ${index} of document ${ref.id}`);
   return {
     documentId: ref.id,

@@ -298,7 +298,7 @@ const CASES: Case[] = [
       ], writeControl: { requiredRevisionId: REV } } },
     ],
     result: { documentId: ID, tabId: null, insertedAt: { startIndex: 9, endIndex: 15 }, style: 'NORMAL_TEXT', revisionId: 'ALm37BVt-rev-2', url: LINK } },
-  { name: 'docs_insert_text (inside a table cell, no style)', tool: 'docs_insert_text', args: { documentId: ID, index: 101, text: ' (Q3)' },
+  { name: 'docs_insert_text (inside a table cell, no style)', tool: 'docs_insert_text', args: { documentId: ID, index: 101, text: ' (Q3)', revisionId: REV },
     replies: { [`GET /${ID}`]: { json: DOC }, [`POST ${BATCH}`]: batch() },
     calls: [
       { method: 'GET', path: `/${ID}`, query: TABS },
@@ -384,7 +384,7 @@ describe('google-docs index checks before an insert (one read, nothing written)'
   for (const [name, args, pattern] of cases) {
     test(name, async () => {
       route({ [`GET /${ID}`]: { json: DOC } });
-      await fails('docs_insert_text', { documentId: ID, text: 'x', ...args }, pattern);
+      await fails('docs_insert_text', { documentId: ID, text: 'x', revisionId: REV, ...args }, pattern);
       assertCalls([{ method: 'GET', path: `/${ID}`, query: TABS }]);
     });
   }
@@ -399,7 +399,7 @@ describe('google-docs index checks before an insert (one read, nothing written)'
 
   test('the text is sent as Google stores it (CR LF → LF, stripped control and private-use characters), so the styled range is exact', async () => {
     route({ [`GET /${ID}`]: { json: DOC }, [`POST ${BATCH}`]: batch([{}, {}]) });
-    const r = await ok('docs_insert_text', { documentId: ID, index: 19, text: 'A\r\nB\rC\u0001\u001f\ue000\t\n', style: 'HEADING_3' });
+    const r = await ok('docs_insert_text', { documentId: ID, index: 19, text: 'A\r\nB\rC\u0001\u001f\ue000\t\n', style: 'HEADING_3', revisionId: REV });
     assert.deepEqual(r.insertedAt, { startIndex: 19, endIndex: 26 });
     const body = upstream.last().json as { requests: Json[] };
     assert.deepEqual(body.requests[0], { insertText: { text: 'A\nB\nC\t\n', location: { index: 19, tabId: 't.0' } } });
@@ -431,7 +431,7 @@ describe('google-docs error mapping', () => {
     ['400 on an unguarded replacement is Google\'s message, not a conflict', 'docs_replace_text', { documentId: ID, find: 'a', replaceWith: 'b' },
       { [`POST ${BATCH}`]: gerr(400, 'Invalid requests[0].replaceAllText: The tab t.5 does not exist.', 'INVALID_ARGUMENT') },
       /refused to replace "a" in document .* \(400\): Invalid requests\[0\]\.replaceAllText: The tab t\.5 does not exist\.\s*$/, 1],
-    ['400 for another reason on a guarded insert', 'docs_insert_text', { documentId: ID, index: 20, text: 'x' },
+    ['400 for another reason on a guarded insert', 'docs_insert_text', { documentId: ID, index: 20, text: 'x', revisionId: REV },
       { [`GET /${ID}`]: { json: DOC }, [`POST ${BATCH}`]: gerr(400, 'Invalid requests[0].insertText: Index 20 must be less than the end index.', 'INVALID_ARGUMENT') },
       /\(400\): Invalid requests\[0\]\.insertText: Index 20 must be less than the end index\. \(The write required revision ALm37BVt-rev-1: if the document changed since, read it again\.\)/, 2],
     ['created, but the text not inserted', 'docs_create_document', { title: 'Notes', text: 'Hi' },
@@ -484,7 +484,7 @@ describe('google-docs argument checks happen before any request', () => {
     ['docs_get_document', { documentId: ' . ' }, /documentId "\." is neither a document id/],
     ['docs_append_text', { documentId: '..', text: 'x' }, /documentId "\.\." is neither/],
     ['docs_replace_text', { documentId: '.', find: 'a', replaceWith: 'b' }, /documentId "\." is neither/],
-    ['docs_insert_text', { documentId: 'https://docs.google.com/document/d/../edit', index: 1, text: 'x' }, /is neither a document id nor a Google Docs link/],
+    ['docs_insert_text', { documentId: 'https://docs.google.com/document/d/../edit', index: 1, text: 'x', revisionId: REV }, /is neither a document id nor a Google Docs link/],
     ['docs_get_outline', { documentId: 'https://docs.google.com/spreadsheets/d/1AbC/edit' }, /is a link to a Google Sheets spreadsheet: use the google-sheets tools, not to a Google Docs document/],
     ['docs_get_outline', { documentId: 'https://example.com/x y' }, /neither a document id nor a Google Docs link/],
     ['docs_append_text', { documentId: ID, text: '\u0001\u0002\u001b' }, /text holds nothing Google Docs keeps/],
@@ -492,8 +492,10 @@ describe('google-docs argument checks happen before any request', () => {
     ['docs_get_document', { documentId: ID, maxChars: 50001 }, /Invalid arguments for docs_get_document/],
     ['docs_get_document', { documentId: ID, tabId: 't 0' }, /Invalid arguments for docs_get_document/],
     ['docs_get_document', { documentId: ID, format: 'html' }, /Invalid arguments for docs_get_document/],
-    ['docs_insert_text', { documentId: ID, index: 0, text: 'x' }, /Invalid arguments for docs_insert_text/],
-    ['docs_insert_text', { documentId: ID, text: 'x' }, /Invalid arguments for docs_insert_text/],
+    ['docs_insert_text', { documentId: ID, index: 0, text: 'x', revisionId: REV }, /Invalid arguments for docs_insert_text/],
+    // the read that produced the index has a revisionId, and without it a second insert could land at a moved index
+    ['docs_insert_text', { documentId: ID, index: 19, text: 'x' }, /Invalid arguments for docs_insert_text/],
+    ['docs_insert_text', { documentId: ID, text: 'x', revisionId: REV }, /Invalid arguments for docs_insert_text/],
     ['docs_append_text', { documentId: ID, text: '' }, /Invalid arguments for docs_append_text/],
     ['docs_append_text', { documentId: ID, text: 'x', style: 'HEADING_7' }, /Invalid arguments for docs_append_text/],
     ['docs_replace_text', { documentId: ID, find: '', replaceWith: 'b' }, /Invalid arguments for docs_replace_text/],
