@@ -536,15 +536,30 @@ async function insertText(ctx, a) {
   const content = bodyContent(tab.content);
   const end = bodyEnd(content);
   const index = a.index;
-  if (index >= end) {
-    throw new Error(`index ${index} is at or past the end of the body (it ends at ${end}, so text can go at ${end - 1} at most): use docs_append_text to add at the end.`);
+  if (index > end) {
+    throw new Error(`index ${index} is past the end of the body (it ends at ${end}; ${end}, the last section's sectionEndIndex, adds text after the last paragraph): use docs_append_text to add at the end.`);
   }
-  const where = locate(content, index) || { what: 'outside every element of the body' };
-  if (!where.paragraph) {
-    throw new Error(`index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph, e.g. at ${index - 1}, the end of the paragraph before it. docs_get_outline gives the indexes of headings.`);
+  let inserted = text;
+  let at = index;
+  let start = index;
+  if (index === end) {
+    // the end of the body (the last section's sectionEndIndex): nothing can be written after the
+    // body's final newline, so, as an append does, the text goes just before it (end - 1) as a
+    // paragraph of its own: "\n" + the text without its trailing newline
+    const last = content[content.length - 1];
+    if (!last || !last.paragraph) throw new Error(`index ${index} is the end of the body, which does not end with a paragraph: use docs_append_text to add at the end.`);
+    inserted = `\n${text.replace(/\n$/, '')}`;
+    at = end - 1;
+    start = end;
+  } else {
+    const where = locate(content, index) || { what: 'outside every element of the body' };
+    if (!where.paragraph) {
+      throw new Error(`index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph, e.g. at ${index - 1}, the end of the paragraph before it. docs_get_outline gives the indexes of headings.`);
+    }
   }
-  const requests = [{ insertText: { text, location: { index, ...(tab.tabId ? { tabId: tab.tabId } : {}) } } }];
-  if (a.style) requests.push(styleRequest(index, index + text.length, a.style, tab.tabId));
+  const stop = at + inserted.length;
+  const requests = [{ insertText: { text: inserted, location: { index: at, ...(tab.tabId ? { tabId: tab.tabId } : {}) } } }];
+  if (a.style && stop > start) requests.push(styleRequest(start, stop, a.style, tab.tabId));
   // the revision the index was read at guards the write: if anything (this agent's own earlier
   // write included) changed the document since, Google refuses instead of writing at a moved index
   const lock = a.revisionId;
@@ -552,8 +567,8 @@ async function insertText(ctx, a) {
   return {
     documentId: ref.id,
     tabId: tab.tabId,
-    insertedAt: { startIndex: index, endIndex: index + text.length },
-    style: a.style || null,
+    insertedAt: { startIndex: start, endIndex: stop },
+    style: a.style && stop > start ? a.style : null,
     revisionId: newRevision(data),
     url: docUrl(ref.id, tab.tabs.length > 1 ? tab.tabId : null),
   };

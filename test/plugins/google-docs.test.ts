@@ -375,8 +375,8 @@ describe('google-docs index checks before an insert (one read, nothing written)'
     ['the start of a table', { index: 79 }, /index 79 is not inside a paragraph \(it is the start of a table\); text can only go inside a paragraph, e\.g\. at 78, the end of the paragraph before it/],
     ['a row boundary', { index: 80 }, /index 80 is not inside a paragraph \(it is the boundary of a table row or cell\)/],
     ['a cell boundary', { index: 87 }, /index 87 is not inside a paragraph \(it is the boundary of a table cell\)/],
-    ['the end of the body', { index: 155 }, /index 155 is at or past the end of the body \(it ends at 155, so text can go at 154 at most\): use docs_append_text/],
-    ['far past the end', { index: 9000 }, /index 9000 is at or past the end/],
+    ['past the end of the body', { index: 156 }, /index 156 is past the end of the body \(it ends at 155; 155, the last section's sectionEndIndex, adds text after the last paragraph\): use docs_append_text/],
+    ['far past the end', { index: 9000 }, /index 9000 is past the end/],
     ['a table of contents (in another tab)', { index: 3, tabId: 't.1' }, /index 3 is not inside a paragraph \(it is a table of contents/],
     ['an unknown tab', { index: 3, tabId: 't.9' }, /The document has no tab "t\.9"; its tabs are: t\.0 "Plan", t\.1 "Notes"/],
     ['a stale revision', { index: 3, revisionId: 'old-rev' }, /Document 1DoC-aBc_123 changed since revision old-rev was read \(it is now at ALm37BVt-rev-1\), so nothing was written: read it again/],
@@ -395,6 +395,27 @@ describe('google-docs index checks before an insert (one read, nothing written)'
     await fails('docs_append_text', { documentId: ID, text: 'x', tabId: 't.7' }, /no tab "t\.7"/);
     route({ [`GET /${ID}`]: { json: { documentId: ID, title: 'Old', revisionId: REV, body: { content: [sectionBreak] } } } });
     await fails('docs_get_outline', { documentId: ID, tabId: 't.0' }, /has no tab "t\.0": it has a single tab; leave tabId out/);
+  });
+
+  test('every sectionEndIndex the outline gives is accepted; the body\'s end becomes a new last paragraph', async () => {
+    route({ [`GET /${ID}`]: { json: DOC } });
+    const outline = await ok('docs_get_outline', { documentId: ID });
+    const ends = [...new Set((outline.headings as Array<{ sectionEndIndex: number }>).map((h) => h.sectionEndIndex))];
+    assert.deepEqual(ends, [155, 114]);
+    for (const at of ends) {
+      route({ [`GET /${ID}`]: { json: DOC }, [`POST ${BATCH}`]: batch([{}, {}]) });
+      const r = await ok('docs_insert_text', { documentId: ID, index: at, text: 'Wrap-up\n', style: 'NORMAL_TEXT', revisionId: REV });
+      const sent = (upstream.last().json as { requests: Json[] }).requests;
+      if (at === 155) {
+        // nothing can follow the final newline (154–155): "\n" + the text goes before it
+        assert.deepEqual(sent[0], { insertText: { text: '\nWrap-up', location: { index: 154, tabId: 't.0' } } });
+        assert.deepEqual(r.insertedAt, { startIndex: 155, endIndex: 162 });
+      } else {
+        assert.deepEqual(sent[0], { insertText: { text: 'Wrap-up\n', location: { index: 114, tabId: 't.0' } } });
+        assert.deepEqual(r.insertedAt, { startIndex: 114, endIndex: 122 });
+      }
+      assert.deepEqual((sent[1] as { updateParagraphStyle: { range: Json } }).updateParagraphStyle.range, { ...r.insertedAt, tabId: 't.0' });
+    }
   });
 
   test('the text is sent as Google stores it (CR LF → LF, stripped control and private-use characters), so the styled range is exact', async () => {
