@@ -401,6 +401,17 @@ const styleRequest = (start, end, style, tabId) => ({
   },
 });
 
+/**
+ * A new paragraph copies the bullet of the one it is inserted after, so text added after a list
+ * item would become list items (headings included): the deleteParagraphBullets request that keeps
+ * the new paragraphs [start, end) out of the list, or null when `prev` is not a list item or the
+ * caller asked to continue the list.
+ */
+function unbulletRequest(prev, start, end, continueList, tabId) {
+  if (continueList || !prev || !prev.paragraph || !prev.paragraph.bullet || end <= start) return null;
+  return { deleteParagraphBullets: { range: { startIndex: start, endIndex: end, ...(tabId ? { tabId } : {}) } } };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
@@ -514,6 +525,8 @@ async function appendText(ctx, a) {
   // a new paragraph copies the style of the one before it: after a heading, body text stays body text
   const style = a.style || (!continueLast && Object.hasOwn(HEADING_LEVEL, lastStyle || '') ? 'NORMAL_TEXT' : null);
   const requests = [{ insertText: { text: inserted, endOfSegmentLocation: tab.tabId ? { tabId: tab.tabId } : {} } }];
+  const unbullet = opening ? unbulletRequest(lastParagraph, start, stop, a.continueList === true, tab.tabId) : null;
+  if (unbullet) requests.push(unbullet);
   if (style) requests.push(styleRequest(start, stop, style, tab.tabId));
   const lock = doc.revisionId || null;
   const data = await batchUpdate(ctx, ref.id, requests, lock, `append text to document ${ref.id}`);
@@ -542,6 +555,7 @@ async function insertText(ctx, a) {
   let inserted = text;
   let at = index;
   let start = index;
+  let after = null;
   if (index === end) {
     // the end of the body (the last section's sectionEndIndex): nothing can be written after the
     // body's final newline, so, as an append does, the text goes just before it (end - 1) as a
@@ -551,6 +565,7 @@ async function insertText(ctx, a) {
     inserted = `\n${text.replace(/\n$/, '')}`;
     at = end - 1;
     start = end;
+    after = last;
   } else {
     const where = locate(content, index) || { what: 'outside every element of the body' };
     if (!where.paragraph) {
@@ -559,6 +574,8 @@ async function insertText(ctx, a) {
   }
   const stop = at + inserted.length;
   const requests = [{ insertText: { text: inserted, location: { index: at, ...(tab.tabId ? { tabId: tab.tabId } : {}) } } }];
+  const unbullet = unbulletRequest(after, start, stop, a.continueList === true, tab.tabId);
+  if (unbullet) requests.push(unbullet);
   if (a.style && stop > start) requests.push(styleRequest(start, stop, a.style, tab.tabId));
   // the revision the index was read at guards the write: if anything (this agent's own earlier
   // write included) changed the document since, Google refuses instead of writing at a moved index

@@ -418,6 +418,29 @@ describe('google-docs index checks before an insert (one read, nothing written)'
     }
   });
 
+  test('after a bulleted last paragraph, new paragraphs leave the list (deleteParagraphBullets) unless continueList is true', async () => {
+    const r = builder(1);
+    const listDoc = oneTab([sectionBreak, r.para(['Intro\n']), r.para(['Item\n'], 'NORMAL_TEXT', { bullet: { listId: 'kix.l' } })]); // item 7–12
+    const unbullet = { deleteParagraphBullets: { range: { startIndex: 12, endIndex: 19, tabId: 't.0' } } };
+    route({ [`GET /${ID}`]: { json: listDoc }, [`POST ${BATCH}`]: batch([{}, {}, {}]) });
+    await ok('docs_append_text', { documentId: ID, text: 'Summary', style: 'HEADING_2' });
+    assert.deepEqual((upstream.last().json as { requests: Json[] }).requests, [
+      { insertText: { text: '\nSummary', endOfSegmentLocation: { tabId: 't.0' } } },
+      unbullet,
+      { updateParagraphStyle: { range: { startIndex: 12, endIndex: 19, tabId: 't.0' }, paragraphStyle: { namedStyleType: 'HEADING_2' }, fields: 'namedStyleType' } },
+    ]);
+    await ok('docs_append_text', { documentId: ID, text: 'Summary', continueList: true });
+    assert.deepEqual((upstream.last().json as { requests: Json[] }).requests, [{ insertText: { text: '\nSummary', endOfSegmentLocation: { tabId: 't.0' } } }]);
+    // continuing the list item itself (no new paragraph) keeps it a list item
+    await ok('docs_append_text', { documentId: ID, text: ' too', newParagraph: false });
+    assert.deepEqual((upstream.last().json as { requests: Json[] }).requests, [{ insertText: { text: ' too', endOfSegmentLocation: { tabId: 't.0' } } }]);
+    // an insert at the body's end follows the last paragraph the same way
+    await ok('docs_insert_text', { documentId: ID, index: 12, text: 'Summary\n', revisionId: REV });
+    assert.deepEqual((upstream.last().json as { requests: Json[] }).requests, [{ insertText: { text: '\nSummary', location: { index: 11, tabId: 't.0' } } }, { deleteParagraphBullets: { range: { startIndex: 12, endIndex: 19, tabId: 't.0' } } }]);
+    await ok('docs_insert_text', { documentId: ID, index: 12, text: 'Summary', continueList: true, revisionId: REV });
+    assert.deepEqual((upstream.last().json as { requests: Json[] }).requests, [{ insertText: { text: '\nSummary', location: { index: 11, tabId: 't.0' } } }]);
+  });
+
   test('the text is sent as Google stores it (CR LF → LF, stripped control and private-use characters), so the styled range is exact', async () => {
     route({ [`GET /${ID}`]: { json: DOC }, [`POST ${BATCH}`]: batch([{}, {}]) });
     const r = await ok('docs_insert_text', { documentId: ID, index: 19, text: 'A\r\nB\rC\u0001\u001f\ue000\t\n', style: 'HEADING_3', revisionId: REV });
