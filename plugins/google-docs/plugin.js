@@ -226,6 +226,21 @@ function linkOf(style) {
   return null;
 }
 
+/**
+ * An element's text, marked when it is a suggestion not yet accepted: {+…+} for a suggested
+ * insertion, {-…-} for a suggested deletion (in the default, inline view both are in the text,
+ * so "May" deleted and "June" suggested would otherwise read "MayJune"). A trailing paragraph
+ * end stays outside the mark.
+ */
+function suggested(el, text) {
+  const del = Array.isArray(el.suggestedDeletionIds) && el.suggestedDeletionIds.length > 0;
+  const ins = Array.isArray(el.suggestedInsertionIds) && el.suggestedInsertionIds.length > 0;
+  if (!del && !ins) return text;
+  const [, core, tail] = /^([\s\S]*?)(\n*)$/.exec(text);
+  if (!core) return text;
+  return del ? `{-${core}-}${tail}` : `{+${core}+}${tail}`;
+}
+
 /** One paragraph's inline text: runs (links as [text](url)), people, smart chips, images, footnote marks. */
 function inlineText(paragraph, r) {
   const segs = [];
@@ -236,13 +251,13 @@ function inlineText(paragraph, r) {
   };
   for (const el of Array.isArray(paragraph.elements) ? paragraph.elements : []) {
     if (el.textRun) {
-      push(String(el.textRun.content || '').replace(/\uE907/g, ''), linkOf(el.textRun.textStyle));
+      push(suggested(el.textRun, String(el.textRun.content || '').replace(/\uE907/g, '')), linkOf(el.textRun.textStyle));
     } else if (el.person) {
       const p = el.person.personProperties || {};
-      push(p.name && p.email ? `${p.name} (${p.email})` : p.name || p.email || '', null);
+      push(suggested(el.person, p.name && p.email ? `${p.name} (${p.email})` : p.name || p.email || ''), null);
     } else if (el.richLink) {
       const p = el.richLink.richLinkProperties || {};
-      push(p.title || p.uri || '', p.uri || null);
+      push(suggested(el.richLink, p.title || p.uri || ''), p.uri || null);
     } else if (el.inlineObjectElement) {
       const obj = r.inlineObjects[el.inlineObjectElement.inlineObjectId];
       const emb = obj && obj.inlineObjectProperties && obj.inlineObjectProperties.embeddedObject;
@@ -335,13 +350,13 @@ function renderTab(dt) {
   return text;
 }
 
-/** The plain text of a paragraph (for headings in the outline). */
+/** The plain text of a paragraph (for headings in the outline), suggestions marked as in docs_get_document. */
 function plainText(paragraph) {
   let s = '';
   for (const el of Array.isArray(paragraph.elements) ? paragraph.elements : []) {
-    if (el.textRun) s += el.textRun.content || '';
-    else if (el.person) s += (el.person.personProperties || {}).name || (el.person.personProperties || {}).email || '';
-    else if (el.richLink) s += (el.richLink.richLinkProperties || {}).title || '';
+    if (el.textRun) s += suggested(el.textRun, String(el.textRun.content || ''));
+    else if (el.person) s += suggested(el.person, (el.person.personProperties || {}).name || (el.person.personProperties || {}).email || '');
+    else if (el.richLink) s += suggested(el.richLink, (el.richLink.richLinkProperties || {}).title || '');
   }
   return s.replace(/\uE907/g, '').replace(/[\n\u000b]+/g, ' ').trim();
 }

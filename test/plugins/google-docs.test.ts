@@ -370,6 +370,29 @@ describe('google-docs reading: the rest of the structure', () => {
   });
 });
 
+describe('google-docs reading: suggested edits', () => {
+  test('suggested insertions and deletions are marked {+…+} and {-…-} in the text and in outline headings', async () => {
+    const r = builder(1);
+    const heading = r.para(['Plan for MayJune\n'], 'HEADING_1'); // 1–18
+    const body = r.para(['Ship in MayJune.\n']); // 18–34
+    const runs = (p: Json, parts: Array<[string, Json]>) => {
+      (p['paragraph'] as Json)['elements'] = parts.map(([content, extra]) => ({ textRun: { content, textStyle: {}, ...extra } }));
+      return p;
+    };
+    const del = { suggestedDeletionIds: ['suggest.1'] };
+    const ins = { suggestedInsertionIds: ['suggest.2'] };
+    runs(heading, [['Plan for ', {}], ['May', del], ['June', ins], ['\n', {}]]);
+    runs(body, [['Ship in ', {}], ['May', del], ['June', ins], ['.\n', {}]]);
+    const added = runs(r.para(['New line\n']), [['New line\n', ins]]);
+    route({ [`GET /${ID}`]: { json: oneTab([sectionBreak, heading, body, added]) } });
+    const doc = await ok('docs_get_document', { documentId: ID });
+    assert.equal(doc.content, '# Plan for {-May-}{+June+}\n\nShip in {-May-}{+June+}.\n\n{+New line+}');
+    const outline = await ok('docs_get_outline', { documentId: ID });
+    assert.equal((outline.headings as Array<{ text: string }>)[0]!.text, 'Plan for {-May-}{+June+}');
+    assert.deepEqual(Object.fromEntries(upstream.last().query), TABS, 'the outline reads in the default mode');
+  });
+});
+
 describe('google-docs index checks before an insert (one read, nothing written)', () => {
   const cases: Array<[string, Json, RegExp]> = [
     ['the start of a table', { index: 79 }, /index 79 is not inside a paragraph \(it is the start of a table\); text can only go inside a paragraph, e\.g\. at 78, the end of the paragraph before it/],
