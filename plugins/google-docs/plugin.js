@@ -241,7 +241,13 @@ function suggested(el, text) {
   return del ? `{-${core}-}${tail}` : `{+${core}+}${tail}`;
 }
 
-/** One paragraph's inline text: runs (links as [text](url)), people, smart chips, images, footnote marks. */
+/** A date chip as the document shows it (dateElementProperties.displayText, output only). */
+function dateText(date) {
+  const p = date.dateElementProperties || {};
+  return typeof p.displayText === 'string' ? p.displayText : '';
+}
+
+/** One paragraph's inline text: runs (links as [text](url)), people, smart chips (dates as shown), images, footnote marks. */
 function inlineText(paragraph, r) {
   const segs = [];
   const push = (text, link) => {
@@ -258,6 +264,8 @@ function inlineText(paragraph, r) {
     } else if (el.richLink) {
       const p = el.richLink.richLinkProperties || {};
       push(suggested(el.richLink, p.title || p.uri || ''), p.uri || null);
+    } else if (el.dateElement) {
+      push(suggested(el.dateElement, dateText(el.dateElement)), null);
     } else if (el.inlineObjectElement) {
       const obj = r.inlineObjects[el.inlineObjectElement.inlineObjectId];
       const emb = obj && obj.inlineObjectProperties && obj.inlineObjectProperties.embeddedObject;
@@ -357,6 +365,7 @@ function plainText(paragraph) {
     if (el.textRun) s += suggested(el.textRun, String(el.textRun.content || ''));
     else if (el.person) s += suggested(el.person, (el.person.personProperties || {}).name || (el.person.personProperties || {}).email || '');
     else if (el.richLink) s += suggested(el.richLink, (el.richLink.richLinkProperties || {}).title || '');
+    else if (el.dateElement) s += suggested(el.dateElement, dateText(el.dateElement));
   }
   return s.replace(/\uE907/g, '').replace(/[\n\u000b]+/g, ' ').trim();
 }

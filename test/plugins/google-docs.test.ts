@@ -393,6 +393,21 @@ describe('google-docs reading: suggested edits', () => {
   });
 });
 
+describe('google-docs reading: date chips', () => {
+  test('a date chip reads as its displayText, in the text and in outline headings', async () => {
+    const r = builder(1);
+    const chip = { dateElement: { dateId: 'd1', dateElementProperties: { timestamp: '2026-05-04T00:00:00Z', displayText: 'May 4, 2026', locale: 'en' }, textStyle: {} } };
+    const heading = r.para(['Review x\n'], 'HEADING_2');
+    (heading['paragraph'] as Json)['elements'] = [{ textRun: { content: 'Review ', textStyle: {} } }, chip, { textRun: { content: '\n', textStyle: {} } }];
+    const body = r.para(['Due x.\n']);
+    (body['paragraph'] as Json)['elements'] = [{ textRun: { content: 'Due ', textStyle: {} } }, chip, { textRun: { content: '.\n', textStyle: {} } }];
+    route({ [`GET /${ID}`]: { json: oneTab([sectionBreak, heading, body]) } });
+    assert.equal((await ok('docs_get_document', { documentId: ID })).content, '## Review May 4, 2026\n\nDue May 4, 2026.');
+    const outline = await ok('docs_get_outline', { documentId: ID });
+    assert.equal((outline.headings as Array<{ text: string }>)[0]!.text, 'Review May 4, 2026');
+  });
+});
+
 describe('google-docs index checks before an insert (one read, nothing written)', () => {
   const cases: Array<[string, Json, RegExp]> = [
     ['the start of a table', { index: 79 }, /index 79 is not inside a paragraph \(it is the start of a table\); text can only go inside a paragraph, e\.g\. at 78, the end of the paragraph before it/],
