@@ -407,6 +407,27 @@ function locate(content, index) {
   return null;
 }
 
+/**
+ * The last index before `index` where text can go: the end of the nearest paragraph (in the body
+ * or a table cell) that ends at or before it, minus 1 (its newline). null when there is none.
+ */
+function lastIndexBefore(content, index) {
+  let best = null;
+  const walk = (els) => {
+    for (const el of els) {
+      if (startOf(el) >= index) return;
+      if (el.paragraph && Number.isInteger(el.endIndex) && el.endIndex <= index) best = el.endIndex - 1;
+      else if (el.table) {
+        for (const row of Array.isArray(el.table.tableRows) ? el.table.tableRows : []) {
+          for (const cell of Array.isArray(row.tableCells) ? row.tableCells : []) walk(Array.isArray(cell.content) ? cell.content : []);
+        }
+      }
+    }
+  };
+  walk(content);
+  return best;
+}
+
 const batchUpdate = (ctx, id, requests, lock, action) =>
   docs(ctx, 'POST', `/${enc(id)}:batchUpdate`, {
     body: lock ? { requests, writeControl: { requiredRevisionId: lock } } : { requests },
@@ -593,7 +614,9 @@ async function insertText(ctx, a) {
   } else {
     const where = locate(content, index) || { what: 'outside every element of the body' };
     if (!where.paragraph) {
-      throw new Error(`index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph, e.g. at ${index - 1}, the end of the paragraph before it. docs_get_outline gives the indexes of headings.`);
+      const before = lastIndexBefore(content, index);
+      const hint = before !== null ? `, e.g. at ${before}, the end of the paragraph before it` : '';
+      throw new Error(`index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph${hint}. docs_get_outline gives the indexes of headings.`);
     }
   }
   const stop = at + inserted.length;

@@ -411,8 +411,9 @@ describe('google-docs reading: date chips', () => {
 describe('google-docs index checks before an insert (one read, nothing written)', () => {
   const cases: Array<[string, Json, RegExp]> = [
     ['the start of a table', { index: 79 }, /index 79 is not inside a paragraph \(it is the start of a table\); text can only go inside a paragraph, e\.g\. at 78, the end of the paragraph before it/],
-    ['a row boundary', { index: 80 }, /index 80 is not inside a paragraph \(it is the boundary of a table row or cell\)/],
-    ['a cell boundary', { index: 87 }, /index 87 is not inside a paragraph \(it is the boundary of a table cell\)/],
+    // the hint is the last index that is inside a paragraph, not index - 1 (79, the table's start, is refused too)
+    ['a row boundary', { index: 80 }, /index 80 is not inside a paragraph \(it is the boundary of a table row or cell\); text can only go inside a paragraph, e\.g\. at 78, the end of the paragraph before it/],
+    ['a cell boundary', { index: 87 }, /index 87 is not inside a paragraph \(it is the boundary of a table cell\); text can only go inside a paragraph, e\.g\. at 86, the end of the paragraph before it/],
     ['past the end of the body', { index: 156 }, /index 156 is past the end of the body \(it ends at 155; 155, the last section's sectionEndIndex, adds text after the last paragraph\): use docs_append_text/],
     ['far past the end', { index: 9000 }, /index 9000 is past the end/],
     ['a table of contents (in another tab)', { index: 3, tabId: 't.1' }, /index 3 is not inside a paragraph \(it is a table of contents/],
