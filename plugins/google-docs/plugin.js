@@ -327,13 +327,23 @@ function renderContent(content, r) {
 
 const joinBlocks = (blocks) => blocks.map((b, i) => (i === 0 ? '' : b.list && blocks[i - 1].list ? '\n' : '\n\n') + b.text).join('');
 
+/** Tables nested deeper than this read as [nested table]: each level escapes the | of the levels inside it again. */
+const MAX_TABLE_DEPTH = 20;
+
 /** A table as Markdown rows: | a | b |, the first row followed by | --- |; a cell's paragraphs joined by <br>. */
 function renderTable(table, r) {
-  const rows = (Array.isArray(table.tableRows) ? table.tableRows : []).map((row) =>
-    (Array.isArray(row.tableCells) ? row.tableCells : []).map((cell) =>
-      renderContent(cell.content, r).map((b) => b.text).join('<br>').replace(/\n/g, '<br>').replace(/\|/g, '\\|'),
-    ),
-  );
+  if ((r.tableDepth || 0) >= MAX_TABLE_DEPTH) return '[nested table]';
+  r.tableDepth = (r.tableDepth || 0) + 1;
+  let rows;
+  try {
+    rows = (Array.isArray(table.tableRows) ? table.tableRows : []).map((row) =>
+      (Array.isArray(row.tableCells) ? row.tableCells : []).map((cell) =>
+        renderContent(cell.content, r).map((b) => b.text).join('<br>').replace(/\n/g, '<br>').replace(/\|/g, '\\|'),
+      ),
+    );
+  } finally {
+    r.tableDepth -= 1;
+  }
   const width = Math.max(0, ...rows.map((row) => row.length));
   if (width === 0) return '';
   const line = (cells) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? '').join(' | ')} |`;

@@ -408,6 +408,20 @@ describe('google-docs reading: date chips', () => {
   });
 });
 
+describe('google-docs reading: deeply nested tables', () => {
+  test('tables nested deeper than 20 levels read as [nested table]', async () => {
+    const nest = (k: number): Json[] => (k === 0
+      ? [{ startIndex: 1, endIndex: 6, paragraph: { elements: [{ textRun: { content: 'deep\n' } }], paragraphStyle: { namedStyleType: 'NORMAL_TEXT' } } }]
+      : [{ startIndex: 1, endIndex: 6, table: { tableRows: [{ tableCells: [{ content: nest(k - 1) }] }] } }]);
+    route({ [`GET /${ID}`]: { json: oneTab([sectionBreak, ...nest(25)]) } });
+    const text = (await ok('docs_get_document', { documentId: ID })).content as string;
+    assert.match(text, /\[nested table\]/);
+    assert.doesNotMatch(text, /deep/);
+    route({ [`GET /${ID}`]: { json: oneTab([sectionBreak, ...nest(20)]) } });
+    assert.match((await ok('docs_get_document', { documentId: ID })).content as string, /deep/, '20 levels still read in full');
+  });
+});
+
 describe('google-docs index checks before an insert (one read, nothing written)', () => {
   const cases: Array<[string, Json, RegExp]> = [
     ['the start of a table', { index: 79 }, /index 79 is not inside a paragraph \(it is the start of a table\); text can only go inside a paragraph, e\.g\. at 78, the end of the paragraph before it/],
