@@ -520,10 +520,12 @@ async function getOutline(ctx, a) {
       ...(p.paragraphStyle.headingId ? { headingId: p.paragraphStyle.headingId } : {}),
     });
   }
-  // a section ends where the next heading of the same or a higher level (a smaller number) starts
-  for (let i = 0; i < headings.length; i++) {
-    const next = headings.slice(i + 1).find((h) => h.level <= headings[i].level);
-    if (next) headings[i].sectionEndIndex = next.startIndex;
+  // a section ends where the next heading of the same or a higher level (a smaller number)
+  // starts: one pass, the headings whose sections are still open on a stack (levels increasing)
+  const open = [];
+  for (const h of headings) {
+    while (open.length && open[open.length - 1].level >= h.level) open.pop().sectionEndIndex = h.startIndex;
+    open.push(h);
   }
   return {
     documentId: doc.documentId || ref.id,

@@ -422,6 +422,21 @@ describe('google-docs reading: deeply nested tables', () => {
   });
 });
 
+describe('google-docs outline: section ends', () => {
+  test('a section ends at the next heading of the same or a higher level, or at the body\'s end', async () => {
+    const r = builder(1);
+    const levels = ['TITLE', 'HEADING_1', 'HEADING_2', 'HEADING_3', 'HEADING_2', 'HEADING_1', 'HEADING_3', 'SUBTITLE', 'HEADING_4'];
+    const content = [sectionBreak, ...levels.flatMap((style, i) => [r.para([`H${i}\n`], style), r.para(['text\n'])])];
+    route({ [`GET /${ID}`]: { json: oneTab(content) } });
+    const outline = await ok('docs_get_outline', { documentId: ID });
+    const hs = outline.headings as Array<{ startIndex: number; sectionEndIndex: number }>;
+    const start = hs.map((h) => h.startIndex);
+    const end = outline.endIndex as number;
+    // TITLE→SUBTITLE, H1→H1, H2→H2, H3→H2, H2→H1, H1→SUBTITLE, H3→SUBTITLE, SUBTITLE→end, H4→end
+    assert.deepEqual(hs.map((h) => h.sectionEndIndex), [start[7], start[5], start[4], start[4], start[5], start[7], start[7], end, end]);
+  });
+});
+
 describe('google-docs index checks before an insert (one read, nothing written)', () => {
   const cases: Array<[string, Json, RegExp]> = [
     ['the start of a table', { index: 79 }, /index 79 is not inside a paragraph \(it is the start of a table\); text can only go inside a paragraph, e\.g\. at 78, the end of the paragraph before it/],
