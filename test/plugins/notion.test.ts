@@ -1,0 +1,428 @@
+/**
+ * @module test/plugins/notion.test
+ * Every Notion tool runs through the real gateway and sandbox against a loopback stand-in for
+ * api.notion.com (reached through the policy's origin mapping): the request each tool makes (method,
+ * /v1 path, query, JSON body, Bearer token and Notion-Version header) and its slim result; then the
+ * start_cursor paging, the block tree read as text (nesting, paging, the request budget), the
+ * markdown-ish text turned into blocks (100 per request), simple values turned into property shapes
+ * by the schema, the id parser (links, dashed and bare ids, refusals before any request), and the
+ * error mapping (Notion's `{code, message}`, 400/401/403/404/409/429/5xx).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startGateway } from '../helpers/gateway.js';
+import { toolCalls } from '../helpers/tool-calls.js';
+import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+
+const TOKEN = 'notion-access-token-0123456789';
+const BASE = '/v1';
+
+type Gateway = Awaited<ReturnType<typeof startGateway>>;
+let upstream: Upstream;
+let gw: Gateway;
+
+before(async () => {
+  upstream = await startUpstream();
+  gw = await startGateway({ upstreams: { 'https://api.notion.com': upstream.origin }, plugins: ['notion'] });
+  await gw.connect('notion', { token: TOKEN });
+});
+after(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
+
+/** Answers "METHOD /path" (path under /v1); anything else is a 404 in Notion's error shape. */
+function route(replies: Record<string, Reply>): void {
+  upstream.requests.length = 0;
+  upstream.setHandler((req) => {
+    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
+    const reply = replies[`${req.method} ${rel}`];
+    if (!reply) return { status: 404, json: { object: 'error', status: 404, code: 'object_not_found', message: `no route ${req.method} ${req.path}` } };
+    return typeof reply === 'function' ? reply(req) : reply;
+  });
+}
+
+type Call = [method: string, path: string, query?: Record<string, string>, body?: unknown];
+
+function assertCalls(calls: Call[]): void {
+  const reqs = upstream.requests;
+  assert.equal(reqs.length, calls.length, `requests: ${reqs.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+  for (const r of reqs) {
+    assert.equal(r.headers.authorization, `Bearer ${TOKEN}`, 'every request carries the Bearer token');
+    assert.equal(r.headers['notion-version'], '2022-06-28', 'every request names the API version');
+  }
+  calls.forEach(([method, path, query, body], i) => {
+    const req = reqs[i]!;
+    assert.equal(req.method, method, `request ${i} method`);
+    assert.equal(req.path, `${BASE}${path}`, `request ${i} path`);
+    assert.deepEqual(Object.fromEntries(req.query), query ?? {}, `request ${i} query`);
+    if (body === undefined) {
+      assert.equal(req.body, '', `request ${i} has no body`);
+    } else {
+      assert.match(String(req.headers['content-type']), /^application\/json/);
+      assert.deepEqual(req.json, body, `request ${i} JSON body`);
+    }
+  });
+}
+
+const { ok, fails } = toolCalls(() => gw, [TOKEN]);
+
+// ---------- fixtures ----------
+
+const PAGE_ID = '0123456789abcdef0123456789abcdef';
+const PAGE = '01234567-89ab-cdef-0123-456789abcdef';
+const DB = 'fedcba98-7654-3210-fedc-ba9876543210';
+const ROW = '11111111-2222-3333-4444-555555555555';
+const rt = (s: string, href: string | null = null) => ({ type: 'text', text: { content: s, link: href ? { url: href } : null }, plain_text: s, href });
+const txt = (s: string) => [{ type: 'text', text: { content: s } }];
+
+const RAW_PAGE = {
+  object: 'page', id: PAGE, url: `https://www.notion.so/Roadmap-${PAGE_ID}`, created_time: '2025-01-01T00:00:00.000Z',
+  last_edited_time: '2025-02-01T00:00:00.000Z', archived: false, parent: { type: 'workspace', workspace: true },
+  properties: { title: { id: 'title', type: 'title', title: [rt('Road'), rt('map')] } },
+};
+const RAW_ROW = {
+  object: 'page', id: ROW, url: 'https://www.notion.so/Row-11111111222233334444555555555555', created_time: '2025-01-01T00:00:00.000Z',
+  last_edited_time: '2025-02-02T00:00:00.000Z', archived: false, parent: { type: 'database_id', database_id: DB },
+  properties: {
+    Name: { type: 'title', title: [rt('Ship it')] },
+    Notes: { type: 'rich_text', rich_text: [rt('see '), rt('spec', 'https://example.com/spec')] },
+    Status: { type: 'status', status: { name: 'In progress' } },
+    Priority: { type: 'select', select: { name: 'High' } },
+    Tags: { type: 'multi_select', multi_select: [{ name: 'a' }, { name: 'b' }] },
+    Due: { type: 'date', date: { start: '2025-03-01', end: '2025-03-05' } },
+    Owner: { type: 'people', people: [{ object: 'user', id: 'u1', name: 'Ada' }, { object: 'user', id: 'u2' }] },
+    Done: { type: 'checkbox', checkbox: true },
+    Points: { type: 'number', number: 3 },
+    Link: { type: 'url', url: 'https://example.com' },
+    Blocks: { type: 'relation', relation: [{ id: PAGE }] },
+    Formula: { type: 'formula', formula: { type: 'string', string: 'x' } },
+  },
+};
+// a property named "__proto__" must stay a property like any other (an own key, not a prototype)
+Object.defineProperty(RAW_ROW.properties, '__proto__', { value: { type: 'checkbox', checkbox: false }, enumerable: true });
+const ROW_READ = {
+  Name: 'Ship it', Notes: 'see [spec](https://example.com/spec)', Status: 'In progress', Priority: 'High', Tags: ['a', 'b'],
+  Due: '2025-03-01 → 2025-03-05', Owner: ['Ada', 'u2'], Done: true, Points: 3, Link: 'https://example.com', Blocks: [PAGE], Formula: 'x',
+};
+Object.defineProperty(ROW_READ, '__proto__', { value: false, enumerable: true });
+const RAW_DB = {
+  object: 'database', id: DB, url: 'https://www.notion.so/fedcba9876543210fedcba9876543210', title: [rt('Tasks')],
+  last_edited_time: '2025-02-03T00:00:00.000Z', parent: { type: 'page_id', page_id: PAGE },
+  properties: {
+    Name: { id: 'title', type: 'title', title: {} }, Status: { type: 'status', status: {} }, Tags: { type: 'multi_select', multi_select: {} },
+    Due: { type: 'date', date: {} }, Points: { type: 'number', number: {} }, Done: { type: 'checkbox', checkbox: {} },
+    Blocks: { type: 'relation', relation: {} }, Formula: { type: 'formula', formula: {} },
+  },
+};
+const block = (id: string, type: string, value: object, hasChildren = false) => ({ object: 'block', id, type, has_children: hasChildren, [type]: value });
+const list = (items: unknown[], next: string | null = null) => ({ object: 'list', results: items, has_more: next !== null, next_cursor: next });
+
+describe('notion_search', () => {
+  test('POST /search with the title query, object filter and cursor; slim results and next', async () => {
+    route({ 'POST /search': { json: list([RAW_PAGE, RAW_DB], 'cur-2') } });
+    const out = await ok('notion_search', { query: 'road', type: 'page', limit: 5, cursor: 'cur-1' });
+    assertCalls([['POST', '/search', {}, {
+      page_size: 5, query: 'road', filter: { property: 'object', value: 'page' }, start_cursor: 'cur-1',
+      sort: { timestamp: 'last_edited_time', direction: 'descending' },
+    }]]);
+    assert.deepEqual(out, {
+      results: [
+        { id: PAGE, object: 'page', title: 'Roadmap', url: RAW_PAGE.url, parent: { type: 'workspace' }, lastEdited: '2025-02-01T00:00:00.000Z', archived: false },
+        { id: DB, object: 'database', title: 'Tasks', url: RAW_DB.url, parent: { type: 'page_id', id: PAGE }, lastEdited: '2025-02-03T00:00:00.000Z', archived: false },
+      ],
+      next: 'cur-2',
+    });
+  });
+  test('no query lists everything; the last page has next null', async () => {
+    route({ 'POST /search': { json: list([]) } });
+    const out = await ok('notion_search', {});
+    assertCalls([['POST', '/search', {}, { page_size: 20, sort: { timestamp: 'last_edited_time', direction: 'descending' } }]]);
+    assert.deepEqual(out, { results: [], next: null });
+  });
+});
+
+describe('notion_get_page', () => {
+  test('properties in readable form and content as text, nested blocks read breadth-first', async () => {
+    const top = [
+      block('b1', 'heading_1', { rich_text: [rt('Plan')] }),
+      block('b2', 'paragraph', { rich_text: [rt('Hello '), rt('world', 'https://w.example')] }),
+      block('b3', 'bulleted_list_item', { rich_text: [rt('one')] }, true),
+      block('b4', 'numbered_list_item', { rich_text: [rt('first')] }),
+      block('b5', 'numbered_list_item', { rich_text: [rt('second')] }),
+      block('b6', 'to_do', { rich_text: [rt('task')], checked: true }),
+      block('b7', 'code', { rich_text: [rt('x = 1')], language: 'python' }),
+      block('b8', 'divider', {}),
+      block('b9', 'child_page', { title: 'Sub' }, true),
+      block('b10', 'callout', { rich_text: [rt('note')], icon: { type: 'emoji', emoji: '💡' } }),
+      block('b11', 'toggle', { rich_text: [rt('more')] }, true),
+      block('b12', 'weird_new_type', {}),
+    ];
+    route({
+      'GET /pages/01234567-89ab-cdef-0123-456789abcdef': { json: { ...RAW_ROW, id: PAGE } },
+      'GET /blocks/01234567-89ab-cdef-0123-456789abcdef/children': (req) =>
+        req.query.get('start_cursor') === 'p2' ? { json: list(top.slice(6)) } : { json: list(top.slice(0, 6), 'p2') },
+      'GET /blocks/b3/children': { json: list([block('b3a', 'bulleted_list_item', { rich_text: [rt('nested')] })]) },
+      'GET /blocks/b11/children': { json: list([block('b11a', 'quote', { rich_text: [rt('inside')] })]) },
+    });
+    const out = await ok('notion_get_page', { page: `https://www.notion.so/acme/Roadmap-${PAGE_ID}?pvs=4#x` });
+    assertCalls([
+      ['GET', `/pages/${PAGE}`],
+      ['GET', `/blocks/${PAGE}/children`, { page_size: '100' }],
+      ['GET', `/blocks/${PAGE}/children`, { page_size: '100', start_cursor: 'p2' }],
+      ['GET', '/blocks/b3/children', { page_size: '100' }],
+      ['GET', '/blocks/b11/children', { page_size: '100' }],
+    ]);
+    assert.deepEqual(out.properties, ROW_READ);
+    assert.ok(Object.hasOwn(out.properties, '__proto__'), 'a property named __proto__ is an own key');
+    assert.equal(out.title, 'Ship it');
+    assert.equal(out.content, [
+      '# Plan', 'Hello [world](https://w.example)', '- one', '  - nested', '1. first', '2. second', '- [x] task',
+      '```python', 'x = 1', '```', '---', `[child page: Sub] (b9)`, '> 💡 note', '▸ more', '  > inside', '[unsupported block: weird_new_type]',
+    ].join('\n'));
+    assert.equal(out.notes, undefined);
+  });
+  test('content=false reads only the page; a bare dashed id is accepted', async () => {
+    route({ 'GET /pages/01234567-89ab-cdef-0123-456789abcdef': { json: RAW_PAGE } });
+    const out = await ok('notion_get_page', { page: PAGE.toUpperCase(), content: false });
+    assertCalls([['GET', `/pages/${PAGE}`]]);
+    assert.deepEqual(out, {
+      id: PAGE, object: 'page', title: 'Roadmap', url: RAW_PAGE.url, parent: { type: 'workspace' }, lastEdited: '2025-02-01T00:00:00.000Z',
+      archived: false, createdTime: '2025-01-01T00:00:00.000Z', properties: { title: 'Roadmap' },
+    });
+  });
+  test('the block reads stop at the request budget and say what was left out; long content is cut at 50,000 characters', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => block(`n${i}`, 'toggle', { rich_text: [rt('t'.repeat(2000))] }, true));
+    route({
+      'GET /pages/01234567-89ab-cdef-0123-456789abcdef': { json: RAW_PAGE },
+      'GET /blocks/01234567-89ab-cdef-0123-456789abcdef/children': { json: list(many) },
+    });
+    upstream.setHandler((req) => {
+      if (req.path === `${BASE}/pages/${PAGE}`) return { json: RAW_PAGE };
+      if (req.path === `${BASE}/blocks/${PAGE}/children`) return { json: list(many) };
+      return { json: list([block(`${req.path}-c`, 'paragraph', { rich_text: [rt('child')] })]) };
+    });
+    const out = await ok('notion_get_page', { page: PAGE_ID });
+    assert.equal(upstream.requests.length, 23, 'one page read and 22 block reads');
+    assert.equal(out.content.length, 50000);
+    assert.ok(out.notes.some((n: string) => /19 nested block\(s\) were not read/.test(n)), JSON.stringify(out.notes));
+    assert.ok(out.notes.some((n: string) => /cut at 50000 characters/.test(n)));
+  });
+});
+
+describe('notion_create_page', () => {
+  test('a sub-page under a page: title and markdown-ish content as blocks', async () => {
+    route({ 'POST /pages': { json: { ...RAW_PAGE, id: ROW, parent: { type: 'page_id', page_id: PAGE } } } });
+    const out = await ok('notion_create_page', {
+      parentPage: PAGE_ID, title: 'Notes',
+      content: '# Title\nline one\nline two\n\n- bullet\n* star\n1. num\n- [ ] open\n- [x] done\n> quoted\n---\n```js\nlet a;\n```\n## H2\n### H3',
+    });
+    assertCalls([['POST', '/pages', {}, {
+      parent: { page_id: PAGE },
+      properties: { title: { title: txt('Notes') } },
+      children: [
+        { object: 'block', type: 'heading_1', heading_1: { rich_text: txt('Title') } },
+        { object: 'block', type: 'paragraph', paragraph: { rich_text: txt('line one\nline two') } },
+        { object: 'block', type: 'bulleted_list_item', bulleted_list_item: { rich_text: txt('bullet') } },
+        { object: 'block', type: 'bulleted_list_item', bulleted_list_item: { rich_text: txt('star') } },
+        { object: 'block', type: 'numbered_list_item', numbered_list_item: { rich_text: txt('num') } },
+        { object: 'block', type: 'to_do', to_do: { rich_text: txt('open'), checked: false } },
+        { object: 'block', type: 'to_do', to_do: { rich_text: txt('done'), checked: true } },
+        { object: 'block', type: 'quote', quote: { rich_text: txt('quoted') } },
+        { object: 'block', type: 'divider', divider: {} },
+        { object: 'block', type: 'code', code: { rich_text: txt('let a;'), language: 'js' } },
+        { object: 'block', type: 'heading_2', heading_2: { rich_text: txt('H2') } },
+        { object: 'block', type: 'heading_3', heading_3: { rich_text: txt('H3') } },
+      ],
+    }]]);
+    assert.deepEqual(out, {
+      id: ROW, object: 'page', title: 'Roadmap', url: RAW_PAGE.url, parent: { type: 'page_id', id: PAGE }, lastEdited: '2025-02-01T00:00:00.000Z', archived: false, blocks: 12,
+    });
+  });
+  test('a database row: simple values converted by the schema; more than 100 blocks go on in appends of 100', async () => {
+    route({
+      'GET /databases/fedcba98-7654-3210-fedc-ba9876543210': { json: RAW_DB },
+      'POST /pages': { json: RAW_ROW },
+      'PATCH /blocks/11111111-2222-3333-4444-555555555555/children': { json: { object: 'list', results: [] } },
+    });
+    const content = Array.from({ length: 250 }, (_, i) => `- item ${i}`).join('\n');
+    const out = await ok('notion_create_page', {
+      database: 'https://acme.notion.site/fedcba9876543210fedcba9876543210?v=1', title: 'Ship it',
+      properties: { Status: 'In progress', Tags: ['a', 'b'], Due: { start: '2025-03-01', end: '2025-03-05' }, Points: '3', Done: true, Blocks: [PAGE_ID] },
+      content,
+    });
+    const item = (i: number) => ({ object: 'block', type: 'bulleted_list_item', bulleted_list_item: { rich_text: txt(`item ${i}`) } });
+    const items = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => item(from + k));
+    assertCalls([
+      ['GET', `/databases/${DB}`],
+      ['POST', '/pages', {}, {
+        parent: { database_id: DB },
+        properties: {
+          Status: { status: { name: 'In progress' } }, Tags: { multi_select: [{ name: 'a' }, { name: 'b' }] },
+          Due: { date: { start: '2025-03-01', end: '2025-03-05' } }, Points: { number: 3 }, Done: { checkbox: true },
+          Blocks: { relation: [{ id: PAGE }] }, Name: { title: txt('Ship it') },
+        },
+        children: items(0, 100),
+      }],
+      ['PATCH', `/blocks/${ROW}/children`, {}, { children: items(100, 200) }],
+      ['PATCH', `/blocks/${ROW}/children`, {}, { children: items(200, 250) }],
+    ]);
+    assert.equal(out.blocks, 250);
+    assert.equal(out.id, ROW);
+  });
+  test('refusals: unknown property, read-only type, wrong value, both or neither parent', async () => {
+    route({ 'GET /databases/fedcba98-7654-3210-fedc-ba9876543210': { json: RAW_DB } });
+    await fails('notion_create_page', { database: DB, properties: { Nope: 'x' } }, /no property "Nope".*Name, Status/);
+    await fails('notion_create_page', { database: DB, properties: { Formula: 'x' } }, /formula property, which cannot be set/);
+    await fails('notion_create_page', { database: DB, properties: { Points: 'many' } }, /Points" is a number property: give a number/);
+    await fails('notion_create_page', { database: DB, properties: { Name: 'a' }, title: 'b' }, /title once/);
+    assert.equal(upstream.requests.filter((r) => r.method === 'POST').length, 0, 'nothing was created');
+    upstream.requests.length = 0;
+    await fails('notion_create_page', { parentPage: PAGE, database: DB, title: 'x' }, /exactly one of parentPage/);
+    await fails('notion_create_page', { title: 'x' }, /exactly one of parentPage/);
+    await fails('notion_create_page', { parentPage: PAGE, title: 'x', properties: { A: 1 } }, /only apply to a page in a database/);
+    assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('notion_append_content', () => {
+  test('PATCH /blocks/{id}/children with the blocks; long text split into 2000-character pieces', async () => {
+    route({ 'PATCH /blocks/01234567-89ab-cdef-0123-456789abcdef/children': { json: list([]) } });
+    const long = 'a'.repeat(2500);
+    const out = await ok('notion_append_content', { page: PAGE, content: `${long}\n\n> q` });
+    assertCalls([['PATCH', `/blocks/${PAGE}/children`, {}, {
+      children: [
+        { object: 'block', type: 'paragraph', paragraph: { rich_text: [...txt('a'.repeat(2000)), ...txt('a'.repeat(500))] } },
+        { object: 'block', type: 'quote', quote: { rich_text: txt('q') } },
+      ],
+    }]]);
+    assert.deepEqual(out, { page: PAGE, blocks: 2 });
+  });
+  test('blank content makes no blocks and sends nothing', async () => {
+    route({});
+    await fails('notion_append_content', { page: PAGE, content: '\n \n' }, /makes no blocks/);
+    assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('notion_update_page', () => {
+  test('reads the page for its property types, then PATCHes converted values and the title', async () => {
+    route({
+      'GET /pages/11111111-2222-3333-4444-555555555555': { json: RAW_ROW },
+      'PATCH /pages/11111111-2222-3333-4444-555555555555': { json: RAW_ROW },
+    });
+    const out = await ok('notion_update_page', { page: ROW, title: 'New', properties: { Status: 'Done', Priority: null, Owner: ['aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee'], Link: '' } });
+    assertCalls([
+      ['GET', `/pages/${ROW}`],
+      ['PATCH', `/pages/${ROW}`, {}, {
+        properties: {
+          Status: { status: { name: 'Done' } }, Priority: { select: null }, Owner: { people: [{ id: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' }] },
+          Link: { url: null }, Name: { title: txt('New') },
+        },
+      }],
+    ]);
+    assert.deepEqual(out.updated, ['Status', 'Priority', 'Owner', 'Link', 'Name']);
+    assert.equal(out.properties.Status, 'In progress');
+  });
+  test('archive alone is one PATCH with archived: true', async () => {
+    route({ 'PATCH /pages/11111111-2222-3333-4444-555555555555': { json: { ...RAW_ROW, archived: true } } });
+    const out = await ok('notion_update_page', { page: ROW, archived: true });
+    assertCalls([['PATCH', `/pages/${ROW}`, {}, { archived: true }]]);
+    assert.equal(out.archived, true);
+    assert.deepEqual(out.updated, ['archived']);
+  });
+  test('nothing to update is refused before any request', async () => {
+    route({});
+    await fails('notion_update_page', { page: ROW }, /Nothing to update/);
+    assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('notion_query_database', () => {
+  test('filter and sorts passed through; rows in readable form; next', async () => {
+    route({ 'POST /databases/fedcba98-7654-3210-fedc-ba9876543210/query': { json: list([RAW_ROW], 'c2') } });
+    const filter = { and: [{ property: 'Status', status: { equals: 'Done' } }] };
+    const sorts = [{ property: 'Due', direction: 'ascending' }];
+    const out = await ok('notion_query_database', { database: DB, filter, sorts, limit: 10, cursor: 'c1' });
+    assertCalls([['POST', `/databases/${DB}/query`, {}, { page_size: 10, filter, sorts, start_cursor: 'c1' }]]);
+    assert.equal(out.next, 'c2');
+    assert.equal(out.rows.length, 1);
+    assert.equal(out.rows[0].id, ROW);
+    assert.deepEqual(out.rows[0].properties, ROW_READ);
+  });
+  test('badly shaped filter or sorts are refused before any request', async () => {
+    route({});
+    await fails('notion_query_database', { database: DB, filter: { Status: 'Done' } }, /must name a `property`/);
+    await fails('notion_query_database', { database: DB, sorts: [{ direction: 'up', property: 'Due' }] }, /ascending/);
+    await fails('notion_query_database', { database: DB, sorts: [{ field: 'Due' }] }, /Each sort must be/);
+    assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('comments', () => {
+  const RAW_COMMENT = {
+    object: 'comment', id: 'c0ffee00-0000-0000-0000-000000000001', discussion_id: 'd1d1d1d1-0000-0000-0000-000000000001',
+    created_time: '2025-02-04T00:00:00.000Z', created_by: { object: 'user', id: 'u1' }, rich_text: [rt('Looks good')],
+  };
+  const SLIM = { id: RAW_COMMENT.id, discussionId: RAW_COMMENT.discussion_id, author: 'u1', createdTime: '2025-02-04T00:00:00.000Z', text: 'Looks good' };
+  test('notion_add_comment on a page, and as a reply in a discussion', async () => {
+    route({ 'POST /comments': { json: RAW_COMMENT } });
+    assert.deepEqual(await ok('notion_add_comment', { page: PAGE_ID, text: 'Looks good' }), SLIM);
+    assert.deepEqual(await ok('notion_add_comment', { discussionId: RAW_COMMENT.discussion_id, text: 'Reply' }), SLIM);
+    assertCalls([
+      ['POST', '/comments', {}, { rich_text: txt('Looks good'), parent: { page_id: PAGE } }],
+      ['POST', '/comments', {}, { rich_text: txt('Reply'), discussion_id: RAW_COMMENT.discussion_id }],
+    ]);
+    await fails('notion_add_comment', { text: 'x' }, /exactly one of page/);
+  });
+  test('notion_list_comments: GET /comments?block_id with paging', async () => {
+    route({ 'GET /comments': { json: list([RAW_COMMENT], 'n2') } });
+    const out = await ok('notion_list_comments', { page: PAGE, limit: 5, cursor: 'n1' });
+    assertCalls([['GET', '/comments', { block_id: PAGE, page_size: '5', start_cursor: 'n1' }]]);
+    assert.deepEqual(out, { page: PAGE, comments: [SLIM], next: 'n2' });
+  });
+});
+
+describe('ids', () => {
+  test('anything but a Notion link or a 32-hex id is refused before any request', async () => {
+    route({});
+    for (const page of [
+      '../../users/me', '0123456789abcdef0123456789abcdeg', `https://evil.example/${PAGE_ID}`, `http://www.notion.so/${PAGE_ID}`,
+      `https://www.notion.so/Roadmap${PAGE_ID}`, '01234567-89ab-cdef-0123456789abcdef0', `${PAGE_ID}/..`, `https://www.notion.so/${PAGE_ID}/x`,
+    ]) {
+      await fails('notion_get_page', { page }, /not a Notion id or link|>=32 characters/);
+    }
+    await fails('notion_update_page', { page: ROW, properties: { Blocks: ['nope'] } }, /./);
+    assert.equal(upstream.requests.filter((r) => r.method !== 'GET').length, 0);
+  });
+  test('schema refusals: unknown argument, over-long limit, wrong type', async () => {
+    route({});
+    await fails('notion_search', { q: 'x' }, /Invalid arguments/);
+    await fails('notion_query_database', { database: DB, limit: 500 }, /Invalid arguments/);
+    await fails('notion_search', { type: 'block' }, /Invalid arguments/);
+    assert.equal(upstream.requests.length, 0);
+  });
+});
+
+describe('errors', () => {
+  const err = (status: number, code: string, message: string, headers?: Record<string, string>): UpstreamReply => ({
+    status, headers, json: { object: 'error', status, code, message },
+  });
+  const cases: [UpstreamReply, RegExp][] = [
+    [err(401, 'unauthorized', 'API token is invalid.'), /rejected the access token \(401\).*reconnect notion/],
+    [err(403, 'restricted_resource', 'Insufficient permissions for this endpoint.'), /403 restricted_resource.*capability.*Insufficient permissions/],
+    [err(404, 'object_not_found', 'Could not find page.'), /found nothing.*404.*not shared with the integration.*Could not find page/],
+    [err(400, 'validation_error', 'body failed validation: body.filter.or should be an array.'), /refused to search \(400 validation_error\): body failed validation/],
+    [err(409, 'conflict_error', 'Conflict occurred while saving.'), /conflicting change \(409\)/],
+    [err(429, 'rate_limited', 'Slow down.', { 'retry-after': '7' }), /rate limited.*retry after 7 seconds/],
+    [err(503, 'service_unavailable', 'Notion is unavailable.'), /server error \(503\).*retry later/],
+  ];
+  for (const [reply, pattern] of cases) {
+    test(`HTTP ${reply.status}`, async () => {
+      route({ 'POST /search': reply });
+      await fails('notion_search', {}, pattern);
+    });
+  }
+});
