@@ -6,6 +6,7 @@
  * resolution (team key, state, labels, assignee), cursor paging, the error mapping (HTTP status
  * and `errors[].extensions.type`), and refused arguments.
  */
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
@@ -144,6 +145,18 @@ describe('linear reads', () => {
     const r = await ok('linear_list_comments', { issue: 'ENG-123', limit: 1 });
     assertCalls([['comments(first: $first, after: $after, orderBy: createdAt)', { id: 'ENG-123', first: 1, after: null }]]);
     assert.deepEqual(r, { issue: 'ENG-123', comments: [{ id: 'c1', author: 'Ada', createdAt: '2026-03-02T00:00:00.000Z', editedAt: null, url: 'https://linear.app/c1', body: 'LGTM' }], next: 'c-3' });
+  });
+
+  test('linear_list_comments: newest first, as the manifest and README say', async () => {
+    const c = (id: string, at: string) => ({ id, body: id, createdAt: at, editedAt: null, url: null, user: null });
+    replies(data({ issue: { identifier: 'ENG-123', comments: { nodes: [c('c2', '2026-03-02T00:00:00.000Z'), c('c1', '2026-03-01T00:00:00.000Z')], pageInfo: PAGE_END } } }));
+    const r = await ok('linear_list_comments', { issue: 'ENG-123' });
+    assert.deepEqual(r.comments.map((x: { id: string }) => x.id), ['c2', 'c1'], "Linear's order (newest first) is kept");
+    const manifest = JSON.parse(await readFile(new URL('../../../plugins/linear/manifest.json', import.meta.url), 'utf8')) as { tools: { name: string; description: string }[] };
+    const readme = await readFile(new URL('../../../plugins/linear/README.md', import.meta.url), 'utf8');
+    assert.match(manifest.tools.find((t) => t.name === 'linear_list_comments')!.description, /newest first/);
+    assert.match(readme, /newest first/);
+    for (const text of [JSON.stringify(manifest), readme]) assert.doesNotMatch(text, /oldest first/);
   });
 
   test('linear_list_workflow_states sorted by position; unknown team refused', async () => {
