@@ -209,14 +209,25 @@ async function resolveState(ctx, team, name) {
   return state;
 }
 
-/** Label names (case-insensitive) to ids: the team's labels and workspace labels (no team). */
+/** The server-side label filter: these names, of this team or the workspace (no team), no label groups. */
+function labelFilter(teamId, names) {
+  return {
+    and: [
+      { or: names.map((n) => ({ name: { eqIgnoreCase: n } })) },
+      { or: [{ team: { id: { eq: teamId } } }, { team: { null: true } }] },
+      { isGroup: { eq: false } },
+    ],
+  };
+}
+
+/** Label names (case-insensitive) to ids: the team's labels and workspace labels (no team), never groups. */
 async function resolveLabels(ctx, team, names) {
   if (!names || !names.length) return [];
   const data = await gql(
     ctx,
     `find labels ${names.join(', ')}`,
     'query($filter: IssueLabelFilter!) { issueLabels(first: 100, filter: $filter) { nodes { id name team { id } } } }',
-    { filter: { or: names.map((n) => ({ name: { eqIgnoreCase: n } })) } },
+    { filter: labelFilter(team.id, names) },
   );
   const byName = new Map();
   for (const l of nodes(data.issueLabels)) {

@@ -69,6 +69,12 @@ const SLIM_ROW = {
   team: 'ENG', updatedAt: '2026-03-01T10:00:00.000Z', url: 'https://linear.app/acme/issue/ENG-123',
 };
 const TEAM = { id: 'team-1', key: 'ENG', name: 'Engineering' };
+/** The label lookup's filter: the names, limited on the server to the team or the workspace, no groups. */
+const labelFilter = (teamId: string, ...names: string[]) => ({ filter: { and: [
+  { or: names.map((n) => ({ name: { eqIgnoreCase: n } })) },
+  { or: [{ team: { id: { eq: teamId } } }, { team: { null: true } }] },
+  { isGroup: { eq: false } },
+] } });
 const ISSUE_WRITE = { success: true, issue: { id: 'u-9', identifier: 'ENG-200', title: 'New bug', url: 'https://linear.app/acme/issue/ENG-200', state: { name: 'Todo' }, assignee: { name: 'Ada' }, priority: 1 } };
 const WRITE_RESULT = { id: 'u-9', identifier: 'ENG-200', title: 'New bug', state: 'Todo', assignee: 'Ada', priority: 'Urgent', url: 'https://linear.app/acme/issue/ENG-200' };
 
@@ -199,7 +205,7 @@ describe('linear writes', () => {
     assertCalls([
       ['teams(first: 2, filter: { key: { eqIgnoreCase: $key } })', { key: 'ENG' }],
       ['workflowStates(', { teamId: 'team-1', name: 'todo' }],
-      ['issueLabels(first: 100, filter: $filter)', { filter: { or: [{ name: { eqIgnoreCase: 'Bug' } }, { name: { eqIgnoreCase: 'backend' } }] } }],
+      ['issueLabels(first: 100, filter: $filter)', labelFilter('team-1', 'Bug', 'backend')],
       ['users(first: 2', { email: 'grace@acme.test' }],
       ['issue(id: $id)', { id: 'ENG-123' }],
       ['issueCreate(input: $input)', { input: { teamId: 'team-1', title: 'New bug', description: '**bold**', priority: 1, stateId: 's-1', labelIds: ['l-team', 'l-be'], assigneeId: 'user-2', parentId: 'u-1' } }],
@@ -236,8 +242,8 @@ describe('linear writes', () => {
     assertCalls([
       ['issue(id: $id)', { id: 'ENG-123' }],
       ['workflowStates(', { teamId: 'team-1', name: 'Done' }],
-      ['issueLabels(', { filter: { or: [{ name: { eqIgnoreCase: 'Bug' } }] } }],
-      ['issueLabels(', { filter: { or: [{ name: { eqIgnoreCase: 'Triage' } }] } }],
+      ['issueLabels(', labelFilter('team-1', 'Bug')],
+      ['issueLabels(', labelFilter('team-1', 'Triage')],
       ['issueUpdate(id: $id, input: $input)', { id: 'u-1', input: { priority: 0, assigneeId: null, stateId: 's-3', addedLabelIds: ['l-1'], removedLabelIds: ['l-2'] } }],
     ]);
     assert.deepEqual(r, WRITE_RESULT);
