@@ -16,29 +16,37 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // ---------------------------------------------------------------------------------------------
 // Errors: the one place where a Linear answer becomes a message an agent can act on.
 
-/** Linear's GraphQL errors: the friendliest message of each, and the first error's type/code. */
+/** `extensions.type` / `extensions.code` in one spelling: lower case, `_` as a space. */
+const norm = (v) => (typeof v === 'string' ? v.toLowerCase().replace(/_/g, ' ').trim() : '');
+
+/** Linear's GraphQL errors: the friendliest message of each, and the first error's type and code. */
 function linearErrors(data) {
   const list = data && typeof data === 'object' && Array.isArray(data.errors) ? data.errors : [];
   const messages = [];
   const raw = [];
   let kind = '';
+  let code = '';
   for (const e of list) {
     if (!e || typeof e !== 'object') continue;
     const ext = e.extensions && typeof e.extensions === 'object' ? e.extensions : {};
     const msg = typeof ext.userPresentableMessage === 'string' ? ext.userPresentableMessage : typeof e.message === 'string' ? e.message : '';
     if (msg) messages.push(msg.slice(0, 500));
     if (typeof e.message === 'string') raw.push(e.message.slice(0, 200));
-    if (!kind) kind = String(ext.code || ext.type || '').toLowerCase();
+    if (!kind && !code) {
+      kind = norm(ext.type);
+      code = norm(ext.code);
+    }
   }
-  return { kind, detail: messages.join('; ').slice(0, 1000), raw: raw.join(' ') };
+  return { kind: kind || code, kinds: new Set([kind, code].filter(Boolean)), detail: messages.join('; ').slice(0, 1000), raw: raw.join(' ') };
 }
 
 function linearError(action, status, headers, data) {
-  const { kind, detail: gqlDetail, raw } = linearErrors(data);
+  const { kind, kinds, detail: gqlDetail, raw } = linearErrors(data);
+  const is = (...names) => names.some((n) => kinds.has(n));
   const detail = (gqlDetail || (typeof data === 'string' ? data.trim().slice(0, 300) : '')).replace(/[.\s]+$/, '');
   const said = detail ? ` Linear said: ${detail}.` : '';
   const text = `${kind} ${detail} ${raw}`.toLowerCase();
-  if (status === 429 || kind === 'ratelimited' || kind === 'rate_limited') {
+  if (status === 429 || is('ratelimited', 'rate limited')) {
     const after = headers.get('retry-after');
     const reset = Number(headers.get('x-ratelimit-requests-reset'));
     const wait = after
@@ -48,10 +56,10 @@ function linearError(action, status, headers, data) {
         : 'wait a minute and retry';
     return new Error(`Linear rate limited the request to ${action}: ${wait}.${said}`);
   }
-  if (status === 401 || kind === 'authentication error' || kind === 'authentication_error' || kind === 'unauthenticated') {
+  if (status === 401 || is('authentication error', 'unauthenticated')) {
     return new Error(`Linear rejected the access token while trying to ${action}: reconnect linear.${said}`);
   }
-  if (status === 403 || kind === 'forbidden') {
+  if (status === 403 || is('forbidden')) {
     if (/scope|write access|permission to write/.test(text)) {
       return new Error(`The Linear connection lacks the OAuth scope needed to ${action}: reconnect linear and approve read and write access.${said}`);
     }
@@ -60,13 +68,13 @@ function linearError(action, status, headers, data) {
   if (status === 404 || /entity not found|not found/.test(text)) {
     return new Error(`Linear found nothing while trying to ${action}: ${detail || 'the id or identifier does not exist, or you cannot see it'}.`);
   }
-  if (kind === 'feature not accessible' || kind === 'usage limit exceeded') {
+  if (is('feature not accessible', 'usage limit exceeded')) {
     return new Error(`Linear refused to ${action} (${kind}): ${detail || 'your workspace plan does not allow it'}.`);
   }
-  if (status >= 500 || kind === 'internal error' || kind === 'lock timeout') {
+  if (status >= 500 || is('internal error', 'internal server error', 'lock timeout')) {
     return new Error(`Linear had a server error (${status}) while trying to ${action}: retry later.${said}`);
   }
-  if (status >= 400 || kind === 'invalid input' || kind === 'user error' || kind === 'graphql error' || kind === 'bad_user_input') {
+  if (status >= 400 || is('invalid input', 'user error', 'graphql error', 'bad user input')) {
     return new Error(`Linear refused to ${action}: ${detail || `HTTP ${status}`}.`);
   }
   return new Error(`Linear could not ${action}: ${detail || 'the answer had no data'}.`);

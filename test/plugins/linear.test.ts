@@ -303,6 +303,15 @@ describe('linear errors', () => {
     await fails('linear_list_projects', {}, /server error \(502\).*retry later/);
   });
 
+  test('errors carrying both type and code are read by type, code spellings too', async () => {
+    replies({ json: { data: null, errors: [{ message: 'Internal error', extensions: { type: 'internal error', code: 'INTERNAL_SERVER_ERROR' } }] } });
+    await fails('linear_whoami', {}, /server error \(200\) while trying to read your Linear user: retry later/);
+    replies({ json: { data: null, errors: [{ message: 'Lock timeout', extensions: { code: 'LOCK_TIMEOUT' } }] } });
+    await fails('linear_list_teams', {}, /server error .*retry later/);
+    replies({ json: { data: null, errors: [{ message: 'Plan', extensions: { type: 'feature not accessible', code: 'FEATURE_NOT_ACCESSIBLE', userPresentableMessage: 'Upgrade to use this' } }] } });
+    await fails('linear_list_projects', {}, /refused to list projects \(feature not accessible\): Upgrade to use this/);
+  });
+
   test('schema refusals reach no upstream', async () => {
     replies();
     await fails('linear_get_issue', { issue: 'ENG 123' }, /.+/);
