@@ -126,7 +126,9 @@ async function gql(ctx, action, query, variables, write = false) {
 }
 
 const PAGE = 'pageInfo { hasNextPage endCursor }';
-const nodes = (conn) => (conn && Array.isArray(conn.nodes) ? conn.nodes : []);
+/** A connection's nodes: objects only, at most `max` (what was asked for) whatever the answer holds. */
+const nodes = (conn, max = 100) =>
+  conn && typeof conn === 'object' && Array.isArray(conn.nodes) ? conn.nodes.filter((n) => n && typeof n === 'object' && !Array.isArray(n)).slice(0, max) : [];
 const nextOf = (conn) => (conn && conn.pageInfo && conn.pageInfo.hasNextPage && typeof conn.pageInfo.endCursor === 'string' ? conn.pageInfo.endCursor : null);
 
 // ---------------------------------------------------------------------------------------------
@@ -164,7 +166,7 @@ function slimIssue(i) {
 
 function detailIssue(i) {
   const comments = i.comments || {};
-  const count = nodes(comments).length;
+  const count = nodes(comments, 100).length;
   return {
     id: i.id,
     identifier: i.identifier ?? null,
@@ -175,7 +177,7 @@ function detailIssue(i) {
     priority: typeof i.priority === 'number' ? i.priority : null,
     priorityLabel: i.priorityLabel ?? null,
     team: i.team ? { id: i.team.id, key: i.team.key ?? null, name: i.team.name ?? null } : null,
-    labels: nodes(i.labels).map(nameOf).filter((n) => n !== null),
+    labels: nodes(i.labels, 50).map(nameOf).filter((n) => n !== null),
     project: i.project ? { id: i.project.id, name: i.project.name ?? null } : null,
     cycle: i.cycle ? { id: i.cycle.id, number: i.cycle.number ?? null, name: i.cycle.name ?? null } : null,
     parent: i.parent ? { identifier: i.parent.identifier ?? null, title: i.parent.title ?? null } : null,
@@ -200,7 +202,7 @@ function slimComment(c) {
 
 async function resolveTeam(ctx, key) {
   const data = await gql(ctx, `find team ${key}`, 'query($key: String!) { teams(first: 2, filter: { key: { eqIgnoreCase: $key } }) { nodes { id key name } } }', { key });
-  const team = nodes(data.teams)[0];
+  const team = nodes(data.teams, 2)[0];
   if (!team) throw new Error(`Linear has no team with key "${key}" that you can see: linear_list_teams lists the teams and their keys.`);
   return team;
 }
@@ -212,7 +214,7 @@ async function resolveState(ctx, team, name) {
     'query($teamId: ID!, $name: String!) { workflowStates(first: 5, filter: { team: { id: { eq: $teamId } }, name: { eqIgnoreCase: $name } }) { nodes { id name type } } }',
     { teamId: team.id, name },
   );
-  const state = nodes(data.workflowStates)[0];
+  const state = nodes(data.workflowStates, 5)[0];
   if (!state) throw new Error(`Team ${team.key} has no workflow state named "${name}": linear_list_workflow_states lists them.`);
   return state;
 }
@@ -254,11 +256,12 @@ async function resolveUser(ctx, who) {
   if (who === 'none') return null;
   if (who === 'me') {
     const data = await gql(ctx, 'read your Linear user', 'query { viewer { id } }', {});
+    if (!data.viewer || typeof data.viewer.id !== 'string') throw new Error('Linear did not say who you are (no viewer): try linear_whoami, or reconnect linear.');
     return data.viewer.id;
   }
   if (who.includes('@')) {
     const data = await gql(ctx, `find the Linear user ${who}`, 'query($email: String!) { users(first: 2, filter: { email: { eqIgnoreCase: $email } }) { nodes { id } } }', { email: who });
-    const u = nodes(data.users)[0];
+    const u = nodes(data.users, 2)[0];
     if (!u) throw new Error(`No Linear user in this workspace has the email ${who}.`);
     return u.id;
   }
@@ -276,7 +279,8 @@ async function resolveIssue(ctx, ref, action) {
 
 async function whoami(ctx) {
   const data = await gql(ctx, 'read your Linear user', 'query { viewer { id name displayName email admin url organization { id name urlKey } } }', {});
-  const v = data.viewer || {};
+  const v = data.viewer;
+  if (!v || typeof v !== 'object') throw new Error('Linear did not say who you are (no viewer): reconnect linear if this persists.');
   const o = v.organization || {};
   return {
     id: v.id,
@@ -290,12 +294,13 @@ async function whoami(ctx) {
 }
 
 async function listTeams(ctx, args) {
+  const first = args.limit ?? 50;
   const data = await gql(ctx, 'list teams', `query($first: Int!, $after: String) { teams(first: $first, after: $after) { nodes { id key name description } ${PAGE} } }`, {
-    first: args.limit ?? 50,
+    first,
     after: args.cursor ?? null,
   });
   return {
-    teams: nodes(data.teams).map((t) => ({ id: t.id, key: t.key ?? null, name: t.name ?? null, description: t.description ?? null })),
+    teams: nodes(data.teams, first).map((t) => ({ id: t.id, key: t.key ?? null, name: t.name ?? null, description: t.description ?? null })),
     next: nextOf(data.teams),
   };
 }
@@ -338,7 +343,7 @@ async function listIssues(ctx, args) {
     );
     conn = data.issues;
   }
-  return { issues: nodes(conn).map(slimIssue), next: nextOf(conn) };
+  return { issues: nodes(conn, vars.first).map(slimIssue), next: nextOf(conn) };
 }
 
 async function getIssue(ctx, args) {
@@ -418,15 +423,16 @@ async function addComment(ctx, args) {
 }
 
 async function listComments(ctx, args) {
+  const first = args.limit ?? 25;
   const data = await gql(
     ctx,
     `read the comments of issue ${args.issue}`,
     `query($id: String!, $first: Int!, $after: String) { issue(id: $id) { identifier comments(first: $first, after: $after, orderBy: createdAt) { nodes { ${COMMENT} } ${PAGE} } } }`,
-    { id: args.issue, first: args.limit ?? 25, after: args.cursor ?? null },
+    { id: args.issue, first, after: args.cursor ?? null },
   );
   if (!data.issue) throw new Error(`Linear found no issue ${args.issue}.`);
   const conn = data.issue.comments;
-  return { issue: data.issue.identifier ?? args.issue, comments: nodes(conn).map(slimComment), next: nextOf(conn) };
+  return { issue: data.issue.identifier ?? args.issue, comments: nodes(conn, first).map(slimComment), next: nextOf(conn) };
 }
 
 async function listWorkflowStates(ctx, args) {
@@ -436,7 +442,7 @@ async function listWorkflowStates(ctx, args) {
     'query($key: String!) { workflowStates(first: 100, filter: { team: { key: { eqIgnoreCase: $key } } }) { nodes { id name type position description } } }',
     { key: args.team },
   );
-  const states = nodes(data.workflowStates)
+  const states = nodes(data.workflowStates, 100)
     .map((s) => ({ id: s.id, name: s.name ?? null, type: s.type ?? null, position: s.position ?? null, description: s.description ?? null }))
     .sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
   if (!states.length) throw new Error(`Linear has no team with key "${args.team}" that you can see: linear_list_teams lists the teams and their keys.`);
@@ -447,14 +453,15 @@ async function listProjects(ctx, args) {
   const filter = {};
   if (args.team) filter.accessibleTeams = { some: { key: { eqIgnoreCase: args.team } } };
   if (args.name) filter.name = { containsIgnoreCase: args.name };
+  const first = args.limit ?? 25;
   const data = await gql(
     ctx,
     'list projects',
     `query($filter: ProjectFilter, $first: Int!, $after: String) { projects(filter: $filter, first: $first, after: $after, orderBy: updatedAt) { nodes { id name status { name type } lead { name } startDate targetDate progress url } ${PAGE} } }`,
-    { filter, first: args.limit ?? 25, after: args.cursor ?? null },
+    { filter, first, after: args.cursor ?? null },
   );
   return {
-    projects: nodes(data.projects).map((p) => ({
+    projects: nodes(data.projects, first).map((p) => ({
       id: p.id,
       name: p.name ?? null,
       status: nameOf(p.status),

@@ -165,6 +165,25 @@ describe('linear reads', () => {
     for (const text of [JSON.stringify(manifest), readme]) assert.doesNotMatch(text, /oldest first/);
   });
 
+  test('node lists: non-objects dropped, cut to the limit asked for; a null viewer is refused', async () => {
+    const many = <T>(row: T) => [null, 7, 'x', [], ...Array.from({ length: 300 }, () => row)];
+    replies(data({ issues: { nodes: many(ROW), pageInfo: PAGE_END } }));
+    assert.deepEqual(await ok('linear_list_issues', { limit: 1 }), { issues: [SLIM_ROW], next: null });
+    replies(data({ teams: { nodes: many({ ...TEAM, description: null }), pageInfo: PAGE_END } }));
+    assert.deepEqual((await ok('linear_list_teams', { limit: 1 })).teams, [{ ...TEAM, description: null }]);
+    replies(data({ issue: { identifier: 'ENG-1', comments: { nodes: many({ id: 'c1', body: 'b', createdAt: null, editedAt: null, url: null, user: null }), pageInfo: PAGE_END } } }));
+    assert.equal((await ok('linear_list_comments', { issue: 'ENG-1', limit: 1 })).comments.length, 1);
+    replies(data({ projects: { nodes: many({ id: 'p-1', name: 'Auth' }), pageInfo: PAGE_END } }));
+    assert.equal((await ok('linear_list_projects', { limit: 1 })).projects.length, 1);
+    replies(data({ workflowStates: { nodes: [null, { id: 's-1', name: 'Todo', type: 'unstarted', position: 1, description: null }] } }));
+    assert.deepEqual((await ok('linear_list_workflow_states', { team: 'ENG' })).states.map((x: { id: string }) => x.id), ['s-1']);
+    replies(data({ viewer: null }));
+    await fails('linear_whoami', {}, /did not say who you are/);
+    replies(data({ teams: { nodes: [null, TEAM] } }), data({ viewer: null }));
+    await fails('linear_create_issue', { team: 'ENG', title: 't', assignee: 'me' }, /did not say who you are/);
+    assert.equal(upstream.requests.length, 2, 'no issueCreate without the viewer');
+  });
+
   test('linear_list_workflow_states sorted by position; unknown team refused', async () => {
     replies(data({ workflowStates: { nodes: [
       { id: 's-3', name: 'Done', type: 'completed', position: 3, description: null },
