@@ -251,7 +251,10 @@ async function resolveLabels(ctx, team, names) {
   return [...new Set(names.map((n) => byName.get(n.toLowerCase())))];
 }
 
-/** "me", an email, or a user id → user id; "none" → null (unassigned). */
+/** Linear's filter for a user by display name or full name, ignoring case. */
+const userNameFilter = (name) => ({ or: [{ displayName: { eqIgnoreCase: name } }, { name: { eqIgnoreCase: name } }] });
+
+/** "me", an email, a user id (UUID) or a display name → user id; "none" → null (unassigned). */
 async function resolveUser(ctx, who) {
   if (who === 'none') return null;
   if (who === 'me') {
@@ -265,7 +268,12 @@ async function resolveUser(ctx, who) {
     if (!u) throw new Error(`No Linear user in this workspace has the email ${who}.`);
     return u.id;
   }
-  return who;
+  if (UUID.test(who)) return who;
+  const data = await gql(ctx, `find the Linear user ${who}`, 'query($filter: UserFilter!) { users(first: 3, filter: $filter) { nodes { id name displayName } } }', { filter: userNameFilter(who) });
+  const found = nodes(data.users, 3).filter((u) => typeof u.id === 'string');
+  if (found.length === 1) return found[0].id;
+  if (!found.length) throw new Error(`No Linear user in this workspace has the display name or name "${who}": give "me", an email, a user id (a UUID; linear_whoami shows yours) or an exact display name.`);
+  throw new Error(`More than one Linear user is called "${who}" (${found.map((u) => u.displayName || u.name).join(', ')}): give their email instead.`);
 }
 
 async function resolveIssue(ctx, ref, action) {
@@ -311,7 +319,8 @@ function issueFilter(args) {
   if (args.assignee === 'me') f.assignee = { isMe: { eq: true } };
   else if (args.assignee === 'none') f.assignee = { null: true };
   else if (args.assignee && args.assignee.includes('@')) f.assignee = { email: { eqIgnoreCase: args.assignee } };
-  else if (args.assignee) f.assignee = { id: { eq: args.assignee } };
+  else if (args.assignee && UUID.test(args.assignee)) f.assignee = { id: { eq: args.assignee } };
+  else if (args.assignee) f.assignee = userNameFilter(args.assignee);
   const state = {};
   if (args.state) state.name = { eqIgnoreCase: args.state };
   if (args.stateType) state.type = { eq: args.stateType };

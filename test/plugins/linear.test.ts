@@ -239,6 +239,28 @@ describe('linear writes', () => {
     assertCalls([['teams(', { key: 'ENG' }], ['viewer { id }', {}], ['issueCreate(', { input: { teamId: 'team-1', title: 'New bug', assigneeId: 'user-1' } }]]);
   });
 
+  test('assignee: a UUID is an id, anything else a display name looked up', async () => {
+    const uuid = '0b9e2c1a-1111-4222-8333-444455556666';
+    const byName = (n: string) => ({ or: [{ displayName: { eqIgnoreCase: n } }, { name: { eqIgnoreCase: n } }] });
+    replies(data({ issueUpdate: ISSUE_WRITE }));
+    await ok('linear_update_issue', { issue: 'ENG-1', assignee: uuid });
+    assertCalls([['issueUpdate(', { id: 'ENG-1', input: { assigneeId: uuid } }]]);
+    replies(data({ users: { nodes: [{ id: 'user-3', name: 'Grace Hopper', displayName: 'grace' }] } }), data({ issueUpdate: ISSUE_WRITE }));
+    await ok('linear_update_issue', { issue: 'ENG-1', assignee: 'Grace' });
+    assertCalls([['users(first: 3, filter: $filter)', { filter: byName('Grace') }], ['issueUpdate(', { id: 'ENG-1', input: { assigneeId: 'user-3' } }]]);
+    replies(data({ users: { nodes: [] } }));
+    await fails('linear_update_issue', { issue: 'ENG-1', assignee: 'nobody' }, /no Linear user .*"nobody".*email, a user id/i);
+    replies(data({ users: { nodes: [{ id: 'a', displayName: 'sam' }, { id: 'b', displayName: 'Sam' }] } }));
+    await fails('linear_update_issue', { issue: 'ENG-1', assignee: 'sam' }, /More than one Linear user is called "sam".*email/);
+    assert.equal(upstream.requests.length, 1, 'no issueUpdate after an unresolved assignee');
+    replies(data({ issues: { nodes: [], pageInfo: PAGE_END } }));
+    await ok('linear_list_issues', { assignee: 'grace' });
+    assertCalls([['issues(', { first: 25, after: null, filter: { assignee: byName('grace') } }]]);
+    replies(data({ issues: { nodes: [], pageInfo: PAGE_END } }));
+    await ok('linear_list_issues', { assignee: uuid });
+    assertCalls([['issues(', { first: 25, after: null, filter: { assignee: { id: { eq: uuid } } } }]]);
+  });
+
   test('linear_create_issue refuses unknown team, state and label', async () => {
     replies(data({ teams: { nodes: [] } }));
     await fails('linear_create_issue', { team: 'XX', title: 't' }, /no team with key "XX"/);
