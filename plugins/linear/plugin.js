@@ -80,12 +80,20 @@ function linearError(action, status, headers, data) {
   return new Error(`Linear could not ${action}: ${detail || 'the answer had no data'}.`);
 }
 
+/** What to do about an answer over the gateway's size cap, by kind of request (or `opts.tooLarge`). */
+function tooLargeHint(opts) {
+  if (opts.tooLarge) return opts.tooLarge;
+  if (opts.write) return 'the change was probably made: check (linear_get_issue, linear_list_comments) before trying again';
+  return 'this answer cannot be made smaller: try again later, or reach it in Linear itself';
+}
+
 /** The gateway's own refusals of a request (an answer over its size cap, none in time) in words. */
-function bridgeError(err, write, action) {
+function bridgeError(err, opts, action) {
   const code = err && err.code;
+  const write = !!opts.write;
   let out;
   if (code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') {
-    out = new Error(`Linear's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ask for less (a smaller limit).`);
+    out = new Error(`Linear's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ${tooLargeHint(opts)}.`);
   } else if (code === 'GW_ERR_BRIDGE_TIMEOUT') {
     const tail = write ? ' It may still have been done: check before trying again.' : ' Try again in a moment.';
     out = new Error(`Linear did not answer in time (GW_ERR_BRIDGE_TIMEOUT) while trying to ${action}.${tail}`);
@@ -99,8 +107,12 @@ function bridgeError(err, write, action) {
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-/** One GraphQL request; returns `data`, or throws the mapped error (HTTP or `errors[]`). */
-async function gql(ctx, action, query, variables, write = false) {
+/**
+ * One GraphQL request; returns `data`, or throws the mapped error (HTTP or `errors[]`).
+ * `opts.write`: a change (a timeout may still have made it); `opts.tooLarge`: what to do when the
+ * answer is over the gateway's size cap.
+ */
+async function gql(ctx, action, query, variables, opts = {}) {
   let res;
   try {
     res = await ctx.http(API, {
@@ -109,7 +121,7 @@ async function gql(ctx, action, query, variables, write = false) {
       body: JSON.stringify({ query, variables: variables || {} }),
     });
   } catch (err) {
-    throw bridgeError(err, write, action);
+    throw bridgeError(err, opts, action);
   }
   const text = await res.text();
   let data;
@@ -126,6 +138,7 @@ async function gql(ctx, action, query, variables, write = false) {
 }
 
 const PAGE = 'pageInfo { hasNextPage endCursor }';
+const LIMIT_HINT = { tooLarge: 'ask for fewer with a smaller limit and page with cursor' };
 /** A connection's nodes: objects only, at most `max` (what was asked for) whatever the answer holds. */
 const nodes = (conn, max = 100) =>
   conn && typeof conn === 'object' && Array.isArray(conn.nodes) ? conn.nodes.filter((n) => n && typeof n === 'object' && !Array.isArray(n)).slice(0, max) : [];
@@ -306,7 +319,7 @@ async function listTeams(ctx, args) {
   const data = await gql(ctx, 'list teams', `query($first: Int!, $after: String) { teams(first: $first, after: $after) { nodes { id key name description } ${PAGE} } }`, {
     first,
     after: args.cursor ?? null,
-  });
+  }, LIMIT_HINT);
   return {
     teams: nodes(data.teams, first).map((t) => ({ id: t.id, key: t.key ?? null, name: t.name ?? null, description: t.description ?? null })),
     next: nextOf(data.teams),
@@ -341,6 +354,7 @@ async function listIssues(ctx, args) {
       `search issues for "${args.query}"`,
       `query($term: String!, $filter: IssueFilter, $first: Int!, $after: String) { searchIssues(term: $term, filter: $filter, first: $first, after: $after) { nodes { ${ISSUE_ROW} } ${PAGE} } }`,
       { term: args.query, ...vars },
+      LIMIT_HINT,
     );
     conn = data.searchIssues;
   } else {
@@ -349,6 +363,7 @@ async function listIssues(ctx, args) {
       'list issues',
       `query($filter: IssueFilter, $first: Int!, $after: String) { issues(filter: $filter, first: $first, after: $after, orderBy: updatedAt) { nodes { ${ISSUE_ROW} } ${PAGE} } }`,
       vars,
+      LIMIT_HINT,
     );
     conn = data.issues;
   }
@@ -356,7 +371,28 @@ async function listIssues(ctx, args) {
 }
 
 async function getIssue(ctx, args) {
-  const data = await gql(ctx, `read issue ${args.issue}`, `query($id: String!) { issue(id: $id) { ${ISSUE_DETAIL} } }`, { id: args.issue });
+  let data;
+  try {
+    data = await gql(ctx, `read issue ${args.issue}`, `query($id: String!) { issue(id: $id) { ${ISSUE_DETAIL} } }`, { id: args.issue }, {
+      tooLarge: 'it cannot be read here: open it in Linear (its url is in linear_list_issues; linear_list_comments reads its comments)',
+    });
+  } catch (err) {
+    if (err && err.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') {
+      let url = null;
+      try {
+        const small = await gql(ctx, `find the link of issue ${args.issue}`, 'query($id: String!) { issue(id: $id) { url } }', { id: args.issue });
+        url = small.issue && typeof small.issue.url === 'string' && small.issue.url.startsWith('https://linear.app/') ? small.issue.url : null;
+      } catch {
+        // keep the first message
+      }
+      if (url) {
+        const out = new Error(`Issue ${args.issue} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so it cannot be read here: open it in Linear: ${url} (linear_list_comments reads its comments).`);
+        out.code = err.code;
+        throw out;
+      }
+    }
+    throw err;
+  }
   if (!data.issue) throw new Error(`Linear found no issue ${args.issue}.`);
   return detailIssue(data.issue);
 }
@@ -386,7 +422,7 @@ async function createIssue(ctx, args) {
   if (args.labels && args.labels.length) input.labelIds = await resolveLabels(ctx, team, args.labels);
   if (args.assignee && args.assignee !== 'none') input.assigneeId = await resolveUser(ctx, args.assignee);
   if (args.parent) input.parentId = (await resolveIssue(ctx, args.parent, `find parent issue ${args.parent}`)).id;
-  const data = await gql(ctx, `create an issue in team ${team.key}`, `mutation($input: IssueCreateInput!) { issueCreate(input: $input) { ${WRITE_RESULT} } }`, { input }, true);
+  const data = await gql(ctx, `create an issue in team ${team.key}`, `mutation($input: IssueCreateInput!) { issueCreate(input: $input) { ${WRITE_RESULT} } }`, { input }, { write: true });
   return writeResult(data.issueCreate, 'created');
 }
 
@@ -413,7 +449,7 @@ async function updateIssue(ctx, args) {
     if (add.length) input.addedLabelIds = await resolveLabels(ctx, team, add);
     if (remove.length) input.removedLabelIds = await resolveLabels(ctx, team, remove);
   }
-  const data = await gql(ctx, `update issue ${args.issue}`, `mutation($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { ${WRITE_RESULT} } }`, { id, input }, true);
+  const data = await gql(ctx, `update issue ${args.issue}`, `mutation($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { ${WRITE_RESULT} } }`, { id, input }, { write: true });
   return writeResult(data.issueUpdate, 'updated');
 }
 
@@ -424,7 +460,7 @@ async function addComment(ctx, args) {
     `comment on issue ${args.issue}`,
     `mutation($input: CommentCreateInput!) { commentCreate(input: $input) { success comment { ${COMMENT} } } }`,
     { input: { issueId: issue.id, body: args.body } },
-    true,
+    { write: true },
   );
   const p = data.commentCreate;
   if (!p || !p.success || !p.comment) throw new Error(`Linear did not confirm the comment on ${args.issue}: check with linear_list_comments before trying again.`);
@@ -438,6 +474,7 @@ async function listComments(ctx, args) {
     `read the comments of issue ${args.issue}`,
     `query($id: String!, $first: Int!, $after: String) { issue(id: $id) { identifier comments(first: $first, after: $after, orderBy: createdAt) { nodes { ${COMMENT} } ${PAGE} } } }`,
     { id: args.issue, first, after: args.cursor ?? null },
+    { tooLarge: 'ask for fewer comments with a smaller limit (1 reads one at a time)' },
   );
   if (!data.issue) throw new Error(`Linear found no issue ${args.issue}.`);
   const conn = data.issue.comments;
@@ -468,6 +505,7 @@ async function listProjects(ctx, args) {
     'list projects',
     `query($filter: ProjectFilter, $first: Int!, $after: String) { projects(filter: $filter, first: $first, after: $after, orderBy: updatedAt) { nodes { id name status { name type } lead { name } startDate targetDate progress url } ${PAGE} } }`,
     { filter, first, after: args.cursor ?? null },
+    LIMIT_HINT,
   );
   return {
     projects: nodes(data.projects, first).map((p) => ({

@@ -363,3 +363,37 @@ describe('linear errors', () => {
     assert.equal(upstream.requests.length, 0);
   });
 });
+
+describe('linear: an answer over the response cap', () => {
+  let small: Gateway;
+  before(async () => {
+    small = await startGateway({ upstreams: { 'https://api.linear.app': upstream.origin }, plugins: ['linear'], policy: { http: { maxResponseBytes: 4096 } } });
+    await small.connect('linear', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 86400 });
+  });
+  after(async () => small?.close());
+  const big = 'x'.repeat(20000);
+  const error = async (tool: string, args: Record<string, unknown>) => {
+    const item = (await small.execute(tool, args)) as Record<string, unknown>;
+    assert.ok(!('result' in item), JSON.stringify(item));
+    return String(item['error']);
+  };
+
+  test('linear_get_issue gives the issue\'s url, not "a smaller limit"', async () => {
+    replies(data({ issue: { id: 'u-1', description: big } }), data({ issue: { url: 'https://linear.app/acme/issue/ENG-123' } }));
+    const e = await error('linear_get_issue', { issue: 'ENG-123' });
+    assert.match(e, /^Issue ENG-123 is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\), so it cannot be read here: open it in Linear: https:\/\/linear\.app\/acme\/issue\/ENG-123 /);
+    assert.doesNotMatch(e, /limit/);
+    assertCalls([['issue(id: $id) { id identifier', { id: 'ENG-123' }], ['issue(id: $id) { url }', { id: 'ENG-123' }]]);
+  });
+
+  test('workflow states and writes do not mention a limit; lists do', async () => {
+    replies(data({ workflowStates: { nodes: [{ id: 's', name: big }] } }));
+    assert.doesNotMatch(await error('linear_list_workflow_states', { team: 'ENG' }), /limit/);
+    replies(data({ issueUpdate: { success: true, issue: { id: 'u-1', title: big } } }));
+    const w = await error('linear_update_issue', { issue: 'ENG-1', title: 't' });
+    assert.match(w, /GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\).*the change was probably made: check/);
+    assert.doesNotMatch(w, /limit/);
+    replies(data({ issues: { nodes: [{ ...ROW, title: big }], pageInfo: PAGE_END } }));
+    assert.match(await error('linear_list_issues', { limit: 50 }), /GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\).*a smaller limit/);
+  });
+});
