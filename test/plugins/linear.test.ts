@@ -355,11 +355,18 @@ describe('linear errors', () => {
 
   test('schema refusals reach no upstream', async () => {
     replies();
-    await fails('linear_get_issue', { issue: 'ENG 123' }, /.+/);
-    await fails('linear_get_issue', { issue: '../x' }, /.+/);
-    await fails('linear_create_issue', { team: 'ENG', title: 't', priority: 5 }, /.+/);
-    await fails('linear_list_issues', { stateType: 'done' }, /.+/);
-    await fails('linear_list_teams', { extra: 1 }, /.+/);
+    const refused: [string, Record<string, unknown>][] = [
+      ['linear_get_issue', { issue: 'ENG 123' }],
+      ['linear_get_issue', { issue: '../x' }],
+      ['linear_create_issue', { team: 'ENG', title: 't', priority: 5 }],
+      ['linear_list_issues', { stateType: 'done' }],
+      ['linear_list_teams', { extra: 1 }],
+      ['linear_update_issue', { issue: 'ENG-1', assignee: 'two words' }],
+    ];
+    for (const [tool, args] of refused) {
+      const item = (await gw.execute(tool, args)) as Record<string, unknown>;
+      assert.equal(item['code'], 'GW_ERR_VALIDATION_INVALID_ARGS', `${tool} ${JSON.stringify(args)}: ${JSON.stringify(item)}`);
+    }
     assert.equal(upstream.requests.length, 0);
   });
 });
