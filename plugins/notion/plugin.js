@@ -14,6 +14,8 @@ const NOTION_VERSION = '2022-06-28';
 const MAX_CONTENT = 50000;
 const MAX_TEXT = 2000; // Notion's limit for one rich text object's content
 const MAX_BLOCKS_PER_REQUEST = 100;
+const MAX_REQUEST_BYTES = 450000; // Notion refuses a request body over 500 KB: blocks are sent in parts below this
+const MAX_LINE = 4000; // one block's text in the content read is cut here
 const BLOCK_REQUEST_BUDGET = 22; // of the 25 requests a call may make: the page read and a margin stay free
 const MAX_DEPTH = 3;
 
@@ -106,7 +108,11 @@ async function notion(ctx, method, path, { query, body, action } = {}) {
   } catch {
     data = text;
   }
-  if (!res.ok) throw notionError(action, res.status, res.headers.get('retry-after'), data);
+  if (!res.ok) {
+    const err = notionError(action, res.status, res.headers.get('retry-after'), data);
+    err.status = res.status;
+    throw err;
+  }
   return data && typeof data === 'object' ? data : {};
 }
 
@@ -131,6 +137,20 @@ function bareId(s) {
 }
 
 const dashed = (hex) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+
+/** An id taken from a Notion answer, dashed, when it is one; else null (never put into a path). */
+function answerId(value) {
+  const hex = typeof value === 'string' ? bareId(value) : null;
+  return hex ? dashed(hex) : null;
+}
+
+/** Where to cut `s` at most `n` characters past `start`, moved back by one so a surrogate pair is never split. */
+function cutIndex(s, n, start = 0) {
+  const end = start + n;
+  if (end >= s.length) return s.length;
+  const c = s.charCodeAt(end - 1);
+  return c >= 0xd800 && c <= 0xdbff ? end - 1 : end;
+}
 
 /**
  * The id a caller gave, as `xxxxxxxx-xxxx-…`: an id, or a notion.so / notion.site link whose last
@@ -310,63 +330,103 @@ function blockLine(b, numbered) {
 
 const LEAF_TYPES = new Set(['child_page', 'child_database']);
 
+/** A short reason for a failed nested read, for the marker and the note. */
+function readFailure(err) {
+  const status = err && err.status;
+  if (status === 429) return 'Notion said 429 (rate limited), retry later';
+  if (status) return `Notion said ${status}`;
+  const code = err && err.code;
+  return code ? `the gateway said ${code}` : String((err && err.message) || err).slice(0, 200);
+}
+
 /**
- * The page's blocks as text: children read breadth-first, to MAX_DEPTH levels and at most
- * BLOCK_REQUEST_BUDGET requests; what was not read is named in `notes`.
+ * The blocks under `rootId` as text: children read breadth-first, to MAX_DEPTH levels and at most
+ * BLOCK_REQUEST_BUDGET requests. Each answer becomes lines at once (the block objects are not
+ * kept); no more reads are queued once the text passes MAX_CONTENT. What was not read is named in
+ * `notes` and, where it sits, by a marker with the block's id. Only the first read of the root may
+ * fail the call; a later failed read is a note.
  */
-async function readContent(ctx, pageId) {
-  const root = { id: pageId, children: null, depth: 0 };
+async function readContent(ctx, rootId) {
+  const root = { id: rootId, items: [], depth: 0, n: 0, state: null };
   const queue = [{ node: root, cursor: undefined }];
   let requests = 0;
+  let size = 0;
   let unread = 0;
+  let deep = 0;
+  let longLines = 0;
+  let badIds = 0;
+  let sizeStop = false;
   let rootIncomplete = false;
+  const failures = [];
+  const over = () => size > MAX_CONTENT;
   while (queue.length) {
     const item = queue.shift();
-    if (requests >= BLOCK_REQUEST_BUDGET) {
-      if (item.node === root) rootIncomplete = true;
-      else unread++;
+    const { node } = item;
+    if (requests >= BLOCK_REQUEST_BUDGET || over()) {
+      if (over()) sizeStop = true;
+      if (node === root) rootIncomplete = true;
+      else { unread++; node.state = 'unread'; }
       continue;
     }
     requests++;
-    const list = await notion(ctx, 'GET', `/blocks/${enc(item.node.id)}/children`, {
-      query: { page_size: 100, start_cursor: item.cursor },
-      action: `read the content of ${item.node === root ? 'page' : 'block'} ${item.node.id}`,
-    });
-    if (!item.node.children) item.node.children = [];
+    let list;
+    try {
+      list = await notion(ctx, 'GET', `/blocks/${enc(node.id)}/children`, {
+        query: { page_size: 100, start_cursor: item.cursor },
+        action: `read the content of ${node === root ? 'page' : 'block'} ${node.id}`,
+      });
+    } catch (err) {
+      if (node === root && item.cursor === undefined) throw err;
+      const why = readFailure(err);
+      failures.push(`block ${node.id}: ${why}`);
+      if (node === root) rootIncomplete = true;
+      else node.state = `could not be read: ${why}`;
+      continue;
+    }
     for (const b of results(list)) {
       if (!b || typeof b !== 'object') continue;
-      const node = { block: b, id: b.id, children: null, depth: item.node.depth + 1 };
-      item.node.children.push(node);
-      if (b.has_children && !LEAF_TYPES.has(b.type) && typeof b.id === 'string') {
-        if (node.depth < MAX_DEPTH) queue.push({ node, cursor: undefined });
-        else node.tooDeep = true;
+      if (over()) { node.more = true; sizeStop = true; break; }
+      node.n = b.type === 'numbered_list_item' ? node.n + 1 : 0;
+      let line = blockLine(b, node.n);
+      if (line.length > MAX_LINE) { line = `${line.slice(0, cutIndex(line, MAX_LINE))}…`; longLines++; }
+      const id = answerId(b.id);
+      const child = { line, id, items: null, depth: node.depth + 1, n: 0, state: null };
+      if (b.has_children && !LEAF_TYPES.has(b.type)) {
+        if (!id) { child.state = 'not read: its id in the answer is not a Notion id'; badIds++; }
+        else if (child.depth < MAX_DEPTH) { child.items = []; queue.push({ node: child, cursor: undefined }); }
+        else { child.state = 'deep'; deep++; }
       }
+      node.items.push(child);
+      size += line.length + 1 + 2 * node.depth;
     }
     const next = nextOf(list);
-    if (next) queue.unshift({ node: item.node, cursor: next });
+    if (next && !node.more) queue.unshift({ node, cursor: next });
   }
+  if (root.more) rootIncomplete = true;
   const lines = [];
-  let deep = 0;
   const render = (node, indent) => {
-    let n = 0;
-    for (const child of node.children || []) {
-      n = child.block.type === 'numbered_list_item' ? n + 1 : 0;
-      const line = blockLine(child.block, n);
-      if (line) lines.push(line.split('\n').map((l) => indent + l).join('\n'));
-      if (child.children) render(child, `${indent}  `);
-      else if (child.tooDeep) { deep++; lines.push(`${indent}  (nested content not read)`); }
-      else if (child.block.has_children && !LEAF_TYPES.has(child.block.type)) lines.push(`${indent}  (nested content not read)`);
+    for (const child of node.items || []) {
+      if (child.line) lines.push(child.line.split('\n').map((l) => indent + l).join('\n'));
+      const inner = `${indent}  `;
+      if (child.state === 'deep' || child.state === 'unread') lines.push(`${inner}(nested content not read: block ${child.id})`);
+      else if (child.state) lines.push(`${inner}(nested content ${child.state}${child.id ? `: block ${child.id}` : ''})`);
+      else if (child.items) render(child, inner);
+      if (child.more) lines.push(`${inner}(more nested content not read: block ${child.id})`);
     }
   };
   render(root, '');
   const notes = [];
   if (rootIncomplete) notes.push('The page has more blocks than one call reads: the content stops early.');
-  if (unread) notes.push(`${unread} nested block(s) were not read (request budget): open them with notion_get_page and their block id.`);
-  if (deep) notes.push(`Content nested deeper than ${MAX_DEPTH} levels was not read: pass the nested block's id to notion_get_page.`);
+  if (unread) notes.push(`${unread} nested block(s) were not read (${sizeStop ? 'the content was already long enough' : 'request budget'}): open them with notion_get_page and the block id in their "(nested content not read …)" line.`);
+  if (deep) notes.push(`Content nested deeper than ${MAX_DEPTH} levels was not read: pass the nested block's id (in its "(nested content not read …)" line) to notion_get_page.`);
+  for (const f of failures.slice(0, 10)) notes.push(`Nested content of ${f}; the rest was read.`);
+  if (failures.length > 10) notes.push(`${failures.length - 10} more nested read(s) failed.`);
+  if (badIds) notes.push(`${badIds} block(s) had an id in Notion's answer that is not a Notion id: their nested content was not read.`);
+  if (longLines) notes.push(`${longLines} block(s) longer than ${MAX_LINE} characters were shortened (…).`);
   let content = lines.join('\n');
-  if (content.length > MAX_CONTENT) {
-    content = content.slice(0, MAX_CONTENT);
-    notes.push(`The content was cut at ${MAX_CONTENT} characters.`);
+  if (sizeStop || content.length > MAX_CONTENT) {
+    content = content.slice(0, cutIndex(content, MAX_CONTENT));
+    notes.push(`The content was cut at ${MAX_CONTENT} characters${sizeStop ? ' (no more blocks were read past that)' : ''}.`);
   }
   return { content, notes };
 }

@@ -117,6 +117,11 @@ const RAW_DB = {
     Blocks: { type: 'relation', relation: {} }, Formula: { type: 'formula', formula: {} },
   },
 };
+/** A block id as Notion gives it (dashed 32 hex), from a short tag such as 'b3' or 'n12'. */
+const bid = (tag: string) => {
+  const hex = Array.from(tag, (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('').padStart(32, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
 const block = (id: string, type: string, value: object, hasChildren = false) => ({ object: 'block', id, type, has_children: hasChildren, [type]: value });
 const list = (items: unknown[], next: string | null = null) => ({ object: 'list', results: items, has_more: next !== null, next_cursor: next });
 
@@ -147,40 +152,40 @@ describe('notion_search', () => {
 describe('notion_get_page', () => {
   test('properties in readable form and content as text, nested blocks read breadth-first', async () => {
     const top = [
-      block('b1', 'heading_1', { rich_text: [rt('Plan')] }),
-      block('b2', 'paragraph', { rich_text: [rt('Hello '), rt('world', 'https://w.example')] }),
-      block('b3', 'bulleted_list_item', { rich_text: [rt('one')] }, true),
-      block('b4', 'numbered_list_item', { rich_text: [rt('first')] }),
-      block('b5', 'numbered_list_item', { rich_text: [rt('second')] }),
-      block('b6', 'to_do', { rich_text: [rt('task')], checked: true }),
-      block('b7', 'code', { rich_text: [rt('x = 1')], language: 'python' }),
-      block('b8', 'divider', {}),
-      block('b9', 'child_page', { title: 'Sub' }, true),
-      block('b10', 'callout', { rich_text: [rt('note')], icon: { type: 'emoji', emoji: '💡' } }),
-      block('b11', 'toggle', { rich_text: [rt('more')] }, true),
-      block('b12', 'weird_new_type', {}),
+      block(bid('b1'), 'heading_1', { rich_text: [rt('Plan')] }),
+      block(bid('b2'), 'paragraph', { rich_text: [rt('Hello '), rt('world', 'https://w.example')] }),
+      block(bid('b3'), 'bulleted_list_item', { rich_text: [rt('one')] }, true),
+      block(bid('b4'), 'numbered_list_item', { rich_text: [rt('first')] }),
+      block(bid('b5'), 'numbered_list_item', { rich_text: [rt('second')] }),
+      block(bid('b6'), 'to_do', { rich_text: [rt('task')], checked: true }),
+      block(bid('b7'), 'code', { rich_text: [rt('x = 1')], language: 'python' }),
+      block(bid('b8'), 'divider', {}),
+      block(bid('b9'), 'child_page', { title: 'Sub' }, true),
+      block(bid('b10'), 'callout', { rich_text: [rt('note')], icon: { type: 'emoji', emoji: '💡' } }),
+      block(bid('b11'), 'toggle', { rich_text: [rt('more')] }, true),
+      block(bid('b12'), 'weird_new_type', {}),
     ];
     route({
       'GET /pages/01234567-89ab-cdef-0123-456789abcdef': { json: { ...RAW_ROW, id: PAGE } },
       'GET /blocks/01234567-89ab-cdef-0123-456789abcdef/children': (req) =>
         req.query.get('start_cursor') === 'p2' ? { json: list(top.slice(6)) } : { json: list(top.slice(0, 6), 'p2') },
-      'GET /blocks/b3/children': { json: list([block('b3a', 'bulleted_list_item', { rich_text: [rt('nested')] })]) },
-      'GET /blocks/b11/children': { json: list([block('b11a', 'quote', { rich_text: [rt('inside')] })]) },
+      [`GET /blocks/${bid('b3')}/children`]: { json: list([block(bid('b3a'), 'bulleted_list_item', { rich_text: [rt('nested')] })]) },
+      [`GET /blocks/${bid('b11')}/children`]: { json: list([block(bid('b11a'), 'quote', { rich_text: [rt('inside')] })]) },
     });
     const out = await ok('notion_get_page', { page: `https://www.notion.so/acme/Roadmap-${PAGE_ID}?pvs=4#x` });
     assertCalls([
       ['GET', `/pages/${PAGE}`],
       ['GET', `/blocks/${PAGE}/children`, { page_size: '100' }],
       ['GET', `/blocks/${PAGE}/children`, { page_size: '100', start_cursor: 'p2' }],
-      ['GET', '/blocks/b3/children', { page_size: '100' }],
-      ['GET', '/blocks/b11/children', { page_size: '100' }],
+      ['GET', `/blocks/${bid('b3')}/children`, { page_size: '100' }],
+      ['GET', `/blocks/${bid('b11')}/children`, { page_size: '100' }],
     ]);
     assert.deepEqual(out.properties, ROW_READ);
     assert.ok(Object.hasOwn(out.properties, '__proto__'), 'a property named __proto__ is an own key');
     assert.equal(out.title, 'Ship it');
     assert.equal(out.content, [
       '# Plan', 'Hello [world](https://w.example)', '- one', '  - nested', '1. first', '2. second', '- [x] task',
-      '```python', 'x = 1', '```', '---', `[child page: Sub] (b9)`, '> 💡 note', '▸ more', '  > inside', '[unsupported block: weird_new_type]',
+      '```python', 'x = 1', '```', '---', `[child page: Sub] (${bid('b9')})`, '> 💡 note', '▸ more', '  > inside', '[unsupported block: weird_new_type]',
     ].join('\n'));
     assert.equal(out.notes, undefined);
   });
@@ -193,8 +198,8 @@ describe('notion_get_page', () => {
       archived: false, createdTime: '2025-01-01T00:00:00.000Z', properties: { title: 'Roadmap' },
     });
   });
-  test('the block reads stop at the request budget and say what was left out; long content is cut at 50,000 characters', async () => {
-    const many = Array.from({ length: 40 }, (_, i) => block(`n${i}`, 'toggle', { rich_text: [rt('t'.repeat(2000))] }, true));
+  test('the block reads stop at the request budget and say what was left out, naming the block ids', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => block(bid(`n${i}`), 'toggle', { rich_text: [rt(`t${i}`)] }, true));
     route({
       'GET /pages/01234567-89ab-cdef-0123-456789abcdef': { json: RAW_PAGE },
       'GET /blocks/01234567-89ab-cdef-0123-456789abcdef/children': { json: list(many) },
@@ -202,13 +207,81 @@ describe('notion_get_page', () => {
     upstream.setHandler((req) => {
       if (req.path === `${BASE}/pages/${PAGE}`) return { json: RAW_PAGE };
       if (req.path === `${BASE}/blocks/${PAGE}/children`) return { json: list(many) };
-      return { json: list([block(`${req.path}-c`, 'paragraph', { rich_text: [rt('child')] })]) };
+      return { json: list([block(bid('c'), 'paragraph', { rich_text: [rt('child')] })]) };
     });
     const out = await ok('notion_get_page', { page: PAGE_ID });
     assert.equal(upstream.requests.length, 23, 'one page read and 22 block reads');
+    assert.ok(out.notes.some((n: string) => /19 nested block\(s\) were not read \(request budget\)/.test(n)), JSON.stringify(out.notes));
+    assert.ok(out.content.includes(`▸ t39\n  (nested content not read: block ${bid('n39')})`), out.content);
+    assert.ok(out.content.includes('▸ t20\n  child'));
+  });
+});
+
+describe('notion_get_page: hostile answers, nested blocks, failures, size', () => {
+  const PAGE_ROUTE = `GET /pages/${PAGE}`;
+  const CHILDREN = `GET /blocks/${PAGE}/children`;
+  test('a block id in an answer that is not a Notion id is never put into a path: the block is noted as unreadable', async () => {
+    route({
+      [PAGE_ROUTE]: { json: RAW_PAGE },
+      [CHILDREN]: { json: list([
+        block('..', 'toggle', { rich_text: [rt('dots')] }, true),
+        block('../../users/me', 'toggle', { rich_text: [rt('climb')] }, true),
+        block('.', 'toggle', { rich_text: [rt('dot')] }, true),
+        block(`${PAGE_ID}/..`, 'toggle', { rich_text: [rt('tail')] }, true),
+        block(bid('ok'), 'toggle', { rich_text: [rt('fine')] }, true),
+      ]) },
+      [`GET /blocks/${bid('ok')}/children`]: { json: list([block(bid('ok1'), 'paragraph', { rich_text: [rt('inside')] })]) },
+    });
+    const out = await ok('notion_get_page', { page: PAGE });
+    assertCalls([
+      ['GET', `/pages/${PAGE}`],
+      ['GET', `/blocks/${PAGE}/children`, { page_size: '100' }],
+      ['GET', `/blocks/${bid('ok')}/children`, { page_size: '100' }],
+    ]);
+    assert.match(out.content, /▸ dots\n {2}\(nested content not read: its id in the answer is not a Notion id\)/);
+    assert.match(out.content, /▸ fine\n {2}inside$/);
+    assert.ok(out.notes.some((n: string) => /4 block\(s\) had an id in Notion's answer that is not a Notion id/.test(n)), JSON.stringify(out.notes));
+  });
+  test('a failed nested read (429, 404) is a note with the block id; the rest of the page is returned', async () => {
+    route({
+      [PAGE_ROUTE]: { json: RAW_PAGE },
+      [CHILDREN]: { json: list([
+        block(bid('r1'), 'toggle', { rich_text: [rt('limited')] }, true),
+        block(bid('r2'), 'toggle', { rich_text: [rt('gone')] }, true),
+        block(bid('r3'), 'toggle', { rich_text: [rt('fine')] }, true),
+      ]) },
+      [`GET /blocks/${bid('r1')}/children`]: { status: 429, headers: { 'retry-after': '3' }, json: { object: 'error', status: 429, code: 'rate_limited', message: 'Slow down.' } },
+      [`GET /blocks/${bid('r3')}/children`]: { json: list([block(bid('r3a'), 'paragraph', { rich_text: [rt('inside')] })]) },
+    });
+    const out = await ok('notion_get_page', { page: PAGE });
+    assert.equal(upstream.requests.length, 5);
+    assert.equal(out.content, [
+      '▸ limited', `  (nested content could not be read: Notion said 429 (rate limited), retry later: block ${bid('r1')})`,
+      '▸ gone', `  (nested content could not be read: Notion said 404: block ${bid('r2')})`,
+      '▸ fine', '  inside',
+    ].join('\n'));
+    assert.ok(out.notes.some((n: string) => n.includes(`block ${bid('r1')}: Notion said 429`)), JSON.stringify(out.notes));
+    assert.ok(out.notes.some((n: string) => n.includes(`block ${bid('r2')}: Notion said 404`)));
+  });
+  test('big answers: each block becomes a line at once (cut at 4,000 characters), and no more reads once the text passes 50,000 characters', async () => {
+    const big = Array.from({ length: 100 }, (_, i) => block(bid(`g${i}`), 'toggle', { rich_text: [rt(`${i}:`.padEnd(9000, 'x'))] }, true));
+    route({ [PAGE_ROUTE]: { json: RAW_PAGE }, [CHILDREN]: { json: list(big, 'more') } });
+    const out = await ok('notion_get_page', { page: PAGE });
+    assertCalls([['GET', `/pages/${PAGE}`], ['GET', `/blocks/${PAGE}/children`, { page_size: '100' }]]);
     assert.equal(out.content.length, 50000);
-    assert.ok(out.notes.some((n: string) => /19 nested block\(s\) were not read/.test(n)), JSON.stringify(out.notes));
-    assert.ok(out.notes.some((n: string) => /cut at 50000 characters/.test(n)));
+    assert.ok(out.content.startsWith(`▸ 0:${'x'.repeat(3996)}…\n  (nested content not read: block ${bid('g0')})\n▸ 1:`), out.content.slice(0, 100));
+    assert.ok(out.notes.some((n: string) => /cut at 50000 characters \(no more blocks were read past that\)/.test(n)), JSON.stringify(out.notes));
+    assert.ok(out.notes.some((n: string) => /longer than 4000 characters were shortened/.test(n)));
+    assert.ok(out.notes.some((n: string) => /content stops early/.test(n)));
+  });
+  test('the 50,000-character cut never splits a surrogate pair', async () => {
+    const blocks = Array.from({ length: 12 }, (_, i) => block(bid(`s${i}`), 'paragraph', { rich_text: [rt('a'.repeat(3999))] }));
+    blocks.push(block(bid('s12'), 'paragraph', { rich_text: [rt(`${'a'.repeat(1999)}😀😀`)] }));
+    route({ [PAGE_ROUTE]: { json: RAW_PAGE }, [CHILDREN]: { json: list(blocks) } });
+    const out = await ok('notion_get_page', { page: PAGE });
+    assert.equal(out.content.length, 49999);
+    assert.ok(out.content.isWellFormed(), 'no lone surrogate at the end');
+    assert.ok(out.notes.some((n: string) => /cut at 50000/.test(n)));
   });
 });
 
