@@ -595,9 +595,36 @@ async function search(ctx, args) {
   return { results: results(list).map(slimItem), next: nextOf(list) };
 }
 
+/** A block id given as `page` (a toggle, column or callout with nested content): the block and what is below it. */
+async function getBlock(ctx, id, args, pageError) {
+  let b;
+  try {
+    b = await notion(ctx, 'GET', `/blocks/${enc(id)}`, { action: `read block ${id}` });
+  } catch (err) {
+    if (err && err.status === 404) throw pageError;
+    throw err;
+  }
+  let text = blockLine(b, 1);
+  if (text.length > MAX_LINE) text = `${text.slice(0, cutIndex(text, MAX_LINE))}…`;
+  const out = {
+    id, object: 'block', type: typeof b.type === 'string' ? b.type : null, text, parent: parentOf(b.parent),
+    lastEdited: b.last_edited_time ?? null, archived: !!(b.archived || b.in_trash),
+  };
+  if (args.content === false) return out;
+  const { content, notes } = await readContent(ctx, id);
+  return { ...out, content, ...(notes.length ? { notes } : {}) };
+}
+
 async function getPage(ctx, args) {
   const id = parseId(args.page, 'page');
-  const page = await notion(ctx, 'GET', `/pages/${enc(id)}`, { action: `read page ${id}` });
+  let page;
+  try {
+    page = await notion(ctx, 'GET', `/pages/${enc(id)}`, { action: `read page ${id}` });
+  } catch (err) {
+    // not a page: perhaps a block with nested content (its id is in a "(nested content not read: block …)" line)
+    if (err && err.status === 404) return getBlock(ctx, id, args, err);
+    throw err;
+  }
   const out = {
     ...slimItem(page),
     createdTime: page.created_time ?? null,

@@ -242,6 +242,27 @@ describe('notion_get_page: hostile answers, nested blocks, failures, size', () =
     assert.match(out.content, /▸ fine\n {2}inside$/);
     assert.ok(out.notes.some((n: string) => /4 block\(s\) had an id in Notion's answer that is not a Notion id/.test(n)), JSON.stringify(out.notes));
   });
+  test('a block id (a toggle, a column) given as page: /pages 404s, then the block and its children are read', async () => {
+    const TOGGLE = bid('tg');
+    route({
+      [`GET /blocks/${TOGGLE}`]: { json: { object: 'block', id: TOGGLE, type: 'toggle', has_children: true, toggle: { rich_text: [rt('Details')] }, parent: { type: 'page_id', page_id: PAGE }, last_edited_time: '2025-02-01T00:00:00.000Z' } },
+      [`GET /blocks/${TOGGLE}/children`]: { json: list([block(bid('tg1'), 'paragraph', { rich_text: [rt('hidden text')] })]) },
+    });
+    const out = await ok('notion_get_page', { page: TOGGLE.split('-').join('') });
+    assertCalls([
+      ['GET', `/pages/${TOGGLE}`],
+      ['GET', `/blocks/${TOGGLE}`],
+      ['GET', `/blocks/${TOGGLE}/children`, { page_size: '100' }],
+    ]);
+    assert.deepEqual(out, {
+      id: TOGGLE, object: 'block', type: 'toggle', text: '▸ Details', parent: { type: 'page_id', id: PAGE },
+      lastEdited: '2025-02-01T00:00:00.000Z', archived: false, content: 'hidden text',
+    });
+    // neither a page nor a block: the page's 404 message
+    route({});
+    await fails('notion_get_page', { page: PAGE }, /found nothing while trying to read page .*404/);
+    assert.equal(upstream.requests.length, 2);
+  });
   test('a failed nested read (429, 404) is a note with the block id; the rest of the page is returned', async () => {
     route({
       [PAGE_ROUTE]: { json: RAW_PAGE },
