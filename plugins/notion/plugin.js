@@ -443,6 +443,35 @@ function richText(s) {
   return out;
 }
 
+/** The code languages Notion accepts (`code.language`); anything else is refused by Notion with a 400. */
+const CODE_LANGUAGES = new Set([
+  'abap', 'abc', 'agda', 'arduino', 'ascii art', 'assembly', 'bash', 'basic', 'bnf', 'c', 'c#', 'c++', 'clojure', 'coffeescript', 'coq', 'css',
+  'dart', 'dhall', 'diff', 'docker', 'ebnf', 'elixir', 'elm', 'erlang', 'f#', 'flow', 'fortran', 'gherkin', 'glsl', 'go', 'graphql', 'groovy',
+  'haskell', 'hcl', 'html', 'idris', 'java', 'javascript', 'json', 'julia', 'kotlin', 'latex', 'less', 'lisp', 'livescript', 'llvm ir', 'lua',
+  'makefile', 'markdown', 'markup', 'matlab', 'mathematica', 'mermaid', 'nix', 'notion formula', 'objective-c', 'ocaml', 'pascal', 'perl',
+  'php', 'plain text', 'powershell', 'prolog', 'protobuf', 'purescript', 'python', 'r', 'racket', 'reason', 'ruby', 'rust', 'sass', 'scala',
+  'scheme', 'scss', 'shell', 'smalltalk', 'solidity', 'sql', 'swift', 'toml', 'typescript', 'vb.net', 'verilog', 'vhdl', 'visual basic',
+  'webassembly', 'xml', 'yaml', 'java/c/c++/c#',
+]);
+/** Fence names as people type them → Notion's language names. */
+const CODE_ALIASES = new Map([
+  ['js', 'javascript'], ['jsx', 'javascript'], ['mjs', 'javascript'], ['cjs', 'javascript'], ['node', 'javascript'],
+  ['ts', 'typescript'], ['tsx', 'typescript'], ['sh', 'shell'], ['zsh', 'shell'], ['console', 'shell'], ['shell-session', 'shell'],
+  ['py', 'python'], ['python3', 'python'], ['yml', 'yaml'], ['md', 'markdown'], ['text', 'plain text'], ['txt', 'plain text'],
+  ['plaintext', 'plain text'], ['plain', 'plain text'], ['rb', 'ruby'], ['rs', 'rust'], ['golang', 'go'], ['kt', 'kotlin'], ['cs', 'c#'],
+  ['csharp', 'c#'], ['cpp', 'c++'], ['cxx', 'c++'], ['h', 'c'], ['hpp', 'c++'], ['objc', 'objective-c'], ['ps1', 'powershell'], ['pwsh', 'powershell'],
+  ['dockerfile', 'docker'], ['tf', 'hcl'], ['terraform', 'hcl'], ['htm', 'html'], ['svg', 'xml'], ['tex', 'latex'], ['ex', 'elixir'],
+  ['exs', 'elixir'], ['erl', 'erlang'], ['hs', 'haskell'], ['ml', 'ocaml'], ['pl', 'perl'], ['make', 'makefile'], ['proto', 'protobuf'],
+  ['patch', 'diff'], ['gql', 'graphql'], ['jsonc', 'json'], ['json5', 'json'], ['wasm', 'webassembly'], ['vb', 'visual basic'], ['fs', 'f#'],
+  ['fsharp', 'f#'], ['scm', 'scheme'], ['clj', 'clojure'], ['coffee', 'coffeescript'], ['sol', 'solidity'], ['postgresql', 'sql'], ['mysql', 'sql'],
+]);
+/** The language of a ``` fence as Notion names it; an unknown one is "plain text". */
+function codeLanguage(fence) {
+  const lang = fence.trim().toLowerCase();
+  if (CODE_LANGUAGES.has(lang)) return lang;
+  return CODE_ALIASES.get(lang) ?? 'plain text';
+}
+
 const textBlock = (type, text, extra) => ({ object: 'block', type, [type]: { rich_text: richText(text), ...(extra || {}) } });
 
 /**
@@ -463,11 +492,11 @@ function toBlocks(text) {
     const trimmed = line.trim();
     if (trimmed.startsWith('```')) {
       flush();
-      const lang = trimmed.slice(3).trim().toLowerCase();
+      const lang = codeLanguage(trimmed.slice(3));
       const body = [];
       i++;
       while (i < lines.length && !lines[i].trim().startsWith('```')) body.push(lines[i++]);
-      blocks.push(textBlock('code', body.join('\n'), { language: lang || 'plain text' }));
+      blocks.push(textBlock('code', body.join('\n'), { language: lang }));
       continue;
     }
     if (!trimmed) { flush(); continue; }

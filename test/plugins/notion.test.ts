@@ -311,7 +311,7 @@ describe('notion_create_page', () => {
     route({ 'POST /pages': { json: { ...RAW_PAGE, id: ROW, parent: { type: 'page_id', page_id: PAGE } } } });
     const out = await ok('notion_create_page', {
       parentPage: PAGE_ID, title: 'Notes',
-      content: '# Title\nline one\nline two\n\n- bullet\n* star\n1. num\n- [ ] open\n- [x] done\n> quoted\n---\n```js\nlet a;\n```\n## H2\n### H3',
+      content: '# Title\nline one\nline two\n\n- bullet\n* star\n1. num\n- [ ] open\n- [x] done\n> quoted\n---\n```js\nlet a;\n```\n## H2\n### H3\n```TS\nx\n```\n```sh\ny\n```\n```yml\nz\n```\n```text\nt\n```\n```klingon\nk\n```\n```\np\n```\n```c++\nc\n```',
     });
     assertCalls([['POST', '/pages', {}, {
       parent: { page_id: PAGE },
@@ -326,13 +326,21 @@ describe('notion_create_page', () => {
         { object: 'block', type: 'to_do', to_do: { rich_text: txt('done'), checked: true } },
         { object: 'block', type: 'quote', quote: { rich_text: txt('quoted') } },
         { object: 'block', type: 'divider', divider: {} },
-        { object: 'block', type: 'code', code: { rich_text: txt('let a;'), language: 'js' } },
+        { object: 'block', type: 'code', code: { rich_text: txt('let a;'), language: 'javascript' } },
         { object: 'block', type: 'heading_2', heading_2: { rich_text: txt('H2') } },
         { object: 'block', type: 'heading_3', heading_3: { rich_text: txt('H3') } },
+        // fence names mapped to Notion's language list; an unknown or empty one is "plain text"
+        { object: 'block', type: 'code', code: { rich_text: txt('x'), language: 'typescript' } },
+        { object: 'block', type: 'code', code: { rich_text: txt('y'), language: 'shell' } },
+        { object: 'block', type: 'code', code: { rich_text: txt('z'), language: 'yaml' } },
+        { object: 'block', type: 'code', code: { rich_text: txt('t'), language: 'plain text' } },
+        { object: 'block', type: 'code', code: { rich_text: txt('k'), language: 'plain text' } },
+        { object: 'block', type: 'code', code: { rich_text: txt('p'), language: 'plain text' } },
+        { object: 'block', type: 'code', code: { rich_text: txt('c'), language: 'c++' } },
       ],
     }]]);
     assert.deepEqual(out, {
-      id: ROW, object: 'page', title: 'Roadmap', url: RAW_PAGE.url, parent: { type: 'page_id', id: PAGE }, lastEdited: '2025-02-01T00:00:00.000Z', archived: false, blocks: 12,
+      id: ROW, object: 'page', title: 'Roadmap', url: RAW_PAGE.url, parent: { type: 'page_id', id: PAGE }, lastEdited: '2025-02-01T00:00:00.000Z', archived: false, blocks: 19,
     });
   });
   test('a database row: simple values converted by the schema; more than 100 blocks go on in appends of 100', async () => {
