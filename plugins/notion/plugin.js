@@ -438,7 +438,11 @@ async function readContent(ctx, rootId) {
 function richText(s) {
   const str = String(s ?? '');
   const out = [];
-  for (let i = 0; i < str.length; i += MAX_TEXT) out.push({ type: 'text', text: { content: str.slice(i, i + MAX_TEXT) } });
+  for (let i = 0; i < str.length; ) {
+    const end = cutIndex(str, MAX_TEXT, i);
+    out.push({ type: 'text', text: { content: str.slice(i, end) } });
+    i = end;
+  }
   if (out.length > 100) throw new Error('A block of text is too long for Notion (more than 200,000 characters): split it.');
   return out;
 }

@@ -402,6 +402,13 @@ describe('notion_append_content', () => {
     }]]);
     assert.deepEqual(out, { page: PAGE, blocks: 2 });
   });
+  test('a 2,000-character split never cuts a surrogate pair', async () => {
+    route({ 'PATCH /blocks/01234567-89ab-cdef-0123-456789abcdef/children': { json: list([]) } });
+    await ok('notion_append_content', { page: PAGE, content: `${'a'.repeat(1999)}😀b` });
+    assertCalls([['PATCH', `/blocks/${PAGE}/children`, {}, {
+      children: [{ object: 'block', type: 'paragraph', paragraph: { rich_text: [...txt('a'.repeat(1999)), ...txt('😀b')] } }],
+    }]]);
+  });
   test('blank content makes no blocks and sends nothing', async () => {
     route({});
     await fails('notion_append_content', { page: PAGE, content: '\n \n' }, /makes no blocks/);
