@@ -163,8 +163,16 @@ function parseId(value, what) {
   const m = /^https:\/\/([a-z0-9-]+\.)?(notion\.so|notion\.site)\/(.*)$/i.exec(s);
   if (m) {
     let path = m[3];
-    const cut = [path.indexOf('?'), path.indexOf('#')].filter((i) => i >= 0);
-    if (cut.length) path = path.slice(0, Math.min(...cut));
+    const hash = path.indexOf('#');
+    if (hash >= 0) path = path.slice(0, hash);
+    const q = path.indexOf('?');
+    if (q >= 0) {
+      // a side-peek link (…/<database>?v=<view>&p=<page>&pm=s) names the page in `p`
+      const peek = new URLSearchParams(path.slice(q + 1)).get('p');
+      const hex = peek ? bareId(peek) : null;
+      if (hex) return dashed(hex);
+      path = path.slice(0, q);
+    }
     const segs = path.split('/').filter(Boolean);
     const last = segs.length ? segs[segs.length - 1] : '';
     const hex = bareId(last) || (last.length > 33 && last[last.length - 33] === '-' ? bareId(last.slice(-32)) : null);

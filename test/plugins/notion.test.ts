@@ -304,6 +304,11 @@ describe('notion_get_page: hostile answers, nested blocks, failures, size', () =
     assert.ok(out.content.isWellFormed(), 'no lone surrogate at the end');
     assert.ok(out.notes.some((n: string) => /cut at 50000/.test(n)));
   });
+  test('a side-peek link (…/<database>?v=<view>&p=<page>&pm=s) reads the page in p', async () => {
+    route({ [PAGE_ROUTE]: { json: RAW_PAGE } });
+    await ok('notion_get_page', { page: `https://www.notion.so/acme/fedcba9876543210fedcba9876543210?v=aaaabbbbccccddddeeeeffff00001111&p=${PAGE_ID}&pm=s`, content: false });
+    assertCalls([['GET', `/pages/${PAGE}`]]);
+  });
 });
 
 describe('notion_create_page', () => {
