@@ -586,15 +586,18 @@ function toProperty(name, type, value) {
   }
 }
 
-/** `values` (name → simple value) converted by `schema` (name → {type}); an unknown name is refused with the known ones. */
+/**
+ * `values` (name → simple value) converted by `schema` (name → {type}); an unknown name is refused
+ * with the known ones. A Map, so a property named "__proto__" stays a key (Object.fromEntries to send).
+ */
 function toProperties(values, schema) {
-  const out = {};
+  const out = new Map();
   for (const name of Object.keys(values)) {
     if (!Object.hasOwn(schema, name) || !schema[name] || typeof schema[name].type !== 'string') {
       const known = Object.keys(schema).slice(0, 40).join(', ');
       throw new Error(`There is no property "${name}" here. Its properties are: ${known || '(none)'}.`);
     }
-    out[name] = toProperty(name, schema[name].type, values[name]);
+    out.set(name, toProperty(name, schema[name].type, values[name]));
   }
   return out;
 }
@@ -604,15 +607,44 @@ function titleName(schema) {
   return null;
 }
 
-/** Appends blocks to a block or page, 100 per request; returns how many were appended. */
-async function appendAll(ctx, id, blocks, already) {
+const utf8 = new TextEncoder();
+
+/** The blocks in request-sized parts: at most 100 blocks and about MAX_REQUEST_BYTES of JSON each (a bigger block goes alone). */
+function batches(blocks) {
+  const out = [];
+  let part = [];
+  let bytes = 0;
+  for (const b of blocks) {
+    const size = utf8.encode(JSON.stringify(b)).length + 1;
+    if (part.length && (part.length >= MAX_BLOCKS_PER_REQUEST || bytes + size > MAX_REQUEST_BYTES)) {
+      out.push(part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(b);
+    bytes += size;
+  }
+  if (part.length) out.push(part);
+  return out;
+}
+
+/**
+ * Appends the parts to a block or page, one request each; returns how many blocks were appended.
+ * A failure carries `done`, the blocks appended before it.
+ */
+async function appendAll(ctx, id, parts, already, total) {
   let done = already;
-  for (let i = already; i < blocks.length; i += MAX_BLOCKS_PER_REQUEST) {
-    await notion(ctx, 'PATCH', `/blocks/${enc(id)}/children`, {
-      body: { children: blocks.slice(i, i + MAX_BLOCKS_PER_REQUEST) },
-      action: `append blocks ${i + 1}–${Math.min(i + MAX_BLOCKS_PER_REQUEST, blocks.length)} of ${blocks.length} to ${id}${i > 0 ? ` (blocks 1–${i} were added)` : ''}`,
-    });
-    done = Math.min(i + MAX_BLOCKS_PER_REQUEST, blocks.length);
+  for (const part of parts) {
+    try {
+      await notion(ctx, 'PATCH', `/blocks/${enc(id)}/children`, {
+        body: { children: part },
+        action: `append blocks ${done + 1}–${done + part.length} of ${total} to ${id}${done > 0 ? ` (blocks 1–${done} were added)` : ''}`,
+      });
+    } catch (err) {
+      err.done = done;
+      throw err;
+    }
+    done += part.length;
   }
   return done;
 }
@@ -694,14 +726,27 @@ async function createPage(ctx, args) {
     const tname = titleName(schema);
     if (args.title !== undefined) {
       if (!tname) throw new Error('This database has no title property.');
-      if (Object.hasOwn(properties, tname)) throw new Error(`Give the title once: as \`title\` or as the "${tname}" property, not both.`);
-      properties[tname] = { title: richText(args.title) };
+      if (properties.has(tname)) throw new Error(`Give the title once: as \`title\` or as the "${tname}" property, not both.`);
+      properties.set(tname, { title: richText(args.title) });
     }
-    body = { parent: { database_id: db }, properties };
+    body = { parent: { database_id: db }, properties: Object.fromEntries(properties) };
   }
-  if (blocks.length) body.children = blocks.slice(0, MAX_BLOCKS_PER_REQUEST);
+  const parts = batches(blocks);
+  if (parts.length) body.children = parts[0];
   const page = await notion(ctx, 'POST', '/pages', { body, action: 'create the page' });
-  const written = await appendAll(ctx, page.id, blocks, Math.min(blocks.length, MAX_BLOCKS_PER_REQUEST));
+  const first = parts.length ? parts[0].length : 0;
+  if (parts.length < 2) return { ...slimItem(page), blocks: first };
+  // the id of the page just made goes into the next paths: only when it is a Notion id
+  const pageId = answerId(page.id);
+  const where = `The page ${pageId || '(id not given)'}${typeof page.url === 'string' ? ` (${page.url})` : ''} was created with blocks 1–${first} of ${blocks.length}`;
+  if (!pageId) throw new Error(`${where}, but Notion's answer did not give a usable page id, so the rest was not added: find the page and add the rest with notion_append_content.`);
+  let written;
+  try {
+    written = await appendAll(ctx, pageId, parts.slice(1), first, blocks.length);
+  } catch (err) {
+    const done = typeof err.done === 'number' ? err.done : first;
+    throw new Error(`${where}${done > first ? ` and blocks ${first + 1}–${done} were added` : ''}, but adding the rest failed: ${err.message} Continue with notion_append_content on page ${pageId}, from block ${done + 1}.`);
+  }
   return { ...slimItem(page), blocks: written };
 }
 
@@ -709,7 +754,7 @@ async function appendContent(ctx, args) {
   const id = parseId(args.page, 'page');
   const blocks = contentBlocks(args.content);
   if (!blocks.length) throw new Error('`content` makes no blocks: give some text.');
-  const written = await appendAll(ctx, id, blocks, 0);
+  const written = await appendAll(ctx, id, batches(blocks), 0, blocks.length);
   return { page: id, blocks: written };
 }
 
@@ -727,12 +772,13 @@ async function updatePage(ctx, args) {
     if (args.title !== undefined) {
       const tname = titleName(schema);
       if (!tname) throw new Error('This page has no title property.');
-      if (Object.hasOwn(properties, tname)) throw new Error(`Give the title once: as \`title\` or as the "${tname}" property, not both.`);
-      properties[tname] = { title: richText(args.title) };
+      if (properties.has(tname)) throw new Error(`Give the title once: as \`title\` or as the "${tname}" property, not both.`);
+      properties.set(tname, { title: richText(args.title) });
     }
-    body.properties = properties;
+    body.properties = Object.fromEntries(properties);
   }
-  if (args.archived !== undefined) body.archived = args.archived;
+  // `in_trash` (accepted by every API version; `archived` is its deprecated alias, removed in 2026-03-11)
+  if (args.archived !== undefined) body.in_trash = args.archived;
   const page = await notion(ctx, 'PATCH', `/pages/${enc(id)}`, { body, action: `update page ${id}` });
   return { ...slimItem(page), properties: readProperties(page.properties), updated: [...Object.keys(body.properties || {}), ...(args.archived !== undefined ? ['archived'] : [])] };
 }

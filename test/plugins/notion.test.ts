@@ -379,6 +379,39 @@ describe('notion_create_page', () => {
     assert.equal(out.blocks, 250);
     assert.equal(out.id, ROW);
   });
+  test('the new page\'s id from the create answer goes into the append path only when it is a Notion id', async () => {
+    const content = Array.from({ length: 150 }, (_, i) => `- item ${i}`).join('\n');
+    for (const id of ['..', '../../users/me', `${ROW}/..`]) {
+      route({ 'POST /pages': { json: { ...RAW_PAGE, id } } });
+      await fails('notion_create_page', { parentPage: PAGE, title: 'x', content }, /was created with blocks 1–100 of 150.*did not give a usable page id.*notion_append_content/);
+      assert.deepEqual(upstream.requests.map((r) => `${r.method} ${r.path}`), [`POST ${BASE}/pages`]);
+    }
+  });
+  test('an append failing after the page was created says which page was made with which blocks, and how to go on', async () => {
+    route({
+      'POST /pages': { json: { ...RAW_PAGE, id: ROW } },
+      [`PATCH /blocks/${ROW}/children`]: { status: 503, json: { object: 'error', status: 503, code: 'service_unavailable', message: 'Down.' } },
+    });
+    const content = Array.from({ length: 250 }, (_, i) => `- item ${i}`).join('\n');
+    await fails('notion_create_page', { parentPage: PAGE, title: 'x', content },
+      new RegExp(`The page ${ROW} \\(${RAW_PAGE.url.replace(/[.]/g, '\\.')}\\) was created with blocks 1–100 of 250, but adding the rest failed: .*503.* Continue with notion_append_content on page ${ROW}, from block 101`));
+    let n = 0;
+    route({
+      'POST /pages': { json: { ...RAW_PAGE, id: ROW } },
+      [`PATCH /blocks/${ROW}/children`]: () => (n++ === 0 ? { json: list([]) } : { status: 429, json: { object: 'error', status: 429, code: 'rate_limited', message: 'Slow.' } }),
+    });
+    await fails('notion_create_page', { parentPage: PAGE, title: 'x', content }, /blocks 1–100 of 250 and blocks 101–200 were added, but adding the rest failed: .*429.*from block 201/);
+  });
+  test('a title property named "__proto__" is sent as a property like any other', async () => {
+    route({
+      'GET /databases/fedcba98-7654-3210-fedc-ba9876543210': { json: { ...RAW_DB, properties: JSON.parse('{"__proto__": {"type": "title", "title": {}}, "Points": {"type": "number", "number": {}}}') } },
+      'POST /pages': { json: RAW_ROW },
+    });
+    await ok('notion_create_page', { database: DB, title: 'Odd', properties: { Points: 2 } });
+    const sent = upstream.requests[1]!.json as { properties: Record<string, unknown> };
+    assert.ok(Object.hasOwn(sent.properties, '__proto__'), JSON.stringify(sent));
+    assert.deepEqual(JSON.parse(JSON.stringify(sent.properties)), JSON.parse(`{"Points": {"number": 2}, "__proto__": {"title": ${JSON.stringify(txt('Odd'))}}}`));
+  });
   test('refusals: unknown property, read-only type, wrong value, both or neither parent', async () => {
     route({ 'GET /databases/fedcba98-7654-3210-fedc-ba9876543210': { json: RAW_DB } });
     await fails('notion_create_page', { database: DB, properties: { Nope: 'x' } }, /no property "Nope".*Name, Status/);
@@ -414,6 +447,21 @@ describe('notion_append_content', () => {
       children: [{ object: 'block', type: 'paragraph', paragraph: { rich_text: [...txt('a'.repeat(1999)), ...txt('😀b')] } }],
     }]]);
   });
+  test('appends are split by encoded size too (Notion refuses a body over 500 KB)', async () => {
+    // an operator may allow larger arguments than the default 256 KiB
+    const big = await startGateway({ upstreams: { 'https://api.notion.com': upstream.origin }, plugins: ['notion'], policy: { limits: { maxArgsBytes: 2 * 1024 * 1024 } } });
+    try {
+      await big.connect('notion', { token: TOKEN });
+      route({ 'PATCH /blocks/01234567-89ab-cdef-0123-456789abcdef/children': { json: list([]) } });
+      const para = '€'.repeat(60000); // 180 KB in UTF-8
+      const item = (await big.execute('notion_append_content', { page: PAGE, content: [para, para, para].join('\n\n') })) as { result?: unknown };
+      assert.deepEqual(item.result, { page: PAGE, blocks: 3 }, JSON.stringify(item).slice(0, 300));
+      assert.deepEqual(upstream.requests.map((r) => (r.json as { children: unknown[] }).children.length), [2, 1]);
+      for (const r of upstream.requests) assert.ok(Buffer.byteLength(r.body) < 500_000);
+    } finally {
+      await big.close();
+    }
+  });
   test('blank content makes no blocks and sends nothing', async () => {
     route({});
     await fails('notion_append_content', { page: PAGE, content: '\n \n' }, /makes no blocks/);
@@ -440,12 +488,25 @@ describe('notion_update_page', () => {
     assert.deepEqual(out.updated, ['Status', 'Priority', 'Owner', 'Link', 'Name']);
     assert.equal(out.properties.Status, 'In progress');
   });
-  test('archive alone is one PATCH with archived: true', async () => {
+  test('archive alone is one PATCH with in_trash: true (archived is the deprecated alias)', async () => {
     route({ 'PATCH /pages/11111111-2222-3333-4444-555555555555': { json: { ...RAW_ROW, archived: true } } });
     const out = await ok('notion_update_page', { page: ROW, archived: true });
-    assertCalls([['PATCH', `/pages/${ROW}`, {}, { archived: true }]]);
+    assertCalls([['PATCH', `/pages/${ROW}`, {}, { in_trash: true }]]);
     assert.equal(out.archived, true);
     assert.deepEqual(out.updated, ['archived']);
+  });
+  test('a title property named "__proto__" (from the page\'s schema) is sent as a property like any other', async () => {
+    // (an own "__proto__" key in the arguments never reaches the plugin: the gateway drops it)
+    const page = { ...RAW_ROW, properties: JSON.parse('{"__proto__": {"type": "title", "title": []}, "Points": {"type": "number", "number": 1}}') };
+    route({
+      'GET /pages/11111111-2222-3333-4444-555555555555': { json: page },
+      'PATCH /pages/11111111-2222-3333-4444-555555555555': { json: page },
+    });
+    const out = await ok('notion_update_page', { page: ROW, title: 'New', properties: { Points: 4 } });
+    const sent = upstream.requests[1]!.json as { properties: Record<string, unknown> };
+    assert.ok(Object.hasOwn(sent.properties, '__proto__'), JSON.stringify(sent));
+    assert.deepEqual(JSON.parse(JSON.stringify(sent.properties)), JSON.parse(`{"Points": {"number": 4}, "__proto__": {"title": ${JSON.stringify(txt('New'))}}}`));
+    assert.deepEqual(out.updated, ['Points', '__proto__']);
   });
   test('nothing to update is refused before any request', async () => {
     route({});
