@@ -564,13 +564,15 @@ describe('ids', () => {
   test('anything but a Notion link or a 32-hex id is refused before any request', async () => {
     route({});
     for (const page of [
-      '../../users/me', '0123456789abcdef0123456789abcdeg', `https://evil.example/${PAGE_ID}`, `http://www.notion.so/${PAGE_ID}`,
+      '../../users/me/../../users/me/../..', '0123456789abcdef0123456789abcdeg', `https://evil.example/${PAGE_ID}`, `http://www.notion.so/${PAGE_ID}`,
       `https://www.notion.so/Roadmap${PAGE_ID}`, '01234567-89ab-cdef-0123456789abcdef0', `${PAGE_ID}/..`, `https://www.notion.so/${PAGE_ID}/x`,
     ]) {
       await fails('notion_get_page', { page }, /not a Notion id or link|>=32 characters/);
     }
-    await fails('notion_update_page', { page: ROW, properties: { Blocks: ['nope'] } }, /./);
-    assert.equal(upstream.requests.filter((r) => r.method !== 'GET').length, 0);
+    assert.equal(upstream.requests.length, 0, 'no request at all');
+    route({ 'GET /pages/11111111-2222-3333-4444-555555555555': { json: RAW_ROW } });
+    await fails('notion_update_page', { page: ROW, properties: { Blocks: ['nope'] } }, /`Blocks` is not a Notion id or link/);
+    assertCalls([['GET', `/pages/${ROW}`]]);
   });
   test('schema refusals: unknown argument, over-long limit, wrong type', async () => {
     route({});
