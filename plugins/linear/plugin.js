@@ -5,7 +5,8 @@
  * `variables`: query texts are constants. Team keys, state names, label names, emails and issue
  * identifiers ("ENG-123") are resolved to Linear ids here. Lists page with Linear's
  * `pageInfo.endCursor`, handed back as `next`. Self-contained (the plugin format allows no
- * imports): the request helper, the one error mapping and the result shapers live here.
+ * imports): the request helper, the one error mapping and the result shapers live here, which is
+ * why the file is longer than 400 lines.
  */
 
 const API = 'https://api.linear.app/graphql';
