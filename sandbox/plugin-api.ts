@@ -91,6 +91,20 @@ export interface PluginContext {
   /** the connection's non-secret values (API-key fields not marked `secret`); never a credential */
   config: Readonly<Record<string, JsonValue | undefined>>;
   log: PluginLog;
+  /** this call's limits, as the operator's policy sets them for the plugin */
+  limits: PluginCallLimits;
+}
+
+/** What a call may do: plan requests with `requestsLeft()` rather than assuming the default 25. */
+export interface PluginCallLimits {
+  /** requests `ctx.http` may make in this call (`limits.maxRequestsPerCall`) */
+  readonly maxRequests: number;
+  /** how many of them are left now (0 once the call has ended) */
+  requestsLeft(): number;
+  /** the largest result, in bytes of its JSON (`limits.maxResultBytes`) */
+  readonly maxResultBytes: number;
+  /** the largest request body (`http.maxRequestBodyBytes`) */
+  readonly maxRequestBodyBytes: number;
 }
 
 /**

@@ -87,7 +87,8 @@ function fakeCtx(reply) {
     const body = JSON.stringify(reply.json);
     return { status: reply.status, ok: reply.status >= 200 && reply.status < 300, statusText: '', url, headers: { get: () => null }, body, text: async () => body, json: async () => JSON.parse(body) };
   };
-  return { ctx: { http, config: {}, log: { info() {}, warn() {}, error() {} } }, requests };
+  const limits = { maxRequests: 25, requestsLeft: () => 25 - requests.length, maxResultBytes: 1048576, maxRequestBodyBytes: 1048576 };
+  return { ctx: { http, config: {}, log: { info() {}, warn() {}, error() {} }, limits }, requests };
 }
 
 test('${tool} asks for the item and returns the fields that matter', async () => {

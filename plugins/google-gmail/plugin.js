@@ -14,8 +14,6 @@ const REPLY_HEADERS = ['Subject', 'Message-ID', 'References', 'From', 'Reply-To'
 /** A reply's References: the thread's first id and the last ones (RFC 5322 §3.6.4), one per folded line. */
 const MAX_REFERENCES = 21;
 const MAX_HTML_INPUT = 500000;
-/** ctx.http requests one call may make by default (limits.maxRequestsPerCall); a lower limit is met by catching GW_ERR_BRIDGE_TOO_MANY_REQUESTS. */
-const REQUEST_BUDGET = 25;
 /** A thread's messages read in full (newest first); older ones come with their headers only. */
 const THREAD_FULL_MESSAGES = 20;
 /** Text parts of one message whose body Gmail left out (body.attachmentId only) fetched at most. */
@@ -755,7 +753,7 @@ async function getMessage(ctx, args) {
       note: `The body and attachments of message ${args.messageId} could not be read (${SKIPPABLE[err.code]}): only its headers are here; open it in Gmail to read the rest.`,
     };
   }
-  const parts = await fetchTextParts(ctx, m, { left: REQUEST_BUDGET - 1 });
+  const parts = await fetchTextParts(ctx, m, { left: ctx.limits.requestsLeft() });
   return fullMessage(m, args.maxBodyChars ?? 20000, parts);
 }
 
@@ -790,7 +788,7 @@ async function getThread(ctx, args) {
   const all = (Array.isArray(t && t.messages) ? t.messages : []).slice();
   all.sort((a, b) => Number(a.internalDate || 0) - Number(b.internalDate || 0));
   const per = args.maxBodyCharsPerMessage ?? 4000;
-  const budget = { left: REQUEST_BUDGET - 1 };
+  const budget = { left: ctx.limits.requestsLeft() };
   const full = new Map();
   const notRead = new Map();
   const gone = new Set();

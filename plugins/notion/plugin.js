@@ -16,7 +16,8 @@ const MAX_TEXT = 2000; // Notion's limit for one rich text object's content
 const MAX_BLOCKS_PER_REQUEST = 100;
 const MAX_REQUEST_BYTES = 450000; // Notion refuses a request body over 500 KB: blocks are sent in parts below this
 const MAX_LINE = 4000; // one block's text in the content read is cut here
-const BLOCK_REQUEST_BUDGET = 22; // of the 25 requests a call may make: the page read and a margin stay free
+/** requests kept free after the block reads (ctx.limits.requestsLeft() counts the rest) */
+const REQUEST_MARGIN = 2;
 const MAX_DEPTH = 3;
 
 // ---------------------------------------------------------------------------------------------
@@ -348,8 +349,9 @@ function readFailure(err) {
 }
 
 /**
- * The blocks under `rootId` as text: children read breadth-first, to MAX_DEPTH levels and at most
- * BLOCK_REQUEST_BUDGET requests. Each answer becomes lines at once (the block objects are not
+ * The blocks under `rootId` as text: children read breadth-first, to MAX_DEPTH levels and with the
+ * requests the call has left (ctx.limits.requestsLeft()) but REQUEST_MARGIN. Each answer becomes
+ * lines at once (the block objects are not
  * kept); no more reads are queued once the text passes MAX_CONTENT. What was not read is named in
  * `notes` and, where it sits, by a marker with the block's id. Only the first read of the root may
  * fail the call; a later failed read is a note.
@@ -358,6 +360,7 @@ async function readContent(ctx, rootId) {
   const root = { id: rootId, items: [], depth: 0, n: 0, state: null };
   const queue = [{ node: root, cursor: undefined }];
   let requests = 0;
+  const budget = Math.max(1, ctx.limits.requestsLeft() - REQUEST_MARGIN);
   let size = 0;
   let unread = 0;
   let deep = 0;
@@ -370,7 +373,7 @@ async function readContent(ctx, rootId) {
   while (queue.length) {
     const item = queue.shift();
     const { node } = item;
-    if (requests >= BLOCK_REQUEST_BUDGET || over()) {
+    if (requests >= budget || over()) {
       if (over()) sizeStop = true;
       if (node === root) rootIncomplete = true;
       else { unread++; node.state = 'unread'; }

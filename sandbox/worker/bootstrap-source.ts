@@ -607,7 +607,15 @@ export const BOOTSTRAP_SOURCE = String.raw`
     }
     let args, config;
     try { args = JSONparse(argsJson); config = deepFreeze(JSONparse(configJson)); } catch (e) { fail(e); return; }
-    const ctx = ObjectFreeze({ http: ObjectFreeze(ObjectDefineProperty((url, init) => http(url, init), 'fetch', { value: (url, init) => http(url, init) })), config, log: makeLog() });
+    // what this call may still do, so that a plugin can plan its requests (a thread's newest
+    // messages, a page's nested blocks) instead of assuming the default limits
+    const callLimits = ObjectFreeze({
+      maxRequests: limits.maxRequestsPerCall,
+      maxResultBytes: limits.maxResultBytes,
+      maxRequestBodyBytes: limits.maxRequestBodyBytes,
+      requestsLeft: () => (my === epoch && maxRequests > requests ? maxRequests - requests : 0),
+    });
+    const ctx = ObjectFreeze({ http: ObjectFreeze(ObjectDefineProperty((url, init) => http(url, init), 'fetch', { value: (url, init) => http(url, init) })), config, log: makeLog(), limits: callLimits });
     let result;
     try { result = ReflectApply(handler, def, [ctx, args]); } catch (e) { fail(e); return; }
     ReflectApply(PromiseThen, resolved(result), [succeed, (e) => fail(e)]);
