@@ -72,9 +72,10 @@ describe('ctx API', () => {
         try { ctx.config.nested.a = 2; } catch (e) { errs.push('nested'); }
         try { ctx.http = null; } catch (e) { errs.push('ctx'); }
         try { ctx.log.info = null; } catch (e) { errs.push('log'); }
+        try { ctx.limits.maxRequests = 1e6; } catch (e) { errs.push('limits'); }
         return { errs, config: ctx.config, keys: Object.keys(ctx).sort() };`),
     });
-    assert.deepEqual(r.result, { errs: ['config', 'nested', 'ctx', 'log'], config: { region: 'eu', nested: { a: 1 } }, keys: ['config', 'http', 'log'] });
+    assert.deepEqual(r.result, { errs: ['config', 'nested', 'ctx', 'log', 'limits'], config: { region: 'eu', nested: { a: 1 } }, keys: ['config', 'http', 'limits', 'log'] });
   });
 
   it('offers URLSearchParams, atob and btoa, and no timers, URL, fetch or Blob', async () => {
