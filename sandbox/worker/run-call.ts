@@ -348,7 +348,7 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
       step(prepared, ENTRY_PROBE, [prepared.namespace.derefInto(), JSON.stringify(task.probe)]);
       return;
     }
-    const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall, maxRequestBodyBytes: limits.maxRequestBodyBytes });
+    const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall, maxRequestBodyBytes: limits.maxRequestBodyBytes, memoryMb: limits.memoryMb });
     step(prepared, ENTRY_START, [prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson]);
   })();
 
