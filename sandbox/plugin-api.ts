@@ -99,7 +99,7 @@ export interface PluginContext {
 export interface PluginCallLimits {
   /** requests `ctx.http` may make in this call (`limits.maxRequestsPerCall`) */
   readonly maxRequests: number;
-  /** how many of them are left now (0 once the call has ended) */
+  /** how many of them are left now (0 once a later call has started in the same context) */
   requestsLeft(): number;
   /** the largest result, in bytes of its JSON (`limits.maxResultBytes`) */
   readonly maxResultBytes: number;

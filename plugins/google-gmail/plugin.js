@@ -702,17 +702,20 @@ async function labelIds(ctx, wanted) {
 // Handlers
 
 async function searchMessages(ctx, args) {
+  const asked = args.maxResults ?? 10;
+  // each row costs a metadata request after the list's own: a page is as long as the call's requests allow
+  const perPage = Math.max(1, Math.min(asked, ctx.limits.requestsLeft() - 1));
   const list = await gmail(ctx, 'GET', '/messages', {
     query: {
       q: args.query,
-      maxResults: args.maxResults ?? 10,
+      maxResults: perPage,
       pageToken: args.cursor,
       labelIds: args.labelIds,
       includeSpamTrash: args.includeSpamTrash ? 'true' : undefined,
     },
     action: 'search messages',
   });
-  const ids = (Array.isArray(list && list.messages) ? list.messages : []).slice(0, args.maxResults ?? 10);
+  const ids = (Array.isArray(list && list.messages) ? list.messages : []).slice(0, perPage);
   const rows = await Promise.all(
     ids.map(async (ref) => {
       try {
@@ -734,6 +737,7 @@ async function searchMessages(ctx, args) {
     count: messages.length,
     resultSizeEstimate: typeof list?.resultSizeEstimate === 'number' ? list.resultSizeEstimate : null,
     next: (list && list.nextPageToken) || null,
+    ...(perPage < asked ? { note: `Pages are ${perPage} messages here (a call may make ${ctx.limits.maxRequests} requests, one per message): pass next for more.` } : {}),
   };
 }
 

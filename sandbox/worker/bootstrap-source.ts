@@ -76,7 +76,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const StringValueOf = String.prototype.valueOf, BooleanValueOf = Boolean.prototype.valueOf;
   const StringSlice = String.prototype.slice, StringToLowerCase = String.prototype.toLowerCase;
   const RegExpExec = RegExp.prototype.exec, StringCharCodeAt = String.prototype.charCodeAt;
-  const StringIndexOfFn = String.prototype.indexOf, MathFloor = Math.floor, RangeErrorFn = RangeError;
+  const MathFloor = Math.floor, RangeErrorFn = RangeError, Int32ArrayFn = Int32Array;
   const Uint8ArrayCtor = Uint8Array;
   // what JSON.stringify writes escaped (a surrogate is escaped only when it is not half of a pair)
   const ESCAPED_RUNS = /[\u0000-\u001f"\\\ud800-\udfff]+/g;
@@ -269,26 +269,44 @@ export const BOOTSTRAP_SOURCE = String.raw`
     Intrinsic.prototype.constructor = Guarded;
   }
 
-  // JSON.parse of a text made of millions of tiny objects ('[{},{},…]': 7 MB is 2.5 million) needs
-  // more than an isolate's memory, and V8's collections close to the limit are not interrupted:
-  // 2.5 million took 4 s in a 64 MiB isolate and cost the whole sandbox process. A text over 1 MiB
-  // is first counted ('{' and '[', strings included: an over-count only) and refused, as the memory
-  // error it would become, when it holds more objects and arrays than the isolate has room for
-  // (~48 bytes each within three quarters of its limit: 1 million empty objects parse in 0.5 s at 64 MiB).
-  const JSON_COUNT_FROM = 1048576, JSON_BYTES_PER_CONTAINER = 48;
-  let jsonContainerBudget = 1048576;
+  // JSON.parse of a text made of millions of tiny objects ('[{},{},…]': 7 MB is 2.5 million) or of
+  // one object with a million members needs more than an isolate's memory, and V8's collections
+  // close to the limit are not interrupted (2.5 million {} took 4 s in a 64 MiB isolate and cost the
+  // sandbox process; 838,000 members in one object aborted it). A text over 1 MiB is first scanned
+  // (strings skipped) and refused, as the memory error it would become, when it holds more objects
+  // and arrays than the isolate has room for (64 bytes each within three quarters of its limit), an
+  // object with more members than 4,800 per MiB of it, or nesting deeper than 10,000 levels.
+  const JSON_SCAN_FROM = 1048576, JSON_BYTES_PER_CONTAINER = 64, JSON_MEMBERS_PER_MIB = 4800, JSON_MAX_DEPTH = 10000;
+  let jsonContainerBudget = 786432, jsonMemberBudget = 307200;
+  function jsonTooDense(text) {
+    const n = text.length;
+    const members = new Int32ArrayFn(JSON_MAX_DEPTH);
+    let containers = 0, depth = 0, inString = false;
+    for (let i = 0; i < n; i++) {
+      const c = ReflectApply(StringCharCodeAt, text, [i]);
+      if (inString) {
+        if (c === 92) i++;
+        else if (c === 34) inString = false;
+      } else if (c === 34) inString = true;
+      else if (c === 123 || c === 91) {
+        if (++containers > jsonContainerBudget) return 'holds more than ' + jsonContainerBudget + ' objects and arrays';
+        if (depth === JSON_MAX_DEPTH) return 'nests deeper than ' + JSON_MAX_DEPTH + ' levels';
+        members[depth++] = c === 123 ? 0 : -1;
+      } else if (c === 125 || c === 93) {
+        if (depth > 0) depth--;
+      } else if (c === 58 && depth > 0 && members[depth - 1] >= 0) {
+        if (++members[depth - 1] > jsonMemberBudget) return 'has an object with more than ' + jsonMemberBudget + ' members';
+      }
+    }
+    return undefined;
+  }
   function parseJson(text, reviver) {
-    if (typeof text === 'string' && text.length > JSON_COUNT_FROM) {
-      let n = 0;
-      for (let open = 0; open < 2; open++) {
-        const ch = open === 0 ? '{' : '[';
-        for (let i = ReflectApply(StringIndexOfFn, text, [ch]); i !== -1; i = ReflectApply(StringIndexOfFn, text, [ch, i + 1])) {
-          if (++n > jsonContainerBudget) {
-            const e = new RangeErrorFn('the JSON text (' + text.length + ' characters) holds more than ' + jsonContainerBudget + " objects and arrays, more than this plugin's memory can parse");
-            e.code = 'GW_ERR_SANDBOX_MEMORY';
-            throw e;
-          }
-        }
+    if (typeof text === 'string' && text.length > JSON_SCAN_FROM) {
+      const why = jsonTooDense(text);
+      if (why !== undefined) {
+        const e = new RangeErrorFn('the JSON text (' + text.length + ' characters) ' + why + ", more than this plugin's memory can parse");
+        e.code = 'GW_ERR_SANDBOX_MEMORY';
+        throw e;
       }
     }
     return reviver === undefined ? JSONparse(text) : JSONparse(text, reviver);
@@ -600,7 +618,10 @@ export const BOOTSTRAP_SOURCE = String.raw`
     requests = 0;
     const limits = JSONparse(limitsJson);
     maxRequests = limits.maxRequestsPerCall;
-    if (limits.memoryMb > 0) jsonContainerBudget = MathFloor((limits.memoryMb * 1048576 * 0.75) / JSON_BYTES_PER_CONTAINER);
+    if (limits.memoryMb > 0) {
+      jsonContainerBudget = MathFloor((limits.memoryMb * 1048576 * 0.75) / JSON_BYTES_PER_CONTAINER);
+      jsonMemberBudget = MathFloor(limits.memoryMb * JSON_MEMBERS_PER_MIB);
+    }
     maxBody = limits.maxRequestBodyBytes;
     let settled = false;
     const finish = (kind, payload) => {

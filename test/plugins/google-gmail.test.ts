@@ -522,3 +522,35 @@ describe('google-gmail error mapping', () => {
     assert.equal(upstream.requests.length, 0);
   });
 });
+
+describe('google-gmail plans its requests with ctx.limits', () => {
+  let low: Gateway;
+  let lowUp: Upstream;
+  before(async () => {
+    lowUp = await startUpstream((req) => {
+      if (req.path === `${BASE}/messages`) return { json: { messages: Array.from({ length: Number(req.query.get('maxResults')) }, (_, i) => ({ id: `m${i}`, threadId: `t${i}` })), nextPageToken: 'p2', resultSizeEstimate: 40 } };
+      const id = req.path.slice(`${BASE}/messages/`.length);
+      return { json: { id, threadId: 't', labelIds: ['INBOX'], snippet: 's', payload: { headers: [{ name: 'Subject', value: `subject ${id}` }] } } };
+    });
+    low = await startGateway({
+      upstreams: { 'https://gmail.googleapis.com': lowUp.origin },
+      plugins: ['google-gmail'],
+      policy: { plugins: { 'google-gmail': { limits: { maxRequestsPerCall: 6 } } } },
+    });
+    await low.connect('google-gmail', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
+  });
+  after(async () => {
+    await low?.close();
+    await lowUp?.close();
+  });
+
+  test('a search page is as long as the requests a call may make: the list and 5 messages when 6 are allowed', async () => {
+    const item = (await low.execute('gmail_search_emails', { query: 'is:unread', maxResults: 20 })) as Record<string, any>;
+    assert.ok('result' in item, JSON.stringify(item));
+    assert.equal(lowUp.requests[0]?.query.get('maxResults'), '5');
+    assert.equal(lowUp.requests.length, 6);
+    assert.equal(item.result.count, 5);
+    assert.equal(item.result.next, 'p2');
+    assert.match(item.result.note, /^Pages are 5 messages here \(a call may make 6 requests, one per message\): pass next for more\.$/);
+  });
+});
