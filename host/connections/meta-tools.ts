@@ -9,7 +9,7 @@ import * as z from 'zod';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import type { MetaTool, MetaToolContext, MetaToolResult } from '../meta-tools/types.js';
 import type { User } from '../storage/users.js';
-import { closestIntegration, integrationCandidates } from '../discovery/integration-names.js';
+import { guessIntegration } from '../discovery/integration-names.js';
 import { whyNotConnectable } from './connectable.js';
 import { clientEnvPrefix } from './oauth.js';
 import type { PendingConnect } from './pending.js';
@@ -66,8 +66,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
   const unknown = (user: User, name: string): MetaToolResult => {
     // "jira" or "Atlassian Jira" for atlassian-jira: named back, never accepted silently
     const known = deps.registry.plugins().filter((m) => allowed(user, m.name));
-    const didYouMean = closestIntegration(name, known);
-    const candidates = didYouMean ? [] : integrationCandidates(name, known);
+    const { didYouMean, candidates } = guessIntegration(name, known);
     const integrations = known.map((m) => m.name).sort();
     const guess = didYouMean
       ? ` Did you mean "${didYouMean}"?`
@@ -77,7 +76,7 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     return err(
       'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION',
       `Unknown integration "${name}".${guess} Integrations you can use: ${integrations.join(', ') || 'none'} (list_integrations describes them).`,
-      { integration: name, ...(didYouMean ? { didYouMean } : {}), ...(candidates.length > 1 ? { candidates } : {}), integrations },
+      { integration: name, ...(didYouMean ? { didYouMean } : {}), ...(candidates.length > 0 ? { candidates } : {}), integrations },
     );
   };
 

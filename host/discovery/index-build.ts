@@ -39,6 +39,8 @@ export interface DocData {
    * and without the words of a phrase ("list_pull_requests" → list, pr)
    */
   nameTerms: string[];
+  /** the name terms sorted and joined: what the tool does, whatever its integration ("merg pr") */
+  job: string;
   /** what the leading name verb says the tool does (list → read, create → write) */
   kind: Intent | undefined;
   /** the name's words as written, lower-cased, without the integration prefix */
@@ -96,6 +98,7 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
     docs.push({
       entry,
       nameTerms,
+      job: [...nameTerms].sort().join(' '),
       kind: verbIntent(nameTerms[0]),
       nameWords: [...new Set(nameOcc.filter((o) => !o.raw.includes(' ')).map((o) => o.raw))],
       nameBigrams: bigramsOf(nameOcc),

@@ -19,7 +19,7 @@ const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '
  * Every integration `wanted` names by its name, display name or one dash-separated part of the
  * name, sorted: "google" names google-calendar, google-drive, google-gmail and google-sheets.
  */
-export function integrationsNamed(wanted: string, known: readonly NamedIntegration[]): string[] {
+function integrationsNamed(wanted: string, known: readonly NamedIntegration[]): string[] {
   return known
     .filter((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, wanted))
     .map((i) => i.name)
@@ -27,14 +27,15 @@ export function integrationsNamed(wanted: string, known: readonly NamedIntegrati
 }
 
 /**
- * The name of the integration `wanted` most likely means, or undefined when none comes close or
- * when it names several ("atlassian", "google": see integrationsNamed).
+ * What a name that is not an integration's may mean: `didYouMean`, the one integration it names or
+ * is a typo of; or, when it names or is as close to several ("google", "gogle"), all of them as
+ * `candidates` (empty otherwise). Never a guess at one of several.
  */
-export function closestIntegration(wanted: string, known: readonly NamedIntegration[]): string | undefined {
+export function guessIntegration(wanted: string, known: readonly NamedIntegration[]): { didYouMean?: string; candidates: string[] } {
   const named = integrationsNamed(wanted, known);
-  if (named.length > 0) return named.length === 1 ? named[0] : undefined;
-  const near = nearestIntegrations(wanted, known);
-  return near.length === 1 ? near[0] : undefined;
+  const found = named.length > 0 ? named : nearestIntegrations(wanted, known);
+  if (found.length === 1) return { didYouMean: found[0] as string, candidates: [] };
+  return { candidates: found };
 }
 
 /** The integrations closest to `wanted` within a typo (all those tied at the smallest distance), sorted. */
@@ -53,14 +54,4 @@ function nearestIntegrations(wanted: string, known: readonly NamedIntegration[])
     }
   }
   return [...best].sort();
-}
-
-/**
- * The integrations a name that is not one may mean, when it is more than one: those it names
- * ("google"), else those its typo is equally close to ("gogle"). Empty when it means one or none.
- */
-export function integrationCandidates(wanted: string, known: readonly NamedIntegration[]): string[] {
-  const named = integrationsNamed(wanted, known);
-  const found = named.length > 0 ? named : nearestIntegrations(wanted, known);
-  return found.length > 1 ? found : [];
 }

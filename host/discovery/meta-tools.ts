@@ -12,6 +12,7 @@ import type { MetaTool, MetaToolResult } from '../meta-tools/types.js';
 import type { CatalogTool } from './catalog-tool.js';
 import { createCatalogView, suggestToolNames, summariseIntegrations } from './catalog-view.js';
 import { DEFAULT_LIMIT, isIntegrationNamed, MAX_LIMIT } from './search-index.js';
+import { tokenizeRuns } from './tokenize.js';
 
 export type { CatalogTool } from './catalog-tool.js';
 
@@ -128,13 +129,10 @@ async function connectionOf(
  * ("google", "atlassian") or a word that is part of a name ("drive", "sheets") counts too.
  */
 export function namesIntegration(query: string, integrations: ReadonlyArray<{ name: string; displayName: string }>): boolean {
-  const words = query
-    .normalize('NFKC')
-    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-  const candidates = [...words, ...words.slice(1).map((w, i) => `${words[i]}${w}`)];
+  // the words as the index reads them: NFKC, camelCase parts beside the whole run
+  const runs = tokenizeRuns(query.normalize('NFKC'));
+  const wholes = runs.map((r) => r.whole);
+  const candidates = [...runs.flatMap((r) => [r.whole, ...r.parts]), ...wholes.slice(1).map((w, i) => `${wholes[i]}${w}`)];
   return candidates.some((w) => integrations.some((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, w)));
 }
 

@@ -199,11 +199,10 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
   });
   const norm = ideal * (1 + RANKING.nameCoverageBonus) * (1 + RANKING.exactFormBonus);
   const hits = scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
-    const entry = data.docs[doc]?.entry;
-    if (!entry) return [];
+    const d = data.docs[doc];
+    if (!d) return [];
     const score = norm > 0 ? Math.min(1, final / norm) : 0;
-    const job = [...(data.docs[doc]?.nameTerms ?? [])].sort().join(' ');
-    return [{ entry, score: Math.round(score * 1000) / 1000, job }];
+    return [{ entry: d.entry, score: Math.round(score * 1000) / 1000, job: d.job }];
   });
   return { hits, total: scored.length, unmatched };
 }

@@ -12,7 +12,7 @@ import { isUsable, type ConnectionService } from '../connections/types.js';
 import { executeMany } from '../engine/execute-many.js';
 import { executeSingle, type EngineDeps } from '../engine/execute-single.js';
 import { isErrorItem, type ErrorItem, type ExecutionItem, type ExecutionRequest } from '../engine/outcomes.js';
-import { closestIntegration, integrationCandidates } from '../discovery/integration-names.js';
+import { guessIntegration } from '../discovery/integration-names.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import type { User, UserStore } from '../storage/users.js';
 import { authenticateCaller, checkKeyFirst, sendUnauthorized, type AuthenticatedCaller, type UserRequests } from './caller-auth.js';
@@ -117,16 +117,15 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
       .plugins()
       .map((p) => p.manifest)
       .filter((m) => visibleTools(user, m.name).length > 0);
-    const didYouMean = closestIntegration(name, known);
-    const candidates = didYouMean ? [] : integrationCandidates(name, known);
+    const { didYouMean, candidates } = guessIntegration(name, known);
     const integrations = known.map((m) => m.name).sort();
-    const guess = didYouMean ? ` (did you mean ${didYouMean}?)` : candidates.length > 1 ? ` (it may mean several: ${candidates.join(', ')}; use the exact name)` : '';
+    const guess = didYouMean ? ` (did you mean ${didYouMean}?)` : candidates.length > 0 ? ` (it may mean several: ${candidates.join(', ')}; use the exact name)` : '';
     void reply.code(404).send({
       error: `Integration not found: ${name}${guess}`,
       code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND',
       integration: name,
       ...(didYouMean ? { didYouMean } : {}),
-      ...(candidates.length > 1 ? { candidates } : {}),
+      ...(candidates.length > 0 ? { candidates } : {}),
       integrations,
     });
   };

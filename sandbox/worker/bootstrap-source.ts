@@ -277,7 +277,12 @@ export const BOOTSTRAP_SOURCE = String.raw`
   // and arrays than the isolate has room for (64 bytes each within three quarters of its limit), an
   // object with more members than 4,800 per MiB of it, or nesting deeper than 10,000 levels.
   const JSON_SCAN_FROM = 1048576, JSON_BYTES_PER_CONTAINER = 64, JSON_MEMBERS_PER_MIB = 4800, JSON_MAX_DEPTH = 10000;
-  let jsonContainerBudget = 786432, jsonMemberBudget = 307200;
+  let jsonContainerBudget = 0, jsonMemberBudget = 0;
+  function setJsonBudgets(memoryMb) {
+    jsonContainerBudget = MathFloor((memoryMb * 1048576 * 0.75) / JSON_BYTES_PER_CONTAINER);
+    jsonMemberBudget = MathFloor(memoryMb * JSON_MEMBERS_PER_MIB);
+  }
+  setJsonBudgets(64); // isolated-vm's default limit, until a call says its own
   function jsonTooDense(text) {
     const n = text.length;
     const members = new Int32ArrayFn(JSON_MAX_DEPTH);
@@ -618,10 +623,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
     requests = 0;
     const limits = JSONparse(limitsJson);
     maxRequests = limits.maxRequestsPerCall;
-    if (limits.memoryMb > 0) {
-      jsonContainerBudget = MathFloor((limits.memoryMb * 1048576 * 0.75) / JSON_BYTES_PER_CONTAINER);
-      jsonMemberBudget = MathFloor(limits.memoryMb * JSON_MEMBERS_PER_MIB);
-    }
+    if (limits.memoryMb > 0) setJsonBudgets(limits.memoryMb);
     maxBody = limits.maxRequestBodyBytes;
     let settled = false;
     const finish = (kind, payload) => {
