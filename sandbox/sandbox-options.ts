@@ -78,6 +78,8 @@ export interface SandboxStats {
   crashes: number;
   /** sandbox processes started after the first */
   restarts: number;
+  /** calls run again after a crash another plugin caused, before they had changed anything (create-sandbox.ts) */
+  reruns: number;
   quarantined: Array<{ plugin: string; until: string }>;
 }
 

@@ -4,7 +4,7 @@
  * gauges for whether it is up, calls holding a worker slot and waiting for one, plugins in
  * quarantine and the sandbox process's resident memory (the host's own memory is in the default
  * `workbench_process_resident_memory_bytes`; the sandbox's is another process, read from /proc
- * where there is one), counters for restarts and crashes since start, and for calls refused by
+ * where there is one), counters for restarts, crashes and calls run again after a crash since start, and for calls refused by
  * reason (labelled by reason only, never by user or plugin: three series whatever the load).
  * Nothing here talks to the sandbox process: a scrape costs no IPC.
  */
@@ -41,6 +41,7 @@ export function registerSandboxMetrics(registry: Registry, stats: () => SandboxS
   gauge('workbench_sandbox_queued_calls', 'Sandbox calls waiting for a worker slot now (sandbox.maxQueue refuses beyond it).', (s) => s.queued);
   registerReadCounter(registry, 'workbench_sandbox_restarts_total', 'Sandbox processes started after the first, since start.', () => stats().restarts);
   registerReadCounter(registry, 'workbench_sandbox_crashes_total', 'Sandbox processes that died unexpectedly, since start.', () => stats().crashes);
+  registerReadCounter(registry, 'workbench_sandbox_reruns_total', 'Sandbox calls run again in a new process after another plugin brought theirs down, before they had sent any request but GET, HEAD or OPTIONS, since start.', () => stats().reruns);
   registerRefusedCounter(registry, stats);
   gauge('workbench_sandbox_quarantined_plugins', 'Plugins suspended now for crashing the sandbox too often.', (s) => s.quarantined.length);
   gauge('workbench_sandbox_resident_memory_bytes', 'Resident memory of the sandbox process (its isolates and workers), where /proc can tell.', (s) => (s.pid === undefined ? undefined : residentBytes(s.pid)));

@@ -2,7 +2,8 @@
  * @module sandbox/supervisor/child-handle
  * One sandbox process, from fork to exit, seen from the host: it sends calls, answers their
  * ctx.http requests through the host's handler, and when the process dies it fails every call in
- * flight with GW_ERR_SANDBOX_CRASHED (and tells the supervisor which plugins to blame). A per-call
+ * flight with GW_ERR_SANDBOX_CRASHED (and tells the supervisor which plugins to blame, and which
+ * of those calls may run again: see CallEnd). A per-call
  * watchdog (wall deadline + grace) covers a process whose own deadline enforcement is stuck: it
  * fails the call and kills the process.
  */
@@ -41,6 +42,8 @@ export const SANDBOX_V8_FLAGS: readonly string[] = ['--no-expose-wasm', '--no-va
 const isPluginIdentity = (v: unknown): v is PluginIdentity =>
   typeof v === 'object' && v !== null && typeof (v as PluginIdentity).name === 'string' && typeof (v as PluginIdentity).version === 'string' && typeof (v as PluginIdentity).sourceHash === 'string';
 
+const samePlugin = (a: PluginIdentity, b: PluginIdentity): boolean => a.name === b.name && a.sourceHash === b.sourceHash;
+
 const ENTRY = fileURLToPath(new URL('../process/process-main.js', import.meta.url));
 const WATCHDOG_GRACE_MS = 5_000;
 const MAX_LOG_LINES_PER_CALL = 200;
@@ -48,12 +51,34 @@ const MAX_SENT_SOURCES = 1024;
 /** only these variables reach the sandbox process: no secrets, no proxies, no NODE_OPTIONS */
 const ENV_KEEP = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'NODE_ENV'];
 
+/**
+ * Methods that by HTTP's definition (RFC 9110 §9.2.1) ask for no change on the server: a call that
+ * made only requests of these may be run again without doing anything twice.
+ */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * How a call ended, seen from the host. `rerun` is set on a call that the death of its process
+ * failed although it did not cause it (the culprit is known to be another plugin) and that had
+ * asked for no request with a method other than GET, HEAD or OPTIONS: it may run again in the next
+ * process. `requests`: the ctx.http requests it had asked for, which count against its budget.
+ */
+export interface CallEnd {
+  outcome: RunOutcome;
+  strike: boolean;
+  rerun?: { requests: number };
+}
+
 interface InFlight {
   task: RunTask;
   http: HttpHandler;
-  resolve: (r: { outcome: RunOutcome; strike: boolean }) => void;
+  resolve: (r: CallEnd) => void;
   watchdog: NodeJS.Timeout;
   logLines: number;
+  /** ctx.http requests this call asked the host for */
+  requests: number;
+  /** one of them had a method outside SAFE_METHODS (or none that could be read) */
+  unsafe: boolean;
 }
 
 export class ChildHandle {
@@ -136,7 +161,15 @@ export class ChildHandle {
         if (id === this.#culpritCall?.id) {
           // this call's own work held the worker (a step V8 did not interrupt): it ran out of time
           this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call held its sandbox worker past its time limits in work that could not be interrupted, and the sandbox process was replaced (${this.#culpritCall.message})`), strike: false });
-        } else this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${why}); ${next}`), strike: false });
+          continue;
+        }
+        const own = culprit !== undefined && samePlugin(call.task.plugin, culprit);
+        const outcome = failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${own ? `a call of this plugin brought it down (${signal ?? `exit code ${code}`})` : why}); ${next}`);
+        // a bystander of a known culprit that has changed nothing outside the sandbox may run again;
+        // when the culprit is not known, any call in flight may be it, and running them all again
+        // could bring the next process down too
+        const bystander = culprit !== undefined && !own && !call.unsafe;
+        this.#settle(id, bystander ? { outcome, strike: false, rerun: { requests: call.requests } } : { outcome, strike: false });
       }
       for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
       this.#memoryWaiters.clear();
@@ -153,7 +186,7 @@ export class ChildHandle {
   }
 
   /** Runs a call in this process. Resolves (never rejects) when it ends or the process dies. */
-  call(task: RunTask, http: HttpHandler): Promise<{ outcome: RunOutcome; strike: boolean }> {
+  call(task: RunTask, http: HttpHandler): Promise<CallEnd> {
     if (this.exited) return Promise.resolve({ outcome: failure('GW_ERR_SANDBOX_CRASHED', 'the sandbox process is not running'), strike: false });
     const id = ++this.#seq;
     return new Promise((resolve) => {
@@ -164,7 +197,7 @@ export class ChildHandle {
         this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`), strike: true });
         this.kill();
       }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
-      this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0 });
+      this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0, requests: 0, unsafe: false });
       this.#send({ t: 'run', id, task: this.#asSent(task), sentAt: Date.now() });
     });
   }
@@ -223,7 +256,7 @@ export class ChildHandle {
     }
   }
 
-  #settle(id: number, result: { outcome: RunOutcome; strike: boolean }): void {
+  #settle(id: number, result: CallEnd): void {
     const call = this.#inFlight.get(id);
     if (!call) return;
     this.#inFlight.delete(id);
@@ -245,6 +278,9 @@ export class ChildHandle {
     } else if (m.t === 'http') {
       const { id, reqId } = m;
       if (typeof reqId !== 'number') return;
+      call.requests++;
+      const method: unknown = (m.request as { method?: unknown } | null)?.method;
+      if (typeof method !== 'string' || !SAFE_METHODS.has(method.toUpperCase())) call.unsafe = true;
       // the bridge holds the response body in its buffer budget until the answer is written
       let written: () => void = () => undefined;
       const delivered = new Promise<void>((resolve) => (written = resolve));

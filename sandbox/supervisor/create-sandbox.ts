@@ -5,16 +5,25 @@
  * GW_ERR_SANDBOX_CRASHED, the plugin that brought it down gets a strike when that is known (V8
  * lost control of its isolate), else each plugin with calls in flight gets one, and a new process is started (with
  * back-off if it keeps failing). `run` never rejects.
+ *
+ * A call that a known culprit's crash failed, and that had asked for nothing but GET, HEAD or
+ * OPTIONS requests, runs once more in the new process, with what its first run left of its wall
+ * time and of its request budget (child-handle.ts: CallEnd). So a plugin that brings the process
+ * down fails its own calls, not the other tenants' reads that happened to be in flight beside it.
+ * It is not run again when less than MIN_RERUN_MS of its wall time is left, when its caller
+ * cancelled, when the gateway is shutting down, or a second time.
  */
 import type { MemoryStats, PluginIdentity } from '../internal-protocol.js';
 import type { HttpHandler, RunOutcome, RunTask } from '../protocol.js';
 import { resolveOptions, type Sandbox, type SandboxFault, type SandboxOptions, type SandboxStats } from '../sandbox-options.js';
 import { failure } from './check-outcome.js';
-import { ChildHandle } from './child-handle.js';
+import { ChildHandle, type CallEnd } from './child-handle.js';
 import { Dispatcher } from './dispatcher.js';
 import { Quarantine } from './quarantine.js';
 
 const START_TIMEOUT_MS = 20_000;
+/** wall time a call must have left to be run again after a crash it did not cause */
+export const MIN_RERUN_MS = 1_000;
 const MAX_START_ATTEMPTS = 5;
 
 const pluginKey = (plugin: PluginIdentity): string => `${plugin.name}\u0000${plugin.sourceHash}`;
@@ -62,6 +71,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   let completed = 0;
   let crashes = 0;
   let started = 0;
+  let reruns = 0;
 
   const onExit = (dead: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null): void => {
     if (child === dead) child = undefined;
@@ -157,13 +167,41 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
       } catch (e) {
         return failure('GW_ERR_SANDBOX_UNAVAILABLE', shuttingDown ? 'the sandbox is shutting down' : `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
       }
-      const { outcome, strike } = await handle.call(task, http);
-      if (strike && !handle.exited && !shuttingDown) quarantine.strike(pluginKey(task.plugin), pluginLabel(task.plugin)); // a worker thread died
-      return outcome;
+      const sentAt = Date.now();
+      const first = await callOn(handle, task, http);
+      if (!first.rerun || signal?.aborted || shuttingDown) return first.outcome;
+      return (await runAgain(task, http, sentAt, first.rerun.requests)) ?? first.outcome;
     } finally {
       lease.release();
       completed++;
     }
+  }
+
+  async function callOn(handle: ChildHandle, task: RunTask, http: HttpHandler): Promise<CallEnd> {
+    const end = await handle.call(task, http);
+    if (end.strike && !handle.exited && !shuttingDown) quarantine.strike(pluginKey(task.plugin), pluginLabel(task.plugin)); // a worker thread died
+    return end;
+  }
+
+  /**
+   * Runs a call again after a crash it did not cause, in the process that replaces the dead one,
+   * within what is left of its wall time and request budget (`sentAt`: when its first run was
+   * sent). Undefined when it cannot: too little time left, no process, shutdown, or its plugin
+   * quarantined meanwhile.
+   */
+  async function runAgain(task: RunTask, http: HttpHandler, sentAt: number, requestsMade: number): Promise<RunOutcome | undefined> {
+    let handle: ChildHandle;
+    try {
+      handle = await ensureChild();
+    } catch {
+      return undefined;
+    }
+    const wallMsLeft = task.limits.wallMsPerCall - (Date.now() - sentAt);
+    if (wallMsLeft < MIN_RERUN_MS || shuttingDown || quarantine.until(pluginKey(task.plugin)) !== undefined) return undefined;
+    reruns++;
+    logger.warn({ plugin: pluginLabel(task.plugin), tool: task.tool, callId: task.callId, sandboxPid: handle.pid, wallMsLeft }, 'running a call again: another plugin brought its sandbox process down before it had changed anything');
+    const limits = { ...task.limits, wallMsPerCall: wallMsLeft, maxRequestsPerCall: Math.max(0, task.limits.maxRequestsPerCall - requestsMade) };
+    return (await callOn(handle, { ...task, limits }, http)).outcome;
   }
 
   const injectFault = options.faultInjection ? (fault: SandboxFault): void => child?.injectFault(fault) : undefined;
@@ -188,6 +226,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
         completed,
         crashes,
         restarts: Math.max(0, started - 1),
+        reruns,
         quarantined: quarantine.list(),
       };
     },

@@ -1,7 +1,8 @@
 /**
  * @module test/sandbox/supervision.test
  * The sandbox process as a unit of failure: killed mid-call (SIGKILL, as an OOM abort would), its
- * calls in flight fail with GW_ERR_SANDBOX_CRASHED and a new process takes over; a plugin blamed
+ * calls in flight fail with GW_ERR_SANDBOX_CRASHED and a new process takes over (when a call of a
+ * known culprit brought it down, other plugins' calls that had only read run again); a plugin blamed
  * for repeated crashes is quarantined; one plugin cannot occupy every worker; the queue is
  * bounded; close() drains and ends the process. SIGINT and SIGTERM sent to the sandbox process (a
  * signal to the host's process group reaches it too) do not end it; once shutdown has begun, a
@@ -66,6 +67,8 @@ describe('sandbox process death', () => {
     const stats = sandbox.stats();
     assert.equal(stats.crashes, 1);
     assert.equal(stats.restarts, 1);
+    // killed by a signal, no culprit is known: either call may have caused it, so neither runs again
+    assert.equal(stats.reruns, 0);
     assert.notEqual(stats.pid, pid);
     assert.equal(alive(pid), false);
   });
@@ -110,39 +113,93 @@ describe('a call that wedges its worker', () => {
   // worker ~2.5 s into the step, well before the host's watchdog (deadline + 5 s) would
   const WEDGE_LIMITS = { memoryMb: 64, cpuMsPerCall: 500, wallMsPerCall: 5000 };
 
-  it('is failed, the process is replaced, and its plugin alone is struck (not a call in flight on another worker)', async () => {
+  // bystanders in flight on other workers, parked on ctx.http. A first run waits 10 s upstream (it
+  // must still be in flight when the wedge brings the process down, ~2.5 s in); a run again after
+  // the crash has what the first left of the request budget (LIMITS: 10), so it sees 9 and answers
+  // at once.
+  const BYSTANDER = `export default {
+    async read(ctx, args) {
+      const again = ctx.limits.maxRequests < 10;
+      const r = await ctx.http('https://api.example.com/slow?ms=' + (again ? 10 : 10000) + '&tag=' + args.tag);
+      return { tag: args.tag, status: r.status, again, max: ctx.limits.maxRequests, left: ctx.limits.requestsLeft() };
+    },
+    async write(ctx, args) {
+      await ctx.http('https://api.example.com/slow?ms=10000&tag=' + args.tag, { method: 'POST', body: 'x' });
+      return 'wrote';
+    },
+    async quick() { return 'quick'; },
+  };`;
+  it("is failed, the process is replaced, and its plugin alone is struck; a call of another plugin that had only read runs again", async () => {
     const sandbox = await createSandbox({ workers: 2, maxQueue: 10, quarantineAfterCrashes: 1, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
     try {
       const pid = sandbox.stats().pid as number;
       const seen = up.received.length;
-      const bystander = callTool(sandbox, bridge, { name: 'bystander-slow', source: SLOW, args: { ms: 12_000 }, limits: { wallMsPerCall: 20_000 } });
+      const reader = callTool(sandbox, bridge, { name: 'bystander', source: BYSTANDER, tool: 'read', args: { tag: 'reader' }, limits: { wallMsPerCall: 30_000 } });
       await waitFor(() => up.received.length > seen);
       const culprit = await callTool(sandbox, bridge, { name: 'wedger', source: WEDGE, limits: WEDGE_LIMITS });
       assert.equal(errorCode(culprit), 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(culprit.outcome));
       assert.match(culprit.outcome.ok ? '' : culprit.outcome.error.message, /could not be interrupted.*call \d+ of plugin wedger@1\.0\.0 held it/);
-      const other = await bystander;
-      assert.equal(errorCode(other), 'GW_ERR_SANDBOX_CRASHED');
-      assert.match(other.outcome.ok ? '' : other.outcome.error.message, /another call in the same sandbox process brought it down/);
-      await waitFor(() => sandbox.stats().pid !== undefined && sandbox.stats().pid !== pid, 10_000);
+      // the read ran again in the new process, with what its first run left of the request budget
+      const read = await reader;
+      assert.deepEqual(read.result, { tag: 'reader', status: 200, again: true, max: 9, left: 8 }, JSON.stringify(read.outcome));
+      assert.deepEqual(up.received.slice(seen).map((r) => r.method), ['GET', 'GET']);
+      assert.equal(sandbox.stats().reruns, 1);
+      assert.notEqual(sandbox.stats().pid, pid);
       // the worker's mark named the call that held it: its plugin alone is struck
       assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['wedger@1.0.0']);
       assert.equal(errorCode(await callTool(sandbox, bridge, { name: 'wedger', source: WEDGE, tool: 'run' })), 'GW_ERR_SANDBOX_QUARANTINED');
-      assert.equal((await callTool(sandbox, bridge, { name: 'bystander-slow', source: SLOW, tool: 'quick' })).result, 'quick');
+      assert.equal((await callTool(sandbox, bridge, { name: 'bystander', source: BYSTANDER, tool: 'quick' })).result, 'quick');
     } finally {
       await sandbox.close();
     }
   });
 
-  it('does not blame a call queued behind the wedge, even when its deadline comes first', async () => {
+  it("when V8 gives up on the culprit's isolate: runs again only the other plugins' calls that had sent nothing but GET", async () => {
+    // one worker holding calls parked on ctx.http: the wedging step then runs on isolated-vm's thread
+    // pool, where V8 running out of memory in the compiler ends the isolate (a catastrophic error
+    // naming its plugin) instead of wedging the worker
+    const source = WEDGE.replace('export default {', "export default { async read(ctx) { const r = await ctx.http('https://api.example.com/slow?ms=10000&tag=culprit-read'); return r.status; },");
+    // (not quarantined after one crash: a quarantined plugin's call would not run again anyway)
+    const sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxQueue: 10, quarantineAfterCrashes: 5, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
+    try {
+      const seen = up.received.length;
+      const slow = { wallMsPerCall: 30_000 };
+      const reader = callTool(sandbox, bridge, { name: 'bystander', source: BYSTANDER, tool: 'read', args: { tag: 'reader' }, limits: slow });
+      const writer = callTool(sandbox, bridge, { name: 'bystander', source: BYSTANDER, tool: 'write', args: { tag: 'writer' }, limits: slow });
+      const culpritsRead = callTool(sandbox, bridge, { name: 'wedger', source, tool: 'read', limits: slow });
+      await waitFor(() => up.received.length >= seen + 3);
+      const culprit = await callTool(sandbox, bridge, { name: 'wedger', source, limits: WEDGE_LIMITS });
+      assert.equal(errorCode(culprit), 'GW_ERR_SANDBOX_CRASHED', JSON.stringify(culprit.outcome));
+      assert.match(culprit.outcome.ok ? '' : culprit.outcome.error.message, /a call of this plugin brought it down/);
+      const read = await reader;
+      assert.deepEqual(read.result, { tag: 'reader', status: 200, again: true, max: 9, left: 8 }, JSON.stringify(read.outcome));
+      const wrote = await writer;
+      assert.equal(errorCode(wrote), 'GW_ERR_SANDBOX_CRASHED', 'it had sent a POST: it may have changed something');
+      assert.match(wrote.outcome.ok ? '' : wrote.outcome.error.message, /another call in the same sandbox process brought it down/);
+      const own = await culpritsRead;
+      assert.equal(errorCode(own), 'GW_ERR_SANDBOX_CRASHED', "the culprit plugin's own read is not run again");
+      assert.match(own.outcome.ok ? '' : own.outcome.error.message, /a call of this plugin brought it down/);
+      const asked = up.received.slice(seen).map((r) => `${r.method} ${new URL(r.url, 'http://x').searchParams.get('tag')}`);
+      assert.deepEqual(asked.sort(), ['GET culprit-read', 'GET reader', 'GET reader', 'POST writer']);
+      assert.equal(sandbox.stats().reruns, 1);
+      assert.deepEqual(sandbox.stats().quarantined, []);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('does not blame a call queued behind the wedge, even when its deadline comes first; that call runs again', async () => {
     // one worker and one CPU slot: the wedger takes it first (IPC and the slot queue keep order) and
     // the victim waits behind it; the victim's watchdog would fire long before the wedger's
     const sandbox = await createSandbox({ workers: 1, callsPerWorker: 2, maxQueue: 10, quarantineAfterCrashes: 1, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
     try {
       const culprit = callTool(sandbox, bridge, { name: 'wedger', source: WEDGE, limits: { ...WEDGE_LIMITS, wallMsPerCall: 20_000 } });
-      const victim = callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick', limits: { wallMsPerCall: 4000 } });
+      const victim = callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick', limits: { wallMsPerCall: 8000 } });
       const [c, v] = await Promise.all([culprit, victim]);
       assert.equal(errorCode(c), 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(c.outcome));
-      assert.equal(errorCode(v), 'GW_ERR_SANDBOX_CRASHED', JSON.stringify(v.outcome));
+      // it never started (so it changed nothing), and ~5 s of its 8 were left: it ran in the new process
+      assert.equal(v.result, 'quick', JSON.stringify(v.outcome));
+      assert.equal(sandbox.stats().reruns, 1);
       assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['wedger@1.0.0']);
       assert.equal((await callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick' })).result, 'quick');
     } finally {
