@@ -15,7 +15,7 @@ export interface LabelledQuery {
   /** the file it came from, e.g. "queries-github.json" */
   file: string;
   query: string;
-  /** any of these in the top k is a hit; empty when the catalog has no such tool (see `unmatched`) */
+  /** any of these in the top k is a hit; empty when no tool in the catalog serves the query (a negative) */
   expected: string[];
   /** the words search must report as matching nothing ("gitlab"), when the query says */
   unmatched?: string[];
@@ -78,7 +78,7 @@ export function loadCatalogFromManifests(root: string): CatalogTool[] {
  * ["tool_name", …], "unmatched"?: ["word", …], "within"?: k}` (a single string is accepted for
  * `expected`; with `within`, an expected tool must be in the top k for the test to pass). A
  * query for something the catalog does not have has an empty `expected` and says which words must
- * be reported as matching nothing.
+ * be reported as matching nothing; one without `unmatched` is a plain negative (not counted in recall).
  */
 export function loadLabelledQueries(dir: string): LabelledQuery[] {
   if (!existsSync(dir)) return [];
@@ -93,7 +93,10 @@ export function loadLabelledQueries(dir: string): LabelledQuery[] {
       const u = q['unmatched'];
       const unmatched = Array.isArray(u) ? u.filter((x): x is string => typeof x === 'string') : undefined;
       const within = typeof q['within'] === 'number' ? { within: q['within'] } : {};
-      if (expected.length > 0 || unmatched !== undefined) out.push({ file, query: q['query'], expected, ...(unmatched ? { unmatched } : {}), ...within });
+      // "expected": [] is a negative; an "expected" of no string at all is a mistake and skipped
+      if (expected.length > 0 || unmatched !== undefined || (Array.isArray(e) && e.length === 0)) {
+        out.push({ file, query: q['query'], expected, ...(unmatched ? { unmatched } : {}), ...within });
+      }
     }
   }
   return out;
