@@ -2,14 +2,16 @@
  * @module host/discovery/evaluation
  * The search evaluation: the real catalog read from `plugins/<name>/manifest.json` (JSON data,
  * never plugin code), the labelled queries of `test/discovery/queries-*.json`, and recall@k (a
- * query hits when any of its expected tools is in the top k), and whether search reports the words of
- * a query that match nothing (queries with `unmatched`). Used by the evaluation test,
- * `scripts/eval-search.mjs` and `bench/search.ts`.
+ * query hits when any of its expected tools is in the top k), whether search reports the words of
+ * a query that match nothing (queries with `unmatched`), and how often the weak-match hint fires on
+ * queries answered right, answered wrong, and on negative queries (no tool here serves them). Used by
+ * the evaluation tests, `scripts/eval-search.mjs` and `bench/search.ts`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CatalogTool } from './catalog-tool.js';
 import type { SearchIndex } from './search-index.js';
+import { isWeakMatch, WEAK_MATCH, type WeakMatchRule } from './weak-match.js';
 
 export interface LabelledQuery {
   /** the file it came from, e.g. "queries-github.json" */
@@ -40,6 +42,34 @@ export interface EvaluationReport {
   outcomes: QueryOutcome[];
   /** queries with `unmatched` whose search reported other words as matching nothing */
   unmatchedMisses: { query: LabelledQuery; got: string[] }[];
+}
+
+export interface HintOutcome {
+  query: LabelledQuery;
+  /** whether search_tools would warn that no tool may fit (or finds nothing at all) */
+  fired: boolean;
+  /** the best hit, its score and what it leaves out of the query */
+  top?: string;
+  score?: number;
+  coverage?: number;
+  missing?: string[];
+}
+
+export interface HintGroup {
+  queries: number;
+  /** how many got the hint, and their share of `queries` (rounded to 3 decimals) */
+  fired: number;
+  rate: number;
+  outcomes: HintOutcome[];
+}
+
+export interface HintReport {
+  /** queries whose first result is an expected tool: a hint there is a false alarm */
+  rightFirst: HintGroup;
+  /** queries with a wrong first result: a hint there helps */
+  wrongFirst: HintGroup;
+  /** queries no tool serves (`"expected": []`): the rate is the detection rate */
+  negatives: HintGroup;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -78,7 +108,8 @@ export function loadCatalogFromManifests(root: string): CatalogTool[] {
  * ["tool_name", …], "unmatched"?: ["word", …], "within"?: k}` (a single string is accepted for
  * `expected`; with `within`, an expected tool must be in the top k for the test to pass). A
  * query for something the catalog does not have has an empty `expected` and says which words must
- * be reported as matching nothing; one without `unmatched` is a plain negative (not counted in recall).
+ * be reported as matching nothing; one without `unmatched` is a plain negative (evaluated only by
+ * {@link evaluateHint}).
  */
 export function loadLabelledQueries(dir: string): LabelledQuery[] {
   if (!existsSync(dir)) return [];
@@ -135,4 +166,38 @@ export function evaluateSearch(
   const ratio = (x: number): number => (n > 0 ? Math.round((x / n) * 1000) / 1000 : 0);
   const rr = outcomes.reduce((sum, o) => sum + (o.rank ? 1 / o.rank : 0), 0);
   return { queries: n, recallAt1: ratio(within(1)), recallAt5: ratio(within(5)), mrr: ratio(rr), skipped, outcomes, unmatchedMisses };
+}
+
+/**
+ * How often the weak-match hint (weak-match.ts, or `rule` in its place) fires: on queries whose
+ * first result is right, on those whose first result is wrong, and on negatives. An empty answer
+ * counts as fired (it says that nothing matched). Queries waiting for a plugin that is not
+ * installed are left out.
+ */
+export function evaluateHint(
+  index: SearchIndex,
+  queries: readonly LabelledQuery[],
+  known: ReadonlySet<string>,
+  rule: WeakMatchRule = WEAK_MATCH,
+): HintReport {
+  const groups = { rightFirst: [] as HintOutcome[], wrongFirst: [] as HintOutcome[], negatives: [] as HintOutcome[] };
+  for (const q of queries) {
+    if (q.expected.length > 0 && !q.expected.some((name) => known.has(name))) continue;
+    const result = index.query(q.query);
+    const best = result.hits[0];
+    const outcome: HintOutcome = {
+      query: q,
+      fired: best === undefined || isWeakMatch(result, rule),
+      ...(best ? { top: best.entry.name, score: best.score } : {}),
+      ...(result.fit ? { coverage: result.fit.coverage, missing: result.fit.missing } : {}),
+    };
+    if (q.expected.length === 0) groups.negatives.push(outcome);
+    else if (best && q.expected.includes(best.entry.name)) groups.rightFirst.push(outcome);
+    else groups.wrongFirst.push(outcome);
+  }
+  const group = (outcomes: HintOutcome[]): HintGroup => {
+    const fired = outcomes.filter((o) => o.fired).length;
+    return { queries: outcomes.length, fired, rate: outcomes.length ? Math.round((fired / outcomes.length) * 1000) / 1000 : 0, outcomes };
+  };
+  return { rightFirst: group(groups.rightFirst), wrongFirst: group(groups.wrongFirst), negatives: group(groups.negatives) };
 }

@@ -13,6 +13,7 @@ import type { CatalogTool } from './catalog-tool.js';
 import { createCatalogView, suggestToolNames, summariseIntegrations } from './catalog-view.js';
 import { DEFAULT_LIMIT, isIntegrationNamed, MAX_LIMIT } from './search-index.js';
 import { tokenizeRuns } from './tokenize.js';
+import { isWeakMatch, weakMatchAdvice } from './weak-match.js';
 
 export type { CatalogTool } from './catalog-tool.js';
 
@@ -32,8 +33,6 @@ export interface DiscoveryDeps {
 /** Stable code of the "Tool not found" answer of get_tool_schema. */
 export const DISCOVERY_TOOL_NOT_FOUND = 'GW_ERR_DISCOVERY_TOOL_NOT_FOUND';
 export const DESCRIPTION_MAX_CHARS = 300;
-/** Below this best score, search_tools adds a hint that the tool wanted may not exist here. */
-export const WEAK_SCORE = 0.25;
 
 const WORKFLOW =
   'Workflow: 1) search_tools with what you want to do → 2) get_tool_schema for the tool you pick → ' +
@@ -51,7 +50,8 @@ export const SEARCH_TOOLS_DESCRIPTION =
   'list those of integrations the user has connected first), ' +
   'each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
   'that integration before it can run; with `connectable: false` and `why`, it cannot be connected on this ' +
-  'server). Words that match no tool come back in `unmatched`, with a hint. Pass `integration` to search one ' +
+  'server). Words that match no tool come back in `unmatched`, with a hint; a hint also warns when even the best match ' +
+  'may not do what you asked, and says what it leaves out. Pass `integration` to search one ' +
   `integration only. Only tools you are allowed to run are listed. ${WORKFLOW}`;
 
 export const GET_TOOL_SCHEMA_DESCRIPTION =
@@ -229,8 +229,9 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
       );
       const known = integrations.map((i) => `${i.name} (${i.displayName}, ${i.tools} tools)`).join(', ');
       if (tools.length > 0) {
-        const best = found.hits[0]?.score ?? 0; // the best match, wherever the caller's connections placed it
-        const weak = best < WEAK_SCORE;
+        // the best match, wherever the caller's connections placed it
+        const best = found.hits[0];
+        const weakAdvice = best !== undefined && found.fit !== undefined && isWeakMatch(found) ? weakMatchAdvice(best.entry.name, found.fit) : undefined;
         const hidden = total - tools.length;
         // the default 10 of "issue"'s 38 must not look like all there is
         const more =
@@ -241,14 +242,15 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
                   `${hidden} more ${hidden === 1 ? 'tool matches' : 'tools match'}: ` +
                   (total <= MAX_LIMIT ? `pass limit: ${total} to see all, or narrow the query.` : `narrow the query or pass integration (limit is at most ${MAX_LIMIT}).`),
               };
-        if (unmatched.length === 0 && !weak) return { json: { tools, total, ...more } };
+        if (unmatched.length === 0 && weakAdvice === undefined) return { json: { tools, total, ...more } };
         // the agent must learn that "gitlab" or "confluence" is not here, not take GitHub's tool for it
         const words = unmatched.map((w) => `"${w}"`).join(', ');
-        const hint = unmatched.length
+        const absent = unmatched.length
           ? `${unmatched.length === 1 ? 'The word' : 'The words'} ${words} matched no tool: these results match only the rest of ` +
             `the query. If ${unmatched.length === 1 ? 'it names' : 'one names'} a product or service, no integration for it is ` +
-            `available here. Integrations you can use: ${known}.`
-          : `Only weak matches (best score ${best}): check that a tool's description fits before using it; if none does, the tool you want may not exist here. Integrations you can use: ${known}.`;
+            'available here.'
+          : undefined;
+        const hint = `${[absent, weakAdvice].filter((s) => s !== undefined).join(' ')} Integrations you can use: ${known}.`;
         return { json: { tools, total, ...more, ...(unmatched.length ? { unmatched } : {}), hint } };
       }
       const unknownIntegration =

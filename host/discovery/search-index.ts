@@ -4,7 +4,8 @@
  * widened to its synonyms, typo corrections and prefixes (each with a weight below 1), and tools
  * are scored with BM25F, multiplied by how much of the query they cover (squared), how much of
  * their name the query covers, and adjacent-word (bigram) matches. Scores are normalised to 0..1
- * against what a perfect name match would score; ties go to the alphabetically first name.
+ * against what a perfect name match would score; ties go to the alphabetically first name. The
+ * result also says how much of the query the best hit answers (`fit`), for the weak-match hint.
  */
 import { intentWords } from './analyze.js';
 import { buildIndexData, type IndexData, type SearchEntry } from './index-build.js';
@@ -46,6 +47,20 @@ export interface SearchResult {
    * synonym, typo correction or prefix: "gitlab" in "create gitlab merge request"
    */
   unmatched: string[];
+  /** how much of the query the best hit answers; undefined when nothing matches */
+  fit?: SearchFit;
+}
+
+/** What the best hit leaves out of the query (see weak-match.ts). */
+export interface SearchFit {
+  /**
+   * the share of the query's words the best hit matches, in 0..1 (rounded to 3 decimals): a word
+   * counts 1 when the hit has it as written, less through a synonym, typo or prefix, and 0 when
+   * the hit does not have it; numbers and identifiers ("12", "v2") are not counted
+   */
+  coverage: number;
+  /** the query's words (as written, lower-cased) the best hit does not match at all, unmatched ones included */
+  missing: string[];
 }
 
 export interface SearchIndex {
@@ -116,6 +131,8 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
   /** catalog term → best weight any unit gives it (for name coverage) */
   const wanted = new Map<string, number>();
   const unmatched: string[] = [];
+  /** the words asked for (no numbers), in query order, with each tool's weight for it (none: it matches nothing) */
+  const asked: { word: string; weight?: Float64Array }[] = [];
   for (const unit of units) {
     // a word that matches nothing still counts as asked for: "create gitlab merge request" is
     // not fully answered by a GitHub tool, whose coverage (and score) drops accordingly
@@ -126,6 +143,7 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
         // "lab" of "GitLab" is reported as the word the user wrote
         const word = unit.run ?? unit.occurrence.raw;
         if (!unmatched.includes(word)) unmatched.push(word);
+        asked.push({ word });
       }
       continue;
     }
@@ -146,6 +164,7 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
       }
     }
     ideal += (writtenIdeal ?? unitIdeal) * nameSaturation();
+    if (!HAS_DIGIT.test(unit.occurrence.raw)) asked.push({ word: unit.occurrence.raw, weight });
     for (let d = 0; d < n; d++) {
       raw[d] = (raw[d] ?? 0) + (best[d] ?? 0);
       covered[d] = (covered[d] ?? 0) + (weight[d] ?? 0);
@@ -204,7 +223,12 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
     const score = norm > 0 ? Math.min(1, final / norm) : 0;
     return [{ entry: d.entry, score: Math.round(score * 1000) / 1000, job: d.job }];
   });
-  return { hits, total: scored.length, unmatched };
+  const first = scored[0];
+  if (first === undefined) return { hits, total: 0, unmatched };
+  const missing = [...new Set(asked.filter((a) => (a.weight?.[first.doc] ?? 0) <= 0).map((a) => a.word))];
+  const share = asked.length > 0 ? asked.reduce((sum, a) => sum + (a.weight?.[first.doc] ?? 0), 0) / asked.length : 1;
+  const coverage = Math.round(share * 1000) / 1000;
+  return { hits, total: scored.length, unmatched, fit: { coverage, missing } };
 }
 
 /**

@@ -113,13 +113,42 @@ describe('discovery through the gateway', () => {
     assert.equal(plain.json.hint, undefined);
     const confluence = await call(client, 'search_tools', { query: 'create confluence page' });
     assert.deepEqual(confluence.json.unmatched, ['confluence']);
-    // every word matches something, but nothing well: the agent is still told what exists
-    const email = await call(client, 'search_tools', { query: 'send an email' });
-    assert.equal(email.json.unmatched, undefined);
-    assert.match(email.json.hint, /weak matches.*Integrations you can use: github/);
+    // "pagerduty" matches nothing, and the best match covers too little of the rest: both are said
+    const incident = await call(client, 'search_tools', { query: 'create a pagerduty incident' });
+    assert.deepEqual(incident.json.unmatched, ['pagerduty']);
+    assert.match(
+      incident.json.hint,
+      /^The word "pagerduty" matched no tool: .* No tool may fit: the best match, github_create_issue, leaves out the word "pagerduty" of your request\. .* Integrations you can use: github/,
+    );
+    // the rest is well matched: only the word is reported
+    const message = await call(client, 'search_tools', { query: 'send a message in PagerDuty' });
+    assert.deepEqual(message.json.unmatched, ['pagerduty']);
+    assert.equal(message.json.tools[0].name, 'slack_post_message');
+    assert.doesNotMatch(message.json.hint, /No tool may fit/);
     // an issue number is a value, not a word asked for
     const numbered = await call(client, 'search_tools', { query: 'comment on issue 12' });
     assert.equal(numbered.json.unmatched, undefined);
+  });
+
+  it('warns when no tool fits, naming what the best match leaves out, and not for a long request it answers', async () => {
+    // every word is a catalog word, but the best match covers too little of the request
+    const lights = await call(client, 'search_tools', { query: 'turn off the living room lights' });
+    assert.ok(lights.json.tools.length > 0);
+    assert.equal(lights.json.unmatched, undefined);
+    assert.match(lights.json.hint, new RegExp(`^No tool may fit: the best match, ${lights.json.tools[0].name}, leaves out the words "turn", "off"`));
+    assert.match(lights.json.hint, /the tool you want may not exist here: try other words once, then tell the user .* Integrations you can use: github \(GitHub, \d+ tools\)/);
+    // its score is no figure an agent can use, and the hint does not show it
+    assert.doesNotMatch(lights.json.hint, /score/);
+    // long and low-scoring, but answered by its first result: no warning
+    for (const [query, tool] of [
+      ['leave a comment on the GitHub issue saying I am working on it', 'github_add_issue_comment'],
+      ['which Slack account and workspace am I connected as', 'slack_whoami'],
+    ]) {
+      const { json } = await call(client, 'search_tools', { query });
+      assert.equal(json.tools[0].name, tool, query);
+      assert.ok(json.tools[0].score < 0.25, `${query}: ${json.tools[0].score}`);
+      assert.equal(json.hint, undefined, `${query}: ${json.hint}`);
+    }
   });
 
   it('reads a camelCase run of known words as those words, but keeps a brand whole', async () => {
