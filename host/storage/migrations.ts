@@ -3,6 +3,8 @@
  * Versioned schema migrations, applied in order at start-up inside one transaction each. A
  * migration is never edited once released: add a new one. Types are kept portable (TEXT, INTEGER,
  * BIGINT) so the same statements run on SQLite and PostgreSQL. Times are epoch milliseconds.
+ * What only PostgreSQL has (a function in PL/pgSQL) goes in a migration's `postgres` statements,
+ * run after the shared ones on PostgreSQL alone.
  * Replicas may start together: each migration is applied under a lock and re-checked inside it.
  */
 import type { Db } from './db.js';
@@ -11,6 +13,8 @@ export interface Migration {
   version: number;
   name: string;
   statements: string[];
+  /** run on PostgreSQL only, after `statements` (no `?` inside: every statement goes through toPg) */
+  postgres?: string[];
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -159,6 +163,50 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX result_continuations_user ON result_continuations(user_id, expires_at)`,
     ],
   },
+  {
+    version: 11,
+    name: 'execution rate limits shared by replicas (PostgreSQL)',
+    statements: [
+      // One row per budget being spent: `name` is "u:<user id>" or "t:<tenant>", `window_start`
+      // the start of its window in epoch milliseconds on the database's clock, `spent` the
+      // executions taken in it. Written on PostgreSQL only (host/engine/shared-rate-limit.ts); a
+      // single SQLite server counts in memory and leaves the table empty.
+      `CREATE TABLE rate_limit_windows (name TEXT PRIMARY KEY, window_start BIGINT NOT NULL, spent BIGINT NOT NULL)`,
+    ],
+    postgres: [
+      // Takes one execution from each budget named (a NULL name is no budget), in one statement
+      // and one round trip: NULL when taken, else the milliseconds until the window that refused
+      // it ends, with nothing spent. Both rows are spent in name order (every take locks them in
+      // that order: no deadlock) and locked until the call ends, so a replica racing for the same
+      // budget waits and then counts what this one spent. A row whose window is neither the
+      // current one nor the next (a take that read the clock a moment later started it) starts
+      // the current one afresh, so a database clock stepped either way strands no budget. Over a
+      // limit, both rows are given back before anyone else can see them. PL/pgSQL reads each
+      // statement with a fresh snapshot, so the check sees the rows as this call left them.
+      `CREATE FUNCTION workbench_rate_limit_take(tenant_name TEXT, tenant_limit BIGINT, user_name TEXT, user_limit BIGINT, window_ms BIGINT)
+       RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $fn$
+       DECLARE
+         now_ms BIGINT := floor(extract(epoch FROM clock_timestamp()) * 1000);
+         win BIGINT := now_ms - now_ms % window_ms;
+         wait_ms BIGINT;
+       BEGIN
+         INSERT INTO rate_limit_windows AS w (name, window_start, spent)
+           SELECT n, win, 1 FROM unnest(ARRAY[tenant_name, user_name]) AS n WHERE n IS NOT NULL ORDER BY n
+         ON CONFLICT (name) DO UPDATE SET
+           spent = CASE WHEN w.window_start IN (win, win + window_ms) THEN w.spent + 1 ELSE 1 END,
+           window_start = CASE WHEN w.window_start IN (win, win + window_ms) THEN w.window_start ELSE win END;
+         now_ms := floor(extract(epoch FROM clock_timestamp()) * 1000);
+         SELECT max(least(w.window_start + window_ms - now_ms, window_ms)) INTO wait_ms FROM rate_limit_windows w
+           WHERE (w.name = tenant_name AND w.spent > tenant_limit) OR (w.name = user_name AND w.spent > user_limit);
+         IF wait_ms IS NOT NULL THEN
+           UPDATE rate_limit_windows SET spent = spent - 1 WHERE name IN (tenant_name, user_name);
+           RETURN greatest(wait_ms, 0);
+         END IF;
+         RETURN NULL;
+       END
+       $fn$`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */
@@ -188,7 +236,7 @@ export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATI
       await lockMigrations(tx);
       // Another process may have applied it while this one waited for the lock.
       if (await tx.get('SELECT version FROM schema_migrations WHERE version = ?', [m.version])) return false;
-      for (const s of m.statements) await tx.run(s);
+      for (const s of [...m.statements, ...(tx.kind === 'postgres' ? (m.postgres ?? []) : [])]) await tx.run(s);
       await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, Date.now()]);
       return true;
     });

@@ -40,6 +40,9 @@ for (const backend of backends()) {
         assert.deepEqual(await db.all('SELECT part_budget, part_ends FROM result_continuations'), []);
         assert.deepEqual(await db.all('SELECT id, user_id, tool, part_budget, total_chars, total_parts, created_at, expires_at FROM result_pages'), []);
         assert.deepEqual(await db.all('SELECT page_id, part, chunk FROM result_page_parts'), []);
+        assert.deepEqual(await db.all('SELECT name, window_start, spent FROM rate_limit_windows'), []);
+        // PostgreSQL alone has migration 11's function (SQLite counts rate limits in memory)
+        if (backend.name === 'postgres') assert.deepEqual(await db.get(`SELECT workbench_rate_limit_take('t:x', 1, NULL, 0, 60000) AS wait_ms`), { wait_ms: null });
       } finally {
         await db.close();
       }
