@@ -15,7 +15,8 @@ import { isUsable } from './connections/types.js';
 import { requireSharedKey } from './connections/vault.js';
 import { loadVaultWithPending } from './connections/key-files.js';
 import { keyUsage, keyUsageWarnings } from './connections/key-rotation.js';
-import { createRateLimiter } from './engine/rate-limit.js';
+import { createRateLimiter, type ExecutionRateLimiter } from './engine/rate-limit.js';
+import { createSharedRateLimiter } from './engine/shared-rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
@@ -157,6 +158,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     'Audit events that could not be written (database locked, read-only or full; stdout closed or its reader too far behind; not serialisable) since start.',
     () => audit.failures,
   );
+  // replicas on PostgreSQL share one budget per user and per tenant; one SQLite server counts in memory
+  const shared = db.kind === 'postgres' ? createSharedRateLimiter({ db, limits: policy.requests, logger }) : undefined;
+  const rateLimiter: ExecutionRateLimiter = shared ?? createRateLimiter(policy.requests);
+  registerReadCounter(
+    metrics.registry,
+    'workbench_rate_limit_failures_total',
+    'Executions whose rate limits the database could not count (PostgreSQL unreachable or failing), let through (fail open), since start.',
+    () => shared?.failures ?? 0,
+  );
   registerSandboxMetrics(metrics.registry, () => sandbox.stats());
   registerBridgeMetrics(metrics.registry, () => bridge.bufferStats());
   const engine: EngineDeps = {
@@ -168,7 +178,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     audit,
     metrics,
     logger,
-    rateLimiter: createRateLimiter(policy.requests),
+    rateLimiter,
   };
   const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec, policy.resultCap.maxStoredCharsPerUser);
   const catalogOfPlugins = { plugins: () => registry.manifests(), plugin: (name: string) => registry.plugin(name)?.manifest };

@@ -20,7 +20,7 @@ import type { Logger } from '../telemetry/logger.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import { cancelled, forbidden, invalidArguments, isErrorItem, notConnected, toolNotFound, type ErrorItem, type ExecutionItem, type ExecutionRequest } from './outcomes.js';
 import { whyNotConnectable } from '../connections/connectable.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { ExecutionRateLimiter } from './rate-limit.js';
 import { holdsMoreValuesThan, jsonLengthOver, validateArguments, VALIDATION_BUDGET } from './validate-args.js';
 
 /** The part of the sandbox the engine uses. */
@@ -42,7 +42,8 @@ export interface EngineDeps {
   audit: AuditSink;
   metrics: Metrics;
   logger: Logger;
-  rateLimiter: RateLimiter;
+  /** in memory (SQLite) or in the database (PostgreSQL: a round trip when a limit is set) */
+  rateLimiter: ExecutionRateLimiter;
 }
 
 export interface Caller {
@@ -126,7 +127,7 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
   const decision = decideToolAccess(deps.policy, caller.user.tenant, manifest.name, tool);
   if (!decision.allowed) return { refusal: 'forbidden', item: forbidden(manifest.name, tool, decision.rule, decision.reason) };
 
-  const wait = deps.rateLimiter.take(caller.user.id, caller.user.tenant);
+  const wait = await deps.rateLimiter.take(caller.user.id, caller.user.tenant);
   if (wait !== undefined)
     return {
       refusal: 'rate_limited',

@@ -1,7 +1,9 @@
 /**
  * @module host/engine/rate-limit
- * Per-user and per-tenant execution budgets per minute (fixed one-minute windows, per replica).
- * Zero means unlimited. Returns the seconds until the window resets when a budget is spent.
+ * Per-user and per-tenant execution budgets per minute (fixed one-minute windows), counted in the
+ * process's memory: the limiter of a server on SQLite (one replica). Replicas on PostgreSQL count
+ * in the database instead (host/engine/shared-rate-limit.ts). Zero means unlimited. Returns the
+ * seconds until the window resets when a budget is spent.
  *
  * Windows are timed on the process's monotonic clock (performance.now), not the wall clock: a
  * wall clock stepped forward (NTP, an operator) would end every running window early and hand out
@@ -17,6 +19,11 @@ import { performance } from 'node:perf_hooks';
 export interface RateLimiter {
   /** Takes one execution from the budgets; undefined when allowed, else seconds to wait. */
   take(userId: string, tenant: string): number | undefined;
+}
+
+/** What the engine asks: the in-memory limiter answers at once, the shared one after a round trip. */
+export interface ExecutionRateLimiter {
+  take(userId: string, tenant: string): number | undefined | Promise<number | undefined>;
 }
 
 export interface RateLimits {

@@ -225,9 +225,11 @@ describe('execute_tools over MCP', () => {
     assert.match(text, /^workbench_sandbox_crashes_total 0$/m);
     assert.match(text, /^workbench_sandbox_reruns_total 0$/m);
     assert.match(text, /^workbench_audit_write_failures_total 0$/m);
+    // rate limits on SQLite are counted in memory: nothing to fail, the same metrics as on PostgreSQL
+    assert.match(text, /^workbench_rate_limit_failures_total 0$/m);
     // a *_total name is a counter (rate() and increase() assume one; promtool check metrics says so)
     const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]));
-    for (const name of ['workbench_sandbox_restarts_total', 'workbench_sandbox_crashes_total', 'workbench_sandbox_reruns_total', 'workbench_audit_write_failures_total']) assert.equal(types.get(name), 'counter', name);
+    for (const name of ['workbench_sandbox_restarts_total', 'workbench_sandbox_crashes_total', 'workbench_sandbox_reruns_total', 'workbench_audit_write_failures_total', 'workbench_rate_limit_failures_total']) assert.equal(types.get(name), 'counter', name);
     // every one of ours; prom-client's defaults name three current counts so (nodejs_active_handles_total, …)
     for (const [name, type] of types) if (name?.endsWith('_total') && !name.startsWith('workbench_nodejs_active_')) assert.equal(type, 'counter', `# TYPE ${name} ${type}`);
     const rss = Number(/^workbench_sandbox_resident_memory_bytes (\d+)$/m.exec(text)?.[1]);
