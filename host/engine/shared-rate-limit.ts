@@ -8,7 +8,8 @@
  * - Windows are fixed, one minute long, aligned on the database's clock (`clock_timestamp()`), so
  *   replicas whose clocks disagree still agree on when a window ends. Zero means unlimited: a take
  *   with both limits zero answers at once, without a round trip.
- * - One take is one statement, one round trip: the function spends from both budgets under their
+ * - One take is one statement, one round trip (more only when it loses a race under an isolation
+ *   stricter than PostgreSQL's default READ COMMITTED: it is retried): the function spends from both budgets under their
  *   row locks and gives both back when either is over its limit, so a refused execution spends
  *   nothing, and two replicas racing for the last unit cannot both get it (the second waits for the
  *   first's lock and counts what it spent).
@@ -29,6 +30,15 @@ import type { Logger } from '../telemetry/logger.js';
 import type { ExecutionRateLimiter, RateLimits } from './rate-limit.js';
 
 const WINDOW_MS = 60_000;
+
+/**
+ * A take that loses a race under a database whose default isolation is stricter than READ
+ * COMMITTED fails with serialization_failure (40001); a deadlock (40P01) should not happen (rows
+ * are locked in name order) but is retried alike. Each retry is a new transaction, which sees
+ * what the winner spent.
+ */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_RETRIES = 8;
 
 export interface SharedRateLimiterOptions {
   db: Db;
@@ -89,18 +99,16 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Shar
         sweptAt = t;
         limiter.sweep().catch((err: unknown) => logger.warn({ err }, 'rate limit: could not delete the ended windows; tried again in a minute'));
       }
-      return db
-        .get<{ wait_ms: number | null }>('SELECT workbench_rate_limit_take(?, ?, ?, ?, ?) AS wait_ms', [
-          tenantLimit > 0 ? `t:${tenant}` : null,
-          tenantLimit,
-          userLimit > 0 ? `u:${userId}` : null,
-          userLimit,
-          windowMs,
-        ])
-        .then((row) => {
-          const waitMs = row?.wait_ms;
-          return waitMs === null || waitMs === undefined ? undefined : Math.max(1, Math.ceil(Number(waitMs) / 1000));
-        }, failed);
+      const params = [tenantLimit > 0 ? `t:${tenant}` : null, tenantLimit, userLimit > 0 ? `u:${userId}` : null, userLimit, windowMs];
+      const attempt = (retriesLeft: number): Promise<number | undefined> =>
+        db.get<{ wait_ms: number | null }>('SELECT workbench_rate_limit_take(?, ?, ?, ?, ?) AS wait_ms', params).then(
+          (row) => {
+            const waitMs = row?.wait_ms;
+            return waitMs === null || waitMs === undefined ? undefined : Math.max(1, Math.ceil(Number(waitMs) / 1000));
+          },
+          (err: unknown) => (retriesLeft > 0 && RETRYABLE.has((err as { code?: unknown }).code as string) ? attempt(retriesLeft - 1) : failed(err)),
+        );
+      return attempt(MAX_RETRIES);
     },
     async sweep() {
       // SKIP LOCKED: rows a take holds are being spent (so not ended), and a sweep that waited for

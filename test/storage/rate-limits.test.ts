@@ -216,6 +216,29 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
       assert.deepEqual(replicas.map((r) => r.failures), [0, 0]);
     });
 
+    test('under a database whose default isolation is REPEATABLE READ, racing takes retry instead of failing open: exactly the budget is spent', async () => {
+      // a take losing a race there fails with serialization_failure (40001); let through, 37 of 50
+      // takes got past a limit of 5 before they were retried
+      const url = await server.createDatabase();
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET default_transaction_isolation = 'repeatable read'`);
+      await admin.end();
+      const strict = [await openDatabase(url, ''), await openDatabase(url, '')];
+      try {
+        assert.equal((await strict[0]!.get<{ transaction_isolation: string }>('SHOW transaction_isolation'))?.transaction_isolation, 'repeatable read');
+        const limits = { perUserPerMinute: 0, perTenantPerMinute: 5 };
+        const replicas = strict.map((d) => createSharedRateLimiter({ db: d, limits, logger: silent }));
+        await roomInWindow(strict[0]!);
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => replicas[i % 2]!.take(`s${i}`, 'strict')));
+        assert.equal(results.filter((r) => r === undefined).length, 5);
+        assert.deepEqual(replicas.map((r) => r.failures), [0, 0]);
+        assert.equal(await spentOf(strict[0]!, 't:strict'), 5);
+      } finally {
+        for (const d of strict) await d.close();
+      }
+    });
+
     test('zero limits: both zero answer at once with no round trip; one zero leaves its budget out', async () => {
       await db.run('DELETE FROM rate_limit_windows');
       const off = createSharedRateLimiter({ db, limits: { perUserPerMinute: 0, perTenantPerMinute: 0 }, logger: silent });
