@@ -42,7 +42,8 @@ export const SANDBOX_V8_FLAGS: readonly string[] = ['--no-expose-wasm', '--no-va
 const isPluginIdentity = (v: unknown): v is PluginIdentity =>
   typeof v === 'object' && v !== null && typeof (v as PluginIdentity).name === 'string' && typeof (v as PluginIdentity).version === 'string' && typeof (v as PluginIdentity).sourceHash === 'string';
 
-const samePlugin = (a: PluginIdentity, b: PluginIdentity): boolean => a.name === b.name && a.sourceHash === b.sourceHash;
+/** by name, whatever the version: while a plugin is being upgraded, both its versions are suspects */
+const samePlugin = (a: PluginIdentity, b: PluginIdentity): boolean => a.name === b.name;
 
 const ENTRY = fileURLToPath(new URL('../process/process-main.js', import.meta.url));
 const WATCHDOG_GRACE_MS = 5_000;

@@ -10,8 +10,9 @@
  * OPTIONS requests, runs once more in the new process, with what its first run left of its wall
  * time and of its request budget (child-handle.ts: CallEnd). So a plugin that brings the process
  * down fails its own calls, not the other tenants' reads that happened to be in flight beside it.
- * It is not run again when less than MIN_RERUN_MS of its wall time is left, when its caller
- * cancelled, when the gateway is shutting down, or a second time.
+ * It is not run again when less than MIN_RERUN_MS of its wall time is left, when it has fewer
+ * requests left than it had made, when its caller cancelled, when the gateway is shutting down,
+ * or a second time.
  */
 import type { MemoryStats, PluginIdentity } from '../internal-protocol.js';
 import type { HttpHandler, RunOutcome, RunTask } from '../protocol.js';
@@ -167,10 +168,10 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
       } catch (e) {
         return failure('GW_ERR_SANDBOX_UNAVAILABLE', shuttingDown ? 'the sandbox is shutting down' : `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
       }
-      const sentAt = Date.now();
+      const sentAt = performance.now();
       const first = await callOn(handle, task, http);
       if (!first.rerun || signal?.aborted || shuttingDown) return first.outcome;
-      return (await runAgain(task, http, sentAt, first.rerun.requests)) ?? first.outcome;
+      return (await runAgain(task, http, sentAt, first.rerun.requests, signal)) ?? first.outcome;
     } finally {
       lease.release();
       completed++;
@@ -186,22 +187,30 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   /**
    * Runs a call again after a crash it did not cause, in the process that replaces the dead one,
    * within what is left of its wall time and request budget (`sentAt`: when its first run was
-   * sent). Undefined when it cannot: too little time left, no process, shutdown, or its plugin
-   * quarantined meanwhile.
+   * sent, on the monotonic clock). Undefined when it should not: too little time left, fewer
+   * requests left than the first run had made (a second run starts from the beginning and would
+   * most likely run out), no process, shutdown, the caller cancelled, or its plugin quarantined
+   * meanwhile. The first run's requests still in flight on the host are not stopped: their answers
+   * are dropped when they come.
    */
-  async function runAgain(task: RunTask, http: HttpHandler, sentAt: number, requestsMade: number): Promise<RunOutcome | undefined> {
+  async function runAgain(task: RunTask, http: HttpHandler, sentAt: number, requestsMade: number, signal: AbortSignal | undefined): Promise<RunOutcome | undefined> {
+    const requestsLeft = task.limits.maxRequestsPerCall - requestsMade;
+    if (requestsLeft < requestsMade) return undefined;
     let handle: ChildHandle;
     try {
       handle = await ensureChild();
     } catch {
       return undefined;
     }
-    const wallMsLeft = task.limits.wallMsPerCall - (Date.now() - sentAt);
-    if (wallMsLeft < MIN_RERUN_MS || shuttingDown || quarantine.until(pluginKey(task.plugin)) !== undefined) return undefined;
+    const wallMsLeft = Math.floor(task.limits.wallMsPerCall - (performance.now() - sentAt));
+    if (wallMsLeft < MIN_RERUN_MS || shuttingDown || signal?.aborted || quarantine.until(pluginKey(task.plugin)) !== undefined) return undefined;
     reruns++;
-    logger.warn({ plugin: pluginLabel(task.plugin), tool: task.tool, callId: task.callId, sandboxPid: handle.pid, wallMsLeft }, 'running a call again: another plugin brought its sandbox process down before it had changed anything');
-    const limits = { ...task.limits, wallMsPerCall: wallMsLeft, maxRequestsPerCall: Math.max(0, task.limits.maxRequestsPerCall - requestsMade) };
-    return (await callOn(handle, { ...task, limits }, http)).outcome;
+    logger.warn({ plugin: pluginLabel(task.plugin), tool: task.tool, callId: task.callId, sandboxPid: handle.pid, wallMsLeft, requestsLeft }, 'running a call again: another plugin brought its sandbox process down before it had changed anything');
+    const outcome = (await callOn(handle, { ...task, limits: { ...task.limits, wallMsPerCall: wallMsLeft, maxRequestsPerCall: requestsLeft } }, http)).outcome;
+    if (outcome.ok) return outcome;
+    // its limits are what the first run left, not the policy's: say so
+    const why = `this was a second run of the call, after another plugin brought the sandbox process down during the first; it had ${wallMsLeft} ms and ${requestsLeft} requests left`;
+    return { ...outcome, error: { ...outcome.error, message: `${outcome.error.message} (${why})` } };
   }
 
   const injectFault = options.faultInjection ? (fault: SandboxFault): void => child?.injectFault(fault) : undefined;

@@ -123,6 +123,11 @@ describe('a call that wedges its worker', () => {
       const r = await ctx.http('https://api.example.com/slow?ms=' + (again ? 10 : 10000) + '&tag=' + args.tag);
       return { tag: args.tag, status: r.status, again, max: ctx.limits.maxRequests, left: ctx.limits.requestsLeft() };
     },
+    async readMany(ctx, args) {
+      for (let i = 0; i < 6; i++) await ctx.http('https://api.example.com/slow?ms=1&tag=' + args.tag);
+      await ctx.http('https://api.example.com/slow?ms=10000&tag=' + args.tag);
+      return 'read';
+    },
     async write(ctx, args) {
       await ctx.http('https://api.example.com/slow?ms=10000&tag=' + args.tag, { method: 'POST', body: 'x' });
       return 'wrote';
@@ -160,14 +165,17 @@ describe('a call that wedges its worker', () => {
     // naming its plugin) instead of wedging the worker
     const source = WEDGE.replace('export default {', "export default { async read(ctx) { const r = await ctx.http('https://api.example.com/slow?ms=10000&tag=culprit-read'); return r.status; },");
     // (not quarantined after one crash: a quarantined plugin's call would not run again anyway)
-    const sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxQueue: 10, quarantineAfterCrashes: 5, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
+    const sandbox = await createSandbox({ workers: 1, callsPerWorker: 8, maxQueue: 10, quarantineAfterCrashes: 5, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
     try {
       const seen = up.received.length;
       const slow = { wallMsPerCall: 30_000 };
       const reader = callTool(sandbox, bridge, { name: 'bystander', source: BYSTANDER, tool: 'read', args: { tag: 'reader' }, limits: slow });
       const writer = callTool(sandbox, bridge, { name: 'bystander', source: BYSTANDER, tool: 'write', args: { tag: 'writer' }, limits: slow });
-      const culpritsRead = callTool(sandbox, bridge, { name: 'wedger', source, tool: 'read', limits: slow });
-      await waitFor(() => up.received.length >= seen + 3);
+      // another version of the culprit (its source differs): a plugin being upgraded is suspect in either version
+      const culpritsRead = callTool(sandbox, bridge, { name: 'wedger', source: `${source}\n// 1.0.1`, tool: 'read', limits: slow });
+      // 7 requests made of its 10: a second run, which starts from the beginning, would run out
+      const greedy = callTool(sandbox, bridge, { name: 'bystander', source: BYSTANDER, tool: 'readMany', args: { tag: 'greedy' }, limits: slow });
+      await waitFor(() => up.received.length >= seen + 10);
       const culprit = await callTool(sandbox, bridge, { name: 'wedger', source, limits: WEDGE_LIMITS });
       assert.equal(errorCode(culprit), 'GW_ERR_SANDBOX_CRASHED', JSON.stringify(culprit.outcome));
       assert.match(culprit.outcome.ok ? '' : culprit.outcome.error.message, /a call of this plugin brought it down/);
@@ -176,11 +184,14 @@ describe('a call that wedges its worker', () => {
       const wrote = await writer;
       assert.equal(errorCode(wrote), 'GW_ERR_SANDBOX_CRASHED', 'it had sent a POST: it may have changed something');
       assert.match(wrote.outcome.ok ? '' : wrote.outcome.error.message, /another call in the same sandbox process brought it down/);
+      const many = await greedy;
+      assert.equal(errorCode(many), 'GW_ERR_SANDBOX_CRASHED', 'fewer requests left than it had made: not run again');
       const own = await culpritsRead;
       assert.equal(errorCode(own), 'GW_ERR_SANDBOX_CRASHED', "the culprit plugin's own read is not run again");
       assert.match(own.outcome.ok ? '' : own.outcome.error.message, /a call of this plugin brought it down/);
       const asked = up.received.slice(seen).map((r) => `${r.method} ${new URL(r.url, 'http://x').searchParams.get('tag')}`);
-      assert.deepEqual(asked.sort(), ['GET culprit-read', 'GET reader', 'GET reader', 'POST writer']);
+      assert.deepEqual(asked.filter((a) => a !== 'GET greedy').sort(), ['GET culprit-read', 'GET reader', 'GET reader', 'POST writer']);
+      assert.equal(asked.filter((a) => a === 'GET greedy').length, 7);
       assert.equal(sandbox.stats().reruns, 1);
       assert.deepEqual(sandbox.stats().quarantined, []);
     } finally {
@@ -194,10 +205,10 @@ describe('a call that wedges its worker', () => {
     const sandbox = await createSandbox({ workers: 1, callsPerWorker: 2, maxQueue: 10, quarantineAfterCrashes: 1, quarantineWindowMs: 60_000, maxWorkerShare: 1 });
     try {
       const culprit = callTool(sandbox, bridge, { name: 'wedger', source: WEDGE, limits: { ...WEDGE_LIMITS, wallMsPerCall: 20_000 } });
-      const victim = callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick', limits: { wallMsPerCall: 8000 } });
+      const victim = callTool(sandbox, bridge, { name: 'queued-victim', source: SLOW, tool: 'quick', limits: { wallMsPerCall: 15_000 } });
       const [c, v] = await Promise.all([culprit, victim]);
       assert.equal(errorCode(c), 'GW_ERR_SANDBOX_TIMEOUT', JSON.stringify(c.outcome));
-      // it never started (so it changed nothing), and ~5 s of its 8 were left: it ran in the new process
+      // it never started (so it changed nothing), and ~12 s of its 15 were left: it ran in the new process
       assert.equal(v.result, 'quick', JSON.stringify(v.outcome));
       assert.equal(sandbox.stats().reruns, 1);
       assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['wedger@1.0.0']);
