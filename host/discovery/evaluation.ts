@@ -187,7 +187,7 @@ export function evaluateHint(
     const best = result.hits[0];
     const outcome: HintOutcome = {
       query: q,
-      fired: best === undefined || isWeakMatch(result, rule),
+      fired: best === undefined || isWeakMatch(best, rule),
       ...(best ? { top: best.entry.name, score: best.score } : {}),
       ...(result.fit ? { coverage: result.fit.coverage, missing: result.fit.missing } : {}),
     };

@@ -50,7 +50,7 @@ export const SEARCH_TOOLS_DESCRIPTION =
   'list those of integrations the user has connected first), ' +
   'each with `score` (0-1 relevance) and `connected` (false: the user must connect ' +
   'that integration before it can run; with `connectable: false` and `why`, it cannot be connected on this ' +
-  'server). Words that match no tool come back in `unmatched`, with a hint; a hint also warns when even the best match ' +
+  'server). Words that match no tool come back in `unmatched`, with a hint; a hint also warns when even the first result ' +
   'may not do what you asked, and says what it leaves out. Pass `integration` to search one ' +
   `integration only. Only tools you are allowed to run are listed. ${WORKFLOW}`;
 
@@ -229,9 +229,10 @@ export function createDiscoveryMetaTools(deps: DiscoveryDeps): MetaTool[] {
       );
       const known = integrations.map((i) => `${i.name} (${i.displayName}, ${i.tools} tools)`).join(', ');
       if (tools.length > 0) {
-        // the best match, wherever the caller's connections placed it
-        const best = found.hits[0];
-        const weakAdvice = best !== undefined && found.fit !== undefined && isWeakMatch(found) ? weakMatchAdvice(best.entry.name, found.fit) : undefined;
+        // weak when even the best match is (the caller's connections only put an equivalent of it first);
+        // the advice speaks of the tool shown first, which may be that equivalent
+        const first = hits[0];
+        const weakAdvice = first !== undefined && isWeakMatch(found.hits[0]) ? weakMatchAdvice(first.entry.name, first.fit) : undefined;
         const hidden = total - tools.length;
         // the default 10 of "issue"'s 38 must not look like all there is
         const more =

@@ -13,7 +13,7 @@ import { queryIntent } from './intent.js';
 import { expandQuery, type Unit } from './query-expansion.js';
 import { nameSaturation, RANKING } from './ranking-weights.js';
 import { stem } from './stem.js';
-import { tokenize } from './tokenize.js';
+import { STOP_WORDS, tokenize } from './tokenize.js';
 
 export type { SearchEntry } from './index-build.js';
 
@@ -36,6 +36,8 @@ export interface SearchHit {
    * are both "merg pr")
    */
   job: string;
+  /** how much of the query this hit answers (the weak-match hint reads it for the tool shown first) */
+  fit: SearchFit;
 }
 
 export interface SearchResult {
@@ -217,18 +219,21 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
     return na < nb ? -1 : na > nb ? 1 : 0;
   });
   const norm = ideal * (1 + RANKING.nameCoverageBonus) * (1 + RANKING.exactFormBonus);
+  const fitOf = (doc: number): SearchFit => {
+    // stop words are read only when a query has nothing else ("who are you"); never named as left out
+    const missing = [...new Set(asked.filter((a) => (a.weight?.[doc] ?? 0) <= 0).map((a) => a.word))].filter((w) => !STOP_WORDS.has(w));
+    const share = asked.length > 0 ? asked.reduce((sum, a) => sum + (a.weight?.[doc] ?? 0), 0) / asked.length : 1;
+    return { coverage: Math.round(share * 1000) / 1000, missing };
+  };
   const hits = scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
     const d = data.docs[doc];
     if (!d) return [];
     const score = norm > 0 ? Math.min(1, final / norm) : 0;
-    return [{ entry: d.entry, score: Math.round(score * 1000) / 1000, job: d.job }];
+    return [{ entry: d.entry, score: Math.round(score * 1000) / 1000, job: d.job, fit: fitOf(doc) }];
   });
   const first = scored[0];
   if (first === undefined) return { hits, total: 0, unmatched };
-  const missing = [...new Set(asked.filter((a) => (a.weight?.[first.doc] ?? 0) <= 0).map((a) => a.word))];
-  const share = asked.length > 0 ? asked.reduce((sum, a) => sum + (a.weight?.[first.doc] ?? 0), 0) / asked.length : 1;
-  const coverage = Math.round(share * 1000) / 1000;
-  return { hits, total: scored.length, unmatched, fit: { coverage, missing } };
+  return { hits, total: scored.length, unmatched, fit: hits[0]?.fit ?? fitOf(first.doc) };
 }
 
 /**

@@ -9,7 +9,7 @@
  * (`queries-negative.json`, requests no tool here serves) included: `node scripts/eval-search.mjs
  * --hint-curve` shows what other limits would give.
  */
-import type { SearchResult } from './search-index.js';
+import type { SearchHit } from './search-index.js';
 
 export interface WeakMatchRule {
   /** a best score below this is weak, whatever the best hit covers */
@@ -20,15 +20,14 @@ export interface WeakMatchRule {
 
 export const WEAK_MATCH: Readonly<WeakMatchRule> = Object.freeze({ score: 0.08, coverage: 0.5 });
 
-/** Whether the best hit of `result` is too weak to be taken as what the query asked for. */
-export function isWeakMatch(result: Pick<SearchResult, 'hits' | 'fit'>, rule: WeakMatchRule = WEAK_MATCH): boolean {
-  const best = result.hits[0];
-  if (best === undefined || result.fit === undefined) return false;
-  return best.score < rule.score || result.fit.coverage <= rule.coverage;
+/** Whether `hit` (the best, or the one shown first) is too weak to be taken as what the query asked for. */
+export function isWeakMatch(hit: Pick<SearchHit, 'score' | 'fit'> | undefined, rule: WeakMatchRule = WEAK_MATCH): boolean {
+  if (hit === undefined) return false;
+  return hit.score < rule.score || hit.fit.coverage <= rule.coverage;
 }
 
 /**
- * What the agent is told about a weak best hit: which of its words that tool leaves out (or that
+ * What the agent is told about a weak first result: which of its words that tool leaves out (or that
  * it matches them only loosely), and what to do.
  */
 export function weakMatchAdvice(tool: string, fit: { missing: readonly string[] }): string {
@@ -37,7 +36,7 @@ export function weakMatchAdvice(tool: string, fit: { missing: readonly string[] 
     ? `leaves out ${fit.missing.length === 1 ? 'the word' : 'the words'} ${words} of your request`
     : 'matches your words only loosely';
   return (
-    `No tool may fit: the best match, ${tool}, ${why}. Check that a tool's description fits before using it; ` +
+    `No tool may fit: the first result, ${tool}, ${why}. Check that a tool's description fits before using it; ` +
     'if none does, the tool you want may not exist here: try other words once, then tell the user rather than use a tool that does something else.'
   );
 }

@@ -141,3 +141,30 @@ describe('namesIntegration', () => {
     assert.equal(namesIntegration('   ', installed), false);
   });
 });
+
+describe('the weak-match hint speaks of the tool shown first', () => {
+  it('when the connection order puts an equivalent of the best match first, the hint is about that tool', async () => {
+    // even the best match (GitLab's merge tool, for nobody) covers too little of this request
+    const query = 'go ahead and merge it';
+    const plain = await answer(users.nobody, { query, limit: 1 });
+    assert.equal(plain.tools[0]?.name, 'gitlab_merge_merge_request');
+    assert.match(plain.hint ?? '', /^No tool may fit: the first result, gitlab_merge_merge_request, leaves out the words "go", "ahead"/);
+    // a GitHub user is shown GitHub's merge tool in its place, and the hint names that one
+    const mine = await answer(users.github, { query, limit: 1 });
+    assert.equal(mine.tools[0]?.name, 'github_merge_pull_request');
+    assert.match(mine.hint ?? '', /^No tool may fit: the first result, github_merge_pull_request, leaves out the words "go", "ahead"/);
+  });
+
+  it('whether a hint is due is decided on the best match, not on the equivalent shown in its place', async () => {
+    // GitLab's merge tool answers "merge now" whole; GitHub's, shown first to a GitHub user, covers
+    // less of the words, but it does the same job: no warning that no tool may fit
+    const mine = await answer(users.github, { query: 'merge now', limit: 1 });
+    assert.equal(mine.tools[0]?.name, 'github_merge_pull_request');
+    assert.equal(mine.hint, undefined, JSON.stringify(mine));
+  });
+
+  it('never names a stop word as left out', async () => {
+    const a = await answer(users.nobody, { query: 'who are you', limit: 1 });
+    assert.match(a.hint ?? '', /No tool may fit: the first result, \w+, matches your words only loosely\./);
+  });
+});

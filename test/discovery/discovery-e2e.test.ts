@@ -118,7 +118,7 @@ describe('discovery through the gateway', () => {
     assert.deepEqual(incident.json.unmatched, ['pagerduty']);
     assert.match(
       incident.json.hint,
-      /^The word "pagerduty" matched no tool: .* No tool may fit: the best match, github_create_issue, leaves out the word "pagerduty" of your request\. .* Integrations you can use: github/,
+      /^The word "pagerduty" matched no tool: .* No tool may fit: the first result, github_create_issue, leaves out the word "pagerduty" of your request\. .* Integrations you can use: github/,
     );
     // the rest is well matched: only the word is reported
     const message = await call(client, 'search_tools', { query: 'send a message in PagerDuty' });
@@ -135,7 +135,7 @@ describe('discovery through the gateway', () => {
     const lights = await call(client, 'search_tools', { query: 'turn off the living room lights' });
     assert.ok(lights.json.tools.length > 0);
     assert.equal(lights.json.unmatched, undefined);
-    assert.match(lights.json.hint, new RegExp(`^No tool may fit: the best match, ${lights.json.tools[0].name}, leaves out the words "turn", "off"`));
+    assert.match(lights.json.hint, new RegExp(`^No tool may fit: the first result, ${lights.json.tools[0].name}, leaves out the words "turn", "off"`));
     assert.match(lights.json.hint, /the tool you want may not exist here: try other words once, then tell the user .* Integrations you can use: github \(GitHub, \d+ tools\)/);
     // its score is no figure an agent can use, and the hint does not show it
     assert.doesNotMatch(lights.json.hint, /score/);

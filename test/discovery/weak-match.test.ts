@@ -35,7 +35,7 @@ describe('weak match on the real catalog', () => {
       assert.equal(result.hits[0]?.entry.name, tool, query);
       // these scored below the 0.25 a score-only rule warned at
       assert.ok((result.hits[0]?.score ?? 1) < 0.25, `${query}: ${result.hits[0]?.score}`);
-      assert.equal(isWeakMatch(result), false, `${query}: ${JSON.stringify(result.fit)}`);
+      assert.equal(isWeakMatch(result.hits[0]), false, `${query}: ${JSON.stringify(result.fit)}`);
     }
   });
 
@@ -52,7 +52,7 @@ describe('weak match on the real catalog', () => {
     ]) {
       const result = index.query(query);
       assert.ok(result.hits.length > 0, query);
-      assert.equal(isWeakMatch(result), true, `${query}: ${result.hits[0]?.entry.name} ${result.hits[0]?.score} ${JSON.stringify(result.fit)}`);
+      assert.equal(isWeakMatch(result.hits[0]), true, `${query}: ${result.hits[0]?.entry.name} ${result.hits[0]?.score} ${JSON.stringify(result.fit)}`);
     }
   });
 
@@ -66,21 +66,20 @@ describe('weak match on the real catalog', () => {
     // a number is a value, not a word asked for, and nothing matched answers no fit at all
     assert.equal(index.query('comment on issue 12').fit?.missing.includes('12'), false);
     assert.equal(index.query('').fit, undefined);
-    assert.equal(isWeakMatch(index.query('')), false);
+    assert.equal(isWeakMatch(index.query('').hits[0]), false);
   });
 
   it('is weak below the score limit, or at and below the coverage limit', () => {
-    const hit = (score: number) => [{ entry: catalog.map(toSearchEntry)[0]!, score, job: '' }];
-    assert.equal(isWeakMatch({ hits: hit(0.9), fit: { coverage: WEAK_MATCH.coverage, missing: ['x'] } }), true);
-    assert.equal(isWeakMatch({ hits: hit(0.9), fit: { coverage: WEAK_MATCH.coverage + 0.001, missing: ['x'] } }), false);
-    assert.equal(isWeakMatch({ hits: hit(WEAK_MATCH.score - 0.001), fit: { coverage: 1, missing: [] } }), true);
-    assert.equal(isWeakMatch({ hits: hit(WEAK_MATCH.score), fit: { coverage: 1, missing: [] } }), false);
-    assert.equal(isWeakMatch({ hits: [], fit: undefined }), false);
+    assert.equal(isWeakMatch({ score: 0.9, fit: { coverage: WEAK_MATCH.coverage, missing: ['x'] } }), true);
+    assert.equal(isWeakMatch({ score: 0.9, fit: { coverage: WEAK_MATCH.coverage + 0.001, missing: ['x'] } }), false);
+    assert.equal(isWeakMatch({ score: WEAK_MATCH.score - 0.001, fit: { coverage: 1, missing: [] } }), true);
+    assert.equal(isWeakMatch({ score: WEAK_MATCH.score, fit: { coverage: 1, missing: [] } }), false);
+    assert.equal(isWeakMatch(undefined), false);
   });
 
   it('tells the agent which words the best match leaves out and what to do', () => {
     const advice = weakMatchAdvice('slack_set_channel_topic', { missing: ['thermostat', 'degrees'] });
-    assert.match(advice, /^No tool may fit: the best match, slack_set_channel_topic, leaves out the words "thermostat", "degrees" of your request\./);
+    assert.match(advice, /^No tool may fit: the first result, slack_set_channel_topic, leaves out the words "thermostat", "degrees" of your request\./);
     assert.match(advice, /may not exist here: try other words once, then tell the user/);
     assert.match(weakMatchAdvice('x_y', { missing: [] }), /x_y, matches your words only loosely\./);
   });
