@@ -11,7 +11,7 @@
  *     `sandbox.run(task, (req, delivered) => bridge.dispatch(req, scope, delivered))`.
  */
 export { createSandbox } from './supervisor/create-sandbox.js';
-export type { Sandbox, SandboxFault, SandboxOptions, SandboxStats, SandboxLogger } from './sandbox-options.js';
+export type { Sandbox, SandboxFault, SandboxOptions, SandboxStats, SandboxLogger, SharedStrike, StrikeStore, StruckPlugin } from './sandbox-options.js';
 export { createBridge, createUpstreamMapper, type Bridge, type BridgeBufferStats, type BridgeOptions } from './bridge/create-bridge.js';
 export type { CallScope, Credential } from './bridge/types.js';
 export type { Resolver } from './bridge/safe-lookup.js';

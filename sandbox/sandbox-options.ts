@@ -22,6 +22,14 @@ export interface SandboxOptions {
   /** crash-counting window, and how long a quarantine lasts after the last crash (default 600000) */
   quarantineWindowMs?: number;
   /**
+   * where the crash strikes (one per plugin blamed for a crash) are shared with the sandboxes of
+   * the other replicas, so that a plugin's crashes on all of them add up and it is quarantined on
+   * all at once (supervisor/strike-sync.ts). Default none: this sandbox counts the crashes it saw.
+   */
+  strikes?: StrikeStore;
+  /** how often the strikes of other sandboxes are read from `strikes`, ms (default 2000) */
+  strikeRefreshMs?: number;
+  /**
    * calls one worker thread may interleave while they wait on ctx.http (default 1). Each call in
    * flight has its own isolate; only calls using CPU hold a worker slot, so the sandbox holds up
    * to workers × callsPerWorker calls, of which at most `workers` run at once.
@@ -55,10 +63,41 @@ export interface SandboxOptions {
   traceHops?: boolean;
 }
 
+/** The plugin a strike counts against: strikes add up per name and source hash (one version of its code). */
+export interface StruckPlugin {
+  name: string;
+  /** for messages and stats (`name@version`) */
+  version: string;
+  sourceHash: string;
+}
+
+/** A strike another sandbox recorded, as read from a StrikeStore. */
+export interface SharedStrike {
+  plugin: StruckPlugin;
+  /** how long ago it was recorded, ms on the store's clock (never negative) */
+  ageMs: number;
+}
+
+/**
+ * Crash strikes shared by the sandboxes of several gateway processes (implemented by the host over
+ * its database). Either method may reject: the sandbox then decides with what it knows (its own
+ * strikes, and the others' as last read), counts the failure and logs it. Times are the store's
+ * own, given back as ages, so the sandboxes' clocks need not agree.
+ */
+export interface StrikeStore {
+  /** Stores one strike against `plugin`, recorded now by the sandbox named `origin`. */
+  record(origin: string, plugin: StruckPlugin): Promise<void>;
+  /**
+   * The strikes recorded within the last `windowMs` by sandboxes other than `origin`; strikes older
+   * than that are deleted (by this call or a sweep of the store's own), so the store stays bounded.
+   */
+  recent(origin: string, windowMs: number): Promise<SharedStrike[]>;
+}
+
 /** Faults a test can inject when the sandbox was created with `faultInjection: true`. */
 export type SandboxFault = { kind: 'exit-worker'; callId: string } | { kind: 'catastrophic' };
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'logger'>> & { logger: SandboxLogger };
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'logger' | 'strikes'>> & { logger: SandboxLogger; strikes: StrikeStore | undefined };
 
 export interface SandboxStats {
   /** a sandbox process is up and has passed its self-test */
@@ -80,7 +119,13 @@ export interface SandboxStats {
   restarts: number;
   /** calls run again after a crash another plugin caused, before they had changed anything (create-sandbox.ts) */
   reruns: number;
+  /**
+   * plugins suspended now, with when their suspension ends; with a StrikeStore, those suspended by
+   * the strikes of every sandbox sharing it (whether or not this one has run them)
+   */
   quarantined: Array<{ plugin: string; until: string }>;
+  /** reads and writes of the shared strikes (StrikeStore) that failed, since start; 0 without one */
+  strikeSyncFailures: number;
 }
 
 export interface Sandbox {
@@ -117,6 +162,8 @@ export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
     maxQueue: Math.max(0, Math.floor(o.maxQueue ?? 2000)),
     quarantineAfterCrashes: Math.max(1, Math.floor(o.quarantineAfterCrashes ?? 3)),
     quarantineWindowMs: Math.max(1, o.quarantineWindowMs ?? 600_000),
+    strikes: o.strikes,
+    strikeRefreshMs: Math.max(10, o.strikeRefreshMs ?? 2_000),
     maxWorkerShare: share,
     maxUserShare: userShare,
     logger: o.logger ?? silent,

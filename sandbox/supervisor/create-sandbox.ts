@@ -4,7 +4,9 @@
  * call goes to the current sandbox process. When that process dies, the calls in flight fail with
  * GW_ERR_SANDBOX_CRASHED, the plugin that brought it down gets a strike when that is known (V8
  * lost control of its isolate), else each plugin with calls in flight gets one, and a new process is started (with
- * back-off if it keeps failing). `run` never rejects.
+ * back-off if it keeps failing). `run` never rejects. With a StrikeStore (SandboxOptions.strikes),
+ * strikes are shared with the other replicas' sandboxes (strike-sync.ts); admission still reads
+ * only memory.
  *
  * A call that a known culprit's crash failed, and that had asked for nothing but GET, HEAD or
  * OPTIONS requests, runs once more in the new process, with what its first run left of its wall
@@ -21,14 +23,13 @@ import { failure } from './check-outcome.js';
 import { ChildHandle, type CallEnd } from './child-handle.js';
 import { Dispatcher } from './dispatcher.js';
 import { Quarantine } from './quarantine.js';
+import { pluginKey, pluginLabel, StrikeSync } from './strike-sync.js';
 
 const START_TIMEOUT_MS = 20_000;
 /** wall time a call must have left to be run again after a crash it did not cause */
 export const MIN_RERUN_MS = 1_000;
 const MAX_START_ATTEMPTS = 5;
 
-const pluginKey = (plugin: PluginIdentity): string => `${plugin.name}\u0000${plugin.sourceHash}`;
-const pluginLabel = (plugin: PluginIdentity): string => `${plugin.name}@${plugin.version}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 
 /**
@@ -44,6 +45,8 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   const options = resolveOptions(input);
   const { logger } = options;
   const quarantine = new Quarantine(options.quarantineAfterCrashes, options.quarantineWindowMs);
+  // with a store, strikes are shared with the other replicas' sandboxes (strike-sync.ts)
+  const strikes = new StrikeSync({ quarantine, store: options.strikes, windowMs: options.quarantineWindowMs, refreshMs: options.strikeRefreshMs, logger });
   // calls in flight: workers × callsPerWorker, a plugin at most its share of them and a user at
   // most its own. Which of them may use CPU at once (a worker each, the plugin its share of the
   // workers) is decided in the sandbox process, next to the workers, so that time spent crossing
@@ -86,8 +89,8 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     logger.error({ sandboxPid: dead.pid, code, signal, plugins }, 'sandbox process died; failing its calls in flight and restarting it');
     // one strike per plugin per crash, however many of its calls were in flight: a busy bystander
     // must not collect strikes faster than the plugin that brought the process down
-    const struck = new Map(blamed.map((plugin) => [pluginKey(plugin), pluginLabel(plugin)]));
-    for (const [key, label] of struck) quarantine.strike(key, label);
+    const struck = new Map(blamed.map((plugin) => [pluginKey(plugin), plugin]));
+    for (const plugin of struck.values()) strikes.strike(plugin);
     void ensureChild().catch(() => undefined);
   };
 
@@ -128,7 +131,15 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     return starting;
   }
 
-  await ensureChild();
+  // a replica starting knows the quarantines the others decided before it serves a call
+  const firstRead = strikes.refresh();
+  try {
+    await ensureChild();
+  } catch (e) {
+    await strikes.stop();
+    throw e;
+  }
+  await firstRead;
 
   async function admitAndRun(task: RunTask, http: HttpHandler, signal: AbortSignal | undefined): Promise<RunOutcome> {
     if (closing) return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down');
@@ -180,7 +191,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
 
   async function callOn(handle: ChildHandle, task: RunTask, http: HttpHandler): Promise<CallEnd> {
     const end = await handle.call(task, http);
-    if (end.strike && !handle.exited && !shuttingDown) quarantine.strike(pluginKey(task.plugin), pluginLabel(task.plugin)); // a worker thread died
+    if (end.strike && !handle.exited && !shuttingDown) strikes.strike(task.plugin); // a worker thread died
     return end;
   }
 
@@ -237,6 +248,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
         restarts: Math.max(0, started - 1),
         reruns,
         quarantined: quarantine.list(),
+        strikeSyncFailures: strikes.failures,
       };
     },
     beginShutdown() {
@@ -251,7 +263,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
         shuttingDown = true;
         dispatcher.refuseWaiting();
         const current = child ?? (await starting?.catch(() => undefined));
-        if (!current || current.exited) return;
+        if (!current || current.exited) return strikes.stop();
         const exited = new Promise<void>((resolve) => {
           const check = setInterval(() => {
             if (current.exited) {
@@ -264,6 +276,8 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
         const timer = setTimeout(() => current.kill(), options.closeGraceMs + 2_000);
         await exited;
         clearTimeout(timer);
+        // after the calls: a strike recorded as the last of them ended is still written
+        await strikes.stop();
       })();
       return closed;
     },
