@@ -213,6 +213,22 @@ export const MIGRATIONS: Migration[] = [
        $fn$`,
     ],
   },
+  {
+    version: 12,
+    name: 'sandbox crash strikes shared by replicas (PostgreSQL)',
+    statements: [
+      // One row per crash a plugin was blamed for (sandbox/supervisor/quarantine.ts): its name,
+      // version and source hash (strikes add up per name and hash), the sandbox that recorded it
+      // (`origin`, a random id per replica start: a replica reads the others' rows) and when, in
+      // epoch milliseconds on the database's clock. Rows older than sandbox.quarantineWindowMs are
+      // deleted as replicas read. Written on PostgreSQL only (host/storage/sandbox-strikes.ts); a
+      // single SQLite server counts strikes in memory and leaves the table empty.
+      `CREATE TABLE sandbox_strikes (
+         id TEXT PRIMARY KEY, plugin TEXT NOT NULL, version TEXT NOT NULL, source_hash TEXT NOT NULL,
+         origin TEXT NOT NULL, at BIGINT NOT NULL)`,
+      `CREATE INDEX sandbox_strikes_at ON sandbox_strikes(at)`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

@@ -43,6 +43,7 @@ for (const backend of backends()) {
         assert.deepEqual(await db.all('SELECT name, window_start, spent FROM rate_limit_windows'), []);
         // PostgreSQL alone has migration 11's function (SQLite counts rate limits in memory)
         if (backend.name === 'postgres') assert.deepEqual(await db.get(`SELECT workbench_rate_limit_take('t:x', 1, NULL, 0, 60000) AS wait_ms`), { wait_ms: null });
+        assert.deepEqual(await db.all('SELECT id, plugin, version, source_hash, origin, at FROM sandbox_strikes'), []);
       } finally {
         await db.close();
       }

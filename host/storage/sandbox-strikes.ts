@@ -1,0 +1,49 @@
+/**
+ * @module host/storage/sandbox-strikes
+ * The sandbox's StrikeStore over PostgreSQL (table `sandbox_strikes`, migration 12): the crash
+ * strikes of every replica's sandbox, so that a plugin that keeps bringing sandbox processes down
+ * is quarantined on all of them after `sandbox.quarantineAfterCrashes` crashes in all
+ * (sandbox/supervisor/strike-sync.ts decides when to write and read; admission never waits here).
+ * Wired by host/app.ts on PostgreSQL only: a single SQLite server counts strikes in memory.
+ *
+ * - A strike is dated by the database's clock (`clock_timestamp()`) when written, and read back
+ *   with its age on that clock, so replicas whose clocks disagree agree on the window.
+ * - A read (`recent`) is one statement: it answers the other origins' strikes within the window
+ *   and deletes the rows older than the window (and any dated more than a window ahead, should
+ *   the database's clock be stepped back), so the table holds about a window's strikes. The rows
+ *   another replica is deleting at that moment are skipped (SKIP LOCKED): a read never waits for
+ *   one, and two reads cannot deadlock.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SharedStrike, StrikeStore } from '../../sandbox/index.js';
+import type { Db } from './db.js';
+
+const NOW_MS = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
+export function createStrikeStore(db: Db): StrikeStore {
+  if (db.kind !== 'postgres') throw new Error('shared sandbox strikes need PostgreSQL (one SQLite server counts them in memory)');
+  return {
+    async record(origin, plugin) {
+      await db.run(`INSERT INTO sandbox_strikes (id, plugin, version, source_hash, origin, at) VALUES (?, ?, ?, ?, ?, ${NOW_MS})`, [
+        randomUUID(),
+        plugin.name,
+        plugin.version,
+        plugin.sourceHash,
+        origin,
+      ]);
+    },
+    async recent(origin, windowMs): Promise<SharedStrike[]> {
+      const rows = await db.all<{ plugin: string; version: string; source_hash: string; age_ms: number }>(
+        `WITH clock AS (SELECT ${NOW_MS} AS now_ms),
+         old AS (
+           SELECT id FROM sandbox_strikes, clock WHERE at <= clock.now_ms - ? OR at > clock.now_ms + ?
+           FOR UPDATE OF sandbox_strikes SKIP LOCKED),
+         gone AS (DELETE FROM sandbox_strikes WHERE id IN (SELECT id FROM old))
+         SELECT plugin, version, source_hash, greatest(clock.now_ms - at, 0) AS age_ms FROM sandbox_strikes, clock
+         WHERE origin <> ? AND at > clock.now_ms - ? AND at <= clock.now_ms + ?`,
+        [windowMs, windowMs, origin, windowMs, windowMs],
+      );
+      return rows.map((r) => ({ plugin: { name: r.plugin, version: r.version, sourceHash: r.source_hash }, ageMs: Number(r.age_ms) }));
+    },
+  };
+}
