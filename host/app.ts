@@ -26,6 +26,7 @@ import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
 import type { Db } from './storage/db.js';
 import { openDatabase } from './storage/open.js';
+import { createStrikeStore } from './storage/sandbox-strikes.js';
 import { UserStore, type User } from './storage/users.js';
 import { registerBridgeMetrics } from './telemetry/bridge-metrics.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
@@ -53,6 +54,8 @@ export interface GatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** where the stdout audit sink writes (default process.stdout) */
   writeAuditLine?: AuditLineWriter;
+  /** how often the sandbox reads the other replicas' crash strikes on PostgreSQL, ms (default 2000; tests) */
+  strikeRefreshMs?: number;
 }
 
 export interface Gateway {
@@ -123,6 +126,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     maxWorkerShare: policy.sandbox.maxWorkerShare,
     maxUserShare: policy.sandbox.maxUserShare,
     logger,
+    // replicas on PostgreSQL share crash strikes: a plugin is quarantined on all of them at once;
+    // one SQLite server counts them in memory
+    ...(db.kind === 'postgres' ? { strikes: createStrikeStore(db) } : {}),
+    ...(options.strikeRefreshMs !== undefined ? { strikeRefreshMs: options.strikeRefreshMs } : {}),
   });
   // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
   // every tool of its manifest, with the limits its calls get, before listing any tool

@@ -4,7 +4,8 @@
  * gauges for whether it is up, calls holding a worker slot and waiting for one, plugins in
  * quarantine and the sandbox process's resident memory (the host's own memory is in the default
  * `workbench_process_resident_memory_bytes`; the sandbox's is another process, read from /proc
- * where there is one), counters for restarts, crashes and calls run again after a crash since start, and for calls refused by
+ * where there is one), counters for restarts, crashes, calls run again after a crash and failed reads and writes of the
+ * crash strikes shared by replicas since start, and for calls refused by
  * reason (labelled by reason only, never by user or plugin: three series whatever the load).
  * Nothing here talks to the sandbox process: a scrape costs no IPC.
  */
@@ -43,7 +44,13 @@ export function registerSandboxMetrics(registry: Registry, stats: () => SandboxS
   registerReadCounter(registry, 'workbench_sandbox_crashes_total', 'Sandbox processes that died unexpectedly, since start.', () => stats().crashes);
   registerReadCounter(registry, 'workbench_sandbox_reruns_total', 'Sandbox calls run again in a new process after another plugin brought theirs down, before they had sent any request but GET, HEAD or OPTIONS, since start.', () => stats().reruns);
   registerRefusedCounter(registry, stats);
-  gauge('workbench_sandbox_quarantined_plugins', 'Plugins suspended now for crashing the sandbox too often.', (s) => s.quarantined.length);
+  gauge('workbench_sandbox_quarantined_plugins', 'Plugins suspended now for crashing the sandbox too often (on PostgreSQL, counting the crashes of every replica).', (s) => s.quarantined.length);
+  registerReadCounter(
+    registry,
+    'workbench_sandbox_strike_sync_failures_total',
+    "Writes and reads of the crash strikes replicas share on PostgreSQL that failed, since start (quarantine then goes on with the strikes this replica knows); always 0 on SQLite.",
+    () => stats().strikeSyncFailures,
+  );
   gauge('workbench_sandbox_resident_memory_bytes', 'Resident memory of the sandbox process (its isolates and workers), where /proc can tell.', (s) => (s.pid === undefined ? undefined : residentBytes(s.pid)));
 }
 

@@ -38,6 +38,8 @@ export interface StartGatewayOptions {
   logLevel?: string;
   /** DATABASE_URL (default: a SQLite file in the temp data dir); replicas share one, and its test user */
   databaseUrl?: string;
+  /** how often the sandbox reads the other replicas' crash strikes (PostgreSQL), ms */
+  strikeRefreshMs?: number;
 }
 
 export interface TestGateway {
@@ -93,7 +95,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
   };
   const env = { ...(options.env ?? {}) };
   const logger = createLogger({ level: config.logLevel, destination: config.logLevel === 'silent' ? 'silent' : 'stderr' });
-  const gateway = await createGateway(config, { policy, logger, env });
+  const gateway = await createGateway(config, { policy, logger, env, ...(options.strikeRefreshMs !== undefined ? { strikeRefreshMs: options.strikeRefreshMs } : {}) });
   const url = await gateway.listen();
   // A replica on a shared database reuses the test user another replica created (even concurrently).
   const existing = async (): Promise<User | undefined> => (options.databaseUrl ? gateway.users.byEmail('tester@example.com') : undefined);
