@@ -40,7 +40,7 @@ import { whyNotConnectable } from './connections/connectable.js';
 import type { CatalogTool } from './discovery/catalog-tool.js';
 import type { MetaTool } from './meta-tools/types.js';
 import { UserRequests } from './transport/caller-auth.js';
-import { registerHttpSurface } from './transport/http-surface.js';
+import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surface.js';
 import { trackConnections } from './transport/connection-drain.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
 import { registerRestRoutes } from './transport/rest.js';
@@ -231,7 +231,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const receiveMs = policy.requests.receiveTimeoutMs;
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    bodyLimit: policy.requests.bodyLimitBytes,
+    // what anyone may send without a key (the portal's forms, and anything to a route that does not
+    // exist, which is refused before it is read): POST /mcp and /rest/:integration check the key
+    // before the body and set requests.bodyLimitBytes themselves
+    bodyLimit: KEYLESS_BODY_LIMIT,
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     // a request (headers and body) must arrive within receiveTimeoutMs, or Node answers 408 and
@@ -252,7 +255,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     maxBatchResultBytes: policy.requests.maxBatchResultBytes,
     requests,
   });
-  registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl, requests });
+  registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl, requests, bodyLimit: policy.requests.bodyLimitBytes });
   registerPortal(app, { db, users, connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed, logger });
   const drain = trackConnections(app.server);
 

@@ -167,7 +167,8 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
 
     body(request) {
       const b = request.body;
-      if (!b || typeof b !== 'object') return {};
+      // a parsed form is a plain object of strings (and arrays of them); anything else is no form
+      if (!b || typeof b !== 'object' || Array.isArray(b)) return {};
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(b as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
       return out;

@@ -51,6 +51,9 @@ function patternOf(url: string): RegExp {
 export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalContext {
   const ctx = createPortalContext(deps);
   void app.register(async (scope) => {
+    // forms only: the JSON parser the gateway's API routes use is not the portal's (an unauthenticated
+    // JSON body to /login was read and walked whole); any other type is refused unread (415)
+    scope.removeAllContentTypeParsers();
     await scope.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
     // Requests the catch-all below hands to the gateway's 404 keep that answer as it is, headers too
@@ -74,6 +77,8 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
       if (status >= 500) request.log.error({ err }, 'portal request failed');
       const message =
         status === 413 ? 'The form was too large.' : status === 415 ? 'Submit the form from the page.' : status >= 500 ? 'Something went wrong on our side. Try again.' : 'The request was not understood.';
+      // the body was refused before it was read whole: close the connection, or Node would read the rest
+      if (status === 413 || status === 415) void reply.header('connection', 'close');
       return ctx.sendError(reply, status, status >= 500 ? 'Server error' : 'Bad request', message);
     });
 

@@ -4,6 +4,7 @@
  * mapped to the catalogue (JSON-RPC shaped on /mcp), DNS-rebinding checks on loopback binds, HTTP
  * metrics with a bounded route label, and the operational routes /healthz, /readyz and /metrics.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import type { Db } from '../storage/db.js';
@@ -23,6 +24,13 @@ const CODE_BY_STATUS: Record<number, string> = {
   415: 'GW_ERR_TRANSPORT_UNSUPPORTED_MEDIA',
   503: 'GW_ERR_TRANSPORT_SHUTTING_DOWN',
 };
+
+/**
+ * The largest body of a request that carries no key: the app's body limit, which every route but
+ * POST /mcp and /rest/:integration (key first, then up to requests.bodyLimitBytes) keeps. The
+ * portal's forms are the largest such bodies (a few KiB).
+ */
+export const KEYLESS_BODY_LIMIT = 64 * 1024;
 
 export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
@@ -52,11 +60,25 @@ export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps)
     if (status >= 500) request.log.error({ err }, 'request failed');
     const message = status >= 500 ? 'Internal server error' : err.message;
     const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'GW_ERR_ENGINE_INTERNAL' : 'GW_ERR_TRANSPORT_BAD_BODY');
+    // a body refused before it was read whole (too large, or of a type this route does not take):
+    // close the connection, or Node would read the rest of it to keep the connection alive
+    if (status === 413 || status === 415) void reply.header('connection', 'close');
     if (request.url.startsWith('/mcp')) {
       void reply.code(status).send({ jsonrpc: '2.0', error: { code: status === 400 ? -32700 : -32000, message }, id: null });
       return;
     }
     void reply.code(status).send({ error: message, code });
+  });
+
+  // a body sent to a route that does not exist is never read: the answer goes at once and the
+  // connection is closed behind it (a keyless client could otherwise make the server read and parse
+  // bodies for nothing, or hold slow ones open)
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404 || !hasBody(request.headers)) return;
+    return reply
+      .code(404)
+      .header('connection', 'close')
+      .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' });
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -103,4 +125,10 @@ export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps)
     void reply.header('content-type', deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();
   });
+}
+
+/** Whether a request says it has a body (a length above 0, or a chunked one). */
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

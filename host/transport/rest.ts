@@ -24,6 +24,8 @@ export interface RestDeps {
   publicUrl: string;
   /** each user's POSTs in flight (requests.maxInFlightPerUser), shared with MCP */
   requests: UserRequests;
+  /** requests.bodyLimitBytes: the largest body a caller with a valid key may send (the key is checked first) */
+  bodyLimit: number;
 }
 
 const STATUS_BY_CODE: Record<string, number> = {
@@ -163,7 +165,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
     };
   });
 
-  app.post<{ Params: { integration: string } }>('/rest/:integration', { onRequest: checkKeyFirst(deps.users, false, deps.requests) }, async (request, reply) => {
+  app.post<{ Params: { integration: string } }>('/rest/:integration', { bodyLimit: deps.bodyLimit, onRequest: checkKeyFirst(deps.users, false, deps.requests) }, async (request, reply) => {
     // the request counts against its user's requests in flight until this has settled too: its
     // executions go on after a client that hangs up
     const settled = deps.requests.running(request);
