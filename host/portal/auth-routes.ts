@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { User } from '../storage/users.js';
-import { parseCookies } from './cookies.js';
+import { onlyCookie } from './cookies.js';
 import type { PortalContext } from './context.js';
 import { html } from './html.js';
 import { consumeLoginLink, peekLoginLink, sweepLoginLinks } from './login-links.js';
@@ -23,7 +23,7 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
   };
 
   const preloginOk = (req: Parameters<PortalContext['body']>[0], reply: FastifyReply): boolean => {
-    const expected = parseCookies(req.headers.cookie).get(PRELOGIN);
+    const expected = onlyCookie(req.headers.cookie, PRELOGIN);
     // checkPost compares the form's _csrf with the cookie's token and refuses foreign origins.
     return ctx.checkPost(req, reply, expected);
   };

@@ -10,7 +10,7 @@ import type { PluginCatalog } from '../connections/meta-tools.js';
 import type { FullConnectionService } from '../connections/service.js';
 import type { Db } from '../storage/db.js';
 import type { User, UserStore } from '../storage/users.js';
-import { parseCookies, serializeCookie, type CookieOptions } from './cookies.js';
+import { onlyCookie, serializeCookie, type CookieOptions } from './cookies.js';
 import { PortalFlash, type Flash, type FlashPage } from './flash.js';
 import { html, type SafeHtml } from './html.js';
 import { renderPage, type Section } from './layout.js';
@@ -70,7 +70,8 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
   const cookieName = secure ? '__Host-wb_session' : 'wb_session';
   const sessions = new PortalSessions(deps.db, deps.connections.now, deps.sessionTtlMs);
   const flashes = new PortalFlash(deps.db, deps.connections.now);
-  const sessionIdOf = (request: FastifyRequest): string | undefined => parseCookies(request.headers.cookie).get(cookieName);
+  // two session cookies (one planted) are no session: see onlyCookie
+  const sessionIdOf = (request: FastifyRequest): string | undefined => onlyCookie(request.headers.cookie, cookieName);
   const cache = new WeakMap<FastifyRequest, Promise<SignedIn | undefined>>();
 
   const ctx: PortalContext = {
@@ -85,7 +86,7 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
       let p = cache.get(request);
       if (!p) {
         p = (async () => {
-          const session = await sessions.resolve(parseCookies(request.headers.cookie).get(cookieName));
+          const session = await sessions.resolve(sessionIdOf(request));
           if (!session) return undefined;
           const user = await deps.users.byId(session.userId);
           return user ? { session, user } : undefined;

@@ -1,6 +1,6 @@
 /**
  * @module host/portal/cookies
- * Just enough cookie handling for the portal: parse the Cookie header, and serialise a Set-Cookie
+ * Just enough cookie handling for the portal: read one cookie from the Cookie header, and serialise a Set-Cookie
  * value with explicit attributes (HttpOnly, SameSite, Secure, Path, Max-Age). Values are limited
  * to URL-safe characters, so nothing needs quoting.
  */
@@ -16,18 +16,24 @@ export interface CookieOptions {
 const NAME = /^[A-Za-z0-9_-]+$/;
 const VALUE = /^[A-Za-z0-9_.~-]*$/;
 
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!header) return out;
+/**
+ * The value of cookie `name` when the request carries it exactly once; undefined when it carries
+ * none or several. For the cookies that say who the browser is (the session, the pre-login CSRF
+ * token): a page on a sibling host or another port of this host can plant a second one with a more
+ * specific Path, which the browser sends first, and so choose the session a request runs in (an
+ * OAuth callback then files the victim's account under the attacker's user). Without the `__Host-`
+ * prefix (deployments on http) nothing else stops it.
+ */
+export function onlyCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  let found: string | undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    // The first occurrence wins (the most specific path comes first); never overwrite it.
-    if (!out.has(name)) out.set(name, value);
+    if (eq <= 0 || part.slice(0, eq).trim() !== name) continue;
+    if (found !== undefined) return undefined;
+    found = part.slice(eq + 1).trim();
   }
-  return out;
+  return found;
 }
 
 export function serializeCookie(name: string, value: string, o: CookieOptions = {}): string {

@@ -115,6 +115,28 @@ describe('portal sign-in', () => {
     assert.ok(row);
   });
 
+  it('a request carrying the session cookie twice is signed out (a planted cookie cannot choose the session)', async () => {
+    const victim = await signIn(h);
+    const attacker = await signIn(h);
+    const mine = victim.cookies.get('wb_session');
+    const planted = attacker.cookies.get('wb_session');
+    assert.ok(mine && planted && mine !== planted);
+    // a cookie planted with a more specific Path is sent first; either order is refused
+    for (const cookie of [`wb_session=${planted}; wb_session=${mine}`, `wb_session=${mine}; wb_session=${planted}`]) {
+      const page = await browser(h.app).get('/integrations', { cookie });
+      assert.equal(page.status, 303, cookie);
+      assert.match(page.location ?? '', /^\/login/);
+    }
+    assert.equal((await browser(h.app).get('/integrations', { cookie: `wb_session=${mine}` })).status, 200, 'one cookie still works');
+    // the pre-login CSRF cookie likewise: a second one makes the sign-in form fail its check
+    const b = browser(h.app);
+    const form = await b.get('/login');
+    const token = b.cookies.get('wb_prelogin');
+    assert.ok(token);
+    const twice = await b.post('/login', { _csrf: csrfOf(form.body), apiKey: h.apiKey }, { cookie: `wb_prelogin=${token}; wb_prelogin=${token}` });
+    assert.equal(twice.status, 403);
+  });
+
   it('signs out every other session on request', async () => {
     const a = await signIn(h);
     const b = await signIn(h);
