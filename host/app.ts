@@ -74,6 +74,8 @@ export interface Gateway {
   metaTools: MetaTool[];
   /** each user's POST requests in flight on this server (requests.maxInFlightPerUser) */
   requests: UserRequests;
+  /** each user's budget of meta-tool calls (requests.metaCallsPerUserPerMinute), for every MCP transport */
+  metaCalls: ExecutionRateLimiter;
   /** starts listening; resolves to the bound URL */
   listen(): Promise<string>;
   /** stops intake, lets calls in flight finish, then closes the sandbox and the database */
@@ -168,11 +170,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // replicas on PostgreSQL share one budget per user and per tenant; one SQLite server counts in memory
   const shared = db.kind === 'postgres' ? createSharedRateLimiter({ db, limits: policy.requests, logger }) : undefined;
   const rateLimiter: ExecutionRateLimiter = shared ?? createRateLimiter(policy.requests);
+  // meta-tool calls (search_tools, get_tool_schema, …) per user, apart from executions
+  const metaLimits = { perUserPerMinute: policy.requests.metaCallsPerUserPerMinute, perTenantPerMinute: 0 };
+  const sharedMeta = db.kind === 'postgres' ? createSharedRateLimiter({ db, limits: metaLimits, logger, prefix: 'm' }) : undefined;
+  const metaCalls: ExecutionRateLimiter = sharedMeta ?? createRateLimiter(metaLimits);
   registerReadCounter(
     metrics.registry,
     'workbench_rate_limit_failures_total',
     'Executions whose rate limits the database could not count (PostgreSQL unreachable or failing), let through (fail open), since start.',
-    () => shared?.failures ?? 0,
+    () => (shared?.failures ?? 0) + (sharedMeta?.failures ?? 0),
   );
   registerSandboxMetrics(metrics.registry, () => sandbox.stats());
   registerBridgeMetrics(metrics.registry, () => bridge.bufferStats());
@@ -250,6 +256,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     metaTools: () => metaTools,
     version: VERSION,
     logger,
+    metaCalls,
     bodyLimit: policy.requests.bodyLimitBytes,
     maxBatch: policy.requests.maxBatch,
     maxBatchResultBytes: policy.requests.maxBatchResultBytes,
@@ -275,6 +282,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     engine,
     metaTools,
     requests,
+    metaCalls,
     async listen() {
       return app.listen({ port: config.port, host: config.host });
     },

@@ -96,7 +96,7 @@ export async function runStdio(config: GatewayConfig, email: string | undefined)
     await gateway.close();
     throw new Error(key ? 'WORKBENCH_API_KEY is not a valid key' : email ? `no user with email ${email}` : 'set WORKBENCH_API_KEY (or pass --email) to say who is calling');
   }
-  const server = buildMcpServer({ metaTools: () => gateway.metaTools, version: VERSION, logger }, user, 'stdio');
+  const server = buildMcpServer({ metaTools: () => gateway.metaTools, version: VERSION, logger, metaCalls: gateway.metaCalls }, user, 'stdio');
   // e.g. a line on stdin that is not JSON-RPC or is too long: it is answered with an error; say so on stderr too
   server.onerror = (err) => logger.warn({ err }, 'MCP over stdio: a message could not be handled');
   const transport = new StdioLineTransport(process.stdin, process.stdout, { maxLineBytes: gateway.policy.requests.bodyLimitBytes });

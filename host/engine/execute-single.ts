@@ -80,7 +80,10 @@ export async function executeSingle(deps: EngineDeps, caller: Caller, execution:
     const found = deps.registry.tool(toolName) ?? deps.registry.tool(toolName.trim().toLowerCase());
     const resolved = found && (caller.integration === undefined || found.plugin.manifest.name === caller.integration) ? found : undefined;
     if (!resolved) {
-      item = refuse(deps, 'not_found', undefined, toolNotFound(toolName));
+      // an execution of a tool that does not exist takes from the budgets too: each is audited,
+      // and a key must not write audit rows without bound
+      const wait = caller.signal?.aborted ? undefined : await deps.rateLimiter.take(caller.user.id, caller.user.tenant);
+      item = wait === undefined ? refuse(deps, 'not_found', undefined, toolNotFound(toolName)) : refuse(deps, 'rate_limited', undefined, rateLimited(undefined, toolName, wait));
     } else {
       integration = resolved.plugin.manifest.name;
       toolName = resolved.tool.manifest.name;
@@ -124,15 +127,12 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
       refusal: 'key_revoked',
       item: { error: 'The API key of this request was revoked while it ran; this execution was not started.', code: 'GW_ERR_ENGINE_KEY_REVOKED', integration: manifest.name, tool },
     };
+  // every execution that is not cancelled takes from the budgets, refused ones included (each is audited)
+  const wait = await deps.rateLimiter.take(caller.user.id, caller.user.tenant);
+  if (wait !== undefined) return { refusal: 'rate_limited', item: rateLimited(manifest.name, tool, wait) };
+
   const decision = decideToolAccess(deps.policy, caller.user.tenant, manifest.name, tool);
   if (!decision.allowed) return { refusal: 'forbidden', item: forbidden(manifest.name, tool, decision.rule, decision.reason) };
-
-  const wait = await deps.rateLimiter.take(caller.user.id, caller.user.tenant);
-  if (wait !== undefined)
-    return {
-      refusal: 'rate_limited',
-      item: { error: `Rate limit reached; retry after ${wait} s`, code: 'GW_ERR_POLICY_RATE_LIMITED', integration: manifest.name, tool, retryAfterSec: wait },
-    };
 
   let config: Record<string, unknown> = {};
   if (manifest.auth.type !== 'none') {
@@ -164,6 +164,10 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
     return { args, config, schemaError: error };
   }
   return { args: v.value, config };
+}
+
+function rateLimited(integration: string | undefined, tool: string, wait: number): ErrorItem {
+  return { error: `Rate limit reached; retry after ${wait} s`, code: 'GW_ERR_POLICY_RATE_LIMITED', ...(integration !== undefined ? { integration } : {}), tool, retryAfterSec: wait };
 }
 
 function refuse(deps: EngineDeps, reason: Refusal, integration: string | undefined, item: ErrorItem): ErrorItem {

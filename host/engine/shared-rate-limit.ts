@@ -48,6 +48,8 @@ export interface SharedRateLimiterOptions {
   windowMs?: number;
   /** a monotonic clock in milliseconds, for when to sweep and to log again (tests) */
   now?: () => number;
+  /** put before every budget's name, so that two limiters of one database count apart ("m" for meta-tool calls) */
+  prefix?: string;
 }
 
 export interface SharedRateLimiter extends ExecutionRateLimiter {
@@ -65,6 +67,7 @@ const asBigint = (n: number): number => Math.min(n, Number.MAX_SAFE_INTEGER);
 export function createSharedRateLimiter(options: SharedRateLimiterOptions): SharedRateLimiter {
   const { db, logger } = options;
   const windowMs = options.windowMs ?? WINDOW_MS;
+  const prefix = options.prefix ?? '';
   const now = options.now ?? (() => performance.now());
   const userLimit = asBigint(options.limits.perUserPerMinute);
   const tenantLimit = asBigint(options.limits.perTenantPerMinute);
@@ -99,7 +102,7 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Shar
         sweptAt = t;
         limiter.sweep().catch((err: unknown) => logger.warn({ err }, 'rate limit: could not delete the ended windows; tried again in a minute'));
       }
-      const params = [tenantLimit > 0 ? `t:${tenant}` : null, tenantLimit, userLimit > 0 ? `u:${userId}` : null, userLimit, windowMs];
+      const params = [tenantLimit > 0 ? `${prefix}t:${tenant}` : null, tenantLimit, userLimit > 0 ? `${prefix}u:${userId}` : null, userLimit, windowMs];
       const attempt = (retriesLeft: number): Promise<number | undefined> =>
         db.get<{ wait_ms: number | null }>('SELECT workbench_rate_limit_take(?, ?, ?, ?, ?) AS wait_ms', params).then(
           (row) => {

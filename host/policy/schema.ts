@@ -150,6 +150,11 @@ const requestsSchema = z
     perUserPerMinute: z.number().int().min(0).default(0),
     /** per-tenant executions per minute, 0 = unlimited (default 0) */
     perTenantPerMinute: z.number().int().min(0).default(0),
+    /**
+     * per-user calls per minute of the meta-tools other than execute_tools (whose executions count
+     * above) and continue_tool_result (paging a stored result), 0 = unlimited (default 600)
+     */
+    metaCallsPerUserPerMinute: z.number().int().min(0).default(600),
   })
   .strict();
 

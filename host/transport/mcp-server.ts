@@ -26,6 +26,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { ExecutionRateLimiter } from '../engine/rate-limit.js';
 import { formatZodIssues } from '../engine/validate-args.js';
 import { metaToolJsonSchema } from '../meta-tools/json-schema.js';
 import type { MetaTool, MetaToolResult, TransportName } from '../meta-tools/types.js';
@@ -43,7 +44,19 @@ export interface McpServerDeps {
   metaTools: () => readonly MetaTool[];
   version: string;
   logger: Logger;
+  /**
+   * The per-user budget of meta-tool calls (requests.metaCallsPerUserPerMinute): every call but
+   * those of UNMETERED takes one. Without it, calls are not counted.
+   */
+  metaCalls?: ExecutionRateLimiter;
 }
+
+/**
+ * Meta-tools whose calls take nothing from the meta-call budget: execute_tools (each execution
+ * takes one from the execution budgets instead) and continue_tool_result (reading back a result
+ * already produced and stored: one page of a large result after another).
+ */
+const UNMETERED: ReadonlySet<string> = new Set(['execute_tools', 'continue_tool_result']);
 
 /**
  * What the server answers that does not depend on the caller, built once per list of meta-tools.
@@ -152,6 +165,15 @@ async function callMetaTool(
 ): Promise<CallToolResult> {
   const tool = toolIndex(deps.metaTools()).byName.get(request.params.name);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool not found: ${request.params.name}`);
+  if (deps.metaCalls && !UNMETERED.has(tool.name)) {
+    // a search over the whole catalog costs milliseconds of the event loop every caller shares
+    const wait = await deps.metaCalls.take(user.id, user.tenant);
+    if (wait !== undefined)
+      return toCallResult({
+        json: { error: `Rate limit of meta-tool calls reached (requests.metaCallsPerUserPerMinute); retry after ${wait} s`, code: 'GW_ERR_POLICY_RATE_LIMITED', retryAfterSec: wait },
+        isError: true,
+      });
+  }
   const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
   if (!parsed.success)
     return toCallResult({ json: { error: `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`, code: 'GW_ERR_VALIDATION_INVALID_ARGS' }, isError: true });

@@ -3,7 +3,7 @@
  * The limits a multi-tenant operator sets in policy, end to end over HTTP: request body size
  * (413, JSON), batch length (an isError invalid-arguments result over MCP, 400 over REST),
  * per-user and per-tenant rate limits (GW_ERR_POLICY_RATE_LIMITED with retryAfterSec; REST 429 +
- * Retry-After), the rate limiter's clock (monotonic: a wall clock stepped either way changes no
+ * Retry-After; executions of unknown tools count; meta-tool calls have a budget of their own), the rate limiter's clock (monotonic: a wall clock stepped either way changes no
  * window), its memory bound (ended windows go first, then the oldest running one, never all at
  * once), and the per-plugin worker share (a slow plugin saturating its share
  * while another stays fast).
@@ -102,6 +102,57 @@ describe('limits: per-user and per-tenant rate limits', () => {
     assert.equal(o.result?.text, 'other tenant');
     const limited = await gw.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_POLICY_RATE_LIMITED'");
     assert.equal(limited!.n, 4, 'every refused execution is audited');
+  });
+});
+
+describe('limits: what the budgets count', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { perUserPerMinute: 3, metaCallsPerUserPerMinute: 3 } } });
+  });
+  after(async () => gw.close());
+
+  it('executions of a tool that does not exist take from the execution budget (each is audited)', async () => {
+    const user = await gw.createUser('unknown-tools@example.com');
+    const r = await gw.rest('fixture-echo', { executions: [{ tool: 'no_such_tool' }, { tool: 'no_such_tool' }, { tool: 'no_such_tool' }, echo('late')] }, user.apiKey);
+    const items = r.json.results as Item[];
+    assert.deepEqual(items.map((x) => x.code), ['GW_ERR_ENGINE_TOOL_NOT_FOUND', 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'GW_ERR_POLICY_RATE_LIMITED']);
+    const client = await gw.mcpClient(user.apiKey);
+    const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'still_no_such_tool' }] } })) as { content: Array<{ text: string }> };
+    const item = JSON.parse(res.content[0]!.text).results[0] as Item;
+    assert.equal(item.code, 'GW_ERR_POLICY_RATE_LIMITED', 'an unknown tool past the budget is refused for the budget');
+    assert.equal(item.tool, 'still_no_such_tool');
+    assert.ok(item.retryAfterSec >= 1);
+  });
+
+  it('meta-tool calls have a budget of their own (requests.metaCallsPerUserPerMinute); execute_tools and continue_tool_result take nothing from it', async () => {
+    const user = await gw.createUser('meta-calls@example.com');
+    const client = await gw.mcpClient(user.apiKey);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const res = (await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean };
+      return { isError: res.isError === true, json: JSON.parse(res.content[0]!.text) };
+    };
+    const ran = await call('execute_tools', { executions: [echo('first')] });
+    assert.equal(ran.json.results[0].result.text, 'first');
+    for (const name of ['search_tools', 'get_tool_schema', 'list_integrations']) {
+      const r = await call(name, name === 'search_tools' ? { query: 'echo' } : name === 'get_tool_schema' ? { tool: 'echo_args' } : {});
+      assert.equal(r.isError, false, `${name}: ${JSON.stringify(r.json)}`);
+    }
+    const over = await call('search_tools', { query: 'echo' });
+    assert.equal(over.isError, true);
+    assert.equal(over.json.code, 'GW_ERR_POLICY_RATE_LIMITED');
+    assert.match(over.json.error, /metaCallsPerUserPerMinute/);
+    assert.ok(Number.isInteger(over.json.retryAfterSec) && over.json.retryAfterSec >= 1 && over.json.retryAfterSec <= 60);
+    assert.equal((await call('whoami', {})).json.code, 'GW_ERR_POLICY_RATE_LIMITED', 'every other meta-tool counts');
+    // executions still run (their own budget: 1 of 3 spent), and a stored result can still be paged
+    const again = await call('execute_tools', { executions: [echo('second')] });
+    assert.equal(again.json.results[0].result.text, 'second');
+    const paged = await call('continue_tool_result', { continuationId: 'nope', part: 1 });
+    assert.notEqual(paged.json.code, 'GW_ERR_POLICY_RATE_LIMITED', JSON.stringify(paged.json));
+    // another user has a budget of their own
+    const other = await gw.mcpClient((await gw.createUser('meta-other@example.com')).apiKey);
+    const theirs = (await other.callTool({ name: 'search_tools', arguments: { query: 'echo' } })) as { isError?: boolean };
+    assert.notEqual(theirs.isError, true);
   });
 });
 

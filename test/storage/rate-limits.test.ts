@@ -239,6 +239,19 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
       }
     });
 
+    test('a limiter with a prefix (meta-tool calls) counts apart from the execution budgets of the same user', async () => {
+      await roomInWindow(db);
+      const executions = createSharedRateLimiter({ db, limits: { perUserPerMinute: 1, perTenantPerMinute: 0 }, logger: silent });
+      const meta = createSharedRateLimiter({ db, limits: { perUserPerMinute: 2, perTenantPerMinute: 0 }, logger: silent, prefix: 'm' });
+      assert.equal(await executions.take('p1', 'prefix'), undefined);
+      assert.ok((await executions.take('p1', 'prefix')) !== undefined);
+      assert.equal(await meta.take('p1', 'prefix'), undefined);
+      assert.equal(await meta.take('p1', 'prefix'), undefined);
+      assert.ok((await meta.take('p1', 'prefix')) !== undefined);
+      assert.equal(await spentOf(db, 'u:p1'), 1);
+      assert.equal(await spentOf(db, 'mu:p1'), 2);
+    });
+
     test('zero limits: both zero answer at once with no round trip; one zero leaves its budget out', async () => {
       await db.run('DELETE FROM rate_limit_windows');
       const off = createSharedRateLimiter({ db, limits: { perUserPerMinute: 0, perTenantPerMinute: 0 }, logger: silent });
