@@ -214,19 +214,14 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
     }
   });
 
+  /** a sandbox sharing strikes through `db` (2 crashes in a minute quarantine), read every 50 ms, logging into `lines` */
+  const sharingSandbox = (db: Db, lines: LogLine[]) =>
+    createSandbox({ workers: 2, maxQueue: 10, maxWorkerShare: 1, quarantineAfterCrashes: 2, quarantineWindowMs: 60_000, strikes: createStrikeStore(db), strikeRefreshMs: 50, logger: captureLogger(lines) });
+
   test("strikes older than the window are ignored and deleted; its own strikes count once; another replica's strike within the window counts, and the quarantine it causes is logged at warn", async () => {
     const db = await openDatabase(await server.createDatabase(), '');
     const lines: LogLine[] = [];
-    const sandbox = await createSandbox({
-      workers: 2,
-      maxQueue: 10,
-      maxWorkerShare: 1,
-      quarantineAfterCrashes: 2,
-      quarantineWindowMs: 60_000,
-      strikes: createStrikeStore(db),
-      strikeRefreshMs: 50,
-      logger: captureLogger(lines),
-    });
+    const sandbox = await sharingSandbox(db, lines);
     try {
       const now = await dbNow(db);
       const insert = (id: string, plugin: string, at: number): Promise<unknown> =>
@@ -266,16 +261,7 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
     const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${server.port}/postgres` });
     await admin.connect();
     const lines: LogLine[] = [];
-    const sandbox = await createSandbox({
-      workers: 2,
-      maxQueue: 10,
-      maxWorkerShare: 1,
-      quarantineAfterCrashes: 2,
-      quarantineWindowMs: 60_000,
-      strikes: createStrikeStore(db),
-      strikeRefreshMs: 50,
-      logger: captureLogger(lines),
-    });
+    const sandbox = await sharingSandbox(db, lines);
     try {
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
