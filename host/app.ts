@@ -56,6 +56,8 @@ export interface GatewayOptions {
   writeAuditLine?: AuditLineWriter;
   /** how often the sandbox reads the other replicas' crash strikes on PostgreSQL, ms (default 2000; tests) */
   strikeRefreshMs?: number;
+  /** lets tests inject sandbox faults (sandbox.injectFault); never set by the CLI */
+  sandboxFaultInjection?: boolean;
 }
 
 export interface Gateway {
@@ -132,6 +134,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     // one SQLite server counts them in memory
     ...(db.kind === 'postgres' ? { strikes: createStrikeStore(db) } : {}),
     ...(options.strikeRefreshMs !== undefined ? { strikeRefreshMs: options.strikeRefreshMs } : {}),
+    ...(options.sandboxFaultInjection ? { faultInjection: true } : {}),
   });
   // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
   // every tool of its manifest, with the limits its calls get, before listing any tool

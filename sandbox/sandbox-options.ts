@@ -95,7 +95,12 @@ export interface StrikeStore {
 }
 
 /** Faults a test can inject when the sandbox was created with `faultInjection: true`. */
-export type SandboxFault = { kind: 'exit-worker'; callId: string } | { kind: 'catastrophic' };
+/**
+ * Faults tests may inject (with `faultInjection`): a worker thread exiting during a call, or the
+ * process ending on a catastrophic isolate error, blamed on `culprit` (as V8 losing a plugin's
+ * isolate is) or on nobody (every plugin in flight is then struck).
+ */
+export type SandboxFault = { kind: 'exit-worker'; callId: string } | { kind: 'catastrophic'; culprit?: { name: string; version: string; sourceHash: string } };
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'logger' | 'strikes'>> & { logger: SandboxLogger; strikes: StrikeStore | undefined };
 

@@ -9,8 +9,11 @@
  * - A strike is dated by the database's clock (`clock_timestamp()`) when written, and read back
  *   with its age on that clock, so replicas whose clocks disagree agree on the window.
  * - A read (`recent`) is one statement: it answers the other origins' strikes within the window
- *   and deletes the rows older than the window (and any dated more than a window ahead, should
- *   the database's clock be stepped back), so the table holds about a window's strikes. The rows
+ *   and deletes the rows older than the window or a day, whichever is longer (and any dated more
+ *   than that ahead, should the database's clock be stepped back), so the table holds about a day's
+ *   strikes. Not just the reader's window: while replicas run with different
+ *   `quarantineWindowMs` (a change being rolled out), the shorter must not delete what the longer
+ *   still counts. The rows
  *   another replica is deleting at that moment are skipped (SKIP LOCKED): a read never waits for
  *   one, and two reads cannot deadlock.
  */
@@ -19,6 +22,8 @@ import type { SharedStrike, StrikeStore } from '../../sandbox/index.js';
 import type { Db } from './db.js';
 
 const NOW_MS = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+/** rows are kept at least this long, whatever the reader's window */
+const KEEP_MS = 24 * 60 * 60 * 1000;
 
 export function createStrikeStore(db: Db): StrikeStore {
   if (db.kind !== 'postgres') throw new Error('shared sandbox strikes need PostgreSQL (one SQLite server counts them in memory)');
@@ -41,7 +46,7 @@ export function createStrikeStore(db: Db): StrikeStore {
          gone AS (DELETE FROM sandbox_strikes WHERE id IN (SELECT id FROM old))
          SELECT plugin, version, source_hash, greatest(clock.now_ms - at, 0) AS age_ms FROM sandbox_strikes, clock
          WHERE origin <> ? AND at > clock.now_ms - ? AND at <= clock.now_ms + ?`,
-        [windowMs, windowMs, origin, windowMs, windowMs],
+        [Math.max(windowMs, KEEP_MS), Math.max(windowMs, KEEP_MS), origin, windowMs, windowMs],
       );
       return rows.map((r) => ({ plugin: { name: r.plugin, version: r.version, sourceHash: r.source_hash }, ageMs: Number(r.age_ms) }));
     },

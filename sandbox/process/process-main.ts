@@ -251,7 +251,8 @@ async function main(): Promise<void> {
         const msg: ControlMessage = { t: 'exit-worker', callId: m.fault.callId };
         control.postMessage(msg);
       } else {
-        send({ t: 'fatal', message: 'catastrophic isolate error: injected by a test' });
+        const culprit = m.fault.culprit;
+        send({ t: 'fatal', message: 'catastrophic isolate error: injected by a test', ...(culprit ? { culprit: { name: String(culprit.name), version: String(culprit.version), sourceHash: String(culprit.sourceHash) } } : {}) });
         setTimeout(() => process.exit(70), 50);
       }
     } else if (m.t === 'memory-stats') {

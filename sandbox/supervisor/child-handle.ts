@@ -103,7 +103,7 @@ export class ChildHandle {
    * `restarts` says whether a process that dies now is replaced (false once the host is shutting
    * down); the calls it fails say so.
    */
-  constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null) => void, restarts: () => boolean = () => true) {
+  constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null, certain: boolean) => void, restarts: () => boolean = () => true) {
     this.#options = options;
     const env: Record<string, string> = {
       WB_SANDBOX_WORKERS: String(options.workers),
@@ -174,7 +174,8 @@ export class ChildHandle {
       }
       for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
       this.#memoryWaiters.clear();
-      onExit(this, blamed, code, signal);
+      // certain: the plugin blamed is known to have brought the process down (else every plugin in flight is a suspect)
+      onExit(this, blamed, code, signal, culprit !== undefined);
     });
   }
 

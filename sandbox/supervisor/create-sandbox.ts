@@ -77,7 +77,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   let started = 0;
   let reruns = 0;
 
-  const onExit = (dead: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null): void => {
+  const onExit = (dead: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null, certain: boolean): void => {
     if (child === dead) child = undefined;
     if (closing) return;
     if (shuttingDown) {
@@ -89,8 +89,11 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
     logger.error({ sandboxPid: dead.pid, code, signal, plugins }, 'sandbox process died; failing its calls in flight and restarting it');
     // one strike per plugin per crash, however many of its calls were in flight: a busy bystander
     // must not collect strikes faster than the plugin that brought the process down
+    // only a strike on a known culprit is shared with other replicas: one blamed on every plugin in
+    // flight (a signal, the OOM killer, the watchdog) counts here alone, or a fleet's unexplained
+    // crashes would quarantine its busiest plugin everywhere
     const struck = new Map(blamed.map((plugin) => [pluginKey(plugin), plugin]));
-    for (const plugin of struck.values()) strikes.strike(plugin);
+    for (const plugin of struck.values()) strikes.strike(plugin, certain);
     void ensureChild().catch(() => undefined);
   };
 

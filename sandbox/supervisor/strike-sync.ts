@@ -10,6 +10,10 @@
  *   the others' strikes are read every `refreshMs` (an unref'd timer, stopped by `stop`) and at
  *   once after each strike here. So a plugin that reaches its count on other replicas is
  *   quarantined here within about `refreshMs`, and a crash here is decided on fresh figures.
+ * - Only strikes on a plugin known to have caused its crash (V8 lost its isolate, one of its calls
+ *   wedged or killed a worker) are shared. A crash whose cause is unknown (a signal, the OOM
+ *   killer, the host's watchdog) strikes every plugin in flight, here only: shared, a fleet's
+ *   unexplained crashes would quarantine its busiest plugins on every replica.
  * - Each sandbox has an `origin` (a random id per process start) and reads only the strikes of
  *   other origins: its own are in its memory, counted once. A replica that restarts has a new
  *   origin and an empty memory, so the strikes it recorded before come back to it as others'.
@@ -65,11 +69,14 @@ export class StrikeSync {
     return this.#failures;
   }
 
-  /** Counts a crash against `plugin` here and, with a store, writes it there and reads the others'. */
-  strike(plugin: StruckPlugin): void {
+  /**
+   * Counts a crash against `plugin` here and, with a store and when `share` (the plugin is known to
+   * have caused it), writes it there and reads the others'.
+   */
+  strike(plugin: StruckPlugin, share = true): void {
     this.#announce(this.#o.quarantine.strike(pluginKey(plugin), pluginLabel(plugin)));
     const { store } = this.#o;
-    if (!store || this.#stopped) return;
+    if (!store || this.#stopped || !share) return;
     const write = store.record(this.origin, { name: plugin.name, version: plugin.version, sourceHash: plugin.sourceHash }).catch((err: unknown) => this.#failed('write', err));
     this.#writes.add(write);
     void write.finally(() => this.#writes.delete(write));

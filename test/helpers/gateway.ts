@@ -40,6 +40,8 @@ export interface StartGatewayOptions {
   databaseUrl?: string;
   /** how often the sandbox reads the other replicas' crash strikes (PostgreSQL), ms */
   strikeRefreshMs?: number;
+  /** sandbox.injectFault available (crashes blamed on a chosen plugin) */
+  faultInjection?: boolean;
 }
 
 export interface TestGateway {
@@ -95,7 +97,13 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
   };
   const env = { ...(options.env ?? {}) };
   const logger = createLogger({ level: config.logLevel, destination: config.logLevel === 'silent' ? 'silent' : 'stderr' });
-  const gateway = await createGateway(config, { policy, logger, env, ...(options.strikeRefreshMs !== undefined ? { strikeRefreshMs: options.strikeRefreshMs } : {}) });
+  const gateway = await createGateway(config, {
+    policy,
+    logger,
+    env,
+    ...(options.strikeRefreshMs !== undefined ? { strikeRefreshMs: options.strikeRefreshMs } : {}),
+    ...(options.faultInjection ? { sandboxFaultInjection: true } : {}),
+  });
   const url = await gateway.listen();
   // A replica on a shared database reuses the test user another replica created (even concurrently).
   const existing = async (): Promise<User | undefined> => (options.databaseUrl ? gateway.users.byEmail('tester@example.com') : undefined);

@@ -1,13 +1,14 @@
 /**
  * @module test/storage/quarantine.test
  * Sandbox quarantine on PostgreSQL holds across replicas: two gateways on one database with
- * quarantineAfterCrashes 2, one crash of a plugin on each (SIGKILL of the sandbox process while a
- * call of it waits on its upstream), and the plugin is quarantined on both while an innocent
+ * quarantineAfterCrashes 2, one crash blamed on a plugin on each (as when V8 loses its isolate, while
+ * a call of it waits on its upstream), and the plugin is quarantined on both while an innocent
  * plugin is not; a replica running another version of its code (another source hash) is not
  * affected. On the store of its own database, a sandbox ignores and deletes the strikes older than
  * the window (and its own strikes are not counted twice), logs at warn a quarantine other
  * replicas' strikes had a part in, and, with the database refusing connections, quarantines on its
- * own strikes alone, counting and logging the failures without failing a call.
+ * own strikes alone, counting and logging the failures without failing a call. A crash whose cause
+ * is unknown (a signal) strikes the plugins in flight on that replica only.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -30,6 +31,7 @@ import { startUpstream as startSandboxUpstream, type Upstream as SandboxUpstream
 const QUARANTINED = 'GW_ERR_SANDBOX_QUARANTINED';
 const CRASHED = 'GW_ERR_SANDBOX_CRASHED';
 const WINDOW_MS = 600_000;
+const HOUR = 3_600_000;
 
 const CRASHER = `export default {
   async crasher_hold(ctx) { const r = await ctx.http('https://api.hold.test/hold'); return r.status; },
@@ -78,6 +80,7 @@ describe('sandbox quarantine shared by replicas on one PostgreSQL database', { s
     policy: { sandbox: { quarantineAfterCrashes: 2, quarantineWindowMs: WINDOW_MS, maxWorkerShare: 1 } },
     workers: 1,
     strikeRefreshMs: 50,
+    faultInjection: true,
   });
   const key = generateKey().toString('hex');
 
@@ -103,12 +106,17 @@ describe('sandbox quarantine shared by replicas on one PostgreSQL database', { s
     if (plugins) fs.rmSync(plugins, { recursive: true, force: true });
   });
 
-  /** Brings `gw`'s sandbox process down while a call of crasher waits on the upstream. */
+  /**
+   * Brings `gw`'s sandbox process down, blamed on crasher (as when V8 loses its isolate: only such
+   * strikes are shared), while a call of crasher waits on the upstream.
+   */
   async function crash(gw: TestGateway): Promise<void> {
     const seen = upstream.requests.length;
     const call = gw.execute('crasher_hold');
     await waitFor('the call to reach the upstream', () => upstream.requests.length > seen);
-    process.kill(gw.gateway.sandbox.stats().pid as number, 'SIGKILL');
+    const plugin = gw.gateway.registry.plugin('crasher');
+    assert.ok(plugin);
+    gw.gateway.sandbox.injectFault?.({ kind: 'catastrophic', culprit: { name: 'crasher', version: plugin.manifest.version, sourceHash: plugin.sourceHash } });
     const item = await call;
     release();
     assert.equal(item.code, CRASHED, JSON.stringify(item));
@@ -171,12 +179,17 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
     await server?.stop();
   });
 
-  /** Kills `sandbox`'s process while a call of each plugin named waits on the upstream. */
-  async function crashWith(sandbox: Sandbox, names: string[]): Promise<void> {
+  /**
+   * Brings `sandbox`'s process down while a call of each plugin named waits on the upstream: blamed
+   * on `culprit` (one of them, as when V8 loses its isolate: a strike shared with other replicas),
+   * or, without one, killed by a signal (every plugin in flight struck, here only).
+   */
+  async function crashWith(sandbox: Sandbox, names: string[], culprit?: string): Promise<void> {
     const seen = up.received.length;
     const calls = names.map((name) => callTool(sandbox, bridge, { name, source: SLOW, limits: LONG }));
     await waitFor('the calls to reach the upstream', () => up.received.length >= seen + names.length);
-    process.kill(sandbox.stats().pid as number, 'SIGKILL');
+    if (culprit) sandbox.injectFault?.({ kind: 'catastrophic', culprit: { name: culprit, version: '1.0.0', sourceHash: hashOf(SLOW) } });
+    else process.kill(sandbox.stats().pid as number, 'SIGKILL');
     assert.deepEqual((await Promise.all(calls)).map(errorCode), names.map(() => CRASHED));
   }
   const quick = (sandbox: Sandbox, name: string): ReturnType<typeof callTool> => callTool(sandbox, bridge, { name, source: SLOW, tool: 'quick' } satisfies CallSpec);
@@ -186,14 +199,15 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
     return Number(row?.now_ms);
   }
 
-  test("the store answers the other origins' strikes within the window, with their age on the database's clock, and deletes those out of it", async () => {
+  test("the store answers the other origins' strikes within the window, with their age on the database's clock, and deletes those older than a day (a replica with a longer window may still count the others)", async () => {
     const db = await openDatabase(await server.createDatabase(), '');
     try {
       const store = createStrikeStore(db);
       const now = await dbNow(db);
       const rows: Array<[string, string, number]> = [
-        ['ended', 'other', now - 61_000],
-        ['ahead', 'other', now + 3_600_000], // dated by a clock since stepped back an hour
+        ['ended', 'other', now - 25 * HOUR],
+        ['ahead', 'other', now + 25 * HOUR], // dated by a clock since stepped back a day
+        ['outside', 'other', now - 61_000], // out of this reader's window, not of a longer one's: kept
         ['recent', 'other', now - 30_000],
         ['mine', 'me', now - 1_000],
       ];
@@ -208,7 +222,7 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
       ]);
       const age = read.find((s) => s.plugin.name === 'p-recent')?.ageMs ?? -1;
       assert.ok(age >= 30_000 && age <= after - now + 30_000, `age ${age}`);
-      assert.deepEqual((await db.all<{ plugin: string }>('SELECT plugin FROM sandbox_strikes ORDER BY plugin')).map((r) => r.plugin), ['p-mine', 'p-now', 'p-recent']);
+      assert.deepEqual((await db.all<{ plugin: string }>('SELECT plugin FROM sandbox_strikes ORDER BY plugin')).map((r) => r.plugin), ['p-mine', 'p-now', 'p-outside', 'p-recent']);
     } finally {
       await db.close();
     }
@@ -216,7 +230,7 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
 
   /** a sandbox sharing strikes through `db` (2 crashes in a minute quarantine), read every 50 ms, logging into `lines` */
   const sharingSandbox = (db: Db, lines: LogLine[]) =>
-    createSandbox({ workers: 2, maxQueue: 10, maxWorkerShare: 1, quarantineAfterCrashes: 2, quarantineWindowMs: 60_000, strikes: createStrikeStore(db), strikeRefreshMs: 50, logger: captureLogger(lines) });
+    createSandbox({ workers: 2, maxQueue: 10, maxWorkerShare: 1, quarantineAfterCrashes: 2, quarantineWindowMs: 60_000, strikes: createStrikeStore(db), strikeRefreshMs: 50, logger: captureLogger(lines), faultInjection: true });
 
   test("strikes older than the window are ignored and deleted; its own strikes count once; another replica's strike within the window counts, and the quarantine it causes is logged at warn", async () => {
     const db = await openDatabase(await server.createDatabase(), '');
@@ -226,12 +240,14 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
       const now = await dbNow(db);
       const insert = (id: string, plugin: string, at: number): Promise<unknown> =>
         db.run('INSERT INTO sandbox_strikes (id, plugin, version, source_hash, origin, at) VALUES (?, ?, ?, ?, ?, ?)', [id, plugin, '1.0.0', hashOf(SLOW), 'another-replica', at]);
-      await insert('ended', 'aged', now - 61_000);
-      await insert('ahead', 'aged', now + 3_600_000); // dated by a clock since stepped back an hour
+      await insert('ended', 'aged', now - 25 * HOUR);
+      await insert('ahead', 'aged', now + 25 * HOUR); // dated by a clock since stepped back a day
+      await insert('outside', 'aged', now - 61_000); // out of the window: not counted, kept a day
       await insert('recent', 'fresh', now - 30_000);
 
       const struckFrom = Date.now();
-      await crashWith(sandbox, ['aged', 'fresh']);
+      await crashWith(sandbox, ['aged'], 'aged');
+      await crashWith(sandbox, ['fresh'], 'fresh');
       await waitFor('fresh to be quarantined', () => sandbox.stats().quarantined.some((q) => q.plugin === 'fresh@1.0.0'));
       assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['fresh@1.0.0'], 'aged has one strike within the window, its own, counted once');
       assert.equal(errorCode(await quick(sandbox, 'fresh')), QUARANTINED);
@@ -242,13 +258,32 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
 
       await waitFor('the rows out of the window to be deleted', async () => (await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM sandbox_strikes WHERE id IN ('ended', 'ahead')"))?.n === 0);
       const rows = await db.all<{ plugin: string; origin: string }>('SELECT plugin, origin FROM sandbox_strikes ORDER BY plugin, origin');
-      assert.equal(rows.length, 3, JSON.stringify(rows));
-      assert.deepEqual(rows.map((r) => r.plugin), ['aged', 'fresh', 'fresh']);
+      assert.equal(rows.length, 4, JSON.stringify(rows));
+      assert.deepEqual(rows.map((r) => r.plugin), ['aged', 'aged', 'fresh', 'fresh']);
 
       const warned = lines.filter((l) => l.level === 'warn' && l.msg.startsWith('plugin quarantined by crashes on other replicas'));
       assert.equal(warned.length, 1, JSON.stringify(lines));
       assert.deepEqual({ ...warned[0]?.obj, until: undefined }, { plugin: 'fresh@1.0.0', until: undefined, strikesHere: 1, strikesElsewhere: 1 });
       assert.equal(sandbox.stats().strikeSyncFailures, 0);
+    } finally {
+      await sandbox.close();
+      await db.close();
+    }
+  });
+
+  test('a crash whose cause is unknown strikes every plugin in flight here only: nothing is written for other replicas', async () => {
+    const db = await openDatabase(await server.createDatabase(), '');
+    const sandbox = await sharingSandbox(db, []);
+    try {
+      await crashWith(sandbox, ['unexplained-a', 'unexplained-b']);
+      await crashWith(sandbox, ['unexplained-a']);
+      // two strikes here (quarantined here), none in the store
+      assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['unexplained-a@1.0.0']);
+      // a crash with a known culprit is written, and it is the only row
+      await crashWith(sandbox, ['explained'], 'explained');
+      await waitFor('the strike to be written', async () => (await db.all('SELECT plugin FROM sandbox_strikes')).length > 0);
+      await sandbox.close();
+      assert.deepEqual(await db.all('SELECT plugin FROM sandbox_strikes'), [{ plugin: 'explained' }]);
     } finally {
       await sandbox.close();
       await db.close();
@@ -268,9 +303,9 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
       await waitFor('the connections to end', async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rowCount === 0);
       await waitFor('a read to fail', () => sandbox.stats().strikeSyncFailures > 0);
 
-      await crashWith(sandbox, ['local-only']);
+      await crashWith(sandbox, ['local-only'], 'local-only');
       assert.equal((await quick(sandbox, 'local-only')).result, 'quick', 'one crash of two');
-      await crashWith(sandbox, ['local-only']);
+      await crashWith(sandbox, ['local-only'], 'local-only');
       assert.equal(errorCode(await quick(sandbox, 'local-only')), QUARANTINED);
       assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['local-only@1.0.0']);
       assert.equal((await quick(sandbox, 'bystander')).result, 'quick');
@@ -281,7 +316,7 @@ describe('a sandbox sharing strikes through its own PostgreSQL database', { skip
 
       // the database answers again: the next strike is written (the ones before are not: see strike-sync.ts)
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-      await crashWith(sandbox, ['after-outage']);
+      await crashWith(sandbox, ['after-outage'], 'after-outage');
       await waitFor('the strike to be written', async () => (await db.all('SELECT plugin FROM sandbox_strikes').catch(() => [])).length > 0);
       assert.deepEqual(await db.all('SELECT plugin FROM sandbox_strikes'), [{ plugin: 'after-outage' }]);
       assert.deepEqual(sandbox.stats().quarantined.map((q) => q.plugin), ['local-only@1.0.0'], 'the local quarantine stands');
