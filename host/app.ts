@@ -176,12 +176,18 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // meta-tool calls (search_tools, get_tool_schema, …) per user, apart from executions
   const metaLimits = { perUserPerMinute: policy.requests.metaCallsPerUserPerMinute, perTenantPerMinute: 0 };
   const sharedMeta = db.kind === 'postgres' ? createSharedRateLimiter({ db, limits: metaLimits, logger, prefix: 'm' }) : undefined;
-  const metaCalls: ExecutionRateLimiter = sharedMeta ?? createRateLimiter(metaLimits);
+  const metaCalls = countRefusals(sharedMeta ?? createRateLimiter(metaLimits));
   registerReadCounter(
     metrics.registry,
     'workbench_rate_limit_failures_total',
-    'Executions whose rate limits the database could not count (PostgreSQL unreachable or failing), let through (fail open), since start.',
+    'Executions and meta-tool calls whose rate limits the database could not count (PostgreSQL unreachable or failing), let through (fail open), since start.',
     () => (shared?.failures ?? 0) + (sharedMeta?.failures ?? 0),
+  );
+  registerReadCounter(
+    metrics.registry,
+    'workbench_meta_calls_refused_total',
+    'Meta-tool calls (and REST catalog reads) refused with GW_ERR_POLICY_RATE_LIMITED because their user spent requests.metaCallsPerUserPerMinute, since start.',
+    () => metaCalls.refused,
   );
   registerSandboxMetrics(metrics.registry, () => sandbox.stats());
   registerBridgeMetrics(metrics.registry, () => bridge.bufferStats());
@@ -243,7 +249,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     // what anyone may send without a key (the portal's forms, and anything to a route that does not
     // exist, which is refused before it is read): POST /mcp and /rest/:integration check the key
     // before the body and set requests.bodyLimitBytes themselves
-    bodyLimit: KEYLESS_BODY_LIMIT,
+    bodyLimit: Math.min(KEYLESS_BODY_LIMIT, policy.requests.bodyLimitBytes),
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     // a request (headers and body) must arrive within receiveTimeoutMs, or Node answers 408 and
@@ -265,7 +271,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     maxBatchResultBytes: policy.requests.maxBatchResultBytes,
     requests,
   });
-  registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl, requests, bodyLimit: policy.requests.bodyLimitBytes });
+  registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl, requests, bodyLimit: policy.requests.bodyLimitBytes, metaCalls });
   registerPortal(app, { db, users, connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed, logger });
   const drain = trackConnections(app.server);
 
@@ -300,6 +306,24 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       await sandbox.close();
       await bridge.close();
       await db.close();
+    },
+  };
+}
+
+/** A limiter that also counts the takes it refused (for a metric: these refusals are not audited). */
+function countRefusals(limiter: ExecutionRateLimiter): ExecutionRateLimiter & { readonly refused: number } {
+  let refused = 0;
+  const seen = (wait: number | undefined): number | undefined => {
+    if (wait !== undefined) refused++;
+    return wait;
+  };
+  return {
+    get refused() {
+      return refused;
+    },
+    take(userId, tenant) {
+      const wait = limiter.take(userId, tenant);
+      return wait instanceof Promise ? wait.then(seen) : seen(wait);
     },
   };
 }

@@ -83,7 +83,7 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Shar
     if (loggedAt === undefined || t - loggedAt >= windowMs) {
       logger.warn(
         { err, failures: unlogged },
-        'rate limit: the database could not count this execution; executions are let through (fail open) until it answers again; failures are counted in workbench_rate_limit_failures_total, logged at most once a minute',
+        'rate limit: the database could not count this call; calls are let through (fail open) until it answers again; failures are counted in workbench_rate_limit_failures_total, logged at most once a minute',
       );
       loggedAt = t;
       unlogged = 0;

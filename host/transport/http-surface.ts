@@ -81,6 +81,15 @@ export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps)
       .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' });
   });
 
+  // any answer given before the request's body was read (a GET to the portal's catch-all, a Host
+  // check, a refusal): close the connection behind it, or Node reads the rest of the body to keep the
+  // connection alive (1 GB announced on a GET was read whole, and a withheld one kept the connection
+  // for receiveTimeoutMs)
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.raw.complete && hasBody(request.headers)) void reply.header('connection', 'close');
+    return payload;
+  });
+
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' });
   });

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { whyNotConnectable } from '../connections/connectable.js';
 import { isUsable, type ConnectionService } from '../connections/types.js';
 import { executeMany } from '../engine/execute-many.js';
+import type { ExecutionRateLimiter } from '../engine/rate-limit.js';
 import { executeSingle, type EngineDeps } from '../engine/execute-single.js';
 import { isErrorItem, type ErrorItem, type ExecutionItem, type ExecutionRequest } from '../engine/outcomes.js';
 import { guessIntegration } from '../discovery/integration-names.js';
@@ -26,6 +27,11 @@ export interface RestDeps {
   requests: UserRequests;
   /** requests.bodyLimitBytes: the largest body a caller with a valid key may send (the key is checked first) */
   bodyLimit: number;
+  /**
+   * the per-user budget of meta-tool calls: the two GET routes answer what list_integrations and
+   * get_tool_schema do (a connection look-up per plugin; every schema of an integration)
+   */
+  metaCalls?: ExecutionRateLimiter;
 }
 
 const STATUS_BY_CODE: Record<string, number> = {
@@ -84,6 +90,19 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   };
   const withUser = async (request: FastifyRequest, reply: FastifyReply): Promise<User | undefined> => (await withCaller(request, reply))?.user;
 
+  /** the caller of a GET that reads the catalog, once it has taken one from its meta-call budget (else 429 sent) */
+  const meteredUser = async (request: FastifyRequest, reply: FastifyReply): Promise<User | undefined> => {
+    const user = await withUser(request, reply);
+    if (!user || !deps.metaCalls) return user;
+    const wait = await deps.metaCalls.take(user.id, user.tenant);
+    if (wait === undefined) return user;
+    void reply
+      .code(429)
+      .header('retry-after', String(wait))
+      .send({ error: `Rate limit of meta-tool calls reached (requests.metaCallsPerUserPerMinute); retry after ${wait} s`, code: 'GW_ERR_POLICY_RATE_LIMITED', retryAfterSec: wait });
+    return undefined;
+  };
+
   const connected = async (user: User, name: string): Promise<boolean> => {
     const plugin = registry.plugin(name);
     return plugin !== undefined && (await isUsable(deps.connections, user.id, plugin.manifest));
@@ -133,7 +152,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   };
 
   app.get('/rest', async (request, reply) => {
-    const user = await withUser(request, reply);
+    const user = await meteredUser(request, reply);
     if (!user) return;
     const integrations = [];
     for (const p of registry.plugins()) {
@@ -153,7 +172,7 @@ export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   });
 
   app.get<{ Params: { integration: string } }>('/rest/:integration', async (request, reply) => {
-    const user = await withUser(request, reply);
+    const user = await meteredUser(request, reply);
     if (!user) return;
     const name = request.params.integration;
     const tools = visibleTools(user, name);

@@ -149,10 +149,18 @@ describe('limits: what the budgets count', () => {
     assert.equal(again.json.results[0].result.text, 'second');
     const paged = await call('continue_tool_result', { continuationId: 'nope', part: 1 });
     assert.notEqual(paged.json.code, 'GW_ERR_POLICY_RATE_LIMITED', JSON.stringify(paged.json));
-    // another user has a budget of their own
-    const other = await gw.mcpClient((await gw.createUser('meta-other@example.com')).apiKey);
-    const theirs = (await other.callTool({ name: 'search_tools', arguments: { query: 'echo' } })) as { isError?: boolean };
+    // REST's catalog reads (what list_integrations and get_tool_schema answer) take from it too
+    const listed = await fetch(`${gw.url}/rest`, { headers: { authorization: `Bearer ${user.apiKey}` } });
+    assert.equal(listed.status, 429);
+    assert.equal(Number(listed.headers.get('retry-after')), ((await listed.json()) as { retryAfterSec: number }).retryAfterSec);
+    const metrics = await fetch(`${gw.url}/metrics`).then((r) => r.text());
+    assert.equal(Number(/^workbench_meta_calls_refused_total (\d+)$/m.exec(metrics)?.[1]), 3, 'search_tools, whoami and GET /rest were refused');
+    // another user has a budget of their own, which GET /rest/:integration spends
+    const other = await gw.createUser('meta-other@example.com');
+    const theirs = (await (await gw.mcpClient(other.apiKey)).callTool({ name: 'search_tools', arguments: { query: 'echo' } })) as { isError?: boolean };
     assert.notEqual(theirs.isError, true);
+    const read = async () => (await fetch(`${gw.url}/rest/fixture-echo`, { headers: { authorization: `Bearer ${other.apiKey}` } })).status;
+    assert.deepEqual([await read(), await read(), await read()], [200, 200, 429]);
   });
 });
 

@@ -81,6 +81,29 @@ describe('bodies sent without a key', () => {
     assert.equal(chunked.status, 404, chunked.head);
   });
 
+  it('any answer given before the body was read closes the connection: a GET with a body, a refused Host', async () => {
+    // the portal's catch-all answers every GET; the body a GET announces is never wanted
+    const get = await announceBody(gw.url, 'GET /nonexistent', 'application/octet-stream', 1_000_000_000, 'x');
+    assert.equal(get.status, 404, get.head);
+    assert.match(get.head, /^connection: close$/im);
+    assert.equal(get.closed, true);
+    const page = await announceBody(gw.url, 'GET /login', 'application/octet-stream', 1_000_000_000, 'x');
+    assert.equal(page.status, 200, page.head);
+    assert.equal(page.closed, true);
+    // a Host this loopback server does not answer to (DNS rebinding): 403 before anything is read
+    const { port } = new URL(gw.url);
+    const foreign = await new Promise<RawAnswer>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      let data = '';
+      socket.on('data', (c) => (data += c.toString('latin1')));
+      socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), head: data.split('\r\n\r\n')[0] ?? '', closed: true }));
+      socket.on('error', reject);
+      socket.write('POST /login HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 60000\r\n\r\napiKey=');
+    });
+    assert.equal(foreign.status, 403, foreign.head);
+    assert.match(foreign.head, /^connection: close$/im);
+  });
+
   it('the portal refuses a JSON body unread (415), whatever its size', async () => {
     const r = await announceBody(gw.url, 'POST /login', 'application/json', 4_000_000, '[1,1,1');
     assert.equal(r.status, 415, r.head);
