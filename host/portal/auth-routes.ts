@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { User } from '../storage/users.js';
-import { onlyCookie } from './cookies.js';
+import { cookieCount, onlyCookie } from './cookies.js';
 import type { PortalContext } from './context.js';
 import { html } from './html.js';
 import { consumeLoginLink, peekLoginLink, sweepLoginLinks } from './login-links.js';
@@ -40,11 +40,21 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
     return reply.code(303).header('location', next).send();
   }
 
-  function loginPage(reply: FastifyReply, status: number, next: string, error?: string): FastifyReply {
+  /**
+   * Whether the browser sends a cookie that says who it is more than once (onlyCookie then reads
+   * none): signing in again cannot help while another site's copy stays, so the page says so.
+   */
+  const doubled = (req: Parameters<PortalContext['body']>[0]): boolean => {
+    const twice = [ctx.cookieName, PRELOGIN].filter((name) => cookieCount(req.headers.cookie, name) > 1);
+    if (twice.length > 0) ctx.deps.logger?.warn({ cookies: twice }, 'portal: a request carried a session cookie more than once (one may have been set by another site of the same domain); treated as signed out');
+    return twice.length > 0;
+  };
+
+  function loginPage(reply: FastifyReply, status: number, next: string, error?: string, twice = false): FastifyReply {
     const csrf = preloginToken(reply);
     return ctx.sendPage(reply, status, {
       title: 'Sign in',
-      body: html`${error ? html`<p class="error" role="alert" id="key-error">${error}</p>` : ''}
+      body: html`${twice ? html`<p class="error" role="alert">Your browser sent more than one Workbench sign-in cookie, which another site under the same domain can cause, so you are signed out. Clear this site's cookies in your browser, then sign in.</p>` : ''}${error ? html`<p class="error" role="alert" id="key-error">${error}</p>` : ''}
 <form method="post" action="/login">
 <input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="next" value="${next}">
 <label for="apiKey">Your Workbench API key</label>
@@ -57,7 +67,7 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
   scope.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
     const next = ctx.safeNext(request.query.next);
     if (await ctx.signedIn(request)) return reply.code(303).header('location', next).send();
-    return loginPage(reply, 200, next);
+    return loginPage(reply, 200, next, undefined, doubled(request));
   });
 
   scope.post<{ Querystring: { next?: string } }>('/login', async (request, reply) => {

@@ -36,6 +36,17 @@ export function onlyCookie(header: string | undefined, name: string): string | u
   return found;
 }
 
+/** How many times the Cookie header carries cookie `name`. */
+export function cookieCount(header: string | undefined, name: string): number {
+  if (!header) return 0;
+  let n = 0;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) n++;
+  }
+  return n;
+}
+
 export function serializeCookie(name: string, value: string, o: CookieOptions = {}): string {
   if (!NAME.test(name)) throw new TypeError(`invalid cookie name ${name}`);
   if (!VALUE.test(value)) throw new TypeError('invalid cookie value');

@@ -128,6 +128,11 @@ describe('portal sign-in', () => {
       assert.match(page.location ?? '', /^\/login/);
     }
     assert.equal((await browser(h.app).get('/integrations', { cookie: `wb_session=${mine}` })).status, 200, 'one cookie still works');
+    // the sign-in page says why, since signing in again cannot help while the other copy stays
+    const why = await browser(h.app).get('/login', { cookie: `wb_session=${planted}; wb_session=${mine}` });
+    assert.equal(why.status, 200);
+    assert.match(why.body, /more than one Workbench sign-in cookie.*Clear this site&#39;s cookies|more than one Workbench sign-in cookie.*Clear this site's cookies/s);
+    assert.doesNotMatch((await browser(h.app).get('/login')).body, /more than one Workbench sign-in cookie/);
     // the pre-login CSRF cookie likewise: a second one makes the sign-in form fail its check
     const b = browser(h.app);
     const form = await b.get('/login');
