@@ -3,7 +3,8 @@
  * Google Docs API v1 tools acting as the connected Google user (OAuth 2.0), on
  * https://docs.googleapis.com/v1/documents. Self-contained (the plugin format allows no imports),
  * so the one error mapping, the reader that turns a document's structural elements into text, the
- * index checks and the result shapers live beside the handlers. The gateway adds the Bearer
+ * index checks and the result shapers live beside the handlers (so it is longer than the 400-line
+ * guideline). The gateway adds the Bearer
  * token: this code never sets it.
  *
  * Indexes are UTF-16 code units, as in JavaScript strings. Edits that depend on indexes read the
