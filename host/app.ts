@@ -91,7 +91,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // before anything is opened or created: a replica must not generate a key of its own
   requireSharedKey(config.databaseUrl, config.dataDir, options.env ?? process.env);
   const db = await openDatabase(config.databaseUrl, config.dataDir);
-  const users = new UserStore(db);
+  const users = new UserStore(db, { log: logger });
   const vault = loadVaultWithPending({ dataDir: config.dataDir, env: options.env ?? process.env, onWarning: (message) => logger.warn({}, message) });
   // connections a rotation left on an older key (a replica sealed them meanwhile), or on a key this
   // server lacks, or a server started with the key from before the last rotation: say so at start,

@@ -229,6 +229,22 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX sandbox_strikes_at ON sandbox_strikes(at)`,
     ],
   },
+  {
+    version: 13,
+    name: 'API keys record what created them (revoking a key revokes the keys made with it)',
+    statements: [
+      // `created_via`: 'key' (in a portal session signed in with the key `created_with_key_id`),
+      // 'link' (in a portal session opened with a one-time sign-in link) or 'operator' (the CLI, the
+      // first start, an embedder). Revoking a key revokes every key made in a session signed in with
+      // it, and so on down the chain (UserStore.revokeApiKey): a leaked key cannot leave keys behind
+      // it. Keys made before this migration keep NULL in both (their origin was not recorded) and
+      // are revoked only on their own. A parent key is never deleted while keys made with it remain
+      // (the reference); a user's keys go together with the user.
+      `ALTER TABLE api_keys ADD COLUMN created_with_key_id TEXT REFERENCES api_keys(id)`,
+      `ALTER TABLE api_keys ADD COLUMN created_via TEXT`,
+      `CREATE INDEX api_keys_created_with ON api_keys(created_with_key_id)`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

@@ -2,6 +2,14 @@
  * @module host/storage/users
  * Users, their tenant, and caller API keys. A key is random (256 bits), shown once, and stored only
  * as its SHA-256 hash (invariant 7); the first characters are kept as a prefix for display.
+ *
+ * Each key records what made it (ApiKeyOrigin): a portal session signed in with another key, a
+ * portal session opened with a sign-in link, or an operator. Revoking a key revokes, in the same
+ * transaction, every key made in a portal session signed in with it, and the keys made with those,
+ * down the chain: someone holding a leaked key can sign in to the portal and mint keys, and
+ * revoking the leaked key must evict them, not leave them the keys they minted. A key made while
+ * its parent is being revoked cannot slip through: the mint checks the parent under the same user
+ * row lock the revocation takes.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from './db.js';
@@ -13,6 +21,13 @@ export interface User {
   createdAt: number;
 }
 
+/**
+ * What made an API key: a portal session signed in with the key `keyId` (revoking that key revokes
+ * this one), a portal session opened with a one-time sign-in link, or an operator (`workbench users
+ * create`, the first start, an embedder or script calling createApiKey).
+ */
+export type ApiKeyOrigin = { via: 'key'; keyId: string } | { via: 'link' } | { via: 'operator' };
+
 export interface ApiKeyInfo {
   id: string;
   prefix: string;
@@ -20,6 +35,21 @@ export interface ApiKeyInfo {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** what made it (ApiKeyOrigin's `via`); null for a key made before its origin was recorded (migration 13) */
+  createdVia: ApiKeyOrigin['via'] | null;
+  /** the key whose portal session made it, when createdVia is 'key' */
+  createdWithKeyId: string | null;
+}
+
+/** A revocation: the key, and the keys made with it (at any depth) that were live and are now revoked with it. */
+export interface RevokedKeys {
+  keyId: string;
+  alsoRevoked: string[];
+}
+
+/** Where a revocation is reported (the gateway's logger): ids and counts, never a key. */
+export interface KeyRevocationLog {
+  info(obj: object, msg?: string): void;
 }
 
 const EMAIL = /^[^\s@<>"']{1,64}@[^\s@<>"']{1,255}$/;
@@ -49,6 +79,37 @@ export class ApiKeyLimitError extends Error {
 export function isApiKeyLimitError(err: unknown): err is ApiKeyLimitError {
   return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ApiKeyLimitError';
 }
+
+/**
+ * A new API key refused because the key it was to be made with (the portal session's) is revoked
+ * or is not the user's: the session ended, perhaps while this request ran, and a key made with it
+ * would outlive the revocation meant to end it.
+ */
+export class ApiKeyOriginRevokedError extends Error {
+  readonly code = 'API_KEY_ORIGIN_REVOKED';
+  readonly keyId: string;
+  constructor(keyId: string) {
+    super(`no key was created: the key it was to be created with (${keyId}) is revoked, and a key made with a revoked key would outlive it`);
+    this.name = 'ApiKeyOriginRevokedError';
+    this.keyId = keyId;
+  }
+}
+
+export function isApiKeyOriginRevokedError(err: unknown): err is ApiKeyOriginRevokedError {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ApiKeyOriginRevokedError';
+}
+
+/**
+ * Every key made with the key `?` (the first parameter; the user's id the second and third), at any
+ * depth: the keys made in portal sessions signed in with it, then those made with them, and so on.
+ * Revoked keys are walked through (a key revoked on its own, by hand or by a replica of an earlier
+ * release, still leads to the keys made with it). UNION, not UNION ALL: a cycle, which the mint
+ * cannot make, would end the walk rather than loop.
+ */
+const CHAIN = `WITH RECURSIVE chain(id) AS (
+    SELECT id FROM api_keys WHERE created_with_key_id = ? AND user_id = ?
+    UNION
+    SELECT k.id FROM api_keys k JOIN chain c ON k.created_with_key_id = c.id WHERE k.user_id = ?)`;
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
@@ -89,8 +150,11 @@ export class UserStore {
   readonly #db: Db;
   /** keys this process revoked (a handful of ids): refused at once, without a database read */
   readonly #revokedHere = new Set<string>();
-  constructor(db: Db) {
+  readonly #log: KeyRevocationLog | undefined;
+  /** `log`: where revocations are reported (which key, and which keys were revoked with it) */
+  constructor(db: Db, options: { log?: KeyRevocationLog } = {}) {
     this.#db = db;
+    this.#log = options.log;
   }
 
   async count(): Promise<number> {
@@ -124,25 +188,42 @@ export class UserStore {
   }
 
   /**
-   * Creates a key and returns it in clear: the only time it is ever available. Throws
-   * ApiKeyLimitError when the user already holds MAX_LIVE_API_KEYS unrevoked keys; the count and the
-   * insert are one transaction under the user's row lock, so keys created at once (two tabs, two
-   * replicas) cannot pass the limit together.
+   * Creates a key and returns it in clear: the only time it is ever available. `origin` says what
+   * made it (an operator by default; the portal passes its session's key, or 'link'). Throws
+   * ApiKeyLimitError when the user already holds MAX_LIVE_API_KEYS unrevoked keys, and
+   * ApiKeyOriginRevokedError when the origin key is revoked (or not the user's). Both checks and the
+   * insert are one transaction under the user's row lock, which revokeApiKey takes too: keys created
+   * at once (two tabs, two replicas) cannot pass the limit together, and a key made while its
+   * parent is being revoked is either refused here or revoked with the parent, never left live.
    */
-  async createApiKey(userId: string, label = ''): Promise<{ key: string; info: ApiKeyInfo }> {
+  async createApiKey(userId: string, label = '', origin: ApiKeyOrigin = { via: 'operator' }): Promise<{ key: string; info: ApiKeyInfo }> {
     return this.#db.transaction(async (tx) => {
       await lockUserRow(tx, userId);
+      // read after the lock: a revocation that held it has committed, and is seen
+      if (origin.via === 'key' && !(await tx.get('SELECT id FROM api_keys WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [origin.keyId, userId])))
+        throw new ApiKeyOriginRevokedError(origin.keyId);
       const live = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL', [userId]);
       if (Number(live?.n ?? 0) >= MAX_LIVE_API_KEYS) throw new ApiKeyLimitError(MAX_LIVE_API_KEYS);
       const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
-      const info: ApiKeyInfo = { id: randomUUID(), prefix: key.slice(0, 10), label, createdAt: Date.now(), lastUsedAt: null, revokedAt: null };
-      await tx.run('INSERT INTO api_keys (id, user_id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+      const info: ApiKeyInfo = {
+        id: randomUUID(),
+        prefix: key.slice(0, 10),
+        label,
+        createdAt: Date.now(),
+        lastUsedAt: null,
+        revokedAt: null,
+        createdVia: origin.via,
+        createdWithKeyId: origin.via === 'key' ? origin.keyId : null,
+      };
+      await tx.run('INSERT INTO api_keys (id, user_id, hash, prefix, label, created_at, created_via, created_with_key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
         info.id,
         userId,
         hashSecret(key),
         info.prefix,
         label,
         info.createdAt,
+        info.createdVia,
+        info.createdWithKeyId,
       ]);
       return { key, info };
     });
@@ -174,10 +255,16 @@ export class UserStore {
   }
 
   async listApiKeys(userId: string): Promise<ApiKeyInfo[]> {
-    const rows = await this.#db.all<{ id: string; prefix: string; label: string; created_at: number; last_used_at: number | null; revoked_at: number | null }>(
-      'SELECT id, prefix, label, created_at, last_used_at, revoked_at FROM api_keys WHERE user_id = ? ORDER BY created_at',
-      [userId],
-    );
+    const rows = await this.#db.all<{
+      id: string;
+      prefix: string;
+      label: string;
+      created_at: number;
+      last_used_at: number | null;
+      revoked_at: number | null;
+      created_via: string | null;
+      created_with_key_id: string | null;
+    }>('SELECT id, prefix, label, created_at, last_used_at, revoked_at, created_via, created_with_key_id FROM api_keys WHERE user_id = ? ORDER BY created_at', [userId]);
     return rows.map((r) => ({
       id: r.id,
       prefix: r.prefix,
@@ -185,17 +272,54 @@ export class UserStore {
       createdAt: Number(r.created_at),
       lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
       revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+      createdVia: r.created_via === 'key' || r.created_via === 'link' || r.created_via === 'operator' ? r.created_via : null,
+      createdWithKeyId: r.created_with_key_id,
     }));
   }
 
   /**
    * Revokes a key: agents presenting it are refused, and portal sessions signed in with it are no
    * longer valid (PortalSessions.resolve checks the key on every request, whoever revoked it).
+   * Every key made with it, at any depth, is revoked with it (revokeApiKeyChain). False when the
+   * user has no such live key.
    */
   async revokeApiKey(userId: string, keyId: string): Promise<boolean> {
-    const { changes } = await this.#db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [Date.now(), keyId, userId]);
-    if (changes > 0) this.#revokedHere.add(keyId);
-    return changes > 0;
+    return (await this.revokeApiKeyChain(userId, keyId)) !== undefined;
+  }
+
+  /**
+   * Revokes a key and every live key made with it: in portal sessions signed in with it, then in
+   * sessions signed in with those, down the chain (their portal sessions end with them). One
+   * transaction under the user's row lock, as createApiKey takes: all of them or none, and a key
+   * being made with one of them meanwhile is either in the chain or refused. Undefined when the user
+   * has no such live key (nothing is done). Reported to the log given to the store.
+   */
+  async revokeApiKeyChain(userId: string, keyId: string): Promise<RevokedKeys | undefined> {
+    const done = await this.#db.transaction(async (tx): Promise<RevokedKeys | undefined> => {
+      await lockUserRow(tx, userId);
+      const now = Date.now();
+      const { changes } = await tx.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [now, keyId, userId]);
+      if (changes === 0) return undefined;
+      const live = await tx.all<{ id: string }>(`${CHAIN} SELECT k.id FROM api_keys k JOIN chain c ON c.id = k.id WHERE k.revoked_at IS NULL ORDER BY k.created_at, k.id`, [
+        keyId,
+        userId,
+        userId,
+      ]);
+      const alsoRevoked = live.map((r) => r.id);
+      // at most MAX_LIVE_API_KEYS live; in chunks all the same, far below either database's parameter limit
+      for (let i = 0; i < alsoRevoked.length; i += 500) {
+        const chunk = alsoRevoked.slice(i, i + 500);
+        await tx.run(`UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND id IN (${chunk.map(() => '?').join(', ')})`, [now, ...chunk]);
+      }
+      return { keyId, alsoRevoked };
+    });
+    if (!done) return undefined;
+    for (const id of [done.keyId, ...done.alsoRevoked]) this.#revokedHere.add(id);
+    this.#log?.info(
+      { userId, keyId, alsoRevoked: done.alsoRevoked, alsoRevokedCount: done.alsoRevoked.length },
+      done.alsoRevoked.length === 0 ? 'API key revoked' : `API key revoked, with the ${done.alsoRevoked.length} key(s) made with it`,
+    );
+    return done;
   }
 
   /**
