@@ -19,7 +19,8 @@ export type FlashPage = 'keys' | 'integrations';
 
 export type Flash =
   | { kind: 'key-created'; key: string; label: string }
-  | { kind: 'key-revoked' }
+  /** `alsoRevoked`: how many keys made with it were revoked with it (absent in notices stored before it was counted) */
+  | { kind: 'key-revoked'; alsoRevoked?: number }
   | { kind: 'others-signed-out' }
   /** `removed`: whether there was a connection to remove; `revocation` as the connection service reports it */
   | { kind: 'disconnected'; integration: string; removed: boolean; revocation: 'revoked' | 'unsupported' | 'failed' };
