@@ -89,6 +89,13 @@ describe('the workbench command', () => {
       const server = await startServe({ ...env, PORT: port });
       try {
         assert.match(server.stderr(), /Workbench created a local user \(local@workbench\.local\)\. Its API key is shown once:\n\n {2}wb_\S+/, server.output());
+        const made = openSqlite(path.join(fresh, 'workbench.db'));
+        try {
+          // made by an operator: no key stands behind it, and revoking another key never revokes it
+          assert.deepEqual(await made.all('SELECT created_via, created_with_key_id FROM api_keys'), [{ created_via: 'operator', created_with_key_id: null }]);
+        } finally {
+          await made.close();
+        }
       } finally {
         assert.equal(await server.stop(), 0, server.output());
       }
@@ -142,6 +149,18 @@ describe('the workbench command', () => {
     assert.equal(rotate.code, 2);
     assert.match(rotate.stderr, /keys rotate does not take --newkey/);
     assert.equal(fs.existsSync(path.join(dir, 'encryption.key.next')), false, 'no key written');
+  });
+
+  it("users create makes a key created by an operator, which no other key's revocation takes along", async () => {
+    const r = run('users', 'create', '--email', 'origin@example.com', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const { userId } = JSON.parse(r.stdout) as { userId: string };
+    const db = openSqlite(path.join(dir, 'workbench.db'));
+    try {
+      assert.deepEqual(await db.all('SELECT created_via, created_with_key_id FROM api_keys WHERE user_id = ?', [userId]), [{ created_via: 'operator', created_with_key_id: null }]);
+    } finally {
+      await db.close();
+    }
   });
 
   it('keys reseal re-encrypts the connections left on the previous key file under the current key', () => {
