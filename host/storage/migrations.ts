@@ -245,6 +245,18 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX api_keys_created_with ON api_keys(created_with_key_id)`,
     ],
   },
+  {
+    version: 14,
+    name: 'audit events found by age (audit.retentionDays)',
+    statements: [
+      // The retention sweep (host/audit/retention.ts) takes the oldest rows before a cutoff, a
+      // batch at a time; the indexes of migration 1 lead with user_id and tenant, so without this
+      // each batch read the whole table. IF NOT EXISTS: an operator of a large PostgreSQL table
+      // may build it beforehand with CREATE INDEX CONCURRENTLY (docs/operations.md), and this
+      // migration then leaves it as it is instead of blocking audit writes while it builds.
+      `CREATE INDEX IF NOT EXISTS audit_events_at ON audit_events(at)`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */
