@@ -169,6 +169,18 @@ const resultCapSchema = z
   })
   .strict();
 
+/** The most days audit.retentionDays may say (about a century): the cutoff stays a real date. */
+export const MAX_RETENTION_DAYS = 36_500;
+const RETENTION_DAYS_PROBLEM = `must be a whole number of days from 0 to ${MAX_RETENTION_DAYS}: audit rows older than that many days are deleted (0, the default, keeps them for ever)`;
+
+/** days an audit row is kept in the database; 0 = for ever (default) */
+const retentionDaysSchema = z
+  .number({ error: RETENTION_DAYS_PROBLEM })
+  .int({ error: RETENTION_DAYS_PROBLEM })
+  .min(0, { error: RETENTION_DAYS_PROBLEM })
+  .max(MAX_RETENTION_DAYS, { error: RETENTION_DAYS_PROBLEM })
+  .default(0);
+
 const originSchema = z
   .string()
   .refine((s) => {
@@ -196,11 +208,11 @@ export const policySchema = z
     tenants: z.record(z.string().min(1), tenantRuleSchema).default({}),
     /** per-plugin overrides of limits */
     plugins: z.record(z.string().min(1), z.object({ limits: limitsOverrideSchema.optional() }).strict()).default({}),
-    /** where audit events go: the database (default) or stdout as JSON lines */
+    /** where audit events go: the database (default) or stdout as JSON lines; how long stored ones are kept */
     audit: z
-      .object({ sink: z.enum(['database', 'stdout']).default('database'), storeArguments: z.boolean().default(false) })
+      .object({ sink: z.enum(['database', 'stdout']).default('database'), storeArguments: z.boolean().default(false), retentionDays: retentionDaysSchema })
       .strict()
-      .default({ sink: 'database', storeArguments: false }),
+      .default({ sink: 'database', storeArguments: false, retentionDays: 0 }),
   })
   .strict()
   .superRefine((p, ctx) => {

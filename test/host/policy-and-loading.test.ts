@@ -48,11 +48,16 @@ describe('policy files', () => {
     const p = loadPolicyFile(DEFAULT_POLICY_FILE);
     assert.equal(p.sandbox.workers, 8);
     assert.equal(p.resultCap.maxChars, 60_000);
+    assert.equal(p.audit.retentionDays, 0);
   });
 
   it('an empty policy takes every default', () => {
     const p = parsePolicy({});
     assert.equal(p.schemaErrors, 'reject');
+    assert.deepEqual(p.audit, { sink: 'database', storeArguments: false, retentionDays: 0 }, 'audit rows are kept for ever unless the operator says otherwise');
+    assert.equal(parsePolicy({ audit: { sink: 'stdout' } }).audit.retentionDays, 0);
+    assert.equal(parsePolicy({ audit: { retentionDays: 90 } }).audit.retentionDays, 90);
+    assert.equal(parsePolicy({ audit: { retentionDays: 36_500 } }).audit.retentionDays, 36_500);
     assert.equal(p.limits.memoryMb, 64);
     assert.deepEqual(p.upstreams, {});
   });
@@ -77,6 +82,18 @@ describe('policy files', () => {
     ['a user share of 0', { sandbox: { maxUserShare: 0 } }, /sandbox\.maxUserShare: Too small: expected number to be >=0\.01/],
     ['a user share over 1', { sandbox: { maxUserShare: 1.5 } }, /sandbox\.maxUserShare: Too big: expected number to be <=1/],
     ['a user share that is not a number', { sandbox: { maxUserShare: '0.5' } }, /sandbox\.maxUserShare: Invalid input: expected number, received string/],
+    // audit rows are deleted after whole days; a bad value must not load as "keep for ever" or "delete all"
+    ...([
+      ['a negative audit retention', -1],
+      ['an audit retention that is not a whole number of days', 1.5],
+      ['an audit retention given as a string', '30'],
+      ['an audit retention of null', null],
+      ['an audit retention beyond a century', 36_501],
+    ] as const).map(([name, value]): [string, unknown, RegExp] => [
+      name,
+      { audit: { retentionDays: value } },
+      /^my-policy\.json: audit\.retentionDays: must be a whole number of days from 0 to 36500: audit rows older than that many days are deleted \(0, the default, keeps them for ever\)$/,
+    ]),
   ];
   for (const [name, raw, pattern] of bad) {
     it(`refuses ${name} with the field named`, () => {
