@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createBridge, createSandbox, createUpstreamMapper, probePlugin, type Sandbox } from '../sandbox/index.js';
 import { createDatabaseAuditSink, createStdoutAuditSink, type AuditLineWriter } from './audit/audit.js';
+import { createAuditRetention, type AuditRetention, type AuditRetentionOptions } from './audit/retention.js';
 import type { GatewayConfig } from './config.js';
 import { clientFromEnv } from './connections/oauth.js';
 import { createConnectionService, type FullConnectionService } from './connections/service.js';
@@ -58,6 +59,8 @@ export interface GatewayOptions {
   strikeRefreshMs?: number;
   /** lets tests inject sandbox faults (sandbox.injectFault); never set by the CLI */
   sandboxFaultInjection?: boolean;
+  /** the audit retention sweep's interval, batch size and clock (tests) */
+  auditRetention?: Pick<AuditRetentionOptions, 'intervalMs' | 'batchRows' | 'now'>;
 }
 
 export interface Gateway {
@@ -78,6 +81,8 @@ export interface Gateway {
   requests: UserRequests;
   /** each user's budget of meta-tool calls (requests.metaCallsPerUserPerMinute), for every MCP transport */
   metaCalls: ExecutionRateLimiter;
+  /** deletes audit rows older than audit.retentionDays (started with the gateway, stopped by close) */
+  auditRetention: AuditRetention;
   /** starts listening; resolves to the bound URL */
   listen(): Promise<string>;
   /** stops intake, lets calls in flight finish, then closes the sandbox and the database */
@@ -169,6 +174,20 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     'workbench_audit_write_failures_total',
     'Audit events that could not be written (database locked, read-only or full; stdout closed or its reader too far behind; not serialisable) since start.',
     () => audit.failures,
+  );
+  // rows older than audit.retentionDays are deleted now and every hour (none with the default 0)
+  const auditRetention = createAuditRetention({ db, retentionDays: policy.audit.retentionDays, logger, ...options.auditRetention });
+  registerReadCounter(
+    metrics.registry,
+    'workbench_audit_rows_deleted_total',
+    'Audit rows this server deleted because they were older than audit.retentionDays, since start.',
+    () => auditRetention.deleted,
+  );
+  registerReadCounter(
+    metrics.registry,
+    'workbench_audit_retention_failures_total',
+    'Audit retention sweeps that failed (database locked, read-only or unreachable), since start; the next sweep tries again.',
+    () => auditRetention.failures,
   );
   // replicas on PostgreSQL share one budget per user and per tenant; one SQLite server counts in memory
   const shared = db.kind === 'postgres' ? createSharedRateLimiter({ db, limits: policy.requests, logger }) : undefined;
@@ -274,6 +293,12 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   registerRestRoutes(app, { engine, users, connections, publicUrl: config.publicUrl, requests, bodyLimit: policy.requests.bodyLimitBytes, metaCalls });
   registerPortal(app, { db, users, connections, registry: catalogOfPlugins, publicUrl: config.publicUrl, allowed: pluginAllowed, logger });
   const drain = trackConnections(app.server);
+  if (policy.audit.retentionDays > 0 && policy.audit.sink === 'stdout')
+    logger.info(
+      { retentionDays: policy.audit.retentionDays },
+      'audit.retentionDays applies to the audit rows in the database; with audit.sink "stdout" none are written, so a sweep deletes only rows stored while the sink was "database" (how long audit lines are kept is up to what collects stdout)',
+    );
+  auditRetention.start();
 
   let closed = false;
   return {
@@ -292,6 +317,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     metaTools,
     requests,
     metaCalls,
+    auditRetention,
     async listen() {
       return app.listen({ port: config.port, host: config.host });
     },
@@ -300,11 +326,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       closed = true;
       // waits (wait_for_connection) answer at once instead of holding the drain for minutes
       closing.abort();
+      // no sweep starts from here; one running ends after its current statement
+      const retentionStopped = auditRetention.stop();
       // from here a sandbox process that dies is not restarted nor blamed on a plugin
       sandbox.beginShutdown();
       await Promise.all([app.close(), drain.endIdleOnceClosed()]);
       await sandbox.close();
       await bridge.close();
+      await retentionStopped;
       await db.close();
     },
   };

@@ -9,13 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createGateway, type Gateway } from '../../host/app.js';
+import { createGateway, type Gateway, type GatewayOptions } from '../../host/app.js';
 import type { GatewayConfig } from '../../host/config.js';
 import type { ExecutionItem } from '../../host/engine/outcomes.js';
 import { BUILTIN_PLUGINS_DIR, PACKAGE_ROOT } from '../../host/paths.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import type { User } from '../../host/storage/users.js';
-import { createLogger } from '../../host/telemetry/logger.js';
+import { createLogger, type Logger } from '../../host/telemetry/logger.js';
 import { freePort } from './free-port.js';
 
 /** An execute_tools item, loosely typed for assertions: {result} or {error, code, …}. */
@@ -42,6 +42,10 @@ export interface StartGatewayOptions {
   strikeRefreshMs?: number;
   /** sandbox.injectFault available (crashes blamed on a chosen plugin) */
   faultInjection?: boolean;
+  /** the audit retention sweep's interval, batch size and clock */
+  auditRetention?: GatewayOptions['auditRetention'];
+  /** a logger instead of one at logLevel (to read the log lines) */
+  logger?: Logger;
 }
 
 export interface TestGateway {
@@ -96,13 +100,14 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     publicUrl: `http://127.0.0.1:${port}`,
   };
   const env = { ...(options.env ?? {}) };
-  const logger = createLogger({ level: config.logLevel, destination: config.logLevel === 'silent' ? 'silent' : 'stderr' });
+  const logger = options.logger ?? createLogger({ level: config.logLevel, destination: config.logLevel === 'silent' ? 'silent' : 'stderr' });
   const gateway = await createGateway(config, {
     policy,
     logger,
     env,
     ...(options.strikeRefreshMs !== undefined ? { strikeRefreshMs: options.strikeRefreshMs } : {}),
     ...(options.faultInjection ? { sandboxFaultInjection: true } : {}),
+    ...(options.auditRetention ? { auditRetention: options.auditRetention } : {}),
   });
   const url = await gateway.listen();
   // A replica on a shared database reuses the test user another replica created (even concurrently).
