@@ -28,7 +28,13 @@ const keys = (n: number): string => (n === 1 ? '1 key' : `${n} keys`);
  */
 function chainsOf(all: ApiKeyInfo[]): (keyId: string) => ApiKeyInfo[] {
   const children = new Map<string, ApiKeyInfo[]>();
-  for (const k of all) if (k.createdWithKeyId !== null) children.set(k.createdWithKeyId, [...(children.get(k.createdWithKeyId) ?? []), k]);
+  for (const k of all) {
+    if (k.createdWithKeyId === null) continue;
+    // pushed, not copied: thousands of keys minted in one session would make a copy per key quadratic
+    const siblings = children.get(k.createdWithKeyId);
+    if (siblings) siblings.push(k);
+    else children.set(k.createdWithKeyId, [k]);
+  }
   return (keyId) => {
     const seen = new Set([keyId]);
     const stack = [keyId];
@@ -48,7 +54,10 @@ function originOf(k: ApiKeyInfo, all: ApiKeyInfo[]): SafeHtml | string {
   if (k.createdVia === 'operator') return 'Created by an operator';
   if (k.createdVia === null) return 'Not recorded (created before origins were kept)';
   const parent = all.find((p) => p.id === k.createdWithKeyId);
-  return parent ? html`Created with key <code>${parent.prefix}…</code>${parent.label ? html` (${parent.label})` : ''}` : 'Created with a key that is no longer stored';
+  // a parent revoked on its own (by hand, or by a replica of an older release) left this key live: say so
+  return parent
+    ? html`Created with key <code>${parent.prefix}…</code>${parent.label ? html` (${parent.label})` : ''}${parent.revokedAt !== null && k.revokedAt === null ? html` <strong>(revoked: revoke this one too if it was not yours)</strong>` : ''}`
+    : 'Created with a key that is no longer stored';
 }
 
 export function registerKeyRoutes(scope: FastifyInstance, ctx: PortalContext): void {

@@ -292,7 +292,9 @@ export class UserStore {
    * sessions signed in with those, down the chain (their portal sessions end with them). One
    * transaction under the user's row lock, as createApiKey takes: all of them or none, and a key
    * being made with one of them meanwhile is either in the chain or refused. Undefined when the user
-   * has no such live key (nothing is done). Reported to the log given to the store.
+   * has no such live key (nothing is done). Reported to the log given to the store. Not to be called
+   * on a store over an outer transaction: this process's record of revoked keys and the log line
+   * would be written before that transaction commits (or rolls back).
    */
   async revokeApiKeyChain(userId: string, keyId: string): Promise<RevokedKeys | undefined> {
     const done = await this.#db.transaction(async (tx): Promise<RevokedKeys | undefined> => {

@@ -217,6 +217,17 @@ describe('a leaked key cannot leave keys behind it', () => {
     assert.equal((await linked.post('/keys', { _csrf: csrfOf((await linked.get('/keys')).body), label: 'y' })).status, 303);
     assert.doesNotMatch((await linked.get('/keys')).body, /It was created with key/);
   });
+
+  it('a key whose parent was revoked on its own (by hand in SQL, an older replica) is flagged on the keys page', async () => {
+    const { user, apiKey: a } = await gw.createUser('orphan@example.com');
+    const child = await h.mint(await h.signIn(a), 'orphan-child');
+    await gw.db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [Date.now(), await h.keyIdOf(a)]);
+    const web = await h.signInWithLink(user.id);
+    const page = (await web.get('/keys')).body;
+    assert.match(page, /\(revoked: revoke this one too if it was not yours\)/);
+    assert.equal((page.match(/revoke this one too if it was not yours/g) ?? []).length, 1, 'only the live child is flagged');
+    assert.equal(await h.mcpStatus(child), 200, 'the child itself still works: the page is how its owner learns of it');
+  });
 });
 
 describe('a key minted while its parent is being revoked does not survive (PostgreSQL, two replicas\' handles)', { skip: postgresSkipReason() ?? false }, () => {
