@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../host/storage/db.js';
+import { migrate } from '../../host/storage/migrations.js';
 import { openPostgres } from '../../host/storage/postgres.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -69,4 +70,13 @@ function postgresBackend(): Backend {
 
 export function backends(): Backend[] {
   return [sqliteBackend(), postgresBackend()];
+}
+
+/** A fresh database of `backend` (started), migrated, and a second handle on it: another replica. */
+export async function freshPair(backend: Backend): Promise<{ url: string; db: Db; other: Db; applied: number }> {
+  const url = await backend.freshUrl();
+  const db = await backend.open(url);
+  const applied = await migrate(db);
+  const other = await backend.open(url);
+  return { url, db, other, applied };
 }

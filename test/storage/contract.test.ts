@@ -27,7 +27,7 @@ import { isApiKeyLimitError, MAX_LIVE_API_KEYS, UserStore } from '../../host/sto
 import { createLogger } from '../../host/telemetry/logger.js';
 import { apiKeyManifest, oauthManifest } from '../connections/fixture.js';
 import { startMockOAuth } from '../helpers/mock-oauth.js';
-import { backends } from './backends.js';
+import { backends, freshPair } from './backends.js';
 
 const oauth = oauthManifest({ authorizeUrl: 'http://127.0.0.1:9/authorize', tokenUrl: 'http://127.0.0.1:9/token' });
 const keyed = apiKeyManifest();
@@ -48,10 +48,7 @@ for (const backend of backends()) {
 
     before(async () => {
       await backend.start();
-      url = await backend.freshUrl();
-      db = await backend.open(url);
-      applied = await migrate(db);
-      other = await backend.open(url);
+      ({ url, db, other, applied } = await freshPair(backend));
       users = new UserStore(db);
     });
     after(async () => {

@@ -10,9 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PortalSessions } from '../../host/portal/sessions.js';
 import type { Db } from '../../host/storage/db.js';
-import { migrate } from '../../host/storage/migrations.js';
 import { isApiKeyOriginRevokedError, UserStore, type User } from '../../host/storage/users.js';
-import { backends } from './backends.js';
+import { backends, freshPair } from './backends.js';
 
 for (const backend of backends()) {
   describe(`API key chains on ${backend.name}`, { skip: backend.skip }, () => {
@@ -22,10 +21,7 @@ for (const backend of backends()) {
 
     before(async () => {
       await backend.start();
-      const url = await backend.freshUrl();
-      db = await backend.open(url);
-      await migrate(db);
-      other = await backend.open(url);
+      ({ db, other } = await freshPair(backend));
       users = new UserStore(db);
     });
     after(async () => {
