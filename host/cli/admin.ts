@@ -1,7 +1,8 @@
 /**
  * @module host/cli/admin
- * Operator commands that need the database but not the server: users create, connections import,
- * keys rotate, keys reseal, plugin validate (which starts a short-lived sandbox). Each prints one line (or one JSON object with --json).
+ * Operator commands that need the database but not the server: users create, users keys, users
+ * revoke-key, connections import, keys rotate, keys reseal, plugin validate (which starts a
+ * short-lived sandbox). Each prints one line (or one JSON object with --json).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { sandboxLimits } from '../policy/limits.js';
 import { loadPolicyFile } from '../policy/load.js';
 import type { Db } from '../storage/db.js';
 import { openDatabase } from '../storage/open.js';
-import { UserStore, validateEmail, validateTenant } from '../storage/users.js';
+import { API_KEY_PREFIX, UserStore, validateEmail, validateTenant, type ApiKeyInfo } from '../storage/users.js';
 import { stringFlag, type ParsedArgs } from './args.js';
 
 async function withDb<T>(config: GatewayConfig, fn: (db: Db) => Promise<T>): Promise<T> {
@@ -67,6 +68,80 @@ export async function runUsersCreate(config: GatewayConfig, args: ParsedArgs): P
     const { key } = await users.createApiKey(user.id, 'cli');
     if (args.flags.has('json')) process.stdout.write(JSON.stringify({ userId: user.id, tenant: user.tenant, apiKey: key }) + '\n');
     else process.stdout.write(`Created ${user.email} in tenant ${user.tenant}. API key (shown once):\n${key}\n`);
+    return 0;
+  });
+}
+
+const dateOf = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** What made a key, as the keys page says it (with the prefix of the key it was made with). */
+function originText(k: ApiKeyInfo, all: readonly ApiKeyInfo[]): string {
+  if (k.createdVia === 'link') return 'created with a sign-in link';
+  if (k.createdVia === 'operator') return 'created by an operator';
+  if (k.createdVia === null) return 'origin not recorded';
+  const parent = all.find((p) => p.id === k.createdWithKeyId);
+  return parent ? `created with key ${parent.prefix}…${parent.revokedAt !== null ? ' (revoked)' : ''}` : 'created with a key no longer stored';
+}
+
+/** `users keys --email E [--json]`: a user's API keys, oldest first (prefixes, never secrets). */
+export async function runUsersKeys(config: GatewayConfig, args: ParsedArgs): Promise<number> {
+  const email = stringFlag(args, 'email', true);
+  return withDb(config, async (db) => {
+    const users = new UserStore(db);
+    const user = await users.byEmail(email);
+    if (!user) throw new Error(`no user with email ${email}`);
+    const all = await users.listApiKeys(user.id);
+    if (args.flags.has('json')) {
+      const keys = all.map((k) => ({ id: k.id, prefix: k.prefix, label: k.label, createdAt: dateOf(k.createdAt), lastUsedAt: dateOf(k.lastUsedAt), revokedAt: dateOf(k.revokedAt), createdVia: k.createdVia, createdWithKeyId: k.createdWithKeyId }));
+      process.stdout.write(JSON.stringify({ userId: user.id, email: user.email, keys }) + '\n');
+      return 0;
+    }
+    if (all.length === 0) process.stdout.write(`${user.email} has no API keys.\n`);
+    for (const k of all)
+      process.stdout.write(`${k.prefix}…  ${k.revokedAt === null ? 'active ' : 'revoked'}  ${k.label || '(no label)'}  ${originText(k, all)}, ${dateOf(k.createdAt)}${k.lastUsedAt !== null ? `, last used ${dateOf(k.lastUsedAt)}` : ''}  id ${k.id}\n`);
+    return 0;
+  });
+}
+
+/**
+ * `users revoke-key (--key SECRET | --email E --key ID|PREFIX) [--json]`: revokes an API key and
+ * the keys created with it (UserStore.revokeApiKeyChain), as the portal's keys page does. A leaked
+ * key's full text is enough on its own; an id or the prefix the keys page shows needs the user's
+ * email. Servers refuse the keys within a second (they re-check keys every KEY_RECHECK_MS).
+ */
+export async function runUsersRevokeKey(config: GatewayConfig, args: ParsedArgs): Promise<number> {
+  const given = stringFlag(args, 'key', true).trim();
+  const email = stringFlag(args, 'email');
+  return withDb(config, async (db) => {
+    const users = new UserStore(db);
+    let userId: string;
+    let keyId: string;
+    // a secret is long; a prefix (wb_ and 8 characters, as the keys page shows) or an id is not
+    const secret = given.startsWith(API_KEY_PREFIX) && given.length > 20 ? await users.keyBySecret(given) : undefined;
+    if (secret) {
+      if (secret.revokedAt !== null) throw new Error('that key is already revoked');
+      ({ userId, keyId } = secret);
+    } else {
+      if (email === undefined) throw new Error('--key is not the full text of a key: give the user with --email, and the key by its id or the prefix `users keys` shows');
+      const user = await users.byEmail(email);
+      if (!user) throw new Error(`no user with email ${email}`);
+      const wanted = given.replace(/…$|\.\.\.$/, '');
+      const live = (await users.listApiKeys(user.id)).filter((k) => k.revokedAt === null);
+      const matches = live.filter((k) => k.id === wanted || (wanted.length >= 5 && k.prefix.startsWith(wanted)));
+      if (matches.length === 0) throw new Error(`${email} has no active key ${given} (see: workbench users keys --email ${email})`);
+      if (matches.length > 1) throw new Error(`${given} names ${matches.length} active keys of ${email}: ${matches.map((k) => k.id).join(', ')}; give the id`);
+      userId = user.id;
+      keyId = (matches[0] as ApiKeyInfo).id;
+    }
+    const all = await users.listApiKeys(userId);
+    const done = await users.revokeApiKeyChain(userId, keyId);
+    if (!done) throw new Error('that key is already revoked');
+    const prefixOf = (id: string): string => `${all.find((k) => k.id === id)?.prefix ?? id}…`;
+    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ userId, revoked: [done.keyId, ...done.alsoRevoked] }) + '\n');
+    else
+      process.stdout.write(
+        `Revoked ${prefixOf(done.keyId)}${done.alsoRevoked.length ? `, and the ${done.alsoRevoked.length} key(s) created with it: ${done.alsoRevoked.map(prefixOf).join(', ')}` : ''}. Servers refuse ${done.alsoRevoked.length ? 'them' : 'it'} within a second; portal sessions signed in with ${done.alsoRevoked.length ? 'them' : 'it'} are signed out.\n`,
+      );
     return 0;
   });
 }

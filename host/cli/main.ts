@@ -1,6 +1,6 @@
 /**
  * @module host/cli/main
- * The `workbench` command: serve, stdio, users create, connections import, keys rotate, keys reseal,
+ * The `workbench` command: serve, stdio, users create, users keys, users revoke-key, connections import, keys rotate, keys reseal,
  * login-link, plugin validate|new|build. Every command prints a clear error and exits 2 on bad input
  * (an unknown command or option included); plugin validate and build exit 1 when the plugin itself
  * has problems.
@@ -9,7 +9,7 @@ import { readConfig } from '../config.js';
 import { isGatewayError } from '../errors.js';
 import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
 import { runServe, runStdio } from './serve.js';
-import { runConnectionsImport, runKeysReseal, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate } from './admin.js';
+import { runConnectionsImport, runKeysReseal, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate, runUsersKeys, runUsersRevokeKey } from './admin.js';
 import { runPluginBuild, runPluginNew } from './plugin-commands.js';
 
 const USAGE = `Usage: workbench <command>
@@ -17,6 +17,10 @@ const USAGE = `Usage: workbench <command>
   serve                                  start the HTTP server (default)
   stdio [--email E]                      serve MCP over stdin/stdout (key from WORKBENCH_API_KEY, or --email)
   users create --email E [--tenant T] [--json]
+  users keys --email E [--json]          list a user's API keys (prefixes, origins, states; never secrets)
+  users revoke-key (--key SECRET | --email E --key ID|PREFIX) [--json]
+                                         revoke an API key and the keys created with it (a leaked
+                                         key's full text is enough; servers refuse it within a second)
   connections import --email E --integration I (--token T [--refresh-token R] [--expires-in S] | --values JSON) [--config JSON]
   keys rotate [--new-key BASE64]         re-encrypt every stored credential under a new key
                                          (--new-key required with WORKBENCH_ENCRYPTION_KEY, and
@@ -39,6 +43,8 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   serve: [],
   stdio: ['email'],
   'users create': ['email', 'tenant', 'json'],
+  'users keys': ['email', 'json'],
+  'users revoke-key': ['email', 'key', 'json'],
   'connections import': ['email', 'integration', 'token', 'refresh-token', 'expires-in', 'values', 'config', 'json'],
   'keys rotate': ['new-key', 'json'],
   'keys reseal': ['json'],
@@ -82,6 +88,8 @@ async function main(argv: string[]): Promise<number> {
       case 'stdio':
         return await runStdio(readConfig(), stringFlag(args, 'email'));
       case 'users':
+        if (sub === 'keys') return await runUsersKeys(readConfig(), args);
+        if (sub === 'revoke-key') return await runUsersRevokeKey(readConfig(), args);
         if (sub !== 'create') break;
         return await runUsersCreate(readConfig(), args);
       case 'connections':

@@ -238,6 +238,16 @@ export class UserStore {
    * Like authenticate, and also says which key it was: a portal session signed in with a key
    * records it, so that revoking the key ends the session too.
    */
+  /**
+   * The key whose secret is `key` (found by its hash), active or revoked, with its user's id: for an
+   * operator revoking a leaked key from the CLI. Unlike authenticateKey it records no use.
+   */
+  async keyBySecret(key: string): Promise<{ userId: string; keyId: string; revokedAt: number | null } | undefined> {
+    if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
+    const r = await this.#db.get<{ user_id: string; id: string; revoked_at: number | null }>('SELECT user_id, id, revoked_at FROM api_keys WHERE hash = ?', [hashSecret(key)]);
+    return r ? { userId: r.user_id, keyId: r.id, revokedAt: r.revoked_at } : undefined;
+  }
+
   async authenticateKey(key: string): Promise<{ user: User; keyId: string } | undefined> {
     if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
     const r = await this.#db.get<UserRow & { key_id: string; last_used_at: number | null }>(

@@ -140,6 +140,65 @@ describe('the workbench command', () => {
     }
   });
 
+  it('users keys lists a user\'s keys; users revoke-key revokes a leaked key by its text, or by prefix or id with --email, with the keys created with it, and a running server refuses it', async () => {
+    const made = JSON.parse(run('users', 'create', '--email', 'leak@example.com', '--json').stdout) as { userId: string; apiKey: string };
+    const spare = JSON.parse(run('users', 'create', '--email', 'spare@example.com', '--json').stdout) as { userId: string; apiKey: string };
+    // a key made in a portal session signed in with the first one (as the keys page records it)
+    const db = openSqlite(path.join(dir, 'workbench.db'));
+    let child: string;
+    try {
+      const { UserStore } = await import('../../host/storage/users.js');
+      const store = new UserStore(db);
+      const parent = await store.keyBySecret(made.apiKey);
+      assert.ok(parent);
+      child = (await store.createApiKey(made.userId, 'minted', { via: 'key', keyId: parent.keyId })).key;
+    } finally {
+      await db.close();
+    }
+    const listed = JSON.parse(run('users', 'keys', '--email', 'leak@example.com', '--json').stdout) as { keys: Array<{ id: string; prefix: string; revokedAt: string | null; createdVia: string }> };
+    assert.deepEqual(listed.keys.map((k) => [k.createdVia, k.revokedAt]), [['operator', null], ['key', null]]);
+    const text = run('users', 'keys', '--email', 'leak@example.com');
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, new RegExp(`${listed.keys[1]!.prefix}… +active +minted +created with key ${listed.keys[0]!.prefix}…`));
+    assert.ok(!text.stdout.includes(made.apiKey) && !text.stdout.includes(child), 'never a secret');
+
+    const server = await startServe({ WORKBENCH_DATA_DIR: dir });
+    try {
+      const status = async (key: string) =>
+        (await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status;
+      assert.deepEqual([await status(made.apiKey), await status(child)], [200, 200]);
+      // the leaked key's text alone is enough
+      const revoked = run('users', 'revoke-key', '--key', made.apiKey, '--json');
+      assert.equal(revoked.code, 0, revoked.stderr);
+      assert.deepEqual(JSON.parse(revoked.stdout), { userId: made.userId, revoked: listed.keys.map((k) => k.id) });
+      // the running server re-checks keys every second
+      const deadline = Date.now() + 10_000;
+      while ((await status(child)) !== 401 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual([await status(made.apiKey), await status(child)], [401, 401]);
+      assert.equal(await status(spare.apiKey), 200, "another user's key is untouched");
+    } finally {
+      assert.equal(await server.stop(), 0, server.output());
+    }
+    // by the prefix `users keys` shows (with or without its …), with --email
+    const prefix = (JSON.parse(run('users', 'keys', '--email', 'spare@example.com', '--json').stdout) as { keys: Array<{ prefix: string }> }).keys[0]!.prefix;
+    const byPrefix = run('users', 'revoke-key', '--email', 'spare@example.com', '--key', `${prefix}…`);
+    assert.equal(byPrefix.code, 0, byPrefix.stderr);
+    assert.match(byPrefix.stdout, new RegExp(`^Revoked ${prefix}…\\. Servers refuse it within a second`));
+    // refusals, each saying why and changing nothing
+    const refusals: Array<[string[], RegExp]> = [
+      [['--key', made.apiKey], /already revoked/],
+      [['--key', prefix], /not the full text of a key: give the user with --email/],
+      [['--email', 'nobody@example.com', '--key', prefix], /no user with email nobody@example\.com/],
+      [['--email', 'spare@example.com', '--key', prefix], /has no active key/],
+      [['--email', 'leak@example.com', '--key', 'wb_'], /has no active key/],
+    ];
+    for (const [argv, why] of refusals) {
+      const r = run('users', 'revoke-key', ...argv);
+      assert.equal(r.code, 2, argv.join(' '));
+      assert.match(r.stderr, why, argv.join(' '));
+    }
+  });
+
   it('refuses an option the command does not take, and creates nothing', () => {
     const r = run('users', 'create', '--email', 'a@example.com', '--tenat', 'acme', '--json');
     assert.equal(r.code, 2, r.stderr);
