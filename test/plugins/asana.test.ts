@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'asana-access-token-0123456789';
@@ -30,18 +31,9 @@ after(async () => {
   await upstream?.close();
 });
 
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 
 /** Answers "METHOD /path" (path under /api/1.0); anything else is a 404 in Asana's error shape. */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
-    const reply = replies[`${req.method} ${rel}`];
-    if (!reply) return { status: 404, json: { errors: [{ message: `no route ${req.method} ${req.path}` }] } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ errors: [{ message: `no route ${m} ${path}` }] }) });
 
 type Call = [method: string, path: string, query?: Record<string, string>, body?: unknown];
 
@@ -141,7 +133,7 @@ const storiesReply = (req: RecordedRequest): UpstreamReply =>
     ? { json: { data: PAGE2, next_page: null } }
     : { json: { data: PAGE1, next_page: { offset: 'tok-s2', path: '/tasks/3001/stories?limit=100&offset=tok-s2', uri: 'x' } } };
 
-interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, RouteReply>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
   { tool: 'asana_whoami', args: {},
@@ -391,7 +383,7 @@ describe('asana: an answer over the response cap, or none in time', () => {
 
   test('no answer in time: a read says to try again, a write to check first', async () => {
     const late = (reply: UpstreamReply) => () => new Promise<UpstreamReply>((resolve) => setTimeout(() => resolve(reply), 1000));
-    route({ 'GET /tasks/3001': late({ json: { data: RAW_DETAIL } }) as unknown as Reply, 'POST /tasks': late({ status: 201, json: { data: RAW_ROW } }) as unknown as Reply });
+    route({ 'GET /tasks/3001': late({ json: { data: RAW_DETAIL } }) as unknown as RouteReply, 'POST /tasks': late({ status: 201, json: { data: RAW_ROW } }) as unknown as RouteReply });
     await smallCalls.fails('asana_get_task', { task: '3001' }, /^Asana did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to read task 3001\. Try again in a moment\./);
     await smallCalls.fails('asana_create_task', { name: 'x', workspace: '1001' }, /^Asana did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to .*\. It may still have been done: check before trying again\./);
   });

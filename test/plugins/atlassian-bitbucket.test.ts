@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'bitbucket-access-token-0123456789';
@@ -32,18 +33,9 @@ after(async () => {
   await upstream?.close();
 });
 
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 
 /** Answers "METHOD /path" with the path under /2.0; anything else is a Bitbucket-shaped 404. */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    const rel = req.path.startsWith('/2.0') ? req.path.slice(4) : req.path;
-    const reply = replies[`${req.method} ${rel}`];
-    if (!reply) return { status: 404, json: { type: 'error', error: { message: `no route ${req.method} ${req.path}` } } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: '/2.0', notFound: (m, path) => ({ type: 'error', error: { message: `no route ${m} ${path}` } }) });
 
 /** The query as {key: value} with repeated keys as arrays. */
 function queryOf(req: RecordedRequest): Record<string, string | string[]> {
@@ -132,7 +124,7 @@ const NO_CONTENT: UpstreamReply = { status: 204 };
 const DIFF = 'diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n';
 const PNG = '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR';
 
-interface Case { name?: string; tool: string; args: Json; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+interface Case { name?: string; tool: string; args: Json; replies: Record<string, RouteReply>; calls: Call[]; result: unknown }
 
 const NEXT_REPOS = `${API}/repositories/acme?q=name+%7E+%22pay%22&sort=-updated_on&pagelen=2&page=2`;
 const CASES: Case[] = [
@@ -426,11 +418,11 @@ describe('atlassian-bitbucket: an answer over the response cap, or none in time'
 
   test('no answer in time: a read says to try again, a write to check first', async () => {
     const late = (reply: UpstreamReply) => () => new Promise<UpstreamReply>((resolve) => setTimeout(() => resolve(reply), 1000));
-    route({ [`GET ${R}/pullrequests/7`]: late({ json: PR }) as unknown as Reply, [`POST ${R}/pullrequests/7/approve`]: late({ json: {} }) as unknown as Reply });
+    route({ [`GET ${R}/pullrequests/7`]: late({ json: PR }) as unknown as RouteReply, [`POST ${R}/pullrequests/7/approve`]: late({ json: {} }) as unknown as RouteReply });
     await smallCalls.fails('bitbucket_get_pull_request', { ...A, pull_request_id: 7 }, /^Bitbucket did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to read pull request #7.*\. Try again in a moment\.\s*$/);
-    route({ [`POST ${R}/pullrequests/7/merge`]: late({ json: PR }) as unknown as Reply });
+    route({ [`POST ${R}/pullrequests/7/merge`]: late({ json: PR }) as unknown as RouteReply });
     await smallCalls.fails('bitbucket_merge_pull_request', { ...A, pull_request_id: 7 }, /^Bitbucket did not answer in time while merging pull request #7; The merge may still finish in the background/);
-    route({ [`POST ${R}/pullrequests/7/approve`]: late({ json: {} }) as unknown as Reply });
+    route({ [`POST ${R}/pullrequests/7/approve`]: late({ json: {} }) as unknown as RouteReply });
     await smallCalls.fails('bitbucket_approve_pull_request', { ...A, pull_request_id: 7 }, /^Bitbucket did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to .*\. It may still have been done: check before trying again\.\s*$/);
   });
 });

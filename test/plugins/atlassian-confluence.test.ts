@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
+import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'confluence-access-token-0123456789';
 const RESOURCES = '/oauth/token/accessible-resources';
@@ -27,7 +28,6 @@ const SITES = [
 ];
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>;
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 let upstream: Upstream;
 let gw: Gateway;
 let sites: unknown = SITES;
@@ -43,16 +43,7 @@ after(async () => {
 });
 
 /** Answers "METHOD /path" (path under the wiki base, or absolute when it starts with /ex). */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    if (req.path === RESOURCES) return { json: sites };
-    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
-    const reply = replies[`${req.method} ${rel}`] ?? replies[`${req.method} ${req.path}`];
-    if (!reply) return { status: 404, json: { errors: [{ status: 404, code: 'NOT_FOUND', title: `no route ${req.method} ${req.path}` }] } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ errors: [{ status: 404, code: 'NOT_FOUND', title: `no route ${m} ${path}` }] }), first: (req) => (req.path === RESOURCES ? { json: sites } : undefined) });
 
 type Call = [method: string, path: string, queryOrBody?: unknown];
 
@@ -131,7 +122,7 @@ const SEARCH_HIT = {
 const HIT = { id: '123', type: 'page', title: 'Deploy guide', space: 'Engineering', excerpt: 'How to deploy & roll back the app', lastModified: T, url: `${WIKI}/spaces/ENG/pages/123/Deploy+guide` };
 const storageBody = (value: string) => ({ representation: 'storage', value });
 
-interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, RouteReply>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
   { tool: 'confluence_search', args: { cql: 'text ~ "deploy" AND type = page', limit: 2 },
@@ -492,9 +483,9 @@ describe('atlassian-confluence: an answer over the response cap, or none in time
 
   test('no answer in time: a read says to try again, a write to check first', async () => {
     const late = (reply: UpstreamReply) => () => new Promise<UpstreamReply>((resolve) => setTimeout(() => resolve(reply), 1000));
-    route({ 'GET /api/v2/pages/123': late({ json: withBody(STORAGE) }) as unknown as Reply });
+    route({ 'GET /api/v2/pages/123': late({ json: withBody(STORAGE) }) as unknown as RouteReply });
     await smallCalls.fails('confluence_get_page', { pageId: '123' }, /^Confluence did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to read page 123\. Try again in a moment\./);
-    route({ 'GET /api/v2/pages/123': { json: withBody(STORAGE) }, 'PUT /api/v2/pages/123': late({ json: created('123', 'Deploy guide', 8) }) as unknown as Reply });
+    route({ 'GET /api/v2/pages/123': { json: withBody(STORAGE) }, 'PUT /api/v2/pages/123': late({ json: created('123', 'Deploy guide', 8) }) as unknown as RouteReply });
     await smallCalls.fails('confluence_update_page', { pageId: '123', body: 'x' }, /^Confluence did not answer in time \(GW_ERR_BRIDGE_TIMEOUT\) while trying to update page 123\. It may still have been done: check before trying again\./);
   });
 });

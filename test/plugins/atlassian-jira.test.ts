@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'jira-access-token-0123456789';
@@ -39,16 +40,7 @@ after(async () => {
 });
 
 /** Answers "METHOD /path" (path under the Jira REST base, or absolute when it starts with /oauth or /ex). */
-function route(replies: Record<string, UpstreamReply | ((req: RecordedRequest) => UpstreamReply)>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    if (req.path === RESOURCES) return { json: sites };
-    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
-    const reply = replies[`${req.method} ${rel}`] ?? replies[`${req.method} ${req.path}`];
-    if (!reply) return { status: 404, json: { errorMessages: [`no route ${req.method} ${req.path}`] } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ errorMessages: [`no route ${m} ${path}`] }), first: (req) => (req.path === RESOURCES ? { json: sites } : undefined) });
 
 type Call = [method: string, path: string, queryOrBody?: unknown];
 

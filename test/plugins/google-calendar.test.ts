@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
+import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.calendar-access-token-0123456789';
 const BASE = '/calendar/v3';
@@ -30,18 +31,9 @@ after(async () => {
   await upstream?.close();
 });
 
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 
 /** Answers "METHOD /path" (path under /calendar/v3, as received: encoded). */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
-    const reply = replies[`${req.method} ${rel}`];
-    if (!reply) return { status: 404, json: { error: { code: 404, message: `no route ${req.method} ${req.path}`, errors: [{ reason: 'notFound' }] } } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ error: { code: 404, message: `no route ${m} ${path}`, errors: [{ reason: 'notFound' }] } }) });
 
 type Call = [method: string, path: string, query?: Record<string, string>, body?: unknown];
 
@@ -90,7 +82,7 @@ const NO_CONTENT: UpstreamReply = { status: 204 };
 
 // ---------- the table ----------
 
-interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, RouteReply>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
   { tool: 'calendar_list_calendars', args: { minAccessRole: 'writer', maxResults: 2 },

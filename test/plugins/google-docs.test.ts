@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
+import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.docs-plugin-test-token-0001';
 const ID = '1DoC-aBc_123';
@@ -23,7 +24,6 @@ const TABS = { includeTabsContent: 'true' };
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>;
 type Json = Record<string, unknown>;
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 let upstream: Upstream;
 let gw: Gateway;
 
@@ -38,15 +38,7 @@ after(async () => {
 });
 
 /** Answers "METHOD /path" with the path under /v1/documents as sent. */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    const rel = req.path.slice(BASE.length);
-    const reply = replies[`${req.method} ${rel}`];
-    if (!reply) return { status: 404, json: { error: { code: 404, message: `no route ${req.method} ${rel}`, status: 'NOT_FOUND' } } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ error: { code: 404, message: `no route ${m} ${path}`, status: 'NOT_FOUND' } }) });
 
 interface Call { method: string; path: string; query?: Record<string, string>; body?: unknown }
 
@@ -209,7 +201,7 @@ const ENDS_WITH_HEADING = oneTab([sectionBreak, builder(1).para(['Summary\n'], '
 const batch = (replies: Json[] = [{}], rev = 'ALm37BVt-rev-2') => ({ json: { documentId: ID, replies, writeControl: { requiredRevisionId: rev } } });
 const BATCH = `/${ID}:batchUpdate`;
 
-interface Case { name?: string; tool: string; args: Json; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+interface Case { name?: string; tool: string; args: Json; replies: Record<string, RouteReply>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
   { name: 'docs_get_document (a link: the first tab, as text with its structure)', tool: 'docs_get_document', args: { documentId: LINK },
@@ -520,7 +512,7 @@ describe('google-docs index checks before an insert (one read, nothing written)'
 });
 
 describe('google-docs error mapping', () => {
-  const cases: Array<[string, string, Json, Record<string, Reply>, RegExp, number]> = [
+  const cases: Array<[string, string, Json, Record<string, RouteReply>, RegExp, number]> = [
     ['401 invalid token', 'docs_get_document', { documentId: ID }, { [`GET /${ID}`]: gerr(401, 'Request had invalid authentication credentials.', 'UNAUTHENTICATED') },
       /rejected the access token \(401\) while trying to read document 1DoC-aBc_123: reconnect google-docs/, 1],
     ['403 insufficient scopes', 'docs_create_document', { title: 'x' },
@@ -584,9 +576,9 @@ describe('google-docs: an answer over the response cap, or none in time', () => 
   });
 
   test('no answer in time: a read says to retry, a write to check first', async () => {
-    route({ [`GET /${ID}`]: late({ json: DOC }) as unknown as Reply });
+    route({ [`GET /${ID}`]: late({ json: DOC }) as unknown as RouteReply });
     await smallCalls.fails('docs_get_outline', { documentId: ID }, /^Google Docs did not answer in time while trying to read the outline of document 1DoC-aBc_123: retry in a moment\.\s*$/);
-    route({ [`POST ${BATCH}`]: late(batch()) as unknown as Reply });
+    route({ [`POST ${BATCH}`]: late(batch()) as unknown as RouteReply });
     await smallCalls.fails('docs_replace_text', { documentId: ID, find: 'a', replaceWith: 'b' },
       /^Google Docs did not answer in time while trying to replace "a" in document 1DoC-aBc_123: it may still have been done, so check the document \(docs_get_document\) before trying again\.\s*$/);
   });

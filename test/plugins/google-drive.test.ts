@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.drive-plugin-test-token-0001';
@@ -28,7 +29,6 @@ const ALL = { supportsAllDrives: 'true' };
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>;
 type Json = Record<string, unknown>;
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 let upstream: Upstream;
 let gw: Gateway;
 
@@ -43,15 +43,7 @@ after(async () => {
 });
 
 /** Answers "METHOD /path" (under /drive/v3, or absolute when it starts with /upload). */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
-    const reply = replies[`${req.method} ${rel}`];
-    if (!reply) return { status: 404, json: { error: { code: 404, message: `no route ${req.method} ${req.path}`, status: 'NOT_FOUND' } } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ error: { code: 404, message: `no route ${m} ${path}`, status: 'NOT_FOUND' } }) });
 
 interface Call { method: string; path: string; query?: Record<string, string>; body?: unknown }
 
@@ -93,7 +85,7 @@ const FOLDER_SLIM = { id: 'd9', name: 'Reports', mimeType: 'application/vnd.goog
 const PERM = { kind: 'drive#permission', id: 'perm-1', type: 'user', role: 'writer', emailAddress: 'bob@example.com', displayName: 'Bob', photoLink: 'NOISE', pendingOwner: false };
 const PERM_SLIM = { id: 'perm-1', type: 'user', role: 'writer', emailAddress: 'bob@example.com', domain: null, displayName: 'Bob', expirationTime: null };
 
-interface Case { name?: string; tool: string; args: Json; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+interface Case { name?: string; tool: string; args: Json; replies: Record<string, RouteReply>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
   { tool: 'drive_search_files', args: { nameContains: 'plan', mimeType: 'document', pageSize: 10 },

@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.gmail-access-token-0123456789';
@@ -31,18 +32,9 @@ after(async () => {
   await upstream?.close();
 });
 
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 
 /** Answers "METHOD /path" (path under /gmail/v1/users/me). */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
-    const reply = replies[`${req.method} ${rel}`];
-    if (!reply) return { status: 404, json: { error: { code: 404, message: `no route ${req.method} ${req.path}`, status: 'NOT_FOUND' } } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ error: { code: 404, message: `no route ${m} ${path}`, status: 'NOT_FOUND' } }) });
 
 /** [method, path, query entries in order (GET) or JSON body (writes)] */
 type Call = [method: string, path: string, queryOrBody?: unknown];
@@ -137,7 +129,7 @@ const bodyB64 = (text: string) => (Buffer.from(text.replace(/\n/g, '\r\n'), 'utf
 // ---------- the table ----------
 
 /** anyOrder: the requests are made in parallel, so they are compared sorted by path (write calls in that order) */
-interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, Reply>; calls: Call[]; result: unknown; anyOrder?: boolean }
+interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, RouteReply>; calls: Call[]; result: unknown; anyOrder?: boolean }
 
 const CASES: Case[] = [
   { tool: 'gmail_search_emails', args: { query: 'from:alice is:unread', maxResults: 2 },
@@ -323,7 +315,7 @@ describe('google-gmail reads large threads and messages', () => {
   const HUGE: UpstreamReply = { json: { id: 'x', payload: { mimeType: 'text/plain', body: { data: 'A'.repeat(9 * 1024 * 1024) } } } };
 
   test('a thread: headers in one request, the newest 20 in full, the rest (and one too large) with headers only', async () => {
-    const replies: Record<string, Reply> = { 'GET /threads/tb': { json: { id: 'tb', messages: Array.from({ length: 23 }, (_, i) => meta(22 - i)) } } };
+    const replies: Record<string, RouteReply> = { 'GET /threads/tb': { json: { id: 'tb', messages: Array.from({ length: 23 }, (_, i) => meta(22 - i)) } } };
     for (let i = 0; i < 23; i++) replies[`GET /messages/x${i}`] = i === 21 ? HUGE : { json: full(i) };
     route(replies);
     const r = await ok('gmail_get_thread', { threadId: 'tb' });

@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
+import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.sheets-plugin-test-token-0001';
 const ID = '1AbC-dEf_123';
@@ -23,7 +24,6 @@ const SPREADSHEET_FIELDS =
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>;
 type Json = Record<string, unknown>;
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 let upstream: Upstream;
 let gw: Gateway;
 
@@ -38,15 +38,7 @@ after(async () => {
 });
 
 /** Answers "METHOD /path" with the path under /v4/spreadsheets, percent-decoded. */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    const rel = decodeURIComponent(req.path.slice(BASE.length));
-    const reply = replies[`${req.method} ${rel}`];
-    if (!reply) return { status: 404, json: { error: { code: 404, message: `no route ${req.method} ${rel}`, status: 'NOT_FOUND' } } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ error: { code: 404, message: `no route ${m} ${path}`, status: 'NOT_FOUND' } }), decode: true });
 
 interface Call { method: string; path: string; query?: Record<string, string>; body?: unknown }
 
@@ -87,7 +79,7 @@ const slimSheet = (sheetId: number, title: string, index: number, extra: Json = 
 const UPDATES = { spreadsheetId: ID, updatedRange: "'Q1 Bob''s'!A5:C6", updatedRows: 2, updatedColumns: 3, updatedCells: 6 };
 const ROWS = [['2025-01-31', 42, true], ['=SUM(B2:B4)', null, '']];
 
-interface Case { name?: string; tool: string; args: Json; replies: Record<string, Reply>; calls: Call[]; result: unknown }
+interface Case { name?: string; tool: string; args: Json; replies: Record<string, RouteReply>; calls: Call[]; result: unknown }
 
 const CASES: Case[] = [
   { tool: 'sheets_get_spreadsheet', args: { spreadsheetId: URL_OF },

@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../helpers/gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
+import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'notion-access-token-0123456789';
 const BASE = '/v1';
@@ -31,18 +32,9 @@ after(async () => {
   await upstream?.close();
 });
 
-type Reply = UpstreamReply | ((req: RecordedRequest) => UpstreamReply);
 
 /** Answers "METHOD /path" (path under /v1); anything else is a 404 in Notion's error shape. */
-function route(replies: Record<string, Reply>): void {
-  upstream.requests.length = 0;
-  upstream.setHandler((req) => {
-    const rel = req.path.startsWith(BASE) ? req.path.slice(BASE.length) : req.path;
-    const reply = replies[`${req.method} ${rel}`];
-    if (!reply) return { status: 404, json: { object: 'error', status: 404, code: 'object_not_found', message: `no route ${req.method} ${req.path}` } };
-    return typeof reply === 'function' ? reply(req) : reply;
-  });
-}
+const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ object: 'error', status: 404, code: 'object_not_found', message: `no route ${m} ${path}` }) });
 
 type Call = [method: string, path: string, query?: Record<string, string>, body?: unknown];
 
