@@ -156,6 +156,8 @@ export type ToolManifest = z.infer<typeof toolSchema>;
 export const manifestSchema = z
   .object({
     $schema: z.string().optional(),
+    /** a note for people reading the file, e.g. that it is generated; the gateway ignores it */
+    $comment: z.string().max(500).optional(),
     name: z.string().regex(PLUGIN_NAME, 'must be kebab-case: a-z, 0-9 and -, starting with a letter'),
     version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a semantic version like 1.2.3'),
     displayName: z.string().min(1).max(100),

@@ -1,10 +1,12 @@
 /**
  * @module host/plugin-sdk/resolve-guard
  * The esbuild plugin that decides what a plugin's imports become: Node built-ins are refused with
- * an error naming the import; `workbench/plugin-sdk` resolves to the SDK; in the runtime bundle
- * the SDK and zod are replaced by the shims (zod is kept only with --keep-zod).
+ * an error naming the import; `workbench/plugin-sdk` resolves to the SDK (sdk/index.ts); in the
+ * runtime bundle the SDK's definitions (sdk/define.ts) and zod are replaced by the shims (zod is
+ * kept only with --keep-zod), while the SDK's helpers are bundled as they are, what is used of them.
  */
 import { builtinModules } from 'node:module';
+import path from 'node:path';
 import type { Plugin } from 'esbuild';
 import { RUNTIME_SDK_SOURCE, zodStubSource } from './runtime-shims.js';
 
@@ -15,7 +17,7 @@ const BUILTINS = new Set(builtinModules);
 
 export interface GuardOptions {
   phase: 'manifest' | 'runtime';
-  /** absolute path of the SDK module (`define.js` beside this file) */
+  /** absolute path of the SDK's entry (sdk/index.ts) */
   sdkPath: string;
   /** where the SDK's own `zod` import resolves from (the package root) */
   packageRoot: string;
@@ -29,9 +31,16 @@ function isBuiltin(specifier: string): boolean {
   return specifier.startsWith('node:') || BUILTINS.has(specifier) || BUILTINS.has(specifier.split('/')[0] ?? '');
 }
 
-/** A relative import of this SDK from inside the repository (e.g. test fixtures). */
-function isRelativeSdkImport(specifier: string): boolean {
-  return /^\.{1,2}\//.test(specifier) && /(^|\/)plugin-sdk\/define(\.[jt]s)?$/.test(specifier);
+/** A relative import of this SDK's entry from inside the repository (e.g. test fixtures). */
+function isRelativeSdkImport(specifier: string, importer: string, sdkPath: string): boolean {
+  if (!/^\.{1,2}\//.test(specifier)) return false;
+  const target = path.resolve(path.dirname(importer), specifier).replace(/\.[jt]s$/, '');
+  return target === sdkPath.replace(/\.ts$/, '') || target === path.dirname(sdkPath);
+}
+
+/** The SDK's own import of its definitions, which the runtime bundle replaces with the shim. */
+function isSdkDefine(specifier: string, importer: string, sdkPath: string): boolean {
+  return path.dirname(importer) === path.dirname(sdkPath) && /^\.\/define(\.[jt]s)?$/.test(specifier);
 }
 
 export function resolveGuard(options: GuardOptions): Plugin {
@@ -50,10 +59,8 @@ export function resolveGuard(options: GuardOptions): Plugin {
           return {
             errors: [{ text: `import "${spec}" is not allowed: plugin code runs in an isolate without Node.js built-ins (use ctx.http for network access)` }],
           };
-        if (spec === SDK_SPECIFIER || isRelativeSdkImport(spec)) {
-          if (runtime) return { path: 'define', namespace: NAMESPACE };
-          return spec === SDK_SPECIFIER ? { path: options.sdkPath } : undefined;
-        }
+        if (spec === SDK_SPECIFIER || isRelativeSdkImport(spec, args.importer, options.sdkPath)) return { path: options.sdkPath };
+        if (runtime && isSdkDefine(spec, args.importer, options.sdkPath)) return { path: 'define', namespace: NAMESPACE };
         if (runtime && !options.keepZod && /^zod(\/.*)?$/.test(spec)) return { path: 'zod', namespace: NAMESPACE };
         return undefined;
       });

@@ -7,6 +7,8 @@
 
 /** Runtime `definePlugin`/`defineTool`: the default export of plugin.js maps tool name → handler. */
 export const RUNTIME_SDK_SOURCE = `export { z } from "zod";
+export const TOOL_MARK = "workbench.tool/1";
+export const PLUGIN_MARK = "workbench.plugin/1";
 export function defineTool(spec) {
   return spec;
 }

@@ -142,8 +142,8 @@ Edit \`plugin.ts\`: each tool has a description written for an agent, a zod \`in
 }
 
 function tsconfig(): string {
-  const sdk = path.join(PACKAGE_ROOT, 'host', 'plugin-sdk', 'define.ts');
-  const globals = path.join(PACKAGE_ROOT, 'host', 'plugin-sdk', 'sandbox-globals.d.ts');
+  const sdk = path.join(PACKAGE_ROOT, 'sdk', 'index.ts');
+  const globals = path.join(PACKAGE_ROOT, 'sdk', 'sandbox-globals.d.ts');
   const config = {
     compilerOptions: {
       target: 'ES2022',

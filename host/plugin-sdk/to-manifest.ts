@@ -5,7 +5,7 @@
  * inside the throwaway context that `workbench plugin build` runs the author's plugin.ts in.
  */
 import * as z from 'zod';
-import { PLUGIN_MARK, TOOL_MARK } from './define.js';
+import { PLUGIN_MARK, TOOL_MARK } from '../../sdk/define.js';
 
 /** A problem with the definition, reported by the build as `plugin.ts: <message>`. */
 export class DefinitionError extends Error {
@@ -81,9 +81,26 @@ export function inputJsonSchema(toolName: string, input: unknown): Record<string
   } catch (err) {
     throw new DefinitionError(`tool "${toolName}": input cannot be expressed as JSON Schema: ${(err as Error).message}`);
   }
-  const { $schema: _ignored, ...rest } = schema;
+  const { $schema: _ignored, ...rest } = withoutSafeIntegerBounds(schema) as Record<string, unknown>;
   if (!('additionalProperties' in rest)) rest['additionalProperties'] = false;
   return rest;
+}
+
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * zod publishes every `z.int()` with `minimum: -(2^53 - 1)` and `maximum: 2^53 - 1`, bounds nobody
+ * wrote and that only lengthen what an agent reads: they are dropped (a bound the author set stays).
+ */
+function withoutSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const implicit = value['type'] === 'integer' && ((key === 'minimum' && v === -SAFE_INTEGER) || (key === 'maximum' && v === SAFE_INTEGER));
+    if (!implicit) out[key] = withoutSafeIntegerBounds(v);
+  }
+  return out;
 }
 
 /** The manifest object for a definition, keys in the documented order. */

@@ -24,7 +24,7 @@ const exec = promisify(execFile);
 after(() => removeTempDirs());
 
 const TSC = path.join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-const GLOBALS_DTS = path.join(PACKAGE_ROOT, 'host', 'plugin-sdk', 'sandbox-globals.d.ts');
+const GLOBALS_DTS = path.join(PACKAGE_ROOT, 'sdk', 'sandbox-globals.d.ts');
 
 async function run(args: string[], cwd?: string): Promise<{ code: number; out: string }> {
   try {

@@ -1,5 +1,5 @@
 /**
- * @module host/plugin-sdk/sandbox-globals
+ * @module sdk/sandbox-globals
  * The globals the sandbox adds to ECMAScript in every context plugin code runs in
  * (sandbox/worker/web-globals-source.ts): `URLSearchParams`, `atob` and `btoa`, `TextEncoder` and
  * `TextDecoder` (UTF-8), `Uint8Array.prototype.toBase64` and `Uint8Array.fromBase64`, `self`, and

@@ -1,16 +1,14 @@
 /**
- * @module host/plugin-sdk/define
- * What a TypeScript plugin's `plugin.ts` imports: `definePlugin`, `defineTool` and `z`. A tool's
- * zod object schema types its handler's `args` and becomes the manifest's `inputSchema` at build
- * time; `workbench plugin build` replaces this module with a few lines in the runtime bundle.
- * A scaffolded plugin's tsconfig.json maps `workbench/plugin-sdk` to this source file, so the
- * author's `tsc` checks it and all it reaches (zod, sandbox/manifest, sandbox/forbidden-headers,
- * sandbox/plugin-api, sandbox/protocol) with plain ECMAScript types: none of them may use Node.js
- * or the bridge (test/plugin-sdk/typecheck.test.ts).
+ * @module sdk/define
+ * `definePlugin`, `defineTool` and `z`. A tool's zod object schema types its handler's `args` and
+ * becomes the manifest's `inputSchema` at build time; `workbench plugin build` replaces this module
+ * with a few lines in the runtime bundle. The SDK and all it reaches (zod, sandbox/manifest,
+ * sandbox/forbidden-headers, sandbox/plugin-api, sandbox/protocol) type-check with plain
+ * ECMAScript types: none of them may use Node.js or the bridge (test/plugin-sdk/typecheck.test.ts).
  */
 import * as z from 'zod';
-import type { authSchema, toolAnnotationsSchema } from '../../sandbox/manifest.js';
-import type { PluginContext } from '../../sandbox/plugin-api.js';
+import type { authSchema, toolAnnotationsSchema } from '../sandbox/manifest.js';
+import type { PluginContext } from '../sandbox/plugin-api.js';
 
 export { z };
 export type {
@@ -23,7 +21,7 @@ export type {
   JsonValue,
   PluginContext,
   PluginLog,
-} from '../../sandbox/plugin-api.js';
+} from '../sandbox/plugin-api.js';
 
 /** A tool's arguments: a zod object schema (`z.object`, `z.strictObject` or `z.looseObject`). */
 export type InputSchema = z.ZodObject;
