@@ -15,9 +15,8 @@ interface Base64Constructor {
 }
 const b64 = (bytes: Uint8Array): Base64Bytes => bytes as unknown as Base64Bytes;
 
-/** Thrown when an upload would be over the gateway's request-body cap. */
+/** Thrown when an upload would be over the gateway's request-body cap (named Error: the agent reads only the message). */
 export class TooLargeError extends Error {
-  override name = 'TooLargeError';
 }
 
 /** Throws when `bytes` is over the call's request-body cap; `what` names it ("the file"). */

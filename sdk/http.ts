@@ -42,9 +42,8 @@ export interface BridgeFailure {
   options: RequestOptions;
 }
 
-/** An answer outside 2xx, as the default mapping words it. `status` and `retryAfterSec` stay readable. */
+/** An answer outside 2xx, as the default mapping words it; `status` and `retryAfterSec` stay readable. Named Error: the agent reads only the message. */
 export class UpstreamError extends Error {
-  override name = 'UpstreamError';
   constructor(
     message: string,
     readonly status: number,

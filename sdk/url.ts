@@ -37,7 +37,6 @@ export function query(params: QueryParams | undefined, options: QueryOptions = {
 
 /** Thrown for an argument that cannot be a path segment; its message names the argument. */
 export class InvalidSegmentError extends Error {
-  override name = 'InvalidSegmentError';
 }
 
 /** One path segment: encoded, never empty, `.` or `..` (`name` words the error). */

@@ -24,8 +24,8 @@ export interface UpstreamReply {
   headers?: Record<string, string>;
   /** sent as JSON */
   json?: unknown;
-  /** sent as is */
-  body?: string;
+  /** sent as is (text, or bytes such as an image) */
+  body?: string | Uint8Array;
 }
 
 export type UpstreamHandler = (req: RecordedRequest) => UpstreamReply | Promise<UpstreamReply>;
@@ -61,7 +61,7 @@ export async function startUpstream(handler: UpstreamHandler = () => ({ json: {}
         .then(
           (reply) => {
             const headers: Record<string, string> = { ...(reply.headers ?? {}) };
-            let out = reply.body ?? '';
+            let out: string | Uint8Array = reply.body ?? '';
             if (reply.json !== undefined) {
               out = JSON.stringify(reply.json);
               headers['content-type'] ??= 'application/json; charset=utf-8';
