@@ -10,7 +10,7 @@ import { isGatewayError } from '../errors.js';
 import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
 import { runServe, runStdio } from './serve.js';
 import { runConnectionsImport, runKeysReseal, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate, runUsersKeys, runUsersRevokeKey } from './admin.js';
-import { runPluginBuild, runPluginNew } from './plugin-commands.js';
+import { runPluginBuild, runPluginLink, runPluginNew, runPluginTest } from './plugin-commands.js';
 
 const USAGE = `Usage: workbench <command>
 
@@ -34,6 +34,9 @@ const USAGE = `Usage: workbench <command>
   plugin new NAME [--dir D]              scaffold a TypeScript plugin in D/NAME
   plugin build DIR [--out OUT] [--keep-zod] [--json]
                                          build DIR/plugin.ts into OUT (default DIR/dist): manifest.json + plugin.js
+  plugin test DIR [--fixtures F]         run DIR's tools against its recorded fixtures (DIR/fixtures/*.json)
+                                         in a sandboxed gateway on loopback; exit 1 when one fails
+  plugin link DIR                        give DIR node_modules/workbench (this Workbench), for type-checking
 
 Environment: PORT, HOST, WORKBENCH_DATA_DIR, DATABASE_URL, WORKBENCH_PLUGINS_DIR, WORKBENCH_POLICY,
 LOG_LEVEL, WORKBENCH_PUBLIC_URL, WORKBENCH_ENCRYPTION_KEY (see README).`;
@@ -52,6 +55,8 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   'plugin validate': [],
   'plugin new': ['dir'],
   'plugin build': ['out', 'keep-zod', 'json'],
+  'plugin test': ['fixtures'],
+  'plugin link': [],
 };
 
 /** An error message for an option the command does not take, or undefined. */
@@ -104,6 +109,8 @@ async function main(argv: string[]): Promise<number> {
       case 'plugin':
         if (sub === 'new') return runPluginNew(args);
         if (sub === 'build') return await runPluginBuild(args);
+        if (sub === 'test') return await runPluginTest(args);
+        if (sub === 'link') return runPluginLink(args);
         if (sub !== 'validate') break;
         return await runPluginValidate(args.positionals[2]);
       default:

@@ -1,12 +1,15 @@
 /**
  * @module host/cli/plugin-commands
- * `workbench plugin new NAME [--dir D]` and `workbench plugin build DIR [--out OUTDIR] [--keep-zod]`.
+ * `workbench plugin new NAME [--dir D]`, `plugin build DIR [--out OUTDIR] [--keep-zod]`,
+ * `plugin test DIR [--fixtures F]` and `plugin link DIR`.
  * Exit 0 on success, 1 when the author's input is wrong (the message names the file and problem).
  */
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../paths.js';
 import { buildPlugin, PluginBuildError } from '../plugin-sdk/build.js';
-import { scaffoldPlugin } from '../plugin-sdk/scaffold.js';
+import { FixtureError } from '../plugin-sdk/fixtures.js';
+import { testPlugin } from '../plugin-sdk/plugin-test.js';
+import { linkWorkbench, scaffoldPlugin } from '../plugin-sdk/scaffold.js';
 import { stringFlag, type ParsedArgs } from './args.js';
 
 export function runPluginNew(args: ParsedArgs): number {
@@ -17,7 +20,7 @@ export function runPluginNew(args: ParsedArgs): number {
   // `npx workbench` only works inside the Workbench folder (elsewhere npx fetches an unrelated
   // registry package): print the command that works from anywhere
   const bin = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
-  process.stdout.write(`Created ${dir}: ${files.join(', ')}\nNext: edit ${path.join(rel, 'plugin.ts')}, then run: node ${bin} plugin build ${rel}\n`);
+  process.stdout.write(`Created ${dir}: ${files.join(', ')} (and node_modules/workbench, a link to this Workbench)\nNext: edit ${path.join(rel, 'plugin.ts')}, then run: node ${bin} plugin build ${rel}\nIn that folder, npm run build, npm test and npm run typecheck do the same from anywhere (see its README).\n`);
   return 0;
 }
 
@@ -40,4 +43,26 @@ export async function runPluginBuild(args: ParsedArgs): Promise<number> {
     process.stderr.write(`build failed (${path.resolve(dir)}): ${err.file ? `${err.file}: ` : ''}${err.message}\n`);
     return 1;
   }
+}
+
+export async function runPluginTest(args: ParsedArgs): Promise<number> {
+  const dir = args.positionals[2];
+  if (!dir) throw new Error('usage: workbench plugin test DIR [--fixtures F]');
+  const fixtures = stringFlag(args, 'fixtures');
+  try {
+    const outcomes = await testPlugin({ dir, ...(fixtures !== undefined ? { fixturesDir: path.resolve(fixtures) } : {}), write: (line) => process.stdout.write(`${line}\n`) });
+    return outcomes.every((o) => o.problems.length === 0) ? 0 : 1;
+  } catch (err) {
+    if (!(err instanceof PluginBuildError) && !(err instanceof FixtureError)) throw err;
+    const file = err instanceof PluginBuildError && err.file ? `${err.file}: ` : '';
+    process.stderr.write(`plugin test failed (${path.resolve(dir)}): ${file}${err.message}\n`);
+    return 1;
+  }
+}
+
+export function runPluginLink(args: ParsedArgs): number {
+  const dir = args.positionals[2];
+  if (!dir) throw new Error('usage: workbench plugin link DIR');
+  process.stdout.write(`${linkWorkbench(path.resolve(dir))}\n`);
+  return 0;
 }

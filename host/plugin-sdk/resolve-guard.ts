@@ -6,6 +6,7 @@
  * kept only with --keep-zod), while the SDK's helpers are bundled as they are, what is used of them.
  */
 import { builtinModules } from 'node:module';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
 import { RUNTIME_SDK_SOURCE, zodStubSource } from './runtime-shims.js';
@@ -38,37 +39,40 @@ function isRelativeSdkImport(specifier: string, importer: string, sdkPath: strin
   return target === sdkPath.replace(/\.ts$/, '') || target === path.dirname(sdkPath);
 }
 
-/** The SDK's own import of its definitions, which the runtime bundle replaces with the shim. */
-function isSdkDefine(specifier: string, importer: string, sdkPath: string): boolean {
-  return path.dirname(importer) === path.dirname(sdkPath) && /^\.\/define(\.[jt]s)?$/.test(specifier);
-}
+/** `./http.js` → `http.ts`: an SDK module's name inside the namespace. */
+const sdkModule = (specifier: string): string => `${specifier.replace(/^\.\//, '').replace(/\.[jt]s$/, '')}.ts`;
 
+/**
+ * SDK modules load from the `workbench-sdk` namespace under their own names (`workbench-sdk:http.ts`),
+ * so the bundle's module comments name no folder of the machine that built it, and the output is
+ * the same wherever the plugin and Workbench are.
+ */
 export function resolveGuard(options: GuardOptions): Plugin {
   const runtime = options.phase === 'runtime';
+  const sdkDir = path.dirname(options.sdkPath);
+  const stubZod = runtime && !options.keepZod;
+  const refuse = (spec: string) => ({ errors: [{ text: `import "${spec}" is not allowed: plugin code runs in an isolate without Node.js built-ins (use ctx.http for network access)` }] });
   return {
     name: 'workbench-resolve-guard',
     setup(build) {
       build.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === 'entry-point') return undefined;
         const spec = args.path;
-        if (args.namespace === NAMESPACE) {
-          // the runtime SDK re-exports z: the stub, or the real zod with --keep-zod
-          return options.keepZod ? undefined : { path: 'zod', namespace: NAMESPACE };
+        if (isBuiltin(spec)) return refuse(spec);
+        if (stubZod && /^zod(\/.*)?$/.test(spec)) return { path: 'zod', namespace: NAMESPACE };
+        if (args.namespace === NAMESPACE && /^\.\/[\w-]+(\.[jt]s)?$/.test(spec)) {
+          const module = sdkModule(spec);
+          // the runtime bundle keeps the SDK's helpers but not its build-time definitions
+          return { path: runtime && module === 'define.ts' ? 'define' : module, namespace: NAMESPACE };
         }
-        if (isBuiltin(spec))
-          return {
-            errors: [{ text: `import "${spec}" is not allowed: plugin code runs in an isolate without Node.js built-ins (use ctx.http for network access)` }],
-          };
-        if (spec === SDK_SPECIFIER || isRelativeSdkImport(spec, args.importer, options.sdkPath)) return { path: options.sdkPath };
-        if (runtime && isSdkDefine(spec, args.importer, options.sdkPath)) return { path: 'define', namespace: NAMESPACE };
-        if (runtime && !options.keepZod && /^zod(\/.*)?$/.test(spec)) return { path: 'zod', namespace: NAMESPACE };
+        if (spec === SDK_SPECIFIER || isRelativeSdkImport(spec, args.importer, options.sdkPath)) return { path: path.basename(options.sdkPath), namespace: NAMESPACE };
         return undefined;
       });
-      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({
-        contents: args.path === 'define' ? RUNTIME_SDK_SOURCE : zodStubSource(options.zodExports),
-        loader: 'js',
-        resolveDir: options.packageRoot,
-      }));
+      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
+        if (args.path === 'define') return { contents: RUNTIME_SDK_SOURCE, loader: 'js', resolveDir: options.packageRoot };
+        if (args.path === 'zod') return { contents: zodStubSource(options.zodExports), loader: 'js', resolveDir: options.packageRoot };
+        return { contents: fs.readFileSync(path.join(sdkDir, args.path), 'utf8'), loader: 'ts', resolveDir: sdkDir };
+      });
     },
   };
 }

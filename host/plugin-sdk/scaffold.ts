@@ -1,12 +1,14 @@
 /**
  * @module host/plugin-sdk/scaffold
- * `workbench plugin new NAME`: writes a plugin folder that builds out of the box — plugin.ts with
- * one tool calling ctx.http, a README with the next steps, a handler test to run after a build,
- * and a tsconfig.json that lets an editor type-check plugin.ts against this SDK. That config
- * declares what plugin code has at run time: ECMAScript, the SDK's types (define.ts and what it
- * reaches, all free of Node.js) and the sandbox's few web globals (sandbox-globals.d.ts); no DOM
- * and no Node.js types, which would let `fetch`, `URL` or `process` pass the type-check and fail
- * in the isolate.
+ * `workbench plugin new NAME`: writes a plugin folder that builds, type-checks and passes its own
+ * fixtures out of the box, and that can be moved or committed anywhere: no file in it names a path
+ * of this machine. It holds plugin.ts (one tool on the SDK's client), fixtures/ (recorded answers
+ * for `workbench plugin test`), a README with the next steps, a package.json whose scripts run
+ * them, a .gitignore, and a tsconfig.json that type-checks plugin.ts as plugin code runs:
+ * ECMAScript, the SDK and the sandbox's few web globals, no DOM and no Node.js types (which would
+ * let `fetch`, `URL` or `process` pass and fail in the isolate). The SDK is reached through
+ * `node_modules/workbench`, a link to this Workbench that `workbench plugin link` makes (and
+ * `plugin new` makes at once); node_modules is not committed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +20,9 @@ export interface ScaffoldResult {
   files: string[];
 }
 
+/** How a plugin folder runs this Workbench's CLI once linked: a path inside the folder itself. */
+const CLI = 'node node_modules/workbench/bin/workbench.js';
+
 function titleOf(name: string): string {
   return name
     .split('-')
@@ -27,15 +32,24 @@ function titleOf(name: string): string {
 }
 
 function pluginTs(name: string, tool: string): string {
-  return `import { definePlugin, defineTool, z } from 'workbench/plugin-sdk';
+  return `import { createApi, definePlugin, defineTool, path, z } from 'workbench/plugin-sdk';
 
 // Replace api.example.com with the API your plugin calls, and declare every host it needs in
-// \`egress\`: the gateway refuses all others.
-const API = 'https://api.example.com';
+// \`egress\`: the gateway refuses all others. The client words failed answers for the agent
+// (401: reconnect, 404: not found, 429: when to retry, …); \`failure\` words the ones you know better.
+const api = createApi({
+  base: 'https://api.example.com/v1',
+  provider: 'Example',
+  integration: '${name}',
+  failure: (f) => (f.status === 404 ? new Error(\`No item with id "\${String(f.options['id'])}".\`) : undefined),
+});
 
-// encodeURIComponent throws URIError on a lone surrogate, which a JSON string argument may hold;
-// toWellFormed() makes it U+FFFD first (%EF%BF%BD), as URLSearchParams sends it.
-const enc = (s: string | number) => encodeURIComponent(String(s).toWellFormed());
+interface Item {
+  id: string;
+  title: string;
+  updated_at: string;
+  description?: string;
+}
 
 export default definePlugin({
   name: '${name}',
@@ -43,7 +57,7 @@ export default definePlugin({
   displayName: '${titleOf(name)}',
   description: 'What this integration lets an agent do, in one or two sentences.',
   // No credential. For an API key: { type: 'apikey', fields: [{ name: 'apiKey', label: 'API key', secret: true }],
-  // inject: { header: 'authorization', format: 'Bearer {apiKey}' } }. For OAuth2 see docs/plugins.md.
+  // inject: { header: 'authorization', format: 'Bearer {apiKey}' } }. For OAuth2 see the gateway's docs/plugins.md.
   auth: { type: 'none' },
   egress: ['api.example.com'],
   tools: {
@@ -56,10 +70,8 @@ export default definePlugin({
       annotations: { readOnlyHint: true },
       // args is typed from the schema above: { id: string; includeDetails: boolean }
       handler: async (ctx, args) => {
-        const res = await ctx.http(\`\${API}/v1/items/\${enc(args.id)}\`, { headers: { accept: 'application/json' } });
-        if (res.status === 404) throw new Error(\`No item with id "\${args.id}".\`);
-        if (!res.ok) throw new Error(\`api.example.com answered \${res.status} \${res.statusText}\`);
-        const item = await res.json<{ id: string; title: string; updated_at: string; description?: string }>();
+        // path\`…\` encodes each value as one path segment
+        const item = await api.json<Item>(ctx, 'GET', path\`/items/\${args.id}\`, { action: \`read item \${args.id}\`, id: args.id });
         return {
           id: item.id,
           title: item.title,
@@ -73,77 +85,87 @@ export default definePlugin({
 `;
 }
 
-function testMjs(tool: string): string {
-  return `// Run after \`workbench plugin build\`: node --test
-// Calls the built handler directly with a fake ctx (the gateway runs it in an isolate instead).
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import plugin from './dist/plugin.js';
-
-function fakeCtx(reply) {
-  const requests = [];
-  const http = async (url, init = {}) => {
-    requests.push({ url, ...init });
-    const body = JSON.stringify(reply.json);
-    return { status: reply.status, ok: reply.status >= 200 && reply.status < 300, statusText: '', url, headers: { get: () => null }, body, text: async () => body, json: async () => JSON.parse(body) };
-  };
-  const limits = { maxRequests: 25, requestsLeft: () => 25 - requests.length, maxResultBytes: 1048576, maxRequestBodyBytes: 1048576 };
-  return { ctx: { http, config: {}, log: { info() {}, warn() {}, error() {} }, limits }, requests };
-}
-
-test('${tool} asks for the item and returns the fields that matter', async () => {
-  const { ctx, requests } = fakeCtx({ status: 200, json: { id: '42', title: 'Hello', updated_at: '2024-01-01T00:00:00Z', description: 'long' } });
-  // arguments arrive validated and with defaults applied
-  const result = await plugin.${tool}(ctx, { id: '42', includeDetails: false });
-  assert.equal(requests[0].url, 'https://api.example.com/v1/items/42');
-  assert.deepEqual(result, { id: '42', title: 'Hello', updatedAt: '2024-01-01T00:00:00Z' });
-});
-
-test('${tool} sends a lone surrogate in the id as U+FFFD instead of throwing URIError', async () => {
-  const { ctx, requests } = fakeCtx({ status: 200, json: { id: 'a\\uFFFDb', title: 'Odd', updated_at: '2024-01-01T00:00:00Z' } });
-  // "\\uD800" alone is valid in JSON, so an agent can send it
-  await plugin.${tool}(ctx, { id: 'a\\uD800b', includeDetails: false });
-  assert.equal(requests[0].url, 'https://api.example.com/v1/items/a%EF%BF%BDb');
-});
-
-test('${tool} explains a missing item', async () => {
-  const { ctx } = fakeCtx({ status: 404, json: {} });
-  await assert.rejects(plugin.${tool}(ctx, { id: 'nope', includeDetails: false }), /No item with id "nope"/);
-});
-`;
+/** Recorded answers for `workbench plugin test`: what the tool must ask and return. */
+function fixtures(tool: string): string {
+  const cases = [
+    {
+      name: 'reads the item and returns the fields that matter',
+      tool,
+      args: { id: '42' },
+      exchanges: [
+        {
+          request: { method: 'GET', url: 'https://api.example.com/v1/items/42', headers: { accept: 'application/json' } },
+          response: { status: 200, json: { id: '42', title: 'Hello', updated_at: '2024-01-01T00:00:00Z', description: 'long', internal: 'noise' } },
+        },
+      ],
+      expect: { result: { id: '42', title: 'Hello', updatedAt: '2024-01-01T00:00:00Z' } },
+    },
+    {
+      name: 'an id with a slash stays one path segment',
+      tool,
+      args: { id: 'a/b', includeDetails: true },
+      exchanges: [
+        { request: { method: 'GET', url: 'https://api.example.com/v1/items/a%2Fb' }, response: { status: 200, json: { id: 'a/b', title: 'Odd', updated_at: '2024-01-01T00:00:00Z' } } },
+      ],
+      expect: { result: { id: 'a/b', title: 'Odd', updatedAt: '2024-01-01T00:00:00Z', description: '' } },
+    },
+    {
+      name: 'a missing item is explained',
+      tool,
+      args: { id: 'nope' },
+      exchanges: [{ request: { method: 'GET', url: 'https://api.example.com/v1/items/nope' }, response: { status: 404, json: { message: 'Not Found' } } }],
+      expect: { error: 'No item with id "nope".' },
+    },
+  ];
+  return JSON.stringify(cases, null, 2) + '\n';
 }
 
 function readme(name: string, tool: string): string {
-  const bin = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
   return `# ${titleOf(name)}
 
 A Workbench plugin written in TypeScript. \`plugin.ts\` defines it; \`workbench plugin build\` turns
 it into the folder the gateway loads (\`dist/manifest.json\` and \`dist/plugin.js\`).
 
-Run \`workbench\` as \`node ${bin} …\` (the Workbench this plugin was made with), or as
-\`workbench …\` after \`npm link\` in the Workbench folder. \`npx workbench\` works only inside the
-Workbench folder: anywhere else npx would download an unrelated package named workbench.
+This folder reaches Workbench through \`node_modules/workbench\`, a link to a Workbench folder (not
+committed: see \`.gitignore\`). \`workbench plugin new\` made it; after a fresh clone, or to use
+another Workbench, run \`node <workbench folder>/bin/workbench.js plugin link .\` here.
 
 | step | command (from this folder) |
 |---|---|
-| build | \`node ${bin} plugin build .\` |
-| test the handlers | \`node --test\` (runs \`plugin.test.mjs\` against \`dist/plugin.js\`) |
-| validate | \`node ${bin} plugin validate dist\` |
-| run | \`WORKBENCH_PLUGINS_DIR=<this folder> node ${bin} serve\` (the gateway loads \`dist/\`, a sub-folder of it) |
-
-The gateway reads plugins at start-up: restart it after each build.
+| build | \`npm run build\` (\`${CLI} plugin build .\`) |
+| test | \`npm test\` (\`${CLI} plugin test .\`: each tool against the recorded answers in \`fixtures/\`, in a sandboxed gateway) |
+| type-check | \`npm run typecheck\` |
+| validate | \`${CLI} plugin validate dist\` |
+| run | \`WORKBENCH_PLUGINS_DIR=<this folder> ${CLI} serve\` (the gateway loads \`dist/\`, a sub-folder of it) |
 
 Edit \`plugin.ts\`: each tool has a description written for an agent, a zod \`input\` schema
 (its defaults and descriptions go into the manifest, and \`args\` is typed from it) and an async
-\`handler(ctx, args)\` that calls the API with \`ctx.http\` and returns slim JSON. The first tool is
-\`${tool}\`. Handlers run in an isolate: no Node.js, no imports at run time, no network except
-\`ctx.http\` to the hosts in \`egress\`. See the gateway's docs/plugins.md.
+\`handler(ctx, args)\` that calls the API through the SDK's client and returns slim JSON. The first
+tool is \`${tool}\`. Handlers run in an isolate: no Node.js, no imports at run time, no network
+except \`ctx.http\` to the hosts in \`egress\`.
+
+\`fixtures/*.json\` hold, per case, the tool's arguments, the requests it must make with the answers
+the provider gave (record them from the real API, e.g. with curl), and the result or error
+expected. See the gateway's docs/plugins.md.
 `;
 }
 
+function packageJson(name: string): string {
+  const pkg = {
+    name: `workbench-plugin-${name}`,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    scripts: {
+      build: `${CLI} plugin build .`,
+      test: `${CLI} plugin test .`,
+      typecheck: 'node node_modules/workbench/node_modules/typescript/bin/tsc -p .',
+    },
+  };
+  return JSON.stringify(pkg, null, 2) + '\n';
+}
+
 function tsconfig(): string {
-  const sdk = path.join(PACKAGE_ROOT, 'sdk', 'index.ts');
-  const globals = path.join(PACKAGE_ROOT, 'sdk', 'sandbox-globals.d.ts');
   const config = {
     compilerOptions: {
       target: 'ES2022',
@@ -156,13 +178,27 @@ function tsconfig(): string {
       // of ES2024, whose Promise.withResolvers and Object.groupBy the Node 20 isolates lack
       lib: ['ES2023', 'ES2024.String'],
       types: [],
-      paths: { 'workbench/plugin-sdk': [sdk], zod: [path.join(PACKAGE_ROOT, 'node_modules', 'zod')] },
     },
-    // the globals the sandbox adds (URLSearchParams, atob, btoa): the lib above has no DOM or Node
-    files: [globals],
-    include: ['plugin.ts'],
+    // the globals the sandbox adds (URLSearchParams, atob, btoa, …): the lib above has no DOM or Node
+    files: ['node_modules/workbench/sdk/sandbox-globals.d.ts'],
+    include: ['plugin.ts', 'src/**/*.ts'],
   };
   return JSON.stringify(config, null, 2) + '\n';
+}
+
+/**
+ * Gives `dir` a `node_modules/workbench` link to this Workbench (replacing a link that is there),
+ * so that `workbench/plugin-sdk` type-checks and the package scripts find the CLI. Returns what it did.
+ */
+export function linkWorkbench(dir: string): string {
+  if (!fs.existsSync(dir)) throw new Error(`${dir} does not exist`);
+  const link = path.join(dir, 'node_modules', 'workbench');
+  const there = fs.lstatSync(link, { throwIfNoEntry: false });
+  if (there && !there.isSymbolicLink()) throw new Error(`${link} exists and is not a link: remove it first`);
+  if (there) fs.unlinkSync(link);
+  fs.mkdirSync(path.dirname(link), { recursive: true });
+  fs.symlinkSync(PACKAGE_ROOT, link, 'dir');
+  return `linked ${link} → ${PACKAGE_ROOT}`;
 }
 
 /** Creates `<parent>/<name>`; refuses a bad name or a folder that already has files. */
@@ -173,11 +209,14 @@ export function scaffoldPlugin(name: string, parent: string): ScaffoldResult {
   const tool = `${name.replace(/-/g, '_').slice(0, 50).replace(/_+$/, '')}_get_item`;
   const files: Record<string, string> = {
     'plugin.ts': pluginTs(name, tool),
-    'plugin.test.mjs': testMjs(tool),
+    [path.join('fixtures', `${tool}.json`)]: fixtures(tool),
     'README.md': readme(name, tool),
+    'package.json': packageJson(name),
     'tsconfig.json': tsconfig(),
+    '.gitignore': 'node_modules/\n',
   };
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(path.join(dir, 'fixtures'), { recursive: true });
   for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text);
+  linkWorkbench(dir);
   return { dir, files: Object.keys(files) };
 }

@@ -33,46 +33,78 @@ async function workbench(args: string[], cwd?: string): Promise<{ code: number; 
 }
 
 describe('workbench plugin new / build / validate', () => {
-  test('a new plugin builds, validates and passes its own test out of the box', async () => {
+  test('a new plugin builds, validates, type-checks and passes its own fixtures out of the box', async () => {
     const parent = tempDir();
     const created = await workbench(['plugin', 'new', 'acme-tracker', '--dir', parent]);
     assert.equal(created.code, 0, created.stderr);
     const dir = path.join(parent, 'acme-tracker');
-    assert.deepEqual(fs.readdirSync(dir).sort(), ['README.md', 'plugin.test.mjs', 'plugin.ts', 'tsconfig.json']);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['.gitignore', 'README.md', 'fixtures', 'node_modules', 'package.json', 'plugin.ts', 'tsconfig.json']);
+    assert.equal(fs.realpathSync(path.join(dir, 'node_modules', 'workbench')), fs.realpathSync(PACKAGE_ROOT));
+    assert.equal(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), 'node_modules/\n');
     assert.match(fs.readFileSync(path.join(dir, 'plugin.ts'), 'utf8'), /from 'workbench\/plugin-sdk'/);
 
     const built = await workbench(['plugin', 'build', dir, '--json']);
     assert.equal(built.code, 0, built.stderr);
     const summary = JSON.parse(built.stdout);
     assert.deepEqual({ name: summary.name, tools: summary.tools, outDir: summary.outDir }, { name: 'acme-tracker', tools: ['acme_tracker_get_item'], outDir: path.join(dir, 'dist') });
-    assert.ok(summary.pluginBytes < 6_000, `plugin.js is ${summary.pluginBytes} bytes`);
+    assert.ok(summary.pluginBytes < 16_000, `plugin.js is ${summary.pluginBytes} bytes`);
 
     const validated = await workbench(['plugin', 'validate', path.join(dir, 'dist')]);
     assert.equal(validated.code, 0, validated.stderr);
     assert.match(validated.stdout, /^ok: acme-tracker@0\.1\.0: 1 tool\(s\)/);
 
-    // without this runner's NODE_TEST_CONTEXT, so the child reports on its own stdout
-    const { NODE_TEST_CONTEXT: _inherited, ...env } = process.env;
-    const ownTest = await exec(process.execPath, ['--test', '--test-reporter=tap'], { cwd: dir, encoding: 'utf8', env });
-    assert.match(ownTest.stdout, /# pass 3\n# fail 0/);
+    const tested = await workbench(['plugin', 'test', dir]);
+    assert.equal(tested.code, 0, tested.stdout + tested.stderr);
+    assert.match(tested.stdout, /\n3 passed, 0 failed\n$/);
   });
 
-  test('plugin new prints, and its README gives, build commands that work outside the Workbench folder (never npx workbench)', async () => {
+  test('a new plugin folder names no path of this machine and works after being moved', async () => {
     const parent = tempDir();
     const created = await workbench(['plugin', 'new', 'far-away', '--dir', parent], parent);
     assert.equal(created.code, 0, created.stderr);
     const next = /then run: (.*)\n/.exec(created.stdout)?.[1] ?? '';
-    const bin = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
-    assert.equal(next, `node ${bin} plugin build far-away`);
+    assert.equal(next, `node ${path.join(PACKAGE_ROOT, 'bin', 'workbench.js')} plugin build far-away`);
     const dir = path.join(parent, 'far-away');
+    for (const file of ['plugin.ts', 'README.md', 'package.json', 'tsconfig.json', '.gitignore', path.join('fixtures', 'far_away_get_item.json')]) {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      assert.ok(!text.includes(PACKAGE_ROOT) && !text.includes(parent), `${file} names no machine path`);
+    }
     const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
-    assert.doesNotMatch(readme, /npx workbench plugin build/);
-    const build = /\| build \| `node (\S+) plugin build \.` \|/.exec(readme);
-    assert.equal(build?.[1], bin, readme);
-    // the printed command, run from the folder it was printed in (outside the Workbench folder)
-    const [, ...argv] = next.split(' ');
-    const built = await exec(process.execPath, ['--no-node-snapshot', ...argv], { cwd: parent, encoding: 'utf8' });
-    assert.match(built.stdout, /^built far-away@0\.1\.0: 1 tool\(s\)/);
+    assert.doesNotMatch(readme, /npx workbench/);
+
+    // moved elsewhere, without its link (as a clone would be), then linked again
+    const moved = path.join(tempDir(), 'elsewhere', 'far-away');
+    fs.mkdirSync(path.dirname(moved), { recursive: true });
+    fs.cpSync(dir, moved, { recursive: true, filter: (src) => !src.includes(`${path.sep}node_modules`) });
+    const linked = await workbench(['plugin', 'link', moved]);
+    assert.equal(linked.code, 0, linked.stderr);
+    const { NODE_TEST_CONTEXT: _inherited, ...env } = process.env;
+    for (const script of ['build', 'typecheck', 'test']) {
+      const r = await exec('npm', ['run', '--silent', script], { cwd: moved, encoding: 'utf8', env });
+      assert.ok(r.stdout.length > 0 || script === 'typecheck', `${script}: ${r.stdout}${r.stderr}`);
+    }
+    assert.ok(fs.existsSync(path.join(moved, 'dist', 'plugin.js')));
+    const js = fs.readFileSync(path.join(moved, 'dist', 'plugin.js'), 'utf8');
+    assert.ok(!js.includes(PACKAGE_ROOT) && !js.includes(moved), 'plugin.js names no machine path');
+  });
+
+  test('plugin test names the request that differs from the recording, and what the tool returned instead', async () => {
+    const { dir } = scaffoldPlugin('drifted', tempDir());
+    const file = path.join(dir, 'fixtures', 'drifted_get_item.json');
+    const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ exchanges: Array<{ request: { url: string } }>; expect: { result?: { title?: string } } }>;
+    cases[0]!.exchanges[0]!.request.url = 'https://api.example.com/v1/items/43';
+    cases[1]!.expect.result!.title = 'Different';
+    fs.writeFileSync(file, JSON.stringify(cases));
+    const r = await workbench(['plugin', 'test', dir]);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /✖ drifted_get_item: reads the item.*\n {4}request 1: expected GET https:\/\/api\.example\.com\/v1\/items\/43, the tool sent GET https:\/\/api\.example\.com\/v1\/items\/42\n/);
+    assert.match(r.stdout, /✖ drifted_get_item: an id with a slash.*\n {4}result: expected \{"id":"a\/b","title":"Different"/);
+    assert.match(r.stdout, /✔ drifted_get_item: a missing item is explained/);
+    assert.match(r.stdout, /\n1 passed, 2 failed\n$/);
+    fs.writeFileSync(file, '{"tool": 1}');
+    const bad = await workbench(['plugin', 'test', dir]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /drifted_get_item\.json: tool: Invalid input: expected string, received number; expect: /);
   });
 
   test('the same scaffold builds to the same bytes in two different folders', async () => {

@@ -1,0 +1,184 @@
+/**
+ * @module host/plugin-sdk/plugin-test
+ * `workbench plugin test DIR`: runs a plugin's tools against the author's recorded fixtures
+ * (fixtures.ts) through the real path — a gateway in this process with a temporary SQLite data
+ * folder, the sandbox, argument validation and the egress bridge — with each host the plugin may
+ * reach answered by a loopback server that replays the recorded answers and checks each request.
+ * A folder with plugin.ts is built first (into a temporary folder), so the sources are what is tested.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { createGateway, type Gateway } from '../app.js';
+import { parsePolicy } from '../policy/load.js';
+import { createLogger } from '../telemetry/logger.js';
+import type { PluginManifest } from '../../sandbox/manifest.js';
+import { buildPlugin } from './build.js';
+import { readFixtures, type FixtureCase, type FixtureRequest } from './fixtures.js';
+
+export interface PluginTestOptions {
+  /** the plugin folder: plugin.ts (built first), or a built folder with manifest.json */
+  dir: string;
+  /** the fixtures folder (default DIR/fixtures) */
+  fixturesDir?: string;
+  /** receives each line of the report */
+  write: (line: string) => void;
+}
+
+export interface CaseOutcome {
+  fixture: FixtureCase;
+  problems: string[];
+}
+
+/** What the replay servers saw of one case: the next expected exchange, and what went wrong. */
+interface Replay {
+  pending: FixtureCase['exchanges'];
+  seen: number;
+  problems: string[];
+}
+
+/** The built folder to test: a temporary build of plugin.ts, or the folder (or its dist/) as it is. */
+async function builtFolder(dir: string, temp: string): Promise<string> {
+  if (fs.existsSync(path.join(dir, 'plugin.ts'))) return (await buildPlugin({ dir, outDir: path.join(temp, 'plugins', path.basename(path.resolve(dir))) })).outDir;
+  if (fs.existsSync(path.join(dir, 'manifest.json'))) return dir;
+  if (fs.existsSync(path.join(dir, 'dist', 'manifest.json'))) return path.join(dir, 'dist');
+  throw new Error(`${dir}: neither plugin.ts nor manifest.json (nor dist/manifest.json) is there`);
+}
+
+/** Compares one request the tool made with the one the fixture expects; returns the differences. */
+function compareRequest(want: FixtureRequest, got: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }): string[] {
+  const problems: string[] = [];
+  if (want.method !== got.method || want.url !== got.url) problems.push(`expected ${want.method} ${want.url}, the tool sent ${got.method} ${got.url}`);
+  for (const [name, value] of Object.entries(want.headers ?? {})) {
+    const sent = got.headers[name.toLowerCase()];
+    if (sent !== value) problems.push(`header ${name}: expected ${JSON.stringify(value)}, sent ${JSON.stringify(sent ?? null)}`);
+  }
+  if (want.body !== undefined && want.body !== got.body) problems.push(`body: expected ${JSON.stringify(want.body)}, sent ${JSON.stringify(got.body)}`);
+  if (want.json !== undefined) {
+    let sent: unknown;
+    try {
+      sent = JSON.parse(got.body);
+    } catch {
+      sent = got.body;
+    }
+    if (!isDeepStrictEqual(sent, want.json)) problems.push(`JSON body: expected ${JSON.stringify(want.json)}, sent ${JSON.stringify(sent)}`);
+  }
+  return problems;
+}
+
+/** One loopback server standing in for `origin`: answers the next recorded exchange, if the request is the one recorded. */
+async function replayServer(origin: string, replay: () => Replay): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const r = replay();
+      const got = { method: req.method ?? 'GET', url: `${origin}${req.url ?? '/'}`, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const next = r.pending.shift();
+      const n = ++r.seen;
+      const problems = next ? compareRequest(next.request, got) : [`the tool sent ${got.method} ${got.url}, but the fixture records no more requests`];
+      if (!next || problems.length > 0) {
+        r.problems.push(...problems.map((p) => `request ${n}: ${p}`));
+        res.writeHead(599, { 'content-type': 'text/plain' }).end('not the recorded request');
+        return;
+      }
+      const headers = { ...next.response.headers };
+      let body = next.response.body ?? '';
+      if (next.response.json !== undefined) {
+        body = JSON.stringify(next.response.json);
+        headers['content-type'] ??= 'application/json';
+      }
+      res.writeHead(next.response.status, headers).end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A credential for the test connection: made-up secrets (the replay servers accept any). */
+function testCredential(manifest: PluginManifest, config: Record<string, unknown> | undefined): { token?: string; values?: Record<string, string>; config?: Record<string, unknown> } {
+  const auth = manifest.auth;
+  if (auth.type === 'oauth2') return { token: 'workbench-test-token', ...(config ? { config } : {}) };
+  if (auth.type !== 'apikey') return {};
+  const values: Record<string, string> = {};
+  for (const field of auth.fields) {
+    const given = config?.[field.name];
+    values[field.name] = field.secret ? `test-${field.name}` : typeof given === 'string' ? given : (field.default ?? field.enum?.[0] ?? 'test');
+  }
+  return { values };
+}
+
+/** Runs one case through REST (POST /rest/:integration) and checks the answer. */
+async function runCase(gw: Gateway, url: string, apiKey: string, userId: string, manifest: PluginManifest, fixture: FixtureCase, replay: Replay): Promise<string[]> {
+  replay.pending = [...fixture.exchanges];
+  replay.seen = 0;
+  replay.problems = [];
+  if (manifest.auth.type !== 'none') await gw.connections.importConnection({ userId, manifest, ...testCredential(manifest, fixture.config) });
+  const res = await fetch(`${url}/rest/${encodeURIComponent(manifest.name)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify({ executions: [{ tool: fixture.tool, args: fixture.args }] }),
+  });
+  const answer = (await res.json()) as { results?: Array<{ result?: unknown; error?: string; message?: string }> };
+  const item = answer.results?.[0];
+  const problems = [...replay.problems];
+  if (!item) return [...problems, `the gateway answered ${res.status}: ${JSON.stringify(answer)}`];
+  if (replay.pending.length > 0) problems.push(`${replay.pending.length} recorded request(s) were not made, the first: ${replay.pending[0]!.request.method} ${replay.pending[0]!.request.url}`);
+  if ('result' in fixture.expect) {
+    if (!('result' in item)) problems.push(`expected a result, the tool failed: ${item.error ?? JSON.stringify(item)}`);
+    else if (!isDeepStrictEqual(item.result, fixture.expect.result)) problems.push(`result: expected ${JSON.stringify(fixture.expect.result)}, got ${JSON.stringify(item.result)}`);
+  } else {
+    const text = `${item.error ?? ''} ${item.message ?? ''}`;
+    if ('result' in item) problems.push(`expected an error containing ${JSON.stringify(fixture.expect.error)}, the tool returned ${JSON.stringify(item.result)}`);
+    else if (!text.includes(fixture.expect.error)) problems.push(`error: expected it to contain ${JSON.stringify(fixture.expect.error)}, got ${JSON.stringify(text.trim())}`);
+  }
+  return problems;
+}
+
+const label = (f: FixtureCase): string => `${f.tool}${f.name ? `: ${f.name}` : ''} (${f.file}${f.index > 0 ? ` #${f.index + 1}` : ''})`;
+
+/** Runs every fixture; writes one line per case and a closing count. Resolves to the outcomes. */
+export async function testPlugin(options: PluginTestOptions): Promise<CaseOutcome[]> {
+  const dir = path.resolve(options.dir);
+  const fixtures = readFixtures(options.fixturesDir ?? path.join(dir, 'fixtures'));
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-plugin-test-'));
+  const servers: Array<{ close(): Promise<void> }> = [];
+  let gw: Gateway | undefined;
+  try {
+    const built = await builtFolder(dir, temp);
+    const manifest = JSON.parse(fs.readFileSync(path.join(built, 'manifest.json'), 'utf8')) as PluginManifest;
+    const replay: Replay = { pending: [], seen: 0, problems: [] };
+    const upstreams: Record<string, string> = {};
+    for (const host of manifest.egress ?? []) {
+      const server = await replayServer(`https://${host}`, () => replay);
+      servers.push(server);
+      upstreams[`https://${host}`] = server.url;
+    }
+    gw = await createGateway(
+      { port: 0, host: '127.0.0.1', dataDir: temp, databaseUrl: path.join(temp, 'workbench.db'), pluginDirs: [path.dirname(built)], policyFile: '(plugin test)', logLevel: 'silent', publicUrl: 'http://127.0.0.1' },
+      { policy: parsePolicy({ upstreams, sandbox: { workers: 1 } }, 'plugin test'), logger: createLogger({ level: 'silent', destination: 'silent' }), env: {} },
+    );
+    if (!gw.registry.plugin(manifest.name)) throw new Error(`${manifest.name} did not load: ${gw.pluginErrors.map((e) => e.message).join('; ') || 'see `workbench plugin validate`'}`);
+    const url = await gw.listen();
+    const user = await gw.users.create('plugin-test@workbench.local', 'plugin-test');
+    const { key } = await gw.users.createApiKey(user.id, 'plugin test');
+    const outcomes: CaseOutcome[] = [];
+    for (const fixture of fixtures) {
+      const problems = await runCase(gw, url, key, user.id, manifest, fixture, replay);
+      outcomes.push({ fixture, problems });
+      options.write(`${problems.length === 0 ? '✔' : '✖'} ${label(fixture)}`);
+      for (const p of problems) options.write(`    ${p}`);
+    }
+    const failed = outcomes.filter((o) => o.problems.length > 0).length;
+    options.write(`${outcomes.length - failed} passed, ${failed} failed`);
+    return outcomes;
+  } finally {
+    await gw?.close();
+    for (const s of servers) await s.close();
+    fs.rmSync(temp, { recursive: true, force: true });
+  }
+}
