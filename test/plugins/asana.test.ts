@@ -9,27 +9,20 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'asana-access-token-0123456789';
 const BASE = '/api/1.0';
 
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://app.asana.com': upstream.origin }, plugins: ['asana'] });
-  await gw.connect('asana', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('asana', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, (s) => ({ upstream, gw } = s));
 
 
 /** Answers "METHOD /path" (path under /api/1.0); anything else is a 404 in Asana's error shape. */
@@ -370,8 +363,7 @@ describe('asana: a lone surrogate is sent as U+FFFD (%EF%BF%BD), as URLSearchPar
 describe('asana: an answer over the response cap, or none in time', () => {
   let small: Gateway;
   before(async () => {
-    small = await startGateway({ upstreams: { 'https://app.asana.com': upstream.origin }, plugins: ['asana'], policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
-    await small.connect('asana', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
+    small = await startPluginGateway('asana', upstream, { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, { policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
   });
   after(async () => small?.close());
   const smallCalls = toolCalls(() => small, [TOKEN]);

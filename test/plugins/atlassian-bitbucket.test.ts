@@ -10,28 +10,21 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'bitbucket-access-token-0123456789';
 const API = 'https://api.bitbucket.org/2.0';
 const WEB = 'https://bitbucket.org';
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 type Json = Record<string, unknown>;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://api.bitbucket.org': upstream.origin }, plugins: ['atlassian-bitbucket'] });
-  await gw.connect('atlassian-bitbucket', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 7200 });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('atlassian-bitbucket', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 7200 }, (s) => ({ upstream, gw } = s));
 
 
 /** Answers "METHOD /path" with the path under /2.0; anything else is a Bitbucket-shaped 404. */
@@ -392,8 +385,7 @@ describe('atlassian-bitbucket error mapping', () => {
 describe('atlassian-bitbucket: an answer over the response cap, or none in time', () => {
   let small: Gateway;
   before(async () => {
-    small = await startGateway({ upstreams: { 'https://api.bitbucket.org': upstream.origin }, plugins: ['atlassian-bitbucket'], policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
-    await small.connect('atlassian-bitbucket', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 7200 });
+    small = await startPluginGateway('atlassian-bitbucket', upstream, { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 7200 }, { policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
   });
   after(async () => small?.close());
   const tooBig: UpstreamReply = { headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(20000) };

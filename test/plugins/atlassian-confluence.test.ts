@@ -10,10 +10,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'confluence-access-token-0123456789';
 const RESOURCES = '/oauth/token/accessible-resources';
@@ -27,20 +28,12 @@ const SITES = [
   { id: 'cloud-beta', url: 'https://beta.atlassian.net/', name: 'beta', scopes: WIKI_SCOPES },
 ];
 
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let upstream: Upstream;
 let gw: Gateway;
 let sites: unknown = SITES;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://api.atlassian.com': upstream.origin }, plugins: ['atlassian-confluence'] });
-  await gw.connect('atlassian-confluence', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('atlassian-confluence', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } }, (s) => ({ upstream, gw } = s));
 
 /** Answers "METHOD /path" (path under the wiki base, or absolute when it starts with /ex). */
 const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ errors: [{ status: 404, code: 'NOT_FOUND', title: `no route ${m} ${path}` }] }), first: (req) => (req.path === RESOURCES ? { json: sites } : undefined) });
@@ -463,8 +456,7 @@ describe('atlassian-confluence: a lone surrogate is sent as U+FFFD (%EF%BF%BD), 
 describe('atlassian-confluence: an answer over the response cap, or none in time', () => {
   let small: Gateway;
   before(async () => {
-    small = await startGateway({ upstreams: { 'https://api.atlassian.com': upstream.origin }, plugins: ['atlassian-confluence'], policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
-    await small.connect('atlassian-confluence', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } });
+    small = await startPluginGateway('atlassian-confluence', upstream, { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } }, { policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 200 } } });
   });
   after(async () => small?.close());
   const smallCalls = toolCalls(() => small, [TOKEN]);

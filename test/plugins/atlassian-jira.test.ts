@@ -8,10 +8,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'jira-access-token-0123456789';
 const RESOURCES = '/oauth/token/accessible-resources';
@@ -24,20 +25,12 @@ const SITES = [
   { id: 'cloud-beta', url: 'https://beta.atlassian.net/', name: 'beta', scopes: JIRA_SCOPES },
 ];
 
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let upstream: Upstream;
 let gw: Gateway;
 let sites: unknown = SITES;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://api.atlassian.com': upstream.origin }, plugins: ['atlassian-jira'] });
-  await gw.connect('atlassian-jira', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('atlassian-jira', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } }, (s) => ({ upstream, gw } = s));
 
 /** Answers "METHOD /path" (path under the Jira REST base, or absolute when it starts with /oauth or /ex). */
 const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ errorMessages: [`no route ${m} ${path}`] }), first: (req) => (req.path === RESOURCES ? { json: sites } : undefined) });

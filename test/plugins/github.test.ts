@@ -9,26 +9,19 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { usePluginGateway } from '../helpers/plugin-gateway.js';
+import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'gho_github_plugin_test_token_0001';
 const SHA = 'a'.repeat(40);
 const SHA2 = 'b'.repeat(40);
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 type Json = Record<string, unknown>;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://api.github.com': upstream.origin }, plugins: ['github'] });
-  await gw.connect('github', { token: TOKEN });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('github', { token: TOKEN }, (s) => ({ upstream, gw } = s));
 
 // ---------- fixtures: GitHub-shaped answers; NOISE marks fields a slim result must drop ----------
 const NOISE = { node_id: 'NOISE_node', _links: { self: 'NOISE_link' }, url: 'https://api.github.com/NOISE' };

@@ -12,26 +12,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { startGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
+import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'glpat_gitlab_plugin_test_token_0001';
 const SHA = 'a'.repeat(40);
 const SHA2 = 'b'.repeat(40);
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 type Json = Record<string, unknown>;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://gitlab.com': upstream.origin }, plugins: ['gitlab'] });
-  await gw.connect('gitlab', { token: TOKEN });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('gitlab', { token: TOKEN }, (s) => ({ upstream, gw } = s));
 
 // ---------- fixtures: GitLab-shaped answers; NOISE marks fields a slim result must drop ----------
 const NOISE = { _links: { self: 'NOISE_link' }, avatar_url: 'https://gitlab.com/NOISE.png' };
@@ -630,8 +623,7 @@ describe('gitlab tools: error mappings', () => {
 describe('gitlab tools: an answer over the response cap', () => {
   let small: Gateway;
   before(async () => {
-    small = await startGateway({ upstreams: { 'https://gitlab.com': upstream.origin }, plugins: ['gitlab'], policy: { http: { maxResponseBytes: 4096 } } });
-    await small.connect('gitlab', { token: TOKEN });
+    small = await startPluginGateway('gitlab', upstream, { token: TOKEN }, { policy: { http: { maxResponseBytes: 4096 } } });
   });
   after(async () => small?.close());
 

@@ -10,26 +10,19 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.calendar-access-token-0123456789';
 const BASE = '/calendar/v3';
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://www.googleapis.com': upstream.origin }, plugins: ['google-calendar'] });
-  await gw.connect('google-calendar', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('google-calendar', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, (s) => ({ upstream, gw } = s));
 
 
 /** Answers "METHOD /path" (path under /calendar/v3, as received: encoded). */

@@ -10,10 +10,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.docs-plugin-test-token-0001';
 const ID = '1DoC-aBc_123';
@@ -22,20 +23,12 @@ const LINK = `https://docs.google.com/document/d/${ID}/edit`;
 const REV = 'ALm37BVt-rev-1';
 const TABS = { includeTabsContent: 'true' };
 
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 type Json = Record<string, unknown>;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://docs.googleapis.com': upstream.origin }, plugins: ['google-docs'] });
-  await gw.connect('google-docs', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('google-docs', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, (s) => ({ upstream, gw } = s));
 
 /** Answers "METHOD /path" with the path under /v1/documents as sent. */
 const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ error: { code: 404, message: `no route ${m} ${path}`, status: 'NOT_FOUND' } }) });
@@ -559,8 +552,7 @@ describe('google-docs error mapping', () => {
 describe('google-docs: an answer over the response cap, or none in time', () => {
   let small: Gateway;
   before(async () => {
-    small = await startGateway({ upstreams: { 'https://docs.googleapis.com': upstream.origin }, plugins: ['google-docs'], policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 300 } } });
-    await small.connect('google-docs', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
+    small = await startPluginGateway('google-docs', upstream, { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, { policy: { http: { maxResponseBytes: 4096, requestTimeoutMs: 300 } } });
   });
   after(async () => small?.close());
   const smallCalls = toolCalls(() => small, [TOKEN]);

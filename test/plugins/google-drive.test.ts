@@ -10,10 +10,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.drive-plugin-test-token-0001';
 const BASE = '/drive/v3';
@@ -27,20 +28,12 @@ const WRITE_FIELDS = 'id,name,mimeType,parents,driveId,webViewLink,trashed,modif
 const PERMISSION_FIELDS = 'id,type,role,emailAddress,domain,displayName,expirationTime,deleted,allowFileDiscovery';
 const ALL = { supportsAllDrives: 'true' };
 
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 type Json = Record<string, unknown>;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://www.googleapis.com': upstream.origin }, plugins: ['google-drive'] });
-  await gw.connect('google-drive', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('google-drive', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, (s) => ({ upstream, gw } = s));
 
 /** Answers "METHOD /path" (under /drive/v3, or absolute when it starts with /upload). */
 const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ error: { code: 404, message: `no route ${m} ${path}`, status: 'NOT_FOUND' } }) });

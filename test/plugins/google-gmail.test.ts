@@ -11,26 +11,19 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.gmail-access-token-0123456789';
 const BASE = '/gmail/v1/users/me';
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://gmail.googleapis.com': upstream.origin }, plugins: ['google-gmail'] });
-  await gw.connect('google-gmail', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('google-gmail', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, (s) => ({ upstream, gw } = s));
 
 
 /** Answers "METHOD /path" (path under /gmail/v1/users/me). */
@@ -524,12 +517,7 @@ describe('google-gmail plans its requests with ctx.limits', () => {
       const id = req.path.slice(`${BASE}/messages/`.length);
       return { json: { id, threadId: 't', labelIds: ['INBOX'], snippet: 's', payload: { headers: [{ name: 'Subject', value: `subject ${id}` }] } } };
     });
-    low = await startGateway({
-      upstreams: { 'https://gmail.googleapis.com': lowUp.origin },
-      plugins: ['google-gmail'],
-      policy: { plugins: { 'google-gmail': { limits: { maxRequestsPerCall: 6 } } } },
-    });
-    await low.connect('google-gmail', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
+    low = await startPluginGateway('google-gmail', lowUp, { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, { policy: { plugins: { 'google-gmail': { limits: { maxRequestsPerCall: 6 } } } } });
   });
   after(async () => {
     await low?.close();

@@ -9,10 +9,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.sheets-plugin-test-token-0001';
 const ID = '1AbC-dEf_123';
@@ -22,20 +23,12 @@ const SPREADSHEET_FIELDS =
   'spreadsheetId,spreadsheetUrl,properties(title,locale,timeZone),' +
   'sheets(properties(sheetId,title,index,sheetType,hidden,gridProperties(rowCount,columnCount,frozenRowCount,frozenColumnCount))),namedRanges(name)';
 
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 type Json = Record<string, unknown>;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://sheets.googleapis.com': upstream.origin }, plugins: ['google-sheets'] });
-  await gw.connect('google-sheets', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('google-sheets', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600 }, (s) => ({ upstream, gw } = s));
 
 /** Answers "METHOD /path" with the path under /v4/spreadsheets, percent-decoded. */
 const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ error: { code: 404, message: `no route ${m} ${path}`, status: 'NOT_FOUND' } }), decode: true });

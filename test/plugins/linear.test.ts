@@ -9,24 +9,17 @@
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
-import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'linear-access-token-0123456789';
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://api.linear.app': upstream.origin }, plugins: ['linear'] });
-  await gw.connect('linear', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 86400 });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('linear', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 86400 }, (s) => ({ upstream, gw } = s));
 
 const { ok, fails } = toolCalls(() => gw, [TOKEN]);
 
@@ -374,8 +367,7 @@ describe('linear errors', () => {
 describe('linear: an answer over the response cap', () => {
   let small: Gateway;
   before(async () => {
-    small = await startGateway({ upstreams: { 'https://api.linear.app': upstream.origin }, plugins: ['linear'], policy: { http: { maxResponseBytes: 4096 } } });
-    await small.connect('linear', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 86400 });
+    small = await startPluginGateway('linear', upstream, { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 86400 }, { policy: { http: { maxResponseBytes: 4096 } } });
   });
   after(async () => small?.close());
   const big = 'x'.repeat(20000);

@@ -8,14 +8,15 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const KEY = 'NRAK-US0123456789ABCDEFGHIJKLMN';
 const KEY_EU = 'NRAK-EU0123456789ABCDEFGHIJKLMN';
 const ACCOUNT = 1234;
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let us: Upstream;
 let eu: Upstream;
 let gw: Gateway;
@@ -24,8 +25,7 @@ let euApiKey: string;
 before(async () => {
   us = await startUpstream();
   eu = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://api.newrelic.com': us.origin, 'https://api.eu.newrelic.com': eu.origin }, plugins: ['newrelic'] });
-  await gw.connect('newrelic', { values: { apiKey: KEY }, config: { region: 'us', accountId: String(ACCOUNT) } });
+  gw = await startPluginGateway('newrelic', us, { values: { apiKey: KEY }, config: { region: 'us', accountId: String(ACCOUNT) } }, { more: { 'https://api.eu.newrelic.com': eu } });
   const other = await gw.createUser('eu-user@example.com');
   euApiKey = other.apiKey;
   await gw.connect('newrelic', { values: { apiKey: KEY_EU }, config: { region: 'eu' } }, other.user);
@@ -323,8 +323,7 @@ describe('newrelic: an answer later than the gateway waits for one request', () 
   before(async () => {
     // New Relic never answers; the gateway waits 200 ms for one request (15 s by default).
     slow = await startUpstream(() => new Promise<UpstreamReply>(() => undefined));
-    slowGw = await startGateway({ upstreams: { 'https://api.newrelic.com': slow.origin }, plugins: ['newrelic'], policy: { http: { requestTimeoutMs: 200 } } });
-    await slowGw.connect('newrelic', { values: { apiKey: KEY }, config: { region: 'us', accountId: String(ACCOUNT) } });
+    slowGw = await startPluginGateway('newrelic', slow, { values: { apiKey: KEY }, config: { region: 'us', accountId: String(ACCOUNT) } }, { policy: { http: { requestTimeoutMs: 200 } } });
   });
   after(async () => {
     await slowGw?.close();

@@ -10,27 +10,20 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'notion-access-token-0123456789';
 const BASE = '/v1';
 
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://api.notion.com': upstream.origin }, plugins: ['notion'] });
-  await gw.connect('notion', { token: TOKEN });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('notion', { token: TOKEN }, (s) => ({ upstream, gw } = s));
 
 
 /** Answers "METHOD /path" (path under /v1); anything else is a 404 in Notion's error shape. */
@@ -441,9 +434,8 @@ describe('notion_append_content', () => {
   });
   test('appends are split by encoded size too (Notion refuses a body over 500 KB)', async () => {
     // an operator may allow larger arguments than the default 256 KiB
-    const big = await startGateway({ upstreams: { 'https://api.notion.com': upstream.origin }, plugins: ['notion'], policy: { limits: { maxArgsBytes: 2 * 1024 * 1024 } } });
+    const big = await startPluginGateway('notion', upstream, { token: TOKEN }, { policy: { limits: { maxArgsBytes: 2 * 1024 * 1024 } } });
     try {
-      await big.connect('notion', { token: TOKEN });
       route({ 'PATCH /blocks/01234567-89ab-cdef-0123-456789abcdef/children': { json: list([]) } });
       const para = '€'.repeat(60000); // 180 KB in UTF-8
       const item = (await big.execute('notion_append_content', { page: PAGE, content: [para, para, para].join('\n\n') })) as { result?: unknown };

@@ -8,23 +8,16 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway } from '../helpers/gateway.js';
-import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { usePluginGateway } from '../helpers/plugin-gateway.js';
+import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'xoxp-1111-2222-slack-test-token';
-type Gateway = Awaited<ReturnType<typeof startGateway>>;
+type Gateway = TestGateway;
 let upstream: Upstream;
 let gw: Gateway;
 
-before(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway({ upstreams: { 'https://slack.com': upstream.origin }, plugins: ['slack'] });
-  await gw.connect('slack', { token: TOKEN });
-});
-after(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+usePluginGateway('slack', { token: TOKEN }, (s) => ({ upstream, gw } = s));
 
 /** Answers each /api/<method> with the body given for it (`ok: true` added unless set). */
 type Reply = Record<string, unknown> | ((req: RecordedRequest) => UpstreamReply);
