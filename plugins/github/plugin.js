@@ -31,7 +31,7 @@ function definePlugin(spec) {
   return handlers;
 }
 
-// ../../sdk/url.ts
+// workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
 }
@@ -60,7 +60,7 @@ function segments(value, name = "path") {
   return s.split("/").map((part) => segment(part, name)).join("/");
 }
 
-// ../../sdk/http.ts
+// workbench-sdk:http.ts
 var UpstreamError = class extends Error {
   constructor(message, status, retryAfterSec) {
     super(message);
@@ -191,7 +191,7 @@ function createApi(api2) {
   return { request, json };
 }
 
-// ../../sdk/paginate.ts
+// workbench-sdk:paginate.ts
 async function collectPages(ctx, start, fetchPage, options) {
   const maxPages = options.maxPages ?? 10;
   const reserve = options.reserve ?? 0;
@@ -226,7 +226,7 @@ function queryOf(url) {
   return out;
 }
 
-// ../../sdk/binary.ts
+// workbench-sdk:binary.ts
 var b64 = (bytes) => bytes;
 function utf8(text) {
   return new TextEncoder().encode(text);
