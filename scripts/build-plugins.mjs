@@ -15,7 +15,7 @@ const args = process.argv.slice(2);
 const check = args.includes('--check');
 const dirAt = args.indexOf('--plugins');
 const pluginsDir = dirAt >= 0 ? path.resolve(args[dirAt + 1] ?? '') : path.join(root, 'plugins');
-const only = args.filter((a, i) => !a.startsWith('--') && i !== dirAt + 1);
+const only = args.filter((a, i) => !a.startsWith('--') && (dirAt < 0 || i !== dirAt + 1));
 const names = fs
   .readdirSync(pluginsDir)
   .filter((n) => fs.existsSync(path.join(pluginsDir, n, 'plugin.ts')))
