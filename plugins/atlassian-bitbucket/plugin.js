@@ -324,7 +324,7 @@ var branchName = schema.string().regex(/^[^\s~^:?*\[\\]{1,255}$/);
 var reviewers = schema.array(schema.string().min(1).max(128).regex(/^\S+$/)).max(25).meta({ uniqueItems: true });
 var maxChars = (what) => schema.int().min(1e3).max(2e5).default(5e4).describe(`Characters of ${what} to return.`);
 var offset = schema.int().min(0).max(1e8).default(0).describe("Where to start reading (the `next_offset` of the previous call).");
-var query2 = (example) => schema.string().min(1).max(1e3).optional().describe(`Raw Bitbucket query language (BBQL) filter, e.g. ${example}. String values go in double quotes. Combined with the other filters by AND.`);
+var bbqlFilter = (example) => schema.string().min(1).max(1e3).optional().describe(`Raw Bitbucket query language (BBQL) filter, e.g. ${example}. String values go in double quotes. Combined with the other filters by AND.`);
 var reads = (title) => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
 var writes = (title, destructiveHint, idempotentHint) => ({ title, readOnlyHint: false, destructiveHint, idempotentHint, openWorldHint: true });
 
@@ -502,7 +502,7 @@ var listPullRequests = defineTool({
     state: schema.array(schema.enum(["OPEN", "MERGED", "DECLINED", "SUPERSEDED"])).min(1).max(4).meta({ uniqueItems: true }).default(["OPEN"]).describe("States to include."),
     source_branch: branchName.optional().describe("Only those from this branch."),
     destination_branch: branchName.optional().describe("Only those into this branch."),
-    query: query2('`title ~ "hotfix"` or `reviewers.account_id = "557058:…"`'),
+    query: bbqlFilter('`title ~ "hotfix"` or `reviewers.account_id = "557058:…"`'),
     sort: schema.enum(["-updated_on", "updated_on", "-created_on", "created_on", "-id", "id"]).default("-updated_on").describe("Sort order (- means descending)."),
     pagelen: schema.int().min(1).max(50).default(25).describe("Results per page (at most 50)."),
     cursor
@@ -731,7 +731,7 @@ var listRepositories = defineTool({
     workspace,
     name: schema.string().min(1).max(200).optional().describe("Only repositories whose name contains this text."),
     project_key: schema.string().regex(/^[A-Za-z0-9_]{1,100}$/).optional().describe("Only repositories in this project (its key, e.g. PROJ)."),
-    query: query2('`is_private = true` or `language = "go"`'),
+    query: bbqlFilter('`is_private = true` or `language = "go"`'),
     role: schema.enum(["member", "contributor", "admin", "owner"]).optional().describe("Only repositories where you have at least this role."),
     sort: schema.enum(["-updated_on", "updated_on", "name", "-name", "-created_on", "created_on", "size", "-size"]).default("-updated_on").describe("Sort order (- means descending)."),
     pagelen: pagelen(100, 25, "Repositories"),

@@ -22,7 +22,7 @@ export const branchName = z.string().regex(/^[^\s~^:?*\[\\]{1,255}$/);
 export const reviewers = z.array(z.string().min(1).max(128).regex(/^\S+$/)).max(25).meta({ uniqueItems: true });
 export const maxChars = (what: string) => z.int().min(1000).max(200000).default(50000).describe(`Characters of ${what} to return.`);
 export const offset = z.int().min(0).max(100000000).default(0).describe('Where to start reading (the `next_offset` of the previous call).');
-export const query = (example: string) =>
+export const bbqlFilter = (example: string) =>
   z.string().min(1).max(1000).optional().describe(`Raw Bitbucket query language (BBQL) filter, e.g. ${example}. String values go in double quotes. Combined with the other filters by AND.`);
 
 export const reads = (title: string) => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });

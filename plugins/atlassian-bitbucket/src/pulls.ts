@@ -6,7 +6,7 @@
  */
 import { defineTool, query, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import { bb, bbql, bbqlString, call, cursorOf, pageQuery, prPath, queryOfCursor, repoPath, values, webRepo, type Page, type RepoArgs } from './api.js';
-import { branchName, cursor, maxChars, offset, pagelen, pr, query as bbqlQuery, reads, repo, reviewers, writes } from './fields.js';
+import { branchName, cursor, maxChars, offset, pagelen, pr, bbqlFilter, reads, repo, reviewers, writes } from './fields.js';
 import { detailPr, slimComment, slimPr, textWindow, who, type Comment, type PullRequest, type User } from './shape.js';
 
 /** pages of workspace members read at most to resolve reviewer nicknames */
@@ -81,7 +81,7 @@ export const listPullRequests = defineTool({
     state: z.array(z.enum(['OPEN', 'MERGED', 'DECLINED', 'SUPERSEDED'])).min(1).max(4).meta({ uniqueItems: true }).default(['OPEN']).describe('States to include.'),
     source_branch: branchName.optional().describe('Only those from this branch.'),
     destination_branch: branchName.optional().describe('Only those into this branch.'),
-    query: bbqlQuery('`title ~ "hotfix"` or `reviewers.account_id = "557058:…"`'),
+    query: bbqlFilter('`title ~ "hotfix"` or `reviewers.account_id = "557058:…"`'),
     sort: z.enum(['-updated_on', 'updated_on', '-created_on', 'created_on', '-id', 'id']).default('-updated_on').describe('Sort order (- means descending).'),
     pagelen: z.int().min(1).max(50).default(25).describe('Results per page (at most 50).'),
     cursor,

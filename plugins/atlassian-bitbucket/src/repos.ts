@@ -5,7 +5,7 @@
  */
 import { defineTool, enc, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import { bb, bbql, bbqlString, call, cursorOf, cursorOfQuery, filePath, pageQuery, repoPath, values, WEB, webRepo, type Page, type RepoArgs } from './api.js';
-import { branchName, cursor, folderCursor, maxChars, offset, pagelen, query, reads, repo, workspace, writes } from './fields.js';
+import { branchName, cursor, folderCursor, maxChars, offset, pagelen, bbqlFilter, reads, repo, workspace, writes } from './fields.js';
 import { clip, href, slimBranch, slimCommit, slimPipeline, slimRepo, slimUser, textWindow, type Branch, type Commit, type Pipeline, type Repo, type User } from './shape.js';
 
 export const getCurrentUser = defineTool({
@@ -54,7 +54,7 @@ export const listRepositories = defineTool({
     workspace,
     name: z.string().min(1).max(200).optional().describe('Only repositories whose name contains this text.'),
     project_key: z.string().regex(/^[A-Za-z0-9_]{1,100}$/).optional().describe('Only repositories in this project (its key, e.g. PROJ).'),
-    query: query('`is_private = true` or `language = "go"`'),
+    query: bbqlFilter('`is_private = true` or `language = "go"`'),
     role: z.enum(['member', 'contributor', 'admin', 'owner']).optional().describe('Only repositories where you have at least this role.'),
     sort: z.enum(['-updated_on', 'updated_on', 'name', '-name', '-created_on', 'created_on', 'size', '-size']).default('-updated_on').describe('Sort order (- means descending).'),
     pagelen: pagelen(100, 25, 'Repositories'),
