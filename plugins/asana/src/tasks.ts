@@ -11,8 +11,7 @@ import { detailTask, slimComment, slimTask, STORY_FIELDS, TASK_DETAIL_FIELDS, TA
 const DATE_TIME = '[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})';
 
 export const listTasks = defineTool({
-  description:
-    'List Asana tasks of one project, of one section (board column), or of one assignee in a workspace (`assignee: "me"` for my tasks, my to-do list). Give exactly one of project, section or assignee. `completedSince: "now"` keeps only incomplete (open) tasks. Returns slim rows (gid, name, completed, assignee, due, link); when `next` is not null pass it as `cursor`. Use asana_get_task for details, asana_search_tasks to search by text across a workspace.',
+  description: 'List Asana tasks of one project, of one section (board column), or of one assignee in a workspace (`assignee: "me"` for my tasks, my to-do list). Give exactly one of project, section or assignee. `completedSince: "now"` keeps only incomplete (open) tasks. Returns slim rows (gid, name, completed, assignee, due, link); when `next` is not null pass it as `cursor`. Use asana_get_task for details, asana_search_tasks to search by text across a workspace.',
   input: z.object({
     project: gid.optional().describe('Project gid: list its tasks.'),
     section: gid.optional().describe('Section gid: list its tasks.'),
@@ -39,8 +38,7 @@ export const listTasks = defineTool({
 });
 
 export const getTask = defineTool({
-  description:
-    'Look at one Asana task by gid: name, notes (description), assignee, due and start dates, completed, the projects and sections it is in, parent task, tags, custom fields as name → displayed value, number of subtasks, creator, dates and link. Its discussion is read with asana_list_comments.',
+  description: 'Look at one Asana task by gid: name, notes (description), assignee, due and start dates, completed, the projects and sections it is in, parent task, tags, custom fields as name → displayed value, number of subtasks, creator, dates and link. Its discussion is read with asana_list_comments.',
   input: z.object({ task: gid.describe("Task gid (the number in the task's link).") }),
   annotations: { title: 'Get task', ...READS },
   async handler(ctx, args) {
@@ -59,8 +57,7 @@ function dueFields(args: { dueOn?: string | undefined; dueAt?: string | undefine
 }
 
 export const createTask = defineTool({
-  description:
-    'Create (make, open) a new Asana task or to-do, or a subtask of another task with `parent`. Optionally assign it ("me", a gid or an email), set a due date (dueOn) or due time (dueAt), put it in projects, or in one section of a project (`section` with a single project). Without projects or parent, it goes to the workspace (the only one, or `workspace`). Returns the new task\'s gid and link.',
+  description: 'Create (make, open) a new Asana task or to-do, or a subtask of another task with `parent`. Optionally assign it ("me", a gid or an email), set a due date (dueOn) or due time (dueAt), put it in projects, or in one section of a project (`section` with a single project). Without projects or parent, it goes to the workspace (the only one, or `workspace`). Returns the new task\'s gid and link.',
   input: z.object({
     name: z.string().min(1).max(1024).describe('Task name (title).'),
     notes: z.string().max(60000).optional().describe('Plain-text description.'),
@@ -98,8 +95,7 @@ export const createTask = defineTool({
 });
 
 export const updateTask = defineTool({
-  description:
-    'Change an existing Asana task: complete it (done) or reopen it, rename it, replace its notes, reassign or unassign it, set or clear its due date or due time. Give only what changes. To put it in another project or section use asana_add_task_to_project.',
+  description: 'Change an existing Asana task: complete it (done) or reopen it, rename it, replace its notes, reassign or unassign it, set or clear its due date or due time. Give only what changes. To put it in another project or section use asana_add_task_to_project.',
   input: z.object({
     task,
     name: z.string().min(1).max(1024).optional().describe('New name.'),
@@ -141,8 +137,7 @@ export const addComment = defineTool({
  * that page were already returned: `<offset>~<skip>` (offset empty for the first page).
  */
 export const listComments = defineTool({
-  description:
-    'Read the comments (the discussion, the conversation) on an Asana task, oldest first, with author and time; the task\'s system activity (assignments, moves, edits) is left out. When `next` is not null, pass it as `cursor` for later comments.',
+  description: 'Read the comments (the discussion, the conversation) on an Asana task, oldest first, with author and time; the task\'s system activity (assignments, moves, edits) is left out. When `next` is not null, pass it as `cursor` for later comments.',
   input: z.object({ task, limit: limit(100, 20, 'Comments to return.'), cursor: cursor('previous call') }),
   annotations: { title: 'List comments', ...READS },
   async handler(ctx, args) {
@@ -176,8 +171,7 @@ export const listComments = defineTool({
 });
 
 export const searchTasks = defineTool({
-  description:
-    'Search Asana tasks across a workspace by text in the name or description, optionally filtered by assignee, project, completion, due date range or recent modification; slim rows sorted by last modified (or by due date, creation, completion, likes or relevance). Needs a paid Asana plan (free workspaces answer 402: use asana_list_tasks instead). Not paged: at most `limit` tasks, `more: true` when there may be others; narrow the filters. New changes take up to a minute to be searchable.',
+  description: 'Search Asana tasks across a workspace by text in the name or description, optionally filtered by assignee, project, completion, due date range or recent modification; slim rows sorted by last modified (or by due date, creation, completion, likes or relevance). Needs a paid Asana plan (free workspaces answer 402: use asana_list_tasks instead). Not paged: at most `limit` tasks, `more: true` when there may be others; narrow the filters. New changes take up to a minute to be searchable.',
   input: z.object({
     workspace,
     text: z.string().min(1).max(500).optional().describe('Words to find in task names and descriptions.'),
@@ -216,8 +210,7 @@ export const searchTasks = defineTool({
 });
 
 export const addTaskToProject = defineTool({
-  description:
-    'Add an existing Asana task to another project as well (it stays in the ones it is in), optionally into one section (column) of it; with a project the task is already in, this moves it to that section. asana_list_sections gives section gids.',
+  description: 'Add an existing Asana task to another project as well (it stays in the ones it is in), optionally into one section (column) of it; with a project the task is already in, this moves it to that section. asana_list_sections gives section gids.',
   input: z.object({
     task,
     project,

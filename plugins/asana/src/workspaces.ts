@@ -10,8 +10,7 @@ import { detailProject, PROJECT_DETAIL_FIELDS, PROJECT_ROW_FIELDS, ref, slimProj
 type Ref = { gid: string; name?: string };
 
 export const whoami = defineTool({
-  description:
-    "Who am I in Asana: the connected user's own user gid (my user id), name and email, and the workspaces (gid and name) they belong to. Call it first to learn the workspace gid other Asana tools take.",
+  description: "Who am I in Asana: the connected user's own user gid (my user id), name and email, and the workspaces (gid and name) they belong to. Call it first to learn the workspace gid other Asana tools take.",
   input: z.object({}),
   annotations: { title: 'Who am I in Asana', ...READS },
   async handler(ctx) {
@@ -22,8 +21,7 @@ export const whoami = defineTool({
 });
 
 export const listWorkspaces = defineTool({
-  description:
-    'List the Asana workspaces and organizations the connected user belongs to (gid, name, whether it is an organization). When `next` is not null, pass it as `cursor` for the next page. asana_whoami also returns them, with the user.',
+  description: 'List the Asana workspaces and organizations the connected user belongs to (gid, name, whether it is an organization). When `next` is not null, pass it as `cursor` for the next page. asana_whoami also returns them, with the user.',
   input: z.object({ limit: limit(100, 50, 'Workspaces per page.'), cursor: cursor() }),
   annotations: { title: 'List workspaces', ...READS },
   async handler(ctx, args) {
@@ -36,8 +34,7 @@ export const listWorkspaces = defineTool({
 });
 
 export const listProjects = defineTool({
-  description:
-    "List the Asana projects of a workspace (gid, name, owner, team, due date, link); active ones by default, or only archived ones. When `next` is not null, pass it as `cursor` for the next page. Use asana_get_project for one project's description and status, asana_list_sections for its sections.",
+  description: "List the Asana projects of a workspace (gid, name, owner, team, due date, link); active ones by default, or only archived ones. When `next` is not null, pass it as `cursor` for the next page. Use asana_get_project for one project's description and status, asana_list_sections for its sections.",
   input: z.object({
     workspace,
     archived: z.boolean().default(false).describe('true lists only archived projects; false (the default) only active ones.'),
@@ -56,8 +53,7 @@ export const listProjects = defineTool({
 });
 
 export const getProject = defineTool({
-  description:
-    'Read one Asana project by gid: name, description (notes), owner, team, workspace, start and due dates, archived/completed, privacy, its latest status update (title and on track / at risk / off track) and link.',
+  description: 'Read one Asana project by gid: name, description (notes), owner, team, workspace, start and due dates, archived/completed, privacy, its latest status update (title and on track / at risk / off track) and link.',
   input: z.object({ project }),
   annotations: { title: 'Get project', ...READS },
   async handler(ctx, args) {
@@ -67,8 +63,7 @@ export const getProject = defineTool({
 });
 
 export const listSections = defineTool({
-  description:
-    'List the sections of an Asana project (the list headers, or the board columns) with their gids, in project order. Use a section gid with asana_list_tasks, asana_create_task or asana_add_task_to_project.',
+  description: 'List the sections of an Asana project (the list headers, or the board columns) with their gids, in project order. Use a section gid with asana_list_tasks, asana_create_task or asana_add_task_to_project.',
   input: z.object({ project, limit: limit(100, 100, 'Sections per page.'), cursor: cursor() }),
   annotations: { title: 'List sections', ...READS },
   async handler(ctx, args) {
@@ -81,8 +76,7 @@ export const listSections = defineTool({
 });
 
 export const findUsers = defineTool({
-  description:
-    'Find Asana users (people, teammates, colleagues) in a workspace by part of their name or email, and get their gids and emails — to assign a task or filter tasks by assignee. Quick typeahead matching, best matches first.',
+  description: 'Find Asana users (people, teammates, colleagues) in a workspace by part of their name or email, and get their gids and emails — to assign a task or filter tasks by assignee. Quick typeahead matching, best matches first.',
   input: z.object({ query: z.string().min(1).max(200).describe('Part of a name, or an email.'), workspace, limit: limit(100, 10, 'Users to return.') }),
   annotations: { title: 'Find users', ...READS },
   async handler(ctx, args) {

@@ -74,8 +74,7 @@ function withReviewers<T extends object>(out: T, data: PullRequest, skipped: str
 const openOnly = 'read it with bitbucket_get_pull_request.';
 
 export const listPullRequests = defineTool({
-  description:
-    'List the PRs of a Bitbucket repository, open ones by default: id, title, state, author, source → destination branch, comment and task counts, dates, url. `state` takes one or more of OPEN, MERGED, DECLINED, SUPERSEDED. Narrow with `source_branch`, `destination_branch`, or a raw BBQL `query` such as `author.account_id = "…"` or `title ~ "login"`. When `next` is not null, pass it as `cursor`. For the description, reviewers and approvals of one, use bitbucket_get_pull_request.',
+  description: 'List the PRs of a Bitbucket repository, open ones by default: id, title, state, author, source → destination branch, comment and task counts, dates, url. `state` takes one or more of OPEN, MERGED, DECLINED, SUPERSEDED. Narrow with `source_branch`, `destination_branch`, or a raw BBQL `query` such as `author.account_id = "…"` or `title ~ "login"`. When `next` is not null, pass it as `cursor`. For the description, reviewers and approvals of one, use bitbucket_get_pull_request.',
   input: z.object({
     ...repo,
     state: z.array(z.enum(['OPEN', 'MERGED', 'DECLINED', 'SUPERSEDED'])).min(1).max(4).meta({ uniqueItems: true }).default(['OPEN']).describe('States to include.'),
@@ -104,16 +103,14 @@ const readPr = async (ctx: PluginContext, a: RepoArgs & { pull_request_id: numbe
   (await bb<PullRequest>(ctx, 'GET', prPath(a), { action: `read pull request #${a.pull_request_id}`, scope: 'pullrequest' }))!;
 
 export const getPullRequest = defineTool({
-  description:
-    'Read one Bitbucket pull request: title, description, state, draft, author, source and destination branches and commits, reviewers, who approved it or requested changes, merge commit, comment and task counts, url. Use bitbucket_get_pull_request_diff for the code changes and bitbucket_list_pull_request_comments for the discussion.',
+  description: 'Read one Bitbucket pull request: title, description, state, draft, author, source and destination branches and commits, reviewers, who approved it or requested changes, merge commit, comment and task counts, url. Use bitbucket_get_pull_request_diff for the code changes and bitbucket_list_pull_request_comments for the discussion.',
   input: z.object(pr),
   annotations: reads('Get pull request'),
   handler: async (ctx, a) => detailPr(await readPr(ctx, a)),
 });
 
 export const createPullRequest = defineTool({
-  description:
-    'Raise a Bitbucket PR for review, from a source branch into a destination (default: the repository\'s main branch), with optional description, reviewers, draft flag and close-source-branch-on-merge. Reviewers are account ids, {uuid}s or workspace nicknames; an author cannot review their own work, so you are left out and reported in `reviewers_skipped`. Returns its id and url.',
+  description: 'Raise a Bitbucket PR for review, from a source branch into a destination (default: the repository\'s main branch), with optional description, reviewers, draft flag and close-source-branch-on-merge. Reviewers are account ids, {uuid}s or workspace nicknames; an author cannot review their own work, so you are left out and reported in `reviewers_skipped`. Returns its id and url.',
   input: z.object({
     ...repo,
     title: z.string().min(1).max(255).describe('Title.'),
@@ -151,8 +148,7 @@ export const createPullRequest = defineTool({
 });
 
 export const updatePullRequest = defineTool({
-  description:
-    'Edit an existing, unmerged Bitbucket pull request: add or remove reviewers (`reviewers` is the new list; [] removes all), change the title or the description (replaces the old one), or retarget the destination branch. Give only what changes; the rest is kept. The author is left out of reviewers. To approve use bitbucket_approve_pull_request; to close use bitbucket_decline_pull_request or bitbucket_merge_pull_request.',
+  description: 'Edit an existing, unmerged Bitbucket pull request: add or remove reviewers (`reviewers` is the new list; [] removes all), change the title or the description (replaces the old one), or retarget the destination branch. Give only what changes; the rest is kept. The author is left out of reviewers. To approve use bitbucket_approve_pull_request; to close use bitbucket_decline_pull_request or bitbucket_merge_pull_request.',
   input: z.object({
     ...pr,
     title: z.string().min(1).max(255).optional().describe('New title.'),
@@ -183,8 +179,7 @@ export const updatePullRequest = defineTool({
 });
 
 export const approvePullRequest = defineTool({
-  description:
-    'Approve a Bitbucket pull request as the connected user (action "approve", the default), or withdraw your approval (action "unapprove"). Returns whether you now approve it.',
+  description: 'Approve a Bitbucket pull request as the connected user (action "approve", the default), or withdraw your approval (action "unapprove"). Returns whether you now approve it.',
   input: z.object({ ...pr, action: z.enum(['approve', 'unapprove']).default('approve').describe('"approve" or "unapprove" (remove your approval).') }),
   annotations: writes('Approve / unapprove pull request', false, true),
   async handler(ctx, a) {
@@ -217,8 +212,7 @@ const MERGE_HINTS = {
 };
 
 export const mergePullRequest = defineTool({
-  description:
-    "Merge a Bitbucket pull request into its destination branch, with a merge strategy (merge_commit, squash, fast_forward, squash_fast_forward, rebase_fast_forward, rebase_merge; default: the repository's), an optional commit message, and whether to delete the source branch. Fails with Bitbucket's reason when merge checks, conflicts or branch restrictions block it. A long merge may continue in the background: the result says so.",
+  description: "Merge a Bitbucket pull request into its destination branch, with a merge strategy (merge_commit, squash, fast_forward, squash_fast_forward, rebase_fast_forward, rebase_merge; default: the repository's), an optional commit message, and whether to delete the source branch. Fails with Bitbucket's reason when merge checks, conflicts or branch restrictions block it. A long merge may continue in the background: the result says so.",
   input: z.object({
     ...pr,
     merge_strategy: z
@@ -250,8 +244,7 @@ export const mergePullRequest = defineTool({
 });
 
 export const getPullRequestDiff = defineTool({
-  description:
-    'Read the code changes (unified diff, patch) of a Bitbucket pull request as text, to review what it changes. Large diffs are cut at `max_chars`: the result says how many characters there are and the `next_offset` to read on.',
+  description: 'Read the code changes (unified diff, patch) of a Bitbucket pull request as text, to review what it changes. Large diffs are cut at `max_chars`: the result says how many characters there are and the `next_offset` to read on.',
   input: z.object({ ...pr, max_chars: maxChars('diff'), offset }),
   annotations: reads('Get pull request diff'),
   async handler(ctx, a) {
@@ -263,8 +256,7 @@ export const getPullRequestDiff = defineTool({
 });
 
 export const listPullRequestComments = defineTool({
-  description:
-    'Read the comments (discussion, review comments) on a Bitbucket pull request, oldest first: author, text, date, and for inline comments the file path and line. When `next` is not null, pass it as `cursor` for more.',
+  description: 'Read the comments (discussion, review comments) on a Bitbucket pull request, oldest first: author, text, date, and for inline comments the file path and line. When `next` is not null, pass it as `cursor` for more.',
   input: z.object({ ...pr, pagelen: pagelen(100, 50, 'Comments'), cursor }),
   annotations: reads('List pull request comments'),
   async handler(ctx, a) {
@@ -277,8 +269,7 @@ export const listPullRequestComments = defineTool({
 });
 
 export const addPullRequestComment = defineTool({
-  description:
-    'Comment on a Bitbucket pull request (post, write, reply): a general comment, an inline comment on a line of the diff (`path` with `line`, the line number in the new version, or `from_line` for a removed line in the old version), or a reply to another comment (`parent_id`). Markdown is allowed. Returns the comment id and url.',
+  description: 'Comment on a Bitbucket pull request (post, write, reply): a general comment, an inline comment on a line of the diff (`path` with `line`, the line number in the new version, or `from_line` for a removed line in the old version), or a reply to another comment (`parent_id`). Markdown is allowed. Returns the comment id and url.',
   input: z.object({
     ...pr,
     content: z.string().min(1).max(30000).describe('Comment text (Markdown).'),

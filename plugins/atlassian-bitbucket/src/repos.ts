@@ -9,8 +9,7 @@ import { branchName, cursor, folderCursor, maxChars, offset, pagelen, bbqlFilter
 import { clip, href, slimBranch, slimCommit, slimPipeline, slimRepo, slimUser, textWindow, type Branch, type Commit, type Pipeline, type Repo, type User } from './shape.js';
 
 export const getCurrentUser = defineTool({
-  description:
-    'My Bitbucket account: the Bitbucket Cloud user this connection acts as, with display name, nickname, account_id and uuid. Use it to learn your account_id, e.g. to filter Bitbucket pull requests by author or reviewer with BBQL.',
+  description: 'My Bitbucket account: the Bitbucket Cloud user this connection acts as, with display name, nickname, account_id and uuid. Use it to learn your account_id, e.g. to filter Bitbucket pull requests by author or reviewer with BBQL.',
   input: z.object({}).meta({ required: [] }),
   annotations: reads('Who am I on Bitbucket'),
   async handler(ctx) {
@@ -25,8 +24,7 @@ type WorkspaceRow = { slug?: string; name?: string; uuid?: string; links?: Recor
 // retired (changelog CHANGE-2770 and CHANGE-3022). Its rows may carry the workspace under
 // `workspace` with the caller's access beside it, or be the workspace itself: both are read.
 export const listWorkspaces = defineTool({
-  description:
-    'List the Bitbucket Cloud workspaces (teams, organisations: the <workspace> in bitbucket.org/<workspace>/…) the connected user can access, with slug, name and uuid. Start here when the workspace slug is unknown. When `next` is not null, pass it as `cursor` for more.',
+  description: 'List the Bitbucket Cloud workspaces (teams, organisations: the <workspace> in bitbucket.org/<workspace>/…) the connected user can access, with slug, name and uuid. Start here when the workspace slug is unknown. When `next` is not null, pass it as `cursor` for more.',
   input: z.object({ pagelen: pagelen(100, 50, 'Workspaces'), cursor }).meta({ required: [] }),
   annotations: reads('List workspaces'),
   async handler(ctx, a) {
@@ -48,8 +46,7 @@ export const listWorkspaces = defineTool({
 });
 
 export const listRepositories = defineTool({
-  description:
-    'List or search the Bitbucket repositories (repos) of one workspace: slim rows with full_name, slug, description, private, language, main branch, project, last update and url. Filter by `name` (contains, case-insensitive), by `project_key`, or with a raw BBQL `query` such as `language = "python" AND updated_on > 2025-01-01`; `sort` by a field (prefix - for descending). When `next` is not null, pass it as `cursor`. Use bitbucket_get_repository for one repository\'s details and clone URLs.',
+  description: 'List or search the Bitbucket repositories (repos) of one workspace: slim rows with full_name, slug, description, private, language, main branch, project, last update and url. Filter by `name` (contains, case-insensitive), by `project_key`, or with a raw BBQL `query` such as `language = "python" AND updated_on > 2025-01-01`; `sort` by a field (prefix - for descending). When `next` is not null, pass it as `cursor`. Use bitbucket_get_repository for one repository\'s details and clone URLs.',
   input: z.object({
     workspace,
     name: z.string().min(1).max(200).optional().describe('Only repositories whose name contains this text.'),
@@ -74,8 +71,7 @@ export const listRepositories = defineTool({
 const readRepo = async (ctx: PluginContext, a: RepoArgs) => bb<Repo>(ctx, 'GET', repoPath(a), { action: `read repository ${a.workspace}/${a.repo_slug}`, scope: 'repository' });
 
 export const getRepository = defineTool({
-  description:
-    'Read one Bitbucket repository: description, visibility, main branch, language, size, project, fork parent, created/updated dates, web url and the HTTPS and SSH clone URLs.',
+  description: 'Read one Bitbucket repository: description, visibility, main branch, language, size, project, fork parent, created/updated dates, web url and the HTTPS and SSH clone URLs.',
   input: z.object(repo),
   annotations: reads('Get repository'),
   async handler(ctx, a) {
@@ -98,8 +94,7 @@ export const getRepository = defineTool({
 });
 
 export const listBranches = defineTool({
-  description:
-    'List the branches of a Bitbucket repository with each head commit (hash, date, author, message), most recently updated first. Filter by `name` (contains). When `next` is not null, pass it as `cursor`.',
+  description: 'List the branches of a Bitbucket repository with each head commit (hash, date, author, message), most recently updated first. Filter by `name` (contains). When `next` is not null, pass it as `cursor`.',
   input: z.object({
     ...repo,
     name: z.string().min(1).max(255).optional().describe('Only branches whose name contains this text.'),
@@ -119,8 +114,7 @@ export const listBranches = defineTool({
 });
 
 export const listCommits = defineTool({
-  description:
-    'List the commit history of a Bitbucket repository, newest first: hash, date, author, message. `branch` picks a branch, tag or commit to start from (default: every branch); `path` limits it to commits touching a file or folder. When `next` is not null, pass it as `cursor`.',
+  description: 'List the commit history of a Bitbucket repository, newest first: hash, date, author, message. `branch` picks a branch, tag or commit to start from (default: every branch); `path` limits it to commits touching a file or folder. When `next` is not null, pass it as `cursor`.',
   input: z.object({
     ...repo,
     branch: branchName.optional().describe('Branch, tag or commit hash to list history from.'),
@@ -153,8 +147,7 @@ async function fileRef(ctx: PluginContext, a: RepoArgs & { ref?: string | undefi
 type Entry = { type?: string; path?: string; size?: number };
 
 export const getFileContent = defineTool({
-  description:
-    'Read a file from a Bitbucket repository at a branch, tag or commit (default: the main branch), as text; or list a folder\'s entries when `path` is a directory (or empty for the root), 100 at a time: when `next` is not null, pass it as `cursor` for more. Binary files are not returned (a note says so). Long files are cut at `max_chars` with a `next_offset` to read on.',
+  description: 'Read a file from a Bitbucket repository at a branch, tag or commit (default: the main branch), as text; or list a folder\'s entries when `path` is a directory (or empty for the root), 100 at a time: when `next` is not null, pass it as `cursor` for more. Binary files are not returned (a note says so). Long files are cut at `max_chars` with a `next_offset` to read on.',
   input: z.object({
     ...repo,
     path: z.string().max(1000).default('').describe('File or folder path from the repository root, e.g. src/app.py; empty for the root folder.'),
@@ -200,8 +193,7 @@ export const getFileContent = defineTool({
 });
 
 export const listPipelines = defineTool({
-  description:
-    'List recent Bitbucket Pipelines (CI/CD builds) of a repository, newest first: build number, state (PENDING, IN_PROGRESS, COMPLETED) and result (SUCCESSFUL, FAILED, STOPPED, ERROR), branch or tag, commit, trigger, who started it, duration and url. When `next` is not null, pass it as `cursor`.',
+  description: 'List recent Bitbucket Pipelines (CI/CD builds) of a repository, newest first: build number, state (PENDING, IN_PROGRESS, COMPLETED) and result (SUCCESSFUL, FAILED, STOPPED, ERROR), branch or tag, commit, trigger, who started it, duration and url. When `next` is not null, pass it as `cursor`.',
   input: z.object({ ...repo, pagelen: pagelen(100, 20, 'Pipelines'), cursor }),
   annotations: reads('List pipelines'),
   async handler(ctx, a) {
@@ -219,8 +211,7 @@ export const listPipelines = defineTool({
 });
 
 export const triggerPipeline = defineTool({
-  description:
-    'Run (trigger, start) a Bitbucket Pipelines build on the head of a branch: the branch\'s default pipeline, or a custom pipeline named in bitbucket-pipelines.yml (`custom_pipeline`), with optional variables (secured ones are hidden in the logs). Returns the new pipeline\'s build number, state and url; follow it with bitbucket_list_pipelines.',
+  description: 'Run (trigger, start) a Bitbucket Pipelines build on the head of a branch: the branch\'s default pipeline, or a custom pipeline named in bitbucket-pipelines.yml (`custom_pipeline`), with optional variables (secured ones are hidden in the logs). Returns the new pipeline\'s build number, state and url; follow it with bitbucket_list_pipelines.',
   input: z.object({
     ...repo,
     branch: branchName.describe('Branch to build.'),
