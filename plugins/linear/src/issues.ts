@@ -41,8 +41,7 @@ function issueFilter(args: z.output<typeof listInput>): Record<string, unknown> 
 }
 
 export const listIssues = defineTool({
-  description:
-    'List or search Linear issues, most recently updated first: filter by team key, assignee ("me", "none", an email, a user id or a display name), workflow state name ("In Progress") or state type, open only, label name and project name; `query` searches titles and descriptions by text (ranked by relevance; Linear allows 30 searches a minute). Returns identifier, title, state, assignee, priority, team and link. Use linear_get_issue for one issue\'s description and details. When `next` is not null, pass it as `cursor`.',
+  description: 'List or search Linear issues, most recently updated first: filter by team key, assignee ("me", "none", an email, a user id or a display name), workflow state name ("In Progress") or state type, open only, label name and project name; `query` searches titles and descriptions by text (ranked by relevance; Linear allows 30 searches a minute). Returns identifier, title, state, assignee, priority, team and link. Use linear_get_issue for one issue\'s description and details. When `next` is not null, pass it as `cursor`.',
   annotations: reads('List or search issues'),
   input: listInput,
   handler: async (ctx, args) => {
@@ -77,8 +76,7 @@ async function tooLargeIssue(ctx: PluginContext, ref: string, err: unknown): Pro
 }
 
 export const getIssue = defineTool({
-  description:
-    'Read one Linear issue by identifier (ENG-123): title, description (markdown), state, assignee, creator, priority, team, labels, project, cycle, parent, due date, estimate, number of comments, dates and link. Use linear_list_comments for the comments themselves.',
+  description: 'Read one Linear issue by identifier (ENG-123): title, description (markdown), state, assignee, creator, priority, team, labels, project, cycle, parent, due date, estimate, number of comments, dates and link. Use linear_list_comments for the comments themselves.',
   annotations: reads('Get issue'),
   input: z.object({ issue }),
   handler: async (ctx, args) => {
@@ -98,8 +96,7 @@ export const getIssue = defineTool({
 type IssueWrite = { success?: boolean; issue?: Issue | null };
 
 export const createIssue = defineTool({
-  description:
-    'Create a Linear issue in a team (by key): title, markdown description, assignee ("me", an email, a user id or a display name), priority 0-4, labels and workflow state by name, and a parent issue for a sub-issue. Without a state Linear puts it in the team\'s default state (Backlog or Triage). Returns the new issue\'s identifier and link.',
+  description: 'Create a Linear issue in a team (by key): title, markdown description, assignee ("me", an email, a user id or a display name), priority 0-4, labels and workflow state by name, and a parent issue for a sub-issue. Without a state Linear puts it in the team\'s default state (Backlog or Triage). Returns the new issue\'s identifier and link.',
   annotations: { title: 'Create issue', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   input: z.object({
     team,
@@ -129,8 +126,7 @@ export const createIssue = defineTool({
 const CHANGES = ['title', 'description', 'state', 'assignee', 'priority', 'addLabels', 'removeLabels'] as const;
 
 export const updateIssue = defineTool({
-  description:
-    'Change a Linear issue (ENG-123): move it to another workflow state by name ("Done", "In Progress"), reassign it ("me", an email, a user id, or "none" to unassign), set its priority, title or markdown description (replaces the whole description), add or remove labels by name. Only the fields given change. Use linear_add_comment to comment.',
+  description: 'Change a Linear issue (ENG-123): move it to another workflow state by name ("Done", "In Progress"), reassign it ("me", an email, a user id, or "none" to unassign), set its priority, title or markdown description (replaces the whole description), add or remove labels by name. Only the fields given change. Use linear_add_comment to comment.',
   annotations: { title: 'Update issue', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
     issue,

@@ -11,8 +11,7 @@ import { nameOf, type Named, type Texts } from './shape.js';
 type Viewer = Named & Texts<'displayName' | 'email' | 'url'> & { admin?: boolean | null; organization?: Texts<'id' | 'name' | 'urlKey'> | null };
 
 export const whoami = defineTool({
-  description:
-    'Who am I in Linear: the connected user\'s id, name, display name, email, whether they are an admin, and their workspace (organization id, name and URL key). Use the id or "me" wherever a Linear tool takes an assignee.',
+  description: 'Who am I in Linear: the connected user\'s id, name, display name, email, whether they are an admin, and their workspace (organization id, name and URL key). Use the id or "me" wherever a Linear tool takes an assignee.',
   annotations: reads('Who am I in Linear'),
   input: z.object({}),
   handler: async (ctx) => {
@@ -35,8 +34,7 @@ export const whoami = defineTool({
 type Team = Named & Texts<'key' | 'description'>;
 
 export const listTeams = defineTool({
-  description:
-    'List the Linear teams you can see: id, key (the ENG in ENG-123, which other Linear tools take as `team`), name and description. When `next` is not null, pass it as `cursor` for the next page.',
+  description: 'List the Linear teams you can see: id, key (the ENG in ENG-123, which other Linear tools take as `team`), name and description. When `next` is not null, pass it as `cursor` for the next page.',
   annotations: reads('List teams'),
   input: z.object({ limit: limit(50), cursor }),
   handler: async (ctx, args) => {
@@ -53,8 +51,7 @@ export const listTeams = defineTool({
 type State = Named & Texts<'type' | 'description'> & { position?: number | null };
 
 export const listWorkflowStates = defineTool({
-  description:
-    'List the workflow states (statuses) of a Linear team in board order: name, type (triage, backlog, unstarted, started, completed, canceled) and id. Use it to learn which state names linear_update_issue and linear_create_issue accept.',
+  description: 'List the workflow states (statuses) of a Linear team in board order: name, type (triage, backlog, unstarted, started, completed, canceled) and id. Use it to learn which state names linear_update_issue and linear_create_issue accept.',
   annotations: reads('List workflow states'),
   input: z.object({ team }),
   handler: async (ctx, args) => {
@@ -75,8 +72,7 @@ export const listWorkflowStates = defineTool({
 type Project = Named & Texts<'startDate' | 'targetDate' | 'url'> & { status?: (Named & Texts<'type'>) | null; lead?: Named | null; progress?: unknown };
 
 export const listProjects = defineTool({
-  description:
-    'List Linear projects, most recently updated first, optionally of one team (key) or whose name contains a text: name, status, lead, start and target dates, progress (0 to 1) and link. When `next` is not null, pass it as `cursor`.',
+  description: 'List Linear projects, most recently updated first, optionally of one team (key) or whose name contains a text: name, status, lead, start and target dates, progress (0 to 1) and link. When `next` is not null, pass it as `cursor`.',
   annotations: reads('List projects'),
   input: z.object({
     team: team.optional(),
