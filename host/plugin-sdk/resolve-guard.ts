@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
 import { RUNTIME_SDK_SOURCE, zodStubSource } from './runtime-shims.js';
+import { stripSchemas } from './strip-schemas.js';
 
 /** The bare specifier authors outside this repository import the SDK by. */
 export const SDK_SPECIFIER = 'workbench/plugin-sdk';
@@ -68,6 +69,14 @@ export function resolveGuard(options: GuardOptions): Plugin {
         if (spec === SDK_SPECIFIER || isRelativeSdkImport(spec, args.importer, options.sdkPath)) return { path: path.basename(options.sdkPath), namespace: NAMESPACE };
         return undefined;
       });
+      // the runtime bundle leaves the schemas out of the plugin's own files (strip-schemas.ts)
+      if (stubZod)
+        build.onLoad({ filter: /\.[cm]?[jt]s$/, namespace: 'file' }, async (args) => {
+          if (args.path.split(path.sep).includes('node_modules')) return undefined;
+          const source = await fs.promises.readFile(args.path, 'utf8');
+          const js = await build.esbuild.transform(source, { loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js', format: 'esm', target: 'es2022', sourcefile: args.path });
+          return { contents: stripSchemas(js.code), loader: 'js', resolveDir: path.dirname(args.path) };
+        });
       build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
         if (args.path === 'define') return { contents: RUNTIME_SDK_SOURCE, loader: 'js', resolveDir: options.packageRoot };
         if (args.path === 'zod') return { contents: zodStubSource(options.zodExports), loader: 'js', resolveDir: options.packageRoot };

@@ -257,15 +257,6 @@ async function workspaceOf(ctx, given) {
 }
 
 // src/fields.ts
-var gid = schema.string().regex(/^[0-9]{1,30}$/);
-var task = gid.describe("Task gid.");
-var project = gid.describe("Project gid.");
-var workspace = gid.optional().describe("Workspace gid; may be omitted when you belong to only one workspace.");
-var assignee = schema.string().regex(/^(me|[0-9]{1,30}|[^\s@]{1,200}@[^\s@]{1,200})$/);
-var date = schema.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/);
-var limit = (max, dflt, what) => schema.int().min(1).max(max).default(dflt).describe(what);
-var CURSOR = schema.string().min(1).max(2e3).optional();
-var cursor = (of = "previous page") => CURSOR.describe(`The \`next\` value of the ${of}.`);
 var READS = { readOnlyHint: true, openWorldHint: true };
 var writes = (title, idempotentHint) => ({ title, readOnlyHint: false, destructiveHint: false, idempotentHint, openWorldHint: true });
 
@@ -387,18 +378,9 @@ var detailProject = (p) => {
 var slimComment = (s) => ({ gid: s.gid, author: nameOf(s.created_by), createdAt: s.created_at ?? null, text: cut(s.text) });
 
 // src/tasks.ts
-var DATE_TIME = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})";
 var listTasks = defineTool({
   description: 'List Asana tasks of one project, of one section (board column), or of one assignee in a workspace (`assignee: "me"` for my tasks, my to-do list). Give exactly one of project, section or assignee. `completedSince: "now"` keeps only incomplete (open) tasks. Returns slim rows (gid, name, completed, assignee, due, link); when `next` is not null pass it as `cursor`. Use asana_get_task for details, asana_search_tasks to search by text across a workspace.',
-  input: schema.object({
-    project: gid.optional().describe("Project gid: list its tasks."),
-    section: gid.optional().describe("Section gid: list its tasks."),
-    assignee: assignee.optional().describe(`"me", a user gid or an email: list that person's tasks.`),
-    workspace: gid.optional().describe("Workspace gid, with assignee; may be omitted when you belong to only one workspace."),
-    completedSince: schema.string().regex(/^(now|[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:?[0-9]{2})?)?)$/).optional().describe('Only tasks that are incomplete or were completed since this date/time (ISO 8601); "now" lists only incomplete tasks.'),
-    limit: limit(100, 50, "Tasks per page."),
-    cursor: cursor("previous page (same filters)")
-  }),
+  input: schema,
   annotations: { title: "List tasks", ...READS },
   async handler(ctx, args) {
     if ([args.project, args.section, args.assignee].filter(Boolean).length !== 1) throw new Error("Give exactly one of project, section or assignee (with workspace) to say which tasks to list.");
@@ -412,7 +394,7 @@ var listTasks = defineTool({
 });
 var getTask = defineTool({
   description: "Look at one Asana task by gid: name, notes (description), assignee, due and start dates, completed, the projects and sections it is in, parent task, tags, custom fields as name → displayed value, number of subtasks, creator, dates and link. Its discussion is read with asana_list_comments.",
-  input: schema.object({ task: gid.describe("Task gid (the number in the task's link).") }),
+  input: schema,
   annotations: { title: "Get task", ...READS },
   async handler(ctx, args) {
     const env = await asana(ctx, "GET", path`/tasks/${args.task}`, { query: { opt_fields: TASK_DETAIL_FIELDS }, action: `read task ${args.task}` });
@@ -428,17 +410,7 @@ function dueFields(args) {
 }
 var createTask = defineTool({
   description: 'Create (make, open) a new Asana task or to-do, or a subtask of another task with `parent`. Optionally assign it ("me", a gid or an email), set a due date (dueOn) or due time (dueAt), put it in projects, or in one section of a project (`section` with a single project). Without projects or parent, it goes to the workspace (the only one, or `workspace`). Returns the new task\'s gid and link.',
-  input: schema.object({
-    name: schema.string().min(1).max(1024).describe("Task name (title)."),
-    notes: schema.string().max(6e4).optional().describe("Plain-text description."),
-    assignee: assignee.optional().describe('"me", a user gid or an email (asana_find_users finds gids).'),
-    dueOn: date.optional().describe("Due date YYYY-MM-DD (not with dueAt)."),
-    dueAt: schema.string().regex(new RegExp(`^${DATE_TIME}$`)).optional().describe("Due date and time, ISO 8601 with a time zone, e.g. 2026-03-01T17:00:00Z (not with dueOn)."),
-    projects: schema.array(gid).min(1).max(10).meta({ uniqueItems: true }).optional().describe("Gids of projects to put the task in."),
-    section: gid.optional().describe("Gid of a section of the (single) project in `projects` to put the task in."),
-    parent: gid.optional().describe("Gid of the parent task: creates a subtask."),
-    workspace: gid.optional().describe("Workspace gid, when neither projects nor parent are given and you belong to several workspaces.")
-  }),
+  input: schema,
   annotations: writes("Create task", false),
   async handler(ctx, args) {
     const due = dueFields(args);
@@ -465,15 +437,7 @@ var createTask = defineTool({
 });
 var updateTask = defineTool({
   description: "Change an existing Asana task: complete it (done) or reopen it, rename it, replace its notes, reassign or unassign it, set or clear its due date or due time. Give only what changes. To put it in another project or section use asana_add_task_to_project.",
-  input: schema.object({
-    task,
-    name: schema.string().min(1).max(1024).optional().describe("New name."),
-    notes: schema.string().max(6e4).optional().describe("New plain-text description (replaces the old one; an empty string clears it)."),
-    completed: schema.boolean().optional().describe("true marks the task complete, false incomplete."),
-    assignee: schema.string().regex(/^(|me|[0-9]{1,30}|[^\s@]{1,200}@[^\s@]{1,200})$/).optional().describe('New assignee: "me", a user gid or an email; an empty string unassigns.'),
-    dueOn: schema.string().regex(/^([0-9]{4}-[0-9]{2}-[0-9]{2})?$/).optional().describe("New due date YYYY-MM-DD; an empty string clears it."),
-    dueAt: schema.string().regex(new RegExp(`^(${DATE_TIME})?$`)).optional().describe("New due date and time (ISO 8601 with a time zone); an empty string clears it.")
-  }),
+  input: schema,
   annotations: writes("Update task", true),
   async handler(ctx, args) {
     const data = {
@@ -491,7 +455,7 @@ var updateTask = defineTool({
 });
 var addComment = defineTool({
   description: "Add (post, leave, write) a plain-text comment on an Asana task; followers of the task are notified. Returns the comment's gid, author and time.",
-  input: schema.object({ task, text: schema.string().min(1).max(3e4).describe("Comment text.") }),
+  input: schema,
   annotations: writes("Add comment", false),
   async handler(ctx, args) {
     const env = await asana(ctx, "POST", path`/tasks/${args.task}/stories`, { query: { opt_fields: STORY_FIELDS }, body: { text: args.text }, action: `comment on task ${args.task}` });
@@ -500,7 +464,7 @@ var addComment = defineTool({
 });
 var listComments = defineTool({
   description: "Read the comments (the discussion, the conversation) on an Asana task, oldest first, with author and time; the task's system activity (assignments, moves, edits) is left out. When `next` is not null, pass it as `cursor` for later comments.",
-  input: schema.object({ task, limit: limit(100, 20, "Comments to return."), cursor: cursor("previous call") }),
+  input: schema,
   annotations: { title: "List comments", ...READS },
   async handler(ctx, args) {
     let offset;
@@ -533,18 +497,7 @@ var listComments = defineTool({
 });
 var searchTasks = defineTool({
   description: "Search Asana tasks across a workspace by text in the name or description, optionally filtered by assignee, project, completion, due date range or recent modification; slim rows sorted by last modified (or by due date, creation, completion, likes or relevance). Needs a paid Asana plan (free workspaces answer 402: use asana_list_tasks instead). Not paged: at most `limit` tasks, `more: true` when there may be others; narrow the filters. New changes take up to a minute to be searchable.",
-  input: schema.object({
-    workspace,
-    text: schema.string().min(1).max(500).optional().describe("Words to find in task names and descriptions."),
-    assignee: assignee.optional().describe('Only tasks assigned to "me", a user gid or an email.'),
-    project: gid.optional().describe("Only tasks in this project (gid)."),
-    completed: schema.boolean().optional().describe("true only completed tasks, false only incomplete ones; omit for both."),
-    dueBefore: date.optional().describe("Only tasks due before this date (YYYY-MM-DD)."),
-    dueAfter: date.optional().describe("Only tasks due after this date (YYYY-MM-DD)."),
-    modifiedAfter: schema.string().regex(new RegExp(`^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$`)).optional().describe("Only tasks changed after this date/time (ISO 8601)."),
-    sortBy: schema.enum(["modified_at", "due_date", "created_at", "completed_at", "likes", "relevance"]).default("modified_at").describe("Order of the results, newest/most first."),
-    limit: limit(100, 25, "Tasks to return.")
-  }),
+  input: schema,
   annotations: { title: "Search tasks", ...READS },
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
@@ -571,11 +524,7 @@ var searchTasks = defineTool({
 });
 var addTaskToProject = defineTool({
   description: "Add an existing Asana task to another project as well (it stays in the ones it is in), optionally into one section (column) of it; with a project the task is already in, this moves it to that section. asana_list_sections gives section gids.",
-  input: schema.object({
-    task,
-    project,
-    section: gid.optional().describe("Section gid within that project; omit to add the task without a section choice.")
-  }),
+  input: schema,
   annotations: writes("Add task to project or section", true),
   async handler(ctx, args) {
     await asana(ctx, "POST", path`/tasks/${args.task}/addProject`, {
@@ -589,7 +538,7 @@ var addTaskToProject = defineTool({
 // src/workspaces.ts
 var whoami = defineTool({
   description: "Who am I in Asana: the connected user's own user gid (my user id), name and email, and the workspaces (gid and name) they belong to. Call it first to learn the workspace gid other Asana tools take.",
-  input: schema.object({}),
+  input: schema,
   annotations: { title: "Who am I in Asana", ...READS },
   async handler(ctx) {
     const u = (await asana(ctx, "GET", "/users/me", { query: { opt_fields: "name,email,workspaces.name" }, action: "read your Asana profile" })).data || {};
@@ -598,7 +547,7 @@ var whoami = defineTool({
 });
 var listWorkspaces = defineTool({
   description: "List the Asana workspaces and organizations the connected user belongs to (gid, name, whether it is an organization). When `next` is not null, pass it as `cursor` for the next page. asana_whoami also returns them, with the user.",
-  input: schema.object({ limit: limit(100, 50, "Workspaces per page."), cursor: cursor() }),
+  input: schema,
   annotations: { title: "List workspaces", ...READS },
   async handler(ctx, args) {
     const env = await asana(ctx, "GET", "/workspaces", {
@@ -610,12 +559,7 @@ var listWorkspaces = defineTool({
 });
 var listProjects = defineTool({
   description: "List the Asana projects of a workspace (gid, name, owner, team, due date, link); active ones by default, or only archived ones. When `next` is not null, pass it as `cursor` for the next page. Use asana_get_project for one project's description and status, asana_list_sections for its sections.",
-  input: schema.object({
-    workspace,
-    archived: schema.boolean().default(false).describe("true lists only archived projects; false (the default) only active ones."),
-    limit: limit(100, 50, "Projects per page."),
-    cursor: cursor()
-  }),
+  input: schema,
   annotations: { title: "List projects", ...READS },
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
@@ -628,7 +572,7 @@ var listProjects = defineTool({
 });
 var getProject = defineTool({
   description: "Read one Asana project by gid: name, description (notes), owner, team, workspace, start and due dates, archived/completed, privacy, its latest status update (title and on track / at risk / off track) and link.",
-  input: schema.object({ project }),
+  input: schema,
   annotations: { title: "Get project", ...READS },
   async handler(ctx, args) {
     const env = await asana(ctx, "GET", path`/projects/${args.project}`, { query: { opt_fields: PROJECT_DETAIL_FIELDS }, action: `read project ${args.project}` });
@@ -637,7 +581,7 @@ var getProject = defineTool({
 });
 var listSections = defineTool({
   description: "List the sections of an Asana project (the list headers, or the board columns) with their gids, in project order. Use a section gid with asana_list_tasks, asana_create_task or asana_add_task_to_project.",
-  input: schema.object({ project, limit: limit(100, 100, "Sections per page."), cursor: cursor() }),
+  input: schema,
   annotations: { title: "List sections", ...READS },
   async handler(ctx, args) {
     const env = await asana(ctx, "GET", path`/projects/${args.project}/sections`, {
@@ -649,7 +593,7 @@ var listSections = defineTool({
 });
 var findUsers = defineTool({
   description: "Find Asana users (people, teammates, colleagues) in a workspace by part of their name or email, and get their gids and emails — to assign a task or filter tasks by assignee. Quick typeahead matching, best matches first.",
-  input: schema.object({ query: schema.string().min(1).max(200).describe("Part of a name, or an email."), workspace, limit: limit(100, 10, "Users to return.") }),
+  input: schema,
   annotations: { title: "Find users", ...READS },
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);

@@ -310,21 +310,12 @@ function bbql(conditions, raw) {
 }
 
 // src/fields.ts
-var workspace = schema.string().regex(/^(\{[0-9A-Fa-f-]{36}\}|[A-Za-z0-9_][A-Za-z0-9_.-]{0,99})$/).describe("Workspace ID (slug) as in bitbucket.org/<workspace>/…, or its UUID in braces. bitbucket_list_workspaces lists them.");
+var workspace = schema;
 var repo = {
   workspace,
-  repo_slug: schema.string().regex(/^(\{[0-9A-Fa-f-]{36}\}|[A-Za-z0-9_.-]{1,100})$/).describe("Repository slug as in bitbucket.org/<workspace>/<repo_slug>, or its UUID in braces.")
+  repo_slug: schema
 };
-var pr = { ...repo, pull_request_id: schema.int().min(1).max(2147483647).describe("Pull request id (the number in …/pull-requests/<id>).") };
-var CURSOR = schema.string().min(1).max(4e3).regex(/^[A-Za-z0-9_-]+$/).optional();
-var cursor = CURSOR.describe("The `next` value of the previous page; omit for the first page. It carries the filters of the first call, which are then ignored.");
-var folderCursor = CURSOR.describe("For a folder: the `next` value of the previous call (same path and ref); omit for the first page of entries.");
-var pagelen = (max, dflt, what) => schema.int().min(1).max(max).default(dflt).describe(`${what} per page (at most ${max}).`);
-var branchName = schema.string().regex(/^[^\s~^:?*\[\\]{1,255}$/);
-var reviewers = schema.array(schema.string().min(1).max(128).regex(/^\S+$/)).max(25).meta({ uniqueItems: true });
-var maxChars = (what) => schema.int().min(1e3).max(2e5).default(5e4).describe(`Characters of ${what} to return.`);
-var offset = schema.int().min(0).max(1e8).default(0).describe("Where to start reading (the `next_offset` of the previous call).");
-var bbqlFilter = (example) => schema.string().min(1).max(1e3).optional().describe(`Raw Bitbucket query language (BBQL) filter, e.g. ${example}. String values go in double quotes. Combined with the other filters by AND.`);
+var pr = { ...repo, pull_request_id: schema };
 var reads = (title) => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
 var writes = (title, destructiveHint, idempotentHint) => ({ title, readOnlyHint: false, destructiveHint, idempotentHint, openWorldHint: true });
 
@@ -497,16 +488,7 @@ function withReviewers(out, data, skipped, note) {
 var openOnly = "read it with bitbucket_get_pull_request.";
 var listPullRequests = defineTool({
   description: 'List the PRs of a Bitbucket repository, open ones by default: id, title, state, author, source → destination branch, comment and task counts, dates, url. `state` takes one or more of OPEN, MERGED, DECLINED, SUPERSEDED. Narrow with `source_branch`, `destination_branch`, or a raw BBQL `query` such as `author.account_id = "…"` or `title ~ "login"`. When `next` is not null, pass it as `cursor`. For the description, reviewers and approvals of one, use bitbucket_get_pull_request.',
-  input: schema.object({
-    ...repo,
-    state: schema.array(schema.enum(["OPEN", "MERGED", "DECLINED", "SUPERSEDED"])).min(1).max(4).meta({ uniqueItems: true }).default(["OPEN"]).describe("States to include."),
-    source_branch: branchName.optional().describe("Only those from this branch."),
-    destination_branch: branchName.optional().describe("Only those into this branch."),
-    query: bbqlFilter('`title ~ "hotfix"` or `reviewers.account_id = "557058:…"`'),
-    sort: schema.enum(["-updated_on", "updated_on", "-created_on", "created_on", "-id", "id"]).default("-updated_on").describe("Sort order (- means descending)."),
-    pagelen: schema.int().min(1).max(50).default(25).describe("Results per page (at most 50)."),
-    cursor
-  }),
+  input: schema,
   annotations: reads("List pull requests"),
   async handler(ctx, a) {
     const q = bbql(
@@ -523,22 +505,13 @@ var listPullRequests = defineTool({
 var readPr = async (ctx, a) => await bb(ctx, "GET", prPath(a), { action: `read pull request #${a.pull_request_id}`, scope: "pullrequest" });
 var getPullRequest = defineTool({
   description: "Read one Bitbucket pull request: title, description, state, draft, author, source and destination branches and commits, reviewers, who approved it or requested changes, merge commit, comment and task counts, url. Use bitbucket_get_pull_request_diff for the code changes and bitbucket_list_pull_request_comments for the discussion.",
-  input: schema.object(pr),
+  input: schema,
   annotations: reads("Get pull request"),
   handler: async (ctx, a) => detailPr(await readPr(ctx, a))
 });
 var createPullRequest = defineTool({
   description: "Raise a Bitbucket PR for review, from a source branch into a destination (default: the repository's main branch), with optional description, reviewers, draft flag and close-source-branch-on-merge. Reviewers are account ids, {uuid}s or workspace nicknames; an author cannot review their own work, so you are left out and reported in `reviewers_skipped`. Returns its id and url.",
-  input: schema.object({
-    ...repo,
-    title: schema.string().min(1).max(255).describe("Title."),
-    source_branch: branchName.describe("Branch with the changes."),
-    destination_branch: branchName.optional().describe("Branch to merge into; default: the repository's default branch."),
-    description: schema.string().max(3e4).optional().describe("Description (Markdown)."),
-    reviewers: reviewers.optional().describe("Reviewers: Atlassian account ids (e.g. 557058:…), Bitbucket UUIDs in braces, or nicknames of workspace members."),
-    close_source_branch: schema.boolean().default(false).describe("Delete the source branch once merged."),
-    draft: schema.boolean().default(false).describe("Mark it as a draft.")
-  }),
+  input: schema,
   annotations: writes("Create pull request", false, false),
   async handler(ctx, a) {
     let chosen;
@@ -566,13 +539,7 @@ var createPullRequest = defineTool({
 });
 var updatePullRequest = defineTool({
   description: "Edit an existing, unmerged Bitbucket pull request: add or remove reviewers (`reviewers` is the new list; [] removes all), change the title or the description (replaces the old one), or retarget the destination branch. Give only what changes; the rest is kept. The author is left out of reviewers. To approve use bitbucket_approve_pull_request; to close use bitbucket_decline_pull_request or bitbucket_merge_pull_request.",
-  input: schema.object({
-    ...pr,
-    title: schema.string().min(1).max(255).optional().describe("New title."),
-    description: schema.string().max(3e4).optional().describe("New description (Markdown); an empty string clears it."),
-    reviewers: reviewers.optional().describe("The new reviewer list (account ids, {uuid}s or nicknames); [] removes every reviewer."),
-    destination_branch: branchName.optional().describe("Retarget the pull request to this branch.")
-  }),
+  input: schema,
   annotations: writes("Update pull request", false, true),
   async handler(ctx, a) {
     const changes = ["title", "description", "reviewers", "destination_branch"].filter((k) => a[k] !== void 0);
@@ -591,7 +558,7 @@ var updatePullRequest = defineTool({
 });
 var approvePullRequest = defineTool({
   description: 'Approve a Bitbucket pull request as the connected user (action "approve", the default), or withdraw your approval (action "unapprove"). Returns whether you now approve it.',
-  input: schema.object({ ...pr, action: schema.enum(["approve", "unapprove"]).default("approve").describe('"approve" or "unapprove" (remove your approval).') }),
+  input: schema,
   annotations: writes("Approve / unapprove pull request", false, true),
   async handler(ctx, a) {
     const approve = a.action !== "unapprove";
@@ -607,7 +574,7 @@ var approvePullRequest = defineTool({
 });
 var declinePullRequest = defineTool({
   description: "Decline (reject, close without merging) an active Bitbucket pull request. Bitbucket cannot reactivate a declined one. Returns its new state.",
-  input: schema.object(pr),
+  input: schema,
   annotations: writes("Decline pull request", true, false),
   async handler(ctx, a) {
     const data = await bb(ctx, "POST", `${prPath(a)}/decline`, { action: `decline pull request #${a.pull_request_id}`, scope: "pullrequest:write" });
@@ -621,12 +588,7 @@ var MERGE_HINTS = {
 };
 var mergePullRequest = defineTool({
   description: "Merge a Bitbucket pull request into its destination branch, with a merge strategy (merge_commit, squash, fast_forward, squash_fast_forward, rebase_fast_forward, rebase_merge; default: the repository's), an optional commit message, and whether to delete the source branch. Fails with Bitbucket's reason when merge checks, conflicts or branch restrictions block it. A long merge may continue in the background: the result says so.",
-  input: schema.object({
-    ...pr,
-    merge_strategy: schema.enum(["merge_commit", "squash", "fast_forward", "squash_fast_forward", "rebase_fast_forward", "rebase_merge"]).optional().describe("How to merge; default: the destination branch's default strategy."),
-    message: schema.string().min(1).max(2e4).optional().describe("Commit message of the merge or squash commit."),
-    close_source_branch: schema.boolean().optional().describe("Delete the source branch after merging; default: what the pull request says.")
-  }),
+  input: schema,
   annotations: writes("Merge pull request", true, false),
   async handler(ctx, a) {
     const body = {
@@ -649,7 +611,7 @@ var mergePullRequest = defineTool({
 });
 var getPullRequestDiff = defineTool({
   description: "Read the code changes (unified diff, patch) of a Bitbucket pull request as text, to review what it changes. Large diffs are cut at `max_chars`: the result says how many characters there are and the `next_offset` to read on.",
-  input: schema.object({ ...pr, max_chars: maxChars("diff"), offset }),
+  input: schema,
   annotations: reads("Get pull request diff"),
   async handler(ctx, a) {
     const web = `${webRepo(a)}/pull-requests/${a.pull_request_id}/diff`;
@@ -660,7 +622,7 @@ var getPullRequestDiff = defineTool({
 });
 var listPullRequestComments = defineTool({
   description: "Read the comments (discussion, review comments) on a Bitbucket pull request, oldest first: author, text, date, and for inline comments the file path and line. When `next` is not null, pass it as `cursor` for more.",
-  input: schema.object({ ...pr, pagelen: pagelen(100, 50, "Comments"), cursor }),
+  input: schema,
   annotations: reads("List pull request comments"),
   async handler(ctx, a) {
     const data = await bb(ctx, "GET", `${prPath(a)}/comments${pageQuery(a, { pagelen: a.pagelen, sort: "created_on" })}`, {
@@ -672,14 +634,7 @@ var listPullRequestComments = defineTool({
 });
 var addPullRequestComment = defineTool({
   description: "Comment on a Bitbucket pull request (post, write, reply): a general comment, an inline comment on a line of the diff (`path` with `line`, the line number in the new version, or `from_line` for a removed line in the old version), or a reply to another comment (`parent_id`). Markdown is allowed. Returns the comment id and url.",
-  input: schema.object({
-    ...pr,
-    content: schema.string().min(1).max(3e4).describe("Comment text (Markdown)."),
-    path: schema.string().min(1).max(1e3).optional().describe("File path for an inline comment, as shown in the diff."),
-    line: schema.int().min(1).max(1e7).optional().describe("Line number in the new version of `path`."),
-    from_line: schema.int().min(1).max(1e7).optional().describe("Line number in the old version of `path` (for a removed line)."),
-    parent_id: schema.int().min(1).max(2147483647).optional().describe("Reply to this comment id.")
-  }),
+  input: schema,
   annotations: writes("Add pull request comment", false, false),
   async handler(ctx, a) {
     const inline = a.line !== void 0 || a.from_line !== void 0;
@@ -698,7 +653,7 @@ var addPullRequestComment = defineTool({
 // src/repos.ts
 var getCurrentUser = defineTool({
   description: "My Bitbucket account: the Bitbucket Cloud user this connection acts as, with display name, nickname, account_id and uuid. Use it to learn your account_id, e.g. to filter Bitbucket pull requests by author or reviewer with BBQL.",
-  input: schema.object({}).meta({ required: [] }),
+  input: schema,
   annotations: reads("Who am I on Bitbucket"),
   async handler(ctx) {
     const u = await bb(ctx, "GET", "/user", { action: "read your Bitbucket account", scope: "account" });
@@ -707,7 +662,7 @@ var getCurrentUser = defineTool({
 });
 var listWorkspaces = defineTool({
   description: "List the Bitbucket Cloud workspaces (teams, organisations: the <workspace> in bitbucket.org/<workspace>/…) the connected user can access, with slug, name and uuid. Start here when the workspace slug is unknown. When `next` is not null, pass it as `cursor` for more.",
-  input: schema.object({ pagelen: pagelen(100, 50, "Workspaces"), cursor }).meta({ required: [] }),
+  input: schema,
   annotations: reads("List workspaces"),
   async handler(ctx, a) {
     const data = await bb(ctx, "GET", `/user/workspaces${pageQuery(a, { pagelen: a.pagelen })}`, { action: "list your workspaces", scope: "account" });
@@ -727,16 +682,7 @@ var listWorkspaces = defineTool({
 });
 var listRepositories = defineTool({
   description: 'List or search the Bitbucket repositories (repos) of one workspace: slim rows with full_name, slug, description, private, language, main branch, project, last update and url. Filter by `name` (contains, case-insensitive), by `project_key`, or with a raw BBQL `query` such as `language = "python" AND updated_on > 2025-01-01`; `sort` by a field (prefix - for descending). When `next` is not null, pass it as `cursor`. Use bitbucket_get_repository for one repository\'s details and clone URLs.',
-  input: schema.object({
-    workspace,
-    name: schema.string().min(1).max(200).optional().describe("Only repositories whose name contains this text."),
-    project_key: schema.string().regex(/^[A-Za-z0-9_]{1,100}$/).optional().describe("Only repositories in this project (its key, e.g. PROJ)."),
-    query: bbqlFilter('`is_private = true` or `language = "go"`'),
-    role: schema.enum(["member", "contributor", "admin", "owner"]).optional().describe("Only repositories where you have at least this role."),
-    sort: schema.enum(["-updated_on", "updated_on", "name", "-name", "-created_on", "created_on", "size", "-size"]).default("-updated_on").describe("Sort order (- means descending)."),
-    pagelen: pagelen(100, 25, "Repositories"),
-    cursor
-  }),
+  input: schema,
   annotations: reads("List repositories"),
   async handler(ctx, a) {
     const q = bbql([a.name && `name ~ ${bbqlString(a.name)}`, a.project_key && `project.key = ${bbqlString(a.project_key)}`], a.query);
@@ -750,7 +696,7 @@ var listRepositories = defineTool({
 var readRepo = async (ctx, a) => bb(ctx, "GET", repoPath(a), { action: `read repository ${a.workspace}/${a.repo_slug}`, scope: "repository" });
 var getRepository = defineTool({
   description: "Read one Bitbucket repository: description, visibility, main branch, language, size, project, fork parent, created/updated dates, web url and the HTTPS and SSH clone URLs.",
-  input: schema.object(repo),
+  input: schema,
   annotations: reads("Get repository"),
   async handler(ctx, a) {
     const r = await readRepo(ctx, a);
@@ -772,13 +718,7 @@ var getRepository = defineTool({
 });
 var listBranches = defineTool({
   description: "List the branches of a Bitbucket repository with each head commit (hash, date, author, message), most recently updated first. Filter by `name` (contains). When `next` is not null, pass it as `cursor`.",
-  input: schema.object({
-    ...repo,
-    name: schema.string().min(1).max(255).optional().describe("Only branches whose name contains this text."),
-    sort: schema.enum(["-target.date", "target.date", "name", "-name"]).default("-target.date").describe("Sort order (- means descending)."),
-    pagelen: pagelen(100, 25, "Branches"),
-    cursor
-  }),
+  input: schema,
   annotations: reads("List branches"),
   async handler(ctx, a) {
     const q = a.name ? `name ~ ${bbqlString(a.name)}` : void 0;
@@ -791,13 +731,7 @@ var listBranches = defineTool({
 });
 var listCommits = defineTool({
   description: "List the commit history of a Bitbucket repository, newest first: hash, date, author, message. `branch` picks a branch, tag or commit to start from (default: every branch); `path` limits it to commits touching a file or folder. When `next` is not null, pass it as `cursor`.",
-  input: schema.object({
-    ...repo,
-    branch: branchName.optional().describe("Branch, tag or commit hash to list history from."),
-    path: schema.string().min(1).max(1e3).optional().describe("Only commits that touch this file or folder."),
-    pagelen: pagelen(100, 20, "Commits"),
-    cursor
-  }),
+  input: schema,
   annotations: reads("List commits"),
   async handler(ctx, a) {
     const data = await bb(ctx, "GET", `${repoPath(a)}/commits${pageQuery(a, { include: a.branch, path: a.path, pagelen: a.pagelen })}`, {
@@ -817,14 +751,7 @@ async function fileRef(ctx, a) {
 }
 var getFileContent = defineTool({
   description: "Read a file from a Bitbucket repository at a branch, tag or commit (default: the main branch), as text; or list a folder's entries when `path` is a directory (or empty for the root), 100 at a time: when `next` is not null, pass it as `cursor` for more. Binary files are not returned (a note says so). Long files are cut at `max_chars` with a `next_offset` to read on.",
-  input: schema.object({
-    ...repo,
-    path: schema.string().max(1e3).default("").describe("File or folder path from the repository root, e.g. src/app.py; empty for the root folder."),
-    ref: branchName.optional().describe("Branch, tag or commit hash; default: the main branch."),
-    max_chars: maxChars("text"),
-    offset,
-    cursor: folderCursor
-  }),
+  input: schema,
   annotations: reads("Get file content"),
   async handler(ctx, a) {
     const ref = await fileRef(ctx, a);
@@ -861,7 +788,7 @@ var getFileContent = defineTool({
 });
 var listPipelines = defineTool({
   description: "List recent Bitbucket Pipelines (CI/CD builds) of a repository, newest first: build number, state (PENDING, IN_PROGRESS, COMPLETED) and result (SUCCESSFUL, FAILED, STOPPED, ERROR), branch or tag, commit, trigger, who started it, duration and url. When `next` is not null, pass it as `cursor`.",
-  input: schema.object({ ...repo, pagelen: pagelen(100, 20, "Pipelines"), cursor }),
+  input: schema,
   annotations: reads("List pipelines"),
   async handler(ctx, a) {
     const data = await bb(ctx, "GET", `${repoPath(a)}/pipelines${pageQuery(a, { sort: "-created_on", pagelen: a.pagelen })}`, {
@@ -877,18 +804,7 @@ var listPipelines = defineTool({
 });
 var triggerPipeline = defineTool({
   description: "Run (trigger, start) a Bitbucket Pipelines build on the head of a branch: the branch's default pipeline, or a custom pipeline named in bitbucket-pipelines.yml (`custom_pipeline`), with optional variables (secured ones are hidden in the logs). Returns the new pipeline's build number, state and url; follow it with bitbucket_list_pipelines.",
-  input: schema.object({
-    ...repo,
-    branch: branchName.describe("Branch to build."),
-    custom_pipeline: schema.string().min(1).max(255).optional().describe("Name of a custom pipeline under `pipelines: custom:` in bitbucket-pipelines.yml."),
-    variables: schema.array(
-      schema.strictObject({
-        key: schema.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/).describe("Variable name."),
-        value: schema.string().max(1e4).describe("Variable value."),
-        secured: schema.boolean().default(false).describe("Hide the value in logs and the UI.")
-      })
-    ).max(50).optional().describe("Pipeline variables.")
-  }),
+  input: schema,
   annotations: writes("Trigger pipeline", false, false),
   async handler(ctx, a) {
     const keys = /* @__PURE__ */ new Set();

@@ -451,24 +451,13 @@ var slimTransition = (t) => ({
 });
 
 // src/issues.ts
-var KEY = /^[A-Za-z][A-Za-z0-9_]*-[0-9]+$/;
-var issueKey = schema.string().regex(/^([A-Za-z][A-Za-z0-9_]*-[0-9]+|[0-9]+)$/).describe("Issue key such as ABC-123.");
-var label = schema.string().regex(/^\S{1,255}$/);
-var labels = (what) => schema.array(label).max(20).optional().describe(what);
-var plainText = (what) => schema.string().max(3e4).optional().describe(what);
-var cursor = schema.string().regex(/^[0-9]{1,9}$/).optional().describe("The `next` value of the previous page.");
-var accountId = schema.string().min(1).max(128).optional();
 var numericId = (v) => /^[0-9]+$/.test(v);
 var byIdOrName = (v) => numericId(v) ? { id: v } : { name: v };
 var READS = { readOnlyHint: true, openWorldHint: true };
 var writes = (title, idempotentHint) => ({ title, readOnlyHint: false, destructiveHint: false, idempotentHint, openWorldHint: true });
 var searchIssues = defineTool({
   description: 'Search Jira issues (tickets) with JQL — my open tickets, tickets assigned to me, bugs of a project, issues mentioning some text — and get one page of slim rows (key, summary, status, assignee, priority, issue type, updated, url). The JQL must be bounded by a condition, e.g. `project = ABC AND status != Done ORDER BY updated DESC`, `assignee = currentUser() AND resolution = Unresolved`, `text ~ "login error" AND created >= -14d`. When `next` is not null, call again with `cursor` set to it for the following page. Use jira_get_issue for the description and details of one issue.',
-  input: schema.object({
-    jql: schema.string().min(1).max(4e3).describe("JQL query, bounded by at least one condition (project, assignee, created, text, …); may end with ORDER BY."),
-    maxResults: schema.int().min(1).max(100).default(25).describe("Issues per page."),
-    cursor: schema.string().max(2e3).optional().describe("The `next` value of the previous page; omit for the first page.")
-  }),
+  input: schema,
   annotations: { title: "Search issues (JQL)", ...READS },
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -480,7 +469,7 @@ var searchIssues = defineTool({
 });
 var getIssue = defineTool({
   description: "Read one Jira issue: summary, status, assignee, reporter, priority, type, labels, components, dates, parent, subtasks, links, comment count and the description as plain text. Use jira_list_comments for its comments and jira_list_transitions for the statuses it can move to.",
-  input: schema.object({ issueKey: issueKey.describe("Issue key such as ABC-123 (or its numeric id).") }),
+  input: schema,
   annotations: { title: "Get issue", ...READS },
   async handler(ctx, { issueKey: issueKey2 }) {
     const site = await resolveSite(ctx);
@@ -490,17 +479,7 @@ var getIssue = defineTool({
 });
 var createIssue = defineTool({
   description: "Create (open, file, report) a new Jira issue — task, bug, story, sub-task, … — in a project and get its key and url. The description is plain text (blank lines separate paragraphs). Use jira_list_issue_types to see which types a project accepts, and jira_search_users to find an assignee's accountId. For a sub-task, set parentKey.",
-  input: schema.object({
-    projectKey: schema.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,99}$/).describe("Project key, e.g. ABC."),
-    summary: schema.string().min(1).max(255).describe("One-line title."),
-    issueType: schema.string().min(1).max(100).default("Task").describe("Issue type name (Task, Bug, Story, Epic, Subtask, …) or its numeric id."),
-    description: plainText("Plain-text description."),
-    labels: labels("Labels (no spaces)."),
-    priority: schema.string().max(100).optional().describe("Priority name, e.g. High."),
-    assigneeAccountId: schema.string().max(128).optional().describe("Atlassian accountId of the assignee."),
-    parentKey: schema.string().regex(KEY).optional().describe("Parent issue key (for sub-tasks, or an epic's child)."),
-    dueDate: schema.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe("Due date, YYYY-MM-DD.")
-  }),
+  input: schema,
   annotations: writes("Create issue", false),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -522,16 +501,7 @@ var createIssue = defineTool({
 });
 var updateIssue = defineTool({
   description: "Change fields of an existing Jira issue: summary, description (plain text, replaces the old one), priority, due date, and labels (add a label, remove a label, or replace them all). Give only what changes. To change status use jira_transition_issue; to change the assignee use jira_assign_issue.",
-  input: schema.object({
-    issueKey,
-    summary: schema.string().min(1).max(255).optional().describe("New one-line title."),
-    description: plainText("New plain-text description (replaces the current one; an empty string clears it)."),
-    priority: schema.string().max(100).optional().describe("New priority name."),
-    dueDate: schema.string().regex(/^(\d{4}-\d{2}-\d{2})?$/).optional().describe("New due date YYYY-MM-DD; an empty string clears it."),
-    labels: labels("Replace all labels with these."),
-    addLabels: labels("Labels to add (keeps the others)."),
-    removeLabels: labels("Labels to remove.")
-  }),
+  input: schema,
   annotations: writes("Update issue fields", true),
   async handler(ctx, args) {
     const fields = {};
@@ -552,7 +522,7 @@ var updateIssue = defineTool({
 });
 var addComment = defineTool({
   description: "Add (post, leave, write) a plain-text comment on a Jira issue or ticket (blank lines separate paragraphs). Returns the comment id and a link to it.",
-  input: schema.object({ issueKey, body: schema.string().min(1).max(3e4).describe("Comment text.") }),
+  input: schema,
   annotations: writes("Add comment", false),
   async handler(ctx, { issueKey: issueKey2, body }) {
     const site = await resolveSite(ctx);
@@ -562,12 +532,7 @@ var addComment = defineTool({
 });
 var listComments = defineTool({
   description: "Read the comments (the discussion, the conversation) on a Jira issue as plain text with author and dates, newest first by default. When `next` is not null, pass it as `cursor` for older comments.",
-  input: schema.object({
-    issueKey,
-    order: schema.enum(["newest", "oldest"]).default("newest").describe("Newest or oldest comments first."),
-    maxResults: schema.int().min(1).max(100).default(20).describe("Comments per page."),
-    cursor
-  }),
+  input: schema,
   annotations: { title: "List comments", ...READS },
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -589,7 +554,7 @@ async function fetchTransitions(ctx, site, key) {
 }
 var listTransitions = defineTool({
   description: "List the workflow transitions available on a Jira issue (ticket) right now — the statuses it can move to next (e.g. Start Progress → In Progress, Done) with the status each one leads to. Use before jira_transition_issue when unsure of the names.",
-  input: schema.object({ issueKey }),
+  input: schema,
   annotations: { title: "List transitions", ...READS },
   async handler(ctx, { issueKey: issueKey2 }) {
     const site = await resolveSite(ctx);
@@ -598,12 +563,7 @@ var listTransitions = defineTool({
 });
 var transitionIssue = defineTool({
   description: 'Move a Jira issue through its workflow: change its status (start, resolve, close, reopen, …). `transition` is a transition name (e.g. "Done", "In Progress"), a transition id, or the name of the target status; matching ignores case. Optionally add a comment and set the resolution. If nothing matches, the error lists the available transitions.',
-  input: schema.object({
-    issueKey,
-    transition: schema.string().min(1).max(255).describe("Transition name or id, or the target status name."),
-    comment: plainText("Optional plain-text comment added with the transition."),
-    resolution: schema.string().max(100).optional().describe("Optional resolution name (e.g. Fixed, Won't Do) when the transition's screen asks for one.")
-  }),
+  input: schema,
   annotations: writes("Transition issue (change status)", false),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -636,12 +596,7 @@ async function findOneUser(ctx, site, who) {
 }
 var assignIssue = defineTool({
   description: "Assign a Jira issue to someone, or unassign it. Give `accountId`, or `user` (a name or email, looked up among Jira users; it must match one person), or `unassign: true`.",
-  input: schema.object({
-    issueKey,
-    accountId: accountId.describe("Atlassian accountId of the new assignee."),
-    user: schema.string().min(1).max(255).optional().describe("Display name or email of the new assignee, when the accountId is unknown."),
-    unassign: schema.boolean().default(false).describe("Remove the assignee.")
-  }),
+  input: schema,
   annotations: writes("Assign issue", true),
   async handler(ctx, args) {
     if ([args.accountId, args.user, args.unassign].filter(Boolean).length !== 1) throw new Error("Give exactly one of accountId, user or unassign: true.");
@@ -658,7 +613,7 @@ var assignIssue = defineTool({
 });
 var addWatcher = defineTool({
   description: "Add a watcher to a Jira issue so they get notified of changes. Without accountId, the connected user starts watching it.",
-  input: schema.object({ issueKey, accountId: accountId.describe("accountId of the user to add; omit to watch it yourself.") }),
+  input: schema,
   annotations: writes("Watch issue", true),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -669,12 +624,7 @@ var addWatcher = defineTool({
 });
 var linkIssues = defineTool({
   description: 'Link two Jira issues so that `issueKey` <verb of linkType> `targetIssueKey`, e.g. ABC-1 blocks ABC-2 (linkType "Blocks"), ABC-1 duplicates ABC-2 ("Duplicate"), ABC-1 relates to ABC-2 ("Relates"). jira_list_link_types shows the link types of the site.',
-  input: schema.object({
-    issueKey: schema.string().regex(KEY).describe("The issue the link reads from (e.g. the one that blocks)."),
-    targetIssueKey: schema.string().regex(KEY).describe("The other issue (e.g. the one that is blocked)."),
-    linkType: schema.string().min(1).max(255).default("Relates").describe("Link type name: Blocks, Duplicate, Relates, Cloners, …"),
-    comment: plainText("Optional plain-text comment added to issueKey.")
-  }),
+  input: schema,
   annotations: writes("Link issues", false),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -691,15 +641,10 @@ var linkIssues = defineTool({
 });
 
 // src/projects.ts
-var projectKey = schema.string().regex(/^[A-Za-z0-9][A-Za-z0-9_]{0,99}$/).describe("Project key (e.g. ABC) or numeric id.");
 var READS2 = { readOnlyHint: true, openWorldHint: true };
 var listProjects = defineTool({
   description: "List the Jira projects we have, i.e. that you can see (key, name, type), optionally filtered by a piece of the name or key. When `next` is not null, pass it as `cursor` for the next page.",
-  input: schema.object({
-    query: schema.string().max(200).optional().describe("Filter: text contained in the project name or key."),
-    maxResults: schema.int().min(1).max(100).default(50).describe("Projects per page."),
-    cursor
-  }),
+  input: schema,
   annotations: { title: "List projects", ...READS2 },
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -717,7 +662,7 @@ var listProjects = defineTool({
 });
 var getProject = defineTool({
   description: "Read the details of one Jira project, by key: name, description, lead, type and its issue types.",
-  input: schema.object({ projectKey }),
+  input: schema,
   annotations: { title: "Get project", ...READS2 },
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -740,7 +685,7 @@ var getProject = defineTool({
 });
 var listIssueTypes = defineTool({
   description: "List the issue types that can be created in a Jira project (e.g. Task, Bug, Story, Epic, Subtask), with ids and whether each is a sub-task type. Use before jira_create_issue.",
-  input: schema.object({ projectKey }),
+  input: schema,
   annotations: { title: "List issue types", ...READS2 },
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -765,10 +710,7 @@ var listIssueTypes = defineTool({
 });
 var searchUsers = defineTool({
   description: "Find Jira users by name or email and get their accountIds (needed to assign issues, add watchers or write JQL like `assignee = <accountId>`). Emails are shown only when the user's privacy settings allow it.",
-  input: schema.object({
-    query: schema.string().min(1).max(255).describe("Part of a display name, or an email address."),
-    maxResults: schema.int().min(1).max(50).default(10).describe("Users to return.")
-  }),
+  input: schema,
   annotations: { title: "Search users", ...READS2 },
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
@@ -778,7 +720,7 @@ var searchUsers = defineTool({
 });
 var getMyself = defineTool({
   description: "Who am I in Jira: the connected user's accountId, name, email and time zone, and which Jira site the connection acts on.",
-  input: schema.object({}),
+  input: schema,
   annotations: { title: "Get current user", ...READS2 },
   async handler(ctx) {
     const site = await resolveSite(ctx);
@@ -788,7 +730,7 @@ var getMyself = defineTool({
 });
 var listLinkTypes = defineTool({
   description: 'List the issue link types of the Jira site (name, outward wording such as "blocks", inward wording such as "is blocked by"), for jira_link_issues.',
-  input: schema.object({}),
+  input: schema,
   annotations: { title: "List link types", ...READS2 },
   async handler(ctx) {
     const site = await resolveSite(ctx);

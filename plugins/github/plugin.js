@@ -365,28 +365,6 @@ function paging(a) {
 }
 
 // src/args.ts
-var LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
-var SHA = /^[0-9a-fA-F]{40}$/;
-var REPO_NAME = /^[A-Za-z0-9._-]{1,100}$/;
-var repoArgs = {
-  owner: schema.string().regex(LOGIN).describe('Repository owner: the user or organisation login, e.g. "octocat".'),
-  repo: schema.string().regex(REPO_NAME).describe('Repository name without the owner, e.g. "hello-world".')
-};
-var issueNumber = schema.int().min(1).describe("Issue number as shown in the repository (e.g. 42 for #42). Pull request numbers work too.");
-var pullNumber = schema.int().min(1).describe("Pull request number (e.g. 17 for #17).");
-var runId = schema.int().min(1).describe("Workflow run id (the `id` from github_list_workflow_runs, or the number in a run URL .../actions/runs/<id>).");
-var perPage = (size) => schema.int().min(1).max(100).default(size).describe("Results per page (1-100).");
-var bareInt = schema.number().meta({ type: "integer" });
-var page = schema.union([bareInt, schema.string()]).meta({ minimum: 1, minLength: 1, maxLength: 500 }).default(1).describe("Page to fetch. Pass the `next` value of the previous result to continue (a page number, or a cursor where GitHub pages by cursor); `next` is null on the last page.");
-var since = schema.string().meta({ format: "date-time" }).optional().describe('Only items updated at or after this time (ISO 8601, e.g. "2025-01-31T00:00:00Z").');
-var direction = schema.enum(["asc", "desc"]).optional().describe("Sort direction. Default: desc.");
-var windowArgs = {
-  offset: schema.int().min(0).default(0).describe("Character offset to start from: pass `next_offset` of the previous result to read on."),
-  max_chars: schema.int().min(1e3).max(5e4).default(2e4).describe("Largest number of characters to return; longer text comes back in windows.")
-};
-var logins = schema.array(schema.string().min(1).max(39).regex(LOGIN)).max(15).meta({ uniqueItems: true });
-var labelNames = schema.array(schema.string().min(1).max(50)).max(50).meta({ uniqueItems: true });
-var teamSlugs = schema.array(schema.string().min(1).max(100)).max(15);
 var read = (title) => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
 var write = (title, hints) => ({
   title,
@@ -569,7 +547,7 @@ function slimReviewComment(c) {
 var getMe = defineTool({
   description: 'Returns the GitHub account the connection acts as: login, name, email (if public), company, public repo and follower counts. Use it to learn "my" login before filtering issues or pull requests by author, assignee or reviewer.',
   // `required: []` as the hand-written manifest had it
-  input: schema.object({}).meta({ required: [] }),
+  input: schema,
   annotations: read("Who am I on GitHub"),
   handler: async (ctx) => {
     const { data: u } = await gh(ctx, "GET", "/user", { what: "the authenticated user" });
@@ -578,13 +556,7 @@ var getMe = defineTool({
 });
 var searchRepositories = defineTool({
   description: 'Searches all repositories visible to the user with GitHub search syntax (e.g. "language:go stars:>1000 topic:cli", "org:acme payments", "user:octocat"). Returns slim rows (full_name, description, visibility, default branch, language, stars, forks, open issues, topics, html_url) and `next` for paging. Use github_list_my_repositories for the user\'s own repositories.',
-  input: schema.object({
-    query: schema.string().min(1).max(256).describe("GitHub repository search query: keywords plus qualifiers such as org:, user:, language:, topic:, stars:>N, archived:false, in:name."),
-    sort: schema.enum(["stars", "forks", "help-wanted-issues", "updated"]).optional().describe("Sort field. Default: best match."),
-    order: direction,
-    per_page: perPage(30),
-    page
-  }),
+  input: schema,
   annotations: read("Search repositories"),
   handler: async (ctx, a) => {
     const query2 = { q: a.query, sort: a.sort, order: a.order, ...paging(a) };
@@ -594,14 +566,7 @@ var searchRepositories = defineTool({
 });
 var listMyRepositories = defineTool({
   description: "Lists repositories the authenticated user can access: owned, collaborator and organisation-member repositories, newest activity first by default. Returns slim rows and `next` for paging.",
-  input: schema.object({
-    visibility: schema.enum(["all", "public", "private"]).default("all").describe("Which visibility to include."),
-    affiliation: schema.string().regex(/^(owner|collaborator|organization_member)(,(owner|collaborator|organization_member))*$/).default("owner,collaborator,organization_member").describe("Comma-separated relations to include: owner, collaborator, organization_member."),
-    sort: schema.enum(["created", "updated", "pushed", "full_name"]).default("pushed").describe("Sort field."),
-    direction,
-    per_page: perPage(30),
-    page
-  }).meta({ required: [] }),
+  input: schema,
   annotations: read("List my repositories"),
   handler: async (ctx, a) => {
     const query2 = { visibility: a.visibility, affiliation: a.affiliation, sort: a.sort, direction: a.direction, ...paging(a) };
@@ -611,7 +576,7 @@ var listMyRepositories = defineTool({
 });
 var getRepository = defineTool({
   description: "Returns one repository's details: description, visibility, default branch, language, stars, forks, open issue count, topics, license, homepage, archived flag and the user's permissions on it. Use it to find the default branch before creating branches or pull requests.",
-  input: schema.object(repoArgs),
+  input: schema,
   annotations: read("Get a repository"),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "GET", repoPath(a), { what: `repository ${a.owner}/${a.repo}` });
@@ -620,12 +585,7 @@ var getRepository = defineTool({
 });
 var listBranches = defineTool({
   description: "Lists the branches of a repository with the head commit SHA and whether each is protected. Returns `next` for paging.",
-  input: schema.object({
-    ...repoArgs,
-    protected: schema.boolean().optional().describe("true: only protected branches; false: only unprotected; omit for all."),
-    per_page: perPage(30),
-    page
-  }),
+  input: schema,
   annotations: read("List branches"),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/branches`, { query: { protected: a.protected, ...paging(a) }, what: "branches" });
@@ -634,12 +594,7 @@ var listBranches = defineTool({
 });
 var createBranch = defineTool({
   description: "Creates a new branch in a repository, starting from another branch (default: the repository's default branch) or from an exact commit SHA. Returns the new branch name and the commit it points to. Fails with 422 if the branch already exists.",
-  input: schema.object({
-    ...repoArgs,
-    branch: schema.string().min(1).max(200).regex(/^[^\s~^:?*\[\\/.][^\s~^:?*\[\\]*$/).describe('Name of the new branch, e.g. "fix/login-timeout" (without "refs/heads/").'),
-    from_branch: schema.string().min(1).max(255).optional().describe("Branch to start from. Default: the repository's default branch."),
-    from_sha: schema.string().regex(SHA).optional().describe("Exact commit SHA to start from (overrides from_branch).")
-  }),
+  input: schema,
   annotations: write("Create a branch", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$/.test(a.branch)) throw new Error(`Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", and no trailing "/", "." or ".lock")`);
@@ -656,16 +611,7 @@ var createBranch = defineTool({
 });
 var listCommits = defineTool({
   description: "Lists commits on a branch (or from any ref), newest first, optionally only those touching a path, by an author, or within a time range. Returns sha, first lines of the message, author, date, html_url, and `next`.",
-  input: schema.object({
-    ...repoArgs,
-    ref: schema.string().min(1).max(255).optional().describe("Branch, tag or SHA to list from. Default: the default branch."),
-    path: schema.string().max(1e3).optional().describe("Only commits that touch this file or folder."),
-    author: schema.string().max(200).optional().describe("GitHub login or email address of the author."),
-    since,
-    until: schema.string().meta({ format: "date-time" }).optional().describe("Only commits before this time (ISO 8601)."),
-    per_page: perPage(30),
-    page
-  }),
+  input: schema,
   annotations: read("List commits"),
   handler: async (ctx, a) => {
     const query2 = { sha: a.ref, path: a.path, author: a.author, since: a.since, until: a.until, ...paging(a) };
@@ -675,11 +621,7 @@ var listCommits = defineTool({
 });
 var getCommit = defineTool({
   description: "Returns one commit: full message, author, date, parent SHAs, addition/deletion stats and the changed files with their (truncated) patches (files_truncated says when more files changed than max_files). Use github_list_commits to find SHAs.",
-  input: schema.object({
-    ...repoArgs,
-    ref: schema.string().min(1).max(255).describe("Commit SHA, branch or tag."),
-    max_files: schema.int().min(1).max(100).default(30).describe("Largest number of changed files to include.")
-  }),
+  input: schema,
   annotations: read("Get a commit"),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/commits/${segments(a.ref, "ref")}`, { query: { per_page: a.max_files }, what: `commit ${a.ref}` });
@@ -691,11 +633,7 @@ var getCommit = defineTool({
 });
 var searchCode = defineTool({
   description: 'Searches file contents across GitHub with code search syntax (e.g. "useState repo:facebook/react", "org:acme path:src/ language:python connect_db", "filename:Dockerfile"). Returns repository, path, html_url and matching text fragments, plus `next`. Narrow with repo: or org: for useful results; GitHub limits code search to 10 requests a minute.',
-  input: schema.object({
-    query: schema.string().min(1).max(256).describe("Code search query: terms plus qualifiers such as repo:OWNER/NAME, org:, user:, path:, language:, extension:, filename:."),
-    per_page: perPage(20),
-    page
-  }),
+  input: schema,
   annotations: read("Search code"),
   handler: async (ctx, a) => {
     const accept = "application/vnd.github.text-match+json";
@@ -716,12 +654,7 @@ var DIR_ENTRIES_MAX = 1e3;
 var utf8Decode = (bytes) => new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
 var getFileContents = defineTool({
   description: "Reads a file from a repository at a branch, tag or commit and returns its text (decoded UTF-8, in windows of max_chars with `next_offset` to read on) plus its blob `sha` (needed to update it). For a folder it returns the entries (name, path, type, size). Binary files and files over 1 MB return no content but a download_url.",
-  input: schema.object({
-    ...repoArgs,
-    path: schema.string().max(1e3).default("").describe('Path inside the repository, e.g. "src/index.ts"; empty for the root folder.'),
-    ref: schema.string().min(1).max(255).optional().describe("Branch, tag or commit SHA. Default: the default branch."),
-    ...windowArgs
-  }),
+  input: schema,
   annotations: read("Read a file or folder"),
   handler: async (ctx, a) => {
     const path = a.path ? segments(a.path, "path") : "";
@@ -749,14 +682,7 @@ var getFileContents = defineTool({
 });
 var createOrUpdateFile = defineTool({
   description: "Writes one file to a branch as a new commit: creates it if it does not exist, otherwise replaces its whole content. Pass the full new text (UTF-8). If sha is omitted, the current blob sha is looked up first. Returns the commit SHA and the file URL. To change several files or open a pull request, create a branch first (github_create_branch) and write to it.",
-  input: schema.object({
-    ...repoArgs,
-    path: schema.string().min(1).max(1e3).describe('File path inside the repository, e.g. "docs/README.md".'),
-    content: schema.string().max(4e5).describe("The complete new file content as text (it replaces the old content)."),
-    message: schema.string().min(1).max(2e3).describe("Commit message."),
-    branch: schema.string().min(1).max(255).optional().describe("Branch to commit to. Default: the default branch."),
-    sha: schema.string().regex(SHA).optional().describe("Blob SHA of the file being replaced (from github_get_file_contents). Optional: looked up when omitted. GitHub answers 409 if it is stale.")
-  }),
+  input: schema,
   annotations: write("Create or update a file", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/contents/${segments(a.path, "path")}`;
@@ -779,20 +705,7 @@ var createOrUpdateFile = defineTool({
 // src/issues.ts
 var listIssues = defineTool({
   description: "Lists issues in one repository (pull requests are left out), filtered by state, labels, assignee, creator, mention or milestone. Returns number, title, state, author, labels, assignees, comment count, dates, html_url and a body snippet, plus `next`. For searches across repositories or by text, use github_search_issues.",
-  input: schema.object({
-    ...repoArgs,
-    state: schema.enum(["open", "closed", "all"]).default("open").describe("Issue state."),
-    labels: schema.string().max(500).optional().describe('Comma-separated label names that must all be present, e.g. "bug,ui".'),
-    assignee: schema.string().max(39).optional().describe('Login of the assignee, "none" for unassigned, "*" for any.'),
-    creator: schema.string().max(39).optional().describe("Login of the author."),
-    mentioned: schema.string().max(39).optional().describe("Login mentioned in the issue."),
-    milestone: schema.string().max(100).optional().describe('Milestone number, "none" or "*".'),
-    since,
-    sort: schema.enum(["created", "updated", "comments"]).default("created").describe("Sort field."),
-    direction,
-    per_page: perPage(30),
-    page
-  }),
+  input: schema,
   annotations: read("List issues"),
   handler: async (ctx, a) => {
     const { state, labels, assignee, creator, mentioned, milestone, since: since2, sort, direction: direction2 } = a;
@@ -804,7 +717,7 @@ var listIssues = defineTool({
 });
 var getIssue = defineTool({
   description: "Returns one issue (or pull request, seen as an issue) with its full body (up to 8,000 characters), state and reason, labels, assignees, milestone and comment count. Read the discussion with github_list_issue_comments.",
-  input: schema.object({ ...repoArgs, issue_number: issueNumber }),
+  input: schema,
   annotations: read("Get an issue"),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "GET", `${repoPath(a)}/issues/${a.issue_number}`, { what: `issue #${a.issue_number}` });
@@ -813,14 +726,7 @@ var getIssue = defineTool({
 });
 var createIssue = defineTool({
   description: "Files a new issue (a bug report, feature request, task or ticket) in a GitHub repository, optionally with labels, assignees and a milestone. Returns the new issue number and html_url.",
-  input: schema.object({
-    ...repoArgs,
-    title: schema.string().min(1).max(256).describe("Issue title."),
-    body: schema.string().max(65536).optional().describe("Issue description in GitHub Markdown."),
-    labels: labelNames.optional().describe("Label names to apply (they must exist in the repository; see github_list_labels)."),
-    assignees: logins.optional().describe("Logins to assign."),
-    milestone: schema.int().min(1).optional().describe("Milestone number.")
-  }),
+  input: schema,
   annotations: write("Create an issue", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const body = { title: a.title, body: a.body, labels: a.labels, assignees: a.assignees, milestone: a.milestone };
@@ -830,18 +736,7 @@ var createIssue = defineTool({
 });
 var updateIssue = defineTool({
   description: 'Changes an issue: add a label or replace the labels, assign or unassign people, close it (state "closed" with state_reason "completed" or "not_planned"), reopen it, edit title or body, or set the milestone. Only the fields passed are changed. Works on pull requests too for labels and assignees. Returns the updated issue.',
-  input: schema.object({
-    ...repoArgs,
-    issue_number: issueNumber,
-    title: schema.string().min(1).max(256).optional().describe("New title."),
-    body: schema.string().max(65536).optional().describe("New body (replaces the old one)."),
-    state: schema.enum(["open", "closed"]).optional().describe('"closed" to close, "open" to reopen.'),
-    state_reason: schema.enum(["completed", "not_planned", "duplicate", "reopened"]).optional().describe("Why the state changed."),
-    labels: labelNames.optional().describe("Replaces ALL labels with this list ([] removes every label)."),
-    add_labels: labelNames.optional().describe("Labels to add, keeping the existing ones."),
-    assignees: logins.optional().describe("Replaces all assignees ([] unassigns everyone)."),
-    milestone: schema.union([bareInt, schema.null()]).meta({ minimum: 1 }).optional().describe("Milestone number, or null to clear it.")
-  }),
+  input: schema,
   annotations: write("Update, close or reopen an issue", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const issuePath = `${repoPath(a)}/issues/${a.issue_number}`;
@@ -862,11 +757,7 @@ var updateIssue = defineTool({
 });
 var addIssueComment = defineTool({
   description: "Posts a comment on an issue or on a pull request's conversation tab. Returns the comment id and html_url. For a reply attached to a line of code, use github_reply_to_review_comment.",
-  input: schema.object({
-    ...repoArgs,
-    issue_number: issueNumber,
-    body: schema.string().min(1).max(65536).describe("Comment text in GitHub Markdown.")
-  }),
+  input: schema,
   annotations: write("Comment on an issue or pull request", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "POST", `${repoPath(a)}/issues/${a.issue_number}/comments`, { body: { body: a.body }, what: `commenting on #${a.issue_number}` });
@@ -875,7 +766,7 @@ var addIssueComment = defineTool({
 });
 var listIssueComments = defineTool({
   description: "Reads the discussion thread of an issue or pull request (its conversation comments), oldest first: author, date, body (up to 2,000 characters each), html_url, and `next`.",
-  input: schema.object({ ...repoArgs, issue_number: issueNumber, since, per_page: perPage(30), page }),
+  input: schema,
   annotations: read("List issue comments"),
   handler: async (ctx, a) => {
     const query2 = { since: a.since, ...paging(a) };
@@ -885,14 +776,7 @@ var listIssueComments = defineTool({
 });
 var searchIssues = defineTool({
   description: 'Searches issues or pull requests across all of GitHub with search syntax: pull requests waiting for my review ("review-requested:@me"), my open pull requests or issues, assigned to me, mentioning a term. Examples: "repo:acme/api is:open label:bug", "author:@me is:open", "review-requested:@me", "involves:octocat memory leak", "org:acme is:merged closed:>2025-01-01". Returns number, repository, title, state, author, labels, body snippet and html_url, plus `next`.',
-  input: schema.object({
-    query: schema.string().min(1).max(256).describe('Search query with qualifiers such as repo:, org:, is:open/closed/merged, label:, author:, assignee:, mentions:, review-requested:, created:>DATE. "@me" means the connected user.'),
-    type: schema.enum(["issue", "pr"]).default("issue").describe("Search issues or pull requests (added as is:issue / is:pr unless the query already says)."),
-    sort: schema.enum(["comments", "reactions", "created", "updated", "interactions"]).optional().describe("Sort field. Default: best match."),
-    order: direction,
-    per_page: perPage(30),
-    page
-  }),
+  input: schema,
   annotations: read("Search issues and pull requests"),
   handler: async (ctx, a) => {
     let q = a.query;
@@ -904,7 +788,7 @@ var searchIssues = defineTool({
 });
 var listLabels = defineTool({
   description: "Lists the labels defined in a repository (name, colour, description), to pick valid labels before creating or updating issues.",
-  input: schema.object({ ...repoArgs, per_page: perPage(100), page }),
+  input: schema,
   annotations: read("List labels"),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/labels`, { query: paging(a), what: "labels" });
@@ -927,30 +811,16 @@ async function askReviewers(ctx, a, pull) {
 }
 var listPullRequestReviews = defineTool({
   description: "Lists the reviews submitted on a pull request: reviewer, state (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING), summary body, commit and date, plus `next`. Use it to check whether a PR is approved.",
-  input: schema.object({ ...repoArgs, pull_number: pullNumber, per_page: perPage(30), page }),
+  input: schema,
   annotations: read("List pull request reviews"),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/reviews`, { query: paging(a), what: `reviews of #${a.pull_number}` });
     return { reviews: data.map(slimReview), next };
   }
 });
-var lineComment = schema.strictObject({
-  path: schema.string().min(1).max(1e3).describe("File path as shown in the diff."),
-  line: schema.int().min(1).describe("Line number in the file (new version for side RIGHT). For a range, the last line."),
-  start_line: schema.int().min(1).optional().describe("First line of a multi-line comment."),
-  side: schema.enum(["LEFT", "RIGHT"]).default("RIGHT").describe("RIGHT: the new version (added or unchanged lines); LEFT: the old version (deleted lines)."),
-  body: schema.string().min(1).max(65536).describe("Comment text.")
-});
 var createPullRequestReview = defineTool({
   description: "Submits a review on a pull request: approve, request changes, or comment, with an overall body (required except to approve) and optional comments on specific lines of the diff. GitHub does not let authors approve their own pull request. Returns the review id and state.",
-  input: schema.object({
-    ...repoArgs,
-    pull_number: pullNumber,
-    event: schema.enum(["APPROVE", "REQUEST_CHANGES", "COMMENT"]).default("COMMENT").describe("Review verdict. REQUEST_CHANGES and COMMENT (the default) need body, even with line comments; only APPROVE may leave it out."),
-    body: schema.string().max(65536).optional().describe("Overall review text in Markdown. Required unless event is APPROVE (GitHub refuses a REQUEST_CHANGES or COMMENT review without it)."),
-    commit_id: schema.string().regex(SHA).optional().describe("Head SHA the review is about. Default: the latest commit."),
-    comments: schema.array(lineComment).max(50).optional().describe("Comments on lines of the diff.")
-  }),
+  input: schema,
   annotations: write("Review a pull request", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const event = a.event;
@@ -967,12 +837,7 @@ var createPullRequestReview = defineTool({
 });
 var requestReviewers = defineTool({
   description: "Asks users and/or teams to review a pull request. The pull request author is skipped (GitHub forbids self-review) and reported in reviewers_skipped rather than failing the call. Returns who is now requested.",
-  input: schema.object({
-    ...repoArgs,
-    pull_number: pullNumber,
-    reviewers: logins.optional().describe("Logins to request reviews from."),
-    team_reviewers: teamSlugs.optional().describe("Team slugs (organisation repositories only).")
-  }),
+  input: schema,
   annotations: write("Request reviewers", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const { data: pull } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
@@ -981,7 +846,7 @@ var requestReviewers = defineTool({
 });
 var listPullRequestComments = defineTool({
   description: "Lists what reviewers said on specific lines of code in a pull request (review comments on the diff, not the conversation tab): file path, line, side, reviewer, body, diff hunk, and in_reply_to_id for threads, plus `next`. Use it to see what reviewers asked to change; reply with github_reply_to_review_comment.",
-  input: schema.object({ ...repoArgs, pull_number: pullNumber, since, per_page: perPage(30), page }),
+  input: schema,
   annotations: read("List review comments on code"),
   handler: async (ctx, a) => {
     const query2 = { since: a.since, ...paging(a) };
@@ -991,12 +856,7 @@ var listPullRequestComments = defineTool({
 });
 var replyToReviewComment = defineTool({
   description: 'Replies in the thread of a review comment on a line of a pull request (e.g. "Fixed in abc123"). Take comment_id from github_list_pull_request_comments (the top comment of the thread). Returns the new comment.',
-  input: schema.object({
-    ...repoArgs,
-    pull_number: pullNumber,
-    comment_id: schema.int().min(1).describe("Id of the review comment to reply to."),
-    body: schema.string().min(1).max(65536).describe("Reply text in Markdown.")
-  }),
+  input: schema,
   annotations: write("Reply to a review comment", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/pulls/${a.pull_number}/comments/${a.comment_id}/replies`;
@@ -1008,16 +868,7 @@ var replyToReviewComment = defineTool({
 // src/pulls.ts
 var listPullRequests = defineTool({
   description: 'Lists pull requests in a repository filtered by state, head branch or base branch. Returns number, title, state, draft, author, head/base branches, labels, requested reviewers, dates, html_url and a body snippet, plus `next`. To find PRs by author or reviewer across repositories use github_search_issues with type "pr".',
-  input: schema.object({
-    ...repoArgs,
-    state: schema.enum(["open", "closed", "all"]).default("open").describe('Pull request state (merged ones are "closed").'),
-    head: schema.string().max(300).optional().describe('Source branch as "user:branch" or "org:branch", e.g. "octocat:fix-typo".'),
-    base: schema.string().min(1).max(255).optional().describe('Target branch, e.g. "main".'),
-    sort: schema.enum(["created", "updated", "popularity", "long-running"]).default("created").describe("Sort field."),
-    direction,
-    per_page: perPage(30),
-    page
-  }),
+  input: schema,
   annotations: read("List pull requests"),
   handler: async (ctx, a) => {
     const query2 = { state: a.state, head: a.head, base: a.base, sort: a.sort, direction: a.direction, ...paging(a) };
@@ -1027,7 +878,7 @@ var listPullRequests = defineTool({
 });
 var getPullRequest = defineTool({
   description: "Returns one pull request: title, full body, state, draft, merged, mergeable state, author, head and base branches and head SHA, labels, requested reviewers, commit/addition/deletion/changed-file counts. Use github_get_pull_request_diff or github_list_pull_request_files for the changes.",
-  input: schema.object({ ...repoArgs, pull_number: pullNumber }),
+  input: schema,
   annotations: read("Get a pull request"),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
@@ -1036,17 +887,7 @@ var getPullRequest = defineTool({
 });
 var createPullRequest = defineTool({
   description: "Opens a pull request from a head branch into a base branch (default: the repository's default branch), optionally as a draft and with reviewers. The author is never requested as a reviewer (GitHub forbids it): such names are reported in reviewers_skipped. Returns the new number and html_url.",
-  input: schema.object({
-    ...repoArgs,
-    title: schema.string().min(1).max(256).describe("Pull request title."),
-    head: schema.string().min(1).max(300).describe('Branch with the changes; "user:branch" for a branch in a fork.'),
-    base: schema.string().min(1).max(255).optional().describe("Branch to merge into. Default: the default branch."),
-    body: schema.string().max(65536).optional().describe("Description in GitHub Markdown."),
-    draft: schema.boolean().default(false).describe("Open as a draft."),
-    maintainer_can_modify: schema.boolean().optional().describe("Let maintainers push to the head branch (forks only)."),
-    reviewers: logins.optional().describe("Logins to request reviews from."),
-    team_reviewers: teamSlugs.optional().describe("Team slugs to request reviews from.")
-  }),
+  input: schema,
   annotations: write("Open a pull request", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const base = a.base || await defaultBranch(ctx, a);
@@ -1063,15 +904,7 @@ var createPullRequest = defineTool({
 });
 var updatePullRequest = defineTool({
   description: "Edits a pull request's title, body or base branch, or closes / reopens it (state). Only the fields passed are changed. To merge, use github_merge_pull_request; for labels and assignees use github_update_issue.",
-  input: schema.object({
-    ...repoArgs,
-    pull_number: pullNumber,
-    title: schema.string().min(1).max(256).optional().describe("New title."),
-    body: schema.string().max(65536).optional().describe("New description (replaces the old one)."),
-    state: schema.enum(["open", "closed"]).optional().describe('"closed" closes without merging; "open" reopens.'),
-    base: schema.string().min(1).max(255).optional().describe("New target branch."),
-    maintainer_can_modify: schema.boolean().optional().describe("Let maintainers push to the head branch.")
-  }),
+  input: schema,
   annotations: write("Update or close a pull request", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const patch = { title: a.title, body: a.body, state: a.state, base: a.base, maintainer_can_modify: a.maintainer_can_modify };
@@ -1082,14 +915,7 @@ var updatePullRequest = defineTool({
 });
 var mergePullRequest = defineTool({
   description: "Merges a pull request with a merge commit, squash or rebase. Pass sha (the head SHA you reviewed) to refuse the merge if new commits arrived. Fails with a clear message when the PR is not mergeable (conflicts, failing required checks, missing approvals). Returns the merge commit SHA.",
-  input: schema.object({
-    ...repoArgs,
-    pull_number: pullNumber,
-    merge_method: schema.enum(["merge", "squash", "rebase"]).default("merge").describe("How to merge."),
-    commit_title: schema.string().max(256).optional().describe("Title of the merge/squash commit."),
-    commit_message: schema.string().max(65536).optional().describe("Extra detail for the merge/squash commit message."),
-    sha: schema.string().regex(SHA).optional().describe("Expected head SHA; the merge fails (409) if the head moved.")
-  }),
+  input: schema,
   annotations: write("Merge a pull request", { destructive: true, idempotent: false }),
   handler: async (ctx, a) => {
     const body = { merge_method: a.merge_method, commit_title: a.commit_title, commit_message: a.commit_message, sha: a.sha };
@@ -1099,7 +925,7 @@ var mergePullRequest = defineTool({
 });
 var listPullRequestFiles = defineTool({
   description: "Lists the files a pull request changes: filename, status (added, modified, removed, renamed), additions, deletions and the patch (truncated to 1,200 characters per file), plus `next`. For the complete diff text use github_get_pull_request_diff.",
-  input: schema.object({ ...repoArgs, pull_number: pullNumber, per_page: perPage(30), page }),
+  input: schema,
   annotations: read("List changed files of a pull request"),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/files`, { query: paging(a), what: `files of #${a.pull_number}` });
@@ -1108,7 +934,7 @@ var listPullRequestFiles = defineTool({
 });
 var getPullRequestDiff = defineTool({
   description: "Returns the full unified diff of a pull request (the code changes) as text, in windows of max_chars; pass `next_offset` back as offset to read the rest. Use it to review the actual code changes.",
-  input: schema.object({ ...repoArgs, pull_number: pullNumber, ...windowArgs }),
+  input: schema,
   annotations: read("Get a pull request diff"),
   handler: async (ctx, a) => {
     const diff = await ghText(ctx, `${repoPath(a)}/pulls/${a.pull_number}`, `diff of #${a.pull_number}`, "application/vnd.github.diff");
@@ -1120,16 +946,7 @@ var getPullRequestDiff = defineTool({
 var MAX_JOB_PAGES = 5;
 var listCheckRuns = defineTool({
   description: `Shows the CI check results (GitHub Actions and other apps) for a commit, branch or tag, or for the head of a pull request: a summary count by outcome plus each check's name, status, conclusion, times and link. Use it to answer "is CI green on this PR?". Pass exactly one of ref or pull_number.`,
-  input: schema.object({
-    ...repoArgs,
-    ref: schema.string().min(1).max(255).optional().describe("Commit SHA, branch or tag."),
-    pull_number: schema.int().min(1).optional().describe("Pull request number: its head commit is checked."),
-    check_name: schema.string().max(200).optional().describe("Only checks with this name."),
-    status: schema.enum(["queued", "in_progress", "completed"]).optional().describe("Only checks in this status."),
-    filter: schema.enum(["latest", "all"]).default("latest").describe('"latest": most recent run of each check; "all": every attempt.'),
-    per_page: perPage(30),
-    page
-  }),
+  input: schema,
   annotations: read("CI checks of a commit or pull request"),
   handler: async (ctx, a) => {
     if (!a.ref === !a.pull_number) throw new Error("Pass exactly one of ref (a branch, tag or commit SHA) or pull_number.");
@@ -1159,27 +976,16 @@ var listCheckRuns = defineTool({
 });
 var listWorkflows = defineTool({
   description: "Lists the GitHub Actions workflows defined in a repository: id, name, file path, state (active/disabled), plus `next`. The id or file name is what github_trigger_workflow and github_list_workflow_runs take.",
-  input: schema.object({ ...repoArgs, per_page: perPage(30), page }),
+  input: schema,
   annotations: read("List Actions workflows"),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/actions/workflows`, { query: paging(a), what: "workflows" });
     return { total_count: data.total_count, workflows: (data.workflows || []).map((w) => ({ id: w.id, name: w.name, path: w.path, state: w.state, html_url: w.html_url })), next };
   }
 });
-var RUN_STATUSES = ["completed", "action_required", "cancelled", "failure", "neutral", "skipped", "stale", "success", "timed_out", "in_progress", "queued", "requested", "waiting", "pending"];
 var listWorkflowRuns = defineTool({
   description: "Lists GitHub Actions runs (CI builds) of a repository or of one workflow, newest first, filtered by branch, status (e.g. recent failures), event, actor or commit. Returns id, workflow name, title, status, conclusion, branch, head SHA, actor, dates and html_url, plus `next`.",
-  input: schema.object({
-    ...repoArgs,
-    workflow: schema.string().min(1).max(200).optional().describe('Workflow id or file name (e.g. "ci.yml") to limit to one workflow.'),
-    branch: schema.string().min(1).max(255).optional().describe("Only runs on this branch."),
-    status: schema.enum(RUN_STATUSES).optional().describe("Only runs with this status or conclusion."),
-    event: schema.string().max(100).optional().describe("Only runs triggered by this event, e.g. push, pull_request, workflow_dispatch, schedule."),
-    actor: schema.string().max(39).optional().describe("Only runs started by this login."),
-    head_sha: schema.string().regex(SHA).optional().describe("Only runs for this commit."),
-    per_page: perPage(20),
-    page
-  }),
+  input: schema,
   annotations: read("List workflow runs"),
   handler: async (ctx, a) => {
     const runs = a.workflow ? `${repoPath(a)}/actions/workflows/${segment(a.workflow, "workflow")}/runs` : `${repoPath(a)}/actions/runs`;
@@ -1190,7 +996,7 @@ var listWorkflowRuns = defineTool({
 });
 var getWorkflowRun = defineTool({
   description: "Returns one GitHub Actions run with its jobs (up to 500; jobs_truncated says when there are more): each job's status, conclusion, times, link and the names of failed steps. Use it to see why CI failed before re-running.",
-  input: schema.object({ ...repoArgs, run_id: runId }),
+  input: schema,
   annotations: read("Get a workflow run and its jobs"),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/actions/runs/${a.run_id}`;
@@ -1226,12 +1032,7 @@ var getWorkflowRun = defineTool({
 });
 var triggerWorkflow = defineTool({
   description: "Starts a GitHub Actions workflow that has a workflow_dispatch trigger, on a branch or tag, with optional inputs. Returns the new run id and URL when GitHub provides them; otherwise find the run with github_list_workflow_runs.",
-  input: schema.object({
-    ...repoArgs,
-    workflow: schema.string().min(1).max(200).describe('Workflow id or file name, e.g. "deploy.yml".'),
-    ref: schema.string().min(1).max(255).describe("Branch or tag to run the workflow on."),
-    inputs: schema.record(schema.string(), schema.union([schema.string(), schema.number(), schema.boolean()])).meta({ maxProperties: 25, propertyNames: void 0 }).optional().describe(`Inputs declared by the workflow's workflow_dispatch trigger, e.g. {"environment": "staging"}.`)
-  }),
+  input: schema,
   annotations: write("Run a workflow", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const body = { ref: a.ref, inputs: a.inputs, return_run_details: true };
@@ -1243,12 +1044,7 @@ var triggerWorkflow = defineTool({
 });
 var rerunWorkflow = defineTool({
   description: "Re-runs a GitHub Actions run: every job, or only the failed ones (failed_only). Returns once GitHub accepted the request; follow it with github_get_workflow_run.",
-  input: schema.object({
-    ...repoArgs,
-    run_id: runId,
-    failed_only: schema.boolean().default(false).describe("Re-run only the failed jobs (and what depends on them)."),
-    enable_debug_logging: schema.boolean().default(false).describe("Turn on runner debug logging.")
-  }),
+  input: schema,
   annotations: write("Re-run a workflow run", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/actions/runs/${a.run_id}/${a.failed_only ? "rerun-failed-jobs" : "rerun"}`;
@@ -1258,7 +1054,7 @@ var rerunWorkflow = defineTool({
 });
 var cancelWorkflowRun = defineTool({
   description: "Cancels a queued or in-progress GitHub Actions run. Returns once GitHub accepted the request.",
-  input: schema.object({ ...repoArgs, run_id: runId }),
+  input: schema,
   annotations: write("Cancel a workflow run", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     await gh(ctx, "POST", `${repoPath(a)}/actions/runs/${a.run_id}/cancel`, { what: `cancelling run ${a.run_id}` });
@@ -1269,7 +1065,7 @@ var cancelWorkflowRun = defineTool({
 // src/releases.ts
 var listReleases = defineTool({
   description: "Lists a repository's releases, newest first: tag, name, draft/prerelease flags, author, dates, notes snippet and downloadable assets, plus `next`.",
-  input: schema.object({ ...repoArgs, per_page: perPage(10), page }),
+  input: schema,
   annotations: read("List releases"),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/releases`, { query: paging(a), what: "releases" });
@@ -1278,17 +1074,7 @@ var listReleases = defineTool({
 });
 var createRelease = defineTool({
   description: "Publishes a release for a tag (the tag is created from target_commitish when it does not exist), optionally as a draft or prerelease, with written or auto-generated release notes. Returns the release id, html_url and notes.",
-  input: schema.object({
-    ...repoArgs,
-    tag_name: schema.string().min(1).max(200).describe('Tag to release, e.g. "v1.4.0".'),
-    target_commitish: schema.string().min(1).max(255).optional().describe("Branch or commit SHA to tag when the tag does not exist yet. Default: the default branch."),
-    name: schema.string().max(256).optional().describe("Release title. Default: the tag name."),
-    body: schema.string().max(125e3).optional().describe("Release notes in Markdown."),
-    draft: schema.boolean().default(false).describe("Create as an unpublished draft."),
-    prerelease: schema.boolean().default(false).describe("Mark as a prerelease."),
-    generate_release_notes: schema.boolean().default(false).describe("Let GitHub write notes from merged pull requests (appended to body)."),
-    make_latest: schema.enum(["true", "false", "legacy"]).optional().describe('Whether this becomes the "latest" release.')
-  }),
+  input: schema,
   annotations: write("Create a release", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
     const { tag_name, target_commitish, name, body: notes, draft, prerelease, generate_release_notes, make_latest } = a;
@@ -1305,15 +1091,7 @@ function notificationsPath(a, what) {
 }
 var listNotifications = defineTool({
   description: "Lists the user's GitHub notifications (inbox): unread by default, optionally only where the user participates or only one repository. Each has a thread_id, reason (review_requested, mention, assign, ci_activity, …), type, title, repository and issue/PR number, plus `next`.",
-  input: schema.object({
-    owner: schema.string().regex(LOGIN).optional().describe("With repo: only notifications of this repository."),
-    repo: schema.string().regex(REPO_NAME).optional().describe("With owner: only notifications of this repository."),
-    all: schema.boolean().default(false).describe("Include notifications already read."),
-    participating: schema.boolean().default(false).describe("Only threads the user participates in or is mentioned in."),
-    since,
-    per_page: schema.int().min(1).max(50).default(30).describe("Results per page (1-50: GitHub's maximum for notifications)."),
-    page
-  }).meta({ required: [] }),
+  input: schema,
   annotations: read("List my notifications"),
   handler: async (ctx, a) => {
     const path = notificationsPath(a, "limit notifications to one repository");
@@ -1329,12 +1107,7 @@ var listNotifications = defineTool({
 });
 var markNotificationsRead = defineTool({
   description: "Marks one notification thread as read (thread_id), or every notification (optionally only those of one repository, up to last_read_at). Returns what was marked.",
-  input: schema.object({
-    thread_id: schema.string().regex(/^[0-9]{1,20}$/).optional().describe("Notification thread id from github_list_notifications."),
-    owner: schema.string().regex(LOGIN).optional().describe("With repo: mark only this repository's notifications."),
-    repo: schema.string().regex(REPO_NAME).optional().describe("With owner: mark only this repository's notifications."),
-    last_read_at: schema.string().meta({ format: "date-time" }).optional().describe("Mark notifications updated up to this time (ISO 8601). Default: now.")
-  }).meta({ required: [] }),
+  input: schema,
   annotations: write("Mark notifications as read", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     if (a.thread_id) {

@@ -278,18 +278,6 @@ function nodes(conn, max = 100) {
 var nextOf = (conn) => conn && conn.pageInfo && conn.pageInfo.hasNextPage && typeof conn.pageInfo.endCursor === "string" ? conn.pageInfo.endCursor : null;
 
 // src/fields.ts
-var team = schema.string().regex(/^[A-Za-z0-9_]{1,20}$/).describe("Team key, the prefix of its issue identifiers (ENG in ENG-123); linear_list_teams lists them.");
-var issueRef = schema.string().regex(/^([A-Za-z0-9_]{1,20}-[0-9]{1,9}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/);
-var issue = issueRef.describe("The issue's identifier, like ENG-123 (or its UUID).");
-var limit = (byDefault) => schema.int().min(1).max(100).default(byDefault).describe("Items per page.");
-var cursor = schema.string().min(1).max(500).optional().describe("The `next` value of the previous page (same filters).");
-var assignee = (words) => schema.string().min(1).max(254).regex(/^\S+$/).optional().describe(words);
-var priority = schema.int().min(0).max(4).optional().describe("0 no priority, 1 urgent, 2 high, 3 medium, 4 low.");
-var stateName = schema.string().min(1).max(100);
-var labelName = schema.string().min(1).max(100);
-var labelNames = (words) => schema.array(labelName).max(20).meta({ uniqueItems: true }).optional().describe(words);
-var title = schema.string().min(1).max(500);
-var markdown = schema.string().max(1e5);
 var reads = (name) => ({ title: name, readOnlyHint: true, openWorldHint: true });
 
 // src/resolve.ts
@@ -442,7 +430,7 @@ function writeResult(payload, verb) {
 var addComment = defineTool({
   description: "Add a comment (markdown) to a Linear issue, as the connected user. Returns the comment's id, time and link.",
   annotations: { title: "Add comment", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  input: schema.object({ issue, body: markdown.min(1).describe("Comment text in markdown.") }),
+  input: schema,
   handler: async (ctx, args) => {
     const found = UUID.test(args.issue) ? { id: args.issue, identifier: null } : await resolveIssue(ctx, args.issue, `find issue ${args.issue}`);
     const data = await gql(
@@ -460,7 +448,7 @@ var addComment = defineTool({
 var listComments = defineTool({
   description: "Read the comments of a Linear issue (ENG-123), newest first: author, time, markdown body and link. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List comments"),
-  input: schema.object({ issue, limit: limit(25), cursor }),
+  input: schema,
   handler: async (ctx, args) => {
     const first = args.limit;
     const data = await gql(
@@ -477,18 +465,7 @@ var listComments = defineTool({
 });
 
 // src/issues.ts
-var listInput = schema.object({
-  query: schema.string().min(1).max(500).optional().describe("Text to search for in issues (full-text search)."),
-  team: team.optional(),
-  assignee: assignee('"me", "none" (unassigned), an email, a user id (UUID), or a display name.'),
-  state: stateName.optional().describe("Workflow state name, e.g. Todo, In Progress, Done (ignoring case)."),
-  stateType: schema.enum(["triage", "backlog", "unstarted", "started", "completed", "canceled"]).optional().describe("Workflow state type."),
-  open: schema.boolean().default(false).describe("true: only issues not completed or canceled (ignored with stateType)."),
-  label: labelName.optional().describe("Only issues with this label name."),
-  project: schema.string().min(1).max(200).optional().describe("Only issues of the project with this exact name (ignoring case)."),
-  limit: limit(25),
-  cursor
-});
+var listInput = schema;
 function issueFilter(args) {
   const f = {};
   if (args.team) f.team = { key: { eqIgnoreCase: args.team } };
@@ -538,7 +515,7 @@ async function tooLargeIssue(ctx, ref, err) {
 var getIssue = defineTool({
   description: "Read one Linear issue by identifier (ENG-123): title, description (markdown), state, assignee, creator, priority, team, labels, project, cycle, parent, due date, estimate, number of comments, dates and link. Use linear_list_comments for the comments themselves.",
   annotations: reads("Get issue"),
-  input: schema.object({ issue }),
+  input: schema,
   handler: async (ctx, args) => {
     let data;
     try {
@@ -555,16 +532,7 @@ var getIssue = defineTool({
 var createIssue = defineTool({
   description: `Create a Linear issue in a team (by key): title, markdown description, assignee ("me", an email, a user id or a display name), priority 0-4, labels and workflow state by name, and a parent issue for a sub-issue. Without a state Linear puts it in the team's default state (Backlog or Triage). Returns the new issue's identifier and link.`,
   annotations: { title: "Create issue", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  input: schema.object({
-    team,
-    title: title.describe("Issue title."),
-    description: markdown.optional().describe("Description in markdown."),
-    assignee: assignee('"me", an email, a user id (UUID), or a display name.'),
-    priority,
-    labels: labelNames("Label names (existing team or workspace labels)."),
-    state: stateName.optional().describe("Workflow state name of the team, e.g. Todo."),
-    parent: issueRef.optional().describe("Parent issue identifier, to create a sub-issue.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const team2 = await resolveTeam(ctx, args.team);
     const input = { teamId: team2.id, title: args.title };
@@ -583,16 +551,7 @@ var CHANGES = ["title", "description", "state", "assignee", "priority", "addLabe
 var updateIssue = defineTool({
   description: 'Change a Linear issue (ENG-123): move it to another workflow state by name ("Done", "In Progress"), reassign it ("me", an email, a user id, or "none" to unassign), set its priority, title or markdown description (replaces the whole description), add or remove labels by name. Only the fields given change. Use linear_add_comment to comment.',
   annotations: { title: "Update issue", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  input: schema.object({
-    issue,
-    state: stateName.optional().describe("Workflow state name of the issue's team."),
-    assignee: assignee('"me", "none" (unassign), an email, a user id (UUID), or a display name.'),
-    priority,
-    title: title.optional(),
-    description: markdown.optional().describe("New description in markdown (replaces it)."),
-    addLabels: labelNames("Label names to add."),
-    removeLabels: labelNames("Label names to remove.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     if (!CHANGES.some((k) => args[k] !== void 0 && !(Array.isArray(args[k]) && !args[k].length))) {
       throw new Error(`Nothing to change: give at least one of ${CHANGES.join(", ")}.`);
@@ -624,7 +583,7 @@ var updateIssue = defineTool({
 var whoami = defineTool({
   description: `Who am I in Linear: the connected user's id, name, display name, email, whether they are an admin, and their workspace (organization id, name and URL key). Use the id or "me" wherever a Linear tool takes an assignee.`,
   annotations: reads("Who am I in Linear"),
-  input: schema.object({}),
+  input: schema,
   handler: async (ctx) => {
     const data = await gql(ctx, "read your Linear user", "query { viewer { id name displayName email admin url organization { id name urlKey } } }", {});
     const v = data.viewer;
@@ -644,7 +603,7 @@ var whoami = defineTool({
 var listTeams = defineTool({
   description: "List the Linear teams you can see: id, key (the ENG in ENG-123, which other Linear tools take as `team`), name and description. When `next` is not null, pass it as `cursor` for the next page.",
   annotations: reads("List teams"),
-  input: schema.object({ limit: limit(50), cursor }),
+  input: schema,
   handler: async (ctx, args) => {
     const first = args.limit;
     const query2 = `query($first: Int!, $after: String) { teams(first: $first, after: $after) { nodes { id key name description } ${PAGE} } }`;
@@ -658,7 +617,7 @@ var listTeams = defineTool({
 var listWorkflowStates = defineTool({
   description: "List the workflow states (statuses) of a Linear team in board order: name, type (triage, backlog, unstarted, started, completed, canceled) and id. Use it to learn which state names linear_update_issue and linear_create_issue accept.",
   annotations: reads("List workflow states"),
-  input: schema.object({ team }),
+  input: schema,
   handler: async (ctx, args) => {
     const data = await gql(
       ctx,
@@ -674,12 +633,7 @@ var listWorkflowStates = defineTool({
 var listProjects = defineTool({
   description: "List Linear projects, most recently updated first, optionally of one team (key) or whose name contains a text: name, status, lead, start and target dates, progress (0 to 1) and link. When `next` is not null, pass it as `cursor`.",
   annotations: reads("List projects"),
-  input: schema.object({
-    team: team.optional(),
-    name: schema.string().min(1).max(200).optional().describe("Part of the project name."),
-    limit: limit(25),
-    cursor
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const filter = {};
     if (args.team) filter.accessibleTeams = { some: { key: { eqIgnoreCase: args.team } } };

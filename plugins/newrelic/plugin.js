@@ -256,20 +256,13 @@ var literal = (value) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'
 var iso = (ms) => typeof ms === "number" && Number.isFinite(ms) ? new Date(ms).toISOString() : ms ?? null;
 
 // src/fields.ts
-var guid = schema.string().regex(new RegExp("^[A-Za-z0-9+/=_-]{8,200}$"));
-var accountId = schema.int().min(1);
-var defaultedAccount = accountId.optional().describe("Account; defaults to the connection's default account.");
-var onlyAccount = (what) => accountId.optional().describe(`Only ${what} of this account.`);
-var nameContains = (what) => schema.string().min(1).max(200).optional().describe(`Only ${what} whose name contains this.`);
-var cursor = schema.string().max(4e3).optional().describe("The `next` value of the previous page.");
-var sinceHours = schema.int().min(1).max(720).default(24).describe("How far back to look, in hours.");
 var reads = (title) => ({ title, readOnlyHint: true, openWorldHint: true });
 
 // src/alerts.ts
 var listAlertPolicies = defineTool({
   description: "List the alert policies of a New Relic account (id, name, incident preference), optionally only those whose name contains some text. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List alert policies"),
-  input: schema.object({ accountId: defaultedAccount, nameContains: nameContains("policies"), cursor }),
+  input: schema,
   handler: async (ctx, args) => {
     const accountId2 = accountOf(ctx, args);
     const query2 = `query($accountId: Int!, $cursor: String, $criteria: AlertsPoliciesSearchCriteriaInput) { actor { account(id: $accountId) { alerts { policiesSearch(cursor: $cursor, searchCriteria: $criteria) { nextCursor totalCount policies { id name incidentPreference } } } } } }`;
@@ -287,11 +280,7 @@ var listAlertPolicies = defineTool({
 var createAlertPolicy = defineTool({
   description: "Create a New Relic alert policy (the container for alert conditions) and get its id. incidentPreference decides how incidents are grouped into issues: PER_POLICY (one issue per policy, the default), PER_CONDITION, or PER_CONDITION_AND_TARGET.",
   annotations: { title: "Create alert policy", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  input: schema.object({
-    accountId: defaultedAccount,
-    name: schema.string().min(1).max(128).describe("Policy name."),
-    incidentPreference: schema.enum(["PER_POLICY", "PER_CONDITION", "PER_CONDITION_AND_TARGET"]).default("PER_POLICY").describe("How incidents are grouped.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const accountId2 = accountOf(ctx, args);
     const query2 = `mutation($accountId: Int!, $policy: AlertsPolicyInput!) { alertsPolicyCreate(accountId: $accountId, policy: $policy) { id name incidentPreference accountId } }`;
@@ -305,13 +294,7 @@ var createAlertPolicy = defineTool({
 var listAlertConditions = defineTool({
   description: "List NRQL alert conditions of a New Relic account — name, enabled, policy, the NRQL they watch and their thresholds — optionally for one policy or matching a name or query text. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List alert conditions"),
-  input: schema.object({
-    accountId: defaultedAccount,
-    policyId: schema.string().regex(/^[0-9]{1,20}$/).optional().describe("Only conditions of this policy."),
-    nameContains: nameContains("conditions"),
-    queryContains: schema.string().min(1).max(200).optional().describe("Only conditions whose NRQL contains this."),
-    cursor
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const accountId2 = accountOf(ctx, args);
     const query2 = `query($accountId: Int!, $cursor: String, $criteria: AlertsNrqlConditionsSearchCriteriaInput) { actor { account(id: $accountId) { alerts { nrqlConditionsSearch(cursor: $cursor, searchCriteria: $criteria) { nextCursor totalCount nrqlConditions { id name enabled policyId type description runbookUrl nrql { query } terms { priority operator threshold thresholdDuration thresholdOccurrences } } } } } } }`;
@@ -350,14 +333,7 @@ var list = (a) => Array.isArray(a) ? a : a ? [a] : [];
 var listIssues = defineTool({
   description: "List New Relic alert issues and incidents (what is firing or open right now, or fired earlier): by default the open ones (CREATED or ACTIVATED) of the last 24 hours, with title, priority, state, entities, condition, policy and times. Filter by state, priority or entity. Use the issueId with newrelic_acknowledge_issue or newrelic_resolve_issue. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List alert issues"),
-  input: schema.object({
-    accountId: defaultedAccount,
-    states: schema.array(schema.enum(["CREATED", "ACTIVATED", "DEACTIVATED", "CLOSED"])).min(1).max(4).default(["CREATED", "ACTIVATED"]).describe("Issue states to include."),
-    priorities: schema.array(schema.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW"])).max(4).optional().describe("Only these priorities."),
-    entityGuids: schema.array(guid).max(25).optional().describe("Only issues about these entities."),
-    sinceHours,
-    cursor
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const accountId2 = accountOf(ctx, args);
     const filter = { states: args.states && args.states.length ? args.states : ["CREATED", "ACTIVATED"] };
@@ -391,10 +367,7 @@ var listIssues = defineTool({
     };
   }
 });
-var issueInput = schema.object({
-  accountId: schema.int().min(1).optional().describe("Account of the issue; defaults to the connection's default account."),
-  issueId: schema.string().regex(/^[A-Za-z0-9-]{1,100}$/).describe("Issue id (from newrelic_list_issues).")
-});
+var issueInput = schema;
 async function issueAction(ctx, args, mutation, verb) {
   const accountId2 = accountOf(ctx, args);
   const query2 = `mutation($accountId: Int!, $issueId: ID!) { ${mutation}(accountId: $accountId, issueId: $issueId) { error result { accountId action issueId } } }`;
@@ -421,18 +394,7 @@ var DEPLOYMENT_OPTIONAL = ["description", "changelog", "commit", "user", "deepLi
 var createDeploymentMarker = defineTool({
   description: "Record a deployment (release) of a service in New Relic change tracking, so charts show a marker and changes can be correlated with errors or latency. Needs the entity guid of the service and the version deployed.",
   annotations: { title: "Record deployment", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  input: schema.object({
-    entityGuid: guid.describe("Guid of the deployed entity (e.g. an APM service)."),
-    version: schema.string().min(1).max(200).describe("Version deployed, e.g. v1.4.2 or a commit SHA."),
-    description: schema.string().max(2e3).optional().describe("What changed."),
-    changelog: schema.string().max(4e3).optional().describe("Changelog text or link."),
-    commit: schema.string().max(200).optional().describe("Commit SHA."),
-    user: schema.string().max(200).optional().describe("Who deployed."),
-    deepLink: schema.string().max(2e3).optional().describe("Link to the release or pipeline run."),
-    deploymentType: schema.enum(["BASIC", "BLUE_GREEN", "CANARY", "OTHER", "ROLLING", "SHADOW"]).default("BASIC").describe("Deployment strategy."),
-    groupId: schema.string().max(200).optional().describe("Groups deployments of several services that belong together."),
-    timestamp: schema.int().min(0).optional().describe("When it happened, epoch milliseconds; defaults to now.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const deployment = { entityGuid: args.entityGuid, version: args.version, deploymentType: args.deploymentType || "BASIC" };
     for (const k of DEPLOYMENT_OPTIONAL) {
@@ -457,12 +419,7 @@ var createDeploymentMarker = defineTool({
 var listErrorGroups = defineTool({
   description: "List the error groups of an entity in New Relic's errors inbox (grouped exceptions with message, occurrences, first/last seen, state and assignee), unresolved ones of the last 24 hours by default. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List error groups"),
-  input: schema.object({
-    entityGuid: guid.describe("Guid of the service or app."),
-    states: schema.array(schema.enum(["UNRESOLVED", "RESOLVED", "IGNORED"])).min(1).max(3).default(["UNRESOLVED"]).describe("Error group states to include."),
-    sinceHours,
-    cursor
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const end = Date.now();
     const vars = {
@@ -495,10 +452,7 @@ var listErrorGroups = defineTool({
 var updateErrorGroupState = defineTool({
   description: "Mark an errors-inbox error group as RESOLVED, IGNORED or UNRESOLVED (reopen).",
   annotations: { title: "Resolve or ignore error group", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  input: schema.object({
-    errorGroupId: schema.string().min(1).max(300).describe("Error group id (from newrelic_list_error_groups)."),
-    state: schema.enum(["RESOLVED", "IGNORED", "UNRESOLVED"]).describe("New state.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const query2 = `mutation($id: ID!, $state: ErrorsInboxErrorGroupState!) { errorsInboxUpdateErrorGroupState(id: $id, state: $state) { state errors { description type } } }`;
     const data = await nerdgraph(ctx, `mark error group ${args.errorGroupId} ${args.state}`, query2, { id: args.errorGroupId, state: args.state });
@@ -583,17 +537,7 @@ function shapeSynth(e) {
 var searchEntities = defineTool({
   description: "Find New Relic entities — APM services, browser and mobile apps, hosts, synthetic monitors, dashboards, workloads, … — by name, domain, type, tag, alert severity or a raw entity-search query. Returns guid, name, type, account, alert severity and whether it reports. Pass a result's guid to newrelic_get_entity. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("Search entities"),
-  input: schema.object({
-    name: schema.string().min(1).max(200).optional().describe("Part of the entity name."),
-    domain: schema.string().regex(/^[A-Za-z0-9_]{1,40}$/).optional().describe("Entity domain: APM, BROWSER, MOBILE, INFRA, SYNTH, EXT, NR1, …"),
-    type: schema.string().regex(/^[A-Za-z0-9_]{1,60}$/).optional().describe("Entity type: APPLICATION, HOST, MONITOR, DASHBOARD, WORKLOAD, SERVICE, …"),
-    tags: schema.array(schema.strictObject({ key: schema.string().regex(new RegExp("^[A-Za-z0-9_.:/-]{1,100}$")), value: schema.string().min(1).max(200) })).max(10).optional().describe("Tags that must match."),
-    alertSeverity: schema.enum(["CRITICAL", "WARNING", "NOT_ALERTING", "NOT_CONFIGURED"]).optional().describe("Only entities in this alert state."),
-    accountId: onlyAccount("entities"),
-    query: schema.string().max(2e3).optional().describe("Raw entity-search query, e.g. `domain = 'APM' AND reporting = 'true'`; combined with the other filters by AND."),
-    includeTags: schema.boolean().default(false).describe("Also return each entity's tags."),
-    cursor
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const clauses = [];
     if (args.query) clauses.push(`(${args.query})`);
@@ -615,7 +559,7 @@ var searchEntities = defineTool({
 var getEntityTool = defineTool({
   description: "Read one New Relic entity by guid: name, type, account, alert severity, reporting, tags, recent alert violations, and the current summary of APM services and synthetic monitors.",
   annotations: reads("Get entity"),
-  input: schema.object({ guid: guid.describe("Entity guid (from newrelic_search_entities).") }),
+  input: schema,
   handler: async (ctx, args) => {
     const selection = `tags { key values } recentAlertViolations(count: 5) { label level alertSeverity openedAt closedAt violationUrl } ... on ApmApplicationEntity { language ${APM_SUMMARY} } ... on SyntheticMonitorEntity { ${SYNTH_SUMMARY} }`;
     const e = await getEntity(ctx, `read entity ${args.guid}`, args.guid, withEntityFields(selection));
@@ -640,11 +584,7 @@ var apmApplication = (e) => ({ ...slimEntity(e), language: e.language ?? null, s
 var getApmSummary = defineTool({
   description: "How an APM service is doing right now: average response time (ms), throughput (requests per minute), error rate (%), Apdex, hosts and instances. Find the service by guid, or by part of its name (returns every APM application whose name matches, up to 25).",
   annotations: reads("APM service summary"),
-  input: schema.object({
-    guid: guid.optional().describe("APM application guid."),
-    name: schema.string().min(1).max(200).optional().describe("Part of the application name (when the guid is unknown)."),
-    accountId: accountId.optional().describe("Only applications of this account (with name).")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     if (args.guid) {
       const e = await getEntity(ctx, `read APM application ${args.guid}`, args.guid, withEntityFields(`... on ApmApplicationEntity { language ${APM_SUMMARY} }`));
@@ -684,7 +624,7 @@ function metricValue(rows) {
 var getGoldenMetrics = defineTool({
   description: "The golden signals of any entity (e.g. throughput, latency, error rate for a service; CPU, memory for a host) over the last N minutes: each metric's title, unit, current value and the NRQL behind it.",
   annotations: reads("Golden metrics"),
-  input: schema.object({ guid: guid.describe("Entity guid."), sinceMinutes: schema.int().min(1).max(10080).default(60).describe("Time window, in minutes before now.") }),
+  input: schema,
   handler: async (ctx, args) => {
     const minutes = args.sinceMinutes;
     const selection = "guid name accountId entityType goldenMetrics { metrics { name title unit query } }";
@@ -715,15 +655,7 @@ var getGoldenMetrics = defineTool({
 var runNrql = defineTool({
   description: "Run an NRQL query against a New Relic account and get the result rows, e.g. `SELECT count(*) FROM Transaction FACET appName SINCE 1 hour ago`, `SELECT percentile(duration, 95) FROM Transaction WHERE appName = 'checkout' SINCE 30 minutes ago TIMESERIES`, `SELECT * FROM Log WHERE level = 'error' SINCE 15 minutes ago LIMIT 50`. Returns up to maxRows rows plus facets, event types and the time window.",
   annotations: reads("Run NRQL query"),
-  input: schema.object({
-    query: schema.string().min(1).max(4e3).describe("The NRQL query."),
-    accountId: accountId.optional().describe("Account to query; defaults to the connection's default account."),
-    // At most 12 and 10 by default (NerdGraph's own default is 5): under the gateway's default wait
-    // for one request (http.requestTimeoutMs, 15 s), so that a slow query ends with New Relic's own
-    // timeout error rather than the gateway's.
-    timeoutSeconds: schema.int().min(5).max(12).default(10).describe("Seconds New Relic may run the query (at most 12: by default the gateway waits 15 s for one request). For a slow query, narrow its time window (SINCE …) instead."),
-    maxRows: schema.int().min(1).max(2e3).default(200).describe("Rows returned at most (the rest are counted, not returned).")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const accountId2 = accountOf(ctx, args);
     const query2 = `query($accountId: Int!, $nrql: Nrql!, $timeout: Seconds) { actor { account(id: $accountId) { nrql(query: $nrql, timeout: $timeout) { results metadata { eventTypes facets messages timeWindow { begin end } } } } } }`;
@@ -748,7 +680,7 @@ var runNrql = defineTool({
 var listAccounts = defineTool({
   description: "List the New Relic accounts (id and name) this API key can reach, and the connection's default account. Use it to find the accountId other tools need.",
   annotations: reads("List accounts"),
-  input: schema.object({}),
+  input: schema,
   handler: async (ctx) => {
     const data = await nerdgraph(ctx, "list accounts", "query { actor { accounts { id name } } }", {});
     const accounts = (data.actor && data.actor.accounts || []).map((a) => ({ id: a.id, name: a.name }));
@@ -761,7 +693,7 @@ var listAccounts = defineTool({
 var listDashboards = defineTool({
   description: "List New Relic dashboards (guid, name, account, owner, last update, link), optionally whose name contains some text. Pass a guid to newrelic_get_dashboard for its pages and widget queries. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List dashboards"),
-  input: schema.object({ nameContains: nameContains("dashboards"), accountId: onlyAccount("dashboards"), cursor }),
+  input: schema,
   handler: async (ctx, args) => {
     const fragment = "... on DashboardEntityOutline { dashboardParentGuid updatedAt owner { email } }";
     const clauses = scoped(["type = 'DASHBOARD'"], args);
@@ -780,7 +712,7 @@ function shapeWidget(w) {
 var getDashboard = defineTool({
   description: "Read a New Relic dashboard: its pages and, for each widget, its title, chart type and NRQL queries (run them with newrelic_run_nrql to see the data).",
   annotations: reads("Get dashboard"),
-  input: schema.object({ guid: guid.describe("Dashboard guid.") }),
+  input: schema,
   handler: async (ctx, args) => {
     const selection = "guid name accountId entityType permalink ... on DashboardEntity { description permissions createdAt updatedAt owner { email } pages { guid name widgets { id title visualization { id } rawConfiguration } } }";
     const e = await getEntity(ctx, `read dashboard ${args.guid}`, args.guid, selection);
@@ -801,12 +733,7 @@ var getDashboard = defineTool({
 var listSyntheticMonitors = defineTool({
   description: "List New Relic synthetic monitors (uptime pings, browser and API checks) with their type, URL, period, status and success rate; optionally only failing ones or those whose name contains some text. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List synthetic monitors"),
-  input: schema.object({
-    nameContains: nameContains("monitors"),
-    accountId: onlyAccount("monitors"),
-    failingOnly: schema.boolean().default(false).describe("Only monitors currently alerting CRITICAL."),
-    cursor
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const clauses = scoped(["domain = 'SYNTH'", "type = 'MONITOR'"], args);
     if (args.failingOnly) clauses.push("alertSeverity = 'CRITICAL'");
@@ -817,7 +744,7 @@ var listSyntheticMonitors = defineTool({
 var listWorkloads = defineTool({
   description: "List New Relic workloads (groups of entities that make up a product or team scope) with their health status (OPERATIONAL, DEGRADED, DISRUPTED, UNKNOWN), optionally whose name contains some text. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List workloads"),
-  input: schema.object({ nameContains: nameContains("workloads"), accountId: onlyAccount("workloads"), cursor }),
+  input: schema,
   handler: async (ctx, args) => {
     const clauses = scoped(["type = 'WORKLOAD'"], args);
     const fragment = "... on WorkloadEntityOutline { workloadStatus { statusValue description } }";

@@ -249,19 +249,6 @@ var results = (list2) => Array.isArray(list2.results) ? list2.results : [];
 var statusOf = (err) => err && typeof err === "object" ? err.status : void 0;
 
 // src/fields.ts
-var ref = schema.string().min(32).max(2e3);
-var cursor = schema.string().min(1).max(500).optional().describe("The `next` value of the previous page.");
-var limit = (byDefault, what) => schema.int().min(1).max(100).default(byDefault).describe(`${what} per page.`);
-var jsonSchema = (schema2) => schema.unknown().meta(schema2);
-var jsonObject = (maxProperties) => jsonSchema({ type: "object", maxProperties });
-var simpleValue = {
-  description: 'A simple value: text, a number, true/false, null to clear, a list of names or ids, or {"start", "end"} for a date.',
-  type: ["string", "number", "boolean", "null", "array", "object"],
-  maxLength: 2e4,
-  maxItems: 100
-};
-var propertyValues = (words) => jsonSchema({ type: "object", maxProperties: 50, additionalProperties: simpleValue }).optional().describe(words);
-var title = (words) => schema.string().min(1).max(2e3).optional().describe(words);
 var reads = (name) => ({ title: name, readOnlyHint: true, openWorldHint: true });
 
 // src/ids.ts
@@ -345,11 +332,7 @@ function slimComment(c) {
 var addComment = defineTool({
   description: "Add a comment to a Notion page (a new discussion at the top of the page), or reply in an existing discussion thread with `discussionId` (from notion_list_comments). Returns the comment's id and discussion id. Needs the integration's insert-comments capability.",
   annotations: { title: "Comment on a Notion page", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  input: schema.object({
-    page: ref.optional().describe("Link or id of the page to comment on."),
-    discussionId: ref.optional().describe("Reply in this discussion thread instead."),
-    text: schema.string().min(1).max(2e4).describe("The comment text.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     if ([args.page, args.discussionId].filter(Boolean).length !== 1) throw new Error("Give exactly one of page (a new comment on the page) or discussionId (a reply in that thread).");
     const body = { rich_text: richText(args.text) };
@@ -369,7 +352,7 @@ var addComment = defineTool({
 var listComments = defineTool({
   description: "List the open (unresolved) comments on a Notion page or block, oldest first: id, discussion id, author user id, time and text. When `next` is not null, pass it as `cursor` for the next page. Needs the integration's read-comments capability. Use notion_add_comment to reply.",
   annotations: reads("List comments on a Notion page"),
-  input: schema.object({ page: ref.describe("Link or id of the page or block."), limit: limit(50, "Comments"), cursor }),
+  input: schema,
   handler: async (ctx, args) => {
     const id = parseId(args.page, "page");
     const query2 = { block_id: id, page_size: args.limit, start_cursor: args.cursor };
@@ -557,13 +540,7 @@ function checkSorts(sorts) {
 var queryDatabase = defineTool({
   description: 'List the rows of a Notion database, optionally filtered and sorted; each row with its id, link and properties in readable form. `filter` and `sorts` are Notion\'s own JSON (e.g. {"property": "Status", "status": {"equals": "Done"}}, {"and": [...]}; sorts [{"property": "Due", "direction": "ascending"}]). When `next` is not null, pass it as `cursor` for the next page. Use notion_search to find the database, notion_get_page for one row\'s content.',
   annotations: reads("Query a Notion database"),
-  input: schema.object({
-    database: ref.describe("Link or id of the database."),
-    filter: jsonObject(4).optional().describe("A Notion database filter object."),
-    sorts: schema.array(jsonObject(2)).max(10).optional().describe("Notion sort objects, applied in order."),
-    limit: limit(25, "Rows"),
-    cursor
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const id = parseId(args.database, "database");
     const body = { page_size: args.limit };
@@ -1015,12 +992,7 @@ async function appendAll(ctx, id, parts, already, total) {
 var search = defineTool({
   description: "Search the Notion pages and databases shared with the connection by title (most recently edited first); leave `query` empty to list them. Returns id, object (page or database), title, link, parent and last edit time. When `next` is not null, pass it as `cursor` for the next page. Use notion_get_page to read a page, notion_query_database to list a database's rows.",
   annotations: reads("Search Notion pages and databases"),
-  input: schema.object({
-    query: schema.string().max(500).optional().describe("Words in the title; empty lists everything shared."),
-    type: schema.enum(["page", "database"]).optional().describe("Only pages or only databases."),
-    limit: limit(20, "Results"),
-    cursor
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const body = { page_size: args.limit };
     if (args.query) body["query"] = args.query;
@@ -1051,10 +1023,7 @@ async function getBlock(ctx, id, content, pageError) {
 var getPage = defineTool({
   description: 'Read one Notion page: its title, link, parent, properties in readable form (text, select and status names, dates, people, checkboxes, numbers, relation ids …) and its content as markdown-ish text (headings, lists, to-dos, code, quotes, callouts, toggles; child pages and databases named with their ids; nested blocks read a few levels deep; cut at 50,000 characters, with `notes` saying what was left out). Also reads a database row (a row is a page), and a block with nested content (a toggle, column or callout): give the block id from a "(nested content not read: block …)" line. Set content=false for the properties only.',
   annotations: reads("Read a Notion page"),
-  input: schema.object({
-    page: ref.describe("The page's Notion link or id (32 hex digits, with or without dashes); a block id reads that block's nested content."),
-    content: schema.boolean().default(true).describe("Also read the page's content.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const id = parseId(args.page, "page");
     let page;
@@ -1071,13 +1040,7 @@ var schemaOf = (x) => x["properties"] && typeof x["properties"] === "object" ? x
 var createPage = defineTool({
   description: "Create a Notion page: a sub-page under a page (`parentPage`, with a title), or a new row in a database (`database`, with `title` and/or `properties` given as simple values: text, numbers, option names, dates as \"2025-03-01\", true/false, lists of names or ids; converted by the database's property types). `content` is markdown-ish text turned into blocks (# headings, - bullets, 1. numbers, - [ ] to-dos, > quotes, ``` code, ---). Returns the new page's id and link. Use notion_append_content to add to an existing page.",
   annotations: { title: "Create a Notion page", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  input: schema.object({
-    parentPage: ref.optional().describe("Link or id of the page to create the sub-page under."),
-    database: ref.optional().describe("Link or id of the database to add the row to."),
-    title: title("The page title."),
-    properties: propertyValues('Database rows only: property name → simple value, e.g. {"Status": "In progress", "Tags": ["a", "b"], "Due": "2025-03-01"}.'),
-    content: schema.string().max(2e5).optional().describe("The page body as markdown-ish text.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     if ([args.parentPage, args.database].filter(Boolean).length !== 1) throw new Error("Give exactly one of parentPage (create a sub-page) or database (add a row to a database).");
     const blocks = args.content ? contentBlocks(args.content) : [];
@@ -1115,7 +1078,7 @@ var createPage = defineTool({
 var appendContent = defineTool({
   description: "Add text to the end of a Notion page (or inside a block such as a toggle): markdown-ish text turned into blocks (# headings, - bullets, 1. numbers, - [ ] to-dos, > quotes, ``` code, ---; other lines become paragraphs). Returns how many blocks were added. Existing content is left as it is. Use notion_create_page for a new page.",
   annotations: { title: "Append to a Notion page", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  input: schema.object({ page: ref.describe("Link or id of the page (or block) to append to."), content: schema.string().min(1).max(2e5).describe("The text to add.") }),
+  input: schema,
   handler: async (ctx, args) => {
     const id = parseId(args.page, "page");
     const blocks = contentBlocks(args.content);
@@ -1126,12 +1089,7 @@ var appendContent = defineTool({
 var updatePage = defineTool({
   description: "Change a Notion page's title or properties (simple values converted by the page's property types: text, numbers, option names for select/status, lists for multi-select, people and relations, dates, true/false; null clears), or archive it (archived=true moves it to the trash; false restores it). Returns the page with its properties after the change. Does not change content: use notion_append_content.",
   annotations: { title: "Update or archive a Notion page", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  input: schema.object({
-    page: ref.describe("Link or id of the page or database row."),
-    title: title("The new title."),
-    properties: propertyValues('Property name → new simple value, e.g. {"Status": "Done", "Due": {"start": "2025-03-01", "end": "2025-03-05"}}.'),
-    archived: schema.boolean().optional().describe("true moves the page to the trash, false restores it.")
-  }),
+  input: schema,
   handler: async (ctx, args) => {
     const id = parseId(args.page, "page");
     const hasProps = args.properties && Object.keys(args.properties).length > 0;
