@@ -4,9 +4,10 @@
  * `workbench plugin build` runs in the real gateway and sandbox against a loopback stand-in for its
  * API. Covered: the JSON client (base URL, default headers, query strings, path segments, JSON
  * bodies, lenient and strict parsing), the one error mapping (status, the provider's own message,
- * Retry-After in seconds and as a date, a plugin's own wording, the gateway's refusals in words),
- * pages read within the call's request budget (Link headers, limits, maxPages), and bytes (an
- * upload over the cap refused before it is sent, a download lifted as an image, base64url).
+ * Retry-After in seconds and as a date, a plugin's own wording, Google's error body read for it,
+ * the gateway's refusals in words), pages read within the call's request budget (Link headers,
+ * limits, maxPages), and bytes (an upload over the cap refused before it is sent, a download
+ * lifted as an image, base64url).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +19,7 @@ import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { removeTempDirs, tempDir } from '../plugin-sdk/temp-plugin.js';
 
 const PLUGIN = `import {
-  checkUpload, collectPages, createApi, definePlugin, defineTool, fromBase64, imageResult, linkNext, nextOffset,
+  checkUpload, collectPages, createApi, definePlugin, defineTool, fromBase64, googleErrorInfo, imageResult, linkNext, nextOffset,
   path, query, queryOf, segment, segments, toBase64Url, utf8, z,
 } from 'workbench/plugin-sdk';
 
@@ -27,7 +28,11 @@ const api = createApi({
   provider: 'Example',
   integration: 'sdk-check',
   headers: { 'x-api-version': '7' },
-  failure: (f) => (f.status === 418 ? new Error(\`Example is a teapot while trying to \${f.action} (hint: \${String(f.options.hint)})\`) : undefined),
+  failure: (f) => {
+    if (f.status === 418) return new Error(\`Example is a teapot while trying to \${f.action} (hint: \${String(f.options.hint)})\`);
+    if (f.status === 412) return new Error(JSON.stringify(googleErrorInfo(f.data)));
+    return undefined;
+  },
 });
 
 export default definePlugin({
@@ -158,6 +163,9 @@ describe('the one error mapping', () => {
     ['429 without Retry-After', { status: 429, json: {} }, /wait a minute and retry\.$/],
     ['503 with a text body', { status: 503, body: 'upstream down' }, /^Example had a server error \(503\) while trying to read item 7: retry later\. Example said: upstream down\.$/],
     ['418 in the plugin\'s own words, with its hint', { status: 418, json: {} }, /^Example is a teapot while trying to read item 7 \(hint: brew\)$/],
+    ['412 read as Google\'s error body: its status and reasons', { status: 412, json: { error: { code: 412, message: 'm', status: 'FAILED_PRECONDITION', errors: [{ reason: 'conditionNotMet' }, null], details: [{ '@type': 'x', reason: 'STALE' }, { reason: 7 }] } } },
+      /^\{"status":"FAILED_PRECONDITION","reasons":\["conditionNotMet","STALE"\]\}$/],
+    ['412 with a body that is not Google\'s: no status, no reasons', { status: 412, json: { error: 'invalid' } }, /^\{"status":"","reasons":\[\]\}$/],
   ];
   for (const [name, reply, expected] of cases) {
     test(name, async () => {
