@@ -113,6 +113,8 @@ export function answer(req: RecordedRequest): UpstreamReply | Promise<UpstreamRe
       return { status: 401, json: { error: `invalid token ${String(req.headers['authorization'] ?? '')}` } };
     case '/redirect':
       return { status: Number(req.query.get('status') ?? '302'), headers: { location: req.query.get('to') ?? '/json' } };
+    case '/loop':
+      return { status: 302, headers: { location: '/loop' } };
     case '/landing':
       return { json: { landed: true, url: req.url } };
     case '/big':
@@ -124,7 +126,7 @@ export function answer(req: RecordedRequest): UpstreamReply | Promise<UpstreamRe
     case '/dense':
       return { body: '[' + '{},'.repeat(1_000_000) + '{}]', headers: { 'content-type': 'application/json' } };
     case '/deep':
-      return { body: '['.repeat(20_000) + ']'.repeat(20_000), headers: { 'content-type': 'application/json' } };
+      return { body: '['.repeat(550_000) + ']'.repeat(550_000), headers: { 'content-type': 'application/json' } };
     case '/slow':
       return new Promise((resolve) => setTimeout(() => resolve({ json: { slow: true } }), Number(req.query.get('ms') ?? '500')));
     case '/hang':

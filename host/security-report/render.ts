@@ -21,12 +21,12 @@ function header(r: Report): string[] {
   ];
 }
 
+const row = (label: string, ran: number, contained: number): string => `  ${pad(label, 38)}${padLeft(ran, 6)}${padLeft(contained, 11)}${padLeft(ran - contained || '-', 15)}`;
+
 function table(r: Report): string[] {
-  const lines = [`  ${pad('class', 20)}${padLeft('cases', 6)}${padLeft('contained', 11)}${padLeft('not', 6)}`];
-  for (const k of r.classes) lines.push(`  ${pad(`${k.title} (${k.id})`, 20)}${padLeft(k.ran, 6)}${padLeft(k.contained, 11)}${padLeft(k.ran - k.contained || '-', 6)}`);
-  const ran = r.cases.length;
-  const contained = r.cases.filter((c) => c.contained).length;
-  lines.push(`  ${pad('all', 20)}${padLeft(ran, 6)}${padLeft(contained, 11)}${padLeft(ran - contained || '-', 6)}`);
+  const lines = [`  ${pad('class', 38)}${padLeft('cases', 6)}${padLeft('contained', 11)}${padLeft('not contained', 15)}`];
+  for (const k of r.classes) lines.push(row(`${k.title} (${k.id})`, k.ran, k.contained));
+  lines.push(row('all', r.cases.length, r.cases.filter((c) => c.contained).length));
   return lines;
 }
 

@@ -34,7 +34,13 @@ export interface CaseVerdict {
 
 const CRASHES = ['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_UNAVAILABLE', 'GW_ERR_ENGINE_INTERNAL', 'REPORT_NO_ITEM'];
 
-const clip = (s: string, n = 200): string => (s.length > n ? s.slice(0, n) + '…' : s);
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** Control characters written as escapes, so that one line of the report stays one line. */
+// eslint-disable-next-line no-control-regex -- these are the characters to escape
+const printable = (s: string): string => s.replace(/[\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const clip = (s: string, n = 200): string => printable(s.length > n ? s.slice(0, n) + '…' : s);
+/** A find of findSecrets, with JSON's nested escaping of quotes undone so that it reads. */
+const readable = (hit: string): string => clip(hit.replace(/\\+"/g, '"'), 160);
 
 /** What an execute_tools item says, in one line. */
 export function describeItem(item: Json): string {
@@ -104,7 +110,8 @@ async function play(env: ReportEnv, c: AttackCase): Promise<{ answer: CallAnswer
     const r = await c.scenario({ ...env, plugin, run: (caller, args = {}, via = 'mcp') => callTool(env, caller, plugin.name, toolOf(c), args, via) });
     return { answer: { item: r.item ?? { result: null }, blocks: [], rpcMessages: 0 }, happened: r.happened, problems: r.problems, escapes: findEscapes(r.item?.result) };
   }
-  const args = JSON.parse(JSON.stringify(c.args ?? {}).replaceAll('{canaryPort}', new URL(env.targets.canary.origin).port)) as Record<string, unknown>;
+  const port = new URL(env.targets.canary.origin).port;
+  const args = JSON.parse(JSON.stringify(c.args ?? {}).replaceAll('{canaryPort}', port).replaceAll('%7BcanaryPort%7D', port)) as Record<string, unknown>;
   let answer: CallAnswer | undefined;
   const escapes: string[] = [];
   for (let run = 0; run < (c.runs ?? 1); run++) {
@@ -130,10 +137,12 @@ function commonProblems(env: ReportEnv, before: Mark, obs: Observation, escapes:
   if (CRASHES.includes(String(obs.item?.code))) problems.push(`the call ended with ${String(obs.item.code)}`);
   const crashes = env.gw.gateway.sandbox.stats().crashes - before.crashes;
   if (crashes > 0) problems.push(`the sandbox process crashed ${crashes} time(s) and was replaced`);
-  const leaks = findSecrets([...obs.answers, ...obs.logs], env.secrets);
-  if (leaks.length > 0) problems.push(`a secret showed through: ${leaks.slice(0, 3).join(' | ')}`);
-  if (escapes.length > 0) problems.push(`the attack reports an escape: ${escapes.slice(0, 3).join('; ')}`);
-  if (obs.canary.length > 0) problems.push(`the internal canary received ${obs.canary.length} request(s): ${obs.canary.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+  const seen = findSecrets([JSON.stringify(obs.item) ?? '', ...obs.answers], env.secrets);
+  if (seen.length > 0) problems.push(`the credential (or another secret) reached the plugin and the caller: ${readable(seen[0] as string)}`);
+  const logged = findSecrets(obs.logs, env.secrets);
+  if (logged.length > 0) problems.push(`a log line holds a secret: ${readable(logged[0] as string)}`);
+  if (escapes.length > 0) problems.push(`the attack reports an escape: ${clip(escapes.slice(0, 3).join('; '))}`);
+  if (obs.canary.length > 0) problems.push(`the internal canary received ${obs.canary.length} request(s): ${clip(obs.canary.map((r) => `${r.method} ${r.url}`).join(', '))}`);
   const hostProto = ['polluted', 'isAdmin', '__tenantLeak'].filter((k) => k in {});
   if (hostProto.length > 0) problems.push(`the host's Object.prototype was polluted: ${hostProto.join(', ')}`);
   return problems;

@@ -23,7 +23,7 @@ import type { Caller, ReportEnv } from './scenario-env.js';
 import { findSecrets } from './secret-forms.js';
 
 /** Limits the report sets on its attack plugins, so that a case that must time out does so in seconds. */
-export const ATTACK_LIMITS = { cpuMsPerCall: 500, wallMsPerCall: 3000 };
+export const ATTACK_LIMITS = { cpuMsPerCall: 500, wallMsPerCall: 2000 };
 /** The tenant whose policy forbids the cross-user plugin. */
 export const OUTSIDER_TENANT = 'outsiders';
 

@@ -8,6 +8,9 @@
  * "blocked-egress" a refusal by the bridge or an empty list of leaks, "timeout" and "oom" the
  * sandbox's codes. `api.example.com` leads to the hostile upstream, `rebind.example.com` resolves
  * to the metadata address, `evil.example.net` is declared by no plugin.
+ *
+ * Over 400 lines on purpose: it is data (57 cases and their handlers, kept as the corpus wrote
+ * them), read top to bottom like the corpus itself.
  */
 import { REFUSED_EGRESS, type AttackCase } from '../catalogue.js';
 
