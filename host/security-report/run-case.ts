@@ -49,6 +49,12 @@ export function describeItem(item: Json): string {
   return clip(`answer ${JSON.stringify(item)}`);
 }
 
+/** The code an error item ended with: a bridge or sandbox code named in the message of an uncaught throw, else its own. */
+function codeOf(item: Json): string {
+  const named = item.code === 'GW_ERR_SANDBOX_HANDLER_THREW' ? /GW_ERR_[A-Z_]+/.exec(String(item.error ?? ''))?.[0] : undefined;
+  return named ?? String(item.code);
+}
+
 /** Whether an error item carries one of the codes: as its code, or named in its message. */
 export function errorNames(item: Json, codes: readonly string[]): boolean {
   return codes.some((c) => item.code === c || String(item.error ?? '').includes(c));
@@ -73,7 +79,7 @@ function judgeExpected(expected: Expected, obs: Observation): string[] {
   const problems: string[] = [];
   if (expected.outcome === 'result' && isError) problems.push('expected the handler\'s result, got an error');
   if (expected.outcome === 'error' && !isError) problems.push(`expected a refusal${expected.codes ? ` (${expected.codes.join(' or ')})` : ''}, got a result`);
-  if (expected.outcome === 'error' && isError && expected.codes && !errorNames(item, expected.codes)) problems.push(`expected ${expected.codes.join(' or ')}, got ${String(item.code)}`);
+  if (expected.outcome === 'error' && isError && expected.codes && !errorNames(item, expected.codes)) problems.push(`expected ${expected.codes.join(' or ')}, got ${codeOf(item)}`);
   if (expected.upstreamAtMost !== undefined && obs.upstream.length > expected.upstreamAtMost)
     problems.push(`the upstream received ${obs.upstream.length} requests (at most ${expected.upstreamAtMost} may pass)`);
   return problems;

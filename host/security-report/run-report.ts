@@ -99,10 +99,31 @@ async function setUp(options: ReportOptions, plugins: AttackPlugin[], targets: A
     const keyFile = path.join(gw.dataDir, 'encryption.key');
     const dataKey = fs.existsSync(keyFile) ? [fs.readFileSync(keyFile, 'utf8').trim()] : [];
     const secrets = [alice, bob, olive].flatMap((c) => [c.token, c.basicUser, c.apiKey]).concat(dataKey);
-    return { env: { gw, targets, plugins, alice, bob, olive, secrets }, policy: { file: path.relative(PACKAGE_ROOT, policyFile) || policyFile, overlay } };
+    const shown = policyFile.startsWith(PACKAGE_ROOT + path.sep) ? path.relative(PACKAGE_ROOT, policyFile) : policyFile;
+    return { env: { gw, targets, plugins, alice, bob, olive, secrets }, policy: { file: shown, overlay } };
   } catch (err) {
     await gw.close();
     throw err;
+  }
+}
+
+/** The longest a case may take: each ends in seconds, so one that has not by then is stuck. */
+export const CASE_DEADLINE_MS = 30_000;
+
+/** Runs a case; one that throws or does not finish in time is recorded as not contained, and the others still run. */
+async function runGuarded(env: ReportEnv, c: AttackCase): Promise<CaseVerdict> {
+  const t0 = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`it did not finish within ${CASE_DEADLINE_MS / 1000} s`)), CASE_DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([runCase(env, c), deadline]);
+  } catch (err) {
+    const why = `the case could not be run to its end: ${(err as Error).message}`;
+    return { id: c.id, class: c.class, origin: c.origin, tries: c.tries, contained: false, happened: why, problems: [why], ms: Math.round(performance.now() - t0) };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -145,7 +166,7 @@ export async function runReport(options: ReportOptions): Promise<Report> {
     const { env, policy } = await setUp(options, plugins, targets, pluginsDir);
     try {
       const verdicts: CaseVerdict[] = [];
-      for (const c of options.cases) verdicts.push(await runCase(env, c));
+      for (const c of options.cases) verdicts.push(await runGuarded(env, c));
       await auditProblems(env, options.cases, verdicts);
       return { version: VERSION, node: process.version, isolatedVm: isolatedVmVersion(), policy, classes: summarise(verdicts), cases: verdicts, ms: Math.round(performance.now() - t0) };
     } finally {
