@@ -55,9 +55,9 @@ function codeOf(item: Json): string {
   return named ?? String(item.code);
 }
 
-/** Whether an error item carries one of the codes: as its code, or named in its message. */
+/** Whether an error item ended with one of the codes: as its own code, or as the code ctx.http threw. */
 export function errorNames(item: Json, codes: readonly string[]): boolean {
-  return codes.some((c) => item.code === c || String(item.error ?? '').includes(c));
+  return codes.includes(String(item.code)) || codes.includes(codeOf(item));
 }
 
 /** An attack's own report of an escape: `escaped: true`, a non-empty `leaks`, a string "LEAK…". */
@@ -77,7 +77,7 @@ function judgeExpected(expected: Expected, obs: Observation): string[] {
   const item = obs.item;
   const isError = item && typeof item === 'object' && 'error' in item;
   const problems: string[] = [];
-  if (expected.outcome === 'result' && isError) problems.push('expected the handler\'s result, got an error');
+  if (expected.outcome === 'result' && isError) problems.push(`expected the handler's result, got ${codeOf(item)}`);
   if (expected.outcome === 'error' && !isError) problems.push(`expected a refusal${expected.codes ? ` (${expected.codes.join(' or ')})` : ''}, got a result`);
   if (expected.outcome === 'error' && isError && expected.codes && !errorNames(item, expected.codes)) problems.push(`expected ${expected.codes.join(' or ')}, got ${codeOf(item)}`);
   if (expected.upstreamAtMost !== undefined && obs.upstream.length > expected.upstreamAtMost)

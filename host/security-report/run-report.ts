@@ -11,7 +11,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { GatewayError } from '../errors.js';
 import { DEFAULT_POLICY_FILE, PACKAGE_ROOT } from '../paths.js';
+import { loadPolicyFile } from '../policy/load.js';
 import { VERSION } from '../version.js';
 import { ATTACK_UPSTREAMS, groupIntoPlugins, writeAttackPlugins, type AttackPlugin } from './attack-plugins.js';
 import { attackResolver } from './attack-dns.js';
@@ -57,15 +59,10 @@ function tokenLike(prefix: string): string {
   return prefix + Array.from({ length: 26 }, () => chars[randomInt(chars.length)]).join('');
 }
 
-function readPolicyInput(file: string): Record<string, unknown> {
-  const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${file}: a policy file holds one JSON object`);
-  return raw as Record<string, unknown>;
-}
-
 /** The policy file with the report's upstreams, attack-plugin limits and outsider tenant laid over it. */
 function attackPolicy(file: string, plugins: readonly AttackPlugin[], upstreamOrigin: string): { input: Record<string, unknown>; overlay: string[] } {
-  const input = readPolicyInput(file);
+  // read and validated as `serve` would (GW_ERR_POLICY_INVALID naming the file and the field)
+  const input = { ...loadPolicyFile(file) } as Record<string, unknown>;
   const upstreams = Object.fromEntries(ATTACK_UPSTREAMS.map((o) => [o, upstreamOrigin]));
   const limits = Object.fromEntries(plugins.map((p) => [p.name, { limits: { ...((input['plugins'] as Record<string, { limits?: object }>)?.[p.name]?.limits ?? {}), ...ATTACK_LIMITS } }]));
   input['upstreams'] = { ...((input['upstreams'] as object) ?? {}), ...upstreams };
@@ -92,7 +89,7 @@ async function setUp(options: ReportOptions, plugins: AttackPlugin[], targets: A
   writeAttackPlugins(pluginsDir, plugins);
   const gw = await startInProcessGateway({ policy: input, pluginDirs: [pluginsDir], resolver: attackResolver });
   try {
-    if (gw.gateway.pluginErrors.length > 0) throw new Error(`attack plugins refused: ${gw.gateway.pluginErrors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
+    if (gw.gateway.pluginErrors.length > 0) throw new GatewayError('GW_ERR_PLUGIN_INVALID', `attack plugins refused: ${gw.gateway.pluginErrors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
     const alice = await addCaller(gw, plugins, 'alice', 'acme');
     const bob = await addCaller(gw, plugins, 'bob', 'globex');
     const olive = await addCaller(gw, plugins, 'olive', OUTSIDER_TENANT);

@@ -10,12 +10,14 @@
  */
 import type { AttackCase, Observation } from '../catalogue.js';
 
-/** Everything plugin code can read of an answer from /echo/:form. */
+/** Everything plugin code can read of an answer from /echo/:form: its text, its bytes, and its JSON decoded (escapes undone). */
 const READ_ALL = `async (ctx, args) => {
   let res;
   try { res = await ctx.http('https://api.attack.test/echo/' + args.form); } catch (e) { return { refused: String(e && e.message) }; }
   const bytes = await res.bytes();
-  return { status: res.status, statusText: res.statusText, url: res.url, headers: res.headers.toJSON(), body: res.body.slice(0, 2000), bytes: bytes.toBase64().slice(0, 4000) };
+  let json = null;
+  try { json = await res.json(); } catch (e) { /* not JSON */ }
+  return { status: res.status, statusText: res.statusText, url: res.url, headers: res.headers.toJSON(), body: res.body.slice(0, 2000), json, bytes: bytes.toBase64().slice(0, 4000) };
 }`;
 
 const REDACTION_BRANCH = 'sec-redaction';
