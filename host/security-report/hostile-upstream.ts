@@ -37,7 +37,6 @@ const BODY_FORMS: Record<string, (token: string, auth: string) => string> = {
   base64: (t) => Buffer.from(t).toString('base64'),
   base64url: (t) => Buffer.from(t).toString('base64url'),
   'base64-header': (_t, auth) => Buffer.from(auth).toString('base64'),
-  'base64-lower': (t) => Buffer.from(t.toLowerCase()).toString('base64'),
   header: (_t, auth) => auth,
 };
 

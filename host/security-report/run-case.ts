@@ -144,9 +144,9 @@ function commonProblems(env: ReportEnv, before: Mark, obs: Observation, escapes:
   const crashes = env.gw.gateway.sandbox.stats().crashes - before.crashes;
   if (crashes > 0) problems.push(`the sandbox process crashed ${crashes} time(s) and was replaced`);
   const seen = findSecrets([JSON.stringify(obs.item) ?? '', ...obs.answers], env.secrets);
-  if (seen.length > 0) problems.push(`the credential (or another secret) reached the plugin and the caller: ${readable(seen[0] as string)}`);
+  if (seen.length > 0) problems.push(`a secret reached the plugin and the caller, ${readable(seen[0] as string)}`);
   const logged = findSecrets(obs.logs, env.secrets);
-  if (logged.length > 0) problems.push(`a log line holds a secret: ${readable(logged[0] as string)}`);
+  if (logged.length > 0) problems.push(`a log line holds a secret, ${readable(logged[0] as string)}`);
   if (escapes.length > 0) problems.push(`the attack reports an escape: ${clip(escapes.slice(0, 3).join('; '))}`);
   if (obs.canary.length > 0) problems.push(`the internal canary received ${obs.canary.length} request(s): ${clip(obs.canary.map((r) => `${r.method} ${r.url}`).join(', '))}`);
   const hostProto = ['polluted', 'isAdmin', '__tenantLeak'].filter((k) => k in {});

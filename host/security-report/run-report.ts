@@ -24,8 +24,11 @@ import { runCase, type CaseVerdict } from './run-case.js';
 import type { Caller, ReportEnv } from './scenario-env.js';
 import { findSecrets } from './secret-forms.js';
 
-/** Limits the report sets on its attack plugins, so that a case that must time out does so in seconds. */
-export const ATTACK_LIMITS = { cpuMsPerCall: 500, wallMsPerCall: 2000 };
+/**
+ * Limits the report sets on its attack plugins, so that a call that never settles times out in
+ * seconds (the default is 30 s); the CPU limit of a step stays the policy's.
+ */
+export const ATTACK_LIMITS = { wallMsPerCall: 2000 };
 /** The tenant whose policy forbids the cross-user plugin. */
 export const OUTSIDER_TENANT = 'outsiders';
 
@@ -70,7 +73,7 @@ function attackPolicy(file: string, plugins: readonly AttackPlugin[], upstreamOr
   input['tenants'] = { ...((input['tenants'] as object) ?? {}), [OUTSIDER_TENANT]: { allowPlugins: [], denyPlugins: ['attack-cross-user'], allowTools: [], denyTools: [] } };
   const overlay = [
     `upstreams: ${ATTACK_UPSTREAMS.join(', ')} → the hostile upstream on 127.0.0.1`,
-    `plugins.attack-*.limits: cpuMsPerCall ${ATTACK_LIMITS.cpuMsPerCall}, wallMsPerCall ${ATTACK_LIMITS.wallMsPerCall}`,
+    `plugins.attack-*.limits: ${Object.entries(ATTACK_LIMITS).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     `tenants.${OUTSIDER_TENANT}: denyPlugins attack-cross-user`,
   ];
   return { input, overlay };
@@ -134,7 +137,7 @@ async function auditProblems(env: ReportEnv, cases: readonly AttackCase[], verdi
     const c = cases.find((x) => toolOf(x) === row['tool']);
     const verdict = verdicts.find((v) => v.id === c?.id) ?? verdicts[verdicts.length - 1];
     if (!verdict) continue;
-    verdict.problems.push(`an audit row (${String(row['tool'])}) holds a secret: ${hits[0]}`);
+    verdict.problems.push(`an audit row (${String(row['tool'])}) holds a secret, ${(hits[0] as string).slice(0, 200)}`);
     verdict.contained = false;
   }
 }
