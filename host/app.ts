@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createBridge, createSandbox, createUpstreamMapper, probePlugin, type Sandbox } from '../sandbox/index.js';
+import { createBridge, createSandbox, createUpstreamMapper, probePlugin, type Resolver, type Sandbox } from '../sandbox/index.js';
 import { createDatabaseAuditSink, createStdoutAuditSink, type AuditLineWriter } from './audit/audit.js';
 import { createAuditRetention, type AuditRetention, type AuditRetentionOptions } from './audit/retention.js';
 import type { GatewayConfig } from './config.js';
@@ -61,6 +61,11 @@ export interface GatewayOptions {
   sandboxFaultInjection?: boolean;
   /** the audit retention sweep's interval, batch size and clock (tests) */
   auditRetention?: Pick<AuditRetentionOptions, 'intervalMs' | 'batchRows' | 'now'>;
+  /**
+   * answers the bridge's DNS lookups instead of the system resolver (the security report: names
+   * that resolve to private addresses without asking a DNS server); never set by `serve`
+   */
+  resolver?: Resolver;
 }
 
 export interface Gateway {
@@ -125,7 +130,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     maxBufferedBytes: policy.http.maxBufferedBytes,
     // "the largest share one plugin may hold", of workers and of the bodies the bridge holds alike
     maxBufferedShare: policy.sandbox.maxWorkerShare,
-  });
+  }, options.resolver ? { resolver: options.resolver } : {});
   const sandbox = await createSandbox({
     workers: policy.sandbox.workers,
     callsPerWorker: policy.sandbox.callsPerWorker,

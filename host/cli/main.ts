@@ -1,7 +1,7 @@
 /**
  * @module host/cli/main
  * The `workbench` command: serve, stdio, users create, users keys, users revoke-key, connections import, keys rotate, keys reseal,
- * login-link, plugin validate|new|build. Every command prints a clear error and exits 2 on bad input
+ * login-link, plugin validate|new|build, security report. Every command prints a clear error and exits 2 on bad input
  * (an unknown command or option included); plugin validate and build exit 1 when the plugin itself
  * has problems.
  */
@@ -11,6 +11,7 @@ import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
 import { runServe, runStdio } from './serve.js';
 import { runConnectionsImport, runKeysReseal, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate, runUsersKeys, runUsersRevokeKey } from './admin.js';
 import { runPluginBuild, runPluginLink, runPluginNew, runPluginTest } from './plugin-commands.js';
+import { runSecurityReport } from './security-report.js';
 
 const USAGE = `Usage: workbench <command>
 
@@ -37,6 +38,11 @@ const USAGE = `Usage: workbench <command>
   plugin test DIR [--fixtures F]         run DIR's tools against its recorded fixtures (DIR/fixtures/*.json)
                                          in a sandboxed gateway on loopback; exit 1 when one fails
   plugin link DIR                        give DIR node_modules/workbench (this Workbench), for type-checking
+  security report [--class C[,C…]] [--json] [--list] [--policy FILE]
+                                         run the attack catalogue against a gateway started on
+                                         127.0.0.1 with a temporary data dir (never WORKBENCH_DATA_DIR)
+                                         and print, per class, the cases run and contained; exit 1
+                                         naming each case not contained (docs/security.md)
 
 Environment: PORT, HOST, WORKBENCH_DATA_DIR, DATABASE_URL, WORKBENCH_PLUGINS_DIR, WORKBENCH_POLICY,
 LOG_LEVEL, WORKBENCH_PUBLIC_URL, WORKBENCH_ENCRYPTION_KEY (see README).`;
@@ -57,6 +63,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   'plugin build': ['out', 'keep-zod', 'json'],
   'plugin test': ['fixtures'],
   'plugin link': [],
+  'security report': ['class', 'json', 'list', 'policy'],
 };
 
 /** An error message for an option the command does not take, or undefined. */
@@ -71,7 +78,7 @@ function unknownFlag(command: string, args: ParsedArgs): string | undefined {
 async function main(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
-    args = parseArgs(argv, ['json', 'help', 'keep-zod']);
+    args = parseArgs(argv, ['json', 'help', 'keep-zod', 'list']);
   } catch (err) {
     process.stderr.write(`workbench: ${(err as Error).message}\n\n${USAGE}\n`);
     return 2;
@@ -81,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
-  const bad = unknownFlag(['users', 'connections', 'keys', 'plugin'].includes(command) ? `${command} ${sub ?? ''}` : command, args);
+  const bad = unknownFlag(['users', 'connections', 'keys', 'plugin', 'security'].includes(command) ? `${command} ${sub ?? ''}` : command, args);
   if (bad) {
     process.stderr.write(`workbench: ${bad}\n\n${USAGE}\n`);
     return 2;
@@ -113,6 +120,9 @@ async function main(argv: string[]): Promise<number> {
         if (sub === 'link') return runPluginLink(args);
         if (sub !== 'validate') break;
         return await runPluginValidate(args.positionals[2]);
+      case 'security':
+        if (sub !== 'report') break;
+        return await runSecurityReport(args);
       default:
         break;
     }

@@ -1,8 +1,9 @@
 /**
  * @module test/invariants/imports
  * The dependency direction of DESIGN.md, checked on the source: the host never imports plugin code
- * (invariant 1); the sandbox never imports the host; the isolate side of the worker loads no
- * fastify and no file system module; nothing outside bench/ imports a plugin module.
+ * (invariant 1); the sandbox never imports the host; the host never imports tests (the security
+ * report ships in host/ and runs without test/); the isolate side of the worker loads no fastify and
+ * no file system module; nothing outside bench/ imports a plugin module.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -32,6 +33,11 @@ function resolvesInto(file: string, spec: string, dir: string): boolean {
 
 it('host/ never imports from plugins/', () => {
   const bad = files('host').flatMap((f) => importsOf(f).filter((s) => resolvesInto(f, s, 'plugins')).map((s) => `${f}: ${s}`));
+  assert.deepEqual(bad, []);
+});
+
+it('host/ never imports from test/ (what the security report needs ships with the gateway)', () => {
+  const bad = files('host').flatMap((f) => importsOf(f).filter((s) => resolvesInto(f, s, 'test')).map((s) => `${f}: ${s}`));
   assert.deepEqual(bad, []);
 });
 
