@@ -280,18 +280,6 @@ function checkRevision(doc, revisionId2, id) {
 }
 
 // src/args.ts
-var TAB_ID = /^[A-Za-z0-9._-]{1,100}$/;
-var documentId = schema.string().min(1).max(500).describe("The document's id, or its Google Docs link (https://docs.google.com/document/d/<id>/edit…; a ?tab=… in the link selects that tab).");
-var tabId = schema.string().regex(TAB_ID).optional().describe("The tab to use (a tabId such as t.0 from `tabs`); default the first tab, or the tab of a pasted link.");
-var tabIds = schema.array(schema.string().regex(TAB_ID)).min(1).max(50).optional().describe("Replace only in these tabs; omit for every tab.");
-var revision = schema.string().min(1).max(500).regex(/^[^\s]+$/);
-var revisionId = revision.optional().describe("The revisionId of your last read (docs_get_outline or docs_get_document): the edit is refused, not applied, if the document changed since.");
-var requiredRevisionId = revision.describe(
-  "Required: the revisionId of the read the index comes from (docs_get_outline or docs_get_document), or the revisionId the previous write returned. It is sent as Google's required revision, so the edit is refused, not applied at a moved position, if the document changed since."
-);
-var STYLES = ["NORMAL_TEXT", "TITLE", "SUBTITLE", "HEADING_1", "HEADING_2", "HEADING_3", "HEADING_4", "HEADING_5", "HEADING_6"];
-var style = (description) => schema.enum(STYLES).optional().describe(description);
-var continueList = schema.boolean().default(false).describe("After a list item, keep the new paragraphs in the list (true); by default they are made ordinary paragraphs, since a new paragraph would otherwise copy the bullet of the list item before it.");
 var read = (title) => ({ title, readOnlyHint: true, openWorldHint: true });
 var write = (title, destructive = false) => ({ title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: false, openWorldHint: true });
 
@@ -456,7 +444,6 @@ function plainText(paragraph) {
 }
 
 // src/read.ts
-var MAX_CHARS = 5e4;
 function about(doc, id, tab) {
   const documentId2 = doc.documentId || id;
   const url = docUrl(documentId2, tab.tabs.length > 1 ? tab.tabId : null);
@@ -464,13 +451,7 @@ function about(doc, id, tab) {
 }
 var getDocument = defineTool({
   description: "Read (open, view, get the text of) a Google Doc (a Google Docs document) as readable text that keeps its structure: headings as Markdown #, paragraphs, bulleted and numbered lists as - and 1., tables as | rows |, links as [text](url), footnotes; suggested edits not yet accepted show as {+inserted text+} and {-deleted text-} (suggestionsViewMode PREVIEW_SUGGESTIONS_ACCEPTED or PREVIEW_WITHOUT_SUGGESTIONS shows the text without them). Returns the title, revisionId (needed to guard edits; present when you may edit), the tab read and the document's tabs, and up to maxChars characters (50,000 at most); when `nextOffset` is not null, call again with `offset` set to it for the rest. A document with several tabs is read one tab at a time (tabId). Use docs_get_outline for the heading indexes an edit needs; to find a document by name use google-drive's drive_search_files.",
-  input: schema.object({
-    documentId,
-    tabId,
-    offset: schema.int().min(0).max(1e8).default(0).describe("Character at which to start (the `nextOffset` of the previous call)."),
-    maxChars: schema.int().min(100).max(MAX_CHARS).default(MAX_CHARS).describe("Characters to return at most."),
-    suggestionsViewMode: schema.enum(["DEFAULT_FOR_CURRENT_ACCESS", "SUGGESTIONS_INLINE", "PREVIEW_SUGGESTIONS_ACCEPTED", "PREVIEW_WITHOUT_SUGGESTIONS"]).optional().describe("How suggested edits show: Google's default (inline for editors), inline, as if all accepted, or as if all rejected.")
-  }),
+  input: schema,
   annotations: read("Read document"),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
@@ -491,7 +472,7 @@ var getDocument = defineTool({
 });
 var getOutline = defineTool({
   description: "Get the outline (structure, table of contents, section headings) of a Google Docs document: every title, subtitle and heading with its level, text, start and end index and the index where its section ends, plus the body's end index and the document's revisionId. Indexes count suggested edits, as writes do; suggested text in a heading is marked {+inserted+} or {-deleted-}. Use it before docs_insert_text to choose where text goes (e.g. at a heading's startIndex to insert before it, or at its sectionEndIndex to add to the end of its section), and pass its revisionId so the edit is refused if the document changes meanwhile.",
-  input: schema.object({ documentId, tabId }),
+  input: schema,
   annotations: read("Get document outline (headings)"),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
@@ -562,20 +543,17 @@ async function readForEdit(ctx, ref, a, action) {
   checkRevision(doc, a.revisionId, ref.id);
   return { id: ref.id, doc, tab, content: bodyContent(tab.content) };
 }
-var written = (id, tab, start, stop, style2, revision2) => ({
+var written = (id, tab, start, stop, style2, revision) => ({
   documentId: id,
   tabId: tab.tabId,
   insertedAt: { startIndex: start, endIndex: stop },
   style: style2,
-  revisionId: revision2,
+  revisionId: revision,
   url: docUrl(id, tab.tabs.length > 1 ? tab.tabId : null)
 });
 var createDocument = defineTool({
   description: "Create (make, start) a new, blank Google Doc (a Google Docs document) with a title and, optionally, initial plain text (newlines start new paragraphs). It is created at the top of the user's My Drive. Returns its id, link and revisionId; then add headings and more text with docs_append_text. To move it into a folder use google-drive's drive_move_or_rename_file.",
-  input: schema.object({
-    title: schema.string().min(1).max(255).describe("Document title."),
-    text: schema.string().min(1).max(2e5).optional().describe("Initial plain text of the body; newlines start new paragraphs.")
-  }),
+  input: schema,
   annotations: write("Create document"),
   handler: async (ctx, a) => {
     const text = a.text === void 0 ? null : cleanText(a.text, "text");
@@ -594,15 +572,7 @@ var createDocument = defineTool({
 });
 var appendText = defineTool({
   description: "Append (add, write) text or a heading at the end (bottom) of a Google Docs document, as a new paragraph by default, optionally styled as a heading (HEADING_1 … HEADING_6), title or normal text; newlines in the text start new paragraphs. After a heading, appended text is made normal text unless `style` says otherwise. After a list item, the new paragraphs are not list items (a new paragraph would copy the bullet) unless `continueList` is true. Reads the document first and refuses the write if it changed meanwhile (or since `revisionId`). Returns the index range written and the new revisionId. Use docs_insert_text to write elsewhere than the end and docs_replace_text to change existing text.",
-  input: schema.object({
-    documentId,
-    text: schema.string().min(1).max(2e5).describe("The text to add; newlines start new paragraphs."),
-    style: style("Paragraph style of the added paragraphs, e.g. HEADING_2 to add a section heading."),
-    newParagraph: schema.boolean().default(true).describe("Start the text in a new paragraph (default); false continues the last paragraph."),
-    continueList,
-    tabId,
-    revisionId
-  }),
+  input: schema,
   annotations: write("Append text"),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
@@ -630,15 +600,7 @@ ${text}` : text;
 });
 var insertText = defineTool({
   description: "Insert text at a position (index) in a Google Docs document: at a heading's startIndex from docs_get_outline to put it before that heading, at a sectionEndIndex to add to the end of a section, or inside a paragraph. End the text with a newline to make it a paragraph of its own; new paragraphs copy the style of the paragraph they are inserted into, so give `style` (e.g. NORMAL_TEXT before a heading). The index is checked against the document before writing: inside a paragraph, or the body's end (the last section's sectionEndIndex, the outline's endIndex), where the text becomes a new last paragraph (not a list item after a list unless `continueList` is true), and the write is refused if the document changed since `revisionId` (required). Every write moves the indexes after the point it wrote: before another insert, read docs_get_outline again for fresh indexes and its revisionId (or, if you shift the index yourself by the text written, pass the revisionId the write returned). Use docs_append_text for the end of the document.",
-  input: schema.object({
-    documentId,
-    index: schema.int().min(1).max(1e8).describe("Where the text goes: an index in UTF-16 code units from docs_get_outline (1 is the start of the body)."),
-    text: schema.string().min(1).max(2e5).describe("The text to insert; newlines start new paragraphs."),
-    style: style("Paragraph style for the paragraphs the inserted text ends up in."),
-    continueList,
-    tabId,
-    revisionId: requiredRevisionId
-  }),
+  input: schema,
   annotations: write("Insert text at index"),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
@@ -681,14 +643,7 @@ ${text.replace(/\n$/, "")}`;
 });
 var replaceText = defineTool({
   description: "Replace (find and replace, change, substitute) every occurrence of a text in a Google Docs document with another text, e.g. fill a {{placeholder}} or rename a product everywhere; an empty replaceWith deletes the occurrences. Case-sensitive unless matchCase is false; all tabs unless tabIds are given. Returns occurrencesChanged (0 when nothing matched). Pass revisionId to refuse the change if the document changed since you read it.",
-  input: schema.object({
-    documentId,
-    find: schema.string().min(1).max(1e4).describe("The text to find (exact text, not a pattern)."),
-    replaceWith: schema.string().max(2e5).describe('The replacement text ("" deletes the occurrences).'),
-    matchCase: schema.boolean().default(true).describe("Match upper and lower case exactly (default); false ignores case."),
-    tabIds,
-    revisionId
-  }),
+  input: schema,
   annotations: write("Replace all text", true),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);

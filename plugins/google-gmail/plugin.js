@@ -268,17 +268,6 @@ function gmail(ctx, method, path2, { action, query: params, body }) {
 }
 
 // src/args.ts
-var ID = /^[A-Za-z0-9_-]{1,100}$/;
-var id = (description) => schema.string().regex(ID).describe(description);
-var recipients = (description) => schema.array(schema.string().min(3).max(320)).max(50).optional().describe(description);
-var emailArgs = (descriptions) => ({
-  to: recipients('Recipients, each "name@example.com" or "Name <name@example.com>".'),
-  cc: recipients("Cc recipients."),
-  bcc: recipients(descriptions.bcc),
-  subject: schema.string().max(998).optional().describe("Subject line; required unless replying."),
-  body: schema.string().max(5e5).describe("Plain-text body."),
-  replyToMessageId: id(descriptions.replyToMessageId).optional()
-});
 var read = (title) => ({ title, readOnlyHint: true, openWorldHint: true });
 var write = (title, { destructive, idempotent }) => ({ title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true });
 
@@ -655,10 +644,10 @@ async function replyContext(ctx, messageId) {
   const sent = labelsOf(m).includes("SENT");
   const header = sent ? "To" : h["reply-to"] ? "Reply-To" : "From";
   const references = ids.length > MAX_REFERENCES ? [ids[0], ...ids.slice(-(MAX_REFERENCES - 1))] : ids;
-  const recipients2 = parseAddressList(h[header.toLowerCase()] || "");
-  return { threadId: m.threadId, inReplyTo: mid || void 0, references, subject: /^re:/i.test(subject) ? subject : `Re: ${subject}`.trim(), sent, header, recipients: recipients2 };
+  const recipients = parseAddressList(h[header.toLowerCase()] || "");
+  return { threadId: m.threadId, inReplyTo: mid || void 0, references, subject: /^re:/i.test(subject) ? subject : `Re: ${subject}`.trim(), sent, header, recipients };
 }
-var input = (descriptions) => schema.object(emailArgs(descriptions));
+var input = (descriptions) => schema;
 async function composed(ctx, args) {
   let to = args.to || [];
   let subject = args.subject;
@@ -668,9 +657,9 @@ async function composed(ctx, args) {
     thread = await replyContext(ctx, args.replyToMessageId);
     if (subject === void 0) subject = thread.subject;
     if (!to.length) {
-      const { recipients: recipients2, header } = thread;
-      to = recipients2.filter((a) => usableAddress(a.address));
-      const bad = recipients2.filter((a) => !usableAddress(a.address)).map((a) => a.address.slice(0, 100));
+      const { recipients, header } = thread;
+      to = recipients.filter((a) => usableAddress(a.address));
+      const bad = recipients.filter((a) => !usableAddress(a.address)).map((a) => a.address.slice(0, 100));
       if (bad.length) notes.push(`left out of to, not being email addresses (from the original's ${header}): ${bad.join(", ")}`);
       if (!to.length) throw new Error(`The original message's ${header} header has no address to reply to: give to.`);
       if (thread.sent) notes.push(`message ${args.replyToMessageId} is one you sent, so to defaults to its recipients (its To), not to you`);
@@ -693,10 +682,10 @@ var sendEmail = defineTool({
   input: input({ bcc: "Bcc recipients (not shown to the others).", replyToMessageId: "Id of the message this answers (reply in its thread)." }),
   annotations: write("Send email", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
-    const { message, recipients: recipients2, note } = await composed(ctx, a);
+    const { message, recipients, note } = await composed(ctx, a);
     const action = a.replyToMessageId ? `send a reply to message ${a.replyToMessageId}` : "send the email";
     const sent = await gmail(ctx, "POST", "/messages/send", { body: message, action });
-    return { id: sent.id, threadId: sent.threadId ?? null, labels: labelsOf(sent), reply: Boolean(a.replyToMessageId), ...recipients2, note };
+    return { id: sent.id, threadId: sent.threadId ?? null, labels: labelsOf(sent), reply: Boolean(a.replyToMessageId), ...recipients, note };
   }
 });
 var createDraft = defineTool({
@@ -704,10 +693,10 @@ var createDraft = defineTool({
   input: input({ bcc: "Bcc recipients.", replyToMessageId: "Id of the message this draft answers." }),
   annotations: write("Create email draft", { destructive: false, idempotent: false }),
   handler: async (ctx, a) => {
-    const { message, recipients: recipients2, note } = await composed(ctx, a);
+    const { message, recipients, note } = await composed(ctx, a);
     const draft = await gmail(ctx, "POST", "/drafts", { body: { message }, action: "create the draft" });
     const m = draft.message;
-    return { draftId: draft.id, messageId: m?.id ?? null, threadId: m?.threadId ?? null, reply: Boolean(a.replyToMessageId), ...recipients2, note };
+    return { draftId: draft.id, messageId: m?.id ?? null, threadId: m?.threadId ?? null, reply: Boolean(a.replyToMessageId), ...recipients, note };
   }
 });
 
@@ -736,17 +725,9 @@ async function labelIds(ctx, wanted) {
   }
   return out;
 }
-var labelNames = (description) => schema.array(schema.string().min(1).max(225)).max(20).optional().describe(description);
 var modifyLabels = defineTool({
   description: "Change the labels of one or more Gmail emails: archive them (remove from the inbox) or move them back to the inbox, mark emails as read or unread, star or unstar them, and add or remove labels by name or id. Give only what changes. Returns the labels added and removed. Use gmail_list_labels to see the label names; use gmail_trash_email to delete.",
-  input: schema.object({
-    messageIds: schema.array(schema.string().regex(ID)).min(1).max(100).describe("Message ids to change."),
-    archive: schema.boolean().optional().describe("true: archive (remove INBOX); false: move back to the inbox."),
-    read: schema.boolean().optional().describe("true: mark as read; false: mark as unread."),
-    starred: schema.boolean().optional().describe("true: star; false: unstar."),
-    addLabels: labelNames('Label names or ids to add (e.g. "Clients", IMPORTANT, Label_12).'),
-    removeLabels: labelNames("Label names or ids to remove.")
-  }),
+  input: schema,
   annotations: write("Archive, mark read, star or label email", { destructive: false, idempotent: true }),
   handler: async (ctx, a) => {
     const add = [];
@@ -772,7 +753,7 @@ var modifyLabels = defineTool({
 });
 var listLabels = defineTool({
   description: "List the Gmail labels (folders) of the mailbox: system labels (INBOX, SENT, STARRED, UNREAD, …) and the user's own labels, each with id, name and type. Use the names or ids with gmail_modify_labels or in gmail_search_emails (label:name).",
-  input: schema.object({}),
+  input: schema,
   annotations: read("List email labels"),
   handler: async (ctx) => {
     const labels = (await allLabels(ctx)).map((l) => ({ id: l.id, name: l.name, type: l.type ?? null }));
@@ -782,7 +763,7 @@ var listLabels = defineTool({
 });
 var trashEmail = defineTool({
   description: "Delete a Gmail email (spam, junk, unwanted mail) by moving it to the Trash (Gmail empties the Trash after 30 days; until then it can be restored from Gmail). Returns its labels afterwards. To only hide it from the inbox, archive it with gmail_modify_labels instead.",
-  input: schema.object({ messageId: id("Message id.") }),
+  input: schema,
   annotations: write("Trash email", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const m = await gmail(ctx, "POST", path`/messages/${a.messageId}/trash`, { action: `move message ${a.messageId} to the trash` });
@@ -850,13 +831,7 @@ async function fetchTextParts(ctx, m, budget) {
 }
 var searchEmails = defineTool({
   description: 'Search the Gmail mailbox (inbox, sent, archived email) for emails received or sent — did I get an email from someone or about a topic, unread mail, messages with attachments — with Gmail search syntax, and get one page of slim rows: id, threadId, date, from, to, subject, snippet, labels, unread. Examples of query: `is:unread in:inbox`, `from:alice@example.com newer_than:7d`, `subject:invoice has:attachment`, `to:me after:2026/01/31 before:2026/03/01`, `label:clients "quarterly report"`. Leave query empty for the latest messages. When `next` is not null, call again with `cursor` set to it. Use gmail_get_email for the body of one message and gmail_get_thread for a whole conversation.',
-  input: schema.object({
-    query: schema.string().max(2e3).optional().describe("Gmail search query, as typed in Gmail's search box (from:, to:, subject:, is:unread, has:attachment, newer_than:2d, after:YYYY/MM/DD, label:, in:sent, …)."),
-    maxResults: schema.int().min(1).max(20).default(10).describe("Messages per page."),
-    labelIds: schema.array(schema.string().regex(ID)).max(10).optional().describe("Only messages carrying all these label ids (INBOX, UNREAD, STARRED, Label_123, …)."),
-    includeSpamTrash: schema.boolean().default(false).describe("Also search Spam and Trash."),
-    cursor: schema.string().max(2e3).optional().describe("The `next` value of the previous page; omit for the first page.")
-  }),
+  input: schema,
   annotations: read("Search email"),
   handler: async (ctx, a) => {
     const perPage = Math.max(1, Math.min(a.maxResults, ctx.limits.requestsLeft() - 1));
@@ -864,8 +839,8 @@ var searchEmails = defineTool({
     const list = await gmail(ctx, "GET", "/messages", { query: query2, action: "search messages" });
     const rows = await Promise.all(
       messages(list).slice(0, perPage).map(async ({ id: id2 }) => {
-        const query3 = { format: "metadata", metadataHeaders: LIST_HEADERS };
-        const m = await gmail(ctx, "GET", path`/messages/${id2}`, { query: query3, action: `read message ${id2}` }).catch((err) => isNotFound(err) ? null : Promise.reject(err));
+        const query22 = { format: "metadata", metadataHeaders: LIST_HEADERS };
+        const m = await gmail(ctx, "GET", path`/messages/${id2}`, { query: query22, action: `read message ${id2}` }).catch((err) => isNotFound(err) ? null : Promise.reject(err));
         return m && slimMessage(m);
       })
     );
@@ -881,10 +856,7 @@ var searchEmails = defineTool({
 });
 var getEmail = defineTool({
   description: "Read one Gmail email: from, to, cc, date, subject, labels, its Message-ID and the body as plain text (an HTML-only email is converted to text), plus its attachments listed by filename, type, size and attachmentId (not downloaded). Use it after gmail_search_emails; use gmail_get_thread to read the whole conversation.",
-  input: schema.object({
-    messageId: id("Message id from gmail_search_emails."),
-    maxBodyChars: schema.int().min(200).max(2e5).default(2e4).describe("Longest body returned; a longer one is cut and marked truncated.")
-  }),
+  input: schema,
   annotations: read("Read email"),
   handler: async (ctx, a) => {
     const at = path`/messages/${a.messageId}`;
@@ -903,10 +875,7 @@ var getEmail = defineTool({
 });
 var getThread = defineTool({
   description: "Read a whole Gmail conversation (thread): every message oldest first, each with from, to, cc, date, subject, unread, the body as plain text (cut per message) and attachment names. The newest 20 messages are read in full; older ones come with headers only (listed in notRead: read them with gmail_get_email). Use it to catch up on an email discussion before replying; the threadId comes from gmail_search_emails or gmail_get_email.",
-  input: schema.object({
-    threadId: id("Thread id."),
-    maxBodyCharsPerMessage: schema.int().min(200).max(5e4).default(4e3).describe("Longest body returned for each message.")
-  }),
+  input: schema,
   annotations: read("Read email thread"),
   /**
    * The messages' headers in one request (format=metadata), then the newest THREAD_FULL_MESSAGES in
