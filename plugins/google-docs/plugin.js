@@ -201,6 +201,20 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+function googleOAuth(scopes, hosts) {
+  return {
+    type: "oauth2",
+    authorizationUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+    authorizationParams: { access_type: "offline", prompt: "consent" },
+    tokenUrl: "https://oauth2.googleapis.com/token",
+    revocationUrl: "https://oauth2.googleapis.com/revoke",
+    scopes,
+    scopeSeparator: " ",
+    pkce: true,
+    clientAuth: "body",
+    inject: { hosts, header: "authorization", format: "Bearer {token}" }
+  };
+}
 
 // src/api.ts
 var SCOPE = "https://www.googleapis.com/auth/documents";
@@ -666,18 +680,7 @@ var plugin_default = definePlugin({
   version: "1.0.0",
   displayName: "Google Docs",
   description: "Read and write Google Docs documents: read a document as text with its structure (headings, lists, tables, links, tabs), get its outline with the index of each heading, create documents, append text or headings at the end, insert text at an index, and replace every occurrence of a text. Acts as the connected Google user; finding a document by name is google-drive's drive_search_files.",
-  auth: {
-    type: "oauth2",
-    authorizationUrl: "https://accounts.google.com/o/oauth2/v2/auth",
-    authorizationParams: { access_type: "offline", prompt: "consent" },
-    tokenUrl: "https://oauth2.googleapis.com/token",
-    revocationUrl: "https://oauth2.googleapis.com/revoke",
-    scopes: ["https://www.googleapis.com/auth/documents"],
-    scopeSeparator: " ",
-    pkce: true,
-    clientAuth: "body",
-    inject: { hosts: ["docs.googleapis.com"], header: "authorization", format: "Bearer {token}" }
-  },
+  auth: googleOAuth(["https://www.googleapis.com/auth/documents"], ["docs.googleapis.com"]),
   egress: ["docs.googleapis.com"],
   tools: {
     docs_get_document: getDocument,

@@ -5,7 +5,7 @@
  * (guarded by the revision the index was read at), replace every occurrence. The tool table only:
  * handlers are in src/.
  */
-import { definePlugin } from 'workbench/plugin-sdk';
+import { definePlugin, googleOAuth } from 'workbench/plugin-sdk';
 import { getDocument, getOutline } from './src/read.js';
 import { appendText, createDocument, insertText, replaceText } from './src/write.js';
 
@@ -15,18 +15,7 @@ export default definePlugin({
   displayName: 'Google Docs',
   description:
     "Read and write Google Docs documents: read a document as text with its structure (headings, lists, tables, links, tabs), get its outline with the index of each heading, create documents, append text or headings at the end, insert text at an index, and replace every occurrence of a text. Acts as the connected Google user; finding a document by name is google-drive's drive_search_files.",
-  auth: {
-    type: 'oauth2',
-    authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
-    authorizationParams: { access_type: 'offline', prompt: 'consent' },
-    tokenUrl: 'https://oauth2.googleapis.com/token',
-    revocationUrl: 'https://oauth2.googleapis.com/revoke',
-    scopes: ['https://www.googleapis.com/auth/documents'],
-    scopeSeparator: ' ',
-    pkce: true,
-    clientAuth: 'body',
-    inject: { hosts: ['docs.googleapis.com'], header: 'authorization', format: 'Bearer {token}' },
-  },
+  auth: googleOAuth(['https://www.googleapis.com/auth/documents'], ['docs.googleapis.com']),
   egress: ['docs.googleapis.com'],
   tools: {
     docs_get_document: getDocument,

@@ -217,6 +217,20 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+function googleOAuth(scopes, hosts) {
+  return {
+    type: "oauth2",
+    authorizationUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+    authorizationParams: { access_type: "offline", prompt: "consent" },
+    tokenUrl: "https://oauth2.googleapis.com/token",
+    revocationUrl: "https://oauth2.googleapis.com/revoke",
+    scopes,
+    scopeSeparator: " ",
+    pkce: true,
+    clientAuth: "body",
+    inject: { hosts, header: "authorization", format: "Bearer {token}" }
+  };
+}
 
 // src/api.ts
 var SCOPE = "https://www.googleapis.com/auth/gmail.modify";
@@ -936,15 +950,7 @@ var plugin_default = definePlugin({
   version: "1.0.0",
   displayName: "Gmail (Google)",
   description: "Search, read, send, reply to and draft Gmail email, read whole conversation threads, and archive, mark read or unread, star, label or trash messages. Acts as the connected Google account's mailbox.",
-  auth: {
-    type: "oauth2",
-    authorizationUrl: "https://accounts.google.com/o/oauth2/v2/auth",
-    authorizationParams: { access_type: "offline", prompt: "consent" },
-    tokenUrl: "https://oauth2.googleapis.com/token",
-    revocationUrl: "https://oauth2.googleapis.com/revoke",
-    scopes: ["https://www.googleapis.com/auth/gmail.modify"],
-    inject: { header: "authorization", format: "Bearer {token}" }
-  },
+  auth: googleOAuth(["https://www.googleapis.com/auth/gmail.modify"], ["gmail.googleapis.com"]),
   egress: ["gmail.googleapis.com"],
   tools: {
     gmail_search_emails: searchEmails,
