@@ -2,7 +2,8 @@
  * @module host/plugin-sdk/plugin-test
  * `workbench plugin test DIR`: runs a plugin's tools against the author's recorded fixtures
  * (fixtures.ts) through the real path — a gateway in this process with a temporary SQLite data
- * folder, the sandbox, argument validation and the egress bridge — with each host the plugin may
+ * folder (the security report's in-process gateway), the sandbox, argument validation and the
+ * egress bridge — with each host the plugin may
  * reach answered by a loopback server that replays the recorded answers and checks each request.
  * A folder with plugin.ts is built first (into a temporary folder), so the sources are what is tested.
  */
@@ -12,9 +13,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { createGateway, type Gateway } from '../app.js';
-import { parsePolicy } from '../policy/load.js';
-import { createLogger } from '../telemetry/logger.js';
+import { startInProcessGateway, type InProcessGateway } from '../security-report/in-process-gateway.js';
+import type { User } from '../storage/users.js';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import { buildPlugin } from './build.js';
 import { readFixtures, type FixtureCase, type FixtureRequest } from './fixtures.js';
@@ -112,21 +112,27 @@ function testCredential(manifest: PluginManifest, config: Record<string, unknown
   return { values };
 }
 
+/** Where a case runs: the gateway, its test user and key, and the plugin under test. */
+interface Bench {
+  gw: InProcessGateway;
+  user: User;
+  apiKey: string;
+  manifest: PluginManifest;
+}
+
 /** Runs one case through REST (POST /rest/:integration) and checks the answer. */
-async function runCase(gw: Gateway, url: string, apiKey: string, userId: string, manifest: PluginManifest, fixture: FixtureCase, replay: Replay): Promise<string[]> {
+async function runCase(bench: Bench, fixture: FixtureCase, replay: Replay): Promise<string[]> {
+  const { gw, user, apiKey, manifest } = bench;
   replay.pending = [...fixture.exchanges];
   replay.seen = 0;
   replay.problems = [];
-  if (manifest.auth.type !== 'none') await gw.connections.importConnection({ userId, manifest, ...testCredential(manifest, fixture.config) });
-  const res = await fetch(`${url}/rest/${encodeURIComponent(manifest.name)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-    body: JSON.stringify({ executions: [{ tool: fixture.tool, args: fixture.args }] }),
-  });
-  const answer = (await res.json()) as { results?: Array<{ result?: unknown; error?: string; message?: string }> };
-  const item = answer.results?.[0];
+  if (manifest.auth.type !== 'none') {
+    const { token, ...extra } = testCredential(manifest, fixture.config);
+    await gw.connect(manifest.name, user, token, extra);
+  }
+  const [item] = (await gw.batch(manifest.name, [{ tool: fixture.tool, args: fixture.args }], apiKey)) as Array<{ result?: unknown; error?: string; message?: string } | undefined>;
   const problems = [...replay.problems];
-  if (!item) return [...problems, `the gateway answered ${res.status}: ${JSON.stringify(answer)}`];
+  if (!item) return [...problems, 'the gateway answered no item'];
   if (replay.pending.length > 0) problems.push(`${replay.pending.length} recorded request(s) were not made, the first: ${replay.pending[0]!.request.method} ${replay.pending[0]!.request.url}`);
   if ('result' in fixture.expect) {
     if (!('result' in item)) problems.push(`expected a result, the tool failed: ${item.error ?? JSON.stringify(item)}`);
@@ -147,7 +153,7 @@ export async function testPlugin(options: PluginTestOptions): Promise<CaseOutcom
   const fixtures = readFixtures(options.fixturesDir ?? path.join(dir, 'fixtures'));
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-plugin-test-'));
   const servers: Array<{ close(): Promise<void> }> = [];
-  let gw: Gateway | undefined;
+  let gw: InProcessGateway | undefined;
   try {
     const built = await builtFolder(dir, temp);
     const manifest = JSON.parse(fs.readFileSync(path.join(built, 'manifest.json'), 'utf8')) as PluginManifest;
@@ -158,17 +164,13 @@ export async function testPlugin(options: PluginTestOptions): Promise<CaseOutcom
       servers.push(server);
       upstreams[`https://${host}`] = server.url;
     }
-    gw = await createGateway(
-      { port: 0, host: '127.0.0.1', dataDir: temp, databaseUrl: path.join(temp, 'workbench.db'), pluginDirs: [path.dirname(built)], policyFile: '(plugin test)', logLevel: 'silent', publicUrl: 'http://127.0.0.1' },
-      { policy: parsePolicy({ upstreams, sandbox: { workers: 1 } }, 'plugin test'), logger: createLogger({ level: 'silent', destination: 'silent' }), env: {} },
-    );
-    if (!gw.registry.plugin(manifest.name)) throw new Error(`${manifest.name} did not load: ${gw.pluginErrors.map((e) => e.message).join('; ') || 'see `workbench plugin validate`'}`);
-    const url = await gw.listen();
-    const user = await gw.users.create('plugin-test@workbench.local', 'plugin-test');
-    const { key } = await gw.users.createApiKey(user.id, 'plugin test');
+    gw = await startInProcessGateway({ policy: { upstreams, sandbox: { workers: 1 } }, pluginDirs: [path.dirname(built)] });
+    if (!gw.gateway.registry.plugin(manifest.name)) throw new Error(`${manifest.name} did not load: ${gw.gateway.pluginErrors.map((e) => e.message).join('; ') || 'see `workbench plugin validate`'}`);
+    const { user, apiKey } = await gw.createUser('plugin-test@workbench.local', 'plugin-test');
+    const bench: Bench = { gw, user, apiKey, manifest };
     const outcomes: CaseOutcome[] = [];
     for (const fixture of fixtures) {
-      const problems = await runCase(gw, url, key, user.id, manifest, fixture, replay);
+      const problems = await runCase(bench, fixture, replay);
       outcomes.push({ fixture, problems });
       options.write(`${problems.length === 0 ? '✔' : '✖'} ${label(fixture)}`);
       for (const p of problems) options.write(`    ${p}`);

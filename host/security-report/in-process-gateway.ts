@@ -4,7 +4,7 @@
  * own SQLite file (never the operator's), the real sandbox process, fastify on 127.0.0.1, and a
  * pino logger that writes into memory, so every log line (fastify, engine, sandbox supervisor,
  * plugin ctx.log) can be searched for secrets. Every HTTP answer received through it is kept too.
- * Used by `workbench security report` and by the hostile tests.
+ * Used by `workbench security report`, `workbench plugin test` and the hostile tests.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,7 +40,7 @@ export interface InProcessGateway {
   bodies: string[];
   dataDir: string;
   createUser(email: string, tenant?: string): Promise<{ user: User; apiKey: string }>;
-  connect(integration: string, user: User, token: string | undefined, extra?: { refreshToken?: string; expiresInSec?: number; values?: Record<string, string> }): Promise<void>;
+  connect(integration: string, user: User, token: string | undefined, extra?: { refreshToken?: string; expiresInSec?: number; values?: Record<string, string>; config?: Record<string, unknown> }): Promise<void>;
   /** POST a JSON body (or raw text) to a path; keeps the body text */
   post(pathname: string, body: unknown, apiKey: string, headers?: Record<string, string>): Promise<{ status: number; text: string; json: Json }>;
   /** one batch over REST: the items */

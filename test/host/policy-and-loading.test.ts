@@ -166,7 +166,7 @@ describe('policy files', () => {
 
   it('the tenancy examples of docs/policies.md name only plugins and tools the shipped catalog has', () => {
     const shipped = path.join(PACKAGE_ROOT, 'plugins');
-    const manifests = fs.readdirSync(shipped).map((d) => JSON.parse(fs.readFileSync(path.join(shipped, d, 'manifest.json'), 'utf8')) as { name: string; tools: Array<{ name: string }> });
+    const manifests = fs.readdirSync(shipped).filter((d) => fs.existsSync(path.join(shipped, d, 'manifest.json'))).map((d) => JSON.parse(fs.readFileSync(path.join(shipped, d, 'manifest.json'), 'utf8')) as { name: string; tools: Array<{ name: string }> });
     const plugins = new Set(manifests.map((m) => m.name));
     const tools = new Set(manifests.flatMap((m) => m.tools.map((t) => t.name)));
     const catalog = { plugin: (n: string) => (plugins.has(n) ? {} : undefined), tool: (n: string) => (tools.has(n) ? {} : undefined) };
