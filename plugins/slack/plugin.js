@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -336,16 +344,6 @@ function parsePermalink(link) {
   const thread = /(?:^|&)thread_ts=(\d+\.\d+)/.exec(m[4] || "");
   return { channel: m[1], ts: `${m[2]}.${m[3]}`, thread_ts: thread ? thread[1] : void 0 };
 }
-
-// src/schema.ts
-var reads = (title) => ({ title, readOnlyHint: true, openWorldHint: true });
-var changes = (title, { destructive = false, idempotent = false } = {}) => ({
-  title,
-  readOnlyHint: false,
-  destructiveHint: destructive,
-  idempotentHint: idempotent,
-  openWorldHint: true
-});
 
 // src/shape.ts
 function slimMessage(m) {

@@ -3,10 +3,10 @@
  * Channels (conversations): listing and reading them, joining and leaving, creating, setting the
  * topic, inviting people and archiving.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { compact, nextCursor, read, write } from './api.js';
 import { channelId, userIds } from './args.js';
-import { changes, channel, cursor, limit, reads, users } from './schema.js';
+import { channel, cursor, limit, users } from './schema.js';
 import { slimChannel, type RawChannel } from './shape.js';
 
 type Channels = { channels?: RawChannel[] };

@@ -2,10 +2,10 @@
  * @module plugins/slack/src/files
  * Files shared in Slack: listing them (contents and uploads are not covered: see README.md).
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { defineTool, reads, z } from 'workbench/plugin-sdk';
 import { read } from './api.js';
 import { channelId, nextPage, pageArg, toTs } from './args.js';
-import { channel, cursor, limit, reads, time } from './schema.js';
+import { channel, cursor, limit, time } from './schema.js';
 import { slimFile, type RawFile } from './shape.js';
 
 export const listFiles = defineTool({

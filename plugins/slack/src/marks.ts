@@ -2,10 +2,10 @@
  * @module plugins/slack/src/marks
  * What is added to a message in a channel: emoji reactions and pins.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { compact, read, write } from './api.js';
 import { channelId, emojiName } from './args.js';
-import { changes, channel, reads, ts } from './schema.js';
+import { channel, ts } from './schema.js';
 import { slimFile, slimMessage, type RawFile, type RawMessage } from './shape.js';
 
 export const addReaction = defineTool({

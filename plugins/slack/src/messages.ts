@@ -3,10 +3,10 @@
  * Messages: reading a channel's history, a thread or one message, searching, and posting, replying,
  * editing and deleting as the connected user.
  */
-import { defineTool, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { compact, MEANINGS, nextCursor, read, SlackError, write } from './api.js';
 import { channelId, nextPage, pageArg, parsePermalink, toTs } from './args.js';
-import { blocks, changes, channel, cursor, limit, reads, text, time, ts } from './schema.js';
+import { blocks, channel, cursor, limit, text, time, ts } from './schema.js';
 import { slimMessage, type RawMessage } from './shape.js';
 
 type Messages = { messages?: RawMessage[] };

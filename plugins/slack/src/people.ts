@@ -2,10 +2,10 @@
  * @module plugins/slack/src/people
  * People: who the connected user is, finding users by name or email, and opening a DM with them.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { compact, nextCursor, read, write } from './api.js';
 import { MAX_SCAN_PAGES, userIds } from './args.js';
-import { changes, cursor, limit, reads, users } from './schema.js';
+import { cursor, limit, users } from './schema.js';
 import { slimUser, type RawUser } from './shape.js';
 
 export const whoami = defineTool({

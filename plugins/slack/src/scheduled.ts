@@ -2,10 +2,10 @@
  * @module plugins/slack/src/scheduled
  * Scheduled messages: scheduling one, listing those not yet sent, and cancelling one.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { compact, nextCursor, read, write } from './api.js';
 import { channelId, toTs } from './args.js';
-import { changes, channel, cursor, limit, reads, text, ts } from './schema.js';
+import { channel, cursor, limit, text, ts } from './schema.js';
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 

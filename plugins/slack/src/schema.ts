@@ -1,8 +1,8 @@
 /**
  * @module plugins/slack/src/schema
- * Argument schemas that several tools share, and the tools' annotations.
+ * Argument schemas that several tools share.
  */
-import { z, type ToolAnnotations } from 'workbench/plugin-sdk';
+import { z } from 'workbench/plugin-sdk';
 
 export const channel = z
   .string()
@@ -37,15 +37,3 @@ export const limit = (max: number, dflt: number, what: string) =>
 
 /** Users given by ID (U…) or email, at most `max`. */
 export const users = (max: number) => z.array(z.string().min(1).max(254)).min(1).max(max).describe('User IDs (U…) or email addresses.');
-
-/** A read: changes nothing. */
-export const reads = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, openWorldHint: true });
-
-/** A change in Slack; `idempotent` when doing it twice is the same as once. */
-export const changes = (title: string, { destructive = false, idempotent = false } = {}): ToolAnnotations => ({
-  title,
-  readOnlyHint: false,
-  destructiveHint: destructive,
-  idempotentHint: idempotent,
-  openWorldHint: true,
-});
