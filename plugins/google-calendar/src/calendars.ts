@@ -10,8 +10,7 @@ import { normEmail } from './shape.js';
 import { bound, checkZone, formatInstant } from './time.js';
 
 export const listCalendars = defineTool({
-  description:
-    "List the Google calendars the user has in their calendar list (their own, shared and subscribed calendars) with id, name, whether it is the primary one, the user's access role and its time zone. Use it to find the calendarId of a team or shared calendar; most other calendar tools default to the primary calendar.",
+  description: "List the Google calendars the user has in their calendar list (their own, shared and subscribed calendars) with id, name, whether it is the primary one, the user's access role and its time zone. Use it to find the calendarId of a team or shared calendar; most other calendar tools default to the primary calendar.",
   input: z.object({
     minAccessRole: z
       .enum(['freeBusyReader', 'reader', 'writer', 'owner'])
@@ -57,8 +56,7 @@ function freeSlots(busy: Array<[number, number]>, from: number, to: number, minM
 }
 
 export const findFreeBusy = defineTool({
-  description:
-    'Availability (is someone free or busy, when can we meet): the busy times of several people\'s calendars (by email) over a time window, and the slots in it when all of them are free (commonFree, at least minFreeMinutes long). Use it to find a meeting time before calendar_create_event. Times are RFC 3339 with an offset, or dates/local times with timeZone; the free slots are given in timeZone (UTC by default). People whose calendar is not shared with the user are reported with an error.',
+  description: 'Availability (is someone free or busy, when can we meet): the busy times of several people\'s calendars (by email) over a time window, and the slots in it when all of them are free (commonFree, at least minFreeMinutes long). Use it to find a meeting time before calendar_create_event. Times are RFC 3339 with an offset, or dates/local times with timeZone; the free slots are given in timeZone (UTC by default). People whose calendar is not shared with the user are reported with an error.',
   input: z.object({
     calendars: z.array(z.string().min(1).max(254)).min(1).max(50).describe('Email addresses or calendar ids ("primary" for the user).'),
     timeMin: z.string().max(40).describe('Start of the window.'),

@@ -26,8 +26,7 @@ const meetRequest = () => ({ createRequest: { requestId: requestId(), conference
 const invitees = (list: string[]): RawAttendee[] => [...new Set(list.map(normEmail))].map((email) => ({ email }));
 
 export const listEvents = defineTool({
-  description:
-    'List the events (meetings, appointments) of a Google calendar in a time window, in start order with recurring events expanded: what is on my agenda today, this week, next Monday; meetings matching some text. Each row has id, summary, start, end, allDay, location, status, organizer, attendeeCount and meetLink. Without timeMin it starts now. Times are RFC 3339 with an offset ("2026-03-02T09:00:00+01:00"), or local times or dates with timeZone. When `next` is not null, call again with `cursor`. Use calendar_get_event for the description and attendees of one event.',
+  description: 'List the events (meetings, appointments) of a Google calendar in a time window, in start order with recurring events expanded: what is on my agenda today, this week, next Monday; meetings matching some text. Each row has id, summary, start, end, allDay, location, status, organizer, attendeeCount and meetLink. Without timeMin it starts now. Times are RFC 3339 with an offset ("2026-03-02T09:00:00+01:00"), or local times or dates with timeZone. When `next` is not null, call again with `cursor`. Use calendar_get_event for the description and attendees of one event.',
   input: z.object({
     calendarId: calendarId('Calendar id (an email address for a person\'s calendar); "primary" is the user\'s own.'),
     timeMin: time('Start of the window: RFC 3339 ("2026-03-02T00:00:00Z"), or "2026-03-02" / "2026-03-02T08:00" with timeZone. Default: now.').optional(),
@@ -63,8 +62,7 @@ export const listEvents = defineTool({
 });
 
 export const getEvent = defineTool({
-  description:
-    'Read one Google Calendar event: summary, start, end, time zone, location, description, organizer, attendees with their responses (accepted, declined, tentative, needsAction), the Google Meet video call link and dial-in entry points, recurrence rules and links. Use it after calendar_list_events.',
+  description: 'Read one Google Calendar event: summary, start, end, time zone, location, description, organizer, attendees with their responses (accepted, declined, tentative, needsAction), the Google Meet video call link and dial-in entry points, recurrence rules and links. Use it after calendar_list_events.',
   input: z.object({ calendarId: calendarId(), eventId: eventId('Event id from calendar_list_events.'), timeZone: timeZone('IANA zone for the times returned.') }),
   annotations: reads('Get calendar event'),
   handler: async (ctx, args) => {
@@ -74,8 +72,7 @@ export const getEvent = defineTool({
 });
 
 export const createEvent = defineTool({
-  description:
-    'Create (schedule, book) a Google Calendar event or meeting: summary, start and end, attendees invited by email, description, location, and optionally a Google Meet video link (addMeet). Timed events: start and end as RFC 3339 ("2026-03-02T14:00:00+01:00") or local times with timeZone ("2026-03-02T14:00:00" + "Europe/Paris"). All-day events: start as "YYYY-MM-DD" (end, exclusive, defaults to the next day). Invitations are emailed to attendees unless sendUpdates is none. Returns the event id, its link and the Meet link. Use calendar_find_free_busy first to pick a time when everyone is free.',
+  description: 'Create (schedule, book) a Google Calendar event or meeting: summary, start and end, attendees invited by email, description, location, and optionally a Google Meet video link (addMeet). Timed events: start and end as RFC 3339 ("2026-03-02T14:00:00+01:00") or local times with timeZone ("2026-03-02T14:00:00" + "Europe/Paris"). All-day events: start as "YYYY-MM-DD" (end, exclusive, defaults to the next day). Invitations are emailed to attendees unless sendUpdates is none. Returns the event id, its link and the Meet link. Use calendar_find_free_busy first to pick a time when everyone is free.',
   input: z.object({
     calendarId: calendarId('Calendar to create it in; "primary" is the user\'s own.'),
     summary: z.string().min(1).max(1024).describe('Title.'),
@@ -107,8 +104,7 @@ export const createEvent = defineTool({
 });
 
 export const updateEvent = defineTool({
-  description:
-    'Change an existing Google Calendar event or meeting: reschedule it (move start, and end; a moved start alone keeps the duration), rename it, change its description or location, invite or remove attendees, or add a Google Meet link. Give only what changes. Attendees are emailed about the change unless sendUpdates is none. To cancel an event use calendar_delete_event.',
+  description: 'Change an existing Google Calendar event or meeting: reschedule it (move start, and end; a moved start alone keeps the duration), rename it, change its description or location, invite or remove attendees, or add a Google Meet link. Give only what changes. Attendees are emailed about the change unless sendUpdates is none. To cancel an event use calendar_delete_event.',
   input: z.object({
     calendarId: calendarId(),
     eventId: eventId(),
@@ -186,8 +182,7 @@ export const updateEvent = defineTool({
 });
 
 export const deleteEvent = defineTool({
-  description:
-    'Delete (cancel, call off) a meeting or event on Google Calendar. Attendees get a cancellation email unless sendUpdates is none. For a recurring event, the id of one occurrence (from calendar_list_events) cancels that occurrence only, the id of the series (recurringEventId) cancels all of them.',
+  description: 'Delete (cancel, call off) a meeting or event on Google Calendar. Attendees get a cancellation email unless sendUpdates is none. For a recurring event, the id of one occurrence (from calendar_list_events) cancels that occurrence only, the id of the series (recurringEventId) cancels all of them.',
   input: z.object({ calendarId: calendarId(), eventId: eventId(), sendUpdates: sendUpdates('Who gets a cancellation email.') }),
   annotations: changes('Delete calendar event', { destructive: true, idempotent: true }),
   handler: async (ctx, args) => {

@@ -13,8 +13,7 @@ type Channels = { channels?: RawChannel[] };
 type OneChannel = { channel: RawChannel };
 
 export const listChannels = defineTool({
-  description:
-    'List Slack channels (conversations) with ID, name, privacy, topic, purpose and member count. By default public and private channels, archived ones left out; set member_only to list only the channels you are in, and types to include DMs (im) or group DMs (mpim). Pages with `next`.',
+  description: 'List Slack channels (conversations) with ID, name, privacy, topic, purpose and member count. By default public and private channels, archived ones left out; set member_only to list only the channels you are in, and types to include DMs (im) or group DMs (mpim). Pages with `next`.',
   input: z.object({
     types: z
       .array(z.enum(['public_channel', 'private_channel', 'mpim', 'im']))
@@ -41,8 +40,7 @@ export const listChannels = defineTool({
 });
 
 export const getChannelInfo = defineTool({
-  description:
-    "Get one Slack channel's details: its topic and purpose, how many people are in it (member count), name, privacy, archived or not, whether you are a member, creation time.",
+  description: "Get one Slack channel's details: its topic and purpose, how many people are in it (member count), name, privacy, archived or not, whether you are a member, creation time.",
   input: z.object({ channel }),
   annotations: reads('Get channel info'),
   handler: async (ctx, args) => {

@@ -14,8 +14,7 @@ type Messages = { messages?: RawMessage[] };
 type Posted = { channel?: string; ts?: string; text?: string; message?: RawMessage };
 
 export const getChannelHistory = defineTool({
-  description:
-    'Read recent messages of a Slack channel or DM, newest first: ts, author user ID, text, thread info (thread_ts, reply_count), reactions and files. Optionally bounded by oldest/latest. Thread replies are not included: read them with slack_get_thread_replies. Pages with `next`.',
+  description: 'Read recent messages of a Slack channel or DM, newest first: ts, author user ID, text, thread info (thread_ts, reply_count), reactions and files. Optionally bounded by oldest/latest. Thread replies are not included: read them with slack_get_thread_replies. Pages with `next`.',
   input: z.object({
     channel,
     limit: limit(200, 50, 'messages'),
@@ -68,8 +67,7 @@ async function findMessage(ctx: PluginContext, id: string, ts: string, threadTs:
 }
 
 export const getMessage = defineTool({
-  description:
-    'Fetch one Slack message by its link (permalink) or by channel and ts: text, author, thread info, reactions. Works for a reply inside a thread too; passing its thread_ts (a reply\'s permalink carries it) saves a request.',
+  description: 'Fetch one Slack message by its link (permalink) or by channel and ts: text, author, thread info, reactions. Works for a reply inside a thread too; passing its thread_ts (a reply\'s permalink carries it) saves a request.',
   input: z.object({
     permalink: z.string().max(500).optional().describe('A message link such as https://acme.slack.com/archives/C0123456789/p1712345678000100.'),
     channel: channel.optional(),
@@ -88,8 +86,7 @@ export const getMessage = defineTool({
 });
 
 export const postMessage = defineTool({
-  description:
-    'Send a message to a Slack channel, DM or group DM as the connected user. Pass thread_ts to answer inside a thread. To write to a person privately, get the conversation ID first with slack_open_dm. Returns the new message\'s ts.',
+  description: 'Send a message to a Slack channel, DM or group DM as the connected user. Pass thread_ts to answer inside a thread. To write to a person privately, get the conversation ID first with slack_open_dm. Returns the new message\'s ts.',
   input: z.object({
     channel,
     text,
@@ -106,8 +103,7 @@ export const postMessage = defineTool({
 });
 
 export const replyInThread = defineTool({
-  description:
-    'Reply to a Slack message in its thread: answer or respond under that message (optionally also showing the reply in the channel). Returns the reply\'s ts.',
+  description: 'Reply to a Slack message in its thread: answer or respond under that message (optionally also showing the reply in the channel). Returns the reply\'s ts.',
   input: z.object({
     channel,
     thread_ts: ts('ts of the message to reply to (the thread parent).'),
@@ -143,8 +139,7 @@ export const deleteMessage = defineTool({
 });
 
 export const searchMessages = defineTool({
-  description:
-    'Search Slack messages across the workspace with Slack\'s search syntax (e.g. "deploy in:#ops from:@alice after:2025-01-01 has:link"). Returns channel, author, ts, text and permalink of each match, newest first by default. Pages with `next`.',
+  description: 'Search Slack messages across the workspace with Slack\'s search syntax (e.g. "deploy in:#ops from:@alice after:2025-01-01 has:link"). Returns channel, author, ts, text and permalink of each match, newest first by default. Pages with `next`.',
   input: z.object({
     query: z.string().min(1).max(1000).describe('Search words and modifiers such as in:#channel, from:@user, before:/after:/on:YYYY-MM-DD, has:link, is:thread.'),
     sort: z.enum(['timestamp', 'score']).default('timestamp').describe('Newest first (timestamp) or best match (score).'),

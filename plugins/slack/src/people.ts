@@ -9,8 +9,7 @@ import { cursor, limit, users } from './schema.js';
 import { slimUser, type RawUser } from './shape.js';
 
 export const whoami = defineTool({
-  description:
-    "Who am I on Slack: the connected user's ID and handle, and the workspace (team) name, ID and URL. Use it to check the connection or to learn your own user ID.",
+  description: "Who am I on Slack: the connected user's ID and handle, and the workspace (team) name, ID and URL. Use it to check the connection or to learn your own user ID.",
   input: z.object({}),
   annotations: reads('Whoami'),
   handler: async (ctx) => {
@@ -21,8 +20,7 @@ export const whoami = defineTool({
 });
 
 export const listUsers = defineTool({
-  description:
-    "List or find people in the Slack workspace: ID, handle, real and display name, email, title, time zone. Pass query to find a person's user ID by name (or part of a name, handle or email). Bots and deactivated accounts are left out unless asked for. Pages with `next`.",
+  description: "List or find people in the Slack workspace: ID, handle, real and display name, email, title, time zone. Pass query to find a person's user ID by name (or part of a name, handle or email). Bots and deactivated accounts are left out unless asked for. Pages with `next`.",
   input: z.object({
     query: z.string().max(200).optional().describe('Part of a name, handle or email to look for.'),
     include_bots: z.boolean().default(false),
@@ -91,8 +89,7 @@ export const lookupUserByEmail = defineTool({
 });
 
 export const openDm = defineTool({
-  description:
-    'Open (or find) a private direct message (DM) with a person, or a group DM with up to 8 people, and return its channel ID: to DM someone, call this and then send the text with slack_post_message.',
+  description: 'Open (or find) a private direct message (DM) with a person, or a group DM with up to 8 people, and return its channel ID: to DM someone, call this and then send the text with slack_post_message.',
   input: z.object({ users: users(8) }),
   annotations: changes('Open dm', { idempotent: true }),
   handler: async (ctx, args) => {

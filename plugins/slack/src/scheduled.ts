@@ -10,8 +10,7 @@ import { channel, cursor, limit, text, ts } from './schema.js';
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
 export const scheduleMessage = defineTool({
-  description:
-    'Schedule a Slack message to be sent later (up to 120 days ahead), optionally inside a thread. Returns the scheduled_message_id (used by slack_delete_scheduled_message).',
+  description: 'Schedule a Slack message to be sent later (up to 120 days ahead), optionally inside a thread. Returns the scheduled_message_id (used by slack_delete_scheduled_message).',
   input: z.object({
     channel,
     text,
