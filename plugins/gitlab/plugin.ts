@@ -15,8 +15,7 @@ export default definePlugin({
   name: 'gitlab',
   version: '1.0.0',
   displayName: 'GitLab',
-  description:
-    "Projects, issues, merge requests (create, review diffs, comment, merge), CI/CD pipelines and job logs, files, branches and code search on gitlab.com through the GitLab REST API v4. A self-managed GitLab is reached by mapping https://gitlab.com to it in the policy's upstreams.",
+  description: "Projects, issues, merge requests (create, review diffs, comment, merge), CI/CD pipelines and job logs, files, branches and code search on gitlab.com through the GitLab REST API v4. A self-managed GitLab is reached by mapping https://gitlab.com to it in the policy's upstreams.",
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://gitlab.com/oauth/authorize',

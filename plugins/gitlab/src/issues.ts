@@ -8,8 +8,7 @@ import { FULL_TEXT_CHARS, LIST_TEXT_CHARS, orNull, slimIssue, slimNote, who, typ
 import { comment, issueIid, labels, markdown, optionalProject, paged, project, reads, sort, text255, username, usernames, writes } from './schema.js';
 
 export const listIssues = defineTool({
-  description:
-    "Lists GitLab issues of one project, or across all projects when `project` is left out (then `scope` chooses: assigned_to_me, created_by_me or all; left out, it is all when assignee_username or author_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, assignee, author, milestone or a search text. Rows: iid, reference (group/project#12), title, state, author, assignees, labels, milestone, due date, web URL and the start of the description. When `next` is not null, pass it as `page`. Use gitlab_get_issue for the whole description.",
+  description: "Lists GitLab issues of one project, or across all projects when `project` is left out (then `scope` chooses: assigned_to_me, created_by_me or all; left out, it is all when assignee_username or author_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, assignee, author, milestone or a search text. Rows: iid, reference (group/project#12), title, state, author, assignees, labels, milestone, due date, web URL and the start of the description. When `next` is not null, pass it as `page`. Use gitlab_get_issue for the whole description.",
   input: z
     .object({
       ...optionalProject,
@@ -39,8 +38,7 @@ export const listIssues = defineTool({
 });
 
 export const getIssue = defineTool({
-  description:
-    'Reads one GitLab issue by its iid (#42 in the project): title, state, type, author, assignees, labels, milestone, due date, confidentiality, who closed it, task completion, related merge request count, note count and the whole description (up to 8,000 characters).',
+  description: 'Reads one GitLab issue by its iid (#42 in the project): title, state, type, author, assignees, labels, milestone, due date, confidentiality, who closed it, task completion, related merge request count, note count and the whole description (up to 8,000 characters).',
   input: z.object({ ...project, ...issueIid }),
   annotations: reads('Get issue'),
   handler: async (ctx, a) => {
@@ -56,8 +54,7 @@ export const getIssue = defineTool({
 });
 
 export const createIssue = defineTool({
-  description:
-    'Creates (opens, files) a new GitLab issue in a project and returns its iid and web URL. Labels that do not exist yet are created; assignees are given by username and looked up. Use gitlab_update_issue to change or close an existing one.',
+  description: 'Creates (opens, files) a new GitLab issue in a project and returns its iid and web URL. Labels that do not exist yet are created; assignees are given by username and looked up. Use gitlab_update_issue to change or close an existing one.',
   input: z.object({
     ...project,
     title: text255,
@@ -86,8 +83,7 @@ export const createIssue = defineTool({
 });
 
 export const updateIssue = defineTool({
-  description:
-    'Changes an existing GitLab issue: close or reopen it (state_event), edit the title or description, replace, add or remove labels, reassign (usernames; an empty list unassigns everyone), set the due date, milestone, confidentiality or lock the discussion. Give only what changes. Use gitlab_add_issue_note to comment.',
+  description: 'Changes an existing GitLab issue: close or reopen it (state_event), edit the title or description, replace, add or remove labels, reassign (usernames; an empty list unassigns everyone), set the due date, milestone, confidentiality or lock the discussion. Give only what changes. Use gitlab_add_issue_note to comment.',
   input: z.object({
     ...project,
     ...issueIid,
@@ -127,8 +123,7 @@ export const updateIssue = defineTool({
 });
 
 export const addIssueNote = defineTool({
-  description:
-    'Comments on a GitLab issue: adds a note (comment, reply) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time. Quick actions such as /close or /assign in the body are carried out by GitLab.',
+  description: 'Comments on a GitLab issue: adds a note (comment, reply) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time. Quick actions such as /close or /assign in the body are carried out by GitLab.',
   input: z.object({
     ...project,
     ...issueIid,

@@ -46,8 +46,7 @@ const readMergeRequest = (ctx: PluginContext, a: { project: unknown; merge_reque
   get<MergeRequest>(ctx, mrPath(a), { action: `merge request !${a.merge_request_iid}` });
 
 export const listMergeRequests = defineTool({
-  description:
-    "Lists GitLab merge requests (MRs) of one project, or across all projects when `project` is left out (then `scope` chooses: created_by_me, assigned_to_me or all; left out, it is all when author_username or reviewer_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, author, reviewer, source or target branch or a search text. Rows: iid, reference (group/project!7), title, state, draft, author, assignees, reviewers, branches, labels, detailed merge status and web URL. To find MRs waiting for my review, pass reviewer_username with my username (gitlab_get_current_user). When `next` is not null, pass it as `page`.",
+  description: "Lists GitLab merge requests (MRs) of one project, or across all projects when `project` is left out (then `scope` chooses: created_by_me, assigned_to_me or all; left out, it is all when author_username or reviewer_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, author, reviewer, source or target branch or a search text. Rows: iid, reference (group/project!7), title, state, draft, author, assignees, reviewers, branches, labels, detailed merge status and web URL. To find MRs waiting for my review, pass reviewer_username with my username (gitlab_get_current_user). When `next` is not null, pass it as `page`.",
   input: z
     .object({
       ...optionalProject,
@@ -89,16 +88,14 @@ export const listMergeRequests = defineTool({
 });
 
 export const getMergeRequest = defineTool({
-  description:
-    'Reads one GitLab merge request by its iid (!7 in the project): title, state, draft, branches, author, assignees, reviewers, labels, whether and why it can be merged (detailed_merge_status: mergeable, ci_must_pass, not_approved, conflict, draft_status, …), conflicts, head pipeline status, head sha (pass it to gitlab_merge_merge_request), merge and squash settings and the whole description. Use gitlab_get_merge_request_diffs for the changed files.',
+  description: 'Reads one GitLab merge request by its iid (!7 in the project): title, state, draft, branches, author, assignees, reviewers, labels, whether and why it can be merged (detailed_merge_status: mergeable, ci_must_pass, not_approved, conflict, draft_status, …), conflicts, head pipeline status, head sha (pass it to gitlab_merge_merge_request), merge and squash settings and the whole description. Use gitlab_get_merge_request_diffs for the changed files.',
   input: z.object({ ...project, ...mergeRequestIid }),
   annotations: reads('Get merge request'),
   handler: async (ctx, a) => fullMergeRequest(await readMergeRequest(ctx, a)),
 });
 
 export const createMergeRequest = defineTool({
-  description:
-    "Opens a GitLab merge request from a source branch into a target branch (default: the project's default branch) and returns its iid and web URL. Assignees and reviewers are given by username; `draft: true` opens it as a draft. Use gitlab_create_branch first if the branch does not exist yet.",
+  description: "Opens a GitLab merge request from a source branch into a target branch (default: the project's default branch) and returns its iid and web URL. Assignees and reviewers are given by username; `draft: true` opens it as a draft. Use gitlab_create_branch first if the branch does not exist yet.",
   input: z.object({
     ...project,
     source_branch: text255.describe('The branch with the changes.'),
@@ -132,8 +129,7 @@ export const createMergeRequest = defineTool({
 });
 
 export const updateMergeRequest = defineTool({
-  description:
-    'Changes an existing GitLab merge request: close or reopen it (state_event), mark it draft or ready, edit title or description, retarget it, replace, add or remove labels, set assignees or reviewers by username (an empty list clears them), or its squash and remove-source-branch settings. Give only what changes. To merge it use gitlab_merge_merge_request.',
+  description: 'Changes an existing GitLab merge request: close or reopen it (state_event), mark it draft or ready, edit title or description, retarget it, replace, add or remove labels, set assignees or reviewers by username (an empty list clears them), or its squash and remove-source-branch settings. Give only what changes. To merge it use gitlab_merge_merge_request.',
   input: z.object({
     ...project,
     ...mergeRequestIid,
@@ -230,8 +226,7 @@ async function mergeRefusal(ctx: PluginContext, a: { project: unknown; merge_req
 }
 
 export const mergeMergeRequest = defineTool({
-  description:
-    'Merges (accepts) a GitLab merge request into its target branch, optionally squashing its commits and deleting the source branch. Pass `sha` (from gitlab_get_merge_request) so that it merges only what was reviewed. If the MR cannot be merged now, the error says why (draft, unresolved threads, approvals missing, pipeline must succeed or still running, conflicts, rebase needed); `auto_merge: true` asks GitLab to merge it when its pipeline succeeds instead.',
+  description: 'Merges (accepts) a GitLab merge request into its target branch, optionally squashing its commits and deleting the source branch. Pass `sha` (from gitlab_get_merge_request) so that it merges only what was reviewed. If the MR cannot be merged now, the error says why (draft, unresolved threads, approvals missing, pipeline must succeed or still running, conflicts, rebase needed); `auto_merge: true` asks GitLab to merge it when its pipeline succeeds instead.',
   input: z.object({
     ...project,
     ...mergeRequestIid,
@@ -287,8 +282,7 @@ interface Diff {
 }
 
 export const getMergeRequestDiffs = defineTool({
-  description:
-    'Lists the files a GitLab merge request changes, each with its change type (added, modified, renamed, deleted) and unified diff (each cut at max_diff_chars, with a note saying so). Use it to review the code of an MR. When `next` is not null, pass it as `page` for more files.',
+  description: 'Lists the files a GitLab merge request changes, each with its change type (added, modified, renamed, deleted) and unified diff (each cut at max_diff_chars, with a note saying so). Use it to review the code of an MR. When `next` is not null, pass it as `page` for more files.',
   input: z.object({
     ...project,
     ...mergeRequestIid,
@@ -325,8 +319,7 @@ export const getMergeRequestDiffs = defineTool({
 });
 
 export const addMergeRequestNote = defineTool({
-  description:
-    'Comments on a GitLab merge request: adds a note (a review comment, reply or remark on the MR as a whole) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time.',
+  description: 'Comments on a GitLab merge request: adds a note (a review comment, reply or remark on the MR as a whole) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time.',
   input: z.object({
     ...project,
     ...mergeRequestIid,

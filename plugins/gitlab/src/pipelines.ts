@@ -14,8 +14,7 @@ const MAX_JOB_PAGES = 5;
 const LOG_TAIL_FACTOR = 4;
 
 export const listPipelines = defineTool({
-  description:
-    'Lists CI/CD pipelines of a GitLab project, newest first, filtered by branch or tag (ref), status (failed, running, success, …), commit sha, source or the user who started them. Rows: id, status, ref, sha, source, times and web URL. When `next` is not null, pass it as `page`. Use gitlab_get_pipeline for its jobs.',
+  description: 'Lists CI/CD pipelines of a GitLab project, newest first, filtered by branch or tag (ref), status (failed, running, success, …), commit sha, source or the user who started them. Rows: id, status, ref, sha, source, times and web URL. When `next` is not null, pass it as `page`. Use gitlab_get_pipeline for its jobs.',
   input: z.object({
     ...project,
     ref: text255.optional().describe('Branch or tag.'),
@@ -37,8 +36,7 @@ export const listPipelines = defineTool({
 });
 
 export const getPipeline = defineTool({
-  description:
-    "Reads one GitLab CI/CD pipeline with all its jobs: status, ref, sha, who started it, duration, coverage, YAML errors, a count of jobs by status, and each job's id, name, stage, status, failure reason and duration. Use it to find which job failed, then gitlab_get_job_log for that job's log.",
+  description: "Reads one GitLab CI/CD pipeline with all its jobs: status, ref, sha, who started it, duration, coverage, YAML errors, a count of jobs by status, and each job's id, name, stage, status, failure reason and duration. Use it to find which job failed, then gitlab_get_job_log for that job's log.",
   input: z.object({ ...project, pipeline_id: z.int().min(1).describe("The pipeline's id (not its iid).") }),
   annotations: reads('Get pipeline and its jobs'),
   handler: async (ctx, a) => {
@@ -68,8 +66,7 @@ export const getPipeline = defineTool({
 });
 
 export const createPipeline = defineTool({
-  description:
-    'Runs (triggers, starts) a new GitLab CI/CD pipeline on a branch or tag, optionally with CI/CD variables, and returns its id, status and web URL. Follow it with gitlab_get_pipeline.',
+  description: 'Runs (triggers, starts) a new GitLab CI/CD pipeline on a branch or tag, optionally with CI/CD variables, and returns its id, status and web URL. Follow it with gitlab_get_pipeline.',
   input: z.object({
     ...project,
     ref: text255.describe('Branch or tag to run the pipeline on.'),
@@ -108,8 +105,7 @@ function plainLog(text: string): string {
 }
 
 export const getJobLog = defineTool({
-  description:
-    "Reads the log (trace) of one GitLab CI/CD job, with colour codes and section markers removed, and the job's name, stage, status and failure reason. Long logs are cut to their last max_chars characters, where a failure usually shows; raw_chars is the log's length as sent, and total_chars its cleaned length (null when the log is over 4 × max_chars, because then only its end is cleaned). Find the job id with gitlab_get_pipeline.",
+  description: "Reads the log (trace) of one GitLab CI/CD job, with colour codes and section markers removed, and the job's name, stage, status and failure reason. Long logs are cut to their last max_chars characters, where a failure usually shows; raw_chars is the log's length as sent, and total_chars its cleaned length (null when the log is over 4 × max_chars, because then only its end is cleaned). Find the job id with gitlab_get_pipeline.",
   input: z.object({
     ...project,
     job_id: z.int().min(1),

@@ -11,8 +11,7 @@ import { paged, project, reads, sort } from './schema.js';
 const ROLES = new Map([[0, 'none'], [5, 'minimal_access'], [10, 'guest'], [15, 'planner'], [20, 'reporter'], [30, 'developer'], [40, 'maintainer'], [50, 'owner']]);
 
 export const getCurrentUser = defineTool({
-  description:
-    'Returns the GitLab account the connection acts as: username, name, email, state and profile URL. Use it to learn "my" username before filtering issues or merge requests by author, assignee or reviewer.',
+  description: 'Returns the GitLab account the connection acts as: username, name, email, state and profile URL. Use it to learn "my" username before filtering issues or merge requests by author, assignee or reviewer.',
   input: z.object({}).meta({ required: [] }),
   annotations: reads('Who am I on GitLab'),
   handler: async (ctx) => {
@@ -22,8 +21,7 @@ export const getCurrentUser = defineTool({
 });
 
 export const listProjects = defineTool({
-  description:
-    "Lists GitLab projects (repositories) the user is a member of, most recently active first, optionally filtered by a search term in the name or path; each row has the numeric id, full path (group/subgroup/project), description, visibility, default branch, stars and web URL. Use the id or path as `project` in the other gitlab tools. When `next` is not null, pass it as `page` for more. Use gitlab_get_project for one project's details.",
+  description: "Lists GitLab projects (repositories) the user is a member of, most recently active first, optionally filtered by a search term in the name or path; each row has the numeric id, full path (group/subgroup/project), description, visibility, default branch, stars and web URL. Use the id or path as `project` in the other gitlab tools. When `next` is not null, pass it as `page` for more. Use gitlab_get_project for one project's details.",
   input: z
     .object({
       search: z.string().min(1).max(255).optional().describe('Only projects whose name or path contains this.'),
@@ -45,8 +43,7 @@ export const listProjects = defineTool({
 });
 
 export const getProject = defineTool({
-  description:
-    'Reads one GitLab project (repository): full path, description, visibility, default branch, topics, clone URL, your role in it (guest … owner), merge settings (merge method, squash option, whether the pipeline must succeed before merging) and whether issues and merge requests are enabled.',
+  description: 'Reads one GitLab project (repository): full path, description, visibility, default branch, topics, clone URL, your role in it (guest … owner), merge settings (merge method, squash option, whether the pipeline must succeed before merging) and whether issues and merge requests are enabled.',
   input: z.object({ ...project }),
   annotations: reads('Get project'),
   handler: async (ctx, a) => {

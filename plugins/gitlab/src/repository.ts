@@ -29,8 +29,7 @@ function textWindow(text: string, offset: number, max: number) {
 }
 
 export const getFile = defineTool({
-  description:
-    "Reads a file from a GitLab repository at a branch, tag or commit (default: the default branch's HEAD) and returns its text, decoded as UTF-8, in windows of max_chars (pass next_offset as offset for the rest); binary files are answered with a note instead of content. Use gitlab_list_repository_tree to see what is in a folder.",
+  description: "Reads a file from a GitLab repository at a branch, tag or commit (default: the default branch's HEAD) and returns its text, decoded as UTF-8, in windows of max_chars (pass next_offset as offset for the rest); binary files are answered with a note instead of content. Use gitlab_list_repository_tree to see what is in a folder.",
   input: z.object({
     ...project,
     path: z.string().min(1).max(1000).describe('File path in the repository, e.g. "src/app/main.py".'),
@@ -76,8 +75,7 @@ export const getFile = defineTool({
 });
 
 export const listRepositoryTree = defineTool({
-  description:
-    'Lists the files and folders of a GitLab repository at a path and ref (default: the root of the default branch), optionally recursively; each entry has name, path and type (file, dir, submodule). When `next` is not null, pass it as `page`. Use gitlab_get_file to read a file.',
+  description: 'Lists the files and folders of a GitLab repository at a path and ref (default: the root of the default branch), optionally recursively; each entry has name, path and type (file, dir, submodule). When `next` is not null, pass it as `page`. Use gitlab_get_file to read a file.',
   input: z.object({
     ...project,
     path: z.string().min(1).max(1000).optional().describe('Folder path; default the root.'),
@@ -95,8 +93,7 @@ export const listRepositoryTree = defineTool({
 });
 
 export const listBranches = defineTool({
-  description:
-    'Lists the branches of a GitLab repository, optionally those whose name contains a search term, with whether each is the default, protected or merged, and its last commit. When `next` is not null, pass it as `page`.',
+  description: 'Lists the branches of a GitLab repository, optionally those whose name contains a search term, with whether each is the default, protected or merged, and its last commit. When `next` is not null, pass it as `page`.',
   input: z.object({
     ...project,
     search: text255.optional().describe('Only branches whose name contains this (^abc: starts with; abc$: ends with).'),
@@ -110,8 +107,7 @@ export const listBranches = defineTool({
 });
 
 export const createBranch = defineTool({
-  description:
-    "Creates a new branch in a GitLab repository from a branch, tag or commit (default: the project's default branch). Returns the branch and its commit.",
+  description: "Creates a new branch in a GitLab repository from a branch, tag or commit (default: the project's default branch). Returns the branch and its commit.",
   input: z.object({
     ...project,
     branch: text255.regex(/^[^\s~^:?*\[\\]+$/).describe('Name of the new branch, e.g. "fix/login-timeout".'),
@@ -130,8 +126,7 @@ export const createBranch = defineTool({
 });
 
 export const searchCode = defineTool({
-  description:
-    "Searches the code (file contents) of one GitLab project's repository for a text, on the default branch or a given ref, and returns matching files with the line number and a fragment around the match. When `next` is not null, pass it as `page`.",
+  description: "Searches the code (file contents) of one GitLab project's repository for a text, on the default branch or a given ref, and returns matching files with the line number and a fragment around the match. When `next` is not null, pass it as `page`.",
   input: z.object({
     ...project,
     query: z.string().min(1).max(1000).describe('Text to search for; filename:, path: and extension: filters are understood by GitLab (e.g. "connect_db extension:py").'),
