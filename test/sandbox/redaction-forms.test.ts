@@ -1,0 +1,103 @@
+/**
+ * @module test/sandbox/redaction-forms.test
+ * The forms of a secret redaction removes, in text and in bytes: case-folded (lower and upper, as
+ * URL parsing and undici fold host names and header names), percent-encoded as the URL parser does
+ * it (only some characters) or as any encoder may (every one), JSON-escaped, punycode (a secret in
+ * a host name label), base64 of the secret and of `user:secret`; and, by property, any mix of those
+ * encodings character by character behind any prefix (the cheap search for clues must never rule
+ * out a text the full pattern would match).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { Redactor } from '../../sandbox/bridge/redaction.js';
+
+const KEY = 'GhpQ7xVb2LmN9kTzR4sWc8YdA1';
+const USER = 'Sk-7 Qx/Ab+Cd=Ef"Gh';
+const BASIC = Buffer.from(`${USER}:${KEY}`).toString('base64');
+const redactor = Redactor.of([USER, KEY, BASIC, `Basic ${BASIC}`]) as Redactor;
+
+const hex = (b: number): string => b.toString(16).padStart(2, '0');
+const b64url = (s: string): string => Buffer.from(s).toString('base64url');
+
+/** form → the text an echo holds */
+const FORMS: Record<string, string> = {
+  'lower case': KEY.toLowerCase(),
+  'upper case': KEY.toUpperCase(),
+  'a URL path (the parser encodes the space and the quote, not / + =)': new URL(`https://h.example/${USER}`).pathname.slice(1),
+  'a URL query': new URL(`https://h.example/?q=${USER}`).search.slice(3),
+  'every byte percent-encoded, lower-case hex': [...Buffer.from(USER)].map((b) => `%${hex(b)}`).join(''),
+  'encodeURIComponent, upper-cased': encodeURIComponent(USER).toUpperCase(),
+  'a form body (+ for a space)': new URLSearchParams({ u: USER }).toString().slice(2),
+  'JSON, every character \\u-escaped': [...USER].map((c) => `\\u${hex(c.charCodeAt(0)).padStart(4, '0')}`).join(''),
+  'JSON with \\/ (PHP)': JSON.stringify(USER).slice(1, -1).replace(/\//g, '\\/'),
+  'punycode of a host label': new URL(`https://${KEY}\u00fc.example/`).hostname.split('.')[0] as string,
+  'a scheme (lower-cased)': new URL(`${KEY}:x`).protocol,
+  'base64, lower-cased': Buffer.from(KEY).toString('base64').toLowerCase(),
+  'base64 at another alignment, upper-cased': Buffer.from(`xy${KEY}`).toString('base64').toUpperCase(),
+  'base64url': b64url(KEY),
+  'base64 of user:secret, lower-cased': BASIC.toLowerCase(),
+  'base64url of user:secret, lower-cased': b64url(`${USER}:${KEY}`).toLowerCase(),
+};
+
+/**
+ * Asserts that the echo was redacted and that no 9 characters of it in a row are left, in any case.
+ * A base64 form keeps up to 4 characters at each end: those depend on the bytes around the secret.
+ */
+function assertRedacted(out: string, echo: string): void {
+  assert.match(out, /\[REDACTED\]/, echo);
+  for (let i = 0; i + 9 <= echo.length; i++) assert.ok(!out.toLowerCase().includes(echo.slice(i, i + 9).toLowerCase()), `${echo} left ${echo.slice(i, i + 9)} in ${out}`);
+}
+
+describe('redaction forms', () => {
+  for (const [form, echo] of Object.entries(FORMS))
+    it(`removes the secret written as ${form}, in text and in bytes`, () => {
+      assertRedacted(redactor.text(`<<${echo}>>`), echo);
+      const bytes = Buffer.from(redactor.bytes(Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from(echo), Buffer.from([0xc3])])));
+      assert.deepEqual([...bytes.subarray(0, 2), bytes.at(-1)], [0xff, 0x00, 0xc3], 'the bytes around are kept');
+      assertRedacted(bytes.toString('latin1'), echo);
+    });
+
+  it('leaves text without a secret as it is, and bytes without one as the same object', () => {
+    const text = `{"a":"%41%42 \\u0041 ${KEY.slice(0, 10)}"}`;
+    assert.equal(redactor.text(text), text);
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    assert.equal(redactor.bytes(bytes), bytes);
+  });
+
+  it('removes case-folded non-ASCII secrets, percent-encoded and in bytes', () => {
+    const r = Redactor.of(['Ünïcödé-Sécret']) as Redactor;
+    for (const echo of ['ünïcödé-sécret', 'ÜNÏCÖDÉ-SÉCRET', encodeURIComponent('ünïcödé-sécret'), encodeURIComponent('ÜNÏCÖDÉ-SÉCRET')]) {
+      assert.equal(r.text(`(${echo})`), '([REDACTED])', echo);
+      assert.equal(Buffer.from(r.bytes(Buffer.concat([Buffer.from([0xff]), Buffer.from(echo)]))).subarray(1).toString(), '[REDACTED]', echo);
+    }
+  });
+
+  it('removes any mix of encodings, character by character, behind any prefix', () => {
+    const secretChar = fc.constantFrom(...'abcXYZ019-_./+=: "~%\\é'.split(''));
+    const encodings = ['raw', 'lower', 'upper', 'pct', 'PCT', 'json', 'JSON', 'short', 'plus'] as const;
+    const encode = (ch: string, how: (typeof encodings)[number]): string => {
+      const bytes = [...Buffer.from(ch)];
+      if (how === 'lower') return ch.toLowerCase();
+      if (how === 'upper') return ch.toUpperCase();
+      if (how === 'pct' || how === 'PCT') return bytes.map((b) => `%${how === 'pct' ? hex(b) : hex(b).toUpperCase()}`).join('');
+      const unit = hex(ch.charCodeAt(0)).padStart(4, '0');
+      if (how === 'json' || how === 'JSON') return `\\u${how === 'json' ? unit : unit.toUpperCase()}`;
+      if (how === 'short' && '"\\/'.includes(ch)) return `\\${ch}`;
+      if (how === 'plus' && ch === ' ') return '+';
+      return ch;
+    };
+    const prefix = fc.constantFrom('', '%', '%4', '%u00', '\\', '\\u00', '\\u004', 'x', '%%', '\\\\');
+    fc.assert(
+      fc.property(fc.array(secretChar, { minLength: 6, maxLength: 40 }), fc.array(fc.constantFrom(...encodings), { minLength: 40, maxLength: 40 }), prefix, (chars, hows, before) => {
+        const secret = chars.join('');
+        const echo = chars.map((ch, i) => encode(ch, hows[i] ?? 'raw')).join('');
+        const out = (Redactor.of([secret]) as Redactor).text(`${before}${echo}.`);
+        // the whole echo goes; an escape in the prefix may go with it (`\\` before `\…` reads as an escaped backslash)
+        const kept = out.slice(0, -'[REDACTED].'.length);
+        assert.ok(out.endsWith('[REDACTED].') && before.startsWith(kept), `${JSON.stringify(secret)} as ${JSON.stringify(echo)} after ${JSON.stringify(before)}: ${out}`);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
