@@ -249,6 +249,8 @@ describe('bridge: redirects', () => {
       const r = await bridge.dispatch(get(via(to)), scopeOf());
       assert.ok(!r.ok && /HOST_NOT_ALLOWED|SCHEME_NOT_ALLOWED|ADDRESS_BLOCKED/.test(r.error.code), JSON.stringify(r));
       assert.ok(!r.ok && r.error.message.startsWith('redirect hop 1'));
+      // the upstream chose the target: an undeclared one is not quoted (it could carry the credential, case-folded)
+      if (!to.includes('rebind')) assert.ok(!r.ok && !r.error.message.includes(new URL(to).hostname) && !r.error.message.includes('http:'), r.ok ? '' : r.error.message);
     });
   }
 
