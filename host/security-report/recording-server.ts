@@ -25,7 +25,8 @@ export interface UpstreamReply {
   status?: number;
   /** the reason phrase of the status line (default: the standard one) */
   statusText?: string;
-  headers?: Record<string, string>;
+  /** a header given several values is sent as that many lines */
+  headers?: Record<string, string | string[]>;
   /** sent as JSON */
   json?: unknown;
   /** sent as is (text, or bytes such as an image) */
@@ -67,7 +68,7 @@ export async function startUpstream(handler: UpstreamHandler = () => ({ json: {}
         .then(
           (reply) => {
             if (reply.raw) return reply.raw(res);
-            const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+            const headers: Record<string, string | string[]> = { ...(reply.headers ?? {}) };
             let out: string | Uint8Array = reply.body ?? '';
             if (reply.json !== undefined) {
               out = JSON.stringify(reply.json);

@@ -5,6 +5,7 @@
  * their raw, base64 and URL forms.
  */
 import path from 'node:path';
+import { domainToUnicode } from 'node:url';
 import { startInProcessGateway, type InProcessGateway } from '../../host/security-report/in-process-gateway.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 
@@ -46,5 +47,46 @@ export function findSecrets(texts: readonly string[], secrets: readonly string[]
         const at = t.indexOf(form);
         if (at >= 0) hits.push(`text #${i} holds a form of ${secret}: …${t.slice(Math.max(0, at - 80), at + form.length + 20)}…`);
       });
+  return hits;
+}
+
+/** A secret as a folding search looks for it: itself and the middle of its base64 and base64url at each byte alignment, lower case. */
+function foldedForms(secret: string): string[] {
+  const forms = [secret];
+  for (let k = 0; k < 3; k++) {
+    const core = Buffer.from('\0'.repeat(k) + secret).toString('base64').slice(4, -4);
+    forms.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return forms.filter((f) => f.length >= 8).map((f) => f.toLowerCase());
+}
+
+/** A text read every way plugin code could decode it: as it is, percent-decoded, JSON-unescaped, punycode labels decoded; lower case. */
+function readings(text: string): string[] {
+  const percent = text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+  const json = text.replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))).replace(/\\(["\\/])/g, '$1');
+  const punycode = text.replace(/xn--[a-z0-9-]+/gi, (label) => domainToUnicode(label) || label);
+  return [text, percent, json, punycode].map((t) => t.toLowerCase());
+}
+
+/**
+ * Like findSecrets, for forms the gateway itself may fold: in any case, percent-encoded (any
+ * characters), JSON-escaped, in a punycode host label, base64 at any alignment in any case.
+ */
+export function findFoldedSecrets(texts: readonly string[], secrets: readonly string[]): string[] {
+  const hits: string[] = [];
+  texts.forEach((text, i) => {
+    const read = readings(text);
+    for (const secret of secrets)
+      for (const form of foldedForms(secret)) {
+        const hit = read.find((r) => r.includes(form));
+        if (hit !== undefined) hits.push(`text #${i} holds a form of ${secret}: …${hit.slice(Math.max(0, hit.indexOf(form) - 80), hit.indexOf(form) + form.length + 20)}…`);
+      }
+  });
   return hits;
 }
