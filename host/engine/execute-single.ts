@@ -15,6 +15,7 @@ import type { Policy } from '../policy/schema.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import { sandboxLimits } from '../policy/limits.js';
 import type { Registry, ResolvedTool } from '../registry/registry.js';
+import { screenImages } from '../results/images.js';
 import type { User } from '../storage/users.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -259,9 +260,22 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
         };
       budget.remaining -= bytes;
     }
-    return { result: JSON.parse(outcome.resultJson) as unknown };
+    return { result: screenedResult(deps, outcome.resultJson, { integration: manifest.name, tool: resolved.tool.manifest.name, requestId: caller.requestId }) };
   }
   return { error: outcome.error.message, code: outcome.error.code };
+}
+
+/**
+ * The handler's result with each image that may not be shown replaced by an error in its place
+ * (results/images.ts), for every transport: REST hands image sentinels on as they are. Only a
+ * result whose JSON could hold a sentinel is walked (a key written with escapes holds `\u`).
+ */
+function screenedResult(deps: EngineDeps, resultJson: string, where: { integration: string; tool: string; requestId: string }): unknown {
+  const result = JSON.parse(resultJson) as unknown;
+  if (!resultJson.includes('_mcpImage') && !resultJson.includes('\\u')) return result;
+  const { value, refused } = screenImages(result);
+  if (refused.length > 0) deps.logger.warn({ ...where, refused }, 'images in a result were refused');
+  return value;
 }
 
 interface Observation {
