@@ -273,7 +273,7 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
 function screenedResult(deps: EngineDeps, resultJson: string, where: { integration: string; tool: string; requestId: string }): unknown {
   const result = JSON.parse(resultJson) as unknown;
   if (!resultJson.includes('_mcpImage') && !resultJson.includes('\\u')) return result;
-  const { value, refused } = screenImages(result);
+  const { value, refused } = screenImages(result, deps.policy.images);
   if (refused.length > 0) deps.logger.warn({ ...where, refused }, 'images in a result were refused');
   return value;
 }

@@ -44,7 +44,7 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
       const items = await executeMany(deps.engine, { user: ctx.user, transport: ctx.transport, requestId: ctx.requestId, signal: ctx.cancelled, keyValid: ctx.keyValid, resultBudget: ctx.resultBudget }, args.executions, (done) => {
         void ctx.progress(done, total);
       });
-      const { value, images } = extractImages(items);
+      const { value, images } = extractImages(items, deps.engine.policy.images);
       const text = await capBatch(value as unknown[], {
         maxChars: deps.maxChars,
         userId: ctx.user.id,

@@ -181,6 +181,17 @@ const retentionDaysSchema = z
   .max(MAX_RETENTION_DAYS, { error: RETENTION_DAYS_PROBLEM })
   .default(0);
 
+const ALLOW_SVG_PROBLEM =
+  'must be true or false: true shows SVG images that hold no active content (scripts, event handlers, external references); false, the default, refuses every SVG image';
+
+/** which images a result may carry beyond PNG, JPEG, GIF and WebP */
+const imagesSchema = z
+  .object({
+    /** SVG images without active content are shown; with it, or when false (default), refused */
+    allowSvg: z.boolean({ error: ALLOW_SVG_PROBLEM }).default(false),
+  })
+  .strict();
+
 const originSchema = z
   .string()
   .refine((s) => {
@@ -200,6 +211,7 @@ export const policySchema = z
     sandbox: sandboxSchema.default(sandboxSchema.parse({})),
     requests: requestsSchema.default(requestsSchema.parse({})),
     resultCap: resultCapSchema.default(resultCapSchema.parse({})),
+    images: imagesSchema.default(imagesSchema.parse({})),
     /** upstream origin → replacement origin (tests, staging, self-hosted instances) */
     upstreams: z.record(originSchema, originSchema).default({}),
     /** what happens when argument validation itself throws: "reject" (default) or "passthrough" */

@@ -6,7 +6,7 @@
  * an MCP client nor a REST one is handed it. `extractImages` (MCP) then lifts the images left out
  * as image blocks, leaving a small reference in the JSON so the batch's text results are kept.
  */
-import { declaresImage, imageProblem, type ImageSentinel } from './image-check.js';
+import { declaresImage, imageProblem, type ImageOptions, type ImageSentinel } from './image-check.js';
 
 export interface ImageBlock {
   type: 'image';
@@ -60,10 +60,10 @@ function mapSentinels(value: unknown, replace: (image: ImageSentinel) => unknown
 }
 
 /** `value` with each image that may not be shown replaced by GW_ERR_RESULT_IMAGE_REFUSED in its place, and what was refused. */
-export function screenImages(value: unknown): { value: unknown; refused: RefusedImage[] } {
+export function screenImages(value: unknown, options: ImageOptions): { value: unknown; refused: RefusedImage[] } {
   const refused: RefusedImage[] = [];
   const screened = mapSentinels(value, (image) => {
-    const why = declaresImage(image.mimeType) ? imageProblem(image) : undefined;
+    const why = declaresImage(image.mimeType) ? imageProblem(image, options) : undefined;
     if (why === undefined) return KEEP;
     refused.push({ mimeType: image.mimeType.slice(0, 100), why });
     return { mimeType: image.mimeType.slice(0, 100), bytes: decodedBytes(image.data), error: `Image refused: ${why}`, code: 'GW_ERR_RESULT_IMAGE_REFUSED' };
@@ -75,10 +75,10 @@ export function screenImages(value: unknown): { value: unknown; refused: Refused
  * Returns a copy of `value` with each image sentinel that may be shown replaced by a reference,
  * and the images. A sentinel of another type (not `image/*`) stays in the text as it is.
  */
-export function extractImages(value: unknown): { value: unknown; images: ImageBlock[] } {
+export function extractImages(value: unknown, options: ImageOptions): { value: unknown; images: ImageBlock[] } {
   const images: ImageBlock[] = [];
   const out = mapSentinels(value, (image) => {
-    if (!declaresImage(image.mimeType) || imageProblem(image) !== undefined) return KEEP;
+    if (!declaresImage(image.mimeType) || imageProblem(image, options) !== undefined) return KEEP;
     images.push({ type: 'image', data: image.data, mimeType: image.mimeType });
     return { mimeType: image.mimeType, bytes: decodedBytes(image.data), content: `image block ${images.length}` };
   });

@@ -5,7 +5,9 @@
  * also as a loopback upstream serves them to a plugin that hands them on) get
  * GW_ERR_RESULT_IMAGE_REFUSED in their place while the batch's other results are kept. REST
  * hands the same results (accepted images as sentinels, refused ones as the same error), and a
- * result too large for the answer keeps the error in its continuation, never the image.
+ * result too large for the answer keeps the error in its continuation, never the image. Where the
+ * policy allows SVG (`images.allowSvg`), a clean SVG is an image block and one with script,
+ * event handlers or external references is refused.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -82,7 +84,7 @@ describe('images in results', () => {
     );
     assert.deepEqual(results[0].result._mcpImage, { mimeType: 'image/png', bytes: Buffer.from(IMAGES.png, 'base64').length, content: 'image block 1' });
     assert.equal(results[4].result.label, 'svg');
-    assertRefused(results[4].result._mcpImage, 'image/svg+xml', /SVG images are not shown: an SVG is a document that can carry script/);
+    assertRefused(results[4].result._mcpImage, 'image/svg+xml', /SVG images are not shown on this server: an SVG is a document that can carry script/);
     assert.equal(results[5].result.label, 'html as png');
     assertRefused(results[5].result._mcpImage, 'image/png', /not a PNG image: its bytes do not start with PNG's signature/);
     assert.deepEqual(results[6], { result: { text: 'beside' } });
@@ -94,7 +96,7 @@ describe('images in results', () => {
       { tool: 'files_image', args: { path: '/fake.png' } },
     ]);
     assert.deepEqual(content.filter((c) => c.type === 'image'), []);
-    assertRefused(results[0].result._mcpImage, 'image/svg+xml', /SVG images are not shown/);
+    assertRefused(results[0].result._mcpImage, 'image/svg+xml', /SVG images are not shown on this server/);
     assertRefused(results[1].result._mcpImage, 'image/png', /not a PNG image/);
     assert.doesNotMatch(JSON.stringify(content), /PHN2Zy|alert/, 'none of their bytes reach the client');
   });
@@ -121,7 +123,48 @@ describe('images in results', () => {
     }
     const full = JSON.parse(joined);
     assert.deepEqual(full.picture._mcpImage, { mimeType: 'image/png', bytes: Buffer.from(IMAGES.png, 'base64').length, content: 'image block 1' });
-    assertRefused(full.drawing._mcpImage, 'image/svg+xml', /SVG images are not shown/);
+    assertRefused(full.drawing._mcpImage, 'image/svg+xml', /SVG images are not shown on this server/);
     assert.ok(!joined.includes(IMAGES.svg.slice(0, 40)), 'the SVG is not stored');
+  });
+});
+
+describe('SVG images where the policy allows them', () => {
+  let gw: TestGateway;
+  let up: Upstream;
+  let client: Client;
+  const CLEAN = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><defs><linearGradient id="g"><stop offset="0" stop-color="red"/></linearGradient></defs><rect width="4" height="4" fill="url(#g)"/></svg>').toString('base64');
+  const ACTIVE = {
+    script: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.domain)</script></svg>',
+    handler: '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>',
+    external: '<svg xmlns="http://www.w3.org/2000/svg"><image href="https://tracker.example/pixel.png"/></svg>',
+  };
+
+  before(async () => {
+    up = await startUpstream((req) => (req.path === '/evil.svg' ? { headers: { 'content-type': 'image/svg+xml' }, body: ACTIVE.script } : { status: 404 }));
+    gw = await startGateway({ plugins: [], pluginDirs: PLUGIN_DIRS, upstreams: { 'https://files.fixture.test': up.origin }, policy: { images: { allowSvg: true } } });
+    client = await gw.mcpClient();
+  });
+  after(async () => {
+    await client?.close();
+    await gw?.close();
+    await up?.close();
+  });
+
+  it('shows a clean SVG as an image block and refuses one with script, an event handler or an external reference, over MCP and REST alike', async () => {
+    const batch = [returning(image(CLEAN, 'image/svg+xml')), ...Object.values(ACTIVE).map((text) => returning(image(Buffer.from(text).toString('base64'), 'image/svg+xml'))), { tool: 'files_image', args: { path: '/evil.svg' } }];
+    const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: batch } })) as { content: Content[] };
+    assert.deepEqual(res.content.filter((c) => c.type === 'image'), [{ type: 'image', data: CLEAN, mimeType: 'image/svg+xml' }]);
+    const results = (JSON.parse(res.content.find((c) => c.type === 'text')?.text ?? '{}') as { results: Json[] }).results;
+    assert.equal(results[0].result._mcpImage.content, 'image block 1');
+    const whys = [/a <script> element/, /an event handler attribute \(onload\)/, /a reference to outside the document \(href="https:\/\/tracker\.example\/pixel\.png"\)/, /a <script> element/];
+    whys.forEach((why, i) => {
+      const stand = results[i + 1].result._mcpImage;
+      assert.equal(stand.code, 'GW_ERR_RESULT_IMAGE_REFUSED', JSON.stringify(stand));
+      assert.match(stand.error, /^Image refused: the SVG holds active content/);
+      assert.match(stand.error, why);
+    });
+    const rest = await gw.rest('fixture-images', { executions: batch.slice(0, 4) });
+    assert.deepEqual(rest.json.results[0], batch[0]?.args, 'the clean SVG as the handler returned it');
+    for (const i of [1, 2, 3]) assert.deepEqual(rest.json.results[i], results[i], `item ${i} as over MCP`);
   });
 });

@@ -56,6 +56,7 @@ const nearPolicy = fc.record(
     tenants: section(fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), fc.record({ allowPlugins: ruleList, denyPlugins: ruleList, allowTools: ruleList, denyTools: ruleList }, { requiredKeys: [] }), { maxKeys: 3 })),
     plugins: section(fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), fc.record({ limits: fc.record({ memoryMb: num, cpuMsPerCall: num }, { requiredKeys: [] }) }, { requiredKeys: [] }), { maxKeys: 3 })),
     audit: section(fc.record({ sink: odd(fc.constantFrom('database', 'stdout'), fc.constant('file')), storeArguments: odd(fc.boolean(), fc.jsonValue({ maxDepth: 0 })), retentionDays: odd(fc.integer({ min: 0, max: 3650 }), num) }, { requiredKeys: [] })),
+    images: section(fc.record({ allowSvg: odd(fc.boolean(), fc.jsonValue({ maxDepth: 0 })) }, { requiredKeys: [] })),
     $schema: fc.string({ maxLength: 10 }),
   },
   { requiredKeys: [] },

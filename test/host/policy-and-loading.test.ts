@@ -49,6 +49,7 @@ describe('policy files', () => {
     assert.equal(p.sandbox.workers, 8);
     assert.equal(p.resultCap.maxChars, 60_000);
     assert.equal(p.audit.retentionDays, 0);
+    assert.equal(p.images.allowSvg, false);
   });
 
   it('an empty policy takes every default', () => {
@@ -58,6 +59,8 @@ describe('policy files', () => {
     assert.equal(parsePolicy({ audit: { sink: 'stdout' } }).audit.retentionDays, 0);
     assert.equal(parsePolicy({ audit: { retentionDays: 90 } }).audit.retentionDays, 90);
     assert.equal(parsePolicy({ audit: { retentionDays: 36_500 } }).audit.retentionDays, 36_500);
+    assert.deepEqual(p.images, { allowSvg: false }, 'SVG images are refused unless the operator says otherwise');
+    assert.equal(parsePolicy({ images: { allowSvg: true } }).images.allowSvg, true);
     assert.equal(p.limits.memoryMb, 64);
     assert.deepEqual(p.upstreams, {});
   });
@@ -94,6 +97,17 @@ describe('policy files', () => {
       { audit: { retentionDays: value } },
       /^my-policy\.json: audit\.retentionDays: must be a whole number of days from 0 to 36500: audit rows older than that many days are deleted \(0, the default, keeps them for ever\)$/,
     ]),
+    // an SVG can carry script: only a real boolean opts in
+    ...([
+      ['an SVG switch given as a string', 'true'],
+      ['an SVG switch given as a number', 1],
+      ['an SVG switch of null', null],
+    ] as const).map(([name, value]): [string, unknown, RegExp] => [
+      name,
+      { images: { allowSvg: value } },
+      /^my-policy\.json: images\.allowSvg: must be true or false: true shows SVG images that hold no active content \(scripts, event handlers, external references\); false, the default, refuses every SVG image$/,
+    ]),
+    ['an unknown images key', { images: { allowSVG: true } }, /^my-policy\.json: images: Unrecognized key: "allowSVG"$/],
   ];
   for (const [name, raw, pattern] of bad) {
     it(`refuses ${name} with the field named`, () => {

@@ -10,6 +10,9 @@ import { describe, it } from 'node:test';
 import { extractImages, screenImages } from '../../host/results/images.js';
 import { image, IMAGES } from '../helpers/sample-images.js';
 
+/** the default policy: no SVG */
+const NO_SVG = { allowSvg: false };
+
 
 describe('image sentinels', () => {
   const shown: [string, string, string][] = [
@@ -22,14 +25,14 @@ describe('image sentinels', () => {
   for (const [name, data, mimeType] of shown)
     it(`shows ${name}`, () => {
       const result = { label: name, ...image(data, mimeType) };
-      assert.deepEqual(screenImages(result), { value: result, refused: [] });
-      const { value, images } = extractImages(result);
+      assert.deepEqual(screenImages(result, NO_SVG), { value: result, refused: [] });
+      const { value, images } = extractImages(result, NO_SVG);
       assert.deepEqual(images, [{ type: 'image', data, mimeType }]);
       assert.deepEqual(value, { label: name, _mcpImage: { mimeType, bytes: Buffer.from(data, 'base64').length, content: 'image block 1' } });
     });
 
   const refused: [string, string, string, RegExp][] = [
-    ['an SVG', IMAGES.svg, 'image/svg+xml', /^Image refused: SVG images are not shown: an SVG is a document that can carry script\. Return the image as image\/png, image\/jpeg, image\/gif or image\/webp instead\.$/],
+    ['an SVG', IMAGES.svg, 'image/svg+xml', /^Image refused: SVG images are not shown on this server: an SVG is a document that can carry script\. Return the image as image\/png, image\/jpeg, image\/gif or image\/webp instead \(an operator may allow SVG without active content: the policy's images\.allowSvg\)\.$/],
     ['HTML labelled PNG', IMAGES.html, 'image/png', /not a PNG image: its bytes do not start with PNG's signature \(89 50 4E 47 0D 0A 1A 0A\)\. Return the image's own bytes, with the mimeType of its real format/],
     ['a JPEG labelled PNG', IMAGES.jpeg, 'image/png', /not a PNG image/],
     ['a PNG labelled GIF', IMAGES.png, 'image/gif', /not a GIF image: .*"GIF87a" or "GIF89a"/],
@@ -44,19 +47,19 @@ describe('image sentinels', () => {
   for (const [name, data, mimeType, why] of refused)
     it(`refuses ${name} in the image's place, keeping the rest`, () => {
       const result = { before: 1, ...image(data, mimeType), after: [2] };
-      const { value, refused: list } = screenImages(result);
+      const { value, refused: list } = screenImages(result, NO_SVG);
       assert.deepEqual(Object.keys(value as object), ['before', 'after', '_mcpImage']);
       const stand = (value as { _mcpImage: Record<string, unknown> })._mcpImage;
       assert.deepEqual(Object.keys(stand), ['mimeType', 'bytes', 'error', 'code']);
       assert.equal(stand['code'], 'GW_ERR_RESULT_IMAGE_REFUSED');
       assert.match(String(stand['error']), why);
       assert.equal(list.length, 1);
-      assert.deepEqual(extractImages(result).images, [], 'never lifted, even unscreened');
+      assert.deepEqual(extractImages(result, NO_SVG).images, [], 'never lifted, even unscreened');
     });
 
   it('leaves a sentinel of another type as it is, and screens the sentinels nested inside it', () => {
     const result = { _mcpImage: { data: 'not base64 !!!', mimeType: 'text/html', inner: image(IMAGES.svg, 'image/svg+xml') } };
-    const { value, refused: list } = screenImages(result);
+    const { value, refused: list } = screenImages(result, NO_SVG);
     assert.equal(list.length, 1);
     assert.equal((value as { _mcpImage: { data: string; inner: { _mcpImage: { code: string } } } })._mcpImage.data, 'not base64 !!!');
     assert.equal((value as { _mcpImage: { inner: { _mcpImage: { code: string } } } })._mcpImage.inner._mcpImage.code, 'GW_ERR_RESULT_IMAGE_REFUSED');
@@ -64,10 +67,10 @@ describe('image sentinels', () => {
 
   it('screens every sentinel of a batch, in arrays and under prototype-named keys, and lifts the rest in order', () => {
     const items = [{ result: [image(IMAGES.png, 'image/png'), image(IMAGES.html, 'image/gif')] }, { result: JSON.parse(`{"__proto__": ${JSON.stringify(image(IMAGES.svg, 'image/svg+xml'))}}`) }, { error: 'x', code: 'GW_ERR_SANDBOX_HANDLER_THREW' }];
-    const { value, refused: list } = screenImages(items);
+    const { value, refused: list } = screenImages(items, NO_SVG);
     assert.deepEqual(list.map((r) => r.mimeType), ['image/gif', 'image/svg+xml']);
     assert.equal(Object.getPrototypeOf((value as Array<{ result: object }>)[1]?.result), Object.prototype, 'a "__proto__" key stays a key');
-    const { images } = extractImages(value);
+    const { images } = extractImages(value, NO_SVG);
     assert.deepEqual(images.map((i) => i.mimeType), ['image/png']);
     assert.deepEqual((value as unknown[])[2], items[2]);
   });
