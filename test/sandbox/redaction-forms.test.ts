@@ -73,6 +73,22 @@ describe('redaction forms', () => {
     }
   });
 
+  it('finds an escaped echo anywhere in a large body, whether escaped letters are few or many around it', () => {
+    const r = Redactor.of([KEY]) as Redactor;
+    const everyByte = [...Buffer.from(KEY)].map((b) => `%${hex(b)}`).join('');
+    // one escaped letter in the middle: the decoded stretch around it must hold all the rest
+    const oneLetter = `${KEY.slice(0, 14)}%${hex(KEY.charCodeAt(14))}${KEY.slice(15)}`;
+    const filler = (n: number, every: number): string => Array.from({ length: n }, (_, i) => (i % every === every - 1 ? '%41' : String.fromCharCode(0x80 + (i % 100)))).join('');
+    for (const [every, echo] of [[50_000, everyByte], [50_000, oneLetter], [100, oneLetter]] as const) {
+      const body = filler(400_000, every);
+      for (const at of [0, 1, 200_000, body.length]) {
+        const out = r.text(body.slice(0, at) + echo + body.slice(at));
+        assert.equal(out, `${body.slice(0, at)}[REDACTED]${body.slice(at)}`, `escaped letters every ${every}, echo at ${at}`);
+        assert.equal(Buffer.from(r.bytes(Buffer.from(body.slice(0, at) + echo + body.slice(at), 'latin1'))).toString('latin1'), out);
+      }
+    }
+  });
+
   it('removes any mix of encodings, character by character, behind any prefix', () => {
     const secretChar = fc.constantFrom(...'abcXYZ019-_./+=: "~%\\é'.split(''));
     const encodings = ['raw', 'lower', 'upper', 'pct', 'PCT', 'json', 'JSON', 'short', 'plus'] as const;
