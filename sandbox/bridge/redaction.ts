@@ -5,29 +5,28 @@
  * credential to the plugin (sandbox.md §0.9).
  *
  * Each secret is searched for in several spellings: itself, base64 and base64url (including base64
- * that starts at a different byte alignment inside a longer blob) and punycode (a secret placed in
- * a host name label comes back from URL parsing as `xn--…`). Within a spelling, every character
- * may appear as itself, percent-encoded (its UTF-8 bytes, either hex case; `+` for a space) or
- * JSON-escaped (`\uXXXX`, either hex case, or a short escape such as `\/`): encoders differ in
- * which characters they escape (PHP's json_encode writes `/` as `\/`, .NET's `+` as `\u002B`, the
- * URL parser percent-encodes a space in a path but leaves `/` and `+`), so the characters of one
- * echo may be encoded one way and another.
+ * that starts at a different byte alignment inside a longer blob) and punycode (a secret beyond
+ * ASCII placed in a host name label comes back from URL parsing as `xn--…`). Within a spelling,
+ * every character may appear as itself, percent-encoded or JSON-escaped, each character its own
+ * way (redaction-pattern.ts): encoders differ in which characters they escape.
  *
  * Matching ignores case. The gateway folds case itself before redaction sees an answer: URL parsing
  * lower-cases host names (and schemes) in redirect targets, undici lower-cases response header
  * names. An exact match would let an upstream that echoes the credential there hand it to plugin
  * code in lower case, which for a checksummed token is nearly the whole secret. Upper case (an
- * echo that shouts) is matched the same way, and the lower- and upper-case forms of a non-ASCII
- * character are spelt out, since their UTF-8 bytes differ.
+ * echo that shouts) is matched the same way.
  *
  * A body that is not UTF-8 text (which reaches plugin code as bytes) is searched byte for byte for
  * the UTF-8 bytes of the same forms (`Redactor.bytes`). That covers its text too: the isolate
  * decodes each character of it from that character's own bytes, so text holding a secret comes
  * from bytes holding the secret's UTF-8. What no form covers is a secret transformed otherwise:
  * split into pieces, compressed inside a zip or gzip file, hex-encoded, UTF-16: redaction catches
- * echoes, not an upstream set on disguising the credential.
+ * echoes, not an upstream set on disguising the credential. An answer holding more encoded echoes
+ * than can be searched one by one is withheld whole (`MAX_ENCODED_SITES`).
  */
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
+import { byteView, spellingPattern } from './redaction-pattern.js';
+import { ALNUM_ESCAPE, clueSites, coverage, decodedView, escapedStretches, mergeRanges, replaceRanges, type Range } from './redaction-sites.js';
 
 export const REDACTED = '[REDACTED]';
 /** Shorter values are not redacted: replacing 1–3 characters everywhere would destroy bodies. */
@@ -46,10 +45,14 @@ function base64Spellings(value: string): string[] {
   return out.flatMap((s) => [s, s.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')]);
 }
 
-/** The value as a host name label after URL parsing, when that spells it otherwise than by case. */
+/**
+ * A value with characters beyond ASCII as a host name label after URL parsing (`xn--…`), when it
+ * is one (an ASCII value is only lower-cased there, which matching in any case covers).
+ */
 function punycodeSpellings(value: string): string[] {
+  if (!/[^\x00-\x7f]/.test(value)) return [];
   const ascii = domainToASCII(value);
-  return ascii !== '' && ascii.toLowerCase() !== value.toLowerCase() ? [ascii] : [];
+  return ascii !== '' && domainToUnicode(ascii) === value.toLowerCase() ? [ascii] : [];
 }
 
 /** Every spelling of every secret, longest first (so a longer one is replaced before its parts). */
@@ -62,108 +65,59 @@ export function secretSpellings(values: readonly string[]): string[] {
   return [...spellings].sort((a, b) => b.length - a.length);
 }
 
-/** JSON's two-character escapes. */
-const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '/': '\\/', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-const percentEncoded = (text: string): string => [...Buffer.from(text, 'utf8')].map((b) => '%' + b.toString(16).padStart(2, '0')).join('');
-const jsonEscaped = (text: string): string => [...Array(text.length).keys()].map((i) => '\\u' + text.charCodeAt(i).toString(16).padStart(4, '0')).join('');
-const regExpSource = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-
-/** A string read one character per byte: how bytes are searched for text (latin1 maps each byte to one character and back). */
-const byteView = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
-
 /**
- * One character (code point) of a spelling as regular-expression source: each of its case forms as
- * itself, percent-encoded or JSON-escaped, its short JSON escape, and `+` for a space. `bytes`: as
- * UTF-8 bytes read one character per byte. Alternatives the `i` flag already equates are left out.
+ * Encoded echoes a long text may hold before it is withheld whole: the sites searched in full may
+ * cover this many times the longest an echo can be, on both sides (none but a hostile upstream
+ * sends so many).
  */
-function characterPattern(ch: string, bytes: boolean): string {
-  const written = new Map<string, string>();
-  const add = (text: string): void => {
-    const seen = bytes ? byteView(text) : text;
-    if (!written.has(seen.toLowerCase())) written.set(seen.toLowerCase(), regExpSource(seen));
-  };
-  for (const form of new Set([ch, ch.toLowerCase(), ch.toUpperCase()])) {
-    add(form);
-    add(percentEncoded(form));
-    add(jsonEscaped(form));
-  }
-  const short = SHORT_ESCAPES[ch];
-  if (short) add(short);
-  if (ch === ' ') add('+');
-  // longest first: `\u005C` is one backslash, not a backslash followed by `u005C`
-  const alternatives = [...written.values()].sort((a, b) => b.length - a.length);
-  return alternatives.length === 1 ? (alternatives[0] as string) : `(?:${alternatives.join('|')})`;
+export const MAX_ENCODED_SITES = 64;
+const EVERYWHERE = 'everywhere';
+/** The shortest clue: a shorter run of letters and digits would be found all over a text. */
+const MIN_CLUE = 6;
+
+interface Spelling {
+  text: string;
+  /** the longest run of its letters and digits past its first five characters, which an echo holds raw or once decoded; undefined: none long enough */
+  clue: RegExp | undefined;
+  /** it holds `%` or `\\`, which a decoded view may read otherwise anywhere in it */
+  escapes: boolean;
 }
 
-function secretPattern(spellings: readonly string[], bytes: boolean): RegExp {
-  return new RegExp(spellings.map((s) => [...s].map((ch) => characterPattern(ch, bytes)).join('')).join('|'), 'gi');
+function spellingOf(text: string): Spelling {
+  const runs = text.slice(Math.min(5, text.length - 1)).match(/[a-z0-9]+/gi) ?? [];
+  const clue = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
+  return { text, clue: clue.length >= MIN_CLUE ? new RegExp(clue, 'i') : undefined, escapes: /[%\\]/.test(text) };
 }
 
-/** An escape that decodes to a letter or digit (`%41`, `\u0041`, `%u0041`, either case): rare outside an echo. */
-const ALNUM_ESCAPE = /(?:%|[\\%]u00)(?:3[0-9]|[46][1-9a-f]|[57][0-9a])/i;
-const ALNUM_ESCAPES = new RegExp(ALNUM_ESCAPE.source, 'gi');
+const literal = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
 /**
- * The text with its percent-encoded bytes and `\uXXXX` escapes decoded, for the search for clues
- * only (never handed on). `unescape` decodes `%XX` and `%uXXXX` natively in one pass and leaves a
- * `%` that starts no escape as it is.
+ * The spellings as they are, in any case: one pattern of plain alternatives (cheap to compile and
+ * to run). As bytes, the UTF-8 of each case form is spelt out, since those of a character beyond
+ * ASCII differ in bytes the `i` flag does not relate.
  */
-function decodedView(text: string): string {
-  return unescape(text.replace(/\\u(?=[0-9a-f]{4})/gi, '%u'));
+function exactPattern(spellings: readonly string[], bytes: boolean): RegExp {
+  const forms = bytes ? spellings.flatMap((s) => [...new Set([s, s.toLowerCase(), s.toUpperCase()])].map(byteView)) : spellings;
+  return new RegExp([...new Set(forms)].sort((a, b) => b.length - a.length).map(literal).join('|'), 'gi');
 }
 
 /**
- * The decoded view of the stretches of text within `reach` of an escaped letter or digit, joined
- * by line breaks (no clue holds one): an echo holding such an escape lies within one stretch when
- * `reach` is as long as the longest echo can be. Decoding 8 MB whole takes 60 ms; random bytes hold
- * a few dozen such escapes. Where they are too many for stretches to save work, the whole text.
- */
-function escapedStretches(text: string, reach: number): string {
-  const stretches: string[] = [];
-  let start = 0;
-  let end = -1;
-  let count = 0;
-  ALNUM_ESCAPES.lastIndex = 0;
-  for (let m = ALNUM_ESCAPES.exec(text); m !== null; m = ALNUM_ESCAPES.exec(text)) {
-    if (++count * 2 * reach > text.length) return decodedView(text);
-    if (m.index - reach > end) {
-      if (end >= 0) stretches.push(decodedView(text.slice(start, end)));
-      start = Math.max(0, m.index - reach);
-    }
-    end = m.index + reach;
-  }
-  if (end >= 0) stretches.push(decodedView(text.slice(start, end)));
-  return stretches.join('\n');
-}
-
-/**
- * What a text holding the spelling must contain, in any case, once decoded: the longest run of
- * letters and digits in the spelling without its first five characters. An escape just before an
- * echo can swallow up to five of them in the decoded view (`%4` before a secret starting `1…`
- * reads `%41`; `\` before one starting `u0041…` reads `\u0041`); every later one decodes as the
- * spelling has it. A spelling holding `%` or `\` can be read otherwise anywhere: it has no clue,
- * and neither has one without letters or digits; such a spelling is always matched in full.
- */
-function clueOf(spelling: string): RegExp | undefined {
-  if (/[%\\]/.test(spelling)) return undefined;
-  const runs = spelling.slice(Math.min(5, spelling.length - 1)).match(/[a-z0-9]+/gi) ?? [];
-  const longest = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
-  return longest === '' ? undefined : new RegExp(longest, 'i');
-}
-
-/**
- * Removes the secrets of one call from what is handed to plugin code. A pattern that spells out
- * every encoding of every character is exact but costly to compile (4 ms for a token and its
- * header value, more than the rest of a call), so a text is first searched for each spelling's
- * clue (plain letters and digits, one cheap pattern; in the decoded view too when the text holds
- * an escape of a letter or digit), and only the spellings whose clue it holds are matched in full.
+ * Removes the secrets of one call from what is handed to plugin code, with work linear in the text.
+ * Exact echoes, in any case, go in one pass of a pattern of plain alternatives. Encoded echoes are
+ * looked for only where one may be (see #sites), and there each spelling whose clue is present is
+ * matched with its exact pattern, which reads every character in any encoding. That pattern cannot
+ * run over a whole answer: irregexp cannot skip ahead in it, and 8 MB of escapes took 20 s against
+ * the spellings of an HTTP Basic credential.
  */
 export class Redactor {
-  readonly #spellings: ReadonlyArray<{ spelling: string; clue: RegExp | undefined }>;
-  readonly #anyClue: RegExp;
-  /** the longest an echo of a spelling can be: 12 characters for each UTF-8 byte (`%XX` of each, or `\uXXXX` for each half of a pair) */
+  readonly #spellings: readonly Spelling[];
+  readonly #exact: { text: RegExp; bytes: RegExp };
+  readonly #anyClue: RegExp | undefined;
+  readonly #clueSites: RegExp | undefined;
+  /** the longest an echo can be: 12 characters for each UTF-8 byte of a spelling (`%XX` of each, or `\\uXXXX` for each half of a pair) */
   readonly #reach: number;
+  /** spellings without a clue: every text is searched with their exact patterns */
+  readonly #unclued: readonly string[];
   readonly #patterns = new Map<string, RegExp>();
 
   /** Undefined when no secret is long enough to be redacted. */
@@ -173,11 +127,13 @@ export class Redactor {
   }
 
   private constructor(spellings: readonly string[]) {
-    this.#spellings = spellings.map((spelling) => ({ spelling, clue: clueOf(spelling) }));
-    const clues = [...new Set(this.#spellings.map((s) => s.clue?.source ?? ''))];
-    // a spelling without a clue makes every text a candidate ('' matches anywhere)
-    this.#anyClue = new RegExp(clues.join('|'), 'i');
+    this.#spellings = spellings.map(spellingOf);
+    this.#exact = { text: exactPattern(spellings, false), bytes: exactPattern(spellings, true) };
+    const clues = [...new Set(this.#spellings.flatMap((s) => (s.clue ? [s.clue.source] : [])))];
+    this.#anyClue = clues.length > 0 ? new RegExp(clues.join('|'), 'i') : undefined;
+    this.#clueSites = clues.length > 0 ? new RegExp(clues.join('|'), 'gi') : undefined;
     this.#reach = 12 * Math.max(...spellings.map((s) => Buffer.byteLength(s)));
+    this.#unclued = this.#spellings.filter((s) => !s.clue).map((s) => s.text);
   }
 
   text(text: string): string {
@@ -202,12 +158,51 @@ export class Redactor {
   }
 
   #redact(text: string, bytes: boolean): string {
-    const views = ALNUM_ESCAPE.test(text) ? [text, escapedStretches(text, this.#reach)] : [text];
-    if (!views.some((v) => this.#anyClue.test(v))) return text;
-    const candidates = this.#spellings.filter((s) => !s.clue || views.some((v) => s.clue?.test(v))).map((s) => s.spelling);
-    const key = `${bytes ? 'bytes' : 'text'}\0${candidates.join('\0')}`;
+    // exact echoes first, in one pass: an encoded one is then looked for where a clue is left
+    let out = text.replace(bytes ? this.#exact.bytes : this.#exact.text, REDACTED);
+    // a spelling without a clue is short (or oddly made): its exact pattern is small enough to run over the whole text
+    for (const s of this.#unclued) out = out.replace(this.#pattern(s, bytes), REDACTED);
+    const sites = this.#sites(out);
+    if (sites === EVERYWHERE) return REDACTED;
+    return replaceRanges(out, sites, (part) => this.#redactSite(part, bytes));
+  }
+
+  /**
+   * Where an encoded echo may be: a short text whole, a long one within reach of a clue, or of an
+   * escaped letter or digit whose decoded stretch holds a clue; everywhere (the text is then
+   * withheld) when those would cover more than the budget, or when escaped letters are too dense
+   * for stretches and the decoded text holds a clue.
+   */
+  #sites(text: string): Range[] | typeof EVERYWHERE {
+    const escaped = ALNUM_ESCAPE.test(text);
+    if (text.length <= 4 * this.#reach) return escaped || this.#holdsClue(text) ? [[0, text.length]] : [];
+    const budget = MAX_ENCODED_SITES * 2 * this.#reach;
+    const sites = this.#clueSites ? clueSites(text, this.#clueSites, this.#reach, budget) : [];
+    if (sites === undefined) return EVERYWHERE;
+    if (!escaped) return sites;
+    const stretches = escapedStretches(text, this.#reach);
+    if (stretches === undefined) return this.#holdsClue(decodedView(text)) ? EVERYWHERE : sites;
+    const escapes = this.#spellings.some((s) => s.escapes);
+    const merged = mergeRanges([...sites, ...stretches.filter(([start, end]) => escapes || this.#holdsClue(decodedView(text.slice(start, end))))]);
+    return coverage(merged) > budget ? EVERYWHERE : merged;
+  }
+
+  /** One site: the exact pattern of each spelling whose clue it holds (raw or decoded), longest spelling first. */
+  #redactSite(part: string, bytes: boolean): string {
+    const view = ALNUM_ESCAPE.test(part) ? `${part}\n${decodedView(part)}` : part;
+    let out = part;
+    for (const s of this.#spellings) if (s.clue && (s.escapes || s.clue.test(view))) out = out.replace(this.#pattern(s.text, bytes), REDACTED);
+    return out;
+  }
+
+  #holdsClue(view: string): boolean {
+    return this.#anyClue?.test(view) ?? false;
+  }
+
+  #pattern(spelling: string, bytes: boolean): RegExp {
+    const key = `${bytes ? 'bytes' : 'text'}\0${spelling}`;
     let pattern = this.#patterns.get(key);
-    if (!pattern) this.#patterns.set(key, (pattern = secretPattern(candidates, bytes)));
-    return text.replace(pattern, REDACTED);
+    if (!pattern) this.#patterns.set(key, (pattern = spellingPattern(spelling, bytes)));
+    return pattern;
   }
 }

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { Redactor } from '../../sandbox/bridge/redaction.js';
+import { MAX_ENCODED_SITES, Redactor, secretSpellings } from '../../sandbox/bridge/redaction.js';
 
 const KEY = 'GhpQ7xVb2LmN9kTzR4sWc8YdA1';
 const USER = 'Sk-7 Qx/Ab+Cd=Ef"Gh';
@@ -39,6 +39,18 @@ const FORMS: Record<string, string> = {
   'base64 of user:secret, lower-cased': BASIC.toLowerCase(),
   'base64url of user:secret, lower-cased': b64url(`${USER}:${KEY}`).toLowerCase(),
 };
+
+/** A text with percent-encoded runs, `\uXXXX` and JSON's short escapes decoded, as plugin code could. */
+function decoded(text: string): string {
+  const percent = text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+  return percent.replace(/\\u([0-9a-f]{4})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/\\(["\\/])/g, '$1').replace(/\+/g, ' ');
+}
 
 /**
  * Asserts that the echo was redacted and that no 9 characters of it in a row are left, in any case.
@@ -73,7 +85,7 @@ describe('redaction forms', () => {
     }
   });
 
-  it('finds an escaped echo anywhere in a large body, whether escaped letters are few or many around it', () => {
+  it('finds an escaped echo anywhere in a large body among escaped letters; a body dense with them and holding one is withheld whole', () => {
     const r = Redactor.of([KEY]) as Redactor;
     const everyByte = [...Buffer.from(KEY)].map((b) => `%${hex(b)}`).join('');
     // one escaped letter in the middle: the decoded stretch around it must hold all the rest
@@ -82,14 +94,46 @@ describe('redaction forms', () => {
     for (const [every, echo] of [[50_000, everyByte], [50_000, oneLetter], [100, oneLetter]] as const) {
       const body = filler(400_000, every);
       for (const at of [0, 1, 200_000, body.length]) {
-        const out = r.text(body.slice(0, at) + echo + body.slice(at));
-        assert.equal(out, `${body.slice(0, at)}[REDACTED]${body.slice(at)}`, `escaped letters every ${every}, echo at ${at}`);
-        assert.equal(Buffer.from(r.bytes(Buffer.from(body.slice(0, at) + echo + body.slice(at), 'latin1'))).toString('latin1'), out);
+        const text = body.slice(0, at) + echo + body.slice(at);
+        const want = every === 100 ? '[REDACTED]' : `${body.slice(0, at)}[REDACTED]${body.slice(at)}`;
+        assert.ok(r.text(text) === want, `escaped letters every ${every}, echo at ${at}`);
+        assert.ok(Buffer.from(r.bytes(Buffer.from(text, 'latin1'))).toString('latin1') === want, `as bytes: escaped letters every ${every}, echo at ${at}`);
       }
+      assert.equal(r.text(body), body, 'without an echo the body is kept');
     }
   });
 
-  it('removes any mix of encodings, character by character, behind any prefix', () => {
+  it(`withholds a long body with more than ${MAX_ENCODED_SITES} encoded echoes whole, and redacts one with as many exact echoes one by one`, () => {
+    const r = Redactor.of([KEY]) as Redactor;
+    const pad = 'x'.repeat(2000);
+    const encoded = `${KEY.slice(0, 10)}%${hex(KEY.charCodeAt(10))}${KEY.slice(11)}`;
+    assert.equal(r.text(Array(MAX_ENCODED_SITES + 1).fill(encoded).join(pad)), '[REDACTED]');
+    assert.equal(r.text(Array(MAX_ENCODED_SITES).fill(encoded).join(pad)), Array(MAX_ENCODED_SITES).fill('[REDACTED]').join(pad));
+    assert.equal(r.text(Array(1000).fill(KEY.toLowerCase()).join(pad)), Array(1000).fill('[REDACTED]').join(pad));
+  });
+
+  it('redacts 6 MB a hostile upstream made costly in well under the seconds that matching every encoding over it all took', () => {
+    const secrets = [USER, KEY, BASIC, `Basic ${BASIC}`];
+    const r = Redactor.of(secrets) as Redactor;
+    const escapedKey = [...KEY].map((ch, i) => (i % 3 === 0 ? `%${hex(ch.charCodeAt(0))}` : ch)).join('');
+    const size = 6e6;
+    const bodies: Record<string, string> = {
+      'escapes everywhere': '%41%42%43\\u0044\\u0065 '.repeat(size / 25),
+      'escaped echoes everywhere': `${escapedKey} `.repeat(size / (escapedKey.length + 1)),
+      'exact echoes everywhere': `${KEY.toLowerCase()} `.repeat(size / (KEY.length + 1)),
+      // every spelling a candidate, then escaped letters throughout: 4 s before sites
+      'a clue of every spelling, then escaped letters': `${secretSpellings(secrets).map((sp) => sp.slice(5)).join(' ')} ${'lorem ipsum %41 dolor '.repeat(size / 22)}`,
+    };
+    for (const [name, body] of Object.entries(bodies)) {
+      const started = performance.now();
+      const out = r.text(body);
+      const ms = performance.now() - started;
+      assert.ok(ms < 2500, `${name}: ${Math.round(ms)} ms`);
+      assert.ok(!decoded(out).toLowerCase().includes(KEY.toLowerCase()), name);
+    }
+  });
+
+  it('removes any mix of encodings, character by character, behind any prefix, in a short text or a long one', () => {
     const secretChar = fc.constantFrom(...'abcXYZ019-_./+=: "~%\\é'.split(''));
     const encodings = ['raw', 'lower', 'upper', 'pct', 'PCT', 'json', 'JSON', 'short', 'plus'] as const;
     const encode = (ch: string, how: (typeof encodings)[number]): string => {
@@ -105,13 +149,18 @@ describe('redaction forms', () => {
     };
     const prefix = fc.constantFrom('', '%', '%4', '%u00', '\\', '\\u00', '\\u004', 'x', '%%', '\\\\');
     fc.assert(
-      fc.property(fc.array(secretChar, { minLength: 6, maxLength: 40 }), fc.array(fc.constantFrom(...encodings), { minLength: 40, maxLength: 40 }), prefix, (chars, hows, before) => {
+      fc.property(fc.array(secretChar, { minLength: 6, maxLength: 40 }), fc.array(fc.constantFrom(...encodings), { minLength: 40, maxLength: 40 }), prefix, fc.constantFrom(0, 30), (chars, hows, before, padding) => {
         const secret = chars.join('');
         const echo = chars.map((ch, i) => encode(ch, hows[i] ?? 'raw')).join('');
-        const out = (Redactor.of([secret]) as Redactor).text(`${before}${echo}.`);
-        // the whole echo goes; an escape in the prefix may go with it (`\\` before `\…` reads as an escaped backslash)
-        const kept = out.slice(0, -'[REDACTED].'.length);
-        assert.ok(out.endsWith('[REDACTED].') && before.startsWith(kept), `${JSON.stringify(secret)} as ${JSON.stringify(echo)} after ${JSON.stringify(before)}: ${out}`);
+        // a long text is searched site by site (around clues and escaped letters), a short one whole
+        const filler = 'lorem %20 ipsum\\n dolor \\" sit '.repeat(padding * 25);
+        const whole = (Redactor.of([secret]) as Redactor).text(`${filler}${before}${echo}.${filler}`);
+        assert.ok(whole.startsWith(filler) && whole.endsWith(`.${filler}`), 'the filler around is kept');
+        const out = whole.slice(filler.length, whole.length - filler.length);
+        // the echo goes, but for at most one character's escape at its edges (a raw match may start inside `\u0030…`)
+        const left = decoded(out).toLowerCase();
+        const pieces = [secret.slice(1), secret.slice(0, -1)].map((p) => p.toLowerCase().replace(/\+/g, ' '));
+        assert.ok(out.includes('[REDACTED]') && !pieces.some((p) => left.includes(p)), `${JSON.stringify(secret)} as ${JSON.stringify(echo)} after ${JSON.stringify(before)}: ${out}`);
       }),
       { numRuns: 500 },
     );
