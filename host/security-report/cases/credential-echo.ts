@@ -5,8 +5,7 @@
  * Basic), in a header value or name, the status line, a cookie, a redirect's URL or host; and
  * case-folded, percent-encoded byte by byte, or punycoded. The plugin returns all it saw (status,
  * status text, final URL, headers, body as text and as bytes, any error), so the common check for
- * secrets judges what plugin code could read. Cases the work on branch sec-redaction is to close
- * (case-folded, percent-encoded and punycoded forms) say so.
+ * secrets judges what plugin code could read.
  */
 import type { AttackCase, Observation } from '../catalogue.js';
 
@@ -19,8 +18,6 @@ const READ_ALL = `async (ctx, args) => {
   try { json = await res.json(); } catch (e) { /* not JSON */ }
   return { status: res.status, statusText: res.statusText, url: res.url, headers: res.headers.toJSON(), body: res.body.slice(0, 2000), json, bytes: bytes.toBase64().slice(0, 4000) };
 }`;
-
-const REDACTION_BRANCH = 'sec-redaction';
 
 function echoed(id: string, form: string, tries: string, extra: Partial<AttackCase> = {}): AttackCase {
   return { id, class: 'credential-echo', origin: 'new', tries, handler: READ_ALL, args: { form }, expected: { outcome: 'any' }, ...extra };
@@ -46,16 +43,16 @@ export const CREDENTIAL_ECHO_CASES: AttackCase[] = [
   echoed('echo-in-status-text', 'in-status-text', 'The token in the status line\'s reason phrase.'),
   echoed('echo-in-set-cookie', 'in-set-cookie', 'The token as a session cookie.'),
   echoed('echo-in-redirect-url', 'in-location', 'A redirect to the same origin with the token in the query: the final URL holds it.'),
-  echoed('echo-lower-case', 'lower', 'The token lower-cased in a body.', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-upper-case', 'upper', 'The token upper-cased in a body.', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-percent-every-byte', 'percent', 'The token percent-encoded byte by byte (%57%62…), which encodeURIComponent never writes.', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-percent-lower-hex', 'percent-lower', 'The token percent-encoded byte by byte in lower-case hex.', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-in-header-value-lower-case', 'in-header-lower', 'The token lower-cased in a response header value.', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-in-header-name', 'in-header-name', 'The token inside a response header\'s name (header names reach the plugin lower-cased).', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-in-redirect-url-lower-case', 'in-location-lower', 'A same-origin redirect whose query holds the token lower-cased: the final URL.', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-in-redirect-url-percent', 'in-location-percent', 'A same-origin redirect whose query holds the token percent-encoded byte by byte.', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-in-redirect-host', 'in-redirect-host', 'A redirect to https://<token>.evil.test/: refused, and the refusal names the host, lower-cased by the URL parser.', { pendingOn: REDACTION_BRANCH }),
-  echoed('echo-in-redirect-host-punycode', 'in-redirect-punycode', 'A redirect to a host of the token and a non-ASCII letter: the refusal names it punycoded (xn--<token lower-cased>-…).', { pendingOn: REDACTION_BRANCH }),
+  echoed('echo-lower-case', 'lower', 'The token lower-cased in a body.'),
+  echoed('echo-upper-case', 'upper', 'The token upper-cased in a body.'),
+  echoed('echo-percent-every-byte', 'percent', 'The token percent-encoded byte by byte (%57%62…), which encodeURIComponent never writes.'),
+  echoed('echo-percent-lower-hex', 'percent-lower', 'The token percent-encoded byte by byte in lower-case hex.'),
+  echoed('echo-in-header-value-lower-case', 'in-header-lower', 'The token lower-cased in a response header value.'),
+  echoed('echo-in-header-name', 'in-header-name', 'The token inside a response header\'s name (header names reach the plugin lower-cased).'),
+  echoed('echo-in-redirect-url-lower-case', 'in-location-lower', 'A same-origin redirect whose query holds the token lower-cased: the final URL.'),
+  echoed('echo-in-redirect-url-percent', 'in-location-percent', 'A same-origin redirect whose query holds the token percent-encoded byte by byte.'),
+  echoed('echo-in-redirect-host', 'in-redirect-host', 'A redirect to https://<token>.evil.test/: refused, and the refusal names the host, lower-cased by the URL parser.'),
+  echoed('echo-in-redirect-host-punycode', 'in-redirect-punycode', 'A redirect to a host of the token and a non-ASCII letter: the refusal names it punycoded (xn--<token lower-cased>-…).'),
   {
     id: 'echo-redirect-to-other-origin',
     class: 'credential-echo',
