@@ -209,6 +209,16 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+var REASON_KINDS = [
+  ["daily-limit", ["dailyLimitExceeded"]],
+  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
+  ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
+];
+function googleReasonKind({ reasons }) {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return "";
+}
 function googleOAuth(scopes, hosts) {
   return {
     type: "oauth2",
@@ -226,20 +236,20 @@ function googleOAuth(scopes, hosts) {
 
 // src/api.ts
 var SCOPE = "https://www.googleapis.com/auth/documents";
-var RATE_REASONS = ["userRateLimitExceeded", "rateLimitExceeded", "RATE_LIMIT_EXCEEDED"];
-var SCOPE_REASONS = ["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "insufficientScopes"];
 function docsWords(f) {
-  const { status, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status } = info;
+  const kind = googleReasonKind(info);
   const { action, detail: msg } = f;
   const code = f.status;
   const lock = f.options["lock"];
   const said = msg ? ` Google said: ${msg}.` : "";
   if (code === 401) return `Google rejected the access token (401) while trying to ${action}: reconnect google-docs.${said}`;
-  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && reasons.some((r) => RATE_REASONS.includes(r))) {
+  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (kind === "rate-limit" || kind === "daily-limit")) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "Docs quotas are per minute: wait a minute and retry";
     return `Google Docs rate limited the request to ${action} (${code}): ${wait}.`;
   }
-  if (code === 403 && (reasons.some((r) => SCOPE_REASONS.includes(r)) || /insufficient authentication scopes/i.test(msg))) {
+  if (code === 403 && (kind === "scope" || /insufficient authentication scopes/i.test(msg))) {
     return `The google-docs connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-docs and approve access to documents.`;
   }
   if (code === 403) return `Google Docs refused to ${action} (403): ${msg || "your Google account lacks access to this document"}. Ask its owner to share it with you (editor access to change it).`;

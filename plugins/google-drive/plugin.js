@@ -209,6 +209,16 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+var REASON_KINDS = [
+  ["daily-limit", ["dailyLimitExceeded"]],
+  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
+  ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
+];
+function googleReasonKind({ reasons }) {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return "";
+}
 function googleOAuth(scopes, hosts) {
   return {
     type: "oauth2",
@@ -233,23 +243,23 @@ var GSHEET = "application/vnd.google-apps.spreadsheet";
 var GSLIDES = "application/vnd.google-apps.presentation";
 var ALL_DRIVES = { supportsAllDrives: "true" };
 var WRITE_FIELDS = "id,name,mimeType,parents,driveId,webViewLink,trashed,modifiedTime";
-var RATE_REASONS = ["userRateLimitExceeded", "rateLimitExceeded", "sharingRateLimitExceeded", "RATE_LIMIT_EXCEEDED"];
-var SCOPE_REASONS = ["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "insufficientScopes"];
 function driveError(f) {
-  const { status, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status, reasons } = info;
+  const kind = googleReasonKind(info);
   const { action, detail: message } = f;
   const code = f.status;
   const said = message ? ` Google said: ${message}.` : "";
   const reason = reasons.find((r) => r !== "global") || "";
   const why = reason ? ` ${reason}` : "";
   if (code === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-drive.${said}`);
-  const daily = reasons.includes("dailyLimitExceeded");
-  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (daily || reasons.some((r) => RATE_REASONS.includes(r)))) {
+  const daily = kind === "daily-limit";
+  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (daily || kind === "rate-limit")) {
     if (daily) return new Error(`Google Drive's daily quota is used up (${code} dailyLimitExceeded) while trying to ${action}: try again tomorrow.`);
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     return new Error(`Google Drive rate limited the request to ${action} (${code}${why}): ${wait}.`);
   }
-  if (code === 403 && (reasons.some((r) => SCOPE_REASONS.includes(r)) || /insufficient authentication scopes/i.test(message))) {
+  if (code === 403 && (kind === "scope" || /insufficient authentication scopes/i.test(message))) {
     return new Error(`The google-drive connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-drive and approve Drive access.`);
   }
   if (code === 403) return new Error(`Google Drive refused to ${action} (403${why}): ${message || "your Google account lacks access to this file"}.`);

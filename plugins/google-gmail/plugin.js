@@ -225,6 +225,16 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+var REASON_KINDS = [
+  ["daily-limit", ["dailyLimitExceeded"]],
+  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
+  ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
+];
+function googleReasonKind({ reasons }) {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return "";
+}
 function googleOAuth(scopes, hosts) {
   return {
     type: "oauth2",
@@ -242,9 +252,6 @@ function googleOAuth(scopes, hosts) {
 
 // src/api.ts
 var SCOPE = "https://www.googleapis.com/auth/gmail.modify";
-var RATE_REASONS = ["rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "dailyLimitExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"];
-var SCOPE_REASONS = ["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"];
-var DISABLED_REASONS = ["accessNotConfigured", "SERVICE_DISABLED"];
 var SKIPPABLE = {
   GW_ERR_BRIDGE_RESPONSE_TOO_LARGE: "too large to download (over the gateway's response cap)",
   GW_ERR_BRIDGE_TIMEOUT: "Gmail did not answer in time",
@@ -257,16 +264,17 @@ function skipReason(err) {
 var isNotFound = (err) => err instanceof UpstreamError && err.status === 404;
 function gmailWords(f) {
   const { status, action, detail } = f;
-  const { status: gStatus, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status: gStatus, reasons } = info;
+  const kind = googleReasonKind(info);
   const said = detail ? ` Gmail said: ${detail}.` : "";
-  const has = (list) => reasons.some((r) => list.includes(r));
-  if (status === 429 || status === 403 && has(RATE_REASONS)) {
+  if (status === 429 || status === 403 && (kind === "rate-limit" || kind === "daily-limit")) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     return `Gmail rate limited the request to ${action} (${status}${reasons.length ? ` ${reasons[0]}` : ""}): ${wait}.`;
   }
   if (status === 401) return `Google rejected the access token (401) while trying to ${action}: reconnect google-gmail.${said}`;
-  if (status === 403 && (has(SCOPE_REASONS) || /scope/i.test(detail))) return `The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`;
-  if (status === 403 && has(DISABLED_REASONS)) return `The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`;
+  if (status === 403 && (kind === "scope" || /scope/i.test(detail))) return `The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`;
+  if (status === 403 && kind === "disabled") return `The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`;
   if (status === 403) return `Gmail refused permission to ${action} (403).${said || " Your account or its Google Workspace domain policy does not allow this."}`;
   if (status === 404) return `Gmail found nothing while trying to ${action} (404): the id is wrong or the message is gone (ids come from gmail_search_emails).${said}`;
   if (status === 400 || status === 409 || status === 412 || status === 422) return `Gmail refused to ${action} (${status}${gStatus ? ` ${gStatus}` : ""}): ${detail || "the request was not valid"}.`;
