@@ -218,6 +218,27 @@ async function collectPages(ctx, start, fetchPage, options) {
   }
 }
 
+// workbench-sdk:atlassian.ts
+var normSite = (s) => String(s || "").trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/+$/, "");
+function atlassianSite(resources, { product, wanted: setting, none, unmatched }) {
+  const all = (Array.isArray(resources) ? resources : []).filter((s) => !!s && typeof s.id === "string");
+  const ofProduct = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes(product)));
+  const pool = ofProduct.length ? ofProduct : all;
+  if (!pool.length) throw new Error(none);
+  const wanted = typeof setting === "string" ? setting.trim() : "";
+  let site = pool[0];
+  if (wanted) {
+    const w = normSite(wanted);
+    const found = pool.find((s) => {
+      const host = normSite(s.url);
+      return s.id === wanted || host === w || host.split(".")[0] === w || String(s.name || "").toLowerCase() === w;
+    });
+    if (!found) throw new Error(unmatched(wanted, pool.map((s) => s.url || s.name).join(", ")));
+    site = found;
+  }
+  return { id: site.id, name: site.name || null, url: String(site.url || "").replace(/\/+$/, "") };
+}
+
 // src/adf.ts
 var MAX_TEXT = 2e4;
 function textToAdf(text) {
@@ -341,29 +362,14 @@ var api = createApi({ base: "https://api.atlassian.com", provider: "Jira", integ
 async function send(ctx, method, url, req) {
   return (await api.request(ctx, method, url, { ...req, lenient: true })).data;
 }
-var normSite = (s) => String(s || "").trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/+$/, "");
 async function resolveSite(ctx) {
   const data = await send(ctx, "GET", "/oauth/token/accessible-resources", { action: "list the Jira sites this connection can reach", scope: READ });
-  const all = (Array.isArray(data) ? data : []).filter((s) => !!s && typeof s.id === "string");
-  const jira2 = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes("jira")));
-  const pool = jira2.length ? jira2 : all;
-  if (!pool.length) {
-    throw new Error("This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.");
-  }
-  const wanted = typeof ctx.config["site"] === "string" ? ctx.config["site"].trim() : "";
-  let site = pool[0];
-  if (wanted) {
-    const w = normSite(wanted);
-    const found = pool.find((s) => {
-      const host = normSite(s.url);
-      return s.id === wanted || host === w || host.split(".")[0] === w || String(s.name || "").toLowerCase() === w;
-    });
-    if (!found) {
-      throw new Error(`No Jira site matching "${wanted}" is reachable with this connection; reachable: ${pool.map((s) => s.url || s.name).join(", ")}.`);
-    }
-    site = found;
-  }
-  return { id: site.id, name: site.name || null, url: String(site.url || "").replace(/\/+$/, "") };
+  return atlassianSite(data, {
+    product: "jira",
+    wanted: ctx.config["site"],
+    none: "This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.",
+    unmatched: (wanted, reachable) => `No Jira site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`
+  });
 }
 function jira(ctx, site, method, rest, req) {
   return send(ctx, method, path`/ex/jira/${site.id}/rest/api/3` + rest, req);
