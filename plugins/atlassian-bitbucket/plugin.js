@@ -212,6 +212,17 @@ function toBase64Url(bytes) {
   return b64(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
+// workbench-sdk:text.ts
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
+}
+function textWindow(text, offset2, max) {
+  const start = Math.min(offset2, text.length);
+  const end = Math.min(start + max, text.length);
+  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+}
+
 // src/api.ts
 var WEB = "https://bitbucket.org";
 function parseError(text) {
@@ -327,9 +338,6 @@ var pr = { ...repo, pull_request_id: schema };
 
 // src/shape.ts
 var DESCRIPTION_CHARS = 8e3;
-function clip(text, max) {
-  return text.length <= max ? text : `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
 function href(x, rel = "html") {
   const link = x?.links?.[rel];
   return link && !Array.isArray(link) && typeof link.href === "string" ? link.href : null;
@@ -440,12 +448,10 @@ function slimPipeline(p, a) {
     url: p.build_number ? `${page}/pipelines/results/${p.build_number}` : null
   };
 }
-function textWindow(text, offset2, max) {
-  const start = Math.min(offset2 || 0, text.length);
-  const end = Math.min(start + max, text.length);
-  const next_offset = end < text.length ? end : null;
-  const window = { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset };
-  return next_offset === null ? window : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
+function noteWindow(text, offset2, max) {
+  const window = textWindow(text, offset2 || 0, max);
+  const end = window.next_offset;
+  return end === null ? window : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
 }
 
 // src/pulls.ts
@@ -623,7 +629,7 @@ var getPullRequestDiff = defineTool({
     const web = `${webRepo(a)}/pull-requests/${a.pull_request_id}/diff`;
     const tooLarge = `Bitbucket sends the whole diff, so offset and max_chars do not help. Open it at ${web}, or read the changed files one at a time with bitbucket_get_file_content`;
     const { data } = await call(ctx, "GET", `${prPath(a)}/diff`, { accept: "text/plain", expect: "text", action: `read the diff of pull request #${a.pull_request_id}`, scope: "pullrequest", tooLarge });
-    return { id: a.pull_request_id, ...textWindow(data, a.offset, a.max_chars) };
+    return { id: a.pull_request_id, ...noteWindow(data, a.offset, a.max_chars) };
   }
 });
 var listPullRequestComments = defineTool({
@@ -789,7 +795,7 @@ var getFileContent = defineTool({
       return { ...base, type: "file", binary: true, size: bytes.length, content: null, note: "This is a binary file: its content is not returned as text." };
     }
     const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-    return { ...base, type: "file", ...textWindow(text, a.offset, a.max_chars) };
+    return { ...base, type: "file", ...noteWindow(text, a.offset, a.max_chars) };
   }
 });
 var listPipelines = defineTool({

@@ -247,6 +247,17 @@ function fromBase64(text) {
   return Uint8Array.fromBase64(standard, { lastChunkHandling: "loose" });
 }
 
+// workbench-sdk:text.ts
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
+}
+function textWindow(text, offset, max) {
+  const start = Math.min(offset, text.length);
+  const end = Math.min(start + max, text.length);
+  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+}
+
 // src/api.ts
 var BROADER_SCOPES = {
   public_repo: ["repo"],
@@ -377,15 +388,6 @@ var LIST_BODY_CHARS = 280;
 var FULL_BODY_CHARS = 8e3;
 var COMMENT_CHARS = 2e3;
 var PATCH_CHARS = 1200;
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
-function textWindow(text, offset, max) {
-  const start = Math.min(offset, text.length);
-  const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
-}
 var login = (u) => u?.login || null;
 var teamNames = (list) => Array.isArray(list) ? list.map((t) => `team:${t.slug || t.name}`) : [];
 var names = (list) => Array.isArray(list) ? list.map((x) => typeof x === "string" ? x : x && (x.name || x.login || x.slug)).filter((x) => !!x) : [];

@@ -222,6 +222,17 @@ function fromBase64(text) {
   return Uint8Array.fromBase64(standard, { lastChunkHandling: "loose" });
 }
 
+// workbench-sdk:text.ts
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
+}
+function textWindow(text, offset, max) {
+  const start = Math.min(offset, text.length);
+  const end = Math.min(start + max, text.length);
+  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+}
+
 // src/api.ts
 var TOO_LARGE = "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE";
 var GitLabError = class extends Error {
@@ -369,10 +380,6 @@ var isEmpty = (body) => Object.values(body).every((v) => v === void 0);
 var LIST_TEXT_CHARS = 280;
 var FULL_TEXT_CHARS = 8e3;
 var NOTE_CHARS = 2e3;
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
 var orNull = (v) => v === void 0 ? null : v;
 var flag = (v) => v === void 0 ? null : !!v;
 var who = (u) => u?.username || null;
@@ -943,11 +950,6 @@ var getProject = defineTool({
 // src/repository.ts
 var SEARCH_DATA_CHARS = 600;
 var TREE_TYPES = /* @__PURE__ */ new Map([["tree", "dir"], ["blob", "file"], ["commit", "submodule"]]);
-function textWindow(text, offset, max) {
-  const start = Math.min(offset, text.length);
-  const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
-}
 var getFile = defineTool({
   description: "Reads a file from a GitLab repository at a branch, tag or commit (default: the default branch's HEAD) and returns its text, decoded as UTF-8, in windows of max_chars (pass next_offset as offset for the rest); binary files are answered with a note instead of content. Use gitlab_list_repository_tree to see what is in a folder.",
   input: schema,

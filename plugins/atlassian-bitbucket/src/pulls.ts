@@ -7,7 +7,7 @@
 import { changes, defineTool, query, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import { bb, bbql, bbqlString, call, cursorOf, pageQuery, prPath, queryOfCursor, repoPath, values, webRepo, type Page, type RepoArgs } from './api.js';
 import { branchName, cursor, maxChars, offset, pagelen, pr, bbqlFilter, repo, reviewers } from './fields.js';
-import { detailPr, slimComment, slimPr, textWindow, who, type Comment, type PullRequest, type User } from './shape.js';
+import { detailPr, noteWindow, slimComment, slimPr, who, type Comment, type PullRequest, type User } from './shape.js';
 
 /** pages of workspace members read at most to resolve reviewer nicknames */
 const MEMBER_PAGES = 5;
@@ -251,7 +251,7 @@ export const getPullRequestDiff = defineTool({
     const web = `${webRepo(a)}/pull-requests/${a.pull_request_id}/diff`;
     const tooLarge = `Bitbucket sends the whole diff, so offset and max_chars do not help. Open it at ${web}, or read the changed files one at a time with bitbucket_get_file_content`;
     const { data } = await call<string>(ctx, 'GET', `${prPath(a)}/diff`, { accept: 'text/plain', expect: 'text', action: `read the diff of pull request #${a.pull_request_id}`, scope: 'pullrequest', tooLarge });
-    return { id: a.pull_request_id, ...textWindow(data, a.offset, a.max_chars) };
+    return { id: a.pull_request_id, ...noteWindow(data, a.offset, a.max_chars) };
   },
 });
 

@@ -3,10 +3,10 @@
  * The account and repository tools: who am I, workspaces, repositories, branches, commits, file
  * content (a file's text, a folder's entries) and Pipelines.
  */
-import { changes, defineTool, enc, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, clip, defineTool, enc, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import { bb, bbql, bbqlString, call, cursorOf, cursorOfQuery, filePath, pageQuery, repoPath, values, WEB, webRepo, type Page, type RepoArgs } from './api.js';
 import { branchName, cursor, folderCursor, maxChars, offset, pagelen, bbqlFilter, repo, workspace } from './fields.js';
-import { clip, href, slimBranch, slimCommit, slimPipeline, slimRepo, slimUser, textWindow, type Branch, type Commit, type Pipeline, type Repo, type User } from './shape.js';
+import { href, noteWindow, slimBranch, slimCommit, slimPipeline, slimRepo, slimUser, type Branch, type Commit, type Pipeline, type Repo, type User } from './shape.js';
 
 export const getCurrentUser = defineTool({
   description: 'My Bitbucket account: the Bitbucket Cloud user this connection acts as, with display name, nickname, account_id and uuid. Use it to learn your account_id, e.g. to filter Bitbucket pull requests by author or reviewer with BBQL.',
@@ -188,7 +188,7 @@ export const getFileContent = defineTool({
       return { ...base, type: 'file', binary: true, size: bytes.length, content: null, note: 'This is a binary file: its content is not returned as text.' };
     }
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
-    return { ...base, type: 'file', ...textWindow(text, a.offset, a.max_chars) };
+    return { ...base, type: 'file', ...noteWindow(text, a.offset, a.max_chars) };
   },
 });
 

@@ -3,10 +3,10 @@
  * CI: check runs of a commit or pull request, and GitHub Actions workflows and their runs (list,
  * read with the jobs, dispatch, re-run, cancel).
  */
-import { changes, collectPages, defineTool, reads, segment, segments, z } from 'workbench/plugin-sdk';
+import { changes, clip, collectPages, defineTool, reads, segment, segments, z } from 'workbench/plugin-sdk';
 import { gh, paging, repoPath } from './api.js';
 import { page, perPage, repoArgs, runId, SHA } from './args.js';
-import { clip, slimRun, type Pull, type Run } from './shape.js';
+import { slimRun, type Pull, type Run } from './shape.js';
 
 /** pages of jobs (100 each) github_get_workflow_run reads at most */
 const MAX_JOB_PAGES = 5;

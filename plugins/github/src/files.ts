@@ -3,10 +3,10 @@
  * Reading a file or folder through the contents API (base64 → UTF-8, in windows of text) and
  * writing one file as a commit (the blob sha looked up when the agent has none).
  */
-import { changes, defineTool, fromBase64, reads, segments, toBase64, utf8, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, fromBase64, reads, segments, textWindow, toBase64, utf8, z } from 'workbench/plugin-sdk';
 import { gh, isNotFound, repoPath } from './api.js';
 import { repoArgs, SHA, windowArgs } from './args.js';
-import { textWindow } from './shape.js';
+
 
 /** entries the contents API returns for one directory at most */
 const DIR_ENTRIES_MAX = 1000;

@@ -3,11 +3,11 @@
  * Pull requests: list, read, open (with reviewers), edit, close, merge, and their changes (files
  * and the diff). Reviews and review comments are in reviews.ts.
  */
-import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, textWindow, z } from 'workbench/plugin-sdk';
 import { defaultBranch, gh, ghText, paging, repoPath } from './api.js';
 import { direction, logins, page, perPage, pullNumber, repoArgs, SHA, teamSlugs, windowArgs } from './args.js';
 import { askReviewers } from './reviews.js';
-import { FULL_BODY_CHARS, LIST_BODY_CHARS, slimFile, slimPull, textWindow, type File, type Pull } from './shape.js';
+import { FULL_BODY_CHARS, LIST_BODY_CHARS, slimFile, slimPull, type File, type Pull } from './shape.js';
 
 export const listPullRequests = defineTool({
   description:

@@ -2,10 +2,10 @@
  * @module plugins/github/src/repos
  * The account, repositories, branches, commits and code search.
  */
-import { changes, defineTool, reads, segments, z } from 'workbench/plugin-sdk';
+import { changes, clip, defineTool, reads, segments, z } from 'workbench/plugin-sdk';
 import { defaultBranch, gh, paging, repoPath } from './api.js';
 import { direction, page, perPage, repoArgs, SHA, since } from './args.js';
-import { clip, login, slimCommit, slimFile, slimRepo, type Commit, type File, type Repo, type Search, type User } from './shape.js';
+import { login, slimCommit, slimFile, slimRepo, type Commit, type File, type Repo, type Search, type User } from './shape.js';
 
 export const getMe = defineTool({
   description:

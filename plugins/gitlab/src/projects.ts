@@ -2,9 +2,9 @@
  * @module plugins/gitlab/src/projects
  * Who the connection acts as, the projects the user can see, and one project's details.
  */
-import { defineTool, reads, z } from 'workbench/plugin-sdk';
+import { clip, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { get, list, paging, projectPath } from './api.js';
-import { clip, flag, FULL_TEXT_CHARS, slimProject, type Project, type User } from './shape.js';
+import { flag, FULL_TEXT_CHARS, slimProject, type Project, type User } from './shape.js';
 import { paged, project, sort } from './schema.js';
 
 /** GitLab role names by access level */

@@ -3,9 +3,9 @@
  * The repository: read a file (UTF-8 text in windows; binary answered with a note), list a
  * folder, list and create branches, search code.
  */
-import { changes, defineTool, fromBase64, reads, segments, z } from 'workbench/plugin-sdk';
+import { changes, clip, defineTool, fromBase64, reads, segments, textWindow, z } from 'workbench/plugin-sdk';
 import { defaultBranch, filePath, get, list, paging, projectPath, send, whole } from './api.js';
-import { clip, orNull, slimBranch, type Branch, type Project } from './shape.js';
+import { orNull, slimBranch, type Branch, type Project } from './shape.js';
 import { page, paged, perPage, project, text255 } from './schema.js';
 
 const SEARCH_DATA_CHARS = 600;
@@ -19,13 +19,6 @@ interface RepositoryFile {
   last_commit_id?: string;
   encoding?: string;
   content?: string;
-}
-
-/** The window [offset, offset + max) of the whole text, with where to continue. */
-function textWindow(text: string, offset: number, max: number) {
-  const start = Math.min(offset, text.length);
-  const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
 }
 
 export const getFile = defineTool({
