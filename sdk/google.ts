@@ -4,7 +4,8 @@
  * `{error: {code, message, status, errors: [{reason}], details: [{reason}]}}`. Its message is
  * already a failure's `detail` (describeError reads `error.message`); this reads the rest, which a
  * plugin's own `failure` words tell apart by: the canonical status (RESOURCE_EXHAUSTED,
- * FAILED_PRECONDITION, …) and the reasons (rateLimitExceeded, ACCESS_TOKEN_SCOPE_INSUFFICIENT, …).
+ * FAILED_PRECONDITION, …) and the reasons (rateLimitExceeded, ACCESS_TOKEN_SCOPE_INSUFFICIENT, …),
+ * which googleReasonKind sorts into the few kinds of failure they mean.
  */
 import type { PluginAuthSpec } from './define.js';
 
@@ -22,6 +23,31 @@ export function googleErrorInfo(data: unknown): GoogleErrorInfo {
   const { status, errors, details } = error as { status?: unknown; errors?: unknown; details?: unknown };
   const reasons = [errors, details].flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : [])).map((e) => (e as { reason?: unknown } | null)?.reason);
   return { status: typeof status === 'string' ? status : '', reasons: reasons.filter((r): r is string => typeof r === 'string') };
+}
+
+/**
+ * What a Google error's reasons say the failure is, the first that applies: 'daily-limit' (a
+ * per-day quota is used up: dailyLimitExceeded), 'rate-limit' (a per-minute or per-user quota or
+ * rate: rateLimitExceeded, userRateLimitExceeded, sharingRateLimitExceeded, quotaExceeded,
+ * RATE_LIMIT_EXCEEDED, RESOURCE_EXHAUSTED), 'scope' (the token lacks an OAuth scope:
+ * insufficientPermissions, insufficientScopes, ACCESS_TOKEN_SCOPE_INSUFFICIENT), 'disabled' (the API
+ * is not enabled in the OAuth client's Cloud project: accessNotConfigured, SERVICE_DISABLED), or
+ * '' for none of these. Google sends these with a 403 as well as a 429: a plugin's `failure`
+ * words each kind its own way.
+ */
+export type GoogleReasonKind = 'daily-limit' | 'rate-limit' | 'scope' | 'disabled' | '';
+
+const REASON_KINDS: [Exclude<GoogleReasonKind, ''>, string[]][] = [
+  ['daily-limit', ['dailyLimitExceeded']],
+  ['rate-limit', ['rateLimitExceeded', 'userRateLimitExceeded', 'sharingRateLimitExceeded', 'quotaExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED']],
+  ['scope', ['insufficientPermissions', 'insufficientScopes', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT']],
+  ['disabled', ['accessNotConfigured', 'SERVICE_DISABLED']],
+];
+
+/** The kind of failure a Google error's reasons (googleErrorInfo) name; see GoogleReasonKind. */
+export function googleReasonKind({ reasons }: Pick<GoogleErrorInfo, 'reasons'>): GoogleReasonKind {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return '';
 }
 
 /**

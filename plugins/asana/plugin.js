@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -256,10 +264,6 @@ async function workspaceOf(ctx, given) {
   throw new Error(`You belong to several Asana workspaces: ${names}${all.length > 10 ? ", …" : ""}. Pass \`workspace\` with the gid of the one you mean.`);
 }
 
-// src/fields.ts
-var READS = { readOnlyHint: true, openWorldHint: true };
-var writes = (title, idempotentHint) => ({ title, readOnlyHint: false, destructiveHint: false, idempotentHint, openWorldHint: true });
-
 // src/shape.ts
 var TASK_ROW_FIELDS = ["name", "completed", "assignee.name", "due_on", "due_at", "permalink_url"];
 var TASK_DETAIL_FIELDS = [
@@ -381,7 +385,7 @@ var slimComment = (s) => ({ gid: s.gid, author: nameOf(s.created_by), createdAt:
 var listTasks = defineTool({
   description: 'List Asana tasks of one project, of one section (board column), or of one assignee in a workspace (`assignee: "me"` for my tasks, my to-do list). Give exactly one of project, section or assignee. `completedSince: "now"` keeps only incomplete (open) tasks. Returns slim rows (gid, name, completed, assignee, due, link); when `next` is not null pass it as `cursor`. Use asana_get_task for details, asana_search_tasks to search by text across a workspace.',
   input: schema,
-  annotations: { title: "List tasks", ...READS },
+  annotations: reads("List tasks"),
   async handler(ctx, args) {
     if ([args.project, args.section, args.assignee].filter(Boolean).length !== 1) throw new Error("Give exactly one of project, section or assignee (with workspace) to say which tasks to list.");
     if (args.workspace && !args.assignee) throw new Error("`workspace` goes with `assignee` only: a project or section already names its workspace.");
@@ -395,7 +399,7 @@ var listTasks = defineTool({
 var getTask = defineTool({
   description: "Look at one Asana task by gid: name, notes (description), assignee, due and start dates, completed, the projects and sections it is in, parent task, tags, custom fields as name → displayed value, number of subtasks, creator, dates and link. Its discussion is read with asana_list_comments.",
   input: schema,
-  annotations: { title: "Get task", ...READS },
+  annotations: reads("Get task"),
   async handler(ctx, args) {
     const env = await asana(ctx, "GET", path`/tasks/${args.task}`, { query: { opt_fields: TASK_DETAIL_FIELDS }, action: `read task ${args.task}` });
     return detailTask(env.data || {});
@@ -411,7 +415,7 @@ function dueFields(args) {
 var createTask = defineTool({
   description: 'Create (make, open) a new Asana task or to-do, or a subtask of another task with `parent`. Optionally assign it ("me", a gid or an email), set a due date (dueOn) or due time (dueAt), put it in projects, or in one section of a project (`section` with a single project). Without projects or parent, it goes to the workspace (the only one, or `workspace`). Returns the new task\'s gid and link.',
   input: schema,
-  annotations: writes("Create task", false),
+  annotations: changes("Create task"),
   async handler(ctx, args) {
     const due = dueFields(args);
     const projects = args.projects || [];
@@ -438,7 +442,7 @@ var createTask = defineTool({
 var updateTask = defineTool({
   description: "Change an existing Asana task: complete it (done) or reopen it, rename it, replace its notes, reassign or unassign it, set or clear its due date or due time. Give only what changes. To put it in another project or section use asana_add_task_to_project.",
   input: schema,
-  annotations: writes("Update task", true),
+  annotations: changes("Update task", { idempotent: true }),
   async handler(ctx, args) {
     const data = {
       ...args.name !== void 0 ? { name: args.name } : {},
@@ -456,7 +460,7 @@ var updateTask = defineTool({
 var addComment = defineTool({
   description: "Add (post, leave, write) a plain-text comment on an Asana task; followers of the task are notified. Returns the comment's gid, author and time.",
   input: schema,
-  annotations: writes("Add comment", false),
+  annotations: changes("Add comment"),
   async handler(ctx, args) {
     const env = await asana(ctx, "POST", path`/tasks/${args.task}/stories`, { query: { opt_fields: STORY_FIELDS }, body: { text: args.text }, action: `comment on task ${args.task}` });
     return { task: args.task, ...slimComment(env.data || {}) };
@@ -465,7 +469,7 @@ var addComment = defineTool({
 var listComments = defineTool({
   description: "Read the comments (the discussion, the conversation) on an Asana task, oldest first, with author and time; the task's system activity (assignments, moves, edits) is left out. When `next` is not null, pass it as `cursor` for later comments.",
   input: schema,
-  annotations: { title: "List comments", ...READS },
+  annotations: reads("List comments"),
   async handler(ctx, args) {
     let offset;
     let skip = 0;
@@ -498,7 +502,7 @@ var listComments = defineTool({
 var searchTasks = defineTool({
   description: "Search Asana tasks across a workspace by text in the name or description, optionally filtered by assignee, project, completion, due date range or recent modification; slim rows sorted by last modified (or by due date, creation, completion, likes or relevance). Needs a paid Asana plan (free workspaces answer 402: use asana_list_tasks instead). Not paged: at most `limit` tasks, `more: true` when there may be others; narrow the filters. New changes take up to a minute to be searchable.",
   input: schema,
-  annotations: { title: "Search tasks", ...READS },
+  annotations: reads("Search tasks"),
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
     const query2 = {
@@ -525,7 +529,7 @@ var searchTasks = defineTool({
 var addTaskToProject = defineTool({
   description: "Add an existing Asana task to another project as well (it stays in the ones it is in), optionally into one section (column) of it; with a project the task is already in, this moves it to that section. asana_list_sections gives section gids.",
   input: schema,
-  annotations: writes("Add task to project or section", true),
+  annotations: changes("Add task to project or section", { idempotent: true }),
   async handler(ctx, args) {
     await asana(ctx, "POST", path`/tasks/${args.task}/addProject`, {
       body: { project: args.project, ...args.section ? { section: args.section } : {} },
@@ -539,7 +543,7 @@ var addTaskToProject = defineTool({
 var whoami = defineTool({
   description: "Who am I in Asana: the connected user's own user gid (my user id), name and email, and the workspaces (gid and name) they belong to. Call it first to learn the workspace gid other Asana tools take.",
   input: schema,
-  annotations: { title: "Who am I in Asana", ...READS },
+  annotations: reads("Who am I in Asana"),
   async handler(ctx) {
     const u = (await asana(ctx, "GET", "/users/me", { query: { opt_fields: "name,email,workspaces.name" }, action: "read your Asana profile" })).data || {};
     return { gid: u.gid, name: u.name ?? null, email: u.email ?? null, workspaces: (Array.isArray(u.workspaces) ? u.workspaces : []).map(ref).filter(Boolean) };
@@ -548,7 +552,7 @@ var whoami = defineTool({
 var listWorkspaces = defineTool({
   description: "List the Asana workspaces and organizations the connected user belongs to (gid, name, whether it is an organization). When `next` is not null, pass it as `cursor` for the next page. asana_whoami also returns them, with the user.",
   input: schema,
-  annotations: { title: "List workspaces", ...READS },
+  annotations: reads("List workspaces"),
   async handler(ctx, args) {
     const env = await asana(ctx, "GET", "/workspaces", {
       query: { limit: args.limit, offset: args.cursor, opt_fields: "name,is_organization" },
@@ -560,7 +564,7 @@ var listWorkspaces = defineTool({
 var listProjects = defineTool({
   description: "List the Asana projects of a workspace (gid, name, owner, team, due date, link); active ones by default, or only archived ones. When `next` is not null, pass it as `cursor` for the next page. Use asana_get_project for one project's description and status, asana_list_sections for its sections.",
   input: schema,
-  annotations: { title: "List projects", ...READS },
+  annotations: reads("List projects"),
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
     const env = await asana(ctx, "GET", path`/workspaces/${ws}/projects`, {
@@ -573,7 +577,7 @@ var listProjects = defineTool({
 var getProject = defineTool({
   description: "Read one Asana project by gid: name, description (notes), owner, team, workspace, start and due dates, archived/completed, privacy, its latest status update (title and on track / at risk / off track) and link.",
   input: schema,
-  annotations: { title: "Get project", ...READS },
+  annotations: reads("Get project"),
   async handler(ctx, args) {
     const env = await asana(ctx, "GET", path`/projects/${args.project}`, { query: { opt_fields: PROJECT_DETAIL_FIELDS }, action: `read project ${args.project}` });
     return detailProject(env.data || {});
@@ -582,7 +586,7 @@ var getProject = defineTool({
 var listSections = defineTool({
   description: "List the sections of an Asana project (the list headers, or the board columns) with their gids, in project order. Use a section gid with asana_list_tasks, asana_create_task or asana_add_task_to_project.",
   input: schema,
-  annotations: { title: "List sections", ...READS },
+  annotations: reads("List sections"),
   async handler(ctx, args) {
     const env = await asana(ctx, "GET", path`/projects/${args.project}/sections`, {
       query: { limit: args.limit, offset: args.cursor, opt_fields: "name" },
@@ -594,7 +598,7 @@ var listSections = defineTool({
 var findUsers = defineTool({
   description: "Find Asana users (people, teammates, colleagues) in a workspace by part of their name or email, and get their gids and emails — to assign a task or filter tasks by assignee. Quick typeahead matching, best matches first.",
   input: schema,
-  annotations: { title: "Find users", ...READS },
+  annotations: reads("Find users"),
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
     const env = await asana(ctx, "GET", path`/workspaces/${ws}/typeahead`, {

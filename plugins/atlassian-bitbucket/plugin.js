@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -204,6 +212,17 @@ function toBase64Url(bytes) {
   return b64(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
+// workbench-sdk:text.ts
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
+}
+function textWindow(text, offset2, max) {
+  const start = Math.min(offset2, text.length);
+  const end = Math.min(start + max, text.length);
+  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+}
+
 // src/api.ts
 var WEB = "https://bitbucket.org";
 function parseError(text) {
@@ -316,14 +335,9 @@ var repo = {
   repo_slug: schema
 };
 var pr = { ...repo, pull_request_id: schema };
-var reads = (title) => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
-var writes = (title, destructiveHint, idempotentHint) => ({ title, readOnlyHint: false, destructiveHint, idempotentHint, openWorldHint: true });
 
 // src/shape.ts
 var DESCRIPTION_CHARS = 8e3;
-function clip(text, max) {
-  return text.length <= max ? text : `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
 function href(x, rel = "html") {
   const link = x?.links?.[rel];
   return link && !Array.isArray(link) && typeof link.href === "string" ? link.href : null;
@@ -434,12 +448,10 @@ function slimPipeline(p, a) {
     url: p.build_number ? `${page}/pipelines/results/${p.build_number}` : null
   };
 }
-function textWindow(text, offset2, max) {
-  const start = Math.min(offset2 || 0, text.length);
-  const end = Math.min(start + max, text.length);
-  const next_offset = end < text.length ? end : null;
-  const window = { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset };
-  return next_offset === null ? window : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
+function noteWindow(text, offset2, max) {
+  const window = textWindow(text, offset2 || 0, max);
+  const end = window.next_offset;
+  return end === null ? window : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
 }
 
 // src/pulls.ts
@@ -489,7 +501,7 @@ var openOnly = "read it with bitbucket_get_pull_request.";
 var listPullRequests = defineTool({
   description: 'List the PRs of a Bitbucket repository, open ones by default: id, title, state, author, source → destination branch, comment and task counts, dates, url. `state` takes one or more of OPEN, MERGED, DECLINED, SUPERSEDED. Narrow with `source_branch`, `destination_branch`, or a raw BBQL `query` such as `author.account_id = "…"` or `title ~ "login"`. When `next` is not null, pass it as `cursor`. For the description, reviewers and approvals of one, use bitbucket_get_pull_request.',
   input: schema,
-  annotations: reads("List pull requests"),
+  annotations: reads("List pull requests", { idempotent: true }),
   async handler(ctx, a) {
     const q = bbql(
       [a.source_branch && `source.branch.name = ${bbqlString(a.source_branch)}`, a.destination_branch && `destination.branch.name = ${bbqlString(a.destination_branch)}`],
@@ -506,13 +518,13 @@ var readPr = async (ctx, a) => await bb(ctx, "GET", prPath(a), { action: `read p
 var getPullRequest = defineTool({
   description: "Read one Bitbucket pull request: title, description, state, draft, author, source and destination branches and commits, reviewers, who approved it or requested changes, merge commit, comment and task counts, url. Use bitbucket_get_pull_request_diff for the code changes and bitbucket_list_pull_request_comments for the discussion.",
   input: schema,
-  annotations: reads("Get pull request"),
+  annotations: reads("Get pull request", { idempotent: true }),
   handler: async (ctx, a) => detailPr(await readPr(ctx, a))
 });
 var createPullRequest = defineTool({
   description: "Raise a Bitbucket PR for review, from a source branch into a destination (default: the repository's main branch), with optional description, reviewers, draft flag and close-source-branch-on-merge. Reviewers are account ids, {uuid}s or workspace nicknames; an author cannot review their own work, so you are left out and reported in `reviewers_skipped`. Returns its id and url.",
   input: schema,
-  annotations: writes("Create pull request", false, false),
+  annotations: changes("Create pull request"),
   async handler(ctx, a) {
     let chosen;
     if (a.reviewers?.length) {
@@ -540,10 +552,10 @@ var createPullRequest = defineTool({
 var updatePullRequest = defineTool({
   description: "Edit an existing, unmerged Bitbucket pull request: add or remove reviewers (`reviewers` is the new list; [] removes all), change the title or the description (replaces the old one), or retarget the destination branch. Give only what changes; the rest is kept. The author is left out of reviewers. To approve use bitbucket_approve_pull_request; to close use bitbucket_decline_pull_request or bitbucket_merge_pull_request.",
   input: schema,
-  annotations: writes("Update pull request", false, true),
+  annotations: changes("Update pull request", { idempotent: true }),
   async handler(ctx, a) {
-    const changes = ["title", "description", "reviewers", "destination_branch"].filter((k) => a[k] !== void 0);
-    if (!changes.length) throw new Error("Nothing to update: give at least one of title, description, reviewers, destination_branch.");
+    const changes2 = ["title", "description", "reviewers", "destination_branch"].filter((k) => a[k] !== void 0);
+    if (!changes2.length) throw new Error("Nothing to update: give at least one of title, description, reviewers, destination_branch.");
     const cur = await readPr(ctx, a);
     const chosen = a.reviewers !== void 0 ? withoutAuthor(await resolveReviewers(ctx, a, a.reviewers), cur.author) : { reviewers: (cur.reviewers || []).filter((u) => u.uuid || u.account_id).map((u) => reviewerBody({ given: "", uuid: u.uuid, account_id: u.account_id })), skipped: [] };
     const body = {
@@ -553,13 +565,13 @@ var updatePullRequest = defineTool({
       reviewers: chosen.reviewers
     };
     const data = await bb(ctx, "PUT", prPath(a), { body, action: `update pull request #${a.pull_request_id}`, scope: "pullrequest:write" });
-    return withReviewers({ ...slimPr(data), updated: changes }, data, chosen.skipped, "The pull request author cannot review it on Bitbucket: left out of the reviewers.");
+    return withReviewers({ ...slimPr(data), updated: changes2 }, data, chosen.skipped, "The pull request author cannot review it on Bitbucket: left out of the reviewers.");
   }
 });
 var approvePullRequest = defineTool({
   description: 'Approve a Bitbucket pull request as the connected user (action "approve", the default), or withdraw your approval (action "unapprove"). Returns whether you now approve it.',
   input: schema,
-  annotations: writes("Approve / unapprove pull request", false, true),
+  annotations: changes("Approve / unapprove pull request", { idempotent: true }),
   async handler(ctx, a) {
     const approve = a.action !== "unapprove";
     const res = await call(ctx, approve ? "POST" : "DELETE", `${prPath(a)}/approve`, {
@@ -575,7 +587,7 @@ var approvePullRequest = defineTool({
 var declinePullRequest = defineTool({
   description: "Decline (reject, close without merging) an active Bitbucket pull request. Bitbucket cannot reactivate a declined one. Returns its new state.",
   input: schema,
-  annotations: writes("Decline pull request", true, false),
+  annotations: changes("Decline pull request", { destructive: true }),
   async handler(ctx, a) {
     const data = await bb(ctx, "POST", `${prPath(a)}/decline`, { action: `decline pull request #${a.pull_request_id}`, scope: "pullrequest:write" });
     return { ...slimPr(data), reason: data.reason || null };
@@ -589,7 +601,7 @@ var MERGE_HINTS = {
 var mergePullRequest = defineTool({
   description: "Merge a Bitbucket pull request into its destination branch, with a merge strategy (merge_commit, squash, fast_forward, squash_fast_forward, rebase_fast_forward, rebase_merge; default: the repository's), an optional commit message, and whether to delete the source branch. Fails with Bitbucket's reason when merge checks, conflicts or branch restrictions block it. A long merge may continue in the background: the result says so.",
   input: schema,
-  annotations: writes("Merge pull request", true, false),
+  annotations: changes("Merge pull request", { destructive: true }),
   async handler(ctx, a) {
     const body = {
       ...a.merge_strategy ? { merge_strategy: a.merge_strategy } : {},
@@ -612,18 +624,18 @@ var mergePullRequest = defineTool({
 var getPullRequestDiff = defineTool({
   description: "Read the code changes (unified diff, patch) of a Bitbucket pull request as text, to review what it changes. Large diffs are cut at `max_chars`: the result says how many characters there are and the `next_offset` to read on.",
   input: schema,
-  annotations: reads("Get pull request diff"),
+  annotations: reads("Get pull request diff", { idempotent: true }),
   async handler(ctx, a) {
     const web = `${webRepo(a)}/pull-requests/${a.pull_request_id}/diff`;
     const tooLarge = `Bitbucket sends the whole diff, so offset and max_chars do not help. Open it at ${web}, or read the changed files one at a time with bitbucket_get_file_content`;
     const { data } = await call(ctx, "GET", `${prPath(a)}/diff`, { accept: "text/plain", expect: "text", action: `read the diff of pull request #${a.pull_request_id}`, scope: "pullrequest", tooLarge });
-    return { id: a.pull_request_id, ...textWindow(data, a.offset, a.max_chars) };
+    return { id: a.pull_request_id, ...noteWindow(data, a.offset, a.max_chars) };
   }
 });
 var listPullRequestComments = defineTool({
   description: "Read the comments (discussion, review comments) on a Bitbucket pull request, oldest first: author, text, date, and for inline comments the file path and line. When `next` is not null, pass it as `cursor` for more.",
   input: schema,
-  annotations: reads("List pull request comments"),
+  annotations: reads("List pull request comments", { idempotent: true }),
   async handler(ctx, a) {
     const data = await bb(ctx, "GET", `${prPath(a)}/comments${pageQuery(a, { pagelen: a.pagelen, sort: "created_on" })}`, {
       action: `read the comments of pull request #${a.pull_request_id}`,
@@ -635,7 +647,7 @@ var listPullRequestComments = defineTool({
 var addPullRequestComment = defineTool({
   description: "Comment on a Bitbucket pull request (post, write, reply): a general comment, an inline comment on a line of the diff (`path` with `line`, the line number in the new version, or `from_line` for a removed line in the old version), or a reply to another comment (`parent_id`). Markdown is allowed. Returns the comment id and url.",
   input: schema,
-  annotations: writes("Add pull request comment", false, false),
+  annotations: changes("Add pull request comment"),
   async handler(ctx, a) {
     const inline = a.line !== void 0 || a.from_line !== void 0;
     if (inline && !a.path) throw new Error("An inline comment needs `path` (the file) as well as `line` or `from_line`.");
@@ -654,7 +666,7 @@ var addPullRequestComment = defineTool({
 var getCurrentUser = defineTool({
   description: "My Bitbucket account: the Bitbucket Cloud user this connection acts as, with display name, nickname, account_id and uuid. Use it to learn your account_id, e.g. to filter Bitbucket pull requests by author or reviewer with BBQL.",
   input: schema,
-  annotations: reads("Who am I on Bitbucket"),
+  annotations: reads("Who am I on Bitbucket", { idempotent: true }),
   async handler(ctx) {
     const u = await bb(ctx, "GET", "/user", { action: "read your Bitbucket account", scope: "account" });
     return { ...slimUser(u), created_on: u.created_on ?? null, url: href(u) };
@@ -663,7 +675,7 @@ var getCurrentUser = defineTool({
 var listWorkspaces = defineTool({
   description: "List the Bitbucket Cloud workspaces (teams, organisations: the <workspace> in bitbucket.org/<workspace>/…) the connected user can access, with slug, name and uuid. Start here when the workspace slug is unknown. When `next` is not null, pass it as `cursor` for more.",
   input: schema,
-  annotations: reads("List workspaces"),
+  annotations: reads("List workspaces", { idempotent: true }),
   async handler(ctx, a) {
     const data = await bb(ctx, "GET", `/user/workspaces${pageQuery(a, { pagelen: a.pagelen })}`, { action: "list your workspaces", scope: "account" });
     const workspaces = values(data).map((v) => {
@@ -683,7 +695,7 @@ var listWorkspaces = defineTool({
 var listRepositories = defineTool({
   description: 'List or search the Bitbucket repositories (repos) of one workspace: slim rows with full_name, slug, description, private, language, main branch, project, last update and url. Filter by `name` (contains, case-insensitive), by `project_key`, or with a raw BBQL `query` such as `language = "python" AND updated_on > 2025-01-01`; `sort` by a field (prefix - for descending). When `next` is not null, pass it as `cursor`. Use bitbucket_get_repository for one repository\'s details and clone URLs.',
   input: schema,
-  annotations: reads("List repositories"),
+  annotations: reads("List repositories", { idempotent: true }),
   async handler(ctx, a) {
     const q = bbql([a.name && `name ~ ${bbqlString(a.name)}`, a.project_key && `project.key = ${bbqlString(a.project_key)}`], a.query);
     const data = await bb(ctx, "GET", `/repositories/${segment(a.workspace, "workspace")}${pageQuery(a, { q, sort: a.sort, role: a.role, pagelen: a.pagelen })}`, {
@@ -697,7 +709,7 @@ var readRepo = async (ctx, a) => bb(ctx, "GET", repoPath(a), { action: `read rep
 var getRepository = defineTool({
   description: "Read one Bitbucket repository: description, visibility, main branch, language, size, project, fork parent, created/updated dates, web url and the HTTPS and SSH clone URLs.",
   input: schema,
-  annotations: reads("Get repository"),
+  annotations: reads("Get repository", { idempotent: true }),
   async handler(ctx, a) {
     const r = await readRepo(ctx, a);
     const clone = {};
@@ -719,7 +731,7 @@ var getRepository = defineTool({
 var listBranches = defineTool({
   description: "List the branches of a Bitbucket repository with each head commit (hash, date, author, message), most recently updated first. Filter by `name` (contains). When `next` is not null, pass it as `cursor`.",
   input: schema,
-  annotations: reads("List branches"),
+  annotations: reads("List branches", { idempotent: true }),
   async handler(ctx, a) {
     const q = a.name ? `name ~ ${bbqlString(a.name)}` : void 0;
     const data = await bb(ctx, "GET", `${repoPath(a)}/refs/branches${pageQuery(a, { q, sort: a.sort, pagelen: a.pagelen })}`, {
@@ -732,7 +744,7 @@ var listBranches = defineTool({
 var listCommits = defineTool({
   description: "List the commit history of a Bitbucket repository, newest first: hash, date, author, message. `branch` picks a branch, tag or commit to start from (default: every branch); `path` limits it to commits touching a file or folder. When `next` is not null, pass it as `cursor`.",
   input: schema,
-  annotations: reads("List commits"),
+  annotations: reads("List commits", { idempotent: true }),
   async handler(ctx, a) {
     const data = await bb(ctx, "GET", `${repoPath(a)}/commits${pageQuery(a, { include: a.branch, path: a.path, pagelen: a.pagelen })}`, {
       action: `list the commits of ${a.workspace}/${a.repo_slug}${a.branch ? ` on ${a.branch}` : ""}`,
@@ -752,7 +764,7 @@ async function fileRef(ctx, a) {
 var getFileContent = defineTool({
   description: "Read a file from a Bitbucket repository at a branch, tag or commit (default: the main branch), as text; or list a folder's entries when `path` is a directory (or empty for the root), 100 at a time: when `next` is not null, pass it as `cursor` for more. Binary files are not returned (a note says so). Long files are cut at `max_chars` with a `next_offset` to read on.",
   input: schema,
-  annotations: reads("Get file content"),
+  annotations: reads("Get file content", { idempotent: true }),
   async handler(ctx, a) {
     const ref = await fileRef(ctx, a);
     const at = `${segment(ref, "ref")}/${filePath(a.path)}`;
@@ -783,13 +795,13 @@ var getFileContent = defineTool({
       return { ...base, type: "file", binary: true, size: bytes.length, content: null, note: "This is a binary file: its content is not returned as text." };
     }
     const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-    return { ...base, type: "file", ...textWindow(text, a.offset, a.max_chars) };
+    return { ...base, type: "file", ...noteWindow(text, a.offset, a.max_chars) };
   }
 });
 var listPipelines = defineTool({
   description: "List recent Bitbucket Pipelines (CI/CD builds) of a repository, newest first: build number, state (PENDING, IN_PROGRESS, COMPLETED) and result (SUCCESSFUL, FAILED, STOPPED, ERROR), branch or tag, commit, trigger, who started it, duration and url. When `next` is not null, pass it as `cursor`.",
   input: schema,
-  annotations: reads("List pipelines"),
+  annotations: reads("List pipelines", { idempotent: true }),
   async handler(ctx, a) {
     const data = await bb(ctx, "GET", `${repoPath(a)}/pipelines${pageQuery(a, { sort: "-created_on", pagelen: a.pagelen })}`, {
       action: `list the pipelines of ${a.workspace}/${a.repo_slug}`,
@@ -805,7 +817,7 @@ var listPipelines = defineTool({
 var triggerPipeline = defineTool({
   description: "Run (trigger, start) a Bitbucket Pipelines build on the head of a branch: the branch's default pipeline, or a custom pipeline named in bitbucket-pipelines.yml (`custom_pipeline`), with optional variables (secured ones are hidden in the logs). Returns the new pipeline's build number, state and url; follow it with bitbucket_list_pipelines.",
   input: schema,
-  annotations: writes("Trigger pipeline", false, false),
+  annotations: changes("Trigger pipeline"),
   async handler(ctx, a) {
     const keys = /* @__PURE__ */ new Set();
     for (const v of a.variables ?? []) {

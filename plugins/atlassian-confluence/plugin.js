@@ -201,6 +201,27 @@ function createApi(api2) {
   return { request, json };
 }
 
+// workbench-sdk:atlassian.ts
+var normSite = (s) => String(s || "").trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/+$/, "");
+function atlassianSite(resources, { product, wanted: setting, none, unmatched }) {
+  const all = (Array.isArray(resources) ? resources : []).filter((s) => !!s && typeof s.id === "string");
+  const ofProduct = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes(product)));
+  const pool = ofProduct.length ? ofProduct : all;
+  if (!pool.length) throw new Error(none);
+  const wanted = typeof setting === "string" ? setting.trim() : "";
+  let site = pool[0];
+  if (wanted) {
+    const w = normSite(wanted);
+    const found = pool.find((s) => {
+      const host = normSite(s.url);
+      return s.id === wanted || host === w || host.split(".")[0] === w || String(s.name || "").toLowerCase() === w;
+    });
+    if (!found) throw new Error(unmatched(wanted, pool.map((s) => s.url || s.name).join(", ")));
+    site = found;
+  }
+  return { id: site.id, name: site.name || null, url: String(site.url || "").replace(/\/+$/, "") };
+}
+
 // src/api.ts
 var SCOPES = {
   space: "read:space:confluence",
@@ -265,26 +286,15 @@ var api = createApi({
   failure: confluenceError,
   bridgeFailure
 });
-var normSite = (s) => String(s || "").trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/+$/, "");
 async function resolveSite(ctx) {
   const data = await api.json(ctx, "GET", "/oauth/token/accessible-resources", { action: "list the Confluence sites this connection can reach", scope: SCOPES.readPage });
-  const all = Array.isArray(data) ? data.filter((s) => !!s && typeof s.id === "string") : [];
-  const wiki2 = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes("confluence")));
-  const pool = wiki2.length ? wiki2 : all;
-  if (!pool.length) throw new Error("This Atlassian connection can reach no Confluence site: reconnect atlassian-confluence and choose a Confluence site on the consent screen.");
-  const configured = ctx.config["site"];
-  const wanted = typeof configured === "string" ? configured.trim() : "";
-  let site = pool[0];
-  if (wanted) {
-    const w = normSite(wanted);
-    site = pool.find((s) => {
-      const host = normSite(s.url);
-      return s.id === wanted || host === w || host.split(".")[0] === w || String(s.name || "").toLowerCase() === w;
-    });
-    if (!site) throw new Error(`No Confluence site matching "${wanted}" is reachable with this connection; reachable: ${pool.map((s) => s.url || s.name).join(", ")}.`);
-  }
-  const url = String(site.url || "").replace(/\/+$/, "");
-  return { id: site.id, name: site.name || null, url, wiki: `${url}/wiki` };
+  const site = atlassianSite(data, {
+    product: "confluence",
+    wanted: ctx.config["site"],
+    none: "This Atlassian connection can reach no Confluence site: reconnect atlassian-confluence and choose a Confluence site on the consent screen.",
+    unmatched: (wanted, reachable) => `No Confluence site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`
+  });
+  return { ...site, wiki: `${site.url}/wiki` };
 }
 function wiki(ctx, site, method, path2, options) {
   return api.json(ctx, method, `/ex/confluence/${segment(site.id, "cloud id")}/wiki${path2}`, options);

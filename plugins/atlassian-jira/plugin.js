@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -210,6 +218,27 @@ async function collectPages(ctx, start, fetchPage, options) {
   }
 }
 
+// workbench-sdk:atlassian.ts
+var normSite = (s) => String(s || "").trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/+$/, "");
+function atlassianSite(resources, { product, wanted: setting, none, unmatched }) {
+  const all = (Array.isArray(resources) ? resources : []).filter((s) => !!s && typeof s.id === "string");
+  const ofProduct = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes(product)));
+  const pool = ofProduct.length ? ofProduct : all;
+  if (!pool.length) throw new Error(none);
+  const wanted = typeof setting === "string" ? setting.trim() : "";
+  let site = pool[0];
+  if (wanted) {
+    const w = normSite(wanted);
+    const found = pool.find((s) => {
+      const host = normSite(s.url);
+      return s.id === wanted || host === w || host.split(".")[0] === w || String(s.name || "").toLowerCase() === w;
+    });
+    if (!found) throw new Error(unmatched(wanted, pool.map((s) => s.url || s.name).join(", ")));
+    site = found;
+  }
+  return { id: site.id, name: site.name || null, url: String(site.url || "").replace(/\/+$/, "") };
+}
+
 // src/adf.ts
 var MAX_TEXT = 2e4;
 function textToAdf(text) {
@@ -333,29 +362,14 @@ var api = createApi({ base: "https://api.atlassian.com", provider: "Jira", integ
 async function send(ctx, method, url, req) {
   return (await api.request(ctx, method, url, { ...req, lenient: true })).data;
 }
-var normSite = (s) => String(s || "").trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/+$/, "");
 async function resolveSite(ctx) {
   const data = await send(ctx, "GET", "/oauth/token/accessible-resources", { action: "list the Jira sites this connection can reach", scope: READ });
-  const all = (Array.isArray(data) ? data : []).filter((s) => !!s && typeof s.id === "string");
-  const jira2 = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes("jira")));
-  const pool = jira2.length ? jira2 : all;
-  if (!pool.length) {
-    throw new Error("This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.");
-  }
-  const wanted = typeof ctx.config["site"] === "string" ? ctx.config["site"].trim() : "";
-  let site = pool[0];
-  if (wanted) {
-    const w = normSite(wanted);
-    const found = pool.find((s) => {
-      const host = normSite(s.url);
-      return s.id === wanted || host === w || host.split(".")[0] === w || String(s.name || "").toLowerCase() === w;
-    });
-    if (!found) {
-      throw new Error(`No Jira site matching "${wanted}" is reachable with this connection; reachable: ${pool.map((s) => s.url || s.name).join(", ")}.`);
-    }
-    site = found;
-  }
-  return { id: site.id, name: site.name || null, url: String(site.url || "").replace(/\/+$/, "") };
+  return atlassianSite(data, {
+    product: "jira",
+    wanted: ctx.config["site"],
+    none: "This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.",
+    unmatched: (wanted, reachable) => `No Jira site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`
+  });
 }
 function jira(ctx, site, method, rest, req) {
   return send(ctx, method, path`/ex/jira/${site.id}/rest/api/3` + rest, req);
@@ -453,12 +467,10 @@ var slimTransition = (t) => ({
 // src/issues.ts
 var numericId = (v) => /^[0-9]+$/.test(v);
 var byIdOrName = (v) => numericId(v) ? { id: v } : { name: v };
-var READS = { readOnlyHint: true, openWorldHint: true };
-var writes = (title, idempotentHint) => ({ title, readOnlyHint: false, destructiveHint: false, idempotentHint, openWorldHint: true });
 var searchIssues = defineTool({
   description: 'Search Jira issues (tickets) with JQL — my open tickets, tickets assigned to me, bugs of a project, issues mentioning some text — and get one page of slim rows (key, summary, status, assignee, priority, issue type, updated, url). The JQL must be bounded by a condition, e.g. `project = ABC AND status != Done ORDER BY updated DESC`, `assignee = currentUser() AND resolution = Unresolved`, `text ~ "login error" AND created >= -14d`. When `next` is not null, call again with `cursor` set to it for the following page. Use jira_get_issue for the description and details of one issue.',
   input: schema,
-  annotations: { title: "Search issues (JQL)", ...READS },
+  annotations: reads("Search issues (JQL)"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const body = { jql: args.jql, maxResults: args.maxResults, fields: SLIM_FIELDS, ...args.cursor ? { nextPageToken: args.cursor } : {} };
@@ -470,7 +482,7 @@ var searchIssues = defineTool({
 var getIssue = defineTool({
   description: "Read one Jira issue: summary, status, assignee, reporter, priority, type, labels, components, dates, parent, subtasks, links, comment count and the description as plain text. Use jira_list_comments for its comments and jira_list_transitions for the statuses it can move to.",
   input: schema,
-  annotations: { title: "Get issue", ...READS },
+  annotations: reads("Get issue"),
   async handler(ctx, { issueKey: issueKey2 }) {
     const site = await resolveSite(ctx);
     const issue = await jira(ctx, site, "GET", path`/issue/${issueKey2}`, { query: { fields: DETAIL_FIELDS.join(",") }, action: `read issue ${issueKey2}`, scope: READ });
@@ -480,7 +492,7 @@ var getIssue = defineTool({
 var createIssue = defineTool({
   description: "Create (open, file, report) a new Jira issue — task, bug, story, sub-task, … — in a project and get its key and url. The description is plain text (blank lines separate paragraphs). Use jira_list_issue_types to see which types a project accepts, and jira_search_users to find an assignee's accountId. For a sub-task, set parentKey.",
   input: schema,
-  annotations: writes("Create issue", false),
+  annotations: changes("Create issue"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const project = args.projectKey.toUpperCase();
@@ -502,7 +514,7 @@ var createIssue = defineTool({
 var updateIssue = defineTool({
   description: "Change fields of an existing Jira issue: summary, description (plain text, replaces the old one), priority, due date, and labels (add a label, remove a label, or replace them all). Give only what changes. To change status use jira_transition_issue; to change the assignee use jira_assign_issue.",
   input: schema,
-  annotations: writes("Update issue fields", true),
+  annotations: changes("Update issue fields", { idempotent: true }),
   async handler(ctx, args) {
     const fields = {};
     if (args.summary !== void 0) fields["summary"] = args.summary;
@@ -523,7 +535,7 @@ var updateIssue = defineTool({
 var addComment = defineTool({
   description: "Add (post, leave, write) a plain-text comment on a Jira issue or ticket (blank lines separate paragraphs). Returns the comment id and a link to it.",
   input: schema,
-  annotations: writes("Add comment", false),
+  annotations: changes("Add comment"),
   async handler(ctx, { issueKey: issueKey2, body }) {
     const site = await resolveSite(ctx);
     const c = await jira(ctx, site, "POST", path`/issue/${issueKey2}/comment`, { body: { body: textToAdf(body) }, action: `comment on issue ${issueKey2}`, scope: WRITE });
@@ -533,7 +545,7 @@ var addComment = defineTool({
 var listComments = defineTool({
   description: "Read the comments (the discussion, the conversation) on a Jira issue as plain text with author and dates, newest first by default. When `next` is not null, pass it as `cursor` for older comments.",
   input: schema,
-  annotations: { title: "List comments", ...READS },
+  annotations: reads("List comments"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const startAt = Number(args.cursor || 0);
@@ -555,7 +567,7 @@ async function fetchTransitions(ctx, site, key) {
 var listTransitions = defineTool({
   description: "List the workflow transitions available on a Jira issue (ticket) right now — the statuses it can move to next (e.g. Start Progress → In Progress, Done) with the status each one leads to. Use before jira_transition_issue when unsure of the names.",
   input: schema,
-  annotations: { title: "List transitions", ...READS },
+  annotations: reads("List transitions"),
   async handler(ctx, { issueKey: issueKey2 }) {
     const site = await resolveSite(ctx);
     return { key: issueKey2, transitions: (await fetchTransitions(ctx, site, issueKey2)).map(slimTransition) };
@@ -564,7 +576,7 @@ var listTransitions = defineTool({
 var transitionIssue = defineTool({
   description: 'Move a Jira issue through its workflow: change its status (start, resolve, close, reopen, …). `transition` is a transition name (e.g. "Done", "In Progress"), a transition id, or the name of the target status; matching ignores case. Optionally add a comment and set the resolution. If nothing matches, the error lists the available transitions.',
   input: schema,
-  annotations: writes("Transition issue (change status)", false),
+  annotations: changes("Transition issue (change status)"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const all = await fetchTransitions(ctx, site, args.issueKey);
@@ -597,7 +609,7 @@ async function findOneUser(ctx, site, who) {
 var assignIssue = defineTool({
   description: "Assign a Jira issue to someone, or unassign it. Give `accountId`, or `user` (a name or email, looked up among Jira users; it must match one person), or `unassign: true`.",
   input: schema,
-  annotations: writes("Assign issue", true),
+  annotations: changes("Assign issue", { idempotent: true }),
   async handler(ctx, args) {
     if ([args.accountId, args.user, args.unassign].filter(Boolean).length !== 1) throw new Error("Give exactly one of accountId, user or unassign: true.");
     const site = await resolveSite(ctx);
@@ -614,7 +626,7 @@ var assignIssue = defineTool({
 var addWatcher = defineTool({
   description: "Add a watcher to a Jira issue so they get notified of changes. Without accountId, the connected user starts watching it.",
   input: schema,
-  annotations: writes("Watch issue", true),
+  annotations: changes("Watch issue", { idempotent: true }),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const accountId2 = args.accountId || (await jira(ctx, site, "GET", "/myself", { action: "read your Jira profile", scope: USERS })).accountId;
@@ -625,7 +637,7 @@ var addWatcher = defineTool({
 var linkIssues = defineTool({
   description: 'Link two Jira issues so that `issueKey` <verb of linkType> `targetIssueKey`, e.g. ABC-1 blocks ABC-2 (linkType "Blocks"), ABC-1 duplicates ABC-2 ("Duplicate"), ABC-1 relates to ABC-2 ("Relates"). jira_list_link_types shows the link types of the site.',
   input: schema,
-  annotations: writes("Link issues", false),
+  annotations: changes("Link issues"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const type = args.linkType;
@@ -641,11 +653,10 @@ var linkIssues = defineTool({
 });
 
 // src/projects.ts
-var READS2 = { readOnlyHint: true, openWorldHint: true };
 var listProjects = defineTool({
   description: "List the Jira projects we have, i.e. that you can see (key, name, type), optionally filtered by a piece of the name or key. When `next` is not null, pass it as `cursor` for the next page.",
   input: schema,
-  annotations: { title: "List projects", ...READS2 },
+  annotations: reads("List projects"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const startAt = Number(args.cursor || 0);
@@ -663,7 +674,7 @@ var listProjects = defineTool({
 var getProject = defineTool({
   description: "Read the details of one Jira project, by key: name, description, lead, type and its issue types.",
   input: schema,
-  annotations: { title: "Get project", ...READS2 },
+  annotations: reads("Get project"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const p = await jira(ctx, site, "GET", path`/project/${args.projectKey}`, {
@@ -686,7 +697,7 @@ var getProject = defineTool({
 var listIssueTypes = defineTool({
   description: "List the issue types that can be created in a Jira project (e.g. Task, Bug, Story, Epic, Subtask), with ids and whether each is a sub-task type. Use before jira_create_issue.",
   input: schema,
-  annotations: { title: "List issue types", ...READS2 },
+  annotations: reads("List issue types"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const { items } = await collectPages(
@@ -711,7 +722,7 @@ var listIssueTypes = defineTool({
 var searchUsers = defineTool({
   description: "Find Jira users by name or email and get their accountIds (needed to assign issues, add watchers or write JQL like `assignee = <accountId>`). Emails are shown only when the user's privacy settings allow it.",
   input: schema,
-  annotations: { title: "Search users", ...READS2 },
+  annotations: reads("Search users"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const users = await jira(ctx, site, "GET", "/user/search", { query: { query: args.query, maxResults: args.maxResults }, action: "search users", scope: USERS });
@@ -721,7 +732,7 @@ var searchUsers = defineTool({
 var getMyself = defineTool({
   description: "Who am I in Jira: the connected user's accountId, name, email and time zone, and which Jira site the connection acts on.",
   input: schema,
-  annotations: { title: "Get current user", ...READS2 },
+  annotations: reads("Get current user"),
   async handler(ctx) {
     const site = await resolveSite(ctx);
     const me = await jira(ctx, site, "GET", "/myself", { action: "read your Jira profile", scope: USERS });
@@ -731,7 +742,7 @@ var getMyself = defineTool({
 var listLinkTypes = defineTool({
   description: 'List the issue link types of the Jira site (name, outward wording such as "blocks", inward wording such as "is blocked by"), for jira_link_issues.',
   input: schema,
-  annotations: { title: "List link types", ...READS2 },
+  annotations: reads("List link types"),
   async handler(ctx) {
     const site = await resolveSite(ctx);
     const data = await jira(ctx, site, "GET", "/issueLinkType", { action: "list issue link types", scope: READ });

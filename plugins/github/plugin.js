@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -239,6 +247,17 @@ function fromBase64(text) {
   return Uint8Array.fromBase64(standard, { lastChunkHandling: "loose" });
 }
 
+// workbench-sdk:text.ts
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
+}
+function textWindow(text, offset, max) {
+  const start = Math.min(offset, text.length);
+  const end = Math.min(start + max, text.length);
+  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+}
+
 // src/api.ts
 var BROADER_SCOPES = {
   public_repo: ["repo"],
@@ -364,30 +383,11 @@ function paging(a) {
   return out;
 }
 
-// src/args.ts
-var read = (title) => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
-var write = (title, hints) => ({
-  title,
-  readOnlyHint: false,
-  destructiveHint: hints.destructive,
-  idempotentHint: hints.idempotent,
-  openWorldHint: true
-});
-
 // src/shape.ts
 var LIST_BODY_CHARS = 280;
 var FULL_BODY_CHARS = 8e3;
 var COMMENT_CHARS = 2e3;
 var PATCH_CHARS = 1200;
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
-function textWindow(text, offset, max) {
-  const start = Math.min(offset, text.length);
-  const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
-}
 var login = (u) => u?.login || null;
 var teamNames = (list) => Array.isArray(list) ? list.map((t) => `team:${t.slug || t.name}`) : [];
 var names = (list) => Array.isArray(list) ? list.map((x) => typeof x === "string" ? x : x && (x.name || x.login || x.slug)).filter((x) => !!x) : [];
@@ -548,7 +548,7 @@ var getMe = defineTool({
   description: 'Returns the GitHub account the connection acts as: login, name, email (if public), company, public repo and follower counts. Use it to learn "my" login before filtering issues or pull requests by author, assignee or reviewer.',
   // `required: []` as the hand-written manifest had it
   input: schema,
-  annotations: read("Who am I on GitHub"),
+  annotations: reads("Who am I on GitHub", { idempotent: true }),
   handler: async (ctx) => {
     const { data: u } = await gh(ctx, "GET", "/user", { what: "the authenticated user" });
     return { login: u.login, id: u.id, name: u.name || null, email: u.email || null, company: u.company || null, bio: clip(u.bio || "", 500), public_repos: u.public_repos, followers: u.followers, html_url: u.html_url, created_at: u.created_at };
@@ -557,7 +557,7 @@ var getMe = defineTool({
 var searchRepositories = defineTool({
   description: 'Searches all repositories visible to the user with GitHub search syntax (e.g. "language:go stars:>1000 topic:cli", "org:acme payments", "user:octocat"). Returns slim rows (full_name, description, visibility, default branch, language, stars, forks, open issues, topics, html_url) and `next` for paging. Use github_list_my_repositories for the user\'s own repositories.',
   input: schema,
-  annotations: read("Search repositories"),
+  annotations: reads("Search repositories", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { q: a.query, sort: a.sort, order: a.order, ...paging(a) };
     const { data, next } = await gh(ctx, "GET", "/search/repositories", { query: query2, what: "repository search" });
@@ -567,7 +567,7 @@ var searchRepositories = defineTool({
 var listMyRepositories = defineTool({
   description: "Lists repositories the authenticated user can access: owned, collaborator and organisation-member repositories, newest activity first by default. Returns slim rows and `next` for paging.",
   input: schema,
-  annotations: read("List my repositories"),
+  annotations: reads("List my repositories", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { visibility: a.visibility, affiliation: a.affiliation, sort: a.sort, direction: a.direction, ...paging(a) };
     const { data, next } = await gh(ctx, "GET", "/user/repos", { query: query2, what: "your repositories" });
@@ -577,7 +577,7 @@ var listMyRepositories = defineTool({
 var getRepository = defineTool({
   description: "Returns one repository's details: description, visibility, default branch, language, stars, forks, open issue count, topics, license, homepage, archived flag and the user's permissions on it. Use it to find the default branch before creating branches or pull requests.",
   input: schema,
-  annotations: read("Get a repository"),
+  annotations: reads("Get a repository", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "GET", repoPath(a), { what: `repository ${a.owner}/${a.repo}` });
     return { ...slimRepo(data), owner: login(data.owner), license: data.license ? data.license.spdx_id : null, homepage: data.homepage || null, watchers: data.subscribers_count, created_at: data.created_at, permissions: data.permissions || null };
@@ -586,7 +586,7 @@ var getRepository = defineTool({
 var listBranches = defineTool({
   description: "Lists the branches of a repository with the head commit SHA and whether each is protected. Returns `next` for paging.",
   input: schema,
-  annotations: read("List branches"),
+  annotations: reads("List branches", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/branches`, { query: { protected: a.protected, ...paging(a) }, what: "branches" });
     return { branches: data.map((b) => ({ name: b.name, sha: b.commit ? b.commit.sha : null, protected: !!b.protected })), next };
@@ -595,7 +595,7 @@ var listBranches = defineTool({
 var createBranch = defineTool({
   description: "Creates a new branch in a repository, starting from another branch (default: the repository's default branch) or from an exact commit SHA. Returns the new branch name and the commit it points to. Fails with 422 if the branch already exists.",
   input: schema,
-  annotations: write("Create a branch", { destructive: false, idempotent: false }),
+  annotations: changes("Create a branch"),
   handler: async (ctx, a) => {
     if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$/.test(a.branch)) throw new Error(`Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", and no trailing "/", "." or ".lock")`);
     let sha = a.from_sha;
@@ -612,7 +612,7 @@ var createBranch = defineTool({
 var listCommits = defineTool({
   description: "Lists commits on a branch (or from any ref), newest first, optionally only those touching a path, by an author, or within a time range. Returns sha, first lines of the message, author, date, html_url, and `next`.",
   input: schema,
-  annotations: read("List commits"),
+  annotations: reads("List commits", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { sha: a.ref, path: a.path, author: a.author, since: a.since, until: a.until, ...paging(a) };
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/commits`, { query: query2, what: "commits" });
@@ -622,7 +622,7 @@ var listCommits = defineTool({
 var getCommit = defineTool({
   description: "Returns one commit: full message, author, date, parent SHAs, addition/deletion stats and the changed files with their (truncated) patches (files_truncated says when more files changed than max_files). Use github_list_commits to find SHAs.",
   input: schema,
-  annotations: read("Get a commit"),
+  annotations: reads("Get a commit", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/commits/${segments(a.ref, "ref")}`, { query: { per_page: a.max_files }, what: `commit ${a.ref}` });
     const files = data.files || [];
@@ -634,7 +634,7 @@ var getCommit = defineTool({
 var searchCode = defineTool({
   description: 'Searches file contents across GitHub with code search syntax (e.g. "useState repo:facebook/react", "org:acme path:src/ language:python connect_db", "filename:Dockerfile"). Returns repository, path, html_url and matching text fragments, plus `next`. Narrow with repo: or org: for useful results; GitHub limits code search to 10 requests a minute.',
   input: schema,
-  annotations: read("Search code"),
+  annotations: reads("Search code", { idempotent: true }),
   handler: async (ctx, a) => {
     const accept = "application/vnd.github.text-match+json";
     const { data, next } = await gh(ctx, "GET", "/search/code", { query: { q: a.query, ...paging(a) }, accept, what: "code search" });
@@ -655,7 +655,7 @@ var utf8Decode = (bytes) => new TextDecoder("utf-8", { ignoreBOM: true }).decode
 var getFileContents = defineTool({
   description: "Reads a file from a repository at a branch, tag or commit and returns its text (decoded UTF-8, in windows of max_chars with `next_offset` to read on) plus its blob `sha` (needed to update it). For a folder it returns the entries (name, path, type, size). Binary files and files over 1 MB return no content but a download_url.",
   input: schema,
-  annotations: read("Read a file or folder"),
+  annotations: reads("Read a file or folder", { idempotent: true }),
   handler: async (ctx, a) => {
     const path = a.path ? segments(a.path, "path") : "";
     const { data } = await gh(ctx, "GET", `${repoPath(a)}/contents/${path}`, { query: { ref: a.ref }, what: `path "${a.path || "/"}"` });
@@ -683,7 +683,7 @@ var getFileContents = defineTool({
 var createOrUpdateFile = defineTool({
   description: "Writes one file to a branch as a new commit: creates it if it does not exist, otherwise replaces its whole content. Pass the full new text (UTF-8). If sha is omitted, the current blob sha is looked up first. Returns the commit SHA and the file URL. To change several files or open a pull request, create a branch first (github_create_branch) and write to it.",
   input: schema,
-  annotations: write("Create or update a file", { destructive: true, idempotent: true }),
+  annotations: changes("Create or update a file", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/contents/${segments(a.path, "path")}`;
     let sha = a.sha;
@@ -706,7 +706,7 @@ var createOrUpdateFile = defineTool({
 var listIssues = defineTool({
   description: "Lists issues in one repository (pull requests are left out), filtered by state, labels, assignee, creator, mention or milestone. Returns number, title, state, author, labels, assignees, comment count, dates, html_url and a body snippet, plus `next`. For searches across repositories or by text, use github_search_issues.",
   input: schema,
-  annotations: read("List issues"),
+  annotations: reads("List issues", { idempotent: true }),
   handler: async (ctx, a) => {
     const { state, labels, assignee, creator, mentioned, milestone, since: since2, sort, direction: direction2 } = a;
     const query2 = { state, labels, assignee, creator, mentioned, milestone, since: since2, sort, direction: direction2, ...paging(a) };
@@ -718,7 +718,7 @@ var listIssues = defineTool({
 var getIssue = defineTool({
   description: "Returns one issue (or pull request, seen as an issue) with its full body (up to 8,000 characters), state and reason, labels, assignees, milestone and comment count. Read the discussion with github_list_issue_comments.",
   input: schema,
-  annotations: read("Get an issue"),
+  annotations: reads("Get an issue", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "GET", `${repoPath(a)}/issues/${a.issue_number}`, { what: `issue #${a.issue_number}` });
     return slimIssue(data, FULL_BODY_CHARS);
@@ -727,7 +727,7 @@ var getIssue = defineTool({
 var createIssue = defineTool({
   description: "Files a new issue (a bug report, feature request, task or ticket) in a GitHub repository, optionally with labels, assignees and a milestone. Returns the new issue number and html_url.",
   input: schema,
-  annotations: write("Create an issue", { destructive: false, idempotent: false }),
+  annotations: changes("Create an issue"),
   handler: async (ctx, a) => {
     const body = { title: a.title, body: a.body, labels: a.labels, assignees: a.assignees, milestone: a.milestone };
     const { data } = await gh(ctx, "POST", `${repoPath(a)}/issues`, { body, what: "creating the issue" });
@@ -737,7 +737,7 @@ var createIssue = defineTool({
 var updateIssue = defineTool({
   description: 'Changes an issue: add a label or replace the labels, assign or unassign people, close it (state "closed" with state_reason "completed" or "not_planned"), reopen it, edit title or body, or set the milestone. Only the fields passed are changed. Works on pull requests too for labels and assignees. Returns the updated issue.',
   input: schema,
-  annotations: write("Update, close or reopen an issue", { destructive: true, idempotent: true }),
+  annotations: changes("Update, close or reopen an issue", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const issuePath = `${repoPath(a)}/issues/${a.issue_number}`;
     const { title, body, state, state_reason, labels, assignees, milestone } = a;
@@ -758,7 +758,7 @@ var updateIssue = defineTool({
 var addIssueComment = defineTool({
   description: "Posts a comment on an issue or on a pull request's conversation tab. Returns the comment id and html_url. For a reply attached to a line of code, use github_reply_to_review_comment.",
   input: schema,
-  annotations: write("Comment on an issue or pull request", { destructive: false, idempotent: false }),
+  annotations: changes("Comment on an issue or pull request"),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "POST", `${repoPath(a)}/issues/${a.issue_number}/comments`, { body: { body: a.body }, what: `commenting on #${a.issue_number}` });
     return slimComment(data);
@@ -767,7 +767,7 @@ var addIssueComment = defineTool({
 var listIssueComments = defineTool({
   description: "Reads the discussion thread of an issue or pull request (its conversation comments), oldest first: author, date, body (up to 2,000 characters each), html_url, and `next`.",
   input: schema,
-  annotations: read("List issue comments"),
+  annotations: reads("List issue comments", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { since: a.since, ...paging(a) };
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/issues/${a.issue_number}/comments`, { query: query2, what: `comments of #${a.issue_number}` });
@@ -777,7 +777,7 @@ var listIssueComments = defineTool({
 var searchIssues = defineTool({
   description: 'Searches issues or pull requests across all of GitHub with search syntax: pull requests waiting for my review ("review-requested:@me"), my open pull requests or issues, assigned to me, mentioning a term. Examples: "repo:acme/api is:open label:bug", "author:@me is:open", "review-requested:@me", "involves:octocat memory leak", "org:acme is:merged closed:>2025-01-01". Returns number, repository, title, state, author, labels, body snippet and html_url, plus `next`.',
   input: schema,
-  annotations: read("Search issues and pull requests"),
+  annotations: reads("Search issues and pull requests", { idempotent: true }),
   handler: async (ctx, a) => {
     let q = a.query;
     if (!/(^|\s)(is|type):(issue|pr|pull-request)\b/i.test(q)) q += a.type === "pr" ? " is:pr" : " is:issue";
@@ -789,7 +789,7 @@ var searchIssues = defineTool({
 var listLabels = defineTool({
   description: "Lists the labels defined in a repository (name, colour, description), to pick valid labels before creating or updating issues.",
   input: schema,
-  annotations: read("List labels"),
+  annotations: reads("List labels", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/labels`, { query: paging(a), what: "labels" });
     return { labels: data.map((l) => ({ name: l.name, color: l.color, description: l.description || null })), next };
@@ -812,7 +812,7 @@ async function askReviewers(ctx, a, pull) {
 var listPullRequestReviews = defineTool({
   description: "Lists the reviews submitted on a pull request: reviewer, state (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING), summary body, commit and date, plus `next`. Use it to check whether a PR is approved.",
   input: schema,
-  annotations: read("List pull request reviews"),
+  annotations: reads("List pull request reviews", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/reviews`, { query: paging(a), what: `reviews of #${a.pull_number}` });
     return { reviews: data.map(slimReview), next };
@@ -821,7 +821,7 @@ var listPullRequestReviews = defineTool({
 var createPullRequestReview = defineTool({
   description: "Submits a review on a pull request: approve, request changes, or comment, with an overall body (required except to approve) and optional comments on specific lines of the diff. GitHub does not let authors approve their own pull request. Returns the review id and state.",
   input: schema,
-  annotations: write("Review a pull request", { destructive: false, idempotent: false }),
+  annotations: changes("Review a pull request"),
   handler: async (ctx, a) => {
     const event = a.event;
     if (event !== "APPROVE" && !a.body?.trim()) {
@@ -838,7 +838,7 @@ var createPullRequestReview = defineTool({
 var requestReviewers = defineTool({
   description: "Asks users and/or teams to review a pull request. The pull request author is skipped (GitHub forbids self-review) and reported in reviewers_skipped rather than failing the call. Returns who is now requested.",
   input: schema,
-  annotations: write("Request reviewers", { destructive: false, idempotent: false }),
+  annotations: changes("Request reviewers"),
   handler: async (ctx, a) => {
     const { data: pull } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
     return { number: pull.number, ...await askReviewers(ctx, a, pull) };
@@ -847,7 +847,7 @@ var requestReviewers = defineTool({
 var listPullRequestComments = defineTool({
   description: "Lists what reviewers said on specific lines of code in a pull request (review comments on the diff, not the conversation tab): file path, line, side, reviewer, body, diff hunk, and in_reply_to_id for threads, plus `next`. Use it to see what reviewers asked to change; reply with github_reply_to_review_comment.",
   input: schema,
-  annotations: read("List review comments on code"),
+  annotations: reads("List review comments on code", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { since: a.since, ...paging(a) };
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/comments`, { query: query2, what: `review comments of #${a.pull_number}` });
@@ -857,7 +857,7 @@ var listPullRequestComments = defineTool({
 var replyToReviewComment = defineTool({
   description: 'Replies in the thread of a review comment on a line of a pull request (e.g. "Fixed in abc123"). Take comment_id from github_list_pull_request_comments (the top comment of the thread). Returns the new comment.',
   input: schema,
-  annotations: write("Reply to a review comment", { destructive: false, idempotent: false }),
+  annotations: changes("Reply to a review comment"),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/pulls/${a.pull_number}/comments/${a.comment_id}/replies`;
     const { data } = await gh(ctx, "POST", path, { body: { body: a.body }, what: `replying to review comment ${a.comment_id}` });
@@ -869,7 +869,7 @@ var replyToReviewComment = defineTool({
 var listPullRequests = defineTool({
   description: 'Lists pull requests in a repository filtered by state, head branch or base branch. Returns number, title, state, draft, author, head/base branches, labels, requested reviewers, dates, html_url and a body snippet, plus `next`. To find PRs by author or reviewer across repositories use github_search_issues with type "pr".',
   input: schema,
-  annotations: read("List pull requests"),
+  annotations: reads("List pull requests", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { state: a.state, head: a.head, base: a.base, sort: a.sort, direction: a.direction, ...paging(a) };
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls`, { query: query2, what: "pull requests" });
@@ -879,7 +879,7 @@ var listPullRequests = defineTool({
 var getPullRequest = defineTool({
   description: "Returns one pull request: title, full body, state, draft, merged, mergeable state, author, head and base branches and head SHA, labels, requested reviewers, commit/addition/deletion/changed-file counts. Use github_get_pull_request_diff or github_list_pull_request_files for the changes.",
   input: schema,
-  annotations: read("Get a pull request"),
+  annotations: reads("Get a pull request", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
     return slimPull(data, FULL_BODY_CHARS);
@@ -888,7 +888,7 @@ var getPullRequest = defineTool({
 var createPullRequest = defineTool({
   description: "Opens a pull request from a head branch into a base branch (default: the repository's default branch), optionally as a draft and with reviewers. The author is never requested as a reviewer (GitHub forbids it): such names are reported in reviewers_skipped. Returns the new number and html_url.",
   input: schema,
-  annotations: write("Open a pull request", { destructive: false, idempotent: false }),
+  annotations: changes("Open a pull request"),
   handler: async (ctx, a) => {
     const base = a.base || await defaultBranch(ctx, a);
     const body = { title: a.title, head: a.head, base, body: a.body, draft: a.draft, maintainer_can_modify: a.maintainer_can_modify };
@@ -905,7 +905,7 @@ var createPullRequest = defineTool({
 var updatePullRequest = defineTool({
   description: "Edits a pull request's title, body or base branch, or closes / reopens it (state). Only the fields passed are changed. To merge, use github_merge_pull_request; for labels and assignees use github_update_issue.",
   input: schema,
-  annotations: write("Update or close a pull request", { destructive: true, idempotent: true }),
+  annotations: changes("Update or close a pull request", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const patch = { title: a.title, body: a.body, state: a.state, base: a.base, maintainer_can_modify: a.maintainer_can_modify };
     if (Object.values(patch).every((v) => v === void 0)) throw new Error("Nothing to change: pass at least one of title, body, state, base, maintainer_can_modify.");
@@ -916,7 +916,7 @@ var updatePullRequest = defineTool({
 var mergePullRequest = defineTool({
   description: "Merges a pull request with a merge commit, squash or rebase. Pass sha (the head SHA you reviewed) to refuse the merge if new commits arrived. Fails with a clear message when the PR is not mergeable (conflicts, failing required checks, missing approvals). Returns the merge commit SHA.",
   input: schema,
-  annotations: write("Merge a pull request", { destructive: true, idempotent: false }),
+  annotations: changes("Merge a pull request", { destructive: true }),
   handler: async (ctx, a) => {
     const body = { merge_method: a.merge_method, commit_title: a.commit_title, commit_message: a.commit_message, sha: a.sha };
     const { data } = await gh(ctx, "PUT", `${repoPath(a)}/pulls/${a.pull_number}/merge`, { body, what: `merging #${a.pull_number}` });
@@ -926,7 +926,7 @@ var mergePullRequest = defineTool({
 var listPullRequestFiles = defineTool({
   description: "Lists the files a pull request changes: filename, status (added, modified, removed, renamed), additions, deletions and the patch (truncated to 1,200 characters per file), plus `next`. For the complete diff text use github_get_pull_request_diff.",
   input: schema,
-  annotations: read("List changed files of a pull request"),
+  annotations: reads("List changed files of a pull request", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/files`, { query: paging(a), what: `files of #${a.pull_number}` });
     return { files: data.map(slimFile), next };
@@ -935,7 +935,7 @@ var listPullRequestFiles = defineTool({
 var getPullRequestDiff = defineTool({
   description: "Returns the full unified diff of a pull request (the code changes) as text, in windows of max_chars; pass `next_offset` back as offset to read the rest. Use it to review the actual code changes.",
   input: schema,
-  annotations: read("Get a pull request diff"),
+  annotations: reads("Get a pull request diff", { idempotent: true }),
   handler: async (ctx, a) => {
     const diff = await ghText(ctx, `${repoPath(a)}/pulls/${a.pull_number}`, `diff of #${a.pull_number}`, "application/vnd.github.diff");
     return textWindow(diff, a.offset, a.max_chars);
@@ -947,7 +947,7 @@ var MAX_JOB_PAGES = 5;
 var listCheckRuns = defineTool({
   description: `Shows the CI check results (GitHub Actions and other apps) for a commit, branch or tag, or for the head of a pull request: a summary count by outcome plus each check's name, status, conclusion, times and link. Use it to answer "is CI green on this PR?". Pass exactly one of ref or pull_number.`,
   input: schema,
-  annotations: read("CI checks of a commit or pull request"),
+  annotations: reads("CI checks of a commit or pull request", { idempotent: true }),
   handler: async (ctx, a) => {
     if (!a.ref === !a.pull_number) throw new Error("Pass exactly one of ref (a branch, tag or commit SHA) or pull_number.");
     let ref = a.ref ?? "";
@@ -977,7 +977,7 @@ var listCheckRuns = defineTool({
 var listWorkflows = defineTool({
   description: "Lists the GitHub Actions workflows defined in a repository: id, name, file path, state (active/disabled), plus `next`. The id or file name is what github_trigger_workflow and github_list_workflow_runs take.",
   input: schema,
-  annotations: read("List Actions workflows"),
+  annotations: reads("List Actions workflows", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/actions/workflows`, { query: paging(a), what: "workflows" });
     return { total_count: data.total_count, workflows: (data.workflows || []).map((w) => ({ id: w.id, name: w.name, path: w.path, state: w.state, html_url: w.html_url })), next };
@@ -986,7 +986,7 @@ var listWorkflows = defineTool({
 var listWorkflowRuns = defineTool({
   description: "Lists GitHub Actions runs (CI builds) of a repository or of one workflow, newest first, filtered by branch, status (e.g. recent failures), event, actor or commit. Returns id, workflow name, title, status, conclusion, branch, head SHA, actor, dates and html_url, plus `next`.",
   input: schema,
-  annotations: read("List workflow runs"),
+  annotations: reads("List workflow runs", { idempotent: true }),
   handler: async (ctx, a) => {
     const runs = a.workflow ? `${repoPath(a)}/actions/workflows/${segment(a.workflow, "workflow")}/runs` : `${repoPath(a)}/actions/runs`;
     const query2 = { branch: a.branch, status: a.status, event: a.event, actor: a.actor, head_sha: a.head_sha, ...paging(a) };
@@ -997,7 +997,7 @@ var listWorkflowRuns = defineTool({
 var getWorkflowRun = defineTool({
   description: "Returns one GitHub Actions run with its jobs (up to 500; jobs_truncated says when there are more): each job's status, conclusion, times, link and the names of failed steps. Use it to see why CI failed before re-running.",
   input: schema,
-  annotations: read("Get a workflow run and its jobs"),
+  annotations: reads("Get a workflow run and its jobs", { idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/actions/runs/${a.run_id}`;
     const { data: run } = await gh(ctx, "GET", path, { what: `workflow run ${a.run_id}` });
@@ -1033,7 +1033,7 @@ var getWorkflowRun = defineTool({
 var triggerWorkflow = defineTool({
   description: "Starts a GitHub Actions workflow that has a workflow_dispatch trigger, on a branch or tag, with optional inputs. Returns the new run id and URL when GitHub provides them; otherwise find the run with github_list_workflow_runs.",
   input: schema,
-  annotations: write("Run a workflow", { destructive: false, idempotent: false }),
+  annotations: changes("Run a workflow"),
   handler: async (ctx, a) => {
     const body = { ref: a.ref, inputs: a.inputs, return_run_details: true };
     const path = `${repoPath(a)}/actions/workflows/${segment(a.workflow, "workflow")}/dispatches`;
@@ -1045,7 +1045,7 @@ var triggerWorkflow = defineTool({
 var rerunWorkflow = defineTool({
   description: "Re-runs a GitHub Actions run: every job, or only the failed ones (failed_only). Returns once GitHub accepted the request; follow it with github_get_workflow_run.",
   input: schema,
-  annotations: write("Re-run a workflow run", { destructive: false, idempotent: false }),
+  annotations: changes("Re-run a workflow run"),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/actions/runs/${a.run_id}/${a.failed_only ? "rerun-failed-jobs" : "rerun"}`;
     await gh(ctx, "POST", path, { body: { enable_debug_logging: a.enable_debug_logging }, what: `re-running run ${a.run_id}` });
@@ -1055,7 +1055,7 @@ var rerunWorkflow = defineTool({
 var cancelWorkflowRun = defineTool({
   description: "Cancels a queued or in-progress GitHub Actions run. Returns once GitHub accepted the request.",
   input: schema,
-  annotations: write("Cancel a workflow run", { destructive: true, idempotent: true }),
+  annotations: changes("Cancel a workflow run", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     await gh(ctx, "POST", `${repoPath(a)}/actions/runs/${a.run_id}/cancel`, { what: `cancelling run ${a.run_id}` });
     return { cancel_requested: true, run_id: a.run_id };
@@ -1066,7 +1066,7 @@ var cancelWorkflowRun = defineTool({
 var listReleases = defineTool({
   description: "Lists a repository's releases, newest first: tag, name, draft/prerelease flags, author, dates, notes snippet and downloadable assets, plus `next`.",
   input: schema,
-  annotations: read("List releases"),
+  annotations: reads("List releases", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/releases`, { query: paging(a), what: "releases" });
     return { releases: data.map((r) => slimRelease(r, LIST_BODY_CHARS)), next };
@@ -1075,7 +1075,7 @@ var listReleases = defineTool({
 var createRelease = defineTool({
   description: "Publishes a release for a tag (the tag is created from target_commitish when it does not exist), optionally as a draft or prerelease, with written or auto-generated release notes. Returns the release id, html_url and notes.",
   input: schema,
-  annotations: write("Create a release", { destructive: false, idempotent: false }),
+  annotations: changes("Create a release"),
   handler: async (ctx, a) => {
     const { tag_name, target_commitish, name, body: notes, draft, prerelease, generate_release_notes, make_latest } = a;
     const body = { tag_name, target_commitish, name, body: notes, draft, prerelease, generate_release_notes, make_latest };
@@ -1092,7 +1092,7 @@ function notificationsPath(a, what) {
 var listNotifications = defineTool({
   description: "Lists the user's GitHub notifications (inbox): unread by default, optionally only where the user participates or only one repository. Each has a thread_id, reason (review_requested, mention, assign, ci_activity, …), type, title, repository and issue/PR number, plus `next`.",
   input: schema,
-  annotations: read("List my notifications"),
+  annotations: reads("List my notifications", { idempotent: true }),
   handler: async (ctx, a) => {
     const path = notificationsPath(a, "limit notifications to one repository");
     const query2 = { all: a.all, participating: a.participating, since: a.since, ...paging(a) };
@@ -1108,7 +1108,7 @@ var listNotifications = defineTool({
 var markNotificationsRead = defineTool({
   description: "Marks one notification thread as read (thread_id), or every notification (optionally only those of one repository, up to last_read_at). Returns what was marked.",
   input: schema,
-  annotations: write("Mark notifications as read", { destructive: true, idempotent: true }),
+  annotations: changes("Mark notifications as read", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     if (a.thread_id) {
       await gh(ctx, "PATCH", `/notifications/threads/${segment(a.thread_id, "thread_id")}`, { what: `notification thread ${a.thread_id}` });

@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -214,6 +222,17 @@ function fromBase64(text) {
   return Uint8Array.fromBase64(standard, { lastChunkHandling: "loose" });
 }
 
+// workbench-sdk:text.ts
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
+}
+function textWindow(text, offset, max) {
+  const start = Math.min(offset, text.length);
+  const end = Math.min(start + max, text.length);
+  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+}
+
 // src/api.ts
 var TOO_LARGE = "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE";
 var GitLabError = class extends Error {
@@ -361,10 +380,6 @@ var isEmpty = (body) => Object.values(body).every((v) => v === void 0);
 var LIST_TEXT_CHARS = 280;
 var FULL_TEXT_CHARS = 8e3;
 var NOTE_CHARS = 2e3;
-function clip(text, max) {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
 var orNull = (v) => v === void 0 ? null : v;
 var flag = (v) => v === void 0 ? null : !!v;
 var who = (u) => u?.username || null;
@@ -493,20 +508,12 @@ function slimBranch(b) {
 var perPage = (byDefault, description = "Results per page (1-100).") => schema;
 var page = schema;
 var paged = { per_page: perPage(20), page };
-var reads = (title) => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
-var writes = (title, { idempotent = false, destructive = false } = {}) => ({
-  title,
-  readOnlyHint: false,
-  destructiveHint: destructive,
-  idempotentHint: idempotent,
-  openWorldHint: true
-});
 
 // src/issues.ts
 var listIssues = defineTool({
   description: "Lists GitLab issues of one project, or across all projects when `project` is left out (then `scope` chooses: assigned_to_me, created_by_me or all; left out, it is all when assignee_username or author_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, assignee, author, milestone or a search text. Rows: iid, reference (group/project#12), title, state, author, assignees, labels, milestone, due date, web URL and the start of the description. When `next` is not null, pass it as `page`. Use gitlab_get_issue for the whole description.",
   input: schema,
-  annotations: reads("List issues"),
+  annotations: reads("List issues", { idempotent: true }),
   handler: async (ctx, a) => {
     const scope = crossProjectScope(a, [a.assignee_username, a.author_username]);
     const query2 = { state: a.state, scope, labels: a.labels?.join(","), assignee_username: a.assignee_username, author_username: a.author_username, milestone: a.milestone, search: a.search, order_by: a.order_by, sort: a.sort, ...paging(a) };
@@ -518,7 +525,7 @@ var listIssues = defineTool({
 var getIssue = defineTool({
   description: "Reads one GitLab issue by its iid (#42 in the project): title, state, type, author, assignees, labels, milestone, due date, confidentiality, who closed it, task completion, related merge request count, note count and the whole description (up to 8,000 characters).",
   input: schema,
-  annotations: reads("Get issue"),
+  annotations: reads("Get issue", { idempotent: true }),
   handler: async (ctx, a) => {
     const i = await get(ctx, `${projectPath(a)}/issues/${a.issue_iid}`, { action: `issue #${a.issue_iid}` });
     const tasks = i.task_completion_status;
@@ -533,7 +540,7 @@ var getIssue = defineTool({
 var createIssue = defineTool({
   description: "Creates (opens, files) a new GitLab issue in a project and returns its iid and web URL. Labels that do not exist yet are created; assignees are given by username and looked up. Use gitlab_update_issue to change or close an existing one.",
   input: schema,
-  annotations: writes("Create issue"),
+  annotations: changes("Create issue"),
   handler: async (ctx, a) => {
     const body = {
       title: a.title,
@@ -551,7 +558,7 @@ var createIssue = defineTool({
 var updateIssue = defineTool({
   description: "Changes an existing GitLab issue: close or reopen it (state_event), edit the title or description, replace, add or remove labels, reassign (usernames; an empty list unassigns everyone), set the due date, milestone, confidentiality or lock the discussion. Give only what changes. Use gitlab_add_issue_note to comment.",
   input: schema,
-  annotations: writes("Update, close or reopen issue", { idempotent: true }),
+  annotations: changes("Update, close or reopen issue", { idempotent: true }),
   handler: async (ctx, a) => {
     const body = {
       title: a.title,
@@ -576,7 +583,7 @@ var updateIssue = defineTool({
 var addIssueNote = defineTool({
   description: "Comments on a GitLab issue: adds a note (comment, reply) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time. Quick actions such as /close or /assign in the body are carried out by GitLab.",
   input: schema,
-  annotations: writes("Comment on issue"),
+  annotations: changes("Comment on issue"),
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/issues/${a.issue_iid}/notes`;
     return slimNote(await send(ctx, "POST", path, { body: a.body, internal: a.internal }, `commenting on issue #${a.issue_iid}`));
@@ -616,7 +623,7 @@ var readMergeRequest = (ctx, a) => get(ctx, mrPath(a), { action: `merge request 
 var listMergeRequests = defineTool({
   description: "Lists GitLab merge requests (MRs) of one project, or across all projects when `project` is left out (then `scope` chooses: created_by_me, assigned_to_me or all; left out, it is all when author_username or reviewer_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, author, reviewer, source or target branch or a search text. Rows: iid, reference (group/project!7), title, state, draft, author, assignees, reviewers, branches, labels, detailed merge status and web URL. To find MRs waiting for my review, pass reviewer_username with my username (gitlab_get_current_user). When `next` is not null, pass it as `page`.",
   input: schema,
-  annotations: reads("List merge requests"),
+  annotations: reads("List merge requests", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = {
       state: a.state,
@@ -639,13 +646,13 @@ var listMergeRequests = defineTool({
 var getMergeRequest = defineTool({
   description: "Reads one GitLab merge request by its iid (!7 in the project): title, state, draft, branches, author, assignees, reviewers, labels, whether and why it can be merged (detailed_merge_status: mergeable, ci_must_pass, not_approved, conflict, draft_status, …), conflicts, head pipeline status, head sha (pass it to gitlab_merge_merge_request), merge and squash settings and the whole description. Use gitlab_get_merge_request_diffs for the changed files.",
   input: schema,
-  annotations: reads("Get merge request"),
+  annotations: reads("Get merge request", { idempotent: true }),
   handler: async (ctx, a) => fullMergeRequest(await readMergeRequest(ctx, a))
 });
 var createMergeRequest = defineTool({
   description: "Opens a GitLab merge request from a source branch into a target branch (default: the project's default branch) and returns its iid and web URL. Assignees and reviewers are given by username; `draft: true` opens it as a draft. Use gitlab_create_branch first if the branch does not exist yet.",
   input: schema,
-  annotations: writes("Create merge request"),
+  annotations: changes("Create merge request"),
   handler: async (ctx, a) => {
     const target = a.target_branch || await defaultBranch(ctx, a);
     const title = a.draft && !/^(draft:|\[draft\]|\(draft\))/i.test(a.title) ? `Draft: ${a.title}` : a.title;
@@ -666,7 +673,7 @@ var createMergeRequest = defineTool({
 var updateMergeRequest = defineTool({
   description: "Changes an existing GitLab merge request: close or reopen it (state_event), mark it draft or ready, edit title or description, retarget it, replace, add or remove labels, set assignees or reviewers by username (an empty list clears them), or its squash and remove-source-branch settings. Give only what changes. To merge it use gitlab_merge_merge_request.",
   input: schema,
-  annotations: writes("Update, close or reopen merge request", { idempotent: true }),
+  annotations: changes("Update, close or reopen merge request", { idempotent: true }),
   handler: async (ctx, a) => {
     const path = mrPath(a);
     const body = {
@@ -739,7 +746,7 @@ async function mergeRefusal(ctx, a, err) {
 var mergeMergeRequest = defineTool({
   description: "Merges (accepts) a GitLab merge request into its target branch, optionally squashing its commits and deleting the source branch. Pass `sha` (from gitlab_get_merge_request) so that it merges only what was reviewed. If the MR cannot be merged now, the error says why (draft, unresolved threads, approvals missing, pipeline must succeed or still running, conflicts, rebase needed); `auto_merge: true` asks GitLab to merge it when its pipeline succeeds instead.",
   input: schema,
-  annotations: writes("Merge merge request", { destructive: true }),
+  annotations: changes("Merge merge request", { destructive: true }),
   handler: async (ctx, a) => {
     const body = {
       squash: a.squash,
@@ -773,7 +780,7 @@ var mergeMergeRequest = defineTool({
 var getMergeRequestDiffs = defineTool({
   description: "Lists the files a GitLab merge request changes, each with its change type (added, modified, renamed, deleted) and unified diff (each cut at max_diff_chars, with a note saying so). Use it to review the code of an MR. When `next` is not null, pass it as `page` for more files.",
   input: schema,
-  annotations: reads("Get merge request changes (diffs)"),
+  annotations: reads("Get merge request changes (diffs)", { idempotent: true }),
   handler: async (ctx, a) => {
     const { rows, next } = await list(ctx, `${mrPath(a)}/diffs`, { query: paging(a), action: `diffs of !${a.merge_request_iid}` });
     let budget = DIFF_BUDGET_CHARS;
@@ -803,7 +810,7 @@ var getMergeRequestDiffs = defineTool({
 var addMergeRequestNote = defineTool({
   description: "Comments on a GitLab merge request: adds a note (a review comment, reply or remark on the MR as a whole) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time.",
   input: schema,
-  annotations: writes("Comment on merge request (review note)"),
+  annotations: changes("Comment on merge request (review note)"),
   handler: async (ctx, a) => slimNote(await send(ctx, "POST", `${mrPath(a)}/notes`, { body: a.body, internal: a.internal }, `commenting on !${a.merge_request_iid}`))
 });
 
@@ -813,7 +820,7 @@ var LOG_TAIL_FACTOR = 4;
 var listPipelines = defineTool({
   description: "Lists CI/CD pipelines of a GitLab project, newest first, filtered by branch or tag (ref), status (failed, running, success, …), commit sha, source or the user who started them. Rows: id, status, ref, sha, source, times and web URL. When `next` is not null, pass it as `page`. Use gitlab_get_pipeline for its jobs.",
   input: schema,
-  annotations: reads("List pipelines"),
+  annotations: reads("List pipelines", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { ref: a.ref, status: a.status, scope: a.scope, sha: a.sha, source: a.source, username: a.username, order_by: a.order_by, sort: a.sort, ...paging(a) };
     const { rows, next } = await list(ctx, `${projectPath(a)}/pipelines`, { query: query2, action: "pipelines" });
@@ -823,7 +830,7 @@ var listPipelines = defineTool({
 var getPipeline = defineTool({
   description: "Reads one GitLab CI/CD pipeline with all its jobs: status, ref, sha, who started it, duration, coverage, YAML errors, a count of jobs by status, and each job's id, name, stage, status, failure reason and duration. Use it to find which job failed, then gitlab_get_job_log for that job's log.",
   input: schema,
-  annotations: reads("Get pipeline and its jobs"),
+  annotations: reads("Get pipeline and its jobs", { idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/pipelines/${a.pipeline_id}`;
     const p = await get(ctx, path, { action: `pipeline ${a.pipeline_id}` });
@@ -851,7 +858,7 @@ var getPipeline = defineTool({
 var createPipeline = defineTool({
   description: "Runs (triggers, starts) a new GitLab CI/CD pipeline on a branch or tag, optionally with CI/CD variables, and returns its id, status and web URL. Follow it with gitlab_get_pipeline.",
   input: schema,
-  annotations: writes("Run pipeline"),
+  annotations: changes("Run pipeline"),
   handler: async (ctx, a) => {
     const body = { ref: a.ref, variables: a.variables?.length ? a.variables : void 0 };
     return slimPipeline(await send(ctx, "POST", `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`));
@@ -863,7 +870,7 @@ function plainLog(text) {
 var getJobLog = defineTool({
   description: "Reads the log (trace) of one GitLab CI/CD job, with colour codes and section markers removed, and the job's name, stage, status and failure reason. Long logs are cut to their last max_chars characters, where a failure usually shows; raw_chars is the log's length as sent, and total_chars its cleaned length (null when the log is over 4 × max_chars, because then only its end is cleaned). Find the job id with gitlab_get_pipeline.",
   input: schema,
-  annotations: reads("Get job log"),
+  annotations: reads("Get job log", { idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/jobs/${a.job_id}`;
     const job = await get(ctx, path, { action: `job ${a.job_id}` });
@@ -898,7 +905,7 @@ var ROLES = /* @__PURE__ */ new Map([[0, "none"], [5, "minimal_access"], [10, "g
 var getCurrentUser = defineTool({
   description: 'Returns the GitLab account the connection acts as: username, name, email, state and profile URL. Use it to learn "my" username before filtering issues or merge requests by author, assignee or reviewer.',
   input: schema,
-  annotations: reads("Who am I on GitLab"),
+  annotations: reads("Who am I on GitLab", { idempotent: true }),
   handler: async (ctx) => {
     const u = await get(ctx, "/user", { action: "the authenticated user" });
     return { id: u.id, username: u.username, name: u.name || null, email: u.email || u.public_email || null, state: u.state || null, bot: !!u.bot, web_url: u.web_url, created_at: u.created_at || null };
@@ -907,7 +914,7 @@ var getCurrentUser = defineTool({
 var listProjects = defineTool({
   description: "Lists GitLab projects (repositories) the user is a member of, most recently active first, optionally filtered by a search term in the name or path; each row has the numeric id, full path (group/subgroup/project), description, visibility, default branch, stars and web URL. Use the id or path as `project` in the other gitlab tools. When `next` is not null, pass it as `page` for more. Use gitlab_get_project for one project's details.",
   input: schema,
-  annotations: reads("List my projects"),
+  annotations: reads("List my projects", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { membership: a.membership, owned: a.owned || void 0, starred: a.starred || void 0, search: a.search, archived: a.include_archived ? void 0 : false, order_by: a.order_by, sort: a.sort, ...paging(a) };
     const { rows, next } = await list(ctx, "/projects", { query: query2, action: "projects" });
@@ -917,7 +924,7 @@ var listProjects = defineTool({
 var getProject = defineTool({
   description: "Reads one GitLab project (repository): full path, description, visibility, default branch, topics, clone URL, your role in it (guest … owner), merge settings (merge method, squash option, whether the pipeline must succeed before merging) and whether issues and merge requests are enabled.",
   input: schema,
-  annotations: reads("Get project"),
+  annotations: reads("Get project", { idempotent: true }),
   handler: async (ctx, a) => {
     const p = await get(ctx, projectPath(a), { query: { license: false }, action: `project ${String(a.project)}` });
     const perms = p.permissions || {};
@@ -943,15 +950,10 @@ var getProject = defineTool({
 // src/repository.ts
 var SEARCH_DATA_CHARS = 600;
 var TREE_TYPES = /* @__PURE__ */ new Map([["tree", "dir"], ["blob", "file"], ["commit", "submodule"]]);
-function textWindow(text, offset, max) {
-  const start = Math.min(offset, text.length);
-  const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
-}
 var getFile = defineTool({
   description: "Reads a file from a GitLab repository at a branch, tag or commit (default: the default branch's HEAD) and returns its text, decoded as UTF-8, in windows of max_chars (pass next_offset as offset for the rest); binary files are answered with a note instead of content. Use gitlab_list_repository_tree to see what is in a folder.",
   input: schema,
-  annotations: reads("Get file contents"),
+  annotations: reads("Get file contents", { idempotent: true }),
   handler: async (ctx, a) => {
     const ref = a.ref || "HEAD";
     const tooLarge = async () => {
@@ -988,7 +990,7 @@ var getFile = defineTool({
 var listRepositoryTree = defineTool({
   description: "Lists the files and folders of a GitLab repository at a path and ref (default: the root of the default branch), optionally recursively; each entry has name, path and type (file, dir, submodule). When `next` is not null, pass it as `page`. Use gitlab_get_file to read a file.",
   input: schema,
-  annotations: reads("List repository files"),
+  annotations: reads("List repository files", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { path: a.path, ref: a.ref, recursive: a.recursive || void 0, ...paging(a) };
     const { rows, next } = await list(ctx, `${projectPath(a)}/repository/tree`, { query: query2, action: `tree of "${a.path || "/"}"` });
@@ -998,7 +1000,7 @@ var listRepositoryTree = defineTool({
 var listBranches = defineTool({
   description: "Lists the branches of a GitLab repository, optionally those whose name contains a search term, with whether each is the default, protected or merged, and its last commit. When `next` is not null, pass it as `page`.",
   input: schema,
-  annotations: reads("List branches"),
+  annotations: reads("List branches", { idempotent: true }),
   handler: async (ctx, a) => {
     const { rows, next } = await list(ctx, `${projectPath(a)}/repository/branches`, { query: { search: a.search, ...paging(a) }, action: "branches" });
     return { branches: rows.map(slimBranch), next };
@@ -1007,7 +1009,7 @@ var listBranches = defineTool({
 var createBranch = defineTool({
   description: "Creates a new branch in a GitLab repository from a branch, tag or commit (default: the project's default branch). Returns the branch and its commit.",
   input: schema,
-  annotations: writes("Create branch"),
+  annotations: changes("Create branch"),
   handler: async (ctx, a) => {
     if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$|^\/|^-/.test(a.branch)) {
       throw new Error(`Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", no leading "/" or "-", and no trailing "/", "." or ".lock").`);
@@ -1020,7 +1022,7 @@ var createBranch = defineTool({
 var searchCode = defineTool({
   description: "Searches the code (file contents) of one GitLab project's repository for a text, on the default branch or a given ref, and returns matching files with the line number and a fragment around the match. When `next` is not null, pass it as `page`.",
   input: schema,
-  annotations: reads("Search code in a project"),
+  annotations: reads("Search code in a project", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { scope: "blobs", search: a.query, ref: a.ref, ...paging(a) };
     const { rows, next } = await list(ctx, `${projectPath(a)}/search`, { query: query2, action: "code search" });

@@ -202,6 +202,30 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+var REASON_KINDS = [
+  ["daily-limit", ["dailyLimitExceeded"]],
+  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
+  ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
+];
+function googleReasonKind({ reasons }) {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return "";
+}
+function googleOAuth(scopes, hosts) {
+  return {
+    type: "oauth2",
+    authorizationUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+    authorizationParams: { access_type: "offline", prompt: "consent" },
+    tokenUrl: "https://oauth2.googleapis.com/token",
+    revocationUrl: "https://oauth2.googleapis.com/revoke",
+    scopes,
+    scopeSeparator: " ",
+    pkce: true,
+    clientAuth: "body",
+    inject: { hosts, header: "authorization", format: "Bearer {token}" }
+  };
+}
 
 // src/api.ts
 var SCOPES = {
@@ -209,25 +233,23 @@ var SCOPES = {
   calendars: "https://www.googleapis.com/auth/calendar.calendarlist.readonly",
   freebusy: "https://www.googleapis.com/auth/calendar.events.freebusy"
 };
-var RATE_REASONS = ["rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "dailyLimitExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"];
-var SCOPE_REASONS = ["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"];
-var DISABLED_REASONS = ["accessNotConfigured", "SERVICE_DISABLED"];
 function calendarError(f) {
   const { action, status, detail } = f;
-  const { reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { reasons } = info;
+  const kind = googleReasonKind(info);
   const said = detail ? ` Google Calendar said: ${detail}.` : "";
-  const has = (list) => reasons.some((r) => list.includes(r));
   const reason = reasons.length ? ` ${reasons[0]}` : "";
-  if (status === 429 || status === 403 && has(RATE_REASONS)) {
+  if (status === 429 || status === 403 && (kind === "rate-limit" || kind === "daily-limit")) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     return new Error(`Google Calendar rate limited the request to ${action} (${status}${reason}): ${wait}.`);
   }
   if (status === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-calendar.${said}`);
-  if (status === 403 && (has(SCOPE_REASONS) || /scope/i.test(detail))) {
+  if (status === 403 && (kind === "scope" || /scope/i.test(detail))) {
     const scope = typeof f.options["scope"] === "string" ? f.options["scope"] : SCOPES.events;
     return new Error(`The Google Calendar connection lacks the OAuth scope needed to ${action} (403; needs ${scope}): reconnect google-calendar and approve every permission on Google's consent screen.`);
   }
-  if (status === 403 && has(DISABLED_REASONS)) {
+  if (status === 403 && kind === "disabled") {
     return new Error(`The Google Calendar API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`);
   }
   if (status === 403) {
@@ -603,15 +625,7 @@ var plugin_default = definePlugin({
   version: "1.0.0",
   displayName: "Google Calendar",
   description: "See the connected Google account's calendars and events (agenda, meetings, schedule), schedule meetings with attendees and Google Meet links, reschedule, edit or cancel events, and check when people are free or busy.",
-  auth: {
-    type: "oauth2",
-    authorizationUrl: "https://accounts.google.com/o/oauth2/v2/auth",
-    authorizationParams: { access_type: "offline", prompt: "consent" },
-    tokenUrl: "https://oauth2.googleapis.com/token",
-    revocationUrl: "https://oauth2.googleapis.com/revoke",
-    scopes: [SCOPES.events, SCOPES.calendars, SCOPES.freebusy],
-    inject: { header: "authorization", format: "Bearer {token}" }
-  },
+  auth: googleOAuth([SCOPES.events, SCOPES.calendars, SCOPES.freebusy], ["www.googleapis.com"]),
   egress: ["www.googleapis.com"],
   tools: {
     calendar_list_calendars: listCalendars,

@@ -3,7 +3,7 @@
  * Google Calendar API v3 tools acting as the connected Google user (the gateway adds the
  * credential). The tool table, in the order agents see it; the tools live in src/ by area.
  */
-import { definePlugin } from 'workbench/plugin-sdk';
+import { definePlugin, googleOAuth } from 'workbench/plugin-sdk';
 import { SCOPES } from './src/api.js';
 import { findFreeBusy, listCalendars } from './src/calendars.js';
 import { createEvent, deleteEvent, getEvent, listEvents, updateEvent } from './src/events.js';
@@ -14,15 +14,7 @@ export default definePlugin({
   displayName: 'Google Calendar',
   description:
     "See the connected Google account's calendars and events (agenda, meetings, schedule), schedule meetings with attendees and Google Meet links, reschedule, edit or cancel events, and check when people are free or busy.",
-  auth: {
-    type: 'oauth2',
-    authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
-    authorizationParams: { access_type: 'offline', prompt: 'consent' },
-    tokenUrl: 'https://oauth2.googleapis.com/token',
-    revocationUrl: 'https://oauth2.googleapis.com/revoke',
-    scopes: [SCOPES.events, SCOPES.calendars, SCOPES.freebusy],
-    inject: { header: 'authorization', format: 'Bearer {token}' },
-  },
+  auth: googleOAuth([SCOPES.events, SCOPES.calendars, SCOPES.freebusy], ['www.googleapis.com']),
   egress: ['www.googleapis.com'],
   tools: {
     calendar_list_calendars: listCalendars,

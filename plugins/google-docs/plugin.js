@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -201,6 +209,16 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+var REASON_KINDS = [
+  ["daily-limit", ["dailyLimitExceeded"]],
+  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
+  ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
+];
+function googleReasonKind({ reasons }) {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return "";
+}
 function googleOAuth(scopes, hosts) {
   return {
     type: "oauth2",
@@ -218,20 +236,20 @@ function googleOAuth(scopes, hosts) {
 
 // src/api.ts
 var SCOPE = "https://www.googleapis.com/auth/documents";
-var RATE_REASONS = ["userRateLimitExceeded", "rateLimitExceeded", "RATE_LIMIT_EXCEEDED"];
-var SCOPE_REASONS = ["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "insufficientScopes"];
 function docsWords(f) {
-  const { status, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status } = info;
+  const kind = googleReasonKind(info);
   const { action, detail: msg } = f;
   const code = f.status;
   const lock = f.options["lock"];
   const said = msg ? ` Google said: ${msg}.` : "";
   if (code === 401) return `Google rejected the access token (401) while trying to ${action}: reconnect google-docs.${said}`;
-  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && reasons.some((r) => RATE_REASONS.includes(r))) {
+  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (kind === "rate-limit" || kind === "daily-limit")) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "Docs quotas are per minute: wait a minute and retry";
     return `Google Docs rate limited the request to ${action} (${code}): ${wait}.`;
   }
-  if (code === 403 && (reasons.some((r) => SCOPE_REASONS.includes(r)) || /insufficient authentication scopes/i.test(msg))) {
+  if (code === 403 && (kind === "scope" || /insufficient authentication scopes/i.test(msg))) {
     return `The google-docs connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-docs and approve access to documents.`;
   }
   if (code === 403) return `Google Docs refused to ${action} (403): ${msg || "your Google account lacks access to this document"}. Ask its owner to share it with you (editor access to change it).`;
@@ -292,10 +310,6 @@ function checkRevision(doc, revisionId2, id) {
     );
   }
 }
-
-// src/args.ts
-var read = (title) => ({ title, readOnlyHint: true, openWorldHint: true });
-var write = (title, destructive = false) => ({ title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: false, openWorldHint: true });
 
 // src/document.ts
 function allTabs(doc) {
@@ -466,7 +480,7 @@ function about(doc, id, tab) {
 var getDocument = defineTool({
   description: "Read (open, view, get the text of) a Google Doc (a Google Docs document) as readable text that keeps its structure: headings as Markdown #, paragraphs, bulleted and numbered lists as - and 1., tables as | rows |, links as [text](url), footnotes; suggested edits not yet accepted show as {+inserted text+} and {-deleted text-} (suggestionsViewMode PREVIEW_SUGGESTIONS_ACCEPTED or PREVIEW_WITHOUT_SUGGESTIONS shows the text without them). Returns the title, revisionId (needed to guard edits; present when you may edit), the tab read and the document's tabs, and up to maxChars characters (50,000 at most); when `nextOffset` is not null, call again with `offset` set to it for the rest. A document with several tabs is read one tab at a time (tabId). Use docs_get_outline for the heading indexes an edit needs; to find a document by name use google-drive's drive_search_files.",
   input: schema,
-  annotations: read("Read document"),
+  annotations: reads("Read document"),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const doc = await readDocument(ctx, ref.id, `read document ${ref.id}`, a.suggestionsViewMode);
@@ -487,7 +501,7 @@ var getDocument = defineTool({
 var getOutline = defineTool({
   description: "Get the outline (structure, table of contents, section headings) of a Google Docs document: every title, subtitle and heading with its level, text, start and end index and the index where its section ends, plus the body's end index and the document's revisionId. Indexes count suggested edits, as writes do; suggested text in a heading is marked {+inserted+} or {-deleted-}. Use it before docs_insert_text to choose where text goes (e.g. at a heading's startIndex to insert before it, or at its sectionEndIndex to add to the end of its section), and pass its revisionId so the edit is refused if the document changes meanwhile.",
   input: schema,
-  annotations: read("Get document outline (headings)"),
+  annotations: reads("Get document outline (headings)"),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const doc = await readDocument(ctx, ref.id, `read the outline of document ${ref.id}`);
@@ -568,7 +582,7 @@ var written = (id, tab, start, stop, style2, revision) => ({
 var createDocument = defineTool({
   description: "Create (make, start) a new, blank Google Doc (a Google Docs document) with a title and, optionally, initial plain text (newlines start new paragraphs). It is created at the top of the user's My Drive. Returns its id, link and revisionId; then add headings and more text with docs_append_text. To move it into a folder use google-drive's drive_move_or_rename_file.",
   input: schema,
-  annotations: write("Create document"),
+  annotations: changes("Create document"),
   handler: async (ctx, a) => {
     const text = a.text === void 0 ? null : cleanText(a.text, "text");
     const doc = await api.json(ctx, "POST", "", { body: { title: a.title }, action: `create the document "${a.title}"` });
@@ -587,7 +601,7 @@ var createDocument = defineTool({
 var appendText = defineTool({
   description: "Append (add, write) text or a heading at the end (bottom) of a Google Docs document, as a new paragraph by default, optionally styled as a heading (HEADING_1 … HEADING_6), title or normal text; newlines in the text start new paragraphs. After a heading, appended text is made normal text unless `style` says otherwise. After a list item, the new paragraphs are not list items (a new paragraph would copy the bullet) unless `continueList` is true. Reads the document first and refuses the write if it changed meanwhile (or since `revisionId`). Returns the index range written and the new revisionId. Use docs_insert_text to write elsewhere than the end and docs_replace_text to change existing text.",
   input: schema,
-  annotations: write("Append text"),
+  annotations: changes("Append text"),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const text = cleanText(a.text, "text");
@@ -615,7 +629,7 @@ ${text}` : text;
 var insertText = defineTool({
   description: "Insert text at a position (index) in a Google Docs document: at a heading's startIndex from docs_get_outline to put it before that heading, at a sectionEndIndex to add to the end of a section, or inside a paragraph. End the text with a newline to make it a paragraph of its own; new paragraphs copy the style of the paragraph they are inserted into, so give `style` (e.g. NORMAL_TEXT before a heading). The index is checked against the document before writing: inside a paragraph, or the body's end (the last section's sectionEndIndex, the outline's endIndex), where the text becomes a new last paragraph (not a list item after a list unless `continueList` is true), and the write is refused if the document changed since `revisionId` (required). Every write moves the indexes after the point it wrote: before another insert, read docs_get_outline again for fresh indexes and its revisionId (or, if you shift the index yourself by the text written, pass the revisionId the write returned). Use docs_append_text for the end of the document.",
   input: schema,
-  annotations: write("Insert text at index"),
+  annotations: changes("Insert text at index"),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const text = cleanText(a.text, "text");
@@ -658,7 +672,7 @@ ${text.replace(/\n$/, "")}`;
 var replaceText = defineTool({
   description: "Replace (find and replace, change, substitute) every occurrence of a text in a Google Docs document with another text, e.g. fill a {{placeholder}} or rename a product everywhere; an empty replaceWith deletes the occurrences. Case-sensitive unless matchCase is false; all tabs unless tabIds are given. Returns occurrencesChanged (0 when nothing matched). Pass revisionId to refuse the change if the document changed since you read it.",
   input: schema,
-  annotations: write("Replace all text", true),
+  annotations: changes("Replace all text", { destructive: true }),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const find = a.find.toWellFormed();

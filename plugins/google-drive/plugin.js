@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -201,6 +209,16 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+var REASON_KINDS = [
+  ["daily-limit", ["dailyLimitExceeded"]],
+  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
+  ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
+];
+function googleReasonKind({ reasons }) {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return "";
+}
 function googleOAuth(scopes, hosts) {
   return {
     type: "oauth2",
@@ -225,23 +243,23 @@ var GSHEET = "application/vnd.google-apps.spreadsheet";
 var GSLIDES = "application/vnd.google-apps.presentation";
 var ALL_DRIVES = { supportsAllDrives: "true" };
 var WRITE_FIELDS = "id,name,mimeType,parents,driveId,webViewLink,trashed,modifiedTime";
-var RATE_REASONS = ["userRateLimitExceeded", "rateLimitExceeded", "sharingRateLimitExceeded", "RATE_LIMIT_EXCEEDED"];
-var SCOPE_REASONS = ["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "insufficientScopes"];
 function driveError(f) {
-  const { status, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status, reasons } = info;
+  const kind = googleReasonKind(info);
   const { action, detail: message } = f;
   const code = f.status;
   const said = message ? ` Google said: ${message}.` : "";
   const reason = reasons.find((r) => r !== "global") || "";
   const why = reason ? ` ${reason}` : "";
   if (code === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-drive.${said}`);
-  const daily = reasons.includes("dailyLimitExceeded");
-  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (daily || reasons.some((r) => RATE_REASONS.includes(r)))) {
+  const daily = kind === "daily-limit";
+  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (daily || kind === "rate-limit")) {
     if (daily) return new Error(`Google Drive's daily quota is used up (${code} dailyLimitExceeded) while trying to ${action}: try again tomorrow.`);
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     return new Error(`Google Drive rate limited the request to ${action} (${code}${why}): ${wait}.`);
   }
-  if (code === 403 && (reasons.some((r) => SCOPE_REASONS.includes(r)) || /insufficient authentication scopes/i.test(message))) {
+  if (code === 403 && (kind === "scope" || /insufficient authentication scopes/i.test(message))) {
     return new Error(`The google-drive connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-drive and approve Drive access.`);
   }
   if (code === 403) return new Error(`Google Drive refused to ${action} (403${why}): ${message || "your Google account lacks access to this file"}.`);
@@ -342,7 +360,7 @@ function readPlan(mimeType, format) {
 var getFile = defineTool({
   description: "Get the metadata of one Google Drive file or folder by id or link: name, type, size, created and modified times, who modified it last, owners, parent folders, description, link, starred/shared/trashed flags, shortcut target and what you may do with it (edit, comment, share, trash, download). Use drive_read_file for its content and drive_list_permissions for who it is shared with.",
   input: schema,
-  annotations: { title: "Get file metadata", readOnlyHint: true, openWorldHint: true },
+  annotations: reads("Get file metadata"),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const f = await api.json(ctx, "GET", filePath(id), { query: { fields: DETAIL_FIELDS, ...ALL_DRIVES }, action: `read the metadata of file ${id}` });
@@ -364,7 +382,7 @@ var getFile = defineTool({
 var readFile = defineTool({
   description: "Read the content of a Google Drive file as text: a Google Doc as plain text or Markdown, a Google Sheet as CSV (its first sheet only; use the google-sheets tools for other sheets and ranges), Google Slides as plain text, and text-like files (txt, csv, md, json, xml, yaml, code, …) as they are. Binary files (PDF, images, Office files, zips) are answered with a note instead of their bytes. Returns up to maxChars characters (50,000 at most); when `nextOffset` is not null, call again with `offset` set to it for the rest.",
   input: schema,
-  annotations: { title: "Read file content as text", readOnlyHint: true, openWorldHint: true },
+  annotations: reads("Read file content as text"),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const f = await api.json(ctx, "GET", filePath(id), { query: { fields: READ_FIELDS, ...ALL_DRIVES }, action: `read the metadata of file ${id}` });
@@ -445,7 +463,7 @@ function buildQuery(a) {
 var searchFiles = defineTool({
   description: "Search (find, list, look up) files and folders in the user's Google Drive and shared drives, and get one page of slim rows (id, name, MIME type, modified time, size, parents, owners, link). Combine any of: nameContains (words at the start of words in the name), fullText (words in the content or metadata), mimeType (a MIME type, or folder / document / spreadsheet / presentation / form / pdf / image / video / audio), folderId (only the direct children of that folder: list the files in a folder), modifiedAfter; trashed files are left out unless includeTrashed. An expert may pass a raw Drive query `q` (e.g. \"starred = true\"), combined with the rest by AND. Newest first unless fullText is used (relevance order). When `next` is not null, pass it as `cursor` for the following page. Use drive_read_file to read a file's text and drive_get_file for its full metadata.",
   input,
-  annotations: { title: "Search Drive files", readOnlyHint: true, openWorldHint: true },
+  annotations: reads("Search Drive files"),
   handler: async (ctx, a) => {
     if (a.orderBy && a.fullText) throw new Error("Drive cannot sort a fullText search (results come in relevance order): leave out orderBy.");
     const q = buildQuery(a);
@@ -485,7 +503,7 @@ function checkShare(a) {
 var shareFile = defineTool({
   description: "Share a Google Drive file or folder: give a person (user) or a Google group, by email, or everyone in a domain, or anyone with the link, the role reader (view), commenter or writer (edit). People and groups get a notification email unless sendNotificationEmail is false, optionally with emailMessage. Returns the permission created; drive_list_permissions shows the current ones.",
   input: shareInput,
-  annotations: { title: "Share file", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Share file"),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const notify = checkShare(a);
@@ -501,7 +519,7 @@ var shareFile = defineTool({
 var listPermissions = defineTool({
   description: "List who has access to a Google Drive file or folder, who can view, comment on or edit it (its sharing settings and permissions): each person, group, domain or link-sharing entry with its role (owner, writer, commenter, reader) and permission id. When `next` is not null, pass it as `cursor`. Use drive_share_file to give someone access.",
   input: schema,
-  annotations: { title: "List file permissions", readOnlyHint: true, openWorldHint: true },
+  annotations: reads("List file permissions"),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const data = await api.json(ctx, "GET", filePath(id, "/permissions"), {
@@ -541,7 +559,7 @@ var parents = (a) => a.parentId ? { parents: [fileIdOf(a.parentId, "parentId")] 
 var createFolder = defineTool({
   description: "Create (make, add) a new folder in Google Drive, at the top of My Drive or inside another folder (parentId, which may be in a shared drive). Returns the new folder's id and link.",
   input: schema,
-  annotations: { title: "Create folder", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Create folder"),
   handler: async (ctx, a) => {
     const body = { name: a.name, mimeType: FOLDER, ...parents(a) };
     return slimFile(await api.json(ctx, "POST", "/files", { query: { ...ALL_DRIVES, fields: WRITE_FIELDS }, body, action: `create the folder "${a.name}"` }));
@@ -550,7 +568,7 @@ var createFolder = defineTool({
 var createFile = defineTool({
   description: "Create (upload, save, write) a new text file in Google Drive from text you give — notes, a CSV, Markdown, JSON, code — or, with convertToGoogleDoc, a new Google Doc from plain text. Optionally inside a folder (parentId). Returns the new file's id and link. It always creates a new file (Drive allows several files with one name); it does not change existing files.",
   input: schema,
-  annotations: { title: "Create text file or Google Doc", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Create text file or Google Doc"),
   handler: async (ctx, a) => {
     const asDoc = a.convertToGoogleDoc;
     const mime = a.mimeType;
@@ -564,7 +582,7 @@ var createFile = defineTool({
 var moveOrRenameFile = defineTool({
   description: "Rename a Google Drive file or folder, change its description, or move it into another folder (it leaves the folders it was in). Give only what changes. Returns the file's name, parents and link after the change. To delete a file use drive_trash_file.",
   input: schema,
-  annotations: { title: "Move or rename file", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Move or rename file", { idempotent: true }),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     if (a.name === void 0 && a.description === void 0 && !a.moveToFolderId) throw new Error("Nothing to change: give name, description or moveToFolderId.");
@@ -583,7 +601,7 @@ var moveOrRenameFile = defineTool({
 var trashFile = defineTool({
   description: "Delete (remove) a Google Drive file or folder by moving it to the trash, from where it can be restored for 30 days; it is never deleted permanently. A trashed folder takes its contents with it. With restore: true, takes it back out of the trash.",
   input: schema,
-  annotations: { title: "Move file to trash", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Move file to trash", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const f = await api.json(ctx, "PATCH", filePath(id), {

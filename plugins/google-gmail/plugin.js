@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -217,6 +225,16 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+var REASON_KINDS = [
+  ["daily-limit", ["dailyLimitExceeded"]],
+  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
+  ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
+];
+function googleReasonKind({ reasons }) {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return "";
+}
 function googleOAuth(scopes, hosts) {
   return {
     type: "oauth2",
@@ -234,9 +252,6 @@ function googleOAuth(scopes, hosts) {
 
 // src/api.ts
 var SCOPE = "https://www.googleapis.com/auth/gmail.modify";
-var RATE_REASONS = ["rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "dailyLimitExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"];
-var SCOPE_REASONS = ["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"];
-var DISABLED_REASONS = ["accessNotConfigured", "SERVICE_DISABLED"];
 var SKIPPABLE = {
   GW_ERR_BRIDGE_RESPONSE_TOO_LARGE: "too large to download (over the gateway's response cap)",
   GW_ERR_BRIDGE_TIMEOUT: "Gmail did not answer in time",
@@ -249,16 +264,17 @@ function skipReason(err) {
 var isNotFound = (err) => err instanceof UpstreamError && err.status === 404;
 function gmailWords(f) {
   const { status, action, detail } = f;
-  const { status: gStatus, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status: gStatus, reasons } = info;
+  const kind = googleReasonKind(info);
   const said = detail ? ` Gmail said: ${detail}.` : "";
-  const has = (list) => reasons.some((r) => list.includes(r));
-  if (status === 429 || status === 403 && has(RATE_REASONS)) {
+  if (status === 429 || status === 403 && (kind === "rate-limit" || kind === "daily-limit")) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     return `Gmail rate limited the request to ${action} (${status}${reasons.length ? ` ${reasons[0]}` : ""}): ${wait}.`;
   }
   if (status === 401) return `Google rejected the access token (401) while trying to ${action}: reconnect google-gmail.${said}`;
-  if (status === 403 && (has(SCOPE_REASONS) || /scope/i.test(detail))) return `The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`;
-  if (status === 403 && has(DISABLED_REASONS)) return `The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`;
+  if (status === 403 && (kind === "scope" || /scope/i.test(detail))) return `The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`;
+  if (status === 403 && kind === "disabled") return `The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`;
   if (status === 403) return `Gmail refused permission to ${action} (403).${said || " Your account or its Google Workspace domain policy does not allow this."}`;
   if (status === 404) return `Gmail found nothing while trying to ${action} (404): the id is wrong or the message is gone (ids come from gmail_search_emails).${said}`;
   if (status === 400 || status === 409 || status === 412 || status === 422) return `Gmail refused to ${action} (${status}${gStatus ? ` ${gStatus}` : ""}): ${detail || "the request was not valid"}.`;
@@ -280,10 +296,6 @@ var api = createApi({
 function gmail(ctx, method, path2, { action, query: params, body }) {
   return api.json(ctx, method, `${path2}${query(params, { repeat: true })}`, { action, body, lenient: true });
 }
-
-// src/args.ts
-var read = (title) => ({ title, readOnlyHint: true, openWorldHint: true });
-var write = (title, { destructive, idempotent }) => ({ title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true });
 
 // src/mime-read.ts
 var labelsOf = (m) => Array.isArray(m.labelIds) ? m.labelIds : [];
@@ -694,7 +706,7 @@ async function composed(ctx, args) {
 var sendEmail = defineTool({
   description: 'Send an email from the connected Gmail account, or reply to one: to, cc, bcc, subject and a plain-text body (any language; non-ASCII subjects and names are encoded for you). To reply in the same conversation, set replyToMessageId to the message being answered: the reply joins its thread, carries In-Reply-To and References, and subject ("Re: …") and to (the original sender; for a message you sent, its recipients) default from it. Returns the to, cc and bcc addresses it went to. This sends immediately; use gmail_create_draft to prepare an email for the user to review.',
   input: input({ bcc: "Bcc recipients (not shown to the others).", replyToMessageId: "Id of the message this answers (reply in its thread)." }),
-  annotations: write("Send email", { destructive: false, idempotent: false }),
+  annotations: changes("Send email"),
   handler: async (ctx, a) => {
     const { message, recipients, note } = await composed(ctx, a);
     const action = a.replyToMessageId ? `send a reply to message ${a.replyToMessageId}` : "send the email";
@@ -705,7 +717,7 @@ var sendEmail = defineTool({
 var createDraft = defineTool({
   description: "Save an email as a Gmail draft without sending it, so the user can review and send it from Gmail: to, cc, bcc, subject and a plain-text body; with replyToMessageId it is a draft reply in that message's thread (subject and to default from it). Returns the draft id and its to, cc and bcc addresses. Use gmail_send_email to send right away.",
   input: input({ bcc: "Bcc recipients.", replyToMessageId: "Id of the message this draft answers." }),
-  annotations: write("Create email draft", { destructive: false, idempotent: false }),
+  annotations: changes("Create email draft"),
   handler: async (ctx, a) => {
     const { message, recipients, note } = await composed(ctx, a);
     const draft = await gmail(ctx, "POST", "/drafts", { body: { message }, action: "create the draft" });
@@ -742,7 +754,7 @@ async function labelIds(ctx, wanted) {
 var modifyLabels = defineTool({
   description: "Change the labels of one or more Gmail emails: archive them (remove from the inbox) or move them back to the inbox, mark emails as read or unread, star or unstar them, and add or remove labels by name or id. Give only what changes. Returns the labels added and removed. Use gmail_list_labels to see the label names; use gmail_trash_email to delete.",
   input: schema,
-  annotations: write("Archive, mark read, star or label email", { destructive: false, idempotent: true }),
+  annotations: changes("Archive, mark read, star or label email", { idempotent: true }),
   handler: async (ctx, a) => {
     const add = [];
     const remove = [];
@@ -768,7 +780,7 @@ var modifyLabels = defineTool({
 var listLabels = defineTool({
   description: "List the Gmail labels (folders) of the mailbox: system labels (INBOX, SENT, STARRED, UNREAD, …) and the user's own labels, each with id, name and type. Use the names or ids with gmail_modify_labels or in gmail_search_emails (label:name).",
   input: schema,
-  annotations: read("List email labels"),
+  annotations: reads("List email labels"),
   handler: async (ctx) => {
     const labels = (await allLabels(ctx)).map((l) => ({ id: l.id, name: l.name, type: l.type ?? null }));
     labels.sort((x, y) => x.type === y.type ? String(x.name).localeCompare(String(y.name)) : x.type === "system" ? -1 : 1);
@@ -778,7 +790,7 @@ var listLabels = defineTool({
 var trashEmail = defineTool({
   description: "Delete a Gmail email (spam, junk, unwanted mail) by moving it to the Trash (Gmail empties the Trash after 30 days; until then it can be restored from Gmail). Returns its labels afterwards. To only hide it from the inbox, archive it with gmail_modify_labels instead.",
   input: schema,
-  annotations: write("Trash email", { destructive: true, idempotent: true }),
+  annotations: changes("Trash email", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const m = await gmail(ctx, "POST", path`/messages/${a.messageId}/trash`, { action: `move message ${a.messageId} to the trash` });
     return { id: m.id, threadId: m.threadId ?? null, labels: labelsOf(m), trashed: labelsOf(m).includes("TRASH") };
@@ -846,7 +858,7 @@ async function fetchTextParts(ctx, m, budget) {
 var searchEmails = defineTool({
   description: 'Search the Gmail mailbox (inbox, sent, archived email) for emails received or sent — did I get an email from someone or about a topic, unread mail, messages with attachments — with Gmail search syntax, and get one page of slim rows: id, threadId, date, from, to, subject, snippet, labels, unread. Examples of query: `is:unread in:inbox`, `from:alice@example.com newer_than:7d`, `subject:invoice has:attachment`, `to:me after:2026/01/31 before:2026/03/01`, `label:clients "quarterly report"`. Leave query empty for the latest messages. When `next` is not null, call again with `cursor` set to it. Use gmail_get_email for the body of one message and gmail_get_thread for a whole conversation.',
   input: schema,
-  annotations: read("Search email"),
+  annotations: reads("Search email"),
   handler: async (ctx, a) => {
     const perPage = Math.max(1, Math.min(a.maxResults, ctx.limits.requestsLeft() - 1));
     const query2 = { q: a.query, maxResults: perPage, pageToken: a.cursor, labelIds: a.labelIds, includeSpamTrash: a.includeSpamTrash ? "true" : void 0 };
@@ -871,7 +883,7 @@ var searchEmails = defineTool({
 var getEmail = defineTool({
   description: "Read one Gmail email: from, to, cc, date, subject, labels, its Message-ID and the body as plain text (an HTML-only email is converted to text), plus its attachments listed by filename, type, size and attachmentId (not downloaded). Use it after gmail_search_emails; use gmail_get_thread to read the whole conversation.",
   input: schema,
-  annotations: read("Read email"),
+  annotations: reads("Read email"),
   handler: async (ctx, a) => {
     const at = path`/messages/${a.messageId}`;
     let m;
@@ -890,7 +902,7 @@ var getEmail = defineTool({
 var getThread = defineTool({
   description: "Read a whole Gmail conversation (thread): every message oldest first, each with from, to, cc, date, subject, unread, the body as plain text (cut per message) and attachment names. The newest 20 messages are read in full; older ones come with headers only (listed in notRead: read them with gmail_get_email). Use it to catch up on an email discussion before replying; the threadId comes from gmail_search_emails or gmail_get_email.",
   input: schema,
-  annotations: read("Read email thread"),
+  annotations: reads("Read email thread"),
   /**
    * The messages' headers in one request (format=metadata), then the newest THREAD_FULL_MESSAGES in
    * full, five at a time, within the call's request budget (a thread in format=full can be larger

@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -201,6 +209,16 @@ function googleErrorInfo(data) {
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
   return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
 }
+var REASON_KINDS = [
+  ["daily-limit", ["dailyLimitExceeded"]],
+  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
+  ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
+];
+function googleReasonKind({ reasons }) {
+  for (const [kind, list] of REASON_KINDS) if (reasons.some((r) => list.includes(r))) return kind;
+  return "";
+}
 function googleOAuth(scopes, hosts) {
   return {
     type: "oauth2",
@@ -218,19 +236,19 @@ function googleOAuth(scopes, hosts) {
 
 // src/api.ts
 var SCOPE = "https://www.googleapis.com/auth/spreadsheets";
-var RATE_REASONS = ["userRateLimitExceeded", "rateLimitExceeded", "RATE_LIMIT_EXCEEDED"];
-var SCOPE_REASONS = ["insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "insufficientScopes"];
 function sheetsError(f) {
-  const { status, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status } = info;
+  const kind = googleReasonKind(info);
   const { action, detail: message } = f;
   const code = f.status;
   const said = message ? ` Google said: ${message}.` : "";
   if (code === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-sheets.${said}`);
-  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && reasons.some((r) => RATE_REASONS.includes(r))) {
+  if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (kind === "rate-limit" || kind === "daily-limit")) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "Sheets quotas are per minute: wait a minute and retry";
     return new Error(`Google Sheets rate limited the request to ${action} (${code}): ${wait}.`);
   }
-  if (code === 403 && (reasons.some((r) => SCOPE_REASONS.includes(r)) || /insufficient authentication scopes/i.test(message))) {
+  if (code === 403 && (kind === "scope" || /insufficient authentication scopes/i.test(message))) {
     return new Error(`The google-sheets connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-sheets and approve access to spreadsheets.`);
   }
   if (code === 403) {
@@ -288,7 +306,7 @@ var sheetsOf = (s) => Array.isArray(s.sheets) ? s.sheets.map(slimSheet) : [];
 var getSpreadsheet = defineTool({
   description: "Get a Google Sheets spreadsheet's structure: its title, link, locale, time zone, named ranges, and every sheet (tab) with its title, numeric sheetId, position, grid size (rows × columns) and frozen rows. Use it first to learn the sheet titles before reading or writing values with sheets_read_values, sheets_append_rows or sheets_update_values.",
   input: schema,
-  annotations: { title: "Get spreadsheet sheets", readOnlyHint: true, openWorldHint: true },
+  annotations: reads("Get spreadsheet sheets"),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const s = await api.json(ctx, "GET", path`/${id}`, { query: { fields: SPREADSHEET_FIELDS }, action: `read spreadsheet ${id}` });
@@ -307,7 +325,7 @@ var getSpreadsheet = defineTool({
 var createSpreadsheet = defineTool({
   description: "Create a new Google Sheets spreadsheet (a new workbook in the user's Drive) with a title and, optionally, named sheets (tabs). Returns its id, link and sheets; then write data with sheets_update_values or sheets_append_rows.",
   input: schema,
-  annotations: { title: "Create spreadsheet", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Create spreadsheet"),
   handler: async (ctx, a) => {
     const titles = a.sheets || [];
     const seen = /* @__PURE__ */ new Set();
@@ -327,7 +345,7 @@ var createSpreadsheet = defineTool({
 var addSheet = defineTool({
   description: "Add a new sheet (tab) to an existing Google Sheets spreadsheet, optionally at a position and with a grid size. Returns its sheetId and title. Use sheets_create_spreadsheet for a new spreadsheet.",
   input: schema,
-  annotations: { title: "Add sheet (tab)", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Add sheet (tab)"),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const grid = a.rows !== void 0 || a.columns !== void 0 ? { gridProperties: { rowCount: a.rows, columnCount: a.columns } } : {};
@@ -366,7 +384,7 @@ var updateResult = (u) => ({ updatedRange: u.updatedRange ?? null, updatedRows: 
 var readValues = defineTool({
   description: "Read cell values from a Google Sheets spreadsheet: a whole sheet (tab) or a range in A1 notation (A1:D20, A:C, 2:10), as rows of values. Give `sheet` (a tab title, quoted for you) and/or `range`; `range` alone may be a full A1 range (e.g. 'Sales 2025'!A1:F100) or a named range. Values come formatted as displayed by default; UNFORMATTED_VALUE gives raw numbers, FORMULA the formulas. Trailing empty rows and cells are left out by Google. Returns at most maxRows rows, with a note when cut.",
   input: schema,
-  annotations: { title: "Read range values", readOnlyHint: true, openWorldHint: true },
+  annotations: reads("Read range values"),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const range = a1(a);
@@ -384,7 +402,7 @@ var readValues = defineTool({
 var appendRows = defineTool({
   description: "Append (add, insert, log) rows at the end of a table in a Google Sheets sheet: Google finds the table in `sheet` (or `range`) and writes the rows after its last row (at the bottom), starting at its first column, inserting new rows by default. Use it to add records; sheets_update_values replaces fixed cells instead. Returns the range written.",
   input: schema,
-  annotations: { title: "Append rows", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Append rows"),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     checkRows(a.values);
@@ -400,7 +418,7 @@ var appendRows = defineTool({
 var updateValues = defineTool({
   description: `Write (overwrite, set, fill) cell values in a range of a Google Sheets sheet, starting at the range's top-left cell: existing values there are replaced. Formulas (=SUM(A1:A9)) are evaluated with USER_ENTERED. null leaves a cell unchanged and "" empties it. Use sheets_append_rows to add rows after existing data, and sheets_clear_values to empty a range.`,
   input: schema,
-  annotations: { title: "Update (overwrite) range", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Update (overwrite) range", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     checkRows(a.values);
@@ -416,7 +434,7 @@ var updateValues = defineTool({
 var clearValues = defineTool({
   description: "Clear (empty, erase) the values of a range or a whole sheet of a Google Sheets spreadsheet; formatting stays and the sheet is not deleted. Returns the range cleared.",
   input: schema,
-  annotations: { title: "Clear range", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Clear range", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const range = a1(a);

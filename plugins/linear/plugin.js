@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title2, { idempotent } = {}) {
+  return idempotent === void 0 ? { title: title2, readOnlyHint: true, openWorldHint: true } : { title: title2, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title2, { destructive = false, idempotent = false } = {}) {
+  return { title: title2, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -277,9 +285,6 @@ function nodes(conn, max = 100) {
 }
 var nextOf = (conn) => conn && conn.pageInfo && conn.pageInfo.hasNextPage && typeof conn.pageInfo.endCursor === "string" ? conn.pageInfo.endCursor : null;
 
-// src/fields.ts
-var reads = (name) => ({ title: name, readOnlyHint: true, openWorldHint: true });
-
 // src/resolve.ts
 var UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 async function resolveTeam(ctx, key) {
@@ -429,7 +434,7 @@ function writeResult(payload, verb) {
 // src/comments.ts
 var addComment = defineTool({
   description: "Add a comment (markdown) to a Linear issue, as the connected user. Returns the comment's id, time and link.",
-  annotations: { title: "Add comment", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Add comment"),
   input: schema,
   handler: async (ctx, args) => {
     const found = UUID.test(args.issue) ? { id: args.issue, identifier: null } : await resolveIssue(ctx, args.issue, `find issue ${args.issue}`);
@@ -531,7 +536,7 @@ var getIssue = defineTool({
 });
 var createIssue = defineTool({
   description: `Create a Linear issue in a team (by key): title, markdown description, assignee ("me", an email, a user id or a display name), priority 0-4, labels and workflow state by name, and a parent issue for a sub-issue. Without a state Linear puts it in the team's default state (Backlog or Triage). Returns the new issue's identifier and link.`,
-  annotations: { title: "Create issue", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Create issue"),
   input: schema,
   handler: async (ctx, args) => {
     const team2 = await resolveTeam(ctx, args.team);
@@ -550,7 +555,7 @@ var createIssue = defineTool({
 var CHANGES = ["title", "description", "state", "assignee", "priority", "addLabels", "removeLabels"];
 var updateIssue = defineTool({
   description: 'Change a Linear issue (ENG-123): move it to another workflow state by name ("Done", "In Progress"), reassign it ("me", an email, a user id, or "none" to unassign), set its priority, title or markdown description (replaces the whole description), add or remove labels by name. Only the fields given change. Use linear_add_comment to comment.',
-  annotations: { title: "Update issue", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Update issue", { destructive: true, idempotent: true }),
   input: schema,
   handler: async (ctx, args) => {
     if (!CHANGES.some((k) => args[k] !== void 0 && !(Array.isArray(args[k]) && !args[k].length))) {

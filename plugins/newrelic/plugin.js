@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title, { idempotent } = {}) {
+  return idempotent === void 0 ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title, { destructive = false, idempotent = false } = {}) {
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -255,9 +263,6 @@ async function inAccount(ctx, accountId2, action, query2, variables, pick, slowH
 var literal = (value) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 var iso = (ms) => typeof ms === "number" && Number.isFinite(ms) ? new Date(ms).toISOString() : ms ?? null;
 
-// src/fields.ts
-var reads = (title) => ({ title, readOnlyHint: true, openWorldHint: true });
-
 // src/alerts.ts
 var listAlertPolicies = defineTool({
   description: "List the alert policies of a New Relic account (id, name, incident preference), optionally only those whose name contains some text. When `next` is not null, pass it as `cursor` for more.",
@@ -279,7 +284,7 @@ var listAlertPolicies = defineTool({
 });
 var createAlertPolicy = defineTool({
   description: "Create a New Relic alert policy (the container for alert conditions) and get its id. incidentPreference decides how incidents are grouped into issues: PER_POLICY (one issue per policy, the default), PER_CONDITION, or PER_CONDITION_AND_TARGET.",
-  annotations: { title: "Create alert policy", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Create alert policy"),
   input: schema,
   handler: async (ctx, args) => {
     const accountId2 = accountOf(ctx, args);
@@ -378,13 +383,13 @@ async function issueAction(ctx, args, mutation, verb) {
 }
 var acknowledgeIssue = defineTool({
   description: "Acknowledge an open New Relic alert issue (tells the team someone is on it; notifications record who acknowledged it).",
-  annotations: { title: "Acknowledge issue", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Acknowledge issue", { idempotent: true }),
   input: issueInput,
   handler: (ctx, args) => issueAction(ctx, args, "aiIssuesAckIssue", "acknowledge")
 });
 var resolveIssue = defineTool({
   description: "Resolve (close) a New Relic alert issue by hand, e.g. once the problem is fixed.",
-  annotations: { title: "Resolve issue", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Resolve issue", { destructive: true, idempotent: true }),
   input: issueInput,
   handler: (ctx, args) => issueAction(ctx, args, "aiIssuesResolveIssue", "resolve")
 });
@@ -393,7 +398,7 @@ var resolveIssue = defineTool({
 var DEPLOYMENT_OPTIONAL = ["description", "changelog", "commit", "user", "deepLink", "groupId", "timestamp"];
 var createDeploymentMarker = defineTool({
   description: "Record a deployment (release) of a service in New Relic change tracking, so charts show a marker and changes can be correlated with errors or latency. Needs the entity guid of the service and the version deployed.",
-  annotations: { title: "Record deployment", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Record deployment"),
   input: schema,
   handler: async (ctx, args) => {
     const deployment = { entityGuid: args.entityGuid, version: args.version, deploymentType: args.deploymentType || "BASIC" };
@@ -451,7 +456,7 @@ var listErrorGroups = defineTool({
 });
 var updateErrorGroupState = defineTool({
   description: "Mark an errors-inbox error group as RESOLVED, IGNORED or UNRESOLVED (reopen).",
-  annotations: { title: "Resolve or ignore error group", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Resolve or ignore error group", { idempotent: true }),
   input: schema,
   handler: async (ctx, args) => {
     const query2 = `mutation($id: ID!, $state: ErrorsInboxErrorGroupState!) { errorsInboxUpdateErrorGroupState(id: $id, state: $state) { state errors { description type } } }`;

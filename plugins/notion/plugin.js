@@ -31,6 +31,14 @@ function definePlugin(spec) {
   return handlers;
 }
 
+// workbench-sdk:annotations.ts
+function reads(title2, { idempotent } = {}) {
+  return idempotent === void 0 ? { title: title2, readOnlyHint: true, openWorldHint: true } : { title: title2, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+}
+function changes(title2, { destructive = false, idempotent = false } = {}) {
+  return { title: title2, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
 // workbench-sdk:url.ts
 function enc(value) {
   return encodeURIComponent(String(value).toWellFormed());
@@ -248,9 +256,6 @@ var nextOf = (list2) => list2.has_more && typeof list2.next_cursor === "string" 
 var results = (list2) => Array.isArray(list2.results) ? list2.results : [];
 var statusOf = (err) => err && typeof err === "object" ? err.status : void 0;
 
-// src/fields.ts
-var reads = (name) => ({ title: name, readOnlyHint: true, openWorldHint: true });
-
 // src/ids.ts
 var isHex = (c) => c >= "0" && c <= "9" || c >= "a" && c <= "f";
 function bareId(s) {
@@ -331,7 +336,7 @@ function slimComment(c) {
 }
 var addComment = defineTool({
   description: "Add a comment to a Notion page (a new discussion at the top of the page), or reply in an existing discussion thread with `discussionId` (from notion_list_comments). Returns the comment's id and discussion id. Needs the integration's insert-comments capability.",
-  annotations: { title: "Comment on a Notion page", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Comment on a Notion page"),
   input: schema,
   handler: async (ctx, args) => {
     if ([args.page, args.discussionId].filter(Boolean).length !== 1) throw new Error("Give exactly one of page (a new comment on the page) or discussionId (a reply in that thread).");
@@ -1039,7 +1044,7 @@ var getPage = defineTool({
 var schemaOf = (x) => x["properties"] && typeof x["properties"] === "object" ? x["properties"] : {};
 var createPage = defineTool({
   description: "Create a Notion page: a sub-page under a page (`parentPage`, with a title), or a new row in a database (`database`, with `title` and/or `properties` given as simple values: text, numbers, option names, dates as \"2025-03-01\", true/false, lists of names or ids; converted by the database's property types). `content` is markdown-ish text turned into blocks (# headings, - bullets, 1. numbers, - [ ] to-dos, > quotes, ``` code, ---). Returns the new page's id and link. Use notion_append_content to add to an existing page.",
-  annotations: { title: "Create a Notion page", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Create a Notion page"),
   input: schema,
   handler: async (ctx, args) => {
     if ([args.parentPage, args.database].filter(Boolean).length !== 1) throw new Error("Give exactly one of parentPage (create a sub-page) or database (add a row to a database).");
@@ -1077,7 +1082,7 @@ var createPage = defineTool({
 });
 var appendContent = defineTool({
   description: "Add text to the end of a Notion page (or inside a block such as a toggle): markdown-ish text turned into blocks (# headings, - bullets, 1. numbers, - [ ] to-dos, > quotes, ``` code, ---; other lines become paragraphs). Returns how many blocks were added. Existing content is left as it is. Use notion_create_page for a new page.",
-  annotations: { title: "Append to a Notion page", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes("Append to a Notion page"),
   input: schema,
   handler: async (ctx, args) => {
     const id = parseId(args.page, "page");
@@ -1088,7 +1093,7 @@ var appendContent = defineTool({
 });
 var updatePage = defineTool({
   description: "Change a Notion page's title or properties (simple values converted by the page's property types: text, numbers, option names for select/status, lists for multi-select, people and relations, dates, true/false; null clears), or archive it (archived=true moves it to the trash; false restores it). Returns the page with its properties after the change. Does not change content: use notion_append_content.",
-  annotations: { title: "Update or archive a Notion page", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes("Update or archive a Notion page", { destructive: true, idempotent: true }),
   input: schema,
   handler: async (ctx, args) => {
     const id = parseId(args.page, "page");

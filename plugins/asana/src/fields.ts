@@ -1,6 +1,6 @@
 /**
  * @module plugins/asana/src/fields
- * The arguments several tools share (gids, assignees, dates, paging) and the tools' annotations.
+ * The arguments several tools share (gids, assignees, dates, paging).
  */
 import { z } from 'workbench/plugin-sdk';
 
@@ -13,6 +13,3 @@ export const date = z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/);
 export const limit = (max: number, dflt: number, what: string) => z.int().min(1).max(max).default(dflt).describe(what);
 const CURSOR = z.string().min(1).max(2000).optional();
 export const cursor = (of = 'previous page') => CURSOR.describe(`The \`next\` value of the ${of}.`);
-
-export const READS = { readOnlyHint: true, openWorldHint: true };
-export const writes = (title: string, idempotentHint: boolean) => ({ title, readOnlyHint: false, destructiveHint: false, idempotentHint, openWorldHint: true });

@@ -3,9 +3,9 @@
  * The task tools: list, read, create, update, comment on, read the comments of, search, and put a
  * task in another project or section.
  */
-import { defineTool, path, z, type QueryParams } from 'workbench/plugin-sdk';
+import { changes, defineTool, path, reads, z, type QueryParams } from 'workbench/plugin-sdk';
 import { asana, list, nextOf, workspaceOf } from './api.js';
-import { assignee, cursor, date, gid, limit, project, READS, task, workspace, writes } from './fields.js';
+import { assignee, cursor, date, gid, limit, project, task, workspace } from './fields.js';
 import { detailTask, slimComment, slimTask, STORY_FIELDS, TASK_DETAIL_FIELDS, TASK_ROW_FIELDS, type RawStory, type RawTask } from './shape.js';
 
 const DATE_TIME = '[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})';
@@ -25,7 +25,7 @@ export const listTasks = defineTool({
     limit: limit(100, 50, 'Tasks per page.'),
     cursor: cursor('previous page (same filters)'),
   }),
-  annotations: { title: 'List tasks', ...READS },
+  annotations: reads('List tasks'),
   async handler(ctx, args) {
     if ([args.project, args.section, args.assignee].filter(Boolean).length !== 1) throw new Error('Give exactly one of project, section or assignee (with workspace) to say which tasks to list.');
     if (args.workspace && !args.assignee) throw new Error('`workspace` goes with `assignee` only: a project or section already names its workspace.');
@@ -40,7 +40,7 @@ export const listTasks = defineTool({
 export const getTask = defineTool({
   description: 'Look at one Asana task by gid: name, notes (description), assignee, due and start dates, completed, the projects and sections it is in, parent task, tags, custom fields as name → displayed value, number of subtasks, creator, dates and link. Its discussion is read with asana_list_comments.',
   input: z.object({ task: gid.describe("Task gid (the number in the task's link).") }),
-  annotations: { title: 'Get task', ...READS },
+  annotations: reads('Get task'),
   async handler(ctx, args) {
     const env = await asana<RawTask>(ctx, 'GET', path`/tasks/${args.task}`, { query: { opt_fields: TASK_DETAIL_FIELDS }, action: `read task ${args.task}` });
     return detailTask(env.data || ({} as RawTask));
@@ -69,7 +69,7 @@ export const createTask = defineTool({
     parent: gid.optional().describe('Gid of the parent task: creates a subtask.'),
     workspace: gid.optional().describe('Workspace gid, when neither projects nor parent are given and you belong to several workspaces.'),
   }),
-  annotations: writes('Create task', false),
+  annotations: changes('Create task'),
   async handler(ctx, args) {
     const due = dueFields(args);
     const projects = args.projects || [];
@@ -105,7 +105,7 @@ export const updateTask = defineTool({
     dueOn: z.string().regex(/^([0-9]{4}-[0-9]{2}-[0-9]{2})?$/).optional().describe('New due date YYYY-MM-DD; an empty string clears it.'),
     dueAt: z.string().regex(new RegExp(`^(${DATE_TIME})?$`)).optional().describe('New due date and time (ISO 8601 with a time zone); an empty string clears it.'),
   }),
-  annotations: writes('Update task', true),
+  annotations: changes('Update task', { idempotent: true }),
   async handler(ctx, args) {
     const data = {
       ...(args.name !== undefined ? { name: args.name } : {}),
@@ -124,7 +124,7 @@ export const updateTask = defineTool({
 export const addComment = defineTool({
   description: 'Add (post, leave, write) a plain-text comment on an Asana task; followers of the task are notified. Returns the comment\'s gid, author and time.',
   input: z.object({ task, text: z.string().min(1).max(30000).describe('Comment text.') }),
-  annotations: writes('Add comment', false),
+  annotations: changes('Add comment'),
   async handler(ctx, args) {
     const env = await asana<RawStory>(ctx, 'POST', path`/tasks/${args.task}/stories`, { query: { opt_fields: STORY_FIELDS }, body: { text: args.text }, action: `comment on task ${args.task}` });
     return { task: args.task, ...slimComment(env.data || ({} as RawStory)) };
@@ -139,7 +139,7 @@ export const addComment = defineTool({
 export const listComments = defineTool({
   description: 'Read the comments (the discussion, the conversation) on an Asana task, oldest first, with author and time; the task\'s system activity (assignments, moves, edits) is left out. When `next` is not null, pass it as `cursor` for later comments.',
   input: z.object({ task, limit: limit(100, 20, 'Comments to return.'), cursor: cursor('previous call') }),
-  annotations: { title: 'List comments', ...READS },
+  annotations: reads('List comments'),
   async handler(ctx, args) {
     let offset: string | undefined;
     let skip = 0;
@@ -184,7 +184,7 @@ export const searchTasks = defineTool({
     sortBy: z.enum(['modified_at', 'due_date', 'created_at', 'completed_at', 'likes', 'relevance']).default('modified_at').describe('Order of the results, newest/most first.'),
     limit: limit(100, 25, 'Tasks to return.'),
   }),
-  annotations: { title: 'Search tasks', ...READS },
+  annotations: reads('Search tasks'),
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
     const query = {
@@ -216,7 +216,7 @@ export const addTaskToProject = defineTool({
     project,
     section: gid.optional().describe('Section gid within that project; omit to add the task without a section choice.'),
   }),
-  annotations: writes('Add task to project or section', true),
+  annotations: changes('Add task to project or section', { idempotent: true }),
   async handler(ctx, args) {
     await asana(ctx, 'POST', path`/tasks/${args.task}/addProject`, {
       body: { project: args.project, ...(args.section ? { section: args.section } : {}) },

@@ -2,9 +2,9 @@
  * @module plugins/asana/src/workspaces
  * The tools around tasks: who am I, workspaces, projects and their sections, and finding users.
  */
-import { defineTool, path, z } from 'workbench/plugin-sdk';
+import { defineTool, path, reads, z } from 'workbench/plugin-sdk';
 import { asana, list, nextOf, workspaceOf } from './api.js';
-import { cursor, limit, project, READS, workspace } from './fields.js';
+import { cursor, limit, project, workspace } from './fields.js';
 import { detailProject, PROJECT_DETAIL_FIELDS, PROJECT_ROW_FIELDS, ref, slimProject, type RawProject } from './shape.js';
 
 type Ref = { gid: string; name?: string };
@@ -12,7 +12,7 @@ type Ref = { gid: string; name?: string };
 export const whoami = defineTool({
   description: "Who am I in Asana: the connected user's own user gid (my user id), name and email, and the workspaces (gid and name) they belong to. Call it first to learn the workspace gid other Asana tools take.",
   input: z.object({}),
-  annotations: { title: 'Who am I in Asana', ...READS },
+  annotations: reads('Who am I in Asana'),
   async handler(ctx) {
     type Me = { gid: string; name?: string; email?: string; workspaces?: Ref[] };
     const u = (await asana<Me>(ctx, 'GET', '/users/me', { query: { opt_fields: 'name,email,workspaces.name' }, action: 'read your Asana profile' })).data || ({} as Partial<Me>);
@@ -23,7 +23,7 @@ export const whoami = defineTool({
 export const listWorkspaces = defineTool({
   description: 'List the Asana workspaces and organizations the connected user belongs to (gid, name, whether it is an organization). When `next` is not null, pass it as `cursor` for the next page. asana_whoami also returns them, with the user.',
   input: z.object({ limit: limit(100, 50, 'Workspaces per page.'), cursor: cursor() }),
-  annotations: { title: 'List workspaces', ...READS },
+  annotations: reads('List workspaces'),
   async handler(ctx, args) {
     const env = await asana<Array<Ref & { is_organization?: boolean }>>(ctx, 'GET', '/workspaces', {
       query: { limit: args.limit, offset: args.cursor, opt_fields: 'name,is_organization' },
@@ -41,7 +41,7 @@ export const listProjects = defineTool({
     limit: limit(100, 50, 'Projects per page.'),
     cursor: cursor(),
   }),
-  annotations: { title: 'List projects', ...READS },
+  annotations: reads('List projects'),
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
     const env = await asana<RawProject[]>(ctx, 'GET', path`/workspaces/${ws}/projects`, {
@@ -55,7 +55,7 @@ export const listProjects = defineTool({
 export const getProject = defineTool({
   description: 'Read one Asana project by gid: name, description (notes), owner, team, workspace, start and due dates, archived/completed, privacy, its latest status update (title and on track / at risk / off track) and link.',
   input: z.object({ project }),
-  annotations: { title: 'Get project', ...READS },
+  annotations: reads('Get project'),
   async handler(ctx, args) {
     const env = await asana<RawProject>(ctx, 'GET', path`/projects/${args.project}`, { query: { opt_fields: PROJECT_DETAIL_FIELDS }, action: `read project ${args.project}` });
     return detailProject(env.data || ({} as RawProject));
@@ -65,7 +65,7 @@ export const getProject = defineTool({
 export const listSections = defineTool({
   description: 'List the sections of an Asana project (the list headers, or the board columns) with their gids, in project order. Use a section gid with asana_list_tasks, asana_create_task or asana_add_task_to_project.',
   input: z.object({ project, limit: limit(100, 100, 'Sections per page.'), cursor: cursor() }),
-  annotations: { title: 'List sections', ...READS },
+  annotations: reads('List sections'),
   async handler(ctx, args) {
     const env = await asana<Ref[]>(ctx, 'GET', path`/projects/${args.project}/sections`, {
       query: { limit: args.limit, offset: args.cursor, opt_fields: 'name' },
@@ -78,7 +78,7 @@ export const listSections = defineTool({
 export const findUsers = defineTool({
   description: 'Find Asana users (people, teammates, colleagues) in a workspace by part of their name or email, and get their gids and emails — to assign a task or filter tasks by assignee. Quick typeahead matching, best matches first.',
   input: z.object({ query: z.string().min(1).max(200).describe('Part of a name, or an email.'), workspace, limit: limit(100, 10, 'Users to return.') }),
-  annotations: { title: 'Find users', ...READS },
+  annotations: reads('Find users'),
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
     const env = await asana<Array<Ref & { email?: string }>>(ctx, 'GET', path`/workspaces/${ws}/typeahead`, {

@@ -1,7 +1,6 @@
 /**
  * @module plugins/atlassian-bitbucket/src/fields
- * The arguments many tools share (workspace, repository, pull request, paging, branch names) and
- * the tools' annotations.
+ * The arguments many tools share (workspace, repository, pull request, paging, branch names).
  */
 import { z } from 'workbench/plugin-sdk';
 
@@ -24,6 +23,3 @@ export const maxChars = (what: string) => z.int().min(1000).max(200000).default(
 export const offset = z.int().min(0).max(100000000).default(0).describe('Where to start reading (the `next_offset` of the previous call).');
 export const bbqlFilter = (example: string) =>
   z.string().min(1).max(1000).optional().describe(`Raw Bitbucket query language (BBQL) filter, e.g. ${example}. String values go in double quotes. Combined with the other filters by AND.`);
-
-export const reads = (title: string) => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
-export const writes = (title: string, destructiveHint: boolean, idempotentHint: boolean) => ({ title, readOnlyHint: false, destructiveHint, idempotentHint, openWorldHint: true });

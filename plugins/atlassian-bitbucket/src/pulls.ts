@@ -4,10 +4,10 @@
  * Reviewers are account ids, {uuid}s or nicknames looked up among the workspace's members, and
  * never the author (Bitbucket refuses a pull request that names its author as a reviewer).
  */
-import { defineTool, query, segment, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, query, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import { bb, bbql, bbqlString, call, cursorOf, pageQuery, prPath, queryOfCursor, repoPath, values, webRepo, type Page, type RepoArgs } from './api.js';
-import { branchName, cursor, maxChars, offset, pagelen, pr, bbqlFilter, reads, repo, reviewers, writes } from './fields.js';
-import { detailPr, slimComment, slimPr, textWindow, who, type Comment, type PullRequest, type User } from './shape.js';
+import { branchName, cursor, maxChars, offset, pagelen, pr, bbqlFilter, repo, reviewers } from './fields.js';
+import { detailPr, noteWindow, slimComment, slimPr, who, type Comment, type PullRequest, type User } from './shape.js';
 
 /** pages of workspace members read at most to resolve reviewer nicknames */
 const MEMBER_PAGES = 5;
@@ -85,7 +85,7 @@ export const listPullRequests = defineTool({
     pagelen: z.int().min(1).max(50).default(25).describe('Results per page (at most 50).'),
     cursor,
   }),
-  annotations: reads('List pull requests'),
+  annotations: reads('List pull requests', { idempotent: true }),
   async handler(ctx, a) {
     const q = bbql(
       [a.source_branch && `source.branch.name = ${bbqlString(a.source_branch)}`, a.destination_branch && `destination.branch.name = ${bbqlString(a.destination_branch)}`],
@@ -105,7 +105,7 @@ const readPr = async (ctx: PluginContext, a: RepoArgs & { pull_request_id: numbe
 export const getPullRequest = defineTool({
   description: 'Read one Bitbucket pull request: title, description, state, draft, author, source and destination branches and commits, reviewers, who approved it or requested changes, merge commit, comment and task counts, url. Use bitbucket_get_pull_request_diff for the code changes and bitbucket_list_pull_request_comments for the discussion.',
   input: z.object(pr),
-  annotations: reads('Get pull request'),
+  annotations: reads('Get pull request', { idempotent: true }),
   handler: async (ctx, a) => detailPr(await readPr(ctx, a)),
 });
 
@@ -121,7 +121,7 @@ export const createPullRequest = defineTool({
     close_source_branch: z.boolean().default(false).describe('Delete the source branch once merged.'),
     draft: z.boolean().default(false).describe('Mark it as a draft.'),
   }),
-  annotations: writes('Create pull request', false, false),
+  annotations: changes('Create pull request'),
   async handler(ctx, a) {
     let chosen: ReturnType<typeof withoutAuthor> | undefined;
     if (a.reviewers?.length) {
@@ -156,7 +156,7 @@ export const updatePullRequest = defineTool({
     reviewers: reviewers.optional().describe('The new reviewer list (account ids, {uuid}s or nicknames); [] removes every reviewer.'),
     destination_branch: branchName.optional().describe('Retarget the pull request to this branch.'),
   }),
-  annotations: writes('Update pull request', false, true),
+  annotations: changes('Update pull request', { idempotent: true }),
   async handler(ctx, a) {
     const changes = (['title', 'description', 'reviewers', 'destination_branch'] as const).filter((k) => a[k] !== undefined);
     if (!changes.length) throw new Error('Nothing to update: give at least one of title, description, reviewers, destination_branch.');
@@ -181,7 +181,7 @@ export const updatePullRequest = defineTool({
 export const approvePullRequest = defineTool({
   description: 'Approve a Bitbucket pull request as the connected user (action "approve", the default), or withdraw your approval (action "unapprove"). Returns whether you now approve it.',
   input: z.object({ ...pr, action: z.enum(['approve', 'unapprove']).default('approve').describe('"approve" or "unapprove" (remove your approval).') }),
-  annotations: writes('Approve / unapprove pull request', false, true),
+  annotations: changes('Approve / unapprove pull request', { idempotent: true }),
   async handler(ctx, a) {
     const approve = a.action !== 'unapprove';
     const res = await call<{ approved?: unknown; state?: string } | undefined>(ctx, approve ? 'POST' : 'DELETE', `${prPath(a)}/approve`, {
@@ -198,7 +198,7 @@ export const approvePullRequest = defineTool({
 export const declinePullRequest = defineTool({
   description: 'Decline (reject, close without merging) an active Bitbucket pull request. Bitbucket cannot reactivate a declined one. Returns its new state.',
   input: z.object(pr),
-  annotations: writes('Decline pull request', true, false),
+  annotations: changes('Decline pull request', { destructive: true }),
   async handler(ctx, a) {
     const data = (await bb<PullRequest>(ctx, 'POST', `${prPath(a)}/decline`, { action: `decline pull request #${a.pull_request_id}`, scope: 'pullrequest:write' }))!;
     return { ...slimPr(data), reason: data.reason || null };
@@ -222,7 +222,7 @@ export const mergePullRequest = defineTool({
     message: z.string().min(1).max(20000).optional().describe('Commit message of the merge or squash commit.'),
     close_source_branch: z.boolean().optional().describe('Delete the source branch after merging; default: what the pull request says.'),
   }),
-  annotations: writes('Merge pull request', true, false),
+  annotations: changes('Merge pull request', { destructive: true }),
   async handler(ctx, a) {
     const body = {
       ...(a.merge_strategy ? { merge_strategy: a.merge_strategy } : {}),
@@ -246,19 +246,19 @@ export const mergePullRequest = defineTool({
 export const getPullRequestDiff = defineTool({
   description: 'Read the code changes (unified diff, patch) of a Bitbucket pull request as text, to review what it changes. Large diffs are cut at `max_chars`: the result says how many characters there are and the `next_offset` to read on.',
   input: z.object({ ...pr, max_chars: maxChars('diff'), offset }),
-  annotations: reads('Get pull request diff'),
+  annotations: reads('Get pull request diff', { idempotent: true }),
   async handler(ctx, a) {
     const web = `${webRepo(a)}/pull-requests/${a.pull_request_id}/diff`;
     const tooLarge = `Bitbucket sends the whole diff, so offset and max_chars do not help. Open it at ${web}, or read the changed files one at a time with bitbucket_get_file_content`;
     const { data } = await call<string>(ctx, 'GET', `${prPath(a)}/diff`, { accept: 'text/plain', expect: 'text', action: `read the diff of pull request #${a.pull_request_id}`, scope: 'pullrequest', tooLarge });
-    return { id: a.pull_request_id, ...textWindow(data, a.offset, a.max_chars) };
+    return { id: a.pull_request_id, ...noteWindow(data, a.offset, a.max_chars) };
   },
 });
 
 export const listPullRequestComments = defineTool({
   description: 'Read the comments (discussion, review comments) on a Bitbucket pull request, oldest first: author, text, date, and for inline comments the file path and line. When `next` is not null, pass it as `cursor` for more.',
   input: z.object({ ...pr, pagelen: pagelen(100, 50, 'Comments'), cursor }),
-  annotations: reads('List pull request comments'),
+  annotations: reads('List pull request comments', { idempotent: true }),
   async handler(ctx, a) {
     const data = await bb<Page<Comment>>(ctx, 'GET', `${prPath(a)}/comments${pageQuery(a, { pagelen: a.pagelen, sort: 'created_on' })}`, {
       action: `read the comments of pull request #${a.pull_request_id}`,
@@ -278,7 +278,7 @@ export const addPullRequestComment = defineTool({
     from_line: z.int().min(1).max(10000000).optional().describe('Line number in the old version of `path` (for a removed line).'),
     parent_id: z.int().min(1).max(2147483647).optional().describe('Reply to this comment id.'),
   }),
-  annotations: writes('Add pull request comment', false, false),
+  annotations: changes('Add pull request comment'),
   async handler(ctx, a) {
     const inline = a.line !== undefined || a.from_line !== undefined;
     if (inline && !a.path) throw new Error('An inline comment needs `path` (the file) as well as `line` or `from_line`.');

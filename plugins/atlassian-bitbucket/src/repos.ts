@@ -3,15 +3,15 @@
  * The account and repository tools: who am I, workspaces, repositories, branches, commits, file
  * content (a file's text, a folder's entries) and Pipelines.
  */
-import { defineTool, enc, segment, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, clip, defineTool, enc, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import { bb, bbql, bbqlString, call, cursorOf, cursorOfQuery, filePath, pageQuery, repoPath, values, WEB, webRepo, type Page, type RepoArgs } from './api.js';
-import { branchName, cursor, folderCursor, maxChars, offset, pagelen, bbqlFilter, reads, repo, workspace, writes } from './fields.js';
-import { clip, href, slimBranch, slimCommit, slimPipeline, slimRepo, slimUser, textWindow, type Branch, type Commit, type Pipeline, type Repo, type User } from './shape.js';
+import { branchName, cursor, folderCursor, maxChars, offset, pagelen, bbqlFilter, repo, workspace } from './fields.js';
+import { href, noteWindow, slimBranch, slimCommit, slimPipeline, slimRepo, slimUser, type Branch, type Commit, type Pipeline, type Repo, type User } from './shape.js';
 
 export const getCurrentUser = defineTool({
   description: 'My Bitbucket account: the Bitbucket Cloud user this connection acts as, with display name, nickname, account_id and uuid. Use it to learn your account_id, e.g. to filter Bitbucket pull requests by author or reviewer with BBQL.',
   input: z.object({}).meta({ required: [] }),
-  annotations: reads('Who am I on Bitbucket'),
+  annotations: reads('Who am I on Bitbucket', { idempotent: true }),
   async handler(ctx) {
     const u = (await bb<User>(ctx, 'GET', '/user', { action: 'read your Bitbucket account', scope: 'account' }))!;
     return { ...slimUser(u), created_on: u.created_on ?? null, url: href(u) };
@@ -26,7 +26,7 @@ type WorkspaceRow = { slug?: string; name?: string; uuid?: string; links?: Recor
 export const listWorkspaces = defineTool({
   description: 'List the Bitbucket Cloud workspaces (teams, organisations: the <workspace> in bitbucket.org/<workspace>/…) the connected user can access, with slug, name and uuid. Start here when the workspace slug is unknown. When `next` is not null, pass it as `cursor` for more.',
   input: z.object({ pagelen: pagelen(100, 50, 'Workspaces'), cursor }).meta({ required: [] }),
-  annotations: reads('List workspaces'),
+  annotations: reads('List workspaces', { idempotent: true }),
   async handler(ctx, a) {
     type Row = WorkspaceRow & { workspace?: WorkspaceRow; administrator?: unknown; permission?: unknown };
     const data = await bb<Page<Row>>(ctx, 'GET', `/user/workspaces${pageQuery(a, { pagelen: a.pagelen })}`, { action: 'list your workspaces', scope: 'account' });
@@ -57,7 +57,7 @@ export const listRepositories = defineTool({
     pagelen: pagelen(100, 25, 'Repositories'),
     cursor,
   }),
-  annotations: reads('List repositories'),
+  annotations: reads('List repositories', { idempotent: true }),
   async handler(ctx, a) {
     const q = bbql([a.name && `name ~ ${bbqlString(a.name)}`, a.project_key && `project.key = ${bbqlString(a.project_key)}`], a.query);
     const data = await bb<Page<Repo>>(ctx, 'GET', `/repositories/${segment(a.workspace, 'workspace')}${pageQuery(a, { q, sort: a.sort, role: a.role, pagelen: a.pagelen })}`, {
@@ -73,7 +73,7 @@ const readRepo = async (ctx: PluginContext, a: RepoArgs) => bb<Repo>(ctx, 'GET',
 export const getRepository = defineTool({
   description: 'Read one Bitbucket repository: description, visibility, main branch, language, size, project, fork parent, created/updated dates, web url and the HTTPS and SSH clone URLs.',
   input: z.object(repo),
-  annotations: reads('Get repository'),
+  annotations: reads('Get repository', { idempotent: true }),
   async handler(ctx, a) {
     const r = (await readRepo(ctx, a))!;
     const clone: Record<string, string> = {};
@@ -102,7 +102,7 @@ export const listBranches = defineTool({
     pagelen: pagelen(100, 25, 'Branches'),
     cursor,
   }),
-  annotations: reads('List branches'),
+  annotations: reads('List branches', { idempotent: true }),
   async handler(ctx, a) {
     const q = a.name ? `name ~ ${bbqlString(a.name)}` : undefined;
     const data = await bb<Page<Branch>>(ctx, 'GET', `${repoPath(a)}/refs/branches${pageQuery(a, { q, sort: a.sort, pagelen: a.pagelen })}`, {
@@ -122,7 +122,7 @@ export const listCommits = defineTool({
     pagelen: pagelen(100, 20, 'Commits'),
     cursor,
   }),
-  annotations: reads('List commits'),
+  annotations: reads('List commits', { idempotent: true }),
   async handler(ctx, a) {
     // `include` rather than /commits/{revision}: a branch name may hold "/"
     const data = await bb<Page<Commit>>(ctx, 'GET', `${repoPath(a)}/commits${pageQuery(a, { include: a.branch, path: a.path, pagelen: a.pagelen })}`, {
@@ -156,7 +156,7 @@ export const getFileContent = defineTool({
     offset,
     cursor: folderCursor,
   }),
-  annotations: reads('Get file content'),
+  annotations: reads('Get file content', { idempotent: true }),
   async handler(ctx, a) {
     const ref = await fileRef(ctx, a);
     const at = `${segment(ref, 'ref')}/${filePath(a.path)}`;
@@ -188,14 +188,14 @@ export const getFileContent = defineTool({
       return { ...base, type: 'file', binary: true, size: bytes.length, content: null, note: 'This is a binary file: its content is not returned as text.' };
     }
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
-    return { ...base, type: 'file', ...textWindow(text, a.offset, a.max_chars) };
+    return { ...base, type: 'file', ...noteWindow(text, a.offset, a.max_chars) };
   },
 });
 
 export const listPipelines = defineTool({
   description: 'List recent Bitbucket Pipelines (CI/CD builds) of a repository, newest first: build number, state (PENDING, IN_PROGRESS, COMPLETED) and result (SUCCESSFUL, FAILED, STOPPED, ERROR), branch or tag, commit, trigger, who started it, duration and url. When `next` is not null, pass it as `cursor`.',
   input: z.object({ ...repo, pagelen: pagelen(100, 20, 'Pipelines'), cursor }),
-  annotations: reads('List pipelines'),
+  annotations: reads('List pipelines', { idempotent: true }),
   async handler(ctx, a) {
     const data = await bb<Page<Pipeline>>(ctx, 'GET', `${repoPath(a)}/pipelines${pageQuery(a, { sort: '-created_on', pagelen: a.pagelen })}`, {
       action: `list the pipelines of ${a.workspace}/${a.repo_slug}`,
@@ -228,7 +228,7 @@ export const triggerPipeline = defineTool({
       .optional()
       .describe('Pipeline variables.'),
   }),
-  annotations: writes('Trigger pipeline', false, false),
+  annotations: changes('Trigger pipeline'),
   async handler(ctx, a) {
     const keys = new Set<string>();
     for (const v of a.variables ?? []) {

@@ -3,6 +3,7 @@
  * Bitbucket's objects, as far as the tools read them, and the slim results the tools return: no
  * `links` trees, avatars or `type` tags; long texts cut with a note of how much was left out.
  */
+import { clip, textWindow } from 'workbench/plugin-sdk';
 import { WEB, webRepo, type RepoArgs } from './api.js';
 
 type Links = { links?: Record<string, { href?: unknown } | Array<{ name?: string; href?: string }> | undefined> };
@@ -91,11 +92,6 @@ export interface Pipeline {
 }
 
 export const DESCRIPTION_CHARS = 8000;
-
-/** A text cut at `max` characters, saying how many more there were. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
 
 /** The URL of a `links` entry (the web page by default). */
 export function href(x: Links | null | undefined, rel = 'html'): string | null {
@@ -219,11 +215,9 @@ export function slimPipeline(p: Pipeline, a: RepoArgs) {
   };
 }
 
-/** The window [offset, offset + max) of a text, with where to continue. */
-export function textWindow(text: string, offset: number, max: number) {
-  const start = Math.min(offset || 0, text.length);
-  const end = Math.min(start + max, text.length);
-  const next_offset = end < text.length ? end : null;
-  const window = { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset };
-  return next_offset === null ? window : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
+/** The window [offset, offset + max) of a text, with where to continue, saying so when it is cut. */
+export function noteWindow(text: string, offset: number, max: number) {
+  const window = textWindow(text, offset || 0, max);
+  const end = window.next_offset;
+  return end === null ? window : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
 }

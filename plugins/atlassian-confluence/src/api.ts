@@ -5,7 +5,7 @@
  * token's accessible resources, then calls /ex/confluence/{cloudId}/wiki/api/v2/… (REST v2), or
  * …/wiki/rest/api/… (v1) for the two things v2 lacks: CQL search and adding labels.
  */
-import { createApi, segment, type ApiFailure, type BridgeFailure, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
+import { atlassianSite, createApi, segment, type ApiFailure, type AtlassianSite, type BridgeFailure, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
 
 /** The scope each kind of call needs, as the errors name it. */
 export const SCOPES = {
@@ -82,31 +82,18 @@ const api = createApi({
 });
 
 /** The Confluence site a call acts on (`wiki`: the wiki's base URL, for links). */
-export type Site = { id: string; name: string | null; url: string; wiki: string };
-
-const normSite = (s: unknown): string => String(s || '').trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/+$/, '');
+export type Site = AtlassianSite & { wiki: string };
 
 /** The Confluence site this call acts on: `ctx.config.site` (URL, host, name or cloud id), else the first. */
 export async function resolveSite(ctx: PluginContext): Promise<Site> {
-  type Resource = { id: string; url?: string; name?: string; scopes?: unknown[] };
   const data = await api.json<unknown>(ctx, 'GET', '/oauth/token/accessible-resources', { action: 'list the Confluence sites this connection can reach', scope: SCOPES.readPage });
-  const all = Array.isArray(data) ? (data as Array<Resource | null>).filter((s): s is Resource => !!s && typeof s.id === 'string') : [];
-  const wiki = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes('confluence')));
-  const pool = wiki.length ? wiki : all;
-  if (!pool.length) throw new Error('This Atlassian connection can reach no Confluence site: reconnect atlassian-confluence and choose a Confluence site on the consent screen.');
-  const configured = ctx.config['site'];
-  const wanted = typeof configured === 'string' ? configured.trim() : '';
-  let site: Resource | undefined = pool[0];
-  if (wanted) {
-    const w = normSite(wanted);
-    site = pool.find((s) => {
-      const host = normSite(s.url);
-      return s.id === wanted || host === w || host.split('.')[0] === w || String(s.name || '').toLowerCase() === w;
-    });
-    if (!site) throw new Error(`No Confluence site matching "${wanted}" is reachable with this connection; reachable: ${pool.map((s) => s.url || s.name).join(', ')}.`);
-  }
-  const url = String(site.url || '').replace(/\/+$/, '');
-  return { id: site.id, name: site.name || null, url, wiki: `${url}/wiki` };
+  const site = atlassianSite(data, {
+    product: 'confluence',
+    wanted: ctx.config['site'],
+    none: 'This Atlassian connection can reach no Confluence site: reconnect atlassian-confluence and choose a Confluence site on the consent screen.',
+    unmatched: (wanted, reachable) => `No Confluence site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`,
+  });
+  return { ...site, wiki: `${site.url}/wiki` };
 }
 
 /**

@@ -4,14 +4,14 @@
  * resources, then goes to https://api.atlassian.com/ex/jira/{cloudId}/rest/api/3/…. Jira's error
  * bodies and its wording of failures (naming the OAuth scope a call needs) live here.
  */
-import { createApi, path, type ApiFailure, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
+import { atlassianSite, createApi, path, type ApiFailure, type AtlassianSite, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
 
 export const READ = 'read:jira-work';
 export const WRITE = 'write:jira-work';
 export const USERS = 'read:jira-user';
 
 /** The Jira site a call acts on. */
-export interface Site { id: string; name: string | null; url: string }
+export type Site = AtlassianSite;
 
 /** Jira's error body: `errorMessages` (array), `errors` (field → message map), or `message`. */
 function jiraDetail(data: unknown, text: string): string {
@@ -62,33 +62,15 @@ async function send<T>(ctx: PluginContext, method: string, url: string, req: Jir
   return (await api.request<T | undefined>(ctx, method, url, { ...req, lenient: true })).data;
 }
 
-interface Resource { id: string; url?: string; name?: string; scopes?: unknown }
-
-const normSite = (s: unknown): string => String(s || '').trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/+$/, '');
-
 /** The Jira site this call acts on: `ctx.config.site` (URL, host, name or cloud id), else the first. */
 export async function resolveSite(ctx: PluginContext): Promise<Site> {
   const data = await send<unknown>(ctx, 'GET', '/oauth/token/accessible-resources', { action: 'list the Jira sites this connection can reach', scope: READ });
-  const all = (Array.isArray(data) ? data : []).filter((s): s is Resource => !!s && typeof (s as Resource).id === 'string');
-  const jira = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes('jira')));
-  const pool = jira.length ? jira : all;
-  if (!pool.length) {
-    throw new Error('This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.');
-  }
-  const wanted = typeof ctx.config['site'] === 'string' ? ctx.config['site'].trim() : '';
-  let site = pool[0]!;
-  if (wanted) {
-    const w = normSite(wanted);
-    const found = pool.find((s) => {
-      const host = normSite(s.url);
-      return s.id === wanted || host === w || host.split('.')[0] === w || String(s.name || '').toLowerCase() === w;
-    });
-    if (!found) {
-      throw new Error(`No Jira site matching "${wanted}" is reachable with this connection; reachable: ${pool.map((s) => s.url || s.name).join(', ')}.`);
-    }
-    site = found;
-  }
-  return { id: site.id, name: site.name || null, url: String(site.url || '').replace(/\/+$/, '') };
+  return atlassianSite(data, {
+    product: 'jira',
+    wanted: ctx.config['site'],
+    none: 'This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.',
+    unmatched: (wanted, reachable) => `No Jira site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`,
+  });
 }
 
 /** One Jira REST v3 call on the resolved site; `rest` is the path below /rest/api/3. */

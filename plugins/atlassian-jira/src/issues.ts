@@ -3,7 +3,7 @@
  * The issue tools: search with JQL, read, create, update, comment, move through the workflow,
  * assign, watch and link.
  */
-import { defineTool, path, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, path, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { textToAdf } from './adf.js';
 import { browse, jira, resolveSite, READ, USERS, WRITE, type Site } from './api.js';
 import {
@@ -21,9 +21,6 @@ export const accountId = z.string().min(1).max(128).optional();
 const numericId = (v: string) => /^[0-9]+$/.test(v);
 const byIdOrName = (v: string) => (numericId(v) ? { id: v } : { name: v });
 
-const READS = { readOnlyHint: true, openWorldHint: true };
-const writes = (title: string, idempotentHint: boolean) => ({ title, readOnlyHint: false, destructiveHint: false, idempotentHint, openWorldHint: true });
-
 export const searchIssues = defineTool({
   description: 'Search Jira issues (tickets) with JQL — my open tickets, tickets assigned to me, bugs of a project, issues mentioning some text — and get one page of slim rows (key, summary, status, assignee, priority, issue type, updated, url). The JQL must be bounded by a condition, e.g. `project = ABC AND status != Done ORDER BY updated DESC`, `assignee = currentUser() AND resolution = Unresolved`, `text ~ "login error" AND created >= -14d`. When `next` is not null, call again with `cursor` set to it for the following page. Use jira_get_issue for the description and details of one issue.',
   input: z.object({
@@ -31,7 +28,7 @@ export const searchIssues = defineTool({
     maxResults: z.int().min(1).max(100).default(25).describe('Issues per page.'),
     cursor: z.string().max(2000).optional().describe('The `next` value of the previous page; omit for the first page.'),
   }),
-  annotations: { title: 'Search issues (JQL)', ...READS },
+  annotations: reads('Search issues (JQL)'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const body = { jql: args.jql, maxResults: args.maxResults, fields: SLIM_FIELDS, ...(args.cursor ? { nextPageToken: args.cursor } : {}) };
@@ -44,7 +41,7 @@ export const searchIssues = defineTool({
 export const getIssue = defineTool({
   description: 'Read one Jira issue: summary, status, assignee, reporter, priority, type, labels, components, dates, parent, subtasks, links, comment count and the description as plain text. Use jira_list_comments for its comments and jira_list_transitions for the statuses it can move to.',
   input: z.object({ issueKey: issueKey.describe('Issue key such as ABC-123 (or its numeric id).') }),
-  annotations: { title: 'Get issue', ...READS },
+  annotations: reads('Get issue'),
   async handler(ctx, { issueKey }) {
     const site = await resolveSite(ctx);
     const issue = await jira<RawIssue>(ctx, site, 'GET', path`/issue/${issueKey}`, { query: { fields: DETAIL_FIELDS.join(',') }, action: `read issue ${issueKey}`, scope: READ });
@@ -65,7 +62,7 @@ export const createIssue = defineTool({
     parentKey: z.string().regex(KEY).optional().describe("Parent issue key (for sub-tasks, or an epic's child)."),
     dueDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('Due date, YYYY-MM-DD.'),
   }),
-  annotations: writes('Create issue', false),
+  annotations: changes('Create issue'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const project = args.projectKey.toUpperCase();
@@ -97,7 +94,7 @@ export const updateIssue = defineTool({
     addLabels: labels('Labels to add (keeps the others).'),
     removeLabels: labels('Labels to remove.'),
   }),
-  annotations: writes('Update issue fields', true),
+  annotations: changes('Update issue fields', { idempotent: true }),
   async handler(ctx, args) {
     const fields: Record<string, unknown> = {};
     if (args.summary !== undefined) fields['summary'] = args.summary;
@@ -119,7 +116,7 @@ export const updateIssue = defineTool({
 export const addComment = defineTool({
   description: 'Add (post, leave, write) a plain-text comment on a Jira issue or ticket (blank lines separate paragraphs). Returns the comment id and a link to it.',
   input: z.object({ issueKey, body: z.string().min(1).max(30000).describe('Comment text.') }),
-  annotations: writes('Add comment', false),
+  annotations: changes('Add comment'),
   async handler(ctx, { issueKey, body }) {
     const site = await resolveSite(ctx);
     const c = await jira<RawComment>(ctx, site, 'POST', path`/issue/${issueKey}/comment`, { body: { body: textToAdf(body) }, action: `comment on issue ${issueKey}`, scope: WRITE });
@@ -135,7 +132,7 @@ export const listComments = defineTool({
     maxResults: z.int().min(1).max(100).default(20).describe('Comments per page.'),
     cursor,
   }),
-  annotations: { title: 'List comments', ...READS },
+  annotations: reads('List comments'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const startAt = Number(args.cursor || 0);
@@ -159,7 +156,7 @@ async function fetchTransitions(ctx: PluginContext, site: Site, key: string): Pr
 export const listTransitions = defineTool({
   description: 'List the workflow transitions available on a Jira issue (ticket) right now — the statuses it can move to next (e.g. Start Progress → In Progress, Done) with the status each one leads to. Use before jira_transition_issue when unsure of the names.',
   input: z.object({ issueKey }),
-  annotations: { title: 'List transitions', ...READS },
+  annotations: reads('List transitions'),
   async handler(ctx, { issueKey }) {
     const site = await resolveSite(ctx);
     return { key: issueKey, transitions: (await fetchTransitions(ctx, site, issueKey)).map(slimTransition) };
@@ -174,7 +171,7 @@ export const transitionIssue = defineTool({
     comment: plainText('Optional plain-text comment added with the transition.'),
     resolution: z.string().max(100).optional().describe("Optional resolution name (e.g. Fixed, Won't Do) when the transition's screen asks for one."),
   }),
-  annotations: writes('Transition issue (change status)', false),
+  annotations: changes('Transition issue (change status)'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const all = await fetchTransitions(ctx, site, args.issueKey);
@@ -218,7 +215,7 @@ export const assignIssue = defineTool({
     user: z.string().min(1).max(255).optional().describe('Display name or email of the new assignee, when the accountId is unknown.'),
     unassign: z.boolean().default(false).describe('Remove the assignee.'),
   }),
-  annotations: writes('Assign issue', true),
+  annotations: changes('Assign issue', { idempotent: true }),
   async handler(ctx, args) {
     if ([args.accountId, args.user, args.unassign].filter(Boolean).length !== 1) throw new Error('Give exactly one of accountId, user or unassign: true.');
     const site = await resolveSite(ctx);
@@ -236,7 +233,7 @@ export const assignIssue = defineTool({
 export const addWatcher = defineTool({
   description: 'Add a watcher to a Jira issue so they get notified of changes. Without accountId, the connected user starts watching it.',
   input: z.object({ issueKey, accountId: accountId.describe('accountId of the user to add; omit to watch it yourself.') }),
-  annotations: writes('Watch issue', true),
+  annotations: changes('Watch issue', { idempotent: true }),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const accountId = args.accountId || (await jira<RawUser>(ctx, site, 'GET', '/myself', { action: 'read your Jira profile', scope: USERS }))!.accountId;
@@ -253,7 +250,7 @@ export const linkIssues = defineTool({
     linkType: z.string().min(1).max(255).default('Relates').describe('Link type name: Blocks, Duplicate, Relates, Cloners, …'),
     comment: plainText('Optional plain-text comment added to issueKey.'),
   }),
-  annotations: writes('Link issues', false),
+  annotations: changes('Link issues'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const type = args.linkType;

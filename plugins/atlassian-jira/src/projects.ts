@@ -2,13 +2,12 @@
  * @module plugins/atlassian-jira/src/projects
  * The look-up tools: projects, issue types, users (and the connected one) and link types.
  */
-import { collectPages, defineTool, path, z } from 'workbench/plugin-sdk';
+import { collectPages, defineTool, path, reads, z } from 'workbench/plugin-sdk';
 import { browse, jira, resolveSite, READ, USERS } from './api.js';
 import { cursor } from './issues.js';
 import { name, slimUser, type Named, type RawUser } from './shape.js';
 
 const projectKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_]{0,99}$/).describe('Project key (e.g. ABC) or numeric id.');
-const READS = { readOnlyHint: true, openWorldHint: true };
 
 interface RawIssueType { id: string; name?: string; subtask?: boolean; description?: string }
 interface RawProject { id: string; key: string; name?: string; projectTypeKey?: string; description?: string; lead?: Named; issueTypes?: RawIssueType[] }
@@ -20,7 +19,7 @@ export const listProjects = defineTool({
     maxResults: z.int().min(1).max(100).default(50).describe('Projects per page.'),
     cursor,
   }),
-  annotations: { title: 'List projects', ...READS },
+  annotations: reads('List projects'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const startAt = Number(args.cursor || 0);
@@ -39,7 +38,7 @@ export const listProjects = defineTool({
 export const getProject = defineTool({
   description: 'Read the details of one Jira project, by key: name, description, lead, type and its issue types.',
   input: z.object({ projectKey }),
-  annotations: { title: 'Get project', ...READS },
+  annotations: reads('Get project'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const p = (await jira<RawProject>(ctx, site, 'GET', path`/project/${args.projectKey}`, {
@@ -63,7 +62,7 @@ export const getProject = defineTool({
 export const listIssueTypes = defineTool({
   description: 'List the issue types that can be created in a Jira project (e.g. Task, Bug, Story, Epic, Subtask), with ids and whether each is a sub-task type. Use before jira_create_issue.',
   input: z.object({ projectKey }),
-  annotations: { title: 'List issue types', ...READS },
+  annotations: reads('List issue types'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     // the list is paged (startAt / maxResults / total): read every page, a few at most
@@ -94,7 +93,7 @@ export const searchUsers = defineTool({
     query: z.string().min(1).max(255).describe('Part of a display name, or an email address.'),
     maxResults: z.int().min(1).max(50).default(10).describe('Users to return.'),
   }),
-  annotations: { title: 'Search users', ...READS },
+  annotations: reads('Search users'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const users = await jira<RawUser[]>(ctx, site, 'GET', '/user/search', { query: { query: args.query, maxResults: args.maxResults }, action: 'search users', scope: USERS });
@@ -105,7 +104,7 @@ export const searchUsers = defineTool({
 export const getMyself = defineTool({
   description: "Who am I in Jira: the connected user's accountId, name, email and time zone, and which Jira site the connection acts on.",
   input: z.object({}),
-  annotations: { title: 'Get current user', ...READS },
+  annotations: reads('Get current user'),
   async handler(ctx) {
     const site = await resolveSite(ctx);
     const me = (await jira<RawUser>(ctx, site, 'GET', '/myself', { action: 'read your Jira profile', scope: USERS }))!;
@@ -116,7 +115,7 @@ export const getMyself = defineTool({
 export const listLinkTypes = defineTool({
   description: 'List the issue link types of the Jira site (name, outward wording such as "blocks", inward wording such as "is blocked by"), for jira_link_issues.',
   input: z.object({}),
-  annotations: { title: 'List link types', ...READS },
+  annotations: reads('List link types'),
   async handler(ctx) {
     const site = await resolveSite(ctx);
     type LinkType = { id: string; name: string; outward: string; inward: string };

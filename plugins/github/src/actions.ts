@@ -3,10 +3,10 @@
  * CI: check runs of a commit or pull request, and GitHub Actions workflows and their runs (list,
  * read with the jobs, dispatch, re-run, cancel).
  */
-import { collectPages, defineTool, segment, segments, z } from 'workbench/plugin-sdk';
+import { changes, clip, collectPages, defineTool, reads, segment, segments, z } from 'workbench/plugin-sdk';
 import { gh, paging, repoPath } from './api.js';
-import { page, perPage, read, repoArgs, runId, SHA, write } from './args.js';
-import { clip, slimRun, type Pull, type Run } from './shape.js';
+import { page, perPage, repoArgs, runId, SHA } from './args.js';
+import { slimRun, type Pull, type Run } from './shape.js';
 
 /** pages of jobs (100 each) github_get_workflow_run reads at most */
 const MAX_JOB_PAGES = 5;
@@ -24,7 +24,7 @@ export const listCheckRuns = defineTool({
     per_page: perPage(30),
     page,
   }),
-  annotations: read('CI checks of a commit or pull request'),
+  annotations: reads('CI checks of a commit or pull request', { idempotent: true }),
   handler: async (ctx, a) => {
     if (!a.ref === !a.pull_number) throw new Error('Pass exactly one of ref (a branch, tag or commit SHA) or pull_number.');
     let ref = a.ref ?? '';
@@ -68,7 +68,7 @@ export const listWorkflows = defineTool({
   description:
     'Lists the GitHub Actions workflows defined in a repository: id, name, file path, state (active/disabled), plus `next`. The id or file name is what github_trigger_workflow and github_list_workflow_runs take.',
   input: z.object({ ...repoArgs, per_page: perPage(30), page }),
-  annotations: read('List Actions workflows'),
+  annotations: reads('List Actions workflows', { idempotent: true }),
   handler: async (ctx, a) => {
     type Workflow = { id: number; name: string; path: string; state: string; html_url: string };
     const { data, next } = await gh<{ total_count: number; workflows?: Workflow[] }>(ctx, 'GET', `${repoPath(a)}/actions/workflows`, { query: paging(a), what: 'workflows' });
@@ -92,7 +92,7 @@ export const listWorkflowRuns = defineTool({
     per_page: perPage(20),
     page,
   }),
-  annotations: read('List workflow runs'),
+  annotations: reads('List workflow runs', { idempotent: true }),
   handler: async (ctx, a) => {
     const runs = a.workflow ? `${repoPath(a)}/actions/workflows/${segment(a.workflow, 'workflow')}/runs` : `${repoPath(a)}/actions/runs`;
     const query = { branch: a.branch, status: a.status, event: a.event, actor: a.actor, head_sha: a.head_sha, ...paging(a) };
@@ -116,7 +116,7 @@ export const getWorkflowRun = defineTool({
   description:
     'Returns one GitHub Actions run with its jobs (up to 500; jobs_truncated says when there are more): each job\'s status, conclusion, times, link and the names of failed steps. Use it to see why CI failed before re-running.',
   input: z.object({ ...repoArgs, run_id: runId }),
-  annotations: read('Get a workflow run and its jobs'),
+  annotations: reads('Get a workflow run and its jobs', { idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/actions/runs/${a.run_id}`;
     const { data: run } = await gh<Run>(ctx, 'GET', path, { what: `workflow run ${a.run_id}` });
@@ -165,7 +165,7 @@ export const triggerWorkflow = defineTool({
       .optional()
       .describe('Inputs declared by the workflow\'s workflow_dispatch trigger, e.g. {"environment": "staging"}.'),
   }),
-  annotations: write('Run a workflow', { destructive: false, idempotent: false }),
+  annotations: changes('Run a workflow'),
   handler: async (ctx, a) => {
     const body = { ref: a.ref, inputs: a.inputs, return_run_details: true };
     type Dispatched = { workflow_run_id?: number; run_url?: string; html_url?: string } | undefined;
@@ -185,7 +185,7 @@ export const rerunWorkflow = defineTool({
     failed_only: z.boolean().default(false).describe('Re-run only the failed jobs (and what depends on them).'),
     enable_debug_logging: z.boolean().default(false).describe('Turn on runner debug logging.'),
   }),
-  annotations: write('Re-run a workflow run', { destructive: false, idempotent: false }),
+  annotations: changes('Re-run a workflow run'),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/actions/runs/${a.run_id}/${a.failed_only ? 'rerun-failed-jobs' : 'rerun'}`;
     await gh(ctx, 'POST', path, { body: { enable_debug_logging: a.enable_debug_logging }, what: `re-running run ${a.run_id}` });
@@ -196,7 +196,7 @@ export const rerunWorkflow = defineTool({
 export const cancelWorkflowRun = defineTool({
   description: 'Cancels a queued or in-progress GitHub Actions run. Returns once GitHub accepted the request.',
   input: z.object({ ...repoArgs, run_id: runId }),
-  annotations: write('Cancel a workflow run', { destructive: true, idempotent: true }),
+  annotations: changes('Cancel a workflow run', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     await gh(ctx, 'POST', `${repoPath(a)}/actions/runs/${a.run_id}/cancel`, { what: `cancelling run ${a.run_id}` });
     return { cancel_requested: true, run_id: a.run_id };

@@ -1,9 +1,9 @@
 /**
  * @module plugins/github/src/args
- * The arguments many tools share (repository, numbers, paging, windows of text, logins, labels)
- * and the two kinds of tool annotations, so each tool's schema lists only what is its own.
+ * The arguments many tools share (repository, numbers, paging, windows of text, logins, labels),
+ * so each tool's schema lists only what is its own.
  */
-import { z, type ToolAnnotations } from 'workbench/plugin-sdk';
+import { z } from 'workbench/plugin-sdk';
 
 /** a GitHub login (user or organisation) */
 export const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
@@ -52,15 +52,3 @@ export const windowArgs = {
 export const logins = z.array(z.string().min(1).max(39).regex(LOGIN)).max(15).meta({ uniqueItems: true });
 export const labelNames = z.array(z.string().min(1).max(50)).max(50).meta({ uniqueItems: true });
 export const teamSlugs = z.array(z.string().min(1).max(100)).max(15);
-
-/** A tool that only reads. */
-export const read = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
-
-/** A tool that changes something on GitHub. */
-export const write = (title: string, hints: { destructive: boolean; idempotent: boolean }): ToolAnnotations => ({
-  title,
-  readOnlyHint: false,
-  destructiveHint: hints.destructive,
-  idempotentHint: hints.idempotent,
-  openWorldHint: true,
-});

@@ -3,10 +3,10 @@
  * Reading a file or folder through the contents API (base64 → UTF-8, in windows of text) and
  * writing one file as a commit (the blob sha looked up when the agent has none).
  */
-import { defineTool, fromBase64, segments, toBase64, utf8, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, fromBase64, reads, segments, textWindow, toBase64, utf8, z } from 'workbench/plugin-sdk';
 import { gh, isNotFound, repoPath } from './api.js';
-import { read, repoArgs, SHA, windowArgs, write } from './args.js';
-import { textWindow } from './shape.js';
+import { repoArgs, SHA, windowArgs } from './args.js';
+
 
 /** entries the contents API returns for one directory at most */
 const DIR_ENTRIES_MAX = 1000;
@@ -38,7 +38,7 @@ export const getFileContents = defineTool({
     ref: z.string().min(1).max(255).optional().describe('Branch, tag or commit SHA. Default: the default branch.'),
     ...windowArgs,
   }),
-  annotations: read('Read a file or folder'),
+  annotations: reads('Read a file or folder', { idempotent: true }),
   handler: async (ctx, a) => {
     const path = a.path ? segments(a.path, 'path') : '';
     const { data } = await gh<Entry | Entry[]>(ctx, 'GET', `${repoPath(a)}/contents/${path}`, { query: { ref: a.ref }, what: `path "${a.path || '/'}"` });
@@ -79,7 +79,7 @@ export const createOrUpdateFile = defineTool({
       .optional()
       .describe('Blob SHA of the file being replaced (from github_get_file_contents). Optional: looked up when omitted. GitHub answers 409 if it is stale.'),
   }),
-  annotations: write('Create or update a file', { destructive: true, idempotent: true }),
+  annotations: changes('Create or update a file', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/contents/${segments(a.path, 'path')}`;
     let sha = a.sha;

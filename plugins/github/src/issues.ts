@@ -2,9 +2,9 @@
  * @module plugins/github/src/issues
  * Issues (and pull requests seen as issues): list, search, read, file, change, comment, labels.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { gh, paging, repoPath } from './api.js';
-import { bareInt, direction, issueNumber, labelNames, logins, page, perPage, read, repoArgs, since, write } from './args.js';
+import { bareInt, direction, issueNumber, labelNames, logins, page, perPage, repoArgs, since } from './args.js';
 import { FULL_BODY_CHARS, LIST_BODY_CHARS, slimComment, slimIssue, type Comment, type Issue, type Search } from './shape.js';
 
 export const listIssues = defineTool({
@@ -24,7 +24,7 @@ export const listIssues = defineTool({
     per_page: perPage(30),
     page,
   }),
-  annotations: read('List issues'),
+  annotations: reads('List issues', { idempotent: true }),
   handler: async (ctx, a) => {
     const { state, labels, assignee, creator, mentioned, milestone, since, sort, direction } = a;
     const query = { state, labels, assignee, creator, mentioned, milestone, since, sort, direction, ...paging(a) };
@@ -38,7 +38,7 @@ export const getIssue = defineTool({
   description:
     'Returns one issue (or pull request, seen as an issue) with its full body (up to 8,000 characters), state and reason, labels, assignees, milestone and comment count. Read the discussion with github_list_issue_comments.',
   input: z.object({ ...repoArgs, issue_number: issueNumber }),
-  annotations: read('Get an issue'),
+  annotations: reads('Get an issue', { idempotent: true }),
   handler: async (ctx, a) => {
     const { data } = await gh<Issue>(ctx, 'GET', `${repoPath(a)}/issues/${a.issue_number}`, { what: `issue #${a.issue_number}` });
     return slimIssue(data, FULL_BODY_CHARS);
@@ -56,7 +56,7 @@ export const createIssue = defineTool({
     assignees: logins.optional().describe('Logins to assign.'),
     milestone: z.int().min(1).optional().describe('Milestone number.'),
   }),
-  annotations: write('Create an issue', { destructive: false, idempotent: false }),
+  annotations: changes('Create an issue'),
   handler: async (ctx, a) => {
     const body = { title: a.title, body: a.body, labels: a.labels, assignees: a.assignees, milestone: a.milestone };
     const { data } = await gh<Issue>(ctx, 'POST', `${repoPath(a)}/issues`, { body, what: 'creating the issue' });
@@ -79,7 +79,7 @@ export const updateIssue = defineTool({
     assignees: logins.optional().describe('Replaces all assignees ([] unassigns everyone).'),
     milestone: z.union([bareInt, z.null()]).meta({ minimum: 1 }).optional().describe('Milestone number, or null to clear it.'),
   }),
-  annotations: write('Update, close or reopen an issue', { destructive: true, idempotent: true }),
+  annotations: changes('Update, close or reopen an issue', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const issuePath = `${repoPath(a)}/issues/${a.issue_number}`;
     const { title, body, state, state_reason, labels, assignees, milestone } = a;
@@ -108,7 +108,7 @@ export const addIssueComment = defineTool({
     issue_number: issueNumber,
     body: z.string().min(1).max(65536).describe('Comment text in GitHub Markdown.'),
   }),
-  annotations: write('Comment on an issue or pull request', { destructive: false, idempotent: false }),
+  annotations: changes('Comment on an issue or pull request'),
   handler: async (ctx, a) => {
     const { data } = await gh<Comment>(ctx, 'POST', `${repoPath(a)}/issues/${a.issue_number}/comments`, { body: { body: a.body }, what: `commenting on #${a.issue_number}` });
     return slimComment(data);
@@ -119,7 +119,7 @@ export const listIssueComments = defineTool({
   description:
     'Reads the discussion thread of an issue or pull request (its conversation comments), oldest first: author, date, body (up to 2,000 characters each), html_url, and `next`.',
   input: z.object({ ...repoArgs, issue_number: issueNumber, since, per_page: perPage(30), page }),
-  annotations: read('List issue comments'),
+  annotations: reads('List issue comments', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { since: a.since, ...paging(a) };
     const { data, next } = await gh<Comment[]>(ctx, 'GET', `${repoPath(a)}/issues/${a.issue_number}/comments`, { query, what: `comments of #${a.issue_number}` });
@@ -142,7 +142,7 @@ export const searchIssues = defineTool({
     per_page: perPage(30),
     page,
   }),
-  annotations: read('Search issues and pull requests'),
+  annotations: reads('Search issues and pull requests', { idempotent: true }),
   handler: async (ctx, a) => {
     let q = a.query;
     if (!/(^|\s)(is|type):(issue|pr|pull-request)\b/i.test(q)) q += a.type === 'pr' ? ' is:pr' : ' is:issue';
@@ -155,7 +155,7 @@ export const searchIssues = defineTool({
 export const listLabels = defineTool({
   description: 'Lists the labels defined in a repository (name, colour, description), to pick valid labels before creating or updating issues.',
   input: z.object({ ...repoArgs, per_page: perPage(100), page }),
-  annotations: read('List labels'),
+  annotations: reads('List labels', { idempotent: true }),
   handler: async (ctx, a) => {
     type Label = { name: string; color: string; description?: string | null };
     const { data, next } = await gh<Label[]>(ctx, 'GET', `${repoPath(a)}/labels`, { query: paging(a), what: 'labels' });

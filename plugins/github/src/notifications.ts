@@ -2,9 +2,9 @@
  * @module plugins/github/src/notifications
  * The user's notifications inbox: list it, and mark a thread, a repository or everything read.
  */
-import { defineTool, segment, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, segment, z } from 'workbench/plugin-sdk';
 import { gh, paging, repoPath } from './api.js';
-import { LOGIN, page, REPO_NAME, read, since, write } from './args.js';
+import { LOGIN, page, REPO_NAME, since } from './args.js';
 
 /** `/notifications`, or one repository's when both owner and repo are given (`what` words the refusal of one without the other) */
 function notificationsPath(a: { owner?: string | undefined; repo?: string | undefined }, what: string): string {
@@ -26,7 +26,7 @@ export const listNotifications = defineTool({
       page,
     })
     .meta({ required: [] }),
-  annotations: read('List my notifications'),
+  annotations: reads('List my notifications', { idempotent: true }),
   handler: async (ctx, a) => {
     type Notification = { id: string; unread?: boolean; reason: string; updated_at: string; repository?: { full_name: string } | null; subject?: { type?: string; title?: string; url?: string | null } };
     const path = notificationsPath(a, 'limit notifications to one repository');
@@ -52,7 +52,7 @@ export const markNotificationsRead = defineTool({
       last_read_at: z.string().meta({ format: 'date-time' }).optional().describe('Mark notifications updated up to this time (ISO 8601). Default: now.'),
     })
     .meta({ required: [] }),
-  annotations: write('Mark notifications as read', { destructive: true, idempotent: true }),
+  annotations: changes('Mark notifications as read', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     if (a.thread_id) {
       await gh(ctx, 'PATCH', `/notifications/threads/${segment(a.thread_id, 'thread_id')}`, { what: `notification thread ${a.thread_id}` });

@@ -3,11 +3,11 @@
  * Pull requests: list, read, open (with reviewers), edit, close, merge, and their changes (files
  * and the diff). Reviews and review comments are in reviews.ts.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, textWindow, z } from 'workbench/plugin-sdk';
 import { defaultBranch, gh, ghText, paging, repoPath } from './api.js';
-import { direction, logins, page, perPage, pullNumber, read, repoArgs, SHA, teamSlugs, windowArgs, write } from './args.js';
+import { direction, logins, page, perPage, pullNumber, repoArgs, SHA, teamSlugs, windowArgs } from './args.js';
 import { askReviewers } from './reviews.js';
-import { FULL_BODY_CHARS, LIST_BODY_CHARS, slimFile, slimPull, textWindow, type File, type Pull } from './shape.js';
+import { FULL_BODY_CHARS, LIST_BODY_CHARS, slimFile, slimPull, type File, type Pull } from './shape.js';
 
 export const listPullRequests = defineTool({
   description:
@@ -22,7 +22,7 @@ export const listPullRequests = defineTool({
     per_page: perPage(30),
     page,
   }),
-  annotations: read('List pull requests'),
+  annotations: reads('List pull requests', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { state: a.state, head: a.head, base: a.base, sort: a.sort, direction: a.direction, ...paging(a) };
     const { data, next } = await gh<Pull[]>(ctx, 'GET', `${repoPath(a)}/pulls`, { query, what: 'pull requests' });
@@ -34,7 +34,7 @@ export const getPullRequest = defineTool({
   description:
     'Returns one pull request: title, full body, state, draft, merged, mergeable state, author, head and base branches and head SHA, labels, requested reviewers, commit/addition/deletion/changed-file counts. Use github_get_pull_request_diff or github_list_pull_request_files for the changes.',
   input: z.object({ ...repoArgs, pull_number: pullNumber }),
-  annotations: read('Get a pull request'),
+  annotations: reads('Get a pull request', { idempotent: true }),
   handler: async (ctx, a) => {
     const { data } = await gh<Pull>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
     return slimPull(data, FULL_BODY_CHARS);
@@ -55,7 +55,7 @@ export const createPullRequest = defineTool({
     reviewers: logins.optional().describe('Logins to request reviews from.'),
     team_reviewers: teamSlugs.optional().describe('Team slugs to request reviews from.'),
   }),
-  annotations: write('Open a pull request', { destructive: false, idempotent: false }),
+  annotations: changes('Open a pull request'),
   handler: async (ctx, a) => {
     const base = a.base || (await defaultBranch(ctx, a));
     const body = { title: a.title, head: a.head, base, body: a.body, draft: a.draft, maintainer_can_modify: a.maintainer_can_modify };
@@ -83,7 +83,7 @@ export const updatePullRequest = defineTool({
     base: z.string().min(1).max(255).optional().describe('New target branch.'),
     maintainer_can_modify: z.boolean().optional().describe('Let maintainers push to the head branch.'),
   }),
-  annotations: write('Update or close a pull request', { destructive: true, idempotent: true }),
+  annotations: changes('Update or close a pull request', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const patch = { title: a.title, body: a.body, state: a.state, base: a.base, maintainer_can_modify: a.maintainer_can_modify };
     if (Object.values(patch).every((v) => v === undefined)) throw new Error('Nothing to change: pass at least one of title, body, state, base, maintainer_can_modify.');
@@ -103,7 +103,7 @@ export const mergePullRequest = defineTool({
     commit_message: z.string().max(65536).optional().describe('Extra detail for the merge/squash commit message.'),
     sha: z.string().regex(SHA).optional().describe('Expected head SHA; the merge fails (409) if the head moved.'),
   }),
-  annotations: write('Merge a pull request', { destructive: true, idempotent: false }),
+  annotations: changes('Merge a pull request', { destructive: true }),
   handler: async (ctx, a) => {
     const body = { merge_method: a.merge_method, commit_title: a.commit_title, commit_message: a.commit_message, sha: a.sha };
     type Merge = { merged?: boolean; sha: string; message: string };
@@ -116,7 +116,7 @@ export const listPullRequestFiles = defineTool({
   description:
     'Lists the files a pull request changes: filename, status (added, modified, removed, renamed), additions, deletions and the patch (truncated to 1,200 characters per file), plus `next`. For the complete diff text use github_get_pull_request_diff.',
   input: z.object({ ...repoArgs, pull_number: pullNumber, per_page: perPage(30), page }),
-  annotations: read('List changed files of a pull request'),
+  annotations: reads('List changed files of a pull request', { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh<File[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/files`, { query: paging(a), what: `files of #${a.pull_number}` });
     return { files: data.map(slimFile), next };
@@ -127,7 +127,7 @@ export const getPullRequestDiff = defineTool({
   description:
     'Returns the full unified diff of a pull request (the code changes) as text, in windows of max_chars; pass `next_offset` back as offset to read the rest. Use it to review the actual code changes.',
   input: z.object({ ...repoArgs, pull_number: pullNumber, ...windowArgs }),
-  annotations: read('Get a pull request diff'),
+  annotations: reads('Get a pull request diff', { idempotent: true }),
   handler: async (ctx, a) => {
     const diff = await ghText(ctx, `${repoPath(a)}/pulls/${a.pull_number}`, `diff of #${a.pull_number}`, 'application/vnd.github.diff');
     return textWindow(diff, a.offset, a.max_chars);

@@ -2,16 +2,16 @@
  * @module plugins/github/src/releases
  * Releases: list them, and publish one for a tag.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { gh, paging, repoPath } from './api.js';
-import { page, perPage, read, repoArgs, write } from './args.js';
+import { page, perPage, repoArgs } from './args.js';
 import { FULL_BODY_CHARS, LIST_BODY_CHARS, slimRelease, type Release } from './shape.js';
 
 export const listReleases = defineTool({
   description:
     'Lists a repository\'s releases, newest first: tag, name, draft/prerelease flags, author, dates, notes snippet and downloadable assets, plus `next`.',
   input: z.object({ ...repoArgs, per_page: perPage(10), page }),
-  annotations: read('List releases'),
+  annotations: reads('List releases', { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh<Release[]>(ctx, 'GET', `${repoPath(a)}/releases`, { query: paging(a), what: 'releases' });
     return { releases: data.map((r) => slimRelease(r, LIST_BODY_CHARS)), next };
@@ -32,7 +32,7 @@ export const createRelease = defineTool({
     generate_release_notes: z.boolean().default(false).describe('Let GitHub write notes from merged pull requests (appended to body).'),
     make_latest: z.enum(['true', 'false', 'legacy']).optional().describe('Whether this becomes the "latest" release.'),
   }),
-  annotations: write('Create a release', { destructive: false, idempotent: false }),
+  annotations: changes('Create a release'),
   handler: async (ctx, a) => {
     const { tag_name, target_commitish, name, body: notes, draft, prerelease, generate_release_notes, make_latest } = a;
     const body = { tag_name, target_commitish, name, body: notes, draft, prerelease, generate_release_notes, make_latest };

@@ -2,17 +2,17 @@
  * @module plugins/github/src/repos
  * The account, repositories, branches, commits and code search.
  */
-import { defineTool, segments, z } from 'workbench/plugin-sdk';
+import { changes, clip, defineTool, reads, segments, z } from 'workbench/plugin-sdk';
 import { defaultBranch, gh, paging, repoPath } from './api.js';
-import { direction, page, perPage, read, repoArgs, SHA, since, write } from './args.js';
-import { clip, login, slimCommit, slimFile, slimRepo, type Commit, type File, type Repo, type Search, type User } from './shape.js';
+import { direction, page, perPage, repoArgs, SHA, since } from './args.js';
+import { login, slimCommit, slimFile, slimRepo, type Commit, type File, type Repo, type Search, type User } from './shape.js';
 
 export const getMe = defineTool({
   description:
     'Returns the GitHub account the connection acts as: login, name, email (if public), company, public repo and follower counts. Use it to learn "my" login before filtering issues or pull requests by author, assignee or reviewer.',
   // `required: []` as the hand-written manifest had it
   input: z.object({}).meta({ required: [] }),
-  annotations: read('Who am I on GitHub'),
+  annotations: reads('Who am I on GitHub', { idempotent: true }),
   handler: async (ctx) => {
     type Me = User & { id: number; email?: string | null; company?: string | null; bio?: string | null; public_repos: number; followers: number; html_url: string; created_at: string };
     const { data: u } = await gh<Me>(ctx, 'GET', '/user', { what: 'the authenticated user' });
@@ -30,7 +30,7 @@ export const searchRepositories = defineTool({
     per_page: perPage(30),
     page,
   }),
-  annotations: read('Search repositories'),
+  annotations: reads('Search repositories', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { q: a.query, sort: a.sort, order: a.order, ...paging(a) };
     const { data, next } = await gh<Search<Repo>>(ctx, 'GET', '/search/repositories', { query, what: 'repository search' });
@@ -55,7 +55,7 @@ export const listMyRepositories = defineTool({
       page,
     })
     .meta({ required: [] }),
-  annotations: read('List my repositories'),
+  annotations: reads('List my repositories', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { visibility: a.visibility, affiliation: a.affiliation, sort: a.sort, direction: a.direction, ...paging(a) };
     const { data, next } = await gh<Repo[]>(ctx, 'GET', '/user/repos', { query, what: 'your repositories' });
@@ -67,7 +67,7 @@ export const getRepository = defineTool({
   description:
     'Returns one repository\'s details: description, visibility, default branch, language, stars, forks, open issue count, topics, license, homepage, archived flag and the user\'s permissions on it. Use it to find the default branch before creating branches or pull requests.',
   input: z.object(repoArgs),
-  annotations: read('Get a repository'),
+  annotations: reads('Get a repository', { idempotent: true }),
   handler: async (ctx, a) => {
     type Full = Repo & { owner?: User; license?: { spdx_id: string } | null; homepage?: string | null; subscribers_count: number; created_at: string; permissions?: Record<string, boolean> };
     const { data } = await gh<Full>(ctx, 'GET', repoPath(a), { what: `repository ${a.owner}/${a.repo}` });
@@ -83,7 +83,7 @@ export const listBranches = defineTool({
     per_page: perPage(30),
     page,
   }),
-  annotations: read('List branches'),
+  annotations: reads('List branches', { idempotent: true }),
   handler: async (ctx, a) => {
     type Branch = { name: string; commit?: { sha: string }; protected?: boolean };
     const { data, next } = await gh<Branch[]>(ctx, 'GET', `${repoPath(a)}/branches`, { query: { protected: a.protected, ...paging(a) }, what: 'branches' });
@@ -105,7 +105,7 @@ export const createBranch = defineTool({
     from_branch: z.string().min(1).max(255).optional().describe('Branch to start from. Default: the repository\'s default branch.'),
     from_sha: z.string().regex(SHA).optional().describe('Exact commit SHA to start from (overrides from_branch).'),
   }),
-  annotations: write('Create a branch', { destructive: false, idempotent: false }),
+  annotations: changes('Create a branch'),
   handler: async (ctx, a) => {
     // Git ref rules the schema's pattern cannot express without lookahead.
     if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$/.test(a.branch)) throw new Error(`Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", and no trailing "/", "." or ".lock")`);
@@ -135,7 +135,7 @@ export const listCommits = defineTool({
     per_page: perPage(30),
     page,
   }),
-  annotations: read('List commits'),
+  annotations: reads('List commits', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { sha: a.ref, path: a.path, author: a.author, since: a.since, until: a.until, ...paging(a) };
     const { data, next } = await gh<Commit[]>(ctx, 'GET', `${repoPath(a)}/commits`, { query, what: 'commits' });
@@ -151,7 +151,7 @@ export const getCommit = defineTool({
     ref: z.string().min(1).max(255).describe('Commit SHA, branch or tag.'),
     max_files: z.int().min(1).max(100).default(30).describe('Largest number of changed files to include.'),
   }),
-  annotations: read('Get a commit'),
+  annotations: reads('Get a commit', { idempotent: true }),
   handler: async (ctx, a) => {
     type Full = Commit & { parents?: Array<{ sha: string }>; stats?: unknown; files?: File[] };
     const { data, next } = await gh<Full>(ctx, 'GET', `${repoPath(a)}/commits/${segments(a.ref, 'ref')}`, { query: { per_page: a.max_files }, what: `commit ${a.ref}` });
@@ -171,7 +171,7 @@ export const searchCode = defineTool({
     per_page: perPage(20),
     page,
   }),
-  annotations: read('Search code'),
+  annotations: reads('Search code', { idempotent: true }),
   handler: async (ctx, a) => {
     type Hit = { repository?: { full_name: string }; path: string; sha: string; html_url: string; text_matches?: Array<{ fragment?: string }> };
     const accept = 'application/vnd.github.text-match+json';

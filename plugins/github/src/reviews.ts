@@ -3,9 +3,9 @@
  * Pull request reviews: list and submit reviews (with line comments), request reviewers (never
  * the author), and the review comments on lines of the diff with their replies.
  */
-import { defineTool, segment, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import { gh, paging, repoPath, type RepoArgs } from './api.js';
-import { logins, page, perPage, pullNumber, read, repoArgs, SHA, since, teamSlugs, write } from './args.js';
+import { logins, page, perPage, pullNumber, repoArgs, SHA, since, teamSlugs } from './args.js';
 import { login, names, slimReview, slimReviewComment, teamNames, type Pull, type Review, type ReviewComment } from './shape.js';
 
 /**
@@ -29,7 +29,7 @@ export const listPullRequestReviews = defineTool({
   description:
     'Lists the reviews submitted on a pull request: reviewer, state (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING), summary body, commit and date, plus `next`. Use it to check whether a PR is approved.',
   input: z.object({ ...repoArgs, pull_number: pullNumber, per_page: perPage(30), page }),
-  annotations: read('List pull request reviews'),
+  annotations: reads('List pull request reviews', { idempotent: true }),
   handler: async (ctx, a) => {
     const { data, next } = await gh<Review[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/reviews`, { query: paging(a), what: `reviews of #${a.pull_number}` });
     return { reviews: data.map(slimReview), next };
@@ -62,7 +62,7 @@ export const createPullRequestReview = defineTool({
     commit_id: z.string().regex(SHA).optional().describe('Head SHA the review is about. Default: the latest commit.'),
     comments: z.array(lineComment).max(50).optional().describe('Comments on lines of the diff.'),
   }),
-  annotations: write('Review a pull request', { destructive: false, idempotent: false }),
+  annotations: changes('Review a pull request'),
   handler: async (ctx, a) => {
     const event = a.event;
     if (event !== 'APPROVE' && !a.body?.trim()) {
@@ -86,7 +86,7 @@ export const requestReviewers = defineTool({
     reviewers: logins.optional().describe('Logins to request reviews from.'),
     team_reviewers: teamSlugs.optional().describe('Team slugs (organisation repositories only).'),
   }),
-  annotations: write('Request reviewers', { destructive: false, idempotent: false }),
+  annotations: changes('Request reviewers'),
   handler: async (ctx, a) => {
     const { data: pull } = await gh<Pull>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
     return { number: pull.number, ...(await askReviewers(ctx, a, pull)) };
@@ -97,7 +97,7 @@ export const listPullRequestComments = defineTool({
   description:
     'Lists what reviewers said on specific lines of code in a pull request (review comments on the diff, not the conversation tab): file path, line, side, reviewer, body, diff hunk, and in_reply_to_id for threads, plus `next`. Use it to see what reviewers asked to change; reply with github_reply_to_review_comment.',
   input: z.object({ ...repoArgs, pull_number: pullNumber, since, per_page: perPage(30), page }),
-  annotations: read('List review comments on code'),
+  annotations: reads('List review comments on code', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { since: a.since, ...paging(a) };
     const { data, next } = await gh<ReviewComment[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/comments`, { query, what: `review comments of #${a.pull_number}` });
@@ -114,7 +114,7 @@ export const replyToReviewComment = defineTool({
     comment_id: z.int().min(1).describe('Id of the review comment to reply to.'),
     body: z.string().min(1).max(65536).describe('Reply text in Markdown.'),
   }),
-  annotations: write('Reply to a review comment', { destructive: false, idempotent: false }),
+  annotations: changes('Reply to a review comment'),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/pulls/${a.pull_number}/comments/${a.comment_id}/replies`;
     const { data } = await gh<ReviewComment>(ctx, 'POST', path, { body: { body: a.body }, what: `replying to review comment ${a.comment_id}` });

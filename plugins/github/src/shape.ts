@@ -5,23 +5,12 @@
  * 8,000 in single reads, comments to 2,000, patches to 1,200 per file; long text comes in windows.
  * The interfaces name only the fields read here, as GitHub sends them.
  */
+import { clip } from 'workbench/plugin-sdk';
 
 export const LIST_BODY_CHARS = 280;
 export const FULL_BODY_CHARS = 8000;
 const COMMENT_CHARS = 2000;
 const PATCH_CHARS = 1200;
-
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
-
-/** The window [offset, offset + max) of a text, with where to continue. */
-export function textWindow(text: string, offset: number, max: number) {
-  const start = Math.min(offset, text.length);
-  const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
-}
 
 /** a search answer */
 export interface Search<T> {

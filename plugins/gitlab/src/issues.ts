@@ -2,10 +2,10 @@
  * @module plugins/gitlab/src/issues
  * The issue lifecycle: list (in a project or across projects), read, open, change, comment.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { crossProjectScope, get, idsFor, isEmpty, list, paging, projectPath, send, someIds } from './api.js';
 import { FULL_TEXT_CHARS, LIST_TEXT_CHARS, orNull, slimIssue, slimNote, who, type Issue, type Note } from './shape.js';
-import { comment, issueIid, labels, markdown, optionalProject, paged, project, reads, sort, text255, username, usernames, writes } from './schema.js';
+import { comment, issueIid, labels, markdown, optionalProject, paged, project, sort, text255, username, usernames } from './schema.js';
 
 export const listIssues = defineTool({
   description: "Lists GitLab issues of one project, or across all projects when `project` is left out (then `scope` chooses: assigned_to_me, created_by_me or all; left out, it is all when assignee_username or author_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, assignee, author, milestone or a search text. Rows: iid, reference (group/project#12), title, state, author, assignees, labels, milestone, due date, web URL and the start of the description. When `next` is not null, pass it as `page`. Use gitlab_get_issue for the whole description.",
@@ -27,7 +27,7 @@ export const listIssues = defineTool({
       ...paged,
     })
     .meta({ required: [] }),
-  annotations: reads('List issues'),
+  annotations: reads('List issues', { idempotent: true }),
   handler: async (ctx, a) => {
     const scope = crossProjectScope(a, [a.assignee_username, a.author_username]);
     const query = { state: a.state, scope, labels: a.labels?.join(','), assignee_username: a.assignee_username, author_username: a.author_username, milestone: a.milestone, search: a.search, order_by: a.order_by, sort: a.sort, ...paging(a) };
@@ -40,7 +40,7 @@ export const listIssues = defineTool({
 export const getIssue = defineTool({
   description: 'Reads one GitLab issue by its iid (#42 in the project): title, state, type, author, assignees, labels, milestone, due date, confidentiality, who closed it, task completion, related merge request count, note count and the whole description (up to 8,000 characters).',
   input: z.object({ ...project, ...issueIid }),
-  annotations: reads('Get issue'),
+  annotations: reads('Get issue', { idempotent: true }),
   handler: async (ctx, a) => {
     const i = await get<Issue>(ctx, `${projectPath(a)}/issues/${a.issue_iid}`, { action: `issue #${a.issue_iid}` });
     const tasks = i.task_completion_status;
@@ -66,7 +66,7 @@ export const createIssue = defineTool({
     confidential: z.boolean().optional().describe('Only project members with at least the Planner or Reporter role can see it.'),
     issue_type: z.enum(['issue', 'incident', 'test_case', 'task']).optional().describe('Default: issue.'),
   }),
-  annotations: writes('Create issue'),
+  annotations: changes('Create issue'),
   handler: async (ctx, a) => {
     const body = {
       title: a.title,
@@ -99,7 +99,7 @@ export const updateIssue = defineTool({
     confidential: z.boolean().optional(),
     discussion_locked: z.boolean().optional().describe('Lock the discussion to project members.'),
   }),
-  annotations: writes('Update, close or reopen issue', { idempotent: true }),
+  annotations: changes('Update, close or reopen issue', { idempotent: true }),
   handler: async (ctx, a) => {
     const body = {
       title: a.title,
@@ -130,7 +130,7 @@ export const addIssueNote = defineTool({
     ...comment,
     internal: z.boolean().default(false).describe('Visible only to project members with at least the Reporter role.'),
   }),
-  annotations: writes('Comment on issue'),
+  annotations: changes('Comment on issue'),
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/issues/${a.issue_iid}/notes`;
     return slimNote(await send<Note>(ctx, 'POST', path, { body: a.body, internal: a.internal }, `commenting on issue #${a.issue_iid}`));

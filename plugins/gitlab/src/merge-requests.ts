@@ -3,10 +3,10 @@
  * Merge requests: list, read, open, change (draft or ready, retarget, relabel, reassign), merge
  * (with each refusal said in words an agent can act on), review the diffs, comment.
  */
-import { defineTool, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { crossProjectScope, defaultBranch, get, GitLabError, idsFor, isEmpty, list, paging, projectPath, send, someIds } from './api.js';
 import { fullMergeRequest, LIST_TEXT_CHARS, slimMergeRequest, slimNote, who, type MergeRequest, type Note, type User } from './shape.js';
-import { comment, labels, markdown, mergeRequestIid, optionalProject, page, paged, perPage, project, reads, sha, sort, text255, username, usernames, writes } from './schema.js';
+import { comment, labels, markdown, mergeRequestIid, optionalProject, page, paged, perPage, project, sha, sort, text255, username, usernames } from './schema.js';
 
 /** all diffs of one gitlab_get_merge_request_diffs answer together, at most */
 const DIFF_BUDGET_CHARS = 200000;
@@ -66,7 +66,7 @@ export const listMergeRequests = defineTool({
       ...paged,
     })
     .meta({ required: [] }),
-  annotations: reads('List merge requests'),
+  annotations: reads('List merge requests', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = {
       state: a.state,
@@ -90,7 +90,7 @@ export const listMergeRequests = defineTool({
 export const getMergeRequest = defineTool({
   description: 'Reads one GitLab merge request by its iid (!7 in the project): title, state, draft, branches, author, assignees, reviewers, labels, whether and why it can be merged (detailed_merge_status: mergeable, ci_must_pass, not_approved, conflict, draft_status, …), conflicts, head pipeline status, head sha (pass it to gitlab_merge_merge_request), merge and squash settings and the whole description. Use gitlab_get_merge_request_diffs for the changed files.',
   input: z.object({ ...project, ...mergeRequestIid }),
-  annotations: reads('Get merge request'),
+  annotations: reads('Get merge request', { idempotent: true }),
   handler: async (ctx, a) => fullMergeRequest(await readMergeRequest(ctx, a)),
 });
 
@@ -109,7 +109,7 @@ export const createMergeRequest = defineTool({
     remove_source_branch: z.boolean().optional().describe('Delete the source branch when it is merged.'),
     squash: z.boolean().optional().describe('Squash the commits into one when it is merged.'),
   }),
-  annotations: writes('Create merge request'),
+  annotations: changes('Create merge request'),
   handler: async (ctx, a) => {
     const target = a.target_branch || (await defaultBranch(ctx, a));
     const title = a.draft && !/^(draft:|\[draft\]|\(draft\))/i.test(a.title) ? `Draft: ${a.title}` : a.title;
@@ -147,7 +147,7 @@ export const updateMergeRequest = defineTool({
     squash: z.boolean().optional(),
     discussion_locked: z.boolean().optional(),
   }),
-  annotations: writes('Update, close or reopen merge request', { idempotent: true }),
+  annotations: changes('Update, close or reopen merge request', { idempotent: true }),
   handler: async (ctx, a) => {
     const path = mrPath(a);
     const body: Record<string, unknown> = {
@@ -237,7 +237,7 @@ export const mergeMergeRequest = defineTool({
     squash_commit_message: z.string().min(1).max(10000).optional(),
     auto_merge: z.boolean().default(false).describe('Merge automatically when the pipeline succeeds, instead of now.'),
   }),
-  annotations: writes('Merge merge request', { destructive: true }),
+  annotations: changes('Merge merge request', { destructive: true }),
   handler: async (ctx, a) => {
     const body = {
       squash: a.squash,
@@ -290,7 +290,7 @@ export const getMergeRequestDiffs = defineTool({
     per_page: perPage(20, 'Files per page.'),
     page,
   }),
-  annotations: reads('Get merge request changes (diffs)'),
+  annotations: reads('Get merge request changes (diffs)', { idempotent: true }),
   handler: async (ctx, a) => {
     const { rows, next } = await list<Diff>(ctx, `${mrPath(a)}/diffs`, { query: paging(a), action: `diffs of !${a.merge_request_iid}` });
     let budget = DIFF_BUDGET_CHARS;
@@ -326,7 +326,7 @@ export const addMergeRequestNote = defineTool({
     ...comment,
     internal: z.boolean().default(false).describe('Visible only to project members.'),
   }),
-  annotations: writes('Comment on merge request (review note)'),
+  annotations: changes('Comment on merge request (review note)'),
   handler: async (ctx, a) =>
     slimNote(await send<Note>(ctx, 'POST', `${mrPath(a)}/notes`, { body: a.body, internal: a.internal }, `commenting on !${a.merge_request_iid}`)),
 });

@@ -3,10 +3,10 @@
  * CI/CD: list pipelines, read one with all its jobs, run one, and read a job's log cleaned of
  * colour codes and section markers.
  */
-import { collectPages, defineTool, z } from 'workbench/plugin-sdk';
+import { changes, collectPages, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { api, get, list, paging, projectPath, send, whole } from './api.js';
 import { orNull, slimJob, slimPipeline, who, type Job, type Pipeline } from './shape.js';
-import { paged, project, reads, sha, sort, text255, username, writes } from './schema.js';
+import { paged, project, sha, sort, text255, username } from './schema.js';
 
 /** pages of jobs (100 each) gitlab_get_pipeline reads at most */
 const MAX_JOB_PAGES = 5;
@@ -27,7 +27,7 @@ export const listPipelines = defineTool({
     sort,
     ...paged,
   }),
-  annotations: reads('List pipelines'),
+  annotations: reads('List pipelines', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { ref: a.ref, status: a.status, scope: a.scope, sha: a.sha, source: a.source, username: a.username, order_by: a.order_by, sort: a.sort, ...paging(a) };
     const { rows, next } = await list<Pipeline>(ctx, `${projectPath(a)}/pipelines`, { query, action: 'pipelines' });
@@ -38,7 +38,7 @@ export const listPipelines = defineTool({
 export const getPipeline = defineTool({
   description: "Reads one GitLab CI/CD pipeline with all its jobs: status, ref, sha, who started it, duration, coverage, YAML errors, a count of jobs by status, and each job's id, name, stage, status, failure reason and duration. Use it to find which job failed, then gitlab_get_job_log for that job's log.",
   input: z.object({ ...project, pipeline_id: z.int().min(1).describe("The pipeline's id (not its iid).") }),
-  annotations: reads('Get pipeline and its jobs'),
+  annotations: reads('Get pipeline and its jobs', { idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/pipelines/${a.pipeline_id}`;
     const p = await get<Pipeline>(ctx, path, { action: `pipeline ${a.pipeline_id}` });
@@ -82,7 +82,7 @@ export const createPipeline = defineTool({
       .optional()
       .describe('CI/CD variables for this pipeline.'),
   }),
-  annotations: writes('Run pipeline'),
+  annotations: changes('Run pipeline'),
   handler: async (ctx, a) => {
     const body = { ref: a.ref, variables: a.variables?.length ? a.variables : undefined };
     return slimPipeline(await send<Pipeline>(ctx, 'POST', `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`));
@@ -111,7 +111,7 @@ export const getJobLog = defineTool({
     job_id: z.int().min(1),
     max_chars: z.int().min(1000).max(500000).default(20000).describe('Characters from the end of the log at most.'),
   }),
-  annotations: reads('Get job log'),
+  annotations: reads('Get job log', { idempotent: true }),
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/jobs/${a.job_id}`;
     const job = await get<Job>(ctx, path, { action: `job ${a.job_id}` });

@@ -2,10 +2,10 @@
  * @module plugins/gitlab/src/projects
  * Who the connection acts as, the projects the user can see, and one project's details.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { clip, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { get, list, paging, projectPath } from './api.js';
-import { clip, flag, FULL_TEXT_CHARS, slimProject, type Project, type User } from './shape.js';
-import { paged, project, reads, sort } from './schema.js';
+import { flag, FULL_TEXT_CHARS, slimProject, type Project, type User } from './shape.js';
+import { paged, project, sort } from './schema.js';
 
 /** GitLab role names by access level */
 const ROLES = new Map([[0, 'none'], [5, 'minimal_access'], [10, 'guest'], [15, 'planner'], [20, 'reporter'], [30, 'developer'], [40, 'maintainer'], [50, 'owner']]);
@@ -13,7 +13,7 @@ const ROLES = new Map([[0, 'none'], [5, 'minimal_access'], [10, 'guest'], [15, '
 export const getCurrentUser = defineTool({
   description: 'Returns the GitLab account the connection acts as: username, name, email, state and profile URL. Use it to learn "my" username before filtering issues or merge requests by author, assignee or reviewer.',
   input: z.object({}).meta({ required: [] }),
-  annotations: reads('Who am I on GitLab'),
+  annotations: reads('Who am I on GitLab', { idempotent: true }),
   handler: async (ctx) => {
     const u = await get<User>(ctx, '/user', { action: 'the authenticated user' });
     return { id: u.id, username: u.username, name: u.name || null, email: u.email || u.public_email || null, state: u.state || null, bot: !!u.bot, web_url: u.web_url, created_at: u.created_at || null };
@@ -34,7 +34,7 @@ export const listProjects = defineTool({
       ...paged,
     })
     .meta({ required: [] }),
-  annotations: reads('List my projects'),
+  annotations: reads('List my projects', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { membership: a.membership, owned: a.owned || undefined, starred: a.starred || undefined, search: a.search, archived: a.include_archived ? undefined : false, order_by: a.order_by, sort: a.sort, ...paging(a) };
     const { rows, next } = await list<Project>(ctx, '/projects', { query, action: 'projects' });
@@ -45,7 +45,7 @@ export const listProjects = defineTool({
 export const getProject = defineTool({
   description: 'Reads one GitLab project (repository): full path, description, visibility, default branch, topics, clone URL, your role in it (guest … owner), merge settings (merge method, squash option, whether the pipeline must succeed before merging) and whether issues and merge requests are enabled.',
   input: z.object({ ...project }),
-  annotations: reads('Get project'),
+  annotations: reads('Get project', { idempotent: true }),
   handler: async (ctx, a) => {
     const p = await get<Project>(ctx, projectPath(a), { query: { license: false }, action: `project ${String(a.project)}` });
     const perms = p.permissions || {};

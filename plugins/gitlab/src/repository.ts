@@ -3,10 +3,10 @@
  * The repository: read a file (UTF-8 text in windows; binary answered with a note), list a
  * folder, list and create branches, search code.
  */
-import { defineTool, fromBase64, segments, z } from 'workbench/plugin-sdk';
+import { changes, clip, defineTool, fromBase64, reads, segments, textWindow, z } from 'workbench/plugin-sdk';
 import { defaultBranch, filePath, get, list, paging, projectPath, send, whole } from './api.js';
-import { clip, orNull, slimBranch, type Branch, type Project } from './shape.js';
-import { page, paged, perPage, project, reads, text255, writes } from './schema.js';
+import { orNull, slimBranch, type Branch, type Project } from './shape.js';
+import { page, paged, perPage, project, text255 } from './schema.js';
 
 const SEARCH_DATA_CHARS = 600;
 const TREE_TYPES = new Map([['tree', 'dir'], ['blob', 'file'], ['commit', 'submodule']]);
@@ -21,13 +21,6 @@ interface RepositoryFile {
   content?: string;
 }
 
-/** The window [offset, offset + max) of the whole text, with where to continue. */
-function textWindow(text: string, offset: number, max: number) {
-  const start = Math.min(offset, text.length);
-  const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
-}
-
 export const getFile = defineTool({
   description: "Reads a file from a GitLab repository at a branch, tag or commit (default: the default branch's HEAD) and returns its text, decoded as UTF-8, in windows of max_chars (pass next_offset as offset for the rest); binary files are answered with a note instead of content. Use gitlab_list_repository_tree to see what is in a folder.",
   input: z.object({
@@ -37,7 +30,7 @@ export const getFile = defineTool({
     offset: z.int().min(0).default(0),
     max_chars: z.int().min(100).max(200000).default(50000),
   }),
-  annotations: reads('Get file contents'),
+  annotations: reads('Get file contents', { idempotent: true }),
   handler: async (ctx, a) => {
     const ref = a.ref || 'HEAD';
     const tooLarge = async () => {
@@ -84,7 +77,7 @@ export const listRepositoryTree = defineTool({
     per_page: perPage(100),
     page,
   }),
-  annotations: reads('List repository files'),
+  annotations: reads('List repository files', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { path: a.path, ref: a.ref, recursive: a.recursive || undefined, ...paging(a) };
     const { rows, next } = await list<{ name: string; path: string; type: string }>(ctx, `${projectPath(a)}/repository/tree`, { query, action: `tree of "${a.path || '/'}"` });
@@ -99,7 +92,7 @@ export const listBranches = defineTool({
     search: text255.optional().describe('Only branches whose name contains this (^abc: starts with; abc$: ends with).'),
     ...paged,
   }),
-  annotations: reads('List branches'),
+  annotations: reads('List branches', { idempotent: true }),
   handler: async (ctx, a) => {
     const { rows, next } = await list<Branch>(ctx, `${projectPath(a)}/repository/branches`, { query: { search: a.search, ...paging(a) }, action: 'branches' });
     return { branches: rows.map(slimBranch), next };
@@ -113,7 +106,7 @@ export const createBranch = defineTool({
     branch: text255.regex(/^[^\s~^:?*\[\\]+$/).describe('Name of the new branch, e.g. "fix/login-timeout".'),
     ref: text255.optional().describe("Branch, tag or commit sha to start from; default the project's default branch."),
   }),
-  annotations: writes('Create branch'),
+  annotations: changes('Create branch'),
   handler: async (ctx, a) => {
     // git ref rules the schema's pattern cannot express without lookahead
     if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$|^\/|^-/.test(a.branch)) {
@@ -133,7 +126,7 @@ export const searchCode = defineTool({
     ref: text255.optional().describe('Branch, tag or commit to search; default the default branch.'),
     ...paged,
   }),
-  annotations: reads('Search code in a project'),
+  annotations: reads('Search code in a project', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { scope: 'blobs', search: a.query, ref: a.ref, ...paging(a) };
     const { rows, next } = await list<{ path: string; ref?: string; startline?: number; data?: string }>(ctx, `${projectPath(a)}/search`, { query, action: 'code search' });

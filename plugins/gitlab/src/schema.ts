@@ -2,7 +2,7 @@
  * @module plugins/gitlab/src/schema
  * The arguments many GitLab tools share: the project, iids, paging, labels and usernames.
  */
-import { z, type ToolAnnotations } from 'workbench/plugin-sdk';
+import { z } from 'workbench/plugin-sdk';
 
 /** A numeric id or a full path (validated further by projectRef): JSON Schema's `type` list, which zod has no form for. */
 const projectField = z
@@ -30,14 +30,3 @@ export const comment = {
   body: z.string().min(1).max(100000).describe('Markdown text of the comment.'),
 };
 export const sha = z.string().regex(/^[0-9a-fA-F]{7,64}$/);
-
-/** Annotations of a tool that only reads. */
-export const reads = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, idempotentHint: true, openWorldHint: true });
-/** Annotations of a tool that changes something in GitLab. */
-export const writes = (title: string, { idempotent = false, destructive = false } = {}): ToolAnnotations => ({
-  title,
-  readOnlyHint: false,
-  destructiveHint: destructive,
-  idempotentHint: idempotent,
-  openWorldHint: true,
-});

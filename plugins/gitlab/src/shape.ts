@@ -3,6 +3,7 @@
  * GitLab's answers as the slim results the tools return: the fields an agent acts on, usernames
  * instead of user objects, long texts cut with a note of how much was left out.
  */
+import { clip } from 'workbench/plugin-sdk';
 
 export const LIST_TEXT_CHARS = 280;
 export const FULL_TEXT_CHARS = 8000;
@@ -165,11 +166,6 @@ export interface Branch {
   web_url?: string;
 }
 
-/** `text` cut at `max` characters, saying how many more there were. */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
-}
 
 /** The value, or null when GitLab left it out. */
 export const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null : v);

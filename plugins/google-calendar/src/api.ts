@@ -4,7 +4,7 @@
  * can act on: Google's message is the failure's detail, and its reasons (googleErrorInfo) tell a
  * 403 that is a rate limit from a missing OAuth scope, a disabled API or plain permission.
  */
-import { createApi, googleErrorInfo, segment, type ApiFailure } from 'workbench/plugin-sdk';
+import { createApi, googleErrorInfo, googleReasonKind, segment, type ApiFailure } from 'workbench/plugin-sdk';
 
 export const SCOPES = {
   events: 'https://www.googleapis.com/auth/calendar.events',
@@ -12,26 +12,23 @@ export const SCOPES = {
   freebusy: 'https://www.googleapis.com/auth/calendar.events.freebusy',
 };
 
-const RATE_REASONS = ['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded', 'dailyLimitExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED'];
-const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'];
-const DISABLED_REASONS = ['accessNotConfigured', 'SERVICE_DISABLED'];
-
 function calendarError(f: ApiFailure): Error {
   const { action, status, detail } = f;
-  const { reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { reasons } = info;
+  const kind = googleReasonKind(info);
   const said = detail ? ` Google Calendar said: ${detail}.` : '';
-  const has = (list: string[]) => reasons.some((r) => list.includes(r));
   const reason = reasons.length ? ` ${reasons[0]}` : '';
-  if (status === 429 || (status === 403 && has(RATE_REASONS))) {
+  if (status === 429 || (status === 403 && (kind === 'rate-limit' || kind === 'daily-limit'))) {
     const wait = f.retryAfterSec !== undefined ? `retry after ${f.retryAfterSec} seconds` : 'wait a minute and retry';
     return new Error(`Google Calendar rate limited the request to ${action} (${status}${reason}): ${wait}.`);
   }
   if (status === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-calendar.${said}`);
-  if (status === 403 && (has(SCOPE_REASONS) || /scope/i.test(detail))) {
+  if (status === 403 && (kind === 'scope' || /scope/i.test(detail))) {
     const scope = typeof f.options['scope'] === 'string' ? f.options['scope'] : SCOPES.events;
     return new Error(`The Google Calendar connection lacks the OAuth scope needed to ${action} (403; needs ${scope}): reconnect google-calendar and approve every permission on Google's consent screen.`);
   }
-  if (status === 403 && has(DISABLED_REASONS)) {
+  if (status === 403 && kind === 'disabled') {
     return new Error(`The Google Calendar API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`);
   }
   if (status === 403) {

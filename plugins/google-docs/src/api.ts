@@ -7,26 +7,26 @@
  * read the whole document, and a batch of edits guarded by a revision. The gateway adds the Bearer
  * token: this code never sets it.
  */
-import { createApi, enc, googleErrorInfo, path, type ApiFailure, type BridgeFailure, type PluginContext } from 'workbench/plugin-sdk';
+import { createApi, enc, googleErrorInfo, googleReasonKind, path, type ApiFailure, type BridgeFailure, type PluginContext } from 'workbench/plugin-sdk';
 import type { Document } from './document.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/documents';
-const RATE_REASONS = ['userRateLimitExceeded', 'rateLimitExceeded', 'RATE_LIMIT_EXCEEDED'];
-const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'insufficientScopes'];
 
 /** The words for a failed answer; the request's `lock` is the requiredRevisionId its write carried, if any. */
 function docsWords(f: ApiFailure): string {
-  const { status, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status } = info;
+  const kind = googleReasonKind(info);
   const { action, detail: msg } = f;
   const code = f.status;
   const lock = f.options['lock'] as string | null | undefined;
   const said = msg ? ` Google said: ${msg}.` : '';
   if (code === 401) return `Google rejected the access token (401) while trying to ${action}: reconnect google-docs.${said}`;
-  if (code === 429 || status === 'RESOURCE_EXHAUSTED' || (code === 403 && reasons.some((r) => RATE_REASONS.includes(r)))) {
+  if (code === 429 || status === 'RESOURCE_EXHAUSTED' || (code === 403 && (kind === 'rate-limit' || kind === 'daily-limit'))) {
     const wait = f.retryAfterSec !== undefined ? `retry after ${f.retryAfterSec} seconds` : 'Docs quotas are per minute: wait a minute and retry';
     return `Google Docs rate limited the request to ${action} (${code}): ${wait}.`;
   }
-  if (code === 403 && (reasons.some((r) => SCOPE_REASONS.includes(r)) || /insufficient authentication scopes/i.test(msg))) {
+  if (code === 403 && (kind === 'scope' || /insufficient authentication scopes/i.test(msg))) {
     return `The google-docs connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-docs and approve access to documents.`;
   }
   if (code === 403) return `Google Docs refused to ${action} (403): ${msg || 'your Google account lacks access to this document'}. Ask its owner to share it with you (editor access to change it).`;

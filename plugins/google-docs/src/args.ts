@@ -1,9 +1,9 @@
 /**
  * @module plugins/google-docs/src/args
  * The arguments several tools share (the document, its tab, the revision an edit is planned on,
- * paragraph styles, lists) and the two kinds of tool annotations.
+ * paragraph styles, lists).
  */
-import { z, type ToolAnnotations } from 'workbench/plugin-sdk';
+import { z } from 'workbench/plugin-sdk';
 
 const TAB_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -25,9 +25,3 @@ export const continueList = z
   .boolean()
   .default(false)
   .describe('After a list item, keep the new paragraphs in the list (true); by default they are made ordinary paragraphs, since a new paragraph would otherwise copy the bullet of the list item before it.');
-
-/** A tool that only reads. */
-export const read = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, openWorldHint: true });
-
-/** A tool that writes to a document (never idempotent: each call writes again). */
-export const write = (title: string, destructive = false): ToolAnnotations => ({ title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: false, openWorldHint: true });

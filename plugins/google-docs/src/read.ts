@@ -3,9 +3,9 @@
  * Reading a document: its text with the structure kept, a window of characters at a time, one tab
  * at a time; and its outline, the headings with the indexes an edit needs.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { defineTool, reads, z } from 'workbench/plugin-sdk';
 import { docRef, docUrl, readDocument } from './api.js';
-import { documentId, read, tabId } from './args.js';
+import { documentId, tabId } from './args.js';
 import { bodyContent, bodyEnd, pickTab, startOf, type Document, type PickedTab } from './document.js';
 import { HEADING_LEVEL, plainText, renderTab } from './render.js';
 
@@ -32,7 +32,7 @@ export const getDocument = defineTool({
       .optional()
       .describe("How suggested edits show: Google's default (inline for editors), inline, as if all accepted, or as if all rejected."),
   }),
-  annotations: read('Read document'),
+  annotations: reads('Read document'),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const doc = await readDocument(ctx, ref.id, `read document ${ref.id}`, a.suggestionsViewMode);
@@ -56,7 +56,7 @@ export const getOutline = defineTool({
   description:
     'Get the outline (structure, table of contents, section headings) of a Google Docs document: every title, subtitle and heading with its level, text, start and end index and the index where its section ends, plus the body\'s end index and the document\'s revisionId. Indexes count suggested edits, as writes do; suggested text in a heading is marked {+inserted+} or {-deleted-}. Use it before docs_insert_text to choose where text goes (e.g. at a heading\'s startIndex to insert before it, or at its sectionEndIndex to add to the end of its section), and pass its revisionId so the edit is refused if the document changes meanwhile.',
   input: z.object({ documentId, tabId }),
-  annotations: read('Get document outline (headings)'),
+  annotations: reads('Get document outline (headings)'),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const doc = await readDocument(ctx, ref.id, `read the outline of document ${ref.id}`);

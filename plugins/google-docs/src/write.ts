@@ -5,9 +5,9 @@
  * writeControl.requiredRevisionId, so Google refuses the write (400) instead of applying it at
  * shifted positions when someone edited meanwhile; an index is checked before anything is sent.
  */
-import { defineTool, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, z, type PluginContext } from 'workbench/plugin-sdk';
 import { api, batchUpdate, checkRevision, docRef, docUrl, newRevision, readDocument, type DocRef } from './api.js';
-import { continueList, documentId, requiredRevisionId, revisionId, style, tabId, tabIds, write } from './args.js';
+import { continueList, documentId, requiredRevisionId, revisionId, style, tabId, tabIds } from './args.js';
 import { bodyContent, bodyEnd, holds, pickTab, startOf, type Document, type PickedTab, type StructuralElement } from './document.js';
 import { HEADING_LEVEL } from './render.js';
 
@@ -101,7 +101,7 @@ export const createDocument = defineTool({
     title: z.string().min(1).max(255).describe('Document title.'),
     text: z.string().min(1).max(200000).optional().describe('Initial plain text of the body; newlines start new paragraphs.'),
   }),
-  annotations: write('Create document'),
+  annotations: changes('Create document'),
   handler: async (ctx, a) => {
     const text = a.text === undefined ? null : cleanText(a.text, 'text');
     const doc = await api.json<Document>(ctx, 'POST', '', { body: { title: a.title }, action: `create the document "${a.title}"` });
@@ -131,7 +131,7 @@ export const appendText = defineTool({
     tabId,
     revisionId,
   }),
-  annotations: write('Append text'),
+  annotations: changes('Append text'),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const text = cleanText(a.text, 'text');
@@ -170,7 +170,7 @@ export const insertText = defineTool({
     tabId,
     revisionId: requiredRevisionId,
   }),
-  annotations: write('Insert text at index'),
+  annotations: changes('Insert text at index'),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const text = cleanText(a.text, 'text');
@@ -226,7 +226,7 @@ export const replaceText = defineTool({
     tabIds,
     revisionId,
   }),
-  annotations: write('Replace all text', true),
+  annotations: changes('Replace all text', { destructive: true }),
   handler: async (ctx, a) => {
     const ref = docRef(a.documentId);
     const find = a.find.toWellFormed();

@@ -5,7 +5,7 @@
  * an agent reads, and file ids taken from ids or Drive links. The gateway adds the Bearer token:
  * this code never sets Authorization.
  */
-import { createApi, googleErrorInfo, path, z, type ApiFailure, type BridgeFailure } from 'workbench/plugin-sdk';
+import { createApi, googleErrorInfo, googleReasonKind, path, z, type ApiFailure, type BridgeFailure } from 'workbench/plugin-sdk';
 
 export const UPLOAD = 'https://www.googleapis.com/upload/drive/v3';
 const SCOPE = 'https://www.googleapis.com/auth/drive';
@@ -19,25 +19,24 @@ export const GSLIDES = 'application/vnd.google-apps.presentation';
 export const ALL_DRIVES = { supportsAllDrives: 'true' };
 export const WRITE_FIELDS = 'id,name,mimeType,parents,driveId,webViewLink,trashed,modifiedTime';
 
-const RATE_REASONS = ['userRateLimitExceeded', 'rateLimitExceeded', 'sharingRateLimitExceeded', 'RATE_LIMIT_EXCEEDED'];
-const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'insufficientScopes'];
-
 /** Turns a failed Drive answer into the Error the agent sees. Every request goes through it. */
 function driveError(f: ApiFailure): Error {
-  const { status, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status, reasons } = info;
+  const kind = googleReasonKind(info);
   const { action, detail: message } = f;
   const code = f.status;
   const said = message ? ` Google said: ${message}.` : '';
   const reason = reasons.find((r) => r !== 'global') || '';
   const why = reason ? ` ${reason}` : '';
   if (code === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-drive.${said}`);
-  const daily = reasons.includes('dailyLimitExceeded');
-  if (code === 429 || status === 'RESOURCE_EXHAUSTED' || (code === 403 && (daily || reasons.some((r) => RATE_REASONS.includes(r))))) {
+  const daily = kind === 'daily-limit';
+  if (code === 429 || status === 'RESOURCE_EXHAUSTED' || (code === 403 && (daily || kind === 'rate-limit'))) {
     if (daily) return new Error(`Google Drive's daily quota is used up (${code} dailyLimitExceeded) while trying to ${action}: try again tomorrow.`);
     const wait = f.retryAfterSec !== undefined ? `retry after ${f.retryAfterSec} seconds` : 'wait a minute and retry';
     return new Error(`Google Drive rate limited the request to ${action} (${code}${why}): ${wait}.`);
   }
-  if (code === 403 && (reasons.some((r) => SCOPE_REASONS.includes(r)) || /insufficient authentication scopes/i.test(message))) {
+  if (code === 403 && (kind === 'scope' || /insufficient authentication scopes/i.test(message))) {
     return new Error(`The google-drive connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-drive and approve Drive access.`);
   }
   if (code === 403) return new Error(`Google Drive refused to ${action} (403${why}): ${message || 'your Google account lacks access to this file'}.`);

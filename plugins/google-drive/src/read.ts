@@ -3,7 +3,7 @@
  * One file's metadata, and its content as text: Google Docs, Sheets and Slides exported to a text
  * format, text files downloaded, anything else answered with a note instead of its bytes.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { defineTool, reads, z } from 'workbench/plugin-sdk';
 import { ALL_DRIVES, api, fileId, fileIdOf, filePath, FOLDER, GDOC, GSHEET, GSLIDES } from './api.js';
 import { num, person, slimFile, type DriveFile } from './shape.js';
 
@@ -45,7 +45,7 @@ function readPlan(mimeType: string | undefined, format: 'text' | 'markdown'): Re
 export const getFile = defineTool({
   description: 'Get the metadata of one Google Drive file or folder by id or link: name, type, size, created and modified times, who modified it last, owners, parent folders, description, link, starred/shared/trashed flags, shortcut target and what you may do with it (edit, comment, share, trash, download). Use drive_read_file for its content and drive_list_permissions for who it is shared with.',
   input: z.object(fileIdOrLink),
-  annotations: { title: 'Get file metadata', readOnlyHint: true, openWorldHint: true },
+  annotations: reads('Get file metadata'),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const f = await api.json<DriveFile>(ctx, 'GET', filePath(id), { query: { fields: DETAIL_FIELDS, ...ALL_DRIVES }, action: `read the metadata of file ${id}` });
@@ -73,7 +73,7 @@ export const readFile = defineTool({
     offset: z.int().min(0).max(100000000).default(0).describe('Character at which to start (the `nextOffset` of the previous call).'),
     maxChars: z.int().min(100).max(50000).default(50000).describe('Characters to return at most.'),
   }),
-  annotations: { title: 'Read file content as text', readOnlyHint: true, openWorldHint: true },
+  annotations: reads('Read file content as text'),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const f = await api.json<DriveFile>(ctx, 'GET', filePath(id), { query: { fields: READ_FIELDS, ...ALL_DRIVES }, action: `read the metadata of file ${id}` });

@@ -3,7 +3,7 @@
  * drive_search_files and the search expression it sends (files.list `q`): each filter one clause,
  * every value a string literal of Drive's query language, so no value can add a clause of its own.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { defineTool, reads, z } from 'workbench/plugin-sdk';
 import { ALL_DRIVES, api, fileIdOf, FOLDER, GDOC, GSHEET, GSLIDES } from './api.js';
 import { slimFile, type DriveFile } from './shape.js';
 
@@ -62,7 +62,7 @@ function buildQuery(a: z.output<typeof input>): string {
 export const searchFiles = defineTool({
   description: 'Search (find, list, look up) files and folders in the user\'s Google Drive and shared drives, and get one page of slim rows (id, name, MIME type, modified time, size, parents, owners, link). Combine any of: nameContains (words at the start of words in the name), fullText (words in the content or metadata), mimeType (a MIME type, or folder / document / spreadsheet / presentation / form / pdf / image / video / audio), folderId (only the direct children of that folder: list the files in a folder), modifiedAfter; trashed files are left out unless includeTrashed. An expert may pass a raw Drive query `q` (e.g. "starred = true"), combined with the rest by AND. Newest first unless fullText is used (relevance order). When `next` is not null, pass it as `cursor` for the following page. Use drive_read_file to read a file\'s text and drive_get_file for its full metadata.',
   input,
-  annotations: { title: 'Search Drive files', readOnlyHint: true, openWorldHint: true },
+  annotations: reads('Search Drive files'),
   handler: async (ctx, a) => {
     if (a.orderBy && a.fullText) throw new Error('Drive cannot sort a fullText search (results come in relevance order): leave out orderBy.');
     const q = buildQuery(a);

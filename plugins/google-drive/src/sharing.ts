@@ -3,7 +3,7 @@
  * Who has access to a file, and giving someone access: the argument combinations Drive would
  * refuse (an email for a domain, a notification to anyone with the link, …) are refused first.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { ALL_DRIVES, api, fileIdOf, fileOrFolder, filePath } from './api.js';
 import { slimPermission, type Permission } from './shape.js';
 
@@ -37,7 +37,7 @@ function checkShare(a: z.output<typeof shareInput>): boolean | undefined {
 export const shareFile = defineTool({
   description: 'Share a Google Drive file or folder: give a person (user) or a Google group, by email, or everyone in a domain, or anyone with the link, the role reader (view), commenter or writer (edit). People and groups get a notification email unless sendNotificationEmail is false, optionally with emailMessage. Returns the permission created; drive_list_permissions shows the current ones.',
   input: shareInput,
-  annotations: { title: 'Share file', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Share file'),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const notify = checkShare(a);
@@ -54,7 +54,7 @@ export const shareFile = defineTool({
 export const listPermissions = defineTool({
   description: 'List who has access to a Google Drive file or folder, who can view, comment on or edit it (its sharing settings and permissions): each person, group, domain or link-sharing entry with its role (owner, writer, commenter, reader) and permission id. When `next` is not null, pass it as `cursor`. Use drive_share_file to give someone access.',
   input: z.object({ ...fileOrFolder, cursor: z.string().min(1).max(2000).optional().describe('The `next` value of the previous page.') }),
-  annotations: { title: 'List file permissions', readOnlyHint: true, openWorldHint: true },
+  annotations: reads('List file permissions'),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const data = await api.json<{ permissions?: Permission[]; nextPageToken?: string }>(ctx, 'GET', filePath(id, '/permissions'), {

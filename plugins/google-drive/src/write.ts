@@ -3,7 +3,7 @@
  * Changing Drive: create a folder, create a text file or a Google Doc (a multipart/related upload
  * of its metadata and text), rename or move a file, and move it to the trash or back.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, z } from 'workbench/plugin-sdk';
 import { ALL_DRIVES, api, fileIdOf, fileOrFolder, filePath, FOLDER, GDOC, parentId, UPLOAD, WRITE_FIELDS } from './api.js';
 import { slimFile, type DriveFile } from './shape.js';
 
@@ -34,7 +34,7 @@ const parents = (a: { parentId?: string }) => (a.parentId ? { parents: [fileIdOf
 export const createFolder = defineTool({
   description: "Create (make, add) a new folder in Google Drive, at the top of My Drive or inside another folder (parentId, which may be in a shared drive). Returns the new folder's id and link.",
   input: z.object({ name: z.string().min(1).max(255).describe('Folder name.'), ...parentId }),
-  annotations: { title: 'Create folder', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Create folder'),
   handler: async (ctx, a) => {
     const body = { name: a.name, mimeType: FOLDER, ...parents(a) };
     return slimFile(await api.json<DriveFile>(ctx, 'POST', '/files', { query: { ...ALL_DRIVES, fields: WRITE_FIELDS }, body, action: `create the folder "${a.name}"` }));
@@ -52,7 +52,7 @@ export const createFile = defineTool({
     ...parentId,
     description: z.string().max(2000).optional().describe('A description shown in Drive.'),
   }),
-  annotations: { title: 'Create text file or Google Doc', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Create text file or Google Doc'),
   handler: async (ctx, a) => {
     const asDoc = a.convertToGoogleDoc;
     const mime = a.mimeType;
@@ -72,7 +72,7 @@ export const moveOrRenameFile = defineTool({
     description: z.string().max(2000).optional().describe('New description (an empty string clears it).'),
     moveToFolderId: z.string().min(1).max(500).optional().describe('Id or link of the folder to move it into ("root" for the top of My Drive).'),
   }),
-  annotations: { title: 'Move or rename file', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Move or rename file', { idempotent: true }),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     if (a.name === undefined && a.description === undefined && !a.moveToFolderId) throw new Error('Nothing to change: give name, description or moveToFolderId.');
@@ -92,7 +92,7 @@ export const moveOrRenameFile = defineTool({
 export const trashFile = defineTool({
   description: 'Delete (remove) a Google Drive file or folder by moving it to the trash, from where it can be restored for 30 days; it is never deleted permanently. A trashed folder takes its contents with it. With restore: true, takes it back out of the trash.',
   input: z.object({ ...fileOrFolder, restore: z.boolean().default(false).describe('Take the file out of the trash instead.') }),
-  annotations: { title: 'Move file to trash', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Move file to trash', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const f = await api.json<DriveFile>(ctx, 'PATCH', filePath(id), {

@@ -5,12 +5,9 @@
  * API not enabled in the operator's project) and for the gateway's refusals, which some reads skip
  * instead of failing (SKIPPABLE). The gateway adds the credential: this code never sets it.
  */
-import { createApi, googleErrorInfo, query, UpstreamError, type ApiFailure, type BridgeFailure, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
+import { createApi, googleErrorInfo, googleReasonKind, query, UpstreamError, type ApiFailure, type BridgeFailure, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
 
 const SCOPE = 'https://www.googleapis.com/auth/gmail.modify';
-const RATE_REASONS = ['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded', 'dailyLimitExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED'];
-const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT'];
-const DISABLED_REASONS = ['accessNotConfigured', 'SERVICE_DISABLED'];
 
 /** Bridge failures of one optional request that leave that one part of the answer out instead of failing the call. */
 export const SKIPPABLE: Record<string, string> = {
@@ -31,16 +28,17 @@ export const isNotFound = (err: unknown): boolean => err instanceof UpstreamErro
 /** The words for a failed Gmail answer. */
 function gmailWords(f: ApiFailure): string {
   const { status, action, detail } = f;
-  const { status: gStatus, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status: gStatus, reasons } = info;
+  const kind = googleReasonKind(info);
   const said = detail ? ` Gmail said: ${detail}.` : '';
-  const has = (list: string[]) => reasons.some((r) => list.includes(r));
-  if (status === 429 || (status === 403 && has(RATE_REASONS))) {
+  if (status === 429 || (status === 403 && (kind === 'rate-limit' || kind === 'daily-limit'))) {
     const wait = f.retryAfterSec !== undefined ? `retry after ${f.retryAfterSec} seconds` : 'wait a minute and retry';
     return `Gmail rate limited the request to ${action} (${status}${reasons.length ? ` ${reasons[0]}` : ''}): ${wait}.`;
   }
   if (status === 401) return `Google rejected the access token (401) while trying to ${action}: reconnect google-gmail.${said}`;
-  if (status === 403 && (has(SCOPE_REASONS) || /scope/i.test(detail))) return `The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`;
-  if (status === 403 && has(DISABLED_REASONS)) return `The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`;
+  if (status === 403 && (kind === 'scope' || /scope/i.test(detail))) return `The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`;
+  if (status === 403 && kind === 'disabled') return `The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`;
   if (status === 403) return `Gmail refused permission to ${action} (403).${said || ' Your account or its Google Workspace domain policy does not allow this.'}`;
   if (status === 404) return `Gmail found nothing while trying to ${action} (404): the id is wrong or the message is gone (ids come from gmail_search_emails).${said}`;
   if (status === 400 || status === 409 || status === 412 || status === 422) return `Gmail refused to ${action} (${status}${gStatus ? ` ${gStatus}` : ''}): ${detail || 'the request was not valid'}.`;

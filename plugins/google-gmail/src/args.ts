@@ -1,9 +1,8 @@
 /**
  * @module plugins/google-gmail/src/args
- * The arguments several tools share (ids, the fields of an email to send or save) and the two kinds
- * of tool annotations.
+ * The arguments several tools share (ids, the fields of an email to send or save).
  */
-import { z, type ToolAnnotations } from 'workbench/plugin-sdk';
+import { z } from 'workbench/plugin-sdk';
 
 /** a message, thread or label id as Gmail gives it */
 export const ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -20,9 +19,3 @@ export const emailArgs = (descriptions: { bcc: string; replyToMessageId: string 
   body: z.string().max(500000).describe('Plain-text body.'),
   replyToMessageId: id(descriptions.replyToMessageId).optional(),
 });
-
-/** A tool that only reads the mailbox. */
-export const read = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, openWorldHint: true });
-
-/** A tool that changes the mailbox (or sends). */
-export const write = (title: string, { destructive, idempotent }: { destructive: boolean; idempotent: boolean }): ToolAnnotations => ({ title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true });

@@ -4,9 +4,9 @@
  * thread, Message-ID and References, subject, and whom to answer: its Reply-To or From, or, for a
  * message one sent, its To), and every recipient is checked before anything is sent.
  */
-import { defineTool, path, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, path, z, type PluginContext } from 'workbench/plugin-sdk';
 import { gmail } from './api.js';
-import { emailArgs, write } from './args.js';
+import { emailArgs } from './args.js';
 import { decodeWords, headerMap, labelsOf, type GmailMessage } from './mime-read.js';
 import { formatAddress, parseAddressList, toRaw, usableAddress, type Parsed } from './mime-write.js';
 
@@ -69,7 +69,7 @@ async function composed(ctx: PluginContext, args: EmailArgs) {
 export const sendEmail = defineTool({
   description: 'Send an email from the connected Gmail account, or reply to one: to, cc, bcc, subject and a plain-text body (any language; non-ASCII subjects and names are encoded for you). To reply in the same conversation, set replyToMessageId to the message being answered: the reply joins its thread, carries In-Reply-To and References, and subject ("Re: …") and to (the original sender; for a message you sent, its recipients) default from it. Returns the to, cc and bcc addresses it went to. This sends immediately; use gmail_create_draft to prepare an email for the user to review.',
   input: input({ bcc: 'Bcc recipients (not shown to the others).', replyToMessageId: 'Id of the message this answers (reply in its thread).' }),
-  annotations: write('Send email', { destructive: false, idempotent: false }),
+  annotations: changes('Send email'),
   handler: async (ctx, a) => {
     const { message, recipients, note } = await composed(ctx, a);
     const action = a.replyToMessageId ? `send a reply to message ${a.replyToMessageId}` : 'send the email';
@@ -81,7 +81,7 @@ export const sendEmail = defineTool({
 export const createDraft = defineTool({
   description: "Save an email as a Gmail draft without sending it, so the user can review and send it from Gmail: to, cc, bcc, subject and a plain-text body; with replyToMessageId it is a draft reply in that message's thread (subject and to default from it). Returns the draft id and its to, cc and bcc addresses. Use gmail_send_email to send right away.",
   input: input({ bcc: 'Bcc recipients.', replyToMessageId: 'Id of the message this draft answers.' }),
-  annotations: write('Create email draft', { destructive: false, idempotent: false }),
+  annotations: changes('Create email draft'),
   handler: async (ctx, a) => {
     const { message, recipients, note } = await composed(ctx, a);
     const draft = await gmail<{ id?: string; message?: GmailMessage }>(ctx, 'POST', '/drafts', { body: { message }, action: 'create the draft' });

@@ -3,9 +3,9 @@
  * Labels, which are how Gmail files mail: archive (INBOX), read (UNREAD), star (STARRED) and the
  * user's own labels by name or id; listing them; and the Trash, where a message goes to be deleted.
  */
-import { defineTool, path, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, path, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { gmail } from './api.js';
-import { ID, id, read, write } from './args.js';
+import { ID, id } from './args.js';
 import { labelsOf, type GmailMessage } from './mime-read.js';
 
 type Label = { id: string; name?: string; type?: string };
@@ -50,7 +50,7 @@ export const modifyLabels = defineTool({
     addLabels: labelNames('Label names or ids to add (e.g. "Clients", IMPORTANT, Label_12).'),
     removeLabels: labelNames('Label names or ids to remove.'),
   }),
-  annotations: write('Archive, mark read, star or label email', { destructive: false, idempotent: true }),
+  annotations: changes('Archive, mark read, star or label email', { idempotent: true }),
   handler: async (ctx, a) => {
     const add: string[] = [];
     const remove: string[] = [];
@@ -78,7 +78,7 @@ export const modifyLabels = defineTool({
 export const listLabels = defineTool({
   description: 'List the Gmail labels (folders) of the mailbox: system labels (INBOX, SENT, STARRED, UNREAD, …) and the user\'s own labels, each with id, name and type. Use the names or ids with gmail_modify_labels or in gmail_search_emails (label:name).',
   input: z.object({}),
-  annotations: read('List email labels'),
+  annotations: reads('List email labels'),
   handler: async (ctx) => {
     const labels = (await allLabels(ctx)).map((l) => ({ id: l.id, name: l.name, type: l.type ?? null }));
     labels.sort((x, y) => (x.type === y.type ? String(x.name).localeCompare(String(y.name)) : x.type === 'system' ? -1 : 1));
@@ -89,7 +89,7 @@ export const listLabels = defineTool({
 export const trashEmail = defineTool({
   description: 'Delete a Gmail email (spam, junk, unwanted mail) by moving it to the Trash (Gmail empties the Trash after 30 days; until then it can be restored from Gmail). Returns its labels afterwards. To only hide it from the inbox, archive it with gmail_modify_labels instead.',
   input: z.object({ messageId: id('Message id.') }),
-  annotations: write('Trash email', { destructive: true, idempotent: true }),
+  annotations: changes('Trash email', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const m = await gmail<GmailMessage>(ctx, 'POST', path`/messages/${a.messageId}/trash`, { action: `move message ${a.messageId} to the trash` });
     return { id: m.id, threadId: m.threadId ?? null, labels: labelsOf(m), trashed: labelsOf(m).includes('TRASH') };

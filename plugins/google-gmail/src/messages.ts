@@ -5,9 +5,9 @@
  * A message too large for the gateway, or a text part that cannot be fetched, is left out with a
  * note instead of failing the call.
  */
-import { defineTool, path, z, type PluginContext } from 'workbench/plugin-sdk';
+import { defineTool, path, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { gmail, isNotFound, skipReason, SKIPPABLE } from './api.js';
-import { ID, id, read } from './args.js';
+import { ID, id } from './args.js';
 import { attachmentRow, attachmentsOf, bodyOf, decodeEntities, decodeWords, headerMap, labelsOf, textPartsToFetch, type GmailMessage, type MessagePart } from './mime-read.js';
 
 const LIST_HEADERS = ['From', 'To', 'Subject', 'Date'];
@@ -99,7 +99,7 @@ export const searchEmails = defineTool({
     includeSpamTrash: z.boolean().default(false).describe('Also search Spam and Trash.'),
     cursor: z.string().max(2000).optional().describe('The `next` value of the previous page; omit for the first page.'),
   }),
-  annotations: read('Search email'),
+  annotations: reads('Search email'),
   handler: async (ctx, a) => {
     // each row costs a metadata request after the list's own: a page is as long as the call's requests allow
     const perPage = Math.max(1, Math.min(a.maxResults, ctx.limits.requestsLeft() - 1));
@@ -130,7 +130,7 @@ export const getEmail = defineTool({
     messageId: id('Message id from gmail_search_emails.'),
     maxBodyChars: z.int().min(200).max(200000).default(20000).describe('Longest body returned; a longer one is cut and marked truncated.'),
   }),
-  annotations: read('Read email'),
+  annotations: reads('Read email'),
   handler: async (ctx, a) => {
     const at = path`/messages/${a.messageId}`;
     let m: GmailMessage;
@@ -154,7 +154,7 @@ export const getThread = defineTool({
     threadId: id('Thread id.'),
     maxBodyCharsPerMessage: z.int().min(200).max(50000).default(4000).describe('Longest body returned for each message.'),
   }),
-  annotations: read('Read email thread'),
+  annotations: reads('Read email thread'),
   /**
    * The messages' headers in one request (format=metadata), then the newest THREAD_FULL_MESSAGES in
    * full, five at a time, within the call's request budget (a thread in format=full can be larger

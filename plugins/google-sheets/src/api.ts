@@ -4,24 +4,24 @@
  * mapping from a failed answer to the words an agent reads, spreadsheet ids taken from ids or
  * links, and A1 ranges built from a sheet title and cells. The gateway adds the Bearer token.
  */
-import { createApi, googleErrorInfo, z, type ApiFailure, type BridgeFailure } from 'workbench/plugin-sdk';
+import { createApi, googleErrorInfo, googleReasonKind, z, type ApiFailure, type BridgeFailure } from 'workbench/plugin-sdk';
 
 const SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
-const RATE_REASONS = ['userRateLimitExceeded', 'rateLimitExceeded', 'RATE_LIMIT_EXCEEDED'];
-const SCOPE_REASONS = ['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'insufficientScopes'];
 
 /** Turns a failed Sheets answer into the Error the agent sees. Every request goes through it. */
 function sheetsError(f: ApiFailure): Error {
-  const { status, reasons } = googleErrorInfo(f.data);
+  const info = googleErrorInfo(f.data);
+  const { status } = info;
+  const kind = googleReasonKind(info);
   const { action, detail: message } = f;
   const code = f.status;
   const said = message ? ` Google said: ${message}.` : '';
   if (code === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-sheets.${said}`);
-  if (code === 429 || status === 'RESOURCE_EXHAUSTED' || (code === 403 && reasons.some((r) => RATE_REASONS.includes(r)))) {
+  if (code === 429 || status === 'RESOURCE_EXHAUSTED' || (code === 403 && (kind === 'rate-limit' || kind === 'daily-limit'))) {
     const wait = f.retryAfterSec !== undefined ? `retry after ${f.retryAfterSec} seconds` : 'Sheets quotas are per minute: wait a minute and retry';
     return new Error(`Google Sheets rate limited the request to ${action} (${code}): ${wait}.`);
   }
-  if (code === 403 && (reasons.some((r) => SCOPE_REASONS.includes(r)) || /insufficient authentication scopes/i.test(message))) {
+  if (code === 403 && (kind === 'scope' || /insufficient authentication scopes/i.test(message))) {
     return new Error(`The google-sheets connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-sheets and approve access to spreadsheets.`);
   }
   if (code === 403) {

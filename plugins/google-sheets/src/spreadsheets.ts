@@ -3,7 +3,7 @@
  * Spreadsheets and their sheets (tabs): read a spreadsheet's structure, create a spreadsheet, add
  * a sheet.
  */
-import { defineTool, path, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, path, reads, z } from 'workbench/plugin-sdk';
 import { api, spreadsheetId, spreadsheetIdOf } from './api.js';
 
 const SPREADSHEET_FIELDS =
@@ -47,7 +47,7 @@ const sheetsOf = (s: Spreadsheet) => (Array.isArray(s.sheets) ? s.sheets.map(sli
 export const getSpreadsheet = defineTool({
   description: "Get a Google Sheets spreadsheet's structure: its title, link, locale, time zone, named ranges, and every sheet (tab) with its title, numeric sheetId, position, grid size (rows × columns) and frozen rows. Use it first to learn the sheet titles before reading or writing values with sheets_read_values, sheets_append_rows or sheets_update_values.",
   input: z.object(spreadsheetId),
-  annotations: { title: 'Get spreadsheet sheets', readOnlyHint: true, openWorldHint: true },
+  annotations: reads('Get spreadsheet sheets'),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const s = await api.json<Spreadsheet>(ctx, 'GET', path`/${id}`, { query: { fields: SPREADSHEET_FIELDS }, action: `read spreadsheet ${id}` });
@@ -73,7 +73,7 @@ export const createSpreadsheet = defineTool({
     // the pattern as JSON Schema text (.meta): a RegExp's source would publish "/" as "\/"
     timeZone: z.string().meta({ pattern: '^[A-Za-z_+-]{1,30}(/[A-Za-z0-9_+-]{1,30}){0,2}$' }).optional().describe('Time zone, e.g. Europe/Paris.'),
   }),
-  annotations: { title: 'Create spreadsheet', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Create spreadsheet'),
   handler: async (ctx, a) => {
     const titles = a.sheets || [];
     const seen = new Set<string>();
@@ -100,7 +100,7 @@ export const addSheet = defineTool({
     rows: z.int().min(1).max(100000).optional().describe('Number of rows (default 1000).'),
     columns: z.int().min(1).max(18278).optional().describe('Number of columns (default 26).'),
   }),
-  annotations: { title: 'Add sheet (tab)', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Add sheet (tab)'),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const grid = a.rows !== undefined || a.columns !== undefined ? { gridProperties: { rowCount: a.rows, columnCount: a.columns } } : {};

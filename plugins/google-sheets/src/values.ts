@@ -3,7 +3,7 @@
  * Cell values: read a range, append rows after a table, overwrite a range, clear a range. Rows to
  * write are checked (scalars, finite numbers, cells and calls within bounds) before any request.
  */
-import { defineTool, path, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, path, reads, z } from 'workbench/plugin-sdk';
 import { a1, api, sheet, spreadsheetId, spreadsheetIdOf } from './api.js';
 
 /** cells one write may carry (rows × their widest row); the schema bounds rows and columns too */
@@ -61,7 +61,7 @@ export const readValues = defineTool({
     ...majorDimension('Return rows (default) or columns.'),
     maxRows: z.int().min(1).max(5000).default(1000).describe('Rows (or columns) to return at most.'),
   }),
-  annotations: { title: 'Read range values', readOnlyHint: true, openWorldHint: true },
+  annotations: reads('Read range values'),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const range = a1(a);
@@ -87,7 +87,7 @@ export const appendRows = defineTool({
     ...valueInputOption,
     insertDataOption: z.enum(['INSERT_ROWS', 'OVERWRITE']).default('INSERT_ROWS').describe('INSERT_ROWS inserts new rows for the data; OVERWRITE writes into the empty cells after the table.'),
   }),
-  annotations: { title: 'Append rows', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Append rows'),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     checkRows(a.values);
@@ -111,7 +111,7 @@ export const updateValues = defineTool({
     ...valueInputOption,
     ...majorDimension('Whether each inner array is a row (default) or a column.'),
   }),
-  annotations: { title: 'Update (overwrite) range', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Update (overwrite) range', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     checkRows(a.values);
@@ -128,7 +128,7 @@ export const updateValues = defineTool({
 export const clearValues = defineTool({
   description: 'Clear (empty, erase) the values of a range or a whole sheet of a Google Sheets spreadsheet; formatting stays and the sheet is not deleted. Returns the range cleared.',
   input: z.object({ ...spreadsheetId, ...sheet, ...optionalRange('Cells to clear in A1 notation; without `sheet`, a full A1 range. Omit with `sheet` to clear the whole sheet.') }),
-  annotations: { title: 'Clear range', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Clear range', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const range = a1(a);

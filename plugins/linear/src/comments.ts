@@ -2,15 +2,15 @@
  * @module plugins/linear/src/comments
  * Reading an issue's comments (newest first, as Linear orders them) and adding one.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { gql, nextOf, nodes, PAGE, type Connection } from './api.js';
-import { cursor, issue, limit, markdown, reads } from './fields.js';
+import { cursor, issue, limit, markdown } from './fields.js';
 import { resolveIssue, UUID } from './resolve.js';
 import { COMMENT, slimComment, type Comment } from './shape.js';
 
 export const addComment = defineTool({
   description: "Add a comment (markdown) to a Linear issue, as the connected user. Returns the comment's id, time and link.",
-  annotations: { title: 'Add comment', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Add comment'),
   input: z.object({ issue, body: markdown.min(1).describe('Comment text in markdown.') }),
   handler: async (ctx, args) => {
     const found = UUID.test(args.issue) ? { id: args.issue, identifier: null } : await resolveIssue(ctx, args.issue, `find issue ${args.issue}`);

@@ -21,6 +21,3 @@ export const labelName = z.string().min(1).max(100);
 export const labelNames = (words: string) => z.array(labelName).max(20).meta({ uniqueItems: true }).optional().describe(words);
 export const title = z.string().min(1).max(500);
 export const markdown = z.string().max(100000);
-
-/** The annotations of a tool that only reads. */
-export const reads = (name: string) => ({ title: name, readOnlyHint: true, openWorldHint: true });

@@ -3,9 +3,9 @@
  * Listing, searching, reading, creating and updating issues. Every value from the caller travels
  * in `variables` (filters as IssueFilter objects); names are resolved to ids before a write.
  */
-import { defineTool, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { codeOf, gql, LIMIT_HINT, nextOf, nodes, PAGE, type Connection } from './api.js';
-import { assignee, cursor, issue, issueRef, labelName, labelNames, limit, markdown, priority, reads, stateName, team, title } from './fields.js';
+import { assignee, cursor, issue, issueRef, labelName, labelNames, limit, markdown, priority, stateName, team, title } from './fields.js';
 import { resolveIssue, resolveLabels, resolveState, resolveTeam, resolveUser, userNameFilter, UUID } from './resolve.js';
 import { detailIssue, ISSUE_DETAIL, ISSUE_ROW, slimIssue, WRITE_RESULT, writeResult, type Issue } from './shape.js';
 
@@ -97,7 +97,7 @@ type IssueWrite = { success?: boolean; issue?: Issue | null };
 
 export const createIssue = defineTool({
   description: 'Create a Linear issue in a team (by key): title, markdown description, assignee ("me", an email, a user id or a display name), priority 0-4, labels and workflow state by name, and a parent issue for a sub-issue. Without a state Linear puts it in the team\'s default state (Backlog or Triage). Returns the new issue\'s identifier and link.',
-  annotations: { title: 'Create issue', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Create issue'),
   input: z.object({
     team,
     title: title.describe('Issue title.'),
@@ -127,7 +127,7 @@ const CHANGES = ['title', 'description', 'state', 'assignee', 'priority', 'addLa
 
 export const updateIssue = defineTool({
   description: 'Change a Linear issue (ENG-123): move it to another workflow state by name ("Done", "In Progress"), reassign it ("me", an email, a user id, or "none" to unassign), set its priority, title or markdown description (replaces the whole description), add or remove labels by name. Only the fields given change. Use linear_add_comment to comment.',
-  annotations: { title: 'Update issue', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Update issue', { destructive: true, idempotent: true }),
   input: z.object({
     issue,
     state: stateName.optional().describe("Workflow state name of the issue's team."),

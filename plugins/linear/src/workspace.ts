@@ -3,9 +3,9 @@
  * The tools about the workspace rather than one issue: who you are, the teams, a team's workflow
  * states and the projects.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { defineTool, reads, z } from 'workbench/plugin-sdk';
 import { gql, LIMIT_HINT, nextOf, nodes, PAGE, type Connection } from './api.js';
-import { cursor, limit, reads, team } from './fields.js';
+import { cursor, limit, team } from './fields.js';
 import { nameOf, type Named, type Texts } from './shape.js';
 
 type Viewer = Named & Texts<'displayName' | 'email' | 'url'> & { admin?: boolean | null; organization?: Texts<'id' | 'name' | 'urlKey'> | null };

@@ -3,9 +3,9 @@
  * Alerting in an account: policies (list, create), NRQL conditions, and issues (list, acknowledge,
  * resolve).
  */
-import { defineTool, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { accountOf, HOUR_MS, inAccount, iso, nerdgraph } from './api.js';
-import { cursor, defaultedAccount, guid, nameContains, reads, sinceHours } from './fields.js';
+import { cursor, defaultedAccount, guid, nameContains, sinceHours } from './fields.js';
 
 type Page<K extends string, T> = { nextCursor?: string | null; totalCount?: number | null } & { [P in K]?: T[] | null };
 /** `<area>.<search>` of an account. */
@@ -33,7 +33,7 @@ export const listAlertPolicies = defineTool({
 
 export const createAlertPolicy = defineTool({
   description: 'Create a New Relic alert policy (the container for alert conditions) and get its id. incidentPreference decides how incidents are grouped into issues: PER_POLICY (one issue per policy, the default), PER_CONDITION, or PER_CONDITION_AND_TARGET.',
-  annotations: { title: 'Create alert policy', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Create alert policy'),
   input: z.object({
     accountId: defaultedAccount,
     name: z.string().min(1).max(128).describe('Policy name.'),
@@ -152,14 +152,14 @@ async function issueAction(ctx: PluginContext, args: z.output<typeof issueInput>
 
 export const acknowledgeIssue = defineTool({
   description: 'Acknowledge an open New Relic alert issue (tells the team someone is on it; notifications record who acknowledged it).',
-  annotations: { title: 'Acknowledge issue', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Acknowledge issue', { idempotent: true }),
   input: issueInput,
   handler: (ctx, args) => issueAction(ctx, args, 'aiIssuesAckIssue', 'acknowledge'),
 });
 
 export const resolveIssue = defineTool({
   description: 'Resolve (close) a New Relic alert issue by hand, e.g. once the problem is fixed.',
-  annotations: { title: 'Resolve issue', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Resolve issue', { destructive: true, idempotent: true }),
   input: issueInput,
   handler: (ctx, args) => issueAction(ctx, args, 'aiIssuesResolveIssue', 'resolve'),
 });

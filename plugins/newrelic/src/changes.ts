@@ -3,9 +3,9 @@
  * Change tracking (deployment markers) and the errors inbox (error groups of an entity, and their
  * state).
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { HOUR_MS, iso, nerdgraph, type Fields } from './api.js';
-import { cursor, guid, reads, sinceHours } from './fields.js';
+import { cursor, guid, sinceHours } from './fields.js';
 
 const DEPLOYMENT_OPTIONAL = ['description', 'changelog', 'commit', 'user', 'deepLink', 'groupId', 'timestamp'] as const;
 
@@ -13,7 +13,7 @@ type Deployment = { deploymentId: string; entityGuid: string; version: string; t
 
 export const createDeploymentMarker = defineTool({
   description: 'Record a deployment (release) of a service in New Relic change tracking, so charts show a marker and changes can be correlated with errors or latency. Needs the entity guid of the service and the version deployed.',
-  annotations: { title: 'Record deployment', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Record deployment'),
   input: z.object({
     entityGuid: guid.describe('Guid of the deployed entity (e.g. an APM service).'),
     version: z.string().min(1).max(200).describe('Version deployed, e.g. v1.4.2 or a commit SHA.'),
@@ -86,7 +86,7 @@ export const listErrorGroups = defineTool({
 
 export const updateErrorGroupState = defineTool({
   description: 'Mark an errors-inbox error group as RESOLVED, IGNORED or UNRESOLVED (reopen).',
-  annotations: { title: 'Resolve or ignore error group', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Resolve or ignore error group', { idempotent: true }),
   input: z.object({
     errorGroupId: z.string().min(1).max(300).describe('Error group id (from newrelic_list_error_groups).'),
     state: z.enum(['RESOLVED', 'IGNORED', 'UNRESOLVED']).describe('New state.'),

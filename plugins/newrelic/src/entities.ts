@@ -3,10 +3,10 @@
  * Finding entities and reading their health: the entity search, one entity in detail, the APM
  * summary of a service and any entity's golden metrics (each metric's NRQL run over a window).
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { defineTool, reads, z } from 'workbench/plugin-sdk';
 import { iso, literal, nerdgraph } from './api.js';
 import { accountClause, APM_SUMMARY, entitySearch, getEntity, nameClause, shapeApm, shapeSynth, slimEntity, SYNTH_SUMMARY, tagMap, withEntityFields, type Entity } from './entity.js';
-import { accountId, cursor, guid, onlyAccount, reads } from './fields.js';
+import { accountId, cursor, guid, onlyAccount } from './fields.js';
 
 export const searchEntities = defineTool({
   description: 'Find New Relic entities — APM services, browser and mobile apps, hosts, synthetic monitors, dashboards, workloads, … — by name, domain, type, tag, alert severity or a raw entity-search query. Returns guid, name, type, account, alert severity and whether it reports. Pass a result\'s guid to newrelic_get_entity. When `next` is not null, pass it as `cursor` for more.',

@@ -14,6 +14,3 @@ export const onlyAccount = (what: string) => accountId.optional().describe(`Only
 export const nameContains = (what: string) => z.string().min(1).max(200).optional().describe(`Only ${what} whose name contains this.`);
 export const cursor = z.string().max(4000).optional().describe('The `next` value of the previous page.');
 export const sinceHours = z.int().min(1).max(720).default(24).describe('How far back to look, in hours.');
-
-/** The annotations of a tool that only reads. */
-export const reads = (title: string) => ({ title, readOnlyHint: true, openWorldHint: true });

@@ -2,9 +2,9 @@
  * @module plugins/newrelic/src/nrql
  * Running NRQL in an account, and the accounts the key reaches.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { defineTool, reads, z } from 'workbench/plugin-sdk';
 import { accountOf, inAccount, iso, nerdgraph } from './api.js';
-import { accountId, reads } from './fields.js';
+import { accountId } from './fields.js';
 
 type Nrql = { results?: unknown; metadata?: { eventTypes?: unknown; facets?: unknown; messages?: unknown; timeWindow?: { begin?: unknown; end?: unknown } | null } | null };
 

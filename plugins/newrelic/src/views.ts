@@ -3,10 +3,10 @@
  * Dashboards (list, read with their widgets' NRQL), synthetic monitors and workloads: entity
  * searches of one type each, shaped for what an agent asks of them.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { defineTool, reads, z } from 'workbench/plugin-sdk';
 import { iso } from './api.js';
 import { entitySearch, getEntity, scoped, shapeSynth, slimEntity, SYNTH_SUMMARY, type Entity } from './entity.js';
-import { cursor, guid, nameContains, onlyAccount, reads } from './fields.js';
+import { cursor, guid, nameContains, onlyAccount } from './fields.js';
 
 type Owned = { owner?: { email?: string | null } | null; updatedAt?: unknown };
 

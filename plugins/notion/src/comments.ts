@@ -2,9 +2,9 @@
  * @module plugins/notion/src/comments
  * Comments on a page: a new discussion or a reply in one, and the open comments of a page or block.
  */
-import { defineTool, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { nextOf, notion, results, type Json } from './api.js';
-import { cursor, limit, reads, ref } from './fields.js';
+import { cursor, limit, ref } from './fields.js';
 import { parseId } from './ids.js';
 import { plain, richText } from './text.js';
 
@@ -15,7 +15,7 @@ function slimComment(c: Json) {
 
 export const addComment = defineTool({
   description: "Add a comment to a Notion page (a new discussion at the top of the page), or reply in an existing discussion thread with `discussionId` (from notion_list_comments). Returns the comment's id and discussion id. Needs the integration's insert-comments capability.",
-  annotations: { title: 'Comment on a Notion page', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Comment on a Notion page'),
   input: z.object({
     page: ref.optional().describe('Link or id of the page to comment on.'),
     discussionId: ref.optional().describe('Reply in this discussion thread instead.'),

@@ -2,9 +2,9 @@
  * @module plugins/notion/src/databases
  * A database's rows, filtered and sorted with Notion's own JSON, checked for shape before it is sent.
  */
-import { defineTool, path, z } from 'workbench/plugin-sdk';
+import { defineTool, path, reads, z } from 'workbench/plugin-sdk';
 import { nextOf, notion, results, type Json } from './api.js';
-import { cursor, jsonObject, limit, reads, ref } from './fields.js';
+import { cursor, jsonObject, limit, ref } from './fields.js';
 import { parseId } from './ids.js';
 import { slimRow } from './shape.js';
 

@@ -29,6 +29,3 @@ const simpleValue = {
 export const propertyValues = (words: string) => jsonSchema<JsonObject>({ type: 'object', maxProperties: 50, additionalProperties: simpleValue }).optional().describe(words);
 
 export const title = (words: string) => z.string().min(1).max(2000).optional().describe(words);
-
-/** The annotations of a tool that only reads. */
-export const reads = (name: string) => ({ title: name, readOnlyHint: true, openWorldHint: true });

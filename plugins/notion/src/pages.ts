@@ -3,11 +3,11 @@
  * Finding, reading, creating and changing pages (a database row is a page too), and appending
  * content to a page or block.
  */
-import { defineTool, path, z, type PluginContext } from 'workbench/plugin-sdk';
+import { changes, defineTool, path, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { nextOf, notion, results, statusOf, type Json } from './api.js';
 import { batches, blockLine, contentBlocks } from './blocks.js';
 import { appendAll, MAX_LINE, readContent } from './content.js';
-import { cursor, limit, propertyValues, reads, ref, title } from './fields.js';
+import { cursor, limit, propertyValues, ref, title } from './fields.js';
 import { answerId, parseId } from './ids.js';
 import { readProperties, setTitle, toProperties } from './properties.js';
 import { parentOf, slimItem } from './shape.js';
@@ -80,7 +80,7 @@ const schemaOf = (x: Json): Json => (x['properties'] && typeof x['properties'] =
 
 export const createPage = defineTool({
   description: 'Create a Notion page: a sub-page under a page (`parentPage`, with a title), or a new row in a database (`database`, with `title` and/or `properties` given as simple values: text, numbers, option names, dates as "2025-03-01", true/false, lists of names or ids; converted by the database\'s property types). `content` is markdown-ish text turned into blocks (# headings, - bullets, 1. numbers, - [ ] to-dos, > quotes, ``` code, ---). Returns the new page\'s id and link. Use notion_append_content to add to an existing page.',
-  annotations: { title: 'Create a Notion page', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Create a Notion page'),
   input: z.object({
     parentPage: ref.optional().describe('Link or id of the page to create the sub-page under.'),
     database: ref.optional().describe('Link or id of the database to add the row to.'),
@@ -126,7 +126,7 @@ export const createPage = defineTool({
 
 export const appendContent = defineTool({
   description: 'Add text to the end of a Notion page (or inside a block such as a toggle): markdown-ish text turned into blocks (# headings, - bullets, 1. numbers, - [ ] to-dos, > quotes, ``` code, ---; other lines become paragraphs). Returns how many blocks were added. Existing content is left as it is. Use notion_create_page for a new page.',
-  annotations: { title: 'Append to a Notion page', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: changes('Append to a Notion page'),
   input: z.object({ page: ref.describe('Link or id of the page (or block) to append to.'), content: z.string().min(1).max(200000).describe('The text to add.') }),
   handler: async (ctx, args) => {
     const id = parseId(args.page, 'page');
@@ -138,7 +138,7 @@ export const appendContent = defineTool({
 
 export const updatePage = defineTool({
   description: "Change a Notion page's title or properties (simple values converted by the page's property types: text, numbers, option names for select/status, lists for multi-select, people and relations, dates, true/false; null clears), or archive it (archived=true moves it to the trash; false restores it). Returns the page with its properties after the change. Does not change content: use notion_append_content.",
-  annotations: { title: 'Update or archive a Notion page', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: changes('Update or archive a Notion page', { destructive: true, idempotent: true }),
   input: z.object({
     page: ref.describe('Link or id of the page or database row.'),
     title: title('The new title.'),
