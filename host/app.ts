@@ -21,7 +21,8 @@ import { createSharedRateLimiter } from './engine/shared-rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
-import { pluginRootProblem, probePlugins, readPlugins, refuseClashes, type PluginLoadError } from './registry/load-plugins.js';
+import { pluginRootProblem, probePlugins, readPlugins, type PluginLoadError } from './registry/load-plugins.js';
+import { resolvePluginSet } from './registry/plugin-set.js';
 import { sandboxLimits } from './policy/limits.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
@@ -148,18 +149,18 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   });
   // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
   // every tool of its manifest, with the limits its calls get, before listing any tool
-  const loaded = refuseClashes(
-    await probePlugins(read, (p) =>
-      probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
-    ),
+  const probed = await probePlugins(read, (p) =>
+    probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
   );
+  // plugins that clash are all refused, whatever the order of their folders
+  const loaded = { ...probed, ...resolvePluginSet([], probed.plugins, probed.errors) };
   for (const r of loaded.retried)
     logger.warn(
       { dir: r.dir, probeRetried: true },
       `plugin ${r.dir}: plugin.js ran out of time while every plugin was probed at once; probed again alone: ${r.ok ? 'it loads (the machine was busy)' : 'out of time again, refused'}`,
     );
   for (const u of loaded.unchecked) logger.warn({ dir: u.dir }, `plugin ${u.dir}: plugin.js could not be checked in the sandbox (${u.reason}); loaded unchecked`);
-  for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
+  for (const e of loaded.errors) logger.error({ code: e.code ?? 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
   const registry = new Registry(loaded.plugins);
   for (const name of unknownPolicyNames(policy, registry))
     logger.warn({ field: name }, `policy names no loaded plugin or tool: ${name} (it applies to nothing until one is installed)`);
