@@ -46,7 +46,7 @@ async function answerOf(dataDir: string, server: ServerRecord, sentAt: number, d
     const now = readRecord(dataDir, server.pid);
     if (now?.reload && Date.parse(now.reload.startedAt) >= sentAt) return { server, report: now.reload };
     if (now?.reloadFailed && Date.parse(now.reloadFailed.startedAt) >= sentAt) return { server, problem: `the reload failed: ${now.reloadFailed.message}; the plugins serving before keep serving` };
-    if (!now || !isRunning(server)) return { server, problem: 'the server stopped before it answered' };
+    if (!now || !isRunning(dataDir, server)) return { server, problem: 'the server stopped before it answered' };
     if (Date.now() > deadline) return { server, problem: `no answer within ${Math.round((deadline - sentAt) / 1000)} s: the reload may still be running; its result will be in the server's log` };
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -4,8 +4,9 @@
  * process writes `<data dir>/run/serve-<pid>.json` once it listens (its pid, URL and start), writes
  * it again after each plugin reload with that reload's report, and deletes it when it stops. The
  * command sends SIGHUP to every server with a record there that is still the process that wrote it
- * (on Linux the process's start time is compared too, so a pid the system gave to another process
- * since is never signalled), then waits for each to record a reload that started after the signal.
+ * (on Linux the process's start time and owner are compared too, so a pid the system gave to
+ * another process since is never signalled), then waits for each to record a reload that started
+ * after the signal.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -61,14 +62,24 @@ export function readRecord(dataDir: string, pid: number): ServerRecord | undefin
   }
 }
 
-/** Whether the process that wrote the record still runs. */
-export function isRunning(record: ServerRecord): boolean {
+/** The user owning a process and the user owning a file are the same, where /proc tells. */
+function sameOwner(pid: number, file: string): boolean {
+  try {
+    return fs.statSync(`/proc/${pid}`).uid === fs.statSync(file).uid;
+  } catch {
+    return !fs.existsSync('/proc'); // no /proc: nothing to compare
+  }
+}
+
+/** Whether the process that wrote the record (in `dataDir`) still runs. */
+export function isRunning(dataDir: string, record: ServerRecord): boolean {
   try {
     process.kill(record.pid, 0);
   } catch {
     return false; // ESRCH: gone; EPERM: a process of another user has the pid now
   }
-  return record.processStart === undefined || processStart(record.pid) === record.processStart;
+  if (record.processStart !== undefined && processStart(record.pid) !== record.processStart) return false;
+  return sameOwner(record.pid, recordFile(dataDir, record.pid));
 }
 
 /** The records of servers still running with this data dir; records of servers gone are deleted. */
@@ -84,6 +95,16 @@ export function runningServers(dataDir: string): ServerRecord[] {
     const record = pid === undefined ? undefined : readRecord(dataDir, Number(pid));
     return record ? [record] : [];
   });
-  for (const r of records) if (!isRunning(r)) removeRecord(dataDir, r.pid);
-  return records.filter((r) => isRunning(r)).sort((a, b) => a.pid - b.pid);
+  const running = records.filter((r) => isRunning(dataDir, r));
+  for (const r of records) if (!running.includes(r)) forgetRecord(dataDir, r.pid);
+  return running.sort((a, b) => a.pid - b.pid);
+}
+
+/** Deletes the record of a server gone, if this user may (it is skipped all the same otherwise). */
+function forgetRecord(dataDir: string, pid: number): void {
+  try {
+    removeRecord(dataDir, pid);
+  } catch {
+    // another user's data dir: the record stays, and is skipped again next time
+  }
 }

@@ -107,9 +107,9 @@ async function readAndResolve(deps: PluginLoaderDeps, serving: readonly LoadedPl
 
 const label = (p: LoadedPlugin): string => `${p.manifest.name}@${p.manifest.version}`;
 
-/** The serving version a refused folder leaves in place, if any. */
+/** The version serving in a refused folder's place (its folder, or its name), if any. */
 const keptFor = (set: PluginSet, e: PluginLoadError): LoadedPlugin | undefined =>
-  set.changes.kept.find((p) => p.dir === e.dir || p.manifest.name === e.name) ?? set.changes.unchanged.find((p) => p.manifest.name === e.name && e.code === 'GW_ERR_PLUGIN_CLASH');
+  [...set.changes.kept, ...set.changes.unchanged].find((p) => p.dir === e.dir || p.manifest.name === e.name);
 
 function reportOf(set: PluginSet, startedAt: Date): PluginReport {
   const { added, upgraded, removed, unchanged } = set.changes;
