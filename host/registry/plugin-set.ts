@@ -8,7 +8,8 @@
  * - A new or changed plugin that clashes (namespace.ts) with one that keeps serving is refused; new
  *   or changed plugins that clash with each other are all refused. Nothing is settled by folder
  *   order, so at start-up every plugin of a clash is refused and the others load.
- * - A plugin refused for any reason (a broken upgrade) leaves the version serving now in place.
+ * - A plugin refused for any reason (a broken upgrade) leaves the version serving now in place: the
+ *   one from the same folder, or of the same name when no folder read holds a plugin of that name.
  * - A serving plugin that no folder holds any more is removed.
  */
 import path from 'node:path';
@@ -43,7 +44,9 @@ export function resolvePluginSet(serving: readonly LoadedPlugin[], read: readonl
   const unchanged = read.filter((p) => current.has(p));
   const keep = new Set(unchanged);
   const errors = [...refused];
-  for (const e of refused) for (const old of serving) if (old.dir === e.dir || old.manifest.name === e.name) keep.add(old);
+  // a broken upgrade: the version serving stays, found by its folder, or by its name when no folder read holds that name
+  const nameRead = (name: string): boolean => read.some((p) => p.manifest.name === name);
+  for (const e of refused) for (const old of serving) if (old.dir === e.dir || (old.manifest.name === e.name && !nameRead(old.manifest.name))) keep.add(old);
   let candidates = read.filter((p) => !current.has(p));
   // Refusing a change can put its serving version back, which later changes must not clash with:
   // repeat until nothing more is refused. Each round judges all changes at once, so the order of
