@@ -21,7 +21,8 @@ import { createSharedRateLimiter } from './engine/shared-rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
-import { pluginRootProblem, probePlugins, readPlugins, refuseClashes, type PluginLoadError } from './registry/load-plugins.js';
+import { pluginRootProblem, type PluginLoadError } from './registry/load-plugins.js';
+import { createPluginLoader, type PluginReport } from './registry/plugin-loader.js';
 import { sandboxLimits } from './policy/limits.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
@@ -33,12 +34,12 @@ import { registerBridgeMetrics } from './telemetry/bridge-metrics.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import { createMetrics, registerReadCounter, type Metrics } from './telemetry/metrics.js';
 import { registerSandboxMetrics } from './telemetry/sandbox-metrics.js';
+import { registerPluginMetrics } from './telemetry/plugin-metrics.js';
 import { createEngineMetaTools } from './meta-tools/engine-tools.js';
 import { createConnectionMetaTools } from './connections/meta-tools.js';
 import { decideToolAccess, unknownPolicyNames } from './policy/tenancy.js';
 import { createDiscoveryMetaTools } from './discovery/meta-tools.js';
 import { whyNotConnectable } from './connections/connectable.js';
-import type { CatalogTool } from './discovery/catalog-tool.js';
 import type { MetaTool } from './meta-tools/types.js';
 import { UserRequests } from './transport/caller-auth.js';
 import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surface.js';
@@ -73,8 +74,12 @@ export interface Gateway {
   app: FastifyInstance;
   db: Db;
   users: UserStore;
+  /** the plugins serving now (a reload replaces them in place) */
   registry: Registry;
-  pluginErrors: PluginLoadError[];
+  /** the plugin folders the latest load or reload refused */
+  readonly pluginErrors: PluginLoadError[];
+  /** reads the plugin folders again and serves what they hold now (host/registry/plugin-loader.ts) */
+  reloadPlugins(): Promise<PluginReport>;
   policy: Policy;
   sandbox: Sandbox;
   connections: FullConnectionService;
@@ -110,8 +115,6 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   for (const message of keyUsageWarnings(usage, vault))
     logger.warn({ keyId: vault.keyId, rotatedTo: usage.rotatedTo?.keyId, older: usage.older, unknown: usage.unknown }, message);
 
-  // names are compared after the probe: a plugin the sandbox refuses owns no name
-  const read = readPlugins(config.pluginDirs);
   // a misspelt WORKBENCH_PLUGINS_DIR, or one naming a plugin folder itself, loaded nothing without a word
   for (const dir of config.pluginDirs) {
     const problem = pluginRootProblem(dir);
@@ -146,23 +149,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     ...(options.strikeRefreshMs !== undefined ? { strikeRefreshMs: options.strikeRefreshMs } : {}),
     ...(options.sandboxFaultInjection ? { faultInjection: true } : {}),
   });
-  // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
-  // every tool of its manifest, with the limits its calls get, before listing any tool
-  const loaded = refuseClashes(
-    await probePlugins(read, (p) =>
-      probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
-    ),
-  );
-  for (const r of loaded.retried)
-    logger.warn(
-      { dir: r.dir, probeRetried: true },
-      `plugin ${r.dir}: plugin.js ran out of time while every plugin was probed at once; probed again alone: ${r.ok ? 'it loads (the machine was busy)' : 'out of time again, refused'}`,
-    );
-  for (const u of loaded.unchecked) logger.warn({ dir: u.dir }, `plugin ${u.dir}: plugin.js could not be checked in the sandbox (${u.reason}); loaded unchecked`);
-  for (const e of loaded.errors) logger.error({ code: 'GW_ERR_PLUGIN_INVALID', file: e.file }, `plugin refused: ${e.file}: ${e.message}`);
-  const registry = new Registry(loaded.plugins);
-  for (const name of unknownPolicyNames(policy, registry))
-    logger.warn({ field: name }, `policy names no loaded plugin or tool: ${name} (it applies to nothing until one is installed)`);
+  // filled below, once the meta-tools whose names no plugin tool may take exist
+  const registry = new Registry([]);
   const mapUrl = createUpstreamMapper(policy.upstreams);
   const providerFetch = createProviderFetch({
     mappedOrigins: Object.values(policy.upstreams),
@@ -215,6 +203,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   );
   registerSandboxMetrics(metrics.registry, () => sandbox.stats());
   registerBridgeMetrics(metrics.registry, () => bridge.bufferStats());
+  const countReload = registerPluginMetrics(metrics.registry, () => ({ plugins: registry.plugins().length, tools: registry.toolCount }));
   const engine: EngineDeps = {
     registry,
     policy,
@@ -232,19 +221,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const closing = new AbortController();
   const toolAllowed = (user: User, plugin: string, tool: string): boolean => decideToolAccess(policy, user.tenant, plugin, tool).allowed;
   const pluginAllowed = (user: User, plugin: string): boolean => [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => toolAllowed(user, plugin, t));
-  const catalog: CatalogTool[] = registry.plugins().flatMap((p) =>
-    [...p.tools.values()].map((t) => ({
-      name: t.manifest.name,
-      integration: p.manifest.name,
-      integrationDisplayName: p.manifest.displayName,
-      description: t.manifest.description,
-      inputSchema: t.manifest.inputSchema,
-      annotations: t.manifest.annotations,
-    })),
-  );
   const metaTools: MetaTool[] = [
     ...createDiscoveryMetaTools({
-      catalog: () => catalog,
+      catalog: () => registry.catalog(),
       isAllowed: (user, tool) => toolAllowed(user, tool.integration, tool.name),
       isConnected: async (user, integration) => {
         const manifest = registry.plugin(integration)?.manifest;
@@ -266,6 +245,22 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       closing: closing.signal,
     }),
   ];
+  const plugins = createPluginLoader({
+    roots: config.pluginDirs,
+    metaToolNames: metaTools.map((m) => m.name),
+    registry,
+    // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
+    // every tool of its manifest, with the limits its calls get, before listing any tool
+    probe: (p) =>
+      probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
+    logger,
+    onLoaded: () => {
+      for (const name of unknownPolicyNames(policy, registry))
+        logger.warn({ field: name }, `policy names no loaded plugin or tool: ${name} (it applies to nothing until one is installed)`);
+    },
+    countReload,
+  });
+  await plugins.load();
 
   const receiveMs = policy.requests.receiveTimeoutMs;
   const app: FastifyInstance = Fastify({
@@ -312,7 +307,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     db,
     users,
     registry,
-    pluginErrors: loaded.errors,
+    get pluginErrors() {
+      return plugins.errors();
+    },
+    reloadPlugins: () => plugins.reload(),
     policy,
     sandbox,
     connections,

@@ -21,6 +21,12 @@ export interface GatewayConfig {
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** The plugin roots: the built-in plugins/, then each folder of WORKBENCH_PLUGINS_DIR (separated by ":"). */
+export function pluginDirsOf(env: NodeJS.ProcessEnv): string[] {
+  const extra = (env['WORKBENCH_PLUGINS_DIR'] ?? '').split(path.delimiter).filter((d) => d.trim() !== '').map((d) => path.resolve(d));
+  return [BUILTIN_PLUGINS_DIR, ...extra];
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const portText = env['PORT'] ?? '3000';
   const port = Number(portText);
@@ -28,7 +34,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const host = env['HOST'] ?? '127.0.0.1';
   const logLevel = env['LOG_LEVEL'] ?? 'info';
   if (!LEVELS.includes(logLevel)) throw new GatewayError('GW_ERR_CONFIG_INVALID', `LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${logLevel}"`);
-  const extra = (env['WORKBENCH_PLUGINS_DIR'] ?? '').split(path.delimiter).filter((d) => d.trim() !== '').map((d) => path.resolve(d));
   const publicUrlText = env['WORKBENCH_PUBLIC_URL'] ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`;
   let publicUrl: string;
   try {
@@ -45,7 +50,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     host,
     dataDir: path.resolve(env['WORKBENCH_DATA_DIR'] ?? './data'),
     databaseUrl,
-    pluginDirs: [BUILTIN_PLUGINS_DIR, ...extra],
+    pluginDirs: pluginDirsOf(env),
     policyFile: path.resolve(env['WORKBENCH_POLICY'] ?? DEFAULT_POLICY_FILE),
     logLevel,
     publicUrl,

@@ -39,7 +39,8 @@ export const GATEWAY_ERRORS = {
   GW_ERR_RESULT_PART_OUT_OF_RANGE: { wire: 'tool-result', retryable: false, summary: 'The continuation has no such part.' },
   GW_ERR_RESULT_IMAGE_REFUSED: { wire: 'tool-result', retryable: false, summary: "An image in a result was not shown: its type is not PNG, JPEG, GIF or WebP (nor SVG where images.allowSvg allows it), its bytes are not what its type says, or its SVG holds active content. The error stands in the image's place; the rest of the result is kept." },
   GW_ERR_DISCOVERY_TOOL_NOT_FOUND: { wire: 'tool-result', retryable: false, summary: 'get_tool_schema: no such tool the caller may run; closest names are suggested.' },
-  GW_ERR_PLUGIN_INVALID: { wire: 'startup', retryable: false, summary: 'A plugin folder was refused at load (manifest, schema, source or name collision); the others still load.' },
+  GW_ERR_PLUGIN_INVALID: { wire: 'startup', retryable: false, summary: 'A plugin folder was refused at load or reload (manifest, schema, tool names outside its prefix or taking a meta-tool\'s name, source); the others still load.' },
+  GW_ERR_PLUGIN_CLASH: { wire: 'startup', retryable: false, summary: 'Two plugins claim the same plugin name, tool name or tool prefix: at start-up neither loads; at a reload the one serving keeps serving and the newcomer is refused. The message names both and their folders.' },
   GW_ERR_POLICY_INVALID: { wire: 'startup', retryable: false, summary: 'The policy file does not validate; start-up stops with the field and the problem.' },
   GW_ERR_CONFIG_INVALID: { wire: 'startup', retryable: false, summary: 'An environment variable has an invalid value, or a required one is missing (WORKBENCH_ENCRYPTION_KEY with a PostgreSQL DATABASE_URL).' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -6,13 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { GatewayConfig } from '../config.js';
+import { pluginDirsOf, type GatewayConfig } from '../config.js';
 import { loadVaultWithPending, rotateStoredKey } from '../connections/key-files.js';
 import { resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
 import { requireSharedKey } from '../connections/vault.js';
-import { loadPluginDir, loadPlugins, pluginRootProblem, type LoadedPlugin } from '../registry/load-plugins.js';
+import { loadPluginDir, loadPlugins, pluginRootProblem, readPlugins, type LoadedPlugin } from '../registry/load-plugins.js';
+import { clashOf } from '../registry/namespace.js';
 import { createSandbox, probePlugin, type ProbeVerdict } from '../../sandbox/index.js';
 import { DEFAULT_POLICY_FILE } from '../paths.js';
 import { sandboxLimits } from '../policy/limits.js';
@@ -277,8 +278,32 @@ export async function runPluginValidate(dir: string | undefined, env: NodeJS.Pro
   if (verdict.checked && !verdict.ok) return invalid(path.join(plugin.dir, 'plugin.js'), verdict.problem);
   if (plugin.unscanned !== undefined) return invalid(path.join(plugin.dir, 'plugin.js'), plugin.unscanned);
   if (!verdict.checked) process.stderr.write(`warning: plugin.js could not be checked in the sandbox: ${verdict.reason}\n`);
+  const { clashes, replaces } = installedClashes(plugin, pluginDirsOf(env));
+  if (clashes.length > 0)
+    return invalid(
+      path.join(plugin.dir, 'manifest.json'),
+      `clashes with ${clashes.join('; with ')}. Installed beside it, neither would load: rename this plugin (its name, and its tool names with it) or remove the other`,
+    );
+  for (const q of replaces)
+    process.stderr.write(`note: ${q.manifest.name}@${q.manifest.version} is installed in ${q.dir}: install this one in its place (two folders of one plugin would refuse both)\n`);
   process.stdout.write(`ok: ${plugin.manifest.name}@${plugin.manifest.version}: ${plugin.tools.size} tool(s), ${plugin.source.length} bytes of source\n`);
   return 0;
+}
+
+/**
+ * How a plugin being validated stands with the plugins installed in the server's plugin roots (the
+ * built-in ones and WORKBENCH_PLUGINS_DIR): the plugins of other names it clashes with (namespace.ts),
+ * and those of its own name, which it is taken to replace. Its own folder, if installed, is left out.
+ */
+function installedClashes(plugin: LoadedPlugin, roots: readonly string[]): { clashes: string[]; replaces: LoadedPlugin[] } {
+  const real = (dir: string): string => fs.realpathSync(dir);
+  const others = readPlugins(roots).plugins.filter((q) => real(q.dir) !== real(plugin.dir));
+  const replaces = others.filter((q) => q.manifest.name === plugin.manifest.name);
+  const clashes = others.flatMap((q) => {
+    const why = q.manifest.name === plugin.manifest.name ? undefined : clashOf(plugin, q);
+    return why === undefined ? [] : [`plugin "${q.manifest.name}" in ${q.dir}: ${why}`];
+  });
+  return { clashes, replaces };
 }
 
 export async function runLoginLink(config: GatewayConfig, args: ParsedArgs): Promise<number> {

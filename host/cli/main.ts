@@ -1,7 +1,7 @@
 /**
  * @module host/cli/main
  * The `workbench` command: serve, stdio, users create, users keys, users revoke-key, connections import, keys rotate, keys reseal,
- * login-link, plugin validate|new|build, security report. Every command prints a clear error and exits 2 on bad input
+ * login-link, plugin validate|new|build|test|link, plugins reload, security report. Every command prints a clear error and exits 2 on bad input
  * (an unknown command or option included); plugin validate and build exit 1 when the plugin itself
  * has problems.
  */
@@ -11,6 +11,7 @@ import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
 import { runServe, runStdio } from './serve.js';
 import { runConnectionsImport, runKeysReseal, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate, runUsersKeys, runUsersRevokeKey } from './admin.js';
 import { runPluginBuild, runPluginLink, runPluginNew, runPluginTest } from './plugin-commands.js';
+import { runPluginsReload } from './plugins-reload.js';
 import { runSecurityReport } from './security-report.js';
 
 const USAGE = `Usage: workbench <command>
@@ -38,6 +39,8 @@ const USAGE = `Usage: workbench <command>
   plugin test DIR [--fixtures F]         run DIR's tools against its recorded fixtures (DIR/fixtures/*.json)
                                          in a sandboxed gateway on loopback; exit 1 when one fails
   plugin link DIR                        give DIR node_modules/workbench (this Workbench), for type-checking
+  plugins reload [--timeout S] [--json]  reload the plugins of the servers running with this data dir
+                                         (WORKBENCH_DATA_DIR) without a restart, and print what changed
   security report [--class C[,C…]] [--json] [--list] [--policy FILE]
                                          run the attack catalogue against a gateway started on
                                          127.0.0.1 with a temporary data dir (never WORKBENCH_DATA_DIR)
@@ -63,6 +66,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   'plugin build': ['out', 'keep-zod', 'json'],
   'plugin test': ['fixtures'],
   'plugin link': [],
+  'plugins reload': ['timeout', 'json'],
   'security report': ['class', 'json', 'list', 'policy'],
 };
 
@@ -88,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
-  const bad = unknownFlag(['users', 'connections', 'keys', 'plugin', 'security'].includes(command) ? `${command} ${sub ?? ''}` : command, args);
+  const bad = unknownFlag(['users', 'connections', 'keys', 'plugin', 'plugins', 'security'].includes(command) ? `${command} ${sub ?? ''}` : command, args);
   if (bad) {
     process.stderr.write(`workbench: ${bad}\n\n${USAGE}\n`);
     return 2;
@@ -120,6 +124,9 @@ async function main(argv: string[]): Promise<number> {
         if (sub === 'link') return runPluginLink(args);
         if (sub !== 'validate') break;
         return await runPluginValidate(args.positionals[2]);
+      case 'plugins':
+        if (sub !== 'reload') break;
+        return await runPluginsReload(readConfig(), args);
       case 'security':
         if (sub !== 'report') break;
         return await runSecurityReport(args);

@@ -1,10 +1,12 @@
 /**
  * @module host/cli/serve
  * `workbench serve` and `workbench stdio`. Serve creates a local user on first start (and prints
- * its key and a ready MCP client config), then drains on SIGTERM/SIGINT: intake stops, calls in
- * flight finish, the sandbox and the database close. Further signals during the drain are ignored.
+ * its key and a ready MCP client config), reloads its plugins on SIGHUP (recording each reload's
+ * report where `workbench plugins reload` reads it: server-record.ts), then drains on
+ * SIGTERM/SIGINT: intake stops, calls in flight finish, the sandbox and the database close.
+ * Further signals during the drain are ignored.
  */
-import { createGateway } from '../app.js';
+import { createGateway, type Gateway } from '../app.js';
 import type { GatewayConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import { isUniqueViolation } from '../storage/db.js';
@@ -12,6 +14,7 @@ import { buildMcpServer } from '../transport/mcp-server.js';
 import { StdioLineTransport } from '../transport/stdio-transport.js';
 import { createLogger } from '../telemetry/logger.js';
 import { VERSION } from '../version.js';
+import { processStart, removeRecord, writeRecord, type ServerRecord } from './server-record.js';
 
 export const FIRST_USER_EMAIL = 'local@workbench.local';
 
@@ -48,6 +51,13 @@ export async function runServe(config: GatewayConfig): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // SIGHUP reloads the plugins (handled before the record below tells anyone to send it)
+  const onHangup = (): void => {
+    if (draining) gateway.logger.info({ signal: 'SIGHUP' }, 'SIGHUP during the shutdown ignored: plugins are not reloaded while the server drains');
+    else void reloadOnSignal(gateway, record);
+  };
+  process.on('SIGHUP', onHangup);
+  const record = recordServer(gateway, url);
   // Replicas starting together on an empty database race here: the loser's insert fails on the
   // unique email, and it simply starts without printing a key. Any other failure (a read-only or
   // full database) stops the start: a server with no user and no key printed has no way in. The
@@ -60,6 +70,8 @@ export async function runServe(config: GatewayConfig): Promise<number> {
     if (!isUniqueViolation(err)) {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
+      process.off('SIGHUP', onHangup);
+      record.remove();
       await gateway.close();
       throw new Error(`could not create the first user: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -76,8 +88,59 @@ export async function runServe(config: GatewayConfig): Promise<number> {
   }
   gateway.logger.info({ url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount }, `Workbench ${VERSION} listening on ${url}`);
   await stopped;
+  record.remove();
   await gateway.close();
   return 0;
+}
+
+interface RecordHandle {
+  update(patch: Partial<ServerRecord>): void;
+  remove(): void;
+}
+
+/**
+ * This server's record in the data dir (server-record.ts). One that cannot be written (a read-only
+ * data dir) is logged once: SIGHUP still reloads, but `workbench plugins reload` cannot find the server.
+ */
+function recordServer(gateway: Gateway, url: string): RecordHandle {
+  const { dataDir } = gateway.config;
+  const start = processStart(process.pid);
+  let record: ServerRecord = { pid: process.pid, url, startedAt: new Date().toISOString(), ...(start !== undefined ? { processStart: start } : {}) };
+  let warned = false;
+  const write = (): void => {
+    try {
+      writeRecord(dataDir, record);
+    } catch (err) {
+      if (!warned) gateway.logger.warn({ err }, `this server's record for \`workbench plugins reload\` could not be written in ${dataDir}: that command will not find it (SIGHUP still reloads the plugins)`);
+      warned = true;
+    }
+  };
+  write();
+  return {
+    update(patch) {
+      record = { ...record, ...patch };
+      write();
+    },
+    remove() {
+      try {
+        removeRecord(dataDir, process.pid);
+      } catch {
+        // never written (logged above), or the data dir turned read-only: the command skips records of servers gone
+      }
+    },
+  };
+}
+
+async function reloadOnSignal(gateway: Gateway, record: RecordHandle): Promise<void> {
+  gateway.logger.info({ signal: 'SIGHUP' }, 'SIGHUP: reloading the plugins');
+  const startedAt = new Date().toISOString();
+  try {
+    record.update({ reload: await gateway.reloadPlugins() });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    gateway.logger.error({ err }, 'the plugin reload failed; the plugins serving before keep serving');
+    record.update({ reloadFailed: { startedAt, message } });
+  }
 }
 
 export async function runStdio(config: GatewayConfig, email: string | undefined): Promise<number> {

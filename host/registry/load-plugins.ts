@@ -5,7 +5,8 @@
  * read as text and hashed — never imported, required or evaluated here (invariant 1). A bad plugin
  * is refused with a message naming the file, the field and the problem; the other plugins still load.
  * Whether plugin.js can run (compiles, evaluates, exports a function for every tool) only the
- * sandbox can tell: `probePlugins` asks it, at start-up and in `workbench plugin validate`.
+ * sandbox can tell: `probePlugins` asks it, at start-up, at a reload and in `workbench plugin
+ * validate`. Which of the plugins read may serve together is plugin-set.ts's to decide.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createHash } from 'node:crypto';
@@ -15,6 +16,9 @@ import * as z from 'zod';
 import { compilePattern, PATTERN_BUDGET, separatePatterns, type PatternIssue } from './patterns.js';
 import { checkRegExpLiterals } from './regexp-literals.js';
 import { measureSchema } from './schema-size.js';
+import { namespaceProblems, toolPrefixOf } from './namespace.js';
+import { resolvePluginSet } from './plugin-set.js';
+import { META_TOOL_NAMES } from '../meta-tools/names.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
 import type { ProbeVerdict } from '../../sandbox/index.js';
 
@@ -33,6 +37,10 @@ export interface LoadedPlugin {
   dir: string;
   source: string;
   sourceHash: string;
+  /** sha256 of manifest.json as read (with sourceHash: a reload keeps a plugin whose files did not change) */
+  manifestHash: string;
+  /** what every tool name starts with (namespace.ts) */
+  toolPrefix: string;
   tools: Map<string, LoadedTool>;
   /** why its regular-expression literals could not be checked (acorn could not parse it): refused unless the probe refuses it first */
   unscanned?: string;
@@ -42,6 +50,10 @@ export interface PluginLoadError {
   dir: string;
   file: string;
   message: string;
+  /** the plugin's name, when the manifest got far enough to tell */
+  name?: string;
+  /** GW_ERR_PLUGIN_CLASH when it clashes with another plugin (plugin-set.ts); otherwise GW_ERR_PLUGIN_INVALID */
+  code?: 'GW_ERR_PLUGIN_INVALID' | 'GW_ERR_PLUGIN_CLASH';
 }
 
 export interface LoadResult {
@@ -146,104 +158,122 @@ export function checkFieldPatterns(manifest: PluginManifest): void {
   if (problems.length > 0) throw new Error(problems.join('; '));
 }
 
-export function loadPluginDir(dir: string): LoadedPlugin {
-  const manifestFile = path.join(dir, 'manifest.json');
-  let raw: unknown;
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** An Error that names the file it is about (and the plugin, when known). */
+const fileError = (err: Error, file: string, plugin?: string): Error => Object.assign(err, { file }, plugin !== undefined ? { plugin } : {});
+
+function readManifestFile(file: string): { text: string; raw: unknown } {
   let text: string;
   try {
-    text = fs.readFileSync(manifestFile, 'utf8');
+    text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw Object.assign(new Error(e.code === 'ENOENT' ? 'missing: a plugin folder holds manifest.json and plugin.js' : e.message), { file: manifestFile });
+    throw fileError(new Error(e.code === 'ENOENT' ? 'missing: a plugin folder holds manifest.json and plugin.js' : e.message), file);
   }
   try {
-    raw = JSON.parse(text);
+    return { text, raw: JSON.parse(text) };
   } catch (err) {
-    throw Object.assign(new Error(`not valid JSON: ${(err as Error).message}`), { file: manifestFile });
+    throw fileError(new Error(`not valid JSON: ${(err as Error).message}`), file);
   }
+}
+
+function readSource(file: string, name: string): string {
+  try {
+    const stat = fs.statSync(file);
+    if (stat.size > MAX_PLUGIN_SOURCE_BYTES) throw new Error(`is ${stat.size} bytes; the limit is ${MAX_PLUGIN_SOURCE_BYTES}`);
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw fileError(new Error(e.code === 'ENOENT' ? 'missing: a plugin needs plugin.js beside manifest.json' : e.message), file, name);
+  }
+}
+
+/**
+ * Reads one plugin folder as data and checks it: the manifest, its schemas and field patterns, its
+ * tool names (namespace.ts; `metaToolNames` are the names no tool may take) and plugin.js as text.
+ * Throws an Error carrying `file` (and `plugin`, its name, once the manifest told it).
+ */
+export function loadPluginDir(dir: string, metaToolNames: readonly string[] = META_TOOL_NAMES): LoadedPlugin {
+  const manifestFile = path.join(dir, 'manifest.json');
+  const { text, raw } = readManifestFile(manifestFile);
+  const rawName = typeof (raw as { name?: unknown } | null)?.name === 'string' ? (raw as { name: string }).name : undefined;
   const parsed = manifestSchema.safeParse(raw);
-  if (!parsed.success) throw Object.assign(new Error(describeIssues(parsed.error)), { file: manifestFile });
+  if (!parsed.success) throw fileError(new Error(describeIssues(parsed.error)), manifestFile, rawName);
   const manifest = parsed.data;
+  const tools = new Map<string, LoadedTool>();
   try {
     checkFieldPatterns(manifest);
+    const problems = namespaceProblems(manifest, metaToolNames);
+    if (problems.length > 0) throw new Error(problems.join('; '));
+    for (const tool of manifest.tools) tools.set(tool.name, { manifest: tool, ...compileTool(tool) });
   } catch (err) {
-    throw Object.assign(err as Error, { file: manifestFile });
-  }
-  const tools = new Map<string, LoadedTool>();
-  for (const tool of manifest.tools) {
-    try {
-      tools.set(tool.name, { manifest: tool, ...compileTool(tool) });
-    } catch (err) {
-      throw Object.assign(err as Error, { file: manifestFile });
-    }
+    throw fileError(err as Error, manifestFile, manifest.name);
   }
   const sourceFile = path.join(dir, 'plugin.js');
-  let source: string;
-  try {
-    const stat = fs.statSync(sourceFile);
-    if (stat.size > MAX_PLUGIN_SOURCE_BYTES) throw new Error(`is ${stat.size} bytes; the limit is ${MAX_PLUGIN_SOURCE_BYTES}`);
-    source = fs.readFileSync(sourceFile, 'utf8');
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw Object.assign(new Error(e.code === 'ENOENT' ? 'missing: a plugin needs plugin.js beside manifest.json' : e.message), { file: sourceFile });
-  }
+  const source = readSource(sourceFile, manifest.name);
   const literals = checkRegExpLiterals(source);
-  if (literals.ok === false) throw Object.assign(new Error(literals.problem), { file: sourceFile });
-  const sourceHash = createHash('sha256').update(source).digest('hex');
-  return { manifest, dir, source, sourceHash, tools, ...(literals.ok === 'unchecked' ? { unscanned: literals.reason } : {}) };
+  if (literals.ok === false) throw fileError(new Error(literals.problem), sourceFile, manifest.name);
+  return {
+    manifest,
+    dir,
+    source,
+    sourceHash: sha256(source),
+    manifestHash: sha256(text),
+    toolPrefix: toolPrefixOf(manifest) as string,
+    tools,
+    ...(literals.ok === 'unchecked' ? { unscanned: literals.reason } : {}),
+  };
+}
+
+/** `previous` itself when its folder still holds exactly the files it was read from, else undefined. */
+function unchanged(previous: LoadedPlugin | undefined): LoadedPlugin | undefined {
+  if (!previous) return undefined;
+  try {
+    const same =
+      sha256(fs.readFileSync(path.join(previous.dir, 'manifest.json'), 'utf8')) === previous.manifestHash &&
+      sha256(fs.readFileSync(path.join(previous.dir, 'plugin.js'), 'utf8')) === previous.sourceHash;
+    return same ? previous : undefined;
+  } catch {
+    return undefined; // unreadable now: read it again, and let that say why
+  }
+}
+
+export interface ReadOptions {
+  /** names no tool may take (default: META_TOOL_NAMES) */
+  metaToolNames?: readonly string[];
+  /** plugins read before (those serving): one whose files did not change is returned as it is, not read again */
+  previous?: readonly LoadedPlugin[];
 }
 
 /**
  * Reads every plugin folder under the given roots, each on its own: a folder that cannot be read is
- * an error, the others are returned in order. Names are not compared here (`refuseClashes` does that),
- * so that start-up can leave out plugins the sandbox refuses before it decides who owns a name.
+ * an error, the others are returned in order. Names are not compared here (plugin-set.ts does that),
+ * so that start-up and reloads can leave out plugins the sandbox refuses before deciding who owns a name.
  */
-export function readPlugins(roots: readonly string[]): LoadResult {
+export function readPlugins(roots: readonly string[], options: ReadOptions = {}): LoadResult {
   const plugins: LoadedPlugin[] = [];
   const errors: PluginLoadError[] = [];
+  const previousByDir = new Map((options.previous ?? []).map((p) => [p.dir, p]));
   for (const dir of listPluginDirs(roots)) {
     try {
-      plugins.push(loadPluginDir(dir));
+      plugins.push(unchanged(previousByDir.get(dir)) ?? loadPluginDir(dir, options.metaToolNames));
     } catch (err) {
-      const e = err as Error & { file?: string };
-      errors.push({ dir, file: e.file ?? dir, message: e.message });
+      const e = err as Error & { file?: string; plugin?: string };
+      errors.push({ dir, file: e.file ?? dir, message: e.message, code: 'GW_ERR_PLUGIN_INVALID', ...(e.plugin !== undefined ? { name: e.plugin } : {}) });
     }
   }
   return { plugins, errors };
 }
 
 /**
- * Plugin names and tool names must be unique across all roots: a later plugin that collides with an
- * earlier one is refused (never silently shadowed). The other fields of the result pass through.
+ * Reads every plugin under the given roots and settles clashes between them as start-up does
+ * (plugin-set.ts: plugins that clash are all refused), without probing plugin.js in a sandbox.
  */
-export function refuseClashes<R extends LoadResult>(read: R): R {
-  const plugins: LoadedPlugin[] = [];
-  const errors = [...read.errors];
-  const pluginByName = new Map<string, LoadedPlugin>();
-  const toolOwner = new Map<string, string>();
-  for (const plugin of read.plugins) {
-    const { dir } = plugin;
-    const file = path.join(dir, 'manifest.json');
-    const clash = pluginByName.get(plugin.manifest.name);
-    if (clash) {
-      errors.push({ dir, file, message: `name: plugin "${plugin.manifest.name}" is already loaded from ${clash.dir}` });
-      continue;
-    }
-    const taken = [...plugin.tools.keys()].filter((t) => toolOwner.has(t));
-    if (taken.length > 0) {
-      errors.push({ dir, file, message: `tools: ${taken.map((t) => `"${t}" is already defined by plugin "${toolOwner.get(t)}"`).join('; ')}` });
-      continue;
-    }
-    for (const t of plugin.tools.keys()) toolOwner.set(t, plugin.manifest.name);
-    pluginByName.set(plugin.manifest.name, plugin);
-    plugins.push(plugin);
-  }
-  return { ...read, plugins, errors };
-}
-
-/** Loads every plugin under the given roots and refuses name clashes (`readPlugins`, then `refuseClashes`). */
 export function loadPlugins(roots: readonly string[]): LoadResult {
-  return refuseClashes(readPlugins(roots));
+  const read = readPlugins(roots);
+  const set = resolvePluginSet([], read.plugins, read.errors);
+  return { plugins: set.plugins, errors: set.errors };
 }
 
 /** A plugin the sandbox could not probe (its failure, not the plugin's): loaded, and said why. */
@@ -290,7 +320,7 @@ export async function probePlugins(
     const v = verdicts[i] as ProbeVerdict;
     if (!v.checked) unchecked.push({ dir: plugin.dir, reason: v.reason });
     const problem = v.checked && !v.ok ? v.problem : plugin.unscanned;
-    if (problem !== undefined) errors.push({ dir: plugin.dir, file: path.join(plugin.dir, 'plugin.js'), message: problem });
+    if (problem !== undefined) errors.push({ dir: plugin.dir, file: path.join(plugin.dir, 'plugin.js'), message: problem, name: plugin.manifest.name, code: 'GW_ERR_PLUGIN_INVALID' });
     else plugins.push(plugin);
   });
   return { plugins, errors, unchecked, retried };

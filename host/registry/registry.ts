@@ -1,7 +1,11 @@
 /**
  * @module host/registry/registry
- * The catalog of loaded plugins and their tools, looked up by exact tool name.
+ * The catalog of the plugins serving and their tools, looked up by exact tool name. A reload
+ * replaces the whole set at once (`replace`): a lookup sees either the old set or the new one,
+ * never a mix, and a call that resolved its tool before keeps the plugin it resolved (its source
+ * and manifest) until it ends.
  */
+import type { CatalogTool } from '../discovery/catalog-tool.js';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import type { LoadedPlugin, LoadedTool } from './load-plugins.js';
 
@@ -10,17 +14,46 @@ export interface ResolvedTool {
   tool: LoadedTool;
 }
 
+interface Snapshot {
+  plugins: ReadonlyMap<string, LoadedPlugin>;
+  tools: ReadonlyMap<string, ResolvedTool>;
+  /** built on first use; the same array until the next replace (discovery rebuilds its index when it changes) */
+  catalog?: readonly CatalogTool[];
+}
+
+function snapshotOf(plugins: readonly LoadedPlugin[]): Snapshot {
+  const tools = new Map<string, ResolvedTool>();
+  for (const plugin of plugins) for (const tool of plugin.tools.values()) tools.set(tool.manifest.name, { plugin, tool });
+  return { plugins: new Map(plugins.map((p) => [p.manifest.name, p])), tools };
+}
+
+function catalogOf(plugins: Iterable<LoadedPlugin>): CatalogTool[] {
+  return [...plugins].flatMap((p) =>
+    [...p.tools.values()].map((t) => ({
+      name: t.manifest.name,
+      integration: p.manifest.name,
+      integrationDisplayName: p.manifest.displayName,
+      description: t.manifest.description,
+      inputSchema: t.manifest.inputSchema,
+      annotations: t.manifest.annotations,
+    })),
+  );
+}
+
 export class Registry {
-  readonly #plugins: Map<string, LoadedPlugin>;
-  readonly #tools = new Map<string, ResolvedTool>();
+  #now: Snapshot;
 
   constructor(plugins: readonly LoadedPlugin[]) {
-    this.#plugins = new Map(plugins.map((p) => [p.manifest.name, p]));
-    for (const plugin of plugins) for (const tool of plugin.tools.values()) this.#tools.set(tool.manifest.name, { plugin, tool });
+    this.#now = snapshotOf(plugins);
+  }
+
+  /** Serves `plugins` from now on, in place of the set serving until now. */
+  replace(plugins: readonly LoadedPlugin[]): void {
+    this.#now = snapshotOf(plugins);
   }
 
   plugins(): LoadedPlugin[] {
-    return [...this.#plugins.values()];
+    return [...this.#now.plugins.values()];
   }
 
   manifests(): PluginManifest[] {
@@ -28,16 +61,23 @@ export class Registry {
   }
 
   plugin(name: string): LoadedPlugin | undefined {
-    return this.#plugins.get(name);
+    return this.#now.plugins.get(name);
   }
 
   tool(name: string): ResolvedTool | undefined {
-    return this.#tools.get(name);
+    return this.#now.tools.get(name);
+  }
+
+  /** Every tool serving, as discovery reads it: the same array until the set is replaced. */
+  catalog(): readonly CatalogTool[] {
+    const now = this.#now;
+    now.catalog ??= catalogOf(now.plugins.values());
+    return now.catalog;
   }
 
   /** Resolves a tool within one integration, by full name or by the part after "<prefix>_". */
   toolIn(integration: string, name: string): ResolvedTool | undefined {
-    const plugin = this.#plugins.get(integration);
+    const plugin = this.#now.plugins.get(integration);
     if (!plugin) return undefined;
     const exact = plugin.tools.get(name);
     if (exact) return { plugin, tool: exact };
@@ -46,6 +86,6 @@ export class Registry {
   }
 
   get toolCount(): number {
-    return this.#tools.size;
+    return this.#now.tools.size;
   }
 }

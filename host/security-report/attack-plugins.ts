@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { toolOf, type AttackCase } from './catalogue.js';
+import { attackPluginOf, attackToolPrefix, toolOf, type AttackCase } from './catalogue.js';
 
 /** The hosts the attack plugins declare. Those in ATTACK_UPSTREAMS lead to the hostile upstream; the others are what SSRF cases aim at. */
 export const ATTACK_EGRESS = [
@@ -56,21 +56,19 @@ export interface AttackPlugin {
   cases: AttackCase[];
 }
 
-const pluginName = (c: AttackCase): string => `attack-${c.class}${c.auth === 'basic' ? '-basic' : ''}`;
-
 /** The cases grouped into their plugins. */
 export function groupIntoPlugins(cases: readonly AttackCase[]): AttackPlugin[] {
   const byName = new Map<string, AttackPlugin>();
   for (const c of cases) {
-    const name = pluginName(c);
-    const plugin = byName.get(name) ?? { name, auth: c.auth ?? 'bearer', probeTool: `probe_${name.slice('attack-'.length).replace(/-/g, '_')}`, cases: [] };
+    const name = attackPluginOf(c);
+    const plugin = byName.get(name) ?? { name, auth: c.auth ?? 'bearer', probeTool: `${attackToolPrefix(c)}probe`, cases: [] };
     plugin.cases.push(c);
     byName.set(name, plugin);
   }
   return [...byName.values()];
 }
 
-export const pluginOf = (plugins: readonly AttackPlugin[], c: AttackCase): AttackPlugin => plugins.find((p) => p.name === pluginName(c)) as AttackPlugin;
+export const pluginOf = (plugins: readonly AttackPlugin[], c: AttackCase): AttackPlugin => plugins.find((p) => p.name === attackPluginOf(c)) as AttackPlugin;
 
 function authOf(style: 'bearer' | 'basic'): Record<string, unknown> {
   const fields = style === 'basic' ? [{ name: 'user', label: 'User', secret: true }] : [];

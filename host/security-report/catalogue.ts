@@ -95,5 +95,14 @@ export interface AttackCase {
 /** Bridge codes that mean "refused before anything was sent". */
 export const REFUSED_EGRESS = ['GW_ERR_BRIDGE_HOST_NOT_ALLOWED', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED', 'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED', 'GW_ERR_BRIDGE_BAD_REQUEST'] as const;
 
+/** The attack plugin a case runs in: one per class (and credential style). */
+export const attackPluginOf = (c: Pick<AttackCase, 'class' | 'auth'>): string => `attack-${c.class}${c.auth === 'basic' ? '-basic' : ''}`;
+
+/**
+ * The tool prefix of that plugin: the last word of its name, as host/registry/namespace.ts lets a
+ * plugin name its tools; one per plugin, and short enough to keep every tool name within 64 characters.
+ */
+export const attackToolPrefix = (c: Pick<AttackCase, 'class' | 'auth'>): string => `${attackPluginOf(c).split('-').pop() ?? 'attack'}_`;
+
 /** The tool name of a case. */
-export const toolOf = (c: Pick<AttackCase, 'id'>): string => c.id.replace(/-/g, '_');
+export const toolOf = (c: Pick<AttackCase, 'id' | 'class' | 'auth'>): string => `${attackToolPrefix(c)}${c.id.replace(/-/g, '_')}`;

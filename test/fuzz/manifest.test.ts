@@ -63,7 +63,7 @@ const tool = fc.record(
 );
 const field = <T>(good: T, bad: fc.Arbitrary<unknown>) => fc.oneof({ weight: 5, arbitrary: fc.constant(good) }, { weight: 1, arbitrary: bad });
 const manifest = fc.record({
-  name: field('fz-plugin', fc.oneof(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 0 }))),
+  name: field('fz', fc.oneof(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 0 }))),
   version: field('1.0.0', fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('1.0', 'v1.0.0', '1.0.0-beta.1'))),
   displayName: field('Fuzz', fc.string({ maxLength: 120 })),
   description: field('Fuzzed plugin.', fc.string({ maxLength: 10 })),

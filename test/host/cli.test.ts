@@ -469,6 +469,36 @@ describe('the workbench command', () => {
       assert.match(r.stderr, message, name);
     }
   });
+  it('plugin validate checks tool names against the prefix, the meta-tools and the plugins installed (exit 1 naming the clash)', () => {
+    const root = fs.mkdtempSync(path.join(dir, 'names-'));
+    const write = (folder: string, name: string, tools: string[]): string => {
+      const at = path.join(root, folder);
+      fs.mkdirSync(at);
+      const manifest = { name, version: '2.0.0', displayName: name, description: 'test', auth: { type: 'none' }, egress: [], tools: tools.map((t) => ({ name: t, description: `does ${t}`, inputSchema: { type: 'object' } })) };
+      fs.writeFileSync(path.join(at, 'manifest.json'), JSON.stringify(manifest));
+      fs.writeFileSync(path.join(at, 'plugin.js'), `export default { ${tools.map((t) => `${t}: async () => 1`).join(', ')} };`);
+      return at;
+    };
+    const offPrefix = run('plugin', 'validate', write('off', 'weather', ['forecast_now']));
+    assert.equal(offPrefix.code, 1);
+    assert.match(offPrefix.stderr, /^invalid: .*manifest\.json: tools: every tool name of plugin "weather" starts with one prefix, the same for all its tools: "weather_" .*"forecast_now" does not start with "weather_"\n$/);
+    const meta = run('plugin', 'validate', write('meta', 'execute', ['execute_tools']));
+    assert.match(meta.stderr, /tools\.0\.name: "execute_tools" is the name of one of the gateway's own meta-tools, which no plugin may take/);
+    const thief = write('thief', 'acme-github', ['github_export']);
+    const clash = run('plugin', 'validate', thief);
+    assert.equal(clash.code, 1);
+    assert.equal(
+      clash.stderr,
+      `invalid: ${path.join(thief, 'manifest.json')}: clashes with plugin "github" in ${path.join(BUILTIN_PLUGINS_DIR, 'github')}: both name their tools "github_…". ` +
+        'Installed beside it, neither would load: rename this plugin (its name, and its tool names with it) or remove the other\n',
+    );
+    const upgrade = run('plugin', 'validate', write('upgrade', 'github', ['github_only_tool']));
+    assert.equal(upgrade.code, 0, upgrade.stderr);
+    assert.equal(upgrade.stderr, `note: github@1.0.0 is installed in ${path.join(BUILTIN_PLUGINS_DIR, 'github')}: install this one in its place (two folders of one plugin would refuse both)\n`);
+    const installed = run('plugin', 'validate', path.join(BUILTIN_PLUGINS_DIR, 'github'));
+    assert.equal(installed.code, 0, installed.stderr);
+    assert.equal(installed.stderr, '', 'an installed plugin is not compared with itself');
+  });
   it('connections import: --token fills a single secret field beside optional ones, a re-import keeps the fields it does not give, and a missing integration names the folders searched', async () => {
     assert.equal(run('users', 'create', '--email', 'c@example.com').code, 0);
     const token = run('connections', 'import', '--email', 'c@example.com', '--integration', 'newrelic', '--token', 'NRAK-first-key');

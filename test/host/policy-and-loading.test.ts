@@ -212,9 +212,9 @@ describe('plugin loading', () => {
     writePlugin(root, 'a-good', manifest('good', [tool('good_one')]));
     writePlugin(root, 'broken-json', '{ "name": ');
     writePlugin(root, 'bad-name', manifest('Bad_Name', [tool('x_one')]));
-    writePlugin(root, 'bad-schema', manifest('bad-schema', [tool('bad_one', { type: 'string' })]));
-    writePlugin(root, 'no-source', manifest('no-source', [tool('ns_one')]), null);
-    writePlugin(root, 'z-collides', manifest('collides', [tool('good_one')]));
+    writePlugin(root, 'bad-schema', manifest('bad-schema', [tool('schema_one', { type: 'string' })]));
+    writePlugin(root, 'no-source', manifest('no-source', [tool('source_one')]), null);
+    writePlugin(root, 'z-off-prefix', manifest('off-prefix', [tool('good_one')]));
     writePlugin(root, 'egress-bad', manifest('egress-bad', [tool('eg_one')], { egress: ['https://api.example.com'] }));
     writePlugin(root, 'no-schema', manifest('no-schema', [{ name: 'nos_one', description: 'no schema' }]));
     const { plugins, errors } = loadPlugins([root]);
@@ -224,7 +224,10 @@ describe('plugin loading', () => {
     assert.match(byDir.get('bad-name')?.message ?? '', /^name: must be kebab-case/);
     assert.match(byDir.get('bad-schema')?.message ?? '', /tools\.0\.inputSchema/);
     assert.match(byDir.get('no-source')?.file ?? '', /plugin\.js$/);
-    assert.match(byDir.get('z-collides')?.message ?? '', /"good_one" is already defined by plugin "good"/);
+    assert.equal(
+      byDir.get('z-off-prefix')?.message,
+      'tools: every tool name of plugin "off-prefix" starts with one prefix, the same for all its tools: "off_prefix_" or "prefix_" (the plugin\'s name, or its last words, with "_" for "-"); "good_one" does not start with "off_prefix_"',
+    );
     assert.match(byDir.get('egress-bad')?.message ?? '', /^egress\.0: /);
     assert.match(byDir.get('no-schema')?.message ?? '', /^tools\.0\.inputSchema: required: a JSON Schema of the arguments, e\.g\. \{"type": "object", "properties": \{\}\}/);
     for (const e of errors) assert.ok(e.file.startsWith(root), 'each error names its file');
@@ -232,17 +235,17 @@ describe('plugin loading', () => {
 
   it('refuses an inputSchema that is not a valid JSON Schema (it compiled into a validator accepting anything), and accepts one naming another draft', () => {
     const root = tempDir();
-    writePlugin(root, 'req-string', manifest('req-string', [tool('rs_one', { type: 'object', required: 'a' })]));
-    writePlugin(root, 'props-number', manifest('props-number', [tool('pn_one', { type: 'object', properties: 5 })]));
-    writePlugin(root, 'minlength-text', manifest('minlength-text', [tool('ml_one', { type: 'object', properties: { a: { type: 'string', minLength: 'x' } } })]));
-    writePlugin(root, 'draft-07', manifest('draft-07', [tool('d7_one', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } }, required: ['a'] })]));
+    writePlugin(root, 'req-string', manifest('req-string', [tool('req_string_one', { type: 'object', required: 'a' })]));
+    writePlugin(root, 'props-number', manifest('props-number', [tool('props_number_one', { type: 'object', properties: 5 })]));
+    writePlugin(root, 'minlength-text', manifest('minlength-text', [tool('minlength_text_one', { type: 'object', properties: { a: { type: 'string', minLength: 'x' } } })]));
+    writePlugin(root, 'draft-07', manifest('draft-07', [tool('draft_07_one', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } }, required: ['a'] })]));
     const { plugins, errors } = loadPlugins([root]);
     assert.deepEqual(plugins.map((p) => p.manifest.name), ['draft-07']);
     const byDir = new Map(errors.map((e) => [path.basename(e.dir), e.message]));
-    assert.match(byDir.get('req-string') ?? '', /tools\.rs_one\.inputSchema: not a valid JSON Schema: inputSchema\/required must be array/);
-    assert.match(byDir.get('props-number') ?? '', /tools\.pn_one\.inputSchema: not a valid JSON Schema: inputSchema\/properties must be object/);
-    assert.match(byDir.get('minlength-text') ?? '', /tools\.ml_one\.inputSchema: not a valid JSON Schema: inputSchema\/properties\/a\/minLength must be integer/);
-    assert.equal(plugins[0]?.tools.get('d7_one')?.validator.safeParse({}).success, false, 'the accepted schema still requires "a"');
+    assert.match(byDir.get('req-string') ?? '', /tools\.req_string_one\.inputSchema: not a valid JSON Schema: inputSchema\/required must be array/);
+    assert.match(byDir.get('props-number') ?? '', /tools\.props_number_one\.inputSchema: not a valid JSON Schema: inputSchema\/properties must be object/);
+    assert.match(byDir.get('minlength-text') ?? '', /tools\.minlength_text_one\.inputSchema: not a valid JSON Schema: inputSchema\/properties\/a\/minLength must be integer/);
+    assert.equal(plugins[0]?.tools.get('draft_07_one')?.validator.safeParse({}).success, false, 'the accepted schema still requires "a"');
   });
 
   it('refuses an inject.format placeholder that names no secret field, listing the ones there are', () => {
@@ -259,8 +262,8 @@ describe('plugin loading', () => {
     writePlugin(root, 'basic-typo', manifest('basic-typo', [tool('bt_one')], apikey('Basic {base64:user:apiKey}')));
     writePlugin(root, 'malformed', manifest('malformed', [tool('mf_one')], apikey('{api-key}')));
     writePlugin(root, 'oauth-name', manifest('oauth-name', [tool('on_one')], oauth('Bearer {access_token}')));
-    writePlugin(root, 'fine-basic', manifest('fine-basic', [tool('fb_one')], apikey('Basic {base64:username:apiKey}')));
-    writePlugin(root, 'fine-oauth', manifest('fine-oauth', [tool('fo_one')], oauth('token {token}')));
+    writePlugin(root, 'fine-basic', manifest('fine-basic', [tool('basic_one')], apikey('Basic {base64:username:apiKey}')));
+    writePlugin(root, 'fine-oauth', manifest('fine-oauth', [tool('oauth_one')], oauth('token {token}')));
     const { plugins, errors } = loadPlugins([root]);
     assert.deepEqual(plugins.map((p) => p.manifest.name), ['fine-basic', 'fine-oauth']);
     const byDir = new Map(errors.map((e) => [path.basename(e.dir), e.message]));
@@ -311,23 +314,23 @@ describe('plugin.js checked in the sandbox at start-up', () => {
   before(async () => {
     root = tempDir();
     writePlugin(root, 'fine', manifest('fine', [tool('fine_x')]), 'export default { fine_x: async () => ({ fine: true }) };');
-    writePlugin(root, 'fine-regex', manifest('fine-regex', [tool('fineregex_x')]), `export default { fineregex_x: async () => /${'b'.repeat(20_000)}/.test('b'.repeat(20_000)) };`);
+    writePlugin(root, 'fine-regex', manifest('fine-regex', [tool('regex_x')]), `export default { regex_x: async () => /${'b'.repeat(20_000)}/.test('b'.repeat(20_000)) };`);
     for (const [name, [source]] of Object.entries(broken)) {
       const tools = name === 'nohandler' ? [tool('nohandler_x'), tool('nohandler_y')] : [tool(`${name}_x`)];
       writePlugin(root, name, manifest(name, tools), source);
     }
-    // folders load in name order: a broken plugin first that declares a tool (or a name) a good one
-    // after it declares too; the broken one owns nothing, so the good one loads
-    writePlugin(root, 'a-broken-owner', manifest('a-broken-owner', [tool('shared_x')]), 'throw new Error("broken");\nexport default {};');
-    writePlugin(root, 'b-good-sharer', manifest('b-good-sharer', [tool('shared_x')]), 'export default { shared_x: async () => ({ from: "b" }) };');
-    writePlugin(root, 'c-broken-name', manifest('same-name', [tool('c_x')]), 'export default {};');
-    writePlugin(root, 'd-good-name', manifest('same-name', [tool('d_x')]), 'export default { d_x: async () => ({ from: "d" }) };');
+    // a broken plugin that declares a tool (or a name) a good one declares too owns nothing: the
+    // good one loads
+    writePlugin(root, 'a-broken-owner', manifest('broken-shared', [tool('shared_x')]), 'throw new Error("broken");\nexport default {};');
+    writePlugin(root, 'b-good-sharer', manifest('good-shared', [tool('shared_x')]), 'export default { shared_x: async () => ({ from: "b" }) };');
+    writePlugin(root, 'c-broken-name', manifest('same-name', [tool('name_c')]), 'export default {};');
+    writePlugin(root, 'd-good-name', manifest('same-name', [tool('name_d')]), 'export default { name_d: async () => ({ from: "d" }) };');
     gw = await startGateway({ plugins: [], pluginDirs: [root] });
   });
   after(async () => gw?.close());
 
   it('refuses a module that cannot serve its tools, naming plugin.js and the problem, and loads the rest', async () => {
-    assert.deepEqual(gw.gateway.registry.plugins().map((p) => p.manifest.name), ['b-good-sharer', 'same-name', 'fine', 'fine-regex']);
+    assert.deepEqual(gw.gateway.registry.plugins().map((p) => p.manifest.name), ['fine', 'fine-regex', 'good-shared', 'same-name']);
     const byDir = new Map(gw.gateway.pluginErrors.map((e) => [path.basename(e.dir), e]));
     assert.deepEqual([...byDir.keys()].sort(), [...Object.keys(broken), 'a-broken-owner', 'c-broken-name'].sort());
     for (const [name, [, message]] of Object.entries(broken)) {
@@ -337,9 +340,9 @@ describe('plugin.js checked in the sandbox at start-up', () => {
       assert.match(e.message, message, name);
     }
     assert.deepEqual((await gw.execute('fine_x')).result, { fine: true });
-    assert.equal((await gw.execute('fineregex_x')).result, true, 'a literal at the bound loads and runs');
+    assert.equal((await gw.execute('regex_x')).result, true, 'a literal at the bound loads and runs');
     assert.deepEqual((await gw.execute('shared_x')).result, { from: 'b' }, 'the tool a refused plugin declared belongs to the good one');
-    assert.deepEqual((await gw.execute('d_x')).result, { from: 'd' }, 'the name a refused plugin declared belongs to the good one');
+    assert.deepEqual((await gw.execute('name_d')).result, { from: 'd' }, 'the name a refused plugin declared belongs to the good one');
     assert.equal((await gw.execute('nohandler_x')).code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'no tool of a refused plugin is listed');
   });
 });

@@ -194,7 +194,7 @@ describe('the work of validating one call', () => {
     fs.mkdirSync(dir);
     const options = Array.from({ length: 1000 }, (_, i) => ({ const: i }));
     const manifest = {
-      name: 'wide-anyof',
+      name: 'wide',
       version: '1.0.0',
       displayName: 'Wide anyOf',
       description: 'One tool whose items may be any of 1,000 constants.',

@@ -101,7 +101,7 @@ describe('plugin build refuses bad sources with clear errors', () => {
   });
 
   test('manifest fields are checked with the manifest schema', async () => {
-    const dir = writePlugin(pluginSource(echoTool()).replace("name: 'temp-plugin'", "name: 'Temp Plugin'").replace("egress: ['api.temp.example']", "egress: ['https://api.temp.example']"));
+    const dir = writePlugin(pluginSource(echoTool()).replace("name: 'temp'", "name: 'Temp Plugin'").replace("egress: ['api.temp.example']", "egress: ['https://api.temp.example']"));
     const err = await buildError(dir);
     assert.match(err.message, /^definePlugin: name: must be kebab-case/);
     assert.match(err.message, /egress\.0: must be a lower-case DNS host name/);

@@ -204,13 +204,13 @@ import { definePlugin, defineTool } from 'workbench/plugin-sdk';
 const Mode = z.enum(['fast', 'slow']);
 export default definePlugin({
   name: 'temp-ns', version: '1.0.0', displayName: 'T', description: 'T.', auth: { type: 'none' },
-  tools: { temp_ns: defineTool({ description: 'x', input: z.object({ mode: Mode.default('fast') }), handler: async (_ctx, args) => ({ mode: args.mode, label: \`\${Mode}\` }) }) },
+  tools: { temp_ns_echo: defineTool({ description: 'x', input: z.object({ mode: Mode.default('fast') }), handler: async (_ctx, args) => ({ mode: args.mode, label: \`\${Mode}\` }) }) },
 });
 `,
     );
     const r = await buildPlugin({ dir });
     assert.deepEqual(r.manifest.tools[0]?.inputSchema['properties'], { mode: { default: 'fast', type: 'string', enum: ['fast', 'slow'] } });
     const plugin = await importBuilt(r.outDir);
-    assert.deepEqual(await plugin['temp_ns']!(fakeCtx({ status: 200, json: {} }).ctx, { mode: 'slow' }), { mode: 'slow', label: '[zod schema]' });
+    assert.deepEqual(await plugin['temp_ns_echo']!(fakeCtx({ status: 200, json: {} }).ctx, { mode: 'slow' }), { mode: 'slow', label: '[zod schema]' });
   });
 });

@@ -39,7 +39,7 @@ export function pluginSource(tools: string, header = ''): string {
   return `import { definePlugin, defineTool, z } from 'workbench/plugin-sdk';
 ${header}
 export default definePlugin({
-  name: 'temp-plugin',
+  name: 'temp',
   version: '1.0.0',
   displayName: 'Temp',
   description: 'A plugin written by a test.',

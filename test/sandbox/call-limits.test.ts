@@ -45,7 +45,7 @@ before(async () => {
   fs.writeFileSync(
     path.join(dir, 'manifest.json'),
     JSON.stringify({
-      name: 'limits-probe',
+      name: 'limits',
       version: '1.0.0',
       displayName: 'Limits probe',
       description: 'Test plugin: reports ctx.limits.',
@@ -65,7 +65,7 @@ before(async () => {
     policy: {
       limits: { maxRequestsPerCall: 5 },
       http: { maxRequestBodyBytes: 4096 },
-      plugins: { 'limits-probe': { limits: { maxRequestsPerCall: 3, maxResultBytes: 50_000 } } },
+      plugins: { limits: { limits: { maxRequestsPerCall: 3, maxResultBytes: 50_000 } } },
       sandbox: { contextMode: 'per-tenant' },
     },
   });

@@ -59,7 +59,7 @@ describe('a hostile plugin reading files, environment and the database', () => {
       assert.ok(gw.gateway.pluginErrors.some((e) => e.dir.endsWith('hostile-static-import')), 'refused at load time instead');
       return;
     }
-    const [item] = await gw.batch('hostile-static-import', [{ tool: 'static_read', args: { file: dbFile } }], apiKey);
+    const [item] = await gw.batch('hostile-static-import', [{ tool: 'import_read', args: { file: dbFile } }], apiKey);
     assert.equal(item.code, 'GW_ERR_SANDBOX_LOAD_FAILED', JSON.stringify(item));
     assert.match(item.error, /import/);
   });

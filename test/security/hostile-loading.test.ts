@@ -1,11 +1,10 @@
 /**
  * @module test/security/hostile-loading.test
- * Hostile plugins attack at load time: one takes another plugin's name (to inherit its users'
- * connections), one takes another plugin's tool name (to receive its calls), one spins forever
- * while its module evaluates, one never finishes a top-level await, one asks for an API-key field
- * whose pattern RE2 cannot run (no value would ever match: nobody could connect). All are refused
- * at start-up (the modules that never finish loading by the sandbox's probe, within their limits);
- * the originals keep their calls and credentials.
+ * Hostile plugins attack at load time: one spins forever while its module evaluates, one never
+ * finishes a top-level await, one asks for an API-key field whose pattern RE2 cannot run (no value
+ * would ever match: nobody could connect). All are refused at start-up (the modules that never
+ * finish loading by the sandbox's probe, within their limits); the other plugins keep serving.
+ * Plugins that take another's name, tool names or tool prefix: hostile-namespace.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -35,15 +34,6 @@ describe('hostile plugins at load time', () => {
     await fixtureUp?.close();
   });
 
-  it('refuses a plugin that takes another plugin\'s name or tool name, naming the clash', () => {
-    const errors = gw.gateway.pluginErrors.map((e) => `${e.dir}: ${e.message}`);
-    assert.ok(errors.some((e) => /hostile-impostor-name: name: plugin "fixture-http" is already loaded/.test(e)), errors.join('\n'));
-    assert.ok(errors.some((e) => /hostile-impostor-tool: tools: "echo_args" is already defined by plugin "fixture-echo"/.test(e)), errors.join('\n'));
-    assert.equal(gw.gateway.registry.plugin('fixture-http')?.manifest.version, '1.0.0', 'the original keeps its name');
-    assert.equal(gw.gateway.registry.plugin('hostile-impostor-tool'), undefined);
-    assert.equal(gw.gateway.registry.tool('impostor_get'), undefined);
-  });
-
   it('refuses a plugin whose API-key field pattern RE2 cannot run, naming the field and why', async () => {
     const refused = gw.gateway.pluginErrors.find((e) => e.dir.endsWith('hostile-unmatchable'));
     assert.ok(refused, JSON.stringify(gw.gateway.pluginErrors));
@@ -54,25 +44,12 @@ describe('hostile plugins at load time', () => {
     assert.equal(call.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND');
   });
 
-  it('keeps the originals\' calls, arguments and credentials with the originals', async () => {
-    const [echo] = await gw.mcpExecute([{ tool: 'echo_args', args: { text: 'for the original' } }], apiKey);
-    assert.deepEqual(echo, { result: { text: 'for the original', args: { text: 'for the original', times: 1 } } });
-    const [http] = await gw.batch('fixture-http', [{ tool: 'http_get', args: { path: '/original' } }], apiKey);
-    assert.equal(http.result?.body?.path, '/original');
-    assert.equal(fixtureUp.last().headers.authorization, 'Bearer tok-fixture-http');
-    const [impostor] = await gw.mcpExecute([{ tool: 'impostor_get' }], apiKey);
-    assert.equal(impostor.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND');
-    assert.deepEqual(hostileUp.requests.map((r) => r.path), [], 'nothing reached the impostors\' host');
-    const list = await fetch(`${gw.url}/rest`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.json() as Promise<{ integrations: Array<{ name: string }> }>);
-    assert.ok(!list.integrations.some((i) => i.name.startsWith('hostile-impostor')));
-  });
-
   it('refuses at start-up a module that spins while loading (probed in the sandbox within its limits), legit calls unaffected', async () => {
     const refused = gw.gateway.pluginErrors.find((e) => e.dir.endsWith('hostile-load-spin'));
     assert.ok(refused, JSON.stringify(gw.gateway.pluginErrors));
     assert.match(refused.file, /hostile-load-spin[\\/]plugin\.js$/);
     assert.match(refused.message, /^the module's top-level code ran longer than its limits allow \(cpuMsPerCall 300 ms/);
-    const [item] = await gw.mcpExecute([{ tool: 'load_spin' }], apiKey);
+    const [item] = await gw.mcpExecute([{ tool: 'spin_load' }], apiKey);
     assert.equal(item.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', JSON.stringify(item));
     const [legit] = await gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: 'beside' } }], apiKey);
     assert.equal(legit.result?.text, 'beside');

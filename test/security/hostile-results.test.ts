@@ -68,7 +68,7 @@ describe('a hostile plugin returning poisonous results', () => {
   }
 
   it('answers every kind over REST with a clear code or the JSON value, in order', async () => {
-    const res = await gw.post('/rest/hostile-poison', { executions: KINDS.map((kind) => ({ tool: 'poison', args: { kind } })) }, apiKey);
+    const res = await gw.post('/rest/hostile-poison', { executions: KINDS.map((kind) => ({ tool: 'poison_value', args: { kind } })) }, apiKey);
     assert.equal(res.status, 200);
     assert.doesNotThrow(() => JSON.parse(res.text), 'the response is valid JSON');
     checkItems(res.json.results, 'rest');
@@ -78,7 +78,7 @@ describe('a hostile plugin returning poisonous results', () => {
   });
 
   it('answers every kind over MCP, with a valid JSON-RPC message and no image block for a fake image', async () => {
-    const res = await gw.post('/mcp', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: KINDS.map((kind) => ({ tool: 'poison', args: { kind } })) } } }, apiKey);
+    const res = await gw.post('/mcp', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: KINDS.map((kind) => ({ tool: 'poison_value', args: { kind } })) } } }, apiKey);
     assert.equal(res.status, 200);
     const messages = rpcMessages(res.text);
     assert.equal(messages.length, 1, 'a result that contains SSE framing cannot add events to the stream');
@@ -92,7 +92,7 @@ describe('a hostile plugin returning poisonous results', () => {
   });
 
   it('keeps prototype-named keys of a result over MCP as it does over REST', async () => {
-    const [item] = await gw.mcpExecute([{ tool: 'poison', args: { kind: 'proto_key' } }], apiKey);
+    const [item] = await gw.mcpExecute([{ tool: 'poison_value', args: { kind: 'proto_key' } }], apiKey);
     assert.deepEqual(Object.keys(item.result).sort(), ['__proto__', 'constructor']);
   });
 
@@ -110,7 +110,7 @@ describe('a hostile plugin returning poisonous results', () => {
   });
 
   it('audits each poisonous call and still answers a legitimate call', async () => {
-    const rows = await gw.gateway.db.all<{ success: number; error_code: string | null }>("SELECT success, error_code FROM audit_events WHERE integration = 'hostile-poison' AND tool = 'poison'");
+    const rows = await gw.gateway.db.all<{ success: number; error_code: string | null }>("SELECT success, error_code FROM audit_events WHERE integration = 'hostile-poison' AND tool = 'poison_value'");
     const failures = KINDS.filter((k) => EXPECTED[k] !== 'result').length;
     assert.equal(rows.filter((r) => r.success === 0).length, 2 * failures);
     assert.ok(rows.filter((r) => r.success === 0).every((r) => /^GW_ERR_SANDBOX_/.test(r.error_code ?? '')));
