@@ -113,6 +113,19 @@ describe('bridge: upstream mapping and credential injection', () => {
     }
   });
 
+  it('refuses a header value holding a character no header can carry, naming it, before anything is sent; tab and Latin-1 pass', async () => {
+    const before = up.received.length;
+    for (const [value, shown] of [['a\u010d\u010aX-Injected: 1', 'U+010D at 1'], ['caf\u00e9 \u2603', 'U+2603 at 5'], ['a\u0007b', 'U+0007 at 1'], ['a\u007fb', 'U+007F at 1']] as const) {
+      const r = await bridge.dispatch(get('https://api.example.com/echo', { headers: { 'x-note': value } }), scopeOf());
+      assert.equal(codeOf(r), 'GW_ERR_BRIDGE_BAD_REQUEST', value);
+      assert.equal(r.ok ? '' : r.error.message, `header "x-note" has a character no HTTP header can carry (${shown}): percent-encode text beyond Latin-1, or send it in the body`);
+    }
+    assert.equal(up.received.length, before, 'nothing reached the upstream');
+    const ok = await bridge.dispatch(get('https://api.example.com/echo', { headers: { 'x-note': 'caf\u00e9\tbar' } }), scopeOf());
+    assert.ok(ok.ok, JSON.stringify(ok));
+    assert.equal(up.received.at(-1)?.headers['x-note'], Buffer.from('caf\u00e9\tbar', 'latin1').toString('latin1'));
+  });
+
   it("refuses a manifest whose credential header steers routing, or whose format is a constant", () => {
     const base = manifest({ egress: ['api.example.com'], auth: { type: 'apikey', fields: [{ name: 'apiKey', label: 'Key', secret: true, required: true }], inject: { header: 'x-api-key', format: '{apiKey}' } } });
     const withInject = (inject: Record<string, unknown>) => manifestSchema.safeParse({ ...base, auth: { ...(base.auth as object), inject } });
