@@ -3,17 +3,16 @@
  * `workbench plugin test DIR`: runs a plugin's tools against the author's recorded fixtures
  * (fixtures.ts) through the real path — a gateway in this process with a temporary SQLite data
  * folder (the security report's in-process gateway), the sandbox, argument validation and the
- * egress bridge — with each host the plugin may
- * reach answered by a loopback server that replays the recorded answers and checks each request.
+ * egress bridge — with each host the plugin may reach answered by a loopback recording server
+ * (security-report/recording-server.ts) that replays the recorded answers and checks each request.
  * A folder with plugin.ts is built first (into a temporary folder), so the sources are what is tested.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { startInProcessGateway, type InProcessGateway } from '../security-report/in-process-gateway.js';
+import { startUpstream, type RecordedRequest, type UpstreamReply } from '../security-report/recording-server.js';
 import type { User } from '../storage/users.js';
 import type { PluginManifest } from '../../sandbox/manifest.js';
 import { buildPlugin } from './build.js';
@@ -49,54 +48,31 @@ async function builtFolder(dir: string, temp: string): Promise<string> {
 }
 
 /** Compares one request the tool made with the one the fixture expects; returns the differences. */
-function compareRequest(want: FixtureRequest, got: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }): string[] {
+function compareRequest(want: FixtureRequest, got: RecordedRequest, url: string): string[] {
   const problems: string[] = [];
-  if (want.method !== got.method || want.url !== got.url) problems.push(`expected ${want.method} ${want.url}, the tool sent ${got.method} ${got.url}`);
+  if (want.method !== got.method || want.url !== url) problems.push(`expected ${want.method} ${want.url}, the tool sent ${got.method} ${url}`);
   for (const [name, value] of Object.entries(want.headers ?? {})) {
     const sent = got.headers[name.toLowerCase()];
     if (sent !== value) problems.push(`header ${name}: expected ${JSON.stringify(value)}, sent ${JSON.stringify(sent ?? null)}`);
   }
   if (want.body !== undefined && want.body !== got.body) problems.push(`body: expected ${JSON.stringify(want.body)}, sent ${JSON.stringify(got.body)}`);
-  if (want.json !== undefined) {
-    let sent: unknown;
-    try {
-      sent = JSON.parse(got.body);
-    } catch {
-      sent = got.body;
-    }
-    if (!isDeepStrictEqual(sent, want.json)) problems.push(`JSON body: expected ${JSON.stringify(want.json)}, sent ${JSON.stringify(sent)}`);
-  }
+  const sent = got.json === undefined ? got.body : got.json;
+  if (want.json !== undefined && !isDeepStrictEqual(sent, want.json)) problems.push(`JSON body: expected ${JSON.stringify(want.json)}, sent ${JSON.stringify(sent)}`);
   return problems;
 }
 
-/** One loopback server standing in for `origin`: answers the next recorded exchange, if the request is the one recorded. */
-async function replayServer(origin: string, replay: () => Replay): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const r = replay();
-      const got = { method: req.method ?? 'GET', url: `${origin}${req.url ?? '/'}`, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      const next = r.pending.shift();
-      const n = ++r.seen;
-      const problems = next ? compareRequest(next.request, got) : [`the tool sent ${got.method} ${got.url}, but the fixture records no more requests`];
-      if (!next || problems.length > 0) {
-        r.problems.push(...problems.map((p) => `request ${n}: ${p}`));
-        res.writeHead(599, { 'content-type': 'text/plain' }).end('not the recorded request');
-        return;
-      }
-      const headers = { ...next.response.headers };
-      let body = next.response.body ?? '';
-      if (next.response.json !== undefined) {
-        body = JSON.stringify(next.response.json);
-        headers['content-type'] ??= 'application/json';
-      }
-      res.writeHead(next.response.status, headers).end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+/** Answers a request with the next recorded exchange when it is the one recorded; else 599, and the difference is noted. */
+function replayNext(replay: Replay, origin: string, req: RecordedRequest): UpstreamReply {
+  const url = `${origin}${req.url}`;
+  const next = replay.pending.shift();
+  const n = ++replay.seen;
+  const problems = next ? compareRequest(next.request, req, url) : [`the tool sent ${req.method} ${url}, but the fixture records no more requests`];
+  if (!next || problems.length > 0) {
+    replay.problems.push(...problems.map((p) => `request ${n}: ${p}`));
+    return { status: 599, headers: { 'content-type': 'text/plain' }, body: 'not the recorded request' };
+  }
+  const { status, headers, json, body } = next.response;
+  return { status, headers, ...(json !== undefined ? { json } : { body: body ?? '' }) };
 }
 
 /** A credential for the test connection: made-up secrets (the replay servers accept any). */
@@ -160,9 +136,10 @@ export async function testPlugin(options: PluginTestOptions): Promise<CaseOutcom
     const replay: Replay = { pending: [], seen: 0, problems: [] };
     const upstreams: Record<string, string> = {};
     for (const host of manifest.egress ?? []) {
-      const server = await replayServer(`https://${host}`, () => replay);
+      const origin = `https://${host}`;
+      const server = await startUpstream((req) => replayNext(replay, origin, req));
       servers.push(server);
-      upstreams[`https://${host}`] = server.url;
+      upstreams[origin] = server.origin;
     }
     gw = await startInProcessGateway({ policy: { upstreams, sandbox: { workers: 1 } }, pluginDirs: [path.dirname(built)] });
     if (!gw.gateway.registry.plugin(manifest.name)) throw new Error(`${manifest.name} did not load: ${gw.gateway.pluginErrors.map((e) => e.message).join('; ') || 'see `workbench plugin validate`'}`);
