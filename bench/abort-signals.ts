@@ -3,7 +3,7 @@
  * The bridge gives every ctx.http request a deadline merged with its call's signal. This compares
  * the two ways to build that signal, side by side in one run: `AbortSignal.timeout` +
  * `AbortSignal.any` (what the bridge used) and one AbortController with a timer and a listener on
- * the call's signal (what `sandbox/bridge/interceptors/timeout.ts` does), each with a new call
+ * the call's signal (what `host/bridge/interceptors/timeout.ts` does), each with a new call
  * signal per request, CPU per request including the garbage it leaves (a GC after each round).
  * Run: `npx tsc -p . && node --expose-gc dist/bench/abort-signals.js [--requests 100000] [--rounds 2]`.
  */

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import ivm from 'isolated-vm';
 import { PACKAGE_ROOT } from '../host/paths.js';
 import { SETUP_SOURCE } from '../sandbox/worker/prepare-context.js';
-import { WEB_GLOBALS_SOURCE } from '../sandbox/worker/web-globals-source.js';
+import { WEB_GLOBALS_SOURCE } from '../sandbox/isolate/web-globals-source.js';
 
 const { values: argv } = parseArgs({
   options: {

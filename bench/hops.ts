@@ -17,8 +17,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { PerformanceObserver } from 'node:perf_hooks';
-import type { HttpHandler, RunHops, RunTask } from '../sandbox/protocol.js';
-import type { Sandbox } from '../sandbox/index.js';
+import type { HttpHandler, RunHops, RunTask } from '../contracts/protocol.js';
+import type { Sandbox } from '../host/supervisor/index.js';
 import { percentile } from './latency.js';
 
 export const HOPS = ['toSandbox', 'toWorker', 'inWorker', 'toMain', 'toHost'] as const;

@@ -11,11 +11,11 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Registry } from '../host/registry/registry.js';
-import type { BridgeRequest, BridgeResponse, HttpHandler, RunOutcome, RunTask, SandboxErrorCode } from '../sandbox/protocol.js';
+import type { BridgeRequest, BridgeResponse, HttpHandler, RunOutcome, RunTask, SandboxErrorCode } from '../contracts/protocol.js';
 
 type Handler = (ctx: unknown, args: unknown) => unknown;
 
-/** The subset of the fetch-like init the fixture and catalog plugins use (see sandbox/plugin-api.ts). */
+/** The subset of the fetch-like init the fixture and catalog plugins use (see contracts/plugin-api.ts). */
 interface Init {
   method?: string;
   headers?: Record<string, string> | ReadonlyArray<readonly [string, string]>;

@@ -9,7 +9,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { RunTask } from '../sandbox/protocol.js';
+import type { RunTask } from '../contracts/protocol.js';
 
 function runMessage(id: number): { t: 'run'; id: number; task: RunTask } {
   return {

@@ -4,7 +4,7 @@
  * (VmRSS from /proc/<pid>/status, Linux only; undefined elsewhere or when the pid is unknown).
  */
 import fs from 'node:fs';
-import type { Sandbox } from '../sandbox/index.js';
+import type { Sandbox } from '../host/supervisor/index.js';
 
 export interface MemorySnapshot {
   hostRssMb: number;

@@ -10,7 +10,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { capBatch, partCharsFor, splitParts } from '../host/results/cap.js';
+import { capBatch } from '../host/results/cap.js';
+import { partCharsFor, splitParts } from '../host/results/parts.js';
 import { ContinuationStore } from '../host/results/continuations.js';
 import type { BenchGateway } from './bench-gateway.js';
 import { runPaired } from './closed-loop.js';

@@ -14,7 +14,7 @@
  * all warm shows (cold starts).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { BridgeRequest, BridgeResult, HttpHandler, RunTask } from '../sandbox/protocol.js';
+import type { BridgeRequest, BridgeResult, HttpHandler, RunTask } from '../contracts/protocol.js';
 import { BENCH_TENANT, FIXTURE_ORIGIN, type BenchGateway } from './bench-gateway.js';
 import { runPaired } from './closed-loop.js';
 import { baselineCall } from './in-process-baseline.js';

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { toSearchEntry } from '../host/discovery/catalog-tool.js';
-import { loadCatalogFromManifests, loadLabelledQueries } from '../host/discovery/evaluation.js';
+import { loadCatalogFromManifests, loadLabelledQueries } from './search-evaluation.js';
 import { createDiscoveryMetaTools } from '../host/discovery/meta-tools.js';
 import { createSearchIndex } from '../host/discovery/search-index.js';
 import type { MetaToolContext } from '../host/meta-tools/types.js';

@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createBridge, createSandbox, createUpstreamMapper, probePlugin, type Resolver, type Sandbox } from '../sandbox/index.js';
+import { createSandbox, probePlugin, type Sandbox } from './supervisor/index.js';
+import { createBridge, createUpstreamMapper, type Resolver } from './bridge/index.js';
 import { createDatabaseAuditSink, createStdoutAuditSink, type AuditLineWriter } from './audit/audit.js';
 import { createAuditRetention, type AuditRetention, type AuditRetentionOptions } from './audit/retention.js';
 import type { GatewayConfig } from './config.js';

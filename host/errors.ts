@@ -4,7 +4,7 @@
  * says where the error goes on the wire (`tool-result`: an item or result the model reads;
  * `http`: a status on REST/portal routes; `startup`: start-up refuses to continue) and whether
  * retrying the same call can help. docs/errors.md lists the same codes (a test keeps them equal).
- * Sandbox and bridge codes live in sandbox/protocol.ts and are listed in the same document.
+ * Sandbox and bridge codes live in contracts/protocol.ts and are listed in the same document.
  */
 export interface ErrorSpec {
   wire: 'tool-result' | 'http' | 'startup' | 'jsonrpc';

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { createSearchIndex } from '../dist/host/discovery/search-index.js';
 import { toSearchEntry } from '../dist/host/discovery/catalog-tool.js';
-import { evaluateHint, evaluateSearch, loadCatalogFromManifests, loadLabelledQueries } from '../dist/host/discovery/evaluation.js';
+import { evaluateHint, evaluateSearch, loadCatalogFromManifests, loadLabelledQueries } from '../dist/bench/search-evaluation.js';
 import { WEAK_MATCH } from '../dist/host/discovery/weak-match.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

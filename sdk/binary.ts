@@ -4,7 +4,7 @@
  * before it is sent (with words an agent can act on), a download is read as bytes and may become
  * an MCP image, and base64 / base64url convert both ways (the sandbox has Uint8Array's base64).
  */
-import type { ImageResult, PluginContext } from '../sandbox/plugin-api.js';
+import type { ImageResult, PluginContext } from '../contracts/plugin-api.js';
 
 /** Uint8Array's base64 methods, which the sandbox adds (sandbox-globals.d.ts) and Node.js 20 lacks. */
 interface Base64Bytes {

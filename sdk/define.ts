@@ -2,13 +2,13 @@
  * @module sdk/define
  * `definePlugin`, `defineTool` and `z`. A tool's zod object schema types its handler's `args` and
  * becomes the manifest's `inputSchema` at build time; `workbench plugin build` replaces this module
- * with a few lines in the runtime bundle. The SDK and all it reaches (zod, sandbox/manifest,
- * sandbox/forbidden-headers, sandbox/plugin-api, sandbox/protocol) type-check with plain
+ * with a few lines in the runtime bundle. The SDK and all it reaches (zod, contracts/manifest,
+ * contracts/forbidden-headers, contracts/plugin-api, contracts/protocol) type-check with plain
  * ECMAScript types: none of them may use Node.js or the bridge (test/plugin-sdk/typecheck.test.ts).
  */
 import * as z from 'zod';
-import type { authSchema, toolAnnotationsSchema } from '../sandbox/manifest.js';
-import type { PluginContext } from '../sandbox/plugin-api.js';
+import type { authSchema, toolAnnotationsSchema } from '../contracts/manifest.js';
+import type { PluginContext } from '../contracts/plugin-api.js';
 
 export { z };
 export type {
@@ -21,7 +21,7 @@ export type {
   JsonValue,
   PluginContext,
   PluginLog,
-} from '../sandbox/plugin-api.js';
+} from '../contracts/plugin-api.js';
 
 /** A tool's arguments: a zod object schema (`z.object`, `z.strictObject` or `z.looseObject`). */
 export type InputSchema = z.ZodObject;

@@ -7,7 +7,7 @@
  * A plugin gives its provider's name, how to read its error bodies and, where its wording differs,
  * its own mapping; everything else is here.
  */
-import type { HttpError, HttpHeaders, HttpResponse, PluginContext } from '../sandbox/plugin-api.js';
+import type { HttpError, HttpHeaders, HttpResponse, PluginContext } from '../contracts/plugin-api.js';
 import { query as queryString, type QueryParams } from './url.js';
 
 /** What a failed answer was, handed to a plugin's own mapping. */

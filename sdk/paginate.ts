@@ -4,7 +4,7 @@
  * before the gateway refuses its next request (ctx.limits.requestsLeft()) and hand back where it
  * stopped, so the agent can go on with a second call instead of losing what was read.
  */
-import type { HttpHeaders, PluginContext } from '../sandbox/plugin-api.js';
+import type { HttpHeaders, PluginContext } from '../contracts/plugin-api.js';
 
 /** One page: its items and where the next one starts (null on the last page). */
 export interface Page<T, C = string> {

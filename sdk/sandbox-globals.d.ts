@@ -1,7 +1,7 @@
 /**
  * @module sdk/sandbox-globals
  * The globals the sandbox adds to ECMAScript in every context plugin code runs in
- * (sandbox/worker/web-globals-source.ts): `URLSearchParams`, `atob` and `btoa`, `TextEncoder` and
+ * (sandbox/isolate/web-globals-source.ts): `URLSearchParams`, `atob` and `btoa`, `TextEncoder` and
  * `TextDecoder` (UTF-8), `Uint8Array.prototype.toBase64` and `Uint8Array.fromBase64`, `self`, and
  * nothing else.
  * A scaffolded plugin's tsconfig.json lists this file, so an editor knows them in plugin.ts,

@@ -14,7 +14,7 @@ import { createConnectionService } from '../connections/service.js';
 import { requireSharedKey } from '../connections/vault.js';
 import { loadPluginDir, loadPlugins, pluginRootProblem, readPlugins, type LoadedPlugin } from '../registry/load-plugins.js';
 import { clashOf } from '../registry/namespace.js';
-import { createSandbox, probePlugin, type ProbeVerdict } from '../../sandbox/index.js';
+import { createSandbox, probePlugin, type ProbeVerdict } from '../supervisor/index.js';
 import { DEFAULT_POLICY_FILE } from '../paths.js';
 import { sandboxLimits } from '../policy/limits.js';
 import { loadPolicyFile } from '../policy/load.js';

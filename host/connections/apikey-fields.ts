@@ -6,7 +6,7 @@
  */
 import type { RE2JS } from 're2js';
 import { compilePattern } from '../registry/patterns.js';
-import type { ApiKeyField } from '../../sandbox/manifest.js';
+import type { ApiKeyField } from '../../contracts/manifest.js';
 
 export interface ApiKeyValidation {
   secret: Record<string, string>;

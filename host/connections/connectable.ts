@@ -4,7 +4,7 @@
  * `<PLUGIN>_CLIENT_ID`. One answer for list_integrations, search_tools, get_tool_schema and the
  * NOT_CONNECTED item, so that no agent is sent to a connect that must fail.
  */
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import { clientEnvPrefix, type OAuthClient } from './oauth.js';
 
 /** Why the integration cannot be connected on this server, or undefined when it can (or needs no connection). */

@@ -6,7 +6,7 @@
  * (revokes at the provider where it can).
  */
 import * as z from 'zod';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import type { MetaTool, MetaToolContext, MetaToolResult } from '../meta-tools/types.js';
 import type { User } from '../storage/users.js';
 import { guessIntegration } from '../discovery/integration-names.js';

@@ -5,7 +5,7 @@
  * as HTTP Basic as the manifest says. Every request has a timeout; failures become OAuthError kinds.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { PluginAuth, PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginAuth, PluginManifest } from '../../contracts/manifest.js';
 import { OAuthError, discardBody, readTokenResponse, type TokenSet } from './token-response.js';
 
 export { OAuthError, type OAuthErrorKind, type TokenSet } from './token-response.js';

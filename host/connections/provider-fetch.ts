@@ -6,7 +6,7 @@
  * operator mapped through `upstreams` is reachable as named. Redirects are not followed.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
-import { createSafeLookup, ipLiteralOf, judgeAddress, parseCidrs } from '../../sandbox/index.js';
+import { createSafeLookup, ipLiteralOf, judgeAddress, parseCidrs } from '../bridge/index.js';
 
 export interface ProviderFetchOptions {
   /** target origins the operator named in policy.upstreams (already mapped URLs point there) */

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import { GatewayError } from '../errors.js';
 import type { ConnectionRow, ConnectionStore } from './connection-store.js';
 import { OAuthError, clientEnvPrefix, refreshAccessToken, type OAuthClient, type OAuthHttpOptions } from './oauth.js';

@@ -7,7 +7,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import type { Db } from '../storage/db.js';
 import { validateApiKeyFields } from './apikey-fields.js';
 import { ConnectionStore, type ConnectionRow } from './connection-store.js';

@@ -3,8 +3,8 @@
  * What the engine needs from the connection service: is this user connected to this integration,
  * and (only when a request needs it) the decrypted credential, refreshed when stale.
  */
-import type { Credential } from '../../sandbox/index.js';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { Credential } from '../bridge/index.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import type { OAuthClient } from './oauth.js';
 
 /** Secret values applied by the bridge: `{token}` for OAuth2, or the API-key fields marked secret. */

@@ -6,8 +6,8 @@
  * It never throws: every failure becomes an error item, and every path writes one audit event.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallScope } from '../../sandbox/index.js';
-import type { BridgeRequest, BridgeResult, HttpHandler, RunOutcome, RunTask, SandboxLimits } from '../../sandbox/protocol.js';
+import type { CallScope } from '../bridge/index.js';
+import type { BridgeRequest, BridgeResult, HttpHandler, RunOutcome, RunTask, SandboxLimits } from '../../contracts/protocol.js';
 import type { AuditSink } from '../audit/audit.js';
 import type { ConnectionService, Credential } from '../connections/types.js';
 import type { TransportName } from '../meta-tools/types.js';

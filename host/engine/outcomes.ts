@@ -6,7 +6,7 @@
  * it without parsing prose.
  */
 import type { GatewayErrorCode } from '../errors.js';
-import type { BridgeErrorCode, SandboxErrorCode } from '../../sandbox/protocol.js';
+import type { BridgeErrorCode, SandboxErrorCode } from '../../contracts/protocol.js';
 
 export interface ExecutionRequest {
   tool: string;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as zod from 'zod';
 import type * as esbuild from 'esbuild';
-import { describeIssues, manifestSchema, TOOL_NAME, type PluginManifest } from '../../sandbox/manifest.js';
+import { describeIssues, manifestSchema, TOOL_NAME, type PluginManifest } from '../../contracts/manifest.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { loadPluginDir } from '../registry/load-plugins.js';
 import { EVALUATION_TIMEOUT_MS, evaluateDefinition, PluginBuildError, runEsbuild } from './evaluate-definition.js';

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import vm from 'node:vm';
 import type * as esbuild from 'esbuild';
-import { WEB_GLOBALS_SOURCE } from '../../sandbox/worker/web-globals-source.js';
+import { WEB_GLOBALS_SOURCE } from '../../sandbox/isolate/web-globals-source.js';
 import { resolveGuard, type GuardOptions } from './resolve-guard.js';
 
 export const EVALUATION_TIMEOUT_MS = 10_000;

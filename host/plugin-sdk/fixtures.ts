@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { describeIssues } from '../../sandbox/manifest.js';
+import { describeIssues } from '../../contracts/manifest.js';
 
 const json = z.json();
 

@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { startInProcessGateway, type InProcessGateway } from '../security-report/in-process-gateway.js';
 import { startUpstream, type RecordedRequest, type UpstreamReply } from '../security-report/recording-server.js';
 import type { User } from '../storage/users.js';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import { buildPlugin } from './build.js';
 import { readFixtures, type FixtureCase, type FixtureRequest } from './fixtures.js';
 

@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PLUGIN_NAME } from '../../sandbox/manifest.js';
+import { PLUGIN_NAME } from '../../contracts/manifest.js';
 import { PACKAGE_ROOT } from '../paths.js';
 
 export interface ScaffoldResult {

@@ -4,7 +4,7 @@
  * policy's request body cap (the sandbox refuses a larger ctx.http body itself, before it reaches
  * the bridge). Calls and start-up probes use the same.
  */
-import type { SandboxLimits } from '../../sandbox/protocol.js';
+import type { SandboxLimits } from '../../contracts/protocol.js';
 import type { Policy } from './schema.js';
 
 export function sandboxLimits(policy: Policy, pluginName: string): SandboxLimits {

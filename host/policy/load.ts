@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { GatewayError } from '../errors.js';
 import { policySchema, type Policy } from './schema.js';
-import { describeIssues } from '../../sandbox/manifest.js';
+import { describeIssues } from '../../contracts/manifest.js';
 
 export function parsePolicy(raw: unknown, source = 'policy'): Policy {
   const parsed = policySchema.safeParse(raw);

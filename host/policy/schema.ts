@@ -4,8 +4,8 @@
  * written next to it. A file that does not validate stops start-up with a message naming the field.
  */
 import * as z from 'zod';
-import { parseCidrs } from '../../sandbox/bridge/address-policy.js';
-import { hostNameSchema } from '../../sandbox/manifest.js';
+import { parseCidrs } from '../bridge/index.js';
+import { hostNameSchema } from '../../contracts/manifest.js';
 import { validateTenant } from '../storage/users.js';
 
 /**

@@ -15,7 +15,7 @@
  * page starts is not a form submission, so form-action stays 'self' on every portal page.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import { validateApiKeyFields } from '../connections/apikey-fields.js';
 import { ConnectionError } from '../connections/errors.js';
 import { authorizationUrl, exchangeCode, OAuthError, randomToken } from '../connections/oauth.js';

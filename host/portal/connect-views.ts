@@ -5,7 +5,7 @@
  * (labels, hints, per-field errors wired with aria-describedby; secrets never echoed back), and the
  * result page for each outcome.
  */
-import type { ApiKeyField, PluginManifest } from '../../sandbox/manifest.js';
+import type { ApiKeyField, PluginManifest } from '../../contracts/manifest.js';
 import type { PendingConnect } from '../connections/pending.js';
 import { html, type SafeHtml } from './html.js';
 

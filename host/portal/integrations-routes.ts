@@ -6,7 +6,7 @@
  * disconnect (revoking at the provider).
  */
 import type { FastifyInstance } from 'fastify';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import type { IntegrationConnectionState } from '../connections/service.js';
 import { clientEnvPrefix } from '../connections/oauth.js';
 import type { PortalContext, SignedIn } from './context.js';

@@ -18,48 +18,14 @@ import { checkRegExpLiterals } from './regexp-literals.js';
 import { measureSchema } from './schema-size.js';
 import { namespaceProblems, toolPrefixOf } from './namespace.js';
 import { resolvePluginSet } from './plugin-set.js';
+import type { LoadedPlugin, LoadedTool, LoadResult, PluginLoadError } from './loaded-plugin.js';
+
+export type { LoadedPlugin, LoadedTool, LoadResult, PluginLoadError } from './loaded-plugin.js';
 import { META_TOOL_NAMES } from '../meta-tools/names.js';
-import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../sandbox/manifest.js';
-import type { ProbeVerdict } from '../../sandbox/index.js';
+import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../contracts/manifest.js';
+import type { ProbeVerdict } from '../supervisor/index.js';
 
 export const MAX_PLUGIN_SOURCE_BYTES = 4 * 1024 * 1024;
-
-export interface LoadedTool {
-  manifest: ToolManifest;
-  /** validator compiled from the JSON Schema at load time */
-  validator: z.ZodType;
-  /** sub-schemas one argument value may be checked against, at most (schema-size.ts) */
-  schemaSize: number;
-}
-
-export interface LoadedPlugin {
-  manifest: PluginManifest;
-  dir: string;
-  source: string;
-  sourceHash: string;
-  /** sha256 of manifest.json as read (with sourceHash: a reload keeps a plugin whose files did not change) */
-  manifestHash: string;
-  /** what every tool name starts with (namespace.ts) */
-  toolPrefix: string;
-  tools: Map<string, LoadedTool>;
-  /** why its regular-expression literals could not be checked (acorn could not parse it): refused unless the probe refuses it first */
-  unscanned?: string;
-}
-
-export interface PluginLoadError {
-  dir: string;
-  file: string;
-  message: string;
-  /** the plugin's name, when the manifest got far enough to tell */
-  name?: string;
-  /** GW_ERR_PLUGIN_CLASH when it clashes with another plugin (plugin-set.ts); otherwise GW_ERR_PLUGIN_INVALID */
-  code?: 'GW_ERR_PLUGIN_INVALID' | 'GW_ERR_PLUGIN_CLASH';
-}
-
-export interface LoadResult {
-  plugins: LoadedPlugin[];
-  errors: PluginLoadError[];
-}
 
 /**
  * Lists plugin folders (those holding a manifest.json) directly under each root, in name order. A
@@ -290,7 +256,7 @@ export interface RetriedProbe {
 }
 
 /**
- * Probes every loaded plugin in the sandbox at once (sandbox/probe.ts): a module that does not
+ * Probes every loaded plugin in the sandbox at once (host/supervisor/probe.ts): a module that does not
  * compile, imports anything, throws or runs out of its limits at the top level, or has no function
  * for a tool of its manifest is refused like a bad manifest (file plugin.js, the problem named),
  * instead of loading and failing every call. A probe the sandbox could not run keeps its plugin.

@@ -11,7 +11,7 @@
  *   common, or when a tool of one lies inside the other's longer prefix ("github_enterprise_list"
  *   of plugin "github" beside plugin "github-enterprise"). plugin-set.ts decides what a clash costs.
  */
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 
 type Named = Pick<PluginManifest, 'name' | 'tools'>;
 

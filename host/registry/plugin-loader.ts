@@ -9,7 +9,7 @@
  * arrived meanwhile.
  */
 import path from 'node:path';
-import type { ProbeVerdict } from '../../sandbox/index.js';
+import type { ProbeVerdict } from '../supervisor/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { probePlugins, readPlugins, type LoadedPlugin, type PluginLoadError } from './load-plugins.js';
 import { resolvePluginSet, type PluginSet } from './plugin-set.js';
@@ -37,7 +37,7 @@ export interface PluginLoaderDeps {
   /** the names of the meta-tools the gateway serves: no plugin tool may take one */
   metaToolNames: readonly string[];
   registry: Registry;
-  /** runs plugin.js in the sandbox (sandbox/probe.ts) */
+  /** runs plugin.js in the sandbox (host/supervisor/probe.ts) */
   probe(plugin: LoadedPlugin): Promise<ProbeVerdict>;
   logger: Logger;
   /** after every load, with the set now serving (policy warnings) */

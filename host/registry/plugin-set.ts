@@ -14,7 +14,7 @@
  */
 import path from 'node:path';
 import { clashOf } from './namespace.js';
-import type { LoadedPlugin, PluginLoadError } from './load-plugins.js';
+import type { LoadedPlugin, PluginLoadError } from './loaded-plugin.js';
 
 export interface PluginSetChanges {
   added: LoadedPlugin[];

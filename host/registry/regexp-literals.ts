@@ -16,7 +16,7 @@
  * V8 accepts is V8's to judge, at the probe.
  */
 import { Parser, tokTypes } from 'acorn';
-import { MAX_REGEXP_SOURCE } from '../../sandbox/worker/bootstrap-source.js';
+import { MAX_REGEXP_SOURCE } from '../../contracts/isolate.js';
 
 /** what ends a line in JavaScript source (a literal may not hold one) */
 const LINE_BREAK = /[\n\r\u2028\u2029]/;

@@ -6,7 +6,7 @@
  * and manifest) until it ends.
  */
 import type { CatalogTool } from '../discovery/catalog-tool.js';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import type { LoadedPlugin, LoadedTool } from './load-plugins.js';
 
 export interface ResolvedTool {

@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
-import { endsFit, splitPartEnds } from './cap.js';
+import { endsFit, splitPartEnds } from './parts.js';
 
 /** Where each part of a stored body ends, for the part budget it was split with. */
 export interface PartBoundaries {

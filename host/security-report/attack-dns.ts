@@ -6,7 +6,7 @@
  * (ENOTFOUND): the report never resolves a name on the network.
  */
 import dns from 'node:dns';
-import type { Resolver } from '../../sandbox/index.js';
+import type { Resolver } from '../bridge/index.js';
 
 export const ATTACK_DNS: Record<string, string[]> = {
   'rebind.example.com': ['169.254.169.254'],

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { attackPluginOf, attackToolPrefix, toolOf, type AttackCase } from './catalogue.js';
+import type { ScenarioPlugin } from './scenario-env.js';
 
 /** The hosts the attack plugins declare. Those in ATTACK_UPSTREAMS lead to the hostile upstream; the others are what SSRF cases aim at. */
 export const ATTACK_EGRESS = [
@@ -49,10 +50,7 @@ const PROBE = `async (ctx, args) => ({
 /** What the probe must answer. */
 export const CLEAN_PROBE = { protoKeys: 12, polluted: [], pushNative: true, jsonParse: true, stash: 'undefined', prepareStackTrace: 'undefined', node: [], status: 200 };
 
-export interface AttackPlugin {
-  name: string;
-  auth: 'bearer' | 'basic';
-  probeTool: string;
+export interface AttackPlugin extends ScenarioPlugin {
   cases: AttackCase[];
 }
 
@@ -61,14 +59,15 @@ export function groupIntoPlugins(cases: readonly AttackCase[]): AttackPlugin[] {
   const byName = new Map<string, AttackPlugin>();
   for (const c of cases) {
     const name = attackPluginOf(c);
-    const plugin = byName.get(name) ?? { name, auth: c.auth ?? 'bearer', probeTool: `${attackToolPrefix(c)}probe`, cases: [] };
+    const plugin = byName.get(name) ?? { name, auth: c.auth ?? 'bearer', probeTool: `${attackToolPrefix(c)}probe`, caseTools: [], cases: [] };
     plugin.cases.push(c);
+    plugin.caseTools.push(toolOf(c));
     byName.set(name, plugin);
   }
   return [...byName.values()];
 }
 
-export const pluginOf = (plugins: readonly AttackPlugin[], c: AttackCase): AttackPlugin => plugins.find((p) => p.name === attackPluginOf(c)) as AttackPlugin;
+export const pluginOf = <P extends ScenarioPlugin>(plugins: readonly P[], c: AttackCase): P => plugins.find((p) => p.name === attackPluginOf(c)) as P;
 
 function authOf(style: 'bearer' | 'basic'): Record<string, unknown> {
   const fields = style === 'basic' ? [{ name: 'user', label: 'User', secret: true }] : [];

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import type { Resolver } from '../../sandbox/index.js';
+import type { Resolver } from '../bridge/index.js';
 import { createGateway, type Gateway } from '../app.js';
 import type { GatewayConfig } from '../config.js';
 import { parsePolicy } from '../policy/load.js';

@@ -6,7 +6,6 @@
  * the cross-user plugin. Calls go over MCP's execute_tools or REST, as a client would send them.
  */
 import type { User } from '../storage/users.js';
-import type { AttackPlugin } from './attack-plugins.js';
 import type { AttackTargets } from './hostile-upstream.js';
 import type { InProcessGateway, Json } from './in-process-gateway.js';
 
@@ -24,7 +23,7 @@ export interface Caller {
 export interface ReportEnv {
   gw: InProcessGateway;
   targets: AttackTargets;
-  plugins: AttackPlugin[];
+  plugins: ScenarioPlugin[];
   alice: Caller;
   bob: Caller;
   olive: Caller;
@@ -63,9 +62,18 @@ export function callTool(env: ReportEnv, caller: Caller, plugin: string, tool: s
   return via === 'mcp' ? callOverMcp(env, caller, tool, args) : callOverRest(env, caller, plugin, tool, args);
 }
 
+/** The attack plugin a scenario's case belongs to, as a scenario sees it. */
+export interface ScenarioPlugin {
+  name: string;
+  auth: 'bearer' | 'basic';
+  probeTool: string;
+  /** the tools of its cases, one each */
+  caseTools: string[];
+}
+
 /** A scenario's view: the report's environment, and its own case's tool. */
 export interface ScenarioEnv extends ReportEnv {
-  plugin: AttackPlugin;
+  plugin: ScenarioPlugin;
   /** runs the case's tool as `caller` over MCP (REST with via 'rest') */
   run(caller: Caller, args?: Record<string, unknown>, via?: 'mcp' | 'rest'): Promise<CallAnswer>;
 }

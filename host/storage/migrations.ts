@@ -217,7 +217,7 @@ export const MIGRATIONS: Migration[] = [
     version: 12,
     name: 'sandbox crash strikes shared by replicas (PostgreSQL)',
     statements: [
-      // One row per crash a plugin was blamed for (sandbox/supervisor/quarantine.ts): its name,
+      // One row per crash a plugin was blamed for (host/supervisor/quarantine.ts): its name,
       // version and source hash (strikes add up per name and hash), the sandbox that recorded it
       // (`origin`, a random id per replica start: a replica reads the others' rows) and when, in
       // epoch milliseconds on the database's clock. Rows older than sandbox.quarantineWindowMs are

@@ -3,7 +3,7 @@
  * The sandbox's StrikeStore over PostgreSQL (table `sandbox_strikes`, migration 12): the crash
  * strikes of every replica's sandbox, so that a plugin that keeps bringing sandbox processes down
  * is quarantined on all of them after `sandbox.quarantineAfterCrashes` crashes in all
- * (sandbox/supervisor/strike-sync.ts decides when to write and read; admission never waits here).
+ * (host/supervisor/strike-sync.ts decides when to write and read; admission never waits here).
  * Wired by host/app.ts on PostgreSQL only: a single SQLite server counts strikes in memory.
  *
  * - A strike is dated by the database's clock (`clock_timestamp()`) when written, and read back
@@ -18,7 +18,7 @@
  *   one, and two reads cannot deadlock.
  */
 import { randomUUID } from 'node:crypto';
-import type { SharedStrike, StrikeStore } from '../../sandbox/index.js';
+import type { SharedStrike, StrikeStore } from '../supervisor/index.js';
 import type { Db } from './db.js';
 
 const NOW_MS = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';

@@ -5,7 +5,7 @@
  * them (`http.maxBufferedBytes`), and the requests refused for want of room since start.
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { BridgeBufferStats } from '../../sandbox/index.js';
+import type { BridgeBufferStats } from '../bridge/index.js';
 import { registerReadCounter } from './metrics.js';
 
 export function registerBridgeMetrics(registry: Registry, stats: () => BridgeBufferStats): void {

@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { SandboxStats } from '../../sandbox/index.js';
+import type { SandboxStats } from '../supervisor/index.js';
 import { registerReadCounter } from './metrics.js';
 
 /** VmRSS of a process in bytes, or undefined where /proc cannot tell (not Linux, process gone). */

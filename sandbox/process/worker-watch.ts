@@ -11,7 +11,7 @@
  * worker is declared wedged between `budget + grace` and `budget + grace + interval` after the
  * stretch began. The marks' budgets are chosen so that this comes before the host's watchdog.
  */
-import type { PluginIdentity } from '../internal-protocol.js';
+import type { PluginIdentity } from '../../contracts/worker-protocol.js';
 import { MARK_BUDGET, MARK_CALL, MARK_SEQ, markOf, NO_CALL } from '../worker/busy-mark.js';
 
 export const WATCH_INTERVAL_MS = 250;

@@ -4,7 +4,7 @@
  * third-party errors go through one explicit map). Matching on isolated-vm's messages is the only
  * option: it does not give its errors codes.
  */
-import type { SandboxErrorCode } from '../protocol.js';
+import type { SandboxErrorCode } from '../../contracts/protocol.js';
 
 export interface Classified {
   code: SandboxErrorCode;

@@ -30,11 +30,11 @@
  */
 import ivm from 'isolated-vm';
 import { BroadcastChannel } from 'node:worker_threads';
-import { CONTROL_CHANNEL, type ControlMessage, type PluginIdentity } from '../internal-protocol.js';
-import type { RunTask } from '../protocol.js';
+import { CONTROL_CHANNEL, type ControlMessage, type PluginIdentity } from '../../contracts/worker-protocol.js';
+import type { RunTask } from '../../contracts/protocol.js';
 import { classifyIsolateError } from './classify-error.js';
 import { MAX_MODULE_COMPILE_MS, prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
-import { ENTRY_COLLECT } from './bootstrap-source.js';
+import { ENTRY_COLLECT } from '../isolate/bootstrap-source.js';
 import { marked } from './busy-mark.js';
 
 /**

@@ -19,8 +19,8 @@
  * function is never stored in the context. A preparation that fails releases what it made.
  */
 import ivm from 'isolated-vm';
-import { BOOTSTRAP_SOURCE } from './bootstrap-source.js';
-import { WEB_GLOBALS_SOURCE } from './web-globals-source.js';
+import { BOOTSTRAP_SOURCE } from '../isolate/bootstrap-source.js';
+import { WEB_GLOBALS_SOURCE } from '../isolate/web-globals-source.js';
 import { marked } from './busy-mark.js';
 
 /** Receives what the bootstrap sends through the bridge: kind, id and a string payload. */

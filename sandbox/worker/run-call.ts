@@ -35,11 +35,11 @@
  * GW_ERR_SANDBOX_MEMORY, as any allocation over the limit does).
  */
 import ivm from 'isolated-vm';
-import type { ToWorker, WorkerMessage, WorkerOutcome } from '../internal-protocol.js';
-import type { BridgeResult, RunTask, SandboxErrorCode } from '../protocol.js';
-import { jsonDepth, MAX_RESULT_DEPTH } from '../json-depth.js';
-import { maxRequestTextChars, oversizedRequest } from '../request-limits.js';
-import { ENTRY_DELIVER, ENTRY_PROBE, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from './bootstrap-source.js';
+import type { ToWorker, WorkerMessage, WorkerOutcome } from '../../contracts/worker-protocol.js';
+import type { BridgeResult, RunTask, SandboxErrorCode } from '../../contracts/protocol.js';
+import { jsonDepth, MAX_RESULT_DEPTH } from '../../common/json-depth.js';
+import { maxRequestTextChars, oversizedRequest } from '../../contracts/request-limits.js';
+import { ENTRY_DELIVER, ENTRY_PROBE, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from '../isolate/bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
 import { acquireIsolate, disposeEntry, housekeepingBudgetMs, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
 import { MAX_MODULE_COMPILE_MS, prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';

@@ -7,7 +7,7 @@
 import type ivm from 'isolated-vm';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
-import { CONTROL_CHANNEL, type ControlMessage, type WorkerMemory } from '../internal-protocol.js';
+import { CONTROL_CHANNEL, type ControlMessage, type WorkerMemory } from '../../contracts/worker-protocol.js';
 import { allEntries, disposeAll, lifetimeCounters, type IsolateEntry } from './isolate-cache.js';
 
 /**

@@ -8,8 +8,8 @@
  * process is replaced as a whole.
  */
 import { BroadcastChannel, MessageChannel, parentPort } from 'node:worker_threads';
-import { CONTROL_CHANNEL, type ControlMessage, type ToWorker, type WorkerHello, type WorkerMessage, type WorkerOutcome } from '../internal-protocol.js';
-import type { RunTask } from '../protocol.js';
+import { CONTROL_CHANNEL, type ControlMessage, type ToWorker, type WorkerHello, type WorkerMessage, type WorkerOutcome } from '../../contracts/worker-protocol.js';
+import type { RunTask } from '../../contracts/protocol.js';
 import { SourceCache } from '../source-cache.js';
 import { runCall, type TaskPort } from './run-call.js';
 import { markBuffer } from './busy-mark.js';

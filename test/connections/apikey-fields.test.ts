@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { validateApiKeyFields } from '../../host/connections/apikey-fields.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { loadPluginDir, loadPlugins } from '../../host/registry/load-plugins.js';
-import type { ApiKeyField } from '../../sandbox/manifest.js';
+import type { ApiKeyField } from '../../contracts/manifest.js';
 
 const field = (pattern: string): ApiKeyField => ({ name: 'site', label: 'Site', pattern }) as ApiKeyField;
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { manifestSchema, type PluginManifest } from '../../sandbox/manifest.js';
+import { manifestSchema, type PluginManifest } from '../../contracts/manifest.js';
 import type { Db } from '../../host/storage/db.js';
 import { migrate } from '../../host/storage/migrations.js';
 import { openSqlite } from '../../host/storage/sqlite.js';

@@ -10,7 +10,7 @@ import { createConnectionMetaTools } from '../../host/connections/meta-tools.js'
 import { createConnectionService, type FullConnectionService } from '../../host/connections/service.js';
 import { createVault, generateKey } from '../../host/connections/vault.js';
 import type { MetaTool, MetaToolContext } from '../../host/meta-tools/types.js';
-import { manifestSchema, type PluginManifest } from '../../sandbox/manifest.js';
+import { manifestSchema, type PluginManifest } from '../../contracts/manifest.js';
 import type { User } from '../../host/storage/users.js';
 import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
 import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from './fixture.js';

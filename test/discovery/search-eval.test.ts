@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { toSearchEntry } from '../../host/discovery/catalog-tool.js';
-import { evaluateSearch, loadCatalogFromManifests, loadLabelledQueries } from '../../host/discovery/evaluation.js';
+import { evaluateSearch, loadCatalogFromManifests, loadLabelledQueries } from '../../bench/search-evaluation.js';
 import { createSearchIndex } from '../../host/discovery/search-index.js';
 
 const MIN_RECALL_AT_5 = 0.9;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { toSearchEntry } from '../../host/discovery/catalog-tool.js';
-import { evaluateHint, loadCatalogFromManifests, loadLabelledQueries } from '../../host/discovery/evaluation.js';
+import { evaluateHint, loadCatalogFromManifests, loadLabelledQueries } from '../../bench/search-evaluation.js';
 import { createSearchIndex } from '../../host/discovery/search-index.js';
 import { isWeakMatch, WEAK_MATCH, weakMatchAdvice } from '../../host/discovery/weak-match.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { validateArguments } from '../../host/engine/validate-args.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { loadPluginDir, loadPlugins } from '../../host/registry/load-plugins.js';
-import { manifestSchema } from '../../sandbox/manifest.js';
+import { manifestSchema } from '../../contracts/manifest.js';
 
 type Json = ReturnType<typeof JSON.parse>;
 const BASE = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins', 'fixture-echo', 'manifest.json'), 'utf8')) as Record<string, Json>;

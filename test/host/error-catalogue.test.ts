@@ -10,7 +10,7 @@ import { it } from 'node:test';
 import { GATEWAY_ERRORS } from '../../host/errors.js';
 import { CONNECTION_ERROR_CODES } from '../../host/connections/errors.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
-import { BRIDGE_ERROR_CODES, SANDBOX_ERROR_CODES } from '../../sandbox/protocol.js';
+import { BRIDGE_ERROR_CODES, SANDBOX_ERROR_CODES } from '../../contracts/protocol.js';
 
 const catalogued = new Set<string>([...Object.keys(GATEWAY_ERRORS), ...SANDBOX_ERROR_CODES, ...BRIDGE_ERROR_CODES, ...CONNECTION_ERROR_CODES]);
 

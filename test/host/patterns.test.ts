@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { compileToolSchema } from '../../host/registry/load-plugins.js';
 import { formatZodIssues } from '../../host/engine/validate-args.js';
-import type { ToolManifest } from '../../sandbox/manifest.js';
+import type { ToolManifest } from '../../contracts/manifest.js';
 
 const tool = (inputSchema: Record<string, unknown>): ToolManifest => ({ name: 'demo_tool', description: 'demo', inputSchema: { type: 'object', ...inputSchema } });
 

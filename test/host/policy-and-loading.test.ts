@@ -14,7 +14,7 @@ import { DEFAULT_POLICY_FILE, PACKAGE_ROOT } from '../../host/paths.js';
 import { loadPlugins, probePlugins } from '../../host/registry/load-plugins.js';
 import { checkRegExpLiterals } from '../../host/registry/regexp-literals.js';
 import { sandboxLimits } from '../../host/policy/limits.js';
-import { createSandbox, probePlugin, type Sandbox } from '../../sandbox/index.js';
+import { createSandbox, probePlugin, type Sandbox } from '../../host/supervisor/index.js';
 import { isGatewayError } from '../../host/errors.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 

@@ -16,7 +16,8 @@ import { promisify } from 'node:util';
 import vm from 'node:vm';
 import ts from 'typescript';
 import { PACKAGE_ROOT } from '../../host/paths.js';
-import { createBridge, createSandbox } from '../../sandbox/index.js';
+import { createSandbox } from '../../host/supervisor/index.js';
+import { createBridge } from '../../host/bridge/index.js';
 import { callTool, captureLogger, egressPolicy } from '../sandbox/helpers/harness.js';
 import { CLI, removeTempDirs, tempDir } from './temp-plugin.js';
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { manifestSchema } from '../../sandbox/manifest.js';
+import { manifestSchema } from '../../contracts/manifest.js';
 import { createLoginLink } from '../../host/portal/login-links.js';
 import { browser, csrfOf, signIn, startHarness, type Harness } from './harness.js';
 

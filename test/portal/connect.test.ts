@@ -13,7 +13,7 @@ import { createConnectionMetaTools } from '../../host/connections/meta-tools.js'
 import { UNREADABLE_VERIFIER_REASON } from '../../host/connections/pending.js';
 import type { MetaToolContext } from '../../host/meta-tools/types.js';
 import { STORE_FAILED_REASON } from '../../host/portal/connect-routes.js';
-import { manifestSchema } from '../../sandbox/manifest.js';
+import { manifestSchema } from '../../contracts/manifest.js';
 import { csrfOf, otherUser, providerUrlOf, signIn, startHarness, type Harness } from './harness.js';
 
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { PluginManifest } from '../../sandbox/manifest.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import { createConnectionService, type FullConnectionService } from '../../host/connections/service.js';
 import { createVault, generateKey } from '../../host/connections/vault.js';
 import { registerPortal } from '../../host/portal/portal.js';

@@ -15,7 +15,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../host/paths.js';
-import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
+import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../host/bridge/index.js';
 import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from './helpers/harness.js';
 import { EVERY_BYTE, INVALID_UTF8, startUpstream, UTF8_TEXT, type Upstream } from './helpers/upstream.js';
 

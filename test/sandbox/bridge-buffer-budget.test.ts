@@ -10,8 +10,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge, type BridgeRequest, type BridgeResult, type CallScope, type Sandbox } from '../../sandbox/index.js';
-import type { EgressPolicy } from '../../sandbox/protocol.js';
+import { createSandbox, type BridgeRequest, type BridgeResult, type Sandbox } from '../../host/supervisor/index.js';
+import { createBridge, type Bridge, type CallScope } from '../../host/bridge/index.js';
+import type { EgressPolicy } from '../../contracts/protocol.js';
 import { FOUR_FIT, KiB, MiB, startBodyUpstream, until, type BodyUpstream } from '../helpers/body-upstream.js';
 import { callTool, egressPolicy, manifest, moduleOf } from './helpers/harness.js';
 

@@ -9,8 +9,9 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { createBridge, type Bridge, type BridgeRequest, type BridgeResult, type CallScope, type Credential } from '../../sandbox/index.js';
-import { manifestSchema, type PluginManifest } from '../../sandbox/manifest.js';
+import { type BridgeRequest, type BridgeResult } from '../../host/supervisor/index.js';
+import { createBridge, type Bridge, type CallScope, type Credential } from '../../host/bridge/index.js';
+import { manifestSchema, type PluginManifest } from '../../contracts/manifest.js';
 import { fakeResolver } from './helpers/fake-dns.js';
 import { egressPolicy, manifest } from './helpers/harness.js';
 import { EVERY_BYTE, startTlsUpstream, startUpstream, TEST_CA, UTF8_TEXT, type Upstream } from './helpers/upstream.js';

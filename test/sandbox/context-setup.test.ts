@@ -9,7 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
+import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../host/bridge/index.js';
 import { callTool, egressPolicy, errorCode, useOneWorkerSandbox } from './helpers/harness.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 

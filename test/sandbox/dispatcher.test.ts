@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Dispatcher, type Lease } from '../../sandbox/supervisor/dispatcher.js';
+import { Dispatcher, type Lease } from '../../common/dispatcher.js';
 
 /**
  * Acquires and records, in `order`, the label of each call as it is granted (or why it was

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge, type Sandbox } from '../../sandbox/index.js';
+import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../host/bridge/index.js';
 import { callTool, captureLogger, egressPolicy, manifest, type CallRecord } from './helpers/harness.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Redactor } from '../../sandbox/bridge/redaction.js';
+import { Redactor } from '../../host/bridge/redaction.js';
 
 const redactBytes = (bytes: Uint8Array, secrets: string[]): Uint8Array => Redactor.of(secrets)?.bytes(bytes) ?? bytes;
 

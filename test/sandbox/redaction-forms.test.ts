@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_ENCODED_SITES, Redactor, secretSpellings } from '../../sandbox/bridge/redaction.js';
+import { MAX_ENCODED_SITES, Redactor, secretSpellings } from '../../host/bridge/redaction.js';
 
 const KEY = 'GhpQ7xVb2LmN9kTzR4sWc8YdA1';
 const USER = 'Sk-7 Qx/Ab+Cd=Ef"Gh';

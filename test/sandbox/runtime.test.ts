@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge } from '../../sandbox/index.js';
+import { createSandbox } from '../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../host/bridge/index.js';
 import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from './helpers/harness.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 

@@ -10,7 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, type Bridge, type BridgeRequest, type BridgeResult, type Sandbox } from '../../sandbox/index.js';
+import { createSandbox, type BridgeRequest, type BridgeResult, type Sandbox } from '../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../host/bridge/index.js';
 import { callTool, egressPolicy, errorCode, manifest, type CallSpec } from './helpers/harness.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 

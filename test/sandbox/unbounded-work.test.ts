@@ -11,8 +11,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createBridge, createSandbox, probePlugin, type Bridge, type Sandbox } from '../../sandbox/index.js';
-import { MAX_REGEXP_SOURCE } from '../../sandbox/worker/bootstrap-source.js';
+import { createSandbox, probePlugin, type Sandbox } from '../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../host/bridge/index.js';
+import { MAX_REGEXP_SOURCE } from '../../sandbox/isolate/bootstrap-source.js';
 import { callTool, egressPolicy, errorCode, manifest, type CallRecord } from './helpers/harness.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type BridgeResult, type RunTask, type Sandbox } from '../../sandbox/index.js';
+import { createSandbox, type BridgeResult, type RunTask, type Sandbox } from '../../host/supervisor/index.js';
 import { LIMITS, hashOf } from './helpers/harness.js';
 
 const SOURCE = `export default {

@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toolAnnotationsSchema } from '../../sandbox/manifest.js';
+import { toolAnnotationsSchema } from '../../contracts/manifest.js';
 import { changes, reads } from '../../sdk/annotations.js';
 
 describe('sdk annotations', () => {

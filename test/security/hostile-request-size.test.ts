@@ -9,7 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { BridgeRequest, CallScope } from '../../sandbox/index.js';
+import type { BridgeRequest } from '../../host/supervisor/index.js';
+import type { CallScope } from '../../host/bridge/index.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { startSecurityGateway, type Json, type SecurityGateway } from './harness.js';
 

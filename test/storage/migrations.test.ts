@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { partCharsFor, splitParts } from '../../host/results/cap.js';
+import { partCharsFor, splitParts } from '../../host/results/parts.js';
 import { ContinuationStore } from '../../host/results/continuations.js';
 import { MIGRATIONS, migrate } from '../../host/storage/migrations.js';
 import { backends } from './backends.js';

@@ -8,7 +8,7 @@
  * checks (secrets, canary, health) apply on top.
  */
 import { randomBytes } from 'node:crypto';
-import { toolOf, type AttackCase, type ScenarioResult } from '../catalogue.js';
+import type { AttackCase, ScenarioResult } from '../catalogue.js';
 import type { Json } from '../in-process-gateway.js';
 import { signInToPortal } from '../portal-session.js';
 import type { ScenarioEnv } from '../scenario-env.js';
@@ -108,7 +108,7 @@ async function disconnectOwnOnly(env: ScenarioEnv): Promise<ScenarioResult> {
 async function forbiddenTenant(env: ScenarioEnv): Promise<ScenarioResult> {
   const { item } = await env.run(env.olive, {});
   const search = await env.gw.mcpCall('search_tools', { query: 'attack cross user probe' }, env.olive.apiKey);
-  const listed = [env.plugin.probeTool, ...env.plugin.cases.map(toolOf)].filter((t) => search.text.includes(t));
+  const listed = [env.plugin.probeTool, ...env.plugin.caseTools].filter((t) => search.text.includes(t));
   return judged(`Olive's call: ${text(item).slice(0, 100)}`, [
     item.code !== 'GW_ERR_POLICY_FORBIDDEN' && "the tenant's policy did not forbid the call",
     listed.length > 0 && `search_tools showed Olive forbidden tools: ${listed.join(', ')}`,

@@ -3,7 +3,7 @@
  * A stub resolver for the bridge (same contract as `dns.lookup` with `all: true`), so SSRF tests
  * control what a name resolves to without touching real DNS. Unknown names fail with ENOTFOUND.
  */
-import type { Resolver } from '../../../sandbox/index.js';
+import type { Resolver } from '../../../host/bridge/index.js';
 
 export function fakeResolver(table: Record<string, string[]>, asked: string[] = []): Resolver {
   return (hostname, _options, cb) => {

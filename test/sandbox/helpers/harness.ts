@@ -6,11 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import { after, before } from 'node:test';
-import { createBridge, createSandbox } from '../../../sandbox/index.js';
-import type { SandboxOptions } from '../../../sandbox/sandbox-options.js';
-import type { SandboxInternals } from '../../../sandbox/supervisor/create-sandbox.js';
-import type { PluginManifest } from '../../../sandbox/manifest.js';
-import type { Bridge, BridgeRequest, BridgeResult, CallScope, Credential, EgressPolicy, RunOutcome, Sandbox, SandboxLogger, SandboxLimits } from '../../../sandbox/index.js';
+import { createSandbox } from '../../../host/supervisor/index.js';
+import { createBridge } from '../../../host/bridge/index.js';
+import type { SandboxOptions } from '../../../host/supervisor/sandbox-options.js';
+import type { SandboxInternals } from '../../../host/supervisor/create-sandbox.js';
+import type { PluginManifest } from '../../../contracts/manifest.js';
+import type { BridgeRequest, BridgeResult, EgressPolicy, RunOutcome, Sandbox, SandboxLogger, SandboxLimits } from '../../../host/supervisor/index.js';
+import type { Bridge, CallScope, Credential } from '../../../host/bridge/index.js';
 
 export const LIMITS: SandboxLimits = {
   memoryMb: 32,

@@ -1,0 +1,200 @@
+/**
+ * @module contracts/manifest
+ * The plugin manifest: the data a third party ships beside its `plugin.js`. It is validated with
+ * zod before anything is registered (invariant 1: the manifest is data, the code is never loaded
+ * by the host). Shared by the host registry, the bridge and the plugin CLI, and type-checked in
+ * plugin authors' projects through the SDK's types: it imports nothing that needs Node.js.
+ */
+import * as z from 'zod';
+import { isForbiddenHeader } from './forbidden-headers.js';
+
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+export const hostNameSchema = z
+  .string()
+  .regex(HOST_NAME, 'must be a lower-case DNS host name without scheme, port or path (e.g. "api.github.com")');
+
+/**
+ * How the credential is applied to outbound requests. Placeholders in `format` are the names of
+ * secret values: `{token}` for OAuth2 access tokens, or an API-key field name such as `{apiKey}`;
+ * `{base64:a:b}` is base64("<a>:<b>") for HTTP Basic. The credential is added only to requests for
+ * `hosts` (default: every host in `egress`), after the egress policy allowed them.
+ */
+/** A placeholder of `format`: `{base64:a:b}` (groups 1, 2) or `{name}` (group 3). */
+export const INJECT_PLACEHOLDER = /\{base64:([A-Za-z0-9_]+):([A-Za-z0-9_]*)\}|\{([A-Za-z0-9_]+)\}/g;
+
+/**
+ * Problems with the placeholders of `format`: each must name a value the credential holds (a
+ * secret API-key field, or `token` for OAuth2), else every call would fail with a message blaming
+ * the user's connection. `secrets` are the names it may use; `fields` all API-key fields.
+ */
+export function placeholderProblems(format: string, secrets: readonly string[], fields: readonly { name: string; secret: boolean }[]): string[] {
+  const problems: string[] = [];
+  const allowed = secrets.length > 0 ? secrets.map((n) => `{${n}}`).join(', ') : 'none (no field has "secret": true)';
+  const valid = new RegExp(`^(?:${INJECT_PLACEHOLDER.source})$`);
+  for (const [text] of format.matchAll(/\{[^{}]*\}/g)) {
+    if (!valid.test(text)) {
+      problems.push(`${text} is not a placeholder: write {name} with a field name, or {base64:a:b}; the placeholders this credential has are ${allowed}`);
+      continue;
+    }
+    const m = valid.exec(text) as RegExpExecArray;
+    const names = m[3] !== undefined ? [m[3]] : [m[1] as string, ...(m[2] ? [m[2]] : [])];
+    for (const name of names) {
+      if (secrets.includes(name)) continue;
+      const field = fields.find((f) => f.name === name);
+      const near = secrets.find((n) => n.toLowerCase() === name.toLowerCase());
+      if (field && !field.secret) problems.push(`${text}: field "${name}" is not secret, and only secret fields reach the credential (give it "secret": true, or use ${allowed})`);
+      else if (fields.length === 0) problems.push(`${text}: an OAuth2 credential has only {token}`);
+      else problems.push(`${text} names no secret field${near ? ` (did you mean {${near}}? names are case-sensitive)` : ''}; the placeholders this credential has are ${allowed}`);
+    }
+  }
+  return problems;
+}
+
+export const injectSchema = z
+  .object({
+    hosts: z.array(hostNameSchema).optional(),
+    header: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name')
+      .refine((h) => h.toLowerCase() === 'authorization' || !isForbiddenHeader(h), 'may not be a header that steers routing or carries other credentials (host, cookie, forwarded, x-forwarded-*, proxy-*, hop-by-hop headers)')
+      .default('authorization'),
+    format: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/\{[^{}]+\}/, 'must contain a placeholder such as {token} or {apiKey}: a constant is not a credential')
+      .default('Bearer {token}'),
+  })
+  .strict();
+export type InjectSpec = z.infer<typeof injectSchema>;
+
+export const apiKeyFieldSchema = z
+  .object({
+    name: z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]{0,63}$/, 'must be an identifier'),
+    label: z.string().min(1).max(100),
+    description: z.string().max(500).optional(),
+    /** secret fields are encrypted and never reach plugin code; the others become ctx.config */
+    secret: z.boolean().default(false),
+    required: z.boolean().default(true),
+    /** allowed values (renders a select) */
+    enum: z.array(z.string().min(1).max(100)).min(1).optional(),
+    default: z.string().max(500).optional(),
+    /** a regular expression the value must match */
+    pattern: z.string().max(200).optional(),
+  })
+  .strict();
+export type ApiKeyField = z.infer<typeof apiKeyFieldSchema>;
+
+const noAuthSchema = z.object({ type: z.literal('none') }).strict();
+
+const apiKeyAuthSchema = z
+  .object({
+    type: z.literal('apikey'),
+    fields: z.array(apiKeyFieldSchema).min(1).max(20),
+    inject: injectSchema,
+    /** instructions shown on the connect form (plain text) */
+    instructions: z.string().max(2000).optional(),
+  })
+  .strict();
+
+const urlSchema = z.url({ protocol: /^https?$/ });
+
+const oauth2AuthSchema = z
+  .object({
+    type: z.literal('oauth2'),
+    authorizationUrl: urlSchema,
+    tokenUrl: urlSchema,
+    revocationUrl: urlSchema.optional(),
+    scopes: z.array(z.string().min(1).max(200)).max(100).default([]),
+    scopeSeparator: z.string().max(3).default(' '),
+    /** PKCE (S256) is used unless a provider is known not to accept it */
+    pkce: z.boolean().default(true),
+    /** extra query parameters for the authorization URL (e.g. {"audience": "api.atlassian.com"}) */
+    authorizationParams: z.record(z.string(), z.string()).default({}),
+    /** how the client authenticates at the token endpoint */
+    clientAuth: z.enum(['body', 'basic']).default('body'),
+    /** dotted path to the token object in the token response, for providers that nest it */
+    tokenPath: z.string().max(100).optional(),
+    inject: injectSchema.default({ header: 'authorization', format: 'Bearer {token}' }),
+  })
+  .strict();
+
+export const authSchema = z.discriminatedUnion('type', [noAuthSchema, apiKeyAuthSchema, oauth2AuthSchema]);
+export type PluginAuth = z.infer<typeof authSchema>;
+
+export const toolAnnotationsSchema = z
+  .object({
+    title: z.string().max(200).optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  })
+  .strict();
+
+export const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+export const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+
+export const toolSchema = z
+  .object({
+    name: z.string().regex(TOOL_NAME, 'must be snake_case: a-z, 0-9 and _, starting with a letter, at most 64'),
+    description: z.string().min(1).max(4000),
+    inputSchema: z
+      .record(z.string(), z.unknown(), {
+        error: (issue) =>
+          issue.input === undefined
+            ? 'required: a JSON Schema of the arguments, e.g. {"type": "object", "properties": {}} for a tool that takes none'
+            : 'must be a JSON Schema object with "type": "object"',
+      })
+      .refine((s) => s['type'] === 'object', 'must be a JSON Schema with "type": "object"'),
+    annotations: toolAnnotationsSchema.optional(),
+  })
+  .strict();
+export type ToolManifest = z.infer<typeof toolSchema>;
+
+export const manifestSchema = z
+  .object({
+    $schema: z.string().optional(),
+    /** a note for people reading the file, e.g. that it is generated; the gateway ignores it */
+    $comment: z.string().max(500).optional(),
+    name: z.string().regex(PLUGIN_NAME, 'must be kebab-case: a-z, 0-9 and -, starting with a letter'),
+    version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a semantic version like 1.2.3'),
+    displayName: z.string().min(1).max(100),
+    description: z.string().min(1).max(2000),
+    auth: authSchema,
+    egress: z.array(hostNameSchema).max(50).default([]),
+    tools: z.array(toolSchema).min(1).max(500),
+  })
+  .strict()
+  .superRefine((m, ctx) => {
+    const seen = new Set<string>();
+    m.tools.forEach((t, i) => {
+      if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: `duplicate tool name "${t.name}"` });
+      seen.add(t.name);
+    });
+    if (m.auth.type !== 'none') {
+      const fields = m.auth.type === 'apikey' ? m.auth.fields : [];
+      const secrets = m.auth.type === 'apikey' ? fields.filter((f) => f.secret).map((f) => f.name) : ['token'];
+      for (const problem of placeholderProblems(m.auth.inject.format, secrets, fields))
+        ctx.addIssue({ code: 'custom', path: ['auth', 'inject', 'format'], message: problem });
+      (m.auth.inject.hosts ?? []).forEach((h, i) => {
+        if (!m.egress.includes(h))
+          ctx.addIssue({ code: 'custom', path: ['auth', 'inject', 'hosts', i], message: `"${h}" is not in egress` });
+      });
+    }
+  });
+export type PluginManifest = z.infer<typeof manifestSchema>;
+
+/** Hosts that receive the credential for a plugin: the inject hosts, or every egress host. */
+export function credentialHosts(manifest: PluginManifest): readonly string[] {
+  if (manifest.auth.type === 'none') return [];
+  return manifest.auth.inject.hosts ?? manifest.egress;
+}
+
+/** Formats zod issues as `field: problem` lines for error messages that name the field. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}
