@@ -23,7 +23,6 @@ const NOT_YET_SPLIT = new Set<string>([
   'host/storage/sqlite.ts:openSqlite',
   'host/supervisor/create-sandbox.ts:createSandbox',
   'host/transport/http-surface.ts:registerHttpSurface',
-  'host/transport/rest.ts:registerRestRoutes',
   'sandbox/process/process-main.ts:main',
   'sandbox/worker/run-call.ts:runOneCall',
 ]);
