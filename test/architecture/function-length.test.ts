@@ -22,7 +22,6 @@ const NOT_YET_SPLIT = new Set<string>([
   'host/security-report/in-process-gateway.ts:startInProcessGateway',
   'host/storage/sqlite.ts:openSqlite',
   'host/supervisor/create-sandbox.ts:createSandbox',
-  'host/transport/http-surface.ts:registerHttpSurface',
   'sandbox/process/process-main.ts:main',
   'sandbox/worker/run-call.ts:runOneCall',
 ]);
