@@ -18,7 +18,6 @@ const NOT_YET_SPLIT = new Set<string>([
   'host/connections/service.ts:createConnectionService',
   'host/discovery/meta-tools.ts:createDiscoveryMetaTools',
   'host/discovery/search-index.ts:search',
-  'host/results/cap.ts:capBatch',
   'host/security-report/in-process-gateway.ts:startInProcessGateway',
   'host/storage/sqlite.ts:openSqlite',
   'host/supervisor/create-sandbox.ts:createSandbox',
