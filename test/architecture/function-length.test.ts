@@ -19,7 +19,6 @@ const NOT_YET_SPLIT = new Set<string>([
   'host/discovery/meta-tools.ts:createDiscoveryMetaTools',
   'host/discovery/search-index.ts:search',
   'host/security-report/in-process-gateway.ts:startInProcessGateway',
-  'host/storage/sqlite.ts:openSqlite',
   'host/supervisor/create-sandbox.ts:createSandbox',
   'sandbox/process/process-main.ts:main',
   'sandbox/worker/run-call.ts:runOneCall',
