@@ -18,7 +18,6 @@ const NOT_YET_SPLIT = new Set<string>([
   'host/connections/service.ts:createConnectionService',
   'host/discovery/meta-tools.ts:createDiscoveryMetaTools',
   'host/discovery/search-index.ts:search',
-  'host/security-report/in-process-gateway.ts:startInProcessGateway',
   'host/supervisor/create-sandbox.ts:createSandbox',
   'sandbox/process/process-main.ts:main',
   'sandbox/worker/run-call.ts:runOneCall',
