@@ -150,7 +150,7 @@ interface CapRun {
   refusals: Map<number, unknown>;
 }
 
-function replace(run: CapRun, i: number, item: unknown): void {
+function replaceItem(run: CapRun, i: number, item: unknown): void {
   run.out[i] = item;
   run.envelope.replace(i, item);
 }
@@ -169,7 +169,7 @@ async function stubLargest(run: CapRun): Promise<boolean> {
       if (typeof item !== 'object' || item === null || !('result' in item)) continue;
       const s = run.stubbed.get(i) ?? (await storeResult(run, i, item as { result: unknown }, previewChars));
       if (!s) continue;
-      replace(run, i, { result: stubFor(s.id, s.json.length, s.totalParts, s.json.slice(0, previewChars)) });
+      replaceItem(run, i, { result: stubFor(s.id, s.json.length, s.totalParts, s.json.slice(0, previewChars)) });
     }
   }
   return envelope.length <= opts.maxChars;
@@ -195,7 +195,7 @@ async function storeResult(run: CapRun, i: number, item: { result: unknown }, pr
   // between items rather than after the whole batch.
   await yieldToEventLoop();
   if (id === undefined) {
-    replace(run, i, notStored(json.length, opts.maxChars, opts.toolOf(i), run.refusals.get(i)));
+    replaceItem(run, i, notStored(json.length, opts.maxChars, opts.toolOf(i), run.refusals.get(i)));
     return undefined;
   }
   const s = { id, json, totalParts: ends.length };
