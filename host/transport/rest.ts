@@ -132,7 +132,7 @@ async function describeIntegration(deps: RestDeps, request: FastifyRequest<Integ
   };
 }
 
-/** One execution of the path's integration, or a batch of them. */
+/** What the executions of one POST share: the caller and the path's integration. */
 interface RestCall {
   deps: RestDeps;
   user: User;
