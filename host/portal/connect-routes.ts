@@ -14,7 +14,7 @@
  * portal cannot know: a redirect there would be blocked after the link was used. A navigation the
  * page starts is not a form submission, so form-action stays 'self' on every portal page.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import { validateApiKeyFields } from '../connections/apikey-fields.js';
 import { ConnectionError } from '../connections/errors.js';
@@ -41,120 +41,138 @@ const REFUSALS: Record<Refusal, { status: number; title: string; text: string }>
   expired: { status: 410, title: 'Link expired', text: `This link has expired: ${AGAIN}.` },
 };
 
+type Id = { Params: { id: string } };
+type Callback = { Querystring: Record<string, string | undefined> };
+
 export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext): void {
-  const { connections, registry } = ctx.deps;
-  const pending = connections.pending;
-  const redirectUri = `${ctx.base}/oauth/callback`;
-  const refuse = (reply: FastifyReply, reason: Refusal, who?: SignedIn): FastifyReply => {
-    const r = REFUSALS[reason];
-    return ctx.sendError(reply, r.status, r.title, r.text, who);
-  };
-  /** the link's integration, if it exists and the user may still use it (policy may change while a link is open) */
-  const pluginFor = (name: string, who: SignedIn): PluginManifest | undefined => {
-    const m = registry.plugin(name);
-    return m && ctx.mayUse(who.user, name) ? m : undefined;
-  };
-
-  scope.get<{ Params: { id: string } }>('/connect/:id', async (request, reply) => {
-    const who = await ctx.requireUser(request, reply);
-    if (!who) return reply;
-    const p = await pending.get(request.params.id);
-    if (!p) return refuse(reply, 'unknown', who);
-    if (p.userId !== who.user.id) return refuse(reply, 'other_user', who);
-    const m = pluginFor(p.integration, who);
-    if (TERMINAL.has(p.status)) {
-      const status = p.status as keyof typeof RESULT_TEXT;
-      return ctx.sendPage(reply, 200, { title: RESULT_TEXT[status].title, body: resultBody(m, p, status), who });
-    }
-    if (p.status !== 'pending') return refuse(reply, 'used', who);
-    if (!m) return refuse(reply, 'unknown', who);
-    const title = `Connect ${m.displayName}`;
-    if (m.auth.type === 'apikey') return ctx.sendPage(reply, 200, { title, body: apiKeyFormBody({ ...m, auth: m.auth }, p, who.session.csrf), who });
-    return ctx.sendPage(reply, 200, { title, body: oauthStartBody(m, p, who.user.email, who.session.csrf), who });
-  });
-
-  scope.post<{ Params: { id: string } }>('/connect/:id', async (request, reply) => {
-    const who = await ctx.requireUser(request, reply);
-    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
-    const checked = await pending.check(request.params.id, who.user.id);
-    if (!checked.ok) return refuse(reply, checked.reason, who);
-    const m = pluginFor(checked.pending.integration, who);
-    if (!m || m.auth.type !== 'oauth2') return refuse(reply, 'unknown', who);
-    const client = connections.clientFor(m.name);
-    if (!client) return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected until the operator configures its OAuth client.`, who);
-    const state = randomToken();
-    const codeVerifier = m.auth.pkce ? randomToken(48) : undefined;
-    const opened = await pending.open(checked.pending.id, who.user.id, { state, codeVerifier });
-    if (!opened.ok) return refuse(reply, opened.reason, who);
-    const mapUrl = connections.http.mapUrl;
-    const url = authorizationUrl(m.auth, client, { redirectUri, state, ...(codeVerifier ? { codeVerifier } : {}), ...(mapUrl ? { mapUrl } : {}) });
-    // A page that moves on, not a 303: see the module comment (form-action and provider redirects).
-    return ctx.sendPage(reply, 200, { title: `Continue to ${m.displayName}`, body: oauthContinueBody(m, url), who, continueTo: url });
-  });
-
-  scope.get<{ Querystring: Record<string, string | undefined> }>('/oauth/callback', async (request, reply) => {
-    const who = await ctx.requireUser(request, reply);
-    if (!who) return reply;
-    const q = request.query;
-    if (typeof q['state'] !== 'string' || q['state'] === '')
-      return ctx.sendError(reply, 400, 'Sign-in response not valid', 'The provider sent no state parameter; connect again from the integrations page or from your agent\'s link.', who);
-    const taken = await pending.takeByState(q['state'], who.user.id);
-    if (!taken.ok && taken.reason === 'failed') return reply.code(303).header('location', `/connect/${taken.pending.id}`).send();
-    if (!taken.ok) return refuse(reply, taken.reason, who);
-    const p = taken.pending;
-    const done = (): FastifyReply => reply.code(303).header('location', `/connect/${p.id}`).send();
-    const m = pluginFor(p.integration, who);
-    const client = m ? connections.clientFor(m.name) : undefined;
-    if (typeof q['error'] === 'string') {
-      const detail = typeof q['error_description'] === 'string' ? `: ${q['error_description'].slice(0, 200)}` : '';
-      const denied = q['error'] === 'access_denied';
-      await pending.settle(p.id, denied ? 'denied' : 'failed', `${m?.displayName ?? p.integration} answered ${q['error'].slice(0, 60)}${detail}`);
-      return done();
-    }
-    if (!m || m.auth.type !== 'oauth2' || !client || typeof q['code'] !== 'string' || q['code'] === '') {
-      await pending.settle(p.id, 'failed', !m ? 'the integration is not available to this account' : !client ? 'the OAuth client is no longer configured on the server' : 'the provider sent no authorization code');
-      return done();
-    }
-    try {
-      const tokens = await exchangeCode(m.auth, client, { code: q['code'], redirectUri, ...(taken.codeVerifier ? { codeVerifier: taken.codeVerifier } : {}) }, connections.http);
-      await connections.saveTokens(who.user.id, m, tokens);
-      await pending.settle(p.id, 'connected', null);
-    } catch (err) {
-      const reason = err instanceof OAuthError ? err.message : STORE_FAILED_REASON;
-      ctx.deps.logger?.warn({ pendingId: p.id, integration: p.integration, error: reason }, 'OAuth callback failed');
-      await pending.settle(p.id, 'failed', reason);
-    }
-    return done();
-  });
+  scope.get<Id>('/connect/:id', async (request, reply) => showConnectLink(ctx, request, reply));
+  scope.post<Id>('/connect/:id', async (request, reply) => continueToProvider(ctx, request, reply));
+  scope.get<Callback>('/oauth/callback', async (request, reply) => finishOAuth(ctx, request, reply));
 
   // The API-key form posts here; the address, typed or reloaded, leads back to the link's page.
-  scope.get<{ Params: { id: string } }>('/connect/:id/form', async (request, reply) =>
+  scope.get<Id>('/connect/:id/form', async (request, reply) =>
     reply.code(303).header('location', `/connect/${encodeURIComponent(request.params.id)}`).send(),
   );
+  scope.post<Id>('/connect/:id/form', async (request, reply) => saveApiKeyForm(ctx, request, reply));
+}
 
-  scope.post<{ Params: { id: string } }>('/connect/:id/form', async (request, reply) => {
-    const who = await ctx.requireUser(request, reply);
-    if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
-    const checked = await pending.check(request.params.id, who.user.id);
-    if (!checked.ok) return refuse(reply, checked.reason, who);
-    const m = pluginFor(checked.pending.integration, who);
-    if (!m || m.auth.type !== 'apikey') return refuse(reply, 'unknown', who);
-    const { _csrf: _ignored, ...input } = ctx.body(request);
-    const v = validateApiKeyFields(m.auth.fields, input);
-    if (Object.keys(v.errors).length === 0 && Object.keys(v.secret).length === 0) v.errors['form'] = 'Fill in at least one secret field.';
-    if (Object.keys(v.errors).length > 0)
-      return ctx.sendPage(reply, 400, { title: `Connect ${m.displayName}`, body: apiKeyFormBody({ ...m, auth: m.auth }, checked.pending, who.session.csrf, input, v.errors), who });
-    const opened = await pending.open(checked.pending.id, who.user.id);
-    if (!opened.ok) return refuse(reply, opened.reason, who);
-    // the link is used now: whatever happens, it must end in a terminal status the agent's wait sees
-    try {
-      await connections.saveApiKey(who.user.id, m, input);
-      await pending.settle(checked.pending.id, 'connected', null);
-    } catch (err) {
-      const reason = err instanceof ConnectionError ? `${m.displayName}: ${err.message}` : STORE_FAILED_REASON;
-      ctx.deps.logger?.warn({ pendingId: checked.pending.id, integration: m.name, error: (err as Error).message }, 'storing an API-key connection failed');
-      await pending.settle(checked.pending.id, 'failed', reason);
-    }
-    return reply.code(303).header('location', `/connect/${checked.pending.id}`).send();
-  });
+function refuse(ctx: PortalContext, reply: FastifyReply, reason: Refusal, who?: SignedIn): FastifyReply {
+  const r = REFUSALS[reason];
+  return ctx.sendError(reply, r.status, r.title, r.text, who);
+}
+
+/** the link's integration, if it exists and the user may still use it (policy may change while a link is open) */
+function pluginFor(ctx: PortalContext, name: string, who: SignedIn): PluginManifest | undefined {
+  const m = ctx.deps.registry.plugin(name);
+  return m && ctx.mayUse(who.user, name) ? m : undefined;
+}
+
+const redirectUriOf = (ctx: PortalContext): string => `${ctx.base}/oauth/callback`;
+
+/** The link's page: its result once settled, else the API-key form or the button that goes on to the provider. */
+async function showConnectLink(ctx: PortalContext, request: FastifyRequest<Id>, reply: FastifyReply): Promise<FastifyReply> {
+  const who = await ctx.requireUser(request, reply);
+  if (!who) return reply;
+  const p = await ctx.deps.connections.pending.get(request.params.id);
+  if (!p) return refuse(ctx, reply, 'unknown', who);
+  if (p.userId !== who.user.id) return refuse(ctx, reply, 'other_user', who);
+  const m = pluginFor(ctx, p.integration, who);
+  if (TERMINAL.has(p.status)) {
+    const status = p.status as keyof typeof RESULT_TEXT;
+    return ctx.sendPage(reply, 200, { title: RESULT_TEXT[status].title, body: resultBody(m, p, status), who });
+  }
+  if (p.status !== 'pending') return refuse(ctx, reply, 'used', who);
+  if (!m) return refuse(ctx, reply, 'unknown', who);
+  const title = `Connect ${m.displayName}`;
+  if (m.auth.type === 'apikey') return ctx.sendPage(reply, 200, { title, body: apiKeyFormBody({ ...m, auth: m.auth }, p, who.session.csrf), who });
+  return ctx.sendPage(reply, 200, { title, body: oauthStartBody(m, p, who.user.email, who.session.csrf), who });
+}
+
+/** "Continue" on an OAuth link: opens it (state, PKCE) and answers the page that moves on to the provider. */
+async function continueToProvider(ctx: PortalContext, request: FastifyRequest<Id>, reply: FastifyReply): Promise<FastifyReply> {
+  const { connections } = ctx.deps;
+  const pending = connections.pending;
+  const who = await ctx.requireUser(request, reply);
+  if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+  const checked = await pending.check(request.params.id, who.user.id);
+  if (!checked.ok) return refuse(ctx, reply, checked.reason, who);
+  const m = pluginFor(ctx, checked.pending.integration, who);
+  if (!m || m.auth.type !== 'oauth2') return refuse(ctx, reply, 'unknown', who);
+  const client = connections.clientFor(m.name);
+  if (!client) return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected until the operator configures its OAuth client.`, who);
+  const state = randomToken();
+  const codeVerifier = m.auth.pkce ? randomToken(48) : undefined;
+  const opened = await pending.open(checked.pending.id, who.user.id, { state, codeVerifier });
+  if (!opened.ok) return refuse(ctx, reply, opened.reason, who);
+  const mapUrl = connections.http.mapUrl;
+  const url = authorizationUrl(m.auth, client, { redirectUri: redirectUriOf(ctx), state, ...(codeVerifier ? { codeVerifier } : {}), ...(mapUrl ? { mapUrl } : {}) });
+  // A page that moves on, not a 303: see the module comment (form-action and provider redirects).
+  return ctx.sendPage(reply, 200, { title: `Continue to ${m.displayName}`, body: oauthContinueBody(m, url), who, continueTo: url });
+}
+
+/** The provider's answer: the link it belongs to is settled (connected, denied or failed), then its page shows the outcome. */
+async function finishOAuth(ctx: PortalContext, request: FastifyRequest<Callback>, reply: FastifyReply): Promise<FastifyReply> {
+  const { connections } = ctx.deps;
+  const pending = connections.pending;
+  const who = await ctx.requireUser(request, reply);
+  if (!who) return reply;
+  const q = request.query;
+  if (typeof q['state'] !== 'string' || q['state'] === '')
+    return ctx.sendError(reply, 400, 'Sign-in response not valid', 'The provider sent no state parameter; connect again from the integrations page or from your agent\'s link.', who);
+  const taken = await pending.takeByState(q['state'], who.user.id);
+  if (!taken.ok && taken.reason === 'failed') return reply.code(303).header('location', `/connect/${taken.pending.id}`).send();
+  if (!taken.ok) return refuse(ctx, reply, taken.reason, who);
+  const p = taken.pending;
+  const done = (): FastifyReply => reply.code(303).header('location', `/connect/${p.id}`).send();
+  const m = pluginFor(ctx, p.integration, who);
+  const client = m ? connections.clientFor(m.name) : undefined;
+  if (typeof q['error'] === 'string') {
+    const detail = typeof q['error_description'] === 'string' ? `: ${q['error_description'].slice(0, 200)}` : '';
+    const denied = q['error'] === 'access_denied';
+    await pending.settle(p.id, denied ? 'denied' : 'failed', `${m?.displayName ?? p.integration} answered ${q['error'].slice(0, 60)}${detail}`);
+    return done();
+  }
+  if (!m || m.auth.type !== 'oauth2' || !client || typeof q['code'] !== 'string' || q['code'] === '') {
+    await pending.settle(p.id, 'failed', !m ? 'the integration is not available to this account' : !client ? 'the OAuth client is no longer configured on the server' : 'the provider sent no authorization code');
+    return done();
+  }
+  try {
+    const tokens = await exchangeCode(m.auth, client, { code: q['code'], redirectUri: redirectUriOf(ctx), ...(taken.codeVerifier ? { codeVerifier: taken.codeVerifier } : {}) }, connections.http);
+    await connections.saveTokens(who.user.id, m, tokens);
+    await pending.settle(p.id, 'connected', null);
+  } catch (err) {
+    const reason = err instanceof OAuthError ? err.message : STORE_FAILED_REASON;
+    ctx.deps.logger?.warn({ pendingId: p.id, integration: p.integration, error: reason }, 'OAuth callback failed');
+    await pending.settle(p.id, 'failed', reason);
+  }
+  return done();
+}
+
+/** The API-key form: shown again with what is wrong, or the secret is stored and the link settled. */
+async function saveApiKeyForm(ctx: PortalContext, request: FastifyRequest<Id>, reply: FastifyReply): Promise<FastifyReply> {
+  const { connections } = ctx.deps;
+  const pending = connections.pending;
+  const who = await ctx.requireUser(request, reply);
+  if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+  const checked = await pending.check(request.params.id, who.user.id);
+  if (!checked.ok) return refuse(ctx, reply, checked.reason, who);
+  const m = pluginFor(ctx, checked.pending.integration, who);
+  if (!m || m.auth.type !== 'apikey') return refuse(ctx, reply, 'unknown', who);
+  const { _csrf: _ignored, ...input } = ctx.body(request);
+  const v = validateApiKeyFields(m.auth.fields, input);
+  if (Object.keys(v.errors).length === 0 && Object.keys(v.secret).length === 0) v.errors['form'] = 'Fill in at least one secret field.';
+  if (Object.keys(v.errors).length > 0)
+    return ctx.sendPage(reply, 400, { title: `Connect ${m.displayName}`, body: apiKeyFormBody({ ...m, auth: m.auth }, checked.pending, who.session.csrf, input, v.errors), who });
+  const opened = await pending.open(checked.pending.id, who.user.id);
+  if (!opened.ok) return refuse(ctx, reply, opened.reason, who);
+  // the link is used now: whatever happens, it must end in a terminal status the agent's wait sees
+  try {
+    await connections.saveApiKey(who.user.id, m, input);
+    await pending.settle(checked.pending.id, 'connected', null);
+  } catch (err) {
+    const reason = err instanceof ConnectionError ? `${m.displayName}: ${err.message}` : STORE_FAILED_REASON;
+    ctx.deps.logger?.warn({ pendingId: checked.pending.id, integration: m.name, error: (err as Error).message }, 'storing an API-key connection failed');
+    await pending.settle(checked.pending.id, 'failed', reason);
+  }
+  return reply.code(303).header('location', `/connect/${checked.pending.id}`).send();
 }

@@ -72,7 +72,6 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
   const flashes = new PortalFlash(deps.db, deps.connections.now);
   // two session cookies (one planted) are no session: see onlyCookie
   const sessionIdOf = (request: FastifyRequest): string | undefined => onlyCookie(request.headers.cookie, cookieName);
-  const cache = new WeakMap<FastifyRequest, Promise<SignedIn | undefined>>();
 
   const ctx: PortalContext = {
     deps,
@@ -81,20 +80,7 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
     base,
     secure,
     cookieName,
-
-    signedIn(request) {
-      let p = cache.get(request);
-      if (!p) {
-        p = (async () => {
-          const session = await sessions.resolve(sessionIdOf(request));
-          if (!session) return undefined;
-          const user = await deps.users.byId(session.userId);
-          return user ? { session, user } : undefined;
-        })();
-        cache.set(request, p);
-      }
-      return p;
-    },
+    signedIn: sessionResolver(deps, sessions, sessionIdOf),
 
     async requireUser(request, reply) {
       const who = await ctx.signedIn(request);
@@ -130,50 +116,72 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
       return id ? flashes.take(who.session.idHash, id, page) : [];
     },
 
-    sendPage(reply, status, page) {
-      const body = renderPage({
-        title: page.title,
-        body: page.body,
-        ...(page.who ? { user: page.who.user, csrf: page.who.session.csrf } : {}),
-        ...(page.active ? { active: page.active } : {}),
-        ...(page.continueTo ? { continueTo: page.continueTo } : {}),
-      });
-      return reply.code(status).headers(securityHeaders(secure)).type('text/html; charset=utf-8').send(body);
-    },
+    sendPage: (reply, status, page) => sendPage(secure, reply, status, page),
 
     sendError(reply, status, title, message, who) {
       return ctx.sendPage(reply, status, { title, body: html`<p class="error" role="alert">${message}</p><p><a href="/integrations">Back to integrations</a></p>`, ...(who ? { who } : {}) });
     },
 
     mayUse: (user, plugin) => (deps.allowed ? deps.allowed(user, plugin) : true),
-
-    safeNext(next, fallback = '/integrations') {
-      // Same-origin paths only. Browsers drop TAB/CR/LF and read "\" as "/" when resolving a
-      // Location, so "/\t/evil.example" would leave the site: refuse every control character and
-      // backslash, then require a path that cannot start a network-path reference.
-      if (typeof next !== 'string' || next.length > 2000 || /[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
-      if (!next.startsWith('/') || next.startsWith('//')) return fallback;
-      let path: string;
-      try {
-        const url = new URL(next, 'http://workbench.invalid');
-        if (url.origin !== 'http://workbench.invalid') return fallback;
-        // as the URL parser reads it: percent-encoded (a Location header takes no character over
-        // U+00FF) and with dot segments resolved, which can make a network-path ("/.//x" → "//x")
-        path = `${url.pathname}${url.search}${url.hash}`;
-      } catch {
-        return fallback;
-      }
-      return path.startsWith('//') ? fallback : path;
-    },
-
-    body(request) {
-      const b = request.body;
-      // a parsed form is a plain object of strings (and arrays of them); anything else is no form
-      if (!b || typeof b !== 'object' || Array.isArray(b)) return {};
-      const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(b as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
-      return out;
-    },
+    safeNext,
+    body: formBody,
   };
   return ctx;
+}
+
+/** Who is signed in on a request, resolved once per request (every later call gets the same answer). */
+function sessionResolver(deps: PortalDeps, sessions: PortalSessions, sessionIdOf: (request: FastifyRequest) => string | undefined): PortalContext['signedIn'] {
+  const cache = new WeakMap<FastifyRequest, Promise<SignedIn | undefined>>();
+  return (request) => {
+    let p = cache.get(request);
+    if (!p) {
+      p = (async () => {
+        const session = await sessions.resolve(sessionIdOf(request));
+        if (!session) return undefined;
+        const user = await deps.users.byId(session.userId);
+        return user ? { session, user } : undefined;
+      })();
+      cache.set(request, p);
+    }
+    return p;
+  };
+}
+
+function sendPage(secure: boolean, reply: FastifyReply, status: number, page: Parameters<PortalContext['sendPage']>[2]): FastifyReply {
+  const body = renderPage({
+    title: page.title,
+    body: page.body,
+    ...(page.who ? { user: page.who.user, csrf: page.who.session.csrf } : {}),
+    ...(page.active ? { active: page.active } : {}),
+    ...(page.continueTo ? { continueTo: page.continueTo } : {}),
+  });
+  return reply.code(status).headers(securityHeaders(secure)).type('text/html; charset=utf-8').send(body);
+}
+
+function safeNext(next: unknown, fallback = '/integrations'): string {
+  // Same-origin paths only. Browsers drop TAB/CR/LF and read "\" as "/" when resolving a
+  // Location, so "/\t/evil.example" would leave the site: refuse every control character and
+  // backslash, then require a path that cannot start a network-path reference.
+  if (typeof next !== 'string' || next.length > 2000 || /[\u0000-\u001f\u007f\\]/.test(next)) return fallback;
+  if (!next.startsWith('/') || next.startsWith('//')) return fallback;
+  let path: string;
+  try {
+    const url = new URL(next, 'http://workbench.invalid');
+    if (url.origin !== 'http://workbench.invalid') return fallback;
+    // as the URL parser reads it: percent-encoded (a Location header takes no character over
+    // U+00FF) and with dot segments resolved, which can make a network-path ("/.//x" → "//x")
+    path = `${url.pathname}${url.search}${url.hash}`;
+  } catch {
+    return fallback;
+  }
+  return path.startsWith('//') ? fallback : path;
+}
+
+function formBody(request: FastifyRequest): Record<string, string> {
+  const b = request.body;
+  // a parsed form is a plain object of strings (and arrays of them); anything else is no form
+  if (!b || typeof b !== 'object' || Array.isArray(b)) return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(b as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
+  return out;
 }

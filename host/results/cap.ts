@@ -109,81 +109,134 @@ interface StoredItem {
 export async function capBatch(items: unknown[], opts: CapOptions): Promise<string> {
   const envelope = new Envelope(items);
   if (envelope.length <= opts.maxChars) return envelope.text();
-  const original = [...envelope.texts];
-  const out = [...items];
-  const order = original.map((s, i) => ({ i, len: s.length })).sort((a, b) => b.len - a.len);
-  const budget = partCharsFor(opts.maxChars);
-  // each result's JSON, serialised once, and its part boundaries once it is to be stored (a result
-  // the store refused is offered to it again in the next pass)
-  const prepared = new Map<number, { json: string; ends?: number[] }>();
-  const stubbed = new Map<number, StoredItem>();
-  /** why the store refused an item's result (the last time it was offered) */
-  const refusals = new Map<number, unknown>();
-  const replace = (i: number, item: unknown): void => {
-    out[i] = item;
-    envelope.replace(i, item);
+  const run: CapRun = {
+    items,
+    opts,
+    envelope,
+    original: [...envelope.texts],
+    out: [...items],
+    budget: partCharsFor(opts.maxChars),
+    prepared: new Map(),
+    stubbed: new Map(),
+    refusals: new Map(),
   };
-  for (const previewChars of PREVIEW_PASSES) {
-    for (const { i } of order) {
-      if (envelope.length <= opts.maxChars) return envelope.text();
-      const item = items[i];
-      if (typeof item !== 'object' || item === null || !('result' in item)) continue;
-      let s = stubbed.get(i);
-      if (!s) {
-        let p = prepared.get(i);
-        if (!p) {
-          p = { json: JSON.stringify((item as { result: unknown }).result) };
-          prepared.set(i, p);
-        }
-        const json = p.json;
-        if (json.length <= previewChars + 400) continue; // a stub would not be smaller
-        const ends = (p.ends ??= splitPartEnds(json, budget));
-        const id = await tryPut(opts, opts.toolOf(i), json, { budget, ends }, (err) => refusals.set(i, err));
-        // Serialising, splitting and storing one large result takes milliseconds, and the SQLite
-        // store writes synchronously: let other requests (health checks, other callers) run
-        // between items rather than after the whole batch.
-        await yieldToEventLoop();
-        if (id === undefined) {
-          replace(i, notStored(json.length, opts.maxChars, opts.toolOf(i), refusals.get(i)));
-          continue;
-        }
-        s = { id, json, totalParts: ends.length };
-        stubbed.set(i, s);
-      }
-      replace(i, { result: stubFor(s.id, s.json.length, s.totalParts, s.json.slice(0, previewChars)) });
-    }
-  }
-  if (envelope.length <= opts.maxChars) return envelope.text();
+  if (await stubLargest(run)) return envelope.text();
   // Still too large: what remains is many error items or tiny results. Shorten long strings in
   // error items (never drop an item), and as a last resort store the whole batch.
-  const shortened = out.map((it) => shortenErrorItem(it));
-  const shortTexts = shortened.map((it, i) => (it === out[i] ? (envelope.texts[i] as string) : encodeItem(it)));
+  const shortened = run.out.map((it) => shortenErrorItem(it));
+  const shortTexts = shortened.map((it, i) => (it === run.out[i] ? (envelope.texts[i] as string) : encodeItem(it)));
   if (envelopeLength(shortTexts) <= opts.maxChars) return envelopeText(shortTexts);
-  const whole = envelopeText(original);
+  return storeWholeBatch(run, shortened);
+}
+
+/** One capping of a batch: the items as they came, and what has been replaced and stored so far. */
+interface CapRun {
+  items: unknown[];
+  opts: CapOptions;
+  envelope: Envelope;
+  /** each item's JSON text as it came */
+  original: string[];
+  /** the items, with the replacements made so far */
+  out: unknown[];
+  /** characters of a continuation's part */
+  budget: number;
+  /**
+   * each result's JSON, serialised once, and its part boundaries once it is to be stored (a result
+   * the store refused is offered to it again in the next pass)
+   */
+  prepared: Map<number, { json: string; ends?: number[] }>;
+  stubbed: Map<number, StoredItem>;
+  /** why the store refused an item's result (the last time it was offered) */
+  refusals: Map<number, unknown>;
+}
+
+function replaceItem(run: CapRun, i: number, item: unknown): void {
+  run.out[i] = item;
+  run.envelope.replace(i, item);
+}
+
+/**
+ * Replaces results by stubs, largest first, with a shorter preview on each pass, until the
+ * envelope fits; whether it does.
+ */
+async function stubLargest(run: CapRun): Promise<boolean> {
+  const { items, opts, envelope } = run;
+  const order = run.original.map((s, i) => ({ i, len: s.length })).sort((a, b) => b.len - a.len);
+  for (const previewChars of PREVIEW_PASSES) {
+    for (const { i } of order) {
+      if (envelope.length <= opts.maxChars) return true;
+      const item = items[i];
+      if (typeof item !== 'object' || item === null || !('result' in item)) continue;
+      const s = run.stubbed.get(i) ?? (await storeResult(run, i, item as { result: unknown }, previewChars));
+      if (!s) continue;
+      replaceItem(run, i, { result: stubFor(s.id, s.json.length, s.totalParts, s.json.slice(0, previewChars)) });
+    }
+  }
+  return envelope.length <= opts.maxChars;
+}
+
+/**
+ * Stores item `i`'s result for a continuation. Undefined when a stub with this preview would not
+ * be smaller, or when the store refused the write (the item then says it was not stored).
+ */
+async function storeResult(run: CapRun, i: number, item: { result: unknown }, previewChars: number): Promise<StoredItem | undefined> {
+  const { opts, budget } = run;
+  let p = run.prepared.get(i);
+  if (!p) {
+    p = { json: JSON.stringify(item.result) };
+    run.prepared.set(i, p);
+  }
+  const json = p.json;
+  if (json.length <= previewChars + 400) return undefined; // a stub would not be smaller
+  const ends = (p.ends ??= splitPartEnds(json, budget));
+  const id = await tryPut(opts, opts.toolOf(i), json, { budget, ends }, (err) => run.refusals.set(i, err));
+  // Serialising, splitting and storing one large result takes milliseconds, and the SQLite
+  // store writes synchronously: let other requests (health checks, other callers) run
+  // between items rather than after the whole batch.
+  await yieldToEventLoop();
+  if (id === undefined) {
+    replaceItem(run, i, notStored(json.length, opts.maxChars, opts.toolOf(i), run.refusals.get(i)));
+    return undefined;
+  }
+  const s = { id, json, totalParts: ends.length };
+  run.stubbed.set(i, s);
+  return s;
+}
+
+/**
+ * The whole batch goes to a continuation; each item keeps its place, pointing there (many small
+ * results, e.g. a large maxBatch: every one under a stub's size).
+ */
+async function storeWholeBatch(run: CapRun, shortened: unknown[]): Promise<string> {
+  const { items, opts, budget } = run;
+  const whole = envelopeText(run.original);
   const wholeEnds = splitPartEnds(whole, budget);
   let batchRefused: unknown;
   const id = await tryPut(opts, 'execute_tools', whole, { budget, ends: wholeEnds }, (err) => (batchRefused = err));
-  if (id !== undefined) {
-    // the whole batch goes to a continuation; each item keeps its place, pointing there (many
-    // small results, e.g. a large maxBatch: every one under a stub's size)
-    const batch = stubFor(id, whole.length, wholeEnds.length, '');
-    const placeholders = items.map((_, i) => ({ result: { truncated: true, inBatch: i } }));
-    const placed = JSON.stringify({ results: placeholders, batch });
-    if (placed.length <= opts.maxChars) return placed;
-    // without the instruction; the policy's floor on maxChars (minCapChars) leaves room for this:
-    // one item per execution is never given up
-    return JSON.stringify({ results: placeholders, batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: wholeEnds.length } });
-  }
-  // the whole batch could not be stored: results stored one by one keep their continuation (without
-  // the instruction and preview), every other result says it was not stored, and error items stay,
-  // each form shorter until the answer fits (down to {"error":"…","code"}: the policy's floor
-  // leaves room for that, not for an id per item, so the very last form gives the ids up)
+  if (id === undefined) return withoutBatch(run, shortened, batchRefused);
+  const batch = stubFor(id, whole.length, wholeEnds.length, '');
+  const placeholders = items.map((_, i) => ({ result: { truncated: true, inBatch: i } }));
+  const placed = JSON.stringify({ results: placeholders, batch });
+  if (placed.length <= opts.maxChars) return placed;
+  // without the instruction; the policy's floor on maxChars (minCapChars) leaves room for this:
+  // one item per execution is never given up
+  return JSON.stringify({ results: placeholders, batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: wholeEnds.length } });
+}
+
+/**
+ * The whole batch could not be stored: results stored one by one keep their continuation (without
+ * the instruction and preview), every other result says it was not stored, and error items stay,
+ * each form shorter until the answer fits (down to {"error":"…","code"}: the policy's floor
+ * leaves room for that, not for an id per item, so the very last form gives the ids up).
+ */
+function withoutBatch(run: CapRun, shortened: unknown[], batchRefused: unknown): string {
+  const { opts, out, original, stubbed } = run;
   const isResult = (it: unknown): boolean => typeof it === 'object' && it !== null && 'result' in it;
   const kept = (i: number, withSizes: boolean): unknown => {
     const s = stubbed.get(i) as StoredItem;
     return { result: withSizes ? { truncated: true, continuationId: s.id, totalChars: s.json.length, totalParts: s.totalParts } : { truncated: true, continuationId: s.id } };
   };
-  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i), refusals.get(i) ?? batchRefused) : it)) });
+  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i), run.refusals.get(i) ?? batchRefused) : it)) });
   if (full.length <= opts.maxChars) return full;
   const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
   const bare = (it: unknown): unknown => (typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code });

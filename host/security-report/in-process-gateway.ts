@@ -89,59 +89,11 @@ function memoryLogger(lines: string[]): pino.Logger {
 }
 
 export async function startInProcessGateway(options: InProcessGatewayOptions): Promise<InProcessGateway> {
-  const policy = parsePolicy(options.policy, 'security policy');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-sec-'));
-  const logs: string[] = [];
-  const port = await freePort();
-  const config: GatewayConfig = {
-    port,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: path.join(dataDir, 'workbench.db'),
-    pluginDirs: options.pluginDirs,
-    policyFile: '(inline)',
-    logLevel: 'debug',
-    publicUrl: `http://127.0.0.1:${port}`,
-  };
-  let gateway: Gateway;
-  try {
-    gateway = await createGateway(config, { policy, logger: memoryLogger(logs), env: options.env ?? {}, ...(options.resolver ? { resolver: options.resolver } : {}) });
-  } catch (err) {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    throw err;
-  }
+  const { gateway, dataDir, logs } = await createInTempDir(options);
   const url = await gateway.listen();
   const bodies: string[] = [];
-
-  const post: InProcessGateway['post'] = async (pathname, body, apiKey, headers = {}) => {
-    const res = await fetch(`${url}${pathname}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}`, ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    bodies.push(text);
-    let json: Json;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, text, json };
-  };
-
-  let rpcId = 0;
-  const mcpCall: InProcessGateway['mcpCall'] = async (name, args, apiKey) => {
-    const id = ++rpcId;
-    const r = await post('/mcp', { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, apiKey);
-    let messages: Json[] = [];
-    try {
-      messages = rpcMessages(r.text);
-    } catch {
-      // not JSON-RPC at all: the answer has no message, which the caller reports
-    }
-    return { status: r.status, text: r.text, messages, answer: messages.find((m) => m?.id === id) };
-  };
+  const post = poster(url, bodies);
+  const mcpCall = mcpCaller(post);
 
   return {
     gateway,
@@ -180,5 +132,67 @@ export async function startInProcessGateway(options: InProcessGatewayOptions): P
       await gateway.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A gateway (not yet listening) on a free port of 127.0.0.1, with its data in a new temporary directory. */
+async function createInTempDir(options: InProcessGatewayOptions): Promise<{ gateway: Gateway; dataDir: string; logs: string[] }> {
+  const policy = parsePolicy(options.policy, 'security policy');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-sec-'));
+  const logs: string[] = [];
+  const port = await freePort();
+  const config: GatewayConfig = {
+    port,
+    host: '127.0.0.1',
+    dataDir,
+    databaseUrl: path.join(dataDir, 'workbench.db'),
+    pluginDirs: options.pluginDirs,
+    policyFile: '(inline)',
+    logLevel: 'debug',
+    publicUrl: `http://127.0.0.1:${port}`,
+  };
+  let gateway: Gateway;
+  try {
+    gateway = await createGateway(config, { policy, logger: memoryLogger(logs), env: options.env ?? {}, ...(options.resolver ? { resolver: options.resolver } : {}) });
+  } catch (err) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  return { gateway, dataDir, logs };
+}
+
+/** POSTs to the gateway at `url`, keeping every answer's text in `bodies`. */
+function poster(url: string, bodies: string[]): InProcessGateway['post'] {
+  return async (pathname, body, apiKey, headers = {}) => {
+    const res = await fetch(`${url}${pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}`, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    bodies.push(text);
+    let json: Json;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, text, json };
+  };
+}
+
+/** tools/call over MCP, each with the next JSON-RPC id. */
+function mcpCaller(post: InProcessGateway['post']): InProcessGateway['mcpCall'] {
+  let rpcId = 0;
+  return async (name, args, apiKey) => {
+    const id = ++rpcId;
+    const r = await post('/mcp', { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, apiKey);
+    let messages: Json[] = [];
+    try {
+      messages = rpcMessages(r.text);
+    } catch {
+      // not JSON-RPC at all: the answer has no message, which the caller reports
+    }
+    return { status: r.status, text: r.text, messages, answer: messages.find((m) => m?.id === id) };
   };
 }

@@ -17,38 +17,9 @@ import path from 'node:path';
 import type { Db, SqlValue } from './db.js';
 
 export function openSqlite(file: string): Db {
-  // the database holds emails, audit arguments and session secrets: a new one is the owner's only
-  // (its -wal and -shm files take the database file's permissions)
-  if (file !== ':memory:') {
-    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
-    try {
-      fs.closeSync(fs.openSync(file, 'wx', 0o600));
-    } catch {
-      // it exists (kept as it is), or it cannot be created: opening it below says so, with the path
-    }
-  }
-  let raw: Database.Database;
-  try {
-    raw = new Database(file);
-    raw.pragma('journal_mode = WAL');
-    raw.pragma('busy_timeout = 5000');
-    raw.pragma('foreign_keys = ON');
-    raw.pragma('synchronous = NORMAL');
-  } catch (err) {
-    // better-sqlite3 does not say which file: an operator needs the path and the likely causes
-    const e = err as Error & { code?: string };
-    throw new Error(`cannot open the SQLite database ${file}: ${e.message}${e.code ? ` (${e.code})` : ''}; check that its directory is writable (not a read-only file system) and that the disk has space`);
-  }
-  const cache = new Map<string, Database.Statement>();
-  const prepare = (sql: string): Database.Statement => {
-    let stmt = cache.get(sql);
-    if (!stmt) {
-      stmt = raw.prepare(sql);
-      if (cache.size > 500) cache.clear();
-      cache.set(sql, stmt);
-    }
-    return stmt;
-  };
+  if (file !== ':memory:') createOwnerOnly(file);
+  const raw = openDatabase(file);
+  const prepare = statementCache(raw);
   let queue: Promise<unknown> = Promise.resolve();
   /** the open transaction (set while one runs), and the async context its statements run in */
   let open: object | undefined;
@@ -106,4 +77,46 @@ export function openSqlite(file: string): Db {
     },
   };
   return db;
+}
+
+/**
+ * The database holds emails, audit arguments and session secrets: a new one is the owner's only
+ * (its -wal and -shm files take the database file's permissions).
+ */
+function createOwnerOnly(file: string): void {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch {
+    // it exists (kept as it is), or it cannot be created: opening it below says so, with the path
+  }
+}
+
+function openDatabase(file: string): Database.Database {
+  try {
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('busy_timeout = 5000');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('synchronous = NORMAL');
+    return raw;
+  } catch (err) {
+    // better-sqlite3 does not say which file: an operator needs the path and the likely causes
+    const e = err as Error & { code?: string };
+    throw new Error(`cannot open the SQLite database ${file}: ${e.message}${e.code ? ` (${e.code})` : ''}; check that its directory is writable (not a read-only file system) and that the disk has space`);
+  }
+}
+
+/** Prepared statements kept by their SQL (the cache starts over past 500). */
+function statementCache(raw: Database.Database): (sql: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>();
+  return (sql) => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = raw.prepare(sql);
+      if (cache.size > 500) cache.clear();
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  };
 }
