@@ -202,76 +202,9 @@ export const KEY_FILE_REREAD_MS = 5_000;
 export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.ProcessEnv; onWarning?: (message: string) => void }): Vault {
   const base = loadVault(options);
   if (base.source !== 'file') return base;
-  const env = options.env ?? process.env;
   const file = path.join(options.dataDir, KEY_FILE_NAME);
-  const sideFiles = ['next', 'previous'].map((suffix) => `${file}.${suffix}`);
-  let primary: Vault = base;
-  /** keys read from the side files, and keys this process sealed with before a re-read */
-  const readers: Vault[] = [];
-  const find = (id: string): Vault | undefined => (primary.hasKey(id) ? primary : readers.find((r) => r.keyId === id));
-  const addReader = (key: Buffer): void => {
-    const v = createVault(key, { source: 'file' });
-    if (!find(v.keyId)) readers.push(v);
-  };
-  // at start, a bad side file stops the start (as a bad key file does), but for a torn
-  // encryption.key.next: no connection can be sealed with it, and refusing it would stop every
-  // start and every `keys rotate` (which removes it)
-  const [nextFile, previousFile] = sideFiles as [string, string];
-  const torn = unreadableNext(nextFile);
-  if (torn !== undefined)
-    (options.onWarning ?? ((m: string) => process.stderr.write(`warning: ${m}\n`)))(
-      `ignoring ${nextFile}: it is not a key (${torn}). A \`workbench keys rotate\` stopped while writing it, before anything was sealed with it: ` +
-        'it is safe to delete, and the next `workbench keys rotate` removes it',
-    );
-  else if (fs.existsSync(nextFile)) addReader(parseEncryptionKey(fs.readFileSync(nextFile, 'utf8'), nextFile));
-  if (fs.existsSync(previousFile)) addReader(parseEncryptionKey(fs.readFileSync(previousFile, 'utf8'), previousFile));
-
-  /** what the key files looked like (inode, mtime, ctime, size; '-' when absent) when they were last read */
-  const stamp = (): string =>
-    [file, ...sideFiles]
-      .map((f) => {
-        const st = fs.statSync(f, { throwIfNoEntry: false });
-        return st ? `${st.ino}:${st.mtimeMs}:${st.ctimeMs}:${st.size}` : '-';
-      })
-      .join('|');
-  // unknown: the first seal (or count) reads them once more, so a change since they were read above is not missed
-  let readStamp = '';
-  let lastReread = -Infinity;
-  let rereadProblem: string | undefined;
-  /**
-   * Reads the key files again: always when they changed since they were last read, otherwise at
-   * most once per KEY_FILE_REREAD_MS (`force` skips that limit only for changed files). Every
-   * re-read takes the primary key from encryption.key, even when the key looked for is in a side
-   * file: a rotation seen between its commit and its rename must not leave the old key primary.
-   * True when it read them.
-   */
-  const reread = (onlyIfChanged = false): boolean => {
-    const now = performance.now();
-    const current = stamp();
-    const changed = current !== readStamp;
-    if (!changed && (onlyIfChanged || now - lastReread < KEY_FILE_REREAD_MS)) return false;
-    lastReread = now;
-    readStamp = current; // taken before reading: a change made meanwhile is seen next time
-    const problems: string[] = [];
-    try {
-      const key = readKeyFile(file);
-      if (keyIdFor(key) !== primary.keyId) {
-        readers.unshift(primary); // what this process sealed with stays readable
-        primary = createVault(key, { previous: previousKeysFromEnv(env), source: 'file' });
-      }
-    } catch (err) {
-      problems.push((err as Error).message);
-    }
-    for (const f of sideFiles) {
-      try {
-        if (fs.existsSync(f)) addReader(readKeyFile(f));
-      } catch (err) {
-        problems.push((err as Error).message);
-      }
-    }
-    rereadProblem = problems.length ? problems.join('; ') : undefined;
-    return true;
-  };
+  const keys = new KeyFileKeys(file, base, options.env ?? process.env);
+  readSideFilesAtStart(keys, options.onWarning ?? ((m: string) => process.stderr.write(`warning: ${m}\n`)));
   /**
    * Before sealing (and before saying which keys it has): a `keys rotate` beside this process may
    * have replaced encryption.key. A few stat calls, made only when a value is sealed or a key
@@ -279,35 +212,130 @@ export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.Pr
    * server never seals with the key a rotation replaced.
    */
   const refresh = (): void => {
-    reread(true);
+    keys.reread(true);
   };
 
   return {
     get keyId() {
       refresh();
-      return primary.keyId;
+      return keys.primary.keyId;
     },
     source: 'file',
     keyIdOf: base.keyIdOf,
     hasKey: (id) => {
       refresh();
-      return find(id) !== undefined;
+      return keys.find(id) !== undefined;
     },
     encrypt: (plaintext, aad) => {
       refresh();
-      return primary.encrypt(plaintext, aad);
+      return keys.primary.encrypt(plaintext, aad);
     },
     decrypt: (sealed, aad) => {
       const id = base.keyIdOf(sealed);
-      if (id === undefined) return primary.decrypt(sealed, aad); // not a vault value: says so
-      const vault = find(id) ?? (reread() ? find(id) : undefined);
-      if (!vault)
+      if (id === undefined) return keys.primary.decrypt(sealed, aad); // not a vault value: says so
+      const vault = keys.find(id) ?? (keys.reread() ? keys.find(id) : undefined);
+      if (!vault) {
+        const { primary, rereadProblem } = keys;
         throw new VaultError(
           'VAULT_UNKNOWN_KEY',
           `the stored secret was encrypted with key ${id}, which this server does not have (it seals with key ${primary.keyId} from ${file}, and found ${id} in none of its key files${rereadProblem ? `; reading them again: ${rereadProblem}` : ''}): ` +
             `restore the key file that holds it as ${file}.previous (or add the key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS), then run \`workbench keys reseal\`; without that key the user must reconnect`,
         );
+      }
       return vault.decrypt(sealed, aad);
     },
   };
+}
+
+/**
+ * At start, a bad side file stops the start (as a bad key file does), but for a torn
+ * encryption.key.next: no connection can be sealed with it, and refusing it would stop every
+ * start and every `keys rotate` (which removes it).
+ */
+function readSideFilesAtStart(keys: KeyFileKeys, onWarning: (message: string) => void): void {
+  const [nextFile, previousFile] = keys.sideFiles as [string, string];
+  const torn = unreadableNext(nextFile);
+  if (torn !== undefined)
+    onWarning(
+      `ignoring ${nextFile}: it is not a key (${torn}). A \`workbench keys rotate\` stopped while writing it, before anything was sealed with it: ` +
+        'it is safe to delete, and the next `workbench keys rotate` removes it',
+    );
+  else if (fs.existsSync(nextFile)) keys.addReader(parseEncryptionKey(fs.readFileSync(nextFile, 'utf8'), nextFile));
+  if (fs.existsSync(previousFile)) keys.addReader(parseEncryptionKey(fs.readFileSync(previousFile, 'utf8'), previousFile));
+}
+
+/** The keys a key-file vault holds: the primary one it seals with, and the ones it only reads with. */
+class KeyFileKeys {
+  readonly sideFiles: string[];
+  primary: Vault;
+  /** keys read from the side files, and keys this process sealed with before a re-read */
+  readonly readers: Vault[] = [];
+  /** why the latest re-read could not read a key file, if it could not */
+  rereadProblem: string | undefined;
+  // unknown: the first seal (or count) reads them once more, so a change since they were read at start is not missed
+  #readStamp = '';
+  #lastReread = -Infinity;
+
+  constructor(
+    readonly file: string,
+    primary: Vault,
+    readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.sideFiles = ['next', 'previous'].map((suffix) => `${file}.${suffix}`);
+    this.primary = primary;
+  }
+
+  find(id: string): Vault | undefined {
+    return this.primary.hasKey(id) ? this.primary : this.readers.find((r) => r.keyId === id);
+  }
+
+  addReader(key: Buffer): void {
+    const v = createVault(key, { source: 'file' });
+    if (!this.find(v.keyId)) this.readers.push(v);
+  }
+
+  /** what the key files looked like (inode, mtime, ctime, size; '-' when absent) when they were last read */
+  stamp(): string {
+    return [this.file, ...this.sideFiles]
+      .map((f) => {
+        const st = fs.statSync(f, { throwIfNoEntry: false });
+        return st ? `${st.ino}:${st.mtimeMs}:${st.ctimeMs}:${st.size}` : '-';
+      })
+      .join('|');
+  }
+
+  /**
+   * Reads the key files again: always when they changed since they were last read, otherwise at
+   * most once per KEY_FILE_REREAD_MS (`onlyIfChanged` skips unchanged files altogether). Every
+   * re-read takes the primary key from encryption.key, even when the key looked for is in a side
+   * file: a rotation seen between its commit and its rename must not leave the old key primary.
+   * True when it read them.
+   */
+  reread(onlyIfChanged = false): boolean {
+    const now = performance.now();
+    const current = this.stamp();
+    const changed = current !== this.#readStamp;
+    if (!changed && (onlyIfChanged || now - this.#lastReread < KEY_FILE_REREAD_MS)) return false;
+    this.#lastReread = now;
+    this.#readStamp = current; // taken before reading: a change made meanwhile is seen next time
+    const problems: string[] = [];
+    try {
+      const key = readKeyFile(this.file);
+      if (keyIdFor(key) !== this.primary.keyId) {
+        this.readers.unshift(this.primary); // what this process sealed with stays readable
+        this.primary = createVault(key, { previous: previousKeysFromEnv(this.env), source: 'file' });
+      }
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+    for (const f of this.sideFiles) {
+      try {
+        if (fs.existsSync(f)) this.addReader(readKeyFile(f));
+      } catch (err) {
+        problems.push((err as Error).message);
+      }
+    }
+    this.rereadProblem = problems.length ? problems.join('; ') : undefined;
+    return true;
+  }
 }

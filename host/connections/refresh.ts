@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import { GatewayError } from '../errors.js';
 import type { ConnectionRow, ConnectionStore } from './connection-store.js';
-import { OAuthError, clientEnvPrefix, refreshAccessToken, type OAuthClient, type OAuthHttpOptions } from './oauth.js';
+import { OAuthError, clientEnvPrefix, refreshAccessToken, type OAuthClient, type OAuthHttpOptions, type TokenSet } from './oauth.js';
 import { openSecret, sealSecret } from './sealed-secret.js';
 import { expiresAtOf } from './token-response.js';
 import type { Credential } from './types.js';
@@ -71,124 +71,165 @@ export interface FreshResult {
 
 export function createRefresher(deps: RefresherDeps): Refresher {
   const inFlight = new Map<string, Promise<FreshResult>>();
-  // The provider request and the writes after it must end well inside the lease, so that another
-  // replica does not take the lease and present the refresh token this one is spending.
-  const refreshTimeoutMs = Math.max(1, Math.min(deps.http.timeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS, Math.floor(deps.leaseMs / 3)));
-  const isStale = (row: ConnectionRow, skewMs = deps.skewMs): boolean => row.expires_at !== null && row.expires_at - skewMs <= deps.now();
-  const expired = (row: ConnectionRow): boolean => row.expires_at !== null && row.expires_at <= deps.now();
-
-  const fail = (manifest: PluginManifest, message: string): GatewayError =>
-    new GatewayError('GW_ERR_ENGINE_CREDENTIAL_FAILED', `${manifest.displayName}: ${message}`, { integration: manifest.name });
-
-  /**
-   * Marks the connection needs_reauth if it is still the row that was judged. Resolves false when
-   * it changed meanwhile (the user reconnected, or another process refreshed it): the verdict was
-   * about the old secret, and the caller reads the row again.
-   */
-  async function needsReauth(row: ConnectionRow, reason: string): Promise<boolean> {
-    if (!(await deps.store.setStatusIf(row.id, row.version, 'needs_reauth', reason, deps.now()))) {
-      deps.logger.info({ connectionId: row.id, integration: row.integration, reason }, 'the connection changed while it was judged; not marking it for re-authorisation');
-      return false;
-    }
-    deps.logger.warn({ connectionId: row.id, integration: row.integration, reason }, 'connection needs re-authorisation');
-    deps.onChange?.({ id: row.id, userId: row.user_id, integration: row.integration, status: 'needs_reauth' });
-    return true;
-  }
-
-  async function refresh(connectionId: string, manifest: PluginManifest, skewMs: number): Promise<FreshResult> {
-    return refreshOnce(connectionId, manifest, skewMs).then((r) => (r && 'credential' in r ? r : { credential: r }));
-  }
-
-  async function refreshOnce(connectionId: string, manifest: PluginManifest, skewMs: number): Promise<Credential | FreshResult | undefined> {
-    if (manifest.auth.type !== 'oauth2') return undefined;
-    const auth = manifest.auth;
-    const deadline = Date.now() + deps.leaseMs + 5_000; // real time: waiting must end even under a fake clock
-    let waitMs = 50;
-    for (;;) {
-      const row = await deps.store.byId(connectionId);
-      if (!row || row.status !== 'connected') return undefined;
-      const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
-      if (!isStale(row, skewMs)) return { values: secret.values };
-      if (!secret.refreshToken) {
-        if (!expired(row)) return { values: secret.values };
-        if (await needsReauth(row, NO_REFRESH_REASON)) return undefined;
-        continue; // reconnected meanwhile: judge the new row
-      }
-      const client = deps.clientFor(manifest.name);
-      if (!client) {
-        if (!expired(row)) return { values: secret.values };
-        throw fail(manifest, `the token expired and cannot be refreshed: ${clientEnvPrefix(manifest.name)}_CLIENT_ID is not configured on the server`);
-      }
-      const owner = randomUUID();
-      if (!(await deps.store.tryLease(row.id, row.version, owner, deps.leaseMs))) {
-        // Another process is refreshing (or just did): wait for its result instead of spending the token again.
-        if (Date.now() > deadline) throw fail(manifest, 'another server is still refreshing the token; try again shortly');
-        await sleep(waitMs);
-        waitMs = Math.min(waitMs * 2, 500);
-        continue;
-      }
-      let tokens;
-      try {
-        tokens = await refreshAccessToken(auth, client, secret.refreshToken, { ...deps.http, timeoutMs: refreshTimeoutMs });
-      } catch (err) {
-        if (err instanceof OAuthError && err.kind === 'invalid_grant') {
-          if (await needsReauth(row, INVALID_GRANT_REASON)) return undefined;
-          // The user reconnected while the old refresh token was being refused: the new connection
-          // stands. Read it again (its token is fresh, or is refreshed with its own refresh token).
-          await deps.store.releaseLease(row.id, owner);
-          continue;
-        }
-        await deps.store.releaseLease(row.id, owner);
-        const message = err instanceof OAuthError ? err.message : `token refresh failed (${(err as Error).message})`;
-        deps.logger.warn({ connectionId: row.id, integration: row.integration, kind: err instanceof OAuthError ? err.kind : 'internal', error: message }, 'token refresh failed');
-        // The current token still works for a few seconds: use it rather than fail the call.
-        if (!expired(row)) return { credential: { values: secret.values }, failure: message };
-        throw fail(manifest, `${message}. The connection is kept; try again later`);
-      }
-      const payload = { values: { token: tokens.accessToken }, refreshToken: tokens.refreshToken ?? secret.refreshToken };
-      const { sealed, keyId } = sealSecret(deps.vault, row.id, payload);
-      const now = deps.now();
-      const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(now, tokens.expiresInSec) : null;
-      // the provider has issued the tokens (and may have spent the old refresh token): a failed
-      // write is retried, and the call gets its token even if the write never succeeds
-      let stored = false;
-      for (let attempt = 1; ; attempt++) {
-        try {
-          stored = await deps.store.commitRefresh(row.id, row.version, sealed, keyId, expiresAt, tokens.scope ?? null, now);
-          break;
-        } catch (err) {
-          deps.logger.warn({ connectionId: row.id, integration: row.integration, attempt, error: (err as Error).message }, 'storing the refreshed token failed');
-          if (attempt >= COMMIT_ATTEMPTS) {
-            await deps.store.releaseLease(row.id, owner).catch(() => undefined);
-            break;
-          }
-          await sleep(COMMIT_RETRY_MS * attempt);
-        }
-      }
-      deps.logger.info(
-        { connectionId: row.id, integration: row.integration, rotated: tokens.refreshToken !== undefined, stored },
-        stored ? 'token refreshed' : 'token refreshed but not stored (the connection was reconnected or removed meanwhile, or the database refused every write)',
-      );
-      return { values: payload.values };
-    }
-  }
+  const run: RefreshRun = {
+    deps,
+    // The provider request and the writes after it must end well inside the lease, so that another
+    // replica does not take the lease and present the refresh token this one is spending.
+    refreshTimeoutMs: Math.max(1, Math.min(deps.http.timeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS, Math.floor(deps.leaseMs / 3))),
+    isStale: (row: ConnectionRow, skewMs = deps.skewMs): boolean => row.expires_at !== null && row.expires_at - skewMs <= deps.now(),
+    expired: (row: ConnectionRow): boolean => row.expires_at !== null && row.expires_at <= deps.now(),
+  };
 
   async function freshOrFailure(row: ConnectionRow, manifest: PluginManifest, skewMs = deps.skewMs): Promise<FreshResult> {
     const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
-    if (manifest.auth.type !== 'oauth2' || !isStale(row, skewMs)) return { credential: { values: secret.values } };
+    if (manifest.auth.type !== 'oauth2' || !run.isStale(row, skewMs)) return { credential: { values: secret.values } };
     let flight = inFlight.get(row.id);
     if (!flight) {
-      flight = refresh(row.id, manifest, skewMs).finally(() => inFlight.delete(row.id));
+      flight = refresh(run, row.id, manifest, skewMs).finally(() => inFlight.delete(row.id));
       inFlight.set(row.id, flight);
     }
     return flight;
   }
 
   return {
-    isStale,
+    isStale: run.isStale,
     freshOrFailure,
     async fresh(row, manifest, skewMs = deps.skewMs) {
       return (await freshOrFailure(row, manifest, skewMs)).credential;
     },
   };
+}
+
+/** What one refresher's steps share. */
+interface RefreshRun {
+  deps: RefresherDeps;
+  /** the longest a refresh request to the provider may take */
+  refreshTimeoutMs: number;
+  isStale(row: ConnectionRow, skewMs?: number): boolean;
+  expired(row: ConnectionRow): boolean;
+}
+
+const fail = (manifest: PluginManifest, message: string): GatewayError =>
+  new GatewayError('GW_ERR_ENGINE_CREDENTIAL_FAILED', `${manifest.displayName}: ${message}`, { integration: manifest.name });
+
+/**
+ * Marks the connection needs_reauth if it is still the row that was judged. Resolves false when
+ * it changed meanwhile (the user reconnected, or another process refreshed it): the verdict was
+ * about the old secret, and the caller reads the row again.
+ */
+async function needsReauth({ deps }: RefreshRun, row: ConnectionRow, reason: string): Promise<boolean> {
+  if (!(await deps.store.setStatusIf(row.id, row.version, 'needs_reauth', reason, deps.now()))) {
+    deps.logger.info({ connectionId: row.id, integration: row.integration, reason }, 'the connection changed while it was judged; not marking it for re-authorisation');
+    return false;
+  }
+  deps.logger.warn({ connectionId: row.id, integration: row.integration, reason }, 'connection needs re-authorisation');
+  deps.onChange?.({ id: row.id, userId: row.user_id, integration: row.integration, status: 'needs_reauth' });
+  return true;
+}
+
+async function refresh(run: RefreshRun, connectionId: string, manifest: PluginManifest, skewMs: number): Promise<FreshResult> {
+  return refreshOnce(run, connectionId, manifest, skewMs).then((r) => (r && 'credential' in r ? r : { credential: r }));
+}
+
+/** "Read the row again": the connection changed while it was judged. */
+const AGAIN = Symbol('again');
+
+async function refreshOnce(run: RefreshRun, connectionId: string, manifest: PluginManifest, skewMs: number): Promise<Credential | FreshResult | undefined> {
+  const { deps, isStale, expired } = run;
+  if (manifest.auth.type !== 'oauth2') return undefined;
+  const auth = manifest.auth;
+  const deadline = Date.now() + deps.leaseMs + 5_000; // real time: waiting must end even under a fake clock
+  let waitMs = 50;
+  for (;;) {
+    const row = await deps.store.byId(connectionId);
+    if (!row || row.status !== 'connected') return undefined;
+    const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
+    if (!isStale(row, skewMs)) return { values: secret.values };
+    if (!secret.refreshToken) {
+      if (!expired(row)) return { values: secret.values };
+      if (await needsReauth(run, row, NO_REFRESH_REASON)) return undefined;
+      continue; // reconnected meanwhile: judge the new row
+    }
+    const client = deps.clientFor(manifest.name);
+    if (!client) {
+      if (!expired(row)) return { values: secret.values };
+      throw fail(manifest, `the token expired and cannot be refreshed: ${clientEnvPrefix(manifest.name)}_CLIENT_ID is not configured on the server`);
+    }
+    const owner = randomUUID();
+    if (!(await deps.store.tryLease(row.id, row.version, owner, deps.leaseMs))) {
+      // Another process is refreshing (or just did): wait for its result instead of spending the token again.
+      if (Date.now() > deadline) throw fail(manifest, 'another server is still refreshing the token; try again shortly');
+      await sleep(waitMs);
+      waitMs = Math.min(waitMs * 2, 500);
+      continue;
+    }
+    let tokens;
+    try {
+      tokens = await refreshAccessToken(auth, client, secret.refreshToken, { ...deps.http, timeoutMs: run.refreshTimeoutMs });
+    } catch (err) {
+      const verdict = await refusedOrFailed(run, row, owner, manifest, secret.values, err);
+      if (verdict === AGAIN) continue;
+      return verdict;
+    }
+    return storeRefreshed(run, row, owner, tokens, secret.refreshToken);
+  }
+}
+
+/**
+ * After the provider refused or failed the refresh (the lease is held by `owner`): undefined when
+ * the connection now needs re-authorisation, AGAIN when it changed meanwhile, the current token
+ * with the failure while it has not expired yet; else throws.
+ */
+async function refusedOrFailed(
+  run: RefreshRun,
+  row: ConnectionRow,
+  owner: string,
+  manifest: PluginManifest,
+  values: Credential['values'],
+  err: unknown,
+): Promise<FreshResult | undefined | typeof AGAIN> {
+  const { deps } = run;
+  if (err instanceof OAuthError && err.kind === 'invalid_grant') {
+    if (await needsReauth(run, row, INVALID_GRANT_REASON)) return undefined;
+    // The user reconnected while the old refresh token was being refused: the new connection
+    // stands. Read it again (its token is fresh, or is refreshed with its own refresh token).
+    await deps.store.releaseLease(row.id, owner);
+    return AGAIN;
+  }
+  await deps.store.releaseLease(row.id, owner);
+  const message = err instanceof OAuthError ? err.message : `token refresh failed (${(err as Error).message})`;
+  deps.logger.warn({ connectionId: row.id, integration: row.integration, kind: err instanceof OAuthError ? err.kind : 'internal', error: message }, 'token refresh failed');
+  // The current token still works for a few seconds: use it rather than fail the call.
+  if (!run.expired(row)) return { credential: { values }, failure: message };
+  throw fail(manifest, `${message}. The connection is kept; try again later`);
+}
+
+/** Seals and stores the tokens the provider issued (the lease is held by `owner`); the call gets its token either way. */
+async function storeRefreshed(run: RefreshRun, row: ConnectionRow, owner: string, tokens: TokenSet, oldRefreshToken: string): Promise<Credential> {
+  const { deps } = run;
+  const payload = { values: { token: tokens.accessToken }, refreshToken: tokens.refreshToken ?? oldRefreshToken };
+  const { sealed, keyId } = sealSecret(deps.vault, row.id, payload);
+  const now = deps.now();
+  const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(now, tokens.expiresInSec) : null;
+  // the provider has issued the tokens (and may have spent the old refresh token): a failed
+  // write is retried, and the call gets its token even if the write never succeeds
+  let stored = false;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      stored = await deps.store.commitRefresh(row.id, row.version, sealed, keyId, expiresAt, tokens.scope ?? null, now);
+      break;
+    } catch (err) {
+      deps.logger.warn({ connectionId: row.id, integration: row.integration, attempt, error: (err as Error).message }, 'storing the refreshed token failed');
+      if (attempt >= COMMIT_ATTEMPTS) {
+        await deps.store.releaseLease(row.id, owner).catch(() => undefined);
+        break;
+      }
+      await sleep(COMMIT_RETRY_MS * attempt);
+    }
+  }
+  deps.logger.info(
+    { connectionId: row.id, integration: row.integration, rotated: tokens.refreshToken !== undefined, stored },
+    stored ? 'token refreshed' : 'token refreshed but not stored (the connection was reconnected or removed meanwhile, or the database refused every write)',
+  );
+  return { values: payload.values };
 }

@@ -118,38 +118,72 @@ function queryBigrams(units: readonly Unit[]): { key: string; weight: number }[]
   return out;
 }
 
+/** What the query's units add up to, before any tool is scored as a whole. */
+interface QueryTally {
+  /** each tool's summed best BM25F score over the units */
+  raw: Float64Array;
+  /** each tool's summed weight of the units it matches (for coverage) */
+  covered: Float64Array;
+  /** what a perfect name match would score (the normaliser) */
+  ideal: number;
+  /** the units that count (numbers and identifiers matching nothing do not) */
+  effective: number;
+  /** catalog term → best weight any unit gives it (for name coverage) */
+  wanted: Map<string, number>;
+  unmatched: string[];
+  /** the words asked for (no numbers), in query order, with each tool's weight for it (none: it matches nothing) */
+  asked: { word: string; weight?: Float64Array }[];
+}
+
 function search(data: IndexData, text: string, opts: SearchOptions): SearchResult {
   // full-width and other compatibility forms ("ｌｉｓｔ ＰＲｓ") read as their plain letters
   const query = text.normalize('NFKC');
-  const n = data.docs.length;
   const words = tokenize(query);
   // after phrases collapse: "new relic: which alerts are open" reads, though "new" alone would write
   const intent = queryIntent(intentWords(query));
   const units = expandQuery(query, data, intent);
-  const raw = new Float64Array(n);
-  const covered = new Float64Array(n);
-  let ideal = 0;
-  let effective = 0;
-  /** catalog term → best weight any unit gives it (for name coverage) */
-  const wanted = new Map<string, number>();
-  const unmatched: string[] = [];
-  /** the words asked for (no numbers), in query order, with each tool's weight for it (none: it matches nothing) */
-  const asked: { word: string; weight?: Float64Array }[] = [];
+  const tally = tallyUnits(data, units);
+  const { unmatched, asked } = tally;
+  if (tally.effective === unmatched.length) return { hits: [], total: 0, unmatched };
+  const scored = scoreDocs(data, tally, units, words, intent, opts);
+  const norm = tally.ideal * (1 + RANKING.nameCoverageBonus) * (1 + RANKING.exactFormBonus);
+  const fitOf = (doc: number): SearchFit => {
+    // stop words are read only when a query has nothing else ("who are you"); never named as left out
+    const missing = [...new Set(asked.filter((a) => (a.weight?.[doc] ?? 0) <= 0).map((a) => a.word))].filter((w) => !STOP_WORDS.has(w));
+    const share = asked.length > 0 ? asked.reduce((sum, a) => sum + (a.weight?.[doc] ?? 0), 0) / asked.length : 1;
+    return { coverage: Math.round(share * 1000) / 1000, missing };
+  };
+  const hits = scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
+    const d = data.docs[doc];
+    if (!d) return [];
+    const score = norm > 0 ? Math.min(1, final / norm) : 0;
+    return [{ entry: d.entry, score: Math.round(score * 1000) / 1000, job: d.job, fit: fitOf(doc) }];
+  });
+  const first = scored[0];
+  if (first === undefined) return { hits, total: 0, unmatched };
+  return { hits, total: scored.length, unmatched, fit: hits[0]?.fit ?? fitOf(first.doc) };
+}
+
+/** Adds up, unit by unit, what each tool scores and covers, and what a perfect match would score. */
+function tallyUnits(data: IndexData, units: readonly Unit[]): QueryTally {
+  const n = data.docs.length;
+  const t: QueryTally = { raw: new Float64Array(n), covered: new Float64Array(n), ideal: 0, effective: 0, wanted: new Map(), unmatched: [], asked: [] };
+  const { raw, covered } = t;
   for (const unit of units) {
     // a word that matches nothing still counts as asked for: "create gitlab merge request" is
     // not fully answered by a GitHub tool, whose coverage (and score) drops accordingly
     if (unit.alternatives.size === 0) {
       // a number or an identifier ("12", "v2", "9am") is a value for an argument, not something asked for
       if (!HAS_DIGIT.test(unit.occurrence.raw)) {
-        effective++;
+        t.effective++;
         // "lab" of "GitLab" is reported as the word the user wrote
         const word = unit.run ?? unit.occurrence.raw;
-        if (!unmatched.includes(word)) unmatched.push(word);
-        asked.push({ word });
+        if (!t.unmatched.includes(word)) t.unmatched.push(word);
+        t.asked.push({ word });
       }
       continue;
     }
-    effective++;
+    t.effective++;
     const best = new Float64Array(n);
     const weight = new Float64Array(n);
     let unitIdeal = 0;
@@ -158,28 +192,40 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
     for (const [term, w] of unit.alternatives) {
       unitIdeal = Math.max(unitIdeal, w * (data.idf.get(term) ?? 0));
       if (w >= 1 && data.idf.has(term)) writtenIdeal = Math.max(writtenIdeal ?? 0, data.idf.get(term) ?? 0);
-      if ((wanted.get(term) ?? 0) < w) wanted.set(term, w);
+      if ((t.wanted.get(term) ?? 0) < w) t.wanted.set(term, w);
       for (const p of data.postings.get(term) ?? []) {
         const s = w * p.score;
         if (s > (best[p.doc] ?? 0)) best[p.doc] = s;
         if (w > (weight[p.doc] ?? 0)) weight[p.doc] = w;
       }
     }
-    ideal += (writtenIdeal ?? unitIdeal) * nameSaturation();
-    if (!HAS_DIGIT.test(unit.occurrence.raw)) asked.push({ word: unit.occurrence.raw, weight });
+    t.ideal += (writtenIdeal ?? unitIdeal) * nameSaturation();
+    if (!HAS_DIGIT.test(unit.occurrence.raw)) t.asked.push({ word: unit.occurrence.raw, weight });
     for (let d = 0; d < n; d++) {
       raw[d] = (raw[d] ?? 0) + (best[d] ?? 0);
       covered[d] = (covered[d] ?? 0) + (weight[d] ?? 0);
     }
   }
-  if (effective === unmatched.length) return { hits: [], total: 0, unmatched };
+  return t;
+}
+
+/** Every tool that matches and passes the filters, with its final score, best first (ties by name). */
+function scoreDocs(
+  data: IndexData,
+  tally: QueryTally,
+  units: readonly Unit[],
+  words: readonly string[],
+  intent: ReturnType<typeof queryIntent>,
+  opts: SearchOptions,
+): { doc: number; final: number }[] {
+  const { raw, covered, effective, wanted } = tally;
   const bigrams = queryBigrams(units);
   const matchesIntegration = integrationMatcher(opts.integration);
   const spelled = new Set(words);
   /** stems of the words the query writes in a plural form ("issues") */
   const plurals = new Set(words.filter((w) => w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && stem(w) !== w).map(stem));
   const scored: { doc: number; final: number }[] = [];
-  for (let d = 0; d < n; d++) {
+  for (let d = 0; d < data.docs.length; d++) {
     const r = raw[d] ?? 0;
     const doc = data.docs[d];
     if (r <= 0 || !doc) continue;
@@ -211,29 +257,13 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
       (single ? RANKING.singleForPlural : 1);
     scored.push({ doc: d, final });
   }
-  scored.sort((a, b) => {
+  return scored.sort((a, b) => {
     const diff = b.final - a.final;
     if (Math.abs(diff) > 1e-12) return diff;
     const na = data.docs[a.doc]?.entry.name ?? '';
     const nb = data.docs[b.doc]?.entry.name ?? '';
     return na < nb ? -1 : na > nb ? 1 : 0;
   });
-  const norm = ideal * (1 + RANKING.nameCoverageBonus) * (1 + RANKING.exactFormBonus);
-  const fitOf = (doc: number): SearchFit => {
-    // stop words are read only when a query has nothing else ("who are you"); never named as left out
-    const missing = [...new Set(asked.filter((a) => (a.weight?.[doc] ?? 0) <= 0).map((a) => a.word))].filter((w) => !STOP_WORDS.has(w));
-    const share = asked.length > 0 ? asked.reduce((sum, a) => sum + (a.weight?.[doc] ?? 0), 0) / asked.length : 1;
-    return { coverage: Math.round(share * 1000) / 1000, missing };
-  };
-  const hits = scored.slice(0, clampLimit(opts.limit)).flatMap(({ doc, final }) => {
-    const d = data.docs[doc];
-    if (!d) return [];
-    const score = norm > 0 ? Math.min(1, final / norm) : 0;
-    return [{ entry: d.entry, score: Math.round(score * 1000) / 1000, job: d.job, fit: fitOf(doc) }];
-  });
-  const first = scored[0];
-  if (first === undefined) return { hits, total: 0, unmatched };
-  return { hits, total: scored.length, unmatched, fit: hits[0]?.fit ?? fitOf(first.doc) };
 }
 
 /**

@@ -1,0 +1,89 @@
+/**
+ * @module host/connections/service-types
+ * What the connection service offers beyond the engine's lookup (host/connections/types.ts), and
+ * the parts its steps share (the store, the vault, the clock, the change events). A module of its
+ * own so that the steps (reads, saves, the refresh sweep, disconnect) and the service that puts
+ * them together import the same types without importing each other.
+ */
+import type { EventEmitter } from 'node:events';
+import type { PluginManifest } from '../../contracts/manifest.js';
+import type { ConnectionStore } from './connection-store.js';
+import type { OAuthClient, OAuthHttpOptions, TokenSet } from './oauth.js';
+import type { PendingConnects } from './pending.js';
+import type { ConnectionLogger } from './refresh.js';
+import type { ConnectionService } from './types.js';
+import type { Vault } from './vault.js';
+
+export type IntegrationConnectionState =
+  | {
+      state: 'connected';
+      connectionId: string;
+      updatedAt: number;
+      /** when the connection was last made or remade (a refresh moves updatedAt, not this) */
+      connectedAt: number;
+      expiresAt: number | null;
+    }
+  | { state: 'needs_reauth'; connectionId: string; reason: string; updatedAt: number }
+  | { state: 'not_connected' };
+
+export interface ConnectionChange {
+  id: string;
+  userId: string;
+  integration: string;
+  status: string;
+}
+
+export interface DisconnectResult {
+  removed: boolean;
+  /** 'revoked' at the provider, 'unsupported' (no revocationUrl / not OAuth2), or 'failed' (removed locally anyway) */
+  revocation: 'revoked' | 'unsupported' | 'failed';
+}
+
+export interface RefreshSweep {
+  /** connections whose credential is usable after the sweep (refreshed, or valid and not refreshable) */
+  usable: number;
+  needsReauth: number;
+  failed: number;
+}
+
+export interface FullConnectionService extends ConnectionService {
+  /** the state shown to people and agents (list_integrations, the portal) */
+  state(userId: string, manifest: PluginManifest): Promise<IntegrationConnectionState>;
+  /** every stored connection of a user, by integration name */
+  states(userId: string): Promise<Map<string, IntegrationConnectionState>>;
+  /** stores an OAuth2 token set (after a code exchange) */
+  saveTokens(userId: string, manifest: PluginManifest, tokens: TokenSet): Promise<{ connectionId: string }>;
+  /** validates and stores API-key fields; throws ConnectionError(GW_ERR_CONNECTION_INVALID_INPUT) with per-field messages */
+  saveApiKey(userId: string, manifest: PluginManifest, input: Record<string, unknown>): Promise<{ connectionId: string }>;
+  /** deletes the connection (at the version read; re-read if it changed meanwhile), then revokes the deleted tokens at the provider where supported */
+  disconnect(userId: string, manifest: PluginManifest): Promise<DisconnectResult>;
+  /**
+   * Refreshes, ahead of time, OAuth2 connections of the installed `manifests` whose token expires
+   * within `withinMs` (default 5 min), so providers without long-lived tokens keep working between
+   * calls. A connection whose refresh failed, or that the sweep cannot improve (no refresh token,
+   * no client), is put off (in this process) so that it does not take every batch. Safe to run on
+   * every replica at once (the refresh lease); a background timer may call it every minute.
+   */
+  refreshExpiring(manifests: readonly PluginManifest[], withinMs?: number, limit?: number): Promise<RefreshSweep>;
+  /** fires 'change' with a ConnectionChange after every status change made by this process */
+  readonly events: EventEmitter;
+  /** fetch / mapUrl / timeout used for provider requests (shared with the portal's code exchange) */
+  readonly http: OAuthHttpOptions;
+  readonly clientFor: (pluginName: string) => OAuthClient | undefined;
+  /** the connect links (`connect`, the portal's connect pages, `wait_for_connection`) */
+  readonly pending: PendingConnects;
+  /** the clock everything here uses */
+  readonly now: () => number;
+}
+
+/** What the service's steps share. */
+export interface ServiceCore {
+  store: ConnectionStore;
+  vault: Vault;
+  now: () => number;
+  logger: ConnectionLogger;
+  http: OAuthHttpOptions;
+  clientFor(pluginName: string): OAuthClient | undefined;
+  /** tells this process's listeners (waits, caches) that a connection changed status */
+  emit(change: ConnectionChange): void;
+}
