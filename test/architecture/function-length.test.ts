@@ -28,11 +28,8 @@ const NOT_YET_SPLIT = new Set<string>([
   'host/results/cap.ts:capBatch',
   'host/security-report/in-process-gateway.ts:startInProcessGateway',
   'host/storage/sqlite.ts:openSqlite',
-  'host/supervisor/create-sandbox.ts:createSandbox',
   'host/transport/http-surface.ts:registerHttpSurface',
   'host/transport/rest.ts:registerRestRoutes',
-  'sandbox/process/process-main.ts:main',
-  'sandbox/worker/run-call.ts:runOneCall',
 ]);
 
 const functions = listSources(AREAS).map(readSource).flatMap(functionsOf);
