@@ -113,14 +113,16 @@ export class SandboxCall implements CarriedCall {
 
   #quarantined(): RunOutcome | undefined {
     const task = this.#task;
-    const until = this.#sandbox.quarantine.until(pluginKey(task.plugin));
+    const { quarantine, options } = this.#sandbox;
+    const until = quarantine.until(pluginKey(task.plugin));
     return until === undefined
       ? undefined
-      : failure('GW_ERR_SANDBOX_QUARANTINED', `plugin ${pluginLabel(task.plugin)} crashed the sandbox ${this.#sandbox.options.quarantineAfterCrashes} times and is suspended until ${new Date(until).toISOString()}`);
+      : failure('GW_ERR_SANDBOX_QUARANTINED', `plugin ${pluginLabel(task.plugin)} crashed the sandbox ${options.quarantineAfterCrashes} times and is suspended until ${new Date(until).toISOString()}`);
   }
 
   #refusedByTheQueue(lease: NoLease): RunOutcome {
     const { counts: { refused }, perUserQueue, perPluginQueue, options } = this.#sandbox;
+    const task = this.#task;
     switch (lease) {
       case 'cancelled':
         return failure('GW_ERR_SANDBOX_CANCELLED', 'cancelled while waiting for a sandbox slot; the call never started');
@@ -131,7 +133,7 @@ export class SandboxCall implements CarriedCall {
         return failure('GW_ERR_SANDBOX_OVERLOADED', `this user's share of the sandbox queue is full: ${perUserQueue} of its calls are already waiting, besides those running; retry once some have finished`);
       case 'plugin-queue-full':
         refused.pluginShare++;
-        return failure('GW_ERR_SANDBOX_OVERLOADED', `plugin ${this.#task.plugin.name}'s share of the sandbox queue is full: ${perPluginQueue} of its calls are already waiting; retry later`);
+        return failure('GW_ERR_SANDBOX_OVERLOADED', `plugin ${task.plugin.name}'s share of the sandbox queue is full: ${perPluginQueue} of its calls are already waiting; retry later`);
       case 'queue-full':
         refused.queueFull++;
         return failure('GW_ERR_SANDBOX_OVERLOADED', `the sandbox queue is full (${options.maxQueue} calls waiting)`);
@@ -147,7 +149,8 @@ export class SandboxCall implements CarriedCall {
     try {
       handle = await processes.ensure();
     } catch (e) {
-      return failure('GW_ERR_SANDBOX_UNAVAILABLE', processes.shuttingDown ? 'the sandbox is shutting down' : `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
+      const { shuttingDown } = processes;
+      return failure('GW_ERR_SANDBOX_UNAVAILABLE', shuttingDown ? 'the sandbox is shutting down' : `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
     }
     const sentAt = performance.now();
     const first = await this.#send(handle, this.#task);

@@ -201,8 +201,9 @@ class IsolateCall {
     if (refused) return refused;
     ({ entry: this.#entry, cold: this.#cold } = acquireIsolate(this.#task, this.#port.id));
     this.#cpu0 = cpuMsOf(this.#entry);
+    const limits = this.#limits;
     const wallTimer = setTimeout(
-      () => this.#fail('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${this.#limits.wallMsPerCall} ms`, true),
+      () => this.#fail('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms`, true),
       Math.max(0, this.#remaining()),
     );
     this.#port.on('message', (m: ToWorker) => this.#onAnswer(m));
