@@ -1,7 +1,8 @@
 /**
  * @module host/bridge/create-bridge
  * The host side of `ctx.http`. The sandbox hands a plain `BridgeRequest`; the bridge runs it
- * through these steps, outermost first, and always answers with a `BridgeResult` (never throws):
+ * through these steps (BRIDGE_INTERCEPTORS), outermost first, and always answers with a
+ * `BridgeResult` (never throws):
  *
  *   redact-credentials → request-budget → validate-request → timeout → follow-redirects
  *     → egress-policy → inject-credential → map-upstream → cap-response-size → transport
@@ -31,7 +32,25 @@ import { normaliseUrl } from '../../common/normalise-url.js';
 import { requestBody } from './request-body.js';
 import type { Resolver } from './safe-lookup.js';
 import { createTransport } from './transport.js';
-import type { CallContext, CallScope, CompiledEgressPolicy, Credential, OutboundRequest } from './types.js';
+import type { CallContext, CallScope, CompiledEgressPolicy, Credential, Interceptor, OutboundRequest } from './types.js';
+
+/**
+ * The steps of every ctx.http request, outermost first (compose.ts: the first one runs first on
+ * the way out and last on the way back), before the transport. docs/lifecycle.md numbers them in
+ * this order, and the module doc above draws it; test/architecture/lifecycle-doc.test.ts holds all
+ * three together.
+ */
+export const BRIDGE_INTERCEPTORS: ReadonlyArray<{ readonly name: string; readonly make: () => Interceptor }> = [
+  { name: 'redact-credentials', make: redactCredentials },
+  { name: 'request-budget', make: requestBudget },
+  { name: 'validate-request', make: validateRequest },
+  { name: 'timeout', make: timeout },
+  { name: 'follow-redirects', make: followRedirects },
+  { name: 'egress-policy', make: egressPolicy },
+  { name: 'inject-credential', make: injectCredential },
+  { name: 'map-upstream', make: mapUpstream },
+  { name: 'cap-response-size', make: capResponseSize },
+];
 
 export interface BridgeOptions {
   /** DNS resolver with `dns.lookup(host, {all:true}, cb)` semantics (default: the system's) */
@@ -143,17 +162,7 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
     connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 10_000, policy.requestTimeoutMs),
     requestTimeoutMs: policy.requestTimeoutMs,
   });
-  const run = compose(
-    redactCredentials(),
-    requestBudget(),
-    validateRequest(),
-    timeout(),
-    followRedirects(),
-    egressPolicy(),
-    injectCredential(),
-    mapUpstream(),
-    capResponseSize(),
-  )(transport.send);
+  const run = compose(...BRIDGE_INTERCEPTORS.map((step) => step.make()))(transport.send);
   const calls = new WeakMap<CallScope, CallContext>();
   const budget = new BufferBudget({ limit: egress.maxBufferedBytes, share: egress.maxBufferedShare, maxResponseBytes: egress.maxResponseBytes });
 

@@ -1,7 +1,8 @@
 /**
  * @module host/supervisor/child-handle
- * One sandbox process, from fork to exit, seen from the host: it sends calls, answers their
- * ctx.http requests through the host's handler, and when the process dies it fails every call in
+ * One sandbox process, from fork to exit, seen from the host: it sends calls and routes what the
+ * process says of each back to it (sandbox-call.ts: its requests, its log lines, its outcome), and
+ * when the process dies it fails every call in
  * flight with GW_ERR_SANDBOX_CRASHED (and tells the supervisor which plugins to blame, and which
  * of those calls may run again: see CallEnd). A per-call
  * watchdog (wall deadline + grace) covers a process whose own deadline enforcement is stuck: it
@@ -14,7 +15,7 @@ import { GC_GLOBAL } from '../../contracts/isolate.js';
 import type { SandboxFault } from './sandbox-options.js';
 import type { FromChild, MemoryStats, PluginIdentity, ToChild } from '../../contracts/worker-protocol.js';
 import { Outbox, unbatch, type Batch } from '../../common/ipc-outbox.js';
-import type { BridgeResult, HttpHandler, RunOutcome, RunTask } from '../../contracts/protocol.js';
+import type { BridgeRequest, BridgeResult, RunOutcome, RunTask } from '../../contracts/protocol.js';
 import type { ResolvedSandboxOptions } from './sandbox-options.js';
 import { checkOutcome, failure } from './check-outcome.js';
 
@@ -47,16 +48,9 @@ const samePlugin = (a: PluginIdentity, b: PluginIdentity): boolean => a.name ===
 
 const ENTRY = fileURLToPath(new URL('../../sandbox/process/process-main.js', import.meta.url));
 const WATCHDOG_GRACE_MS = 5_000;
-const MAX_LOG_LINES_PER_CALL = 200;
 const MAX_SENT_SOURCES = 1024;
 /** only these variables reach the sandbox process: no secrets, no proxies, no NODE_OPTIONS */
 const ENV_KEEP = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'NODE_ENV'];
-
-/**
- * Methods that by HTTP's definition (RFC 9110 §9.2.1) ask for no change on the server: a call that
- * made only requests of these may be run again without doing anything twice.
- */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * How a call ended, seen from the host. `rerun` is set on a call that the death of its process
@@ -70,16 +64,22 @@ export interface CallEnd {
   rerun?: { requests: number };
 }
 
+/** A call as a process carries it (sandbox-call.ts): what the process says of it goes to it. */
+export interface CarriedCall {
+  /** ctx.http requests the call asked the host for in this process */
+  readonly requests: number;
+  /** one of them had a method outside GET, HEAD and OPTIONS (or none that could be read) */
+  readonly unsafe: boolean;
+  /** a ctx.http request of the call; `answer` writes the result to the process (`written`: once written or dropped) */
+  onHttp(request: BridgeRequest, answer: (result: BridgeResult, written: () => void) => void): void;
+  onLog(level: unknown, message: unknown): void;
+}
+
 interface InFlight {
   task: RunTask;
-  http: HttpHandler;
+  carried: CarriedCall;
   resolve: (r: CallEnd) => void;
   watchdog: NodeJS.Timeout;
-  logLines: number;
-  /** ctx.http requests this call asked the host for */
-  requests: number;
-  /** one of them had a method outside SAFE_METHODS (or none that could be read) */
-  unsafe: boolean;
 }
 
 export class ChildHandle {
@@ -169,8 +169,8 @@ export class ChildHandle {
         // a bystander of a known culprit that has changed nothing outside the sandbox may run again;
         // when the culprit is not known, any call in flight may be it, and running them all again
         // could bring the next process down too
-        const bystander = culprit !== undefined && !own && !call.unsafe;
-        this.#settle(id, bystander ? { outcome, strike: false, rerun: { requests: call.requests } } : { outcome, strike: false });
+        const bystander = culprit !== undefined && !own && !call.carried.unsafe;
+        this.#settle(id, bystander ? { outcome, strike: false, rerun: { requests: call.carried.requests } } : { outcome, strike: false });
       }
       for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
       this.#memoryWaiters.clear();
@@ -188,7 +188,7 @@ export class ChildHandle {
   }
 
   /** Runs a call in this process. Resolves (never rejects) when it ends or the process dies. */
-  call(task: RunTask, http: HttpHandler): Promise<CallEnd> {
+  call(task: RunTask, carried: CarriedCall): Promise<CallEnd> {
     if (this.exited) return Promise.resolve({ outcome: failure('GW_ERR_SANDBOX_CRASHED', 'the sandbox process is not running'), strike: false });
     const id = ++this.#seq;
     return new Promise((resolve) => {
@@ -199,7 +199,7 @@ export class ChildHandle {
         this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`), strike: true });
         this.kill();
       }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
-      this.#inFlight.set(id, { task, http, resolve, watchdog, logLines: 0, requests: 0, unsafe: false });
+      this.#inFlight.set(id, { task, carried, resolve, watchdog });
       this.#send({ t: 'run', id, task: this.#asSent(task), sentAt: Date.now() });
     });
   }
@@ -280,25 +280,13 @@ export class ChildHandle {
     } else if (m.t === 'http') {
       const { id, reqId } = m;
       if (typeof reqId !== 'number') return;
-      call.requests++;
-      const method: unknown = (m.request as { method?: unknown } | null)?.method;
-      if (typeof method !== 'string' || !SAFE_METHODS.has(method.toUpperCase())) call.unsafe = true;
-      // the bridge holds the response body in its buffer budget until the answer is written
-      let written: () => void = () => undefined;
-      const delivered = new Promise<void>((resolve) => (written = resolve));
-      Promise.resolve()
-        .then(() => call.http(m.request, delivered))
-        .catch((): BridgeResult => ({ ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } }))
-        .then((result) => {
-          if (this.#inFlight.get(id) === call) this.#send({ t: 'http-result', id, reqId, result }, written);
-          else written();
-        });
+      call.carried.onHttp(m.request, (result, written) => {
+        // an answer that comes after its call ended (or its process died) is dropped
+        if (this.#inFlight.get(id) === call) this.#send({ t: 'http-result', id, reqId, result }, written);
+        else written();
+      });
     } else if (m.t === 'need-source') {
       this.#send({ t: 'source', id: m.id, source: call.task.plugin.source });
-    } else if (m.t === 'log') {
-      if (++call.logLines > MAX_LOG_LINES_PER_CALL) return;
-      const level = m.level === 'warn' || m.level === 'error' ? m.level : 'info';
-      this.#options.logger[level]({ plugin: call.task.plugin.name, tool: call.task.tool, callId: call.task.callId, source: 'plugin' }, String(m.message).slice(0, 2000));
-    }
+    } else if (m.t === 'log') call.carried.onLog(m.level, m.message);
   }
 }

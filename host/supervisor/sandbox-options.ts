@@ -123,7 +123,7 @@ export interface SandboxStats {
   crashes: number;
   /** sandbox processes started after the first */
   restarts: number;
-  /** calls run again after a crash another plugin caused, before they had changed anything (create-sandbox.ts) */
+  /** calls run again after a crash another plugin caused, before they had changed anything (sandbox-call.ts) */
   reruns: number;
   /**
    * plugins suspended now, with when their suspension ends; with a StrikeStore, those suspended by

@@ -8,6 +8,11 @@
  * to and from IPC. It also hands out the CPU slots: at most one busy call per worker, and a plugin
  * at most its share of the workers; a call whose step ended with ctx.http pending parks (frees its
  * slot) and takes one again before its answer goes in.
+ *
+ * Read in order: `main` starts the pool, the control channel and the worker watch, then serves the
+ * host's messages (`onHostMessage`): a call is admitted here (`admit`: refused while closing, or
+ * held until the host sends a source this process lacks) and from then on is a ProcessCall
+ * (process-call.ts), which relays it to its worker and back.
  */
 // first, before the other modules load: SIGINT and SIGTERM do not end this process; losing the host does
 import './host-link.js';
@@ -15,15 +20,16 @@ import { fileURLToPath } from 'node:url';
 import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { getHeapStatistics } from 'node:v8';
-import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type ToWorker, type WorkerHello, type WorkerMemory, type WorkerOutcome } from '../../contracts/worker-protocol.js';
+import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type WorkerHello, type WorkerMemory, type WorkerOutcome } from '../../contracts/worker-protocol.js';
 import type { RunTask } from '../../contracts/protocol.js';
-import { Dispatcher, type Lease } from '../../common/dispatcher.js';
+import { Dispatcher } from '../../common/dispatcher.js';
 import { Outbox, unbatch, type Batch } from '../../common/ipc-outbox.js';
 import { SourceCache } from '../source-cache.js';
 import { selfTest } from './self-test.js';
-import { affinityBalancer } from './balancer.js';
+import { affinityBalancer, type AffinityBalancer } from './balancer.js';
 import type { WorkerTask } from '../worker/worker-entry.js';
 import { WorkerWatch } from './worker-watch.js';
+import { ProcessCall, type CallPlace } from './process-call.js';
 
 const workers = Math.max(1, Number(process.env['WB_SANDBOX_WORKERS'] ?? '8') | 0);
 const callsPerWorker = Math.max(1, Number(process.env['WB_SANDBOX_CALLS_PER_WORKER'] ?? '1') | 0);
@@ -34,20 +40,8 @@ const traceHops = process.env['WB_SANDBOX_TRACE_HOPS'] === '1';
 const cpu = new Dispatcher({ slots: workers, perPlugin: Math.ceil(share * workers), inFlight: Number.MAX_SAFE_INTEGER, perPluginInFlight: Number.MAX_SAFE_INTEGER, maxQueue: Number.MAX_SAFE_INTEGER });
 /** a worker as Piscina shows it to a load balancer (the type is not exported by the package's root) */
 type PoolWorker = Parameters<NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>>[1][number];
-const NO_LEASE: Lease = { park: () => undefined, resume: () => Promise.resolve(), release: () => undefined };
 
-interface Call {
-  /** the port of the worker running the call (known from the call's first message) */
-  port: MessagePort | undefined;
-  /** handles a message of this call from its worker */
-  onMessage: (m: FromWorker, port: MessagePort) => void;
-  /** the plugin source (the worker asks for it when it does not have it) */
-  source: string;
-  lease: Lease;
-  /** ctx.http requests sent to the host and not answered yet */
-  pendingHttp: number;
-}
-const calls = new Map<number, Call>();
+const calls = new Map<number, ProcessCall>();
 const sources = new SourceCache();
 /** calls that came without a source this process has, waiting for the host to send it */
 const waitingForSource = new Map<number, { task: RunTask; sentAt: number }>();
@@ -63,8 +57,12 @@ function send(msg: FromChild): void {
   if (msg.t === 'ready' || msg.t === 'fatal') outbox.flush();
 }
 
-function crashedOutcome(message: string): WorkerOutcome {
-  return { outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_CRASHED', message }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } }, strike: true };
+/** What main starts once the self-test passed. */
+interface Running {
+  control: BroadcastChannel;
+  place: CallPlace;
+  /** memory-stats requests being answered: the worker reports gathered so far, by query seq */
+  memoryQueries: Map<number, { reports: WorkerMemory[]; done: () => void }>;
 }
 
 async function main(): Promise<void> {
@@ -75,7 +73,32 @@ async function main(): Promise<void> {
     process.exit(78);
   }
   const balancer = affinityBalancer<PoolWorker>(callsPerWorker, workers);
-  const pool = new Piscina({
+  const pool = startPool(balancer);
+  const control = new BroadcastChannel(CONTROL_CHANNEL);
+  const memoryQueries: Running['memoryQueries'] = new Map();
+  control.onmessage = (event: unknown) => onControl((event as { data?: ControlMessage }).data, memoryQueries);
+  const watch = watchWorkers();
+  acceptWorkerPorts(pool, watch);
+  const place: CallPlace = {
+    calls,
+    cpu,
+    traceHops,
+    send,
+    started: (id, plugin) => watch.started(id, plugin),
+    runOnWorker: (plugin, work: WorkerTask) => balancer.routing(plugin, () => pool.run(work)) as Promise<WorkerOutcome>,
+    ended: () => {
+      if (closing && calls.size === 0 && waitingForSource.size === 0) shutdown(running);
+    },
+  };
+  const running: Running = { control, place, memoryQueries };
+  process.on('message', (raw: unknown) => {
+    for (const m of unbatch(raw) as ToChild[]) onHostMessage(m, running);
+  });
+  send({ t: 'ready', pid: process.pid });
+}
+
+function startPool(balancer: AffinityBalancer<PoolWorker>): Piscina {
+  return new Piscina({
     filename: fileURLToPath(new URL('../worker/worker-entry.js', import.meta.url)),
     minThreads: workers,
     maxThreads: workers,
@@ -85,29 +108,30 @@ async function main(): Promise<void> {
     concurrentTasksPerWorker: callsPerWorker,
     loadBalancer: (task, piscinaWorkers) => balancer.balance(task, piscinaWorkers),
   });
-  const control = new BroadcastChannel(CONTROL_CHANNEL);
-  /** memory-stats requests being answered: the worker reports gathered so far, by query seq */
-  const memoryQueries = new Map<number, { reports: WorkerMemory[]; done: () => void }>();
-  let memorySeq = 0;
-  control.onmessage = (event: unknown) => {
-    const data = (event as { data?: ControlMessage }).data;
-    if (data?.t === 'memory-report') {
-      const q = memoryQueries.get(data.seq);
-      q?.reports.push(data.report);
-      if (q && q.reports.length >= workers) q.done();
-      return;
-    }
-    if (data?.t !== 'catastrophic') return;
-    // V8 lost control of an isolate; its thread may be stuck for good. Report and exit: the
-    // supervisor fails the calls in flight and starts a fresh process.
-    send({ t: 'fatal', message: `catastrophic isolate error: ${data.message}`, ...(data.plugin ? { culprit: data.plugin } : {}) });
-    // process.exit waits for worker threads, and the one whose isolate was lost may never stop
-    setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
-  };
+}
 
-  // a worker whose thread a call's work holds past its budget (work V8 does not interrupt) has
-  // stopped answering for good: this process ends, blaming that call's plugin alone
-  const watch = new WorkerWatch((wedged) => {
+/** The workers' side of the control channel: memory reports, and an isolate V8 lost control of. */
+function onControl(data: ControlMessage | undefined, memoryQueries: Running['memoryQueries']): void {
+  if (data?.t === 'memory-report') {
+    const q = memoryQueries.get(data.seq);
+    q?.reports.push(data.report);
+    if (q && q.reports.length >= workers) q.done();
+    return;
+  }
+  if (data?.t !== 'catastrophic') return;
+  // V8 lost control of an isolate; its thread may be stuck for good. Report and exit: the
+  // supervisor fails the calls in flight and starts a fresh process.
+  send({ t: 'fatal', message: `catastrophic isolate error: ${data.message}`, ...(data.plugin ? { culprit: data.plugin } : {}) });
+  // process.exit waits for worker threads, and the one whose isolate was lost may never stop
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
+}
+
+/**
+ * A worker whose thread a call's work holds past its budget (work V8 does not interrupt) has
+ * stopped answering for good: this process ends, blaming that call's plugin alone.
+ */
+function watchWorkers(): WorkerWatch {
+  return new WorkerWatch((wedged) => {
     send({
       t: 'fatal',
       message: `a worker thread stopped answering: call ${wedged.callId} of ${wedged.plugin ? `plugin ${wedged.plugin.name}@${wedged.plugin.version}` : 'an unknown plugin'} held it ${wedged.heldMs} ms (its budget ${wedged.budgetMs} ms) in work V8 did not interrupt`,
@@ -115,158 +139,100 @@ async function main(): Promise<void> {
     });
     setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
   });
+}
 
-  // each worker hands over its own port once, when it starts; messages of every call it runs come
-  // on it, with the call's id
+/**
+ * Each worker hands over its own port once, when it starts; messages of every call it runs come on
+ * it, with the call's id.
+ */
+function acceptWorkerPorts(pool: Piscina, watch: WorkerWatch): void {
   pool.on('message', (m: WorkerHello) => {
     if (m?.t !== 'worker-port' || !m.port) return;
-    m.port.on('message', (msg: FromWorker) => calls.get(msg?.id)?.onMessage(msg, m.port));
+    const port: MessagePort = m.port;
+    port.on('message', (msg: FromWorker) => calls.get(msg?.id)?.fromWorker(msg, port));
     if (m.mark instanceof SharedArrayBuffer) {
       const mark = m.mark;
       watch.add(mark);
       // the port closes when the worker's thread ends (a worker that ran out of memory in a marked stretch)
-      m.port.once('close', () => watch.remove(mark));
+      port.once('close', () => watch.remove(mark));
     }
   });
+}
 
-  const run = (id: number, task: RunTask, source: string, sentAt: number): void => {
-    const call: Call = { port: undefined, onMessage: () => undefined, source, lease: NO_LEASE, pendingHttp: 0 };
-    calls.set(id, call);
-    watch.started(id, task.plugin);
-    const receivedAt = traceHops ? performance.timeOrigin + performance.now() : 0;
-    let received = 0;
-    /** no more port messages are expected (the worker died, or a grace period ran out) */
-    let ended = false;
-    let result: WorkerOutcome | undefined;
-    // the outcome goes out only once every message the task posted on its port has arrived (the
-    // outcome says how many), so that its log lines and requests reach the host first
-    const flush = (): void => {
-      if (!result || !(ended || received >= (result.messages ?? 0)) || calls.get(id) !== call) return;
-      calls.delete(id);
-      call.lease.release();
-      if (traceHops && result.worker) {
-        const { started, finished } = result.worker;
-        result.outcome.stats.hops = { received: receivedAt, started, finished, sent: performance.timeOrigin + performance.now() };
-      }
-      send({ t: 'outcome', id, outcome: result.outcome, strike: result.strike });
-      if (closing && calls.size === 0 && waitingForSource.size === 0) shutdown();
-    };
-    call.onMessage = (m: FromWorker, port: MessagePort): void => {
-      call.port = port;
-      received++;
-      if (m.t === 'http') {
-        call.pendingHttp++;
-        send({ t: 'http', id, reqId: m.reqId, request: m.request });
-        if (m.park) call.lease.park();
-      } else if (m.t === 'log') send({ t: 'log', id, level: m.level, message: m.message });
-      else if (m.t === 'need-source') {
-        const reply: ToWorker = { t: 'source', id, source: call.source };
-        port.postMessage(reply);
-      } else if (m.t === 'park') {
-        if (call.pendingHttp > 0) call.lease.park();
-      }
-      flush();
-    };
-    void cpu.acquire(task.plugin.name).then((lease) => {
-      if (typeof lease === 'string') return; // never: the CPU queue is unbounded, never closed, and its calls have no user
-      call.lease = lease;
-      // the worker keeps sources too: it asks over the port when it lacks this one
-      const stripped: RunTask = { ...task, plugin: { ...task.plugin, source: '' } };
-      const work: WorkerTask = { task: stripped, id, sentAt };
-      balancer.routing(task.plugin.name, () => pool.run(work)).then(
-        (r: WorkerOutcome) => {
-          result = r;
-          flush();
-          if (calls.get(id) === call) setTimeout(() => ((ended = true), flush()), 1000).unref();
-        },
-        (e: unknown) => {
-          result = crashedOutcome(`the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`);
-          ended = true;
-          flush();
-        },
-      );
-    });
-  };
+function onHostMessage(m: ToChild, running: Running): void {
+  if (m.t === 'run') admit(m, running.place);
+  else if (m.t === 'source') {
+    const waiting = waitingForSource.get(m.id);
+    if (!waiting || typeof m.source !== 'string') return;
+    waitingForSource.delete(m.id);
+    sources.set(waiting.task.plugin.sourceHash, m.source);
+    new ProcessCall(m.id, waiting.task, m.source, waiting.sentAt, running.place).start();
+  } else if (m.t === 'http-result') calls.get(m.id)?.answer(m);
+  else if (m.t === 'fault' && process.env['WB_SANDBOX_FAULT_INJECTION'] === '1') injectFault(m.fault, running.control);
+  else if (m.t === 'memory-stats') memoryStats(m.id, running);
+  else if (m.t === 'close') {
+    closing = true;
+    if (calls.size === 0 && waitingForSource.size === 0) shutdown(running);
+    setTimeout(() => shutdown(running), m.graceMs).unref();
+  }
+}
 
-  /** Asks every worker for its isolates' memory; workers that do not answer within 1 s are left out. */
-  const memoryStats = (id: number): void => {
-    const seq = ++memorySeq;
-    const reports: WorkerMemory[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    const done = (): void => {
-      if (!memoryQueries.delete(seq)) return;
-      clearTimeout(timer);
-      reports.sort((a, b) => a.threadId - b.threadId);
-      const main = getHeapStatistics();
-      send({ t: 'memory-stats', id, stats: { pid: process.pid, rss: process.memoryUsage.rss(), mainHeapUsed: main.used_heap_size, mainHeapTotal: main.total_heap_size, workers: reports } });
-    };
-    memoryQueries.set(seq, { reports, done });
-    timer = setTimeout(done, 1000);
-    const query: ControlMessage = { t: 'memory-query', seq };
-    control.postMessage(query);
-  };
+/** A call from the host: refused while closing, held while its source is asked for, else started. */
+function admit(m: Extract<ToChild, { t: 'run' }>, place: CallPlace): void {
+  if (closing) {
+    const stats = { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false };
+    send({ t: 'outcome', id: m.id, outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_UNAVAILABLE', message: 'the sandbox process is shutting down' }, stats }, strike: false });
+    return;
+  }
+  const { sourceHash, source } = m.task.plugin;
+  const known = source === '' ? sources.get(sourceHash) : source;
+  const sentAt = Number.isFinite(m.sentAt) ? m.sentAt : Date.now();
+  if (known === undefined) {
+    waitingForSource.set(m.id, { task: m.task, sentAt });
+    send({ t: 'need-source', id: m.id });
+  } else {
+    if (source !== '') sources.set(sourceHash, source);
+    new ProcessCall(m.id, m.task, known, sentAt, place).start();
+  }
+}
 
-  const shutdown = (): void => {
-    const msg: ControlMessage = { t: 'dispose-all' };
+/** Tests only (SandboxOptions.faultInjection). */
+function injectFault(fault: Extract<ToChild, { t: 'fault' }>['fault'], control: BroadcastChannel): void {
+  if (fault.kind === 'exit-worker') {
+    const msg: ControlMessage = { t: 'exit-worker', callId: fault.callId };
     control.postMessage(msg);
-    // leave the workers a moment to dispose their isolates; exiting tears the threads down
-    setTimeout(() => process.exit(0), 100);
-  };
+  } else {
+    const culprit = fault.culprit;
+    send({ t: 'fatal', message: 'catastrophic isolate error: injected by a test', ...(culprit ? { culprit: { name: String(culprit.name), version: String(culprit.version), sourceHash: String(culprit.sourceHash) } } : {}) });
+    setTimeout(() => process.exit(70), 50);
+  }
+}
 
-  const onMessage = (m: ToChild): void => {
-    if (m.t === 'run') {
-      if (closing) {
-        const stats = { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false };
-        send({ t: 'outcome', id: m.id, outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_UNAVAILABLE', message: 'the sandbox process is shutting down' }, stats }, strike: false });
-      }
-      else {
-        const { sourceHash, source } = m.task.plugin;
-        const known = source === '' ? sources.get(sourceHash) : source;
-        const sentAt = Number.isFinite(m.sentAt) ? m.sentAt : Date.now();
-        if (known === undefined) {
-          waitingForSource.set(m.id, { task: m.task, sentAt });
-          send({ t: 'need-source', id: m.id });
-        } else {
-          if (source !== '') sources.set(sourceHash, source);
-          run(m.id, m.task, known, sentAt);
-        }
-      }
-    } else if (m.t === 'source') {
-      const waiting = waitingForSource.get(m.id);
-      if (!waiting || typeof m.source !== 'string') return;
-      waitingForSource.delete(m.id);
-      sources.set(waiting.task.plugin.sourceHash, m.source);
-      run(m.id, waiting.task, m.source, waiting.sentAt);
-    } else if (m.t === 'http-result') {
-      const call = calls.get(m.id);
-      if (!call) return;
-      call.pendingHttp = Math.max(0, call.pendingHttp - 1);
-      const msg: ToWorker = { t: 'http-result', id: m.id, reqId: m.reqId, result: m.result };
-      // a parked call takes a CPU slot again before it runs
-      void call.lease.resume().then(() => {
-        if (calls.get(m.id) === call) call.port?.postMessage(msg);
-      });
-    } else if (m.t === 'fault' && process.env['WB_SANDBOX_FAULT_INJECTION'] === '1') {
-      if (m.fault.kind === 'exit-worker') {
-        const msg: ControlMessage = { t: 'exit-worker', callId: m.fault.callId };
-        control.postMessage(msg);
-      } else {
-        const culprit = m.fault.culprit;
-        send({ t: 'fatal', message: 'catastrophic isolate error: injected by a test', ...(culprit ? { culprit: { name: String(culprit.name), version: String(culprit.version), sourceHash: String(culprit.sourceHash) } } : {}) });
-        setTimeout(() => process.exit(70), 50);
-      }
-    } else if (m.t === 'memory-stats') {
-      memoryStats(m.id);
-    } else if (m.t === 'close') {
-      closing = true;
-      if (calls.size === 0 && waitingForSource.size === 0) shutdown();
-      setTimeout(shutdown, m.graceMs).unref();
-    }
+let memorySeq = 0;
+
+/** Asks every worker for its isolates' memory; workers that do not answer within 1 s are left out. */
+function memoryStats(id: number, { control, memoryQueries }: Running): void {
+  const seq = ++memorySeq;
+  const reports: WorkerMemory[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const done = (): void => {
+    if (!memoryQueries.delete(seq)) return;
+    clearTimeout(timer);
+    reports.sort((a, b) => a.threadId - b.threadId);
+    const main = getHeapStatistics();
+    send({ t: 'memory-stats', id, stats: { pid: process.pid, rss: process.memoryUsage.rss(), mainHeapUsed: main.used_heap_size, mainHeapTotal: main.total_heap_size, workers: reports } });
   };
-  process.on('message', (raw: unknown) => {
-    for (const m of unbatch(raw) as ToChild[]) onMessage(m);
-  });
-  send({ t: 'ready', pid: process.pid });
+  memoryQueries.set(seq, { reports, done });
+  timer = setTimeout(done, 1000);
+  const query: ControlMessage = { t: 'memory-query', seq };
+  control.postMessage(query);
+}
+
+function shutdown({ control }: Running): void {
+  const msg: ControlMessage = { t: 'dispose-all' };
+  control.postMessage(msg);
+  // leave the workers a moment to dispose their isolates; exiting tears the threads down
+  setTimeout(() => process.exit(0), 100);
 }
 
 process.on('uncaughtException', (e) => {

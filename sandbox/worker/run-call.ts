@@ -36,7 +36,7 @@
  */
 import ivm from 'isolated-vm';
 import type { ToWorker, WorkerMessage, WorkerOutcome } from '../../contracts/worker-protocol.js';
-import type { BridgeResult, RunTask, SandboxErrorCode } from '../../contracts/protocol.js';
+import type { BridgeResult, RunStats, RunTask, SandboxErrorCode } from '../../contracts/protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../../common/json-depth.js';
 import { maxRequestTextChars, oversizedRequest } from '../../contracts/request-limits.js';
 import { ENTRY_DELIVER, ENTRY_PROBE, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from '../isolate/bootstrap-source.js';
@@ -136,116 +136,154 @@ function bytesInto(base64: string): ivm.Copy<ArrayBuffer> {
 export async function runCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome> {
   callsHere++;
   try {
-    return await runOneCall(task, port);
+    return await new IsolateCall(task, port).run();
   } finally {
     callsHere--;
   }
 }
 
-async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome> {
-  const t0 = performance.now();
-  const { limits } = task;
-  // the wall-clock deadline counts from when the host sent the call (its watchdog does too): time
-  // spent waiting here for a CPU slot is the call's time
-  // (measured once against the system clock, both processes' own, then on the monotonic one)
-  const waited = Math.min(limits.wallMsPerCall, Math.max(0, Date.now() - (port.sentAt ?? Date.now())));
-  const deadline = t0 + limits.wallMsPerCall - waited;
-  const remaining = (): number => deadline - performance.now();
-  if (Buffer.byteLength(task.argsJson, 'utf8') > limits.maxArgsBytes) {
-    return {
-      outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', message: `the arguments are larger than ${limits.maxArgsBytes} bytes` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
-      strike: false,
-    };
-  }
-  if (remaining() <= 0) {
-    // it spent its whole time waiting for a worker: nothing of it runs
-    return {
-      outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_TIMEOUT', message: `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms waiting for a sandbox worker` }, stats: { wallMs: Math.round(waited), cpuMs: 0, requests: 0, coldStart: false } },
-      strike: false,
-    };
-  }
-  const { entry, cold } = acquireIsolate(task, port.id);
-  const cpu0 = cpuMsOf(entry);
-  let closed = false;
-  let requests = 0;
-  let logLines = 0;
-  let forwardedTotal = 0;
-  const maxRequestText = maxRequestTextChars(limits.maxRequestBodyBytes);
-  let prepared: PreparedContext | undefined;
-  let shared = false;
-  let failure: Classified | undefined;
-  let resultJson: string | undefined;
-  const forwarded = new Set<number>();
-  let parked = false;
+/**
+ * One call in its isolate, its methods in the order they happen: refused at the door (arguments
+ * too large, no time left) → isolate acquired and the deadline armed → context prepared and the
+ * handler started → its bridge messages forwarded (requests, log lines) and the host's answers
+ * delivered → its result or failure taken → context and isolate given back → the outcome.
+ */
+class IsolateCall {
+  readonly #task: RunTask;
+  readonly #port: TaskPort;
+  readonly #limits: RunTask['limits'];
+  readonly #t0: number;
+  /** ms the call waited between the host sending it and this worker taking it up */
+  readonly #waited: number;
+  /** the call's wall-clock deadline, on the monotonic clock */
+  readonly #deadline: number;
+  readonly #maxRequestText: number;
+  #entry!: IsolateEntry;
+  #cold = false;
+  #cpu0 = 0;
+  /** set BEFORE any dispose and checked synchronously before every apply */
+  #closed = false;
+  #requests = 0;
+  #logLines = 0;
+  #forwardedTotal = 0;
+  #prepared: PreparedContext | undefined;
+  #shared = false;
+  #failure: Classified | undefined;
+  #resultJson: string | undefined;
+  /** ctx.http requests posted to the host and not answered yet */
+  readonly #forwarded = new Set<number>();
+  #parked = false;
   /** host→isolate steps running (the bridge callback may be delivered before or after its step ends) */
-  let steps = 0;
+  #steps = 0;
   /** a step failed after the call had ended: the isolate is in an unknown state */
-  let lateFailure = false;
+  #lateFailure = false;
   /** runs once no step is running (set when the call has ended) */
-  let whenIdle: (() => void) | undefined;
-  const stepEnded = (failed?: { error: unknown }, queued: unknown[] = []): void => {
-    steps--;
-    // a step's messages come before its failure (a result sent before the step failed stands)
-    for (const m of queued) if (Array.isArray(m)) onBridge(m[0], m[1], m[2]);
-    if (failed) {
-      if (!closed) finish(classifyIsolateError(failed.error, 'run'));
-      else lateFailure = true;
-    }
-    if (steps === 0 && whenIdle) {
-      const run = whenIdle;
-      whenIdle = undefined;
-      run();
-    }
-  };
-  let cpuAtDisposal: number | undefined;
-  let settle: () => void = () => undefined;
-  const settled = new Promise<void>((resolve) => (settle = resolve));
+  #whenIdle: (() => void) | undefined;
+  #cpuAtDisposal: number | undefined;
+  #settle: () => void = () => undefined;
+  readonly #settled = new Promise<void>((resolve) => (this.#settle = resolve));
 
-  const finish = (error: Classified | undefined, json?: string): void => {
-    if (closed) return;
-    closed = true; // before any dispose: no apply may follow
-    failure = error;
-    resultJson = json;
-    if (error?.dispose) {
-      cpuAtDisposal = cpuMsOf(entry); // a disposed isolate reports no CPU time
-      disposeEntry(entry);
+  constructor(task: RunTask, port: TaskPort) {
+    this.#task = task;
+    this.#port = port;
+    this.#limits = task.limits;
+    this.#t0 = performance.now();
+    // the wall-clock deadline counts from when the host sent the call (its watchdog does too): time
+    // spent waiting here for a CPU slot is the call's time
+    // (measured once against the system clock, both processes' own, then on the monotonic one)
+    this.#waited = Math.min(this.#limits.wallMsPerCall, Math.max(0, Date.now() - (port.sentAt ?? Date.now())));
+    this.#deadline = this.#t0 + this.#limits.wallMsPerCall - this.#waited;
+    this.#maxRequestText = maxRequestTextChars(this.#limits.maxRequestBodyBytes);
+  }
+
+  async run(): Promise<WorkerOutcome> {
+    const refused = this.#refusedAtTheDoor();
+    if (refused) return refused;
+    ({ entry: this.#entry, cold: this.#cold } = acquireIsolate(this.#task, this.#port.id));
+    this.#cpu0 = cpuMsOf(this.#entry);
+    const limits = this.#limits;
+    const wallTimer = setTimeout(
+      () => this.#fail('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms`, true),
+      Math.max(0, this.#remaining()),
+    );
+    this.#port.on('message', (m: ToWorker) => this.#onAnswer(m));
+    void this.#prepareAndStart();
+    await this.#settled;
+    clearTimeout(wallTimer);
+    this.#releaseContext();
+    const stats = this.#stats();
+    if (this.#steps === 0) this.#giveBackIsolate();
+    else this.#whenIdle = () => this.#giveBackIsolate();
+    return this.#outcome(stats);
+  }
+
+  #remaining(): number {
+    return this.#deadline - performance.now();
+  }
+
+  #refusedAtTheDoor(): WorkerOutcome | undefined {
+    const limits = this.#limits;
+    if (Buffer.byteLength(this.#task.argsJson, 'utf8') > limits.maxArgsBytes) {
+      return {
+        outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', message: `the arguments are larger than ${limits.maxArgsBytes} bytes` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
+        strike: false,
+      };
     }
-    settle();
-  };
-  const fail = (code: SandboxErrorCode, message: string, dispose = false): void => finish({ code, message, dispose });
+    if (this.#remaining() <= 0) {
+      const waited = this.#waited;
+      // it spent its whole time waiting for a worker: nothing of it runs
+      return {
+        outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_TIMEOUT', message: `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms waiting for a sandbox worker` }, stats: { wallMs: Math.round(waited), cpuMs: 0, requests: 0, coldStart: false } },
+        strike: false,
+      };
+    }
+    return undefined;
+  }
 
-  const wallTimer = setTimeout(
-    () => fail('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms`, true),
-    Math.max(0, remaining()),
-  );
-
-  // after a step: if the call now only waits on ctx.http, say so (the host parks its slot)
-  const maybePark = (): void => {
-    if (closed || parked || forwarded.size === 0) return;
-    parked = true;
-    const msg: WorkerMessage = { t: 'park' };
-    port.post(msg);
-  };
+  /** Prepares (or finds) the call's context, then starts the handler (or the probe) in it. */
+  async #prepareAndStart(): Promise<void> {
+    let prepared: PreparedContext;
+    try {
+      ({ prepared, shared: this.#shared } = await contextFor(this.#entry, this.#task, this.#port.id, this.#remaining()));
+      this.#prepared = prepared;
+    } catch (e) {
+      if (!this.#closed) this.#finish(classifyIsolateError(e, 'setup'));
+      return;
+    }
+    if (this.#closed) return;
+    prepared.router.current = (kind, id, payload) => this.#onBridge(kind, id, payload);
+    const task = this.#task;
+    const limits = this.#limits;
+    if (task.probe) {
+      this.#step(prepared, ENTRY_PROBE, [prepared.namespace.derefInto(), JSON.stringify(task.probe)]);
+      return;
+    }
+    const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall, maxRequestBodyBytes: limits.maxRequestBodyBytes, memoryMb: limits.memoryMb });
+    this.#step(prepared, ENTRY_START, [prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson]);
+  }
 
   /**
    * Runs one host→isolate step (the module doc says where). On the worker's thread the bootstrap
    * queues the step's bridge messages and they are taken as it returns, before its failure if any.
    */
-  const step = (p: PreparedContext, op: number, args: unknown[]): void => {
-    steps++;
+  #step(p: PreparedContext, op: number, args: unknown[]): void {
+    const entry = this.#entry;
+    const limits = this.#limits;
+    const port = this.#port;
+    this.#steps++;
     if (callsHere > 1 || slowSteps.has(entry.key)) {
       p.entry.apply(undefined, [op, 0, ...args], { timeout: limits.cpuMsPerCall }).then(
         () => {
-          stepEnded();
-          maybePark();
+          this.#stepEnded();
+          this.#maybePark();
         },
-        (error: unknown) => stepEnded({ error }),
+        (error: unknown) => this.#stepEnded({ error }),
       );
       return;
     }
     const started = performance.now();
     // a step that holds this thread past the call's deadline by STEP_OVERRUN_MS has wedged it
-    const budget = Math.min(limits.cpuMsPerCall, Math.max(0, remaining()) + STEP_OVERRUN_MS);
+    const budget = Math.min(limits.cpuMsPerCall, Math.max(0, this.#remaining()) + STEP_OVERRUN_MS);
     let failed: { error: unknown } | undefined;
     try {
       marked(port.id, budget, () => p.entry.applySync(undefined, [op, 1, ...args], { timeout: limits.cpuMsPerCall }));
@@ -259,120 +297,178 @@ async function runOneCall(task: RunTask, port: TaskPort): Promise<WorkerOutcome>
     } catch {
       // the isolate is gone (memory limit): its messages with it
     }
-    stepEnded(failed, Array.isArray(queued) ? queued : []);
-    if (!failed) maybePark();
-  };
+    this.#stepEnded(failed, Array.isArray(queued) ? queued : []);
+    if (!failed) this.#maybePark();
+  }
 
-  const deliver = (reqId: number, result: BridgeResult): void => {
-    const p = prepared;
-    if (closed || !p || entry.disposed || entry.isolate.isDisposed) return;
-    parked = false; // the sandbox process resumed the call before it sent this answer
+  #stepEnded(failed?: { error: unknown }, queued: unknown[] = []): void {
+    this.#steps--;
+    // a step's messages come before its failure (a result sent before the step failed stands)
+    for (const m of queued) if (Array.isArray(m)) this.#onBridge(m[0], m[1], m[2]);
+    if (failed) {
+      if (!this.#closed) this.#finish(classifyIsolateError(failed.error, 'run'));
+      else this.#lateFailure = true;
+    }
+    if (this.#steps === 0 && this.#whenIdle) {
+      const run = this.#whenIdle;
+      this.#whenIdle = undefined;
+      run();
+    }
+  }
+
+  // after a step: if the call now only waits on ctx.http, say so (the host parks its slot)
+  #maybePark(): void {
+    if (this.#closed || this.#parked || this.#forwarded.size === 0) return;
+    this.#parked = true;
+    const msg: WorkerMessage = { t: 'park' };
+    this.#port.post(msg);
+  }
+
+  /** What the bootstrap sends through the bridge: a request, a log line, the result or a failure. */
+  #onBridge(kind: unknown, id: unknown, payload: unknown): void {
+    if (this.#closed || typeof id !== 'number' || typeof payload !== 'string') return;
+    if (kind === 'http') this.#forwardRequest(id, payload);
+    else if (kind === 'log') this.#forwardLog(id, payload);
+    else if (kind === 'done') this.#takeResult(payload);
+    else if (kind === 'fail') this.#takeFailure(payload);
+  }
+
+  #forwardRequest(id: number, payload: string): void {
+    const limits = this.#limits;
+    if (++this.#requests > limits.maxRequestsPerCall) {
+      this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', message: `a call may make at most ${limits.maxRequestsPerCall} requests` } });
+      return;
+    }
+    const maxRequestText = this.#maxRequestText;
+    if (payload.length > maxRequestText) {
+      this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `the request is larger than the limits allow (${maxRequestText} characters of JSON)` } });
+      return;
+    }
+    let request;
+    try {
+      request = JSON.parse(payload);
+    } catch {
+      this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } });
+      return;
+    }
+    const oversized = typeof request === 'object' && request !== null ? oversizedRequest(request, limits.maxRequestBodyBytes) : undefined;
+    if (oversized !== undefined) {
+      this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: oversized } });
+      return;
+    }
+    this.#forwarded.add(id);
+    this.#forwardedTotal++;
+    const msg: WorkerMessage = { t: 'http', reqId: id, request };
+    if (this.#steps === 0 && !this.#parked) {
+      // the request came after its step ended: the call now waits on I/O only
+      this.#parked = true;
+      msg.park = true;
+    }
+    this.#port.post(msg);
+  }
+
+  #forwardLog(id: number, payload: string): void {
+    if (++this.#logLines > MAX_LOG_LINES) return;
+    const level = LOG_LEVELS[id] ?? 'info';
+    const msg: WorkerMessage = { t: 'log', level, message: cleanMessage(payload) };
+    this.#port.post(msg);
+  }
+
+  /** An answer from the host to a request this call forwarded. */
+  #onAnswer(m: ToWorker): void {
+    if (this.#closed || m?.t !== 'http-result' || !this.#forwarded.delete(m.reqId)) return;
+    this.#deliver(m.reqId, m.result);
+  }
+
+  #deliver(reqId: number, result: BridgeResult): void {
+    const p = this.#prepared;
+    const entry = this.#entry;
+    if (this.#closed || !p || entry.disposed || entry.isolate.isDisposed) return;
+    this.#parked = false; // the sandbox process resumed the call before it sent this answer
     if (result.ok && typeof result.response.bodyBase64 === 'string') {
       // the bytes go in as an ArrayBuffer of their own, beside the rest of the answer
       const bytes = bytesInto(result.response.bodyBase64);
       const { bodyBase64: _inBytes, ...response } = result.response;
-      step(p, ENTRY_DELIVER, [reqId, JSON.stringify({ ok: true, response }), bytes]);
-    } else step(p, ENTRY_DELIVER, [reqId, JSON.stringify(result)]);
-  };
+      this.#step(p, ENTRY_DELIVER, [reqId, JSON.stringify({ ok: true, response }), bytes]);
+    } else this.#step(p, ENTRY_DELIVER, [reqId, JSON.stringify(result)]);
+  }
+
   /** an answer made here (not by the host) goes in on a later turn: never inside the step that asked */
-  const refuse = (reqId: number, result: BridgeResult): void => void setImmediate(() => deliver(reqId, result));
+  #refuse(reqId: number, result: BridgeResult): void {
+    void setImmediate(() => this.#deliver(reqId, result));
+  }
 
-  const onBridge = (kind: unknown, id: unknown, payload: unknown): void => {
-    if (closed || typeof id !== 'number' || typeof payload !== 'string') return;
-    if (kind === 'http') {
-      if (++requests > limits.maxRequestsPerCall) {
-        refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', message: `a call may make at most ${limits.maxRequestsPerCall} requests` } });
-        return;
-      }
-      if (payload.length > maxRequestText) {
-        refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `the request is larger than the limits allow (${maxRequestText} characters of JSON)` } });
-        return;
-      }
-      let request;
-      try {
-        request = JSON.parse(payload);
-      } catch {
-        refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } });
-        return;
-      }
-      const oversized = typeof request === 'object' && request !== null ? oversizedRequest(request, limits.maxRequestBodyBytes) : undefined;
-      if (oversized !== undefined) {
-        refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: oversized } });
-        return;
-      }
-      forwarded.add(id);
-      forwardedTotal++;
-      const msg: WorkerMessage = { t: 'http', reqId: id, request };
-      if (steps === 0 && !parked) {
-        // the request came after its step ended: the call now waits on I/O only
-        parked = true;
-        msg.park = true;
-      }
-      port.post(msg);
-    } else if (kind === 'log') {
-      if (++logLines > MAX_LOG_LINES) return;
-      const level = LOG_LEVELS[id] ?? 'info';
-      const msg: WorkerMessage = { t: 'log', level, message: cleanMessage(payload) };
-      port.post(msg);
-    } else if (kind === 'done') {
-      const bytes = Buffer.byteLength(payload, 'utf8');
-      if (bytes > limits.maxResultBytes) fail('GW_ERR_SANDBOX_RESULT_TOO_LARGE', `the result is ${bytes} bytes; the limit is ${limits.maxResultBytes}`);
-      else if (jsonDepth(payload) > MAX_RESULT_DEPTH) fail('GW_ERR_SANDBOX_RESULT_INVALID', `the result is nested deeper than ${MAX_RESULT_DEPTH} levels`);
-      else finish(undefined, payload);
-    } else if (kind === 'fail') {
-      let report: Record<string, unknown> = {};
-      try {
-        report = JSON.parse(payload) as Record<string, unknown>;
-      } catch {
-        // keep the generic message
-      }
-      finish(classifyReport(report));
-    }
-  };
+  #takeResult(payload: string): void {
+    const limits = this.#limits;
+    const bytes = Buffer.byteLength(payload, 'utf8');
+    if (bytes > limits.maxResultBytes) this.#fail('GW_ERR_SANDBOX_RESULT_TOO_LARGE', `the result is ${bytes} bytes; the limit is ${limits.maxResultBytes}`);
+    else if (jsonDepth(payload) > MAX_RESULT_DEPTH) this.#fail('GW_ERR_SANDBOX_RESULT_INVALID', `the result is nested deeper than ${MAX_RESULT_DEPTH} levels`);
+    else this.#finish(undefined, payload);
+  }
 
-  port.on('message', (m: ToWorker) => {
-    if (closed || m?.t !== 'http-result' || !forwarded.delete(m.reqId)) return;
-    deliver(m.reqId, m.result);
-  });
-
-  void (async () => {
+  #takeFailure(payload: string): void {
+    let report: Record<string, unknown> = {};
     try {
-      ({ prepared, shared } = await contextFor(entry, task, port.id, remaining()));
-    } catch (e) {
-      if (!closed) finish(classifyIsolateError(e, 'setup'));
-      return;
+      report = JSON.parse(payload) as Record<string, unknown>;
+    } catch {
+      // keep the generic message
     }
-    if (closed) return;
-    prepared.router.current = onBridge;
-    if (task.probe) {
-      step(prepared, ENTRY_PROBE, [prepared.namespace.derefInto(), JSON.stringify(task.probe)]);
-      return;
-    }
-    const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall, maxRequestBodyBytes: limits.maxRequestBodyBytes, memoryMb: limits.memoryMb });
-    step(prepared, ENTRY_START, [prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson]);
-  })();
+    this.#finish(classifyReport(report));
+  }
 
-  await settled;
-  clearTimeout(wallTimer);
-  if (prepared) {
+  #finish(error: Classified | undefined, json?: string): void {
+    if (this.#closed) return;
+    this.#closed = true; // before any dispose: no apply may follow
+    this.#failure = error;
+    this.#resultJson = json;
+    if (error?.dispose) {
+      this.#cpuAtDisposal = cpuMsOf(this.#entry); // a disposed isolate reports no CPU time
+      disposeEntry(this.#entry);
+    }
+    this.#settle();
+  }
+
+  #fail(code: SandboxErrorCode, message: string, dispose = false): void {
+    this.#finish({ code, message, dispose });
+  }
+
+  #releaseContext(): void {
+    const prepared = this.#prepared;
+    const failure = this.#failure;
+    const task = this.#task;
+    const entry = this.#entry;
+    if (!prepared) return;
     prepared.router.current = null;
-    if (!shared) releaseContext(prepared);
+    if (!this.#shared) releaseContext(prepared);
     else if (failure && task.contextKey !== undefined && entry.tenants.get(task.contextKey) === prepared && failure.code !== 'GW_ERR_SANDBOX_HANDLER_THREW') {
       // a tenant context that timed out or broke is not reused
       entry.tenants.delete(task.contextKey);
       releaseContext(prepared);
     }
   }
-  const stats = { wallMs: Math.round(performance.now() - t0), cpuMs: Math.round(Math.max(0, (cpuAtDisposal ?? cpuMsOf(entry)) - cpu0)), requests: forwardedTotal, coldStart: cold };
-  const giveBack = (): void => {
+
+  #stats(): RunStats {
+    return {
+      wallMs: Math.round(performance.now() - this.#t0),
+      cpuMs: Math.round(Math.max(0, (this.#cpuAtDisposal ?? cpuMsOf(this.#entry)) - this.#cpu0)),
+      requests: this.#forwardedTotal,
+      coldStart: this.#cold,
+    };
+  }
+
+  /** The isolate goes back to its pool once no step of the call is running any more (module doc). */
+  #giveBackIsolate(): void {
+    const entry = this.#entry;
+    const task = this.#task;
     // a probe leaves no isolate behind: start-up holds no more memory than before (at most one
     // isolate per plugin being probed, for a moment); the first call starts cold as it always did
-    if (lateFailure || (task.probe && cold)) entry.retire = true;
-    releaseIsolate(entry, task.contextKey === undefined && !failure?.dispose ? { timeoutMs: limits.cpuMsPerCall } : undefined);
-  };
-  if (steps === 0) giveBack();
-  else whenIdle = giveBack;
-  if (failure) return { outcome: { ok: false, error: { code: failure.code, message: failure.message }, stats }, strike: false };
-  return { outcome: { ok: true, resultJson: resultJson ?? 'null', stats }, strike: false };
-}
+    if (this.#lateFailure || (task.probe && this.#cold)) entry.retire = true;
+    releaseIsolate(entry, task.contextKey === undefined && !this.#failure?.dispose ? { timeoutMs: this.#limits.cpuMsPerCall } : undefined);
+  }
 
+  #outcome(stats: RunStats): WorkerOutcome {
+    const failure = this.#failure;
+    if (failure) return { outcome: { ok: false, error: { code: failure.code, message: failure.message }, stats }, strike: false };
+    return { outcome: { ok: true, resultJson: this.#resultJson ?? 'null', stats }, strike: false };
+  }
+}
