@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/dispatcher.test
+ * @module test/common/dispatcher.unit.test
  * The admission and CPU-slot dispatcher on its own: waiting calls are served in arrival order
  * across plugins, a plugin at its share is skipped rather than blocking the others, parked calls
  * resume before new calls start, the queue limits refuse cleanly (saying which), and a plugin with

@@ -17,7 +17,7 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 import { migrate } from '../../host/storage/migrations.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { mountTmpfs, type Tmpfs } from './tmpfs.js';
+import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const BETTER_SQLITE = createRequire(import.meta.url).resolve('better-sqlite3');

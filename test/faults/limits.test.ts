@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { createRateLimiter, RATE_LIMIT_MAX_KEYS } from '../../host/engine/rate-limit.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type Item, type TestGateway } from '../helpers/gateway.js';
-import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
+import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');

@@ -1,5 +1,5 @@
 /**
- * @module test/connections/fixture
+ * @module test/helpers/connections-db
  * Shared set-up for connection tests: a migrated SQLite file in a temp dir, a user, and manifests
  * for an OAuth2 plugin (pointing at a mock provider) and an API-key plugin.
  */

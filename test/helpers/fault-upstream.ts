@@ -1,5 +1,5 @@
 /**
- * @module test/faults/fault-upstream
+ * @module test/helpers/fault-upstream
  * A raw loopback HTTP server that misbehaves on purpose: answers 500, hangs, resets the
  * connection, trickles bytes, or streams an endless body while honouring back-pressure (so the
  * test never holds more than a socket buffer of it). Every loop is bounded.

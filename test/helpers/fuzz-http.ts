@@ -1,5 +1,5 @@
 /**
- * @module test/fuzz/fuzz-http
+ * @module test/helpers/fuzz-http
  * What every fuzzed HTTP answer must be: a status below 500 (502 only where the REST contract
  * documents it for a handler's own failure), within a deadline, and a JSON body carrying an error
  * or a result (plain JSON, or the JSON-RPC messages of an SSE stream).

@@ -1,5 +1,5 @@
 /**
- * @module test/portal/harness
+ * @module test/helpers/portal
  * A portal on a real fastify instance (driven with inject) backed by a SQLite file, the real
  * connection service and a mock OAuth provider, plus a tiny cookie-keeping client for inject().
  */
@@ -11,8 +11,8 @@ import { createVault, generateKey } from '../../host/connections/vault.js';
 import { registerPortal } from '../../host/portal/portal.js';
 import type { PortalContext } from '../../host/portal/context.js';
 import type { User } from '../../host/storage/users.js';
-import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
-import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from '../connections/fixture.js';
+import { startMockOAuth, type MockOAuth } from './mock-oauth.js';
+import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from './connections-db.js';
 
 export interface Harness {
   app: FastifyInstance;

@@ -1,5 +1,5 @@
 /**
- * @module test/security/harness
+ * @module test/helpers/security-gateway
  * A real gateway for attack tests (the security report's in-process gateway: logs kept in memory,
  * every response body kept) with the fixture and hostile plugins; plus a search for secrets in
  * their raw, base64 and URL forms.

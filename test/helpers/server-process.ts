@@ -1,5 +1,5 @@
 /**
- * @module test/load/server-process
+ * @module test/helpers/server-process
  * The real server as a separate process, exactly as an operator starts it:
  * `node --no-node-snapshot dist/host/cli/main.js serve` with PORT, WORKBENCH_DATA_DIR,
  * WORKBENCH_PLUGINS_DIR and WORKBENCH_POLICY, on 127.0.0.1. A user is created first with
@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../host/paths.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from './free-port.js';
 
 export const MAIN_JS = path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js');
 /** the package's bin, which `npx workbench` runs: it re-executes main.js with --no-node-snapshot */

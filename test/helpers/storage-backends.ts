@@ -1,5 +1,5 @@
 /**
- * @module test/storage/backends
+ * @module test/helpers/storage-backends
  * The storage backends the table-driven suites run against: a SQLite file in a temp dir, and a
  * database on a throwaway PostgreSQL server (skipped, with a message, when the server binaries are
  * missing outside CI).
@@ -11,7 +11,7 @@ import type { Db } from '../../host/storage/db.js';
 import { migrate } from '../../host/storage/migrations.js';
 import { openPostgres } from '../../host/storage/postgres.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from './postgres.js';
 
 export interface Backend {
   name: 'sqlite' | 'postgres';

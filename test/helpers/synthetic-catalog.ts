@@ -1,5 +1,5 @@
 /**
- * @module test/discovery/synthetic-catalog
+ * @module test/helpers/synthetic-catalog
  * A small hand-written catalog for unit tests of search and the discovery meta-tools: a few
  * tools of three integrations, with deliberately overlapping words (issue, message, comment).
  */

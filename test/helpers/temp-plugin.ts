@@ -1,5 +1,5 @@
 /**
- * @module test/plugin-sdk/temp-plugin
+ * @module test/helpers/temp-plugin
  * Test helpers for the plugin SDK: temp folders holding a plugin.ts written by the test, the
  * fixture's paths, and a fake ctx for calling a built handler directly from Node.
  */

@@ -1,5 +1,5 @@
 /**
- * @module test/faults/tmpfs
+ * @module test/helpers/tmpfs
  * A small tmpfs mounted for one test (needs root and mount rights; callers skip with the reason
  * when it cannot be mounted), so that "disk full" and "read-only file system" are real.
  */

@@ -1,5 +1,5 @@
 /**
- * @module test/host/config.test
+ * @module test/host/config.unit.test
  * The environment the server reads (readConfig): each variable's bad values are refused with
  * GW_ERR_CONFIG_INVALID naming the variable, and the values it takes are read as documented.
  */

@@ -1,5 +1,5 @@
 /**
- * @module test/host/error-catalogue
+ * @module test/host/error-catalogue.unit
  * docs/errors.md and the code's catalogues list the same codes, in both directions, and every
  * GW_ERR_* code used in host/ or sandbox/ is catalogued.
  */

@@ -1,5 +1,5 @@
 /**
- * @module test/invariants/catalog-docs.test
+ * @module test/invariants/catalog-docs.unit.test
  * The README's table of integrations says what plugins/ holds: every shipped plugin once, with its
  * number of tools and of tools not marked read-only, and the total; and every shipped plugin has a
  * README and a test file.

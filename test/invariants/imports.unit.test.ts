@@ -1,5 +1,5 @@
 /**
- * @module test/invariants/imports
+ * @module test/invariants/imports.unit
  * The dependency direction of DESIGN.md, checked on the source: the host never imports plugin code
  * (invariant 1); the sandbox never imports the host; the host never imports tests (the security
  * report ships in host/ and runs without test/); the isolate side of the worker loads no fastify and

@@ -1,5 +1,5 @@
 /**
- * @module test/sdk/annotations.test
+ * @module test/sdk/annotations.unit.test
  * The SDK's annotation helpers give exactly the MCP hints they promise, and what they give is
  * valid as a manifest tool's annotations.
  */

@@ -1,5 +1,5 @@
 /**
- * @module test/sdk/atlassian.test
+ * @module test/sdk/atlassian.unit.test
  * atlassianSite picks the site a call acts on from an accessible-resources answer as the Atlassian
  * plugins rely on: the product's sites first, the configured site by URL, host, first label, name
  * or cloud id, else the first; and the plugin's own words when there is none or no match.

@@ -1,5 +1,5 @@
 /**
- * @module test/sdk/google.test
+ * @module test/sdk/google.unit.test
  * The kinds of failure googleReasonKind reads from a Google error body's reasons, as the Google
  * plugins' error words rely on: a quota (per day apart from the rest), a missing OAuth scope, an
  * API not enabled, or none of these.

@@ -1,5 +1,5 @@
 /**
- * @module test/sdk/text.test
+ * @module test/sdk/text.unit.test
  * clip and textWindow: long text cut at a length saying how much more there was, or read a window
  * at a time saying where to continue.
  */

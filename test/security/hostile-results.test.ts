@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rpcMessages, startSecurityGateway, type Json, type SecurityGateway } from './harness.js';
+import { rpcMessages, startSecurityGateway, type Json, type SecurityGateway } from '../helpers/security-gateway.js';
 
 const MAX_RESULT = 1024 * 1024;
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { startSecurityGateway, type Json, type SecurityGateway } from './harness.js';
+import { startSecurityGateway, type Json, type SecurityGateway } from '../helpers/security-gateway.js';
 
 const HOG_LIMITS = { cpuMsPerCall: 400, wallMsPerCall: 1500, memoryMb: 32, maxRequestsPerCall: 10 };
 /** A legit round stuck behind a hog would wait >= cpuMsPerCall; the machine is shared, so the median is judged. */

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/helpers/fake-dns
+ * @module test/helpers/sandbox/fake-dns
  * A stub resolver for the bridge (same contract as `dns.lookup` with `all: true`), so SSRF tests
  * control what a name resolves to without touching real DNS. Unknown names fail with ENOTFOUND.
  */

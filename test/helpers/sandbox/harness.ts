@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/helpers/harness
+ * @module test/helpers/sandbox/harness
  * Builds tasks, manifests, scopes and egress policies for sandbox tests, and runs one call the way
  * the host does: `sandbox.run(task, (req, delivered) => bridge.dispatch(req, scope, delivered))`,
  * recording every bridge request and result and every log line.

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/helpers/upstream
+ * @module test/helpers/sandbox/upstream
  * A loopback upstream for sandbox tests (127.0.0.1 only): JSON, header echo, an error page that
  * quotes the Authorization header, open redirects, a large body, a slow and a hanging endpoint,
  * UTF-8 text of 1–4 bytes a character, and bodies that are not UTF-8 text (every byte value, n

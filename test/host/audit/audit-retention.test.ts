@@ -1,5 +1,5 @@
 /**
- * @module test/host/audit-retention.test
+ * @module test/host/audit/audit-retention.test
  * audit.retentionDays in a running gateway on a real SQLite file: the rows already stored when it
  * starts are swept at once (the next sweep is an hour away), rows the audit sink writes are swept
  * once they are older than the cutoff (the clock and the interval are injected), the rest is kept;
@@ -14,13 +14,13 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { DAY_MS } from '../../host/audit/retention.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { migrate } from '../../host/storage/migrations.js';
-import { openSqlite } from '../../host/storage/sqlite.js';
-import type { Logger } from '../../host/telemetry/logger.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { DAY_MS } from '../../../host/audit/retention.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { migrate } from '../../../host/storage/migrations.js';
+import { openSqlite } from '../../../host/storage/sqlite.js';
+import type { Logger } from '../../../host/telemetry/logger.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 

@@ -1,5 +1,5 @@
 /**
- * @module test/host/audit-stdout-child
+ * @module test/host/audit/audit-stdout-child
  * A separate process for the stdout audit sink tests: the sink writes to this process's real
  * stdout, its logger to stderr. On the parent's "go" (over IPC) it records the events the mode on
  * the command line names, waits for the writes to settle, and sends back the sink's failure count.
@@ -7,7 +7,7 @@
  * `unserialisable`: one event with a BigInt, one with a circular value, then a good one.
  */
 import pino from 'pino';
-import { createStdoutAuditSink, type AuditEvent } from '../../host/audit/audit.js';
+import { createStdoutAuditSink, type AuditEvent } from '../../../host/audit/audit.js';
 
 const mode = process.argv[2];
 const send = (message: unknown): Promise<void> => new Promise((resolve) => process.send?.(message, () => resolve()));

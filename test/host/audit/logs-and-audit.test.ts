@@ -1,5 +1,5 @@
 /**
- * @module test/host/logs-and-audit
+ * @module test/host/audit/logs-and-audit
  * The structured log line of each run, the stdout audit sink, and that neither — nor the audit
  * table, nor the results — ever contains a credential or an API key. The stdout sink's failures
  * (a writer that throws or calls back with an error, an event JSON cannot hold, a real stdout
@@ -17,14 +17,14 @@ import { PassThrough, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { createGateway, type Gateway } from '../../host/app.js';
-import { createStdoutAuditSink, STDOUT_AUDIT_MAX_BUFFERED_BYTES, type AuditEvent } from '../../host/audit/audit.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { parsePolicy } from '../../host/policy/load.js';
-import { REDACT_PATHS } from '../../host/telemetry/logger.js';
-import { freePort } from '../helpers/free-port.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { MAIN_JS, spawnServer } from '../load/server-process.js';
+import { createGateway, type Gateway } from '../../../host/app.js';
+import { createStdoutAuditSink, STDOUT_AUDIT_MAX_BUFFERED_BYTES, type AuditEvent } from '../../../host/audit/audit.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { parsePolicy } from '../../../host/policy/load.js';
+import { REDACT_PATHS } from '../../../host/telemetry/logger.js';
+import { freePort } from '../../helpers/free-port.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
+import { MAIN_JS, spawnServer } from '../../helpers/server-process.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const SECRET = `SECRET-TOKEN-${Date.now()}-${Math.random().toString(36).slice(2)}`;

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/binary-bodies.test
+ * @module test/host/bridge/binary-bodies.test
  * ctx.http bodies that are bytes, through real isolates, the real sandbox process and the real
  * bridge against a loopback upstream: a response read with arrayBuffer() or bytes() arrives byte
  * for byte (every byte value), text() and json() give what they always gave (UTF-8 decoded, U+FFFD
@@ -14,11 +14,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from './helpers/harness.js';
-import { EVERY_BYTE, INVALID_UTF8, startUpstream, UTF8_TEXT, type Upstream } from './helpers/upstream.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from '../../helpers/sandbox/harness.js';
+import { EVERY_BYTE, INVALID_UTF8, startUpstream, UTF8_TEXT, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 const TOKEN = 'tok_live_9c1e5b7a3f2d4c60';
 let up: Upstream;

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/bridge-buffer-budget.test
+ * @module test/host/bridge/bridge-buffer-budget.test
  * The bridge's buffer budget (`http.maxBufferedBytes`): response bodies held in the host, all calls
  * together, against real loopback upstreams. Bodies within the budget pass; a body that does not
  * fit fails at once with GW_ERR_BRIDGE_BUSY (also for a plugin over its share); and the budget
@@ -10,11 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type BridgeRequest, type BridgeResult, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge, type CallScope } from '../../host/bridge/index.js';
-import type { EgressPolicy } from '../../contracts/protocol.js';
-import { FOUR_FIT, KiB, MiB, startBodyUpstream, until, type BodyUpstream } from '../helpers/body-upstream.js';
-import { callTool, egressPolicy, manifest, moduleOf } from './helpers/harness.js';
+import { createSandbox, type BridgeRequest, type BridgeResult, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge, type CallScope } from '../../../host/bridge/index.js';
+import type { EgressPolicy } from '../../../contracts/protocol.js';
+import { FOUR_FIT, KiB, MiB, startBodyUpstream, until, type BodyUpstream } from '../../helpers/body-upstream.js';
+import { callTool, egressPolicy, manifest, moduleOf } from '../../helpers/sandbox/harness.js';
 
 const API = 'https://api.example.com';
 let up: BodyUpstream;

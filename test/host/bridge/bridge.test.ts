@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/bridge.test
+ * @module test/host/bridge/bridge.test
  * The host-side ctx.http bridge against real loopback servers: egress policy, SSRF forms
  * (sandbox.md §4.2), DNS checks at connect time, upstream mapping, redirects, credential
  * injection and redaction, header rules, size caps, timeouts and the per-call budget, and bodies
@@ -9,12 +9,12 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { type BridgeRequest, type BridgeResult } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge, type CallScope, type Credential } from '../../host/bridge/index.js';
-import { manifestSchema, type PluginManifest } from '../../contracts/manifest.js';
-import { fakeResolver } from './helpers/fake-dns.js';
-import { egressPolicy, manifest } from './helpers/harness.js';
-import { EVERY_BYTE, startTlsUpstream, startUpstream, TEST_CA, UTF8_TEXT, type Upstream } from './helpers/upstream.js';
+import { type BridgeRequest, type BridgeResult } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge, type CallScope, type Credential } from '../../../host/bridge/index.js';
+import { manifestSchema, type PluginManifest } from '../../../contracts/manifest.js';
+import { fakeResolver } from '../../helpers/sandbox/fake-dns.js';
+import { egressPolicy, manifest } from '../../helpers/sandbox/harness.js';
+import { EVERY_BYTE, startTlsUpstream, startUpstream, TEST_CA, UTF8_TEXT, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 const TOKEN = 'tok_live_5f1a9c3e7b2d4068';
 let up: Upstream;

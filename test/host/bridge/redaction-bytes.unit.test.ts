@@ -1,12 +1,12 @@
 /**
- * @module test/sandbox/redaction-bytes.test
+ * @module test/host/bridge/redaction-bytes.unit.test
  * Redaction of a body that is not UTF-8 text, which plugin code reads as bytes: every form of a
  * secret (raw, JSON-escaped, base64, URL-encoded), non-ASCII characters included, is found as UTF-8
  * bytes among bytes that are not text, and the bytes around it are kept.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Redactor } from '../../host/bridge/redaction.js';
+import { Redactor } from '../../../host/bridge/redaction.js';
 
 const redactBytes = (bytes: Uint8Array, secrets: string[]): Uint8Array => Redactor.of(secrets)?.bytes(bytes) ?? bytes;
 

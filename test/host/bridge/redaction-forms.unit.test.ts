@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/redaction-forms.test
+ * @module test/host/bridge/redaction-forms.unit.test
  * The forms of a secret redaction removes, in text and in bytes: case-folded (lower and upper, as
  * URL parsing and undici fold host names and header names), percent-encoded as the URL parser does
  * it (only some characters) or as any encoder may (every one), JSON-escaped, punycode (a secret in
@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { MAX_ENCODED_SITES, Redactor, secretSpellings } from '../../host/bridge/redaction.js';
+import { MAX_ENCODED_SITES, Redactor, secretSpellings } from '../../../host/bridge/redaction.js';
 
 const KEY = 'GhpQ7xVb2LmN9kTzR4sWc8YdA1';
 const USER = 'Sk-7 Qx/Ab+Cd=Ef"Gh';

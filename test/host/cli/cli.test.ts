@@ -1,5 +1,5 @@
 /**
- * @module test/host/cli.test
+ * @module test/host/cli/cli/cli.test
  * The `workbench` command as operators run it (the real bin, a temporary data dir): a misspelt
  * option is refused (exit 2) instead of ignored, a serve that cannot listen creates no first user
  * (the next start does, and prints its key), re-importing a connection says it replaced one and
@@ -14,13 +14,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createVault, generateKey } from '../../host/connections/vault.js';
-import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
-import { openSqlite } from '../../host/storage/sqlite.js';
-import { migrate } from '../../host/storage/migrations.js';
-import { BIN, runCli, startServe } from '../helpers/cli.js';
-import { startGateway } from '../helpers/gateway.js';
-import { startUpstream } from '../helpers/upstream.js';
+import { createVault, generateKey } from '../../../host/connections/vault.js';
+import { BUILTIN_PLUGINS_DIR } from '../../../host/paths.js';
+import { openSqlite } from '../../../host/storage/sqlite.js';
+import { migrate } from '../../../host/storage/migrations.js';
+import { BIN, runCli, startServe } from '../../helpers/cli.js';
+import { startGateway } from '../../helpers/gateway.js';
+import { startUpstream } from '../../helpers/upstream.js';
 
 describe('the workbench command', () => {
   let dir: string;
@@ -147,7 +147,7 @@ describe('the workbench command', () => {
     const db = openSqlite(path.join(dir, 'workbench.db'));
     let child: string;
     try {
-      const { UserStore } = await import('../../host/storage/users.js');
+      const { UserStore } = await import('../../../host/storage/users.js');
       const store = new UserStore(db);
       const parent = await store.keyBySecret(made.apiKey);
       assert.ok(parent);

@@ -1,5 +1,5 @@
 /**
- * @module test/host/server-record.test
+ * @module test/host/cli/server-record.unit.test
  * Which records in a data dir `workbench plugins reload` signals (host/cli/server-record.ts): only
  * those of a process still running that is the one that wrote it. A record whose pid is gone, or
  * now belongs to a process started later, is skipped and deleted: the command must never send
@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
-import { processStart, recordFile, runningServers, writeRecord } from '../../host/cli/server-record.js';
+import { processStart, recordFile, runningServers, writeRecord } from '../../../host/cli/server-record.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-records-'));
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * @module test/connections/apikey-fields.test
+ * @module test/host/connections/apikey-fields.unit.test
  * API-key form fields are checked against the manifest's `pattern` with RE2, linear in the value:
  * a pattern that makes a backtracking RegExp explode cannot stall the event loop every tenant shares.
  * A pattern RE2 cannot compile would match nothing, so nobody could connect: it refuses the plugin
@@ -12,10 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { validateApiKeyFields } from '../../host/connections/apikey-fields.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { loadPluginDir, loadPlugins } from '../../host/registry/load-plugins.js';
-import type { ApiKeyField } from '../../contracts/manifest.js';
+import { validateApiKeyFields } from '../../../host/connections/apikey-fields.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { loadPluginDir, loadPlugins } from '../../../host/registry/load-plugins.js';
+import type { ApiKeyField } from '../../../contracts/manifest.js';
 
 const field = (pattern: string): ApiKeyField => ({ name: 'site', label: 'Site', pattern }) as ApiKeyField;
 

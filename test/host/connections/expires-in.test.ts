@@ -1,5 +1,5 @@
 /**
- * @module test/connections/expires-in.test
+ * @module test/host/connections/expires-in.test
  * Providers' odd `expires_in` values (a fraction, 1e300, a string) through the real OAuth callback
  * of the portal and the refresh, on SQLite and on PostgreSQL, where `connections.expires_at` is a
  * BIGINT that refuses anything but an integer: the connection is stored, its expiry a whole number
@@ -8,19 +8,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { ConnectionStore } from '../../host/connections/connection-store.js';
-import { openSecret } from '../../host/connections/sealed-secret.js';
-import { createConnectionService, type FullConnectionService } from '../../host/connections/service.js';
-import { MAX_EXPIRES_IN_SEC } from '../../host/connections/token-response.js';
-import { createVault, generateKey } from '../../host/connections/vault.js';
-import { registerPortal } from '../../host/portal/portal.js';
-import type { Db } from '../../host/storage/db.js';
-import { migrate } from '../../host/storage/migrations.js';
-import { UserStore, type User } from '../../host/storage/users.js';
-import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
-import { browser, csrfOf, providerUrlOf } from '../portal/harness.js';
-import { backends } from '../storage/backends.js';
-import { oauthManifest } from './fixture.js';
+import { ConnectionStore } from '../../../host/connections/connection-store.js';
+import { openSecret } from '../../../host/connections/sealed-secret.js';
+import { createConnectionService, type FullConnectionService } from '../../../host/connections/service.js';
+import { MAX_EXPIRES_IN_SEC } from '../../../host/connections/token-response.js';
+import { createVault, generateKey } from '../../../host/connections/vault.js';
+import { registerPortal } from '../../../host/portal/portal.js';
+import type { Db } from '../../../host/storage/db.js';
+import { migrate } from '../../../host/storage/migrations.js';
+import { UserStore, type User } from '../../../host/storage/users.js';
+import { startMockOAuth, type MockOAuth } from '../../helpers/mock-oauth.js';
+import { browser, csrfOf, providerUrlOf } from '../../helpers/portal.js';
+import { backends } from '../../helpers/storage-backends.js';
+import { oauthManifest } from '../../helpers/connections-db.js';
 
 for (const backend of backends()) {
   describe(`provider expires_in values on ${backend.name}`, { skip: backend.skip }, () => {

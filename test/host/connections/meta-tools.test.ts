@@ -1,19 +1,19 @@
 /**
- * @module test/connections/meta-tools.test
+ * @module test/host/connections/meta-tools.test
  * connect, wait_for_connection, list_integrations and disconnect called as the MCP transport calls
  * them: links in the database (completed by another service instance, as another replica would),
  * waiting without busy polling, progress, timeout, expiry, cancellation and other users' ids.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createConnectionMetaTools } from '../../host/connections/meta-tools.js';
-import { createConnectionService, type FullConnectionService } from '../../host/connections/service.js';
-import { createVault, generateKey } from '../../host/connections/vault.js';
-import type { MetaTool, MetaToolContext } from '../../host/meta-tools/types.js';
-import { manifestSchema, type PluginManifest } from '../../contracts/manifest.js';
-import type { User } from '../../host/storage/users.js';
-import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
-import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from './fixture.js';
+import { createConnectionMetaTools } from '../../../host/connections/meta-tools.js';
+import { createConnectionService, type FullConnectionService } from '../../../host/connections/service.js';
+import { createVault, generateKey } from '../../../host/connections/vault.js';
+import type { MetaTool, MetaToolContext } from '../../../host/meta-tools/types.js';
+import { manifestSchema, type PluginManifest } from '../../../contracts/manifest.js';
+import type { User } from '../../../host/storage/users.js';
+import { startMockOAuth, type MockOAuth } from '../../helpers/mock-oauth.js';
+import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from '../../helpers/connections-db.js';
 
 describe('connection meta-tools', () => {
   let t: TestDb;

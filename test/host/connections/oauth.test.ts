@@ -1,5 +1,5 @@
 /**
- * @module test/connections/oauth.test
+ * @module test/host/connections/oauth.test
  * The OAuth2 client against providers' quirks: the authorization URL (PKCE S256, state, scopes,
  * extra params), client auth in the body or as Basic, form-encoded answers, errors sent with
  * HTTP 200, Slack-style nested tokens, plus the truthful connection state and the background
@@ -10,13 +10,13 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { authorizationUrl, clientEnvPrefix, clientFromEnv, exchangeCode, refreshAccessToken, revokeToken, type OAuth2Auth } from '../../host/connections/oauth.js';
-import { NO_REFRESH_REASON } from '../../host/connections/refresh.js';
-import { createConnectionService } from '../../host/connections/service.js';
-import { MAX_TOKEN_RESPONSE_BYTES, PROVIDER_TEXT_MAX, readTokenResponse } from '../../host/connections/token-response.js';
-import { createVault, generateKey } from '../../host/connections/vault.js';
-import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
-import { oauthManifest, openTestDb } from './fixture.js';
+import { authorizationUrl, clientEnvPrefix, clientFromEnv, exchangeCode, refreshAccessToken, revokeToken, type OAuth2Auth } from '../../../host/connections/oauth.js';
+import { NO_REFRESH_REASON } from '../../../host/connections/refresh.js';
+import { createConnectionService } from '../../../host/connections/service.js';
+import { MAX_TOKEN_RESPONSE_BYTES, PROVIDER_TEXT_MAX, readTokenResponse } from '../../../host/connections/token-response.js';
+import { createVault, generateKey } from '../../../host/connections/vault.js';
+import { startMockOAuth, type MockOAuth } from '../../helpers/mock-oauth.js';
+import { oauthManifest, openTestDb } from '../../helpers/connections-db.js';
 
 const authOf = (mock: MockOAuth, extra: Record<string, unknown> = {}): OAuth2Auth => oauthManifest(mock, extra).auth as OAuth2Auth;
 

@@ -1,14 +1,14 @@
 /**
- * @module test/connections/pending.test
+ * @module test/host/connections/pending.unit.test
  * Connect links near their expiry, on a SQLite file with a controlled clock: a link whose code
  * exchange is under way when the link's time runs out is not reported (or settled) expired; the
  * exchange settles it.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { EXCHANGE_GRACE_MS, PendingConnects } from '../../host/connections/pending.js';
-import { createVault, generateKey } from '../../host/connections/vault.js';
-import { openTestDb, type TestDb } from './fixture.js';
+import { EXCHANGE_GRACE_MS, PendingConnects } from '../../../host/connections/pending.js';
+import { createVault, generateKey } from '../../../host/connections/vault.js';
+import { openTestDb, type TestDb } from '../../helpers/connections-db.js';
 
 describe('connect links near their expiry', () => {
   let t: TestDb;

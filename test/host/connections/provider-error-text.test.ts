@@ -1,5 +1,5 @@
 /**
- * @module test/connections/provider-error-text.test
+ * @module test/host/connections/provider-error-text.test
  * A provider's token endpoint decides what its error says, not how much of it the gateway repeats.
  * A real gateway (SQLite file, the github plugin) whose OAuth endpoints are mapped to the loopback
  * mock provider, which answers the token request with HTTP 503 and a 60,000-character `error`:
@@ -9,11 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PROVIDER_TEXT_MAX } from '../../host/connections/token-response.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { callJson } from '../helpers/mcp-call.js';
-import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
-import { csrfOf, signInWithKey } from '../helpers/web-client.js';
+import { PROVIDER_TEXT_MAX } from '../../../host/connections/token-response.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { callJson } from '../../helpers/mcp-call.js';
+import { startMockOAuth, type MockOAuth } from '../../helpers/mock-oauth.js';
+import { csrfOf, signInWithKey } from '../../helpers/web-client.js';
 
 const HUGE_CODE = 'E'.repeat(60_000);
 /** generous for the message around the clipped pieces; the unclipped message was 60,252 characters */

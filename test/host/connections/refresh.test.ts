@@ -1,5 +1,5 @@
 /**
- * @module test/connections/refresh.test
+ * @module test/host/connections/refresh.test
  * Stale OAuth2 tokens against a real loopback provider: one refresh under 20 concurrent calls (and
  * across two service instances sharing the database, as two replicas would), rotation persisted,
  * invalid_grant → needs_reauth, and a provider that is down or answers garbage.
@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createConnectionService, type ConnectionServiceDeps } from '../../host/connections/service.js';
-import { createVault, generateKey } from '../../host/connections/vault.js';
-import { INVALID_GRANT_REASON, NO_REFRESH_REASON } from '../../host/connections/refresh.js';
-import { openSecret } from '../../host/connections/sealed-secret.js';
-import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
-import { oauthManifest, openTestDb, type TestDb } from './fixture.js';
+import { createConnectionService, type ConnectionServiceDeps } from '../../../host/connections/service.js';
+import { createVault, generateKey } from '../../../host/connections/vault.js';
+import { INVALID_GRANT_REASON, NO_REFRESH_REASON } from '../../../host/connections/refresh.js';
+import { openSecret } from '../../../host/connections/sealed-secret.js';
+import { startMockOAuth, type MockOAuth } from '../../helpers/mock-oauth.js';
+import { oauthManifest, openTestDb, type TestDb } from '../../helpers/connections-db.js';
 
 describe('OAuth2 refresh', () => {
   let t: TestDb;

@@ -1,5 +1,5 @@
 /**
- * @module test/connections/service-races
+ * @module test/host/connections/service-races
  * The connection service when things happen at once, against a real loopback provider and a SQLite
  * file: a disconnect racing a reconnect, a reconnect whose token response has no refresh token, and
  * the background refresh sweep when some connections cannot be refreshed.
@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { openSecret } from '../../host/connections/sealed-secret.js';
-import { createConnectionService, type ConnectionServiceDeps } from '../../host/connections/service.js';
-import { createVault, generateKey } from '../../host/connections/vault.js';
-import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
-import { oauthManifest, openTestDb, type TestDb } from './fixture.js';
+import { openSecret } from '../../../host/connections/sealed-secret.js';
+import { createConnectionService, type ConnectionServiceDeps } from '../../../host/connections/service.js';
+import { createVault, generateKey } from '../../../host/connections/vault.js';
+import { startMockOAuth, type MockOAuth } from '../../helpers/mock-oauth.js';
+import { oauthManifest, openTestDb, type TestDb } from '../../helpers/connections-db.js';
 
 describe('connection service races', () => {
   let t: TestDb | undefined;

@@ -1,11 +1,11 @@
 /**
- * @module test/connections/token-path
+ * @module test/host/connections/token-path.unit
  * A nested token path (Slack's authed_user) applies to the first exchange; a refresh answered at
  * the top level is still read.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { readTokenResponse } from '../../host/connections/token-response.js';
+import { readTokenResponse } from '../../../host/connections/token-response.js';
 
 const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 

@@ -1,5 +1,5 @@
 /**
- * @module test/connections/vault.test
+ * @module test/host/connections/vault.unit.test
  * The vault: AES-256-GCM round trips, tamper and row-swap detection, key parsing and the key file,
  * and key rotation that keeps every connection (or changes nothing when one row is unreadable).
  */
@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { loadVaultWithPending, rotateStoredKey } from '../../host/connections/key-files.js';
-import { keyUsage, keyUsageWarnings, type KeyUsage, resealKeys, rotateKeys } from '../../host/connections/key-rotation.js';
-import { createConnectionService } from '../../host/connections/service.js';
-import { KEY_FILE_NAME, createVault, generateKey, loadVault, parseEncryptionKey, type Vault } from '../../host/connections/vault.js';
-import { openSqlite } from '../../host/storage/sqlite.js';
-import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from './fixture.js';
+import { loadVaultWithPending, rotateStoredKey } from '../../../host/connections/key-files.js';
+import { keyUsage, keyUsageWarnings, type KeyUsage, resealKeys, rotateKeys } from '../../../host/connections/key-rotation.js';
+import { createConnectionService } from '../../../host/connections/service.js';
+import { KEY_FILE_NAME, createVault, generateKey, loadVault, parseEncryptionKey, type Vault } from '../../../host/connections/vault.js';
+import { openSqlite } from '../../../host/storage/sqlite.js';
+import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from '../../helpers/connections-db.js';
 
 const code = (c: string) => (err: unknown) => (err as { code?: string }).code === c;
 /** the counts of a key usage (without the key ids it was taken with) */

@@ -1,5 +1,5 @@
 /**
- * @module test/discovery/connected-ranking.test
+ * @module test/host/discovery/connected-ranking.test
  * search_tools through a started gateway with overlapping integrations (GitHub, GitLab and
  * Bitbucket all merge and list pull requests): among tools that do the same job, those of an
  * integration the caller has connected come first, in the places that job's tools hold in the
@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { namesIntegration } from '../../host/discovery/meta-tools.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { namesIntegration } from '../../../host/discovery/meta-tools.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 
 interface Hit {
   name: string;

@@ -1,5 +1,5 @@
 /**
- * @module test/discovery/discovery-e2e.test
+ * @module test/host/discovery/discovery-e2e.test
  * Discovery through a started gateway: a real MCP client over Streamable HTTP, the real GitHub
  * and Slack manifests, a tenant policy, and connections stored in SQLite. Search and schema obey
  * the same policy that gates execution, and `connected` follows the caller's connections.
@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { BUILTIN_PLUGINS_DIR } from '../../../host/paths.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
 type Json = any;

@@ -1,5 +1,5 @@
 /**
- * @module test/discovery/integration-names-e2e.test
+ * @module test/host/discovery/integration-names-e2e.test
  * Integration names as agents write them ("jira", "Atlassian Jira", "new relic"), through a
  * started gateway with the real Jira and New Relic manifests: search_tools accepts them as a
  * filter, while connect, disconnect and /rest/:integration refuse them as before but name the
@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { callJson } from '../helpers/mcp-call.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { callJson } from '../../helpers/mcp-call.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
 type Json = any;

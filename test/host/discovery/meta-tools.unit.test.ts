@@ -1,5 +1,5 @@
 /**
- * @module test/discovery/meta-tools.test
+ * @module test/host/discovery/meta-tools.unit.test
  * search_tools and get_tool_schema over a synthetic catalog, driven through the real MCP protocol
  * core (SDK client ⇄ in-memory transport ⇄ the gateway's server): policy filtering, connection
  * state, hints, suggestions, argument bounds and the lazy index rebuild.
@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CatalogTool } from '../../host/discovery/catalog-tool.js';
-import { createDiscoveryMetaTools, DISCOVERY_TOOL_NOT_FOUND, trimDescription } from '../../host/discovery/meta-tools.js';
-import type { User } from '../../host/storage/users.js';
-import { createLogger } from '../../host/telemetry/logger.js';
-import { buildMcpServer } from '../../host/transport/mcp-server.js';
-import { SYNTHETIC_CATALOG } from './synthetic-catalog.js';
-import { callJson } from '../helpers/mcp-call.js';
+import type { CatalogTool } from '../../../host/discovery/catalog-tool.js';
+import { createDiscoveryMetaTools, DISCOVERY_TOOL_NOT_FOUND, trimDescription } from '../../../host/discovery/meta-tools.js';
+import type { User } from '../../../host/storage/users.js';
+import { createLogger } from '../../../host/telemetry/logger.js';
+import { buildMcpServer } from '../../../host/transport/mcp-server.js';
+import { SYNTHETIC_CATALOG } from '../../helpers/synthetic-catalog.js';
+import { callJson } from '../../helpers/mcp-call.js';
 
 const alice: User = { id: 'u-alice', email: 'alice@example.com', tenant: 'acme', createdAt: 0 };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON

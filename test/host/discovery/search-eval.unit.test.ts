@@ -1,5 +1,5 @@
 /**
- * @module test/discovery/search-eval.test
+ * @module test/host/discovery/search-eval.unit.test
  * The labelled evaluation of tool search: every test/discovery/queries-*.json against the real
  * catalog (plugins/<name>/manifest.json read as JSON). Fails when recall@5 drops below 0.9; the
  * figures are printed as diagnostics (details and misses: `node scripts/eval-search.mjs`).
@@ -9,9 +9,9 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { toSearchEntry } from '../../host/discovery/catalog-tool.js';
-import { evaluateSearch, loadCatalogFromManifests, loadLabelledQueries } from '../../bench/search-evaluation.js';
-import { createSearchIndex } from '../../host/discovery/search-index.js';
+import { toSearchEntry } from '../../../host/discovery/catalog-tool.js';
+import { evaluateSearch, loadCatalogFromManifests, loadLabelledQueries } from '../../../bench/search-evaluation.js';
+import { createSearchIndex } from '../../../host/discovery/search-index.js';
 
 const MIN_RECALL_AT_5 = 0.9;
 
@@ -29,7 +29,7 @@ function repoRoot(): string {
 it(`recall@5 over the labelled queries is at least ${MIN_RECALL_AT_5}`, (t) => {
   const root = repoRoot();
   const catalog = loadCatalogFromManifests(root);
-  const queries = loadLabelledQueries(join(root, 'test', 'discovery'));
+  const queries = loadLabelledQueries(join(root, 'test', 'fixtures', 'discovery'));
   const known = new Set(catalog.map((tool) => tool.name));
   const report = evaluateSearch(createSearchIndex(catalog.map(toSearchEntry)), queries, known);
   const line =

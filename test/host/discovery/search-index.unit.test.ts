@@ -1,13 +1,13 @@
 /**
- * @module test/discovery/search-index.test
+ * @module test/host/discovery/search-index.unit.test
  * Ranked search over a small synthetic catalog: synonyms, stems, typos, field weights, intent,
  * filters, limits, score normalisation and deterministic order.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toSearchEntry } from '../../host/discovery/catalog-tool.js';
-import { createSearchIndex, DEFAULT_LIMIT, MAX_LIMIT, type SearchEntry } from '../../host/discovery/search-index.js';
-import { SYNTHETIC_CATALOG } from './synthetic-catalog.js';
+import { toSearchEntry } from '../../../host/discovery/catalog-tool.js';
+import { createSearchIndex, DEFAULT_LIMIT, MAX_LIMIT, type SearchEntry } from '../../../host/discovery/search-index.js';
+import { SYNTHETIC_CATALOG } from '../../helpers/synthetic-catalog.js';
 
 const index = createSearchIndex(SYNTHETIC_CATALOG.map(toSearchEntry));
 const top = (query: string, opts = {}): string | undefined => index.search(query, opts)[0]?.entry.name;

@@ -1,16 +1,16 @@
 /**
- * @module test/discovery/text-analysis.test
+ * @module test/host/discovery/text-analysis.unit.test
  * The pieces under tool search: tokenizer, stemmer, phrases and synonyms, edit distance and the
  * read/write intent of a query.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyze, bigramsOf, intentWords } from '../../host/discovery/analyze.js';
-import { editDistance, typoBudget } from '../../host/discovery/edit-distance.js';
-import { queryIntent, verbIntent } from '../../host/discovery/intent.js';
-import { stem } from '../../host/discovery/stem.js';
-import { synonymsOf } from '../../host/discovery/synonyms.js';
-import { tokenize } from '../../host/discovery/tokenize.js';
+import { analyze, bigramsOf, intentWords } from '../../../host/discovery/analyze.js';
+import { editDistance, typoBudget } from '../../../host/discovery/edit-distance.js';
+import { queryIntent, verbIntent } from '../../../host/discovery/intent.js';
+import { stem } from '../../../host/discovery/stem.js';
+import { synonymsOf } from '../../../host/discovery/synonyms.js';
+import { tokenize } from '../../../host/discovery/tokenize.js';
 
 describe('tokenize', () => {
   it('splits snake_case, kebab-case, camelCase and punctuation, and lower-cases', () => {

@@ -1,5 +1,5 @@
 /**
- * @module test/discovery/weak-match.test
+ * @module test/host/discovery/weak-match.unit.test
  * The weak-match decision of search_tools on the real catalog (plugins/<name>/manifest.json read as
  * JSON): long, correctly answered requests get no warning although they score low; requests no tool
  * here serves get it; what `fit` reports; and the rates over the labelled queries
@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { toSearchEntry } from '../../host/discovery/catalog-tool.js';
-import { evaluateHint, loadCatalogFromManifests, loadLabelledQueries } from '../../bench/search-evaluation.js';
-import { createSearchIndex } from '../../host/discovery/search-index.js';
-import { isWeakMatch, WEAK_MATCH, weakMatchAdvice } from '../../host/discovery/weak-match.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
+import { toSearchEntry } from '../../../host/discovery/catalog-tool.js';
+import { evaluateHint, loadCatalogFromManifests, loadLabelledQueries } from '../../../bench/search-evaluation.js';
+import { createSearchIndex } from '../../../host/discovery/search-index.js';
+import { isWeakMatch, WEAK_MATCH, weakMatchAdvice } from '../../../host/discovery/weak-match.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
 
 const catalog = loadCatalogFromManifests(PACKAGE_ROOT);
 const index = createSearchIndex(catalog.map(toSearchEntry));

@@ -1,5 +1,5 @@
 /**
- * @module test/host/safeparse-error
+ * @module test/host/engine/safeparse-error
  * When validating arguments itself throws (a plugin schema bug that survived load-time
  * compilation), the engine records SAFEPARSE_ERROR in the audit and follows the policy: `reject`
  * (default) fails the execution; `passthrough` runs the handler with the raw arguments.
@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as z from 'zod';
-import { executeSingle } from '../../host/engine/execute-single.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { parsePolicy } from '../../host/policy/load.js';
-import { loadPluginDir } from '../../host/registry/load-plugins.js';
-import { Registry } from '../../host/registry/registry.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { executeSingle } from '../../../host/engine/execute-single.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { parsePolicy } from '../../../host/policy/load.js';
+import { loadPluginDir } from '../../../host/registry/load-plugins.js';
+import { Registry } from '../../../host/registry/registry.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 
 const ECHO = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins', 'fixture-echo');
 

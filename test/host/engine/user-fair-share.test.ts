@@ -1,5 +1,5 @@
 /**
- * @module test/host/user-fair-share
+ * @module test/host/engine/user-fair-share
  * One user cannot take the whole sandbox (sandbox.maxUserShare, default 0.5), through the real
  * path: a gateway on a SQLite file, the real sandbox, two users of one tenant with their own API
  * keys, plugins calling a loopback upstream that holds alice's requests until the test lets them
@@ -13,11 +13,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import type { User } from '../../host/storage/users.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type RecordedRequest, type Upstream } from '../helpers/upstream.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import type { User } from '../../../host/storage/users.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type RecordedRequest, type Upstream } from '../../helpers/upstream.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');

@@ -1,5 +1,5 @@
 /**
- * @module test/plugin-sdk/build-errors.test
+ * @module test/host/plugin-sdk/build-errors.test
  * Bad plugin sources give clear errors that name the file, the import or the tool, and nothing is
  * written: a Node built-in import, a tool name that is not snake_case, no default export, a
  * default export that is not a plugin, a schema JSON Schema cannot express, a bad manifest field,
@@ -9,8 +9,8 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildPlugin, PluginBuildError } from '../../host/plugin-sdk/build.js';
-import { echoTool, pluginSource, removeTempDirs, tempDir, writePlugin } from './temp-plugin.js';
+import { buildPlugin, PluginBuildError } from '../../../host/plugin-sdk/build.js';
+import { echoTool, pluginSource, removeTempDirs, tempDir, writePlugin } from '../../helpers/temp-plugin.js';
 
 after(() => removeTempDirs());
 

@@ -1,5 +1,5 @@
 /**
- * @module test/plugin-sdk/build.test
+ * @module test/host/plugin-sdk/build.test
  * The TypeScript fixture plugin (test/fixtures/sdk-plugin) builds to exactly its committed dist/
  * (a stale build fails here), builds byte-identically twice, produces a manifest with defaults and
  * descriptions and a plugin.js without zod or imports, and runs through the real gateway and
@@ -9,12 +9,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildPlugin } from '../../host/plugin-sdk/build.js';
-import { loadPluginDir } from '../../host/registry/load-plugins.js';
-import type fixture from '../fixtures/sdk-plugin/plugin.js';
-import { startGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { FIXTURE_DIR, removeTempDirs, tempDir } from './temp-plugin.js';
+import { buildPlugin } from '../../../host/plugin-sdk/build.js';
+import { loadPluginDir } from '../../../host/registry/load-plugins.js';
+import type fixture from '../../fixtures/sdk-plugin/plugin.js';
+import { startGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
+import { FIXTURE_DIR, removeTempDirs, tempDir } from '../../helpers/temp-plugin.js';
 
 // Compile-time check that handler args are inferred from the zod schema (output type: defaults applied).
 type SearchArgs = Parameters<(typeof fixture)['tools']['sdk_demo_search_items']['handler']>[1];

@@ -1,5 +1,5 @@
 /**
- * @module test/plugin-sdk/cli.test
+ * @module test/host/plugin-sdk/cli.test
  * `workbench plugin new` scaffolds a folder that builds, validates and passes its own test out of
  * the box (and builds to the same bytes wherever it lives), and whose tool, run in the real gateway
  * and sandbox, sends a lone surrogate in its id as U+FFFD rather than failing on URIError;
@@ -12,12 +12,12 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { buildPlugin } from '../../host/plugin-sdk/build.js';
-import { scaffoldPlugin } from '../../host/plugin-sdk/scaffold.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { startGateway } from '../helpers/gateway.js';
-import { startUpstream } from '../helpers/upstream.js';
-import { CLI, echoTool, fakeCtx, importBuilt, pluginSource, removeTempDirs, tempDir, writePlugin } from './temp-plugin.js';
+import { buildPlugin } from '../../../host/plugin-sdk/build.js';
+import { scaffoldPlugin } from '../../../host/plugin-sdk/scaffold.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { startGateway } from '../../helpers/gateway.js';
+import { startUpstream } from '../../helpers/upstream.js';
+import { CLI, echoTool, fakeCtx, importBuilt, pluginSource, removeTempDirs, tempDir, writePlugin } from '../../helpers/temp-plugin.js';
 
 const exec = promisify(execFile);
 after(() => removeTempDirs());

@@ -1,5 +1,5 @@
 /**
- * @module test/plugin-sdk/docs-example.test
+ * @module test/host/plugin-sdk/docs-example.test
  * The complete plugin of docs/plugins.md section 1 is taken from the page as it is, built with
  * `workbench plugin build`, type-checked like a scaffolded plugin, and run in the real gateway
  * against a loopback stand-in for api.weather.example: what the page teaches works.
@@ -10,12 +10,12 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { buildPlugin } from '../../host/plugin-sdk/build.js';
-import { scaffoldPlugin } from '../../host/plugin-sdk/scaffold.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { removeTempDirs, tempDir } from './temp-plugin.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { buildPlugin } from '../../../host/plugin-sdk/build.js';
+import { scaffoldPlugin } from '../../../host/plugin-sdk/scaffold.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
+import { removeTempDirs, tempDir } from '../../helpers/temp-plugin.js';
 
 const exec = promisify(execFile);
 

@@ -1,12 +1,12 @@
 /**
- * @module test/plugin-sdk/strip-schemas.test
+ * @module test/host/plugin-sdk/strip-schemas.unit.test
  * The runtime bundle leaves zod schemas out of a plugin's own code (they would run on every call):
  * chains rooted at the imported `z` and at variables holding one become the stand-in `z`; other
  * code is left exactly as it was; nothing is stripped without a `z` import.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stripSchemas } from '../../host/plugin-sdk/strip-schemas.js';
+import { stripSchemas } from '../../../host/plugin-sdk/strip-schemas.js';
 
 describe('stripSchemas', () => {
   test('chains rooted at z, and at variables holding one, become z; handlers are untouched', () => {

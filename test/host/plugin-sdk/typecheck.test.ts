@@ -1,5 +1,5 @@
 /**
- * @module test/plugin-sdk/typecheck.test
+ * @module test/host/plugin-sdk/typecheck.test
  * What docs/plugins.md promises about the scaffold's tsconfig.json: `tsc -p <plugin folder>` passes
  * on a new plugin, without Node.js types (the SDK's types reach no gateway file that needs them);
  * plugin.ts may use the globals the sandbox adds (URLSearchParams, atob, btoa, TextEncoder,
@@ -15,11 +15,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import vm from 'node:vm';
 import ts from 'typescript';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { createSandbox } from '../../host/supervisor/index.js';
-import { createBridge } from '../../host/bridge/index.js';
-import { callTool, captureLogger, egressPolicy } from '../sandbox/helpers/harness.js';
-import { CLI, removeTempDirs, tempDir } from './temp-plugin.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { createSandbox } from '../../../host/supervisor/index.js';
+import { createBridge } from '../../../host/bridge/index.js';
+import { callTool, captureLogger, egressPolicy } from '../../helpers/sandbox/harness.js';
+import { CLI, removeTempDirs, tempDir } from '../../helpers/temp-plugin.js';
 
 const exec = promisify(execFile);
 after(() => removeTempDirs());

@@ -1,5 +1,5 @@
 /**
- * @module test/host/policy-and-loading
+ * @module test/host/policy/policy-and-loading
  * Policy files and plugin folders are data validated before use: bad ones are refused with
  * messages naming the file, the field and the problem; tenancy rules are enforced as FORBIDDEN.
  */
@@ -8,15 +8,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadPolicyFile, parsePolicy } from '../../host/policy/load.js';
-import { decideToolAccess, unknownPolicyNames } from '../../host/policy/tenancy.js';
-import { DEFAULT_POLICY_FILE, PACKAGE_ROOT } from '../../host/paths.js';
-import { loadPlugins, probePlugins } from '../../host/registry/load-plugins.js';
-import { checkRegExpLiterals } from '../../host/registry/regexp-literals.js';
-import { sandboxLimits } from '../../host/policy/limits.js';
-import { createSandbox, probePlugin, type Sandbox } from '../../host/supervisor/index.js';
-import { isGatewayError } from '../../host/errors.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { loadPolicyFile, parsePolicy } from '../../../host/policy/load.js';
+import { decideToolAccess, unknownPolicyNames } from '../../../host/policy/tenancy.js';
+import { DEFAULT_POLICY_FILE, PACKAGE_ROOT } from '../../../host/paths.js';
+import { loadPlugins, probePlugins } from '../../../host/registry/load-plugins.js';
+import { checkRegExpLiterals } from '../../../host/registry/regexp-literals.js';
+import { sandboxLimits } from '../../../host/policy/limits.js';
+import { createSandbox, probePlugin, type Sandbox } from '../../../host/supervisor/index.js';
+import { isGatewayError } from '../../../host/errors.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 

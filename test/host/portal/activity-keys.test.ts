@@ -1,12 +1,12 @@
 /**
- * @module test/portal/activity-keys.test
+ * @module test/host/portal/activity-keys.test
  * The activity page (only the user's own events, filters, keyset paging, bad filter input) and
  * API-key management (shown once, stored hashed, revocation takes effect, CSRF required).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { csrfOf, otherUser, signIn, startHarness, type Harness } from './harness.js';
+import { csrfOf, otherUser, signIn, startHarness, type Harness } from '../../helpers/portal.js';
 
 describe('portal activity and keys', () => {
   let h: Harness;

@@ -1,14 +1,14 @@
 /**
- * @module test/portal/auth.test
+ * @module test/host/portal/auth.test
  * Portal sign-in and sessions: security headers, redirects to /login, API-key sign-in with CSRF,
  * cookie attributes (http and https), revocation on sign-out, one-time login links, open-redirect
  * refusal and escaping.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { manifestSchema } from '../../contracts/manifest.js';
-import { createLoginLink } from '../../host/portal/login-links.js';
-import { browser, csrfOf, signIn, startHarness, type Harness } from './harness.js';
+import { manifestSchema } from '../../../contracts/manifest.js';
+import { createLoginLink } from '../../../host/portal/login-links.js';
+import { browser, csrfOf, signIn, startHarness, type Harness } from '../../helpers/portal.js';
 
 describe('portal sign-in', () => {
   let h: Harness;

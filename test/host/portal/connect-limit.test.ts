@@ -1,5 +1,5 @@
 /**
- * @module test/portal/connect-limit.test
+ * @module test/host/portal/connect-limit.test
  * The portal's Connect button and the agent's `connect` tool share one per-user limit on connect
  * links (each is a pending_connects row): without it, a signed-in user or a script posting the
  * button could write rows without bound. Driven over real HTTP and MCP against a real gateway with
@@ -9,9 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CONNECT_LINK_LIMIT } from '../../host/connections/pending.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { csrfOf, signInWithKey } from '../helpers/web-client.js';
+import { CONNECT_LINK_LIMIT } from '../../../host/connections/pending.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { csrfOf, signInWithKey } from '../../helpers/web-client.js';
 
 const textOf = (r: unknown): string => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '');
 

@@ -1,5 +1,5 @@
 /**
- * @module test/portal/connect.test
+ * @module test/host/portal/connect.test
  * The connect pages: the API-key form (per-field errors, secrets never echoed, single use), the
  * OAuth2 round trip against the mock provider (state + PKCE, callback, replay refused, denial),
  * links that belong to another user or have expired, and links used by a step that then failed
@@ -9,12 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createConnectionMetaTools } from '../../host/connections/meta-tools.js';
-import { UNREADABLE_VERIFIER_REASON } from '../../host/connections/pending.js';
-import type { MetaToolContext } from '../../host/meta-tools/types.js';
-import { STORE_FAILED_REASON } from '../../host/portal/connect-routes.js';
-import { manifestSchema } from '../../contracts/manifest.js';
-import { csrfOf, otherUser, providerUrlOf, signIn, startHarness, type Harness } from './harness.js';
+import { createConnectionMetaTools } from '../../../host/connections/meta-tools.js';
+import { UNREADABLE_VERIFIER_REASON } from '../../../host/connections/pending.js';
+import type { MetaToolContext } from '../../../host/meta-tools/types.js';
+import { STORE_FAILED_REASON } from '../../../host/portal/connect-routes.js';
+import { manifestSchema } from '../../../contracts/manifest.js';
+import { csrfOf, otherUser, providerUrlOf, signIn, startHarness, type Harness } from '../../helpers/portal.js';
 
 
 describe('portal connect pages', () => {

@@ -1,5 +1,5 @@
 /**
- * @module test/portal/key-cascade.test
+ * @module test/host/portal/key-cascade.test
  * A leaked key cannot leave keys behind it. Someone holding a key can sign in to the portal and
  * mint keys; revoking the key revokes every key minted in a session signed in with it, down the
  * chain, and ends their portal sessions, while keys minted in a sign-in-link session survive.
@@ -10,14 +10,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { generateKey } from '../../host/connections/vault.js';
-import { createLoginLink } from '../../host/portal/login-links.js';
-import type { Db } from '../../host/storage/db.js';
-import { openPostgres } from '../../host/storage/postgres.js';
-import { UserStore } from '../../host/storage/users.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { csrfOf, signInWithKey, WebClient, type Answer } from '../helpers/web-client.js';
+import { generateKey } from '../../../host/connections/vault.js';
+import { createLoginLink } from '../../../host/portal/login-links.js';
+import type { Db } from '../../../host/storage/db.js';
+import { openPostgres } from '../../../host/storage/postgres.js';
+import { UserStore } from '../../../host/storage/users.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { csrfOf, signInWithKey, WebClient, type Answer } from '../../helpers/web-client.js';
 
 /** What a gateway needs for the checks below, on either database. */
 function helpers(gw: () => TestGateway) {

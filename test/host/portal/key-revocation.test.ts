@@ -1,5 +1,5 @@
 /**
- * @module test/portal/key-revocation.test
+ * @module test/host/portal/key-revocation.test
  * Revoking an API key ends the portal sessions signed in with it. A leaked key must not leave its
  * holder a 12-hour portal session that survives the revocation and can mint a new key. Driven over
  * real HTTP against a real gateway (SQLite file in a temp dir): the key is revoked from another
@@ -8,9 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createLoginLink } from '../../host/portal/login-links.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { csrfOf, signInWithKey as signIn, WebClient } from '../helpers/web-client.js';
+import { createLoginLink } from '../../../host/portal/login-links.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { csrfOf, signInWithKey as signIn, WebClient } from '../../helpers/web-client.js';
 
 describe('revoking an API key ends the portal sessions signed in with it', () => {
   let gw: TestGateway;

@@ -1,5 +1,5 @@
 /**
- * @module test/portal/not-found.test
+ * @module test/host/portal/not-found.test
  * Addresses the portal has no page for, over real HTTP against a real gateway: a browser gets the
  * portal's HTML "not found" page with a way home, a portal page with a trailing slash goes to its
  * canonical address, a GET on a form-post-only address leads to the page with the form (and never
@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { signInWithKey, WebClient } from '../helpers/web-client.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { signInWithKey, WebClient } from '../../helpers/web-client.js';
 
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 

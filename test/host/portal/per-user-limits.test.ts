@@ -1,5 +1,5 @@
 /**
- * @module test/portal/per-user-limits.test
+ * @module test/host/portal/per-user-limits.test
  * What one user can pile up through the portal is bounded: at most MAX_LIVE_API_KEYS active API
  * keys (past it, POST /keys answers 409 with the keys page saying why, and the storage API refuses
  * too, for every other path), and at most MAX_LIVE_SESSIONS live portal sessions (a sign-in past it
@@ -8,11 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { REVOKED_KEYS_LISTED } from '../../host/portal/keys-routes.js';
-import { MAX_LIVE_SESSIONS } from '../../host/portal/sessions.js';
-import { isApiKeyLimitError, MAX_LIVE_API_KEYS } from '../../host/storage/users.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { csrfOf, signInWithKey, type WebClient } from '../helpers/web-client.js';
+import { REVOKED_KEYS_LISTED } from '../../../host/portal/keys-routes.js';
+import { MAX_LIVE_SESSIONS } from '../../../host/portal/sessions.js';
+import { isApiKeyLimitError, MAX_LIVE_API_KEYS } from '../../../host/storage/users.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { csrfOf, signInWithKey, type WebClient } from '../../helpers/web-client.js';
 
 describe('per-user limits of the portal', () => {
   let gw: TestGateway;

@@ -1,14 +1,14 @@
 /**
- * @module test/host/patterns
+ * @module test/host/registry/patterns.unit
  * Manifest `pattern`s are checked with RE2 in linear time, wherever they sit in plain properties,
  * items and additionalProperties; patterns RE2 cannot run, or that sit under combinators, refuse the
  * plugin at load with the path named.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { compileToolSchema } from '../../host/registry/load-plugins.js';
-import { formatZodIssues } from '../../host/engine/validate-args.js';
-import type { ToolManifest } from '../../contracts/manifest.js';
+import { compileToolSchema } from '../../../host/registry/load-plugins.js';
+import { formatZodIssues } from '../../../host/engine/validate-args.js';
+import type { ToolManifest } from '../../../contracts/manifest.js';
 
 const tool = (inputSchema: Record<string, unknown>): ToolManifest => ({ name: 'demo_tool', description: 'demo', inputSchema: { type: 'object', ...inputSchema } });
 

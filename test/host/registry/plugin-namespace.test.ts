@@ -1,5 +1,5 @@
 /**
- * @module test/host/plugin-namespace.test
+ * @module test/host/registry/plugin-namespace.test
  * The tool namespace of plugins (host/registry/namespace.ts, plugin-set.ts): every tool name starts
  * with its plugin's prefix, no tool takes a meta-tool's name, and plugins that clash (a plugin
  * name, a tool name or a tool prefix in common, or a tool inside another's longer prefix) are all
@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { BUILTIN_PLUGINS_DIR } from '../../host/paths.js';
-import { META_TOOL_NAMES } from '../../host/meta-tools/names.js';
-import { loadPlugins, type LoadResult } from '../../host/registry/load-plugins.js';
-import { namespaceProblems, prefixChoices, toolPrefixOf } from '../../host/registry/namespace.js';
-import { startGateway } from '../helpers/gateway.js';
+import { BUILTIN_PLUGINS_DIR } from '../../../host/paths.js';
+import { META_TOOL_NAMES } from '../../../host/meta-tools/names.js';
+import { loadPlugins, type LoadResult } from '../../../host/registry/load-plugins.js';
+import { namespaceProblems, prefixChoices, toolPrefixOf } from '../../../host/registry/namespace.js';
+import { startGateway } from '../../helpers/gateway.js';
 
 const temps: string[] = [];
 after(() => {

@@ -1,5 +1,5 @@
 /**
- * @module test/host/plugin-set.test
+ * @module test/host/registry/plugin-set.unit.test
  * What a reload serves (host/registry/plugin-set.ts), decided from the plugins serving and the
  * folders read again, without a sandbox: unchanged plugins stay (the very same objects), a broken
  * upgrade leaves the version serving, a newcomer clashing with a plugin serving is refused alone,
@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
-import { readPlugins, type LoadedPlugin } from '../../host/registry/load-plugins.js';
-import { resolvePluginSet, type PluginSet } from '../../host/registry/plugin-set.js';
-import { writeFolder, writePing } from '../helpers/reload-plugins.js';
+import { readPlugins, type LoadedPlugin } from '../../../host/registry/load-plugins.js';
+import { resolvePluginSet, type PluginSet } from '../../../host/registry/plugin-set.js';
+import { writeFolder, writePing } from '../../helpers/reload-plugins.js';
 
 const temps: string[] = [];
 after(() => {

@@ -1,5 +1,5 @@
 /**
- * @module test/host/schema-size
+ * @module test/host/registry/schema-size.unit
  * Where the expanded-size limit of inputSchemas falls (host/registry/schema-size.ts), through the
  * compile that loading runs: a reuse that doubles per level passes at the 12th level and not the
  * 11th; a definition reused widely without doubling, and recursions that hand down the same
@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { compileToolSchema } from '../../host/registry/load-plugins.js';
-import { MAX_SCHEMA_EXPANSION, measureSchema } from '../../host/registry/schema-size.js';
-import type { ToolManifest } from '../../contracts/manifest.js';
+import { compileToolSchema } from '../../../host/registry/load-plugins.js';
+import { MAX_SCHEMA_EXPANSION, measureSchema } from '../../../host/registry/schema-size.js';
+import type { ToolManifest } from '../../../contracts/manifest.js';
 
 const tool = (inputSchema: Record<string, unknown>): ToolManifest => ({ name: 'demo_tool', description: 'demo', inputSchema });
 

@@ -1,5 +1,5 @@
 /**
- * @module test/host/result-cap
+ * @module test/host/results/result-cap.unit
  * The cap on its own, against a real SQLite continuation store: always valid JSON under the
  * budget, errors never replaced, every stub pageable back to the exact original. capBatch keeps the
  * envelope's length by arithmetic instead of serialising it after each replacement; the answer it
@@ -14,15 +14,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { EngineDeps } from '../../host/engine/execute-single.js';
-import { createEngineMetaTools } from '../../host/meta-tools/engine-tools.js';
-import type { MetaToolContext } from '../../host/meta-tools/types.js';
-import { capBatch, type CapOptions, type TruncatedStub } from '../../host/results/cap.js';
-import { partCharsFor, splitParts } from '../../host/results/parts.js';
-import { ContinuationQuotaError, ContinuationStore } from '../../host/results/continuations.js';
-import type { Db } from '../../host/storage/db.js';
-import { minCapChars } from '../../host/policy/schema.js';
-import { openDatabase } from '../../host/storage/open.js';
+import type { EngineDeps } from '../../../host/engine/execute-single.js';
+import { createEngineMetaTools } from '../../../host/meta-tools/engine-tools.js';
+import type { MetaToolContext } from '../../../host/meta-tools/types.js';
+import { capBatch, type CapOptions, type TruncatedStub } from '../../../host/results/cap.js';
+import { partCharsFor, splitParts } from '../../../host/results/parts.js';
+import { ContinuationQuotaError, ContinuationStore } from '../../../host/results/continuations.js';
+import type { Db } from '../../../host/storage/db.js';
+import { minCapChars } from '../../../host/policy/schema.js';
+import { openDatabase } from '../../../host/storage/open.js';
 
 // ---- the oracle: capBatch as it was before the envelope's length was kept by arithmetic ----
 // It serialises the whole envelope before each replacement (quadratic, and exactly right by

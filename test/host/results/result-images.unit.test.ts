@@ -1,5 +1,5 @@
 /**
- * @module test/host/result-images.test
+ * @module test/host/results/result-images.unit.test
  * Image sentinels in results: PNG, JPEG, GIF and WebP whose bytes start with their format's
  * signature are shown (lifted as image blocks over MCP); SVG, other image types, data that is not
  * base64 and bytes that are not what their type says are refused with GW_ERR_RESULT_IMAGE_REFUSED
@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractImages, screenImages } from '../../host/results/images.js';
-import { image, IMAGES } from '../helpers/sample-images.js';
+import { extractImages, screenImages } from '../../../host/results/images.js';
+import { image, IMAGES } from '../../helpers/sample-images.js';
 
 /** the default policy: no SVG */
 const NO_SVG = { allowSvg: false };

@@ -1,5 +1,5 @@
 /**
- * @module test/host/svg-check.test
+ * @module test/host/results/svg-check.unit.test
  * SVG images where the policy allows them (`images.allowSvg`): an SVG without active content is
  * shown as it came (an editor's output with metadata, namespaces, gradients, internal references,
  * CSS and entities included); one with script, event handlers, javascript:/data: URLs, external
@@ -8,9 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { extractImages, screenImages } from '../../host/results/images.js';
-import { svgProblem } from '../../host/results/svg-check.js';
-import { image } from '../helpers/sample-images.js';
+import { extractImages, screenImages } from '../../../host/results/images.js';
+import { svgProblem } from '../../../host/results/svg-check.js';
+import { image } from '../../helpers/sample-images.js';
 
 const SVG_NS = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"';
 const svg = (body: string, attributes = ''): string => `<svg ${SVG_NS}${attributes} viewBox="0 0 10 10">${body}</svg>`;

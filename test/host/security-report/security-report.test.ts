@@ -1,5 +1,5 @@
 /**
- * @module test/security/security-report.test
+ * @module test/host/security-report/security-report.test
  * `workbench security report` as an outsider runs it: the real CLI as a process. Classes whose
  * cases are all contained exit 0 with every case counted; a gateway weakened by its policy (loopback
  * allowed) exits 1 and names the cases it let through; the judge fails cases of a test-only
@@ -11,10 +11,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { AttackCase } from '../../host/security-report/catalogue.js';
-import { ALL_CASES } from '../../host/security-report/cases/index.js';
-import { runReport } from '../../host/security-report/run-report.js';
-import { runCli } from '../helpers/cli.js';
+import type { AttackCase } from '../../../host/security-report/catalogue.js';
+import { ALL_CASES } from '../../../host/security-report/cases/index.js';
+import { runReport } from '../../../host/security-report/run-report.js';
+import { runCli } from '../../helpers/cli.js';
 
 const count = (k: string): number => ALL_CASES.filter((c) => c.class === k).length;
 

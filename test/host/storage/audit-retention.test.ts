@@ -1,5 +1,5 @@
 /**
- * @module test/storage/audit-retention.test
+ * @module test/host/storage/audit-retention.test
  * The audit retention sweep (host/audit/retention.ts) on a SQLite file and on a real PostgreSQL
  * server: rows older than the cutoff are deleted and the rest kept (rows are written with an old
  * `at` directly, and by the audit sink now), in statements of at most a batch each, oldest first;
@@ -11,13 +11,13 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { createDatabaseAuditSink } from '../../host/audit/audit.js';
-import { createAuditRetention, DAY_MS } from '../../host/audit/retention.js';
-import type { Db } from '../../host/storage/db.js';
-import { migrate } from '../../host/storage/migrations.js';
-import { createLogger, type Logger } from '../../host/telemetry/logger.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { backends } from './backends.js';
+import { createDatabaseAuditSink } from '../../../host/audit/audit.js';
+import { createAuditRetention, DAY_MS } from '../../../host/audit/retention.js';
+import type { Db } from '../../../host/storage/db.js';
+import { migrate } from '../../../host/storage/migrations.js';
+import { createLogger, type Logger } from '../../../host/telemetry/logger.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { backends } from '../../helpers/storage-backends.js';
 
 const silent = createLogger({ level: 'silent', destination: 'silent' });
 /** "now" for every sweep here: a fixed day, so the cutoff is known exactly */

@@ -1,5 +1,5 @@
 /**
- * @module test/storage/contract.test
+ * @module test/host/storage/contract.test
  * The storage contract, one table-driven suite run against SQLite and a real PostgreSQL server:
  * migrations, users and API keys, audit events (written by the sink, read with the activity page's
  * filters), result continuations, connections through the connection service, connect links (and
@@ -11,23 +11,23 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AUDIT_BATCH_ROWS, createDatabaseAuditSink, type AuditEvent } from '../../host/audit/audit.js';
-import { ConnectionStore } from '../../host/connections/connection-store.js';
-import { CONNECT_LINK_LIMIT } from '../../host/connections/pending.js';
-import { rotateKeys } from '../../host/connections/key-rotation.js';
-import { createConnectionService } from '../../host/connections/service.js';
-import { createVault, generateKey } from '../../host/connections/vault.js';
-import { consumeLoginLink, createLoginLink, peekLoginLink } from '../../host/portal/login-links.js';
-import { MAX_LIVE_SESSIONS, PortalSessions } from '../../host/portal/sessions.js';
-import { ContinuationStore } from '../../host/results/continuations.js';
-import type { Db } from '../../host/storage/db.js';
-import { MIGRATIONS, migrate } from '../../host/storage/migrations.js';
-import { toPg } from '../../host/storage/postgres.js';
-import { isApiKeyLimitError, MAX_LIVE_API_KEYS, UserStore } from '../../host/storage/users.js';
-import { createLogger } from '../../host/telemetry/logger.js';
-import { apiKeyManifest, oauthManifest } from '../connections/fixture.js';
-import { startMockOAuth } from '../helpers/mock-oauth.js';
-import { backends, freshPair } from './backends.js';
+import { AUDIT_BATCH_ROWS, createDatabaseAuditSink, type AuditEvent } from '../../../host/audit/audit.js';
+import { ConnectionStore } from '../../../host/connections/connection-store.js';
+import { CONNECT_LINK_LIMIT } from '../../../host/connections/pending.js';
+import { rotateKeys } from '../../../host/connections/key-rotation.js';
+import { createConnectionService } from '../../../host/connections/service.js';
+import { createVault, generateKey } from '../../../host/connections/vault.js';
+import { consumeLoginLink, createLoginLink, peekLoginLink } from '../../../host/portal/login-links.js';
+import { MAX_LIVE_SESSIONS, PortalSessions } from '../../../host/portal/sessions.js';
+import { ContinuationStore } from '../../../host/results/continuations.js';
+import type { Db } from '../../../host/storage/db.js';
+import { MIGRATIONS, migrate } from '../../../host/storage/migrations.js';
+import { toPg } from '../../../host/storage/postgres.js';
+import { isApiKeyLimitError, MAX_LIVE_API_KEYS, UserStore } from '../../../host/storage/users.js';
+import { createLogger } from '../../../host/telemetry/logger.js';
+import { apiKeyManifest, oauthManifest } from '../../helpers/connections-db.js';
+import { startMockOAuth } from '../../helpers/mock-oauth.js';
+import { backends, freshPair } from '../../helpers/storage-backends.js';
 
 const oauth = oauthManifest({ authorizeUrl: 'http://127.0.0.1:9/authorize', tokenUrl: 'http://127.0.0.1:9/token' });
 const keyed = apiKeyManifest();

@@ -1,5 +1,5 @@
 /**
- * @module test/storage/key-chains.test
+ * @module test/host/storage/key-chains.test
  * API keys made with other keys, on SQLite and a real PostgreSQL server: each key records what made
  * it (a portal session's key, a sign-in link, an operator); revoking a key revokes every key made
  * with it, down the chain, from either handle (another replica), and ends the portal sessions signed
@@ -8,10 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PortalSessions } from '../../host/portal/sessions.js';
-import type { Db } from '../../host/storage/db.js';
-import { isApiKeyOriginRevokedError, UserStore, type User } from '../../host/storage/users.js';
-import { backends, freshPair } from './backends.js';
+import { PortalSessions } from '../../../host/portal/sessions.js';
+import type { Db } from '../../../host/storage/db.js';
+import { isApiKeyOriginRevokedError, UserStore, type User } from '../../../host/storage/users.js';
+import { backends, freshPair } from '../../helpers/storage-backends.js';
 
 for (const backend of backends()) {
   describe(`API key chains on ${backend.name}`, { skip: backend.skip }, () => {

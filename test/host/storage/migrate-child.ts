@@ -1,12 +1,12 @@
 /**
- * @module test/storage/migrate-child
+ * @module test/host/storage/migrate-child
  * A separate process for the concurrent-migration test: opens the database named on the command
  * line, waits for the shared start time so that every process migrates at once, then migrates and
  * prints `{"applied": n}`.
  */
-import { migrate } from '../../host/storage/migrations.js';
-import { openPostgres } from '../../host/storage/postgres.js';
-import { openSqlite } from '../../host/storage/sqlite.js';
+import { migrate } from '../../../host/storage/migrations.js';
+import { openPostgres } from '../../../host/storage/postgres.js';
+import { openSqlite } from '../../../host/storage/sqlite.js';
 
 const [url = '', startAt = '0'] = process.argv.slice(2);
 const db = /^postgres(ql)?:\/\//.test(url) ? await openPostgres(url) : openSqlite(url);

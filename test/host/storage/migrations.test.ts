@@ -1,5 +1,5 @@
 /**
- * @module test/storage/migrations.test
+ * @module test/host/storage/migrations.test
  * Replicas starting together migrate one database at once: several processes (and several handles
  * in one process) run the migrations on an empty SQLite file and an empty PostgreSQL database at
  * the same instant. None fails, each migration is applied exactly once in total, and the schema is
@@ -11,10 +11,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { partCharsFor, splitParts } from '../../host/results/parts.js';
-import { ContinuationStore } from '../../host/results/continuations.js';
-import { MIGRATIONS, migrate } from '../../host/storage/migrations.js';
-import { backends } from './backends.js';
+import { partCharsFor, splitParts } from '../../../host/results/parts.js';
+import { ContinuationStore } from '../../../host/results/continuations.js';
+import { MIGRATIONS, migrate } from '../../../host/storage/migrations.js';
+import { backends } from '../../helpers/storage-backends.js';
 
 const run = promisify(execFile);
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrate-child.js');

@@ -1,5 +1,5 @@
 /**
- * @module test/storage/quarantine.test
+ * @module test/host/storage/quarantine.test
  * Sandbox quarantine on PostgreSQL holds across replicas: two gateways on one database with
  * quarantineAfterCrashes 2, one crash blamed on a plugin on each (as when V8 loses its isolate, while
  * a call of it waits on its upstream), and the plugin is quarantined on both while an innocent
@@ -16,18 +16,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { generateKey } from '../../host/connections/vault.js';
-import type { Db } from '../../host/storage/db.js';
-import { openDatabase } from '../../host/storage/open.js';
-import { createStrikeStore } from '../../host/storage/sandbox-strikes.js';
-import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { callTool, captureLogger, egressPolicy, errorCode, hashOf, type CallSpec, type LogLine } from '../sandbox/helpers/harness.js';
-import { startUpstream as startSandboxUpstream, type Upstream as SandboxUpstream } from '../sandbox/helpers/upstream.js';
+import { generateKey } from '../../../host/connections/vault.js';
+import type { Db } from '../../../host/storage/db.js';
+import { openDatabase } from '../../../host/storage/open.js';
+import { createStrikeStore } from '../../../host/storage/sandbox-strikes.js';
+import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { callTool, captureLogger, egressPolicy, errorCode, hashOf, type CallSpec, type LogLine } from '../../helpers/sandbox/harness.js';
+import { startUpstream as startSandboxUpstream, type Upstream as SandboxUpstream } from '../../helpers/sandbox/upstream.js';
 
 const QUARANTINED = 'GW_ERR_SANDBOX_QUARANTINED';
 const CRASHED = 'GW_ERR_SANDBOX_CRASHED';

@@ -1,5 +1,5 @@
 /**
- * @module test/storage/rate-limits.test
+ * @module test/host/storage/rate-limits.test
  * Execution rate limits on PostgreSQL hold across replicas: two gateways on one database share one
  * budget per user and per tenant (the N+1th execution is refused on either, with the seconds left
  * in the database clock's window; a refused execution spends nothing), executions fired at once
@@ -13,14 +13,14 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pg from 'pg';
 import pino from 'pino';
-import { generateKey } from '../../host/connections/vault.js';
-import { createSharedRateLimiter } from '../../host/engine/shared-rate-limit.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import type { Db } from '../../host/storage/db.js';
-import { openDatabase } from '../../host/storage/open.js';
-import { startGateway, type Item, type TestGateway } from '../helpers/gateway.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { generateKey } from '../../../host/connections/vault.js';
+import { createSharedRateLimiter } from '../../../host/engine/shared-rate-limit.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import type { Db } from '../../../host/storage/db.js';
+import { openDatabase } from '../../../host/storage/open.js';
+import { startGateway, type Item, type TestGateway } from '../../helpers/gateway.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
 /**
- * @module test/storage/replicas.test
+ * @module test/host/storage/replicas.test
  * Two gateways on one PostgreSQL database act as replicas behind a load balancer: they start (and
  * migrate) together; a user and key made on one authenticate on the other; an execute_tools call on
  * one writes audit events the other shows; a connect link made on A is completed through B's portal
@@ -9,15 +9,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { generateKey } from '../../host/connections/vault.js';
-import { MIGRATIONS } from '../../host/storage/migrations.js';
+import { generateKey } from '../../../host/connections/vault.js';
+import { MIGRATIONS } from '../../../host/storage/migrations.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli, startServe } from '../helpers/cli.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { runCli, startServe } from '../../helpers/cli.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { postgresSkipReason, startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
 
 const NR_KEY = 'NRAK-REPLICA0123456789ABCDEFGH';
 const ACCOUNTS = Array.from({ length: 120 }, (_, i) => ({ id: 1000 + i, name: `Account ${i} of the replica test, with a longer name` }));

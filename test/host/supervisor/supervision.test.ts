@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/supervision.test
+ * @module test/host/supervisor/supervision.test
  * The sandbox process as a unit of failure: killed mid-call (SIGKILL, as an OOM abort would), its
  * calls in flight fail with GW_ERR_SANDBOX_CRASHED and a new process takes over (when a call of a
  * known culprit brought it down, other plugins' calls that had only read run again); a plugin blamed
@@ -10,10 +10,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type BridgeRequest, type BridgeResult, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { callTool, egressPolicy, errorCode, manifest, type CallSpec } from './helpers/harness.js';
-import { startUpstream, type Upstream } from './helpers/upstream.js';
+import { createSandbox, type BridgeRequest, type BridgeResult, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { callTool, egressPolicy, errorCode, manifest, type CallSpec } from '../../helpers/sandbox/harness.js';
+import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 let up: Upstream;
 let bridge: Bridge;

@@ -1,5 +1,5 @@
 /**
- * @module test/host/concurrency-and-stdio
+ * @module test/host/transport/concurrency-and-stdio
  * The batch concurrency bound, measured inside the upstream with 8 sandbox workers, and MCP over
  * stdio through the real CLI (params checked as over HTTP).
  */
@@ -11,9 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { startGateway, stdioCommand, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { startGateway, stdioCommand, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 

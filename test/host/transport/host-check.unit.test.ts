@@ -1,11 +1,11 @@
 /**
- * @module test/host/host-check.test
+ * @module test/host/transport/host-check.unit.test
  * DNS-rebinding protection on a loopback bind: only loopback hosts (and the public URL's host)
  * may appear in Host and Origin. A DNS name that starts with "127." is a name like any other.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createHostChecker, isLoopbackBind } from '../../host/transport/host-check.js';
+import { createHostChecker, isLoopbackBind } from '../../../host/transport/host-check.js';
 
 describe('the Host / Origin check of a loopback bind', () => {
   const check = createHostChecker('https://gw.example.test');

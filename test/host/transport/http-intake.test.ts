@@ -1,5 +1,5 @@
 /**
- * @module test/host/http-intake.test
+ * @module test/host/transport/http-intake.test
  * What a client must do before the server spends memory or time on it, through real sockets to a
  * real gateway: a POST without a valid key is answered 401 before its body is read, and the
  * connection is closed (no key, no buffered body); a request must arrive whole within
@@ -12,13 +12,13 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { MAX_WAITS_PER_USER } from '../../host/connections/meta-tools.js';
+import { MAX_WAITS_PER_USER } from '../../../host/connections/meta-tools.js';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { callJson } from '../helpers/mcp-call.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { callJson } from '../../helpers/mcp-call.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
 

@@ -1,5 +1,5 @@
 /**
- * @module test/host/mcp-answers
+ * @module test/host/transport/mcp-answers
  * The cheaper MCP answer path: one JSON body unless something must stream (progress asked for, a
  * waiting tool), progress still delivered over SSE, the shared tools/list answer following its
  * meta-tool list, and strict caller isolation while per-request servers share what is built once.
@@ -10,14 +10,14 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import * as z from 'zod';
-import type { MetaTool } from '../../host/meta-tools/types.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import type { User } from '../../host/storage/users.js';
-import { createLogger } from '../../host/telemetry/logger.js';
-import { needsStream } from '../../host/transport/mcp-http.js';
-import { buildMcpServer } from '../../host/transport/mcp-server.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { MetaTool } from '../../../host/meta-tools/types.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import type { User } from '../../../host/storage/users.js';
+import { createLogger } from '../../../host/telemetry/logger.js';
+import { needsStream } from '../../../host/transport/mcp-http.js';
+import { buildMcpServer } from '../../../host/transport/mcp-server.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON

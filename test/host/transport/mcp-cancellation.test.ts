@@ -1,5 +1,5 @@
 /**
- * @module test/host/mcp-cancellation
+ * @module test/host/transport/mcp-cancellation
  * MCP cancellation of a running execute_tools batch: a `notifications/cancelled` from the same
  * caller (over stateless HTTP, in a later POST; over stdio, on the same connection) stops the
  * executions not yet started and the ctx.http requests of the running ones, and every execution is
@@ -12,11 +12,11 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { callerIdentity, McpCancellations } from '../../host/transport/mcp-cancellation.js';
-import { startGateway, stdioCommand, type StartGatewayOptions, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { callerIdentity, McpCancellations } from '../../../host/transport/mcp-cancellation.js';
+import { startGateway, stdioCommand, type StartGatewayOptions, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const UPSTREAM_DELAY_MS = 400;

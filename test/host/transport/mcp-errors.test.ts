@@ -1,5 +1,5 @@
 /**
- * @module test/host/mcp-errors
+ * @module test/host/transport/mcp-errors
  * Which JSON-RPC error POST /mcp answers for what (docs/errors.md, "MCP protocol errors"): text
  * that is not JSON is -32700, JSON that is not a JSON-RPC message -32600 (HTTP 400), params that do
  * not fit their method -32602 naming the field, and a failure of the gateway's own code -32603
@@ -12,13 +12,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ClientRequestSchema, ListToolsResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import type { User } from '../../host/storage/users.js';
-import { createLogger } from '../../host/telemetry/logger.js';
-import { REQUEST_SCHEMAS } from '../../host/transport/mcp-params.js';
-import { buildMcpServer } from '../../host/transport/mcp-server.js';
-import { mcpMessages, postRaw, type Json } from '../fuzz/fuzz-http.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import type { User } from '../../../host/storage/users.js';
+import { createLogger } from '../../../host/telemetry/logger.js';
+import { REQUEST_SCHEMAS } from '../../../host/transport/mcp-params.js';
+import { buildMcpServer } from '../../../host/transport/mcp-server.js';
+import { mcpMessages, postRaw, type Json } from '../../helpers/fuzz-http.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const USER: User = { id: 'u1', email: 'u1@example.com', tenant: 't1', createdAt: 0 };

@@ -1,5 +1,5 @@
 /**
- * @module test/host/mcp-execute
+ * @module test/host/transport/mcp-execute
  * execute_tools end to end: a real MCP client over Streamable HTTP, real plugins in isolates, a
  * loopback upstream, the real SQLite audit table and the Prometheus endpoint.
  */
@@ -8,9 +8,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { PACKAGE_ROOT } from '../../host/paths.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 

@@ -1,5 +1,5 @@
 /**
- * @module test/host/request-bounds
+ * @module test/host/transport/request-bounds
  * What one HTTP request may do, whatever it holds. A key revoked while its request runs stops the
  * request from starting more executions (MCP and REST; revoked on this server, or in the database
  * as another replica or the CLI does it). A JSON-RPC batch of execute_tools calls runs at most
@@ -13,14 +13,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { jsonLengthOver, VALIDATION_BUDGET } from '../../host/engine/validate-args.js';
-import type { UserStore } from '../../host/storage/users.js';
-import { authenticateCaller, KEY_RECHECK_MS } from '../../host/transport/caller-auth.js';
+import { jsonLengthOver, VALIDATION_BUDGET } from '../../../host/engine/validate-args.js';
+import type { UserStore } from '../../../host/storage/users.js';
+import { authenticateCaller, KEY_RECHECK_MS } from '../../../host/transport/caller-auth.js';
 import type { FastifyRequest } from 'fastify';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const UPSTREAM_DELAY_MS = 300;

@@ -1,14 +1,14 @@
 /**
- * @module test/host/rest
+ * @module test/host/transport/rest
  * POST /rest/:integration and the discovery routes: body shapes, the path's integration being
  * authoritative, and every status code, over real HTTP.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 
@@ -192,7 +192,7 @@ describe('REST transport', () => {
 
 describe('REST status of a failed execution', () => {
   it('maps each code as docs/errors.md says, with Retry-After where retrying later helps', async () => {
-    const { restStatusOf } = await import('../../host/transport/rest.js');
+    const { restStatusOf } = await import('../../../host/transport/rest.js');
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND' }), { status: 404 });
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_ENGINE_NOT_CONNECTED' }), { status: 409 });
     assert.deepEqual(restStatusOf({ code: 'GW_ERR_VALIDATION_INVALID_ARGS' }), { status: 400 });

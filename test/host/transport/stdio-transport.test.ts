@@ -1,5 +1,5 @@
 /**
- * @module test/host/stdio-transport
+ * @module test/host/transport/stdio-transport
  * MCP over stdio keeps serving after a line it cannot take: an over-long line (beyond
  * requests.bodyLimitBytes) is skipped and answered -32600 with the request's id, a line that is
  * not JSON -32700, JSON that is not JSON-RPC -32600, a batch -32600; the next request is answered.
@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { PACKAGE_ROOT } from '../../host/paths.js';
-import { leadingId, StdioLineTransport } from '../../host/transport/stdio-transport.js';
-import { startGateway, stdioCommand, type TestGateway } from '../helpers/gateway.js';
+import { PACKAGE_ROOT } from '../../../host/paths.js';
+import { leadingId, StdioLineTransport } from '../../../host/transport/stdio-transport.js';
+import { startGateway, stdioCommand, type TestGateway } from '../../helpers/gateway.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const LIMIT = 4096;

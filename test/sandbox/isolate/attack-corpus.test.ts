@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/attack-corpus.test
+ * @module test/sandbox/isolate/attack-corpus.test
  * Every case of the attack catalogue (test/fixtures/sandbox/attack-corpus.json, format in
  * sandbox.md §2.1) runs against the real sandbox: a supervised sandbox process, a Piscina worker,
  * isolated-vm isolates, and the host-side bridge in front of a loopback upstream. Besides each
@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { fakeResolver } from './helpers/fake-dns.js';
-import { callTool, captureLogger, egressPolicy, LIMITS, manifest, moduleOf, type CallRecord } from './helpers/harness.js';
-import { startUpstream, type Upstream } from './helpers/upstream.js';
+import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { fakeResolver } from '../../helpers/sandbox/fake-dns.js';
+import { callTool, captureLogger, egressPolicy, LIMITS, manifest, moduleOf, type CallRecord } from '../../helpers/sandbox/harness.js';
+import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 interface AttackCase {
   id: string;
@@ -25,7 +25,7 @@ interface AttackCase {
   runs?: number;
 }
 
-const corpus = JSON.parse(fs.readFileSync(new URL('../../../test/fixtures/sandbox/attack-corpus.json', import.meta.url), 'utf8')) as AttackCase[];
+const corpus = JSON.parse(fs.readFileSync(new URL('../../../../test/fixtures/sandbox/attack-corpus.json', import.meta.url), 'utf8')) as AttackCase[];
 const CANARY = `wbcanary_${randomBytes(12).toString('hex')}`;
 const BLOCKING = new Set(['GW_ERR_BRIDGE_HOST_NOT_ALLOWED', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED', 'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED', 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', 'GW_ERR_BRIDGE_TOO_MANY_REDIRECTS']);
 /** cases whose requests are refused by the per-call budget inside the sandbox, before the host sees them */

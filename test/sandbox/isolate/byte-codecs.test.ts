@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/byte-codecs.test
+ * @module test/sandbox/isolate/byte-codecs.test
  * The byte codecs the sandbox adds to every context (TextEncoder, TextDecoder, Uint8Array's
  * toBase64 and fromBase64, and btoa and atob rebuilt on them), run in a real isolate and compared
  * with Node.js's own implementations on a corpus: byte sequences rich in invalid UTF-8 (decoded
@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LIMITS, useOneWorkerSandbox } from './helpers/harness.js';
+import { LIMITS, useOneWorkerSandbox } from '../../helpers/sandbox/harness.js';
 
 const box = useOneWorkerSandbox();
 const limits = { ...LIMITS, maxArgsBytes: 4 * 1024 * 1024, maxResultBytes: 16 * 1024 * 1024, cpuMsPerCall: 5000 };

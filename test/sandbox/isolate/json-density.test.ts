@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/json-density.test
+ * @module test/sandbox/isolate/json-density.test
  * A hostile or broken upstream answering millions of tiny JSON values ('[{},{},…]', 7 MB, under the
  * response cap): parsing it would need more than the isolate's memory in collections V8 does not
  * interrupt (the sandbox process was replaced after ~3 s). Through a started gateway: `res.json()`
@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
 
 let gw: TestGateway;
 let up: Upstream;

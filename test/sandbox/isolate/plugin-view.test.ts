@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/plugin-view.test
+ * @module test/sandbox/isolate/plugin-view.test
  * What plugin code can reach: no Node object, no isolated-vm handle, no host function (the
  * constructor / process / require escape family), and never the credential: not through ctx
  * internals, prototypes, property enumeration, bridge errors, stack frames, nor an upstream that
@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { callTool, captureLogger, egressPolicy, manifest, type CallRecord } from './helpers/harness.js';
-import { startUpstream, type Upstream } from './helpers/upstream.js';
+import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { callTool, captureLogger, egressPolicy, manifest, type CallRecord } from '../../helpers/sandbox/harness.js';
+import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 const CANARY = `wbsecret_${randomBytes(16).toString('hex')}`;
 const HOST_SECRET = `wbhostenv_${randomBytes(8).toString('hex')}`;

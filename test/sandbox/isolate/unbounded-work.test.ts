@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/unbounded-work.test
+ * @module test/sandbox/isolate/unbounded-work.test
  * Work V8 does without stopping for a step's time limit, and memory outside the isolate's limit,
  * are out of plugin code's reach: code built from strings (eval, the Function constructors) is
  * refused; regular-expression patterns built at run time are bounded (RegExp, compile, and the
@@ -11,11 +11,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, probePlugin, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { MAX_REGEXP_SOURCE } from '../../sandbox/isolate/bootstrap-source.js';
-import { callTool, egressPolicy, errorCode, manifest, type CallRecord } from './helpers/harness.js';
-import { startUpstream, type Upstream } from './helpers/upstream.js';
+import { createSandbox, probePlugin, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { MAX_REGEXP_SOURCE } from '../../../sandbox/isolate/bootstrap-source.js';
+import { callTool, egressPolicy, errorCode, manifest, type CallRecord } from '../../helpers/sandbox/harness.js';
+import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 let up: Upstream;
 let sandbox: Sandbox;

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/plugin-affinity.test
+ * @module test/sandbox/process/plugin-affinity.test
  * Calls go to their plugin's home worker when it is idle (sandbox/process/balancer.ts): the
  * balancer alone (homes given out PLUGINS_PER_HOME to a worker, in the pool's order; a busy or
  * vanished home), then on the real sandbox: ten plugins called in turn on two workers stay warm,
@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { affinityBalancer, PLUGINS_PER_HOME, type BalancedWorker } from '../../sandbox/process/balancer.js';
-import { MAX_IDLE_ISOLATES } from '../../sandbox/worker/isolate-cache.js';
-import { moduleOf, useSandbox } from './helpers/harness.js';
+import { affinityBalancer, PLUGINS_PER_HOME, type BalancedWorker } from '../../../sandbox/process/balancer.js';
+import { MAX_IDLE_ISOLATES } from '../../../sandbox/worker/isolate-cache.js';
+import { moduleOf, useSandbox } from '../../helpers/sandbox/harness.js';
 
 const worker = (id: number, currentUsage = 0): BalancedWorker => ({ id, currentUsage, isRunningAbortableTask: false });
 const task = { isAbortable: false };

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/trace-hops.test
+ * @module test/sandbox/process/trace-hops.test
  * The benchmarks' hop trace (SandboxOptions.traceHops): absent by default; when asked for, every
  * outcome carries the times its call crossed each hand-off inside the sandbox, in order and inside
  * the caller's own send/receive window, and the time spent waiting on ctx.http falls in the
@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { checkOutcome } from '../../host/supervisor/check-outcome.js';
-import { callTool, egressPolicy, LIMITS, useOneWorkerSandbox } from './helpers/harness.js';
-import { startUpstream, type Upstream } from './helpers/upstream.js';
+import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { checkOutcome } from '../../../host/supervisor/check-outcome.js';
+import { callTool, egressPolicy, LIMITS, useOneWorkerSandbox } from '../../helpers/sandbox/harness.js';
+import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 const now = (): number => performance.timeOrigin + performance.now();
 

@@ -1,13 +1,13 @@
 /**
- * @module test/sandbox/worker-death
+ * @module test/sandbox/process/worker-death
  * Recovery paths that plugin code cannot reach, driven by the tests-only fault injection: a worker
  * thread that dies mid-call fails that call only and is replaced; a catastrophic isolate error
  * ends the sandbox process, fails the calls in flight, and a new process takes the next call.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type BridgeResult, type RunTask, type Sandbox } from '../../host/supervisor/index.js';
-import { LIMITS, hashOf } from './helpers/harness.js';
+import { createSandbox, type BridgeResult, type RunTask, type Sandbox } from '../../../host/supervisor/index.js';
+import { LIMITS, hashOf } from '../../helpers/sandbox/harness.js';
 
 const SOURCE = `export default {
   async wait(ctx, args) { const r = await ctx.http('https://api.example.com/' + args.tag); return { tag: args.tag, status: r.status }; },

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/worker-watch.test
+ * @module test/sandbox/process/worker-watch.unit.test
  * The sandbox process's watch over its workers' marks (sandbox/process/worker-watch.ts) read with
  * explicit clock values: a mark held past its budget and the grace names the call it was set for
  * (and that call's plugin) once; a mark that moves, or no mark, is never reported. The marks are
@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { marked, markBuffer, NO_CALL } from '../../sandbox/worker/busy-mark.js';
-import { WorkerWatch, type Wedged } from '../../sandbox/process/worker-watch.js';
+import { marked, markBuffer, NO_CALL } from '../../../sandbox/worker/busy-mark.js';
+import { WorkerWatch, type Wedged } from '../../../sandbox/process/worker-watch.js';
 
 const plugin = (name: string) => ({ name, version: '1.0.0', sourceHash: `hash-${name}` });
 

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/call-limits.test
+ * @module test/sandbox/worker/call-limits.test
  * `ctx.limits` through a started gateway: a plugin sees this call's limits as the policy sets them
  * for it (a per-plugin override included), `requestsLeft()` counts down with each `ctx.http`
  * request, refused ones included, and reads 0 once the call has ended; the object is frozen.
@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../../helpers/upstream.js';
 
 let gw: TestGateway;
 let up: Upstream;

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/context-setup.test
+ * @module test/sandbox/worker/context-setup.test
  * How fresh contexts are set up and given back, on the real sandbox: the context of a finished
  * call is reclaimed (its isolate is not recycled for memory that dead contexts hold), an isolate
  * whose last step is still running plugin code after the outcome went out is not handed to the
@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { callTool, egressPolicy, errorCode, useOneWorkerSandbox } from './helpers/harness.js';
-import { startUpstream, type Upstream } from './helpers/upstream.js';
+import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { callTool, egressPolicy, errorCode, useOneWorkerSandbox } from '../../helpers/sandbox/harness.js';
+import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 describe('fresh contexts are reclaimed', () => {
   const shared = useOneWorkerSandbox();

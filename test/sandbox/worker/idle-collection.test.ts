@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/idle-collection.test
+ * @module test/sandbox/worker/idle-collection.test
  * Dead contexts of past calls are reclaimed by collecting idle isolates between calls, not by
  * disposing them: on the real sandbox (one worker, so every call lands on the same isolates), two
  * plugins of a catalog plugin's size called in turn, each call leaving its dead context and ~20 KB
@@ -16,10 +16,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { createSandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { IDLE_HEAP_BUDGET_MB, MAX_IDLE_ISOLATES, MAX_TENANT_CONTEXTS, WARM_ISOLATES_PER_PLUGIN } from '../../sandbox/worker/isolate-cache.js';
-import { callTool, egressPolicy, moduleOf } from './helpers/harness.js';
+import { createSandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { IDLE_HEAP_BUDGET_MB, MAX_IDLE_ISOLATES, MAX_TENANT_CONTEXTS, WARM_ISOLATES_PER_PLUGIN } from '../../../sandbox/worker/isolate-cache.js';
+import { callTool, egressPolicy, moduleOf } from '../../helpers/sandbox/harness.js';
 
 const PLUGINS = 2;
 const ROUNDS = 200;

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/interleaved-calls.test
+ * @module test/sandbox/worker/interleaved-calls.test
  * `callsPerWorker` > 1 on the real sandbox: a worker interleaves calls that wait on ctx.http, each
  * in its own isolate. Calls parked on I/O do not hold a worker; calls using CPU still do, and a
  * plugin still gets at most its share of the workers (maxWorkerShare). A call that times out, runs
@@ -8,10 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type Sandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { callTool, egressPolicy, errorCode } from './helpers/harness.js';
-import { startUpstream, type Upstream } from './helpers/upstream.js';
+import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { callTool, egressPolicy, errorCode } from '../../helpers/sandbox/harness.js';
+import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 let up: Upstream;
 let bridge: Bridge;

@@ -1,12 +1,12 @@
 /**
- * @module test/sandbox/isolate-recycling.test
+ * @module test/sandbox/worker/isolate-recycling.test
  * A reused isolate must never fail a small call for memory earlier calls left behind (contexts of
  * past calls are reclaimed slowly): on the real sandbox, an idle isolate whose heap is over half
  * its limit is replaced, so 1,500 trivial calls in a row on one worker at 16 MiB all succeed.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { useOneWorkerSandbox } from './helpers/harness.js';
+import { useOneWorkerSandbox } from '../../helpers/sandbox/harness.js';
 
 const shared = useOneWorkerSandbox();
 

@@ -1,5 +1,5 @@
 /**
- * @module test/sandbox/memory-bound.test
+ * @module test/sandbox/worker/memory-bound.test
  * The sandbox's memory stays bounded by design: on the real sandbox (one worker), calls of several
  * plugins that leave garbage behind never leave the worker's idle isolates holding more heap than
  * IDLE_HEAP_BUDGET_MB. Collecting idle isolates between calls (idle-collection.test.ts) reclaims
@@ -9,8 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IDLE_HEAP_BUDGET_MB } from '../../sandbox/worker/isolate-cache.js';
-import { moduleOf, useSandbox } from './helpers/harness.js';
+import { IDLE_HEAP_BUDGET_MB } from '../../../sandbox/worker/isolate-cache.js';
+import { moduleOf, useSandbox } from '../../helpers/sandbox/harness.js';
 
 const PLUGINS = 6;
 const CALLS_PER_PLUGIN = 60;

@@ -1,12 +1,12 @@
 /**
- * @module test/sandbox/prepared-contexts.test
+ * @module test/sandbox/worker/prepared-contexts.test
  * Fresh contexts prepared ahead of demand, on the real sandbox: calls start on a context whose
  * module was evaluated before the call arrived, and such a context has never run any call (module
  * state, globals and intrinsics are pristine in every call, also when a spare's preparation fails).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type CallSpec, errorCode, useOneWorkerSandbox } from './helpers/harness.js';
+import { type CallSpec, errorCode, useOneWorkerSandbox } from '../../helpers/sandbox/harness.js';
 
 const shared = useOneWorkerSandbox();
 const run = (spec: CallSpec) => shared.run(spec); // short name used throughout

@@ -1,15 +1,15 @@
 /**
- * @module test/sandbox/runtime.test
+ * @module test/sandbox/worker/runtime.test
  * The plugin runtime as plugin code sees it, on the real sandbox: the ctx API, every limit, every
  * way a handler can fail (each gets a clear error for its own call only), module loading rules,
  * and that no state is carried from one call to the next.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox } from '../../host/supervisor/index.js';
-import { createBridge, type Bridge } from '../../host/bridge/index.js';
-import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from './helpers/harness.js';
-import { startUpstream, type Upstream } from './helpers/upstream.js';
+import { createSandbox } from '../../../host/supervisor/index.js';
+import { createBridge, type Bridge } from '../../../host/bridge/index.js';
+import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from '../../helpers/sandbox/harness.js';
+import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 let up: Upstream;
 let sandbox: Awaited<ReturnType<typeof createSandbox>>;
