@@ -85,7 +85,7 @@ describe('weak match on the real catalog', () => {
   });
 
   it(`over the labelled queries: at most ${MAX_FALSE_ALARMS * 100}% false alarms, at least ${MIN_DETECTION * 100}% of negatives warned`, (t) => {
-    const queries = loadLabelledQueries(join(PACKAGE_ROOT, 'test', 'discovery'));
+    const queries = loadLabelledQueries(join(PACKAGE_ROOT, 'test', 'fixtures', 'discovery'));
     const report = evaluateHint(index, queries, new Set(catalog.map((tool) => tool.name)));
     const line =
       `weak-match hint: first result right ${report.rightFirst.fired}/${report.rightFirst.queries}, ` +
