@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../../host/paths.js';
 import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
 import { createBridge, type Bridge } from '../../../host/bridge/index.js';
-import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from '../../helpers/sandbox/harness.js';
+import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, ROOMY, type CallSpec } from '../../helpers/sandbox/harness.js';
 import { EVERY_BYTE, INVALID_UTF8, startUpstream, UTF8_TEXT, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 const TOKEN = 'tok_live_9c1e5b7a3f2d4c60';
@@ -142,7 +142,7 @@ describe('responses read as bytes', () => {
   it('larger than the isolate may hold fail the call with GW_ERR_SANDBOX_MEMORY, and the next call works', async () => {
     const big = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, maxResponseBytes: 16 * 1024 * 1024 }));
     try {
-      const spec = { name: 'small-isolate', limits: { memoryMb: 8 } };
+      const spec = { name: 'small-isolate', limits: { memoryMb: 8, ...ROOMY } };
       const r = await run({ ...spec, source: tool(`const res = await ctx.http('https://api.example.com/ff?n=' + args.n); return (await res.bytes()).length;`), args: { n: 12 * 1024 * 1024 } }, big);
       assert.equal(errorCode(r), 'GW_ERR_SANDBOX_MEMORY', JSON.stringify(r.outcome));
       const next = await run({ ...spec, source: tool(`const res = await ctx.http('https://api.example.com/ff?n=' + args.n); return (await res.bytes()).length;`), args: { n: 1024 } }, big);

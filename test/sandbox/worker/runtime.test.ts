@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox } from '../../../host/supervisor/index.js';
 import { createBridge, type Bridge } from '../../../host/bridge/index.js';
-import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, type CallSpec } from '../../helpers/sandbox/harness.js';
+import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, ROOMY, type CallSpec } from '../../helpers/sandbox/harness.js';
 import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 let up: Upstream;
@@ -142,7 +142,7 @@ describe('failures give a clear error for that call only', () => {
   }
 
   it('a 50 MB string result is refused', async () => {
-    const r = await run({ source: tool(`return 'z'.repeat(50 * 1024 * 1024);`), limits: { memoryMb: 128 } });
+    const r = await run({ source: tool(`return 'z'.repeat(50 * 1024 * 1024);`), limits: { memoryMb: 128, ...ROOMY } });
     assert.ok(['GW_ERR_SANDBOX_RESULT_TOO_LARGE', 'GW_ERR_SANDBOX_MEMORY'].includes(errorCode(r) ?? ''), JSON.stringify(r.outcome));
   });
 
@@ -187,7 +187,7 @@ describe('limits', () => {
   // Each bomb was counted at one character per number, boolean, null or boxed value, passed the
   // running check, and built 40 MB to 1 GB of JSON: GW_ERR_SANDBOX_MEMORY instead of this code.
   it('maxResultBytes: numbers, booleans, null and boxed values count as they are written', { timeout: 60_000 }, async () => {
-    const limits = { maxResultBytes: 8 * 1024 * 1024, memoryMb: 32 };
+    const limits = { maxResultBytes: 8 * 1024 * 1024, memoryMb: 32, ...ROOMY };
     const bombs: Record<string, string> = {
       numbers: 'Array(8).fill(Array(1000).fill(Array(1000).fill(-1.797e308)))',
       booleans: 'Array(8).fill(Array(1000).fill(Array(1000).fill(false)))',
