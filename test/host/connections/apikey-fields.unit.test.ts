@@ -31,7 +31,8 @@ describe('API-key field patterns', () => {
     const t0 = performance.now();
     const r = validateApiKeyFields([field('([a-z0-9]+-?)*')], { site: `${'a'.repeat(33)}!` });
     assert.match(r.errors['site'] ?? '', /expected format/);
-    assert.ok(performance.now() - t0 < 1000, `took ${performance.now() - t0} ms`);
+    // (the bound leaves a busy machine room, and stays far under the minutes backtracking would take)
+    assert.ok(performance.now() - t0 < 10_000, `took ${performance.now() - t0} ms`);
   });
 
   it('a pattern RE2 cannot compile (backreference) is never satisfied', () => {

@@ -21,7 +21,8 @@ it('a catastrophic-backtracking pattern is matched in linear time', () => {
   const schema = { properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
   const t0 = performance.now();
   assert.equal(problems(schema, { s: 'a'.repeat(5000) + '!' }), 's: must match the pattern ^(a+)+$');
-  assert.ok(performance.now() - t0 < 500, 'no exponential backtracking');
+  // exponential backtracking on 5,000 characters would never end: the bound leaves a busy machine room
+  assert.ok(performance.now() - t0 < 10_000, 'no exponential backtracking');
   assert.equal(problems(schema, { s: 'aaaa' }), undefined);
 });
 
