@@ -274,7 +274,7 @@ describe('limits: one plugin cannot take more than its share of the workers', ()
       pluginDirs: [FIXTURES, FAULT_PLUGINS],
       upstreams: { 'https://api.faults.test': up.origin },
       workers: 4,
-      // one user makes every call: its own share (maxUserShare, tested in test/host/user-fair-share) is lifted
+      // one user makes every call: its own share (maxUserShare, tested in test/host/engine/user-fair-share) is lifted
       policy: { sandbox: { maxWorkerShare: 0.5, maxUserShare: 1, callsPerWorker: 1 } },
     });
   });

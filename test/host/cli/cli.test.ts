@@ -1,5 +1,5 @@
 /**
- * @module test/host/cli/cli/cli.test
+ * @module test/host/cli/cli.test
  * The `workbench` command as operators run it (the real bin, a temporary data dir): a misspelt
  * option is refused (exit 2) instead of ignored, a serve that cannot listen creates no first user
  * (the next start does, and prints its key), re-importing a connection says it replaced one and

@@ -1,6 +1,6 @@
 /**
  * @module test/host/discovery/search-eval.unit.test
- * The labelled evaluation of tool search: every test/discovery/queries-*.json against the real
+ * The labelled evaluation of tool search: every test/fixtures/discovery/queries-*.json against the real
  * catalog (plugins/<name>/manifest.json read as JSON). Fails when recall@5 drops below 0.9; the
  * figures are printed as diagnostics (details and misses: `node scripts/eval-search.mjs`).
  */

@@ -3,7 +3,7 @@
  * The weak-match decision of search_tools on the real catalog (plugins/<name>/manifest.json read as
  * JSON): long, correctly answered requests get no warning although they score low; requests no tool
  * here serves get it; what `fit` reports; and the rates over the labelled queries
- * (test/discovery/queries-*.json, negatives included).
+ * (test/fixtures/discovery/queries-*.json, negatives included).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
