@@ -1,7 +1,7 @@
 /**
  * @module bench/search-evaluation
  * The search evaluation: the real catalog read from `plugins/<name>/manifest.json` (JSON data,
- * never plugin code), the labelled queries of `test/discovery/queries-*.json`, and recall@k (a
+ * never plugin code), the labelled queries of `test/fixtures/discovery/queries-*.json`, and recall@k (a
  * query hits when any of its expected tools is in the top k), whether search reports the words of
  * a query that match nothing (queries with `unmatched`), and how often the weak-match hint fires on
  * queries answered right, answered wrong, and on negative queries (no tool here serves them). Used by

@@ -1,7 +1,7 @@
 /**
  * @module bench/search
  * Tool-search latency over the real catalog (plugins/<name>/manifest.json): index build time, then
- * every labelled query of test/discovery run round-robin after a warm-up, timed one search at a
+ * every labelled query of test/fixtures/discovery run round-robin after a warm-up, timed one search at a
  * time, raw (`index.search`) and through the `search_tools` meta-tool handler (policy filter,
  * connection lookups, description trimming). Prints a table and writes bench/results/search.json.
  * Usage: node --no-node-snapshot dist/bench/search.js [--iterations N] (default 5000, at least 2000)
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const iterations = Math.max(2000, arg > 0 ? Number(process.argv[arg + 1]) || 5000 : 5000);
   const root = repoRoot();
   const catalog = loadCatalogFromManifests(root);
-  const labelled = loadLabelledQueries(join(root, 'test', 'discovery')).map((q) => q.query);
+  const labelled = loadLabelledQueries(join(root, 'test', 'fixtures', 'discovery')).map((q) => q.query);
   const queries = labelled.length > 0 ? labelled : ['create pull request', 'send a message', 'open incidents', 'serch isues'];
   const entries = catalog.map(toSearchEntry);
 

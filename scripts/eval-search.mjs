@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * @module scripts/eval-search
- * Prints the tool-search evaluation: recall@1, recall@5 and MRR over test/discovery/queries-*.json
+ * Prints the tool-search evaluation: recall@1, recall@5 and MRR over test/fixtures/discovery/queries-*.json
  * against the real catalog (plugins/<name>/manifest.json), per file and in total, then every query
  * whose expected tool is not first; then how often the weak-match hint fires on queries answered right
  * (false alarms), answered wrong, and on negatives (detection), with the false alarms and the missed
@@ -20,7 +20,7 @@ import { WEAK_MATCH } from '../dist/host/discovery/weak-match.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const catalog = loadCatalogFromManifests(root);
 const index = createSearchIndex(catalog.map(toSearchEntry));
-const queries = loadLabelledQueries(join(root, 'test', 'discovery'));
+const queries = loadLabelledQueries(join(root, 'test', 'fixtures', 'discovery'));
 const known = new Set(catalog.map((t) => t.name));
 const report = evaluateSearch(index, queries, known);
 const hint = evaluateHint(index, queries, known);

@@ -4,7 +4,7 @@
  * becomes the manifest's `inputSchema` at build time; `workbench plugin build` replaces this module
  * with a few lines in the runtime bundle. The SDK and all it reaches (zod, contracts/manifest,
  * contracts/forbidden-headers, contracts/plugin-api, contracts/protocol) type-check with plain
- * ECMAScript types: none of them may use Node.js or the bridge (test/plugin-sdk/typecheck.test.ts).
+ * ECMAScript types: none of them may use Node.js or the bridge (test/host/plugin-sdk/typecheck.test.ts).
  */
 import * as z from 'zod';
 import type { authSchema, toolAnnotationsSchema } from '../contracts/manifest.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { spawnServer } = await import(path.join(root, 'dist', 'test', 'load', 'server-process.js'));
+const { spawnServer } = await import(path.join(root, 'dist', 'test', 'helpers', 'server-process.js'));
 const { runDriver } = await import(path.join(root, 'dist', 'test', 'load', 'run-driver.js'));
 const Database = (await import('better-sqlite3')).default;
 

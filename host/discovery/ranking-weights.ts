@@ -1,7 +1,7 @@
 /**
  * @module host/discovery/ranking-weights
  * Every knob of the tool-search ranking in one place, with what it does. The values were tuned on
- * the labelled queries of test/discovery (run `node scripts/eval-search.mjs`); change them only
+ * the labelled queries of test/fixtures/discovery (run `node scripts/eval-search.mjs`); change them only
  * with the evaluation in hand.
  */
 

@@ -5,7 +5,7 @@
  * scores so low that what it matches, it matches only loosely. A score alone cannot say it: scores
  * are normalised against a perfect match of every query word, so a long, correctly answered request
  * ("leave a comment on the GitHub issue saying I am working on it") scores as low as an unanswerable
- * short one. The two limits were chosen on the labelled queries of test/discovery, the negative ones
+ * short one. The two limits were chosen on the labelled queries of test/fixtures/discovery, the negative ones
  * (`queries-negative.json`, requests no tool here serves) included: `node scripts/eval-search.mjs
  * --hint-curve` shows what other limits would give.
  */

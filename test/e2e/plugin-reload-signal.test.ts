@@ -16,7 +16,7 @@ import { runCli } from '../helpers/cli.js';
 import { callJson } from '../helpers/mcp-call.js';
 import { writeRelo } from '../helpers/reload-plugins.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { spawnServer, type ServerProcess } from '../load/server-process.js';
+import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read as JSON
 type Json = any;

@@ -17,7 +17,7 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 import { migrate } from '../../host/storage/migrations.js';
 import { openSqlite } from '../../host/storage/sqlite.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { mountTmpfs, type Tmpfs } from './tmpfs.js';
+import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const BETTER_SQLITE = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -72,12 +72,14 @@ describe('faults: the database is locked, full or read-only', () => {
       const other = await gw.createUser('second@example.com'); // a key never used: authenticating it writes
       const rows0 = await auditCount(gw);
       const failures0 = gw.gateway.engine.audit.failures;
-      const lock = await holdLock(path.join(gw.dataDir, 'workbench.db'), 11_000);
+      // held far longer than the call's waits for busy_timeout (5 s each), which a busy machine stretches
+      const lockMs = 20_000;
+      const lock = await holdLock(path.join(gw.dataDir, 'workbench.db'), lockMs);
       const t0 = performance.now();
       const item = await gw.execute('echo_args', { text: 'while locked' }, other.apiKey);
       const ms = performance.now() - t0;
       assert.equal(item.result?.text, 'while locked', JSON.stringify(item));
-      assert.ok(ms < 11_000, `the call waited for busy_timeout, not for the lock (${ms} ms)`);
+      assert.ok(ms < lockMs, `the call waited for busy_timeout, not for the lock (${ms} ms)`);
       assert.equal(gw.gateway.engine.audit.failures, failures0 + 1, 'the lost audit event is counted');
       const metrics = await (await fetch(`${gw.url}/metrics`)).text();
       assert.match(metrics, /workbench_audit_write_failures_total 1/);

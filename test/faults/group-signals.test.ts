@@ -15,8 +15,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../host/paths.js';
-import { spawnServer, type ServerProcess, type SpawnServerOptions } from '../load/server-process.js';
-import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
+import { spawnServer, type ServerProcess, type SpawnServerOptions } from '../helpers/server-process.js';
+import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.js';
 
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
 

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { createRateLimiter, RATE_LIMIT_MAX_KEYS } from '../../host/engine/rate-limit.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type Item, type TestGateway } from '../helpers/gateway.js';
-import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
+import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
@@ -274,7 +274,7 @@ describe('limits: one plugin cannot take more than its share of the workers', ()
       pluginDirs: [FIXTURES, FAULT_PLUGINS],
       upstreams: { 'https://api.faults.test': up.origin },
       workers: 4,
-      // one user makes every call: its own share (maxUserShare, tested in test/host/user-fair-share) is lifted
+      // one user makes every call: its own share (maxUserShare, tested in test/host/engine/user-fair-share) is lifted
       policy: { sandbox: { maxWorkerShare: 0.5, maxUserShare: 1, callsPerWorker: 1 } },
     });
   });

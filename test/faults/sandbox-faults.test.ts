@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type Item, type TestGateway } from '../helpers/gateway.js';
-import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
+import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');

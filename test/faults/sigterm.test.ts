@@ -16,8 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PACKAGE_ROOT } from '../../host/paths.js';
-import { spawnServer, type ServerProcess } from '../load/server-process.js';
-import { startFaultUpstream, type FaultUpstream } from './fault-upstream.js';
+import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
+import { startFaultUpstream, type FaultUpstream } from '../helpers/fault-upstream.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');

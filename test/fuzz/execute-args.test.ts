@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { assertClearMcpAnswer, postRaw, type Json } from './fuzz-http.js';
+import { assertClearMcpAnswer, postRaw, type Json } from '../helpers/fuzz-http.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 /** echo_big is left out on purpose: its documented job is to return megabytes */

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { assertClearMcpAnswer, postRaw } from './fuzz-http.js';
+import { assertClearMcpAnswer, postRaw } from '../helpers/fuzz-http.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 /** wait_for_connection is left out: waiting up to its timeout is its documented job */

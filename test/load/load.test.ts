@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { runDriver } from './run-driver.js';
-import { spawnServer } from './server-process.js';
+import { spawnServer } from '../helpers/server-process.js';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const SESSIONS = Number(process.env['WORKBENCH_LOAD_SESSIONS'] ?? 200);

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PACKAGE_ROOT } from '../../host/paths.js';
-import { FIXTURE_DIR, removeTempDirs, tempDir } from '../plugin-sdk/temp-plugin.js';
+import { FIXTURE_DIR, removeTempDirs, tempDir } from '../helpers/temp-plugin.js';
 
 const exec = promisify(execFile);
 after(() => removeTempDirs());

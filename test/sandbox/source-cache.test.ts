@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_CACHED_SOURCES } from '../../sandbox/source-cache.js';
-import { useOneWorkerSandbox } from './helpers/harness.js';
+import { useOneWorkerSandbox } from '../helpers/sandbox/harness.js';
 
 const shared = useOneWorkerSandbox();
 const version = (n: number): string => `export default { async run() { return { version: ${n} }; } };`;

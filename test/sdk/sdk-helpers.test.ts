@@ -16,7 +16,7 @@ import path from 'node:path';
 import { buildPlugin } from '../../host/plugin-sdk/build.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { removeTempDirs, tempDir } from '../plugin-sdk/temp-plugin.js';
+import { removeTempDirs, tempDir } from '../helpers/temp-plugin.js';
 
 const PLUGIN = `import {
   checkUpload, collectPages, createApi, definePlugin, defineTool, fromBase64, googleErrorInfo, imageResult, linkNext, nextOffset,

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startUpstream, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
-import { findSecrets, startSecurityGateway, type SecurityGateway } from './harness.js';
+import { findSecrets, startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
 
 const tag = randomBytes(6).toString('hex');
 const SECRETS = {

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { startSecurityGateway, type SecurityGateway } from './harness.js';
+import { startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
 
 describe('a hostile plugin reaching for hosts it may not reach', () => {
   let gw: SecurityGateway;

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { findSecrets, startSecurityGateway, type SecurityGateway } from './harness.js';
+import { findSecrets, startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
 
 const ENV_CANARY = `SECRET-ENV-${randomBytes(6).toString('hex')}`;
 

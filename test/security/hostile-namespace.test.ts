@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { FIXTURE_PLUGINS, startSecurityGateway, type Json, type SecurityGateway } from './harness.js';
+import { FIXTURE_PLUGINS, startSecurityGateway, type Json, type SecurityGateway } from '../helpers/security-gateway.js';
 
 const CLASH_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'clash-plugins');
 

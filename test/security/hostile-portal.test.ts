@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { browser, csrfOf, type Browser } from '../portal/harness.js';
-import { startSecurityGateway, type SecurityGateway } from './harness.js';
+import { browser, csrfOf, type Browser } from '../helpers/portal.js';
+import { startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
 
 /** Live markup a browser would execute; escaped text (&lt;script&gt;) does not match. */
 const LIVE = /<script>alert|<img src=x onerror|<svg onload|<iframe src=javascript|<b onmouseover/i;

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSecurityGateway, type Json, type SecurityGateway } from './harness.js';
+import { startSecurityGateway, type Json, type SecurityGateway } from '../helpers/security-gateway.js';
 
 describe('a hostile plugin flooding the sandbox queue', () => {
   let gw: SecurityGateway;

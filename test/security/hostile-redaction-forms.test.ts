@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
-import { findFoldedSecrets, startSecurityGateway, type Json, type SecurityGateway } from './harness.js';
+import { findFoldedSecrets, startSecurityGateway, type Json, type SecurityGateway } from '../helpers/security-gateway.js';
 
 /** a checksummed-token-like key: letters of both cases and digits, so it fits a host label, a scheme and a header name */
 const KEY = `Ghp${[...randomBytes(24)].map((b) => 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'[b % 57]).join('')}`;

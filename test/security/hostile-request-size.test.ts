@@ -12,7 +12,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { BridgeRequest } from '../../host/supervisor/index.js';
 import type { CallScope } from '../../host/bridge/index.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { startSecurityGateway, type Json, type SecurityGateway } from './harness.js';
+import { startSecurityGateway, type Json, type SecurityGateway } from '../helpers/security-gateway.js';
 
 const MAX_BODY = 1024 * 1024;
 const BAD = 'GW_ERR_BRIDGE_BAD_REQUEST';

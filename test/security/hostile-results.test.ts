@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rpcMessages, startSecurityGateway, type Json, type SecurityGateway } from './harness.js';
+import { rpcMessages, startSecurityGateway, type Json, type SecurityGateway } from '../helpers/security-gateway.js';
 
 const MAX_RESULT = 1024 * 1024;
 
@@ -40,7 +40,9 @@ describe('a hostile plugin returning poisonous results', () => {
   let apiKey: string;
 
   before(async () => {
-    gw = await startSecurityGateway({ policy: { plugins: { 'hostile-poison': { limits: { maxResultBytes: MAX_RESULT, cpuMsPerCall: 500 } } } } });
+    // the step limit leaves room for a busy machine: building and counting a huge result is not
+    // what is under test here (a result too deep may still end as a timeout)
+    gw = await startSecurityGateway({ policy: { plugins: { 'hostile-poison': { limits: { maxResultBytes: MAX_RESULT, cpuMsPerCall: 5000 } } } } });
     apiKey = (await gw.createUser('poison@example.com')).apiKey;
   });
 

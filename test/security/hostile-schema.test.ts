@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { startSecurityGateway, type SecurityGateway } from './harness.js';
+import { startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
 
 /** ~2^28 backtracking steps with ^(a+)+$: over a second of blocked event loop on this machine */
 const EVIL = `${'a'.repeat(28)}!`;

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { findSecrets, startSecurityGateway, type SecurityGateway } from './harness.js';
+import { findSecrets, startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
 
 const SECRET = `SECRET-STATE-${randomBytes(6).toString('hex')}`;
 

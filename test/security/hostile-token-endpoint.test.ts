@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { FIXTURE_PLUGINS, rpcMessages, startSecurityGateway, type SecurityGateway } from './harness.js';
+import { FIXTURE_PLUGINS, rpcMessages, startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
 
 describe('a hostile plugin whose OAuth endpoints point inside the network', () => {
   let gw: SecurityGateway;
