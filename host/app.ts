@@ -3,13 +3,15 @@
  * Wires one gateway, in the order it starts: policy and logger → storage (database, users, vault)
  * → bridge and sandbox → connections → metrics, audit and rate limits → engine → meta-tools →
  * plugins → HTTP routes → audit retention; and closes it in the order that loses nothing. Each
- * step is a function of host/wiring.
+ * step is a function of host/wiring, but for the HTTP server and its routes: fastify appears here,
+ * in host/transport and in host/portal only.
  */
-import type { FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Resolver } from './bridge/index.js';
 import type { AuditLineWriter } from './audit/audit.js';
 import type { AuditRetention, AuditRetentionOptions } from './audit/retention.js';
 import type { GatewayConfig } from './config.js';
+import type { PluginCatalog } from './connections/meta-tools.js';
 import type { FullConnectionService } from './connections/service.js';
 import type { ExecutionRateLimiter } from './engine/rate-limit.js';
 import type { EngineDeps } from './engine/execute-single.js';
@@ -20,7 +22,7 @@ import type { PluginReport } from './registry/plugin-loader.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
 import type { Db } from './storage/db.js';
-import type { UserStore } from './storage/users.js';
+import type { User, UserStore } from './storage/users.js';
 import type { Sandbox } from './supervisor/index.js';
 import { registerBridgeMetrics } from './telemetry/bridge-metrics.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
@@ -28,17 +30,21 @@ import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { registerPluginMetrics } from './telemetry/plugin-metrics.js';
 import { registerSandboxMetrics } from './telemetry/sandbox-metrics.js';
 import type { MetaTool } from './meta-tools/types.js';
+import { registerPortal } from './portal/portal.js';
 import { UserRequests } from './transport/caller-auth.js';
+import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surface.js';
+import { registerMcpRoutes } from './transport/mcp-http.js';
+import { registerRestRoutes } from './transport/rest.js';
 import { trackConnections } from './transport/connection-drain.js';
 import { createAudit, startAuditRetention } from './wiring/audit.js';
 import { createConnections } from './wiring/connections.js';
-import { createHttpApp, registerRoutes } from './wiring/http.js';
 import { createMetaTools, pluginCatalog, policyAccess } from './wiring/meta-tools.js';
 import { createPlugins, warnAboutPluginRoots } from './wiring/plugins.js';
 import { createRateLimits } from './wiring/rate-limits.js';
 import { startBridgeAndSandbox } from './wiring/sandbox.js';
 import { closeOnce } from './wiring/shutdown.js';
 import { openStorage } from './wiring/storage.js';
+import { VERSION } from './version.js';
 
 export interface GatewayOptions {
   /** a parsed policy instead of reading config.policyFile (tests) */
@@ -150,4 +156,59 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     },
     close: closeOnce({ closing, auditRetention, sandbox, app, drain, bridge, db }),
   };
+}
+
+/** fastify, configured from the policy's request limits. */
+function createHttpApp(policy: Policy, logger: Logger): FastifyInstance {
+  const receiveMs = policy.requests.receiveTimeoutMs;
+  return Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // what anyone may send without a key (the portal's forms, and anything to a route that does not
+    // exist, which is refused before it is read): POST /mcp and /rest/:integration check the key
+    // before the body and set requests.bodyLimitBytes themselves
+    bodyLimit: Math.min(KEYLESS_BODY_LIMIT, policy.requests.bodyLimitBytes),
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    // a request (headers and body) must arrive within receiveTimeoutMs, or Node answers 408 and
+    // closes the connection: fastify turns Node's limit off, and a client trickling a body held its
+    // connection (and the body so far) for ever, and a shutdown with it
+    requestTimeout: receiveMs,
+    http: { headersTimeout: Math.min(60_000, receiveMs), connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(receiveMs / 4))) },
+  });
+}
+
+interface RouteWiring {
+  config: GatewayConfig;
+  policy: Policy;
+  db: Db;
+  users: UserStore;
+  sandbox: Sandbox;
+  metrics: Metrics;
+  logger: Logger;
+  engine: EngineDeps;
+  connections: FullConnectionService;
+  metaTools: MetaTool[];
+  catalog: PluginCatalog;
+  pluginAllowed(user: User, plugin: string): boolean;
+  requests: UserRequests;
+  metaCalls: ExecutionRateLimiter;
+}
+
+/** Every route, in order: health and metrics, MCP, REST, the portal. */
+function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
+  const { config, policy } = w;
+  registerHttpSurface(app, { metrics: w.metrics, db: w.db, sandbox: w.sandbox, config });
+  registerMcpRoutes(app, {
+    users: w.users,
+    metaTools: () => w.metaTools,
+    version: VERSION,
+    logger: w.logger,
+    metaCalls: w.metaCalls,
+    bodyLimit: policy.requests.bodyLimitBytes,
+    maxBatch: policy.requests.maxBatch,
+    maxBatchResultBytes: policy.requests.maxBatchResultBytes,
+    requests: w.requests,
+  });
+  registerRestRoutes(app, { engine: w.engine, users: w.users, connections: w.connections, publicUrl: config.publicUrl, requests: w.requests, bodyLimit: policy.requests.bodyLimitBytes, metaCalls: w.metaCalls });
+  registerPortal(app, { db: w.db, users: w.users, connections: w.connections, registry: w.catalog, publicUrl: config.publicUrl, allowed: w.pluginAllowed, logger: w.logger });
 }

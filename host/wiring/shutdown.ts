@@ -3,7 +3,6 @@
  * The gateway's close, in the one order that loses nothing: stop intake and let calls in flight
  * finish, then close the sandbox, the bridge and the database they use.
  */
-import type { FastifyInstance } from 'fastify';
 import type { AuditRetention } from '../audit/retention.js';
 import type { Bridge } from '../bridge/index.js';
 import type { Db } from '../storage/db.js';
@@ -15,7 +14,8 @@ export interface Running {
   closing: AbortController;
   auditRetention: AuditRetention;
   sandbox: Sandbox;
-  app: FastifyInstance;
+  /** the HTTP server: closing it stops intake and waits for the requests in flight */
+  app: { close(): PromiseLike<unknown> };
   drain: ConnectionDrain;
   bridge: Bridge;
   db: Db;
