@@ -100,6 +100,7 @@ describe('SVG active content', () => {
     assert.equal(svgProblem(big), undefined);
     const unterminated = svg(`<!-- ${'x'.repeat(5_000_000)}`);
     assert.match(String(svgProblem(unterminated)), /cannot be read as plain XML/);
-    assert.ok(performance.now() - started < 5000, `${Math.round(performance.now() - started)} ms`);
+    // quadratic on 5 million characters would take hours: the bound leaves a busy machine room
+    assert.ok(performance.now() - started < 30_000, `${Math.round(performance.now() - started)} ms`);
   });
 });
