@@ -19,7 +19,7 @@ import type { User } from '../storage/users.js';
 import { REDACT_PATHS } from '../telemetry/logger.js';
 import { freePort } from './free-port.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are arbitrary JSON
+// Answers are arbitrary JSON.
 export type Json = any;
 
 export interface McpAnswer {

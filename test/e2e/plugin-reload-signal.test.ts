@@ -18,7 +18,7 @@ import { writeRelo } from '../helpers/reload-plugins.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { spawnServer, type ServerProcess } from '../load/server-process.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read as JSON
+// Answers are read as JSON.
 type Json = any;
 
 describe('reloading the plugins of a running server process', () => {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fuzzed answers are arbitrary JSON
+// Fuzzed answers are arbitrary JSON.
 export type Json = any;
 
 export interface Answer {

@@ -19,7 +19,7 @@ import { createLogger, type Logger } from '../../host/telemetry/logger.js';
 import { freePort } from './free-port.js';
 
 /** An execute_tools item, loosely typed for assertions: {result} or {error, code, …}. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result shapes
+// Tests read arbitrary result shapes.
 export type Item = { result?: any; error?: string; code?: string; [key: string]: any };
 
 export interface StartGatewayOptions {

@@ -22,7 +22,7 @@ const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const UPSTREAM_DELAY_MS = 400;
 const BATCH = 24;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 const batchOf = (run: string): Json => ({ executions: Array.from({ length: BATCH }, (_, i) => ({ tool: 'http_get', args: { path: `/${run}/${i}` } })) });

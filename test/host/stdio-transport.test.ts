@@ -18,7 +18,7 @@ import { startGateway, stdioCommand, type TestGateway } from '../helpers/gateway
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const LIMIT = 4096;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 /** Reads newline-delimited JSON from a stream; `next(pred)` resolves with the first matching message. */
