@@ -132,7 +132,7 @@ export async function capBatch(items: unknown[], opts: CapOptions): Promise<stri
       if (!s) {
         let p = prepared.get(i);
         if (!p) {
-          p = { json: JSON.stringify((item as { result: unknown }).result) };
+          p = { json: JSON.stringify(item.result) };
           prepared.set(i, p);
         }
         const json = p.json;

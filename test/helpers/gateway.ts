@@ -83,7 +83,7 @@ function selectPlugins(names: string[], into: string): string {
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-test-'));
   const policyInput: Record<string, unknown> = { ...(options.policy ?? {}) };
-  policyInput['upstreams'] = { ...((policyInput['upstreams'] as Record<string, string>) ?? {}), ...(options.upstreams ?? {}) };
+  policyInput['upstreams'] = { ...(policyInput['upstreams'] ?? {}), ...(options.upstreams ?? {}) };
   const sandboxInput = { workers: options.workers ?? 2, ...((policyInput['sandbox'] as Record<string, unknown>) ?? {}) };
   policyInput['sandbox'] = sandboxInput;
   const policy = parsePolicy(policyInput, 'test policy');

@@ -33,7 +33,7 @@ function messagesFrom(stream: NodeJS.ReadableStream) {
       const line = rest.slice(0, nl);
       rest = rest.slice(nl + 1);
       if (!line.trim()) continue;
-      const m = JSON.parse(line) as Json;
+      const m = JSON.parse(line);
       seen.push(m);
       waiters = waiters.filter((w) => (w.pred(m) ? (w.resolve(m), false) : true));
     }
