@@ -3,7 +3,6 @@
  * Wires one gateway: policy → database → vault → plugins → sandbox and bridge → connections →
  * engine → meta-tools → fastify routes. fastify appears here and in host/transport only.
  */
-import fs from 'node:fs';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createSandbox, probePlugin, type Sandbox } from './supervisor/index.js';
 import { createBridge, createUpstreamMapper, type Resolver } from './bridge/index.js';
@@ -265,6 +264,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
 
   const receiveMs = policy.requests.receiveTimeoutMs;
   const app: FastifyInstance = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without it Fastify's type takes pino's Logger and app no longer fits FastifyInstance
     loggerInstance: logger as FastifyBaseLogger,
     // what anyone may send without a key (the portal's forms, and anything to a route that does not
     // exist, which is refused before it is read): POST /mcp and /rest/:integration check the key

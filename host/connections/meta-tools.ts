@@ -317,5 +317,5 @@ export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaToo
     },
   };
 
-  return [listIntegrations, connect, waitForConnection, disconnect] as unknown as MetaTool[];
+  return [listIntegrations, connect, waitForConnection, disconnect];
 }

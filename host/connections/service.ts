@@ -141,7 +141,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
    */
   async function truthful(row: ConnectionRow | undefined): Promise<ConnectionRow | undefined> {
     if (!row || row.status !== 'connected' || row.expires_at === null || row.expires_at > now()) return row;
-    let refreshable = true;
+    let refreshable: boolean;
     try {
       refreshable = openSecret(deps.vault, row.id, row.secret, row.integration).refreshToken !== undefined;
     } catch {

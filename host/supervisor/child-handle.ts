@@ -112,7 +112,7 @@ export class ChildHandle {
     };
     if (options.faultInjection) env['WB_SANDBOX_FAULT_INJECTION'] = '1';
     if (options.traceHops) env['WB_SANDBOX_TRACE_HOPS'] = '1';
-    for (const k of ENV_KEEP) if (process.env[k] !== undefined) env[k] = process.env[k] as string;
+    for (const k of ENV_KEEP) if (process.env[k] !== undefined) env[k] = process.env[k];
     this.#proc = fork(ENTRY, [], {
       execArgv: ['--no-node-snapshot', ...SANDBOX_V8_FLAGS, ...options.execArgv],
       env,
@@ -286,7 +286,7 @@ export class ChildHandle {
       // the bridge holds the response body in its buffer budget until the answer is written
       let written: () => void = () => undefined;
       const delivered = new Promise<void>((resolve) => (written = resolve));
-      Promise.resolve()
+      void Promise.resolve()
         .then(() => call.http(m.request, delivered))
         .catch((): BridgeResult => ({ ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } }))
         .then((result) => {

@@ -192,6 +192,7 @@ async function main(): Promise<void> {
   const memoryStats = (id: number): void => {
     const seq = ++memorySeq;
     const reports: WorkerMemory[] = [];
+    // eslint-disable-next-line prefer-const -- declared before done(), which clears it, so that done() never meets it uninitialised
     let timer: NodeJS.Timeout | undefined;
     const done = (): void => {
       if (!memoryQueries.delete(seq)) return;
