@@ -41,8 +41,8 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-bench-'));
   const input: Record<string, unknown> = { ...(options.policy ?? {}) };
   // every bench caller is one user: its clients (up to --clients) must not meet the per-user bound
-  input['requests'] = { maxInFlightPerUser: 1_000_000, ...((input['requests'] as Record<string, unknown>) ?? {}) };
-  input['upstreams'] = { ...((input['upstreams'] as Record<string, string>) ?? {}), [FIXTURE_ORIGIN]: options.upstreamOrigin };
+  input['requests'] = { maxInFlightPerUser: 1_000_000, ...(input['requests'] ?? {}) };
+  input['upstreams'] = { ...(input['upstreams'] ?? {}), [FIXTURE_ORIGIN]: options.upstreamOrigin };
   const policy = parsePolicy(input, 'bench policy');
   const config: GatewayConfig = {
     port: 0,

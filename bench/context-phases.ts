@@ -46,7 +46,7 @@ function phases(source: string): Record<Phase, string> & { cpuPerContext: string
     const context = isolate.createContextSync();
     const t1 = now();
     context.global.setSync('__wb_bridge', new ivm.Callback(() => undefined, { ignored: true }));
-    const entry = setup.runSync(context, { reference: true }) as unknown as ivm.Reference;
+    const entry = setup.runSync(context, { reference: true });
     const t2 = now();
     const module = isolate.compileModuleSync(source, { filename: 'file:///plugin.js' });
     const t3 = now();

@@ -89,7 +89,7 @@ export function e2eRatios(results: E2eRow['results']): E2eRatios {
     ['seedMcpOverHandler', over('seed-mcp', 'baseline')],
     ['seedRestOverHandler', over('seed-rest', 'baseline')],
   ];
-  return Object.fromEntries(entries.filter(([, v]) => v !== undefined)) as E2eRatios;
+  return Object.fromEntries(entries.filter(([, v]) => v !== undefined));
 }
 
 export function e2eCases(): E2eCase[] {

@@ -114,7 +114,7 @@ export function createInProcessRunner(registry: Registry): InProcessRunner {
       }
       let resultJson: string | undefined;
       try {
-        resultJson = JSON.stringify(value) as string | undefined;
+        resultJson = JSON.stringify(value);
       } catch (err) {
         return fail('GW_ERR_SANDBOX_RESULT_INVALID', err);
       }

@@ -55,7 +55,7 @@ async function measure(serialization: 'json' | 'advanced', messages: number): Pr
 
 async function main(): Promise<void> {
   if (process.argv.includes('--echo')) {
-    process.on('message', (m) => process.send?.(m as object));
+    process.on('message', (m) => process.send?.(m));
     return;
   }
   const { values } = parseArgs({ options: { messages: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' } } });

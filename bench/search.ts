@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     progress: async () => undefined,
     requestId: 'bench',
   };
-  const handler = (q: string): Promise<unknown> => searchTools.handler(ctx, { query: q.slice(0, 500), limit: 10 } as never);
+  const handler = (q: string): Promise<unknown> => searchTools.handler(ctx, { query: q.slice(0, 500), limit: 10 });
   await time(500, queries, handler);
   const meta = summarise(await time(iterations, queries, handler));
   const build = summarise(builds);

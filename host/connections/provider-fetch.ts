@@ -46,7 +46,7 @@ export function createProviderFetch(options: ProviderFetchOptions): typeof fetch
       if (cause?.code === 'WB_ADDRESS_BLOCKED') throw new ProviderAddressError(`provider endpoint ${url.hostname} resolves to a private address`);
       throw err;
     });
-    return res as unknown as Response;
+    return res;
   };
-  return providerFetch as typeof fetch;
+  return providerFetch;
 }

@@ -131,7 +131,8 @@ async function readCapped(res: Response, what: string, maxBytes: number): Promis
     throw tooLarge();
   }
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  // @types/node types a fetch body as ReadableStream<any>; its chunks are bytes.
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -178,8 +179,8 @@ export async function readTokenResponse(res: Response, what: string, tokenPath?:
   }
   const body = parseBody(text, contentType);
   // redacted before they are clipped: a clip must not leave the start of a secret behind
-  const errorCode = body && typeof body['error'] === 'string' ? redactSent(body['error'] as string, sent) : undefined;
-  const errorText = body && typeof body['error_description'] === 'string' ? `: ${clip(redactSent(body['error_description'] as string, sent), PROVIDER_TEXT_MAX.description)}` : '';
+  const errorCode = body && typeof body['error'] === 'string' ? redactSent(body['error'], sent) : undefined;
+  const errorText = body && typeof body['error_description'] === 'string' ? `: ${clip(redactSent(body['error_description'], sent), PROVIDER_TEXT_MAX.description)}` : '';
   if (errorCode || (body && body['ok'] === false)) {
     const raw = errorCode ?? 'unknown_error';
     // the same clipped code on every path, and as providerCode
@@ -195,7 +196,7 @@ export async function readTokenResponse(res: Response, what: string, tokenPath?:
   // Providers that nest the first token (Slack's authed_user) answer refreshes at the top level:
   // fall back to the top level when the nested object is absent but the top level has a token.
   const nested = pick(body, tokenPath);
-  const topLevelToken = tokenPath !== undefined && typeof (body as Record<string, unknown>)['access_token'] === 'string';
+  const topLevelToken = tokenPath !== undefined && typeof body['access_token'] === 'string';
   const token = (nested === null || typeof nested !== 'object') && topLevelToken ? body : nested;
   if (token === null || typeof token !== 'object') throw new OAuthError('bad_response', `${what}: the token response has no object at "${tokenPath}"`);
   const t = token as Record<string, unknown>;

@@ -156,7 +156,7 @@ let compiled: Compiled | undefined;
 function relate(map: Map<string, Map<string, number>>, from: string, to: string, w: number): void {
   if (from === to) return;
   let m = map.get(from);
-  if (!m) map.set(from, (m = new Map()));
+  if (!m) map.set(from, (m = new Map<string, number>()));
   if ((m.get(to) ?? 0) < w) m.set(to, w);
 }
 

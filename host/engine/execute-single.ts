@@ -54,9 +54,9 @@ export interface Caller {
   /** REST: the path's integration; tools of other integrations resolve to nothing */
   integration?: string;
   /** bytes of results the rest of this batch may still return (shared by its executions) */
-  resultBudget?: { remaining: number };
+  resultBudget?: { remaining: number } | undefined;
   /** whether the request's API key is still valid (not revoked since the request came); asked before each execution starts */
-  keyValid?: () => Promise<boolean>;
+  keyValid?: (() => Promise<boolean>) | undefined;
   /**
    * Aborted when the client cancels the request (MCP `notifications/cancelled`; a dropped
    * connection is not a cancellation): executions not yet started are not started, and the

@@ -95,5 +95,5 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
     },
   };
 
-  return [executeTools, continueToolResult, whoami] as unknown as MetaTool[];
+  return [executeTools, continueToolResult, whoami];
 }

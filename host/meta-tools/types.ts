@@ -24,9 +24,9 @@ export interface MetaToolContext {
   /** a request id for logs and audit */
   requestId: string;
   /** whether the API key of the request is still valid (HTTP; stdio has no key) */
-  keyValid?: () => Promise<boolean>;
+  keyValid?: (() => Promise<boolean>) | undefined;
   /** bytes of results the whole HTTP request may still return, shared by its execute_tools calls */
-  resultBudget?: { remaining: number };
+  resultBudget?: { remaining: number } | undefined;
 }
 
 /** What a meta-tool returns: JSON for the text block, plus optional image blocks. */

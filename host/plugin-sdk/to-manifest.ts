@@ -77,7 +77,7 @@ export function inputJsonSchema(toolName: string, input: unknown): Record<string
   if (dropped) throw new DefinitionError(`tool "${toolName}": ${dropped}`);
   let schema: Record<string, unknown>;
   try {
-    schema = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
+    schema = z.toJSONSchema(input, { io: 'input' });
   } catch (err) {
     throw new DefinitionError(`tool "${toolName}": input cannot be expressed as JSON Schema: ${(err as Error).message}`);
   }

@@ -10,7 +10,8 @@ import type { Policy } from './schema.js';
 export function sandboxLimits(policy: Policy, pluginName: string): SandboxLimits {
   return {
     ...policy.limits,
-    ...((Object.hasOwn(policy.plugins, pluginName) ? policy.plugins[pluginName]?.limits : undefined) ?? {}),
+    // Parsed from JSON, an override's key is a number or absent, never undefined.
+    ...(((Object.hasOwn(policy.plugins, pluginName) ? policy.plugins[pluginName]?.limits : undefined) ?? {}) as Partial<SandboxLimits>),
     maxRequestBodyBytes: policy.http.maxRequestBodyBytes,
   };
 }

@@ -93,7 +93,7 @@ function compileValidator(tool: ToolManifest): z.ZodType {
   try {
     // Patterns are checked with RE2 after zod, never as backtracking RegExps (see patterns.ts).
     const { stripped, check } = separatePatterns(tool.inputSchema);
-    const base = z.fromJSONSchema(stripped as Parameters<typeof z.fromJSONSchema>[0]);
+    const base = z.fromJSONSchema(stripped);
     if (!check) return base;
     return base.superRefine((value, ctx) => {
       const issues: PatternIssue[] = [];

@@ -24,7 +24,7 @@ type Sentinel = { _mcpImage: ImageSentinel };
 
 function isImageSentinel(v: unknown): v is Sentinel {
   if (typeof v !== 'object' || v === null || !('_mcpImage' in v)) return false;
-  const img = (v as { _mcpImage: unknown })._mcpImage;
+  const img = v._mcpImage;
   return typeof img === 'object' && img !== null && typeof (img as { data?: unknown }).data === 'string' && typeof (img as { mimeType?: unknown }).mimeType === 'string';
 }
 

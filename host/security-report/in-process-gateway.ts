@@ -19,7 +19,7 @@ import type { User } from '../storage/users.js';
 import { REDACT_PATHS } from '../telemetry/logger.js';
 import { freePort } from './free-port.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are arbitrary JSON
+// Answers are arbitrary JSON.
 export type Json = any;
 
 export interface McpAnswer {
@@ -68,13 +68,13 @@ export interface InProcessGatewayOptions {
 export function rpcMessages(text: string): Json[] {
   const trimmed = text.trim();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    const v = JSON.parse(trimmed) as Json;
+    const v = JSON.parse(trimmed);
     return Array.isArray(v) ? v : [v];
   }
   return trimmed
     .split(/\r?\n/)
     .filter((l) => l.startsWith('data:'))
-    .map((l) => JSON.parse(l.slice(5)) as Json);
+    .map((l) => JSON.parse(l.slice(5)));
 }
 
 /** A pino logger at debug level whose lines land in `lines`. */

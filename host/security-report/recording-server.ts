@@ -26,7 +26,7 @@ export interface UpstreamReply {
   /** the reason phrase of the status line (default: the standard one) */
   statusText?: string;
   /** a header given several values is sent as that many lines */
-  headers?: Record<string, string | string[]>;
+  headers?: Record<string, string | string[]> | undefined;
   /** sent as JSON */
   json?: unknown;
   /** sent as is (text, or bytes such as an image) */

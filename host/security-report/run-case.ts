@@ -36,7 +36,7 @@ const CRASHES = ['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_UNAVAILABLE', 'GW_ERR
 
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 /** Control characters written as escapes, so that one line of the report stays one line. */
-// eslint-disable-next-line no-control-regex -- these are the characters to escape
+// These are the characters to escape.
 const printable = (s: string): string => s.replace(/[\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const clip = (s: string, n = 200): string => printable(s.length > n ? s.slice(0, n) + '…' : s);
 /** A find of findSecrets, with JSON's nested escaping of quotes undone so that it reads. */

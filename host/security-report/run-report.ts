@@ -68,9 +68,9 @@ function attackPolicy(file: string, plugins: readonly AttackPlugin[], upstreamOr
   const input = { ...loadPolicyFile(file) } as Record<string, unknown>;
   const upstreams = Object.fromEntries(ATTACK_UPSTREAMS.map((o) => [o, upstreamOrigin]));
   const limits = Object.fromEntries(plugins.map((p) => [p.name, { limits: { ...((input['plugins'] as Record<string, { limits?: object }>)?.[p.name]?.limits ?? {}), ...ATTACK_LIMITS } }]));
-  input['upstreams'] = { ...((input['upstreams'] as object) ?? {}), ...upstreams };
-  input['plugins'] = { ...((input['plugins'] as object) ?? {}), ...limits };
-  input['tenants'] = { ...((input['tenants'] as object) ?? {}), [OUTSIDER_TENANT]: { allowPlugins: [], denyPlugins: ['attack-cross-user'], allowTools: [], denyTools: [] } };
+  input['upstreams'] = { ...(input['upstreams'] ?? {}), ...upstreams };
+  input['plugins'] = { ...(input['plugins'] ?? {}), ...limits };
+  input['tenants'] = { ...(input['tenants'] ?? {}), [OUTSIDER_TENANT]: { allowPlugins: [], denyPlugins: ['attack-cross-user'], allowTools: [], denyTools: [] } };
   const overlay = [
     `upstreams: ${ATTACK_UPSTREAMS.join(', ')} → the hostile upstream on 127.0.0.1`,
     `plugins.attack-*.limits: ${Object.entries(ATTACK_LIMITS).map(([k, v]) => `${k} ${v}`).join(', ')}`,

@@ -47,7 +47,7 @@ async function callOverMcp(env: ReportEnv, caller: Caller, tool: string, args: u
   const content: Json[] = Array.isArray(r.answer?.result?.content) ? r.answer.result.content : [];
   const text = content.find((c) => c?.type === 'text')?.text;
   let item: Json = noItem(`MCP answered ${r.status} without a result: ${r.text.slice(0, 200)}`);
-  if (typeof text === 'string') item = (JSON.parse(text) as Json).results?.[0] ?? noItem(`no item in ${text.slice(0, 200)}`);
+  if (typeof text === 'string') item = (JSON.parse(text)).results?.[0] ?? noItem(`no item in ${text.slice(0, 200)}`);
   return { item, blocks: content.filter((c) => c?.type !== 'text'), rpcMessages: r.messages.length };
 }
 

@@ -39,9 +39,10 @@ const INT8 = 20;
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8 && format !== 'binary') return (v: string) => Number(v);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- pg's own parser for every other type, typed any by @types/pg
     return pg.types.getTypeParser(oid, format);
   },
-} as pg.CustomTypesConfig;
+};
 
 type Queryable = Pick<pg.Pool, 'query'>;
 

@@ -31,7 +31,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SandboxLogger, StrikeStore, StruckPlugin } from './sandbox-options.js';
-import { Quarantine, type Quarantined } from './quarantine.js';
+import type { Quarantine, Quarantined } from './quarantine.js';
 
 const LOG_EVERY_MS = 60_000;
 

@@ -120,7 +120,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     // The SDK refuses (406) a POST whose Accept lacks either type; the check here keeps a JSON
     // answer tied to a client that said it takes one, whatever the SDK does.
     const acceptsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: acceptsJson && !needsStream(request.body) });
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: acceptsJson && !needsStream(request.body) });
     finished(reply.raw, () => {
       void transport.close();
       void server.close();

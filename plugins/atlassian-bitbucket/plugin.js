@@ -226,7 +226,7 @@ function textWindow(text, offset2, max) {
 // src/api.ts
 var WEB = "https://bitbucket.org";
 function parseError(text) {
-  let data = null;
+  let data;
   try {
     data = text ? JSON.parse(text) : null;
   } catch {
@@ -778,7 +778,7 @@ var getFileContent = defineTool({
     const base = { path: a.path || "", ref: a.ref || ref };
     const bytes = res.data;
     if (/^application\/json/i.test(String(res.headers.get("content-type") || ""))) {
-      let page = null;
+      let page;
       try {
         page = JSON.parse(new TextDecoder().decode(bytes));
       } catch {

@@ -260,7 +260,7 @@ var statusOf = (err) => err && typeof err === "object" ? err.status : void 0;
 var isHex = (c) => c >= "0" && c <= "9" || c >= "a" && c <= "f";
 function bareId(s) {
   const lower = s.toLowerCase();
-  let hex = "";
+  let hex;
   if (lower.length === 32) hex = lower;
   else if (lower.length === 36 && lower[8] === "-" && lower[13] === "-" && lower[18] === "-" && lower[23] === "-") hex = lower.split("-").join("");
   else return null;

@@ -17,7 +17,7 @@ const MEMORY_THROWN = /^(RangeError: )?(Array buffer allocation failed|Invalid s
 
 /** Cleans a message that came out of plugin code: no control characters, bounded length. */
 export function cleanMessage(message: string, max = 2000): string {
-  // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+  // Stripping control characters is the point.
   return message.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ').slice(0, max);
 }
 

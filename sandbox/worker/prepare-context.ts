@@ -161,7 +161,7 @@ function prepareOnThisThread(isolate: ivm.Isolate, source: string, timeoutMs: nu
   const router: PreparedContext['router'] = { current: null };
   const callback = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload), { ignored: true });
   context.global.setSync('__wb_bridge', callback);
-  const entry = setup.runSync(context, { timeout: timeoutMs, reference: true }) as unknown as ivm.Reference;
+  const entry = setup.runSync(context, { timeout: timeoutMs, reference: true });
   made.unshift(entry);
   if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
   const module = compileModule(isolate, source);

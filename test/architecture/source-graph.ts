@@ -61,7 +61,7 @@ function importsOf(file: string, node: ts.SourceFile): SourceImport[] {
     if (ts.isImportDeclaration(n)) add(n.moduleSpecifier, n.importClause?.isTypeOnly === true, n);
     else if (ts.isExportDeclaration(n)) add(n.moduleSpecifier, n.isTypeOnly, n);
     else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) add(n.arguments[0], false, n);
-    else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) add(n.argument.literal as ts.Expression, true, n);
+    else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) add(n.argument.literal, true, n);
     ts.forEachChild(n, visit);
   };
   visit(node);

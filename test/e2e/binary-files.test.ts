@@ -40,13 +40,15 @@ describe('files as bytes through the gateway', () => {
       req.on('end', () => {
         if (req.method === 'GET' && req.url === '/logo.png') {
           res.writeHead(200, { 'content-type': 'image/png' });
-          return res.end(IMAGE);
+          res.end(IMAGE);
+          return;
         }
         if (req.method === 'POST' && req.url === '/upload') {
           const body = Buffer.concat(chunks);
           uploads.push({ contentType: String(req.headers['content-type']), body });
           res.writeHead(201, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify({ id: 'att-1', bytes: body.length }));
+          res.end(JSON.stringify({ id: 'att-1', bytes: body.length }));
+          return;
         }
         res.writeHead(404).end();
       });

@@ -196,7 +196,7 @@ describe('connect flow through a provider that signs people in on a second origi
       email: 'jira-user@example.com',
       upstreams: { 'https://auth.atlassian.com': mock.origin },
       env: { ATLASSIAN_JIRA_CLIENT_ID: mock.clientId, ATLASSIAN_JIRA_CLIENT_SECRET: mock.clientSecret },
-      logger: pino({ level: 'silent' }) as Logger,
+      logger: pino({ level: 'silent' }),
       logLevel: 'silent',
     }));
   });

@@ -18,7 +18,7 @@ import { writeRelo } from '../helpers/reload-plugins.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read as JSON
+// Answers are read as JSON.
 type Json = any;
 
 describe('reloading the plugins of a running server process', () => {
@@ -72,7 +72,7 @@ describe('reloading the plugins of a running server process', () => {
     fs.writeFileSync(path.join(relo(), 'manifest.json'), '{ "name": "relo", "version": "1.3.0" }');
     const refused = runCli(env, 'plugins', 'reload', '--json');
     assert.equal(refused.code, 1, refused.stderr);
-    const answer = JSON.parse(refused.stdout) as Json;
+    const answer = JSON.parse(refused.stdout);
     assert.equal(answer.servers.length, 1);
     assert.equal(answer.servers[0].pid, server.proc.pid);
     assert.deepEqual(answer.servers[0].report.refused.map((r: Json) => [r.file, r.code, r.keepsServing]), [[path.join(relo(), 'manifest.json'), 'GW_ERR_PLUGIN_INVALID', 'relo@1.2.0']]);

@@ -22,7 +22,7 @@ import { writeFolder, writePing, writeRelo } from '../helpers/reload-plugins.js'
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- log lines and answers are read as JSON
+// Log lines and answers are read as JSON.
 type Json = any;
 
 describe('plugins reloaded into a running gateway', () => {

@@ -21,7 +21,7 @@ import { startUpstream, type Upstream } from '../helpers/upstream.js';
 const PLUGIN_DIRS = [path.join(PACKAGE_ROOT, 'test', 'fixtures', 'image-plugins'), path.join(PACKAGE_ROOT, 'test', 'fixtures', 'binary-plugins')];
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result shapes
+// Tests read arbitrary result shapes.
 type Json = any;
 
 const returning = (result: unknown): { tool: string; args: { result: unknown } } => ({ tool: 'images_return', args: { result } });

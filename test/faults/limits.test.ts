@@ -77,7 +77,7 @@ describe('limits: per-user and per-tenant rate limits', () => {
     const items = r.json.results as Item[];
     assert.deepEqual(items.slice(0, 3).map((x) => x.result?.text), ['a', 'b', 'c']);
     assert.equal(items[3]?.code, 'GW_ERR_POLICY_RATE_LIMITED');
-    assert.ok(Number.isInteger(items[3]?.retryAfterSec) && items[3]!.retryAfterSec >= 1 && items[3]!.retryAfterSec <= 60, JSON.stringify(items[3]));
+    assert.ok(Number.isInteger(items[3]?.retryAfterSec) && items[3].retryAfterSec >= 1 && items[3].retryAfterSec <= 60, JSON.stringify(items[3]));
     const single = await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'e' } });
     assert.equal(single.status, 429);
     assert.equal(single.json.code, 'GW_ERR_POLICY_RATE_LIMITED');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fuzzed answers are arbitrary JSON
+// Fuzzed answers are arbitrary JSON.
 export type Json = any;
 
 export interface Answer {
@@ -27,9 +27,9 @@ export function mcpMessages(a: Answer): Json[] {
     return a.text
       .split(/\r?\n/)
       .filter((l) => l.startsWith('data:'))
-      .map((l) => JSON.parse(l.slice(5)) as Json);
+      .map((l) => JSON.parse(l.slice(5)));
   }
-  const v = JSON.parse(a.text) as Json;
+  const v = JSON.parse(a.text);
   return Array.isArray(v) ? v : [v];
 }
 

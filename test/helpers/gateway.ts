@@ -19,7 +19,7 @@ import { createLogger, type Logger } from '../../host/telemetry/logger.js';
 import { freePort } from './free-port.js';
 
 /** An execute_tools item, loosely typed for assertions: {result} or {error, code, …}. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result shapes
+// Tests read arbitrary result shapes.
 export type Item = { result?: any; error?: string; code?: string; [key: string]: any };
 
 export interface StartGatewayOptions {
@@ -83,7 +83,7 @@ function selectPlugins(names: string[], into: string): string {
 export async function startGateway(options: StartGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-test-'));
   const policyInput: Record<string, unknown> = { ...(options.policy ?? {}) };
-  policyInput['upstreams'] = { ...((policyInput['upstreams'] as Record<string, string>) ?? {}), ...(options.upstreams ?? {}) };
+  policyInput['upstreams'] = { ...(policyInput['upstreams'] ?? {}), ...(options.upstreams ?? {}) };
   const sandboxInput = { workers: options.workers ?? 2, ...((policyInput['sandbox'] as Record<string, unknown>) ?? {}) };
   policyInput['sandbox'] = sandboxInput;
   const policy = parsePolicy(policyInput, 'test policy');

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 export async function callJson(client: Client, name: string, args: Record<string, unknown>): Promise<{ json: any; isError: boolean }> {
   const res = await client.callTool({ name, arguments: args });
   const content = res.content as { type: string; text: string }[];

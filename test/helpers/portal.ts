@@ -96,7 +96,7 @@ export function browser(app: FastifyInstance): Browser {
       ...(payload !== undefined ? { payload } : {}),
     });
     keep(res.headers['set-cookie']);
-    return { status: res.statusCode, headers: res.headers, body: res.body, location: res.headers.location as string | undefined };
+    return { status: res.statusCode, headers: res.headers, body: res.body, location: res.headers.location };
   };
   return {
     cookies,

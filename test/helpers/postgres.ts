@@ -73,7 +73,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${(err as { stderr?: string }).stderr ?? (err as Error).message}`);
   }
-  let port = 0;
+  let port: number;
   for (let attempt = 0; ; attempt++) {
     port = await freePort();
     const opts = `-k ${dir} -h 127.0.0.1 -p ${port} -F -c full_page_writes=off -c synchronous_commit=off -c max_connections=100`;

@@ -28,8 +28,8 @@ export interface SecurityGatewayOptions {
 
 export async function startSecurityGateway(options: SecurityGatewayOptions = {}): Promise<SecurityGateway> {
   const input: Record<string, unknown> = { ...(options.policy ?? {}) };
-  input['upstreams'] = { ...((input['upstreams'] as Record<string, string>) ?? {}), ...(options.upstreams ?? {}) };
-  input['sandbox'] = { workers: 2, ...((input['sandbox'] as Record<string, unknown>) ?? {}) };
+  input['upstreams'] = { ...(input['upstreams'] ?? {}), ...(options.upstreams ?? {}) };
+  input['sandbox'] = { workers: 2, ...(input['sandbox'] ?? {}) };
   return startInProcessGateway({ policy: input, pluginDirs: options.pluginDirs ?? [FIXTURE_PLUGINS, HOSTILE_PLUGINS], env: options.env ?? {} });
 }
 

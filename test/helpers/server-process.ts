@@ -69,8 +69,8 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
   const proc = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached === true });
   let stdout = '';
   let stderr = '';
-  proc.stdout!.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-1_000_000)));
-  proc.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-1_000_000)));
+  proc.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-1_000_000)));
+  proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-1_000_000)));
   const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const url = `http://127.0.0.1:${port}`;
   let alive = true;

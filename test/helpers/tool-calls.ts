@@ -9,7 +9,7 @@ import type { TestGateway } from './gateway.js';
 
 export interface ToolCalls {
   /** runs the tool and returns its result, failing the test when the execution failed */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON results
+  // Tests read arbitrary JSON results.
   ok(tool: string, args: Record<string, unknown>, apiKey?: string): Promise<any>;
   /** runs the tool, asserts it failed with `pattern` and no secret in the message, and returns the message */
   fails(tool: string, args: Record<string, unknown>, pattern: RegExp, apiKey?: string): Promise<string>;

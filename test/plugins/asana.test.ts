@@ -13,7 +13,7 @@ import type { TestGateway } from '../helpers/gateway.js';
 import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { RecordedRequest, Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'asana-access-token-0123456789';
 const BASE = '/api/1.0';

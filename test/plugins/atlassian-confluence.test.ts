@@ -14,7 +14,7 @@ import type { TestGateway } from '../helpers/gateway.js';
 import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'confluence-access-token-0123456789';
 const RESOURCES = '/oauth/token/accessible-resources';

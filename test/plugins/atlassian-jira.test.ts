@@ -6,13 +6,13 @@
  * token) and its slim result come from one table; then site selection, the error mappings, and a
  * lone surrogate in a query or path value (sent as U+FFFD, not a failure).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
 import { usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { RecordedRequest, Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'jira-access-token-0123456789';
 const RESOURCES = '/oauth/token/accessible-resources';

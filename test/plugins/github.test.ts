@@ -7,11 +7,11 @@
  * second table covers the error mappings (401, missing scope, SSO, rate limits, 404, 405, 409,
  * 422, 5xx) and argument validation, including a `page` cursor with a malformed percent-escape.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
 import { usePluginGateway } from '../helpers/plugin-gateway.js';
-import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'gho_github_plugin_test_token_0001';
 const SHA = 'a'.repeat(40);

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { TestGateway } from '../helpers/gateway.js';
 import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
-import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'glpat_gitlab_plugin_test_token_0001';
 const SHA = 'a'.repeat(40);
@@ -279,7 +279,7 @@ const cases: Case[] = [
         ],
         headers: next(2),
       },
-    } as Expected],
+    }],
     check: (r) => {
       const [a, big, png] = r['files'] as Json[];
       assert.deepEqual(a, { old_path: 'src/a.py', new_path: 'src/a.py', change: 'modified', diff: '@@ -1 +1 @@\n-a\n+b\n' });

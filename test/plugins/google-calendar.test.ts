@@ -8,13 +8,13 @@
  * (401, 403 scopes vs 403 rate limits vs organizer-only, 404, 409, 410, 429) and bad inputs refused
  * before any request (end before start, unknown zone, no offset, impossible dates).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
 import { usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.calendar-access-token-0123456789';
 const BASE = '/calendar/v3';
@@ -202,7 +202,7 @@ describe('google-calendar times and Meet', () => {
   test('an all-day event moved by its start keeps its length in days; a timed event can become all-day', async () => {
     route({ 'GET /calendars/primary/events/ev2': { json: ALL_DAY }, 'PATCH /calendars/primary/events/ev2': { json: ALL_DAY } });
     await ok('calendar_update_event', { eventId: 'ev2', start: '2026-03-30' });
-    assert.deepEqual((upstream.requests[1]!.json as any), { start: { date: '2026-03-30', dateTime: null }, end: { date: '2026-04-01', dateTime: null } });
+    assert.deepEqual((upstream.requests[1]!.json), { start: { date: '2026-03-30', dateTime: null }, end: { date: '2026-04-01', dateTime: null } });
     route({ 'PATCH /calendars/primary/events/ev1': { json: RAW_EVENT } });
     await ok('calendar_update_event', { eventId: 'ev1', start: '2026-03-02', end: '2026-03-03' });
     assertCalls([['PATCH', '/calendars/primary/events/ev1', { sendUpdates: 'all' }, { start: { date: '2026-03-02', dateTime: null }, end: { date: '2026-03-03', dateTime: null } }]]);

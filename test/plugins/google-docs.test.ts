@@ -14,7 +14,7 @@ import type { TestGateway } from '../helpers/gateway.js';
 import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.docs-plugin-test-token-0001';
 const ID = '1DoC-aBc_123';

@@ -8,13 +8,13 @@
  * multipart/related upload body, the error mappings (401, 403 scopes vs 403 rate limits, 404,
  * 429, 400) and argument checks made before any request.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
 import { usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { RecordedRequest, Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.drive-plugin-test-token-0001';
 const BASE = '/drive/v3';

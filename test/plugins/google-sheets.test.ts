@@ -7,13 +7,13 @@
  * quotes, "!", titles that look like cells), row checks and bounds, the error mappings (401, 403
  * scopes vs 403/429 rate limits, 403 access, 404, 400) and argument checks made before any request.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
 import { usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'ya29.sheets-plugin-test-token-0001';
 const ID = '1AbC-dEf_123';

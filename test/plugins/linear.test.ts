@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
 import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
-import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'linear-access-token-0123456789';
 type Gateway = TestGateway;

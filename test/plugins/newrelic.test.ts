@@ -43,7 +43,7 @@ function replyWith(up: Upstream, replies: Array<Record<string, unknown> | Upstre
   up.setHandler(() => {
     const next = queue.shift();
     if (!next) return { status: 500, json: { errors: [{ message: 'no more replies in this test' }] } };
-    return 'status' in next || 'body' in next || 'headers' in next ? (next as UpstreamReply) : { json: { data: next } };
+    return 'status' in next || 'body' in next || 'headers' in next ? next : { json: { data: next } };
   });
 }
 

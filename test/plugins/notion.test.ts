@@ -8,13 +8,13 @@
  * by the schema, the id parser (links, dashed and bare ids, refusals before any request), and the
  * error mapping (Notion's `{code, message}`, 400/401/403/404/409/429/5xx).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
 import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
 import { toolCalls } from '../helpers/tool-calls.js';
 import { routeUpstream, type RouteReply } from '../helpers/upstream-routes.js';
-import { type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'notion-access-token-0123456789';
 const BASE = '/v1';

@@ -6,11 +6,11 @@
  * from one table, then the form encoding of writes, the error mappings (HTTP-200 ok:false, 429,
  * non-JSON), paging, and a lone surrogate in a read's query (sent as U+FFFD, as in a write).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
 import { usePluginGateway } from '../helpers/plugin-gateway.js';
-import { type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
+import type { RecordedRequest, Upstream, UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'xoxp-1111-2222-slack-test-token';
 type Gateway = TestGateway;
@@ -40,7 +40,7 @@ function formFields(req: RecordedRequest, structured: string[] = []): Record<str
   const form = new URLSearchParams(req.body);
   const fields: Record<string, unknown> = Object.fromEntries(form);
   assert.equal([...form.keys()].length, Object.keys(fields).length, `no field is sent twice: ${req.body}`);
-  for (const k of structured) if (typeof fields[k] === 'string') fields[k] = JSON.parse(fields[k] as string);
+  for (const k of structured) if (typeof fields[k] === 'string') fields[k] = JSON.parse(fields[k]);
   return fields;
 }
 
@@ -69,7 +69,7 @@ function assertCalls(calls: Call[]): void {
 }
 
 async function run(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return (await gw.execute(tool, args)) as Record<string, unknown>;
+  return (await gw.execute(tool, args));
 }
 
 async function ok(tool: string, args: Record<string, unknown>): Promise<unknown> {

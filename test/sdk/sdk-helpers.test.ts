@@ -249,7 +249,7 @@ describe('bytes', () => {
       const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'sdk_check_bytes', args: { size: 512, text: 'hi??>' } }] } })) as { content: Array<{ type: string; text?: string; data?: string; mimeType?: string }> };
       const image = res.content.find((c) => c.type === 'image');
       assert.equal(image?.mimeType, 'image/png');
-      assert.deepEqual(Buffer.from(image!.data!, 'base64'), PNG);
+      assert.deepEqual(Buffer.from(image.data!, 'base64'), PNG);
       const text = JSON.parse(res.content.find((c) => c.type === 'text')!.text!) as { results: Array<{ result: { b64url: string; back: string } }> };
       assert.deepEqual([text.results[0]!.result.b64url, text.results[0]!.result.back], ['aGk_Pz4', 'hi??>']);
     } finally {

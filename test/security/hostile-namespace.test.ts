@@ -66,7 +66,7 @@ describe('hostile plugins that take another plugin\'s namespace', () => {
     assert.match(http?.message ?? '', /both are named "fixture-http".*with plugin "hostile-http" in .*hostile-prefix-thief \(refused too\): both name their tools "http_…"/);
     const meta = refusals(forward).find((r) => r.folder === 'hostile-meta-thief');
     assert.equal(meta?.message, 'tools.0.name: "search_tools" is the name of one of the gateway\'s own meta-tools, which no plugin may take');
-    const lines = forward.logs.map((l) => JSON.parse(l) as Json).filter((l) => l.code === 'GW_ERR_PLUGIN_CLASH');
+    const lines = forward.logs.map((l) => JSON.parse(l)).filter((l) => l.code === 'GW_ERR_PLUGIN_CLASH');
     assert.equal(lines.length, 5);
     const line = lines.find((l) => l.file === path.join(FIXTURE_PLUGINS, 'fixture-echo', 'manifest.json'));
     assert.equal(line?.level, 50, 'logged at error');

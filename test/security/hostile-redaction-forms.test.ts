@@ -128,7 +128,7 @@ describe('a hostile upstream handing the credential back in every form and place
       const forms = Object.keys(FORMS).filter((form) => PLACES[place]?.(form, CREDENTIAL) !== undefined);
       const items = await fetchAll(forms.map((form) => `/case/${encodeURIComponent(place)}/${encodeURIComponent(form)}`));
       items.forEach((item, i) => {
-        const seen = item.result as Json;
+        const seen = item.result;
         assert.ok(seen && seen.status !== undefined && seen.error === undefined, `${forms[i]}: ${JSON.stringify(item).slice(0, 400)}`);
         assert.match(JSON.stringify(seen), /\[REDACTED\]/i, `${forms[i]}: the upstream's echo reached the plugin, redacted`);
         assert.deepEqual(findFoldedSecrets(textsOf(seen), SECRETS), [], `${forms[i]} in ${place}`);
@@ -139,7 +139,7 @@ describe('a hostile upstream handing the credential back in every form and place
     const cases = Object.keys(REFUSED_REDIRECTS);
     const items = await fetchAll(cases.map((c) => `/refused/${encodeURIComponent(c)}`));
     items.forEach((item, i) => {
-      const seen = item.result as Json;
+      const seen = item.result;
       assert.match(String(seen?.code), /^GW_ERR_BRIDGE_(HOST|SCHEME)_NOT_ALLOWED$/, `${cases[i]}: ${JSON.stringify(item).slice(0, 400)}`);
       assert.match(seen.error, /^HttpError: GW_ERR_BRIDGE_[A-Z_]+: redirect hop 1: the redirect's (host|scheme) is not/, cases[i]);
       assert.doesNotMatch(JSON.stringify(seen), /elsewhere/i, `${cases[i]}: the message names the rule, not the upstream's target`);

@@ -105,7 +105,7 @@ describe('a hostile plugin returning poisonous results', () => {
       assert.equal(item.code, 'GW_ERR_SANDBOX_HANDLER_THREW', `${kinds[i]}: ${JSON.stringify(item).slice(0, 200)}`);
       assert.deepEqual(Object.keys(item).sort(), ['code', 'error'], `${kinds[i]}: nothing but the message and the code`);
       assert.ok(item.error.length > 0 && item.error.length <= 2100, `${kinds[i]}: ${item.error.length} chars`);
-      // eslint-disable-next-line no-control-regex -- the point is that none survive
+      // The point is that none survive.
       assert.doesNotMatch(item.error, /[\u0000-\u0008\u000b-\u001f\u007f]/, `${kinds[i]}: no control characters`);
     });
     assert.match(items[kinds.indexOf('fake_code')].error, /pretend/, 'a plugin cannot pass its error off as a gateway code');

@@ -21,7 +21,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 /** dropped silently: the bridge negotiates and decodes content encodings itself */
 const IGNORED = new Set(['accept-encoding']);
 /** what an HTTP header value may not hold besides CR, LF and NUL: control characters but tab, DEL, and anything past Latin-1 */
-// eslint-disable-next-line no-control-regex -- the control characters are the point
+// The control characters are the point.
 const NOT_FIELD_TEXT = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f\u0100-\uffff]/;
 
 /** The refusal of a header value holding a character no header can carry, naming it and what to do. */

@@ -73,7 +73,7 @@ export const RESULT_SHAPE_CASES: AttackCase[] = [
     check: (obs) => (String(obs.item?.error ?? '').length > 2100 ? `the error message reached the caller at ${String(obs.item.error).length} characters` : undefined),
   }),
   shape('rs-thrown-control-characters', 'Throws a message full of terminal escapes, CR, LF and NUL, to forge lines in logs and terminals.', `async (ctx, args) => { throw new Error('ok\\r\\n\\u001b[2J\\u001b[31mADMIN LOGIN OK\\u0000\\u0007'); }`, threw, {
-    // eslint-disable-next-line no-control-regex -- the point is that none survive
+    // The point is that none survive.
     check: (obs) => (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(String(obs.item?.error ?? '')) ? 'control characters reached the caller in the error message' : undefined),
   }),
 ];

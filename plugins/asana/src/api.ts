@@ -22,7 +22,7 @@ function asanaDetail(data: unknown, text: string): string {
 /** Asana's phrase for a server error (what its support looks incidents up by). */
 function asanaPhrase(data: unknown): string {
   const errors = (data as { errors?: unknown } | null)?.errors;
-  const e = Array.isArray(errors) ? errors.find((x: { phrase?: unknown } | null) => x && typeof x.phrase === 'string') : undefined;
+  const e: unknown = Array.isArray(errors) ? errors.find((x: { phrase?: unknown } | null) => x && typeof x.phrase === 'string') : undefined;
   return e ? (e as { phrase: string }).phrase : '';
 }
 
@@ -92,7 +92,7 @@ export const list = <T>(env: Envelope<T[]>): T[] => (Array.isArray(env.data) ? e
 export async function workspaceOf(ctx: PluginContext, given?: string): Promise<string> {
   if (given) return given;
   const all = list(await asana<Array<{ gid: string; name?: string }>>(ctx, 'GET', '/workspaces', { query: { limit: 100, opt_fields: 'name' }, action: 'list your workspaces' }));
-  if (all.length === 1) return all[0]!.gid;
+  if (all.length === 1) return all[0].gid;
   if (!all.length) throw new Error('This Asana account belongs to no workspace the connection can reach.');
   const names = all.slice(0, 10).map((w) => `${w.name} (${w.gid})`).join(', ');
   throw new Error(`You belong to several Asana workspaces: ${names}${all.length > 10 ? ', …' : ''}. Pass \`workspace\` with the gid of the one you mean.`);

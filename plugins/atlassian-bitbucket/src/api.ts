@@ -13,7 +13,7 @@ export const WEB = 'https://bitbucket.org';
 
 /** Bitbucket's error body: {"type":"error","error":{"message","detail","fields"}}; detail may be a string or an object. */
 function parseError(text: string): { message: string; required: string[]; granted: string[] } {
-  let data: unknown = null;
+  let data: unknown;
   try {
     data = text ? JSON.parse(text) : null;
   } catch {
@@ -152,7 +152,7 @@ export const cursorOfQuery = (q: string): string => toBase64Url(utf8(q));
 export function cursorOf(page: Page<unknown> | null | undefined): string | null {
   const next = page && typeof page.next === 'string' ? page.next : '';
   const m = /^https:\/\/api\.bitbucket\.org\/2\.0\/[^?#\s]*\?([^#\s]+)$/.exec(next);
-  const q = m ? canonicalQuery(m[1]!) : null;
+  const q = m ? canonicalQuery(m[1]) : null;
   return q ? cursorOfQuery(q) : null;
 }
 

@@ -17,6 +17,7 @@ const CURSOR = z.string().min(1).max(4000).regex(/^[A-Za-z0-9_-]+$/).optional();
 export const cursor = CURSOR.describe('The `next` value of the previous page; omit for the first page. It carries the filters of the first call, which are then ignored.');
 export const folderCursor = CURSOR.describe('For a folder: the `next` value of the previous call (same path and ref); omit for the first page of entries.');
 export const pagelen = (max: number, dflt: number, what: string) => z.int().min(1).max(max).default(dflt).describe(`${what} per page (at most ${max}).`);
+// eslint-disable-next-line no-useless-escape -- an escaped [ in a class keeps the JSON Schema pattern portable to clients' regex dialects
 export const branchName = z.string().regex(/^[^\s~^:?*\[\\]{1,255}$/);
 export const reviewers = z.array(z.string().min(1).max(128).regex(/^\S+$/)).max(25).meta({ uniqueItems: true });
 export const maxChars = (what: string) => z.int().min(1000).max(200000).default(50000).describe(`Characters of ${what} to return.`);

@@ -171,7 +171,7 @@ export const getFileContent = defineTool({
     const base = { path: a.path || '', ref: a.ref || ref };
     const bytes = res.data;
     if (/^application\/json/i.test(String(res.headers.get('content-type') || ''))) {
-      let page: Page<Entry> | null = null;
+      let page: Page<Entry> | null;
       try {
         page = JSON.parse(new TextDecoder().decode(bytes)) as Page<Entry>;
       } catch {

@@ -38,7 +38,7 @@ export function textToAdf(text: string): AdfNode & { version: number } {
   };
 }
 
-const list = (nodes: unknown): AdfNode[] => (Array.isArray(nodes) ? nodes : []);
+const list = (nodes: unknown): AdfNode[] => (Array.isArray(nodes) ? (nodes as AdfNode[]) : []);
 const inline = (nodes: unknown): string => list(nodes).map(adfNode).join('');
 const blocks = (nodes: unknown, sep = '\n\n'): string => list(nodes).map(adfNode).filter((s) => s !== '').join(sep);
 const indentRest = (s: string, pad: string): string => s.split('\n').map((line, i) => (i === 0 || line === '' ? line : pad + line)).join('\n');

@@ -201,7 +201,7 @@ async function findOneUser(ctx: PluginContext, site: Site, who: string): Promise
   const w = who.toLowerCase();
   const exact = list.filter((u) => String(u.emailAddress || '').toLowerCase() === w || String(u.displayName || '').toLowerCase() === w);
   const hits = exact.length ? exact : list;
-  if (hits.length === 1) return hits[0]!;
+  if (hits.length === 1) return hits[0];
   if (!hits.length) throw new Error(`No active Jira user matches "${who}": check the spelling, or use jira_search_users.`);
   const names = hits.slice(0, 5).map((u) => `${u.displayName} (${u.accountId})`).join(', ');
   throw new Error(`"${who}" matches several Jira users: ${names}. Pass the accountId of the right one.`);

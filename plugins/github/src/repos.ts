@@ -100,6 +100,7 @@ export const createBranch = defineTool({
       .string()
       .min(1)
       .max(200)
+      // eslint-disable-next-line no-useless-escape -- an escaped [ in a class keeps the JSON Schema pattern portable to clients' regex dialects
       .regex(/^[^\s~^:?*\[\\/.][^\s~^:?*\[\\]*$/)
       .describe('Name of the new branch, e.g. "fix/login-timeout" (without "refs/heads/").'),
     from_branch: z.string().min(1).max(255).optional().describe('Branch to start from. Default: the repository\'s default branch.'),

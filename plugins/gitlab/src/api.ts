@@ -143,11 +143,11 @@ export function projectRef(value: unknown): string {
   const url = /^https?:\/\/([^/?#]*)(.*)$/i.exec(s);
   if (url) {
     // only a gitlab.com URL names a project here: the same path on another host is another project
-    const host = url[1]!.replace(/^[^@]*@/, '').replace(/:\d*$/, '').toLowerCase();
+    const host = url[1].replace(/^[^@]*@/, '').replace(/:\d*$/, '').toLowerCase();
     if (host !== 'gitlab.com' && host !== 'www.gitlab.com') {
       throw new Error(`Invalid project "${String(value)}": that URL is on ${host || 'no host'}, not gitlab.com, and this integration reaches gitlab.com (or the GitLab instance the operator set up for it). Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`);
     }
-    s = url[2]!.split(/[?#]/)[0]!.split('/-/')[0]!.replace(/\.git$/, '');
+    s = url[2].split(/[?#]/)[0].split('/-/')[0].replace(/\.git$/, '');
   }
   s = s.replace(/^\/+|\/+$/g, '');
   const parts = s.split('/');

@@ -103,6 +103,7 @@ export const createBranch = defineTool({
   description: "Creates a new branch in a GitLab repository from a branch, tag or commit (default: the project's default branch). Returns the branch and its commit.",
   input: z.object({
     ...project,
+    // eslint-disable-next-line no-useless-escape -- an escaped [ in a class keeps the JSON Schema pattern portable to clients' regex dialects
     branch: text255.regex(/^[^\s~^:?*\[\\]+$/).describe('Name of the new branch, e.g. "fix/login-timeout".'),
     ref: text255.optional().describe("Branch, tag or commit sha to start from; default the project's default branch."),
   }),

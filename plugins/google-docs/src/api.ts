@@ -76,9 +76,9 @@ const OTHER_FILES: Record<string, string> = {
 export function docRef(value: string): DocRef {
   const s = value.trim();
   const other = /\/(spreadsheets|presentation|forms|drawings)\/(?:u\/\d+\/)?d\//.exec(s);
-  if (other) throw new Error(`documentId "${s.slice(0, 100)}" is a link to ${OTHER_FILES[other[1]!]}, not to a Google Docs document.`);
+  if (other) throw new Error(`documentId "${s.slice(0, 100)}" is a link to ${OTHER_FILES[other[1]]}, not to a Google Docs document.`);
   const m = /\/d\/([A-Za-z0-9_-]{2,})/.exec(s) || /[?&]id=([A-Za-z0-9_-]{2,})/.exec(s);
-  const id = m ? m[1]! : s;
+  const id = m ? m[1] : s;
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new Error(`documentId "${s.slice(0, 100)}" is neither a document id nor a Google Docs link.`);
   const tab = m ? /[?&#]tab=([A-Za-z0-9._-]{1,100})/.exec(s) : null;
   return { id, tabId: tab ? tab[1] : undefined };

@@ -41,7 +41,7 @@ export const getDocument = defineTool({
     const start = Math.min(a.offset, text.length);
     let end = Math.min(start + a.maxChars, text.length);
     // never cut between the two halves of a surrogate pair
-    if (end < text.length && end > start && /[\ud800-\udbff]/.test(text[end - 1]!)) end -= 1;
+    if (end < text.length && end > start && /[\ud800-\udbff]/.test(text[end - 1])) end -= 1;
     const more = end < text.length;
     const notes = [
       ...(more ? [`Cut at ${end} of ${text.length} characters: call again with offset ${end} for the rest.`] : []),
@@ -68,13 +68,13 @@ export const getOutline = defineTool({
       const style = p?.paragraphStyle?.namedStyleType;
       if (!p || !style || !Object.hasOwn(HEADING_LEVEL, style)) return [];
       const headingId = p.paragraphStyle?.headingId;
-      return [{ style, level: HEADING_LEVEL[style]!, text: plainText(p), startIndex: startOf(el), endIndex: el.endIndex ?? null, sectionEndIndex: end, ...(headingId ? { headingId } : {}) }];
+      return [{ style, level: HEADING_LEVEL[style], text: plainText(p), startIndex: startOf(el), endIndex: el.endIndex ?? null, sectionEndIndex: end, ...(headingId ? { headingId } : {}) }];
     });
     // a section ends where the next heading of the same or a higher level (a smaller number)
     // starts: one pass, the headings whose sections are still open on a stack (levels increasing)
     const open: typeof headings = [];
     for (const h of headings) {
-      while (open.length && open[open.length - 1]!.level >= h.level) open.pop()!.sectionEndIndex = h.startIndex;
+      while (open.length && open[open.length - 1].level >= h.level) open.pop()!.sectionEndIndex = h.startIndex;
       open.push(h);
     }
     return { ...about(doc, ref.id, tab), endIndex: end, headings, count: headings.length };

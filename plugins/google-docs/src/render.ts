@@ -124,7 +124,7 @@ function renderContent(content: StructuralElement[] | undefined, r: Render): Blo
   return blocks;
 }
 
-const joinBlocks = (blocks: Block[]): string => blocks.map((b, i) => (i === 0 ? '' : b.list && blocks[i - 1]!.list ? '\n' : '\n\n') + b.text).join('');
+const joinBlocks = (blocks: Block[]): string => blocks.map((b, i) => (i === 0 ? '' : b.list && blocks[i - 1].list ? '\n' : '\n\n') + b.text).join('');
 
 /** A table as Markdown rows: | a | b |, the first row followed by | --- |; a cell's paragraphs joined by <br>. */
 function renderTable(table: Table, r: Render): string {
@@ -143,7 +143,7 @@ function renderTable(table: Table, r: Render): string {
   const width = Math.max(0, ...rows.map((row) => row.length));
   if (width === 0) return '';
   const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? '').join(' | ')} |`;
-  return [line(rows[0]!), line(Array<string>(width).fill('---')), ...rows.slice(1).map(line)].join('\n');
+  return [line(rows[0]), line(Array<string>(width).fill('---')), ...rows.slice(1).map(line)].join('\n');
 }
 
 /** The text of a tab's body, with its footnotes after it. */
@@ -155,10 +155,10 @@ export function renderTab(dt: DocumentTab): string {
   const lines: string[] = [];
   // footnotes met inside footnotes are added to r.notes while this runs, and read too
   for (let i = 0; i < r.notes.length; i++) {
-    const { id, n } = r.notes[i]!;
+    const { id, n } = r.notes[i];
     if (seen.has(id) || !Object.hasOwn(footnotes, id)) continue;
     seen.add(id);
-    lines.push(`[^${n}]: ${renderContent(footnotes[id]!.content, r).map((b) => b.text).join(' ').trim()}`);
+    lines.push(`[^${n}]: ${renderContent(footnotes[id].content, r).map((b) => b.text).join(' ').trim()}`);
   }
   return lines.length ? `${text}\n\n${lines.join('\n')}` : text;
 }

@@ -69,7 +69,7 @@ export const filePath = (id: string, rest = ''): string => path`/files/${id}` + 
 export function fileIdOf(value: string, name = 'fileId'): string {
   const s = value.trim();
   const m = /\/(?:d|folders)\/([A-Za-z0-9_-]{2,})/.exec(s) || /[?&]id=([A-Za-z0-9_-]{2,})/.exec(s);
-  const id = m ? m[1]! : s;
+  const id = m ? m[1] : s;
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new Error(`${name} "${s.slice(0, 100)}" is neither a Drive file id nor a Drive link.`);
   return id;
 }

@@ -27,7 +27,7 @@ async function replyContext(ctx: PluginContext, messageId: string) {
   // one's own sent message: a reply goes to its recipients (as Gmail's Reply does), not to oneself
   const sent = labelsOf(m).includes('SENT');
   const header = sent ? 'To' : h['reply-to'] ? 'Reply-To' : 'From';
-  const references = ids.length > MAX_REFERENCES ? [ids[0]!, ...ids.slice(-(MAX_REFERENCES - 1))] : ids;
+  const references = ids.length > MAX_REFERENCES ? [ids[0], ...ids.slice(-(MAX_REFERENCES - 1))] : ids;
   const recipients = parseAddressList(h[header.toLowerCase()] || '');
   return { threadId: m.threadId, inReplyTo: mid || undefined, references, subject: /^re:/i.test(subject) ? subject : `Re: ${subject}`.trim(), sent, header, recipients };
 }

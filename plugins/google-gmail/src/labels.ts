@@ -67,7 +67,7 @@ export const modifyLabels = defineTool({
     if (!added.length && !removed.length) throw new Error('Nothing to change: give archive, read, starred, addLabels or removeLabels.');
     const ids = [...new Set(a.messageIds)];
     if (ids.length === 1) {
-      const m = await gmail<GmailMessage>(ctx, 'POST', path`/messages/${ids[0]!}/modify`, { body: { addLabelIds: added, removeLabelIds: removed }, action: `change the labels of message ${ids[0]}` });
+      const m = await gmail<GmailMessage>(ctx, 'POST', path`/messages/${ids[0]}/modify`, { body: { addLabelIds: added, removeLabelIds: removed }, action: `change the labels of message ${ids[0]}` });
       return { messageIds: ids, added, removed, labels: labelsOf(m) };
     }
     await gmail(ctx, 'POST', '/messages/batchModify', { body: { ids, addLabelIds: added, removeLabelIds: removed }, action: `change the labels of ${ids.length} messages` });

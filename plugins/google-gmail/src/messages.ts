@@ -109,6 +109,7 @@ export const searchEmails = defineTool({
       messages(list).slice(0, perPage).map(async ({ id }) => {
         const query = { format: 'metadata', metadataHeaders: LIST_HEADERS };
         // a message deleted between the list and the read is left out; any other failure counts
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what the read threw, unchanged
         const m = await gmail<GmailMessage>(ctx, 'GET', path`/messages/${id}`, { query, action: `read message ${id}` }).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
         return m && slimMessage(m);
       }),
@@ -176,7 +177,7 @@ export const getThread = defineTool({
       await Promise.all(
         newest.slice(k, k + 5).map(async (meta) => {
           if (budget.left <= 0) {
-            notRead.set(meta.id, SKIPPABLE['GW_ERR_BRIDGE_TOO_MANY_REQUESTS']!);
+            notRead.set(meta.id, SKIPPABLE['GW_ERR_BRIDGE_TOO_MANY_REQUESTS']);
             return;
           }
           budget.left--;
@@ -205,7 +206,7 @@ export const getThread = defineTool({
         const slim = fullMessage({ ...meta, payload: { headers: meta.payload?.headers } }, per);
         return { ...threadMessage(slim), body: null, attachments: null, note: `not read in full (${notRead.get(meta.id)}): read it with gmail_get_email` };
       });
-    const out = { threadId: t.id, subject: shown.length ? shown[0]!.subject : '', messageCount: shown.length, messages: shown };
+    const out = { threadId: t.id, subject: shown.length ? shown[0].subject : '', messageCount: shown.length, messages: shown };
     if (notRead.size === 0) return out;
     const ids = shown.filter((m) => notRead.has(m.id)).map((m) => m.id);
     return { ...out, notRead: ids, note: `${ids.length} of the ${shown.length} messages are given with their headers only (body null): read them with gmail_get_email.` };

@@ -26,7 +26,7 @@ const SINGLE_BYTE = new Set(['us-ascii', 'ascii', 'iso-8859-1', 'iso8859-1', 'is
 function decodeSingleByte(bytes: Uint8Array): string {
   const out: string[] = [];
   for (let i = 0; i < bytes.length; i += 8192) {
-    const codes = Array.from(bytes.subarray(i, i + 8192), (b) => (b >= 0x80 && b < 0xa0 ? CP1252[b - 0x80]! : b));
+    const codes = Array.from(bytes.subarray(i, i + 8192), (b) => (b >= 0x80 && b < 0xa0 ? CP1252[b - 0x80] : b));
     out.push(String.fromCharCode(...codes));
   }
   return out.join('');
@@ -77,7 +77,7 @@ export function decodeWords(value: string | undefined): string {
     .replace(/(=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)\s+(?==\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)/g, '$1')
     .replace(/=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g, (whole, charset: string, kind: string, text: string) => {
       try {
-        return decodeText(kind.toUpperCase() === 'B' ? fromBase64(text) : qBytes(text), charset.split('*')[0]!, []);
+        return decodeText(kind.toUpperCase() === 'B' ? fromBase64(text) : qBytes(text), charset.split('*')[0], []);
       } catch {
         return whole;
       }
@@ -101,7 +101,7 @@ function paramOf(headerValue: string | undefined, name: string): string {
   return m ? (m[1] ?? m[2] ?? '') : '';
 }
 
-const mimeOf = (part: MessagePart): string => String(part.mimeType || '').toLowerCase().split(';')[0]!.trim();
+const mimeOf = (part: MessagePart): string => String(part.mimeType || '').toLowerCase().split(';')[0].trim();
 
 function isAttachment(part: MessagePart, h: Record<string, string | undefined>): boolean {
   const disposition = (h['content-disposition'] || '').toLowerCase();
@@ -115,7 +115,7 @@ export type Body = { text: string; html: boolean };
 export function bodyOf(part: MessagePart | undefined, notes: string[], fetched: Map<MessagePart, string>): Body | null {
   if (!part || typeof part !== 'object') return null;
   const h = headerMap(part.headers);
-  const mime = String(part.mimeType || h['content-type'] || 'text/plain').toLowerCase().split(';')[0]!.trim();
+  const mime = String(part.mimeType || h['content-type'] || 'text/plain').toLowerCase().split(';')[0].trim();
   if (!mime.startsWith('multipart/') && isAttachment(part, h)) return null;
   const found = mime.startsWith('multipart/') ? (Array.isArray(part.parts) ? part.parts : []).map((c) => bodyOf(c, notes, fetched)).filter((b): b is Body => b !== null && b.text !== '') : [];
   if (mime === 'multipart/alternative') return found.find((b) => !b.html) || found[found.length - 1] || null;
@@ -221,7 +221,7 @@ export function htmlToText(html: string): string {
     const m = /^(\/?)([A-Za-z][A-Za-z0-9]*)/.exec(tag);
     if (!m) continue;
     const closing = m[1] === '/';
-    const name = m[2]!.toLowerCase();
+    const name = m[2].toLowerCase();
     if (!closing && SKIPPED_ELEMENTS.has(name) && !noCloser.has(name)) {
       const closer = new RegExp(`</${name}\\s*>`, 'gi');
       closer.lastIndex = i;

@@ -65,7 +65,7 @@ export function parseAddressList(s: string): Parsed[] {
     angle = null;
   };
   for (let i = 0; i < s.length; ) {
-    const ch = s[i]!;
+    const ch = s[i];
     if (ch === '"') {
       let j = i + 1;
       let text = '';
@@ -133,9 +133,9 @@ export function formatAddress(field: string, entry: string | Parsed): Mailbox {
   const s = entry.trim();
   if (ADDR.test(s)) return { header: s, address: s };
   const m = /^(.*?)\s*<([^<>]+)>$/.exec(s);
-  if (!m || !ADDR.test(m[2]!.trim())) throw new Error(`${field}: "${entry}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`);
-  const addr = m[2]!.trim();
-  return { header: mailboxHeader(m[1]!.trim().replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1'), addr), address: addr };
+  if (!m || !ADDR.test(m[2].trim())) throw new Error(`${field}: "${entry}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`);
+  const addr = m[2].trim();
+  return { header: mailboxHeader(m[1].trim().replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1'), addr), address: addr };
 }
 
 /** An email to write; a reply has In-Reply-To (the original's Message-ID) and References. */

@@ -51,7 +51,7 @@ export const sheet = { sheet: z.string().min(1).max(100).optional().describe('Sh
 export function spreadsheetIdOf(value: string): string {
   const s = value.trim();
   const m = /\/spreadsheets\/d\/([A-Za-z0-9_-]+)/.exec(s);
-  const id = m ? m[1]! : s;
+  const id = m ? m[1] : s;
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new Error(`spreadsheetId "${s.slice(0, 100)}" is neither a spreadsheet id nor a Google Sheets link.`);
   return id;
 }

@@ -75,7 +75,7 @@ export interface List {
   next_cursor?: unknown;
 }
 export const nextOf = (list: List): string | null => (list.has_more && typeof list.next_cursor === 'string' && list.next_cursor ? list.next_cursor : null);
-export const results = (list: List): Json[] => (Array.isArray(list.results) ? list.results : []);
+export const results = (list: List): Json[] => (Array.isArray(list.results) ? (list.results as Json[]) : []);
 
 /** The HTTP status of a failed answer's Error, if it is one. */
 export const statusOf = (err: unknown): unknown => (err && typeof err === 'object' ? (err as { status?: unknown }).status : undefined);

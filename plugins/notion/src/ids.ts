@@ -9,7 +9,7 @@ const isHex = (c: string) => (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 /** 32 hex digits (lower case, no dashes) from `s` when `s` is exactly an id, dashed or not; else null. */
 function bareId(s: string): string | null {
   const lower = s.toLowerCase();
-  let hex = '';
+  let hex: string;
   if (lower.length === 32) hex = lower;
   else if (lower.length === 36 && lower[8] === '-' && lower[13] === '-' && lower[18] === '-' && lower[23] === '-') hex = lower.split('-').join('');
   else return null;

@@ -114,9 +114,9 @@ function toProperty(name: string, type: string, value: unknown): Json {
       if (typeof value !== 'string' || !value) throw bad('the option name as text');
       return { [type]: { name: value } };
     case 'multi_select': {
-      const arr = typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : value === null ? [] : value;
+      const arr: unknown = typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : value === null ? [] : value;
       if (!Array.isArray(arr) || !arr.every((x) => typeof x === 'string' && x)) throw bad('a list of option names');
-      return { multi_select: arr.map((x) => ({ name: x })) };
+      return { multi_select: arr.map((x: string) => ({ name: x })) };
     }
     case 'date': {
       if (value === null) return { date: null };

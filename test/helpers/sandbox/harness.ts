@@ -45,7 +45,7 @@ export function manifest(overrides: Partial<PluginManifest> = {}): PluginManifes
     egress: ['api.example.com'],
     tools: [{ name: 'run', description: 'run', inputSchema: { type: 'object' } }],
     ...overrides,
-  } as PluginManifest;
+  };
 }
 
 export interface LogLine {

@@ -29,7 +29,7 @@ function capturingLogger(): { logger: Logger; lines: Line[] } {
   const lines: Line[] = [];
   const stream = new PassThrough();
   stream.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)));
-  return { logger: pino({ level: 'info' }, stream) as Logger, lines };
+  return { logger: pino({ level: 'info' }, stream), lines };
 }
 
 /** A migrated SQLite file holding audit rows at the given times (tool = tag), for a gateway to start on. */

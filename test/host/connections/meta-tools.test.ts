@@ -36,10 +36,11 @@ describe('connection meta-tools', () => {
       auth: { type: 'none' },
       tools: [{ name: 'clock_now', description: 'now', inputSchema: { type: 'object' } }],
     });
-    const noClient = { ...oauthManifest(mock), name: 'noclient', displayName: 'No Client' } as PluginManifest;
+    const noClient = { ...oauthManifest(mock), name: 'noclient', displayName: 'No Client' };
     manifests = [oauthManifest(mock, { revocationUrl: mock.revokeUrl }), apiKeyManifest(), noAuth, noClient];
     const clientFor = (n: string) => (n === 'noclient' ? undefined : { clientId: mock.clientId, clientSecret: mock.clientSecret });
     // Count the pending-record reads of the waiting service to prove it does not busy-poll.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the assertion is what lets a non-generic get stand in for Db's generic one
     const countingDb = { ...t.db, get: (sql: string, p?: readonly (string | number | bigint | null)[]) => ((dbQueries += sql.includes('pending_connects') ? 1 : 0), t.db.get(sql, p)) } as typeof t.db;
     svc = createConnectionService({ db: countingDb, vault, clientFor });
     replica = createConnectionService({ db: t.db, vault, clientFor });

@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BUILTIN_PLUGINS_DIR } from '../../../host/paths.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 let gw: TestGateway;

@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { callJson } from '../../helpers/mcp-call.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 let gw: TestGateway;

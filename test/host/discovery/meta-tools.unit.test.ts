@@ -17,7 +17,7 @@ import { SYNTHETIC_CATALOG } from '../../helpers/synthetic-catalog.js';
 import { callJson } from '../../helpers/mcp-call.js';
 
 const alice: User = { id: 'u-alice', email: 'alice@example.com', tenant: 'acme', createdAt: 0 };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 let catalog: readonly CatalogTool[] = SYNTHETIC_CATALOG;

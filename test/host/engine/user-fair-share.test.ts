@@ -22,7 +22,7 @@ import { waitFor } from '../../helpers/wait-for.js';
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const FAULT_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'fault-plugins');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 interface Answer {

@@ -56,7 +56,7 @@ async function referenceCapBatch(items: unknown[], opts: CapOptions): Promise<st
       if (typeof item !== 'object' || item === null || !('result' in item)) continue;
       let s = stubbed.get(i);
       if (!s) {
-        const json = JSON.stringify((item as { result: unknown }).result);
+        const json = JSON.stringify(item.result);
         if (json.length <= previewChars + 400) continue;
         const id = await referenceTryPut(opts, opts.toolOf(i), json);
         if (id === undefined) {
@@ -92,7 +92,7 @@ async function referenceCapBatch(items: unknown[], opts: CapOptions): Promise<st
   const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? referenceNotStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it)) });
   if (full.length <= opts.maxChars) return full;
   const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
-  const cut = (it: unknown): unknown => typeof it !== 'object' || it === null ? it : Object.fromEntries(Object.entries(it as object).map(([k, v]) => [k, typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v]));
+  const cut = (it: unknown): unknown => typeof it !== 'object' || it === null ? it : Object.fromEntries(Object.entries(it).map(([k, v]) => [k, typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v]));
   const bare = (it: unknown): unknown => (typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code });
   const shorter = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? brief : cut(it))) });
   if (shorter.length <= opts.maxChars) return shorter;

@@ -28,7 +28,7 @@ function capturingLogger(): { logger: Logger; lines: Array<{ level: number; msg:
   const lines: Array<{ level: number; msg: string }> = [];
   const stream = new PassThrough();
   stream.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string })));
-  return { logger: pino({ level: 'info' }, stream) as Logger, lines };
+  return { logger: pino({ level: 'info' }, stream), lines };
 }
 
 let seq = 0;

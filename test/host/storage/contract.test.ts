@@ -40,7 +40,6 @@ test('toPg numbers placeholders and leaves quoted text and comments alone', () =
 
 for (const backend of backends()) {
   describe(`storage contract on ${backend.name}`, { skip: backend.skip }, () => {
-    let url: string;
     let db: Db;
     let other: Db; // a second handle on the same database: another replica
     let applied: number;
@@ -48,7 +47,7 @@ for (const backend of backends()) {
 
     before(async () => {
       await backend.start();
-      ({ url, db, other, applied } = await freshPair(backend));
+      ({ db, other, applied } = await freshPair(backend));
       users = new UserStore(db);
     });
     after(async () => {

@@ -23,7 +23,7 @@ const NR_KEY = 'NRAK-REPLICA0123456789ABCDEFGH';
 const ACCOUNTS = Array.from({ length: 120 }, (_, i) => ({ id: 1000 + i, name: `Account ${i} of the replica test, with a longer name` }));
 
 const textOf = (r: unknown): string => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result shapes
+// Tests read arbitrary result shapes.
 const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<any> => JSON.parse(textOf(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })));
 
 /** A cookie-keeping form client over real HTTP (no redirects followed), sending the browser's Origin. */

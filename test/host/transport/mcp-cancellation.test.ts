@@ -22,7 +22,7 @@ const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const UPSTREAM_DELAY_MS = 400;
 const BATCH = 24;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 const batchOf = (run: string): Json => ({ executions: Array.from({ length: BATCH }, (_, i) => ({ tool: 'http_get', args: { path: `/${run}/${i}` } })) });
@@ -178,10 +178,10 @@ describe('cancelling a running execute_tools batch', () => {
     assert.equal(note.status, 202);
     await note.text();
     // the wait sent a progress notification first, so the answer is an event stream
-    const messages = (await (await answer).text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Json);
+    const messages = (await (await answer).text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
     const body = messages.find((m) => m.id === 51);
     assert.ok(body, JSON.stringify(messages));
-    const waited = JSON.parse(body.result.content[0].text) as Json;
+    const waited = JSON.parse(body.result.content[0].text);
     assert.equal(waited.status, 'TIMEOUT');
     assert.equal(waited.message, 'cancelled by the client');
   });

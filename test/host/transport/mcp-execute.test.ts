@@ -16,7 +16,7 @@ const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
 
-async function execute(client: Client, executions: unknown[], onprogress?: (p: { progress: number; total?: number }) => void) {
+async function execute(client: Client, executions: unknown[], onprogress?: (p: { progress: number; total?: number | undefined }) => void) {
   const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } }, undefined, onprogress ? { onprogress } : {})) as {
     content: Content[];
     isError?: boolean;

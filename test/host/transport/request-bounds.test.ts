@@ -25,7 +25,7 @@ import { waitFor } from '../../helpers/wait-for.js';
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const UPSTREAM_DELAY_MS = 300;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 const toolsCall = (id: number, args: Json): Json => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tools', arguments: args } });

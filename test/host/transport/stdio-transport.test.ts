@@ -18,7 +18,7 @@ import { startGateway, stdioCommand, type TestGateway } from '../../helpers/gate
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const LIMIT = 4096;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary JSON
+// Assertions read arbitrary JSON.
 type Json = any;
 
 /** Reads newline-delimited JSON from a stream; `next(pred)` resolves with the first matching message. */
@@ -33,7 +33,7 @@ function messagesFrom(stream: NodeJS.ReadableStream) {
       const line = rest.slice(0, nl);
       rest = rest.slice(nl + 1);
       if (!line.trim()) continue;
-      const m = JSON.parse(line) as Json;
+      const m = JSON.parse(line);
       seen.push(m);
       waiters = waiters.filter((w) => (w.pred(m) ? (w.resolve(m), false) : true));
     }
