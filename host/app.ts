@@ -162,6 +162,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
 function createHttpApp(policy: Policy, logger: Logger): FastifyInstance {
   const receiveMs = policy.requests.receiveTimeoutMs;
   return Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- pino's Logger and fastify's base logger differ under exactOptionalPropertyTypes; the assertion makes the instance's logger type FastifyBaseLogger
     loggerInstance: logger as FastifyBaseLogger,
     // what anyone may send without a key (the portal's forms, and anything to a route that does not
     // exist, which is refused before it is read): POST /mcp and /rest/:integration check the key

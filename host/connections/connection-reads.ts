@@ -59,7 +59,7 @@ export function createConnectionReads(core: ServiceCore, refresher: Refresher): 
 async function truthfulRow(core: ServiceCore, row: ConnectionRow | undefined): Promise<ConnectionRow | undefined> {
   const { store, now } = core;
   if (!row || row.status !== 'connected' || row.expires_at === null || row.expires_at > now()) return row;
-  let refreshable = true;
+  let refreshable: boolean;
   try {
     refreshable = openSecret(core.vault, row.id, row.secret, row.integration).refreshToken !== undefined;
   } catch {

@@ -18,5 +18,5 @@ export type { WaitStatus } from './tools/wait-until-settled.js';
 
 export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaTool[] {
   const lookup = integrationLookup(deps);
-  return [listIntegrationsTool(deps, lookup), connectTool(deps, lookup), waitForConnectionTool(deps), disconnectTool(deps, lookup)] as unknown as MetaTool[];
+  return [listIntegrationsTool(deps, lookup), connectTool(deps, lookup), waitForConnectionTool(deps), disconnectTool(deps, lookup)];
 }

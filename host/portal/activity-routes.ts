@@ -63,7 +63,7 @@ async function showActivity(ctx: PortalContext, request: FastifyRequest<{ Querys
   const more = rows.length > ACTIVITY_PAGE_SIZE;
   const page = rows.slice(0, ACTIVITY_PAGE_SIZE);
   const last = page[page.length - 1];
-  const keep = new URLSearchParams(Object.entries(q).filter(([k]) => k !== 'before') as [string, string][]);
+  const keep = new URLSearchParams(Object.entries(q).filter(([k]) => k !== 'before'));
   const olderHref = more && last ? `/activity?${new URLSearchParams([...keep, ['before', `${Number(last.at)}.${last.id}`]])}` : undefined;
   // only the integrations this user may use (as on /integrations): the list names no others
   const integrations = ctx.deps.registry

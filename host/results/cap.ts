@@ -167,7 +167,7 @@ async function stubLargest(run: CapRun): Promise<boolean> {
       if (envelope.length <= opts.maxChars) return true;
       const item = items[i];
       if (typeof item !== 'object' || item === null || !('result' in item)) continue;
-      const s = run.stubbed.get(i) ?? (await storeResult(run, i, item as { result: unknown }, previewChars));
+      const s = run.stubbed.get(i) ?? (await storeResult(run, i, item, previewChars));
       if (!s) continue;
       replaceItem(run, i, { result: stubFor(s.id, s.json.length, s.totalParts, s.json.slice(0, previewChars)) });
     }

@@ -112,7 +112,7 @@ export class ChildHandle {
     };
     if (options.faultInjection) env['WB_SANDBOX_FAULT_INJECTION'] = '1';
     if (options.traceHops) env['WB_SANDBOX_TRACE_HOPS'] = '1';
-    for (const k of ENV_KEEP) if (process.env[k] !== undefined) env[k] = process.env[k] as string;
+    for (const k of ENV_KEEP) if (process.env[k] !== undefined) env[k] = process.env[k];
     this.#proc = fork(ENTRY, [], {
       execArgv: ['--no-node-snapshot', ...SANDBOX_V8_FLAGS, ...options.execArgv],
       env,

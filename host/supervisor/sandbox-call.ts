@@ -180,7 +180,7 @@ export class SandboxCall implements CarriedCall {
     if (typeof method !== 'string' || !SAFE_METHODS.has(method.toUpperCase())) this.unsafe = true;
     let written: () => void = () => undefined;
     const delivered = new Promise<void>((resolve) => (written = resolve));
-    Promise.resolve()
+    void Promise.resolve()
       .then(() => this.#http(request, delivered))
       .catch((): BridgeResult => ({ ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } }))
       .then((result) => answer(result, written));

@@ -214,6 +214,7 @@ let memorySeq = 0;
 function memoryStats(id: number, { control, memoryQueries }: Running): void {
   const seq = ++memorySeq;
   const reports: WorkerMemory[] = [];
+  // eslint-disable-next-line prefer-const -- declared before done(), which clears it, so that done() never meets it uninitialised
   let timer: NodeJS.Timeout | undefined;
   const done = (): void => {
     if (!memoryQueries.delete(seq)) return;

@@ -36,7 +36,7 @@
  */
 import ivm from 'isolated-vm';
 import type { ToWorker, WorkerMessage, WorkerOutcome } from '../../contracts/worker-protocol.js';
-import type { BridgeResult, RunStats, RunTask, SandboxErrorCode } from '../../contracts/protocol.js';
+import type { BridgeRequest, BridgeResult, RunStats, RunTask, SandboxErrorCode } from '../../contracts/protocol.js';
 import { jsonDepth, MAX_RESULT_DEPTH } from '../../common/json-depth.js';
 import { maxRequestTextChars, oversizedRequest } from '../../contracts/request-limits.js';
 import { ENTRY_DELIVER, ENTRY_PROBE, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from '../isolate/bootstrap-source.js';
@@ -344,9 +344,9 @@ class IsolateCall {
       this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `the request is larger than the limits allow (${maxRequestText} characters of JSON)` } });
       return;
     }
-    let request;
+    let request: BridgeRequest;
     try {
-      request = JSON.parse(payload);
+      request = JSON.parse(payload) as BridgeRequest;
     } catch {
       this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } });
       return;

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { FIXTURE_PLUGINS, startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
+import { startSecurityGateway, type SecurityGateway } from '../helpers/security-gateway.js';
 
 describe('hostile plugins at load time', () => {
   let gw: SecurityGateway;

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { type BridgeRequest, type BridgeResult } from '../../../host/supervisor/index.js';
+import type { BridgeRequest, BridgeResult } from '../../../host/supervisor/index.js';
 import { createBridge, type Bridge, type CallScope, type Credential } from '../../../host/bridge/index.js';
 import { manifestSchema, type PluginManifest } from '../../../contracts/manifest.js';
 import { fakeResolver } from '../../helpers/sandbox/fake-dns.js';

@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { createSandbox } from '../../../host/supervisor/index.js';
 import { createBridge, type Bridge } from '../../../host/bridge/index.js';
-import { IDLE_HEAP_BUDGET_MB, MAX_IDLE_ISOLATES, MAX_TENANT_CONTEXTS, WARM_ISOLATES_PER_PLUGIN } from '../../../sandbox/worker/isolate-cache.js';
+import { IDLE_HEAP_BUDGET_MB, MAX_IDLE_ISOLATES, WARM_ISOLATES_PER_PLUGIN } from '../../../sandbox/worker/isolate-cache.js';
 import { callTool, egressPolicy, moduleOf, ROOMY } from '../../helpers/sandbox/harness.js';
 
 const PLUGINS = 2;
