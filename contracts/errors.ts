@@ -120,11 +120,11 @@ export const ERRORS = {
   GW_ERR_CONNECTION_CONFLICT: { group: 'connection', wire: 'tool-result', retryable: true, summary: 'the connection changed while it was being written or removed; try again', message: said },
 
   // ---- vault: encryption keys and sealed values
-  VAULT_BAD_KEY: { group: 'vault', wire: 'startup', retryable: false, summary: 'an encryption key is not 32 bytes in base64 or hex, or two keys share an id', message: said },
+  VAULT_BAD_KEY: { group: 'vault', wire: 'startup', retryable: false, summary: 'an encryption key is malformed, or not the key the operation needs (keys rotate: no new key given, the key already in use, one the other servers do not have yet, an unfinished rotation)', message: said },
   VAULT_UNKNOWN_KEY: { group: 'vault', wire: 'internal', retryable: false, summary: 'a value is sealed with a key this server does not have', message: said },
   VAULT_DECRYPT_FAILED: { group: 'vault', wire: 'internal', retryable: false, summary: 'a sealed value does not decrypt (altered, or another key with the same id)', message: said },
-  VAULT_KEY_FILE: { group: 'vault', wire: 'startup', retryable: false, summary: 'the key file cannot be read or written', message: said },
-  VAULT_NOT_ROTATED_KEY: { group: 'vault', wire: 'cli', retryable: false, summary: 'keys rotate: the new key is not a new one', message: said },
+  VAULT_KEY_FILE: { group: 'vault', wire: 'startup', retryable: false, summary: 'a key file cannot be read or written, is readable by other users, or another keys rotate holds its lock', message: said },
+  VAULT_NOT_ROTATED_KEY: { group: 'vault', wire: 'cli', retryable: false, summary: 'keys reseal: the connections were rotated to a key this command does not run with as its current key', message: said },
 
   // ---- api-key: the portal's and the CLI's API keys
   API_KEY_LIMIT: {
@@ -147,7 +147,9 @@ export const ERRORS = {
   // ---- operation: the command line, storage, the security report
   GW_ERR_CLI_USAGE: { group: 'operation', wire: 'cli', retryable: false, summary: 'a command was given a missing, repeated or malformed argument; the message says which and how to give it', message: said },
   GW_ERR_CLI_REFUSED: { group: 'operation', wire: 'cli', retryable: false, summary: 'a command cannot do what it was asked on the data as it is (no such user or key, the key is already revoked, the user exists)', message: said },
-  GW_ERR_STORAGE_UNAVAILABLE: { group: 'operation', wire: 'startup', retryable: true, summary: 'the database cannot be opened or reached, or lacks what a setting needs', message: said },
+  GW_ERR_PLUGIN_BUILD_FAILED: { group: 'operation', wire: 'cli', retryable: false, summary: "workbench plugin build: the plugin's definition or source has a problem; the message names the file", message: said },
+  GW_ERR_PLUGIN_TEST_FAILED: { group: 'operation', wire: 'cli', retryable: false, summary: 'workbench plugin test: a fixture file is not JSON or not of the documented shape', message: said },
+  GW_ERR_STORAGE_UNAVAILABLE: { group: 'operation', wire: 'startup', retryable: true, summary: 'the database cannot be opened or reached, or the first user cannot be created in it', message: said },
   GW_ERR_REPORT_FAILED: { group: 'operation', wire: 'cli', retryable: false, summary: 'the security report could not run a case (the gateway under test answered something else than a case needs)', message: said },
 
   // ---- signal: codes passed between parts of the gateway, never shown to anyone as such
@@ -183,13 +185,17 @@ export function messageOf<C extends ErrorCode>(code: C, params: ErrorParams<C>):
   return (ERRORS[code].message as (p: ErrorParams<C>) => string)(params);
 }
 
-/** An error Workbench raises itself, carrying a catalogue code. */
+/**
+ * An error Workbench raises itself, carrying a catalogue code. Its `name` stays "Error" (the
+ * families' subclasses name themselves): wherever a name is shown (a stack, `String(err)`, the
+ * sandbox's classification of isolate failures) it reads as the plain Error it replaced. Match on
+ * `code`.
+ */
 export class WorkbenchError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C;
   readonly details: Record<string, unknown> | undefined;
   constructor(code: C, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'WorkbenchError';
     this.code = code;
     this.details = details;
   }
