@@ -19,6 +19,7 @@ import { openSecret, sealSecret, type SecretPayload } from './sealed-secret.js';
 import { expiresAtOf } from './token-response.js';
 import type { ConnectionLookup, ConnectionService, Credential } from './types.js';
 import type { Vault } from './vault.js';
+import { fail } from '../../contracts/errors.js';
 
 export type { ConnectionLogger } from './refresh.js';
 
@@ -329,7 +330,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
           const { credential: cred, failure } = await refresher.freshOrFailure(row, m, withinMs);
           // the provider failed the refresh and the current token (not expired yet) came back:
           // a failure, backed off like one, not a token usable until its expiry
-          if (failure) throw new Error(failure);
+          if (failure) throw fail('GW_ERR_CONNECTION_PROVIDER', { message: failure });
           if (cred) out.usable++;
           else out.needsReauth++;
           // still expiring at the same version: the sweep could not refresh it (no refresh token, no
@@ -357,7 +358,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
         row = await store.byUser(userId, manifest.name);
         if (!row) return { removed: false, revocation: 'unsupported' };
         if (await store.removeIf(row.id, row.version)) break;
-        if (attempt >= 5) throw new Error(`the ${manifest.displayName} connection kept changing while it was being removed; try again`);
+        if (attempt >= 5) throw fail('GW_ERR_CONNECTION_CONFLICT', { message: `the ${manifest.displayName} connection kept changing while it was being removed; try again` });
       }
       emit({ id: row.id, userId, integration: manifest.name, status: 'disconnected' });
       let revocation: DisconnectResult['revocation'] = 'unsupported';
