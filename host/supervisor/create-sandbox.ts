@@ -24,6 +24,7 @@ import { ChildHandle, type CallEnd } from './child-handle.js';
 import { Dispatcher } from '../../common/dispatcher.js';
 import { Quarantine } from './quarantine.js';
 import { pluginKey, pluginLabel, StrikeSync } from './strike-sync.js';
+import { fail } from '../../contracts/errors.js';
 
 const START_TIMEOUT_MS = 20_000;
 /** wall time a call must have left to be run again after a crash it did not cause */
@@ -127,7 +128,7 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
           logger.error({ attempt: attempt + 1, err: e instanceof Error ? e.message : String(e) }, 'sandbox process failed to start');
         }
       }
-      throw lastError instanceof Error ? lastError : new Error('the sandbox is shutting down');
+      throw lastError instanceof Error ? lastError : fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: 'the sandbox is shutting down' });
     })().finally(() => {
       starting = undefined;
     });
