@@ -65,6 +65,12 @@ it('the older lists are views of the catalogue: each family once, together all o
   assert.deepEqual([...families].sort(), [...catalogued].sort());
 });
 
+it("docs/errors.md gives each code's Retry-After as the catalogue does", () => {
+  const doc = fs.readFileSync(path.join(PACKAGE_ROOT, 'docs', 'errors.md'), 'utf8');
+  for (const [code, spec] of Object.entries(ERRORS))
+    if ('retryAfterSec' in spec) assert.ok(doc.includes(`\`${code}\` (${spec.status}, \`Retry-After: ${spec.retryAfterSec}\`)`), code);
+});
+
 it('a status is an HTTP status, and a Retry-After comes only with one', () => {
   for (const [code, spec] of Object.entries(ERRORS)) {
     if ('status' in spec) assert.ok(Number.isInteger(spec.status) && spec.status >= 300 && spec.status < 600, code);
