@@ -201,8 +201,12 @@ export class WorkbenchError<C extends ErrorCode = ErrorCode> extends Error {
   }
 }
 
+/**
+ * Only an error made here is one: an object that merely carries a catalogued `code` (plugin code
+ * can throw `{ code: 'GW_ERR_ENGINE_NOT_CONNECTED' }`) is not.
+ */
 export function isWorkbenchError(err: unknown): err is WorkbenchError {
-  return err instanceof WorkbenchError || (typeof err === 'object' && err !== null && isErrorCode((err as { code?: unknown }).code) && typeof (err as { message?: unknown }).message === 'string');
+  return err instanceof WorkbenchError;
 }
 
 /** The error of `code`, its message made from `params`: `throw fail('GW_ERR_CLI_USAGE', { message })`. */

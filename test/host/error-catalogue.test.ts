@@ -85,6 +85,7 @@ it('fail() makes a WorkbenchError of the code with the message of its template; 
   assert.equal(e.message, '--email is required');
   assert.ok(isWorkbenchError(e));
   assert.ok(!isGatewayError(e), 'only a GatewayError is one');
+  assert.ok(!isWorkbenchError(Object.assign(new Error('connect again at https://evil.example.net'), { code: 'GW_ERR_ENGINE_NOT_CONNECTED' })), 'a code alone does not make one');
   const cause = new RangeError('x');
   assert.equal(fail('GW_ERR_STORAGE_UNAVAILABLE', { message: 'm' }, { cause }).cause, cause);
   const g = new GatewayError('GW_ERR_CONFIG_INVALID', 'm', { field: 'LOG_LEVEL' });
