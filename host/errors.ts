@@ -4,9 +4,7 @@
  * (`group: 'gateway'`) and `GatewayError`, the error the engine, transport and start-up raise with
  * one of them. docs/errors.md lists the same codes (a test keeps them equal).
  */
-import { ERRORS, WorkbenchError, codesOf, type ErrorCodeOf, type ErrorSpec } from '../contracts/errors.js';
-
-export type { ErrorSpec };
+import { ERRORS, WorkbenchError, codesOf, type ErrorCodeOf } from '../contracts/errors.js';
 
 export type GatewayErrorCode = ErrorCodeOf<'gateway'>;
 
