@@ -4,6 +4,7 @@
  * plain, structured-clone-safe data: no functions, no class instances, no isolated-vm handles.
  * Errors travel as `{ code, message }` and are matched on `code`, never with `instanceof`.
  */
+import { codesOf, type ErrorCodeOf } from './errors.js';
 
 /** Limits applied to one plugin call inside the sandbox. */
 export interface SandboxLimits {
@@ -63,23 +64,9 @@ export interface RunTask {
   probe?: string[];
 }
 
-/** Stable codes for failures of a sandboxed call (documented in docs/errors.md). */
-export const SANDBOX_ERROR_CODES = [
-  'GW_ERR_SANDBOX_HANDLER_THREW', // the handler threw or rejected: message is its own (sanitised)
-  'GW_ERR_SANDBOX_TOOL_MISSING', // the plugin module exports no handler for the tool
-  'GW_ERR_SANDBOX_LOAD_FAILED', // the plugin module failed to compile or evaluate
-  'GW_ERR_SANDBOX_TIMEOUT', // CPU timeout or wall-clock deadline
-  'GW_ERR_SANDBOX_MEMORY', // the isolate hit its memory limit
-  'GW_ERR_SANDBOX_RESULT_INVALID', // not JSON: functions, cycles, BigInt, undefined, …
-  'GW_ERR_SANDBOX_RESULT_TOO_LARGE', // over maxResultBytes
-  'GW_ERR_SANDBOX_ARGS_TOO_LARGE', // over maxArgsBytes
-  'GW_ERR_SANDBOX_CRASHED', // the sandbox process or worker died while the call was in flight
-  'GW_ERR_SANDBOX_QUARANTINED', // the plugin crashed the sandbox too often and is suspended
-  'GW_ERR_SANDBOX_UNAVAILABLE', // the sandbox is shutting down or could not start
-  'GW_ERR_SANDBOX_OVERLOADED', // the queue is full, or the plugin's or the user's share of it (the message says which)
-  'GW_ERR_SANDBOX_CANCELLED', // the caller's signal was aborted while the call waited for a slot: it never started
-] as const;
-export type SandboxErrorCode = (typeof SANDBOX_ERROR_CODES)[number];
+/** Stable codes for failures of a sandboxed call: a view of the catalogue (contracts/errors.ts). */
+export const SANDBOX_ERROR_CODES = codesOf('sandbox');
+export type SandboxErrorCode = ErrorCodeOf<'sandbox'>;
 
 export interface RunStats {
   /** wall time inside the sandbox, ms */
@@ -141,21 +128,12 @@ export interface BridgeResponse {
   url: string;
 }
 
-/** Stable codes for failures of ctx.http. They reach plugin code as an Error with this `code`. */
-export const BRIDGE_ERROR_CODES = [
-  'GW_ERR_BRIDGE_BAD_REQUEST', // malformed URL, method, header or body
-  'GW_ERR_BRIDGE_HOST_NOT_ALLOWED', // host not declared in the manifest / denied by policy
-  'GW_ERR_BRIDGE_ADDRESS_BLOCKED', // resolved to a private, loopback, link-local or metadata address
-  'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED', // only https (or a mapped upstream) is allowed
-  'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', // maxRequestsPerCall exceeded
-  'GW_ERR_BRIDGE_TOO_MANY_REDIRECTS',
-  'GW_ERR_BRIDGE_TIMEOUT',
-  'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE',
-  'GW_ERR_BRIDGE_NETWORK', // connection refused, reset, DNS failure, …
-  'GW_ERR_BRIDGE_CALL_ENDED', // the call the request belonged to is over
-  'GW_ERR_BRIDGE_BUSY', // the bridge holds as many response bodies as http.maxBufferedBytes allows (or the plugin its share); retry later
-] as const;
-export type BridgeErrorCode = (typeof BRIDGE_ERROR_CODES)[number];
+/**
+ * Stable codes for failures of ctx.http: a view of the catalogue (contracts/errors.ts). They reach
+ * plugin code as an Error with this `code`.
+ */
+export const BRIDGE_ERROR_CODES = codesOf('bridge');
+export type BridgeErrorCode = ErrorCodeOf<'bridge'>;
 
 export type BridgeResult =
   | { ok: true; response: BridgeResponse }

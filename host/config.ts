@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { GatewayError } from './errors.js';
 import { BUILTIN_PLUGINS_DIR, DEFAULT_POLICY_FILE } from './paths.js';
+import { fail } from '../contracts/errors.js';
 
 export interface GatewayConfig {
   port: number;
@@ -38,7 +39,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   let publicUrl: string;
   try {
     const u = new URL(publicUrlText);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fail('GW_ERR_CONFIG_INVALID', { message: 'scheme' });
     publicUrl = u.origin + u.pathname.replace(/\/$/, '');
   } catch {
     throw new GatewayError('GW_ERR_CONFIG_INVALID', `WORKBENCH_PUBLIC_URL must be an http(s) URL, got "${publicUrlText}"`);

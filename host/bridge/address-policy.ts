@@ -7,6 +7,7 @@
  */
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { fail } from '../../contracts/errors.js';
 
 export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -16,7 +17,7 @@ export function parseCidrs(list: readonly string[]): Cidr[] {
     try {
       return c.includes('/') ? ipaddr.parseCIDR(c) : ([ipaddr.parse(c), ipaddr.parse(c).kind() === 'ipv4' ? 32 : 128] as Cidr);
     } catch {
-      throw new Error(`allowPrivateCidrs: "${c}" is not a CIDR range`);
+      throw fail('GW_ERR_POLICY_INVALID', { message: `allowPrivateCidrs: "${c}" is not a CIDR range` });
     }
   });
 }

@@ -1,18 +1,17 @@
 /**
  * @module host/bridge/bridge-error
  * The one error the bridge's interceptors throw. It carries a stable code from
- * `BRIDGE_ERROR_CODES`; `createBridge` turns it into `{ ok: false, error: { code, message } }`
+ * the catalogue's bridge family (contracts/errors.ts); `createBridge` turns it into `{ ok: false, error: { code, message } }`
  * before it leaves the host, so no Error object ever crosses to the sandbox.
  */
+import { WorkbenchError } from '../../contracts/errors.js';
 import type { BridgeErrorCode } from '../../contracts/protocol.js';
 
-export class BridgeError extends Error {
+export class BridgeError extends WorkbenchError<BridgeErrorCode> {
   override readonly name = 'BridgeError';
-  readonly code: BridgeErrorCode;
 
   constructor(code: BridgeErrorCode, message: string) {
-    super(message);
-    this.code = code;
+    super(code, message);
   }
 }
 

@@ -7,6 +7,7 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { judgeAddress, type Cidr } from './address-policy.js';
+import { fail } from '../../contracts/errors.js';
 
 export type LookupAddress = { address: string; family: number };
 /** The shape of `dns.lookup` with `all: true` (tests pass a stub resolver). */
@@ -27,7 +28,7 @@ export function createSafeLookup(allowed: readonly Cidr[], resolve: Resolver = s
       for (const a of check ? addresses : []) {
         const verdict = judgeAddress(a.address, allowed);
         if (!verdict.allowed) {
-          const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to a ${verdict.range} address`);
+          const e: NodeJS.ErrnoException = fail('WB_ADDRESS_BLOCKED', { host: hostname, range: verdict.range });
           e.code = ADDRESS_BLOCKED;
           return cb(e, []);
         }

@@ -22,6 +22,7 @@ import type { Db } from '../storage/db.js';
 import { openDatabase } from '../storage/open.js';
 import { API_KEY_PREFIX, UserStore, validateEmail, validateTenant, type ApiKeyInfo } from '../storage/users.js';
 import { stringFlag, type ParsedArgs } from './args.js';
+import { fail } from '../../contracts/errors.js';
 
 async function withDb<T>(config: GatewayConfig, fn: (db: Db) => Promise<T>): Promise<T> {
   const db = await openDatabase(config.databaseUrl, config.dataDir);
@@ -39,7 +40,7 @@ function textFields(values: Record<string, unknown>): Record<string, string> {
     if (v === null) continue;
     if (typeof v === 'string') out[k] = v;
     else if (typeof v === 'number' && Number.isFinite(v)) out[k] = String(v);
-    else throw new Error(`--values: field "${k}" must be a string (or a number, or null to leave it out), not ${Array.isArray(v) ? 'a list' : typeof v}`);
+    else throw fail('GW_ERR_CLI_USAGE', { message: `--values: field "${k}" must be a string (or a number, or null to leave it out), not ${Array.isArray(v) ? 'a list' : typeof v}` });
   }
   return out;
 }
@@ -51,9 +52,9 @@ function parseJsonFlag(args: ParsedArgs, name: string): Record<string, unknown> 
   try {
     v = JSON.parse(text);
   } catch (err) {
-    throw new Error(`--${name} must be a JSON object: ${(err as Error).message}`);
+    throw fail('GW_ERR_CLI_USAGE', { message: `--${name} must be a JSON object: ${(err as Error).message}` });
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`--${name} must be a JSON object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw fail('GW_ERR_CLI_USAGE', { message: `--${name} must be a JSON object` });
   return v as Record<string, unknown>;
 }
 
@@ -61,10 +62,10 @@ export async function runUsersCreate(config: GatewayConfig, args: ParsedArgs): P
   const email = stringFlag(args, 'email', true);
   const tenant = stringFlag(args, 'tenant') ?? 'default';
   const problem = validateEmail(email) ?? validateTenant(tenant);
-  if (problem) throw new Error(problem);
+  if (problem) throw fail('GW_ERR_CLI_USAGE', { message: problem });
   return withDb(config, async (db) => {
     const users = new UserStore(db);
-    if (await users.byEmail(email)) throw new Error(`a user with email ${email} already exists`);
+    if (await users.byEmail(email)) throw fail('GW_ERR_CLI_REFUSED', { message: `a user with email ${email} already exists` });
     const user = await users.create(email, tenant);
     const { key } = await users.createApiKey(user.id, 'cli');
     if (args.flags.has('json')) process.stdout.write(JSON.stringify({ userId: user.id, tenant: user.tenant, apiKey: key }) + '\n');
@@ -90,7 +91,7 @@ export async function runUsersKeys(config: GatewayConfig, args: ParsedArgs): Pro
   return withDb(config, async (db) => {
     const users = new UserStore(db);
     const user = await users.byEmail(email);
-    if (!user) throw new Error(`no user with email ${email}`);
+    if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });
     const all = await users.listApiKeys(user.id);
     if (args.flags.has('json')) {
       const keys = all.map((k) => ({ id: k.id, prefix: k.prefix, label: k.label, createdAt: dateOf(k.createdAt), lastUsedAt: dateOf(k.lastUsedAt), revokedAt: dateOf(k.revokedAt), createdVia: k.createdVia, createdWithKeyId: k.createdWithKeyId }));
@@ -120,23 +121,23 @@ export async function runUsersRevokeKey(config: GatewayConfig, args: ParsedArgs)
     // a secret is long; a prefix (wb_ and 8 characters, as the keys page shows) or an id is not
     const secret = given.startsWith(API_KEY_PREFIX) && given.length > 20 ? await users.keyBySecret(given) : undefined;
     if (secret) {
-      if (secret.revokedAt !== null) throw new Error('that key is already revoked');
+      if (secret.revokedAt !== null) throw fail('GW_ERR_CLI_REFUSED', { message: 'that key is already revoked' });
       ({ userId, keyId } = secret);
     } else {
-      if (email === undefined) throw new Error('--key is not the full text of a key: give the user with --email, and the key by its id or the prefix `users keys` shows');
+      if (email === undefined) throw fail('GW_ERR_CLI_USAGE', { message: '--key is not the full text of a key: give the user with --email, and the key by its id or the prefix `users keys` shows' });
       const user = await users.byEmail(email);
-      if (!user) throw new Error(`no user with email ${email}`);
+      if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });
       const wanted = given.replace(/…$|\.\.\.$/, '');
       const live = (await users.listApiKeys(user.id)).filter((k) => k.revokedAt === null);
       const matches = live.filter((k) => k.id === wanted || (wanted.length >= 5 && k.prefix.startsWith(wanted)));
-      if (matches.length === 0) throw new Error(`${email} has no active key ${given} (see: workbench users keys --email ${email})`);
-      if (matches.length > 1) throw new Error(`${given} names ${matches.length} active keys of ${email}: ${matches.map((k) => k.id).join(', ')}; give the id`);
+      if (matches.length === 0) throw fail('GW_ERR_CLI_REFUSED', { message: `${email} has no active key ${given} (see: workbench users keys --email ${email})` });
+      if (matches.length > 1) throw fail('GW_ERR_CLI_REFUSED', { message: `${given} names ${matches.length} active keys of ${email}: ${matches.map((k) => k.id).join(', ')}; give the id` });
       userId = user.id;
       keyId = (matches[0] as ApiKeyInfo).id;
     }
     const all = await users.listApiKeys(userId);
     const done = await users.revokeApiKeyChain(userId, keyId);
-    if (!done) throw new Error('that key is already revoked');
+    if (!done) throw fail('GW_ERR_CLI_REFUSED', { message: 'that key is already revoked' });
     const prefixOf = (id: string): string => `${all.find((k) => k.id === id)?.prefix ?? id}…`;
     if (args.flags.has('json')) process.stdout.write(JSON.stringify({ userId, revoked: [done.keyId, ...done.alsoRevoked] }) + '\n');
     else
@@ -154,32 +155,33 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
   const values = parseJsonFlag(args, 'values');
   const configValues = parseJsonFlag(args, 'config');
   const expiresText = stringFlag(args, 'expires-in');
-  if (expiresText !== undefined && !/^\d+$/.test(expiresText)) throw new Error('--expires-in must be a whole number of seconds');
-  if (!token && !values) throw new Error('give --token (OAuth2, or the single secret field of an API-key integration) or --values JSON (API-key fields)');
+  if (expiresText !== undefined && !/^\d+$/.test(expiresText)) throw fail('GW_ERR_CLI_USAGE', { message: '--expires-in must be a whole number of seconds' });
+  if (!token && !values) throw fail('GW_ERR_CLI_USAGE', { message: 'give --token (OAuth2, or the single secret field of an API-key integration) or --values JSON (API-key fields)' });
   // API-key fields are text: a number is taken as written, null means the field is left out, and
   // anything else (an object, a list, true) is refused instead of being stored as "[object Object]"
   const fieldValues = values === undefined ? undefined : textFields(values);
   const loaded = loadPlugins(config.pluginDirs).plugins;
   const plugin = loaded.find((p) => p.manifest.name === integration);
   if (!plugin)
-    throw new Error(
-      `no integration named "${integration}" in the plugin folders searched: ${config.pluginDirs.join(', ')} ` +
+    throw fail('GW_ERR_CLI_REFUSED', {
+      message:
+        `no integration named "${integration}" in the plugin folders searched: ${config.pluginDirs.join(', ')} ` +
         `(found: ${loaded.map((p) => p.manifest.name).join(', ') || 'none'}). Run this command with the server's WORKBENCH_PLUGINS_DIR, ` +
         'WORKBENCH_DATA_DIR (or DATABASE_URL) and encryption key' +
         config.pluginDirs.map((d) => pluginRootProblem(d)).filter((p) => p !== undefined).map((p) => `; ${p}`).join(''),
-    );
+    });
   const auth = plugin.manifest.auth;
   if (auth.type === 'apikey' && token !== undefined && !values) {
     const secrets = auth.fields.filter((f) => f.secret);
     if (secrets.length !== 1) {
       const example = JSON.stringify(Object.fromEntries(secrets.map((f) => [f.name, '…'])));
-      throw new Error(`--token fills only the single secret field of an API-key integration; ${integration} has ${secrets.length} (${secrets.map((f) => f.name).join(', ')}): use --values '${example}'`);
+      throw fail('GW_ERR_CLI_USAGE', { message: `--token fills only the single secret field of an API-key integration; ${integration} has ${secrets.length} (${secrets.map((f) => f.name).join(', ')}): use --values '${example}'` });
     }
   }
   requireSharedKey(config.databaseUrl, config.dataDir, process.env);
   return withDb(config, async (db) => {
     const user = await new UserStore(db).byEmail(email);
-    if (!user) throw new Error(`no user with email ${email}`);
+    if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });
     const vault = loadVaultWithPending({ dataDir: config.dataDir });
     const service = createConnectionService({ db, vault, clientFor: clientFromEnv() });
     const refreshToken = stringFlag(args, 'refresh-token');
@@ -246,7 +248,7 @@ export async function runKeysReseal(config: GatewayConfig, args: ParsedArgs): Pr
  * and export a function for every tool. The host never evaluates plugin code itself.
  */
 export async function runPluginValidate(dir: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  if (!dir) throw new Error('usage: workbench plugin validate DIR');
+  if (!dir) throw fail('GW_ERR_CLI_USAGE', { message: 'usage: workbench plugin validate DIR' });
   const invalid = (file: string, message: string): number => {
     process.stderr.write(`invalid: ${file}: ${message}\n`);
     return 1;
@@ -310,7 +312,7 @@ export async function runLoginLink(config: GatewayConfig, args: ParsedArgs): Pro
   const email = stringFlag(args, 'email', true);
   return withDb(config, async (db) => {
     const user = await new UserStore(db).byEmail(email);
-    if (!user) throw new Error(`no user with email ${email}`);
+    if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });
     const { createLoginLink } = await import('../portal/login-links.js');
     const link = await createLoginLink(db, user.id, config.publicUrl);
     process.stdout.write(`${link}\n`);

@@ -11,10 +11,11 @@ import { FixtureError } from '../plugin-sdk/fixtures.js';
 import { testPlugin } from '../plugin-sdk/plugin-test.js';
 import { linkWorkbench, scaffoldPlugin } from '../plugin-sdk/scaffold.js';
 import { stringFlag, type ParsedArgs } from './args.js';
+import { fail } from '../../contracts/errors.js';
 
 export function runPluginNew(args: ParsedArgs): number {
   const name = args.positionals[2];
-  if (!name) throw new Error('usage: workbench plugin new NAME [--dir D]');
+  if (!name) throw fail('GW_ERR_CLI_USAGE', { message: 'usage: workbench plugin new NAME [--dir D]' });
   const { dir, files } = scaffoldPlugin(name, stringFlag(args, 'dir') ?? process.cwd());
   const rel = path.relative(process.cwd(), dir) || '.';
   // `npx workbench` only works inside the Workbench folder (elsewhere npx fetches an unrelated
@@ -26,7 +27,7 @@ export function runPluginNew(args: ParsedArgs): number {
 
 export async function runPluginBuild(args: ParsedArgs): Promise<number> {
   const dir = args.positionals[2];
-  if (!dir) throw new Error('usage: workbench plugin build DIR [--out OUTDIR] [--keep-zod]');
+  if (!dir) throw fail('GW_ERR_CLI_USAGE', { message: 'usage: workbench plugin build DIR [--out OUTDIR] [--keep-zod]' });
   const out = stringFlag(args, 'out');
   try {
     const r = await buildPlugin({ dir, ...(out !== undefined ? { outDir: out } : {}), keepZod: args.flags.has('keep-zod') });
@@ -47,7 +48,7 @@ export async function runPluginBuild(args: ParsedArgs): Promise<number> {
 
 export async function runPluginTest(args: ParsedArgs): Promise<number> {
   const dir = args.positionals[2];
-  if (!dir) throw new Error('usage: workbench plugin test DIR [--fixtures F]');
+  if (!dir) throw fail('GW_ERR_CLI_USAGE', { message: 'usage: workbench plugin test DIR [--fixtures F]' });
   const fixtures = stringFlag(args, 'fixtures');
   try {
     const outcomes = await testPlugin({ dir, ...(fixtures !== undefined ? { fixturesDir: path.resolve(fixtures) } : {}), write: (line) => process.stdout.write(`${line}\n`) });
@@ -62,7 +63,7 @@ export async function runPluginTest(args: ParsedArgs): Promise<number> {
 
 export function runPluginLink(args: ParsedArgs): number {
   const dir = args.positionals[2];
-  if (!dir) throw new Error('usage: workbench plugin link DIR');
+  if (!dir) throw fail('GW_ERR_CLI_USAGE', { message: 'usage: workbench plugin link DIR' });
   process.stdout.write(`${linkWorkbench(path.resolve(dir))}\n`);
   return 0;
 }

@@ -10,6 +10,7 @@ import type { GatewayConfig } from '../config.js';
 import type { PluginReport } from '../registry/plugin-loader.js';
 import { stringFlag, type ParsedArgs } from './args.js';
 import { isRunning, readRecord, runningServers, type ServerRecord } from './server-record.js';
+import { fail } from '../../contracts/errors.js';
 
 const POLL_MS = 100;
 const DEFAULT_TIMEOUT_S = 120;
@@ -20,10 +21,11 @@ export async function runPluginsReload(config: GatewayConfig, args: ParsedArgs):
   const timeoutMs = timeoutOf(args) * 1000;
   const servers = runningServers(config.dataDir);
   if (servers.length === 0)
-    throw new Error(
-      `no running server uses the data directory ${config.dataDir} (a running \`workbench serve\` records itself in ${config.dataDir}/run/): ` +
+    throw fail('GW_ERR_CLI_REFUSED', {
+      message:
+        `no running server uses the data directory ${config.dataDir} (a running \`workbench serve\` records itself in ${config.dataDir}/run/): ` +
         'run this command with the server\'s WORKBENCH_DATA_DIR, or send SIGHUP to the server process yourself',
-    );
+    });
   const sentAt = Date.now();
   for (const s of servers) process.kill(s.pid, 'SIGHUP');
   const answers = await Promise.all(servers.map((s) => answerOf(config.dataDir, s, sentAt, sentAt + timeoutMs)));
@@ -36,7 +38,7 @@ export async function runPluginsReload(config: GatewayConfig, args: ParsedArgs):
 function timeoutOf(args: ParsedArgs): number {
   const text = stringFlag(args, 'timeout');
   if (text === undefined) return DEFAULT_TIMEOUT_S;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error('--timeout must be a whole number of seconds, at least 1');
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw fail('GW_ERR_CLI_USAGE', { message: '--timeout must be a whole number of seconds, at least 1' });
   return Number(text);
 }
 

@@ -11,6 +11,7 @@ import { ALL_CASES } from '../security-report/cases/index.js';
 import { renderList, renderText } from '../security-report/render.js';
 import { runReport } from '../security-report/run-report.js';
 import { stringFlag, type ParsedArgs } from './args.js';
+import { fail } from '../../contracts/errors.js';
 
 /** The cases of the classes named in --class (all when it is absent); throws on an unknown class. */
 export function selectCases(cases: readonly AttackCase[], classFlag: string | undefined): AttackCase[] {
@@ -18,7 +19,7 @@ export function selectCases(cases: readonly AttackCase[], classFlag: string | un
   const wanted = classFlag.split(',').map((c) => c.trim()).filter((c) => c !== '');
   const known: readonly string[] = ATTACK_CLASSES.map((k) => k.id);
   const unknown = wanted.filter((c) => !known.includes(c));
-  if (unknown.length > 0 || wanted.length === 0) throw new Error(`--class takes one or more of ${known.join(', ')} (comma-separated); got "${classFlag}"`);
+  if (unknown.length > 0 || wanted.length === 0) throw fail('GW_ERR_CLI_USAGE', { message: `--class takes one or more of ${known.join(', ')} (comma-separated); got "${classFlag}"` });
   return cases.filter((c) => wanted.includes(c.class));
 }
 

@@ -15,6 +15,7 @@ import { StdioLineTransport } from '../transport/stdio-transport.js';
 import { createLogger } from '../telemetry/logger.js';
 import { VERSION } from '../version.js';
 import { processStart, removeRecord, writeRecord, type ServerRecord } from './server-record.js';
+import { fail } from '../../contracts/errors.js';
 
 export const FIRST_USER_EMAIL = 'local@workbench.local';
 
@@ -73,7 +74,7 @@ export async function runServe(config: GatewayConfig): Promise<number> {
       process.off('SIGHUP', onHangup);
       record.remove();
       await gateway.close();
-      throw new Error(`could not create the first user: ${err instanceof Error ? err.message : String(err)}`);
+      throw fail('GW_ERR_STORAGE_UNAVAILABLE', { message: `could not create the first user: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
   if (first) {
@@ -157,7 +158,7 @@ export async function runStdio(config: GatewayConfig, email: string | undefined)
   const user = key ? await gateway.users.authenticate(key) : email ? await gateway.users.byEmail(email) : undefined;
   if (!user) {
     await gateway.close();
-    throw new Error(key ? 'WORKBENCH_API_KEY is not a valid key' : email ? `no user with email ${email}` : 'set WORKBENCH_API_KEY (or pass --email) to say who is calling');
+    throw fail('GW_ERR_CLI_USAGE', { message: key ? 'WORKBENCH_API_KEY is not a valid key' : email ? `no user with email ${email}` : 'set WORKBENCH_API_KEY (or pass --email) to say who is calling' });
   }
   const server = buildMcpServer({ metaTools: () => gateway.metaTools, version: VERSION, logger, metaCalls: gateway.metaCalls }, user, 'stdio');
   // e.g. a line on stdin that is not JSON-RPC or is too long: it is answered with an error; say so on stderr too

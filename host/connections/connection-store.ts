@@ -5,6 +5,7 @@
  * (migration 3) lets exactly one process at a time spend a refresh token, across replicas.
  */
 import { isUniqueViolation, type Db } from '../storage/db.js';
+import { fail } from '../../contracts/errors.js';
 
 export interface ConnectionRow {
   id: string;
@@ -136,7 +137,7 @@ export class ConnectionStore {
         if (changes > 0) return input.id;
         // Another replica inserted it after our SELECT (PostgreSQL, read committed): update that row.
         existing = await find();
-        if (!existing) throw new Error(`connection ${input.integration} changed concurrently; try again`);
+        if (!existing) throw fail('GW_ERR_CONNECTION_CONFLICT', { message: `connection ${input.integration} changed concurrently; try again` });
       }
       const id = existing.id;
       const { sealed, keyId } = input.secret(id, existing.secret, existing.status);

@@ -8,6 +8,7 @@ import type { ConnectionRow } from './connection-store.js';
 import { revokeToken } from './oauth.js';
 import { openSecret } from './sealed-secret.js';
 import type { DisconnectResult, ServiceCore } from './service-types.js';
+import { fail } from '../../contracts/errors.js';
 
 export async function disconnectConnection(core: ServiceCore, userId: string, manifest: PluginManifest): Promise<DisconnectResult> {
   const { store, logger } = core;
@@ -19,7 +20,7 @@ export async function disconnectConnection(core: ServiceCore, userId: string, ma
     row = await store.byUser(userId, manifest.name);
     if (!row) return { removed: false, revocation: 'unsupported' };
     if (await store.removeIf(row.id, row.version)) break;
-    if (attempt >= 5) throw new Error(`the ${manifest.displayName} connection kept changing while it was being removed; try again`);
+    if (attempt >= 5) throw fail('GW_ERR_CONNECTION_CONFLICT', { message: `the ${manifest.displayName} connection kept changing while it was being removed; try again` });
   }
   core.emit({ id: row.id, userId, integration: manifest.name, status: 'disconnected' });
   let revocation: DisconnectResult['revocation'] = 'unsupported';

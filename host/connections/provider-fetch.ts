@@ -7,6 +7,7 @@
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import { createSafeLookup, ipLiteralOf, judgeAddress, parseCidrs } from '../bridge/index.js';
+import { WorkbenchError } from '../../contracts/errors.js';
 
 export interface ProviderFetchOptions {
   /** target origins the operator named in policy.upstreams (already mapped URLs point there) */
@@ -15,10 +16,9 @@ export interface ProviderFetchOptions {
   timeoutMs: number;
 }
 
-export class ProviderAddressError extends Error {
-  readonly code = 'GW_ERR_BRIDGE_ADDRESS_BLOCKED';
+export class ProviderAddressError extends WorkbenchError<'GW_ERR_BRIDGE_ADDRESS_BLOCKED'> {
   constructor(message: string) {
-    super(message);
+    super('GW_ERR_BRIDGE_ADDRESS_BLOCKED', message);
     this.name = 'ProviderAddressError';
   }
 }

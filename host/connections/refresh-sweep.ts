@@ -9,6 +9,7 @@ import type { PluginManifest } from '../../contracts/manifest.js';
 import type { ConnectionRow } from './connection-store.js';
 import type { Refresher } from './refresh.js';
 import type { RefreshSweep, ServiceCore } from './service-types.js';
+import { fail } from '../../contracts/errors.js';
 
 /** a connection whose background refresh failed is put off this long, doubling with each failure up to PUT_OFF_MAX_MS */
 const PUT_OFF_BASE_MS = 60_000;
@@ -45,7 +46,7 @@ async function refreshOne(core: ServiceCore, refresher: Refresher, putOff: PutOf
     const { credential: cred, failure } = await refresher.freshOrFailure(row, m, withinMs);
     // the provider failed the refresh and the current token (not expired yet) came back:
     // a failure, backed off like one, not a token usable until its expiry
-    if (failure) throw new Error(failure);
+    if (failure) throw fail('GW_ERR_CONNECTION_PROVIDER', { message: failure });
     if (cred) out.usable++;
     else out.needsReauth++;
     // still expiring at the same version: the sweep could not refresh it (no refresh token, no

@@ -7,6 +7,7 @@
  * of the provider's text they quote is clipped (PROVIDER_TEXT_MAX). The answer is read with a byte
  * cap: the token URL comes from a manifest, and its answer must not fill memory.
  */
+import { WorkbenchError } from '../../contracts/errors.js';
 
 export type OAuthErrorKind =
   /** the grant (code or refresh token) is invalid, expired, revoked or already used: reconnect */
@@ -18,12 +19,12 @@ export type OAuthErrorKind =
   /** the provider answered something that is not a token response (HTML, garbage, no access_token) */
   | 'bad_response';
 
-export class OAuthError extends Error {
+export class OAuthError extends WorkbenchError<'GW_ERR_CONNECTION_PROVIDER'> {
   readonly kind: OAuthErrorKind;
   /** the provider's `error` code when it sent one */
   readonly providerCode: string | undefined;
   constructor(kind: OAuthErrorKind, message: string, providerCode?: string) {
-    super(message);
+    super('GW_ERR_CONNECTION_PROVIDER', message);
     this.name = 'OAuthError';
     this.kind = kind;
     this.providerCode = providerCode;

@@ -9,6 +9,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import { GatewayError } from '../errors.js';
+import { WorkbenchError, type ErrorCodeOf } from '../../contracts/errors.js';
 import { isPostgresUrl } from '../storage/db.js';
 
 const FORMAT = 'v1';
@@ -16,15 +17,13 @@ const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export type VaultErrorCode = 'VAULT_BAD_KEY' | 'VAULT_UNKNOWN_KEY' | 'VAULT_DECRYPT_FAILED' | 'VAULT_KEY_FILE' | 'VAULT_NOT_ROTATED_KEY';
+export type VaultErrorCode = ErrorCodeOf<'vault'>;
 
 /** Raised for key configuration problems and for values that fail to decrypt (tampered or wrong key). */
-export class VaultError extends Error {
-  readonly code: VaultErrorCode;
+export class VaultError extends WorkbenchError<VaultErrorCode> {
   constructor(code: VaultErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'VaultError';
-    this.code = code;
   }
 }
 

@@ -23,6 +23,7 @@ import { cancelled, forbidden, invalidArguments, isErrorItem, notConnected, tool
 import { whyNotConnectable } from '../connections/connectable.js';
 import type { ExecutionRateLimiter } from './rate-limit.js';
 import { holdsMoreValuesThan, jsonLengthOver, validateArguments, VALIDATION_BUDGET } from './validate-args.js';
+import { fail } from '../../contracts/errors.js';
 
 /** The part of the sandbox the engine uses. */
 export interface SandboxRunner {
@@ -181,7 +182,7 @@ function refuse(deps: EngineDeps, reason: Refusal, integration: string | undefin
  * are cancelled; the bridge reads only `signal.aborted`). One shared value: the default reason is a
  * new DOMException with a stack trace per call, ~2 % of the host's CPU under load.
  */
-const CALL_ENDED = Object.freeze(new Error('the call is over'));
+const CALL_ENDED = Object.freeze(fail('GW_ERR_BRIDGE_CALL_ENDED', { message: 'the call is over' }));
 
 /** runInSandbox's answer for a call the client cancelled while it waited for a sandbox slot. */
 const NOT_STARTED = Symbol('not started');

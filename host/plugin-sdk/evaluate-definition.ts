@@ -10,6 +10,7 @@ import vm from 'node:vm';
 import type * as esbuild from 'esbuild';
 import { WEB_GLOBALS_SOURCE } from '../../sandbox/isolate/web-globals-source.js';
 import { resolveGuard, type GuardOptions } from './resolve-guard.js';
+import { WorkbenchError } from '../../contracts/errors.js';
 
 export const EVALUATION_TIMEOUT_MS = 10_000;
 const RESULT_GLOBAL = '__workbenchManifest';
@@ -18,13 +19,13 @@ const RESULT_GLOBAL = '__workbenchManifest';
  * An error in the author's input. `file` is the file to look at, relative to the plugin folder, or
  * '' when the message already names files (esbuild's `file:line:col: text` lines).
  */
-export class PluginBuildError extends Error {
+export class PluginBuildError extends WorkbenchError<'GW_ERR_PLUGIN_BUILD_FAILED'> {
   override name = 'PluginBuildError';
   constructor(
     readonly file: string,
     message: string,
   ) {
-    super(message);
+    super('GW_ERR_PLUGIN_BUILD_FAILED', message);
   }
 }
 

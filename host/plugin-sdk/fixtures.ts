@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { describeIssues } from '../../contracts/manifest.js';
+import { WorkbenchError } from '../../contracts/errors.js';
 
 const json = z.json();
 
@@ -51,8 +52,11 @@ export type FixtureCase = z.output<typeof fixtureCaseSchema> & { file: string; i
 export type FixtureRequest = z.output<typeof requestSchema>;
 
 /** A fixture file that is not JSON or not of the documented shape. */
-export class FixtureError extends Error {
+export class FixtureError extends WorkbenchError<'GW_ERR_PLUGIN_TEST_FAILED'> {
   override name = 'FixtureError';
+  constructor(message: string) {
+    super('GW_ERR_PLUGIN_TEST_FAILED', message);
+  }
 }
 
 /** Every case of every `*.json` file under `dir`, in file-name order. */

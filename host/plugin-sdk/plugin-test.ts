@@ -17,6 +17,7 @@ import type { User } from '../storage/users.js';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import { buildPlugin } from './build.js';
 import { readFixtures, type FixtureCase, type FixtureRequest } from './fixtures.js';
+import { fail } from '../../contracts/errors.js';
 
 export interface PluginTestOptions {
   /** the plugin folder: plugin.ts (built first), or a built folder with manifest.json */
@@ -44,7 +45,7 @@ async function builtFolder(dir: string, temp: string): Promise<string> {
   if (fs.existsSync(path.join(dir, 'plugin.ts'))) return (await buildPlugin({ dir, outDir: path.join(temp, 'plugins', path.basename(path.resolve(dir))) })).outDir;
   if (fs.existsSync(path.join(dir, 'manifest.json'))) return dir;
   if (fs.existsSync(path.join(dir, 'dist', 'manifest.json'))) return path.join(dir, 'dist');
-  throw new Error(`${dir}: neither plugin.ts nor manifest.json (nor dist/manifest.json) is there`);
+  throw fail('GW_ERR_CLI_USAGE', { message: `${dir}: neither plugin.ts nor manifest.json (nor dist/manifest.json) is there` });
 }
 
 /** Compares one request the tool made with the one the fixture expects; returns the differences. */
@@ -142,7 +143,7 @@ export async function testPlugin(options: PluginTestOptions): Promise<CaseOutcom
       upstreams[origin] = server.origin;
     }
     gw = await startInProcessGateway({ policy: { upstreams, sandbox: { workers: 1 } }, pluginDirs: [path.dirname(built)] });
-    if (!gw.gateway.registry.plugin(manifest.name)) throw new Error(`${manifest.name} did not load: ${gw.gateway.pluginErrors.map((e) => e.message).join('; ') || 'see `workbench plugin validate`'}`);
+    if (!gw.gateway.registry.plugin(manifest.name)) throw fail('GW_ERR_PLUGIN_INVALID', { message: `${manifest.name} did not load: ${gw.gateway.pluginErrors.map((e) => e.message).join('; ') || 'see `workbench plugin validate`'}` });
     const { user, apiKey } = await gw.createUser('plugin-test@workbench.local', 'plugin-test');
     const bench: Bench = { gw, user, apiKey, manifest };
     const outcomes: CaseOutcome[] = [];

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PLUGIN_NAME } from '../../contracts/manifest.js';
 import { PACKAGE_ROOT } from '../paths.js';
+import { fail } from '../../contracts/errors.js';
 
 export interface ScaffoldResult {
   dir: string;
@@ -191,10 +192,10 @@ function tsconfig(): string {
  * so that `workbench/plugin-sdk` type-checks and the package scripts find the CLI. Returns what it did.
  */
 export function linkWorkbench(dir: string): string {
-  if (!fs.existsSync(dir)) throw new Error(`${dir} does not exist`);
+  if (!fs.existsSync(dir)) throw fail('GW_ERR_CLI_REFUSED', { message: `${dir} does not exist` });
   const link = path.join(dir, 'node_modules', 'workbench');
   const there = fs.lstatSync(link, { throwIfNoEntry: false });
-  if (there && !there.isSymbolicLink()) throw new Error(`${link} exists and is not a link: remove it first`);
+  if (there && !there.isSymbolicLink()) throw fail('GW_ERR_CLI_REFUSED', { message: `${link} exists and is not a link: remove it first` });
   if (there) fs.unlinkSync(link);
   fs.mkdirSync(path.dirname(link), { recursive: true });
   fs.symlinkSync(PACKAGE_ROOT, link, 'dir');
@@ -203,9 +204,9 @@ export function linkWorkbench(dir: string): string {
 
 /** Creates `<parent>/<name>`; refuses a bad name or a folder that already has files. */
 export function scaffoldPlugin(name: string, parent: string): ScaffoldResult {
-  if (!PLUGIN_NAME.test(name)) throw new Error(`"${name}" is not a plugin name: use kebab-case (a-z, 0-9 and -, starting with a letter), e.g. "weather"`);
+  if (!PLUGIN_NAME.test(name)) throw fail('GW_ERR_CLI_USAGE', { message: `"${name}" is not a plugin name: use kebab-case (a-z, 0-9 and -, starting with a letter), e.g. "weather"` });
   const dir = path.resolve(parent, name);
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new Error(`${dir} already exists and is not empty`);
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw fail('GW_ERR_CLI_REFUSED', { message: `${dir} already exists and is not empty` });
   const tool = `${name.replace(/-/g, '_').slice(0, 50).replace(/_+$/, '')}_get_item`;
   const files: Record<string, string> = {
     'plugin.ts': pluginTs(name, tool),

@@ -6,10 +6,14 @@
  */
 import * as z from 'zod';
 import { PLUGIN_MARK, TOOL_MARK } from '../../sdk/define.js';
+import { WorkbenchError } from '../../contracts/errors.js';
 
 /** A problem with the definition, reported by the build as `plugin.ts: <message>`. */
-export class DefinitionError extends Error {
+export class DefinitionError extends WorkbenchError<'GW_ERR_PLUGIN_BUILD_FAILED'> {
   override name = 'DefinitionError';
+  constructor(message: string) {
+    super('GW_ERR_PLUGIN_BUILD_FAILED', message);
+  }
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -4,6 +4,7 @@
  * value with explicit attributes (HttpOnly, SameSite, Secure, Path, Max-Age). Values are limited
  * to URL-safe characters, so nothing needs quoting.
  */
+import { fail } from '../../contracts/errors.js';
 
 export interface CookieOptions {
   maxAgeSec?: number;
@@ -48,8 +49,8 @@ export function cookieCount(header: string | undefined, name: string): number {
 }
 
 export function serializeCookie(name: string, value: string, o: CookieOptions = {}): string {
-  if (!NAME.test(name)) throw new TypeError(`invalid cookie name ${name}`);
-  if (!VALUE.test(value)) throw new TypeError('invalid cookie value');
+  if (!NAME.test(name)) throw fail('GW_ERR_INTERNAL_INVARIANT', { message: `invalid cookie name ${name}` });
+  if (!VALUE.test(value)) throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'invalid cookie value' });
   const parts = [`${name}=${value}`, `Path=${o.path ?? '/'}`];
   if (o.maxAgeSec !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(o.maxAgeSec))}`);
   if (o.httpOnly ?? true) parts.push('HttpOnly');

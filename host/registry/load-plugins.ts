@@ -24,6 +24,7 @@ export type { LoadedPlugin, LoadedTool, LoadResult, PluginLoadError } from './lo
 import { META_TOOL_NAMES } from '../meta-tools/names.js';
 import { describeIssues, manifestSchema, type PluginManifest, type ToolManifest } from '../../contracts/manifest.js';
 import type { ProbeVerdict } from '../supervisor/index.js';
+import { fail } from '../../contracts/errors.js';
 
 export const MAX_PLUGIN_SOURCE_BYTES = 4 * 1024 * 1024;
 
@@ -83,9 +84,9 @@ export function compileToolSchema(tool: ToolManifest): z.ZodType {
 /** compileToolSchema, with the most sub-schemas one argument value meets (the validation budget's divisor). */
 function compileTool(tool: ToolManifest): Omit<LoadedTool, 'manifest'> {
   const problem = metaSchemaProblem(tool.inputSchema);
-  if (problem) throw new Error(`tools.${tool.name}.inputSchema: not a valid JSON Schema: ${problem}`);
+  if (problem) throw fail('GW_ERR_PLUGIN_INVALID', { message: `tools.${tool.name}.inputSchema: not a valid JSON Schema: ${problem}` });
   const schemaSize = measureSchema(tool.inputSchema);
-  if (typeof schemaSize === 'string') throw new Error(`tools.${tool.name}.inputSchema: cannot be validated in bounded time: ${schemaSize}`);
+  if (typeof schemaSize === 'string') throw fail('GW_ERR_PLUGIN_INVALID', { message: `tools.${tool.name}.inputSchema: cannot be validated in bounded time: ${schemaSize}` });
   return { validator: compileValidator(tool), schemaSize };
 }
 
@@ -101,7 +102,7 @@ function compileValidator(tool: ToolManifest): z.ZodType {
       for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     });
   } catch (err) {
-    throw new Error(`tools.${tool.name}.inputSchema: cannot be compiled: ${(err as Error).message}`);
+    throw fail('GW_ERR_PLUGIN_INVALID', { message: `tools.${tool.name}.inputSchema: cannot be compiled: ${(err as Error).message}` });
   }
 }
 
@@ -121,7 +122,7 @@ export function checkFieldPatterns(manifest: PluginManifest): void {
       problems.push(`auth.fields.${i}.pattern (field "${field.name}"): ${(err as Error).message}`);
     }
   });
-  if (problems.length > 0) throw new Error(problems.join('; '));
+  if (problems.length > 0) throw fail('GW_ERR_PLUGIN_INVALID', { message: problems.join('; ') });
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -135,23 +136,23 @@ function readManifestFile(file: string): { text: string; raw: unknown } {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw fileError(new Error(e.code === 'ENOENT' ? 'missing: a plugin folder holds manifest.json and plugin.js' : e.message), file);
+    throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: e.code === 'ENOENT' ? 'missing: a plugin folder holds manifest.json and plugin.js' : e.message }), file);
   }
   try {
     return { text, raw: JSON.parse(text) };
   } catch (err) {
-    throw fileError(new Error(`not valid JSON: ${(err as Error).message}`), file);
+    throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: `not valid JSON: ${(err as Error).message}` }), file);
   }
 }
 
 function readSource(file: string, name: string): string {
   try {
     const stat = fs.statSync(file);
-    if (stat.size > MAX_PLUGIN_SOURCE_BYTES) throw new Error(`is ${stat.size} bytes; the limit is ${MAX_PLUGIN_SOURCE_BYTES}`);
+    if (stat.size > MAX_PLUGIN_SOURCE_BYTES) throw fail('GW_ERR_PLUGIN_INVALID', { message: `is ${stat.size} bytes; the limit is ${MAX_PLUGIN_SOURCE_BYTES}` });
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw fileError(new Error(e.code === 'ENOENT' ? 'missing: a plugin needs plugin.js beside manifest.json' : e.message), file, name);
+    throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: e.code === 'ENOENT' ? 'missing: a plugin needs plugin.js beside manifest.json' : e.message }), file, name);
   }
 }
 
@@ -165,13 +166,13 @@ export function loadPluginDir(dir: string, metaToolNames: readonly string[] = ME
   const { text, raw } = readManifestFile(manifestFile);
   const rawName = typeof (raw as { name?: unknown } | null)?.name === 'string' ? (raw as { name: string }).name : undefined;
   const parsed = manifestSchema.safeParse(raw);
-  if (!parsed.success) throw fileError(new Error(describeIssues(parsed.error)), manifestFile, rawName);
+  if (!parsed.success) throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: describeIssues(parsed.error) }), manifestFile, rawName);
   const manifest = parsed.data;
   const tools = new Map<string, LoadedTool>();
   try {
     checkFieldPatterns(manifest);
     const problems = namespaceProblems(manifest, metaToolNames);
-    if (problems.length > 0) throw new Error(problems.join('; '));
+    if (problems.length > 0) throw fail('GW_ERR_PLUGIN_INVALID', { message: problems.join('; ') });
     for (const tool of manifest.tools) tools.set(tool.name, { manifest: tool, ...compileTool(tool) });
   } catch (err) {
     throw fileError(err as Error, manifestFile, manifest.name);
@@ -179,7 +180,7 @@ export function loadPluginDir(dir: string, metaToolNames: readonly string[] = ME
   const sourceFile = path.join(dir, 'plugin.js');
   const source = readSource(sourceFile, manifest.name);
   const literals = checkRegExpLiterals(source);
-  if (literals.ok === false) throw fileError(new Error(literals.problem), sourceFile, manifest.name);
+  if (literals.ok === false) throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: literals.problem }), sourceFile, manifest.name);
   return {
     manifest,
     dir,

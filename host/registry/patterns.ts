@@ -9,6 +9,7 @@
  * API-key field patterns (host/connections/apikey-fields.ts) are compiled by `compilePattern` too.
  */
 import { RE2JS } from 're2js';
+import { fail } from '../../contracts/errors.js';
 
 /**
  * Compiles a pattern from a manifest with RE2. Throws an Error saying why when RE2 cannot run it
@@ -18,7 +19,7 @@ export function compilePattern(pattern: string): RE2JS {
   try {
     return RE2JS.compile(pattern);
   } catch (err) {
-    throw new Error(`${JSON.stringify(pattern)} is not a linear-time regular expression (RE2 syntax: lookaround and backreferences are not supported): ${(err as Error).message}`);
+    throw fail('GW_ERR_PLUGIN_INVALID', { message: `${JSON.stringify(pattern)} is not a linear-time regular expression (RE2 syntax: lookaround and backreferences are not supported): ${(err as Error).message}` });
   }
 }
 
@@ -71,17 +72,17 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
     const checks: Checker[] = [];
     for (const [key, value] of Object.entries(node)) {
       if (key === 'patternProperties') {
-        throw new Error(`${where}.patternProperties: not supported (its keys are regular expressions); use additionalProperties`);
+        throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.patternProperties: not supported (its keys are regular expressions); use additionalProperties` });
       } else if (UNSUPPORTED_PLACES.includes(key)) {
-        if (containsPattern(value)) throw new Error(`${where}.${key}: "pattern" is not supported here; put it on a plain property`);
+        if (containsPattern(value)) throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.${key}: "pattern" is not supported here; put it on a plain property` });
         out[key] = value;
       } else if (key === 'pattern') {
-        if (typeof value !== 'string') throw new Error(`${where}.pattern: must be a string`);
+        if (typeof value !== 'string') throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.pattern: must be a string` });
         let re: RE2JS;
         try {
           re = compilePattern(value);
         } catch (err) {
-          throw new Error(`${where}.pattern: ${(err as Error).message}`);
+          throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.pattern: ${(err as Error).message}` });
         }
         const steps = programSize(re, value);
         checks.push((v, path, issues, budget) => {
@@ -134,7 +135,7 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
         });
       } else {
         if (containsPattern(value) && key !== 'default' && key !== 'examples' && key !== 'const' && key !== 'enum')
-          throw new Error(`${where}.${key}: "pattern" is not supported here`);
+          throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.${key}: "pattern" is not supported here` });
         out[key] = value;
       }
     }

@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/db.js';
+import { WorkbenchError, messageOf } from '../../contracts/errors.js';
 import { endsFit, splitPartEnds } from './parts.js';
 
 /** Where each part of a stored body ends, for the part budget it was split with. */
@@ -68,12 +69,13 @@ interface WholeHead {
 }
 
 /** A result not stored because its user's stored results would pass resultCap.maxStoredCharsPerUser. */
-export class ContinuationQuotaError extends Error {
+export class ContinuationQuotaError extends WorkbenchError<'GW_ERR_RESULT_NOT_STORED'> {
   constructor(
     readonly used: number,
     readonly quota: number,
   ) {
-    super(`the user's stored results take ${used} of the ${quota} characters allowed`);
+    super('GW_ERR_RESULT_NOT_STORED', messageOf('GW_ERR_RESULT_NOT_STORED', { used, quota }));
+    this.name = 'ContinuationQuotaError';
   }
 }
 

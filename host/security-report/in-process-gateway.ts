@@ -18,6 +18,7 @@ import { parsePolicy } from '../policy/load.js';
 import type { User } from '../storage/users.js';
 import { REDACT_PATHS } from '../telemetry/logger.js';
 import { freePort } from './free-port.js';
+import { fail } from '../../contracts/errors.js';
 
 // Answers are arbitrary JSON.
 export type Json = any;
@@ -108,21 +109,21 @@ export async function startInProcessGateway(options: InProcessGatewayOptions): P
     },
     async connect(integration, user, token, extra = {}) {
       const plugin = gateway.registry.plugin(integration);
-      if (!plugin) throw new Error(`no plugin "${integration}" is loaded: ${JSON.stringify(gateway.pluginErrors)}`);
+      if (!plugin) throw fail('GW_ERR_REPORT_FAILED', { message: `no plugin "${integration}" is loaded: ${JSON.stringify(gateway.pluginErrors)}` });
       await gateway.connections.importConnection({ userId: user.id, manifest: plugin.manifest, ...(token !== undefined ? { token } : {}), ...extra });
     },
     post,
     async batch(integration, executions, apiKey) {
       const r = await post(`/rest/${integration}`, { executions }, apiKey);
-      if (r.status !== 200) throw new Error(`POST /rest/${integration} answered ${r.status}: ${r.text.slice(0, 500)}`);
+      if (r.status !== 200) throw fail('GW_ERR_REPORT_FAILED', { message: `POST /rest/${integration} answered ${r.status}: ${r.text.slice(0, 500)}` });
       return r.json.results as Json[];
     },
     mcpCall,
     async mcpExecute(executions, apiKey) {
       const r = await mcpCall('execute_tools', { executions }, apiKey);
-      if (r.status !== 200) throw new Error(`POST /mcp answered ${r.status}: ${r.text.slice(0, 500)}`);
+      if (r.status !== 200) throw fail('GW_ERR_REPORT_FAILED', { message: `POST /mcp answered ${r.status}: ${r.text.slice(0, 500)}` });
       const text = r.answer?.result?.content?.find((c: Json) => c.type === 'text')?.text;
-      if (typeof text !== 'string') throw new Error(`no execute_tools text in ${r.text.slice(0, 500)}`);
+      if (typeof text !== 'string') throw fail('GW_ERR_REPORT_FAILED', { message: `no execute_tools text in ${r.text.slice(0, 500)}` });
       return JSON.parse(text).results as Json[];
     },
     async auditText() {

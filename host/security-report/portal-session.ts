@@ -4,6 +4,7 @@
  * cookies, the page's Origin on the post), and reads pages as that user: how the cross-user cases
  * look at another user's activity.
  */
+import { fail } from '../../contracts/errors.js';
 
 /** Keeps the cookies a response sets (an empty value deletes one), as a browser's jar would. */
 function keepCookies(jar: Map<string, string>, res: Response): void {
@@ -25,10 +26,10 @@ export async function signInToPortal(base: string, apiKey: string): Promise<(pat
   const page = await fetch(`${base}/login`, { redirect: 'manual' });
   keepCookies(jar, page);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
-  if (!csrf) throw new Error('the portal sign-in page holds no CSRF token');
+  if (!csrf) throw fail('GW_ERR_REPORT_FAILED', { message: 'the portal sign-in page holds no CSRF token' });
   const form = new URLSearchParams({ _csrf: csrf, apiKey, next: '/activity' }).toString();
   const signedIn = await fetch(`${base}/login`, { method: 'POST', redirect: 'manual', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie: cookieHeader(jar) } });
   keepCookies(jar, signedIn);
-  if (signedIn.status !== 303) throw new Error(`portal sign-in answered ${signedIn.status}`);
+  if (signedIn.status !== 303) throw fail('GW_ERR_REPORT_FAILED', { message: `portal sign-in answered ${signedIn.status}` });
   return async (pathname) => (await fetch(`${base}${pathname}`, { redirect: 'manual', headers: { cookie: cookieHeader(jar) } })).text();
 }

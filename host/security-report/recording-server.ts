@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fail } from '../../contracts/errors.js';
 
 export interface RecordedRequest {
   method: string;
@@ -92,7 +93,7 @@ export async function startUpstream(handler: UpstreamHandler = () => ({ json: {}
     requests,
     last() {
       const r = requests[requests.length - 1];
-      if (!r) throw new Error('the upstream received no request');
+      if (!r) throw fail('GW_ERR_REPORT_FAILED', { message: 'the upstream received no request' });
       return r;
     },
     setHandler(h) {

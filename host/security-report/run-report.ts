@@ -23,6 +23,7 @@ import { startInProcessGateway, type InProcessGateway } from './in-process-gatew
 import { runCase, type CaseVerdict } from './run-case.js';
 import type { Caller, ReportEnv } from './scenario-env.js';
 import { findSecrets } from './secret-forms.js';
+import { fail } from '../../contracts/errors.js';
 
 /**
  * Limits the report sets on its attack plugins, so that a call that never settles times out in
@@ -115,7 +116,7 @@ async function runGuarded(env: ReportEnv, c: AttackCase): Promise<CaseVerdict> {
   const t0 = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`it did not finish within ${CASE_DEADLINE_MS / 1000} s`)), CASE_DEADLINE_MS);
+    timer = setTimeout(() => reject(fail('GW_ERR_REPORT_FAILED', { message: `it did not finish within ${CASE_DEADLINE_MS / 1000} s` })), CASE_DEADLINE_MS);
   });
   try {
     return await Promise.race([runCase(env, c), deadline]);

@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import type { Db, SqlValue } from './db.js';
+import { fail } from '../../contracts/errors.js';
 
 /** Connections per replica; a replica's statements are short, so a small pool goes a long way. */
 export const POOL_MAX = 10;
@@ -130,7 +131,7 @@ export async function openPostgres(url: string, options: { startTimeoutMs?: numb
       const code = (err as { code?: string }).code ?? '';
       if (!TRANSIENT.has(code) || Date.now() + wait > deadline) {
         await pool.end().catch(() => undefined);
-        throw new Error(`PostgreSQL at ${describe(url)} is not usable: ${(err as Error).message}`, { cause: err });
+        throw fail('GW_ERR_STORAGE_UNAVAILABLE', { message: `PostgreSQL at ${describe(url)} is not usable: ${(err as Error).message}` }, { cause: err });
       }
       await new Promise((r) => setTimeout(r, wait));
     }

@@ -20,13 +20,14 @@
 import { randomUUID } from 'node:crypto';
 import type { SharedStrike, StrikeStore } from '../supervisor/index.js';
 import type { Db } from './db.js';
+import { fail } from '../../contracts/errors.js';
 
 const NOW_MS = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 /** rows are kept at least this long, whatever the reader's window */
 const KEEP_MS = 24 * 60 * 60 * 1000;
 
 export function createStrikeStore(db: Db): StrikeStore {
-  if (db.kind !== 'postgres') throw new Error('shared sandbox strikes need PostgreSQL (one SQLite server counts them in memory)');
+  if (db.kind !== 'postgres') throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'shared sandbox strikes need PostgreSQL (one SQLite server counts them in memory)' });
   return {
     async record(origin, plugin) {
       await db.run(`INSERT INTO sandbox_strikes (id, plugin, version, source_hash, origin, at) VALUES (?, ?, ?, ?, ?, ${NOW_MS})`, [

@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db, SqlValue } from './db.js';
+import { fail } from '../../contracts/errors.js';
 
 export function openSqlite(file: string): Db {
   if (file !== ':memory:') createOwnerOnly(file);
@@ -104,7 +105,7 @@ function openDatabase(file: string): Database.Database {
   } catch (err) {
     // better-sqlite3 does not say which file: an operator needs the path and the likely causes
     const e = err as Error & { code?: string };
-    throw new Error(`cannot open the SQLite database ${file}: ${e.message}${e.code ? ` (${e.code})` : ''}; check that its directory is writable (not a read-only file system) and that the disk has space`);
+    throw fail('GW_ERR_STORAGE_UNAVAILABLE', { message: `cannot open the SQLite database ${file}: ${e.message}${e.code ? ` (${e.code})` : ''}; check that its directory is writable (not a read-only file system) and that the disk has space` });
   }
 }
 

@@ -13,6 +13,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from './db.js';
+import { WorkbenchError, messageOf } from '../../contracts/errors.js';
 
 export interface User {
   id: string;
@@ -66,11 +67,10 @@ export const API_KEY_PREFIX = 'wb_';
 export const MAX_LIVE_API_KEYS = 50;
 
 /** A new API key refused because the user already holds MAX_LIVE_API_KEYS unrevoked ones. */
-export class ApiKeyLimitError extends Error {
-  readonly code = 'API_KEY_LIMIT';
+export class ApiKeyLimitError extends WorkbenchError<'API_KEY_LIMIT'> {
   readonly limit: number;
   constructor(limit: number) {
-    super(`this account already has ${limit} active API keys, the most it may have: revoke one it no longer uses, then create the new one`);
+    super('API_KEY_LIMIT', messageOf('API_KEY_LIMIT', { limit }));
     this.name = 'ApiKeyLimitError';
     this.limit = limit;
   }
@@ -85,11 +85,10 @@ export function isApiKeyLimitError(err: unknown): err is ApiKeyLimitError {
  * or is not the user's: the session ended, perhaps while this request ran, and a key made with it
  * would outlive the revocation meant to end it.
  */
-export class ApiKeyOriginRevokedError extends Error {
-  readonly code = 'API_KEY_ORIGIN_REVOKED';
+export class ApiKeyOriginRevokedError extends WorkbenchError<'API_KEY_ORIGIN_REVOKED'> {
   readonly keyId: string;
   constructor(keyId: string) {
-    super(`no key was created: the key it was to be created with (${keyId}) is revoked, and a key made with a revoked key would outlive it`);
+    super('API_KEY_ORIGIN_REVOKED', messageOf('API_KEY_ORIGIN_REVOKED', { keyId }));
     this.name = 'ApiKeyOriginRevokedError';
     this.keyId = keyId;
   }

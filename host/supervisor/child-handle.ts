@@ -18,6 +18,7 @@ import { Outbox, unbatch, type Batch } from '../../common/ipc-outbox.js';
 import type { BridgeRequest, BridgeResult, RunOutcome, RunTask } from '../../contracts/protocol.js';
 import type { ResolvedSandboxOptions } from './sandbox-options.js';
 import { checkOutcome, failure } from './check-outcome.js';
+import { fail } from '../../contracts/errors.js';
 
 /**
  * V8 flags of the sandbox process (they apply to every isolate in it). No WebAssembly in plugin
@@ -143,14 +144,14 @@ export class ChildHandle {
           // a process that says it must end may not manage to (a worker thread stuck in V8): end it
           // now, so that its calls fail at once instead of at their watchdogs
           if (this.#culprit) this.kill();
-          markFailed(new Error(String(m.message).slice(0, 1000)));
+          markFailed(fail('GW_ERR_SANDBOX_CRASHED', { message: String(m.message).slice(0, 1000) }));
         } else this.#onMessage(m);
       }
     });
     this.#proc.on('error', (e) => markFailed(e));
     this.#proc.on('exit', (code, signal) => {
       this.exited = true;
-      markFailed(new Error(`the sandbox process exited (${signal ?? code})`));
+      markFailed(fail('GW_ERR_SANDBOX_CRASHED', { message: `the sandbox process exited (${signal ?? code})` }));
       // a plugin known to have brought the process down (V8 lost control of its isolate, or one of its
       // calls wedged a worker) is blamed alone; otherwise every plugin with a call in flight is
       const culprit = this.#culprit;

@@ -9,6 +9,7 @@ import type { PluginIdentity } from '../../contracts/worker-protocol.js';
 import type { ResolvedSandboxOptions } from './sandbox-options.js';
 import { ChildHandle } from './child-handle.js';
 import { pluginKey, pluginLabel, type StrikeSync } from './strike-sync.js';
+import { fail } from '../../contracts/errors.js';
 
 const START_TIMEOUT_MS = 20_000;
 const MAX_START_ATTEMPTS = 5;
@@ -60,7 +61,7 @@ export class ProcessKeeper {
         this.#options.logger.error({ attempt: attempt + 1, err: e instanceof Error ? e.message : String(e) }, 'sandbox process failed to start');
       }
     }
-    throw lastError instanceof Error ? lastError : new Error('the sandbox is shutting down');
+    throw lastError instanceof Error ? lastError : fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: 'the sandbox is shutting down' });
   }
 
   async #spawnOnce(): Promise<ChildHandle> {

@@ -5,6 +5,7 @@
  */
 import type { HttpHandler, RunOutcome, RunTask } from '../../contracts/protocol.js';
 import type { SandboxFault } from '../../contracts/worker-protocol.js';
+import { fail } from '../../contracts/errors.js';
 
 /** pino-compatible: `(object, message)` */
 export interface SandboxLogger {
@@ -159,9 +160,9 @@ const silent: SandboxLogger = { info: () => undefined, warn: () => undefined, er
 export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
   const workers = Math.max(1, Math.floor(o.workers ?? 8));
   const share = o.maxWorkerShare ?? 0.5;
-  if (!(share > 0 && share <= 1)) throw new RangeError('maxWorkerShare must be in (0, 1]');
+  if (!(share > 0 && share <= 1)) throw fail('GW_ERR_CONFIG_INVALID', { message: 'maxWorkerShare must be in (0, 1]' });
   const userShare = o.maxUserShare ?? 0.5;
-  if (!(userShare > 0 && userShare <= 1)) throw new RangeError('maxUserShare must be in (0, 1]');
+  if (!(userShare > 0 && userShare <= 1)) throw fail('GW_ERR_CONFIG_INVALID', { message: 'maxUserShare must be in (0, 1]' });
   return {
     workers,
     callsPerWorker: Math.max(1, Math.min(256, Math.floor(o.callsPerWorker ?? 1))),

@@ -10,6 +10,7 @@ import type { GatewayConfig } from '../config.js';
 import type { Db } from '../storage/db.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import { createHostChecker, isLoopbackBind } from './host-check.js';
+import { fail } from '../../contracts/errors.js';
 
 export interface HttpSurfaceDeps {
   metrics: Metrics;
@@ -72,12 +73,12 @@ function parseJsonBodies(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     // JSON-RPC has no empty message: on POST /mcp an empty body is a parse error (-32700), not {}.
     if (text.trim() === '' && req.method === 'POST' && req.url.startsWith('/mcp'))
-      return done(Object.assign(new Error('The body is empty: send a JSON-RPC message'), { statusCode: 400 }), undefined);
+      return done(Object.assign(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: 'The body is empty: send a JSON-RPC message' }), { statusCode: 400 }), undefined);
     if (text.trim() === '') return done(null, {});
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(Object.assign(new Error(`The body is not valid JSON: ${(err as Error).message}`), { statusCode: 400 }), undefined);
+      done(Object.assign(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: `The body is not valid JSON: ${(err as Error).message}` }), { statusCode: 400 }), undefined);
     }
   });
 }

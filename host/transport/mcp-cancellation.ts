@@ -14,6 +14,7 @@
  * replica (the spec lets either side ignore a cancellation; the answer still comes).
  */
 import { createHash } from 'node:crypto';
+import { fail } from '../../contracts/errors.js';
 
 type JsonRpcId = string | number;
 
@@ -91,7 +92,7 @@ export class McpCancellations {
       if (set?.size !== 1) continue;
       const [controller] = set;
       if (controller && !controller.signal.aborted) {
-        controller.abort(new Error(typeof msg.params?.reason === 'string' ? msg.params.reason.slice(0, 200) : 'cancelled by the client'));
+        controller.abort(fail('GW_ERR_ENGINE_CANCELLED', { message: typeof msg.params?.reason === 'string' ? msg.params.reason.slice(0, 200) : 'cancelled by the client' }));
         aborted++;
       }
     }

@@ -19,6 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import { formatZodIssues } from '../engine/validate-args.js';
+import { fail } from '../../contracts/errors.js';
 
 /**
  * The SDK schema of every request method the server answers: the ones the SDK registers itself
@@ -48,10 +49,10 @@ export function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCErrorRespon
  */
 export function refuseInvalidParams(transport: Transport): void {
   const dispatch = transport.onmessage;
-  if (!dispatch) throw new Error('refuseInvalidParams: the transport has no dispatcher; connect the server first');
+  if (!dispatch) throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'refuseInvalidParams: the transport has no dispatcher; connect the server first' });
   transport.onmessage = (message, extra) => {
     const answer = invalidParamsAnswer(message);
     if (!answer) return dispatch(message, extra);
-    transport.send(answer).catch((err: unknown) => transport.onerror?.(err instanceof Error ? err : new Error(String(err))));
+    transport.send(answer).catch((err: unknown) => transport.onerror?.(err instanceof Error ? err : fail('GW_ERR_ENGINE_INTERNAL', { message: String(err) })));
   };
 }

@@ -13,6 +13,7 @@ import { executeMany } from '../engine/execute-many.js';
 import type { ExecutionRateLimiter } from '../engine/rate-limit.js';
 import { executeSingle, type Caller, type EngineDeps } from '../engine/execute-single.js';
 import { isErrorItem, type ErrorItem, type ExecutionItem, type ExecutionRequest } from '../engine/outcomes.js';
+import { errorSpec, isErrorCode } from '../../contracts/errors.js';
 import { guessIntegration } from '../discovery/integration-names.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import type { User, UserStore } from '../storage/users.js';
@@ -34,34 +35,11 @@ export interface RestDeps {
   metaCalls?: ExecutionRateLimiter;
 }
 
-const STATUS_BY_CODE: Record<string, number> = {
-  GW_ERR_ENGINE_TOOL_NOT_FOUND: 404,
-  GW_ERR_ENGINE_NOT_CONNECTED: 409,
-  GW_ERR_VALIDATION_INVALID_ARGS: 400,
-  // the caller sent arguments over the plugin's limits.maxArgsBytes: its request, not the plugin, is at fault
-  GW_ERR_SANDBOX_ARGS_TOO_LARGE: 413,
-  // the plugin's schema is broken: the plugin's failure, not the gateway's or the caller's
-  GW_ERR_VALIDATION_SCHEMA_ERROR: 502,
-  GW_ERR_POLICY_FORBIDDEN: 403,
-  // the key was revoked between the request's authentication and this execution
-  GW_ERR_ENGINE_KEY_REVOKED: 401,
-  GW_ERR_POLICY_RATE_LIMITED: 429,
-  GW_ERR_ENGINE_INTERNAL: 500,
-  // the sandbox cannot take the call now: retry after Retry-After
-  GW_ERR_SANDBOX_OVERLOADED: 503,
-  GW_ERR_SANDBOX_UNAVAILABLE: 503,
-};
-
-/** Retry-After (seconds) for the codes answered 503: a full queue drains within a second or so; a sandbox restarting takes a few. */
-const RETRY_AFTER_SEC_BY_CODE: Record<string, number> = {
-  GW_ERR_SANDBOX_OVERLOADED: 1,
-  GW_ERR_SANDBOX_UNAVAILABLE: 5,
-};
-
 /** The HTTP status of a single REST execution that failed, and its Retry-After when retrying later helps. */
 export function restStatusOf(item: { code: string; retryAfterSec?: number }): { status: number; retryAfterSec?: number } {
-  const retryAfterSec = item.retryAfterSec ?? RETRY_AFTER_SEC_BY_CODE[item.code];
-  return { status: STATUS_BY_CODE[item.code] ?? 502, ...(retryAfterSec !== undefined ? { retryAfterSec } : {}) };
+  const spec = isErrorCode(item.code) ? errorSpec(item.code) : undefined;
+  const retryAfterSec = item.retryAfterSec ?? spec?.retryAfterSec;
+  return { status: spec?.status ?? 502, ...(retryAfterSec !== undefined ? { retryAfterSec } : {}) };
 }
 
 function badBody(reply: FastifyReply, message: string): void {

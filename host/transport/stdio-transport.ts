@@ -20,6 +20,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { invalidRequest } from './mcp-envelope.js';
+import { fail } from '../../contracts/errors.js';
 
 /** How much of an over-long line is kept to find its id. */
 const ID_PREFIX_BYTES = 1024;
@@ -81,7 +82,7 @@ export class StdioLineTransport implements Transport {
   readonly #onError = (err: Error): void => this.onerror?.(err);
 
   async start(): Promise<void> {
-    if (this.#started) throw new Error('StdioLineTransport already started');
+    if (this.#started) throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'StdioLineTransport already started' });
     this.#started = true;
     this.#in.on('data', this.#onData);
     this.#in.on('error', this.#onError);
@@ -106,7 +107,7 @@ export class StdioLineTransport implements Transport {
       const id = leadingId(this.#skipping.toString('utf8'));
       this.#skipping = undefined;
       const message = `Request too large: a line may hold at most ${this.#max} bytes (requests.bodyLimitBytes)`;
-      this.onerror?.(new Error(message));
+      this.onerror?.(fail('GW_ERR_TRANSPORT_BODY_TOO_LARGE', { message: message }));
       this.#answerError(id ?? null, -32600, message);
       return;
     }
@@ -118,18 +119,18 @@ export class StdioLineTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch {
-      this.onerror?.(new Error('Parse error: a line on stdin is not JSON'));
+      this.onerror?.(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: 'Parse error: a line on stdin is not JSON' }));
       return this.#answerError(null, -32700, 'Parse error: Invalid JSON');
     }
     if (Array.isArray(value)) {
-      this.onerror?.(new Error('Invalid Request: a JSON-RPC batch on stdin'));
+      this.onerror?.(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: 'Invalid Request: a JSON-RPC batch on stdin' }));
       return this.#answerError(null, -32600, 'Invalid Request: batches are not accepted over stdio; send one message per line');
     }
     const message = JSONRPCMessageSchema.safeParse(value);
     if (message.success) return this.onmessage?.(message.data);
     // not a message the SDK takes: the same -32600 answer as POST /mcp gives, naming the member
     const invalid = invalidRequest(value) ?? { message: 'Invalid Request: not a JSON-RPC message', id: null };
-    this.onerror?.(new Error(invalid.message));
+    this.onerror?.(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: invalid.message }));
     this.#answerError(invalid.id, -32600, invalid.message);
   }
 

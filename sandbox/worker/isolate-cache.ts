@@ -36,6 +36,7 @@ import { classifyIsolateError } from './classify-error.js';
 import { MAX_MODULE_COMPILE_MS, prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
 import { ENTRY_COLLECT } from '../isolate/bootstrap-source.js';
 import { marked } from './busy-mark.js';
+import { fail } from '../../contracts/errors.js';
 
 /**
  * How long a synchronous housekeeping step on an idle isolate (a collection, a heap measure, a
@@ -285,7 +286,7 @@ function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
   if (entry.filling || entry.noSpare || entry.busy || entry.disposed || entry.spares.length >= SPARES_PER_ISOLATE) return;
   entry.filling = true;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-    if (entry.disposed || entry.isolate.isDisposed) throw new Error('the isolate was disposed');
+    if (entry.disposed || entry.isolate.isDisposed) throw fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: 'the isolate was disposed' });
     // ahead of demand: the module is in V8's compilation cache, the rest is ~1 ms
     return prepareContext(entry.isolate, entry.source, timeoutMs, { call: entry.lastCall, budgetMs: MAX_MODULE_COMPILE_MS });
   });

@@ -22,6 +22,7 @@ import ivm from 'isolated-vm';
 import { BOOTSTRAP_SOURCE } from '../isolate/bootstrap-source.js';
 import { WEB_GLOBALS_SOURCE } from '../isolate/web-globals-source.js';
 import { marked } from './busy-mark.js';
+import { fail } from '../../contracts/errors.js';
 
 /** Receives what the bootstrap sends through the bridge: kind, id and a string payload. */
 export type BridgeListener = (kind: unknown, id: unknown, payload: unknown) => void;
@@ -62,7 +63,7 @@ export const MAX_MODULE_COMPILE_MS = 1000;
 const firstCompileMs = new WeakMap<ivm.Isolate, number>();
 
 const tooSlowToCompile = (ms: number): Error =>
-  new Error(`plugin.js took ${Math.round(ms)} ms of CPU to compile; the limit is ${MAX_MODULE_COMPILE_MS} ms (very large regular-expression literals are the usual cause)`);
+  fail('GW_ERR_SANDBOX_LOAD_FAILED', { message: `plugin.js took ${Math.round(ms)} ms of CPU to compile; the limit is ${MAX_MODULE_COMPILE_MS} ms (very large regular-expression literals are the usual cause)` });
 
 function compileModule(isolate: ivm.Isolate, source: string): ivm.Module {
   const known = firstCompileMs.get(isolate);
@@ -106,7 +107,7 @@ function timedOut(e: unknown): boolean {
 }
 
 function refuseImport(specifier: string): never {
-  throw new Error(`import "${specifier.slice(0, 100)}" is not allowed: a plugin must be one self-contained module`);
+  throw fail('GW_ERR_SANDBOX_LOAD_FAILED', { message: `import "${specifier.slice(0, 100)}" is not allowed: a plugin must be one self-contained module` });
 }
 
 function releaseAll(handles: readonly { release(): void }[]): void {
@@ -163,7 +164,7 @@ function prepareOnThisThread(isolate: ivm.Isolate, source: string, timeoutMs: nu
   context.global.setSync('__wb_bridge', callback);
   const entry = setup.runSync(context, { timeout: timeoutMs, reference: true });
   made.unshift(entry);
-  if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw new Error('the bootstrap did not return its entry function');
+  if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'the bootstrap did not return its entry function' });
   const module = compileModule(isolate, source);
   made.unshift(module);
   module.instantiateSync(context, refuseImport);

@@ -107,7 +107,8 @@ describe('a hostile plugin whose inputSchema expands exponentially through $ref'
     it(`refuses ${h.folder} in the loader, naming manifest.json, the tool and the path`, () => {
       assert.throws(
         () => loadPluginDir(path.join(root, h.folder)),
-        (err: Error & { file?: string }) => {
+        (err: Error & { file?: string; code?: string }) => {
+          assert.equal(err.code, 'GW_ERR_PLUGIN_INVALID');
           assert.equal(err.file, path.join(root, h.folder, 'manifest.json'));
           assert.equal(err.message, h.message);
           return true;

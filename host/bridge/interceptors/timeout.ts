@@ -8,6 +8,7 @@
  */
 import { BridgeError, isBridgeError } from '../bridge-error.js';
 import type { Interceptor } from '../types.js';
+import { fail } from '../../../contracts/errors.js';
 
 export function timeout(): Interceptor {
   return (next) =>
@@ -17,7 +18,7 @@ export function timeout(): Interceptor {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        controller.abort(new Error(`no complete response within ${ms} ms`));
+        controller.abort(fail('GW_ERR_BRIDGE_TIMEOUT', { message: `no complete response within ${ms} ms` }));
       }, ms);
       timer.unref();
       const stopWatching = call.onEnd(() => controller.abort(call.scope.signal.reason));

@@ -83,7 +83,8 @@ describe('API-key field patterns RE2 cannot compile refuse the plugin', () => {
       const dir = writePlugin(`refused-${i}`, pattern);
       assert.throws(
         () => loadPluginDir(dir),
-        (err: Error & { file?: string }) => {
+        (err: Error & { file?: string; code?: string }) => {
+          assert.equal(err.code, 'GW_ERR_PLUGIN_INVALID');
           assert.equal(err.file, path.join(dir, 'manifest.json'));
           assert.ok(err.message.startsWith(`auth.fields.1.pattern (field "site"): ${JSON.stringify(pattern)} is not a linear-time regular expression (RE2 syntax: lookaround and backreferences are not supported): `), err.message);
           assert.match(err.message, why);

@@ -201,7 +201,7 @@ describe('OAuth2 refresh', () => {
     const manifest = oauthManifest({ authorizeUrl: mock.authorizeUrl, tokenUrl: `http://127.0.0.1:${port}/token` });
     await svc.importConnection({ userId: t.user.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 1 });
     clock += 2_000;
-    await assert.rejects(svc.credential(t.user.id, manifest), /unreachable \(ECONNREFUSED\).*connection is kept/);
+    await assert.rejects(svc.credential(t.user.id, manifest), { code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED', message: /unreachable \(ECONNREFUSED\).*connection is kept/ });
     assert.equal((await svc.lookup(t.user.id, manifest)).connected, true);
   });
 

@@ -22,5 +22,5 @@ it('falls back to the top level when a refresh answers there', async () => {
 });
 
 it('still refuses a response with no token anywhere', async () => {
-  await assert.rejects(readTokenResponse(json({ ok: true }), 'token refresh', 'authed_user'), /no object at "authed_user"|no access_token/);
+  await assert.rejects(readTokenResponse(json({ ok: true }), 'token refresh', 'authed_user'), { code: 'GW_ERR_CONNECTION_PROVIDER', kind: 'bad_response', message: /no object at "authed_user"|no access_token/ });
 });

@@ -79,9 +79,9 @@ describe('vault', () => {
       const fromEnv = loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: envKey.toString('hex') } });
       assert.equal(fromEnv.source, 'env');
       assert.equal(fromEnv.keyId, createVault(envKey).keyId);
-      assert.throws(() => loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: 'password123' } }), /WORKBENCH_ENCRYPTION_KEY must be 32 random bytes/);
+      assert.throws(() => loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: 'password123' } }), { code: 'VAULT_BAD_KEY', message: /WORKBENCH_ENCRYPTION_KEY must be 32 random bytes/ });
       fs.chmodSync(file, 0o644);
-      assert.throws(() => loadVault({ dataDir: t.dir, env: {} }), /readable by other users/);
+      assert.throws(() => loadVault({ dataDir: t.dir, env: {} }), { code: 'VAULT_KEY_FILE', message: /readable by other users/ });
     } finally {
       await t.close();
     }
@@ -163,7 +163,7 @@ describe('key rotation', () => {
     const victim = await t.db.get<{ id: string }>('SELECT id FROM connections ORDER BY id LIMIT 1 OFFSET 2');
     await t.db.run('UPDATE connections SET secret = ? WHERE id = ?', [createVault(generateKey()).encrypt('x', victim?.id ?? ''), victim?.id ?? '']);
     const before = await t.db.all<{ id: string; secret: string }>('SELECT id, secret FROM connections ORDER BY id');
-    await assert.rejects(rotateKeys(t.db, oldVault, generateKey()), (err: Error) => err.message.includes(victim?.id ?? '?') && /nothing changed/.test(err.message));
+    await assert.rejects(rotateKeys(t.db, oldVault, generateKey()), (err: Error & { code?: string }) => err.code === 'VAULT_DECRYPT_FAILED' && err.message.includes(victim?.id ?? '?') && /nothing changed/.test(err.message));
     assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
   });
 
@@ -267,7 +267,7 @@ describe('key rotation', () => {
     // one row that no key reads: this rotation stops, and must not have destroyed the key in .next
     const victim = await t.users.create('victim@example.com', 'acme');
     await createConnectionService({ db: t.db, vault: createVault(generateKey()), clientFor: () => undefined }).importConnection({ userId: victim.id, manifest: keyed, values: { apiKey: 'k_unreadable1' } });
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), /rotation stopped, nothing changed/);
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), { code: 'VAULT_DECRYPT_FAILED', message: /rotation stopped, nothing changed/ });
     const reader = loadVaultWithPending({ dataDir: t.dir, env: {} });
     const svc = createConnectionService({ db: t.db, vault: reader, clientFor: () => undefined });
     for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`, 'still readable');
@@ -332,8 +332,8 @@ describe('key rotation', () => {
     // unreadable whatever the user (the tests may run as root, which reads any mode): a directory
     fs.mkdirSync(next);
     try {
-      assert.throws(() => loadVaultWithPending({ dataDir: t.dir, env: {} }), (err: Error) => /cannot read .*encryption\.key\.next: .*do not delete it/.test(err.message));
-      await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), (err: Error) => /cannot read .*encryption\.key\.next/.test(err.message));
+      assert.throws(() => loadVaultWithPending({ dataDir: t.dir, env: {} }), { code: 'VAULT_KEY_FILE', message: /cannot read .*encryption\.key\.next: .*do not delete it/ });
+      await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), { code: 'VAULT_KEY_FILE', message: /cannot read .*encryption\.key\.next/ });
       assert.ok(fs.statSync(next).isDirectory(), 'it was not removed');
     } finally {
       fs.rmSync(next, { recursive: true, force: true });
@@ -349,8 +349,8 @@ describe('key rotation', () => {
     fs.writeFileSync(lock, `${process.pid} ${new Date().toISOString()}\n`, { mode: 0o600 });
     fs.writeFileSync(`${file}.next`, generateKey().toString('base64'), { mode: 0o600 });
     const before = { key: fs.readFileSync(file, 'utf8'), next: fs.readFileSync(`${file}.next`, 'utf8'), rows: await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id') };
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), (err: Error) =>
-      /rotation refused, nothing changed: another `workbench keys rotate` holds .*encryption\.key\.lock \(process \d+, since /.test(err.message) && /delete .*encryption\.key\.lock/.test(err.message));
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), (err: Error & { code?: string }) =>
+      err.code === 'VAULT_KEY_FILE' && /rotation refused, nothing changed: another `workbench keys rotate` holds .*encryption\.key\.lock \(process \d+, since /.test(err.message) && /delete .*encryption\.key\.lock/.test(err.message));
     assert.deepEqual({ key: fs.readFileSync(file, 'utf8'), next: fs.readFileSync(`${file}.next`, 'utf8'), rows: await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id') }, before, 'the other rotation\'s .next is kept');
     assert.ok(fs.existsSync(lock), 'the other one\'s lock is kept');
     // the other one stopped before its commit; its lock deleted as documented, the rotation goes through
@@ -401,7 +401,7 @@ describe('key rotation', () => {
     assert.match(keyUsageWarnings(await keyUsage(t.db, k2Only)).join('\n'), /1 connection\(s\) are sealed with a key this server does not have/);
 
     // rotating to the key in use is refused, pointing at the re-seal; the re-seal moves the row to K2
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 }, newKey: K2 }), /keys reseal/);
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 }, newKey: K2 }), { code: 'VAULT_BAD_KEY', message: /keys reseal/ });
     assert.deepEqual(await resealKeys(t.db, onK2), { resealed: 1, keyId: onK2.keyId, left: 0 });
     assert.deepEqual(counts(await keyUsage(t.db, k2Only)), { primary: 2, older: {}, unknown: {} });
     assert.deepEqual(keyUsageWarnings(await keyUsage(t.db, k2Only)), []);
@@ -419,7 +419,7 @@ describe('key rotation', () => {
     const victim = await t.db.get<{ id: string }>('SELECT id FROM connections ORDER BY id LIMIT 1');
     await t.db.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ?', [createVault(generateKey()).encrypt('x', victim?.id ?? ''), 'feedfacefeedface', victim?.id ?? '']);
     const before = await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id');
-    await assert.rejects(resealKeys(t.db, vault), (err: Error) => err.message.includes(victim?.id ?? '?') && /nothing changed/.test(err.message));
+    await assert.rejects(resealKeys(t.db, vault), (err: Error & { code?: string }) => err.code === 'VAULT_DECRYPT_FAILED' && err.message.includes(victim?.id ?? '?') && /nothing changed/.test(err.message));
     assert.deepEqual(await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id'), before);
   });
 
@@ -428,11 +428,11 @@ describe('key rotation', () => {
     const env = { WORKBENCH_ENCRYPTION_KEY: envKey };
     await populate(loadVault({ dataDir: t.dir, env }), 2);
     const before = await t.db.all('SELECT id, secret FROM connections ORDER BY id');
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env }), /give the new key with --new-key.*nothing changed/);
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env }), { code: 'VAULT_BAD_KEY', message: /give the new key with --new-key.*nothing changed/ });
     assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
     const given = generateKey().toString('base64');
     // not read as a previous key yet (so, by the documented order, not by every server either): refused
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env, newKey: given }), /is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed/);
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env, newKey: given }), { code: 'VAULT_BAD_KEY', message: /is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed/ });
     assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
     const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: { ...env, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: given }, newKey: given });
     assert.equal(res.storedIn, 'env');
@@ -440,6 +440,6 @@ describe('key rotation', () => {
     const next = loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 } });
     const rows = await t.db.all<{ id: string; secret: string }>('SELECT id, secret FROM connections');
     for (const r of rows) assert.match(next.decrypt(r.secret, r.id), /values/);
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 }, newKey: res.newKeyBase64 }), /already in use/);
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 }, newKey: res.newKeyBase64 }), { code: 'VAULT_BAD_KEY', message: /already in use/ });
   });
 });

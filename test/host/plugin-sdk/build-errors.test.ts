@@ -21,6 +21,7 @@ async function buildError(dir: string): Promise<PluginBuildError> {
     await buildPlugin({ dir, outDir, evaluationTimeoutMs: 1_000 });
   } catch (err) {
     assert.ok(err instanceof PluginBuildError, `expected a PluginBuildError, got ${String(err)}`);
+    assert.equal(err.code, 'GW_ERR_PLUGIN_BUILD_FAILED');
     assert.equal(fs.existsSync(outDir), false, 'nothing is written when the build fails');
     return err;
   }

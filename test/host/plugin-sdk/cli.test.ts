@@ -126,7 +126,7 @@ describe('workbench plugin new / build / validate', () => {
     assert.match(bad.stderr, /"My_Plugin" is not a plugin name: use kebab-case/);
     scaffoldPlugin('twice', parent);
     const before = fs.readFileSync(path.join(parent, 'twice', 'plugin.ts'));
-    assert.throws(() => scaffoldPlugin('twice', parent), /twice already exists and is not empty/);
+    assert.throws(() => scaffoldPlugin('twice', parent), { code: 'GW_ERR_CLI_REFUSED', message: /twice already exists and is not empty/ });
     assert.ok(fs.readFileSync(path.join(parent, 'twice', 'plugin.ts')).equals(before), 'nothing is overwritten');
   });
 

@@ -141,7 +141,7 @@ describe('policy files', () => {
     const dir = tempDir();
     const file = path.join(dir, 'p.json');
     fs.writeFileSync(file, '{ not json');
-    assert.throws(() => loadPolicyFile(file), (err: unknown) => isGatewayError(err) && err.message.startsWith(`${file}: not valid JSON`));
+    assert.throws(() => loadPolicyFile(file), (err: unknown) => isGatewayError(err) && err.code === 'GW_ERR_POLICY_INVALID' && err.message.startsWith(`${file}: not valid JSON`));
   });
 
   it('tenancy: deny wins, allow lists restrict, "*" applies to everyone', () => {
@@ -167,7 +167,7 @@ describe('policy files', () => {
       [{ http: { denyHosts: ['*.slack.com'] } }, /http\.denyHosts\.0/],
       [{ http: { allowPrivateCidrs: ['10.0.0.0/33'] } }, /http\.allowPrivateCidrs\.0: must be an IP address or CIDR range/],
     ] as const) {
-      assert.throws(() => parsePolicy(policy), field, JSON.stringify(policy));
+      assert.throws(() => parsePolicy(policy), { code: 'GW_ERR_POLICY_INVALID', message: field }, JSON.stringify(policy));
     }
     assert.doesNotThrow(() => parsePolicy({ tenants: { '*': { denyTools: ['*'], allowPlugins: ['atlassian-jira'] } }, http: { denyHosts: ['api.github.com'], allowPrivateCidrs: ['10.0.0.0/8', '127.0.0.1'] } }));
   });
@@ -194,7 +194,7 @@ describe('policy files', () => {
     const p = parsePolicy({ limits: { maxResultBytes: 2048, wallMsPerCall: 90_000 }, plugins: { github: { limits: { memoryMb: 128 } } } });
     assert.deepEqual(p.plugins['github']?.limits, { memoryMb: 128 });
     assert.equal(p.limits.maxResultBytes, 2048);
-    assert.throws(() => parsePolicy({ plugins: { github: { limits: { cpuMsPerCall: 1 } } } }), /plugins\.github\.limits\.cpuMsPerCall/);
+    assert.throws(() => parsePolicy({ plugins: { github: { limits: { cpuMsPerCall: 1 } } } }), { code: 'GW_ERR_POLICY_INVALID', message: /plugins\.github\.limits\.cpuMsPerCall/ });
   });
 
   it('tenancy: a tenant named like a member of Object (constructor, __proto__, toString) has only the "*" rules', () => {

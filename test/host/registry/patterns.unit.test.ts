@@ -53,6 +53,6 @@ const refused: [string, Record<string, unknown>, RegExp][] = [
 ];
 for (const [name, schema, message] of refused) {
   it(`refuses ${name} at load, naming the path`, () => {
-    assert.throws(() => compileToolSchema(tool(schema)), (err: Error) => err.message.startsWith('tools.demo_tool.inputSchema: cannot be compiled: ') && message.test(err.message));
+    assert.throws(() => compileToolSchema(tool(schema)), (err: Error & { code?: string }) => err.code === 'GW_ERR_PLUGIN_INVALID' && err.message.startsWith('tools.demo_tool.inputSchema: cannot be compiled: ') && message.test(err.message));
   });
 }

@@ -536,7 +536,7 @@ for (const backend of backends()) {
       const svc = createConnectionService({ db, vault: oldVault, clientFor: () => undefined });
       await svc.importConnection({ userId: u.id, manifest: oauth, token: 'secret-token' });
       // Other tests' connections were sealed with other keys: rotation refuses and changes nothing.
-      await assert.rejects(rotateKeys(db, oldVault, generateKey()), /rotation stopped, nothing changed/);
+      await assert.rejects(rotateKeys(db, oldVault, generateKey()), { code: 'VAULT_DECRYPT_FAILED', message: /rotation stopped, nothing changed/ });
       assert.deepEqual(await svc.credential(u.id, oauth), { values: { token: 'secret-token' } });
       await db.run('DELETE FROM connections WHERE user_id <> ?', [u.id]);
       const r = await rotateKeys(db, oldVault, generateKey());
