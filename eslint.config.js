@@ -27,17 +27,47 @@ import prettier from 'eslint-config-prettier';
 
 /** The Node.js globals the plain .js/.mjs scripts use (the TypeScript files get theirs from @types/node). */
 const nodeGlobals = Object.fromEntries(
-  ['process', 'console', 'Buffer', 'URL', 'URLSearchParams', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'AbortController', 'AbortSignal', 'fetch', 'performance', 'structuredClone', 'TextEncoder', 'TextDecoder'].map((name) => [name, 'readonly']),
+  [
+    'process',
+    'console',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'setImmediate',
+    'AbortController',
+    'AbortSignal',
+    'fetch',
+    'performance',
+    'structuredClone',
+    'TextEncoder',
+    'TextDecoder',
+  ].map((name) => [name, 'readonly']),
 );
 
 /** node:test's describe/it/before… return promises the runner itself awaits. */
-const nodeTestCalls = { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] };
+const nodeTestCalls = {
+  from: 'package',
+  package: 'node:test',
+  name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+};
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'bench/results/', 'test/fixtures/', 'plugins/*/plugin.js',
+    ignores: [
+      'dist/',
+      'node_modules/',
+      '.tools/',
+      'data/',
+      'bench/results/',
+      'test/fixtures/',
+      'plugins/*/plugin.js',
       // Declarations only (the globals plugin code sees); no tsconfig holds it as a source of its own.
-      'sdk/sandbox-globals.d.ts'],
+      'sdk/sandbox-globals.d.ts',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -51,8 +81,24 @@ export default tseslint.config(
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-import-type-side-effects': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
-      '@typescript-eslint/restrict-template-expressions': ['error', { allow: [{ from: 'lib', name: ['URL', 'URLSearchParams'] }, { from: 'package', package: 'url', name: ['URL', 'URLSearchParams'] }] }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+        },
+      ],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        {
+          allow: [
+            { from: 'lib', name: ['URL', 'URLSearchParams'] },
+            { from: 'package', package: 'url', name: ['URL', 'URLSearchParams'] },
+          ],
+        },
+      ],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       'no-var': 'error',
       'prefer-const': 'error',

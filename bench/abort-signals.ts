@@ -9,7 +9,9 @@
  */
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '2' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '2' } },
+});
 
 async function composite(): Promise<boolean> {
   const call = new AbortController();
@@ -38,7 +40,10 @@ async function main(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) console.log('(run with --expose-gc to count the garbage each way leaves)');
   for (let round = 1; round <= Number(values.rounds); round++) {
-    for (const [name, f] of [['AbortSignal.timeout + AbortSignal.any', composite], ['AbortController + setTimeout', controllerAndTimer]] as const) {
+    for (const [name, f] of [
+      ['AbortSignal.timeout + AbortSignal.any', composite],
+      ['AbortController + setTimeout', controllerAndTimer],
+    ] as const) {
       const c0 = process.cpuUsage();
       for (let i = 0; i < n; i++) await f();
       gc?.();

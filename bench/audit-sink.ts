@@ -14,9 +14,21 @@ import { migrate } from '../host/storage/migrations.js';
 import { openSqlite } from '../host/storage/sqlite.js';
 import { createLogger } from '../host/telemetry/logger.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '2500' }, 'per-turn': { type: 'string', default: '1,8,64' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '2500' }, 'per-turn': { type: 'string', default: '1,8,64' } },
+});
 const rounds = Number(values.rounds);
-const event: AuditEvent = { action: 'EXECUTE', tenant: 'acme', userId: 'u1', tool: 'github_get_issue', integration: 'github', success: true, durationMs: 3, transport: 'mcp', requestId: 'r' };
+const event: AuditEvent = {
+  action: 'EXECUTE',
+  tenant: 'acme',
+  userId: 'u1',
+  tool: 'github_get_issue',
+  integration: 'github',
+  success: true,
+  durationMs: 3,
+  transport: 'mcp',
+  requestId: 'r',
+};
 
 async function main(): Promise<void> {
   for (const perTurn of String(values['per-turn']).split(',').map(Number)) {
@@ -31,7 +43,9 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage(c0);
       const events = rounds * perTurn;
       const stored = Number((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events'))?.n);
-      console.log(`${perTurn} per turn: CPU ${((cpu.user + cpu.system) / events).toFixed(1)} µs per event, wall ${(((performance.now() - t0) * 1000) / events).toFixed(1)} µs; ${stored} stored, ${sink.failures} failed`);
+      console.log(
+        `${perTurn} per turn: CPU ${((cpu.user + cpu.system) / events).toFixed(1)} µs per event, wall ${(((performance.now() - t0) * 1000) / events).toFixed(1)} µs; ${stored} stored, ${sink.failures} failed`,
+      );
     } finally {
       await db.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -94,7 +94,12 @@ export interface PairedResult {
  * Runs `a` and `b` `count` times each, one call at a time and interleaved (a b, b a, a b, …), so
  * that both see the same machine load; the first `warmup` pairs are not recorded.
  */
-export async function runPaired(count: number, warmup: number, a: () => Promise<void>, b: () => Promise<void>): Promise<PairedResult> {
+export async function runPaired(
+  count: number,
+  warmup: number,
+  a: () => Promise<void>,
+  b: () => Promise<void>,
+): Promise<PairedResult> {
   const recA = new LatencyRecorder();
   const recB = new LatencyRecorder();
   let errors = 0;
@@ -119,5 +124,10 @@ export async function runPaired(count: number, warmup: number, a: () => Promise<
       await timed(a, recA, record);
     }
   }
-  return { a: recA.summary(), b: recB.summary(), errors, ...(firstError !== undefined ? { firstError: firstError.slice(0, 300) } : {}) };
+  return {
+    a: recA.summary(),
+    b: recB.summary(),
+    errors,
+    ...(firstError !== undefined ? { firstError: firstError.slice(0, 300) } : {}),
+  };
 }

@@ -28,7 +28,10 @@ const { values: argv } = parseArgs({
 });
 const N = Number(argv.contexts);
 const WARMUP = Math.min(200, N);
-const plugins = argv.plugin ?? [path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins', 'fixture-http', 'plugin.js'), path.join(PACKAGE_ROOT, 'plugins', 'github', 'plugin.js')];
+const plugins = argv.plugin ?? [
+  path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins', 'fixture-http', 'plugin.js'),
+  path.join(PACKAGE_ROOT, 'plugins', 'github', 'plugin.js'),
+];
 const SETUP = SETUP_SOURCE;
 const now = (): bigint => process.hrtime.bigint();
 const ms = (ns: bigint, n: number): string => (Number(ns) / 1e6 / n).toFixed(3);
@@ -38,7 +41,14 @@ type Phase = 'context' | 'setup' | 'compile' | 'instantiate' | 'evaluate' | 'rel
 function phases(source: string): Record<Phase, string> & { cpuPerContext: string } {
   const isolate = new ivm.Isolate({ memoryLimit: 128 });
   const setup = isolate.compileScriptSync(SETUP, { filename: 'file:///workbench-setup.js' });
-  const total: Record<Phase, bigint> = { context: 0n, setup: 0n, compile: 0n, instantiate: 0n, evaluate: 0n, release: 0n };
+  const total: Record<Phase, bigint> = {
+    context: 0n,
+    setup: 0n,
+    compile: 0n,
+    instantiate: 0n,
+    evaluate: 0n,
+    release: 0n,
+  };
   let cpu = process.cpuUsage();
   for (let i = 0; i < N + WARMUP; i++) {
     if (i === WARMUP) cpu = process.cpuUsage();
@@ -113,4 +123,6 @@ for (let round = 0; round < 3; round++) {
     fromSnapshot.dispose();
   }
 }
-console.log(`createContextSync, 3 alternating rounds (ms per context): plain isolate ${plainMs.join(', ')}; isolate from a snapshot with the web globals ${snapshot ? snapMs.join(', ') : 'n/a'}`);
+console.log(
+  `createContextSync, 3 alternating rounds (ms per context): plain isolate ${plainMs.join(', ')}; isolate from a snapshot with the web globals ${snapshot ? snapMs.join(', ') : 'n/a'}`,
+);

@@ -93,12 +93,19 @@ export function e2eRatios(results: E2eRow['results']): E2eRatios {
 }
 
 export function e2eCases(): E2eCase[] {
-  const echo = { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi' }, handlerArgs: { text: 'hi', times: 1 }, upstreamDelayMs: null };
+  const echo = {
+    plugin: 'fixture-echo',
+    tool: 'echo_args',
+    args: { text: 'hi' },
+    handlerArgs: { text: 'hi', times: 1 },
+    upstreamDelayMs: null,
+  };
   const http = { plugin: 'fixture-http', tool: 'http_get', args: { path: '/ping' }, handlerArgs: { path: '/ping' } };
   const cases: E2eCase[] = [];
   for (const batch of [1, 8]) {
     cases.push({ ...echo, name: `echo_args, no upstream, batch ${batch}`, batch });
-    for (const delay of [0, 20]) cases.push({ ...http, name: `http_get, upstream ${delay} ms, batch ${batch}`, upstreamDelayMs: delay, batch });
+    for (const delay of [0, 20])
+      cases.push({ ...http, name: `http_get, upstream ${delay} ms, batch ${batch}`, upstreamDelayMs: delay, batch });
   }
   return cases;
 }
@@ -106,15 +113,22 @@ export function e2eCases(): E2eCase[] {
 type Item = { result?: unknown; error?: string; code?: string };
 
 function checkItems(results: Item[] | undefined, expected: number): void {
-  if (!Array.isArray(results) || results.length !== expected) throw new Error(`expected ${expected} results, got ${JSON.stringify(results)?.slice(0, 200)}`);
-  for (const item of results) if (!item || !('result' in item)) throw new Error(`item failed: ${item?.code ?? ''} ${item?.error ?? JSON.stringify(item)}`);
+  if (!Array.isArray(results) || results.length !== expected)
+    throw new Error(`expected ${expected} results, got ${JSON.stringify(results)?.slice(0, 200)}`);
+  for (const item of results)
+    if (!item || !('result' in item))
+      throw new Error(`item failed: ${item?.code ?? ''} ${item?.error ?? JSON.stringify(item)}`);
 }
 
 async function connectClients(gw: BenchGateway, n: number): Promise<Client[]> {
   const clients: Client[] = [];
   for (let i = 0; i < n; i++) {
     const client = new Client({ name: `workbench-bench-${i}`, version: '0.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } },
+      }),
+    );
     clients.push(client);
   }
   return clients;
@@ -132,7 +146,10 @@ export interface E2eOptions {
 
 /** One MCP call of `execute_tools` with the case's batch, answer checked. */
 async function mcpBatch(client: Client, executions: unknown[]): Promise<void> {
-  const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as { content: Array<{ type: string; text?: string }>; isError?: boolean };
+  const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as {
+    content: Array<{ type: string; text?: string }>;
+    isError?: boolean;
+  };
   const text = res.content.find((p) => p.type === 'text')?.text ?? '';
   if (res.isError) throw new Error(`execute_tools isError: ${text.slice(0, 200)}`);
   checkItems((JSON.parse(text) as { results?: Item[] }).results, executions.length);
@@ -140,7 +157,11 @@ async function mcpBatch(client: Client, executions: unknown[]): Promise<void> {
 
 /** One REST POST of the case's batch, answer checked. */
 async function restBatch(gw: BenchGateway, plugin: string, body: string, expected: number): Promise<void> {
-  const res = await fetch(`${gw.url}/rest/${encodeURIComponent(plugin)}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body });
+  const res = await fetch(`${gw.url}/rest/${encodeURIComponent(plugin)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` },
+    body,
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`REST answered ${res.status}: ${text.slice(0, 200)}`);
   checkItems((JSON.parse(text) as { results?: Item[] }).results, expected);
@@ -172,7 +193,9 @@ async function caseOps(t: Targets, c: E2eCase): Promise<Ops> {
     'seed-rest': () => restBatch(t.seed as BenchGateway, c.plugin, body, c.batch),
     rest: () => restBatch(t.gw, c.plugin, body, c.batch),
     sandbox: async () => {
-      const outs = await Promise.all(executions.map(() => t.gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http)));
+      const outs = await Promise.all(
+        executions.map(() => t.gw.gateway.sandbox.run({ ...template, callId: randomUUID() }, http)),
+      );
       const bad = outs.find((out) => !out.ok);
       if (bad && !bad.ok) throw new Error(`${bad.error.code}: ${bad.error.message}`);
     },
@@ -185,8 +208,15 @@ async function caseOps(t: Targets, c: E2eCase): Promise<Ops> {
  * for the warm-up time (not recorded), so that the path measured first does not pay alone for
  * compiling the code that all paths share (MCP SDK, fastify, the engine, the bridge).
  */
-export async function runEndToEnd(gw: BenchGateway, seed: BenchGateway | undefined, upstream: LoopbackUpstream, cases: E2eCase[], o: E2eOptions): Promise<E2eRow[]> {
-  if (!seed && o.paths.some((p) => SEED_PATHS.includes(p))) throw new Error('the seed paths need the seed-architecture gateway');
+export async function runEndToEnd(
+  gw: BenchGateway,
+  seed: BenchGateway | undefined,
+  upstream: LoopbackUpstream,
+  cases: E2eCase[],
+  o: E2eOptions,
+): Promise<E2eRow[]> {
+  if (!seed && o.paths.some((p) => SEED_PATHS.includes(p)))
+    throw new Error('the seed paths need the seed-architecture gateway');
   const t: Targets = {
     gw,
     seed,
@@ -201,11 +231,21 @@ export async function runEndToEnd(gw: BenchGateway, seed: BenchGateway | undefin
     for (const c of firstOfEachTool) {
       upstream.setDelay(c.upstreamDelayMs ?? 0);
       const ops = await caseOps(t, c);
-      for (const path of selected) await runClosedLoop({ concurrency: o.clients, durationMs: 0, warmupMs: o.warmupMs, maxOps: o.maxOps, unitsPerOp: c.batch }, ops[path]);
+      for (const path of selected)
+        await runClosedLoop(
+          { concurrency: o.clients, durationMs: 0, warmupMs: o.warmupMs, maxOps: o.maxOps, unitsPerOp: c.batch },
+          ops[path],
+        );
     }
     for (const c of cases) {
       upstream.setDelay(c.upstreamDelayMs ?? 0);
-      const load: LoadOptions = { concurrency: o.clients, durationMs: o.durationMs, warmupMs: o.warmupMs, maxOps: o.maxOps, unitsPerOp: c.batch };
+      const load: LoadOptions = {
+        concurrency: o.clients,
+        durationMs: o.durationMs,
+        warmupMs: o.warmupMs,
+        maxOps: o.maxOps,
+        unitsPerOp: c.batch,
+      };
       const ops = await caseOps(t, c);
       const results: E2eRow['results'] = {};
       const cpuPerExecution: E2eRow['cpuPerExecution'] = {};

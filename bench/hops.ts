@@ -52,11 +52,22 @@ function summary(values: number[]): HopSummary {
 }
 
 function split(sentAt: number, h: RunHops, gotAt: number): Record<Hop, number> {
-  return { toSandbox: h.received - sentAt, toWorker: h.started - h.received, inWorker: h.finished - h.started, toMain: h.sent - h.finished, toHost: gotAt - h.sent };
+  return {
+    toSandbox: h.received - sentAt,
+    toWorker: h.started - h.received,
+    inWorker: h.finished - h.started,
+    toMain: h.sent - h.finished,
+    toHost: gotAt - h.sent,
+  };
 }
 
 /** Round trips of one small message, `n` of them one after another, after `warmup` unrecorded. */
-async function roundTrips(n: number, warmup: number, send: (i: number) => void, onReply: (f: () => void) => void): Promise<HopSummary> {
+async function roundTrips(
+  n: number,
+  warmup: number,
+  send: (i: number) => void,
+  onReply: (f: () => void) => void,
+): Promise<HopSummary> {
   const times: number[] = [];
   for (let i = 0; i < n + warmup; i++) {
     const t = performance.now();
@@ -70,22 +81,44 @@ async function roundTrips(n: number, warmup: number, send: (i: number) => void, 
 }
 
 async function floors(n: number): Promise<HopsReport['floor']> {
-  const worker = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m));", { eval: true });
-  const threadRoundTrip = await roundTrips(n, 200, (i) => worker.postMessage({ i }), (f) => worker.once('message', f));
+  const worker = new Worker(
+    "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m));",
+    { eval: true },
+  );
+  const threadRoundTrip = await roundTrips(
+    n,
+    200,
+    (i) => worker.postMessage({ i }),
+    (f) => worker.once('message', f),
+  );
   await worker.terminate();
-  const child = spawn(process.execPath, ['-e', 'process.on("message", (m) => process.send(m))'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+  const child = spawn(process.execPath, ['-e', 'process.on("message", (m) => process.send(m))'], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'json',
+  });
   await new Promise((resolve) => child.once('spawn', resolve));
-  const processRoundTrip = await roundTrips(n, 200, (i) => child.send({ i }), (f) => child.once('message', f));
+  const processRoundTrip = await roundTrips(
+    n,
+    200,
+    (i) => child.send({ i }),
+    (f) => child.once('message', f),
+  );
   child.kill();
   return { threadRoundTrip, processRoundTrip };
 }
 
 /** `calls` sequential calls of `task` (after 200 unrecorded), each split into its hand-offs. */
-export async function measureHops(sandbox: Sandbox, task: RunTask, http: HttpHandler, calls: number): Promise<HopsReport> {
+export async function measureHops(
+  sandbox: Sandbox,
+  task: RunTask,
+  http: HttpHandler,
+  calls: number,
+): Promise<HopsReport> {
   const rows: Array<Record<Hop, number> & { total: number; sentAt: number; gotAt: number }> = [];
   const gcs: Array<{ start: number; end: number }> = [];
   const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) gcs.push({ start: performance.timeOrigin + e.startTime, end: performance.timeOrigin + e.startTime + e.duration });
+    for (const e of list.getEntries())
+      gcs.push({ start: performance.timeOrigin + e.startTime, end: performance.timeOrigin + e.startTime + e.duration });
   });
   observer.observe({ entryTypes: ['gc'] });
   for (let i = 0; i < calls + 200; i++) {
@@ -109,15 +142,30 @@ export async function measureHops(sandbox: Sandbox, task: RunTask, http: HttpHan
   }
   const slowWithHostGc = slowest.filter((r) => during.some((g) => g.start < r.gotAt && g.end > r.sentAt)).length;
   const hostGc = { count: during.length, ms: during.reduce((sum, g) => sum + g.end - g.start, 0) };
-  return { calls, total: summary(rows.map((r) => r.total)), hops, slowOverOneMs, slowWithHostGc, hostGc, floor: await floors(Math.min(calls, 5000)) };
+  return {
+    calls,
+    total: summary(rows.map((r) => r.total)),
+    hops,
+    slowOverOneMs,
+    slowWithHostGc,
+    hostGc,
+    floor: await floors(Math.min(calls, 5000)),
+  };
 }
 
 export function formatHops(label: string, r: HopsReport): string {
   const f = (s: HopSummary): string => `${s.p50.toFixed(3)} / ${s.p90.toFixed(3)} / ${s.p99.toFixed(3)}`;
   const slow = Math.max(1, Math.floor(r.calls / 100));
-  const lines = [`hops ${label}: ${r.calls} sequential calls, ms p50 / p90 / p99 (slowest ${slow} calls: how many had the hop over 1 ms)`, `  total        ${f(r.total)}`];
+  const lines = [
+    `hops ${label}: ${r.calls} sequential calls, ms p50 / p90 / p99 (slowest ${slow} calls: how many had the hop over 1 ms)`,
+    `  total        ${f(r.total)}`,
+  ];
   for (const hop of HOPS) lines.push(`  ${hop.padEnd(12)} ${f(r.hops[hop])}   (${r.slowOverOneMs[hop]})`);
-  lines.push(`  host GC: ${r.hostGc.count} collections, ${r.hostGc.ms.toFixed(1)} ms; ${r.slowWithHostGc} of the slowest ${slow} calls overlapped one`);
-  lines.push(`  floor: thread round trip ${f(r.floor.threadRoundTrip)}, process IPC round trip ${f(r.floor.processRoundTrip)}`);
+  lines.push(
+    `  host GC: ${r.hostGc.count} collections, ${r.hostGc.ms.toFixed(1)} ms; ${r.slowWithHostGc} of the slowest ${slow} calls overlapped one`,
+  );
+  lines.push(
+    `  floor: thread round trip ${f(r.floor.threadRoundTrip)}, process IPC round trip ${f(r.floor.processRoundTrip)}`,
+  );
   return lines.join('\n');
 }

@@ -16,7 +16,12 @@ export type Handler = (ctx: BaselineCtx, args: Record<string, unknown>) => Promi
 export interface BaselineCtx {
   http(url: string, init?: { method?: string; headers?: Record<string, string>; body?: string }): Promise<Response>;
   config: Record<string, unknown>;
-  log: { debug(...a: unknown[]): void; info(...a: unknown[]): void; warn(...a: unknown[]): void; error(...a: unknown[]): void };
+  log: {
+    debug(...a: unknown[]): void;
+    info(...a: unknown[]): void;
+    warn(...a: unknown[]): void;
+    error(...a: unknown[]): void;
+  };
 }
 
 /** Loads a fixture plugin's handlers from its plugin.js. */
@@ -32,7 +37,11 @@ export function baselineCtx(upstreamOrigin: string, token = 'bench-token'): Base
   return {
     async http(url, init = {}) {
       const target = url.startsWith(FIXTURE_ORIGIN) ? upstreamOrigin + url.slice(FIXTURE_ORIGIN.length) : url;
-      return fetch(target, { method: init.method ?? 'GET', headers: { ...(init.headers ?? {}), authorization: `Bearer ${token}` }, ...(init.body !== undefined ? { body: init.body } : {}) });
+      return fetch(target, {
+        method: init.method ?? 'GET',
+        headers: { ...(init.headers ?? {}), authorization: `Bearer ${token}` },
+        ...(init.body !== undefined ? { body: init.body } : {}),
+      });
     },
     config: {},
     log: { debug: noop, info: noop, warn: noop, error: noop },
@@ -44,7 +53,12 @@ export interface BaselineCall {
   run(): Promise<unknown>;
 }
 
-export async function baselineCall(plugin: string, tool: string, args: Record<string, unknown>, upstreamOrigin: string): Promise<BaselineCall> {
+export async function baselineCall(
+  plugin: string,
+  tool: string,
+  args: Record<string, unknown>,
+  upstreamOrigin: string,
+): Promise<BaselineCall> {
   const handlers = await importFixtureHandlers(plugin);
   const handler = handlers[tool];
   if (typeof handler !== 'function') throw new Error(`${plugin} has no handler "${tool}"`);

@@ -11,7 +11,14 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Registry } from '../host/registry/registry.js';
-import type { BridgeRequest, BridgeResponse, HttpHandler, RunOutcome, RunTask, SandboxErrorCode } from '../contracts/protocol.js';
+import type {
+  BridgeRequest,
+  BridgeResponse,
+  HttpHandler,
+  RunOutcome,
+  RunTask,
+  SandboxErrorCode,
+} from '../contracts/protocol.js';
 
 type Handler = (ctx: unknown, args: unknown) => unknown;
 
@@ -32,7 +39,8 @@ export interface InProcessRunner {
 function encodeRequest(url: string, init: Init | undefined): BridgeRequest {
   const headers: Record<string, string> = {};
   const h = init?.headers;
-  if (Array.isArray(h)) for (const [k, v] of h as ReadonlyArray<readonly [string, string]>) headers[String(k).toLowerCase()] = String(v);
+  if (Array.isArray(h))
+    for (const [k, v] of h as ReadonlyArray<readonly [string, string]>) headers[String(k).toLowerCase()] = String(v);
   else if (h) for (const [k, v] of Object.entries(h)) headers[k.toLowerCase()] = String(v);
   const b = init?.json !== undefined ? init.json : init?.body;
   let body: string | undefined;
@@ -69,10 +77,17 @@ function makeCtx(task: RunTask, http: HttpHandler): unknown {
   const call = async (url: string, init?: Init): Promise<unknown> => {
     const result = await http(encodeRequest(url, init));
     if (result.ok) return makeResponse(result.response);
-    throw Object.assign(new Error(`${result.error.code}: ${result.error.message}`), { name: 'HttpError', code: result.error.code });
+    throw Object.assign(new Error(`${result.error.code}: ${result.error.message}`), {
+      name: 'HttpError',
+      code: result.error.code,
+    });
   };
   const noop = (): void => undefined;
-  return { http: Object.assign(call, { fetch: call }), config: task.config, log: { info: noop, warn: noop, error: noop } };
+  return {
+    http: Object.assign(call, { fetch: call }),
+    config: task.config,
+    log: { info: noop, warn: noop, error: noop },
+  };
 }
 
 /** Builds the runner for the plugins of one gateway's registry (each plugin's module imported once). */
@@ -91,7 +106,11 @@ export function createInProcessRunner(registry: Registry): InProcessRunner {
     return mod;
   };
   const stats = { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false };
-  const fail = (code: SandboxErrorCode, err: unknown): RunOutcome => ({ ok: false, error: { code, message: err instanceof Error ? err.message : String(err) }, stats });
+  const fail = (code: SandboxErrorCode, err: unknown): RunOutcome => ({
+    ok: false,
+    error: { code, message: err instanceof Error ? err.message : String(err) },
+    stats,
+  });
   return {
     get calls() {
       return calls;
@@ -105,7 +124,8 @@ export function createInProcessRunner(registry: Registry): InProcessRunner {
       } catch (err) {
         return fail('GW_ERR_SANDBOX_LOAD_FAILED', err);
       }
-      if (typeof handler !== 'function') return fail('GW_ERR_SANDBOX_TOOL_MISSING', `the plugin exports no handler for "${task.tool}"`);
+      if (typeof handler !== 'function')
+        return fail('GW_ERR_SANDBOX_TOOL_MISSING', `the plugin exports no handler for "${task.tool}"`);
       let value: unknown;
       try {
         value = await handler(makeCtx(task, http), JSON.parse(task.argsJson));

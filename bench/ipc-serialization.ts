@@ -21,12 +21,23 @@ function runMessage(id: number): { t: 'run'; id: number; task: RunTask } {
       tool: 'http_get',
       argsJson: '{"path":"/ping"}',
       config: {},
-      limits: { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25, maxRequestBodyBytes: 1 << 20 },
+      limits: {
+        memoryMb: 64,
+        cpuMsPerCall: 1000,
+        wallMsPerCall: 30_000,
+        maxResultBytes: 8 << 20,
+        maxArgsBytes: 256 << 10,
+        maxRequestsPerCall: 25,
+        maxRequestBodyBytes: 1 << 20,
+      },
     },
   };
 }
 
-async function measure(serialization: 'json' | 'advanced', messages: number): Promise<{ cpuUs: number; wallUs: number }> {
+async function measure(
+  serialization: 'json' | 'advanced',
+  messages: number,
+): Promise<{ cpuUs: number; wallUs: number }> {
   const child = fork(fileURLToPath(import.meta.url), ['--echo'], { serialization });
   await new Promise((resolve) => child.once('spawn', resolve));
   const batch = { t: 'batch', msgs: [0, 1, 2, 3].map(runMessage) };
@@ -50,7 +61,7 @@ async function measure(serialization: 'json' | 'advanced', messages: number): Pr
   const cpu = process.cpuUsage(c0);
   const wall = performance.now() - t0;
   child.kill();
-  return { cpuUs: ((cpu.user + cpu.system) / messages), wallUs: (wall * 1000) / messages };
+  return { cpuUs: (cpu.user + cpu.system) / messages, wallUs: (wall * 1000) / messages };
 }
 
 async function main(): Promise<void> {
@@ -58,12 +69,16 @@ async function main(): Promise<void> {
     process.on('message', (m) => process.send?.(m));
     return;
   }
-  const { values } = parseArgs({ options: { messages: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: { messages: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '3' } },
+  });
   const messages = Number(values.messages);
   for (let round = 1; round <= Number(values.rounds); round++) {
     for (const serialization of ['json', 'advanced'] as const) {
       const r = await measure(serialization, messages);
-      console.log(`round ${round} ${serialization.padEnd(8)} CPU ${r.cpuUs.toFixed(1)} µs per message (send + receive its echo), wall ${r.wallUs.toFixed(1)} µs`);
+      console.log(
+        `round ${round} ${serialization.padEnd(8)} CPU ${r.cpuUs.toFixed(1)} µs per message (send + receive its echo), wall ${r.wallUs.toFixed(1)} µs`,
+      );
     }
   }
 }

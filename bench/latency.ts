@@ -43,7 +43,13 @@ export class LatencyRecorder {
     const sorted = this.#samples.slice(0, n).sort();
     let sum = 0;
     for (let i = 0; i < n; i++) sum += sorted[i] as number;
-    return { count: this.count, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: sum / n, max: sorted[n - 1] as number };
+    return {
+      count: this.count,
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      mean: sum / n,
+      max: sorted[n - 1] as number,
+    };
   }
 }
 

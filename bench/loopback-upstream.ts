@@ -18,13 +18,22 @@ export interface LoopbackUpstream {
 export async function startLoopbackUpstream(): Promise<LoopbackUpstream> {
   let delayMs = 0;
   let served = 0;
-  const body = JSON.stringify({ ok: true, items: [{ id: 1, name: 'alpha' }, { id: 2, name: 'beta' }] });
+  const body = JSON.stringify({
+    ok: true,
+    items: [
+      { id: 1, name: 'alpha' },
+      { id: 2, name: 'beta' },
+    ],
+  });
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       const answer = (): void => {
         served++;
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+        });
         res.end(body);
       };
       if (delayMs > 0) setTimeout(answer, delayMs);

@@ -55,13 +55,15 @@ export const USAGE = `usage: npm run bench -- [--quick] [--name NAME] [--clients
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
-  if (value === undefined || !Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive integer\n${USAGE}`);
+  if (value === undefined || !Number.isInteger(n) || n <= 0)
+    throw new Error(`${flag} needs a positive integer\n${USAGE}`);
   return n;
 }
 
 function positiveNumber(flag: string, value: string | undefined): number {
   const n = Number(value);
-  if (value === undefined || !Number.isFinite(n) || n < 0) throw new Error(`${flag} needs a number of seconds\n${USAGE}`);
+  if (value === undefined || !Number.isFinite(n) || n < 0)
+    throw new Error(`${flag} needs a number of seconds\n${USAGE}`);
   return n;
 }
 
@@ -96,7 +98,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--quick':
         break;
       case '--name':
-        if (!value || !/^[\w.-]+$/.test(value)) throw new Error(`--name needs a file name (letters, digits, . _ -)\n${USAGE}`);
+        if (!value || !/^[\w.-]+$/.test(value))
+          throw new Error(`--name needs a file name (letters, digits, . _ -)\n${USAGE}`);
         o.name = value;
         i++;
         break;
@@ -107,7 +110,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--sweep': {
         const list = (value ?? '').split(',');
         const counts = list.map((v) => positiveInt(flag, v));
-        if (new Set(counts).size !== counts.length) throw new Error(`${flag} needs distinct numbers of callers\n${USAGE}`);
+        if (new Set(counts).size !== counts.length)
+          throw new Error(`${flag} needs distinct numbers of callers\n${USAGE}`);
         o.sweep = counts.sort((a, b) => a - b);
         i++;
         break;
@@ -148,14 +152,16 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       }
       case '--context-mode':
-        if (value !== 'per-call' && value !== 'per-tenant') throw new Error(`${flag} needs per-call or per-tenant\n${USAGE}`);
+        if (value !== 'per-call' && value !== 'per-tenant')
+          throw new Error(`${flag} needs per-call or per-tenant\n${USAGE}`);
         o.contextMode = value;
         i++;
         break;
       case '--only': {
         const wanted = (value ?? '').split(',').filter(Boolean);
         const bad = wanted.filter((s) => !SECTIONS.includes(s as Section));
-        if (wanted.length === 0 || bad.length > 0) throw new Error(`--only takes a list of ${SECTIONS.join(', ')}\n${USAGE}`);
+        if (wanted.length === 0 || bad.length > 0)
+          throw new Error(`--only takes a list of ${SECTIONS.join(', ')}\n${USAGE}`);
         o.sections = wanted as Section[];
         i++;
         break;
@@ -172,7 +178,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--paths': {
         const wanted = (value ?? '').split(',').filter(Boolean);
         const bad = wanted.filter((p) => !E2E_PATHS.includes(p as E2ePath));
-        if (wanted.length === 0 || bad.length > 0) throw new Error(`--paths takes a list of ${E2E_PATHS.join(', ')}\n${USAGE}`);
+        if (wanted.length === 0 || bad.length > 0)
+          throw new Error(`--paths takes a list of ${E2E_PATHS.join(', ')}\n${USAGE}`);
         o.paths = wanted as E2ePath[];
         i++;
         break;

@@ -12,7 +12,8 @@ import type { StartupMemoryResult } from './startup-memory.js';
 
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const line = (cells: string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -40,23 +41,57 @@ export function sweepTables(runs: SweepRun[]): string {
   };
   const ratios = table(
     ['mcp/seed-mcp, rest/seed-rest by callers', ...runs.map((r) => `${r.clients}`)],
-    names.map((n) => [n, ...runs.map((run) => cell(n, run, (row) => `${ratio(row.ratios.mcpOverSeedMcp ?? NaN)} ${ratio(row.ratios.restOverSeedRest ?? NaN)}`))]),
+    names.map((n) => [
+      n,
+      ...runs.map((run) =>
+        cell(
+          n,
+          run,
+          (row) => `${ratio(row.ratios.mcpOverSeedMcp ?? NaN)} ${ratio(row.ratios.restOverSeedRest ?? NaN)}`,
+        ),
+      ),
+    ]),
   );
   const rates = table(
     ['executions/s over MCP, workbench/seed', ...runs.map((r) => `${r.clients}`)],
-    names.map((n) => [n, ...runs.map((run) => cell(n, run, (row) => `${f0(row.results.mcp?.execPerSec ?? NaN)}/${f0(row.results['seed-mcp']?.execPerSec ?? NaN)}`))]),
+    names.map((n) => [
+      n,
+      ...runs.map((run) =>
+        cell(
+          n,
+          run,
+          (row) => `${f0(row.results.mcp?.execPerSec ?? NaN)}/${f0(row.results['seed-mcp']?.execPerSec ?? NaN)}`,
+        ),
+      ),
+    ]),
   );
   return [ratios, '', rates].join('\n');
 }
 
 /** Column labels of the end-to-end paths. */
-const PATH_LABEL: Record<E2ePath, string> = { baseline: 'handler alone', 'seed-mcp': 'seed mcp', mcp: 'mcp', 'seed-rest': 'seed rest', rest: 'rest', sandbox: 'sandbox' };
+const PATH_LABEL: Record<E2ePath, string> = {
+  baseline: 'handler alone',
+  'seed-mcp': 'seed mcp',
+  mcp: 'mcp',
+  'seed-rest': 'seed rest',
+  rest: 'rest',
+  sandbox: 'sandbox',
+};
 
 export function e2eTables(rows: E2eRow[]): string {
   const per = (r: E2eRow, p: E2ePath): string => f0(r.results[p]?.execPerSec ?? NaN);
   const errors = (r: E2eRow): string => String(E2E_PATHS.reduce((n, p) => n + (r.results[p]?.errors ?? 0), 0));
   const seed = table(
-    ['vs the seed architecture (executions/s)', 'seed mcp', 'mcp', 'mcp/seed-mcp', 'seed rest', 'rest', 'rest/seed-rest', 'errors'],
+    [
+      'vs the seed architecture (executions/s)',
+      'seed mcp',
+      'mcp',
+      'mcp/seed-mcp',
+      'seed rest',
+      'rest',
+      'rest/seed-rest',
+      'errors',
+    ],
     rows.map((r) => [
       r.case.name,
       per(r, 'seed-mcp'),
@@ -69,7 +104,16 @@ export function e2eTables(rows: E2eRow[]): string {
     ]),
   );
   const handler = table(
-    ['vs the handler alone (executions/s)', 'handler alone', 'mcp/handler', 'rest/handler', 'sandbox', 'sandbox/handler', 'seed-mcp/handler', 'seed-rest/handler'],
+    [
+      'vs the handler alone (executions/s)',
+      'handler alone',
+      'mcp/handler',
+      'rest/handler',
+      'sandbox',
+      'sandbox/handler',
+      'seed-mcp/handler',
+      'seed-rest/handler',
+    ],
     rows.map((r) => [
       r.case.name,
       per(r, 'baseline'),
@@ -104,20 +148,50 @@ export function e2eTables(rows: E2eRow[]): string {
       return res?.firstError ? [`  ${r.case.name} / ${p}: ${res.errors} errors, first: ${res.firstError}`] : [];
     }),
   );
-  return [seed, '', handler, '', latency, '', cpu, ...(firstErrors.length ? ['', 'errors:', ...firstErrors] : [])].join('\n');
+  return [seed, '', handler, '', latency, '', cpu, ...(firstErrors.length ? ['', 'errors:', ...firstErrors] : [])].join(
+    '\n',
+  );
 }
 
 export function sandboxTable(rows: SandboxCostRow[]): string {
   const t = table(
-    ['tool / context mode (ms)', 'calls', 'sandbox p50', 'p99', 'in-process p50', 'p99', 'overhead p50', 'p99', 'cold starts', 'errors'],
-    rows.map((r) => [`${r.tool} / ${r.mode}`, String(r.calls), ms(r.sandbox.p50), ms(r.sandbox.p99), ms(r.baseline.p50), ms(r.baseline.p99), ms(r.overheadP50Ms), ms(r.overheadP99Ms), String(r.coldStarts), String(r.errors)]),
+    [
+      'tool / context mode (ms)',
+      'calls',
+      'sandbox p50',
+      'p99',
+      'in-process p50',
+      'p99',
+      'overhead p50',
+      'p99',
+      'cold starts',
+      'errors',
+    ],
+    rows.map((r) => [
+      `${r.tool} / ${r.mode}`,
+      String(r.calls),
+      ms(r.sandbox.p50),
+      ms(r.sandbox.p99),
+      ms(r.baseline.p50),
+      ms(r.baseline.p99),
+      ms(r.overheadP50Ms),
+      ms(r.overheadP99Ms),
+      String(r.coldStarts),
+      String(r.errors),
+    ]),
   );
   const firstErrors = rows.filter((r) => r.firstError).map((r) => `  ${r.tool} / ${r.mode}: ${r.firstError}`);
   return [t, ...(firstErrors.length ? ['errors:', ...firstErrors] : [])].join('\n');
 }
 
 export function startupText(s: StartupMemoryResult): string {
-  const mem = (label: string, m: StartupMemoryResult['atRest']): string[] => [label, f1(m.hostRssMb), m.sandboxRssMb === undefined ? '-' : f1(m.sandboxRssMb), f1(m.totalRssMb), f1(m.hostHeapUsedMb)];
+  const mem = (label: string, m: StartupMemoryResult['atRest']): string[] => [
+    label,
+    f1(m.hostRssMb),
+    m.sandboxRssMb === undefined ? '-' : f1(m.sandboxRssMb),
+    f1(m.totalRssMb),
+    f1(m.hostHeapUsedMb),
+  ];
   const lines = [
     `createGateway with ${s.plugins} plugins / ${s.tools} tools, ${s.workers} sandbox workers: ${f0(s.createGatewayMs)} ms`,
     '',
@@ -134,7 +208,13 @@ export function startupText(s: StartupMemoryResult): string {
     '',
     table(
       ['first sandbox call per plugin (ms)', 'first call', 'cold', 'next calls p50', 'isolates built'],
-      s.coldStarts.map((c) => [c.plugin, ms(c.firstCallMs), c.coldStart ? 'yes' : 'no', ms(c.nextCallsP50Ms), String(c.isolatesCreated)]),
+      s.coldStarts.map((c) => [
+        c.plugin,
+        ms(c.firstCallMs),
+        c.coldStart ? 'yes' : 'no',
+        ms(c.nextCallsP50Ms),
+        String(c.isolatesCreated),
+      ]),
     ),
   ];
   return lines.join('\n');
@@ -145,7 +225,12 @@ export function resultCapText(r: ResultCapResult): string {
     [`${r.resultChars} characters, ${r.calls} calls (ms)`, 'p50', 'p99', 'max'],
     [
       ['baseline: handler + JSON.stringify', ms(r.baseline.p50), ms(r.baseline.p99), ms(r.baseline.max)],
-      [`mcp execute_tools (capped to a ${r.mcpAnswerChars}-character answer)`, ms(r.mcp.p50), ms(r.mcp.p99), ms(r.mcp.max)],
+      [
+        `mcp execute_tools (capped to a ${r.mcpAnswerChars}-character answer)`,
+        ms(r.mcp.p50),
+        ms(r.mcp.p99),
+        ms(r.mcp.max),
+      ],
       ['rest (uncapped)', ms(r.rest.p50), ms(r.rest.p99), ms(r.rest.max)],
     ],
   );
@@ -154,8 +239,24 @@ export function resultCapText(r: ResultCapResult): string {
 
 export function capScalingText(rows: CapScalingRow[]): string {
   const t = table(
-    ['items × result characters', 'batch characters', 'answer characters', 'ms (median)', 'rounds (ms)', 'ms per item', 'longest event-loop block (ms)'],
-    rows.map((r) => [`${r.items} × ${r.itemChars}`, String(r.batchChars), String(r.answerChars), ms(r.medianMs), r.roundsMs.map(ms).join(' '), ms(r.perItemMs), ms(r.maxLoopDelayMs)]),
+    [
+      'items × result characters',
+      'batch characters',
+      'answer characters',
+      'ms (median)',
+      'rounds (ms)',
+      'ms per item',
+      'longest event-loop block (ms)',
+    ],
+    rows.map((r) => [
+      `${r.items} × ${r.itemChars}`,
+      String(r.batchChars),
+      String(r.answerChars),
+      ms(r.medianMs),
+      r.roundsMs.map(ms).join(' '),
+      ms(r.perItemMs),
+      ms(r.maxLoopDelayMs),
+    ]),
   );
   const first = rows[0];
   const last = rows[rows.length - 1];

@@ -31,12 +31,20 @@ export interface ResultCapResult {
   firstError?: string;
 }
 
-export async function runResultCap(gw: BenchGateway, upstream: LoopbackUpstream, o: { calls: number; chars: number }): Promise<ResultCapResult> {
+export async function runResultCap(
+  gw: BenchGateway,
+  upstream: LoopbackUpstream,
+  o: { calls: number; chars: number },
+): Promise<ResultCapResult> {
   const args = { chars: o.chars };
   const base = await baselineCall('fixture-echo', 'echo_big', args, upstream.origin);
   const resultChars = JSON.stringify(await base.run()).length;
   const client = new Client({ name: 'workbench-bench-cap', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } },
+    }),
+  );
   let mcpAnswerChars = 0;
   try {
     const executions = [{ tool: 'echo_big', args }];
@@ -44,7 +52,9 @@ export async function runResultCap(gw: BenchGateway, upstream: LoopbackUpstream,
       o.calls,
       2,
       async () => {
-        const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as { content: Array<{ type: string; text?: string }> };
+        const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } })) as {
+          content: Array<{ type: string; text?: string }>;
+        };
         const text = res.content.find((p) => p.type === 'text')?.text ?? '';
         mcpAnswerChars = text.length;
         const item = (JSON.parse(text) as { results: Array<{ result?: { truncated?: boolean } }> }).results[0];
@@ -59,13 +69,26 @@ export async function runResultCap(gw: BenchGateway, upstream: LoopbackUpstream,
       o.calls,
       2,
       async () => {
-        const res = await fetch(`${gw.url}/rest/fixture-echo`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body });
+        const res = await fetch(`${gw.url}/rest/fixture-echo`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` },
+          body,
+        });
         const text = await res.text();
-        if (res.status !== 200 || text.length < o.chars) throw new Error(`REST answered ${res.status} with ${text.length} characters`);
+        if (res.status !== 200 || text.length < o.chars)
+          throw new Error(`REST answered ${res.status} with ${text.length} characters`);
       },
       async () => undefined,
     );
-    const result: ResultCapResult = { resultChars, calls: o.calls, mcpAnswerChars, mcp: viaMcp.a, baseline: viaMcp.b, rest: viaRest.a, errors: viaMcp.errors + viaRest.errors };
+    const result: ResultCapResult = {
+      resultChars,
+      calls: o.calls,
+      mcpAnswerChars,
+      mcp: viaMcp.a,
+      baseline: viaMcp.b,
+      rest: viaRest.a,
+      errors: viaMcp.errors + viaRest.errors,
+    };
     const firstError = viaMcp.firstError ?? viaRest.firstError;
     if (firstError !== undefined) result.firstError = firstError;
     return result;
@@ -118,7 +141,8 @@ function loopWatch(): { stop(): number } {
 
 /** A distinct, flat string of `chars` characters that needs escaping, as a JSON API answer would. */
 function resultText(chars: number, seed: number): string {
-  const row = (n: number): string => `{"id":${n},"name":"row ${n} of batch ${seed}","note":"line one\\nline \\"two\\""}\n`;
+  const row = (n: number): string =>
+    `{"id":${n},"name":"row ${n} of batch ${seed}","note":"line one\\nline \\"two\\""}\n`;
   let text = '';
   for (let n = 0; text.length < chars; n++) text += row(n);
   // JSON.parse of its encoding: a flat string, like the results the engine parses from the sandbox
@@ -132,7 +156,10 @@ function resultText(chars: number, seed: number): string {
  * work the review measured (the envelope serialised again before each item, in each of the three
  * preview passes) makes it grow with the count.
  */
-export async function runCapScaling(gw: BenchGateway, o: { counts: number[]; itemChars: number; rounds: number; onRow?: (r: CapScalingRow) => void }): Promise<CapScalingRow[]> {
+export async function runCapScaling(
+  gw: BenchGateway,
+  o: { counts: number[]; itemChars: number; rounds: number; onRow?: (r: CapScalingRow) => void },
+): Promise<CapScalingRow[]> {
   const store = new ContinuationStore(gw.gateway.db, 3600);
   const maxChars = gw.gateway.policy.resultCap.maxChars;
   const rows: CapScalingRow[] = [];
@@ -152,13 +179,23 @@ export async function runCapScaling(gw: BenchGateway, o: { counts: number[]; ite
       maxLoopDelayMs = Math.max(maxLoopDelayMs, loop.stop());
       answerChars = text.length;
       const results = (JSON.parse(text) as { results: Array<{ result?: { truncated?: boolean } }> }).results;
-      if (text.length > maxChars || results.length !== count || !results.every((x) => x.result?.truncated === true)) throw new Error(`capBatch answered ${text.length} characters with ${results.length} items, not ${count} stubs`);
+      if (text.length > maxChars || results.length !== count || !results.every((x) => x.result?.truncated === true))
+        throw new Error(`capBatch answered ${text.length} characters with ${results.length} items, not ${count} stubs`);
       // the stored bodies (up to ~330 MB per round at 500 items) go before the next round
       await store.deleteForUser(gw.user.id);
     }
     const sorted = [...roundsMs].sort((a, b) => a - b);
     const medianMs = sorted[Math.floor(sorted.length / 2)] ?? NaN;
-    const row: CapScalingRow = { items: count, itemChars: o.itemChars, batchChars, answerChars, roundsMs, medianMs, perItemMs: medianMs / count, maxLoopDelayMs };
+    const row: CapScalingRow = {
+      items: count,
+      itemChars: o.itemChars,
+      batchChars,
+      answerChars,
+      roundsMs,
+      medianMs,
+      perItemMs: medianMs / count,
+      maxLoopDelayMs,
+    };
     o.onRow?.(row);
     rows.push(row);
   }
@@ -181,32 +218,65 @@ export interface ContinuationPagingResult {
  * does): `sample` parts spread over the body, one call at a time; each chunk is checked against
  * the body.
  */
-export async function runContinuationPaging(gw: BenchGateway, o: { bodyChars: number; sample: number }): Promise<ContinuationPagingResult> {
+export async function runContinuationPaging(
+  gw: BenchGateway,
+  o: { bodyChars: number; sample: number },
+): Promise<ContinuationPagingResult> {
   const store = new ContinuationStore(gw.gateway.db, 3600);
   const maxChars = gw.gateway.policy.resultCap.maxChars;
   const value = resultText(o.bodyChars, 0);
-  const stubText = await capBatch([{ result: value }], { maxChars, userId: gw.user.id, store, toolOf: () => 'echo_big' });
-  const stub = (JSON.parse(stubText) as { results: Array<{ result: { continuationId: string; totalParts: number } }> }).results[0]?.result;
+  const stubText = await capBatch([{ result: value }], {
+    maxChars,
+    userId: gw.user.id,
+    store,
+    toolOf: () => 'echo_big',
+  });
+  const stub = (JSON.parse(stubText) as { results: Array<{ result: { continuationId: string; totalParts: number } }> })
+    .results[0]?.result;
   if (!stub?.continuationId) throw new Error(`expected a stub, got ${stubText.slice(0, 200)}`);
   const body = JSON.stringify(value);
   const bounds = splitParts(body, partCharsFor(maxChars));
-  const wanted = [...new Set(Array.from({ length: o.sample }, (_, k) => 1 + Math.round((k * (stub.totalParts - 1)) / Math.max(1, o.sample - 1))))];
+  const wanted = [
+    ...new Set(
+      Array.from(
+        { length: o.sample },
+        (_, k) => 1 + Math.round((k * (stub.totalParts - 1)) / Math.max(1, o.sample - 1)),
+      ),
+    ),
+  ];
   const client = new Client({ name: 'workbench-bench-paging', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } },
+    }),
+  );
   const latency = new LatencyRecorder();
   try {
     for (const part of wanted) {
       const t0 = performance.now();
-      const res = (await client.callTool({ name: 'continue_tool_result', arguments: { continuationId: stub.continuationId, part } })) as { content: Array<{ type: string; text?: string }> };
+      const res = (await client.callTool({
+        name: 'continue_tool_result',
+        arguments: { continuationId: stub.continuationId, part },
+      })) as { content: Array<{ type: string; text?: string }> };
       latency.record(performance.now() - t0);
-      const page = JSON.parse(res.content.find((p) => p.type === 'text')?.text ?? '{}') as { chunk?: string; totalParts?: number };
+      const page = JSON.parse(res.content.find((p) => p.type === 'text')?.text ?? '{}') as {
+        chunk?: string;
+        totalParts?: number;
+      };
       const [from, to] = bounds[part - 1] ?? [0, 0];
-      if (page.totalParts !== stub.totalParts || page.chunk !== body.slice(from, to)) throw new Error(`part ${part} of ${stub.totalParts} is not the body's characters ${from}..${to}`);
+      if (page.totalParts !== stub.totalParts || page.chunk !== body.slice(from, to))
+        throw new Error(`part ${part} of ${stub.totalParts} is not the body's characters ${from}..${to}`);
     }
   } finally {
     await client.close().catch(() => undefined);
     await store.deleteForUser(gw.user.id);
   }
   const perCall = latency.summary();
-  return { bodyChars: body.length, totalParts: stub.totalParts, sampled: wanted.length, perCall, allPartsSec: (perCall.mean * stub.totalParts) / 1000 };
+  return {
+    bodyChars: body.length,
+    totalParts: stub.totalParts,
+    sampled: wanted.length,
+    perCall,
+    allPartsSec: (perCall.mean * stub.totalParts) / 1000,
+  };
 }

@@ -44,19 +44,37 @@ export const PLUGINS_IN_TURN = 4;
 export function plainFetchHandler(upstreamOrigin: string): HttpHandler {
   return async (req: BridgeRequest): Promise<BridgeResult> => {
     const target = req.url.startsWith(FIXTURE_ORIGIN) ? upstreamOrigin + req.url.slice(FIXTURE_ORIGIN.length) : req.url;
-    const res = await fetch(target, { method: req.method, headers: { ...req.headers, authorization: 'Bearer bench-token' }, ...(req.body !== undefined ? { body: req.body } : {}) });
+    const res = await fetch(target, {
+      method: req.method,
+      headers: { ...req.headers, authorization: 'Bearer bench-token' },
+      ...(req.body !== undefined ? { body: req.body } : {}),
+    });
     const headers: Record<string, string> = {};
     res.headers.forEach((v, k) => (headers[k] = v));
-    return { ok: true, response: { status: res.status, statusText: res.statusText, headers, body: await res.text(), url: req.url } };
+    return {
+      ok: true,
+      response: { status: res.status, statusText: res.statusText, headers, body: await res.text(), url: req.url },
+    };
   };
 }
 
-export function sandboxTask(gw: BenchGateway, plugin: string, tool: string, args: Record<string, unknown>, mode: ContextModeName): RunTask {
+export function sandboxTask(
+  gw: BenchGateway,
+  plugin: string,
+  tool: string,
+  args: Record<string, unknown>,
+  mode: ContextModeName,
+): RunTask {
   const loaded = gw.gateway.registry.plugin(plugin);
   if (!loaded) throw new Error(`plugin ${plugin} is not loaded`);
   const task: RunTask = {
     callId: randomUUID(),
-    plugin: { name: loaded.manifest.name, version: loaded.manifest.version, source: loaded.source, sourceHash: loaded.sourceHash },
+    plugin: {
+      name: loaded.manifest.name,
+      version: loaded.manifest.version,
+      source: loaded.source,
+      sourceHash: loaded.sourceHash,
+    },
     tool,
     argsJson: JSON.stringify(args),
     config: {},
@@ -72,7 +90,11 @@ export interface SandboxCostOptions {
   onRow?: (row: SandboxCostRow) => void;
 }
 
-export async function runSandboxCost(gw: BenchGateway, upstream: LoopbackUpstream, o: SandboxCostOptions): Promise<SandboxCostRow[]> {
+export async function runSandboxCost(
+  gw: BenchGateway,
+  upstream: LoopbackUpstream,
+  o: SandboxCostOptions,
+): Promise<SandboxCostRow[]> {
   upstream.setDelay(0);
   const http = plainFetchHandler(upstream.origin);
   const tools = [
@@ -82,11 +104,33 @@ export async function runSandboxCost(gw: BenchGateway, upstream: LoopbackUpstrea
   const echo = sandboxTask(gw, 'fixture-echo', 'echo_args', { text: 'hi', times: 1 }, 'per-call');
   const inTurn = Array.from({ length: PLUGINS_IN_TURN }, (_, i): RunTask => {
     const source = `${echo.plugin.source}\n/* echo-in-turn-${i} ${'x'.repeat(38 * 1024)} */\n`;
-    return { ...echo, plugin: { ...echo.plugin, name: `echo-in-turn-${i}`, source, sourceHash: createHash('sha256').update(source).digest('hex') } };
+    return {
+      ...echo,
+      plugin: {
+        ...echo.plugin,
+        name: `echo-in-turn-${i}`,
+        source,
+        sourceHash: createHash('sha256').update(source).digest('hex'),
+      },
+    };
   });
   const cases = [
-    ...tools.flatMap((t) => (['per-call', 'per-tenant'] as const).map((mode) => ({ ...t, label: t.tool, mode, tasks: [sandboxTask(gw, t.plugin, t.tool, t.args, mode)] }))),
-    { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 }, label: `echo_args, ${PLUGINS_IN_TURN} plugins in turn`, mode: 'per-call' as const, tasks: inTurn },
+    ...tools.flatMap((t) =>
+      (['per-call', 'per-tenant'] as const).map((mode) => ({
+        ...t,
+        label: t.tool,
+        mode,
+        tasks: [sandboxTask(gw, t.plugin, t.tool, t.args, mode)],
+      })),
+    ),
+    {
+      plugin: 'fixture-echo',
+      tool: 'echo_args',
+      args: { text: 'hi', times: 1 },
+      label: `echo_args, ${PLUGINS_IN_TURN} plugins in turn`,
+      mode: 'per-call' as const,
+      tasks: inTurn,
+    },
   ];
   const rows: SandboxCostRow[] = [];
   for (const c of cases) {
@@ -98,7 +142,10 @@ export async function runSandboxCost(gw: BenchGateway, upstream: LoopbackUpstrea
       o.warmup,
       async () => {
         const n = turn++;
-        const out = await gw.gateway.sandbox.run({ ...(c.tasks[n % c.tasks.length] as RunTask), callId: randomUUID() }, http);
+        const out = await gw.gateway.sandbox.run(
+          { ...(c.tasks[n % c.tasks.length] as RunTask), callId: randomUUID() },
+          http,
+        );
         if (n >= o.warmup && out.stats.coldStart) coldStarts++;
         if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
       },

@@ -122,7 +122,11 @@ async function main(): Promise<void> {
   const upstream = await startLoopbackUpstream();
   const http = plainFetchHandler(upstream.origin);
   const { workers, callsPerWorker, maxWorkerShare } = defaults.sandbox;
-  const sandbox = await createSandbox({ workers: Number(argv.workers ?? workers), callsPerWorker: Number(argv['calls-per-worker'] ?? callsPerWorker), maxWorkerShare });
+  const sandbox = await createSandbox({
+    workers: Number(argv.workers ?? workers),
+    callsPerWorker: Number(argv['calls-per-worker'] ?? callsPerWorker),
+    maxWorkerShare,
+  });
   const tasks = String(argv.plugins).split(',').map(task);
   const samples: Sample[] = [];
   const t0 = performance.now();
@@ -166,7 +170,13 @@ async function main(): Promise<void> {
   }
   const rss = samples.map((s) => s.rssMb);
   const warm = rss.slice(Math.max(1, Math.floor(rss.length / 5)));
-  const summary = { calls: done, errors, warmRssMinMb: Math.min(...warm), warmRssMaxMb: Math.max(...warm), peakRetainedIdlePerWorkerMb: Math.max(...samples.map((s) => s.maxRetainedIdlePerWorkerMb)) };
+  const summary = {
+    calls: done,
+    errors,
+    warmRssMinMb: Math.min(...warm),
+    warmRssMaxMb: Math.max(...warm),
+    peakRetainedIdlePerWorkerMb: Math.max(...samples.map((s) => s.maxRetainedIdlePerWorkerMb)),
+  };
   if (argv.json) console.log(JSON.stringify({ samples, summary }));
   else console.log(`summary ${JSON.stringify(summary)}`);
 }

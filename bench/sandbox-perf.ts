@@ -50,11 +50,21 @@ const durationMs = Number(argv.duration) * 1000;
 const calls = Number(argv.calls);
 const only = new Set(String(argv.only).split(','));
 
-const LIMITS: SandboxLimits = { memoryMb: 64, cpuMsPerCall: 1000, wallMsPerCall: 30_000, maxResultBytes: 8 << 20, maxArgsBytes: 256 << 10, maxRequestsPerCall: 25, maxRequestBodyBytes: 1 << 20 };
+const LIMITS: SandboxLimits = {
+  memoryMb: 64,
+  cpuMsPerCall: 1000,
+  wallMsPerCall: 30_000,
+  maxResultBytes: 8 << 20,
+  maxArgsBytes: 256 << 10,
+  maxRequestsPerCall: 25,
+  maxRequestBodyBytes: 1 << 20,
+};
 
 function task(plugin: string, tool: string, args: Record<string, unknown>, padKb = 0, name = plugin): RunTask {
   // padKb: a comment that brings the module to the size of a catalog plugin (github's is ~38 KB)
-  const source = readFileSync(path.join(FIXTURE_PLUGINS_DIR, plugin, 'plugin.js'), 'utf8') + (padKb ? `\n/* ${name} ${'x'.repeat(padKb * 1024)} */\n` : '');
+  const source =
+    readFileSync(path.join(FIXTURE_PLUGINS_DIR, plugin, 'plugin.js'), 'utf8') +
+    (padKb ? `\n/* ${name} ${'x'.repeat(padKb * 1024)} */\n` : '');
   return {
     callId: randomUUID(),
     plugin: { name, version: '1.0.0', source, sourceHash: createHash('sha256').update(source).digest('hex') },
@@ -99,14 +109,23 @@ async function workerCpu(t: RunTask, calls: number): Promise<{ cpuMsPerCall: num
   }
   const c = process.cpuUsage(c0);
   lat.sort((a, b) => a - b);
-  return { cpuMsPerCall: (c.user + c.system) / 1000 / calls, p50: lat[Math.floor(calls / 2)] ?? 0, p99: lat[Math.floor(calls * 0.99)] ?? 0 };
+  return {
+    cpuMsPerCall: (c.user + c.system) / 1000 / calls,
+    p50: lat[Math.floor(calls / 2)] ?? 0,
+    p99: lat[Math.floor(calls * 0.99)] ?? 0,
+  };
 }
 
 async function main(): Promise<void> {
   const upstream = await startLoopbackUpstream();
   const execArgv = argv['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${argv['cpu-prof']}`] : [];
   if (argv['perf-map']) execArgv.push('--perf-basic-prof-only-functions');
-  const sandbox = await createSandbox({ workers: Number(argv.workers), callsPerWorker: Number(argv['calls-per-worker']), execArgv, traceHops: only.has('hops') });
+  const sandbox = await createSandbox({
+    workers: Number(argv.workers),
+    callsPerWorker: Number(argv['calls-per-worker']),
+    execArgv,
+    traceHops: only.has('hops'),
+  });
   const http = plainFetchHandler(upstream.origin);
   const cases = [
     { plugin: 'fixture-echo', tool: 'echo_args', args: { text: 'hi', times: 1 }, padKb: 0 },
@@ -117,17 +136,24 @@ async function main(): Promise<void> {
   try {
     if (only.has('worker-cpu')) {
       for (const contextKey of [undefined, 'bench-tenant']) {
-        const t = { ...task('fixture-echo', 'echo_args', { text: 'hi', times: 1 }), ...(contextKey ? { contextKey } : {}) };
+        const t = {
+          ...task('fixture-echo', 'echo_args', { text: 'hi', times: 1 }),
+          ...(contextKey ? { contextKey } : {}),
+        };
         if (!contextKey) delete t.contextKey;
         const label = `worker-cpu echo_args ${contextKey ? 'per-tenant' : 'per-call'}`;
         const r = await workerCpu(t, calls);
         out[label] = r;
-        console.log(`${label}: CPU ${r.cpuMsPerCall.toFixed(3)} ms per call (this process, all threads), p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} ms, ${calls} sequential calls`);
+        console.log(
+          `${label}: CPU ${r.cpuMsPerCall.toFixed(3)} ms per call (this process, all threads), p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} ms, ${calls} sequential calls`,
+        );
       }
     }
     if (only.has('plugins')) {
       const n = Number(argv.plugins);
-      const tasks = Array.from({ length: n }, (_, i) => task('fixture-echo', 'echo_args', { text: 'hi', times: 1 }, 38, `echo-${i}`));
+      const tasks = Array.from({ length: n }, (_, i) =>
+        task('fixture-echo', 'echo_args', { text: 'hi', times: 1 }, 38, `echo-${i}`),
+      );
       const isolateCounters = async (): Promise<Record<string, number>> => {
         const sum = { created: 0, collected: 0, recycled: 0, evicted: 0 };
         for (const w of (await sandbox.memoryStats())?.workers ?? []) {
@@ -156,7 +182,13 @@ async function main(): Promise<void> {
       const at = (q: number): number => lat[Math.min(lat.length - 1, Math.floor(lat.length * q))] ?? 0;
       const row = { plugins: n, calls, p50: at(0.5), p90: at(0.9), p99: at(0.99), coldStarts: cold, isolates };
       out[`plugins ${n}`] = row;
-      console.log(`${n} plugins in turn (38 KB modules), ${calls} sequential calls: p50 ${fmt(row.p50)} p90 ${fmt(row.p90)} p99 ${fmt(row.p99)} ms, ${cold} cold starts; isolates ${Object.entries(isolates).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      console.log(
+        `${n} plugins in turn (38 KB modules), ${calls} sequential calls: p50 ${fmt(row.p50)} p90 ${fmt(row.p90)} p99 ${fmt(row.p99)} ms, ${cold} cold starts; isolates ${Object.entries(
+          isolates,
+        )
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+      );
     }
     for (const c of cases) {
       const t = task(c.plugin, c.tool, c.args, c.padKb);
@@ -181,9 +213,19 @@ async function main(): Promise<void> {
         upstream.setDelay(0);
         cold = 0;
         const p = await runPaired(calls, 200, sandboxOp, baseOp);
-        const row = { sandboxP50: p.a.p50, sandboxP99: p.a.p99, baseP50: p.b.p50, baseP99: p.b.p99, overheadP50: p.a.p50 - p.b.p50, overheadP99: p.a.p99 - p.b.p99, errors: p.errors };
+        const row = {
+          sandboxP50: p.a.p50,
+          sandboxP99: p.a.p99,
+          baseP50: p.b.p50,
+          baseP99: p.b.p99,
+          overheadP50: p.a.p50 - p.b.p50,
+          overheadP99: p.a.p99 - p.b.p99,
+          errors: p.errors,
+        };
         out[`overhead ${label}`] = row;
-        console.log(`overhead ${label}: sandbox p50 ${fmt(row.sandboxP50)} p99 ${fmt(row.sandboxP99)} | in-process p50 ${fmt(row.baseP50)} p99 ${fmt(row.baseP99)} | overhead p50 ${fmt(row.overheadP50)} p99 ${fmt(row.overheadP99)} ms, ${cold} cold starts${p.errors ? ` errors ${p.errors} ${p.firstError}` : ''}`);
+        console.log(
+          `overhead ${label}: sandbox p50 ${fmt(row.sandboxP50)} p99 ${fmt(row.sandboxP99)} | in-process p50 ${fmt(row.baseP50)} p99 ${fmt(row.baseP99)} | overhead p50 ${fmt(row.overheadP50)} p99 ${fmt(row.overheadP99)} ms, ${cold} cold starts${p.errors ? ` errors ${p.errors} ${p.firstError}` : ''}`,
+        );
       }
       if (only.has('throughput')) {
         for (const delay of c.tool === 'http_get' ? [0, 20] : [0]) {
@@ -199,15 +241,28 @@ async function main(): Promise<void> {
           const calls = s.ops + Math.round((s.execPerSec * load.warmupMs) / 1000);
           const childMsPerCall = (procCpuMs(pid) - c0) / calls;
           const hostMsPerCall = (h1.user + h1.system) / 1000 / calls;
-          const row = { baseline: b.execPerSec, sandbox: s.execPerSec, ratio: s.execPerSec / b.execPerSec, sandboxP50: s.latencyMs.p50, sandboxP99: s.latencyMs.p99, errors: s.errors, childCpuMsPerCall: childMsPerCall, hostCpuMsPerCall: hostMsPerCall };
+          const row = {
+            baseline: b.execPerSec,
+            sandbox: s.execPerSec,
+            ratio: s.execPerSec / b.execPerSec,
+            sandboxP50: s.latencyMs.p50,
+            sandboxP99: s.latencyMs.p99,
+            errors: s.errors,
+            childCpuMsPerCall: childMsPerCall,
+            hostCpuMsPerCall: hostMsPerCall,
+          };
           out[`throughput ${label} ${delay}ms`] = row;
-          console.log(`throughput ${label} upstream ${delay} ms, ${clients} clients: in-process ${fmt(b.execPerSec)}/s, sandbox ${fmt(s.execPerSec)}/s, ratio ${row.ratio.toFixed(2)} (sandbox p50 ${fmt(s.latencyMs.p50)} p99 ${fmt(s.latencyMs.p99)} ms, ${cold} cold starts; CPU per call: sandbox process ${childMsPerCall.toFixed(2)} ms, host ${hostMsPerCall.toFixed(2)} ms)${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`);
+          console.log(
+            `throughput ${label} upstream ${delay} ms, ${clients} clients: in-process ${fmt(b.execPerSec)}/s, sandbox ${fmt(s.execPerSec)}/s, ratio ${row.ratio.toFixed(2)} (sandbox p50 ${fmt(s.latencyMs.p50)} p99 ${fmt(s.latencyMs.p99)} ms, ${cold} cold starts; CPU per call: sandbox process ${childMsPerCall.toFixed(2)} ms, host ${hostMsPerCall.toFixed(2)} ms)${s.errors ? ` errors ${s.errors} ${s.firstError}` : ''}`,
+          );
         }
       }
     }
   } finally {
     out['loadEnd'] = (await import('node:os')).loadavg();
-    console.log(`load average start ${(out['load'] as number[]).map((x) => x.toFixed(1)).join(' ')}, end ${(out['loadEnd'] as number[]).map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(
+      `load average start ${(out['load'] as number[]).map((x) => x.toFixed(1)).join(' ')}, end ${(out['loadEnd'] as number[]).map((x) => x.toFixed(1)).join(' ')}`,
+    );
     await sandbox.close();
     await upstream.close();
   }

@@ -114,13 +114,16 @@ export function loadCatalogFromManifests(root: string): CatalogTool[] {
 export function loadLabelledQueries(dir: string): LabelledQuery[] {
   if (!existsSync(dir)) return [];
   const out: LabelledQuery[] = [];
-  for (const file of readdirSync(dir).filter((f) => /^queries-.*\.json$/.test(f)).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => /^queries-.*\.json$/.test(f))
+    .sort()) {
     const data: unknown = JSON.parse(readFileSync(join(dir, file), 'utf8'));
     const list = Array.isArray(data) ? data : isRecord(data) && Array.isArray(data['queries']) ? data['queries'] : [];
     for (const q of list) {
       if (!isRecord(q) || typeof q['query'] !== 'string') continue;
       const e = q['expected'];
-      const expected = typeof e === 'string' ? [e] : Array.isArray(e) ? e.filter((x): x is string => typeof x === 'string') : [];
+      const expected =
+        typeof e === 'string' ? [e] : Array.isArray(e) ? e.filter((x): x is string => typeof x === 'string') : [];
       const u = q['unmatched'];
       const unmatched = Array.isArray(u) ? u.filter((x): x is string => typeof x === 'string') : undefined;
       const within = typeof q['within'] === 'number' ? { within: q['within'] } : {};
@@ -165,7 +168,15 @@ export function evaluateSearch(
   const within = (k: number): number => outcomes.filter((o) => o.rank !== undefined && o.rank <= k).length;
   const ratio = (x: number): number => (n > 0 ? Math.round((x / n) * 1000) / 1000 : 0);
   const rr = outcomes.reduce((sum, o) => sum + (o.rank ? 1 / o.rank : 0), 0);
-  return { queries: n, recallAt1: ratio(within(1)), recallAt5: ratio(within(5)), mrr: ratio(rr), skipped, outcomes, unmatchedMisses };
+  return {
+    queries: n,
+    recallAt1: ratio(within(1)),
+    recallAt5: ratio(within(5)),
+    mrr: ratio(rr),
+    skipped,
+    outcomes,
+    unmatchedMisses,
+  };
 }
 
 /**
@@ -197,7 +208,16 @@ export function evaluateHint(
   }
   const group = (outcomes: HintOutcome[]): HintGroup => {
     const fired = outcomes.filter((o) => o.fired).length;
-    return { queries: outcomes.length, fired, rate: outcomes.length ? Math.round((fired / outcomes.length) * 1000) / 1000 : 0, outcomes };
+    return {
+      queries: outcomes.length,
+      fired,
+      rate: outcomes.length ? Math.round((fired / outcomes.length) * 1000) / 1000 : 0,
+      outcomes,
+    };
   };
-  return { rightFirst: group(groups.rightFirst), wrongFirst: group(groups.wrongFirst), negatives: group(groups.negatives) };
+  return {
+    rightFirst: group(groups.rightFirst),
+    wrongFirst: group(groups.wrongFirst),
+    negatives: group(groups.negatives),
+  };
 }

@@ -40,7 +40,14 @@ function summarise(samples: number[]): Summary {
   const at = (q: number): number => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? NaN;
   const round = (x: number): number => Math.round(x * 1000) / 1000;
   const mean = s.reduce((a, b) => a + b, 0) / s.length;
-  return { count: s.length, p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)), mean: round(mean), max: round(s[s.length - 1] ?? NaN) };
+  return {
+    count: s.length,
+    p50: round(at(0.5)),
+    p90: round(at(0.9)),
+    p99: round(at(0.99)),
+    mean: round(mean),
+    max: round(s[s.length - 1] ?? NaN),
+  };
 }
 
 async function time(n: number, queries: readonly string[], run: (q: string) => unknown): Promise<number[]> {
@@ -60,7 +67,8 @@ async function main(): Promise<void> {
   const root = repoRoot();
   const catalog = loadCatalogFromManifests(root);
   const labelled = loadLabelledQueries(join(root, 'test', 'fixtures', 'discovery')).map((q) => q.query);
-  const queries = labelled.length > 0 ? labelled : ['create pull request', 'send a message', 'open incidents', 'serch isues'];
+  const queries =
+    labelled.length > 0 ? labelled : ['create pull request', 'send a message', 'open incidents', 'serch isues'];
   const entries = catalog.map(toSearchEntry);
 
   for (let i = 0; i < 5; i++) createSearchIndex(entries); // warm-up
@@ -107,8 +115,12 @@ async function main(): Promise<void> {
   };
   const row = (name: string, s: Summary): string =>
     `${name.padEnd(22)}${String(s.count).padStart(7)}${s.p50.toFixed(3).padStart(10)}${s.p90.toFixed(3).padStart(10)}${s.p99.toFixed(3).padStart(10)}${s.max.toFixed(3).padStart(10)}`;
-  console.log(`tool search over ${result.tools} tools (${result.integrations} integrations), ${queries.length} distinct queries`);
-  console.log(`${'ms'.padEnd(22)}${'n'.padStart(7)}${'p50'.padStart(10)}${'p90'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}`);
+  console.log(
+    `tool search over ${result.tools} tools (${result.integrations} integrations), ${queries.length} distinct queries`,
+  );
+  console.log(
+    `${'ms'.padEnd(22)}${'n'.padStart(7)}${'p50'.padStart(10)}${'p90'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}`,
+  );
   console.log(row('index build', build));
   console.log(row('index.search', raw));
   console.log(row('search_tools handler', meta));

@@ -45,9 +45,16 @@ export interface StartupMemoryResult {
 
 const BATCH = 8;
 
-export async function runStartupMemory(upstream: LoopbackUpstream, o: { executions: number; concurrency: number; timeCapMs: number; policy?: Record<string, unknown> }): Promise<StartupMemoryResult> {
+export async function runStartupMemory(
+  upstream: LoopbackUpstream,
+  o: { executions: number; concurrency: number; timeCapMs: number; policy?: Record<string, unknown> },
+): Promise<StartupMemoryResult> {
   upstream.setDelay(0);
-  const gw = await startBenchGateway({ upstreamOrigin: upstream.origin, catalog: true, ...(o.policy ? { policy: o.policy } : {}) });
+  const gw = await startBenchGateway({
+    upstreamOrigin: upstream.origin,
+    catalog: true,
+    ...(o.policy ? { policy: o.policy } : {}),
+  });
   try {
     const { registry, sandbox } = gw.gateway;
     const workers = sandbox.stats().workers;
@@ -80,17 +87,29 @@ export async function runStartupMemory(upstream: LoopbackUpstream, o: { executio
       const created = (first.stats.coldStart ? 1 : 0) + next.filter((n) => n.cold).length;
       isolates += created;
       const sorted = next.map((n) => n.ms).sort((a, b) => a - b);
-      coldStarts.push({ plugin: p.manifest.name, firstCallMs, coldStart: first.stats.coldStart, nextCallsP50Ms: sorted[Math.floor(sorted.length / 2)] ?? NaN, isolatesCreated: created });
+      coldStarts.push({
+        plugin: p.manifest.name,
+        firstCallMs,
+        coldStart: first.stats.coldStart,
+        nextCallsP50Ms: sorted[Math.floor(sorted.length / 2)] ?? NaN,
+        isolatesCreated: created,
+      });
     }
     await new Promise((r) => setTimeout(r, 500));
     const afterFirstCalls = snapshot(sandbox);
     const perIsolateMb =
-      afterFirstCalls.sandboxRssMb !== undefined && atRest.sandboxRssMb !== undefined && isolates > 0 ? (afterFirstCalls.sandboxRssMb - atRest.sandboxRssMb) / isolates : undefined;
+      afterFirstCalls.sandboxRssMb !== undefined && atRest.sandboxRssMb !== undefined && isolates > 0
+        ? (afterFirstCalls.sandboxRssMb - atRest.sandboxRssMb) / isolates
+        : undefined;
 
     const clients: Client[] = [];
     for (let i = 0; i < o.concurrency; i++) {
       const c = new Client({ name: `workbench-bench-mem-${i}`, version: '0.0.0' });
-      await c.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } } }));
+      await c.connect(
+        new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${gw.apiKey}` } },
+        }),
+      );
       clients.push(c);
     }
     const executions = [
@@ -98,10 +117,21 @@ export async function runStartupMemory(upstream: LoopbackUpstream, o: { executio
       ...Array.from({ length: BATCH / 2 }, () => ({ tool: 'http_get', args: { path: '/ping' } })),
     ];
     const load = await runClosedLoop(
-      { concurrency: o.concurrency, durationMs: o.timeCapMs, warmupMs: 0, maxOps: Math.ceil(o.executions / BATCH), unitsPerOp: BATCH },
+      {
+        concurrency: o.concurrency,
+        durationMs: o.timeCapMs,
+        warmupMs: 0,
+        maxOps: Math.ceil(o.executions / BATCH),
+        unitsPerOp: BATCH,
+      },
       async (loop) => {
-        const res = (await (clients[loop] as Client).callTool({ name: 'execute_tools', arguments: { executions } })) as { content: Array<{ type: string; text?: string }> };
-        const body = JSON.parse(res.content.find((p) => p.type === 'text')?.text ?? '{}') as { results?: Array<{ result?: unknown; code?: string }> };
+        const res = (await (clients[loop] as Client).callTool({
+          name: 'execute_tools',
+          arguments: { executions },
+        })) as { content: Array<{ type: string; text?: string }> };
+        const body = JSON.parse(res.content.find((p) => p.type === 'text')?.text ?? '{}') as {
+          results?: Array<{ result?: unknown; code?: string }>;
+        };
         const bad = body.results?.find((r) => !('result' in r));
         if (!body.results || bad) throw new Error(`execution failed: ${bad?.code ?? 'no results'}`);
       },

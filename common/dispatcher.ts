@@ -281,7 +281,7 @@ export class Dispatcher {
   }
 
   #pump(): void {
-    for (let i = 0; i < this.#resuming.length && this.#busy.total < this.#l.slots; ) {
+    for (let i = 0; i < this.#resuming.length && this.#busy.total < this.#l.slots;) {
       const w = this.#resuming[i] as Waiter;
       if (this.#canBusy(w.plugin)) {
         this.#resuming.splice(i, 1);
@@ -294,7 +294,8 @@ export class Dispatcher {
       let next: Queued[] | undefined;
       for (const fifo of this.#queues.values()) {
         const head = fifo[0] as Queued;
-        if (this.#canAdmit(head.plugin, head.user) && (next === undefined || this.#precedes(head, next[0] as Queued))) next = fifo;
+        if (this.#canAdmit(head.plugin, head.user) && (next === undefined || this.#precedes(head, next[0] as Queued)))
+          next = fifo;
       }
       if (!next) return;
       const w = next.shift() as Queued;

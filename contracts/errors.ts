@@ -40,91 +40,520 @@ const said = (p: { message: string }): string => p.message;
 
 export const ERRORS = {
   // ---- gateway: engine, validation, policy, transport, results, discovery, plugins, configuration
-  GW_ERR_ENGINE_TOOL_NOT_FOUND: { group: 'gateway', wire: 'tool-result', status: 404, retryable: false, summary: 'No tool of that name is registered (or the caller may not see it).', message: said },
-  GW_ERR_ENGINE_NOT_CONNECTED: { group: 'gateway', wire: 'tool-result', status: 409, retryable: true, summary: 'The caller has no working connection for the integration; call connect.', message: said },
-  GW_ERR_VALIDATION_INVALID_ARGS: { group: 'gateway', wire: 'tool-result', status: 400, retryable: false, summary: 'The arguments do not match the tool schema; the message names the path.', message: said },
+  GW_ERR_ENGINE_TOOL_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 404,
+    retryable: false,
+    summary: 'No tool of that name is registered (or the caller may not see it).',
+    message: said,
+  },
+  GW_ERR_ENGINE_NOT_CONNECTED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 409,
+    retryable: true,
+    summary: 'The caller has no working connection for the integration; call connect.',
+    message: said,
+  },
+  GW_ERR_VALIDATION_INVALID_ARGS: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 400,
+    retryable: false,
+    summary: 'The arguments do not match the tool schema; the message names the path.',
+    message: said,
+  },
   // the plugin's schema is broken: the plugin's failure, not the gateway's or the caller's
-  GW_ERR_VALIDATION_SCHEMA_ERROR: { group: 'gateway', wire: 'tool-result', status: 502, retryable: false, summary: 'Validating the arguments threw (a plugin schema bug); audited as SAFEPARSE_ERROR.', message: said },
-  GW_ERR_POLICY_FORBIDDEN: { group: 'gateway', wire: 'tool-result', status: 403, retryable: false, summary: "The tenant's policy does not allow this plugin or tool; the rule is named.", message: said },
-  GW_ERR_POLICY_RATE_LIMITED: { group: 'gateway', wire: 'tool-result', status: 429, retryable: true, summary: 'The per-user or per-tenant rate limit is spent, or the user has too many connect links (30 per 10 minutes) or wait_for_connection calls waiting (4 at once); retryAfterSec says when to retry.', message: said },
-  GW_ERR_ENGINE_CREDENTIAL_FAILED: { group: 'gateway', wire: 'tool-result', retryable: true, summary: 'The stored credential could not be loaded or refreshed (provider down or answered garbage), or this server cannot read it (the details for the operator are in its log).', message: said },
-  GW_ERR_ENGINE_CANCELLED: { group: 'gateway', wire: 'tool-result', retryable: true, summary: 'The client cancelled the request (MCP notifications/cancelled): this execution was not started, or its ctx.http requests were stopped.', message: said },
+  GW_ERR_VALIDATION_SCHEMA_ERROR: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 502,
+    retryable: false,
+    summary: 'Validating the arguments threw (a plugin schema bug); audited as SAFEPARSE_ERROR.',
+    message: said,
+  },
+  GW_ERR_POLICY_FORBIDDEN: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 403,
+    retryable: false,
+    summary: "The tenant's policy does not allow this plugin or tool; the rule is named.",
+    message: said,
+  },
+  GW_ERR_POLICY_RATE_LIMITED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 429,
+    retryable: true,
+    summary:
+      'The per-user or per-tenant rate limit is spent, or the user has too many connect links (30 per 10 minutes) or wait_for_connection calls waiting (4 at once); retryAfterSec says when to retry.',
+    message: said,
+  },
+  GW_ERR_ENGINE_CREDENTIAL_FAILED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    retryable: true,
+    summary:
+      'The stored credential could not be loaded or refreshed (provider down or answered garbage), or this server cannot read it (the details for the operator are in its log).',
+    message: said,
+  },
+  GW_ERR_ENGINE_CANCELLED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    retryable: true,
+    summary:
+      'The client cancelled the request (MCP notifications/cancelled): this execution was not started, or its ctx.http requests were stopped.',
+    message: said,
+  },
   // the key was revoked between the request's authentication and this execution
-  GW_ERR_ENGINE_KEY_REVOKED: { group: 'gateway', wire: 'tool-result', status: 401, retryable: false, summary: "The request's API key was revoked while the request ran: this execution was not started (the ones already running finish).", message: said },
-  GW_ERR_ENGINE_INTERNAL: { group: 'gateway', wire: 'tool-result', status: 500, retryable: true, summary: 'An unexpected failure inside the gateway; the request id is in the logs.', message: said },
-  GW_ERR_INTERNAL_INVARIANT: { group: 'gateway', wire: 'internal', status: 500, retryable: false, summary: "An assertion about the gateway's own state failed (a bug, never a caller's mistake); it is logged and answered as GW_ERR_ENGINE_INTERNAL where a request is waiting.", message: said },
-  GW_ERR_TRANSPORT_UNAUTHORIZED: { group: 'gateway', wire: 'http', status: 401, retryable: false, summary: 'No API key, or an unknown or revoked one (HTTP 401).', message: said },
-  GW_ERR_TRANSPORT_BAD_BODY: { group: 'gateway', wire: 'http', status: 400, retryable: false, summary: 'The request body is not the expected JSON shape (HTTP 400).', message: said },
-  GW_ERR_TRANSPORT_UNSUPPORTED_MEDIA: { group: 'gateway', wire: 'http', status: 415, retryable: false, summary: 'The request body is not application/json (HTTP 415).', message: said },
-  GW_ERR_TRANSPORT_BODY_TOO_LARGE: { group: 'gateway', wire: 'http', status: 413, retryable: false, summary: 'The request body exceeds requests.bodyLimitBytes (HTTP 413).', message: said },
-  GW_ERR_TRANSPORT_BATCH_TOO_LARGE: { group: 'gateway', wire: 'http', status: 400, retryable: false, summary: 'More executions than requests.maxBatch in one call.', message: said },
-  GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND: { group: 'gateway', wire: 'http', status: 404, retryable: false, summary: 'No integration of that name (HTTP 404).', message: said },
-  GW_ERR_TRANSPORT_HOST_NOT_ALLOWED: { group: 'gateway', wire: 'http', status: 403, retryable: false, summary: 'Host or Origin header refused on a loopback bind (HTTP 403, DNS-rebinding protection).', message: said },
-  GW_ERR_TRANSPORT_NOT_FOUND: { group: 'gateway', wire: 'http', status: 404, retryable: false, summary: 'No such route (HTTP 404).', message: said },
-  GW_ERR_TRANSPORT_SHUTTING_DOWN: { group: 'gateway', wire: 'http', status: 503, retryable: true, summary: 'The server is draining for shutdown (HTTP 503).', message: said },
-  GW_ERR_TRANSPORT_TOO_MANY_REQUESTS: { group: 'gateway', wire: 'http', status: 429, retryable: true, summary: 'The user already has requests.maxInFlightPerUser POST requests in flight on this server (HTTP 429 with Retry-After; over MCP a JSON-RPC error body).', message: said },
-  GW_ERR_RESULT_CONTINUATION_UNKNOWN: { group: 'gateway', wire: 'tool-result', retryable: false, summary: "Unknown or expired continuation id (also for another user's id).", message: said },
-  GW_ERR_RESULT_BATCH_TOO_LARGE: { group: 'gateway', wire: 'tool-result', retryable: false, summary: "The batch's results together exceed requests.maxBatchResultBytes (UTF-8 bytes, counted as results arrive, so the items past it are those whose handlers finished last); this item's handler ran (what it did, happened) and its result was dropped. Split the batch or narrow the request.", message: said },
+  GW_ERR_ENGINE_KEY_REVOKED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 401,
+    retryable: false,
+    summary:
+      "The request's API key was revoked while the request ran: this execution was not started (the ones already running finish).",
+    message: said,
+  },
+  GW_ERR_ENGINE_INTERNAL: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 500,
+    retryable: true,
+    summary: 'An unexpected failure inside the gateway; the request id is in the logs.',
+    message: said,
+  },
+  GW_ERR_INTERNAL_INVARIANT: {
+    group: 'gateway',
+    wire: 'internal',
+    status: 500,
+    retryable: false,
+    summary:
+      "An assertion about the gateway's own state failed (a bug, never a caller's mistake); it is logged and answered as GW_ERR_ENGINE_INTERNAL where a request is waiting.",
+    message: said,
+  },
+  GW_ERR_TRANSPORT_UNAUTHORIZED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 401,
+    retryable: false,
+    summary: 'No API key, or an unknown or revoked one (HTTP 401).',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_BAD_BODY: {
+    group: 'gateway',
+    wire: 'http',
+    status: 400,
+    retryable: false,
+    summary: 'The request body is not the expected JSON shape (HTTP 400).',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_UNSUPPORTED_MEDIA: {
+    group: 'gateway',
+    wire: 'http',
+    status: 415,
+    retryable: false,
+    summary: 'The request body is not application/json (HTTP 415).',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_BODY_TOO_LARGE: {
+    group: 'gateway',
+    wire: 'http',
+    status: 413,
+    retryable: false,
+    summary: 'The request body exceeds requests.bodyLimitBytes (HTTP 413).',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_BATCH_TOO_LARGE: {
+    group: 'gateway',
+    wire: 'http',
+    status: 400,
+    retryable: false,
+    summary: 'More executions than requests.maxBatch in one call.',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'http',
+    status: 404,
+    retryable: false,
+    summary: 'No integration of that name (HTTP 404).',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_HOST_NOT_ALLOWED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: 'Host or Origin header refused on a loopback bind (HTTP 403, DNS-rebinding protection).',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'http',
+    status: 404,
+    retryable: false,
+    summary: 'No such route (HTTP 404).',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_SHUTTING_DOWN: {
+    group: 'gateway',
+    wire: 'http',
+    status: 503,
+    retryable: true,
+    summary: 'The server is draining for shutdown (HTTP 503).',
+    message: said,
+  },
+  GW_ERR_TRANSPORT_TOO_MANY_REQUESTS: {
+    group: 'gateway',
+    wire: 'http',
+    status: 429,
+    retryable: true,
+    summary:
+      'The user already has requests.maxInFlightPerUser POST requests in flight on this server (HTTP 429 with Retry-After; over MCP a JSON-RPC error body).',
+    message: said,
+  },
+  GW_ERR_RESULT_CONTINUATION_UNKNOWN: {
+    group: 'gateway',
+    wire: 'tool-result',
+    retryable: false,
+    summary: "Unknown or expired continuation id (also for another user's id).",
+    message: said,
+  },
+  GW_ERR_RESULT_BATCH_TOO_LARGE: {
+    group: 'gateway',
+    wire: 'tool-result',
+    retryable: false,
+    summary:
+      "The batch's results together exceed requests.maxBatchResultBytes (UTF-8 bytes, counted as results arrive, so the items past it are those whose handlers finished last); this item's handler ran (what it did, happened) and its result was dropped. Split the batch or narrow the request.",
+    message: said,
+  },
   GW_ERR_RESULT_NOT_STORED: {
     group: 'gateway',
     wire: 'tool-result',
     retryable: true,
-    summary: 'The result was over the response budget and could not be stored for continue_tool_result (the database refused the write, or the stored results of the user are at resultCap.maxStoredCharsPerUser: the message says which); it was dropped. Retry later or narrow the request.',
-    message: (p: { used: number; quota: number }) => `the user's stored results take ${p.used} of the ${p.quota} characters allowed`,
+    summary:
+      'The result was over the response budget and could not be stored for continue_tool_result (the database refused the write, or the stored results of the user are at resultCap.maxStoredCharsPerUser: the message says which); it was dropped. Retry later or narrow the request.',
+    message: (p: { used: number; quota: number }) =>
+      `the user's stored results take ${p.used} of the ${p.quota} characters allowed`,
   },
-  GW_ERR_RESULT_PART_OUT_OF_RANGE: { group: 'gateway', wire: 'tool-result', retryable: false, summary: 'The continuation has no such part.', message: said },
-  GW_ERR_RESULT_IMAGE_REFUSED: { group: 'gateway', wire: 'tool-result', retryable: false, summary: "An image in a result was not shown: its type is not PNG, JPEG, GIF or WebP (nor SVG where images.allowSvg allows it), its bytes are not what its type says, or its SVG holds active content. The error stands in the image's place; the rest of the result is kept.", message: said },
-  GW_ERR_DISCOVERY_TOOL_NOT_FOUND: { group: 'gateway', wire: 'tool-result', retryable: false, summary: 'get_tool_schema: no such tool the caller may run; closest names are suggested.', message: said },
-  GW_ERR_PLUGIN_INVALID: { group: 'gateway', wire: 'startup', retryable: false, summary: "A plugin folder was refused at load or reload (manifest, schema, tool names outside its prefix or taking a meta-tool's name, source); the others still load.", message: said },
-  GW_ERR_PLUGIN_CLASH: { group: 'gateway', wire: 'startup', retryable: false, summary: 'Two plugins claim the same plugin name, tool name or tool prefix: at start-up neither loads; at a reload the one serving keeps serving and the newcomer is refused. The message names both and their folders.', message: said },
-  GW_ERR_POLICY_INVALID: { group: 'gateway', wire: 'startup', retryable: false, summary: 'The policy file does not validate; start-up stops with the field and the problem.', message: said },
-  GW_ERR_CONFIG_INVALID: { group: 'gateway', wire: 'startup', retryable: false, summary: 'An environment variable has an invalid value, or a required one is missing (WORKBENCH_ENCRYPTION_KEY with a PostgreSQL DATABASE_URL).', message: said },
+  GW_ERR_RESULT_PART_OUT_OF_RANGE: {
+    group: 'gateway',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'The continuation has no such part.',
+    message: said,
+  },
+  GW_ERR_RESULT_IMAGE_REFUSED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    retryable: false,
+    summary:
+      "An image in a result was not shown: its type is not PNG, JPEG, GIF or WebP (nor SVG where images.allowSvg allows it), its bytes are not what its type says, or its SVG holds active content. The error stands in the image's place; the rest of the result is kept.",
+    message: said,
+  },
+  GW_ERR_DISCOVERY_TOOL_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'get_tool_schema: no such tool the caller may run; closest names are suggested.',
+    message: said,
+  },
+  GW_ERR_PLUGIN_INVALID: {
+    group: 'gateway',
+    wire: 'startup',
+    retryable: false,
+    summary:
+      "A plugin folder was refused at load or reload (manifest, schema, tool names outside its prefix or taking a meta-tool's name, source); the others still load.",
+    message: said,
+  },
+  GW_ERR_PLUGIN_CLASH: {
+    group: 'gateway',
+    wire: 'startup',
+    retryable: false,
+    summary:
+      'Two plugins claim the same plugin name, tool name or tool prefix: at start-up neither loads; at a reload the one serving keeps serving and the newcomer is refused. The message names both and their folders.',
+    message: said,
+  },
+  GW_ERR_POLICY_INVALID: {
+    group: 'gateway',
+    wire: 'startup',
+    retryable: false,
+    summary: 'The policy file does not validate; start-up stops with the field and the problem.',
+    message: said,
+  },
+  GW_ERR_CONFIG_INVALID: {
+    group: 'gateway',
+    wire: 'startup',
+    retryable: false,
+    summary:
+      'An environment variable has an invalid value, or a required one is missing (WORKBENCH_ENCRYPTION_KEY with a PostgreSQL DATABASE_URL).',
+    message: said,
+  },
 
   // ---- sandbox: the handler run (an execute_tools item; REST 502 unless a status is given)
-  GW_ERR_SANDBOX_HANDLER_THREW: { group: 'sandbox', wire: 'tool-result', retryable: false, summary: 'the handler threw or rejected: message is its own (sanitised)', message: said },
-  GW_ERR_SANDBOX_TOOL_MISSING: { group: 'sandbox', wire: 'tool-result', retryable: false, summary: 'the plugin module exports no handler for the tool', message: said },
-  GW_ERR_SANDBOX_LOAD_FAILED: { group: 'sandbox', wire: 'tool-result', retryable: false, summary: 'the plugin module failed to compile or evaluate', message: said },
-  GW_ERR_SANDBOX_TIMEOUT: { group: 'sandbox', wire: 'tool-result', retryable: false, summary: 'CPU timeout or wall-clock deadline', message: said },
-  GW_ERR_SANDBOX_MEMORY: { group: 'sandbox', wire: 'tool-result', retryable: false, summary: 'the isolate hit its memory limit', message: said },
-  GW_ERR_SANDBOX_RESULT_INVALID: { group: 'sandbox', wire: 'tool-result', retryable: false, summary: 'not JSON: functions, cycles, BigInt, undefined, …', message: said },
-  GW_ERR_SANDBOX_RESULT_TOO_LARGE: { group: 'sandbox', wire: 'tool-result', retryable: false, summary: 'over maxResultBytes', message: said },
+  GW_ERR_SANDBOX_HANDLER_THREW: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'the handler threw or rejected: message is its own (sanitised)',
+    message: said,
+  },
+  GW_ERR_SANDBOX_TOOL_MISSING: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'the plugin module exports no handler for the tool',
+    message: said,
+  },
+  GW_ERR_SANDBOX_LOAD_FAILED: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'the plugin module failed to compile or evaluate',
+    message: said,
+  },
+  GW_ERR_SANDBOX_TIMEOUT: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'CPU timeout or wall-clock deadline',
+    message: said,
+  },
+  GW_ERR_SANDBOX_MEMORY: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'the isolate hit its memory limit',
+    message: said,
+  },
+  GW_ERR_SANDBOX_RESULT_INVALID: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'not JSON: functions, cycles, BigInt, undefined, …',
+    message: said,
+  },
+  GW_ERR_SANDBOX_RESULT_TOO_LARGE: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'over maxResultBytes',
+    message: said,
+  },
   // the caller sent arguments over the plugin's limits.maxArgsBytes: its request, not the plugin, is at fault
-  GW_ERR_SANDBOX_ARGS_TOO_LARGE: { group: 'sandbox', wire: 'tool-result', status: 413, retryable: false, summary: 'over maxArgsBytes', message: said },
-  GW_ERR_SANDBOX_CRASHED: { group: 'sandbox', wire: 'tool-result', retryable: true, summary: 'the sandbox process or worker died while the call was in flight', message: said },
-  GW_ERR_SANDBOX_QUARANTINED: { group: 'sandbox', wire: 'tool-result', retryable: false, summary: 'the plugin crashed the sandbox too often and is suspended', message: said },
+  GW_ERR_SANDBOX_ARGS_TOO_LARGE: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary: 'over maxArgsBytes',
+    message: said,
+  },
+  GW_ERR_SANDBOX_CRASHED: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: true,
+    summary: 'the sandbox process or worker died while the call was in flight',
+    message: said,
+  },
+  GW_ERR_SANDBOX_QUARANTINED: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'the plugin crashed the sandbox too often and is suspended',
+    message: said,
+  },
   // the sandbox cannot take the call now: a full queue drains within a second or so; a sandbox restarting takes a few
-  GW_ERR_SANDBOX_UNAVAILABLE: { group: 'sandbox', wire: 'tool-result', status: 503, retryAfterSec: 5, retryable: true, summary: 'the sandbox is shutting down or could not start', message: said },
-  GW_ERR_SANDBOX_OVERLOADED: { group: 'sandbox', wire: 'tool-result', status: 503, retryAfterSec: 1, retryable: true, summary: "the queue is full, or the plugin's or the user's share of it (the message says which)", message: said },
-  GW_ERR_SANDBOX_CANCELLED: { group: 'sandbox', wire: 'internal', retryable: true, summary: "the caller's signal was aborted while the call waited for a slot: it never started", message: said },
+  GW_ERR_SANDBOX_UNAVAILABLE: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    status: 503,
+    retryAfterSec: 5,
+    retryable: true,
+    summary: 'the sandbox is shutting down or could not start',
+    message: said,
+  },
+  GW_ERR_SANDBOX_OVERLOADED: {
+    group: 'sandbox',
+    wire: 'tool-result',
+    status: 503,
+    retryAfterSec: 1,
+    retryable: true,
+    summary: "the queue is full, or the plugin's or the user's share of it (the message says which)",
+    message: said,
+  },
+  GW_ERR_SANDBOX_CANCELLED: {
+    group: 'sandbox',
+    wire: 'internal',
+    retryable: true,
+    summary: "the caller's signal was aborted while the call waited for a slot: it never started",
+    message: said,
+  },
 
   // ---- bridge: ctx.http failures, reaching plugin code as an Error with this `code`
-  GW_ERR_BRIDGE_BAD_REQUEST: { group: 'bridge', wire: 'plugin', retryable: false, summary: 'malformed URL, method, header or body', message: said },
-  GW_ERR_BRIDGE_HOST_NOT_ALLOWED: { group: 'bridge', wire: 'plugin', retryable: false, summary: 'host not declared in the manifest / denied by policy', message: said },
-  GW_ERR_BRIDGE_ADDRESS_BLOCKED: { group: 'bridge', wire: 'plugin', retryable: false, summary: 'resolved to a private, loopback, link-local or metadata address', message: said },
-  GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED: { group: 'bridge', wire: 'plugin', retryable: false, summary: 'only https (or a mapped upstream) is allowed', message: said },
-  GW_ERR_BRIDGE_TOO_MANY_REQUESTS: { group: 'bridge', wire: 'plugin', retryable: false, summary: 'maxRequestsPerCall exceeded', message: said },
-  GW_ERR_BRIDGE_TOO_MANY_REDIRECTS: { group: 'bridge', wire: 'plugin', retryable: false, summary: 'too many redirects', message: said },
+  GW_ERR_BRIDGE_BAD_REQUEST: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: false,
+    summary: 'malformed URL, method, header or body',
+    message: said,
+  },
+  GW_ERR_BRIDGE_HOST_NOT_ALLOWED: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: false,
+    summary: 'host not declared in the manifest / denied by policy',
+    message: said,
+  },
+  GW_ERR_BRIDGE_ADDRESS_BLOCKED: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: false,
+    summary: 'resolved to a private, loopback, link-local or metadata address',
+    message: said,
+  },
+  GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: false,
+    summary: 'only https (or a mapped upstream) is allowed',
+    message: said,
+  },
+  GW_ERR_BRIDGE_TOO_MANY_REQUESTS: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: false,
+    summary: 'maxRequestsPerCall exceeded',
+    message: said,
+  },
+  GW_ERR_BRIDGE_TOO_MANY_REDIRECTS: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: false,
+    summary: 'too many redirects',
+    message: said,
+  },
   GW_ERR_BRIDGE_TIMEOUT: { group: 'bridge', wire: 'plugin', retryable: true, summary: 'timeout', message: said },
-  GW_ERR_BRIDGE_RESPONSE_TOO_LARGE: { group: 'bridge', wire: 'plugin', retryable: false, summary: 'response too large', message: said },
-  GW_ERR_BRIDGE_NETWORK: { group: 'bridge', wire: 'plugin', retryable: true, summary: 'connection refused, reset, DNS failure, …', message: said },
-  GW_ERR_BRIDGE_CALL_ENDED: { group: 'bridge', wire: 'plugin', retryable: false, summary: 'the call the request belonged to is over', message: said },
-  GW_ERR_BRIDGE_BUSY: { group: 'bridge', wire: 'plugin', retryable: true, summary: 'the bridge holds as many response bodies as http.maxBufferedBytes allows (or the plugin its share); retry later', message: said },
+  GW_ERR_BRIDGE_RESPONSE_TOO_LARGE: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: false,
+    summary: 'response too large',
+    message: said,
+  },
+  GW_ERR_BRIDGE_NETWORK: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: true,
+    summary: 'connection refused, reset, DNS failure, …',
+    message: said,
+  },
+  GW_ERR_BRIDGE_CALL_ENDED: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: false,
+    summary: 'the call the request belonged to is over',
+    message: said,
+  },
+  GW_ERR_BRIDGE_BUSY: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: true,
+    summary:
+      'the bridge holds as many response bodies as http.maxBufferedBytes allows (or the plugin its share); retry later',
+    message: said,
+  },
 
   // ---- connection: connect, the portal forms and `workbench connections import`
-  GW_ERR_CONNECTION_INVALID_INPUT: { group: 'connection', wire: 'tool-result', retryable: false, summary: "a field is missing or does not match the manifest's rules", message: said },
-  GW_ERR_CONNECTION_NOT_NEEDED: { group: 'connection', wire: 'tool-result', retryable: false, summary: 'the integration uses auth "none"', message: said },
-  GW_ERR_CONNECTION_NO_CLIENT: { group: 'connection', wire: 'tool-result', retryable: false, summary: 'OAuth2 without <PLUGIN>_CLIENT_ID configured', message: said },
-  GW_ERR_CONNECTION_UNKNOWN_INTEGRATION: { group: 'connection', wire: 'tool-result', retryable: false, summary: 'no plugin of that name', message: said },
-  GW_ERR_CONNECTION_LINK_INVALID: { group: 'connection', wire: 'tool-result', retryable: false, summary: "unknown, used, expired or another user's connect link", message: said },
-  GW_ERR_CONNECTION_PROVIDER: { group: 'connection', wire: 'tool-result', retryable: true, summary: 'the provider refused or failed the exchange', message: said },
-  GW_ERR_CONNECTION_CONFLICT: { group: 'connection', wire: 'tool-result', retryable: true, summary: 'the connection changed while it was being written or removed; try again', message: said },
+  GW_ERR_CONNECTION_INVALID_INPUT: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: false,
+    summary: "a field is missing or does not match the manifest's rules",
+    message: said,
+  },
+  GW_ERR_CONNECTION_NOT_NEEDED: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'the integration uses auth "none"',
+    message: said,
+  },
+  GW_ERR_CONNECTION_NO_CLIENT: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'OAuth2 without <PLUGIN>_CLIENT_ID configured',
+    message: said,
+  },
+  GW_ERR_CONNECTION_UNKNOWN_INTEGRATION: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: false,
+    summary: 'no plugin of that name',
+    message: said,
+  },
+  GW_ERR_CONNECTION_LINK_INVALID: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: false,
+    summary: "unknown, used, expired or another user's connect link",
+    message: said,
+  },
+  GW_ERR_CONNECTION_PROVIDER: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: true,
+    summary: 'the provider refused or failed the exchange',
+    message: said,
+  },
+  GW_ERR_CONNECTION_CONFLICT: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: true,
+    summary: 'the connection changed while it was being written or removed; try again',
+    message: said,
+  },
 
   // ---- vault: encryption keys and sealed values
-  VAULT_BAD_KEY: { group: 'vault', wire: 'startup', retryable: false, summary: 'an encryption key is malformed, or not the key the operation needs (keys rotate: no new key given, the key already in use, one the other servers do not have yet, an unfinished rotation)', message: said },
-  VAULT_UNKNOWN_KEY: { group: 'vault', wire: 'internal', retryable: false, summary: 'a value is sealed with a key this server does not have', message: said },
-  VAULT_DECRYPT_FAILED: { group: 'vault', wire: 'internal', retryable: false, summary: 'a sealed value does not decrypt (altered, or another key with the same id)', message: said },
-  VAULT_KEY_FILE: { group: 'vault', wire: 'startup', retryable: false, summary: 'a key file cannot be read or written, is readable by other users, or another keys rotate holds its lock', message: said },
-  VAULT_NOT_ROTATED_KEY: { group: 'vault', wire: 'cli', retryable: false, summary: 'keys reseal: the connections were rotated to a key this command does not run with as its current key', message: said },
+  VAULT_BAD_KEY: {
+    group: 'vault',
+    wire: 'startup',
+    retryable: false,
+    summary:
+      'an encryption key is malformed, or not the key the operation needs (keys rotate: no new key given, the key already in use, one the other servers do not have yet, an unfinished rotation)',
+    message: said,
+  },
+  VAULT_UNKNOWN_KEY: {
+    group: 'vault',
+    wire: 'internal',
+    retryable: false,
+    summary: 'a value is sealed with a key this server does not have',
+    message: said,
+  },
+  VAULT_DECRYPT_FAILED: {
+    group: 'vault',
+    wire: 'internal',
+    retryable: false,
+    summary: 'a sealed value does not decrypt (altered, or another key with the same id)',
+    message: said,
+  },
+  VAULT_KEY_FILE: {
+    group: 'vault',
+    wire: 'startup',
+    retryable: false,
+    summary: 'a key file cannot be read or written, is readable by other users, or another keys rotate holds its lock',
+    message: said,
+  },
+  VAULT_NOT_ROTATED_KEY: {
+    group: 'vault',
+    wire: 'cli',
+    retryable: false,
+    summary: 'keys reseal: the connections were rotated to a key this command does not run with as its current key',
+    message: said,
+  },
 
   // ---- api-key: the portal's and the CLI's API keys
   API_KEY_LIMIT: {
@@ -133,7 +562,8 @@ export const ERRORS = {
     status: 409,
     retryable: false,
     summary: 'the user already holds the most unrevoked API keys an account may have',
-    message: (p: { limit: number }) => `this account already has ${p.limit} active API keys, the most it may have: revoke one it no longer uses, then create the new one`,
+    message: (p: { limit: number }) =>
+      `this account already has ${p.limit} active API keys, the most it may have: revoke one it no longer uses, then create the new one`,
   },
   API_KEY_ORIGIN_REVOKED: {
     group: 'api-key',
@@ -141,28 +571,82 @@ export const ERRORS = {
     status: 303,
     retryable: false,
     summary: "the portal session's own key was revoked while the request ran; the portal signs the session out",
-    message: (p: { keyId: string }) => `no key was created: the key it was to be created with (${p.keyId}) is revoked, and a key made with a revoked key would outlive it`,
+    message: (p: { keyId: string }) =>
+      `no key was created: the key it was to be created with (${p.keyId}) is revoked, and a key made with a revoked key would outlive it`,
   },
 
   // ---- operation: the command line, storage, the security report
-  GW_ERR_CLI_USAGE: { group: 'operation', wire: 'cli', retryable: false, summary: 'a command was given a missing, repeated or malformed argument; the message says which and how to give it', message: said },
-  GW_ERR_CLI_REFUSED: { group: 'operation', wire: 'cli', retryable: false, summary: 'a command cannot do what it was asked on the data as it is (no such user or key, the key is already revoked, the user exists)', message: said },
-  GW_ERR_PLUGIN_BUILD_FAILED: { group: 'operation', wire: 'cli', retryable: false, summary: "workbench plugin build: the plugin's definition or source has a problem; the message names the file", message: said },
-  GW_ERR_PLUGIN_TEST_FAILED: { group: 'operation', wire: 'cli', retryable: false, summary: 'workbench plugin test: a fixture file is not JSON or not of the documented shape', message: said },
-  GW_ERR_STORAGE_UNAVAILABLE: { group: 'operation', wire: 'startup', retryable: true, summary: 'the database cannot be opened or reached, or the first user cannot be created in it', message: said },
-  GW_ERR_REPORT_FAILED: { group: 'operation', wire: 'cli', retryable: false, summary: 'the security report could not run a case (the gateway under test answered something else than a case needs)', message: said },
+  GW_ERR_CLI_USAGE: {
+    group: 'operation',
+    wire: 'cli',
+    retryable: false,
+    summary: 'a command was given a missing, repeated or malformed argument; the message says which and how to give it',
+    message: said,
+  },
+  GW_ERR_CLI_REFUSED: {
+    group: 'operation',
+    wire: 'cli',
+    retryable: false,
+    summary:
+      'a command cannot do what it was asked on the data as it is (no such user or key, the key is already revoked, the user exists)',
+    message: said,
+  },
+  GW_ERR_PLUGIN_BUILD_FAILED: {
+    group: 'operation',
+    wire: 'cli',
+    retryable: false,
+    summary: "workbench plugin build: the plugin's definition or source has a problem; the message names the file",
+    message: said,
+  },
+  GW_ERR_PLUGIN_TEST_FAILED: {
+    group: 'operation',
+    wire: 'cli',
+    retryable: false,
+    summary: 'workbench plugin test: a fixture file is not JSON or not of the documented shape',
+    message: said,
+  },
+  GW_ERR_STORAGE_UNAVAILABLE: {
+    group: 'operation',
+    wire: 'startup',
+    retryable: true,
+    summary: 'the database cannot be opened or reached, or the first user cannot be created in it',
+    message: said,
+  },
+  GW_ERR_REPORT_FAILED: {
+    group: 'operation',
+    wire: 'cli',
+    retryable: false,
+    summary:
+      'the security report could not run a case (the gateway under test answered something else than a case needs)',
+    message: said,
+  },
 
   // ---- signal: codes passed between parts of the gateway, never shown to anyone as such
   // the resolver's refusal of a private address, read by the bridge and the provider fetch (never shown as such)
-  WB_ADDRESS_BLOCKED: { group: 'signal', wire: 'internal', retryable: false, summary: 'the DNS look-up of a guarded request resolved to a blocked address; surfaces as GW_ERR_BRIDGE_ADDRESS_BLOCKED', message: (p: { host: string; range: string }) => `${p.host} resolves to a ${p.range} address` },
+  WB_ADDRESS_BLOCKED: {
+    group: 'signal',
+    wire: 'internal',
+    retryable: false,
+    summary:
+      'the DNS look-up of a guarded request resolved to a blocked address; surfaces as GW_ERR_BRIDGE_ADDRESS_BLOCKED',
+    message: (p: { host: string; range: string }) => `${p.host} resolves to a ${p.range} address`,
+  },
   // an answer of the gateway under test that held no item (counted as not contained)
-  REPORT_NO_ITEM: { group: 'signal', wire: 'internal', retryable: false, summary: 'security report: an answer that held no item', message: said },
+  REPORT_NO_ITEM: {
+    group: 'signal',
+    wire: 'internal',
+    retryable: false,
+    summary: 'security report: an answer that held no item',
+    message: said,
+  },
 } as const satisfies Record<string, ErrorSpec<never>>;
 
 export type ErrorCatalogue = typeof ERRORS;
 export type ErrorCode = keyof ErrorCatalogue;
 /** The codes of one family. */
-export type ErrorCodeOf<G extends ErrorGroup> = { [C in ErrorCode]: ErrorCatalogue[C]['group'] extends G ? C : never }[ErrorCode];
+export type ErrorCodeOf<G extends ErrorGroup> = {
+  [C in ErrorCode]: ErrorCatalogue[C]['group'] extends G ? C : never;
+}[ErrorCode];
 /** The parameters the message template of `C` takes. */
 export type ErrorParams<C extends ErrorCode> = Parameters<ErrorCatalogue[C]['message']>[0];
 
@@ -210,6 +694,15 @@ export function isWorkbenchError(err: unknown): err is WorkbenchError {
 }
 
 /** The error of `code`, its message made from `params`: `throw fail('GW_ERR_CLI_USAGE', { message })`. */
-export function fail<C extends ErrorCode>(code: C, params: ErrorParams<C>, options?: { details?: Record<string, unknown>; cause?: unknown }): WorkbenchError<C> {
-  return new WorkbenchError(code, messageOf(code, params), options?.details, options?.cause === undefined ? undefined : { cause: options.cause });
+export function fail<C extends ErrorCode>(
+  code: C,
+  params: ErrorParams<C>,
+  options?: { details?: Record<string, unknown>; cause?: unknown },
+): WorkbenchError<C> {
+  return new WorkbenchError(
+    code,
+    messageOf(code, params),
+    options?.details,
+    options?.cause === undefined ? undefined : { cause: options.cause },
+  );
 }

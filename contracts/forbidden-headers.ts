@@ -8,11 +8,28 @@
  */
 
 const FORBIDDEN = new Set([
-  'authorization', 'proxy-authorization', 'cookie', 'host', 'connection', 'content-length',
-  'transfer-encoding', 'te', 'trailer', 'upgrade', 'keep-alive', 'expect', 'via', 'forwarded',
-  'x-real-ip', 'http2-settings',
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'keep-alive',
+  'expect',
+  'via',
+  'forwarded',
+  'x-real-ip',
+  'http2-settings',
   // read by some servers and proxies as the path or the client's address
-  'x-original-url', 'x-rewrite-url', 'true-client-ip', 'x-client-ip', 'x-host',
+  'x-original-url',
+  'x-rewrite-url',
+  'true-client-ip',
+  'x-client-ip',
+  'x-host',
 ]);
 const FORBIDDEN_PREFIXES = ['proxy-', 'x-forwarded-', 'sec-'];
 

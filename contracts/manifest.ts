@@ -28,13 +28,19 @@ export const INJECT_PLACEHOLDER = /\{base64:([A-Za-z0-9_]+):([A-Za-z0-9_]*)\}|\{
  * secret API-key field, or `token` for OAuth2), else every call would fail with a message blaming
  * the user's connection. `secrets` are the names it may use; `fields` all API-key fields.
  */
-export function placeholderProblems(format: string, secrets: readonly string[], fields: readonly { name: string; secret: boolean }[]): string[] {
+export function placeholderProblems(
+  format: string,
+  secrets: readonly string[],
+  fields: readonly { name: string; secret: boolean }[],
+): string[] {
   const problems: string[] = [];
   const allowed = secrets.length > 0 ? secrets.map((n) => `{${n}}`).join(', ') : 'none (no field has "secret": true)';
   const valid = new RegExp(`^(?:${INJECT_PLACEHOLDER.source})$`);
   for (const [text] of format.matchAll(/\{[^{}]*\}/g)) {
     if (!valid.test(text)) {
-      problems.push(`${text} is not a placeholder: write {name} with a field name, or {base64:a:b}; the placeholders this credential has are ${allowed}`);
+      problems.push(
+        `${text} is not a placeholder: write {name} with a field name, or {base64:a:b}; the placeholders this credential has are ${allowed}`,
+      );
       continue;
     }
     const m = valid.exec(text) as RegExpExecArray;
@@ -43,9 +49,15 @@ export function placeholderProblems(format: string, secrets: readonly string[], 
       if (secrets.includes(name)) continue;
       const field = fields.find((f) => f.name === name);
       const near = secrets.find((n) => n.toLowerCase() === name.toLowerCase());
-      if (field && !field.secret) problems.push(`${text}: field "${name}" is not secret, and only secret fields reach the credential (give it "secret": true, or use ${allowed})`);
+      if (field && !field.secret)
+        problems.push(
+          `${text}: field "${name}" is not secret, and only secret fields reach the credential (give it "secret": true, or use ${allowed})`,
+        );
       else if (fields.length === 0) problems.push(`${text}: an OAuth2 credential has only {token}`);
-      else problems.push(`${text} names no secret field${near ? ` (did you mean {${near}}? names are case-sensitive)` : ''}; the placeholders this credential has are ${allowed}`);
+      else
+        problems.push(
+          `${text} names no secret field${near ? ` (did you mean {${near}}? names are case-sensitive)` : ''}; the placeholders this credential has are ${allowed}`,
+        );
     }
   }
   return problems;
@@ -57,7 +69,10 @@ export const injectSchema = z
     header: z
       .string()
       .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name')
-      .refine((h) => h.toLowerCase() === 'authorization' || !isForbiddenHeader(h), 'may not be a header that steers routing or carries other credentials (host, cookie, forwarded, x-forwarded-*, proxy-*, hop-by-hop headers)')
+      .refine(
+        (h) => h.toLowerCase() === 'authorization' || !isForbiddenHeader(h),
+        'may not be a header that steers routing or carries other credentials (host, cookie, forwarded, x-forwarded-*, proxy-*, hop-by-hop headers)',
+      )
       .default('authorization'),
     format: z
       .string()
@@ -170,7 +185,8 @@ export const manifestSchema = z
   .superRefine((m, ctx) => {
     const seen = new Set<string>();
     m.tools.forEach((t, i) => {
-      if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: `duplicate tool name "${t.name}"` });
+      if (seen.has(t.name))
+        ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: `duplicate tool name "${t.name}"` });
       seen.add(t.name);
     });
     if (m.auth.type !== 'none') {
@@ -194,7 +210,5 @@ export function credentialHosts(manifest: PluginManifest): readonly string[] {
 
 /** Formats zod issues as `field: problem` lines for error messages that name the field. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
+  return error.issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`).join('; ');
 }

@@ -136,8 +136,7 @@ export const BRIDGE_ERROR_CODES = codesOf('bridge');
 export type BridgeErrorCode = ErrorCodeOf<'bridge'>;
 
 export type BridgeResult =
-  | { ok: true; response: BridgeResponse }
-  | { ok: false; error: { code: BridgeErrorCode; message: string } };
+  { ok: true; response: BridgeResponse } | { ok: false; error: { code: BridgeErrorCode; message: string } };
 
 /**
  * How the host answers a sandboxed call's ctx.http: one function per call, provided by the host.

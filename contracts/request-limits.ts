@@ -34,7 +34,8 @@ export const requestLimitMessage = {
   url: (): string => `the URL is longer than ${MAX_URL_CHARS} characters`,
   headerCount: (): string => `at most ${MAX_HEADERS} headers are allowed`,
   headerName: (name: string): string => `"${name.slice(0, 40)}" is not a valid header name`,
-  headerValue: (name: string): string => `header "${name.slice(0, 40)}" is longer than ${MAX_HEADER_VALUE_CHARS} characters`,
+  headerValue: (name: string): string =>
+    `header "${name.slice(0, 40)}" is longer than ${MAX_HEADER_VALUE_CHARS} characters`,
   method: (method: string): string => `method "${method.slice(0, 20)}" is not supported`,
   body: (bytes: number, max: number): string => `the request body is ${bytes} bytes; the limit is ${max}`,
 };
@@ -46,7 +47,14 @@ export const requestLimitMessage = {
  * bytes (never escaped); 1024 covers the punctuation and keys.
  */
 export function maxRequestTextChars(maxBodyBytes: number): number {
-  return 6 * (maxBodyBytes + MAX_URL_TEXT_CHARS + MAX_METHOD_CHARS + MAX_HEADERS * (MAX_HEADER_NAME_CHARS + MAX_HEADER_VALUE_CHARS)) + 1024;
+  return (
+    6 *
+      (maxBodyBytes +
+        MAX_URL_TEXT_CHARS +
+        MAX_METHOD_CHARS +
+        MAX_HEADERS * (MAX_HEADER_NAME_CHARS + MAX_HEADER_VALUE_CHARS)) +
+    1024
+  );
 }
 
 /**
@@ -54,8 +62,12 @@ export function maxRequestTextChars(maxBodyBytes: number): number {
  * sizes are judged here; everything else the host checks. Cheap: a URL is parsed only when its
  * text is longer than MAX_URL_CHARS, a body's UTF-8 length is counted only when it could be over.
  */
-export function oversizedRequest(req: { url?: unknown; method?: unknown; headers?: unknown; body?: unknown; bodyBase64?: unknown }, maxBodyBytes: number): string | undefined {
-  if (typeof req.method === 'string' && req.method.length > MAX_METHOD_CHARS) return requestLimitMessage.method(req.method);
+export function oversizedRequest(
+  req: { url?: unknown; method?: unknown; headers?: unknown; body?: unknown; bodyBase64?: unknown },
+  maxBodyBytes: number,
+): string | undefined {
+  if (typeof req.method === 'string' && req.method.length > MAX_METHOD_CHARS)
+    return requestLimitMessage.method(req.method);
   if (typeof req.url === 'string' && req.url.length > MAX_URL_CHARS) {
     let href: string | undefined;
     try {
@@ -72,7 +84,8 @@ export function oversizedRequest(req: { url?: unknown; method?: unknown; headers
     for (const name of names) {
       if (name.length > MAX_HEADER_NAME_CHARS) return requestLimitMessage.headerName(name);
       const value = headers[name];
-      if (typeof value === 'string' && value.length > MAX_HEADER_VALUE_CHARS) return requestLimitMessage.headerValue(name);
+      if (typeof value === 'string' && value.length > MAX_HEADER_VALUE_CHARS)
+        return requestLimitMessage.headerValue(name);
     }
   }
   // UTF-8 takes 1 to 3 bytes per UTF-16 unit: only a body longer than a third of the cap can be over

@@ -57,7 +57,9 @@ export type WorkerMessage =
 export type FromWorker = WorkerMessage & { id: number };
 
 /** sandbox process main thread → worker, on the worker's port, for call `id` */
-export type ToWorker = { id: number } & ({ t: 'http-result'; reqId: number; result: BridgeResult } | { t: 'source'; source: string });
+export type ToWorker = { id: number } & (
+  { t: 'http-result'; reqId: number; result: BridgeResult } | { t: 'source'; source: string }
+);
 
 /** worker → Piscina pool ('message' event), once when the worker starts: the port it talks on */
 export interface WorkerHello {
@@ -139,4 +141,6 @@ export interface MemoryStats {
 }
 
 /** a fault a test injects into the sandbox process (SandboxOptions.injectFault) */
-export type SandboxFault = { kind: 'exit-worker'; callId: string } | { kind: 'catastrophic'; culprit?: { name: string; version: string; sourceHash: string } };
+export type SandboxFault =
+  | { kind: 'exit-worker'; callId: string }
+  | { kind: 'catastrophic'; culprit?: { name: string; version: string; sourceHash: string } };

@@ -100,7 +100,9 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const env = options.env ?? process.env;
   const policy = options.policy ?? loadPolicyFile(config.policyFile);
   // With the stdout audit sink, stdout is the audit stream: logs (and its own failure reports) go to stderr.
-  const logger = options.logger ?? createLogger({ level: config.logLevel, destination: policy.audit.sink === 'stdout' ? 'stderr' : 'stdout' });
+  const logger =
+    options.logger ??
+    createLogger({ level: config.logLevel, destination: policy.audit.sink === 'stdout' ? 'stderr' : 'stdout' });
   const { db, users, vault } = await openStorage(config, env, logger);
   warnAboutPluginRoots(config.pluginDirs, logger);
   const { bridge, sandbox } = await startBridgeAndSandbox(policy, db, logger, options);
@@ -113,21 +115,61 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const { rateLimiter, metaCalls } = createRateLimits(policy, db, logger, metrics);
   registerSandboxMetrics(metrics.registry, () => sandbox.stats());
   registerBridgeMetrics(metrics.registry, () => bridge.bufferStats());
-  const countReload = registerPluginMetrics(metrics.registry, () => ({ plugins: registry.plugins().length, tools: registry.toolCount }));
+  const countReload = registerPluginMetrics(metrics.registry, () => ({
+    plugins: registry.plugins().length,
+    tools: registry.toolCount,
+  }));
 
   const engine: EngineDeps = { registry, policy, connections, sandbox, bridge, audit, metrics, logger, rateLimiter };
-  const continuations = new ContinuationStore(db, policy.resultCap.continuationTtlSec, policy.resultCap.maxStoredCharsPerUser);
+  const continuations = new ContinuationStore(
+    db,
+    policy.resultCap.continuationTtlSec,
+    policy.resultCap.maxStoredCharsPerUser,
+  );
   const catalog = pluginCatalog(registry);
   const access = policyAccess(policy, registry);
   /** aborted when close() begins */
   const closing = new AbortController();
-  const metaTools = createMetaTools({ policy, registry, connections, engine, continuations, access, catalog, publicUrl: config.publicUrl, closing: closing.signal });
-  const plugins = createPlugins({ roots: config.pluginDirs, metaTools, registry, sandbox, policy, logger, countReload });
+  const metaTools = createMetaTools({
+    policy,
+    registry,
+    connections,
+    engine,
+    continuations,
+    access,
+    catalog,
+    publicUrl: config.publicUrl,
+    closing: closing.signal,
+  });
+  const plugins = createPlugins({
+    roots: config.pluginDirs,
+    metaTools,
+    registry,
+    sandbox,
+    policy,
+    logger,
+    countReload,
+  });
   await plugins.load();
 
   const app = createHttpApp(policy, logger);
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
-  registerRoutes(app, { config, policy, db, users, sandbox, metrics, logger, engine, connections, metaTools, catalog, pluginAllowed: access.pluginAllowed, requests, metaCalls });
+  registerRoutes(app, {
+    config,
+    policy,
+    db,
+    users,
+    sandbox,
+    metrics,
+    logger,
+    engine,
+    connections,
+    metaTools,
+    catalog,
+    pluginAllowed: access.pluginAllowed,
+    requests,
+    metaCalls,
+  });
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
@@ -174,7 +216,10 @@ function createHttpApp(policy: Policy, logger: Logger): FastifyInstance {
     // closes the connection: fastify turns Node's limit off, and a client trickling a body held its
     // connection (and the body so far) for ever, and a shutdown with it
     requestTimeout: receiveMs,
-    http: { headersTimeout: Math.min(60_000, receiveMs), connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(receiveMs / 4))) },
+    http: {
+      headersTimeout: Math.min(60_000, receiveMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(receiveMs / 4))),
+    },
   });
 }
 
@@ -210,6 +255,22 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     maxBatchResultBytes: policy.requests.maxBatchResultBytes,
     requests: w.requests,
   });
-  registerRestRoutes(app, { engine: w.engine, users: w.users, connections: w.connections, publicUrl: config.publicUrl, requests: w.requests, bodyLimit: policy.requests.bodyLimitBytes, metaCalls: w.metaCalls });
-  registerPortal(app, { db: w.db, users: w.users, connections: w.connections, registry: w.catalog, publicUrl: config.publicUrl, allowed: w.pluginAllowed, logger: w.logger });
+  registerRestRoutes(app, {
+    engine: w.engine,
+    users: w.users,
+    connections: w.connections,
+    publicUrl: config.publicUrl,
+    requests: w.requests,
+    bodyLimit: policy.requests.bodyLimitBytes,
+    metaCalls: w.metaCalls,
+  });
+  registerPortal(app, {
+    db: w.db,
+    users: w.users,
+    connections: w.connections,
+    registry: w.catalog,
+    publicUrl: config.publicUrl,
+    allowed: w.pluginAllowed,
+    logger: w.logger,
+  });
 }

@@ -24,25 +24,34 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** The plugin roots: the built-in plugins/, then each folder of WORKBENCH_PLUGINS_DIR (separated by ":"). */
 export function pluginDirsOf(env: NodeJS.ProcessEnv): string[] {
-  const extra = (env['WORKBENCH_PLUGINS_DIR'] ?? '').split(path.delimiter).filter((d) => d.trim() !== '').map((d) => path.resolve(d));
+  const extra = (env['WORKBENCH_PLUGINS_DIR'] ?? '')
+    .split(path.delimiter)
+    .filter((d) => d.trim() !== '')
+    .map((d) => path.resolve(d));
   return [BUILTIN_PLUGINS_DIR, ...extra];
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const portText = env['PORT'] ?? '3000';
   const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) throw new GatewayError('GW_ERR_CONFIG_INVALID', `PORT must be a number from 0 to 65535, got "${portText}"`);
+  if (!/^\d+$/.test(portText) || port > 65535)
+    throw new GatewayError('GW_ERR_CONFIG_INVALID', `PORT must be a number from 0 to 65535, got "${portText}"`);
   const host = env['HOST'] ?? '127.0.0.1';
   const logLevel = env['LOG_LEVEL'] ?? 'info';
-  if (!LEVELS.includes(logLevel)) throw new GatewayError('GW_ERR_CONFIG_INVALID', `LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${logLevel}"`);
-  const publicUrlText = env['WORKBENCH_PUBLIC_URL'] ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`;
+  if (!LEVELS.includes(logLevel))
+    throw new GatewayError('GW_ERR_CONFIG_INVALID', `LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${logLevel}"`);
+  const publicUrlText =
+    env['WORKBENCH_PUBLIC_URL'] ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`;
   let publicUrl: string;
   try {
     const u = new URL(publicUrlText);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fail('GW_ERR_CONFIG_INVALID', { message: 'scheme' });
     publicUrl = u.origin + u.pathname.replace(/\/$/, '');
   } catch {
-    throw new GatewayError('GW_ERR_CONFIG_INVALID', `WORKBENCH_PUBLIC_URL must be an http(s) URL, got "${publicUrlText}"`);
+    throw new GatewayError(
+      'GW_ERR_CONFIG_INVALID',
+      `WORKBENCH_PUBLIC_URL must be an http(s) URL, got "${publicUrlText}"`,
+    );
   }
   const databaseUrl = env['DATABASE_URL'] || undefined;
   if (databaseUrl !== undefined) checkDatabaseUrl(databaseUrl);
@@ -66,7 +75,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
  */
 export function checkDatabaseUrl(url: string): void {
   const refuse = (what: string): never => {
-    throw new GatewayError('GW_ERR_CONFIG_INVALID', `DATABASE_URL must be a postgres:// or postgresql:// URL, or a SQLite file path; got ${what} (Workbench supports PostgreSQL and SQLite)`);
+    throw new GatewayError(
+      'GW_ERR_CONFIG_INVALID',
+      `DATABASE_URL must be a postgres:// or postgresql:// URL, or a SQLite file path; got ${what} (Workbench supports PostgreSQL and SQLite)`,
+    );
   };
   // spaces around it (a YAML value, a secrets file) would make it a file path of that name
   if (url.trim() !== url) refuse('a value with spaces around it');

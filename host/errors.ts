@@ -9,7 +9,9 @@ import { ERRORS, WorkbenchError, codesOf, type ErrorCodeOf } from '../contracts/
 export type GatewayErrorCode = ErrorCodeOf<'gateway'>;
 
 /** The gateway's codes and their catalogue entries (a view of `ERRORS`). */
-export const GATEWAY_ERRORS: { readonly [C in GatewayErrorCode]: (typeof ERRORS)[C] } = Object.fromEntries(codesOf('gateway').map((c) => [c, ERRORS[c]])) as {
+export const GATEWAY_ERRORS: { readonly [C in GatewayErrorCode]: (typeof ERRORS)[C] } = Object.fromEntries(
+  codesOf('gateway').map((c) => [c, ERRORS[c]]),
+) as {
   readonly [C in GatewayErrorCode]: (typeof ERRORS)[C];
 };
 
@@ -22,5 +24,10 @@ export class GatewayError extends WorkbenchError<GatewayErrorCode> {
 }
 
 export function isGatewayError(err: unknown): err is GatewayError {
-  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'GatewayError' && typeof (err as { code?: unknown }).code === 'string';
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { name?: unknown }).name === 'GatewayError' &&
+    typeof (err as { code?: unknown }).code === 'string'
+  );
 }

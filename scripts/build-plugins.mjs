@@ -35,7 +35,9 @@ for (const name of names) {
     }
     for (const file of ['manifest.json', 'plugin.js']) {
       const committed = path.join(dir, file);
-      const same = fs.existsSync(committed) && fs.readFileSync(committed, 'utf8') === fs.readFileSync(path.join(outDir, file), 'utf8');
+      const same =
+        fs.existsSync(committed) &&
+        fs.readFileSync(committed, 'utf8') === fs.readFileSync(path.join(outDir, file), 'utf8');
       if (!same) {
         stale++;
         console.log(`${name}/${file} differs from what ${name}/plugin.ts builds`);

@@ -29,7 +29,12 @@ function canonical(value, key) {
   return out;
 }
 
-const hash = (value) => crypto.createHash('sha256').update(JSON.stringify(canonical(value) ?? null)).digest('hex').slice(0, 16);
+const hash = (value) =>
+  crypto
+    .createHash('sha256')
+    .update(JSON.stringify(canonical(value) ?? null))
+    .digest('hex')
+    .slice(0, 16);
 
 /** tool name → {plugin, description, inputSchema, annotations} from manifests read by `read(name)`. */
 function toolsOf(names, read) {
@@ -38,13 +43,17 @@ function toolsOf(names, read) {
     const text = read(name);
     if (text === undefined) continue;
     const manifest = JSON.parse(text);
-    for (const tool of manifest.tools) tools[tool.name] = { plugin: manifest.name, ...Object.fromEntries(FIELDS.map((f) => [f, tool[f]])) };
+    for (const tool of manifest.tools)
+      tools[tool.name] = { plugin: manifest.name, ...Object.fromEntries(FIELDS.map((f) => [f, tool[f]])) };
   }
   return tools;
 }
 
 function workingTools(dir) {
-  const names = fs.readdirSync(dir).filter((n) => fs.existsSync(path.join(dir, n, 'manifest.json'))).sort();
+  const names = fs
+    .readdirSync(dir)
+    .filter((n) => fs.existsSync(path.join(dir, n, 'manifest.json')))
+    .sort();
   return toolsOf(names, (n) => fs.readFileSync(path.join(dir, n, 'manifest.json'), 'utf8'));
 }
 
@@ -52,7 +61,12 @@ function baseTools(ref) {
   const listing = execFileSync('git', ['ls-tree', '--name-only', `${ref}:plugins`], { cwd: root, encoding: 'utf8' });
   const show = (n) => {
     try {
-      return execFileSync('git', ['show', `${ref}:plugins/${n}/manifest.json`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
+      return execFileSync('git', ['show', `${ref}:plugins/${n}/manifest.json`], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        maxBuffer: 64 << 20,
+      });
     } catch {
       return undefined;
     }
@@ -62,7 +76,8 @@ function baseTools(ref) {
 
 function fingerprint(tools) {
   const out = {};
-  for (const name of Object.keys(tools).sort()) out[name] = Object.fromEntries([['plugin', tools[name].plugin], ...FIELDS.map((f) => [f, hash(tools[name][f])])]);
+  for (const name of Object.keys(tools).sort())
+    out[name] = Object.fromEntries([['plugin', tools[name].plugin], ...FIELDS.map((f) => [f, hash(tools[name][f])])]);
   return out;
 }
 
@@ -84,7 +99,9 @@ function compare(before, after, describe) {
   for (const name of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
     if (!(name in after)) lines.push(`${name}: removed`);
     else if (!(name in before)) lines.push(`${name}: added`);
-    else for (const field of ['plugin', ...FIELDS]) lines.push(...describe(name, field, before[name][field], after[name][field]));
+    else
+      for (const field of ['plugin', ...FIELDS])
+        lines.push(...describe(name, field, before[name][field], after[name][field]));
   }
   return lines;
 }
@@ -102,17 +119,25 @@ if (command === 'snapshot') {
   console.log(`wrote the fingerprint of ${Object.keys(current).length} tools`);
 } else if (command === 'check') {
   const expected = JSON.parse(fs.readFileSync(FINGERPRINT, 'utf8'));
-  const lines = compare(expected, fingerprint(current), (name, field, a, b) => (a === b ? [] : [`${name}: ${field} changed`]));
+  const lines = compare(expected, fingerprint(current), (name, field, a, b) =>
+    a === b ? [] : [`${name}: ${field} changed`],
+  );
   if (lines.length > 0) {
     console.log(lines.join('\n'));
-    console.log(`${lines.length} difference(s) from test/fixtures/tool-definitions.json: see them with \`node scripts/tool-definitions.mjs diff --base <ref>\`; if intended, run \`node scripts/tool-definitions.mjs snapshot\` and say so in the commit`);
+    console.log(
+      `${lines.length} difference(s) from test/fixtures/tool-definitions.json: see them with \`node scripts/tool-definitions.mjs diff --base <ref>\`; if intended, run \`node scripts/tool-definitions.mjs snapshot\` and say so in the commit`,
+    );
     process.exit(1);
   }
   console.log(`${Object.keys(current).length} tools: as fingerprinted`);
 } else if (command === 'diff') {
   const ref = flag('base') ?? 'HEAD';
-  const lines = compare(baseTools(ref), current, (name, field, a, b) => differences(a, b).map((d) => `${name} ${field}${d}`));
-  console.log(lines.length > 0 ? lines.join('\n') : `no differences from ${ref} in ${Object.keys(current).length} tools`);
+  const lines = compare(baseTools(ref), current, (name, field, a, b) =>
+    differences(a, b).map((d) => `${name} ${field}${d}`),
+  );
+  console.log(
+    lines.length > 0 ? lines.join('\n') : `no differences from ${ref} in ${Object.keys(current).length} tools`,
+  );
   process.exit(lines.length > 0 ? 1 : 0);
 } else {
   console.error('usage: node scripts/tool-definitions.mjs check|diff [--base REF]|snapshot [--plugins DIR]');

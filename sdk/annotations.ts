@@ -10,7 +10,9 @@ import type { ToolAnnotations } from './define.js';
  * only when `idempotent` is given (MCP clients ignore it on a read-only tool; some plugins say it).
  */
 export function reads(title: string, { idempotent }: { idempotent?: boolean } = {}): ToolAnnotations {
-  return idempotent === undefined ? { title, readOnlyHint: true, openWorldHint: true } : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
+  return idempotent === undefined
+    ? { title, readOnlyHint: true, openWorldHint: true }
+    : { title, readOnlyHint: true, idempotentHint: idempotent, openWorldHint: true };
 }
 
 export interface ChangeHints {

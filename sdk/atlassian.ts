@@ -31,12 +31,24 @@ interface Resource {
   scopes?: unknown;
 }
 
-const normSite = (s: unknown): string => String(s || '').trim().toLowerCase().replace(/^https?:\/\//, '').replace(/\/+$/, '');
+const normSite = (s: unknown): string =>
+  String(s || '')
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '')
+    .replace(/\/+$/, '');
 
 /** The site a call acts on, from the accessible-resources answer (any other answer is no site); throws an Error in the plugin's words. */
-export function atlassianSite(resources: unknown, { product, wanted: setting, none, unmatched }: AtlassianSiteOptions): AtlassianSite {
-  const all = (Array.isArray(resources) ? (resources as unknown[]) : []).filter((s): s is Resource => !!s && typeof (s as Resource).id === 'string');
-  const ofProduct = all.filter((s) => Array.isArray(s.scopes) && (s.scopes as unknown[]).some((x) => String(x).includes(product)));
+export function atlassianSite(
+  resources: unknown,
+  { product, wanted: setting, none, unmatched }: AtlassianSiteOptions,
+): AtlassianSite {
+  const all = (Array.isArray(resources) ? (resources as unknown[]) : []).filter(
+    (s): s is Resource => !!s && typeof (s as Resource).id === 'string',
+  );
+  const ofProduct = all.filter(
+    (s) => Array.isArray(s.scopes) && (s.scopes as unknown[]).some((x) => String(x).includes(product)),
+  );
   const pool = ofProduct.length ? ofProduct : all;
   if (!pool.length) throw new Error(none);
   const wanted = typeof setting === 'string' ? setting.trim() : '';

@@ -11,18 +11,23 @@ interface Base64Bytes {
   toBase64(options?: { alphabet?: 'base64' | 'base64url'; omitPadding?: boolean }): string;
 }
 interface Base64Constructor {
-  fromBase64(text: string, options?: { alphabet?: 'base64' | 'base64url'; lastChunkHandling?: 'loose' | 'strict' }): Uint8Array;
+  fromBase64(
+    text: string,
+    options?: { alphabet?: 'base64' | 'base64url'; lastChunkHandling?: 'loose' | 'strict' },
+  ): Uint8Array;
 }
 const b64 = (bytes: Uint8Array): Base64Bytes => bytes as unknown as Base64Bytes;
 
 /** Thrown when an upload would be over the gateway's request-body cap (named Error: the agent reads only the message). */
-export class TooLargeError extends Error {
-}
+export class TooLargeError extends Error {}
 
 /** Throws when `bytes` is over the call's request-body cap; `what` names it ("the file"). */
 export function checkUpload(ctx: PluginContext, bytes: number, what = 'the upload'): void {
   const cap = ctx.limits.maxRequestBodyBytes;
-  if (bytes > cap) throw new TooLargeError(`${what} is ${bytes} bytes, over the gateway's limit of ${cap} bytes for one request: send a smaller one.`);
+  if (bytes > cap)
+    throw new TooLargeError(
+      `${what} is ${bytes} bytes, over the gateway's limit of ${cap} bytes for one request: send a smaller one.`,
+    );
 }
 
 /** UTF-8 bytes of a string. */

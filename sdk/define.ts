@@ -67,7 +67,9 @@ export interface PluginSpec<T extends Record<string, ToolDefinition>> {
   tools: T;
 }
 
-export interface PluginDefinition<T extends Record<string, ToolDefinition> = Record<string, ToolDefinition>> extends PluginSpec<T> {
+export interface PluginDefinition<
+  T extends Record<string, ToolDefinition> = Record<string, ToolDefinition>,
+> extends PluginSpec<T> {
   readonly kind: typeof PLUGIN_MARK;
 }
 

@@ -21,8 +21,13 @@ export function googleErrorInfo(data: unknown): GoogleErrorInfo {
   const error = (data as { error?: unknown } | null | undefined)?.error;
   if (!error || typeof error !== 'object') return { status: '', reasons: [] };
   const { status, errors, details } = error as { status?: unknown; errors?: unknown; details?: unknown };
-  const reasons = [errors, details].flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : [])).map((e) => (e as { reason?: unknown } | null)?.reason);
-  return { status: typeof status === 'string' ? status : '', reasons: reasons.filter((r): r is string => typeof r === 'string') };
+  const reasons = [errors, details]
+    .flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []))
+    .map((e) => (e as { reason?: unknown } | null)?.reason);
+  return {
+    status: typeof status === 'string' ? status : '',
+    reasons: reasons.filter((r): r is string => typeof r === 'string'),
+  };
 }
 
 /**
@@ -39,7 +44,17 @@ export type GoogleReasonKind = 'daily-limit' | 'rate-limit' | 'scope' | 'disable
 
 const REASON_KINDS: [Exclude<GoogleReasonKind, ''>, string[]][] = [
   ['daily-limit', ['dailyLimitExceeded']],
-  ['rate-limit', ['rateLimitExceeded', 'userRateLimitExceeded', 'sharingRateLimitExceeded', 'quotaExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED']],
+  [
+    'rate-limit',
+    [
+      'rateLimitExceeded',
+      'userRateLimitExceeded',
+      'sharingRateLimitExceeded',
+      'quotaExceeded',
+      'RATE_LIMIT_EXCEEDED',
+      'RESOURCE_EXHAUSTED',
+    ],
+  ],
   ['scope', ['insufficientPermissions', 'insufficientScopes', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT']],
   ['disabled', ['accessNotConfigured', 'SERVICE_DISABLED']],
 ];

@@ -104,9 +104,19 @@ export interface ApiAnswer<T = unknown> {
 
 export interface Api {
   /** one request; resolves to the answer, rejects with the mapped Error on anything but 2xx */
-  request<T = unknown>(ctx: PluginContext, method: string, path: string, options: RequestOptions): Promise<ApiAnswer<T>>;
+  request<T = unknown>(
+    ctx: PluginContext,
+    method: string,
+    path: string,
+    options: RequestOptions,
+  ): Promise<ApiAnswer<T>>;
   /** one request whose JSON answer is all the caller needs ({} for an empty body) */
-  json<T = Record<string, unknown>>(ctx: PluginContext, method: string, path: string, options: RequestOptions): Promise<T>;
+  json<T = Record<string, unknown>>(
+    ctx: PluginContext,
+    method: string,
+    path: string,
+    options: RequestOptions,
+  ): Promise<T>;
 }
 
 /** Retry-After as whole seconds: a delay in seconds, or an HTTP date from now. */
@@ -124,9 +134,22 @@ export function describeError(data: unknown, text: string): string {
   if (typeof data !== 'object' || data === null) return '';
   const d = data as Record<string, unknown>;
   const errors = Array.isArray(d['errors'])
-    ? d['errors'].map((e) => (typeof e === 'string' ? e : typeof (e as { message?: unknown })?.message === 'string' ? (e as { message: string }).message : '')).filter(Boolean)
+    ? d['errors']
+        .map((e) =>
+          typeof e === 'string'
+            ? e
+            : typeof (e as { message?: unknown })?.message === 'string'
+              ? (e as { message: string }).message
+              : '',
+        )
+        .filter(Boolean)
     : [];
-  const candidates = [d['message'], d['error_description'], errors.join('; '), typeof d['error'] === 'object' && d['error'] !== null ? (d['error'] as { message?: unknown }).message : d['error']];
+  const candidates = [
+    d['message'],
+    d['error_description'],
+    errors.join('; '),
+    typeof d['error'] === 'object' && d['error'] !== null ? (d['error'] as { message?: unknown }).message : d['error'],
+  ];
   const found = candidates.find((c): c is string => typeof c === 'string' && c.trim() !== '');
   return (found ?? '').trim().slice(0, 1000);
 }
@@ -148,11 +171,16 @@ export function defaultFailure(f: ApiFailure, provider: string, integration: str
   if (status === 429) {
     const wait = f.retryAfterSec !== undefined ? `retry after ${f.retryAfterSec} seconds` : 'wait a minute and retry';
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || 'the connected account may not do this'}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || 'it does not exist, or the connected account cannot see it'}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || 'the request was not valid'}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || 'the connected account may not do this'}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || 'it does not exist, or the connected account cannot see it'}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || 'the request was not valid'}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -163,7 +191,10 @@ export function defaultBridgeFailure(f: BridgeFailure, provider: string): Error 
   if (f.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') {
     message = `${provider}'s answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${f.action}: ask for less (a smaller limit, where the tool takes one).`;
   } else if (f.code === 'GW_ERR_BRIDGE_TIMEOUT') {
-    const then = f.method === 'GET' || f.method === 'HEAD' ? ' Try again in a moment.' : ' It may still have been done: check before trying again.';
+    const then =
+      f.method === 'GET' || f.method === 'HEAD'
+        ? ' Try again in a moment.'
+        : ' It may still have been done: check before trying again.';
     message = `${provider} did not answer in time (GW_ERR_BRIDGE_TIMEOUT) while trying to ${f.action}.${then}`;
   } else {
     return f.error;
@@ -172,7 +203,12 @@ export function defaultBridgeFailure(f: BridgeFailure, provider: string): Error 
 }
 
 function isHttpError(err: unknown): err is HttpError {
-  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('GW_ERR_BRIDGE_');
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    typeof (err as { code?: unknown }).code === 'string' &&
+    (err as { code: string }).code.startsWith('GW_ERR_BRIDGE_')
+  );
 }
 
 /** A client for one provider's API; see ApiOptions. */
@@ -180,7 +216,10 @@ export function createApi(api: ApiOptions): Api {
   const integration = api.integration ?? api.provider.toLowerCase();
   const describe = api.describe ?? describeError;
 
-  function init(method: string, options: RequestOptions): { method: string; headers: Record<string, string>; body?: string | Uint8Array } {
+  function init(
+    method: string,
+    options: RequestOptions,
+  ): { method: string; headers: Record<string, string>; body?: string | Uint8Array } {
     const headers: Record<string, string> = { accept: 'application/json', ...api.headers, ...options.headers };
     if (options.accept !== undefined) headers['accept'] = options.accept;
     if (options.rawBody !== undefined) {
@@ -232,10 +271,18 @@ export function createApi(api: ApiOptions): Api {
     if (!text) return undefined;
     const data = parseJson(text);
     if (data !== undefined || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status,
+    );
   }
 
-  async function request<T>(ctx: PluginContext, method: string, path: string, options: RequestOptions): Promise<ApiAnswer<T>> {
+  async function request<T>(
+    ctx: PluginContext,
+    method: string,
+    path: string,
+    options: RequestOptions,
+  ): Promise<ApiAnswer<T>> {
     const url = `${/^https:\/\//i.test(path) ? path : api.base + path}${queryString(options.query)}`;
     const res = await send(ctx, method, url, options);
     if (!res.ok) return fail(res, method, url, options);

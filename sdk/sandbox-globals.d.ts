@@ -73,7 +73,10 @@ declare class TextEncoder {
  * character split between calls. Other encodings throw RangeError.
  */
 declare class TextDecoder {
-  constructor(label?: 'utf-8' | 'utf8' | 'unicode-1-1-utf-8' | (string & {}), options?: { fatal?: boolean; ignoreBOM?: boolean });
+  constructor(
+    label?: 'utf-8' | 'utf8' | 'unicode-1-1-utf-8' | (string & {}),
+    options?: { fatal?: boolean; ignoreBOM?: boolean },
+  );
   readonly encoding: 'utf-8';
   readonly fatal: boolean;
   readonly ignoreBOM: boolean;
@@ -92,5 +95,8 @@ interface Uint8ArrayConstructor {
    * not base64. `lastChunkHandling`: "loose" (default) takes an unpadded last chunk, "strict"
    * wants padding, "stop-before-partial" leaves a partial last chunk out.
    */
-  fromBase64(string: string, options?: { alphabet?: 'base64' | 'base64url'; lastChunkHandling?: 'loose' | 'strict' | 'stop-before-partial' }): Uint8Array<ArrayBuffer>;
+  fromBase64(
+    string: string,
+    options?: { alphabet?: 'base64' | 'base64url'; lastChunkHandling?: 'loose' | 'strict' | 'stop-before-partial' },
+  ): Uint8Array<ArrayBuffer>;
 }

@@ -22,5 +22,10 @@ export interface TextWindow {
 export function textWindow(text: string, offset: number, max: number): TextWindow {
   const start = Math.min(offset, text.length);
   const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+  return {
+    total_chars: text.length,
+    offset: start,
+    content: text.slice(start, end),
+    next_offset: end < text.length ? end : null,
+  };
 }

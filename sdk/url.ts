@@ -36,8 +36,7 @@ export function query(params: QueryParams | undefined, options: QueryOptions = {
 }
 
 /** Thrown for an argument that cannot be a path segment; its message names the argument. */
-export class InvalidSegmentError extends Error {
-}
+export class InvalidSegmentError extends Error {}
 
 /** One path segment: encoded, never empty, `.` or `..` (`name` words the error). */
 export function segment(value: UrlValue | null | undefined, name = 'path segment'): string {

@@ -86,7 +86,14 @@ function trend(series) {
     return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : 0;
   };
   const band = (xs) => ({ min: pct(xs, 0.1), max: pct(xs, 0.9) });
-  return { samples: series.length, firstMb: series[0]?.v ?? 0, peakMb: Math.max(...series.map((s) => s.v)), middle: band(middle), last: band(last), slopeMbPerMin: slopePerMinute(steady) };
+  return {
+    samples: series.length,
+    firstMb: series[0]?.v ?? 0,
+    peakMb: Math.max(...series.map((s) => s.v)),
+    middle: band(middle),
+    last: band(last),
+    slopeMbPerMin: slopePerMinute(steady),
+  };
 }
 
 /** the band (p10–p90) of the last third is no higher than the middle third's, within 5 % + 8 MiB at both ends */
@@ -99,7 +106,10 @@ const within = (late, early) => late <= early * 1.05 + 8;
 const flat = (m) => (within(m.last.max, m.middle.max) && within(m.last.min, m.middle.min)) || m.slopeMbPerMin <= 0;
 
 /** one sample in `every`, rounded, for the report */
-const thin = (series, every) => series.filter((_, i) => i % every === 0 || i === series.length - 1).map((s) => `${Math.round(s.t / 1000)}s:${Math.round(s.v)}`);
+const thin = (series, every) =>
+  series
+    .filter((_, i) => i % every === 0 || i === series.length - 1)
+    .map((s) => `${Math.round(s.t / 1000)}s:${Math.round(s.v)}`);
 
 const fixtures = path.join(root, 'test', 'fixtures', 'plugins');
 const server = await spawnServer({ pluginDirs: [fixtures], policy: { sandbox: { workers: WORKERS } } });
@@ -116,12 +126,22 @@ const sample = () => {
 };
 sample();
 const sampler = setInterval(sample, SAMPLE_MS);
-console.log(`load run: ${SESSIONS} sessions, batch ${BATCH}, up to ${CALLS} calls or ${MINUTES} min, server pid ${serverPid}, sandbox pid ${childrenOf(serverPid)[0]}`);
+console.log(
+  `load run: ${SESSIONS} sessions, batch ${BATCH}, up to ${CALLS} calls or ${MINUTES} min, server pid ${serverPid}, sandbox pid ${childrenOf(serverPid)[0]}`,
+);
 
 let summary;
 let failed = false;
 try {
-  summary = await runDriver({ url: server.url, apiKey: server.apiKey, sessions: SESSIONS, durationMs: MINUTES * 60_000, batch: BATCH, maxCalls: CALLS, timeoutMs: MINUTES * 60_000 + 120_000 });
+  summary = await runDriver({
+    url: server.url,
+    apiKey: server.apiKey,
+    sessions: SESSIONS,
+    durationMs: MINUTES * 60_000,
+    batch: BATCH,
+    maxCalls: CALLS,
+    timeoutMs: MINUTES * 60_000 + 120_000,
+  });
 } finally {
   clearInterval(sampler);
 }
@@ -160,6 +180,9 @@ check(code === 0, 'the server exited 0 on SIGTERM');
 // "No growth trend" (see trend above): after warm-up, the band of the last third is no higher than
 // the band of the middle third, for the server and the sandbox process alike.
 for (const [name, m] of Object.entries(mem)) {
-  check(flat(m), `${name} memory flat (p10–p90 middle third ${m.middle.min.toFixed(0)}–${m.middle.max.toFixed(0)} MiB, last third ${m.last.min.toFixed(0)}–${m.last.max.toFixed(0)} MiB)`);
+  check(
+    flat(m),
+    `${name} memory flat (p10–p90 middle third ${m.middle.min.toFixed(0)}–${m.middle.max.toFixed(0)} MiB, last third ${m.last.min.toFixed(0)}–${m.last.max.toFixed(0)} MiB)`,
+  );
 }
 process.exit(failed ? 1 : 0);

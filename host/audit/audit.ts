@@ -41,7 +41,8 @@ const MAX_ERROR_CHARS = 2000;
 /** Most events one INSERT writes (14 parameters each: well under SQLite's and PostgreSQL's limits). */
 export const AUDIT_BATCH_ROWS = 100;
 
-const AUDIT_COLUMNS = '(id, at, action, tenant, user_id, tool, integration, success, error_code, error, duration_ms, transport, request_id, args)';
+const AUDIT_COLUMNS =
+  '(id, at, action, tenant, user_id, tool, integration, success, error_code, error, duration_ms, transport, request_id, args)';
 const ROW_PLACEHOLDERS = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 function auditRow(e: AuditEvent): SqlValue[] {
@@ -86,7 +87,8 @@ export function createDatabaseAuditSink(db: Db, logger: Logger): AuditSink {
   const sql: string[] = [];
   const insert = (rows: readonly Pending[]): Promise<unknown> => {
     const n = rows.length;
-    sql[n] ??= `INSERT INTO audit_events ${AUDIT_COLUMNS} VALUES ${Array.from({ length: n }, () => ROW_PLACEHOLDERS).join(', ')}`;
+    sql[n] ??=
+      `INSERT INTO audit_events ${AUDIT_COLUMNS} VALUES ${Array.from({ length: n }, () => ROW_PLACEHOLDERS).join(', ')}`;
     return db.run(sql[n], n === 1 ? (rows[0] as Pending).row : rows.flatMap((p) => p.row));
   };
 
@@ -193,7 +195,10 @@ export function createStdoutAuditSink(options: StdoutAuditSinkOptions = {}): Aud
     failures++;
     if (reported.has(kind)) return;
     reported.add(kind);
-    options.logger?.error({ err, event: { ...event, args: undefined } }, `${FAILURE_MESSAGES[kind]}; further failures are counted in workbench_audit_write_failures_total, not logged`);
+    options.logger?.error(
+      { err, event: { ...event, args: undefined } },
+      `${FAILURE_MESSAGES[kind]}; further failures are counted in workbench_audit_write_failures_total, not logged`,
+    );
   };
 
   return {
@@ -207,7 +212,13 @@ export function createStdoutAuditSink(options: StdoutAuditSinkOptions = {}): Aud
       }
       let line: string;
       try {
-        line = JSON.stringify({ audit: true, at: new Date().toISOString(), ...e, error: e.error?.slice(0, MAX_ERROR_CHARS) }) + '\n';
+        line =
+          JSON.stringify({
+            audit: true,
+            at: new Date().toISOString(),
+            ...e,
+            error: e.error?.slice(0, MAX_ERROR_CHARS),
+          }) + '\n';
       } catch (err) {
         // a BigInt or a circular value in the arguments
         lost('serialise', e, err);

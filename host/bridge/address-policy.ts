@@ -15,7 +15,9 @@ export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 export function parseCidrs(list: readonly string[]): Cidr[] {
   return list.map((c) => {
     try {
-      return c.includes('/') ? ipaddr.parseCIDR(c) : ([ipaddr.parse(c), ipaddr.parse(c).kind() === 'ipv4' ? 32 : 128] as Cidr);
+      return c.includes('/')
+        ? ipaddr.parseCIDR(c)
+        : ([ipaddr.parse(c), ipaddr.parse(c).kind() === 'ipv4' ? 32 : 128] as Cidr);
     } catch {
       throw fail('GW_ERR_POLICY_INVALID', { message: `allowPrivateCidrs: "${c}" is not a CIDR range` });
     }

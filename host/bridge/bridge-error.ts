@@ -17,5 +17,8 @@ export class BridgeError extends WorkbenchError<BridgeErrorCode> {
 
 /** Matches on `code`, never on `instanceof` alone (STYLE §7.2). */
 export function isBridgeError(e: unknown): e is BridgeError {
-  return e instanceof BridgeError || (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'BridgeError');
+  return (
+    e instanceof BridgeError ||
+    (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'BridgeError')
+  );
 }

@@ -38,7 +38,10 @@ export class BufferBudget {
 
   constructor(options: BufferBudgetOptions) {
     this.limit = options.limit;
-    this.perPlugin = Math.min(options.limit, Math.max(options.maxResponseBytes, Math.ceil(options.share * options.limit)));
+    this.perPlugin = Math.min(
+      options.limit,
+      Math.max(options.maxResponseBytes, Math.ceil(options.share * options.limit)),
+    );
   }
 
   /** bytes held now, all plugins together */
@@ -66,7 +69,9 @@ export class BufferBudget {
     const mine = this.heldBy(plugin);
     if (this.#held + bytes > this.limit || mine + bytes > this.perPlugin) {
       this.#refusals++;
-      return this.#held + bytes > this.limit ? { of: 'budget', limit: this.limit } : { of: 'plugin', limit: this.perPlugin };
+      return this.#held + bytes > this.limit
+        ? { of: 'budget', limit: this.limit }
+        : { of: 'plugin', limit: this.perPlugin };
     }
     this.#held += bytes;
     this.#byPlugin.set(plugin, mine + bytes);

@@ -32,7 +32,14 @@ import { normaliseUrl } from '../../common/normalise-url.js';
 import { requestBody } from './request-body.js';
 import type { Resolver } from './safe-lookup.js';
 import { createTransport } from './transport.js';
-import type { CallContext, CallScope, CompiledEgressPolicy, Credential, Interceptor, OutboundRequest } from './types.js';
+import type {
+  CallContext,
+  CallScope,
+  CompiledEgressPolicy,
+  Credential,
+  Interceptor,
+  OutboundRequest,
+} from './types.js';
 
 /**
  * The steps of every ctx.http request, outermost first (compose.ts: the first one runs first on
@@ -85,7 +92,8 @@ export interface Bridge {
 
 function compileUpstreams(upstreams: Record<string, string>): Map<string, URL> {
   const upstreamMap = new Map<string, URL>();
-  for (const [from, to] of Object.entries(upstreams)) upstreamMap.set(new URL(from).origin, new URL(new URL(to).origin));
+  for (const [from, to] of Object.entries(upstreams))
+    upstreamMap.set(new URL(from).origin, new URL(new URL(to).origin));
   return upstreamMap;
 }
 
@@ -164,7 +172,11 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
   });
   const run = compose(...BRIDGE_INTERCEPTORS.map((step) => step.make()))(transport.send);
   const calls = new WeakMap<CallScope, CallContext>();
-  const budget = new BufferBudget({ limit: egress.maxBufferedBytes, share: egress.maxBufferedShare, maxResponseBytes: egress.maxResponseBytes });
+  const budget = new BufferBudget({
+    limit: egress.maxBufferedBytes,
+    share: egress.maxBufferedShare,
+    maxResponseBytes: egress.maxResponseBytes,
+  });
 
   return {
     async dispatch(raw, scope, delivered) {
@@ -175,7 +187,12 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
       const forget = call.onEnd(() => reservation.release());
       let handedOver = false;
       try {
-        if (typeof raw?.url !== 'string' || typeof raw.method !== 'string' || typeof raw.headers !== 'object' || raw.headers === null) {
+        if (
+          typeof raw?.url !== 'string' ||
+          typeof raw.method !== 'string' ||
+          typeof raw.headers !== 'object' ||
+          raw.headers === null
+        ) {
           return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } };
         }
         const body = requestBody(raw, policy.maxRequestBodyBytes);
@@ -183,7 +200,10 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
         try {
           url = normaliseUrl(raw.url);
         } catch {
-          return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `"${raw.url.slice(0, 200)}" is not a valid URL` } };
+          return {
+            ok: false,
+            error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `"${raw.url.slice(0, 200)}" is not a valid URL` },
+          };
         }
         const req: OutboundRequest = {
           url,
@@ -205,9 +225,18 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
           };
           delivered.then(release, release);
         }
-        const response: BridgeResponse = { status: res.status, statusText: res.statusText, headers: res.headers, body: res.body, url: res.url };
+        const response: BridgeResponse = {
+          status: res.status,
+          statusText: res.statusText,
+          headers: res.headers,
+          body: res.body,
+          url: res.url,
+        };
         // bytes that are not UTF-8 text cross the sandbox's JSON messages as base64
-        if (res.bytes) response.bodyBase64 = Buffer.from(res.bytes.buffer, res.bytes.byteOffset, res.bytes.byteLength).toString('base64');
+        if (res.bytes)
+          response.bodyBase64 = Buffer.from(res.bytes.buffer, res.bytes.byteOffset, res.bytes.byteLength).toString(
+            'base64',
+          );
         return { ok: true, response };
       } catch (e) {
         if (isBridgeError(e)) return { ok: false, error: { code: e.code, message: e.message } };

@@ -5,7 +5,13 @@
  * injection, redirects, size and time budgets, redaction of the credential from what goes back.
  * The rest of the host imports only this file.
  */
-export { createBridge, createUpstreamMapper, type Bridge, type BridgeBufferStats, type BridgeOptions } from './create-bridge.js';
+export {
+  createBridge,
+  createUpstreamMapper,
+  type Bridge,
+  type BridgeBufferStats,
+  type BridgeOptions,
+} from './create-bridge.js';
 export type { CallScope, Credential } from './types.js';
 export type { Resolver } from './safe-lookup.js';
 // The address policy, for host-side requests to addresses that come from manifests (OAuth

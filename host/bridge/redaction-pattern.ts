@@ -10,10 +10,21 @@
  */
 
 /** JSON's two-character escapes. */
-const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '/': '\\/', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '/': '\\/',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
 
-const percentEncoded = (text: string): string => [...Buffer.from(text, 'utf8')].map((b) => '%' + b.toString(16).padStart(2, '0')).join('');
-const jsonEscaped = (text: string): string => [...Array(text.length).keys()].map((i) => '\\u' + text.charCodeAt(i).toString(16).padStart(4, '0')).join('');
+const percentEncoded = (text: string): string =>
+  [...Buffer.from(text, 'utf8')].map((b) => '%' + b.toString(16).padStart(2, '0')).join('');
+const jsonEscaped = (text: string): string =>
+  [...Array(text.length).keys()].map((i) => '\\u' + text.charCodeAt(i).toString(16).padStart(4, '0')).join('');
 const regExpSource = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
 /** A string read one character per byte: how bytes are searched for text (latin1 maps each byte to one character and back). */

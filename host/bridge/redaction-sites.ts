@@ -31,7 +31,8 @@ export function replaceRanges(text: string, ranges: readonly Range[], by: (part:
 }
 
 /** How much of a text the ranges cover. */
-export const coverage = (ranges: readonly Range[]): number => ranges.reduce((sum, [start, end]) => sum + end - start, 0);
+export const coverage = (ranges: readonly Range[]): number =>
+  ranges.reduce((sum, [start, end]) => sum + end - start, 0);
 
 /**
  * The ranges within `reach` of each match of `clues` (a global pattern), merged: an echo lies
@@ -59,7 +60,8 @@ export const ALNUM_ESCAPE = /(?:%|[\\%]u00)(?:3[0-9]|[46][1-9a-f]|[57][0-9a])/i;
 const ALNUM_ESCAPES = new RegExp(ALNUM_ESCAPE.source, 'gi');
 
 const HEX_DIGIT = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX_DIGIT['0123456789abcdef'.charCodeAt(i)] = HEX_DIGIT['0123456789ABCDEF'.charCodeAt(i)] = i;
+for (let i = 0; i < 16; i++)
+  HEX_DIGIT['0123456789abcdef'.charCodeAt(i)] = HEX_DIGIT['0123456789ABCDEF'.charCodeAt(i)] = i;
 
 /** The value of `digits` hex digits at `at`, or -1 when they are not all hex digits. */
 function hexAt(text: string, at: number, digits: number): number {

@@ -26,7 +26,16 @@
  */
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { byteView, spellingPattern } from './redaction-pattern.js';
-import { ALNUM_ESCAPE, clueSites, coverage, decodedView, escapedStretches, mergeRanges, replaceRanges, type Range } from './redaction-sites.js';
+import {
+  ALNUM_ESCAPE,
+  clueSites,
+  coverage,
+  decodedView,
+  escapedStretches,
+  mergeRanges,
+  replaceRanges,
+  type Range,
+} from './redaction-sites.js';
 
 export const REDACTED = '[REDACTED]';
 /** Shorter values are not redacted: replacing 1–3 characters everywhere would destroy bodies. */
@@ -60,7 +69,8 @@ export function secretSpellings(values: readonly string[]): string[] {
   const spellings = new Set<string>();
   for (const v of values) {
     if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH) continue;
-    for (const s of [v, ...base64Spellings(v), ...punycodeSpellings(v)]) if (s.length >= MIN_SECRET_LENGTH) spellings.add(s);
+    for (const s of [v, ...base64Spellings(v), ...punycodeSpellings(v)])
+      if (s.length >= MIN_SECRET_LENGTH) spellings.add(s);
   }
   return [...spellings].sort((a, b) => b.length - a.length);
 }
@@ -97,8 +107,16 @@ const literal = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/-]/g, 
  * ASCII differ in bytes the `i` flag does not relate.
  */
 function exactPattern(spellings: readonly string[], bytes: boolean): RegExp {
-  const forms = bytes ? spellings.flatMap((s) => [...new Set([s, s.toLowerCase(), s.toUpperCase()])].map(byteView)) : spellings;
-  return new RegExp([...new Set(forms)].sort((a, b) => b.length - a.length).map(literal).join('|'), 'gi');
+  const forms = bytes
+    ? spellings.flatMap((s) => [...new Set([s, s.toLowerCase(), s.toUpperCase()])].map(byteView))
+    : spellings;
+  return new RegExp(
+    [...new Set(forms)]
+      .sort((a, b) => b.length - a.length)
+      .map(literal)
+      .join('|'),
+    'gi',
+  );
 }
 
 /**
@@ -183,7 +201,10 @@ export class Redactor {
     const stretches = escapedStretches(text, this.#reach);
     if (stretches === undefined) return this.#holdsClue(decodedView(text)) ? EVERYWHERE : sites;
     const escapes = this.#spellings.some((s) => s.escapes);
-    const merged = mergeRanges([...sites, ...stretches.filter(([start, end]) => escapes || this.#holdsClue(decodedView(text.slice(start, end))))]);
+    const merged = mergeRanges([
+      ...sites,
+      ...stretches.filter(([start, end]) => escapes || this.#holdsClue(decodedView(text.slice(start, end)))),
+    ]);
     return coverage(merged) > budget ? EVERYWHERE : merged;
   }
 
@@ -191,7 +212,8 @@ export class Redactor {
   #redactSite(part: string, bytes: boolean): string {
     const view = ALNUM_ESCAPE.test(part) ? `${part}\n${decodedView(part)}` : part;
     let out = part;
-    for (const s of this.#spellings) if (s.clue && (s.escapes || s.clue.test(view))) out = out.replace(this.#pattern(s.text, bytes), REDACTED);
+    for (const s of this.#spellings)
+      if (s.clue && (s.escapes || s.clue.test(view))) out = out.replace(this.#pattern(s.text, bytes), REDACTED);
     return out;
   }
 

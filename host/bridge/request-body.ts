@@ -16,7 +16,8 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export function requestBody(raw: BridgeRequest, maxBytes: number): string | Uint8Array | undefined {
   const { body, bodyBase64 } = raw;
   if (bodyBase64 === undefined) {
-    if (body !== undefined && typeof body !== 'string') throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', 'the body must be a string');
+    if (body !== undefined && typeof body !== 'string')
+      throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', 'the body must be a string');
     return body;
   }
   if (body !== undefined || typeof bodyBase64 !== 'string' || bodyBase64.length % 4 !== 0 || !BASE64.test(bodyBase64)) {

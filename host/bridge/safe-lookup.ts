@@ -11,7 +11,11 @@ import { fail } from '../../contracts/errors.js';
 
 export type LookupAddress = { address: string; family: number };
 /** The shape of `dns.lookup` with `all: true` (tests pass a stub resolver). */
-export type Resolver = (hostname: string, options: { all: true; family?: number }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: { all: true; family?: number },
+  cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /** Error code the transport recognises as "the address check refused this host". */
 export const ADDRESS_BLOCKED = 'WB_ADDRESS_BLOCKED';
@@ -19,12 +23,17 @@ export const ADDRESS_BLOCKED = 'WB_ADDRESS_BLOCKED';
 const systemResolver: Resolver = (hostname, options, cb) => dns.lookup(hostname, options, cb);
 
 /** `check: false` only resolves (for operator-named upstream targets). */
-export function createSafeLookup(allowed: readonly Cidr[], resolve: Resolver = systemResolver, check = true): LookupFunction {
+export function createSafeLookup(
+  allowed: readonly Cidr[],
+  resolve: Resolver = systemResolver,
+  check = true,
+): LookupFunction {
   return function safeLookup(hostname, options, cb): void {
     const family = typeof options.family === 'number' ? options.family : undefined;
     resolve(hostname, family ? { all: true, family } : { all: true }, (err, addresses) => {
       if (err) return cb(err, []);
-      if (!addresses || addresses.length === 0) return cb(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+      if (!addresses || addresses.length === 0)
+        return cb(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
       for (const a of check ? addresses : []) {
         const verdict = judgeAddress(a.address, allowed);
         if (!verdict.allowed) {

@@ -12,7 +12,15 @@ import { ADDRESS_BLOCKED, createSafeLookup, type Resolver } from './safe-lookup.
 import type { Cidr } from './address-policy.js';
 import type { Step } from './types.js';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-authenticate', 'trailer', 'te']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-authenticate',
+  'trailer',
+  'te',
+]);
 
 /**
  * Answer headers that carry a credential of their own: a session cookie an API sets in reply to
@@ -21,7 +29,12 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
  * to another host they would be a credential outside the gateway (invariant 2). Redaction cannot
  * catch them: it removes only the values the gateway itself injected.
  */
-const CREDENTIAL_ANSWER_HEADERS = new Set(['set-cookie', 'set-cookie2', 'authentication-info', 'proxy-authentication-info']);
+const CREDENTIAL_ANSWER_HEADERS = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'authentication-info',
+  'proxy-authentication-info',
+]);
 
 export interface TransportOptions {
   allowedCidrs: readonly Cidr[];
@@ -51,7 +64,10 @@ function causeCodes(e: unknown): string[] {
 export function createTransport(options: TransportOptions): Transport {
   const connect = { timeout: options.connectTimeoutMs, ...(options.ca ? { ca: options.ca } : {}) };
   const timeouts = { headersTimeout: options.requestTimeoutMs, bodyTimeout: options.requestTimeoutMs };
-  const checked = new Agent({ ...timeouts, connect: { ...connect, lookup: createSafeLookup(options.allowedCidrs, options.resolver) } });
+  const checked = new Agent({
+    ...timeouts,
+    connect: { ...connect, lookup: createSafeLookup(options.allowedCidrs, options.resolver) },
+  });
   // operator-named targets: resolved normally (with the test resolver if one is given), never checked
   const plainLookup = options.resolver ? createSafeLookup([], options.resolver, false) : undefined;
   const mapped = new Agent({ ...timeouts, connect: plainLookup ? { ...connect, lookup: plainLookup } : connect });
@@ -73,10 +89,16 @@ export function createTransport(options: TransportOptions): Transport {
       const where = req.hop === 0 ? '' : `redirect hop ${req.hop}: `;
       const codes = causeCodes(e);
       if (codes.includes(ADDRESS_BLOCKED)) {
-        throw new BridgeError('GW_ERR_BRIDGE_ADDRESS_BLOCKED', `${where}host "${req.url.hostname}" resolves to an address that is not allowed`);
+        throw new BridgeError(
+          'GW_ERR_BRIDGE_ADDRESS_BLOCKED',
+          `${where}host "${req.url.hostname}" resolves to an address that is not allowed`,
+        );
       }
       const known = codes.find((c) => /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_TLS_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)$/.test(c));
-      throw new BridgeError('GW_ERR_BRIDGE_NETWORK', `${where}request to "${req.url.hostname}" failed${known ? ` (${known})` : ''}`);
+      throw new BridgeError(
+        'GW_ERR_BRIDGE_NETWORK',
+        `${where}request to "${req.url.hostname}" failed${known ? ` (${known})` : ''}`,
+      );
     }
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => {

@@ -12,7 +12,13 @@ import { resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
 import { requireSharedKey } from '../connections/vault.js';
-import { loadPluginDir, loadPlugins, pluginRootProblem, readPlugins, type LoadedPlugin } from '../registry/load-plugins.js';
+import {
+  loadPluginDir,
+  loadPlugins,
+  pluginRootProblem,
+  readPlugins,
+  type LoadedPlugin,
+} from '../registry/load-plugins.js';
 import { clashOf } from '../registry/namespace.js';
 import { createSandbox, probePlugin, type ProbeVerdict } from '../supervisor/index.js';
 import { DEFAULT_POLICY_FILE } from '../paths.js';
@@ -40,7 +46,10 @@ function textFields(values: Record<string, unknown>): Record<string, string> {
     if (v === null) continue;
     if (typeof v === 'string') out[k] = v;
     else if (typeof v === 'number' && Number.isFinite(v)) out[k] = String(v);
-    else throw fail('GW_ERR_CLI_USAGE', { message: `--values: field "${k}" must be a string (or a number, or null to leave it out), not ${Array.isArray(v) ? 'a list' : typeof v}` });
+    else
+      throw fail('GW_ERR_CLI_USAGE', {
+        message: `--values: field "${k}" must be a string (or a number, or null to leave it out), not ${Array.isArray(v) ? 'a list' : typeof v}`,
+      });
   }
   return out;
 }
@@ -54,7 +63,8 @@ function parseJsonFlag(args: ParsedArgs, name: string): Record<string, unknown> 
   } catch (err) {
     throw fail('GW_ERR_CLI_USAGE', { message: `--${name} must be a JSON object: ${(err as Error).message}` });
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw fail('GW_ERR_CLI_USAGE', { message: `--${name} must be a JSON object` });
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw fail('GW_ERR_CLI_USAGE', { message: `--${name} must be a JSON object` });
   return v as Record<string, unknown>;
 }
 
@@ -65,10 +75,12 @@ export async function runUsersCreate(config: GatewayConfig, args: ParsedArgs): P
   if (problem) throw fail('GW_ERR_CLI_USAGE', { message: problem });
   return withDb(config, async (db) => {
     const users = new UserStore(db);
-    if (await users.byEmail(email)) throw fail('GW_ERR_CLI_REFUSED', { message: `a user with email ${email} already exists` });
+    if (await users.byEmail(email))
+      throw fail('GW_ERR_CLI_REFUSED', { message: `a user with email ${email} already exists` });
     const user = await users.create(email, tenant);
     const { key } = await users.createApiKey(user.id, 'cli');
-    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ userId: user.id, tenant: user.tenant, apiKey: key }) + '\n');
+    if (args.flags.has('json'))
+      process.stdout.write(JSON.stringify({ userId: user.id, tenant: user.tenant, apiKey: key }) + '\n');
     else process.stdout.write(`Created ${user.email} in tenant ${user.tenant}. API key (shown once):\n${key}\n`);
     return 0;
   });
@@ -82,7 +94,9 @@ function originText(k: ApiKeyInfo, all: readonly ApiKeyInfo[]): string {
   if (k.createdVia === 'operator') return 'created by an operator';
   if (k.createdVia === null) return 'origin not recorded';
   const parent = all.find((p) => p.id === k.createdWithKeyId);
-  return parent ? `created with key ${parent.prefix}…${parent.revokedAt !== null ? ' (revoked)' : ''}` : 'created with a key no longer stored';
+  return parent
+    ? `created with key ${parent.prefix}…${parent.revokedAt !== null ? ' (revoked)' : ''}`
+    : 'created with a key no longer stored';
 }
 
 /** `users keys --email E [--json]`: a user's API keys, oldest first (prefixes, never secrets). */
@@ -94,13 +108,24 @@ export async function runUsersKeys(config: GatewayConfig, args: ParsedArgs): Pro
     if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });
     const all = await users.listApiKeys(user.id);
     if (args.flags.has('json')) {
-      const keys = all.map((k) => ({ id: k.id, prefix: k.prefix, label: k.label, createdAt: dateOf(k.createdAt), lastUsedAt: dateOf(k.lastUsedAt), revokedAt: dateOf(k.revokedAt), createdVia: k.createdVia, createdWithKeyId: k.createdWithKeyId }));
+      const keys = all.map((k) => ({
+        id: k.id,
+        prefix: k.prefix,
+        label: k.label,
+        createdAt: dateOf(k.createdAt),
+        lastUsedAt: dateOf(k.lastUsedAt),
+        revokedAt: dateOf(k.revokedAt),
+        createdVia: k.createdVia,
+        createdWithKeyId: k.createdWithKeyId,
+      }));
       process.stdout.write(JSON.stringify({ userId: user.id, email: user.email, keys }) + '\n');
       return 0;
     }
     if (all.length === 0) process.stdout.write(`${user.email} has no API keys.\n`);
     for (const k of all)
-      process.stdout.write(`${k.prefix}…  ${k.revokedAt === null ? 'active ' : 'revoked'}  ${k.label || '(no label)'}  ${originText(k, all)}, ${dateOf(k.createdAt)}${k.lastUsedAt !== null ? `, last used ${dateOf(k.lastUsedAt)}` : ''}  id ${k.id}\n`);
+      process.stdout.write(
+        `${k.prefix}…  ${k.revokedAt === null ? 'active ' : 'revoked'}  ${k.label || '(no label)'}  ${originText(k, all)}, ${dateOf(k.createdAt)}${k.lastUsedAt !== null ? `, last used ${dateOf(k.lastUsedAt)}` : ''}  id ${k.id}\n`,
+      );
     return 0;
   });
 }
@@ -124,14 +149,24 @@ export async function runUsersRevokeKey(config: GatewayConfig, args: ParsedArgs)
       if (secret.revokedAt !== null) throw fail('GW_ERR_CLI_REFUSED', { message: 'that key is already revoked' });
       ({ userId, keyId } = secret);
     } else {
-      if (email === undefined) throw fail('GW_ERR_CLI_USAGE', { message: '--key is not the full text of a key: give the user with --email, and the key by its id or the prefix `users keys` shows' });
+      if (email === undefined)
+        throw fail('GW_ERR_CLI_USAGE', {
+          message:
+            '--key is not the full text of a key: give the user with --email, and the key by its id or the prefix `users keys` shows',
+        });
       const user = await users.byEmail(email);
       if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });
       const wanted = given.replace(/…$|\.\.\.$/, '');
       const live = (await users.listApiKeys(user.id)).filter((k) => k.revokedAt === null);
       const matches = live.filter((k) => k.id === wanted || (wanted.length >= 5 && k.prefix.startsWith(wanted)));
-      if (matches.length === 0) throw fail('GW_ERR_CLI_REFUSED', { message: `${email} has no active key ${given} (see: workbench users keys --email ${email})` });
-      if (matches.length > 1) throw fail('GW_ERR_CLI_REFUSED', { message: `${given} names ${matches.length} active keys of ${email}: ${matches.map((k) => k.id).join(', ')}; give the id` });
+      if (matches.length === 0)
+        throw fail('GW_ERR_CLI_REFUSED', {
+          message: `${email} has no active key ${given} (see: workbench users keys --email ${email})`,
+        });
+      if (matches.length > 1)
+        throw fail('GW_ERR_CLI_REFUSED', {
+          message: `${given} names ${matches.length} active keys of ${email}: ${matches.map((k) => k.id).join(', ')}; give the id`,
+        });
       userId = user.id;
       keyId = (matches[0] as ApiKeyInfo).id;
     }
@@ -139,7 +174,8 @@ export async function runUsersRevokeKey(config: GatewayConfig, args: ParsedArgs)
     const done = await users.revokeApiKeyChain(userId, keyId);
     if (!done) throw fail('GW_ERR_CLI_REFUSED', { message: 'that key is already revoked' });
     const prefixOf = (id: string): string => `${all.find((k) => k.id === id)?.prefix ?? id}…`;
-    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ userId, revoked: [done.keyId, ...done.alsoRevoked] }) + '\n');
+    if (args.flags.has('json'))
+      process.stdout.write(JSON.stringify({ userId, revoked: [done.keyId, ...done.alsoRevoked] }) + '\n');
     else
       process.stdout.write(
         `Revoked ${prefixOf(done.keyId)}${done.alsoRevoked.length ? `, and the ${done.alsoRevoked.length} key(s) created with it: ${done.alsoRevoked.map(prefixOf).join(', ')}` : ''}. Servers refuse ${done.alsoRevoked.length ? 'them' : 'it'} within a second; portal sessions signed in with ${done.alsoRevoked.length ? 'them' : 'it'} are signed out.\n`,
@@ -155,8 +191,13 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
   const values = parseJsonFlag(args, 'values');
   const configValues = parseJsonFlag(args, 'config');
   const expiresText = stringFlag(args, 'expires-in');
-  if (expiresText !== undefined && !/^\d+$/.test(expiresText)) throw fail('GW_ERR_CLI_USAGE', { message: '--expires-in must be a whole number of seconds' });
-  if (!token && !values) throw fail('GW_ERR_CLI_USAGE', { message: 'give --token (OAuth2, or the single secret field of an API-key integration) or --values JSON (API-key fields)' });
+  if (expiresText !== undefined && !/^\d+$/.test(expiresText))
+    throw fail('GW_ERR_CLI_USAGE', { message: '--expires-in must be a whole number of seconds' });
+  if (!token && !values)
+    throw fail('GW_ERR_CLI_USAGE', {
+      message:
+        'give --token (OAuth2, or the single secret field of an API-key integration) or --values JSON (API-key fields)',
+    });
   // API-key fields are text: a number is taken as written, null means the field is left out, and
   // anything else (an object, a list, true) is refused instead of being stored as "[object Object]"
   const fieldValues = values === undefined ? undefined : textFields(values);
@@ -168,14 +209,20 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
         `no integration named "${integration}" in the plugin folders searched: ${config.pluginDirs.join(', ')} ` +
         `(found: ${loaded.map((p) => p.manifest.name).join(', ') || 'none'}). Run this command with the server's WORKBENCH_PLUGINS_DIR, ` +
         'WORKBENCH_DATA_DIR (or DATABASE_URL) and encryption key' +
-        config.pluginDirs.map((d) => pluginRootProblem(d)).filter((p) => p !== undefined).map((p) => `; ${p}`).join(''),
+        config.pluginDirs
+          .map((d) => pluginRootProblem(d))
+          .filter((p) => p !== undefined)
+          .map((p) => `; ${p}`)
+          .join(''),
     });
   const auth = plugin.manifest.auth;
   if (auth.type === 'apikey' && token !== undefined && !values) {
     const secrets = auth.fields.filter((f) => f.secret);
     if (secrets.length !== 1) {
       const example = JSON.stringify(Object.fromEntries(secrets.map((f) => [f.name, '…'])));
-      throw fail('GW_ERR_CLI_USAGE', { message: `--token fills only the single secret field of an API-key integration; ${integration} has ${secrets.length} (${secrets.map((f) => f.name).join(', ')}): use --values '${example}'` });
+      throw fail('GW_ERR_CLI_USAGE', {
+        message: `--token fills only the single secret field of an API-key integration; ${integration} has ${secrets.length} (${secrets.map((f) => f.name).join(', ')}): use --values '${example}'`,
+      });
     }
   }
   requireSharedKey(config.databaseUrl, config.dataDir, process.env);
@@ -185,7 +232,11 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
     const vault = loadVaultWithPending({ dataDir: config.dataDir });
     const service = createConnectionService({ db, vault, clientFor: clientFromEnv() });
     const refreshToken = stringFlag(args, 'refresh-token');
-    const replaced = (await db.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [user.id, integration])) !== undefined;
+    const replaced =
+      (await db.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [
+        user.id,
+        integration,
+      ])) !== undefined;
     const { connectionId } = await service.importConnection({
       userId: user.id,
       manifest: plugin.manifest,
@@ -195,7 +246,8 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
       ...(fieldValues ? { values: fieldValues } : {}),
       ...(configValues ? { config: configValues } : {}),
     });
-    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ connectionId, integration, userId: user.id, replaced }) + '\n');
+    if (args.flags.has('json'))
+      process.stdout.write(JSON.stringify({ connectionId, integration, userId: user.id, replaced }) + '\n');
     else if (replaced)
       process.stdout.write(
         `Replaced the ${integration} connection of ${user.email} (connection ${connectionId}; its config${auth.type === 'apikey' ? ' (non-secret fields)' : ''} is kept where --config${auth.type === 'apikey' ? ' or --values' : ''} did not give a new value).\n`,
@@ -210,7 +262,15 @@ export async function runKeysRotate(config: GatewayConfig, args: ParsedArgs): Pr
   requireSharedKey(config.databaseUrl, config.dataDir, process.env);
   return withDb(config, async (db) => {
     const r = await rotateStoredKey({ db, dataDir: config.dataDir, ...(newKey !== undefined ? { newKey } : {}) });
-    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ rotated: r.rotated, keyId: r.keyId, storedIn: r.storedIn, ...(r.newKeyBase64 ? { newKey: r.newKeyBase64 } : {}) }) + '\n');
+    if (args.flags.has('json'))
+      process.stdout.write(
+        JSON.stringify({
+          rotated: r.rotated,
+          keyId: r.keyId,
+          storedIn: r.storedIn,
+          ...(r.newKeyBase64 ? { newKey: r.newKeyBase64 } : {}),
+        }) + '\n',
+      );
     else {
       process.stdout.write(`Re-encrypted ${r.rotated} connection(s) under key ${r.keyId}.\n`);
       if (r.newKeyBase64)
@@ -232,11 +292,20 @@ export async function runKeysReseal(config: GatewayConfig, args: ParsedArgs): Pr
   requireSharedKey(config.databaseUrl, config.dataDir, process.env);
   return withDb(config, async (db) => {
     const r = await resealKeys(db, loadVaultWithPending({ dataDir: config.dataDir }));
-    if (args.flags.has('json')) process.stdout.write(JSON.stringify({ resealed: r.resealed, keyId: r.keyId, left: r.left }) + '\n');
+    if (args.flags.has('json'))
+      process.stdout.write(JSON.stringify({ resealed: r.resealed, keyId: r.keyId, left: r.left }) + '\n');
     else {
-      process.stdout.write(`Re-encrypted ${r.resealed} connection(s) under key ${r.keyId}; ${r.left} left on another key.\n`);
-      if (r.left === 0) process.stdout.write('No connection needs an older key: it can be removed once every server runs with the current key.\n');
-      else process.stdout.write('Servers still running with an older key sealed more meanwhile: restart them with the current key and run this again.\n');
+      process.stdout.write(
+        `Re-encrypted ${r.resealed} connection(s) under key ${r.keyId}; ${r.left} left on another key.\n`,
+      );
+      if (r.left === 0)
+        process.stdout.write(
+          'No connection needs an older key: it can be removed once every server runs with the current key.\n',
+        );
+      else
+        process.stdout.write(
+          'Servers still running with an older key sealed more meanwhile: restart them with the current key and run this again.\n',
+        );
     }
     return 0;
   });
@@ -247,7 +316,10 @@ export async function runKeysReseal(config: GatewayConfig, args: ParsedArgs): Pr
  * short-lived sandbox (one worker, the policy's limits for the plugin): it must compile, evaluate
  * and export a function for every tool. The host never evaluates plugin code itself.
  */
-export async function runPluginValidate(dir: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runPluginValidate(
+  dir: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (!dir) throw fail('GW_ERR_CLI_USAGE', { message: 'usage: workbench plugin validate DIR' });
   const invalid = (file: string, message: string): number => {
     process.stderr.write(`invalid: ${file}: ${message}\n`);
@@ -273,13 +345,19 @@ export async function runPluginValidate(dir: string | undefined, env: NodeJS.Pro
   let verdict: ProbeVerdict;
   try {
     const { manifest, source, sourceHash } = plugin;
-    verdict = await probePlugin(sandbox, { name: manifest.name, version: manifest.version, source, sourceHash }, [...plugin.tools.keys()], sandboxLimits(policy, manifest.name));
+    verdict = await probePlugin(
+      sandbox,
+      { name: manifest.name, version: manifest.version, source, sourceHash },
+      [...plugin.tools.keys()],
+      sandboxLimits(policy, manifest.name),
+    );
   } finally {
     await sandbox.close();
   }
   if (verdict.checked && !verdict.ok) return invalid(path.join(plugin.dir, 'plugin.js'), verdict.problem);
   if (plugin.unscanned !== undefined) return invalid(path.join(plugin.dir, 'plugin.js'), plugin.unscanned);
-  if (!verdict.checked) process.stderr.write(`warning: plugin.js could not be checked in the sandbox: ${verdict.reason}\n`);
+  if (!verdict.checked)
+    process.stderr.write(`warning: plugin.js could not be checked in the sandbox: ${verdict.reason}\n`);
   const { clashes, replaces } = installedClashes(plugin, pluginDirsOf(env));
   if (clashes.length > 0)
     return invalid(
@@ -287,8 +365,12 @@ export async function runPluginValidate(dir: string | undefined, env: NodeJS.Pro
       `clashes with ${clashes.join('; with ')}. Installed beside it, neither would load: rename this plugin (its name, and its tool names with it) or remove the other`,
     );
   for (const q of replaces)
-    process.stderr.write(`note: ${q.manifest.name}@${q.manifest.version} is installed in ${q.dir}: install this one in its place (two folders of one plugin would refuse both)\n`);
-  process.stdout.write(`ok: ${plugin.manifest.name}@${plugin.manifest.version}: ${plugin.tools.size} tool(s), ${plugin.source.length} bytes of source\n`);
+    process.stderr.write(
+      `note: ${q.manifest.name}@${q.manifest.version} is installed in ${q.dir}: install this one in its place (two folders of one plugin would refuse both)\n`,
+    );
+  process.stdout.write(
+    `ok: ${plugin.manifest.name}@${plugin.manifest.version}: ${plugin.tools.size} tool(s), ${plugin.source.length} bytes of source\n`,
+  );
   return 0;
 }
 
@@ -297,7 +379,10 @@ export async function runPluginValidate(dir: string | undefined, env: NodeJS.Pro
  * built-in ones and WORKBENCH_PLUGINS_DIR): the plugins of other names it clashes with (namespace.ts),
  * and those of its own name, which it is taken to replace. Its own folder, if installed, is left out.
  */
-function installedClashes(plugin: LoadedPlugin, roots: readonly string[]): { clashes: string[]; replaces: LoadedPlugin[] } {
+function installedClashes(
+  plugin: LoadedPlugin,
+  roots: readonly string[],
+): { clashes: string[]; replaces: LoadedPlugin[] } {
   const real = (dir: string): string => fs.realpathSync(dir);
   const others = readPlugins(roots).plugins.filter((q) => real(q.dir) !== real(plugin.dir));
   const replaces = others.filter((q) => q.manifest.name === plugin.manifest.name);

@@ -23,12 +23,14 @@ export function parseArgs(argv: readonly string[], booleanFlags: readonly string
     const name = a.slice(2, eq === -1 ? undefined : eq);
     // `--email a --email b` kept the last without a word; `--json=false` turned JSON on
     if (flags.has(name)) throw fail('GW_ERR_CLI_USAGE', { message: `--${name} is given more than once` });
-    if (eq !== -1 && booleanFlags.includes(name)) throw fail('GW_ERR_CLI_USAGE', { message: `--${name} takes no value (give --${name} alone, or leave it out)` });
+    if (eq !== -1 && booleanFlags.includes(name))
+      throw fail('GW_ERR_CLI_USAGE', { message: `--${name} takes no value (give --${name} alone, or leave it out)` });
     if (eq !== -1) flags.set(name, a.slice(eq + 1));
     else if (booleanFlags.includes(name)) flags.set(name, true);
     else {
       const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw fail('GW_ERR_CLI_USAGE', { message: `--${name} needs a value` });
+      if (next === undefined || next.startsWith('--'))
+        throw fail('GW_ERR_CLI_USAGE', { message: `--${name} needs a value` });
       flags.set(name, next);
       i++;
     }

@@ -9,7 +9,16 @@ import { readConfig } from '../config.js';
 import { isGatewayError } from '../errors.js';
 import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
 import { runServe, runStdio } from './serve.js';
-import { runConnectionsImport, runKeysReseal, runKeysRotate, runLoginLink, runPluginValidate, runUsersCreate, runUsersKeys, runUsersRevokeKey } from './admin.js';
+import {
+  runConnectionsImport,
+  runKeysReseal,
+  runKeysRotate,
+  runLoginLink,
+  runPluginValidate,
+  runUsersCreate,
+  runUsersKeys,
+  runUsersRevokeKey,
+} from './admin.js';
 import { runPluginBuild, runPluginLink, runPluginNew, runPluginTest } from './plugin-commands.js';
 import { runPluginsReload } from './plugins-reload.js';
 import { runSecurityReport } from './security-report.js';
@@ -92,7 +101,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
-  const bad = unknownFlag(['users', 'connections', 'keys', 'plugin', 'plugins', 'security'].includes(command) ? `${command} ${sub ?? ''}` : command, args);
+  const bad = unknownFlag(
+    ['users', 'connections', 'keys', 'plugin', 'plugins', 'security'].includes(command)
+      ? `${command} ${sub ?? ''}`
+      : command,
+    args,
+  );
   if (bad) {
     process.stderr.write(`workbench: ${bad}\n\n${USAGE}\n`);
     return 2;

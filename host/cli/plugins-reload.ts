@@ -24,7 +24,7 @@ export async function runPluginsReload(config: GatewayConfig, args: ParsedArgs):
     throw fail('GW_ERR_CLI_REFUSED', {
       message:
         `no running server uses the data directory ${config.dataDir} (a running \`workbench serve\` records itself in ${config.dataDir}/run/): ` +
-        'run this command with the server\'s WORKBENCH_DATA_DIR, or send SIGHUP to the server process yourself',
+        "run this command with the server's WORKBENCH_DATA_DIR, or send SIGHUP to the server process yourself",
     });
   const sentAt = Date.now();
   for (const s of servers) process.kill(s.pid, 'SIGHUP');
@@ -38,7 +38,8 @@ export async function runPluginsReload(config: GatewayConfig, args: ParsedArgs):
 function timeoutOf(args: ParsedArgs): number {
   const text = stringFlag(args, 'timeout');
   if (text === undefined) return DEFAULT_TIMEOUT_S;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw fail('GW_ERR_CLI_USAGE', { message: '--timeout must be a whole number of seconds, at least 1' });
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw fail('GW_ERR_CLI_USAGE', { message: '--timeout must be a whole number of seconds, at least 1' });
   return Number(text);
 }
 
@@ -47,9 +48,17 @@ async function answerOf(dataDir: string, server: ServerRecord, sentAt: number, d
   for (;;) {
     const now = readRecord(dataDir, server.pid);
     if (now?.reload && Date.parse(now.reload.startedAt) >= sentAt) return { server, report: now.reload };
-    if (now?.reloadFailed && Date.parse(now.reloadFailed.startedAt) >= sentAt) return { server, problem: `the reload failed: ${now.reloadFailed.message}; the plugins serving before keep serving` };
+    if (now?.reloadFailed && Date.parse(now.reloadFailed.startedAt) >= sentAt)
+      return {
+        server,
+        problem: `the reload failed: ${now.reloadFailed.message}; the plugins serving before keep serving`,
+      };
     if (!now || !isRunning(dataDir, server)) return { server, problem: 'the server stopped before it answered' };
-    if (Date.now() > deadline) return { server, problem: `no answer within ${Math.round((deadline - sentAt) / 1000)} s: the reload may still be running; its result will be in the server's log` };
+    if (Date.now() > deadline)
+      return {
+        server,
+        problem: `no answer within ${Math.round((deadline - sentAt) / 1000)} s: the reload may still be running; its result will be in the server's log`,
+      };
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
@@ -69,7 +78,10 @@ function textOf(a: Answer): string {
     ...r.added.map((p) => `  added ${p.name}@${p.version} (${p.dir})`),
     ...r.upgraded.map((p) => `  upgraded ${p.name} ${p.from} → ${p.to} (${p.dir})`),
     ...r.removed.map((p) => `  removed ${p.name}@${p.version} (${p.dir})`),
-    ...r.refused.map((e) => `  refused ${e.file}: ${e.code}: ${e.message}${e.keepsServing ? ` (${e.keepsServing} keeps serving)` : ''}`),
+    ...r.refused.map(
+      (e) =>
+        `  refused ${e.file}: ${e.code}: ${e.message}${e.keepsServing ? ` (${e.keepsServing} keeps serving)` : ''}`,
+    ),
   ];
   return lines.join('\n') + '\n';
 }

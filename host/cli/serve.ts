@@ -47,14 +47,21 @@ export async function runServe(config: GatewayConfig): Promise<number> {
       stop();
     } else if (!repeatLogged) {
       repeatLogged = true;
-      gateway.logger.info({ signal }, `${signal} during the shutdown ignored: the drain goes on (SIGKILL stops the process at once, dropping the calls in flight)`);
+      gateway.logger.info(
+        { signal },
+        `${signal} during the shutdown ignored: the drain goes on (SIGKILL stops the process at once, dropping the calls in flight)`,
+      );
     }
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   // SIGHUP reloads the plugins (handled before the record below tells anyone to send it)
   const onHangup = (): void => {
-    if (draining) gateway.logger.info({ signal: 'SIGHUP' }, 'SIGHUP during the shutdown ignored: plugins are not reloaded while the server drains');
+    if (draining)
+      gateway.logger.info(
+        { signal: 'SIGHUP' },
+        'SIGHUP during the shutdown ignored: plugins are not reloaded while the server drains',
+      );
     else void reloadOnSignal(gateway, record);
   };
   process.on('SIGHUP', onHangup);
@@ -66,7 +73,8 @@ export async function runServe(config: GatewayConfig): Promise<number> {
   // start is the first start again, and prints a key).
   let first: { key: string } | undefined;
   try {
-    if ((await gateway.users.count()) === 0) first = await gateway.users.createWithApiKey(FIRST_USER_EMAIL, 'default', 'first start');
+    if ((await gateway.users.count()) === 0)
+      first = await gateway.users.createWithApiKey(FIRST_USER_EMAIL, 'default', 'first start');
   } catch (err) {
     if (!isUniqueViolation(err)) {
       process.off('SIGTERM', onSignal);
@@ -74,12 +82,18 @@ export async function runServe(config: GatewayConfig): Promise<number> {
       process.off('SIGHUP', onHangup);
       record.remove();
       await gateway.close();
-      throw fail('GW_ERR_STORAGE_UNAVAILABLE', { message: `could not create the first user: ${err instanceof Error ? err.message : String(err)}` });
+      throw fail('GW_ERR_STORAGE_UNAVAILABLE', {
+        message: `could not create the first user: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
   if (first) {
     const { key } = first;
-    const clientConfig = { mcpServers: { workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };
+    const clientConfig = {
+      mcpServers: {
+        workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } },
+      },
+    };
     // For the person starting it, on stderr: stdout carries only JSON lines (the logs, or audit
     // events with the stdout sink), which collectors parse and ship.
     process.stderr.write(
@@ -87,7 +101,10 @@ export async function runServe(config: GatewayConfig): Promise<number> {
         `MCP client configuration:\n\n${JSON.stringify(clientConfig, null, 2)}\n\n`,
     );
   }
-  gateway.logger.info({ url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount }, `Workbench ${VERSION} listening on ${url}`);
+  gateway.logger.info(
+    { url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount },
+    `Workbench ${VERSION} listening on ${url}`,
+  );
   await stopped;
   record.remove();
   await gateway.close();
@@ -106,13 +123,22 @@ interface RecordHandle {
 function recordServer(gateway: Gateway, url: string): RecordHandle {
   const { dataDir } = gateway.config;
   const start = processStart(process.pid);
-  let record: ServerRecord = { pid: process.pid, url, startedAt: new Date().toISOString(), ...(start !== undefined ? { processStart: start } : {}) };
+  let record: ServerRecord = {
+    pid: process.pid,
+    url,
+    startedAt: new Date().toISOString(),
+    ...(start !== undefined ? { processStart: start } : {}),
+  };
   let warned = false;
   const write = (): void => {
     try {
       writeRecord(dataDir, record);
     } catch (err) {
-      if (!warned) gateway.logger.warn({ err }, `this server's record for \`workbench plugins reload\` could not be written in ${dataDir}: that command will not find it (SIGHUP still reloads the plugins)`);
+      if (!warned)
+        gateway.logger.warn(
+          { err },
+          `this server's record for \`workbench plugins reload\` could not be written in ${dataDir}: that command will not find it (SIGHUP still reloads the plugins)`,
+        );
       warned = true;
     }
   };
@@ -158,12 +184,24 @@ export async function runStdio(config: GatewayConfig, email: string | undefined)
   const user = key ? await gateway.users.authenticate(key) : email ? await gateway.users.byEmail(email) : undefined;
   if (!user) {
     await gateway.close();
-    throw fail('GW_ERR_CLI_USAGE', { message: key ? 'WORKBENCH_API_KEY is not a valid key' : email ? `no user with email ${email}` : 'set WORKBENCH_API_KEY (or pass --email) to say who is calling' });
+    throw fail('GW_ERR_CLI_USAGE', {
+      message: key
+        ? 'WORKBENCH_API_KEY is not a valid key'
+        : email
+          ? `no user with email ${email}`
+          : 'set WORKBENCH_API_KEY (or pass --email) to say who is calling',
+    });
   }
-  const server = buildMcpServer({ metaTools: () => gateway.metaTools, version: VERSION, logger, metaCalls: gateway.metaCalls }, user, 'stdio');
+  const server = buildMcpServer(
+    { metaTools: () => gateway.metaTools, version: VERSION, logger, metaCalls: gateway.metaCalls },
+    user,
+    'stdio',
+  );
   // e.g. a line on stdin that is not JSON-RPC or is too long: it is answered with an error; say so on stderr too
   server.onerror = (err) => logger.warn({ err }, 'MCP over stdio: a message could not be handled');
-  const transport = new StdioLineTransport(process.stdin, process.stdout, { maxLineBytes: gateway.policy.requests.bodyLimitBytes });
+  const transport = new StdioLineTransport(process.stdin, process.stdout, {
+    maxLineBytes: gateway.policy.requests.bodyLimitBytes,
+  });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

@@ -58,10 +58,13 @@ export function validateApiKeyFields(fields: readonly ApiKeyField[], input: Reco
       if (f.required) out.errors[f.name] = `${f.label} is required`;
       continue;
     }
-    if (value.length > MAX_VALUE_CHARS) out.errors[f.name] = `${f.label} is too long (at most ${MAX_VALUE_CHARS} characters)`;
-    else if (/[\u0000-\u001f\u007f]/.test(value)) out.errors[f.name] = `${f.label} contains control characters (line breaks, tabs); paste it again`;
+    if (value.length > MAX_VALUE_CHARS)
+      out.errors[f.name] = `${f.label} is too long (at most ${MAX_VALUE_CHARS} characters)`;
+    else if (/[\u0000-\u001f\u007f]/.test(value))
+      out.errors[f.name] = `${f.label} contains control characters (line breaks, tabs); paste it again`;
     else if (f.enum && !f.enum.includes(value)) out.errors[f.name] = `${f.label} must be one of: ${f.enum.join(', ')}`;
-    else if (f.pattern && !matches(f.pattern, value)) out.errors[f.name] = `${f.label} does not have the expected format`;
+    else if (f.pattern && !matches(f.pattern, value))
+      out.errors[f.name] = `${f.label} does not have the expected format`;
     else (f.secret ? out.secret : out.config)[f.name] = value;
   }
   return out;

@@ -21,12 +21,19 @@ export function createConnectionReads(core: ServiceCore, refresher: Refresher): 
       if (manifest.auth.type === 'none') return { connected: true, connectionId: '', config: {} };
       const row = await store.byUser(userId, manifest.name);
       if (!row) return { connected: false };
-      if (row.status !== 'connected') return { connected: false, reason: row.status_reason ?? `the ${manifest.displayName} connection must be renewed: reconnect` };
+      if (row.status !== 'connected')
+        return {
+          connected: false,
+          reason: row.status_reason ?? `the ${manifest.displayName} connection must be renewed: reconnect`,
+        };
       let config: Record<string, unknown>;
       try {
         config = JSON.parse(row.config) as Record<string, unknown>;
       } catch {
-        return { connected: false, reason: `the stored ${manifest.displayName} configuration is unreadable: reconnect` };
+        return {
+          connected: false,
+          reason: `the stored ${manifest.displayName} configuration is unreadable: reconnect`,
+        };
       }
       return { connected: true, connectionId: row.id, config };
     },
@@ -47,7 +54,9 @@ export function createConnectionReads(core: ServiceCore, refresher: Refresher): 
       const rows = await store.listForUser(userId);
       const checked = await Promise.all(rows.map((r) => truthful(r)));
       // (a row disconnected while it was checked is left out)
-      return new Map(checked.filter((r): r is ConnectionRow => r !== undefined).map((r) => [r.integration, toState(r)]));
+      return new Map(
+        checked.filter((r): r is ConnectionRow => r !== undefined).map((r) => [r.integration, toState(r)]),
+      );
     },
   };
 }
@@ -68,14 +77,27 @@ async function truthfulRow(core: ServiceCore, row: ConnectionRow | undefined): P
   if (refreshable) return row;
   const at = now();
   // only if it is still the row judged here: a reconnect since the read stands
-  if (!(await store.setStatusIf(row.id, row.version, 'needs_reauth', NO_REFRESH_REASON, at))) return truthfulRow(core, await store.byId(row.id));
+  if (!(await store.setStatusIf(row.id, row.version, 'needs_reauth', NO_REFRESH_REASON, at)))
+    return truthfulRow(core, await store.byId(row.id));
   return { ...row, status: 'needs_reauth', status_reason: NO_REFRESH_REASON, updated_at: at };
 }
 
 function toState(row: ConnectionRow | undefined): IntegrationConnectionState {
   if (!row) return { state: 'not_connected' };
-  if (row.status === 'connected') return { state: 'connected', connectionId: row.id, updatedAt: row.updated_at, connectedAt: row.connected_at, expiresAt: row.expires_at };
+  if (row.status === 'connected')
+    return {
+      state: 'connected',
+      connectionId: row.id,
+      updatedAt: row.updated_at,
+      connectedAt: row.connected_at,
+      expiresAt: row.expires_at,
+    };
   if (row.status === 'needs_reauth')
-    return { state: 'needs_reauth', connectionId: row.id, reason: row.status_reason ?? 'the connection must be renewed: reconnect', updatedAt: row.updated_at };
+    return {
+      state: 'needs_reauth',
+      connectionId: row.id,
+      reason: row.status_reason ?? 'the connection must be renewed: reconnect',
+      updatedAt: row.updated_at,
+    };
   return { state: 'not_connected' };
 }

@@ -20,7 +20,8 @@ type ImportInput = Parameters<ConnectionService['importConnection']>[0];
 type Saved = Promise<{ connectionId: string }>;
 
 export function createConnectionSaves(core: ServiceCore): ConnectionSaves {
-  const saveApiKey = (userId: string, manifest: PluginManifest, input: Record<string, unknown>): Saved => saveApiKeyFields(core, userId, manifest, input);
+  const saveApiKey = (userId: string, manifest: PluginManifest, input: Record<string, unknown>): Saved =>
+    saveApiKeyFields(core, userId, manifest, input);
   return {
     async importConnection(input) {
       const m = input.manifest;
@@ -29,13 +30,19 @@ export function createConnectionSaves(core: ServiceCore): ConnectionSaves {
       return saveApiKey(input.userId, m, await importedFields(core, input));
     },
     async saveTokens(userId, manifest, tokens) {
-      if (manifest.auth.type !== 'oauth2') throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${manifest.displayName} is not an OAuth2 integration`);
+      if (manifest.auth.type !== 'oauth2')
+        throw new ConnectionError(
+          'GW_ERR_CONNECTION_INVALID_INPUT',
+          `${manifest.displayName} is not an OAuth2 integration`,
+        );
       const payload: SecretPayload = { values: { token: tokens.accessToken } };
       if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
       const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(core.now(), tokens.expiresInSec) : null;
       // a reconnect keeps the connection's config (e.g. the Jira site chosen at import), and its
       // refresh token when the provider sent no new one
-      return save(core, userId, manifest, payload, undefined, expiresAt, tokens.scope ?? null, { keepRefreshToken: true });
+      return save(core, userId, manifest, payload, undefined, expiresAt, tokens.scope ?? null, {
+        keepRefreshToken: true,
+      });
     },
     saveApiKey,
   };
@@ -44,24 +51,41 @@ export function createConnectionSaves(core: ServiceCore): ConnectionSaves {
 const notNeeded = (m: PluginManifest): ConnectionError =>
   new ConnectionError('GW_ERR_CONNECTION_NOT_NEEDED', `${m.displayName} needs no connection (auth type "none")`);
 
-async function saveApiKeyFields(core: ServiceCore, userId: string, manifest: PluginManifest, input: Record<string, unknown>): Saved {
+async function saveApiKeyFields(
+  core: ServiceCore,
+  userId: string,
+  manifest: PluginManifest,
+  input: Record<string, unknown>,
+): Saved {
   if (manifest.auth.type === 'none') throw notNeeded(manifest);
-  if (manifest.auth.type !== 'apikey') throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${manifest.displayName} is connected with OAuth2, not an API key`);
+  if (manifest.auth.type !== 'apikey')
+    throw new ConnectionError(
+      'GW_ERR_CONNECTION_INVALID_INPUT',
+      `${manifest.displayName} is connected with OAuth2, not an API key`,
+    );
   const v = validateApiKeyFields(manifest.auth.fields, input);
   const problems = Object.entries(v.errors);
   if (problems.length > 0)
     throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', problems.map(([, msg]) => msg).join('; '), v.errors);
   if (Object.keys(v.secret).length === 0)
-    throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${manifest.displayName}: at least one secret field must be filled in`);
+    throw new ConnectionError(
+      'GW_ERR_CONNECTION_INVALID_INPUT',
+      `${manifest.displayName}: at least one secret field must be filled in`,
+    );
   return save(core, userId, manifest, { values: v.secret }, v.config, null, null);
 }
 
 /** `connections import` of an OAuth2 integration: the token (and refresh token) given. */
 async function importToken(core: ServiceCore, input: ImportInput): Saved {
   const m = input.manifest;
-  if (!input.token) throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${m.displayName} is OAuth2: a token is required`, { token: 'required' });
+  if (!input.token)
+    throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${m.displayName} is OAuth2: a token is required`, {
+      token: 'required',
+    });
   if (input.expiresInSec !== undefined && !(Number.isFinite(input.expiresInSec) && input.expiresInSec > 0))
-    throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', 'expires-in must be a positive number of seconds', { expiresInSec: 'must be > 0' });
+    throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', 'expires-in must be a positive number of seconds', {
+      expiresInSec: 'must be > 0',
+    });
   const tokens: TokenSet = { accessToken: input.token };
   if (input.refreshToken) tokens.refreshToken = input.refreshToken;
   if (input.expiresInSec !== undefined) tokens.expiresInSec = input.expiresInSec;
@@ -129,7 +153,8 @@ async function save(
       // only a connected row's refresh token is worth keeping: a needs_reauth row's was refused
       // (invalid_grant) or never existed, and keeping it would end the new connection in
       // invalid_grant again at its first expiry
-      if (!options.keepRefreshToken || payload.refreshToken || existing === undefined || existingStatus !== 'connected') return sealSecret(vault, id, payload);
+      if (!options.keepRefreshToken || payload.refreshToken || existing === undefined || existingStatus !== 'connected')
+        return sealSecret(vault, id, payload);
       // A provider that answers a re-consent without a refresh token (Google, for one) keeps the
       // one it issued earlier valid: keep it, as a refresh that returns none does.
       let refreshToken: string | undefined;
@@ -147,6 +172,16 @@ async function save(
     now: core.now(),
   });
   core.emit({ id: connectionId, userId, integration: manifest.name, status: 'connected' });
-  logger.info({ connectionId, userId, integration: manifest.name, expiresAt, refreshable: payload.refreshToken !== undefined || kept, keptRefreshToken: kept }, 'connection saved');
+  logger.info(
+    {
+      connectionId,
+      userId,
+      integration: manifest.name,
+      expiresAt,
+      refreshable: payload.refreshToken !== undefined || kept,
+      keptRefreshToken: kept,
+    },
+    'connection saved',
+  );
   return { connectionId };
 }

@@ -34,7 +34,9 @@ export interface ConnectionRow {
  * process sharing a SQLite file runs on that host.
  */
 export function dbClockSql(kind: Db['kind']): string {
-  return kind === 'postgres' ? '(extract(epoch from clock_timestamp()) * 1000)::bigint' : "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+  return kind === 'postgres'
+    ? '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+    : "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -60,7 +62,11 @@ export interface UpsertInput {
    * seals the secret for the row id; `existing` is the sealed secret a reconnect replaces and
    * `existingStatus` that row's status (both undefined for a new row)
    */
-  secret: (connectionId: string, existing: string | undefined, existingStatus: string | undefined) => { sealed: string; keyId: string };
+  secret: (
+    connectionId: string,
+    existing: string | undefined,
+    existingStatus: string | undefined,
+  ) => { sealed: string; keyId: string };
   /** the connection's non-secret config; undefined keeps what an existing connection has (a reconnect) */
   config: Record<string, unknown> | undefined;
   expiresAt: number | null;
@@ -75,7 +81,12 @@ export class ConnectionStore {
   }
 
   async byUser(userId: string, integration: string): Promise<ConnectionRow | undefined> {
-    return normalise(await this.#db.get<ConnectionRow>('SELECT * FROM connections WHERE user_id = ? AND integration = ?', [userId, integration]));
+    return normalise(
+      await this.#db.get<ConnectionRow>('SELECT * FROM connections WHERE user_id = ? AND integration = ?', [
+        userId,
+        integration,
+      ]),
+    );
   }
 
   async byId(id: string): Promise<ConnectionRow | undefined> {
@@ -83,7 +94,9 @@ export class ConnectionStore {
   }
 
   async listForUser(userId: string): Promise<ConnectionRow[]> {
-    const rows = await this.#db.all<ConnectionRow>('SELECT * FROM connections WHERE user_id = ? ORDER BY integration', [userId]);
+    const rows = await this.#db.all<ConnectionRow>('SELECT * FROM connections WHERE user_id = ? ORDER BY integration', [
+      userId,
+    ]);
     return rows.map((r) => normalise(r) as ConnectionRow);
   }
 
@@ -91,7 +104,12 @@ export class ConnectionStore {
    * Connected rows of `integrations` whose token expires before `until`, soonest first, leaving out
    * the ids in `skip` (rows the caller put off after failed attempts).
    */
-  async expiring(until: number, limit: number, integrations: readonly string[], skip: readonly string[] = []): Promise<ConnectionRow[]> {
+  async expiring(
+    until: number,
+    limit: number,
+    integrations: readonly string[],
+    skip: readonly string[] = [],
+  ): Promise<ConnectionRow[]> {
     if (integrations.length === 0) return [];
     const inList = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
     const rows = await this.#db.all<ConnectionRow>(
@@ -121,10 +139,10 @@ export class ConnectionStore {
   async #upsertOnce(input: UpsertInput): Promise<string> {
     return this.#db.transaction(async (tx) => {
       const find = (): Promise<{ id: string; secret: string; status: string } | undefined> =>
-        tx.get<{ id: string; secret: string; status: string }>(`SELECT id, secret, status FROM connections WHERE user_id = ? AND integration = ?${tx.kind === 'postgres' ? ' FOR UPDATE' : ''}`, [
-          input.userId,
-          input.integration,
-        ]);
+        tx.get<{ id: string; secret: string; status: string }>(
+          `SELECT id, secret, status FROM connections WHERE user_id = ? AND integration = ?${tx.kind === 'postgres' ? ' FOR UPDATE' : ''}`,
+          [input.userId, input.integration],
+        );
       let existing = await find();
       const config = input.config === undefined ? null : JSON.stringify(input.config);
       if (!existing) {
@@ -132,12 +150,27 @@ export class ConnectionStore {
         const { changes } = await tx.run(
           `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, key_id, created_at, updated_at, connected_at, version)
            VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (user_id, integration) DO NOTHING`,
-          [input.id, input.userId, input.integration, sealed, config ?? '{}', input.expiresAt, input.scopes, keyId, input.now, input.now, input.now],
+          [
+            input.id,
+            input.userId,
+            input.integration,
+            sealed,
+            config ?? '{}',
+            input.expiresAt,
+            input.scopes,
+            keyId,
+            input.now,
+            input.now,
+            input.now,
+          ],
         );
         if (changes > 0) return input.id;
         // Another replica inserted it after our SELECT (PostgreSQL, read committed): update that row.
         existing = await find();
-        if (!existing) throw fail('GW_ERR_CONNECTION_CONFLICT', { message: `connection ${input.integration} changed concurrently; try again` });
+        if (!existing)
+          throw fail('GW_ERR_CONNECTION_CONFLICT', {
+            message: `connection ${input.integration} changed concurrently; try again`,
+          });
       }
       const id = existing.id;
       const { sealed, keyId } = input.secret(id, existing.secret, existing.status);
@@ -155,7 +188,13 @@ export class ConnectionStore {
    * when it changed meanwhile (a reconnect or a refresh bumped it), so a verdict about an old secret
    * never lands on a new one.
    */
-  async setStatusIf(id: string, version: number, status: 'connected' | 'needs_reauth', reason: string | null, now: number): Promise<boolean> {
+  async setStatusIf(
+    id: string,
+    version: number,
+    status: 'connected' | 'needs_reauth',
+    reason: string | null,
+    now: number,
+  ): Promise<boolean> {
     const { changes } = await this.#db.run(
       'UPDATE connections SET status = ?, status_reason = ?, updated_at = ?, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ? AND version = ?',
       [status, reason, now, id, version],
@@ -187,7 +226,10 @@ export class ConnectionStore {
   }
 
   async releaseLease(id: string, owner: string): Promise<void> {
-    await this.#db.run('UPDATE connections SET refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ? AND refresh_lease_owner = ?', [id, owner]);
+    await this.#db.run(
+      'UPDATE connections SET refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ? AND refresh_lease_owner = ?',
+      [id, owner],
+    );
   }
 
   /**
@@ -196,7 +238,15 @@ export class ConnectionStore {
    * else). The lease is not required: tokens the provider issued after the lease ran out are still
    * the only valid ones, and must not be dropped. Resolves false when the row changed or is gone.
    */
-  async commitRefresh(id: string, version: number, sealed: string, keyId: string, expiresAt: number | null, scopes: string | null, now: number): Promise<boolean> {
+  async commitRefresh(
+    id: string,
+    version: number,
+    sealed: string,
+    keyId: string,
+    expiresAt: number | null,
+    scopes: string | null,
+    now: number,
+  ): Promise<boolean> {
     const { changes } = await this.#db.run(
       `UPDATE connections SET secret = ?, key_id = ?, expires_at = ?, scopes = COALESCE(?, scopes), updated_at = ?, version = version + 1,
           status = 'connected', status_reason = NULL, refresh_lease_owner = NULL, refresh_lease_until = NULL

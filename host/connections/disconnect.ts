@@ -10,7 +10,11 @@ import { openSecret } from './sealed-secret.js';
 import type { DisconnectResult, ServiceCore } from './service-types.js';
 import { fail } from '../../contracts/errors.js';
 
-export async function disconnectConnection(core: ServiceCore, userId: string, manifest: PluginManifest): Promise<DisconnectResult> {
+export async function disconnectConnection(
+  core: ServiceCore,
+  userId: string,
+  manifest: PluginManifest,
+): Promise<DisconnectResult> {
   const { store, logger } = core;
   // Deleted first, at the version read: a reconnect meanwhile (it keeps the row id, bumps the
   // version) is then read again instead of deleted unseen, and the tokens revoked below are
@@ -20,7 +24,10 @@ export async function disconnectConnection(core: ServiceCore, userId: string, ma
     row = await store.byUser(userId, manifest.name);
     if (!row) return { removed: false, revocation: 'unsupported' };
     if (await store.removeIf(row.id, row.version)) break;
-    if (attempt >= 5) throw fail('GW_ERR_CONNECTION_CONFLICT', { message: `the ${manifest.displayName} connection kept changing while it was being removed; try again` });
+    if (attempt >= 5)
+      throw fail('GW_ERR_CONNECTION_CONFLICT', {
+        message: `the ${manifest.displayName} connection kept changing while it was being removed; try again`,
+      });
   }
   core.emit({ id: row.id, userId, integration: manifest.name, status: 'disconnected' });
   let revocation: DisconnectResult['revocation'] = 'unsupported';
@@ -29,12 +36,17 @@ export async function disconnectConnection(core: ServiceCore, userId: string, ma
     try {
       const secret = openSecret(core.vault, row.id, row.secret, manifest.name, logger);
       // Revoking the refresh token ends the whole grant at most providers; the access token is revoked too.
-      if (secret.refreshToken) await revokeToken(manifest.auth, client, secret.refreshToken, 'refresh_token', core.http);
-      if (secret.values['token']) await revokeToken(manifest.auth, client, secret.values['token'], 'access_token', core.http);
+      if (secret.refreshToken)
+        await revokeToken(manifest.auth, client, secret.refreshToken, 'refresh_token', core.http);
+      if (secret.values['token'])
+        await revokeToken(manifest.auth, client, secret.values['token'], 'access_token', core.http);
       revocation = 'revoked';
     } catch (err) {
       revocation = 'failed';
-      logger.warn({ connectionId: row.id, integration: row.integration, error: (err as Error).message }, 'revocation at the provider failed; the connection is removed anyway');
+      logger.warn(
+        { connectionId: row.id, integration: row.integration, error: (err as Error).message },
+        'revocation at the provider failed; the connection is removed anyway',
+      );
     }
   }
   return { removed: true, revocation };

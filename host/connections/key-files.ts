@@ -8,7 +8,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../storage/db.js';
 import { rotateKeys, type RotationResult } from './key-rotation.js';
-import { KEY_FILE_NAME, VaultError, createVault, fsyncDir, generateKey, keyIdFor, loadVault, parseEncryptionKey, previousKeysFromEnv, readKeyFile, replaceFileDurably, writeKeyFile, type Vault } from './vault.js';
+import {
+  KEY_FILE_NAME,
+  VaultError,
+  createVault,
+  fsyncDir,
+  generateKey,
+  keyIdFor,
+  loadVault,
+  parseEncryptionKey,
+  previousKeysFromEnv,
+  readKeyFile,
+  replaceFileDurably,
+  writeKeyFile,
+  type Vault,
+} from './vault.js';
 
 export interface StoredKeyRotation extends RotationResult {
   /** where the new key lives: the key file path, or 'env' when the operator must set it */
@@ -26,14 +40,22 @@ export interface StoredKeyRotation extends RotationResult {
  * by the documented order, every server) already reads as a previous key; the database is
  * re-encrypted and the new key returned for the operator to put in the environment.
  */
-export async function rotateStoredKey(options: { db: Db; dataDir: string; env?: NodeJS.ProcessEnv; newKey?: string }): Promise<StoredKeyRotation> {
+export async function rotateStoredKey(options: {
+  db: Db;
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  newKey?: string;
+}): Promise<StoredKeyRotation> {
   const env = options.env ?? process.env;
   const oldVault = loadVaultWithPending({ dataDir: options.dataDir, env });
   // with an environment key the new key lives nowhere but in the operator's hands: it must be one
   // they already keep, not one printed after the database was re-encrypted under it (a lost
   // terminal or a piped --json would leave every credential unreadable)
   if (oldVault.source === 'env' && !options.newKey)
-    throw new VaultError('VAULT_BAD_KEY', 'WORKBENCH_ENCRYPTION_KEY is set: give the new key with --new-key (generate one with `openssl rand -base64 32` and store it where the environment comes from first); nothing changed');
+    throw new VaultError(
+      'VAULT_BAD_KEY',
+      'WORKBENCH_ENCRYPTION_KEY is set: give the new key with --new-key (generate one with `openssl rand -base64 32` and store it where the environment comes from first); nothing changed',
+    );
   const newKey = options.newKey ? parseEncryptionKey(options.newKey, '--new-key') : generateKey();
   if (keyIdFor(newKey) === oldVault.keyId)
     throw new VaultError(
@@ -109,7 +131,13 @@ function lockRotation(file: string): () => void {
 }
 
 /** The key-file rotation proper, under the lock. */
-async function rotateKeyFile(db: Db, dataDir: string, file: string, oldVault: Vault, newKey: Buffer): Promise<StoredKeyRotation> {
+async function rotateKeyFile(
+  db: Db,
+  dataDir: string,
+  file: string,
+  oldVault: Vault,
+  newKey: Buffer,
+): Promise<StoredKeyRotation> {
   const next = `${file}.next`;
   await settleEarlierRotation(db, dataDir, file, next);
   // on the disk (file and directory entry) before the database is re-encrypted under it, and
@@ -142,7 +170,9 @@ const keyIdOfFile = (f: string): string => keyIdFor(parseEncryptionKey(fs.readFi
  */
 async function settleEarlierRotation(db: Db, dataDir: string, file: string, next: string): Promise<void> {
   if (!fs.existsSync(next)) return;
-  const used = new Set((await db.all<{ key_id: string }>('SELECT DISTINCT key_id FROM connections')).map((r) => r.key_id));
+  const used = new Set(
+    (await db.all<{ key_id: string }>('SELECT DISTINCT key_id FROM connections')).map((r) => r.key_id),
+  );
   const nextId = unreadableNext(next) === undefined ? keyIdOfFile(next) : undefined;
   // not a key (torn by a crash while an older version wrote it in place): nothing can be sealed with it
   if (nextId === undefined || !used.has(nextId)) {
@@ -175,7 +205,10 @@ function unreadableNext(next: string): string | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     // a file this process cannot read (another owner, an I/O error) may be a whole key that
     // connections are sealed with: never "torn", never removed
-    throw new VaultError('VAULT_KEY_FILE', `cannot read ${next}: ${(err as Error).message}; it may hold the key of a rotation that did not finish: make it readable to this user, do not delete it`);
+    throw new VaultError(
+      'VAULT_KEY_FILE',
+      `cannot read ${next}: ${(err as Error).message}; it may hold the key of a rotation that did not finish: make it readable to this user, do not delete it`,
+    );
   }
   try {
     parseEncryptionKey(text, next);
@@ -199,7 +232,11 @@ export const KEY_FILE_REREAD_MS = 5_000;
  * server replaces them, and the server then seals with the key encryption.key holds and reads the
  * rotated connections, without a restart. Keys it read before stay readable in memory.
  */
-export function loadVaultWithPending(options: { dataDir: string; env?: NodeJS.ProcessEnv; onWarning?: (message: string) => void }): Vault {
+export function loadVaultWithPending(options: {
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  onWarning?: (message: string) => void;
+}): Vault {
   const base = loadVault(options);
   if (base.source !== 'file') return base;
   const file = path.join(options.dataDir, KEY_FILE_NAME);
@@ -261,7 +298,8 @@ function readSideFilesAtStart(keys: KeyFileKeys, onWarning: (message: string) =>
         'it is safe to delete, and the next `workbench keys rotate` removes it',
     );
   else if (fs.existsSync(nextFile)) keys.addReader(parseEncryptionKey(fs.readFileSync(nextFile, 'utf8'), nextFile));
-  if (fs.existsSync(previousFile)) keys.addReader(parseEncryptionKey(fs.readFileSync(previousFile, 'utf8'), previousFile));
+  if (fs.existsSync(previousFile))
+    keys.addReader(parseEncryptionKey(fs.readFileSync(previousFile, 'utf8'), previousFile));
 }
 
 /** The keys a key-file vault holds: the primary one it seals with, and the ones it only reads with. */

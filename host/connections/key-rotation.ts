@@ -26,17 +26,26 @@ export async function rotateKeys(db: Db, oldVault: Vault, newKey: Buffer): Promi
     // meanwhile is read here, not overwritten with the secret read before it (SQLite's
     // transactions already exclude other writers)
     const lock = tx.kind === 'postgres' ? ' FOR UPDATE' : '';
-    const rows = await tx.all<{ id: string; integration: string; secret: string }>(`SELECT id, integration, secret FROM connections ORDER BY id${lock}`);
+    const rows = await tx.all<{ id: string; integration: string; secret: string }>(
+      `SELECT id, integration, secret FROM connections ORDER BY id${lock}`,
+    );
     for (const row of rows) {
       let plain: string;
       try {
         plain = oldVault.decrypt(row.secret, row.id);
       } catch (err) {
         const msg = err instanceof VaultError ? err.message : String(err);
-        throw new VaultError('VAULT_DECRYPT_FAILED', `rotation stopped, nothing changed: connection ${row.id} (${row.integration}) cannot be read with the current key: ${msg}`);
+        throw new VaultError(
+          'VAULT_DECRYPT_FAILED',
+          `rotation stopped, nothing changed: connection ${row.id} (${row.integration}) cannot be read with the current key: ${msg}`,
+        );
       }
       const sealed = vault.encrypt(plain, row.id);
-      if (vault.decrypt(sealed, row.id) !== plain) throw new VaultError('VAULT_DECRYPT_FAILED', `rotation stopped, nothing changed: verification failed for ${row.id}`);
+      if (vault.decrypt(sealed, row.id) !== plain)
+        throw new VaultError(
+          'VAULT_DECRYPT_FAILED',
+          `rotation stopped, nothing changed: verification failed for ${row.id}`,
+        );
       await tx.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ?', [sealed, vault.keyId, row.id]);
     }
     // with the rows: `keys reseal` and start-up compare their current key with it
@@ -62,7 +71,10 @@ export interface RotationTarget {
 /** The key the last `keys rotate` moved the connections to (undefined before the first rotation). `forUpdate` locks the row (PostgreSQL). */
 export async function rotationTarget(db: Db, forUpdate = false): Promise<RotationTarget | undefined> {
   const lock = forUpdate && db.kind === 'postgres' ? ' FOR UPDATE' : '';
-  const row = await db.get<{ value: string; updated_at: number | string }>(`SELECT value, updated_at FROM settings WHERE name = ?${lock}`, [ROTATED_TO]);
+  const row = await db.get<{ value: string; updated_at: number | string }>(
+    `SELECT value, updated_at FROM settings WHERE name = ?${lock}`,
+    [ROTATED_TO],
+  );
   return row && { keyId: row.value, at: Number(row.updated_at) };
 }
 
@@ -88,7 +100,9 @@ export interface KeyUsage {
 
 /** How many connections each key seals, as this vault sees them (start-up warnings, `keys reseal`). */
 export async function keyUsage(db: Db, vault: Vault): Promise<KeyUsage> {
-  const rows = await db.all<{ key_id: string; n: number }>('SELECT key_id, COUNT(*) AS n FROM connections GROUP BY key_id ORDER BY key_id');
+  const rows = await db.all<{ key_id: string; n: number }>(
+    'SELECT key_id, COUNT(*) AS n FROM connections GROUP BY key_id ORDER BY key_id',
+  );
   const out: KeyUsage = { keyId: vault.keyId, primary: 0, older: {}, unknown: {} };
   const target = await rotationTarget(db);
   if (target) out.rotatedTo = target;
@@ -168,11 +182,23 @@ export async function resealKeys(db: Db, vault: Vault): Promise<ResealResult> {
         plain = vault.decrypt(row.secret, row.id);
       } catch (err) {
         const msg = err instanceof VaultError ? err.message : String(err);
-        throw new VaultError('VAULT_DECRYPT_FAILED', `re-seal stopped, nothing changed: connection ${row.id} (${row.integration}) cannot be read: ${msg}`);
+        throw new VaultError(
+          'VAULT_DECRYPT_FAILED',
+          `re-seal stopped, nothing changed: connection ${row.id} (${row.integration}) cannot be read: ${msg}`,
+        );
       }
       const sealed = vault.encrypt(plain, row.id);
-      if (vault.decrypt(sealed, row.id) !== plain) throw new VaultError('VAULT_DECRYPT_FAILED', `re-seal stopped, nothing changed: verification failed for ${row.id}`);
-      await tx.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ? AND secret = ?', [sealed, vault.keyId, row.id, row.secret]);
+      if (vault.decrypt(sealed, row.id) !== plain)
+        throw new VaultError(
+          'VAULT_DECRYPT_FAILED',
+          `re-seal stopped, nothing changed: verification failed for ${row.id}`,
+        );
+      await tx.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ? AND secret = ?', [
+        sealed,
+        vault.keyId,
+        row.id,
+        row.secret,
+      ]);
     }
     return rows.length;
   });

@@ -18,5 +18,10 @@ export type { WaitStatus } from './tools/wait-until-settled.js';
 
 export function createConnectionMetaTools(deps: ConnectionMetaToolDeps): MetaTool[] {
   const lookup = integrationLookup(deps);
-  return [listIntegrationsTool(deps, lookup), connectTool(deps, lookup), waitForConnectionTool(deps), disconnectTool(deps, lookup)];
+  return [
+    listIntegrationsTool(deps, lookup),
+    connectTool(deps, lookup),
+    waitForConnectionTool(deps),
+    disconnectTool(deps, lookup),
+  ];
 }

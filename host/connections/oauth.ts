@@ -75,8 +75,18 @@ export function authorizationUrl(
   return url.toString();
 }
 
-async function post(url: string, form: URLSearchParams, auth: OAuth2Auth, client: OAuthClient, what: string, opts: OAuthHttpOptions): Promise<Response> {
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+async function post(
+  url: string,
+  form: URLSearchParams,
+  auth: OAuth2Auth,
+  client: OAuthClient,
+  what: string,
+  opts: OAuthHttpOptions,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
   if (auth.clientAuth === 'basic' && client.clientSecret !== undefined) {
     const pair = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`;
     headers['authorization'] = `Basic ${Buffer.from(pair).toString('base64')}`;
@@ -96,7 +106,10 @@ async function post(url: string, form: URLSearchParams, auth: OAuth2Auth, client
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
     const reason = e.name === 'TimeoutError' ? 'timed out' : (e.cause?.code ?? e.message);
-    throw new OAuthError('provider_unavailable', `${what}: the provider's token endpoint ${new URL(url).host} is unreachable (${reason})`);
+    throw new OAuthError(
+      'provider_unavailable',
+      `${what}: the provider's token endpoint ${new URL(url).host} is unreachable (${reason})`,
+    );
   }
 }
 
@@ -106,13 +119,26 @@ export async function exchangeCode(
   params: { code: string; redirectUri: string; codeVerifier?: string },
   opts: OAuthHttpOptions = {},
 ): Promise<TokenSet> {
-  const form = new URLSearchParams({ grant_type: 'authorization_code', code: params.code, redirect_uri: params.redirectUri });
+  const form = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code: params.code,
+    redirect_uri: params.redirectUri,
+  });
   if (auth.pkce && params.codeVerifier) form.set('code_verifier', params.codeVerifier);
   const res = await post(auth.tokenUrl, form, auth, client, 'token exchange', opts);
-  return readTokenResponse(res, 'token exchange', auth.tokenPath, [params.code, params.codeVerifier, client.clientSecret]);
+  return readTokenResponse(res, 'token exchange', auth.tokenPath, [
+    params.code,
+    params.codeVerifier,
+    client.clientSecret,
+  ]);
 }
 
-export async function refreshAccessToken(auth: OAuth2Auth, client: OAuthClient, refreshToken: string, opts: OAuthHttpOptions = {}): Promise<TokenSet> {
+export async function refreshAccessToken(
+  auth: OAuth2Auth,
+  client: OAuthClient,
+  refreshToken: string,
+  opts: OAuthHttpOptions = {},
+): Promise<TokenSet> {
   const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
   const res = await post(auth.tokenUrl, form, auth, client, 'token refresh', opts);
   return readTokenResponse(res, 'token refresh', auth.tokenPath, [refreshToken, client.clientSecret]);
@@ -132,5 +158,8 @@ export async function revokeToken(
   // only the status matters: the body (of any size; the URL comes from a manifest) is not read
   await discardBody(res);
   if (res.ok) return true;
-  throw new OAuthError(res.status >= 500 ? 'provider_unavailable' : 'provider_error', `token revocation: the provider answered HTTP ${res.status}`);
+  throw new OAuthError(
+    res.status >= 500 ? 'provider_unavailable' : 'provider_error',
+    `token revocation: the provider answered HTTP ${res.status}`,
+  );
 }

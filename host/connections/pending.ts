@@ -50,11 +50,16 @@ export const CONNECT_LINK_LIMIT = { max: 30, windowMs: 10 * 60_000 } as const;
 
 export type CreateLimitedResult =
   | { ok: true; pending: PendingConnect }
-  | { ok: false; limit: number; windowMs: number; /** when the user may create the next link */ retryAt: number; retryAfterSec: number };
+  | {
+      ok: false;
+      limit: number;
+      windowMs: number;
+      /** when the user may create the next link */ retryAt: number;
+      retryAfterSec: number;
+    };
 
 export type OpenResult =
-  | { ok: true; pending: PendingConnect }
-  | { ok: false; reason: 'unknown' | 'other_user' | 'used' | 'expired' };
+  { ok: true; pending: PendingConnect } | { ok: false; reason: 'unknown' | 'other_user' | 'used' | 'expired' };
 
 export type TakeResult =
   | { ok: true; pending: PendingConnect; codeVerifier: string | undefined }
@@ -63,7 +68,8 @@ export type TakeResult =
   | { ok: false; reason: 'failed'; pending: PendingConnect };
 
 /** Why a callback failed when the link's stored PKCE verifier could not be decrypted. */
-export const UNREADABLE_VERIFIER_REASON = "the sign-in could not be completed: the link's stored PKCE verifier cannot be decrypted (was the encryption key changed?); ask for a new link";
+export const UNREADABLE_VERIFIER_REASON =
+  "the sign-in could not be completed: the link's stored PKCE verifier cannot be decrypted (was the encryption key changed?); ask for a new link";
 
 const hash = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
 
@@ -76,7 +82,10 @@ const hash = (s: string): string => createHash('sha256').update(s, 'utf8').diges
 export const EXCHANGE_GRACE_MS = 5 * 60_000;
 
 async function countRecentIn(db: Db, userId: string, sinceMs: number): Promise<number> {
-  const r = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM pending_connects WHERE user_id = ? AND created_at > ?', [userId, sinceMs]);
+  const r = await db.get<{ n: number }>(
+    'SELECT COUNT(*) AS n FROM pending_connects WHERE user_id = ? AND created_at > ?',
+    [userId, sinceMs],
+  );
   return Number(r?.n ?? 0);
 }
 
@@ -128,7 +137,13 @@ export class PendingConnects {
   }
 
   /** Inserts a link through `db` (a transaction's handle, when called from one) and answers it without reading it back. */
-  async #insert(db: Db, userId: string, integration: string, type: 'oauth2' | 'apikey', now: number): Promise<PendingConnect> {
+  async #insert(
+    db: Db,
+    userId: string,
+    integration: string,
+    type: 'oauth2' | 'apikey',
+    now: number,
+  ): Promise<PendingConnect> {
     const row: Row = {
       id: randomBytes(24).toString('base64url'),
       user_id: userId,
@@ -156,7 +171,12 @@ export class PendingConnects {
    * under the user's row lock (lockUserRow): requests racing for the last places (a JSON-RPC batch
    * of `connect` calls, two replicas) are counted one after the other, never past `max`.
    */
-  async createLimited(userId: string, integration: string, type: 'oauth2' | 'apikey', max: number = CONNECT_LINK_LIMIT.max): Promise<CreateLimitedResult> {
+  async createLimited(
+    userId: string,
+    integration: string,
+    type: 'oauth2' | 'apikey',
+    max: number = CONNECT_LINK_LIMIT.max,
+  ): Promise<CreateLimitedResult> {
     const { windowMs } = CONNECT_LINK_LIMIT;
     return this.#db.transaction(async (tx): Promise<CreateLimitedResult> => {
       await lockUserRow(tx, userId);
@@ -171,7 +191,13 @@ export class PendingConnects {
           [userId, since, count - max],
         );
         const retryAt = Math.max(now, Number(r?.created_at ?? now) + windowMs);
-        return { ok: false, limit: max, windowMs, retryAt, retryAfterSec: Math.max(1, Math.ceil((retryAt - now) / 1000)) };
+        return {
+          ok: false,
+          limit: max,
+          windowMs,
+          retryAt,
+          retryAfterSec: Math.max(1, Math.ceil((retryAt - now) / 1000)),
+        };
       }
       return { ok: true, pending: await this.#insert(tx, userId, integration, type, now) };
     });
@@ -202,7 +228,11 @@ export class PendingConnects {
    * Consumes the link for its owner (single use). For OAuth2, `state` and `codeVerifier` are the
    * values sent to the provider; the callback window restarts from now.
    */
-  async open(id: string, userId: string, oauth?: { state: string; codeVerifier: string | undefined }): Promise<OpenResult> {
+  async open(
+    id: string,
+    userId: string,
+    oauth?: { state: string; codeVerifier: string | undefined },
+  ): Promise<OpenResult> {
     const checked = await this.check(id, userId);
     if (!checked.ok) return checked;
     const now = this.#now();
@@ -230,7 +260,8 @@ export class PendingConnects {
     if (p.userId !== userId) return { ok: false, reason: 'other_user' };
     if (p.status === 'expired') {
       // only a link still waiting for the provider: one being exchanged is settled by its exchange
-      if (r.status === 'opened' || r.status === 'pending') await this.settle(p.id, 'expired', 'the link expired before the provider answered', ['pending', 'opened']);
+      if (r.status === 'opened' || r.status === 'pending')
+        await this.settle(p.id, 'expired', 'the link expired before the provider answered', ['pending', 'opened']);
       return { ok: false, reason: 'expired' };
     }
     if (p.status !== 'opened') return { ok: false, reason: 'used' };
@@ -240,9 +271,16 @@ export class PendingConnects {
       codeVerifier = r.code_verifier ? this.#vault.decrypt(r.code_verifier, `pkce:${p.id}`) : undefined;
     } catch {
       await this.settle(p.id, 'failed', UNREADABLE_VERIFIER_REASON);
-      return { ok: false, reason: 'failed', pending: (await this.get(p.id)) ?? { ...p, status: 'failed', statusReason: UNREADABLE_VERIFIER_REASON } };
+      return {
+        ok: false,
+        reason: 'failed',
+        pending: (await this.get(p.id)) ?? { ...p, status: 'failed', statusReason: UNREADABLE_VERIFIER_REASON },
+      };
     }
-    const { changes } = await this.#db.run(`UPDATE pending_connects SET status = 'exchanging' WHERE id = ? AND status = 'opened'`, [p.id]);
+    const { changes } = await this.#db.run(
+      `UPDATE pending_connects SET status = 'exchanging' WHERE id = ? AND status = 'opened'`,
+      [p.id],
+    );
     if (changes === 0) return { ok: false, reason: 'used' };
     return { ok: true, pending: { ...p, status: 'exchanging' }, codeVerifier };
   }
@@ -265,7 +303,9 @@ export class PendingConnects {
 
   /** Deletes records that ended (or expired) more than `olderThanMs` ago. */
   async sweep(olderThanMs = 24 * 3_600_000): Promise<number> {
-    const { changes } = await this.#db.run('DELETE FROM pending_connects WHERE expires_at < ?', [this.#now() - olderThanMs]);
+    const { changes } = await this.#db.run('DELETE FROM pending_connects WHERE expires_at < ?', [
+      this.#now() - olderThanMs,
+    ]);
     return changes;
   }
 }

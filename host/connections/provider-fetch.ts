@@ -26,8 +26,16 @@ export class ProviderAddressError extends WorkbenchError<'GW_ERR_BRIDGE_ADDRESS_
 export function createProviderFetch(options: ProviderFetchOptions): typeof fetch {
   const allowed = parseCidrs(options.allowPrivateCidrs);
   const mapped = new Set(options.mappedOrigins.map((o) => new URL(o).origin));
-  const guarded = new Agent({ connect: { lookup: createSafeLookup(allowed), timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
-  const direct = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const guarded = new Agent({
+    connect: { lookup: createSafeLookup(allowed), timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+  const direct = new Agent({
+    connect: { timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
 
   const providerFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
@@ -35,7 +43,8 @@ export function createProviderFetch(options: ProviderFetchOptions): typeof fetch
     if (!operatorNamed) {
       if (url.protocol !== 'https:') throw new ProviderAddressError(`provider endpoint ${url.origin} is not https`);
       const literal = ipLiteralOf(url.hostname);
-      if (literal !== undefined && !judgeAddress(literal, allowed).allowed) throw new ProviderAddressError(`provider endpoint ${url.origin} is a private address`);
+      if (literal !== undefined && !judgeAddress(literal, allowed).allowed)
+        throw new ProviderAddressError(`provider endpoint ${url.origin} is a private address`);
     }
     const res = await undiciFetch(url, {
       ...(init as Parameters<typeof undiciFetch>[1]),
@@ -43,7 +52,8 @@ export function createProviderFetch(options: ProviderFetchOptions): typeof fetch
       dispatcher: operatorNamed ? direct : guarded,
     }).catch((err: unknown) => {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      if (cause?.code === 'WB_ADDRESS_BLOCKED') throw new ProviderAddressError(`provider endpoint ${url.hostname} resolves to a private address`);
+      if (cause?.code === 'WB_ADDRESS_BLOCKED')
+        throw new ProviderAddressError(`provider endpoint ${url.hostname} resolves to a private address`);
       throw err;
     });
     return res;

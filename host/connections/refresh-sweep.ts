@@ -21,7 +21,11 @@ const PUT_OFF_MAX_SKIP = 500;
 
 type PutOff = Map<string, { until: number; failures: number }>;
 
-export type RefreshExpiring = (manifests: readonly PluginManifest[], withinMs?: number, limit?: number) => Promise<RefreshSweep>;
+export type RefreshExpiring = (
+  manifests: readonly PluginManifest[],
+  withinMs?: number,
+  limit?: number,
+) => Promise<RefreshSweep>;
 
 export function createRefreshSweep(core: ServiceCore, refresher: Refresher): RefreshExpiring {
   /** connections the background sweep puts off (failed, or not refreshable by it), by id */
@@ -31,7 +35,11 @@ export function createRefreshSweep(core: ServiceCore, refresher: Refresher): Ref
     const byName = new Map(manifests.filter((m) => m.auth.type === 'oauth2').map((m) => [m.name, m]));
     const started = core.now();
     for (const [id, d] of putOff) if (d.until + PUT_OFF_FORGET_MS < started) putOff.delete(id);
-    const skip = [...putOff].filter(([, d]) => d.until > started).sort((a, b) => b[1].until - a[1].until).slice(0, PUT_OFF_MAX_SKIP).map(([id]) => id);
+    const skip = [...putOff]
+      .filter(([, d]) => d.until > started)
+      .sort((a, b) => b[1].until - a[1].until)
+      .slice(0, PUT_OFF_MAX_SKIP)
+      .map(([id]) => id);
     for (const row of await core.store.expiring(started + withinMs, limit, [...byName.keys()], skip)) {
       const m = byName.get(row.integration);
       if (!m) continue;
@@ -41,7 +49,15 @@ export function createRefreshSweep(core: ServiceCore, refresher: Refresher): Ref
   };
 }
 
-async function refreshOne(core: ServiceCore, refresher: Refresher, putOff: PutOff, row: ConnectionRow, m: PluginManifest, withinMs: number, out: RefreshSweep): Promise<void> {
+async function refreshOne(
+  core: ServiceCore,
+  refresher: Refresher,
+  putOff: PutOff,
+  row: ConnectionRow,
+  m: PluginManifest,
+  withinMs: number,
+  out: RefreshSweep,
+): Promise<void> {
   try {
     const { credential: cred, failure } = await refresher.freshOrFailure(row, m, withinMs);
     // the provider failed the refresh and the current token (not expired yet) came back:
@@ -52,13 +68,25 @@ async function refreshOne(core: ServiceCore, refresher: Refresher, putOff: PutOf
     // still expiring at the same version: the sweep could not refresh it (no refresh token, no
     // client); leave it to the call that needs it rather than take a batch slot every run
     const after = await core.store.byId(row.id);
-    if (after && after.version === row.version && after.status === 'connected' && after.expires_at !== null && after.expires_at < core.now() + withinMs)
+    if (
+      after &&
+      after.version === row.version &&
+      after.status === 'connected' &&
+      after.expires_at !== null &&
+      after.expires_at < core.now() + withinMs
+    )
       putOff.set(row.id, { until: after.expires_at, failures: 0 });
     else putOff.delete(row.id);
   } catch (err) {
     out.failed++;
     const failures = (putOff.get(row.id)?.failures ?? 0) + 1;
-    putOff.set(row.id, { until: core.now() + Math.min(PUT_OFF_BASE_MS * 2 ** (failures - 1), PUT_OFF_MAX_MS), failures });
-    core.logger.warn({ connectionId: row.id, integration: row.integration, failures, error: (err as Error).message }, 'background refresh failed');
+    putOff.set(row.id, {
+      until: core.now() + Math.min(PUT_OFF_BASE_MS * 2 ** (failures - 1), PUT_OFF_MAX_MS),
+      failures,
+    });
+    core.logger.warn(
+      { connectionId: row.id, integration: row.integration, failures, error: (err as Error).message },
+      'background refresh failed',
+    );
   }
 }

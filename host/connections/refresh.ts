@@ -13,7 +13,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import { GatewayError } from '../errors.js';
 import type { ConnectionRow, ConnectionStore } from './connection-store.js';
-import { OAuthError, clientEnvPrefix, refreshAccessToken, type OAuthClient, type OAuthHttpOptions, type TokenSet } from './oauth.js';
+import {
+  OAuthError,
+  clientEnvPrefix,
+  refreshAccessToken,
+  type OAuthClient,
+  type OAuthHttpOptions,
+  type TokenSet,
+} from './oauth.js';
 import { openSecret, sealSecret } from './sealed-secret.js';
 import { expiresAtOf } from './token-response.js';
 import type { Credential } from './types.js';
@@ -39,7 +46,8 @@ export interface RefresherDeps {
   onChange?: (row: { id: string; userId: string; integration: string; status: string }) => void;
 }
 
-export const INVALID_GRANT_REASON = 'the provider no longer accepts the stored authorization (invalid_grant): reconnect';
+export const INVALID_GRANT_REASON =
+  'the provider no longer accepts the stored authorization (invalid_grant): reconnect';
 export const NO_REFRESH_REASON = 'the access token expired and the provider issued no refresh token: reconnect';
 /** attempts to store refreshed tokens (a busy or briefly unavailable database) before the call goes on without */
 const COMMIT_ATTEMPTS = 3;
@@ -75,12 +83,20 @@ export function createRefresher(deps: RefresherDeps): Refresher {
     deps,
     // The provider request and the writes after it must end well inside the lease, so that another
     // replica does not take the lease and present the refresh token this one is spending.
-    refreshTimeoutMs: Math.max(1, Math.min(deps.http.timeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS, Math.floor(deps.leaseMs / 3))),
-    isStale: (row: ConnectionRow, skewMs = deps.skewMs): boolean => row.expires_at !== null && row.expires_at - skewMs <= deps.now(),
+    refreshTimeoutMs: Math.max(
+      1,
+      Math.min(deps.http.timeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS, Math.floor(deps.leaseMs / 3)),
+    ),
+    isStale: (row: ConnectionRow, skewMs = deps.skewMs): boolean =>
+      row.expires_at !== null && row.expires_at - skewMs <= deps.now(),
     expired: (row: ConnectionRow): boolean => row.expires_at !== null && row.expires_at <= deps.now(),
   };
 
-  async function freshOrFailure(row: ConnectionRow, manifest: PluginManifest, skewMs = deps.skewMs): Promise<FreshResult> {
+  async function freshOrFailure(
+    row: ConnectionRow,
+    manifest: PluginManifest,
+    skewMs = deps.skewMs,
+  ): Promise<FreshResult> {
     const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
     if (manifest.auth.type !== 'oauth2' || !run.isStale(row, skewMs)) return { credential: { values: secret.values } };
     let flight = inFlight.get(row.id);
@@ -110,7 +126,9 @@ interface RefreshRun {
 }
 
 const fail = (manifest: PluginManifest, message: string): GatewayError =>
-  new GatewayError('GW_ERR_ENGINE_CREDENTIAL_FAILED', `${manifest.displayName}: ${message}`, { integration: manifest.name });
+  new GatewayError('GW_ERR_ENGINE_CREDENTIAL_FAILED', `${manifest.displayName}: ${message}`, {
+    integration: manifest.name,
+  });
 
 /**
  * Marks the connection needs_reauth if it is still the row that was judged. Resolves false when
@@ -119,7 +137,10 @@ const fail = (manifest: PluginManifest, message: string): GatewayError =>
  */
 async function needsReauth({ deps }: RefreshRun, row: ConnectionRow, reason: string): Promise<boolean> {
   if (!(await deps.store.setStatusIf(row.id, row.version, 'needs_reauth', reason, deps.now()))) {
-    deps.logger.info({ connectionId: row.id, integration: row.integration, reason }, 'the connection changed while it was judged; not marking it for re-authorisation');
+    deps.logger.info(
+      { connectionId: row.id, integration: row.integration, reason },
+      'the connection changed while it was judged; not marking it for re-authorisation',
+    );
     return false;
   }
   deps.logger.warn({ connectionId: row.id, integration: row.integration, reason }, 'connection needs re-authorisation');
@@ -127,14 +148,24 @@ async function needsReauth({ deps }: RefreshRun, row: ConnectionRow, reason: str
   return true;
 }
 
-async function refresh(run: RefreshRun, connectionId: string, manifest: PluginManifest, skewMs: number): Promise<FreshResult> {
+async function refresh(
+  run: RefreshRun,
+  connectionId: string,
+  manifest: PluginManifest,
+  skewMs: number,
+): Promise<FreshResult> {
   return refreshOnce(run, connectionId, manifest, skewMs).then((r) => (r && 'credential' in r ? r : { credential: r }));
 }
 
 /** "Read the row again": the connection changed while it was judged. */
 const AGAIN = Symbol('again');
 
-async function refreshOnce(run: RefreshRun, connectionId: string, manifest: PluginManifest, skewMs: number): Promise<Credential | FreshResult | undefined> {
+async function refreshOnce(
+  run: RefreshRun,
+  connectionId: string,
+  manifest: PluginManifest,
+  skewMs: number,
+): Promise<Credential | FreshResult | undefined> {
   const { deps, isStale, expired } = run;
   if (manifest.auth.type !== 'oauth2') return undefined;
   const auth = manifest.auth;
@@ -153,19 +184,26 @@ async function refreshOnce(run: RefreshRun, connectionId: string, manifest: Plug
     const client = deps.clientFor(manifest.name);
     if (!client) {
       if (!expired(row)) return { values: secret.values };
-      throw fail(manifest, `the token expired and cannot be refreshed: ${clientEnvPrefix(manifest.name)}_CLIENT_ID is not configured on the server`);
+      throw fail(
+        manifest,
+        `the token expired and cannot be refreshed: ${clientEnvPrefix(manifest.name)}_CLIENT_ID is not configured on the server`,
+      );
     }
     const owner = randomUUID();
     if (!(await deps.store.tryLease(row.id, row.version, owner, deps.leaseMs))) {
       // Another process is refreshing (or just did): wait for its result instead of spending the token again.
-      if (Date.now() > deadline) throw fail(manifest, 'another server is still refreshing the token; try again shortly');
+      if (Date.now() > deadline)
+        throw fail(manifest, 'another server is still refreshing the token; try again shortly');
       await sleep(waitMs);
       waitMs = Math.min(waitMs * 2, 500);
       continue;
     }
     let tokens;
     try {
-      tokens = await refreshAccessToken(auth, client, secret.refreshToken, { ...deps.http, timeoutMs: run.refreshTimeoutMs });
+      tokens = await refreshAccessToken(auth, client, secret.refreshToken, {
+        ...deps.http,
+        timeoutMs: run.refreshTimeoutMs,
+      });
     } catch (err) {
       const verdict = await refusedOrFailed(run, row, owner, manifest, secret.values, err);
       if (verdict === AGAIN) continue;
@@ -198,14 +236,28 @@ async function refusedOrFailed(
   }
   await deps.store.releaseLease(row.id, owner);
   const message = err instanceof OAuthError ? err.message : `token refresh failed (${(err as Error).message})`;
-  deps.logger.warn({ connectionId: row.id, integration: row.integration, kind: err instanceof OAuthError ? err.kind : 'internal', error: message }, 'token refresh failed');
+  deps.logger.warn(
+    {
+      connectionId: row.id,
+      integration: row.integration,
+      kind: err instanceof OAuthError ? err.kind : 'internal',
+      error: message,
+    },
+    'token refresh failed',
+  );
   // The current token still works for a few seconds: use it rather than fail the call.
   if (!run.expired(row)) return { credential: { values }, failure: message };
   throw fail(manifest, `${message}. The connection is kept; try again later`);
 }
 
 /** Seals and stores the tokens the provider issued (the lease is held by `owner`); the call gets its token either way. */
-async function storeRefreshed(run: RefreshRun, row: ConnectionRow, owner: string, tokens: TokenSet, oldRefreshToken: string): Promise<Credential> {
+async function storeRefreshed(
+  run: RefreshRun,
+  row: ConnectionRow,
+  owner: string,
+  tokens: TokenSet,
+  oldRefreshToken: string,
+): Promise<Credential> {
   const { deps } = run;
   const payload = { values: { token: tokens.accessToken }, refreshToken: tokens.refreshToken ?? oldRefreshToken };
   const { sealed, keyId } = sealSecret(deps.vault, row.id, payload);
@@ -219,7 +271,10 @@ async function storeRefreshed(run: RefreshRun, row: ConnectionRow, owner: string
       stored = await deps.store.commitRefresh(row.id, row.version, sealed, keyId, expiresAt, tokens.scope ?? null, now);
       break;
     } catch (err) {
-      deps.logger.warn({ connectionId: row.id, integration: row.integration, attempt, error: (err as Error).message }, 'storing the refreshed token failed');
+      deps.logger.warn(
+        { connectionId: row.id, integration: row.integration, attempt, error: (err as Error).message },
+        'storing the refreshed token failed',
+      );
       if (attempt >= COMMIT_ATTEMPTS) {
         await deps.store.releaseLease(row.id, owner).catch(() => undefined);
         break;
@@ -229,7 +284,9 @@ async function storeRefreshed(run: RefreshRun, row: ConnectionRow, owner: string
   }
   deps.logger.info(
     { connectionId: row.id, integration: row.integration, rotated: tokens.refreshToken !== undefined, stored },
-    stored ? 'token refreshed' : 'token refreshed but not stored (the connection was reconnected or removed meanwhile, or the database refused every write)',
+    stored
+      ? 'token refreshed'
+      : 'token refreshed but not stored (the connection was reconnected or removed meanwhile, or the database refused every write)',
   );
   return { values: payload.values };
 }

@@ -12,7 +12,11 @@ export interface SecretPayload {
   refreshToken?: string;
 }
 
-export function sealSecret(vault: Vault, connectionId: string, payload: SecretPayload): { sealed: string; keyId: string } {
+export function sealSecret(
+  vault: Vault,
+  connectionId: string,
+  payload: SecretPayload,
+): { sealed: string; keyId: string } {
   const body: SecretPayload = { values: payload.values };
   if (payload.refreshToken) body.refreshToken = payload.refreshToken;
   // the key id the value names: the vault's key may change (a key file re-read after a rotation)
@@ -30,14 +34,26 @@ export interface SecretLogger {
  * by the calling agent, says only that this server cannot read the credential and to contact its
  * operator; the key ids and what to do (the vault's explanation) go to `logger`.
  */
-export function openSecret(vault: Vault, connectionId: string, sealed: string, integration: string, logger?: SecretLogger): SecretPayload {
+export function openSecret(
+  vault: Vault,
+  connectionId: string,
+  sealed: string,
+  integration: string,
+  logger?: SecretLogger,
+): SecretPayload {
   let text: string;
   try {
     text = vault.decrypt(sealed, connectionId);
   } catch (err) {
     const why = err instanceof VaultError ? err.message : 'decryption failed';
     logger?.warn(
-      { connectionId, integration, code: err instanceof VaultError ? err.code : 'VAULT_DECRYPT_FAILED', sealedWith: vault.keyIdOf(sealed), keyId: vault.keyId },
+      {
+        connectionId,
+        integration,
+        code: err instanceof VaultError ? err.code : 'VAULT_DECRYPT_FAILED',
+        sealedWith: vault.keyIdOf(sealed),
+        keyId: vault.keyId,
+      },
       `the stored ${integration} credential of connection ${connectionId} cannot be read: ${why}`,
     );
     throw new GatewayError(

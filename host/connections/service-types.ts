@@ -54,7 +54,11 @@ export interface FullConnectionService extends ConnectionService {
   /** stores an OAuth2 token set (after a code exchange) */
   saveTokens(userId: string, manifest: PluginManifest, tokens: TokenSet): Promise<{ connectionId: string }>;
   /** validates and stores API-key fields; throws ConnectionError(GW_ERR_CONNECTION_INVALID_INPUT) with per-field messages */
-  saveApiKey(userId: string, manifest: PluginManifest, input: Record<string, unknown>): Promise<{ connectionId: string }>;
+  saveApiKey(
+    userId: string,
+    manifest: PluginManifest,
+    input: Record<string, unknown>,
+  ): Promise<{ connectionId: string }>;
   /** deletes the connection (at the version read; re-read if it changed meanwhile), then revokes the deleted tokens at the provider where supported */
   disconnect(userId: string, manifest: PluginManifest): Promise<DisconnectResult>;
   /**

@@ -20,7 +20,13 @@ import type { ConnectionChange, FullConnectionService, ServiceCore } from './ser
 import type { Vault } from './vault.js';
 
 export type { ConnectionLogger } from './refresh.js';
-export type { ConnectionChange, DisconnectResult, FullConnectionService, IntegrationConnectionState, RefreshSweep } from './service-types.js';
+export type {
+  ConnectionChange,
+  DisconnectResult,
+  FullConnectionService,
+  IntegrationConnectionState,
+  RefreshSweep,
+} from './service-types.js';
 
 export interface ConnectionServiceDeps {
   db: Db;
@@ -73,7 +79,12 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     events,
     http,
     clientFor: deps.clientFor,
-    pending: new PendingConnects({ db: deps.db, vault: deps.vault, now, ...(deps.linkTtlMs ? { ttlMs: deps.linkTtlMs } : {}) }),
+    pending: new PendingConnects({
+      db: deps.db,
+      vault: deps.vault,
+      now,
+      ...(deps.linkTtlMs ? { ttlMs: deps.linkTtlMs } : {}),
+    }),
     now,
     ...createConnectionReads(core, refresher),
     ...createConnectionSaves(core),

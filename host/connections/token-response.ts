@@ -42,7 +42,15 @@ export interface TokenSet {
 }
 
 /** Provider error codes that mean "this grant is dead": the user must reconnect. */
-const DEAD_GRANT = new Set(['invalid_grant', 'invalid_refresh_token', 'bad_refresh_token', 'token_revoked', 'token_expired', 'bad_verification_code', 'invalid_code']);
+const DEAD_GRANT = new Set([
+  'invalid_grant',
+  'invalid_refresh_token',
+  'bad_refresh_token',
+  'token_revoked',
+  'token_expired',
+  'bad_verification_code',
+  'invalid_code',
+]);
 
 /**
  * The most of a token endpoint's answer that is read. A token response is a few KiB at most; the
@@ -76,7 +84,8 @@ function parseBody(text: string, contentType: string): Record<string, unknown> |
       return undefined;
     }
   }
-  const formish = contentType.includes('x-www-form-urlencoded') || (contentType.includes('text/plain') && /^[\w.%-]+=/.test(t));
+  const formish =
+    contentType.includes('x-www-form-urlencoded') || (contentType.includes('text/plain') && /^[\w.%-]+=/.test(t));
   if (formish) return Object.fromEntries(new URLSearchParams(t));
   return undefined;
 }
@@ -125,7 +134,11 @@ export async function discardBody(res: Response): Promise<void> {
  * is cancelled and refused with a bad_response OAuthError. Errors while reading are thrown as is.
  */
 async function readCapped(res: Response, what: string, maxBytes: number): Promise<string> {
-  const tooLarge = (): OAuthError => new OAuthError('bad_response', `${what}: the provider's answer is larger than ${maxBytes} bytes, which is not a token response`);
+  const tooLarge = (): OAuthError =>
+    new OAuthError(
+      'bad_response',
+      `${what}: the provider's answer is larger than ${maxBytes} bytes, which is not a token response`,
+    );
   const declared = Number(res.headers.get('content-length') ?? '');
   if (Number.isFinite(declared) && declared > maxBytes) {
     await discardBody(res);
@@ -169,41 +182,71 @@ export function redactSent(text: string, secrets: readonly (string | undefined)[
  * `sent` lists the secret values of the request (code, verifier, refresh token, client secret):
  * they are cut out of the provider's error text before it is quoted.
  */
-export async function readTokenResponse(res: Response, what: string, tokenPath?: string, sent: readonly (string | undefined)[] = []): Promise<TokenSet> {
+export async function readTokenResponse(
+  res: Response,
+  what: string,
+  tokenPath?: string,
+  sent: readonly (string | undefined)[] = [],
+): Promise<TokenSet> {
   const contentType = (res.headers.get('content-type') ?? '').toLowerCase();
   let text: string;
   try {
     text = await readCapped(res, what, MAX_TOKEN_RESPONSE_BYTES);
   } catch (err) {
     if (err instanceof OAuthError) throw err;
-    throw new OAuthError('provider_unavailable', `${what}: the provider's answer was cut off (${clip((err as Error).message, PROVIDER_TEXT_MAX.description)})`);
+    throw new OAuthError(
+      'provider_unavailable',
+      `${what}: the provider's answer was cut off (${clip((err as Error).message, PROVIDER_TEXT_MAX.description)})`,
+    );
   }
   const body = parseBody(text, contentType);
   // redacted before they are clipped: a clip must not leave the start of a secret behind
   const errorCode = body && typeof body['error'] === 'string' ? redactSent(body['error'], sent) : undefined;
-  const errorText = body && typeof body['error_description'] === 'string' ? `: ${clip(redactSent(body['error_description'], sent), PROVIDER_TEXT_MAX.description)}` : '';
+  const errorText =
+    body && typeof body['error_description'] === 'string'
+      ? `: ${clip(redactSent(body['error_description'], sent), PROVIDER_TEXT_MAX.description)}`
+      : '';
   if (errorCode || (body && body['ok'] === false)) {
     const raw = errorCode ?? 'unknown_error';
     // the same clipped code on every path, and as providerCode
     const code = clip(raw, PROVIDER_TEXT_MAX.code);
-    if (DEAD_GRANT.has(raw)) throw new OAuthError('invalid_grant', `${what}: the provider rejected the grant (${code}${errorText})`, code);
-    if (res.status >= 500 || res.status === 429) throw new OAuthError('provider_unavailable', `${what}: the provider answered HTTP ${res.status} (${code}${errorText})`, code);
+    if (DEAD_GRANT.has(raw))
+      throw new OAuthError('invalid_grant', `${what}: the provider rejected the grant (${code}${errorText})`, code);
+    if (res.status >= 500 || res.status === 429)
+      throw new OAuthError(
+        'provider_unavailable',
+        `${what}: the provider answered HTTP ${res.status} (${code}${errorText})`,
+        code,
+      );
     throw new OAuthError('provider_error', `${what}: the provider answered ${code}${errorText}`, code);
   }
-  if (res.status >= 500 || res.status === 429) throw new OAuthError('provider_unavailable', `${what}: the provider answered HTTP ${res.status}; try again later`);
+  if (res.status >= 500 || res.status === 429)
+    throw new OAuthError('provider_unavailable', `${what}: the provider answered HTTP ${res.status}; try again later`);
   const kindOf = clip(contentType.split(';')[0] || 'no content type', PROVIDER_TEXT_MAX.contentType);
-  if (!body) throw new OAuthError('bad_response', `${what}: the provider answered HTTP ${res.status} with ${kindOf} that is not a token response`);
-  if (res.status >= 400) throw new OAuthError('provider_error', `${what}: the provider answered HTTP ${res.status} without an OAuth error code`);
+  if (!body)
+    throw new OAuthError(
+      'bad_response',
+      `${what}: the provider answered HTTP ${res.status} with ${kindOf} that is not a token response`,
+    );
+  if (res.status >= 400)
+    throw new OAuthError(
+      'provider_error',
+      `${what}: the provider answered HTTP ${res.status} without an OAuth error code`,
+    );
   // Providers that nest the first token (Slack's authed_user) answer refreshes at the top level:
   // fall back to the top level when the nested object is absent but the top level has a token.
   const nested = pick(body, tokenPath);
   const topLevelToken = tokenPath !== undefined && typeof body['access_token'] === 'string';
   const token = (nested === null || typeof nested !== 'object') && topLevelToken ? body : nested;
-  if (token === null || typeof token !== 'object') throw new OAuthError('bad_response', `${what}: the token response has no object at "${tokenPath}"`);
+  if (token === null || typeof token !== 'object')
+    throw new OAuthError('bad_response', `${what}: the token response has no object at "${tokenPath}"`);
   const t = token as Record<string, unknown>;
   const accessToken = t['access_token'];
   if (typeof accessToken !== 'string' || accessToken.length === 0 || accessToken.length > 8192)
-    throw new OAuthError('bad_response', `${what}: the token response (HTTP ${res.status}, ${kindOf}) has no access_token${tokenPath ? ` under "${tokenPath}"` : ''}`);
+    throw new OAuthError(
+      'bad_response',
+      `${what}: the token response (HTTP ${res.status}, ${kindOf}) has no access_token${tokenPath ? ` under "${tokenPath}"` : ''}`,
+    );
   const out: TokenSet = { accessToken };
   if (typeof t['refresh_token'] === 'string' && t['refresh_token'].length > 0) out.refreshToken = t['refresh_token'];
   const expires = numberOf(t['expires_in']);

@@ -13,8 +13,7 @@ export type { Credential };
 export type ConnectionStatus = 'connected' | 'needs_reauth' | 'disconnected';
 
 export type ConnectionLookup =
-  | { connected: true; connectionId: string; config: Record<string, unknown> }
-  | { connected: false; reason?: string };
+  { connected: true; connectionId: string; config: Record<string, unknown> } | { connected: false; reason?: string };
 
 export interface ConnectionService {
   /** Cheap check used by the engine's connection stage (no decryption, no refresh). */
@@ -40,6 +39,10 @@ export interface ConnectionService {
 }
 
 /** Whether a user can run an integration's tools now: always for auth "none", else a stored, working connection. */
-export async function isUsable(connections: Pick<ConnectionService, 'lookup'>, userId: string, manifest: PluginManifest): Promise<boolean> {
+export async function isUsable(
+  connections: Pick<ConnectionService, 'lookup'>,
+  userId: string,
+  manifest: PluginManifest,
+): Promise<boolean> {
   return manifest.auth.type === 'none' || (await connections.lookup(userId, manifest)).connected;
 }

@@ -66,8 +66,12 @@ export function parseEncryptionKey(text: string, source = 'WORKBENCH_ENCRYPTION_
   return key;
 }
 
-export function createVault(primary: Buffer, options: { previous?: readonly Buffer[]; source?: Vault['source'] } = {}): Vault {
-  if (primary.length !== KEY_BYTES) throw new VaultError('VAULT_BAD_KEY', `an encryption key must be ${KEY_BYTES} bytes, got ${primary.length}`);
+export function createVault(
+  primary: Buffer,
+  options: { previous?: readonly Buffer[]; source?: Vault['source'] } = {},
+): Vault {
+  if (primary.length !== KEY_BYTES)
+    throw new VaultError('VAULT_BAD_KEY', `an encryption key must be ${KEY_BYTES} bytes, got ${primary.length}`);
   const keys = new Map<string, Buffer>();
   for (const k of [primary, ...(options.previous ?? [])]) keys.set(keyIdFor(k), Buffer.from(k));
   const keyId = keyIdFor(primary);
@@ -92,7 +96,8 @@ export function createVault(primary: Buffer, options: { previous?: readonly Buff
     },
     decrypt(sealed, aad) {
       const parts = sealed.split('.');
-      if (parts.length !== 5 || parts[0] !== FORMAT) throw new VaultError('VAULT_DECRYPT_FAILED', 'the stored secret is not a vault value (corrupted row?)');
+      if (parts.length !== 5 || parts[0] !== FORMAT)
+        throw new VaultError('VAULT_DECRYPT_FAILED', 'the stored secret is not a vault value (corrupted row?)');
       const [, id, ivText, tagText, ctText] = parts as [string, string, string, string, string];
       const key = keys.get(id);
       if (!key)
@@ -103,7 +108,8 @@ export function createVault(primary: Buffer, options: { previous?: readonly Buff
         );
       const iv = Buffer.from(ivText, 'base64url');
       const tag = Buffer.from(tagText, 'base64url');
-      if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new VaultError('VAULT_DECRYPT_FAILED', 'the stored secret is malformed (bad IV or tag length)');
+      if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES)
+        throw new VaultError('VAULT_DECRYPT_FAILED', 'the stored secret is malformed (bad IV or tag length)');
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
         decipher.setAAD(Buffer.from(aad, 'utf8'));
@@ -111,7 +117,10 @@ export function createVault(primary: Buffer, options: { previous?: readonly Buff
         return Buffer.concat([decipher.update(Buffer.from(ctText, 'base64url')), decipher.final()]).toString('utf8');
       } catch {
         // GCM authentication failed: the value, its tag or its row binding was altered.
-        throw new VaultError('VAULT_DECRYPT_FAILED', 'the stored secret failed authentication (tampered, or moved from another row)');
+        throw new VaultError(
+          'VAULT_DECRYPT_FAILED',
+          'the stored secret failed authentication (tampered, or moved from another row)',
+        );
       }
     },
   };
@@ -138,12 +147,14 @@ export function readOrCreateKeyFile(dataDir: string): { key: Buffer; file: strin
         fs.linkSync(tmp, file);
       } catch (err) {
         // a file system without hard links (some network and removable ones): create it exclusively
-        if (!['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+        if (!['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP'].includes((err as NodeJS.ErrnoException).code ?? ''))
+          throw err;
         writeFileSynced(file, key, { flag: 'wx', mode: 0o600 });
       }
       created = true;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('VAULT_KEY_FILE', `cannot create ${file}: ${(err as Error).message}`);
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new VaultError('VAULT_KEY_FILE', `cannot create ${file}: ${(err as Error).message}`);
     } finally {
       fs.rmSync(tmp, { force: true });
     }
@@ -156,7 +167,10 @@ export function readOrCreateKeyFile(dataDir: string): { key: Buffer; file: strin
 export function readKeyFile(file: string): Buffer {
   const stat = fs.statSync(file);
   if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0)
-    throw new VaultError('VAULT_KEY_FILE', `${file} is readable by other users (mode ${(stat.mode & 0o777).toString(8)}): run chmod 600 on it`);
+    throw new VaultError(
+      'VAULT_KEY_FILE',
+      `${file} is readable by other users (mode ${(stat.mode & 0o777).toString(8)}): run chmod 600 on it`,
+    );
   return parseEncryptionKey(fs.readFileSync(file, 'utf8'), file);
 }
 
@@ -212,7 +226,10 @@ export function writeKeyFile(dataDir: string, key: Buffer): string {
  * in the data dir (generated on first start). WORKBENCH_ENCRYPTION_KEY_PREVIOUS (comma-separated)
  * names older keys that may still be read, for a rolling rotation.
  */
-export function loadVault(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Vault & { keyFile?: string; created: boolean } {
+export function loadVault(options: {
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+}): Vault & { keyFile?: string; created: boolean } {
   const env = options.env ?? process.env;
   const previous = previousKeysFromEnv(env);
   const fromEnv = env['WORKBENCH_ENCRYPTION_KEY'];
@@ -244,7 +261,9 @@ export function requireSharedKey(databaseUrl: string | undefined, dataDir: strin
   if (fs.existsSync(file))
     hint =
       ` This data dir has a key file (${file}): if connections were stored with it, set WORKBENCH_ENCRYPTION_KEY to its contents` +
-      (fs.existsSync(`${file}.previous`) ? `, and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the contents of ${file}.previous` : '') +
+      (fs.existsSync(`${file}.previous`)
+        ? `, and WORKBENCH_ENCRYPTION_KEY_PREVIOUS to the contents of ${file}.previous`
+        : '') +
       ', on every server.';
   throw new GatewayError(
     'GW_ERR_CONFIG_INVALID',

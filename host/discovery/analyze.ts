@@ -64,11 +64,18 @@ export function analyze(text: string, mode: AnalyzeMode): TermOccurrence[] {
       const span = run.parts.length;
       const whole: TermOccurrence = { term: stem(run.whole), raw: run.whole, start: pos, end: pos + span - 1 };
       if (mode === 'query') {
-        const parts = analyze(run.parts.join(' '), 'query').map((o) => ({ ...o, start: o.start + pos, end: o.end + pos }));
+        const parts = analyze(run.parts.join(' '), 'query').map((o) => ({
+          ...o,
+          start: o.start + pos,
+          end: o.end + pos,
+        }));
         if (parts.length > 0) whole.parts = parts;
       }
       out.push(whole);
-      if (mode === 'index') run.parts.forEach((w, j) => out.push({ term: stems[i + j] ?? w, raw: w, start: pos + j, end: pos + j, part: true }));
+      if (mode === 'index')
+        run.parts.forEach((w, j) =>
+          out.push({ term: stems[i + j] ?? w, raw: w, start: pos + j, end: pos + j, part: true }),
+        );
       pos += span;
       i += span;
       continue;

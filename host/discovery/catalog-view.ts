@@ -37,7 +37,10 @@ export function createCatalogView(catalog: () => readonly CatalogTool[]): () => 
 }
 
 /** Integrations that have at least one tool `allowed`, by name. */
-export function summariseIntegrations(tools: readonly CatalogTool[], allowed: (t: CatalogTool) => boolean): IntegrationSummary[] {
+export function summariseIntegrations(
+  tools: readonly CatalogTool[],
+  allowed: (t: CatalogTool) => boolean,
+): IntegrationSummary[] {
   const byName = new Map<string, IntegrationSummary>();
   for (const t of tools) {
     if (!allowed(t)) continue;

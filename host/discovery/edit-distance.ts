@@ -27,7 +27,11 @@ export function editDistance(a: string, b: string, max = Number.MAX_SAFE_INTEGER
     const ca = a.charCodeAt(i - 1);
     for (let j = 1; j <= m; j++) {
       const cb = b.charCodeAt(j - 1);
-      let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (ca === cb ? 0 : 1));
+      let v = Math.min(
+        (prev[j] as number) + 1,
+        (cur[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (ca === cb ? 0 : 1),
+      );
       if (i > 1 && j > 1 && ca === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === cb) {
         v = Math.min(v, (prev2[j - 2] as number) + 1);
       }

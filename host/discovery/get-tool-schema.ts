@@ -25,7 +25,11 @@ const schemaInput = z.strictObject({
 });
 
 /** get_tool_schema; `ownTools` are the discovery meta-tools, answered for when deps.metaTools is not given. */
-export function getToolSchemaTool(deps: DiscoveryDeps, view: () => CatalogSnapshot, ownTools: () => readonly MetaTool[]): MetaTool<typeof schemaInput> {
+export function getToolSchemaTool(
+  deps: DiscoveryDeps,
+  view: () => CatalogSnapshot,
+  ownTools: () => readonly MetaTool[],
+): MetaTool<typeof schemaInput> {
   return {
     name: 'get_tool_schema',
     order: 20,
@@ -42,10 +46,15 @@ export function getToolSchemaTool(deps: DiscoveryDeps, view: () => CatalogSnapsh
         const meta = (deps.metaTools?.() ?? ownTools()).find((m) => m.name === wanted.toLowerCase());
         if (meta) return metaToolAnswer(meta);
         const suggestions = suggestToolNames(snapshot, wanted, allowed);
-        const known = suggestions.length ? '' : summariseIntegrations(snapshot.tools, allowed).map((i) => `${i.name} (${i.displayName})`).join(', ');
+        const known = suggestions.length
+          ? ''
+          : summariseIntegrations(snapshot.tools, allowed)
+              .map((i) => `${i.name} (${i.displayName})`)
+              .join(', ');
         return toolNotFound(args.tool, suggestions, known);
       }
-      const connected = (integration: string): Promise<boolean> => deps.isConnected(ctx.user, integration).catch(() => false);
+      const connected = (integration: string): Promise<boolean> =>
+        deps.isConnected(ctx.user, integration).catch(() => false);
       return {
         json: {
           name: tool.name,

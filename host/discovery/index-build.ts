@@ -94,7 +94,13 @@ export function buildIndexData(entries: readonly SearchEntry[]): IndexData {
     const nameTerms = [...new Set(nameOcc.filter((o) => !o.part).map((o) => o.term))];
     const last = nameOcc[nameOcc.length - 1];
     const getsOne =
-      nameTerms[0] === GET && nameOcc.length > 1 && last !== undefined && !last.raw.includes(' ') && !last.raw.endsWith('s') ? last.term : undefined;
+      nameTerms[0] === GET &&
+      nameOcc.length > 1 &&
+      last !== undefined &&
+      !last.raw.includes(' ') &&
+      !last.raw.endsWith('s')
+        ? last.term
+        : undefined;
     docs.push({
       entry,
       nameTerms,

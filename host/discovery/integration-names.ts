@@ -31,7 +31,10 @@ function integrationsNamed(wanted: string, known: readonly NamedIntegration[]): 
  * is a typo of; or, when it names or is as close to several ("google", "gogle"), all of them as
  * `candidates` (empty otherwise). Never a guess at one of several.
  */
-export function guessIntegration(wanted: string, known: readonly NamedIntegration[]): { didYouMean?: string; candidates: string[] } {
+export function guessIntegration(
+  wanted: string,
+  known: readonly NamedIntegration[],
+): { didYouMean?: string; candidates: string[] } {
   const named = integrationsNamed(wanted, known);
   const found = named.length > 0 ? named : nearestIntegrations(wanted, known);
   if (found.length === 1) return { didYouMean: found[0] as string, candidates: [] };

@@ -77,7 +77,8 @@ export function expandQuery(query: string, data: IndexData, intent?: Intent): Un
     }
     seen.add(o.term);
     const alternatives = expand(o);
-    const halves = alternatives.size === 0 && !o.raw.includes(' ') && fuzzy < MAX_FUZZY_LOOKUPS ? vocab.split(o.raw) : undefined;
+    const halves =
+      alternatives.size === 0 && !o.raw.includes(' ') && fuzzy < MAX_FUZZY_LOOKUPS ? vocab.split(o.raw) : undefined;
     if (halves) {
       // "username" → "user" + "name", at the same position
       for (const raw of halves) {
@@ -92,4 +93,3 @@ export function expandQuery(query: string, data: IndexData, intent?: Intent): Un
   }
   return units;
 }
-

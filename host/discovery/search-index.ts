@@ -81,7 +81,10 @@ export const MAX_LIMIT = 50;
  * Whether `entry` belongs to the integration the caller named: its name or display name
  * (case and punctuation ignored), or one dash-separated part of its name ("jira").
  */
-export function isIntegrationNamed(entry: Pick<SearchEntry, 'integration' | 'integrationDisplayName'>, wanted: string): boolean {
+export function isIntegrationNamed(
+  entry: Pick<SearchEntry, 'integration' | 'integrationDisplayName'>,
+  wanted: string,
+): boolean {
   const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
   const w = norm(wanted);
   return (
@@ -149,7 +152,9 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
   const norm = tally.ideal * (1 + RANKING.nameCoverageBonus) * (1 + RANKING.exactFormBonus);
   const fitOf = (doc: number): SearchFit => {
     // stop words are read only when a query has nothing else ("who are you"); never named as left out
-    const missing = [...new Set(asked.filter((a) => (a.weight?.[doc] ?? 0) <= 0).map((a) => a.word))].filter((w) => !STOP_WORDS.has(w));
+    const missing = [...new Set(asked.filter((a) => (a.weight?.[doc] ?? 0) <= 0).map((a) => a.word))].filter(
+      (w) => !STOP_WORDS.has(w),
+    );
     const share = asked.length > 0 ? asked.reduce((sum, a) => sum + (a.weight?.[doc] ?? 0), 0) / asked.length : 1;
     return { coverage: Math.round(share * 1000) / 1000, missing };
   };
@@ -167,7 +172,15 @@ function search(data: IndexData, text: string, opts: SearchOptions): SearchResul
 /** Adds up, unit by unit, what each tool scores and covers, and what a perfect match would score. */
 function tallyUnits(data: IndexData, units: readonly Unit[]): QueryTally {
   const n = data.docs.length;
-  const t: QueryTally = { raw: new Float64Array(n), covered: new Float64Array(n), ideal: 0, effective: 0, wanted: new Map(), unmatched: [], asked: [] };
+  const t: QueryTally = {
+    raw: new Float64Array(n),
+    covered: new Float64Array(n),
+    ideal: 0,
+    effective: 0,
+    wanted: new Map(),
+    unmatched: [],
+    asked: [],
+  };
   const { raw, covered } = t;
   for (const unit of units) {
     // a word that matches nothing still counts as asked for: "create gitlab merge request" is
@@ -223,7 +236,9 @@ function scoreDocs(
   const matchesIntegration = integrationMatcher(opts.integration);
   const spelled = new Set(words);
   /** stems of the words the query writes in a plural form ("issues") */
-  const plurals = new Set(words.filter((w) => w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && stem(w) !== w).map(stem));
+  const plurals = new Set(
+    words.filter((w) => w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && stem(w) !== w).map(stem),
+  );
   const scored: { doc: number; final: number }[] = [];
   for (let d = 0; d < data.docs.length; d++) {
     const r = raw[d] ?? 0;

@@ -30,7 +30,12 @@ export const SEARCH_TOOLS_DESCRIPTION =
 
 const searchInput = z.strictObject({
   // trimmed first, so that a query of spaces is refused as empty instead of matching nothing
-  query: z.string().trim().min(1).max(500).describe('What you want to do, in plain words, e.g. "list open pull requests"'),
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .describe('What you want to do, in plain words, e.g. "list open pull requests"'),
   integration: z
     .string()
     .trim()
@@ -106,12 +111,18 @@ function connectionCache(deps: DiscoveryDeps, user: User): (integration: string)
 }
 
 /** The tools found, with how many more match, and hints for words that matched nothing or a weak best match. */
-function foundAnswer(tools: ToolAnswer[], hits: readonly SearchHit[], found: SearchResult, known: string): MetaToolResult {
+function foundAnswer(
+  tools: ToolAnswer[],
+  hits: readonly SearchHit[],
+  found: SearchResult,
+  known: string,
+): MetaToolResult {
   const { total, unmatched } = found;
   // weak when even the best match is (the caller's connections only put an equivalent of it first);
   // the advice speaks of the tool shown first, which may be that equivalent
   const first = hits[0];
-  const weakAdvice = first !== undefined && isWeakMatch(found.hits[0]) ? weakMatchAdvice(first.entry.name, first.fit) : undefined;
+  const weakAdvice =
+    first !== undefined && isWeakMatch(found.hits[0]) ? weakMatchAdvice(first.entry.name, first.fit) : undefined;
   const hidden = total - tools.length;
   // the default 10 of "issue"'s 38 must not look like all there is
   const more =
@@ -120,7 +131,9 @@ function foundAnswer(tools: ToolAnswer[], hits: readonly SearchHit[], found: Sea
       : {
           more:
             `${hidden} more ${hidden === 1 ? 'tool matches' : 'tools match'}: ` +
-            (total <= MAX_LIMIT ? `pass limit: ${total} to see all, or narrow the query.` : `narrow the query or pass integration (limit is at most ${MAX_LIMIT}).`),
+            (total <= MAX_LIMIT
+              ? `pass limit: ${total} to see all, or narrow the query.`
+              : `narrow the query or pass integration (limit is at most ${MAX_LIMIT}).`),
         };
   if (unmatched.length === 0 && weakAdvice === undefined) return { json: { tools, total, ...more } };
   // the agent must learn that "gitlab" or "confluence" is not here, not take GitHub's tool for it
@@ -135,10 +148,17 @@ function foundAnswer(tools: ToolAnswer[], hits: readonly SearchHit[], found: Sea
 }
 
 /** No tool matched: why (an integration not available, no tools at all, or the words), and what there is. */
-function nothingFoundAnswer(args: SearchArgs, integrations: IntegrationSummary[], unmatched: string[], known: string): MetaToolResult {
+function nothingFoundAnswer(
+  args: SearchArgs,
+  integrations: IntegrationSummary[],
+  unmatched: string[],
+  known: string,
+): MetaToolResult {
   const unknownIntegration =
     args.integration !== undefined &&
-    !integrations.some((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, args.integration ?? ''));
+    !integrations.some((i) =>
+      isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, args.integration ?? ''),
+    );
   const hint = unknownIntegration
     ? `No integration "${args.integration}" is available to you. Integrations you can use: ${known || 'none'}.`
     : integrations.length === 0
@@ -154,12 +174,20 @@ function nothingFoundAnswer(args: SearchArgs, integrations: IntegrationSummary[]
  * "mergeGithubPullRequest"), by a word, a camelCase part or two words run together. A family name
  * ("google", "atlassian") or a word that is part of a name ("drive", "sheets") counts too.
  */
-export function namesIntegration(query: string, integrations: ReadonlyArray<{ name: string; displayName: string }>): boolean {
+export function namesIntegration(
+  query: string,
+  integrations: ReadonlyArray<{ name: string; displayName: string }>,
+): boolean {
   // the words as the index reads them: NFKC, camelCase parts beside the whole run
   const runs = tokenizeRuns(query.normalize('NFKC'));
   const wholes = runs.map((r) => r.whole);
-  const candidates = [...runs.flatMap((r) => [r.whole, ...r.parts]), ...wholes.slice(1).map((w, i) => `${wholes[i]}${w}`)];
-  return candidates.some((w) => integrations.some((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, w)));
+  const candidates = [
+    ...runs.flatMap((r) => [r.whole, ...r.parts]),
+    ...wholes.slice(1).map((w, i) => `${wholes[i]}${w}`),
+  ];
+  return candidates.some((w) =>
+    integrations.some((i) => isIntegrationNamed({ integration: i.name, integrationDisplayName: i.displayName }, w)),
+  );
 }
 
 /**
@@ -179,7 +207,9 @@ async function preferConnected<H extends { entry: { integration: string }; job: 
     if (p) p.push(i);
     else places.set(h.job, [i]);
   });
-  const shared = [...places.values()].filter((p) => p.length > 1 && new Set(p.map((i) => hits[i]?.entry.integration)).size > 1);
+  const shared = [...places.values()].filter(
+    (p) => p.length > 1 && new Set(p.map((i) => hits[i]?.entry.integration)).size > 1,
+  );
   if (shared.length === 0) return [...hits];
   const states = new Map<string, boolean>();
   const integrations = new Set(shared.flatMap((p) => p.map((i) => hits[i]?.entry.integration ?? '')));
@@ -187,7 +217,10 @@ async function preferConnected<H extends { entry: { integration: string }; job: 
   const out = [...hits];
   for (const p of shared) {
     const members = p.map((i) => hits[i] as H);
-    const ordered = [...members.filter((h) => states.get(h.entry.integration)), ...members.filter((h) => !states.get(h.entry.integration))];
+    const ordered = [
+      ...members.filter((h) => states.get(h.entry.integration)),
+      ...members.filter((h) => !states.get(h.entry.integration)),
+    ];
     p.forEach((place, k) => (out[place] = ordered[k] as H));
   }
   return out;

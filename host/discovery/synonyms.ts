@@ -109,9 +109,19 @@ const ONE_WAY: readonly (readonly [number, string, readonly string[]])[] = [
   [0.6, 'ask', ['request']],
   [0.5, 'yesterday', ['history', 'recent']],
   [0.6, 'inbox', ['email', 'mail']],
-  ...['tomorrow', 'tonight', 'morning', 'afternoon', 'evening', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'weekend'].map(
-    (day) => [0.6, day, ['schedule', 'later']] as const,
-  ),
+  ...[
+    'tomorrow',
+    'tonight',
+    'morning',
+    'afternoon',
+    'evening',
+    'monday',
+    'tuesday',
+    'wednesday',
+    'thursday',
+    'friday',
+    'weekend',
+  ].map((day) => [0.6, day, ['schedule', 'later']] as const),
 ];
 
 /** Abbreviations people type, and what they stand for. */

@@ -21,7 +21,10 @@ export interface WeakMatchRule {
 export const WEAK_MATCH: Readonly<WeakMatchRule> = Object.freeze({ score: 0.08, coverage: 0.5 });
 
 /** Whether `hit` (the best, or the one shown first) is too weak to be taken as what the query asked for. */
-export function isWeakMatch(hit: Pick<SearchHit, 'score' | 'fit'> | undefined, rule: WeakMatchRule = WEAK_MATCH): boolean {
+export function isWeakMatch(
+  hit: Pick<SearchHit, 'score' | 'fit'> | undefined,
+  rule: WeakMatchRule = WEAK_MATCH,
+): boolean {
   if (hit === undefined) return false;
   return hit.score < rule.score || hit.fit.coverage <= rule.coverage;
 }

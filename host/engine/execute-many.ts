@@ -20,7 +20,10 @@ export async function executeMany(
   // wait for a sandbox slot): more than Node's default of 10 before it warns of a leak.
   if (caller.signal) setMaxListeners(2 * concurrency + 8, caller.signal);
   const results = new Array<ExecutionItem>(executions.length);
-  const batchCaller: Caller = { ...caller, resultBudget: caller.resultBudget ?? { remaining: deps.policy.requests.maxBatchResultBytes } };
+  const batchCaller: Caller = {
+    ...caller,
+    resultBudget: caller.resultBudget ?? { remaining: deps.policy.requests.maxBatchResultBytes },
+  };
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {

@@ -7,7 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallScope } from '../bridge/index.js';
-import type { BridgeRequest, BridgeResult, HttpHandler, RunOutcome, RunTask, SandboxLimits } from '../../contracts/protocol.js';
+import type {
+  BridgeRequest,
+  BridgeResult,
+  HttpHandler,
+  RunOutcome,
+  RunTask,
+  SandboxLimits,
+} from '../../contracts/protocol.js';
 import type { AuditSink } from '../audit/audit.js';
 import type { ConnectionService, Credential } from '../connections/types.js';
 import type { TransportName } from '../meta-tools/types.js';
@@ -19,7 +26,17 @@ import { screenImages } from '../results/images.js';
 import type { User } from '../storage/users.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { Metrics } from '../telemetry/metrics.js';
-import { cancelled, forbidden, invalidArguments, isErrorItem, notConnected, toolNotFound, type ErrorItem, type ExecutionItem, type ExecutionRequest } from './outcomes.js';
+import {
+  cancelled,
+  forbidden,
+  invalidArguments,
+  isErrorItem,
+  notConnected,
+  toolNotFound,
+  type ErrorItem,
+  type ExecutionItem,
+  type ExecutionRequest,
+} from './outcomes.js';
 import { whyNotConnectable } from '../connections/connectable.js';
 import type { ExecutionRateLimiter } from './rate-limit.js';
 import { holdsMoreValuesThan, jsonLengthOver, validateArguments, VALIDATION_BUDGET } from './validate-args.js';
@@ -66,9 +83,22 @@ export interface Caller {
   signal?: AbortSignal;
 }
 
-type Refusal = 'not_found' | 'cancelled' | 'key_revoked' | 'args_too_large' | 'forbidden' | 'rate_limited' | 'not_connected' | 'invalid_arguments' | 'schema_error';
+type Refusal =
+  | 'not_found'
+  | 'cancelled'
+  | 'key_revoked'
+  | 'args_too_large'
+  | 'forbidden'
+  | 'rate_limited'
+  | 'not_connected'
+  | 'invalid_arguments'
+  | 'schema_error';
 
-export async function executeSingle(deps: EngineDeps, caller: Caller, execution: ExecutionRequest): Promise<ExecutionItem> {
+export async function executeSingle(
+  deps: EngineDeps,
+  caller: Caller,
+  execution: ExecutionRequest,
+): Promise<ExecutionItem> {
   const started = performance.now();
   // the name as the caller spelled it; once resolved, the tool's own name (audit, metrics and logs
   // must not take a label per spelling: "Echo_Ping", "ECHO_PING " would each make new series)
@@ -80,12 +110,18 @@ export async function executeSingle(deps: EngineDeps, caller: Caller, execution:
   try {
     // as get_tool_schema reads a name: exact, else trimmed and lower-cased (tool names are snake_case)
     const found = deps.registry.tool(toolName) ?? deps.registry.tool(toolName.trim().toLowerCase());
-    const resolved = found && (caller.integration === undefined || found.plugin.manifest.name === caller.integration) ? found : undefined;
+    const resolved =
+      found && (caller.integration === undefined || found.plugin.manifest.name === caller.integration)
+        ? found
+        : undefined;
     if (!resolved) {
       // an execution of a tool that does not exist takes from the budgets too: each is audited,
       // and a key must not write audit rows without bound
       const wait = caller.signal?.aborted ? undefined : await deps.rateLimiter.take(caller.user.id, caller.user.tenant);
-      item = wait === undefined ? refuse(deps, 'not_found', undefined, toolNotFound(toolName)) : refuse(deps, 'rate_limited', undefined, rateLimited(undefined, toolName, wait));
+      item =
+        wait === undefined
+          ? refuse(deps, 'not_found', undefined, toolNotFound(toolName))
+          : refuse(deps, 'rate_limited', undefined, rateLimited(undefined, toolName, wait));
     } else {
       integration = resolved.plugin.manifest.name;
       toolName = resolved.tool.manifest.name;
@@ -113,13 +149,27 @@ export async function executeSingle(deps: EngineDeps, caller: Caller, execution:
     item = { error: `Internal error (request ${caller.requestId})`, code: 'GW_ERR_ENGINE_INTERNAL' };
   }
   const durationMs = performance.now() - started;
-  await observe(deps, caller, { toolName, integration, item, durationMs, ranHandler, schemaError, args: execution.args });
+  await observe(deps, caller, {
+    toolName,
+    integration,
+    item,
+    durationMs,
+    ranHandler,
+    schemaError,
+    args: execution.args,
+  });
   return item;
 }
 
-type PreCheck = { refusal: Refusal; item: ErrorItem } | { args: unknown; config: Record<string, unknown>; schemaError?: string };
+type PreCheck =
+  { refusal: Refusal; item: ErrorItem } | { args: unknown; config: Record<string, unknown>; schemaError?: string };
 
-async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, rawArgs: unknown): Promise<PreCheck> {
+async function checkBeforeRun(
+  deps: EngineDeps,
+  caller: Caller,
+  resolved: ResolvedTool,
+  rawArgs: unknown,
+): Promise<PreCheck> {
   const { manifest } = resolved.plugin;
   const tool = resolved.tool.manifest.name;
   // a cancelled request's executions spend no rate budget and look nothing up
@@ -127,20 +177,29 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
   if (caller.keyValid && !(await caller.keyValid()))
     return {
       refusal: 'key_revoked',
-      item: { error: 'The API key of this request was revoked while it ran; this execution was not started.', code: 'GW_ERR_ENGINE_KEY_REVOKED', integration: manifest.name, tool },
+      item: {
+        error: 'The API key of this request was revoked while it ran; this execution was not started.',
+        code: 'GW_ERR_ENGINE_KEY_REVOKED',
+        integration: manifest.name,
+        tool,
+      },
     };
   // every execution that is not cancelled takes from the budgets, refused ones included (each is audited)
   const wait = await deps.rateLimiter.take(caller.user.id, caller.user.tenant);
   if (wait !== undefined) return { refusal: 'rate_limited', item: rateLimited(manifest.name, tool, wait) };
 
   const decision = decideToolAccess(deps.policy, caller.user.tenant, manifest.name, tool);
-  if (!decision.allowed) return { refusal: 'forbidden', item: forbidden(manifest.name, tool, decision.rule, decision.reason) };
+  if (!decision.allowed)
+    return { refusal: 'forbidden', item: forbidden(manifest.name, tool, decision.rule, decision.reason) };
 
   let config: Record<string, unknown> = {};
   if (manifest.auth.type !== 'none') {
     const conn = await deps.connections.lookup(caller.user.id, manifest);
     if (!conn.connected)
-      return { refusal: 'not_connected', item: notConnected(manifest.name, conn.reason, whyNotConnectable(manifest, deps.connections.clientFor)) };
+      return {
+        refusal: 'not_connected',
+        item: notConnected(manifest.name, conn.reason, whyNotConnectable(manifest, deps.connections.clientFor)),
+      };
     config = conn.config;
   }
 
@@ -149,19 +208,34 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
   // them on the event loop (a 4 MB array of a million strings took 2 s to validate)
   const maxArgsBytes = sandboxLimits(deps.policy, manifest.name).maxArgsBytes;
   if (jsonLengthOver(args, maxArgsBytes))
-    return { refusal: 'args_too_large', item: { error: `the arguments are larger than ${maxArgsBytes} bytes`, code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', integration: manifest.name, tool } };
+    return {
+      refusal: 'args_too_large',
+      item: {
+        error: `the arguments are larger than ${maxArgsBytes} bytes`,
+        code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE',
+        integration: manifest.name,
+        tool,
+      },
+    };
   // and the work of checking them against the schema is bounded too
   const maxValues = Math.floor(VALIDATION_BUDGET / Math.max(1, resolved.tool.schemaSize));
   if (holdsMoreValuesThan(args, maxValues))
     return {
       refusal: 'invalid_arguments',
-      item: invalidArguments(tool, `(root): the arguments hold more than ${maxValues} values, more than this tool's schema (${resolved.tool.schemaSize} sub-schemas per value) may check in one call; send fewer`),
+      item: invalidArguments(
+        tool,
+        `(root): the arguments hold more than ${maxValues} values, more than this tool's schema (${resolved.tool.schemaSize} sub-schemas per value) may check in one call; send fewer`,
+      ),
     };
   const v = validateArguments(resolved.tool.validator, args);
   if (v.kind === 'invalid') return { refusal: 'invalid_arguments', item: invalidArguments(tool, v.message) };
   if (v.kind === 'schema-error') {
     const error = `SAFEPARSE_ERROR: ${v.message}`;
-    if (deps.policy.schemaErrors === 'reject') return { refusal: 'schema_error', item: { error, code: 'GW_ERR_VALIDATION_SCHEMA_ERROR', integration: manifest.name, tool } };
+    if (deps.policy.schemaErrors === 'reject')
+      return {
+        refusal: 'schema_error',
+        item: { error, code: 'GW_ERR_VALIDATION_SCHEMA_ERROR', integration: manifest.name, tool },
+      };
     // passthrough (as in the seed): run with the raw arguments; no defaults were applied.
     return { args, config, schemaError: error };
   }
@@ -169,7 +243,13 @@ async function checkBeforeRun(deps: EngineDeps, caller: Caller, resolved: Resolv
 }
 
 function rateLimited(integration: string | undefined, tool: string, wait: number): ErrorItem {
-  return { error: `Rate limit reached; retry after ${wait} s`, code: 'GW_ERR_POLICY_RATE_LIMITED', ...(integration !== undefined ? { integration } : {}), tool, retryAfterSec: wait };
+  return {
+    error: `Rate limit reached; retry after ${wait} s`,
+    code: 'GW_ERR_POLICY_RATE_LIMITED',
+    ...(integration !== undefined ? { integration } : {}),
+    tool,
+    retryAfterSec: wait,
+  };
 }
 
 function refuse(deps: EngineDeps, reason: Refusal, integration: string | undefined, item: ErrorItem): ErrorItem {
@@ -187,7 +267,13 @@ const CALL_ENDED = Object.freeze(fail('GW_ERR_BRIDGE_CALL_ENDED', { message: 'th
 /** runInSandbox's answer for a call the client cancelled while it waited for a sandbox slot. */
 const NOT_STARTED = Symbol('not started');
 
-async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: ResolvedTool, args: unknown, config: Record<string, unknown>): Promise<ExecutionItem | typeof NOT_STARTED> {
+async function runInSandbox(
+  deps: EngineDeps,
+  caller: Caller,
+  resolved: ResolvedTool,
+  args: unknown,
+  config: Record<string, unknown>,
+): Promise<ExecutionItem | typeof NOT_STARTED> {
   const { plugin } = resolved;
   const manifest = plugin.manifest;
   const limits: SandboxLimits = sandboxLimits(deps.policy, manifest.name);
@@ -242,11 +328,19 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
   if (!outcome.ok && cancel?.aborted) {
     // keep what the handler said: it may have failed for its own reason (a timeout, a 404) just as the cancellation came
     const item = cancelled(manifest.name, true);
-    return { ...item, error: `${item.error}; the handler then failed (${outcome.error.code}): ${outcome.error.message.slice(0, 500)}` };
+    return {
+      ...item,
+      error: `${item.error}; the handler then failed (${outcome.error.code}): ${outcome.error.message.slice(0, 500)}`,
+    };
   }
-  if (credentialGone) return notConnected(manifest.name, credentialGone, whyNotConnectable(manifest, deps.connections.clientFor));
+  if (credentialGone)
+    return notConnected(manifest.name, credentialGone, whyNotConnectable(manifest, deps.connections.clientFor));
   if (credentialError)
-    return { error: `Could not load the ${manifest.name} credential: ${credentialError}`, code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED', integration: manifest.name };
+    return {
+      error: `Could not load the ${manifest.name} credential: ${credentialError}`,
+      code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED',
+      integration: manifest.name,
+    };
   if (outcome.ok) {
     const budget = caller.resultBudget;
     if (budget) {
@@ -261,7 +355,13 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
         };
       budget.remaining -= bytes;
     }
-    return { result: screenedResult(deps, outcome.resultJson, { integration: manifest.name, tool: resolved.tool.manifest.name, requestId: caller.requestId }) };
+    return {
+      result: screenedResult(deps, outcome.resultJson, {
+        integration: manifest.name,
+        tool: resolved.tool.manifest.name,
+        requestId: caller.requestId,
+      }),
+    };
   }
   return { error: outcome.error.message, code: outcome.error.code };
 }
@@ -271,7 +371,11 @@ async function runInSandbox(deps: EngineDeps, caller: Caller, resolved: Resolved
  * (results/images.ts), for every transport: REST hands image sentinels on as they are. Only a
  * result whose JSON could hold a sentinel is walked (a key written with escapes holds `\u`).
  */
-function screenedResult(deps: EngineDeps, resultJson: string, where: { integration: string; tool: string; requestId: string }): unknown {
+function screenedResult(
+  deps: EngineDeps,
+  resultJson: string,
+  where: { integration: string; tool: string; requestId: string },
+): unknown {
   const result = JSON.parse(resultJson) as unknown;
   if (!resultJson.includes('_mcpImage') && !resultJson.includes('\\u')) return result;
   const { value, refused } = screenImages(result, deps.policy.images);

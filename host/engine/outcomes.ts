@@ -33,7 +33,12 @@ export type ExecutionItem = ResultItem | ErrorItem;
 export const isErrorItem = (item: ExecutionItem): item is ErrorItem => 'error' in item;
 
 export function toolNotFound(tool: string): ErrorItem {
-  return { error: 'Tool not found', code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND', tool, message: `No tool named "${tool}". Use search_tools to find one.` };
+  return {
+    error: 'Tool not found',
+    code: 'GW_ERR_ENGINE_TOOL_NOT_FOUND',
+    tool,
+    message: `No tool named "${tool}". Use search_tools to find one.`,
+  };
 }
 
 /**
@@ -56,13 +61,22 @@ export function notConnected(integration: string, reason?: string, notConnectabl
 }
 
 export function forbidden(integration: string, tool: string, rule: string, reason: string): ErrorItem {
-  return { error: 'FORBIDDEN', code: 'GW_ERR_POLICY_FORBIDDEN', integration, tool, rule, message: `Policy forbids ${tool}: ${reason} (rule ${rule}).` };
+  return {
+    error: 'FORBIDDEN',
+    code: 'GW_ERR_POLICY_FORBIDDEN',
+    integration,
+    tool,
+    rule,
+    message: `Policy forbids ${tool}: ${reason} (rule ${rule}).`,
+  };
 }
 
 /** An execution the client cancelled: not started, or stopped while its ctx.http requests ran. */
 export function cancelled(integration: string | undefined, started: boolean): ErrorItem {
   return {
-    error: started ? 'Cancelled by the client while running; its ctx.http requests were stopped' : 'Cancelled by the client before it started',
+    error: started
+      ? 'Cancelled by the client while running; its ctx.http requests were stopped'
+      : 'Cancelled by the client before it started',
     code: 'GW_ERR_ENGINE_CANCELLED',
     ...(integration !== undefined ? { integration } : {}),
   };

@@ -110,7 +110,11 @@ class Windows {
 const monotonicMs = (): number => performance.now();
 
 /** `now`: the clock in milliseconds (tests move one by hand); default the monotonic clock. */
-export function createRateLimiter(limits: RateLimits, now: () => number = monotonicMs, maxKeys: number = RATE_LIMIT_MAX_KEYS): RateLimiter {
+export function createRateLimiter(
+  limits: RateLimits,
+  now: () => number = monotonicMs,
+  maxKeys: number = RATE_LIMIT_MAX_KEYS,
+): RateLimiter {
   // a take holds up to two windows, and making room for the second never drops the first
   const windows = new Windows(Math.max(2, maxKeys));
   const wait = (w: Window, t: number): number => Math.max(1, Math.ceil((w.start + WINDOW_MS - t) / 1000));
@@ -118,8 +122,10 @@ export function createRateLimiter(limits: RateLimits, now: () => number = monoto
     take(userId, tenant) {
       const t = now();
       const budgets: Array<[Window, number]> = [];
-      if (limits.perTenantPerMinute > 0) budgets.push([windows.current(`t:${tenant}`, t, undefined), limits.perTenantPerMinute]);
-      if (limits.perUserPerMinute > 0) budgets.push([windows.current(`u:${userId}`, t, budgets[0]?.[0]), limits.perUserPerMinute]);
+      if (limits.perTenantPerMinute > 0)
+        budgets.push([windows.current(`t:${tenant}`, t, undefined), limits.perTenantPerMinute]);
+      if (limits.perUserPerMinute > 0)
+        budgets.push([windows.current(`u:${userId}`, t, budgets[0]?.[0]), limits.perUserPerMinute]);
       // Check every budget before spending any: a refused execution spends nothing.
       for (const [w, limit] of budgets) if (w.count >= limit) return wait(w, t);
       for (const [w] of budgets) w.count++;

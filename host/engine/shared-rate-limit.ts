@@ -100,16 +100,29 @@ export function createSharedRateLimiter(options: SharedRateLimiterOptions): Shar
       const t = now();
       if (sweptAt === undefined || t - sweptAt >= windowMs) {
         sweptAt = t;
-        limiter.sweep().catch((err: unknown) => logger.warn({ err }, 'rate limit: could not delete the ended windows; tried again in a minute'));
+        limiter
+          .sweep()
+          .catch((err: unknown) =>
+            logger.warn({ err }, 'rate limit: could not delete the ended windows; tried again in a minute'),
+          );
       }
-      const params = [tenantLimit > 0 ? `${prefix}t:${tenant}` : null, tenantLimit, userLimit > 0 ? `${prefix}u:${userId}` : null, userLimit, windowMs];
+      const params = [
+        tenantLimit > 0 ? `${prefix}t:${tenant}` : null,
+        tenantLimit,
+        userLimit > 0 ? `${prefix}u:${userId}` : null,
+        userLimit,
+        windowMs,
+      ];
       const attempt = (retriesLeft: number): Promise<number | undefined> =>
         db.get<{ wait_ms: number | null }>('SELECT workbench_rate_limit_take(?, ?, ?, ?, ?) AS wait_ms', params).then(
           (row) => {
             const waitMs = row?.wait_ms;
             return waitMs === null || waitMs === undefined ? undefined : Math.max(1, Math.ceil(Number(waitMs) / 1000));
           },
-          (err: unknown) => (retriesLeft > 0 && RETRYABLE.has((err as { code?: unknown }).code as string) ? attempt(retriesLeft - 1) : failed(err)),
+          (err: unknown) =>
+            retriesLeft > 0 && RETRYABLE.has((err as { code?: unknown }).code as string)
+              ? attempt(retriesLeft - 1)
+              : failed(err),
         );
       return attempt(MAX_RETRIES);
     },

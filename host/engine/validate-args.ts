@@ -7,9 +7,7 @@
 import type * as z from 'zod';
 
 export type ValidationResult =
-  | { kind: 'valid'; value: unknown }
-  | { kind: 'invalid'; message: string }
-  | { kind: 'schema-error'; message: string };
+  { kind: 'valid'; value: unknown } | { kind: 'invalid'; message: string } | { kind: 'schema-error'; message: string };
 
 export function formatZodIssues(error: z.ZodError): string {
   return error.issues
@@ -31,7 +29,8 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
     const [v, depth] = stack.pop() as [unknown, number];
     if (typeof v !== 'object' || v === null) continue;
     if (depth >= limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
   return false;
 }
@@ -85,13 +84,15 @@ export function holdsMoreValuesThan(value: unknown, limit: number): boolean {
     const v = stack.pop();
     if (++count > limit) return true;
     if (Array.isArray(v)) for (const item of v) stack.push(item);
-    else if (typeof v === 'object' && v !== null) for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+    else if (typeof v === 'object' && v !== null)
+      for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
   }
   return false;
 }
 
 export function validateArguments(validator: z.ZodType, args: unknown): ValidationResult {
-  if (nestsDeeperThan(args, MAX_ARGS_DEPTH)) return { kind: 'invalid', message: `(root): arguments nest deeper than ${MAX_ARGS_DEPTH} levels` };
+  if (nestsDeeperThan(args, MAX_ARGS_DEPTH))
+    return { kind: 'invalid', message: `(root): arguments nest deeper than ${MAX_ARGS_DEPTH} levels` };
   try {
     const r = validator.safeParse(args);
     return r.success ? { kind: 'valid', value: r.data } : { kind: 'invalid', message: formatZodIssues(r.error) };

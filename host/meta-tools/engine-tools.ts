@@ -42,9 +42,21 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
     async handler(ctx, args) {
       const total = args.executions.length;
       await ctx.progress(0, total);
-      const items = await executeMany(deps.engine, { user: ctx.user, transport: ctx.transport, requestId: ctx.requestId, signal: ctx.cancelled, keyValid: ctx.keyValid, resultBudget: ctx.resultBudget }, args.executions, (done) => {
-        void ctx.progress(done, total);
-      });
+      const items = await executeMany(
+        deps.engine,
+        {
+          user: ctx.user,
+          transport: ctx.transport,
+          requestId: ctx.requestId,
+          signal: ctx.cancelled,
+          keyValid: ctx.keyValid,
+          resultBudget: ctx.resultBudget,
+        },
+        args.executions,
+        (done) => {
+          void ctx.progress(done, total);
+        },
+      );
       const { value, images } = extractImages(items, deps.engine.policy.images);
       const text = await capBatch(value as unknown[], {
         maxChars: deps.maxChars,
@@ -53,8 +65,14 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
         toolOf: (i) => args.executions[i]?.tool ?? 'unknown',
         onStoreError: (err) =>
           err instanceof ContinuationQuotaError
-            ? deps.engine.logger.warn({ userId: ctx.user.id, requestId: ctx.requestId, used: err.used, quota: err.quota }, 'an oversized result was not stored: the user is at resultCap.maxStoredCharsPerUser')
-            : deps.engine.logger.error({ err, requestId: ctx.requestId }, 'an oversized result could not be stored for continuation'),
+            ? deps.engine.logger.warn(
+                { userId: ctx.user.id, requestId: ctx.requestId, used: err.used, quota: err.quota },
+                'an oversized result was not stored: the user is at resultCap.maxStoredCharsPerUser',
+              )
+            : deps.engine.logger.error(
+                { err, requestId: ctx.requestId },
+                'an oversized result could not be stored for continuation',
+              ),
       });
       return { json: null, text, images, isError: items.every(isErrorItem) };
     },
@@ -67,18 +85,42 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
     description:
       'Fetch one part of a result that execute_tools replaced with a {"truncated":true,"continuationId":…} stub. ' +
       'Call with {"continuationId":…,"part":1}, then part 2, … while "hasMore" is true, and join the "chunk" strings in order to get the full JSON.',
-    inputSchema: z.strictObject({ continuationId: z.string().min(1).max(100), part: z.number().int().min(1).default(1) }),
+    inputSchema: z.strictObject({
+      continuationId: z.string().min(1).max(100),
+      part: z.number().int().min(1).default(1),
+    }),
     annotations: { readOnlyHint: true },
     async handler(ctx, args) {
       // one part read from the store, not the whole body
-      const page = await deps.continuations.page(ctx.user.id, args.continuationId, args.part, partCharsFor(deps.maxChars));
-      if (!page) return { json: { error: 'Unknown or expired continuationId', code: 'GW_ERR_RESULT_CONTINUATION_UNKNOWN' }, isError: true };
+      const page = await deps.continuations.page(
+        ctx.user.id,
+        args.continuationId,
+        args.part,
+        partCharsFor(deps.maxChars),
+      );
+      if (!page)
+        return {
+          json: { error: 'Unknown or expired continuationId', code: 'GW_ERR_RESULT_CONTINUATION_UNKNOWN' },
+          isError: true,
+        };
       const { totalParts, chunk } = page;
       if (chunk === undefined)
-        return { json: { error: `part must be an integer from 1 to ${totalParts}`, code: 'GW_ERR_RESULT_PART_OUT_OF_RANGE' }, isError: true };
+        return {
+          json: { error: `part must be an integer from 1 to ${totalParts}`, code: 'GW_ERR_RESULT_PART_OUT_OF_RANGE' },
+          isError: true,
+        };
       const hasMore = args.part < totalParts;
       return {
-        json: { continuationId: page.id, tool: page.tool, part: args.part, totalParts, totalChars: page.totalChars, hasMore, ...(hasMore ? { nextPart: args.part + 1 } : {}), chunk },
+        json: {
+          continuationId: page.id,
+          tool: page.tool,
+          part: args.part,
+          totalParts,
+          totalChars: page.totalChars,
+          hasMore,
+          ...(hasMore ? { nextPart: args.part + 1 } : {}),
+          chunk,
+        },
       };
     },
   };

@@ -6,7 +6,10 @@
 import * as z from 'zod';
 
 export function metaToolJsonSchema(schema: z.ZodObject): { type: 'object'; [k: string]: unknown } {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { type: 'object'; [k: string]: unknown };
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+    type: 'object';
+    [k: string]: unknown;
+  };
   delete json['$schema'];
   return json;
 }

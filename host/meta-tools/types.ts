@@ -47,6 +47,11 @@ export interface MetaTool<S extends z.ZodObject = z.ZodObject> {
   title: string;
   description: string;
   inputSchema: S;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
   handler(ctx: MetaToolContext, args: z.infer<S>): Promise<MetaToolResult>;
 }

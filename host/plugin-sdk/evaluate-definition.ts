@@ -40,12 +40,16 @@ export function formatMessages(messages: readonly esbuild.Message[]): string {
 }
 
 /** Runs esbuild; a failure becomes a PluginBuildError listing every message. */
-export async function runEsbuild(api: typeof esbuild, options: esbuild.BuildOptions & { write: false }): Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] }> {
+export async function runEsbuild(
+  api: typeof esbuild,
+  options: esbuild.BuildOptions & { write: false },
+): Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] }> {
   try {
     return await api.build({ ...options, logLevel: 'silent' });
   } catch (err) {
     const failure = err as esbuild.BuildFailure;
-    if (Array.isArray(failure.errors) && failure.errors.length > 0) throw new PluginBuildError('', formatMessages(failure.errors));
+    if (Array.isArray(failure.errors) && failure.errors.length > 0)
+      throw new PluginBuildError('', formatMessages(failure.errors));
     throw err;
   }
 }
@@ -76,7 +80,12 @@ export interface EvaluateOptions {
 /** Returns the manifest data (not yet validated) that plugin.ts defines. */
 export async function evaluateDefinition(options: EvaluateOptions): Promise<Record<string, unknown>> {
   const result = await runEsbuild(options.esbuild, {
-    stdin: { contents: ENTRY(options.toManifestPath), resolveDir: options.dir, sourcefile: 'workbench-manifest-entry.js', loader: 'js' },
+    stdin: {
+      contents: ENTRY(options.toManifestPath),
+      resolveDir: options.dir,
+      sourcefile: 'workbench-manifest-entry.js',
+      loader: 'js',
+    },
     absWorkingDir: options.dir,
     bundle: true,
     write: false,
@@ -95,7 +104,10 @@ export async function evaluateDefinition(options: EvaluateOptions): Promise<Reco
   try {
     vm.runInContext(code, context, { timeout: options.timeoutMs, filename: 'plugin.ts (build-time evaluation)' });
   } catch (err) {
-    const message = err instanceof Error || (typeof err === 'object' && err !== null && 'message' in err) ? String((err as Error).message) : String(err);
+    const message =
+      err instanceof Error || (typeof err === 'object' && err !== null && 'message' in err)
+        ? String((err as Error).message)
+        : String(err);
     throw new PluginBuildError('plugin.ts', `plugin.ts threw while its definition was evaluated: ${message}`);
   }
   const text = sandbox[RESULT_GLOBAL];

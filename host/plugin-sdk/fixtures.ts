@@ -15,7 +15,10 @@ import { WorkbenchError } from '../../contracts/errors.js';
 const json = z.json();
 
 const requestSchema = z.strictObject({
-  method: z.string().regex(/^[A-Z]+$/, 'an HTTP method in capitals, e.g. "GET"').default('GET'),
+  method: z
+    .string()
+    .regex(/^[A-Z]+$/, 'an HTTP method in capitals, e.g. "GET"')
+    .default('GET'),
   /** the whole URL the tool asks for, e.g. https://api.example.com/v1/items?limit=10 */
   url: z.string().regex(/^https:\/\/[^/?#]+/, 'a whole https URL, e.g. "https://api.example.com/v1/items"'),
   /** headers the request must carry (names in any case; values exactly) */
@@ -33,10 +36,7 @@ const responseSchema = z.strictObject({
   body: z.string().optional(),
 });
 
-const expectSchema = z.union([
-  z.strictObject({ result: json }),
-  z.strictObject({ error: z.string().min(1) }),
-]);
+const expectSchema = z.union([z.strictObject({ result: json }), z.strictObject({ error: z.string().min(1) })]);
 
 export const fixtureCaseSchema = z.strictObject({
   name: z.string().max(200).optional(),
@@ -44,7 +44,10 @@ export const fixtureCaseSchema = z.strictObject({
   args: z.record(z.string(), json).default({}),
   /** the connection's non-secret values (ctx.config) for this case */
   config: z.record(z.string(), json).optional(),
-  exchanges: z.array(z.strictObject({ request: requestSchema, response: responseSchema })).max(100).default([]),
+  exchanges: z
+    .array(z.strictObject({ request: requestSchema, response: responseSchema }))
+    .max(100)
+    .default([]),
   expect: expectSchema,
 });
 
@@ -61,8 +64,14 @@ export class FixtureError extends WorkbenchError<'GW_ERR_PLUGIN_TEST_FAILED'> {
 
 /** Every case of every `*.json` file under `dir`, in file-name order. */
 export function readFixtures(dir: string): FixtureCase[] {
-  if (!fs.existsSync(dir)) throw new FixtureError(`${dir}: no fixtures folder (put one JSON file per tool there; docs/plugins.md shows the shape)`);
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  if (!fs.existsSync(dir))
+    throw new FixtureError(
+      `${dir}: no fixtures folder (put one JSON file per tool there; docs/plugins.md shows the shape)`,
+    );
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   if (files.length === 0) throw new FixtureError(`${dir}: no *.json fixture files`);
   return files.flatMap((file) => readFile(path.join(dir, file)));
 }
@@ -77,7 +86,10 @@ function readFile(file: string): FixtureCase[] {
   const list = Array.isArray(raw) ? raw : [raw];
   return list.map((item, index) => {
     const parsed = fixtureCaseSchema.safeParse(item);
-    if (!parsed.success) throw new FixtureError(`${path.basename(file)}${Array.isArray(raw) ? ` case ${index + 1}` : ''}: ${describeIssues(parsed.error)}`);
+    if (!parsed.success)
+      throw new FixtureError(
+        `${path.basename(file)}${Array.isArray(raw) ? ` case ${index + 1}` : ''}: ${describeIssues(parsed.error)}`,
+      );
     return { ...parsed.data, file: path.basename(file), index };
   });
 }

@@ -42,23 +42,30 @@ interface Replay {
 
 /** The built folder to test: a temporary build of plugin.ts, or the folder (or its dist/) as it is. */
 async function builtFolder(dir: string, temp: string): Promise<string> {
-  if (fs.existsSync(path.join(dir, 'plugin.ts'))) return (await buildPlugin({ dir, outDir: path.join(temp, 'plugins', path.basename(path.resolve(dir))) })).outDir;
+  if (fs.existsSync(path.join(dir, 'plugin.ts')))
+    return (await buildPlugin({ dir, outDir: path.join(temp, 'plugins', path.basename(path.resolve(dir))) })).outDir;
   if (fs.existsSync(path.join(dir, 'manifest.json'))) return dir;
   if (fs.existsSync(path.join(dir, 'dist', 'manifest.json'))) return path.join(dir, 'dist');
-  throw fail('GW_ERR_CLI_USAGE', { message: `${dir}: neither plugin.ts nor manifest.json (nor dist/manifest.json) is there` });
+  throw fail('GW_ERR_CLI_USAGE', {
+    message: `${dir}: neither plugin.ts nor manifest.json (nor dist/manifest.json) is there`,
+  });
 }
 
 /** Compares one request the tool made with the one the fixture expects; returns the differences. */
 function compareRequest(want: FixtureRequest, got: RecordedRequest, url: string): string[] {
   const problems: string[] = [];
-  if (want.method !== got.method || want.url !== url) problems.push(`expected ${want.method} ${want.url}, the tool sent ${got.method} ${url}`);
+  if (want.method !== got.method || want.url !== url)
+    problems.push(`expected ${want.method} ${want.url}, the tool sent ${got.method} ${url}`);
   for (const [name, value] of Object.entries(want.headers ?? {})) {
     const sent = got.headers[name.toLowerCase()];
-    if (sent !== value) problems.push(`header ${name}: expected ${JSON.stringify(value)}, sent ${JSON.stringify(sent ?? null)}`);
+    if (sent !== value)
+      problems.push(`header ${name}: expected ${JSON.stringify(value)}, sent ${JSON.stringify(sent ?? null)}`);
   }
-  if (want.body !== undefined && want.body !== got.body) problems.push(`body: expected ${JSON.stringify(want.body)}, sent ${JSON.stringify(got.body)}`);
+  if (want.body !== undefined && want.body !== got.body)
+    problems.push(`body: expected ${JSON.stringify(want.body)}, sent ${JSON.stringify(got.body)}`);
   const sent = got.json === undefined ? got.body : got.json;
-  if (want.json !== undefined && !isDeepStrictEqual(sent, want.json)) problems.push(`JSON body: expected ${JSON.stringify(want.json)}, sent ${JSON.stringify(sent)}`);
+  if (want.json !== undefined && !isDeepStrictEqual(sent, want.json))
+    problems.push(`JSON body: expected ${JSON.stringify(want.json)}, sent ${JSON.stringify(sent)}`);
   return problems;
 }
 
@@ -67,7 +74,9 @@ function replayNext(replay: Replay, origin: string, req: RecordedRequest): Upstr
   const url = `${origin}${req.url}`;
   const next = replay.pending.shift();
   const n = ++replay.seen;
-  const problems = next ? compareRequest(next.request, req, url) : [`the tool sent ${req.method} ${url}, but the fixture records no more requests`];
+  const problems = next
+    ? compareRequest(next.request, req, url)
+    : [`the tool sent ${req.method} ${url}, but the fixture records no more requests`];
   if (!next || problems.length > 0) {
     replay.problems.push(...problems.map((p) => `request ${n}: ${p}`));
     return { status: 599, headers: { 'content-type': 'text/plain' }, body: 'not the recorded request' };
@@ -77,14 +86,21 @@ function replayNext(replay: Replay, origin: string, req: RecordedRequest): Upstr
 }
 
 /** A credential for the test connection: made-up secrets (the replay servers accept any). */
-function testCredential(manifest: PluginManifest, config: Record<string, unknown> | undefined): { token?: string; values?: Record<string, string>; config?: Record<string, unknown> } {
+function testCredential(
+  manifest: PluginManifest,
+  config: Record<string, unknown> | undefined,
+): { token?: string; values?: Record<string, string>; config?: Record<string, unknown> } {
   const auth = manifest.auth;
   if (auth.type === 'oauth2') return { token: 'workbench-test-token', ...(config ? { config } : {}) };
   if (auth.type !== 'apikey') return {};
   const values: Record<string, string> = {};
   for (const field of auth.fields) {
     const given = config?.[field.name];
-    values[field.name] = field.secret ? `test-${field.name}` : typeof given === 'string' ? given : (field.default ?? field.enum?.[0] ?? 'test');
+    values[field.name] = field.secret
+      ? `test-${field.name}`
+      : typeof given === 'string'
+        ? given
+        : (field.default ?? field.enum?.[0] ?? 'test');
   }
   return { values };
 }
@@ -107,22 +123,35 @@ async function runCase(bench: Bench, fixture: FixtureCase, replay: Replay): Prom
     const { token, ...extra } = testCredential(manifest, fixture.config);
     await gw.connect(manifest.name, user, token, extra);
   }
-  const [item] = (await gw.batch(manifest.name, [{ tool: fixture.tool, args: fixture.args }], apiKey)) as Array<{ result?: unknown; error?: string; message?: string } | undefined>;
+  const [item] = (await gw.batch(manifest.name, [{ tool: fixture.tool, args: fixture.args }], apiKey)) as Array<
+    { result?: unknown; error?: string; message?: string } | undefined
+  >;
   const problems = [...replay.problems];
   if (!item) return [...problems, 'the gateway answered no item'];
-  if (replay.pending.length > 0) problems.push(`${replay.pending.length} recorded request(s) were not made, the first: ${replay.pending[0]!.request.method} ${replay.pending[0]!.request.url}`);
+  if (replay.pending.length > 0)
+    problems.push(
+      `${replay.pending.length} recorded request(s) were not made, the first: ${replay.pending[0]!.request.method} ${replay.pending[0]!.request.url}`,
+    );
   if ('result' in fixture.expect) {
     if (!('result' in item)) problems.push(`expected a result, the tool failed: ${item.error ?? JSON.stringify(item)}`);
-    else if (!isDeepStrictEqual(item.result, fixture.expect.result)) problems.push(`result: expected ${JSON.stringify(fixture.expect.result)}, got ${JSON.stringify(item.result)}`);
+    else if (!isDeepStrictEqual(item.result, fixture.expect.result))
+      problems.push(`result: expected ${JSON.stringify(fixture.expect.result)}, got ${JSON.stringify(item.result)}`);
   } else {
     const text = `${item.error ?? ''} ${item.message ?? ''}`;
-    if ('result' in item) problems.push(`expected an error containing ${JSON.stringify(fixture.expect.error)}, the tool returned ${JSON.stringify(item.result)}`);
-    else if (!text.includes(fixture.expect.error)) problems.push(`error: expected it to contain ${JSON.stringify(fixture.expect.error)}, got ${JSON.stringify(text.trim())}`);
+    if ('result' in item)
+      problems.push(
+        `expected an error containing ${JSON.stringify(fixture.expect.error)}, the tool returned ${JSON.stringify(item.result)}`,
+      );
+    else if (!text.includes(fixture.expect.error))
+      problems.push(
+        `error: expected it to contain ${JSON.stringify(fixture.expect.error)}, got ${JSON.stringify(text.trim())}`,
+      );
   }
   return problems;
 }
 
-const label = (f: FixtureCase): string => `${f.tool}${f.name ? `: ${f.name}` : ''} (${f.file}${f.index > 0 ? ` #${f.index + 1}` : ''})`;
+const label = (f: FixtureCase): string =>
+  `${f.tool}${f.name ? `: ${f.name}` : ''} (${f.file}${f.index > 0 ? ` #${f.index + 1}` : ''})`;
 
 /** Runs every fixture; writes one line per case and a closing count. Resolves to the outcomes. */
 export async function testPlugin(options: PluginTestOptions): Promise<CaseOutcome[]> {
@@ -142,8 +171,14 @@ export async function testPlugin(options: PluginTestOptions): Promise<CaseOutcom
       servers.push(server);
       upstreams[origin] = server.origin;
     }
-    gw = await startInProcessGateway({ policy: { upstreams, sandbox: { workers: 1 } }, pluginDirs: [path.dirname(built)] });
-    if (!gw.gateway.registry.plugin(manifest.name)) throw fail('GW_ERR_PLUGIN_INVALID', { message: `${manifest.name} did not load: ${gw.gateway.pluginErrors.map((e) => e.message).join('; ') || 'see `workbench plugin validate`'}` });
+    gw = await startInProcessGateway({
+      policy: { upstreams, sandbox: { workers: 1 } },
+      pluginDirs: [path.dirname(built)],
+    });
+    if (!gw.gateway.registry.plugin(manifest.name))
+      throw fail('GW_ERR_PLUGIN_INVALID', {
+        message: `${manifest.name} did not load: ${gw.gateway.pluginErrors.map((e) => e.message).join('; ') || 'see `workbench plugin validate`'}`,
+      });
     const { user, apiKey } = await gw.createUser('plugin-test@workbench.local', 'plugin-test');
     const bench: Bench = { gw, user, apiKey, manifest };
     const outcomes: CaseOutcome[] = [];

@@ -52,7 +52,13 @@ export function resolveGuard(options: GuardOptions): Plugin {
   const runtime = options.phase === 'runtime';
   const sdkDir = path.dirname(options.sdkPath);
   const stubZod = runtime && !options.keepZod;
-  const refuse = (spec: string) => ({ errors: [{ text: `import "${spec}" is not allowed: plugin code runs in an isolate without Node.js built-ins (use ctx.http for network access)` }] });
+  const refuse = (spec: string) => ({
+    errors: [
+      {
+        text: `import "${spec}" is not allowed: plugin code runs in an isolate without Node.js built-ins (use ctx.http for network access)`,
+      },
+    ],
+  });
   return {
     name: 'workbench-resolve-guard',
     setup(build) {
@@ -66,7 +72,8 @@ export function resolveGuard(options: GuardOptions): Plugin {
           // the runtime bundle keeps the SDK's helpers but not its build-time definitions
           return { path: runtime && module === 'define.ts' ? 'define' : module, namespace: NAMESPACE };
         }
-        if (spec === SDK_SPECIFIER || isRelativeSdkImport(spec, args.importer, options.sdkPath)) return { path: path.basename(options.sdkPath), namespace: NAMESPACE };
+        if (spec === SDK_SPECIFIER || isRelativeSdkImport(spec, args.importer, options.sdkPath))
+          return { path: path.basename(options.sdkPath), namespace: NAMESPACE };
         return undefined;
       });
       // the runtime bundle leaves the schemas out of the plugin's own files (strip-schemas.ts)
@@ -74,12 +81,19 @@ export function resolveGuard(options: GuardOptions): Plugin {
         build.onLoad({ filter: /\.[cm]?[jt]s$/, namespace: 'file' }, async (args) => {
           if (args.path.split(path.sep).includes('node_modules')) return undefined;
           const source = await fs.promises.readFile(args.path, 'utf8');
-          const js = await build.esbuild.transform(source, { loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js', format: 'esm', target: 'es2022', sourcefile: args.path });
+          const js = await build.esbuild.transform(source, {
+            loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js',
+            format: 'esm',
+            target: 'es2022',
+            sourcefile: args.path,
+          });
           return { contents: stripSchemas(js.code), loader: 'js', resolveDir: path.dirname(args.path) };
         });
       build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
-        if (args.path === 'define') return { contents: RUNTIME_SDK_SOURCE, loader: 'js', resolveDir: options.packageRoot };
-        if (args.path === 'zod') return { contents: zodStubSource(options.zodExports), loader: 'js', resolveDir: options.packageRoot };
+        if (args.path === 'define')
+          return { contents: RUNTIME_SDK_SOURCE, loader: 'js', resolveDir: options.packageRoot };
+        if (args.path === 'zod')
+          return { contents: zodStubSource(options.zodExports), loader: 'js', resolveDir: options.packageRoot };
         return { contents: fs.readFileSync(path.join(sdkDir, args.path), 'utf8'), loader: 'ts', resolveDir: sdkDir };
       });
     },

@@ -20,7 +20,22 @@ export function definePlugin(spec) {
 `;
 
 /** Methods that would run zod at call time: they fail loudly instead of passing silently. */
-const RUNTIME_USES = ['parse', 'safeParse', 'parseAsync', 'safeParseAsync', 'spa', 'decode', 'encode', 'safeDecode', 'safeEncode', 'decodeAsync', 'encodeAsync', 'safeDecodeAsync', 'safeEncodeAsync', 'check'];
+const RUNTIME_USES = [
+  'parse',
+  'safeParse',
+  'parseAsync',
+  'safeParseAsync',
+  'spa',
+  'decode',
+  'encode',
+  'safeDecode',
+  'safeEncode',
+  'decodeAsync',
+  'encodeAsync',
+  'safeDecodeAsync',
+  'safeEncodeAsync',
+  'check',
+];
 
 /**
  * An inert `z`: every property and call returns itself, so schema-building code at module level

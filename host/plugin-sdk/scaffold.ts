@@ -95,8 +95,21 @@ function fixtures(tool: string): string {
       args: { id: '42' },
       exchanges: [
         {
-          request: { method: 'GET', url: 'https://api.example.com/v1/items/42', headers: { accept: 'application/json' } },
-          response: { status: 200, json: { id: '42', title: 'Hello', updated_at: '2024-01-01T00:00:00Z', description: 'long', internal: 'noise' } },
+          request: {
+            method: 'GET',
+            url: 'https://api.example.com/v1/items/42',
+            headers: { accept: 'application/json' },
+          },
+          response: {
+            status: 200,
+            json: {
+              id: '42',
+              title: 'Hello',
+              updated_at: '2024-01-01T00:00:00Z',
+              description: 'long',
+              internal: 'noise',
+            },
+          },
         },
       ],
       expect: { result: { id: '42', title: 'Hello', updatedAt: '2024-01-01T00:00:00Z' } },
@@ -106,7 +119,10 @@ function fixtures(tool: string): string {
       tool,
       args: { id: 'a/b', includeDetails: true },
       exchanges: [
-        { request: { method: 'GET', url: 'https://api.example.com/v1/items/a%2Fb' }, response: { status: 200, json: { id: 'a/b', title: 'Odd', updated_at: '2024-01-01T00:00:00Z' } } },
+        {
+          request: { method: 'GET', url: 'https://api.example.com/v1/items/a%2Fb' },
+          response: { status: 200, json: { id: 'a/b', title: 'Odd', updated_at: '2024-01-01T00:00:00Z' } },
+        },
       ],
       expect: { result: { id: 'a/b', title: 'Odd', updatedAt: '2024-01-01T00:00:00Z', description: '' } },
     },
@@ -114,7 +130,12 @@ function fixtures(tool: string): string {
       name: 'a missing item is explained',
       tool,
       args: { id: 'nope' },
-      exchanges: [{ request: { method: 'GET', url: 'https://api.example.com/v1/items/nope' }, response: { status: 404, json: { message: 'Not Found' } } }],
+      exchanges: [
+        {
+          request: { method: 'GET', url: 'https://api.example.com/v1/items/nope' },
+          response: { status: 404, json: { message: 'Not Found' } },
+        },
+      ],
       expect: { error: 'No item with id "nope".' },
     },
   ];
@@ -195,7 +216,8 @@ export function linkWorkbench(dir: string): string {
   if (!fs.existsSync(dir)) throw fail('GW_ERR_CLI_REFUSED', { message: `${dir} does not exist` });
   const link = path.join(dir, 'node_modules', 'workbench');
   const there = fs.lstatSync(link, { throwIfNoEntry: false });
-  if (there && !there.isSymbolicLink()) throw fail('GW_ERR_CLI_REFUSED', { message: `${link} exists and is not a link: remove it first` });
+  if (there && !there.isSymbolicLink())
+    throw fail('GW_ERR_CLI_REFUSED', { message: `${link} exists and is not a link: remove it first` });
   if (there) fs.unlinkSync(link);
   fs.mkdirSync(path.dirname(link), { recursive: true });
   fs.symlinkSync(PACKAGE_ROOT, link, 'dir');
@@ -204,9 +226,13 @@ export function linkWorkbench(dir: string): string {
 
 /** Creates `<parent>/<name>`; refuses a bad name or a folder that already has files. */
 export function scaffoldPlugin(name: string, parent: string): ScaffoldResult {
-  if (!PLUGIN_NAME.test(name)) throw fail('GW_ERR_CLI_USAGE', { message: `"${name}" is not a plugin name: use kebab-case (a-z, 0-9 and -, starting with a letter), e.g. "weather"` });
+  if (!PLUGIN_NAME.test(name))
+    throw fail('GW_ERR_CLI_USAGE', {
+      message: `"${name}" is not a plugin name: use kebab-case (a-z, 0-9 and -, starting with a letter), e.g. "weather"`,
+    });
   const dir = path.resolve(parent, name);
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw fail('GW_ERR_CLI_REFUSED', { message: `${dir} already exists and is not empty` });
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0)
+    throw fail('GW_ERR_CLI_REFUSED', { message: `${dir} already exists and is not empty` });
   const tool = `${name.replace(/-/g, '_').slice(0, 50).replace(/_+$/, '')}_get_item`;
   const files: Record<string, string> = {
     'plugin.ts': pluginTs(name, tool),

@@ -46,7 +46,22 @@ function schemaNames(program: AnyNode): { names: Set<string>; stand: string | un
 }
 
 /** zod methods that run a schema: a chain using one is left as it is, so the stand-in throws its error. */
-const RUN = new Set(['parse', 'safeParse', 'parseAsync', 'safeParseAsync', 'spa', 'decode', 'encode', 'safeDecode', 'safeEncode', 'decodeAsync', 'encodeAsync', 'safeDecodeAsync', 'safeEncodeAsync', 'check']);
+const RUN = new Set([
+  'parse',
+  'safeParse',
+  'parseAsync',
+  'safeParseAsync',
+  'spa',
+  'decode',
+  'encode',
+  'safeDecode',
+  'safeEncode',
+  'decodeAsync',
+  'encodeAsync',
+  'safeDecodeAsync',
+  'safeEncodeAsync',
+  'check',
+]);
 
 /** True for `z`, `z.x`, `z.x(…)`, `z.x(…).y(…)`…: a chain whose root is one of `names`. */
 function isSchemaChain(node: AnyNode, names: Set<string>): boolean {
@@ -68,12 +83,13 @@ function walk(node: unknown, fn: (n: AnyNode) => boolean | void): void {
   if (typeof node !== 'object' || node === null || typeof (node as AnyNode).type !== 'string') return;
   const n = node as AnyNode;
   if (n.type === 'ImportDeclaration' || fn(n) === false) return;
-  for (const [key, value] of Object.entries(n)) if (key !== 'type' && key !== 'start' && key !== 'end' && key !== 'loc') walk(value, fn);
+  for (const [key, value] of Object.entries(n))
+    if (key !== 'type' && key !== 'start' && key !== 'end' && key !== 'loc') walk(value, fn);
 }
 
 /** Adds the variables whose initial value is a schema chain, until no more are found. */
 function schemaVariables(program: AnyNode, names: Set<string>): void {
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     walk(program['body'], (n) => {
       const id = n['id'] as AnyNode | undefined;

@@ -22,7 +22,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** zod's internals as far as the walk below reads them */
 interface ZodInternals {
-  def: { type?: string; checks?: Array<{ _zod?: { def?: { check?: string } } }>; in?: unknown; out?: unknown; getter?: () => unknown; [key: string]: unknown };
+  def: {
+    type?: string;
+    checks?: Array<{ _zod?: { def?: { check?: string } } }>;
+    in?: unknown;
+    out?: unknown;
+    getter?: () => unknown;
+    [key: string]: unknown;
+  };
 }
 const internals = (v: unknown): ZodInternals | undefined => {
   const z = isObject(v) || typeof v === 'function' ? (v as { _zod?: unknown })._zod : undefined;
@@ -44,7 +51,12 @@ export function unrepresentable(schema: unknown, where = 'input', seen = new Set
   seen.add(schema);
   const def = zod.def;
   if (def.type === 'pipe') {
-    const kind = internals(def.in)?.def.type === 'transform' ? 'z.preprocess()' : internals(def.out)?.def.type === 'transform' ? '.transform()' : '.pipe()';
+    const kind =
+      internals(def.in)?.def.type === 'transform'
+        ? 'z.preprocess()'
+        : internals(def.out)?.def.type === 'transform'
+          ? '.transform()'
+          : '.pipe()';
     return `${where} uses ${kind}: the manifest is written from the schema's input side, so the gateway never runs it and the handler would get the raw value, not what its type says; ${CONVERT_IN_HANDLER}`;
   }
   if (def.type === 'transform') return `${where} uses a transform: the gateway never runs it; ${CONVERT_IN_HANDLER}`;
@@ -76,14 +88,17 @@ export function unrepresentable(schema: unknown, where = 'input', seen = new Set
  * instead of being dropped silently; `z.looseObject` keeps accepting unknown keys.
  */
 export function inputJsonSchema(toolName: string, input: unknown): Record<string, unknown> {
-  if (!(input instanceof z.ZodObject)) throw new DefinitionError(`tool "${toolName}": input must be a zod object schema, e.g. z.object({ … })`);
+  if (!(input instanceof z.ZodObject))
+    throw new DefinitionError(`tool "${toolName}": input must be a zod object schema, e.g. z.object({ … })`);
   const dropped = unrepresentable(input);
   if (dropped) throw new DefinitionError(`tool "${toolName}": ${dropped}`);
   let schema: Record<string, unknown>;
   try {
     schema = z.toJSONSchema(input, { io: 'input' });
   } catch (err) {
-    throw new DefinitionError(`tool "${toolName}": input cannot be expressed as JSON Schema: ${(err as Error).message}`);
+    throw new DefinitionError(
+      `tool "${toolName}": input cannot be expressed as JSON Schema: ${(err as Error).message}`,
+    );
   }
   const { $schema: _ignored, ...rest } = withoutSafeIntegerBounds(schema) as Record<string, unknown>;
   if (!('additionalProperties' in rest)) rest['additionalProperties'] = false;
@@ -101,7 +116,9 @@ function withoutSafeIntegerBounds(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    const implicit = value['type'] === 'integer' && ((key === 'minimum' && v === -SAFE_INTEGER) || (key === 'maximum' && v === SAFE_INTEGER));
+    const implicit =
+      value['type'] === 'integer' &&
+      ((key === 'minimum' && v === -SAFE_INTEGER) || (key === 'maximum' && v === SAFE_INTEGER));
     if (!implicit) out[key] = withoutSafeIntegerBounds(v);
   }
   return out;
@@ -110,7 +127,9 @@ function withoutSafeIntegerBounds(value: unknown): unknown {
 /** The manifest object for a definition, keys in the documented order. */
 export function pluginManifest(def: unknown): Record<string, unknown> {
   if (!isObject(def) || def['kind'] !== PLUGIN_MARK)
-    throw new DefinitionError('the default export is not a plugin: end plugin.ts with `export default definePlugin({ … })`');
+    throw new DefinitionError(
+      'the default export is not a plugin: end plugin.ts with `export default definePlugin({ … })`',
+    );
   const tools = def['tools'];
   if (!isObject(tools) || Object.keys(tools).length === 0) throw new DefinitionError('tools: define at least one tool');
   const manifest: Record<string, unknown> = {
@@ -121,8 +140,10 @@ export function pluginManifest(def: unknown): Record<string, unknown> {
     auth: def['auth'],
     egress: def['egress'] ?? [],
     tools: Object.entries(tools).map(([name, tool]) => {
-      if (!isObject(tool) || tool['kind'] !== TOOL_MARK) throw new DefinitionError(`tool "${name}": define it with defineTool({ … })`);
-      if (typeof tool['handler'] !== 'function') throw new DefinitionError(`tool "${name}": handler must be an async function (ctx, args) => result`);
+      if (!isObject(tool) || tool['kind'] !== TOOL_MARK)
+        throw new DefinitionError(`tool "${name}": define it with defineTool({ … })`);
+      if (typeof tool['handler'] !== 'function')
+        throw new DefinitionError(`tool "${name}": handler must be an async function (ctx, args) => result`);
       return {
         name,
         description: tool['description'],

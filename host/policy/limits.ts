@@ -11,7 +11,8 @@ export function sandboxLimits(policy: Policy, pluginName: string): SandboxLimits
   return {
     ...policy.limits,
     // Parsed from JSON, an override's key is a number or absent, never undefined.
-    ...(((Object.hasOwn(policy.plugins, pluginName) ? policy.plugins[pluginName]?.limits : undefined) ?? {}) as Partial<SandboxLimits>),
+    ...(((Object.hasOwn(policy.plugins, pluginName) ? policy.plugins[pluginName]?.limits : undefined) ??
+      {}) as Partial<SandboxLimits>),
     maxRequestBodyBytes: policy.http.maxRequestBodyBytes,
   };
 }

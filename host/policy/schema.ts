@@ -18,7 +18,10 @@ const ruleList = z
       .string()
       .min(1)
       .max(200)
-      .refine((e) => e === '*' || /^[a-z0-9][a-z0-9_.-]*$/.test(e), 'must be a plugin or tool name (lower case, exact: no patterns or spaces) or "*"'),
+      .refine(
+        (e) => e === '*' || /^[a-z0-9][a-z0-9_.-]*$/.test(e),
+        'must be a plugin or tool name (lower case, exact: no patterns or spaces) or "*"',
+      ),
   )
   .default([]);
 
@@ -52,9 +55,19 @@ const limitsSchema = z
     /** wall-clock deadline of one tool call, ms (default 30000) */
     wallMsPerCall: z.number().int().min(50).max(3_600_000).default(30_000),
     /** largest handler result, bytes (default 8 MiB) */
-    maxResultBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(8 * 1024 * 1024),
+    maxResultBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(8 * 1024 * 1024),
     /** largest arguments object, bytes (default 256 KiB) */
-    maxArgsBytes: z.number().int().min(256).max(64 * 1024 * 1024).default(256 * 1024),
+    maxArgsBytes: z
+      .number()
+      .int()
+      .min(256)
+      .max(64 * 1024 * 1024)
+      .default(256 * 1024),
     /** ctx.http requests per call (default 25) */
     maxRequestsPerCall: z.number().int().min(0).max(10_000).default(25),
   })
@@ -86,20 +99,42 @@ const httpSchema = z
     /** timeout of each outbound request, ms (default 15000) */
     requestTimeoutMs: z.number().int().min(10).max(600_000).default(15_000),
     /** response body cap, bytes (default 8 MiB) */
-    maxResponseBytes: z.number().int().min(1024).max(512 * 1024 * 1024).default(8 * 1024 * 1024),
+    maxResponseBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(512 * 1024 * 1024)
+      .default(8 * 1024 * 1024),
     /** request body cap, bytes (default 1 MiB) */
-    maxRequestBodyBytes: z.number().int().min(0).max(64 * 1024 * 1024).default(1024 * 1024),
+    maxRequestBodyBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
     /** redirect hops (default 3) */
     maxRedirects: z.number().int().min(0).max(10).default(3),
     /** CIDRs that may be reached although private/loopback (default none) */
-    allowPrivateCidrs: z.array(z.string().min(1).refine((c) => isCidr(c), 'must be an IP address or CIDR range, e.g. "10.0.0.0/8"')).default([]),
+    allowPrivateCidrs: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((c) => isCidr(c), 'must be an IP address or CIDR range, e.g. "10.0.0.0/8"'),
+      )
+      .default([]),
     /** hosts refused even when declared, matched exactly (default none) */
     denyHosts: z.array(hostNameSchema).default([]),
     /**
      * response body bytes the bridge holds at once, all calls together (default 256 MiB, or
      * maxResponseBytes when that is larger; at least maxResponseBytes)
      */
-    maxBufferedBytes: z.number().int().min(1024).max(64 * 1024 * 1024 * 1024).optional(),
+    maxBufferedBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024 * 1024)
+      .optional(),
   })
   .strict()
   .superRefine((h, ctx) => {
@@ -111,7 +146,10 @@ const httpSchema = z
       });
   })
   // left out, it follows maxResponseBytes up, so that a policy raising only that still loads
-  .transform((h) => ({ ...h, maxBufferedBytes: h.maxBufferedBytes ?? Math.max(DEFAULT_MAX_BUFFERED_BYTES, h.maxResponseBytes) }));
+  .transform((h) => ({
+    ...h,
+    maxBufferedBytes: h.maxBufferedBytes ?? Math.max(DEFAULT_MAX_BUFFERED_BYTES, h.maxResponseBytes),
+  }));
 
 const sandboxSchema = z
   .object({
@@ -139,13 +177,23 @@ const requestsSchema = z
     /** executions in one batch (default 50) */
     maxBatch: z.number().int().min(1).max(1000).default(50),
     /** HTTP request body, bytes (default 4 MiB) */
-    bodyLimitBytes: z.number().int().min(1024).max(256 * 1024 * 1024).default(4 * 1024 * 1024),
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024)
+      .default(4 * 1024 * 1024),
     /** how long a client may take to send a whole request (headers and body), ms; past it 408 and the connection is closed (default 120000) */
     receiveTimeoutMs: z.number().int().min(1000).max(3_600_000).default(120_000),
     /** POST requests (/mcp, /rest/:integration) one user may have in flight on a server at once; past it 429 (default 128) */
     maxInFlightPerUser: z.number().int().min(1).max(1_000_000).default(128),
     /** total bytes of handler results in one batch; items past it fail with GW_ERR_RESULT_BATCH_TOO_LARGE (default 32 MiB) */
-    maxBatchResultBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).default(32 * 1024 * 1024),
+    maxBatchResultBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .default(32 * 1024 * 1024),
     /** per-user executions per minute, 0 = unlimited (default 0) */
     perUserPerMinute: z.number().int().min(0).default(0),
     /** per-tenant executions per minute, 0 = unlimited (default 0) */
@@ -163,9 +211,19 @@ const resultCapSchema = z
     /** characters of text returned to an MCP client (default 60000) */
     maxChars: z.number().int().min(1000).max(10_000_000).default(60_000),
     /** how long an oversized result can be continued, seconds (default 3600) */
-    continuationTtlSec: z.number().int().min(10).max(7 * 86400).default(3600),
+    continuationTtlSec: z
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 86400)
+      .default(3600),
     /** characters of oversized results one user may have stored at once, until they expire (default 256 Mi) */
-    maxStoredCharsPerUser: z.number().int().min(100_000).max(2 ** 40).default(256 * 1024 * 1024),
+    maxStoredCharsPerUser: z
+      .number()
+      .int()
+      .min(100_000)
+      .max(2 ** 40)
+      .default(256 * 1024 * 1024),
   })
   .strict();
 
@@ -192,16 +250,14 @@ const imagesSchema = z
   })
   .strict();
 
-const originSchema = z
-  .string()
-  .refine((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s.replace(/\/$/, '');
-    } catch {
-      return false;
-    }
-  }, 'must be an origin like "https://api.github.com" (scheme, host and optional port; no path)');
+const originSchema = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+}, 'must be an origin like "https://api.github.com" (scheme, host and optional port; no path)');
 
 export const policySchema = z
   .object({
@@ -222,7 +278,11 @@ export const policySchema = z
     plugins: z.record(z.string().min(1), z.object({ limits: limitsOverrideSchema.optional() }).strict()).default({}),
     /** where audit events go: the database (default) or stdout as JSON lines; how long stored ones are kept */
     audit: z
-      .object({ sink: z.enum(['database', 'stdout']).default('database'), storeArguments: z.boolean().default(false), retentionDays: retentionDaysSchema })
+      .object({
+        sink: z.enum(['database', 'stdout']).default('database'),
+        storeArguments: z.boolean().default(false),
+        retentionDays: retentionDaysSchema,
+      })
       .strict()
       .default({ sink: 'database', storeArguments: false, retentionDays: 0 }),
   })
@@ -232,7 +292,12 @@ export const policySchema = z
     // typo, "Acme" for acme) would be a rule that never applies — a deny that silently allows
     for (const t of Object.keys(p.tenants)) {
       const problem = t === '*' ? undefined : validateTenant(t);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['tenants', t], message: `"${t.slice(0, 80)}" is no tenant name: ${problem}, or "*" for every tenant` });
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tenants', t],
+          message: `"${t.slice(0, 80)}" is no tenant name: ${problem}, or "*" for every tenant`,
+        });
     }
     const least = minCapChars(p.requests.maxBatch);
     if (p.resultCap.maxChars < least)

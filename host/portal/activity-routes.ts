@@ -29,7 +29,12 @@ type Query = Partial<Record<'tool' | 'integration' | 'success' | 'from' | 'to' |
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The outcome filter's values: the form sends succeeded/failed; yes/no (older links) still work. */
-const OUTCOMES: Record<string, 'succeeded' | 'failed'> = { succeeded: 'succeeded', failed: 'failed', yes: 'succeeded', no: 'failed' };
+const OUTCOMES: Record<string, 'succeeded' | 'failed'> = {
+  succeeded: 'succeeded',
+  failed: 'failed',
+  yes: 'succeeded',
+  no: 'failed',
+};
 
 /** A UTC day, as epoch ms at its start (or at the next day's start); 'bad' when not YYYY-MM-DD, 'unreal' when no such day (2026-02-31). */
 function parseDay(s: string | undefined, endOfDay: boolean): number | undefined | 'bad' | 'unreal' {
@@ -43,14 +48,20 @@ function parseDay(s: string | undefined, endOfDay: boolean): number | undefined 
 }
 
 const dayProblem = (name: string, value: string, r: 'bad' | 'unreal'): string =>
-  r === 'bad' ? `${name} must be a date like 2026-01-31.` : `${name} is not a date in the calendar: ${value} has no such day.`;
+  r === 'bad'
+    ? `${name} must be a date like 2026-01-31.`
+    : `${name} is not a date in the calendar: ${value} has no such day.`;
 
 export function registerActivityRoutes(scope: FastifyInstance, ctx: PortalContext): void {
   scope.get<{ Querystring: Query }>('/activity', async (request, reply) => showActivity(ctx, request, reply));
 }
 
 /** The activity page for the filters in the query (400, with the problems listed above the table, when some cannot apply). */
-async function showActivity(ctx: PortalContext, request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply): Promise<FastifyReply> {
+async function showActivity(
+  ctx: PortalContext,
+  request: FastifyRequest<{ Querystring: Query }>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const who = await ctx.requireUser(request, reply);
   if (!who) return reply;
   const q = readQuery(request.query);
@@ -64,7 +75,10 @@ async function showActivity(ctx: PortalContext, request: FastifyRequest<{ Querys
   const page = rows.slice(0, ACTIVITY_PAGE_SIZE);
   const last = page[page.length - 1];
   const keep = new URLSearchParams(Object.entries(q).filter(([k]) => k !== 'before'));
-  const olderHref = more && last ? `/activity?${new URLSearchParams([...keep, ['before', `${Number(last.at)}.${last.id}`]])}` : undefined;
+  const olderHref =
+    more && last
+      ? `/activity?${new URLSearchParams([...keep, ['before', `${Number(last.at)}.${last.id}`]])}`
+      : undefined;
   // only the integrations this user may use (as on /integrations): the list names no others
   const integrations = ctx.deps.registry
     .plugins()
@@ -72,9 +86,21 @@ async function showActivity(ctx: PortalContext, request: FastifyRequest<{ Querys
     .filter((name) => ctx.mayUse(who.user, name))
     .sort();
   const body = html`${filterForm(q, integrations)}
-${problems.length ? html`<div class="error" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
-${eventTable(page)}
-<nav aria-label="Pages"><p>${q.before ? html`<a href="/activity?${keep.toString()}">Newest</a> ` : ''}${olderHref ? html`<a href="${olderHref}" rel="next">Older</a>` : ''}</p></nav>`;
+    ${
+      problems.length
+        ? html`<div class="error" role="alert">
+            <ul>
+              ${problems.map((p) => html`<li>${p}</li>`)}
+            </ul>
+          </div>`
+        : ''
+    }
+    ${eventTable(page)}
+    <nav aria-label="Pages">
+      <p>
+        ${q.before ? html`<a href="/activity?${keep.toString()}">Newest</a> ` : ''}${olderHref ? html`<a href="${olderHref}" rel="next">Older</a>` : ''}
+      </p>
+    </nav>`;
   return ctx.sendPage(reply, problems.length ? 400 : 200, { title: 'Activity', active: 'activity', who, body });
 }
 
@@ -119,7 +145,8 @@ function filterOf(q: Query, userId: string): Filter {
   else if (from !== undefined) add('at >= ?', from);
   if (to === 'bad' || to === 'unreal') f.problems.push(dayProblem('To', q.to ?? '', to));
   else if (to !== undefined) add('at < ?', to);
-  if (typeof from === 'number' && typeof to === 'number' && from >= to) f.problems.push('From must be on or before To.');
+  if (typeof from === 'number' && typeof to === 'number' && from >= to)
+    f.problems.push('From must be on or before To.');
   if (q.before) {
     const m = /^(\d{1,15})\.([A-Za-z0-9-]{1,64})$/.exec(q.before);
     if (!m) f.problems.push('The page cursor is not valid; showing the newest events.');
@@ -131,23 +158,63 @@ function filterOf(q: Query, userId: string): Filter {
 function filterForm(q: Query, integrations: string[]): SafeHtml {
   const sel = (v: string | undefined, o: string) => (v === o ? html` selected` : '');
   return html`<form method="get" action="/activity" class="filters" role="search" aria-label="Filter activity">
-<div><label for="a-tool">Tool</label><input id="a-tool" name="tool" value="${q.tool ?? ''}"></div>
-<div><label for="a-int">Integration</label><select id="a-int" name="integration"><option value="">All</option>${integrations.map(
-    (n) => html`<option value="${n}"${sel(q.integration, n)}>${n}</option>`,
-  )}</select></div>
-<div><label for="a-ok">Outcome</label><select id="a-ok" name="success"><option value="">All</option><option value="succeeded"${sel(q.success, 'succeeded')}>Succeeded</option><option value="failed"${sel(q.success, 'failed')}>Failed</option></select></div>
-<div><label for="a-from">From</label><input id="a-from" name="from" type="date" value="${q.from ?? ''}"></div>
-<div><label for="a-to">To</label><input id="a-to" name="to" type="date" value="${q.to ?? ''}"></div>
-<div><button type="submit">Filter</button> <a href="/activity">Clear</a></div></form>`;
+    <div><label for="a-tool">Tool</label><input id="a-tool" name="tool" value="${q.tool ?? ''}" /></div>
+    <div>
+      <label for="a-int">Integration</label
+      ><select id="a-int" name="integration">
+        <option value="">All</option>
+        ${integrations.map((n) => html`<option value="${n}" ${sel(q.integration, n)}>${n}</option>`)}
+      </select>
+    </div>
+    <div>
+      <label for="a-ok">Outcome</label
+      ><select id="a-ok" name="success">
+        <option value="">All</option>
+        <option value="succeeded" ${sel(q.success, 'succeeded')}>Succeeded</option>
+        <option value="failed" ${sel(q.success, 'failed')}>Failed</option>
+      </select>
+    </div>
+    <div><label for="a-from">From</label><input id="a-from" name="from" type="date" value="${q.from ?? ''}" /></div>
+    <div><label for="a-to">To</label><input id="a-to" name="to" type="date" value="${q.to ?? ''}" /></div>
+    <div><button type="submit">Filter</button> <a href="/activity">Clear</a></div>
+  </form>`;
 }
 
 function eventTable(page: EventRow[]): SafeHtml {
   if (page.length === 0) return html`<p>No activity matches.</p>`;
-  return html`<table><caption class="hint">Your tool calls, newest first (times in UTC).</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Tool</th><th scope="col">Integration</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Via</th></tr></thead>
-<tbody>${page.map(
-    (e) => html`<tr><td>${new Date(Number(e.at)).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.tool ?? e.action}</td><td>${e.integration ?? ''}</td>
-<td>${Number(e.success) ? html`<span class="ok">Succeeded</span>` : html`<span class="error">Failed</span> ${e.error_code ?? ''}<p class="hint">${(e.error ?? '').slice(0, 300)}</p>`}</td>
-<td>${Number(e.duration_ms)} ms</td><td>${e.transport ?? ''}</td></tr>`,
-  )}</tbody></table>`;
+  return html`<table>
+    <caption class="hint">
+      Your tool calls, newest first (times in UTC).
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Time</th>
+        <th scope="col">Tool</th>
+        <th scope="col">Integration</th>
+        <th scope="col">Outcome</th>
+        <th scope="col">Duration</th>
+        <th scope="col">Via</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${page.map(
+        (e) =>
+          html`<tr>
+            <td>${new Date(Number(e.at)).toISOString().replace('T', ' ').slice(0, 19)}</td>
+            <td>${e.tool ?? e.action}</td>
+            <td>${e.integration ?? ''}</td>
+            <td>
+              ${
+                Number(e.success)
+                  ? html`<span class="ok">Succeeded</span>`
+                  : html`<span class="error">Failed</span> ${e.error_code ?? ''}
+                      <p class="hint">${(e.error ?? '').slice(0, 300)}</p>`
+              }
+            </td>
+            <td>${Number(e.duration_ms)} ms</td>
+            <td>${e.transport ?? ''}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }

@@ -33,10 +33,19 @@ export function registerAuthRoutes(scope: FastifyInstance, ctx: PortalContext): 
   scope.get('/sessions/revoke-others', async (_request, reply) => reply.code(303).header('location', '/keys').send());
   scope.post('/sessions/revoke-others', async (request, reply) => signOutOthers(ctx, request, reply));
 
-  scope.get('/', async (request, reply) => reply.code(303).header('location', (await ctx.signedIn(request)) ? '/integrations' : '/login').send());
+  scope.get('/', async (request, reply) =>
+    reply
+      .code(303)
+      .header('location', (await ctx.signedIn(request)) ? '/integrations' : '/login')
+      .send(),
+  );
 }
 
-async function showLogin(ctx: PortalContext, request: FastifyRequest<Next>, reply: FastifyReply): Promise<FastifyReply> {
+async function showLogin(
+  ctx: PortalContext,
+  request: FastifyRequest<Next>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const next = ctx.safeNext(request.query.next);
   if (await ctx.signedIn(request)) return reply.code(303).header('location', next).send();
   return loginPage(ctx, reply, 200, next, undefined, doubled(ctx, request));
@@ -48,29 +57,57 @@ async function signInWithKey(ctx: PortalContext, request: FastifyRequest, reply:
   const next = ctx.safeNext(form['next']);
   const key = (form['apiKey'] ?? '').trim();
   const found = key ? await ctx.deps.users.authenticateKey(key) : undefined;
-  if (!found) return loginPage(ctx, reply, 401, next, key ? 'That API key is not valid: it is unknown or was revoked.' : 'Enter your API key.');
+  if (!found)
+    return loginPage(
+      ctx,
+      reply,
+      401,
+      next,
+      key ? 'That API key is not valid: it is unknown or was revoked.' : 'Enter your API key.',
+    );
   return signIn(ctx, reply, found.user, found.keyId, next);
 }
 
 /** A login link's page asks before it signs in: fetching the link (a preview, a scanner) does not use it. */
-async function confirmLoginLink(ctx: PortalContext, request: FastifyRequest<Token>, reply: FastifyReply): Promise<FastifyReply> {
+async function confirmLoginLink(
+  ctx: PortalContext,
+  request: FastifyRequest<Token>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const userId = await peekLoginLink(ctx.deps.db, request.params.token, ctx.deps.connections.now());
   const user = userId ? await ctx.deps.users.byId(userId) : undefined;
-  if (!user) return ctx.sendError(reply, 410, 'Sign-in link not valid', 'This sign-in link is unknown, was already used or has expired. Ask for a new one (workbench login-link --email …).');
+  if (!user)
+    return ctx.sendError(
+      reply,
+      410,
+      'Sign-in link not valid',
+      'This sign-in link is unknown, was already used or has expired. Ask for a new one (workbench login-link --email …).',
+    );
   const csrf = preloginToken(ctx, reply);
   return ctx.sendPage(reply, 200, {
     title: 'Sign in',
     body: html`<p>Sign in to Workbench as <strong>${user.email}</strong>?</p>
-<form method="post" action="/login/link/${request.params.token}"><input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit">Sign in as ${user.email}</button></form>`,
+      <form method="post" action="/login/link/${request.params.token}">
+        <input type="hidden" name="_csrf" value="${csrf}" /> <button type="submit">Sign in as ${user.email}</button>
+      </form>`,
   });
 }
 
-async function signInWithLink(ctx: PortalContext, request: FastifyRequest<Token>, reply: FastifyReply): Promise<FastifyReply> {
+async function signInWithLink(
+  ctx: PortalContext,
+  request: FastifyRequest<Token>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   if (!preloginOk(ctx, request, reply)) return reply;
   const userId = await consumeLoginLink(ctx.deps.db, request.params.token, ctx.deps.connections.now());
   const user = userId ? await ctx.deps.users.byId(userId) : undefined;
-  if (!user) return ctx.sendError(reply, 410, 'Sign-in link not valid', 'This sign-in link is unknown, was already used or has expired. Ask for a new one.');
+  if (!user)
+    return ctx.sendError(
+      reply,
+      410,
+      'Sign-in link not valid',
+      'This sign-in link is unknown, was already used or has expired. Ask for a new one.',
+    );
   return signIn(ctx, reply, user, null, '/integrations');
 }
 
@@ -81,8 +118,10 @@ async function confirmLogout(ctx: PortalContext, request: FastifyRequest, reply:
     title: 'Sign out',
     who,
     body: html`<p>Sign out of Workbench (signed in as ${who.user.email})?</p>
-<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${who.session.csrf}"><button type="submit">Sign out</button></form>
-<p><a href="/integrations">Back to integrations</a></p>`,
+      <form method="post" action="/logout">
+        <input type="hidden" name="_csrf" value="${who.session.csrf}" /><button type="submit">Sign out</button>
+      </form>
+      <p><a href="/integrations">Back to integrations</a></p>`,
   });
 }
 
@@ -116,12 +155,21 @@ function preloginOk(ctx: PortalContext, req: FastifyRequest, reply: FastifyReply
 }
 
 /** `keyId`: the API key that signed in (the session ends when it is revoked), null for a login link. */
-async function signIn(ctx: PortalContext, reply: FastifyReply, user: User, keyId: string | null, next: string): Promise<FastifyReply> {
+async function signIn(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  user: User,
+  keyId: string | null,
+  next: string,
+): Promise<FastifyReply> {
   const { id } = await ctx.sessions.create(user.id, keyId);
   // Housekeeping rides on sign-ins (rare, and on whichever replica): old sessions, links and pending connects.
-  void Promise.all([ctx.sessions.sweep(), ctx.flashes.sweep(), sweepLoginLinks(ctx.deps.db), ctx.deps.connections.pending.sweep()]).catch((err: unknown) =>
-    ctx.deps.logger?.warn({ error: (err as Error).message }, 'portal sweep failed'),
-  );
+  void Promise.all([
+    ctx.sessions.sweep(),
+    ctx.flashes.sweep(),
+    sweepLoginLinks(ctx.deps.db),
+    ctx.deps.connections.pending.sweep(),
+  ]).catch((err: unknown) => ctx.deps.logger?.warn({ error: (err as Error).message }, 'portal sweep failed'));
   ctx.setCookie(reply, ctx.cookieName, id, { maxAgeSec: ctx.sessions.ttlMs / 1000, httpOnly: true, sameSite: 'Lax' });
   ctx.setCookie(reply, PRELOGIN, '', { maxAgeSec: 0, sameSite: 'Strict' });
   return reply.code(303).header('location', next).send();
@@ -133,20 +181,42 @@ async function signIn(ctx: PortalContext, reply: FastifyReply, user: User, keyId
  */
 function doubled(ctx: PortalContext, req: FastifyRequest): boolean {
   const twice = [ctx.cookieName, PRELOGIN].filter((name) => cookieCount(req.headers.cookie, name) > 1);
-  if (twice.length > 0) ctx.deps.logger?.warn({ cookies: twice }, 'portal: a request carried a session cookie more than once (one may have been set by another site of the same domain); treated as signed out');
+  if (twice.length > 0)
+    ctx.deps.logger?.warn(
+      { cookies: twice },
+      'portal: a request carried a session cookie more than once (one may have been set by another site of the same domain); treated as signed out',
+    );
   return twice.length > 0;
 }
 
-function loginPage(ctx: PortalContext, reply: FastifyReply, status: number, next: string, error?: string, twice = false): FastifyReply {
+function loginPage(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  status: number,
+  next: string,
+  error?: string,
+  twice = false,
+): FastifyReply {
   const csrf = preloginToken(ctx, reply);
   return ctx.sendPage(reply, status, {
     title: 'Sign in',
     body: html`${twice ? html`<p class="error" role="alert">Your browser sent more than one Workbench sign-in cookie, which another site under the same domain can cause, so you are signed out. Clear this site's cookies in your browser, then sign in.</p>` : ''}${error ? html`<p class="error" role="alert" id="key-error">${error}</p>` : ''}
-<form method="post" action="/login">
-<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="next" value="${next}">
-<label for="apiKey">Your Workbench API key</label>
-<p class="hint" id="key-hint">The key your agent uses (starts with wb_). An operator can also send you a one-time sign-in link.</p>
-<input id="apiKey" name="apiKey" type="password" autocomplete="current-password" required aria-describedby="key-hint${error ? ' key-error' : ''}"${error ? html` aria-invalid="true"` : ''}>
-<p><button type="submit">Sign in</button></p></form>`,
+      <form method="post" action="/login">
+        <input type="hidden" name="_csrf" value="${csrf}" /><input type="hidden" name="next" value="${next}" />
+        <label for="apiKey">Your Workbench API key</label>
+        <p class="hint" id="key-hint">
+          The key your agent uses (starts with wb_). An operator can also send you a one-time sign-in link.
+        </p>
+        <input
+          id="apiKey"
+          name="apiKey"
+          type="password"
+          autocomplete="current-password"
+          required
+          aria-describedby="key-hint${error ? ' key-error' : ''}"
+          ${error ? html` aria-invalid="true"` : ''}
+        />
+        <p><button type="submit">Sign in</button></p>
+      </form>`,
   });
 }

@@ -37,7 +37,11 @@ const REFUSALS: Record<Refusal, { status: number; title: string; text: string }>
     title: 'Link belongs to another account',
     text: 'This link was created for a different Workbench account. Sign in as that account, or connect from the integrations page of this one.',
   },
-  used: { status: 410, title: 'Link already used', text: `This link was already used. If you did not finish connecting, ${AGAIN}.` },
+  used: {
+    status: 410,
+    title: 'Link already used',
+    text: `This link was already used. If you did not finish connecting, ${AGAIN}.`,
+  },
   expired: { status: 410, title: 'Link expired', text: `This link has expired: ${AGAIN}.` },
 };
 
@@ -51,7 +55,10 @@ export function registerConnectRoutes(scope: FastifyInstance, ctx: PortalContext
 
   // The API-key form posts here; the address, typed or reloaded, leads back to the link's page.
   scope.get<Id>('/connect/:id/form', async (request, reply) =>
-    reply.code(303).header('location', `/connect/${encodeURIComponent(request.params.id)}`).send(),
+    reply
+      .code(303)
+      .header('location', `/connect/${encodeURIComponent(request.params.id)}`)
+      .send(),
   );
   scope.post<Id>('/connect/:id/form', async (request, reply) => saveApiKeyForm(ctx, request, reply));
 }
@@ -70,7 +77,11 @@ function pluginFor(ctx: PortalContext, name: string, who: SignedIn): PluginManif
 const redirectUriOf = (ctx: PortalContext): string => `${ctx.base}/oauth/callback`;
 
 /** The link's page: its result once settled, else the API-key form or the button that goes on to the provider. */
-async function showConnectLink(ctx: PortalContext, request: FastifyRequest<Id>, reply: FastifyReply): Promise<FastifyReply> {
+async function showConnectLink(
+  ctx: PortalContext,
+  request: FastifyRequest<Id>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const who = await ctx.requireUser(request, reply);
   if (!who) return reply;
   const p = await ctx.deps.connections.pending.get(request.params.id);
@@ -84,12 +95,17 @@ async function showConnectLink(ctx: PortalContext, request: FastifyRequest<Id>, 
   if (p.status !== 'pending') return refuse(ctx, reply, 'used', who);
   if (!m) return refuse(ctx, reply, 'unknown', who);
   const title = `Connect ${m.displayName}`;
-  if (m.auth.type === 'apikey') return ctx.sendPage(reply, 200, { title, body: apiKeyFormBody({ ...m, auth: m.auth }, p, who.session.csrf), who });
+  if (m.auth.type === 'apikey')
+    return ctx.sendPage(reply, 200, { title, body: apiKeyFormBody({ ...m, auth: m.auth }, p, who.session.csrf), who });
   return ctx.sendPage(reply, 200, { title, body: oauthStartBody(m, p, who.user.email, who.session.csrf), who });
 }
 
 /** "Continue" on an OAuth link: opens it (state, PKCE) and answers the page that moves on to the provider. */
-async function continueToProvider(ctx: PortalContext, request: FastifyRequest<Id>, reply: FastifyReply): Promise<FastifyReply> {
+async function continueToProvider(
+  ctx: PortalContext,
+  request: FastifyRequest<Id>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { connections } = ctx.deps;
   const pending = connections.pending;
   const who = await ctx.requireUser(request, reply);
@@ -99,28 +115,56 @@ async function continueToProvider(ctx: PortalContext, request: FastifyRequest<Id
   const m = pluginFor(ctx, checked.pending.integration, who);
   if (!m || m.auth.type !== 'oauth2') return refuse(ctx, reply, 'unknown', who);
   const client = connections.clientFor(m.name);
-  if (!client) return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected until the operator configures its OAuth client.`, who);
+  if (!client)
+    return ctx.sendError(
+      reply,
+      409,
+      'Not available',
+      `${m.displayName} cannot be connected until the operator configures its OAuth client.`,
+      who,
+    );
   const state = randomToken();
   const codeVerifier = m.auth.pkce ? randomToken(48) : undefined;
   const opened = await pending.open(checked.pending.id, who.user.id, { state, codeVerifier });
   if (!opened.ok) return refuse(ctx, reply, opened.reason, who);
   const mapUrl = connections.http.mapUrl;
-  const url = authorizationUrl(m.auth, client, { redirectUri: redirectUriOf(ctx), state, ...(codeVerifier ? { codeVerifier } : {}), ...(mapUrl ? { mapUrl } : {}) });
+  const url = authorizationUrl(m.auth, client, {
+    redirectUri: redirectUriOf(ctx),
+    state,
+    ...(codeVerifier ? { codeVerifier } : {}),
+    ...(mapUrl ? { mapUrl } : {}),
+  });
   // A page that moves on, not a 303: see the module comment (form-action and provider redirects).
-  return ctx.sendPage(reply, 200, { title: `Continue to ${m.displayName}`, body: oauthContinueBody(m, url), who, continueTo: url });
+  return ctx.sendPage(reply, 200, {
+    title: `Continue to ${m.displayName}`,
+    body: oauthContinueBody(m, url),
+    who,
+    continueTo: url,
+  });
 }
 
 /** The provider's answer: the link it belongs to is settled (connected, denied or failed), then its page shows the outcome. */
-async function finishOAuth(ctx: PortalContext, request: FastifyRequest<Callback>, reply: FastifyReply): Promise<FastifyReply> {
+async function finishOAuth(
+  ctx: PortalContext,
+  request: FastifyRequest<Callback>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { connections } = ctx.deps;
   const pending = connections.pending;
   const who = await ctx.requireUser(request, reply);
   if (!who) return reply;
   const q = request.query;
   if (typeof q['state'] !== 'string' || q['state'] === '')
-    return ctx.sendError(reply, 400, 'Sign-in response not valid', 'The provider sent no state parameter; connect again from the integrations page or from your agent\'s link.', who);
+    return ctx.sendError(
+      reply,
+      400,
+      'Sign-in response not valid',
+      "The provider sent no state parameter; connect again from the integrations page or from your agent's link.",
+      who,
+    );
   const taken = await pending.takeByState(q['state'], who.user.id);
-  if (!taken.ok && taken.reason === 'failed') return reply.code(303).header('location', `/connect/${taken.pending.id}`).send();
+  if (!taken.ok && taken.reason === 'failed')
+    return reply.code(303).header('location', `/connect/${taken.pending.id}`).send();
   if (!taken.ok) return refuse(ctx, reply, taken.reason, who);
   const p = taken.pending;
   const done = (): FastifyReply => reply.code(303).header('location', `/connect/${p.id}`).send();
@@ -129,15 +173,36 @@ async function finishOAuth(ctx: PortalContext, request: FastifyRequest<Callback>
   if (typeof q['error'] === 'string') {
     const detail = typeof q['error_description'] === 'string' ? `: ${q['error_description'].slice(0, 200)}` : '';
     const denied = q['error'] === 'access_denied';
-    await pending.settle(p.id, denied ? 'denied' : 'failed', `${m?.displayName ?? p.integration} answered ${q['error'].slice(0, 60)}${detail}`);
+    await pending.settle(
+      p.id,
+      denied ? 'denied' : 'failed',
+      `${m?.displayName ?? p.integration} answered ${q['error'].slice(0, 60)}${detail}`,
+    );
     return done();
   }
   if (!m || m.auth.type !== 'oauth2' || !client || typeof q['code'] !== 'string' || q['code'] === '') {
-    await pending.settle(p.id, 'failed', !m ? 'the integration is not available to this account' : !client ? 'the OAuth client is no longer configured on the server' : 'the provider sent no authorization code');
+    await pending.settle(
+      p.id,
+      'failed',
+      !m
+        ? 'the integration is not available to this account'
+        : !client
+          ? 'the OAuth client is no longer configured on the server'
+          : 'the provider sent no authorization code',
+    );
     return done();
   }
   try {
-    const tokens = await exchangeCode(m.auth, client, { code: q['code'], redirectUri: redirectUriOf(ctx), ...(taken.codeVerifier ? { codeVerifier: taken.codeVerifier } : {}) }, connections.http);
+    const tokens = await exchangeCode(
+      m.auth,
+      client,
+      {
+        code: q['code'],
+        redirectUri: redirectUriOf(ctx),
+        ...(taken.codeVerifier ? { codeVerifier: taken.codeVerifier } : {}),
+      },
+      connections.http,
+    );
     await connections.saveTokens(who.user.id, m, tokens);
     await pending.settle(p.id, 'connected', null);
   } catch (err) {
@@ -149,7 +214,11 @@ async function finishOAuth(ctx: PortalContext, request: FastifyRequest<Callback>
 }
 
 /** The API-key form: shown again with what is wrong, or the secret is stored and the link settled. */
-async function saveApiKeyForm(ctx: PortalContext, request: FastifyRequest<Id>, reply: FastifyReply): Promise<FastifyReply> {
+async function saveApiKeyForm(
+  ctx: PortalContext,
+  request: FastifyRequest<Id>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { connections } = ctx.deps;
   const pending = connections.pending;
   const who = await ctx.requireUser(request, reply);
@@ -160,9 +229,14 @@ async function saveApiKeyForm(ctx: PortalContext, request: FastifyRequest<Id>, r
   if (!m || m.auth.type !== 'apikey') return refuse(ctx, reply, 'unknown', who);
   const { _csrf: _ignored, ...input } = ctx.body(request);
   const v = validateApiKeyFields(m.auth.fields, input);
-  if (Object.keys(v.errors).length === 0 && Object.keys(v.secret).length === 0) v.errors['form'] = 'Fill in at least one secret field.';
+  if (Object.keys(v.errors).length === 0 && Object.keys(v.secret).length === 0)
+    v.errors['form'] = 'Fill in at least one secret field.';
   if (Object.keys(v.errors).length > 0)
-    return ctx.sendPage(reply, 400, { title: `Connect ${m.displayName}`, body: apiKeyFormBody({ ...m, auth: m.auth }, checked.pending, who.session.csrf, input, v.errors), who });
+    return ctx.sendPage(reply, 400, {
+      title: `Connect ${m.displayName}`,
+      body: apiKeyFormBody({ ...m, auth: m.auth }, checked.pending, who.session.csrf, input, v.errors),
+      who,
+    });
   const opened = await pending.open(checked.pending.id, who.user.id);
   if (!opened.ok) return refuse(ctx, reply, opened.reason, who);
   // the link is used now: whatever happens, it must end in a terminal status the agent's wait sees
@@ -171,7 +245,10 @@ async function saveApiKeyForm(ctx: PortalContext, request: FastifyRequest<Id>, r
     await pending.settle(checked.pending.id, 'connected', null);
   } catch (err) {
     const reason = err instanceof ConnectionError ? `${m.displayName}: ${err.message}` : STORE_FAILED_REASON;
-    ctx.deps.logger?.warn({ pendingId: checked.pending.id, integration: m.name, error: (err as Error).message }, 'storing an API-key connection failed');
+    ctx.deps.logger?.warn(
+      { pendingId: checked.pending.id, integration: m.name, error: (err as Error).message },
+      'storing an API-key connection failed',
+    );
     await pending.settle(checked.pending.id, 'failed', reason);
   }
   return reply.code(303).header('location', `/connect/${checked.pending.id}`).send();

@@ -11,31 +11,36 @@ import { html, type SafeHtml } from './html.js';
 
 export function oauthStartBody(m: PluginManifest, p: PendingConnect, email: string, csrf: string): SafeHtml {
   return html`<p>Connect your <strong>${m.displayName}</strong> account to Workbench (signed in as ${email}).</p>
-<p>You will be sent to ${m.displayName} to approve access, then brought back here. If an agent asked for this link, it continues on its own once you are done.</p>
-<form method="post" action="/connect/${p.id}"><input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit">Continue to ${m.displayName}</button></form>`;
+    <p>
+      You will be sent to ${m.displayName} to approve access, then brought back here. If an agent asked for this link,
+      it continues on its own once you are done.
+    </p>
+    <form method="post" action="/connect/${p.id}">
+      <input type="hidden" name="_csrf" value="${csrf}" /> <button type="submit">Continue to ${m.displayName}</button>
+    </form>`;
 }
 
 /** The answer to "Continue": it goes on to the provider by itself (meta refresh), or with this link. */
 export function oauthContinueBody(m: PluginManifest, authorizationUrl: string): SafeHtml {
   return html`<p role="status">Taking you to ${m.displayName} to approve access.</p>
-<p>If nothing happens, <a href="${authorizationUrl}">continue to ${m.displayName}</a>.</p>`;
+    <p>If nothing happens, <a href="${authorizationUrl}">continue to ${m.displayName}</a>.</p>`;
 }
 
 function fieldInput(f: ApiKeyField, value: string, error: string | undefined): SafeHtml {
   const id = `f-${f.name}`;
   const described = [f.description ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  const common = html` id="${id}" name="${f.name}"${f.required ? html` required aria-required="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''}`;
+  const common = html` id="${id}"
+  name="${f.name}"${f.required ? html` required aria-required="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''}`;
   const control = f.enum
     ? html`<select${common}>${f.required ? '' : html`<option value="">(none)</option>`}${f.enum.map(
-        (o) => html`<option value="${o}"${o === (value || f.default) ? html` selected` : ''}>${o}</option>`,
+        (o) => html`<option value="${o}" ${o === (value || f.default) ? html` selected` : ''}>${o}</option>`,
       )}</select>`
     : f.secret
-      ? html`<input type="password" autocomplete="off" spellcheck="false"${common}>`
-      : html`<input type="text" autocomplete="off" spellcheck="false" value="${value || f.default || ''}"${common}>`;
+      ? html`<input type="password" autocomplete="off" spellcheck="false" ${common} />`
+      : html`<input type="text" autocomplete="off" spellcheck="false" value="${value || f.default || ''}" ${common} />`;
   return html`<label for="${id}">${f.label}${f.required ? '' : html` <span class="hint">(optional)</span>`}</label>
-${f.description ? html`<p class="hint" id="${id}-hint">${f.description}</p>` : ''}${control}
-${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}`;
+    ${f.description ? html`<p class="hint" id="${id}-hint">${f.description}</p>` : ''}${control}
+    ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}`;
 }
 
 export function apiKeyFormBody(
@@ -52,17 +57,29 @@ export function apiKeyFormBody(
   const fields = new Set(m.auth.fields.map((f) => f.name));
   const firstSecret = m.auth.fields.find((f) => f.secret)?.name;
   const target = (k: string): string | undefined => (fields.has(k) ? k : k === 'form' ? firstSecret : undefined);
-  return html`${problems
-    ? html`<div class="error" role="alert"><p>Please fix ${problems === 1 ? 'this problem' : `these ${problems} problems`}:</p><ul>${Object.entries(errors).map(([k, v]) => {
-        const to = target(k);
-        return html`<li>${to ? html`<a href="#f-${to}">${v}</a>` : v}</li>`;
-      })}</ul></div>`
-    : ''}
-<p>Enter your ${m.displayName} credentials. Secret values are encrypted and are never shown again, not even to plugins.</p>
-${m.auth.instructions ? html`<p class="hint">${m.auth.instructions}</p>` : ''}
-<form method="post" action="/connect/${p.id}/form" novalidate><input type="hidden" name="_csrf" value="${csrf}">
-${m.auth.fields.map((f) => fieldInput(f, f.secret ? '' : (values[f.name] ?? ''), errors[f.name]))}
-<p><button type="submit">Connect ${m.displayName}</button></p></form>`;
+  return html`${
+      problems
+        ? html`<div class="error" role="alert">
+            <p>Please fix ${problems === 1 ? 'this problem' : `these ${problems} problems`}:</p>
+            <ul>
+              ${Object.entries(errors).map(([k, v]) => {
+                const to = target(k);
+                return html`<li>${to ? html`<a href="#f-${to}">${v}</a>` : v}</li>`;
+              })}
+            </ul>
+          </div>`
+        : ''
+    }
+    <p>
+      Enter your ${m.displayName} credentials. Secret values are encrypted and are never shown again, not even to
+      plugins.
+    </p>
+    ${m.auth.instructions ? html`<p class="hint">${m.auth.instructions}</p>` : ''}
+    <form method="post" action="/connect/${p.id}/form" novalidate>
+      <input type="hidden" name="_csrf" value="${csrf}" />
+      ${m.auth.fields.map((f) => fieldInput(f, f.secret ? '' : (values[f.name] ?? ''), errors[f.name]))}
+      <p><button type="submit">Connect ${m.displayName}</button></p>
+    </form>`;
 }
 
 /**
@@ -70,20 +87,35 @@ ${m.auth.fields.map((f) => fieldInput(f, f.secret ? '' : (values[f.name] ?? ''),
  * pending record does not say which: the texts fit both (no "your agent continues" to someone who
  * clicked Connect themselves, no "ask your agent" as the only way to start again).
  */
-export const RESULT_TEXT: Record<'connected' | 'denied' | 'expired' | 'failed', { title: string; cls: string; text: string }> = {
-  connected: { title: 'Connected', cls: 'ok', text: 'is connected and ready for your agents. An agent that asked for this link continues on its own; you can close this page.' },
+export const RESULT_TEXT: Record<
+  'connected' | 'denied' | 'expired' | 'failed',
+  { title: string; cls: string; text: string }
+> = {
+  connected: {
+    title: 'Connected',
+    cls: 'ok',
+    text: 'is connected and ready for your agents. An agent that asked for this link continues on its own; you can close this page.',
+  },
   denied: {
     title: 'Access not granted',
     cls: 'warn',
     text: 'access was declined at the provider. If you change your mind, connect it again from the integrations page (or ask your agent for a new link).',
   },
-  expired: { title: 'Link expired', cls: 'warn', text: 'the link expired before it was completed. Connect it again from the integrations page, or ask your agent for a new link.' },
+  expired: {
+    title: 'Link expired',
+    cls: 'warn',
+    text: 'the link expired before it was completed. Connect it again from the integrations page, or ask your agent for a new link.',
+  },
   failed: { title: 'Connection failed', cls: 'error', text: 'could not be connected.' },
 };
 
-export function resultBody(m: PluginManifest | undefined, p: PendingConnect, status: keyof typeof RESULT_TEXT): SafeHtml {
+export function resultBody(
+  m: PluginManifest | undefined,
+  p: PendingConnect,
+  status: keyof typeof RESULT_TEXT,
+): SafeHtml {
   const r = RESULT_TEXT[status];
   return html`<p class="${r.cls}" role="status"><strong>${m?.displayName ?? p.integration}</strong>: ${r.text}</p>
-${status === 'failed' && p.statusReason ? html`<p>${p.statusReason}</p>` : ''}
-<p><a href="/integrations">See all integrations</a></p>`;
+    ${status === 'failed' && p.statusReason ? html`<p>${p.statusReason}</p>` : ''}
+    <p><a href="/integrations">See all integrations</a></p>`;
 }

@@ -54,8 +54,18 @@ export interface PortalContext {
   putFlash(request: FastifyRequest, who: SignedIn, page: FlashPage, flash: Flash): Promise<void>;
   /** this session's notices for `page`, each shown once */
   takeFlash(request: FastifyRequest, who: SignedIn, page: FlashPage): Promise<Flash[]>;
-  sendPage(reply: FastifyReply, status: number, page: { title: string; body: SafeHtml; who?: SignedIn; active?: Section; continueTo?: string }): FastifyReply;
-  sendError(reply: FastifyReply, status: number, title: string, message: string | SafeHtml, who?: SignedIn): FastifyReply;
+  sendPage(
+    reply: FastifyReply,
+    status: number,
+    page: { title: string; body: SafeHtml; who?: SignedIn; active?: Section; continueTo?: string },
+  ): FastifyReply;
+  sendError(
+    reply: FastifyReply,
+    status: number,
+    title: string,
+    message: string | SafeHtml,
+    who?: SignedIn,
+  ): FastifyReply;
   /** whether the user's tenant may use a plugin (policy; every plugin when the portal has no rule) */
   mayUse(user: User, plugin: string): boolean;
   /** a same-site path from a `next` parameter, or the fallback (never another origin) */
@@ -86,7 +96,11 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
       const who = await ctx.signedIn(request);
       if (who) return who;
       const next = request.method === 'GET' ? request.url : '/';
-      void reply.code(303).headers(securityHeaders(secure)).header('location', `/login?next=${encodeURIComponent(next)}`).send();
+      void reply
+        .code(303)
+        .headers(securityHeaders(secure))
+        .header('location', `/login?next=${encodeURIComponent(next)}`)
+        .send();
       return undefined;
     },
 
@@ -95,7 +109,12 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
       const site = request.headers['sec-fetch-site'];
       const foreign = (typeof o === 'string' && o !== origin) || site === 'cross-site';
       if (foreign || !sameToken(ctx.body(request)['_csrf'], expected)) {
-        ctx.sendError(reply, 403, 'Request refused', 'This form was stale or came from another site. Go back, reload the page and try again.');
+        ctx.sendError(
+          reply,
+          403,
+          'Request refused',
+          'This form was stale or came from another site. Go back, reload the page and try again.',
+        );
         return false;
       }
       return true;
@@ -119,7 +138,12 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
     sendPage: (reply, status, page) => sendPage(secure, reply, status, page),
 
     sendError(reply, status, title, message, who) {
-      return ctx.sendPage(reply, status, { title, body: html`<p class="error" role="alert">${message}</p><p><a href="/integrations">Back to integrations</a></p>`, ...(who ? { who } : {}) });
+      return ctx.sendPage(reply, status, {
+        title,
+        body: html`<p class="error" role="alert">${message}</p>
+          <p><a href="/integrations">Back to integrations</a></p>`,
+        ...(who ? { who } : {}),
+      });
     },
 
     mayUse: (user, plugin) => (deps.allowed ? deps.allowed(user, plugin) : true),
@@ -130,7 +154,11 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
 }
 
 /** Who is signed in on a request, resolved once per request (every later call gets the same answer). */
-function sessionResolver(deps: PortalDeps, sessions: PortalSessions, sessionIdOf: (request: FastifyRequest) => string | undefined): PortalContext['signedIn'] {
+function sessionResolver(
+  deps: PortalDeps,
+  sessions: PortalSessions,
+  sessionIdOf: (request: FastifyRequest) => string | undefined,
+): PortalContext['signedIn'] {
   const cache = new WeakMap<FastifyRequest, Promise<SignedIn | undefined>>();
   return (request) => {
     let p = cache.get(request);
@@ -147,7 +175,12 @@ function sessionResolver(deps: PortalDeps, sessions: PortalSessions, sessionIdOf
   };
 }
 
-function sendPage(secure: boolean, reply: FastifyReply, status: number, page: Parameters<PortalContext['sendPage']>[2]): FastifyReply {
+function sendPage(
+  secure: boolean,
+  reply: FastifyReply,
+  status: number,
+  page: Parameters<PortalContext['sendPage']>[2],
+): FastifyReply {
   const body = renderPage({
     title: page.title,
     body: page.body,

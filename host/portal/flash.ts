@@ -65,14 +65,10 @@ export class PortalFlash {
   async put(idHash: string, sessionId: string, page: FlashPage, flash: Flash): Promise<void> {
     const id = randomId(16);
     const now = this.#now();
-    await this.#db.run('INSERT INTO portal_flash (id, session_hash, page, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      id,
-      idHash,
-      page,
-      seal(sessionId, `${id}|${idHash}|${page}`, flash),
-      now,
-      now + this.ttlMs,
-    ]);
+    await this.#db.run(
+      'INSERT INTO portal_flash (id, session_hash, page, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [id, idHash, page, seal(sessionId, `${id}|${idHash}|${page}`, flash), now, now + this.ttlMs],
+    );
   }
 
   /**

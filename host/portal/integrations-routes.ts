@@ -12,12 +12,18 @@ import { clientEnvPrefix } from '../connections/oauth.js';
 import type { PortalContext, SignedIn } from './context.js';
 import { html, type SafeHtml } from './html.js';
 
-const AUTH_LABEL: Record<PluginManifest['auth']['type'], string> = { none: 'No account', apikey: 'API key', oauth2: 'OAuth' };
+const AUTH_LABEL: Record<PluginManifest['auth']['type'], string> = {
+  none: 'No account',
+  apikey: 'API key',
+  oauth2: 'OAuth',
+};
 
 function stateCell(m: PluginManifest, s: IntegrationConnectionState | undefined): SafeHtml {
   if (m.auth.type === 'none') return html`<span>No account needed</span>`;
   if (s?.state === 'connected') return html`<span class="ok">Connected</span>`;
-  if (s?.state === 'needs_reauth') return html`<span class="warn">Needs reconnecting</span><p class="hint">${s.reason}</p>`;
+  if (s?.state === 'needs_reauth')
+    return html`<span class="warn">Needs reconnecting</span>
+      <p class="hint">${s.reason}</p>`;
   return html`<span>Not connected</span>`;
 }
 
@@ -28,7 +34,9 @@ export function registerIntegrationRoutes(scope: FastifyInstance, ctx: PortalCon
 
   // Connect and Disconnect are form posts on /integrations; their addresses, typed or followed, lead there.
   for (const action of ['connect', 'disconnect'])
-    scope.get(`/integrations/:name/${action}`, async (_request, reply) => reply.code(303).header('location', '/integrations').send());
+    scope.get(`/integrations/:name/${action}`, async (_request, reply) =>
+      reply.code(303).header('location', '/integrations').send(),
+    );
 
   scope.post<Name>('/integrations/:name/connect', async (request, reply) => startConnect(ctx, request, reply));
   scope.post<Name>('/integrations/:name/disconnect', async (request, reply) => disconnect(ctx, request, reply));
@@ -41,7 +49,11 @@ function find(ctx: PortalContext, who: SignedIn, name: string): PluginManifest |
   return m && allowed(ctx, who, name) ? m : undefined;
 }
 
-async function showIntegrations(ctx: PortalContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function showIntegrations(
+  ctx: PortalContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { connections, registry } = ctx.deps;
   const who = await ctx.requireUser(request, reply);
   if (!who) return reply;
@@ -56,9 +68,24 @@ async function showIntegrations(ctx: PortalContext, request: FastifyRequest, rep
     title: 'Integrations',
     active: 'integrations',
     who,
-    body: html`${flash}<table><caption class="hint">Connect the accounts your agents may use on your behalf.</caption>
-<thead><tr><th scope="col">Integration</th><th scope="col">Sign-in</th><th scope="col">Tools</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
-<tbody>${rows}</tbody></table>`,
+    body: html`${flash}
+      <table>
+        <caption class="hint">
+          Connect the accounts your agents may use on your behalf.
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Integration</th>
+            <th scope="col">Sign-in</th>
+            <th scope="col">Tools</th>
+            <th scope="col">State</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>`,
   });
 }
 
@@ -71,40 +98,87 @@ async function notices(ctx: PortalContext, request: FastifyRequest, who: SignedI
   return (await ctx.takeFlash(request, who, 'integrations')).map((f) => {
     if (f.kind !== 'disconnected') return '';
     const name = registry.plugin(f.integration)?.displayName ?? f.integration;
-    if (!f.removed) return html`<p class="notice" role="status">${name} was not connected: there was nothing to disconnect.</p>`;
-    return html`<p class="notice" role="status">${name} was disconnected.${f.revocation === 'failed'
-      ? html` Workbench could not revoke its access at ${name}, though: revoke it in your ${name} account settings too.`
-      : ''}</p>`;
+    if (!f.removed)
+      return html`<p class="notice" role="status">${name} was not connected: there was nothing to disconnect.</p>`;
+    return html`<p class="notice" role="status">
+      ${name} was
+      disconnected.${
+        f.revocation === 'failed'
+          ? html` Workbench could not revoke its access at ${name}, though: revoke it in your ${name} account settings
+            too.`
+          : ''
+      }
+    </p>`;
   });
 }
 
-function integrationRow(ctx: PortalContext, m: PluginManifest, s: IntegrationConnectionState | undefined, csrf: string): SafeHtml {
+function integrationRow(
+  ctx: PortalContext,
+  m: PluginManifest,
+  s: IntegrationConnectionState | undefined,
+  csrf: string,
+): SafeHtml {
   const connected = s !== undefined && s.state !== 'not_connected';
   const noClient = m.auth.type === 'oauth2' && !ctx.deps.connections.clientFor(m.name);
   const actions =
     m.auth.type === 'none'
       ? ''
-      : html`${noClient
-          ? html`<p class="hint">Not available: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID.</p>`
-          : html`<form method="post" action="/integrations/${m.name}/connect" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" aria-label="${connected ? 'Reconnect' : 'Connect'} ${m.displayName}">${connected ? 'Reconnect' : 'Connect'}</button></form>`}
-${connected
-  ? html` <form method="post" action="/integrations/${m.name}/disconnect" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" aria-label="Disconnect ${m.displayName}">Disconnect</button></form>`
-  : ''}`;
-  return html`<tr><th scope="row">${m.displayName}<p class="hint">${m.description}</p></th>
-<td>${AUTH_LABEL[m.auth.type]}</td><td>${m.tools.length}</td><td>${stateCell(m, s)}</td><td>${actions}</td></tr>`;
+      : html`${
+          noClient
+            ? html`<p class="hint">Not available: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID.</p>`
+            : html`<form method="post" action="/integrations/${m.name}/connect" class="inline">
+                <input type="hidden" name="_csrf" value="${csrf}" />
+                <button type="submit" aria-label="${connected ? 'Reconnect' : 'Connect'} ${m.displayName}">
+                  ${connected ? 'Reconnect' : 'Connect'}
+                </button>
+              </form>`
+        }
+        ${
+          connected
+            ? html` <form method="post" action="/integrations/${m.name}/disconnect" class="inline">
+                <input type="hidden" name="_csrf" value="${csrf}" />
+                <button type="submit" aria-label="Disconnect ${m.displayName}">Disconnect</button>
+              </form>`
+            : ''
+        }`;
+  return html`<tr>
+    <th scope="row">
+      ${m.displayName}
+      <p class="hint">${m.description}</p>
+    </th>
+    <td>${AUTH_LABEL[m.auth.type]}</td>
+    <td>${m.tools.length}</td>
+    <td>${stateCell(m, s)}</td>
+    <td>${actions}</td>
+  </tr>`;
 }
 
 /** Connect: a new link (the same flow the agent's connect tool starts), and its page. */
-async function startConnect(ctx: PortalContext, request: FastifyRequest<Name>, reply: FastifyReply): Promise<FastifyReply> {
+async function startConnect(
+  ctx: PortalContext,
+  request: FastifyRequest<Name>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { connections } = ctx.deps;
   const who = await ctx.requireUser(request, reply);
   if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
   const m = find(ctx, who, request.params.name);
-  if (!m || m.auth.type === 'none') return ctx.sendError(reply, 404, 'Unknown integration', `There is no integration "${request.params.name}" to connect.`, who);
+  if (!m || m.auth.type === 'none')
+    return ctx.sendError(
+      reply,
+      404,
+      'Unknown integration',
+      `There is no integration "${request.params.name}" to connect.`,
+      who,
+    );
   if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
-    return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected until the operator sets ${clientEnvPrefix(m.name)}_CLIENT_ID.`, who);
+    return ctx.sendError(
+      reply,
+      409,
+      'Not available',
+      `${m.displayName} cannot be connected until the operator sets ${clientEnvPrefix(m.name)}_CLIENT_ID.`,
+      who,
+    );
   // The same per-user link limit as the agent's connect tool (one count for both).
   const made = await connections.pending.createLimited(who.user.id, m.name, m.auth.type);
   if (!made.ok) {
@@ -123,11 +197,16 @@ async function startConnect(ctx: PortalContext, request: FastifyRequest<Name>, r
   return reply.code(303).header('location', `/connect/${made.pending.id}`).send();
 }
 
-async function disconnect(ctx: PortalContext, request: FastifyRequest<Name>, reply: FastifyReply): Promise<FastifyReply> {
+async function disconnect(
+  ctx: PortalContext,
+  request: FastifyRequest<Name>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const who = await ctx.requireUser(request, reply);
   if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
   const m = find(ctx, who, request.params.name);
-  if (!m) return ctx.sendError(reply, 404, 'Unknown integration', `There is no integration "${request.params.name}".`, who);
+  if (!m)
+    return ctx.sendError(reply, 404, 'Unknown integration', `There is no integration "${request.params.name}".`, who);
   const { removed, revocation } = await ctx.deps.connections.disconnect(who.user.id, m);
   await ctx.putFlash(request, who, 'integrations', { kind: 'disconnected', integration: m.name, removed, revocation });
   return reply.code(303).header('location', '/integrations').send();

@@ -11,10 +11,18 @@ import { randomId } from './sessions.js';
 export const LOGIN_LINK_TTL_MS = 15 * 60_000;
 
 /** Creates a link for `userId` and returns its URL (`<publicUrl>/login/link/<token>`). */
-export async function createLoginLink(db: Db, userId: string, publicUrl: string, ttlMs = LOGIN_LINK_TTL_MS): Promise<string> {
+export async function createLoginLink(
+  db: Db,
+  userId: string,
+  publicUrl: string,
+  ttlMs = LOGIN_LINK_TTL_MS,
+): Promise<string> {
   const token = randomId();
   const now = Date.now();
-  await db.run('INSERT INTO login_links (token_hash, user_id, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, NULL)', [hashSecret(token), userId, now, now + ttlMs]);
+  await db.run(
+    'INSERT INTO login_links (token_hash, user_id, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, NULL)',
+    [hashSecret(token), userId, now, now + ttlMs],
+  );
   return `${publicUrl.replace(/\/+$/, '')}/login/link/${token}`;
 }
 
@@ -23,7 +31,10 @@ const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
 /** The user a still-valid, unused link belongs to (nothing is changed). */
 export async function peekLoginLink(db: Db, token: string, now = Date.now()): Promise<string | undefined> {
   if (!TOKEN.test(token)) return undefined;
-  const r = await db.get<{ user_id: string }>('SELECT user_id FROM login_links WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', [hashSecret(token), now]);
+  const r = await db.get<{ user_id: string }>(
+    'SELECT user_id FROM login_links WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?',
+    [hashSecret(token), now],
+  );
   return r?.user_id;
 }
 
@@ -31,7 +42,10 @@ export async function peekLoginLink(db: Db, token: string, now = Date.now()): Pr
 export async function consumeLoginLink(db: Db, token: string, now = Date.now()): Promise<string | undefined> {
   const userId = await peekLoginLink(db, token, now);
   if (!userId) return undefined;
-  const { changes } = await db.run('UPDATE login_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', [now, hashSecret(token), now]);
+  const { changes } = await db.run(
+    'UPDATE login_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?',
+    [now, hashSecret(token), now],
+  );
   return changes > 0 ? userId : undefined;
 }
 

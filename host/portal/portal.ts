@@ -43,7 +43,9 @@ function acceptsHtml(request: FastifyRequest): boolean {
 
 /** A route pattern ("/connect/:id") as a regular expression for a concrete path. */
 function patternOf(url: string): RegExp {
-  const parts = url.split('/').map((seg) => (seg.startsWith(':') ? '[^/\\\\]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const parts = url
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/\\\\]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   return new RegExp(`^${parts.join('/')}$`);
 }
 
@@ -61,7 +63,8 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     const notOurs = new WeakSet<FastifyRequest>();
     scope.addHook('onSend', async (request, reply, payload) => {
       if (notOurs.has(request)) return payload;
-      for (const [k, v] of Object.entries(securityHeaders(ctx.secure))) if (!reply.hasHeader(k)) void reply.header(k, v);
+      for (const [k, v] of Object.entries(securityHeaders(ctx.secure)))
+        if (!reply.hasHeader(k)) void reply.header(k, v);
       return payload;
     });
 
@@ -76,7 +79,13 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
       const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
       if (status >= 500) request.log.error({ err }, 'portal request failed');
       const message =
-        status === 413 ? 'The form was too large.' : status === 415 ? 'Submit the form from the page.' : status >= 500 ? 'Something went wrong on our side. Try again.' : 'The request was not understood.';
+        status === 413
+          ? 'The form was too large.'
+          : status === 415
+            ? 'Submit the form from the page.'
+            : status >= 500
+              ? 'Something went wrong on our side. Try again.'
+              : 'The request was not understood.';
       // the body was refused before it was read whole: close the connection, or Node would read the rest
       if (status === 413 || status === 415) void reply.header('connection', 'close');
       return ctx.sendError(reply, status, status >= 500 ? 'Server error' : 'Bad request', message);
@@ -114,7 +123,8 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
       const who = await ctx.signedIn(request);
       return ctx.sendPage(reply, 404, {
         title: 'Page not found',
-        body: html`<p class="error" role="alert">There is no page at this address.</p><p><a href="/">Go to the Workbench start page</a></p>`,
+        body: html`<p class="error" role="alert">There is no page at this address.</p>
+          <p><a href="/">Go to the Workbench start page</a></p>`,
         ...(who ? { who } : {}),
       });
     });

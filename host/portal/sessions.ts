@@ -71,20 +71,25 @@ export class PortalSessions {
    * user's row lock, so sign-ins at once (or on two replicas) cannot leave more live. `ended` says
    * how many.
    */
-  async create(userId: string, keyId: string | null = null): Promise<{ id: string; session: PortalSession; ended: number }> {
+  async create(
+    userId: string,
+    keyId: string | null = null,
+  ): Promise<{ id: string; session: PortalSession; ended: number }> {
     const id = randomId();
     return this.#db.transaction(async (tx) => {
       await lockUserRow(tx, userId);
       const now = this.#now();
-      const session: PortalSession = { idHash: hashSecret(id), userId, keyId, csrf: randomId(), expiresAt: now + this.ttlMs };
-      await tx.run('INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)', [
-        session.idHash,
+      const session: PortalSession = {
+        idHash: hashSecret(id),
         userId,
         keyId,
-        session.csrf,
-        now,
-        session.expiresAt,
-      ]);
+        csrf: randomId(),
+        expiresAt: now + this.ttlMs,
+      };
+      await tx.run(
+        'INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)',
+        [session.idHash, userId, keyId, session.csrf, now, session.expiresAt],
+      );
       // newest first; the new session is kept whatever its place among sessions of the same millisecond
       const others = await tx.all<{ id_hash: string }>(
         `SELECT s.id_hash FROM portal_sessions s WHERE s.user_id = ? AND s.id_hash <> ? AND ${LIVE} ORDER BY s.created_at DESC, s.id_hash`,
@@ -104,36 +109,52 @@ export class PortalSessions {
   /** The session behind a cookie value, or undefined when it is unknown, revoked, expired, or its API key was revoked. */
   async resolve(id: string | undefined): Promise<PortalSession | undefined> {
     if (!id || !/^[A-Za-z0-9_-]{20,100}$/.test(id)) return undefined;
-    const r = await this.#db.get<{ id_hash: string; user_id: string; key_id: string | null; csrf: string; expires_at: number }>(
+    const r = await this.#db.get<{
+      id_hash: string;
+      user_id: string;
+      key_id: string | null;
+      csrf: string;
+      expires_at: number;
+    }>(
       `SELECT s.id_hash, s.user_id, s.key_id, s.csrf, s.expires_at FROM portal_sessions s WHERE s.id_hash = ? AND ${LIVE}`,
       [hashSecret(id), this.#now()],
     );
-    return r && { idHash: r.id_hash, userId: r.user_id, keyId: r.key_id, csrf: r.csrf, expiresAt: Number(r.expires_at) };
+    return (
+      r && { idHash: r.id_hash, userId: r.user_id, keyId: r.key_id, csrf: r.csrf, expiresAt: Number(r.expires_at) }
+    );
   }
 
   async revoke(idHash: string): Promise<void> {
-    await this.#db.run('UPDATE portal_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL', [this.#now(), idHash]);
+    await this.#db.run('UPDATE portal_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL', [
+      this.#now(),
+      idHash,
+    ]);
   }
 
   /** Ends every session of a user (optionally keeping one); resolves how many were ended. */
   async revokeAll(userId: string, keepIdHash?: string): Promise<number> {
-    const { changes } = await this.#db.run('UPDATE portal_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND id_hash <> ?', [
-      this.#now(),
-      userId,
-      keepIdHash ?? '',
-    ]);
+    const { changes } = await this.#db.run(
+      'UPDATE portal_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND id_hash <> ?',
+      [this.#now(), userId, keepIdHash ?? ''],
+    );
     return changes;
   }
 
   async countActive(userId: string): Promise<number> {
-    const r = await this.#db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM portal_sessions s WHERE s.user_id = ? AND ${LIVE}`, [userId, this.#now()]);
+    const r = await this.#db.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM portal_sessions s WHERE s.user_id = ? AND ${LIVE}`,
+      [userId, this.#now()],
+    );
     return Number(r?.n ?? 0);
   }
 
   /** Deletes sessions that expired or were revoked more than a day ago. */
   async sweep(): Promise<number> {
     const cutoff = this.#now() - 86_400_000;
-    const { changes } = await this.#db.run('DELETE FROM portal_sessions WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)', [cutoff, cutoff]);
+    const { changes } = await this.#db.run(
+      'DELETE FROM portal_sessions WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)',
+      [cutoff, cutoff],
+    );
     return changes;
   }
 }

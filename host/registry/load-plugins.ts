@@ -39,7 +39,9 @@ function listPluginDirs(roots: readonly string[]): string[] {
     if (!fs.existsSync(root)) continue;
     for (const entry of fs.readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const dir = path.join(root, entry.name);
-      const isDir = entry.isDirectory() || (entry.isSymbolicLink() && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true);
+      const isDir =
+        entry.isDirectory() ||
+        (entry.isSymbolicLink() && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true);
       if (isDir && fs.existsSync(path.join(dir, 'manifest.json'))) dirs.push(dir);
     }
   }
@@ -84,9 +86,15 @@ export function compileToolSchema(tool: ToolManifest): z.ZodType {
 /** compileToolSchema, with the most sub-schemas one argument value meets (the validation budget's divisor). */
 function compileTool(tool: ToolManifest): Omit<LoadedTool, 'manifest'> {
   const problem = metaSchemaProblem(tool.inputSchema);
-  if (problem) throw fail('GW_ERR_PLUGIN_INVALID', { message: `tools.${tool.name}.inputSchema: not a valid JSON Schema: ${problem}` });
+  if (problem)
+    throw fail('GW_ERR_PLUGIN_INVALID', {
+      message: `tools.${tool.name}.inputSchema: not a valid JSON Schema: ${problem}`,
+    });
   const schemaSize = measureSchema(tool.inputSchema);
-  if (typeof schemaSize === 'string') throw fail('GW_ERR_PLUGIN_INVALID', { message: `tools.${tool.name}.inputSchema: cannot be validated in bounded time: ${schemaSize}` });
+  if (typeof schemaSize === 'string')
+    throw fail('GW_ERR_PLUGIN_INVALID', {
+      message: `tools.${tool.name}.inputSchema: cannot be validated in bounded time: ${schemaSize}`,
+    });
   return { validator: compileValidator(tool), schemaSize };
 }
 
@@ -102,7 +110,9 @@ function compileValidator(tool: ToolManifest): z.ZodType {
       for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     });
   } catch (err) {
-    throw fail('GW_ERR_PLUGIN_INVALID', { message: `tools.${tool.name}.inputSchema: cannot be compiled: ${(err as Error).message}` });
+    throw fail('GW_ERR_PLUGIN_INVALID', {
+      message: `tools.${tool.name}.inputSchema: cannot be compiled: ${(err as Error).message}`,
+    });
   }
 }
 
@@ -128,7 +138,8 @@ export function checkFieldPatterns(manifest: PluginManifest): void {
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** An Error that names the file it is about (and the plugin, when known). */
-const fileError = (err: Error, file: string, plugin?: string): Error => Object.assign(err, { file }, plugin !== undefined ? { plugin } : {});
+const fileError = (err: Error, file: string, plugin?: string): Error =>
+  Object.assign(err, { file }, plugin !== undefined ? { plugin } : {});
 
 function readManifestFile(file: string): { text: string; raw: unknown } {
   let text: string;
@@ -136,7 +147,12 @@ function readManifestFile(file: string): { text: string; raw: unknown } {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: e.code === 'ENOENT' ? 'missing: a plugin folder holds manifest.json and plugin.js' : e.message }), file);
+    throw fileError(
+      fail('GW_ERR_PLUGIN_INVALID', {
+        message: e.code === 'ENOENT' ? 'missing: a plugin folder holds manifest.json and plugin.js' : e.message,
+      }),
+      file,
+    );
   }
   try {
     return { text, raw: JSON.parse(text) };
@@ -148,11 +164,20 @@ function readManifestFile(file: string): { text: string; raw: unknown } {
 function readSource(file: string, name: string): string {
   try {
     const stat = fs.statSync(file);
-    if (stat.size > MAX_PLUGIN_SOURCE_BYTES) throw fail('GW_ERR_PLUGIN_INVALID', { message: `is ${stat.size} bytes; the limit is ${MAX_PLUGIN_SOURCE_BYTES}` });
+    if (stat.size > MAX_PLUGIN_SOURCE_BYTES)
+      throw fail('GW_ERR_PLUGIN_INVALID', {
+        message: `is ${stat.size} bytes; the limit is ${MAX_PLUGIN_SOURCE_BYTES}`,
+      });
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: e.code === 'ENOENT' ? 'missing: a plugin needs plugin.js beside manifest.json' : e.message }), file, name);
+    throw fileError(
+      fail('GW_ERR_PLUGIN_INVALID', {
+        message: e.code === 'ENOENT' ? 'missing: a plugin needs plugin.js beside manifest.json' : e.message,
+      }),
+      file,
+      name,
+    );
   }
 }
 
@@ -164,9 +189,11 @@ function readSource(file: string, name: string): string {
 export function loadPluginDir(dir: string, metaToolNames: readonly string[] = META_TOOL_NAMES): LoadedPlugin {
   const manifestFile = path.join(dir, 'manifest.json');
   const { text, raw } = readManifestFile(manifestFile);
-  const rawName = typeof (raw as { name?: unknown } | null)?.name === 'string' ? (raw as { name: string }).name : undefined;
+  const rawName =
+    typeof (raw as { name?: unknown } | null)?.name === 'string' ? (raw as { name: string }).name : undefined;
   const parsed = manifestSchema.safeParse(raw);
-  if (!parsed.success) throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: describeIssues(parsed.error) }), manifestFile, rawName);
+  if (!parsed.success)
+    throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: describeIssues(parsed.error) }), manifestFile, rawName);
   const manifest = parsed.data;
   const tools = new Map<string, LoadedTool>();
   try {
@@ -180,7 +207,8 @@ export function loadPluginDir(dir: string, metaToolNames: readonly string[] = ME
   const sourceFile = path.join(dir, 'plugin.js');
   const source = readSource(sourceFile, manifest.name);
   const literals = checkRegExpLiterals(source);
-  if (literals.ok === false) throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: literals.problem }), sourceFile, manifest.name);
+  if (literals.ok === false)
+    throw fileError(fail('GW_ERR_PLUGIN_INVALID', { message: literals.problem }), sourceFile, manifest.name);
   return {
     manifest,
     dir,
@@ -227,7 +255,13 @@ export function readPlugins(roots: readonly string[], options: ReadOptions = {})
       plugins.push(unchanged(previousByDir.get(dir)) ?? loadPluginDir(dir, options.metaToolNames));
     } catch (err) {
       const e = err as Error & { file?: string; plugin?: string };
-      errors.push({ dir, file: e.file ?? dir, message: e.message, code: 'GW_ERR_PLUGIN_INVALID', ...(e.plugin !== undefined ? { name: e.plugin } : {}) });
+      errors.push({
+        dir,
+        file: e.file ?? dir,
+        message: e.message,
+        code: 'GW_ERR_PLUGIN_INVALID',
+        ...(e.plugin !== undefined ? { name: e.plugin } : {}),
+      });
     }
   }
   return { plugins, errors };
@@ -287,7 +321,14 @@ export async function probePlugins(
     const v = verdicts[i] as ProbeVerdict;
     if (!v.checked) unchecked.push({ dir: plugin.dir, reason: v.reason });
     const problem = v.checked && !v.ok ? v.problem : plugin.unscanned;
-    if (problem !== undefined) errors.push({ dir: plugin.dir, file: path.join(plugin.dir, 'plugin.js'), message: problem, name: plugin.manifest.name, code: 'GW_ERR_PLUGIN_INVALID' });
+    if (problem !== undefined)
+      errors.push({
+        dir: plugin.dir,
+        file: path.join(plugin.dir, 'plugin.js'),
+        message: problem,
+        name: plugin.manifest.name,
+        code: 'GW_ERR_PLUGIN_INVALID',
+      });
     else plugins.push(plugin);
   });
   return { plugins, errors, unchecked, retried };

@@ -29,14 +29,19 @@ export function toolPrefixOf(manifest: Named): string | undefined {
 }
 
 const quoted = (names: readonly string[], max = 5): string =>
-  names.slice(0, max).map((n) => `"${n}"`).join(', ') + (names.length > max ? ` and ${names.length - max} more` : '');
+  names
+    .slice(0, max)
+    .map((n) => `"${n}"`)
+    .join(', ') + (names.length > max ? ` and ${names.length - max} more` : '');
 
 /** Why the manifest's tool names break the rules above, naming the tools; empty when they do not. */
 export function namespaceProblems(manifest: Named, metaToolNames: readonly string[]): string[] {
   const problems: string[] = [];
   manifest.tools.forEach((t, i) => {
     if (metaToolNames.includes(t.name))
-      problems.push(`tools.${i}.name: "${t.name}" is the name of one of the gateway's own meta-tools, which no plugin may take`);
+      problems.push(
+        `tools.${i}.name: "${t.name}" is the name of one of the gateway's own meta-tools, which no plugin may take`,
+      );
   });
   if (toolPrefixOf(manifest) === undefined) problems.push(prefixProblem(manifest));
   return problems;

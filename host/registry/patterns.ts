@@ -19,7 +19,9 @@ export function compilePattern(pattern: string): RE2JS {
   try {
     return RE2JS.compile(pattern);
   } catch (err) {
-    throw fail('GW_ERR_PLUGIN_INVALID', { message: `${JSON.stringify(pattern)} is not a linear-time regular expression (RE2 syntax: lookaround and backreferences are not supported): ${(err as Error).message}` });
+    throw fail('GW_ERR_PLUGIN_INVALID', {
+      message: `${JSON.stringify(pattern)} is not a linear-time regular expression (RE2 syntax: lookaround and backreferences are not supported): ${(err as Error).message}`,
+    });
   }
 }
 
@@ -50,7 +52,18 @@ function programSize(re: RE2JS, pattern: string): number {
   return typeof size === 'number' && size > 0 ? size : pattern.length + 1;
 }
 
-const UNSUPPORTED_PLACES = ['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions', 'dependentSchemas'];
+const UNSUPPORTED_PLACES = [
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+];
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -65,19 +78,28 @@ function containsPattern(node: unknown): boolean {
  * a value that already passed the stripped schema. Throws an Error naming the path on a pattern it
  * cannot check safely.
  */
-export function separatePatterns(schema: Record<string, unknown>): { stripped: Record<string, unknown>; check: Checker | undefined } {
+export function separatePatterns(schema: Record<string, unknown>): {
+  stripped: Record<string, unknown>;
+  check: Checker | undefined;
+} {
   const walk = (node: unknown, where: string): { stripped: unknown; check: Checker | undefined } => {
     if (!isRecord(node)) return { stripped: node, check: undefined };
     const out: Record<string, unknown> = {};
     const checks: Checker[] = [];
     for (const [key, value] of Object.entries(node)) {
       if (key === 'patternProperties') {
-        throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.patternProperties: not supported (its keys are regular expressions); use additionalProperties` });
+        throw fail('GW_ERR_PLUGIN_INVALID', {
+          message: `${where}.patternProperties: not supported (its keys are regular expressions); use additionalProperties`,
+        });
       } else if (UNSUPPORTED_PLACES.includes(key)) {
-        if (containsPattern(value)) throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.${key}: "pattern" is not supported here; put it on a plain property` });
+        if (containsPattern(value))
+          throw fail('GW_ERR_PLUGIN_INVALID', {
+            message: `${where}.${key}: "pattern" is not supported here; put it on a plain property`,
+          });
         out[key] = value;
       } else if (key === 'pattern') {
-        if (typeof value !== 'string') throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.pattern: must be a string` });
+        if (typeof value !== 'string')
+          throw fail('GW_ERR_PLUGIN_INVALID', { message: `${where}.pattern: must be a string` });
         let re: RE2JS;
         try {
           re = compilePattern(value);
@@ -88,7 +110,11 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
         checks.push((v, path, issues, budget) => {
           if (typeof v !== 'string') return;
           budget.left -= steps * (v.length + 1);
-          if (budget.left < 0) issues.push({ path, message: `is too long to check against the pattern ${value} within the gateway's budget for one call (${PATTERN_BUDGET} steps: ${steps} per character); send shorter strings` });
+          if (budget.left < 0)
+            issues.push({
+              path,
+              message: `is too long to check against the pattern ${value} within the gateway's budget for one call (${PATTERN_BUDGET} steps: ${steps} per character); send shorter strings`,
+            });
           else if (!re.matcher(v).find()) issues.push({ path, message: `must match the pattern ${value}` });
         });
       } else if (key === 'properties' && isRecord(value)) {
@@ -99,7 +125,8 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
           if (r.check) {
             const c = r.check;
             checks.push((v, path, issues, budget) => {
-              if (isRecord(v) && Object.prototype.hasOwnProperty.call(v, name)) c(v[name], [...path, name], issues, budget);
+              if (isRecord(v) && Object.prototype.hasOwnProperty.call(v, name))
+                c(v[name], [...path, name], issues, budget);
             });
           }
         }
@@ -111,7 +138,8 @@ export function separatePatterns(schema: Record<string, unknown>): { stripped: R
           const c = r.check;
           const known = new Set(isRecord(node['properties']) ? Object.keys(node['properties']) : []);
           checks.push((v, path, issues, budget) => {
-            if (isRecord(v)) for (const [k, x] of Object.entries(v)) if (!known.has(k)) c(x, [...path, k], issues, budget);
+            if (isRecord(v))
+              for (const [k, x] of Object.entries(v)) if (!known.has(k)) c(x, [...path, k], issues, budget);
           });
         }
       } else if (key === 'items' && isRecord(value)) {

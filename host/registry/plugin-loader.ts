@@ -101,7 +101,11 @@ async function readAndResolve(deps: PluginLoaderDeps, serving: readonly LoadedPl
       { dir: r.dir, probeRetried: true },
       `plugin ${r.dir}: plugin.js ran out of time while every plugin was probed at once; probed again alone: ${r.ok ? 'it loads (the machine was busy)' : 'out of time again, refused'}`,
     );
-  for (const u of probed.unchecked) deps.logger.warn({ dir: u.dir }, `plugin ${u.dir}: plugin.js could not be checked in the sandbox (${u.reason}); loaded unchecked`);
+  for (const u of probed.unchecked)
+    deps.logger.warn(
+      { dir: u.dir },
+      `plugin ${u.dir}: plugin.js could not be checked in the sandbox (${u.reason}); loaded unchecked`,
+    );
   return resolvePluginSet(serving, [...read.plugins.filter((p) => same.has(p)), ...probed.plugins], probed.errors);
 }
 
@@ -113,7 +117,11 @@ const keptFor = (set: PluginSet, e: PluginLoadError): LoadedPlugin | undefined =
 
 function reportOf(set: PluginSet, startedAt: Date): PluginReport {
   const { added, upgraded, removed, unchanged } = set.changes;
-  const info = (p: LoadedPlugin): { name: string; version: string; dir: string } => ({ name: p.manifest.name, version: p.manifest.version, dir: p.dir });
+  const info = (p: LoadedPlugin): { name: string; version: string; dir: string } => ({
+    name: p.manifest.name,
+    version: p.manifest.version,
+    dir: p.dir,
+  });
   return {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -121,30 +129,54 @@ function reportOf(set: PluginSet, startedAt: Date): PluginReport {
     plugins: set.plugins.length,
     tools: set.plugins.reduce((n, p) => n + p.tools.size, 0),
     added: added.map(info),
-    upgraded: upgraded.map(({ from, to }) => ({ name: to.manifest.name, from: from.manifest.version, to: to.manifest.version, dir: to.dir })),
+    upgraded: upgraded.map(({ from, to }) => ({
+      name: to.manifest.name,
+      from: from.manifest.version,
+      to: to.manifest.version,
+      dir: to.dir,
+    })),
     removed: removed.map(info),
     unchanged: unchanged.length,
     refused: set.errors.map((e) => {
       const kept = keptFor(set, e);
-      return { file: e.file, code: e.code ?? 'GW_ERR_PLUGIN_INVALID', message: e.message, ...(kept ? { keepsServing: label(kept) } : {}) };
+      return {
+        file: e.file,
+        code: e.code ?? 'GW_ERR_PLUGIN_INVALID',
+        message: e.message,
+        ...(kept ? { keepsServing: label(kept) } : {}),
+      };
     }),
   };
 }
 
 function logLoad(logger: Logger, kind: 'start' | 'reload', set: PluginSet, report: PluginReport): void {
   for (const r of report.refused)
-    logger.error({ code: r.code, file: r.file, ...(r.keepsServing ? { keepsServing: r.keepsServing } : {}) }, `plugin refused: ${r.file}: ${r.message}${r.keepsServing ? ` (${r.keepsServing} keeps serving)` : ''}`);
+    logger.error(
+      { code: r.code, file: r.file, ...(r.keepsServing ? { keepsServing: r.keepsServing } : {}) },
+      `plugin refused: ${r.file}: ${r.message}${r.keepsServing ? ` (${r.keepsServing} keeps serving)` : ''}`,
+    );
   if (kind === 'start') return;
-  for (const p of set.changes.added) logger.info({ plugin: p.manifest.name, version: p.manifest.version, dir: p.dir }, `plugin added: ${label(p)} from ${p.dir}`);
+  for (const p of set.changes.added)
+    logger.info(
+      { plugin: p.manifest.name, version: p.manifest.version, dir: p.dir },
+      `plugin added: ${label(p)} from ${p.dir}`,
+    );
   for (const { from, to } of set.changes.upgraded) {
-    logger.info({ plugin: to.manifest.name, from: from.manifest.version, to: to.manifest.version, dir: to.dir }, `plugin upgraded: ${to.manifest.name} ${from.manifest.version} → ${to.manifest.version} from ${to.dir}`);
+    logger.info(
+      { plugin: to.manifest.name, from: from.manifest.version, to: to.manifest.version, dir: to.dir },
+      `plugin upgraded: ${to.manifest.name} ${from.manifest.version} → ${to.manifest.version} from ${to.dir}`,
+    );
     if (from.manifest.version === to.manifest.version)
       logger.warn(
         { plugin: to.manifest.name, version: to.manifest.version },
         `plugin ${to.manifest.name} changed but kept its version ${to.manifest.version}: the new files serve, but logs, audit and quarantine name both ${label(to)}; give each release a new version`,
       );
   }
-  for (const p of set.changes.removed) logger.info({ plugin: p.manifest.name, version: p.manifest.version, dir: p.dir }, `plugin removed: ${label(p)} (no plugin folder holds it any more: ${path.join(p.dir, 'manifest.json')})`);
+  for (const p of set.changes.removed)
+    logger.info(
+      { plugin: p.manifest.name, version: p.manifest.version, dir: p.dir },
+      `plugin removed: ${label(p)} (no plugin folder holds it any more: ${path.join(p.dir, 'manifest.json')})`,
+    );
   logger.info(
     { ...summaryCounts(report), outcome: report.outcome },
     `plugins reloaded: ${report.added.length} added, ${report.upgraded.length} upgraded, ${report.removed.length} removed, ${report.unchanged} unchanged, ${report.refused.length} refused; ${report.plugins} plugins and ${report.tools} tools serving`,

@@ -39,31 +39,48 @@ export interface PluginSet {
  *   very same objects (load-plugins.ts readPlugins with `previous`)
  * @param refused the folders refused while reading or probing
  */
-export function resolvePluginSet(serving: readonly LoadedPlugin[], read: readonly LoadedPlugin[], refused: readonly PluginLoadError[]): PluginSet {
+export function resolvePluginSet(
+  serving: readonly LoadedPlugin[],
+  read: readonly LoadedPlugin[],
+  refused: readonly PluginLoadError[],
+): PluginSet {
   const current = new Set(serving);
   const unchanged = read.filter((p) => current.has(p));
   const keep = new Set(unchanged);
   const errors = [...refused];
   // a broken upgrade: the version serving stays, found by its folder, or by its name when no folder read holds that name
   const nameRead = (name: string): boolean => read.some((p) => p.manifest.name === name);
-  for (const e of refused) for (const old of serving) if (old.dir === e.dir || (old.manifest.name === e.name && !nameRead(old.manifest.name))) keep.add(old);
+  for (const e of refused)
+    for (const old of serving)
+      if (old.dir === e.dir || (old.manifest.name === e.name && !nameRead(old.manifest.name))) keep.add(old);
   let candidates = read.filter((p) => !current.has(p));
   // Refusing a change can put its serving version back, which later changes must not clash with:
   // repeat until nothing more is refused. Each round judges all changes at once, so the order of
   // `read` does not matter.
   for (;;) {
     const others = [...keep, ...candidates];
-    const clashing = candidates.map((p) => ({ p, with: others.filter((q) => q !== p && clashOf(p, q) !== undefined) })).filter((c) => c.with.length > 0);
+    const clashing = candidates
+      .map((p) => ({ p, with: others.filter((q) => q !== p && clashOf(p, q) !== undefined) }))
+      .filter((c) => c.with.length > 0);
     if (clashing.length === 0) break;
     for (const c of clashing) errors.push(clashError(c.p, c.with, keep));
     for (const c of clashing) for (const old of serving) if (old.manifest.name === c.p.manifest.name) keep.add(old);
     candidates = candidates.filter((p) => !clashing.some((c) => c.p === p));
   }
   const plugins = [...keep, ...candidates].sort((a, b) => compare(a.manifest.name, b.manifest.name));
-  return { plugins, errors: errors.sort((a, b) => compare(a.file, b.file)), changes: changesOf(serving, plugins, unchanged, candidates) };
+  return {
+    plugins,
+    errors: errors.sort((a, b) => compare(a.file, b.file)),
+    changes: changesOf(serving, plugins, unchanged, candidates),
+  };
 }
 
-function changesOf(serving: readonly LoadedPlugin[], plugins: readonly LoadedPlugin[], unchanged: readonly LoadedPlugin[], accepted: readonly LoadedPlugin[]): PluginSetChanges {
+function changesOf(
+  serving: readonly LoadedPlugin[],
+  plugins: readonly LoadedPlugin[],
+  unchanged: readonly LoadedPlugin[],
+  accepted: readonly LoadedPlugin[],
+): PluginSetChanges {
   const servingByName = new Map(serving.map((p) => [p.manifest.name, p]));
   const next = new Set(plugins);
   return {
@@ -81,11 +98,18 @@ function changesOf(serving: readonly LoadedPlugin[], plugins: readonly LoadedPlu
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The refusal of `plugin`, naming every plugin it clashes with, their folders, and what to do. */
-function clashError(plugin: LoadedPlugin, others: readonly LoadedPlugin[], serving: ReadonlySet<LoadedPlugin>): PluginLoadError {
+function clashError(
+  plugin: LoadedPlugin,
+  others: readonly LoadedPlugin[],
+  serving: ReadonlySet<LoadedPlugin>,
+): PluginLoadError {
   const { name } = plugin.manifest;
   const each = [...others]
     .sort((a, b) => compare(a.dir, b.dir))
-    .map((q) => `plugin "${q.manifest.name}" in ${q.dir}${serving.has(q) ? ' (serving, it keeps serving)' : ' (refused too)'}: ${clashOf(plugin, q) ?? ''}`);
+    .map(
+      (q) =>
+        `plugin "${q.manifest.name}" in ${q.dir}${serving.has(q) ? ' (serving, it keeps serving)' : ' (refused too)'}: ${clashOf(plugin, q) ?? ''}`,
+    );
   const againstServing = others.some((q) => serving.has(q));
   return {
     dir: plugin.dir,

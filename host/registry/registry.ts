@@ -23,7 +23,8 @@ interface Snapshot {
 
 function snapshotOf(plugins: readonly LoadedPlugin[]): Snapshot {
   const tools = new Map<string, ResolvedTool>();
-  for (const plugin of plugins) for (const tool of plugin.tools.values()) tools.set(tool.manifest.name, { plugin, tool });
+  for (const plugin of plugins)
+    for (const tool of plugin.tools.values()) tools.set(tool.manifest.name, { plugin, tool });
   return { plugins: new Map(plugins.map((p) => [p.manifest.name, p])), tools };
 }
 

@@ -86,7 +86,8 @@ function inPlace(sub: Sub, root: Schema): Sub[] {
   }
   for (const key of IN_PLACE_ONE) if (has(s, key)) out.push({ schema: s[key], path: `${sub.path}.${key}` });
   const dependent = s['dependentSchemas'];
-  if (isSchema(dependent)) for (const [k, x] of Object.entries(dependent)) out.push({ schema: x, path: `${sub.path}.dependentSchemas.${k}` });
+  if (isSchema(dependent))
+    for (const [k, x] of Object.entries(dependent)) out.push({ schema: x, path: `${sub.path}.dependentSchemas.${k}` });
   return out;
 }
 
@@ -100,11 +101,15 @@ function ownCost(sub: Sub): number {
 function forKey(s: Schema, path: string, key: string | undefined): Sub[] {
   const out: Sub[] = [];
   const props = s['properties'];
-  if (key !== undefined && isSchema(props) && has(props, key)) out.push({ schema: props[key], path: `${path}.properties.${key}` });
-  else if (has(s, 'additionalProperties')) out.push({ schema: s['additionalProperties'], path: `${path}.additionalProperties` });
+  if (key !== undefined && isSchema(props) && has(props, key))
+    out.push({ schema: props[key], path: `${path}.properties.${key}` });
+  else if (has(s, 'additionalProperties'))
+    out.push({ schema: s['additionalProperties'], path: `${path}.additionalProperties` });
   const patterns = s['patternProperties'];
-  if (isSchema(patterns)) for (const [p, x] of Object.entries(patterns)) out.push({ schema: x, path: `${path}.patternProperties.${p}` });
-  if (has(s, 'unevaluatedProperties')) out.push({ schema: s['unevaluatedProperties'], path: `${path}.unevaluatedProperties` });
+  if (isSchema(patterns))
+    for (const [p, x] of Object.entries(patterns)) out.push({ schema: x, path: `${path}.patternProperties.${p}` });
+  if (has(s, 'unevaluatedProperties'))
+    out.push({ schema: s['unevaluatedProperties'], path: `${path}.unevaluatedProperties` });
   return out;
 }
 
@@ -118,7 +123,8 @@ function forIndex(s: Schema, path: string, index: number): Sub[] {
     if (index < items.length) out.push({ schema: items[index], path: `${path}.items.${index}` });
     else if (has(s, 'additionalItems')) out.push({ schema: s['additionalItems'], path: `${path}.additionalItems` });
   } else if (items !== undefined) out.push({ schema: items, path: `${path}.items` });
-  for (const key of ['contains', 'unevaluatedItems']) if (has(s, key)) out.push({ schema: s[key], path: `${path}.${key}` });
+  for (const key of ['contains', 'unevaluatedItems'])
+    if (has(s, key)) out.push({ schema: s[key], path: `${path}.${key}` });
   return out;
 }
 
@@ -144,20 +150,33 @@ function* children(applied: Applied[], state: State): Generator<State> {
         if (list) list.push(a);
         else naming.set(k, [a]);
       }
-    if (has(a.schema, 'additionalProperties') || has(a.schema, 'patternProperties') || has(a.schema, 'unevaluatedProperties')) wild.push(a);
-    for (const key of ['prefixItems', 'items']) if (Array.isArray(a.schema[key])) tuple = Math.max(tuple, (a.schema[key] as unknown[]).length);
+    if (
+      has(a.schema, 'additionalProperties') ||
+      has(a.schema, 'patternProperties') ||
+      has(a.schema, 'unevaluatedProperties')
+    )
+      wild.push(a);
+    for (const key of ['prefixItems', 'items'])
+      if (Array.isArray(a.schema[key])) tuple = Math.max(tuple, (a.schema[key] as unknown[]).length);
   }
   for (const [k, named] of naming) {
     const own = new Set(named);
     const from = [...named, ...wild.filter((a) => !own.has(a))];
     yield { seeds: from.flatMap((a) => forKey(a.schema, a.path, k)), depth, where: at(`.${k}`) };
   }
-  if (wild.length > 0) yield { seeds: wild.flatMap((a) => forKey(a.schema, a.path, undefined)), depth, where: at('.*') };
+  if (wild.length > 0)
+    yield { seeds: wild.flatMap((a) => forKey(a.schema, a.path, undefined)), depth, where: at('.*') };
   for (let i = 0; i <= tuple; i++) {
     const index = i < tuple ? i : Infinity;
-    yield { seeds: applied.flatMap((a) => forIndex(a.schema, a.path, index)), depth, where: at(i < tuple ? `[${i}]` : '[*]') };
+    yield {
+      seeds: applied.flatMap((a) => forIndex(a.schema, a.path, index)),
+      depth,
+      where: at(i < tuple ? `[${i}]` : '[*]'),
+    };
   }
-  const names = applied.filter((a) => has(a.schema, 'propertyNames')).map((a) => ({ schema: a.schema['propertyNames'], path: `${a.path}.propertyNames` }));
+  const names = applied
+    .filter((a) => has(a.schema, 'propertyNames'))
+    .map((a) => ({ schema: a.schema['propertyNames'], path: `${a.path}.propertyNames` }));
   yield { seeds: names, depth, where: at(' (a property name)') };
 }
 
@@ -183,7 +202,11 @@ export function measureSchema(schema: Record<string, unknown>, limit: number = M
     if (!ids.has(v)) ids.set(v, ids.size);
     return ids.get(v) as number;
   };
-  const keyOf = (seeds: Sub[]): string => seeds.map((s) => idOf(s.schema)).sort((a, b) => a - b).join(',');
+  const keyOf = (seeds: Sub[]): string =>
+    seeds
+      .map((s) => idOf(s.schema))
+      .sort((a, b) => a - b)
+      .join(',');
   const root: State = { seeds: [{ schema, path: 'inputSchema' }], depth: 0, where: '' };
   const queued = new Set<string>([keyOf(root.seeds)]);
   const queue: State[] = [root];
@@ -207,7 +230,9 @@ export function measureSchema(schema: Record<string, unknown>, limit: number = M
           continue;
         }
         if (open.has(sub.schema)) {
-          const from = sub.via ? `${sub.via.path}: "$ref": ${JSON.stringify(sub.via.ref)} leads back to ${sub.path}` : `${sub.path}: leads back to itself`;
+          const from = sub.via
+            ? `${sub.via.path}: "$ref": ${JSON.stringify(sub.via.ref)} leads back to ${sub.path}`
+            : `${sub.path}: leads back to itself`;
           return `${from}, which it is part of, without descending into a property or an item: validating an argument against it would never end`;
         }
         total += ownCost(sub) - (sub === seed ? 1 : 0);
@@ -222,7 +247,10 @@ export function measureSchema(schema: Record<string, unknown>, limit: number = M
     }
     widest = Math.max(widest, here);
     if (state.depth >= MAX_ARGS_DEPTH) continue;
-    for (const child of children(applied.filter((a): a is Applied => isSchema(a.schema)), state)) {
+    for (const child of children(
+      applied.filter((a): a is Applied => isSchema(a.schema)),
+      state,
+    )) {
       if (child.seeds.length === 0) continue;
       total += child.seeds.length;
       if (total > limit) return tooLarge((child.seeds[0] as Sub).path, child.where, limit);

@@ -179,7 +179,12 @@ async function stubLargest(run: CapRun): Promise<boolean> {
  * Stores item `i`'s result for a continuation. Undefined when a stub with this preview would not
  * be smaller, or when the store refused the write (the item then says it was not stored).
  */
-async function storeResult(run: CapRun, i: number, item: { result: unknown }, previewChars: number): Promise<StoredItem | undefined> {
+async function storeResult(
+  run: CapRun,
+  i: number,
+  item: { result: unknown },
+  previewChars: number,
+): Promise<StoredItem | undefined> {
   const { opts, budget } = run;
   let p = run.prepared.get(i);
   if (!p) {
@@ -220,7 +225,10 @@ async function storeWholeBatch(run: CapRun, shortened: unknown[]): Promise<strin
   if (placed.length <= opts.maxChars) return placed;
   // without the instruction; the policy's floor on maxChars (minCapChars) leaves room for this:
   // one item per execution is never given up
-  return JSON.stringify({ results: placeholders, batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: wholeEnds.length } });
+  return JSON.stringify({
+    results: placeholders,
+    batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: wholeEnds.length },
+  });
 }
 
 /**
@@ -234,15 +242,37 @@ function withoutBatch(run: CapRun, shortened: unknown[], batchRefused: unknown):
   const isResult = (it: unknown): boolean => typeof it === 'object' && it !== null && 'result' in it;
   const kept = (i: number, withSizes: boolean): unknown => {
     const s = stubbed.get(i) as StoredItem;
-    return { result: withSizes ? { truncated: true, continuationId: s.id, totalChars: s.json.length, totalParts: s.totalParts } : { truncated: true, continuationId: s.id } };
+    return {
+      result: withSizes
+        ? { truncated: true, continuationId: s.id, totalChars: s.json.length, totalParts: s.totalParts }
+        : { truncated: true, continuationId: s.id },
+    };
   };
-  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? notStored((original[i] as string).length, opts.maxChars, opts.toolOf(i), run.refusals.get(i) ?? batchRefused) : it)) });
+  const full = JSON.stringify({
+    results: shortened.map((it, i) =>
+      stubbed.has(i)
+        ? kept(i, true)
+        : isResult(it)
+          ? notStored(
+              (original[i] as string).length,
+              opts.maxChars,
+              opts.toolOf(i),
+              run.refusals.get(i) ?? batchRefused,
+            )
+          : it,
+    ),
+  });
   if (full.length <= opts.maxChars) return full;
   const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
-  const bare = (it: unknown): unknown => (typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code });
-  const shorter = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? brief : shortenErrorItem(it, 40))) });
+  const bare = (it: unknown): unknown =>
+    typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code };
+  const shorter = JSON.stringify({
+    results: out.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? brief : shortenErrorItem(it, 40))),
+  });
   if (shorter.length <= opts.maxChars) return shorter;
-  const idsOnly = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, false) : isResult(it) ? brief : bare(it))) });
+  const idsOnly = JSON.stringify({
+    results: out.map((it, i) => (stubbed.has(i) ? kept(i, false) : isResult(it) ? brief : bare(it))),
+  });
   if (idsOnly.length <= opts.maxChars) return idsOnly;
   return JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : bare(it))) });
 }
@@ -250,7 +280,13 @@ function withoutBatch(run: CapRun, shortened: unknown[], batchRefused: unknown):
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The continuation id, or undefined when the store refused the write (the failure is reported). */
-async function tryPut(opts: CapOptions, tool: string, body: string, parts: PartBoundaries, refused?: (err: unknown) => void): Promise<string | undefined> {
+async function tryPut(
+  opts: CapOptions,
+  tool: string,
+  body: string,
+  parts: PartBoundaries,
+  refused?: (err: unknown) => void,
+): Promise<string | undefined> {
   try {
     return await opts.store.put(opts.userId, tool, body, parts);
   } catch (err) {
@@ -260,7 +296,12 @@ async function tryPut(opts: CapOptions, tool: string, body: string, parts: PartB
   }
 }
 
-function notStored(chars: number, maxChars: number, tool: string, why?: unknown): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
+function notStored(
+  chars: number,
+  maxChars: number,
+  tool: string,
+  why?: unknown,
+): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
   if (why instanceof ContinuationQuotaError)
     return {
       error: `This result (${chars} characters) is over the ${maxChars}-character response budget and was not stored for continue_tool_result: your stored results are at their quota (${why.used} of ${why.quota} characters) until they expire. Narrow the request, or retry later.`,
@@ -277,6 +318,7 @@ function notStored(chars: number, maxChars: number, tool: string, why?: unknown)
 function shortenErrorItem(item: unknown, chars = 300): unknown {
   if (typeof item !== 'object' || item === null || 'result' in item) return item;
   const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(item)) copy[k] = typeof v === 'string' && v.length > chars ? `${v.slice(0, chars)}…` : v;
+  for (const [k, v] of Object.entries(item))
+    copy[k] = typeof v === 'string' && v.length > chars ? `${v.slice(0, chars)}…` : v;
   return copy;
 }

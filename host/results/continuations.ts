@@ -93,8 +93,14 @@ export class ContinuationStore {
 
   /** Characters of `userId`'s stored results that have not expired. */
   async storedChars(userId: string, now = Date.now()): Promise<number> {
-    const pages = await this.#db.get<{ n: number | string | null }>('SELECT SUM(total_chars) AS n FROM result_pages WHERE user_id = ? AND expires_at > ?', [userId, now]);
-    const whole = await this.#db.get<{ n: number | string | null }>('SELECT SUM(LENGTH(body)) AS n FROM result_continuations WHERE user_id = ? AND expires_at > ?', [userId, now]);
+    const pages = await this.#db.get<{ n: number | string | null }>(
+      'SELECT SUM(total_chars) AS n FROM result_pages WHERE user_id = ? AND expires_at > ?',
+      [userId, now],
+    );
+    const whole = await this.#db.get<{ n: number | string | null }>(
+      'SELECT SUM(LENGTH(body)) AS n FROM result_continuations WHERE user_id = ? AND expires_at > ?',
+      [userId, now],
+    );
     return Number(pages?.n ?? 0) + Number(whole?.n ?? 0);
   }
 
@@ -115,7 +121,10 @@ export class ContinuationStore {
     }
     const expires = now + this.#ttlMs;
     if (parts === undefined || !endsFit(parts.ends, body.length)) {
-      await this.#db.run('INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [id, userId, tool, body, now, expires]);
+      await this.#db.run(
+        'INSERT INTO result_continuations (id, user_id, tool, body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+        [id, userId, tool, body, now, expires],
+      );
     } else {
       const ends = parts.ends;
       await this.#db.transaction(async (tx) => {
@@ -123,10 +132,14 @@ export class ContinuationStore {
           'INSERT INTO result_pages (id, user_id, tool, part_budget, total_chars, total_parts, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
           [id, userId, tool, parts.budget, body.length, ends.length, now, expires],
         );
-        for (let k = 0; k < ends.length; ) {
+        for (let k = 0; k < ends.length;) {
           const values: (string | number)[] = [];
           let chars = 0;
-          for (; k < ends.length && values.length < PARTS_PER_STATEMENT * 3 && (chars === 0 || chars < CHARS_PER_STATEMENT); k++) {
+          for (
+            ;
+            k < ends.length && values.length < PARTS_PER_STATEMENT * 3 && (chars === 0 || chars < CHARS_PER_STATEMENT);
+            k++
+          ) {
             const chunk = body.slice(ends[k - 1] ?? 0, ends[k]);
             values.push(id, k + 1, chunk);
             chars += chunk.length;
@@ -151,9 +164,18 @@ export class ContinuationStore {
     const head = await this.#pageHead(userId, id);
     if (head && Number(head.part_budget) === budget) {
       const totalParts = Number(head.total_parts);
-      const page: ResultPage = { id: head.id, tool: head.tool, totalChars: Number(head.total_chars), totalParts, chunk: undefined };
+      const page: ResultPage = {
+        id: head.id,
+        tool: head.tool,
+        totalChars: Number(head.total_chars),
+        totalParts,
+        chunk: undefined,
+      };
       if (part > totalParts) return page;
-      const row = await this.#db.get<{ chunk: string }>('SELECT chunk FROM result_page_parts WHERE page_id = ? AND part = ?', [head.id, part]);
+      const row = await this.#db.get<{ chunk: string }>(
+        'SELECT chunk FROM result_page_parts WHERE page_id = ? AND part = ?',
+        [head.id, part],
+      );
       if (!row) return undefined; // swept since the head was read
       page.chunk = row.chunk;
       return page;
@@ -161,7 +183,10 @@ export class ContinuationStore {
     const whole = head ? await this.#joined(head) : await this.#stored(userId, id);
     if (!whole) return undefined;
     const stored = whole.parts;
-    const ends = stored !== undefined && stored.budget === budget && endsFit(stored.ends, whole.body.length) ? stored.ends : splitPartEnds(whole.body, budget);
+    const ends =
+      stored !== undefined && stored.budget === budget && endsFit(stored.ends, whole.body.length)
+        ? stored.ends
+        : splitPartEnds(whole.body, budget);
     const chunk = part > ends.length ? undefined : whole.body.slice(ends[part - 2] ?? 0, ends[part - 1]);
     return { id: whole.id, tool: whole.tool, totalChars: whole.body.length, totalParts: ends.length, chunk };
   }
@@ -175,28 +200,37 @@ export class ContinuationStore {
   /** Forgets every stored result of `userId`. */
   async deleteForUser(userId: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      await tx.run('DELETE FROM result_page_parts WHERE page_id IN (SELECT id FROM result_pages WHERE user_id = ?)', [userId]);
+      await tx.run('DELETE FROM result_page_parts WHERE page_id IN (SELECT id FROM result_pages WHERE user_id = ?)', [
+        userId,
+      ]);
       await tx.run('DELETE FROM result_pages WHERE user_id = ?', [userId]);
       await tx.run('DELETE FROM result_continuations WHERE user_id = ?', [userId]);
     });
   }
 
   #pageHead(userId: string, id: string): Promise<PageHead | undefined> {
-    return this.#db.get<PageHead>('SELECT id, tool, part_budget, total_chars, total_parts FROM result_pages WHERE id = ? AND user_id = ? AND expires_at > ?', [
-      id,
-      userId,
-      Date.now(),
-    ]);
+    return this.#db.get<PageHead>(
+      'SELECT id, tool, part_budget, total_chars, total_parts FROM result_pages WHERE id = ? AND user_id = ? AND expires_at > ?',
+      [id, userId, Date.now()],
+    );
   }
 
   /** A result stored a part per row, joined again (read for a budget it was not split for). */
   async #joined(head: PageHead): Promise<StoredResult | undefined> {
-    const rows = await this.#db.all<{ chunk: string }>('SELECT chunk FROM result_page_parts WHERE page_id = ? ORDER BY part', [head.id]);
+    const rows = await this.#db.all<{ chunk: string }>(
+      'SELECT chunk FROM result_page_parts WHERE page_id = ? ORDER BY part',
+      [head.id],
+    );
     if (rows.length !== Number(head.total_parts)) return undefined; // swept since the head was read
     const ends: number[] = [];
     let at = 0;
     for (const r of rows) ends.push((at += r.chunk.length));
-    return { id: head.id, tool: head.tool, body: rows.map((r) => r.chunk).join(''), parts: { budget: Number(head.part_budget), ends } };
+    return {
+      id: head.id,
+      tool: head.tool,
+      body: rows.map((r) => r.chunk).join(''),
+      parts: { budget: Number(head.part_budget), ends },
+    };
   }
 
   /** A result stored whole (result_continuations), with its boundaries when it has them. */
@@ -226,7 +260,10 @@ export class ContinuationStore {
 
   async #deleteExpired(now: number): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      await tx.run('DELETE FROM result_page_parts WHERE page_id IN (SELECT id FROM result_pages WHERE expires_at <= ?)', [now]);
+      await tx.run(
+        'DELETE FROM result_page_parts WHERE page_id IN (SELECT id FROM result_pages WHERE expires_at <= ?)',
+        [now],
+      );
       await tx.run('DELETE FROM result_pages WHERE expires_at <= ?', [now]);
       await tx.run('DELETE FROM result_continuations WHERE expires_at <= ?', [now]);
     });

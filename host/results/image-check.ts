@@ -10,10 +10,26 @@ import { svgProblem } from './svg-check.js';
 
 /** The types a client is handed as an image, each with the signature its bytes start with. */
 const RASTER_SIGNATURES: Record<string, { name: string; signature: string; matches: (head: Buffer) => boolean }> = {
-  'image/png': { name: 'PNG', signature: '89 50 4E 47 0D 0A 1A 0A', matches: (h) => h.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
-  'image/jpeg': { name: 'JPEG', signature: 'FF D8 FF', matches: (h) => h[0] === 0xff && h[1] === 0xd8 && h[2] === 0xff },
-  'image/gif': { name: 'GIF', signature: '"GIF87a" or "GIF89a"', matches: (h) => ['GIF87a', 'GIF89a'].includes(h.subarray(0, 6).toString('latin1')) },
-  'image/webp': { name: 'WebP', signature: '"RIFF", 4 bytes of size, "WEBP"', matches: (h) => h.subarray(0, 4).toString('latin1') === 'RIFF' && h.subarray(8, 12).toString('latin1') === 'WEBP' },
+  'image/png': {
+    name: 'PNG',
+    signature: '89 50 4E 47 0D 0A 1A 0A',
+    matches: (h) => h.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  },
+  'image/jpeg': {
+    name: 'JPEG',
+    signature: 'FF D8 FF',
+    matches: (h) => h[0] === 0xff && h[1] === 0xd8 && h[2] === 0xff,
+  },
+  'image/gif': {
+    name: 'GIF',
+    signature: '"GIF87a" or "GIF89a"',
+    matches: (h) => ['GIF87a', 'GIF89a'].includes(h.subarray(0, 6).toString('latin1')),
+  },
+  'image/webp': {
+    name: 'WebP',
+    signature: '"RIFF", 4 bytes of size, "WEBP"',
+    matches: (h) => h.subarray(0, 4).toString('latin1') === 'RIFF' && h.subarray(8, 12).toString('latin1') === 'WEBP',
+  },
 };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -39,13 +55,17 @@ export function imageProblem(image: ImageSentinel, options: ImageOptions): strin
   const raster = RASTER_SIGNATURES[image.mimeType];
   if (svg && !options.allowSvg)
     return `SVG images are not shown on this server: an SVG is a document that can carry script. Return the image as ${SHOWN} instead (an operator may allow SVG without active content: the policy's images.allowSvg).`;
-  if (!svg && !raster) return `"${image.mimeType.slice(0, 100)}" is not an image type clients are handed; return the image as ${SHOWN}, with that mimeType.`;
+  if (!svg && !raster)
+    return `"${image.mimeType.slice(0, 100)}" is not an image type clients are handed; return the image as ${SHOWN}, with that mimeType.`;
   if (!BASE64.test(image.data) || image.data.length % 4 === 1)
     return 'the image data is not plain base64 (no line breaks, spaces or "data:" prefix): return (await res.bytes()).toBase64() of the image\'s bytes.';
   return raster ? signatureProblem(raster, image.data) : activeContent(image.data);
 }
 
-function signatureProblem(raster: { name: string; signature: string; matches: (head: Buffer) => boolean }, data: string): string | undefined {
+function signatureProblem(
+  raster: { name: string; signature: string; matches: (head: Buffer) => boolean },
+  data: string,
+): string | undefined {
   if (raster.matches(Buffer.from(data.slice(0, 16), 'base64'))) return undefined;
   return `the image data is not a ${raster.name} image: its bytes do not start with ${raster.name}'s signature (${raster.signature}). Return the image's own bytes, with the mimeType of its real format (${SHOWN}).`;
 }

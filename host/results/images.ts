@@ -25,7 +25,12 @@ type Sentinel = { _mcpImage: ImageSentinel };
 function isImageSentinel(v: unknown): v is Sentinel {
   if (typeof v !== 'object' || v === null || !('_mcpImage' in v)) return false;
   const img = v._mcpImage;
-  return typeof img === 'object' && img !== null && typeof (img as { data?: unknown }).data === 'string' && typeof (img as { mimeType?: unknown }).mimeType === 'string';
+  return (
+    typeof img === 'object' &&
+    img !== null &&
+    typeof (img as { data?: unknown }).data === 'string' &&
+    typeof (img as { mimeType?: unknown }).mimeType === 'string'
+  );
 }
 
 /** The bytes base64 text holds: 3 for every 4 characters, less one for each `=` of padding. */
@@ -52,7 +57,8 @@ function mapSentinels(value: unknown, replace: (image: ImageSentinel) => unknown
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     const replaced = isImageSentinel(v) ? replace(v._mcpImage) : KEEP;
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (k !== '_mcpImage' || replaced === KEEP) setOwn(out, k, walk(x, depth + 1));
+    for (const [k, x] of Object.entries(v))
+      if (k !== '_mcpImage' || replaced === KEEP) setOwn(out, k, walk(x, depth + 1));
     if (replaced !== KEEP) setOwn(out, '_mcpImage', replaced);
     return out;
   };
@@ -66,7 +72,12 @@ export function screenImages(value: unknown, options: ImageOptions): { value: un
     const why = declaresImage(image.mimeType) ? imageProblem(image, options) : undefined;
     if (why === undefined) return KEEP;
     refused.push({ mimeType: image.mimeType.slice(0, 100), why });
-    return { mimeType: image.mimeType.slice(0, 100), bytes: decodedBytes(image.data), error: `Image refused: ${why}`, code: 'GW_ERR_RESULT_IMAGE_REFUSED' };
+    return {
+      mimeType: image.mimeType.slice(0, 100),
+      bytes: decodedBytes(image.data),
+      error: `Image refused: ${why}`,
+      code: 'GW_ERR_RESULT_IMAGE_REFUSED',
+    };
   });
   return { value: refused.length > 0 ? screened : value, refused };
 }

@@ -10,7 +10,16 @@ export const partCharsFor = (maxChars: number): number => Math.max(500, maxChars
 
 /** Characters `ch` takes inside a JSON string literal. */
 function escapedLength(code: number): number {
-  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c || code === 0x0a || code === 0x0d || code === 0x09) return 2;
+  if (
+    code === 0x22 ||
+    code === 0x5c ||
+    code === 0x08 ||
+    code === 0x0c ||
+    code === 0x0a ||
+    code === 0x0d ||
+    code === 0x09
+  )
+    return 2;
   if (code < 0x20 || (code >= 0xd800 && code <= 0xdfff) || code === 0x2028 || code === 0x2029) return 6;
   return 1;
 }

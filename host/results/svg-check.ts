@@ -26,7 +26,22 @@ const ATTRIBUTE = new RegExp(`\\s+(${NAME})\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'g
 const XML_DECLARATION = /^<\?xml\s[^<>?]*\?>/;
 
 /** Elements that run script, embed another document or load one. */
-const ACTIVE_ELEMENTS = new Set(['script', 'foreignobject', 'handler', 'listener', 'iframe', 'frame', 'frameset', 'embed', 'object', 'applet', 'base', 'link', 'meta', 'portal']);
+const ACTIVE_ELEMENTS = new Set([
+  'script',
+  'foreignobject',
+  'handler',
+  'listener',
+  'iframe',
+  'frame',
+  'frameset',
+  'embed',
+  'object',
+  'applet',
+  'base',
+  'link',
+  'meta',
+  'portal',
+]);
 /** Attributes holding a URL: only a reference inside the document (`#id`) is accepted. */
 const REFERENCE_ATTRIBUTES = new Set(['href', 'src', 'srcset', 'action', 'formaction', 'poster', 'background', 'base']);
 const ACTIVE_CSS = /@import|@font-face|expression\s*\(|behavior\s*:|-moz-binding|image-set\s*\(|\bsrc\s*\(/i;
@@ -40,13 +55,16 @@ const localName = (name: string): string => name.slice(name.lastIndexOf(':') + 1
  */
 function decodeReferences(text: string): string | undefined {
   let unknown = false;
-  const decoded = text.replace(/&(?:#x([0-9a-f]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|apos));|&/gi, (m, hex?: string, dec?: string, named?: string) => {
-    const code = hex !== undefined ? parseInt(hex, 16) : dec !== undefined ? parseInt(dec, 10) : undefined;
-    if (code !== undefined && code <= 0x10ffff) return String.fromCodePoint(code);
-    if (named !== undefined) return PREDEFINED[named.toLowerCase()] ?? m;
-    unknown = true;
-    return m;
-  });
+  const decoded = text.replace(
+    /&(?:#x([0-9a-f]{1,6})|#([0-9]{1,7})|(lt|gt|amp|quot|apos));|&/gi,
+    (m, hex?: string, dec?: string, named?: string) => {
+      const code = hex !== undefined ? parseInt(hex, 16) : dec !== undefined ? parseInt(dec, 10) : undefined;
+      if (code !== undefined && code <= 0x10ffff) return String.fromCodePoint(code);
+      if (named !== undefined) return PREDEFINED[named.toLowerCase()] ?? m;
+      unknown = true;
+      return m;
+    },
+  );
   return unknown ? undefined : decoded;
 }
 
@@ -55,7 +73,8 @@ function cssProblem(css: string, where: string): string | undefined {
   if (plain.includes('\\')) return `a CSS escape (\\) in ${where}`;
   const active = ACTIVE_CSS.exec(plain);
   if (active) return `CSS that loads or runs something (${active[0]}) in ${where}`;
-  for (const m of plain.matchAll(/url\s*\(\s*['"]?\s*([^'")\s]*)/gi)) if (!m[1]?.startsWith('#')) return `a CSS url() to outside the document in ${where}`;
+  for (const m of plain.matchAll(/url\s*\(\s*['"]?\s*([^'")\s]*)/gi))
+    if (!m[1]?.startsWith('#')) return `a CSS url() to outside the document in ${where}`;
   return undefined;
 }
 
@@ -64,9 +83,12 @@ function attributeProblem(name: string, raw: string): string | undefined {
   const value = decodeReferences(raw);
   if (value === undefined) return `an entity reference in the attribute ${name}`;
   if (local.startsWith('on')) return `an event handler attribute (${name})`;
-  if (/(?:javascript|vbscript|data):/.test(value.replace(/[\s\u0000-\u001f]/g, '').toLowerCase())) return `a javascript:, vbscript: or data: URL in the attribute ${name}`;
-  if (REFERENCE_ATTRIBUTES.has(local) && !value.trim().startsWith('#')) return `a reference to outside the document (${name}="${value.slice(0, 60)}")`;
-  if (local === 'attributename' && /^(?:[\w.-]+:)?(?:href|src)$|^on/i.test(value.trim())) return `an animation of the attribute ${value.trim().slice(0, 60)}`;
+  if (/(?:javascript|vbscript|data):/.test(value.replace(/[\s\u0000-\u001f]/g, '').toLowerCase()))
+    return `a javascript:, vbscript: or data: URL in the attribute ${name}`;
+  if (REFERENCE_ATTRIBUTES.has(local) && !value.trim().startsWith('#'))
+    return `a reference to outside the document (${name}="${value.slice(0, 60)}")`;
+  if (local === 'attributename' && /^(?:[\w.-]+:)?(?:href|src)$|^on/i.test(value.trim()))
+    return `an animation of the attribute ${value.trim().slice(0, 60)}`;
   return cssProblem(value, `the attribute ${name}`);
 }
 
@@ -89,7 +111,11 @@ function unreadable(svg: string, at: number): string {
 
 /** The problem of a comment or CDATA section an HTML parser could read otherwise, if any. */
 function sectionProblem(comment: string | undefined, cdata: string | undefined): string | undefined {
-  if (comment !== undefined && (comment.startsWith('>') || comment.startsWith('->') || comment.includes('--') || comment.includes('<'))) return 'a comment holding <, -- or starting with >';
+  if (
+    comment !== undefined &&
+    (comment.startsWith('>') || comment.startsWith('->') || comment.includes('--') || comment.includes('<'))
+  )
+    return 'a comment holding <, -- or starting with >';
   if (cdata?.includes('<')) return 'a CDATA section holding <';
   return undefined;
 }

@@ -26,6 +26,9 @@ export const attackResolver: Resolver = (hostname, options, cb) => {
   const addresses = ATTACK_DNS[hostname];
   setImmediate(() => {
     if (!addresses) return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-    cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    cb(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   });
 };

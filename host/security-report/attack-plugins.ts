@@ -48,7 +48,16 @@ const PROBE = `async (ctx, args) => ({
 })`;
 
 /** What the probe must answer. */
-export const CLEAN_PROBE = { protoKeys: 12, polluted: [], pushNative: true, jsonParse: true, stash: 'undefined', prepareStackTrace: 'undefined', node: [], status: 200 };
+export const CLEAN_PROBE = {
+  protoKeys: 12,
+  polluted: [],
+  pushNative: true,
+  jsonParse: true,
+  stash: 'undefined',
+  prepareStackTrace: 'undefined',
+  node: [],
+  status: 200,
+};
 
 export interface AttackPlugin extends ScenarioPlugin {
   cases: AttackCase[];
@@ -59,7 +68,13 @@ export function groupIntoPlugins(cases: readonly AttackCase[]): AttackPlugin[] {
   const byName = new Map<string, AttackPlugin>();
   for (const c of cases) {
     const name = attackPluginOf(c);
-    const plugin = byName.get(name) ?? { name, auth: c.auth ?? 'bearer', probeTool: `${attackToolPrefix(c)}probe`, caseTools: [], cases: [] };
+    const plugin = byName.get(name) ?? {
+      name,
+      auth: c.auth ?? 'bearer',
+      probeTool: `${attackToolPrefix(c)}probe`,
+      caseTools: [],
+      cases: [],
+    };
     plugin.cases.push(c);
     plugin.caseTools.push(toolOf(c));
     byName.set(name, plugin);
@@ -67,13 +82,18 @@ export function groupIntoPlugins(cases: readonly AttackCase[]): AttackPlugin[] {
   return [...byName.values()];
 }
 
-export const pluginOf = <P extends ScenarioPlugin>(plugins: readonly P[], c: AttackCase): P => plugins.find((p) => p.name === attackPluginOf(c)) as P;
+export const pluginOf = <P extends ScenarioPlugin>(plugins: readonly P[], c: AttackCase): P =>
+  plugins.find((p) => p.name === attackPluginOf(c)) as P;
 
 function authOf(style: 'bearer' | 'basic'): Record<string, unknown> {
   const fields = style === 'basic' ? [{ name: 'user', label: 'User', secret: true }] : [];
   return {
     type: 'apikey',
-    fields: [...fields, { name: 'token', label: 'Token', secret: true }, { name: 'site', label: 'Site', required: false }],
+    fields: [
+      ...fields,
+      { name: 'token', label: 'Token', secret: true },
+      { name: 'site', label: 'Site', required: false },
+    ],
     inject: { header: 'authorization', format: style === 'basic' ? 'Basic {base64:user:token}' : 'Bearer {token}' },
   };
 }
@@ -87,7 +107,10 @@ function manifestOf(p: AttackPlugin): Record<string, unknown> {
     description: 'Security report attack plugin: every tool is one attack case.',
     auth: authOf(p.auth),
     egress: ATTACK_EGRESS,
-    tools: [...p.cases.map((c) => tool(toolOf(c), c.tries.slice(0, 4000))), tool(p.probeTool, 'Reports the realm a fresh call sees.')],
+    tools: [
+      ...p.cases.map((c) => tool(toolOf(c), c.tries.slice(0, 4000))),
+      tool(p.probeTool, 'Reports the realm a fresh call sees.'),
+    ],
   };
 }
 

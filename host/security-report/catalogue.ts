@@ -12,13 +12,48 @@ import type { RecordedRequest } from './recording-server.js';
 import type { ScenarioEnv } from './scenario-env.js';
 
 export const ATTACK_CLASSES = [
-  { id: 'ssrf', title: 'SSRF forms', meaning: 'a plugin (or an upstream redirect) aims ctx.http at loopback, private, link-local or metadata addresses, in every encoding and through DNS names; each request must be refused before a connection is made' },
-  { id: 'header-smuggling', title: 'Header smuggling', meaning: 'a plugin sets headers that carry credentials or steer routing, or puts CR, LF or NUL in a header, URL or method; each request must be refused before it leaves, or leave harmless' },
-  { id: 'credential-echo', title: 'Credential echo', meaning: 'an upstream hands the injected credential back (in bodies, headers, status lines, redirects, error messages), raw or transformed; the plugin, the caller, the logs and the audit must never see any form of it' },
-  { id: 'isolate-escape', title: 'Isolate escapes', meaning: 'plugin code looks for a way out of its V8 isolate: constructor chains to Function, stack-trace hooks, prototype pollution, Node globals, import(), eval, SharedArrayBuffer, WebAssembly, timers; nothing of the host may be reachable' },
-  { id: 'resource-abuse', title: 'Resource abuse', meaning: 'plugin code (or its upstream) tries to exhaust CPU, memory, requests or the host: loops, bombs, floods, huge or deep bodies; each call must end with a clear error while the gateway stays up' },
-  { id: 'cross-user', title: 'Cross-user', meaning: "one user's call tries to see or use another user's credential, connection, continuation, audit or state; every lookup stays bound to the caller" },
-  { id: 'result-shape', title: 'Result shapes', meaning: 'a handler returns values that are not plain JSON, or that pose as something else (images, MCP envelopes, gateway errors); the caller gets a clear code or the honest JSON, never a forged block' },
+  {
+    id: 'ssrf',
+    title: 'SSRF forms',
+    meaning:
+      'a plugin (or an upstream redirect) aims ctx.http at loopback, private, link-local or metadata addresses, in every encoding and through DNS names; each request must be refused before a connection is made',
+  },
+  {
+    id: 'header-smuggling',
+    title: 'Header smuggling',
+    meaning:
+      'a plugin sets headers that carry credentials or steer routing, or puts CR, LF or NUL in a header, URL or method; each request must be refused before it leaves, or leave harmless',
+  },
+  {
+    id: 'credential-echo',
+    title: 'Credential echo',
+    meaning:
+      'an upstream hands the injected credential back (in bodies, headers, status lines, redirects, error messages), raw or transformed; the plugin, the caller, the logs and the audit must never see any form of it',
+  },
+  {
+    id: 'isolate-escape',
+    title: 'Isolate escapes',
+    meaning:
+      'plugin code looks for a way out of its V8 isolate: constructor chains to Function, stack-trace hooks, prototype pollution, Node globals, import(), eval, SharedArrayBuffer, WebAssembly, timers; nothing of the host may be reachable',
+  },
+  {
+    id: 'resource-abuse',
+    title: 'Resource abuse',
+    meaning:
+      'plugin code (or its upstream) tries to exhaust CPU, memory, requests or the host: loops, bombs, floods, huge or deep bodies; each call must end with a clear error while the gateway stays up',
+  },
+  {
+    id: 'cross-user',
+    title: 'Cross-user',
+    meaning:
+      "one user's call tries to see or use another user's credential, connection, continuation, audit or state; every lookup stays bound to the caller",
+  },
+  {
+    id: 'result-shape',
+    title: 'Result shapes',
+    meaning:
+      'a handler returns values that are not plain JSON, or that pose as something else (images, MCP envelopes, gateway errors); the caller gets a clear code or the honest JSON, never a forged block',
+  },
 ] as const;
 
 export type AttackClass = (typeof ATTACK_CLASSES)[number]['id'];
@@ -93,16 +128,24 @@ export interface AttackCase {
 }
 
 /** Bridge codes that mean "refused before anything was sent". */
-export const REFUSED_EGRESS = ['GW_ERR_BRIDGE_HOST_NOT_ALLOWED', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED', 'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED', 'GW_ERR_BRIDGE_BAD_REQUEST'] as const;
+export const REFUSED_EGRESS = [
+  'GW_ERR_BRIDGE_HOST_NOT_ALLOWED',
+  'GW_ERR_BRIDGE_ADDRESS_BLOCKED',
+  'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED',
+  'GW_ERR_BRIDGE_BAD_REQUEST',
+] as const;
 
 /** The attack plugin a case runs in: one per class (and credential style). */
-export const attackPluginOf = (c: Pick<AttackCase, 'class' | 'auth'>): string => `attack-${c.class}${c.auth === 'basic' ? '-basic' : ''}`;
+export const attackPluginOf = (c: Pick<AttackCase, 'class' | 'auth'>): string =>
+  `attack-${c.class}${c.auth === 'basic' ? '-basic' : ''}`;
 
 /**
  * The tool prefix of that plugin: the last word of its name, as host/registry/namespace.ts lets a
  * plugin name its tools; one per plugin, and short enough to keep every tool name within 64 characters.
  */
-export const attackToolPrefix = (c: Pick<AttackCase, 'class' | 'auth'>): string => `${attackPluginOf(c).split('-').pop() ?? 'attack'}_`;
+export const attackToolPrefix = (c: Pick<AttackCase, 'class' | 'auth'>): string =>
+  `${attackPluginOf(c).split('-').pop() ?? 'attack'}_`;
 
 /** The tool name of a case. */
-export const toolOf = (c: Pick<AttackCase, 'id' | 'class' | 'auth'>): string => `${attackToolPrefix(c)}${c.id.replace(/-/g, '_')}`;
+export const toolOf = (c: Pick<AttackCase, 'id' | 'class' | 'auth'>): string =>
+  `${attackToolPrefix(c)}${c.id.replace(/-/g, '_')}`;

@@ -25,7 +25,8 @@ export function percentEveryByte(text: string, lowerHex = false): string {
 }
 
 /** Every character as a JSON `\uXXXX` escape. */
-const jsonEscapeEvery = (text: string): string => [...text].map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('');
+const jsonEscapeEvery = (text: string): string =>
+  [...text].map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('');
 
 /** The credential in the forms /echo/:form writes it into a JSON body. */
 const BODY_FORMS: Record<string, (token: string, auth: string) => string> = {
@@ -50,7 +51,10 @@ function echo(form: string, req: RecordedRequest): UpstreamReply {
     case 'json-escaped':
       return { body: `{"echoed":"${jsonEscapeEvery(token)}"}`, headers: { 'content-type': 'application/json' } };
     case 'bytes':
-      return { body: Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from(`token=${token}`)]), headers: { 'content-type': 'application/octet-stream' } };
+      return {
+        body: Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from(`token=${token}`)]),
+        headers: { 'content-type': 'application/octet-stream' },
+      };
     case 'in-header':
       return { json: {}, headers: { 'x-echo': token } };
     case 'in-header-lower':
@@ -107,11 +111,17 @@ export function answer(req: RecordedRequest): UpstreamReply | Promise<UpstreamRe
     case '/json':
       return { json: { items: [1, 2, 3] } };
     case '/echo':
-      return { json: { youSent: req.headers, url: req.url, method: req.method, body: req.body }, headers: { 'x-echo-auth': String(req.headers['authorization'] ?? '') } };
+      return {
+        json: { youSent: req.headers, url: req.url, method: req.method, body: req.body },
+        headers: { 'x-echo-auth': String(req.headers['authorization'] ?? '') },
+      };
     case '/status/401':
       return { status: 401, json: { error: `invalid token ${String(req.headers['authorization'] ?? '')}` } };
     case '/redirect':
-      return { status: Number(req.query.get('status') ?? '302'), headers: { location: req.query.get('to') ?? '/json' } };
+      return {
+        status: Number(req.query.get('status') ?? '302'),
+        headers: { location: req.query.get('to') ?? '/json' },
+      };
     case '/loop':
       return { status: 302, headers: { location: '/loop' } };
     case '/landing':
@@ -121,13 +131,18 @@ export function answer(req: RecordedRequest): UpstreamReply | Promise<UpstreamRe
     case '/gzip-bomb':
       return { body: gzipBombBody(), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } };
     case '/header-flood':
-      return { json: {}, headers: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`x-h${i}`, 'v'.repeat(100)])) };
+      return {
+        json: {},
+        headers: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`x-h${i}`, 'v'.repeat(100)])),
+      };
     case '/dense':
       return { body: '[' + '{},'.repeat(1_000_000) + '{}]', headers: { 'content-type': 'application/json' } };
     case '/deep':
       return { body: '['.repeat(550_000) + ']'.repeat(550_000), headers: { 'content-type': 'application/json' } };
     case '/slow':
-      return new Promise((resolve) => setTimeout(() => resolve({ json: { slow: true } }), Number(req.query.get('ms') ?? '500')));
+      return new Promise((resolve) =>
+        setTimeout(() => resolve({ json: { slow: true } }), Number(req.query.get('ms') ?? '500')),
+      );
     case '/hang':
       return { raw: () => undefined };
     default:

@@ -41,9 +41,24 @@ export interface InProcessGateway {
   bodies: string[];
   dataDir: string;
   createUser(email: string, tenant?: string): Promise<{ user: User; apiKey: string }>;
-  connect(integration: string, user: User, token: string | undefined, extra?: { refreshToken?: string; expiresInSec?: number; values?: Record<string, string>; config?: Record<string, unknown> }): Promise<void>;
+  connect(
+    integration: string,
+    user: User,
+    token: string | undefined,
+    extra?: {
+      refreshToken?: string;
+      expiresInSec?: number;
+      values?: Record<string, string>;
+      config?: Record<string, unknown>;
+    },
+  ): Promise<void>;
   /** POST a JSON body (or raw text) to a path; keeps the body text */
-  post(pathname: string, body: unknown, apiKey: string, headers?: Record<string, string>): Promise<{ status: number; text: string; json: Json }>;
+  post(
+    pathname: string,
+    body: unknown,
+    apiKey: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; text: string; json: Json }>;
   /** one batch over REST: the items */
   batch(integration: string, executions: Array<{ tool: string; args?: unknown }>, apiKey: string): Promise<Json[]>;
   /** a tools/call of any meta-tool over MCP (raw JSON-RPC over Streamable HTTP) */
@@ -109,21 +124,34 @@ export async function startInProcessGateway(options: InProcessGatewayOptions): P
     },
     async connect(integration, user, token, extra = {}) {
       const plugin = gateway.registry.plugin(integration);
-      if (!plugin) throw fail('GW_ERR_REPORT_FAILED', { message: `no plugin "${integration}" is loaded: ${JSON.stringify(gateway.pluginErrors)}` });
-      await gateway.connections.importConnection({ userId: user.id, manifest: plugin.manifest, ...(token !== undefined ? { token } : {}), ...extra });
+      if (!plugin)
+        throw fail('GW_ERR_REPORT_FAILED', {
+          message: `no plugin "${integration}" is loaded: ${JSON.stringify(gateway.pluginErrors)}`,
+        });
+      await gateway.connections.importConnection({
+        userId: user.id,
+        manifest: plugin.manifest,
+        ...(token !== undefined ? { token } : {}),
+        ...extra,
+      });
     },
     post,
     async batch(integration, executions, apiKey) {
       const r = await post(`/rest/${integration}`, { executions }, apiKey);
-      if (r.status !== 200) throw fail('GW_ERR_REPORT_FAILED', { message: `POST /rest/${integration} answered ${r.status}: ${r.text.slice(0, 500)}` });
+      if (r.status !== 200)
+        throw fail('GW_ERR_REPORT_FAILED', {
+          message: `POST /rest/${integration} answered ${r.status}: ${r.text.slice(0, 500)}`,
+        });
       return r.json.results as Json[];
     },
     mcpCall,
     async mcpExecute(executions, apiKey) {
       const r = await mcpCall('execute_tools', { executions }, apiKey);
-      if (r.status !== 200) throw fail('GW_ERR_REPORT_FAILED', { message: `POST /mcp answered ${r.status}: ${r.text.slice(0, 500)}` });
+      if (r.status !== 200)
+        throw fail('GW_ERR_REPORT_FAILED', { message: `POST /mcp answered ${r.status}: ${r.text.slice(0, 500)}` });
       const text = r.answer?.result?.content?.find((c: Json) => c.type === 'text')?.text;
-      if (typeof text !== 'string') throw fail('GW_ERR_REPORT_FAILED', { message: `no execute_tools text in ${r.text.slice(0, 500)}` });
+      if (typeof text !== 'string')
+        throw fail('GW_ERR_REPORT_FAILED', { message: `no execute_tools text in ${r.text.slice(0, 500)}` });
       return JSON.parse(text).results as Json[];
     },
     async auditText() {
@@ -137,7 +165,9 @@ export async function startInProcessGateway(options: InProcessGatewayOptions): P
 }
 
 /** A gateway (not yet listening) on a free port of 127.0.0.1, with its data in a new temporary directory. */
-async function createInTempDir(options: InProcessGatewayOptions): Promise<{ gateway: Gateway; dataDir: string; logs: string[] }> {
+async function createInTempDir(
+  options: InProcessGatewayOptions,
+): Promise<{ gateway: Gateway; dataDir: string; logs: string[] }> {
   const policy = parsePolicy(options.policy, 'security policy');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-sec-'));
   const logs: string[] = [];
@@ -154,7 +184,12 @@ async function createInTempDir(options: InProcessGatewayOptions): Promise<{ gate
   };
   let gateway: Gateway;
   try {
-    gateway = await createGateway(config, { policy, logger: memoryLogger(logs), env: options.env ?? {}, ...(options.resolver ? { resolver: options.resolver } : {}) });
+    gateway = await createGateway(config, {
+      policy,
+      logger: memoryLogger(logs),
+      env: options.env ?? {},
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+    });
   } catch (err) {
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
@@ -167,7 +202,12 @@ function poster(url: string, bodies: string[]): InProcessGateway['post'] {
   return async (pathname, body, apiKey, headers = {}) => {
     const res = await fetch(`${url}${pathname}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}`, ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${apiKey}`,
+        ...headers,
+      },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();
@@ -187,7 +227,11 @@ function mcpCaller(post: InProcessGateway['post']): InProcessGateway['mcpCall'] 
   let rpcId = 0;
   return async (name, args, apiKey) => {
     const id = ++rpcId;
-    const r = await post('/mcp', { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, apiKey);
+    const r = await post(
+      '/mcp',
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } },
+      apiKey,
+    );
     let messages: Json[] = [];
     try {
       messages = rpcMessages(r.text);

@@ -28,8 +28,15 @@ export async function signInToPortal(base: string, apiKey: string): Promise<(pat
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
   if (!csrf) throw fail('GW_ERR_REPORT_FAILED', { message: 'the portal sign-in page holds no CSRF token' });
   const form = new URLSearchParams({ _csrf: csrf, apiKey, next: '/activity' }).toString();
-  const signedIn = await fetch(`${base}/login`, { method: 'POST', redirect: 'manual', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie: cookieHeader(jar) } });
+  const signedIn = await fetch(`${base}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    body: form,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie: cookieHeader(jar) },
+  });
   keepCookies(jar, signedIn);
-  if (signedIn.status !== 303) throw fail('GW_ERR_REPORT_FAILED', { message: `portal sign-in answered ${signedIn.status}` });
-  return async (pathname) => (await fetch(`${base}${pathname}`, { redirect: 'manual', headers: { cookie: cookieHeader(jar) } })).text();
+  if (signedIn.status !== 303)
+    throw fail('GW_ERR_REPORT_FAILED', { message: `portal sign-in answered ${signedIn.status}` });
+  return async (pathname) =>
+    (await fetch(`${base}${pathname}`, { redirect: 'manual', headers: { cookie: cookieHeader(jar) } })).text();
 }

@@ -62,7 +62,15 @@ export async function startUpstream(handler: UpstreamHandler = () => ({ json: {}
       } catch {
         json = undefined;
       }
-      const rec: RecordedRequest = { method: req.method ?? 'GET', path: u.pathname, url: req.url ?? '/', query: u.searchParams, headers: req.headers, body, json };
+      const rec: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: u.pathname,
+        url: req.url ?? '/',
+        query: u.searchParams,
+        headers: req.headers,
+        body,
+        json,
+      };
       requests.push(rec);
       Promise.resolve()
         .then(() => current(rec))

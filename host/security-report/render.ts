@@ -21,10 +21,13 @@ function header(r: Report): string[] {
   ];
 }
 
-const row = (label: string, ran: number, contained: number): string => `  ${pad(label, 38)}${padLeft(ran, 6)}${padLeft(contained, 11)}${padLeft(ran - contained || '-', 15)}`;
+const row = (label: string, ran: number, contained: number): string =>
+  `  ${pad(label, 38)}${padLeft(ran, 6)}${padLeft(contained, 11)}${padLeft(ran - contained || '-', 15)}`;
 
 function table(r: Report): string[] {
-  const lines = [`  ${pad('class', 38)}${padLeft('cases', 6)}${padLeft('contained', 11)}${padLeft('not contained', 15)}`];
+  const lines = [
+    `  ${pad('class', 38)}${padLeft('cases', 6)}${padLeft('contained', 11)}${padLeft('not contained', 15)}`,
+  ];
   for (const k of r.classes) lines.push(row(`${k.title} (${k.id})`, k.ran, k.contained));
   lines.push(row('all', r.cases.length, r.cases.filter((c) => c.contained).length));
   return lines;
@@ -54,7 +57,8 @@ export function renderList(cases: readonly AttackCase[]): string {
     const mine = cases.filter((c) => c.class === k.id);
     if (mine.length === 0) continue;
     lines.push(`${k.title} (${k.id}): ${mine.length} cases — ${k.meaning}`);
-    for (const c of mine) lines.push(`  ${pad(c.id, 46)} ${pad(c.origin, 7)}${c.pendingOn ? `[${c.pendingOn}] ` : ''}${c.tries}`);
+    for (const c of mine)
+      lines.push(`  ${pad(c.id, 46)} ${pad(c.origin, 7)}${c.pendingOn ? `[${c.pendingOn}] ` : ''}${c.tries}`);
     lines.push('');
   }
   return lines.join('\n');

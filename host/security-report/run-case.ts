@@ -37,21 +37,25 @@ const CRASHES = ['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_UNAVAILABLE', 'GW_ERR
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 /** Control characters written as escapes, so that one line of the report stays one line. */
 // These are the characters to escape.
-const printable = (s: string): string => s.replace(/[\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const printable = (s: string): string =>
+  s.replace(/[\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const clip = (s: string, n = 200): string => printable(s.length > n ? s.slice(0, n) + '…' : s);
 /** A find of findSecrets, with JSON's nested escaping of quotes undone so that it reads. */
 const readable = (hit: string): string => clip(hit.replace(/\\+"/g, '"'), 160);
 
 /** What an execute_tools item says, in one line. */
 export function describeItem(item: Json): string {
-  if (item && typeof item === 'object' && 'error' in item) return clip(`error ${String(item.code)}: ${String(item.error)}`);
-  if (item && typeof item === 'object' && 'result' in item) return clip(`result ${JSON.stringify(item.result) ?? 'undefined'}`);
+  if (item && typeof item === 'object' && 'error' in item)
+    return clip(`error ${String(item.code)}: ${String(item.error)}`);
+  if (item && typeof item === 'object' && 'result' in item)
+    return clip(`result ${JSON.stringify(item.result) ?? 'undefined'}`);
   return clip(`answer ${JSON.stringify(item)}`);
 }
 
 /** The code an error item ended with: a bridge or sandbox code named in the message of an uncaught throw, else its own. */
 function codeOf(item: Json): string {
-  const named = item.code === 'GW_ERR_SANDBOX_HANDLER_THREW' ? /GW_ERR_[A-Z_]+/.exec(String(item.error ?? ''))?.[0] : undefined;
+  const named =
+    item.code === 'GW_ERR_SANDBOX_HANDLER_THREW' ? /GW_ERR_[A-Z_]+/.exec(String(item.error ?? ''))?.[0] : undefined;
   return named ?? String(item.code);
 }
 
@@ -78,10 +82,14 @@ function judgeExpected(expected: Expected, obs: Observation): string[] {
   const isError = item && typeof item === 'object' && 'error' in item;
   const problems: string[] = [];
   if (expected.outcome === 'result' && isError) problems.push(`expected the handler's result, got ${codeOf(item)}`);
-  if (expected.outcome === 'error' && !isError) problems.push(`expected a refusal${expected.codes ? ` (${expected.codes.join(' or ')})` : ''}, got a result`);
-  if (expected.outcome === 'error' && isError && expected.codes && !errorNames(item, expected.codes)) problems.push(`expected ${expected.codes.join(' or ')}, got ${codeOf(item)}`);
+  if (expected.outcome === 'error' && !isError)
+    problems.push(`expected a refusal${expected.codes ? ` (${expected.codes.join(' or ')})` : ''}, got a result`);
+  if (expected.outcome === 'error' && isError && expected.codes && !errorNames(item, expected.codes))
+    problems.push(`expected ${expected.codes.join(' or ')}, got ${codeOf(item)}`);
   if (expected.upstreamAtMost !== undefined && obs.upstream.length > expected.upstreamAtMost)
-    problems.push(`the upstream received ${obs.upstream.length} requests (at most ${expected.upstreamAtMost} may pass)`);
+    problems.push(
+      `the upstream received ${obs.upstream.length} requests (at most ${expected.upstreamAtMost} may pass)`,
+    );
   return problems;
 }
 
@@ -94,7 +102,13 @@ interface Mark {
 }
 
 function mark(env: ReportEnv): Mark {
-  return { logs: env.gw.logs.length, bodies: env.gw.bodies.length, upstream: env.targets.upstream.requests.length, canary: env.targets.canary.requests.length, crashes: env.gw.gateway.sandbox.stats().crashes };
+  return {
+    logs: env.gw.logs.length,
+    bodies: env.gw.bodies.length,
+    upstream: env.targets.upstream.requests.length,
+    canary: env.targets.canary.requests.length,
+    crashes: env.gw.gateway.sandbox.stats().crashes,
+  };
 }
 
 function observe(env: ReportEnv, from: Mark, answer: CallAnswer): Observation {
@@ -110,14 +124,30 @@ function observe(env: ReportEnv, from: Mark, answer: CallAnswer): Observation {
 }
 
 /** The case's own calls: the handler once (or `runs` times), or its scenario. */
-async function play(env: ReportEnv, c: AttackCase): Promise<{ answer: CallAnswer; happened?: string; problems: string[]; escapes: string[] }> {
+async function play(
+  env: ReportEnv,
+  c: AttackCase,
+): Promise<{ answer: CallAnswer; happened?: string; problems: string[]; escapes: string[] }> {
   const plugin = pluginOf(env.plugins, c);
   if (c.scenario) {
-    const r = await c.scenario({ ...env, plugin, run: (caller, args = {}, via = 'mcp') => callTool(env, caller, plugin.name, toolOf(c), args, via) });
-    return { answer: { item: r.item ?? { result: null }, blocks: [], rpcMessages: 0 }, happened: r.happened, problems: r.problems, escapes: findEscapes(r.item?.result) };
+    const r = await c.scenario({
+      ...env,
+      plugin,
+      run: (caller, args = {}, via = 'mcp') => callTool(env, caller, plugin.name, toolOf(c), args, via),
+    });
+    return {
+      answer: { item: r.item ?? { result: null }, blocks: [], rpcMessages: 0 },
+      happened: r.happened,
+      problems: r.problems,
+      escapes: findEscapes(r.item?.result),
+    };
   }
   const port = new URL(env.targets.canary.origin).port;
-  const args = JSON.parse(JSON.stringify(c.args ?? {}).replaceAll('{canaryPort}', port).replaceAll('%7BcanaryPort%7D', port)) as Record<string, unknown>;
+  const args = JSON.parse(
+    JSON.stringify(c.args ?? {})
+      .replaceAll('{canaryPort}', port)
+      .replaceAll('%7BcanaryPort%7D', port),
+  ) as Record<string, unknown>;
   let answer: CallAnswer | undefined;
   const escapes: string[] = [];
   for (let run = 0; run < (c.runs ?? 1); run++) {
@@ -132,8 +162,12 @@ async function afterwards(env: ReportEnv, c: AttackCase): Promise<string[]> {
   const plugin = pluginOf(env.plugins, c);
   const problems: string[] = [];
   const probe = await callTool(env, env.alice, plugin.name, plugin.probeTool, {}, 'rest');
-  if (!isDeepStrictEqual(probe.item?.result, CLEAN_PROBE)) problems.push(`the next call did not start clean: ${describeItem(probe.item)}`);
-  const health = await fetch(`${env.gw.url}/healthz`).then((r) => r.status, (e: unknown) => String(e));
+  if (!isDeepStrictEqual(probe.item?.result, CLEAN_PROBE))
+    problems.push(`the next call did not start clean: ${describeItem(probe.item)}`);
+  const health = await fetch(`${env.gw.url}/healthz`).then(
+    (r) => r.status,
+    (e: unknown) => String(e),
+  );
   if (health !== 200) problems.push(`/healthz answered ${health}`);
   return problems;
 }
@@ -148,7 +182,10 @@ function commonProblems(env: ReportEnv, before: Mark, obs: Observation, escapes:
   const logged = findSecrets(obs.logs, env.secrets);
   if (logged.length > 0) problems.push(`a log line holds a secret, ${readable(logged[0] as string)}`);
   if (escapes.length > 0) problems.push(`the attack reports an escape: ${clip(escapes.slice(0, 3).join('; '))}`);
-  if (obs.canary.length > 0) problems.push(`the internal canary received ${obs.canary.length} request(s): ${clip(obs.canary.map((r) => `${r.method} ${r.url}`).join(', '))}`);
+  if (obs.canary.length > 0)
+    problems.push(
+      `the internal canary received ${obs.canary.length} request(s): ${clip(obs.canary.map((r) => `${r.method} ${r.url}`).join(', '))}`,
+    );
   const hostProto = ['polluted', 'isAdmin', '__tenantLeak'].filter((k) => k in {});
   if (hostProto.length > 0) problems.push(`the host's Object.prototype was polluted: ${hostProto.join(', ')}`);
   return problems;

@@ -64,36 +64,79 @@ function tokenLike(prefix: string): string {
 }
 
 /** The policy file with the report's upstreams, attack-plugin limits and outsider tenant laid over it. */
-function attackPolicy(file: string, plugins: readonly AttackPlugin[], upstreamOrigin: string): { input: Record<string, unknown>; overlay: string[] } {
+function attackPolicy(
+  file: string,
+  plugins: readonly AttackPlugin[],
+  upstreamOrigin: string,
+): { input: Record<string, unknown>; overlay: string[] } {
   // read and validated as `serve` would (GW_ERR_POLICY_INVALID naming the file and the field)
   const input = { ...loadPolicyFile(file) } as Record<string, unknown>;
   const upstreams = Object.fromEntries(ATTACK_UPSTREAMS.map((o) => [o, upstreamOrigin]));
-  const limits = Object.fromEntries(plugins.map((p) => [p.name, { limits: { ...((input['plugins'] as Record<string, { limits?: object }>)?.[p.name]?.limits ?? {}), ...ATTACK_LIMITS } }]));
+  const limits = Object.fromEntries(
+    plugins.map((p) => [
+      p.name,
+      {
+        limits: {
+          ...((input['plugins'] as Record<string, { limits?: object }>)?.[p.name]?.limits ?? {}),
+          ...ATTACK_LIMITS,
+        },
+      },
+    ]),
+  );
   input['upstreams'] = { ...(input['upstreams'] ?? {}), ...upstreams };
   input['plugins'] = { ...(input['plugins'] ?? {}), ...limits };
-  input['tenants'] = { ...(input['tenants'] ?? {}), [OUTSIDER_TENANT]: { allowPlugins: [], denyPlugins: ['attack-cross-user'], allowTools: [], denyTools: [] } };
+  input['tenants'] = {
+    ...(input['tenants'] ?? {}),
+    [OUTSIDER_TENANT]: { allowPlugins: [], denyPlugins: ['attack-cross-user'], allowTools: [], denyTools: [] },
+  };
   const overlay = [
     `upstreams: ${ATTACK_UPSTREAMS.join(', ')} → the hostile upstream on 127.0.0.1`,
-    `plugins.attack-*.limits: ${Object.entries(ATTACK_LIMITS).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `plugins.attack-*.limits: ${Object.entries(ATTACK_LIMITS)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
     `tenants.${OUTSIDER_TENANT}: denyPlugins attack-cross-user`,
   ];
   return { input, overlay };
 }
 
-async function addCaller(gw: InProcessGateway, plugins: readonly AttackPlugin[], name: string, tenant: string): Promise<Caller> {
+async function addCaller(
+  gw: InProcessGateway,
+  plugins: readonly AttackPlugin[],
+  name: string,
+  tenant: string,
+): Promise<Caller> {
   const { user, apiKey } = await gw.createUser(`${name}@security-report.test`, tenant);
-  const caller: Caller = { name, user, apiKey, token: tokenLike('Wb-'), basicUser: tokenLike('usr-'), site: `${name}-site-${randomBytes(4).toString('hex')}` };
-  for (const p of plugins) await gw.connect(p.name, user, undefined, { values: { token: caller.token, site: caller.site, ...(p.auth === 'basic' ? { user: caller.basicUser } : {}) } });
+  const caller: Caller = {
+    name,
+    user,
+    apiKey,
+    token: tokenLike('Wb-'),
+    basicUser: tokenLike('usr-'),
+    site: `${name}-site-${randomBytes(4).toString('hex')}`,
+  };
+  for (const p of plugins)
+    await gw.connect(p.name, user, undefined, {
+      values: { token: caller.token, site: caller.site, ...(p.auth === 'basic' ? { user: caller.basicUser } : {}) },
+    });
   return caller;
 }
 
-async function setUp(options: ReportOptions, plugins: AttackPlugin[], targets: AttackTargets, pluginsDir: string): Promise<{ env: ReportEnv; policy: Report['policy'] }> {
+async function setUp(
+  options: ReportOptions,
+  plugins: AttackPlugin[],
+  targets: AttackTargets,
+  pluginsDir: string,
+): Promise<{ env: ReportEnv; policy: Report['policy'] }> {
   const policyFile = options.policyFile ?? DEFAULT_POLICY_FILE;
   const { input, overlay } = attackPolicy(policyFile, plugins, targets.upstream.origin);
   writeAttackPlugins(pluginsDir, plugins);
   const gw = await startInProcessGateway({ policy: input, pluginDirs: [pluginsDir], resolver: attackResolver });
   try {
-    if (gw.gateway.pluginErrors.length > 0) throw new GatewayError('GW_ERR_PLUGIN_INVALID', `attack plugins refused: ${gw.gateway.pluginErrors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
+    if (gw.gateway.pluginErrors.length > 0)
+      throw new GatewayError(
+        'GW_ERR_PLUGIN_INVALID',
+        `attack plugins refused: ${gw.gateway.pluginErrors.map((e) => `${e.file}: ${e.message}`).join('; ')}`,
+      );
     const alice = await addCaller(gw, plugins, 'alice', 'acme');
     const bob = await addCaller(gw, plugins, 'bob', 'globex');
     const olive = await addCaller(gw, plugins, 'olive', OUTSIDER_TENANT);
@@ -116,13 +159,25 @@ async function runGuarded(env: ReportEnv, c: AttackCase): Promise<CaseVerdict> {
   const t0 = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(fail('GW_ERR_REPORT_FAILED', { message: `it did not finish within ${CASE_DEADLINE_MS / 1000} s` })), CASE_DEADLINE_MS);
+    timer = setTimeout(
+      () => reject(fail('GW_ERR_REPORT_FAILED', { message: `it did not finish within ${CASE_DEADLINE_MS / 1000} s` })),
+      CASE_DEADLINE_MS,
+    );
   });
   try {
     return await Promise.race([runCase(env, c), deadline]);
   } catch (err) {
     const why = `the case could not be run to its end: ${(err as Error).message}`;
-    return { id: c.id, class: c.class, origin: c.origin, tries: c.tries, contained: false, happened: why, problems: [why], ms: Math.round(performance.now() - t0) };
+    return {
+      id: c.id,
+      class: c.class,
+      origin: c.origin,
+      tries: c.tries,
+      contained: false,
+      happened: why,
+      problems: [why],
+      ms: Math.round(performance.now() - t0),
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -169,7 +224,15 @@ export async function runReport(options: ReportOptions): Promise<Report> {
       const verdicts: CaseVerdict[] = [];
       for (const c of options.cases) verdicts.push(await runGuarded(env, c));
       await auditProblems(env, options.cases, verdicts);
-      return { version: VERSION, node: process.version, isolatedVm: isolatedVmVersion(), policy, classes: summarise(verdicts), cases: verdicts, ms: Math.round(performance.now() - t0) };
+      return {
+        version: VERSION,
+        node: process.version,
+        isolatedVm: isolatedVmVersion(),
+        policy,
+        classes: summarise(verdicts),
+        cases: verdicts,
+        ms: Math.round(performance.now() - t0),
+      };
     } finally {
       await env.gw.close();
     }

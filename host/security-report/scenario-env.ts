@@ -47,18 +47,31 @@ async function callOverMcp(env: ReportEnv, caller: Caller, tool: string, args: u
   const content: Json[] = Array.isArray(r.answer?.result?.content) ? r.answer.result.content : [];
   const text = content.find((c) => c?.type === 'text')?.text;
   let item: Json = noItem(`MCP answered ${r.status} without a result: ${r.text.slice(0, 200)}`);
-  if (typeof text === 'string') item = (JSON.parse(text)).results?.[0] ?? noItem(`no item in ${text.slice(0, 200)}`);
+  if (typeof text === 'string') item = JSON.parse(text).results?.[0] ?? noItem(`no item in ${text.slice(0, 200)}`);
   return { item, blocks: content.filter((c) => c?.type !== 'text'), rpcMessages: r.messages.length };
 }
 
-async function callOverRest(env: ReportEnv, caller: Caller, plugin: string, tool: string, args: unknown): Promise<CallAnswer> {
+async function callOverRest(
+  env: ReportEnv,
+  caller: Caller,
+  plugin: string,
+  tool: string,
+  args: unknown,
+): Promise<CallAnswer> {
   const r = await env.gw.post(`/rest/${plugin}`, { executions: [{ tool, args }] }, caller.apiKey);
   const item = r.json?.results?.[0] ?? noItem(`REST answered ${r.status}: ${r.text.slice(0, 200)}`);
   return { item, blocks: [], rpcMessages: 0 };
 }
 
 /** One execution of a tool of an attack plugin, as `caller`. */
-export function callTool(env: ReportEnv, caller: Caller, plugin: string, tool: string, args: unknown, via: 'mcp' | 'rest' = 'mcp'): Promise<CallAnswer> {
+export function callTool(
+  env: ReportEnv,
+  caller: Caller,
+  plugin: string,
+  tool: string,
+  args: unknown,
+  via: 'mcp' | 'rest' = 'mcp',
+): Promise<CallAnswer> {
   return via === 'mcp' ? callOverMcp(env, caller, tool, args) : callOverRest(env, caller, plugin, tool, args);
 }
 

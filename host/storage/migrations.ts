@@ -278,7 +278,9 @@ export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATI
       `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
     );
   });
-  const done = new Set((await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+  const done = new Set(
+    (await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)),
+  );
   let applied = 0;
   for (const m of migrations) {
     if (done.has(m.version)) continue;
@@ -287,7 +289,11 @@ export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATI
       // Another process may have applied it while this one waited for the lock.
       if (await tx.get('SELECT version FROM schema_migrations WHERE version = ?', [m.version])) return false;
       for (const s of [...m.statements, ...(tx.kind === 'postgres' ? (m.postgres ?? []) : [])]) await tx.run(s);
-      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, Date.now()]);
+      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+        m.version,
+        m.name,
+        Date.now(),
+      ]);
       return true;
     });
     if (ran) applied++;

@@ -14,7 +14,10 @@ export async function openDatabase(databaseUrl: string | undefined, dataDir: str
     const { openPostgres } = await import('./postgres.js');
     db = await openPostgres(databaseUrl);
   } else {
-    const file = databaseUrl && databaseUrl.length > 0 ? databaseUrl.replace(/^sqlite:(\/\/)?/i, '') : path.join(dataDir, 'workbench.db');
+    const file =
+      databaseUrl && databaseUrl.length > 0
+        ? databaseUrl.replace(/^sqlite:(\/\/)?/i, '')
+        : path.join(dataDir, 'workbench.db');
     db = openSqlite(file);
   }
   await migrate(db);

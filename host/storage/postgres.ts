@@ -53,7 +53,8 @@ type Queryable = Pick<pg.Pool, 'query'>;
  * on one, so in every text parameter NUL becomes U+FFFD, the replacement character — in writes and
  * in lookups alike, so a value still finds itself. (SQLite stores NUL as is.)
  */
-export const pgParams = (params: readonly SqlValue[]): SqlValue[] => params.map((v) => (typeof v === 'string' && v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v));
+export const pgParams = (params: readonly SqlValue[]): SqlValue[] =>
+  params.map((v) => (typeof v === 'string' && v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v));
 
 function wrap(q: Queryable, pool: pg.Pool): Db {
   const db: Db = {
@@ -111,14 +112,26 @@ function describe(url: string): string {
   }
 }
 
-const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN', '57P03' /* cannot_connect_now: starting up */]);
+const TRANSIENT = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  '57P03' /* cannot_connect_now: starting up */,
+]);
 
 /**
  * Opens a pool and checks one round trip. A server that is still starting (or not reachable yet,
  * as when replicas and the database start together) is retried for up to 30 seconds.
  */
 export async function openPostgres(url: string, options: { startTimeoutMs?: number } = {}): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max: POOL_MAX, types, application_name: 'workbench', connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_MAX,
+    types,
+    application_name: 'workbench',
+    connectionTimeoutMillis: 10_000,
+  });
   // An idle client losing its connection (server restart, failover) must not crash the process:
   // the pool drops it and the next query opens a new one.
   pool.on('error', () => undefined);
@@ -131,7 +144,11 @@ export async function openPostgres(url: string, options: { startTimeoutMs?: numb
       const code = (err as { code?: string }).code ?? '';
       if (!TRANSIENT.has(code) || Date.now() + wait > deadline) {
         await pool.end().catch(() => undefined);
-        throw fail('GW_ERR_STORAGE_UNAVAILABLE', { message: `PostgreSQL at ${describe(url)} is not usable: ${(err as Error).message}` }, { cause: err });
+        throw fail(
+          'GW_ERR_STORAGE_UNAVAILABLE',
+          { message: `PostgreSQL at ${describe(url)} is not usable: ${(err as Error).message}` },
+          { cause: err },
+        );
       }
       await new Promise((r) => setTimeout(r, wait));
     }

@@ -27,16 +27,16 @@ const NOW_MS = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
 const KEEP_MS = 24 * 60 * 60 * 1000;
 
 export function createStrikeStore(db: Db): StrikeStore {
-  if (db.kind !== 'postgres') throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'shared sandbox strikes need PostgreSQL (one SQLite server counts them in memory)' });
+  if (db.kind !== 'postgres')
+    throw fail('GW_ERR_INTERNAL_INVARIANT', {
+      message: 'shared sandbox strikes need PostgreSQL (one SQLite server counts them in memory)',
+    });
   return {
     async record(origin, plugin) {
-      await db.run(`INSERT INTO sandbox_strikes (id, plugin, version, source_hash, origin, at) VALUES (?, ?, ?, ?, ?, ${NOW_MS})`, [
-        randomUUID(),
-        plugin.name,
-        plugin.version,
-        plugin.sourceHash,
-        origin,
-      ]);
+      await db.run(
+        `INSERT INTO sandbox_strikes (id, plugin, version, source_hash, origin, at) VALUES (?, ?, ?, ?, ?, ${NOW_MS})`,
+        [randomUUID(), plugin.name, plugin.version, plugin.sourceHash, origin],
+      );
     },
     async recent(origin, windowMs): Promise<SharedStrike[]> {
       const rows = await db.all<{ plugin: string; version: string; source_hash: string; age_ms: number }>(
@@ -49,7 +49,10 @@ export function createStrikeStore(db: Db): StrikeStore {
          WHERE origin <> ? AND at > clock.now_ms - ? AND at <= clock.now_ms + ?`,
         [Math.max(windowMs, KEEP_MS), Math.max(windowMs, KEEP_MS), origin, windowMs, windowMs],
       );
-      return rows.map((r) => ({ plugin: { name: r.plugin, version: r.version, sourceHash: r.source_hash }, ageMs: Number(r.age_ms) }));
+      return rows.map((r) => ({
+        plugin: { name: r.plugin, version: r.version, sourceHash: r.source_hash },
+        ageMs: Number(r.age_ms),
+      }));
     },
   };
 }

@@ -29,7 +29,8 @@ export function openSqlite(file: string): Db {
   const mustWait = (): boolean => open !== undefined && inside.getStore() !== open;
 
   const all = <T>(sql: string, params: readonly SqlValue[]): T[] => prepare(sql).all(...params) as T[];
-  const get = <T>(sql: string, params: readonly SqlValue[]): T | undefined => prepare(sql).get(...params) as T | undefined;
+  const get = <T>(sql: string, params: readonly SqlValue[]): T | undefined =>
+    prepare(sql).get(...params) as T | undefined;
   const run = (sql: string, params: readonly SqlValue[]): { changes: number } => {
     const stmt = prepare(sql);
     if (!stmt.reader) return { changes: stmt.run(...params).changes };
@@ -105,7 +106,9 @@ function openDatabase(file: string): Database.Database {
   } catch (err) {
     // better-sqlite3 does not say which file: an operator needs the path and the likely causes
     const e = err as Error & { code?: string };
-    throw fail('GW_ERR_STORAGE_UNAVAILABLE', { message: `cannot open the SQLite database ${file}: ${e.message}${e.code ? ` (${e.code})` : ''}; check that its directory is writable (not a read-only file system) and that the disk has space` });
+    throw fail('GW_ERR_STORAGE_UNAVAILABLE', {
+      message: `cannot open the SQLite database ${file}: ${e.message}${e.code ? ` (${e.code})` : ''}; check that its directory is writable (not a read-only file system) and that the disk has space`,
+    });
   }
 }
 

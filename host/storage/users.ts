@@ -119,7 +119,9 @@ export function validateEmail(email: string): string | undefined {
 }
 
 export function validateTenant(tenant: string): string | undefined {
-  return TENANT.test(tenant) ? undefined : 'tenant must be 1-63 characters: a-z, 0-9, "-" and "_", starting with a letter or digit';
+  return TENANT.test(tenant)
+    ? undefined
+    : 'tenant must be 1-63 characters: a-z, 0-9, "-" and "_", starting with a letter or digit';
 }
 
 interface UserRow {
@@ -163,12 +165,21 @@ export class UserStore {
 
   async create(email: string, tenant: string): Promise<User> {
     const user: User = { id: randomUUID(), email: email.toLowerCase(), tenant, createdAt: Date.now() };
-    await this.#db.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [user.id, user.email, user.tenant, user.createdAt]);
+    await this.#db.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [
+      user.id,
+      user.email,
+      user.tenant,
+      user.createdAt,
+    ]);
     return user;
   }
 
   /** Creates a user and an API key for it in one transaction: both, or neither. */
-  async createWithApiKey(email: string, tenant: string, label = ''): Promise<{ user: User; key: string; info: ApiKeyInfo }> {
+  async createWithApiKey(
+    email: string,
+    tenant: string,
+    label = '',
+  ): Promise<{ user: User; key: string; info: ApiKeyInfo }> {
     return this.#db.transaction(async (tx) => {
       const store = new UserStore(tx);
       const user = await store.create(email, tenant);
@@ -195,13 +206,26 @@ export class UserStore {
    * at once (two tabs, two replicas) cannot pass the limit together, and a key made while its
    * parent is being revoked is either refused here or revoked with the parent, never left live.
    */
-  async createApiKey(userId: string, label = '', origin: ApiKeyOrigin = { via: 'operator' }): Promise<{ key: string; info: ApiKeyInfo }> {
+  async createApiKey(
+    userId: string,
+    label = '',
+    origin: ApiKeyOrigin = { via: 'operator' },
+  ): Promise<{ key: string; info: ApiKeyInfo }> {
     return this.#db.transaction(async (tx) => {
       await lockUserRow(tx, userId);
       // read after the lock: a revocation that held it has committed, and is seen
-      if (origin.via === 'key' && !(await tx.get('SELECT id FROM api_keys WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [origin.keyId, userId])))
+      if (
+        origin.via === 'key' &&
+        !(await tx.get('SELECT id FROM api_keys WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [
+          origin.keyId,
+          userId,
+        ]))
+      )
         throw new ApiKeyOriginRevokedError(origin.keyId);
-      const live = await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL', [userId]);
+      const live = await tx.get<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL',
+        [userId],
+      );
       if (Number(live?.n ?? 0) >= MAX_LIVE_API_KEYS) throw new ApiKeyLimitError(MAX_LIVE_API_KEYS);
       const key = API_KEY_PREFIX + randomBytes(32).toString('base64url');
       const info: ApiKeyInfo = {
@@ -214,16 +238,10 @@ export class UserStore {
         createdVia: origin.via,
         createdWithKeyId: origin.via === 'key' ? origin.keyId : null,
       };
-      await tx.run('INSERT INTO api_keys (id, user_id, hash, prefix, label, created_at, created_via, created_with_key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-        info.id,
-        userId,
-        hashSecret(key),
-        info.prefix,
-        label,
-        info.createdAt,
-        info.createdVia,
-        info.createdWithKeyId,
-      ]);
+      await tx.run(
+        'INSERT INTO api_keys (id, user_id, hash, prefix, label, created_at, created_via, created_with_key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [info.id, userId, hashSecret(key), info.prefix, label, info.createdAt, info.createdVia, info.createdWithKeyId],
+      );
       return { key, info };
     });
   }
@@ -243,7 +261,10 @@ export class UserStore {
    */
   async keyBySecret(key: string): Promise<{ userId: string; keyId: string; revokedAt: number | null } | undefined> {
     if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return undefined;
-    const r = await this.#db.get<{ user_id: string; id: string; revoked_at: number | null }>('SELECT user_id, id, revoked_at FROM api_keys WHERE hash = ?', [hashSecret(key)]);
+    const r = await this.#db.get<{ user_id: string; id: string; revoked_at: number | null }>(
+      'SELECT user_id, id, revoked_at FROM api_keys WHERE hash = ?',
+      [hashSecret(key)],
+    );
     return r ? { userId: r.user_id, keyId: r.id, revokedAt: r.revoked_at } : undefined;
   }
 
@@ -273,7 +294,10 @@ export class UserStore {
       revoked_at: number | null;
       created_via: string | null;
       created_with_key_id: string | null;
-    }>('SELECT id, prefix, label, created_at, last_used_at, revoked_at, created_via, created_with_key_id FROM api_keys WHERE user_id = ? ORDER BY created_at', [userId]);
+    }>(
+      'SELECT id, prefix, label, created_at, last_used_at, revoked_at, created_via, created_with_key_id FROM api_keys WHERE user_id = ? ORDER BY created_at',
+      [userId],
+    );
     return rows.map((r) => ({
       id: r.id,
       prefix: r.prefix,
@@ -281,7 +305,8 @@ export class UserStore {
       createdAt: Number(r.created_at),
       lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
       revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
-      createdVia: r.created_via === 'key' || r.created_via === 'link' || r.created_via === 'operator' ? r.created_via : null,
+      createdVia:
+        r.created_via === 'key' || r.created_via === 'link' || r.created_via === 'operator' ? r.created_via : null,
       createdWithKeyId: r.created_with_key_id,
     }));
   }
@@ -309,18 +334,23 @@ export class UserStore {
     const done = await this.#db.transaction(async (tx): Promise<RevokedKeys | undefined> => {
       await lockUserRow(tx, userId);
       const now = Date.now();
-      const { changes } = await tx.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [now, keyId, userId]);
+      const { changes } = await tx.run(
+        'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL',
+        [now, keyId, userId],
+      );
       if (changes === 0) return undefined;
-      const live = await tx.all<{ id: string }>(`${CHAIN} SELECT k.id FROM api_keys k JOIN chain c ON c.id = k.id WHERE k.revoked_at IS NULL ORDER BY k.created_at, k.id`, [
-        keyId,
-        userId,
-        userId,
-      ]);
+      const live = await tx.all<{ id: string }>(
+        `${CHAIN} SELECT k.id FROM api_keys k JOIN chain c ON c.id = k.id WHERE k.revoked_at IS NULL ORDER BY k.created_at, k.id`,
+        [keyId, userId, userId],
+      );
       const alsoRevoked = live.map((r) => r.id);
       // at most MAX_LIVE_API_KEYS live; in chunks all the same, far below either database's parameter limit
       for (let i = 0; i < alsoRevoked.length; i += 500) {
         const chunk = alsoRevoked.slice(i, i + 500);
-        await tx.run(`UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND id IN (${chunk.map(() => '?').join(', ')})`, [now, ...chunk]);
+        await tx.run(
+          `UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND id IN (${chunk.map(() => '?').join(', ')})`,
+          [now, ...chunk],
+        );
       }
       return { keyId, alsoRevoked };
     });
@@ -328,7 +358,9 @@ export class UserStore {
     for (const id of [done.keyId, ...done.alsoRevoked]) this.#revokedHere.add(id);
     this.#log?.info(
       { userId, keyId, alsoRevoked: done.alsoRevoked, alsoRevokedCount: done.alsoRevoked.length },
-      done.alsoRevoked.length === 0 ? 'API key revoked' : `API key revoked, with the ${done.alsoRevoked.length} key(s) made with it`,
+      done.alsoRevoked.length === 0
+        ? 'API key revoked'
+        : `API key revoked, with the ${done.alsoRevoked.length} key(s) made with it`,
     );
     return done;
   }
@@ -339,7 +371,11 @@ export class UserStore {
    */
   async keyIsLive(keyId: string): Promise<boolean> {
     if (this.#revokedHere.has(keyId)) return false;
-    return (await this.#db.get<{ one: number }>('SELECT 1 AS one FROM api_keys WHERE id = ? AND revoked_at IS NULL', [keyId])) !== undefined;
+    return (
+      (await this.#db.get<{ one: number }>('SELECT 1 AS one FROM api_keys WHERE id = ? AND revoked_at IS NULL', [
+        keyId,
+      ])) !== undefined
+    );
   }
 
   /** Whether this store revoked the key (no database read: for checks on a hot path). */

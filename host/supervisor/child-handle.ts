@@ -39,10 +39,19 @@ import { fail } from '../../contracts/errors.js';
  * patterns built at run time of at most MAX_REGEXP_SOURCE characters), and a module's compile
  * time is bounded (prepare-context.ts).
  */
-export const SANDBOX_V8_FLAGS: readonly string[] = ['--no-expose-wasm', '--no-validate-asm', `--expose-gc-as=${GC_GLOBAL}`, '--no-regexp-tier-up'];
+export const SANDBOX_V8_FLAGS: readonly string[] = [
+  '--no-expose-wasm',
+  '--no-validate-asm',
+  `--expose-gc-as=${GC_GLOBAL}`,
+  '--no-regexp-tier-up',
+];
 
 const isPluginIdentity = (v: unknown): v is PluginIdentity =>
-  typeof v === 'object' && v !== null && typeof (v as PluginIdentity).name === 'string' && typeof (v as PluginIdentity).version === 'string' && typeof (v as PluginIdentity).sourceHash === 'string';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as PluginIdentity).name === 'string' &&
+  typeof (v as PluginIdentity).version === 'string' &&
+  typeof (v as PluginIdentity).sourceHash === 'string';
 
 /** by name, whatever the version: while a plugin is being upgraded, both its versions are suspects */
 const samePlugin = (a: PluginIdentity, b: PluginIdentity): boolean => a.name === b.name;
@@ -104,7 +113,17 @@ export class ChildHandle {
    * `restarts` says whether a process that dies now is replaced (false once the host is shutting
    * down); the calls it fails say so.
    */
-  constructor(options: ResolvedSandboxOptions, onExit: (child: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null, certain: boolean) => void, restarts: () => boolean = () => true) {
+  constructor(
+    options: ResolvedSandboxOptions,
+    onExit: (
+      child: ChildHandle,
+      blamed: PluginIdentity[],
+      code: number | null,
+      signal: string | null,
+      certain: boolean,
+    ) => void,
+    restarts: () => boolean = () => true,
+  ) {
     this.#options = options;
     const env: Record<string, string> = {
       WB_SANDBOX_WORKERS: String(options.workers),
@@ -123,7 +142,10 @@ export class ChildHandle {
       serialization: 'json',
     });
     for (const stream of [this.#proc.stdout, this.#proc.stderr]) {
-      if (stream) createInterface({ input: stream }).on('line', (line) => options.logger.warn({ sandboxPid: this.#proc.pid }, `sandbox process: ${line.slice(0, 2000)}`));
+      if (stream)
+        createInterface({ input: stream }).on('line', (line) =>
+          options.logger.warn({ sandboxPid: this.#proc.pid }, `sandbox process: ${line.slice(0, 2000)}`),
+        );
     }
     let markReady: (pid: number) => void = () => undefined;
     let markFailed: (e: Error) => void = () => undefined;
@@ -138,9 +160,13 @@ export class ChildHandle {
         else if (m?.t === 'fatal') {
           if (isPluginIdentity(m.culprit) && !this.#culprit) {
             this.#culprit = m.culprit;
-            if (typeof m.culpritCall === 'number') this.#culpritCall = { id: m.culpritCall, message: String(m.message).slice(0, 300) };
+            if (typeof m.culpritCall === 'number')
+              this.#culpritCall = { id: m.culpritCall, message: String(m.message).slice(0, 300) };
           }
-          options.logger.error({ sandboxPid: this.#proc.pid, culprit: this.#culprit?.name }, `sandbox process: ${String(m.message).slice(0, 1000)}`);
+          options.logger.error(
+            { sandboxPid: this.#proc.pid, culprit: this.#culprit?.name },
+            `sandbox process: ${String(m.message).slice(0, 1000)}`,
+          );
           // a process that says it must end may not manage to (a worker thread stuck in V8): end it
           // now, so that its calls fail at once instead of at their watchdogs
           if (this.#culprit) this.kill();
@@ -157,21 +183,37 @@ export class ChildHandle {
       const culprit = this.#culprit;
       const blamed: PluginIdentity[] = culprit ? [culprit] : [];
       const next = restarts() ? 'it is being restarted' : 'the gateway is shutting down';
-      const why = culprit ? `another call in the same sandbox process brought it down (${signal ?? `exit code ${code}`})` : signal ?? `exit code ${code}`;
+      const why = culprit
+        ? `another call in the same sandbox process brought it down (${signal ?? `exit code ${code}`})`
+        : (signal ?? `exit code ${code}`);
       for (const [id, call] of this.#inFlight) {
         if (!culprit) blamed.push(call.task.plugin);
         if (id === this.#culpritCall?.id) {
           // this call's own work held the worker (a step V8 did not interrupt): it ran out of time
-          this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call held its sandbox worker past its time limits in work that could not be interrupted, and the sandbox process was replaced (${this.#culpritCall.message})`), strike: false });
+          this.#settle(id, {
+            outcome: failure(
+              'GW_ERR_SANDBOX_TIMEOUT',
+              `the call held its sandbox worker past its time limits in work that could not be interrupted, and the sandbox process was replaced (${this.#culpritCall.message})`,
+            ),
+            strike: false,
+          });
           continue;
         }
         const own = culprit !== undefined && samePlugin(call.task.plugin, culprit);
-        const outcome = failure('GW_ERR_SANDBOX_CRASHED', `the sandbox process died during the call (${own ? `a call of this plugin brought it down (${signal ?? `exit code ${code}`})` : why}); ${next}`);
+        const outcome = failure(
+          'GW_ERR_SANDBOX_CRASHED',
+          `the sandbox process died during the call (${own ? `a call of this plugin brought it down (${signal ?? `exit code ${code}`})` : why}); ${next}`,
+        );
         // a bystander of a known culprit that has changed nothing outside the sandbox may run again;
         // when the culprit is not known, any call in flight may be it, and running them all again
         // could bring the next process down too
         const bystander = culprit !== undefined && !own && !call.carried.unsafe;
-        this.#settle(id, bystander ? { outcome, strike: false, rerun: { requests: call.carried.requests } } : { outcome, strike: false });
+        this.#settle(
+          id,
+          bystander
+            ? { outcome, strike: false, rerun: { requests: call.carried.requests } }
+            : { outcome, strike: false },
+        );
       }
       for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
       this.#memoryWaiters.clear();
@@ -190,14 +232,27 @@ export class ChildHandle {
 
   /** Runs a call in this process. Resolves (never rejects) when it ends or the process dies. */
   call(task: RunTask, carried: CarriedCall): Promise<CallEnd> {
-    if (this.exited) return Promise.resolve({ outcome: failure('GW_ERR_SANDBOX_CRASHED', 'the sandbox process is not running'), strike: false });
+    if (this.exited)
+      return Promise.resolve({
+        outcome: failure('GW_ERR_SANDBOX_CRASHED', 'the sandbox process is not running'),
+        strike: false,
+      });
     const id = ++this.#seq;
     return new Promise((resolve) => {
       const watchdog = setTimeout(() => {
-        this.#options.logger.error({ plugin: task.plugin.name, sandboxPid: this.pid }, 'sandbox call outlived its deadline; recycling the sandbox process');
+        this.#options.logger.error(
+          { plugin: task.plugin.name, sandboxPid: this.pid },
+          'sandbox call outlived its deadline; recycling the sandbox process',
+        );
         // its worker stopped answering; which call wedged it is not known (this one may only have
         // been queued behind it), so this plugin and every other one in flight get a strike
-        this.#settle(id, { outcome: failure('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`), strike: true });
+        this.#settle(id, {
+          outcome: failure(
+            'GW_ERR_SANDBOX_TIMEOUT',
+            `the call exceeded its wall-clock deadline of ${task.limits.wallMsPerCall} ms`,
+          ),
+          strike: true,
+        });
         this.kill();
       }, task.limits.wallMsPerCall + WATCHDOG_GRACE_MS);
       this.#inFlight.set(id, { task, carried, resolve, watchdog });
@@ -273,7 +328,12 @@ export class ChildHandle {
       this.#memoryWaiters.delete(m.id);
       return;
     }
-    if (typeof m !== 'object' || m === null || (m.t !== 'outcome' && m.t !== 'http' && m.t !== 'log' && m.t !== 'need-source')) return;
+    if (
+      typeof m !== 'object' ||
+      m === null ||
+      (m.t !== 'outcome' && m.t !== 'http' && m.t !== 'log' && m.t !== 'need-source')
+    )
+      return;
     const call = this.#inFlight.get(m.id);
     if (!call) return;
     if (m.t === 'outcome') {

@@ -14,7 +14,14 @@
  * (child-handle.ts). This file builds them and answers for the sandbox as a whole.
  */
 import type { MemoryStats } from '../../contracts/worker-protocol.js';
-import { resolveOptions, type ResolvedSandboxOptions, type Sandbox, type SandboxFault, type SandboxOptions, type SandboxStats } from './sandbox-options.js';
+import {
+  resolveOptions,
+  type ResolvedSandboxOptions,
+  type Sandbox,
+  type SandboxFault,
+  type SandboxOptions,
+  type SandboxStats,
+} from './sandbox-options.js';
 import { Dispatcher } from '../../common/dispatcher.js';
 import { ProcessKeeper } from './process-keeper.js';
 import { Quarantine } from './quarantine.js';
@@ -36,7 +43,13 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
   const options = resolveOptions(input);
   const quarantine = new Quarantine(options.quarantineAfterCrashes, options.quarantineWindowMs);
   // with a store, strikes are shared with the other replicas' sandboxes (strike-sync.ts)
-  const strikes = new StrikeSync({ quarantine, store: options.strikes, windowMs: options.quarantineWindowMs, refreshMs: options.strikeRefreshMs, logger: options.logger });
+  const strikes = new StrikeSync({
+    quarantine,
+    store: options.strikes,
+    windowMs: options.quarantineWindowMs,
+    refreshMs: options.strikeRefreshMs,
+    logger: options.logger,
+  });
   const processes = new ProcessKeeper(options, strikes);
   const sandbox: CallSupervision = {
     options,
@@ -64,7 +77,9 @@ export async function createSandbox(input: SandboxOptions = {}): Promise<Sandbox
  * is decided in the sandbox process, next to the workers, so that time spent crossing the process
  * boundary or parked on ctx.http does not count as a busy worker.
  */
-function admission(options: ResolvedSandboxOptions): Pick<CallSupervision, 'dispatcher' | 'perPluginQueue' | 'perUserQueue'> {
+function admission(
+  options: ResolvedSandboxOptions,
+): Pick<CallSupervision, 'dispatcher' | 'perPluginQueue' | 'perUserQueue'> {
   const inFlight = options.workers * options.callsPerWorker;
   const perPluginInFlight = Math.ceil(options.maxWorkerShare * inFlight);
   const perPluginQueue = Math.ceil(options.maxWorkerShare * options.maxQueue);
@@ -85,7 +100,9 @@ function admission(options: ResolvedSandboxOptions): Pick<CallSupervision, 'disp
 /** The sandbox as the host sees it. */
 function sandboxOf(sandbox: CallSupervision): Sandbox & SandboxInternals {
   const { options, dispatcher, processes, counts, quarantine, strikes } = sandbox;
-  const injectFault = options.faultInjection ? (fault: SandboxFault): void => processes.child?.injectFault(fault) : undefined;
+  const injectFault = options.faultInjection
+    ? (fault: SandboxFault): void => processes.child?.injectFault(fault)
+    : undefined;
   return {
     ...(injectFault ? { injectFault } : {}),
     run: (task, http, signal) => new SandboxCall(sandbox, task, http, signal).run(),

@@ -12,7 +12,16 @@
  *     `sandbox.run(task, (req, delivered) => bridge.dispatch(req, scope, delivered))`.
  */
 export { createSandbox } from './create-sandbox.js';
-export type { Sandbox, SandboxFault, SandboxOptions, SandboxStats, SandboxLogger, SharedStrike, StrikeStore, StruckPlugin } from './sandbox-options.js';
+export type {
+  Sandbox,
+  SandboxFault,
+  SandboxOptions,
+  SandboxStats,
+  SandboxLogger,
+  SharedStrike,
+  StrikeStore,
+  StruckPlugin,
+} from './sandbox-options.js';
 export * from '../../contracts/protocol.js';
 // A probe: does a plugin module load and export a function for each tool? (start-up, plugin validate)
 export { probePlugin, probeTask, probeVerdict, type ProbedPlugin, type ProbeVerdict } from './probe.js';

@@ -35,13 +35,27 @@ export type ProbeVerdict =
   | { checked: false; reason: string };
 
 /** Codes of a probe's failure that are the module's own doing. */
-const MODULE_FAULTS: readonly SandboxErrorCode[] = ['GW_ERR_SANDBOX_LOAD_FAILED', 'GW_ERR_SANDBOX_TOOL_MISSING', 'GW_ERR_SANDBOX_TIMEOUT', 'GW_ERR_SANDBOX_MEMORY'];
+const MODULE_FAULTS: readonly SandboxErrorCode[] = [
+  'GW_ERR_SANDBOX_LOAD_FAILED',
+  'GW_ERR_SANDBOX_TOOL_MISSING',
+  'GW_ERR_SANDBOX_TIMEOUT',
+  'GW_ERR_SANDBOX_MEMORY',
+];
 
 /** nothing at the top level of a module can reach ctx.http; refused all the same */
-const NO_HTTP: HttpHandler = () => Promise.resolve({ ok: false, error: { code: 'GW_ERR_BRIDGE_CALL_ENDED', message: 'a probe makes no requests' } });
+const NO_HTTP: HttpHandler = () =>
+  Promise.resolve({ ok: false, error: { code: 'GW_ERR_BRIDGE_CALL_ENDED', message: 'a probe makes no requests' } });
 
 export function probeTask(plugin: ProbedPlugin, tools: readonly string[], limits: SandboxLimits): RunTask {
-  return { callId: randomUUID(), plugin: { ...plugin }, tool: '', argsJson: '{}', config: {}, limits, probe: [...tools] };
+  return {
+    callId: randomUUID(),
+    plugin: { ...plugin },
+    tool: '',
+    argsJson: '{}',
+    config: {},
+    limits,
+    probe: [...tools],
+  };
 }
 
 const list = (names: readonly string[]): string => names.map((n) => `"${n}"`).join(', ');
@@ -59,7 +73,12 @@ export function probeVerdict(outcome: RunOutcome, tools: readonly string[], limi
           : code === 'GW_ERR_SANDBOX_TOOL_MISSING' && /before initialization/.test(message)
             ? `the module's default export cannot be read: its top-level code has not finished (a top-level await that never settles?): ${message}`
             : message.replace(/^the plugin module failed to load: /, 'the module failed to load: ');
-    return { checked: true, ok: false, problem: what, ...(code === 'GW_ERR_SANDBOX_TIMEOUT' ? { timedOut: true as const } : {}) };
+    return {
+      checked: true,
+      ok: false,
+      problem: what,
+      ...(code === 'GW_ERR_SANDBOX_TIMEOUT' ? { timedOut: true as const } : {}),
+    };
   }
   let answer: unknown;
   try {
@@ -73,16 +92,29 @@ export function probeVerdict(outcome: RunOutcome, tools: readonly string[], limi
   }
   const missing = a.missing as string[];
   if (a.noDefault === true) {
-    return { checked: true, ok: false, problem: `the module has no default export object; write \`export default { ${tools[0] ?? 'tool_name'}: async (ctx, args) => … }\` with a function for each tool` };
+    return {
+      checked: true,
+      ok: false,
+      problem: `the module has no default export object; write \`export default { ${tools[0] ?? 'tool_name'}: async (ctx, args) => … }\` with a function for each tool`,
+    };
   }
   if (missing.length > 0) {
-    return { checked: true, ok: false, problem: `the default export has no function for tool${missing.length > 1 ? 's' : ''} ${list(missing)} of manifest.json (tools must be functions of \`export default { … }\`, named as in the manifest)` };
+    return {
+      checked: true,
+      ok: false,
+      problem: `the default export has no function for tool${missing.length > 1 ? 's' : ''} ${list(missing)} of manifest.json (tools must be functions of \`export default { … }\`, named as in the manifest)`,
+    };
   }
   return { checked: true, ok: true };
 }
 
 /** Probes one plugin in the sandbox (never rejects). */
-export async function probePlugin(sandbox: Pick<Sandbox, 'run'>, plugin: ProbedPlugin, tools: readonly string[], limits: SandboxLimits): Promise<ProbeVerdict> {
+export async function probePlugin(
+  sandbox: Pick<Sandbox, 'run'>,
+  plugin: ProbedPlugin,
+  tools: readonly string[],
+  limits: SandboxLimits,
+): Promise<ProbeVerdict> {
   const outcome = await sandbox.run(probeTask(plugin, tools, limits), NO_HTTP);
   return probeVerdict(outcome, tools, limits);
 }

@@ -58,10 +58,15 @@ export class ProcessKeeper {
         return this.#child;
       } catch (e) {
         lastError = e;
-        this.#options.logger.error({ attempt: attempt + 1, err: e instanceof Error ? e.message : String(e) }, 'sandbox process failed to start');
+        this.#options.logger.error(
+          { attempt: attempt + 1, err: e instanceof Error ? e.message : String(e) },
+          'sandbox process failed to start',
+        );
       }
     }
-    throw lastError instanceof Error ? lastError : fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: 'the sandbox is shutting down' });
+    throw lastError instanceof Error
+      ? lastError
+      : fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: 'the sandbox is shutting down' });
   }
 
   async #spawnOnce(): Promise<ChildHandle> {
@@ -85,17 +90,29 @@ export class ProcessKeeper {
     }
   }
 
-  #onExit(dead: ChildHandle, blamed: PluginIdentity[], code: number | null, signal: string | null, certain: boolean): void {
+  #onExit(
+    dead: ChildHandle,
+    blamed: PluginIdentity[],
+    code: number | null,
+    signal: string | null,
+    certain: boolean,
+  ): void {
     const logger = this.#options.logger;
     if (this.#child === dead) this.#child = undefined;
     if (this.closing) return;
     if (this.shuttingDown) {
-      logger.warn({ sandboxPid: dead.pid, code, signal }, 'sandbox process exited during shutdown; its calls in flight failed, and it is not restarted');
+      logger.warn(
+        { sandboxPid: dead.pid, code, signal },
+        'sandbox process exited during shutdown; its calls in flight failed, and it is not restarted',
+      );
       return;
     }
     this.crashes++;
     const plugins = [...new Set(blamed.map(pluginLabel))];
-    logger.error({ sandboxPid: dead.pid, code, signal, plugins }, 'sandbox process died; failing its calls in flight and restarting it');
+    logger.error(
+      { sandboxPid: dead.pid, code, signal, plugins },
+      'sandbox process died; failing its calls in flight and restarting it',
+    );
     // one strike per plugin per crash, however many of its calls were in flight: a busy bystander
     // must not collect strikes faster than the plugin that brought the process down
     // only a strike on a known culprit is shared with other replicas: one blamed on every plugin in

@@ -113,6 +113,12 @@ export class Quarantine {
   #quarantined(key: string, label: string, now: number): Quarantined | undefined {
     const until = this.until(key, now);
     if (until === undefined) return undefined;
-    return { key, label, until, here: this.#live(this.#local, key, now).length, elsewhere: this.#live(this.#shared, key, now).length };
+    return {
+      key,
+      label,
+      until,
+      here: this.#live(this.#local, key, now).length,
+      elsewhere: this.#live(this.#shared, key, now).length,
+    };
   }
 }

@@ -82,7 +82,10 @@ export class SandboxCall implements CarriedCall {
     try {
       return await this.#admitAndRun();
     } catch (e) {
-      this.#sandbox.options.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'sandbox run failed unexpectedly');
+      this.#sandbox.options.logger.error(
+        { err: e instanceof Error ? e.message : String(e) },
+        'sandbox run failed unexpectedly',
+      );
       return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox failed unexpectedly');
     }
   }
@@ -106,7 +109,10 @@ export class SandboxCall implements CarriedCall {
     const task = this.#task;
     if (this.#sandbox.processes.closing) return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down');
     if (Buffer.byteLength(task.argsJson, 'utf8') > task.limits.maxArgsBytes) {
-      return failure('GW_ERR_SANDBOX_ARGS_TOO_LARGE', `the arguments are larger than ${task.limits.maxArgsBytes} bytes`);
+      return failure(
+        'GW_ERR_SANDBOX_ARGS_TOO_LARGE',
+        `the arguments are larger than ${task.limits.maxArgsBytes} bytes`,
+      );
     }
     return this.#quarantined();
   }
@@ -117,23 +123,40 @@ export class SandboxCall implements CarriedCall {
     const until = quarantine.until(pluginKey(task.plugin));
     return until === undefined
       ? undefined
-      : failure('GW_ERR_SANDBOX_QUARANTINED', `plugin ${pluginLabel(task.plugin)} crashed the sandbox ${options.quarantineAfterCrashes} times and is suspended until ${new Date(until).toISOString()}`);
+      : failure(
+          'GW_ERR_SANDBOX_QUARANTINED',
+          `plugin ${pluginLabel(task.plugin)} crashed the sandbox ${options.quarantineAfterCrashes} times and is suspended until ${new Date(until).toISOString()}`,
+        );
   }
 
   #refusedByTheQueue(lease: NoLease): RunOutcome {
-    const { counts: { refused }, perUserQueue, perPluginQueue, options } = this.#sandbox;
+    const {
+      counts: { refused },
+      perUserQueue,
+      perPluginQueue,
+      options,
+    } = this.#sandbox;
     const task = this.#task;
     switch (lease) {
       case 'cancelled':
-        return failure('GW_ERR_SANDBOX_CANCELLED', 'cancelled while waiting for a sandbox slot; the call never started');
+        return failure(
+          'GW_ERR_SANDBOX_CANCELLED',
+          'cancelled while waiting for a sandbox slot; the call never started',
+        );
       case 'closed':
         return failure('GW_ERR_SANDBOX_UNAVAILABLE', 'the sandbox is shutting down');
       case 'user-queue-full':
         refused.userShare++;
-        return failure('GW_ERR_SANDBOX_OVERLOADED', `this user's share of the sandbox queue is full: ${perUserQueue} of its calls are already waiting, besides those running; retry once some have finished`);
+        return failure(
+          'GW_ERR_SANDBOX_OVERLOADED',
+          `this user's share of the sandbox queue is full: ${perUserQueue} of its calls are already waiting, besides those running; retry once some have finished`,
+        );
       case 'plugin-queue-full':
         refused.pluginShare++;
-        return failure('GW_ERR_SANDBOX_OVERLOADED', `plugin ${task.plugin.name}'s share of the sandbox queue is full: ${perPluginQueue} of its calls are already waiting; retry later`);
+        return failure(
+          'GW_ERR_SANDBOX_OVERLOADED',
+          `plugin ${task.plugin.name}'s share of the sandbox queue is full: ${perPluginQueue} of its calls are already waiting; retry later`,
+        );
       case 'queue-full':
         refused.queueFull++;
         return failure('GW_ERR_SANDBOX_OVERLOADED', `the sandbox queue is full (${options.maxQueue} calls waiting)`);
@@ -150,7 +173,12 @@ export class SandboxCall implements CarriedCall {
       handle = await processes.ensure();
     } catch (e) {
       const { shuttingDown } = processes;
-      return failure('GW_ERR_SANDBOX_UNAVAILABLE', shuttingDown ? 'the sandbox is shutting down' : `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`);
+      return failure(
+        'GW_ERR_SANDBOX_UNAVAILABLE',
+        shuttingDown
+          ? 'the sandbox is shutting down'
+          : `the sandbox could not start: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
     const sentAt = performance.now();
     const first = await this.#send(handle, this.#task);
@@ -165,7 +193,8 @@ export class SandboxCall implements CarriedCall {
     this.unsafe = false;
     this.#logLines = 0;
     const end = await handle.call(task, this);
-    if (end.strike && !handle.exited && !this.#sandbox.processes.shuttingDown) this.#sandbox.strikes.strike(task.plugin); // a worker thread died
+    if (end.strike && !handle.exited && !this.#sandbox.processes.shuttingDown)
+      this.#sandbox.strikes.strike(task.plugin); // a worker thread died
     return end;
   }
 
@@ -182,7 +211,10 @@ export class SandboxCall implements CarriedCall {
     const delivered = new Promise<void>((resolve) => (written = resolve));
     void Promise.resolve()
       .then(() => this.#http(request, delivered))
-      .catch((): BridgeResult => ({ ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } }))
+      .catch((): BridgeResult => ({
+        ok: false,
+        error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' },
+      }))
       .then((result) => answer(result, written));
   }
 
@@ -191,7 +223,10 @@ export class SandboxCall implements CarriedCall {
     if (++this.#logLines > MAX_LOG_LINES_PER_CALL) return;
     const task = this.#sent;
     const at = level === 'warn' || level === 'error' ? level : 'info';
-    this.#sandbox.options.logger[at]({ plugin: task.plugin.name, tool: task.tool, callId: task.callId, source: 'plugin' }, String(message).slice(0, 2000));
+    this.#sandbox.options.logger[at](
+      { plugin: task.plugin.name, tool: task.tool, callId: task.callId, source: 'plugin' },
+      String(message).slice(0, 2000),
+    );
   }
 
   /**
@@ -215,10 +250,31 @@ export class SandboxCall implements CarriedCall {
       return undefined;
     }
     const wallMsLeft = Math.floor(task.limits.wallMsPerCall - (performance.now() - sentAt));
-    if (wallMsLeft < MIN_RERUN_MS || processes.shuttingDown || this.#signal?.aborted || quarantine.until(pluginKey(task.plugin)) !== undefined) return undefined;
+    if (
+      wallMsLeft < MIN_RERUN_MS ||
+      processes.shuttingDown ||
+      this.#signal?.aborted ||
+      quarantine.until(pluginKey(task.plugin)) !== undefined
+    )
+      return undefined;
     counts.reruns++;
-    options.logger.warn({ plugin: pluginLabel(task.plugin), tool: task.tool, callId: task.callId, sandboxPid: handle.pid, wallMsLeft, requestsLeft }, 'running a call again: another plugin brought its sandbox process down before it had changed anything');
-    const outcome = (await this.#send(handle, { ...task, limits: { ...task.limits, wallMsPerCall: wallMsLeft, maxRequestsPerCall: requestsLeft } })).outcome;
+    options.logger.warn(
+      {
+        plugin: pluginLabel(task.plugin),
+        tool: task.tool,
+        callId: task.callId,
+        sandboxPid: handle.pid,
+        wallMsLeft,
+        requestsLeft,
+      },
+      'running a call again: another plugin brought its sandbox process down before it had changed anything',
+    );
+    const outcome = (
+      await this.#send(handle, {
+        ...task,
+        limits: { ...task.limits, wallMsPerCall: wallMsLeft, maxRequestsPerCall: requestsLeft },
+      })
+    ).outcome;
     if (outcome.ok) return outcome;
     // its limits are what the first run left, not the policy's: say so
     const why = `this was a second run of the call, after another plugin brought the sandbox process down during the first; it had ${wallMsLeft} ms and ${requestsLeft} requests left`;

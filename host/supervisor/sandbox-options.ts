@@ -104,7 +104,10 @@ export interface StrikeStore {
  */
 export type { SandboxFault } from '../../contracts/worker-protocol.js';
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'logger' | 'strikes'>> & { logger: SandboxLogger; strikes: StrikeStore | undefined };
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, 'logger' | 'strikes'>> & {
+  logger: SandboxLogger;
+  strikes: StrikeStore | undefined;
+};
 
 export interface SandboxStats {
   /** a sandbox process is up and has passed its self-test */
@@ -162,7 +165,8 @@ export function resolveOptions(o: SandboxOptions): ResolvedSandboxOptions {
   const share = o.maxWorkerShare ?? 0.5;
   if (!(share > 0 && share <= 1)) throw fail('GW_ERR_CONFIG_INVALID', { message: 'maxWorkerShare must be in (0, 1]' });
   const userShare = o.maxUserShare ?? 0.5;
-  if (!(userShare > 0 && userShare <= 1)) throw fail('GW_ERR_CONFIG_INVALID', { message: 'maxUserShare must be in (0, 1]' });
+  if (!(userShare > 0 && userShare <= 1))
+    throw fail('GW_ERR_CONFIG_INVALID', { message: 'maxUserShare must be in (0, 1]' });
   return {
     workers,
     callsPerWorker: Math.max(1, Math.min(256, Math.floor(o.callsPerWorker ?? 1))),

@@ -77,7 +77,9 @@ export class StrikeSync {
     this.#announce(this.#o.quarantine.strike(pluginKey(plugin), pluginLabel(plugin)));
     const { store } = this.#o;
     if (!store || this.#stopped || !share) return;
-    const write = store.record(this.origin, { name: plugin.name, version: plugin.version, sourceHash: plugin.sourceHash }).catch((err: unknown) => this.#failed('write', err));
+    const write = store
+      .record(this.origin, { name: plugin.name, version: plugin.version, sourceHash: plugin.sourceHash })
+      .catch((err: unknown) => this.#failed('write', err));
     this.#writes.add(write);
     void write.finally(() => this.#writes.delete(write));
     void this.refresh();
@@ -120,7 +122,10 @@ export class StrikeSync {
     try {
       const strikes = await store.recent(this.origin, windowMs);
       const now = Date.now();
-      const became = quarantine.share(strikes.map((s) => ({ key: pluginKey(s.plugin), label: pluginLabel(s.plugin), ageMs: Number(s.ageMs) })), now);
+      const became = quarantine.share(
+        strikes.map((s) => ({ key: pluginKey(s.plugin), label: pluginLabel(s.plugin), ageMs: Number(s.ageMs) })),
+        now,
+      );
       for (const q of became) this.#announce(q);
     } catch (err) {
       this.#failed('read', err);
@@ -143,7 +148,7 @@ export class StrikeSync {
     if (this.#loggedAt !== undefined && t - this.#loggedAt < LOG_EVERY_MS) return;
     this.#o.logger.warn(
       { err: err instanceof Error ? err.message : String(err), failed: what, failures: this.#unlogged },
-      "quarantine: the crash strikes shared with other replicas could not be written or read; this replica goes on with the strikes it knows until the store answers (logged at most once a minute)",
+      'quarantine: the crash strikes shared with other replicas could not be written or read; this replica goes on with the strikes it knows until the store answers (logged at most once a minute)',
     );
     this.#loggedAt = t;
     this.#unlogged = 0;

@@ -25,5 +25,10 @@ export function registerBridgeMetrics(registry: Registry, stats: () => BridgeBuf
       this.set(stats().limitBytes);
     },
   });
-  registerReadCounter(registry, 'workbench_bridge_busy_total', 'ctx.http requests refused with GW_ERR_BRIDGE_BUSY (no room for their body in http.maxBufferedBytes, or the plugin\'s share of it) since start.', () => stats().refusals);
+  registerReadCounter(
+    registry,
+    'workbench_bridge_busy_total',
+    "ctx.http requests refused with GW_ERR_BRIDGE_BUSY (no room for their body in http.maxBufferedBytes, or the plugin's share of it) since start.",
+    () => stats().refusals,
+  );
 }

@@ -31,7 +31,11 @@ export function createLogger(options: { level?: string; destination?: 'stdout' |
       base: { service: 'workbench' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       serializers: {
-        req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: stripSecretsFromUrl(req.url ?? ''), id: req.id }),
+        req: (req: { method?: string; url?: string; id?: string }) => ({
+          method: req.method,
+          url: stripSecretsFromUrl(req.url ?? ''),
+          id: req.id,
+        }),
       },
     },
     dest,
@@ -40,5 +44,8 @@ export function createLogger(options: { level?: string; destination?: 'stdout' |
 
 /** Removes query parameters that commonly carry secrets from a URL before it is logged. */
 export function stripSecretsFromUrl(url: string): string {
-  return url.replace(/([?&](?:token|code|state|access_token|refresh_token|api_key|apikey|key|password|secret)=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(
+    /([?&](?:token|code|state|access_token|refresh_token|api_key|apikey|key|password|secret)=)[^&#]*/gi,
+    '$1[redacted]',
+  );
 }

@@ -7,7 +7,10 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReloadOutcome } from '../registry/plugin-loader.js';
 
-export function registerPluginMetrics(registry: Registry, serving: () => { plugins: number; tools: number }): (outcome: ReloadOutcome) => void {
+export function registerPluginMetrics(
+  registry: Registry,
+  serving: () => { plugins: number; tools: number },
+): (outcome: ReloadOutcome) => void {
   const reloads = new Counter({
     name: 'workbench_plugin_reloads_total',
     help: 'Plugin reloads (SIGHUP or workbench plugins reload) since start, by outcome: ok (every plugin folder loaded) or refused (at least one was refused; the others were applied).',

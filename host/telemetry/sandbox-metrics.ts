@@ -37,21 +37,52 @@ export function registerSandboxMetrics(registry: Registry, stats: () => SandboxS
       },
     });
   };
-  gauge('workbench_sandbox_up', '1 when a sandbox process is up and passed its self-test, 0 while it starts or restarts.', (s) => (s.ready ? 1 : 0));
+  gauge(
+    'workbench_sandbox_up',
+    '1 when a sandbox process is up and passed its self-test, 0 while it starts or restarts.',
+    (s) => (s.ready ? 1 : 0),
+  );
   gauge('workbench_sandbox_active_calls', 'Sandbox calls holding a worker slot now.', (s) => s.active);
-  gauge('workbench_sandbox_queued_calls', 'Sandbox calls waiting for a worker slot now (sandbox.maxQueue refuses beyond it).', (s) => s.queued);
-  registerReadCounter(registry, 'workbench_sandbox_restarts_total', 'Sandbox processes started after the first, since start.', () => stats().restarts);
-  registerReadCounter(registry, 'workbench_sandbox_crashes_total', 'Sandbox processes that died unexpectedly, since start.', () => stats().crashes);
-  registerReadCounter(registry, 'workbench_sandbox_reruns_total', 'Sandbox calls run again in a new process after another plugin brought theirs down, before they had sent any request but GET, HEAD or OPTIONS, since start.', () => stats().reruns);
+  gauge(
+    'workbench_sandbox_queued_calls',
+    'Sandbox calls waiting for a worker slot now (sandbox.maxQueue refuses beyond it).',
+    (s) => s.queued,
+  );
+  registerReadCounter(
+    registry,
+    'workbench_sandbox_restarts_total',
+    'Sandbox processes started after the first, since start.',
+    () => stats().restarts,
+  );
+  registerReadCounter(
+    registry,
+    'workbench_sandbox_crashes_total',
+    'Sandbox processes that died unexpectedly, since start.',
+    () => stats().crashes,
+  );
+  registerReadCounter(
+    registry,
+    'workbench_sandbox_reruns_total',
+    'Sandbox calls run again in a new process after another plugin brought theirs down, before they had sent any request but GET, HEAD or OPTIONS, since start.',
+    () => stats().reruns,
+  );
   registerRefusedCounter(registry, stats);
-  gauge('workbench_sandbox_quarantined_plugins', 'Plugins suspended now for crashing the sandbox too often (on PostgreSQL, counting the crashes of every replica).', (s) => s.quarantined.length);
+  gauge(
+    'workbench_sandbox_quarantined_plugins',
+    'Plugins suspended now for crashing the sandbox too often (on PostgreSQL, counting the crashes of every replica).',
+    (s) => s.quarantined.length,
+  );
   registerReadCounter(
     registry,
     'workbench_sandbox_strike_sync_failures_total',
-    "Writes and reads of the crash strikes replicas share on PostgreSQL that failed, since start (quarantine then goes on with the strikes this replica knows); always 0 on SQLite.",
+    'Writes and reads of the crash strikes replicas share on PostgreSQL that failed, since start (quarantine then goes on with the strikes this replica knows); always 0 on SQLite.',
     () => stats().strikeSyncFailures,
   );
-  gauge('workbench_sandbox_resident_memory_bytes', 'Resident memory of the sandbox process (its isolates and workers), where /proc can tell.', (s) => (s.pid === undefined ? undefined : residentBytes(s.pid)));
+  gauge(
+    'workbench_sandbox_resident_memory_bytes',
+    'Resident memory of the sandbox process (its isolates and workers), where /proc can tell.',
+    (s) => (s.pid === undefined ? undefined : residentBytes(s.pid)),
+  );
 }
 
 /** the `reason` label of each tally in SandboxStats.refused */

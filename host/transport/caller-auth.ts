@@ -75,7 +75,13 @@ export class UserRequests {
     return this.#count(this.#notifying, NOTIFICATION_REQUESTS, userId, request, reply);
   }
 
-  #count(counts: Map<string, number>, limit: number, userId: string, request: FastifyRequest, reply: FastifyReply): boolean {
+  #count(
+    counts: Map<string, number>,
+    limit: number,
+    userId: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): boolean {
     const n = counts.get(userId) ?? 0;
     if (n >= limit) return false;
     counts.set(userId, n + 1);
@@ -147,7 +153,11 @@ export function sendTooManyRequests(reply: FastifyReply, jsonRpc: boolean, limit
   return reply
     .code(429)
     .header('retry-after', '1')
-    .send(jsonRpc ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null } : { error: 'Too many requests in flight', code: 'GW_ERR_TRANSPORT_TOO_MANY_REQUESTS', message });
+    .send(
+      jsonRpc
+        ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null }
+        : { error: 'Too many requests in flight', code: 'GW_ERR_TRANSPORT_TOO_MANY_REQUESTS', message },
+    );
 }
 
 /**
@@ -156,14 +166,23 @@ export function sendTooManyRequests(reply: FastifyReply, jsonRpc: boolean, limit
  * already 429; both with `Connection: close` (Node then closes the connection rather than reading
  * the rest of the body).
  */
-export function checkKeyFirst(users: UserStore, jsonRpc: boolean, requests: UserRequests): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+export function checkKeyFirst(
+  users: UserStore,
+  jsonRpc: boolean,
+  requests: UserRequests,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
   return async (request, reply) => {
     const caller = await authenticateCaller(users, request);
     if (caller && requests.enter(caller.user.id, request, reply)) {
       checkedFirst.set(request, caller);
       return undefined;
     }
-    if (caller && jsonRpc && Number(request.headers['content-length']) <= NOTIFICATION_BODY_BYTES && requests.enterForNotifications(caller.user.id, request, reply)) {
+    if (
+      caller &&
+      jsonRpc &&
+      Number(request.headers['content-length']) <= NOTIFICATION_BODY_BYTES &&
+      requests.enterForNotifications(caller.user.id, request, reply)
+    ) {
       // perhaps only notifications (a cancellation of a request in flight): the handler decides
       checkedFirst.set(request, caller);
       overLimit.add(request);
@@ -176,7 +195,10 @@ export function checkKeyFirst(users: UserStore, jsonRpc: boolean, requests: User
   };
 }
 
-export async function authenticateCaller(users: UserStore, request: FastifyRequest): Promise<AuthenticatedCaller | undefined> {
+export async function authenticateCaller(
+  users: UserStore,
+  request: FastifyRequest,
+): Promise<AuthenticatedCaller | undefined> {
   const early = checkedFirst.get(request);
   if (early) return early;
   const key = presentedKey(request);
@@ -202,7 +224,19 @@ export async function authenticateCaller(users: UserStore, request: FastifyReque
 
 export function sendUnauthorized(reply: FastifyReply, jsonRpc: boolean): void {
   const body = jsonRpc
-    ? { jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized: send your Workbench API key as "Authorization: Bearer <key>" or "x-workbench-api-key"' }, id: null }
-    : { error: 'Unauthorized', code: 'GW_ERR_TRANSPORT_UNAUTHORIZED', message: 'Send your Workbench API key as "Authorization: Bearer <key>" or "x-workbench-api-key".' };
+    ? {
+        jsonrpc: '2.0',
+        error: {
+          code: -32001,
+          message:
+            'Unauthorized: send your Workbench API key as "Authorization: Bearer <key>" or "x-workbench-api-key"',
+        },
+        id: null,
+      }
+    : {
+        error: 'Unauthorized',
+        code: 'GW_ERR_TRANSPORT_UNAUTHORIZED',
+        message: 'Send your Workbench API key as "Authorization: Bearer <key>" or "x-workbench-api-key".',
+      };
   void reply.code(401).header('www-authenticate', 'Bearer realm="workbench"').send(body);
 }

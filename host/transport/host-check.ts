@@ -23,13 +23,16 @@ function hostnameOf(value: string, withScheme: boolean): string | undefined {
   }
 }
 
-export function createHostChecker(publicUrl: string | undefined): (host: string | undefined, origin: string | undefined) => string | undefined {
+export function createHostChecker(
+  publicUrl: string | undefined,
+): (host: string | undefined, origin: string | undefined) => string | undefined {
   const allowed = new Set(['localhost', '127.0.0.1', '[::1]']);
   const publicHost = publicUrl ? hostnameOf(publicUrl, true) : undefined;
   if (publicHost) allowed.add(publicHost);
   return (host, origin) => {
     const h = host ? hostnameOf(host, false) : undefined;
-    if (!h || !(allowed.has(h) || isLoopbackV4(h))) return `Host header "${host ?? ''}" is not allowed on a loopback bind`;
+    if (!h || !(allowed.has(h) || isLoopbackV4(h)))
+      return `Host header "${host ?? ''}" is not allowed on a loopback bind`;
     if (origin !== undefined && origin !== 'null') {
       const o = hostnameOf(origin, true);
       if (!o || !(allowed.has(o) || isLoopbackV4(o))) return `Origin "${origin}" is not allowed`;

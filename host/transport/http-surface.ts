@@ -47,7 +47,9 @@ export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps)
   app.setErrorHandler(answerError);
   closeUnreadBodies(app);
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' });
+    void reply
+      .code(404)
+      .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' });
   });
   if (isLoopbackBind(deps.config.host)) checkHosts(app, deps.config.publicUrl);
 
@@ -73,12 +75,23 @@ function parseJsonBodies(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     // JSON-RPC has no empty message: on POST /mcp an empty body is a parse error (-32700), not {}.
     if (text.trim() === '' && req.method === 'POST' && req.url.startsWith('/mcp'))
-      return done(Object.assign(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: 'The body is empty: send a JSON-RPC message' }), { statusCode: 400 }), undefined);
+      return done(
+        Object.assign(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: 'The body is empty: send a JSON-RPC message' }), {
+          statusCode: 400,
+        }),
+        undefined,
+      );
     if (text.trim() === '') return done(null, {});
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(Object.assign(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: `The body is not valid JSON: ${(err as Error).message}` }), { statusCode: 400 }), undefined);
+      done(
+        Object.assign(
+          fail('GW_ERR_TRANSPORT_BAD_BODY', { message: `The body is not valid JSON: ${(err as Error).message}` }),
+          { statusCode: 400 },
+        ),
+        undefined,
+      );
     }
   });
 }
@@ -93,7 +106,9 @@ function answerError(err: FastifyError, request: FastifyRequest, reply: FastifyR
   // close the connection, or Node would read the rest of it to keep the connection alive
   if (status === 413 || status === 415) void reply.header('connection', 'close');
   if (request.url.startsWith('/mcp')) {
-    void reply.code(status).send({ jsonrpc: '2.0', error: { code: status === 400 ? -32700 : -32000, message }, id: null });
+    void reply
+      .code(status)
+      .send({ jsonrpc: '2.0', error: { code: status === 400 ? -32700 : -32000, message }, id: null });
     return;
   }
   void reply.code(status).send({ error: message, code });

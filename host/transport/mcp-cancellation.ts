@@ -92,7 +92,12 @@ export class McpCancellations {
       if (set?.size !== 1) continue;
       const [controller] = set;
       if (controller && !controller.signal.aborted) {
-        controller.abort(fail('GW_ERR_ENGINE_CANCELLED', { message: typeof msg.params?.reason === 'string' ? msg.params.reason.slice(0, 200) : 'cancelled by the client' }));
+        controller.abort(
+          fail('GW_ERR_ENGINE_CANCELLED', {
+            message:
+              typeof msg.params?.reason === 'string' ? msg.params.reason.slice(0, 200) : 'cancelled by the client',
+          }),
+        );
         aborted++;
       }
     }

@@ -40,7 +40,8 @@ function problemOf(m: unknown): string | undefined {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) return 'not a JSON object';
   const msg = m as Record<string, unknown>;
   if (msg['jsonrpc'] !== '2.0') return 'jsonrpc: must be "2.0"';
-  if ('id' in msg && !isRequestId(msg['id'])) return `id: must be a string or an integer${msg['id'] === null ? ', not null' : ''}`;
+  if ('id' in msg && !isRequestId(msg['id']))
+    return `id: must be a string or an integer${msg['id'] === null ? ', not null' : ''}`;
   const schema = schemaFor(msg);
   if (!schema) return 'not a request, a notification or a response (no method, result or error)';
   const parsed = schema.safeParse(msg);
@@ -52,7 +53,11 @@ function problemOf(m: unknown): string | undefined {
  * cancelled request's response, and the HTTP request then waited forever).
  */
 function cancelsOwnRequest(batch: readonly unknown[]): boolean {
-  const ids = new Set(batch.filter((m) => typeof m === 'object' && m !== null && 'id' in m && 'method' in m).map((m) => (m as { id: unknown }).id));
+  const ids = new Set(
+    batch
+      .filter((m) => typeof m === 'object' && m !== null && 'id' in m && 'method' in m)
+      .map((m) => (m as { id: unknown }).id),
+  );
   return batch.some((m) => {
     const msg = m as { method?: unknown; params?: { requestId?: unknown } } | null;
     return msg?.method === 'notifications/cancelled' && ids.has(msg.params?.requestId);
@@ -70,7 +75,11 @@ export function tooManyExecutions(body: unknown, maxBatch: number): InvalidReque
   let calls = 0;
   let executions = 0;
   for (const m of body) {
-    const msg = m as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: { executions?: unknown } } } | null;
+    const msg = m as {
+      method?: unknown;
+      id?: unknown;
+      params?: { name?: unknown; arguments?: { executions?: unknown } };
+    } | null;
     if (msg?.method !== 'tools/call' || !('id' in msg) || msg.params?.name !== 'execute_tools') continue;
     calls++;
     const list = msg.params.arguments?.executions;
@@ -98,10 +107,16 @@ export function invalidRequest(body: unknown): InvalidRequest | undefined {
   }
   if (body.length === 0) return { message: 'Invalid Request: an empty batch', id: null };
   // the SDK's own bound, checked before any entry is read (or any request tracked)
-  if (body.length > MAX_BATCH_SIZE) return { message: `Invalid Request: a batch may hold at most ${MAX_BATCH_SIZE} messages (${body.length} sent)`, id: null };
+  if (body.length > MAX_BATCH_SIZE)
+    return {
+      message: `Invalid Request: a batch may hold at most ${MAX_BATCH_SIZE} messages (${body.length} sent)`,
+      id: null,
+    };
   for (const [i, entry] of body.entries()) {
     const problem = problemOf(entry);
     if (problem !== undefined) return { message: `Invalid Request: batch entry ${i}: ${problem}`, id: null };
   }
-  return cancelsOwnRequest(body) ? { message: 'Invalid Request: a batch may not cancel a request of the same batch', id: null } : undefined;
+  return cancelsOwnRequest(body)
+    ? { message: 'Invalid Request: a batch may not cancel a request of the same batch', id: null }
+    : undefined;
 }

@@ -14,7 +14,15 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { UserStore } from '../storage/users.js';
-import { authenticateCaller, cameOverLimit, checkKeyFirst, presentedKey, sendTooManyRequests, sendUnauthorized, type UserRequests } from './caller-auth.js';
+import {
+  authenticateCaller,
+  cameOverLimit,
+  checkKeyFirst,
+  presentedKey,
+  sendTooManyRequests,
+  sendUnauthorized,
+  type UserRequests,
+} from './caller-auth.js';
 import { callerIdentity, McpCancellations } from './mcp-cancellation.js';
 import { invalidRequest, tooManyExecutions } from './mcp-envelope.js';
 import { buildMcpServer, type McpServerDeps } from './mcp-server.js';
@@ -47,7 +55,11 @@ const WAITING_TOOLS: ReadonlySet<string> = new Set(['wait_for_connection']);
  * a POST the SDK refuses (406 without both Accept types, 415, a protocol version it does not
  * support, …) then cancels nothing, as it answers nothing.
  */
-function applyCancellations(transport: Transport, onCancelled: () => void, cancel: (message: JSONRPCMessage) => number): void {
+function applyCancellations(
+  transport: Transport,
+  onCancelled: () => void,
+  cancel: (message: JSONRPCMessage) => number,
+): void {
   const dispatch = transport.onmessage;
   transport.onmessage = (message, extra) => {
     if ('method' in message && message.method === 'notifications/cancelled' && cancel(message) > 0) onCancelled();
@@ -62,7 +74,8 @@ export function needsStream(body: unknown): boolean {
     const params = (m as { params?: unknown }).params;
     if (typeof params !== 'object' || params === null) return false;
     const { _meta: meta, name } = params as { _meta?: unknown; name?: unknown };
-    if (typeof meta === 'object' && meta !== null && (meta as { progressToken?: unknown }).progressToken !== undefined) return true;
+    if (typeof meta === 'object' && meta !== null && (meta as { progressToken?: unknown }).progressToken !== undefined)
+      return true;
     return (m as { method?: unknown }).method === 'tools/call' && typeof name === 'string' && WAITING_TOOLS.has(name);
   });
 }
@@ -76,7 +89,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
       void reply
         .code(405)
         .header('allow', 'POST')
-        .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless; use POST' }, id: null });
+        .send({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed: this server is stateless; use POST' },
+          id: null,
+        });
     },
   });
 
@@ -95,11 +112,18 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     const authenticated = await authenticateCaller(deps.users, request);
     if (!authenticated) return sendUnauthorized(reply, true);
     // let in over its user's limit for notifications only (a cancellation): a request is refused
-    if (cameOverLimit(request) && holdsRequest(request.body)) return void sendTooManyRequests(reply, true, deps.requests.limit);
+    if (cameOverLimit(request) && holdsRequest(request.body))
+      return void sendTooManyRequests(reply, true, deps.requests.limit);
     const { user, keyValid } = authenticated;
     // No parsed body (no JSON content type): the SDK answers that (415), as it would directly.
-    const invalid = request.body === undefined ? undefined : (invalidRequest(request.body) ?? tooManyExecutions(request.body, deps.maxBatch));
-    if (invalid) return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message: invalid.message }, id: invalid.id });
+    const invalid =
+      request.body === undefined
+        ? undefined
+        : (invalidRequest(request.body) ?? tooManyExecutions(request.body, deps.maxBatch));
+    if (invalid)
+      return reply
+        .code(400)
+        .send({ jsonrpc: '2.0', error: { code: -32600, message: invalid.message }, id: invalid.id });
     const caller = callerIdentity(user.id, presentedKey(request) ?? '');
     const tracked = cancellations.track(caller, request.body);
     // finished() calls back even when the client already hung up during the key check; a
@@ -116,25 +140,37 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     request.raw.socket?.once('close', untrack);
     for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
     reply.hijack();
-    const server = buildMcpServer(deps, user, 'mcp', { cancellation: (id) => tracked.signalFor(id), keyValid, resultBudget: { remaining: deps.maxBatchResultBytes } });
+    const server = buildMcpServer(deps, user, 'mcp', {
+      cancellation: (id) => tracked.signalFor(id),
+      keyValid,
+      resultBudget: { remaining: deps.maxBatchResultBytes },
+    });
     // The SDK refuses (406) a POST whose Accept lacks either type; the check here keeps a JSON
     // answer tied to a client that said it takes one, whatever the SDK does.
     const acceptsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: acceptsJson && !needsStream(request.body) });
+    const transport = new StreamableHTTPServerTransport({
+      enableJsonResponse: acceptsJson && !needsStream(request.body),
+    });
     finished(reply.raw, () => {
       void transport.close();
       void server.close();
     });
     try {
       await server.connect(transport);
-      applyCancellations(transport, () => {
-        request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
-      }, (message) => cancellations.cancel(caller, message));
+      applyCancellations(
+        transport,
+        () => {
+          request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
+        },
+        (message) => cancellations.cancel(caller, message),
+      );
       await transport.handleRequest(request.raw, reply.raw, request.body);
     } catch (err) {
       request.log.error({ err }, 'MCP request failed');
       if (!reply.raw.headersSent)
-        reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+        reply.raw
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
       else if (!reply.raw.writableEnded) reply.raw.end();
     }
   };

@@ -39,7 +39,14 @@ export function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCErrorRespon
   if (!isJSONRPCRequest(message)) return undefined;
   const parsed = REQUEST_SCHEMAS.get(message.method)?.safeParse(message);
   if (!parsed || parsed.success) return undefined;
-  return { jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: ${formatZodIssues(parsed.error)}` } };
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params for ${message.method}: ${formatZodIssues(parsed.error)}`,
+    },
+  };
 }
 
 /**
@@ -49,10 +56,17 @@ export function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCErrorRespon
  */
 export function refuseInvalidParams(transport: Transport): void {
   const dispatch = transport.onmessage;
-  if (!dispatch) throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'refuseInvalidParams: the transport has no dispatcher; connect the server first' });
+  if (!dispatch)
+    throw fail('GW_ERR_INTERNAL_INVARIANT', {
+      message: 'refuseInvalidParams: the transport has no dispatcher; connect the server first',
+    });
   transport.onmessage = (message, extra) => {
     const answer = invalidParamsAnswer(message);
     if (!answer) return dispatch(message, extra);
-    transport.send(answer).catch((err: unknown) => transport.onerror?.(err instanceof Error ? err : fail('GW_ERR_ENGINE_INTERNAL', { message: String(err) })));
+    transport
+      .send(answer)
+      .catch((err: unknown) =>
+        transport.onerror?.(err instanceof Error ? err : fail('GW_ERR_ENGINE_INTERNAL', { message: String(err) })),
+      );
   };
 }

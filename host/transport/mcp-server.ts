@@ -141,7 +141,11 @@ class GatewayServer extends Server {
  * log line, never with its own message (which may name a file, a query or a secret). McpErrors are
  * deliberate protocol answers and pass through.
  */
-function hidingFailures<A extends unknown[], R>(logger: Logger, method: string, handler: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+function hidingFailures<A extends unknown[], R>(
+  logger: Logger,
+  method: string,
+  handler: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
   return async (...args) => {
     try {
       return await handler(...args);
@@ -170,19 +174,32 @@ async function callMetaTool(
     const wait = await deps.metaCalls.take(user.id, user.tenant);
     if (wait !== undefined)
       return toCallResult({
-        json: { error: `Rate limit of meta-tool calls reached (requests.metaCallsPerUserPerMinute); retry after ${wait} s`, code: 'GW_ERR_POLICY_RATE_LIMITED', retryAfterSec: wait },
+        json: {
+          error: `Rate limit of meta-tool calls reached (requests.metaCallsPerUserPerMinute); retry after ${wait} s`,
+          code: 'GW_ERR_POLICY_RATE_LIMITED',
+          retryAfterSec: wait,
+        },
         isError: true,
       });
   }
   const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
   if (!parsed.success)
-    return toCallResult({ json: { error: `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`, code: 'GW_ERR_VALIDATION_INVALID_ARGS' }, isError: true });
+    return toCallResult({
+      json: {
+        error: `Invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}`,
+        code: 'GW_ERR_VALIDATION_INVALID_ARGS',
+      },
+      isError: true,
+    });
   const progressToken = request.params._meta?.progressToken;
   const requestId = randomUUID();
   // Over stateless HTTP a cancellation arrives in another POST, so the SDK's request signal (a
   // dropped connection) does not see it: waits stop on either.
   const cancelled = options.cancellation ? (options.cancellation(extra.requestId) ?? NEVER_CANCELLED) : extra.signal;
-  const signal = cancelled === extra.signal || cancelled === NEVER_CANCELLED ? extra.signal : AbortSignal.any([extra.signal, cancelled]);
+  const signal =
+    cancelled === extra.signal || cancelled === NEVER_CANCELLED
+      ? extra.signal
+      : AbortSignal.any([extra.signal, cancelled]);
   try {
     const result = await tool.handler(
       {
@@ -198,7 +215,12 @@ async function callMetaTool(
           await extra
             .sendNotification({
               method: 'notifications/progress',
-              params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) },
+              params: {
+                progressToken,
+                progress,
+                ...(total !== undefined ? { total } : {}),
+                ...(message !== undefined ? { message } : {}),
+              },
             })
             .catch(() => undefined);
         },
@@ -208,23 +230,43 @@ async function callMetaTool(
     return toCallResult(result);
   } catch (err) {
     deps.logger.error({ err, tool: tool.name, requestId }, 'meta-tool failed');
-    return toCallResult({ json: { error: `Internal error (request ${requestId})`, code: 'GW_ERR_ENGINE_INTERNAL' }, isError: true });
+    return toCallResult({
+      json: { error: `Internal error (request ${requestId})`, code: 'GW_ERR_ENGINE_INTERNAL' },
+      isError: true,
+    });
   }
 }
 
-export function buildMcpServer(deps: McpServerDeps, user: User, transport: TransportName, options: McpServerOptions = {}): Server {
+export function buildMcpServer(
+  deps: McpServerDeps,
+  user: User,
+  transport: TransportName,
+  options: McpServerOptions = {},
+): Server {
   sharedValidator ??= new AjvJsonSchemaValidator();
   const server = new GatewayServer(
     { name: 'workbench', version: deps.version },
-    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: SERVER_INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      instructions: SERVER_INSTRUCTIONS,
+      jsonSchemaValidator: sharedValidator,
+    },
   );
 
   // Logging is declared so clients may set a level; the gateway sends no log notifications of its
   // own yet, so the level is accepted and has nothing to filter.
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
 
-  server.setRequestHandler(ListToolsRequestSchema, hidingFailures(deps.logger, 'tools/list', async () => toolIndex(deps.metaTools()).list));
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    hidingFailures(deps.logger, 'tools/list', async () => toolIndex(deps.metaTools()).list),
+  );
 
-  server.setRequestHandler(CallToolRequestSchema, hidingFailures(deps.logger, 'tools/call', async (request, extra) => callMetaTool(deps, user, transport, request, extra, options)));
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    hidingFailures(deps.logger, 'tools/call', async (request, extra) =>
+      callMetaTool(deps, user, transport, request, extra, options),
+    ),
+  );
   return server;
 }

@@ -17,7 +17,13 @@ import { errorSpec, isErrorCode } from '../../contracts/errors.js';
 import { guessIntegration } from '../discovery/integration-names.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import type { User, UserStore } from '../storage/users.js';
-import { authenticateCaller, checkKeyFirst, sendUnauthorized, type AuthenticatedCaller, type UserRequests } from './caller-auth.js';
+import {
+  authenticateCaller,
+  checkKeyFirst,
+  sendUnauthorized,
+  type AuthenticatedCaller,
+  type UserRequests,
+} from './caller-auth.js';
 
 export interface RestDeps {
   engine: EngineDeps;
@@ -36,7 +42,10 @@ export interface RestDeps {
 }
 
 /** The HTTP status of a single REST execution that failed, and its Retry-After when retrying later helps. */
-export function restStatusOf(item: { code: string; retryAfterSec?: number }): { status: number; retryAfterSec?: number } {
+export function restStatusOf(item: { code: string; retryAfterSec?: number }): {
+  status: number;
+  retryAfterSec?: number;
+} {
   const spec = isErrorCode(item.code) ? errorSpec(item.code) : undefined;
   const retryAfterSec = item.retryAfterSec ?? spec?.retryAfterSec;
   return { status: spec?.status ?? 502, ...(retryAfterSec !== undefined ? { retryAfterSec } : {}) };
@@ -63,16 +72,20 @@ type Integration = { Params: { integration: string } };
 export function registerRestRoutes(app: FastifyInstance, deps: RestDeps): void {
   app.get('/rest', async (request, reply) => listIntegrations(deps, request, reply));
   app.get<Integration>('/rest/:integration', async (request, reply) => describeIntegration(deps, request, reply));
-  app.post<Integration>('/rest/:integration', { bodyLimit: deps.bodyLimit, onRequest: checkKeyFirst(deps.users, false, deps.requests) }, async (request, reply) => {
-    // the request counts against its user's requests in flight until this has settled too: its
-    // executions go on after a client that hangs up
-    const settled = deps.requests.running(request);
-    try {
-      return await execute(deps, request, reply);
-    } finally {
-      settled();
-    }
-  });
+  app.post<Integration>(
+    '/rest/:integration',
+    { bodyLimit: deps.bodyLimit, onRequest: checkKeyFirst(deps.users, false, deps.requests) },
+    async (request, reply) => {
+      // the request counts against its user's requests in flight until this has settled too: its
+      // executions go on after a client that hangs up
+      const settled = deps.requests.running(request);
+      try {
+        return await execute(deps, request, reply);
+      } finally {
+        settled();
+      }
+    },
+  );
 }
 
 /** GET /rest: the integrations the caller can use (what list_integrations answers). */
@@ -97,7 +110,11 @@ async function listIntegrations(deps: RestDeps, request: FastifyRequest, reply: 
 }
 
 /** GET /rest/:integration: its tools the caller may use, with their schemas (what get_tool_schema answers). */
-async function describeIntegration(deps: RestDeps, request: FastifyRequest<Integration>, reply: FastifyReply): Promise<unknown> {
+async function describeIntegration(
+  deps: RestDeps,
+  request: FastifyRequest<Integration>,
+  reply: FastifyReply,
+): Promise<unknown> {
   const user = await meteredUser(deps, request, reply);
   if (!user) return;
   const name = request.params.integration;
@@ -106,7 +123,11 @@ async function describeIntegration(deps: RestDeps, request: FastifyRequest<Integ
   return {
     integration: name,
     connected: await connected(deps, user, name),
-    tools: tools.map((t) => ({ name: t.manifest.name, description: t.manifest.description, inputSchema: t.manifest.inputSchema })),
+    tools: tools.map((t) => ({
+      name: t.manifest.name,
+      description: t.manifest.description,
+      inputSchema: t.manifest.inputSchema,
+    })),
   };
 }
 
@@ -130,9 +151,18 @@ async function execute(deps: RestDeps, request: FastifyRequest<Integration>, rep
     await auditUnknownIntegration(deps, user, name, body);
     return notFound(deps, reply, user, name);
   }
-  if (!isPlainObject(body)) return badBody(reply, 'The body must be a JSON object: {"tool": …, "args": {…}}, {"tool": …, …args} or {"executions": […]}');
+  if (!isPlainObject(body))
+    return badBody(
+      reply,
+      'The body must be a JSON object: {"tool": …, "args": {…}}, {"tool": …, …args} or {"executions": […]}',
+    );
   // The path's integration is authoritative: tools of other integrations resolve to nothing.
-  const call: RestCall = { deps, user, name, caller: { user, transport: 'rest' as const, requestId: randomUUID(), keyValid, integration: name } };
+  const call: RestCall = {
+    deps,
+    user,
+    name,
+    caller: { user, transport: 'rest' as const, requestId: randomUUID(), keyValid, integration: name },
+  };
   if ('executions' in body) return executeBatch(call, body, reply);
   return executeOne(call, body, reply);
 }
@@ -142,44 +172,71 @@ async function auditUnknownIntegration(deps: RestDeps, user: User, name: string,
   const asked = isPlainObject(body) ? (Array.isArray(body['executions']) ? body['executions'] : [body]) : [];
   const caller = { user, transport: 'rest' as const, requestId: randomUUID(), integration: name };
   for (const e of asked.slice(0, deps.engine.policy.requests.maxBatch))
-    if (isPlainObject(e) && typeof e['tool'] === 'string' && e['tool'] !== '') await executeSingle(deps.engine, caller, { tool: e['tool'], args: {} });
+    if (isPlainObject(e) && typeof e['tool'] === 'string' && e['tool'] !== '')
+      await executeSingle(deps.engine, caller, { tool: e['tool'], args: {} });
 }
 
 /** The tool's full name when `tool` names one of the path's integration (bare or in full), else `tool` as it was sent. */
-const qualify = (call: RestCall, tool: string): string => call.deps.engine.registry.toolIn(call.name, tool)?.tool.manifest.name ?? tool;
+const qualify = (call: RestCall, tool: string): string =>
+  call.deps.engine.registry.toolIn(call.name, tool)?.tool.manifest.name ?? tool;
 
 /** `{executions: […]}`: every item checked before any runs; the answer holds one item per execution. */
 async function executeBatch(call: RestCall, body: Record<string, unknown>, reply: FastifyReply): Promise<unknown> {
   const { deps, user, name } = call;
   const others = Object.keys(body).filter((k) => k !== 'executions');
-  if (others.length > 0) return badBody(reply, `A batch body has only "executions"; put ${quoteKeys(others)} inside each execution as {"tool", "args"}`);
+  if (others.length > 0)
+    return badBody(
+      reply,
+      `A batch body has only "executions"; put ${quoteKeys(others)} inside each execution as {"tool", "args"}`,
+    );
   const list = body['executions'];
-  if (!Array.isArray(list) || list.length === 0) return badBody(reply, '"executions" must be a non-empty array of {"tool", "args"}');
+  if (!Array.isArray(list) || list.length === 0)
+    return badBody(reply, '"executions" must be a non-empty array of {"tool", "args"}');
   const max = deps.engine.policy.requests.maxBatch;
-  if (list.length > max) return reply.code(400).send({ error: `At most ${max} executions per batch`, code: 'GW_ERR_TRANSPORT_BATCH_TOO_LARGE' });
+  if (list.length > max)
+    return reply
+      .code(400)
+      .send({ error: `At most ${max} executions per batch`, code: 'GW_ERR_TRANSPORT_BATCH_TOO_LARGE' });
   const executions: ExecutionRequest[] = [];
   for (const [i, e] of list.entries()) {
-    if (!isPlainObject(e) || typeof e['tool'] !== 'string' || e['tool'] === '' || (e['args'] !== undefined && !isPlainObject(e['args'])))
+    if (
+      !isPlainObject(e) ||
+      typeof e['tool'] !== 'string' ||
+      e['tool'] === '' ||
+      (e['args'] !== undefined && !isPlainObject(e['args']))
+    )
       return badBody(reply, `executions[${i}] must be {"tool": string, "args"?: object}`);
     const unknown = Object.keys(e).filter((k) => k !== 'tool' && k !== 'args');
-    if (unknown.length > 0) return badBody(reply, `executions[${i}] has ${quoteKeys(unknown)}: an execution is {"tool": string, "args"?: object}`);
+    if (unknown.length > 0)
+      return badBody(
+        reply,
+        `executions[${i}] has ${quoteKeys(unknown)}: an execution is {"tool": string, "args"?: object}`,
+      );
     executions.push({ tool: qualify(call, e['tool']), args: e['args'] ?? {} });
   }
   const items: ExecutionItem[] = await executeMany(deps.engine, call.caller, executions);
-  return { integration: name, results: items.map((it, i) => forRest(deps, it, user, name, (list[i] as { tool: string }).tool)) };
+  return {
+    integration: name,
+    results: items.map((it, i) => forRest(deps, it, user, name, (list[i] as { tool: string }).tool)),
+  };
 }
 
 /** `{tool, args}` or flat `{tool, ...args}`: a failed execution is answered with its HTTP status (restStatusOf). */
 async function executeOne(call: RestCall, body: Record<string, unknown>, reply: FastifyReply): Promise<unknown> {
   const { deps, user, name } = call;
   const rawTool = body['tool'];
-  if (typeof rawTool !== 'string' || rawTool.length === 0) return badBody(reply, 'Missing "tool": send {"tool": "<name>", "args": {…}}');
+  if (typeof rawTool !== 'string' || rawTool.length === 0)
+    return badBody(reply, 'Missing "tool": send {"tool": "<name>", "args": {…}}');
   let args: unknown;
   if ('args' in body) {
     if (!isPlainObject(body['args'])) return badBody(reply, '"args" must be a JSON object');
     // {tool, args} or flat {tool, ...args}, never both: keys beside "args" would be dropped
     const others = Object.keys(body).filter((k) => k !== 'tool' && k !== 'args');
-    if (others.length > 0) return badBody(reply, `The body has "args" and ${quoteKeys(others)}: send {"tool", "args": {…}} with every argument inside "args", or {"tool", …args} without "args"`);
+    if (others.length > 0)
+      return badBody(
+        reply,
+        `The body has "args" and ${quoteKeys(others)}: send {"tool", "args": {…}} with every argument inside "args", or {"tool", …args} without "args"`,
+      );
     args = body['args'];
   } else {
     const { tool: _t, ...rest } = body;
@@ -195,7 +252,11 @@ async function executeOne(call: RestCall, body: Record<string, unknown>, reply: 
   return reply.code(status).send({ ...item, integration: name, tool: item.tool ?? tool });
 }
 
-async function withCaller(deps: RestDeps, request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller | undefined> {
+async function withCaller(
+  deps: RestDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<AuthenticatedCaller | undefined> {
   const authenticated = await authenticateCaller(deps.users, request);
   if (!authenticated) sendUnauthorized(reply, false);
   return authenticated;
@@ -210,7 +271,11 @@ async function meteredUser(deps: RestDeps, request: FastifyRequest, reply: Fasti
   void reply
     .code(429)
     .header('retry-after', String(wait))
-    .send({ error: `Rate limit of meta-tool calls reached (requests.metaCallsPerUserPerMinute); retry after ${wait} s`, code: 'GW_ERR_POLICY_RATE_LIMITED', retryAfterSec: wait });
+    .send({
+      error: `Rate limit of meta-tool calls reached (requests.metaCallsPerUserPerMinute); retry after ${wait} s`,
+      code: 'GW_ERR_POLICY_RATE_LIMITED',
+      retryAfterSec: wait,
+    });
   return undefined;
 }
 
@@ -220,7 +285,9 @@ async function connected(deps: RestDeps, user: User, name: string): Promise<bool
 }
 
 const visibleTools = (deps: RestDeps, user: User, name: string) =>
-  [...(deps.engine.registry.plugin(name)?.tools.values() ?? [])].filter((t) => decideToolAccess(deps.engine.policy, user.tenant, name, t.manifest.name).allowed);
+  [...(deps.engine.registry.plugin(name)?.tools.values() ?? [])].filter(
+    (t) => decideToolAccess(deps.engine.policy, user.tenant, name, t.manifest.name).allowed,
+  );
 
 /**
  * An item's message as a script reads it: a REST caller has no search_tools or connect, so
@@ -231,14 +298,24 @@ function forRest(deps: RestDeps, item: ExecutionItem, user: User, name: string, 
   if (!isErrorItem(item)) return item;
   if (item.code === 'GW_ERR_ENGINE_TOOL_NOT_FOUND') {
     const shown = asked.length > 200 ? `${asked.slice(0, 200)}…` : asked;
-    const ends = visibleTools(deps, user, name).map((t) => t.manifest.name).filter((n) => n.endsWith(`_${asked}`)).sort();
+    const ends = visibleTools(deps, user, name)
+      .map((t) => t.manifest.name)
+      .filter((n) => n.endsWith(`_${asked}`))
+      .sort();
     const which = ends.length > 1 ? `: "${shown}" could be ${ends.slice(0, 10).join(', ')}; name one in full` : '';
-    return { ...item, tool: shown, message: `No tool "${shown}" in ${name}${which}. GET /rest/${name} lists its tools.` } satisfies ErrorItem;
+    return {
+      ...item,
+      tool: shown,
+      message: `No tool "${shown}" in ${name}${which}. GET /rest/${name} lists its tools.`,
+    } satisfies ErrorItem;
   }
   if (item.code === 'GW_ERR_ENGINE_NOT_CONNECTED') {
     const manifest = deps.engine.registry.plugin(name)?.manifest;
     if (manifest && whyNotConnectable(manifest, deps.connections.clientFor) === undefined)
-      return { ...item, message: `${name} not connected. Connect it in the portal (${deps.publicUrl}/integrations), or have an agent call connect('${name}').` };
+      return {
+        ...item,
+        message: `${name} not connected. Connect it in the portal (${deps.publicUrl}/integrations), or have an agent call connect('${name}').`,
+      };
   }
   return item;
 }
@@ -251,7 +328,11 @@ function notFound(deps: RestDeps, reply: FastifyReply, user: User, name: string)
     .filter((m) => visibleTools(deps, user, m.name).length > 0);
   const { didYouMean, candidates } = guessIntegration(name, known);
   const integrations = known.map((m) => m.name).sort();
-  const guess = didYouMean ? ` (did you mean ${didYouMean}?)` : candidates.length > 0 ? ` (it may mean several: ${candidates.join(', ')}; use the exact name)` : '';
+  const guess = didYouMean
+    ? ` (did you mean ${didYouMean}?)`
+    : candidates.length > 0
+      ? ` (it may mean several: ${candidates.join(', ')}; use the exact name)`
+      : '';
   void reply.code(404).send({
     error: `Integration not found: ${name}${guess}`,
     code: 'GW_ERR_TRANSPORT_INTEGRATION_NOT_FOUND',

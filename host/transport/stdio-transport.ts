@@ -30,7 +30,10 @@ const ID_PREFIX_BYTES = 1024;
  * before any nested object, array or `params`; undefined otherwise (then the answer's id is null).
  */
 export function leadingId(prefix: string): RequestId | undefined {
-  const m = /^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(prefix);
+  const m =
+    /^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,)*\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(
+      prefix,
+    );
   if (!m?.[1]) return undefined;
   try {
     const id = JSON.parse(m[1]) as unknown;
@@ -111,7 +114,9 @@ export class StdioLineTransport implements Transport {
       this.#answerError(id ?? null, -32600, message);
       return;
     }
-    const line = (this.#pieces.length === 1 ? (this.#pieces[0] as Buffer) : Buffer.concat(this.#pieces)).toString('utf8').replace(/\r$/, '');
+    const line = (this.#pieces.length === 1 ? (this.#pieces[0] as Buffer) : Buffer.concat(this.#pieces))
+      .toString('utf8')
+      .replace(/\r$/, '');
     this.#pieces = [];
     this.#length = 0;
     if (line.trim() === '') return;
@@ -124,7 +129,11 @@ export class StdioLineTransport implements Transport {
     }
     if (Array.isArray(value)) {
       this.onerror?.(fail('GW_ERR_TRANSPORT_BAD_BODY', { message: 'Invalid Request: a JSON-RPC batch on stdin' }));
-      return this.#answerError(null, -32600, 'Invalid Request: batches are not accepted over stdio; send one message per line');
+      return this.#answerError(
+        null,
+        -32600,
+        'Invalid Request: batches are not accepted over stdio; send one message per line',
+      );
     }
     const message = JSONRPCMessageSchema.safeParse(value);
     if (message.success) return this.onmessage?.(message.data);

@@ -3,7 +3,12 @@
  * Where audit events go (the database or stdout, as the policy says), the retention sweep that
  * deletes old audit rows, and the counters that say when either fails.
  */
-import { createDatabaseAuditSink, createStdoutAuditSink, type AuditLineWriter, type AuditSink } from '../audit/audit.js';
+import {
+  createDatabaseAuditSink,
+  createStdoutAuditSink,
+  type AuditLineWriter,
+  type AuditSink,
+} from '../audit/audit.js';
 import { createAuditRetention, type AuditRetention, type AuditRetentionOptions } from '../audit/retention.js';
 import type { Policy } from '../policy/schema.js';
 import type { Db } from '../storage/db.js';
@@ -17,8 +22,15 @@ export interface AuditWiringOptions {
   auditRetention?: Pick<AuditRetentionOptions, 'intervalMs' | 'batchRows' | 'now'>;
 }
 
-export function createAudit(policy: Policy, db: Db, logger: Logger, metrics: Metrics, options: AuditWiringOptions): { audit: AuditSink; auditRetention: AuditRetention } {
-  const audit = policy.audit.sink === 'stdout'
+export function createAudit(
+  policy: Policy,
+  db: Db,
+  logger: Logger,
+  metrics: Metrics,
+  options: AuditWiringOptions,
+): { audit: AuditSink; auditRetention: AuditRetention } {
+  const audit =
+    policy.audit.sink === 'stdout'
       ? createStdoutAuditSink({ logger, ...(options.writeAuditLine ? { write: options.writeAuditLine } : {}) })
       : createDatabaseAuditSink(db, logger);
   registerReadCounter(
@@ -28,7 +40,12 @@ export function createAudit(policy: Policy, db: Db, logger: Logger, metrics: Met
     () => audit.failures,
   );
   // rows older than audit.retentionDays are deleted now and every hour (none with the default 0)
-  const auditRetention = createAuditRetention({ db, retentionDays: policy.audit.retentionDays, logger, ...options.auditRetention });
+  const auditRetention = createAuditRetention({
+    db,
+    retentionDays: policy.audit.retentionDays,
+    logger,
+    ...options.auditRetention,
+  });
   registerReadCounter(
     metrics.registry,
     'workbench_audit_rows_deleted_total',

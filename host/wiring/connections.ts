@@ -13,7 +13,13 @@ import type { Policy } from '../policy/schema.js';
 import type { Db } from '../storage/db.js';
 import type { Logger } from '../telemetry/logger.js';
 
-export function createConnections(policy: Policy, db: Db, vault: Vault, env: NodeJS.ProcessEnv, logger: Logger): FullConnectionService {
+export function createConnections(
+  policy: Policy,
+  db: Db,
+  vault: Vault,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): FullConnectionService {
   const mapUrl = createUpstreamMapper(policy.upstreams);
   const providerFetch = createProviderFetch({
     mappedOrigins: Object.values(policy.upstreams),

@@ -25,8 +25,10 @@ export interface Access {
 }
 
 export function policyAccess(policy: Policy, registry: Registry): Access {
-  const toolAllowed = (user: User, plugin: string, tool: string): boolean => decideToolAccess(policy, user.tenant, plugin, tool).allowed;
-  const pluginAllowed = (user: User, plugin: string): boolean => [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => toolAllowed(user, plugin, t));
+  const toolAllowed = (user: User, plugin: string, tool: string): boolean =>
+    decideToolAccess(policy, user.tenant, plugin, tool).allowed;
+  const pluginAllowed = (user: User, plugin: string): boolean =>
+    [...(registry.plugin(plugin)?.tools.keys() ?? [])].some((t) => toolAllowed(user, plugin, t));
   return { toolAllowed, pluginAllowed };
 }
 
@@ -65,7 +67,12 @@ export function createMetaTools(w: MetaToolWiring): MetaTool[] {
         return manifest && whyNotConnectable(manifest, connections.clientFor);
       },
     }),
-    ...createEngineMetaTools({ engine: w.engine, continuations: w.continuations, maxChars: policy.resultCap.maxChars, maxBatch: policy.requests.maxBatch }),
+    ...createEngineMetaTools({
+      engine: w.engine,
+      continuations: w.continuations,
+      maxChars: policy.resultCap.maxChars,
+      maxBatch: policy.requests.maxBatch,
+    }),
     ...createConnectionMetaTools({
       connections,
       registry: w.catalog,

@@ -41,11 +41,19 @@ export function createPlugins(w: PluginWiring): PluginLoader {
     // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
     // every tool of its manifest, with the limits its calls get, before listing any tool
     probe: (p) =>
-      probePlugin(sandbox, { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash }, [...p.tools.keys()], sandboxLimits(policy, p.manifest.name)),
+      probePlugin(
+        sandbox,
+        { name: p.manifest.name, version: p.manifest.version, source: p.source, sourceHash: p.sourceHash },
+        [...p.tools.keys()],
+        sandboxLimits(policy, p.manifest.name),
+      ),
     logger,
     onLoaded: () => {
       for (const name of unknownPolicyNames(policy, registry))
-        logger.warn({ field: name }, `policy names no loaded plugin or tool: ${name} (it applies to nothing until one is installed)`);
+        logger.warn(
+          { field: name },
+          `policy names no loaded plugin or tool: ${name} (it applies to nothing until one is installed)`,
+        );
     },
     countReload: w.countReload,
   });

@@ -24,7 +24,8 @@ export function createRateLimits(policy: Policy, db: Db, logger: Logger, metrics
   const rateLimiter: ExecutionRateLimiter = shared ?? createRateLimiter(policy.requests);
   // meta-tool calls (search_tools, get_tool_schema, …) per user, apart from executions
   const metaLimits = { perUserPerMinute: policy.requests.metaCallsPerUserPerMinute, perTenantPerMinute: 0 };
-  const sharedMeta = db.kind === 'postgres' ? createSharedRateLimiter({ db, limits: metaLimits, logger, prefix: 'm' }) : undefined;
+  const sharedMeta =
+    db.kind === 'postgres' ? createSharedRateLimiter({ db, limits: metaLimits, logger, prefix: 'm' }) : undefined;
   const metaCalls = countRefusals(sharedMeta ?? createRateLimiter(metaLimits));
   registerReadCounter(
     metrics.registry,

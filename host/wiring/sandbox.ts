@@ -20,20 +20,28 @@ export interface SandboxWiringOptions {
   resolver?: Resolver;
 }
 
-export async function startBridgeAndSandbox(policy: Policy, db: Db, logger: Logger, options: SandboxWiringOptions): Promise<{ bridge: Bridge; sandbox: Sandbox }> {
+export async function startBridgeAndSandbox(
+  policy: Policy,
+  db: Db,
+  logger: Logger,
+  options: SandboxWiringOptions,
+): Promise<{ bridge: Bridge; sandbox: Sandbox }> {
   // the bridge first: it may still refuse the policy, and must not leave a sandbox process behind
-  const bridge = createBridge({
-    upstreams: policy.upstreams,
-    allowPrivateCidrs: policy.http.allowPrivateCidrs,
-    denyHosts: policy.http.denyHosts,
-    requestTimeoutMs: policy.http.requestTimeoutMs,
-    maxResponseBytes: policy.http.maxResponseBytes,
-    maxRequestBodyBytes: policy.http.maxRequestBodyBytes,
-    maxRedirects: policy.http.maxRedirects,
-    maxBufferedBytes: policy.http.maxBufferedBytes,
-    // "the largest share one plugin may hold", of workers and of the bodies the bridge holds alike
-    maxBufferedShare: policy.sandbox.maxWorkerShare,
-  }, options.resolver ? { resolver: options.resolver } : {});
+  const bridge = createBridge(
+    {
+      upstreams: policy.upstreams,
+      allowPrivateCidrs: policy.http.allowPrivateCidrs,
+      denyHosts: policy.http.denyHosts,
+      requestTimeoutMs: policy.http.requestTimeoutMs,
+      maxResponseBytes: policy.http.maxResponseBytes,
+      maxRequestBodyBytes: policy.http.maxRequestBodyBytes,
+      maxRedirects: policy.http.maxRedirects,
+      maxBufferedBytes: policy.http.maxBufferedBytes,
+      // "the largest share one plugin may hold", of workers and of the bodies the bridge holds alike
+      maxBufferedShare: policy.sandbox.maxWorkerShare,
+    },
+    options.resolver ? { resolver: options.resolver } : {},
+  );
   const sandbox = await createSandbox({
     workers: policy.sandbox.workers,
     callsPerWorker: policy.sandbox.callsPerWorker,

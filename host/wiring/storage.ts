@@ -24,12 +24,19 @@ export async function openStorage(config: GatewayConfig, env: NodeJS.ProcessEnv,
   requireSharedKey(config.databaseUrl, config.dataDir, env);
   const db = await openDatabase(config.databaseUrl, config.dataDir);
   const users = new UserStore(db, { log: logger });
-  const vault = loadVaultWithPending({ dataDir: config.dataDir, env, onWarning: (message) => logger.warn({}, message) });
+  const vault = loadVaultWithPending({
+    dataDir: config.dataDir,
+    env,
+    onWarning: (message) => logger.warn({}, message),
+  });
   // connections a rotation left on an older key (a replica sealed them meanwhile), or on a key this
   // server lacks, or a server started with the key from before the last rotation: say so at start,
   // while the older key can still be kept or restored
   const usage = await keyUsage(db, vault);
   for (const message of keyUsageWarnings(usage, vault))
-    logger.warn({ keyId: vault.keyId, rotatedTo: usage.rotatedTo?.keyId, older: usage.older, unknown: usage.unknown }, message);
+    logger.warn(
+      { keyId: vault.keyId, rotatedTo: usage.rotatedTo?.keyId, older: usage.older, unknown: usage.unknown },
+      message,
+    );
   return { db, users, vault };
 }

@@ -91,8 +91,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -111,11 +118,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -186,7 +198,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
@@ -219,17 +234,29 @@ function asanaPhrase(data) {
 }
 function asanaFailure({ status, data, detail, action, options }) {
   const said = detail ? ` Asana said: ${detail}.` : "";
-  if (status === 401) return new Error(`Asana rejected the access token (401) while trying to ${action}: reconnect asana.${said}`);
+  if (status === 401)
+    return new Error(`Asana rejected the access token (401) while trying to ${action}: reconnect asana.${said}`);
   if (status === 402) {
     const paid = options["paid"] || "this needs a paid (premium) Asana plan for the workspace or one of your teams";
     return new Error(`Asana refused to ${action} (402 Payment Required): ${paid}.${said}`);
   }
-  if (status === 403 && /scope/i.test(detail)) return new Error(`The Asana connection lacks the OAuth permission needed to ${action} (403): reconnect asana and approve full access.${said}`);
-  if (status === 403) return new Error(`Asana refused permission to ${action} (403): ${detail || "your Asana user cannot see or change this"}.`);
-  if (status === 404) return new Error(`Asana found nothing while trying to ${action} (404): ${detail || "the gid does not exist, or you cannot see it"}.`);
+  if (status === 403 && /scope/i.test(detail))
+    return new Error(
+      `The Asana connection lacks the OAuth permission needed to ${action} (403): reconnect asana and approve full access.${said}`
+    );
+  if (status === 403)
+    return new Error(
+      `Asana refused permission to ${action} (403): ${detail || "your Asana user cannot see or change this"}.`
+    );
+  if (status === 404)
+    return new Error(
+      `Asana found nothing while trying to ${action} (404): ${detail || "the gid does not exist, or you cannot see it"}.`
+    );
   if (status >= 500) {
     const phrase = asanaPhrase(data);
-    return new Error(`Asana had a server error (${status}) while trying to ${action}: retry later.${phrase ? ` Error phrase: ${phrase}.` : ""}`);
+    return new Error(
+      `Asana had a server error (${status}) while trying to ${action}: retry later.${phrase ? ` Error phrase: ${phrase}.` : ""}`
+    );
   }
   if (status === 429 || status === 400 || status === 409 || status === 422) return void 0;
   return new Error(`Asana answered HTTP ${status} while trying to ${action}${detail ? `: ${detail}` : ""}.`);
@@ -257,11 +284,18 @@ var nextOf = (env) => {
 var list = (env) => Array.isArray(env.data) ? env.data : [];
 async function workspaceOf(ctx, given) {
   if (given) return given;
-  const all = list(await asana(ctx, "GET", "/workspaces", { query: { limit: 100, opt_fields: "name" }, action: "list your workspaces" }));
+  const all = list(
+    await asana(ctx, "GET", "/workspaces", {
+      query: { limit: 100, opt_fields: "name" },
+      action: "list your workspaces"
+    })
+  );
   if (all.length === 1) return all[0].gid;
   if (!all.length) throw new Error("This Asana account belongs to no workspace the connection can reach.");
   const names = all.slice(0, 10).map((w) => `${w.name} (${w.gid})`).join(", ");
-  throw new Error(`You belong to several Asana workspaces: ${names}${all.length > 10 ? ", …" : ""}. Pass \`workspace\` with the gid of the one you mean.`);
+  throw new Error(
+    `You belong to several Asana workspaces: ${names}${all.length > 10 ? ", …" : ""}. Pass \`workspace\` with the gid of the one you mean.`
+  );
 }
 
 // src/shape.ts
@@ -343,7 +377,14 @@ var detailTask = (t) => ({
   dueAt: t.due_at ?? null,
   startOn: t.start_on ?? null,
   projects: (Array.isArray(t.memberships) ? t.memberships : []).flatMap(
-    (m) => m && m.project ? [{ gid: m.project.gid, name: m.project.name ?? null, section: nameOf(m.section), sectionGid: m.section ? m.section.gid : null }] : []
+    (m) => m && m.project ? [
+      {
+        gid: m.project.gid,
+        name: m.project.name ?? null,
+        section: nameOf(m.section),
+        sectionGid: m.section ? m.section.gid : null
+      }
+    ] : []
   ),
   parent: ref(t.parent),
   tags: (Array.isArray(t.tags) ? t.tags : []).map(nameOf).filter((n) => n !== null),
@@ -379,7 +420,12 @@ var detailProject = (p) => {
     notes: cut(p.notes)
   };
 };
-var slimComment = (s) => ({ gid: s.gid, author: nameOf(s.created_by), createdAt: s.created_at ?? null, text: cut(s.text) });
+var slimComment = (s) => ({
+  gid: s.gid,
+  author: nameOf(s.created_by),
+  createdAt: s.created_at ?? null,
+  text: cut(s.text)
+});
 
 // src/tasks.ts
 var listTasks = defineTool({
@@ -387,11 +433,19 @@ var listTasks = defineTool({
   input: schema,
   annotations: reads("List tasks"),
   async handler(ctx, args) {
-    if ([args.project, args.section, args.assignee].filter(Boolean).length !== 1) throw new Error("Give exactly one of project, section or assignee (with workspace) to say which tasks to list.");
-    if (args.workspace && !args.assignee) throw new Error("`workspace` goes with `assignee` only: a project or section already names its workspace.");
+    if ([args.project, args.section, args.assignee].filter(Boolean).length !== 1)
+      throw new Error("Give exactly one of project, section or assignee (with workspace) to say which tasks to list.");
+    if (args.workspace && !args.assignee)
+      throw new Error("`workspace` goes with `assignee` only: a project or section already names its workspace.");
     const by = args.assignee ? { assignee: args.assignee, workspace: await workspaceOf(ctx, args.workspace) } : { project: args.project, section: args.section };
     const action = args.assignee ? `list the tasks assigned to ${args.assignee}` : args.project ? `list the tasks of project ${args.project}` : `list the tasks of section ${args.section}`;
-    const query2 = { ...by, completed_since: args.completedSince, limit: args.limit, offset: args.cursor, opt_fields: TASK_ROW_FIELDS };
+    const query2 = {
+      ...by,
+      completed_since: args.completedSince,
+      limit: args.limit,
+      offset: args.cursor,
+      opt_fields: TASK_ROW_FIELDS
+    };
     const env = await asana(ctx, "GET", "/tasks", { query: query2, action });
     return { tasks: list(env).map(slimTask), next: nextOf(env) };
   }
@@ -401,12 +455,16 @@ var getTask = defineTool({
   input: schema,
   annotations: reads("Get task"),
   async handler(ctx, args) {
-    const env = await asana(ctx, "GET", path`/tasks/${args.task}`, { query: { opt_fields: TASK_DETAIL_FIELDS }, action: `read task ${args.task}` });
+    const env = await asana(ctx, "GET", path`/tasks/${args.task}`, {
+      query: { opt_fields: TASK_DETAIL_FIELDS },
+      action: `read task ${args.task}`
+    });
     return detailTask(env.data || {});
   }
 });
 function dueFields(args) {
-  if (args.dueOn !== void 0 && args.dueAt !== void 0) throw new Error("Give dueOn (a date) or dueAt (a date and time), not both.");
+  if (args.dueOn !== void 0 && args.dueAt !== void 0)
+    throw new Error("Give dueOn (a date) or dueAt (a date and time), not both.");
   return {
     ...args.dueOn !== void 0 ? { due_on: args.dueOn === "" ? null : args.dueOn } : {},
     ...args.dueAt !== void 0 ? { due_at: args.dueAt === "" ? null : args.dueAt } : {}
@@ -419,7 +477,10 @@ var createTask = defineTool({
   async handler(ctx, args) {
     const due = dueFields(args);
     const projects = args.projects || [];
-    if (args.section && projects.length !== 1) throw new Error("A section belongs to one project: give `projects` with exactly that project's gid beside `section`.");
+    if (args.section && projects.length !== 1)
+      throw new Error(
+        "A section belongs to one project: give `projects` with exactly that project's gid beside `section`."
+      );
     const placed = args.section ? { memberships: [{ project: projects[0], section: args.section }] } : projects.length ? { projects } : {};
     const ws = args.workspace || (!projects.length && !args.parent ? await workspaceOf(ctx) : void 0);
     const data = {
@@ -452,8 +513,13 @@ var updateTask = defineTool({
       ...dueFields(args)
     };
     const changed = Object.keys(data);
-    if (!changed.length) throw new Error("Nothing to update: give at least one of name, notes, completed, assignee, dueOn or dueAt.");
-    const env = await asana(ctx, "PUT", path`/tasks/${args.task}`, { query: { opt_fields: TASK_ROW_FIELDS }, body: data, action: `update task ${args.task}` });
+    if (!changed.length)
+      throw new Error("Nothing to update: give at least one of name, notes, completed, assignee, dueOn or dueAt.");
+    const env = await asana(ctx, "PUT", path`/tasks/${args.task}`, {
+      query: { opt_fields: TASK_ROW_FIELDS },
+      body: data,
+      action: `update task ${args.task}`
+    });
     return { ...slimTask(env.data || {}), updated: changed };
   }
 });
@@ -462,7 +528,11 @@ var addComment = defineTool({
   input: schema,
   annotations: changes("Add comment"),
   async handler(ctx, args) {
-    const env = await asana(ctx, "POST", path`/tasks/${args.task}/stories`, { query: { opt_fields: STORY_FIELDS }, body: { text: args.text }, action: `comment on task ${args.task}` });
+    const env = await asana(ctx, "POST", path`/tasks/${args.task}/stories`, {
+      query: { opt_fields: STORY_FIELDS },
+      body: { text: args.text },
+      action: `comment on task ${args.task}`
+    });
     return { task: args.task, ...slimComment(env.data || {}) };
   }
 });
@@ -476,7 +546,8 @@ var listComments = defineTool({
     if (args.cursor) {
       const at = args.cursor.lastIndexOf("~");
       const n = at < 0 ? NaN : Number(args.cursor.slice(at + 1));
-      if (!Number.isInteger(n) || n < 0) throw new Error("`cursor` is not a `next` value of asana_list_comments: pass `next` as it was returned.");
+      if (!Number.isInteger(n) || n < 0)
+        throw new Error("`cursor` is not a `next` value of asana_list_comments: pass `next` as it was returned.");
       offset = args.cursor.slice(0, at) || void 0;
       skip = n;
     }
@@ -490,7 +561,8 @@ var listComments = defineTool({
       const take = pageComments.slice(skip, skip + args.limit - comments.length);
       comments.push(...take.map(slimComment));
       const following = nextOf(env);
-      if (skip + take.length < pageComments.length) return { task: args.task, comments, next: `${offset ?? ""}~${skip + take.length}` };
+      if (skip + take.length < pageComments.length)
+        return { task: args.task, comments, next: `${offset ?? ""}~${skip + take.length}` };
       if (!following) return { task: args.task, comments, next: null };
       offset = following;
       skip = 0;
@@ -545,8 +617,16 @@ var whoami = defineTool({
   input: schema,
   annotations: reads("Who am I in Asana"),
   async handler(ctx) {
-    const u = (await asana(ctx, "GET", "/users/me", { query: { opt_fields: "name,email,workspaces.name" }, action: "read your Asana profile" })).data || {};
-    return { gid: u.gid, name: u.name ?? null, email: u.email ?? null, workspaces: (Array.isArray(u.workspaces) ? u.workspaces : []).map(ref).filter(Boolean) };
+    const u = (await asana(ctx, "GET", "/users/me", {
+      query: { opt_fields: "name,email,workspaces.name" },
+      action: "read your Asana profile"
+    })).data || {};
+    return {
+      gid: u.gid,
+      name: u.name ?? null,
+      email: u.email ?? null,
+      workspaces: (Array.isArray(u.workspaces) ? u.workspaces : []).map(ref).filter(Boolean)
+    };
   }
 });
 var listWorkspaces = defineTool({
@@ -558,7 +638,10 @@ var listWorkspaces = defineTool({
       query: { limit: args.limit, offset: args.cursor, opt_fields: "name,is_organization" },
       action: "list your workspaces"
     });
-    return { workspaces: list(env).map((w) => ({ gid: w.gid, name: w.name ?? null, isOrganization: !!w.is_organization })), next: nextOf(env) };
+    return {
+      workspaces: list(env).map((w) => ({ gid: w.gid, name: w.name ?? null, isOrganization: !!w.is_organization })),
+      next: nextOf(env)
+    };
   }
 });
 var listProjects = defineTool({
@@ -568,7 +651,12 @@ var listProjects = defineTool({
   async handler(ctx, args) {
     const ws = await workspaceOf(ctx, args.workspace);
     const env = await asana(ctx, "GET", path`/workspaces/${ws}/projects`, {
-      query: { archived: String(args.archived), limit: args.limit, offset: args.cursor, opt_fields: PROJECT_ROW_FIELDS },
+      query: {
+        archived: String(args.archived),
+        limit: args.limit,
+        offset: args.cursor,
+        opt_fields: PROJECT_ROW_FIELDS
+      },
       action: `list the projects of workspace ${ws}`
     });
     return { workspace: ws, projects: list(env).map(slimProject), next: nextOf(env) };
@@ -579,7 +667,10 @@ var getProject = defineTool({
   input: schema,
   annotations: reads("Get project"),
   async handler(ctx, args) {
-    const env = await asana(ctx, "GET", path`/projects/${args.project}`, { query: { opt_fields: PROJECT_DETAIL_FIELDS }, action: `read project ${args.project}` });
+    const env = await asana(ctx, "GET", path`/projects/${args.project}`, {
+      query: { opt_fields: PROJECT_DETAIL_FIELDS },
+      action: `read project ${args.project}`
+    });
     return detailProject(env.data || {});
   }
 });
@@ -592,7 +683,11 @@ var listSections = defineTool({
       query: { limit: args.limit, offset: args.cursor, opt_fields: "name" },
       action: `list the sections of project ${args.project}`
     });
-    return { project: args.project, sections: list(env).map((s) => ({ gid: s.gid, name: s.name ?? null })), next: nextOf(env) };
+    return {
+      project: args.project,
+      sections: list(env).map((s) => ({ gid: s.gid, name: s.name ?? null })),
+      next: nextOf(env)
+    };
   }
 });
 var findUsers = defineTool({
@@ -605,7 +700,10 @@ var findUsers = defineTool({
       query: { resource_type: "user", query: args.query, count: args.limit, opt_fields: "name,email" },
       action: `look up users matching "${args.query}"`
     });
-    return { workspace: ws, users: list(env).map((u) => ({ gid: u.gid, name: u.name ?? null, email: u.email ?? null })) };
+    return {
+      workspace: ws,
+      users: list(env).map((u) => ({ gid: u.gid, name: u.name ?? null, email: u.email ?? null }))
+    };
   }
 });
 

@@ -89,8 +89,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -109,11 +116,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -184,7 +196,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path, options) {
     const url = `${/^https:\/\//i.test(path) ? path : api2.base + path}${query(options.query)}`;
@@ -220,7 +235,12 @@ function clip(text, max) {
 function textWindow(text, offset2, max) {
   const start = Math.min(offset2, text.length);
   const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+  return {
+    total_chars: text.length,
+    offset: start,
+    content: text.slice(start, end),
+    next_offset: end < text.length ? end : null
+  };
 }
 
 // src/api.ts
@@ -236,12 +256,15 @@ function parseError(text) {
   const err = found && typeof found === "object" ? found : {};
   const parts = [];
   if (typeof err.message === "string" && err.message.trim()) parts.push(err.message.trim());
-  if (typeof err.detail === "string" && err.detail.trim() && err.detail.trim() !== parts[0]) parts.push(err.detail.trim());
+  if (typeof err.detail === "string" && err.detail.trim() && err.detail.trim() !== parts[0])
+    parts.push(err.detail.trim());
   if (err.fields && typeof err.fields === "object") {
-    for (const [field, msgs] of Object.entries(err.fields)) parts.push(`${field}: ${Array.isArray(msgs) ? msgs.join(" ") : String(msgs)}`);
+    for (const [field, msgs] of Object.entries(err.fields))
+      parts.push(`${field}: ${Array.isArray(msgs) ? msgs.join(" ") : String(msgs)}`);
   }
   let message = parts.join(" — ").replace(/[.\s]+$/, "");
-  if (!message && text && data === null) message = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim().slice(0, 300);
+  if (!message && text && data === null)
+    message = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim().slice(0, 300);
   const detail = err.detail && typeof err.detail === "object" ? err.detail : {};
   const strings = (x) => Array.isArray(x) ? x.map(String) : [];
   return { message: message.slice(0, 600), required: strings(detail.required), granted: strings(detail.granted) };
@@ -251,7 +274,10 @@ function bitbucketFailure({ status, text, action, options }) {
   const said = message ? ` Bitbucket said: ${message}.` : "";
   const hint = options["hints"]?.[status];
   const then = hint ? ` ${hint}` : "";
-  if (status === 401) return new Error(`Bitbucket rejected the access token (401) while trying to ${action}: reconnect atlassian-bitbucket.${said}`);
+  if (status === 401)
+    return new Error(
+      `Bitbucket rejected the access token (401) while trying to ${action}: reconnect atlassian-bitbucket.${said}`
+    );
   if (status === 403 && (required.length || /scope/i.test(message))) {
     const need = required.length ? required.join(", ") : String(options["scope"]);
     const have = granted.length ? ` (the token has: ${granted.join(", ")})` : "";
@@ -259,22 +285,42 @@ function bitbucketFailure({ status, text, action, options }) {
       `The Bitbucket connection lacks the OAuth scope needed to ${action} (403; needs ${need})${have}: the operator must grant that permission on the Bitbucket OAuth consumer, then reconnect atlassian-bitbucket.`
     );
   }
-  if (status === 403) return new Error(`Bitbucket refused permission to ${action} (403): ${message || "your Bitbucket user lacks the repository or workspace permission for this"}.${then}`);
+  if (status === 403)
+    return new Error(
+      `Bitbucket refused permission to ${action} (403): ${message || "your Bitbucket user lacks the repository or workspace permission for this"}.${then}`
+    );
   if (status === 404) {
-    return new Error(`Bitbucket found nothing while trying to ${action} (404): it does not exist, or your account cannot see it. Check the workspace, repository, id, branch or path.${said}`);
+    return new Error(
+      `Bitbucket found nothing while trying to ${action} (404): it does not exist, or your account cannot see it. Check the workspace, repository, id, branch or path.${said}`
+    );
   }
-  if (status === 555) return new Error(`Bitbucket timed out (555) while trying to ${action}.${hint ? then : " Retry in a moment."}${said}`);
-  if (status === 400 || status === 409 || status === 422) return new Error(`Bitbucket refused to ${action} (${status}): ${message || "the request was not valid"}.${then}`);
-  if (status >= 500) return new Error(`Bitbucket had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 555)
+    return new Error(
+      `Bitbucket timed out (555) while trying to ${action}.${hint ? then : " Retry in a moment."}${said}`
+    );
+  if (status === 400 || status === 409 || status === 422)
+    return new Error(`Bitbucket refused to ${action} (${status}): ${message || "the request was not valid"}.${then}`);
+  if (status >= 500)
+    return new Error(`Bitbucket had a server error (${status}) while trying to ${action}: retry later.${said}`);
   if (status === 429) return void 0;
   return new Error(`Bitbucket answered HTTP ${status} while trying to ${action}.${said}`);
 }
 function bitbucketBridgeFailure({ code, action, options }) {
   if (code !== "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE") return void 0;
   const instead = options["tooLarge"] || "ask for less (a smaller pagelen, or narrower filters)";
-  return Object.assign(new Error(`Bitbucket's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ${instead}.`), { code });
+  return Object.assign(
+    new Error(
+      `Bitbucket's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ${instead}.`
+    ),
+    { code }
+  );
 }
-var api = createApi({ base: "https://api.bitbucket.org/2.0", provider: "Bitbucket", failure: bitbucketFailure, bridgeFailure: bitbucketBridgeFailure });
+var api = createApi({
+  base: "https://api.bitbucket.org/2.0",
+  provider: "Bitbucket",
+  failure: bitbucketFailure,
+  bridgeFailure: bitbucketBridgeFailure
+});
 function call(ctx, method, path, req) {
   return api.request(ctx, method, path, { ...req });
 }
@@ -310,7 +356,9 @@ function cursorOf(page) {
   return q ? cursorOfQuery(q) : null;
 }
 function queryOfCursor(cursor2) {
-  const bad = () => new Error(`cursor "${cursor2.slice(0, 40)}" is not a \`next\` value of an earlier result: pass \`next\` exactly as it was returned, or omit cursor for the first page.`);
+  const bad = () => new Error(
+    `cursor "${cursor2.slice(0, 40)}" is not a \`next\` value of an earlier result: pass \`next\` exactly as it was returned, or omit cursor for the first page.`
+  );
   let q;
   try {
     q = new TextDecoder("utf-8", { fatal: true }).decode(fromBase64(cursor2));
@@ -334,7 +382,10 @@ var repo = {
   workspace,
   repo_slug: schema
 };
-var pr = { ...repo, pull_request_id: schema };
+var pr = {
+  ...repo,
+  pull_request_id: schema
+};
 
 // src/shape.ts
 var DESCRIPTION_CHARS = 8e3;
@@ -343,7 +394,12 @@ function href(x, rel = "html") {
   return link && !Array.isArray(link) && typeof link.href === "string" ? link.href : null;
 }
 var who = (u) => u && typeof u === "object" ? u.display_name || u.nickname || null : null;
-var slimUser = (u) => ({ display_name: u.display_name ?? null, nickname: u.nickname ?? null, account_id: u.account_id ?? null, uuid: u.uuid ?? null });
+var slimUser = (u) => ({
+  display_name: u.display_name ?? null,
+  nickname: u.nickname ?? null,
+  account_id: u.account_id ?? null,
+  uuid: u.uuid ?? null
+});
 var slimRepo = (r) => ({
   full_name: r.full_name,
   slug: r.slug ?? null,
@@ -382,7 +438,10 @@ var detailPr = (p) => ({
   close_source_branch: !!p.close_source_branch,
   closed_by: who(p.closed_by),
   reason: p.reason || null,
-  reviewers: (p.reviewers || []).map((u) => ({ display_name: u.display_name ?? null, account_id: u.account_id ?? null })),
+  reviewers: (p.reviewers || []).map((u) => ({
+    display_name: u.display_name ?? null,
+    account_id: u.account_id ?? null
+  })),
   participants: (p.participants || []).map((x) => ({
     display_name: who(x.user),
     account_id: x.user?.account_id ?? null,
@@ -468,10 +527,15 @@ async function resolveReviewers(ctx, a, names) {
   }
   let q = query({ pagelen: 100 });
   for (let page = 0; page < MEMBER_PAGES && wanted.size && q; page++) {
-    const data = await bb(ctx, "GET", `/workspaces/${segment(a.workspace, "workspace")}/members${q}`, {
-      action: `look up reviewers among the members of workspace ${a.workspace}`,
-      scope: "account"
-    });
+    const data = await bb(
+      ctx,
+      "GET",
+      `/workspaces/${segment(a.workspace, "workspace")}/members${q}`,
+      {
+        action: `look up reviewers among the members of workspace ${a.workspace}`,
+        scope: "account"
+      }
+    );
     for (const m of values(data)) {
       const u = m.user || {};
       const key = [u.nickname, u.display_name].find((k) => typeof k === "string" && wanted.has(k.toLowerCase()));
@@ -484,14 +548,19 @@ async function resolveReviewers(ctx, a, names) {
   }
   if (wanted.size) {
     const missing = [...wanted.values()].map((n) => `"${n}"`).join(", ");
-    throw new Error(`No member of workspace ${a.workspace} has the nickname ${missing}: pass their Atlassian account id (e.g. from bitbucket_get_pull_request of a past pull request) instead.`);
+    throw new Error(
+      `No member of workspace ${a.workspace} has the nickname ${missing}: pass their Atlassian account id (e.g. from bitbucket_get_pull_request of a past pull request) instead.`
+    );
   }
   return refs;
 }
 var isUser = (ref, u) => !!u && (!!ref.uuid && ref.uuid === u.uuid || !!ref.account_id && ref.account_id === u.account_id);
 var reviewerBody = (ref) => ref.uuid ? { uuid: ref.uuid } : { account_id: ref.account_id };
 function withoutAuthor(refs, author) {
-  return { reviewers: refs.filter((r) => !isUser(r, author)).map(reviewerBody), skipped: refs.filter((r) => isUser(r, author)).map((r) => r.given) };
+  return {
+    reviewers: refs.filter((r) => !isUser(r, author)).map(reviewerBody),
+    skipped: refs.filter((r) => isUser(r, author)).map((r) => r.given)
+  };
 }
 function withReviewers(out, data, skipped, note) {
   const result = { ...out, reviewers: (data.reviewers || []).map(who) };
@@ -504,17 +573,28 @@ var listPullRequests = defineTool({
   annotations: reads("List pull requests", { idempotent: true }),
   async handler(ctx, a) {
     const q = bbql(
-      [a.source_branch && `source.branch.name = ${bbqlString(a.source_branch)}`, a.destination_branch && `destination.branch.name = ${bbqlString(a.destination_branch)}`],
+      [
+        a.source_branch && `source.branch.name = ${bbqlString(a.source_branch)}`,
+        a.destination_branch && `destination.branch.name = ${bbqlString(a.destination_branch)}`
+      ],
       a.query
     );
-    const data = await bb(ctx, "GET", `${repoPath(a)}/pullrequests${pageQuery(a, { state: a.state, q, sort: a.sort, pagelen: a.pagelen })}`, {
-      action: `list the pull requests of ${a.workspace}/${a.repo_slug}`,
-      scope: "pullrequest"
-    });
+    const data = await bb(
+      ctx,
+      "GET",
+      `${repoPath(a)}/pullrequests${pageQuery(a, { state: a.state, q, sort: a.sort, pagelen: a.pagelen })}`,
+      {
+        action: `list the pull requests of ${a.workspace}/${a.repo_slug}`,
+        scope: "pullrequest"
+      }
+    );
     return { pull_requests: values(data).map(slimPr), next: cursorOf(data) };
   }
 });
-var readPr = async (ctx, a) => await bb(ctx, "GET", prPath(a), { action: `read pull request #${a.pull_request_id}`, scope: "pullrequest" });
+var readPr = async (ctx, a) => await bb(ctx, "GET", prPath(a), {
+  action: `read pull request #${a.pull_request_id}`,
+  scope: "pullrequest"
+});
 var getPullRequest = defineTool({
   description: "Read one Bitbucket pull request: title, description, state, draft, author, source and destination branches and commits, reviewers, who approved it or requested changes, merge commit, comment and task counts, url. Use bitbucket_get_pull_request_diff for the code changes and bitbucket_list_pull_request_comments for the discussion.",
   input: schema,
@@ -546,7 +626,12 @@ var createPullRequest = defineTool({
       action: `create a pull request from ${a.source_branch} in ${a.workspace}/${a.repo_slug}`,
       scope: "pullrequest:write"
     });
-    return withReviewers(slimPr(data), data, chosen?.skipped ?? [], "You are the author, and an author cannot review their own pull request on Bitbucket: left out of the reviewers.");
+    return withReviewers(
+      slimPr(data),
+      data,
+      chosen?.skipped ?? [],
+      "You are the author, and an author cannot review their own pull request on Bitbucket: left out of the reviewers."
+    );
   }
 });
 var updatePullRequest = defineTool({
@@ -554,18 +639,33 @@ var updatePullRequest = defineTool({
   input: schema,
   annotations: changes("Update pull request", { idempotent: true }),
   async handler(ctx, a) {
-    const changes2 = ["title", "description", "reviewers", "destination_branch"].filter((k) => a[k] !== void 0);
-    if (!changes2.length) throw new Error("Nothing to update: give at least one of title, description, reviewers, destination_branch.");
+    const changes2 = ["title", "description", "reviewers", "destination_branch"].filter(
+      (k) => a[k] !== void 0
+    );
+    if (!changes2.length)
+      throw new Error("Nothing to update: give at least one of title, description, reviewers, destination_branch.");
     const cur = await readPr(ctx, a);
-    const chosen = a.reviewers !== void 0 ? withoutAuthor(await resolveReviewers(ctx, a, a.reviewers), cur.author) : { reviewers: (cur.reviewers || []).filter((u) => u.uuid || u.account_id).map((u) => reviewerBody({ given: "", uuid: u.uuid, account_id: u.account_id })), skipped: [] };
+    const chosen = a.reviewers !== void 0 ? withoutAuthor(await resolveReviewers(ctx, a, a.reviewers), cur.author) : {
+      reviewers: (cur.reviewers || []).filter((u) => u.uuid || u.account_id).map((u) => reviewerBody({ given: "", uuid: u.uuid, account_id: u.account_id })),
+      skipped: []
+    };
     const body = {
       title: a.title ?? cur.title,
       ...a.description !== void 0 ? { description: a.description } : {},
       ...a.destination_branch !== void 0 ? { destination: { branch: { name: a.destination_branch } } } : {},
       reviewers: chosen.reviewers
     };
-    const data = await bb(ctx, "PUT", prPath(a), { body, action: `update pull request #${a.pull_request_id}`, scope: "pullrequest:write" });
-    return withReviewers({ ...slimPr(data), updated: changes2 }, data, chosen.skipped, "The pull request author cannot review it on Bitbucket: left out of the reviewers.");
+    const data = await bb(ctx, "PUT", prPath(a), {
+      body,
+      action: `update pull request #${a.pull_request_id}`,
+      scope: "pullrequest:write"
+    });
+    return withReviewers(
+      { ...slimPr(data), updated: changes2 },
+      data,
+      chosen.skipped,
+      "The pull request author cannot review it on Bitbucket: left out of the reviewers."
+    );
   }
 });
 var approvePullRequest = defineTool({
@@ -574,11 +674,18 @@ var approvePullRequest = defineTool({
   annotations: changes("Approve / unapprove pull request", { idempotent: true }),
   async handler(ctx, a) {
     const approve = a.action !== "unapprove";
-    const res = await call(ctx, approve ? "POST" : "DELETE", `${prPath(a)}/approve`, {
-      action: `${approve ? "approve" : "withdraw your approval of"} pull request #${a.pull_request_id}`,
-      scope: "pullrequest:write",
-      hints: { 409: approve ? `You may already have approved it, or it is no longer open: ${openOnly}` : `It may no longer be open: ${openOnly}` }
-    });
+    const res = await call(
+      ctx,
+      approve ? "POST" : "DELETE",
+      `${prPath(a)}/approve`,
+      {
+        action: `${approve ? "approve" : "withdraw your approval of"} pull request #${a.pull_request_id}`,
+        scope: "pullrequest:write",
+        hints: {
+          409: approve ? `You may already have approved it, or it is no longer open: ${openOnly}` : `It may no longer be open: ${openOnly}`
+        }
+      }
+    );
     const data = res.data;
     const approved = approve ? data && typeof data.approved === "boolean" ? data.approved : res.status < 300 : false;
     return { id: a.pull_request_id, approved, state: data && data.state ? data.state : null };
@@ -589,7 +696,10 @@ var declinePullRequest = defineTool({
   input: schema,
   annotations: changes("Decline pull request", { destructive: true }),
   async handler(ctx, a) {
-    const data = await bb(ctx, "POST", `${prPath(a)}/decline`, { action: `decline pull request #${a.pull_request_id}`, scope: "pullrequest:write" });
+    const data = await bb(ctx, "POST", `${prPath(a)}/decline`, {
+      action: `decline pull request #${a.pull_request_id}`,
+      scope: "pullrequest:write"
+    });
     return { ...slimPr(data), reason: data.reason || null };
   }
 });
@@ -608,14 +718,26 @@ var mergePullRequest = defineTool({
       ...a.message ? { message: a.message } : {},
       ...a.close_source_branch !== void 0 ? { close_source_branch: a.close_source_branch } : {}
     };
-    const res = await call(ctx, "POST", `${prPath(a)}/merge`, { body, action: `merge pull request #${a.pull_request_id}`, scope: "pullrequest:write", hints: MERGE_HINTS }).catch((err) => {
+    const res = await call(ctx, "POST", `${prPath(a)}/merge`, {
+      body,
+      action: `merge pull request #${a.pull_request_id}`,
+      scope: "pullrequest:write",
+      hints: MERGE_HINTS
+    }).catch((err) => {
       if (err?.code === "GW_ERR_BRIDGE_TIMEOUT") {
-        throw new Error(`Bitbucket did not answer in time while merging pull request #${a.pull_request_id}; ${MERGE_HINTS[555]}`);
+        throw new Error(
+          `Bitbucket did not answer in time while merging pull request #${a.pull_request_id}; ${MERGE_HINTS[555]}`
+        );
       }
       throw err;
     });
     if (res.status === 202) {
-      return { id: a.pull_request_id, merged: false, pending: true, note: "Bitbucket is merging in the background: check bitbucket_get_pull_request in a moment for the MERGED state." };
+      return {
+        id: a.pull_request_id,
+        merged: false,
+        pending: true,
+        note: "Bitbucket is merging in the background: check bitbucket_get_pull_request in a moment for the MERGED state."
+      };
     }
     const data = res.data;
     return { ...slimPr(data), merged: data.state === "MERGED", merge_commit: data.merge_commit?.hash ?? null };
@@ -628,7 +750,13 @@ var getPullRequestDiff = defineTool({
   async handler(ctx, a) {
     const web = `${webRepo(a)}/pull-requests/${a.pull_request_id}/diff`;
     const tooLarge = `Bitbucket sends the whole diff, so offset and max_chars do not help. Open it at ${web}, or read the changed files one at a time with bitbucket_get_file_content`;
-    const { data } = await call(ctx, "GET", `${prPath(a)}/diff`, { accept: "text/plain", expect: "text", action: `read the diff of pull request #${a.pull_request_id}`, scope: "pullrequest", tooLarge });
+    const { data } = await call(ctx, "GET", `${prPath(a)}/diff`, {
+      accept: "text/plain",
+      expect: "text",
+      action: `read the diff of pull request #${a.pull_request_id}`,
+      scope: "pullrequest",
+      tooLarge
+    });
     return { id: a.pull_request_id, ...noteWindow(data, a.offset, a.max_chars) };
   }
 });
@@ -637,10 +765,15 @@ var listPullRequestComments = defineTool({
   input: schema,
   annotations: reads("List pull request comments", { idempotent: true }),
   async handler(ctx, a) {
-    const data = await bb(ctx, "GET", `${prPath(a)}/comments${pageQuery(a, { pagelen: a.pagelen, sort: "created_on" })}`, {
-      action: `read the comments of pull request #${a.pull_request_id}`,
-      scope: "pullrequest"
-    });
+    const data = await bb(
+      ctx,
+      "GET",
+      `${prPath(a)}/comments${pageQuery(a, { pagelen: a.pagelen, sort: "created_on" })}`,
+      {
+        action: `read the comments of pull request #${a.pull_request_id}`,
+        scope: "pullrequest"
+      }
+    );
     return { id: a.pull_request_id, comments: values(data).map(slimComment), next: cursorOf(data) };
   }
 });
@@ -650,14 +783,26 @@ var addPullRequestComment = defineTool({
   annotations: changes("Add pull request comment"),
   async handler(ctx, a) {
     const inline = a.line !== void 0 || a.from_line !== void 0;
-    if (inline && !a.path) throw new Error("An inline comment needs `path` (the file) as well as `line` or `from_line`.");
-    if (a.path && !inline) throw new Error("An inline comment needs `line` (new version) or `from_line` (old version) as well as `path`.");
+    if (inline && !a.path)
+      throw new Error("An inline comment needs `path` (the file) as well as `line` or `from_line`.");
+    if (a.path && !inline)
+      throw new Error("An inline comment needs `line` (new version) or `from_line` (old version) as well as `path`.");
     const body = {
       content: { raw: a.content },
-      ...inline ? { inline: { path: a.path, ...a.line !== void 0 ? { to: a.line } : {}, ...a.from_line !== void 0 ? { from: a.from_line } : {} } } : {},
+      ...inline ? {
+        inline: {
+          path: a.path,
+          ...a.line !== void 0 ? { to: a.line } : {},
+          ...a.from_line !== void 0 ? { from: a.from_line } : {}
+        }
+      } : {},
       ...a.parent_id ? { parent: { id: a.parent_id } } : {}
     };
-    const data = await bb(ctx, "POST", `${prPath(a)}/comments`, { body, action: `comment on pull request #${a.pull_request_id}`, scope: "pullrequest:write" });
+    const data = await bb(ctx, "POST", `${prPath(a)}/comments`, {
+      body,
+      action: `comment on pull request #${a.pull_request_id}`,
+      scope: "pullrequest:write"
+    });
     return slimComment(data);
   }
 });
@@ -677,7 +822,10 @@ var listWorkspaces = defineTool({
   input: schema,
   annotations: reads("List workspaces", { idempotent: true }),
   async handler(ctx, a) {
-    const data = await bb(ctx, "GET", `/user/workspaces${pageQuery(a, { pagelen: a.pagelen })}`, { action: "list your workspaces", scope: "account" });
+    const data = await bb(ctx, "GET", `/user/workspaces${pageQuery(a, { pagelen: a.pagelen })}`, {
+      action: "list your workspaces",
+      scope: "account"
+    });
     const workspaces = values(data).map((v) => {
       const w = v.workspace && typeof v.workspace === "object" ? v.workspace : v;
       return {
@@ -697,12 +845,24 @@ var listRepositories = defineTool({
   input: schema,
   annotations: reads("List repositories", { idempotent: true }),
   async handler(ctx, a) {
-    const q = bbql([a.name && `name ~ ${bbqlString(a.name)}`, a.project_key && `project.key = ${bbqlString(a.project_key)}`], a.query);
-    const data = await bb(ctx, "GET", `/repositories/${segment(a.workspace, "workspace")}${pageQuery(a, { q, sort: a.sort, role: a.role, pagelen: a.pagelen })}`, {
-      action: `list the repositories of workspace ${a.workspace}`,
-      scope: "repository"
-    });
-    return { repositories: values(data).map(slimRepo), total: data && typeof data.size === "number" ? data.size : null, next: cursorOf(data) };
+    const q = bbql(
+      [a.name && `name ~ ${bbqlString(a.name)}`, a.project_key && `project.key = ${bbqlString(a.project_key)}`],
+      a.query
+    );
+    const data = await bb(
+      ctx,
+      "GET",
+      `/repositories/${segment(a.workspace, "workspace")}${pageQuery(a, { q, sort: a.sort, role: a.role, pagelen: a.pagelen })}`,
+      {
+        action: `list the repositories of workspace ${a.workspace}`,
+        scope: "repository"
+      }
+    );
+    return {
+      repositories: values(data).map(slimRepo),
+      total: data && typeof data.size === "number" ? data.size : null,
+      next: cursorOf(data)
+    };
   }
 });
 var readRepo = async (ctx, a) => bb(ctx, "GET", repoPath(a), { action: `read repository ${a.workspace}/${a.repo_slug}`, scope: "repository" });
@@ -734,10 +894,15 @@ var listBranches = defineTool({
   annotations: reads("List branches", { idempotent: true }),
   async handler(ctx, a) {
     const q = a.name ? `name ~ ${bbqlString(a.name)}` : void 0;
-    const data = await bb(ctx, "GET", `${repoPath(a)}/refs/branches${pageQuery(a, { q, sort: a.sort, pagelen: a.pagelen })}`, {
-      action: `list the branches of ${a.workspace}/${a.repo_slug}`,
-      scope: "repository"
-    });
+    const data = await bb(
+      ctx,
+      "GET",
+      `${repoPath(a)}/refs/branches${pageQuery(a, { q, sort: a.sort, pagelen: a.pagelen })}`,
+      {
+        action: `list the branches of ${a.workspace}/${a.repo_slug}`,
+        scope: "repository"
+      }
+    );
     return { branches: values(data).map(slimBranch), next: cursorOf(data) };
   }
 });
@@ -746,18 +911,29 @@ var listCommits = defineTool({
   input: schema,
   annotations: reads("List commits", { idempotent: true }),
   async handler(ctx, a) {
-    const data = await bb(ctx, "GET", `${repoPath(a)}/commits${pageQuery(a, { include: a.branch, path: a.path, pagelen: a.pagelen })}`, {
-      action: `list the commits of ${a.workspace}/${a.repo_slug}${a.branch ? ` on ${a.branch}` : ""}`,
-      scope: "repository"
-    });
+    const data = await bb(
+      ctx,
+      "GET",
+      `${repoPath(a)}/commits${pageQuery(a, { include: a.branch, path: a.path, pagelen: a.pagelen })}`,
+      {
+        action: `list the commits of ${a.workspace}/${a.repo_slug}${a.branch ? ` on ${a.branch}` : ""}`,
+        scope: "repository"
+      }
+    );
     return { commits: values(data).map(slimCommit), next: cursorOf(data) };
   }
 });
 async function fileRef(ctx, a) {
   const ref = a.ref || (await readRepo(ctx, a))?.mainbranch?.name;
-  if (!ref) throw new Error(`Repository ${a.workspace}/${a.repo_slug} has no main branch yet (it is empty): there are no files to read.`);
+  if (!ref)
+    throw new Error(
+      `Repository ${a.workspace}/${a.repo_slug} has no main branch yet (it is empty): there are no files to read.`
+    );
   if (!ref.includes("/")) return ref;
-  const b = await bb(ctx, "GET", `${repoPath(a)}/refs/branches/${segment(ref, "ref")}`, { action: `find branch ${ref}`, scope: "repository" });
+  const b = await bb(ctx, "GET", `${repoPath(a)}/refs/branches/${segment(ref, "ref")}`, {
+    action: `find branch ${ref}`,
+    scope: "repository"
+  });
   if (!b?.target?.hash) throw new Error(`Bitbucket gave no head commit for branch ${ref}.`);
   return b.target.hash;
 }
@@ -787,12 +963,31 @@ var getFileContent = defineTool({
       const entries = values(page);
       if (page && Array.isArray(page.values) && entries.every((e) => e && (e.type === "commit_file" || e.type === "commit_directory"))) {
         const next = cursorOf(page);
-        const listing = { ...base, type: "directory", entries: entries.map((e) => ({ path: e.path, type: e.type === "commit_directory" ? "dir" : "file", size: e.size ?? null })), next };
-        return next ? { ...listing, note: "The folder has more entries: call again with the same path and ref and `next` as cursor." } : listing;
+        const listing = {
+          ...base,
+          type: "directory",
+          entries: entries.map((e) => ({
+            path: e.path,
+            type: e.type === "commit_directory" ? "dir" : "file",
+            size: e.size ?? null
+          })),
+          next
+        };
+        return next ? {
+          ...listing,
+          note: "The folder has more entries: call again with the same path and ref and `next` as cursor."
+        } : listing;
       }
     }
     if (bytes.subarray(0, 8e3).includes(0)) {
-      return { ...base, type: "file", binary: true, size: bytes.length, content: null, note: "This is a binary file: its content is not returned as text." };
+      return {
+        ...base,
+        type: "file",
+        binary: true,
+        size: bytes.length,
+        content: null,
+        note: "This is a binary file: its content is not returned as text."
+      };
     }
     const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
     return { ...base, type: "file", ...noteWindow(text, a.offset, a.max_chars) };
@@ -803,15 +998,24 @@ var listPipelines = defineTool({
   input: schema,
   annotations: reads("List pipelines", { idempotent: true }),
   async handler(ctx, a) {
-    const data = await bb(ctx, "GET", `${repoPath(a)}/pipelines${pageQuery(a, { sort: "-created_on", pagelen: a.pagelen })}`, {
-      action: `list the pipelines of ${a.workspace}/${a.repo_slug}`,
-      scope: "pipeline"
-    });
+    const data = await bb(
+      ctx,
+      "GET",
+      `${repoPath(a)}/pipelines${pageQuery(a, { sort: "-created_on", pagelen: a.pagelen })}`,
+      {
+        action: `list the pipelines of ${a.workspace}/${a.repo_slug}`,
+        scope: "pipeline"
+      }
+    );
     let next = cursorOf(data);
     if (!next && data && typeof data.size === "number" && typeof data.page === "number" && typeof data.pagelen === "number" && data.page * data.pagelen < data.size) {
       next = cursorOfQuery(`sort=-created_on&pagelen=${data.pagelen}&page=${data.page + 1}`);
     }
-    return { pipelines: values(data).map((p) => slimPipeline(p, a)), total: data && typeof data.size === "number" ? data.size : null, next };
+    return {
+      pipelines: values(data).map((p) => slimPipeline(p, a)),
+      total: data && typeof data.size === "number" ? data.size : null,
+      next
+    };
   }
 });
 var triggerPipeline = defineTool({
@@ -833,7 +1037,9 @@ var triggerPipeline = defineTool({
       body,
       action: `run ${a.custom_pipeline ? `the custom pipeline "${a.custom_pipeline}"` : "the pipeline"} on branch ${a.branch} of ${a.workspace}/${a.repo_slug}`,
       scope: "pipeline:write",
-      hints: { 400: "Check that the branch exists, that bitbucket-pipelines.yml defines this pipeline for it, and that Pipelines is enabled on the repository." }
+      hints: {
+        400: "Check that the branch exists, that bitbucket-pipelines.yml defines this pipeline for it, and that Pipelines is enabled on the repository."
+      }
     });
     return slimPipeline(data, a);
   }

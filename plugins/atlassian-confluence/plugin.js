@@ -91,8 +91,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -111,11 +118,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -186,7 +198,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
@@ -204,8 +219,12 @@ function createApi(api2) {
 // workbench-sdk:atlassian.ts
 var normSite = (s) => String(s || "").trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/+$/, "");
 function atlassianSite(resources, { product, wanted: setting, none, unmatched }) {
-  const all = (Array.isArray(resources) ? resources : []).filter((s) => !!s && typeof s.id === "string");
-  const ofProduct = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes(product)));
+  const all = (Array.isArray(resources) ? resources : []).filter(
+    (s) => !!s && typeof s.id === "string"
+  );
+  const ofProduct = all.filter(
+    (s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes(product))
+  );
   const pool = ofProduct.length ? ofProduct : all;
   if (!pool.length) throw new Error(none);
   const wanted = typeof setting === "string" ? setting.trim() : "";
@@ -258,23 +277,40 @@ function confluenceError(f) {
   const scope = String(f.options["scope"]);
   const said = detail ? ` Confluence said: ${detail}` : "";
   if ((status === 401 || status === 403) && /scope/i.test(detail)) {
-    return new Error(`The Confluence connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-confluence and approve that scope.`);
+    return new Error(
+      `The Confluence connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-confluence and approve that scope.`
+    );
   }
-  if (status === 401) return new Error(`Confluence rejected the access token (401) while trying to ${action}: reconnect atlassian-confluence.${said}`);
+  if (status === 401)
+    return new Error(
+      `Confluence rejected the access token (401) while trying to ${action}: reconnect atlassian-confluence.${said}`
+    );
   if (status === 403) {
     const why = detail || "your Confluence user lacks the space or page permission for this";
-    return new Error(`Confluence refused permission to ${action} (403): ${why}. This needs the ${scope} scope and the matching space permission.`);
+    return new Error(
+      `Confluence refused permission to ${action} (403): ${why}. This needs the ${scope} scope and the matching space permission.`
+    );
   }
-  if (status === 404) return new Error(`Confluence found nothing while trying to ${action} (404): ${detail || "it does not exist, or you cannot see it"}.`);
-  if (status === 409) return new Error(`Confluence reported a conflict while trying to ${action} (409): ${detail || "the content changed meanwhile"}. Read it again and retry.`);
-  if (status === 413) return new Error(`Confluence refused to ${action} (413): ${detail || "the request was not valid"}.`);
-  if (status >= 500) return new Error(`Confluence had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 404)
+    return new Error(
+      `Confluence found nothing while trying to ${action} (404): ${detail || "it does not exist, or you cannot see it"}.`
+    );
+  if (status === 409)
+    return new Error(
+      `Confluence reported a conflict while trying to ${action} (409): ${detail || "the content changed meanwhile"}. Read it again and retry.`
+    );
+  if (status === 413)
+    return new Error(`Confluence refused to ${action} (413): ${detail || "the request was not valid"}.`);
+  if (status >= 500)
+    return new Error(`Confluence had a server error (${status}) while trying to ${action}: retry later.${said}`);
   return new Error(`Confluence answered HTTP ${status} while trying to ${action}${detail ? `: ${detail}` : ""}.`);
 }
 function bridgeFailure(f) {
   if (f.code !== "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE") return void 0;
   const instead = typeof f.options["tooLarge"] === "string" ? f.options["tooLarge"] : "ask for less (a smaller limit)";
-  const err = new Error(`Confluence's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${f.action}: ${instead}.`);
+  const err = new Error(
+    `Confluence's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${f.action}: ${instead}.`
+  );
   return Object.assign(err, { code: f.code });
 }
 var api = createApi({
@@ -287,7 +323,10 @@ var api = createApi({
   bridgeFailure
 });
 async function resolveSite(ctx) {
-  const data = await api.json(ctx, "GET", "/oauth/token/accessible-resources", { action: "list the Confluence sites this connection can reach", scope: SCOPES.readPage });
+  const data = await api.json(ctx, "GET", "/oauth/token/accessible-resources", {
+    action: "list the Confluence sites this connection can reach",
+    scope: SCOPES.readPage
+  });
   const site = atlassianSite(data, {
     product: "confluence",
     wanted: ctx.config["site"],
@@ -314,7 +353,12 @@ function nextCursor(data) {
 // src/shape.ts
 var webUrl = (site, links) => links && typeof links.webui === "string" ? `${site.wiki}${links.webui}` : null;
 var pageUrl = (site, id) => `${site.wiki}/pages/viewpage.action?pageId=${enc(id)}`;
-var versionOf = (v) => v && typeof v === "object" ? { number: v.number ?? null, createdAt: v.createdAt ?? null, authorId: v.authorId ?? null, message: v.message || "" } : null;
+var versionOf = (v) => v && typeof v === "object" ? {
+  number: v.number ?? null,
+  createdAt: v.createdAt ?? null,
+  authorId: v.authorId ?? null,
+  message: v.message || ""
+} : null;
 var stripHighlight = (s) => String(s || "").replace(/@@@(?:end)?hl@@@/g, "");
 var storageOf = (p) => p.body && p.body.storage ? String(p.body.storage.value || "") : "";
 function slimSpace(s, site) {
@@ -352,8 +396,14 @@ function mdInline(line) {
   const keep = (html) => `${slots.push(html) - 1}`;
   let s = String(line).replace(/[\ue000\ue001]/g, "");
   s = s.replace(/`([^`]+)`/g, (_, code) => keep(`<code>${esc(code)}</code>`));
-  s = s.replace(/\[([^\]\n]+)\]\(((?:https?:\/\/|mailto:)[^\s)]+)\)/g, (_, text, url) => keep(`<a href="${esc(url)}">${esc(text)}</a>`));
-  s = s.replace(/\bhttps?:\/\/[^\s<>"')\]]+[^\s<>"')\].,;:!?]/g, (url) => keep(`<a href="${esc(url)}">${esc(url)}</a>`));
+  s = s.replace(
+    /\[([^\]\n]+)\]\(((?:https?:\/\/|mailto:)[^\s)]+)\)/g,
+    (_, text, url) => keep(`<a href="${esc(url)}">${esc(text)}</a>`)
+  );
+  s = s.replace(
+    /\bhttps?:\/\/[^\s<>"')\]]+[^\s<>"')\].,;:!?]/g,
+    (url) => keep(`<a href="${esc(url)}">${esc(url)}</a>`)
+  );
   s = esc(s);
   s = s.replace(/\*\*(?=\S)([^*]*?\S)\*\*/g, "<strong>$1</strong>");
   s = s.replace(/(^|[^*\w])\*(?=\S)([^*]*?\S)\*(?![*\w])/g, "$1<em>$2</em>");
@@ -405,7 +455,9 @@ function markdownToStorage(md) {
       while (i < lines.length && !new RegExp(`^\\s*${fenceOpen[1]}\\s*$`).test(lines[i])) body.push(lines[i++]);
       i++;
       const lang = fenceOpen[2] ? `<ac:parameter ac:name="language">${esc(fenceOpen[2].toLowerCase())}</ac:parameter>` : "";
-      out.push(`<ac:structured-macro ac:name="code">${lang}<ac:plain-text-body>${cdata(body.join("\n"))}</ac:plain-text-body></ac:structured-macro>`);
+      out.push(
+        `<ac:structured-macro ac:name="code">${lang}<ac:plain-text-body>${cdata(body.join("\n"))}</ac:plain-text-body></ac:structured-macro>`
+      );
       continue;
     }
     const heading = /^\s*(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
@@ -446,7 +498,8 @@ function markdownToStorage(md) {
       continue;
     }
     const para = [lines[i++].trim()];
-    while (i < lines.length && lines[i].trim() && !/^\s*(```|~~~|#{1,6}\s|>|\|)/.test(lines[i]) && !LIST_ITEM.test(lines[i])) para.push(lines[i++].trim());
+    while (i < lines.length && lines[i].trim() && !/^\s*(```|~~~|#{1,6}\s|>|\|)/.test(lines[i]) && !LIST_ITEM.test(lines[i]))
+      para.push(lines[i++].trim());
     out.push(`<p>${para.map(mdInline).join("<br />")}</p>`);
   }
   return out.join("");
@@ -549,7 +602,16 @@ function decodeEntities(s) {
   });
 }
 var VOID = /* @__PURE__ */ new Set(["br", "hr", "img", "col", "wbr", "input", "meta", "link", "area", "source", "ac:emoticon"]);
-var SKIP = /* @__PURE__ */ new Set(["script", "style", "head", "ac:placeholder", "ac:task-id", "ac:task-uuid", "colgroup", "ac:adf-attribute"]);
+var SKIP = /* @__PURE__ */ new Set([
+  "script",
+  "style",
+  "head",
+  "ac:placeholder",
+  "ac:task-id",
+  "ac:task-uuid",
+  "colgroup",
+  "ac:adf-attribute"
+]);
 function parseAttrs(src) {
   const attrs = {};
   const re = /([^\s=/"'<>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
@@ -598,11 +660,30 @@ var child = (node, name) => node.children.find((c) => c.name === name);
 var children = (node, name) => node.children.filter((c) => c.name === name);
 function macroParams(node) {
   const params = {};
-  for (const p of children(node, "ac:parameter")) params[String(p.attrs["ac:name"] || "").toLowerCase()] = textOf(p).trim();
+  for (const p of children(node, "ac:parameter"))
+    params[String(p.attrs["ac:name"] || "").toLowerCase()] = textOf(p).trim();
   return params;
 }
 var CALLOUTS = /* @__PURE__ */ new Set(["info", "note", "warning", "tip", "panel", "success", "error"]);
-var BLOCK_MACROS = /* @__PURE__ */ new Set(["code", "noformat", "expand", "toc", "children", "attachments", "excerpt", "details", "section", "column", "recently-updated", "contentbylabel", "pagetree", "livesearch", "tasks-report-macro", "jiraissues", ...CALLOUTS]);
+var BLOCK_MACROS = /* @__PURE__ */ new Set([
+  "code",
+  "noformat",
+  "expand",
+  "toc",
+  "children",
+  "attachments",
+  "excerpt",
+  "details",
+  "section",
+  "column",
+  "recently-updated",
+  "contentbylabel",
+  "pagetree",
+  "livesearch",
+  "tasks-report-macro",
+  "jiraissues",
+  ...CALLOUTS
+]);
 var BLOCK = /* @__PURE__ */ new Set([
   "p",
   "div",
@@ -642,12 +723,33 @@ var BLOCK = /* @__PURE__ */ new Set([
   "ac:adf-extension",
   "ac:adf-content"
 ]);
-var INLINE = /* @__PURE__ */ new Set(["a", "span", "strong", "b", "em", "i", "u", "code", "s", "del", "sub", "sup", "small", "ac:link", "ac:image", "ac:emoticon", "time", "br", "img"]);
+var INLINE = /* @__PURE__ */ new Set([
+  "a",
+  "span",
+  "strong",
+  "b",
+  "em",
+  "i",
+  "u",
+  "code",
+  "s",
+  "del",
+  "sub",
+  "sup",
+  "small",
+  "ac:link",
+  "ac:image",
+  "ac:emoticon",
+  "time",
+  "br",
+  "img"
+]);
 function isBlock(node) {
   if (node.text !== void 0) return false;
   if (node.isBlock !== void 0) return node.isBlock;
   let b;
-  if (node.name === "ac:structured-macro" || node.name === "ac:macro") b = BLOCK_MACROS.has(String(node.attrs["ac:name"] || "").toLowerCase());
+  if (node.name === "ac:structured-macro" || node.name === "ac:macro")
+    b = BLOCK_MACROS.has(String(node.attrs["ac:name"] || "").toLowerCase());
   else if (BLOCK.has(node.name)) b = true;
   else if (INLINE.has(node.name) || SKIP.has(node.name)) b = false;
   else b = node.children.some(isBlock);
@@ -692,7 +794,9 @@ ${code.replace(/^\n+|\s+$/g, "")}
 \`\`\``;
 function renderList(node, ordered) {
   let n = Number.parseInt(node.attrs["start"], 10) || 1;
-  const items = node.children.filter((c) => c.name === "li" || c.text === void 0 && c.name !== "li" && isBlock(c) || c.text !== void 0 && c.text.trim());
+  const items = node.children.filter(
+    (c) => c.name === "li" || c.text === void 0 && c.name !== "li" && isBlock(c) || c.text !== void 0 && c.text.trim()
+  );
   const one = (item) => {
     const marker = ordered ? `${n++}. ` : "- ";
     const body = item.name === "li" ? blocks(item.children, "\n") : render(item).trim();
@@ -712,7 +816,11 @@ function renderTable(node) {
   const line = (row, i2) => {
     const cells = row.children.filter((c) => c.name === "td" || c.name === "th");
     if (!cells.length) return "";
-    const text = joinCapped(cells, (c) => blocks(c.children, " ").replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|").trim(), " | ");
+    const text = joinCapped(
+      cells,
+      (c) => blocks(c.children, " ").replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|").trim(),
+      " | "
+    );
     const head = i2 === 0 && cells.every((c) => c.name === "th") ? `
 | ${cells.map(() => "---").join(" | ")} |` : "";
     return `| ${text} |${head}`;
@@ -739,7 +847,8 @@ function renderMacro(node) {
   const plain = child(node, "ac:plain-text-body");
   const rich = child(node, "ac:rich-text-body");
   const body = () => rich ? blocks(rich.children) : plain ? textOf(plain).trim() : "";
-  if (name === "code" || name === "noformat") return fence(p["language"] || "", plain ? textOf(plain) : rich ? textOf(rich) : "");
+  if (name === "code" || name === "noformat")
+    return fence(p["language"] || "", plain ? textOf(plain) : rich ? textOf(rich) : "");
   if (CALLOUTS.has(name)) {
     const head = `[${name}]${p["title"] ? ` ${p["title"]}` : ""}`;
     const text = body();
@@ -747,7 +856,8 @@ function renderMacro(node) {
   }
   if (name === "expand") return [`${p["title"] || "Details"}:`, body()].filter(Boolean).join("\n\n");
   if (name === "status") return `[${p["title"] || p["colour"] || "status"}]`;
-  if (name === "jira" || name === "jiraissues") return p["key"] ? `[Jira ${p["key"]}]` : `[Jira issues${p["jqlquery"] ? `: ${p["jqlquery"]}` : ""}]`;
+  if (name === "jira" || name === "jiraissues")
+    return p["key"] ? `[Jira ${p["key"]}]` : `[Jira issues${p["jqlquery"] ? `: ${p["jqlquery"]}` : ""}]`;
   if (name === "anchor") return "";
   if (name === "toc") return "[table of contents]";
   if (name === "children") return "[list of child pages]";
@@ -889,9 +999,19 @@ var addComment = defineTool({
     const storage = { representation: "storage", value: toStorage(args.body, args.bodyFormat) };
     const body = args.parentCommentId ? { body: storage, parentCommentId: args.parentCommentId } : { body: storage, pageId: args.pageId };
     const action = args.parentCommentId ? `reply to comment ${args.parentCommentId}` : `comment on page ${args.pageId}`;
-    const c = await wiki(ctx, site, "POST", "/api/v2/footer-comments", { body, action, scope: SCOPES.writeComment });
+    const c = await wiki(ctx, site, "POST", "/api/v2/footer-comments", {
+      body,
+      action,
+      scope: SCOPES.writeComment
+    });
     const created = c.version ? c.version.createdAt ?? null : null;
-    return { id: c.id, pageId: c.pageId ?? args.pageId, parentCommentId: c.parentCommentId ?? args.parentCommentId ?? null, created, url: webUrl(site, c._links) };
+    return {
+      id: c.id,
+      pageId: c.pageId ?? args.pageId,
+      parentCommentId: c.parentCommentId ?? args.parentCommentId ?? null,
+      created,
+      url: webUrl(site, c._links)
+    };
   }
 });
 var listComments = defineTool({
@@ -900,9 +1020,18 @@ var listComments = defineTool({
   annotations: reads("List page comments"),
   handler: async (ctx, args) => {
     const site = await resolveSite(ctx);
-    const query2 = { "body-format": "storage", sort: args.order === "oldest" ? "created-date" : "-created-date", limit: args.limit ?? 25, cursor: args.cursor };
+    const query2 = {
+      "body-format": "storage",
+      sort: args.order === "oldest" ? "created-date" : "-created-date",
+      limit: args.limit ?? 25,
+      cursor: args.cursor
+    };
     const action = `read the comments of page ${args.pageId}`;
-    const data = await wiki(ctx, site, "GET", path`/api/v2/pages/${args.pageId}/footer-comments`, { query: query2, action, scope: SCOPES.readComment });
+    const data = await wiki(ctx, site, "GET", path`/api/v2/pages/${args.pageId}/footer-comments`, {
+      query: query2,
+      action,
+      scope: SCOPES.readComment
+    });
     const comments = results(data).map((c) => ({
       id: c.id,
       authorId: c.version ? c.version.authorId ?? null : null,
@@ -921,7 +1050,13 @@ var listAttachments = defineTool({
     const site = await resolveSite(ctx);
     const query2 = { filename: args.filename, mediaType: args.mediaType, limit: args.limit ?? 50, cursor: args.cursor };
     const action = `list the attachments of page ${args.pageId}`;
-    const data = await wiki(ctx, site, "GET", path`/api/v2/pages/${args.pageId}/attachments`, { query: query2, action, scope: SCOPES.attachment });
+    const data = await wiki(
+      ctx,
+      site,
+      "GET",
+      path`/api/v2/pages/${args.pageId}/attachments`,
+      { query: query2, action, scope: SCOPES.attachment }
+    );
     const attachments = results(data).map((a) => ({
       id: a.id,
       title: a.title,
@@ -944,17 +1079,33 @@ var addLabels = defineTool({
     const site = await resolveSite(ctx);
     const body = args.labels.map((name) => ({ prefix: "global", name: name.toLowerCase() }));
     const action = `add labels to page ${args.pageId}`;
-    const data = await wiki(ctx, site, "POST", path`/rest/api/content/${args.pageId}/label`, { body, action, scope: SCOPES.label });
+    const data = await wiki(ctx, site, "POST", path`/rest/api/content/${args.pageId}/label`, {
+      body,
+      action,
+      scope: SCOPES.label
+    });
     const labels = results(data).map((l) => l.name || l.label).filter(Boolean);
-    return { pageId: args.pageId, added: args.labels.map((l) => l.toLowerCase()), labels, url: pageUrl(site, args.pageId) };
+    return {
+      pageId: args.pageId,
+      added: args.labels.map((l) => l.toLowerCase()),
+      labels,
+      url: pageUrl(site, args.pageId)
+    };
   }
 });
 
 // src/spaces.ts
 async function findSpaceByKey(ctx, site, key, extra = {}) {
-  const data = await wiki(ctx, site, "GET", "/api/v2/spaces", { query: { keys: key, ...extra }, action: `look up the space with key ${key}`, scope: SCOPES.space });
+  const data = await wiki(ctx, site, "GET", "/api/v2/spaces", {
+    query: { keys: key, ...extra },
+    action: `look up the space with key ${key}`,
+    scope: SCOPES.space
+  });
   const s = results(data).find((x) => String(x.key).toLowerCase() === key.toLowerCase()) || results(data)[0];
-  if (!s) throw new Error(`No Confluence space has the key "${key}" (or you cannot see it): use confluence_list_spaces to find the key.`);
+  if (!s)
+    throw new Error(
+      `No Confluence space has the key "${key}" (or you cannot see it): use confluence_list_spaces to find the key.`
+    );
   return s;
 }
 async function spaceId(ctx, site, space2) {
@@ -967,8 +1118,19 @@ var listSpaces = defineTool({
   annotations: reads("List spaces"),
   handler: async (ctx, args) => {
     const site = await resolveSite(ctx);
-    const query2 = { type: args.type, status: args.status, sort: args.sort, "description-format": "plain", limit: args.limit ?? 25, cursor: args.cursor };
-    const data = await wiki(ctx, site, "GET", "/api/v2/spaces", { query: query2, action: "list spaces", scope: SCOPES.space });
+    const query2 = {
+      type: args.type,
+      status: args.status,
+      sort: args.sort,
+      "description-format": "plain",
+      limit: args.limit ?? 25,
+      cursor: args.cursor
+    };
+    const data = await wiki(ctx, site, "GET", "/api/v2/spaces", {
+      query: query2,
+      action: "list spaces",
+      scope: SCOPES.space
+    });
     return { spaces: results(data).map((s) => slimSpace(s, site)), next: nextCursor(data) };
   }
 });
@@ -979,7 +1141,11 @@ var getSpace = defineTool({
   handler: async (ctx, args) => {
     const site = await resolveSite(ctx);
     const plain = { "description-format": "plain" };
-    const s = /^[0-9]+$/.test(args.space) ? await wiki(ctx, site, "GET", path`/api/v2/spaces/${args.space}`, { query: plain, action: `read space ${args.space}`, scope: SCOPES.space }) : await findSpaceByKey(ctx, site, args.space, plain);
+    const s = /^[0-9]+$/.test(args.space) ? await wiki(ctx, site, "GET", path`/api/v2/spaces/${args.space}`, {
+      query: plain,
+      action: `read space ${args.space}`,
+      scope: SCOPES.space
+    }) : await findSpaceByKey(ctx, site, args.space, plain);
     return { ...slimSpace(s, site), createdAt: s.createdAt ?? null, authorId: s.authorId ?? null };
   }
 });
@@ -990,8 +1156,18 @@ var listPages = defineTool({
   handler: async (ctx, args) => {
     const site = await resolveSite(ctx);
     const id = await spaceId(ctx, site, args.space);
-    const query2 = { depth: args.depth, title: args.title, sort: args.sort, limit: args.limit ?? 25, cursor: args.cursor };
-    const data = await wiki(ctx, site, "GET", path`/api/v2/spaces/${id}/pages`, { query: query2, action: `list the pages of space ${args.space}`, scope: SCOPES.readPage });
+    const query2 = {
+      depth: args.depth,
+      title: args.title,
+      sort: args.sort,
+      limit: args.limit ?? 25,
+      cursor: args.cursor
+    };
+    const data = await wiki(ctx, site, "GET", path`/api/v2/spaces/${id}/pages`, {
+      query: query2,
+      action: `list the pages of space ${args.space}`,
+      scope: SCOPES.readPage
+    });
     return { spaceId: id, pages: results(data).map((p) => slimPage(p, site)), next: nextCursor(data) };
   }
 });
@@ -999,7 +1175,12 @@ var listPages = defineTool({
 // src/pages.ts
 function fetchPage(ctx, site, id, action) {
   const tooLarge = `the page's body is too large to read here (and so to update here). Open it in Confluence: ${pageUrl(site, id)}`;
-  return wiki(ctx, site, "GET", path`/api/v2/pages/${id}`, { query: { "body-format": "storage" }, action, scope: SCOPES.readPage, tooLarge });
+  return wiki(ctx, site, "GET", path`/api/v2/pages/${id}`, {
+    query: { "body-format": "storage" },
+    action,
+    scope: SCOPES.readPage,
+    tooLarge
+  });
 }
 var getPage = defineTool({
   description: 'Read (open, view) a Confluence page or document by id: title, space id, parent id, author, version number and date, url, and its content converted from Confluence storage format to readable markdown-like text (headings, lists, tables, code blocks, links and macros kept legible; cut at 20,000 characters, `truncated` says so). `format: "storage"` returns the raw XHTML instead (cut at 100,000 characters), e.g. to edit it exactly with confluence_update_page; never write back a storage body whose `truncated` is true, or the rest of the page is lost.',
@@ -1034,8 +1215,18 @@ var getPageChildren = defineTool({
   handler: async (ctx, args) => {
     const site = await resolveSite(ctx);
     const query2 = { sort: args.sort, limit: args.limit ?? 25, cursor: args.cursor };
-    const data = await wiki(ctx, site, "GET", path`/api/v2/pages/${args.pageId}/children`, { query: query2, action: `list the child pages of page ${args.pageId}`, scope: SCOPES.readPage });
-    const pages = results(data).map((c) => ({ id: c.id, title: c.title, status: c.status ?? null, position: c.childPosition ?? null, url: pageUrl(site, c.id) }));
+    const data = await wiki(ctx, site, "GET", path`/api/v2/pages/${args.pageId}/children`, {
+      query: query2,
+      action: `list the child pages of page ${args.pageId}`,
+      scope: SCOPES.readPage
+    });
+    const pages = results(data).map((c) => ({
+      id: c.id,
+      title: c.title,
+      status: c.status ?? null,
+      position: c.childPosition ?? null,
+      url: pageUrl(site, c.id)
+    }));
     return { parentId: args.pageId, pages, next: nextCursor(data) };
   }
 });
@@ -1046,10 +1237,26 @@ var createPage = defineTool({
   handler: async (ctx, args) => {
     const site = await resolveSite(ctx);
     const id = await spaceId(ctx, site, args.space);
-    const body = { spaceId: id, status: "current", title: args.title, body: { representation: "storage", value: toStorage(args.body ?? "", args.bodyFormat) } };
+    const body = {
+      spaceId: id,
+      status: "current",
+      title: args.title,
+      body: { representation: "storage", value: toStorage(args.body ?? "", args.bodyFormat) }
+    };
     if (args.parentId) body.parentId = args.parentId;
-    const p = await wiki(ctx, site, "POST", "/api/v2/pages", { body, action: `create the page "${args.title}" in space ${args.space}`, scope: SCOPES.writePage });
-    return { id: p.id, title: p.title, spaceId: p.spaceId ?? id, parentId: p.parentId ?? null, version: p.version ? p.version.number ?? 1 : 1, url: webUrl(site, p._links) || pageUrl(site, p.id) };
+    const p = await wiki(ctx, site, "POST", "/api/v2/pages", {
+      body,
+      action: `create the page "${args.title}" in space ${args.space}`,
+      scope: SCOPES.writePage
+    });
+    return {
+      id: p.id,
+      title: p.title,
+      spaceId: p.spaceId ?? id,
+      parentId: p.parentId ?? null,
+      version: p.version ? p.version.number ?? 1 : 1,
+      url: webUrl(site, p._links) || pageUrl(site, p.id)
+    };
   }
 });
 var updatePage = defineTool({
@@ -1057,23 +1264,44 @@ var updatePage = defineTool({
   input: schema,
   annotations: changes("Update page", { destructive: true }),
   handler: async (ctx, args) => {
-    if (args.body === void 0 && args.title === void 0) throw new Error("Nothing to update: give a new body, a new title, or both.");
+    if (args.body === void 0 && args.title === void 0)
+      throw new Error("Nothing to update: give a new body, a new title, or both.");
     if (args.mode === "append" && args.body === void 0) throw new Error('mode "append" needs a body to append.');
     const site = await resolveSite(ctx);
     const cur = await fetchPage(ctx, site, args.pageId, `read page ${args.pageId} before updating it`);
     const current = storageOf(cur);
     const seen = cur.version?.number;
     const number = typeof seen === "number" && Number.isInteger(seen) ? seen : null;
-    if (number === null) throw new Error(`Confluence did not say which version page ${args.pageId} is at, so it cannot be updated safely; retry.`);
+    if (number === null)
+      throw new Error(
+        `Confluence did not say which version page ${args.pageId} is at, so it cannot be updated safely; retry.`
+      );
     let value = current;
-    if (args.body !== void 0) value = args.mode === "append" ? current + toStorage(args.body, args.bodyFormat) : toStorage(args.body, args.bodyFormat);
+    if (args.body !== void 0)
+      value = args.mode === "append" ? current + toStorage(args.body, args.bodyFormat) : toStorage(args.body, args.bodyFormat);
     const version = { number: number + 1 };
     if (args.versionMessage) version.message = args.versionMessage;
-    const body = { id: String(cur.id ?? args.pageId), status: "current", title: args.title ?? cur.title, body: { representation: "storage", value }, version };
-    const p = await wiki(ctx, site, "PUT", path`/api/v2/pages/${args.pageId}`, { body, action: `update page ${args.pageId}`, scope: SCOPES.writePage });
+    const body = {
+      id: String(cur.id ?? args.pageId),
+      status: "current",
+      title: args.title ?? cur.title,
+      body: { representation: "storage", value },
+      version
+    };
+    const p = await wiki(ctx, site, "PUT", path`/api/v2/pages/${args.pageId}`, {
+      body,
+      action: `update page ${args.pageId}`,
+      scope: SCOPES.writePage
+    });
     const changed = [...args.title !== void 0 ? ["title"] : [], ...args.body !== void 0 ? ["body"] : []];
     const saved = p.version ? p.version.number ?? number + 1 : number + 1;
-    return { id: p.id ?? args.pageId, title: p.title ?? body.title, version: saved, updated: changed, url: webUrl(site, p._links) || pageUrl(site, args.pageId) };
+    return {
+      id: p.id ?? args.pageId,
+      title: p.title ?? body.title,
+      version: saved,
+      updated: changed,
+      url: webUrl(site, p._links) || pageUrl(site, args.pageId)
+    };
   }
 });
 
@@ -1085,7 +1313,11 @@ var search = defineTool({
   handler: async (ctx, args) => {
     const site = await resolveSite(ctx);
     const query2 = { cql: args.cql, limit: args.limit ?? 25, cursor: args.cursor };
-    const data = await wiki(ctx, site, "GET", "/rest/api/search", { query: query2, action: "search Confluence with CQL", scope: SCOPES.search });
+    const data = await wiki(ctx, site, "GET", "/rest/api/search", {
+      query: query2,
+      action: "search Confluence with CQL",
+      scope: SCOPES.search
+    });
     const rows = results(data).map((r) => {
       const c = r.content || {};
       const excerpt = stripHighlight(decodeEntities(String(r.excerpt || ""))).replace(/\s+/g, " ").trim();
@@ -1099,7 +1331,12 @@ var search = defineTool({
         url: typeof r.url === "string" && r.url ? `${site.wiki}${r.url}` : webUrl(site, c._links)
       };
     });
-    return { results: rows, count: rows.length, totalSize: typeof data.totalSize === "number" ? data.totalSize : null, next: nextCursor(data) };
+    return {
+      results: rows,
+      count: rows.length,
+      totalSize: typeof data.totalSize === "number" ? data.totalSize : null,
+      next: nextCursor(data)
+    };
   }
 });
 

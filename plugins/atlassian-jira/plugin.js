@@ -91,8 +91,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -111,11 +118,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -186,7 +198,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
@@ -221,8 +236,12 @@ async function collectPages(ctx, start, fetchPage, options) {
 // workbench-sdk:atlassian.ts
 var normSite = (s) => String(s || "").trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/+$/, "");
 function atlassianSite(resources, { product, wanted: setting, none, unmatched }) {
-  const all = (Array.isArray(resources) ? resources : []).filter((s) => !!s && typeof s.id === "string");
-  const ofProduct = all.filter((s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes(product)));
+  const all = (Array.isArray(resources) ? resources : []).filter(
+    (s) => !!s && typeof s.id === "string"
+  );
+  const ofProduct = all.filter(
+    (s) => Array.isArray(s.scopes) && s.scopes.some((x) => String(x).includes(product))
+  );
   const pool = ofProduct.length ? ofProduct : all;
   if (!pool.length) throw new Error(none);
   const wanted = typeof setting === "string" ? setting.trim() : "";
@@ -314,7 +333,8 @@ ${inline(n.content)}
     case "mediaInline":
       return `[attachment${a.alt ? `: ${a.alt}` : ""}]`;
     default:
-      if (Array.isArray(n.content)) return n.content.every((c) => c && INLINE.has(c.type ?? "")) ? inline(n.content) : blocks(n.content);
+      if (Array.isArray(n.content))
+        return n.content.every((c) => c && INLINE.has(c.type ?? "")) ? inline(n.content) : blocks(n.content);
       return typeof n.text === "string" ? n.text : "";
   }
 }
@@ -335,7 +355,8 @@ function jiraDetail(data, text) {
   if (data === null || typeof data !== "object") return "";
   const d = data;
   const parts = [];
-  if (Array.isArray(d.errorMessages)) parts.push(...d.errorMessages.filter((m) => typeof m === "string" && m !== ""));
+  if (Array.isArray(d.errorMessages))
+    parts.push(...d.errorMessages.filter((m) => typeof m === "string" && m !== ""));
   if (d.errors && typeof d.errors === "object") {
     for (const [field, msg] of Object.entries(d.errors)) parts.push(`${field}: ${String(msg)}`);
   }
@@ -346,24 +367,44 @@ function jiraDetail(data, text) {
 function jiraFailure({ status, detail, action, options }) {
   const scope = String(options["scope"]);
   if ((status === 401 || status === 403) && /scope/i.test(detail)) {
-    return new Error(`The Jira connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-jira and approve that scope.`);
+    return new Error(
+      `The Jira connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-jira and approve that scope.`
+    );
   }
   const said = detail ? ` Jira said: ${detail}` : "";
-  if (status === 401) return new Error(`Jira rejected the access token (401) while trying to ${action}: reconnect atlassian-jira.${said}`);
+  if (status === 401)
+    return new Error(
+      `Jira rejected the access token (401) while trying to ${action}: reconnect atlassian-jira.${said}`
+    );
   if (status === 403) {
-    return new Error(`Jira refused permission to ${action} (403): ${detail || "your Jira user lacks the project permission for this"}. This needs the ${scope} scope and the matching Jira project permission.`);
+    return new Error(
+      `Jira refused permission to ${action} (403): ${detail || "your Jira user lacks the project permission for this"}. This needs the ${scope} scope and the matching Jira project permission.`
+    );
   }
-  if (status === 404) return new Error(`Jira found nothing while trying to ${action} (404): ${detail || "it does not exist, or you cannot see it"}.`);
-  if (status >= 500) return new Error(`Jira had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 404)
+    return new Error(
+      `Jira found nothing while trying to ${action} (404): ${detail || "it does not exist, or you cannot see it"}.`
+    );
+  if (status >= 500)
+    return new Error(`Jira had a server error (${status}) while trying to ${action}: retry later.${said}`);
   if (status === 429 || status === 400 || status === 409 || status === 422) return void 0;
   return new Error(`Jira answered HTTP ${status} while trying to ${action}${detail ? `: ${detail}` : ""}.`);
 }
-var api = createApi({ base: "https://api.atlassian.com", provider: "Jira", integration: "atlassian-jira", describe: jiraDetail, failure: jiraFailure });
+var api = createApi({
+  base: "https://api.atlassian.com",
+  provider: "Jira",
+  integration: "atlassian-jira",
+  describe: jiraDetail,
+  failure: jiraFailure
+});
 async function send(ctx, method, url, req) {
   return (await api.request(ctx, method, url, { ...req, lenient: true })).data;
 }
 async function resolveSite(ctx) {
-  const data = await send(ctx, "GET", "/oauth/token/accessible-resources", { action: "list the Jira sites this connection can reach", scope: READ });
+  const data = await send(ctx, "GET", "/oauth/token/accessible-resources", {
+    action: "list the Jira sites this connection can reach",
+    scope: READ
+  });
   return atlassianSite(data, {
     product: "jira",
     wanted: ctx.config["site"],
@@ -435,7 +476,11 @@ function detailIssue(issue, site) {
     labels: list2(f.labels),
     components: list2(f.components).map(name),
     parent: f.parent ? { key: f.parent.key, summary: f.parent.fields?.summary ?? null } : null,
-    subtasks: list2(f.subtasks).map((s) => ({ key: s.key, summary: s.fields?.summary ?? null, status: name(s.fields?.status) })),
+    subtasks: list2(f.subtasks).map((s) => ({
+      key: s.key,
+      summary: s.fields?.summary ?? null,
+      status: name(s.fields?.status)
+    })),
     links: list2(f.issuelinks).map(slimLink),
     commentCount: f.comment && typeof f.comment.total === "number" ? f.comment.total : null,
     description: adfToText(f.description)
@@ -473,10 +518,25 @@ var searchIssues = defineTool({
   annotations: reads("Search issues (JQL)"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
-    const body = { jql: args.jql, maxResults: args.maxResults, fields: SLIM_FIELDS, ...args.cursor ? { nextPageToken: args.cursor } : {} };
-    const data = await jira(ctx, site, "POST", "/search/jql", { body, action: "search issues", scope: READ });
+    const body = {
+      jql: args.jql,
+      maxResults: args.maxResults,
+      fields: SLIM_FIELDS,
+      ...args.cursor ? { nextPageToken: args.cursor } : {}
+    };
+    const data = await jira(
+      ctx,
+      site,
+      "POST",
+      "/search/jql",
+      { body, action: "search issues", scope: READ }
+    );
     const issues = Array.isArray(data?.issues) ? data.issues.map((i) => slimIssue(i, site)) : [];
-    return { issues, count: issues.length, next: data && !data.isLast && data.nextPageToken ? data.nextPageToken : null };
+    return {
+      issues,
+      count: issues.length,
+      next: data && !data.isLast && data.nextPageToken ? data.nextPageToken : null
+    };
   }
 });
 var getIssue = defineTool({
@@ -485,7 +545,11 @@ var getIssue = defineTool({
   annotations: reads("Get issue"),
   async handler(ctx, { issueKey: issueKey2 }) {
     const site = await resolveSite(ctx);
-    const issue = await jira(ctx, site, "GET", path`/issue/${issueKey2}`, { query: { fields: DETAIL_FIELDS.join(",") }, action: `read issue ${issueKey2}`, scope: READ });
+    const issue = await jira(ctx, site, "GET", path`/issue/${issueKey2}`, {
+      query: { fields: DETAIL_FIELDS.join(",") },
+      action: `read issue ${issueKey2}`,
+      scope: READ
+    });
     return detailIssue(issue, site);
   }
 });
@@ -507,7 +571,11 @@ var createIssue = defineTool({
       ...args.parentKey ? { parent: { key: args.parentKey } } : {},
       ...args.dueDate ? { duedate: args.dueDate } : {}
     };
-    const created = await jira(ctx, site, "POST", "/issue", { body: { fields }, action: `create an issue in project ${project}`, scope: WRITE });
+    const created = await jira(ctx, site, "POST", "/issue", {
+      body: { fields },
+      action: `create an issue in project ${project}`,
+      scope: WRITE
+    });
     return { key: created.key, id: created.id, url: browse(site, created.key) };
   }
 });
@@ -518,17 +586,29 @@ var updateIssue = defineTool({
   async handler(ctx, args) {
     const fields = {};
     if (args.summary !== void 0) fields["summary"] = args.summary;
-    if (args.description !== void 0) fields["description"] = args.description === "" ? null : textToAdf(args.description);
+    if (args.description !== void 0)
+      fields["description"] = args.description === "" ? null : textToAdf(args.description);
     if (args.priority !== void 0) fields["priority"] = { name: args.priority };
     if (args.dueDate !== void 0) fields["duedate"] = args.dueDate === "" ? null : args.dueDate;
     if (args.labels !== void 0) fields["labels"] = args.labels;
-    const ops = [...(args.addLabels || []).map((l) => ({ add: l })), ...(args.removeLabels || []).map((l) => ({ remove: l }))];
-    if (ops.length && args.labels !== void 0) throw new Error("Give either labels (replace all) or addLabels/removeLabels, not both.");
+    const ops = [
+      ...(args.addLabels || []).map((l) => ({ add: l })),
+      ...(args.removeLabels || []).map((l) => ({ remove: l }))
+    ];
+    if (ops.length && args.labels !== void 0)
+      throw new Error("Give either labels (replace all) or addLabels/removeLabels, not both.");
     const changed = [...Object.keys(fields), ...ops.length ? ["labels"] : []];
-    if (!changed.length) throw new Error("Nothing to update: give at least one of summary, description, priority, dueDate, labels, addLabels, removeLabels.");
+    if (!changed.length)
+      throw new Error(
+        "Nothing to update: give at least one of summary, description, priority, dueDate, labels, addLabels, removeLabels."
+      );
     const site = await resolveSite(ctx);
     const body = { fields, ...ops.length ? { update: { labels: ops } } : {} };
-    await jira(ctx, site, "PUT", path`/issue/${args.issueKey}`, { body, action: `update issue ${args.issueKey}`, scope: WRITE });
+    await jira(ctx, site, "PUT", path`/issue/${args.issueKey}`, {
+      body,
+      action: `update issue ${args.issueKey}`,
+      scope: WRITE
+    });
     return { key: args.issueKey, updated: changed, url: browse(site, args.issueKey) };
   }
 });
@@ -538,7 +618,11 @@ var addComment = defineTool({
   annotations: changes("Add comment"),
   async handler(ctx, { issueKey: issueKey2, body }) {
     const site = await resolveSite(ctx);
-    const c = await jira(ctx, site, "POST", path`/issue/${issueKey2}/comment`, { body: { body: textToAdf(body) }, action: `comment on issue ${issueKey2}`, scope: WRITE });
+    const c = await jira(ctx, site, "POST", path`/issue/${issueKey2}/comment`, {
+      body: { body: textToAdf(body) },
+      action: `comment on issue ${issueKey2}`,
+      scope: WRITE
+    });
     return { key: issueKey2, id: c.id, created: c.created ?? null, url: commentUrl(site, issueKey2, c.id) };
   }
 });
@@ -549,19 +633,33 @@ var listComments = defineTool({
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const startAt = Number(args.cursor || 0);
-    const data = await jira(ctx, site, "GET", path`/issue/${args.issueKey}/comment`, {
-      query: { startAt, maxResults: args.maxResults, orderBy: args.order === "oldest" ? "created" : "-created" },
-      action: `read the comments of issue ${args.issueKey}`,
-      scope: READ
-    });
+    const data = await jira(
+      ctx,
+      site,
+      "GET",
+      path`/issue/${args.issueKey}/comment`,
+      {
+        query: { startAt, maxResults: args.maxResults, orderBy: args.order === "oldest" ? "created" : "-created" },
+        action: `read the comments of issue ${args.issueKey}`,
+        scope: READ
+      }
+    );
     const comments = Array.isArray(data?.comments) ? data.comments.map((c) => slimComment(c, site, args.issueKey)) : [];
     const total = typeof data?.total === "number" ? data.total : null;
     const end = startAt + comments.length;
-    return { key: args.issueKey, comments, total, next: comments.length && (total === null || end < total) ? String(end) : null };
+    return {
+      key: args.issueKey,
+      comments,
+      total,
+      next: comments.length && (total === null || end < total) ? String(end) : null
+    };
   }
 });
 async function fetchTransitions(ctx, site, key) {
-  const data = await jira(ctx, site, "GET", path`/issue/${key}/transitions`, { action: `list the transitions of issue ${key}`, scope: READ });
+  const data = await jira(ctx, site, "GET", path`/issue/${key}/transitions`, {
+    action: `list the transitions of issue ${key}`,
+    scope: READ
+  });
   return Array.isArray(data?.transitions) ? data.transitions : [];
 }
 var listTransitions = defineTool({
@@ -584,25 +682,38 @@ var transitionIssue = defineTool({
     const pick = all.find((t) => String(t.id) === want) || all.find((t) => String(t.name || "").toLowerCase() === want) || all.find((t) => String(name(t.to) || "").toLowerCase() === want);
     if (!pick) {
       const avail = all.map((t) => `"${t.name}" (id ${t.id} → ${name(t.to)})`).join(", ") || "none";
-      throw new Error(`Issue ${args.issueKey} has no transition matching "${args.transition}". Available now: ${avail}.`);
+      throw new Error(
+        `Issue ${args.issueKey} has no transition matching "${args.transition}". Available now: ${avail}.`
+      );
     }
     const body = {
       transition: { id: String(pick.id) },
       ...args.resolution ? { fields: { resolution: { name: args.resolution } } } : {},
       ...args.comment ? { update: { comment: [{ add: { body: textToAdf(args.comment) } }] } } : {}
     };
-    await jira(ctx, site, "POST", path`/issue/${args.issueKey}/transitions`, { body, action: `move issue ${args.issueKey} with transition "${pick.name}"`, scope: WRITE });
+    await jira(ctx, site, "POST", path`/issue/${args.issueKey}/transitions`, {
+      body,
+      action: `move issue ${args.issueKey} with transition "${pick.name}"`,
+      scope: WRITE
+    });
     return { key: args.issueKey, transition: pick.name, status: name(pick.to), url: browse(site, args.issueKey) };
   }
 });
 async function findOneUser(ctx, site, who) {
-  const users = await jira(ctx, site, "GET", "/user/search", { query: { query: who, maxResults: 10 }, action: `look up the user "${who}"`, scope: USERS });
+  const users = await jira(ctx, site, "GET", "/user/search", {
+    query: { query: who, maxResults: 10 },
+    action: `look up the user "${who}"`,
+    scope: USERS
+  });
   const list3 = (Array.isArray(users) ? users : []).filter((u) => u.accountType !== "app" && u.active !== false);
   const w = who.toLowerCase();
-  const exact = list3.filter((u) => String(u.emailAddress || "").toLowerCase() === w || String(u.displayName || "").toLowerCase() === w);
+  const exact = list3.filter(
+    (u) => String(u.emailAddress || "").toLowerCase() === w || String(u.displayName || "").toLowerCase() === w
+  );
   const hits = exact.length ? exact : list3;
   if (hits.length === 1) return hits[0];
-  if (!hits.length) throw new Error(`No active Jira user matches "${who}": check the spelling, or use jira_search_users.`);
+  if (!hits.length)
+    throw new Error(`No active Jira user matches "${who}": check the spelling, or use jira_search_users.`);
   const names = hits.slice(0, 5).map((u) => `${u.displayName} (${u.accountId})`).join(", ");
   throw new Error(`"${who}" matches several Jira users: ${names}. Pass the accountId of the right one.`);
 }
@@ -611,7 +722,8 @@ var assignIssue = defineTool({
   input: schema,
   annotations: changes("Assign issue", { idempotent: true }),
   async handler(ctx, args) {
-    if ([args.accountId, args.user, args.unassign].filter(Boolean).length !== 1) throw new Error("Give exactly one of accountId, user or unassign: true.");
+    if ([args.accountId, args.user, args.unassign].filter(Boolean).length !== 1)
+      throw new Error("Give exactly one of accountId, user or unassign: true.");
     const site = await resolveSite(ctx);
     const user = args.user ? await findOneUser(ctx, site, args.user) : void 0;
     const accountId2 = user?.accountId ?? args.accountId ?? null;
@@ -620,7 +732,12 @@ var assignIssue = defineTool({
       action: accountId2 ? `assign issue ${args.issueKey}` : `unassign issue ${args.issueKey}`,
       scope: WRITE
     });
-    return { key: args.issueKey, assigneeAccountId: accountId2, assignee: user?.displayName ?? null, url: browse(site, args.issueKey) };
+    return {
+      key: args.issueKey,
+      assigneeAccountId: accountId2,
+      assignee: user?.displayName ?? null,
+      url: browse(site, args.issueKey)
+    };
   }
 });
 var addWatcher = defineTool({
@@ -630,7 +747,11 @@ var addWatcher = defineTool({
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const accountId2 = args.accountId || (await jira(ctx, site, "GET", "/myself", { action: "read your Jira profile", scope: USERS })).accountId;
-    await jira(ctx, site, "POST", path`/issue/${args.issueKey}/watchers`, { body: accountId2, action: `add a watcher to issue ${args.issueKey}`, scope: WRITE });
+    await jira(ctx, site, "POST", path`/issue/${args.issueKey}/watchers`, {
+      body: accountId2,
+      action: `add a watcher to issue ${args.issueKey}`,
+      scope: WRITE
+    });
     return { key: args.issueKey, watcherAccountId: accountId2, url: browse(site, args.issueKey) };
   }
 });
@@ -647,8 +768,17 @@ var linkIssues = defineTool({
       outwardIssue: { key: args.targetIssueKey },
       ...args.comment ? { comment: { body: textToAdf(args.comment) } } : {}
     };
-    await jira(ctx, site, "POST", "/issueLink", { body, action: `link ${args.issueKey} to ${args.targetIssueKey} (${type})`, scope: WRITE });
-    return { issueKey: args.issueKey, targetIssueKey: args.targetIssueKey, linkType: type, url: browse(site, args.issueKey) };
+    await jira(ctx, site, "POST", "/issueLink", {
+      body,
+      action: `link ${args.issueKey} to ${args.targetIssueKey} (${type})`,
+      scope: WRITE
+    });
+    return {
+      issueKey: args.issueKey,
+      targetIssueKey: args.targetIssueKey,
+      linkType: type,
+      url: browse(site, args.issueKey)
+    };
   }
 });
 
@@ -660,13 +790,25 @@ var listProjects = defineTool({
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const startAt = Number(args.cursor || 0);
-    const data = await jira(ctx, site, "GET", "/project/search", {
-      query: { startAt, maxResults: args.maxResults, query: args.query },
-      action: "list projects",
-      scope: READ
-    });
+    const data = await jira(
+      ctx,
+      site,
+      "GET",
+      "/project/search",
+      {
+        query: { startAt, maxResults: args.maxResults, query: args.query },
+        action: "list projects",
+        scope: READ
+      }
+    );
     const values = Array.isArray(data?.values) ? data.values : [];
-    const projects = values.map((p) => ({ key: p.key, name: p.name, id: p.id, type: p.projectTypeKey ?? null, url: browse(site, p.key) }));
+    const projects = values.map((p) => ({
+      key: p.key,
+      name: p.name,
+      id: p.id,
+      type: p.projectTypeKey ?? null,
+      url: browse(site, p.key)
+    }));
     const next = data && data.isLast === false && values.length ? String(startAt + values.length) : null;
     return { projects, total: typeof data?.total === "number" ? data.total : null, next };
   }
@@ -712,11 +854,22 @@ var listIssueTypes = defineTool({
         });
         const got = data?.issueTypes || data?.values || data?.createMetaIssueType || [];
         const end = startAt + got.length;
-        return { items: got, next: got.length === 0 || typeof data?.total !== "number" || end >= data.total ? null : end };
+        return {
+          items: got,
+          next: got.length === 0 || typeof data?.total !== "number" || end >= data.total ? null : end
+        };
       },
       { limit: Infinity }
     );
-    return { project: args.projectKey, issueTypes: items.map((t) => ({ id: t.id, name: t.name, subtask: !!t.subtask, description: t.description || "" })) };
+    return {
+      project: args.projectKey,
+      issueTypes: items.map((t) => ({
+        id: t.id,
+        name: t.name,
+        subtask: !!t.subtask,
+        description: t.description || ""
+      }))
+    };
   }
 });
 var searchUsers = defineTool({
@@ -725,7 +878,11 @@ var searchUsers = defineTool({
   annotations: reads("Search users"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
-    const users = await jira(ctx, site, "GET", "/user/search", { query: { query: args.query, maxResults: args.maxResults }, action: "search users", scope: USERS });
+    const users = await jira(ctx, site, "GET", "/user/search", {
+      query: { query: args.query, maxResults: args.maxResults },
+      action: "search users",
+      scope: USERS
+    });
     return { users: (Array.isArray(users) ? users : []).map(slimUser) };
   }
 });
@@ -745,7 +902,10 @@ var listLinkTypes = defineTool({
   annotations: reads("List link types"),
   async handler(ctx) {
     const site = await resolveSite(ctx);
-    const data = await jira(ctx, site, "GET", "/issueLinkType", { action: "list issue link types", scope: READ });
+    const data = await jira(ctx, site, "GET", "/issueLinkType", {
+      action: "list issue link types",
+      scope: READ
+    });
     const list3 = Array.isArray(data?.issueLinkTypes) ? data.issueLinkTypes : [];
     return { linkTypes: list3.map((t) => ({ id: t.id, name: t.name, outward: t.outward, inward: t.inward })) };
   }

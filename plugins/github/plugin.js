@@ -89,8 +89,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -109,11 +116,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -184,7 +196,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path, options) {
     const url = `${/^https:\/\//i.test(path) ? path : api2.base + path}${query(options.query)}`;
@@ -255,7 +270,12 @@ function clip(text, max) {
 function textWindow(text, offset, max) {
   const start = Math.min(offset, text.length);
   const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+  return {
+    total_chars: text.length,
+    offset: start,
+    content: text.slice(start, end),
+    next_offset: end < text.length ? end : null
+  };
 }
 
 // src/api.ts
@@ -310,38 +330,53 @@ function githubError(f) {
   const about = ` (${f.action})`;
   const status = f.status;
   if (status === 401) {
-    return new Error(`GitHub rejected the credential (401 ${message || "Unauthorized"}): the token is invalid, expired or revoked. Reconnect the GitHub integration.`);
+    return new Error(
+      `GitHub rejected the credential (401 ${message || "Unauthorized"}): the token is invalid, expired or revoked. Reconnect the GitHub integration.`
+    );
   }
   const wait = rateLimitWait(f, message);
-  if (wait !== void 0) return new Error(`GitHub rate limit exceeded${about}: rate limited, retry after ${wait} s. ${message}`.trim());
+  if (wait !== void 0)
+    return new Error(`GitHub rate limit exceeded${about}: rate limited, retry after ${wait} s. ${message}`.trim());
   if (status === 403 || status === 404) {
     const sso = f.headers.get("x-github-sso");
     if (sso) {
       const url = /url=(\S+)/.exec(sso)?.[1];
-      return new Error(`GitHub ${status}${about}: the organisation requires SAML single sign-on for this token.${url ? ` Authorise it at ${url}` : " Authorise the token for the organisation in GitHub settings."}`);
+      return new Error(
+        `GitHub ${status}${about}: the organisation requires SAML single sign-on for this token.${url ? ` Authorise it at ${url}` : " Authorise the token for the organisation in GitHub settings."}`
+      );
     }
     const accepted = scopeList(f.headers.get("x-accepted-oauth-scopes"));
     const granted = scopeList(f.headers.get("x-oauth-scopes"));
     if (accepted.length > 0 && !accepted.some((s) => scopeGranted(granted, s))) {
-      return new Error(`GitHub ${status}${about}: the token is missing the OAuth scope this needs (one of: ${accepted.join(", ")}; the token has: ${granted.join(", ") || "none"}). Reconnect GitHub and grant that scope.`);
+      return new Error(
+        `GitHub ${status}${about}: the token is missing the OAuth scope this needs (one of: ${accepted.join(", ")}; the token has: ${granted.join(", ") || "none"}). Reconnect GitHub and grant that scope.`
+      );
     }
   }
   if (status === 403) return new Error(`GitHub refused the request${about} (403): ${message}`);
   if (status === 404) {
     const said = own?.trim() && !/^not found\.?$/i.test(own.trim()) ? ` GitHub said: ${own.trim().slice(0, 300)}` : "";
-    return new Error(`Not found or no access${about}: GitHub answers 404 both when it does not exist and when the token may not see it. Check the owner, repository, number, branch or path.${said}`);
+    return new Error(
+      `Not found or no access${about}: GitHub answers 404 both when it does not exist and when the token may not see it. Check the owner, repository, number, branch or path.${said}`
+    );
   }
   if (status === 405) return new Error(`GitHub does not allow this${about} (405): ${message}`);
   if (status === 409) return new Error(`GitHub reported a conflict${about} (409): ${message}`);
-  if (status === 422) return new Error(`GitHub rejected the input${about} (422): ${message}.${describeValidation(body.errors)}`);
-  if (status >= 500) return new Error(`GitHub server error ${status}${about}: ${message || "no details"}. Try again later.`);
+  if (status === 422)
+    return new Error(`GitHub rejected the input${about} (422): ${message}.${describeValidation(body.errors)}`);
+  if (status >= 500)
+    return new Error(`GitHub server error ${status}${about}: ${message || "no details"}. Try again later.`);
   return new Error(`GitHub returned ${status}${about}: ${message || "no details"}`);
 }
 var isNotFound = (err) => err instanceof Error && /^Not found/.test(err.message);
 var api = createApi({
   base: "https://api.github.com",
   provider: "GitHub",
-  headers: { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28", "user-agent": "workbench-github-plugin" },
+  headers: {
+    accept: "application/vnd.github+json",
+    "x-github-api-version": "2022-11-28",
+    "user-agent": "workbench-github-plugin"
+  },
   failure: githubError,
   // the gateway's own refusals (answer too large, timeout) reach the agent as the gateway words them
   bridgeFailure: (f) => f.error
@@ -357,7 +392,8 @@ function nextPage(headers) {
 }
 async function gh(ctx, method, path, { what, ...options }) {
   const answer = await api.request(ctx, method, path, { ...options, action: what, lenient: true });
-  if (typeof answer.data === "string") throw new Error(`GitHub returned a response that is not JSON (${answer.status}) for ${what}.`);
+  if (typeof answer.data === "string")
+    throw new Error(`GitHub returned a response that is not JSON (${answer.status}) for ${what}.`);
   return { status: answer.status, data: answer.data ?? null, next: nextPage(answer.headers) };
 }
 async function ghText(ctx, path, what, accept) {
@@ -369,7 +405,9 @@ async function defaultBranch(ctx, a) {
 }
 function paging(a) {
   if (typeof a.page === "number" || /^\d+$/.test(a.page)) return { per_page: a.per_page, page: Number(a.page) };
-  const notNext = () => new Error(`page "${a.page}" is neither a page number nor a \`next\` value of an earlier result: pass the \`next\` value as it was returned.`);
+  const notNext = () => new Error(
+    `page "${a.page}" is neither a page number nor a \`next\` value of an earlier result: pass the \`next\` value as it was returned.`
+  );
   const out = { per_page: a.per_page };
   for (const kv of a.page.split("&")) {
     const [k = "", v] = kv.split("=");
@@ -467,7 +505,14 @@ function slimPull(p, bodyChars) {
   };
 }
 function slimComment(c) {
-  return { id: c.id, author: login(c.user), created_at: c.created_at, updated_at: c.updated_at, html_url: c.html_url, body: clip(c.body || "", COMMENT_CHARS) };
+  return {
+    id: c.id,
+    author: login(c.user),
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+    html_url: c.html_url,
+    body: clip(c.body || "", COMMENT_CHARS)
+  };
 }
 function slimCommit(c) {
   const info = c.commit || {};
@@ -521,11 +566,24 @@ function slimRelease(r, bodyChars) {
     published_at: r.published_at || null,
     html_url: r.html_url,
     body: clip(r.body || "", bodyChars),
-    assets: (r.assets || []).map((a) => ({ name: a.name, size: a.size, download_count: a.download_count, url: a.browser_download_url }))
+    assets: (r.assets || []).map((a) => ({
+      name: a.name,
+      size: a.size,
+      download_count: a.download_count,
+      url: a.browser_download_url
+    }))
   };
 }
 function slimReview(r) {
-  return { id: r.id, author: login(r.user), state: r.state, submitted_at: r.submitted_at || null, commit_id: r.commit_id, html_url: r.html_url, body: clip(r.body || "", COMMENT_CHARS) };
+  return {
+    id: r.id,
+    author: login(r.user),
+    state: r.state,
+    submitted_at: r.submitted_at || null,
+    commit_id: r.commit_id,
+    html_url: r.html_url,
+    body: clip(r.body || "", COMMENT_CHARS)
+  };
 }
 function slimReviewComment(c) {
   return {
@@ -551,7 +609,18 @@ var getMe = defineTool({
   annotations: reads("Who am I on GitHub", { idempotent: true }),
   handler: async (ctx) => {
     const { data: u } = await gh(ctx, "GET", "/user", { what: "the authenticated user" });
-    return { login: u.login, id: u.id, name: u.name || null, email: u.email || null, company: u.company || null, bio: clip(u.bio || "", 500), public_repos: u.public_repos, followers: u.followers, html_url: u.html_url, created_at: u.created_at };
+    return {
+      login: u.login,
+      id: u.id,
+      name: u.name || null,
+      email: u.email || null,
+      company: u.company || null,
+      bio: clip(u.bio || "", 500),
+      public_repos: u.public_repos,
+      followers: u.followers,
+      html_url: u.html_url,
+      created_at: u.created_at
+    };
   }
 });
 var searchRepositories = defineTool({
@@ -560,8 +629,16 @@ var searchRepositories = defineTool({
   annotations: reads("Search repositories", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { q: a.query, sort: a.sort, order: a.order, ...paging(a) };
-    const { data, next } = await gh(ctx, "GET", "/search/repositories", { query: query2, what: "repository search" });
-    return { total_count: data.total_count, incomplete_results: !!data.incomplete_results, repositories: (data.items || []).map(slimRepo), next };
+    const { data, next } = await gh(ctx, "GET", "/search/repositories", {
+      query: query2,
+      what: "repository search"
+    });
+    return {
+      total_count: data.total_count,
+      incomplete_results: !!data.incomplete_results,
+      repositories: (data.items || []).map(slimRepo),
+      next
+    };
   }
 });
 var listMyRepositories = defineTool({
@@ -569,7 +646,13 @@ var listMyRepositories = defineTool({
   input: schema,
   annotations: reads("List my repositories", { idempotent: true }),
   handler: async (ctx, a) => {
-    const query2 = { visibility: a.visibility, affiliation: a.affiliation, sort: a.sort, direction: a.direction, ...paging(a) };
+    const query2 = {
+      visibility: a.visibility,
+      affiliation: a.affiliation,
+      sort: a.sort,
+      direction: a.direction,
+      ...paging(a)
+    };
     const { data, next } = await gh(ctx, "GET", "/user/repos", { query: query2, what: "your repositories" });
     return { repositories: data.map(slimRepo), next };
   }
@@ -580,7 +663,15 @@ var getRepository = defineTool({
   annotations: reads("Get a repository", { idempotent: true }),
   handler: async (ctx, a) => {
     const { data } = await gh(ctx, "GET", repoPath(a), { what: `repository ${a.owner}/${a.repo}` });
-    return { ...slimRepo(data), owner: login(data.owner), license: data.license ? data.license.spdx_id : null, homepage: data.homepage || null, watchers: data.subscribers_count, created_at: data.created_at, permissions: data.permissions || null };
+    return {
+      ...slimRepo(data),
+      owner: login(data.owner),
+      license: data.license ? data.license.spdx_id : null,
+      homepage: data.homepage || null,
+      watchers: data.subscribers_count,
+      created_at: data.created_at,
+      permissions: data.permissions || null
+    };
   }
 });
 var listBranches = defineTool({
@@ -588,8 +679,14 @@ var listBranches = defineTool({
   input: schema,
   annotations: reads("List branches", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/branches`, { query: { protected: a.protected, ...paging(a) }, what: "branches" });
-    return { branches: data.map((b) => ({ name: b.name, sha: b.commit ? b.commit.sha : null, protected: !!b.protected })), next };
+    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/branches`, {
+      query: { protected: a.protected, ...paging(a) },
+      what: "branches"
+    });
+    return {
+      branches: data.map((b) => ({ name: b.name, sha: b.commit ? b.commit.sha : null, protected: !!b.protected })),
+      next
+    };
   }
 });
 var createBranch = defineTool({
@@ -597,15 +694,26 @@ var createBranch = defineTool({
   input: schema,
   annotations: changes("Create a branch"),
   handler: async (ctx, a) => {
-    if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$/.test(a.branch)) throw new Error(`Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", and no trailing "/", "." or ".lock")`);
+    if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$/.test(a.branch))
+      throw new Error(
+        `Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", and no trailing "/", "." or ".lock")`
+      );
     let sha = a.from_sha;
     let from = a.from_sha ? void 0 : a.from_branch;
     if (!sha) {
       from = from || await defaultBranch(ctx, a);
-      const { data: data2 } = await gh(ctx, "GET", `${repoPath(a)}/git/ref/heads/${segments(from, "from_branch")}`, { what: `branch ${from}` });
+      const { data: data2 } = await gh(
+        ctx,
+        "GET",
+        `${repoPath(a)}/git/ref/heads/${segments(from, "from_branch")}`,
+        { what: `branch ${from}` }
+      );
       sha = data2.object.sha;
     }
-    const { data } = await gh(ctx, "POST", `${repoPath(a)}/git/refs`, { body: { ref: `refs/heads/${a.branch}`, sha }, what: `creating branch ${a.branch}` });
+    const { data } = await gh(ctx, "POST", `${repoPath(a)}/git/refs`, {
+      body: { ref: `refs/heads/${a.branch}`, sha },
+      what: `creating branch ${a.branch}`
+    });
     return { branch: a.branch, ref: data.ref, sha: data.object ? data.object.sha : sha, created_from: from || sha };
   }
 });
@@ -624,11 +732,23 @@ var getCommit = defineTool({
   input: schema,
   annotations: reads("Get a commit", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/commits/${segments(a.ref, "ref")}`, { query: { per_page: a.max_files }, what: `commit ${a.ref}` });
+    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/commits/${segments(a.ref, "ref")}`, {
+      query: { per_page: a.max_files },
+      what: `commit ${a.ref}`
+    });
     const files = data.files || [];
-    const commit = { ...slimCommit(data), message: clip(data.commit?.message || "", 4e3), parents: (data.parents || []).map((p) => p.sha), stats: data.stats || null, files: files.map(slimFile) };
+    const commit = {
+      ...slimCommit(data),
+      message: clip(data.commit?.message || "", 4e3),
+      parents: (data.parents || []).map((p) => p.sha),
+      stats: data.stats || null,
+      files: files.map(slimFile)
+    };
     if (next === null) return commit;
-    return { ...commit, files_truncated: `more than ${files.length} files changed; pass a larger max_files (up to 100), or see the whole commit at its html_url` };
+    return {
+      ...commit,
+      files_truncated: `more than ${files.length} files changed; pass a larger max_files (up to 100), or see the whole commit at its html_url`
+    };
   }
 });
 var searchCode = defineTool({
@@ -637,7 +757,11 @@ var searchCode = defineTool({
   annotations: reads("Search code", { idempotent: true }),
   handler: async (ctx, a) => {
     const accept = "application/vnd.github.text-match+json";
-    const { data, next } = await gh(ctx, "GET", "/search/code", { query: { q: a.query, ...paging(a) }, accept, what: "code search" });
+    const { data, next } = await gh(ctx, "GET", "/search/code", {
+      query: { q: a.query, ...paging(a) },
+      accept,
+      what: "code search"
+    });
     const items = (data.items || []).map((i) => ({
       repository: i.repository ? i.repository.full_name : null,
       path: i.path,
@@ -658,23 +782,43 @@ var getFileContents = defineTool({
   annotations: reads("Read a file or folder", { idempotent: true }),
   handler: async (ctx, a) => {
     const path = a.path ? segments(a.path, "path") : "";
-    const { data } = await gh(ctx, "GET", `${repoPath(a)}/contents/${path}`, { query: { ref: a.ref }, what: `path "${a.path || "/"}"` });
+    const { data } = await gh(ctx, "GET", `${repoPath(a)}/contents/${path}`, {
+      query: { ref: a.ref },
+      what: `path "${a.path || "/"}"`
+    });
     if (Array.isArray(data)) {
-      const dir = { type: "dir", path: a.path || "", entries: data.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size })) };
+      const dir = {
+        type: "dir",
+        path: a.path || "",
+        entries: data.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size }))
+      };
       if (data.length < DIR_ENTRIES_MAX) return dir;
-      return { ...dir, entries_truncated: `GitHub lists at most ${DIR_ENTRIES_MAX} entries of a directory; use github_search_code with path: to find a file in it` };
+      return {
+        ...dir,
+        entries_truncated: `GitHub lists at most ${DIR_ENTRIES_MAX} entries of a directory; use github_search_code with path: to find a file in it`
+      };
     }
     const base = { type: data.type, path: data.path, sha: data.sha, size: data.size, html_url: data.html_url };
     if (data.type !== "file") return { ...base, target: data.target || data.submodule_git_url || null };
     const download_url = data.download_url || null;
     if (data.encoding !== "base64" || typeof data.content !== "string" || data.content === "" && data.size > 0) {
-      return { ...base, content: null, note: "The file is too large for the contents API (over 1 MB); use download_url.", download_url };
+      return {
+        ...base,
+        content: null,
+        note: "The file is too large for the contents API (over 1 MB); use download_url.",
+        download_url
+      };
     }
     let bytes;
     try {
       bytes = fromBase64(data.content);
     } catch {
-      return { ...base, content: null, note: "GitHub sent the content in a form that is not valid base64; use download_url.", download_url };
+      return {
+        ...base,
+        content: null,
+        note: "GitHub sent the content in a form that is not valid base64; use download_url.",
+        download_url
+      };
     }
     if (bytes.slice(0, 8e3).includes(0)) return { ...base, binary: true, content: null, download_url };
     return { ...base, ...textWindow(utf8Decode(bytes), a.offset, a.max_chars) };
@@ -689,8 +833,12 @@ var createOrUpdateFile = defineTool({
     let sha = a.sha;
     if (!sha) {
       try {
-        const { data: data2 } = await gh(ctx, "GET", path, { query: { ref: a.branch }, what: `path "${a.path}"` });
-        if (Array.isArray(data2) || data2.type !== "file") throw new Error(`"${a.path}" is a ${Array.isArray(data2) ? "directory" : data2.type}, not a file.`);
+        const { data: data2 } = await gh(ctx, "GET", path, {
+          query: { ref: a.branch },
+          what: `path "${a.path}"`
+        });
+        if (Array.isArray(data2) || data2.type !== "file")
+          throw new Error(`"${a.path}" is a ${Array.isArray(data2) ? "directory" : data2.type}, not a file.`);
         sha = data2.sha;
       } catch (err) {
         if (!isNotFound(err)) throw err;
@@ -698,7 +846,13 @@ var createOrUpdateFile = defineTool({
     }
     const body = { message: a.message, content: toBase64(utf8(a.content)), branch: a.branch, sha };
     const { status, data } = await gh(ctx, "PUT", path, { body, what: `writing "${a.path}"` });
-    return { created: status === 201, path: data.content.path, sha: data.content.sha, html_url: data.content.html_url, commit: { sha: data.commit.sha, html_url: data.commit.html_url } };
+    return {
+      created: status === 201,
+      path: data.content.path,
+      sha: data.content.sha,
+      html_url: data.content.html_url,
+      commit: { sha: data.commit.sha, html_url: data.commit.html_url }
+    };
   }
 });
 
@@ -720,7 +874,9 @@ var getIssue = defineTool({
   input: schema,
   annotations: reads("Get an issue", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data } = await gh(ctx, "GET", `${repoPath(a)}/issues/${a.issue_number}`, { what: `issue #${a.issue_number}` });
+    const { data } = await gh(ctx, "GET", `${repoPath(a)}/issues/${a.issue_number}`, {
+      what: `issue #${a.issue_number}`
+    });
     return slimIssue(data, FULL_BODY_CHARS);
   }
 });
@@ -744,11 +900,18 @@ var updateIssue = defineTool({
     const patch = { title, body, state, state_reason, labels, assignees, milestone };
     const patching = Object.values(patch).some((v) => v !== void 0);
     const adding = !!a.add_labels?.length;
-    if (!patching && !adding) throw new Error("Nothing to change: pass at least one of title, body, state, state_reason, labels, add_labels, assignees, milestone.");
+    if (!patching && !adding)
+      throw new Error(
+        "Nothing to change: pass at least one of title, body, state, state_reason, labels, add_labels, assignees, milestone."
+      );
     let issue;
-    if (patching) issue = (await gh(ctx, "PATCH", issuePath, { body: patch, what: `issue #${a.issue_number}` })).data;
+    if (patching)
+      issue = (await gh(ctx, "PATCH", issuePath, { body: patch, what: `issue #${a.issue_number}` })).data;
     if (adding) {
-      const { data: added } = await gh(ctx, "POST", `${issuePath}/labels`, { body: { labels: a.add_labels }, what: `labels of issue #${a.issue_number}` });
+      const { data: added } = await gh(ctx, "POST", `${issuePath}/labels`, {
+        body: { labels: a.add_labels },
+        what: `labels of issue #${a.issue_number}`
+      });
       issue ??= (await gh(ctx, "GET", issuePath, { what: `issue #${a.issue_number}` })).data;
       issue.labels = added;
     }
@@ -760,7 +923,10 @@ var addIssueComment = defineTool({
   input: schema,
   annotations: changes("Comment on an issue or pull request"),
   handler: async (ctx, a) => {
-    const { data } = await gh(ctx, "POST", `${repoPath(a)}/issues/${a.issue_number}/comments`, { body: { body: a.body }, what: `commenting on #${a.issue_number}` });
+    const { data } = await gh(ctx, "POST", `${repoPath(a)}/issues/${a.issue_number}/comments`, {
+      body: { body: a.body },
+      what: `commenting on #${a.issue_number}`
+    });
     return slimComment(data);
   }
 });
@@ -770,7 +936,10 @@ var listIssueComments = defineTool({
   annotations: reads("List issue comments", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { since: a.since, ...paging(a) };
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/issues/${a.issue_number}/comments`, { query: query2, what: `comments of #${a.issue_number}` });
+    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/issues/${a.issue_number}/comments`, {
+      query: query2,
+      what: `comments of #${a.issue_number}`
+    });
     return { comments: data.map(slimComment), next };
   }
 });
@@ -783,7 +952,12 @@ var searchIssues = defineTool({
     if (!/(^|\s)(is|type):(issue|pr|pull-request)\b/i.test(q)) q += a.type === "pr" ? " is:pr" : " is:issue";
     const query2 = { q, sort: a.sort, order: a.order, advanced_search: "true", ...paging(a) };
     const { data, next } = await gh(ctx, "GET", "/search/issues", { query: query2, what: "issue search" });
-    return { total_count: data.total_count, incomplete_results: !!data.incomplete_results, items: (data.items || []).map((i) => slimIssue(i, LIST_BODY_CHARS)), next };
+    return {
+      total_count: data.total_count,
+      incomplete_results: !!data.incomplete_results,
+      items: (data.items || []).map((i) => slimIssue(i, LIST_BODY_CHARS)),
+      next
+    };
   }
 });
 var listLabels = defineTool({
@@ -803,18 +977,33 @@ async function askReviewers(ctx, a, pull) {
   const skipped = (a.reviewers || []).filter((r) => r.toLowerCase() === author);
   const teams = a.team_reviewers || [];
   if (reviewers.length === 0 && teams.length === 0) {
-    return { reviewers_requested: [], reviewers_skipped: skipped, note: "No reviewer left to request: the pull request author cannot review their own pull request." };
+    return {
+      reviewers_requested: [],
+      reviewers_skipped: skipped,
+      note: "No reviewer left to request: the pull request author cannot review their own pull request."
+    };
   }
   const body = { reviewers, team_reviewers: teams.length ? teams : void 0 };
-  const { data } = await gh(ctx, "POST", `${repoPath(a)}/pulls/${segment(pull.number, "pull_number")}/requested_reviewers`, { body, what: `requesting reviewers on #${pull.number}` });
-  return { reviewers_requested: names(data.requested_reviewers).concat(teamNames(data.requested_teams)), reviewers_skipped: skipped };
+  const { data } = await gh(
+    ctx,
+    "POST",
+    `${repoPath(a)}/pulls/${segment(pull.number, "pull_number")}/requested_reviewers`,
+    { body, what: `requesting reviewers on #${pull.number}` }
+  );
+  return {
+    reviewers_requested: names(data.requested_reviewers).concat(teamNames(data.requested_teams)),
+    reviewers_skipped: skipped
+  };
 }
 var listPullRequestReviews = defineTool({
   description: "Lists the reviews submitted on a pull request: reviewer, state (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING), summary body, commit and date, plus `next`. Use it to check whether a PR is approved.",
   input: schema,
   annotations: reads("List pull request reviews", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/reviews`, { query: paging(a), what: `reviews of #${a.pull_number}` });
+    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/reviews`, {
+      query: paging(a),
+      what: `reviews of #${a.pull_number}`
+    });
     return { reviews: data.map(slimReview), next };
   }
 });
@@ -829,9 +1018,19 @@ var createPullRequestReview = defineTool({
         `A ${event} review needs a body: GitHub requires the overall review text for REQUEST_CHANGES and COMMENT, line comments or not, and refuses the review (422) without it. Pass body (e.g. a one-line summary of the line comments), or use event APPROVE.`
       );
     }
-    const comments = (a.comments || []).map((c) => ({ path: c.path, body: c.body, line: c.line, side: c.side, start_line: c.start_line, start_side: c.start_line ? c.side : void 0 }));
+    const comments = (a.comments || []).map((c) => ({
+      path: c.path,
+      body: c.body,
+      line: c.line,
+      side: c.side,
+      start_line: c.start_line,
+      start_side: c.start_line ? c.side : void 0
+    }));
     const body = { event, body: a.body, commit_id: a.commit_id, comments: comments.length ? comments : void 0 };
-    const { data } = await gh(ctx, "POST", `${repoPath(a)}/pulls/${a.pull_number}/reviews`, { body, what: `reviewing #${a.pull_number}` });
+    const { data } = await gh(ctx, "POST", `${repoPath(a)}/pulls/${a.pull_number}/reviews`, {
+      body,
+      what: `reviewing #${a.pull_number}`
+    });
     return slimReview(data);
   }
 });
@@ -840,7 +1039,9 @@ var requestReviewers = defineTool({
   input: schema,
   annotations: changes("Request reviewers"),
   handler: async (ctx, a) => {
-    const { data: pull } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
+    const { data: pull } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, {
+      what: `pull request #${a.pull_number}`
+    });
     return { number: pull.number, ...await askReviewers(ctx, a, pull) };
   }
 });
@@ -850,7 +1051,10 @@ var listPullRequestComments = defineTool({
   annotations: reads("List review comments on code", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { since: a.since, ...paging(a) };
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/comments`, { query: query2, what: `review comments of #${a.pull_number}` });
+    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/comments`, {
+      query: query2,
+      what: `review comments of #${a.pull_number}`
+    });
     return { comments: data.map(slimReviewComment), next };
   }
 });
@@ -860,7 +1064,10 @@ var replyToReviewComment = defineTool({
   annotations: changes("Reply to a review comment"),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/pulls/${a.pull_number}/comments/${a.comment_id}/replies`;
-    const { data } = await gh(ctx, "POST", path, { body: { body: a.body }, what: `replying to review comment ${a.comment_id}` });
+    const { data } = await gh(ctx, "POST", path, {
+      body: { body: a.body },
+      what: `replying to review comment ${a.comment_id}`
+    });
     return slimReviewComment(data);
   }
 });
@@ -881,7 +1088,9 @@ var getPullRequest = defineTool({
   input: schema,
   annotations: reads("Get a pull request", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
+    const { data } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, {
+      what: `pull request #${a.pull_number}`
+    });
     return slimPull(data, FULL_BODY_CHARS);
   }
 });
@@ -891,14 +1100,24 @@ var createPullRequest = defineTool({
   annotations: changes("Open a pull request"),
   handler: async (ctx, a) => {
     const base = a.base || await defaultBranch(ctx, a);
-    const body = { title: a.title, head: a.head, base, body: a.body, draft: a.draft, maintainer_can_modify: a.maintainer_can_modify };
+    const body = {
+      title: a.title,
+      head: a.head,
+      base,
+      body: a.body,
+      draft: a.draft,
+      maintainer_can_modify: a.maintainer_can_modify
+    };
     const { data } = await gh(ctx, "POST", `${repoPath(a)}/pulls`, { body, what: "creating the pull request" });
     const created = slimPull(data, LIST_BODY_CHARS);
     if (!a.reviewers?.length && !a.team_reviewers?.length) return created;
     try {
       return { ...created, ...await askReviewers(ctx, a, data) };
     } catch (err) {
-      return { ...created, reviewers_warning: `The pull request was created, but requesting reviewers failed: ${err.message}` };
+      return {
+        ...created,
+        reviewers_warning: `The pull request was created, but requesting reviewers failed: ${err.message}`
+      };
     }
   }
 });
@@ -907,9 +1126,19 @@ var updatePullRequest = defineTool({
   input: schema,
   annotations: changes("Update or close a pull request", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
-    const patch = { title: a.title, body: a.body, state: a.state, base: a.base, maintainer_can_modify: a.maintainer_can_modify };
-    if (Object.values(patch).every((v) => v === void 0)) throw new Error("Nothing to change: pass at least one of title, body, state, base, maintainer_can_modify.");
-    const { data } = await gh(ctx, "PATCH", `${repoPath(a)}/pulls/${a.pull_number}`, { body: patch, what: `pull request #${a.pull_number}` });
+    const patch = {
+      title: a.title,
+      body: a.body,
+      state: a.state,
+      base: a.base,
+      maintainer_can_modify: a.maintainer_can_modify
+    };
+    if (Object.values(patch).every((v) => v === void 0))
+      throw new Error("Nothing to change: pass at least one of title, body, state, base, maintainer_can_modify.");
+    const { data } = await gh(ctx, "PATCH", `${repoPath(a)}/pulls/${a.pull_number}`, {
+      body: patch,
+      what: `pull request #${a.pull_number}`
+    });
     return slimPull(data, LIST_BODY_CHARS);
   }
 });
@@ -918,8 +1147,16 @@ var mergePullRequest = defineTool({
   input: schema,
   annotations: changes("Merge a pull request", { destructive: true }),
   handler: async (ctx, a) => {
-    const body = { merge_method: a.merge_method, commit_title: a.commit_title, commit_message: a.commit_message, sha: a.sha };
-    const { data } = await gh(ctx, "PUT", `${repoPath(a)}/pulls/${a.pull_number}/merge`, { body, what: `merging #${a.pull_number}` });
+    const body = {
+      merge_method: a.merge_method,
+      commit_title: a.commit_title,
+      commit_message: a.commit_message,
+      sha: a.sha
+    };
+    const { data } = await gh(ctx, "PUT", `${repoPath(a)}/pulls/${a.pull_number}/merge`, {
+      body,
+      what: `merging #${a.pull_number}`
+    });
     return { merged: !!data.merged, sha: data.sha, message: data.message };
   }
 });
@@ -928,7 +1165,10 @@ var listPullRequestFiles = defineTool({
   input: schema,
   annotations: reads("List changed files of a pull request", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/files`, { query: paging(a), what: `files of #${a.pull_number}` });
+    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}/files`, {
+      query: paging(a),
+      what: `files of #${a.pull_number}`
+    });
     return { files: data.map(slimFile), next };
   }
 });
@@ -937,7 +1177,12 @@ var getPullRequestDiff = defineTool({
   input: schema,
   annotations: reads("Get a pull request diff", { idempotent: true }),
   handler: async (ctx, a) => {
-    const diff = await ghText(ctx, `${repoPath(a)}/pulls/${a.pull_number}`, `diff of #${a.pull_number}`, "application/vnd.github.diff");
+    const diff = await ghText(
+      ctx,
+      `${repoPath(a)}/pulls/${a.pull_number}`,
+      `diff of #${a.pull_number}`,
+      "application/vnd.github.diff"
+    );
     return textWindow(diff, a.offset, a.max_chars);
   }
 });
@@ -949,15 +1194,23 @@ var listCheckRuns = defineTool({
   input: schema,
   annotations: reads("CI checks of a commit or pull request", { idempotent: true }),
   handler: async (ctx, a) => {
-    if (!a.ref === !a.pull_number) throw new Error("Pass exactly one of ref (a branch, tag or commit SHA) or pull_number.");
+    if (!a.ref === !a.pull_number)
+      throw new Error("Pass exactly one of ref (a branch, tag or commit SHA) or pull_number.");
     let ref = a.ref ?? "";
     if (a.pull_number) {
-      const { data: pull } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
+      const { data: pull } = await gh(ctx, "GET", `${repoPath(a)}/pulls/${a.pull_number}`, {
+        what: `pull request #${a.pull_number}`
+      });
       ref = pull.head?.sha ?? "";
     }
     const query2 = { check_name: a.check_name, status: a.status, filter: a.filter, ...paging(a) };
     const what = `checks of ${a.ref || `#${a.pull_number}`}`;
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/commits/${segments(ref, "ref")}/check-runs`, { query: query2, what });
+    const { data, next } = await gh(
+      ctx,
+      "GET",
+      `${repoPath(a)}/commits/${segments(ref, "ref")}/check-runs`,
+      { query: query2, what }
+    );
     const runs = (data.check_runs || []).map((c) => ({
       id: c.id,
       name: c.name,
@@ -979,8 +1232,23 @@ var listWorkflows = defineTool({
   input: schema,
   annotations: reads("List Actions workflows", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/actions/workflows`, { query: paging(a), what: "workflows" });
-    return { total_count: data.total_count, workflows: (data.workflows || []).map((w) => ({ id: w.id, name: w.name, path: w.path, state: w.state, html_url: w.html_url })), next };
+    const { data, next } = await gh(
+      ctx,
+      "GET",
+      `${repoPath(a)}/actions/workflows`,
+      { query: paging(a), what: "workflows" }
+    );
+    return {
+      total_count: data.total_count,
+      workflows: (data.workflows || []).map((w) => ({
+        id: w.id,
+        name: w.name,
+        path: w.path,
+        state: w.state,
+        html_url: w.html_url
+      })),
+      next
+    };
   }
 });
 var listWorkflowRuns = defineTool({
@@ -989,8 +1257,18 @@ var listWorkflowRuns = defineTool({
   annotations: reads("List workflow runs", { idempotent: true }),
   handler: async (ctx, a) => {
     const runs = a.workflow ? `${repoPath(a)}/actions/workflows/${segment(a.workflow, "workflow")}/runs` : `${repoPath(a)}/actions/runs`;
-    const query2 = { branch: a.branch, status: a.status, event: a.event, actor: a.actor, head_sha: a.head_sha, ...paging(a) };
-    const { data, next } = await gh(ctx, "GET", runs, { query: query2, what: "workflow runs" });
+    const query2 = {
+      branch: a.branch,
+      status: a.status,
+      event: a.event,
+      actor: a.actor,
+      head_sha: a.head_sha,
+      ...paging(a)
+    };
+    const { data, next } = await gh(ctx, "GET", runs, {
+      query: query2,
+      what: "workflow runs"
+    });
     return { total_count: data.total_count, runs: (data.workflow_runs || []).map(slimRun), next };
   }
 });
@@ -1008,7 +1286,10 @@ var getWorkflowRun = defineTool({
       1,
       async (jobPage) => {
         const query2 = { filter: "latest", per_page: 100, page: jobPage };
-        const { data, next } = await gh(ctx, "GET", `${path}/jobs`, { query: query2, what: `jobs of run ${a.run_id}` });
+        const { data, next } = await gh(ctx, "GET", `${path}/jobs`, {
+          query: query2,
+          what: `jobs of run ${a.run_id}`
+        });
         seen += (data.jobs || []).length;
         total = data.total_count || seen;
         return { items: data.jobs || [], next: next === null ? null : (jobPage ?? 1) + 1 };
@@ -1038,8 +1319,18 @@ var triggerWorkflow = defineTool({
     const body = { ref: a.ref, inputs: a.inputs, return_run_details: true };
     const path = `${repoPath(a)}/actions/workflows/${segment(a.workflow, "workflow")}/dispatches`;
     const { status, data } = await gh(ctx, "POST", path, { body, what: `dispatching ${a.workflow}` });
-    if (status === 200 && data) return { dispatched: true, run_id: data.workflow_run_id || null, run_url: data.run_url || null, html_url: data.html_url || null };
-    return { dispatched: true, run_id: null, note: 'GitHub accepted the dispatch without run details; find the run with github_list_workflow_runs (event "workflow_dispatch").' };
+    if (status === 200 && data)
+      return {
+        dispatched: true,
+        run_id: data.workflow_run_id || null,
+        run_url: data.run_url || null,
+        html_url: data.html_url || null
+      };
+    return {
+      dispatched: true,
+      run_id: null,
+      note: 'GitHub accepted the dispatch without run details; find the run with github_list_workflow_runs (event "workflow_dispatch").'
+    };
   }
 });
 var rerunWorkflow = defineTool({
@@ -1048,7 +1339,10 @@ var rerunWorkflow = defineTool({
   annotations: changes("Re-run a workflow run"),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/actions/runs/${a.run_id}/${a.failed_only ? "rerun-failed-jobs" : "rerun"}`;
-    await gh(ctx, "POST", path, { body: { enable_debug_logging: a.enable_debug_logging }, what: `re-running run ${a.run_id}` });
+    await gh(ctx, "POST", path, {
+      body: { enable_debug_logging: a.enable_debug_logging },
+      what: `re-running run ${a.run_id}`
+    });
     return { rerun_requested: true, run_id: a.run_id, failed_only: !!a.failed_only };
   }
 });
@@ -1068,7 +1362,10 @@ var listReleases = defineTool({
   input: schema,
   annotations: reads("List releases", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/releases`, { query: paging(a), what: "releases" });
+    const { data, next } = await gh(ctx, "GET", `${repoPath(a)}/releases`, {
+      query: paging(a),
+      what: "releases"
+    });
     return { releases: data.map((r) => slimRelease(r, LIST_BODY_CHARS)), next };
   }
 });
@@ -1078,8 +1375,20 @@ var createRelease = defineTool({
   annotations: changes("Create a release"),
   handler: async (ctx, a) => {
     const { tag_name, target_commitish, name, body: notes, draft, prerelease, generate_release_notes, make_latest } = a;
-    const body = { tag_name, target_commitish, name, body: notes, draft, prerelease, generate_release_notes, make_latest };
-    const { data } = await gh(ctx, "POST", `${repoPath(a)}/releases`, { body, what: `creating release ${a.tag_name}` });
+    const body = {
+      tag_name,
+      target_commitish,
+      name,
+      body: notes,
+      draft,
+      prerelease,
+      generate_release_notes,
+      make_latest
+    };
+    const { data } = await gh(ctx, "POST", `${repoPath(a)}/releases`, {
+      body,
+      what: `creating release ${a.tag_name}`
+    });
     return slimRelease(data, FULL_BODY_CHARS);
   }
 });
@@ -1100,7 +1409,16 @@ var listNotifications = defineTool({
     const notifications = data.map((n) => {
       const subject = n.subject || {};
       const number = /\/(?:issues|pulls)\/(\d+)$/.exec(subject.url || "");
-      return { thread_id: n.id, unread: !!n.unread, reason: n.reason, updated_at: n.updated_at, repository: n.repository ? n.repository.full_name : null, type: subject.type, title: subject.title, number: number ? Number(number[1]) : null };
+      return {
+        thread_id: n.id,
+        unread: !!n.unread,
+        reason: n.reason,
+        updated_at: n.updated_at,
+        repository: n.repository ? n.repository.full_name : null,
+        type: subject.type,
+        title: subject.title,
+        number: number ? Number(number[1]) : null
+      };
     });
     return { notifications, next };
   }
@@ -1111,11 +1429,16 @@ var markNotificationsRead = defineTool({
   annotations: changes("Mark notifications as read", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
     if (a.thread_id) {
-      await gh(ctx, "PATCH", `/notifications/threads/${segment(a.thread_id, "thread_id")}`, { what: `notification thread ${a.thread_id}` });
+      await gh(ctx, "PATCH", `/notifications/threads/${segment(a.thread_id, "thread_id")}`, {
+        what: `notification thread ${a.thread_id}`
+      });
       return { marked_read: "thread", thread_id: a.thread_id };
     }
     const path = notificationsPath(a, "mark one repository read");
-    const { status } = await gh(ctx, "PUT", path, { body: { last_read_at: a.last_read_at, read: true }, what: "marking notifications read" });
+    const { status } = await gh(ctx, "PUT", path, {
+      body: { last_read_at: a.last_read_at, read: true },
+      what: "marking notifications read"
+    });
     return { marked_read: a.owner ? `${a.owner}/${a.repo}` : "all", pending: status === 202 };
   }
 });

@@ -5,12 +5,53 @@
  * notifications inbox. The tool table only: handlers are in src/, one file per area.
  */
 import { definePlugin } from 'workbench/plugin-sdk';
-import { createBranch, getCommit, getMe, getRepository, listBranches, listCommits, listMyRepositories, searchCode, searchRepositories } from './src/repos.js';
+import {
+  createBranch,
+  getCommit,
+  getMe,
+  getRepository,
+  listBranches,
+  listCommits,
+  listMyRepositories,
+  searchCode,
+  searchRepositories,
+} from './src/repos.js';
 import { createOrUpdateFile, getFileContents } from './src/files.js';
-import { addIssueComment, createIssue, getIssue, listIssueComments, listIssues, listLabels, searchIssues, updateIssue } from './src/issues.js';
-import { createPullRequest, getPullRequest, getPullRequestDiff, listPullRequestFiles, listPullRequests, mergePullRequest, updatePullRequest } from './src/pulls.js';
-import { createPullRequestReview, listPullRequestComments, listPullRequestReviews, replyToReviewComment, requestReviewers } from './src/reviews.js';
-import { cancelWorkflowRun, getWorkflowRun, listCheckRuns, listWorkflowRuns, listWorkflows, rerunWorkflow, triggerWorkflow } from './src/actions.js';
+import {
+  addIssueComment,
+  createIssue,
+  getIssue,
+  listIssueComments,
+  listIssues,
+  listLabels,
+  searchIssues,
+  updateIssue,
+} from './src/issues.js';
+import {
+  createPullRequest,
+  getPullRequest,
+  getPullRequestDiff,
+  listPullRequestFiles,
+  listPullRequests,
+  mergePullRequest,
+  updatePullRequest,
+} from './src/pulls.js';
+import {
+  createPullRequestReview,
+  listPullRequestComments,
+  listPullRequestReviews,
+  replyToReviewComment,
+  requestReviewers,
+} from './src/reviews.js';
+import {
+  cancelWorkflowRun,
+  getWorkflowRun,
+  listCheckRuns,
+  listWorkflowRuns,
+  listWorkflows,
+  rerunWorkflow,
+  triggerWorkflow,
+} from './src/actions.js';
 import { createRelease, listReleases } from './src/releases.js';
 import { listNotifications, markNotificationsRead } from './src/notifications.js';
 
@@ -18,7 +59,8 @@ export default definePlugin({
   name: 'github',
   version: '1.0.0',
   displayName: 'GitHub',
-  description: 'Repositories, files, branches, commits, issues, pull requests and reviews, GitHub Actions, releases and notifications on github.com, through the GitHub REST API.',
+  description:
+    'Repositories, files, branches, commits, issues, pull requests and reviews, GitHub Actions, releases and notifications on github.com, through the GitHub REST API.',
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://github.com/login/oauth/authorize',

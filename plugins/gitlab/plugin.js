@@ -89,8 +89,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -109,11 +116,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -184,7 +196,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path, options) {
     const url = `${/^https:\/\//i.test(path) ? path : api2.base + path}${query(options.query)}`;
@@ -230,7 +245,12 @@ function clip(text, max) {
 function textWindow(text, offset, max) {
   const start = Math.min(offset, text.length);
   const end = Math.min(start + max, text.length);
-  return { total_chars: text.length, offset: start, content: text.slice(start, end), next_offset: end < text.length ? end : null };
+  return {
+    total_chars: text.length,
+    offset: start,
+    content: text.slice(start, end),
+    next_offset: end < text.length ? end : null
+  };
 }
 
 // src/api.ts
@@ -276,21 +296,33 @@ function gitlabError(f) {
   const saidTail = message ? ` GitLab said: ${message}` : "";
   const error = (text) => new GitLabError(text, status, said);
   if (status === 401) {
-    return error(`GitLab rejected the credential${about} (401 ${message || "Unauthorized"}): the token is invalid, expired or revoked. Reconnect the gitlab integration.`);
+    return error(
+      `GitLab rejected the credential${about} (401 ${message || "Unauthorized"}): the token is invalid, expired or revoked. Reconnect the gitlab integration.`
+    );
   }
   if (status === 403 && body["error"] === "insufficient_scope") {
     const scope = typeof body["scope"] === "string" ? body["scope"] : "api";
-    return error(`GitLab refused${about} (403): the token lacks the OAuth scope this needs (${scope}). Reconnect gitlab and grant the ${scope} scope.`);
+    return error(
+      `GitLab refused${about} (403): the token lacks the OAuth scope this needs (${scope}). Reconnect gitlab and grant the ${scope} scope.`
+    );
   }
-  if (status === 429) return error(`GitLab rate limit reached${about}: rate limited, retry after ${retryAfter(f)} s.${saidTail}`);
-  if (status === 403) return error(`GitLab refused${about} (403): your role in this project or group does not allow it, or the feature is disabled for the project.${saidTail}`);
+  if (status === 429)
+    return error(`GitLab rate limit reached${about}: rate limited, retry after ${retryAfter(f)} s.${saidTail}`);
+  if (status === 403)
+    return error(
+      `GitLab refused${about} (403): your role in this project or group does not allow it, or the feature is disabled for the project.${saidTail}`
+    );
   if (status === 404) {
-    return error(`Not found or no access${about}: GitLab answers 404 both when it does not exist and when you may not see it. Check the project (numeric id or full path such as group/subgroup/project), the iid, the branch or ref, and the file path.${saidTail}`);
+    return error(
+      `Not found or no access${about}: GitLab answers 404 both when it does not exist and when you may not see it. Check the project (numeric id or full path such as group/subgroup/project), the iid, the branch or ref, and the file path.${saidTail}`
+    );
   }
   if (status === 405) return error(`GitLab does not allow this${about} (405).${saidTail}`);
   if (status === 409) return error(`GitLab reported a conflict${about} (409): ${message || "no details"}`);
-  if (status === 400 || status === 422) return error(`GitLab rejected the input${about} (${status}): ${message || "no details"}`);
-  if (status >= 500) return error(`GitLab server error ${status}${about}: ${message || "no details"}. Try again later.`);
+  if (status === 400 || status === 422)
+    return error(`GitLab rejected the input${about} (${status}): ${message || "no details"}`);
+  if (status >= 500)
+    return error(`GitLab server error ${status}${about}: ${message || "no details"}. Try again later.`);
   return error(`GitLab returned ${status}${about}: ${message || "no details"}`);
 }
 function bridgeWords(f) {
@@ -304,7 +336,12 @@ function bridgeWords(f) {
   }
   return Object.assign(new Error(message), { code: f.code });
 }
-var api = createApi({ base: "https://gitlab.com/api/v4", provider: "GitLab", failure: gitlabError, bridgeFailure: bridgeWords });
+var api = createApi({
+  base: "https://gitlab.com/api/v4",
+  provider: "GitLab",
+  failure: gitlabError,
+  bridgeFailure: bridgeWords
+});
 var get = (ctx, path, options) => api.json(ctx, "GET", path, options);
 var send = (ctx, method, path, body, action) => api.json(ctx, method, path, { body, action });
 function nextPage(headers) {
@@ -330,21 +367,26 @@ function projectRef(value) {
   if (url) {
     const host = url[1].replace(/^[^@]*@/, "").replace(/:\d*$/, "").toLowerCase();
     if (host !== "gitlab.com" && host !== "www.gitlab.com") {
-      throw new Error(`Invalid project "${String(value)}": that URL is on ${host || "no host"}, not gitlab.com, and this integration reaches gitlab.com (or the GitLab instance the operator set up for it). Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`);
+      throw new Error(
+        `Invalid project "${String(value)}": that URL is on ${host || "no host"}, not gitlab.com, and this integration reaches gitlab.com (or the GitLab instance the operator set up for it). Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`
+      );
     }
     s = url[2].split(/[?#]/)[0].split("/-/")[0].replace(/\.git$/, "");
   }
   s = s.replace(/^\/+|\/+$/g, "");
   const parts = s.split("/");
   if (s === "" || parts.length < 2 || parts.some((p) => p === "" || p === "." || p === ".." || /\s/.test(p))) {
-    throw new Error(`Invalid project "${String(value)}": pass its numeric id (e.g. 278964) or its full path with namespace (e.g. "gitlab-org/gitlab", "group/subgroup/project").`);
+    throw new Error(
+      `Invalid project "${String(value)}": pass its numeric id (e.g. 278964) or its full path with namespace (e.g. "gitlab-org/gitlab", "group/subgroup/project").`
+    );
   }
   return enc(parts.join("/"));
 }
 var projectPath = (a) => `/projects/${projectRef(a.project)}`;
 function filePath(value) {
   const s = value.replace(/^\/+/, "");
-  if (s === "" || s.split("/").some((p) => p === "" || p === "." || p === "..")) throw new Error(`Invalid file path "${value}".`);
+  if (s === "" || s.split("/").some((p) => p === "" || p === "." || p === ".."))
+    throw new Error(`Invalid file path "${value}".`);
   return enc(s).replace(/\./g, "%2E");
 }
 var paging = (a) => ({ per_page: a.per_page, page: a.page });
@@ -352,9 +394,15 @@ async function userIds(ctx, usernames2, role) {
   const ids = [];
   for (const raw of usernames2) {
     const username2 = raw.replace(/^@/, "");
-    const { rows } = await list(ctx, "/users", { query: { username: username2 }, action: `looking up ${role} @${username2}` });
+    const { rows } = await list(ctx, "/users", {
+      query: { username: username2 },
+      action: `looking up ${role} @${username2}`
+    });
     const user = rows.find((u) => String(u?.username).toLowerCase() === username2.toLowerCase()) ?? rows[0];
-    if (!user) throw new Error(`No GitLab user with the username "${username2}" (${role}): check the spelling; a username is the @handle, not the display name.`);
+    if (!user)
+      throw new Error(
+        `No GitLab user with the username "${username2}" (${role}): check the spelling; a username is the @handle, not the display name.`
+      );
     ids.push(user.id);
   }
   return ids;
@@ -366,8 +414,13 @@ async function idsFor(ctx, usernames2, role) {
 }
 var someIds = async (ctx, usernames2, role) => usernames2?.length ? userIds(ctx, usernames2, role) : void 0;
 async function defaultBranch(ctx, a) {
-  const project2 = await get(ctx, projectPath(a), { action: `project ${String(a.project)}` });
-  if (!project2.default_branch) throw new Error(`Project ${String(a.project)} has no default branch (its repository is empty): pass the ref explicitly.`);
+  const project2 = await get(ctx, projectPath(a), {
+    action: `project ${String(a.project)}`
+  });
+  if (!project2.default_branch)
+    throw new Error(
+      `Project ${String(a.project)} has no default branch (its repository is empty): pass the ref explicitly.`
+    );
   return project2.default_branch;
 }
 function crossProjectScope(a, userFilters) {
@@ -401,7 +454,14 @@ function slimProject(p) {
     web_url: p.web_url
   };
 }
-var issuable = (x) => ({ iid: x.iid, id: x.id, project_id: x.project_id, reference: x.references?.full || null, title: x.title, state: x.state });
+var issuable = (x) => ({
+  iid: x.iid,
+  id: x.id,
+  project_id: x.project_id,
+  reference: x.references?.full || null,
+  title: x.title,
+  state: x.state
+});
 function slimIssue(i, textChars) {
   return {
     ...issuable(i),
@@ -461,7 +521,13 @@ function fullMergeRequest(m) {
   };
 }
 function slimNote(n) {
-  return { id: n.id, author: who(n.author), created_at: n.created_at, internal: !!(n.internal || n.confidential), body: clip(n.body || "", NOTE_CHARS) };
+  return {
+    id: n.id,
+    author: who(n.author),
+    created_at: n.created_at,
+    internal: !!(n.internal || n.confidential),
+    body: clip(n.body || "", NOTE_CHARS)
+  };
 }
 function slimPipeline(p) {
   return {
@@ -499,7 +565,12 @@ function slimBranch(b) {
     protected: !!b.protected,
     merged: !!b.merged,
     can_push: flag(b.can_push),
-    commit: { sha: c.id || null, title: c.title || null, author: c.author_name || null, date: c.committed_date || c.authored_date || null },
+    commit: {
+      sha: c.id || null,
+      title: c.title || null,
+      author: c.author_name || null,
+      date: c.committed_date || c.authored_date || null
+    },
     web_url: b.web_url || null
   };
 }
@@ -516,7 +587,18 @@ var listIssues = defineTool({
   annotations: reads("List issues", { idempotent: true }),
   handler: async (ctx, a) => {
     const scope = crossProjectScope(a, [a.assignee_username, a.author_username]);
-    const query2 = { state: a.state, scope, labels: a.labels?.join(","), assignee_username: a.assignee_username, author_username: a.author_username, milestone: a.milestone, search: a.search, order_by: a.order_by, sort: a.sort, ...paging(a) };
+    const query2 = {
+      state: a.state,
+      scope,
+      labels: a.labels?.join(","),
+      assignee_username: a.assignee_username,
+      author_username: a.author_username,
+      milestone: a.milestone,
+      search: a.search,
+      order_by: a.order_by,
+      sort: a.sort,
+      ...paging(a)
+    };
     const path = a.project !== void 0 ? `${projectPath(a)}/issues` : "/issues";
     const { rows, next } = await list(ctx, path, { query: query2, action: "issues" });
     return { issues: rows.map((i) => slimIssue(i, LIST_TEXT_CHARS)), next };
@@ -552,7 +634,10 @@ var createIssue = defineTool({
       confidential: a.confidential,
       issue_type: a.issue_type
     };
-    return slimIssue(await send(ctx, "POST", `${projectPath(a)}/issues`, body, "creating the issue"), LIST_TEXT_CHARS);
+    return slimIssue(
+      await send(ctx, "POST", `${projectPath(a)}/issues`, body, "creating the issue"),
+      LIST_TEXT_CHARS
+    );
   }
 });
 var updateIssue = defineTool({
@@ -573,10 +658,18 @@ var updateIssue = defineTool({
       discussion_locked: a.discussion_locked
     };
     if (isEmpty(body) && a.assignees === void 0) {
-      throw new Error("Nothing to change: pass at least one of title, description, state_event, labels, add_labels, remove_labels, assignees, due_date, confidential, milestone_id, discussion_locked.");
+      throw new Error(
+        "Nothing to change: pass at least one of title, description, state_event, labels, add_labels, remove_labels, assignees, due_date, confidential, milestone_id, discussion_locked."
+      );
     }
     const assignee_ids = await idsFor(ctx, a.assignees, "assignee");
-    const issue = await send(ctx, "PUT", `${projectPath(a)}/issues/${a.issue_iid}`, { ...body, assignee_ids }, `issue #${a.issue_iid}`);
+    const issue = await send(
+      ctx,
+      "PUT",
+      `${projectPath(a)}/issues/${a.issue_iid}`,
+      { ...body, assignee_ids },
+      `issue #${a.issue_iid}`
+    );
     return slimIssue(issue, LIST_TEXT_CHARS);
   }
 });
@@ -586,7 +679,15 @@ var addIssueNote = defineTool({
   annotations: changes("Comment on issue"),
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/issues/${a.issue_iid}/notes`;
-    return slimNote(await send(ctx, "POST", path, { body: a.body, internal: a.internal }, `commenting on issue #${a.issue_iid}`));
+    return slimNote(
+      await send(
+        ctx,
+        "POST",
+        path,
+        { body: a.body, internal: a.internal },
+        `commenting on issue #${a.issue_iid}`
+      )
+    );
   }
 });
 
@@ -667,7 +768,10 @@ var createMergeRequest = defineTool({
       remove_source_branch: a.remove_source_branch,
       squash: a.squash
     };
-    return slimMergeRequest(await send(ctx, "POST", `${projectPath(a)}/merge_requests`, body, "creating the merge request"), LIST_TEXT_CHARS);
+    return slimMergeRequest(
+      await send(ctx, "POST", `${projectPath(a)}/merge_requests`, body, "creating the merge request"),
+      LIST_TEXT_CHARS
+    );
   }
 });
 var updateMergeRequest = defineTool({
@@ -689,7 +793,9 @@ var updateMergeRequest = defineTool({
       discussion_locked: a.discussion_locked
     };
     if (isEmpty(body) && a.assignees === void 0 && a.reviewers === void 0 && a.draft === void 0) {
-      throw new Error("Nothing to change: pass at least one of title, description, state_event, draft, target_branch, labels, add_labels, remove_labels, assignees, reviewers, remove_source_branch, squash, discussion_locked.");
+      throw new Error(
+        "Nothing to change: pass at least one of title, description, state_event, draft, target_branch, labels, add_labels, remove_labels, assignees, reviewers, remove_source_branch, squash, discussion_locked."
+      );
     }
     let draft = a.draft;
     let title = a.title;
@@ -704,7 +810,10 @@ var updateMergeRequest = defineTool({
     }
     body["assignee_ids"] = await idsFor(ctx, a.assignees, "assignee");
     body["reviewer_ids"] = await idsFor(ctx, a.reviewers, "reviewer");
-    return slimMergeRequest(await send(ctx, "PUT", path, body, `merge request !${a.merge_request_iid}`), LIST_TEXT_CHARS);
+    return slimMergeRequest(
+      await send(ctx, "PUT", path, body, `merge request !${a.merge_request_iid}`),
+      LIST_TEXT_CHARS
+    );
   }
 });
 async function mergeBlocker(ctx, a, status) {
@@ -726,12 +835,18 @@ async function mergeRefusal(ctx, a, err) {
   if (status === 405 || status === 406 || status === 422) {
     const reason = await mergeBlocker(ctx, a, status);
     if (status === 405) {
-      return new Error(`GitLab will not merge !${iid} now (405 not mergeable): ${reason || "it is a draft, closed, has unresolved threads, lacks approvals, or its pipeline must succeed first"}. To have GitLab merge it when the pipeline succeeds, call again with auto_merge: true.${said}`);
+      return new Error(
+        `GitLab will not merge !${iid} now (405 not mergeable): ${reason || "it is a draft, closed, has unresolved threads, lacks approvals, or its pipeline must succeed first"}. To have GitLab merge it when the pipeline succeeds, call again with auto_merge: true.${said}`
+      );
     }
-    return new Error(`GitLab could not merge !${iid} (${status} ${status === 406 ? "conflicts" : "merge failed"}): ${reason || "the source branch has conflicts with the target branch or must be rebased"}. Resolve the conflicts or rebase the source branch, then merge again.${said}`);
+    return new Error(
+      `GitLab could not merge !${iid} (${status} ${status === 406 ? "conflicts" : "merge failed"}): ${reason || "the source branch has conflicts with the target branch or must be rebased"}. Resolve the conflicts or rebase the source branch, then merge again.${said}`
+    );
   }
   if (status === 409) {
-    return new Error(`The source branch of !${iid} has moved (409): the sha you passed is no longer its HEAD, so GitLab did not merge. Read the merge request again (gitlab_get_merge_request), review the new commits, and merge with the new sha.${said}`);
+    return new Error(
+      `The source branch of !${iid} has moved (409): the sha you passed is no longer its HEAD, so GitLab did not merge. Read the merge request again (gitlab_get_merge_request), review the new commits, and merge with the new sha.${said}`
+    );
   }
   if (status === 401) {
     try {
@@ -739,7 +854,9 @@ async function mergeRefusal(ctx, a, err) {
     } catch {
       return err;
     }
-    return new Error(`GitLab refused to merge !${iid} (401): you are not allowed to merge into its target branch (a protected branch, or your role is below the one allowed to merge).${said}`);
+    return new Error(
+      `GitLab refused to merge !${iid} (401): you are not allowed to merge into its target branch (a protected branch, or your role is below the one allowed to merge).${said}`
+    );
   }
   return err;
 }
@@ -782,7 +899,10 @@ var getMergeRequestDiffs = defineTool({
   input: schema,
   annotations: reads("Get merge request changes (diffs)", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list(ctx, `${mrPath(a)}/diffs`, { query: paging(a), action: `diffs of !${a.merge_request_iid}` });
+    const { rows, next } = await list(ctx, `${mrPath(a)}/diffs`, {
+      query: paging(a),
+      action: `diffs of !${a.merge_request_iid}`
+    });
     let budget = DIFF_BUDGET_CHARS;
     let left = 0;
     const files = rows.map((d) => {
@@ -798,20 +918,34 @@ var getMergeRequestDiffs = defineTool({
         return out;
       }
       out.diff = diff.length > max ? diff.slice(0, max) : diff;
-      if (diff.length > max) out.note = `diff cut at ${max} of ${diff.length} characters; see it whole at the merge request's web page`;
-      else if (!diff && (d.too_large || d.collapsed)) out.note = `GitLab sent no diff for this file (${d.too_large ? "too large" : "collapsed"}); see it on the merge request's web page`;
+      if (diff.length > max)
+        out.note = `diff cut at ${max} of ${diff.length} characters; see it whole at the merge request's web page`;
+      else if (!diff && (d.too_large || d.collapsed))
+        out.note = `GitLab sent no diff for this file (${d.too_large ? "too large" : "collapsed"}); see it on the merge request's web page`;
       else if (!diff) out.note = "no textual diff (binary file, or only the mode changed)";
       budget -= out.diff.length;
       return out;
     });
-    return { files, next, ...left ? { note: `${left} diff(s) left out to keep the answer under ${DIFF_BUDGET_CHARS} characters` } : {} };
+    return {
+      files,
+      next,
+      ...left ? { note: `${left} diff(s) left out to keep the answer under ${DIFF_BUDGET_CHARS} characters` } : {}
+    };
   }
 });
 var addMergeRequestNote = defineTool({
   description: "Comments on a GitLab merge request: adds a note (a review comment, reply or remark on the MR as a whole) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time.",
   input: schema,
   annotations: changes("Comment on merge request (review note)"),
-  handler: async (ctx, a) => slimNote(await send(ctx, "POST", `${mrPath(a)}/notes`, { body: a.body, internal: a.internal }, `commenting on !${a.merge_request_iid}`))
+  handler: async (ctx, a) => slimNote(
+    await send(
+      ctx,
+      "POST",
+      `${mrPath(a)}/notes`,
+      { body: a.body, internal: a.internal },
+      `commenting on !${a.merge_request_iid}`
+    )
+  )
 });
 
 // src/pipelines.ts
@@ -822,7 +956,17 @@ var listPipelines = defineTool({
   input: schema,
   annotations: reads("List pipelines", { idempotent: true }),
   handler: async (ctx, a) => {
-    const query2 = { ref: a.ref, status: a.status, scope: a.scope, sha: a.sha, source: a.source, username: a.username, order_by: a.order_by, sort: a.sort, ...paging(a) };
+    const query2 = {
+      ref: a.ref,
+      status: a.status,
+      scope: a.scope,
+      sha: a.sha,
+      source: a.source,
+      username: a.username,
+      order_by: a.order_by,
+      sort: a.sort,
+      ...paging(a)
+    };
     const { rows, next } = await list(ctx, `${projectPath(a)}/pipelines`, { query: query2, action: "pipelines" });
     return { pipelines: rows.map(slimPipeline), next };
   }
@@ -835,10 +979,16 @@ var getPipeline = defineTool({
     const path = `${projectPath(a)}/pipelines/${a.pipeline_id}`;
     const p = await get(ctx, path, { action: `pipeline ${a.pipeline_id}` });
     const fetchPage = async (page2) => {
-      const { rows, next: next2 } = await list(ctx, `${path}/jobs`, { query: { per_page: 100, page: page2 ?? 1 }, action: `jobs of pipeline ${a.pipeline_id}` });
+      const { rows, next: next2 } = await list(ctx, `${path}/jobs`, {
+        query: { per_page: 100, page: page2 ?? 1 },
+        action: `jobs of pipeline ${a.pipeline_id}`
+      });
       return { items: rows, next: next2 };
     };
-    const { items: jobs, next } = await collectPages(ctx, null, fetchPage, { limit: MAX_JOB_PAGES * 100, maxPages: MAX_JOB_PAGES });
+    const { items: jobs, next } = await collectPages(ctx, null, fetchPage, {
+      limit: MAX_JOB_PAGES * 100,
+      maxPages: MAX_JOB_PAGES
+    });
     const summary = /* @__PURE__ */ new Map();
     for (const j of jobs) summary.set(String(j.status), (summary.get(String(j.status)) || 0) + 1);
     return {
@@ -861,7 +1011,9 @@ var createPipeline = defineTool({
   annotations: changes("Run pipeline"),
   handler: async (ctx, a) => {
     const body = { ref: a.ref, variables: a.variables?.length ? a.variables : void 0 };
-    return slimPipeline(await send(ctx, "POST", `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`));
+    return slimPipeline(
+      await send(ctx, "POST", `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`)
+    );
   }
 });
 function plainLog(text) {
@@ -875,7 +1027,14 @@ var getJobLog = defineTool({
     const path = `${projectPath(a)}/jobs/${a.job_id}`;
     const job = await get(ctx, path, { action: `job ${a.job_id}` });
     const tooLarge = () => `The log of job ${a.job_id} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so not even its end can be read here (a smaller max_chars does not help: the whole log is sent). ${job.web_url ? `Open it in GitLab: ${job.web_url} (raw text: ${job.web_url}/raw).` : "Open the job in GitLab."}`;
-    const { data: text } = await whole(api.request(ctx, "GET", `${path}/trace`, { accept: "text/plain", expect: "text", action: `log of job ${a.job_id}` }), tooLarge);
+    const { data: text } = await whole(
+      api.request(ctx, "GET", `${path}/trace`, {
+        accept: "text/plain",
+        expect: "text",
+        action: `log of job ${a.job_id}`
+      }),
+      tooLarge
+    );
     let raw = text;
     const partial = text.length > LOG_TAIL_FACTOR * a.max_chars;
     if (partial) {
@@ -901,14 +1060,32 @@ var getJobLog = defineTool({
 });
 
 // src/projects.ts
-var ROLES = /* @__PURE__ */ new Map([[0, "none"], [5, "minimal_access"], [10, "guest"], [15, "planner"], [20, "reporter"], [30, "developer"], [40, "maintainer"], [50, "owner"]]);
+var ROLES = /* @__PURE__ */ new Map([
+  [0, "none"],
+  [5, "minimal_access"],
+  [10, "guest"],
+  [15, "planner"],
+  [20, "reporter"],
+  [30, "developer"],
+  [40, "maintainer"],
+  [50, "owner"]
+]);
 var getCurrentUser = defineTool({
   description: 'Returns the GitLab account the connection acts as: username, name, email, state and profile URL. Use it to learn "my" username before filtering issues or merge requests by author, assignee or reviewer.',
   input: schema,
   annotations: reads("Who am I on GitLab", { idempotent: true }),
   handler: async (ctx) => {
     const u = await get(ctx, "/user", { action: "the authenticated user" });
-    return { id: u.id, username: u.username, name: u.name || null, email: u.email || u.public_email || null, state: u.state || null, bot: !!u.bot, web_url: u.web_url, created_at: u.created_at || null };
+    return {
+      id: u.id,
+      username: u.username,
+      name: u.name || null,
+      email: u.email || u.public_email || null,
+      state: u.state || null,
+      bot: !!u.bot,
+      web_url: u.web_url,
+      created_at: u.created_at || null
+    };
   }
 });
 var listProjects = defineTool({
@@ -916,7 +1093,16 @@ var listProjects = defineTool({
   input: schema,
   annotations: reads("List my projects", { idempotent: true }),
   handler: async (ctx, a) => {
-    const query2 = { membership: a.membership, owned: a.owned || void 0, starred: a.starred || void 0, search: a.search, archived: a.include_archived ? void 0 : false, order_by: a.order_by, sort: a.sort, ...paging(a) };
+    const query2 = {
+      membership: a.membership,
+      owned: a.owned || void 0,
+      starred: a.starred || void 0,
+      search: a.search,
+      archived: a.include_archived ? void 0 : false,
+      order_by: a.order_by,
+      sort: a.sort,
+      ...paging(a)
+    };
     const { rows, next } = await list(ctx, "/projects", { query: query2, action: "projects" });
     return { projects: rows.map(slimProject), next };
   }
@@ -926,7 +1112,10 @@ var getProject = defineTool({
   input: schema,
   annotations: reads("Get project", { idempotent: true }),
   handler: async (ctx, a) => {
-    const p = await get(ctx, projectPath(a), { query: { license: false }, action: `project ${String(a.project)}` });
+    const p = await get(ctx, projectPath(a), {
+      query: { license: false },
+      action: `project ${String(a.project)}`
+    });
     const perms = p.permissions || {};
     const level = Math.max(perms.project_access?.access_level || 0, perms.group_access?.access_level || 0);
     return {
@@ -949,7 +1138,11 @@ var getProject = defineTool({
 
 // src/repository.ts
 var SEARCH_DATA_CHARS = 600;
-var TREE_TYPES = /* @__PURE__ */ new Map([["tree", "dir"], ["blob", "file"], ["commit", "submodule"]]);
+var TREE_TYPES = /* @__PURE__ */ new Map([
+  ["tree", "dir"],
+  ["blob", "file"],
+  ["commit", "submodule"]
+]);
 var getFile = defineTool({
   description: "Reads a file from a GitLab repository at a branch, tag or commit (default: the default branch's HEAD) and returns its text, decoded as UTF-8, in windows of max_chars (pass next_offset as offset for the rest); binary files are answered with a note instead of content. Use gitlab_list_repository_tree to see what is in a folder.",
   input: schema,
@@ -968,16 +1161,27 @@ var getFile = defineTool({
       return `File "${a.path}" at ${ref} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so it cannot be read here (offset and max_chars do not help: GitLab sends the whole file).${at || " Open it in the project on GitLab."}`;
     };
     const path = `${projectPath(a)}/repository/files/${filePath(a.path)}`;
-    const data = await whole(get(ctx, path, { query: { ref }, action: `file "${a.path}" at ${ref}` }), tooLarge);
-    const base = { path: data.file_path, ref: data.ref || ref, size: data.size, blob_id: data.blob_id || null, last_commit_id: data.last_commit_id || null };
-    if (data.encoding && data.encoding !== "base64") return { ...base, ...textWindow(String(data.content || ""), a.offset, a.max_chars) };
+    const data = await whole(
+      get(ctx, path, { query: { ref }, action: `file "${a.path}" at ${ref}` }),
+      tooLarge
+    );
+    const base = {
+      path: data.file_path,
+      ref: data.ref || ref,
+      size: data.size,
+      blob_id: data.blob_id || null,
+      last_commit_id: data.last_commit_id || null
+    };
+    if (data.encoding && data.encoding !== "base64")
+      return { ...base, ...textWindow(String(data.content || ""), a.offset, a.max_chars) };
     let bytes;
     try {
       bytes = fromBase64(String(data.content || ""));
     } catch {
       return { ...base, content: null, note: "GitLab sent the content in a form that is not valid base64." };
     }
-    if (bytes.subarray(0, 8e3).includes(0)) return { ...base, binary: true, content: null, note: "binary file: its content is not shown" };
+    if (bytes.subarray(0, 8e3).includes(0))
+      return { ...base, binary: true, content: null, note: "binary file: its content is not shown" };
     let text;
     try {
       text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -993,7 +1197,11 @@ var listRepositoryTree = defineTool({
   annotations: reads("List repository files", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { path: a.path, ref: a.ref, recursive: a.recursive || void 0, ...paging(a) };
-    const { rows, next } = await list(ctx, `${projectPath(a)}/repository/tree`, { query: query2, action: `tree of "${a.path || "/"}"` });
+    const { rows, next } = await list(
+      ctx,
+      `${projectPath(a)}/repository/tree`,
+      { query: query2, action: `tree of "${a.path || "/"}"` }
+    );
     return { entries: rows.map((e) => ({ name: e.name, path: e.path, type: TREE_TYPES.get(e.type) || e.type })), next };
   }
 });
@@ -1002,7 +1210,10 @@ var listBranches = defineTool({
   input: schema,
   annotations: reads("List branches", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list(ctx, `${projectPath(a)}/repository/branches`, { query: { search: a.search, ...paging(a) }, action: "branches" });
+    const { rows, next } = await list(ctx, `${projectPath(a)}/repository/branches`, {
+      query: { search: a.search, ...paging(a) },
+      action: "branches"
+    });
     return { branches: rows.map(slimBranch), next };
   }
 });
@@ -1012,10 +1223,18 @@ var createBranch = defineTool({
   annotations: changes("Create branch"),
   handler: async (ctx, a) => {
     if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$|^\/|^-/.test(a.branch)) {
-      throw new Error(`Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", no leading "/" or "-", and no trailing "/", "." or ".lock").`);
+      throw new Error(
+        `Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", no leading "/" or "-", and no trailing "/", "." or ".lock").`
+      );
     }
     const from = a.ref || await defaultBranch(ctx, a);
-    const branch = await send(ctx, "POST", `${projectPath(a)}/repository/branches`, { branch: a.branch, ref: from }, `creating branch ${a.branch} from ${from}`);
+    const branch = await send(
+      ctx,
+      "POST",
+      `${projectPath(a)}/repository/branches`,
+      { branch: a.branch, ref: from },
+      `creating branch ${a.branch} from ${from}`
+    );
     return { ...slimBranch(branch), created_from: from };
   }
 });
@@ -1025,8 +1244,17 @@ var searchCode = defineTool({
   annotations: reads("Search code in a project", { idempotent: true }),
   handler: async (ctx, a) => {
     const query2 = { scope: "blobs", search: a.query, ref: a.ref, ...paging(a) };
-    const { rows, next } = await list(ctx, `${projectPath(a)}/search`, { query: query2, action: "code search" });
-    const items = rows.map((b) => ({ path: b.path, ref: b.ref || null, startline: orNull(b.startline), fragment: clip(b.data || "", SEARCH_DATA_CHARS) }));
+    const { rows, next } = await list(
+      ctx,
+      `${projectPath(a)}/search`,
+      { query: query2, action: "code search" }
+    );
+    const items = rows.map((b) => ({
+      path: b.path,
+      ref: b.ref || null,
+      startline: orNull(b.startline),
+      fragment: clip(b.data || "", SEARCH_DATA_CHARS)
+    }));
     return { items, next };
   }
 });

@@ -6,7 +6,15 @@
  */
 import { definePlugin } from 'workbench/plugin-sdk';
 import { addIssueNote, createIssue, getIssue, listIssues, updateIssue } from './src/issues.js';
-import { addMergeRequestNote, createMergeRequest, getMergeRequest, getMergeRequestDiffs, listMergeRequests, mergeMergeRequest, updateMergeRequest } from './src/merge-requests.js';
+import {
+  addMergeRequestNote,
+  createMergeRequest,
+  getMergeRequest,
+  getMergeRequestDiffs,
+  listMergeRequests,
+  mergeMergeRequest,
+  updateMergeRequest,
+} from './src/merge-requests.js';
 import { createPipeline, getJobLog, getPipeline, listPipelines } from './src/pipelines.js';
 import { getCurrentUser, getProject, listProjects } from './src/projects.js';
 import { createBranch, getFile, listBranches, listRepositoryTree, searchCode } from './src/repository.js';
@@ -15,7 +23,8 @@ export default definePlugin({
   name: 'gitlab',
   version: '1.0.0',
   displayName: 'GitLab',
-  description: "Projects, issues, merge requests (create, review diffs, comment, merge), CI/CD pipelines and job logs, files, branches and code search on gitlab.com through the GitLab REST API v4. A self-managed GitLab is reached by mapping https://gitlab.com to it in the policy's upstreams.",
+  description:
+    "Projects, issues, merge requests (create, review diffs, comment, merge), CI/CD pipelines and job logs, files, branches and code search on gitlab.com through the GitLab REST API v4. A self-managed GitLab is reached by mapping https://gitlab.com to it in the policy's upstreams.",
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://gitlab.com/oauth/authorize',

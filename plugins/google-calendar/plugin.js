@@ -84,8 +84,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -104,11 +111,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -179,7 +191,10 @@ function createApi(api) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path, options) {
     const url = `${/^https:\/\//i.test(path) ? path : api.base + path}${query(options.query)}`;
@@ -200,11 +215,24 @@ function googleErrorInfo(data) {
   if (!error || typeof error !== "object") return { status: "", reasons: [] };
   const { status, errors, details } = error;
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
-  return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
+  return {
+    status: typeof status === "string" ? status : "",
+    reasons: reasons.filter((r) => typeof r === "string")
+  };
 }
 var REASON_KINDS = [
   ["daily-limit", ["dailyLimitExceeded"]],
-  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  [
+    "rate-limit",
+    [
+      "rateLimitExceeded",
+      "userRateLimitExceeded",
+      "sharingRateLimitExceeded",
+      "quotaExceeded",
+      "RATE_LIMIT_EXCEEDED",
+      "RESOURCE_EXHAUSTED"
+    ]
+  ],
   ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
   ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
 ];
@@ -244,26 +272,47 @@ function calendarError(f) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     return new Error(`Google Calendar rate limited the request to ${action} (${status}${reason}): ${wait}.`);
   }
-  if (status === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-calendar.${said}`);
+  if (status === 401)
+    return new Error(
+      `Google rejected the access token (401) while trying to ${action}: reconnect google-calendar.${said}`
+    );
   if (status === 403 && (kind === "scope" || /scope/i.test(detail))) {
     const scope = typeof f.options["scope"] === "string" ? f.options["scope"] : SCOPES.events;
-    return new Error(`The Google Calendar connection lacks the OAuth scope needed to ${action} (403; needs ${scope}): reconnect google-calendar and approve every permission on Google's consent screen.`);
+    return new Error(
+      `The Google Calendar connection lacks the OAuth scope needed to ${action} (403; needs ${scope}): reconnect google-calendar and approve every permission on Google's consent screen.`
+    );
   }
   if (status === 403 && kind === "disabled") {
-    return new Error(`The Google Calendar API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`);
+    return new Error(
+      `The Google Calendar API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`
+    );
   }
   if (status === 403) {
-    return new Error(`Google Calendar refused permission to ${action} (403${reason}).${said || " You may only read this calendar, or only the organizer may change this event."}`);
+    return new Error(
+      `Google Calendar refused permission to ${action} (403${reason}).${said || " You may only read this calendar, or only the organizer may change this event."}`
+    );
   }
   if (status === 404) {
-    return new Error(`Google Calendar found nothing while trying to ${action} (404): the calendar or event id is wrong, or you cannot see it (calendar ids come from calendar_list_calendars, event ids from calendar_list_events).${said}`);
+    return new Error(
+      `Google Calendar found nothing while trying to ${action} (404): the calendar or event id is wrong, or you cannot see it (calendar ids come from calendar_list_calendars, event ids from calendar_list_events).${said}`
+    );
   }
-  if (status === 410) return new Error(`Google Calendar says it is gone (410) while trying to ${action}: the event was already deleted.`);
-  if (status === 400 || status === 409 || status === 412 || status === 422) return new Error(`Google Calendar refused to ${action} (${status}${reason}): ${detail || "the request was not valid"}.`);
-  if (status >= 500) return new Error(`Google Calendar had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 410)
+    return new Error(`Google Calendar says it is gone (410) while trying to ${action}: the event was already deleted.`);
+  if (status === 400 || status === 409 || status === 412 || status === 422)
+    return new Error(
+      `Google Calendar refused to ${action} (${status}${reason}): ${detail || "the request was not valid"}.`
+    );
+  if (status >= 500)
+    return new Error(`Google Calendar had a server error (${status}) while trying to ${action}: retry later.${said}`);
   return new Error(`Google Calendar answered HTTP ${status} while trying to ${action}.${said}`);
 }
-var gcal = createApi({ base: "https://www.googleapis.com/calendar/v3", provider: "Google Calendar", integration: "google-calendar", failure: calendarError });
+var gcal = createApi({
+  base: "https://www.googleapis.com/calendar/v3",
+  provider: "Google Calendar",
+  integration: "google-calendar",
+  failure: calendarError
+});
 var calPath = (id) => `/calendars/${segment(id || "primary", "calendarId")}`;
 var eventPath = (calendarId2, eventId2) => `${calPath(calendarId2)}/events/${segment(eventId2, "eventId")}`;
 
@@ -340,14 +389,32 @@ function checkZone(tz, arg = "timeZone") {
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
-    throw new Error(`${arg} "${tz}" is not a time zone: use an IANA name such as "Europe/Paris", "America/New_York" or "UTC".`);
+    throw new Error(
+      `${arg} "${tz}" is not a time zone: use an IANA name such as "Europe/Paris", "America/New_York" or "UTC".`
+    );
   }
 }
 function zoneOffset(tz, ms) {
   const parts = {};
-  const fmt = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  const fmt = new Intl.DateTimeFormat("en-US", {
+    timeZone: tz,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit"
+  });
   for (const p of fmt.formatToParts(new Date(ms))) parts[p.type] = p.value;
-  const asUtc = Date.UTC(Number(parts["year"]), Number(parts["month"]) - 1, Number(parts["day"]), Number(parts["hour"]) % 24, Number(parts["minute"]), Number(parts["second"]));
+  const asUtc = Date.UTC(
+    Number(parts["year"]),
+    Number(parts["month"]) - 1,
+    Number(parts["day"]),
+    Number(parts["hour"]) % 24,
+    Number(parts["minute"]),
+    Number(parts["second"])
+  );
   return Math.round((asUtc - Math.floor(ms / 1e3) * 1e3) / 6e4);
 }
 function localInstant(y, mo, d, h, mi, s, tz) {
@@ -372,15 +439,20 @@ function parseWhen(value, arg, tz) {
     );
   }
   const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] || "0"].map(Number);
-  if (!validDay(y, mo, d) || h > 23 || mi > 59 || s > 59) throw new Error(`${arg} "${value}" is not a real date and time.`);
+  if (!validDay(y, mo, d) || h > 23 || mi > 59 || s > 59)
+    throw new Error(`${arg} "${value}" is not a real date and time.`);
   const wall = `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}`;
   const off = m[8];
   if (off) {
-    if (off !== "Z" && off !== "z" && (Number(off.slice(1, 3)) > 23 || Number(off.slice(4, 6)) > 59)) throw new Error(`${arg} "${value}" has an impossible UTC offset.`);
+    if (off !== "Z" && off !== "z" && (Number(off.slice(1, 3)) > 23 || Number(off.slice(4, 6)) > 59))
+      throw new Error(`${arg} "${value}" has an impossible UTC offset.`);
     const offset = off === "Z" || off === "z" ? "Z" : off;
     return { kind: "dateTime", dateTime: `${wall}${offset}`, ms: Date.parse(`${wall}${offset}`), offset: true };
   }
-  if (!tz) throw new Error(`${arg} "${value}" has no UTC offset: add one (e.g. "${wall}+01:00" or "${wall}Z") or give timeZone (e.g. "Europe/Paris").`);
+  if (!tz)
+    throw new Error(
+      `${arg} "${value}" has no UTC offset: add one (e.g. "${wall}+01:00" or "${wall}Z") or give timeZone (e.g. "Europe/Paris").`
+    );
   return { kind: "dateTime", dateTime: wall, ms: localInstant(y, mo, d, h, mi, s, tz), offset: false };
 }
 function formatInstant(ms, tz) {
@@ -402,18 +474,34 @@ function eventTimes(startArg, endArg, tz) {
     if (endArg === void 0) endDate = dateString(Date.UTC(start.y, start.mo - 1, start.d) + DAY);
     else {
       const end2 = parseWhen(endArg, "end", tz);
-      if (end2.kind !== "date") throw new Error('start is a date (an all-day event) but end is a time: give both as "YYYY-MM-DD", or both as date-times.');
+      if (end2.kind !== "date")
+        throw new Error(
+          'start is a date (an all-day event) but end is a time: give both as "YYYY-MM-DD", or both as date-times.'
+        );
       if (end2.date <= start.date) {
-        throw new Error(`end ${end2.date} is not after start ${start.date}: for all-day events end is exclusive (the day after the last day); omit end for a one-day event.`);
+        throw new Error(
+          `end ${end2.date} is not after start ${start.date}: for all-day events end is exclusive (the day after the last day); omit end for a one-day event.`
+        );
       }
       endDate = end2.date;
     }
-    return { start: { date: start.date }, end: { date: endDate }, ms: [Date.UTC(start.y, start.mo - 1, start.d), Date.parse(`${endDate}T00:00:00Z`)] };
+    return {
+      start: { date: start.date },
+      end: { date: endDate },
+      ms: [Date.UTC(start.y, start.mo - 1, start.d), Date.parse(`${endDate}T00:00:00Z`)]
+    };
   }
-  if (endArg === void 0) throw new Error('end is required for a timed event (start is a date-time); for an all-day event give start as "YYYY-MM-DD".');
+  if (endArg === void 0)
+    throw new Error(
+      'end is required for a timed event (start is a date-time); for an all-day event give start as "YYYY-MM-DD".'
+    );
   const end = parseWhen(endArg, "end", tz);
-  if (end.kind !== "dateTime") throw new Error('start is a date-time but end is a date: give both as date-times, or both as "YYYY-MM-DD" for an all-day event.');
-  if (end.ms <= start.ms) throw new Error(`end ${endArg} is not after start ${startArg}: an event must end after it starts.`);
+  if (end.kind !== "dateTime")
+    throw new Error(
+      'start is a date-time but end is a date: give both as date-times, or both as "YYYY-MM-DD" for an all-day event.'
+    );
+  if (end.ms <= start.ms)
+    throw new Error(`end ${endArg} is not after start ${startArg}: an event must end after it starts.`);
   const one = (w) => tz ? { dateTime: w.dateTime, timeZone: tz } : { dateTime: w.dateTime };
   return { start: one(start), end: one(end), ms: [start.ms, end.ms] };
 }
@@ -459,7 +547,8 @@ var findFreeBusy = defineTool({
     const tz = checkZone(args.timeZone);
     const min = bound(args.timeMin, "timeMin", tz);
     const max = bound(args.timeMax, "timeMax", tz);
-    if (max.ms <= min.ms) throw new Error(`timeMax ${args.timeMax} is not after timeMin ${args.timeMin}: the window is empty.`);
+    if (max.ms <= min.ms)
+      throw new Error(`timeMax ${args.timeMax} is not after timeMin ${args.timeMin}: the window is empty.`);
     const ids = [...new Set(args.calendars.map((c) => c === "primary" ? c : normEmail(c)))];
     const data = await gcal.json(ctx, "POST", "/freeBusy", {
       body: { timeMin: min.text, timeMax: max.text, ...tz ? { timeZone: tz } : {}, items: ids.map((id) => ({ id })) },
@@ -476,21 +565,28 @@ var findFreeBusy = defineTool({
       return errors.length ? { id, busy, error: errors.join(", ") } : { id, busy };
     });
     const minMs = (args.minFreeMinutes ?? 30) * 6e4;
-    const commonFree = freeSlots(allBusy, min.ms, max.ms, minMs).map(([s, e]) => ({ start: formatInstant(s, tz), end: formatInstant(e, tz) }));
+    const commonFree = freeSlots(allBusy, min.ms, max.ms, minMs).map(([s, e]) => ({
+      start: formatInstant(s, tz),
+      end: formatInstant(e, tz)
+    }));
     const unknown = calendars.filter((c) => "error" in c).map((c) => c.id);
     return {
       timeMin: min.text,
       timeMax: max.text,
       calendars,
       commonFree,
-      ...unknown.length ? { note: `No free/busy information for ${unknown.join(", ")} (not shared with you, or not a Google calendar): commonFree ignores them.` } : {}
+      ...unknown.length ? {
+        note: `No free/busy information for ${unknown.join(", ")} (not shared with you, or not a Google calendar): commonFree ignores them.`
+      } : {}
     };
   }
 });
 
 // src/events.ts
 var requestId = () => `wb-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-var meetRequest = () => ({ createRequest: { requestId: requestId(), conferenceSolutionKey: { type: "hangoutsMeet" } } });
+var meetRequest = () => ({
+  createRequest: { requestId: requestId(), conferenceSolutionKey: { type: "hangoutsMeet" } }
+});
 var invitees = (list) => [...new Set(list.map(normEmail))].map((email) => ({ email }));
 var listEvents = defineTool({
   description: 'List the events (meetings, appointments) of a Google calendar in a time window, in start order with recurring events expanded: what is on my agenda today, this week, next Monday; meetings matching some text. Each row has id, summary, start, end, allDay, location, status, organizer, attendeeCount and meetLink. Without timeMin it starts now. Times are RFC 3339 with an offset ("2026-03-02T09:00:00+01:00"), or local times or dates with timeZone. When `next` is not null, call again with `cursor`. Use calendar_get_event for the description and attendees of one event.',
@@ -500,21 +596,27 @@ var listEvents = defineTool({
     const tz = checkZone(args.timeZone);
     const min = args.timeMin !== void 0 ? bound(args.timeMin, "timeMin", tz) : { ms: Date.now(), text: formatInstant(Math.floor(Date.now() / 1e3) * 1e3, tz) };
     const max = args.timeMax !== void 0 ? bound(args.timeMax, "timeMax", tz) : void 0;
-    if (max && max.ms <= min.ms) throw new Error(`timeMax ${args.timeMax} is not after timeMin ${args.timeMin ?? "(now)"}: the window is empty.`);
+    if (max && max.ms <= min.ms)
+      throw new Error(`timeMax ${args.timeMax} is not after timeMin ${args.timeMin ?? "(now)"}: the window is empty.`);
     const id = args.calendarId || "primary";
-    const data = await gcal.json(ctx, "GET", `${calPath(id)}/events`, {
-      query: {
-        timeMin: min.text,
-        timeMax: max?.text,
-        singleEvents: "true",
-        orderBy: "startTime",
-        q: args.query,
-        maxResults: args.maxResults ?? 25,
-        pageToken: args.cursor,
-        timeZone: tz
-      },
-      action: `list the events of calendar ${id}`
-    });
+    const data = await gcal.json(
+      ctx,
+      "GET",
+      `${calPath(id)}/events`,
+      {
+        query: {
+          timeMin: min.text,
+          timeMax: max?.text,
+          singleEvents: "true",
+          orderBy: "startTime",
+          q: args.query,
+          maxResults: args.maxResults ?? 25,
+          pageToken: args.cursor,
+          timeZone: tz
+        },
+        action: `list the events of calendar ${id}`
+      }
+    );
     const events = (Array.isArray(data.items) ? data.items : []).map(slimEvent);
     return { calendarId: id, timeZone: data.timeZone || null, events, next: data.nextPageToken || null };
   }
@@ -524,7 +626,10 @@ var getEvent = defineTool({
   input: schema,
   annotations: reads("Get calendar event"),
   handler: async (ctx, args) => {
-    const e = await gcal.json(ctx, "GET", eventPath(args.calendarId, args.eventId), { query: { timeZone: checkZone(args.timeZone) }, action: `read event ${args.eventId}` });
+    const e = await gcal.json(ctx, "GET", eventPath(args.calendarId, args.eventId), {
+      query: { timeZone: checkZone(args.timeZone) },
+      action: `read event ${args.eventId}`
+    });
     return detailEvent(e);
   }
 });
@@ -557,13 +662,16 @@ var updateEvent = defineTool({
     const path = eventPath(args.calendarId, args.eventId);
     const changesTime = args.start !== void 0 || args.end !== void 0;
     const changesPeople = args.addAttendees !== void 0 || args.removeAttendees !== void 0;
-    if (args.attendees !== void 0 && changesPeople) throw new Error("Give either attendees (replace the list) or addAttendees/removeAttendees, not both.");
+    if (args.attendees !== void 0 && changesPeople)
+      throw new Error("Give either attendees (replace the list) or addAttendees/removeAttendees, not both.");
     const body = {};
     for (const k of ["summary", "description", "location"]) if (args[k] !== void 0) body[k] = args[k];
     if (args.addMeet) body.conferenceData = meetRequest();
     if (args.attendees !== void 0) body.attendees = invitees(args.attendees);
     if (!changesTime && !changesPeople && !Object.keys(body).length) {
-      throw new Error("Nothing to update: give at least one of summary, description, location, start, end, attendees, addAttendees, removeAttendees or addMeet.");
+      throw new Error(
+        "Nothing to update: give at least one of summary, description, location, start, end, attendees, addAttendees, removeAttendees or addMeet."
+      );
     }
     const needsCurrent = changesPeople || changesTime && (args.start === void 0 || args.end === void 0);
     const current = needsCurrent ? await gcal.json(ctx, "GET", path, { action: `read event ${args.eventId}` }) : {};
@@ -591,7 +699,9 @@ var updateEvent = defineTool({
     }
     if (changesPeople) {
       const remove = new Set((args.removeAttendees || []).map(normEmail));
-      const list = (Array.isArray(current.attendees) ? current.attendees : []).filter((a) => !remove.has(normEmail(a.email)));
+      const list = (Array.isArray(current.attendees) ? current.attendees : []).filter(
+        (a) => !remove.has(normEmail(a.email))
+      );
       const have = new Set(list.map((a) => normEmail(a.email)));
       for (const email of (args.addAttendees || []).map(normEmail)) {
         if (have.has(email)) continue;
@@ -614,7 +724,11 @@ var deleteEvent = defineTool({
   annotations: changes("Delete calendar event", { destructive: true, idempotent: true }),
   handler: async (ctx, args) => {
     const id = args.calendarId || "primary";
-    await gcal.request(ctx, "DELETE", eventPath(id, args.eventId), { query: { sendUpdates: args.sendUpdates ?? "all" }, action: `delete event ${args.eventId}`, expect: "text" });
+    await gcal.request(ctx, "DELETE", eventPath(id, args.eventId), {
+      query: { sendUpdates: args.sendUpdates ?? "all" },
+      action: `delete event ${args.eventId}`,
+      expect: "text"
+    });
     return { eventId: args.eventId, calendarId: id, deleted: true };
   }
 });

@@ -91,8 +91,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -111,11 +118,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -186,7 +198,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
@@ -207,11 +222,24 @@ function googleErrorInfo(data) {
   if (!error || typeof error !== "object") return { status: "", reasons: [] };
   const { status, errors, details } = error;
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
-  return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
+  return {
+    status: typeof status === "string" ? status : "",
+    reasons: reasons.filter((r) => typeof r === "string")
+  };
 }
 var REASON_KINDS = [
   ["daily-limit", ["dailyLimitExceeded"]],
-  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  [
+    "rate-limit",
+    [
+      "rateLimitExceeded",
+      "userRateLimitExceeded",
+      "sharingRateLimitExceeded",
+      "quotaExceeded",
+      "RATE_LIMIT_EXCEEDED",
+      "RESOURCE_EXHAUSTED"
+    ]
+  ],
   ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
   ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
 ];
@@ -244,7 +272,8 @@ function docsWords(f) {
   const code = f.status;
   const lock = f.options["lock"];
   const said = msg ? ` Google said: ${msg}.` : "";
-  if (code === 401) return `Google rejected the access token (401) while trying to ${action}: reconnect google-docs.${said}`;
+  if (code === 401)
+    return `Google rejected the access token (401) while trying to ${action}: reconnect google-docs.${said}`;
   if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (kind === "rate-limit" || kind === "daily-limit")) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "Docs quotas are per minute: wait a minute and retry";
     return `Google Docs rate limited the request to ${action} (${code}): ${wait}.`;
@@ -252,8 +281,10 @@ function docsWords(f) {
   if (code === 403 && (kind === "scope" || /insufficient authentication scopes/i.test(msg))) {
     return `The google-docs connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-docs and approve access to documents.`;
   }
-  if (code === 403) return `Google Docs refused to ${action} (403): ${msg || "your Google account lacks access to this document"}. Ask its owner to share it with you (editor access to change it).`;
-  if (code === 404) return `Google Docs found nothing while trying to ${action} (404): ${msg || "no such document"}. Check the document id; Google also answers 404 for a document you cannot see.`;
+  if (code === 403)
+    return `Google Docs refused to ${action} (403): ${msg || "your Google account lacks access to this document"}. Ask its owner to share it with you (editor access to change it).`;
+  if (code === 404)
+    return `Google Docs found nothing while trying to ${action} (404): ${msg || "no such document"}. Check the document id; Google also answers 404 for a document you cannot see.`;
   if (code === 400 && lock && (status === "FAILED_PRECONDITION" || /revision/i.test(msg))) {
     return `Google Docs refused to ${action} (400): the document changed after revision ${lock} was read (someone else edited it), so nothing was written. Read it again (docs_get_outline or docs_get_document) and redo the edit with the new indexes and revisionId.${said}`;
   }
@@ -268,12 +299,20 @@ function docsWords(f) {
   return `Google Docs answered HTTP ${code} while trying to ${action}.${said}`;
 }
 function docsBridgeWords(f) {
-  if (f.code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE") return new Error(`The answer to ${f.action} was larger than the gateway accepts: ${f.options["tooLarge"] || "ask for less"}.`);
+  if (f.code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE")
+    return new Error(
+      `The answer to ${f.action} was larger than the gateway accepts: ${f.options["tooLarge"] || "ask for less"}.`
+    );
   if (f.code !== "GW_ERR_BRIDGE_TIMEOUT") return f.error;
   const next = f.method === "GET" ? "retry in a moment" : "it may still have been done, so check the document (docs_get_document) before trying again";
   return new Error(`Google Docs did not answer in time while trying to ${f.action}: ${next}.`);
 }
-var api = createApi({ base: "https://docs.googleapis.com/v1/documents", provider: "Google Docs", failure: (f) => new Error(docsWords(f)), bridgeFailure: docsBridgeWords });
+var api = createApi({
+  base: "https://docs.googleapis.com/v1/documents",
+  provider: "Google Docs",
+  failure: (f) => new Error(docsWords(f)),
+  bridgeFailure: docsBridgeWords
+});
 var OTHER_FILES = {
   spreadsheets: "a Google Sheets spreadsheet: use the google-sheets tools",
   presentation: "a Google Slides presentation",
@@ -283,10 +322,14 @@ var OTHER_FILES = {
 function docRef(value) {
   const s = value.trim();
   const other = /\/(spreadsheets|presentation|forms|drawings)\/(?:u\/\d+\/)?d\//.exec(s);
-  if (other) throw new Error(`documentId "${s.slice(0, 100)}" is a link to ${OTHER_FILES[other[1]]}, not to a Google Docs document.`);
+  if (other)
+    throw new Error(
+      `documentId "${s.slice(0, 100)}" is a link to ${OTHER_FILES[other[1]]}, not to a Google Docs document.`
+    );
   const m = /\/d\/([A-Za-z0-9_-]{2,})/.exec(s) || /[?&]id=([A-Za-z0-9_-]{2,})/.exec(s);
   const id = m ? m[1] : s;
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new Error(`documentId "${s.slice(0, 100)}" is neither a document id nor a Google Docs link.`);
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id))
+    throw new Error(`documentId "${s.slice(0, 100)}" is neither a document id nor a Google Docs link.`);
   const tab = m ? /[?&#]tab=([A-Za-z0-9._-]{1,100})/.exec(s) : null;
   return { id, tabId: tab ? tab[1] : void 0 };
 }
@@ -300,7 +343,11 @@ function readDocument(ctx, id, action, suggestionsViewMode) {
   });
 }
 function batchUpdate(ctx, id, requests, lock, action) {
-  return api.json(ctx, "POST", path`/${id}:batchUpdate`, { body: lock ? { requests, writeControl: { requiredRevisionId: lock } } : { requests }, action, lock });
+  return api.json(ctx, "POST", path`/${id}:batchUpdate`, {
+    body: lock ? { requests, writeControl: { requiredRevisionId: lock } } : { requests },
+    action,
+    lock
+  });
 }
 var newRevision = (data) => data.writeControl?.requiredRevisionId || null;
 function checkRevision(doc, revisionId2, id) {
@@ -313,10 +360,17 @@ function checkRevision(doc, revisionId2, id) {
 
 // src/document.ts
 function allTabs(doc) {
-  const walk = (tabs) => (Array.isArray(tabs) ? tabs : []).flatMap((t) => t && typeof t === "object" ? [t, ...walk(t.childTabs)] : []);
+  const walk = (tabs) => (Array.isArray(tabs) ? tabs : []).flatMap(
+    (t) => t && typeof t === "object" ? [t, ...walk(t.childTabs)] : []
+  );
   return walk(doc.tabs);
 }
-var slimTab = (p) => ({ tabId: p.tabId ?? null, title: p.title ?? null, level: p.nestingLevel ?? 0, ...p.parentTabId ? { parentTabId: p.parentTabId } : {} });
+var slimTab = (p) => ({
+  tabId: p.tabId ?? null,
+  title: p.title ?? null,
+  level: p.nestingLevel ?? 0,
+  ...p.parentTabId ? { parentTabId: p.parentTabId } : {}
+});
 function pickTab(doc, tabId2) {
   const tabs = allTabs(doc);
   if (tabs.length === 0) {
@@ -329,7 +383,12 @@ function pickTab(doc, tabId2) {
     const names = tabs.slice(0, 20).map((t) => `${props(t).tabId} "${props(t).title ?? ""}"`).join(", ");
     throw new Error(`The document has no tab "${tabId2}"; its tabs are: ${names}.`);
   }
-  return { content: found.documentTab || {}, tabId: props(found).tabId ?? null, title: props(found).title ?? null, tabs: tabs.map((t) => slimTab(props(t))) };
+  return {
+    content: found.documentTab || {},
+    tabId: props(found).tabId ?? null,
+    title: props(found).title ?? null,
+    tabs: tabs.map((t) => slimTab(props(t)))
+  };
 }
 var bodyContent = (dt) => Array.isArray(dt.body?.content) ? dt.body.content : [];
 var startOf = (el) => Number.isInteger(el.startIndex) ? el.startIndex : 0;
@@ -340,8 +399,26 @@ function bodyEnd(content) {
 }
 
 // src/render.ts
-var HEADING_LEVEL = { TITLE: 0, SUBTITLE: 0, HEADING_1: 1, HEADING_2: 2, HEADING_3: 3, HEADING_4: 4, HEADING_5: 5, HEADING_6: 6 };
-var HEADING_MARK = { TITLE: "#", SUBTITLE: "##", HEADING_1: "#", HEADING_2: "##", HEADING_3: "###", HEADING_4: "####", HEADING_5: "#####", HEADING_6: "######" };
+var HEADING_LEVEL = {
+  TITLE: 0,
+  SUBTITLE: 0,
+  HEADING_1: 1,
+  HEADING_2: 2,
+  HEADING_3: 3,
+  HEADING_4: 4,
+  HEADING_5: 5,
+  HEADING_6: 6
+};
+var HEADING_MARK = {
+  TITLE: "#",
+  SUBTITLE: "##",
+  HEADING_1: "#",
+  HEADING_2: "##",
+  HEADING_3: "###",
+  HEADING_4: "####",
+  HEADING_5: "#####",
+  HEADING_6: "######"
+};
 var ORDERED_GLYPHS = /* @__PURE__ */ new Set(["DECIMAL", "ZERO_DECIMAL", "UPPER_ALPHA", "ALPHA", "UPPER_ROMAN", "ROMAN"]);
 var MAX_TABLE_DEPTH = 20;
 function linkOf(l) {
@@ -373,7 +450,11 @@ function inlineText(paragraph, r) {
     else segs.push({ text, link });
   };
   for (const el of Array.isArray(paragraph.elements) ? paragraph.elements : []) {
-    if (el.textRun) push(suggested(el.textRun, String(el.textRun.content || "").replace(/\uE907/g, "")), linkOf(el.textRun.textStyle?.link));
+    if (el.textRun)
+      push(
+        suggested(el.textRun, String(el.textRun.content || "").replace(/\uE907/g, "")),
+        linkOf(el.textRun.textStyle?.link)
+      );
     else if (el.person) {
       const p = el.person.personProperties || {};
       push(suggested(el.person, p.name && p.email ? `${p.name} (${p.email})` : p.name || p.email || ""));
@@ -445,7 +526,13 @@ function renderTable(table, r) {
   return [line(rows2[0]), line(Array(width).fill("---")), ...rows2.slice(1).map(line)].join("\n");
 }
 function renderTab(dt) {
-  const r = { lists: dt.lists || {}, inlineObjects: dt.inlineObjects || {}, counters: /* @__PURE__ */ new Map(), notes: [], tableDepth: 0 };
+  const r = {
+    lists: dt.lists || {},
+    inlineObjects: dt.inlineObjects || {},
+    counters: /* @__PURE__ */ new Map(),
+    notes: [],
+    tableDepth: 0
+  };
   const text = joinBlocks(renderContent(bodyContent(dt), r));
   const footnotes = dt.footnotes || {};
   const seen = /* @__PURE__ */ new Set();
@@ -454,7 +541,9 @@ function renderTab(dt) {
     const { id, n } = r.notes[i];
     if (seen.has(id) || !Object.hasOwn(footnotes, id)) continue;
     seen.add(id);
-    lines.push(`[^${n}]: ${renderContent(footnotes[id].content, r).map((b) => b.text).join(" ").trim()}`);
+    lines.push(
+      `[^${n}]: ${renderContent(footnotes[id].content, r).map((b) => b.text).join(" ").trim()}`
+    );
   }
   return lines.length ? `${text}
 
@@ -464,7 +553,8 @@ function plainText(paragraph) {
   let s = "";
   for (const el of Array.isArray(paragraph.elements) ? paragraph.elements : []) {
     if (el.textRun) s += suggested(el.textRun, String(el.textRun.content || ""));
-    else if (el.person) s += suggested(el.person, el.person.personProperties?.name || el.person.personProperties?.email || "");
+    else if (el.person)
+      s += suggested(el.person, el.person.personProperties?.name || el.person.personProperties?.email || "");
     else if (el.richLink) s += suggested(el.richLink, el.richLink.richLinkProperties?.title || "");
     else if (el.dateElement) s += suggested(el.dateElement, dateText(el.dateElement));
   }
@@ -475,7 +565,14 @@ function plainText(paragraph) {
 function about(doc, id, tab) {
   const documentId2 = doc.documentId || id;
   const url = docUrl(documentId2, tab.tabs.length > 1 ? tab.tabId : null);
-  return { documentId: documentId2, title: doc.title ?? null, revisionId: doc.revisionId ?? null, url, tab: tab.tabId ? { tabId: tab.tabId, title: tab.title } : null, tabs: tab.tabs };
+  return {
+    documentId: documentId2,
+    title: doc.title ?? null,
+    revisionId: doc.revisionId ?? null,
+    url,
+    tab: tab.tabId ? { tabId: tab.tabId, title: tab.title } : null,
+    tabs: tab.tabs
+  };
 }
 var getDocument = defineTool({
   description: "Read (open, view, get the text of) a Google Doc (a Google Docs document) as readable text that keeps its structure: headings as Markdown #, paragraphs, bulleted and numbered lists as - and 1., tables as | rows |, links as [text](url), footnotes; suggested edits not yet accepted show as {+inserted text+} and {-deleted text-} (suggestionsViewMode PREVIEW_SUGGESTIONS_ACCEPTED or PREVIEW_WITHOUT_SUGGESTIONS shows the text without them). Returns the title, revisionId (needed to guard edits; present when you may edit), the tab read and the document's tabs, and up to maxChars characters (50,000 at most); when `nextOffset` is not null, call again with `offset` set to it for the rest. A document with several tabs is read one tab at a time (tabId). Use docs_get_outline for the heading indexes an edit needs; to find a document by name use google-drive's drive_search_files.",
@@ -492,9 +589,17 @@ var getDocument = defineTool({
     const more = end < text.length;
     const notes = [
       ...more ? [`Cut at ${end} of ${text.length} characters: call again with offset ${end} for the rest.`] : [],
-      ...tab.tabs.length > 1 ? [`The document has ${tab.tabs.length} tabs and this is "${tab.title ?? ""}" (${tab.tabId}): pass tabId to read another.`] : []
+      ...tab.tabs.length > 1 ? [
+        `The document has ${tab.tabs.length} tabs and this is "${tab.title ?? ""}" (${tab.tabId}): pass tabId to read another.`
+      ] : []
     ];
-    const out = { ...about(doc, ref.id, tab), totalChars: text.length, offset: start, content: text.slice(start, end), nextOffset: more ? end : null };
+    const out = {
+      ...about(doc, ref.id, tab),
+      totalChars: text.length,
+      offset: start,
+      content: text.slice(start, end),
+      nextOffset: more ? end : null
+    };
     return notes.length ? { ...out, note: notes.join(" ") } : out;
   }
 });
@@ -513,7 +618,17 @@ var getOutline = defineTool({
       const style2 = p?.paragraphStyle?.namedStyleType;
       if (!p || !style2 || !Object.hasOwn(HEADING_LEVEL, style2)) return [];
       const headingId = p.paragraphStyle?.headingId;
-      return [{ style: style2, level: HEADING_LEVEL[style2], text: plainText(p), startIndex: startOf(el), endIndex: el.endIndex ?? null, sectionEndIndex: end, ...headingId ? { headingId } : {} }];
+      return [
+        {
+          style: style2,
+          level: HEADING_LEVEL[style2],
+          text: plainText(p),
+          startIndex: startOf(el),
+          endIndex: el.endIndex ?? null,
+          sectionEndIndex: end,
+          ...headingId ? { headingId } : {}
+        }
+      ];
     });
     const open = [];
     for (const h of headings) {
@@ -557,9 +672,17 @@ function lastIndexBefore(content, index) {
   walk(content);
   return best;
 }
-var range = (start, end, tab) => ({ startIndex: start, endIndex: end, ...tab.tabId ? { tabId: tab.tabId } : {} });
+var range = (start, end, tab) => ({
+  startIndex: start,
+  endIndex: end,
+  ...tab.tabId ? { tabId: tab.tabId } : {}
+});
 var styleRequest = (start, end, style2, tab) => ({
-  updateParagraphStyle: { range: range(start, end, tab), paragraphStyle: { namedStyleType: style2 }, fields: "namedStyleType" }
+  updateParagraphStyle: {
+    range: range(start, end, tab),
+    paragraphStyle: { namedStyleType: style2 },
+    fields: "namedStyleType"
+  }
 });
 function unbulletRequest(prev, start, end, keepList, tab) {
   if (keepList || !prev?.paragraph?.bullet || end <= start) return null;
@@ -585,16 +708,34 @@ var createDocument = defineTool({
   annotations: changes("Create document"),
   handler: async (ctx, a) => {
     const text = a.text === void 0 ? null : cleanText(a.text, "text");
-    const doc = await api.json(ctx, "POST", "", { body: { title: a.title }, action: `create the document "${a.title}"` });
+    const doc = await api.json(ctx, "POST", "", {
+      body: { title: a.title },
+      action: `create the document "${a.title}"`
+    });
     const id = doc.documentId;
-    if (!id) throw new Error(`Google Docs answered without a documentId while trying to create the document "${a.title}".`);
-    const out = { documentId: id, title: doc.title ?? a.title, url: docUrl(id), revisionId: doc.revisionId ?? null, insertedChars: 0 };
+    if (!id)
+      throw new Error(`Google Docs answered without a documentId while trying to create the document "${a.title}".`);
+    const out = {
+      documentId: id,
+      title: doc.title ?? a.title,
+      url: docUrl(id),
+      revisionId: doc.revisionId ?? null,
+      insertedChars: 0
+    };
     if (!text) return out;
     try {
-      const data = await batchUpdate(ctx, id, [{ insertText: { text, location: { index: 1 } } }], null, `insert the text of the new document ${id}`);
+      const data = await batchUpdate(
+        ctx,
+        id,
+        [{ insertText: { text, location: { index: 1 } } }],
+        null,
+        `insert the text of the new document ${id}`
+      );
       return { ...out, revisionId: newRevision(data), insertedChars: text.length };
     } catch (err) {
-      throw new Error(`The document "${out.title}" was created (${id}, ${out.url}) but its text was not inserted: ${err.message} Add it with docs_append_text.`);
+      throw new Error(
+        `The document "${out.title}" was created (${id}, ${out.url}) but its text was not inserted: ${err.message} Add it with docs_append_text.`
+      );
     }
   }
 });
@@ -618,7 +759,9 @@ ${text}` : text;
     const start = opening ? at + 1 : at;
     const stop = at + inserted.length;
     const style2 = a.style || (a.newParagraph && Object.hasOwn(HEADING_LEVEL, lastStyle || "") ? "NORMAL_TEXT" : null);
-    const requests = [{ insertText: { text: inserted, endOfSegmentLocation: tab.tabId ? { tabId: tab.tabId } : {} } }];
+    const requests = [
+      { insertText: { text: inserted, endOfSegmentLocation: tab.tabId ? { tabId: tab.tabId } : {} } }
+    ];
     const unbullet = opening ? unbulletRequest(lastParagraph, start, stop, a.continueList, tab) : null;
     if (unbullet) requests.push(unbullet);
     if (style2) requests.push(styleRequest(start, stop, style2, tab));
@@ -637,7 +780,9 @@ var insertText = defineTool({
     const end = bodyEnd(content);
     const index = a.index;
     if (index > end) {
-      throw new Error(`index ${index} is past the end of the body (it ends at ${end}; ${end}, the last section's sectionEndIndex, adds text after the last paragraph): use docs_append_text to add at the end.`);
+      throw new Error(
+        `index ${index} is past the end of the body (it ends at ${end}; ${end}, the last section's sectionEndIndex, adds text after the last paragraph): use docs_append_text to add at the end.`
+      );
     }
     let inserted = text;
     let at = index;
@@ -645,7 +790,10 @@ var insertText = defineTool({
     let after = null;
     if (index === end) {
       const last = content[content.length - 1];
-      if (!last?.paragraph) throw new Error(`index ${index} is the end of the body, which does not end with a paragraph: use docs_append_text to add at the end.`);
+      if (!last?.paragraph)
+        throw new Error(
+          `index ${index} is the end of the body, which does not end with a paragraph: use docs_append_text to add at the end.`
+        );
       inserted = `
 ${text.replace(/\n$/, "")}`;
       at = end - 1;
@@ -656,12 +804,16 @@ ${text.replace(/\n$/, "")}`;
       if ("what" in where) {
         const before = lastIndexBefore(content, index);
         const hint = before !== null ? `, e.g. at ${before}, the end of the paragraph before it` : "";
-        throw new Error(`index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph${hint}. docs_get_outline gives the indexes of headings.`);
+        throw new Error(
+          `index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph${hint}. docs_get_outline gives the indexes of headings.`
+        );
       }
     }
     const stop = at + inserted.length;
     const styled = a.style && stop > start ? a.style : null;
-    const requests = [{ insertText: { text: inserted, location: { index: at, ...tab.tabId ? { tabId: tab.tabId } : {} } } }];
+    const requests = [
+      { insertText: { text: inserted, location: { index: at, ...tab.tabId ? { tabId: tab.tabId } : {} } } }
+    ];
     const unbullet = unbulletRequest(after, start, stop, a.continueList, tab);
     if (unbullet) requests.push(unbullet);
     if (styled) requests.push(styleRequest(start, stop, styled, tab));
@@ -677,14 +829,29 @@ var replaceText = defineTool({
     const ref = docRef(a.documentId);
     const find = a.find.toWellFormed();
     const tabs = a.tabIds ? [...new Set(a.tabIds)] : null;
-    const request = { replaceAllText: { containsText: { text: find, matchCase: a.matchCase }, replaceText: a.replaceWith.toWellFormed(), ...tabs ? { tabsCriteria: { tabIds: tabs } } : {} } };
+    const request = {
+      replaceAllText: {
+        containsText: { text: find, matchCase: a.matchCase },
+        replaceText: a.replaceWith.toWellFormed(),
+        ...tabs ? { tabsCriteria: { tabIds: tabs } } : {}
+      }
+    };
     const shown = find.length > 60 ? `${find.slice(0, 60)}…` : find;
-    const data = await batchUpdate(ctx, ref.id, [request], a.revisionId || null, `replace "${shown}" in document ${ref.id}`);
+    const data = await batchUpdate(
+      ctx,
+      ref.id,
+      [request],
+      a.revisionId || null,
+      `replace "${shown}" in document ${ref.id}`
+    );
     const changed = data.replies?.[0]?.replaceAllText?.occurrencesChanged || 0;
     const out = { documentId: ref.id, occurrencesChanged: changed, revisionId: newRevision(data) };
     if (changed > 0) return out;
     const where = tabs ? ` in tab${tabs.length > 1 ? "s" : ""} ${tabs.join(", ")}` : "";
-    return { ...out, note: `No occurrence of "${shown}" was found${a.matchCase ? " (case-sensitive; matchCase false ignores case)" : ""}${where}: nothing changed.` };
+    return {
+      ...out,
+      note: `No occurrence of "${shown}" was found${a.matchCase ? " (case-sensitive; matchCase false ignores case)" : ""}${where}: nothing changed.`
+    };
   }
 });
 

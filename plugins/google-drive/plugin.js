@@ -91,8 +91,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -111,11 +118,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -186,7 +198,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
@@ -207,11 +222,24 @@ function googleErrorInfo(data) {
   if (!error || typeof error !== "object") return { status: "", reasons: [] };
   const { status, errors, details } = error;
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
-  return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
+  return {
+    status: typeof status === "string" ? status : "",
+    reasons: reasons.filter((r) => typeof r === "string")
+  };
 }
 var REASON_KINDS = [
   ["daily-limit", ["dailyLimitExceeded"]],
-  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  [
+    "rate-limit",
+    [
+      "rateLimitExceeded",
+      "userRateLimitExceeded",
+      "sharingRateLimitExceeded",
+      "quotaExceeded",
+      "RATE_LIMIT_EXCEEDED",
+      "RESOURCE_EXHAUSTED"
+    ]
+  ],
   ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
   ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
 ];
@@ -252,24 +280,38 @@ function driveError(f) {
   const said = message ? ` Google said: ${message}.` : "";
   const reason = reasons.find((r) => r !== "global") || "";
   const why = reason ? ` ${reason}` : "";
-  if (code === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-drive.${said}`);
+  if (code === 401)
+    return new Error(
+      `Google rejected the access token (401) while trying to ${action}: reconnect google-drive.${said}`
+    );
   const daily = kind === "daily-limit";
   if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (daily || kind === "rate-limit")) {
-    if (daily) return new Error(`Google Drive's daily quota is used up (${code} dailyLimitExceeded) while trying to ${action}: try again tomorrow.`);
+    if (daily)
+      return new Error(
+        `Google Drive's daily quota is used up (${code} dailyLimitExceeded) while trying to ${action}: try again tomorrow.`
+      );
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     return new Error(`Google Drive rate limited the request to ${action} (${code}${why}): ${wait}.`);
   }
   if (code === 403 && (kind === "scope" || /insufficient authentication scopes/i.test(message))) {
-    return new Error(`The google-drive connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-drive and approve Drive access.`);
+    return new Error(
+      `The google-drive connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-drive and approve Drive access.`
+    );
   }
-  if (code === 403) return new Error(`Google Drive refused to ${action} (403${why}): ${message || "your Google account lacks access to this file"}.`);
+  if (code === 403)
+    return new Error(
+      `Google Drive refused to ${action} (403${why}): ${message || "your Google account lacks access to this file"}.`
+    );
   if (code === 404) {
-    return new Error(`Google Drive found nothing while trying to ${action} (404): ${message || "no such file"}. Check the id; Drive also answers 404 for a file you cannot see.`);
+    return new Error(
+      `Google Drive found nothing while trying to ${action} (404): ${message || "no such file"}. Check the id; Drive also answers 404 for a file you cannot see.`
+    );
   }
   if (code === 400 || code === 409 || code === 412 || code === 422) {
     return new Error(`Google Drive refused to ${action} (${code}${why}): ${message || "the request was not valid"}.`);
   }
-  if (code >= 500) return new Error(`Google Drive had a server error (${code}) while trying to ${action}: retry later.${said}`);
+  if (code >= 500)
+    return new Error(`Google Drive had a server error (${code}) while trying to ${action}: retry later.${said}`);
   return new Error(`Google Drive answered HTTP ${code} while trying to ${action}.${said}`);
 }
 function bridgeWords(f) {
@@ -277,16 +319,23 @@ function bridgeWords(f) {
     const instead = typeof f.options["tooLarge"] === "string" ? f.options["tooLarge"] : "ask for less";
     return new Error(`The answer to ${f.action} was larger than the gateway accepts: ${instead}.`);
   }
-  if (f.code === "GW_ERR_BRIDGE_TIMEOUT") return new Error(`Google Drive did not answer in time while trying to ${f.action}: retry, or ask for less.`);
+  if (f.code === "GW_ERR_BRIDGE_TIMEOUT")
+    return new Error(`Google Drive did not answer in time while trying to ${f.action}: retry, or ask for less.`);
   return f.error;
 }
-var api = createApi({ base: "https://www.googleapis.com/drive/v3", provider: "Google Drive", failure: driveError, bridgeFailure: bridgeWords });
+var api = createApi({
+  base: "https://www.googleapis.com/drive/v3",
+  provider: "Google Drive",
+  failure: driveError,
+  bridgeFailure: bridgeWords
+});
 var filePath = (id, rest = "") => path`/files/${id}` + rest;
 function fileIdOf(value, name = "fileId") {
   const s = value.trim();
   const m = /\/(?:d|folders)\/([A-Za-z0-9_-]{2,})/.exec(s) || /[?&]id=([A-Za-z0-9_-]{2,})/.exec(s);
   const id = m ? m[1] : s;
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new Error(`${name} "${s.slice(0, 100)}" is neither a Drive file id nor a Drive link.`);
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id))
+    throw new Error(`${name} "${s.slice(0, 100)}" is neither a Drive file id nor a Drive link.`);
   return id;
 }
 var fileId = schema;
@@ -350,7 +399,11 @@ function isTextMime(m) {
 }
 function readPlan(mimeType, format) {
   if (mimeType === GDOC) return { export: format === "markdown" ? "text/markdown" : "text/plain" };
-  if (mimeType === GSHEET) return { export: "text/csv", note: "Google Sheets export as CSV holds only the first sheet; the google-sheets tools read any sheet and range." };
+  if (mimeType === GSHEET)
+    return {
+      export: "text/csv",
+      note: "Google Sheets export as CSV holds only the first sheet; the google-sheets tools read any sheet and range."
+    };
   if (mimeType === GSLIDES) return { export: "text/plain" };
   if (mimeType === FOLDER) return { folder: true };
   if (String(mimeType).startsWith("application/vnd.google-apps.")) return { binary: true };
@@ -363,7 +416,10 @@ var getFile = defineTool({
   annotations: reads("Get file metadata"),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
-    const f = await api.json(ctx, "GET", filePath(id), { query: { fields: DETAIL_FIELDS, ...ALL_DRIVES }, action: `read the metadata of file ${id}` });
+    const f = await api.json(ctx, "GET", filePath(id), {
+      query: { fields: DETAIL_FIELDS, ...ALL_DRIVES },
+      action: `read the metadata of file ${id}`
+    });
     const plan = readPlan(f.mimeType, "text");
     return {
       ...slimFile(f),
@@ -385,19 +441,46 @@ var readFile = defineTool({
   annotations: reads("Read file content as text"),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
-    const f = await api.json(ctx, "GET", filePath(id), { query: { fields: READ_FIELDS, ...ALL_DRIVES }, action: `read the metadata of file ${id}` });
-    const base = { id: f.id || id, name: f.name ?? null, mimeType: f.mimeType ?? null, modifiedTime: f.modifiedTime ?? null, webViewLink: f.webViewLink ?? null };
+    const f = await api.json(ctx, "GET", filePath(id), {
+      query: { fields: READ_FIELDS, ...ALL_DRIVES },
+      action: `read the metadata of file ${id}`
+    });
+    const base = {
+      id: f.id || id,
+      name: f.name ?? null,
+      mimeType: f.mimeType ?? null,
+      modifiedTime: f.modifiedTime ?? null,
+      webViewLink: f.webViewLink ?? null
+    };
     if (f.mimeType === "application/vnd.google-apps.shortcut" && f.shortcutDetails?.targetId) {
-      return { ...base, content: null, note: `This is a shortcut: read its target with fileId "${f.shortcutDetails.targetId}".` };
+      return {
+        ...base,
+        content: null,
+        note: `This is a shortcut: read its target with fileId "${f.shortcutDetails.targetId}".`
+      };
     }
     const plan = readPlan(f.mimeType, a.format);
-    if (plan.folder) throw new Error(`"${f.name}" is a folder, not a file: list its contents with drive_search_files and folderId "${base.id}".`);
+    if (plan.folder)
+      throw new Error(
+        `"${f.name}" is a folder, not a file: list its contents with drive_search_files and folderId "${base.id}".`
+      );
     if (plan.binary) {
-      return { ...base, content: null, binary: true, size: num(f.size), note: `${f.mimeType} is not a text format, so its content is not returned; open webViewLink to view it.` };
+      return {
+        ...base,
+        content: null,
+        binary: true,
+        size: num(f.size),
+        note: `${f.mimeType} is not a text format, so its content is not returned; open webViewLink to view it.`
+      };
     }
     const size = num(f.size);
     if (plan.download && size !== null && size > MAX_DOWNLOAD_BYTES) {
-      return { ...base, content: null, size, note: `The file is ${size} bytes, more than the ${MAX_DOWNLOAD_BYTES} this tool downloads; open webViewLink to view it.` };
+      return {
+        ...base,
+        content: null,
+        size,
+        note: `The file is ${size} bytes, more than the ${MAX_DOWNLOAD_BYTES} this tool downloads; open webViewLink to view it.`
+      };
     }
     const other = f.mimeType === GDOC ? `, or export it in the other format (format "${a.format === "markdown" ? "text" : "markdown"}")` : "";
     const { data: bytes } = plan.export ? await api.request(ctx, "GET", filePath(id, "/export"), {
@@ -407,15 +490,27 @@ var readFile = defineTool({
       action: `export file ${id} as ${plan.export}`,
       // offset and maxChars cut the text after the whole export has come, so asking for less cannot help
       tooLarge: `offset and maxChars cannot help (they cut the text after the whole export is downloaded): open webViewLink (${base.webViewLink || "the file in Google Drive"}) to read it${other}`
-    }) : await api.request(ctx, "GET", filePath(id), { query: { alt: "media", ...ALL_DRIVES }, accept: "*/*", expect: "bytes", action: `download file ${id}` });
+    }) : await api.request(ctx, "GET", filePath(id), {
+      query: { alt: "media", ...ALL_DRIVES },
+      accept: "*/*",
+      expect: "bytes",
+      action: `download file ${id}`
+    });
     if (plan.download && bytes.subarray(0, 8e3).includes(0)) {
-      return { ...base, content: null, binary: true, size: bytes.length, note: "The file holds binary data (NUL bytes), so its content is not returned; open webViewLink to view it." };
+      return {
+        ...base,
+        content: null,
+        binary: true,
+        size: bytes.length,
+        note: "The file holds binary data (NUL bytes), so its content is not returned; open webViewLink to view it."
+      };
     }
     const text = new TextDecoder("utf-8").decode(bytes);
     const start = Math.min(a.offset, text.length);
     const end = Math.min(start + a.maxChars, text.length);
     const notes = [];
-    if (end < text.length) notes.push(`Cut at ${end} of ${text.length} characters: call again with offset ${end} for the rest.`);
+    if (end < text.length)
+      notes.push(`Cut at ${end} of ${text.length} characters: call again with offset ${end} for the rest.`);
     if (plan.note) notes.push(plan.note);
     return {
       ...base,
@@ -432,8 +527,19 @@ var readFile = defineTool({
 // src/search.ts
 var LIST_FIELDS = "nextPageToken,incompleteSearch,files(id,name,mimeType,modifiedTime,size,parents,driveId,webViewLink,trashed,owners(displayName,emailAddress))";
 var literal = (value) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
-var KIND_MIME = /* @__PURE__ */ new Map([["folder", FOLDER], ["document", GDOC], ["spreadsheet", GSHEET], ["presentation", GSLIDES], ["form", "application/vnd.google-apps.form"], ["pdf", "application/pdf"]]);
-var KIND_PREFIX = /* @__PURE__ */ new Map([["image", "image/"], ["video", "video/"], ["audio", "audio/"]]);
+var KIND_MIME = /* @__PURE__ */ new Map([
+  ["folder", FOLDER],
+  ["document", GDOC],
+  ["spreadsheet", GSHEET],
+  ["presentation", GSLIDES],
+  ["form", "application/vnd.google-apps.form"],
+  ["pdf", "application/pdf"]
+]);
+var KIND_PREFIX = /* @__PURE__ */ new Map([
+  ["image", "image/"],
+  ["video", "video/"],
+  ["audio", "audio/"]
+]);
 function mimeClause(mime) {
   const m = mime.trim();
   const key = m.toLowerCase();
@@ -442,7 +548,9 @@ function mimeClause(mime) {
   const prefix = KIND_PREFIX.get(key);
   if (prefix) return `mimeType contains ${literal(prefix)}`;
   if (m.includes("/")) return `mimeType = ${literal(m)}`;
-  throw new Error(`mimeType "${m}" is neither a MIME type (type/subtype) nor one of ${[...KIND_MIME.keys(), ...KIND_PREFIX.keys()].join(", ")}.`);
+  throw new Error(
+    `mimeType "${m}" is neither a MIME type (type/subtype) nor one of ${[...KIND_MIME.keys(), ...KIND_PREFIX.keys()].join(", ")}.`
+  );
 }
 function timeValue(s) {
   if (/^\d{4}-\d{2}-\d{2}$/.test(s)) return `${s}T00:00:00`;
@@ -465,7 +573,8 @@ var searchFiles = defineTool({
   input,
   annotations: reads("Search Drive files"),
   handler: async (ctx, a) => {
-    if (a.orderBy && a.fullText) throw new Error("Drive cannot sort a fullText search (results come in relevance order): leave out orderBy.");
+    if (a.orderBy && a.fullText)
+      throw new Error("Drive cannot sort a fullText search (results come in relevance order): leave out orderBy.");
     const q = buildQuery(a);
     const fullText = !!a.fullText || a.q && /\bfullText\b/.test(a.q);
     const query2 = {
@@ -479,9 +588,20 @@ var searchFiles = defineTool({
       corpora: a.driveId ? "drive" : void 0,
       driveId: a.driveId
     };
-    const data = await api.json(ctx, "GET", "/files", { query: query2, action: "search files" });
+    const data = await api.json(
+      ctx,
+      "GET",
+      "/files",
+      { query: query2, action: "search files" }
+    );
     const files = Array.isArray(data.files) ? data.files.map(slimFile) : [];
-    return { query: q, files, count: files.length, next: data.nextPageToken || null, ...data.incompleteSearch ? { incompleteSearch: true } : {} };
+    return {
+      query: q,
+      files,
+      count: files.length,
+      next: data.nextPageToken || null,
+      ...data.incompleteSearch ? { incompleteSearch: true } : {}
+    };
   }
 });
 
@@ -494,8 +614,10 @@ function checkShare(a) {
   if (!personal && a.emailAddress) throw new Error(`emailAddress is only for type user or group, not ${a.type}.`);
   if (a.type === "domain" && !a.domain) throw new Error('Sharing with a domain needs domain, e.g. "example.com".');
   if (a.type !== "domain" && a.domain) throw new Error("domain is only for type domain.");
-  if (personal && a.allowFileDiscovery !== void 0) throw new Error("allowFileDiscovery is only for type domain or anyone.");
-  if (!personal && (a.emailMessage || a.sendNotificationEmail === true)) throw new Error("Notification emails go only to a user or a group.");
+  if (personal && a.allowFileDiscovery !== void 0)
+    throw new Error("allowFileDiscovery is only for type domain or anyone.");
+  if (!personal && (a.emailMessage || a.sendNotificationEmail === true))
+    throw new Error("Notification emails go only to a user or a group.");
   const notify = personal ? a.sendNotificationEmail !== false : void 0;
   if (a.emailMessage && notify === false) throw new Error("emailMessage needs sendNotificationEmail to be true.");
   return notify;
@@ -507,9 +629,20 @@ var shareFile = defineTool({
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
     const notify = checkShare(a);
-    const permission = { type: a.type, role: a.role, emailAddress: a.emailAddress || void 0, domain: a.domain || void 0, allowFileDiscovery: a.allowFileDiscovery };
+    const permission = {
+      type: a.type,
+      role: a.role,
+      emailAddress: a.emailAddress || void 0,
+      domain: a.domain || void 0,
+      allowFileDiscovery: a.allowFileDiscovery
+    };
     const p = await api.json(ctx, "POST", filePath(id, "/permissions"), {
-      query: { ...ALL_DRIVES, sendNotificationEmail: notify === void 0 ? void 0 : String(notify), emailMessage: a.emailMessage, fields: PERMISSION_FIELDS },
+      query: {
+        ...ALL_DRIVES,
+        sendNotificationEmail: notify === void 0 ? void 0 : String(notify),
+        emailMessage: a.emailMessage,
+        fields: PERMISSION_FIELDS
+      },
       body: permission,
       action: `share file ${id} with ${a.emailAddress || a.domain || "anyone with the link"}`
     });
@@ -522,10 +655,20 @@ var listPermissions = defineTool({
   annotations: reads("List file permissions"),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
-    const data = await api.json(ctx, "GET", filePath(id, "/permissions"), {
-      query: { ...ALL_DRIVES, pageSize: 100, pageToken: a.cursor, fields: `nextPageToken,permissions(${PERMISSION_FIELDS})` },
-      action: `list who has access to file ${id}`
-    });
+    const data = await api.json(
+      ctx,
+      "GET",
+      filePath(id, "/permissions"),
+      {
+        query: {
+          ...ALL_DRIVES,
+          pageSize: 100,
+          pageToken: a.cursor,
+          fields: `nextPageToken,permissions(${PERMISSION_FIELDS})`
+        },
+        action: `list who has access to file ${id}`
+      }
+    );
     const permissions = Array.isArray(data.permissions) ? data.permissions.map(slimPermission) : [];
     return { fileId: id, permissions, next: data.nextPageToken || null };
   }
@@ -562,7 +705,13 @@ var createFolder = defineTool({
   annotations: changes("Create folder"),
   handler: async (ctx, a) => {
     const body = { name: a.name, mimeType: FOLDER, ...parents(a) };
-    return slimFile(await api.json(ctx, "POST", "/files", { query: { ...ALL_DRIVES, fields: WRITE_FIELDS }, body, action: `create the folder "${a.name}"` }));
+    return slimFile(
+      await api.json(ctx, "POST", "/files", {
+        query: { ...ALL_DRIVES, fields: WRITE_FIELDS },
+        body,
+        action: `create the folder "${a.name}"`
+      })
+    );
   }
 });
 var createFile = defineTool({
@@ -572,11 +721,24 @@ var createFile = defineTool({
   handler: async (ctx, a) => {
     const asDoc = a.convertToGoogleDoc;
     const mime = a.mimeType;
-    if (asDoc && mime !== "text/plain") throw new Error("convertToGoogleDoc converts plain text: leave mimeType out (or text/plain) when setting it.");
-    const metadata = { name: a.name, mimeType: asDoc ? GDOC : mime, ...parents(a), ...a.description ? { description: a.description } : {} };
+    if (asDoc && mime !== "text/plain")
+      throw new Error("convertToGoogleDoc converts plain text: leave mimeType out (or text/plain) when setting it.");
+    const metadata = {
+      name: a.name,
+      mimeType: asDoc ? GDOC : mime,
+      ...parents(a),
+      ...a.description ? { description: a.description } : {}
+    };
     const { body, contentType } = multipartRelated(metadata, a.content, `${mime}; charset=UTF-8`);
     const query2 = { uploadType: "multipart", ...ALL_DRIVES, fields: WRITE_FIELDS };
-    return slimFile(await api.json(ctx, "POST", `${UPLOAD}/files`, { query: query2, rawBody: body, contentType, action: `create the file "${a.name}"` }));
+    return slimFile(
+      await api.json(ctx, "POST", `${UPLOAD}/files`, {
+        query: query2,
+        rawBody: body,
+        contentType,
+        action: `create the file "${a.name}"`
+      })
+    );
   }
 });
 var moveOrRenameFile = defineTool({
@@ -585,17 +747,23 @@ var moveOrRenameFile = defineTool({
   annotations: changes("Move or rename file", { idempotent: true }),
   handler: async (ctx, a) => {
     const id = fileIdOf(a.fileId);
-    if (a.name === void 0 && a.description === void 0 && !a.moveToFolderId) throw new Error("Nothing to change: give name, description or moveToFolderId.");
+    if (a.name === void 0 && a.description === void 0 && !a.moveToFolderId)
+      throw new Error("Nothing to change: give name, description or moveToFolderId.");
     let move = {};
     if (a.moveToFolderId) {
       const target = fileIdOf(a.moveToFolderId, "moveToFolderId");
-      const current = await api.json(ctx, "GET", filePath(id), { query: { fields: "parents", ...ALL_DRIVES }, action: `read the current folder of file ${id}` });
+      const current = await api.json(ctx, "GET", filePath(id), {
+        query: { fields: "parents", ...ALL_DRIVES },
+        action: `read the current folder of file ${id}`
+      });
       const old = (Array.isArray(current.parents) ? current.parents : []).filter((p) => p !== target);
       move = { addParents: target, removeParents: old.join(",") };
     }
     const body = { name: a.name, description: a.description };
     const query2 = { ...ALL_DRIVES, fields: WRITE_FIELDS, ...move };
-    return slimFile(await api.json(ctx, "PATCH", filePath(id), { query: query2, body, action: `update file ${id}` }));
+    return slimFile(
+      await api.json(ctx, "PATCH", filePath(id), { query: query2, body, action: `update file ${id}` })
+    );
   }
 });
 var trashFile = defineTool({
@@ -609,7 +777,13 @@ var trashFile = defineTool({
       body: { trashed: !a.restore },
       action: a.restore ? `restore file ${id} from the trash` : `move file ${id} to the trash`
     });
-    return { id: f.id || id, name: f.name ?? null, mimeType: f.mimeType ?? null, trashed: !!f.trashed, webViewLink: f.webViewLink ?? null };
+    return {
+      id: f.id || id,
+      name: f.name ?? null,
+      mimeType: f.mimeType ?? null,
+      trashed: !!f.trashed,
+      webViewLink: f.webViewLink ?? null
+    };
   }
 });
 

@@ -14,7 +14,8 @@ export default definePlugin({
   name: 'google-drive',
   version: '1.0.0',
   displayName: 'Google Drive',
-  description: 'Find, read and organise files in Google Drive and shared drives: search by name, text, type, folder or date, read Google Docs, Sheets, Slides and text files as text, create folders and text files or Google Docs, rename and move files, share them and see who has access, and move them to the trash. Acts as the connected Google user.',
+  description:
+    'Find, read and organise files in Google Drive and shared drives: search by name, text, type, folder or date, read Google Docs, Sheets, Slides and text files as text, create folders and text files or Google Docs, rename and move files, share them and see who has access, and move them to the trash. Acts as the connected Google user.',
   auth: googleOAuth(['https://www.googleapis.com/auth/drive'], ['www.googleapis.com']),
   egress: ['www.googleapis.com'],
   tools: {

@@ -91,8 +91,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -111,11 +118,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -186,7 +198,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
@@ -223,11 +238,24 @@ function googleErrorInfo(data) {
   if (!error || typeof error !== "object") return { status: "", reasons: [] };
   const { status, errors, details } = error;
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
-  return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
+  return {
+    status: typeof status === "string" ? status : "",
+    reasons: reasons.filter((r) => typeof r === "string")
+  };
 }
 var REASON_KINDS = [
   ["daily-limit", ["dailyLimitExceeded"]],
-  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  [
+    "rate-limit",
+    [
+      "rateLimitExceeded",
+      "userRateLimitExceeded",
+      "sharingRateLimitExceeded",
+      "quotaExceeded",
+      "RATE_LIMIT_EXCEEDED",
+      "RESOURCE_EXHAUSTED"
+    ]
+  ],
   ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
   ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
 ];
@@ -272,18 +300,32 @@ function gmailWords(f) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     return `Gmail rate limited the request to ${action} (${status}${reasons.length ? ` ${reasons[0]}` : ""}): ${wait}.`;
   }
-  if (status === 401) return `Google rejected the access token (401) while trying to ${action}: reconnect google-gmail.${said}`;
-  if (status === 403 && (kind === "scope" || /scope/i.test(detail))) return `The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`;
-  if (status === 403 && kind === "disabled") return `The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`;
-  if (status === 403) return `Gmail refused permission to ${action} (403).${said || " Your account or its Google Workspace domain policy does not allow this."}`;
-  if (status === 404) return `Gmail found nothing while trying to ${action} (404): the id is wrong or the message is gone (ids come from gmail_search_emails).${said}`;
-  if (status === 400 || status === 409 || status === 412 || status === 422) return `Gmail refused to ${action} (${status}${gStatus ? ` ${gStatus}` : ""}): ${detail || "the request was not valid"}.`;
+  if (status === 401)
+    return `Google rejected the access token (401) while trying to ${action}: reconnect google-gmail.${said}`;
+  if (status === 403 && (kind === "scope" || /scope/i.test(detail)))
+    return `The Gmail connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-gmail and approve every permission on Google's consent screen.`;
+  if (status === 403 && kind === "disabled")
+    return `The Gmail API is not enabled in the Google Cloud project of this Workbench's OAuth client (403): the operator must enable it, then retry.${said}`;
+  if (status === 403)
+    return `Gmail refused permission to ${action} (403).${said || " Your account or its Google Workspace domain policy does not allow this."}`;
+  if (status === 404)
+    return `Gmail found nothing while trying to ${action} (404): the id is wrong or the message is gone (ids come from gmail_search_emails).${said}`;
+  if (status === 400 || status === 409 || status === 412 || status === 422)
+    return `Gmail refused to ${action} (${status}${gStatus ? ` ${gStatus}` : ""}): ${detail || "the request was not valid"}.`;
   if (status >= 500) return `Gmail had a server error (${status}) while trying to ${action}: retry later.${said}`;
   return `Gmail answered HTTP ${status} while trying to ${action}.${said}`;
 }
 function gmailBridgeError(f) {
-  if (f.code === "GW_ERR_BRIDGE_TIMEOUT") return Object.assign(new Error(`Gmail did not answer in time while trying to ${f.action} (${f.code}): retry later.`), { code: f.code });
-  if (f.code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE") return Object.assign(new Error(`Gmail's answer while trying to ${f.action} is larger than the gateway accepts (${f.code}).`), { code: f.code });
+  if (f.code === "GW_ERR_BRIDGE_TIMEOUT")
+    return Object.assign(
+      new Error(`Gmail did not answer in time while trying to ${f.action} (${f.code}): retry later.`),
+      { code: f.code }
+    );
+  if (f.code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE")
+    return Object.assign(
+      new Error(`Gmail's answer while trying to ${f.action} is larger than the gateway accepts (${f.code}).`),
+      { code: f.code }
+    );
   return f.error;
 }
 var api = createApi({
@@ -333,7 +375,20 @@ var CP1252 = [
   382,
   376
 ];
-var SINGLE_BYTE = /* @__PURE__ */ new Set(["us-ascii", "ascii", "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "l1", "cp819", "windows-1252", "cp1252", "x-cp1252", "ansi_x3.4-1968"]);
+var SINGLE_BYTE = /* @__PURE__ */ new Set([
+  "us-ascii",
+  "ascii",
+  "iso-8859-1",
+  "iso8859-1",
+  "iso_8859-1",
+  "latin1",
+  "l1",
+  "cp819",
+  "windows-1252",
+  "cp1252",
+  "x-cp1252",
+  "ansi_x3.4-1968"
+]);
 function decodeSingleByte(bytes) {
   const out = [];
   for (let i = 0; i < bytes.length; i += 8192) {
@@ -409,7 +464,8 @@ function bodyOf(part, notes, fetched) {
   if (!mime.startsWith("multipart/") && isAttachment(part, h)) return null;
   const found = mime.startsWith("multipart/") ? (Array.isArray(part.parts) ? part.parts : []).map((c) => bodyOf(c, notes, fetched)).filter((b) => b !== null && b.text !== "") : [];
   if (mime === "multipart/alternative") return found.find((b) => !b.html) || found[found.length - 1] || null;
-  if (mime.startsWith("multipart/")) return found.length ? { text: found.map((b) => b.text).join("\n\n"), html: found.every((b) => b.html) } : null;
+  if (mime.startsWith("multipart/"))
+    return found.length ? { text: found.map((b) => b.text).join("\n\n"), html: found.every((b) => b.html) } : null;
   if (mime !== "text/plain" && mime !== "text/html") return null;
   const data = typeof part.body?.data === "string" ? part.body.data : fetched.get(part);
   if (typeof data !== "string") return null;
@@ -417,7 +473,9 @@ function bodyOf(part, notes, fetched) {
   return mime === "text/html" ? { text: htmlToText(text), html: true } : { text: text.replace(/\r\n?/g, "\n").trim(), html: false };
 }
 var partsOf = (p) => p && typeof p === "object" ? [p, ...(Array.isArray(p.parts) ? p.parts : []).flatMap(partsOf)] : [];
-var textPartsToFetch = (payload) => partsOf(payload).filter((p) => /^text\/(plain|html)$/.test(mimeOf(p)) && !isAttachment(p, headerMap(p.headers)) && p.body?.attachmentId && typeof p.body.data !== "string");
+var textPartsToFetch = (payload) => partsOf(payload).filter(
+  (p) => /^text\/(plain|html)$/.test(mimeOf(p)) && !isAttachment(p, headerMap(p.headers)) && p.body?.attachmentId && typeof p.body.data !== "string"
+);
 var attachmentRow = (part, filename) => ({
   filename,
   mimeType: part.mimeType || null,
@@ -426,7 +484,14 @@ var attachmentRow = (part, filename) => ({
   partId: part.partId ?? null
 });
 function attachmentsOf(payload) {
-  return partsOf(payload).map((p) => ({ p, h: headerMap(p.headers) })).filter(({ p, h }) => !mimeOf(p).startsWith("multipart/") && isAttachment(p, h)).map(({ p, h }) => attachmentRow(p, decodeWords(p.filename || paramOf(h["content-disposition"], "filename") || paramOf(h["content-type"], "name")) || null));
+  return partsOf(payload).map((p) => ({ p, h: headerMap(p.headers) })).filter(({ p, h }) => !mimeOf(p).startsWith("multipart/") && isAttachment(p, h)).map(
+    ({ p, h }) => attachmentRow(
+      p,
+      decodeWords(
+        p.filename || paramOf(h["content-disposition"], "filename") || paramOf(h["content-type"], "name")
+      ) || null
+    )
+  );
 }
 var MAX_HTML_INPUT = 5e5;
 var NAMED_ENTITIES = {
@@ -463,8 +528,41 @@ function decodeEntities(s) {
   });
 }
 var SKIPPED_ELEMENTS = /* @__PURE__ */ new Set(["head", "style", "script", "title"]);
-var BLOCK_OPEN = /* @__PURE__ */ new Set(["p", "div", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "blockquote", "hr"]);
-var BLOCK_CLOSE = /* @__PURE__ */ new Set(["p", "div", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "blockquote", "section", "article", "header", "footer"]);
+var BLOCK_OPEN = /* @__PURE__ */ new Set([
+  "p",
+  "div",
+  "tr",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "table",
+  "blockquote",
+  "hr"
+]);
+var BLOCK_CLOSE = /* @__PURE__ */ new Set([
+  "p",
+  "div",
+  "tr",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "table",
+  "blockquote",
+  "section",
+  "article",
+  "header",
+  "footer"
+]);
 var TAG_START = /[A-Za-z/!?]/;
 function htmlToText(html) {
   const s = html.slice(0, MAX_HTML_INPUT);
@@ -531,8 +629,12 @@ function htmlToText(html) {
 // src/mime-write.ts
 var isAscii = (s) => /^[\x20-\x7e]*$/.test(s);
 function refuseLineBreaks(name, value) {
-  if (/[\r\n]/.test(value)) throw new Error(`${name} contains a line break (CR or LF): header values must be one line (a line break would inject headers). Remove it and retry.`);
-  if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value)) throw new Error(`${name} contains a control character: remove it and retry.`);
+  if (/[\r\n]/.test(value))
+    throw new Error(
+      `${name} contains a line break (CR or LF): header values must be one line (a line break would inject headers). Remove it and retry.`
+    );
+  if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value))
+    throw new Error(`${name} contains a control character: remove it and retry.`);
 }
 function encodeWords(text) {
   const words = [];
@@ -618,15 +720,27 @@ function mailboxHeader(name, addr) {
 }
 function formatAddress(field, entry) {
   if (typeof entry === "object") {
-    return { header: mailboxHeader(entry.name.replace(/[\x00-\x1f\x7f]+/g, " ").trim(), entry.address), address: entry.address };
+    return {
+      header: mailboxHeader(entry.name.replace(/[\x00-\x1f\x7f]+/g, " ").trim(), entry.address),
+      address: entry.address
+    };
   }
   refuseLineBreaks(field, entry);
   const s = entry.trim();
   if (ADDR.test(s)) return { header: s, address: s };
   const m = /^(.*?)\s*<([^<>]+)>$/.exec(s);
-  if (!m || !ADDR.test(m[2].trim())) throw new Error(`${field}: "${entry}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`);
+  if (!m || !ADDR.test(m[2].trim()))
+    throw new Error(
+      `${field}: "${entry}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`
+    );
   const addr = m[2].trim();
-  return { header: mailboxHeader(m[1].trim().replace(/^"(.*)"$/, "$1").replace(/\\(.)/g, "$1"), addr), address: addr };
+  return {
+    header: mailboxHeader(
+      m[1].trim().replace(/^"(.*)"$/, "$1").replace(/\\(.)/g, "$1"),
+      addr
+    ),
+    address: addr
+  };
 }
 function buildMessage({ to, cc, bcc, subject, body, inReplyTo, references }) {
   refuseLineBreaks("subject", subject);
@@ -661,7 +775,10 @@ var REPLY_HEADERS = ["Subject", "Message-ID", "References", "From", "Reply-To", 
 var MAX_REFERENCES = 21;
 async function replyContext(ctx, messageId) {
   const query2 = { format: "metadata", metadataHeaders: REPLY_HEADERS };
-  const m = await gmail(ctx, "GET", path`/messages/${messageId}`, { query: query2, action: `read message ${messageId} to reply to it` });
+  const m = await gmail(ctx, "GET", path`/messages/${messageId}`, {
+    query: query2,
+    action: `read message ${messageId} to reply to it`
+  });
   const h = headerMap(m.payload?.headers);
   const mid = (h["message-id"] || "").trim();
   const ids = (h["references"] || "").match(/<[^<>\s]+>/g) ?? [];
@@ -671,7 +788,15 @@ async function replyContext(ctx, messageId) {
   const header = sent ? "To" : h["reply-to"] ? "Reply-To" : "From";
   const references = ids.length > MAX_REFERENCES ? [ids[0], ...ids.slice(-(MAX_REFERENCES - 1))] : ids;
   const recipients = parseAddressList(h[header.toLowerCase()] || "");
-  return { threadId: m.threadId, inReplyTo: mid || void 0, references, subject: /^re:/i.test(subject) ? subject : `Re: ${subject}`.trim(), sent, header, recipients };
+  return {
+    threadId: m.threadId,
+    inReplyTo: mid || void 0,
+    references,
+    subject: /^re:/i.test(subject) ? subject : `Re: ${subject}`.trim(),
+    sent,
+    header,
+    recipients
+  };
 }
 var input = (descriptions) => schema;
 async function composed(ctx, args) {
@@ -686,32 +811,62 @@ async function composed(ctx, args) {
       const { recipients, header } = thread;
       to = recipients.filter((a) => usableAddress(a.address));
       const bad = recipients.filter((a) => !usableAddress(a.address)).map((a) => a.address.slice(0, 100));
-      if (bad.length) notes.push(`left out of to, not being email addresses (from the original's ${header}): ${bad.join(", ")}`);
+      if (bad.length)
+        notes.push(`left out of to, not being email addresses (from the original's ${header}): ${bad.join(", ")}`);
       if (!to.length) throw new Error(`The original message's ${header} header has no address to reply to: give to.`);
-      if (thread.sent) notes.push(`message ${args.replyToMessageId} is one you sent, so to defaults to its recipients (its To), not to you`);
+      if (thread.sent)
+        notes.push(
+          `message ${args.replyToMessageId} is one you sent, so to defaults to its recipients (its To), not to you`
+        );
     }
   }
-  if (subject === void 0) throw new Error("subject is required for a new email (it may be omitted only with replyToMessageId).");
-  if (!to.length && !(args.cc || []).length && !(args.bcc || []).length) throw new Error("Give at least one recipient in to, cc or bcc.");
-  const lists = { to: to.map((a) => formatAddress("to", a)), cc: (args.cc || []).map((a) => formatAddress("cc", a)), bcc: (args.bcc || []).map((a) => formatAddress("bcc", a)) };
-  const raw = toRaw({ ...lists, subject, body: args.body, inReplyTo: thread?.inReplyTo, references: thread?.references });
+  if (subject === void 0)
+    throw new Error("subject is required for a new email (it may be omitted only with replyToMessageId).");
+  if (!to.length && !(args.cc || []).length && !(args.bcc || []).length)
+    throw new Error("Give at least one recipient in to, cc or bcc.");
+  const lists = {
+    to: to.map((a) => formatAddress("to", a)),
+    cc: (args.cc || []).map((a) => formatAddress("cc", a)),
+    bcc: (args.bcc || []).map((a) => formatAddress("bcc", a))
+  };
+  const raw = toRaw({
+    ...lists,
+    subject,
+    body: args.body,
+    inReplyTo: thread?.inReplyTo,
+    references: thread?.references
+  });
   return {
     // Gmail's message: a reply names its thread
     message: thread?.threadId ? { raw, threadId: thread.threadId } : { raw },
     // who the email goes to, as addresses: the agent sees exactly whom it wrote to
-    recipients: { to: lists.to.map((a) => a.address), cc: lists.cc.map((a) => a.address), bcc: lists.bcc.map((a) => a.address) },
+    recipients: {
+      to: lists.to.map((a) => a.address),
+      cc: lists.cc.map((a) => a.address),
+      bcc: lists.bcc.map((a) => a.address)
+    },
     note: notes.length ? `${notes.join("; ")}.` : void 0
   };
 }
 var sendEmail = defineTool({
   description: 'Send an email from the connected Gmail account, or reply to one: to, cc, bcc, subject and a plain-text body (any language; non-ASCII subjects and names are encoded for you). To reply in the same conversation, set replyToMessageId to the message being answered: the reply joins its thread, carries In-Reply-To and References, and subject ("Re: …") and to (the original sender; for a message you sent, its recipients) default from it. Returns the to, cc and bcc addresses it went to. This sends immediately; use gmail_create_draft to prepare an email for the user to review.',
-  input: input({ bcc: "Bcc recipients (not shown to the others).", replyToMessageId: "Id of the message this answers (reply in its thread)." }),
+  input: input({
+    bcc: "Bcc recipients (not shown to the others).",
+    replyToMessageId: "Id of the message this answers (reply in its thread)."
+  }),
   annotations: changes("Send email"),
   handler: async (ctx, a) => {
     const { message, recipients, note } = await composed(ctx, a);
     const action = a.replyToMessageId ? `send a reply to message ${a.replyToMessageId}` : "send the email";
     const sent = await gmail(ctx, "POST", "/messages/send", { body: message, action });
-    return { id: sent.id, threadId: sent.threadId ?? null, labels: labelsOf(sent), reply: Boolean(a.replyToMessageId), ...recipients, note };
+    return {
+      id: sent.id,
+      threadId: sent.threadId ?? null,
+      labels: labelsOf(sent),
+      reply: Boolean(a.replyToMessageId),
+      ...recipients,
+      note
+    };
   }
 });
 var createDraft = defineTool({
@@ -720,9 +875,19 @@ var createDraft = defineTool({
   annotations: changes("Create email draft"),
   handler: async (ctx, a) => {
     const { message, recipients, note } = await composed(ctx, a);
-    const draft = await gmail(ctx, "POST", "/drafts", { body: { message }, action: "create the draft" });
+    const draft = await gmail(ctx, "POST", "/drafts", {
+      body: { message },
+      action: "create the draft"
+    });
     const m = draft.message;
-    return { draftId: draft.id, messageId: m?.id ?? null, threadId: m?.threadId ?? null, reply: Boolean(a.replyToMessageId), ...recipients, note };
+    return {
+      draftId: draft.id,
+      messageId: m?.id ?? null,
+      threadId: m?.threadId ?? null,
+      reply: Boolean(a.replyToMessageId),
+      ...recipients,
+      note
+    };
   }
 });
 
@@ -744,7 +909,9 @@ async function labelIds(ctx, wanted) {
       const hit = all.find((l) => String(l.name || "").toLowerCase() === v.toLowerCase());
       if (!hit) {
         const names = all.filter((l) => l.type === "user").map((l) => `"${l.name}"`).slice(0, 20).join(", ") || "none";
-        throw new Error(`No Gmail label is named "${v}". User labels: ${names}. System labels: INBOX, STARRED, IMPORTANT, UNREAD, SPAM, TRASH, CATEGORY_*.`);
+        throw new Error(
+          `No Gmail label is named "${v}". User labels: ${names}. System labels: INBOX, STARRED, IMPORTANT, UNREAD, SPAM, TRASH, CATEGORY_*.`
+        );
       }
       out.push(hit.id);
     }
@@ -767,13 +934,20 @@ var modifyLabels = defineTool({
     const removed = [...new Set(remove)];
     const both = added.filter((l) => removed.includes(l));
     if (both.length) throw new Error(`Label ${both.join(", ")} is both added and removed: pick one.`);
-    if (!added.length && !removed.length) throw new Error("Nothing to change: give archive, read, starred, addLabels or removeLabels.");
+    if (!added.length && !removed.length)
+      throw new Error("Nothing to change: give archive, read, starred, addLabels or removeLabels.");
     const ids = [...new Set(a.messageIds)];
     if (ids.length === 1) {
-      const m = await gmail(ctx, "POST", path`/messages/${ids[0]}/modify`, { body: { addLabelIds: added, removeLabelIds: removed }, action: `change the labels of message ${ids[0]}` });
+      const m = await gmail(ctx, "POST", path`/messages/${ids[0]}/modify`, {
+        body: { addLabelIds: added, removeLabelIds: removed },
+        action: `change the labels of message ${ids[0]}`
+      });
       return { messageIds: ids, added, removed, labels: labelsOf(m) };
     }
-    await gmail(ctx, "POST", "/messages/batchModify", { body: { ids, addLabelIds: added, removeLabelIds: removed }, action: `change the labels of ${ids.length} messages` });
+    await gmail(ctx, "POST", "/messages/batchModify", {
+      body: { ids, addLabelIds: added, removeLabelIds: removed },
+      action: `change the labels of ${ids.length} messages`
+    });
     return { messageIds: ids, added, removed };
   }
 });
@@ -783,7 +957,9 @@ var listLabels = defineTool({
   annotations: reads("List email labels"),
   handler: async (ctx) => {
     const labels = (await allLabels(ctx)).map((l) => ({ id: l.id, name: l.name, type: l.type ?? null }));
-    labels.sort((x, y) => x.type === y.type ? String(x.name).localeCompare(String(y.name)) : x.type === "system" ? -1 : 1);
+    labels.sort(
+      (x, y) => x.type === y.type ? String(x.name).localeCompare(String(y.name)) : x.type === "system" ? -1 : 1
+    );
     return { labels };
   }
 });
@@ -792,7 +968,9 @@ var trashEmail = defineTool({
   input: schema,
   annotations: changes("Trash email", { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
-    const m = await gmail(ctx, "POST", path`/messages/${a.messageId}/trash`, { action: `move message ${a.messageId} to the trash` });
+    const m = await gmail(ctx, "POST", path`/messages/${a.messageId}/trash`, {
+      action: `move message ${a.messageId} to the trash`
+    });
     return { id: m.id, threadId: m.threadId ?? null, labels: labelsOf(m), trashed: labelsOf(m).includes("TRASH") };
   }
 });
@@ -804,12 +982,24 @@ var THREAD_FULL_MESSAGES = 20;
 var MAX_TEXT_PART_FETCHES = 4;
 function heads(m) {
   const h = headerMap(m.payload?.headers);
-  const top = { id: m.id, threadId: m.threadId ?? null, date: h["date"] || null, from: decodeWords(h["from"]) || null, to: decodeWords(h["to"]) || null };
+  const top = {
+    id: m.id,
+    threadId: m.threadId ?? null,
+    date: h["date"] || null,
+    from: decodeWords(h["from"]) || null,
+    to: decodeWords(h["to"]) || null
+  };
   return { h, labels: labelsOf(m), top };
 }
 function slimMessage(m) {
   const { h, labels, top } = heads(m);
-  return { ...top, subject: decodeWords(h["subject"]) || "", snippet: decodeEntities(m.snippet || ""), labels, unread: labels.includes("UNREAD") };
+  return {
+    ...top,
+    subject: decodeWords(h["subject"]) || "",
+    snippet: decodeEntities(m.snippet || ""),
+    labels,
+    unread: labels.includes("UNREAD")
+  };
 }
 function fullMessage(m, maxChars, parts = { fetched: /* @__PURE__ */ new Map(), skipped: [] }) {
   const { h, labels, top } = heads(m);
@@ -822,11 +1012,27 @@ function fullMessage(m, maxChars, parts = { fetched: /* @__PURE__ */ new Map(), 
   for (const { part, reason } of parts.skipped) {
     const row = attachmentRow(part, null);
     attachments.push(row);
-    said.push(`a ${part.mimeType} part of the body (partId ${part.partId ?? "?"}${row.size === null ? "" : `, ${row.size} bytes`}) was not read (${reason}): it is listed in attachments`);
+    said.push(
+      `a ${part.mimeType} part of the body (partId ${part.partId ?? "?"}${row.size === null ? "" : `, ${row.size} bytes`}) was not read (${reason}): it is listed in attachments`
+    );
   }
   const bodyFormat = found ? found.html ? "text from html" : "text" : "none";
-  const more = { cc: decodeWords(h["cc"]) || null, subject: decodeWords(h["subject"]) || "", messageId: h["message-id"] || null, labels, unread: labels.includes("UNREAD") };
-  return { ...top, ...more, body: truncated ? `${text.slice(0, maxChars)}…` : text, bodyFormat, truncated, attachments, ...said.length ? { note: `${said.join("; ")}.` } : {} };
+  const more = {
+    cc: decodeWords(h["cc"]) || null,
+    subject: decodeWords(h["subject"]) || "",
+    messageId: h["message-id"] || null,
+    labels,
+    unread: labels.includes("UNREAD")
+  };
+  return {
+    ...top,
+    ...more,
+    body: truncated ? `${text.slice(0, maxChars)}…` : text,
+    bodyFormat,
+    truncated,
+    attachments,
+    ...said.length ? { note: `${said.join("; ")}.` } : {}
+  };
 }
 function threadMessage(full) {
   const { id: id2, date, from, to, cc, subject, unread, body, truncated, note } = full;
@@ -845,7 +1051,12 @@ async function fetchTextParts(ctx, m, budget) {
       }
       budget.left--;
       try {
-        const a = await gmail(ctx, "GET", path`/messages/${m.id}/attachments/${part.body.attachmentId}`, { action: `read part ${part.partId ?? ""} of message ${m.id}` });
+        const a = await gmail(
+          ctx,
+          "GET",
+          path`/messages/${m.id}/attachments/${part.body.attachmentId}`,
+          { action: `read part ${part.partId ?? ""} of message ${m.id}` }
+        );
         if (typeof a.data === "string") fetched.set(part, a.data);
         else skipped.push({ part, reason: "Gmail gave no data" });
       } catch (err) {
@@ -861,12 +1072,26 @@ var searchEmails = defineTool({
   annotations: reads("Search email"),
   handler: async (ctx, a) => {
     const perPage = Math.max(1, Math.min(a.maxResults, ctx.limits.requestsLeft() - 1));
-    const query2 = { q: a.query, maxResults: perPage, pageToken: a.cursor, labelIds: a.labelIds, includeSpamTrash: a.includeSpamTrash ? "true" : void 0 };
-    const list = await gmail(ctx, "GET", "/messages", { query: query2, action: "search messages" });
+    const query2 = {
+      q: a.query,
+      maxResults: perPage,
+      pageToken: a.cursor,
+      labelIds: a.labelIds,
+      includeSpamTrash: a.includeSpamTrash ? "true" : void 0
+    };
+    const list = await gmail(
+      ctx,
+      "GET",
+      "/messages",
+      { query: query2, action: "search messages" }
+    );
     const rows = await Promise.all(
       messages(list).slice(0, perPage).map(async ({ id: id2 }) => {
         const query22 = { format: "metadata", metadataHeaders: LIST_HEADERS };
-        const m = await gmail(ctx, "GET", path`/messages/${id2}`, { query: query22, action: `read message ${id2}` }).catch((err) => isNotFound(err) ? null : Promise.reject(err));
+        const m = await gmail(ctx, "GET", path`/messages/${id2}`, {
+          query: query22,
+          action: `read message ${id2}`
+        }).catch((err) => isNotFound(err) ? null : Promise.reject(err));
         return m && slimMessage(m);
       })
     );
@@ -876,7 +1101,9 @@ var searchEmails = defineTool({
       count: found.length,
       resultSizeEstimate: typeof list.resultSizeEstimate === "number" ? list.resultSizeEstimate : null,
       next: list.nextPageToken || null,
-      ...perPage < a.maxResults ? { note: `Pages are ${perPage} messages here (a call may make ${ctx.limits.maxRequests} requests, one per message): pass next for more.` } : {}
+      ...perPage < a.maxResults ? {
+        note: `Pages are ${perPage} messages here (a call may make ${ctx.limits.maxRequests} requests, one per message): pass next for more.`
+      } : {}
     };
   }
 });
@@ -888,11 +1115,17 @@ var getEmail = defineTool({
     const at = path`/messages/${a.messageId}`;
     let m;
     try {
-      m = await gmail(ctx, "GET", at, { query: { format: "full" }, action: `read message ${a.messageId}` });
+      m = await gmail(ctx, "GET", at, {
+        query: { format: "full" },
+        action: `read message ${a.messageId}`
+      });
     } catch (err) {
       const why = skipReason(err);
       if (!why) throw err;
-      const meta = await gmail(ctx, "GET", at, { query: { format: "metadata" }, action: `read the headers of message ${a.messageId}` });
+      const meta = await gmail(ctx, "GET", at, {
+        query: { format: "metadata" },
+        action: `read the headers of message ${a.messageId}`
+      });
       const note = `The body and attachments of message ${a.messageId} could not be read (${why}): only its headers are here; open it in Gmail to read the rest.`;
       return { ...fullMessage(meta, a.maxBodyChars), body: null, bodyFormat: "none", attachments: null, note };
     }
@@ -911,13 +1144,18 @@ var getThread = defineTool({
    */
   handler: async (ctx, a) => {
     const query2 = { format: "metadata", metadataHeaders: THREAD_HEADERS };
-    const t = await gmail(ctx, "GET", path`/threads/${a.threadId}`, { query: query2, action: `read thread ${a.threadId}` });
+    const t = await gmail(ctx, "GET", path`/threads/${a.threadId}`, {
+      query: query2,
+      action: `read thread ${a.threadId}`
+    });
     const all = messages(t).sort((x, y) => Number(x.internalDate || 0) - Number(y.internalDate || 0));
     const per = a.maxBodyCharsPerMessage;
     const budget = { left: ctx.limits.requestsLeft() };
     const full = /* @__PURE__ */ new Map();
     const gone = /* @__PURE__ */ new Set();
-    const notRead = new Map(all.slice(0, -THREAD_FULL_MESSAGES).map((m) => [m.id, `only the newest ${THREAD_FULL_MESSAGES} messages of a thread are read in full`]));
+    const notRead = new Map(
+      all.slice(0, -THREAD_FULL_MESSAGES).map((m) => [m.id, `only the newest ${THREAD_FULL_MESSAGES} messages of a thread are read in full`])
+    );
     const newest = all.slice(-THREAD_FULL_MESSAGES).reverse();
     for (let k = 0; k < newest.length; k += 5) {
       await Promise.all(
@@ -928,7 +1166,13 @@ var getThread = defineTool({
           }
           budget.left--;
           try {
-            full.set(meta.id, await gmail(ctx, "GET", path`/messages/${meta.id}`, { query: { format: "full" }, action: `read message ${meta.id} of thread ${a.threadId}` }));
+            full.set(
+              meta.id,
+              await gmail(ctx, "GET", path`/messages/${meta.id}`, {
+                query: { format: "full" },
+                action: `read message ${meta.id} of thread ${a.threadId}`
+              })
+            );
           } catch (err) {
             const why = skipReason(err);
             if (isNotFound(err)) gone.add(meta.id);
@@ -947,12 +1191,26 @@ var getThread = defineTool({
       const done = inFull.get(meta.id);
       if (done) return done;
       const slim = fullMessage({ ...meta, payload: { headers: meta.payload?.headers } }, per);
-      return { ...threadMessage(slim), body: null, attachments: null, note: `not read in full (${notRead.get(meta.id)}): read it with gmail_get_email` };
+      return {
+        ...threadMessage(slim),
+        body: null,
+        attachments: null,
+        note: `not read in full (${notRead.get(meta.id)}): read it with gmail_get_email`
+      };
     });
-    const out = { threadId: t.id, subject: shown.length ? shown[0].subject : "", messageCount: shown.length, messages: shown };
+    const out = {
+      threadId: t.id,
+      subject: shown.length ? shown[0].subject : "",
+      messageCount: shown.length,
+      messages: shown
+    };
     if (notRead.size === 0) return out;
     const ids = shown.filter((m) => notRead.has(m.id)).map((m) => m.id);
-    return { ...out, notRead: ids, note: `${ids.length} of the ${shown.length} messages are given with their headers only (body null): read them with gmail_get_email.` };
+    return {
+      ...out,
+      notRead: ids,
+      note: `${ids.length} of the ${shown.length} messages are given with their headers only (body null): read them with gmail_get_email.`
+    };
   }
 });
 

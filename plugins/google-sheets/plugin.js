@@ -91,8 +91,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -111,11 +118,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -186,7 +198,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
@@ -207,11 +222,24 @@ function googleErrorInfo(data) {
   if (!error || typeof error !== "object") return { status: "", reasons: [] };
   const { status, errors, details } = error;
   const reasons = [errors, details].flatMap((list) => Array.isArray(list) ? list : []).map((e) => e?.reason);
-  return { status: typeof status === "string" ? status : "", reasons: reasons.filter((r) => typeof r === "string") };
+  return {
+    status: typeof status === "string" ? status : "",
+    reasons: reasons.filter((r) => typeof r === "string")
+  };
 }
 var REASON_KINDS = [
   ["daily-limit", ["dailyLimitExceeded"]],
-  ["rate-limit", ["rateLimitExceeded", "userRateLimitExceeded", "sharingRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED", "RESOURCE_EXHAUSTED"]],
+  [
+    "rate-limit",
+    [
+      "rateLimitExceeded",
+      "userRateLimitExceeded",
+      "sharingRateLimitExceeded",
+      "quotaExceeded",
+      "RATE_LIMIT_EXCEEDED",
+      "RESOURCE_EXHAUSTED"
+    ]
+  ],
   ["scope", ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]],
   ["disabled", ["accessNotConfigured", "SERVICE_DISABLED"]]
 ];
@@ -243,40 +271,63 @@ function sheetsError(f) {
   const { action, detail: message } = f;
   const code = f.status;
   const said = message ? ` Google said: ${message}.` : "";
-  if (code === 401) return new Error(`Google rejected the access token (401) while trying to ${action}: reconnect google-sheets.${said}`);
+  if (code === 401)
+    return new Error(
+      `Google rejected the access token (401) while trying to ${action}: reconnect google-sheets.${said}`
+    );
   if (code === 429 || status === "RESOURCE_EXHAUSTED" || code === 403 && (kind === "rate-limit" || kind === "daily-limit")) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "Sheets quotas are per minute: wait a minute and retry";
     return new Error(`Google Sheets rate limited the request to ${action} (${code}): ${wait}.`);
   }
   if (code === 403 && (kind === "scope" || /insufficient authentication scopes/i.test(message))) {
-    return new Error(`The google-sheets connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-sheets and approve access to spreadsheets.`);
+    return new Error(
+      `The google-sheets connection lacks the OAuth scope needed to ${action} (403; needs ${SCOPE}): reconnect google-sheets and approve access to spreadsheets.`
+    );
   }
   if (code === 403) {
-    return new Error(`Google Sheets refused to ${action} (403): ${message || "your Google account lacks access to this spreadsheet"}. Ask its owner to share it with you (editor access to change it).`);
+    return new Error(
+      `Google Sheets refused to ${action} (403): ${message || "your Google account lacks access to this spreadsheet"}. Ask its owner to share it with you (editor access to change it).`
+    );
   }
-  if (code === 404) return new Error(`Google Sheets found nothing while trying to ${action} (404): ${message || "no such spreadsheet"}. Check the spreadsheet id.`);
-  if (code === 400 || code === 409 || code === 422) return new Error(`Google Sheets refused to ${action} (${code}): ${message || "the request was not valid"}.`);
-  if (code >= 500) return new Error(`Google Sheets had a server error (${code}) while trying to ${action}: retry later.${said}`);
+  if (code === 404)
+    return new Error(
+      `Google Sheets found nothing while trying to ${action} (404): ${message || "no such spreadsheet"}. Check the spreadsheet id.`
+    );
+  if (code === 400 || code === 409 || code === 422)
+    return new Error(`Google Sheets refused to ${action} (${code}): ${message || "the request was not valid"}.`);
+  if (code >= 500)
+    return new Error(`Google Sheets had a server error (${code}) while trying to ${action}: retry later.${said}`);
   return new Error(`Google Sheets answered HTTP ${code} while trying to ${action}.${said}`);
 }
 function bridgeWords(f) {
-  if (f.code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE") return new Error(`The answer to ${f.action} was larger than the gateway accepts: read a smaller range.`);
-  if (f.code === "GW_ERR_BRIDGE_TIMEOUT") return new Error(`Google Sheets did not answer in time while trying to ${f.action}: retry, or use a smaller range.`);
+  if (f.code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE")
+    return new Error(`The answer to ${f.action} was larger than the gateway accepts: read a smaller range.`);
+  if (f.code === "GW_ERR_BRIDGE_TIMEOUT")
+    return new Error(
+      `Google Sheets did not answer in time while trying to ${f.action}: retry, or use a smaller range.`
+    );
   return f.error;
 }
-var api = createApi({ base: "https://sheets.googleapis.com/v4/spreadsheets", provider: "Google Sheets", failure: sheetsError, bridgeFailure: bridgeWords });
+var api = createApi({
+  base: "https://sheets.googleapis.com/v4/spreadsheets",
+  provider: "Google Sheets",
+  failure: sheetsError,
+  bridgeFailure: bridgeWords
+});
 function spreadsheetIdOf(value) {
   const s = value.trim();
   const m = /\/spreadsheets\/d\/([A-Za-z0-9_-]+)/.exec(s);
   const id = m ? m[1] : s;
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new Error(`spreadsheetId "${s.slice(0, 100)}" is neither a spreadsheet id nor a Google Sheets link.`);
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id))
+    throw new Error(`spreadsheetId "${s.slice(0, 100)}" is neither a spreadsheet id nor a Google Sheets link.`);
   return id;
 }
 var quoteSheet = (title) => `'${title.replace(/'/g, "''")}'`;
 function a1(args) {
   const cells = args.range === void 0 ? "" : args.range.trim();
   if (args.sheet !== void 0) {
-    if (cells.includes("!")) throw new Error("With sheet set, give range as cells only (e.g. A1:D20), without a sheet name.");
+    if (cells.includes("!"))
+      throw new Error("With sheet set, give range as cells only (e.g. A1:D20), without a sheet name.");
     return cells ? `${quoteSheet(args.sheet)}!${cells}` : quoteSheet(args.sheet);
   }
   if (!cells) throw new Error("Give sheet (a sheet title), range (A1 notation such as 'Sheet 1'!A1:D20), or both.");
@@ -309,7 +360,10 @@ var getSpreadsheet = defineTool({
   annotations: reads("Get spreadsheet sheets"),
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
-    const s = await api.json(ctx, "GET", path`/${id}`, { query: { fields: SPREADSHEET_FIELDS }, action: `read spreadsheet ${id}` });
+    const s = await api.json(ctx, "GET", path`/${id}`, {
+      query: { fields: SPREADSHEET_FIELDS },
+      action: `read spreadsheet ${id}`
+    });
     const p = s.properties || {};
     return {
       spreadsheetId: s.spreadsheetId || id,
@@ -331,15 +385,25 @@ var createSpreadsheet = defineTool({
     const seen = /* @__PURE__ */ new Set();
     for (const t of titles) {
       const k = t.toLowerCase();
-      if (seen.has(k)) throw new Error(`Sheet title "${t}" is given twice: sheet titles must be unique (ignoring case).`);
+      if (seen.has(k))
+        throw new Error(`Sheet title "${t}" is given twice: sheet titles must be unique (ignoring case).`);
       seen.add(k);
     }
     const body = {
       properties: { title: a.title, locale: a.locale || void 0, timeZone: a.timeZone || void 0 },
       sheets: titles.length ? titles.map((title) => ({ properties: { title } })) : void 0
     };
-    const s = await api.json(ctx, "POST", "", { query: { fields: CREATED_FIELDS }, body, action: `create the spreadsheet "${a.title}"` });
-    return { spreadsheetId: s.spreadsheetId, title: s.properties?.title ?? a.title, url: s.spreadsheetUrl ?? null, sheets: sheetsOf(s) };
+    const s = await api.json(ctx, "POST", "", {
+      query: { fields: CREATED_FIELDS },
+      body,
+      action: `create the spreadsheet "${a.title}"`
+    });
+    return {
+      spreadsheetId: s.spreadsheetId,
+      title: s.properties?.title ?? a.title,
+      url: s.spreadsheetUrl ?? null,
+      sheets: sheetsOf(s)
+    };
   }
 });
 var addSheet = defineTool({
@@ -370,17 +434,29 @@ function checkRows(rows) {
     row.forEach((cell2, j) => {
       const t = cell2 === null ? "null" : typeof cell2;
       if (t !== "string" && t !== "number" && t !== "boolean" && t !== "null") {
-        throw new Error(`values[${i}][${j}] must be a string, number, boolean or null, not ${Array.isArray(cell2) ? "an array" : t}.`);
+        throw new Error(
+          `values[${i}][${j}] must be a string, number, boolean or null, not ${Array.isArray(cell2) ? "an array" : t}.`
+        );
       }
-      if (typeof cell2 === "number" && !Number.isFinite(cell2)) throw new Error(`values[${i}][${j}] must be a finite number.`);
-      if (typeof cell2 === "string" && cell2.length > MAX_CELL_CHARS) throw new Error(`values[${i}][${j}] has more than ${MAX_CELL_CHARS} characters, the most a cell holds.`);
+      if (typeof cell2 === "number" && !Number.isFinite(cell2))
+        throw new Error(`values[${i}][${j}] must be a finite number.`);
+      if (typeof cell2 === "string" && cell2.length > MAX_CELL_CHARS)
+        throw new Error(`values[${i}][${j}] has more than ${MAX_CELL_CHARS} characters, the most a cell holds.`);
     });
     width = Math.max(width, row.length);
   });
-  if (rows.length * width > MAX_WRITE_CELLS) throw new Error(`${rows.length} rows × ${width} columns is more than ${MAX_WRITE_CELLS} cells in one call: split the write.`);
+  if (rows.length * width > MAX_WRITE_CELLS)
+    throw new Error(
+      `${rows.length} rows × ${width} columns is more than ${MAX_WRITE_CELLS} cells in one call: split the write.`
+    );
   return width;
 }
-var updateResult = (u) => ({ updatedRange: u.updatedRange ?? null, updatedRows: u.updatedRows ?? 0, updatedColumns: u.updatedColumns ?? 0, updatedCells: u.updatedCells ?? 0 });
+var updateResult = (u) => ({
+  updatedRange: u.updatedRange ?? null,
+  updatedRows: u.updatedRows ?? 0,
+  updatedColumns: u.updatedColumns ?? 0,
+  updatedCells: u.updatedCells ?? 0
+});
 var readValues = defineTool({
   description: "Read cell values from a Google Sheets spreadsheet: a whole sheet (tab) or a range in A1 notation (A1:D20, A:C, 2:10), as rows of values. Give `sheet` (a tab title, quoted for you) and/or `range`; `range` alone may be a full A1 range (e.g. 'Sales 2025'!A1:F100) or a named range. Values come formatted as displayed by default; UNFORMATTED_VALUE gives raw numbers, FORMULA the formulas. Trailing empty rows and cells are left out by Google. Returns at most maxRows rows, with a note when cut.",
   input: schema,
@@ -388,8 +464,17 @@ var readValues = defineTool({
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const range = a1(a);
-    const query2 = { majorDimension: a.majorDimension, valueRenderOption: a.valueRenderOption, dateTimeRenderOption: a.valueRenderOption === "UNFORMATTED_VALUE" ? "FORMATTED_STRING" : void 0 };
-    const data = await api.json(ctx, "GET", path`/${id}/values/${range}`, { query: query2, action: `read ${range} of spreadsheet ${id}` });
+    const query2 = {
+      majorDimension: a.majorDimension,
+      valueRenderOption: a.valueRenderOption,
+      dateTimeRenderOption: a.valueRenderOption === "UNFORMATTED_VALUE" ? "FORMATTED_STRING" : void 0
+    };
+    const data = await api.json(
+      ctx,
+      "GET",
+      path`/${id}/values/${range}`,
+      { query: query2, action: `read ${range} of spreadsheet ${id}` }
+    );
     const all = Array.isArray(data.values) ? data.values : [];
     const rows = all.slice(0, a.maxRows);
     const dimension = data.majorDimension || a.majorDimension;
@@ -407,12 +492,21 @@ var appendRows = defineTool({
     const id = spreadsheetIdOf(a.spreadsheetId);
     checkRows(a.values);
     const range = a1(a);
-    const data = await api.json(ctx, "POST", path`/${id}/values/${range}:append`, {
-      query: { valueInputOption: a.valueInputOption, insertDataOption: a.insertDataOption },
-      body: { majorDimension: "ROWS", values: a.values },
-      action: `append rows to ${range} of spreadsheet ${id}`
-    });
-    return { spreadsheetId: data.spreadsheetId || id, tableRange: data.tableRange ?? null, ...updateResult(data.updates || {}) };
+    const data = await api.json(
+      ctx,
+      "POST",
+      path`/${id}/values/${range}:append`,
+      {
+        query: { valueInputOption: a.valueInputOption, insertDataOption: a.insertDataOption },
+        body: { majorDimension: "ROWS", values: a.values },
+        action: `append rows to ${range} of spreadsheet ${id}`
+      }
+    );
+    return {
+      spreadsheetId: data.spreadsheetId || id,
+      tableRange: data.tableRange ?? null,
+      ...updateResult(data.updates || {})
+    };
   }
 });
 var updateValues = defineTool({
@@ -438,7 +532,12 @@ var clearValues = defineTool({
   handler: async (ctx, a) => {
     const id = spreadsheetIdOf(a.spreadsheetId);
     const range = a1(a);
-    const data = await api.json(ctx, "POST", path`/${id}/values/${range}:clear`, { body: {}, action: `clear ${range} of spreadsheet ${id}` });
+    const data = await api.json(
+      ctx,
+      "POST",
+      path`/${id}/values/${range}:clear`,
+      { body: {}, action: `clear ${range} of spreadsheet ${id}` }
+    );
     return { spreadsheetId: data.spreadsheetId || id, clearedRange: data.clearedRange ?? range };
   }
 });

@@ -12,7 +12,8 @@ export default definePlugin({
   name: 'google-sheets',
   version: '1.0.0',
   displayName: 'Google Sheets',
-  description: "Read and write Google Sheets spreadsheets: list a spreadsheet's sheets, read a range's values in A1 notation, append rows, overwrite or clear a range, create spreadsheets and add sheets (tabs). Acts as the connected Google user.",
+  description:
+    "Read and write Google Sheets spreadsheets: list a spreadsheet's sheets, read a range's values in A1 notation, append rows, overwrite or clear a range, create spreadsheets and add sheets (tabs). Acts as the connected Google user.",
   auth: googleOAuth(['https://www.googleapis.com/auth/spreadsheets'], ['sheets.googleapis.com']),
   egress: ['sheets.googleapis.com'],
   tools: {

@@ -77,8 +77,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -97,11 +104,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -172,7 +184,10 @@ function createApi(api) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path, options) {
     const url = `${/^https:\/\//i.test(path) ? path : api.base + path}${query(options.query)}`;
@@ -208,7 +223,12 @@ function linearErrors(data) {
       code = norm(ext["code"]);
     }
   }
-  return { kind: kind || code, kinds: new Set([kind, code].filter(Boolean)), detail: messages.join("; ").slice(0, 1e3), raw: raw.join(" ") };
+  return {
+    kind: kind || code,
+    kinds: new Set([kind, code].filter(Boolean)),
+    detail: messages.join("; ").slice(0, 1e3),
+    raw: raw.join(" ")
+  };
 }
 function linearError(action, status, headers, data) {
   const { kind, kinds, detail: gqlDetail, raw } = linearErrors(data);
@@ -227,12 +247,18 @@ function linearError(action, status, headers, data) {
   }
   if (status === 403 || is("forbidden")) {
     if (/scope|write access|permission to write/.test(text)) {
-      return new Error(`The Linear connection lacks the OAuth scope needed to ${action}: reconnect linear and approve read and write access.${said}`);
+      return new Error(
+        `The Linear connection lacks the OAuth scope needed to ${action}: reconnect linear and approve read and write access.${said}`
+      );
     }
-    return new Error(`Linear refused permission to ${action}: ${detail || "your Linear user cannot see or change this"}.`);
+    return new Error(
+      `Linear refused permission to ${action}: ${detail || "your Linear user cannot see or change this"}.`
+    );
   }
   if (status === 404 || /entity not found|not found/.test(text)) {
-    return new Error(`Linear found nothing while trying to ${action}: ${detail || "the id or identifier does not exist, or you cannot see it"}.`);
+    return new Error(
+      `Linear found nothing while trying to ${action}: ${detail || "the id or identifier does not exist, or you cannot see it"}.`
+    );
   }
   if (is("feature not accessible", "usage limit exceeded")) {
     return new Error(`Linear refused to ${action} (${kind}): ${detail || "your workspace plan does not allow it"}.`);
@@ -247,7 +273,8 @@ function linearError(action, status, headers, data) {
 }
 function tooLargeHint(opts) {
   if (opts.tooLarge) return opts.tooLarge;
-  if (opts.write) return "the change was probably made: check (linear_get_issue, linear_list_comments) before trying again";
+  if (opts.write)
+    return "the change was probably made: check (linear_get_issue, linear_list_comments) before trying again";
   return "this answer cannot be made smaller: try again later, or reach it in Linear itself";
 }
 var linear = createApi({
@@ -270,7 +297,12 @@ var linear = createApi({
   }
 });
 async function gql(ctx, action, query2, variables, opts = {}) {
-  const { status, headers, data } = await linear.request(ctx, "POST", "/graphql", { action, body: { query: query2, variables }, lenient: true, ...opts });
+  const { status, headers, data } = await linear.request(ctx, "POST", "/graphql", {
+    action,
+    body: { query: query2, variables },
+    lenient: true,
+    ...opts
+  });
   if (!isObject(data)) throw linearError(action, status, headers, data);
   if (Array.isArray(data["errors"]) && data["errors"].length) throw linearError(action, status, headers, data);
   if (!isObject(data["data"])) throw linearError(action, status, headers, void 0);
@@ -288,9 +320,17 @@ var nextOf = (conn) => conn && conn.pageInfo && conn.pageInfo.hasNextPage && typ
 // src/resolve.ts
 var UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 async function resolveTeam(ctx, key) {
-  const data = await gql(ctx, `find team ${key}`, "query($key: String!) { teams(first: 2, filter: { key: { eqIgnoreCase: $key } }) { nodes { id key name } } }", { key });
+  const data = await gql(
+    ctx,
+    `find team ${key}`,
+    "query($key: String!) { teams(first: 2, filter: { key: { eqIgnoreCase: $key } }) { nodes { id key name } } }",
+    { key }
+  );
   const team2 = nodes(data.teams, 2)[0];
-  if (!team2) throw new Error(`Linear has no team with key "${key}" that you can see: linear_list_teams lists the teams and their keys.`);
+  if (!team2)
+    throw new Error(
+      `Linear has no team with key "${key}" that you can see: linear_list_teams lists the teams and their keys.`
+    );
   return team2;
 }
 async function resolveState(ctx, team2, name) {
@@ -301,7 +341,8 @@ async function resolveState(ctx, team2, name) {
     { teamId: team2.id, name }
   );
   const state = nodes(data.workflowStates, 5)[0];
-  if (!state) throw new Error(`Team ${team2.key} has no workflow state named "${name}": linear_list_workflow_states lists them.`);
+  if (!state)
+    throw new Error(`Team ${team2.key} has no workflow state named "${name}": linear_list_workflow_states lists them.`);
   return state;
 }
 function labelFilter(teamId, names) {
@@ -329,32 +370,63 @@ async function resolveLabels(ctx, team2, names) {
     if (!byName.has(k) || l.team) byName.set(k, l.id);
   }
   const missing = names.filter((n) => !byName.has(n.toLowerCase()));
-  if (missing.length) throw new Error(`Team ${team2.key} has no label named ${missing.map((n) => `"${n}"`).join(", ")} (labels must exist already; names are matched ignoring case).`);
+  if (missing.length)
+    throw new Error(
+      `Team ${team2.key} has no label named ${missing.map((n) => `"${n}"`).join(", ")} (labels must exist already; names are matched ignoring case).`
+    );
   return [...new Set(names.flatMap((n) => byName.get(n.toLowerCase()) ?? []))];
 }
-var userNameFilter = (name) => ({ or: [{ displayName: { eqIgnoreCase: name } }, { name: { eqIgnoreCase: name } }] });
+var userNameFilter = (name) => ({
+  or: [{ displayName: { eqIgnoreCase: name } }, { name: { eqIgnoreCase: name } }]
+});
 async function resolveUser(ctx, who) {
   if (who === "none") return null;
   if (who === "me") {
-    const data2 = await gql(ctx, "read your Linear user", "query { viewer { id } }", {});
-    if (!data2.viewer || typeof data2.viewer.id !== "string") throw new Error("Linear did not say who you are (no viewer): try linear_whoami, or reconnect linear.");
+    const data2 = await gql(
+      ctx,
+      "read your Linear user",
+      "query { viewer { id } }",
+      {}
+    );
+    if (!data2.viewer || typeof data2.viewer.id !== "string")
+      throw new Error("Linear did not say who you are (no viewer): try linear_whoami, or reconnect linear.");
     return data2.viewer.id;
   }
   if (who.includes("@")) {
-    const data2 = await gql(ctx, `find the Linear user ${who}`, "query($email: String!) { users(first: 2, filter: { email: { eqIgnoreCase: $email } }) { nodes { id } } }", { email: who });
+    const data2 = await gql(
+      ctx,
+      `find the Linear user ${who}`,
+      "query($email: String!) { users(first: 2, filter: { email: { eqIgnoreCase: $email } }) { nodes { id } } }",
+      { email: who }
+    );
     const u = nodes(data2.users, 2)[0];
     if (!u) throw new Error(`No Linear user in this workspace has the email ${who}.`);
     return u.id;
   }
   if (UUID.test(who)) return who;
-  const data = await gql(ctx, `find the Linear user ${who}`, "query($filter: UserFilter!) { users(first: 3, filter: $filter) { nodes { id name displayName } } }", { filter: userNameFilter(who) });
+  const data = await gql(
+    ctx,
+    `find the Linear user ${who}`,
+    "query($filter: UserFilter!) { users(first: 3, filter: $filter) { nodes { id name displayName } } }",
+    { filter: userNameFilter(who) }
+  );
   const found = nodes(data.users, 3).filter((u) => typeof u.id === "string");
   if (found.length === 1) return found[0].id;
-  if (!found.length) throw new Error(`No Linear user in this workspace has the display name or name "${who}": give "me", an email, a user id (a UUID; linear_whoami shows yours) or an exact display name.`);
-  throw new Error(`More than one Linear user is called "${who}" (${found.map((u) => u.displayName || u.name).join(", ")}): give their email instead.`);
+  if (!found.length)
+    throw new Error(
+      `No Linear user in this workspace has the display name or name "${who}": give "me", an email, a user id (a UUID; linear_whoami shows yours) or an exact display name.`
+    );
+  throw new Error(
+    `More than one Linear user is called "${who}" (${found.map((u) => u.displayName || u.name).join(", ")}): give their email instead.`
+  );
 }
 async function resolveIssue(ctx, ref, action) {
-  const data = await gql(ctx, action, "query($id: String!) { issue(id: $id) { id identifier team { id key } } }", { id: ref });
+  const data = await gql(
+    ctx,
+    action,
+    "query($id: String!) { issue(id: $id) { id identifier team { id key } } }",
+    { id: ref }
+  );
   if (!data.issue) throw new Error(`Linear found no issue ${ref}.`);
   return data.issue;
 }
@@ -415,10 +487,20 @@ function detailIssue(i) {
   };
 }
 function slimComment(c) {
-  return { id: c.id, author: nameOf(c.user), createdAt: c.createdAt ?? null, editedAt: c.editedAt ?? null, url: c.url ?? null, body: cut(c.body) };
+  return {
+    id: c.id,
+    author: nameOf(c.user),
+    createdAt: c.createdAt ?? null,
+    editedAt: c.editedAt ?? null,
+    url: c.url ?? null,
+    body: cut(c.body)
+  };
 }
 function writeResult(payload, verb) {
-  if (!payload || !payload.success || !payload.issue) throw new Error(`Linear did not confirm that the issue was ${verb}: check with linear_list_issues before trying again.`);
+  if (!payload || !payload.success || !payload.issue)
+    throw new Error(
+      `Linear did not confirm that the issue was ${verb}: check with linear_list_issues before trying again.`
+    );
   const i = payload.issue;
   return {
     id: i.id,
@@ -446,7 +528,10 @@ var addComment = defineTool({
       { write: true }
     );
     const p = data.commentCreate;
-    if (!p || !p.success || !p.comment) throw new Error(`Linear did not confirm the comment on ${args.issue}: check with linear_list_comments before trying again.`);
+    if (!p || !p.success || !p.comment)
+      throw new Error(
+        `Linear did not confirm the comment on ${args.issue}: check with linear_list_comments before trying again.`
+      );
     return { issue: found.identifier || args.issue, ...slimComment(p.comment) };
   }
 });
@@ -465,7 +550,11 @@ var listComments = defineTool({
     );
     if (!data.issue) throw new Error(`Linear found no issue ${args.issue}.`);
     const conn = data.issue.comments;
-    return { issue: data.issue.identifier ?? args.issue, comments: nodes(conn, first).map(slimComment), next: nextOf(conn) };
+    return {
+      issue: data.issue.identifier ?? args.issue,
+      comments: nodes(conn, first).map(slimComment),
+      next: nextOf(conn)
+    };
   }
 });
 
@@ -497,7 +586,13 @@ var listIssues = defineTool({
     let conn;
     if (args.query) {
       const query2 = `query($term: String!, $filter: IssueFilter, $first: Int!, $after: String) { searchIssues(term: $term, filter: $filter, first: $first, after: $after) { nodes { ${ISSUE_ROW} } ${PAGE} } }`;
-      conn = (await gql(ctx, `search issues for "${args.query}"`, query2, { term: args.query, ...vars }, LIMIT_HINT)).searchIssues;
+      conn = (await gql(
+        ctx,
+        `search issues for "${args.query}"`,
+        query2,
+        { term: args.query, ...vars },
+        LIMIT_HINT
+      )).searchIssues;
     } else {
       const query2 = `query($filter: IssueFilter, $first: Int!, $after: String) { issues(filter: $filter, first: $first, after: $after, orderBy: updatedAt) { nodes { ${ISSUE_ROW} } ${PAGE} } }`;
       conn = (await gql(ctx, "list issues", query2, vars, LIMIT_HINT)).issues;
@@ -509,7 +604,12 @@ async function tooLargeIssue(ctx, ref, err) {
   if (codeOf(err) !== "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE") return void 0;
   let url = null;
   try {
-    const small = await gql(ctx, `find the link of issue ${ref}`, "query($id: String!) { issue(id: $id) { url } }", { id: ref });
+    const small = await gql(
+      ctx,
+      `find the link of issue ${ref}`,
+      "query($id: String!) { issue(id: $id) { url } }",
+      { id: ref }
+    );
     url = small.issue && typeof small.issue.url === "string" && small.issue.url.startsWith("https://linear.app/") ? small.issue.url : null;
   } catch {
   }
@@ -524,9 +624,15 @@ var getIssue = defineTool({
   handler: async (ctx, args) => {
     let data;
     try {
-      data = await gql(ctx, `read issue ${args.issue}`, `query($id: String!) { issue(id: $id) { ${ISSUE_DETAIL} } }`, { id: args.issue }, {
-        tooLarge: "it cannot be read here: open it in Linear (its url is in linear_list_issues; linear_list_comments reads its comments)"
-      });
+      data = await gql(
+        ctx,
+        `read issue ${args.issue}`,
+        `query($id: String!) { issue(id: $id) { ${ISSUE_DETAIL} } }`,
+        { id: args.issue },
+        {
+          tooLarge: "it cannot be read here: open it in Linear (its url is in linear_list_issues; linear_list_comments reads its comments)"
+        }
+      );
     } catch (err) {
       throw await tooLargeIssue(ctx, args.issue, err) ?? err;
     }
@@ -548,7 +654,13 @@ var createIssue = defineTool({
     if (args.assignee && args.assignee !== "none") input.assigneeId = await resolveUser(ctx, args.assignee);
     if (args.parent) input.parentId = (await resolveIssue(ctx, args.parent, `find parent issue ${args.parent}`)).id;
     const mutation = `mutation($input: IssueCreateInput!) { issueCreate(input: $input) { ${WRITE_RESULT} } }`;
-    const data = await gql(ctx, `create an issue in team ${team2.key}`, mutation, { input }, { write: true });
+    const data = await gql(
+      ctx,
+      `create an issue in team ${team2.key}`,
+      mutation,
+      { input },
+      { write: true }
+    );
     return writeResult(data.issueCreate, "created");
   }
 });
@@ -579,7 +691,13 @@ var updateIssue = defineTool({
       if (remove.length) input.removedLabelIds = await resolveLabels(ctx, found.team, remove);
     }
     const mutation = `mutation($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { ${WRITE_RESULT} } }`;
-    const data = await gql(ctx, `update issue ${args.issue}`, mutation, { id, input }, { write: true });
+    const data = await gql(
+      ctx,
+      `update issue ${args.issue}`,
+      mutation,
+      { id, input },
+      { write: true }
+    );
     return writeResult(data.issueUpdate, "updated");
   }
 });
@@ -590,9 +708,15 @@ var whoami = defineTool({
   annotations: reads("Who am I in Linear"),
   input: schema,
   handler: async (ctx) => {
-    const data = await gql(ctx, "read your Linear user", "query { viewer { id name displayName email admin url organization { id name urlKey } } }", {});
+    const data = await gql(
+      ctx,
+      "read your Linear user",
+      "query { viewer { id name displayName email admin url organization { id name urlKey } } }",
+      {}
+    );
     const v = data.viewer;
-    if (!v || typeof v !== "object") throw new Error("Linear did not say who you are (no viewer): reconnect linear if this persists.");
+    if (!v || typeof v !== "object")
+      throw new Error("Linear did not say who you are (no viewer): reconnect linear if this persists.");
     const o = v.organization || {};
     return {
       id: v.id,
@@ -612,9 +736,20 @@ var listTeams = defineTool({
   handler: async (ctx, args) => {
     const first = args.limit;
     const query2 = `query($first: Int!, $after: String) { teams(first: $first, after: $after) { nodes { id key name description } ${PAGE} } }`;
-    const data = await gql(ctx, "list teams", query2, { first, after: args.cursor ?? null }, LIMIT_HINT);
+    const data = await gql(
+      ctx,
+      "list teams",
+      query2,
+      { first, after: args.cursor ?? null },
+      LIMIT_HINT
+    );
     return {
-      teams: nodes(data.teams, first).map((t) => ({ id: t.id, key: t.key ?? null, name: t.name ?? null, description: t.description ?? null })),
+      teams: nodes(data.teams, first).map((t) => ({
+        id: t.id,
+        key: t.key ?? null,
+        name: t.name ?? null,
+        description: t.description ?? null
+      })),
       next: nextOf(data.teams)
     };
   }
@@ -630,8 +765,17 @@ var listWorkflowStates = defineTool({
       "query($key: String!) { workflowStates(first: 100, filter: { team: { key: { eqIgnoreCase: $key } } }) { nodes { id name type position description } } }",
       { key: args.team }
     );
-    const states = nodes(data.workflowStates, 100).map((s) => ({ id: s.id, name: s.name ?? null, type: s.type ?? null, position: s.position ?? null, description: s.description ?? null })).sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
-    if (!states.length) throw new Error(`Linear has no team with key "${args.team}" that you can see: linear_list_teams lists the teams and their keys.`);
+    const states = nodes(data.workflowStates, 100).map((s) => ({
+      id: s.id,
+      name: s.name ?? null,
+      type: s.type ?? null,
+      position: s.position ?? null,
+      description: s.description ?? null
+    })).sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
+    if (!states.length)
+      throw new Error(
+        `Linear has no team with key "${args.team}" that you can see: linear_list_teams lists the teams and their keys.`
+      );
     return { team: args.team.toUpperCase(), states };
   }
 });

@@ -15,7 +15,8 @@ export default definePlugin({
   name: 'linear',
   version: '1.0.0',
   displayName: 'Linear',
-  description: 'Find, read, create and update Linear issues, move them between workflow states, assign and label them, comment on them, and list teams, workflow states and projects. Acts as the connected Linear user through the Linear GraphQL API.',
+  description:
+    'Find, read, create and update Linear issues, move them between workflow states, assign and label them, comment on them, and list teams, workflow states and projects. Acts as the connected Linear user through the Linear GraphQL API.',
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://linear.app/oauth/authorize',

@@ -77,8 +77,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -97,11 +104,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -172,7 +184,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path, options) {
     const url = `${/^https:\/\//i.test(path) ? path : api2.base + path}${query(options.query)}`;
@@ -188,7 +203,10 @@ function createApi(api2) {
 }
 
 // src/api.ts
-var ENDPOINTS = { us: "https://api.newrelic.com/graphql", eu: "https://api.eu.newrelic.com/graphql" };
+var ENDPOINTS = {
+  us: "https://api.newrelic.com/graphql",
+  eu: "https://api.eu.newrelic.com/graphql"
+};
 var HOUR_MS = 3600 * 1e3;
 var isObject = (v) => typeof v === "object" && v !== null;
 function graphqlMessages(data) {
@@ -209,21 +227,30 @@ function nrError(action, status, retryAfter, data) {
     return new Error(`New Relic rate limited the request to ${action}: ${wait}.${said}`);
   }
   if (status === 401) {
-    return new Error(`New Relic rejected the API key (401) while trying to ${action}: the connection needs a valid User API key (NRAK-…) for its region; reconnect newrelic.${said}`);
+    return new Error(
+      `New Relic rejected the API key (401) while trying to ${action}: the connection needs a valid User API key (NRAK-…) for its region; reconnect newrelic.${said}`
+    );
   }
   if (status === 403 || /forbidden|access denied|not authorized|unauthorized/.test(text)) {
-    return new Error(`New Relic refused permission to ${action}: the key's user lacks access to this account or capability (check the account id and the user's roles).${said}`);
+    return new Error(
+      `New Relic refused permission to ${action}: the key's user lacks access to this account or capability (check the account id and the user's roles).${said}`
+    );
   }
   if (status === 404) return new Error(`New Relic found nothing while trying to ${action} (404).${said}`);
-  if (status >= 500) return new Error(`New Relic had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status >= 500)
+    return new Error(`New Relic had a server error (${status}) while trying to ${action}: retry later.${said}`);
   if (status >= 400) return new Error(`New Relic refused to ${action} (HTTP ${status}).${said}`);
-  if (/timeout/.test(text)) return new Error(`New Relic timed out while trying to ${action}: narrow the time window, or raise timeoutSeconds where a tool takes it (at most 12).${said}`);
+  if (/timeout/.test(text))
+    return new Error(
+      `New Relic timed out while trying to ${action}: narrow the time window, or raise timeoutSeconds where a tool takes it (at most 12).${said}`
+    );
   return new Error(`New Relic could not ${action}: ${detail || "the answer had no data"}.`);
 }
 function endpoint(ctx) {
   const region = String(ctx.config["region"] || "us").toLowerCase();
   const url = Object.hasOwn(ENDPOINTS, region) ? ENDPOINTS[region] : void 0;
-  if (!url) throw new Error(`The newrelic connection has an unknown region "${region}": reconnect and choose us or eu.`);
+  if (!url)
+    throw new Error(`The newrelic connection has an unknown region "${region}": reconnect and choose us or eu.`);
   return url;
 }
 var api = createApi({
@@ -237,13 +264,21 @@ var api = createApi({
   bridgeFailure: ({ code, error, action, options }) => {
     if (code !== "GW_ERR_BRIDGE_TIMEOUT") return error;
     const hint = typeof options["slowHint"] === "string" ? options["slowHint"] : "ask for less, or retry later";
-    return new Error(`New Relic took longer than the gateway allows for one request while trying to ${action} (GW_ERR_BRIDGE_TIMEOUT): ${hint}.`);
+    return new Error(
+      `New Relic took longer than the gateway allows for one request while trying to ${action} (GW_ERR_BRIDGE_TIMEOUT): ${hint}.`
+    );
   }
 });
 async function nerdgraph(ctx, action, query2, variables, slowHint) {
-  const { status, headers, data } = await api.request(ctx, "POST", endpoint(ctx), { action, body: { query: query2, variables }, lenient: true, slowHint });
+  const { status, headers, data } = await api.request(ctx, "POST", endpoint(ctx), {
+    action,
+    body: { query: query2, variables },
+    lenient: true,
+    slowHint
+  });
   if (!isObject(data)) throw nrError(action, status, null, data);
-  if (Array.isArray(data["errors"]) && data["errors"].length) throw nrError(action, status, headers.get("retry-after"), data);
+  if (Array.isArray(data["errors"]) && data["errors"].length)
+    throw nrError(action, status, headers.get("retry-after"), data);
   if (!data["data"]) throw nrError(action, status, null, void 0);
   return data["data"];
 }
@@ -252,12 +287,23 @@ function accountOf(ctx, args) {
   const fallback = ctx.config["accountId"];
   const n = Number(fallback);
   if (fallback !== void 0 && fallback !== null && fallback !== "" && Number.isInteger(n) && n > 0) return n;
-  throw new Error("No New Relic account id: pass accountId, or set a default account ID on the newrelic connection (newrelic_list_accounts lists the accounts this key can reach).");
+  throw new Error(
+    "No New Relic account id: pass accountId, or set a default account ID on the newrelic connection (newrelic_list_accounts lists the accounts this key can reach)."
+  );
 }
 async function inAccount(ctx, accountId2, action, query2, variables, pick, slowHint) {
-  const data = await nerdgraph(ctx, action, query2, { accountId: accountId2, ...variables }, slowHint);
+  const data = await nerdgraph(
+    ctx,
+    action,
+    query2,
+    { accountId: accountId2, ...variables },
+    slowHint
+  );
   const found = data.actor?.account ? pick(data.actor.account) : void 0;
-  if (!found) throw new Error(`New Relic account ${accountId2} is not reachable with this API key: check the id with newrelic_list_accounts.`);
+  if (!found)
+    throw new Error(
+      `New Relic account ${accountId2} is not reachable with this API key: check the id with newrelic_list_accounts.`
+    );
   return found;
 }
 var literal = (value) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
@@ -273,7 +319,14 @@ var listAlertPolicies = defineTool({
     const query2 = `query($accountId: Int!, $cursor: String, $criteria: AlertsPoliciesSearchCriteriaInput) { actor { account(id: $accountId) { alerts { policiesSearch(cursor: $cursor, searchCriteria: $criteria) { nextCursor totalCount policies { id name incidentPreference } } } } } }`;
     const criteria = args.nameContains ? { nameLike: args.nameContains } : {};
     const pick = (a) => a.alerts?.policiesSearch;
-    const r = await inAccount(ctx, accountId2, "list alert policies", query2, { cursor: args.cursor || null, criteria }, pick);
+    const r = await inAccount(
+      ctx,
+      accountId2,
+      "list alert policies",
+      query2,
+      { cursor: args.cursor || null, criteria },
+      pick
+    );
     return {
       accountId: accountId2,
       policies: (r.policies || []).map((p) => ({ id: p.id, name: p.name, incidentPreference: p.incidentPreference })),
@@ -290,7 +343,12 @@ var createAlertPolicy = defineTool({
     const accountId2 = accountOf(ctx, args);
     const query2 = `mutation($accountId: Int!, $policy: AlertsPolicyInput!) { alertsPolicyCreate(accountId: $accountId, policy: $policy) { id name incidentPreference accountId } }`;
     const policy = { name: args.name, incidentPreference: args.incidentPreference || "PER_POLICY" };
-    const data = await nerdgraph(ctx, `create the alert policy "${args.name}"`, query2, { accountId: accountId2, policy });
+    const data = await nerdgraph(
+      ctx,
+      `create the alert policy "${args.name}"`,
+      query2,
+      { accountId: accountId2, policy }
+    );
     const p = data.alertsPolicyCreate;
     if (!p) throw new Error("New Relic did not create the alert policy (empty answer).");
     return { id: p.id, name: p.name, incidentPreference: p.incidentPreference, accountId: p.accountId ?? accountId2 };
@@ -308,7 +366,14 @@ var listAlertConditions = defineTool({
     if (args.nameContains) criteria.nameLike = args.nameContains;
     if (args.queryContains) criteria.queryLike = args.queryContains;
     const pick = (a) => a.alerts?.nrqlConditionsSearch;
-    const r = await inAccount(ctx, accountId2, "list alert conditions", query2, { cursor: args.cursor || null, criteria }, pick);
+    const r = await inAccount(
+      ctx,
+      accountId2,
+      "list alert conditions",
+      query2,
+      { cursor: args.cursor || null, criteria },
+      pick
+    );
     return {
       accountId: accountId2,
       conditions: (r.nrqlConditions || []).map((c) => ({
@@ -341,14 +406,23 @@ var listIssues = defineTool({
   input: schema,
   handler: async (ctx, args) => {
     const accountId2 = accountOf(ctx, args);
-    const filter = { states: args.states && args.states.length ? args.states : ["CREATED", "ACTIVATED"] };
+    const filter = {
+      states: args.states && args.states.length ? args.states : ["CREATED", "ACTIVATED"]
+    };
     if (args.priorities && args.priorities.length) filter.priority = args.priorities;
     if (args.entityGuids && args.entityGuids.length) filter.entityGuids = args.entityGuids;
     const end = Date.now();
     const timeWindow = { startTime: end - args.sinceHours * HOUR_MS, endTime: end };
     const query2 = `query($accountId: Int!, $cursor: String, $filter: AiIssuesFilterIssues, $timeWindow: TimeWindowInput) { actor { account(id: $accountId) { aiIssues { issues(cursor: $cursor, filter: $filter, timeWindow: $timeWindow) { nextCursor issues { ${ISSUE_FIELDS} } } } } } }`;
     const pick = (a) => a.aiIssues?.issues;
-    const r = await inAccount(ctx, accountId2, "list alert issues", query2, { cursor: args.cursor || null, filter, timeWindow }, pick);
+    const r = await inAccount(
+      ctx,
+      accountId2,
+      "list alert issues",
+      query2,
+      { cursor: args.cursor || null, filter, timeWindow },
+      pick
+    );
     return {
       accountId: accountId2,
       issues: (r.issues || []).map((i) => ({
@@ -376,10 +450,18 @@ var issueInput = schema;
 async function issueAction(ctx, args, mutation, verb) {
   const accountId2 = accountOf(ctx, args);
   const query2 = `mutation($accountId: Int!, $issueId: ID!) { ${mutation}(accountId: $accountId, issueId: $issueId) { error result { accountId action issueId } } }`;
-  const data = await nerdgraph(ctx, `${verb} issue ${args.issueId}`, query2, { accountId: accountId2, issueId: args.issueId });
+  const data = await nerdgraph(ctx, `${verb} issue ${args.issueId}`, query2, {
+    accountId: accountId2,
+    issueId: args.issueId
+  });
   const r = data[mutation];
-  if (!r || r.error) throw new Error(`New Relic could not ${verb} issue ${args.issueId}: ${r && r.error || "no result"}.`);
-  return { issueId: r.result?.issueId ?? args.issueId, accountId: r.result?.accountId ?? accountId2, action: r.result?.action ?? null };
+  if (!r || r.error)
+    throw new Error(`New Relic could not ${verb} issue ${args.issueId}: ${r && r.error || "no result"}.`);
+  return {
+    issueId: r.result?.issueId ?? args.issueId,
+    accountId: r.result?.accountId ?? accountId2,
+    action: r.result?.action ?? null
+  };
 }
 var acknowledgeIssue = defineTool({
   description: "Acknowledge an open New Relic alert issue (tells the team someone is on it; notifications record who acknowledged it).",
@@ -401,12 +483,21 @@ var createDeploymentMarker = defineTool({
   annotations: changes("Record deployment"),
   input: schema,
   handler: async (ctx, args) => {
-    const deployment = { entityGuid: args.entityGuid, version: args.version, deploymentType: args.deploymentType || "BASIC" };
+    const deployment = {
+      entityGuid: args.entityGuid,
+      version: args.version,
+      deploymentType: args.deploymentType || "BASIC"
+    };
     for (const k of DEPLOYMENT_OPTIONAL) {
       if (args[k] !== void 0 && args[k] !== "") deployment[k] = args[k];
     }
     const query2 = `mutation($deployment: ChangeTrackingDeploymentInput!) { changeTrackingCreateDeployment(deployment: $deployment) { deploymentId entityGuid version timestamp deploymentType description changelog commit user } }`;
-    const data = await nerdgraph(ctx, `record deployment ${args.version}`, query2, { deployment });
+    const data = await nerdgraph(
+      ctx,
+      `record deployment ${args.version}`,
+      query2,
+      { deployment }
+    );
     const d = data.changeTrackingCreateDeployment;
     if (!d) throw new Error("New Relic did not record the deployment (empty answer): check the entity guid.");
     return {
@@ -434,7 +525,12 @@ var listErrorGroups = defineTool({
       cursor: args.cursor || null
     };
     const query2 = `query($guids: [EntityGuid!], $filter: ErrorsInboxErrorGroupSearchFilterInput, $timeWindow: TimeWindowInput, $cursor: String) { actor { errorsInbox { errorGroups(entityGuids: $guids, filter: $filter, timeWindow: $timeWindow, cursor: $cursor) { nextCursor totalCount results { id name message state url occurrences { totalCount firstSeenAt lastSeenAt } assignment { email } } } } } }`;
-    const data = await nerdgraph(ctx, `list the error groups of ${args.entityGuid}`, query2, vars);
+    const data = await nerdgraph(
+      ctx,
+      `list the error groups of ${args.entityGuid}`,
+      query2,
+      vars
+    );
     const r = data.actor?.errorsInbox?.errorGroups || {};
     return {
       entityGuid: args.entityGuid,
@@ -460,11 +556,22 @@ var updateErrorGroupState = defineTool({
   input: schema,
   handler: async (ctx, args) => {
     const query2 = `mutation($id: ID!, $state: ErrorsInboxErrorGroupState!) { errorsInboxUpdateErrorGroupState(id: $id, state: $state) { state errors { description type } } }`;
-    const data = await nerdgraph(ctx, `mark error group ${args.errorGroupId} ${args.state}`, query2, { id: args.errorGroupId, state: args.state });
+    const data = await nerdgraph(
+      ctx,
+      `mark error group ${args.errorGroupId} ${args.state}`,
+      query2,
+      { id: args.errorGroupId, state: args.state }
+    );
     const r = data.errorsInboxUpdateErrorGroupState;
-    if (!r) throw new Error(`New Relic did not update error group ${args.errorGroupId} (empty answer): check the id with newrelic_list_error_groups.`);
+    if (!r)
+      throw new Error(
+        `New Relic did not update error group ${args.errorGroupId} (empty answer): check the id with newrelic_list_error_groups.`
+      );
     const refused = (r.errors || []).map((e) => `${e.description || "refused"}${e.type ? ` [${e.type}]` : ""}`);
-    if (refused.length > 0) throw new Error(`New Relic could not mark error group ${args.errorGroupId} ${args.state}: ${refused.join("; ")}. Check the id with newrelic_list_error_groups.`);
+    if (refused.length > 0)
+      throw new Error(
+        `New Relic could not mark error group ${args.errorGroupId} ${args.state}: ${refused.join("; ")}. Check the id with newrelic_list_error_groups.`
+      );
     return { errorGroupId: args.errorGroupId, state: r.state ?? args.state };
   }
 });
@@ -488,17 +595,30 @@ async function getEntity(ctx, action, guid2, selection) {
   const query2 = `query($guid: EntityGuid!) { actor { entity(guid: $guid) { ${selection} } } }`;
   const data = await nerdgraph(ctx, action, query2, { guid: guid2 });
   const entity = data.actor && data.actor.entity;
-  if (!entity) throw new Error(`No New Relic entity with guid ${guid2} is visible to this API key: check it with newrelic_search_entities.`);
+  if (!entity)
+    throw new Error(
+      `No New Relic entity with guid ${guid2} is visible to this API key: check it with newrelic_search_entities.`
+    );
   return entity;
 }
 var withEntityFields = (selection) => `${ENTITY_FIELDS} ${selection}`;
 function slimEntity(e) {
   const type = e.entityType || `${e.domain}/${e.type}`;
-  return { guid: e.guid, name: e.name, type, domain: e.domain ?? null, accountId: e.accountId ?? null, alertSeverity: e.alertSeverity ?? null, reporting: e.reporting ?? null, url: e.permalink ?? null };
+  return {
+    guid: e.guid,
+    name: e.name,
+    type,
+    domain: e.domain ?? null,
+    accountId: e.accountId ?? null,
+    alertSeverity: e.alertSeverity ?? null,
+    reporting: e.reporting ?? null,
+    url: e.permalink ?? null
+  };
 }
 function tagMap(tags) {
   const out = {};
-  for (const t of Array.isArray(tags) ? tags : []) out[t.key] = Array.isArray(t.values) ? t.values.join(", ") : t.values;
+  for (const t of Array.isArray(tags) ? tags : [])
+    out[t.key] = Array.isArray(t.values) ? t.values.join(", ") : t.values;
   return out;
 }
 var nameClause = (text) => `name LIKE ${literal(text)}`;
@@ -555,9 +675,18 @@ var searchEntities = defineTool({
       const key = /^[A-Za-z0-9_]+$/.test(t.key) ? t.key : `\`${t.key}\``;
       clauses.push(`tags.${key} = ${literal(t.value)}`);
     }
-    if (!clauses.length) throw new Error("Give at least one filter: name, domain, type, tags, alertSeverity, accountId or query.");
-    const r = await entitySearch(ctx, "search entities", clauses, args.cursor, args.includeTags ? "tags { key values }" : "");
-    const entities = r.entities.map((e) => args.includeTags ? { ...slimEntity(e), tags: tagMap(e.tags) } : slimEntity(e));
+    if (!clauses.length)
+      throw new Error("Give at least one filter: name, domain, type, tags, alertSeverity, accountId or query.");
+    const r = await entitySearch(
+      ctx,
+      "search entities",
+      clauses,
+      args.cursor,
+      args.includeTags ? "tags { key values }" : ""
+    );
+    const entities = r.entities.map(
+      (e) => args.includeTags ? { ...slimEntity(e), tags: tagMap(e.tags) } : slimEntity(e)
+    );
     return { entities, total: r.count, next: r.next };
   }
 });
@@ -567,7 +696,12 @@ var getEntityTool = defineTool({
   input: schema,
   handler: async (ctx, args) => {
     const selection = `tags { key values } recentAlertViolations(count: 5) { label level alertSeverity openedAt closedAt violationUrl } ... on ApmApplicationEntity { language ${APM_SUMMARY} } ... on SyntheticMonitorEntity { ${SYNTH_SUMMARY} }`;
-    const e = await getEntity(ctx, `read entity ${args.guid}`, args.guid, withEntityFields(selection));
+    const e = await getEntity(
+      ctx,
+      `read entity ${args.guid}`,
+      args.guid,
+      withEntityFields(selection)
+    );
     const out = { ...slimEntity(e), tags: tagMap(e.tags) };
     out.recentViolations = (e.recentAlertViolations || []).map((v) => ({
       label: v.label,
@@ -585,22 +719,41 @@ var getEntityTool = defineTool({
     return out;
   }
 });
-var apmApplication = (e) => ({ ...slimEntity(e), language: e.language ?? null, summary: shapeApm(e.apmSummary) });
+var apmApplication = (e) => ({
+  ...slimEntity(e),
+  language: e.language ?? null,
+  summary: shapeApm(e.apmSummary)
+});
 var getApmSummary = defineTool({
   description: "How an APM service is doing right now: average response time (ms), throughput (requests per minute), error rate (%), Apdex, hosts and instances. Find the service by guid, or by part of its name (returns every APM application whose name matches, up to 25).",
   annotations: reads("APM service summary"),
   input: schema,
   handler: async (ctx, args) => {
     if (args.guid) {
-      const e = await getEntity(ctx, `read APM application ${args.guid}`, args.guid, withEntityFields(`... on ApmApplicationEntity { language ${APM_SUMMARY} }`));
-      if (e.domain !== "APM") throw new Error(`Entity ${args.guid} is a ${e.entityType || e.domain}, not an APM application: use newrelic_get_golden_metrics for it.`);
+      const e = await getEntity(
+        ctx,
+        `read APM application ${args.guid}`,
+        args.guid,
+        withEntityFields(`... on ApmApplicationEntity { language ${APM_SUMMARY} }`)
+      );
+      if (e.domain !== "APM")
+        throw new Error(
+          `Entity ${args.guid} is a ${e.entityType || e.domain}, not an APM application: use newrelic_get_golden_metrics for it.`
+        );
       return { applications: [apmApplication(e)] };
     }
     if (!args.name) throw new Error("Give guid or name of the APM application.");
     const clauses = ["domain = 'APM'", "type = 'APPLICATION'", nameClause(args.name)];
     if (args.accountId !== void 0) clauses.push(accountClause(args.accountId));
-    const r = await entitySearch(ctx, "find APM applications", clauses, null, `... on ApmApplicationEntityOutline { language ${APM_SUMMARY} }`);
-    if (!r.entities.length) throw new Error(`No APM application's name contains "${args.name}": check it with newrelic_search_entities.`);
+    const r = await entitySearch(
+      ctx,
+      "find APM applications",
+      clauses,
+      null,
+      `... on ApmApplicationEntityOutline { language ${APM_SUMMARY} }`
+    );
+    if (!r.entities.length)
+      throw new Error(`No APM application's name contains "${args.name}": check it with newrelic_search_entities.`);
     const applications = r.entities.slice(0, 25).map(apmApplication);
     const total = r.count ?? r.entities.length;
     if (!(total > applications.length || r.next)) return { applications };
@@ -633,9 +786,15 @@ var getGoldenMetrics = defineTool({
   handler: async (ctx, args) => {
     const minutes = args.sinceMinutes;
     const selection = "guid name accountId entityType goldenMetrics { metrics { name title unit query } }";
-    const e = await getEntity(ctx, `read the golden metrics of ${args.guid}`, args.guid, selection);
+    const e = await getEntity(
+      ctx,
+      `read the golden metrics of ${args.guid}`,
+      args.guid,
+      selection
+    );
     const metrics = e.goldenMetrics && e.goldenMetrics.metrics || [];
-    if (!metrics.length) return { guid: e.guid, name: e.name, type: e.entityType ?? null, sinceMinutes: minutes, metrics: [] };
+    if (!metrics.length)
+      return { guid: e.guid, name: e.name, type: e.entityType ?? null, sinceMinutes: minutes, metrics: [] };
     const vars = { accountId: e.accountId };
     const decl = ["$accountId: Int!"];
     const fields = metrics.map((m, i) => {
@@ -644,14 +803,25 @@ var getGoldenMetrics = defineTool({
       return `m${i}: nrql(query: $q${i}) { results }`;
     });
     const query2 = `query(${decl.join(", ")}) { actor { account(id: $accountId) { ${fields.join(" ")} } } }`;
-    const data = await nerdgraph(ctx, `run the golden metric queries of ${e.name}`, query2, vars);
+    const data = await nerdgraph(
+      ctx,
+      `run the golden metric queries of ${e.name}`,
+      query2,
+      vars
+    );
     const account = data.actor && data.actor.account || {};
     return {
       guid: e.guid,
       name: e.name,
       type: e.entityType ?? null,
       sinceMinutes: minutes,
-      metrics: metrics.map((m, i) => ({ name: m.name, title: m.title, unit: m.unit ?? null, value: metricValue(account[`m${i}`]?.results), nrql: vars[`q${i}`] }))
+      metrics: metrics.map((m, i) => ({
+        name: m.name,
+        title: m.title,
+        unit: m.unit ?? null,
+        value: metricValue(account[`m${i}`]?.results),
+        nrql: vars[`q${i}`]
+      }))
     };
   }
 });
@@ -665,7 +835,15 @@ var runNrql = defineTool({
     const accountId2 = accountOf(ctx, args);
     const query2 = `query($accountId: Int!, $nrql: Nrql!, $timeout: Seconds) { actor { account(id: $accountId) { nrql(query: $nrql, timeout: $timeout) { results metadata { eventTypes facets messages timeWindow { begin end } } } } } }`;
     const slow = "the query took longer than the gateway allows: narrow its time window (SINCE …) or what it reads, or lower timeoutSeconds so that New Relic stops it first and says so";
-    const account = await inAccount(ctx, accountId2, "run the NRQL query", query2, { nrql: args.query, timeout: args.timeoutSeconds }, (a) => a, slow);
+    const account = await inAccount(
+      ctx,
+      accountId2,
+      "run the NRQL query",
+      query2,
+      { nrql: args.query, timeout: args.timeoutSeconds },
+      (a) => a,
+      slow
+    );
     const result = account.nrql || {};
     const rows = Array.isArray(result.results) ? result.results : [];
     const max = args.maxRows;
@@ -687,7 +865,12 @@ var listAccounts = defineTool({
   annotations: reads("List accounts"),
   input: schema,
   handler: async (ctx) => {
-    const data = await nerdgraph(ctx, "list accounts", "query { actor { accounts { id name } } }", {});
+    const data = await nerdgraph(
+      ctx,
+      "list accounts",
+      "query { actor { accounts { id name } } }",
+      {}
+    );
     const accounts = (data.actor && data.actor.accounts || []).map((a) => ({ id: a.id, name: a.name }));
     const d = ctx.config["accountId"] ? Number(ctx.config["accountId"]) : null;
     return { accounts, defaultAccountId: Number.isInteger(d) ? d : null };
@@ -702,15 +885,32 @@ var listDashboards = defineTool({
   handler: async (ctx, args) => {
     const fragment = "... on DashboardEntityOutline { dashboardParentGuid updatedAt owner { email } }";
     const clauses = scoped(["type = 'DASHBOARD'"], args);
-    const r = await entitySearch(ctx, "list dashboards", clauses, args.cursor, fragment);
-    const dashboards = r.entities.filter((e) => !e.dashboardParentGuid).map((e) => ({ guid: e.guid, name: e.name, accountId: e.accountId ?? null, owner: e.owner?.email ?? null, updatedAt: iso(e.updatedAt), url: e.permalink ?? null }));
+    const r = await entitySearch(
+      ctx,
+      "list dashboards",
+      clauses,
+      args.cursor,
+      fragment
+    );
+    const dashboards = r.entities.filter((e) => !e.dashboardParentGuid).map((e) => ({
+      guid: e.guid,
+      name: e.name,
+      accountId: e.accountId ?? null,
+      owner: e.owner?.email ?? null,
+      updatedAt: iso(e.updatedAt),
+      url: e.permalink ?? null
+    }));
     return { dashboards, next: r.next };
   }
 });
 function shapeWidget(w) {
   const raw = w.rawConfiguration || {};
   const out = { id: w.id, title: w.title || "", visualization: w.visualization?.id ?? null };
-  if (Array.isArray(raw.nrqlQueries)) out.queries = raw.nrqlQueries.map((q) => ({ accountId: q.accountId ?? q.accountIds?.[0] ?? null, query: q.query }));
+  if (Array.isArray(raw.nrqlQueries))
+    out.queries = raw.nrqlQueries.map((q) => ({
+      accountId: q.accountId ?? q.accountIds?.[0] ?? null,
+      query: q.query
+    }));
   if (typeof raw.text === "string") out.text = raw.text.length > 500 ? `${raw.text.slice(0, 500)}…` : raw.text;
   return out;
 }
@@ -721,7 +921,10 @@ var getDashboard = defineTool({
   handler: async (ctx, args) => {
     const selection = "guid name accountId entityType permalink ... on DashboardEntity { description permissions createdAt updatedAt owner { email } pages { guid name widgets { id title visualization { id } rawConfiguration } } }";
     const e = await getEntity(ctx, `read dashboard ${args.guid}`, args.guid, selection);
-    if (!Array.isArray(e.pages)) throw new Error(`Entity ${args.guid} is a ${e.entityType || "different entity"}, not a dashboard: find dashboards with newrelic_list_dashboards.`);
+    if (!Array.isArray(e.pages))
+      throw new Error(
+        `Entity ${args.guid} is a ${e.entityType || "different entity"}, not a dashboard: find dashboards with newrelic_list_dashboards.`
+      );
     return {
       guid: e.guid,
       name: e.name,
@@ -742,7 +945,13 @@ var listSyntheticMonitors = defineTool({
   handler: async (ctx, args) => {
     const clauses = scoped(["domain = 'SYNTH'", "type = 'MONITOR'"], args);
     if (args.failingOnly) clauses.push("alertSeverity = 'CRITICAL'");
-    const r = await entitySearch(ctx, "list synthetic monitors", clauses, args.cursor, `... on SyntheticMonitorEntityOutline { ${SYNTH_SUMMARY} }`);
+    const r = await entitySearch(
+      ctx,
+      "list synthetic monitors",
+      clauses,
+      args.cursor,
+      `... on SyntheticMonitorEntityOutline { ${SYNTH_SUMMARY} }`
+    );
     return { monitors: r.entities.map((e) => ({ ...slimEntity(e), ...shapeSynth(e) })), next: r.next };
   }
 });
@@ -778,9 +987,29 @@ var plugin_default = definePlugin({
   auth: {
     type: "apikey",
     fields: [
-      { name: "apiKey", label: "User API key", description: "A New Relic User API key (starts with NRAK-), from the API keys page of your New Relic account.", secret: true, pattern: "^\\S{8,200}$" },
-      { name: "region", label: "Region", description: "The data center region of your account.", enum: ["us", "eu"], default: "us", secret: false },
-      { name: "accountId", label: "Default account ID", description: "Used when a tool is called without accountId.", secret: false, required: false, pattern: "^[0-9]{1,12}$" }
+      {
+        name: "apiKey",
+        label: "User API key",
+        description: "A New Relic User API key (starts with NRAK-), from the API keys page of your New Relic account.",
+        secret: true,
+        pattern: "^\\S{8,200}$"
+      },
+      {
+        name: "region",
+        label: "Region",
+        description: "The data center region of your account.",
+        enum: ["us", "eu"],
+        default: "us",
+        secret: false
+      },
+      {
+        name: "accountId",
+        label: "Default account ID",
+        description: "Used when a tool is called without accountId.",
+        secret: false,
+        required: false,
+        pattern: "^[0-9]{1,12}$"
+      }
     ],
     inject: { header: "api-key", format: "{apiKey}" },
     instructions: "Create a User API key in New Relic (your user menu > API keys > Create a key, type User) and paste it here. Pick EU if your account lives in the EU data center. The default account ID is optional: tools accept an accountId argument, and newrelic_list_accounts lists the accounts the key can reach."

@@ -6,7 +6,14 @@
  * escaped by `literal()` (src/api.ts).
  */
 import { definePlugin } from 'workbench/plugin-sdk';
-import { acknowledgeIssue, createAlertPolicy, listAlertConditions, listAlertPolicies, listIssues, resolveIssue } from './src/alerts.js';
+import {
+  acknowledgeIssue,
+  createAlertPolicy,
+  listAlertConditions,
+  listAlertPolicies,
+  listIssues,
+  resolveIssue,
+} from './src/alerts.js';
 import { createDeploymentMarker, listErrorGroups, updateErrorGroupState } from './src/changes.js';
 import { getApmSummary, getEntityTool, getGoldenMetrics, searchEntities } from './src/entities.js';
 import { listAccounts, runNrql } from './src/nrql.js';
@@ -16,13 +23,34 @@ export default definePlugin({
   name: 'newrelic',
   version: '1.0.0',
   displayName: 'New Relic',
-  description: 'Query New Relic through NerdGraph: run NRQL, find entities (services, hosts, monitors, dashboards, workloads) and their health, read and manage alert policies, conditions and issues, errors inbox groups, and record deployments. Uses a User API key, in the US or EU region.',
+  description:
+    'Query New Relic through NerdGraph: run NRQL, find entities (services, hosts, monitors, dashboards, workloads) and their health, read and manage alert policies, conditions and issues, errors inbox groups, and record deployments. Uses a User API key, in the US or EU region.',
   auth: {
     type: 'apikey',
     fields: [
-      { name: 'apiKey', label: 'User API key', description: 'A New Relic User API key (starts with NRAK-), from the API keys page of your New Relic account.', secret: true, pattern: '^\\S{8,200}$' },
-      { name: 'region', label: 'Region', description: 'The data center region of your account.', enum: ['us', 'eu'], default: 'us', secret: false },
-      { name: 'accountId', label: 'Default account ID', description: 'Used when a tool is called without accountId.', secret: false, required: false, pattern: '^[0-9]{1,12}$' },
+      {
+        name: 'apiKey',
+        label: 'User API key',
+        description: 'A New Relic User API key (starts with NRAK-), from the API keys page of your New Relic account.',
+        secret: true,
+        pattern: '^\\S{8,200}$',
+      },
+      {
+        name: 'region',
+        label: 'Region',
+        description: 'The data center region of your account.',
+        enum: ['us', 'eu'],
+        default: 'us',
+        secret: false,
+      },
+      {
+        name: 'accountId',
+        label: 'Default account ID',
+        description: 'Used when a tool is called without accountId.',
+        secret: false,
+        required: false,
+        pattern: '^[0-9]{1,12}$',
+      },
     ],
     inject: { header: 'api-key', format: '{apiKey}' },
     instructions:

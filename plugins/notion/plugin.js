@@ -91,8 +91,15 @@ function describeError(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -111,11 +118,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -186,7 +198,10 @@ function createApi(api2) {
     if (!text) return void 0;
     const data = parseJson(text);
     if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
@@ -217,25 +232,39 @@ function notionError(action, status, retryAfter, data) {
     const wait = retryAfter ? `retry after ${retryAfter} seconds` : "wait a minute and retry";
     return new Error(`Notion rate limited the request to ${action} (429): ${wait}.`);
   }
-  if (status === 401) return new Error(`Notion rejected the access token (401) while trying to ${action}: reconnect notion.${said}`);
+  if (status === 401)
+    return new Error(`Notion rejected the access token (401) while trying to ${action}: reconnect notion.${said}`);
   if (status === 403) {
-    return new Error(`Notion refused to ${action} (403${code ? ` ${code}` : ""}): the integration lacks the capability this needs (read content, update content, insert content, read or insert comments: set in the integration's settings, then reconnect notion) or the user cannot do this.${said}`);
+    return new Error(
+      `Notion refused to ${action} (403${code ? ` ${code}` : ""}): the integration lacks the capability this needs (read content, update content, insert content, read or insert comments: set in the integration's settings, then reconnect notion) or the user cannot do this.${said}`
+    );
   }
   if (status === 404) {
-    return new Error(`Notion found nothing while trying to ${action} (404): it does not exist, or it is not shared with the integration (in Notion, open the page's ••• menu → Connections and add it, or reconnect notion and pick the page).${said}`);
+    return new Error(
+      `Notion found nothing while trying to ${action} (404): it does not exist, or it is not shared with the integration (in Notion, open the page's ••• menu → Connections and add it, or reconnect notion and pick the page).${said}`
+    );
   }
-  if (status === 409) return new Error(`Notion could not ${action} because of a conflicting change (409): read it again and retry.${said}`);
-  if (status === 400 || status === 422) return new Error(`Notion refused to ${action} (${status}${code ? ` ${code}` : ""}): ${detail || "the request was not valid"}.`);
-  if (status >= 500) return new Error(`Notion had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 409)
+    return new Error(
+      `Notion could not ${action} because of a conflicting change (409): read it again and retry.${said}`
+    );
+  if (status === 400 || status === 422)
+    return new Error(
+      `Notion refused to ${action} (${status}${code ? ` ${code}` : ""}): ${detail || "the request was not valid"}.`
+    );
+  if (status >= 500)
+    return new Error(`Notion had a server error (${status}) while trying to ${action}: retry later.${said}`);
   return new Error(`Notion answered HTTP ${status} while trying to ${action}${detail ? `: ${detail}` : ""}.`);
 }
 function bridgeMessage(code, method, action) {
-  if (code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE") return `Notion's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ask for less (a smaller limit).`;
+  if (code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE")
+    return `Notion's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ask for less (a smaller limit).`;
   if (code === "GW_ERR_BRIDGE_TIMEOUT") {
     const write = method !== "GET" && !/^(search|query|read|list)/.test(action) ? " It may still have been done: check before trying again." : " Try again in a moment.";
     return `Notion did not answer in time (GW_ERR_BRIDGE_TIMEOUT) while trying to ${action}.${write}`;
   }
-  if (code === "GW_ERR_BRIDGE_TOO_MANY_REQUESTS") return `Too many requests in one call while trying to ${action} (GW_ERR_BRIDGE_TOO_MANY_REQUESTS): do it in smaller parts.`;
+  if (code === "GW_ERR_BRIDGE_TOO_MANY_REQUESTS")
+    return `Too many requests in one call while trying to ${action} (GW_ERR_BRIDGE_TOO_MANY_REQUESTS): do it in smaller parts.`;
   return void 0;
 }
 var api = createApi({
@@ -243,7 +272,9 @@ var api = createApi({
   provider: "Notion",
   headers: { "notion-version": NOTION_VERSION },
   // a failed answer: its body as JSON, or as text when it is not JSON
-  failure: (f) => Object.assign(notionError(f.action, f.status, f.retryAfter, f.data !== void 0 ? f.data : f.text || void 0), { status: f.status }),
+  failure: (f) => Object.assign(notionError(f.action, f.status, f.retryAfter, f.data !== void 0 ? f.data : f.text || void 0), {
+    status: f.status
+  }),
   bridgeFailure: ({ code, error, method, action }) => {
     const message = bridgeMessage(code, method, action);
     return message === void 0 ? error : Object.assign(new Error(message), { code });
@@ -262,7 +293,8 @@ function bareId(s) {
   const lower = s.toLowerCase();
   let hex;
   if (lower.length === 32) hex = lower;
-  else if (lower.length === 36 && lower[8] === "-" && lower[13] === "-" && lower[18] === "-" && lower[23] === "-") hex = lower.split("-").join("");
+  else if (lower.length === 36 && lower[8] === "-" && lower[13] === "-" && lower[18] === "-" && lower[23] === "-")
+    hex = lower.split("-").join("");
   else return null;
   if (hex.length !== 32) return null;
   for (const c of hex) if (!isHex(c)) return null;
@@ -294,7 +326,9 @@ function parseId(value, what) {
     const hex = bareId(last) || (last.length > 33 && last[last.length - 33] === "-" ? bareId(last.slice(-32)) : null);
     if (hex) return dashed(hex);
   }
-  throw new Error(`\`${what}\` is not a Notion id or link: give the page's link (https://www.notion.so/…-<32 hex digits>) or its id (32 hex digits, with or without dashes).`);
+  throw new Error(
+    `\`${what}\` is not a Notion id or link: give the page's link (https://www.notion.so/…-<32 hex digits>) or its id (32 hex digits, with or without dashes).`
+  );
 }
 
 // src/text.ts
@@ -325,21 +359,29 @@ function richText(s) {
     out.push({ type: "text", text: { content: str.slice(i, end) } });
     i = end;
   }
-  if (out.length > 100) throw new Error("A block of text is too long for Notion (more than 200,000 characters): split it.");
+  if (out.length > 100)
+    throw new Error("A block of text is too long for Notion (more than 200,000 characters): split it.");
   return out;
 }
 
 // src/comments.ts
 function slimComment(c) {
   const author = c["created_by"] && typeof c["created_by"] === "object" ? c["created_by"]["id"] || null : null;
-  return { id: c["id"], discussionId: c["discussion_id"] ?? null, author, createdTime: c["created_time"] ?? null, text: plain(c["rich_text"]) };
+  return {
+    id: c["id"],
+    discussionId: c["discussion_id"] ?? null,
+    author,
+    createdTime: c["created_time"] ?? null,
+    text: plain(c["rich_text"])
+  };
 }
 var addComment = defineTool({
   description: "Add a comment to a Notion page (a new discussion at the top of the page), or reply in an existing discussion thread with `discussionId` (from notion_list_comments). Returns the comment's id and discussion id. Needs the integration's insert-comments capability.",
   annotations: changes("Comment on a Notion page"),
   input: schema,
   handler: async (ctx, args) => {
-    if ([args.page, args.discussionId].filter(Boolean).length !== 1) throw new Error("Give exactly one of page (a new comment on the page) or discussionId (a reply in that thread).");
+    if ([args.page, args.discussionId].filter(Boolean).length !== 1)
+      throw new Error("Give exactly one of page (a new comment on the page) or discussionId (a reply in that thread).");
     const body = { rich_text: richText(args.text) };
     let action;
     if (args.page) {
@@ -432,12 +474,14 @@ function readProperty(p) {
 }
 function readProperties(props) {
   const out = /* @__PURE__ */ new Map();
-  if (props && typeof props === "object") for (const name of Object.keys(props)) out.set(name, readProperty(props[name]));
+  if (props && typeof props === "object")
+    for (const name of Object.keys(props)) out.set(name, readProperty(props[name]));
   return Object.fromEntries(out);
 }
 function titleOfPage(page) {
   const props = obj(obj(page)["properties"]);
-  for (const name of Object.keys(props)) if (obj(props[name])["type"] === "title") return plain(obj(props[name])["title"]);
+  for (const name of Object.keys(props))
+    if (obj(props[name])["type"] === "title") return plain(obj(props[name])["title"]);
   return "";
 }
 var WRITABLE = "title, rich_text, number, select, status, multi_select, date, checkbox, url, email, phone_number, people, relation";
@@ -471,7 +515,8 @@ function toProperty(name, type, value) {
       if (value === null) return { date: null };
       if (typeof value === "string" && value) return { date: { start: value } };
       const { start, end } = obj(value);
-      if (value && typeof value === "object" && !Array.isArray(value) && typeof start === "string") return { date: { start, ...typeof end === "string" ? { end } : {} } };
+      if (value && typeof value === "object" && !Array.isArray(value) && typeof start === "string")
+        return { date: { start, ...typeof end === "string" ? { end } : {} } };
       throw bad('an ISO 8601 date ("2025-03-01" or "2025-03-01T09:00:00Z") or {"start", "end"}');
     }
     case "checkbox":
@@ -485,11 +530,14 @@ function toProperty(name, type, value) {
     case "people":
     case "relation": {
       const arr = value === null ? [] : typeof value === "string" ? [value] : value;
-      if (!Array.isArray(arr) || !arr.every((x) => typeof x === "string")) throw bad(type === "people" ? "a list of Notion user ids" : "a list of page ids or links");
+      if (!Array.isArray(arr) || !arr.every((x) => typeof x === "string"))
+        throw bad(type === "people" ? "a list of Notion user ids" : "a list of page ids or links");
       return { [type]: arr.map((x) => ({ id: parseId(x, name) })) };
     }
     default:
-      throw new Error(`Property "${name}" is a ${type} property, which cannot be set through the API here (settable types: ${WRITABLE}).`);
+      throw new Error(
+        `Property "${name}" is a ${type} property, which cannot be set through the API here (settable types: ${WRITABLE}).`
+      );
   }
 }
 function toProperties(values, schema2) {
@@ -507,7 +555,8 @@ function toProperties(values, schema2) {
 function setTitle(properties, schema2, title2, what) {
   const name = Object.keys(schema2).find((n) => obj(schema2[n])["type"] === "title");
   if (!name) throw new Error(`This ${what} has no title property.`);
-  if (properties.has(name)) throw new Error(`Give the title once: as \`title\` or as the "${name}" property, not both.`);
+  if (properties.has(name))
+    throw new Error(`Give the title once: as \`title\` or as the "${name}" property, not both.`);
   properties.set(name, { title: richText(title2) });
 }
 
@@ -522,24 +571,46 @@ function parentOf(p) {
 function slimItem(x) {
   const title2 = x["object"] === "database" ? plain(x["title"]) : titleOfPage(x);
   const archived = !!(x["archived"] || x["in_trash"]);
-  return { id: x["id"], object: x["object"], title: title2, url: x["url"] ?? null, parent: parentOf(x["parent"]), lastEdited: x["last_edited_time"] ?? null, archived };
+  return {
+    id: x["id"],
+    object: x["object"],
+    title: title2,
+    url: x["url"] ?? null,
+    parent: parentOf(x["parent"]),
+    lastEdited: x["last_edited_time"] ?? null,
+    archived
+  };
 }
-var slimRow = (x) => ({ id: x["id"], url: x["url"] ?? null, lastEdited: x["last_edited_time"] ?? null, properties: readProperties(x["properties"]) });
+var slimRow = (x) => ({
+  id: x["id"],
+  url: x["url"] ?? null,
+  lastEdited: x["last_edited_time"] ?? null,
+  properties: readProperties(x["properties"])
+});
 
 // src/databases.ts
 var isObject = (x) => !!x && typeof x === "object" && !Array.isArray(x);
 function checkFilter(f) {
-  if (!isObject(f)) throw new Error('`filter` must be a Notion filter object, such as {"property": "Status", "status": {"equals": "Done"}} or {"and": [ … ]}.');
+  if (!isObject(f))
+    throw new Error(
+      '`filter` must be a Notion filter object, such as {"property": "Status", "status": {"equals": "Done"}} or {"and": [ … ]}.'
+    );
   const keys = Object.keys(f);
   const ok = Object.hasOwn(f, "property") || Object.hasOwn(f, "timestamp") || keys.length === 1 && (keys[0] === "and" || keys[0] === "or") && Array.isArray(f[keys[0]]);
-  if (!ok) throw new Error('`filter` must name a `property` (or `timestamp`) and a condition, or be {"and": [...]} / {"or": [...]} of such filters.');
+  if (!ok)
+    throw new Error(
+      '`filter` must name a `property` (or `timestamp`) and a condition, or be {"and": [...]} / {"or": [...]} of such filters.'
+    );
 }
 function checkSorts(sorts) {
   for (const s of sorts) {
     if (!isObject(s) || !(typeof s["property"] === "string" || typeof s["timestamp"] === "string")) {
-      throw new Error('Each sort must be {"property": "<name>", "direction": "ascending"|"descending"} or {"timestamp": "created_time"|"last_edited_time", "direction": …}.');
+      throw new Error(
+        'Each sort must be {"property": "<name>", "direction": "ascending"|"descending"} or {"timestamp": "created_time"|"last_edited_time", "direction": …}.'
+      );
     }
-    if (s["direction"] !== void 0 && s["direction"] !== "ascending" && s["direction"] !== "descending") throw new Error(`A sort's direction is "ascending" or "descending".`);
+    if (s["direction"] !== void 0 && s["direction"] !== "ascending" && s["direction"] !== "descending")
+      throw new Error(`A sort's direction is "ascending" or "descending".`);
   }
 }
 var queryDatabase = defineTool({
@@ -795,7 +866,11 @@ function codeLanguage(fence) {
   if (CODE_LANGUAGES.has(lang)) return lang;
   return CODE_ALIASES.get(lang) ?? "plain text";
 }
-var textBlock = (type, text, extra) => ({ object: "block", type, [type]: { rich_text: richText(text), ...extra } });
+var textBlock = (type, text, extra) => ({
+  object: "block",
+  type,
+  [type]: { rich_text: richText(text), ...extra }
+});
 function toBlocks(text) {
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   const blocks = [];
@@ -826,7 +901,8 @@ function toBlocks(text) {
     if (s.startsWith("### ")) block = textBlock("heading_3", s.slice(4));
     else if (s.startsWith("## ")) block = textBlock("heading_2", s.slice(3));
     else if (s.startsWith("# ")) block = textBlock("heading_1", s.slice(2));
-    else if (s.startsWith("- [ ] ") || s.startsWith("- [x] ") || s.startsWith("- [X] ")) block = textBlock("to_do", s.slice(6), { checked: s[3] !== " " });
+    else if (s.startsWith("- [ ] ") || s.startsWith("- [x] ") || s.startsWith("- [X] "))
+      block = textBlock("to_do", s.slice(6), { checked: s[3] !== " " });
     else if (s.startsWith("- ") || s.startsWith("* ")) block = textBlock("bulleted_list_item", s.slice(2));
     else if (s.startsWith("> ")) block = textBlock("quote", s.slice(2));
     else if (trimmed === "---" || trimmed === "***") block = { object: "block", type: "divider", divider: {} };
@@ -844,7 +920,8 @@ ${line}`;
 }
 function contentBlocks(text) {
   const blocks = toBlocks(text);
-  if (blocks.length > 1e3) throw new Error(`The content makes ${blocks.length} blocks; at most 1000 can be written in one call: split it.`);
+  if (blocks.length > 1e3)
+    throw new Error(`The content makes ${blocks.length} blocks; at most 1000 can be written in one call: split it.`);
   return blocks;
 }
 var utf8 = new TextEncoder();
@@ -881,9 +958,13 @@ function readFailure(err) {
 }
 function render(node, indent, lines) {
   for (const child of node.items || []) {
-    if (child.line) lines.push(child.line.split("\n").map((l) => indent + l).join("\n"));
+    if (child.line)
+      lines.push(
+        child.line.split("\n").map((l) => indent + l).join("\n")
+      );
     const inner = `${indent}  `;
-    if (child.state === "deep" || child.state === "unread") lines.push(`${inner}(nested content not read: block ${child.id})`);
+    if (child.state === "deep" || child.state === "unread")
+      lines.push(`${inner}(nested content not read: block ${child.id})`);
     else if (child.state) lines.push(`${inner}(nested content ${child.state}${child.id ? `: block ${child.id}` : ""})`);
     else if (child.items) render(child, inner, lines);
     if (child.more) lines.push(`${inner}(more nested content not read: block ${child.id})`);
@@ -918,7 +999,10 @@ async function readContent(ctx, rootId) {
     let list2;
     try {
       const action = `read the content of ${node === root ? "page" : "block"} ${id}`;
-      list2 = await notion(ctx, "GET", path`/blocks/${id}/children`, { query: { page_size: 100, start_cursor: item.cursor }, action });
+      list2 = await notion(ctx, "GET", path`/blocks/${id}/children`, {
+        query: { page_size: 100, start_cursor: item.cursor },
+        action
+      });
     } catch (err) {
       if (node === root && item.cursor === void 0) throw err;
       const why = readFailure(err);
@@ -965,16 +1049,27 @@ async function readContent(ctx, rootId) {
   render(root, "", lines);
   const notes = [];
   if (rootIncomplete) notes.push("The page has more blocks than one call reads: the content stops early.");
-  if (unread) notes.push(`${unread} nested block(s) were not read (${sizeStop ? "the content was already long enough" : "request budget"}): open them with notion_get_page and the block id in their "(nested content not read …)" line.`);
-  if (deep) notes.push(`Content nested deeper than ${MAX_DEPTH} levels was not read: pass the nested block's id (in its "(nested content not read …)" line) to notion_get_page.`);
+  if (unread)
+    notes.push(
+      `${unread} nested block(s) were not read (${sizeStop ? "the content was already long enough" : "request budget"}): open them with notion_get_page and the block id in their "(nested content not read …)" line.`
+    );
+  if (deep)
+    notes.push(
+      `Content nested deeper than ${MAX_DEPTH} levels was not read: pass the nested block's id (in its "(nested content not read …)" line) to notion_get_page.`
+    );
   for (const f of failures.slice(0, 10)) notes.push(`Nested content of ${f}; the rest was read.`);
   if (failures.length > 10) notes.push(`${failures.length - 10} more nested read(s) failed.`);
-  if (badIds) notes.push(`${badIds} block(s) had an id in Notion's answer that is not a Notion id: their nested content was not read.`);
+  if (badIds)
+    notes.push(
+      `${badIds} block(s) had an id in Notion's answer that is not a Notion id: their nested content was not read.`
+    );
   if (longLines) notes.push(`${longLines} block(s) longer than ${MAX_LINE} characters were shortened (…).`);
   let content = lines.join("\n");
   if (sizeStop || content.length > MAX_CONTENT) {
     content = content.slice(0, cutIndex(content, MAX_CONTENT));
-    notes.push(`The content was cut at ${MAX_CONTENT} characters${sizeStop ? " (no more blocks were read past that)" : ""}.`);
+    notes.push(
+      `The content was cut at ${MAX_CONTENT} characters${sizeStop ? " (no more blocks were read past that)" : ""}.`
+    );
   }
   return { content, notes };
 }
@@ -1004,7 +1099,10 @@ var search = defineTool({
     if (args.type) body["filter"] = { property: "object", value: args.type };
     if (args.cursor) body["start_cursor"] = args.cursor;
     body["sort"] = { timestamp: "last_edited_time", direction: "descending" };
-    const list2 = await notion(ctx, "POST", "/search", { body, action: args.query ? `search for "${args.query}"` : "search" });
+    const list2 = await notion(ctx, "POST", "/search", {
+      body,
+      action: args.query ? `search for "${args.query}"` : "search"
+    });
     return { results: results(list2).map(slimItem), next: nextOf(list2) };
   }
 });
@@ -1022,7 +1120,15 @@ async function getBlock(ctx, id, content, pageError) {
   }
   const type = typeof b["type"] === "string" ? b["type"] : null;
   const text = shorten(blockLine(b, 1), MAX_LINE);
-  const out = { id, object: "block", type, text, parent: parentOf(b["parent"]), lastEdited: b["last_edited_time"] ?? null, archived: !!(b["archived"] || b["in_trash"]) };
+  const out = {
+    id,
+    object: "block",
+    type,
+    text,
+    parent: parentOf(b["parent"]),
+    lastEdited: b["last_edited_time"] ?? null,
+    archived: !!(b["archived"] || b["in_trash"])
+  };
   return withContent(ctx, id, out, content);
 }
 var getPage = defineTool({
@@ -1038,7 +1144,12 @@ var getPage = defineTool({
       if (statusOf(err) === 404) return getBlock(ctx, id, args.content, err);
       throw err;
     }
-    return withContent(ctx, id, { ...slimItem(page), createdTime: page["created_time"] ?? null, properties: readProperties(page["properties"]) }, args.content);
+    return withContent(
+      ctx,
+      id,
+      { ...slimItem(page), createdTime: page["created_time"] ?? null, properties: readProperties(page["properties"]) },
+      args.content
+    );
   }
 });
 var schemaOf = (x) => x["properties"] && typeof x["properties"] === "object" ? x["properties"] : {};
@@ -1047,16 +1158,23 @@ var createPage = defineTool({
   annotations: changes("Create a Notion page"),
   input: schema,
   handler: async (ctx, args) => {
-    if ([args.parentPage, args.database].filter(Boolean).length !== 1) throw new Error("Give exactly one of parentPage (create a sub-page) or database (add a row to a database).");
+    if ([args.parentPage, args.database].filter(Boolean).length !== 1)
+      throw new Error("Give exactly one of parentPage (create a sub-page) or database (add a row to a database).");
     const blocks = args.content ? contentBlocks(args.content) : [];
     let body;
     if (args.parentPage) {
-      if (args.properties) throw new Error("`properties` only apply to a page in a database; a sub-page of a page has only a title.");
+      if (args.properties)
+        throw new Error("`properties` only apply to a page in a database; a sub-page of a page has only a title.");
       if (!args.title) throw new Error("Give the `title` of the new page.");
-      body = { parent: { page_id: parseId(args.parentPage, "parentPage") }, properties: { title: { title: richText(args.title) } } };
+      body = {
+        parent: { page_id: parseId(args.parentPage, "parentPage") },
+        properties: { title: { title: richText(args.title) } }
+      };
     } else {
       const db = parseId(args.database, "database");
-      const schema2 = schemaOf(await notion(ctx, "GET", path`/databases/${db}`, { action: `read the properties of database ${db}` }));
+      const schema2 = schemaOf(
+        await notion(ctx, "GET", path`/databases/${db}`, { action: `read the properties of database ${db}` })
+      );
       const properties = toProperties(args.properties || {}, schema2);
       if (args.title !== void 0) setTitle(properties, schema2, args.title, "database");
       body = { parent: { database_id: db }, properties: Object.fromEntries(properties) };
@@ -1068,14 +1186,19 @@ var createPage = defineTool({
     if (parts.length < 2) return { ...slimItem(page), blocks: first };
     const pageId = answerId(page["id"]);
     const where = `The page ${pageId || "(id not given)"}${typeof page["url"] === "string" ? ` (${page["url"]})` : ""} was created with blocks 1–${first} of ${blocks.length}`;
-    if (!pageId) throw new Error(`${where}, but Notion's answer did not give a usable page id, so the rest was not added: find the page and add the rest with notion_append_content.`);
+    if (!pageId)
+      throw new Error(
+        `${where}, but Notion's answer did not give a usable page id, so the rest was not added: find the page and add the rest with notion_append_content.`
+      );
     let written;
     try {
       written = await appendAll(ctx, pageId, parts.slice(1), first, blocks.length);
     } catch (err) {
       const { done, message } = err;
       const upTo = typeof done === "number" ? done : first;
-      throw new Error(`${where}${upTo > first ? ` and blocks ${first + 1}–${upTo} were added` : ""}, but adding the rest failed: ${String(message)} Continue with notion_append_content on page ${pageId}, from block ${upTo + 1}.`);
+      throw new Error(
+        `${where}${upTo > first ? ` and blocks ${first + 1}–${upTo} were added` : ""}, but adding the rest failed: ${String(message)} Continue with notion_append_content on page ${pageId}, from block ${upTo + 1}.`
+      );
     }
     return { ...slimItem(page), blocks: written };
   }
@@ -1098,7 +1221,8 @@ var updatePage = defineTool({
   handler: async (ctx, args) => {
     const id = parseId(args.page, "page");
     const hasProps = args.properties && Object.keys(args.properties).length > 0;
-    if (!hasProps && args.title === void 0 && args.archived === void 0) throw new Error("Nothing to update: give properties, title or archived.");
+    if (!hasProps && args.title === void 0 && args.archived === void 0)
+      throw new Error("Nothing to update: give properties, title or archived.");
     const body = {};
     if (hasProps || args.title !== void 0) {
       const schema2 = schemaOf(await notion(ctx, "GET", path`/pages/${id}`, { action: `read page ${id}` }));

@@ -16,7 +16,8 @@ export default definePlugin({
   name: 'notion',
   version: '1.0.0',
   displayName: 'Notion',
-  description: 'Search, read, create and update Notion pages and database rows, append content, query databases and comment on pages. Acts through the connected Notion public integration, on the pages the user shared with it.',
+  description:
+    'Search, read, create and update Notion pages and database rows, append content, query databases and comment on pages. Acts through the connected Notion public integration, on the pages the user shared with it.',
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://api.notion.com/v1/oauth/authorize',

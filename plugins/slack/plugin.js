@@ -77,8 +77,15 @@ function describeError(data, text2) {
   if (data === void 0) return text2.trim().slice(0, 500);
   if (typeof data !== "object" || data === null) return "";
   const d = data;
-  const errors = Array.isArray(d["errors"]) ? d["errors"].map((e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : "").filter(Boolean) : [];
-  const candidates = [d["message"], d["error_description"], errors.join("; "), typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]];
+  const errors = Array.isArray(d["errors"]) ? d["errors"].map(
+    (e) => typeof e === "string" ? e : typeof e?.message === "string" ? e.message : ""
+  ).filter(Boolean) : [];
+  const candidates = [
+    d["message"],
+    d["error_description"],
+    errors.join("; "),
+    typeof d["error"] === "object" && d["error"] !== null ? d["error"].message : d["error"]
+  ];
   const found = candidates.find((c) => typeof c === "string" && c.trim() !== "");
   return (found ?? "").trim().slice(0, 1e3);
 }
@@ -97,11 +104,16 @@ function defaultFailure(f, provider, integration) {
   if (status === 429) {
     const wait = f.retryAfterSec !== void 0 ? `retry after ${f.retryAfterSec} seconds` : "wait a minute and retry";
     message = `${provider} rate limited the request to ${f.action} (429): ${wait}.`;
-  } else if (status === 401) message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
-  else if (status === 403) message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
-  else if (status === 404) message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
-  else if (status === 400 || status === 409 || status === 422) message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
-  else if (status >= 500) message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
+  } else if (status === 401)
+    message = `${provider} rejected the credential (401) while trying to ${f.action}: reconnect ${integration}.${said}`;
+  else if (status === 403)
+    message = `${provider} refused permission to ${f.action} (403): ${f.detail || "the connected account may not do this"}.`;
+  else if (status === 404)
+    message = `${provider} found nothing while trying to ${f.action} (404): ${f.detail || "it does not exist, or the connected account cannot see it"}.`;
+  else if (status === 400 || status === 409 || status === 422)
+    message = `${provider} refused to ${f.action} (${status}): ${f.detail || "the request was not valid"}.`;
+  else if (status >= 500)
+    message = `${provider} had a server error (${status}) while trying to ${f.action}: retry later.${said}`;
   else message = `${provider} answered HTTP ${status} while trying to ${f.action}.${said}`;
   return new UpstreamError(message, status, f.retryAfterSec);
 }
@@ -172,7 +184,10 @@ function createApi(api2) {
     if (!text2) return void 0;
     const data = parseJson(text2);
     if (data !== void 0 || options.lenient) return data ?? text2;
-    throw new UpstreamError(`${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`, res.status);
+    throw new UpstreamError(
+      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+      res.status
+    );
   }
   async function request(ctx, method, path, options) {
     const url = `${/^https:\/\//i.test(path) ? path : api2.base + path}${query(options.query)}`;
@@ -249,13 +264,15 @@ function slackError(method, status, retryAfter, data) {
     const wait = retryAfter ? `retry after ${retryAfter} s` : "retry later";
     return new SlackError(`Slack rate limited ${method}: ${wait}.`);
   }
-  if (!answer || typeof answer !== "object") return new SlackError(`Slack ${method} answered HTTP ${status} without a JSON body: retry later.`);
+  if (!answer || typeof answer !== "object")
+    return new SlackError(`Slack ${method} answered HTTP ${status} without a JSON body: retry later.`);
   const code = typeof answer.error === "string" ? answer.error : `http_${status}`;
   let meaning = MEANINGS[code];
   if (code === "missing_scope") {
     meaning = `the Slack connection lacks the scope this needs (needed: ${answer.needed || "unknown"}; granted: ${answer.provided || "unknown"}): reconnect Slack and approve the missing scope`;
   }
-  if (!meaning) meaning = status >= 500 ? "Slack had a server error: retry later" : "see https://api.slack.com/methods/" + method;
+  if (!meaning)
+    meaning = status >= 500 ? "Slack had a server error: retry later" : "see https://api.slack.com/methods/" + method;
   const messages = answer.response_metadata?.messages;
   const details = Array.isArray(messages) ? ` (${messages.join("; ")})` : "";
   const err = new SlackError(`Slack error "${code}" from ${method}: ${meaning}${details}.`);
@@ -268,24 +285,31 @@ var api = createApi({
   failure: (f) => slackError(String(f.options["method"]), f.status, f.retryAfter, f.data)
 });
 function compact(obj) {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== void 0 && v !== null && v !== ""));
+  return Object.fromEntries(
+    Object.entries(obj).filter(([, v]) => v !== void 0 && v !== null && v !== "")
+  );
 }
 function formBody(params) {
   const form = new URLSearchParams();
-  for (const [k, v] of Object.entries(compact(params))) form.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
+  for (const [k, v] of Object.entries(compact(params)))
+    form.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
   return form.toString();
 }
 async function call(ctx, verb, method, options) {
   const answer = await api.request(ctx, verb, method, { ...options, action: `call ${method}`, method, lenient: true });
   const data = answer.data;
-  if (!data || typeof data !== "object" || data.ok !== true) throw slackError(method, answer.status, answer.headers.get("retry-after"), data);
+  if (!data || typeof data !== "object" || data.ok !== true)
+    throw slackError(method, answer.status, answer.headers.get("retry-after"), data);
   return data;
 }
 function read(ctx, method, params = {}) {
   return call(ctx, "GET", method, { query: params });
 }
 function write(ctx, method, params) {
-  return call(ctx, "POST", method, { rawBody: formBody(params), contentType: "application/x-www-form-urlencoded; charset=utf-8" });
+  return call(ctx, "POST", method, {
+    rawBody: formBody(params),
+    contentType: "application/x-www-form-urlencoded; charset=utf-8"
+  });
 }
 var nextCursor = (data) => data.response_metadata?.next_cursor || null;
 
@@ -308,28 +332,42 @@ async function channelId(ctx, channel2) {
   const name = c.replace(/^#/, "").toLowerCase();
   let cursor2;
   for (let page = 0; page < MAX_SCAN_PAGES; page++) {
-    const data = await read(ctx, "conversations.list", { types: "public_channel,private_channel", exclude_archived: true, limit: 1e3, cursor: cursor2 });
+    const data = await read(ctx, "conversations.list", {
+      types: "public_channel,private_channel",
+      exclude_archived: true,
+      limit: 1e3,
+      cursor: cursor2
+    });
     const hit = (data.channels || []).find((ch) => ch.name === name || ch.name_normalized === name);
     if (hit) return hit.id;
     cursor2 = nextCursor(data) ?? void 0;
     if (!cursor2) break;
   }
-  throw new Error(`No channel named "#${name}" is visible to you: list channels with slack_list_channels and pass the channel ID (e.g. C0123456789).`);
+  throw new Error(
+    `No channel named "#${name}" is visible to you: list channels with slack_list_channels and pass the channel ID (e.g. C0123456789).`
+  );
 }
 async function userIds(ctx, users2) {
   const out = [];
   for (const u of users2) {
     const s = String(u).trim();
     if (USER_ID.test(s)) out.push(s);
-    else if (s.includes("@")) out.push((await read(ctx, "users.lookupByEmail", { email: s.replace(/^@(?=.*@)/, "") })).user.id);
-    else throw new Error(`"${s}" is neither a Slack user ID (e.g. U0123456789) nor an email address: find the ID with slack_list_users.`);
+    else if (s.includes("@"))
+      out.push(
+        (await read(ctx, "users.lookupByEmail", { email: s.replace(/^@(?=.*@)/, "") })).user.id
+      );
+    else
+      throw new Error(
+        `"${s}" is neither a Slack user ID (e.g. U0123456789) nor an email address: find the ID with slack_list_users.`
+      );
   }
   return out;
 }
 function pageArg(cursor2) {
   if (cursor2 === void 0 || cursor2 === null || cursor2 === "") return 1;
   const n = Number(cursor2);
-  if (!Number.isInteger(n) || n < 1) throw new Error("cursor must be the `next` value of a previous result (a page number here).");
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error("cursor must be the `next` value of a previous result (a page number here).");
   return n;
 }
 function nextPage(paging) {
@@ -429,7 +467,10 @@ var getChannelInfo = defineTool({
   input: schema,
   annotations: reads("Get channel info"),
   handler: async (ctx, args) => {
-    const d = await read(ctx, "conversations.info", { channel: await channelId(ctx, args.channel), include_num_members: true });
+    const d = await read(ctx, "conversations.info", {
+      channel: await channelId(ctx, args.channel),
+      include_num_members: true
+    });
     return slimChannel(d.channel);
   }
 });
@@ -439,7 +480,11 @@ var listChannelMembers = defineTool({
   annotations: reads("List channel members"),
   handler: async (ctx, args) => {
     const id = await channelId(ctx, args.channel);
-    const d = await read(ctx, "conversations.members", { channel: id, limit: args.limit || 100, cursor: args.cursor });
+    const d = await read(ctx, "conversations.members", {
+      channel: id,
+      limit: args.limit || 100,
+      cursor: args.cursor
+    });
     return { channel: id, members: d.members || [], next: nextCursor(d) };
   }
 });
@@ -449,7 +494,11 @@ var joinChannel = defineTool({
   annotations: changes("Join channel", { idempotent: true }),
   handler: async (ctx, args) => {
     const d = await write(ctx, "conversations.join", { channel: await channelId(ctx, args.channel) });
-    return compact({ joined: true, channel: slimChannel(d.channel), already_in_channel: d.warning === "already_in_channel" || void 0 });
+    return compact({
+      joined: true,
+      channel: slimChannel(d.channel),
+      already_in_channel: d.warning === "already_in_channel" || void 0
+    });
   }
 });
 var leaveChannel = defineTool({
@@ -467,7 +516,10 @@ var createChannel = defineTool({
   input: schema,
   annotations: changes("Create channel"),
   handler: async (ctx, args) => {
-    const d = await write(ctx, "conversations.create", { name: args.name, is_private: Boolean(args.is_private) });
+    const d = await write(ctx, "conversations.create", {
+      name: args.name,
+      is_private: Boolean(args.is_private)
+    });
     return slimChannel(d.channel);
   }
 });
@@ -488,7 +540,11 @@ var inviteToChannel = defineTool({
   handler: async (ctx, args) => {
     const id = await channelId(ctx, args.channel);
     const invited = await userIds(ctx, args.users);
-    const d = await write(ctx, "conversations.invite", { channel: id, users: invited.join(","), force: true });
+    const d = await write(ctx, "conversations.invite", {
+      channel: id,
+      users: invited.join(","),
+      force: true
+    });
     const errors = Array.isArray(d.errors) && d.errors.length ? d.errors.map((e) => compact({ user: e.user, error: e.error })) : void 0;
     return compact({ channel: id, invited, errors });
   }
@@ -610,20 +666,35 @@ var getThreadReplies = defineTool({
   annotations: reads("Get thread replies"),
   handler: async (ctx, args) => {
     const id = await channelId(ctx, args.channel);
-    const d = await read(ctx, "conversations.replies", { channel: id, ts: args.thread_ts, limit: args.limit || 50, cursor: args.cursor });
-    return { channel: id, thread_ts: args.thread_ts, messages: (d.messages || []).map(slimMessage), next: nextCursor(d) };
+    const d = await read(ctx, "conversations.replies", {
+      channel: id,
+      ts: args.thread_ts,
+      limit: args.limit || 50,
+      cursor: args.cursor
+    });
+    return {
+      channel: id,
+      thread_ts: args.thread_ts,
+      messages: (d.messages || []).map(slimMessage),
+      next: nextCursor(d)
+    };
   }
 });
 async function findMessage(ctx, id, ts2, threadTs) {
   const window = { channel: id, latest: ts2, oldest: ts2, inclusive: true };
-  const fromThread = async (thread) => (await read(ctx, "conversations.replies", { ...window, ts: thread, limit: 2 })).messages?.find((m) => m.ts === ts2);
+  const fromThread = async (thread) => (await read(ctx, "conversations.replies", { ...window, ts: thread, limit: 2 })).messages?.find(
+    (m) => m.ts === ts2
+  );
   if (threadTs && threadTs !== ts2) return fromThread(threadTs);
-  const msg = (await read(ctx, "conversations.history", { ...window, limit: 1 })).messages?.find((m) => m.ts === ts2);
+  const msg = (await read(ctx, "conversations.history", { ...window, limit: 1 })).messages?.find(
+    (m) => m.ts === ts2
+  );
   if (msg || threadTs) return msg;
   try {
     return await fromThread(ts2);
   } catch (err) {
-    if (err instanceof SlackError && (err.slackCode === "thread_not_found" || err.slackCode === "message_not_found")) return void 0;
+    if (err instanceof SlackError && (err.slackCode === "thread_not_found" || err.slackCode === "message_not_found"))
+      return void 0;
     throw err;
   }
 }
@@ -645,9 +716,20 @@ var postMessage = defineTool({
   input: schema,
   annotations: changes("Post message"),
   handler: async (ctx, args) => {
-    const form = { channel: await channelId(ctx, args.channel), text: args.text, thread_ts: args.thread_ts, blocks: args.blocks, unfurl_links: args.unfurl_links };
+    const form = {
+      channel: await channelId(ctx, args.channel),
+      text: args.text,
+      thread_ts: args.thread_ts,
+      blocks: args.blocks,
+      unfurl_links: args.unfurl_links
+    };
     const d = await write(ctx, "chat.postMessage", form);
-    return compact({ channel: d.channel, ts: d.ts, thread_ts: d.message?.thread_ts, text: d.message ? d.message.text : args.text });
+    return compact({
+      channel: d.channel,
+      ts: d.ts,
+      thread_ts: d.message?.thread_ts,
+      text: d.message ? d.message.text : args.text
+    });
   }
 });
 var replyInThread = defineTool({
@@ -655,9 +737,19 @@ var replyInThread = defineTool({
   input: schema,
   annotations: changes("Reply in thread"),
   handler: async (ctx, args) => {
-    const form = { channel: await channelId(ctx, args.channel), thread_ts: args.thread_ts, text: args.text, reply_broadcast: args.also_send_to_channel || void 0 };
+    const form = {
+      channel: await channelId(ctx, args.channel),
+      thread_ts: args.thread_ts,
+      text: args.text,
+      reply_broadcast: args.also_send_to_channel || void 0
+    };
     const d = await write(ctx, "chat.postMessage", form);
-    return compact({ channel: d.channel, ts: d.ts, thread_ts: args.thread_ts, text: d.message ? d.message.text : args.text });
+    return compact({
+      channel: d.channel,
+      ts: d.ts,
+      thread_ts: args.thread_ts,
+      text: d.message ? d.message.text : args.text
+    });
   }
 });
 var updateMessage = defineTool({
@@ -665,7 +757,12 @@ var updateMessage = defineTool({
   input: schema,
   annotations: changes("Update message", { idempotent: true }),
   handler: async (ctx, args) => {
-    const d = await write(ctx, "chat.update", { channel: await channelId(ctx, args.channel), ts: args.ts, text: args.text, blocks: args.blocks });
+    const d = await write(ctx, "chat.update", {
+      channel: await channelId(ctx, args.channel),
+      ts: args.ts,
+      text: args.text,
+      blocks: args.blocks
+    });
     return compact({ channel: d.channel, ts: d.ts, text: d.text !== void 0 ? d.text : args.text });
   }
 });
@@ -691,7 +788,12 @@ var searchMessages = defineTool({
       sort_dir: args.sort_dir || "desc"
     });
     const m = d.messages || {};
-    const matches = (m.matches || []).map((x) => compact({ ...slimMessage(x), channel: x.channel ? compact({ id: x.channel.id, name: x.channel.name }) : void 0 }));
+    const matches = (m.matches || []).map(
+      (x) => compact({
+        ...slimMessage(x),
+        channel: x.channel ? compact({ id: x.channel.id, name: x.channel.name }) : void 0
+      })
+    );
     return { total: m.total || 0, matches, next: nextPage(m.paging) };
   }
 });
@@ -713,7 +815,14 @@ var whoami = defineTool({
   annotations: reads("Whoami"),
   handler: async (ctx) => {
     const d = await read(ctx, "auth.test");
-    return compact({ user_id: d.user_id, user: d.user, team_id: d.team_id, team: d.team, url: d.url, enterprise_id: d.enterprise_id });
+    return compact({
+      user_id: d.user_id,
+      user: d.user,
+      team_id: d.team_id,
+      team: d.team,
+      url: d.url,
+      enterprise_id: d.enterprise_id
+    });
   }
 });
 var listUsers = defineTool({
@@ -723,7 +832,9 @@ var listUsers = defineTool({
   handler: async (ctx, args) => {
     const max = args.limit || 100;
     const q = args.query ? String(args.query).toLowerCase() : "";
-    const keep = (u) => (args.include_deleted || !u.deleted) && (args.include_bots || !(u.is_bot || u.id === "USLACKBOT")) && (!q || [u.name, u.real_name, u.profile?.display_name, u.profile?.email].some((v) => v && String(v).toLowerCase().includes(q)));
+    const keep = (u) => (args.include_deleted || !u.deleted) && (args.include_bots || !(u.is_bot || u.id === "USLACKBOT")) && (!q || [u.name, u.real_name, u.profile?.display_name, u.profile?.email].some(
+      (v) => v && String(v).toLowerCase().includes(q)
+    ));
     const found = [];
     const given = args.cursor ?? "";
     const at = given.lastIndexOf("~");
@@ -770,7 +881,10 @@ var openDm = defineTool({
   annotations: changes("Open dm", { idempotent: true }),
   handler: async (ctx, args) => {
     const ids = await userIds(ctx, args.users);
-    const d = await write(ctx, "conversations.open", { users: ids.join(","), return_im: true });
+    const d = await write(ctx, "conversations.open", {
+      users: ids.join(","),
+      return_im: true
+    });
     return compact({ channel: d.channel.id, users: ids, already_open: d.already_open || void 0 });
   }
 });
@@ -783,9 +897,23 @@ var scheduleMessage = defineTool({
   annotations: changes("Schedule message"),
   handler: async (ctx, args) => {
     const postAt = Number(toTs(args.post_at, "post_at"));
-    const form = { channel: await channelId(ctx, args.channel), text: args.text, post_at: Math.floor(postAt), thread_ts: args.thread_ts };
-    const d = await write(ctx, "chat.scheduleMessage", form);
-    return { scheduled_message_id: d.scheduled_message_id, channel: d.channel, post_at: d.post_at, post_at_iso: iso(d.post_at) };
+    const form = {
+      channel: await channelId(ctx, args.channel),
+      text: args.text,
+      post_at: Math.floor(postAt),
+      thread_ts: args.thread_ts
+    };
+    const d = await write(
+      ctx,
+      "chat.scheduleMessage",
+      form
+    );
+    return {
+      scheduled_message_id: d.scheduled_message_id,
+      channel: d.channel,
+      post_at: d.post_at,
+      post_at_iso: iso(d.post_at)
+    };
   }
 });
 var listScheduledMessages = defineTool({
@@ -799,7 +927,13 @@ var listScheduledMessages = defineTool({
       cursor: args.cursor
     });
     const scheduled = (d.scheduled_messages || []).map(
-      (m) => compact({ id: m.id, channel: m.channel_id, post_at: m.post_at, post_at_iso: m.post_at ? iso(m.post_at) : void 0, text: m.text })
+      (m) => compact({
+        id: m.id,
+        channel: m.channel_id,
+        post_at: m.post_at,
+        post_at_iso: m.post_at ? iso(m.post_at) : void 0,
+        text: m.text
+      })
     );
     return { scheduled_messages: scheduled, next: nextCursor(d) };
   }

@@ -4,18 +4,54 @@
  * The tool table, in the order agents see it; the tools live in src/ by area.
  */
 import { definePlugin } from 'workbench/plugin-sdk';
-import { archiveChannel, createChannel, getChannelInfo, inviteToChannel, joinChannel, leaveChannel, listChannelMembers, listChannels, setChannelTopic } from './src/channels.js';
+import {
+  archiveChannel,
+  createChannel,
+  getChannelInfo,
+  inviteToChannel,
+  joinChannel,
+  leaveChannel,
+  listChannelMembers,
+  listChannels,
+  setChannelTopic,
+} from './src/channels.js';
 import { listFiles } from './src/files.js';
 import { addReaction, listPins, pinMessage, removeReaction, unpinMessage } from './src/marks.js';
-import { deleteMessage, getChannelHistory, getMessage, getPermalink, getThreadReplies, postMessage, replyInThread, searchMessages, updateMessage } from './src/messages.js';
+import {
+  deleteMessage,
+  getChannelHistory,
+  getMessage,
+  getPermalink,
+  getThreadReplies,
+  postMessage,
+  replyInThread,
+  searchMessages,
+  updateMessage,
+} from './src/messages.js';
 import { getUserInfo, listUsers, lookupUserByEmail, openDm, whoami } from './src/people.js';
 import { deleteScheduledMessage, listScheduledMessages, scheduleMessage } from './src/scheduled.js';
 
 const USER_SCOPES = [
-  'channels:history', 'channels:read', 'channels:write', 'chat:write', 'files:read',
-  'groups:history', 'groups:read', 'groups:write', 'im:history', 'im:read', 'im:write',
-  'mpim:history', 'mpim:read', 'mpim:write', 'pins:read', 'pins:write', 'reactions:write',
-  'search:read', 'users:read', 'users:read.email',
+  'channels:history',
+  'channels:read',
+  'channels:write',
+  'chat:write',
+  'files:read',
+  'groups:history',
+  'groups:read',
+  'groups:write',
+  'im:history',
+  'im:read',
+  'im:write',
+  'mpim:history',
+  'mpim:read',
+  'mpim:write',
+  'pins:read',
+  'pins:write',
+  'reactions:write',
+  'search:read',
+  'users:read',
+  'users:read.email',
 ];
 
 export default definePlugin({

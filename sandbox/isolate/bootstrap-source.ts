@@ -29,11 +29,17 @@
  * every fresh context, whose helpers share the intrinsics it captures first; split into modules it
  * would have to be joined again into this one text.
  */
-import { MAX_HEADER_NAME_CHARS, MAX_HEADER_VALUE_CHARS, MAX_HEADERS, MAX_METHOD_CHARS, MAX_URL_CHARS, MAX_URL_TEXT_CHARS } from '../../contracts/request-limits.js';
+import {
+  MAX_HEADER_NAME_CHARS,
+  MAX_HEADER_VALUE_CHARS,
+  MAX_HEADERS,
+  MAX_METHOD_CHARS,
+  MAX_URL_CHARS,
+  MAX_URL_TEXT_CHARS,
+} from '../../contracts/request-limits.js';
 import { GC_GLOBAL, MAX_REGEXP_SOURCE } from '../../contracts/isolate.js';
 
 export { GC_GLOBAL, MAX_REGEXP_SOURCE };
-
 
 export const BOOTSTRAP_SOURCE = String.raw`
 (function bootstrap(codecs) {

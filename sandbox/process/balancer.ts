@@ -41,7 +41,10 @@ export interface AffinityBalancer<W extends BalancedWorker> {
  * homes are given out only once all are: plugins called while the pool starts (or replaces a
  * worker) would otherwise all be homed on the few workers up first, for good.
  */
-export function affinityBalancer<W extends BalancedWorker>(maximumUsage: number, poolSize: number): AffinityBalancer<W> {
+export function affinityBalancer<W extends BalancedWorker>(
+  maximumUsage: number,
+  poolSize: number,
+): AffinityBalancer<W> {
   const homes = new Map<string, number>();
   const plugins = new Map<number, number>(); // thread id → plugins at home there
   let current: string | undefined;
@@ -70,7 +73,12 @@ export function affinityBalancer<W extends BalancedWorker>(maximumUsage: number,
       plugins.clear();
     }
     const free = workers.find((w) => (plugins.get(w.id) ?? 0) < PLUGINS_PER_HOME);
-    const chosen = free ?? workers.reduce<W | undefined>((a, w) => (a === undefined || (plugins.get(w.id) ?? 0) < (plugins.get(a.id) ?? 0) ? w : a), undefined);
+    const chosen =
+      free ??
+      workers.reduce<W | undefined>(
+        (a, w) => (a === undefined || (plugins.get(w.id) ?? 0) < (plugins.get(a.id) ?? 0) ? w : a),
+        undefined,
+      );
     if (!chosen) return undefined;
     homes.set(plugin, chosen.id);
     plugins.set(chosen.id, (plugins.get(chosen.id) ?? 0) + 1);

@@ -8,7 +8,14 @@
  * → the worker's outcome, sent on once every message the worker posted before it has arrived.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { FromChild, FromWorker, PluginIdentity, ToChild, ToWorker, WorkerOutcome } from '../../contracts/worker-protocol.js';
+import type {
+  FromChild,
+  FromWorker,
+  PluginIdentity,
+  ToChild,
+  ToWorker,
+  WorkerOutcome,
+} from '../../contracts/worker-protocol.js';
 import type { RunTask } from '../../contracts/protocol.js';
 import type { Dispatcher, Lease } from '../../common/dispatcher.js';
 import type { WorkerTask } from '../worker/worker-entry.js';
@@ -36,7 +43,14 @@ export interface CallPlace {
 }
 
 export function crashedOutcome(message: string): WorkerOutcome {
-  return { outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_CRASHED', message }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } }, strike: true };
+  return {
+    outcome: {
+      ok: false,
+      error: { code: 'GW_ERR_SANDBOX_CRASHED', message },
+      stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false },
+    },
+    strike: true,
+  };
 }
 
 export class ProcessCall {
@@ -126,7 +140,9 @@ export class ProcessCall {
   }
 
   #workerDied(e: unknown): void {
-    this.#result = crashedOutcome(`the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`);
+    this.#result = crashedOutcome(
+      `the sandbox worker died during the call (${e instanceof Error ? e.message.slice(0, 200) : 'unknown'})`,
+    );
     this.#ended = true;
     this.#flush();
   }
@@ -143,7 +159,12 @@ export class ProcessCall {
     this.#lease.release();
     if (place.traceHops && result.worker) {
       const { started, finished } = result.worker;
-      result.outcome.stats.hops = { received: this.#receivedAt, started, finished, sent: performance.timeOrigin + performance.now() };
+      result.outcome.stats.hops = {
+        received: this.#receivedAt,
+        started,
+        finished,
+        sent: performance.timeOrigin + performance.now(),
+      };
     }
     place.send({ t: 'outcome', id: this.#id, outcome: result.outcome, strike: result.strike });
     place.ended();

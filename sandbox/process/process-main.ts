@@ -20,7 +20,16 @@ import { fileURLToPath } from 'node:url';
 import { BroadcastChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { getHeapStatistics } from 'node:v8';
-import { CONTROL_CHANNEL, type ControlMessage, type FromChild, type FromWorker, type ToChild, type WorkerHello, type WorkerMemory, type WorkerOutcome } from '../../contracts/worker-protocol.js';
+import {
+  CONTROL_CHANNEL,
+  type ControlMessage,
+  type FromChild,
+  type FromWorker,
+  type ToChild,
+  type WorkerHello,
+  type WorkerMemory,
+  type WorkerOutcome,
+} from '../../contracts/worker-protocol.js';
 import type { RunTask } from '../../contracts/protocol.js';
 import { Dispatcher } from '../../common/dispatcher.js';
 import { Outbox, unbatch, type Batch } from '../../common/ipc-outbox.js';
@@ -37,9 +46,17 @@ const share = Math.min(1, Math.max(0.01, Number(process.env['WB_SANDBOX_WORKER_S
 /** benchmarks only (SandboxOptions.traceHops): outcomes carry RunHops */
 const traceHops = process.env['WB_SANDBOX_TRACE_HOPS'] === '1';
 /** CPU slots; the host already bounds the calls in flight and their queue, per plugin and per user (calls here carry no user) */
-const cpu = new Dispatcher({ slots: workers, perPlugin: Math.ceil(share * workers), inFlight: Number.MAX_SAFE_INTEGER, perPluginInFlight: Number.MAX_SAFE_INTEGER, maxQueue: Number.MAX_SAFE_INTEGER });
+const cpu = new Dispatcher({
+  slots: workers,
+  perPlugin: Math.ceil(share * workers),
+  inFlight: Number.MAX_SAFE_INTEGER,
+  perPluginInFlight: Number.MAX_SAFE_INTEGER,
+  maxQueue: Number.MAX_SAFE_INTEGER,
+});
 /** a worker as Piscina shows it to a load balancer (the type is not exported by the package's root) */
-type PoolWorker = Parameters<NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>>[1][number];
+type PoolWorker = Parameters<
+  NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>
+>[1][number];
 
 const calls = new Map<number, ProcessCall>();
 const sources = new SourceCache();
@@ -121,7 +138,11 @@ function onControl(data: ControlMessage | undefined, memoryQueries: Running['mem
   if (data?.t !== 'catastrophic') return;
   // V8 lost control of an isolate; its thread may be stuck for good. Report and exit: the
   // supervisor fails the calls in flight and starts a fresh process.
-  send({ t: 'fatal', message: `catastrophic isolate error: ${data.message}`, ...(data.plugin ? { culprit: data.plugin } : {}) });
+  send({
+    t: 'fatal',
+    message: `catastrophic isolate error: ${data.message}`,
+    ...(data.plugin ? { culprit: data.plugin } : {}),
+  });
   // process.exit waits for worker threads, and the one whose isolate was lost may never stop
   setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
 }
@@ -181,7 +202,16 @@ function onHostMessage(m: ToChild, running: Running): void {
 function admit(m: Extract<ToChild, { t: 'run' }>, place: CallPlace): void {
   if (closing) {
     const stats = { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false };
-    send({ t: 'outcome', id: m.id, outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_UNAVAILABLE', message: 'the sandbox process is shutting down' }, stats }, strike: false });
+    send({
+      t: 'outcome',
+      id: m.id,
+      outcome: {
+        ok: false,
+        error: { code: 'GW_ERR_SANDBOX_UNAVAILABLE', message: 'the sandbox process is shutting down' },
+        stats,
+      },
+      strike: false,
+    });
     return;
   }
   const { sourceHash, source } = m.task.plugin;
@@ -203,7 +233,19 @@ function injectFault(fault: Extract<ToChild, { t: 'fault' }>['fault'], control: 
     control.postMessage(msg);
   } else {
     const culprit = fault.culprit;
-    send({ t: 'fatal', message: 'catastrophic isolate error: injected by a test', ...(culprit ? { culprit: { name: String(culprit.name), version: String(culprit.version), sourceHash: String(culprit.sourceHash) } } : {}) });
+    send({
+      t: 'fatal',
+      message: 'catastrophic isolate error: injected by a test',
+      ...(culprit
+        ? {
+            culprit: {
+              name: String(culprit.name),
+              version: String(culprit.version),
+              sourceHash: String(culprit.sourceHash),
+            },
+          }
+        : {}),
+    });
     setTimeout(() => process.exit(70), 50);
   }
 }
@@ -221,7 +263,17 @@ function memoryStats(id: number, { control, memoryQueries }: Running): void {
     clearTimeout(timer);
     reports.sort((a, b) => a.threadId - b.threadId);
     const main = getHeapStatistics();
-    send({ t: 'memory-stats', id, stats: { pid: process.pid, rss: process.memoryUsage.rss(), mainHeapUsed: main.used_heap_size, mainHeapTotal: main.total_heap_size, workers: reports } });
+    send({
+      t: 'memory-stats',
+      id,
+      stats: {
+        pid: process.pid,
+        rss: process.memoryUsage.rss(),
+        mainHeapUsed: main.used_heap_size,
+        mainHeapTotal: main.total_heap_size,
+        workers: reports,
+      },
+    });
   };
   memoryQueries.set(seq, { reports, done });
   timer = setTimeout(done, 1000);
@@ -237,7 +289,10 @@ function shutdown({ control }: Running): void {
 }
 
 process.on('uncaughtException', (e) => {
-  send({ t: 'fatal', message: `uncaught exception in the sandbox process: ${e instanceof Error ? e.message : String(e)}` });
+  send({
+    t: 'fatal',
+    message: `uncaught exception in the sandbox process: ${e instanceof Error ? e.message : String(e)}`,
+  });
   process.exit(70);
 });
 

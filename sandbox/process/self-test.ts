@@ -12,7 +12,8 @@ export async function selfTest(): Promise<void> {
   try {
     const context = await isolate.createContext();
     const two: unknown = await context.eval('1 + 1', { timeout: 1000 });
-    if (two !== 2) throw fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: `isolate self-test computed ${String(two)} for 1 + 1` });
+    if (two !== 2)
+      throw fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: `isolate self-test computed ${String(two)} for 1 + 1` });
   } finally {
     isolate.dispose();
   }

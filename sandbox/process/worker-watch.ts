@@ -67,7 +67,10 @@ export class WorkerWatch {
   started(callId: number, plugin: PluginIdentity): void {
     const mark = markOf(callId);
     this.#calls.delete(mark);
-    this.#calls.set(mark, { id: callId, plugin: { name: plugin.name, version: plugin.version, sourceHash: plugin.sourceHash } });
+    this.#calls.set(mark, {
+      id: callId,
+      plugin: { name: plugin.name, version: plugin.version, sourceHash: plugin.sourceHash },
+    });
     if (this.#calls.size > RECENT_CALLS) this.#calls.delete(this.#calls.keys().next().value as number);
   }
 

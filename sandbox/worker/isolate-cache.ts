@@ -181,7 +181,8 @@ export function disposeAll(): void {
   for (const list of [...pools.values()]) for (const entry of [...list]) disposeEntry(entry);
 }
 
-const usable = (e: IsolateEntry, memoryMb: number): boolean => !e.busy && !e.disposed && !e.retire && !e.isolate.isDisposed && e.memoryMb === memoryMb;
+const usable = (e: IsolateEntry, memoryMb: number): boolean =>
+  !e.busy && !e.disposed && !e.retire && !e.isolate.isDisposed && e.memoryMb === memoryMb;
 
 /** An idle isolate for this task's plugin (marked busy, and used by call `callId`), created (cold) if there is none. */
 export function acquireIsolate(task: RunTask, callId: number): { entry: IsolateEntry; cold: boolean } {
@@ -205,8 +206,15 @@ export function acquireIsolate(task: RunTask, callId: number): { entry: IsolateE
     pick.lastCall = callId;
     return { entry: pick, cold: false };
   }
-  const plugin: PluginIdentity = { name: task.plugin.name, version: task.plugin.version, sourceHash: task.plugin.sourceHash };
-  const isolate = new ivm.Isolate({ memoryLimit: task.limits.memoryMb, onCatastrophicError: (message: string) => onCatastrophicError(plugin, message) });
+  const plugin: PluginIdentity = {
+    name: task.plugin.name,
+    version: task.plugin.version,
+    sourceHash: task.plugin.sourceHash,
+  };
+  const isolate = new ivm.Isolate({
+    memoryLimit: task.limits.memoryMb,
+    onCatastrophicError: (message: string) => onCatastrophicError(plugin, message),
+  });
   counters.created++;
   const entry: IsolateEntry = {
     key,
@@ -244,7 +252,10 @@ const firstCollectAt = (memoryMb: number): number => Math.min(COLLECT_AT_MB, mem
 function collect(entry: IsolateEntry, via: PreparedContext): boolean {
   if (entry.cannotCollect || entry.busy || entry.disposed || entry.isolate.isDisposed) return false;
   try {
-    if (marked(entry.lastCall, housekeepingBudgetMs(entry), () => via.entry.applySync(undefined, [ENTRY_COLLECT])) !== true) {
+    if (
+      marked(entry.lastCall, housekeepingBudgetMs(entry), () => via.entry.applySync(undefined, [ENTRY_COLLECT])) !==
+      true
+    ) {
       entry.cannotCollect = true;
       return false;
     }
@@ -262,7 +273,8 @@ function collect(entry: IsolateEntry, via: PreparedContext): boolean {
 }
 
 /** A context an idle isolate keeps (a ready spare, else a tenant's) that a collection can run through. */
-const keptContext = (entry: IsolateEntry): PreparedContext | undefined => entry.spares.find((s) => s.settled)?.context ?? entry.tenants.values().next().value;
+const keptContext = (entry: IsolateEntry): PreparedContext | undefined =>
+  entry.spares.find((s) => s.settled)?.context ?? entry.tenants.values().next().value;
 
 /** Collects an idle isolate whose collection is due, through a context it keeps (spare or tenant). */
 function collectIfDue(entry: IsolateEntry, via?: PreparedContext): void {
@@ -283,12 +295,17 @@ export function takeSpare(entry: IsolateEntry, timeoutMs: number): Promise<Prepa
 
 /** Prepares spares one after another while the isolate is idle, up to SPARES_PER_ISOLATE. */
 function fillSpares(entry: IsolateEntry, timeoutMs: number): void {
-  if (entry.filling || entry.noSpare || entry.busy || entry.disposed || entry.spares.length >= SPARES_PER_ISOLATE) return;
+  if (entry.filling || entry.noSpare || entry.busy || entry.disposed || entry.spares.length >= SPARES_PER_ISOLATE)
+    return;
   entry.filling = true;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-    if (entry.disposed || entry.isolate.isDisposed) throw fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: 'the isolate was disposed' });
+    if (entry.disposed || entry.isolate.isDisposed)
+      throw fail('GW_ERR_SANDBOX_UNAVAILABLE', { message: 'the isolate was disposed' });
     // ahead of demand: the module is in V8's compilation cache, the rest is ~1 ms
-    return prepareContext(entry.isolate, entry.source, timeoutMs, { call: entry.lastCall, budgetMs: MAX_MODULE_COMPILE_MS });
+    return prepareContext(entry.isolate, entry.source, timeoutMs, {
+      call: entry.lastCall,
+      budgetMs: MAX_MODULE_COMPILE_MS,
+    });
   });
   const spare: Spare = { ready, timeoutMs, settled: false };
   entry.spares.push(spare);

@@ -63,7 +63,9 @@ export const MAX_MODULE_COMPILE_MS = 1000;
 const firstCompileMs = new WeakMap<ivm.Isolate, number>();
 
 const tooSlowToCompile = (ms: number): Error =>
-  fail('GW_ERR_SANDBOX_LOAD_FAILED', { message: `plugin.js took ${Math.round(ms)} ms of CPU to compile; the limit is ${MAX_MODULE_COMPILE_MS} ms (very large regular-expression literals are the usual cause)` });
+  fail('GW_ERR_SANDBOX_LOAD_FAILED', {
+    message: `plugin.js took ${Math.round(ms)} ms of CPU to compile; the limit is ${MAX_MODULE_COMPILE_MS} ms (very large regular-expression literals are the usual cause)`,
+  });
 
 function compileModule(isolate: ivm.Isolate, source: string): ivm.Module {
   const known = firstCompileMs.get(isolate);
@@ -107,7 +109,9 @@ function timedOut(e: unknown): boolean {
 }
 
 function refuseImport(specifier: string): never {
-  throw fail('GW_ERR_SANDBOX_LOAD_FAILED', { message: `import "${specifier.slice(0, 100)}" is not allowed: a plugin must be one self-contained module` });
+  throw fail('GW_ERR_SANDBOX_LOAD_FAILED', {
+    message: `import "${specifier.slice(0, 100)}" is not allowed: a plugin must be one self-contained module`,
+  });
 }
 
 function releaseAll(handles: readonly { release(): void }[]): void {
@@ -131,7 +135,12 @@ export interface PrepareMark {
   budgetMs: number;
 }
 
-export async function prepareContext(isolate: ivm.Isolate, source: string, timeoutMs: number, mark: PrepareMark): Promise<PreparedContext> {
+export async function prepareContext(
+  isolate: ivm.Isolate,
+  source: string,
+  timeoutMs: number,
+  mark: PrepareMark,
+): Promise<PreparedContext> {
   const made: { release(): void }[] = [];
   try {
     const ready = marked(mark.call, mark.budgetMs, () => prepareOnThisThread(isolate, source, timeoutMs, made));
@@ -155,16 +164,25 @@ export async function prepareContext(isolate: ivm.Isolate, source: string, timeo
  * makes goes into `made`. Undefined when the module's top-level code needed more than
  * SYNC_EVALUATE_MS here (its isolate evaluates on the thread pool from now on).
  */
-function prepareOnThisThread(isolate: ivm.Isolate, source: string, timeoutMs: number, made: { release(): void }[]): (Omit<PreparedContext, 'namespace'> & { evaluateLater: boolean }) | undefined {
+function prepareOnThisThread(
+  isolate: ivm.Isolate,
+  source: string,
+  timeoutMs: number,
+  made: { release(): void }[],
+): (Omit<PreparedContext, 'namespace'> & { evaluateLater: boolean }) | undefined {
   const setup = setupScriptOf(isolate);
   const context = isolate.createContextSync();
   made.push(context);
   const router: PreparedContext['router'] = { current: null };
-  const callback = new ivm.Callback((kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload), { ignored: true });
+  const callback = new ivm.Callback(
+    (kind: unknown, id: unknown, payload: unknown) => router.current?.(kind, id, payload),
+    { ignored: true },
+  );
   context.global.setSync('__wb_bridge', callback);
   const entry = setup.runSync(context, { timeout: timeoutMs, reference: true });
   made.unshift(entry);
-  if (typeof entry?.apply !== 'function' || entry.typeof !== 'function') throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'the bootstrap did not return its entry function' });
+  if (typeof entry?.apply !== 'function' || entry.typeof !== 'function')
+    throw fail('GW_ERR_INTERNAL_INVARIANT', { message: 'the bootstrap did not return its entry function' });
   const module = compileModule(isolate, source);
   made.unshift(module);
   module.instantiateSync(context, refuseImport);

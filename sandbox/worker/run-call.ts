@@ -41,7 +41,15 @@ import { jsonDepth, MAX_RESULT_DEPTH } from '../../common/json-depth.js';
 import { maxRequestTextChars, oversizedRequest } from '../../contracts/request-limits.js';
 import { ENTRY_DELIVER, ENTRY_PROBE, ENTRY_START, ENTRY_TAKE, LOG_LEVELS } from '../isolate/bootstrap-source.js';
 import { classifyIsolateError, classifyReport, cleanMessage, type Classified } from './classify-error.js';
-import { acquireIsolate, disposeEntry, housekeepingBudgetMs, MAX_TENANT_CONTEXTS, releaseIsolate, takeSpare, type IsolateEntry } from './isolate-cache.js';
+import {
+  acquireIsolate,
+  disposeEntry,
+  housekeepingBudgetMs,
+  MAX_TENANT_CONTEXTS,
+  releaseIsolate,
+  takeSpare,
+  type IsolateEntry,
+} from './isolate-cache.js';
 import { MAX_MODULE_COMPILE_MS, prepareContext, releaseContext, type PreparedContext } from './prepare-context.js';
 import { marked } from './busy-mark.js';
 
@@ -85,15 +93,28 @@ function cpuMsOf(entry: IsolateEntry): number {
  */
 const PREPARE_MAX_MS = 5 * MAX_MODULE_COMPILE_MS;
 
-async function contextFor(entry: IsolateEntry, task: RunTask, callId: number, remainingMs: number): Promise<{ prepared: PreparedContext; shared: boolean }> {
+async function contextFor(
+  entry: IsolateEntry,
+  task: RunTask,
+  callId: number,
+  remainingMs: number,
+): Promise<{ prepared: PreparedContext; shared: boolean }> {
   const key = task.contextKey;
   // past the call's deadline by STEP_OVERRUN_MS (as a step), or past what its work can take, the
   // preparation has wedged the worker
   // (a collection of the isolate's live heap may run in it too: as long as housekeeping may take)
-  const mark = { call: callId, budgetMs: Math.min(Math.max(PREPARE_MAX_MS, housekeepingBudgetMs(entry)), Math.max(MAX_MODULE_COMPILE_MS, remainingMs + STEP_OVERRUN_MS)) };
+  const mark = {
+    call: callId,
+    budgetMs: Math.min(
+      Math.max(PREPARE_MAX_MS, housekeepingBudgetMs(entry)),
+      Math.max(MAX_MODULE_COMPILE_MS, remainingMs + STEP_OVERRUN_MS),
+    ),
+  };
   if (key === undefined) {
     // a context prepared ahead of demand (never used by any call), or a new one made now
-    const ready = takeSpare(entry, task.limits.cpuMsPerCall) ?? prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, mark);
+    const ready =
+      takeSpare(entry, task.limits.cpuMsPerCall) ??
+      prepareContext(entry.isolate, task.plugin.source, task.limits.cpuMsPerCall, mark);
     return { prepared: await ready, shared: false };
   }
   const found = entry.tenants.get(key);
@@ -203,7 +224,12 @@ class IsolateCall {
     this.#cpu0 = cpuMsOf(this.#entry);
     const limits = this.#limits;
     const wallTimer = setTimeout(
-      () => this.#fail('GW_ERR_SANDBOX_TIMEOUT', `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms`, true),
+      () =>
+        this.#fail(
+          'GW_ERR_SANDBOX_TIMEOUT',
+          `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms`,
+          true,
+        ),
       Math.max(0, this.#remaining()),
     );
     this.#port.on('message', (m: ToWorker) => this.#onAnswer(m));
@@ -225,7 +251,14 @@ class IsolateCall {
     const limits = this.#limits;
     if (Buffer.byteLength(this.#task.argsJson, 'utf8') > limits.maxArgsBytes) {
       return {
-        outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', message: `the arguments are larger than ${limits.maxArgsBytes} bytes` }, stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false } },
+        outcome: {
+          ok: false,
+          error: {
+            code: 'GW_ERR_SANDBOX_ARGS_TOO_LARGE',
+            message: `the arguments are larger than ${limits.maxArgsBytes} bytes`,
+          },
+          stats: { wallMs: 0, cpuMs: 0, requests: 0, coldStart: false },
+        },
         strike: false,
       };
     }
@@ -233,7 +266,14 @@ class IsolateCall {
       const waited = this.#waited;
       // it spent its whole time waiting for a worker: nothing of it runs
       return {
-        outcome: { ok: false, error: { code: 'GW_ERR_SANDBOX_TIMEOUT', message: `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms waiting for a sandbox worker` }, stats: { wallMs: Math.round(waited), cpuMs: 0, requests: 0, coldStart: false } },
+        outcome: {
+          ok: false,
+          error: {
+            code: 'GW_ERR_SANDBOX_TIMEOUT',
+            message: `the call exceeded its wall-clock deadline of ${limits.wallMsPerCall} ms waiting for a sandbox worker`,
+          },
+          stats: { wallMs: Math.round(waited), cpuMs: 0, requests: 0, coldStart: false },
+        },
         strike: false,
       };
     }
@@ -244,7 +284,12 @@ class IsolateCall {
   async #prepareAndStart(): Promise<void> {
     let prepared: PreparedContext;
     try {
-      ({ prepared, shared: this.#shared } = await contextFor(this.#entry, this.#task, this.#port.id, this.#remaining()));
+      ({ prepared, shared: this.#shared } = await contextFor(
+        this.#entry,
+        this.#task,
+        this.#port.id,
+        this.#remaining(),
+      ));
       this.#prepared = prepared;
     } catch (e) {
       if (!this.#closed) this.#finish(classifyIsolateError(e, 'setup'));
@@ -258,8 +303,19 @@ class IsolateCall {
       this.#step(prepared, ENTRY_PROBE, [prepared.namespace.derefInto(), JSON.stringify(task.probe)]);
       return;
     }
-    const limitsJson = JSON.stringify({ maxResultBytes: limits.maxResultBytes, maxRequestsPerCall: limits.maxRequestsPerCall, maxRequestBodyBytes: limits.maxRequestBodyBytes, memoryMb: limits.memoryMb });
-    this.#step(prepared, ENTRY_START, [prepared.namespace.derefInto(), task.tool, task.argsJson, JSON.stringify(task.config ?? {}), limitsJson]);
+    const limitsJson = JSON.stringify({
+      maxResultBytes: limits.maxResultBytes,
+      maxRequestsPerCall: limits.maxRequestsPerCall,
+      maxRequestBodyBytes: limits.maxRequestBodyBytes,
+      memoryMb: limits.memoryMb,
+    });
+    this.#step(prepared, ENTRY_START, [
+      prepared.namespace.derefInto(),
+      task.tool,
+      task.argsJson,
+      JSON.stringify(task.config ?? {}),
+      limitsJson,
+    ]);
   }
 
   /**
@@ -293,7 +349,9 @@ class IsolateCall {
     if (performance.now() - started > SYNC_STEP_MS) markSlowSteps(entry.key);
     let queued: unknown;
     try {
-      queued = marked(port.id, budget, () => p.entry.applySync(undefined, [ENTRY_TAKE], { timeout: limits.cpuMsPerCall, result: { copy: true } }));
+      queued = marked(port.id, budget, () =>
+        p.entry.applySync(undefined, [ENTRY_TAKE], { timeout: limits.cpuMsPerCall, result: { copy: true } }),
+      );
     } catch {
       // the isolate is gone (memory limit): its messages with it
     }
@@ -336,12 +394,24 @@ class IsolateCall {
   #forwardRequest(id: number, payload: string): void {
     const limits = this.#limits;
     if (++this.#requests > limits.maxRequestsPerCall) {
-      this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', message: `a call may make at most ${limits.maxRequestsPerCall} requests` } });
+      this.#refuse(id, {
+        ok: false,
+        error: {
+          code: 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS',
+          message: `a call may make at most ${limits.maxRequestsPerCall} requests`,
+        },
+      });
       return;
     }
     const maxRequestText = this.#maxRequestText;
     if (payload.length > maxRequestText) {
-      this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `the request is larger than the limits allow (${maxRequestText} characters of JSON)` } });
+      this.#refuse(id, {
+        ok: false,
+        error: {
+          code: 'GW_ERR_BRIDGE_BAD_REQUEST',
+          message: `the request is larger than the limits allow (${maxRequestText} characters of JSON)`,
+        },
+      });
       return;
     }
     let request: BridgeRequest;
@@ -351,7 +421,10 @@ class IsolateCall {
       this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } });
       return;
     }
-    const oversized = typeof request === 'object' && request !== null ? oversizedRequest(request, limits.maxRequestBodyBytes) : undefined;
+    const oversized =
+      typeof request === 'object' && request !== null
+        ? oversizedRequest(request, limits.maxRequestBodyBytes)
+        : undefined;
     if (oversized !== undefined) {
       this.#refuse(id, { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: oversized } });
       return;
@@ -401,8 +474,13 @@ class IsolateCall {
   #takeResult(payload: string): void {
     const limits = this.#limits;
     const bytes = Buffer.byteLength(payload, 'utf8');
-    if (bytes > limits.maxResultBytes) this.#fail('GW_ERR_SANDBOX_RESULT_TOO_LARGE', `the result is ${bytes} bytes; the limit is ${limits.maxResultBytes}`);
-    else if (jsonDepth(payload) > MAX_RESULT_DEPTH) this.#fail('GW_ERR_SANDBOX_RESULT_INVALID', `the result is nested deeper than ${MAX_RESULT_DEPTH} levels`);
+    if (bytes > limits.maxResultBytes)
+      this.#fail(
+        'GW_ERR_SANDBOX_RESULT_TOO_LARGE',
+        `the result is ${bytes} bytes; the limit is ${limits.maxResultBytes}`,
+      );
+    else if (jsonDepth(payload) > MAX_RESULT_DEPTH)
+      this.#fail('GW_ERR_SANDBOX_RESULT_INVALID', `the result is nested deeper than ${MAX_RESULT_DEPTH} levels`);
     else this.#finish(undefined, payload);
   }
 
@@ -440,7 +518,12 @@ class IsolateCall {
     if (!prepared) return;
     prepared.router.current = null;
     if (!this.#shared) releaseContext(prepared);
-    else if (failure && task.contextKey !== undefined && entry.tenants.get(task.contextKey) === prepared && failure.code !== 'GW_ERR_SANDBOX_HANDLER_THREW') {
+    else if (
+      failure &&
+      task.contextKey !== undefined &&
+      entry.tenants.get(task.contextKey) === prepared &&
+      failure.code !== 'GW_ERR_SANDBOX_HANDLER_THREW'
+    ) {
       // a tenant context that timed out or broke is not reused
       entry.tenants.delete(task.contextKey);
       releaseContext(prepared);
@@ -463,12 +546,16 @@ class IsolateCall {
     // a probe leaves no isolate behind: start-up holds no more memory than before (at most one
     // isolate per plugin being probed, for a moment); the first call starts cold as it always did
     if (this.#lateFailure || (task.probe && this.#cold)) entry.retire = true;
-    releaseIsolate(entry, task.contextKey === undefined && !this.#failure?.dispose ? { timeoutMs: this.#limits.cpuMsPerCall } : undefined);
+    releaseIsolate(
+      entry,
+      task.contextKey === undefined && !this.#failure?.dispose ? { timeoutMs: this.#limits.cpuMsPerCall } : undefined,
+    );
   }
 
   #outcome(stats: RunStats): WorkerOutcome {
     const failure = this.#failure;
-    if (failure) return { outcome: { ok: false, error: { code: failure.code, message: failure.message }, stats }, strike: false };
+    if (failure)
+      return { outcome: { ok: false, error: { code: failure.code, message: failure.message }, stats }, strike: false };
     return { outcome: { ok: true, resultJson: this.#resultJson ?? 'null', stats }, strike: false };
   }
 }

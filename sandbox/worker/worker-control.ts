@@ -20,7 +20,18 @@ import { allEntries, disposeAll, lifetimeCounters, type IsolateEntry } from './i
  */
 export async function memoryReport(): Promise<WorkerMemory> {
   const own = getHeapStatistics();
-  const r: WorkerMemory = { threadId, isolates: 0, busy: 0, usedHeap: 0, totalHeap: 0, external: 0, idleHeld: 0, ...lifetimeCounters(), threadHeapUsed: own.used_heap_size, threadHeapTotal: own.total_heap_size };
+  const r: WorkerMemory = {
+    threadId,
+    isolates: 0,
+    busy: 0,
+    usedHeap: 0,
+    totalHeap: 0,
+    external: 0,
+    idleHeld: 0,
+    ...lifetimeCounters(),
+    threadHeapUsed: own.used_heap_size,
+    threadHeapTotal: own.total_heap_size,
+  };
   const entries = allEntries();
   const heapOf = async (e: IsolateEntry): Promise<ivm.HeapStatistics | undefined> => {
     try {

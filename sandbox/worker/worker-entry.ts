@@ -8,7 +8,14 @@
  * process is replaced as a whole.
  */
 import { BroadcastChannel, MessageChannel, parentPort } from 'node:worker_threads';
-import { CONTROL_CHANNEL, type ControlMessage, type ToWorker, type WorkerHello, type WorkerMessage, type WorkerOutcome } from '../../contracts/worker-protocol.js';
+import {
+  CONTROL_CHANNEL,
+  type ControlMessage,
+  type ToWorker,
+  type WorkerHello,
+  type WorkerMessage,
+  type WorkerOutcome,
+} from '../../contracts/worker-protocol.js';
 import type { RunTask } from '../../contracts/protocol.js';
 import { SourceCache } from '../source-cache.js';
 import { runCall, type TaskPort } from './run-call.js';
@@ -96,7 +103,10 @@ export default async function runWorkerTask({ task, id, sentAt }: WorkerTask): P
   try {
     const source = task.plugin.source || sources.get(hash) || (await askSource(port));
     sources.set(hash, source);
-    const outcome = await runCall(source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } }, port);
+    const outcome = await runCall(
+      source === task.plugin.source ? task : { ...task, plugin: { ...task.plugin, source } },
+      port,
+    );
     return { ...outcome, messages: port.sent, ...(traceHops ? { worker: { started, finished: now() } } : {}) };
   } finally {
     running.delete(task.callId);

@@ -10,7 +10,16 @@ import { describe, it } from 'node:test';
 import ts from 'typescript';
 import { listSources, readSource } from './source-graph.js';
 
-const BUILT_IN_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError']);
+const BUILT_IN_ERRORS = new Set([
+  'Error',
+  'TypeError',
+  'RangeError',
+  'SyntaxError',
+  'ReferenceError',
+  'EvalError',
+  'URIError',
+  'AggregateError',
+]);
 
 /** `file:line-text` of built-in errors made on purpose, with why. May only shrink. */
 const ON_PURPOSE = new Map<string, string>([
@@ -32,10 +41,17 @@ function builtInErrorsOf(file: string): Found[] {
     found.push({ file, line: node.getLineAndCharacterOfPosition(n.getStart(node)).line + 1, what });
   };
   const visit = (n: ts.Node): void => {
-    if ((ts.isNewExpression(n) || ts.isCallExpression(n)) && ts.isIdentifier(n.expression) && BUILT_IN_ERRORS.has(n.expression.text)) at(n, `${ts.isNewExpression(n) ? 'new ' : ''}${n.expression.text}(…)`);
+    if (
+      (ts.isNewExpression(n) || ts.isCallExpression(n)) &&
+      ts.isIdentifier(n.expression) &&
+      BUILT_IN_ERRORS.has(n.expression.text)
+    )
+      at(n, `${ts.isNewExpression(n) ? 'new ' : ''}${n.expression.text}(…)`);
     if (ts.isClassLike(n))
       for (const clause of n.heritageClauses ?? [])
-        for (const t of clause.types) if (ts.isIdentifier(t.expression) && BUILT_IN_ERRORS.has(t.expression.text)) at(n, `class ${n.name?.text ?? '(anonymous)'} extends ${t.expression.text}`);
+        for (const t of clause.types)
+          if (ts.isIdentifier(t.expression) && BUILT_IN_ERRORS.has(t.expression.text))
+            at(n, `class ${n.name?.text ?? '(anonymous)'} extends ${t.expression.text}`);
     ts.forEachChild(n, visit);
   };
   visit(node);
@@ -45,20 +61,33 @@ function builtInErrorsOf(file: string): Found[] {
 const sources = listSources(['host', 'sandbox', 'contracts', 'common']);
 const found = sources.flatMap(builtInErrorsOf);
 // the catalogue's own class is the one that extends Error
-const offenders = found.filter((f) => !(f.file === 'contracts/errors.ts' && f.what === 'class WorkbenchError extends Error') && !ON_PURPOSE.has(`${f.file}:${f.what}`));
+const offenders = found.filter(
+  (f) =>
+    !(f.file === 'contracts/errors.ts' && f.what === 'class WorkbenchError extends Error') &&
+    !ON_PURPOSE.has(`${f.file}:${f.what}`),
+);
 
 describe('errors come from the catalogue', () => {
   it('reads the production code (a test that reads nothing cannot fail)', () => {
     assert.ok(sources.length > 200, `only ${sources.length} files read`);
-    assert.ok(found.some((f) => f.file === 'contracts/errors.ts'), 'the catalogue class was not seen');
+    assert.ok(
+      found.some((f) => f.file === 'contracts/errors.ts'),
+      'the catalogue class was not seen',
+    );
   });
 
   it('no built-in error is made, and no error class extends Error, outside contracts/errors.ts', () => {
-    assert.deepEqual(offenders.map((f) => `${f.file}:${f.line} ${f.what}`), []);
+    assert.deepEqual(
+      offenders.map((f) => `${f.file}:${f.line} ${f.what}`),
+      [],
+    );
   });
 
   it('each built-in error made on purpose is still there', () => {
     const seen = new Set(found.map((f) => `${f.file}:${f.what}`));
-    assert.deepEqual([...ON_PURPOSE.keys()].filter((k) => !seen.has(k)), []);
+    assert.deepEqual(
+      [...ON_PURPOSE.keys()].filter((k) => !seen.has(k)),
+      [],
+    );
   });
 });

@@ -29,7 +29,8 @@ const ALLOWED: Record<string, readonly string[]> = {
 const EXCEPTIONS: Record<string, string> = {
   'host/plugin-sdk/evaluate-definition.ts -> sandbox/isolate/web-globals-source.ts':
     'the plugin build evaluates a definition in an isolate of its own, with the web globals plugin code runs with',
-  'host/plugin-sdk/to-manifest.ts -> sdk/define.ts': 'the plugin build reads the marks defineTool and definePlugin put on what they return',
+  'host/plugin-sdk/to-manifest.ts -> sdk/define.ts':
+    'the plugin build reads the marks defineTool and definePlugin put on what they return',
 };
 
 /** Host folders the rest of the host enters only through their index.ts. */
@@ -37,11 +38,19 @@ const ENTRIES = ['host/supervisor', 'host/bridge'];
 
 const sources: SourceFile[] = listSources(AREAS).map(readSource);
 const plugins: SourceFile[] = listSources(['plugins']).map(readSource);
-const edges = sources.flatMap((s) => s.imports.filter((i) => i.target !== undefined).map((i) => ({ from: s.file, to: i.target as string, line: i.line, typeOnly: i.typeOnly })));
+const edges = sources.flatMap((s) =>
+  s.imports
+    .filter((i) => i.target !== undefined)
+    .map((i) => ({ from: s.file, to: i.target as string, line: i.line, typeOnly: i.typeOnly })),
+);
 
 describe('import rules', () => {
   it('reads the whole tree (a test that reads nothing cannot fail)', () => {
-    for (const area of AREAS) assert.ok(sources.some((s) => areaOf(s.file) === area), `no sources under ${area}/`);
+    for (const area of AREAS)
+      assert.ok(
+        sources.some((s) => areaOf(s.file) === area),
+        `no sources under ${area}/`,
+      );
     assert.ok(edges.length > 500, `only ${edges.length} imports read`);
     assert.ok(plugins.length >= 15, `only ${plugins.length} plugin sources read`);
   });
@@ -56,23 +65,40 @@ describe('import rules', () => {
 
   it('every exception written down is still needed', () => {
     const crossing = new Set(edges.map((e) => `${e.from} -> ${e.to}`));
-    assert.deepEqual(Object.keys(EXCEPTIONS).filter((e) => !crossing.has(e)), []);
+    assert.deepEqual(
+      Object.keys(EXCEPTIONS).filter((e) => !crossing.has(e)),
+      [],
+    );
   });
 
   it('the rest of the host enters the sandbox supervisor and the bridge only by their public entries', () => {
-    const broken = edges.filter((e) => ENTRIES.some((d) => within(e.to, d) && !within(e.from, d) && e.to !== `${d}/index.ts` && areaOf(e.from) === 'host'));
-    assert.deepEqual(broken.map((e) => `${e.from}:${e.line} -> ${e.to}`), []);
+    const broken = edges.filter((e) =>
+      ENTRIES.some(
+        (d) => within(e.to, d) && !within(e.from, d) && e.to !== `${d}/index.ts` && areaOf(e.from) === 'host',
+      ),
+    );
+    assert.deepEqual(
+      broken.map((e) => `${e.from}:${e.line} -> ${e.to}`),
+      [],
+    );
   });
 
   it('production code never imports tests or benchmarks', () => {
     const broken = edges.filter((e) => within(e.to, 'test') || within(e.to, 'bench'));
-    assert.deepEqual(broken.map((e) => `${e.from}:${e.line} -> ${e.to}`), []);
+    assert.deepEqual(
+      broken.map((e) => `${e.from}:${e.line} -> ${e.to}`),
+      [],
+    );
   });
 
   it('plugin code imports only the SDK and its own files', () => {
     const broken = plugins.flatMap((p) =>
       p.imports
-        .filter((i) => (i.target === undefined ? i.specifier !== 'workbench/plugin-sdk' : !within(i.target, `plugins/${p.file.split('/')[1]}`)))
+        .filter((i) =>
+          i.target === undefined
+            ? i.specifier !== 'workbench/plugin-sdk'
+            : !within(i.target, `plugins/${p.file.split('/')[1]}`),
+        )
         .map((i) => `${p.file}:${i.line} -> ${i.specifier}`),
     );
     assert.deepEqual(broken, []);

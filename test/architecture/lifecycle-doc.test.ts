@@ -26,13 +26,17 @@ function section(heading: string): string {
 
 /** The backticked names that open each numbered item of `text`, item by item (`a` / `b`, `c`: all of them). */
 function numberedNames(text: string): string[][] {
-  return [...text.matchAll(/^\d+\. (.*?)(?::|$)/gm)].map((m) => [...(m[1] as string).matchAll(/`([^`]+)`/g)].map((n) => n[1] as string));
+  return [...text.matchAll(/^\d+\. (.*?)(?::|$)/gm)].map((m) =>
+    [...(m[1] as string).matchAll(/`([^`]+)`/g)].map((n) => n[1] as string),
+  );
 }
 
 /** The member names of class `name` in `file`, in declaration order, without `#`. */
 function membersOf(file: string, name: string): string[] {
   const { node } = readSource(file);
-  const found = node.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === name);
+  const found = node.statements.find(
+    (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === name,
+  );
   assert.ok(found, `${file} declares class ${name}`);
   return found.members.flatMap((m) => (m.name ? [m.name.getText(node).replace(/^#/, '')] : []));
 }
@@ -40,7 +44,10 @@ function membersOf(file: string, name: string): string[] {
 describe('docs/lifecycle.md and the code it describes', () => {
   it("the bridge's steps: numbered in the doc as BRIDGE_INTERCEPTORS runs them", () => {
     const documented = numberedNames(section('A ctx.http request in the bridge')).map((names) => names.join(' '));
-    assert.deepEqual(documented, BRIDGE_INTERCEPTORS.map((step) => step.name));
+    assert.deepEqual(
+      documented,
+      BRIDGE_INTERCEPTORS.map((step) => step.name),
+    );
   });
 
   it("the bridge's steps: drawn in that order in create-bridge.ts's module doc", () => {
@@ -73,7 +80,11 @@ describe('docs/lifecycle.md and the code it describes', () => {
       assert.ok(i >= 0, `the drawing names "${word}" (${step.name})`);
       return i;
     });
-    assert.deepEqual(at, [...at].sort((a, b) => a - b), `the drawing shows the steps in BRIDGE_INTERCEPTORS's order: ${drawing}`);
+    assert.deepEqual(
+      at,
+      [...at].sort((a, b) => a - b),
+      `the drawing shows the steps in BRIDGE_INTERCEPTORS's order: ${drawing}`,
+    );
   });
 
   it("the sandbox half of a call: each side's steps are its call object's methods, in the order they are written", () => {
@@ -96,7 +107,11 @@ describe('docs/lifecycle.md and the code it describes', () => {
         assert.ok(at >= 0, `${cls} has a method ${name}`);
         return at;
       });
-      assert.deepEqual(positions, [...positions].sort((a, b) => a - b), `${cls}: the doc lists ${documented.join(', ')}; the class declares ${members.join(', ')}`);
+      assert.deepEqual(
+        positions,
+        [...positions].sort((a, b) => a - b),
+        `${cls}: the doc lists ${documented.join(', ')}; the class declares ${members.join(', ')}`,
+      );
     });
   });
 
@@ -113,9 +128,13 @@ describe('docs/lifecycle.md and the code it describes', () => {
     };
     const drawing = DOC.slice(DOC.indexOf('executeSingle\n'), DOC.indexOf('sandbox run ('));
     // each check's row ends with its code (a row's continuation lines carry none, or another check's in brackets)
-    const drawn = [...drawing.matchAll(/(GW_ERR_[A-Z_]+)$/gm)].map((m) => codes[m[1] as string]).filter((r) => r !== undefined);
+    const drawn = [...drawing.matchAll(/(GW_ERR_[A-Z_]+)$/gm)]
+      .map((m) => codes[m[1] as string])
+      .filter((r) => r !== undefined);
     const { node } = readSource('host/engine/execute-single.ts');
-    const check = node.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'checkBeforeRun');
+    const check = node.statements.find(
+      (s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'checkBeforeRun',
+    );
     assert.ok(check, 'execute-single.ts has checkBeforeRun');
     const inCode = [...new Set([...check.getText(node).matchAll(/refusal: '([a-z_]+)'/g)].map((m) => m[1] as string))];
     assert.deepEqual(drawn, inCode);

@@ -47,7 +47,9 @@ function resolveTarget(from: string, specifier: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
   const joined = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
   const candidates = [joined.replace(/\.js$/, '.ts'), joined, `${joined}.ts`, path.posix.join(joined, 'index.ts')];
-  return candidates.find((c) => fs.existsSync(path.join(ROOT, c)) && fs.statSync(path.join(ROOT, c)).isFile()) ?? joined;
+  return (
+    candidates.find((c) => fs.existsSync(path.join(ROOT, c)) && fs.statSync(path.join(ROOT, c)).isFile()) ?? joined
+  );
 }
 
 function importsOf(file: string, node: ts.SourceFile): SourceImport[] {
@@ -100,7 +102,11 @@ export function functionsOf(source: SourceFile): FunctionSpan[] {
     if (ts.isFunctionLike(n) && (n as { body?: ts.Node }).body) {
       const start = sf.getLineAndCharacterOfPosition(n.getStart(sf)).line;
       const end = sf.getLineAndCharacterOfPosition(n.getEnd()).line;
-      const holder = ts.isVariableDeclaration(n.parent) ? n.parent.parent.parent : ts.isPropertyAssignment(n.parent) ? n.parent : n;
+      const holder = ts.isVariableDeclaration(n.parent)
+        ? n.parent.parent.parent
+        : ts.isPropertyAssignment(n.parent)
+          ? n.parent
+          : n;
       const comments = ts.getLeadingCommentRanges(sf.text, holder.getFullStart()) ?? [];
       const explained = comments.some((c) => /Long on purpose:/.test(sf.text.slice(c.pos, c.end)));
       spans.push({ file: source.file, name: nameOf(n, sf), line: start + 1, lines: end - start + 1, explained });

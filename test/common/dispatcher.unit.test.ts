@@ -112,11 +112,24 @@ describe('the dispatcher', () => {
     assert.ok(await third);
   });
 
-  it('refuses beyond maxQueue and beyond a plugin\'s share of the queue, and refuses the waiting calls in order on close', async () => {
-    const d = new Dispatcher({ slots: 1, perPlugin: 1, inFlight: 1, perPluginInFlight: 1, maxQueue: 3, perPluginQueue: 2 });
+  it("refuses beyond maxQueue and beyond a plugin's share of the queue, and refuses the waiting calls in order on close", async () => {
+    const d = new Dispatcher({
+      slots: 1,
+      perPlugin: 1,
+      inFlight: 1,
+      perPluginInFlight: 1,
+      maxQueue: 3,
+      perPluginQueue: 2,
+    });
     const { order, acquire } = recorder(d);
     await acquire('a', 'a1');
-    const waiting = [acquire('a', 'a2'), acquire('a', 'a3'), acquire('a', 'a4'), acquire('b', 'b1'), acquire('c', 'c1')];
+    const waiting = [
+      acquire('a', 'a2'),
+      acquire('a', 'a3'),
+      acquire('a', 'a4'),
+      acquire('b', 'b1'),
+      acquire('c', 'c1'),
+    ];
     await settle();
     assert.deepEqual(order, ['a1', 'plugin-queue-full a4', 'queue-full c1']);
     d.refuseWaiting();
@@ -125,7 +138,7 @@ describe('the dispatcher', () => {
     assert.equal(d.queued, 0);
   });
 
-  it('with 2,000 calls of one plugin queued at its share, another plugin\'s call starts at once and the queue drains in order', async () => {
+  it("with 2,000 calls of one plugin queued at its share, another plugin's call starts at once and the queue drains in order", async () => {
     const d = new Dispatcher({ slots: 4, perPlugin: 2, inFlight: 4, perPluginInFlight: 2, maxQueue: 5000 });
     const granted: number[] = [];
     const held: Lease[] = [];
@@ -145,7 +158,10 @@ describe('the dispatcher', () => {
       (held.shift() as Lease).release();
       held.push((await hot[i]) as Lease);
     }
-    assert.deepEqual(granted, Array.from({ length: 2000 }, (_, i) => i));
+    assert.deepEqual(
+      granted,
+      Array.from({ length: 2000 }, (_, i) => i),
+    );
     assert.equal(d.queued, 0);
     for (const lease of held) lease.release();
     assert.equal(d.inFlight, 0);
@@ -153,8 +169,16 @@ describe('the dispatcher', () => {
 });
 
 describe('the dispatcher between users', () => {
-  it('holds a user to its share of the calls in flight, and skips it rather than blocking another user\'s call of the same plugin; calls with no user have no share', async () => {
-    const d = new Dispatcher({ slots: 5, perPlugin: 5, inFlight: 5, perPluginInFlight: 5, maxQueue: 10, perUserInFlight: 2, perUserQueue: 1 });
+  it("holds a user to its share of the calls in flight, and skips it rather than blocking another user's call of the same plugin; calls with no user have no share", async () => {
+    const d = new Dispatcher({
+      slots: 5,
+      perPlugin: 5,
+      inFlight: 5,
+      perPluginInFlight: 5,
+      maxQueue: 10,
+      perUserInFlight: 2,
+      perUserQueue: 1,
+    });
     const { order, acquire, release } = recorder(d);
     await acquire('p', 'a1', 'alice');
     await acquire('p', 'a2', 'alice');
@@ -162,7 +186,7 @@ describe('the dispatcher between users', () => {
     await settle();
     assert.deepEqual(order, ['a1', 'a2']);
     assert.equal(d.queued, 1);
-    assert.ok(await acquire('p', 'b1', 'bob'), 'bob\'s call, arrived after a3, starts at once');
+    assert.ok(await acquire('p', 'b1', 'bob'), "bob's call, arrived after a3, starts at once");
     assert.equal(d.inFlight, 3);
     // calls for no user (start-up probes): past any user's share of the calls in flight and of the queue
     const none = ['n1', 'n2', 'n3', 'n4'].map((label) => acquire('p', label));
@@ -180,16 +204,31 @@ describe('the dispatcher between users', () => {
     assert.equal(d.inFlight, 0);
   });
 
-  it('a call must fit both its plugin\'s share and its user\'s: one held by either waits, and a later call that fits both starts past it', async () => {
-    const d = new Dispatcher({ slots: 6, perPlugin: 2, inFlight: 6, perPluginInFlight: 2, maxQueue: 10, perUserInFlight: 2 });
+  it("a call must fit both its plugin's share and its user's: one held by either waits, and a later call that fits both starts past it", async () => {
+    const d = new Dispatcher({
+      slots: 6,
+      perPlugin: 2,
+      inFlight: 6,
+      perPluginInFlight: 2,
+      maxQueue: 10,
+      perUserInFlight: 2,
+    });
     const { order, acquire, release } = recorder(d);
     await acquire('p', 'alice-p1', 'alice');
     await acquire('q', 'alice-q1', 'alice');
     await acquire('p', 'bob-p1', 'bob');
     // alice is at her share (her plugin q is not at its share); plugin p is at its share (bob is not at his)
-    const waiting = [acquire('q', 'alice-q2', 'alice'), acquire('p', 'bob-p2', 'bob'), acquire('q', 'carol-q1', 'carol')];
+    const waiting = [
+      acquire('q', 'alice-q2', 'alice'),
+      acquire('p', 'bob-p2', 'bob'),
+      acquire('q', 'carol-q1', 'carol'),
+    ];
     await settle();
-    assert.deepEqual(order, ['alice-p1', 'alice-q1', 'bob-p1', 'carol-q1'], 'carol\'s call fits both shares and starts at once');
+    assert.deepEqual(
+      order,
+      ['alice-p1', 'alice-q1', 'bob-p1', 'carol-q1'],
+      "carol's call fits both shares and starts at once",
+    );
     assert.equal(d.queued, 2);
     release('alice-q1'); // alice is under her share; p is still at its share
     await settle();
@@ -227,9 +266,12 @@ describe('the dispatcher between users', () => {
     assert.equal(d.inFlight, 0);
   });
 
-  it('with 2,000 calls of one user queued, another user\'s call gets the next free slot, and the queue then drains in order', async () => {
+  it("with 2,000 calls of one user queued, another user's call gets the next free slot, and the queue then drains in order", async () => {
     const d = new Dispatcher({ slots: 2, perPlugin: 2, inFlight: 2, perPluginInFlight: 2, maxQueue: 5000 });
-    const held: Lease[] = [(await d.acquire('p', undefined, 'alice')) as Lease, (await d.acquire('p', undefined, 'alice')) as Lease];
+    const held: Lease[] = [
+      (await d.acquire('p', undefined, 'alice')) as Lease,
+      (await d.acquire('p', undefined, 'alice')) as Lease,
+    ];
     const granted: number[] = [];
     const alice = Array.from({ length: 2000 }, (_, i) =>
       d.acquire('p', undefined, 'alice').then((lease) => {
@@ -246,25 +288,40 @@ describe('the dispatcher between users', () => {
     assert.equal(d.queued, 2001);
     (held.shift() as Lease).release();
     await settle();
-    assert.equal(bobStarted, true, 'bob\'s call took the freed slot');
+    assert.equal(bobStarted, true, "bob's call took the freed slot");
     assert.deepEqual(granted, []);
     (await bob).release();
     for (let i = 0; i < 2000; i++) {
       (held.shift() as Lease).release();
       held.push(await (alice[i] as Promise<Lease>));
     }
-    assert.deepEqual(granted, Array.from({ length: 2000 }, (_, i) => i));
+    assert.deepEqual(
+      granted,
+      Array.from({ length: 2000 }, (_, i) => i),
+    );
     for (const lease of held) lease.release();
     assert.equal(d.inFlight, 0);
     assert.equal(d.queued, 0);
   });
 
-  it('refuses a user\'s calls beyond its share of the queue while others still queue; a call cancelled while it waits gives its place back', async () => {
-    const d = new Dispatcher({ slots: 1, perPlugin: 1, inFlight: 1, perPluginInFlight: 1, maxQueue: 10, perUserQueue: 2 });
+  it("refuses a user's calls beyond its share of the queue while others still queue; a call cancelled while it waits gives its place back", async () => {
+    const d = new Dispatcher({
+      slots: 1,
+      perPlugin: 1,
+      inFlight: 1,
+      perPluginInFlight: 1,
+      maxQueue: 10,
+      perUserQueue: 2,
+    });
     const { order, acquire } = recorder(d);
     await acquire('p', 'a1', 'alice');
     const stop = new AbortController();
-    const waiting = [acquire('p', 'a2', 'alice'), d.acquire('p', stop.signal, 'alice'), acquire('p', 'a4', 'alice'), acquire('p', 'b1', 'bob')];
+    const waiting = [
+      acquire('p', 'a2', 'alice'),
+      d.acquire('p', stop.signal, 'alice'),
+      acquire('p', 'a4', 'alice'),
+      acquire('p', 'b1', 'bob'),
+    ];
     await settle();
     assert.deepEqual(order, ['a1', 'user-queue-full a4']);
     assert.equal(d.queued, 3);
@@ -278,5 +335,4 @@ describe('the dispatcher between users', () => {
     await Promise.all([...waiting, a5]);
     assert.deepEqual(order.slice(2), ['closed a2', 'closed b1', 'closed a5']);
   });
-
 });

@@ -10,10 +10,13 @@ export async function startAuthProxy(target: string, apiKey: string): Promise<{ 
   const t = new URL(target);
   const server = http.createServer((req, res) => {
     const headers = { ...req.headers, authorization: `Bearer ${apiKey}` };
-    const upstream = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = http.request(
+      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();

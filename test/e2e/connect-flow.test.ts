@@ -28,11 +28,23 @@ import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { freePort } from '../helpers/free-port.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const skip = !fs.existsSync(CHROMIUM) && !process.env['CI'] ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test` : false;
+const skip =
+  !fs.existsSync(CHROMIUM) && !process.env['CI']
+    ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test`
+    : false;
 
-const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
-const textOf = (r: unknown): string => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '');
+const textOf = (r: unknown): string =>
+  (r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '';
 
 interface E2E {
   gateway: Gateway;
@@ -44,7 +56,14 @@ interface E2E {
 }
 
 /** A gateway on a free loopback port with one built-in plugin, a user with a key, an MCP client with it, and Chromium. */
-async function startE2E(o: { plugin: string; email: string; upstreams: Record<string, string>; env: Record<string, string>; logger: Logger; logLevel: string }): Promise<E2E> {
+async function startE2E(o: {
+  plugin: string;
+  email: string;
+  upstreams: Record<string, string>;
+  env: Record<string, string>;
+  logger: Logger;
+  logLevel: string;
+}): Promise<E2E> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-e2e-'));
   const pluginsDir = path.join(dataDir, 'plugins');
   fs.cpSync(path.join(BUILTIN_PLUGINS_DIR, o.plugin), path.join(pluginsDir, o.plugin), { recursive: true });
@@ -60,13 +79,21 @@ async function startE2E(o: { plugin: string; email: string; upstreams: Record<st
       logLevel: o.logLevel,
       publicUrl: `http://127.0.0.1:${port}`,
     },
-    { policy: parsePolicy({ upstreams: o.upstreams, sandbox: { workers: 1 } }, 'e2e policy'), logger: o.logger, env: o.env },
+    {
+      policy: parsePolicy({ upstreams: o.upstreams, sandbox: { workers: 1 } }, 'e2e policy'),
+      logger: o.logger,
+      env: o.env,
+    },
   );
   const url = await gateway.listen();
   const user = await gateway.users.create(o.email, 'acme');
   const apiKey = (await gateway.users.createApiKey(user.id, 'agent')).key;
   const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+    }),
+  );
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
   return { gateway, url, apiKey, dataDir, client, browser };
 }
@@ -111,22 +138,36 @@ describe('connect flow end to end (headless Chromium)', { skip }, () => {
   });
 
   it('NOT_CONNECTED → connect → browser consent → CONNECTED → the retried call carries the token, and the token leaks nowhere', async () => {
-    const execute = async () => JSON.parse(textOf(await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'github_get_me', args: {} }] } }))) as { results: Record<string, unknown>[] };
+    const execute = async () =>
+      JSON.parse(
+        textOf(
+          await client.callTool({
+            name: 'execute_tools',
+            arguments: { executions: [{ tool: 'github_get_me', args: {} }] },
+          }),
+        ),
+      ) as { results: Record<string, unknown>[] };
 
     const first = (await execute()).results[0];
     assert.equal(first?.['error'], 'NOT_CONNECTED', JSON.stringify(first));
     assert.equal(upstream.requests.length, 0);
 
-    const connect = JSON.parse(textOf(await client.callTool({ name: 'connect', arguments: { integration: 'github' } }))) as { connectionId: string; url: string; type: string };
+    const connect = JSON.parse(
+      textOf(await client.callTool({ name: 'connect', arguments: { integration: 'github' } })),
+    ) as { connectionId: string; url: string; type: string };
     assert.equal(connect.type, 'oauth2');
     assert.equal(connect.url, `${url}/connect/${connect.connectionId}`);
 
     const progress: number[] = [];
-    const waiting = client.callTool({ name: 'wait_for_connection', arguments: { connectionId: connect.connectionId, timeoutSec: 90 } }, undefined, {
-      onprogress: (p) => void progress.push(p.progress),
-      timeout: 120_000,
-      resetTimeoutOnProgress: true,
-    });
+    const waiting = client.callTool(
+      { name: 'wait_for_connection', arguments: { connectionId: connect.connectionId, timeoutSec: 90 } },
+      undefined,
+      {
+        onprogress: (p) => void progress.push(p.progress),
+        timeout: 120_000,
+        resetTimeoutOnProgress: true,
+      },
+    );
 
     const page = await browser.newPage();
     await page.goto(connect.url);
@@ -167,9 +208,22 @@ describe('connect flow end to end (headless Chromium)', { skip }, () => {
       .filter((f) => f.startsWith('workbench.db'))
       .map((f) => fs.readFileSync(path.join(dataDir, f)).toString('latin1'))
       .join('');
-    assert.ok(logs.some((l) => l.includes('"tool":"github_get_me"')), 'the gateway logged the executions');
-    assert.ok(logs.some((l) => l.includes('connection saved')), 'the connection service logged the new connection');
-    for (const [where, text] of Object.entries({ logs: logs.join(''), audit, pending, results: resultsText, page: pageHtml, database: dbBytes }))
+    assert.ok(
+      logs.some((l) => l.includes('"tool":"github_get_me"')),
+      'the gateway logged the executions',
+    );
+    assert.ok(
+      logs.some((l) => l.includes('connection saved')),
+      'the connection service logged the new connection',
+    );
+    for (const [where, text] of Object.entries({
+      logs: logs.join(''),
+      audit,
+      pending,
+      results: resultsText,
+      page: pageHtml,
+      database: dbBytes,
+    }))
       for (const secret of [token, refresh]) assert.ok(!text.includes(secret), `a token leaked into ${where}`);
   });
 });
@@ -180,60 +234,78 @@ describe('connect flow end to end (headless Chromium)', { skip }, () => {
  * form-action on every redirect of the "Continue" form submission, so the portal must not reach
  * the provider through a redirect of that submission.
  */
-describe('connect flow through a provider that signs people in on a second origin (headless Chromium)', { skip }, () => {
-  let gateway: Gateway;
-  let url: string;
-  let apiKey: string;
-  let dataDir: string;
-  let mock: MockOAuth;
-  let browser: Browser;
-  let client: Client;
+describe(
+  'connect flow through a provider that signs people in on a second origin (headless Chromium)',
+  { skip },
+  () => {
+    let gateway: Gateway;
+    let url: string;
+    let apiKey: string;
+    let dataDir: string;
+    let mock: MockOAuth;
+    let browser: Browser;
+    let client: Client;
 
-  before(async () => {
-    mock = await startMockOAuth({ paths: { authorize: '/authorize', token: '/oauth/token' }, signInElsewhere: true });
-    ({ gateway, url, apiKey, dataDir, client, browser } = await startE2E({
-      plugin: 'atlassian-jira',
-      email: 'jira-user@example.com',
-      upstreams: { 'https://auth.atlassian.com': mock.origin },
-      env: { ATLASSIAN_JIRA_CLIENT_ID: mock.clientId, ATLASSIAN_JIRA_CLIENT_SECRET: mock.clientSecret },
-      logger: pino({ level: 'silent' }),
-      logLevel: 'silent',
-    }));
-  });
+    before(async () => {
+      mock = await startMockOAuth({ paths: { authorize: '/authorize', token: '/oauth/token' }, signInElsewhere: true });
+      ({ gateway, url, apiKey, dataDir, client, browser } = await startE2E({
+        plugin: 'atlassian-jira',
+        email: 'jira-user@example.com',
+        upstreams: { 'https://auth.atlassian.com': mock.origin },
+        env: { ATLASSIAN_JIRA_CLIENT_ID: mock.clientId, ATLASSIAN_JIRA_CLIENT_SECRET: mock.clientSecret },
+        logger: pino({ level: 'silent' }),
+        logLevel: 'silent',
+      }));
+    });
 
-  after(async () => {
-    await browser?.close().catch(() => undefined);
-    await client?.close().catch(() => undefined);
-    await gateway?.close();
-    await mock?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+    after(async () => {
+      await browser?.close().catch(() => undefined);
+      await client?.close().catch(() => undefined);
+      await gateway?.close();
+      await mock?.close();
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    });
 
-  it('Continue reaches the sign-in page on the second origin, and the consent and callback complete the connection', async () => {
-    assert.ok(mock.signInOrigin && new URL(mock.signInOrigin).origin !== mock.origin, 'the sign-in page is on another origin');
-    const connect = JSON.parse(textOf(await client.callTool({ name: 'connect', arguments: { integration: 'atlassian-jira' } }))) as { connectionId: string; url: string };
-    const waiting = client.callTool({ name: 'wait_for_connection', arguments: { connectionId: connect.connectionId, timeoutSec: 90 } }, undefined, { timeout: 120_000 });
-    waiting.catch(() => undefined); // awaited below; a failure before then must not be an unhandled rejection
+    it('Continue reaches the sign-in page on the second origin, and the consent and callback complete the connection', async () => {
+      assert.ok(
+        mock.signInOrigin && new URL(mock.signInOrigin).origin !== mock.origin,
+        'the sign-in page is on another origin',
+      );
+      const connect = JSON.parse(
+        textOf(await client.callTool({ name: 'connect', arguments: { integration: 'atlassian-jira' } })),
+      ) as { connectionId: string; url: string };
+      const waiting = client.callTool(
+        { name: 'wait_for_connection', arguments: { connectionId: connect.connectionId, timeoutSec: 90 } },
+        undefined,
+        { timeout: 120_000 },
+      );
+      waiting.catch(() => undefined); // awaited below; a failure before then must not be an unhandled rejection
 
-    const page = await browser.newPage();
-    // A navigation refused by the CSP leaves the page where it is and says so on the console.
-    const refusedByCsp = new Promise<string>((resolve) => page.on('console', (m) => void (/Content Security Policy/.test(m.text()) && resolve(m.text()))));
-    await page.goto(`${url}/login?next=${encodeURIComponent(`/connect/${connect.connectionId}`)}`);
-    await page.getByLabel('Your Workbench API key').fill(apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(connect.url);
-    await page.getByRole('button', { name: 'Continue to Jira (Atlassian Cloud)' }).click();
-    const reached = await Promise.race([page.waitForURL((u) => u.origin === mock.signInOrigin).then(() => 'sign-in page'), refusedByCsp]);
-    assert.equal(reached, 'sign-in page', 'the browser refused the navigation');
-    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign in to the provider');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => u.origin === mock.origin);
-    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Allow access?');
-    await page.getByRole('button', { name: 'Allow' }).click();
-    await page.waitForURL(connect.url);
-    assert.match((await page.locator('main').textContent()) ?? '', /Jira \(Atlassian Cloud\): is connected/);
+      const page = await browser.newPage();
+      // A navigation refused by the CSP leaves the page where it is and says so on the console.
+      const refusedByCsp = new Promise<string>((resolve) =>
+        page.on('console', (m) => void (/Content Security Policy/.test(m.text()) && resolve(m.text()))),
+      );
+      await page.goto(`${url}/login?next=${encodeURIComponent(`/connect/${connect.connectionId}`)}`);
+      await page.getByLabel('Your Workbench API key').fill(apiKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(connect.url);
+      await page.getByRole('button', { name: 'Continue to Jira (Atlassian Cloud)' }).click();
+      const reached = await Promise.race([
+        page.waitForURL((u) => u.origin === mock.signInOrigin).then(() => 'sign-in page'),
+        refusedByCsp,
+      ]);
+      assert.equal(reached, 'sign-in page', 'the browser refused the navigation');
+      assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Sign in to the provider');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((u) => u.origin === mock.origin);
+      assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Allow access?');
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL(connect.url);
+      assert.match((await page.locator('main').textContent()) ?? '', /Jira \(Atlassian Cloud\): is connected/);
 
-    assert.equal((JSON.parse(textOf(await waiting)) as { status: string }).status, 'CONNECTED');
-    assert.deepEqual([mock.counters.signIns, mock.counters.consents, mock.counters.codeExchanges], [1, 1, 1]);
-  });
-});
+      assert.equal((JSON.parse(textOf(await waiting)) as { status: string }).status, 'CONNECTED');
+      assert.deepEqual([mock.counters.signIns, mock.counters.consents, mock.counters.codeExchanges], [1, 1, 1]);
+    });
+  },
+);

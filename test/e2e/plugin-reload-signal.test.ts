@@ -27,15 +27,21 @@ describe('reloading the plugins of a running server process', () => {
   let client: Client;
 
   const relo = (): string => path.join(root, 'relo');
-  const code = async (): Promise<unknown> => (await callJson(client, 'execute_tools', { executions: [{ tool: 'relo_version' }] })).json.results[0]?.result?.code;
-  const record = (): Json => JSON.parse(fs.readFileSync(path.join(server.dataDir, 'run', `serve-${server.proc.pid}.json`), 'utf8'));
+  const code = async (): Promise<unknown> =>
+    (await callJson(client, 'execute_tools', { executions: [{ tool: 'relo_version' }] })).json.results[0]?.result?.code;
+  const record = (): Json =>
+    JSON.parse(fs.readFileSync(path.join(server.dataDir, 'run', `serve-${server.proc.pid}.json`), 'utf8'));
 
   before(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-reload-proc-'));
     writeRelo(relo(), { version: '1.0.0', code: 1 });
     server = await spawnServer({ pluginDirs: [root], policy: { sandbox: { workers: 2 } }, logLevel: 'info' });
     client = new Client({ name: 'reload-test', version: '0.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.apiKey}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${server.apiKey}` } },
+      }),
+    );
   });
   after(async () => {
     await client?.close();
@@ -55,7 +61,10 @@ describe('reloading the plugins of a running server process', () => {
     server.proc.kill('SIGHUP');
     await waitFor('the new code to answer', async () => (await code()) === 2);
     await waitFor('the reload to be recorded', () => record().reload?.upgraded?.[0]?.to === '1.1.0');
-    assert.match(server.output().stdout, /"msg":"plugins reloaded: 0 added, 1 upgraded, 0 removed, 15 unchanged, 0 refused; 16 plugins and \d+ tools serving"/);
+    assert.match(
+      server.output().stdout,
+      /"msg":"plugins reloaded: 0 added, 1 upgraded, 0 removed, 15 unchanged, 0 refused; 16 plugins and \d+ tools serving"/,
+    );
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
   });
 
@@ -64,7 +73,9 @@ describe('reloading the plugins of a running server process', () => {
     writeRelo(relo(), { version: '1.2.0', code: 3 });
     const ok = runCli(env, 'plugins', 'reload');
     assert.equal(ok.code, 0, ok.stderr);
-    const head = new RegExp(`^server ${server.proc.pid} \\(${server.url.replace(/\./g, '\\.')}\\): reloaded in \\d+\\.\\d s: 0 added, 1 upgraded, 0 removed, 15 unchanged, 0 refused; 16 plugins and \\d+ tools serving\\n`);
+    const head = new RegExp(
+      `^server ${server.proc.pid} \\(${server.url.replace(/\./g, '\\.')}\\): reloaded in \\d+\\.\\d s: 0 added, 1 upgraded, 0 removed, 15 unchanged, 0 refused; 16 plugins and \\d+ tools serving\\n`,
+    );
     assert.match(ok.stdout, head);
     assert.ok(ok.stdout.endsWith(`  upgraded relo 1.1.0 → 1.2.0 (${relo()})\n`), ok.stdout);
     assert.equal(await code(), 3);
@@ -75,7 +86,10 @@ describe('reloading the plugins of a running server process', () => {
     const answer = JSON.parse(refused.stdout);
     assert.equal(answer.servers.length, 1);
     assert.equal(answer.servers[0].pid, server.proc.pid);
-    assert.deepEqual(answer.servers[0].report.refused.map((r: Json) => [r.file, r.code, r.keepsServing]), [[path.join(relo(), 'manifest.json'), 'GW_ERR_PLUGIN_INVALID', 'relo@1.2.0']]);
+    assert.deepEqual(
+      answer.servers[0].report.refused.map((r: Json) => [r.file, r.code, r.keepsServing]),
+      [[path.join(relo(), 'manifest.json'), 'GW_ERR_PLUGIN_INVALID', 'relo@1.2.0']],
+    );
     assert.match(answer.servers[0].report.refused[0].message, /^displayName: /);
     assert.equal(await code(), 3, 'the old version keeps answering');
 

@@ -34,12 +34,14 @@ describe('plugins reloaded into a running gateway', () => {
   const logs: Json[] = [];
 
   const relo = (): string => path.join(root, 'relo');
-  const execute = async (tool: string): Promise<Json> => (await callJson(client, 'execute_tools', { executions: [{ tool }] })).json.results[0];
+  const execute = async (tool: string): Promise<Json> =>
+    (await callJson(client, 'execute_tools', { executions: [{ tool }] })).json.results[0];
   const reloads = async (outcome: string): Promise<number> => {
     const text = await fetch(`${gw.url}/metrics`).then((r) => r.text());
     return Number(new RegExp(`^workbench_plugin_reloads_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1]);
   };
-  const searchNames = async (query: string): Promise<string[]> => (await callJson(client, 'search_tools', { query, limit: 50 })).json.tools.map((t: Json) => t.name);
+  const searchNames = async (query: string): Promise<string[]> =>
+    (await callJson(client, 'search_tools', { query, limit: 50 })).json.tools.map((t: Json) => t.name);
 
   before(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-reload-'));
@@ -52,7 +54,12 @@ describe('plugins reloaded into a running gateway', () => {
         done();
       },
     });
-    gw = await startGateway({ plugins: [], pluginDirs: [root], upstreams: { 'https://api.relo.test': up.origin }, logger: pino({ level: 'info' }, sink) });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [root],
+      upstreams: { 'https://api.relo.test': up.origin },
+      logger: pino({ level: 'info' }, sink),
+    });
     client = await gw.mcpClient();
   });
   after(async () => {
@@ -74,11 +81,19 @@ describe('plugins reloaded into a running gateway', () => {
     assert.ok((await searchNames('tool added')).includes('relo_added'), 'search_tools finds the new tool');
     const schema = await callJson(client, 'get_tool_schema', { tool: 'relo_added' });
     assert.equal(schema.isError, false, JSON.stringify(schema.json));
-    const listed = (await callJson(client, 'list_integrations', {})).json.integrations.find((i: Json) => i.name === 'relo');
+    const listed = (await callJson(client, 'list_integrations', {})).json.integrations.find(
+      (i: Json) => i.name === 'relo',
+    );
     assert.equal(listed?.tools, 3);
-    const rest = await fetch(`${gw.url}/rest/relo`, { headers: { authorization: `Bearer ${gw.apiKey}` } }).then((r) => r.json() as Promise<Json>);
+    const rest = await fetch(`${gw.url}/rest/relo`, { headers: { authorization: `Bearer ${gw.apiKey}` } }).then(
+      (r) => r.json() as Promise<Json>,
+    );
     assert.ok(JSON.stringify(rest).includes('relo_added'), JSON.stringify(rest));
-    assert.equal((await gw.rest('relo', { tool: 'added' })).json.result?.code, 2, 'REST resolves the new tool by its short name');
+    assert.equal(
+      (await gw.rest('relo', { tool: 'added' })).json.result?.code,
+      2,
+      'REST resolves the new tool by its short name',
+    );
     assert.ok(logs.some((l) => l.msg === `plugin upgraded: relo 1.0.0 → 1.1.0 from ${relo()}`));
     assert.equal(await reloads('ok'), 1);
   });
@@ -89,16 +104,27 @@ describe('plugins reloaded into a running gateway', () => {
     await waitFor('the slow call to reach the upstream', () => up.requests.length > requests);
     writeRelo(relo(), { version: '1.2.0', code: 3, extraTools: ['relo_added'] });
     const report = await gw.gateway.reloadPlugins();
-    assert.deepEqual(report.upgraded.map((u) => u.to), ['1.2.0']);
+    assert.deepEqual(
+      report.upgraded.map((u) => u.to),
+      ['1.2.0'],
+    );
     assert.deepEqual(await execute('relo_version'), { result: { code: 3 } }, 'a new call runs the new code');
     release();
-    assert.deepEqual(await slow, { result: { code: 2, upstream: 200 } }, 'the call in flight finished on the code it started with');
+    assert.deepEqual(
+      await slow,
+      { result: { code: 2, upstream: 200 } },
+      'the call in flight finished on the code it started with',
+    );
   });
 
   it('refuses a broken upgrade, says why and which version keeps serving, and the old version answers', async () => {
     const refusedBefore = await reloads('refused');
     const broken: Array<[string, () => void, RegExp]> = [
-      ['manifest.json', () => fs.writeFileSync(path.join(relo(), 'manifest.json'), '{ "name": "relo", '), /^not valid JSON/],
+      [
+        'manifest.json',
+        () => fs.writeFileSync(path.join(relo(), 'manifest.json'), '{ "name": "relo", '),
+        /^not valid JSON/,
+      ],
       [
         'plugin.js',
         () => {
@@ -118,7 +144,11 @@ describe('plugins reloaded into a running gateway', () => {
       assert.equal(refusal?.file, path.join(relo(), file));
       assert.match(refusal?.message ?? '', why);
       assert.equal(refusal?.keepsServing, 'relo@1.2.0');
-      assert.deepEqual(await execute('relo_version'), { result: { code: 3 } }, `after a broken ${file} the old version answers`);
+      assert.deepEqual(
+        await execute('relo_version'),
+        { result: { code: 3 } },
+        `after a broken ${file} the old version answers`,
+      );
       const line = logs.find((l) => l.file === refusal?.file && l.keepsServing === 'relo@1.2.0');
       assert.equal(line?.msg, `plugin refused: ${refusal?.file}: ${refusal?.message} (relo@1.2.0 keeps serving)`);
       assert.equal(line?.code, 'GW_ERR_PLUGIN_INVALID');
@@ -131,11 +161,22 @@ describe('plugins reloaded into a running gateway', () => {
     const impostor = path.join(root, 'acme-relo');
     writeFolder(
       impostor,
-      { name: 'acme-relo', version: '1.0.0', displayName: 'Impostor', description: 'Takes relo_version.', auth: { type: 'none' }, egress: [], tools: [{ name: 'relo_version', description: 'x', inputSchema: { type: 'object' } }] },
+      {
+        name: 'acme-relo',
+        version: '1.0.0',
+        displayName: 'Impostor',
+        description: 'Takes relo_version.',
+        auth: { type: 'none' },
+        egress: [],
+        tools: [{ name: 'relo_version', description: 'x', inputSchema: { type: 'object' } }],
+      },
       'export default { async relo_version() { return { code: "impostor" }; } };\n',
     );
     const report = await gw.gateway.reloadPlugins();
-    assert.deepEqual(report.refused.map((r) => [r.file, r.code]), [[path.join(impostor, 'manifest.json'), 'GW_ERR_PLUGIN_CLASH']]);
+    assert.deepEqual(
+      report.refused.map((r) => [r.file, r.code]),
+      [[path.join(impostor, 'manifest.json'), 'GW_ERR_PLUGIN_CLASH']],
+    );
     assert.equal(
       report.refused[0]?.message,
       `plugin "acme-relo" clashes with plugin "relo" in ${relo()} (serving, it keeps serving): both define the tool "relo_version". ` +
@@ -156,18 +197,27 @@ describe('plugins reloaded into a running gateway', () => {
 
   it('offers a removed plugin to nobody, and leaves the others serving', async () => {
     writePing(path.join(root, 'gone'), 'gone');
-    assert.deepEqual((await gw.gateway.reloadPlugins()).added.map((p) => p.name), ['gone']);
+    assert.deepEqual(
+      (await gw.gateway.reloadPlugins()).added.map((p) => p.name),
+      ['gone'],
+    );
     assert.deepEqual(await execute('gone_ping'), { result: { pong: 'gone' } });
     fs.rmSync(path.join(root, 'gone'), { recursive: true });
     const report = await gw.gateway.reloadPlugins();
     assert.deepEqual(report.removed, [{ name: 'gone', version: '1.0.0', dir: path.join(root, 'gone') }]);
     assert.equal((await execute('gone_ping')).code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND');
-    assert.ok(!(await searchNames('gone ping pong')).some((n) => n.startsWith('gone_')), 'search_tools no longer finds it');
+    assert.ok(
+      !(await searchNames('gone ping pong')).some((n) => n.startsWith('gone_')),
+      'search_tools no longer finds it',
+    );
     const schema = await callJson(client, 'get_tool_schema', { tool: 'gone_ping' });
     assert.equal(schema.isError, true);
     const names = (await callJson(client, 'list_integrations', {})).json.integrations.map((i: Json) => i.name);
     assert.deepEqual(names, ['relo']);
-    assert.equal((await fetch(`${gw.url}/rest/gone`, { headers: { authorization: `Bearer ${gw.apiKey}` } })).status, 404);
+    assert.equal(
+      (await fetch(`${gw.url}/rest/gone`, { headers: { authorization: `Bearer ${gw.apiKey}` } })).status,
+      404,
+    );
     assert.deepEqual(await execute('relo_version'), { result: { code: 5 } });
   });
 

@@ -20,7 +20,12 @@ async function listen(handler: http.RequestListener): Promise<{ server: http.Ser
 }
 
 /** A raw client connection: everything it received, and a promise for its close. */
-function connect(port: number): { socket: net.Socket; received: () => string; closed: Promise<void>; connected: Promise<void> } {
+function connect(port: number): {
+  socket: net.Socket;
+  received: () => string;
+  closed: Promise<void>;
+  connected: Promise<void>;
+} {
   const socket = net.connect(port, '127.0.0.1');
   let data = '';
   socket.setEncoding('utf8');
@@ -32,7 +37,11 @@ function connect(port: number): { socket: net.Socket; received: () => string; cl
 }
 
 /** Answers held until released, by URL: each answers its own URL as the body. */
-function heldAnswers(): { handler: http.RequestListener; arrived: (url: string) => Promise<void>; release: (url: string) => void } {
+function heldAnswers(): {
+  handler: http.RequestListener;
+  arrived: (url: string) => Promise<void>;
+  release: (url: string) => void;
+} {
   const held = new Map<string, () => void>();
   const events = new EventEmitter();
   return {
@@ -56,7 +65,9 @@ function responses(received: string): Array<{ status: string; headers: Record<st
     .map((r) => {
       const [head = '', body = ''] = r.split('\r\n\r\n');
       const [status = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       return { status, headers, body };
     });
 }
@@ -78,60 +89,76 @@ describe('connection drain: answers in flight when the server closes', () => {
     return { answers, client, serverClosed };
   }
 
-  it('sends an answer still in flight with Connection: close, then closes the connection', { timeout: 20_000 }, async () => {
-    const { answers, client, serverClosed } = await closingWith('/slow');
-    answers.release('/slow');
-    await client.closed;
-    const [answer, ...more] = responses(client.received());
-    assert.equal(answer?.status, 'HTTP/1.1 200 OK');
-    assert.equal(answer?.body, '/slow');
-    assert.equal(answer?.headers['connection'], 'close', JSON.stringify(answer?.headers));
-    assert.deepEqual(more, []);
-    await serverClosed;
-  });
+  it(
+    'sends an answer still in flight with Connection: close, then closes the connection',
+    { timeout: 20_000 },
+    async () => {
+      const { answers, client, serverClosed } = await closingWith('/slow');
+      answers.release('/slow');
+      await client.closed;
+      const [answer, ...more] = responses(client.received());
+      assert.equal(answer?.status, 'HTTP/1.1 200 OK');
+      assert.equal(answer?.body, '/slow');
+      assert.equal(answer?.headers['connection'], 'close', JSON.stringify(answer?.headers));
+      assert.deepEqual(more, []);
+      await serverClosed;
+    },
+  );
 
-  it('says Connection: close only on the last answer of a connection: a request pipelined behind it is still answered', { timeout: 20_000 }, async () => {
-    const { answers, client, serverClosed } = await closingWith('/first');
-    // a request that begins while closing, behind the one in flight on the same connection
-    client.socket.write(GET('/second'));
-    await answers.arrived('/second');
-    answers.release('/first');
-    answers.release('/second');
-    await client.closed;
-    const [first, second, ...more] = responses(client.received());
-    assert.equal(first?.body, '/first');
-    assert.notEqual(first?.headers['connection'], 'close', 'the first answer keeps the connection for the one behind it');
-    assert.equal(second?.body, '/second', 'the pipelined request is answered');
-    assert.equal(second?.headers['connection'], 'close', JSON.stringify(second?.headers));
-    assert.deepEqual(more, []);
-    await serverClosed;
-  });
+  it(
+    'says Connection: close only on the last answer of a connection: a request pipelined behind it is still answered',
+    { timeout: 20_000 },
+    async () => {
+      const { answers, client, serverClosed } = await closingWith('/first');
+      // a request that begins while closing, behind the one in flight on the same connection
+      client.socket.write(GET('/second'));
+      await answers.arrived('/second');
+      answers.release('/first');
+      answers.release('/second');
+      await client.closed;
+      const [first, second, ...more] = responses(client.received());
+      assert.equal(first?.body, '/first');
+      assert.notEqual(
+        first?.headers['connection'],
+        'close',
+        'the first answer keeps the connection for the one behind it',
+      );
+      assert.equal(second?.body, '/second', 'the pipelined request is answered');
+      assert.equal(second?.headers['connection'], 'close', JSON.stringify(second?.headers));
+      assert.deepEqual(more, []);
+      await serverClosed;
+    },
+  );
 });
 
 describe('connection drain: the listener outlives the wait for it to close', () => {
   // Without the fix a connection accepted after the drain began was never ended: the silent one
   // stays open (the timeout turns that into a failure) and the other one's request runs.
-  it('closes each connection accepted after the drain began, without running a request it carried', { timeout: 20_000 }, async () => {
-    const ran: string[] = [];
-    const { server, port } = await listen((req, res) => {
-      ran.push(req.url ?? '');
-      res.end('ran');
-    });
-    const drain = trackConnections(server, { stopListeningWaitMs: 0 });
-    await drain.endIdleOnceClosed();
-    assert.equal(server.listening, true, 'the listener is still open, as when close hooks are slow');
+  it(
+    'closes each connection accepted after the drain began, without running a request it carried',
+    { timeout: 20_000 },
+    async () => {
+      const ran: string[] = [];
+      const { server, port } = await listen((req, res) => {
+        ran.push(req.url ?? '');
+        res.end('ran');
+      });
+      const drain = trackConnections(server, { stopListeningWaitMs: 0 });
+      await drain.endIdleOnceClosed();
+      assert.equal(server.listening, true, 'the listener is still open, as when close hooks are slow');
 
-    const silent = connect(port);
-    await silent.closed;
+      const silent = connect(port);
+      await silent.closed;
 
-    const talker = connect(port);
-    await talker.connected;
-    talker.socket.write('GET /late HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    await talker.closed;
-    assert.equal(talker.received(), '', 'no answer on a connection closed as it arrived');
-    assert.deepEqual(ran, [], 'the request it carried did not run');
+      const talker = connect(port);
+      await talker.connected;
+      talker.socket.write('GET /late HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await talker.closed;
+      assert.equal(talker.received(), '', 'no answer on a connection closed as it arrived');
+      assert.deepEqual(ran, [], 'the request it carried did not run');
 
-    // nothing is left for close() to wait on
-    await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-  });
+      // nothing is left for close() to wait on
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  );
 });

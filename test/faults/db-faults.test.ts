@@ -34,7 +34,8 @@ async function gatewayOn(dir: string): Promise<TestGateway> {
   }
 }
 
-const auditCount = async (gw: TestGateway): Promise<number> => (await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events'))!.n;
+const auditCount = async (gw: TestGateway): Promise<number> =>
+  (await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events'))!.n;
 
 /** Another process takes the write lock of the file and holds it for `ms`. Resolves once it holds it. */
 async function holdLock(file: string, ms: number): Promise<{ done: Promise<number | null> }> {
@@ -66,7 +67,10 @@ describe('faults: the database is locked, full or read-only', () => {
 
   it('locked by another process beyond busy_timeout: calls still answer, the audit failure is counted, rows resume after', async () => {
     // needs no special file system: on the tmpfs when there is one, else in the usual temp dir
-    const gw = typeof fsys === 'string' ? await startGateway({ plugins: [], pluginDirs: [FIXTURES] }) : await gatewayOn(fsys.dir);
+    const gw =
+      typeof fsys === 'string'
+        ? await startGateway({ plugins: [], pluginDirs: [FIXTURES] })
+        : await gatewayOn(fsys.dir);
     try {
       await gw.execute('echo_args', { text: 'warm' }); // the main key's last_used_at is now fresh
       const other = await gw.createUser('second@example.com'); // a key never used: authenticating it writes
@@ -100,15 +104,25 @@ describe('faults: the database is locked, full or read-only', () => {
       await gw.execute('echo_args', { text: 'warm' });
       const failures0 = gw.gateway.engine.audit.failures;
       const filler = fsys.fill();
-      const batch = Array.from({ length: 50 }, (_, i) => ({ tool: 'echo_args', args: { text: `full-${i}-${'x'.repeat(500)}` } }));
+      const batch = Array.from({ length: 50 }, (_, i) => ({
+        tool: 'echo_args',
+        args: { text: `full-${i}-${'x'.repeat(500)}` },
+      }));
       let answered = 0;
       for (let round = 0; round < 40 && gw.gateway.engine.audit.failures === failures0; round++) {
         const r = await gw.rest('fixture-echo', { executions: batch });
         assert.equal(r.status, 200, JSON.stringify(r.json).slice(0, 300));
-        assert.ok(r.json.results.every((x: { result?: { text?: string } }, i: number) => x.result?.text === batch[i]!.args.text));
+        assert.ok(
+          r.json.results.every(
+            (x: { result?: { text?: string } }, i: number) => x.result?.text === batch[i]!.args.text,
+          ),
+        );
         answered += 50;
       }
-      assert.ok(gw.gateway.engine.audit.failures > failures0, `no audit write failed after ${answered} executions on a full disk`);
+      assert.ok(
+        gw.gateway.engine.audit.failures > failures0,
+        `no audit write failed after ${answered} executions on a full disk`,
+      );
       const ready = await fetch(`${gw.url}/readyz`);
       assert.ok(ready.status === 200 || ready.status === 503, 'readiness answers');
       fs.rmSync(filler);
@@ -135,7 +149,11 @@ describe('faults: the database is locked, full or read-only', () => {
       const users0 = await gw.db.all('SELECT id, email FROM users ORDER BY id');
       const failures0 = gw.gateway.engine.audit.failures;
       await gw.db.run('PRAGMA query_only = ON');
-      await assert.rejects(gw.db.run("DELETE FROM audit_events WHERE id = 'none'"), /readonly/i, 'writes are refused now');
+      await assert.rejects(
+        gw.db.run("DELETE FROM audit_events WHERE id = 'none'"),
+        /readonly/i,
+        'writes are refused now',
+      );
 
       const item = await gw.execute('echo_args', { text: 'read-only' }, other.apiKey);
       assert.equal(item.result?.text, 'read-only', JSON.stringify(item));
@@ -144,7 +162,12 @@ describe('faults: the database is locked, full or read-only', () => {
       const client = await gw.mcpClient();
       const r = (await client.callTool({
         name: 'execute_tools',
-        arguments: { executions: [{ tool: 'echo_big', args: { chars: 150_000 } }, { tool: 'echo_args', args: { text: 'small' } }] },
+        arguments: {
+          executions: [
+            { tool: 'echo_big', args: { chars: 150_000 } },
+            { tool: 'echo_args', args: { text: 'small' } },
+          ],
+        },
       })) as { content: { type: string; text?: string }[]; isError?: boolean };
       const text = r.content[0]?.text ?? '';
       assert.ok(text.length <= 60_000, `text is ${text.length} chars`);
@@ -169,34 +192,64 @@ describe('faults: the database is locked, full or read-only', () => {
     }
   });
 
-  it('the first user cannot be stored at first start: serve stops with the reason instead of starting with no way in', { timeout: 60_000 }, async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-first-user-'));
-    try {
-      const db = openSqlite(path.join(dir, 'workbench.db'));
-      await migrate(db);
-      await db.run("CREATE TRIGGER refuse_users BEFORE INSERT ON users BEGIN SELECT RAISE(ABORT, 'the disk is full'); END");
-      await db.close();
-      const env = { ...process.env, PORT: '0', WORKBENCH_DATA_DIR: dir, WORKBENCH_PLUGINS_DIR: FIXTURES, LOG_LEVEL: 'silent' };
-      const served = spawnSync(process.execPath, ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'serve'], { env, encoding: 'utf8', timeout: 30_000 });
-      assert.notEqual(served.status, null, `serve did not stop (it started with no user): ${served.stderr}`);
-      assert.notEqual(served.status, 0);
-      assert.match(served.stderr, /could not create the first user: the disk is full/, served.stderr);
-      assert.doesNotMatch(served.stdout, /API key is shown once/);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'the first user cannot be stored at first start: serve stops with the reason instead of starting with no way in',
+    { timeout: 60_000 },
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-first-user-'));
+      try {
+        const db = openSqlite(path.join(dir, 'workbench.db'));
+        await migrate(db);
+        await db.run(
+          "CREATE TRIGGER refuse_users BEFORE INSERT ON users BEGIN SELECT RAISE(ABORT, 'the disk is full'); END",
+        );
+        await db.close();
+        const env = {
+          ...process.env,
+          PORT: '0',
+          WORKBENCH_DATA_DIR: dir,
+          WORKBENCH_PLUGINS_DIR: FIXTURES,
+          LOG_LEVEL: 'silent',
+        };
+        const served = spawnSync(
+          process.execPath,
+          ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'serve'],
+          { env, encoding: 'utf8', timeout: 30_000 },
+        );
+        assert.notEqual(served.status, null, `serve did not stop (it started with no user): ${served.stderr}`);
+        assert.notEqual(served.status, 0);
+        assert.match(served.stderr, /could not create the first user: the disk is full/, served.stderr);
+        assert.doesNotMatch(served.stdout, /API key is shown once/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('read-only file system at start-up: serve exits 2 with a message naming the database', async (t) => {
     const ro = mountTmpfs(8);
     if (typeof ro === 'string') return t.skip(ro);
     try {
-      const env = { ...process.env, PORT: '0', WORKBENCH_DATA_DIR: ro.dir, WORKBENCH_PLUGINS_DIR: FIXTURES, LOG_LEVEL: 'silent' };
+      const env = {
+        ...process.env,
+        PORT: '0',
+        WORKBENCH_DATA_DIR: ro.dir,
+        WORKBENCH_PLUGINS_DIR: FIXTURES,
+        LOG_LEVEL: 'silent',
+      };
       const main = path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js');
-      const created = spawnSync(process.execPath, ['--no-node-snapshot', main, 'users', 'create', '--email', 'ro@example.com', '--json'], { env, encoding: 'utf8', timeout: 30_000 });
+      const created = spawnSync(
+        process.execPath,
+        ['--no-node-snapshot', main, 'users', 'create', '--email', 'ro@example.com', '--json'],
+        { env, encoding: 'utf8', timeout: 30_000 },
+      );
       assert.equal(created.status, 0, created.stderr);
       ro.remount('ro');
-      const served = spawnSync(process.execPath, ['--no-node-snapshot', main, 'serve'], { env, encoding: 'utf8', timeout: 30_000 });
+      const served = spawnSync(process.execPath, ['--no-node-snapshot', main, 'serve'], {
+        env,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       assert.equal(served.status, 2, `stdout: ${served.stdout}\nstderr: ${served.stderr}`);
       assert.match(served.stderr, /workbench\.db/, served.stderr);
       assert.match(served.stderr, /read-only|readonly|unable to open/i, served.stderr);

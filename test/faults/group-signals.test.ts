@@ -33,7 +33,9 @@ const until = async (check: () => boolean, what: string): Promise<void> => {
 };
 
 /** A server in its own process group, with one slow call in flight on it. */
-async function serverWithCallInFlight(options: Partial<SpawnServerOptions> = {}): Promise<{ server: ServerProcess; call: Promise<{ status: number; text: string }> }> {
+async function serverWithCallInFlight(
+  options: Partial<SpawnServerOptions> = {},
+): Promise<{ server: ServerProcess; call: Promise<{ status: number; text: string }> }> {
   const server = await spawnServer({
     pluginDirs: [FAULT_PLUGINS],
     policy: { upstreams: { 'https://api.faults.test': up.origin }, sandbox: { workers: 1 } },
@@ -66,46 +68,67 @@ function assertDrained(server: ServerProcess, answer: { status: number; text: st
 }
 
 describe('faults: a shutdown signal sent to the process group', () => {
-  it('SIGTERM to the group (main.js): the sandbox process outlives it, the call in flight gets 200, exit 0', { timeout: 60_000 }, async () => {
-    const { server, call } = await serverWithCallInFlight();
-    try {
-      process.kill(-(server.proc.pid as number), 'SIGTERM');
-      assertDrained(server, await call, await server.exited);
-    } finally {
-      await server.stop();
-    }
-  });
+  it(
+    'SIGTERM to the group (main.js): the sandbox process outlives it, the call in flight gets 200, exit 0',
+    { timeout: 60_000 },
+    async () => {
+      const { server, call } = await serverWithCallInFlight();
+      try {
+        process.kill(-(server.proc.pid as number), 'SIGTERM');
+        assertDrained(server, await call, await server.exited);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 
-  it('SIGINT to the group through bin/workbench.js: the gateway gets it from the terminal and from the wrapper and drains once, exit 0', { timeout: 60_000 }, async () => {
-    const { server, call } = await serverWithCallInFlight({ viaBin: true });
-    try {
-      process.kill(-(server.proc.pid as number), 'SIGINT');
-      assertDrained(server, await call, await server.exited);
-      // the wrapper forwards the signal the gateway also received from the group; when the second
-      // arrives before the first was handled, the kernel merges them (a standard signal is not
-      // queued: seen on a loaded machine), so the repeat is logged at most once, and never drains twice
-      assert.ok((server.output().stdout.match(/SIGINT during the shutdown ignored/g)?.length ?? 0) <= 1, server.output().stdout.slice(-2000));
-    } finally {
-      await server.stop();
-    }
-  });
+  it(
+    'SIGINT to the group through bin/workbench.js: the gateway gets it from the terminal and from the wrapper and drains once, exit 0',
+    { timeout: 60_000 },
+    async () => {
+      const { server, call } = await serverWithCallInFlight({ viaBin: true });
+      try {
+        process.kill(-(server.proc.pid as number), 'SIGINT');
+        assertDrained(server, await call, await server.exited);
+        // the wrapper forwards the signal the gateway also received from the group; when the second
+        // arrives before the first was handled, the kernel merges them (a standard signal is not
+        // queued: seen on a loaded machine), so the repeat is logged at most once, and never drains twice
+        assert.ok(
+          (server.output().stdout.match(/SIGINT during the shutdown ignored/g)?.length ?? 0) <= 1,
+          server.output().stdout.slice(-2000),
+        );
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });
 
 describe('faults: SIGTERM sent twice', () => {
-  it('the second SIGTERM during the drain is ignored and logged once; the call in flight gets 200, exit 0', { timeout: 60_000 }, async () => {
-    const { server, call } = await serverWithCallInFlight();
-    try {
-      server.proc.kill('SIGTERM');
-      await until(() => /shutting down: draining calls in flight/.test(server.output().stdout), 'the drain to start');
-      server.proc.kill('SIGTERM');
-      await until(() => /SIGTERM during the shutdown ignored/.test(server.output().stdout) || server.proc.exitCode !== null || server.proc.signalCode !== null, 'the repeat to be logged');
-      server.proc.kill('SIGTERM');
-      assertDrained(server, await call, await server.exited);
-      assert.equal(server.output().stdout.match(/during the shutdown ignored/g)?.length, 1, 'logged once');
-    } finally {
-      await server.stop();
-    }
-  });
+  it(
+    'the second SIGTERM during the drain is ignored and logged once; the call in flight gets 200, exit 0',
+    { timeout: 60_000 },
+    async () => {
+      const { server, call } = await serverWithCallInFlight();
+      try {
+        server.proc.kill('SIGTERM');
+        await until(() => /shutting down: draining calls in flight/.test(server.output().stdout), 'the drain to start');
+        server.proc.kill('SIGTERM');
+        await until(
+          () =>
+            /SIGTERM during the shutdown ignored/.test(server.output().stdout) ||
+            server.proc.exitCode !== null ||
+            server.proc.signalCode !== null,
+          'the repeat to be logged',
+        );
+        server.proc.kill('SIGTERM');
+        assertDrained(server, await call, await server.exited);
+        assert.equal(server.output().stdout.match(/during the shutdown ignored/g)?.length, 1, 'logged once');
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });
 
 /** pids of a process's children (Linux) */
@@ -122,19 +145,28 @@ const alive = (pid: number): boolean => {
 };
 
 describe('faults: the gateway killed outright under bin/workbench.js', () => {
-  it('SIGKILL: the wrapper says so on stderr and exits 137; the sandbox process ends with the gateway', { timeout: 60_000 }, async () => {
-    const server = await spawnServer({ pluginDirs: [FAULT_PLUGINS], policy: { sandbox: { workers: 1 } }, viaBin: true, detached: true });
-    try {
-      const [gateway] = childrenOf(server.proc.pid as number);
-      assert.ok(gateway);
-      const [sandboxProcess] = childrenOf(gateway);
-      assert.ok(sandboxProcess);
-      process.kill(gateway, 'SIGKILL');
-      assert.equal(await server.exited, 137, server.output().stderr.slice(-2000));
-      assert.match(server.output().stderr, /workbench: the workbench process was ended by SIGKILL/);
-      await until(() => !alive(sandboxProcess), 'the sandbox process to exit');
-    } finally {
-      await server.stop();
-    }
-  });
+  it(
+    'SIGKILL: the wrapper says so on stderr and exits 137; the sandbox process ends with the gateway',
+    { timeout: 60_000 },
+    async () => {
+      const server = await spawnServer({
+        pluginDirs: [FAULT_PLUGINS],
+        policy: { sandbox: { workers: 1 } },
+        viaBin: true,
+        detached: true,
+      });
+      try {
+        const [gateway] = childrenOf(server.proc.pid as number);
+        assert.ok(gateway);
+        const [sandboxProcess] = childrenOf(gateway);
+        assert.ok(sandboxProcess);
+        process.kill(gateway, 'SIGKILL');
+        assert.equal(await server.exited, 137, server.output().stderr.slice(-2000));
+        assert.match(server.output().stderr, /workbench: the workbench process was ended by SIGKILL/);
+        await until(() => !alive(sandboxProcess), 'the sandbox process to exit');
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });

@@ -21,18 +21,17 @@ describe('faults: a long-lived isolate', () => {
   });
   after(async () => gw.close());
 
-  it(
-    '1,500 trivial calls in a row on one worker never fail with GW_ERR_SANDBOX_MEMORY',
-    async () => {
-      const codes: Record<string, number> = {};
-      for (let round = 0; round < 30; round++) {
-        const r = await gw.rest('fixture-echo', { executions: Array.from({ length: 50 }, (_, i) => ({ tool: 'echo_args', args: { text: `r${round}-${i}` } })) });
-        for (const [i, item] of (r.json.results as Item[]).entries()) {
-          if (item.code) codes[item.code] = (codes[item.code] ?? 0) + 1;
-          else assert.equal(item.result?.text, `r${round}-${i}`);
-        }
+  it('1,500 trivial calls in a row on one worker never fail with GW_ERR_SANDBOX_MEMORY', async () => {
+    const codes: Record<string, number> = {};
+    for (let round = 0; round < 30; round++) {
+      const r = await gw.rest('fixture-echo', {
+        executions: Array.from({ length: 50 }, (_, i) => ({ tool: 'echo_args', args: { text: `r${round}-${i}` } })),
+      });
+      for (const [i, item] of (r.json.results as Item[]).entries()) {
+        if (item.code) codes[item.code] = (codes[item.code] ?? 0) + 1;
+        else assert.equal(item.result?.text, `r${round}-${i}`);
       }
-      assert.deepEqual(codes, {});
-    },
-  );
+    }
+    assert.deepEqual(codes, {});
+  });
 });

@@ -24,7 +24,11 @@ const echo = (text: string) => ({ tool: 'echo_args', args: { text } });
 describe('limits: body size and batch length', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { bodyLimitBytes: 2048, maxBatch: 3 } } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      policy: { requests: { bodyLimitBytes: 2048, maxBatch: 3 } },
+    });
   });
   after(async () => gw.close());
 
@@ -40,8 +44,17 @@ describe('limits: body size and batch length', () => {
   it('an MCP body over the limit is 413 with a JSON-RPC error', async () => {
     const res = await fetch(`${gw.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: [echo('y'.repeat(4096))] } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${gw.apiKey}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'execute_tools', arguments: { executions: [echo('y'.repeat(4096))] } },
+      }),
     });
     assert.equal(res.status, 413);
     const body = (await res.json()) as { jsonrpc: string; error: { code: number; message: string } };
@@ -51,7 +64,10 @@ describe('limits: body size and batch length', () => {
 
   it('a batch over requests.maxBatch: an invalid-arguments result over MCP, 400 over REST; at the limit it runs', async () => {
     const client = await gw.mcpClient();
-    const over = (await client.callTool({ name: 'execute_tools', arguments: { executions: [echo('1'), echo('2'), echo('3'), echo('4')] } })) as { content: { text: string }[]; isError?: boolean };
+    const over = (await client.callTool({
+      name: 'execute_tools',
+      arguments: { executions: [echo('1'), echo('2'), echo('3'), echo('4')] },
+    })) as { content: { text: string }[]; isError?: boolean };
     assert.equal(over.isError, true);
     const refused = JSON.parse(over.content[0]?.text ?? '{}');
     assert.equal(refused.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
@@ -60,14 +76,21 @@ describe('limits: body size and batch length', () => {
     assert.equal(r.status, 400);
     assert.equal(r.json.code, 'GW_ERR_TRANSPORT_BATCH_TOO_LARGE');
     const ok = await gw.rest('fixture-echo', { executions: [echo('1'), echo('2'), echo('3')] });
-    assert.deepEqual(ok.json.results.map((x: Item) => x.result?.text), ['1', '2', '3']);
+    assert.deepEqual(
+      ok.json.results.map((x: Item) => x.result?.text),
+      ['1', '2', '3'],
+    );
   });
 });
 
 describe('limits: per-user and per-tenant rate limits', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { perUserPerMinute: 3, perTenantPerMinute: 5 } } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      policy: { requests: { perUserPerMinute: 3, perTenantPerMinute: 5 } },
+    });
   });
   after(async () => gw.close());
 
@@ -75,9 +98,15 @@ describe('limits: per-user and per-tenant rate limits', () => {
     const r = await gw.rest('fixture-echo', { executions: [echo('a'), echo('b'), echo('c'), echo('d')] });
     assert.equal(r.status, 200);
     const items = r.json.results as Item[];
-    assert.deepEqual(items.slice(0, 3).map((x) => x.result?.text), ['a', 'b', 'c']);
+    assert.deepEqual(
+      items.slice(0, 3).map((x) => x.result?.text),
+      ['a', 'b', 'c'],
+    );
     assert.equal(items[3]?.code, 'GW_ERR_POLICY_RATE_LIMITED');
-    assert.ok(Number.isInteger(items[3]?.retryAfterSec) && items[3].retryAfterSec >= 1 && items[3].retryAfterSec <= 60, JSON.stringify(items[3]));
+    assert.ok(
+      Number.isInteger(items[3]?.retryAfterSec) && items[3].retryAfterSec >= 1 && items[3].retryAfterSec <= 60,
+      JSON.stringify(items[3]),
+    );
     const single = await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'e' } });
     assert.equal(single.status, 429);
     assert.equal(single.json.code, 'GW_ERR_POLICY_RATE_LIMITED');
@@ -91,16 +120,23 @@ describe('limits: per-user and per-tenant rate limits', () => {
     const second = await gw.createUser('second@example.com', 'acme');
     const r = await gw.rest('fixture-echo', { executions: [echo('f'), echo('g'), echo('h')] }, second.apiKey);
     const items = r.json.results as Item[];
-    assert.deepEqual(items.map((x) => x.result?.text ?? x.code), ['f', 'g', 'GW_ERR_POLICY_RATE_LIMITED']);
+    assert.deepEqual(
+      items.map((x) => x.result?.text ?? x.code),
+      ['f', 'g', 'GW_ERR_POLICY_RATE_LIMITED'],
+    );
     const client = await gw.mcpClient(second.apiKey);
-    const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [echo('i')] } })) as { content: Array<{ text: string }> };
+    const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [echo('i')] } })) as {
+      content: Array<{ text: string }>;
+    };
     const mcpItem = JSON.parse(res.content[0]!.text).results[0] as Item;
     assert.equal(mcpItem.code, 'GW_ERR_POLICY_RATE_LIMITED');
     assert.ok(mcpItem.retryAfterSec >= 1);
     const other = await gw.createUser('other@example.com', 'globex');
     const o = await gw.execute('echo_args', { text: 'other tenant' }, other.apiKey);
     assert.equal(o.result?.text, 'other tenant');
-    const limited = await gw.db.get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_POLICY_RATE_LIMITED'");
+    const limited = await gw.db.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_POLICY_RATE_LIMITED'",
+    );
     assert.equal(limited!.n, 4, 'every refused execution is audited');
   });
 });
@@ -108,17 +144,36 @@ describe('limits: per-user and per-tenant rate limits', () => {
 describe('limits: what the budgets count', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { requests: { perUserPerMinute: 3, metaCallsPerUserPerMinute: 3 } } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      policy: { requests: { perUserPerMinute: 3, metaCallsPerUserPerMinute: 3 } },
+    });
   });
   after(async () => gw.close());
 
   it('executions of a tool that does not exist take from the execution budget (each is audited)', async () => {
     const user = await gw.createUser('unknown-tools@example.com');
-    const r = await gw.rest('fixture-echo', { executions: [{ tool: 'no_such_tool' }, { tool: 'no_such_tool' }, { tool: 'no_such_tool' }, echo('late')] }, user.apiKey);
+    const r = await gw.rest(
+      'fixture-echo',
+      { executions: [{ tool: 'no_such_tool' }, { tool: 'no_such_tool' }, { tool: 'no_such_tool' }, echo('late')] },
+      user.apiKey,
+    );
     const items = r.json.results as Item[];
-    assert.deepEqual(items.map((x) => x.code), ['GW_ERR_ENGINE_TOOL_NOT_FOUND', 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'GW_ERR_ENGINE_TOOL_NOT_FOUND', 'GW_ERR_POLICY_RATE_LIMITED']);
+    assert.deepEqual(
+      items.map((x) => x.code),
+      [
+        'GW_ERR_ENGINE_TOOL_NOT_FOUND',
+        'GW_ERR_ENGINE_TOOL_NOT_FOUND',
+        'GW_ERR_ENGINE_TOOL_NOT_FOUND',
+        'GW_ERR_POLICY_RATE_LIMITED',
+      ],
+    );
     const client = await gw.mcpClient(user.apiKey);
-    const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'still_no_such_tool' }] } })) as { content: Array<{ text: string }> };
+    const res = (await client.callTool({
+      name: 'execute_tools',
+      arguments: { executions: [{ tool: 'still_no_such_tool' }] },
+    })) as { content: Array<{ text: string }> };
     const item = JSON.parse(res.content[0]!.text).results[0] as Item;
     assert.equal(item.code, 'GW_ERR_POLICY_RATE_LIMITED', 'an unknown tool past the budget is refused for the budget');
     assert.equal(item.tool, 'still_no_such_tool');
@@ -129,20 +184,28 @@ describe('limits: what the budgets count', () => {
     const user = await gw.createUser('meta-calls@example.com');
     const client = await gw.mcpClient(user.apiKey);
     const call = async (name: string, args: Record<string, unknown>) => {
-      const res = (await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean };
+      const res = (await client.callTool({ name, arguments: args })) as {
+        content: Array<{ text: string }>;
+        isError?: boolean;
+      };
       return { isError: res.isError === true, json: JSON.parse(res.content[0]!.text) };
     };
     const ran = await call('execute_tools', { executions: [echo('first')] });
     assert.equal(ran.json.results[0].result.text, 'first');
     for (const name of ['search_tools', 'get_tool_schema', 'list_integrations']) {
-      const r = await call(name, name === 'search_tools' ? { query: 'echo' } : name === 'get_tool_schema' ? { tool: 'echo_args' } : {});
+      const r = await call(
+        name,
+        name === 'search_tools' ? { query: 'echo' } : name === 'get_tool_schema' ? { tool: 'echo_args' } : {},
+      );
       assert.equal(r.isError, false, `${name}: ${JSON.stringify(r.json)}`);
     }
     const over = await call('search_tools', { query: 'echo' });
     assert.equal(over.isError, true);
     assert.equal(over.json.code, 'GW_ERR_POLICY_RATE_LIMITED');
     assert.match(over.json.error, /metaCallsPerUserPerMinute/);
-    assert.ok(Number.isInteger(over.json.retryAfterSec) && over.json.retryAfterSec >= 1 && over.json.retryAfterSec <= 60);
+    assert.ok(
+      Number.isInteger(over.json.retryAfterSec) && over.json.retryAfterSec >= 1 && over.json.retryAfterSec <= 60,
+    );
     assert.equal((await call('whoami', {})).json.code, 'GW_ERR_POLICY_RATE_LIMITED', 'every other meta-tool counts');
     // executions still run (their own budget: 1 of 3 spent), and a stored result can still be paged
     const again = await call('execute_tools', { executions: [echo('second')] });
@@ -152,14 +215,24 @@ describe('limits: what the budgets count', () => {
     // REST's catalog reads (what list_integrations and get_tool_schema answer) take from it too
     const listed = await fetch(`${gw.url}/rest`, { headers: { authorization: `Bearer ${user.apiKey}` } });
     assert.equal(listed.status, 429);
-    assert.equal(Number(listed.headers.get('retry-after')), ((await listed.json()) as { retryAfterSec: number }).retryAfterSec);
+    assert.equal(
+      Number(listed.headers.get('retry-after')),
+      ((await listed.json()) as { retryAfterSec: number }).retryAfterSec,
+    );
     const metrics = await fetch(`${gw.url}/metrics`).then((r) => r.text());
-    assert.equal(Number(/^workbench_meta_calls_refused_total (\d+)$/m.exec(metrics)?.[1]), 3, 'search_tools, whoami and GET /rest were refused');
+    assert.equal(
+      Number(/^workbench_meta_calls_refused_total (\d+)$/m.exec(metrics)?.[1]),
+      3,
+      'search_tools, whoami and GET /rest were refused',
+    );
     // another user has a budget of their own, which GET /rest/:integration spends
     const other = await gw.createUser('meta-other@example.com');
-    const theirs = (await (await gw.mcpClient(other.apiKey)).callTool({ name: 'search_tools', arguments: { query: 'echo' } })) as { isError?: boolean };
+    const theirs = (await (
+      await gw.mcpClient(other.apiKey)
+    ).callTool({ name: 'search_tools', arguments: { query: 'echo' } })) as { isError?: boolean };
     assert.notEqual(theirs.isError, true);
-    const read = async () => (await fetch(`${gw.url}/rest/fixture-echo`, { headers: { authorization: `Bearer ${other.apiKey}` } })).status;
+    const read = async () =>
+      (await fetch(`${gw.url}/rest/fixture-echo`, { headers: { authorization: `Bearer ${other.apiKey}` } })).status;
     assert.deepEqual([await read(), await read(), await read()], [200, 200, 429]);
   });
 });
@@ -204,7 +277,12 @@ describe('limits: the rate limiter stays bounded without handing out fresh budge
     const clock = { t: 0 };
     return { clock, take: createRateLimiter(limits, () => clock.t, maxKeys).take };
   };
-  const spend = (take: (u: string, t: string) => number | undefined, user: string, times: number, tenant = 'acme'): void => {
+  const spend = (
+    take: (u: string, t: string) => number | undefined,
+    user: string,
+    times: number,
+    tenant = 'acme',
+  ): void => {
     for (let i = 0; i < times; i++) assert.equal(take(user, tenant), undefined, `${user} take ${i + 1} is allowed`);
   };
 
@@ -285,7 +363,9 @@ describe('limits: one plugin cannot take more than its share of the workers', ()
 
   it('a slow plugin saturating its share (2 of 4 workers) leaves room for a fast plugin', async () => {
     await gw.execute('echo_args', { text: 'warm' });
-    const slow = gw.rest('fixture-faults', { executions: Array.from({ length: 6 }, (_, i) => ({ tool: 'faults_slow', args: { tag: `s${i}` } })) });
+    const slow = gw.rest('fixture-faults', {
+      executions: Array.from({ length: 6 }, (_, i) => ({ tool: 'faults_slow', args: { tag: `s${i}` } })),
+    });
     const deadline = Date.now() + 10_000;
     while (up.inFlight < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     const stats = gw.gateway.sandbox.stats();
@@ -298,8 +378,14 @@ describe('limits: one plugin cannot take more than its share of the workers', ()
       assert.equal(item.result?.text, `fast${i}`);
     }
     const r = await slow;
-    assert.deepEqual(r.json.results.map((x: Item) => x.result?.tag), ['s0', 's1', 's2', 's3', 's4', 's5']);
+    assert.deepEqual(
+      r.json.results.map((x: Item) => x.result?.tag),
+      ['s0', 's1', 's2', 's3', 's4', 's5'],
+    );
     assert.equal(up.maxInFlight, 2, 'ceil(0.5 × 4) = 2 calls of one plugin at once');
-    assert.ok(Math.max(...times) < up.slowMs, `fast calls did not wait for the slow plugin: ${times.map(Math.round).join(', ')} ms`);
+    assert.ok(
+      Math.max(...times) < up.slowMs,
+      `fast calls did not wait for the slow plugin: ${times.map(Math.round).join(', ')} ms`,
+    );
   });
 });

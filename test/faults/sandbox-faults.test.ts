@@ -42,7 +42,10 @@ describe('faults: the sandbox fails', () => {
     await up.close();
   });
 
-  const batch = async (executions: Array<{ tool: string; args?: Record<string, unknown> }>, integration = 'fixture-faults'): Promise<Item[]> => {
+  const batch = async (
+    executions: Array<{ tool: string; args?: Record<string, unknown> }>,
+    integration = 'fixture-faults',
+  ): Promise<Item[]> => {
     const r = await gw.rest(integration, { executions });
     assert.equal(r.status, 200, JSON.stringify(r.json));
     return r.json.results as Item[];
@@ -53,11 +56,18 @@ describe('faults: the sandbox fails', () => {
     const pid = stats0.pid;
     assert.ok(stats0.ready && typeof pid === 'number', JSON.stringify(stats0));
     const auditBefore = (await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events'))!.n;
-    const inFlight = batch([{ tool: 'faults_slow', args: { tag: 'a' } }, { tool: 'faults_slow', args: { tag: 'b' } }]);
+    const inFlight = batch([
+      { tool: 'faults_slow', args: { tag: 'a' } },
+      { tool: 'faults_slow', args: { tag: 'b' } },
+    ]);
     await until(() => up.requests >= 2 && gw.gateway.sandbox.stats().active >= 2, 5000);
     process.kill(pid, 'SIGKILL');
     const items = await inFlight;
-    assert.deepEqual(items.map((i) => i.code), ['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_CRASHED'], JSON.stringify(items));
+    assert.deepEqual(
+      items.map((i) => i.code),
+      ['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_CRASHED'],
+      JSON.stringify(items),
+    );
     assert.ok(items.every((i) => typeof i.error === 'string' && i.error.length > 0));
 
     const next = await batch([{ tool: 'faults_fast', args: { tag: 'next' } }]);
@@ -65,8 +75,14 @@ describe('faults: the sandbox fails', () => {
     const stats1 = gw.gateway.sandbox.stats();
     assert.notEqual(stats1.pid, pid, 'a new sandbox process took over');
     assert.ok(stats1.crashes >= 1 && stats1.restarts >= 1, JSON.stringify(stats1));
-    const rows = await gw.db.all<{ error_code: string | null }>('SELECT error_code FROM audit_events ORDER BY at LIMIT -1 OFFSET ?', [auditBefore]);
-    assert.deepEqual(rows.map((r) => r.error_code).sort(), [null, 'GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_CRASHED'].sort());
+    const rows = await gw.db.all<{ error_code: string | null }>(
+      'SELECT error_code FROM audit_events ORDER BY at LIMIT -1 OFFSET ?',
+      [auditBefore],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.error_code).sort(),
+      [null, 'GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_CRASHED'].sort(),
+    );
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     assert.match(metrics, /workbench_sandbox_calls_total\{outcome="GW_ERR_SANDBOX_CRASHED"\} 2/);
     const ready = await fetch(`${gw.url}/readyz`);

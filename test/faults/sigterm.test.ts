@@ -43,17 +43,34 @@ describe('faults: SIGTERM with calls in flight', () => {
   it('drains: in-flight calls finish, new connections are refused, exit 0, audit rows = completed executions', async () => {
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${server.apiKey}` };
     const rest = (tag: string) =>
-      fetch(`${server.url}/rest/fixture-faults`, { method: 'POST', headers, body: JSON.stringify({ executions: [{ tool: 'faults_slow', args: { tag } }] }) }).then(
-        async (r) => ({ status: r.status, json: (await r.json()) as { results: Array<{ result?: { tag: string }; code?: string }> } }),
-      );
+      fetch(`${server.url}/rest/fixture-faults`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ executions: [{ tool: 'faults_slow', args: { tag } }] }),
+      }).then(async (r) => ({
+        status: r.status,
+        json: (await r.json()) as { results: Array<{ result?: { tag: string }; code?: string }> },
+      }));
     const client = new Client({ name: 'sigterm-test', version: '0.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.apiKey}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${server.apiKey}` } },
+      }),
+    );
     const warm = await rest('warm');
     assert.equal(warm.status, 200);
 
     const requestsBefore = up.requests;
     const restCalls = ['r1', 'r2', 'r3', 'r4'].map(rest);
-    const mcpCall = client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'faults_slow', args: { tag: 'm1' } }, { tool: 'faults_fast', args: { tag: 'm2' } }] } });
+    const mcpCall = client.callTool({
+      name: 'execute_tools',
+      arguments: {
+        executions: [
+          { tool: 'faults_slow', args: { tag: 'm1' } },
+          { tool: 'faults_fast', args: { tag: 'm2' } },
+        ],
+      },
+    });
     const deadline = Date.now() + 10_000;
     while (up.requests < requestsBefore + 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.equal(up.requests, requestsBefore + 5, 'all slow calls reached the upstream before SIGTERM');
@@ -69,7 +86,10 @@ describe('faults: SIGTERM with calls in flight', () => {
       );
       if (!('status' in late && late.status === 200)) break;
     }
-    assert.ok('refused' in late ? late.refused === 'ECONNREFUSED' : late.status === 503, `a new connection during the drain: ${JSON.stringify(late)}`);
+    assert.ok(
+      'refused' in late ? late.refused === 'ECONNREFUSED' : late.status === 503,
+      `a new connection during the drain: ${JSON.stringify(late)}`,
+    );
 
     const results = await Promise.all(restCalls);
     for (const [i, r] of results.entries()) {
@@ -78,7 +98,10 @@ describe('faults: SIGTERM with calls in flight', () => {
     }
     const mcp = (await mcpCall) as { content: Array<{ type: string; text: string }> };
     const mcpItems = JSON.parse(mcp.content[0]!.text) as { results: Array<{ result?: { tag: string } }> };
-    assert.deepEqual(mcpItems.results.map((x) => x.result?.tag), ['m1', 'm2']);
+    assert.deepEqual(
+      mcpItems.results.map((x) => x.result?.tag),
+      ['m1', 'm2'],
+    );
     await client.close().catch(() => undefined);
 
     const code = await server.exited;
@@ -87,7 +110,10 @@ describe('faults: SIGTERM with calls in flight', () => {
 
     const db = new Database(server.dbFile, { readonly: true });
     try {
-      const rows = db.prepare('SELECT tool, success FROM audit_events').all() as Array<{ tool: string; success: number }>;
+      const rows = db.prepare('SELECT tool, success FROM audit_events').all() as Array<{
+        tool: string;
+        success: number;
+      }>;
       // warm-up (1) + four REST calls + two MCP items: each completed, each audited once
       assert.equal(rows.length, 7, JSON.stringify(rows));
       assert.ok(rows.every((r) => r.success === 1));
@@ -105,7 +131,10 @@ describe('faults: SIGTERM with an open connection that never sent a request', ()
   before(async () => {
     up = await startFaultUpstream('slow');
     up.slowMs = 1000;
-    server = await spawnServer({ pluginDirs: [FAULT_PLUGINS], policy: { upstreams: { 'https://api.faults.test': up.origin }, sandbox: { workers: 2 } } });
+    server = await spawnServer({
+      pluginDirs: [FAULT_PLUGINS],
+      policy: { upstreams: { 'https://api.faults.test': up.origin }, sandbox: { workers: 2 } },
+    });
   });
   after(async () => {
     await server.stop();
@@ -113,48 +142,58 @@ describe('faults: SIGTERM with an open connection that never sent a request', ()
   });
 
   // Without the drain, the exit waits on the silent connection indefinitely: the timeout turns that into a failure.
-  it('exits once the call in flight is answered (with Connection: close, then its connection closed), ending the silent connection instead of waiting on it', { timeout: 40_000 }, async () => {
-    const { port } = new URL(server.url);
-    const silent = net.connect(Number(port), '127.0.0.1');
-    await new Promise<void>((resolve, reject) => silent.once('connect', resolve).once('error', reject));
-    const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
-    silent.on('error', () => undefined);
+  it(
+    'exits once the call in flight is answered (with Connection: close, then its connection closed), ending the silent connection instead of waiting on it',
+    { timeout: 40_000 },
+    async () => {
+      const { port } = new URL(server.url);
+      const silent = net.connect(Number(port), '127.0.0.1');
+      await new Promise<void>((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+      const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+      silent.on('error', () => undefined);
 
-    // the call goes over a raw connection, so the test sees the header as sent and the server's own close
-    const requestsBefore = up.requests;
-    const caller = net.connect(Number(port), '127.0.0.1');
-    let received = '';
-    caller.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
-    const callerEnded = new Promise<void>((resolve, reject) => caller.once('end', resolve).once('error', reject));
-    const body = JSON.stringify({ executions: [{ tool: 'faults_slow', args: { tag: 's1' } }] });
-    caller.write(
-      [
-        'POST /rest/fixture-faults HTTP/1.1',
-        `Host: 127.0.0.1:${port}`,
-        'Content-Type: application/json',
-        `Authorization: Bearer ${server.apiKey}`,
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        '',
-        body,
-      ].join('\r\n'),
-    );
-    const deadline = Date.now() + 10_000;
-    while (up.requests === requestsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const signalled = Date.now();
-    server.proc.kill('SIGTERM');
+      // the call goes over a raw connection, so the test sees the header as sent and the server's own close
+      const requestsBefore = up.requests;
+      const caller = net.connect(Number(port), '127.0.0.1');
+      let received = '';
+      caller.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+      const callerEnded = new Promise<void>((resolve, reject) => caller.once('end', resolve).once('error', reject));
+      const body = JSON.stringify({ executions: [{ tool: 'faults_slow', args: { tag: 's1' } }] });
+      caller.write(
+        [
+          'POST /rest/fixture-faults HTTP/1.1',
+          `Host: 127.0.0.1:${port}`,
+          'Content-Type: application/json',
+          `Authorization: Bearer ${server.apiKey}`,
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          '',
+          body,
+        ].join('\r\n'),
+      );
+      const deadline = Date.now() + 10_000;
+      while (up.requests === requestsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const signalled = Date.now();
+      server.proc.kill('SIGTERM');
 
-    // 'end': the server closed the connection once the answer was out
-    await callerEnded;
-    const [head = '', answer = ''] = received.split('\r\n\r\n');
-    const [status, ...lines] = head.split('\r\n');
-    assert.equal(status, 'HTTP/1.1 200 OK', 'the call in flight still gets its whole answer');
-    assert.ok(lines.some((l) => /^connection:\s*close$/i.test(l)), `the answer tells the client not to reuse the connection: ${head}`);
-    assert.equal((JSON.parse(answer) as { results: Array<{ result?: { tag: string } }> }).results[0]?.result?.tag, 's1');
-    assert.equal(await server.exited, 0);
-    await silentClosed;
-    // Without the drain the process stayed up until Node's headersTimeout (60 s) closed the silent
-    // connection; the slow call itself takes 1 s.
-    const took = Date.now() - signalled;
-    assert.ok(took < 20_000, `exit took ${took} ms after SIGTERM`);
-  });
+      // 'end': the server closed the connection once the answer was out
+      await callerEnded;
+      const [head = '', answer = ''] = received.split('\r\n\r\n');
+      const [status, ...lines] = head.split('\r\n');
+      assert.equal(status, 'HTTP/1.1 200 OK', 'the call in flight still gets its whole answer');
+      assert.ok(
+        lines.some((l) => /^connection:\s*close$/i.test(l)),
+        `the answer tells the client not to reuse the connection: ${head}`,
+      );
+      assert.equal(
+        (JSON.parse(answer) as { results: Array<{ result?: { tag: string } }> }).results[0]?.result?.tag,
+        's1',
+      );
+      assert.equal(await server.exited, 0);
+      await silentClosed;
+      // Without the drain the process stayed up until Node's headersTimeout (60 s) closed the silent
+      // connection; the slow call itself takes 1 s.
+      const took = Date.now() - signalled;
+      assert.ok(took < 20_000, `exit took ${took} ms after SIGTERM`);
+    },
+  );
 });

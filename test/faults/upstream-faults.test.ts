@@ -86,7 +86,10 @@ describe('faults: the upstream misbehaves', () => {
     const item = await gw.execute('http_get', { path: '/trickle' });
     const ms = performance.now() - t0;
     assert.match(item.error ?? '', /GW_ERR_BRIDGE_TIMEOUT/, JSON.stringify(item));
-    assert.ok(ms < TIMEOUT_MS + 2500, `took ${ms} ms (a trickle must not hold a call for the whole 60 s it would last)`);
+    assert.ok(
+      ms < TIMEOUT_MS + 2500,
+      `took ${ms} ms (a trickle must not hold a call for the whole 60 s it would last)`,
+    );
     await recovers();
   });
 

@@ -15,17 +15,42 @@ import { assertClearMcpAnswer, postRaw, type Json } from '../helpers/fuzz-http.j
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 /** echo_big is left out on purpose: its documented job is to return megabytes */
-const tool = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('echo_args', 'echo_fail', 'echo_image', 'http_get', 'whoami', 'execute_tools') }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 30 }) });
+const tool = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('echo_args', 'echo_fail', 'echo_image', 'http_get', 'whoami', 'execute_tools'),
+  },
+  { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 30 }) },
+);
 const toolArgs = fc.oneof(
-  fc.record({ text: fc.oneof(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 1 })), times: fc.oneof(fc.integer({ min: -2, max: 7 }), fc.jsonValue({ maxDepth: 1 })), message: fc.string({ maxLength: 20 }), path: fc.string({ maxLength: 20 }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      text: fc.oneof(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 1 })),
+      times: fc.oneof(fc.integer({ min: -2, max: 7 }), fc.jsonValue({ maxDepth: 1 })),
+      message: fc.string({ maxLength: 20 }),
+      path: fc.string({ maxLength: 20 }),
+    },
+    { requiredKeys: [] },
+  ),
   fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
 );
-const goodBatch = fc.array(fc.record({ tool, args: toolArgs }, { requiredKeys: ['tool'] }), { minLength: 1, maxLength: 8 });
-const anyExecutions = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }), fc.array(fc.record({ tool, args: toolArgs }, { requiredKeys: [] }), { maxLength: 5 }));
+const goodBatch = fc.array(fc.record({ tool, args: toolArgs }, { requiredKeys: ['tool'] }), {
+  minLength: 1,
+  maxLength: 8,
+});
+const anyExecutions = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }),
+  fc.array(fc.record({ tool, args: toolArgs }, { requiredKeys: [] }), { maxLength: 5 }),
+);
 
 /** Items of a valid batch are index-aligned and each is a result or an error with a code. */
 function isItem(v: Json): boolean {
-  return v !== null && typeof v === 'object' && (('result' in v && !('error' in v)) || (typeof v.error === 'string' && typeof v.code === 'string'));
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    (('result' in v && !('error' in v)) || (typeof v.error === 'string' && typeof v.code === 'string'))
+  );
 }
 
 describe('fuzzing execute_tools arguments', () => {
@@ -41,8 +66,17 @@ describe('fuzzing execute_tools arguments', () => {
 
   async function call(args: unknown) {
     const id = ++n;
-    const t = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tools', arguments: args } });
-    const a = await postRaw(`${gw.url}/mcp`, t, { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+    const t = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'execute_tools', arguments: args },
+    });
+    const a = await postRaw(`${gw.url}/mcp`, t, {
+      authorization: `Bearer ${gw.apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    });
     const answer = assertClearMcpAnswer(a, t).find((m) => m.id === id);
     assert.ok(answer, `an answer for id ${id}: ${a.text.slice(0, 300)}`);
     return answer;
@@ -59,7 +93,8 @@ describe('fuzzing execute_tools arguments', () => {
         items.forEach((item, i) => {
           assert.ok(isItem(item), JSON.stringify(item));
           const ex = executions[i]!;
-          if (ex.tool === 'echo_args' && 'result' in item) assert.equal(item.result.args.text, (ex.args as Json).text, 'the item belongs to its execution');
+          if (ex.tool === 'echo_args' && 'result' in item)
+            assert.equal(item.result.args.text, (ex.args as Json).text, 'the item belongs to its execution');
         });
       }),
       { numRuns: 120 },
@@ -68,11 +103,18 @@ describe('fuzzing execute_tools arguments', () => {
 
   it('answers arbitrary arguments and executions with a result or a JSON-RPC error', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.jsonValue({ maxDepth: 3 }), anyExecutions.map((executions) => ({ executions }))), async (args) => {
-        const answer = await call(args);
-        if ('error' in answer) assert.match(answer.error.message, /execute_tools|Invalid|argument|params/i, JSON.stringify(answer));
-        else assert.ok(Array.isArray(answer.result.content), JSON.stringify(answer).slice(0, 300));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }),
+          anyExecutions.map((executions) => ({ executions })),
+        ),
+        async (args) => {
+          const answer = await call(args);
+          if ('error' in answer)
+            assert.match(answer.error.message, /execute_tools|Invalid|argument|params/i, JSON.stringify(answer));
+          else assert.ok(Array.isArray(answer.result.content), JSON.stringify(answer).slice(0, 300));
+        },
+      ),
       { numRuns: 150 },
     );
   });

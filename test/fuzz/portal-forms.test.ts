@@ -18,18 +18,34 @@ const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 class PortalClient {
   readonly cookies = new Map<string, string>();
   constructor(readonly base: string) {}
-  async send(method: 'GET' | 'POST', pathname: string, body?: string, contentType = 'application/x-www-form-urlencoded') {
+  async send(
+    method: 'GET' | 'POST',
+    pathname: string,
+    body?: string,
+    contentType = 'application/x-www-form-urlencoded',
+  ) {
     const headers: Record<string, string> = {};
     if (this.cookies.size) headers['cookie'] = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (body !== undefined) headers['content-type'] = contentType;
-    const res = await fetch(`${this.base}${pathname}`, { method, headers, redirect: 'manual', signal: AbortSignal.timeout(10_000), ...(body !== undefined ? { body } : {}) });
+    const res = await fetch(`${this.base}${pathname}`, {
+      method,
+      headers,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+      ...(body !== undefined ? { body } : {}),
+    });
     for (const c of res.headers.getSetCookie()) {
       const [pair = ''] = c.split(';');
       const eq = pair.indexOf('=');
       if (/Max-Age=0/i.test(c) || eq === pair.length - 1) this.cookies.delete(pair.slice(0, eq));
       else this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
     }
-    return { status: res.status, location: res.headers.get('location'), body: await res.text(), type: res.headers.get('content-type') ?? '' };
+    return {
+      status: res.status,
+      location: res.headers.get('location'),
+      body: await res.text(),
+      type: res.headers.get('content-type') ?? '',
+    };
   }
   form(fields: Record<string, string>): string {
     return new URLSearchParams(fields).toString();
@@ -42,7 +58,29 @@ const csrfOf = (html: string): string => /name="_csrf" value="([^"]+)"/.exec(htm
 const nextValue = fc.oneof(
   fc.webPath(),
   fc.string({ maxLength: 30 }),
-  fc.array(fc.constantFrom('/', '\\', '\t', '\n', '\r', ' ', '%2f', '%5c', '%09', '@', ':', 'evil.example', 'http:', 'javascript:alert(1)', '.', '..'), { minLength: 1, maxLength: 6 }).map((p) => p.join('')),
+  fc
+    .array(
+      fc.constantFrom(
+        '/',
+        '\\',
+        '\t',
+        '\n',
+        '\r',
+        ' ',
+        '%2f',
+        '%5c',
+        '%09',
+        '@',
+        ':',
+        'evil.example',
+        'http:',
+        'javascript:alert(1)',
+        '.',
+        '..',
+      ),
+      { minLength: 1, maxLength: 6 },
+    )
+    .map((p) => p.join('')),
 );
 
 describe('fuzzing portal forms', () => {
@@ -68,7 +106,11 @@ describe('fuzzing portal forms', () => {
   function assertSameOrigin(location: string | null, input: string): void {
     if (location === null) return;
     const resolved = new URL(location, gw.url);
-    assert.equal(resolved.origin, new URL(gw.url).origin, `open redirect: ${JSON.stringify(input)} → Location ${JSON.stringify(location)} → ${resolved.href}`);
+    assert.equal(
+      resolved.origin,
+      new URL(gw.url).origin,
+      `open redirect: ${JSON.stringify(input)} → Location ${JSON.stringify(location)} → ${resolved.href}`,
+    );
   }
 
   it('never redirects a sign-in to another origin, whatever `next` says', async () => {
@@ -79,7 +121,11 @@ describe('fuzzing portal forms', () => {
         assertSameOrigin(viaGet.location, next);
         const fresh = new PortalClient(gw.url);
         const page = await fresh.send('GET', '/login');
-        const viaPost = await fresh.send('POST', '/login', fresh.form({ _csrf: csrfOf(page.body), apiKey: gw.apiKey, next }));
+        const viaPost = await fresh.send(
+          'POST',
+          '/login',
+          fresh.form({ _csrf: csrfOf(page.body), apiKey: gw.apiKey, next }),
+        );
         assert.equal(viaPost.status, 303);
         assertSameOrigin(viaPost.location, next);
       }),
@@ -88,9 +134,28 @@ describe('fuzzing portal forms', () => {
   });
 
   it('answers random fields on every state-changing route with < 500 and a same-origin redirect', async () => {
-    const routes = ['/login', '/keys', '/keys/{id}/revoke', '/integrations/{name}/connect', '/integrations/{name}/disconnect', '/connect/{id}', '/connect/{id}/form', '/login/link/{id}'];
-    const param = fc.oneof(fc.constantFrom('fixture-echo', 'fixture-http', 'nope', '..', '%2e%2e', 'a'.repeat(300)), fc.string({ minLength: 1, maxLength: 20 }));
-    const fields = fc.dictionary(fc.oneof(fc.constantFrom('apiKey', 'name', 'label', 'token', 'next', 'value', 'region'), fc.string({ maxLength: 10 })), fc.string({ maxLength: 60 }), { maxKeys: 5 });
+    const routes = [
+      '/login',
+      '/keys',
+      '/keys/{id}/revoke',
+      '/integrations/{name}/connect',
+      '/integrations/{name}/disconnect',
+      '/connect/{id}',
+      '/connect/{id}/form',
+      '/login/link/{id}',
+    ];
+    const param = fc.oneof(
+      fc.constantFrom('fixture-echo', 'fixture-http', 'nope', '..', '%2e%2e', 'a'.repeat(300)),
+      fc.string({ minLength: 1, maxLength: 20 }),
+    );
+    const fields = fc.dictionary(
+      fc.oneof(
+        fc.constantFrom('apiKey', 'name', 'label', 'token', 'next', 'value', 'region'),
+        fc.string({ maxLength: 10 }),
+      ),
+      fc.string({ maxLength: 60 }),
+      { maxKeys: 5 },
+    );
     const statuses = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), param, fields, fc.boolean(), async (route, p, f, withCsrf) => {
@@ -100,23 +165,48 @@ describe('fuzzing portal forms', () => {
         const r = await signedIn.send('POST', url, signedIn.form(form));
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         assert.ok(r.status < 500, `POST ${url} ${JSON.stringify(form)} → ${r.status} ${r.body.slice(0, 200)}`);
-        if (r.status >= 300 && r.status < 400) assert.ok(r.location?.startsWith('/') && !r.location.startsWith('//'), `POST ${url} → Location ${r.location}`);
+        if (r.status >= 300 && r.status < 400)
+          assert.ok(
+            r.location?.startsWith('/') && !r.location.startsWith('//'),
+            `POST ${url} → Location ${r.location}`,
+          );
         else assert.ok(r.type.includes('text/html') || r.type.includes('json'), `POST ${url} → ${r.type}`);
       }),
       { numRuns: 150 },
     );
     // the runs reached both accepted requests (a key created or a redirect: 303) and refused
     // ones; a redirect alone is too rare to count on (a known route, name and CSRF token together)
-    assert.ok([...statuses.keys()].some((s) => s < 400) && [...statuses.keys()].some((s) => s >= 400), JSON.stringify([...statuses]));
+    assert.ok(
+      [...statuses.keys()].some((s) => s < 400) && [...statuses.keys()].some((s) => s >= 400),
+      JSON.stringify([...statuses]),
+    );
   });
 
   it('answers raw bodies with odd content types with < 500', async () => {
-    const contentType = fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data; boundary=zz', 'application/octet-stream', '');
+    const contentType = fc.constantFrom(
+      'application/x-www-form-urlencoded',
+      'application/json',
+      'text/plain',
+      'multipart/form-data; boundary=zz',
+      'application/octet-stream',
+      '',
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/login', '/keys', '/integrations/fixture-http/connect'), fc.oneof(fc.string({ maxLength: 200 }), fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? '')), contentType, async (route, body, ct) => {
-        const r = await signedIn.send('POST', route, body, ct);
-        assert.ok(r.status < 500, `POST ${route} (${ct}) ${JSON.stringify(body).slice(0, 100)} → ${r.status} ${r.body.slice(0, 200)}`);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('/login', '/keys', '/integrations/fixture-http/connect'),
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? ''),
+        ),
+        contentType,
+        async (route, body, ct) => {
+          const r = await signedIn.send('POST', route, body, ct);
+          assert.ok(
+            r.status < 500,
+            `POST ${route} (${ct}) ${JSON.stringify(body).slice(0, 100)} → ${r.status} ${r.body.slice(0, 200)}`,
+          );
+        },
+      ),
       { numRuns: 100 },
     );
   });

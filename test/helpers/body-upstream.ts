@@ -79,7 +79,10 @@ export async function startBodyUpstream(): Promise<BodyUpstream> {
       res.writeHead(200, { 'content-type': 'text/plain' });
       pump(res, first, () => undefined);
       // a response the gateway gave up on (its connection closed) is left alone
-      held.set(u.searchParams.get('key') ?? '', { finish: () => void (res.destroyed || pump(res, n - first, () => res.end())), breakOff: () => res.destroy() });
+      held.set(u.searchParams.get('key') ?? '', {
+        finish: () => void (res.destroyed || pump(res, n - first, () => res.end())),
+        breakOff: () => res.destroy(),
+      });
       return;
     }
     if (u.pathname === '/redirect') {

@@ -11,8 +11,15 @@ import { PACKAGE_ROOT } from '../../host/paths.js';
 export const BIN = path.join(PACKAGE_ROOT, 'bin', 'workbench.js');
 
 /** Runs one command to its end (LOG_LEVEL silent unless given). */
-export function runCli(env: Record<string, string>, ...argv: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, ...argv], { env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'silent', ...env }, encoding: 'utf8', timeout: 60_000 });
+export function runCli(
+  env: Record<string, string>,
+  ...argv: string[]
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, ...argv], {
+    env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

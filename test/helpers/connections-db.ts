@@ -41,7 +41,10 @@ export async function openTestDb(): Promise<TestDb> {
   };
 }
 
-export function oauthManifest(provider: { authorizeUrl: string; tokenUrl: string; revokeUrl?: string }, extra: Record<string, unknown> = {}): PluginManifest {
+export function oauthManifest(
+  provider: { authorizeUrl: string; tokenUrl: string; revokeUrl?: string },
+  extra: Record<string, unknown> = {},
+): PluginManifest {
   return manifestSchema.parse({
     name: 'mockhub',
     version: '1.0.0',

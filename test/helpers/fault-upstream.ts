@@ -66,7 +66,9 @@ export async function startFaultUpstream(mode: FaultMode = 'ok'): Promise<FaultU
         });
         return;
       case 'error500':
-        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'upstream exploded' }));
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: 'upstream exploded' }));
         return;
       case 'hang':
         return; // never answers; the connection is destroyed by close()

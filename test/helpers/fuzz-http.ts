@@ -16,7 +16,12 @@ export interface Answer {
 }
 
 /** POSTs raw text with a hard deadline: a hang fails the property instead of the whole run. */
-export async function postRaw(url: string, body: string, headers: Record<string, string>, deadlineMs = 15_000): Promise<Answer> {
+export async function postRaw(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  deadlineMs = 15_000,
+): Promise<Answer> {
   const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(deadlineMs) });
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
 }
@@ -49,7 +54,10 @@ export function assertClearMcpAnswer(a: Answer, input: string): Json[] {
     assert.ok('result' in m || 'error' in m || 'method' in m, where);
     if ('error' in m) assert.ok(typeof m.error.code === 'number' && typeof m.error.message === 'string', where);
   }
-  assert.ok(messages.some((m) => 'result' in m || 'error' in m), where);
+  assert.ok(
+    messages.some((m) => 'result' in m || 'error' in m),
+    where,
+  );
   return messages;
 }
 
@@ -58,9 +66,14 @@ export function assertClearRestAnswer(a: Answer, input: string): Json {
   const where = `input ${input.slice(0, 300)} → ${a.status} ${a.text.slice(0, 300)}`;
   let body: Json;
   assert.doesNotThrow(() => (body = JSON.parse(a.text)), where);
-  if (a.status === 502) assert.match(String(body.code), /^GW_ERR_SANDBOX_HANDLER_THREW$/, `502 only for a handler's own failure: ${where}`);
+  if (a.status === 502)
+    assert.match(String(body.code), /^GW_ERR_SANDBOX_HANDLER_THREW$/, `502 only for a handler's own failure: ${where}`);
   else assert.ok(a.status < 500, where);
   if (a.status >= 400) assert.ok(typeof body.error === 'string' && typeof body.code === 'string', where);
-  else assert.ok('result' in body || Array.isArray(body.results) || Array.isArray(body.tools) || Array.isArray(body.integrations), where);
+  else
+    assert.ok(
+      'result' in body || Array.isArray(body.results) || Array.isArray(body.tools) || Array.isArray(body.integrations),
+      where,
+    );
   return body;
 }

@@ -58,7 +58,13 @@ export interface TestGateway {
   createUser(email: string, tenant?: string): Promise<{ user: User; apiKey: string }>;
   connect(
     integration: string,
-    input: { token?: string; refreshToken?: string; expiresInSec?: number; values?: Record<string, string>; config?: Record<string, unknown> },
+    input: {
+      token?: string;
+      refreshToken?: string;
+      expiresInSec?: number;
+      values?: Record<string, string>;
+      config?: Record<string, unknown>;
+    },
     user?: User,
   ): Promise<{ connectionId: string }>;
   /** one execution over POST /rest/:integration as a batch of one: the execute_tools item */
@@ -84,7 +90,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-test-'));
   const policyInput: Record<string, unknown> = { ...(options.policy ?? {}) };
   policyInput['upstreams'] = { ...(policyInput['upstreams'] ?? {}), ...(options.upstreams ?? {}) };
-  const sandboxInput = { workers: options.workers ?? 2, ...((policyInput['sandbox'] as Record<string, unknown>) ?? {}) };
+  const sandboxInput = {
+    workers: options.workers ?? 2,
+    ...((policyInput['sandbox'] as Record<string, unknown>) ?? {}),
+  };
   policyInput['sandbox'] = sandboxInput;
   const policy = parsePolicy(policyInput, 'test policy');
   const builtin = options.plugins ? selectPlugins(options.plugins, dataDir) : BUILTIN_PLUGINS_DIR;
@@ -100,7 +109,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     publicUrl: `http://127.0.0.1:${port}`,
   };
   const env = { ...(options.env ?? {}) };
-  const logger = options.logger ?? createLogger({ level: config.logLevel, destination: config.logLevel === 'silent' ? 'silent' : 'stderr' });
+  const logger =
+    options.logger ??
+    createLogger({ level: config.logLevel, destination: config.logLevel === 'silent' ? 'silent' : 'stderr' });
   const gateway = await createGateway(config, {
     policy,
     logger,
@@ -111,7 +122,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
   });
   const url = await gateway.listen();
   // A replica on a shared database reuses the test user another replica created (even concurrently).
-  const existing = async (): Promise<User | undefined> => (options.databaseUrl ? gateway.users.byEmail('tester@example.com') : undefined);
+  const existing = async (): Promise<User | undefined> =>
+    options.databaseUrl ? gateway.users.byEmail('tester@example.com') : undefined;
   const user: User =
     (await existing()) ??
     (await gateway.users.create('tester@example.com', 'acme').catch(async (err: unknown): Promise<User> => {
@@ -159,13 +171,18 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
       const resolved = gateway.registry.tool(tool);
       const integration = resolved?.plugin.manifest.name ?? gateway.registry.plugins()[0]?.manifest.name ?? 'none';
       const r = await rest(integration, { executions: [{ tool, args }] }, key);
-      if (r.status !== 200) throw new Error(`POST /rest/${integration} answered ${r.status}: ${JSON.stringify(r.json)}`);
+      if (r.status !== 200)
+        throw new Error(`POST /rest/${integration} answered ${r.status}: ${JSON.stringify(r.json)}`);
       return (r.json as { results: ExecutionItem[] }).results[0] as Item;
     },
     rest,
     async mcpClient(key = apiKey) {
       const client = new Client({ name: 'workbench-test', version: '0.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${key}` } },
+        }),
+      );
       clients.push(client);
       return client;
     },
@@ -178,7 +195,11 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
 }
 
 /** The command line and environment of `workbench stdio` for a test gateway's user, data and plugins. */
-export function stdioCommand(gw: TestGateway, pluginsDir: string, policyFile: string): { command: string; args: string[]; env: Record<string, string> } {
+export function stdioCommand(
+  gw: TestGateway,
+  pluginsDir: string,
+  policyFile: string,
+): { command: string; args: string[]; env: Record<string, string> } {
   return {
     command: process.execPath,
     args: ['--no-node-snapshot', path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js'), 'stdio'],

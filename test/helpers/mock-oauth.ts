@@ -11,7 +11,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type TokenEndpointMode = 'normal' | 'unavailable' | 'html' | 'garbage-json' | 'invalid-grant' | 'form-encoded' | 'slow';
+export type TokenEndpointMode =
+  'normal' | 'unavailable' | 'html' | 'garbage-json' | 'invalid-grant' | 'form-encoded' | 'slow';
 
 export interface MockOAuthOptions {
   clientId?: string;
@@ -100,7 +101,17 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
   const clientId = options.clientId ?? 'mock-client';
   const clientSecret = options.clientSecret ?? 'mock-secret';
   const codes = new Map<string, PendingCode>();
-  const counters: MockOAuthCounters = { authorizePages: 0, consents: 0, denials: 0, codeExchanges: 0, refreshes: 0, refreshTokenUses: new Map(), revocations: 0, tokenErrors: [], signIns: 0 };
+  const counters: MockOAuthCounters = {
+    authorizePages: 0,
+    consents: 0,
+    denials: 0,
+    codeExchanges: 0,
+    refreshes: 0,
+    refreshTokenUses: new Map(),
+    revocations: 0,
+    tokenErrors: [],
+    signIns: 0,
+  };
   const activeAccessTokens = new Set<string>();
   const activeRefreshTokens = new Set<string>();
   const revoked = new Set<string>();
@@ -124,7 +135,13 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
   };
 
   function tokenSet(pair: { accessToken: string; refreshToken: string }, scope: string): Record<string, unknown> {
-    const set = { access_token: pair.accessToken, token_type: 'Bearer', expires_in: api.expiresIn, refresh_token: pair.refreshToken, scope };
+    const set = {
+      access_token: pair.accessToken,
+      token_type: 'Bearer',
+      expires_in: api.expiresIn,
+      refresh_token: pair.refreshToken,
+      scope,
+    };
     return options.nestUnder ? { ok: true, [options.nestUnder]: set } : set;
   }
 
@@ -149,7 +166,8 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     if (api.gate) await api.gate(grant ?? '');
     if (api.tokenAnswer) return send(res, api.tokenAnswer.status, api.tokenAnswer.body);
     if (api.mode === 'unavailable') return send(res, 503, '<html><body>Service Unavailable</body></html>', 'text/html');
-    if (api.mode === 'html') return send(res, 200, '<!doctype html><html><body><h1>Sign in</h1></body></html>', 'text/html; charset=utf-8');
+    if (api.mode === 'html')
+      return send(res, 200, '<!doctype html><html><body><h1>Sign in</h1></body></html>', 'text/html; charset=utf-8');
     if (api.mode === 'garbage-json') return send(res, 200, { hello: 'world' });
     if (api.mode === 'slow') await new Promise((r) => setTimeout(r, 60_000));
     if (!clientOk(req, form)) return oauthError(res, 401, 'invalid_client', 'client authentication failed');
@@ -159,15 +177,18 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
       const code = codes.get(form.get('code') ?? '');
       codes.delete(form.get('code') ?? '');
       if (!code) return oauthError(res, 400, 'invalid_grant', 'unknown or used code');
-      if (code.redirectUri !== form.get('redirect_uri')) return oauthError(res, 400, 'invalid_grant', 'redirect_uri mismatch');
+      if (code.redirectUri !== form.get('redirect_uri'))
+        return oauthError(res, 400, 'invalid_grant', 'redirect_uri mismatch');
       if (code.challenge !== undefined) {
         const verifier = form.get('code_verifier') ?? '';
-        if (createHash('sha256').update(verifier).digest('base64url') !== code.challenge) return oauthError(res, 400, 'invalid_grant', 'PKCE verification failed');
+        if (createHash('sha256').update(verifier).digest('base64url') !== code.challenge)
+          return oauthError(res, 400, 'invalid_grant', 'PKCE verification failed');
       }
       scope = code.scope;
     } else if (grant === 'refresh_token') {
       const rt = form.get('refresh_token') ?? '';
-      if (api.mode === 'invalid-grant' || !activeRefreshTokens.has(rt)) return oauthError(res, 400, 'invalid_grant', 'refresh token is invalid, used or revoked');
+      if (api.mode === 'invalid-grant' || !activeRefreshTokens.has(rt))
+        return oauthError(res, 400, 'invalid_grant', 'refresh token is invalid, used or revoked');
       if (options.rotateRefreshTokens ?? true) {
         activeRefreshTokens.delete(rt);
         const pair = issue();
@@ -193,14 +214,17 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
   function authorizePage(req: http.IncomingMessage, url: URL, res: http.ServerResponse): void {
     counters.authorizePages++;
     if (signInOrigin && !(req.headers.cookie ?? '').split(/;\s*/).includes(SESSION_COOKIE)) {
-      res.writeHead(302, { location: `${signInOrigin}/login?continue=${encodeURIComponent(`${origin}${url.pathname}${url.search}`)}` });
+      res.writeHead(302, {
+        location: `${signInOrigin}/login?continue=${encodeURIComponent(`${origin}${url.pathname}${url.search}`)}`,
+      });
       res.end();
       return;
     }
     const p = url.searchParams;
     if (p.get('client_id') !== clientId || p.get('response_type') !== 'code' || !p.get('redirect_uri'))
       return send(res, 400, '<p>bad authorization request</p>', 'text/html');
-    if (p.get('code_challenge') && p.get('code_challenge_method') !== 'S256') return send(res, 400, '<p>only S256</p>', 'text/html');
+    if (p.get('code_challenge') && p.get('code_challenge_method') !== 'S256')
+      return send(res, 400, '<p>only S256</p>', 'text/html');
     const hidden = ['redirect_uri', 'state', 'code_challenge', 'scope', 'client_id']
       .map((k) => `<input type="hidden" name="${k}" value="${esc(p.get(k) ?? '')}">`)
       .join('');
@@ -222,7 +246,12 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     if (form.get('decision') === 'allow') {
       counters.consents++;
       const code = rand('mock_code');
-      codes.set(code, { redirectUri: form.get('redirect_uri') ?? '', challenge: form.get('code_challenge') || undefined, clientId, scope: form.get('scope') ?? '' });
+      codes.set(code, {
+        redirectUri: form.get('redirect_uri') ?? '',
+        challenge: form.get('code_challenge') || undefined,
+        clientId,
+        scope: form.get('scope') ?? '',
+      });
       back.searchParams.set('code', code);
     } else {
       counters.denials++;
@@ -249,7 +278,9 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const route = `${req.method} ${url.pathname}`;
     const done = (p: Promise<void> | void): void => {
-      Promise.resolve(p).catch((err: unknown) => send(res, 500, { error: 'server_error', error_description: String(err) }));
+      Promise.resolve(p).catch((err: unknown) =>
+        send(res, 500, { error: 'server_error', error_description: String(err) }),
+      );
     };
     if (route === `GET ${paths.authorize}`) return done(authorizePage(req, url, res));
     if (route === 'POST /authorize/decision') return done(decision(req, res));
@@ -275,7 +306,8 @@ export async function startMockOAuth(options: MockOAuthOptions = {}): Promise<Mo
     if (route === 'POST /login')
       return void readBody(req).then((body) => {
         const next = new URLSearchParams(body).get('continue') ?? '';
-        if (!next.startsWith(`${origin}${paths.authorize}?`)) return send(res, 400, '<p>bad continue URL</p>', 'text/html');
+        if (!next.startsWith(`${origin}${paths.authorize}?`))
+          return send(res, 400, '<p>bad continue URL</p>', 'text/html');
         counters.signIns++;
         res.writeHead(302, { location: next, 'set-cookie': `${SESSION_COOKIE}; Path=/; HttpOnly` });
         res.end();

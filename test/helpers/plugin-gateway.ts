@@ -43,7 +43,11 @@ export async function startPluginGateway(
   if (!origin) throw new Error(`no API origin for plugin "${plugin}" in test/helpers/plugin-gateway.ts`);
   const upstreams: Record<string, string> = { [origin]: upstream.origin };
   for (const [o, u] of Object.entries(options.more ?? {})) upstreams[o] = u.origin;
-  const gw = await startGateway({ upstreams, plugins: [plugin], ...(options.policy ? { policy: options.policy } : {}) });
+  const gw = await startGateway({
+    upstreams,
+    plugins: [plugin],
+    ...(options.policy ? { policy: options.policy } : {}),
+  });
   await gw.connect(plugin, credential);
   return gw;
 }
@@ -52,7 +56,11 @@ export async function startPluginGateway(
  * Starts a loopback stand-in and a gateway for `plugin` before the file's tests and closes both
  * after them; `started` receives them (assign them to the file's `upstream` and `gw`).
  */
-export function usePluginGateway(plugin: string, credential: Credential, started: (s: { upstream: Upstream; gw: TestGateway }) => void): void {
+export function usePluginGateway(
+  plugin: string,
+  credential: Credential,
+  started: (s: { upstream: Upstream; gw: TestGateway }) => void,
+): void {
   let upstream: Upstream | undefined;
   let gw: TestGateway | undefined;
   before(async () => {

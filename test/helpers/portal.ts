@@ -26,11 +26,25 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { publicUrl?: string; extraManifests?: PluginManifest[]; allowed?: (user: User, plugin: string) => boolean } = {}): Promise<Harness> {
+export async function startHarness(
+  options: {
+    publicUrl?: string;
+    extraManifests?: PluginManifest[];
+    allowed?: (user: User, plugin: string) => boolean;
+  } = {},
+): Promise<Harness> {
   const t = await openTestDb();
   const mock = await startMockOAuth();
-  const manifests = [oauthManifest(mock, { revocationUrl: mock.revokeUrl }), apiKeyManifest(), ...(options.extraManifests ?? [])];
-  const connections = createConnectionService({ db: t.db, vault: createVault(generateKey()), clientFor: () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret }) });
+  const manifests = [
+    oauthManifest(mock, { revocationUrl: mock.revokeUrl }),
+    apiKeyManifest(),
+    ...(options.extraManifests ?? []),
+  ];
+  const connections = createConnectionService({
+    db: t.db,
+    vault: createVault(generateKey()),
+    clientFor: () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret }),
+  });
   const publicUrl = options.publicUrl ?? 'http://127.0.0.1:3999';
   const real = Fastify();
   const portal = registerPortal(real, {
@@ -88,11 +102,20 @@ export function browser(app: FastifyInstance): Browser {
       else cookies.set(name, value);
     }
   };
-  const send = async (method: 'GET' | 'POST', url: string, payload: string | undefined, headers: Record<string, string>): Promise<Response> => {
+  const send = async (
+    method: 'GET' | 'POST',
+    url: string,
+    payload: string | undefined,
+    headers: Record<string, string>,
+  ): Promise<Response> => {
     const res = await app.inject({
       method,
       url,
-      headers: { ...(cookies.size ? { cookie: cookieHeader() } : {}), ...(payload !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
+      headers: {
+        ...(cookies.size ? { cookie: cookieHeader() } : {}),
+        ...(payload !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...headers,
+      },
       ...(payload !== undefined ? { payload } : {}),
     });
     keep(res.headers['set-cookie']);
@@ -127,7 +150,11 @@ export async function otherUser(h: Harness, email = 'eve@example.com'): Promise<
   return { user, browser: await signIn(h, key) };
 }
 
-const unescape = (s: string): string => s.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[e] ?? '');
+const unescape = (s: string): string =>
+  s.replace(
+    /&(amp|lt|gt|quot|#39|#96);/g,
+    (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#96': '`' })[e] ?? '',
+  );
 
 /** The provider's authorization URL from the answer to "Continue": a page refreshing to it at once, with a link to it. */
 export function providerUrlOf(res: Response): URL {

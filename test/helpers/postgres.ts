@@ -30,7 +30,12 @@ export function findPostgresBin(): string | undefined {
   if (!fs.existsSync(ROOT)) return undefined;
   const versions = fs
     .readdirSync(ROOT)
-    .filter((v) => /^\d+(\.\d+)?$/.test(v) && fs.existsSync(path.join(ROOT, v, 'bin', 'initdb')) && fs.existsSync(path.join(ROOT, v, 'bin', 'pg_ctl')))
+    .filter(
+      (v) =>
+        /^\d+(\.\d+)?$/.test(v) &&
+        fs.existsSync(path.join(ROOT, v, 'bin', 'initdb')) &&
+        fs.existsSync(path.join(ROOT, v, 'bin', 'pg_ctl')),
+    )
     .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? path.join(ROOT, versions[0], 'bin') : undefined;
 }
@@ -68,7 +73,17 @@ export async function startPostgres(): Promise<TestPostgres> {
   }
   fs.chmodSync(dir, 0o700);
   try {
-    await asServerUser(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+    await asServerUser(path.join(bin, 'initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+      '--no-instructions',
+    ]);
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${(err as { stderr?: string }).stderr ?? (err as Error).message}`);
@@ -92,7 +107,11 @@ export async function startPostgres(): Promise<TestPostgres> {
   const onExit = (): void => {
     const args = ['stop', '-D', data, '-m', 'immediate'];
     const root = typeof process.getuid === 'function' && process.getuid() === 0;
-    spawnSync(root ? 'runuser' : path.join(bin, 'pg_ctl'), root ? ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), ...args] : args, { stdio: 'ignore' });
+    spawnSync(
+      root ? 'runuser' : path.join(bin, 'pg_ctl'),
+      root ? ['-u', 'postgres', '--', path.join(bin, 'pg_ctl'), ...args] : args,
+      { stdio: 'ignore' },
+    );
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);

@@ -17,7 +17,11 @@ export interface ReloVersion {
   extraTools?: string[];
 }
 
-const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: 'object', properties: {} } });
+const tool = (name: string, description: string) => ({
+  name,
+  description,
+  inputSchema: { type: 'object', properties: {} },
+});
 
 /** Writes plugin "relo" into `dir` (replacing what is there). */
 export function writeRelo(dir: string, v: ReloVersion): void {
@@ -46,12 +50,23 @@ export function writeRelo(dir: string, v: ReloVersion): void {
 /** Writes a plugin folder of a manifest (an object, or text as it is) and a plugin.js. */
 export function writeFolder(dir: string, manifest: unknown, source: string): void {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'manifest.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'manifest.json'),
+    typeof manifest === 'string' ? manifest : JSON.stringify(manifest, null, 2),
+  );
   fs.writeFileSync(path.join(dir, 'plugin.js'), source);
 }
 
 /** A plugin of one tool `<name>_ping` answering {pong: name}. */
 export function writePing(dir: string, name: string): void {
-  const manifest = { name, version: '1.0.0', displayName: name, description: `Test plugin ${name}.`, auth: { type: 'none' }, egress: [], tools: [tool(`${name}_ping`, 'Answers pong.')] };
+  const manifest = {
+    name,
+    version: '1.0.0',
+    displayName: name,
+    description: `Test plugin ${name}.`,
+    auth: { type: 'none' },
+    egress: [],
+    tools: [tool(`${name}_ping`, 'Answers pong.')],
+  };
   writeFolder(dir, manifest, `export default { async ${name}_ping() { return { pong: '${name}' }; } };\n`);
 }

@@ -30,7 +30,11 @@ export async function startSecurityGateway(options: SecurityGatewayOptions = {})
   const input: Record<string, unknown> = { ...(options.policy ?? {}) };
   input['upstreams'] = { ...(input['upstreams'] ?? {}), ...(options.upstreams ?? {}) };
   input['sandbox'] = { workers: 2, ...(input['sandbox'] ?? {}) };
-  return startInProcessGateway({ policy: input, pluginDirs: options.pluginDirs ?? [FIXTURE_PLUGINS, HOSTILE_PLUGINS], env: options.env ?? {} });
+  return startInProcessGateway({
+    policy: input,
+    pluginDirs: options.pluginDirs ?? [FIXTURE_PLUGINS, HOSTILE_PLUGINS],
+    env: options.env ?? {},
+  });
 }
 
 /** The forms a secret could leak in: raw, base64 (alone and in Basic), URL-encoded, reversed. */
@@ -45,7 +49,8 @@ export function findSecrets(texts: readonly string[], secrets: readonly string[]
     for (const form of secretForms(secret))
       texts.forEach((t, i) => {
         const at = t.indexOf(form);
-        if (at >= 0) hits.push(`text #${i} holds a form of ${secret}: …${t.slice(Math.max(0, at - 80), at + form.length + 20)}…`);
+        if (at >= 0)
+          hits.push(`text #${i} holds a form of ${secret}: …${t.slice(Math.max(0, at - 80), at + form.length + 20)}…`);
       });
   return hits;
 }
@@ -54,7 +59,9 @@ export function findSecrets(texts: readonly string[], secrets: readonly string[]
 function foldedForms(secret: string): string[] {
   const forms = [secret];
   for (let k = 0; k < 3; k++) {
-    const core = Buffer.from('\0'.repeat(k) + secret).toString('base64').slice(4, -4);
+    const core = Buffer.from('\0'.repeat(k) + secret)
+      .toString('base64')
+      .slice(4, -4);
     forms.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
   }
   return forms.filter((f) => f.length >= 8).map((f) => f.toLowerCase());
@@ -69,7 +76,9 @@ function readings(text: string): string[] {
       return run;
     }
   });
-  const json = text.replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))).replace(/\\(["\\/])/g, '$1');
+  const json = text
+    .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(/\\(["\\/])/g, '$1');
   const punycode = text.replace(/xn--[a-z0-9-]+/gi, (label) => domainToUnicode(label) || label);
   return [text, percent, json, punycode].map((t) => t.toLowerCase());
 }
@@ -85,7 +94,10 @@ export function findFoldedSecrets(texts: readonly string[], secrets: readonly st
     for (const secret of secrets)
       for (const form of foldedForms(secret)) {
         const hit = read.find((r) => r.includes(form));
-        if (hit !== undefined) hits.push(`text #${i} holds a form of ${secret}: …${hit.slice(Math.max(0, hit.indexOf(form) - 80), hit.indexOf(form) + form.length + 20)}…`);
+        if (hit !== undefined)
+          hits.push(
+            `text #${i} holds a form of ${secret}: …${hit.slice(Math.max(0, hit.indexOf(form) - 80), hit.indexOf(form) + form.length + 20)}…`,
+          );
       }
   });
   return hits;

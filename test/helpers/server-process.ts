@@ -57,21 +57,31 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
     WORKBENCH_POLICY: policyFile,
     LOG_LEVEL: options.logLevel ?? 'warn',
   };
-  const created = spawnSync(process.execPath, ['--no-node-snapshot', MAIN_JS, 'users', 'create', '--email', 'load@example.com', '--tenant', 'load', '--json'], {
-    env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const created = spawnSync(
+    process.execPath,
+    ['--no-node-snapshot', MAIN_JS, 'users', 'create', '--email', 'load@example.com', '--tenant', 'load', '--json'],
+    {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (created.status !== 0) throw new Error(`users create failed: ${created.stderr}`);
   const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
 
   const argv = options.viaBin ? [BIN_JS, 'serve'] : ['--no-node-snapshot', MAIN_JS, 'serve'];
-  const proc = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached === true });
+  const proc = spawn(process.execPath, argv, {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached === true,
+  });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-1_000_000)));
   proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-1_000_000)));
-  const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   const url = `http://127.0.0.1:${port}`;
   let alive = true;
   void exited.then(() => (alive = false));
@@ -82,7 +92,10 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
       proc.kill('SIGKILL');
       throw new Error(`the server did not become ready within 60 s: ${stderr}`);
     }
-    const ok = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
   }

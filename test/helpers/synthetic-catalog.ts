@@ -18,7 +18,15 @@ export const SYNTHETIC_CATALOG: readonly CatalogTool[] = [
     integration: 'github',
     integrationDisplayName: 'GitHub',
     description: 'Opens a pull request from a head branch into a base branch.',
-    inputSchema: obj({ owner: str('Repository owner'), repo: str('Repository name'), head: str('Branch with the changes'), title: str('Title') }, ['owner', 'repo', 'head', 'title']),
+    inputSchema: obj(
+      {
+        owner: str('Repository owner'),
+        repo: str('Repository name'),
+        head: str('Branch with the changes'),
+        title: str('Title'),
+      },
+      ['owner', 'repo', 'head', 'title'],
+    ),
     annotations: { destructiveHint: false },
   },
   {
@@ -26,7 +34,11 @@ export const SYNTHETIC_CATALOG: readonly CatalogTool[] = [
     integration: 'github',
     integrationDisplayName: 'GitHub',
     description: 'Lists pull requests in a repository, filtered by state.',
-    inputSchema: obj({ owner: str('Repository owner'), repo: str('Repository name'), state: { type: 'string', enum: ['open', 'closed', 'all'], default: 'open' } }),
+    inputSchema: obj({
+      owner: str('Repository owner'),
+      repo: str('Repository name'),
+      state: { type: 'string', enum: ['open', 'closed', 'all'], default: 'open' },
+    }),
     annotations: { readOnlyHint: true },
   },
   {
@@ -48,7 +60,11 @@ export const SYNTHETIC_CATALOG: readonly CatalogTool[] = [
     integration: 'github',
     integrationDisplayName: 'GitHub',
     description: 'Lists issues in a repository, filtered by state and labels.',
-    inputSchema: obj({ owner: str('Repository owner'), repo: str('Repository name'), labels: str('Comma-separated label names') }),
+    inputSchema: obj({
+      owner: str('Repository owner'),
+      repo: str('Repository name'),
+      labels: str('Comma-separated label names'),
+    }),
   },
   {
     name: 'github_add_issue_comment',

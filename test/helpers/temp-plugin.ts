@@ -68,7 +68,16 @@ export function fakeCtx(reply: FakeReply): { ctx: unknown; requests: Array<{ url
   const http = async (url: string, init?: unknown) => {
     requests.push({ url, init });
     const body = JSON.stringify(reply.json);
-    return { status: reply.status, ok: reply.status < 300, statusText: '', url, headers: { get: () => null }, body, text: async () => body, json: async () => JSON.parse(body) };
+    return {
+      status: reply.status,
+      ok: reply.status < 300,
+      statusText: '',
+      url,
+      headers: { get: () => null },
+      body,
+      text: async () => body,
+      json: async () => JSON.parse(body),
+    };
   };
   return { ctx: { http, config: {}, log: { info() {}, warn() {}, error() {} } }, requests };
 }
@@ -76,7 +85,11 @@ export function fakeCtx(reply: FakeReply): { ctx: unknown; requests: Array<{ url
 let imports = 0;
 
 /** Imports a built plugin.js in Node (the file is plain ESM without imports). */
-export async function importBuilt(outDir: string): Promise<Record<string, (ctx: unknown, args: unknown) => Promise<unknown>>> {
-  const mod = (await import(`${pathToFileURL(path.join(outDir, 'plugin.js')).href}?v=${++imports}`)) as { default: Record<string, (ctx: unknown, args: unknown) => Promise<unknown>> };
+export async function importBuilt(
+  outDir: string,
+): Promise<Record<string, (ctx: unknown, args: unknown) => Promise<unknown>>> {
+  const mod = (await import(`${pathToFileURL(path.join(outDir, 'plugin.js')).href}?v=${++imports}`)) as {
+    default: Record<string, (ctx: unknown, args: unknown) => Promise<unknown>>;
+  };
   return mod.default;
 }

@@ -29,7 +29,8 @@ export function toolCalls(gw: () => TestGateway, secrets: readonly string[]): To
       const text = `${String(item['error'])} ${String(item['message'] ?? '')}`;
       assert.match(text, pattern);
       const whole = JSON.stringify(item);
-      for (const secret of secrets) assert.ok(!whole.includes(secret), 'a secret of the connection never appears in a failed item');
+      for (const secret of secrets)
+        assert.ok(!whole.includes(secret), 'a secret of the connection never appears in a failed item');
       return text;
     },
   };

@@ -15,11 +15,21 @@ export class WebClient {
   readonly jar = new Map<string, string>();
   constructor(readonly base: string) {}
 
-  async send(method: 'GET' | 'POST', p: string, form?: Record<string, string>, extra: Record<string, string> = {}): Promise<Answer> {
+  async send(
+    method: 'GET' | 'POST',
+    p: string,
+    form?: Record<string, string>,
+    extra: Record<string, string> = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...extra };
     if (this.jar.size) headers['cookie'] = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
     if (form) Object.assign(headers, { 'content-type': 'application/x-www-form-urlencoded', origin: this.base });
-    const res = await fetch(this.base + p, { method, headers, redirect: 'manual', ...(form ? { body: new URLSearchParams(form).toString() } : {}) });
+    const res = await fetch(this.base + p, {
+      method,
+      headers,
+      redirect: 'manual',
+      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+    });
     for (const c of res.headers.getSetCookie()) {
       const [pair = ''] = c.split(';');
       const eq = pair.indexOf('=');

@@ -10,7 +10,10 @@ import { readConfig } from '../../host/config.js';
 import { isGatewayError } from '../../host/errors.js';
 
 const refused = (env: Record<string, string>, message: RegExp): void => {
-  assert.throws(() => readConfig(env), (err: unknown) => isGatewayError(err) && err.code === 'GW_ERR_CONFIG_INVALID' && message.test(err.message));
+  assert.throws(
+    () => readConfig(env),
+    (err: unknown) => isGatewayError(err) && err.code === 'GW_ERR_CONFIG_INVALID' && message.test(err.message),
+  );
 };
 
 describe('readConfig', () => {
@@ -24,7 +27,16 @@ describe('readConfig', () => {
   });
 
   it('takes a PostgreSQL URL in either spelling and case, and SQLite paths with or without sqlite:', () => {
-    for (const url of ['postgres://wb@127.0.0.1/wb', 'postgresql://wb@127.0.0.1/wb', 'POSTGRES://wb@127.0.0.1/wb', 'sqlite:///tmp/wb.db', 'sqlite:wb.db', './wb.db', '/var/lib/wb/wb.db', 'C:\\wb\\wb.db'])
+    for (const url of [
+      'postgres://wb@127.0.0.1/wb',
+      'postgresql://wb@127.0.0.1/wb',
+      'POSTGRES://wb@127.0.0.1/wb',
+      'sqlite:///tmp/wb.db',
+      'sqlite:wb.db',
+      './wb.db',
+      '/var/lib/wb/wb.db',
+      'C:\\wb\\wb.db',
+    ])
       assert.equal(readConfig({ DATABASE_URL: url }).databaseUrl, url);
   });
 
@@ -33,7 +45,10 @@ describe('readConfig', () => {
     refused({ DATABASE_URL: 'mysql://root@127.0.0.1/wb' }, /got a "mysql:" URL/);
     refused({ DATABASE_URL: ' postgres://wb@127.0.0.1/wb' }, /got a value with spaces around it/);
     refused({ DATABASE_URL: 'postgres:/127.0.0.1/wb' }, /got "postgres:" without "\/\/"/);
-    assert.throws(() => readConfig({ DATABASE_URL: 'postgress://wb:s3cret@127.0.0.1/wb' }), (err: unknown) => !String((err as Error).message).includes('s3cret'));
+    assert.throws(
+      () => readConfig({ DATABASE_URL: 'postgress://wb:s3cret@127.0.0.1/wb' }),
+      (err: unknown) => !String((err as Error).message).includes('s3cret'),
+    );
   });
 
   it('refuses a bad PORT, LOG_LEVEL or WORKBENCH_PUBLIC_URL, naming it', () => {

@@ -35,13 +35,40 @@ it("the README's integrations table matches plugins/ (names, tool counts, write 
     assert.deepEqual(rows.get(m.name), { tools: m.tools.length, write }, m.name);
   }
   const total = manifests.reduce((n, m) => n + m.tools.length, 0);
-  const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen'];
-  assert.match(section, new RegExp(`${words[manifests.length] ?? manifests.length} plugins ship in \`plugins/\`, ${total} tools in all`, 'i'));
+  const words = [
+    'zero',
+    'one',
+    'two',
+    'three',
+    'four',
+    'five',
+    'six',
+    'seven',
+    'eight',
+    'nine',
+    'ten',
+    'eleven',
+    'twelve',
+    'thirteen',
+    'fourteen',
+    'fifteen',
+    'sixteen',
+  ];
+  assert.match(
+    section,
+    new RegExp(
+      `${words[manifests.length] ?? manifests.length} plugins ship in \`plugins/\`, ${total} tools in all`,
+      'i',
+    ),
+  );
 });
 
 it('every shipped plugin has a README and a test file', () => {
   for (const m of shipped()) {
     assert.ok(fs.existsSync(path.join(BUILTIN_PLUGINS_DIR, m.name, 'README.md')), `${m.name}/README.md`);
-    assert.ok(fs.existsSync(path.join(PACKAGE_ROOT, 'test', 'plugins', `${m.name}.test.ts`)), `test/plugins/${m.name}.test.ts`);
+    assert.ok(
+      fs.existsSync(path.join(PACKAGE_ROOT, 'test', 'plugins', `${m.name}.test.ts`)),
+      `test/plugins/${m.name}.test.ts`,
+    );
   }
 });

@@ -18,7 +18,8 @@ function files(dir: string): string[] {
   });
 }
 
-const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(path.join(PACKAGE_ROOT, file), 'utf8');
@@ -32,12 +33,20 @@ function resolvesInto(file: string, spec: string, dir: string): boolean {
 }
 
 it('host/ never imports from plugins/', () => {
-  const bad = files('host').flatMap((f) => importsOf(f).filter((s) => resolvesInto(f, s, 'plugins')).map((s) => `${f}: ${s}`));
+  const bad = files('host').flatMap((f) =>
+    importsOf(f)
+      .filter((s) => resolvesInto(f, s, 'plugins'))
+      .map((s) => `${f}: ${s}`),
+  );
   assert.deepEqual(bad, []);
 });
 
 it('host/ never imports from test/ (what the security report needs ships with the gateway)', () => {
-  const bad = files('host').flatMap((f) => importsOf(f).filter((s) => resolvesInto(f, s, 'test')).map((s) => `${f}: ${s}`));
+  const bad = files('host').flatMap((f) =>
+    importsOf(f)
+      .filter((s) => resolvesInto(f, s, 'test'))
+      .map((s) => `${f}: ${s}`),
+  );
   assert.deepEqual(bad, []);
 });
 
@@ -53,13 +62,26 @@ it('sandbox/ never imports from host/ or plugins/', () => {
 it('the sandbox worker loads neither fastify nor the file system', () => {
   const worker = files('sandbox/worker');
   assert.ok(worker.length > 0);
-  const bad = worker.flatMap((f) => importsOf(f).filter((s) => /^(node:)?fs(\/promises)?$|^fastify/.test(s)).map((s) => `${f}: ${s}`));
+  const bad = worker.flatMap((f) =>
+    importsOf(f)
+      .filter((s) => /^(node:)?fs(\/promises)?$|^fastify/.test(s))
+      .map((s) => `${f}: ${s}`),
+  );
   assert.deepEqual(bad, []);
 });
 
 it('fastify stays in host/app.ts, host/transport/ and host/portal/', () => {
   const bad = files('host')
-    .filter((f) => !f.startsWith(path.join('host', 'transport')) && !f.startsWith(path.join('host', 'portal')) && f !== path.join('host', 'app.ts'))
-    .flatMap((f) => importsOf(f).filter((s) => s.startsWith('fastify') || s.startsWith('@fastify/')).map((s) => `${f}: ${s}`));
+    .filter(
+      (f) =>
+        !f.startsWith(path.join('host', 'transport')) &&
+        !f.startsWith(path.join('host', 'portal')) &&
+        f !== path.join('host', 'app.ts'),
+    )
+    .flatMap((f) =>
+      importsOf(f)
+        .filter((s) => s.startsWith('fastify') || s.startsWith('@fastify/'))
+        .map((s) => `${f}: ${s}`),
+    );
   assert.deepEqual(bad, []);
 });

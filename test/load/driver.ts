@@ -50,15 +50,32 @@ async function main(): Promise<void> {
   if (!url || !apiKey) throw new Error('set LOAD_URL and LOAD_API_KEY');
   const latencies: number[] = [];
   const summary: LoadSummary = {
-    sessions, batch, durationMs: 0, calls: 0, executions: 0, okItems: 0, misaligned: 0,
-    itemErrors: {}, callErrors: {}, http5xx: 0, callsPerSec: 0, executionsPerSec: 0, p50Ms: 0, p99Ms: 0, maxMs: 0,
+    sessions,
+    batch,
+    durationMs: 0,
+    calls: 0,
+    executions: 0,
+    okItems: 0,
+    misaligned: 0,
+    itemErrors: {},
+    callErrors: {},
+    http5xx: 0,
+    callsPerSec: 0,
+    executionsPerSec: 0,
+    p50Ms: 0,
+    p99Ms: 0,
+    maxMs: 0,
   };
   const bump = (m: Record<string, number>, k: string): void => void (m[k] = (m[k] ?? 0) + 1);
 
   const clients: Client[] = [];
   for (let s = 0; s < sessions; s++) {
     const client = new Client({ name: `load-${s}`, version: '0.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+      }),
+    );
     clients.push(client);
   }
 
@@ -67,7 +84,13 @@ async function main(): Promise<void> {
   let budget = maxCalls > 0 ? maxCalls : Number.POSITIVE_INFINITY;
   let progress: NodeJS.Timeout | undefined;
   if (progressMs > 0)
-    progress = setInterval(() => process.stdout.write(`PROGRESS ${JSON.stringify({ calls: summary.calls, elapsedMs: Math.round(performance.now() - started) })}\n`), progressMs);
+    progress = setInterval(
+      () =>
+        process.stdout.write(
+          `PROGRESS ${JSON.stringify({ calls: summary.calls, elapsedMs: Math.round(performance.now() - started) })}\n`,
+        ),
+      progressMs,
+    );
 
   const session = async (s: number, client: Client): Promise<void> => {
     for (let seq = 0; performance.now() < stopAt && budget > 0; seq++) {
@@ -77,11 +100,16 @@ async function main(): Promise<void> {
       summary.calls++;
       summary.executions += batch;
       try {
-        const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: markers.map((text) => ({ tool: 'echo_args', args: { text } })) } })) as {
+        const res = (await client.callTool({
+          name: 'execute_tools',
+          arguments: { executions: markers.map((text) => ({ tool: 'echo_args', args: { text } })) },
+        })) as {
           content: Array<{ type: string; text: string }>;
         };
         latencies.push(performance.now() - t0);
-        const parsed = JSON.parse(res.content[0]?.text ?? '{}') as { results?: Array<{ result?: { text?: string }; code?: string }> };
+        const parsed = JSON.parse(res.content[0]?.text ?? '{}') as {
+          results?: Array<{ result?: { text?: string }; code?: string }>;
+        };
         const results = parsed.results ?? [];
         if (results.length !== batch) summary.misaligned += batch;
         for (const [i, item] of results.entries()) {
@@ -93,7 +121,10 @@ async function main(): Promise<void> {
         latencies.push(performance.now() - t0);
         const code = (err as { code?: unknown }).code;
         if (typeof code === 'number' && code >= 500 && code < 600) summary.http5xx++;
-        bump(summary.callErrors, typeof code === 'number' || typeof code === 'string' ? String(code) : (err as Error).name || 'Error');
+        bump(
+          summary.callErrors,
+          typeof code === 'number' || typeof code === 'string' ? String(code) : (err as Error).name || 'Error',
+        );
       }
     }
   };

@@ -18,33 +18,51 @@ const SESSIONS = Number(process.env['WORKBENCH_LOAD_SESSIONS'] ?? 200);
 const DURATION_MS = Number(process.env['WORKBENCH_LOAD_MS'] ?? 20_000);
 
 describe('load', () => {
-  it(`${SESSIONS} MCP sessions for ${DURATION_MS / 1000} s: nothing lost or misaligned, no 5xx, audit rows = executions`, { timeout: DURATION_MS + 90_000 }, async () => {
-    const server = await spawnServer({ pluginDirs: [FIXTURES], policy: { sandbox: { workers: 2 }, requests: { maxInFlightPerUser: SESSIONS } } });
-    try {
-      const s = await runDriver({ url: server.url, apiKey: server.apiKey, sessions: SESSIONS, durationMs: DURATION_MS, batch: 4, timeoutMs: DURATION_MS + 60_000 });
-      console.log(
-        `load: ${s.sessions} sessions, ${s.calls} calls (${s.executions} executions) in ${s.durationMs} ms: ` +
-          `${s.callsPerSec} calls/s, ${s.executionsPerSec} executions/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, max ${s.maxMs} ms`,
-      );
-      assert.ok(s.calls >= SESSIONS, `every session sent at least one batch (${s.calls} calls)`);
-      assert.deepEqual(s.callErrors, {}, 'no call failed');
-      assert.equal(s.http5xx, 0);
-      assert.deepEqual(s.itemErrors, {}, 'no item failed');
-      assert.equal(s.misaligned, 0, 'no result lost or misaligned');
-      assert.equal(s.okItems, s.executions);
-      const code = await server.stop(true);
-      assert.equal(code, 0, server.output().stderr.slice(-2000));
-      const db = new Database(server.dbFile, { readonly: true });
+  it(
+    `${SESSIONS} MCP sessions for ${DURATION_MS / 1000} s: nothing lost or misaligned, no 5xx, audit rows = executions`,
+    { timeout: DURATION_MS + 90_000 },
+    async () => {
+      const server = await spawnServer({
+        pluginDirs: [FIXTURES],
+        policy: { sandbox: { workers: 2 }, requests: { maxInFlightPerUser: SESSIONS } },
+      });
       try {
-        const rows = (db.prepare("SELECT COUNT(*) AS n FROM audit_events WHERE tool = 'echo_args' AND success = 1").get() as { n: number }).n;
-        const all = (db.prepare('SELECT COUNT(*) AS n FROM audit_events').get() as { n: number }).n;
-        assert.equal(rows, s.executions, 'one audit row per execution');
-        assert.equal(all, s.executions, 'and no other rows');
+        const s = await runDriver({
+          url: server.url,
+          apiKey: server.apiKey,
+          sessions: SESSIONS,
+          durationMs: DURATION_MS,
+          batch: 4,
+          timeoutMs: DURATION_MS + 60_000,
+        });
+        console.log(
+          `load: ${s.sessions} sessions, ${s.calls} calls (${s.executions} executions) in ${s.durationMs} ms: ` +
+            `${s.callsPerSec} calls/s, ${s.executionsPerSec} executions/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms, max ${s.maxMs} ms`,
+        );
+        assert.ok(s.calls >= SESSIONS, `every session sent at least one batch (${s.calls} calls)`);
+        assert.deepEqual(s.callErrors, {}, 'no call failed');
+        assert.equal(s.http5xx, 0);
+        assert.deepEqual(s.itemErrors, {}, 'no item failed');
+        assert.equal(s.misaligned, 0, 'no result lost or misaligned');
+        assert.equal(s.okItems, s.executions);
+        const code = await server.stop(true);
+        assert.equal(code, 0, server.output().stderr.slice(-2000));
+        const db = new Database(server.dbFile, { readonly: true });
+        try {
+          const rows = (
+            db.prepare("SELECT COUNT(*) AS n FROM audit_events WHERE tool = 'echo_args' AND success = 1").get() as {
+              n: number;
+            }
+          ).n;
+          const all = (db.prepare('SELECT COUNT(*) AS n FROM audit_events').get() as { n: number }).n;
+          assert.equal(rows, s.executions, 'one audit row per execution');
+          assert.equal(all, s.executions, 'and no other rows');
+        } finally {
+          db.close();
+        }
       } finally {
-        db.close();
+        await server.stop();
       }
-    } finally {
-      await server.stop();
-    }
-  });
+    },
+  );
 });

@@ -30,10 +30,19 @@ let upstream: Upstream;
 let gw: Gateway;
 let sites: unknown = SITES;
 
-usePluginGateway('atlassian-jira', { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } }, (s) => ({ upstream, gw } = s));
+usePluginGateway(
+  'atlassian-jira',
+  { token: TOKEN, refreshToken: 'refresh-1', expiresInSec: 3600, config: { site: 'beta.atlassian.net' } },
+  (s) => ({ upstream, gw } = s),
+);
 
 /** Answers "METHOD /path" (path under the Jira REST base, or absolute when it starts with /oauth or /ex). */
-const route = (replies: Record<string, RouteReply>): void => routeUpstream(upstream, replies, { base: BASE, notFound: (m, path) => ({ errorMessages: [`no route ${m} ${path}`] }), first: (req) => (req.path === RESOURCES ? { json: sites } : undefined) });
+const route = (replies: Record<string, RouteReply>): void =>
+  routeUpstream(upstream, replies, {
+    base: BASE,
+    notFound: (m, path) => ({ errorMessages: [`no route ${m} ${path}`] }),
+    first: (req) => (req.path === RESOURCES ? { json: sites } : undefined),
+  });
 
 type Call = [method: string, path: string, queryOrBody?: unknown];
 
@@ -43,7 +52,8 @@ function assertCalls(calls: Call[], base = BASE): void {
   assert.equal(reqs.length, calls.length + 1, `requests: ${reqs.map((r) => `${r.method} ${r.url}`).join(', ')}`);
   assert.equal(reqs[0]!.method, 'GET');
   assert.equal(reqs[0]!.path, RESOURCES);
-  for (const r of reqs) assert.equal(r.headers.authorization, `Bearer ${TOKEN}`, 'every request carries the Bearer token');
+  for (const r of reqs)
+    assert.equal(r.headers.authorization, `Bearer ${TOKEN}`, 'every request carries the Bearer token');
   calls.forEach(([method, path, expected], i) => {
     const req = reqs[i + 1]!;
     assert.equal(req.method, method, `request ${i + 1} method`);
@@ -62,174 +72,617 @@ const { ok, fails } = toolCalls(() => gw, [TOKEN]);
 
 // ---------- fixtures ----------
 
-const adf = (...paras: string[]) => ({ type: 'doc', version: 1, content: paras.map((p) => ({ type: 'paragraph', content: [{ type: 'text', text: p }] })) });
+const adf = (...paras: string[]) => ({
+  type: 'doc',
+  version: 1,
+  content: paras.map((p) => ({ type: 'paragraph', content: [{ type: 'text', text: p }] })),
+});
 const RICH_ADF = {
   type: 'doc',
   version: 1,
   content: [
     { type: 'heading', attrs: { level: 2 }, content: [{ type: 'text', text: 'Steps' }] },
-    { type: 'orderedList', content: [
-      { type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Open /login' }] }] },
-      { type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Type password' }] }] },
-    ] },
-    { type: 'paragraph', content: [
-      { type: 'text', text: 'Ping ' }, { type: 'mention', attrs: { id: 'acc-b', text: '@Bob' } }, { type: 'text', text: ' please', marks: [{ type: 'strong' }] },
-      { type: 'hardBreak' }, { type: 'text', text: 'thanks' },
-    ] },
+    {
+      type: 'orderedList',
+      content: [
+        { type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Open /login' }] }] },
+        { type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Type password' }] }] },
+      ],
+    },
+    {
+      type: 'paragraph',
+      content: [
+        { type: 'text', text: 'Ping ' },
+        { type: 'mention', attrs: { id: 'acc-b', text: '@Bob' } },
+        { type: 'text', text: ' please', marks: [{ type: 'strong' }] },
+        { type: 'hardBreak' },
+        { type: 'text', text: 'thanks' },
+      ],
+    },
     { type: 'codeBlock', attrs: { language: 'js' }, content: [{ type: 'text', text: 'x()' }] },
-    { type: 'bulletList', content: [{ type: 'listItem', content: [
-      { type: 'paragraph', content: [{ type: 'text', text: 'a' }] },
-      { type: 'bulletList', content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'b' }] }] }] },
-    ] }] },
+    {
+      type: 'bulletList',
+      content: [
+        {
+          type: 'listItem',
+          content: [
+            { type: 'paragraph', content: [{ type: 'text', text: 'a' }] },
+            {
+              type: 'bulletList',
+              content: [{ type: 'listItem', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'b' }] }] }],
+            },
+          ],
+        },
+      ],
+    },
   ],
 };
-const RICH_TEXT = '## Steps\n\n1. Open /login\n2. Type password\n\nPing @Bob please\nthanks\n\n```js\nx()\n```\n\n- a\n  - b';
+const RICH_TEXT =
+  '## Steps\n\n1. Open /login\n2. Type password\n\nPing @Bob please\nthanks\n\n```js\nx()\n```\n\n- a\n  - b';
 const avatar = { '48x48': 'https://avatar.example/48.png' };
 const RAW_ISSUE = {
-  id: '10001', key: 'ABC-1', self: 'https://api.atlassian.com/ex/jira/cloud-beta/rest/api/3/issue/10001',
+  id: '10001',
+  key: 'ABC-1',
+  self: 'https://api.atlassian.com/ex/jira/cloud-beta/rest/api/3/issue/10001',
   fields: {
-    summary: 'Login fails', status: { name: 'In Progress', statusCategory: { name: 'In Progress' } },
-    assignee: { accountId: 'acc-1', displayName: 'Alice', avatarUrls: avatar }, priority: { name: 'High', iconUrl: 'x' },
-    issuetype: { name: 'Bug', iconUrl: 'x' }, updated: '2026-01-02T03:04:05.000+0000',
+    summary: 'Login fails',
+    status: { name: 'In Progress', statusCategory: { name: 'In Progress' } },
+    assignee: { accountId: 'acc-1', displayName: 'Alice', avatarUrls: avatar },
+    priority: { name: 'High', iconUrl: 'x' },
+    issuetype: { name: 'Bug', iconUrl: 'x' },
+    updated: '2026-01-02T03:04:05.000+0000',
   },
 };
-const SLIM = { key: 'ABC-1', summary: 'Login fails', status: 'In Progress', assignee: 'Alice', priority: 'High', issuetype: 'Bug', updated: '2026-01-02T03:04:05.000+0000', url: `${SITE}/browse/ABC-1` };
+const SLIM = {
+  key: 'ABC-1',
+  summary: 'Login fails',
+  status: 'In Progress',
+  assignee: 'Alice',
+  priority: 'High',
+  issuetype: 'Bug',
+  updated: '2026-01-02T03:04:05.000+0000',
+  url: `${SITE}/browse/ABC-1`,
+};
 const RAW_DETAIL = {
   ...RAW_ISSUE,
   fields: {
-    ...RAW_ISSUE.fields, reporter: { displayName: 'Rita', avatarUrls: avatar }, created: '2026-01-01T00:00:00.000+0000', duedate: '2026-02-01',
-    resolution: null, labels: ['auth'], components: [{ id: '5', name: 'Web' }], project: { key: 'ABC', name: 'Alpha Beta' },
+    ...RAW_ISSUE.fields,
+    reporter: { displayName: 'Rita', avatarUrls: avatar },
+    created: '2026-01-01T00:00:00.000+0000',
+    duedate: '2026-02-01',
+    resolution: null,
+    labels: ['auth'],
+    components: [{ id: '5', name: 'Web' }],
+    project: { key: 'ABC', name: 'Alpha Beta' },
     parent: { key: 'ABC-0', fields: { summary: 'Epic' } },
     subtasks: [{ key: 'ABC-3', fields: { summary: 'Sub', status: { name: 'To Do' } } }],
     issuelinks: [
-      { type: { name: 'Blocks', inward: 'is blocked by', outward: 'blocks' }, outwardIssue: { key: 'ABC-7', fields: { summary: 'Deploy', status: { name: 'Done' } } } },
-      { type: { name: 'Blocks', inward: 'is blocked by', outward: 'blocks' }, inwardIssue: { key: 'OPS-2', fields: { summary: 'Infra', status: { name: 'To Do' } } } },
+      {
+        type: { name: 'Blocks', inward: 'is blocked by', outward: 'blocks' },
+        outwardIssue: { key: 'ABC-7', fields: { summary: 'Deploy', status: { name: 'Done' } } },
+      },
+      {
+        type: { name: 'Blocks', inward: 'is blocked by', outward: 'blocks' },
+        inwardIssue: { key: 'OPS-2', fields: { summary: 'Infra', status: { name: 'To Do' } } },
+      },
     ],
-    comment: { total: 3, comments: [] }, description: RICH_ADF,
+    comment: { total: 3, comments: [] },
+    description: RICH_ADF,
   },
 };
 const DETAIL = {
-  ...SLIM, project: 'ABC', reporter: 'Rita', created: '2026-01-01T00:00:00.000+0000', dueDate: '2026-02-01', resolution: null, labels: ['auth'],
-  components: ['Web'], parent: { key: 'ABC-0', summary: 'Epic' }, subtasks: [{ key: 'ABC-3', summary: 'Sub', status: 'To Do' }],
-  links: [{ relation: 'blocks', key: 'ABC-7', summary: 'Deploy', status: 'Done' }, { relation: 'is blocked by', key: 'OPS-2', summary: 'Infra', status: 'To Do' }],
-  commentCount: 3, description: RICH_TEXT,
+  ...SLIM,
+  project: 'ABC',
+  reporter: 'Rita',
+  created: '2026-01-01T00:00:00.000+0000',
+  dueDate: '2026-02-01',
+  resolution: null,
+  labels: ['auth'],
+  components: ['Web'],
+  parent: { key: 'ABC-0', summary: 'Epic' },
+  subtasks: [{ key: 'ABC-3', summary: 'Sub', status: 'To Do' }],
+  links: [
+    { relation: 'blocks', key: 'ABC-7', summary: 'Deploy', status: 'Done' },
+    { relation: 'is blocked by', key: 'OPS-2', summary: 'Infra', status: 'To Do' },
+  ],
+  commentCount: 3,
+  description: RICH_TEXT,
 };
-const DETAIL_FIELDS = 'summary,status,assignee,reporter,priority,issuetype,created,updated,duedate,resolution,labels,components,parent,subtasks,issuelinks,description,project,comment';
-const TRANSITIONS = { transitions: [
-  { id: '11', name: 'Start Progress', hasScreen: false, to: { name: 'In Progress', statusCategory: { name: 'In Progress' } } },
-  { id: '31', name: 'Done', hasScreen: true, to: { name: 'Done', statusCategory: { name: 'Done' } } },
-] };
-const RAW_COMMENT = { id: '100', author: { displayName: 'Bob', avatarUrls: avatar }, body: adf('Looks good', 'Ship it'), created: '2026-01-03T00:00:00.000+0000', updated: '2026-01-03T00:00:00.000+0000', jsdPublic: true };
-const COMMENT = { id: '100', author: 'Bob', created: '2026-01-03T00:00:00.000+0000', updated: '2026-01-03T00:00:00.000+0000', body: 'Looks good\n\nShip it', url: `${SITE}/browse/ABC-1?focusedCommentId=100` };
-const BOB = { accountId: 'acc-b', displayName: 'Bob', emailAddress: 'bob@example.com', active: true, accountType: 'atlassian', avatarUrls: avatar };
+const DETAIL_FIELDS =
+  'summary,status,assignee,reporter,priority,issuetype,created,updated,duedate,resolution,labels,components,parent,subtasks,issuelinks,description,project,comment';
+const TRANSITIONS = {
+  transitions: [
+    {
+      id: '11',
+      name: 'Start Progress',
+      hasScreen: false,
+      to: { name: 'In Progress', statusCategory: { name: 'In Progress' } },
+    },
+    { id: '31', name: 'Done', hasScreen: true, to: { name: 'Done', statusCategory: { name: 'Done' } } },
+  ],
+};
+const RAW_COMMENT = {
+  id: '100',
+  author: { displayName: 'Bob', avatarUrls: avatar },
+  body: adf('Looks good', 'Ship it'),
+  created: '2026-01-03T00:00:00.000+0000',
+  updated: '2026-01-03T00:00:00.000+0000',
+  jsdPublic: true,
+};
+const COMMENT = {
+  id: '100',
+  author: 'Bob',
+  created: '2026-01-03T00:00:00.000+0000',
+  updated: '2026-01-03T00:00:00.000+0000',
+  body: 'Looks good\n\nShip it',
+  url: `${SITE}/browse/ABC-1?focusedCommentId=100`,
+};
+const BOB = {
+  accountId: 'acc-b',
+  displayName: 'Bob',
+  emailAddress: 'bob@example.com',
+  active: true,
+  accountType: 'atlassian',
+  avatarUrls: avatar,
+};
 const BOBBY = { accountId: 'acc-bb', displayName: 'Bobby', active: true, accountType: 'atlassian', avatarUrls: avatar };
-const ME = { accountId: 'acc-me', displayName: 'Me', emailAddress: 'me@example.com', active: true, accountType: 'atlassian', timeZone: 'Europe/Paris', locale: 'en_US', groups: { size: 3 } };
+const ME = {
+  accountId: 'acc-me',
+  displayName: 'Me',
+  emailAddress: 'me@example.com',
+  active: true,
+  accountType: 'atlassian',
+  timeZone: 'Europe/Paris',
+  locale: 'en_US',
+  groups: { size: 3 },
+};
 const NO_CONTENT: UpstreamReply = { status: 204 };
 
-interface Case { name?: string; tool: string; args: Record<string, unknown>; replies: Record<string, UpstreamReply | ((req: RecordedRequest) => UpstreamReply)>; calls: Call[]; result: unknown }
+interface Case {
+  name?: string;
+  tool: string;
+  args: Record<string, unknown>;
+  replies: Record<string, UpstreamReply | ((req: RecordedRequest) => UpstreamReply)>;
+  calls: Call[];
+  result: unknown;
+}
 
 const CASES: Case[] = [
-  { tool: 'jira_search_issues', args: { jql: 'project = ABC ORDER BY updated DESC', maxResults: 2 },
+  {
+    tool: 'jira_search_issues',
+    args: { jql: 'project = ABC ORDER BY updated DESC', maxResults: 2 },
     replies: { 'POST /search/jql': { json: { issues: [RAW_ISSUE], nextPageToken: 'tok-2', isLast: false } } },
-    calls: [['POST', '/search/jql', { jql: 'project = ABC ORDER BY updated DESC', maxResults: 2, fields: ['summary', 'status', 'assignee', 'priority', 'issuetype', 'updated'] }]],
-    result: { issues: [SLIM], count: 1, next: 'tok-2' } },
-  { name: 'jira_search_issues (next page)', tool: 'jira_search_issues', args: { jql: 'assignee = currentUser()', cursor: 'tok-2' },
+    calls: [
+      [
+        'POST',
+        '/search/jql',
+        {
+          jql: 'project = ABC ORDER BY updated DESC',
+          maxResults: 2,
+          fields: ['summary', 'status', 'assignee', 'priority', 'issuetype', 'updated'],
+        },
+      ],
+    ],
+    result: { issues: [SLIM], count: 1, next: 'tok-2' },
+  },
+  {
+    name: 'jira_search_issues (next page)',
+    tool: 'jira_search_issues',
+    args: { jql: 'assignee = currentUser()', cursor: 'tok-2' },
     replies: { 'POST /search/jql': { json: { issues: [], isLast: true } } },
-    calls: [['POST', '/search/jql', { jql: 'assignee = currentUser()', maxResults: 25, fields: ['summary', 'status', 'assignee', 'priority', 'issuetype', 'updated'], nextPageToken: 'tok-2' }]],
-    result: { issues: [], count: 0, next: null } },
-  { tool: 'jira_get_issue', args: { issueKey: 'ABC-1' }, replies: { 'GET /issue/ABC-1': { json: RAW_DETAIL } },
-    calls: [['GET', '/issue/ABC-1', { fields: DETAIL_FIELDS }]], result: DETAIL },
-  { tool: 'jira_create_issue',
-    args: { projectKey: 'abc', summary: 'New bug', issueType: 'Bug', description: 'Line one\nline two\n\nSecond para', labels: ['ui'], priority: 'High', assigneeAccountId: 'acc-1', parentKey: 'ABC-9', dueDate: '2026-02-01' },
+    calls: [
+      [
+        'POST',
+        '/search/jql',
+        {
+          jql: 'assignee = currentUser()',
+          maxResults: 25,
+          fields: ['summary', 'status', 'assignee', 'priority', 'issuetype', 'updated'],
+          nextPageToken: 'tok-2',
+        },
+      ],
+    ],
+    result: { issues: [], count: 0, next: null },
+  },
+  {
+    tool: 'jira_get_issue',
+    args: { issueKey: 'ABC-1' },
+    replies: { 'GET /issue/ABC-1': { json: RAW_DETAIL } },
+    calls: [['GET', '/issue/ABC-1', { fields: DETAIL_FIELDS }]],
+    result: DETAIL,
+  },
+  {
+    tool: 'jira_create_issue',
+    args: {
+      projectKey: 'abc',
+      summary: 'New bug',
+      issueType: 'Bug',
+      description: 'Line one\nline two\n\nSecond para',
+      labels: ['ui'],
+      priority: 'High',
+      assigneeAccountId: 'acc-1',
+      parentKey: 'ABC-9',
+      dueDate: '2026-02-01',
+    },
     replies: { 'POST /issue': { status: 201, json: { id: '10002', key: 'ABC-2', self: 'x' } } },
-    calls: [['POST', '/issue', { fields: {
-      project: { key: 'ABC' }, summary: 'New bug', issuetype: { name: 'Bug' },
-      description: { type: 'doc', version: 1, content: [
-        { type: 'paragraph', content: [{ type: 'text', text: 'Line one' }, { type: 'hardBreak' }, { type: 'text', text: 'line two' }] },
-        { type: 'paragraph', content: [{ type: 'text', text: 'Second para' }] },
-      ] },
-      labels: ['ui'], priority: { name: 'High' }, assignee: { accountId: 'acc-1' }, parent: { key: 'ABC-9' }, duedate: '2026-02-01',
-    } }]],
-    result: { key: 'ABC-2', id: '10002', url: `${SITE}/browse/ABC-2` } },
-  { name: 'jira_create_issue (defaults, type by id)', tool: 'jira_create_issue', args: { projectKey: 'ABC', summary: 'Chore', issueType: '10004' },
+    calls: [
+      [
+        'POST',
+        '/issue',
+        {
+          fields: {
+            project: { key: 'ABC' },
+            summary: 'New bug',
+            issuetype: { name: 'Bug' },
+            description: {
+              type: 'doc',
+              version: 1,
+              content: [
+                {
+                  type: 'paragraph',
+                  content: [
+                    { type: 'text', text: 'Line one' },
+                    { type: 'hardBreak' },
+                    { type: 'text', text: 'line two' },
+                  ],
+                },
+                { type: 'paragraph', content: [{ type: 'text', text: 'Second para' }] },
+              ],
+            },
+            labels: ['ui'],
+            priority: { name: 'High' },
+            assignee: { accountId: 'acc-1' },
+            parent: { key: 'ABC-9' },
+            duedate: '2026-02-01',
+          },
+        },
+      ],
+    ],
+    result: { key: 'ABC-2', id: '10002', url: `${SITE}/browse/ABC-2` },
+  },
+  {
+    name: 'jira_create_issue (defaults, type by id)',
+    tool: 'jira_create_issue',
+    args: { projectKey: 'ABC', summary: 'Chore', issueType: '10004' },
     replies: { 'POST /issue': { status: 201, json: { id: '10003', key: 'ABC-3', self: 'x' } } },
     calls: [['POST', '/issue', { fields: { project: { key: 'ABC' }, summary: 'Chore', issuetype: { id: '10004' } } }]],
-    result: { key: 'ABC-3', id: '10003', url: `${SITE}/browse/ABC-3` } },
-  { tool: 'jira_update_issue', args: { issueKey: 'ABC-1', summary: 'Login fails on Safari', description: '', dueDate: '', addLabels: ['safari'], removeLabels: ['auth'] },
+    result: { key: 'ABC-3', id: '10003', url: `${SITE}/browse/ABC-3` },
+  },
+  {
+    tool: 'jira_update_issue',
+    args: {
+      issueKey: 'ABC-1',
+      summary: 'Login fails on Safari',
+      description: '',
+      dueDate: '',
+      addLabels: ['safari'],
+      removeLabels: ['auth'],
+    },
     replies: { 'PUT /issue/ABC-1': NO_CONTENT },
-    calls: [['PUT', '/issue/ABC-1', { fields: { summary: 'Login fails on Safari', description: null, duedate: null }, update: { labels: [{ add: 'safari' }, { remove: 'auth' }] } }]],
-    result: { key: 'ABC-1', updated: ['summary', 'description', 'duedate', 'labels'], url: `${SITE}/browse/ABC-1` } },
-  { tool: 'jira_add_comment', args: { issueKey: 'ABC-1', body: 'Looks good\n\nShip it' },
+    calls: [
+      [
+        'PUT',
+        '/issue/ABC-1',
+        {
+          fields: { summary: 'Login fails on Safari', description: null, duedate: null },
+          update: { labels: [{ add: 'safari' }, { remove: 'auth' }] },
+        },
+      ],
+    ],
+    result: { key: 'ABC-1', updated: ['summary', 'description', 'duedate', 'labels'], url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    tool: 'jira_add_comment',
+    args: { issueKey: 'ABC-1', body: 'Looks good\n\nShip it' },
     replies: { 'POST /issue/ABC-1/comment': { status: 201, json: RAW_COMMENT } },
     calls: [['POST', '/issue/ABC-1/comment', { body: adf('Looks good', 'Ship it') }]],
-    result: { key: 'ABC-1', id: '100', created: RAW_COMMENT.created, url: COMMENT.url } },
-  { tool: 'jira_list_comments', args: { issueKey: 'ABC-1', maxResults: 1 },
+    result: { key: 'ABC-1', id: '100', created: RAW_COMMENT.created, url: COMMENT.url },
+  },
+  {
+    tool: 'jira_list_comments',
+    args: { issueKey: 'ABC-1', maxResults: 1 },
     replies: { 'GET /issue/ABC-1/comment': { json: { comments: [RAW_COMMENT], startAt: 0, maxResults: 1, total: 3 } } },
     calls: [['GET', '/issue/ABC-1/comment', { startAt: '0', maxResults: '1', orderBy: '-created' }]],
-    result: { key: 'ABC-1', comments: [COMMENT], total: 3, next: '1' } },
-  { name: 'jira_list_comments (last page, oldest first)', tool: 'jira_list_comments', args: { issueKey: 'ABC-1', order: 'oldest', cursor: '2' },
-    replies: { 'GET /issue/ABC-1/comment': { json: { comments: [RAW_COMMENT], startAt: 2, maxResults: 20, total: 3 } } },
+    result: { key: 'ABC-1', comments: [COMMENT], total: 3, next: '1' },
+  },
+  {
+    name: 'jira_list_comments (last page, oldest first)',
+    tool: 'jira_list_comments',
+    args: { issueKey: 'ABC-1', order: 'oldest', cursor: '2' },
+    replies: {
+      'GET /issue/ABC-1/comment': { json: { comments: [RAW_COMMENT], startAt: 2, maxResults: 20, total: 3 } },
+    },
     calls: [['GET', '/issue/ABC-1/comment', { startAt: '2', maxResults: '20', orderBy: 'created' }]],
-    result: { key: 'ABC-1', comments: [COMMENT], total: 3, next: null } },
-  { tool: 'jira_list_transitions', args: { issueKey: 'ABC-1' }, replies: { 'GET /issue/ABC-1/transitions': { json: TRANSITIONS } },
+    result: { key: 'ABC-1', comments: [COMMENT], total: 3, next: null },
+  },
+  {
+    tool: 'jira_list_transitions',
+    args: { issueKey: 'ABC-1' },
+    replies: { 'GET /issue/ABC-1/transitions': { json: TRANSITIONS } },
     calls: [['GET', '/issue/ABC-1/transitions']],
-    result: { key: 'ABC-1', transitions: [{ id: '11', name: 'Start Progress', to: 'In Progress', toCategory: 'In Progress' }, { id: '31', name: 'Done', to: 'Done', toCategory: 'Done' }] } },
-  { tool: 'jira_transition_issue', args: { issueKey: 'ABC-1', transition: 'done', comment: 'Fixed in 1.2', resolution: 'Fixed' },
+    result: {
+      key: 'ABC-1',
+      transitions: [
+        { id: '11', name: 'Start Progress', to: 'In Progress', toCategory: 'In Progress' },
+        { id: '31', name: 'Done', to: 'Done', toCategory: 'Done' },
+      ],
+    },
+  },
+  {
+    tool: 'jira_transition_issue',
+    args: { issueKey: 'ABC-1', transition: 'done', comment: 'Fixed in 1.2', resolution: 'Fixed' },
     replies: { 'GET /issue/ABC-1/transitions': { json: TRANSITIONS }, 'POST /issue/ABC-1/transitions': NO_CONTENT },
-    calls: [['GET', '/issue/ABC-1/transitions'], ['POST', '/issue/ABC-1/transitions', { transition: { id: '31' }, fields: { resolution: { name: 'Fixed' } }, update: { comment: [{ add: { body: adf('Fixed in 1.2') } }] } }]],
-    result: { key: 'ABC-1', transition: 'Done', status: 'Done', url: `${SITE}/browse/ABC-1` } },
-  { name: 'jira_transition_issue (by target status)', tool: 'jira_transition_issue', args: { issueKey: 'ABC-1', transition: 'In progress' },
+    calls: [
+      ['GET', '/issue/ABC-1/transitions'],
+      [
+        'POST',
+        '/issue/ABC-1/transitions',
+        {
+          transition: { id: '31' },
+          fields: { resolution: { name: 'Fixed' } },
+          update: { comment: [{ add: { body: adf('Fixed in 1.2') } }] },
+        },
+      ],
+    ],
+    result: { key: 'ABC-1', transition: 'Done', status: 'Done', url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    name: 'jira_transition_issue (by target status)',
+    tool: 'jira_transition_issue',
+    args: { issueKey: 'ABC-1', transition: 'In progress' },
     replies: { 'GET /issue/ABC-1/transitions': { json: TRANSITIONS }, 'POST /issue/ABC-1/transitions': NO_CONTENT },
-    calls: [['GET', '/issue/ABC-1/transitions'], ['POST', '/issue/ABC-1/transitions', { transition: { id: '11' } }]],
-    result: { key: 'ABC-1', transition: 'Start Progress', status: 'In Progress', url: `${SITE}/browse/ABC-1` } },
-  { tool: 'jira_assign_issue', args: { issueKey: 'ABC-1', accountId: 'acc-2' }, replies: { 'PUT /issue/ABC-1/assignee': NO_CONTENT },
+    calls: [
+      ['GET', '/issue/ABC-1/transitions'],
+      ['POST', '/issue/ABC-1/transitions', { transition: { id: '11' } }],
+    ],
+    result: { key: 'ABC-1', transition: 'Start Progress', status: 'In Progress', url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    tool: 'jira_assign_issue',
+    args: { issueKey: 'ABC-1', accountId: 'acc-2' },
+    replies: { 'PUT /issue/ABC-1/assignee': NO_CONTENT },
     calls: [['PUT', '/issue/ABC-1/assignee', { accountId: 'acc-2' }]],
-    result: { key: 'ABC-1', assigneeAccountId: 'acc-2', assignee: null, url: `${SITE}/browse/ABC-1` } },
-  { name: 'jira_assign_issue (by email)', tool: 'jira_assign_issue', args: { issueKey: 'ABC-1', user: 'bob@example.com' },
+    result: { key: 'ABC-1', assigneeAccountId: 'acc-2', assignee: null, url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    name: 'jira_assign_issue (by email)',
+    tool: 'jira_assign_issue',
+    args: { issueKey: 'ABC-1', user: 'bob@example.com' },
     replies: { 'GET /user/search': { json: [BOB, BOBBY] }, 'PUT /issue/ABC-1/assignee': NO_CONTENT },
-    calls: [['GET', '/user/search', { query: 'bob@example.com', maxResults: '10' }], ['PUT', '/issue/ABC-1/assignee', { accountId: 'acc-b' }]],
-    result: { key: 'ABC-1', assigneeAccountId: 'acc-b', assignee: 'Bob', url: `${SITE}/browse/ABC-1` } },
-  { name: 'jira_assign_issue (unassign)', tool: 'jira_assign_issue', args: { issueKey: 'ABC-1', unassign: true }, replies: { 'PUT /issue/ABC-1/assignee': NO_CONTENT },
+    calls: [
+      ['GET', '/user/search', { query: 'bob@example.com', maxResults: '10' }],
+      ['PUT', '/issue/ABC-1/assignee', { accountId: 'acc-b' }],
+    ],
+    result: { key: 'ABC-1', assigneeAccountId: 'acc-b', assignee: 'Bob', url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    name: 'jira_assign_issue (unassign)',
+    tool: 'jira_assign_issue',
+    args: { issueKey: 'ABC-1', unassign: true },
+    replies: { 'PUT /issue/ABC-1/assignee': NO_CONTENT },
     calls: [['PUT', '/issue/ABC-1/assignee', { accountId: null }]],
-    result: { key: 'ABC-1', assigneeAccountId: null, assignee: null, url: `${SITE}/browse/ABC-1` } },
-  { tool: 'jira_list_projects', args: { query: 'web', maxResults: 2 },
-    replies: { 'GET /project/search': { json: { values: [{ id: '1', key: 'WEB', name: 'Website', projectTypeKey: 'software', avatarUrls: avatar, simplified: false }, { id: '2', key: 'WEBOPS', name: 'Web Ops', projectTypeKey: 'business', avatarUrls: avatar }], startAt: 0, maxResults: 2, total: 5, isLast: false } } },
+    result: { key: 'ABC-1', assigneeAccountId: null, assignee: null, url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    tool: 'jira_list_projects',
+    args: { query: 'web', maxResults: 2 },
+    replies: {
+      'GET /project/search': {
+        json: {
+          values: [
+            { id: '1', key: 'WEB', name: 'Website', projectTypeKey: 'software', avatarUrls: avatar, simplified: false },
+            { id: '2', key: 'WEBOPS', name: 'Web Ops', projectTypeKey: 'business', avatarUrls: avatar },
+          ],
+          startAt: 0,
+          maxResults: 2,
+          total: 5,
+          isLast: false,
+        },
+      },
+    },
     calls: [['GET', '/project/search', { startAt: '0', maxResults: '2', query: 'web' }]],
-    result: { projects: [{ key: 'WEB', name: 'Website', id: '1', type: 'software', url: `${SITE}/browse/WEB` }, { key: 'WEBOPS', name: 'Web Ops', id: '2', type: 'business', url: `${SITE}/browse/WEBOPS` }], total: 5, next: '2' } },
-  { tool: 'jira_get_project', args: { projectKey: 'WEB' },
-    replies: { 'GET /project/WEB': { json: { id: '1', key: 'WEB', name: 'Website', description: 'The site', lead: { displayName: 'Lee', avatarUrls: avatar }, projectTypeKey: 'software', issueTypes: [{ id: '1', name: 'Bug', subtask: false, iconUrl: 'x' }, { id: '5', name: 'Subtask', subtask: true }] } } },
+    result: {
+      projects: [
+        { key: 'WEB', name: 'Website', id: '1', type: 'software', url: `${SITE}/browse/WEB` },
+        { key: 'WEBOPS', name: 'Web Ops', id: '2', type: 'business', url: `${SITE}/browse/WEBOPS` },
+      ],
+      total: 5,
+      next: '2',
+    },
+  },
+  {
+    tool: 'jira_get_project',
+    args: { projectKey: 'WEB' },
+    replies: {
+      'GET /project/WEB': {
+        json: {
+          id: '1',
+          key: 'WEB',
+          name: 'Website',
+          description: 'The site',
+          lead: { displayName: 'Lee', avatarUrls: avatar },
+          projectTypeKey: 'software',
+          issueTypes: [
+            { id: '1', name: 'Bug', subtask: false, iconUrl: 'x' },
+            { id: '5', name: 'Subtask', subtask: true },
+          ],
+        },
+      },
+    },
     calls: [['GET', '/project/WEB', { expand: 'description,lead,issueTypes' }]],
-    result: { key: 'WEB', id: '1', name: 'Website', description: 'The site', lead: 'Lee', type: 'software', issueTypes: [{ id: '1', name: 'Bug', subtask: false }, { id: '5', name: 'Subtask', subtask: true }], url: `${SITE}/browse/WEB` } },
-  { tool: 'jira_list_issue_types', args: { projectKey: 'WEB' },
-    replies: { 'GET /issue/createmeta/WEB/issuetypes': { json: { issueTypes: [{ id: '1', name: 'Bug', subtask: false, description: 'A problem', iconUrl: 'x' }, { id: '3', name: 'Task', subtask: false }], maxResults: 100, startAt: 0, total: 2 } } },
+    result: {
+      key: 'WEB',
+      id: '1',
+      name: 'Website',
+      description: 'The site',
+      lead: 'Lee',
+      type: 'software',
+      issueTypes: [
+        { id: '1', name: 'Bug', subtask: false },
+        { id: '5', name: 'Subtask', subtask: true },
+      ],
+      url: `${SITE}/browse/WEB`,
+    },
+  },
+  {
+    tool: 'jira_list_issue_types',
+    args: { projectKey: 'WEB' },
+    replies: {
+      'GET /issue/createmeta/WEB/issuetypes': {
+        json: {
+          issueTypes: [
+            { id: '1', name: 'Bug', subtask: false, description: 'A problem', iconUrl: 'x' },
+            { id: '3', name: 'Task', subtask: false },
+          ],
+          maxResults: 100,
+          startAt: 0,
+          total: 2,
+        },
+      },
+    },
     calls: [['GET', '/issue/createmeta/WEB/issuetypes', { startAt: '0', maxResults: '100' }]],
-    result: { project: 'WEB', issueTypes: [{ id: '1', name: 'Bug', subtask: false, description: 'A problem' }, { id: '3', name: 'Task', subtask: false, description: '' }] } },
-  { name: 'jira_list_issue_types reads every page', tool: 'jira_list_issue_types', args: { projectKey: 'WEB' },
-    replies: { 'GET /issue/createmeta/WEB/issuetypes': (req: RecordedRequest) => ({ json: req.query.get('startAt') === '0' ? { issueTypes: [{ id: '1', name: 'Bug' }], startAt: 0, maxResults: 1, total: 2 } : { issueTypes: [{ id: '3', name: 'Task' }], startAt: 1, maxResults: 1, total: 2 } }) },
-    calls: [['GET', '/issue/createmeta/WEB/issuetypes', { startAt: '0', maxResults: '100' }], ['GET', '/issue/createmeta/WEB/issuetypes', { startAt: '1', maxResults: '100' }]],
-    result: { project: 'WEB', issueTypes: [{ id: '1', name: 'Bug', subtask: false, description: '' }, { id: '3', name: 'Task', subtask: false, description: '' }] } },
-  { name: 'jira_get_issue keeps the address of a hyperlink', tool: 'jira_get_issue', args: { issueKey: 'ABC-1' },
-    replies: { 'GET /issue/ABC-1': { json: { ...RAW_DETAIL, fields: { ...RAW_DETAIL.fields, description: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: 'See ' }, { type: 'text', text: 'the runbook', marks: [{ type: 'link', attrs: { href: 'https://wiki.example/runbook' } }] }] }] } } } } },
-    calls: [['GET', '/issue/ABC-1', { fields: DETAIL_FIELDS }]], result: { ...DETAIL, description: 'See the runbook (https://wiki.example/runbook)' } },
-  { tool: 'jira_search_users', args: { query: 'bob', maxResults: 5 }, replies: { 'GET /user/search': { json: [BOB, BOBBY] } },
+    result: {
+      project: 'WEB',
+      issueTypes: [
+        { id: '1', name: 'Bug', subtask: false, description: 'A problem' },
+        { id: '3', name: 'Task', subtask: false, description: '' },
+      ],
+    },
+  },
+  {
+    name: 'jira_list_issue_types reads every page',
+    tool: 'jira_list_issue_types',
+    args: { projectKey: 'WEB' },
+    replies: {
+      'GET /issue/createmeta/WEB/issuetypes': (req: RecordedRequest) => ({
+        json:
+          req.query.get('startAt') === '0'
+            ? { issueTypes: [{ id: '1', name: 'Bug' }], startAt: 0, maxResults: 1, total: 2 }
+            : { issueTypes: [{ id: '3', name: 'Task' }], startAt: 1, maxResults: 1, total: 2 },
+      }),
+    },
+    calls: [
+      ['GET', '/issue/createmeta/WEB/issuetypes', { startAt: '0', maxResults: '100' }],
+      ['GET', '/issue/createmeta/WEB/issuetypes', { startAt: '1', maxResults: '100' }],
+    ],
+    result: {
+      project: 'WEB',
+      issueTypes: [
+        { id: '1', name: 'Bug', subtask: false, description: '' },
+        { id: '3', name: 'Task', subtask: false, description: '' },
+      ],
+    },
+  },
+  {
+    name: 'jira_get_issue keeps the address of a hyperlink',
+    tool: 'jira_get_issue',
+    args: { issueKey: 'ABC-1' },
+    replies: {
+      'GET /issue/ABC-1': {
+        json: {
+          ...RAW_DETAIL,
+          fields: {
+            ...RAW_DETAIL.fields,
+            description: {
+              type: 'doc',
+              version: 1,
+              content: [
+                {
+                  type: 'paragraph',
+                  content: [
+                    { type: 'text', text: 'See ' },
+                    {
+                      type: 'text',
+                      text: 'the runbook',
+                      marks: [{ type: 'link', attrs: { href: 'https://wiki.example/runbook' } }],
+                    },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+    calls: [['GET', '/issue/ABC-1', { fields: DETAIL_FIELDS }]],
+    result: { ...DETAIL, description: 'See the runbook (https://wiki.example/runbook)' },
+  },
+  {
+    tool: 'jira_search_users',
+    args: { query: 'bob', maxResults: 5 },
+    replies: { 'GET /user/search': { json: [BOB, BOBBY] } },
     calls: [['GET', '/user/search', { query: 'bob', maxResults: '5' }]],
-    result: { users: [
-      { accountId: 'acc-b', displayName: 'Bob', email: 'bob@example.com', active: true, accountType: 'atlassian' },
-      { accountId: 'acc-bb', displayName: 'Bobby', email: null, active: true, accountType: 'atlassian' },
-    ] } },
-  { tool: 'jira_get_myself', args: {}, replies: { 'GET /myself': { json: ME } }, calls: [['GET', '/myself']],
-    result: { accountId: 'acc-me', displayName: 'Me', email: 'me@example.com', active: true, accountType: 'atlassian', timeZone: 'Europe/Paris', site: { name: 'beta', url: SITE } } },
-  { tool: 'jira_add_watcher', args: { issueKey: 'ABC-1', accountId: 'acc-2' }, replies: { 'POST /issue/ABC-1/watchers': NO_CONTENT },
-    calls: [['POST', '/issue/ABC-1/watchers', 'acc-2']], result: { key: 'ABC-1', watcherAccountId: 'acc-2', url: `${SITE}/browse/ABC-1` } },
-  { name: 'jira_add_watcher (myself)', tool: 'jira_add_watcher', args: { issueKey: 'ABC-1' }, replies: { 'GET /myself': { json: ME }, 'POST /issue/ABC-1/watchers': NO_CONTENT },
-    calls: [['GET', '/myself'], ['POST', '/issue/ABC-1/watchers', 'acc-me']], result: { key: 'ABC-1', watcherAccountId: 'acc-me', url: `${SITE}/browse/ABC-1` } },
-  { tool: 'jira_link_issues', args: { issueKey: 'ABC-1', targetIssueKey: 'ABC-2', linkType: 'Blocks', comment: 'Needs the fix first' },
+    result: {
+      users: [
+        { accountId: 'acc-b', displayName: 'Bob', email: 'bob@example.com', active: true, accountType: 'atlassian' },
+        { accountId: 'acc-bb', displayName: 'Bobby', email: null, active: true, accountType: 'atlassian' },
+      ],
+    },
+  },
+  {
+    tool: 'jira_get_myself',
+    args: {},
+    replies: { 'GET /myself': { json: ME } },
+    calls: [['GET', '/myself']],
+    result: {
+      accountId: 'acc-me',
+      displayName: 'Me',
+      email: 'me@example.com',
+      active: true,
+      accountType: 'atlassian',
+      timeZone: 'Europe/Paris',
+      site: { name: 'beta', url: SITE },
+    },
+  },
+  {
+    tool: 'jira_add_watcher',
+    args: { issueKey: 'ABC-1', accountId: 'acc-2' },
+    replies: { 'POST /issue/ABC-1/watchers': NO_CONTENT },
+    calls: [['POST', '/issue/ABC-1/watchers', 'acc-2']],
+    result: { key: 'ABC-1', watcherAccountId: 'acc-2', url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    name: 'jira_add_watcher (myself)',
+    tool: 'jira_add_watcher',
+    args: { issueKey: 'ABC-1' },
+    replies: { 'GET /myself': { json: ME }, 'POST /issue/ABC-1/watchers': NO_CONTENT },
+    calls: [
+      ['GET', '/myself'],
+      ['POST', '/issue/ABC-1/watchers', 'acc-me'],
+    ],
+    result: { key: 'ABC-1', watcherAccountId: 'acc-me', url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    tool: 'jira_link_issues',
+    args: { issueKey: 'ABC-1', targetIssueKey: 'ABC-2', linkType: 'Blocks', comment: 'Needs the fix first' },
     replies: { 'POST /issueLink': { status: 201 } },
-    calls: [['POST', '/issueLink', { type: { name: 'Blocks' }, inwardIssue: { key: 'ABC-1' }, outwardIssue: { key: 'ABC-2' }, comment: { body: adf('Needs the fix first') } }]],
-    result: { issueKey: 'ABC-1', targetIssueKey: 'ABC-2', linkType: 'Blocks', url: `${SITE}/browse/ABC-1` } },
-  { tool: 'jira_list_link_types', args: {},
-    replies: { 'GET /issueLinkType': { json: { issueLinkTypes: [{ id: '10000', name: 'Blocks', inward: 'is blocked by', outward: 'blocks', self: 'x' }] } } },
-    calls: [['GET', '/issueLinkType']], result: { linkTypes: [{ id: '10000', name: 'Blocks', outward: 'blocks', inward: 'is blocked by' }] } },
+    calls: [
+      [
+        'POST',
+        '/issueLink',
+        {
+          type: { name: 'Blocks' },
+          inwardIssue: { key: 'ABC-1' },
+          outwardIssue: { key: 'ABC-2' },
+          comment: { body: adf('Needs the fix first') },
+        },
+      ],
+    ],
+    result: { issueKey: 'ABC-1', targetIssueKey: 'ABC-2', linkType: 'Blocks', url: `${SITE}/browse/ABC-1` },
+  },
+  {
+    tool: 'jira_list_link_types',
+    args: {},
+    replies: {
+      'GET /issueLinkType': {
+        json: {
+          issueLinkTypes: [{ id: '10000', name: 'Blocks', inward: 'is blocked by', outward: 'blocks', self: 'x' }],
+        },
+      },
+    },
+    calls: [['GET', '/issueLinkType']],
+    result: { linkTypes: [{ id: '10000', name: 'Blocks', outward: 'blocks', inward: 'is blocked by' }] },
+  },
 ];
 
 describe('atlassian-jira tools: request made and slim result', () => {
@@ -276,7 +729,12 @@ describe('atlassian-jira site resolution', () => {
   test('a configured site that is not reachable is named with the reachable ones', async () => {
     const key = await userWith({ site: 'gamma.atlassian.net' });
     route({});
-    await fails('jira_get_myself', {}, /No Jira site matching "gamma\.atlassian\.net".*alpha\.atlassian\.net.*beta\.atlassian\.net/, key);
+    await fails(
+      'jira_get_myself',
+      {},
+      /No Jira site matching "gamma\.atlassian\.net".*alpha\.atlassian\.net.*beta\.atlassian\.net/,
+      key,
+    );
     assert.equal(upstream.requests.length, 1);
   });
 
@@ -293,14 +751,85 @@ describe('atlassian-jira site resolution', () => {
 
 describe('atlassian-jira error mapping', () => {
   const cases: Array<[string, string, Record<string, unknown>, string, UpstreamReply, RegExp]> = [
-    ['401 invalid token', 'jira_search_issues', { jql: 'project = ABC' }, 'POST /search/jql', { status: 401, json: { code: 401, message: 'Unauthorized' } }, /rejected the access token \(401\).*reconnect atlassian-jira/],
-    ['401 scope mismatch', 'jira_create_issue', { projectKey: 'ABC', summary: 'x' }, 'POST /issue', { status: 401, json: { code: 401, message: 'Unauthorized; scope does not match' } }, /lacks the OAuth scope needed to create an issue in project ABC \(401; needs write:jira-work\)/],
-    ['403 permission', 'jira_add_comment', { issueKey: 'ABC-1', body: 'x' }, 'POST /issue/ABC-1/comment', { status: 403, json: { errorMessages: ['You do not have permission to comment.'], errors: {} } }, /refused permission to comment on issue ABC-1 \(403\): You do not have permission to comment\..*write:jira-work/],
-    ['404 not found', 'jira_get_issue', { issueKey: 'ABC-404' }, 'GET /issue/ABC-404', { status: 404, json: { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} } }, /found nothing while trying to read issue ABC-404 \(404\): Issue does not exist/],
-    ['400 JQL', 'jira_search_issues', { jql: 'order by created' }, 'POST /search/jql', { status: 400, json: { errorMessages: ['Unbounded JQL queries are not allowed here. Please add a search restriction to your query.'], errors: {} } }, /refused to search issues \(400\): Unbounded JQL/],
-    ['400 field errors', 'jira_create_issue', { projectKey: 'ABC', summary: 'x', priority: 'Urgent' }, 'POST /issue', { status: 400, json: { errorMessages: [], errors: { priority: 'Priority name "Urgent" is not valid.', issuetype: 'Specify an issue type' } } }, /\(400\): priority: Priority name "Urgent" is not valid\.; issuetype: Specify an issue type/],
-    ['429 rate limit', 'jira_list_projects', {}, 'GET /project/search', { status: 429, headers: { 'retry-after': '17' }, json: { message: 'Rate limit exceeded' } }, /rate limited the request to list projects \(429\): retry after 17 seconds/],
-    ['500 server error', 'jira_get_myself', {}, 'GET /myself', { status: 502, body: '<html>Bad gateway</html>' }, /server error \(502\).*retry later/],
+    [
+      '401 invalid token',
+      'jira_search_issues',
+      { jql: 'project = ABC' },
+      'POST /search/jql',
+      { status: 401, json: { code: 401, message: 'Unauthorized' } },
+      /rejected the access token \(401\).*reconnect atlassian-jira/,
+    ],
+    [
+      '401 scope mismatch',
+      'jira_create_issue',
+      { projectKey: 'ABC', summary: 'x' },
+      'POST /issue',
+      { status: 401, json: { code: 401, message: 'Unauthorized; scope does not match' } },
+      /lacks the OAuth scope needed to create an issue in project ABC \(401; needs write:jira-work\)/,
+    ],
+    [
+      '403 permission',
+      'jira_add_comment',
+      { issueKey: 'ABC-1', body: 'x' },
+      'POST /issue/ABC-1/comment',
+      { status: 403, json: { errorMessages: ['You do not have permission to comment.'], errors: {} } },
+      /refused permission to comment on issue ABC-1 \(403\): You do not have permission to comment\..*write:jira-work/,
+    ],
+    [
+      '404 not found',
+      'jira_get_issue',
+      { issueKey: 'ABC-404' },
+      'GET /issue/ABC-404',
+      {
+        status: 404,
+        json: { errorMessages: ['Issue does not exist or you do not have permission to see it.'], errors: {} },
+      },
+      /found nothing while trying to read issue ABC-404 \(404\): Issue does not exist/,
+    ],
+    [
+      '400 JQL',
+      'jira_search_issues',
+      { jql: 'order by created' },
+      'POST /search/jql',
+      {
+        status: 400,
+        json: {
+          errorMessages: ['Unbounded JQL queries are not allowed here. Please add a search restriction to your query.'],
+          errors: {},
+        },
+      },
+      /refused to search issues \(400\): Unbounded JQL/,
+    ],
+    [
+      '400 field errors',
+      'jira_create_issue',
+      { projectKey: 'ABC', summary: 'x', priority: 'Urgent' },
+      'POST /issue',
+      {
+        status: 400,
+        json: {
+          errorMessages: [],
+          errors: { priority: 'Priority name "Urgent" is not valid.', issuetype: 'Specify an issue type' },
+        },
+      },
+      /\(400\): priority: Priority name "Urgent" is not valid\.; issuetype: Specify an issue type/,
+    ],
+    [
+      '429 rate limit',
+      'jira_list_projects',
+      {},
+      'GET /project/search',
+      { status: 429, headers: { 'retry-after': '17' }, json: { message: 'Rate limit exceeded' } },
+      /rate limited the request to list projects \(429\): retry after 17 seconds/,
+    ],
+    [
+      '500 server error',
+      'jira_get_myself',
+      {},
+      'GET /myself',
+      { status: 502, body: '<html>Bad gateway</html>' },
+      /server error \(502\).*retry later/,
+    ],
   ];
   for (const [name, tool, args, routeKey, reply, pattern] of cases) {
     test(name, async () => {
@@ -318,22 +847,38 @@ describe('atlassian-jira error mapping', () => {
 
   test('an unknown transition lists the available ones and changes nothing', async () => {
     route({ 'GET /issue/ABC-1/transitions': { json: TRANSITIONS } });
-    await fails('jira_transition_issue', { issueKey: 'ABC-1', transition: 'Archive' }, /no transition matching "Archive".*"Start Progress" \(id 11 → In Progress\), "Done" \(id 31 → Done\)/);
+    await fails(
+      'jira_transition_issue',
+      { issueKey: 'ABC-1', transition: 'Archive' },
+      /no transition matching "Archive".*"Start Progress" \(id 11 → In Progress\), "Done" \(id 31 → Done\)/,
+    );
     assert.ok(upstream.requests.every((r) => r.method === 'GET'));
   });
 
   test('an ambiguous assignee is named, not guessed', async () => {
     route({ 'GET /user/search': { json: [BOB, BOBBY] } });
-    await fails('jira_assign_issue', { issueKey: 'ABC-1', user: 'bo' }, /"bo" matches several Jira users: Bob \(acc-b\), Bobby \(acc-bb\)/);
+    await fails(
+      'jira_assign_issue',
+      { issueKey: 'ABC-1', user: 'bo' },
+      /"bo" matches several Jira users: Bob \(acc-b\), Bobby \(acc-bb\)/,
+    );
     assert.ok(upstream.requests.every((r) => r.method === 'GET'));
   });
 
   test('argument problems are refused before any request', async () => {
     route({});
     await fails('jira_update_issue', { issueKey: 'ABC-1' }, /Nothing to update/);
-    await fails('jira_assign_issue', { issueKey: 'ABC-1', accountId: 'a', unassign: true }, /exactly one of accountId, user or unassign/);
+    await fails(
+      'jira_assign_issue',
+      { issueKey: 'ABC-1', accountId: 'a', unassign: true },
+      /exactly one of accountId, user or unassign/,
+    );
     await fails('jira_get_issue', { issueKey: 'not a key' }, /Invalid arguments for jira_get_issue/);
-    await fails('jira_search_issues', { jql: 'project = A', maxResults: 500 }, /Invalid arguments for jira_search_issues/);
+    await fails(
+      'jira_search_issues',
+      { jql: 'project = A', maxResults: 500 },
+      /Invalid arguments for jira_search_issues/,
+    );
     assert.equal(upstream.requests.length, 0);
   });
 });

@@ -69,7 +69,7 @@ function assertCalls(calls: Call[]): void {
 }
 
 async function run(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return (await gw.execute(tool, args));
+  return await gw.execute(tool, args);
 }
 
 async function ok(tool: string, args: Record<string, unknown>): Promise<unknown> {
@@ -99,15 +99,46 @@ async function fails(tool: string, args: Record<string, unknown>, pattern: RegEx
 const C = 'C0GENERAL1';
 const TS = '1712345678.000100';
 const RAW_MSG = {
-  type: 'message', user: 'U0ALICE001', text: 'ship it?', ts: TS, thread_ts: TS, reply_count: 2, reply_users: ['U0BOB00001'],
-  latest_reply: '1712345999.000200', team: 'T0TEAM0001', blocks: [{ type: 'rich_text', elements: [] }],
+  type: 'message',
+  user: 'U0ALICE001',
+  text: 'ship it?',
+  ts: TS,
+  thread_ts: TS,
+  reply_count: 2,
+  reply_users: ['U0BOB00001'],
+  latest_reply: '1712345999.000200',
+  team: 'T0TEAM0001',
+  blocks: [{ type: 'rich_text', elements: [] }],
   reactions: [{ name: 'eyes', count: 2, users: ['U0BOB00001', 'U0CAROL001'] }],
 };
-const MSG = { ts: TS, user: 'U0ALICE001', text: 'ship it?', thread_ts: TS, reply_count: 2, latest_reply: '1712345999.000200', reactions: [{ name: 'eyes', count: 2 }] };
-const RAW_REPLY = { type: 'message', user: 'U0BOB00001', text: 'yes', ts: '1712345999.000200', thread_ts: TS, parent_user_id: 'U0ALICE001', edited: { user: 'U0BOB00001', ts: '1' } };
+const MSG = {
+  ts: TS,
+  user: 'U0ALICE001',
+  text: 'ship it?',
+  thread_ts: TS,
+  reply_count: 2,
+  latest_reply: '1712345999.000200',
+  reactions: [{ name: 'eyes', count: 2 }],
+};
+const RAW_REPLY = {
+  type: 'message',
+  user: 'U0BOB00001',
+  text: 'yes',
+  ts: '1712345999.000200',
+  thread_ts: TS,
+  parent_user_id: 'U0ALICE001',
+  edited: { user: 'U0BOB00001', ts: '1' },
+};
 const REPLY = { ts: '1712345999.000200', user: 'U0BOB00001', text: 'yes', thread_ts: TS, edited: true };
 /** A reply earlier in the same thread than RAW_REPLY. */
-const RAW_EARLY_REPLY = { type: 'message', user: 'U0CAROL001', text: 'wait', ts: '1712345800.000150', thread_ts: TS, parent_user_id: 'U0ALICE001' };
+const RAW_EARLY_REPLY = {
+  type: 'message',
+  user: 'U0CAROL001',
+  text: 'wait',
+  ts: '1712345800.000150',
+  thread_ts: TS,
+  parent_user_id: 'U0ALICE001',
+};
 
 /**
  * A stand-in for Slack's message store: one channel whose only top-level message, RAW_MSG, starts
@@ -141,19 +172,83 @@ const FAKE_REPLIES: Reply = (req) => {
 const FAKE_STORE = { 'conversations.history': FAKE_HISTORY, 'conversations.replies': FAKE_REPLIES };
 
 const RAW_CHANNEL = {
-  id: C, name: 'general', is_channel: true, is_private: false, is_archived: false, is_member: true, is_general: true, created: 1600000000,
-  creator: 'U0ALICE001', topic: { value: 'Company news', creator: 'U0ALICE001', last_set: 1 }, purpose: { value: 'All hands', creator: '', last_set: 0 },
-  num_members: 42, previous_names: [], shared_team_ids: ['T0TEAM0001'],
+  id: C,
+  name: 'general',
+  is_channel: true,
+  is_private: false,
+  is_archived: false,
+  is_member: true,
+  is_general: true,
+  created: 1600000000,
+  creator: 'U0ALICE001',
+  topic: { value: 'Company news', creator: 'U0ALICE001', last_set: 1 },
+  purpose: { value: 'All hands', creator: '', last_set: 0 },
+  num_members: 42,
+  previous_names: [],
+  shared_team_ids: ['T0TEAM0001'],
 };
-const CHANNEL = { id: C, name: 'general', is_private: false, is_member: true, topic: 'Company news', purpose: 'All hands', num_members: 42, created: 1600000000 };
+const CHANNEL = {
+  id: C,
+  name: 'general',
+  is_private: false,
+  is_member: true,
+  topic: 'Company news',
+  purpose: 'All hands',
+  num_members: 42,
+  created: 1600000000,
+};
 const RAW_USER = {
-  id: 'U0ALICE001', team_id: 'T0TEAM0001', name: 'alice', real_name: 'Alice Liddell', tz: 'Europe/London', tz_offset: 0, is_bot: false, deleted: false, is_admin: false,
-  profile: { display_name: 'alice', real_name: 'Alice Liddell', email: 'alice@example.com', title: 'Engineer', image_512: 'https://avatars.example/a.png' },
+  id: 'U0ALICE001',
+  team_id: 'T0TEAM0001',
+  name: 'alice',
+  real_name: 'Alice Liddell',
+  tz: 'Europe/London',
+  tz_offset: 0,
+  is_bot: false,
+  deleted: false,
+  is_admin: false,
+  profile: {
+    display_name: 'alice',
+    real_name: 'Alice Liddell',
+    email: 'alice@example.com',
+    title: 'Engineer',
+    image_512: 'https://avatars.example/a.png',
+  },
 };
-const USER = { id: 'U0ALICE001', name: 'alice', real_name: 'Alice Liddell', display_name: 'alice', email: 'alice@example.com', title: 'Engineer', tz: 'Europe/London' };
+const USER = {
+  id: 'U0ALICE001',
+  name: 'alice',
+  real_name: 'Alice Liddell',
+  display_name: 'alice',
+  email: 'alice@example.com',
+  title: 'Engineer',
+  tz: 'Europe/London',
+};
 const RAW_BOT = { id: 'U0BOT00001', name: 'deploybot', is_bot: true, profile: { display_name: 'Deploy' } };
-const RAW_FILE = { id: 'F0FILE0001', name: 'plan.pdf', title: 'Plan', filetype: 'pdf', mimetype: 'application/pdf', size: 1234, user: 'U0ALICE001', created: 1712300000, channels: [C], permalink: 'https://acme.slack.com/files/U0ALICE001/F0FILE0001/plan.pdf', url_private: 'https://files.slack.com/x' };
-const FILE = { id: 'F0FILE0001', name: 'plan.pdf', title: 'Plan', filetype: 'pdf', size: 1234, user: 'U0ALICE001', created: 1712300000, channels: [C], permalink: 'https://acme.slack.com/files/U0ALICE001/F0FILE0001/plan.pdf' };
+const RAW_FILE = {
+  id: 'F0FILE0001',
+  name: 'plan.pdf',
+  title: 'Plan',
+  filetype: 'pdf',
+  mimetype: 'application/pdf',
+  size: 1234,
+  user: 'U0ALICE001',
+  created: 1712300000,
+  channels: [C],
+  permalink: 'https://acme.slack.com/files/U0ALICE001/F0FILE0001/plan.pdf',
+  url_private: 'https://files.slack.com/x',
+};
+const FILE = {
+  id: 'F0FILE0001',
+  name: 'plan.pdf',
+  title: 'Plan',
+  filetype: 'pdf',
+  size: 1234,
+  user: 'U0ALICE001',
+  created: 1712300000,
+  channels: [C],
+  permalink: 'https://acme.slack.com/files/U0ALICE001/F0FILE0001/plan.pdf',
+};
 const MORE = { response_metadata: { next_cursor: 'dXNlcjpVMEc5V0ZYTlo=' } };
 const END = { response_metadata: { next_cursor: '' } };
 
@@ -166,130 +261,583 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { tool: 'slack_whoami', args: {}, replies: { 'auth.test': { url: 'https://acme.slack.com/', team: 'Acme', user: 'alice', team_id: 'T0TEAM0001', user_id: 'U0ALICE001', is_enterprise_install: false } },
-    calls: [['GET', 'auth.test', {}]], result: { user_id: 'U0ALICE001', user: 'alice', team_id: 'T0TEAM0001', team: 'Acme', url: 'https://acme.slack.com/' } },
-  { tool: 'slack_list_channels', args: {}, replies: { 'conversations.list': { channels: [RAW_CHANNEL], ...MORE } },
-    calls: [['GET', 'conversations.list', { types: 'public_channel,private_channel', exclude_archived: 'true', limit: '100' }]], result: { channels: [CHANNEL], next: MORE.response_metadata.next_cursor } },
-  { tool: 'slack_list_channels', args: { member_only: true, types: ['im', 'mpim'], include_archived: true, limit: 5, cursor: 'abc' },
-    replies: { 'users.conversations': { channels: [{ id: 'D0DM000001', is_im: true, user: 'U0BOB00001', created: 1 }], ...END } },
-    calls: [['GET', 'users.conversations', { types: 'im,mpim', exclude_archived: 'false', limit: '5', cursor: 'abc' }]], result: { channels: [{ id: 'D0DM000001', is_im: true, user: 'U0BOB00001', created: 1 }], next: null } },
-  { tool: 'slack_get_channel_info', args: { channel: C }, replies: { 'conversations.info': { channel: RAW_CHANNEL } },
-    calls: [['GET', 'conversations.info', { channel: C, include_num_members: 'true' }]], result: CHANNEL },
-  { tool: 'slack_list_channel_members', args: { channel: C, limit: 2 }, replies: { 'conversations.members': { members: ['U0ALICE001', 'U0BOB00001'], ...MORE } },
-    calls: [['GET', 'conversations.members', { channel: C, limit: '2' }]], result: { channel: C, members: ['U0ALICE001', 'U0BOB00001'], next: MORE.response_metadata.next_cursor } },
-  { tool: 'slack_get_channel_history', args: { channel: C, limit: 10, oldest: '2024-04-05T00:00:00Z', cursor: 'c2' }, replies: { 'conversations.history': { messages: [RAW_MSG], has_more: false, ...END } },
-    calls: [['GET', 'conversations.history', { channel: C, limit: '10', cursor: 'c2', oldest: '1712275200', inclusive: 'true' }]], result: { channel: C, messages: [MSG], next: null } },
-  { tool: 'slack_get_thread_replies', args: { channel: C, thread_ts: TS }, replies: { 'conversations.replies': { messages: [RAW_MSG, RAW_REPLY], ...MORE } },
-    calls: [['GET', 'conversations.replies', { channel: C, ts: TS, limit: '50' }]], result: { channel: C, thread_ts: TS, messages: [MSG, REPLY], next: MORE.response_metadata.next_cursor } },
-  { tool: 'slack_get_message', args: { channel: C, ts: TS }, replies: FAKE_STORE,
-    calls: [['GET', 'conversations.history', { channel: C, latest: TS, oldest: TS, inclusive: 'true', limit: '1' }]], result: { channel: C, message: MSG } },
-  // a reply: Slack answers the thread's parent first, counted toward limit, so limit 1 would miss it
-  { tool: 'slack_get_message', args: { permalink: `https://acme.slack.com/archives/${C}/p1712345999000200?thread_ts=${TS}&cid=${C}` }, replies: FAKE_STORE,
-    calls: [['GET', 'conversations.replies', { channel: C, ts: TS, latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '2' }]], result: { channel: C, message: REPLY } },
-  // a reply given by channel and ts alone: not in the history, so looked for in its thread
-  { tool: 'slack_get_message', args: { channel: C, ts: '1712345999.000200' }, replies: FAKE_STORE,
-    calls: [
-      ['GET', 'conversations.history', { channel: C, latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '1' }],
-      ['GET', 'conversations.replies', { channel: C, ts: '1712345999.000200', latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '2' }],
-    ],
-    result: { channel: C, message: REPLY } },
-  { tool: 'slack_post_message', args: { channel: C, text: 'Deploy *done*' }, replies: { 'chat.postMessage': { channel: C, ts: '1712400000.000100', message: { type: 'message', text: 'Deploy *done*', user: 'U0ALICE001', ts: '1712400000.000100' } } },
-    calls: [['POST', 'chat.postMessage', { channel: C, text: 'Deploy *done*', unfurl_links: 'true' }]], result: { channel: C, ts: '1712400000.000100', text: 'Deploy *done*' } },
-  { tool: 'slack_post_message', args: { channel: C, text: 'in thread', thread_ts: TS, unfurl_links: false, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] },
-    replies: { 'chat.postMessage': { channel: C, ts: '1712400001.000100', message: { text: 'in thread', thread_ts: TS, ts: '1712400001.000100' } } },
-    calls: [['POST', 'chat.postMessage', { channel: C, text: 'in thread', thread_ts: TS, unfurl_links: 'false', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }] }]],
-    result: { channel: C, ts: '1712400001.000100', thread_ts: TS, text: 'in thread' } },
-  { tool: 'slack_reply_in_thread', args: { channel: C, thread_ts: TS, text: 'on it', also_send_to_channel: true }, replies: { 'chat.postMessage': { channel: C, ts: '1712400002.000100', message: { text: 'on it' } } },
-    calls: [['POST', 'chat.postMessage', { channel: C, thread_ts: TS, text: 'on it', reply_broadcast: 'true' }]], result: { channel: C, ts: '1712400002.000100', thread_ts: TS, text: 'on it' } },
-  { tool: 'slack_update_message', args: { channel: C, ts: TS, text: 'ship it!' }, replies: { 'chat.update': { channel: C, ts: TS, text: 'ship it!' } },
-    calls: [['POST', 'chat.update', { channel: C, ts: TS, text: 'ship it!' }]], result: { channel: C, ts: TS, text: 'ship it!' } },
-  { tool: 'slack_delete_message', args: { channel: C, ts: TS }, replies: { 'chat.delete': { channel: C, ts: TS } },
-    calls: [['POST', 'chat.delete', { channel: C, ts: TS }]], result: { deleted: true, channel: C, ts: TS } },
-  { tool: 'slack_schedule_message', args: { channel: C, text: 'standup', post_at: '2030-01-02T03:04:05Z' }, replies: { 'chat.scheduleMessage': { channel: C, scheduled_message_id: 'Q0SCHED0001', post_at: 1893553445 } },
-    calls: [['POST', 'chat.scheduleMessage', { channel: C, text: 'standup', post_at: '1893553445' }]], result: { scheduled_message_id: 'Q0SCHED0001', channel: C, post_at: 1893553445, post_at_iso: '2030-01-02T03:04:05.000Z' } },
-  { tool: 'slack_list_scheduled_messages', args: { channel: C }, replies: { 'chat.scheduledMessages.list': { scheduled_messages: [{ id: 'Q0SCHED0001', channel_id: C, post_at: 1893553445, date_created: 1712000000, text: 'standup' }], ...END } },
-    calls: [['GET', 'chat.scheduledMessages.list', { channel: C, limit: '100' }]], result: { scheduled_messages: [{ id: 'Q0SCHED0001', channel: C, post_at: 1893553445, post_at_iso: '2030-01-02T03:04:05.000Z', text: 'standup' }], next: null } },
-  { tool: 'slack_delete_scheduled_message', args: { channel: C, scheduled_message_id: 'Q0SCHED0001' }, replies: { 'chat.deleteScheduledMessage': {} },
-    calls: [['POST', 'chat.deleteScheduledMessage', { channel: C, scheduled_message_id: 'Q0SCHED0001' }]], result: { deleted: true, channel: C, scheduled_message_id: 'Q0SCHED0001' } },
-  { tool: 'slack_add_reaction', args: { channel: C, ts: TS, emoji: ':white_check_mark:' }, replies: { 'reactions.add': {} },
-    calls: [['POST', 'reactions.add', { channel: C, timestamp: TS, name: 'white_check_mark' }]], result: { added: true, channel: C, ts: TS, emoji: 'white_check_mark' } },
-  { tool: 'slack_remove_reaction', args: { channel: C, ts: TS, emoji: 'eyes' }, replies: { 'reactions.remove': {} },
-    calls: [['POST', 'reactions.remove', { channel: C, timestamp: TS, name: 'eyes' }]], result: { removed: true, channel: C, ts: TS, emoji: 'eyes' } },
-  { tool: 'slack_search_messages', args: { query: 'deploy in:#general', limit: 1 },
-    replies: { 'search.messages': { query: 'deploy in:#general', messages: { total: 3, matches: [{ iid: 'x', type: 'message', user: 'U0ALICE001', username: 'alice', ts: TS, text: 'deploy now', channel: { id: C, name: 'general', is_private: false }, permalink: `https://acme.slack.com/archives/${C}/p1712345678000100`, team: 'T0TEAM0001' }], paging: { count: 1, total: 3, page: 1, pages: 3 } } } },
-    calls: [['GET', 'search.messages', { query: 'deploy in:#general', count: '1', page: '1', sort: 'timestamp', sort_dir: 'desc' }]],
-    result: { total: 3, matches: [{ ts: TS, user: 'U0ALICE001', username: 'alice', text: 'deploy now', permalink: `https://acme.slack.com/archives/${C}/p1712345678000100`, channel: { id: C, name: 'general' } }], next: '2' } },
-  { tool: 'slack_search_messages', args: { query: 'deploy', cursor: '3', sort: 'score', sort_dir: 'asc' }, replies: { 'search.messages': { messages: { total: 41, matches: [], paging: { count: 20, total: 41, page: 3, pages: 3 } } } },
-    calls: [['GET', 'search.messages', { query: 'deploy', count: '20', page: '3', sort: 'score', sort_dir: 'asc' }]], result: { total: 41, matches: [], next: null } },
-  { tool: 'slack_list_users', args: {}, replies: { 'users.list': { members: [RAW_USER, RAW_BOT, { ...RAW_USER, id: 'U0GONE0001', deleted: true }], ...MORE } },
-    calls: [['GET', 'users.list', { limit: '100' }]], result: { users: [USER], next: MORE.response_metadata.next_cursor } },
-  { tool: 'slack_list_users', args: { query: 'ALICE', limit: 1 },
-    replies: { 'users.list': (req) => ({ json: req.query.get('cursor') ? { ok: true, members: [RAW_USER], ...MORE } : { ok: true, members: [RAW_BOT], response_metadata: { next_cursor: 'p2' } } }) },
-    calls: [['GET', 'users.list', { limit: '200' }], ['GET', 'users.list', { limit: '200', cursor: 'p2' }]], result: { users: [USER], next: MORE.response_metadata.next_cursor } },
-  // more matches on one page than asked for: the rest are reachable through `next`
-  { tool: 'slack_list_users', args: { query: 'alice', limit: 1 },
-    replies: { 'users.list': { members: [RAW_USER, { ...RAW_USER, id: 'U0ALICE002' }, { ...RAW_USER, id: 'U0ALICE003' }], ...MORE } },
-    calls: [['GET', 'users.list', { limit: '200' }]], result: { users: [USER], next: '~1' } },
-  { tool: 'slack_list_users', args: { query: 'alice', limit: 2, cursor: '~1' },
-    replies: { 'users.list': { members: [RAW_USER, { ...RAW_USER, id: 'U0ALICE002' }, { ...RAW_USER, id: 'U0ALICE003' }], ...MORE } },
-    calls: [['GET', 'users.list', { limit: '200' }]], result: { users: [{ ...USER, id: 'U0ALICE002' }, { ...USER, id: 'U0ALICE003' }], next: MORE.response_metadata.next_cursor } },
-  { tool: 'slack_list_users', args: { query: 'alice', limit: 1, cursor: 'p2~2' },
-    replies: { 'users.list': { members: [RAW_USER, { ...RAW_USER, id: 'U0ALICE002' }, { ...RAW_USER, id: 'U0ALICE003' }, { ...RAW_USER, id: 'U0ALICE004' }], ...MORE } },
-    calls: [['GET', 'users.list', { limit: '200', cursor: 'p2' }]], result: { users: [{ ...USER, id: 'U0ALICE003' }], next: 'p2~3' } },
-  { tool: 'slack_get_user_info', args: { user: 'U0ALICE001' }, replies: { 'users.info': { user: RAW_USER } },
-    calls: [['GET', 'users.info', { user: 'U0ALICE001' }]], result: USER },
-  { tool: 'slack_get_user_info', args: { user: 'alice@example.com' }, replies: { 'users.lookupByEmail': { user: RAW_USER }, 'users.info': { user: RAW_USER } },
-    calls: [['GET', 'users.lookupByEmail', { email: 'alice@example.com' }], ['GET', 'users.info', { user: 'U0ALICE001' }]], result: USER },
-  { tool: 'slack_lookup_user_by_email', args: { email: 'alice@example.com' }, replies: { 'users.lookupByEmail': { user: RAW_USER } },
-    calls: [['GET', 'users.lookupByEmail', { email: 'alice@example.com' }]], result: USER },
-  { tool: 'slack_open_dm', args: { users: ['U0BOB00001'] }, replies: { 'conversations.open': { channel: { id: 'D0DM000001' }, already_open: true } },
-    calls: [['POST', 'conversations.open', { users: 'U0BOB00001', return_im: 'true' }]], result: { channel: 'D0DM000001', users: ['U0BOB00001'], already_open: true } },
-  { tool: 'slack_join_channel', args: { channel: C }, replies: { 'conversations.join': { channel: RAW_CHANNEL, warning: 'already_in_channel', response_metadata: { warnings: ['already_in_channel'] } } },
-    calls: [['POST', 'conversations.join', { channel: C }]], result: { joined: true, channel: CHANNEL, already_in_channel: true } },
-  { tool: 'slack_leave_channel', args: { channel: C }, replies: { 'conversations.leave': {} },
-    calls: [['POST', 'conversations.leave', { channel: C }]], result: { left: true, channel: C } },
-  { tool: 'slack_create_channel', args: { name: 'proj-launch', is_private: true }, replies: { 'conversations.create': { channel: { id: 'G0PROJ0001', name: 'proj-launch', is_private: true, is_member: true, created: 1712400000, topic: { value: '' }, purpose: { value: '' } } } },
-    calls: [['POST', 'conversations.create', { name: 'proj-launch', is_private: 'true' }]], result: { id: 'G0PROJ0001', name: 'proj-launch', is_private: true, is_member: true, created: 1712400000 } },
-  { tool: 'slack_set_channel_topic', args: { channel: C, topic: 'Launch on Friday' }, replies: { 'conversations.setTopic': { channel: { ...RAW_CHANNEL, topic: { value: 'Launch on Friday' } } } },
-    calls: [['POST', 'conversations.setTopic', { channel: C, topic: 'Launch on Friday' }]], result: { channel: C, topic: 'Launch on Friday' } },
-  { tool: 'slack_invite_to_channel', args: { channel: C, users: ['U0BOB00001', 'carol@example.com'] },
-    replies: { 'users.lookupByEmail': { user: { id: 'U0CAROL001', name: 'carol' } }, 'conversations.invite': { channel: RAW_CHANNEL, errors: [{ user: 'U0BOB00001', ok: false, error: 'already_in_channel' }] } },
-    calls: [['GET', 'users.lookupByEmail', { email: 'carol@example.com' }], ['POST', 'conversations.invite', { channel: C, users: 'U0BOB00001,U0CAROL001', force: 'true' }]],
-    result: { channel: C, invited: ['U0BOB00001', 'U0CAROL001'], errors: [{ user: 'U0BOB00001', error: 'already_in_channel' }] } },
-  { tool: 'slack_archive_channel', args: { channel: C }, replies: { 'conversations.archive': {} },
-    calls: [['POST', 'conversations.archive', { channel: C }]], result: { archived: true, channel: C } },
-  { tool: 'slack_pin_message', args: { channel: C, ts: TS }, replies: { 'pins.add': {} },
-    calls: [['POST', 'pins.add', { channel: C, timestamp: TS }]], result: { pinned: true, channel: C, ts: TS } },
-  { tool: 'slack_unpin_message', args: { channel: C, ts: TS }, replies: { 'pins.remove': {} },
-    calls: [['POST', 'pins.remove', { channel: C, timestamp: TS }]], result: { unpinned: true, channel: C, ts: TS } },
-  { tool: 'slack_list_pins', args: { channel: C }, replies: { 'pins.list': { items: [{ type: 'message', created: 1712400000, created_by: 'U0ALICE001', channel: C, message: RAW_MSG }, { type: 'file', created: 1712400001, created_by: 'U0BOB00001', file: RAW_FILE }] } },
-    calls: [['GET', 'pins.list', { channel: C }]],
-    result: { channel: C, pins: [{ type: 'message', pinned_by: 'U0ALICE001', pinned_at: 1712400000, message: MSG }, { type: 'file', pinned_by: 'U0BOB00001', pinned_at: 1712400001, file: FILE }] } },
-  { tool: 'slack_get_permalink', args: { channel: C, ts: TS }, replies: { 'chat.getPermalink': { channel: C, permalink: `https://acme.slack.com/archives/${C}/p1712345678000100` } },
-    calls: [['GET', 'chat.getPermalink', { channel: C, message_ts: TS }]], result: { channel: C, ts: TS, permalink: `https://acme.slack.com/archives/${C}/p1712345678000100` } },
-  { tool: 'slack_list_files', args: { channel: C, user: 'U0ALICE001', types: ['pdfs', 'images'], since: '1712000000', limit: 5 },
-    replies: { 'files.list': { files: [RAW_FILE], paging: { count: 5, total: 6, page: 1, pages: 2 } } },
-    calls: [['GET', 'files.list', { channel: C, user: 'U0ALICE001', types: 'pdfs,images', ts_from: '1712000000', count: '5', page: '1' }]], result: { files: [FILE], next: '2' } },
-  // a channel given by name is resolved with conversations.list (paging until found)
-  { tool: 'slack_get_channel_history', args: { channel: '#general' },
+  {
+    tool: 'slack_whoami',
+    args: {},
     replies: {
-      'conversations.list': (req) => ({ json: req.query.get('cursor') ? { ok: true, channels: [RAW_CHANNEL], ...END } : { ok: true, channels: [{ id: 'C0RANDOM01', name: 'random' }], response_metadata: { next_cursor: 'n1' } } }),
+      'auth.test': {
+        url: 'https://acme.slack.com/',
+        team: 'Acme',
+        user: 'alice',
+        team_id: 'T0TEAM0001',
+        user_id: 'U0ALICE001',
+        is_enterprise_install: false,
+      },
+    },
+    calls: [['GET', 'auth.test', {}]],
+    result: {
+      user_id: 'U0ALICE001',
+      user: 'alice',
+      team_id: 'T0TEAM0001',
+      team: 'Acme',
+      url: 'https://acme.slack.com/',
+    },
+  },
+  {
+    tool: 'slack_list_channels',
+    args: {},
+    replies: { 'conversations.list': { channels: [RAW_CHANNEL], ...MORE } },
+    calls: [
+      [
+        'GET',
+        'conversations.list',
+        { types: 'public_channel,private_channel', exclude_archived: 'true', limit: '100' },
+      ],
+    ],
+    result: { channels: [CHANNEL], next: MORE.response_metadata.next_cursor },
+  },
+  {
+    tool: 'slack_list_channels',
+    args: { member_only: true, types: ['im', 'mpim'], include_archived: true, limit: 5, cursor: 'abc' },
+    replies: {
+      'users.conversations': { channels: [{ id: 'D0DM000001', is_im: true, user: 'U0BOB00001', created: 1 }], ...END },
+    },
+    calls: [['GET', 'users.conversations', { types: 'im,mpim', exclude_archived: 'false', limit: '5', cursor: 'abc' }]],
+    result: { channels: [{ id: 'D0DM000001', is_im: true, user: 'U0BOB00001', created: 1 }], next: null },
+  },
+  {
+    tool: 'slack_get_channel_info',
+    args: { channel: C },
+    replies: { 'conversations.info': { channel: RAW_CHANNEL } },
+    calls: [['GET', 'conversations.info', { channel: C, include_num_members: 'true' }]],
+    result: CHANNEL,
+  },
+  {
+    tool: 'slack_list_channel_members',
+    args: { channel: C, limit: 2 },
+    replies: { 'conversations.members': { members: ['U0ALICE001', 'U0BOB00001'], ...MORE } },
+    calls: [['GET', 'conversations.members', { channel: C, limit: '2' }]],
+    result: { channel: C, members: ['U0ALICE001', 'U0BOB00001'], next: MORE.response_metadata.next_cursor },
+  },
+  {
+    tool: 'slack_get_channel_history',
+    args: { channel: C, limit: 10, oldest: '2024-04-05T00:00:00Z', cursor: 'c2' },
+    replies: { 'conversations.history': { messages: [RAW_MSG], has_more: false, ...END } },
+    calls: [
+      [
+        'GET',
+        'conversations.history',
+        { channel: C, limit: '10', cursor: 'c2', oldest: '1712275200', inclusive: 'true' },
+      ],
+    ],
+    result: { channel: C, messages: [MSG], next: null },
+  },
+  {
+    tool: 'slack_get_thread_replies',
+    args: { channel: C, thread_ts: TS },
+    replies: { 'conversations.replies': { messages: [RAW_MSG, RAW_REPLY], ...MORE } },
+    calls: [['GET', 'conversations.replies', { channel: C, ts: TS, limit: '50' }]],
+    result: { channel: C, thread_ts: TS, messages: [MSG, REPLY], next: MORE.response_metadata.next_cursor },
+  },
+  {
+    tool: 'slack_get_message',
+    args: { channel: C, ts: TS },
+    replies: FAKE_STORE,
+    calls: [['GET', 'conversations.history', { channel: C, latest: TS, oldest: TS, inclusive: 'true', limit: '1' }]],
+    result: { channel: C, message: MSG },
+  },
+  // a reply: Slack answers the thread's parent first, counted toward limit, so limit 1 would miss it
+  {
+    tool: 'slack_get_message',
+    args: { permalink: `https://acme.slack.com/archives/${C}/p1712345999000200?thread_ts=${TS}&cid=${C}` },
+    replies: FAKE_STORE,
+    calls: [
+      [
+        'GET',
+        'conversations.replies',
+        { channel: C, ts: TS, latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '2' },
+      ],
+    ],
+    result: { channel: C, message: REPLY },
+  },
+  // a reply given by channel and ts alone: not in the history, so looked for in its thread
+  {
+    tool: 'slack_get_message',
+    args: { channel: C, ts: '1712345999.000200' },
+    replies: FAKE_STORE,
+    calls: [
+      [
+        'GET',
+        'conversations.history',
+        { channel: C, latest: '1712345999.000200', oldest: '1712345999.000200', inclusive: 'true', limit: '1' },
+      ],
+      [
+        'GET',
+        'conversations.replies',
+        {
+          channel: C,
+          ts: '1712345999.000200',
+          latest: '1712345999.000200',
+          oldest: '1712345999.000200',
+          inclusive: 'true',
+          limit: '2',
+        },
+      ],
+    ],
+    result: { channel: C, message: REPLY },
+  },
+  {
+    tool: 'slack_post_message',
+    args: { channel: C, text: 'Deploy *done*' },
+    replies: {
+      'chat.postMessage': {
+        channel: C,
+        ts: '1712400000.000100',
+        message: { type: 'message', text: 'Deploy *done*', user: 'U0ALICE001', ts: '1712400000.000100' },
+      },
+    },
+    calls: [['POST', 'chat.postMessage', { channel: C, text: 'Deploy *done*', unfurl_links: 'true' }]],
+    result: { channel: C, ts: '1712400000.000100', text: 'Deploy *done*' },
+  },
+  {
+    tool: 'slack_post_message',
+    args: {
+      channel: C,
+      text: 'in thread',
+      thread_ts: TS,
+      unfurl_links: false,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }],
+    },
+    replies: {
+      'chat.postMessage': {
+        channel: C,
+        ts: '1712400001.000100',
+        message: { text: 'in thread', thread_ts: TS, ts: '1712400001.000100' },
+      },
+    },
+    calls: [
+      [
+        'POST',
+        'chat.postMessage',
+        {
+          channel: C,
+          text: 'in thread',
+          thread_ts: TS,
+          unfurl_links: 'false',
+          blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'hi' } }],
+        },
+      ],
+    ],
+    result: { channel: C, ts: '1712400001.000100', thread_ts: TS, text: 'in thread' },
+  },
+  {
+    tool: 'slack_reply_in_thread',
+    args: { channel: C, thread_ts: TS, text: 'on it', also_send_to_channel: true },
+    replies: { 'chat.postMessage': { channel: C, ts: '1712400002.000100', message: { text: 'on it' } } },
+    calls: [['POST', 'chat.postMessage', { channel: C, thread_ts: TS, text: 'on it', reply_broadcast: 'true' }]],
+    result: { channel: C, ts: '1712400002.000100', thread_ts: TS, text: 'on it' },
+  },
+  {
+    tool: 'slack_update_message',
+    args: { channel: C, ts: TS, text: 'ship it!' },
+    replies: { 'chat.update': { channel: C, ts: TS, text: 'ship it!' } },
+    calls: [['POST', 'chat.update', { channel: C, ts: TS, text: 'ship it!' }]],
+    result: { channel: C, ts: TS, text: 'ship it!' },
+  },
+  {
+    tool: 'slack_delete_message',
+    args: { channel: C, ts: TS },
+    replies: { 'chat.delete': { channel: C, ts: TS } },
+    calls: [['POST', 'chat.delete', { channel: C, ts: TS }]],
+    result: { deleted: true, channel: C, ts: TS },
+  },
+  {
+    tool: 'slack_schedule_message',
+    args: { channel: C, text: 'standup', post_at: '2030-01-02T03:04:05Z' },
+    replies: { 'chat.scheduleMessage': { channel: C, scheduled_message_id: 'Q0SCHED0001', post_at: 1893553445 } },
+    calls: [['POST', 'chat.scheduleMessage', { channel: C, text: 'standup', post_at: '1893553445' }]],
+    result: {
+      scheduled_message_id: 'Q0SCHED0001',
+      channel: C,
+      post_at: 1893553445,
+      post_at_iso: '2030-01-02T03:04:05.000Z',
+    },
+  },
+  {
+    tool: 'slack_list_scheduled_messages',
+    args: { channel: C },
+    replies: {
+      'chat.scheduledMessages.list': {
+        scheduled_messages: [
+          { id: 'Q0SCHED0001', channel_id: C, post_at: 1893553445, date_created: 1712000000, text: 'standup' },
+        ],
+        ...END,
+      },
+    },
+    calls: [['GET', 'chat.scheduledMessages.list', { channel: C, limit: '100' }]],
+    result: {
+      scheduled_messages: [
+        {
+          id: 'Q0SCHED0001',
+          channel: C,
+          post_at: 1893553445,
+          post_at_iso: '2030-01-02T03:04:05.000Z',
+          text: 'standup',
+        },
+      ],
+      next: null,
+    },
+  },
+  {
+    tool: 'slack_delete_scheduled_message',
+    args: { channel: C, scheduled_message_id: 'Q0SCHED0001' },
+    replies: { 'chat.deleteScheduledMessage': {} },
+    calls: [['POST', 'chat.deleteScheduledMessage', { channel: C, scheduled_message_id: 'Q0SCHED0001' }]],
+    result: { deleted: true, channel: C, scheduled_message_id: 'Q0SCHED0001' },
+  },
+  {
+    tool: 'slack_add_reaction',
+    args: { channel: C, ts: TS, emoji: ':white_check_mark:' },
+    replies: { 'reactions.add': {} },
+    calls: [['POST', 'reactions.add', { channel: C, timestamp: TS, name: 'white_check_mark' }]],
+    result: { added: true, channel: C, ts: TS, emoji: 'white_check_mark' },
+  },
+  {
+    tool: 'slack_remove_reaction',
+    args: { channel: C, ts: TS, emoji: 'eyes' },
+    replies: { 'reactions.remove': {} },
+    calls: [['POST', 'reactions.remove', { channel: C, timestamp: TS, name: 'eyes' }]],
+    result: { removed: true, channel: C, ts: TS, emoji: 'eyes' },
+  },
+  {
+    tool: 'slack_search_messages',
+    args: { query: 'deploy in:#general', limit: 1 },
+    replies: {
+      'search.messages': {
+        query: 'deploy in:#general',
+        messages: {
+          total: 3,
+          matches: [
+            {
+              iid: 'x',
+              type: 'message',
+              user: 'U0ALICE001',
+              username: 'alice',
+              ts: TS,
+              text: 'deploy now',
+              channel: { id: C, name: 'general', is_private: false },
+              permalink: `https://acme.slack.com/archives/${C}/p1712345678000100`,
+              team: 'T0TEAM0001',
+            },
+          ],
+          paging: { count: 1, total: 3, page: 1, pages: 3 },
+        },
+      },
+    },
+    calls: [
+      [
+        'GET',
+        'search.messages',
+        { query: 'deploy in:#general', count: '1', page: '1', sort: 'timestamp', sort_dir: 'desc' },
+      ],
+    ],
+    result: {
+      total: 3,
+      matches: [
+        {
+          ts: TS,
+          user: 'U0ALICE001',
+          username: 'alice',
+          text: 'deploy now',
+          permalink: `https://acme.slack.com/archives/${C}/p1712345678000100`,
+          channel: { id: C, name: 'general' },
+        },
+      ],
+      next: '2',
+    },
+  },
+  {
+    tool: 'slack_search_messages',
+    args: { query: 'deploy', cursor: '3', sort: 'score', sort_dir: 'asc' },
+    replies: {
+      'search.messages': { messages: { total: 41, matches: [], paging: { count: 20, total: 41, page: 3, pages: 3 } } },
+    },
+    calls: [['GET', 'search.messages', { query: 'deploy', count: '20', page: '3', sort: 'score', sort_dir: 'asc' }]],
+    result: { total: 41, matches: [], next: null },
+  },
+  {
+    tool: 'slack_list_users',
+    args: {},
+    replies: {
+      'users.list': { members: [RAW_USER, RAW_BOT, { ...RAW_USER, id: 'U0GONE0001', deleted: true }], ...MORE },
+    },
+    calls: [['GET', 'users.list', { limit: '100' }]],
+    result: { users: [USER], next: MORE.response_metadata.next_cursor },
+  },
+  {
+    tool: 'slack_list_users',
+    args: { query: 'ALICE', limit: 1 },
+    replies: {
+      'users.list': (req) => ({
+        json: req.query.get('cursor')
+          ? { ok: true, members: [RAW_USER], ...MORE }
+          : { ok: true, members: [RAW_BOT], response_metadata: { next_cursor: 'p2' } },
+      }),
+    },
+    calls: [
+      ['GET', 'users.list', { limit: '200' }],
+      ['GET', 'users.list', { limit: '200', cursor: 'p2' }],
+    ],
+    result: { users: [USER], next: MORE.response_metadata.next_cursor },
+  },
+  // more matches on one page than asked for: the rest are reachable through `next`
+  {
+    tool: 'slack_list_users',
+    args: { query: 'alice', limit: 1 },
+    replies: {
+      'users.list': {
+        members: [RAW_USER, { ...RAW_USER, id: 'U0ALICE002' }, { ...RAW_USER, id: 'U0ALICE003' }],
+        ...MORE,
+      },
+    },
+    calls: [['GET', 'users.list', { limit: '200' }]],
+    result: { users: [USER], next: '~1' },
+  },
+  {
+    tool: 'slack_list_users',
+    args: { query: 'alice', limit: 2, cursor: '~1' },
+    replies: {
+      'users.list': {
+        members: [RAW_USER, { ...RAW_USER, id: 'U0ALICE002' }, { ...RAW_USER, id: 'U0ALICE003' }],
+        ...MORE,
+      },
+    },
+    calls: [['GET', 'users.list', { limit: '200' }]],
+    result: {
+      users: [
+        { ...USER, id: 'U0ALICE002' },
+        { ...USER, id: 'U0ALICE003' },
+      ],
+      next: MORE.response_metadata.next_cursor,
+    },
+  },
+  {
+    tool: 'slack_list_users',
+    args: { query: 'alice', limit: 1, cursor: 'p2~2' },
+    replies: {
+      'users.list': {
+        members: [
+          RAW_USER,
+          { ...RAW_USER, id: 'U0ALICE002' },
+          { ...RAW_USER, id: 'U0ALICE003' },
+          { ...RAW_USER, id: 'U0ALICE004' },
+        ],
+        ...MORE,
+      },
+    },
+    calls: [['GET', 'users.list', { limit: '200', cursor: 'p2' }]],
+    result: { users: [{ ...USER, id: 'U0ALICE003' }], next: 'p2~3' },
+  },
+  {
+    tool: 'slack_get_user_info',
+    args: { user: 'U0ALICE001' },
+    replies: { 'users.info': { user: RAW_USER } },
+    calls: [['GET', 'users.info', { user: 'U0ALICE001' }]],
+    result: USER,
+  },
+  {
+    tool: 'slack_get_user_info',
+    args: { user: 'alice@example.com' },
+    replies: { 'users.lookupByEmail': { user: RAW_USER }, 'users.info': { user: RAW_USER } },
+    calls: [
+      ['GET', 'users.lookupByEmail', { email: 'alice@example.com' }],
+      ['GET', 'users.info', { user: 'U0ALICE001' }],
+    ],
+    result: USER,
+  },
+  {
+    tool: 'slack_lookup_user_by_email',
+    args: { email: 'alice@example.com' },
+    replies: { 'users.lookupByEmail': { user: RAW_USER } },
+    calls: [['GET', 'users.lookupByEmail', { email: 'alice@example.com' }]],
+    result: USER,
+  },
+  {
+    tool: 'slack_open_dm',
+    args: { users: ['U0BOB00001'] },
+    replies: { 'conversations.open': { channel: { id: 'D0DM000001' }, already_open: true } },
+    calls: [['POST', 'conversations.open', { users: 'U0BOB00001', return_im: 'true' }]],
+    result: { channel: 'D0DM000001', users: ['U0BOB00001'], already_open: true },
+  },
+  {
+    tool: 'slack_join_channel',
+    args: { channel: C },
+    replies: {
+      'conversations.join': {
+        channel: RAW_CHANNEL,
+        warning: 'already_in_channel',
+        response_metadata: { warnings: ['already_in_channel'] },
+      },
+    },
+    calls: [['POST', 'conversations.join', { channel: C }]],
+    result: { joined: true, channel: CHANNEL, already_in_channel: true },
+  },
+  {
+    tool: 'slack_leave_channel',
+    args: { channel: C },
+    replies: { 'conversations.leave': {} },
+    calls: [['POST', 'conversations.leave', { channel: C }]],
+    result: { left: true, channel: C },
+  },
+  {
+    tool: 'slack_create_channel',
+    args: { name: 'proj-launch', is_private: true },
+    replies: {
+      'conversations.create': {
+        channel: {
+          id: 'G0PROJ0001',
+          name: 'proj-launch',
+          is_private: true,
+          is_member: true,
+          created: 1712400000,
+          topic: { value: '' },
+          purpose: { value: '' },
+        },
+      },
+    },
+    calls: [['POST', 'conversations.create', { name: 'proj-launch', is_private: 'true' }]],
+    result: { id: 'G0PROJ0001', name: 'proj-launch', is_private: true, is_member: true, created: 1712400000 },
+  },
+  {
+    tool: 'slack_set_channel_topic',
+    args: { channel: C, topic: 'Launch on Friday' },
+    replies: { 'conversations.setTopic': { channel: { ...RAW_CHANNEL, topic: { value: 'Launch on Friday' } } } },
+    calls: [['POST', 'conversations.setTopic', { channel: C, topic: 'Launch on Friday' }]],
+    result: { channel: C, topic: 'Launch on Friday' },
+  },
+  {
+    tool: 'slack_invite_to_channel',
+    args: { channel: C, users: ['U0BOB00001', 'carol@example.com'] },
+    replies: {
+      'users.lookupByEmail': { user: { id: 'U0CAROL001', name: 'carol' } },
+      'conversations.invite': {
+        channel: RAW_CHANNEL,
+        errors: [{ user: 'U0BOB00001', ok: false, error: 'already_in_channel' }],
+      },
+    },
+    calls: [
+      ['GET', 'users.lookupByEmail', { email: 'carol@example.com' }],
+      ['POST', 'conversations.invite', { channel: C, users: 'U0BOB00001,U0CAROL001', force: 'true' }],
+    ],
+    result: {
+      channel: C,
+      invited: ['U0BOB00001', 'U0CAROL001'],
+      errors: [{ user: 'U0BOB00001', error: 'already_in_channel' }],
+    },
+  },
+  {
+    tool: 'slack_archive_channel',
+    args: { channel: C },
+    replies: { 'conversations.archive': {} },
+    calls: [['POST', 'conversations.archive', { channel: C }]],
+    result: { archived: true, channel: C },
+  },
+  {
+    tool: 'slack_pin_message',
+    args: { channel: C, ts: TS },
+    replies: { 'pins.add': {} },
+    calls: [['POST', 'pins.add', { channel: C, timestamp: TS }]],
+    result: { pinned: true, channel: C, ts: TS },
+  },
+  {
+    tool: 'slack_unpin_message',
+    args: { channel: C, ts: TS },
+    replies: { 'pins.remove': {} },
+    calls: [['POST', 'pins.remove', { channel: C, timestamp: TS }]],
+    result: { unpinned: true, channel: C, ts: TS },
+  },
+  {
+    tool: 'slack_list_pins',
+    args: { channel: C },
+    replies: {
+      'pins.list': {
+        items: [
+          { type: 'message', created: 1712400000, created_by: 'U0ALICE001', channel: C, message: RAW_MSG },
+          { type: 'file', created: 1712400001, created_by: 'U0BOB00001', file: RAW_FILE },
+        ],
+      },
+    },
+    calls: [['GET', 'pins.list', { channel: C }]],
+    result: {
+      channel: C,
+      pins: [
+        { type: 'message', pinned_by: 'U0ALICE001', pinned_at: 1712400000, message: MSG },
+        { type: 'file', pinned_by: 'U0BOB00001', pinned_at: 1712400001, file: FILE },
+      ],
+    },
+  },
+  {
+    tool: 'slack_get_permalink',
+    args: { channel: C, ts: TS },
+    replies: {
+      'chat.getPermalink': { channel: C, permalink: `https://acme.slack.com/archives/${C}/p1712345678000100` },
+    },
+    calls: [['GET', 'chat.getPermalink', { channel: C, message_ts: TS }]],
+    result: { channel: C, ts: TS, permalink: `https://acme.slack.com/archives/${C}/p1712345678000100` },
+  },
+  {
+    tool: 'slack_list_files',
+    args: { channel: C, user: 'U0ALICE001', types: ['pdfs', 'images'], since: '1712000000', limit: 5 },
+    replies: { 'files.list': { files: [RAW_FILE], paging: { count: 5, total: 6, page: 1, pages: 2 } } },
+    calls: [
+      [
+        'GET',
+        'files.list',
+        { channel: C, user: 'U0ALICE001', types: 'pdfs,images', ts_from: '1712000000', count: '5', page: '1' },
+      ],
+    ],
+    result: { files: [FILE], next: '2' },
+  },
+  // a channel given by name is resolved with conversations.list (paging until found)
+  {
+    tool: 'slack_get_channel_history',
+    args: { channel: '#general' },
+    replies: {
+      'conversations.list': (req) => ({
+        json: req.query.get('cursor')
+          ? { ok: true, channels: [RAW_CHANNEL], ...END }
+          : { ok: true, channels: [{ id: 'C0RANDOM01', name: 'random' }], response_metadata: { next_cursor: 'n1' } },
+      }),
       'conversations.history': { messages: [], ...END },
     },
     calls: [
-      ['GET', 'conversations.list', { types: 'public_channel,private_channel', exclude_archived: 'true', limit: '1000' }],
-      ['GET', 'conversations.list', { types: 'public_channel,private_channel', exclude_archived: 'true', limit: '1000', cursor: 'n1' }],
+      [
+        'GET',
+        'conversations.list',
+        { types: 'public_channel,private_channel', exclude_archived: 'true', limit: '1000' },
+      ],
+      [
+        'GET',
+        'conversations.list',
+        { types: 'public_channel,private_channel', exclude_archived: 'true', limit: '1000', cursor: 'n1' },
+      ],
       ['GET', 'conversations.history', { channel: C, limit: '50' }],
     ],
-    result: { channel: C, messages: [], next: null } },
+    result: { channel: C, messages: [], next: null },
+  },
 ];
 
 describe('slack tools: request made and slim result', () => {
   test('the table covers every tool in the manifest', async () => {
     const { readFile } = await import('node:fs/promises');
-    const manifest = JSON.parse(await readFile(new URL('../../../plugins/slack/manifest.json', import.meta.url), 'utf8')) as { tools: { name: string }[] };
+    const manifest = JSON.parse(
+      await readFile(new URL('../../../plugins/slack/manifest.json', import.meta.url), 'utf8'),
+    ) as { tools: { name: string }[] };
     const covered = new Set(CASES.map((c) => c.tool));
-    assert.deepEqual(manifest.tools.map((t) => t.name).filter((n) => !covered.has(n)), []);
+    assert.deepEqual(
+      manifest.tools.map((t) => t.name).filter((n) => !covered.has(n)),
+      [],
+    );
     assert.ok(manifest.tools.length >= 18);
   });
 
@@ -304,26 +852,50 @@ describe('slack tools: request made and slim result', () => {
 
 describe('slack writes: form-encoded bodies, which every Web API method accepts', () => {
   /** A method that takes only form data: with a JSON body its arguments are not seen at all. */
-  const formOnly = (answer: (fields: Record<string, unknown>) => Record<string, unknown>): Reply => (req) => {
-    if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded')) return { json: { ok: false, error: 'invalid_arguments' } };
-    return { json: { ok: true, ...answer(formFields(req)) } };
-  };
+  const formOnly =
+    (answer: (fields: Record<string, unknown>) => Record<string, unknown>): Reply =>
+    (req) => {
+      if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded'))
+        return { json: { ok: false, error: 'invalid_arguments' } };
+      return { json: { ok: true, ...answer(formFields(req)) } };
+    };
 
   test('a method that refuses JSON bodies gets its arguments', async () => {
     route({
-      'conversations.invite': formOnly((f) => (f['channel'] === C && f['users'] === 'U0BOB00001,U0CAROL001' ? { channel: RAW_CHANNEL } : { ok: false, error: 'channel_not_found' })),
+      'conversations.invite': formOnly((f) =>
+        f['channel'] === C && f['users'] === 'U0BOB00001,U0CAROL001'
+          ? { channel: RAW_CHANNEL }
+          : { ok: false, error: 'channel_not_found' },
+      ),
     });
-    assert.deepEqual(await ok('slack_invite_to_channel', { channel: C, users: ['U0BOB00001', 'U0CAROL001'] }), { channel: C, invited: ['U0BOB00001', 'U0CAROL001'] });
+    assert.deepEqual(await ok('slack_invite_to_channel', { channel: C, users: ['U0BOB00001', 'U0CAROL001'] }), {
+      channel: C,
+      invited: ['U0BOB00001', 'U0CAROL001'],
+    });
     assertCalls([['POST', 'conversations.invite', { channel: C, users: 'U0BOB00001,U0CAROL001', force: 'true' }]]);
   });
 
   test('message text with & = + spaces, emoji and newlines arrives exactly', async () => {
     const text = 'a & b = c + d  e%20f?x=1&y=2\nsecond line 🚀 naïve 日本語 ✓\r\n  trailing  ';
-    route({ 'chat.postMessage': formOnly((f) => ({ channel: f['channel'], ts: '1712400003.000100', message: { text: f['text'] } })) });
-    assert.deepEqual(await ok('slack_post_message', { channel: C, text }), { channel: C, ts: '1712400003.000100', text });
+    route({
+      'chat.postMessage': formOnly((f) => ({
+        channel: f['channel'],
+        ts: '1712400003.000100',
+        message: { text: f['text'] },
+      })),
+    });
+    assert.deepEqual(await ok('slack_post_message', { channel: C, text }), {
+      channel: C,
+      ts: '1712400003.000100',
+      text,
+    });
     const req = upstream.last();
     assert.match(req.body, /^[\x21-\x7e]*$/, 'no raw space, newline or non-ASCII character in the body');
-    assert.deepEqual(req.body.split('&').map((kv) => kv.split('=')[0]), ['channel', 'text', 'unfurl_links'], 'the text\'s & and = are escaped');
+    assert.deepEqual(
+      req.body.split('&').map((kv) => kv.split('=')[0]),
+      ['channel', 'text', 'unfurl_links'],
+      "the text's & and = are escaped",
+    );
     assertCalls([['POST', 'chat.postMessage', { channel: C, text, unfurl_links: 'true' }]]);
   });
 
@@ -333,7 +905,11 @@ describe('slack writes: form-encoded bodies, which every Web API method accepts'
       { type: 'context', elements: [{ type: 'plain_text', text: 'a "quoted" 100% value', emoji: true }] },
     ];
     route({ 'chat.update': formOnly((f) => ({ channel: f['channel'], ts: f['ts'], text: f['text'] })) });
-    assert.deepEqual(await ok('slack_update_message', { channel: C, ts: TS, text: 'fallback', blocks }), { channel: C, ts: TS, text: 'fallback' });
+    assert.deepEqual(await ok('slack_update_message', { channel: C, ts: TS, text: 'fallback', blocks }), {
+      channel: C,
+      ts: TS,
+      text: 'fallback',
+    });
     const field = new URLSearchParams(upstream.last().body).get('blocks');
     assert.equal(typeof field, 'string');
     assert.deepEqual(JSON.parse(field!), blocks);
@@ -343,18 +919,65 @@ describe('slack writes: form-encoded bodies, which every Web API method accepts'
 
 describe('slack errors: one mapping for ok:false, 429 and broken answers', () => {
   const post = { channel: C, text: 'hi' };
-  const okFalse = (body: Record<string, unknown>, status = 200): Record<string, Reply> => ({ 'chat.postMessage': () => ({ status, json: { ok: false, ...body } }) });
+  const okFalse = (body: Record<string, unknown>, status = 200): Record<string, Reply> => ({
+    'chat.postMessage': () => ({ status, json: { ok: false, ...body } }),
+  });
 
   const ERRORS: { name: string; replies: Record<string, Reply>; pattern: RegExp }[] = [
-    { name: 'not_in_channel says to join first', replies: okFalse({ error: 'not_in_channel' }), pattern: /"not_in_channel".*chat\.postMessage.*join it first with slack_join_channel/ },
-    { name: 'channel_not_found', replies: okFalse({ error: 'channel_not_found' }), pattern: /"channel_not_found".*slack_list_channels/ },
-    { name: 'missing_scope names needed and granted scopes', replies: okFalse({ error: 'missing_scope', needed: 'chat:write', provided: 'channels:read,users:read' }), pattern: /"missing_scope".*needed: chat:write; granted: channels:read,users:read.*reconnect/ },
-    { name: 'invalid_auth asks to reconnect', replies: okFalse({ error: 'invalid_auth' }, 401), pattern: /"invalid_auth".*reconnect Slack/ },
-    { name: 'token_revoked asks to reconnect', replies: okFalse({ error: 'token_revoked' }), pattern: /"token_revoked".*reconnect Slack/ },
-    { name: 'invalid_arguments carries Slack\'s messages', replies: okFalse({ error: 'invalid_arguments', response_metadata: { messages: ['[ERROR] missing required field: channel'] } }), pattern: /"invalid_arguments".*missing required field: channel/ },
-    { name: 'an unknown code is still named', replies: okFalse({ error: 'some_new_error' }), pattern: /"some_new_error" from chat\.postMessage/ },
-    { name: '429 gives the Retry-After time', replies: { 'chat.postMessage': () => ({ status: 429, headers: { 'retry-after': '30' }, json: { ok: false, error: 'ratelimited' } }) }, pattern: /rate limited chat\.postMessage: retry after 30 s/ },
-    { name: 'a non-JSON 502 is reported, not passed through', replies: { 'chat.postMessage': () => ({ status: 502, body: '<html>Bad Gateway</html>' }) }, pattern: /HTTP 502 without a JSON body/ },
+    {
+      name: 'not_in_channel says to join first',
+      replies: okFalse({ error: 'not_in_channel' }),
+      pattern: /"not_in_channel".*chat\.postMessage.*join it first with slack_join_channel/,
+    },
+    {
+      name: 'channel_not_found',
+      replies: okFalse({ error: 'channel_not_found' }),
+      pattern: /"channel_not_found".*slack_list_channels/,
+    },
+    {
+      name: 'missing_scope names needed and granted scopes',
+      replies: okFalse({ error: 'missing_scope', needed: 'chat:write', provided: 'channels:read,users:read' }),
+      pattern: /"missing_scope".*needed: chat:write; granted: channels:read,users:read.*reconnect/,
+    },
+    {
+      name: 'invalid_auth asks to reconnect',
+      replies: okFalse({ error: 'invalid_auth' }, 401),
+      pattern: /"invalid_auth".*reconnect Slack/,
+    },
+    {
+      name: 'token_revoked asks to reconnect',
+      replies: okFalse({ error: 'token_revoked' }),
+      pattern: /"token_revoked".*reconnect Slack/,
+    },
+    {
+      name: "invalid_arguments carries Slack's messages",
+      replies: okFalse({
+        error: 'invalid_arguments',
+        response_metadata: { messages: ['[ERROR] missing required field: channel'] },
+      }),
+      pattern: /"invalid_arguments".*missing required field: channel/,
+    },
+    {
+      name: 'an unknown code is still named',
+      replies: okFalse({ error: 'some_new_error' }),
+      pattern: /"some_new_error" from chat\.postMessage/,
+    },
+    {
+      name: '429 gives the Retry-After time',
+      replies: {
+        'chat.postMessage': () => ({
+          status: 429,
+          headers: { 'retry-after': '30' },
+          json: { ok: false, error: 'ratelimited' },
+        }),
+      },
+      pattern: /rate limited chat\.postMessage: retry after 30 s/,
+    },
+    {
+      name: 'a non-JSON 502 is reported, not passed through',
+      replies: { 'chat.postMessage': () => ({ status: 502, body: '<html>Bad Gateway</html>' }) },
+      pattern: /HTTP 502 without a JSON body/,
+    },
   ];
   for (const e of ERRORS) {
     test(e.name, async () => {
@@ -372,8 +995,15 @@ describe('slack errors: one mapping for ok:false, 429 and broken answers', () =>
 
   test('a channel name nobody can see is a clear error before any write', async () => {
     route({ 'conversations.list': { channels: [{ id: 'C0RANDOM01', name: 'random' }], ...END } });
-    await fails('slack_post_message', { channel: '#nope', text: 'hi' }, /No channel named "#nope".*slack_list_channels/);
-    assert.deepEqual(upstream.requests.map((r) => r.path), ['/api/conversations.list']);
+    await fails(
+      'slack_post_message',
+      { channel: '#nope', text: 'hi' },
+      /No channel named "#nope".*slack_list_channels/,
+    );
+    assert.deepEqual(
+      upstream.requests.map((r) => r.path),
+      ['/api/conversations.list'],
+    );
   });
 
   test('a user that is neither an ID nor an email is refused without a request', async () => {
@@ -384,18 +1014,36 @@ describe('slack errors: one mapping for ok:false, 429 and broken answers', () =>
 
   test('a message in neither the history nor a thread is message_not_found', async () => {
     route(FAKE_STORE);
-    await fails('slack_get_message', { channel: C, ts: '1712345700.000100' }, /"message_not_found": no message with this timestamp/);
-    assert.deepEqual(upstream.requests.map((r) => r.path), ['/api/conversations.history', '/api/conversations.replies']);
+    await fails(
+      'slack_get_message',
+      { channel: C, ts: '1712345700.000100' },
+      /"message_not_found": no message with this timestamp/,
+    );
+    assert.deepEqual(
+      upstream.requests.map((r) => r.path),
+      ['/api/conversations.history', '/api/conversations.replies'],
+    );
   });
 
   test('a reply that is not in the thread named by thread_ts is message_not_found', async () => {
     route(FAKE_STORE);
     await fails('slack_get_message', { channel: C, ts: '1712345900.000100', thread_ts: TS }, /"message_not_found"/);
-    assert.deepEqual(upstream.requests.map((r) => r.path), ['/api/conversations.replies']);
+    assert.deepEqual(
+      upstream.requests.map((r) => r.path),
+      ['/api/conversations.replies'],
+    );
   });
 
   test('any other error of the thread look-up is reported as it is', async () => {
-    route({ 'conversations.history': { messages: [] }, 'conversations.replies': { ok: false, error: 'missing_scope', needed: 'channels:history', provided: 'chat:write' } });
+    route({
+      'conversations.history': { messages: [] },
+      'conversations.replies': {
+        ok: false,
+        error: 'missing_scope',
+        needed: 'channels:history',
+        provided: 'chat:write',
+      },
+    });
     await fails('slack_get_message', { channel: C, ts: TS }, /"missing_scope" from conversations\.replies/);
   });
 
@@ -407,7 +1055,11 @@ describe('slack errors: one mapping for ok:false, 429 and broken answers', () =>
 
   test('arguments that break the schema never reach Slack', async () => {
     route({});
-    const badTs = await fails('slack_add_reaction', { channel: C, ts: 'yesterday', emoji: 'eyes' }, /slack_add_reaction: ts:/);
+    const badTs = await fails(
+      'slack_add_reaction',
+      { channel: C, ts: 'yesterday', emoji: 'eyes' },
+      /slack_add_reaction: ts:/,
+    );
     const badLimit = await fails('slack_list_channels', { limit: 5000 }, /slack_list_channels: limit:/);
     const badName = await fails('slack_create_channel', { name: 'Launch Plans' }, /slack_create_channel: name:/);
     for (const item of [badTs, badLimit, badName]) assert.equal(item['code'], 'GW_ERR_VALIDATION_INVALID_ARGS');
@@ -417,9 +1069,21 @@ describe('slack errors: one mapping for ok:false, 429 and broken answers', () =>
 
 describe('slack reads: a lone surrogate in a query-string argument', () => {
   test('is sent as U+FFFD (%EF%BF%BD), as URLSearchParams sends it in a write, not a failure', async () => {
-    route({ 'search.messages': { messages: { total: 0, matches: [], paging: { count: 20, total: 0, page: 1, pages: 0 } } } });
-    assert.deepEqual(await ok('slack_search_messages', { query: 'deploy \uD800 now' }), { total: 0, matches: [], next: null });
-    assertCalls([['GET', 'search.messages', { query: 'deploy \uFFFD now', count: '20', page: '1', sort: 'timestamp', sort_dir: 'desc' }]]);
+    route({
+      'search.messages': { messages: { total: 0, matches: [], paging: { count: 20, total: 0, page: 1, pages: 0 } } },
+    });
+    assert.deepEqual(await ok('slack_search_messages', { query: 'deploy \uD800 now' }), {
+      total: 0,
+      matches: [],
+      next: null,
+    });
+    assertCalls([
+      [
+        'GET',
+        'search.messages',
+        { query: 'deploy \uFFFD now', count: '20', page: '1', sort: 'timestamp', sort_dir: 'desc' },
+      ],
+    ]);
     assert.match(upstream.last().url, /[?&]query=deploy%20%EF%BF%BD%20now(&|$)/);
   });
 });

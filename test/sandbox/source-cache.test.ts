@@ -12,8 +12,10 @@ import { useOneWorkerSandbox } from '../helpers/sandbox/harness.js';
 
 const shared = useOneWorkerSandbox();
 const version = (n: number): string => `export default { async run() { return { version: ${n} }; } };`;
-const call = (n: number) => shared.run({ name: 'versioned', source: version(n) }).then((r) => (r.outcome.ok ? (r.result as { version: number }).version : r.outcome.error.code));
-
+const call = (n: number) =>
+  shared
+    .run({ name: 'versioned', source: version(n) })
+    .then((r) => (r.outcome.ok ? (r.result as { version: number }).version : r.outcome.error.code));
 
 describe('plugin sources sent once per process and worker', () => {
   it('each version runs its own source, the second call of a version too', async () => {

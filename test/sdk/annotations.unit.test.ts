@@ -11,11 +11,22 @@ import { changes, reads } from '../../sdk/annotations.js';
 describe('sdk annotations', () => {
   test('reads: read-only, open world, idempotent only when said', () => {
     assert.deepEqual(reads('List things'), { title: 'List things', readOnlyHint: true, openWorldHint: true });
-    assert.deepEqual(reads('Get thing', { idempotent: true }), { title: 'Get thing', readOnlyHint: true, idempotentHint: true, openWorldHint: true });
+    assert.deepEqual(reads('Get thing', { idempotent: true }), {
+      title: 'Get thing',
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
   });
 
   test('changes: not read-only, destructive and idempotent only when said', () => {
-    assert.deepEqual(changes('Create thing'), { title: 'Create thing', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    assert.deepEqual(changes('Create thing'), {
+      title: 'Create thing',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
     assert.deepEqual(changes('Delete thing', { destructive: true, idempotent: true }), {
       title: 'Delete thing',
       readOnlyHint: false,
@@ -27,6 +38,7 @@ describe('sdk annotations', () => {
   });
 
   test('both are valid manifest annotations', () => {
-    for (const a of [reads('x'), changes('y'), changes('z', { destructive: true })]) assert.ok(toolAnnotationsSchema.safeParse(a).success);
+    for (const a of [reads('x'), changes('y'), changes('z', { destructive: true })])
+      assert.ok(toolAnnotationsSchema.safeParse(a).success);
   });
 });

@@ -10,13 +10,20 @@ import { googleErrorInfo, googleReasonKind } from '../../sdk/google.js';
 
 /** The body Google answers a failure with, carrying these reasons in `errors[]` (v3 APIs) or `details[]` (AIP-193). */
 const body = (errors: string[], details: string[] = []) => ({
-  error: { code: 403, message: 'no', status: 'PERMISSION_DENIED', errors: errors.map((reason) => ({ reason, domain: 'global' })), details: details.map((reason) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason })) },
+  error: {
+    code: 403,
+    message: 'no',
+    status: 'PERMISSION_DENIED',
+    errors: errors.map((reason) => ({ reason, domain: 'global' })),
+    details: details.map((reason) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason })),
+  },
 });
 const kindOf = (errors: string[], details: string[] = []) => googleReasonKind(googleErrorInfo(body(errors, details)));
 
 describe('sdk googleReasonKind', () => {
   test('rate limits and quotas, from either list', () => {
-    for (const r of ['rateLimitExceeded', 'userRateLimitExceeded', 'sharingRateLimitExceeded', 'quotaExceeded']) assert.equal(kindOf([r]), 'rate-limit', r);
+    for (const r of ['rateLimitExceeded', 'userRateLimitExceeded', 'sharingRateLimitExceeded', 'quotaExceeded'])
+      assert.equal(kindOf([r]), 'rate-limit', r);
     for (const r of ['RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED']) assert.equal(kindOf([], [r]), 'rate-limit', r);
   });
 

@@ -99,7 +99,10 @@ export default definePlugin({
 });
 `;
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a30000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a30000000049454e44ae426082',
+  'hex',
+);
 
 let upstream: Upstream;
 let gw: TestGateway;
@@ -148,24 +151,78 @@ describe('the JSON client', () => {
 
   test('an answer that is not JSON fails in words, unless the request is lenient', async () => {
     upstream.setHandler(() => ({ body: '<html>hello</html>' }));
-    assert.match((await gw.execute('sdk_check_get', { id: '1' })).error ?? '', /^Example answered 200 with something that is not JSON while trying to read item 1\.$/);
-    assert.deepEqual((await gw.execute('sdk_check_get', { id: '1', lenient: true })).result, { status: 200, data: '<html>hello</html>' });
+    assert.match(
+      (await gw.execute('sdk_check_get', { id: '1' })).error ?? '',
+      /^Example answered 200 with something that is not JSON while trying to read item 1\.$/,
+    );
+    assert.deepEqual((await gw.execute('sdk_check_get', { id: '1', lenient: true })).result, {
+      status: 200,
+      data: '<html>hello</html>',
+    });
   });
 });
 
 describe('the one error mapping', () => {
-  const cases: Array<[string, { status: number; headers?: Record<string, string>; json?: unknown; body?: string }, RegExp]> = [
-    ['401 names what to reconnect', { status: 401, json: { message: 'Bad token' } }, /^Example rejected the credential \(401\) while trying to read item 7: reconnect sdk-check\. Example said: Bad token\.$/],
-    ['403 with the provider message', { status: 403, json: { errors: [{ message: 'No access to item' }] } }, /^Example refused permission to read item 7 \(403\): No access to item\.$/],
-    ['404 without a message', { status: 404, json: {} }, /^Example found nothing while trying to read item 7 \(404\): it does not exist, or the connected account cannot see it\.$/],
-    ['422 with error_description', { status: 422, json: { error: 'invalid', error_description: 'title is required' } }, /^Example refused to read item 7 \(422\): title is required\.$/],
-    ['429 with Retry-After seconds', { status: 429, headers: { 'retry-after': '30' }, json: {} }, /^Example rate limited the request to read item 7 \(429\): retry after 30 seconds\.$/],
+  const cases: Array<
+    [string, { status: number; headers?: Record<string, string>; json?: unknown; body?: string }, RegExp]
+  > = [
+    [
+      '401 names what to reconnect',
+      { status: 401, json: { message: 'Bad token' } },
+      /^Example rejected the credential \(401\) while trying to read item 7: reconnect sdk-check\. Example said: Bad token\.$/,
+    ],
+    [
+      '403 with the provider message',
+      { status: 403, json: { errors: [{ message: 'No access to item' }] } },
+      /^Example refused permission to read item 7 \(403\): No access to item\.$/,
+    ],
+    [
+      '404 without a message',
+      { status: 404, json: {} },
+      /^Example found nothing while trying to read item 7 \(404\): it does not exist, or the connected account cannot see it\.$/,
+    ],
+    [
+      '422 with error_description',
+      { status: 422, json: { error: 'invalid', error_description: 'title is required' } },
+      /^Example refused to read item 7 \(422\): title is required\.$/,
+    ],
+    [
+      '429 with Retry-After seconds',
+      { status: 429, headers: { 'retry-after': '30' }, json: {} },
+      /^Example rate limited the request to read item 7 \(429\): retry after 30 seconds\.$/,
+    ],
     ['429 without Retry-After', { status: 429, json: {} }, /wait a minute and retry\.$/],
-    ['503 with a text body', { status: 503, body: 'upstream down' }, /^Example had a server error \(503\) while trying to read item 7: retry later\. Example said: upstream down\.$/],
-    ['418 in the plugin\'s own words, with its hint', { status: 418, json: {} }, /^Example is a teapot while trying to read item 7 \(hint: brew\)$/],
-    ['412 read as Google\'s error body: its status and reasons', { status: 412, json: { error: { code: 412, message: 'm', status: 'FAILED_PRECONDITION', errors: [{ reason: 'conditionNotMet' }, null], details: [{ '@type': 'x', reason: 'STALE' }, { reason: 7 }] } } },
-      /^\{"status":"FAILED_PRECONDITION","reasons":\["conditionNotMet","STALE"\]\}$/],
-    ['412 with a body that is not Google\'s: no status, no reasons', { status: 412, json: { error: 'invalid' } }, /^\{"status":"","reasons":\[\]\}$/],
+    [
+      '503 with a text body',
+      { status: 503, body: 'upstream down' },
+      /^Example had a server error \(503\) while trying to read item 7: retry later\. Example said: upstream down\.$/,
+    ],
+    [
+      "418 in the plugin's own words, with its hint",
+      { status: 418, json: {} },
+      /^Example is a teapot while trying to read item 7 \(hint: brew\)$/,
+    ],
+    [
+      "412 read as Google's error body: its status and reasons",
+      {
+        status: 412,
+        json: {
+          error: {
+            code: 412,
+            message: 'm',
+            status: 'FAILED_PRECONDITION',
+            errors: [{ reason: 'conditionNotMet' }, null],
+            details: [{ '@type': 'x', reason: 'STALE' }, { reason: 7 }],
+          },
+        },
+      },
+      /^\{"status":"FAILED_PRECONDITION","reasons":\["conditionNotMet","STALE"\]\}$/,
+    ],
+    [
+      "412 with a body that is not Google's: no status, no reasons",
+      { status: 412, json: { error: 'invalid' } },
+      /^\{"status":"","reasons":\[\]\}$/,
+    ],
   ];
   for (const [name, reply, expected] of cases) {
     test(name, async () => {
@@ -186,7 +243,10 @@ describe('the one error mapping', () => {
   test('an answer over the gateway cap is refused in words that say what to do, with its code', async () => {
     upstream.setHandler(() => ({ json: { big: 'x'.repeat(10_000) } }));
     const item = await gw.execute('sdk_check_get', { id: '7' });
-    assert.match(item.error ?? '', /^Example's answer is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\) while trying to read item 7: ask for less/);
+    assert.match(
+      item.error ?? '',
+      /^Example's answer is larger than the gateway accepts \(GW_ERR_BRIDGE_RESPONSE_TOO_LARGE\) while trying to read item 7: ask for less/,
+    );
   });
 });
 
@@ -204,9 +264,18 @@ describe('paths and queries', () => {
   });
 
   test('"..", "." and an empty segment are refused, naming the argument', async () => {
-    assert.match((await gw.execute('sdk_check_paths', { one: '..', many: 'a', repeat: [] })).error ?? '', /^Invalid one: "\.\."\.$/);
-    assert.match((await gw.execute('sdk_check_paths', { one: 'a', many: 'a/./b', repeat: [] })).error ?? '', /^Invalid many: "\."\.$/);
-    assert.match((await gw.execute('sdk_check_paths', { one: 'a', many: '//', repeat: [] })).error ?? '', /^Invalid many: it is empty\.$/);
+    assert.match(
+      (await gw.execute('sdk_check_paths', { one: '..', many: 'a', repeat: [] })).error ?? '',
+      /^Invalid one: "\.\."\.$/,
+    );
+    assert.match(
+      (await gw.execute('sdk_check_paths', { one: 'a', many: 'a/./b', repeat: [] })).error ?? '',
+      /^Invalid many: "\."\.$/,
+    );
+    assert.match(
+      (await gw.execute('sdk_check_paths', { one: 'a', many: '//', repeat: [] })).error ?? '',
+      /^Invalid many: it is empty\.$/,
+    );
   });
 });
 
@@ -215,7 +284,12 @@ describe('pages within the request budget', () => {
   before(() => {
     upstream.setHandler((req) => {
       const page = Number(new URLSearchParams(req.url.split('?')[1] ?? '').get('page') ?? '1');
-      const next: Record<string, string> = page < 6 ? { link: `<${origin}/v2/pages?page=${page + 1}&per_page=2>; rel="next", <${origin}/v2/pages?page=6>; rel="last"` } : {};
+      const next: Record<string, string> =
+        page < 6
+          ? {
+              link: `<${origin}/v2/pages?page=${page + 1}&per_page=2>; rel="next", <${origin}/v2/pages?page=6>; rel="last"`,
+            }
+          : {};
       return { headers: next, json: [`p${page}a`, `p${page}b`] };
     });
   });
@@ -243,14 +317,21 @@ describe('pages within the request budget', () => {
 
 describe('bytes', () => {
   test('an upload within the cap is sent as bytes; a download becomes an image; base64url round-trips', async () => {
-    upstream.setHandler((req) => (req.path === '/v2/image' ? { headers: { 'content-type': 'image/png' }, body: PNG } : { body: 'ok' }));
+    upstream.setHandler((req) =>
+      req.path === '/v2/image' ? { headers: { 'content-type': 'image/png' }, body: PNG } : { body: 'ok' },
+    );
     const client = await gw.mcpClient();
     try {
-      const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'sdk_check_bytes', args: { size: 512, text: 'hi??>' } }] } })) as { content: Array<{ type: string; text?: string; data?: string; mimeType?: string }> };
+      const res = (await client.callTool({
+        name: 'execute_tools',
+        arguments: { executions: [{ tool: 'sdk_check_bytes', args: { size: 512, text: 'hi??>' } }] },
+      })) as { content: Array<{ type: string; text?: string; data?: string; mimeType?: string }> };
       const image = res.content.find((c) => c.type === 'image');
       assert.equal(image?.mimeType, 'image/png');
       assert.deepEqual(Buffer.from(image.data!, 'base64'), PNG);
-      const text = JSON.parse(res.content.find((c) => c.type === 'text')!.text!) as { results: Array<{ result: { b64url: string; back: string } }> };
+      const text = JSON.parse(res.content.find((c) => c.type === 'text')!.text!) as {
+        results: Array<{ result: { b64url: string; back: string } }>;
+      };
       assert.deepEqual([text.results[0]!.result.b64url, text.results[0]!.result.back], ['aGk_Pz4', 'hi??>']);
     } finally {
       await client.close();
@@ -263,7 +344,10 @@ describe('bytes', () => {
   test('an upload over the cap is refused before it is sent, in words', async () => {
     upstream.requests.length = 0;
     const item = await gw.execute('sdk_check_bytes', { size: 2048, text: 'x' });
-    assert.match(item.error ?? '', /^the file is 2048 bytes, over the gateway's limit of 1024 bytes for one request: send a smaller one\.$/);
+    assert.match(
+      item.error ?? '',
+      /^the file is 2048 bytes, over the gateway's limit of 1024 bytes for one request: send a smaller one\.$/,
+    );
     assert.equal(upstream.requests.length, 0);
   });
 });

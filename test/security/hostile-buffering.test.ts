@@ -30,7 +30,10 @@ describe('a plugin flooding ctx.http with large bodies', () => {
       pluginDirs: [BUFFER_PLUGINS],
       upstreams: { 'https://bodies.fixture.test': up.origin },
       // a share of 1: the whole budget is this plugin's, so FOUR_FIT's arithmetic applies
-      policy: { http: { maxResponseBytes: FOUR_FIT.body, maxBufferedBytes: FOUR_FIT.limit }, sandbox: { maxWorkerShare: 1 } },
+      policy: {
+        http: { maxResponseBytes: FOUR_FIT.body, maxBufferedBytes: FOUR_FIT.limit },
+        sandbox: { maxWorkerShare: 1 },
+      },
     });
   });
   after(async () => {
@@ -48,9 +51,13 @@ describe('a plugin flooding ctx.http with large bodies', () => {
   it('holds at most http.maxBufferedBytes: the bodies past it fail with GW_ERR_BRIDGE_BUSY in plugin code, the rest arrive whole, and the gauge returns to 0', async () => {
     assert.equal(await metric('workbench_bridge_buffered_limit_bytes'), FOUR_FIT.limit);
     const keys = Array.from({ length: 12 }, (_, i) => `flood-${i}`);
-    const flood = gw.execute('bodies_fetch', { paths: keys.map((key) => `/held?n=${FOUR_FIT.body}&first=${FOUR_FIT.body - 1}&key=${key}`) });
+    const flood = gw.execute('bodies_fetch', {
+      paths: keys.map((key) => `/held?n=${FOUR_FIT.body}&first=${FOUR_FIT.body - 1}&key=${key}`),
+    });
     await until(
-      async () => (await metric('workbench_bridge_busy_total')) === 8 && (await metric('workbench_bridge_buffered_bytes')) === 4 * (FOUR_FIT.body - 1),
+      async () =>
+        (await metric('workbench_bridge_busy_total')) === 8 &&
+        (await metric('workbench_bridge_buffered_bytes')) === 4 * (FOUR_FIT.body - 1),
       '4 bodies hold all but their last byte and 8 were refused',
     );
 
@@ -62,20 +69,38 @@ describe('a plugin flooding ctx.http with large bodies', () => {
     for (const key of keys) up.finish(key);
     const item = await flood;
     const outs = (item.result as Array<Record<string, unknown>>).map((o) => JSON.stringify(o)).sort();
-    assert.deepEqual(outs, [...Array(8).fill(JSON.stringify({ name: 'HttpError', code: 'GW_ERR_BRIDGE_BUSY' })), ...Array(4).fill(JSON.stringify({ length: FOUR_FIT.body }))].sort(), JSON.stringify(item).slice(0, 500));
+    assert.deepEqual(
+      outs,
+      [
+        ...Array(8).fill(JSON.stringify({ name: 'HttpError', code: 'GW_ERR_BRIDGE_BUSY' })),
+        ...Array(4).fill(JSON.stringify({ length: FOUR_FIT.body })),
+      ].sort(),
+      JSON.stringify(item).slice(0, 500),
+    );
     assert.equal(await metric('workbench_bridge_buffered_bytes'), 0);
     assert.equal(await metric('workbench_bridge_busy_total'), 9);
 
-    const after = await gw.execute('bodies_fetch', { paths: [`/bytes?n=${FOUR_FIT.body}`, `/bytes?n=${FOUR_FIT.body}`] });
-    assert.deepEqual(after.result, [{ length: FOUR_FIT.body }, { length: FOUR_FIT.body }], 'with the room back, large bodies pass again');
+    const after = await gw.execute('bodies_fetch', {
+      paths: [`/bytes?n=${FOUR_FIT.body}`, `/bytes?n=${FOUR_FIT.body}`],
+    });
+    assert.deepEqual(
+      after.result,
+      [{ length: FOUR_FIT.body }, { length: FOUR_FIT.body }],
+      'with the room back, large bodies pass again',
+    );
     assert.equal(await metric('workbench_bridge_buffered_bytes'), 0);
   });
 
   it('a call with 20 requests in flight at once prints no MaxListenersExceededWarning', async () => {
     // the upstream answers none of them until all 20 have arrived
-    const item = await gw.execute('bodies_fetch', { paths: Array.from({ length: 20 }, () => '/barrier?n=16&k=20&group=listeners') });
+    const item = await gw.execute('bodies_fetch', {
+      paths: Array.from({ length: 20 }, () => '/barrier?n=16&k=20&group=listeners'),
+    });
     assert.deepEqual(item.result, Array(20).fill({ length: 16 }), JSON.stringify(item).slice(0, 300));
     await new Promise((r) => setImmediate(r)); // process warnings are emitted on a later tick
-    assert.deepEqual(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message), []);
+    assert.deepEqual(
+      warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message),
+      [],
+    );
   });
 });

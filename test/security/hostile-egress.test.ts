@@ -33,9 +33,14 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
     const gzip = zlib.gzipSync(zeros);
     const brotli = zlib.brotliCompressSync(zeros);
     bombs = http.createServer((req, res) => {
-      if (req.url === '/gzip') res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' }).end(gzip);
-      else if (req.url === '/br') res.writeHead(200, { 'content-encoding': 'br', 'content-type': 'application/json' }).end(brotli);
-      else if (req.url === '/headers') res.writeHead(200, Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`x-h${i}`, 'v'.repeat(100)]))).end('{}');
+      if (req.url === '/gzip')
+        res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' }).end(gzip);
+      else if (req.url === '/br')
+        res.writeHead(200, { 'content-encoding': 'br', 'content-type': 'application/json' }).end(brotli);
+      else if (req.url === '/headers')
+        res
+          .writeHead(200, Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`x-h${i}`, 'v'.repeat(100)])))
+          .end('{}');
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
     await new Promise<void>((resolve) => bombs.listen(0, '127.0.0.1', resolve));
@@ -80,7 +85,10 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
       [`${fixtureUp.origin}/direct`, /SCHEME_NOT_ALLOWED|HOST_NOT_ALLOWED/],
       [`file:///etc/passwd`, /SCHEME_NOT_ALLOWED|BAD_REQUEST/],
       [`https://api.hostile.test:${internalPort}/port-swap`, /HOST_NOT_ALLOWED/],
-      [redirect(`http://127.0.0.1:${internalPort}/via-redirect`), /SCHEME_NOT_ALLOWED|HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
+      [
+        redirect(`http://127.0.0.1:${internalPort}/via-redirect`),
+        /SCHEME_NOT_ALLOWED|HOST_NOT_ALLOWED|ADDRESS_BLOCKED/,
+      ],
       [redirect(`https://127.0.0.1:${internalPort}/via-redirect`), /HOST_NOT_ALLOWED|ADDRESS_BLOCKED/],
       [redirect('https://169.254.169.254/latest/meta-data/'), /ADDRESS_BLOCKED/],
       [redirect('https://localhost/'), /ADDRESS_BLOCKED/],
@@ -88,7 +96,11 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
       [redirect(`http://127.0.0.1:${fixturePort}/via-redirect`), /HOST_NOT_ALLOWED|SCHEME_NOT_ALLOWED/],
       [redirect('https://api.fixture.test/via-redirect'), /HOST_NOT_ALLOWED/],
     ];
-    const items = await gw.batch('hostile-egress', cases.map(([url]) => ({ tool: 'egress_fetch', args: { url } })), apiKey);
+    const items = await gw.batch(
+      'hostile-egress',
+      cases.map(([url]) => ({ tool: 'egress_fetch', args: { url } })),
+      apiKey,
+    );
     assert.equal(items.length, cases.length);
     items.forEach((item, i) => {
       const [url, code] = cases[i]!;
@@ -97,17 +109,35 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
       assert.match(item.error, /GW_ERR_BRIDGE_[A-Z_]+/, url);
       assert.match(item.error, code, `${url}: ${item.error}`);
     });
-    assert.deepEqual(internal.requests.map((r) => r.path), [], 'the internal service received nothing');
-    assert.deepEqual(fixtureUp.requests.map((r) => r.path), [], 'another plugin\'s upstream received nothing');
+    assert.deepEqual(
+      internal.requests.map((r) => r.path),
+      [],
+      'the internal service received nothing',
+    );
+    assert.deepEqual(
+      fixtureUp.requests.map((r) => r.path),
+      [],
+      "another plugin's upstream received nothing",
+    );
     const redirects = hostileUp.requests.filter((r) => r.path === '/redirect').length;
-    assert.equal(hostileUp.requests.length, redirects, 'only the redirecting hops reached the plugin\'s own upstream');
+    assert.equal(hostileUp.requests.length, redirects, "only the redirecting hops reached the plugin's own upstream");
   });
 
   it('still reaches its own declared host, and over MCP refuses the same way', async () => {
-    const [ok] = await gw.mcpExecute([{ tool: 'egress_fetch', args: { url: 'https://api.hostile.test/allowed' } }], apiKey);
+    const [ok] = await gw.mcpExecute(
+      [{ tool: 'egress_fetch', args: { url: 'https://api.hostile.test/allowed' } }],
+      apiKey,
+    );
     assert.equal(ok.result?.status, 200, JSON.stringify(ok));
-    assert.equal(ok.result.url, 'https://api.hostile.test/allowed', 'the final URL is in the plugin\'s own origin, never the mapped one');
-    const [refused] = await gw.mcpExecute([{ tool: 'egress_fetch', args: { url: 'https://169.254.169.254/' } }], apiKey);
+    assert.equal(
+      ok.result.url,
+      'https://api.hostile.test/allowed',
+      "the final URL is in the plugin's own origin, never the mapped one",
+    );
+    const [refused] = await gw.mcpExecute(
+      [{ tool: 'egress_fetch', args: { url: 'https://169.254.169.254/' } }],
+      apiKey,
+    );
     assert.equal(refused.code, 'GW_ERR_SANDBOX_HANDLER_THREW');
     assert.match(refused.error, /GW_ERR_BRIDGE_ADDRESS_BLOCKED/);
   });
@@ -115,7 +145,11 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
   it('caps decompression bombs and header floods from a reachable upstream', async () => {
     const urls = ['/gzip', '/br', '/headers'].map((p) => `https://metadata.google.internal${p}`);
     const t0 = performance.now();
-    const items = await gw.batch('hostile-egress', urls.map((url) => ({ tool: 'egress_fetch', args: { url } })), apiKey);
+    const items = await gw.batch(
+      'hostile-egress',
+      urls.map((url) => ({ tool: 'egress_fetch', args: { url } })),
+      apiKey,
+    );
     assert.match(items[0].error, /GW_ERR_BRIDGE_RESPONSE_TOO_LARGE/, `gzip: ${JSON.stringify(items[0])}`);
     assert.match(items[1].error, /GW_ERR_BRIDGE_RESPONSE_TOO_LARGE/, `brotli: ${JSON.stringify(items[1])}`);
     assert.match(items[2].error, /GW_ERR_BRIDGE_(NETWORK|RESPONSE_TOO_LARGE)/, `headers: ${JSON.stringify(items[2])}`);
@@ -124,11 +158,18 @@ describe('a hostile plugin reaching for hosts it may not reach', () => {
   });
 
   it('audits each refused attempt as a failure with its code, and legitimate plugins answer right after', async () => {
-    const rows = await gw.gateway.db.all<{ tool: string; success: number; error_code: string | null; error: string | null }>(
-      "SELECT tool, success, error_code, error FROM audit_events WHERE integration = 'hostile-egress'",
-    );
+    const rows = await gw.gateway.db.all<{
+      tool: string;
+      success: number;
+      error_code: string | null;
+      error: string | null;
+    }>("SELECT tool, success, error_code, error FROM audit_events WHERE integration = 'hostile-egress'");
     assert.equal(rows.filter((r) => r.success === 0).length, 24 + 1 + 3, 'table cases, the MCP refusal, the bombs');
-    assert.ok(rows.filter((r) => r.success === 0).every((r) => r.error_code === 'GW_ERR_SANDBOX_HANDLER_THREW' && /GW_ERR_BRIDGE_/.test(r.error ?? '')));
+    assert.ok(
+      rows
+        .filter((r) => r.success === 0)
+        .every((r) => r.error_code === 'GW_ERR_SANDBOX_HANDLER_THREW' && /GW_ERR_BRIDGE_/.test(r.error ?? '')),
+    );
     const [echo] = await gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: 'after egress' } }], apiKey);
     assert.equal(echo.result?.text, 'after egress');
     const health = await fetch(`${gw.url}/healthz`);

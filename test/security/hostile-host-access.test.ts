@@ -35,17 +35,33 @@ describe('a hostile plugin reading files, environment and the database', () => {
   });
 
   it('sees no Node, Deno or Bun capability on its global, directly or through Function', async () => {
-    for (const items of [await gw.batch('hostile-reader', [{ tool: 'reader_globals' }], apiKey), await gw.mcpExecute([{ tool: 'reader_globals' }], apiKey)]) {
+    for (const items of [
+      await gw.batch('hostile-reader', [{ tool: 'reader_globals' }], apiKey),
+      await gw.mcpExecute([{ tool: 'reader_globals' }], apiKey),
+    ]) {
       const r = items[0].result;
       assert.deepEqual(r.present, [], `reachable: ${JSON.stringify(r.present)}`);
       assert.deepEqual(r.viaFunction, []);
-      for (const name of ['process', 'require', 'Buffer', 'Deno', 'Bun', 'fetch', '__wb_bridge']) assert.ok(!r.own.includes(name), `${name} is not an own global`);
+      for (const name of ['process', 'require', 'Buffer', 'Deno', 'Bun', 'fetch', '__wb_bridge'])
+        assert.ok(!r.own.includes(name), `${name} is not an own global`);
     }
   });
 
   it('cannot import a Node built-in or a file dynamically', async () => {
-    const specifiers = ['node:fs', 'fs', 'node:child_process', `file://${dbFile}`, 'file:///etc/passwd', 'data:text/javascript,export default 1', 'https://evil.example/x.js'];
-    const items = await gw.batch('hostile-reader', specifiers.map((specifier) => ({ tool: 'reader_import', args: { specifier } })), apiKey);
+    const specifiers = [
+      'node:fs',
+      'fs',
+      'node:child_process',
+      `file://${dbFile}`,
+      'file:///etc/passwd',
+      'data:text/javascript,export default 1',
+      'https://evil.example/x.js',
+    ];
+    const items = await gw.batch(
+      'hostile-reader',
+      specifiers.map((specifier) => ({ tool: 'reader_import', args: { specifier } })),
+      apiKey,
+    );
     items.forEach((item, i) => {
       assert.equal(item.result, undefined, `${specifiers[i]} was imported: ${JSON.stringify(item).slice(0, 300)}`);
       assert.equal(item.code, 'GW_ERR_SANDBOX_HANDLER_THREW', `${specifiers[i]}: ${JSON.stringify(item)}`);
@@ -56,7 +72,10 @@ describe('a hostile plugin reading files, environment and the database', () => {
   it('refuses to load a module with a static import, with a clear code', async () => {
     const loaded = gw.gateway.registry.plugin('hostile-static-import');
     if (!loaded) {
-      assert.ok(gw.gateway.pluginErrors.some((e) => e.dir.endsWith('hostile-static-import')), 'refused at load time instead');
+      assert.ok(
+        gw.gateway.pluginErrors.some((e) => e.dir.endsWith('hostile-static-import')),
+        'refused at load time instead',
+      );
       return;
     }
     const [item] = await gw.batch('hostile-static-import', [{ tool: 'import_read', args: { file: dbFile } }], apiKey);
@@ -65,14 +84,21 @@ describe('a hostile plugin reading files, environment and the database', () => {
   });
 
   it('finds no process through Function-constructor escapes', async () => {
-    const [item] = await gw.batch('hostile-reader', [{ tool: 'reader_function_escape', args: { file: dbFile } }], apiKey);
+    const [item] = await gw.batch(
+      'hostile-reader',
+      [{ tool: 'reader_function_escape', args: { file: dbFile } }],
+      apiKey,
+    );
     const found = item.result?.found as unknown[];
     assert.equal(found.length, 6, JSON.stringify(item));
-    for (const f of found) assert.ok(typeof f === 'string', `an escape returned data: ${JSON.stringify(f).slice(0, 200)}`);
+    for (const f of found)
+      assert.ok(typeof f === 'string', `an escape returned data: ${JSON.stringify(f).slice(0, 200)}`);
   });
 
   it('leaves no environment value, key, file or database content in responses, audit or logs', async () => {
-    const passwdLine = fs.existsSync('/etc/passwd') ? fs.readFileSync('/etc/passwd', 'utf8').split('\n')[0] ?? 'root:x:0:0' : 'root:x:0:0';
+    const passwdLine = fs.existsSync('/etc/passwd')
+      ? (fs.readFileSync('/etc/passwd', 'utf8').split('\n')[0] ?? 'root:x:0:0')
+      : 'root:x:0:0';
     const texts = [...gw.bodies, await gw.auditText(), ...gw.logs];
     assert.deepEqual(findSecrets(texts, secrets), []);
     for (const t of gw.bodies) {

@@ -30,7 +30,13 @@ interface RawAnswer {
  * waits (bounded) for the answer's head and for the connection to close. A server that wanted the
  * whole body would never answer.
  */
-function announceBody(url: string, request: string, contentType: string, length: number, sent: string): Promise<RawAnswer> {
+function announceBody(
+  url: string,
+  request: string,
+  contentType: string,
+  length: number,
+  sent: string,
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
@@ -52,7 +58,9 @@ function announceBody(url: string, request: string, contentType: string, length:
     socket.on('end', () => finish(true));
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));
-    socket.write(`${request} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n${sent}`);
+    socket.write(
+      `${request} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n${sent}`,
+    );
   });
 }
 
@@ -74,9 +82,17 @@ describe('bodies sent without a key', () => {
       const socket = net.connect(Number(port), hostname);
       let data = '';
       socket.on('data', (c) => (data += c.toString('latin1')));
-      socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), head: data.split('\r\n\r\n')[0] ?? '', closed: true }));
+      socket.on('close', () =>
+        resolve({
+          status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0),
+          head: data.split('\r\n\r\n')[0] ?? '',
+          closed: true,
+        }),
+      );
       socket.on('error', reject);
-      socket.write(`PUT /nothing/here HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n100000\r\n[1,1`);
+      socket.write(
+        `PUT /nothing/here HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n100000\r\n[1,1`,
+      );
     });
     assert.equal(chunked.status, 404, chunked.head);
   });
@@ -96,9 +112,17 @@ describe('bodies sent without a key', () => {
       const socket = net.connect(Number(port), '127.0.0.1');
       let data = '';
       socket.on('data', (c) => (data += c.toString('latin1')));
-      socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), head: data.split('\r\n\r\n')[0] ?? '', closed: true }));
+      socket.on('close', () =>
+        resolve({
+          status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0),
+          head: data.split('\r\n\r\n')[0] ?? '',
+          closed: true,
+        }),
+      );
       socket.on('error', reject);
-      socket.write('POST /login HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 60000\r\n\r\napiKey=');
+      socket.write(
+        'POST /login HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 60000\r\n\r\napiKey=',
+      );
     });
     assert.equal(foreign.status, 403, foreign.head);
     assert.match(foreign.head, /^connection: close$/im);
@@ -107,15 +131,27 @@ describe('bodies sent without a key', () => {
   it('the portal refuses a JSON body unread (415), whatever its size', async () => {
     const r = await announceBody(gw.url, 'POST /login', 'application/json', 4_000_000, '[1,1,1');
     assert.equal(r.status, 415, r.head);
-    const small = await fetch(`${gw.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"apiKey":"x"}' });
+    const small = await fetch(`${gw.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"apiKey":"x"}',
+    });
     assert.equal(small.status, 415);
   });
 
   it('the portal takes forms of at most 64 KiB', async () => {
-    const big = await fetch(`${gw.url}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `apiKey=${'x'.repeat(70 * 1024)}` });
+    const big = await fetch(`${gw.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `apiKey=${'x'.repeat(70 * 1024)}`,
+    });
     assert.equal(big.status, 413);
     // a form of ordinary size is read (and refused for its missing CSRF token, not its size)
-    const form = await fetch(`${gw.url}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'apiKey=x' });
+    const form = await fetch(`${gw.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'apiKey=x',
+    });
     assert.equal(form.status, 403);
   });
 
@@ -126,7 +162,10 @@ describe('bodies sent without a key', () => {
     assert.equal(rest.status, 200, JSON.stringify(rest.json).slice(0, 300));
     assert.equal(rest.json.result.text.length, text.length);
     const client = await gw.mcpClient();
-    const answer = (await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'echo_args', args: { text, times: 1 } }] } })) as { content: { text: string }[]; isError?: boolean };
+    const answer = (await client.callTool({
+      name: 'execute_tools',
+      arguments: { executions: [{ tool: 'echo_args', args: { text, times: 1 } }] },
+    })) as { content: { text: string }[]; isError?: boolean };
     assert.notEqual(answer.isError, true);
     // (the result is over the 60,000-character cap: it comes back as a stub to page through)
     assert.equal(JSON.parse(answer.content[0]?.text ?? '{}').results[0].result.truncated, true);

@@ -22,7 +22,12 @@ describe('hostile plugins at load time', () => {
     fixtureUp = await startUpstream((req) => ({ json: { path: req.path } }));
     gw = await startSecurityGateway({
       upstreams: { 'https://api.hostile.test': hostileUp.origin, 'https://api.fixture.test': fixtureUp.origin },
-      policy: { plugins: { 'hostile-load-spin': { limits: { cpuMsPerCall: 300 } }, 'hostile-load-await': { limits: { wallMsPerCall: 1000 } } } },
+      policy: {
+        plugins: {
+          'hostile-load-spin': { limits: { cpuMsPerCall: 300 } },
+          'hostile-load-await': { limits: { wallMsPerCall: 1000 } },
+        },
+      },
     });
     const u = await gw.createUser('loader@example.com');
     apiKey = u.apiKey;
@@ -38,7 +43,10 @@ describe('hostile plugins at load time', () => {
     const refused = gw.gateway.pluginErrors.find((e) => e.dir.endsWith('hostile-unmatchable'));
     assert.ok(refused, JSON.stringify(gw.gateway.pluginErrors));
     assert.match(refused.file, /hostile-unmatchable[\\/]manifest\.json$/);
-    assert.match(refused.message, /^auth\.fields\.1\.pattern \(field "workspace"\): "\^\(\?!internal-\)\[a-z0-9-\]\+\$" is not a linear-time regular expression \(RE2 syntax: lookaround and backreferences are not supported\): /);
+    assert.match(
+      refused.message,
+      /^auth\.fields\.1\.pattern \(field "workspace"\): "\^\(\?!internal-\)\[a-z0-9-\]\+\$" is not a linear-time regular expression \(RE2 syntax: lookaround and backreferences are not supported\): /,
+    );
     assert.equal(gw.gateway.registry.plugin('hostile-unmatchable'), undefined);
     const [call] = await gw.mcpExecute([{ tool: 'unmatchable_get' }], apiKey);
     assert.equal(call.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND');
@@ -48,7 +56,10 @@ describe('hostile plugins at load time', () => {
     const refused = gw.gateway.pluginErrors.find((e) => e.dir.endsWith('hostile-load-spin'));
     assert.ok(refused, JSON.stringify(gw.gateway.pluginErrors));
     assert.match(refused.file, /hostile-load-spin[\\/]plugin\.js$/);
-    assert.match(refused.message, /^the module's top-level code ran longer than its limits allow \(cpuMsPerCall 300 ms/);
+    assert.match(
+      refused.message,
+      /^the module's top-level code ran longer than its limits allow \(cpuMsPerCall 300 ms/,
+    );
     const [item] = await gw.mcpExecute([{ tool: 'spin_load' }], apiKey);
     assert.equal(item.code, 'GW_ERR_ENGINE_TOOL_NOT_FOUND', JSON.stringify(item));
     const [legit] = await gw.batch('fixture-echo', [{ tool: 'echo_args', args: { text: 'beside' } }], apiKey);

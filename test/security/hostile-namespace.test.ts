@@ -17,7 +17,7 @@ import { FIXTURE_PLUGINS, startSecurityGateway, type Json, type SecurityGateway 
 
 const CLASH_PLUGINS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'clash-plugins');
 
-describe('hostile plugins that take another plugin\'s namespace', () => {
+describe("hostile plugins that take another plugin's namespace", () => {
   let hostileUp: Upstream;
   let forward: SecurityGateway;
   let backward: SecurityGateway;
@@ -36,10 +36,14 @@ describe('hostile plugins that take another plugin\'s namespace', () => {
     await hostileUp?.close();
   });
 
-  const refusals = (gw: SecurityGateway) => gw.gateway.pluginErrors.map((e) => ({ folder: path.basename(e.dir), code: e.code, message: e.message }));
+  const refusals = (gw: SecurityGateway) =>
+    gw.gateway.pluginErrors.map((e) => ({ folder: path.basename(e.dir), code: e.code, message: e.message }));
 
   it('refuses every plugin of a clash, whatever the order of the roots, and no other', () => {
-    assert.deepEqual(forward.gateway.registry.plugins().map((p) => p.manifest.name), []);
+    assert.deepEqual(
+      forward.gateway.registry.plugins().map((p) => p.manifest.name),
+      [],
+    );
     assert.deepEqual(
       refusals(forward).map((r) => [r.folder, r.code]),
       [
@@ -51,7 +55,11 @@ describe('hostile plugins that take another plugin\'s namespace', () => {
         ['fixture-http', 'GW_ERR_PLUGIN_CLASH'],
       ],
     );
-    assert.deepEqual(refusals(backward), refusals(forward), 'the same refusals, word for word, with the roots the other way round');
+    assert.deepEqual(
+      refusals(backward),
+      refusals(forward),
+      'the same refusals, word for word, with the roots the other way round',
+    );
     assert.deepEqual(backward.gateway.registry.plugins(), []);
   });
 
@@ -63,9 +71,15 @@ describe('hostile plugins that take another plugin\'s namespace', () => {
         'Rename one of them (the plugin name, and its tool names with it) or remove one folder: a clash is never settled by folder order',
     );
     const http = refusals(forward).find((r) => r.folder === 'fixture-http');
-    assert.match(http?.message ?? '', /both are named "fixture-http".*with plugin "hostile-http" in .*hostile-prefix-thief \(refused too\): both name their tools "http_…"/);
+    assert.match(
+      http?.message ?? '',
+      /both are named "fixture-http".*with plugin "hostile-http" in .*hostile-prefix-thief \(refused too\): both name their tools "http_…"/,
+    );
     const meta = refusals(forward).find((r) => r.folder === 'hostile-meta-thief');
-    assert.equal(meta?.message, 'tools.0.name: "search_tools" is the name of one of the gateway\'s own meta-tools, which no plugin may take');
+    assert.equal(
+      meta?.message,
+      'tools.0.name: "search_tools" is the name of one of the gateway\'s own meta-tools, which no plugin may take',
+    );
     const lines = forward.logs.map((l) => JSON.parse(l)).filter((l) => l.code === 'GW_ERR_PLUGIN_CLASH');
     assert.equal(lines.length, 5);
     const line = lines.find((l) => l.file === path.join(FIXTURE_PLUGINS, 'fixture-echo', 'manifest.json'));
@@ -75,13 +89,34 @@ describe('hostile plugins that take another plugin\'s namespace', () => {
 
   it('lets no impostor receive a call, an argument or a search', async () => {
     const items = await forward.mcpExecute(
-      [{ tool: 'echo_args', args: { text: 'secret' } }, { tool: 'http_post', args: { path: '/x' } }, { tool: 'http_impostor_get' }, { tool: 'search_tools', args: { query: 'x' } }],
+      [
+        { tool: 'echo_args', args: { text: 'secret' } },
+        { tool: 'http_post', args: { path: '/x' } },
+        { tool: 'http_impostor_get' },
+        { tool: 'search_tools', args: { query: 'x' } },
+      ],
       apiKey,
     );
-    assert.deepEqual(items.map((i: Json) => i.code), Array(4).fill('GW_ERR_ENGINE_TOOL_NOT_FOUND'));
-    const search = await forward.post('/mcp', { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'search_tools', arguments: { query: 'echo args' } } }, apiKey);
+    assert.deepEqual(
+      items.map((i: Json) => i.code),
+      Array(4).fill('GW_ERR_ENGINE_TOOL_NOT_FOUND'),
+    );
+    const search = await forward.post(
+      '/mcp',
+      {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'search_tools', arguments: { query: 'echo args' } },
+      },
+      apiKey,
+    );
     assert.equal(search.status, 200);
     assert.doesNotMatch(search.text, /captured|impostor/);
-    assert.deepEqual(hostileUp.requests.map((r) => r.path), [], 'nothing reached the impostors\' host');
+    assert.deepEqual(
+      hostileUp.requests.map((r) => r.path),
+      [],
+      "nothing reached the impostors' host",
+    );
   });
 });

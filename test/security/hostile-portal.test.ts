@@ -29,10 +29,13 @@ describe('a hostile plugin injecting markup into the portal', () => {
     await gw?.close();
   });
 
-  it('escapes the plugin\'s name and description on the integrations page', async () => {
+  it("escapes the plugin's name and description on the integrations page", async () => {
     const page = await b.get('/integrations');
     assert.equal(page.status, 200);
-    assert.ok(page.body.includes('&lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;'), 'the hostile plugin is listed, its name shown as text');
+    assert.ok(
+      page.body.includes('&lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;'),
+      'the hostile plugin is listed, its name shown as text',
+    );
     assert.doesNotMatch(page.body, LIVE);
   });
 
@@ -42,19 +45,27 @@ describe('a hostile plugin injecting markup into the portal', () => {
     assert.ok(start.status === 303 && start.location, `connect starts: ${start.status} ${start.body.slice(0, 200)}`);
     const form = await b.get(start.location);
     assert.equal(form.status, 200, form.body.slice(0, 300));
-    assert.match(form.body, /&lt;script&gt;alert\(&quot;label&quot;\)|&lt;script&gt;alert\("label"\)/, 'the label is shown as text');
+    assert.match(
+      form.body,
+      /&lt;script&gt;alert\(&quot;label&quot;\)|&lt;script&gt;alert\("label"\)/,
+      'the label is shown as text',
+    );
     assert.doesNotMatch(form.body, LIVE);
     assert.doesNotMatch(form.body, /<\/textarea><\/p><script>/);
   });
 
-  it('escapes a handler\'s error message on the activity page', async () => {
+  it("escapes a handler's error message on the activity page", async () => {
     const [item] = await gw.batch('hostile-portal', [{ tool: 'portal_throw' }], apiKey);
     assert.equal(item.code, 'GW_ERR_ENGINE_NOT_CONNECTED', 'not connected yet: the refusal is audited too');
     const connected = gw.gateway.registry.plugin('hostile-portal');
     assert.ok(connected);
     const user = await gw.gateway.users.authenticate(apiKey);
     assert.ok(user);
-    await gw.gateway.connections.importConnection({ userId: user.id, manifest: connected.manifest, values: { apiKey: 'k-123456', region: 'eu' } });
+    await gw.gateway.connections.importConnection({
+      userId: user.id,
+      manifest: connected.manifest,
+      values: { apiKey: 'k-123456', region: 'eu' },
+    });
     const [thrown] = await gw.batch('hostile-portal', [{ tool: 'portal_throw' }], apiKey);
     assert.equal(thrown.code, 'GW_ERR_SANDBOX_HANDLER_THREW');
     const page = await b.get('/activity');

@@ -14,7 +14,12 @@ import { randomBytes } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
-import { findFoldedSecrets, startSecurityGateway, type Json, type SecurityGateway } from '../helpers/security-gateway.js';
+import {
+  findFoldedSecrets,
+  startSecurityGateway,
+  type Json,
+  type SecurityGateway,
+} from '../helpers/security-gateway.js';
 
 /** a checksummed-token-like key: letters of both cases and digits, so it fits a host label, a scheme and a header name */
 const KEY = `Ghp${[...randomBytes(24)].map((b) => 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'[b % 57]).join('')}`;
@@ -46,7 +51,7 @@ const FORMS: Record<string, (c: Credential) => string> = {
   'percent-encoded byte for byte': (c) => [...Buffer.from(c.user)].map((b) => `%${b.toString(16)}`).join(''),
   'a punycode host label': (c) => domainToASCII(`${c.key}\u00fc`),
   'base64 in lower case': (c) => Buffer.from(c.key).toString('base64').toLowerCase(),
-  'base64url': (c) => Buffer.from(c.key).toString('base64url'),
+  base64url: (c) => Buffer.from(c.key).toString('base64url'),
   'base64 of user:key in lower case': (c) => c.basic.toLowerCase(),
 };
 type Form = keyof typeof FORMS;
@@ -56,9 +61,14 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** place → what the upstream answers to put the form there (undefined: the form cannot go there) */
 const PLACES: Record<string, (form: Form, c: Credential) => UpstreamReply | undefined> = {
   'the body as text': (form, c) => ({ body: `echo: ${FORMS[form]?.(c)}`, headers: { 'content-type': 'text/plain' } }),
-  'the body as bytes': (form, c) => ({ body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`echo: ${FORMS[form]?.(c)}`)]), headers: { 'content-type': 'application/octet-stream' } }),
+  'the body as bytes': (form, c) => ({
+    body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`echo: ${FORMS[form]?.(c)}`)]),
+    headers: { 'content-type': 'application/octet-stream' },
+  }),
   'a header value': (form, c) => ({ headers: { 'x-echo': String(FORMS[form]?.(c)) } }),
-  'a header value sent twice (joined by undici)': (form, c) => ({ headers: { 'x-echo': [String(FORMS[form]?.(c)), String(FORMS[form]?.(c))] } }),
+  'a header value sent twice (joined by undici)': (form, c) => ({
+    headers: { 'x-echo': [String(FORMS[form]?.(c)), String(FORMS[form]?.(c))] },
+  }),
   // undici lower-cases every name: an upper-case form comes back lower-cased
   'a header name': (form, c) => {
     const name = `x-${FORMS[form]?.(c)}`;
@@ -66,7 +76,10 @@ const PLACES: Record<string, (form: Form, c: Credential) => UpstreamReply | unde
   },
   'the status text': (form, c) => ({ statusText: `OK ${FORMS[form]?.(c)}` }),
   // followed: the final URL is res.url; a path the URL parser encodes is written raw
-  'the final URL after a redirect': (form, c) => ({ status: 302, headers: { location: `/after/${form === 'percent-encoded as a URL path' ? c.user : FORMS[form]?.(c)}` } }),
+  'the final URL after a redirect': (form, c) => ({
+    status: 302,
+    headers: { location: `/after/${form === 'percent-encoded as a URL path' ? c.user : FORMS[form]?.(c)}` },
+  }),
   // 300 is not followed: plugin code reads the Location, which the bridge has parsed (host lower-cased or punycoded)
   'a Location handed to plugin code': (form, c) => ({ status: 300, headers: { location: inUrl(form, c) } }),
 };
@@ -82,7 +95,8 @@ function inUrl(form: Form, c: Credential): string {
 /** redirects the bridge refuses, each to a target built from the key; the error must carry none of it */
 const REFUSED_REDIRECTS: Record<string, (c: Credential) => string> = {
   'an undeclared host named after the key (lower-cased by the parser)': (c) => `https://${c.key}.elsewhere.example/`,
-  'an undeclared host named after the key (punycoded by the parser)': (c) => `https://${c.key}\u00fc.elsewhere.example/`,
+  'an undeclared host named after the key (punycoded by the parser)': (c) =>
+    `https://${c.key}\u00fc.elsewhere.example/`,
   'a scheme named after the key (lower-cased by the parser)': (c) => `${c.key}:elsewhere`,
 };
 
@@ -107,10 +121,14 @@ describe('a hostile upstream handing the credential back in every form and place
       const [, kind, place, form] = req.path.split('/').map(decodeURIComponent);
       if (kind === 'after') return { body: 'after the redirect' };
       const c = credentialOf(req);
-      if (kind === 'refused') return { status: 302, headers: { location: REFUSED_REDIRECTS[String(place)]?.(c) ?? '/' } };
+      if (kind === 'refused')
+        return { status: 302, headers: { location: REFUSED_REDIRECTS[String(place)]?.(c) ?? '/' } };
       return PLACES[String(place)]?.(form as Form, c) ?? { status: 404 };
     });
-    gw = await startSecurityGateway({ upstreams: { 'https://api.hostile.test': up.origin }, policy: { requests: { maxBatch: 100 } } });
+    gw = await startSecurityGateway({
+      upstreams: { 'https://api.hostile.test': up.origin },
+      policy: { requests: { maxBatch: 100 } },
+    });
     const { user, apiKey: key } = await gw.createUser('mirror@example.com');
     apiKey = key;
     await gw.connect('hostile-mirror', user, undefined, { values: { user: USER, key: KEY } });
@@ -121,34 +139,63 @@ describe('a hostile upstream handing the credential back in every form and place
     await up?.close();
   });
 
-  const fetchAll = (paths: string[]): Promise<Json[]> => gw.batch('hostile-mirror', paths.map((path) => ({ tool: 'mirror_fetch', args: { path } })), apiKey);
+  const fetchAll = (paths: string[]): Promise<Json[]> =>
+    gw.batch(
+      'hostile-mirror',
+      paths.map((path) => ({ tool: 'mirror_fetch', args: { path } })),
+      apiKey,
+    );
 
   for (const place of Object.keys(PLACES))
     it(`redacts every form in ${place}`, async () => {
       const forms = Object.keys(FORMS).filter((form) => PLACES[place]?.(form, CREDENTIAL) !== undefined);
-      const items = await fetchAll(forms.map((form) => `/case/${encodeURIComponent(place)}/${encodeURIComponent(form)}`));
+      const items = await fetchAll(
+        forms.map((form) => `/case/${encodeURIComponent(place)}/${encodeURIComponent(form)}`),
+      );
       items.forEach((item, i) => {
         const seen = item.result;
-        assert.ok(seen && seen.status !== undefined && seen.error === undefined, `${forms[i]}: ${JSON.stringify(item).slice(0, 400)}`);
-        assert.match(JSON.stringify(seen), /\[REDACTED\]/i, `${forms[i]}: the upstream's echo reached the plugin, redacted`);
+        assert.ok(
+          seen && seen.status !== undefined && seen.error === undefined,
+          `${forms[i]}: ${JSON.stringify(item).slice(0, 400)}`,
+        );
+        assert.match(
+          JSON.stringify(seen),
+          /\[REDACTED\]/i,
+          `${forms[i]}: the upstream's echo reached the plugin, redacted`,
+        );
         assert.deepEqual(findFoldedSecrets(textsOf(seen), SECRETS), [], `${forms[i]} in ${place}`);
       });
     });
 
-  it('redacts the credential from bridge errors and quotes none of the upstream\'s redirect target in them', async () => {
+  it("redacts the credential from bridge errors and quotes none of the upstream's redirect target in them", async () => {
     const cases = Object.keys(REFUSED_REDIRECTS);
     const items = await fetchAll(cases.map((c) => `/refused/${encodeURIComponent(c)}`));
     items.forEach((item, i) => {
       const seen = item.result;
-      assert.match(String(seen?.code), /^GW_ERR_BRIDGE_(HOST|SCHEME)_NOT_ALLOWED$/, `${cases[i]}: ${JSON.stringify(item).slice(0, 400)}`);
-      assert.match(seen.error, /^HttpError: GW_ERR_BRIDGE_[A-Z_]+: redirect hop 1: the redirect's (host|scheme) is not/, cases[i]);
-      assert.doesNotMatch(JSON.stringify(seen), /elsewhere/i, `${cases[i]}: the message names the rule, not the upstream's target`);
+      assert.match(
+        String(seen?.code),
+        /^GW_ERR_BRIDGE_(HOST|SCHEME)_NOT_ALLOWED$/,
+        `${cases[i]}: ${JSON.stringify(item).slice(0, 400)}`,
+      );
+      assert.match(
+        seen.error,
+        /^HttpError: GW_ERR_BRIDGE_[A-Z_]+: redirect hop 1: the redirect's (host|scheme) is not/,
+        cases[i],
+      );
+      assert.doesNotMatch(
+        JSON.stringify(seen),
+        /elsewhere/i,
+        `${cases[i]}: the message names the rule, not the upstream's target`,
+      );
       assert.deepEqual(findFoldedSecrets(textsOf(seen), SECRETS), [], cases[i]);
     });
   });
 
   it('leaves no form of the credential in any response body or log line', () => {
-    assert.ok(up.requests.some((r) => credentialOf(r).key === KEY), 'the bridge injected the credential upstream');
+    assert.ok(
+      up.requests.some((r) => credentialOf(r).key === KEY),
+      'the bridge injected the credential upstream',
+    );
     const hits = findFoldedSecrets([...gw.bodies, ...gw.logs], SECRETS);
     assert.deepEqual(hits, [], hits.join('\n'));
   });

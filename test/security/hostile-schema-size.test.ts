@@ -48,7 +48,12 @@ const HOSTILE: Array<{ folder: string; tool: string; schema: Record<string, unkn
     // the red team's rt-schema-anyof: nested arrays, two branches per level, 26 levels
     folder: 'hostile-schema-anyof',
     tool: 'anyof_check',
-    schema: doubling(26, { type: 'string' }, (below) => ({ anyOf: [{ type: 'array', items: below }, { type: 'array', minItems: 1, items: below }] })),
+    schema: doubling(26, { type: 'string' }, (below) => ({
+      anyOf: [
+        { type: 'array', items: below },
+        { type: 'array', minItems: 1, items: below },
+      ],
+    })),
     message: sizeMessage('anyof_check', 'inputSchema.$defs.L16.anyOf.0.items', `a${'[*]'.repeat(11)}`),
   },
   {
@@ -68,29 +73,59 @@ const HOSTILE: Array<{ folder: string; tool: string; schema: Record<string, unkn
     // a recursion that checks twice as many sub-schemas at every level of nesting
     folder: 'hostile-schema-recursion',
     tool: 'recursion_check',
-    schema: { type: 'object', $defs: { L: { anyOf: [{ type: 'array', items: { $ref: '#/$defs/L' } }, { type: 'array', minItems: 1, items: { $ref: '#/$defs/L' } }] } }, properties: { a: { $ref: '#/$defs/L' } } },
+    schema: {
+      type: 'object',
+      $defs: {
+        L: {
+          anyOf: [
+            { type: 'array', items: { $ref: '#/$defs/L' } },
+            { type: 'array', minItems: 1, items: { $ref: '#/$defs/L' } },
+          ],
+        },
+      },
+      properties: { a: { $ref: '#/$defs/L' } },
+    },
     message: sizeMessage('recursion_check', 'inputSchema.$defs.L.anyOf.0.items', `a${'[*]'.repeat(11)}`),
   },
   {
     // a $ref back to itself on the same value: zod would recurse until the stack overflows
     folder: 'hostile-schema-loop',
     tool: 'loop_check',
-    schema: { type: 'object', $defs: { A: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/A' }] } }, properties: { a: { $ref: '#/$defs/A' } } },
+    schema: {
+      type: 'object',
+      $defs: { A: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/A' }] } },
+      properties: { a: { $ref: '#/$defs/A' } },
+    },
     message:
       'tools.loop_check.inputSchema: cannot be validated in bounded time: inputSchema.$defs.A.anyOf.1: "$ref": "#/$defs/A" leads back to inputSchema.$defs.A, which it is part of, without descending into a property or an item: validating an argument against it would never end',
   },
 ];
 
-function writePlugin(root: string, folder: string, tool: string, inputSchema: Record<string, unknown>, handler = 'async () => ({ ok: true })'): string {
+function writePlugin(
+  root: string,
+  folder: string,
+  tool: string,
+  inputSchema: Record<string, unknown>,
+  handler = 'async () => ({ ok: true })',
+): string {
   const dir = path.join(root, folder);
   fs.mkdirSync(dir, { recursive: true });
-  const manifest = { name: folder, version: '1.0.0', displayName: folder, description: 'schema size test', auth: { type: 'none' }, egress: [], tools: [{ name: tool, description: `checks ${tool}`, inputSchema }] };
+  const manifest = {
+    name: folder,
+    version: '1.0.0',
+    displayName: folder,
+    description: 'schema size test',
+    auth: { type: 'none' },
+    egress: [],
+    tools: [{ name: tool, description: `checks ${tool}`, inputSchema }],
+  };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 1));
   fs.writeFileSync(path.join(dir, 'plugin.js'), `export default { ${tool}: ${handler} };\n`);
   return dir;
 }
 
-const COUNT_NODES = 'async (ctx, args) => { const count = (n) => 1 + (n.children ?? []).reduce((s, c) => s + count(c), 0); return { nodes: count(args) }; }';
+const COUNT_NODES =
+  'async (ctx, args) => { const count = (n) => 1 + (n.children ?? []).reduce((s, c) => s + count(c), 0); return { nodes: count(args) }; }';
 
 describe('a hostile plugin whose inputSchema expands exponentially through $ref', () => {
   let root: string;
@@ -129,7 +164,10 @@ describe('a hostile plugin whose inputSchema expands exponentially through $ref'
     assert.match((invalid as { message: string }).message, /^children\.0\.children\.0\.name: /);
     assert.match((invalid as { message: string }).message, /children\.0\.children\.0: Unrecognized key: "extra"/);
     const twin = HOSTILE.find((h) => h.folder === 'hostile-schema-recursion');
-    assert.throws(() => loadPluginDir(path.join(root, 'hostile-schema-recursion')), (err: Error & { file?: string }) => err.message === twin?.message);
+    assert.throws(
+      () => loadPluginDir(path.join(root, 'hostile-schema-recursion')),
+      (err: Error & { file?: string }) => err.message === twin?.message,
+    );
   });
 
   it('is refused by `workbench plugin validate` (exit 1, the message on stderr), which accepts the tree', () => {
@@ -137,7 +175,10 @@ describe('a hostile plugin whose inputSchema expands exponentially through $ref'
     const refused = runCli({}, 'plugin', 'validate', path.join(root, 'hostile-schema-allof'));
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.equal(refused.stdout, '');
-    assert.equal(refused.stderr, `invalid: ${path.join(root, 'hostile-schema-allof', 'manifest.json')}: ${allof?.message}\n`);
+    assert.equal(
+      refused.stderr,
+      `invalid: ${path.join(root, 'hostile-schema-allof', 'manifest.json')}: ${allof?.message}\n`,
+    );
     const good = runCli({}, 'plugin', 'validate', path.join(root, 'schema-tree'));
     assert.equal(good.code, 0, good.stdout + good.stderr);
     assert.match(good.stdout, /^ok: schema-tree@1\.0\.0: 1 tool\(s\)/);

@@ -44,6 +44,9 @@ describe('a hostile plugin with a catastrophic schema pattern', () => {
     const blockedMs = delay.max / 1e6;
     assert.equal(health.status, 200);
     assert.equal(item.code, 'GW_ERR_VALIDATION_INVALID_ARGS', JSON.stringify(item));
-    assert.ok(blockedMs < 300, `the gateway's event loop was blocked for ${Math.round(blockedMs)} ms (attack took ${Math.round(totalMs)} ms)`);
+    assert.ok(
+      blockedMs < 300,
+      `the gateway's event loop was blocked for ${Math.round(blockedMs)} ms (attack took ${Math.round(totalMs)} ms)`,
+    );
   });
 });

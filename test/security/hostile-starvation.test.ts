@@ -43,7 +43,10 @@ describe('a hostile plugin starving the pool', () => {
   });
 
   /** Runs legitimate calls one after another until `stop` resolves; returns their latencies. */
-  async function legitCallsUntil(stop: Promise<unknown>, minCalls: number): Promise<{ during: number[]; all: number[] }> {
+  async function legitCallsUntil(
+    stop: Promise<unknown>,
+    minCalls: number,
+  ): Promise<{ during: number[]; all: number[] }> {
     let done = false;
     void stop.then(() => (done = true));
     const latencies: number[] = [];
@@ -61,19 +64,28 @@ describe('a hostile plugin starving the pool', () => {
     return { during, all: latencies };
   }
 
-  it('keeps legitimate calls fast while busy loops hold the hostile plugin\'s share', async () => {
+  it("keeps legitimate calls fast while busy loops hold the hostile plugin's share", async () => {
     let hogsDone = false;
     const t0 = performance.now();
-    const hogs = gw.batch('hostile-hog', Array.from({ length: 4 }, () => ({ tool: 'hog_busy' })), apiKey).then((r) => {
-      hogsDone = true;
-      return r;
-    });
+    const hogs = gw
+      .batch(
+        'hostile-hog',
+        Array.from({ length: 4 }, () => ({ tool: 'hog_busy' })),
+        apiKey,
+      )
+      .then((r) => {
+        hogsDone = true;
+        return r;
+      });
     await new Promise((r) => setTimeout(r, 50)); // let the first hog take its worker
     const { during, all } = await legitCallsUntil(hogs, 5);
     const hogItems = await hogs;
     const hogMs = performance.now() - t0;
     assert.ok(hogMs >= 4 * HOG_LIMITS.cpuMsPerCall * 0.9, `the four hogs ran one at a time (${Math.round(hogMs)} ms)`);
-    assert.ok(hogItems.every((r: Json) => r.code === 'GW_ERR_SANDBOX_TIMEOUT'), JSON.stringify(hogItems));
+    assert.ok(
+      hogItems.every((r: Json) => r.code === 'GW_ERR_SANDBOX_TIMEOUT'),
+      JSON.stringify(hogItems),
+    );
     const shown = `legit rounds during the attack: ${during.map(Math.round).join(', ')} ms; after: ${all.slice(during.length).map(Math.round).join(', ')} ms`;
     assert.ok(during.length >= 4, `legitimate calls kept completing while the hogs ran (${shown})`);
     assert.ok(median(during) < LEGIT_MEDIAN_BUDGET_MS, shown);
@@ -90,7 +102,9 @@ describe('a hostile plugin starving the pool', () => {
       { tool: 'echo_args', args: { text: 'two' } },
     ];
     const t0 = performance.now();
-    const legit = gw.mcpExecute([{ tool: 'echo_args', args: { text: 'concurrent' } }], apiKey).then((r) => ({ r, ms: performance.now() - t0 }));
+    const legit = gw
+      .mcpExecute([{ tool: 'echo_args', args: { text: 'concurrent' } }], apiKey)
+      .then((r) => ({ r, ms: performance.now() - t0 }));
     const [items, side] = await Promise.all([gw.mcpExecute(executions, apiKey), legit]);
     assert.equal(side.r[0].result?.text, 'concurrent');
     assert.ok(side.ms < 1000, `a concurrent MCP call finished in ${Math.round(side.ms)} ms`);
@@ -110,21 +124,36 @@ describe('a hostile plugin starving the pool', () => {
     const codes = item.result?.codes as Record<string, number>;
     assert.equal(codes['ok 200'], HOG_LIMITS.maxRequestsPerCall, JSON.stringify(item));
     assert.equal(codes['GW_ERR_BRIDGE_TOO_MANY_REQUESTS'], 200 - HOG_LIMITS.maxRequestsPerCall);
-    assert.equal(up.requests.filter((r) => r.path.startsWith('/flood/')).length - before, HOG_LIMITS.maxRequestsPerCall, 'the upstream saw no more than the budget');
+    assert.equal(
+      up.requests.filter((r) => r.path.startsWith('/flood/')).length - before,
+      HOG_LIMITS.maxRequestsPerCall,
+      'the upstream saw no more than the budget',
+    );
   });
 
   it('stops a memory bomb with GW_ERR_SANDBOX_MEMORY, and the next calls are clean', async () => {
     const [item] = await gw.batch('hostile-hog', [{ tool: 'hog_memory' }], apiKey);
     assert.equal(item.code, 'GW_ERR_SANDBOX_MEMORY', JSON.stringify(item));
     const [buffers] = await gw.batch('hostile-hog', [{ tool: 'hog_buffers', args: { mb: 512, count: 8 } }], apiKey);
-    assert.equal(buffers.code, 'GW_ERR_SANDBOX_MEMORY', `4 GiB of ArrayBuffers outside the JS heap: ${JSON.stringify(buffers)}`);
+    assert.equal(
+      buffers.code,
+      'GW_ERR_SANDBOX_MEMORY',
+      `4 GiB of ArrayBuffers outside the JS heap: ${JSON.stringify(buffers)}`,
+    );
     const again = await gw.batch('hostile-hog', [{ tool: 'hog_flood', args: { n: 1 } }], apiKey);
-    assert.deepEqual(again[0].result, { codes: { 'ok 200': 1 } }, 'the hostile plugin itself still runs after its isolate was disposed');
+    assert.deepEqual(
+      again[0].result,
+      { codes: { 'ok 200': 1 } },
+      'the hostile plugin itself still runs after its isolate was disposed',
+    );
   });
 
   it('stays healthy afterwards: full-speed batch, no quarantine of legitimate plugins, audit complete', async () => {
     const t0 = performance.now();
-    const items = await gw.mcpExecute(Array.from({ length: 16 }, (_, i) => ({ tool: 'echo_args', args: { text: `after-${i}` } })), apiKey);
+    const items = await gw.mcpExecute(
+      Array.from({ length: 16 }, (_, i) => ({ tool: 'echo_args', args: { text: `after-${i}` } })),
+      apiKey,
+    );
     assert.ok(items.every((r: Json, i: number) => r.result?.text === `after-${i}`));
     assert.ok(performance.now() - t0 < 2000);
     const health = await fetch(`${gw.url}/healthz`);
@@ -133,7 +162,9 @@ describe('a hostile plugin starving the pool', () => {
     assert.ok(stats.ready);
     assert.equal(stats.crashes, 0, 'no attack killed the sandbox process');
     assert.ok(!stats.quarantined.some((q) => q.plugin.startsWith('fixture-')), JSON.stringify(stats.quarantined));
-    const rows = await gw.gateway.db.all<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE integration = 'hostile-hog'");
+    const rows = await gw.gateway.db.all<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM audit_events WHERE integration = 'hostile-hog'",
+    );
     assert.equal(rows[0]?.n, 4 + 3 + 1 + 2 + 1, 'one audit row per hostile execution');
   });
 });

@@ -29,19 +29,35 @@ export function egressPolicy(): Interceptor {
       const where = req.hop === 0 ? '' : `redirect hop ${req.hop}: `;
       const mapped = policy.upstreamMap.has(url.origin);
       if (url.protocol !== 'https:' && !(mapped && url.protocol === 'http:')) {
-        throw new BridgeError('GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED', `${where}${named(req, 'scheme', `"${url.protocol}"`)} is not allowed; use https`);
+        throw new BridgeError(
+          'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED',
+          `${where}${named(req, 'scheme', `"${url.protocol}"`)} is not allowed; use https`,
+        );
       }
-      if (url.username || url.password) throw new BridgeError('GW_ERR_BRIDGE_HOST_NOT_ALLOWED', `${where}URLs with user information are refused`);
-      if (url.port !== '' && !mapped) throw new BridgeError('GW_ERR_BRIDGE_HOST_NOT_ALLOWED', `${where}${named(req, 'port', url.port)} is not allowed`);
+      if (url.username || url.password)
+        throw new BridgeError('GW_ERR_BRIDGE_HOST_NOT_ALLOWED', `${where}URLs with user information are refused`);
+      if (url.port !== '' && !mapped)
+        throw new BridgeError(
+          'GW_ERR_BRIDGE_HOST_NOT_ALLOWED',
+          `${where}${named(req, 'port', url.port)} is not allowed`,
+        );
       const host = policyHost(url);
       if (!call.scope.manifest.egress.includes(host)) {
-        throw new BridgeError('GW_ERR_BRIDGE_HOST_NOT_ALLOWED', `${where}${named(req, 'host', `"${host.slice(0, 100)}"`)} is not declared in the plugin's egress`);
+        throw new BridgeError(
+          'GW_ERR_BRIDGE_HOST_NOT_ALLOWED',
+          `${where}${named(req, 'host', `"${host.slice(0, 100)}"`)} is not declared in the plugin's egress`,
+        );
       }
-      if (policy.denyHostSet.has(host)) throw new BridgeError('GW_ERR_BRIDGE_HOST_NOT_ALLOWED', `${where}host "${host}" is denied by policy`);
+      if (policy.denyHostSet.has(host))
+        throw new BridgeError('GW_ERR_BRIDGE_HOST_NOT_ALLOWED', `${where}host "${host}" is denied by policy`);
       const literal = mapped ? undefined : ipLiteralOf(url.hostname);
       if (literal !== undefined) {
         const verdict = judgeAddress(literal, policy.allowedCidrs);
-        if (!verdict.allowed) throw new BridgeError('GW_ERR_BRIDGE_ADDRESS_BLOCKED', `${where}${named(req, 'address', literal)} is ${verdict.range} and not allowed`);
+        if (!verdict.allowed)
+          throw new BridgeError(
+            'GW_ERR_BRIDGE_ADDRESS_BLOCKED',
+            `${where}${named(req, 'address', literal)} is ${verdict.range} and not allowed`,
+          );
       }
       return next(req, call);
     };

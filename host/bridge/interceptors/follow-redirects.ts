@@ -28,7 +28,10 @@ export function followRedirects(): Interceptor {
         try {
           url = normaliseUrl(new URL(location, current.url));
         } catch {
-          throw new BridgeError('GW_ERR_BRIDGE_NETWORK', `hop ${current.hop + 1}: the redirect location is not a valid URL`);
+          throw new BridgeError(
+            'GW_ERR_BRIDGE_NETWORK',
+            `hop ${current.hop + 1}: the redirect location is not a valid URL`,
+          );
         }
         const toGet = res.status === 303 || ((res.status === 301 || res.status === 302) && current.method === 'POST');
         const headers = { ...current.headers };

@@ -19,20 +19,25 @@ export function renderCredential(format: string, credential: Credential): { valu
   const value = format.replace(PLACEHOLDER, (_m, a?: string, b?: string, name?: string) => {
     if (name !== undefined) {
       const v = credential.values[name];
-      if (typeof v !== 'string') throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `the connection has no credential value "${name}"`);
+      if (typeof v !== 'string')
+        throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `the connection has no credential value "${name}"`);
       pieces.push(v);
       return v;
     }
     const left = credential.values[a ?? ''];
     const right = b ? credential.values[b] : '';
     if (typeof left !== 'string' || typeof right !== 'string') {
-      throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `the connection has no credential value "${typeof left !== 'string' ? a : b}"`);
+      throw new BridgeError(
+        'GW_ERR_BRIDGE_BAD_REQUEST',
+        `the connection has no credential value "${typeof left !== 'string' ? a : b}"`,
+      );
     }
     const encoded = Buffer.from(`${left}:${right}`, 'utf8').toString('base64');
     pieces.push(left, right, encoded);
     return encoded;
   });
-  if (/[\r\n\0]/.test(value)) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', 'the credential is not a valid header value');
+  if (/[\r\n\0]/.test(value))
+    throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', 'the credential is not a valid header value');
   return { value, pieces };
 }
 
@@ -45,7 +50,10 @@ export function injectCredential(): Interceptor {
       if (!sameOrigin || !credentialHosts(manifest).includes(policyHost(req.url))) return next(req, call);
       // a partial answer (206) could cut a quoted credential into pieces redaction cannot match
       if (req.headers['range'] !== undefined || req.headers['if-range'] !== undefined)
-        throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', 'Range requests are not allowed where the connection\'s credential is sent');
+        throw new BridgeError(
+          'GW_ERR_BRIDGE_BAD_REQUEST',
+          "Range requests are not allowed where the connection's credential is sent",
+        );
       const credential = await call.credential();
       if (!credential) return next(req, call);
       const { value, pieces } = renderCredential(manifest.auth.inject.format, credential);

@@ -33,7 +33,10 @@ export function mapUpstream(): Interceptor {
       if (!target) return next(req, call);
       const res = await next({ ...req, target, mapped: true }, call);
       const location = res.headers['location'];
-      const headers = location === undefined ? res.headers : { ...res.headers, location: mapBack(location, target, call.policy, req.url.origin) };
+      const headers =
+        location === undefined
+          ? res.headers
+          : { ...res.headers, location: mapBack(location, target, call.policy, req.url.origin) };
       return { ...res, headers, url: req.url.href };
     };
 }

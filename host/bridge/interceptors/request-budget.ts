@@ -10,9 +10,13 @@ export function requestBudget(): Interceptor {
   return (next) =>
     async function requestBudgetStep(req, call) {
       const { scope } = call;
-      if (scope.signal.aborted) throw new BridgeError('GW_ERR_BRIDGE_CALL_ENDED', 'the call this request belongs to is over');
+      if (scope.signal.aborted)
+        throw new BridgeError('GW_ERR_BRIDGE_CALL_ENDED', 'the call this request belongs to is over');
       if (scope.requestCount.n >= scope.maxRequests) {
-        throw new BridgeError('GW_ERR_BRIDGE_TOO_MANY_REQUESTS', `a call may make at most ${scope.maxRequests} requests`);
+        throw new BridgeError(
+          'GW_ERR_BRIDGE_TOO_MANY_REQUESTS',
+          `a call may make at most ${scope.maxRequests} requests`,
+        );
       }
       scope.requestCount.n++;
       return next(req, call);

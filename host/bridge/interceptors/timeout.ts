@@ -25,9 +25,13 @@ export function timeout(): Interceptor {
       try {
         return await next({ ...req, signal: controller.signal }, call);
       } catch (e) {
-        if (call.scope.signal.aborted) throw new BridgeError('GW_ERR_BRIDGE_CALL_ENDED', 'the call this request belongs to is over');
+        if (call.scope.signal.aborted)
+          throw new BridgeError('GW_ERR_BRIDGE_CALL_ENDED', 'the call this request belongs to is over');
         // a body refused for its size or for want of room failed on its own, whenever the timer fired
-        if (timedOut && !(isBridgeError(e) && (e.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE' || e.code === 'GW_ERR_BRIDGE_BUSY'))) {
+        if (
+          timedOut &&
+          !(isBridgeError(e) && (e.code === 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE' || e.code === 'GW_ERR_BRIDGE_BUSY'))
+        ) {
           throw new BridgeError('GW_ERR_BRIDGE_TIMEOUT', `no complete response within ${ms} ms`);
         }
         throw e;

@@ -12,7 +12,12 @@
  * cross into the host at all unless the sandbox is broken.
  */
 import { isForbiddenHeader } from '../../../contracts/forbidden-headers.js';
-import { MAX_HEADER_VALUE_CHARS, MAX_HEADERS, MAX_URL_CHARS, requestLimitMessage } from '../../../contracts/request-limits.js';
+import {
+  MAX_HEADER_VALUE_CHARS,
+  MAX_HEADERS,
+  MAX_URL_CHARS,
+  requestLimitMessage,
+} from '../../../contracts/request-limits.js';
 import { BridgeError } from '../bridge-error.js';
 import type { Interceptor } from '../types.js';
 
@@ -36,19 +41,27 @@ export function validateRequest(): Interceptor {
   return (next) =>
     async function validateRequestStep(req, call) {
       const method = req.method.toUpperCase();
-      if (!METHODS.has(method)) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.method(req.method));
-      if (req.url.href.length > MAX_URL_CHARS) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.url());
+      if (!METHODS.has(method))
+        throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.method(req.method));
+      if (req.url.href.length > MAX_URL_CHARS)
+        throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.url());
       const auth = call.scope.manifest.auth;
       const credentialHeader = auth.type === 'none' ? undefined : auth.inject.header.toLowerCase();
       const entries = Object.entries(req.headers);
-      if (entries.length > MAX_HEADERS) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerCount());
+      if (entries.length > MAX_HEADERS)
+        throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerCount());
       const headers: Record<string, string> = {};
       for (const [rawName, value] of entries) {
         const name = rawName.toLowerCase();
-        if (!TOKEN.test(name)) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerName(rawName));
-        if (typeof value === 'string' && value.length > MAX_HEADER_VALUE_CHARS) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerValue(name));
+        if (!TOKEN.test(name))
+          throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerName(rawName));
+        if (typeof value === 'string' && value.length > MAX_HEADER_VALUE_CHARS)
+          throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerValue(name));
         if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
-          throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `header "${name}" has an invalid value (CR, LF and NUL are refused)`);
+          throw new BridgeError(
+            'GW_ERR_BRIDGE_BAD_REQUEST',
+            `header "${name}" has an invalid value (CR, LF and NUL are refused)`,
+          );
         }
         const refusal = unsendable(name, value);
         if (refusal) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', refusal);
@@ -58,7 +71,8 @@ export function validateRequest(): Interceptor {
         if (!IGNORED.has(name)) headers[name] = value;
       }
       if (req.body !== undefined) {
-        if (method === 'GET' || method === 'HEAD') throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `a ${method} request cannot have a body`);
+        if (method === 'GET' || method === 'HEAD')
+          throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', `a ${method} request cannot have a body`);
         const bytes = typeof req.body === 'string' ? Buffer.byteLength(req.body, 'utf8') : req.body.byteLength;
         const max = call.policy.maxRequestBodyBytes;
         if (bytes > max) throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.body(bytes, max));

@@ -8,7 +8,10 @@ import type { MetaTool } from '../../meta-tools/types.js';
 import { clientEnvPrefix } from '../oauth.js';
 import { err, integrationArg, type ConnectionMetaToolDeps, type IntegrationLookup } from './deps.js';
 
-export function connectTool(deps: ConnectionMetaToolDeps, lookup: IntegrationLookup): MetaTool<z.ZodObject<{ integration: typeof integrationArg }>> {
+export function connectTool(
+  deps: ConnectionMetaToolDeps,
+  lookup: IntegrationLookup,
+): MetaTool<z.ZodObject<{ integration: typeof integrationArg }>> {
   const { connections } = deps;
   const base = deps.publicUrl.replace(/\/+$/, '');
   return {
@@ -16,7 +19,7 @@ export function connectTool(deps: ConnectionMetaToolDeps, lookup: IntegrationLoo
     order: 60,
     title: 'Connect an integration',
     description:
-      'Start connecting the user\'s account for an integration. Returns {connectionId, type, url, expiresAt}: give the url to the user ' +
+      "Start connecting the user's account for an integration. Returns {connectionId, type, url, expiresAt}: give the url to the user " +
       '(they open it in a browser signed in to this gateway, and approve at the provider or enter their API key there), ' +
       'then call wait_for_connection with the connectionId and retry the call that failed. The link works once, only for this user, for 10 minutes.',
     inputSchema: z.strictObject({ integration: integrationArg }),
@@ -24,12 +27,27 @@ export function connectTool(deps: ConnectionMetaToolDeps, lookup: IntegrationLoo
     async handler(ctx, args) {
       const m = lookup.find(ctx.user, args.integration);
       if (!m) return lookup.unknown(ctx.user, args.integration);
-      if (m.auth.type === 'none') return { json: { integration: m.name, status: 'NOT_REQUIRED', message: `${m.displayName} needs no connection: call its tools directly.` } };
+      if (m.auth.type === 'none')
+        return {
+          json: {
+            integration: m.name,
+            status: 'NOT_REQUIRED',
+            message: `${m.displayName} needs no connection: call its tools directly.`,
+          },
+        };
       if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
-        return err('GW_ERR_CONNECTION_NO_CLIENT', `${m.displayName} cannot be connected yet: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID and _CLIENT_SECRET on the server.`, { integration: m.name });
+        return err(
+          'GW_ERR_CONNECTION_NO_CLIENT',
+          `${m.displayName} cannot be connected yet: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID and _CLIENT_SECRET on the server.`,
+          { integration: m.name },
+        );
       const made = await connections.pending.createLimited(ctx.user.id, m.name, m.auth.type, deps.maxLinksPer10Min);
       if (!made.ok)
-        return err('GW_ERR_POLICY_RATE_LIMITED', `Too many connect links in 10 minutes (limit ${made.limit}); reuse the last one or wait.`, { retryAfterSec: made.retryAfterSec });
+        return err(
+          'GW_ERR_POLICY_RATE_LIMITED',
+          `Too many connect links in 10 minutes (limit ${made.limit}); reuse the last one or wait.`,
+          { retryAfterSec: made.retryAfterSec },
+        );
       const p = made.pending;
       return {
         json: {

@@ -35,9 +35,16 @@ export interface ConnectionMetaToolDeps {
   closing?: AbortSignal;
 }
 
-export const integrationArg = z.string().min(1).max(100).describe('Integration name, as listed by list_integrations (e.g. "github")');
+export const integrationArg = z
+  .string()
+  .min(1)
+  .max(100)
+  .describe('Integration name, as listed by list_integrations (e.g. "github")');
 
-export const err = (code: string, error: string, extra: Record<string, unknown> = {}): MetaToolResult => ({ json: { error, code, ...extra }, isError: true });
+export const err = (code: string, error: string, extra: Record<string, unknown> = {}): MetaToolResult => ({
+  json: { error, code, ...extra },
+  isError: true,
+});
 
 export interface IntegrationLookup {
   /** may the user's tenant use the plugin? */
@@ -67,7 +74,12 @@ export function integrationLookup(deps: ConnectionMetaToolDeps): IntegrationLook
     return err(
       'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION',
       `Unknown integration "${name}".${guess} Integrations you can use: ${integrations.join(', ') || 'none'} (list_integrations describes them).`,
-      { integration: name, ...(didYouMean ? { didYouMean } : {}), ...(candidates.length > 0 ? { candidates } : {}), integrations },
+      {
+        integration: name,
+        ...(didYouMean ? { didYouMean } : {}),
+        ...(candidates.length > 0 ? { candidates } : {}),
+        integrations,
+      },
     );
   };
   return { allowed, find, unknown };

@@ -8,7 +8,10 @@ import type { MetaTool } from '../../meta-tools/types.js';
 import { whyNotConnectable } from '../connectable.js';
 import type { ConnectionMetaToolDeps, IntegrationLookup } from './deps.js';
 
-export function listIntegrationsTool(deps: ConnectionMetaToolDeps, lookup: IntegrationLookup): MetaTool<z.ZodObject<Record<string, never>>> {
+export function listIntegrationsTool(
+  deps: ConnectionMetaToolDeps,
+  lookup: IntegrationLookup,
+): MetaTool<z.ZodObject<Record<string, never>>> {
   const { connections } = deps;
   return {
     name: 'list_integrations',
@@ -28,14 +31,17 @@ export function listIntegrationsTool(deps: ConnectionMetaToolDeps, lookup: Integ
         .map((m) => {
           const s = states.get(m.name);
           const why = whyNotConnectable(m, connections.clientFor);
-          const connection = m.auth.type === 'none' ? 'not_required' : s && s.state !== 'not_connected' ? s.state : 'not_connected';
+          const connection =
+            m.auth.type === 'none' ? 'not_required' : s && s.state !== 'not_connected' ? s.state : 'not_connected';
           return {
             name: m.name,
             displayName: m.displayName,
             description: m.description,
             authType: m.auth.type,
             // the tools this user may use, as search_tools counts them (denied tools stay hidden)
-            tools: deps.toolAllowed ? m.tools.filter((t) => deps.toolAllowed?.(ctx.user, m.name, t.name)).length : m.tools.length,
+            tools: deps.toolAllowed
+              ? m.tools.filter((t) => deps.toolAllowed?.(ctx.user, m.name, t.name)).length
+              : m.tools.length,
             connection,
             ...(s?.state === 'needs_reauth' ? { reason: s.reason } : {}),
             ...(why !== undefined ? { connectable: false, why } : {}),

@@ -17,7 +17,13 @@ export const MAX_WAITS_PER_USER = 4;
 
 const waitSchema = z.strictObject({
   connectionId: z.string().min(1).max(64).describe('The connectionId returned by connect'),
-  timeoutSec: z.number().int().min(1).max(300).default(120).describe('How long to wait, 1 to 300 seconds (default 120)'),
+  timeoutSec: z
+    .number()
+    .int()
+    .min(1)
+    .max(300)
+    .default(120)
+    .describe('How long to wait, 1 to 300 seconds (default 120)'),
 });
 
 export function waitForConnectionTool(deps: ConnectionMetaToolDeps): MetaTool<typeof waitSchema> {
@@ -47,7 +53,11 @@ export function waitForConnectionTool(deps: ConnectionMetaToolDeps): MetaTool<ty
       try {
         const first = await connections.pending.get(args.connectionId);
         if (!first || first.userId !== userId)
-          return err('GW_ERR_CONNECTION_LINK_INVALID', 'Unknown connectionId. Use the connectionId returned by connect.', { connectionId: args.connectionId });
+          return err(
+            'GW_ERR_CONNECTION_LINK_INVALID',
+            'Unknown connectionId. Use the connectionId returned by connect.',
+            { connectionId: args.connectionId },
+          );
         return { json: await waitUntilSettled(deps, ctx, first, args.timeoutSec * 1000) };
       } finally {
         const left = (waiting.get(userId) ?? 1) - 1;

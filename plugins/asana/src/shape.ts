@@ -54,14 +54,46 @@ export interface RawStory {
 
 export const TASK_ROW_FIELDS = ['name', 'completed', 'assignee.name', 'due_on', 'due_at', 'permalink_url'];
 export const TASK_DETAIL_FIELDS = [
-  'name', 'resource_subtype', 'completed', 'completed_at', 'assignee.name', 'assignee.email', 'due_on', 'due_at', 'start_on',
-  'notes', 'created_at', 'modified_at', 'created_by.name', 'memberships.project.name', 'memberships.section.name',
-  'parent.name', 'tags.name', 'custom_fields.name', 'custom_fields.display_value', 'num_subtasks', 'workspace.name', 'permalink_url',
+  'name',
+  'resource_subtype',
+  'completed',
+  'completed_at',
+  'assignee.name',
+  'assignee.email',
+  'due_on',
+  'due_at',
+  'start_on',
+  'notes',
+  'created_at',
+  'modified_at',
+  'created_by.name',
+  'memberships.project.name',
+  'memberships.section.name',
+  'parent.name',
+  'tags.name',
+  'custom_fields.name',
+  'custom_fields.display_value',
+  'num_subtasks',
+  'workspace.name',
+  'permalink_url',
 ];
 export const PROJECT_ROW_FIELDS = ['name', 'archived', 'owner.name', 'team.name', 'due_on', 'permalink_url'];
 export const PROJECT_DETAIL_FIELDS = [
-  'name', 'archived', 'completed', 'notes', 'owner.name', 'team.name', 'workspace.name', 'start_on', 'due_on',
-  'created_at', 'modified_at', 'privacy_setting', 'current_status_update.title', 'current_status_update.status_type', 'permalink_url',
+  'name',
+  'archived',
+  'completed',
+  'notes',
+  'owner.name',
+  'team.name',
+  'workspace.name',
+  'start_on',
+  'due_on',
+  'created_at',
+  'modified_at',
+  'privacy_setting',
+  'current_status_update.title',
+  'current_status_update.status_type',
+  'permalink_url',
 ];
 export const STORY_FIELDS = ['type', 'text', 'created_at', 'created_by.name'];
 const MAX_TEXT = 20000;
@@ -108,7 +140,16 @@ export const detailTask = (t: RawTask) => ({
   dueAt: t.due_at ?? null,
   startOn: t.start_on ?? null,
   projects: (Array.isArray(t.memberships) ? t.memberships : []).flatMap((m) =>
-    m && m.project ? [{ gid: m.project.gid, name: m.project.name ?? null, section: nameOf(m.section), sectionGid: m.section ? m.section.gid : null }] : [],
+    m && m.project
+      ? [
+          {
+            gid: m.project.gid,
+            name: m.project.name ?? null,
+            section: nameOf(m.section),
+            sectionGid: m.section ? m.section.gid : null,
+          },
+        ]
+      : [],
   ),
   parent: ref(t.parent),
   tags: (Array.isArray(t.tags) ? t.tags : []).map(nameOf).filter((n) => n !== null),
@@ -147,4 +188,9 @@ export const detailProject = (p: RawProject) => {
   };
 };
 
-export const slimComment = (s: RawStory) => ({ gid: s.gid, author: nameOf(s.created_by), createdAt: s.created_at ?? null, text: cut(s.text) });
+export const slimComment = (s: RawStory) => ({
+  gid: s.gid,
+  author: nameOf(s.created_by),
+  createdAt: s.created_at ?? null,
+  text: cut(s.text),
+});

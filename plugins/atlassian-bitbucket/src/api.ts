@@ -5,8 +5,20 @@
  * repository and pull-request paths, the opaque paging cursor and BBQL quoting.
  */
 import {
-  createApi, enc, fromBase64, query, segment, segments, toBase64Url, utf8,
-  type ApiAnswer, type ApiFailure, type BridgeFailure, type Expect, type PluginContext, type QueryParams,
+  createApi,
+  enc,
+  fromBase64,
+  query,
+  segment,
+  segments,
+  toBase64Url,
+  utf8,
+  type ApiAnswer,
+  type ApiFailure,
+  type BridgeFailure,
+  type Expect,
+  type PluginContext,
+  type QueryParams,
 } from 'workbench/plugin-sdk';
 
 export const WEB = 'https://bitbucket.org';
@@ -20,16 +32,30 @@ function parseError(text: string): { message: string; required: string[]; grante
     data = null;
   }
   const found = data && typeof data === 'object' ? (data as { error?: unknown }).error : undefined;
-  const err = (found && typeof found === 'object' ? found : {}) as { message?: unknown; detail?: unknown; fields?: unknown };
+  const err = (found && typeof found === 'object' ? found : {}) as {
+    message?: unknown;
+    detail?: unknown;
+    fields?: unknown;
+  };
   const parts: string[] = [];
   if (typeof err.message === 'string' && err.message.trim()) parts.push(err.message.trim());
-  if (typeof err.detail === 'string' && err.detail.trim() && err.detail.trim() !== parts[0]) parts.push(err.detail.trim());
+  if (typeof err.detail === 'string' && err.detail.trim() && err.detail.trim() !== parts[0])
+    parts.push(err.detail.trim());
   if (err.fields && typeof err.fields === 'object') {
-    for (const [field, msgs] of Object.entries(err.fields)) parts.push(`${field}: ${Array.isArray(msgs) ? msgs.join(' ') : String(msgs)}`);
+    for (const [field, msgs] of Object.entries(err.fields))
+      parts.push(`${field}: ${Array.isArray(msgs) ? msgs.join(' ') : String(msgs)}`);
   }
   let message = parts.join(' — ').replace(/[.\s]+$/, '');
-  if (!message && text && data === null) message = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 300);
-  const detail = (err.detail && typeof err.detail === 'object' ? err.detail : {}) as { required?: unknown; granted?: unknown };
+  if (!message && text && data === null)
+    message = text
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 300);
+  const detail = (err.detail && typeof err.detail === 'object' ? err.detail : {}) as {
+    required?: unknown;
+    granted?: unknown;
+  };
   const strings = (x: unknown): string[] => (Array.isArray(x) ? x.map(String) : []);
   return { message: message.slice(0, 600), required: strings(detail.required), granted: strings(detail.granted) };
 }
@@ -40,7 +66,10 @@ function bitbucketFailure({ status, text, action, options }: ApiFailure): Error 
   const said = message ? ` Bitbucket said: ${message}.` : '';
   const hint = (options['hints'] as Hints | undefined)?.[status];
   const then = hint ? ` ${hint}` : '';
-  if (status === 401) return new Error(`Bitbucket rejected the access token (401) while trying to ${action}: reconnect atlassian-bitbucket.${said}`);
+  if (status === 401)
+    return new Error(
+      `Bitbucket rejected the access token (401) while trying to ${action}: reconnect atlassian-bitbucket.${said}`,
+    );
   if (status === 403 && (required.length || /scope/i.test(message))) {
     const need = required.length ? required.join(', ') : String(options['scope']);
     const have = granted.length ? ` (the token has: ${granted.join(', ')})` : '';
@@ -48,13 +77,23 @@ function bitbucketFailure({ status, text, action, options }: ApiFailure): Error 
       `The Bitbucket connection lacks the OAuth scope needed to ${action} (403; needs ${need})${have}: the operator must grant that permission on the Bitbucket OAuth consumer, then reconnect atlassian-bitbucket.`,
     );
   }
-  if (status === 403) return new Error(`Bitbucket refused permission to ${action} (403): ${message || 'your Bitbucket user lacks the repository or workspace permission for this'}.${then}`);
+  if (status === 403)
+    return new Error(
+      `Bitbucket refused permission to ${action} (403): ${message || 'your Bitbucket user lacks the repository or workspace permission for this'}.${then}`,
+    );
   if (status === 404) {
-    return new Error(`Bitbucket found nothing while trying to ${action} (404): it does not exist, or your account cannot see it. Check the workspace, repository, id, branch or path.${said}`);
+    return new Error(
+      `Bitbucket found nothing while trying to ${action} (404): it does not exist, or your account cannot see it. Check the workspace, repository, id, branch or path.${said}`,
+    );
   }
-  if (status === 555) return new Error(`Bitbucket timed out (555) while trying to ${action}.${hint ? then : ' Retry in a moment.'}${said}`);
-  if (status === 400 || status === 409 || status === 422) return new Error(`Bitbucket refused to ${action} (${status}): ${message || 'the request was not valid'}.${then}`);
-  if (status >= 500) return new Error(`Bitbucket had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 555)
+    return new Error(
+      `Bitbucket timed out (555) while trying to ${action}.${hint ? then : ' Retry in a moment.'}${said}`,
+    );
+  if (status === 400 || status === 409 || status === 422)
+    return new Error(`Bitbucket refused to ${action} (${status}): ${message || 'the request was not valid'}.${then}`);
+  if (status >= 500)
+    return new Error(`Bitbucket had a server error (${status}) while trying to ${action}: retry later.${said}`);
   if (status === 429) return undefined;
   return new Error(`Bitbucket answered HTTP ${status} while trying to ${action}.${said}`);
 }
@@ -62,11 +101,22 @@ function bitbucketFailure({ status, text, action, options }: ApiFailure): Error 
 /** An answer over the gateway's cap: `tooLarge` says what to do where asking for less cannot help. The timeout takes the SDK's words. */
 function bitbucketBridgeFailure({ code, action, options }: BridgeFailure): Error | undefined {
   if (code !== 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') return undefined;
-  const instead = (options['tooLarge'] as string | undefined) || 'ask for less (a smaller pagelen, or narrower filters)';
-  return Object.assign(new Error(`Bitbucket's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ${instead}.`), { code });
+  const instead =
+    (options['tooLarge'] as string | undefined) || 'ask for less (a smaller pagelen, or narrower filters)';
+  return Object.assign(
+    new Error(
+      `Bitbucket's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${action}: ${instead}.`,
+    ),
+    { code },
+  );
 }
 
-const api = createApi({ base: 'https://api.bitbucket.org/2.0', provider: 'Bitbucket', failure: bitbucketFailure, bridgeFailure: bitbucketBridgeFailure });
+const api = createApi({
+  base: 'https://api.bitbucket.org/2.0',
+  provider: 'Bitbucket',
+  failure: bitbucketFailure,
+  bridgeFailure: bitbucketBridgeFailure,
+});
 
 /** A sentence added to the error of a given status (what blocks a merge, …). */
 export type Hints = Partial<Record<number, string>>;
@@ -85,12 +135,22 @@ export interface BitbucketRequest {
 }
 
 /** One request; `path` may end with a query string (from `pageQuery`). */
-export function call<T>(ctx: PluginContext, method: string, path: string, req: BitbucketRequest): Promise<ApiAnswer<T>> {
+export function call<T>(
+  ctx: PluginContext,
+  method: string,
+  path: string,
+  req: BitbucketRequest,
+): Promise<ApiAnswer<T>> {
   return api.request<T>(ctx, method, path, { ...req });
 }
 
 /** One request whose JSON answer (undefined when empty) is all the caller needs. */
-export async function bb<T>(ctx: PluginContext, method: string, path: string, req: BitbucketRequest): Promise<T | undefined> {
+export async function bb<T>(
+  ctx: PluginContext,
+  method: string,
+  path: string,
+  req: BitbucketRequest,
+): Promise<T | undefined> {
   return (await api.request<T | undefined>(ctx, method, path, { ...req })).data;
 }
 
@@ -99,8 +159,10 @@ export interface RepoArgs {
   workspace: string;
   repo_slug: string;
 }
-export const repoPath = (a: RepoArgs): string => `/repositories/${segment(a.workspace, 'workspace')}/${segment(a.repo_slug, 'repo_slug')}`;
-export const prPath = (a: RepoArgs & { pull_request_id: number }): string => `${repoPath(a)}/pullrequests/${segment(a.pull_request_id, 'pull_request_id')}`;
+export const repoPath = (a: RepoArgs): string =>
+  `/repositories/${segment(a.workspace, 'workspace')}/${segment(a.repo_slug, 'repo_slug')}`;
+export const prPath = (a: RepoArgs & { pull_request_id: number }): string =>
+  `${repoPath(a)}/pullrequests/${segment(a.pull_request_id, 'pull_request_id')}`;
 export const webRepo = (a: RepoArgs): string => `${WEB}/${enc(a.workspace)}/${enc(a.repo_slug)}`;
 
 /** A file path: each segment encoded, "/" kept between them; '' for the root. */
@@ -120,12 +182,19 @@ export function filePath(value: string): string {
  */
 function canonicalQuery(q: string): string | null {
   const strict = (x: string) => enc(x).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  const part = (s: string) => s.split('+').map((x) => strict(decodeURIComponent(x))).join('+');
+  const part = (s: string) =>
+    s
+      .split('+')
+      .map((x) => strict(decodeURIComponent(x)))
+      .join('+');
   try {
-    const pairs = q.split('&').filter((p) => p !== '').map((p) => {
-      const eq = p.indexOf('=');
-      return eq < 0 ? part(p) : `${part(p.slice(0, eq))}=${part(p.slice(eq + 1))}`;
-    });
+    const pairs = q
+      .split('&')
+      .filter((p) => p !== '')
+      .map((p) => {
+        const eq = p.indexOf('=');
+        return eq < 0 ? part(p) : `${part(p.slice(0, eq))}=${part(p.slice(eq + 1))}`;
+      });
     return pairs.length ? pairs.join('&') : null;
   } catch {
     return null; // a malformed %-escape
@@ -141,7 +210,8 @@ export interface Page<T> {
   pagelen?: number;
 }
 
-export const values = <T>(page: Page<T> | null | undefined): T[] => (page && Array.isArray(page.values) ? page.values : []);
+export const values = <T>(page: Page<T> | null | undefined): T[] =>
+  page && Array.isArray(page.values) ? page.values : [];
 export const cursorOfQuery = (q: string): string => toBase64Url(utf8(q));
 
 /**
@@ -158,7 +228,10 @@ export function cursorOf(page: Page<unknown> | null | undefined): string | null 
 
 /** Query string carried by a cursor (a canonical one, as cursorOf makes), or an error that says what to pass instead. */
 export function queryOfCursor(cursor: string): string {
-  const bad = () => new Error(`cursor "${cursor.slice(0, 40)}" is not a \`next\` value of an earlier result: pass \`next\` exactly as it was returned, or omit cursor for the first page.`);
+  const bad = () =>
+    new Error(
+      `cursor "${cursor.slice(0, 40)}" is not a \`next\` value of an earlier result: pass \`next\` exactly as it was returned, or omit cursor for the first page.`,
+    );
   let q: string;
   try {
     q = new TextDecoder('utf-8', { fatal: true }).decode(fromBase64(cursor));
@@ -170,7 +243,8 @@ export function queryOfCursor(cursor: string): string {
 }
 
 /** First page: the query from `params` (an array repeats its key: state=OPEN&state=MERGED); later pages: the cursor's. */
-export const pageQuery = (a: { cursor?: string | undefined }, params: QueryParams): string => (a.cursor ? queryOfCursor(a.cursor) : query(params, { repeat: true }));
+export const pageQuery = (a: { cursor?: string | undefined }, params: QueryParams): string =>
+  a.cursor ? queryOfCursor(a.cursor) : query(params, { repeat: true });
 
 // ---------------------------------------------------------------- BBQL ----
 

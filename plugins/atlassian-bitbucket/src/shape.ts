@@ -82,7 +82,12 @@ export interface Pipeline {
   uuid: string;
   build_number?: number;
   state?: { name?: string; result?: { name?: string }; stage?: { name?: string } };
-  target?: { ref_type?: string; ref_name?: string; selector?: { pattern?: string; type?: string }; commit?: { hash?: string } };
+  target?: {
+    ref_type?: string;
+    ref_name?: string;
+    selector?: { pattern?: string; type?: string };
+    commit?: { hash?: string };
+  };
   repository?: { full_name?: string };
   trigger?: { name?: string };
   creator?: User;
@@ -98,9 +103,15 @@ export function href(x: Links | null | undefined, rel = 'html'): string | null {
   const link = x?.links?.[rel];
   return link && !Array.isArray(link) && typeof link.href === 'string' ? link.href : null;
 }
-export const who = (u: User | null | undefined): string | null => (u && typeof u === 'object' ? u.display_name || u.nickname || null : null);
+export const who = (u: User | null | undefined): string | null =>
+  u && typeof u === 'object' ? u.display_name || u.nickname || null : null;
 
-export const slimUser = (u: User) => ({ display_name: u.display_name ?? null, nickname: u.nickname ?? null, account_id: u.account_id ?? null, uuid: u.uuid ?? null });
+export const slimUser = (u: User) => ({
+  display_name: u.display_name ?? null,
+  nickname: u.nickname ?? null,
+  account_id: u.account_id ?? null,
+  uuid: u.uuid ?? null,
+});
 
 export const slimRepo = (r: Repo) => ({
   full_name: r.full_name,
@@ -143,7 +154,10 @@ export const detailPr = (p: PullRequest) => ({
   close_source_branch: !!p.close_source_branch,
   closed_by: who(p.closed_by),
   reason: p.reason || null,
-  reviewers: (p.reviewers || []).map((u) => ({ display_name: u.display_name ?? null, account_id: u.account_id ?? null })),
+  reviewers: (p.reviewers || []).map((u) => ({
+    display_name: u.display_name ?? null,
+    account_id: u.account_id ?? null,
+  })),
   participants: (p.participants || []).map((x) => ({
     display_name: who(x.user),
     account_id: x.user?.account_id ?? null,
@@ -160,7 +174,10 @@ export const slimComment = (c: Comment) => ({
   updated_on: c.updated_on ?? null,
   content: c.deleted ? null : clip(c.content?.raw || '', 2000),
   deleted: !!c.deleted,
-  inline: c.inline && typeof c.inline === 'object' ? { path: c.inline.path ?? null, from: c.inline.from ?? null, to: c.inline.to ?? null } : null,
+  inline:
+    c.inline && typeof c.inline === 'object'
+      ? { path: c.inline.path ?? null, from: c.inline.from ?? null, to: c.inline.to ?? null }
+      : null,
   parent_id: c.parent?.id ?? null,
   url: href(c),
 });
@@ -219,5 +236,7 @@ export function slimPipeline(p: Pipeline, a: RepoArgs) {
 export function noteWindow(text: string, offset: number, max: number) {
   const window = textWindow(text, offset || 0, max);
   const end = window.next_offset;
-  return end === null ? window : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
+  return end === null
+    ? window
+    : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
 }

@@ -5,7 +5,16 @@
  * token's accessible resources, then calls /ex/confluence/{cloudId}/wiki/api/v2/… (REST v2), or
  * …/wiki/rest/api/… (v1) for the two things v2 lacks: CQL search and adding labels.
  */
-import { atlassianSite, createApi, segment, type ApiFailure, type AtlassianSite, type BridgeFailure, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
+import {
+  atlassianSite,
+  createApi,
+  segment,
+  type ApiFailure,
+  type AtlassianSite,
+  type BridgeFailure,
+  type PluginContext,
+  type QueryParams,
+} from 'workbench/plugin-sdk';
 
 /** The scope each kind of call needs, as the errors name it. */
 export const SCOPES = {
@@ -49,17 +58,32 @@ function confluenceError(f: ApiFailure): Error | undefined {
   const scope = String(f.options['scope']);
   const said = detail ? ` Confluence said: ${detail}` : '';
   if ((status === 401 || status === 403) && /scope/i.test(detail)) {
-    return new Error(`The Confluence connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-confluence and approve that scope.`);
+    return new Error(
+      `The Confluence connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-confluence and approve that scope.`,
+    );
   }
-  if (status === 401) return new Error(`Confluence rejected the access token (401) while trying to ${action}: reconnect atlassian-confluence.${said}`);
+  if (status === 401)
+    return new Error(
+      `Confluence rejected the access token (401) while trying to ${action}: reconnect atlassian-confluence.${said}`,
+    );
   if (status === 403) {
     const why = detail || 'your Confluence user lacks the space or page permission for this';
-    return new Error(`Confluence refused permission to ${action} (403): ${why}. This needs the ${scope} scope and the matching space permission.`);
+    return new Error(
+      `Confluence refused permission to ${action} (403): ${why}. This needs the ${scope} scope and the matching space permission.`,
+    );
   }
-  if (status === 404) return new Error(`Confluence found nothing while trying to ${action} (404): ${detail || 'it does not exist, or you cannot see it'}.`);
-  if (status === 409) return new Error(`Confluence reported a conflict while trying to ${action} (409): ${detail || 'the content changed meanwhile'}. Read it again and retry.`);
-  if (status === 413) return new Error(`Confluence refused to ${action} (413): ${detail || 'the request was not valid'}.`);
-  if (status >= 500) return new Error(`Confluence had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 404)
+    return new Error(
+      `Confluence found nothing while trying to ${action} (404): ${detail || 'it does not exist, or you cannot see it'}.`,
+    );
+  if (status === 409)
+    return new Error(
+      `Confluence reported a conflict while trying to ${action} (409): ${detail || 'the content changed meanwhile'}. Read it again and retry.`,
+    );
+  if (status === 413)
+    return new Error(`Confluence refused to ${action} (413): ${detail || 'the request was not valid'}.`);
+  if (status >= 500)
+    return new Error(`Confluence had a server error (${status}) while trying to ${action}: retry later.${said}`);
   return new Error(`Confluence answered HTTP ${status} while trying to ${action}${detail ? `: ${detail}` : ''}.`);
 }
 
@@ -67,7 +91,9 @@ function confluenceError(f: ApiFailure): Error | undefined {
 function bridgeFailure(f: BridgeFailure): Error | undefined {
   if (f.code !== 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') return undefined;
   const instead = typeof f.options['tooLarge'] === 'string' ? f.options['tooLarge'] : 'ask for less (a smaller limit)';
-  const err = new Error(`Confluence's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${f.action}: ${instead}.`);
+  const err = new Error(
+    `Confluence's answer is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE) while trying to ${f.action}: ${instead}.`,
+  );
   return Object.assign(err, { code: f.code });
 }
 
@@ -86,12 +112,16 @@ export type Site = AtlassianSite & { wiki: string };
 
 /** The Confluence site this call acts on: `ctx.config.site` (URL, host, name or cloud id), else the first. */
 export async function resolveSite(ctx: PluginContext): Promise<Site> {
-  const data = await api.json<unknown>(ctx, 'GET', '/oauth/token/accessible-resources', { action: 'list the Confluence sites this connection can reach', scope: SCOPES.readPage });
+  const data = await api.json<unknown>(ctx, 'GET', '/oauth/token/accessible-resources', {
+    action: 'list the Confluence sites this connection can reach',
+    scope: SCOPES.readPage,
+  });
   const site = atlassianSite(data, {
     product: 'confluence',
     wanted: ctx.config['site'],
     none: 'This Atlassian connection can reach no Confluence site: reconnect atlassian-confluence and choose a Confluence site on the consent screen.',
-    unmatched: (wanted, reachable) => `No Confluence site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`,
+    unmatched: (wanted, reachable) =>
+      `No Confluence site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`,
   });
   return { ...site, wiki: `${site.url}/wiki` };
 }
@@ -104,7 +134,13 @@ export async function resolveSite(ctx: PluginContext): Promise<Site> {
 export type WikiOptions = { action: string; scope: string; query?: QueryParams; body?: unknown; tooLarge?: string };
 
 /** One Confluence REST call on the resolved site; `path` starts with /api/v2/ or /rest/api/. */
-export function wiki<T = Record<string, unknown>>(ctx: PluginContext, site: Site, method: string, path: string, options: WikiOptions): Promise<T> {
+export function wiki<T = Record<string, unknown>>(
+  ctx: PluginContext,
+  site: Site,
+  method: string,
+  path: string,
+  options: WikiOptions,
+): Promise<T> {
   return api.json<T>(ctx, method, `/ex/confluence/${segment(site.id, 'cloud id')}/wiki${path}`, options);
 }
 

@@ -12,10 +12,18 @@ import { storageToText } from './storage-text.js';
 
 const MAX_COMMENT_TEXT = 4000;
 
-type RawComment = { id: string; pageId?: string; parentCommentId?: string; version?: RawVersion; body?: { storage?: { value?: string } }; _links?: Links };
+type RawComment = {
+  id: string;
+  pageId?: string;
+  parentCommentId?: string;
+  version?: RawVersion;
+  body?: { storage?: { value?: string } };
+  _links?: Links;
+};
 
 export const addComment = defineTool({
-  description: 'Add (post, write) a footer comment at the bottom of a Confluence page, or reply to an existing comment with parentCommentId. The comment is markdown-ish text by default. Returns the comment id and url.',
+  description:
+    'Add (post, write) a footer comment at the bottom of a Confluence page, or reply to an existing comment with parentCommentId. The comment is markdown-ish text by default. Returns the comment id and url.',
   input: z.object({
     pageId: pageId('Id of the page to comment on.'),
     body: z.string().min(1).max(30000).describe('Comment text.'),
@@ -27,16 +35,29 @@ export const addComment = defineTool({
     const site = await resolveSite(ctx);
     const storage = { representation: 'storage', value: toStorage(args.body, args.bodyFormat) };
     // a reply names its parent comment, a new thread its page
-    const body = args.parentCommentId ? { body: storage, parentCommentId: args.parentCommentId } : { body: storage, pageId: args.pageId };
+    const body = args.parentCommentId
+      ? { body: storage, parentCommentId: args.parentCommentId }
+      : { body: storage, pageId: args.pageId };
     const action = args.parentCommentId ? `reply to comment ${args.parentCommentId}` : `comment on page ${args.pageId}`;
-    const c = await wiki<RawComment>(ctx, site, 'POST', '/api/v2/footer-comments', { body, action, scope: SCOPES.writeComment });
+    const c = await wiki<RawComment>(ctx, site, 'POST', '/api/v2/footer-comments', {
+      body,
+      action,
+      scope: SCOPES.writeComment,
+    });
     const created = c.version ? (c.version.createdAt ?? null) : null;
-    return { id: c.id, pageId: c.pageId ?? args.pageId, parentCommentId: c.parentCommentId ?? args.parentCommentId ?? null, created, url: webUrl(site, c._links) };
+    return {
+      id: c.id,
+      pageId: c.pageId ?? args.pageId,
+      parentCommentId: c.parentCommentId ?? args.parentCommentId ?? null,
+      created,
+      url: webUrl(site, c._links),
+    };
   },
 });
 
 export const listComments = defineTool({
-  description: 'Read the footer comments (the discussion, feedback) on a Confluence page as readable text, with author account id, date and url, newest first by default. When `next` is not null, pass it as `cursor` for more.',
+  description:
+    'Read the footer comments (the discussion, feedback) on a Confluence page as readable text, with author account id, date and url, newest first by default. When `next` is not null, pass it as `cursor` for more.',
   input: z.object({
     pageId: pageId('Id of the page.'),
     order: z.enum(['newest', 'oldest']).default('newest').describe('Newest or oldest comments first.'),
@@ -46,9 +67,18 @@ export const listComments = defineTool({
   annotations: reads('List page comments'),
   handler: async (ctx, args) => {
     const site = await resolveSite(ctx);
-    const query = { 'body-format': 'storage', sort: args.order === 'oldest' ? 'created-date' : '-created-date', limit: args.limit ?? 25, cursor: args.cursor };
+    const query = {
+      'body-format': 'storage',
+      sort: args.order === 'oldest' ? 'created-date' : '-created-date',
+      limit: args.limit ?? 25,
+      cursor: args.cursor,
+    };
     const action = `read the comments of page ${args.pageId}`;
-    const data = await wiki<Listing<RawComment>>(ctx, site, 'GET', path`/api/v2/pages/${args.pageId}/footer-comments`, { query, action, scope: SCOPES.readComment });
+    const data = await wiki<Listing<RawComment>>(ctx, site, 'GET', path`/api/v2/pages/${args.pageId}/footer-comments`, {
+      query,
+      action,
+      scope: SCOPES.readComment,
+    });
     const comments = results(data).map((c) => ({
       id: c.id,
       authorId: c.version ? (c.version.authorId ?? null) : null,
@@ -60,15 +90,29 @@ export const listComments = defineTool({
   },
 });
 
-type RawAttachment = { id: string; title?: string; mediaType?: string; fileSize?: number; comment?: string; createdAt?: string; version?: { number?: number } };
+type RawAttachment = {
+  id: string;
+  title?: string;
+  mediaType?: string;
+  fileSize?: number;
+  comment?: string;
+  createdAt?: string;
+  version?: { number?: number };
+};
 type AttachmentLinks = { downloadLink?: unknown; webuiLink?: unknown; _links?: Links };
 
 export const listAttachments = defineTool({
-  description: 'List the files attached to a Confluence page (id, file name, media type, size, comment, version, download url and url), optionally filtered by file name or media type. When `next` is not null, pass it as `cursor` for more.',
+  description:
+    'List the files attached to a Confluence page (id, file name, media type, size, comment, version, download url and url), optionally filtered by file name or media type. When `next` is not null, pass it as `cursor` for more.',
   input: z.object({
     pageId: pageId('Id of the page.'),
     filename: z.string().min(1).max(255).optional().describe('Only the attachment with this file name.'),
-    mediaType: z.string().min(1).max(255).optional().describe('Only attachments of this media type, e.g. application/pdf.'),
+    mediaType: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe('Only attachments of this media type, e.g. application/pdf.'),
     limit: limit(250, 50, 'Attachments per page.'),
     cursor,
   }),
@@ -77,7 +121,13 @@ export const listAttachments = defineTool({
     const site = await resolveSite(ctx);
     const query = { filename: args.filename, mediaType: args.mediaType, limit: args.limit ?? 50, cursor: args.cursor };
     const action = `list the attachments of page ${args.pageId}`;
-    const data = await wiki<Listing<RawAttachment & AttachmentLinks>>(ctx, site, 'GET', path`/api/v2/pages/${args.pageId}/attachments`, { query, action, scope: SCOPES.attachment });
+    const data = await wiki<Listing<RawAttachment & AttachmentLinks>>(
+      ctx,
+      site,
+      'GET',
+      path`/api/v2/pages/${args.pageId}/attachments`,
+      { query, action, scope: SCOPES.attachment },
+    );
     const attachments = results(data).map((a) => ({
       id: a.id,
       title: a.title,
@@ -96,10 +146,15 @@ export const listAttachments = defineTool({
 type Label = { name?: string; label?: string };
 
 export const addLabels = defineTool({
-  description: 'Add labels (tags) to a Confluence page, keeping the ones it has; returns all its labels. Labels are lower-case words without spaces, e.g. release-notes. Find labelled pages with confluence_search and `label = "release-notes"`.',
+  description:
+    'Add labels (tags) to a Confluence page, keeping the ones it has; returns all its labels. Labels are lower-case words without spaces, e.g. release-notes. Find labelled pages with confluence_search and `label = "release-notes"`.',
   input: z.object({
     pageId: pageId('Id of the page.'),
-    labels: z.array(z.string().regex(/^[^\s:]{1,255}$/)).min(1).max(20).describe('Labels to add (no spaces or colons).'),
+    labels: z
+      .array(z.string().regex(/^[^\s:]{1,255}$/))
+      .min(1)
+      .max(20)
+      .describe('Labels to add (no spaces or colons).'),
   }),
   annotations: changes('Add labels', { idempotent: true }),
   handler: async (ctx, args) => {
@@ -107,8 +162,19 @@ export const addLabels = defineTool({
     // REST v1: v2 cannot add labels
     const body = args.labels.map((name) => ({ prefix: 'global', name: name.toLowerCase() }));
     const action = `add labels to page ${args.pageId}`;
-    const data = await wiki<Listing<Label>>(ctx, site, 'POST', path`/rest/api/content/${args.pageId}/label`, { body, action, scope: SCOPES.label });
-    const labels = results(data).map((l) => l.name || l.label).filter(Boolean);
-    return { pageId: args.pageId, added: args.labels.map((l) => l.toLowerCase()), labels, url: pageUrl(site, args.pageId) };
+    const data = await wiki<Listing<Label>>(ctx, site, 'POST', path`/rest/api/content/${args.pageId}/label`, {
+      body,
+      action,
+      scope: SCOPES.label,
+    });
+    const labels = results(data)
+      .map((l) => l.name || l.label)
+      .filter(Boolean);
+    return {
+      pageId: args.pageId,
+      added: args.labels.map((l) => l.toLowerCase()),
+      labels,
+      url: pageUrl(site, args.pageId),
+    };
   },
 });

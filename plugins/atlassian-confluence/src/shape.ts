@@ -10,17 +10,31 @@ export type Links = { webui?: unknown } | undefined;
 export type RawVersion = { number?: number; createdAt?: string; authorId?: string; message?: string };
 type Storage = { body?: { storage?: { value?: string } } };
 type Common = { id: string; status?: string; authorId?: string; createdAt?: string; _links?: Links };
-export type RawSpace = Common & { key: string; name?: string; type?: string; description?: { plain?: { value?: string } }; homepageId?: string };
+export type RawSpace = Common & {
+  key: string;
+  name?: string;
+  type?: string;
+  description?: { plain?: { value?: string } };
+  homepageId?: string;
+};
 export type RawPage = Common & Storage & { title?: string; spaceId?: string; parentId?: string; version?: RawVersion };
 
 /** The page's own link, or null. */
-export const webUrl = (site: Site, links: Links): string | null => (links && typeof links.webui === 'string' ? `${site.wiki}${links.webui}` : null);
+export const webUrl = (site: Site, links: Links): string | null =>
+  links && typeof links.webui === 'string' ? `${site.wiki}${links.webui}` : null;
 
 /** A link to a page by id, which works without knowing its space or title. */
 export const pageUrl = (site: Site, id: string): string => `${site.wiki}/pages/viewpage.action?pageId=${enc(id)}`;
 
 export const versionOf = (v: RawVersion | undefined) =>
-  v && typeof v === 'object' ? { number: v.number ?? null, createdAt: v.createdAt ?? null, authorId: v.authorId ?? null, message: v.message || '' } : null;
+  v && typeof v === 'object'
+    ? {
+        number: v.number ?? null,
+        createdAt: v.createdAt ?? null,
+        authorId: v.authorId ?? null,
+        message: v.message || '',
+      }
+    : null;
 
 /** Search's highlight marks taken out. */
 export const stripHighlight = (s: unknown): string => String(s || '').replace(/@@@(?:end)?hl@@@/g, '');

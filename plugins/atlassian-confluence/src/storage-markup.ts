@@ -6,10 +6,20 @@
 
 /** Text safe inside XHTML: no control characters XML forbids, no lone surrogates, & < > " escaped. */
 function esc(s: string): string {
-  return String(s).toWellFormed().replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return String(s)
+    .toWellFormed()
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }
 
-const cdata = (s: string): string => `<![CDATA[${String(s).toWellFormed().replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/\]\]>/g, ']]]]><![CDATA[>')}]]>`;
+const cdata = (s: string): string =>
+  `<![CDATA[${String(s)
+    .toWellFormed()
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+    .replace(/\]\]>/g, ']]]]><![CDATA[>')}]]>`;
 
 /** Inline markdown: `code`, [text](url), **bold**, *em* / _em_, bare http(s) links. Escapes first. */
 function mdInline(line: string): string {
@@ -18,8 +28,12 @@ function mdInline(line: string): string {
   const keep = (html: string) => `\ue000${slots.push(html) - 1}\ue001`;
   let s = String(line).replace(/[\ue000\ue001]/g, '');
   s = s.replace(/`([^`]+)`/g, (_, code: string) => keep(`<code>${esc(code)}</code>`));
-  s = s.replace(/\[([^\]\n]+)\]\(((?:https?:\/\/|mailto:)[^\s)]+)\)/g, (_, text: string, url: string) => keep(`<a href="${esc(url)}">${esc(text)}</a>`));
-  s = s.replace(/\bhttps?:\/\/[^\s<>"')\]]+[^\s<>"')\].,;:!?]/g, (url) => keep(`<a href="${esc(url)}">${esc(url)}</a>`));
+  s = s.replace(/\[([^\]\n]+)\]\(((?:https?:\/\/|mailto:)[^\s)]+)\)/g, (_, text: string, url: string) =>
+    keep(`<a href="${esc(url)}">${esc(text)}</a>`),
+  );
+  s = s.replace(/\bhttps?:\/\/[^\s<>"')\]]+[^\s<>"')\].,;:!?]/g, (url) =>
+    keep(`<a href="${esc(url)}">${esc(url)}</a>`),
+  );
   s = esc(s);
   s = s.replace(/\*\*(?=\S)([^*]*?\S)\*\*/g, '<strong>$1</strong>');
   s = s.replace(/(^|[^*\w])\*(?=\S)([^*]*?\S)\*(?![*\w])/g, '$1<em>$2</em>');
@@ -59,7 +73,13 @@ function mdList(items: ListItem[]): string {
   return html;
 }
 
-const splitRow = (line: string): string[] => line.trim().replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+const splitRow = (line: string): string[] =>
+  line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim().replace(/\\\|/g, '|'));
 
 function markdownToStorage(md: string): string {
   const lines = String(md).replace(/\r\n?/g, '\n').split('\n');
@@ -77,8 +97,12 @@ function markdownToStorage(md: string): string {
       i++;
       while (i < lines.length && !new RegExp(`^\\s*${fenceOpen[1]}\\s*$`).test(lines[i])) body.push(lines[i++]);
       i++;
-      const lang = fenceOpen[2] ? `<ac:parameter ac:name="language">${esc(fenceOpen[2].toLowerCase())}</ac:parameter>` : '';
-      out.push(`<ac:structured-macro ac:name="code">${lang}<ac:plain-text-body>${cdata(body.join('\n'))}</ac:plain-text-body></ac:structured-macro>`);
+      const lang = fenceOpen[2]
+        ? `<ac:parameter ac:name="language">${esc(fenceOpen[2].toLowerCase())}</ac:parameter>`
+        : '';
+      out.push(
+        `<ac:structured-macro ac:name="code">${lang}<ac:plain-text-body>${cdata(body.join('\n'))}</ac:plain-text-body></ac:structured-macro>`,
+      );
       continue;
     }
     const heading = /^\s*(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
@@ -114,13 +138,20 @@ function markdownToStorage(md: string): string {
       i += 2;
       const rows: string[][] = [];
       while (i < lines.length && /^\s*\|/.test(lines[i])) rows.push(splitRow(lines[i++]));
-      const tr = (cells: string[], tag: string) => `<tr>${cells.map((c) => `<${tag}>${mdInline(c)}</${tag}>`).join('')}</tr>`;
+      const tr = (cells: string[], tag: string) =>
+        `<tr>${cells.map((c) => `<${tag}>${mdInline(c)}</${tag}>`).join('')}</tr>`;
       out.push(`<table><tbody>${tr(head, 'th')}${rows.map((r) => tr(r, 'td')).join('')}</tbody></table>`);
       continue;
     }
     // the first line always belongs to the paragraph, so every pass consumes at least one line
     const para = [lines[i++].trim()];
-    while (i < lines.length && lines[i].trim() && !/^\s*(```|~~~|#{1,6}\s|>|\|)/.test(lines[i]) && !LIST_ITEM.test(lines[i])) para.push(lines[i++].trim());
+    while (
+      i < lines.length &&
+      lines[i].trim() &&
+      !/^\s*(```|~~~|#{1,6}\s|>|\|)/.test(lines[i]) &&
+      !LIST_ITEM.test(lines[i])
+    )
+      para.push(lines[i++].trim());
     out.push(`<p>${para.map(mdInline).join('<br />')}</p>`);
   }
   return out.join('');
@@ -128,7 +159,10 @@ function markdownToStorage(md: string): string {
 
 /** Plain text: blank lines separate paragraphs, single newlines become line breaks, nothing else. */
 function textToStorage(text: string): string {
-  const paragraphs = String(text).replace(/\r\n?/g, '\n').split(/\n\s*\n/).filter((p) => p.trim());
+  const paragraphs = String(text)
+    .replace(/\r\n?/g, '\n')
+    .split(/\n\s*\n/)
+    .filter((p) => p.trim());
   return paragraphs.map((p) => `<p>${p.trim().split('\n').map(esc).join('<br />')}</p>`).join('');
 }
 

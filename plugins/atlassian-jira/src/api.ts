@@ -4,7 +4,15 @@
  * resources, then goes to https://api.atlassian.com/ex/jira/{cloudId}/rest/api/3/…. Jira's error
  * bodies and its wording of failures (naming the OAuth scope a call needs) live here.
  */
-import { atlassianSite, createApi, path, type ApiFailure, type AtlassianSite, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
+import {
+  atlassianSite,
+  createApi,
+  path,
+  type ApiFailure,
+  type AtlassianSite,
+  type PluginContext,
+  type QueryParams,
+} from 'workbench/plugin-sdk';
 
 export const READ = 'read:jira-work';
 export const WRITE = 'write:jira-work';
@@ -20,7 +28,8 @@ function jiraDetail(data: unknown, text: string): string {
   if (data === null || typeof data !== 'object') return '';
   const d = data as { errorMessages?: unknown; errors?: unknown; message?: unknown; error?: unknown };
   const parts: string[] = [];
-  if (Array.isArray(d.errorMessages)) parts.push(...d.errorMessages.filter((m): m is string => typeof m === 'string' && m !== ''));
+  if (Array.isArray(d.errorMessages))
+    parts.push(...d.errorMessages.filter((m): m is string => typeof m === 'string' && m !== ''));
   if (d.errors && typeof d.errors === 'object') {
     for (const [field, msg] of Object.entries(d.errors)) parts.push(`${field}: ${String(msg)}`);
   }
@@ -33,20 +42,37 @@ function jiraDetail(data: unknown, text: string): string {
 function jiraFailure({ status, detail, action, options }: ApiFailure): Error | undefined {
   const scope = String(options['scope']);
   if ((status === 401 || status === 403) && /scope/i.test(detail)) {
-    return new Error(`The Jira connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-jira and approve that scope.`);
+    return new Error(
+      `The Jira connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-jira and approve that scope.`,
+    );
   }
   const said = detail ? ` Jira said: ${detail}` : '';
-  if (status === 401) return new Error(`Jira rejected the access token (401) while trying to ${action}: reconnect atlassian-jira.${said}`);
+  if (status === 401)
+    return new Error(
+      `Jira rejected the access token (401) while trying to ${action}: reconnect atlassian-jira.${said}`,
+    );
   if (status === 403) {
-    return new Error(`Jira refused permission to ${action} (403): ${detail || 'your Jira user lacks the project permission for this'}. This needs the ${scope} scope and the matching Jira project permission.`);
+    return new Error(
+      `Jira refused permission to ${action} (403): ${detail || 'your Jira user lacks the project permission for this'}. This needs the ${scope} scope and the matching Jira project permission.`,
+    );
   }
-  if (status === 404) return new Error(`Jira found nothing while trying to ${action} (404): ${detail || 'it does not exist, or you cannot see it'}.`);
-  if (status >= 500) return new Error(`Jira had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 404)
+    return new Error(
+      `Jira found nothing while trying to ${action} (404): ${detail || 'it does not exist, or you cannot see it'}.`,
+    );
+  if (status >= 500)
+    return new Error(`Jira had a server error (${status}) while trying to ${action}: retry later.${said}`);
   if (status === 429 || status === 400 || status === 409 || status === 422) return undefined;
   return new Error(`Jira answered HTTP ${status} while trying to ${action}${detail ? `: ${detail}` : ''}.`);
 }
 
-const api = createApi({ base: 'https://api.atlassian.com', provider: 'Jira', integration: 'atlassian-jira', describe: jiraDetail, failure: jiraFailure });
+const api = createApi({
+  base: 'https://api.atlassian.com',
+  provider: 'Jira',
+  integration: 'atlassian-jira',
+  describe: jiraDetail,
+  failure: jiraFailure,
+});
 
 export interface JiraRequest {
   /** what the call does, in words, for errors */
@@ -64,17 +90,27 @@ async function send<T>(ctx: PluginContext, method: string, url: string, req: Jir
 
 /** The Jira site this call acts on: `ctx.config.site` (URL, host, name or cloud id), else the first. */
 export async function resolveSite(ctx: PluginContext): Promise<Site> {
-  const data = await send<unknown>(ctx, 'GET', '/oauth/token/accessible-resources', { action: 'list the Jira sites this connection can reach', scope: READ });
+  const data = await send<unknown>(ctx, 'GET', '/oauth/token/accessible-resources', {
+    action: 'list the Jira sites this connection can reach',
+    scope: READ,
+  });
   return atlassianSite(data, {
     product: 'jira',
     wanted: ctx.config['site'],
     none: 'This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.',
-    unmatched: (wanted, reachable) => `No Jira site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`,
+    unmatched: (wanted, reachable) =>
+      `No Jira site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`,
   });
 }
 
 /** One Jira REST v3 call on the resolved site; `rest` is the path below /rest/api/3. */
-export function jira<T>(ctx: PluginContext, site: Site, method: string, rest: string, req: JiraRequest): Promise<T | undefined> {
+export function jira<T>(
+  ctx: PluginContext,
+  site: Site,
+  method: string,
+  rest: string,
+  req: JiraRequest,
+): Promise<T | undefined> {
   return send<T>(ctx, method, path`/ex/jira/${site.id}/rest/api/3` + rest, req);
 }
 

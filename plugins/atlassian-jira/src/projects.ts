@@ -7,13 +7,30 @@ import { browse, jira, resolveSite, READ, USERS } from './api.js';
 import { cursor } from './issues.js';
 import { name, slimUser, type Named, type RawUser } from './shape.js';
 
-const projectKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_]{0,99}$/).describe('Project key (e.g. ABC) or numeric id.');
+const projectKey = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_]{0,99}$/)
+  .describe('Project key (e.g. ABC) or numeric id.');
 
-interface RawIssueType { id: string; name?: string; subtask?: boolean; description?: string }
-interface RawProject { id: string; key: string; name?: string; projectTypeKey?: string; description?: string; lead?: Named; issueTypes?: RawIssueType[] }
+interface RawIssueType {
+  id: string;
+  name?: string;
+  subtask?: boolean;
+  description?: string;
+}
+interface RawProject {
+  id: string;
+  key: string;
+  name?: string;
+  projectTypeKey?: string;
+  description?: string;
+  lead?: Named;
+  issueTypes?: RawIssueType[];
+}
 
 export const listProjects = defineTool({
-  description: 'List the Jira projects we have, i.e. that you can see (key, name, type), optionally filtered by a piece of the name or key. When `next` is not null, pass it as `cursor` for the next page.',
+  description:
+    'List the Jira projects we have, i.e. that you can see (key, name, type), optionally filtered by a piece of the name or key. When `next` is not null, pass it as `cursor` for the next page.',
   input: z.object({
     query: z.string().max(200).optional().describe('Filter: text contained in the project name or key.'),
     maxResults: z.int().min(1).max(100).default(50).describe('Projects per page.'),
@@ -23,13 +40,25 @@ export const listProjects = defineTool({
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     const startAt = Number(args.cursor || 0);
-    const data = await jira<{ values?: RawProject[]; total?: number; isLast?: boolean }>(ctx, site, 'GET', '/project/search', {
-      query: { startAt, maxResults: args.maxResults, query: args.query },
-      action: 'list projects',
-      scope: READ,
-    });
+    const data = await jira<{ values?: RawProject[]; total?: number; isLast?: boolean }>(
+      ctx,
+      site,
+      'GET',
+      '/project/search',
+      {
+        query: { startAt, maxResults: args.maxResults, query: args.query },
+        action: 'list projects',
+        scope: READ,
+      },
+    );
     const values = Array.isArray(data?.values) ? data.values : [];
-    const projects = values.map((p) => ({ key: p.key, name: p.name, id: p.id, type: p.projectTypeKey ?? null, url: browse(site, p.key) }));
+    const projects = values.map((p) => ({
+      key: p.key,
+      name: p.name,
+      id: p.id,
+      type: p.projectTypeKey ?? null,
+      url: browse(site, p.key),
+    }));
     const next = data && data.isLast === false && values.length ? String(startAt + values.length) : null;
     return { projects, total: typeof data?.total === 'number' ? data.total : null, next };
   },
@@ -53,14 +82,17 @@ export const getProject = defineTool({
       description: p.description || '',
       lead: name(p.lead),
       type: p.projectTypeKey ?? null,
-      issueTypes: Array.isArray(p.issueTypes) ? p.issueTypes.map((t) => ({ id: t.id, name: t.name, subtask: !!t.subtask })) : [],
+      issueTypes: Array.isArray(p.issueTypes)
+        ? p.issueTypes.map((t) => ({ id: t.id, name: t.name, subtask: !!t.subtask }))
+        : [],
       url: browse(site, p.key),
     };
   },
 });
 
 export const listIssueTypes = defineTool({
-  description: 'List the issue types that can be created in a Jira project (e.g. Task, Bug, Story, Epic, Subtask), with ids and whether each is a sub-task type. Use before jira_create_issue.',
+  description:
+    'List the issue types that can be created in a Jira project (e.g. Task, Bug, Story, Epic, Subtask), with ids and whether each is a sub-task type. Use before jira_create_issue.',
   input: z.object({ projectKey }),
   annotations: reads('List issue types'),
   async handler(ctx, args) {
@@ -71,7 +103,12 @@ export const listIssueTypes = defineTool({
       0,
       async (at) => {
         const startAt = at ?? 0;
-        type Page = { issueTypes?: RawIssueType[]; values?: RawIssueType[]; createMetaIssueType?: RawIssueType[]; total?: number };
+        type Page = {
+          issueTypes?: RawIssueType[];
+          values?: RawIssueType[];
+          createMetaIssueType?: RawIssueType[];
+          total?: number;
+        };
         const data = await jira<Page>(ctx, site, 'GET', path`/issue/createmeta/${args.projectKey}/issuetypes`, {
           query: { startAt, maxResults: 100 },
           action: `list the issue types of project ${args.projectKey}`,
@@ -79,16 +116,28 @@ export const listIssueTypes = defineTool({
         });
         const got = data?.issueTypes || data?.values || data?.createMetaIssueType || [];
         const end = startAt + got.length;
-        return { items: got, next: got.length === 0 || typeof data?.total !== 'number' || end >= data.total ? null : end };
+        return {
+          items: got,
+          next: got.length === 0 || typeof data?.total !== 'number' || end >= data.total ? null : end,
+        };
       },
       { limit: Infinity },
     );
-    return { project: args.projectKey, issueTypes: items.map((t) => ({ id: t.id, name: t.name, subtask: !!t.subtask, description: t.description || '' })) };
+    return {
+      project: args.projectKey,
+      issueTypes: items.map((t) => ({
+        id: t.id,
+        name: t.name,
+        subtask: !!t.subtask,
+        description: t.description || '',
+      })),
+    };
   },
 });
 
 export const searchUsers = defineTool({
-  description: "Find Jira users by name or email and get their accountIds (needed to assign issues, add watchers or write JQL like `assignee = <accountId>`). Emails are shown only when the user's privacy settings allow it.",
+  description:
+    "Find Jira users by name or email and get their accountIds (needed to assign issues, add watchers or write JQL like `assignee = <accountId>`). Emails are shown only when the user's privacy settings allow it.",
   input: z.object({
     query: z.string().min(1).max(255).describe('Part of a display name, or an email address.'),
     maxResults: z.int().min(1).max(50).default(10).describe('Users to return.'),
@@ -96,13 +145,18 @@ export const searchUsers = defineTool({
   annotations: reads('Search users'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
-    const users = await jira<RawUser[]>(ctx, site, 'GET', '/user/search', { query: { query: args.query, maxResults: args.maxResults }, action: 'search users', scope: USERS });
+    const users = await jira<RawUser[]>(ctx, site, 'GET', '/user/search', {
+      query: { query: args.query, maxResults: args.maxResults },
+      action: 'search users',
+      scope: USERS,
+    });
     return { users: (Array.isArray(users) ? users : []).map(slimUser) };
   },
 });
 
 export const getMyself = defineTool({
-  description: "Who am I in Jira: the connected user's accountId, name, email and time zone, and which Jira site the connection acts on.",
+  description:
+    "Who am I in Jira: the connected user's accountId, name, email and time zone, and which Jira site the connection acts on.",
   input: z.object({}),
   annotations: reads('Get current user'),
   async handler(ctx) {
@@ -113,13 +167,17 @@ export const getMyself = defineTool({
 });
 
 export const listLinkTypes = defineTool({
-  description: 'List the issue link types of the Jira site (name, outward wording such as "blocks", inward wording such as "is blocked by"), for jira_link_issues.',
+  description:
+    'List the issue link types of the Jira site (name, outward wording such as "blocks", inward wording such as "is blocked by"), for jira_link_issues.',
   input: z.object({}),
   annotations: reads('List link types'),
   async handler(ctx) {
     const site = await resolveSite(ctx);
     type LinkType = { id: string; name: string; outward: string; inward: string };
-    const data = await jira<{ issueLinkTypes?: LinkType[] }>(ctx, site, 'GET', '/issueLinkType', { action: 'list issue link types', scope: READ });
+    const data = await jira<{ issueLinkTypes?: LinkType[] }>(ctx, site, 'GET', '/issueLinkType', {
+      action: 'list issue link types',
+      scope: READ,
+    });
     const list = Array.isArray(data?.issueLinkTypes) ? data.issueLinkTypes : [];
     return { linkTypes: list.map((t) => ({ id: t.id, name: t.name, outward: t.outward, inward: t.inward })) };
   },

@@ -6,31 +6,88 @@ import { enc } from 'workbench/plugin-sdk';
 import { adfToText, type AdfNode } from './adf.js';
 import { browse, type Site } from './api.js';
 
-export interface Named { displayName?: string; name?: string }
-export interface RawUser extends Named { accountId: string; emailAddress?: string; active?: boolean; accountType?: string; timeZone?: string }
-interface IssueRef { key: string; fields?: { summary?: string; status?: Named } }
-interface RawLink { type?: { name?: string; inward?: string; outward?: string }; outwardIssue?: IssueRef; inwardIssue?: IssueRef }
+export interface Named {
+  displayName?: string;
+  name?: string;
+}
+export interface RawUser extends Named {
+  accountId: string;
+  emailAddress?: string;
+  active?: boolean;
+  accountType?: string;
+  timeZone?: string;
+}
+interface IssueRef {
+  key: string;
+  fields?: { summary?: string; status?: Named };
+}
+interface RawLink {
+  type?: { name?: string; inward?: string; outward?: string };
+  outwardIssue?: IssueRef;
+  inwardIssue?: IssueRef;
+}
 export interface RawIssue {
   key: string;
   id?: string;
   fields?: {
-    summary?: string; created?: string; updated?: string; duedate?: string; labels?: string[];
-    status?: Named; assignee?: Named; reporter?: Named; priority?: Named; issuetype?: Named; resolution?: Named; components?: Named[];
-    project?: { key: string }; parent?: IssueRef; subtasks?: IssueRef[]; issuelinks?: RawLink[]; comment?: { total?: number };
+    summary?: string;
+    created?: string;
+    updated?: string;
+    duedate?: string;
+    labels?: string[];
+    status?: Named;
+    assignee?: Named;
+    reporter?: Named;
+    priority?: Named;
+    issuetype?: Named;
+    resolution?: Named;
+    components?: Named[];
+    project?: { key: string };
+    parent?: IssueRef;
+    subtasks?: IssueRef[];
+    issuelinks?: RawLink[];
+    comment?: { total?: number };
     description?: AdfNode | string;
   };
 }
-export interface RawComment { id: string; author?: Named; created?: string; updated?: string; body?: AdfNode | string }
-export interface RawTransition { id: string; name?: string; to?: Named & { statusCategory?: { name?: string } } }
+export interface RawComment {
+  id: string;
+  author?: Named;
+  created?: string;
+  updated?: string;
+  body?: AdfNode | string;
+}
+export interface RawTransition {
+  id: string;
+  name?: string;
+  to?: Named & { statusCategory?: { name?: string } };
+}
 
 export const SLIM_FIELDS = ['summary', 'status', 'assignee', 'priority', 'issuetype', 'updated'];
 export const DETAIL_FIELDS = [
-  'summary', 'status', 'assignee', 'reporter', 'priority', 'issuetype', 'created', 'updated', 'duedate',
-  'resolution', 'labels', 'components', 'parent', 'subtasks', 'issuelinks', 'description', 'project', 'comment',
+  'summary',
+  'status',
+  'assignee',
+  'reporter',
+  'priority',
+  'issuetype',
+  'created',
+  'updated',
+  'duedate',
+  'resolution',
+  'labels',
+  'components',
+  'parent',
+  'subtasks',
+  'issuelinks',
+  'description',
+  'project',
+  'comment',
 ];
 
 /** A user's, status' or type's name. */
-export const name = (x: Named | null | undefined): string | null => (x && typeof x === 'object' ? x.displayName || x.name || null : null);
+export const name = (x: Named | null | undefined): string | null =>
+  x && typeof x === 'object' ? x.displayName || x.name || null : null;
 const list = <T>(x: T[] | undefined): T[] => (Array.isArray(x) ? x : []);
 
 export function slimIssue(issue: RawIssue, site: Site) {
@@ -70,7 +127,11 @@ export function detailIssue(issue: RawIssue, site: Site) {
     labels: list(f.labels),
     components: list(f.components).map(name),
     parent: f.parent ? { key: f.parent.key, summary: f.parent.fields?.summary ?? null } : null,
-    subtasks: list(f.subtasks).map((s) => ({ key: s.key, summary: s.fields?.summary ?? null, status: name(s.fields?.status) })),
+    subtasks: list(f.subtasks).map((s) => ({
+      key: s.key,
+      summary: s.fields?.summary ?? null,
+      status: name(s.fields?.status),
+    })),
     links: list(f.issuelinks).map(slimLink),
     commentCount: f.comment && typeof f.comment.total === 'number' ? f.comment.total : null,
     description: adfToText(f.description),
@@ -86,7 +147,8 @@ export const slimUser = (u: RawUser) => ({
 });
 
 /** The link to one comment of an issue. */
-export const commentUrl = (site: Site, key: string, id: string): string => `${browse(site, key)}?focusedCommentId=${enc(id)}`;
+export const commentUrl = (site: Site, key: string, id: string): string =>
+  `${browse(site, key)}?focusedCommentId=${enc(id)}`;
 
 export const slimComment = (c: RawComment, site: Site, key: string) => ({
   id: c.id,

@@ -20,16 +20,22 @@ export const listCheckRuns = defineTool({
     pull_number: z.int().min(1).optional().describe('Pull request number: its head commit is checked.'),
     check_name: z.string().max(200).optional().describe('Only checks with this name.'),
     status: z.enum(['queued', 'in_progress', 'completed']).optional().describe('Only checks in this status.'),
-    filter: z.enum(['latest', 'all']).default('latest').describe('"latest": most recent run of each check; "all": every attempt.'),
+    filter: z
+      .enum(['latest', 'all'])
+      .default('latest')
+      .describe('"latest": most recent run of each check; "all": every attempt.'),
     per_page: perPage(30),
     page,
   }),
   annotations: reads('CI checks of a commit or pull request', { idempotent: true }),
   handler: async (ctx, a) => {
-    if (!a.ref === !a.pull_number) throw new Error('Pass exactly one of ref (a branch, tag or commit SHA) or pull_number.');
+    if (!a.ref === !a.pull_number)
+      throw new Error('Pass exactly one of ref (a branch, tag or commit SHA) or pull_number.');
     let ref = a.ref ?? '';
     if (a.pull_number) {
-      const { data: pull } = await gh<Pull>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
+      const { data: pull } = await gh<Pull>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}`, {
+        what: `pull request #${a.pull_number}`,
+      });
       ref = pull.head?.sha ?? '';
     }
     type Check = {
@@ -46,7 +52,12 @@ export const listCheckRuns = defineTool({
     };
     const query = { check_name: a.check_name, status: a.status, filter: a.filter, ...paging(a) };
     const what = `checks of ${a.ref || `#${a.pull_number}`}`;
-    const { data, next } = await gh<{ total_count: number; check_runs?: Check[] }>(ctx, 'GET', `${repoPath(a)}/commits/${segments(ref, 'ref')}/check-runs`, { query, what });
+    const { data, next } = await gh<{ total_count: number; check_runs?: Check[] }>(
+      ctx,
+      'GET',
+      `${repoPath(a)}/commits/${segments(ref, 'ref')}/check-runs`,
+      { query, what },
+    );
     const runs = (data.check_runs || []).map((c) => ({
       id: c.id,
       name: c.name,
@@ -71,22 +82,61 @@ export const listWorkflows = defineTool({
   annotations: reads('List Actions workflows', { idempotent: true }),
   handler: async (ctx, a) => {
     type Workflow = { id: number; name: string; path: string; state: string; html_url: string };
-    const { data, next } = await gh<{ total_count: number; workflows?: Workflow[] }>(ctx, 'GET', `${repoPath(a)}/actions/workflows`, { query: paging(a), what: 'workflows' });
-    return { total_count: data.total_count, workflows: (data.workflows || []).map((w) => ({ id: w.id, name: w.name, path: w.path, state: w.state, html_url: w.html_url })), next };
+    const { data, next } = await gh<{ total_count: number; workflows?: Workflow[] }>(
+      ctx,
+      'GET',
+      `${repoPath(a)}/actions/workflows`,
+      { query: paging(a), what: 'workflows' },
+    );
+    return {
+      total_count: data.total_count,
+      workflows: (data.workflows || []).map((w) => ({
+        id: w.id,
+        name: w.name,
+        path: w.path,
+        state: w.state,
+        html_url: w.html_url,
+      })),
+      next,
+    };
   },
 });
 
-const RUN_STATUSES = ['completed', 'action_required', 'cancelled', 'failure', 'neutral', 'skipped', 'stale', 'success', 'timed_out', 'in_progress', 'queued', 'requested', 'waiting', 'pending'] as const;
+const RUN_STATUSES = [
+  'completed',
+  'action_required',
+  'cancelled',
+  'failure',
+  'neutral',
+  'skipped',
+  'stale',
+  'success',
+  'timed_out',
+  'in_progress',
+  'queued',
+  'requested',
+  'waiting',
+  'pending',
+] as const;
 
 export const listWorkflowRuns = defineTool({
   description:
     'Lists GitHub Actions runs (CI builds) of a repository or of one workflow, newest first, filtered by branch, status (e.g. recent failures), event, actor or commit. Returns id, workflow name, title, status, conclusion, branch, head SHA, actor, dates and html_url, plus `next`.',
   input: z.object({
     ...repoArgs,
-    workflow: z.string().min(1).max(200).optional().describe('Workflow id or file name (e.g. "ci.yml") to limit to one workflow.'),
+    workflow: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Workflow id or file name (e.g. "ci.yml") to limit to one workflow.'),
     branch: z.string().min(1).max(255).optional().describe('Only runs on this branch.'),
     status: z.enum(RUN_STATUSES).optional().describe('Only runs with this status or conclusion.'),
-    event: z.string().max(100).optional().describe('Only runs triggered by this event, e.g. push, pull_request, workflow_dispatch, schedule.'),
+    event: z
+      .string()
+      .max(100)
+      .optional()
+      .describe('Only runs triggered by this event, e.g. push, pull_request, workflow_dispatch, schedule.'),
     actor: z.string().max(39).optional().describe('Only runs started by this login.'),
     head_sha: z.string().regex(SHA).optional().describe('Only runs for this commit.'),
     per_page: perPage(20),
@@ -94,9 +144,21 @@ export const listWorkflowRuns = defineTool({
   }),
   annotations: reads('List workflow runs', { idempotent: true }),
   handler: async (ctx, a) => {
-    const runs = a.workflow ? `${repoPath(a)}/actions/workflows/${segment(a.workflow, 'workflow')}/runs` : `${repoPath(a)}/actions/runs`;
-    const query = { branch: a.branch, status: a.status, event: a.event, actor: a.actor, head_sha: a.head_sha, ...paging(a) };
-    const { data, next } = await gh<{ total_count: number; workflow_runs?: Run[] }>(ctx, 'GET', runs, { query, what: 'workflow runs' });
+    const runs = a.workflow
+      ? `${repoPath(a)}/actions/workflows/${segment(a.workflow, 'workflow')}/runs`
+      : `${repoPath(a)}/actions/runs`;
+    const query = {
+      branch: a.branch,
+      status: a.status,
+      event: a.event,
+      actor: a.actor,
+      head_sha: a.head_sha,
+      ...paging(a),
+    };
+    const { data, next } = await gh<{ total_count: number; workflow_runs?: Run[] }>(ctx, 'GET', runs, {
+      query,
+      what: 'workflow runs',
+    });
     return { total_count: data.total_count, runs: (data.workflow_runs || []).map(slimRun), next };
   },
 });
@@ -114,7 +176,7 @@ interface Job {
 
 export const getWorkflowRun = defineTool({
   description:
-    'Returns one GitHub Actions run with its jobs (up to 500; jobs_truncated says when there are more): each job\'s status, conclusion, times, link and the names of failed steps. Use it to see why CI failed before re-running.',
+    "Returns one GitHub Actions run with its jobs (up to 500; jobs_truncated says when there are more): each job's status, conclusion, times, link and the names of failed steps. Use it to see why CI failed before re-running.",
   input: z.object({ ...repoArgs, run_id: runId }),
   annotations: reads('Get a workflow run and its jobs', { idempotent: true }),
   handler: async (ctx, a) => {
@@ -128,7 +190,10 @@ export const getWorkflowRun = defineTool({
       1,
       async (jobPage) => {
         const query = { filter: 'latest', per_page: 100, page: jobPage };
-        const { data, next } = await gh<{ total_count: number; jobs?: Job[] }>(ctx, 'GET', `${path}/jobs`, { query, what: `jobs of run ${a.run_id}` });
+        const { data, next } = await gh<{ total_count: number; jobs?: Job[] }>(ctx, 'GET', `${path}/jobs`, {
+          query,
+          what: `jobs of run ${a.run_id}`,
+        });
         seen += (data.jobs || []).length;
         total = data.total_count || seen;
         return { items: data.jobs || [], next: next === null ? null : (jobPage ?? 1) + 1 };
@@ -171,8 +236,18 @@ export const triggerWorkflow = defineTool({
     type Dispatched = { workflow_run_id?: number; run_url?: string; html_url?: string } | undefined;
     const path = `${repoPath(a)}/actions/workflows/${segment(a.workflow, 'workflow')}/dispatches`;
     const { status, data } = await gh<Dispatched>(ctx, 'POST', path, { body, what: `dispatching ${a.workflow}` });
-    if (status === 200 && data) return { dispatched: true, run_id: data.workflow_run_id || null, run_url: data.run_url || null, html_url: data.html_url || null };
-    return { dispatched: true, run_id: null, note: 'GitHub accepted the dispatch without run details; find the run with github_list_workflow_runs (event "workflow_dispatch").' };
+    if (status === 200 && data)
+      return {
+        dispatched: true,
+        run_id: data.workflow_run_id || null,
+        run_url: data.run_url || null,
+        html_url: data.html_url || null,
+      };
+    return {
+      dispatched: true,
+      run_id: null,
+      note: 'GitHub accepted the dispatch without run details; find the run with github_list_workflow_runs (event "workflow_dispatch").',
+    };
   },
 });
 
@@ -188,7 +263,10 @@ export const rerunWorkflow = defineTool({
   annotations: changes('Re-run a workflow run'),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/actions/runs/${a.run_id}/${a.failed_only ? 'rerun-failed-jobs' : 'rerun'}`;
-    await gh(ctx, 'POST', path, { body: { enable_debug_logging: a.enable_debug_logging }, what: `re-running run ${a.run_id}` });
+    await gh(ctx, 'POST', path, {
+      body: { enable_debug_logging: a.enable_debug_logging },
+      what: `re-running run ${a.run_id}`,
+    });
     return { rerun_requested: true, run_id: a.run_id, failed_only: !!a.failed_only };
   },
 });

@@ -6,7 +6,17 @@
  * the rel="next" link, and `page` takes either back. The gateway adds the credential: this code
  * never sets Authorization.
  */
-import { createApi, enc, linkNext, queryOf, segment, type ApiFailure, type HttpHeaders, type PluginContext, type QueryParams } from 'workbench/plugin-sdk';
+import {
+  createApi,
+  enc,
+  linkNext,
+  queryOf,
+  segment,
+  type ApiFailure,
+  type HttpHeaders,
+  type PluginContext,
+  type QueryParams,
+} from 'workbench/plugin-sdk';
 
 /** A scope is also satisfied by the broader scopes listed here (GitHub's scope hierarchy). */
 const BROADER_SCOPES: Record<string, string[]> = {
@@ -40,7 +50,9 @@ function scopeList(value: string | null): string[] {
 /** Seconds to wait when the answer is a rate-limit refusal (429, or 403 saying so), else undefined. */
 function rateLimitWait(f: ApiFailure, message: string): number | undefined {
   const remaining = f.headers.get('x-ratelimit-remaining');
-  const limited = f.status === 429 || (f.status === 403 && (f.retryAfter !== null || remaining === '0' || /rate limit/i.test(message)));
+  const limited =
+    f.status === 429 ||
+    (f.status === 403 && (f.retryAfter !== null || remaining === '0' || /rate limit/i.test(message)));
   if (!limited) return undefined;
   if (f.retryAfterSec !== undefined) return Math.max(1, f.retryAfterSec);
   const reset = Number(f.headers.get('x-ratelimit-reset'));
@@ -71,20 +83,27 @@ function githubError(f: ApiFailure): Error {
   const about = ` (${f.action})`;
   const status = f.status;
   if (status === 401) {
-    return new Error(`GitHub rejected the credential (401 ${message || 'Unauthorized'}): the token is invalid, expired or revoked. Reconnect the GitHub integration.`);
+    return new Error(
+      `GitHub rejected the credential (401 ${message || 'Unauthorized'}): the token is invalid, expired or revoked. Reconnect the GitHub integration.`,
+    );
   }
   const wait = rateLimitWait(f, message);
-  if (wait !== undefined) return new Error(`GitHub rate limit exceeded${about}: rate limited, retry after ${wait} s. ${message}`.trim());
+  if (wait !== undefined)
+    return new Error(`GitHub rate limit exceeded${about}: rate limited, retry after ${wait} s. ${message}`.trim());
   if (status === 403 || status === 404) {
     const sso = f.headers.get('x-github-sso');
     if (sso) {
       const url = /url=(\S+)/.exec(sso)?.[1];
-      return new Error(`GitHub ${status}${about}: the organisation requires SAML single sign-on for this token.${url ? ` Authorise it at ${url}` : ' Authorise the token for the organisation in GitHub settings.'}`);
+      return new Error(
+        `GitHub ${status}${about}: the organisation requires SAML single sign-on for this token.${url ? ` Authorise it at ${url}` : ' Authorise the token for the organisation in GitHub settings.'}`,
+      );
     }
     const accepted = scopeList(f.headers.get('x-accepted-oauth-scopes'));
     const granted = scopeList(f.headers.get('x-oauth-scopes'));
     if (accepted.length > 0 && !accepted.some((s) => scopeGranted(granted, s))) {
-      return new Error(`GitHub ${status}${about}: the token is missing the OAuth scope this needs (one of: ${accepted.join(', ')}; the token has: ${granted.join(', ') || 'none'}). Reconnect GitHub and grant that scope.`);
+      return new Error(
+        `GitHub ${status}${about}: the token is missing the OAuth scope this needs (one of: ${accepted.join(', ')}; the token has: ${granted.join(', ') || 'none'}). Reconnect GitHub and grant that scope.`,
+      );
     }
   }
   if (status === 403) return new Error(`GitHub refused the request${about} (403): ${message}`);
@@ -92,12 +111,16 @@ function githubError(f: ApiFailure): Error {
     // GitHub's own message names what is missing ("Branch foo not found", "No commit found for the
     // ref foo"); the bare "Not Found" adds nothing
     const said = own?.trim() && !/^not found\.?$/i.test(own.trim()) ? ` GitHub said: ${own.trim().slice(0, 300)}` : '';
-    return new Error(`Not found or no access${about}: GitHub answers 404 both when it does not exist and when the token may not see it. Check the owner, repository, number, branch or path.${said}`);
+    return new Error(
+      `Not found or no access${about}: GitHub answers 404 both when it does not exist and when the token may not see it. Check the owner, repository, number, branch or path.${said}`,
+    );
   }
   if (status === 405) return new Error(`GitHub does not allow this${about} (405): ${message}`);
   if (status === 409) return new Error(`GitHub reported a conflict${about} (409): ${message}`);
-  if (status === 422) return new Error(`GitHub rejected the input${about} (422): ${message}.${describeValidation(body.errors)}`);
-  if (status >= 500) return new Error(`GitHub server error ${status}${about}: ${message || 'no details'}. Try again later.`);
+  if (status === 422)
+    return new Error(`GitHub rejected the input${about} (422): ${message}.${describeValidation(body.errors)}`);
+  if (status >= 500)
+    return new Error(`GitHub server error ${status}${about}: ${message || 'no details'}. Try again later.`);
   return new Error(`GitHub returned ${status}${about}: ${message || 'no details'}`);
 }
 
@@ -107,7 +130,11 @@ export const isNotFound = (err: unknown): boolean => err instanceof Error && /^N
 const api = createApi({
   base: 'https://api.github.com',
   provider: 'GitHub',
-  headers: { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': 'workbench-github-plugin' },
+  headers: {
+    accept: 'application/vnd.github+json',
+    'x-github-api-version': '2022-11-28',
+    'user-agent': 'workbench-github-plugin',
+  },
   failure: githubError,
   // the gateway's own refusals (answer too large, timeout) reach the agent as the gateway words them
   bridgeFailure: (f) => f.error,
@@ -148,10 +175,16 @@ export interface GhAnswer<T> {
 }
 
 /** One GitHub request whose answer is JSON (or empty); throws githubError's words on anything but 2xx. */
-export async function gh<T>(ctx: PluginContext, method: string, path: string, { what, ...options }: GhOptions): Promise<GhAnswer<T>> {
+export async function gh<T>(
+  ctx: PluginContext,
+  method: string,
+  path: string,
+  { what, ...options }: GhOptions,
+): Promise<GhAnswer<T>> {
   const answer = await api.request<unknown>(ctx, method, path, { ...options, action: what, lenient: true });
   // lenient: an answer that is not JSON comes back as its text, to be worded here as before
-  if (typeof answer.data === 'string') throw new Error(`GitHub returned a response that is not JSON (${answer.status}) for ${what}.`);
+  if (typeof answer.data === 'string')
+    throw new Error(`GitHub returned a response that is not JSON (${answer.status}) for ${what}.`);
   // an empty answer (204) is null, as handlers test it
   return { status: answer.status, data: (answer.data ?? null) as T, next: nextPage(answer.headers) };
 }
@@ -173,7 +206,8 @@ export interface RepoArgs {
 export const repoPath = (a: RepoArgs): string => `/repos/${segment(a.owner, 'owner')}/${segment(a.repo, 'repo')}`;
 
 export async function defaultBranch(ctx: PluginContext, a: RepoArgs): Promise<string> {
-  return (await gh<{ default_branch: string }>(ctx, 'GET', repoPath(a), { what: `repository ${a.owner}/${a.repo}` })).data.default_branch;
+  return (await gh<{ default_branch: string }>(ctx, 'GET', repoPath(a), { what: `repository ${a.owner}/${a.repo}` }))
+    .data.default_branch;
 }
 
 /** The paging arguments every list tool takes. */
@@ -190,7 +224,10 @@ export interface PageArgs {
  */
 export function paging(a: PageArgs): Record<string, string | number> {
   if (typeof a.page === 'number' || /^\d+$/.test(a.page)) return { per_page: a.per_page, page: Number(a.page) };
-  const notNext = () => new Error(`page "${a.page}" is neither a page number nor a \`next\` value of an earlier result: pass the \`next\` value as it was returned.`);
+  const notNext = () =>
+    new Error(
+      `page "${a.page}" is neither a page number nor a \`next\` value of an earlier result: pass the \`next\` value as it was returned.`,
+    );
   const out: Record<string, string | number> = { per_page: a.per_page };
   for (const kv of a.page.split('&')) {
     const [k = '', v] = kv.split('=');

@@ -16,9 +16,17 @@ export const repoArgs = {
   repo: z.string().regex(REPO_NAME).describe('Repository name without the owner, e.g. "hello-world".'),
 };
 
-export const issueNumber = z.int().min(1).describe('Issue number as shown in the repository (e.g. 42 for #42). Pull request numbers work too.');
+export const issueNumber = z
+  .int()
+  .min(1)
+  .describe('Issue number as shown in the repository (e.g. 42 for #42). Pull request numbers work too.');
 export const pullNumber = z.int().min(1).describe('Pull request number (e.g. 17 for #17).');
-export const runId = z.int().min(1).describe('Workflow run id (the `id` from github_list_workflow_runs, or the number in a run URL .../actions/runs/<id>).');
+export const runId = z
+  .int()
+  .min(1)
+  .describe(
+    'Workflow run id (the `id` from github_list_workflow_runs, or the number in a run URL .../actions/runs/<id>).',
+  );
 
 export const perPage = (size: number) => z.int().min(1).max(100).default(size).describe('Results per page (1-100).');
 
@@ -33,7 +41,9 @@ export const page = z
   .union([bareInt, z.string()])
   .meta({ minimum: 1, minLength: 1, maxLength: 500 })
   .default(1)
-  .describe('Page to fetch. Pass the `next` value of the previous result to continue (a page number, or a cursor where GitHub pages by cursor); `next` is null on the last page.');
+  .describe(
+    'Page to fetch. Pass the `next` value of the previous result to continue (a page number, or a cursor where GitHub pages by cursor); `next` is null on the last page.',
+  );
 
 export const since = z
   .string()
@@ -45,8 +55,17 @@ export const direction = z.enum(['asc', 'desc']).optional().describe('Sort direc
 
 /** offset and max_chars of a text read in windows */
 export const windowArgs = {
-  offset: z.int().min(0).default(0).describe('Character offset to start from: pass `next_offset` of the previous result to read on.'),
-  max_chars: z.int().min(1000).max(50000).default(20000).describe('Largest number of characters to return; longer text comes back in windows.'),
+  offset: z
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Character offset to start from: pass `next_offset` of the previous result to read on.'),
+  max_chars: z
+    .int()
+    .min(1000)
+    .max(50000)
+    .default(20000)
+    .describe('Largest number of characters to return; longer text comes back in windows.'),
 };
 
 export const logins = z.array(z.string().min(1).max(39).regex(LOGIN)).max(15).meta({ uniqueItems: true });

@@ -7,7 +7,6 @@ import { changes, defineTool, fromBase64, reads, segments, textWindow, toBase64,
 import { gh, isNotFound, repoPath } from './api.js';
 import { repoArgs, SHA, windowArgs } from './args.js';
 
-
 /** entries the contents API returns for one directory at most */
 const DIR_ENTRIES_MAX = 1000;
 
@@ -34,30 +33,54 @@ export const getFileContents = defineTool({
     'Reads a file from a repository at a branch, tag or commit and returns its text (decoded UTF-8, in windows of max_chars with `next_offset` to read on) plus its blob `sha` (needed to update it). For a folder it returns the entries (name, path, type, size). Binary files and files over 1 MB return no content but a download_url.',
   input: z.object({
     ...repoArgs,
-    path: z.string().max(1000).default('').describe('Path inside the repository, e.g. "src/index.ts"; empty for the root folder.'),
+    path: z
+      .string()
+      .max(1000)
+      .default('')
+      .describe('Path inside the repository, e.g. "src/index.ts"; empty for the root folder.'),
     ref: z.string().min(1).max(255).optional().describe('Branch, tag or commit SHA. Default: the default branch.'),
     ...windowArgs,
   }),
   annotations: reads('Read a file or folder', { idempotent: true }),
   handler: async (ctx, a) => {
     const path = a.path ? segments(a.path, 'path') : '';
-    const { data } = await gh<Entry | Entry[]>(ctx, 'GET', `${repoPath(a)}/contents/${path}`, { query: { ref: a.ref }, what: `path "${a.path || '/'}"` });
+    const { data } = await gh<Entry | Entry[]>(ctx, 'GET', `${repoPath(a)}/contents/${path}`, {
+      query: { ref: a.ref },
+      what: `path "${a.path || '/'}"`,
+    });
     if (Array.isArray(data)) {
-      const dir = { type: 'dir', path: a.path || '', entries: data.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size })) };
+      const dir = {
+        type: 'dir',
+        path: a.path || '',
+        entries: data.map((e) => ({ name: e.name, path: e.path, type: e.type, size: e.size })),
+      };
       if (data.length < DIR_ENTRIES_MAX) return dir;
-      return { ...dir, entries_truncated: `GitHub lists at most ${DIR_ENTRIES_MAX} entries of a directory; use github_search_code with path: to find a file in it` };
+      return {
+        ...dir,
+        entries_truncated: `GitHub lists at most ${DIR_ENTRIES_MAX} entries of a directory; use github_search_code with path: to find a file in it`,
+      };
     }
     const base = { type: data.type, path: data.path, sha: data.sha, size: data.size, html_url: data.html_url };
     if (data.type !== 'file') return { ...base, target: data.target || data.submodule_git_url || null };
     const download_url = data.download_url || null;
     if (data.encoding !== 'base64' || typeof data.content !== 'string' || (data.content === '' && data.size > 0)) {
-      return { ...base, content: null, note: 'The file is too large for the contents API (over 1 MB); use download_url.', download_url };
+      return {
+        ...base,
+        content: null,
+        note: 'The file is too large for the contents API (over 1 MB); use download_url.',
+        download_url,
+      };
     }
     let bytes: Uint8Array;
     try {
       bytes = fromBase64(data.content);
     } catch {
-      return { ...base, content: null, note: 'GitHub sent the content in a form that is not valid base64; use download_url.', download_url };
+      return {
+        ...base,
+        content: null,
+        note: 'GitHub sent the content in a form that is not valid base64; use download_url.',
+        download_url,
+      };
     }
     if (bytes.slice(0, 8000).includes(0)) return { ...base, binary: true, content: null, download_url };
     return { ...base, ...textWindow(utf8Decode(bytes), a.offset, a.max_chars) };
@@ -77,7 +100,9 @@ export const createOrUpdateFile = defineTool({
       .string()
       .regex(SHA)
       .optional()
-      .describe('Blob SHA of the file being replaced (from github_get_file_contents). Optional: looked up when omitted. GitHub answers 409 if it is stale.'),
+      .describe(
+        'Blob SHA of the file being replaced (from github_get_file_contents). Optional: looked up when omitted. GitHub answers 409 if it is stale.',
+      ),
   }),
   annotations: changes('Create or update a file', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
@@ -85,17 +110,30 @@ export const createOrUpdateFile = defineTool({
     let sha = a.sha;
     if (!sha) {
       try {
-        const { data } = await gh<Entry | Entry[]>(ctx, 'GET', path, { query: { ref: a.branch }, what: `path "${a.path}"` });
-        if (Array.isArray(data) || data.type !== 'file') throw new Error(`"${a.path}" is a ${Array.isArray(data) ? 'directory' : data.type}, not a file.`);
+        const { data } = await gh<Entry | Entry[]>(ctx, 'GET', path, {
+          query: { ref: a.branch },
+          what: `path "${a.path}"`,
+        });
+        if (Array.isArray(data) || data.type !== 'file')
+          throw new Error(`"${a.path}" is a ${Array.isArray(data) ? 'directory' : data.type}, not a file.`);
         sha = data.sha;
       } catch (err) {
         // no such file yet: it is created
         if (!isNotFound(err)) throw err;
       }
     }
-    type Written = { content: { path: string; sha: string; html_url: string }; commit: { sha: string; html_url: string } };
+    type Written = {
+      content: { path: string; sha: string; html_url: string };
+      commit: { sha: string; html_url: string };
+    };
     const body = { message: a.message, content: toBase64(utf8(a.content)), branch: a.branch, sha };
     const { status, data } = await gh<Written>(ctx, 'PUT', path, { body, what: `writing "${a.path}"` });
-    return { created: status === 201, path: data.content.path, sha: data.content.sha, html_url: data.content.html_url, commit: { sha: data.commit.sha, html_url: data.commit.html_url } };
+    return {
+      created: status === 201,
+      path: data.content.path,
+      sha: data.content.sha,
+      html_url: data.content.html_url,
+      commit: { sha: data.commit.sha, html_url: data.commit.html_url },
+    };
   },
 });

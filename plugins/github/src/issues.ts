@@ -5,7 +5,15 @@
 import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { gh, paging, repoPath } from './api.js';
 import { bareInt, direction, issueNumber, labelNames, logins, page, perPage, repoArgs, since } from './args.js';
-import { FULL_BODY_CHARS, LIST_BODY_CHARS, slimComment, slimIssue, type Comment, type Issue, type Search } from './shape.js';
+import {
+  FULL_BODY_CHARS,
+  LIST_BODY_CHARS,
+  slimComment,
+  slimIssue,
+  type Comment,
+  type Issue,
+  type Search,
+} from './shape.js';
 
 export const listIssues = defineTool({
   description:
@@ -13,7 +21,11 @@ export const listIssues = defineTool({
   input: z.object({
     ...repoArgs,
     state: z.enum(['open', 'closed', 'all']).default('open').describe('Issue state.'),
-    labels: z.string().max(500).optional().describe('Comma-separated label names that must all be present, e.g. "bug,ui".'),
+    labels: z
+      .string()
+      .max(500)
+      .optional()
+      .describe('Comma-separated label names that must all be present, e.g. "bug,ui".'),
     assignee: z.string().max(39).optional().describe('Login of the assignee, "none" for unassigned, "*" for any.'),
     creator: z.string().max(39).optional().describe('Login of the author.'),
     mentioned: z.string().max(39).optional().describe('Login mentioned in the issue.'),
@@ -40,7 +52,9 @@ export const getIssue = defineTool({
   input: z.object({ ...repoArgs, issue_number: issueNumber }),
   annotations: reads('Get an issue', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data } = await gh<Issue>(ctx, 'GET', `${repoPath(a)}/issues/${a.issue_number}`, { what: `issue #${a.issue_number}` });
+    const { data } = await gh<Issue>(ctx, 'GET', `${repoPath(a)}/issues/${a.issue_number}`, {
+      what: `issue #${a.issue_number}`,
+    });
     return slimIssue(data, FULL_BODY_CHARS);
   },
 });
@@ -52,7 +66,9 @@ export const createIssue = defineTool({
     ...repoArgs,
     title: z.string().min(1).max(256).describe('Issue title.'),
     body: z.string().max(65536).optional().describe('Issue description in GitHub Markdown.'),
-    labels: labelNames.optional().describe('Label names to apply (they must exist in the repository; see github_list_labels).'),
+    labels: labelNames
+      .optional()
+      .describe('Label names to apply (they must exist in the repository; see github_list_labels).'),
     assignees: logins.optional().describe('Logins to assign.'),
     milestone: z.int().min(1).optional().describe('Milestone number.'),
   }),
@@ -73,11 +89,18 @@ export const updateIssue = defineTool({
     title: z.string().min(1).max(256).optional().describe('New title.'),
     body: z.string().max(65536).optional().describe('New body (replaces the old one).'),
     state: z.enum(['open', 'closed']).optional().describe('"closed" to close, "open" to reopen.'),
-    state_reason: z.enum(['completed', 'not_planned', 'duplicate', 'reopened']).optional().describe('Why the state changed.'),
+    state_reason: z
+      .enum(['completed', 'not_planned', 'duplicate', 'reopened'])
+      .optional()
+      .describe('Why the state changed.'),
     labels: labelNames.optional().describe('Replaces ALL labels with this list ([] removes every label).'),
     add_labels: labelNames.optional().describe('Labels to add, keeping the existing ones.'),
     assignees: logins.optional().describe('Replaces all assignees ([] unassigns everyone).'),
-    milestone: z.union([bareInt, z.null()]).meta({ minimum: 1 }).optional().describe('Milestone number, or null to clear it.'),
+    milestone: z
+      .union([bareInt, z.null()])
+      .meta({ minimum: 1 })
+      .optional()
+      .describe('Milestone number, or null to clear it.'),
   }),
   annotations: changes('Update, close or reopen an issue', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
@@ -87,11 +110,18 @@ export const updateIssue = defineTool({
     const patch = { title, body, state, state_reason, labels, assignees, milestone };
     const patching = Object.values(patch).some((v) => v !== undefined);
     const adding = !!a.add_labels?.length;
-    if (!patching && !adding) throw new Error('Nothing to change: pass at least one of title, body, state, state_reason, labels, add_labels, assignees, milestone.');
+    if (!patching && !adding)
+      throw new Error(
+        'Nothing to change: pass at least one of title, body, state, state_reason, labels, add_labels, assignees, milestone.',
+      );
     let issue: Issue | undefined;
-    if (patching) issue = (await gh<Issue>(ctx, 'PATCH', issuePath, { body: patch, what: `issue #${a.issue_number}` })).data;
+    if (patching)
+      issue = (await gh<Issue>(ctx, 'PATCH', issuePath, { body: patch, what: `issue #${a.issue_number}` })).data;
     if (adding) {
-      const { data: added } = await gh<Issue['labels']>(ctx, 'POST', `${issuePath}/labels`, { body: { labels: a.add_labels }, what: `labels of issue #${a.issue_number}` });
+      const { data: added } = await gh<Issue['labels']>(ctx, 'POST', `${issuePath}/labels`, {
+        body: { labels: a.add_labels },
+        what: `labels of issue #${a.issue_number}`,
+      });
       issue ??= (await gh<Issue>(ctx, 'GET', issuePath, { what: `issue #${a.issue_number}` })).data;
       issue.labels = added;
     }
@@ -102,7 +132,7 @@ export const updateIssue = defineTool({
 
 export const addIssueComment = defineTool({
   description:
-    'Posts a comment on an issue or on a pull request\'s conversation tab. Returns the comment id and html_url. For a reply attached to a line of code, use github_reply_to_review_comment.',
+    "Posts a comment on an issue or on a pull request's conversation tab. Returns the comment id and html_url. For a reply attached to a line of code, use github_reply_to_review_comment.",
   input: z.object({
     ...repoArgs,
     issue_number: issueNumber,
@@ -110,7 +140,10 @@ export const addIssueComment = defineTool({
   }),
   annotations: changes('Comment on an issue or pull request'),
   handler: async (ctx, a) => {
-    const { data } = await gh<Comment>(ctx, 'POST', `${repoPath(a)}/issues/${a.issue_number}/comments`, { body: { body: a.body }, what: `commenting on #${a.issue_number}` });
+    const { data } = await gh<Comment>(ctx, 'POST', `${repoPath(a)}/issues/${a.issue_number}/comments`, {
+      body: { body: a.body },
+      what: `commenting on #${a.issue_number}`,
+    });
     return slimComment(data);
   },
 });
@@ -122,7 +155,10 @@ export const listIssueComments = defineTool({
   annotations: reads('List issue comments', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { since: a.since, ...paging(a) };
-    const { data, next } = await gh<Comment[]>(ctx, 'GET', `${repoPath(a)}/issues/${a.issue_number}/comments`, { query, what: `comments of #${a.issue_number}` });
+    const { data, next } = await gh<Comment[]>(ctx, 'GET', `${repoPath(a)}/issues/${a.issue_number}/comments`, {
+      query,
+      what: `comments of #${a.issue_number}`,
+    });
     return { comments: data.map(slimComment), next };
   },
 });
@@ -135,9 +171,17 @@ export const searchIssues = defineTool({
       .string()
       .min(1)
       .max(256)
-      .describe('Search query with qualifiers such as repo:, org:, is:open/closed/merged, label:, author:, assignee:, mentions:, review-requested:, created:>DATE. "@me" means the connected user.'),
-    type: z.enum(['issue', 'pr']).default('issue').describe('Search issues or pull requests (added as is:issue / is:pr unless the query already says).'),
-    sort: z.enum(['comments', 'reactions', 'created', 'updated', 'interactions']).optional().describe('Sort field. Default: best match.'),
+      .describe(
+        'Search query with qualifiers such as repo:, org:, is:open/closed/merged, label:, author:, assignee:, mentions:, review-requested:, created:>DATE. "@me" means the connected user.',
+      ),
+    type: z
+      .enum(['issue', 'pr'])
+      .default('issue')
+      .describe('Search issues or pull requests (added as is:issue / is:pr unless the query already says).'),
+    sort: z
+      .enum(['comments', 'reactions', 'created', 'updated', 'interactions'])
+      .optional()
+      .describe('Sort field. Default: best match.'),
     order: direction,
     per_page: perPage(30),
     page,
@@ -148,12 +192,18 @@ export const searchIssues = defineTool({
     if (!/(^|\s)(is|type):(issue|pr|pull-request)\b/i.test(q)) q += a.type === 'pr' ? ' is:pr' : ' is:issue';
     const query = { q, sort: a.sort, order: a.order, advanced_search: 'true', ...paging(a) };
     const { data, next } = await gh<Search<Issue>>(ctx, 'GET', '/search/issues', { query, what: 'issue search' });
-    return { total_count: data.total_count, incomplete_results: !!data.incomplete_results, items: (data.items || []).map((i) => slimIssue(i, LIST_BODY_CHARS)), next };
+    return {
+      total_count: data.total_count,
+      incomplete_results: !!data.incomplete_results,
+      items: (data.items || []).map((i) => slimIssue(i, LIST_BODY_CHARS)),
+      next,
+    };
   },
 });
 
 export const listLabels = defineTool({
-  description: 'Lists the labels defined in a repository (name, colour, description), to pick valid labels before creating or updating issues.',
+  description:
+    'Lists the labels defined in a repository (name, colour, description), to pick valid labels before creating or updating issues.',
   input: z.object({ ...repoArgs, per_page: perPage(100), page }),
   annotations: reads('List labels', { idempotent: true }),
   handler: async (ctx, a) => {

@@ -15,7 +15,11 @@ export const listPullRequests = defineTool({
   input: z.object({
     ...repoArgs,
     state: z.enum(['open', 'closed', 'all']).default('open').describe('Pull request state (merged ones are "closed").'),
-    head: z.string().max(300).optional().describe('Source branch as "user:branch" or "org:branch", e.g. "octocat:fix-typo".'),
+    head: z
+      .string()
+      .max(300)
+      .optional()
+      .describe('Source branch as "user:branch" or "org:branch", e.g. "octocat:fix-typo".'),
     base: z.string().min(1).max(255).optional().describe('Target branch, e.g. "main".'),
     sort: z.enum(['created', 'updated', 'popularity', 'long-running']).default('created').describe('Sort field.'),
     direction,
@@ -36,14 +40,16 @@ export const getPullRequest = defineTool({
   input: z.object({ ...repoArgs, pull_number: pullNumber }),
   annotations: reads('Get a pull request', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data } = await gh<Pull>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
+    const { data } = await gh<Pull>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}`, {
+      what: `pull request #${a.pull_number}`,
+    });
     return slimPull(data, FULL_BODY_CHARS);
   },
 });
 
 export const createPullRequest = defineTool({
   description:
-    'Opens a pull request from a head branch into a base branch (default: the repository\'s default branch), optionally as a draft and with reviewers. The author is never requested as a reviewer (GitHub forbids it): such names are reported in reviewers_skipped. Returns the new number and html_url.',
+    "Opens a pull request from a head branch into a base branch (default: the repository's default branch), optionally as a draft and with reviewers. The author is never requested as a reviewer (GitHub forbids it): such names are reported in reviewers_skipped. Returns the new number and html_url.",
   input: z.object({
     ...repoArgs,
     title: z.string().min(1).max(256).describe('Pull request title.'),
@@ -58,7 +64,14 @@ export const createPullRequest = defineTool({
   annotations: changes('Open a pull request'),
   handler: async (ctx, a) => {
     const base = a.base || (await defaultBranch(ctx, a));
-    const body = { title: a.title, head: a.head, base, body: a.body, draft: a.draft, maintainer_can_modify: a.maintainer_can_modify };
+    const body = {
+      title: a.title,
+      head: a.head,
+      base,
+      body: a.body,
+      draft: a.draft,
+      maintainer_can_modify: a.maintainer_can_modify,
+    };
     const { data } = await gh<Pull>(ctx, 'POST', `${repoPath(a)}/pulls`, { body, what: 'creating the pull request' });
     const created = slimPull(data, LIST_BODY_CHARS);
     if (!a.reviewers?.length && !a.team_reviewers?.length) return created;
@@ -66,14 +79,17 @@ export const createPullRequest = defineTool({
       return { ...created, ...(await askReviewers(ctx, a, data)) };
     } catch (err) {
       // the pull request exists: report it, and what went wrong with the reviewers
-      return { ...created, reviewers_warning: `The pull request was created, but requesting reviewers failed: ${(err as Error).message}` };
+      return {
+        ...created,
+        reviewers_warning: `The pull request was created, but requesting reviewers failed: ${(err as Error).message}`,
+      };
     }
   },
 });
 
 export const updatePullRequest = defineTool({
   description:
-    'Edits a pull request\'s title, body or base branch, or closes / reopens it (state). Only the fields passed are changed. To merge, use github_merge_pull_request; for labels and assignees use github_update_issue.',
+    "Edits a pull request's title, body or base branch, or closes / reopens it (state). Only the fields passed are changed. To merge, use github_merge_pull_request; for labels and assignees use github_update_issue.",
   input: z.object({
     ...repoArgs,
     pull_number: pullNumber,
@@ -85,9 +101,19 @@ export const updatePullRequest = defineTool({
   }),
   annotations: changes('Update or close a pull request', { destructive: true, idempotent: true }),
   handler: async (ctx, a) => {
-    const patch = { title: a.title, body: a.body, state: a.state, base: a.base, maintainer_can_modify: a.maintainer_can_modify };
-    if (Object.values(patch).every((v) => v === undefined)) throw new Error('Nothing to change: pass at least one of title, body, state, base, maintainer_can_modify.');
-    const { data } = await gh<Pull>(ctx, 'PATCH', `${repoPath(a)}/pulls/${a.pull_number}`, { body: patch, what: `pull request #${a.pull_number}` });
+    const patch = {
+      title: a.title,
+      body: a.body,
+      state: a.state,
+      base: a.base,
+      maintainer_can_modify: a.maintainer_can_modify,
+    };
+    if (Object.values(patch).every((v) => v === undefined))
+      throw new Error('Nothing to change: pass at least one of title, body, state, base, maintainer_can_modify.');
+    const { data } = await gh<Pull>(ctx, 'PATCH', `${repoPath(a)}/pulls/${a.pull_number}`, {
+      body: patch,
+      what: `pull request #${a.pull_number}`,
+    });
     return slimPull(data, LIST_BODY_CHARS);
   },
 });
@@ -105,9 +131,17 @@ export const mergePullRequest = defineTool({
   }),
   annotations: changes('Merge a pull request', { destructive: true }),
   handler: async (ctx, a) => {
-    const body = { merge_method: a.merge_method, commit_title: a.commit_title, commit_message: a.commit_message, sha: a.sha };
+    const body = {
+      merge_method: a.merge_method,
+      commit_title: a.commit_title,
+      commit_message: a.commit_message,
+      sha: a.sha,
+    };
     type Merge = { merged?: boolean; sha: string; message: string };
-    const { data } = await gh<Merge>(ctx, 'PUT', `${repoPath(a)}/pulls/${a.pull_number}/merge`, { body, what: `merging #${a.pull_number}` });
+    const { data } = await gh<Merge>(ctx, 'PUT', `${repoPath(a)}/pulls/${a.pull_number}/merge`, {
+      body,
+      what: `merging #${a.pull_number}`,
+    });
     return { merged: !!data.merged, sha: data.sha, message: data.message };
   },
 });
@@ -118,7 +152,10 @@ export const listPullRequestFiles = defineTool({
   input: z.object({ ...repoArgs, pull_number: pullNumber, per_page: perPage(30), page }),
   annotations: reads('List changed files of a pull request', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data, next } = await gh<File[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/files`, { query: paging(a), what: `files of #${a.pull_number}` });
+    const { data, next } = await gh<File[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/files`, {
+      query: paging(a),
+      what: `files of #${a.pull_number}`,
+    });
     return { files: data.map(slimFile), next };
   },
 });
@@ -129,7 +166,12 @@ export const getPullRequestDiff = defineTool({
   input: z.object({ ...repoArgs, pull_number: pullNumber, ...windowArgs }),
   annotations: reads('Get a pull request diff', { idempotent: true }),
   handler: async (ctx, a) => {
-    const diff = await ghText(ctx, `${repoPath(a)}/pulls/${a.pull_number}`, `diff of #${a.pull_number}`, 'application/vnd.github.diff');
+    const diff = await ghText(
+      ctx,
+      `${repoPath(a)}/pulls/${a.pull_number}`,
+      `diff of #${a.pull_number}`,
+      'application/vnd.github.diff',
+    );
     return textWindow(diff, a.offset, a.max_chars);
   },
 });

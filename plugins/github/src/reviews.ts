@@ -6,23 +6,48 @@
 import { changes, defineTool, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import { gh, paging, repoPath, type RepoArgs } from './api.js';
 import { logins, page, perPage, pullNumber, repoArgs, SHA, since, teamSlugs } from './args.js';
-import { login, names, slimReview, slimReviewComment, teamNames, type Pull, type Review, type ReviewComment } from './shape.js';
+import {
+  login,
+  names,
+  slimReview,
+  slimReviewComment,
+  teamNames,
+  type Pull,
+  type Review,
+  type ReviewComment,
+} from './shape.js';
 
 /**
  * Requests reviews on a pull request. The author cannot review their own pull request (GitHub
  * answers 422), so the author is left out and reported instead of failing the whole call.
  */
-export async function askReviewers(ctx: PluginContext, a: RepoArgs & { reviewers?: string[] | undefined; team_reviewers?: string[] | undefined }, pull: Pull) {
+export async function askReviewers(
+  ctx: PluginContext,
+  a: RepoArgs & { reviewers?: string[] | undefined; team_reviewers?: string[] | undefined },
+  pull: Pull,
+) {
   const author = (login(pull.user) || '').toLowerCase();
   const reviewers = (a.reviewers || []).filter((r) => r.toLowerCase() !== author);
   const skipped = (a.reviewers || []).filter((r) => r.toLowerCase() === author);
   const teams = a.team_reviewers || [];
   if (reviewers.length === 0 && teams.length === 0) {
-    return { reviewers_requested: [], reviewers_skipped: skipped, note: 'No reviewer left to request: the pull request author cannot review their own pull request.' };
+    return {
+      reviewers_requested: [],
+      reviewers_skipped: skipped,
+      note: 'No reviewer left to request: the pull request author cannot review their own pull request.',
+    };
   }
   const body = { reviewers, team_reviewers: teams.length ? teams : undefined };
-  const { data } = await gh<Pull>(ctx, 'POST', `${repoPath(a)}/pulls/${segment(pull.number, 'pull_number')}/requested_reviewers`, { body, what: `requesting reviewers on #${pull.number}` });
-  return { reviewers_requested: names(data.requested_reviewers).concat(teamNames(data.requested_teams)), reviewers_skipped: skipped };
+  const { data } = await gh<Pull>(
+    ctx,
+    'POST',
+    `${repoPath(a)}/pulls/${segment(pull.number, 'pull_number')}/requested_reviewers`,
+    { body, what: `requesting reviewers on #${pull.number}` },
+  );
+  return {
+    reviewers_requested: names(data.requested_reviewers).concat(teamNames(data.requested_teams)),
+    reviewers_skipped: skipped,
+  };
 }
 
 export const listPullRequestReviews = defineTool({
@@ -31,7 +56,10 @@ export const listPullRequestReviews = defineTool({
   input: z.object({ ...repoArgs, pull_number: pullNumber, per_page: perPage(30), page }),
   annotations: reads('List pull request reviews', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { data, next } = await gh<Review[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/reviews`, { query: paging(a), what: `reviews of #${a.pull_number}` });
+    const { data, next } = await gh<Review[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/reviews`, {
+      query: paging(a),
+      what: `reviews of #${a.pull_number}`,
+    });
     return { reviews: data.map(slimReview), next };
   },
 });
@@ -40,7 +68,10 @@ const lineComment = z.strictObject({
   path: z.string().min(1).max(1000).describe('File path as shown in the diff.'),
   line: z.int().min(1).describe('Line number in the file (new version for side RIGHT). For a range, the last line.'),
   start_line: z.int().min(1).optional().describe('First line of a multi-line comment.'),
-  side: z.enum(['LEFT', 'RIGHT']).default('RIGHT').describe('RIGHT: the new version (added or unchanged lines); LEFT: the old version (deleted lines).'),
+  side: z
+    .enum(['LEFT', 'RIGHT'])
+    .default('RIGHT')
+    .describe('RIGHT: the new version (added or unchanged lines); LEFT: the old version (deleted lines).'),
   body: z.string().min(1).max(65536).describe('Comment text.'),
 });
 
@@ -53,12 +84,16 @@ export const createPullRequestReview = defineTool({
     event: z
       .enum(['APPROVE', 'REQUEST_CHANGES', 'COMMENT'])
       .default('COMMENT')
-      .describe('Review verdict. REQUEST_CHANGES and COMMENT (the default) need body, even with line comments; only APPROVE may leave it out.'),
+      .describe(
+        'Review verdict. REQUEST_CHANGES and COMMENT (the default) need body, even with line comments; only APPROVE may leave it out.',
+      ),
     body: z
       .string()
       .max(65536)
       .optional()
-      .describe('Overall review text in Markdown. Required unless event is APPROVE (GitHub refuses a REQUEST_CHANGES or COMMENT review without it).'),
+      .describe(
+        'Overall review text in Markdown. Required unless event is APPROVE (GitHub refuses a REQUEST_CHANGES or COMMENT review without it).',
+      ),
     commit_id: z.string().regex(SHA).optional().describe('Head SHA the review is about. Default: the latest commit.'),
     comments: z.array(lineComment).max(50).optional().describe('Comments on lines of the diff.'),
   }),
@@ -70,9 +105,19 @@ export const createPullRequestReview = defineTool({
         `A ${event} review needs a body: GitHub requires the overall review text for REQUEST_CHANGES and COMMENT, line comments or not, and refuses the review (422) without it. Pass body (e.g. a one-line summary of the line comments), or use event APPROVE.`,
       );
     }
-    const comments = (a.comments || []).map((c) => ({ path: c.path, body: c.body, line: c.line, side: c.side, start_line: c.start_line, start_side: c.start_line ? c.side : undefined }));
+    const comments = (a.comments || []).map((c) => ({
+      path: c.path,
+      body: c.body,
+      line: c.line,
+      side: c.side,
+      start_line: c.start_line,
+      start_side: c.start_line ? c.side : undefined,
+    }));
     const body = { event, body: a.body, commit_id: a.commit_id, comments: comments.length ? comments : undefined };
-    const { data } = await gh<Review>(ctx, 'POST', `${repoPath(a)}/pulls/${a.pull_number}/reviews`, { body, what: `reviewing #${a.pull_number}` });
+    const { data } = await gh<Review>(ctx, 'POST', `${repoPath(a)}/pulls/${a.pull_number}/reviews`, {
+      body,
+      what: `reviewing #${a.pull_number}`,
+    });
     return slimReview(data);
   },
 });
@@ -88,7 +133,9 @@ export const requestReviewers = defineTool({
   }),
   annotations: changes('Request reviewers'),
   handler: async (ctx, a) => {
-    const { data: pull } = await gh<Pull>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}`, { what: `pull request #${a.pull_number}` });
+    const { data: pull } = await gh<Pull>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}`, {
+      what: `pull request #${a.pull_number}`,
+    });
     return { number: pull.number, ...(await askReviewers(ctx, a, pull)) };
   },
 });
@@ -100,7 +147,10 @@ export const listPullRequestComments = defineTool({
   annotations: reads('List review comments on code', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { since: a.since, ...paging(a) };
-    const { data, next } = await gh<ReviewComment[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/comments`, { query, what: `review comments of #${a.pull_number}` });
+    const { data, next } = await gh<ReviewComment[]>(ctx, 'GET', `${repoPath(a)}/pulls/${a.pull_number}/comments`, {
+      query,
+      what: `review comments of #${a.pull_number}`,
+    });
     return { comments: data.map(slimReviewComment), next };
   },
 });
@@ -117,7 +167,10 @@ export const replyToReviewComment = defineTool({
   annotations: changes('Reply to a review comment'),
   handler: async (ctx, a) => {
     const path = `${repoPath(a)}/pulls/${a.pull_number}/comments/${a.comment_id}/replies`;
-    const { data } = await gh<ReviewComment>(ctx, 'POST', path, { body: { body: a.body }, what: `replying to review comment ${a.comment_id}` });
+    const { data } = await gh<ReviewComment>(ctx, 'POST', path, {
+      body: { body: a.body },
+      what: `replying to review comment ${a.comment_id}`,
+    });
     return slimReviewComment(data);
   },
 });

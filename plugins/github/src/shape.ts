@@ -30,10 +30,13 @@ interface Team {
 }
 
 export const login = (u: User | null | undefined): string | null => u?.login || null;
-export const teamNames = (list: Team[] | undefined): string[] => (Array.isArray(list) ? list.map((t) => `team:${t.slug || t.name}`) : []);
+export const teamNames = (list: Team[] | undefined): string[] =>
+  Array.isArray(list) ? list.map((t) => `team:${t.slug || t.name}`) : [];
 /** names of labels, logins of users, slugs of teams (strings kept) */
 export const names = (list: Named[] | undefined): string[] =>
-  Array.isArray(list) ? list.map((x) => (typeof x === 'string' ? x : x && (x.name || x.login || x.slug))).filter((x): x is string => !!x) : [];
+  Array.isArray(list)
+    ? list.map((x) => (typeof x === 'string' ? x : x && (x.name || x.login || x.slug))).filter((x): x is string => !!x)
+    : [];
 
 export interface Repo {
   full_name: string;
@@ -197,7 +200,14 @@ export interface Comment {
 }
 
 export function slimComment(c: Comment) {
-  return { id: c.id, author: login(c.user), created_at: c.created_at, updated_at: c.updated_at, html_url: c.html_url, body: clip(c.body || '', COMMENT_CHARS) };
+  return {
+    id: c.id,
+    author: login(c.user),
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+    html_url: c.html_url,
+    body: clip(c.body || '', COMMENT_CHARS),
+  };
 }
 
 export interface Commit {
@@ -304,7 +314,12 @@ export function slimRelease(r: Release, bodyChars: number) {
     published_at: r.published_at || null,
     html_url: r.html_url,
     body: clip(r.body || '', bodyChars),
-    assets: (r.assets || []).map((a) => ({ name: a.name, size: a.size, download_count: a.download_count, url: a.browser_download_url })),
+    assets: (r.assets || []).map((a) => ({
+      name: a.name,
+      size: a.size,
+      download_count: a.download_count,
+      url: a.browser_download_url,
+    })),
   };
 }
 
@@ -319,7 +334,15 @@ export interface Review {
 }
 
 export function slimReview(r: Review) {
-  return { id: r.id, author: login(r.user), state: r.state, submitted_at: r.submitted_at || null, commit_id: r.commit_id, html_url: r.html_url, body: clip(r.body || '', COMMENT_CHARS) };
+  return {
+    id: r.id,
+    author: login(r.user),
+    state: r.state,
+    submitted_at: r.submitted_at || null,
+    commit_id: r.commit_id,
+    html_url: r.html_url,
+    body: clip(r.body || '', COMMENT_CHARS),
+  };
 }
 
 export interface ReviewComment extends Comment {

@@ -6,7 +6,15 @@
  * (from an id, a path or its web URL) and a repository file path with `.` as %2E. The credential is
  * added by the gateway: this code never sets Authorization.
  */
-import { createApi, enc, type ApiFailure, type BridgeFailure, type HttpHeaders, type PluginContext, type RequestOptions } from 'workbench/plugin-sdk';
+import {
+  createApi,
+  enc,
+  type ApiFailure,
+  type BridgeFailure,
+  type HttpHeaders,
+  type PluginContext,
+  type RequestOptions,
+} from 'workbench/plugin-sdk';
 
 const TOO_LARGE = 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE';
 
@@ -66,21 +74,33 @@ function gitlabError(f: ApiFailure): GitLabError {
   const saidTail = message ? ` GitLab said: ${message}` : '';
   const error = (text: string) => new GitLabError(text, status, said);
   if (status === 401) {
-    return error(`GitLab rejected the credential${about} (401 ${message || 'Unauthorized'}): the token is invalid, expired or revoked. Reconnect the gitlab integration.`);
+    return error(
+      `GitLab rejected the credential${about} (401 ${message || 'Unauthorized'}): the token is invalid, expired or revoked. Reconnect the gitlab integration.`,
+    );
   }
   if (status === 403 && body['error'] === 'insufficient_scope') {
     const scope = typeof body['scope'] === 'string' ? body['scope'] : 'api';
-    return error(`GitLab refused${about} (403): the token lacks the OAuth scope this needs (${scope}). Reconnect gitlab and grant the ${scope} scope.`);
+    return error(
+      `GitLab refused${about} (403): the token lacks the OAuth scope this needs (${scope}). Reconnect gitlab and grant the ${scope} scope.`,
+    );
   }
-  if (status === 429) return error(`GitLab rate limit reached${about}: rate limited, retry after ${retryAfter(f)} s.${saidTail}`);
-  if (status === 403) return error(`GitLab refused${about} (403): your role in this project or group does not allow it, or the feature is disabled for the project.${saidTail}`);
+  if (status === 429)
+    return error(`GitLab rate limit reached${about}: rate limited, retry after ${retryAfter(f)} s.${saidTail}`);
+  if (status === 403)
+    return error(
+      `GitLab refused${about} (403): your role in this project or group does not allow it, or the feature is disabled for the project.${saidTail}`,
+    );
   if (status === 404) {
-    return error(`Not found or no access${about}: GitLab answers 404 both when it does not exist and when you may not see it. Check the project (numeric id or full path such as group/subgroup/project), the iid, the branch or ref, and the file path.${saidTail}`);
+    return error(
+      `Not found or no access${about}: GitLab answers 404 both when it does not exist and when you may not see it. Check the project (numeric id or full path such as group/subgroup/project), the iid, the branch or ref, and the file path.${saidTail}`,
+    );
   }
   if (status === 405) return error(`GitLab does not allow this${about} (405).${saidTail}`);
   if (status === 409) return error(`GitLab reported a conflict${about} (409): ${message || 'no details'}`);
-  if (status === 400 || status === 422) return error(`GitLab rejected the input${about} (${status}): ${message || 'no details'}`);
-  if (status >= 500) return error(`GitLab server error ${status}${about}: ${message || 'no details'}. Try again later.`);
+  if (status === 400 || status === 422)
+    return error(`GitLab rejected the input${about} (${status}): ${message || 'no details'}`);
+  if (status >= 500)
+    return error(`GitLab server error ${status}${about}: ${message || 'no details'}. Try again later.`);
   return error(`GitLab returned ${status}${about}: ${message || 'no details'}`);
 }
 
@@ -97,11 +117,23 @@ function bridgeWords(f: BridgeFailure): Error {
   return Object.assign(new Error(message), { code: f.code });
 }
 
-export const api = createApi({ base: 'https://gitlab.com/api/v4', provider: 'GitLab', failure: gitlabError, bridgeFailure: bridgeWords });
+export const api = createApi({
+  base: 'https://gitlab.com/api/v4',
+  provider: 'GitLab',
+  failure: gitlabError,
+  bridgeFailure: bridgeWords,
+});
 
 /** One GitLab request whose JSON object answer is all the caller needs. */
-export const get = <T>(ctx: PluginContext, path: string, options: RequestOptions): Promise<T> => api.json<T>(ctx, 'GET', path, options);
-export const send = <T>(ctx: PluginContext, method: 'POST' | 'PUT', path: string, body: object, action: string): Promise<T> => api.json<T>(ctx, method, path, { body, action });
+export const get = <T>(ctx: PluginContext, path: string, options: RequestOptions): Promise<T> =>
+  api.json<T>(ctx, 'GET', path, options);
+export const send = <T>(
+  ctx: PluginContext,
+  method: 'POST' | 'PUT',
+  path: string,
+  body: object,
+  action: string,
+): Promise<T> => api.json<T>(ctx, method, path, { body, action });
 
 /** A list answer (GitLab answers a list endpoint with an array) and the next page, null on the last. */
 export interface Listed<T> {
@@ -143,16 +175,26 @@ export function projectRef(value: unknown): string {
   const url = /^https?:\/\/([^/?#]*)(.*)$/i.exec(s);
   if (url) {
     // only a gitlab.com URL names a project here: the same path on another host is another project
-    const host = url[1].replace(/^[^@]*@/, '').replace(/:\d*$/, '').toLowerCase();
+    const host = url[1]
+      .replace(/^[^@]*@/, '')
+      .replace(/:\d*$/, '')
+      .toLowerCase();
     if (host !== 'gitlab.com' && host !== 'www.gitlab.com') {
-      throw new Error(`Invalid project "${String(value)}": that URL is on ${host || 'no host'}, not gitlab.com, and this integration reaches gitlab.com (or the GitLab instance the operator set up for it). Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`);
+      throw new Error(
+        `Invalid project "${String(value)}": that URL is on ${host || 'no host'}, not gitlab.com, and this integration reaches gitlab.com (or the GitLab instance the operator set up for it). Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`,
+      );
     }
-    s = url[2].split(/[?#]/)[0].split('/-/')[0].replace(/\.git$/, '');
+    s = url[2]
+      .split(/[?#]/)[0]
+      .split('/-/')[0]
+      .replace(/\.git$/, '');
   }
   s = s.replace(/^\/+|\/+$/g, '');
   const parts = s.split('/');
   if (s === '' || parts.length < 2 || parts.some((p) => p === '' || p === '.' || p === '..' || /\s/.test(p))) {
-    throw new Error(`Invalid project "${String(value)}": pass its numeric id (e.g. 278964) or its full path with namespace (e.g. "gitlab-org/gitlab", "group/subgroup/project").`);
+    throw new Error(
+      `Invalid project "${String(value)}": pass its numeric id (e.g. 278964) or its full path with namespace (e.g. "gitlab-org/gitlab", "group/subgroup/project").`,
+    );
   }
   return enc(parts.join('/'));
 }
@@ -163,7 +205,8 @@ export const projectPath = (a: { project?: unknown }): string => `/projects/${pr
 /** A repository file path for /repository/files/:file_path: one segment, `/` as %2F and `.` as %2E, as GitLab documents. */
 export function filePath(value: string): string {
   const s = value.replace(/^\/+/, '');
-  if (s === '' || s.split('/').some((p) => p === '' || p === '.' || p === '..')) throw new Error(`Invalid file path "${value}".`);
+  if (s === '' || s.split('/').some((p) => p === '' || p === '.' || p === '..'))
+    throw new Error(`Invalid file path "${value}".`);
   return enc(s).replace(/\./g, '%2E');
 }
 
@@ -175,28 +218,46 @@ export async function userIds(ctx: PluginContext, usernames: readonly string[], 
   const ids: number[] = [];
   for (const raw of usernames) {
     const username = raw.replace(/^@/, '');
-    const { rows } = await list<{ id: number; username?: string }>(ctx, '/users', { query: { username }, action: `looking up ${role} @${username}` });
+    const { rows } = await list<{ id: number; username?: string }>(ctx, '/users', {
+      query: { username },
+      action: `looking up ${role} @${username}`,
+    });
     const user = rows.find((u) => String(u?.username).toLowerCase() === username.toLowerCase()) ?? rows[0];
-    if (!user) throw new Error(`No GitLab user with the username "${username}" (${role}): check the spelling; a username is the @handle, not the display name.`);
+    if (!user)
+      throw new Error(
+        `No GitLab user with the username "${username}" (${role}): check the spelling; a username is the @handle, not the display name.`,
+      );
     ids.push(user.id);
   }
   return ids;
 }
 
 /** `assignee_ids` / `reviewer_ids` for a list of usernames: [0] (GitLab's "nobody") for an empty list. */
-export async function idsFor(ctx: PluginContext, usernames: readonly string[] | undefined, role: string): Promise<number[] | undefined> {
+export async function idsFor(
+  ctx: PluginContext,
+  usernames: readonly string[] | undefined,
+  role: string,
+): Promise<number[] | undefined> {
   if (usernames === undefined) return undefined;
   if (usernames.length === 0) return [0];
   return userIds(ctx, usernames, role);
 }
 
 /** The ids for usernames when some are given (creating: nobody is GitLab's default). */
-export const someIds = async (ctx: PluginContext, usernames: readonly string[] | undefined, role: string): Promise<number[] | undefined> =>
-  usernames?.length ? userIds(ctx, usernames, role) : undefined;
+export const someIds = async (
+  ctx: PluginContext,
+  usernames: readonly string[] | undefined,
+  role: string,
+): Promise<number[] | undefined> => (usernames?.length ? userIds(ctx, usernames, role) : undefined);
 
 export async function defaultBranch(ctx: PluginContext, a: { project: unknown }): Promise<string> {
-  const project = await get<{ default_branch?: string }>(ctx, projectPath(a), { action: `project ${String(a.project)}` });
-  if (!project.default_branch) throw new Error(`Project ${String(a.project)} has no default branch (its repository is empty): pass the ref explicitly.`);
+  const project = await get<{ default_branch?: string }>(ctx, projectPath(a), {
+    action: `project ${String(a.project)}`,
+  });
+  if (!project.default_branch)
+    throw new Error(
+      `Project ${String(a.project)} has no default branch (its repository is empty): pass the ref explicitly.`,
+    );
   return project.default_branch;
 }
 
@@ -206,7 +267,10 @@ export async function defaultBranch(ctx: PluginContext, a: { project: unknown })
  * almost nothing, so such a filter without a scope asks for all. In a project, GitLab's default
  * is all already.
  */
-export function crossProjectScope<S extends string>(a: { scope?: S; project?: unknown }, userFilters: Array<string | undefined>): S | 'all' | undefined {
+export function crossProjectScope<S extends string>(
+  a: { scope?: S; project?: unknown },
+  userFilters: Array<string | undefined>,
+): S | 'all' | undefined {
   if (a.scope !== undefined || a.project !== undefined) return a.scope;
   return userFilters.some((u) => u !== undefined) ? 'all' : undefined;
 }

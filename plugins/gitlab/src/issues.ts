@@ -5,10 +5,23 @@
 import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { crossProjectScope, get, idsFor, isEmpty, list, paging, projectPath, send, someIds } from './api.js';
 import { FULL_TEXT_CHARS, LIST_TEXT_CHARS, orNull, slimIssue, slimNote, who, type Issue, type Note } from './shape.js';
-import { comment, issueIid, labels, markdown, optionalProject, paged, project, sort, text255, username, usernames } from './schema.js';
+import {
+  comment,
+  issueIid,
+  labels,
+  markdown,
+  optionalProject,
+  paged,
+  project,
+  sort,
+  text255,
+  username,
+  usernames,
+} from './schema.js';
 
 export const listIssues = defineTool({
-  description: "Lists GitLab issues of one project, or across all projects when `project` is left out (then `scope` chooses: assigned_to_me, created_by_me or all; left out, it is all when assignee_username or author_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, assignee, author, milestone or a search text. Rows: iid, reference (group/project#12), title, state, author, assignees, labels, milestone, due date, web URL and the start of the description. When `next` is not null, pass it as `page`. Use gitlab_get_issue for the whole description.",
+  description:
+    "Lists GitLab issues of one project, or across all projects when `project` is left out (then `scope` chooses: assigned_to_me, created_by_me or all; left out, it is all when assignee_username or author_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, assignee, author, milestone or a search text. Rows: iid, reference (group/project#12), title, state, author, assignees, labels, milestone, due date, web URL and the start of the description. When `next` is not null, pass it as `page`. Use gitlab_get_issue for the whole description.",
   input: z
     .object({
       ...optionalProject,
@@ -16,13 +29,17 @@ export const listIssues = defineTool({
       scope: z
         .enum(['assigned_to_me', 'created_by_me', 'all'])
         .optional()
-        .describe("Whose issues: assigned_to_me, created_by_me or all. In a project the default is all; without a project it is all when assignee_username or author_username is given, else created_by_me (GitLab's default)."),
+        .describe(
+          "Whose issues: assigned_to_me, created_by_me or all. In a project the default is all; without a project it is all when assignee_username or author_username is given, else created_by_me (GitLab's default).",
+        ),
       labels: labels.optional().describe('Only issues with all of these labels.'),
       assignee_username: username.optional().describe('Only issues assigned to this username.'),
       author_username: username.optional().describe('Only issues opened by this username.'),
       milestone: text255.optional().describe('Milestone title (None: no milestone; Any: any).'),
       search: text255.optional().describe('Text to find in the title or description.'),
-      order_by: z.enum(['created_at', 'updated_at', 'priority', 'due_date', 'popularity', 'title']).default('updated_at'),
+      order_by: z
+        .enum(['created_at', 'updated_at', 'priority', 'due_date', 'popularity', 'title'])
+        .default('updated_at'),
       sort,
       ...paged,
     })
@@ -30,7 +47,18 @@ export const listIssues = defineTool({
   annotations: reads('List issues', { idempotent: true }),
   handler: async (ctx, a) => {
     const scope = crossProjectScope(a, [a.assignee_username, a.author_username]);
-    const query = { state: a.state, scope, labels: a.labels?.join(','), assignee_username: a.assignee_username, author_username: a.author_username, milestone: a.milestone, search: a.search, order_by: a.order_by, sort: a.sort, ...paging(a) };
+    const query = {
+      state: a.state,
+      scope,
+      labels: a.labels?.join(','),
+      assignee_username: a.assignee_username,
+      author_username: a.author_username,
+      milestone: a.milestone,
+      search: a.search,
+      order_by: a.order_by,
+      sort: a.sort,
+      ...paging(a),
+    };
     const path = a.project !== undefined ? `${projectPath(a)}/issues` : '/issues';
     const { rows, next } = await list<Issue>(ctx, path, { query, action: 'issues' });
     return { issues: rows.map((i) => slimIssue(i, LIST_TEXT_CHARS)), next };
@@ -38,7 +66,8 @@ export const listIssues = defineTool({
 });
 
 export const getIssue = defineTool({
-  description: 'Reads one GitLab issue by its iid (#42 in the project): title, state, type, author, assignees, labels, milestone, due date, confidentiality, who closed it, task completion, related merge request count, note count and the whole description (up to 8,000 characters).',
+  description:
+    'Reads one GitLab issue by its iid (#42 in the project): title, state, type, author, assignees, labels, milestone, due date, confidentiality, who closed it, task completion, related merge request count, note count and the whole description (up to 8,000 characters).',
   input: z.object({ ...project, ...issueIid }),
   annotations: reads('Get issue', { idempotent: true }),
   handler: async (ctx, a) => {
@@ -54,7 +83,8 @@ export const getIssue = defineTool({
 });
 
 export const createIssue = defineTool({
-  description: 'Creates (opens, files) a new GitLab issue in a project and returns its iid and web URL. Labels that do not exist yet are created; assignees are given by username and looked up. Use gitlab_update_issue to change or close an existing one.',
+  description:
+    'Creates (opens, files) a new GitLab issue in a project and returns its iid and web URL. Labels that do not exist yet are created; assignees are given by username and looked up. Use gitlab_update_issue to change or close an existing one.',
   input: z.object({
     ...project,
     title: text255,
@@ -62,8 +92,15 @@ export const createIssue = defineTool({
     labels: labels.optional().describe('Labels to set.'),
     assignees: usernames.optional().describe('Usernames to assign (looked up with GET /users?username=).'),
     milestone_id: z.int().min(1).optional().describe('Global id of a milestone.'),
-    due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('YYYY-MM-DD.'),
-    confidential: z.boolean().optional().describe('Only project members with at least the Planner or Reporter role can see it.'),
+    due_date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/)
+      .optional()
+      .describe('YYYY-MM-DD.'),
+    confidential: z
+      .boolean()
+      .optional()
+      .describe('Only project members with at least the Planner or Reporter role can see it.'),
     issue_type: z.enum(['issue', 'incident', 'test_case', 'task']).optional().describe('Default: issue.'),
   }),
   annotations: changes('Create issue'),
@@ -78,12 +115,16 @@ export const createIssue = defineTool({
       confidential: a.confidential,
       issue_type: a.issue_type,
     };
-    return slimIssue(await send<Issue>(ctx, 'POST', `${projectPath(a)}/issues`, body, 'creating the issue'), LIST_TEXT_CHARS);
+    return slimIssue(
+      await send<Issue>(ctx, 'POST', `${projectPath(a)}/issues`, body, 'creating the issue'),
+      LIST_TEXT_CHARS,
+    );
   },
 });
 
 export const updateIssue = defineTool({
-  description: 'Changes an existing GitLab issue: close or reopen it (state_event), edit the title or description, replace, add or remove labels, reassign (usernames; an empty list unassigns everyone), set the due date, milestone, confidentiality or lock the discussion. Give only what changes. Use gitlab_add_issue_note to comment.',
+  description:
+    'Changes an existing GitLab issue: close or reopen it (state_event), edit the title or description, replace, add or remove labels, reassign (usernames; an empty list unassigns everyone), set the due date, milestone, confidentiality or lock the discussion. Give only what changes. Use gitlab_add_issue_note to comment.',
   input: z.object({
     ...project,
     ...issueIid,
@@ -93,8 +134,14 @@ export const updateIssue = defineTool({
     labels: labels.optional().describe('Replace all labels with these (an empty list removes them all).'),
     add_labels: labels.optional().describe('Labels to add, keeping the others.'),
     remove_labels: labels.optional().describe('Labels to remove.'),
-    assignees: usernames.optional().describe('Replace the assignees with these usernames; an empty list unassigns everyone.'),
-    due_date: z.string().regex(/^(\d{4}-\d{2}-\d{2})?$/).optional().describe('YYYY-MM-DD; an empty string clears it.'),
+    assignees: usernames
+      .optional()
+      .describe('Replace the assignees with these usernames; an empty list unassigns everyone.'),
+    due_date: z
+      .string()
+      .regex(/^(\d{4}-\d{2}-\d{2})?$/)
+      .optional()
+      .describe('YYYY-MM-DD; an empty string clears it.'),
     milestone_id: z.int().min(0).optional().describe('Global id of a milestone; 0 removes the milestone.'),
     confidential: z.boolean().optional(),
     discussion_locked: z.boolean().optional().describe('Lock the discussion to project members.'),
@@ -114,16 +161,25 @@ export const updateIssue = defineTool({
       discussion_locked: a.discussion_locked,
     };
     if (isEmpty(body) && a.assignees === undefined) {
-      throw new Error('Nothing to change: pass at least one of title, description, state_event, labels, add_labels, remove_labels, assignees, due_date, confidential, milestone_id, discussion_locked.');
+      throw new Error(
+        'Nothing to change: pass at least one of title, description, state_event, labels, add_labels, remove_labels, assignees, due_date, confidential, milestone_id, discussion_locked.',
+      );
     }
     const assignee_ids = await idsFor(ctx, a.assignees, 'assignee');
-    const issue = await send<Issue>(ctx, 'PUT', `${projectPath(a)}/issues/${a.issue_iid}`, { ...body, assignee_ids }, `issue #${a.issue_iid}`);
+    const issue = await send<Issue>(
+      ctx,
+      'PUT',
+      `${projectPath(a)}/issues/${a.issue_iid}`,
+      { ...body, assignee_ids },
+      `issue #${a.issue_iid}`,
+    );
     return slimIssue(issue, LIST_TEXT_CHARS);
   },
 });
 
 export const addIssueNote = defineTool({
-  description: 'Comments on a GitLab issue: adds a note (comment, reply) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time. Quick actions such as /close or /assign in the body are carried out by GitLab.',
+  description:
+    'Comments on a GitLab issue: adds a note (comment, reply) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time. Quick actions such as /close or /assign in the body are carried out by GitLab.',
   input: z.object({
     ...project,
     ...issueIid,
@@ -133,6 +189,14 @@ export const addIssueNote = defineTool({
   annotations: changes('Comment on issue'),
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/issues/${a.issue_iid}/notes`;
-    return slimNote(await send<Note>(ctx, 'POST', path, { body: a.body, internal: a.internal }, `commenting on issue #${a.issue_iid}`));
+    return slimNote(
+      await send<Note>(
+        ctx,
+        'POST',
+        path,
+        { body: a.body, internal: a.internal },
+        `commenting on issue #${a.issue_iid}`,
+      ),
+    );
   },
 });

@@ -4,9 +4,45 @@
  * (with each refusal said in words an agent can act on), review the diffs, comment.
  */
 import { changes, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
-import { crossProjectScope, defaultBranch, get, GitLabError, idsFor, isEmpty, list, paging, projectPath, send, someIds } from './api.js';
-import { fullMergeRequest, LIST_TEXT_CHARS, slimMergeRequest, slimNote, who, type MergeRequest, type Note, type User } from './shape.js';
-import { comment, labels, markdown, mergeRequestIid, optionalProject, page, paged, perPage, project, sha, sort, text255, username, usernames } from './schema.js';
+import {
+  crossProjectScope,
+  defaultBranch,
+  get,
+  GitLabError,
+  idsFor,
+  isEmpty,
+  list,
+  paging,
+  projectPath,
+  send,
+  someIds,
+} from './api.js';
+import {
+  fullMergeRequest,
+  LIST_TEXT_CHARS,
+  slimMergeRequest,
+  slimNote,
+  who,
+  type MergeRequest,
+  type Note,
+  type User,
+} from './shape.js';
+import {
+  comment,
+  labels,
+  markdown,
+  mergeRequestIid,
+  optionalProject,
+  page,
+  paged,
+  perPage,
+  project,
+  sha,
+  sort,
+  text255,
+  username,
+  usernames,
+} from './schema.js';
 
 /** all diffs of one gitlab_get_merge_request_diffs answer together, at most */
 const DIFF_BUDGET_CHARS = 200000;
@@ -41,12 +77,14 @@ const MERGE_BLOCKERS = new Map([
   ['commits_status', 'its source branch has no commits or is missing'],
 ]);
 
-const mrPath = (a: { project: unknown; merge_request_iid: number }) => `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
+const mrPath = (a: { project: unknown; merge_request_iid: number }) =>
+  `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
 const readMergeRequest = (ctx: PluginContext, a: { project: unknown; merge_request_iid: number }) =>
   get<MergeRequest>(ctx, mrPath(a), { action: `merge request !${a.merge_request_iid}` });
 
 export const listMergeRequests = defineTool({
-  description: "Lists GitLab merge requests (MRs) of one project, or across all projects when `project` is left out (then `scope` chooses: created_by_me, assigned_to_me or all; left out, it is all when author_username or reviewer_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, author, reviewer, source or target branch or a search text. Rows: iid, reference (group/project!7), title, state, draft, author, assignees, reviewers, branches, labels, detailed merge status and web URL. To find MRs waiting for my review, pass reviewer_username with my username (gitlab_get_current_user). When `next` is not null, pass it as `page`.",
+  description:
+    "Lists GitLab merge requests (MRs) of one project, or across all projects when `project` is left out (then `scope` chooses: created_by_me, assigned_to_me or all; left out, it is all when author_username or reviewer_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, author, reviewer, source or target branch or a search text. Rows: iid, reference (group/project!7), title, state, draft, author, assignees, reviewers, branches, labels, detailed merge status and web URL. To find MRs waiting for my review, pass reviewer_username with my username (gitlab_get_current_user). When `next` is not null, pass it as `page`.",
   input: z
     .object({
       ...optionalProject,
@@ -54,7 +92,9 @@ export const listMergeRequests = defineTool({
       scope: z
         .enum(['created_by_me', 'assigned_to_me', 'all'])
         .optional()
-        .describe("Whose merge requests: created_by_me, assigned_to_me or all. In a project the default is all; without a project it is all when author_username or reviewer_username is given, else created_by_me (GitLab's default)."),
+        .describe(
+          "Whose merge requests: created_by_me, assigned_to_me or all. In a project the default is all; without a project it is all when author_username or reviewer_username is given, else created_by_me (GitLab's default).",
+        ),
       labels: labels.optional().describe('Only merge requests with all of these labels.'),
       author_username: username.optional().describe('Only merge requests opened by this username.'),
       reviewer_username: username.optional().describe('Only merge requests with this reviewer.'),
@@ -88,14 +128,16 @@ export const listMergeRequests = defineTool({
 });
 
 export const getMergeRequest = defineTool({
-  description: 'Reads one GitLab merge request by its iid (!7 in the project): title, state, draft, branches, author, assignees, reviewers, labels, whether and why it can be merged (detailed_merge_status: mergeable, ci_must_pass, not_approved, conflict, draft_status, …), conflicts, head pipeline status, head sha (pass it to gitlab_merge_merge_request), merge and squash settings and the whole description. Use gitlab_get_merge_request_diffs for the changed files.',
+  description:
+    'Reads one GitLab merge request by its iid (!7 in the project): title, state, draft, branches, author, assignees, reviewers, labels, whether and why it can be merged (detailed_merge_status: mergeable, ci_must_pass, not_approved, conflict, draft_status, …), conflicts, head pipeline status, head sha (pass it to gitlab_merge_merge_request), merge and squash settings and the whole description. Use gitlab_get_merge_request_diffs for the changed files.',
   input: z.object({ ...project, ...mergeRequestIid }),
   annotations: reads('Get merge request', { idempotent: true }),
   handler: async (ctx, a) => fullMergeRequest(await readMergeRequest(ctx, a)),
 });
 
 export const createMergeRequest = defineTool({
-  description: "Opens a GitLab merge request from a source branch into a target branch (default: the project's default branch) and returns its iid and web URL. Assignees and reviewers are given by username; `draft: true` opens it as a draft. Use gitlab_create_branch first if the branch does not exist yet.",
+  description:
+    "Opens a GitLab merge request from a source branch into a target branch (default: the project's default branch) and returns its iid and web URL. Assignees and reviewers are given by username; `draft: true` opens it as a draft. Use gitlab_create_branch first if the branch does not exist yet.",
   input: z.object({
     ...project,
     source_branch: text255.describe('The branch with the changes.'),
@@ -124,18 +166,24 @@ export const createMergeRequest = defineTool({
       remove_source_branch: a.remove_source_branch,
       squash: a.squash,
     };
-    return slimMergeRequest(await send<MergeRequest>(ctx, 'POST', `${projectPath(a)}/merge_requests`, body, 'creating the merge request'), LIST_TEXT_CHARS);
+    return slimMergeRequest(
+      await send<MergeRequest>(ctx, 'POST', `${projectPath(a)}/merge_requests`, body, 'creating the merge request'),
+      LIST_TEXT_CHARS,
+    );
   },
 });
 
 export const updateMergeRequest = defineTool({
-  description: 'Changes an existing GitLab merge request: close or reopen it (state_event), mark it draft or ready, edit title or description, retarget it, replace, add or remove labels, set assignees or reviewers by username (an empty list clears them), or its squash and remove-source-branch settings. Give only what changes. To merge it use gitlab_merge_merge_request.',
+  description:
+    'Changes an existing GitLab merge request: close or reopen it (state_event), mark it draft or ready, edit title or description, retarget it, replace, add or remove labels, set assignees or reviewers by username (an empty list clears them), or its squash and remove-source-branch settings. Give only what changes. To merge it use gitlab_merge_merge_request.',
   input: z.object({
     ...project,
     ...mergeRequestIid,
     state_event: z.enum(['close', 'reopen']).optional(),
     draft: z.boolean().optional().describe('true marks it as a draft, false as ready for review.'),
-    title: text255.optional().describe('New title. Without `draft`, a draft stays a draft (the "Draft: " prefix is kept).'),
+    title: text255
+      .optional()
+      .describe('New title. Without `draft`, a draft stays a draft (the "Draft: " prefix is kept).'),
     description: markdown.optional().describe('New Markdown description (replaces the old one).'),
     target_branch: text255.optional().describe('New target branch.'),
     labels: labels.optional().describe('Replace all labels with these (an empty list removes them all).'),
@@ -163,7 +211,9 @@ export const updateMergeRequest = defineTool({
       discussion_locked: a.discussion_locked,
     };
     if (isEmpty(body) && a.assignees === undefined && a.reviewers === undefined && a.draft === undefined) {
-      throw new Error('Nothing to change: pass at least one of title, description, state_event, draft, target_branch, labels, add_labels, remove_labels, assignees, reviewers, remove_source_branch, squash, discussion_locked.');
+      throw new Error(
+        'Nothing to change: pass at least one of title, description, state_event, draft, target_branch, labels, add_labels, remove_labels, assignees, reviewers, remove_source_branch, squash, discussion_locked.',
+      );
     }
     // a new title without the "Draft:" prefix would mark a draft ready, so a title change alone
     // keeps the merge request's current draft state
@@ -180,12 +230,19 @@ export const updateMergeRequest = defineTool({
     }
     body['assignee_ids'] = await idsFor(ctx, a.assignees, 'assignee');
     body['reviewer_ids'] = await idsFor(ctx, a.reviewers, 'reviewer');
-    return slimMergeRequest(await send<MergeRequest>(ctx, 'PUT', path, body, `merge request !${a.merge_request_iid}`), LIST_TEXT_CHARS);
+    return slimMergeRequest(
+      await send<MergeRequest>(ctx, 'PUT', path, body, `merge request !${a.merge_request_iid}`),
+      LIST_TEXT_CHARS,
+    );
   },
 });
 
 /** Why GitLab would not merge, read back from the merge request's own detailed_merge_status; null when it cannot be read. */
-async function mergeBlocker(ctx: PluginContext, a: { project: unknown; merge_request_iid: number }, status: number): Promise<string | null> {
+async function mergeBlocker(
+  ctx: PluginContext,
+  a: { project: unknown; merge_request_iid: number },
+  status: number,
+): Promise<string | null> {
   try {
     const mr = await readMergeRequest(ctx, a);
     const merge = mr.detailed_merge_status || mr.merge_status;
@@ -198,7 +255,11 @@ async function mergeBlocker(ctx: PluginContext, a: { project: unknown; merge_req
 }
 
 /** The merge endpoint's refusals (401, 405, 406, 409, 422) in words; the error as it is for any other. */
-async function mergeRefusal(ctx: PluginContext, a: { project: unknown; merge_request_iid: number }, err: unknown): Promise<unknown> {
+async function mergeRefusal(
+  ctx: PluginContext,
+  a: { project: unknown; merge_request_iid: number },
+  err: unknown,
+): Promise<unknown> {
   if (!(err instanceof GitLabError)) return err;
   const iid = a.merge_request_iid;
   const status = err.status;
@@ -206,12 +267,18 @@ async function mergeRefusal(ctx: PluginContext, a: { project: unknown; merge_req
   if (status === 405 || status === 406 || status === 422) {
     const reason = await mergeBlocker(ctx, a, status);
     if (status === 405) {
-      return new Error(`GitLab will not merge !${iid} now (405 not mergeable): ${reason || 'it is a draft, closed, has unresolved threads, lacks approvals, or its pipeline must succeed first'}. To have GitLab merge it when the pipeline succeeds, call again with auto_merge: true.${said}`);
+      return new Error(
+        `GitLab will not merge !${iid} now (405 not mergeable): ${reason || 'it is a draft, closed, has unresolved threads, lacks approvals, or its pipeline must succeed first'}. To have GitLab merge it when the pipeline succeeds, call again with auto_merge: true.${said}`,
+      );
     }
-    return new Error(`GitLab could not merge !${iid} (${status} ${status === 406 ? 'conflicts' : 'merge failed'}): ${reason || 'the source branch has conflicts with the target branch or must be rebased'}. Resolve the conflicts or rebase the source branch, then merge again.${said}`);
+    return new Error(
+      `GitLab could not merge !${iid} (${status} ${status === 406 ? 'conflicts' : 'merge failed'}): ${reason || 'the source branch has conflicts with the target branch or must be rebased'}. Resolve the conflicts or rebase the source branch, then merge again.${said}`,
+    );
   }
   if (status === 409) {
-    return new Error(`The source branch of !${iid} has moved (409): the sha you passed is no longer its HEAD, so GitLab did not merge. Read the merge request again (gitlab_get_merge_request), review the new commits, and merge with the new sha.${said}`);
+    return new Error(
+      `The source branch of !${iid} has moved (409): the sha you passed is no longer its HEAD, so GitLab did not merge. Read the merge request again (gitlab_get_merge_request), review the new commits, and merge with the new sha.${said}`,
+    );
   }
   if (status === 401) {
     // the merge endpoint answers 401 also when the user may not merge: tell the two apart
@@ -220,13 +287,16 @@ async function mergeRefusal(ctx: PluginContext, a: { project: unknown; merge_req
     } catch {
       return err;
     }
-    return new Error(`GitLab refused to merge !${iid} (401): you are not allowed to merge into its target branch (a protected branch, or your role is below the one allowed to merge).${said}`);
+    return new Error(
+      `GitLab refused to merge !${iid} (401): you are not allowed to merge into its target branch (a protected branch, or your role is below the one allowed to merge).${said}`,
+    );
   }
   return err;
 }
 
 export const mergeMergeRequest = defineTool({
-  description: 'Merges (accepts) a GitLab merge request into its target branch, optionally squashing its commits and deleting the source branch. Pass `sha` (from gitlab_get_merge_request) so that it merges only what was reviewed. If the MR cannot be merged now, the error says why (draft, unresolved threads, approvals missing, pipeline must succeed or still running, conflicts, rebase needed); `auto_merge: true` asks GitLab to merge it when its pipeline succeeds instead.',
+  description:
+    'Merges (accepts) a GitLab merge request into its target branch, optionally squashing its commits and deleting the source branch. Pass `sha` (from gitlab_get_merge_request) so that it merges only what was reviewed. If the MR cannot be merged now, the error says why (draft, unresolved threads, approvals missing, pipeline must succeed or still running, conflicts, rebase needed); `auto_merge: true` asks GitLab to merge it when its pipeline succeeds instead.',
   input: z.object({
     ...project,
     ...mergeRequestIid,
@@ -282,7 +352,8 @@ interface Diff {
 }
 
 export const getMergeRequestDiffs = defineTool({
-  description: 'Lists the files a GitLab merge request changes, each with its change type (added, modified, renamed, deleted) and unified diff (each cut at max_diff_chars, with a note saying so). Use it to review the code of an MR. When `next` is not null, pass it as `page` for more files.',
+  description:
+    'Lists the files a GitLab merge request changes, each with its change type (added, modified, renamed, deleted) and unified diff (each cut at max_diff_chars, with a note saying so). Use it to review the code of an MR. When `next` is not null, pass it as `page` for more files.',
   input: z.object({
     ...project,
     ...mergeRequestIid,
@@ -292,13 +363,23 @@ export const getMergeRequestDiffs = defineTool({
   }),
   annotations: reads('Get merge request changes (diffs)', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list<Diff>(ctx, `${mrPath(a)}/diffs`, { query: paging(a), action: `diffs of !${a.merge_request_iid}` });
+    const { rows, next } = await list<Diff>(ctx, `${mrPath(a)}/diffs`, {
+      query: paging(a),
+      action: `diffs of !${a.merge_request_iid}`,
+    });
     let budget = DIFF_BUDGET_CHARS;
     let left = 0;
     const files = rows.map((d) => {
       const diff = typeof d.diff === 'string' ? d.diff : '';
       const change = d.new_file ? 'added' : d.deleted_file ? 'deleted' : d.renamed_file ? 'renamed' : 'modified';
-      const out: { old_path: string; new_path: string; change: string; generated?: true; diff?: string | null; note?: string } = { old_path: d.old_path, new_path: d.new_path, change };
+      const out: {
+        old_path: string;
+        new_path: string;
+        change: string;
+        generated?: true;
+        diff?: string | null;
+        note?: string;
+      } = { old_path: d.old_path, new_path: d.new_path, change };
       if (d.generated_file) out.generated = true;
       const max = Math.min(a.max_diff_chars, budget);
       if (max <= 0) {
@@ -308,18 +389,25 @@ export const getMergeRequestDiffs = defineTool({
         return out;
       }
       out.diff = diff.length > max ? diff.slice(0, max) : diff;
-      if (diff.length > max) out.note = `diff cut at ${max} of ${diff.length} characters; see it whole at the merge request's web page`;
-      else if (!diff && (d.too_large || d.collapsed)) out.note = `GitLab sent no diff for this file (${d.too_large ? 'too large' : 'collapsed'}); see it on the merge request's web page`;
+      if (diff.length > max)
+        out.note = `diff cut at ${max} of ${diff.length} characters; see it whole at the merge request's web page`;
+      else if (!diff && (d.too_large || d.collapsed))
+        out.note = `GitLab sent no diff for this file (${d.too_large ? 'too large' : 'collapsed'}); see it on the merge request's web page`;
       else if (!diff) out.note = 'no textual diff (binary file, or only the mode changed)';
       budget -= out.diff.length;
       return out;
     });
-    return { files, next, ...(left ? { note: `${left} diff(s) left out to keep the answer under ${DIFF_BUDGET_CHARS} characters` } : {}) };
+    return {
+      files,
+      next,
+      ...(left ? { note: `${left} diff(s) left out to keep the answer under ${DIFF_BUDGET_CHARS} characters` } : {}),
+    };
   },
 });
 
 export const addMergeRequestNote = defineTool({
-  description: 'Comments on a GitLab merge request: adds a note (a review comment, reply or remark on the MR as a whole) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time.',
+  description:
+    'Comments on a GitLab merge request: adds a note (a review comment, reply or remark on the MR as a whole) in Markdown; `internal: true` makes it visible to project members only. Returns the note id, author and time.',
   input: z.object({
     ...project,
     ...mergeRequestIid,
@@ -328,5 +416,13 @@ export const addMergeRequestNote = defineTool({
   }),
   annotations: changes('Comment on merge request (review note)'),
   handler: async (ctx, a) =>
-    slimNote(await send<Note>(ctx, 'POST', `${mrPath(a)}/notes`, { body: a.body, internal: a.internal }, `commenting on !${a.merge_request_iid}`)),
+    slimNote(
+      await send<Note>(
+        ctx,
+        'POST',
+        `${mrPath(a)}/notes`,
+        { body: a.body, internal: a.internal },
+        `commenting on !${a.merge_request_iid}`,
+      ),
+    ),
 });

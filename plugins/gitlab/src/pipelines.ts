@@ -14,14 +14,34 @@ const MAX_JOB_PAGES = 5;
 const LOG_TAIL_FACTOR = 4;
 
 export const listPipelines = defineTool({
-  description: 'Lists CI/CD pipelines of a GitLab project, newest first, filtered by branch or tag (ref), status (failed, running, success, …), commit sha, source or the user who started them. Rows: id, status, ref, sha, source, times and web URL. When `next` is not null, pass it as `page`. Use gitlab_get_pipeline for its jobs.',
+  description:
+    'Lists CI/CD pipelines of a GitLab project, newest first, filtered by branch or tag (ref), status (failed, running, success, …), commit sha, source or the user who started them. Rows: id, status, ref, sha, source, times and web URL. When `next` is not null, pass it as `page`. Use gitlab_get_pipeline for its jobs.',
   input: z.object({
     ...project,
     ref: text255.optional().describe('Branch or tag.'),
-    status: z.enum(['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual', 'scheduled']).optional(),
+    status: z
+      .enum([
+        'created',
+        'waiting_for_resource',
+        'preparing',
+        'pending',
+        'running',
+        'success',
+        'failed',
+        'canceled',
+        'skipped',
+        'manual',
+        'scheduled',
+      ])
+      .optional(),
     scope: z.enum(['running', 'pending', 'finished', 'branches', 'tags']).optional(),
     sha: sha.optional(),
-    source: z.string().min(1).max(64).optional().describe('How it was started: push, web, schedule, merge_request_event, api, trigger, parent_pipeline, …'),
+    source: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('How it was started: push, web, schedule, merge_request_event, api, trigger, parent_pipeline, …'),
     username: username.optional().describe('Only pipelines started by this username.'),
     order_by: z.enum(['id', 'status', 'ref', 'updated_at', 'user_id']).default('id'),
     sort,
@@ -29,14 +49,25 @@ export const listPipelines = defineTool({
   }),
   annotations: reads('List pipelines', { idempotent: true }),
   handler: async (ctx, a) => {
-    const query = { ref: a.ref, status: a.status, scope: a.scope, sha: a.sha, source: a.source, username: a.username, order_by: a.order_by, sort: a.sort, ...paging(a) };
+    const query = {
+      ref: a.ref,
+      status: a.status,
+      scope: a.scope,
+      sha: a.sha,
+      source: a.source,
+      username: a.username,
+      order_by: a.order_by,
+      sort: a.sort,
+      ...paging(a),
+    };
     const { rows, next } = await list<Pipeline>(ctx, `${projectPath(a)}/pipelines`, { query, action: 'pipelines' });
     return { pipelines: rows.map(slimPipeline), next };
   },
 });
 
 export const getPipeline = defineTool({
-  description: "Reads one GitLab CI/CD pipeline with all its jobs: status, ref, sha, who started it, duration, coverage, YAML errors, a count of jobs by status, and each job's id, name, stage, status, failure reason and duration. Use it to find which job failed, then gitlab_get_job_log for that job's log.",
+  description:
+    "Reads one GitLab CI/CD pipeline with all its jobs: status, ref, sha, who started it, duration, coverage, YAML errors, a count of jobs by status, and each job's id, name, stage, status, failure reason and duration. Use it to find which job failed, then gitlab_get_job_log for that job's log.",
   input: z.object({ ...project, pipeline_id: z.int().min(1).describe("The pipeline's id (not its iid).") }),
   annotations: reads('Get pipeline and its jobs', { idempotent: true }),
   handler: async (ctx, a) => {
@@ -44,10 +75,16 @@ export const getPipeline = defineTool({
     const p = await get<Pipeline>(ctx, path, { action: `pipeline ${a.pipeline_id}` });
     // a big pipeline has hundreds of jobs: follow the pages (the failed one may be on any of them)
     const fetchPage = async (page: number | null) => {
-      const { rows, next } = await list<Job>(ctx, `${path}/jobs`, { query: { per_page: 100, page: page ?? 1 }, action: `jobs of pipeline ${a.pipeline_id}` });
+      const { rows, next } = await list<Job>(ctx, `${path}/jobs`, {
+        query: { per_page: 100, page: page ?? 1 },
+        action: `jobs of pipeline ${a.pipeline_id}`,
+      });
       return { items: rows, next };
     };
-    const { items: jobs, next } = await collectPages(ctx, null, fetchPage, { limit: MAX_JOB_PAGES * 100, maxPages: MAX_JOB_PAGES });
+    const { items: jobs, next } = await collectPages(ctx, null, fetchPage, {
+      limit: MAX_JOB_PAGES * 100,
+      maxPages: MAX_JOB_PAGES,
+    });
     const summary = new Map<string, number>();
     for (const j of jobs) summary.set(String(j.status), (summary.get(String(j.status)) || 0) + 1);
     return {
@@ -66,7 +103,8 @@ export const getPipeline = defineTool({
 });
 
 export const createPipeline = defineTool({
-  description: 'Runs (triggers, starts) a new GitLab CI/CD pipeline on a branch or tag, optionally with CI/CD variables, and returns its id, status and web URL. Follow it with gitlab_get_pipeline.',
+  description:
+    'Runs (triggers, starts) a new GitLab CI/CD pipeline on a branch or tag, optionally with CI/CD variables, and returns its id, status and web URL. Follow it with gitlab_get_pipeline.',
   input: z.object({
     ...project,
     ref: text255.describe('Branch or tag to run the pipeline on.'),
@@ -85,7 +123,9 @@ export const createPipeline = defineTool({
   annotations: changes('Run pipeline'),
   handler: async (ctx, a) => {
     const body = { ref: a.ref, variables: a.variables?.length ? a.variables : undefined };
-    return slimPipeline(await send<Pipeline>(ctx, 'POST', `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`));
+    return slimPipeline(
+      await send<Pipeline>(ctx, 'POST', `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`),
+    );
   },
 });
 
@@ -105,7 +145,8 @@ function plainLog(text: string): string {
 }
 
 export const getJobLog = defineTool({
-  description: "Reads the log (trace) of one GitLab CI/CD job, with colour codes and section markers removed, and the job's name, stage, status and failure reason. Long logs are cut to their last max_chars characters, where a failure usually shows; raw_chars is the log's length as sent, and total_chars its cleaned length (null when the log is over 4 × max_chars, because then only its end is cleaned). Find the job id with gitlab_get_pipeline.",
+  description:
+    "Reads the log (trace) of one GitLab CI/CD job, with colour codes and section markers removed, and the job's name, stage, status and failure reason. Long logs are cut to their last max_chars characters, where a failure usually shows; raw_chars is the log's length as sent, and total_chars its cleaned length (null when the log is over 4 × max_chars, because then only its end is cleaned). Find the job id with gitlab_get_pipeline.",
   input: z.object({
     ...project,
     job_id: z.int().min(1),
@@ -117,7 +158,14 @@ export const getJobLog = defineTool({
     const job = await get<Job>(ctx, path, { action: `job ${a.job_id}` });
     const tooLarge = () =>
       `The log of job ${a.job_id} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so not even its end can be read here (a smaller max_chars does not help: the whole log is sent). ${job.web_url ? `Open it in GitLab: ${job.web_url} (raw text: ${job.web_url}/raw).` : 'Open the job in GitLab.'}`;
-    const { data: text } = await whole(api.request<string>(ctx, 'GET', `${path}/trace`, { accept: 'text/plain', expect: 'text', action: `log of job ${a.job_id}` }), tooLarge);
+    const { data: text } = await whole(
+      api.request<string>(ctx, 'GET', `${path}/trace`, {
+        accept: 'text/plain',
+        expect: 'text',
+        action: `log of job ${a.job_id}`,
+      }),
+      tooLarge,
+    );
     // only the tail that can be returned is cleaned: from a line start within the last
     // LOG_TAIL_FACTOR × max_chars raw characters (what cleaning removes is seldom more than that)
     let raw = text;

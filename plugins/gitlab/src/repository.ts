@@ -9,7 +9,11 @@ import { orNull, slimBranch, type Branch, type Project } from './shape.js';
 import { page, paged, perPage, project, text255 } from './schema.js';
 
 const SEARCH_DATA_CHARS = 600;
-const TREE_TYPES = new Map([['tree', 'dir'], ['blob', 'file'], ['commit', 'submodule']]);
+const TREE_TYPES = new Map([
+  ['tree', 'dir'],
+  ['blob', 'file'],
+  ['commit', 'submodule'],
+]);
 
 interface RepositoryFile {
   file_path: string;
@@ -22,7 +26,8 @@ interface RepositoryFile {
 }
 
 export const getFile = defineTool({
-  description: "Reads a file from a GitLab repository at a branch, tag or commit (default: the default branch's HEAD) and returns its text, decoded as UTF-8, in windows of max_chars (pass next_offset as offset for the rest); binary files are answered with a note instead of content. Use gitlab_list_repository_tree to see what is in a folder.",
+  description:
+    "Reads a file from a GitLab repository at a branch, tag or commit (default: the default branch's HEAD) and returns its text, decoded as UTF-8, in windows of max_chars (pass next_offset as offset for the rest); binary files are answered with a note instead of content. Use gitlab_list_repository_tree to see what is in a folder.",
   input: z.object({
     ...project,
     path: z.string().min(1).max(1000).describe('File path in the repository, e.g. "src/app/main.py".'),
@@ -46,16 +51,27 @@ export const getFile = defineTool({
       return `File "${a.path}" at ${ref} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so it cannot be read here (offset and max_chars do not help: GitLab sends the whole file).${at || ' Open it in the project on GitLab.'}`;
     };
     const path = `${projectPath(a)}/repository/files/${filePath(a.path)}`;
-    const data = await whole(get<RepositoryFile>(ctx, path, { query: { ref }, action: `file "${a.path}" at ${ref}` }), tooLarge);
-    const base = { path: data.file_path, ref: data.ref || ref, size: data.size, blob_id: data.blob_id || null, last_commit_id: data.last_commit_id || null };
-    if (data.encoding && data.encoding !== 'base64') return { ...base, ...textWindow(String(data.content || ''), a.offset, a.max_chars) };
+    const data = await whole(
+      get<RepositoryFile>(ctx, path, { query: { ref }, action: `file "${a.path}" at ${ref}` }),
+      tooLarge,
+    );
+    const base = {
+      path: data.file_path,
+      ref: data.ref || ref,
+      size: data.size,
+      blob_id: data.blob_id || null,
+      last_commit_id: data.last_commit_id || null,
+    };
+    if (data.encoding && data.encoding !== 'base64')
+      return { ...base, ...textWindow(String(data.content || ''), a.offset, a.max_chars) };
     let bytes: Uint8Array;
     try {
       bytes = fromBase64(String(data.content || ''));
     } catch {
       return { ...base, content: null, note: 'GitLab sent the content in a form that is not valid base64.' };
     }
-    if (bytes.subarray(0, 8000).includes(0)) return { ...base, binary: true, content: null, note: 'binary file: its content is not shown' };
+    if (bytes.subarray(0, 8000).includes(0))
+      return { ...base, binary: true, content: null, note: 'binary file: its content is not shown' };
     let text: string;
     try {
       // a byte-order mark is part of the file: kept
@@ -68,7 +84,8 @@ export const getFile = defineTool({
 });
 
 export const listRepositoryTree = defineTool({
-  description: 'Lists the files and folders of a GitLab repository at a path and ref (default: the root of the default branch), optionally recursively; each entry has name, path and type (file, dir, submodule). When `next` is not null, pass it as `page`. Use gitlab_get_file to read a file.',
+  description:
+    'Lists the files and folders of a GitLab repository at a path and ref (default: the root of the default branch), optionally recursively; each entry has name, path and type (file, dir, submodule). When `next` is not null, pass it as `page`. Use gitlab_get_file to read a file.',
   input: z.object({
     ...project,
     path: z.string().min(1).max(1000).optional().describe('Folder path; default the root.'),
@@ -80,13 +97,18 @@ export const listRepositoryTree = defineTool({
   annotations: reads('List repository files', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { path: a.path, ref: a.ref, recursive: a.recursive || undefined, ...paging(a) };
-    const { rows, next } = await list<{ name: string; path: string; type: string }>(ctx, `${projectPath(a)}/repository/tree`, { query, action: `tree of "${a.path || '/'}"` });
+    const { rows, next } = await list<{ name: string; path: string; type: string }>(
+      ctx,
+      `${projectPath(a)}/repository/tree`,
+      { query, action: `tree of "${a.path || '/'}"` },
+    );
     return { entries: rows.map((e) => ({ name: e.name, path: e.path, type: TREE_TYPES.get(e.type) || e.type })), next };
   },
 });
 
 export const listBranches = defineTool({
-  description: 'Lists the branches of a GitLab repository, optionally those whose name contains a search term, with whether each is the default, protected or merged, and its last commit. When `next` is not null, pass it as `page`.',
+  description:
+    'Lists the branches of a GitLab repository, optionally those whose name contains a search term, with whether each is the default, protected or merged, and its last commit. When `next` is not null, pass it as `page`.',
   input: z.object({
     ...project,
     search: text255.optional().describe('Only branches whose name contains this (^abc: starts with; abc$: ends with).'),
@@ -94,13 +116,17 @@ export const listBranches = defineTool({
   }),
   annotations: reads('List branches', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list<Branch>(ctx, `${projectPath(a)}/repository/branches`, { query: { search: a.search, ...paging(a) }, action: 'branches' });
+    const { rows, next } = await list<Branch>(ctx, `${projectPath(a)}/repository/branches`, {
+      query: { search: a.search, ...paging(a) },
+      action: 'branches',
+    });
     return { branches: rows.map(slimBranch), next };
   },
 });
 
 export const createBranch = defineTool({
-  description: "Creates a new branch in a GitLab repository from a branch, tag or commit (default: the project's default branch). Returns the branch and its commit.",
+  description:
+    "Creates a new branch in a GitLab repository from a branch, tag or commit (default: the project's default branch). Returns the branch and its commit.",
   input: z.object({
     ...project,
     // eslint-disable-next-line no-useless-escape -- an escaped [ in a class keeps the JSON Schema pattern portable to clients' regex dialects
@@ -111,27 +137,51 @@ export const createBranch = defineTool({
   handler: async (ctx, a) => {
     // git ref rules the schema's pattern cannot express without lookahead
     if (/\.\.|\/\/|@\{|\.lock$|\/$|\.$|^\/|^-/.test(a.branch)) {
-      throw new Error(`Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", no leading "/" or "-", and no trailing "/", "." or ".lock").`);
+      throw new Error(
+        `Invalid arguments: "${a.branch}" is not a valid branch name (no "..", "//", "@{", no leading "/" or "-", and no trailing "/", "." or ".lock").`,
+      );
     }
     const from = a.ref || (await defaultBranch(ctx, a));
-    const branch = await send<Branch>(ctx, 'POST', `${projectPath(a)}/repository/branches`, { branch: a.branch, ref: from }, `creating branch ${a.branch} from ${from}`);
+    const branch = await send<Branch>(
+      ctx,
+      'POST',
+      `${projectPath(a)}/repository/branches`,
+      { branch: a.branch, ref: from },
+      `creating branch ${a.branch} from ${from}`,
+    );
     return { ...slimBranch(branch), created_from: from };
   },
 });
 
 export const searchCode = defineTool({
-  description: "Searches the code (file contents) of one GitLab project's repository for a text, on the default branch or a given ref, and returns matching files with the line number and a fragment around the match. When `next` is not null, pass it as `page`.",
+  description:
+    "Searches the code (file contents) of one GitLab project's repository for a text, on the default branch or a given ref, and returns matching files with the line number and a fragment around the match. When `next` is not null, pass it as `page`.",
   input: z.object({
     ...project,
-    query: z.string().min(1).max(1000).describe('Text to search for; filename:, path: and extension: filters are understood by GitLab (e.g. "connect_db extension:py").'),
+    query: z
+      .string()
+      .min(1)
+      .max(1000)
+      .describe(
+        'Text to search for; filename:, path: and extension: filters are understood by GitLab (e.g. "connect_db extension:py").',
+      ),
     ref: text255.optional().describe('Branch, tag or commit to search; default the default branch.'),
     ...paged,
   }),
   annotations: reads('Search code in a project', { idempotent: true }),
   handler: async (ctx, a) => {
     const query = { scope: 'blobs', search: a.query, ref: a.ref, ...paging(a) };
-    const { rows, next } = await list<{ path: string; ref?: string; startline?: number; data?: string }>(ctx, `${projectPath(a)}/search`, { query, action: 'code search' });
-    const items = rows.map((b) => ({ path: b.path, ref: b.ref || null, startline: orNull(b.startline), fragment: clip(b.data || '', SEARCH_DATA_CHARS) }));
+    const { rows, next } = await list<{ path: string; ref?: string; startline?: number; data?: string }>(
+      ctx,
+      `${projectPath(a)}/search`,
+      { query, action: 'code search' },
+    );
+    const items = rows.map((b) => ({
+      path: b.path,
+      ref: b.ref || null,
+      startline: orNull(b.startline),
+      fragment: clip(b.data || '', SEARCH_DATA_CHARS),
+    }));
     return { items, next };
   },
 });

@@ -8,15 +8,25 @@ import { z } from 'workbench/plugin-sdk';
 const projectField = z
   .unknown()
   .meta({ type: ['integer', 'string'], minimum: 1, minLength: 1, maxLength: 500 })
-  .describe('The project: its numeric id (e.g. 278964) or its full path with namespace (e.g. "gitlab-org/gitlab", "group/subgroup/project"); its gitlab.com web URL works too.');
+  .describe(
+    'The project: its numeric id (e.g. 278964) or its full path with namespace (e.g. "gitlab-org/gitlab", "group/subgroup/project"); its gitlab.com web URL works too.',
+  );
 export const project = { project: projectField };
 /** `project` for the lists that also work across projects */
 export const optionalProject = { project: projectField.optional() };
 
-export const issueIid = { issue_iid: z.int().min(1).describe("The issue's iid: the number shown in the project (#42 → 42), not its global id.") };
-export const mergeRequestIid = { merge_request_iid: z.int().min(1).describe("The merge request's iid: the number shown in the project (!42 → 42), not its global id.") };
+export const issueIid = {
+  issue_iid: z.int().min(1).describe("The issue's iid: the number shown in the project (#42 → 42), not its global id."),
+};
+export const mergeRequestIid = {
+  merge_request_iid: z
+    .int()
+    .min(1)
+    .describe("The merge request's iid: the number shown in the project (!42 → 42), not its global id."),
+};
 
-export const perPage = (byDefault: number, description = 'Results per page (1-100).') => z.int().min(1).max(100).default(byDefault).describe(description);
+export const perPage = (byDefault: number, description = 'Results per page (1-100).') =>
+  z.int().min(1).max(100).default(byDefault).describe(description);
 export const page = z.int().min(1).default(1).describe('Page number: pass the `next` value of the previous result.');
 export const paged = { per_page: perPage(20), page };
 export const sort = z.enum(['asc', 'desc']).default('desc').describe('Sort direction.');

@@ -162,10 +162,15 @@ export interface Branch {
   protected?: boolean;
   merged?: boolean;
   can_push?: boolean;
-  commit?: { id?: string; title?: string; author_name?: string; committed_date?: string; authored_date?: string } | null;
+  commit?: {
+    id?: string;
+    title?: string;
+    author_name?: string;
+    committed_date?: string;
+    authored_date?: string;
+  } | null;
   web_url?: string;
 }
-
 
 /** The value, or null when GitLab left it out. */
 export const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
@@ -173,8 +178,10 @@ export const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null
 export const flag = (v: boolean | null | undefined): boolean | null => (v === undefined ? null : !!v);
 
 export const who = (u: Who): string | null => u?.username || null;
-const whos = (list: Who[] | undefined): string[] => (Array.isArray(list) ? list.map(who).filter((u): u is string => !!u) : []);
-const labels = (list: Label[] | undefined) => (Array.isArray(list) ? list.map((l) => (typeof l === 'string' ? l : l?.name)) : []);
+const whos = (list: Who[] | undefined): string[] =>
+  Array.isArray(list) ? list.map(who).filter((u): u is string => !!u) : [];
+const labels = (list: Label[] | undefined) =>
+  Array.isArray(list) ? list.map((l) => (typeof l === 'string' ? l : l?.name)) : [];
 
 export function slimProject(p: Project) {
   return {
@@ -194,7 +201,14 @@ export function slimProject(p: Project) {
 }
 
 /** What issues and merge requests both start with. */
-const issuable = (x: Issuable) => ({ iid: x.iid, id: x.id, project_id: x.project_id, reference: x.references?.full || null, title: x.title, state: x.state });
+const issuable = (x: Issuable) => ({
+  iid: x.iid,
+  id: x.id,
+  project_id: x.project_id,
+  reference: x.references?.full || null,
+  title: x.title,
+  state: x.state,
+});
 
 export function slimIssue(i: Issue, textChars: number) {
   return {
@@ -253,12 +267,20 @@ export function fullMergeRequest(m: MergeRequest) {
     notes: m.user_notes_count,
     diverged_commits_count: orNull(m.diverged_commits_count),
     merge_error: m.merge_error || null,
-    head_pipeline: pipe ? { id: pipe.id, status: pipe.status, ref: pipe.ref || null, web_url: pipe.web_url || null } : null,
+    head_pipeline: pipe
+      ? { id: pipe.id, status: pipe.status, ref: pipe.ref || null, web_url: pipe.web_url || null }
+      : null,
   };
 }
 
 export function slimNote(n: Note) {
-  return { id: n.id, author: who(n.author), created_at: n.created_at, internal: !!(n.internal || n.confidential), body: clip(n.body || '', NOTE_CHARS) };
+  return {
+    id: n.id,
+    author: who(n.author),
+    created_at: n.created_at,
+    internal: !!(n.internal || n.confidential),
+    body: clip(n.body || '', NOTE_CHARS),
+  };
 }
 
 export function slimPipeline(p: Pipeline) {
@@ -299,7 +321,12 @@ export function slimBranch(b: Branch) {
     protected: !!b.protected,
     merged: !!b.merged,
     can_push: flag(b.can_push),
-    commit: { sha: c.id || null, title: c.title || null, author: c.author_name || null, date: c.committed_date || c.authored_date || null },
+    commit: {
+      sha: c.id || null,
+      title: c.title || null,
+      author: c.author_name || null,
+      date: c.committed_date || c.authored_date || null,
+    },
     web_url: b.web_url || null,
   };
 }

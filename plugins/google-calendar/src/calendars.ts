@@ -10,7 +10,8 @@ import { normEmail } from './shape.js';
 import { bound, checkZone, formatInstant } from './time.js';
 
 export const listCalendars = defineTool({
-  description: "List the Google calendars the user has in their calendar list (their own, shared and subscribed calendars) with id, name, whether it is the primary one, the user's access role and its time zone. Use it to find the calendarId of a team or shared calendar; most other calendar tools default to the primary calendar.",
+  description:
+    "List the Google calendars the user has in their calendar list (their own, shared and subscribed calendars) with id, name, whether it is the primary one, the user's access role and its time zone. Use it to find the calendarId of a team or shared calendar; most other calendar tools default to the primary calendar.",
   input: z.object({
     minAccessRole: z
       .enum(['freeBusyReader', 'reader', 'writer', 'owner'])
@@ -21,7 +22,15 @@ export const listCalendars = defineTool({
   }),
   annotations: reads('List calendars'),
   handler: async (ctx, args) => {
-    type Calendar = { id: string; summary?: string; summaryOverride?: string; primary?: boolean; accessRole?: string; timeZone?: string; description?: string };
+    type Calendar = {
+      id: string;
+      summary?: string;
+      summaryOverride?: string;
+      primary?: boolean;
+      accessRole?: string;
+      timeZone?: string;
+      description?: string;
+    };
     const data = await gcal.json<{ items?: Calendar[]; nextPageToken?: string }>(ctx, 'GET', '/users/me/calendarList', {
       query: { maxResults: args.maxResults ?? 100, pageToken: args.cursor, minAccessRole: args.minAccessRole },
       action: 'list your calendars',
@@ -56,9 +65,14 @@ function freeSlots(busy: Array<[number, number]>, from: number, to: number, minM
 }
 
 export const findFreeBusy = defineTool({
-  description: 'Availability (is someone free or busy, when can we meet): the busy times of several people\'s calendars (by email) over a time window, and the slots in it when all of them are free (commonFree, at least minFreeMinutes long). Use it to find a meeting time before calendar_create_event. Times are RFC 3339 with an offset, or dates/local times with timeZone; the free slots are given in timeZone (UTC by default). People whose calendar is not shared with the user are reported with an error.',
+  description:
+    "Availability (is someone free or busy, when can we meet): the busy times of several people's calendars (by email) over a time window, and the slots in it when all of them are free (commonFree, at least minFreeMinutes long). Use it to find a meeting time before calendar_create_event. Times are RFC 3339 with an offset, or dates/local times with timeZone; the free slots are given in timeZone (UTC by default). People whose calendar is not shared with the user are reported with an error.",
   input: z.object({
-    calendars: z.array(z.string().min(1).max(254)).min(1).max(50).describe('Email addresses or calendar ids ("primary" for the user).'),
+    calendars: z
+      .array(z.string().min(1).max(254))
+      .min(1)
+      .max(50)
+      .describe('Email addresses or calendar ids ("primary" for the user).'),
     timeMin: z.string().max(40).describe('Start of the window.'),
     timeMax: z.string().max(40).describe('End of the window.'),
     timeZone: timeZone('IANA zone for dates and local times given, and for the times returned.'),
@@ -70,7 +84,8 @@ export const findFreeBusy = defineTool({
     const tz = checkZone(args.timeZone);
     const min = bound(args.timeMin, 'timeMin', tz);
     const max = bound(args.timeMax, 'timeMax', tz);
-    if (max.ms <= min.ms) throw new Error(`timeMax ${args.timeMax} is not after timeMin ${args.timeMin}: the window is empty.`);
+    if (max.ms <= min.ms)
+      throw new Error(`timeMax ${args.timeMax} is not after timeMin ${args.timeMin}: the window is empty.`);
     const ids = [...new Set(args.calendars.map((c) => (c === 'primary' ? c : normEmail(c))))];
     const data = await gcal.json<{ calendars?: Record<string, Busy> }>(ctx, 'POST', '/freeBusy', {
       body: { timeMin: min.text, timeMax: max.text, ...(tz ? { timeZone: tz } : {}), items: ids.map((id) => ({ id })) },
@@ -88,14 +103,21 @@ export const findFreeBusy = defineTool({
       return errors.length ? { id, busy, error: errors.join(', ') } : { id, busy };
     });
     const minMs = (args.minFreeMinutes ?? 30) * 60000;
-    const commonFree = freeSlots(allBusy, min.ms, max.ms, minMs).map(([s, e]) => ({ start: formatInstant(s, tz), end: formatInstant(e, tz) }));
+    const commonFree = freeSlots(allBusy, min.ms, max.ms, minMs).map(([s, e]) => ({
+      start: formatInstant(s, tz),
+      end: formatInstant(e, tz),
+    }));
     const unknown = calendars.filter((c) => 'error' in c).map((c) => c.id);
     return {
       timeMin: min.text,
       timeMax: max.text,
       calendars,
       commonFree,
-      ...(unknown.length ? { note: `No free/busy information for ${unknown.join(', ')} (not shared with you, or not a Google calendar): commonFree ignores them.` } : {}),
+      ...(unknown.length
+        ? {
+            note: `No free/busy information for ${unknown.join(', ')} (not shared with you, or not a Google calendar): commonFree ignores them.`,
+          }
+        : {}),
     };
   },
 });

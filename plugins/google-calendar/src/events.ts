@@ -22,57 +22,86 @@ interface EventBody {
 
 /** A unique conference request id (Google dedupes createRequests by it). */
 const requestId = () => `wb-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-const meetRequest = () => ({ createRequest: { requestId: requestId(), conferenceSolutionKey: { type: 'hangoutsMeet' } } });
+const meetRequest = () => ({
+  createRequest: { requestId: requestId(), conferenceSolutionKey: { type: 'hangoutsMeet' } },
+});
 const invitees = (list: string[]): RawAttendee[] => [...new Set(list.map(normEmail))].map((email) => ({ email }));
 
 export const listEvents = defineTool({
-  description: 'List the events (meetings, appointments) of a Google calendar in a time window, in start order with recurring events expanded: what is on my agenda today, this week, next Monday; meetings matching some text. Each row has id, summary, start, end, allDay, location, status, organizer, attendeeCount and meetLink. Without timeMin it starts now. Times are RFC 3339 with an offset ("2026-03-02T09:00:00+01:00"), or local times or dates with timeZone. When `next` is not null, call again with `cursor`. Use calendar_get_event for the description and attendees of one event.',
+  description:
+    'List the events (meetings, appointments) of a Google calendar in a time window, in start order with recurring events expanded: what is on my agenda today, this week, next Monday; meetings matching some text. Each row has id, summary, start, end, allDay, location, status, organizer, attendeeCount and meetLink. Without timeMin it starts now. Times are RFC 3339 with an offset ("2026-03-02T09:00:00+01:00"), or local times or dates with timeZone. When `next` is not null, call again with `cursor`. Use calendar_get_event for the description and attendees of one event.',
   input: z.object({
     calendarId: calendarId('Calendar id (an email address for a person\'s calendar); "primary" is the user\'s own.'),
-    timeMin: time('Start of the window: RFC 3339 ("2026-03-02T00:00:00Z"), or "2026-03-02" / "2026-03-02T08:00" with timeZone. Default: now.').optional(),
+    timeMin: time(
+      'Start of the window: RFC 3339 ("2026-03-02T00:00:00Z"), or "2026-03-02" / "2026-03-02T08:00" with timeZone. Default: now.',
+    ).optional(),
     timeMax: time('End of the window (exclusive), same forms as timeMin.').optional(),
-    timeZone: timeZone('IANA zone ("Europe/Paris") for dates and local times in timeMin/timeMax and for the times returned.'),
-    query: z.string().max(500).optional().describe('Free text matched against summary, description, location and attendees.'),
+    timeZone: timeZone(
+      'IANA zone ("Europe/Paris") for dates and local times in timeMin/timeMax and for the times returned.',
+    ),
+    query: z
+      .string()
+      .max(500)
+      .optional()
+      .describe('Free text matched against summary, description, location and attendees.'),
     maxResults: z.int().min(1).max(250).default(25).describe('Events per page.'),
     cursor,
   }),
   annotations: reads('List calendar events'),
   handler: async (ctx, args) => {
     const tz = checkZone(args.timeZone);
-    const min = args.timeMin !== undefined ? bound(args.timeMin, 'timeMin', tz) : { ms: Date.now(), text: formatInstant(Math.floor(Date.now() / 1000) * 1000, tz) };
+    const min =
+      args.timeMin !== undefined
+        ? bound(args.timeMin, 'timeMin', tz)
+        : { ms: Date.now(), text: formatInstant(Math.floor(Date.now() / 1000) * 1000, tz) };
     const max = args.timeMax !== undefined ? bound(args.timeMax, 'timeMax', tz) : undefined;
-    if (max && max.ms <= min.ms) throw new Error(`timeMax ${args.timeMax} is not after timeMin ${args.timeMin ?? '(now)'}: the window is empty.`);
+    if (max && max.ms <= min.ms)
+      throw new Error(`timeMax ${args.timeMax} is not after timeMin ${args.timeMin ?? '(now)'}: the window is empty.`);
     const id = args.calendarId || 'primary';
-    const data = await gcal.json<{ items?: RawEvent[]; timeZone?: string; nextPageToken?: string }>(ctx, 'GET', `${calPath(id)}/events`, {
-      query: {
-        timeMin: min.text,
-        timeMax: max?.text,
-        singleEvents: 'true',
-        orderBy: 'startTime',
-        q: args.query,
-        maxResults: args.maxResults ?? 25,
-        pageToken: args.cursor,
-        timeZone: tz,
+    const data = await gcal.json<{ items?: RawEvent[]; timeZone?: string; nextPageToken?: string }>(
+      ctx,
+      'GET',
+      `${calPath(id)}/events`,
+      {
+        query: {
+          timeMin: min.text,
+          timeMax: max?.text,
+          singleEvents: 'true',
+          orderBy: 'startTime',
+          q: args.query,
+          maxResults: args.maxResults ?? 25,
+          pageToken: args.cursor,
+          timeZone: tz,
+        },
+        action: `list the events of calendar ${id}`,
       },
-      action: `list the events of calendar ${id}`,
-    });
+    );
     const events = (Array.isArray(data.items) ? data.items : []).map(slimEvent);
     return { calendarId: id, timeZone: data.timeZone || null, events, next: data.nextPageToken || null };
   },
 });
 
 export const getEvent = defineTool({
-  description: 'Read one Google Calendar event: summary, start, end, time zone, location, description, organizer, attendees with their responses (accepted, declined, tentative, needsAction), the Google Meet video call link and dial-in entry points, recurrence rules and links. Use it after calendar_list_events.',
-  input: z.object({ calendarId: calendarId(), eventId: eventId('Event id from calendar_list_events.'), timeZone: timeZone('IANA zone for the times returned.') }),
+  description:
+    'Read one Google Calendar event: summary, start, end, time zone, location, description, organizer, attendees with their responses (accepted, declined, tentative, needsAction), the Google Meet video call link and dial-in entry points, recurrence rules and links. Use it after calendar_list_events.',
+  input: z.object({
+    calendarId: calendarId(),
+    eventId: eventId('Event id from calendar_list_events.'),
+    timeZone: timeZone('IANA zone for the times returned.'),
+  }),
   annotations: reads('Get calendar event'),
   handler: async (ctx, args) => {
-    const e = await gcal.json<RawEvent>(ctx, 'GET', eventPath(args.calendarId, args.eventId), { query: { timeZone: checkZone(args.timeZone) }, action: `read event ${args.eventId}` });
+    const e = await gcal.json<RawEvent>(ctx, 'GET', eventPath(args.calendarId, args.eventId), {
+      query: { timeZone: checkZone(args.timeZone) },
+      action: `read event ${args.eventId}`,
+    });
     return detailEvent(e);
   },
 });
 
 export const createEvent = defineTool({
-  description: 'Create (schedule, book) a Google Calendar event or meeting: summary, start and end, attendees invited by email, description, location, and optionally a Google Meet video link (addMeet). Timed events: start and end as RFC 3339 ("2026-03-02T14:00:00+01:00") or local times with timeZone ("2026-03-02T14:00:00" + "Europe/Paris"). All-day events: start as "YYYY-MM-DD" (end, exclusive, defaults to the next day). Invitations are emailed to attendees unless sendUpdates is none. Returns the event id, its link and the Meet link. Use calendar_find_free_busy first to pick a time when everyone is free.',
+  description:
+    'Create (schedule, book) a Google Calendar event or meeting: summary, start and end, attendees invited by email, description, location, and optionally a Google Meet video link (addMeet). Timed events: start and end as RFC 3339 ("2026-03-02T14:00:00+01:00") or local times with timeZone ("2026-03-02T14:00:00" + "Europe/Paris"). All-day events: start as "YYYY-MM-DD" (end, exclusive, defaults to the next day). Invitations are emailed to attendees unless sendUpdates is none. Returns the event id, its link and the Meet link. Use calendar_find_free_busy first to pick a time when everyone is free.',
   input: z.object({
     calendarId: calendarId('Calendar to create it in; "primary" is the user\'s own.'),
     summary: z.string().min(1).max(1024).describe('Title.'),
@@ -104,7 +133,8 @@ export const createEvent = defineTool({
 });
 
 export const updateEvent = defineTool({
-  description: 'Change an existing Google Calendar event or meeting: reschedule it (move start, and end; a moved start alone keeps the duration), rename it, change its description or location, invite or remove attendees, or add a Google Meet link. Give only what changes. Attendees are emailed about the change unless sendUpdates is none. To cancel an event use calendar_delete_event.',
+  description:
+    'Change an existing Google Calendar event or meeting: reschedule it (move start, and end; a moved start alone keeps the duration), rename it, change its description or location, invite or remove attendees, or add a Google Meet link. Give only what changes. Attendees are emailed about the change unless sendUpdates is none. To cancel an event use calendar_delete_event.',
   input: z.object({
     calendarId: calendarId(),
     eventId: eventId(),
@@ -126,17 +156,22 @@ export const updateEvent = defineTool({
     const path = eventPath(args.calendarId, args.eventId);
     const changesTime = args.start !== undefined || args.end !== undefined;
     const changesPeople = args.addAttendees !== undefined || args.removeAttendees !== undefined;
-    if (args.attendees !== undefined && changesPeople) throw new Error('Give either attendees (replace the list) or addAttendees/removeAttendees, not both.');
+    if (args.attendees !== undefined && changesPeople)
+      throw new Error('Give either attendees (replace the list) or addAttendees/removeAttendees, not both.');
     const body: EventBody = {};
     for (const k of ['summary', 'description', 'location'] as const) if (args[k] !== undefined) body[k] = args[k];
     if (args.addMeet) body.conferenceData = meetRequest();
     if (args.attendees !== undefined) body.attendees = invitees(args.attendees);
     if (!changesTime && !changesPeople && !Object.keys(body).length) {
-      throw new Error('Nothing to update: give at least one of summary, description, location, start, end, attendees, addAttendees, removeAttendees or addMeet.');
+      throw new Error(
+        'Nothing to update: give at least one of summary, description, location, start, end, attendees, addAttendees, removeAttendees or addMeet.',
+      );
     }
     // the event as it is, when a change builds on it
     const needsCurrent = changesPeople || (changesTime && (args.start === undefined || args.end === undefined));
-    const current: RawEvent = needsCurrent ? await gcal.json<RawEvent>(ctx, 'GET', path, { action: `read event ${args.eventId}` }) : {};
+    const current: RawEvent = needsCurrent
+      ? await gcal.json<RawEvent>(ctx, 'GET', path, { action: `read event ${args.eventId}` })
+      : {};
     if (changesTime) {
       let times: ReturnType<typeof eventTimes>;
       if (args.start !== undefined && args.end !== undefined) times = eventTimes(args.start, args.end, tz);
@@ -150,7 +185,8 @@ export const updateEvent = defineTool({
         else {
           const s = parseWhen(start, 'start', zone);
           const length = cur.ms[1] - cur.ms[0];
-          end = s.kind === 'date' ? dateString(Date.UTC(s.y, s.mo - 1, s.d) + length) : formatInstant(s.ms + length, zone);
+          end =
+            s.kind === 'date' ? dateString(Date.UTC(s.y, s.mo - 1, s.d) + length) : formatInstant(s.ms + length, zone);
         }
         times = eventTimes(start, end ?? String(when(current.end)), zone);
       }
@@ -163,7 +199,9 @@ export const updateEvent = defineTool({
     }
     if (changesPeople) {
       const remove = new Set((args.removeAttendees || []).map(normEmail));
-      const list = (Array.isArray(current.attendees) ? current.attendees : []).filter((a) => !remove.has(normEmail(a.email)));
+      const list = (Array.isArray(current.attendees) ? current.attendees : []).filter(
+        (a) => !remove.has(normEmail(a.email)),
+      );
       const have = new Set(list.map((a) => normEmail(a.email)));
       for (const email of (args.addAttendees || []).map(normEmail)) {
         if (have.has(email)) continue;
@@ -182,12 +220,21 @@ export const updateEvent = defineTool({
 });
 
 export const deleteEvent = defineTool({
-  description: 'Delete (cancel, call off) a meeting or event on Google Calendar. Attendees get a cancellation email unless sendUpdates is none. For a recurring event, the id of one occurrence (from calendar_list_events) cancels that occurrence only, the id of the series (recurringEventId) cancels all of them.',
-  input: z.object({ calendarId: calendarId(), eventId: eventId(), sendUpdates: sendUpdates('Who gets a cancellation email.') }),
+  description:
+    'Delete (cancel, call off) a meeting or event on Google Calendar. Attendees get a cancellation email unless sendUpdates is none. For a recurring event, the id of one occurrence (from calendar_list_events) cancels that occurrence only, the id of the series (recurringEventId) cancels all of them.',
+  input: z.object({
+    calendarId: calendarId(),
+    eventId: eventId(),
+    sendUpdates: sendUpdates('Who gets a cancellation email.'),
+  }),
   annotations: changes('Delete calendar event', { destructive: true, idempotent: true }),
   handler: async (ctx, args) => {
     const id = args.calendarId || 'primary';
-    await gcal.request(ctx, 'DELETE', eventPath(id, args.eventId), { query: { sendUpdates: args.sendUpdates ?? 'all' }, action: `delete event ${args.eventId}`, expect: 'text' });
+    await gcal.request(ctx, 'DELETE', eventPath(id, args.eventId), {
+      query: { sendUpdates: args.sendUpdates ?? 'all' },
+      action: `delete event ${args.eventId}`,
+      expect: 'text',
+    });
     return { eventId: args.eventId, calendarId: id, deleted: true };
   },
 });

@@ -4,7 +4,8 @@
  */
 import { z } from 'workbench/plugin-sdk';
 
-export const calendarId = (description = 'Calendar id; "primary" is the user\'s own.') => z.string().min(1).max(254).default('primary').describe(description);
+export const calendarId = (description = 'Calendar id; "primary" is the user\'s own.') =>
+  z.string().min(1).max(254).default('primary').describe(description);
 
 export const eventId = (description = 'Event id.') =>
   z
@@ -25,6 +26,7 @@ export const emails = (description: string) =>
     .optional()
     .describe(description);
 
-export const sendUpdates = (description: string) => z.enum(['all', 'externalOnly', 'none']).default('all').describe(description);
+export const sendUpdates = (description: string) =>
+  z.enum(['all', 'externalOnly', 'none']).default('all').describe(description);
 
 export const cursor = z.string().max(2000).optional().describe('The `next` value of the previous page.');

@@ -27,16 +27,34 @@ export function checkZone(tz: string | undefined, arg = 'timeZone'): string | un
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
-    throw new Error(`${arg} "${tz}" is not a time zone: use an IANA name such as "Europe/Paris", "America/New_York" or "UTC".`);
+    throw new Error(
+      `${arg} "${tz}" is not a time zone: use an IANA name such as "Europe/Paris", "America/New_York" or "UTC".`,
+    );
   }
 }
 
 /** Minutes east of UTC of a zone at an instant. */
 function zoneOffset(tz: string, ms: number): number {
   const parts: Record<string, string> = {};
-  const fmt = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
   for (const p of fmt.formatToParts(new Date(ms))) parts[p.type] = p.value;
-  const asUtc = Date.UTC(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']) % 24, Number(parts['minute']), Number(parts['second']));
+  const asUtc = Date.UTC(
+    Number(parts['year']),
+    Number(parts['month']) - 1,
+    Number(parts['day']),
+    Number(parts['hour']) % 24,
+    Number(parts['minute']),
+    Number(parts['second']),
+  );
   return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60000);
 }
 
@@ -47,7 +65,8 @@ function localInstant(y: number, mo: number, d: number, h: number, mi: number, s
   return guess - zoneOffset(tz, first) * 60000;
 }
 
-const validDay = (y: number, mo: number, d: number): boolean => mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+const validDay = (y: number, mo: number, d: number): boolean =>
+  mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
 
 const pad = (n: number, w = 2): string => String(Math.abs(n)).padStart(w, '0');
 
@@ -67,15 +86,20 @@ export function parseWhen(value: string, arg: string, tz: string | undefined): W
     );
   }
   const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] || '0'].map(Number);
-  if (!validDay(y, mo, d) || h > 23 || mi > 59 || s > 59) throw new Error(`${arg} "${value}" is not a real date and time.`);
+  if (!validDay(y, mo, d) || h > 23 || mi > 59 || s > 59)
+    throw new Error(`${arg} "${value}" is not a real date and time.`);
   const wall = `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}`;
   const off = m[8];
   if (off) {
-    if (off !== 'Z' && off !== 'z' && (Number(off.slice(1, 3)) > 23 || Number(off.slice(4, 6)) > 59)) throw new Error(`${arg} "${value}" has an impossible UTC offset.`);
+    if (off !== 'Z' && off !== 'z' && (Number(off.slice(1, 3)) > 23 || Number(off.slice(4, 6)) > 59))
+      throw new Error(`${arg} "${value}" has an impossible UTC offset.`);
     const offset = off === 'Z' || off === 'z' ? 'Z' : off;
     return { kind: 'dateTime', dateTime: `${wall}${offset}`, ms: Date.parse(`${wall}${offset}`), offset: true };
   }
-  if (!tz) throw new Error(`${arg} "${value}" has no UTC offset: add one (e.g. "${wall}+01:00" or "${wall}Z") or give timeZone (e.g. "Europe/Paris").`);
+  if (!tz)
+    throw new Error(
+      `${arg} "${value}" has no UTC offset: add one (e.g. "${wall}+01:00" or "${wall}Z") or give timeZone (e.g. "Europe/Paris").`,
+    );
   return { kind: 'dateTime', dateTime: wall, ms: localInstant(y, mo, d, h, mi, s, tz), offset: false };
 }
 
@@ -97,25 +121,46 @@ export function bound(value: string, arg: string, tz: string | undefined): { ms:
 }
 
 /** The Google start/end objects of an event from start, end and timeZone arguments, and their instants. */
-export function eventTimes(startArg: string, endArg: string | undefined, tz: string | undefined): { start: EventTime; end: EventTime; ms: [number, number] } {
+export function eventTimes(
+  startArg: string,
+  endArg: string | undefined,
+  tz: string | undefined,
+): { start: EventTime; end: EventTime; ms: [number, number] } {
   const start = parseWhen(startArg, 'start', tz);
   if (start.kind === 'date') {
     let endDate: string;
     if (endArg === undefined) endDate = dateString(Date.UTC(start.y, start.mo - 1, start.d) + DAY);
     else {
       const end = parseWhen(endArg, 'end', tz);
-      if (end.kind !== 'date') throw new Error('start is a date (an all-day event) but end is a time: give both as "YYYY-MM-DD", or both as date-times.');
+      if (end.kind !== 'date')
+        throw new Error(
+          'start is a date (an all-day event) but end is a time: give both as "YYYY-MM-DD", or both as date-times.',
+        );
       if (end.date <= start.date) {
-        throw new Error(`end ${end.date} is not after start ${start.date}: for all-day events end is exclusive (the day after the last day); omit end for a one-day event.`);
+        throw new Error(
+          `end ${end.date} is not after start ${start.date}: for all-day events end is exclusive (the day after the last day); omit end for a one-day event.`,
+        );
       }
       endDate = end.date;
     }
-    return { start: { date: start.date }, end: { date: endDate }, ms: [Date.UTC(start.y, start.mo - 1, start.d), Date.parse(`${endDate}T00:00:00Z`)] };
+    return {
+      start: { date: start.date },
+      end: { date: endDate },
+      ms: [Date.UTC(start.y, start.mo - 1, start.d), Date.parse(`${endDate}T00:00:00Z`)],
+    };
   }
-  if (endArg === undefined) throw new Error('end is required for a timed event (start is a date-time); for an all-day event give start as "YYYY-MM-DD".');
+  if (endArg === undefined)
+    throw new Error(
+      'end is required for a timed event (start is a date-time); for an all-day event give start as "YYYY-MM-DD".',
+    );
   const end = parseWhen(endArg, 'end', tz);
-  if (end.kind !== 'dateTime') throw new Error('start is a date-time but end is a date: give both as date-times, or both as "YYYY-MM-DD" for an all-day event.');
-  if (end.ms <= start.ms) throw new Error(`end ${endArg} is not after start ${startArg}: an event must end after it starts.`);
-  const one = (w: { dateTime: string }): EventTime => (tz ? { dateTime: w.dateTime, timeZone: tz } : { dateTime: w.dateTime });
+  if (end.kind !== 'dateTime')
+    throw new Error(
+      'start is a date-time but end is a date: give both as date-times, or both as "YYYY-MM-DD" for an all-day event.',
+    );
+  if (end.ms <= start.ms)
+    throw new Error(`end ${endArg} is not after start ${startArg}: an event must end after it starts.`);
+  const one = (w: { dateTime: string }): EventTime =>
+    tz ? { dateTime: w.dateTime, timeZone: tz } : { dateTime: w.dateTime };
   return { start: one(start), end: one(end), ms: [start.ms, end.ms] };
 }

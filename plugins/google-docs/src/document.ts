@@ -6,7 +6,14 @@
 
 /** What a paragraph element and its text style carry of suggestions and links. */
 type Suggestible = { suggestedInsertionIds?: string[]; suggestedDeletionIds?: string[] };
-export type Link = { url?: string; headingId?: string; heading?: { id?: string }; bookmarkId?: string; bookmark?: { id?: string }; tabId?: string };
+export type Link = {
+  url?: string;
+  headingId?: string;
+  heading?: { id?: string };
+  bookmarkId?: string;
+  bookmark?: { id?: string };
+  tabId?: string;
+};
 
 export interface ParagraphElement {
   textRun?: Suggestible & { content?: string; textStyle?: { link?: Link } };
@@ -60,11 +67,19 @@ export interface Document extends DocumentTab {
 
 /** Every tab of the document, depth first. */
 function allTabs(doc: Document): Tab[] {
-  const walk = (tabs: unknown): Tab[] => (Array.isArray(tabs) ? (tabs as Array<Tab | null>) : []).flatMap((t) => (t && typeof t === 'object' ? [t, ...walk(t.childTabs)] : []));
+  const walk = (tabs: unknown): Tab[] =>
+    (Array.isArray(tabs) ? (tabs as Array<Tab | null>) : []).flatMap((t) =>
+      t && typeof t === 'object' ? [t, ...walk(t.childTabs)] : [],
+    );
   return walk(doc.tabs);
 }
 
-const slimTab = (p: TabProperties) => ({ tabId: p.tabId ?? null, title: p.title ?? null, level: p.nestingLevel ?? 0, ...(p.parentTabId ? { parentTabId: p.parentTabId } : {}) });
+const slimTab = (p: TabProperties) => ({
+  tabId: p.tabId ?? null,
+  title: p.title ?? null,
+  level: p.nestingLevel ?? 0,
+  ...(p.parentTabId ? { parentTabId: p.parentTabId } : {}),
+});
 
 /** The tab a tool works on: its content, id and title, and all the tabs of the document. */
 export interface PickedTab {
@@ -87,16 +102,26 @@ export function pickTab(doc: Document, tabId: string | undefined): PickedTab {
   const props = (t: Tab) => t.tabProperties || {};
   const found = tabId ? tabs.find((t) => props(t).tabId === tabId) : tabs[0];
   if (!found) {
-    const names = tabs.slice(0, 20).map((t) => `${props(t).tabId} "${props(t).title ?? ''}"`).join(', ');
+    const names = tabs
+      .slice(0, 20)
+      .map((t) => `${props(t).tabId} "${props(t).title ?? ''}"`)
+      .join(', ');
     throw new Error(`The document has no tab "${tabId}"; its tabs are: ${names}.`);
   }
-  return { content: found.documentTab || {}, tabId: props(found).tabId ?? null, title: props(found).title ?? null, tabs: tabs.map((t) => slimTab(props(t))) };
+  return {
+    content: found.documentTab || {},
+    tabId: props(found).tabId ?? null,
+    title: props(found).title ?? null,
+    tabs: tabs.map((t) => slimTab(props(t))),
+  };
 }
 
-export const bodyContent = (dt: DocumentTab): StructuralElement[] => (Array.isArray(dt.body?.content) ? dt.body.content : []);
+export const bodyContent = (dt: DocumentTab): StructuralElement[] =>
+  Array.isArray(dt.body?.content) ? dt.body.content : [];
 export const startOf = (el: { startIndex?: number }): number => (Number.isInteger(el.startIndex) ? el.startIndex! : 0);
 /** Whether `index` is inside the element (an element without an end holds nothing). */
-export const holds = (el: { startIndex?: number; endIndex?: number }, index: number): boolean => startOf(el) <= index && index < (el.endIndex ?? -1);
+export const holds = (el: { startIndex?: number; endIndex?: number }, index: number): boolean =>
+  startOf(el) <= index && index < (el.endIndex ?? -1);
 
 /** The end (exclusive) of the body: its last element's endIndex. */
 export function bodyEnd(content: StructuralElement[]): number {

@@ -5,10 +5,36 @@
  * people, smart chips and images in words, footnotes after the body, and suggested edits not yet
  * accepted marked {+inserted+} and {-deleted-}.
  */
-import { bodyContent, type DocumentTab, type Link, type Paragraph, type ParagraphElement, type StructuralElement, type Table } from './document.js';
+import {
+  bodyContent,
+  type DocumentTab,
+  type Link,
+  type Paragraph,
+  type ParagraphElement,
+  type StructuralElement,
+  type Table,
+} from './document.js';
 
-export const HEADING_LEVEL: Record<string, number> = { TITLE: 0, SUBTITLE: 0, HEADING_1: 1, HEADING_2: 2, HEADING_3: 3, HEADING_4: 4, HEADING_5: 5, HEADING_6: 6 };
-const HEADING_MARK: Record<string, string> = { TITLE: '#', SUBTITLE: '##', HEADING_1: '#', HEADING_2: '##', HEADING_3: '###', HEADING_4: '####', HEADING_5: '#####', HEADING_6: '######' };
+export const HEADING_LEVEL: Record<string, number> = {
+  TITLE: 0,
+  SUBTITLE: 0,
+  HEADING_1: 1,
+  HEADING_2: 2,
+  HEADING_3: 3,
+  HEADING_4: 4,
+  HEADING_5: 5,
+  HEADING_6: 6,
+};
+const HEADING_MARK: Record<string, string> = {
+  TITLE: '#',
+  SUBTITLE: '##',
+  HEADING_1: '#',
+  HEADING_2: '##',
+  HEADING_3: '###',
+  HEADING_4: '####',
+  HEADING_5: '#####',
+  HEADING_6: '######',
+};
 const ORDERED_GLYPHS = new Set(['DECIMAL', 'ZERO_DECIMAL', 'UPPER_ALPHA', 'ALPHA', 'UPPER_ROMAN', 'ROMAN']);
 /** Tables nested deeper than this read as [nested table]: each level escapes the | of the levels inside it again. */
 const MAX_TABLE_DEPTH = 20;
@@ -65,7 +91,11 @@ function inlineText(paragraph: Paragraph, r: Render): string {
     else segs.push({ text, link });
   };
   for (const el of Array.isArray(paragraph.elements) ? paragraph.elements : []) {
-    if (el.textRun) push(suggested(el.textRun, String(el.textRun.content || '').replace(/\uE907/g, '')), linkOf(el.textRun.textStyle?.link));
+    if (el.textRun)
+      push(
+        suggested(el.textRun, String(el.textRun.content || '').replace(/\uE907/g, '')),
+        linkOf(el.textRun.textStyle?.link),
+      );
     else if (el.person) {
       const p = el.person.personProperties || {};
       push(suggested(el.person, p.name && p.email ? `${p.name} (${p.email})` : p.name || p.email || ''));
@@ -87,7 +117,10 @@ function inlineText(paragraph: Paragraph, r: Render): string {
   const last = segs[segs.length - 1];
   if (last) last.text = last.text.replace(/\n$/, '');
   // a vertical tab is a line break inside the paragraph (Shift+Enter)
-  return segs.map((s) => (s.link && s.text.trim() ? `[${s.text}](${s.link})` : s.text)).join('').replace(/\u000b/g, '\n');
+  return segs
+    .map((s) => (s.link && s.text.trim() ? `[${s.text}](${s.link})` : s.text))
+    .join('')
+    .replace(/\u000b/g, '\n');
 }
 
 /** A list item's marker: "-" for bullets, "1." (counted per list and level) for numbered lists. */
@@ -98,7 +131,11 @@ function listMarker(bullet: NonNullable<Paragraph['bullet']>, r: Render): string
   const indent = '  '.repeat(level);
   if (!ORDERED_GLYPHS.has(spec.glyphType ?? '')) return `${indent}- `;
   const counts = r.counters.get(bullet.listId) || [];
-  counts[level] = counts[level] ? counts[level] + 1 : Number.isInteger(spec.startNumber) && spec.startNumber! > 0 ? spec.startNumber! : 1;
+  counts[level] = counts[level]
+    ? counts[level] + 1
+    : Number.isInteger(spec.startNumber) && spec.startNumber! > 0
+      ? spec.startNumber!
+      : 1;
   counts.length = level + 1; // deeper levels start again
   r.counters.set(bullet.listId, counts);
   return `${indent}${counts[level]}. `;
@@ -124,7 +161,8 @@ function renderContent(content: StructuralElement[] | undefined, r: Render): Blo
   return blocks;
 }
 
-const joinBlocks = (blocks: Block[]): string => blocks.map((b, i) => (i === 0 ? '' : b.list && blocks[i - 1].list ? '\n' : '\n\n') + b.text).join('');
+const joinBlocks = (blocks: Block[]): string =>
+  blocks.map((b, i) => (i === 0 ? '' : b.list && blocks[i - 1].list ? '\n' : '\n\n') + b.text).join('');
 
 /** A table as Markdown rows: | a | b |, the first row followed by | --- |; a cell's paragraphs joined by <br>. */
 function renderTable(table: Table, r: Render): string {
@@ -134,7 +172,11 @@ function renderTable(table: Table, r: Render): string {
   try {
     rows = (Array.isArray(table.tableRows) ? table.tableRows : []).map((row) =>
       (Array.isArray(row.tableCells) ? row.tableCells : []).map((cell) =>
-        renderContent(cell.content, r).map((b) => b.text).join('<br>').replace(/\n/g, '<br>').replace(/\|/g, '\\|'),
+        renderContent(cell.content, r)
+          .map((b) => b.text)
+          .join('<br>')
+          .replace(/\n/g, '<br>')
+          .replace(/\|/g, '\\|'),
       ),
     );
   } finally {
@@ -148,7 +190,13 @@ function renderTable(table: Table, r: Render): string {
 
 /** The text of a tab's body, with its footnotes after it. */
 export function renderTab(dt: DocumentTab): string {
-  const r: Render = { lists: dt.lists || {}, inlineObjects: dt.inlineObjects || {}, counters: new Map(), notes: [], tableDepth: 0 };
+  const r: Render = {
+    lists: dt.lists || {},
+    inlineObjects: dt.inlineObjects || {},
+    counters: new Map(),
+    notes: [],
+    tableDepth: 0,
+  };
   const text = joinBlocks(renderContent(bodyContent(dt), r));
   const footnotes = dt.footnotes || {};
   const seen = new Set<string>();
@@ -158,7 +206,12 @@ export function renderTab(dt: DocumentTab): string {
     const { id, n } = r.notes[i];
     if (seen.has(id) || !Object.hasOwn(footnotes, id)) continue;
     seen.add(id);
-    lines.push(`[^${n}]: ${renderContent(footnotes[id].content, r).map((b) => b.text).join(' ').trim()}`);
+    lines.push(
+      `[^${n}]: ${renderContent(footnotes[id].content, r)
+        .map((b) => b.text)
+        .join(' ')
+        .trim()}`,
+    );
   }
   return lines.length ? `${text}\n\n${lines.join('\n')}` : text;
 }
@@ -168,9 +221,13 @@ export function plainText(paragraph: Paragraph): string {
   let s = '';
   for (const el of Array.isArray(paragraph.elements) ? paragraph.elements : []) {
     if (el.textRun) s += suggested(el.textRun, String(el.textRun.content || ''));
-    else if (el.person) s += suggested(el.person, el.person.personProperties?.name || el.person.personProperties?.email || '');
+    else if (el.person)
+      s += suggested(el.person, el.person.personProperties?.name || el.person.personProperties?.email || '');
     else if (el.richLink) s += suggested(el.richLink, el.richLink.richLinkProperties?.title || '');
     else if (el.dateElement) s += suggested(el.dateElement, dateText(el.dateElement));
   }
-  return s.replace(/\uE907/g, '').replace(/[\n\u000b]+/g, ' ').trim();
+  return s
+    .replace(/\uE907/g, '')
+    .replace(/[\n\u000b]+/g, ' ')
+    .trim();
 }

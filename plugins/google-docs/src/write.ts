@@ -8,7 +8,16 @@
 import { changes, defineTool, z, type PluginContext } from 'workbench/plugin-sdk';
 import { api, batchUpdate, checkRevision, docRef, docUrl, newRevision, readDocument, type DocRef } from './api.js';
 import { continueList, documentId, requiredRevisionId, revisionId, style, tabId, tabIds } from './args.js';
-import { bodyContent, bodyEnd, holds, pickTab, startOf, type Document, type PickedTab, type StructuralElement } from './document.js';
+import {
+  bodyContent,
+  bodyEnd,
+  holds,
+  pickTab,
+  startOf,
+  type Document,
+  type PickedTab,
+  type StructuralElement,
+} from './document.js';
 import { HEADING_LEVEL } from './render.js';
 
 /**
@@ -17,7 +26,10 @@ import { HEADING_LEVEL } from './render.js';
  * removed here, so that the index range computed from its length is the range written.
  */
 function cleanText(value: string, name: string): string {
-  const s = value.toWellFormed().replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000c-\u001f\ue000-\uf8ff]/g, '');
+  const s = value
+    .toWellFormed()
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000c-\u001f\ue000-\uf8ff]/g, '');
   if (!s) throw new Error(`${name} holds nothing Google Docs keeps (only control characters).`);
   return s;
 }
@@ -27,7 +39,10 @@ const cells = (row: ReturnType<typeof rows>[number]) => (Array.isArray(row.table
 const cellContent = (cell: ReturnType<typeof cells>[number]) => (Array.isArray(cell.content) ? cell.content : []);
 
 /** The paragraph (in the body or a table cell) that holds `index`, a description of what is there instead, or null. */
-function locate(content: StructuralElement[], index: number): { paragraph: StructuralElement } | { what: string } | null {
+function locate(
+  content: StructuralElement[],
+  index: number,
+): { paragraph: StructuralElement } | { what: string } | null {
   const el = content.find((e) => holds(e, index));
   if (!el) return null;
   if (el.paragraph) return { paragraph: el };
@@ -35,7 +50,9 @@ function locate(content: StructuralElement[], index: number): { paragraph: Struc
   if (el.tableOfContents) return { what: 'a table of contents (Google Docs regenerates it)' };
   if (!el.table) return { what: 'an element that holds no text' };
   if (index === startOf(el)) return { what: 'the start of a table' };
-  const cell = rows(el).flatMap(cells).find((c) => holds(c, index));
+  const cell = rows(el)
+    .flatMap(cells)
+    .find((c) => holds(c, index));
   if (!cell) return { what: 'the boundary of a table row or cell' };
   return locate(cellContent(cell), index) || { what: 'the boundary of a table cell' };
 }
@@ -58,11 +75,19 @@ function lastIndexBefore(content: StructuralElement[], index: number): number | 
 }
 
 /** The range of a request, in the tab written to. */
-const range = (start: number, end: number, tab: PickedTab) => ({ startIndex: start, endIndex: end, ...(tab.tabId ? { tabId: tab.tabId } : {}) });
+const range = (start: number, end: number, tab: PickedTab) => ({
+  startIndex: start,
+  endIndex: end,
+  ...(tab.tabId ? { tabId: tab.tabId } : {}),
+});
 
 /** The updateParagraphStyle request that gives the paragraphs overlapping [start, end) a named style. */
 const styleRequest = (start: number, end: number, style: string, tab: PickedTab) => ({
-  updateParagraphStyle: { range: range(start, end, tab), paragraphStyle: { namedStyleType: style }, fields: 'namedStyleType' },
+  updateParagraphStyle: {
+    range: range(start, end, tab),
+    paragraphStyle: { namedStyleType: style },
+    fields: 'namedStyleType',
+  },
 });
 
 /**
@@ -71,13 +96,24 @@ const styleRequest = (start: number, end: number, style: string, tab: PickedTab)
  * the new paragraphs [start, end) out of the list, or null when `prev` is not a list item or the
  * caller asked to continue the list.
  */
-function unbulletRequest(prev: StructuralElement | null, start: number, end: number, keepList: boolean, tab: PickedTab) {
+function unbulletRequest(
+  prev: StructuralElement | null,
+  start: number,
+  end: number,
+  keepList: boolean,
+  tab: PickedTab,
+) {
   if (keepList || !prev?.paragraph?.bullet || end <= start) return null;
   return { deleteParagraphBullets: { range: range(start, end, tab) } };
 }
 
 /** Reads the document and the tab an edit goes to, refusing an edit planned on an older revision. */
-async function readForEdit(ctx: PluginContext, ref: DocRef, a: { tabId?: string | undefined; revisionId?: string | undefined }, action: string) {
+async function readForEdit(
+  ctx: PluginContext,
+  ref: DocRef,
+  a: { tabId?: string | undefined; revisionId?: string | undefined },
+  action: string,
+) {
   const doc = await readDocument(ctx, ref.id, `read document ${ref.id} before ${action} it`);
   const tab = pickTab(doc, a.tabId ?? ref.tabId);
   checkRevision(doc, a.revisionId, ref.id);
@@ -85,7 +121,14 @@ async function readForEdit(ctx: PluginContext, ref: DocRef, a: { tabId?: string 
 }
 
 /** What an append or an insert answers. */
-const written = (id: string, tab: PickedTab, start: number, stop: number, style: string | null, revision: string | null) => ({
+const written = (
+  id: string,
+  tab: PickedTab,
+  start: number,
+  stop: number,
+  style: string | null,
+  revision: string | null,
+) => ({
   documentId: id,
   tabId: tab.tabId,
   insertedAt: { startIndex: start, endIndex: stop },
@@ -99,22 +142,45 @@ export const createDocument = defineTool({
     "Create (make, start) a new, blank Google Doc (a Google Docs document) with a title and, optionally, initial plain text (newlines start new paragraphs). It is created at the top of the user's My Drive. Returns its id, link and revisionId; then add headings and more text with docs_append_text. To move it into a folder use google-drive's drive_move_or_rename_file.",
   input: z.object({
     title: z.string().min(1).max(255).describe('Document title.'),
-    text: z.string().min(1).max(200000).optional().describe('Initial plain text of the body; newlines start new paragraphs.'),
+    text: z
+      .string()
+      .min(1)
+      .max(200000)
+      .optional()
+      .describe('Initial plain text of the body; newlines start new paragraphs.'),
   }),
   annotations: changes('Create document'),
   handler: async (ctx, a) => {
     const text = a.text === undefined ? null : cleanText(a.text, 'text');
-    const doc = await api.json<Document>(ctx, 'POST', '', { body: { title: a.title }, action: `create the document "${a.title}"` });
+    const doc = await api.json<Document>(ctx, 'POST', '', {
+      body: { title: a.title },
+      action: `create the document "${a.title}"`,
+    });
     const id = doc.documentId;
-    if (!id) throw new Error(`Google Docs answered without a documentId while trying to create the document "${a.title}".`);
-    const out = { documentId: id, title: doc.title ?? a.title, url: docUrl(id), revisionId: doc.revisionId ?? null, insertedChars: 0 };
+    if (!id)
+      throw new Error(`Google Docs answered without a documentId while trying to create the document "${a.title}".`);
+    const out = {
+      documentId: id,
+      title: doc.title ?? a.title,
+      url: docUrl(id),
+      revisionId: doc.revisionId ?? null,
+      insertedChars: 0,
+    };
     if (!text) return out;
     try {
       // a new document's body is a section break (0–1) and one empty paragraph (1–2)
-      const data = await batchUpdate(ctx, id, [{ insertText: { text, location: { index: 1 } } }], null, `insert the text of the new document ${id}`);
+      const data = await batchUpdate(
+        ctx,
+        id,
+        [{ insertText: { text, location: { index: 1 } } }],
+        null,
+        `insert the text of the new document ${id}`,
+      );
       return { ...out, revisionId: newRevision(data), insertedChars: text.length };
     } catch (err) {
-      throw new Error(`The document "${out.title}" was created (${id}, ${out.url}) but its text was not inserted: ${(err as Error).message} Add it with docs_append_text.`);
+      throw new Error(
+        `The document "${out.title}" was created (${id}, ${out.url}) but its text was not inserted: ${(err as Error).message} Add it with docs_append_text.`,
+      );
     }
   },
 });
@@ -126,7 +192,10 @@ export const appendText = defineTool({
     documentId,
     text: z.string().min(1).max(200000).describe('The text to add; newlines start new paragraphs.'),
     style: style('Paragraph style of the added paragraphs, e.g. HEADING_2 to add a section heading.'),
-    newParagraph: z.boolean().default(true).describe('Start the text in a new paragraph (default); false continues the last paragraph.'),
+    newParagraph: z
+      .boolean()
+      .default(true)
+      .describe('Start the text in a new paragraph (default); false continues the last paragraph.'),
     continueList,
     tabId,
     revisionId,
@@ -149,7 +218,9 @@ export const appendText = defineTool({
     const stop = at + inserted.length;
     // a new paragraph copies the style of the one before it: after a heading, body text stays body text
     const style = a.style || (a.newParagraph && Object.hasOwn(HEADING_LEVEL, lastStyle || '') ? 'NORMAL_TEXT' : null);
-    const requests: unknown[] = [{ insertText: { text: inserted, endOfSegmentLocation: tab.tabId ? { tabId: tab.tabId } : {} } }];
+    const requests: unknown[] = [
+      { insertText: { text: inserted, endOfSegmentLocation: tab.tabId ? { tabId: tab.tabId } : {} } },
+    ];
     const unbullet = opening ? unbulletRequest(lastParagraph, start, stop, a.continueList, tab) : null;
     if (unbullet) requests.push(unbullet);
     if (style) requests.push(styleRequest(start, stop, style, tab));
@@ -160,10 +231,16 @@ export const appendText = defineTool({
 
 export const insertText = defineTool({
   description:
-    'Insert text at a position (index) in a Google Docs document: at a heading\'s startIndex from docs_get_outline to put it before that heading, at a sectionEndIndex to add to the end of a section, or inside a paragraph. End the text with a newline to make it a paragraph of its own; new paragraphs copy the style of the paragraph they are inserted into, so give `style` (e.g. NORMAL_TEXT before a heading). The index is checked against the document before writing: inside a paragraph, or the body\'s end (the last section\'s sectionEndIndex, the outline\'s endIndex), where the text becomes a new last paragraph (not a list item after a list unless `continueList` is true), and the write is refused if the document changed since `revisionId` (required). Every write moves the indexes after the point it wrote: before another insert, read docs_get_outline again for fresh indexes and its revisionId (or, if you shift the index yourself by the text written, pass the revisionId the write returned). Use docs_append_text for the end of the document.',
+    "Insert text at a position (index) in a Google Docs document: at a heading's startIndex from docs_get_outline to put it before that heading, at a sectionEndIndex to add to the end of a section, or inside a paragraph. End the text with a newline to make it a paragraph of its own; new paragraphs copy the style of the paragraph they are inserted into, so give `style` (e.g. NORMAL_TEXT before a heading). The index is checked against the document before writing: inside a paragraph, or the body's end (the last section's sectionEndIndex, the outline's endIndex), where the text becomes a new last paragraph (not a list item after a list unless `continueList` is true), and the write is refused if the document changed since `revisionId` (required). Every write moves the indexes after the point it wrote: before another insert, read docs_get_outline again for fresh indexes and its revisionId (or, if you shift the index yourself by the text written, pass the revisionId the write returned). Use docs_append_text for the end of the document.",
   input: z.object({
     documentId,
-    index: z.int().min(1).max(100000000).describe('Where the text goes: an index in UTF-16 code units from docs_get_outline (1 is the start of the body).'),
+    index: z
+      .int()
+      .min(1)
+      .max(100000000)
+      .describe(
+        'Where the text goes: an index in UTF-16 code units from docs_get_outline (1 is the start of the body).',
+      ),
     text: z.string().min(1).max(200000).describe('The text to insert; newlines start new paragraphs.'),
     style: style('Paragraph style for the paragraphs the inserted text ends up in.'),
     continueList,
@@ -178,7 +255,9 @@ export const insertText = defineTool({
     const end = bodyEnd(content);
     const index = a.index;
     if (index > end) {
-      throw new Error(`index ${index} is past the end of the body (it ends at ${end}; ${end}, the last section's sectionEndIndex, adds text after the last paragraph): use docs_append_text to add at the end.`);
+      throw new Error(
+        `index ${index} is past the end of the body (it ends at ${end}; ${end}, the last section's sectionEndIndex, adds text after the last paragraph): use docs_append_text to add at the end.`,
+      );
     }
     let inserted = text;
     let at = index;
@@ -189,7 +268,10 @@ export const insertText = defineTool({
       // body's final newline, so, as an append does, the text goes just before it (end - 1) as a
       // paragraph of its own: "\n" + the text without its trailing newline
       const last = content[content.length - 1];
-      if (!last?.paragraph) throw new Error(`index ${index} is the end of the body, which does not end with a paragraph: use docs_append_text to add at the end.`);
+      if (!last?.paragraph)
+        throw new Error(
+          `index ${index} is the end of the body, which does not end with a paragraph: use docs_append_text to add at the end.`,
+        );
       inserted = `\n${text.replace(/\n$/, '')}`;
       at = end - 1;
       start = end;
@@ -199,12 +281,16 @@ export const insertText = defineTool({
       if ('what' in where) {
         const before = lastIndexBefore(content, index);
         const hint = before !== null ? `, e.g. at ${before}, the end of the paragraph before it` : '';
-        throw new Error(`index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph${hint}. docs_get_outline gives the indexes of headings.`);
+        throw new Error(
+          `index ${index} is not inside a paragraph (it is ${where.what}); text can only go inside a paragraph${hint}. docs_get_outline gives the indexes of headings.`,
+        );
       }
     }
     const stop = at + inserted.length;
     const styled = a.style && stop > start ? a.style : null;
-    const requests: unknown[] = [{ insertText: { text: inserted, location: { index: at, ...(tab.tabId ? { tabId: tab.tabId } : {}) } } }];
+    const requests: unknown[] = [
+      { insertText: { text: inserted, location: { index: at, ...(tab.tabId ? { tabId: tab.tabId } : {}) } } },
+    ];
     const unbullet = unbulletRequest(after, start, stop, a.continueList, tab);
     if (unbullet) requests.push(unbullet);
     if (styled) requests.push(styleRequest(start, stop, styled, tab));
@@ -232,13 +318,28 @@ export const replaceText = defineTool({
     const find = a.find.toWellFormed();
     // a pasted link's ?tab= does not narrow a replacement (Docs adds ?tab=t.0 to most links): only tabIds does
     const tabs = a.tabIds ? [...new Set(a.tabIds)] : null;
-    const request = { replaceAllText: { containsText: { text: find, matchCase: a.matchCase }, replaceText: a.replaceWith.toWellFormed(), ...(tabs ? { tabsCriteria: { tabIds: tabs } } : {}) } };
+    const request = {
+      replaceAllText: {
+        containsText: { text: find, matchCase: a.matchCase },
+        replaceText: a.replaceWith.toWellFormed(),
+        ...(tabs ? { tabsCriteria: { tabIds: tabs } } : {}),
+      },
+    };
     const shown = find.length > 60 ? `${find.slice(0, 60)}…` : find;
-    const data = await batchUpdate(ctx, ref.id, [request], a.revisionId || null, `replace "${shown}" in document ${ref.id}`);
+    const data = await batchUpdate(
+      ctx,
+      ref.id,
+      [request],
+      a.revisionId || null,
+      `replace "${shown}" in document ${ref.id}`,
+    );
     const changed = data.replies?.[0]?.replaceAllText?.occurrencesChanged || 0;
     const out = { documentId: ref.id, occurrencesChanged: changed, revisionId: newRevision(data) };
     if (changed > 0) return out;
     const where = tabs ? ` in tab${tabs.length > 1 ? 's' : ''} ${tabs.join(', ')}` : '';
-    return { ...out, note: `No occurrence of "${shown}" was found${a.matchCase ? ' (case-sensitive; matchCase false ignores case)' : ''}${where}: nothing changed.` };
+    return {
+      ...out,
+      note: `No occurrence of "${shown}" was found${a.matchCase ? ' (case-sensitive; matchCase false ignores case)' : ''}${where}: nothing changed.`,
+    };
   },
 });

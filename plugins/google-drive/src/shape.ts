@@ -6,18 +6,33 @@
 type Person = { displayName?: string; emailAddress?: string };
 
 /** The fields of a Drive file that the tools read (each call asks for its own `fields`). */
-export type DriveFile = { id: string; parents?: string[]; owners?: Person[]; lastModifyingUser?: Person } & Partial<Record<'trashed' | 'starred' | 'shared', boolean>> &
-  Partial<Record<'name' | 'mimeType' | 'description' | 'size' | 'createdTime' | 'modifiedTime' | 'driveId' | 'webViewLink', string>> & {
+export type DriveFile = { id: string; parents?: string[]; owners?: Person[]; lastModifyingUser?: Person } & Partial<
+  Record<'trashed' | 'starred' | 'shared', boolean>
+> &
+  Partial<
+    Record<
+      'name' | 'mimeType' | 'description' | 'size' | 'createdTime' | 'modifiedTime' | 'driveId' | 'webViewLink',
+      string
+    >
+  > & {
     shortcutDetails?: { targetId?: string; targetMimeType?: string };
     capabilities?: Record<string, boolean>;
   };
 
-export type Permission = { id: string; type: string; role: string; deleted?: boolean; allowFileDiscovery?: boolean } & Partial<Record<'emailAddress' | 'domain' | 'displayName' | 'expirationTime', string>>;
+export type Permission = {
+  id: string;
+  type: string;
+  role: string;
+  deleted?: boolean;
+  allowFileDiscovery?: boolean;
+} & Partial<Record<'emailAddress' | 'domain' | 'displayName' | 'expirationTime', string>>;
 
-export const person = (u: Person | null | undefined): string | null => (u && typeof u === 'object' ? u.emailAddress || u.displayName || null : null);
+export const person = (u: Person | null | undefined): string | null =>
+  u && typeof u === 'object' ? u.emailAddress || u.displayName || null : null;
 
 /** A number Drive sends as a string (size), or null. */
-export const num = (v: string | number | null | undefined): number | null => (v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? null : Number(v));
+export const num = (v: string | number | null | undefined): number | null =>
+  v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? null : Number(v);
 
 export function slimFile(f: DriveFile) {
   return {

@@ -8,7 +8,8 @@ import { z } from 'workbench/plugin-sdk';
 export const ID = /^[A-Za-z0-9_-]{1,100}$/;
 export const id = (description: string) => z.string().regex(ID).describe(description);
 
-const recipients = (description: string) => z.array(z.string().min(3).max(320)).max(50).optional().describe(description);
+const recipients = (description: string) =>
+  z.array(z.string().min(3).max(320)).max(50).optional().describe(description);
 
 /** An email to send or save; the descriptions of bcc and replyToMessageId are the tool's own. */
 export const emailArgs = (descriptions: { bcc: string; replyToMessageId: string }) => ({

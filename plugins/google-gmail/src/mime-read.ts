@@ -8,10 +8,24 @@
 import { fromBase64 } from 'workbench/plugin-sdk';
 
 /** A part of a message's MIME tree, as Gmail gives it. */
-export type MessagePart = { partId?: string; mimeType?: string; filename?: string; headers?: Array<{ name?: unknown; value?: unknown } | null>; body?: { attachmentId?: string; size?: number; data?: string }; parts?: MessagePart[] };
+export type MessagePart = {
+  partId?: string;
+  mimeType?: string;
+  filename?: string;
+  headers?: Array<{ name?: unknown; value?: unknown } | null>;
+  body?: { attachmentId?: string; size?: number; data?: string };
+  parts?: MessagePart[];
+};
 
 /** A message resource (format=full or metadata). */
-export type GmailMessage = { id: string; threadId?: string; labelIds?: unknown; snippet?: string; internalDate?: string; payload?: MessagePart };
+export type GmailMessage = {
+  id: string;
+  threadId?: string;
+  labelIds?: unknown;
+  snippet?: string;
+  internalDate?: string;
+  payload?: MessagePart;
+};
 
 export const labelsOf = (m: GmailMessage): string[] => (Array.isArray(m.labelIds) ? (m.labelIds as string[]) : []);
 
@@ -21,7 +35,20 @@ const CP1252 = [
   0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
 ];
 /** Labels the WHATWG Encoding standard decodes as windows-1252 (latin1 and us-ascii among them). */
-const SINGLE_BYTE = new Set(['us-ascii', 'ascii', 'iso-8859-1', 'iso8859-1', 'iso_8859-1', 'latin1', 'l1', 'cp819', 'windows-1252', 'cp1252', 'x-cp1252', 'ansi_x3.4-1968']);
+const SINGLE_BYTE = new Set([
+  'us-ascii',
+  'ascii',
+  'iso-8859-1',
+  'iso8859-1',
+  'iso_8859-1',
+  'latin1',
+  'l1',
+  'cp819',
+  'windows-1252',
+  'cp1252',
+  'x-cp1252',
+  'ansi_x3.4-1968',
+]);
 
 function decodeSingleByte(bytes: Uint8Array): string {
   const out: string[] = [];
@@ -101,11 +128,19 @@ function paramOf(headerValue: string | undefined, name: string): string {
   return m ? (m[1] ?? m[2] ?? '') : '';
 }
 
-const mimeOf = (part: MessagePart): string => String(part.mimeType || '').toLowerCase().split(';')[0].trim();
+const mimeOf = (part: MessagePart): string =>
+  String(part.mimeType || '')
+    .toLowerCase()
+    .split(';')[0]
+    .trim();
 
 function isAttachment(part: MessagePart, h: Record<string, string | undefined>): boolean {
   const disposition = (h['content-disposition'] || '').toLowerCase();
-  return Boolean(part.filename) || disposition.startsWith('attachment') || (Boolean(part.body?.attachmentId) && !/^text\/(plain|html)/i.test(part.mimeType || ''));
+  return (
+    Boolean(part.filename) ||
+    disposition.startsWith('attachment') ||
+    (Boolean(part.body?.attachmentId) && !/^text\/(plain|html)/i.test(part.mimeType || ''))
+  );
 }
 
 /** A body's text, and whether it was converted from HTML. */
@@ -115,24 +150,41 @@ export type Body = { text: string; html: boolean };
 export function bodyOf(part: MessagePart | undefined, notes: string[], fetched: Map<MessagePart, string>): Body | null {
   if (!part || typeof part !== 'object') return null;
   const h = headerMap(part.headers);
-  const mime = String(part.mimeType || h['content-type'] || 'text/plain').toLowerCase().split(';')[0].trim();
+  const mime = String(part.mimeType || h['content-type'] || 'text/plain')
+    .toLowerCase()
+    .split(';')[0]
+    .trim();
   if (!mime.startsWith('multipart/') && isAttachment(part, h)) return null;
-  const found = mime.startsWith('multipart/') ? (Array.isArray(part.parts) ? part.parts : []).map((c) => bodyOf(c, notes, fetched)).filter((b): b is Body => b !== null && b.text !== '') : [];
+  const found = mime.startsWith('multipart/')
+    ? (Array.isArray(part.parts) ? part.parts : [])
+        .map((c) => bodyOf(c, notes, fetched))
+        .filter((b): b is Body => b !== null && b.text !== '')
+    : [];
   if (mime === 'multipart/alternative') return found.find((b) => !b.html) || found[found.length - 1] || null;
-  if (mime.startsWith('multipart/')) return found.length ? { text: found.map((b) => b.text).join('\n\n'), html: found.every((b) => b.html) } : null;
+  if (mime.startsWith('multipart/'))
+    return found.length ? { text: found.map((b) => b.text).join('\n\n'), html: found.every((b) => b.html) } : null;
   if (mime !== 'text/plain' && mime !== 'text/html') return null;
   const data = typeof part.body?.data === 'string' ? part.body.data : fetched.get(part);
   if (typeof data !== 'string') return null;
   const text = decodeText(bodyBytes(data), paramOf(h['content-type'], 'charset'), notes);
-  return mime === 'text/html' ? { text: htmlToText(text), html: true } : { text: text.replace(/\r\n?/g, '\n').trim(), html: false };
+  return mime === 'text/html'
+    ? { text: htmlToText(text), html: true }
+    : { text: text.replace(/\r\n?/g, '\n').trim(), html: false };
 }
 
 /** A part tree's parts, depth first. */
-const partsOf = (p: MessagePart | undefined): MessagePart[] => (p && typeof p === 'object' ? [p, ...(Array.isArray(p.parts) ? p.parts : []).flatMap(partsOf)] : []);
+const partsOf = (p: MessagePart | undefined): MessagePart[] =>
+  p && typeof p === 'object' ? [p, ...(Array.isArray(p.parts) ? p.parts : []).flatMap(partsOf)] : [];
 
 /** Text parts (not attachments) whose body Gmail gave as an attachmentId only, as a large part's is. */
 export const textPartsToFetch = (payload: MessagePart | undefined): MessagePart[] =>
-  partsOf(payload).filter((p) => /^text\/(plain|html)$/.test(mimeOf(p)) && !isAttachment(p, headerMap(p.headers)) && p.body?.attachmentId && typeof p.body.data !== 'string');
+  partsOf(payload).filter(
+    (p) =>
+      /^text\/(plain|html)$/.test(mimeOf(p)) &&
+      !isAttachment(p, headerMap(p.headers)) &&
+      p.body?.attachmentId &&
+      typeof p.body.data !== 'string',
+  );
 
 /** A part as an attachment row, its filename given. */
 export const attachmentRow = (part: MessagePart, filename: string | null) => ({
@@ -148,15 +200,42 @@ export function attachmentsOf(payload: MessagePart | undefined) {
   return partsOf(payload)
     .map((p) => ({ p, h: headerMap(p.headers) }))
     .filter(({ p, h }) => !mimeOf(p).startsWith('multipart/') && isAttachment(p, h))
-    .map(({ p, h }) => attachmentRow(p, decodeWords(p.filename || paramOf(h['content-disposition'], 'filename') || paramOf(h['content-type'], 'name')) || null));
+    .map(({ p, h }) =>
+      attachmentRow(
+        p,
+        decodeWords(
+          p.filename || paramOf(h['content-disposition'], 'filename') || paramOf(h['content-type'], 'name'),
+        ) || null,
+      ),
+    );
 }
 
 /** HTML read at most (characters): a longer body is converted up to here. */
 const MAX_HTML_INPUT = 500000;
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', hellip: '…', mdash: '—', ndash: '–', rsquo: '’', lsquo: '‘',
-  ldquo: '“', rdquo: '”', copy: '©', reg: '®', trade: '™', euro: '€', bull: '•', middot: '·', laquo: '«', raquo: '»', shy: '',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  rsquo: '’',
+  lsquo: '‘',
+  ldquo: '“',
+  rdquo: '”',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  euro: '€',
+  bull: '•',
+  middot: '·',
+  laquo: '«',
+  raquo: '»',
+  shy: '',
 };
 
 /** Numeric and the common named character references; any other `&…;` stays as it is. */
@@ -171,8 +250,41 @@ export function decodeEntities(s: string): string {
 }
 
 const SKIPPED_ELEMENTS = new Set(['head', 'style', 'script', 'title']);
-const BLOCK_OPEN = new Set(['p', 'div', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'table', 'blockquote', 'hr']);
-const BLOCK_CLOSE = new Set(['p', 'div', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'table', 'blockquote', 'section', 'article', 'header', 'footer']);
+const BLOCK_OPEN = new Set([
+  'p',
+  'div',
+  'tr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'table',
+  'blockquote',
+  'hr',
+]);
+const BLOCK_CLOSE = new Set([
+  'p',
+  'div',
+  'tr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'table',
+  'blockquote',
+  'section',
+  'article',
+  'header',
+  'footer',
+]);
 /** what may follow "<" in a tag, a comment or a declaration */
 const TAG_START = /[A-Za-z/!?]/;
 

@@ -13,8 +13,12 @@ const isAscii = (s: string): boolean => /^[\x20-\x7e]*$/.test(s);
 
 /** Throws when a header value holds a line break or another control character (`name` words the error). */
 function refuseLineBreaks(name: string, value: string): void {
-  if (/[\r\n]/.test(value)) throw new Error(`${name} contains a line break (CR or LF): header values must be one line (a line break would inject headers). Remove it and retry.`);
-  if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value)) throw new Error(`${name} contains a control character: remove it and retry.`);
+  if (/[\r\n]/.test(value))
+    throw new Error(
+      `${name} contains a line break (CR or LF): header values must be one line (a line break would inject headers). Remove it and retry.`,
+    );
+  if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value))
+    throw new Error(`${name} contains a control character: remove it and retry.`);
 }
 
 /** =?UTF-8?B?…?= words of at most 75 characters (45 UTF-8 bytes each, never splitting a character), folded. */
@@ -64,7 +68,7 @@ export function parseAddressList(s: string): Parsed[] {
     bare = '';
     angle = null;
   };
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const ch = s[i];
     if (ch === '"') {
       let j = i + 1;
@@ -127,19 +131,42 @@ function mailboxHeader(name: string, addr: string): string {
  */
 export function formatAddress(field: string, entry: string | Parsed): Mailbox {
   if (typeof entry === 'object') {
-    return { header: mailboxHeader(entry.name.replace(/[\x00-\x1f\x7f]+/g, ' ').trim(), entry.address), address: entry.address };
+    return {
+      header: mailboxHeader(entry.name.replace(/[\x00-\x1f\x7f]+/g, ' ').trim(), entry.address),
+      address: entry.address,
+    };
   }
   refuseLineBreaks(field, entry);
   const s = entry.trim();
   if (ADDR.test(s)) return { header: s, address: s };
   const m = /^(.*?)\s*<([^<>]+)>$/.exec(s);
-  if (!m || !ADDR.test(m[2].trim())) throw new Error(`${field}: "${entry}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`);
+  if (!m || !ADDR.test(m[2].trim()))
+    throw new Error(
+      `${field}: "${entry}" is not an email address; give one address per entry, as "name@example.com" or "Name <name@example.com>".`,
+    );
   const addr = m[2].trim();
-  return { header: mailboxHeader(m[1].trim().replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1'), addr), address: addr };
+  return {
+    header: mailboxHeader(
+      m[1]
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .replace(/\\(.)/g, '$1'),
+      addr,
+    ),
+    address: addr,
+  };
 }
 
 /** An email to write; a reply has In-Reply-To (the original's Message-ID) and References. */
-type Outgoing = { to: Mailbox[]; cc: Mailbox[]; bcc: Mailbox[]; subject: string; body: string; inReplyTo?: string | undefined; references?: string[] | undefined };
+type Outgoing = {
+  to: Mailbox[];
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  subject: string;
+  body: string;
+  inReplyTo?: string | undefined;
+  references?: string[] | undefined;
+};
 
 /** The RFC 2822 message: headers (to, cc, bcc already formatted), then the UTF-8 text body in base64 lines of 76. */
 function buildMessage({ to, cc, bcc, subject, body, inReplyTo, references }: Outgoing): string {

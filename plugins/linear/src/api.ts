@@ -37,7 +37,12 @@ function linearErrors(data: unknown) {
       code = norm(ext['code']);
     }
   }
-  return { kind: kind || code, kinds: new Set([kind, code].filter(Boolean)), detail: messages.join('; ').slice(0, 1000), raw: raw.join(' ') };
+  return {
+    kind: kind || code,
+    kinds: new Set([kind, code].filter(Boolean)),
+    detail: messages.join('; ').slice(0, 1000),
+    raw: raw.join(' '),
+  };
 }
 
 function linearError(action: string, status: number, headers: HttpHeaders, data: unknown): Error {
@@ -50,7 +55,11 @@ function linearError(action: string, status: number, headers: HttpHeaders, data:
     // Linear's Retry-After is quoted as sent; X-RateLimit-Requests-Reset is a time in milliseconds.
     const after = headers.get('retry-after');
     const reset = Number(headers.get('x-ratelimit-requests-reset'));
-    const wait = after ? `retry after ${after} seconds` : Number.isFinite(reset) && reset > 0 ? `retry after ${new Date(reset).toISOString()}` : 'wait a minute and retry';
+    const wait = after
+      ? `retry after ${after} seconds`
+      : Number.isFinite(reset) && reset > 0
+        ? `retry after ${new Date(reset).toISOString()}`
+        : 'wait a minute and retry';
     return new Error(`Linear rate limited the request to ${action}: ${wait}.${said}`);
   }
   if (status === 401 || is('authentication error', 'unauthenticated')) {
@@ -58,12 +67,18 @@ function linearError(action: string, status: number, headers: HttpHeaders, data:
   }
   if (status === 403 || is('forbidden')) {
     if (/scope|write access|permission to write/.test(text)) {
-      return new Error(`The Linear connection lacks the OAuth scope needed to ${action}: reconnect linear and approve read and write access.${said}`);
+      return new Error(
+        `The Linear connection lacks the OAuth scope needed to ${action}: reconnect linear and approve read and write access.${said}`,
+      );
     }
-    return new Error(`Linear refused permission to ${action}: ${detail || 'your Linear user cannot see or change this'}.`);
+    return new Error(
+      `Linear refused permission to ${action}: ${detail || 'your Linear user cannot see or change this'}.`,
+    );
   }
   if (status === 404 || /entity not found|not found/.test(text)) {
-    return new Error(`Linear found nothing while trying to ${action}: ${detail || 'the id or identifier does not exist, or you cannot see it'}.`);
+    return new Error(
+      `Linear found nothing while trying to ${action}: ${detail || 'the id or identifier does not exist, or you cannot see it'}.`,
+    );
   }
   if (is('feature not accessible', 'usage limit exceeded')) {
     return new Error(`Linear refused to ${action} (${kind}): ${detail || 'your workspace plan does not allow it'}.`);
@@ -80,7 +95,8 @@ function linearError(action: string, status: number, headers: HttpHeaders, data:
 /** What to do about an answer over the gateway's size cap, by kind of request (or `tooLarge`). */
 function tooLargeHint(opts: GqlOptions): string {
   if (opts.tooLarge) return opts.tooLarge;
-  if (opts.write) return 'the change was probably made: check (linear_get_issue, linear_list_comments) before trying again';
+  if (opts.write)
+    return 'the change was probably made: check (linear_get_issue, linear_list_comments) before trying again';
   return 'this answer cannot be made smaller: try again later, or reach it in Linear itself';
 }
 
@@ -105,8 +121,19 @@ const linear = createApi({
 });
 
 /** One GraphQL request; resolves to `data`, or throws the mapped error (HTTP or `errors[]`). */
-export async function gql<T>(ctx: PluginContext, action: string, query: string, variables: Record<string, unknown>, opts: GqlOptions = {}): Promise<T> {
-  const { status, headers, data } = await linear.request(ctx, 'POST', '/graphql', { action, body: { query, variables }, lenient: true, ...opts });
+export async function gql<T>(
+  ctx: PluginContext,
+  action: string,
+  query: string,
+  variables: Record<string, unknown>,
+  opts: GqlOptions = {},
+): Promise<T> {
+  const { status, headers, data } = await linear.request(ctx, 'POST', '/graphql', {
+    action,
+    body: { query, variables },
+    lenient: true,
+    ...opts,
+  });
   if (!isObject(data)) throw linearError(action, status, headers, data);
   if (Array.isArray(data['errors']) && data['errors'].length) throw linearError(action, status, headers, data);
   if (!isObject(data['data'])) throw linearError(action, status, headers, undefined);
@@ -133,4 +160,6 @@ export function nodes<T>(conn: Connection | null | undefined, max = 100): T[] {
 
 /** The cursor of the next page, or null on the last one. */
 export const nextOf = (conn: Connection | null | undefined): string | null =>
-  conn && conn.pageInfo && conn.pageInfo.hasNextPage && typeof conn.pageInfo.endCursor === 'string' ? conn.pageInfo.endCursor : null;
+  conn && conn.pageInfo && conn.pageInfo.hasNextPage && typeof conn.pageInfo.endCursor === 'string'
+    ? conn.pageInfo.endCursor
+    : null;

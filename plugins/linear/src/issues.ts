@@ -5,8 +5,29 @@
  */
 import { changes, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { codeOf, gql, LIMIT_HINT, nextOf, nodes, PAGE, type Connection } from './api.js';
-import { assignee, cursor, issue, issueRef, labelName, labelNames, limit, markdown, priority, stateName, team, title } from './fields.js';
-import { resolveIssue, resolveLabels, resolveState, resolveTeam, resolveUser, userNameFilter, UUID } from './resolve.js';
+import {
+  assignee,
+  cursor,
+  issue,
+  issueRef,
+  labelName,
+  labelNames,
+  limit,
+  markdown,
+  priority,
+  stateName,
+  team,
+  title,
+} from './fields.js';
+import {
+  resolveIssue,
+  resolveLabels,
+  resolveState,
+  resolveTeam,
+  resolveUser,
+  userNameFilter,
+  UUID,
+} from './resolve.js';
 import { detailIssue, ISSUE_DETAIL, ISSUE_ROW, slimIssue, WRITE_RESULT, writeResult, type Issue } from './shape.js';
 
 const listInput = z.object({
@@ -14,10 +35,18 @@ const listInput = z.object({
   team: team.optional(),
   assignee: assignee('"me", "none" (unassigned), an email, a user id (UUID), or a display name.'),
   state: stateName.optional().describe('Workflow state name, e.g. Todo, In Progress, Done (ignoring case).'),
-  stateType: z.enum(['triage', 'backlog', 'unstarted', 'started', 'completed', 'canceled']).optional().describe('Workflow state type.'),
+  stateType: z
+    .enum(['triage', 'backlog', 'unstarted', 'started', 'completed', 'canceled'])
+    .optional()
+    .describe('Workflow state type.'),
   open: z.boolean().default(false).describe('true: only issues not completed or canceled (ignored with stateType).'),
   label: labelName.optional().describe('Only issues with this label name.'),
-  project: z.string().min(1).max(200).optional().describe('Only issues of the project with this exact name (ignoring case).'),
+  project: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Only issues of the project with this exact name (ignoring case).'),
   limit: limit(25),
   cursor,
 });
@@ -41,7 +70,8 @@ function issueFilter(args: z.output<typeof listInput>): Record<string, unknown> 
 }
 
 export const listIssues = defineTool({
-  description: 'List or search Linear issues, most recently updated first: filter by team key, assignee ("me", "none", an email, a user id or a display name), workflow state name ("In Progress") or state type, open only, label name and project name; `query` searches titles and descriptions by text (ranked by relevance; Linear allows 30 searches a minute). Returns identifier, title, state, assignee, priority, team and link. Use linear_get_issue for one issue\'s description and details. When `next` is not null, pass it as `cursor`.',
+  description:
+    'List or search Linear issues, most recently updated first: filter by team key, assignee ("me", "none", an email, a user id or a display name), workflow state name ("In Progress") or state type, open only, label name and project name; `query` searches titles and descriptions by text (ranked by relevance; Linear allows 30 searches a minute). Returns identifier, title, state, assignee, priority, team and link. Use linear_get_issue for one issue\'s description and details. When `next` is not null, pass it as `cursor`.',
   annotations: reads('List or search issues'),
   input: listInput,
   handler: async (ctx, args) => {
@@ -49,7 +79,15 @@ export const listIssues = defineTool({
     let conn: Connection | undefined;
     if (args.query) {
       const query = `query($term: String!, $filter: IssueFilter, $first: Int!, $after: String) { searchIssues(term: $term, filter: $filter, first: $first, after: $after) { nodes { ${ISSUE_ROW} } ${PAGE} } }`;
-      conn = (await gql<{ searchIssues?: Connection }>(ctx, `search issues for "${args.query}"`, query, { term: args.query, ...vars }, LIMIT_HINT)).searchIssues;
+      conn = (
+        await gql<{ searchIssues?: Connection }>(
+          ctx,
+          `search issues for "${args.query}"`,
+          query,
+          { term: args.query, ...vars },
+          LIMIT_HINT,
+        )
+      ).searchIssues;
     } else {
       const query = `query($filter: IssueFilter, $first: Int!, $after: String) { issues(filter: $filter, first: $first, after: $after, orderBy: updatedAt) { nodes { ${ISSUE_ROW} } ${PAGE} } }`;
       conn = (await gql<{ issues?: Connection }>(ctx, 'list issues', query, vars, LIMIT_HINT)).issues;
@@ -65,8 +103,16 @@ async function tooLargeIssue(ctx: PluginContext, ref: string, err: unknown): Pro
   if (codeOf(err) !== 'GW_ERR_BRIDGE_RESPONSE_TOO_LARGE') return undefined;
   let url: string | null = null;
   try {
-    const small = await gql<{ issue?: { url?: unknown } | null }>(ctx, `find the link of issue ${ref}`, 'query($id: String!) { issue(id: $id) { url } }', { id: ref });
-    url = small.issue && typeof small.issue.url === 'string' && small.issue.url.startsWith('https://linear.app/') ? small.issue.url : null;
+    const small = await gql<{ issue?: { url?: unknown } | null }>(
+      ctx,
+      `find the link of issue ${ref}`,
+      'query($id: String!) { issue(id: $id) { url } }',
+      { id: ref },
+    );
+    url =
+      small.issue && typeof small.issue.url === 'string' && small.issue.url.startsWith('https://linear.app/')
+        ? small.issue.url
+        : null;
   } catch {
     // keep the first message
   }
@@ -76,15 +122,23 @@ async function tooLargeIssue(ctx: PluginContext, ref: string, err: unknown): Pro
 }
 
 export const getIssue = defineTool({
-  description: 'Read one Linear issue by identifier (ENG-123): title, description (markdown), state, assignee, creator, priority, team, labels, project, cycle, parent, due date, estimate, number of comments, dates and link. Use linear_list_comments for the comments themselves.',
+  description:
+    'Read one Linear issue by identifier (ENG-123): title, description (markdown), state, assignee, creator, priority, team, labels, project, cycle, parent, due date, estimate, number of comments, dates and link. Use linear_list_comments for the comments themselves.',
   annotations: reads('Get issue'),
   input: z.object({ issue }),
   handler: async (ctx, args) => {
     let data: OneIssue;
     try {
-      data = await gql<OneIssue>(ctx, `read issue ${args.issue}`, `query($id: String!) { issue(id: $id) { ${ISSUE_DETAIL} } }`, { id: args.issue }, {
-        tooLarge: 'it cannot be read here: open it in Linear (its url is in linear_list_issues; linear_list_comments reads its comments)',
-      });
+      data = await gql<OneIssue>(
+        ctx,
+        `read issue ${args.issue}`,
+        `query($id: String!) { issue(id: $id) { ${ISSUE_DETAIL} } }`,
+        { id: args.issue },
+        {
+          tooLarge:
+            'it cannot be read here: open it in Linear (its url is in linear_list_issues; linear_list_comments reads its comments)',
+        },
+      );
     } catch (err) {
       throw (await tooLargeIssue(ctx, args.issue, err)) ?? err;
     }
@@ -96,7 +150,8 @@ export const getIssue = defineTool({
 type IssueWrite = { success?: boolean; issue?: Issue | null };
 
 export const createIssue = defineTool({
-  description: 'Create a Linear issue in a team (by key): title, markdown description, assignee ("me", an email, a user id or a display name), priority 0-4, labels and workflow state by name, and a parent issue for a sub-issue. Without a state Linear puts it in the team\'s default state (Backlog or Triage). Returns the new issue\'s identifier and link.',
+  description:
+    'Create a Linear issue in a team (by key): title, markdown description, assignee ("me", an email, a user id or a display name), priority 0-4, labels and workflow state by name, and a parent issue for a sub-issue. Without a state Linear puts it in the team\'s default state (Backlog or Triage). Returns the new issue\'s identifier and link.',
   annotations: changes('Create issue'),
   input: z.object({
     team,
@@ -118,7 +173,13 @@ export const createIssue = defineTool({
     if (args.assignee && args.assignee !== 'none') input.assigneeId = await resolveUser(ctx, args.assignee);
     if (args.parent) input.parentId = (await resolveIssue(ctx, args.parent, `find parent issue ${args.parent}`)).id;
     const mutation = `mutation($input: IssueCreateInput!) { issueCreate(input: $input) { ${WRITE_RESULT} } }`;
-    const data = await gql<{ issueCreate?: IssueWrite | null }>(ctx, `create an issue in team ${team.key}`, mutation, { input }, { write: true });
+    const data = await gql<{ issueCreate?: IssueWrite | null }>(
+      ctx,
+      `create an issue in team ${team.key}`,
+      mutation,
+      { input },
+      { write: true },
+    );
     return writeResult(data.issueCreate, 'created');
   },
 });
@@ -126,7 +187,8 @@ export const createIssue = defineTool({
 const CHANGES = ['title', 'description', 'state', 'assignee', 'priority', 'addLabels', 'removeLabels'] as const;
 
 export const updateIssue = defineTool({
-  description: 'Change a Linear issue (ENG-123): move it to another workflow state by name ("Done", "In Progress"), reassign it ("me", an email, a user id, or "none" to unassign), set its priority, title or markdown description (replaces the whole description), add or remove labels by name. Only the fields given change. Use linear_add_comment to comment.',
+  description:
+    'Change a Linear issue (ENG-123): move it to another workflow state by name ("Done", "In Progress"), reassign it ("me", an email, a user id, or "none" to unassign), set its priority, title or markdown description (replaces the whole description), add or remove labels by name. Only the fields given change. Use linear_add_comment to comment.',
   annotations: changes('Update issue', { destructive: true, idempotent: true }),
   input: z.object({
     issue,
@@ -160,7 +222,13 @@ export const updateIssue = defineTool({
       if (remove.length) input.removedLabelIds = await resolveLabels(ctx, found.team, remove);
     }
     const mutation = `mutation($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { ${WRITE_RESULT} } }`;
-    const data = await gql<{ issueUpdate?: IssueWrite | null }>(ctx, `update issue ${args.issue}`, mutation, { id, input }, { write: true });
+    const data = await gql<{ issueUpdate?: IssueWrite | null }>(
+      ctx,
+      `update issue ${args.issue}`,
+      mutation,
+      { id, input },
+      { write: true },
+    );
     return writeResult(data.issueUpdate, 'updated');
   },
 });

@@ -8,7 +8,8 @@ import { nodes, type Connection } from './api.js';
 const MAX_TEXT = 20000;
 const PRIORITY = ['No priority', 'Urgent', 'High', 'Medium', 'Low'];
 
-export const ISSUE_ROW = 'id identifier title priority url updatedAt state { name type } assignee { name } team { key }';
+export const ISSUE_ROW =
+  'id identifier title priority url updatedAt state { name type } assignee { name } team { key }';
 export const ISSUE_DETAIL =
   'id identifier title description priority priorityLabel url createdAt updatedAt completedAt canceledAt dueDate estimate ' +
   'state { id name type } assignee { id name email } creator { name } team { id key name } ' +
@@ -27,7 +28,18 @@ type Maybe<T> = T | null | undefined;
 export type Texts<K extends string> = { [P in K]?: string | null };
 
 export type Issue = Named &
-  Texts<'identifier' | 'title' | 'description' | 'priorityLabel' | 'url' | 'createdAt' | 'updatedAt' | 'completedAt' | 'canceledAt' | 'dueDate'> & {
+  Texts<
+    | 'identifier'
+    | 'title'
+    | 'description'
+    | 'priorityLabel'
+    | 'url'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'completedAt'
+    | 'canceledAt'
+    | 'dueDate'
+  > & {
     priority?: number | null;
     estimate?: number | null;
     state?: Maybe<Named & Texts<'type'>>;
@@ -99,12 +111,22 @@ export function detailIssue(i: Issue) {
 }
 
 export function slimComment(c: Comment) {
-  return { id: c.id, author: nameOf(c.user), createdAt: c.createdAt ?? null, editedAt: c.editedAt ?? null, url: c.url ?? null, body: cut(c.body) };
+  return {
+    id: c.id,
+    author: nameOf(c.user),
+    createdAt: c.createdAt ?? null,
+    editedAt: c.editedAt ?? null,
+    url: c.url ?? null,
+    body: cut(c.body),
+  };
 }
 
 /** An issueCreate/issueUpdate payload; `success: false` is an error, not a result. */
 export function writeResult(payload: Maybe<{ success?: boolean; issue?: Maybe<Issue> }>, verb: string) {
-  if (!payload || !payload.success || !payload.issue) throw new Error(`Linear did not confirm that the issue was ${verb}: check with linear_list_issues before trying again.`);
+  if (!payload || !payload.success || !payload.issue)
+    throw new Error(
+      `Linear did not confirm that the issue was ${verb}: check with linear_list_issues before trying again.`,
+    );
   const i = payload.issue;
   return {
     id: i.id,

@@ -11,6 +11,7 @@ export const accountId = z.int().min(1);
 export const defaultedAccount = accountId.optional().describe("Account; defaults to the connection's default account.");
 /** "Only … of this account." */
 export const onlyAccount = (what: string) => accountId.optional().describe(`Only ${what} of this account.`);
-export const nameContains = (what: string) => z.string().min(1).max(200).optional().describe(`Only ${what} whose name contains this.`);
+export const nameContains = (what: string) =>
+  z.string().min(1).max(200).optional().describe(`Only ${what} whose name contains this.`);
 export const cursor = z.string().max(4000).optional().describe('The `next` value of the previous page.');
 export const sinceHours = z.int().min(1).max(720).default(24).describe('How far back to look, in hours.');

@@ -9,12 +9,20 @@ import { parseId } from './ids.js';
 import { plain, richText } from './text.js';
 
 function slimComment(c: Json) {
-  const author = c['created_by'] && typeof c['created_by'] === 'object' ? (c['created_by'] as Json)['id'] || null : null;
-  return { id: c['id'], discussionId: c['discussion_id'] ?? null, author, createdTime: c['created_time'] ?? null, text: plain(c['rich_text']) };
+  const author =
+    c['created_by'] && typeof c['created_by'] === 'object' ? (c['created_by'] as Json)['id'] || null : null;
+  return {
+    id: c['id'],
+    discussionId: c['discussion_id'] ?? null,
+    author,
+    createdTime: c['created_time'] ?? null,
+    text: plain(c['rich_text']),
+  };
 }
 
 export const addComment = defineTool({
-  description: "Add a comment to a Notion page (a new discussion at the top of the page), or reply in an existing discussion thread with `discussionId` (from notion_list_comments). Returns the comment's id and discussion id. Needs the integration's insert-comments capability.",
+  description:
+    "Add a comment to a Notion page (a new discussion at the top of the page), or reply in an existing discussion thread with `discussionId` (from notion_list_comments). Returns the comment's id and discussion id. Needs the integration's insert-comments capability.",
   annotations: changes('Comment on a Notion page'),
   input: z.object({
     page: ref.optional().describe('Link or id of the page to comment on.'),
@@ -22,7 +30,8 @@ export const addComment = defineTool({
     text: z.string().min(1).max(20000).describe('The comment text.'),
   }),
   handler: async (ctx, args) => {
-    if ([args.page, args.discussionId].filter(Boolean).length !== 1) throw new Error('Give exactly one of page (a new comment on the page) or discussionId (a reply in that thread).');
+    if ([args.page, args.discussionId].filter(Boolean).length !== 1)
+      throw new Error('Give exactly one of page (a new comment on the page) or discussionId (a reply in that thread).');
     const body: Json = { rich_text: richText(args.text) };
     let action: string;
     if (args.page) {
@@ -39,7 +48,8 @@ export const addComment = defineTool({
 });
 
 export const listComments = defineTool({
-  description: "List the open (unresolved) comments on a Notion page or block, oldest first: id, discussion id, author user id, time and text. When `next` is not null, pass it as `cursor` for the next page. Needs the integration's read-comments capability. Use notion_add_comment to reply.",
+  description:
+    "List the open (unresolved) comments on a Notion page or block, oldest first: id, discussion id, author user id, time and text. When `next` is not null, pass it as `cursor` for the next page. Needs the integration's read-comments capability. Use notion_add_comment to reply.",
   annotations: reads('List comments on a Notion page'),
   input: z.object({ page: ref.describe('Link or id of the page or block.'), limit: limit(50, 'Comments'), cursor }),
   handler: async (ctx, args) => {

@@ -41,9 +41,16 @@ function readFailure(err: unknown): string {
 /** The read tree as indented lines, with a marker where nested content was not read. */
 function render(node: Node, indent: string, lines: string[]): void {
   for (const child of node.items || []) {
-    if (child.line) lines.push(child.line.split('\n').map((l) => indent + l).join('\n'));
+    if (child.line)
+      lines.push(
+        child.line
+          .split('\n')
+          .map((l) => indent + l)
+          .join('\n'),
+      );
     const inner = `${indent}  `;
-    if (child.state === 'deep' || child.state === 'unread') lines.push(`${inner}(nested content not read: block ${child.id})`);
+    if (child.state === 'deep' || child.state === 'unread')
+      lines.push(`${inner}(nested content not read: block ${child.id})`);
     else if (child.state) lines.push(`${inner}(nested content ${child.state}${child.id ? `: block ${child.id}` : ''})`);
     else if (child.items) render(child, inner, lines);
     if (child.more) lines.push(`${inner}(more nested content not read: block ${child.id})`);
@@ -76,14 +83,20 @@ export async function readContent(ctx: PluginContext, rootId: string): Promise<{
     if (requests >= budget || over()) {
       if (over()) sizeStop = true;
       if (node === root) rootIncomplete = true;
-      else { unread++; node.state = 'unread'; }
+      else {
+        unread++;
+        node.state = 'unread';
+      }
       continue;
     }
     requests++;
     let list: Json;
     try {
       const action = `read the content of ${node === root ? 'page' : 'block'} ${id}`;
-      list = await notion(ctx, 'GET', path`/blocks/${id}/children`, { query: { page_size: 100, start_cursor: item.cursor }, action });
+      list = await notion(ctx, 'GET', path`/blocks/${id}/children`, {
+        query: { page_size: 100, start_cursor: item.cursor },
+        action,
+      });
     } catch (err) {
       if (node === root && item.cursor === undefined) throw err;
       const why = readFailure(err);
@@ -94,16 +107,30 @@ export async function readContent(ctx: PluginContext, rootId: string): Promise<{
     }
     for (const b of results(list) as Block[]) {
       if (!b || typeof b !== 'object') continue;
-      if (over()) { node.more = true; sizeStop = true; break; }
+      if (over()) {
+        node.more = true;
+        sizeStop = true;
+        break;
+      }
       node.n = b.type === 'numbered_list_item' ? node.n + 1 : 0;
       let line = blockLine(b, node.n);
-      if (line.length > MAX_LINE) { line = shorten(line, MAX_LINE); longLines++; }
+      if (line.length > MAX_LINE) {
+        line = shorten(line, MAX_LINE);
+        longLines++;
+      }
       const childId = answerId(b.id);
       const child: Node = { line, id: childId, items: null, depth: node.depth + 1, n: 0, state: null };
       if (b.has_children && !LEAF_TYPES.has(String(b.type))) {
-        if (!childId) { child.state = 'not read: its id in the answer is not a Notion id'; badIds++; }
-        else if (child.depth < MAX_DEPTH) { child.items = []; queue.push({ node: child, id: childId }); }
-        else { child.state = 'deep'; deep++; }
+        if (!childId) {
+          child.state = 'not read: its id in the answer is not a Notion id';
+          badIds++;
+        } else if (child.depth < MAX_DEPTH) {
+          child.items = [];
+          queue.push({ node: child, id: childId });
+        } else {
+          child.state = 'deep';
+          deep++;
+        }
       }
       node.items?.push(child);
       size += line.length + 1 + 2 * node.depth;
@@ -116,16 +143,27 @@ export async function readContent(ctx: PluginContext, rootId: string): Promise<{
   render(root, '', lines);
   const notes: string[] = [];
   if (rootIncomplete) notes.push('The page has more blocks than one call reads: the content stops early.');
-  if (unread) notes.push(`${unread} nested block(s) were not read (${sizeStop ? 'the content was already long enough' : 'request budget'}): open them with notion_get_page and the block id in their "(nested content not read …)" line.`);
-  if (deep) notes.push(`Content nested deeper than ${MAX_DEPTH} levels was not read: pass the nested block's id (in its "(nested content not read …)" line) to notion_get_page.`);
+  if (unread)
+    notes.push(
+      `${unread} nested block(s) were not read (${sizeStop ? 'the content was already long enough' : 'request budget'}): open them with notion_get_page and the block id in their "(nested content not read …)" line.`,
+    );
+  if (deep)
+    notes.push(
+      `Content nested deeper than ${MAX_DEPTH} levels was not read: pass the nested block's id (in its "(nested content not read …)" line) to notion_get_page.`,
+    );
   for (const f of failures.slice(0, 10)) notes.push(`Nested content of ${f}; the rest was read.`);
   if (failures.length > 10) notes.push(`${failures.length - 10} more nested read(s) failed.`);
-  if (badIds) notes.push(`${badIds} block(s) had an id in Notion's answer that is not a Notion id: their nested content was not read.`);
+  if (badIds)
+    notes.push(
+      `${badIds} block(s) had an id in Notion's answer that is not a Notion id: their nested content was not read.`,
+    );
   if (longLines) notes.push(`${longLines} block(s) longer than ${MAX_LINE} characters were shortened (…).`);
   let content = lines.join('\n');
   if (sizeStop || content.length > MAX_CONTENT) {
     content = content.slice(0, cutIndex(content, MAX_CONTENT));
-    notes.push(`The content was cut at ${MAX_CONTENT} characters${sizeStop ? ' (no more blocks were read past that)' : ''}.`);
+    notes.push(
+      `The content was cut at ${MAX_CONTENT} characters${sizeStop ? ' (no more blocks were read past that)' : ''}.`,
+    );
   }
   return { content, notes };
 }
@@ -134,7 +172,13 @@ export async function readContent(ctx: PluginContext, rootId: string): Promise<{
  * Appends the parts to a block or page, one request each; returns how many blocks were appended.
  * A failure carries `done`, the blocks appended before it.
  */
-export async function appendAll(ctx: PluginContext, id: string, parts: Json[][], already: number, total: number): Promise<number> {
+export async function appendAll(
+  ctx: PluginContext,
+  id: string,
+  parts: Json[][],
+  already: number,
+  total: number,
+): Promise<number> {
   let done = already;
   for (const part of parts) {
     const action = `append blocks ${done + 1}–${done + part.length} of ${total} to ${id}${done > 0 ? ` (blocks 1–${done} were added)` : ''}`;

@@ -11,23 +11,36 @@ import { slimRow } from './shape.js';
 const isObject = (x: unknown): x is Json => !!x && typeof x === 'object' && !Array.isArray(x);
 
 function checkFilter(f: unknown): void {
-  if (!isObject(f)) throw new Error('`filter` must be a Notion filter object, such as {"property": "Status", "status": {"equals": "Done"}} or {"and": [ … ]}.');
+  if (!isObject(f))
+    throw new Error(
+      '`filter` must be a Notion filter object, such as {"property": "Status", "status": {"equals": "Done"}} or {"and": [ … ]}.',
+    );
   const keys = Object.keys(f);
-  const ok = Object.hasOwn(f, 'property') || Object.hasOwn(f, 'timestamp') || (keys.length === 1 && (keys[0] === 'and' || keys[0] === 'or') && Array.isArray(f[keys[0]]));
-  if (!ok) throw new Error('`filter` must name a `property` (or `timestamp`) and a condition, or be {"and": [...]} / {"or": [...]} of such filters.');
+  const ok =
+    Object.hasOwn(f, 'property') ||
+    Object.hasOwn(f, 'timestamp') ||
+    (keys.length === 1 && (keys[0] === 'and' || keys[0] === 'or') && Array.isArray(f[keys[0]]));
+  if (!ok)
+    throw new Error(
+      '`filter` must name a `property` (or `timestamp`) and a condition, or be {"and": [...]} / {"or": [...]} of such filters.',
+    );
 }
 
 function checkSorts(sorts: unknown[]): void {
   for (const s of sorts) {
     if (!isObject(s) || !(typeof s['property'] === 'string' || typeof s['timestamp'] === 'string')) {
-      throw new Error('Each sort must be {"property": "<name>", "direction": "ascending"|"descending"} or {"timestamp": "created_time"|"last_edited_time", "direction": …}.');
+      throw new Error(
+        'Each sort must be {"property": "<name>", "direction": "ascending"|"descending"} or {"timestamp": "created_time"|"last_edited_time", "direction": …}.',
+      );
     }
-    if (s['direction'] !== undefined && s['direction'] !== 'ascending' && s['direction'] !== 'descending') throw new Error('A sort\'s direction is "ascending" or "descending".');
+    if (s['direction'] !== undefined && s['direction'] !== 'ascending' && s['direction'] !== 'descending')
+      throw new Error('A sort\'s direction is "ascending" or "descending".');
   }
 }
 
 export const queryDatabase = defineTool({
-  description: 'List the rows of a Notion database, optionally filtered and sorted; each row with its id, link and properties in readable form. `filter` and `sorts` are Notion\'s own JSON (e.g. {"property": "Status", "status": {"equals": "Done"}}, {"and": [...]}; sorts [{"property": "Due", "direction": "ascending"}]). When `next` is not null, pass it as `cursor` for the next page. Use notion_search to find the database, notion_get_page for one row\'s content.',
+  description:
+    'List the rows of a Notion database, optionally filtered and sorted; each row with its id, link and properties in readable form. `filter` and `sorts` are Notion\'s own JSON (e.g. {"property": "Status", "status": {"equals": "Done"}}, {"and": [...]}; sorts [{"property": "Due", "direction": "ascending"}]). When `next` is not null, pass it as `cursor` for the next page. Use notion_search to find the database, notion_get_page for one row\'s content.',
   annotations: reads('Query a Notion database'),
   input: z.object({
     database: ref.describe('Link or id of the database.'),

@@ -11,14 +11,16 @@ function bareId(s: string): string | null {
   const lower = s.toLowerCase();
   let hex: string;
   if (lower.length === 32) hex = lower;
-  else if (lower.length === 36 && lower[8] === '-' && lower[13] === '-' && lower[18] === '-' && lower[23] === '-') hex = lower.split('-').join('');
+  else if (lower.length === 36 && lower[8] === '-' && lower[13] === '-' && lower[18] === '-' && lower[23] === '-')
+    hex = lower.split('-').join('');
   else return null;
   if (hex.length !== 32) return null;
   for (const c of hex) if (!isHex(c)) return null;
   return hex;
 }
 
-const dashed = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+const dashed = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
 /** An id taken from a Notion answer, dashed, when it is one; else null (never put into a path). */
 export function answerId(value: unknown): string | null {
@@ -52,5 +54,7 @@ export function parseId(value: unknown, what: string): string {
     const hex = bareId(last) || (last.length > 33 && last[last.length - 33] === '-' ? bareId(last.slice(-32)) : null);
     if (hex) return dashed(hex);
   }
-  throw new Error(`\`${what}\` is not a Notion id or link: give the page's link (https://www.notion.so/…-<32 hex digits>) or its id (32 hex digits, with or without dashes).`);
+  throw new Error(
+    `\`${what}\` is not a Notion id or link: give the page's link (https://www.notion.so/…-<32 hex digits>) or its id (32 hex digits, with or without dashes).`,
+  );
 }

@@ -11,8 +11,12 @@ import { plain, richText } from './text.js';
 const obj = (x: unknown): Json => (x && typeof x === 'object' ? (x as Json) : {});
 const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 const nameOf = (x: unknown) => (typeof obj(x)['name'] === 'string' ? (obj(x)['name'] as string) : null);
-const userOf = (u: unknown) => (u && typeof u === 'object' ? (typeof obj(u)['name'] === 'string' ? obj(u)['name'] : (obj(u)['id'] ?? null)) : null);
-const named = (x: unknown) => list(x).map(nameOf).filter((n) => n !== null);
+const userOf = (u: unknown) =>
+  u && typeof u === 'object' ? (typeof obj(u)['name'] === 'string' ? obj(u)['name'] : (obj(u)['id'] ?? null)) : null;
+const named = (x: unknown) =>
+  list(x)
+    .map(nameOf)
+    .filter((n) => n !== null);
 
 function dateText(d: unknown): unknown {
   const { start, end } = obj(d);
@@ -41,7 +45,9 @@ function readProperty(p: unknown): unknown {
     case 'date':
       return dateText(v);
     case 'people':
-      return list(v).map(userOf).filter((n) => n !== null);
+      return list(v)
+        .map(userOf)
+        .filter((n) => n !== null);
     case 'checkbox':
       return !!v;
     case 'url':
@@ -54,7 +60,9 @@ function readProperty(p: unknown): unknown {
     case 'last_edited_by':
       return userOf(v);
     case 'relation':
-      return list(v).map((r) => obj(r)['id'] || null).filter(Boolean);
+      return list(v)
+        .map((r) => obj(r)['id'] || null)
+        .filter(Boolean);
     case 'unique_id': {
       const { prefix, number } = obj(v);
       return v && typeof number === 'number' ? `${prefix ? `${String(prefix)}-` : ''}${number}` : null;
@@ -78,18 +86,21 @@ function readProperty(p: unknown): unknown {
 /** `{ "Status": "Done", … }` from a page's properties. */
 export function readProperties(props: unknown): Json {
   const out = new Map<string, unknown>();
-  if (props && typeof props === 'object') for (const name of Object.keys(props)) out.set(name, readProperty((props as Json)[name]));
+  if (props && typeof props === 'object')
+    for (const name of Object.keys(props)) out.set(name, readProperty((props as Json)[name]));
   return Object.fromEntries(out);
 }
 
 /** The plain title of a page (its title property). */
 export function titleOfPage(page: unknown): string {
   const props = obj(obj(page)['properties']);
-  for (const name of Object.keys(props)) if (obj(props[name])['type'] === 'title') return plain(obj(props[name])['title']);
+  for (const name of Object.keys(props))
+    if (obj(props[name])['type'] === 'title') return plain(obj(props[name])['title']);
   return '';
 }
 
-const WRITABLE = 'title, rich_text, number, select, status, multi_select, date, checkbox, url, email, phone_number, people, relation';
+const WRITABLE =
+  'title, rich_text, number, select, status, multi_select, date, checkbox, url, email, phone_number, people, relation';
 
 /** A simple value as the property shape its type wants; `type` comes from the database's or page's schema. */
 function toProperty(name: string, type: string, value: unknown): Json {
@@ -114,7 +125,15 @@ function toProperty(name: string, type: string, value: unknown): Json {
       if (typeof value !== 'string' || !value) throw bad('the option name as text');
       return { [type]: { name: value } };
     case 'multi_select': {
-      const arr: unknown = typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : value === null ? [] : value;
+      const arr: unknown =
+        typeof value === 'string'
+          ? value
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean)
+          : value === null
+            ? []
+            : value;
       if (!Array.isArray(arr) || !arr.every((x) => typeof x === 'string' && x)) throw bad('a list of option names');
       return { multi_select: arr.map((x: string) => ({ name: x })) };
     }
@@ -122,7 +141,8 @@ function toProperty(name: string, type: string, value: unknown): Json {
       if (value === null) return { date: null };
       if (typeof value === 'string' && value) return { date: { start: value } };
       const { start, end } = obj(value);
-      if (value && typeof value === 'object' && !Array.isArray(value) && typeof start === 'string') return { date: { start, ...(typeof end === 'string' ? { end } : {}) } };
+      if (value && typeof value === 'object' && !Array.isArray(value) && typeof start === 'string')
+        return { date: { start, ...(typeof end === 'string' ? { end } : {}) } };
       throw bad('an ISO 8601 date ("2025-03-01" or "2025-03-01T09:00:00Z") or {"start", "end"}');
     }
     case 'checkbox':
@@ -136,11 +156,14 @@ function toProperty(name: string, type: string, value: unknown): Json {
     case 'people':
     case 'relation': {
       const arr = value === null ? [] : typeof value === 'string' ? [value] : value;
-      if (!Array.isArray(arr) || !arr.every((x) => typeof x === 'string')) throw bad(type === 'people' ? 'a list of Notion user ids' : 'a list of page ids or links');
+      if (!Array.isArray(arr) || !arr.every((x) => typeof x === 'string'))
+        throw bad(type === 'people' ? 'a list of Notion user ids' : 'a list of page ids or links');
       return { [type]: arr.map((x) => ({ id: parseId(x, name) })) };
     }
     default:
-      throw new Error(`Property "${name}" is a ${type} property, which cannot be set through the API here (settable types: ${WRITABLE}).`);
+      throw new Error(
+        `Property "${name}" is a ${type} property, which cannot be set through the API here (settable types: ${WRITABLE}).`,
+      );
   }
 }
 
@@ -168,6 +191,7 @@ export function toProperties(values: Json, schema: Json): Map<string, Json> {
 export function setTitle(properties: Map<string, Json>, schema: Json, title: string, what: string): void {
   const name = Object.keys(schema).find((n) => obj(schema[n])['type'] === 'title');
   if (!name) throw new Error(`This ${what} has no title property.`);
-  if (properties.has(name)) throw new Error(`Give the title once: as \`title\` or as the "${name}" property, not both.`);
+  if (properties.has(name))
+    throw new Error(`Give the title once: as \`title\` or as the "${name}" property, not both.`);
   properties.set(name, { title: richText(title) });
 }

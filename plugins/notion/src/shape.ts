@@ -19,8 +19,21 @@ export function parentOf(p: unknown): Json | null {
 export function slimItem(x: Json) {
   const title = x['object'] === 'database' ? plain(x['title']) : titleOfPage(x);
   const archived = !!(x['archived'] || x['in_trash']);
-  return { id: x['id'], object: x['object'], title, url: x['url'] ?? null, parent: parentOf(x['parent']), lastEdited: x['last_edited_time'] ?? null, archived };
+  return {
+    id: x['id'],
+    object: x['object'],
+    title,
+    url: x['url'] ?? null,
+    parent: parentOf(x['parent']),
+    lastEdited: x['last_edited_time'] ?? null,
+    archived,
+  };
 }
 
 /** A database row: its properties in readable form. */
-export const slimRow = (x: Json) => ({ id: x['id'], url: x['url'] ?? null, lastEdited: x['last_edited_time'] ?? null, properties: readProperties(x['properties']) });
+export const slimRow = (x: Json) => ({
+  id: x['id'],
+  url: x['url'] ?? null,
+  lastEdited: x['last_edited_time'] ?? null,
+  properties: readProperties(x['properties']),
+});

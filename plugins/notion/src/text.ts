@@ -26,7 +26,8 @@ export function plain(rich: unknown): string {
   for (const r of rich as unknown[]) {
     if (!r || typeof r !== 'object') continue;
     const { plain_text, text, href } = r as RichText;
-    const t = typeof plain_text === 'string' ? plain_text : text && typeof text.content === 'string' ? text.content : '';
+    const t =
+      typeof plain_text === 'string' ? plain_text : text && typeof text.content === 'string' ? text.content : '';
     out += href && typeof href === 'string' && href !== t ? `[${t}](${href})` : t;
   }
   return out;
@@ -36,11 +37,12 @@ export function plain(rich: unknown): string {
 export function richText(s: unknown) {
   const str = String(s ?? '');
   const out: Array<{ type: 'text'; text: { content: string } }> = [];
-  for (let i = 0; i < str.length; ) {
+  for (let i = 0; i < str.length;) {
     const end = cutIndex(str, MAX_TEXT, i);
     out.push({ type: 'text', text: { content: str.slice(i, end) } });
     i = end;
   }
-  if (out.length > 100) throw new Error('A block of text is too long for Notion (more than 200,000 characters): split it.');
+  if (out.length > 100)
+    throw new Error('A block of text is too long for Notion (more than 200,000 characters): split it.');
   return out;
 }

@@ -10,17 +10,21 @@ import { createApi, type PluginContext, type QueryParams, type RequestOptions } 
 
 /** What Slack's `error` codes mean for the caller, and what to do next. */
 export const MEANINGS: Record<string, string> = {
-  not_in_channel: 'you are not a member of this channel: join it first with slack_join_channel (public channels) or ask a member to invite you (private channels)',
-  channel_not_found: 'no channel with this ID is visible to you: check it with slack_list_channels (private channels and DMs are visible only to their members)',
+  not_in_channel:
+    'you are not a member of this channel: join it first with slack_join_channel (public channels) or ask a member to invite you (private channels)',
+  channel_not_found:
+    'no channel with this ID is visible to you: check it with slack_list_channels (private channels and DMs are visible only to their members)',
   is_archived: 'the channel is archived, so it cannot be changed or posted to',
   already_archived: 'the channel is already archived',
-  message_not_found: 'no message with this timestamp in this channel: check the ts (e.g. with slack_get_channel_history)',
+  message_not_found:
+    'no message with this timestamp in this channel: check the ts (e.g. with slack_get_channel_history)',
   thread_not_found: 'no thread starts at this timestamp in this channel',
   user_not_found: 'no user with this ID or email in the workspace',
   users_not_found: 'one or more of these users do not exist: check the IDs with slack_list_users',
   already_reacted: 'you already added this reaction to the message',
   no_reaction: 'you have not added this reaction to the message, so there is nothing to remove',
-  invalid_name: 'the emoji or channel name is not valid (emoji names have no colons, e.g. "thumbsup"; channel names are lower-case, without spaces or periods, at most 80 characters)',
+  invalid_name:
+    'the emoji or channel name is not valid (emoji names have no colons, e.g. "thumbsup"; channel names are lower-case, without spaces or periods, at most 80 characters)',
   name_taken: 'a channel with this name already exists: pick another name or join the existing one',
   already_in_channel: 'the user is already a member of the channel',
   cant_invite_self: 'you cannot invite yourself; join the channel with slack_join_channel instead',
@@ -84,13 +88,15 @@ function slackError(method: string, status: number, retryAfter: string | null, d
     const wait = retryAfter ? `retry after ${retryAfter} s` : 'retry later';
     return new SlackError(`Slack rate limited ${method}: ${wait}.`);
   }
-  if (!answer || typeof answer !== 'object') return new SlackError(`Slack ${method} answered HTTP ${status} without a JSON body: retry later.`);
+  if (!answer || typeof answer !== 'object')
+    return new SlackError(`Slack ${method} answered HTTP ${status} without a JSON body: retry later.`);
   const code = typeof answer.error === 'string' ? answer.error : `http_${status}`;
   let meaning = MEANINGS[code];
   if (code === 'missing_scope') {
     meaning = `the Slack connection lacks the scope this needs (needed: ${answer.needed || 'unknown'}; granted: ${answer.provided || 'unknown'}): reconnect Slack and approve the missing scope`;
   }
-  if (!meaning) meaning = status >= 500 ? 'Slack had a server error: retry later' : 'see https://api.slack.com/methods/' + method;
+  if (!meaning)
+    meaning = status >= 500 ? 'Slack had a server error: retry later' : 'see https://api.slack.com/methods/' + method;
   const messages = answer.response_metadata?.messages;
   const details = Array.isArray(messages) ? ` (${messages.join('; ')})` : '';
   const err = new SlackError(`Slack error "${code}" from ${method}: ${meaning}${details}.`);
@@ -106,7 +112,9 @@ const api = createApi({
 
 /** Drops undefined, null and empty-string values (results must be plain JSON; Slack ignores absent args). */
 export function compact<T extends object>(obj: T): Partial<T> {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined && v !== null && v !== '')) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(obj).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+  ) as Partial<T>;
 }
 
 /** A write's arguments: absent, null and '' values are left out; structured ones (blocks) go as JSON text. */
@@ -114,27 +122,41 @@ export type Form = Record<string, string | number | boolean | object | null | un
 
 function formBody(params: Form): string {
   const form = new URLSearchParams();
-  for (const [k, v] of Object.entries(compact(params))) form.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+  for (const [k, v] of Object.entries(compact(params)))
+    form.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
   return form.toString();
 }
 
 /** Resolves to a method's answer when it says ok; anything else is the method's error. */
-async function call<T>(ctx: PluginContext, verb: 'GET' | 'POST', method: string, options: Partial<RequestOptions>): Promise<T & SlackAnswer> {
+async function call<T>(
+  ctx: PluginContext,
+  verb: 'GET' | 'POST',
+  method: string,
+  options: Partial<RequestOptions>,
+): Promise<T & SlackAnswer> {
   // `method` is for slackError; a body that is not JSON is worded there too (lenient)
   const answer = await api.request(ctx, verb, method, { ...options, action: `call ${method}`, method, lenient: true });
   const data = answer.data as (T & SlackAnswer) | string | undefined;
-  if (!data || typeof data !== 'object' || data.ok !== true) throw slackError(method, answer.status, answer.headers.get('retry-after'), data);
+  if (!data || typeof data !== 'object' || data.ok !== true)
+    throw slackError(method, answer.status, answer.headers.get('retry-after'), data);
   return data;
 }
 
 /** A read: GET with a query string (query() leaves out undefined, null and '' as Slack wants). */
-export function read<T = SlackAnswer>(ctx: PluginContext, method: string, params: QueryParams = {}): Promise<T & SlackAnswer> {
+export function read<T = SlackAnswer>(
+  ctx: PluginContext,
+  method: string,
+  params: QueryParams = {},
+): Promise<T & SlackAnswer> {
   return call<T>(ctx, 'GET', method, { query: params });
 }
 
 /** A write: POST with a form body, which every Web API method accepts. */
 export function write<T = SlackAnswer>(ctx: PluginContext, method: string, params: Form): Promise<T & SlackAnswer> {
-  return call<T>(ctx, 'POST', method, { rawBody: formBody(params), contentType: 'application/x-www-form-urlencoded; charset=utf-8' });
+  return call<T>(ctx, 'POST', method, {
+    rawBody: formBody(params),
+    contentType: 'application/x-www-form-urlencoded; charset=utf-8',
+  });
 }
 
 /** Slack's cursor for the next page, or null on the last. */

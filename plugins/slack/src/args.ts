@@ -31,13 +31,20 @@ export async function channelId(ctx: PluginContext, channel: string): Promise<st
   const name = c.replace(/^#/, '').toLowerCase();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_SCAN_PAGES; page++) {
-    const data = await read<{ channels?: RawChannel[] }>(ctx, 'conversations.list', { types: 'public_channel,private_channel', exclude_archived: true, limit: 1000, cursor });
+    const data = await read<{ channels?: RawChannel[] }>(ctx, 'conversations.list', {
+      types: 'public_channel,private_channel',
+      exclude_archived: true,
+      limit: 1000,
+      cursor,
+    });
     const hit = (data.channels || []).find((ch) => ch.name === name || ch.name_normalized === name);
     if (hit) return hit.id;
     cursor = nextCursor(data) ?? undefined;
     if (!cursor) break;
   }
-  throw new Error(`No channel named "#${name}" is visible to you: list channels with slack_list_channels and pass the channel ID (e.g. C0123456789).`);
+  throw new Error(
+    `No channel named "#${name}" is visible to you: list channels with slack_list_channels and pass the channel ID (e.g. C0123456789).`,
+  );
 }
 
 /** Accepts user IDs or email addresses (looked up with users.lookupByEmail). */
@@ -46,8 +53,14 @@ export async function userIds(ctx: PluginContext, users: readonly string[]): Pro
   for (const u of users) {
     const s = String(u).trim();
     if (USER_ID.test(s)) out.push(s);
-    else if (s.includes('@')) out.push((await read<{ user: RawUser }>(ctx, 'users.lookupByEmail', { email: s.replace(/^@(?=.*@)/, '') })).user.id);
-    else throw new Error(`"${s}" is neither a Slack user ID (e.g. U0123456789) nor an email address: find the ID with slack_list_users.`);
+    else if (s.includes('@'))
+      out.push(
+        (await read<{ user: RawUser }>(ctx, 'users.lookupByEmail', { email: s.replace(/^@(?=.*@)/, '') })).user.id,
+      );
+    else
+      throw new Error(
+        `"${s}" is neither a Slack user ID (e.g. U0123456789) nor an email address: find the ID with slack_list_users.`,
+      );
   }
   return out;
 }
@@ -56,7 +69,8 @@ export async function userIds(ctx: PluginContext, users: readonly string[]): Pro
 export function pageArg(cursor: string | undefined): number {
   if (cursor === undefined || cursor === null || cursor === '') return 1;
   const n = Number(cursor);
-  if (!Number.isInteger(n) || n < 1) throw new Error('cursor must be the `next` value of a previous result (a page number here).');
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error('cursor must be the `next` value of a previous result (a page number here).');
   return n;
 }
 

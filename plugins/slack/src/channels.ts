@@ -13,7 +13,8 @@ type Channels = { channels?: RawChannel[] };
 type OneChannel = { channel: RawChannel };
 
 export const listChannels = defineTool({
-  description: 'List Slack channels (conversations) with ID, name, privacy, topic, purpose and member count. By default public and private channels, archived ones left out; set member_only to list only the channels you are in, and types to include DMs (im) or group DMs (mpim). Pages with `next`.',
+  description:
+    'List Slack channels (conversations) with ID, name, privacy, topic, purpose and member count. By default public and private channels, archived ones left out; set member_only to list only the channels you are in, and types to include DMs (im) or group DMs (mpim). Pages with `next`.',
   input: z.object({
     types: z
       .array(z.enum(['public_channel', 'private_channel', 'mpim', 'im']))
@@ -40,33 +41,47 @@ export const listChannels = defineTool({
 });
 
 export const getChannelInfo = defineTool({
-  description: "Get one Slack channel's details: its topic and purpose, how many people are in it (member count), name, privacy, archived or not, whether you are a member, creation time.",
+  description:
+    "Get one Slack channel's details: its topic and purpose, how many people are in it (member count), name, privacy, archived or not, whether you are a member, creation time.",
   input: z.object({ channel }),
   annotations: reads('Get channel info'),
   handler: async (ctx, args) => {
-    const d = await read<OneChannel>(ctx, 'conversations.info', { channel: await channelId(ctx, args.channel), include_num_members: true });
+    const d = await read<OneChannel>(ctx, 'conversations.info', {
+      channel: await channelId(ctx, args.channel),
+      include_num_members: true,
+    });
     return slimChannel(d.channel);
   },
 });
 
 export const listChannelMembers = defineTool({
-  description: 'List the user IDs of the members of a Slack channel (use slack_get_user_info for names). Pages with `next`.',
+  description:
+    'List the user IDs of the members of a Slack channel (use slack_get_user_info for names). Pages with `next`.',
   input: z.object({ channel, limit: limit(1000, 100, 'members'), cursor }),
   annotations: reads('List channel members'),
   handler: async (ctx, args) => {
     const id = await channelId(ctx, args.channel);
-    const d = await read<{ members?: string[] }>(ctx, 'conversations.members', { channel: id, limit: args.limit || 100, cursor: args.cursor });
+    const d = await read<{ members?: string[] }>(ctx, 'conversations.members', {
+      channel: id,
+      limit: args.limit || 100,
+      cursor: args.cursor,
+    });
     return { channel: id, members: d.members || [], next: nextCursor(d) };
   },
 });
 
 export const joinChannel = defineTool({
-  description: 'Join a public Slack channel as the connected user (needed before posting or reading when you are not a member).',
+  description:
+    'Join a public Slack channel as the connected user (needed before posting or reading when you are not a member).',
   input: z.object({ channel }),
   annotations: changes('Join channel', { idempotent: true }),
   handler: async (ctx, args) => {
     const d = await write<OneChannel>(ctx, 'conversations.join', { channel: await channelId(ctx, args.channel) });
-    return compact({ joined: true, channel: slimChannel(d.channel), already_in_channel: d.warning === 'already_in_channel' || undefined });
+    return compact({
+      joined: true,
+      channel: slimChannel(d.channel),
+      already_in_channel: d.warning === 'already_in_channel' || undefined,
+    });
   },
 });
 
@@ -94,7 +109,10 @@ export const createChannel = defineTool({
   }),
   annotations: changes('Create channel'),
   handler: async (ctx, args) => {
-    const d = await write<OneChannel>(ctx, 'conversations.create', { name: args.name, is_private: Boolean(args.is_private) });
+    const d = await write<OneChannel>(ctx, 'conversations.create', {
+      name: args.name,
+      is_private: Boolean(args.is_private),
+    });
     return slimChannel(d.channel);
   },
 });
@@ -117,14 +135,22 @@ export const inviteToChannel = defineTool({
   handler: async (ctx, args) => {
     const id = await channelId(ctx, args.channel);
     const invited = await userIds(ctx, args.users);
-    const d = await write<{ errors?: Array<{ user?: string; error?: string }> }>(ctx, 'conversations.invite', { channel: id, users: invited.join(','), force: true });
-    const errors = Array.isArray(d.errors) && d.errors.length ? d.errors.map((e) => compact({ user: e.user, error: e.error })) : undefined;
+    const d = await write<{ errors?: Array<{ user?: string; error?: string }> }>(ctx, 'conversations.invite', {
+      channel: id,
+      users: invited.join(','),
+      force: true,
+    });
+    const errors =
+      Array.isArray(d.errors) && d.errors.length
+        ? d.errors.map((e) => compact({ user: e.user, error: e.error }))
+        : undefined;
     return compact({ channel: id, invited, errors });
   },
 });
 
 export const archiveChannel = defineTool({
-  description: 'Archive a Slack channel: it becomes read-only and leaves the channel list. Can be undone only in Slack.',
+  description:
+    'Archive a Slack channel: it becomes read-only and leaves the channel list. Can be undone only in Slack.',
   input: z.object({ channel }),
   annotations: changes('Archive channel', { destructive: true, idempotent: true }),
   handler: async (ctx, args) => {

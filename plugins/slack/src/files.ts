@@ -9,7 +9,8 @@ import { channel, cursor, limit, time } from './schema.js';
 import { slimFile, type RawFile } from './shape.js';
 
 export const listFiles = defineTool({
-  description: 'List files shared in Slack (name, type, size, who shared it, when, channels, link), newest first, optionally only in one channel, by one user, of some types or within a time range. Pages with `next`.',
+  description:
+    'List files shared in Slack (name, type, size, who shared it, when, channels, link), newest first, optionally only in one channel, by one user, of some types or within a time range. Pages with `next`.',
   input: z.object({
     channel: channel.optional(),
     user: z

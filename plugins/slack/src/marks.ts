@@ -26,7 +26,11 @@ export const addReaction = defineTool({
 
 export const removeReaction = defineTool({
   description: 'Remove an emoji reaction you added to a Slack message.',
-  input: z.object({ channel, ts: ts('ts of the message.'), emoji: z.string().min(1).max(100).describe('Emoji name, with or without colons.') }),
+  input: z.object({
+    channel,
+    ts: ts('ts of the message.'),
+    emoji: z.string().min(1).max(100).describe('Emoji name, with or without colons.'),
+  }),
   annotations: changes('Remove reaction', { idempotent: true }),
   handler: async (ctx, args) => {
     const id = await channelId(ctx, args.channel);

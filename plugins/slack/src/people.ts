@@ -9,18 +9,34 @@ import { cursor, limit, users } from './schema.js';
 import { slimUser, type RawUser } from './shape.js';
 
 export const whoami = defineTool({
-  description: "Who am I on Slack: the connected user's ID and handle, and the workspace (team) name, ID and URL. Use it to check the connection or to learn your own user ID.",
+  description:
+    "Who am I on Slack: the connected user's ID and handle, and the workspace (team) name, ID and URL. Use it to check the connection or to learn your own user ID.",
   input: z.object({}),
   annotations: reads('Whoami'),
   handler: async (ctx) => {
-    type Auth = { user_id?: string; user?: string; team_id?: string; team?: string; url?: string; enterprise_id?: string };
+    type Auth = {
+      user_id?: string;
+      user?: string;
+      team_id?: string;
+      team?: string;
+      url?: string;
+      enterprise_id?: string;
+    };
     const d = await read<Auth>(ctx, 'auth.test');
-    return compact({ user_id: d.user_id, user: d.user, team_id: d.team_id, team: d.team, url: d.url, enterprise_id: d.enterprise_id });
+    return compact({
+      user_id: d.user_id,
+      user: d.user,
+      team_id: d.team_id,
+      team: d.team,
+      url: d.url,
+      enterprise_id: d.enterprise_id,
+    });
   },
 });
 
 export const listUsers = defineTool({
-  description: "List or find people in the Slack workspace: ID, handle, real and display name, email, title, time zone. Pass query to find a person's user ID by name (or part of a name, handle or email). Bots and deactivated accounts are left out unless asked for. Pages with `next`.",
+  description:
+    "List or find people in the Slack workspace: ID, handle, real and display name, email, title, time zone. Pass query to find a person's user ID by name (or part of a name, handle or email). Bots and deactivated accounts are left out unless asked for. Pages with `next`.",
   input: z.object({
     query: z.string().max(200).optional().describe('Part of a name, handle or email to look for.'),
     include_bots: z.boolean().default(false),
@@ -35,7 +51,10 @@ export const listUsers = defineTool({
     const keep = (u: RawUser) =>
       (args.include_deleted || !u.deleted) &&
       (args.include_bots || !(u.is_bot || u.id === 'USLACKBOT')) &&
-      (!q || [u.name, u.real_name, u.profile?.display_name, u.profile?.email].some((v) => v && String(v).toLowerCase().includes(q)));
+      (!q ||
+        [u.name, u.real_name, u.profile?.display_name, u.profile?.email].some(
+          (v) => v && String(v).toLowerCase().includes(q),
+        ));
     const found: ReturnType<typeof slimUser>[] = [];
     // Slack's cursor points past a whole page; when a query matches more users on a page than
     // fit, `next` is "<that page's cursor>~<matches already returned from it>", so none is lost
@@ -61,7 +80,8 @@ export const listUsers = defineTool({
 });
 
 export const getUserInfo = defineTool({
-  description: "Get a Slack user's profile by user ID (U…) or email: name, display name, email, title, time zone, bot/admin/deactivated flags.",
+  description:
+    "Get a Slack user's profile by user ID (U…) or email: name, display name, email, title, time zone, bot/admin/deactivated flags.",
   input: z.object({ user: z.string().min(1).max(254).describe('User ID (U…) or email address.') }),
   annotations: reads('Get user info'),
   handler: async (ctx, args) => {
@@ -89,12 +109,16 @@ export const lookupUserByEmail = defineTool({
 });
 
 export const openDm = defineTool({
-  description: 'Open (or find) a private direct message (DM) with a person, or a group DM with up to 8 people, and return its channel ID: to DM someone, call this and then send the text with slack_post_message.',
+  description:
+    'Open (or find) a private direct message (DM) with a person, or a group DM with up to 8 people, and return its channel ID: to DM someone, call this and then send the text with slack_post_message.',
   input: z.object({ users: users(8) }),
   annotations: changes('Open dm', { idempotent: true }),
   handler: async (ctx, args) => {
     const ids = await userIds(ctx, args.users);
-    const d = await write<{ channel: { id: string }; already_open?: boolean }>(ctx, 'conversations.open', { users: ids.join(','), return_im: true });
+    const d = await write<{ channel: { id: string }; already_open?: boolean }>(ctx, 'conversations.open', {
+      users: ids.join(','),
+      return_im: true,
+    });
     return compact({ channel: d.channel.id, users: ids, already_open: d.already_open || undefined });
   },
 });

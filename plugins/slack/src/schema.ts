@@ -10,9 +10,17 @@ export const channel = z
   .max(100)
   .describe('Channel ID (C…, G… or D…), or a channel name such as "#general" (looked up among channels you can see).');
 
-export const cursor = z.string().max(500).optional().describe('The `next` value of a previous result, to fetch the following page.');
+export const cursor = z
+  .string()
+  .max(500)
+  .optional()
+  .describe('The `next` value of a previous result, to fetch the following page.');
 
-export const text = z.string().min(1).max(40000).describe('Message text in Slack mrkdwn (*bold*, _italic_, `code`, <@U0123456789> mentions, <https://x|links>).');
+export const text = z
+  .string()
+  .min(1)
+  .max(40000)
+  .describe('Message text in Slack mrkdwn (*bold*, _italic_, `code`, <@U0123456789> mentions, <https://x|links>).');
 
 /** Block Kit blocks: any JSON objects (published as `{type: "object"}` items), sent as JSON text. */
 export const blocks = z
@@ -22,7 +30,11 @@ export const blocks = z
   .describe('Optional Block Kit blocks; `text` is then the notification fallback.');
 
 /** A Slack message timestamp such as "1712345678.000100". */
-export const ts = (description: string) => z.string().regex(/^\d+\.\d+$/).describe(description);
+export const ts = (description: string) =>
+  z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .describe(description);
 
 /** A time bound: a Slack ts, Unix seconds or an ISO 8601 date, converted by toTs(). */
 export const time = (what: string) =>
@@ -36,4 +48,5 @@ export const limit = (max: number, dflt: number, what: string) =>
   z.int().min(1).max(max).default(dflt).describe(`How many ${what} to return (1-${max}).`);
 
 /** Users given by ID (U…) or email, at most `max`. */
-export const users = (max: number) => z.array(z.string().min(1).max(254)).min(1).max(max).describe('User IDs (U…) or email addresses.');
+export const users = (max: number) =>
+  z.array(z.string().min(1).max(254)).min(1).max(max).describe('User IDs (U…) or email addresses.');

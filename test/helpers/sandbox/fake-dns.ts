@@ -10,8 +10,12 @@ export function fakeResolver(table: Record<string, string[]>, asked: string[] = 
     asked.push(hostname);
     const addresses = table[hostname];
     setImmediate(() => {
-      if (!addresses) return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-      cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+      if (!addresses)
+        return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+      cb(
+        null,
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
     });
   };
 }

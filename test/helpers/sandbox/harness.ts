@@ -11,7 +11,15 @@ import { createBridge } from '../../../host/bridge/index.js';
 import type { SandboxOptions } from '../../../host/supervisor/sandbox-options.js';
 import type { SandboxInternals } from '../../../host/supervisor/create-sandbox.js';
 import type { PluginManifest } from '../../../contracts/manifest.js';
-import type { BridgeRequest, BridgeResult, EgressPolicy, RunOutcome, Sandbox, SandboxLogger, SandboxLimits } from '../../../host/supervisor/index.js';
+import type {
+  BridgeRequest,
+  BridgeResult,
+  EgressPolicy,
+  RunOutcome,
+  Sandbox,
+  SandboxLogger,
+  SandboxLimits,
+} from '../../../host/supervisor/index.js';
 import type { Bridge, CallScope, Credential } from '../../../host/bridge/index.js';
 
 export const LIMITS: SandboxLimits = {
@@ -29,10 +37,24 @@ export const LIMITS: SandboxLimits = {
  * machine, like a shared CI runner, stretches every step many times over, and LIMITS' 500 ms a step
  * and 2 s a call are meant for the tests of those limits.
  */
-export const ROOMY: Pick<SandboxLimits, 'cpuMsPerCall' | 'wallMsPerCall'> = { cpuMsPerCall: 10_000, wallMsPerCall: 30_000 };
+export const ROOMY: Pick<SandboxLimits, 'cpuMsPerCall' | 'wallMsPerCall'> = {
+  cpuMsPerCall: 10_000,
+  wallMsPerCall: 30_000,
+};
 
 export function egressPolicy(overrides: Partial<EgressPolicy> = {}): EgressPolicy {
-  return { upstreams: {}, allowPrivateCidrs: [], denyHosts: [], requestTimeoutMs: 2000, maxResponseBytes: 256 * 1024, maxRequestBodyBytes: LIMITS.maxRequestBodyBytes, maxRedirects: 3, maxBufferedBytes: 64 * 1024 * 1024, maxBufferedShare: 1, ...overrides };
+  return {
+    upstreams: {},
+    allowPrivateCidrs: [],
+    denyHosts: [],
+    requestTimeoutMs: 2000,
+    maxResponseBytes: 256 * 1024,
+    maxRequestBodyBytes: LIMITS.maxRequestBodyBytes,
+    maxRedirects: 3,
+    maxBufferedBytes: 64 * 1024 * 1024,
+    maxBufferedShare: 1,
+    ...overrides,
+  };
 }
 
 export function manifest(overrides: Partial<PluginManifest> = {}): PluginManifest {
@@ -41,7 +63,17 @@ export function manifest(overrides: Partial<PluginManifest> = {}): PluginManifes
     version: '1.0.0',
     displayName: 'Test',
     description: 'test plugin',
-    auth: { type: 'oauth2', authorizationUrl: 'https://auth.example.com/a', tokenUrl: 'https://auth.example.com/t', scopes: [], scopeSeparator: ' ', pkce: true, authorizationParams: {}, clientAuth: 'body', inject: { header: 'authorization', format: 'Bearer {token}' } },
+    auth: {
+      type: 'oauth2',
+      authorizationUrl: 'https://auth.example.com/a',
+      tokenUrl: 'https://auth.example.com/t',
+      scopes: [],
+      scopeSeparator: ' ',
+      pkce: true,
+      authorizationParams: {},
+      clientAuth: 'body',
+      inject: { header: 'authorization', format: 'Bearer {token}' },
+    },
     egress: ['api.example.com'],
     tools: [{ name: 'run', description: 'run', inputSchema: { type: 'object' } }],
     ...overrides,
@@ -55,7 +87,8 @@ export interface LogLine {
 }
 
 export function captureLogger(lines: LogLine[] = []): SandboxLogger & { lines: LogLine[] } {
-  const at = (level: string) => (obj: object, msg: string) => void lines.push({ level, obj: obj as Record<string, unknown>, msg });
+  const at = (level: string) => (obj: object, msg: string) =>
+    void lines.push({ level, obj: obj as Record<string, unknown>, msg });
   return { lines, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -89,7 +122,13 @@ export async function callTool(sandbox: Sandbox, bridge: Bridge, spec: CallSpec)
   const m = spec.manifest ?? manifest(spec.name ? { name: spec.name } : {});
   const limits = { ...LIMITS, ...spec.limits };
   const ended = new AbortController();
-  const record: CallRecord = { outcome: undefined as unknown as RunOutcome, result: undefined, requests: [], results: [], credentialLoads: 0 };
+  const record: CallRecord = {
+    outcome: undefined as unknown as RunOutcome,
+    result: undefined,
+    requests: [],
+    results: [],
+    credentialLoads: 0,
+  };
   const scope: CallScope = {
     manifest: m,
     getCredential: async () => {
@@ -137,7 +176,11 @@ export function errorCode(r: CallRecord): string | undefined {
  * block), started before them and closed after them. Read `sandbox` and `bridge` inside tests
  * (they are set by then).
  */
-export function useSandbox(options: SandboxOptions): { readonly sandbox: Sandbox & SandboxInternals; readonly bridge: Bridge; run(spec: CallSpec): Promise<CallRecord> } {
+export function useSandbox(options: SandboxOptions): {
+  readonly sandbox: Sandbox & SandboxInternals;
+  readonly bridge: Bridge;
+  run(spec: CallSpec): Promise<CallRecord>;
+} {
   let sandbox: (Sandbox & SandboxInternals) | undefined;
   let bridge: Bridge | undefined;
   before(async () => {
@@ -165,5 +208,11 @@ export function useSandbox(options: SandboxOptions): { readonly sandbox: Sandbox
 
 /** useSandbox with one worker, which every call of the file then shares. */
 export function useOneWorkerSandbox(): ReturnType<typeof useSandbox> {
-  return useSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+  return useSandbox({
+    workers: 1,
+    maxQueue: 100,
+    quarantineAfterCrashes: 100,
+    quarantineWindowMs: 1000,
+    maxWorkerShare: 1,
+  });
 }

@@ -27,7 +27,11 @@ export const EVERY_BYTE = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 /** text of one, two, three and four UTF-8 bytes a character, and a U+FFFD of its own (served as JSON by /utf8) */
 export const UTF8_TEXT = 'héllo ✓ 日本 😀 \ufffd';
 /** text with invalid UTF-8 in it: a stray byte, a bad continuation, sequences cut short (/invalid-utf8) */
-export const INVALID_UTF8 = Buffer.concat([Buffer.from('ok '), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82, 0x20, 0xf0, 0x9f, 0x98, 0xed, 0xa0, 0x80]), Buffer.from(' end')]);
+export const INVALID_UTF8 = Buffer.concat([
+  Buffer.from('ok '),
+  Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82, 0x20, 0xf0, 0x9f, 0x98, 0xed, 0xa0, 0x80]),
+  Buffer.from(' end'),
+]);
 
 export interface Upstream {
   origin: string;
@@ -57,19 +61,36 @@ function handle(received: Received[]): http.RequestListener {
         case '/json':
           return json(200, { items: [1, 2, 3] });
         case '/echo':
-          return json(200, { youSent: req.headers, url: req.url, method: req.method, body }, { 'x-echo-auth': String(req.headers['authorization'] ?? '') });
+          return json(
+            200,
+            { youSent: req.headers, url: req.url, method: req.method, body },
+            { 'x-echo-auth': String(req.headers['authorization'] ?? '') },
+          );
         case '/echo-escaped': {
           // the Authorization header echoed as other JSON encoders write it: PHP escapes "/", .NET "+", some every character
           const auth = String(req.headers['authorization'] ?? '');
           const style = url.searchParams.get('style');
           const text = JSON.stringify({ auth });
           const escaped =
-            style === 'php' ? text.replace(/\//g, '\\/') : style === 'dotnet' ? text.replace(/\+/g, '\\u002B') : text.replace(/"auth":"(.*)"/, (_m, v: string) => `"auth":"${[...v].map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('')}"`);
+            style === 'php'
+              ? text.replace(/\//g, '\\/')
+              : style === 'dotnet'
+                ? text.replace(/\+/g, '\\u002B')
+                : text.replace(
+                    /"auth":"(.*)"/,
+                    (_m, v: string) =>
+                      `"auth":"${[...v].map((c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join('')}"`,
+                  );
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(escaped);
         }
         case '/session':
-          res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'session=s3ss10n-value; HttpOnly', 'authentication-info': 'nextnonce="abc"', 'x-kept': 'yes' });
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            'set-cookie': 'session=s3ss10n-value; HttpOnly',
+            'authentication-info': 'nextnonce="abc"',
+            'x-kept': 'yes',
+          });
           return res.end('{}');
         case '/status/401':
           return json(401, { error: `invalid token ${String(req.headers['authorization'] ?? '')}` });
@@ -111,7 +132,9 @@ function handle(received: Received[]): http.RequestListener {
           // an error page in Latin-1 (not UTF-8: ü is one byte) quoting the header, raw and in base64
           const auth = String(req.headers['authorization'] ?? '');
           res.writeHead(401, { 'content-type': 'text/html; charset=iso-8859-1' });
-          return res.end(Buffer.from(`<p>Ungültiges Token: ${auth} (${Buffer.from(auth).toString('base64')})</p>`, 'latin1'));
+          return res.end(
+            Buffer.from(`<p>Ungültiges Token: ${auth} (${Buffer.from(auth).toString('base64')})</p>`, 'latin1'),
+          );
         }
         case '/echo-bytes':
           res.writeHead(200, { 'content-type': 'application/octet-stream' });

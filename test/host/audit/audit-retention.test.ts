@@ -28,7 +28,15 @@ type Line = { level: number; msg: string; [k: string]: unknown };
 function capturingLogger(): { logger: Logger; lines: Line[] } {
   const lines: Line[] = [];
   const stream = new PassThrough();
-  stream.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)));
+  stream.on('data', (d: Buffer) =>
+    lines.push(
+      ...d
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Line),
+    ),
+  );
   return { logger: pino({ level: 'info' }, stream), lines };
 }
 
@@ -48,7 +56,8 @@ async function databaseWith(rows: Array<[tag: string, at: number]>): Promise<{ f
   return { file, dir };
 }
 
-const count = async (gw: TestGateway, tool: string): Promise<number> => (await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events WHERE tool = ?', [tool]))!.n;
+const count = async (gw: TestGateway, tool: string): Promise<number> =>
+  (await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events WHERE tool = ?', [tool]))!.n;
 const metric = async (gw: TestGateway, name: string): Promise<number> => {
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(await fetch(`${gw.url}/metrics`).then((r) => r.text()));
   assert.ok(m, `${name} is exported`);
@@ -72,7 +81,13 @@ describe('audit retention in a running gateway', () => {
     ]);
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const { logger, lines } = capturingLogger();
-    const gw = await startGateway({ plugins: [], databaseUrl: file, logger, policy: { audit: { retentionDays: 30 } }, auditRetention: { intervalMs: 3_600_000 } });
+    const gw = await startGateway({
+      plugins: [],
+      databaseUrl: file,
+      logger,
+      policy: { audit: { retentionDays: 30 } },
+      auditRetention: { intervalMs: 3_600_000 },
+    });
     cleanup.push(() => gw.close());
     await waitFor('the sweep at start', async () => (await count(gw, 'ancient')) === 0);
     assert.equal(await count(gw, 'recent'), 2);
@@ -83,13 +98,24 @@ describe('audit retention in a running gateway', () => {
     assert.equal(info?.level, 30);
     assert.equal(info?.['deleted'], 3);
     assert.equal(info?.['retentionDays'], 30);
-    assert.ok(Math.abs(Date.parse(String(info?.['cutoff'])) - (now - 30 * DAY_MS)) < DAY_MS, `cutoff ${String(info?.['cutoff'])} is 30 days back`);
-    assert.match(info?.msg ?? '', /^audit retention: deleted 3 audit rows older than \d{4}-\d\d-\d\dT[\d:.]+Z \(audit\.retentionDays 30\)$/);
+    assert.ok(
+      Math.abs(Date.parse(String(info?.['cutoff'])) - (now - 30 * DAY_MS)) < DAY_MS,
+      `cutoff ${String(info?.['cutoff'])} is 30 days back`,
+    );
+    assert.match(
+      info?.msg ?? '',
+      /^audit retention: deleted 3 audit rows older than \d{4}-\d\d-\d\dT[\d:.]+Z \(audit\.retentionDays 30\)$/,
+    );
   });
 
   it('rows the audit sink writes are swept on a later sweep once past the cutoff (clock and interval injected)', async () => {
     let clock = Date.now();
-    const gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { audit: { retentionDays: 30 } }, auditRetention: { intervalMs: 20, now: () => clock } });
+    const gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      policy: { audit: { retentionDays: 30 } },
+      auditRetention: { intervalMs: 20, now: () => clock },
+    });
     cleanup.push(() => gw.close());
     const item = await gw.execute('echo_args', { text: 'to be forgotten' });
     assert.equal(item.result?.text, 'to be forgotten', JSON.stringify(item));
@@ -109,11 +135,20 @@ describe('audit retention in a running gateway', () => {
     const { file, dir } = await databaseWith([['from_database_days', 1000]]);
     cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const { logger, lines } = capturingLogger();
-    const gw = await startGateway({ plugins: [], databaseUrl: file, logger, policy: { audit: { sink: 'stdout', retentionDays: 7 } }, auditRetention: { intervalMs: 3_600_000 } });
+    const gw = await startGateway({
+      plugins: [],
+      databaseUrl: file,
+      logger,
+      policy: { audit: { sink: 'stdout', retentionDays: 7 } },
+      auditRetention: { intervalMs: 3_600_000 },
+    });
     cleanup.push(() => gw.close());
     const said = lines.find((l) => l.msg.startsWith('audit.retentionDays applies to the audit rows in the database'));
     assert.ok(said, JSON.stringify(lines));
-    assert.match(said.msg, /with audit\.sink "stdout" none are written, so a sweep deletes only rows stored while the sink was "database"/);
+    assert.match(
+      said.msg,
+      /with audit\.sink "stdout" none are written, so a sweep deletes only rows stored while the sink was "database"/,
+    );
     await waitFor('the sweep at start', async () => (await count(gw, 'from_database_days')) === 0);
   });
 

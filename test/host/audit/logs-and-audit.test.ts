@@ -44,9 +44,22 @@ describe('logs and audit', () => {
     const stream = new PassThrough();
     stream.on('data', (d: Buffer) => logs.push(...d.toString().split('\n').filter(Boolean)));
     const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, stream);
-    const policy = parsePolicy({ sandbox: { workers: 2 }, upstreams: { 'https://api.fixture.test': upstream.origin }, audit: { sink: 'stdout' } });
+    const policy = parsePolicy({
+      sandbox: { workers: 2 },
+      upstreams: { 'https://api.fixture.test': upstream.origin },
+      audit: { sink: 'stdout' },
+    });
     gateway = await createGateway(
-      { port: 0, host: '127.0.0.1', dataDir, databaseUrl: path.join(dataDir, 'w.db'), pluginDirs: [FIXTURES, path.join(dataDir, 'no-such-plugins'), path.join(FIXTURES, 'fixture-echo')], policyFile: '(inline)', logLevel: 'debug', publicUrl: 'http://127.0.0.1' },
+      {
+        port: 0,
+        host: '127.0.0.1',
+        dataDir,
+        databaseUrl: path.join(dataDir, 'w.db'),
+        pluginDirs: [FIXTURES, path.join(dataDir, 'no-such-plugins'), path.join(FIXTURES, 'fixture-echo')],
+        policyFile: '(inline)',
+        logLevel: 'debug',
+        publicUrl: 'http://127.0.0.1',
+      },
       { policy, logger, env: {}, writeAuditLine: (l) => auditLines.push(l) },
     );
     url = await gateway.listen();
@@ -63,16 +76,23 @@ describe('logs and audit', () => {
   });
 
   it('warns of a plugins directory that does not exist (a misspelt WORKBENCH_PLUGINS_DIR loaded nothing without a word)', () => {
-    const warned = logs.map((l) => JSON.parse(l) as { level: number; msg: string; dir?: string }).filter((l) => l.level === 40 && l.dir === path.join(dataDir, 'no-such-plugins'));
+    const warned = logs
+      .map((l) => JSON.parse(l) as { level: number; msg: string; dir?: string })
+      .filter((l) => l.level === 40 && l.dir === path.join(dataDir, 'no-such-plugins'));
     assert.equal(warned.length, 1, logs.slice(0, 5).join('\n'));
     assert.match(warned[0]?.msg ?? '', /does not exist: no plugin is loaded from it/);
   });
 
   it('warns of a plugins directory that is itself a plugin folder, naming its parent (nothing was loaded from it without a word)', () => {
     const itself = path.join(FIXTURES, 'fixture-echo');
-    const warned = logs.map((l) => JSON.parse(l) as { level: number; msg: string; dir?: string }).filter((l) => l.level === 40 && l.dir === itself);
+    const warned = logs
+      .map((l) => JSON.parse(l) as { level: number; msg: string; dir?: string })
+      .filter((l) => l.level === 40 && l.dir === itself);
     assert.equal(warned.length, 1, logs.slice(0, 5).join('\n'));
-    assert.equal(warned[0]?.msg, `plugins directory ${itself} is itself a plugin (it holds manifest.json), and only its sub-folders are searched: point WORKBENCH_PLUGINS_DIR at its parent folder, ${FIXTURES}`);
+    assert.equal(
+      warned[0]?.msg,
+      `plugins directory ${itself} is itself a plugin (it holds manifest.json), and only its sub-folders are searched: point WORKBENCH_PLUGINS_DIR at its parent folder, ${FIXTURES}`,
+    );
   });
 
   it('writes one JSON log line per run and one stdout audit line per execution, with no secret anywhere', async () => {
@@ -91,12 +111,17 @@ describe('logs and audit', () => {
     assert.equal(line['integration'], 'fixture-http');
     assert.equal(line['success'], true);
     assert.equal(typeof line['durationMs'], 'number');
-    const refused = logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['event'] === 'tool_refused');
+    const refused = logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['event'] === 'tool_refused');
     assert.equal(refused?.['tool'], 'nope', 'refusals get a debug-level line');
     assert.equal(refused?.['level'], 20);
     assert.equal(auditLines.length, 2);
     const audits = auditLines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(audits.map((a) => [a['tool'], a['success']]).sort(), [['http_get', true], ['nope', false]]);
+    assert.deepEqual(audits.map((a) => [a['tool'], a['success']]).sort(), [
+      ['http_get', true],
+      ['nope', false],
+    ]);
     assert.equal(audits.find((a) => a['tool'] === 'nope')?.['integration'], undefined);
     const everything = [body, ...logs, ...auditLines].join('\n');
     assert.ok(!everything.includes(SECRET), 'the credential appears in no response, log or audit line');
@@ -123,20 +148,36 @@ describe('the stdout audit sink when a line cannot be written', () => {
   const memoryLogger = (): { logger: pino.Logger; lines: Array<Record<string, unknown>> } => {
     const lines: Array<Record<string, unknown>> = [];
     const stream = new PassThrough();
-    stream.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)));
+    stream.on('data', (d: Buffer) =>
+      lines.push(
+        ...d
+          .toString()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      ),
+    );
     return { logger: pino({ level: 'info' }, stream), lines };
   };
   const settle = () => new Promise((r) => setTimeout(r, 20));
 
   it('a writer that throws: each event is counted, the call goes on, the logger hears once', async () => {
     const { logger, lines } = memoryLogger();
-    const sink = createStdoutAuditSink({ logger, write: () => { throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }); } });
+    const sink = createStdoutAuditSink({
+      logger,
+      write: () => {
+        throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+      },
+    });
     for (const id of ['a', 'b', 'c']) await sink.record(event(id));
     await settle();
     assert.equal(sink.failures, 3);
     assert.equal(lines.length, 1, JSON.stringify(lines));
     assert.equal(lines[0]?.['level'], 50);
-    assert.match(String(lines[0]?.['msg']), /an audit line could not be written to stdout; further failures are counted in workbench_audit_write_failures_total/);
+    assert.match(
+      String(lines[0]?.['msg']),
+      /an audit line could not be written to stdout; further failures are counted in workbench_audit_write_failures_total/,
+    );
     assert.equal((lines[0]?.['err'] as { code?: string }).code, 'EPIPE');
     assert.equal((lines[0]?.['event'] as { requestId?: string }).requestId, 'a');
   });
@@ -169,14 +210,21 @@ describe('the stdout audit sink when a line cannot be written', () => {
     await sink.record(event('circular', { circular }));
     await sink.record(event('good', { q: 1 }));
     assert.equal(sink.failures, 2);
-    assert.deepEqual(written.map((l) => (JSON.parse(l) as AuditEvent).requestId), ['good']);
+    assert.deepEqual(
+      written.map((l) => (JSON.parse(l) as AuditEvent).requestId),
+      ['good'],
+    );
     assert.equal(lines.length, 1);
     assert.match(String(lines[0]?.['msg']), /could not be serialised as JSON/);
     assert.equal((lines[0]?.['event'] as { args?: unknown }).args, undefined, 'the arguments stay out of the log');
   });
 
   it('without a logger it still counts and never throws', async () => {
-    const sink = createStdoutAuditSink({ write: () => { throw new Error('closed'); } });
+    const sink = createStdoutAuditSink({
+      write: () => {
+        throw new Error('closed');
+      },
+    });
     await sink.record(event('x'));
     await sink.record(event('y', { n: 1n }));
     assert.equal(sink.failures, 2);
@@ -206,13 +254,19 @@ describe('the stdout audit sink when a line cannot be written', () => {
     /** a line is the padding and under 1 KiB of the rest of the event */
     const lineBytes = padding.length + 1024;
     assert.ok(largestBuffer <= STDOUT_AUDIT_MAX_BUFFERED_BYTES + lineBytes, `the stream held ${largestBuffer} bytes`);
-    assert.ok(largestBuffer >= STDOUT_AUDIT_MAX_BUFFERED_BYTES, 'lines were buffered up to the cap before any was dropped');
+    assert.ok(
+      largestBuffer >= STDOUT_AUDIT_MAX_BUFFERED_BYTES,
+      'lines were buffered up to the cap before any was dropped',
+    );
     // three times the cap was offered: about two thirds of it is dropped
     assert.ok(sink.failures > offered / 2 && sink.failures < offered, `${sink.failures} of ${offered} events dropped`);
     assert.equal(received.length, 1, 'the reader took one line and stalled on it');
     await settle();
     assert.equal(lines.length, 1, JSON.stringify(lines));
-    assert.match(String(lines[0]?.['msg']), /an audit line was dropped: stdout's reader has fallen \d+ bytes behind; further failures are counted in workbench_audit_write_failures_total/);
+    assert.match(
+      String(lines[0]?.['msg']),
+      /an audit line was dropped: stdout's reader has fallen \d+ bytes behind; further failures are counted in workbench_audit_write_failures_total/,
+    );
     assert.equal((lines[0]?.['event'] as { args?: unknown }).args, undefined, 'the arguments stay out of the log');
 
     const dropped = sink.failures;
@@ -230,7 +284,10 @@ describe('the stdout audit sink when a line cannot be written', () => {
   });
 
   it('a real stdout closed by its reader: the process lives on, counts every event, and logs once to stderr', async () => {
-    const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'audit-stdout-child.js'), ['closed'], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [] });
+    const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'audit-stdout-child.js'), ['closed'], {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      execArgv: [],
+    });
     const messages: unknown[] = [];
     let stderr = '';
     child.on('message', (m) => messages.push(m));
@@ -242,14 +299,21 @@ describe('the stdout audit sink when a line cannot be written', () => {
     const code = await exited;
     assert.equal(code, 0, `the child exits normally: ${stderr}`);
     assert.deepEqual(messages, ['ready', { failures: 3 }]);
-    const logged = stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logged = stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(logged.length, 1, stderr);
     assert.match(String(logged[0]?.['msg']), /could not be written to stdout/);
     assert.equal((logged[0]?.['err'] as { code?: string }).code, 'EPIPE');
   });
 
   it('a real stdout that is open gets the good events and nothing about the bad ones', async () => {
-    const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'audit-stdout-child.js'), ['unserialisable'], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [] });
+    const child = fork(
+      path.join(path.dirname(fileURLToPath(import.meta.url)), 'audit-stdout-child.js'),
+      ['unserialisable'],
+      { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [] },
+    );
     const messages: unknown[] = [];
     let stdout = '';
     let stderr = '';
@@ -261,8 +325,15 @@ describe('the stdout audit sink when a line cannot be written', () => {
     child.send('go');
     assert.equal(await exited, 0, stderr);
     assert.deepEqual(messages, ['ready', { failures: 2 }]);
-    const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(lines.map((l) => [l['audit'], l['requestId']]), [[true, 'good']], 'stdout holds audit lines only');
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map((l) => [l['audit'], l['requestId']]),
+      [[true, 'good']],
+      'stdout holds audit lines only',
+    );
     assert.equal(stderr.split('\n').filter(Boolean).length, 1, stderr);
   });
 
@@ -271,8 +342,24 @@ describe('the stdout audit sink when a line cannot be written', () => {
     const { logger, lines } = memoryLogger();
     const policy = parsePolicy({ sandbox: { workers: 1 }, audit: { sink: 'stdout' } });
     const gateway = await createGateway(
-      { port: 0, host: '127.0.0.1', dataDir, databaseUrl: path.join(dataDir, 'w.db'), pluginDirs: [FIXTURES], policyFile: '(inline)', logLevel: 'info', publicUrl: 'http://127.0.0.1' },
-      { policy, logger, env: {}, writeAuditLine: () => { throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }); } },
+      {
+        port: 0,
+        host: '127.0.0.1',
+        dataDir,
+        databaseUrl: path.join(dataDir, 'w.db'),
+        pluginDirs: [FIXTURES],
+        policyFile: '(inline)',
+        logLevel: 'info',
+        publicUrl: 'http://127.0.0.1',
+      },
+      {
+        policy,
+        logger,
+        env: {},
+        writeAuditLine: () => {
+          throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+        },
+      },
     );
     try {
       const url = await gateway.listen();
@@ -281,11 +368,20 @@ describe('the stdout audit sink when a line cannot be written', () => {
       const res = await fetch(`${url}/rest/fixture-echo`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-        body: JSON.stringify({ executions: [{ tool: 'echo_args', args: { text: 'one' } }, { tool: 'echo_args', args: { text: 'two' } }] }),
+        body: JSON.stringify({
+          executions: [
+            { tool: 'echo_args', args: { text: 'one' } },
+            { tool: 'echo_args', args: { text: 'two' } },
+          ],
+        }),
       });
       const body = (await res.json()) as { results: Array<{ result?: { text?: string } }> };
       assert.equal(res.status, 200);
-      assert.deepEqual(body.results.map((r) => r.result?.text), ['one', 'two'], 'the calls answer as if the lines were written');
+      assert.deepEqual(
+        body.results.map((r) => r.result?.text),
+        ['one', 'two'],
+        'the calls answer as if the lines were written',
+      );
       const metrics = await fetch(`${url}/metrics`).then((r) => r.text());
       assert.match(metrics, /^workbench_audit_write_failures_total 2$/m);
       assert.equal(lines.filter((l) => /could not be written to stdout/.test(String(l['msg']))).length, 1);
@@ -298,7 +394,11 @@ describe('the stdout audit sink when a line cannot be written', () => {
 
 describe('workbench serve with the stdout audit sink', () => {
   it('writes audit lines, and only audit lines, to stdout; its logs go to stderr', async () => {
-    const server = await spawnServer({ pluginDirs: [FIXTURES], policy: { sandbox: { workers: 1 }, audit: { sink: 'stdout' } }, logLevel: 'info' });
+    const server = await spawnServer({
+      pluginDirs: [FIXTURES],
+      policy: { sandbox: { workers: 1 }, audit: { sink: 'stdout' } },
+      logLevel: 'info',
+    });
     try {
       const res = await fetch(`${server.url}/rest/fixture-echo`, {
         method: 'POST',
@@ -310,18 +410,39 @@ describe('workbench serve with the stdout audit sink', () => {
       assert.equal(await server.stop(), 0);
     }
     const { stdout, stderr } = server.output();
-    const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(lines.map((l) => [l['audit'], l['tool'], l['success']]).sort(), [[true, 'echo_args', true], [true, 'nope', false]], stdout);
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map((l) => [l['audit'], l['tool'], l['success']]).sort(),
+      [
+        [true, 'echo_args', true],
+        [true, 'nope', false],
+      ],
+      stdout,
+    );
     assert.match(stderr, /listening on http:\/\/127\.0\.0\.1:/);
     assert.match(stderr, /"event":"tool_execution"/);
   });
 
-  it('prints the first start\'s API key to stderr, not into the audit stream', async () => {
+  it("prints the first start's API key to stderr, not into the audit stream", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-audit-first-'));
     const policyFile = path.join(dataDir, 'policy.json');
     fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 1 }, audit: { sink: 'stdout' } }));
-    const env = { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', WORKBENCH_DATA_DIR: dataDir, WORKBENCH_PLUGINS_DIR: FIXTURES, WORKBENCH_POLICY: policyFile, LOG_LEVEL: 'info' };
-    const proc = spawn(process.execPath, ['--no-node-snapshot', MAIN_JS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      WORKBENCH_DATA_DIR: dataDir,
+      WORKBENCH_PLUGINS_DIR: FIXTURES,
+      WORKBENCH_POLICY: policyFile,
+      LOG_LEVEL: 'info',
+    };
+    const proc = spawn(process.execPath, ['--no-node-snapshot', MAIN_JS, 'serve'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -329,7 +450,8 @@ describe('workbench serve with the stdout audit sink', () => {
     const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
     try {
       const deadline = Date.now() + 60_000;
-      while (!/listening on/.test(stderr) && proc.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (!/listening on/.test(stderr) && proc.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       assert.match(stderr, /Its API key is shown once:\n\n {2}\S+/);
     } finally {
       proc.kill('SIGTERM');
@@ -340,13 +462,24 @@ describe('workbench serve with the stdout audit sink', () => {
   });
 });
 
-describe('workbench serve: the first start\'s API key', () => {
+describe("workbench serve: the first start's API key", () => {
   it('with the database sink, the key and the MCP config go to stderr: stdout holds JSON log lines only', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-first-key-'));
     const policyFile = path.join(dataDir, 'policy.json');
     fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 1 } })); // audit.sink "database", the default
-    const env = { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', WORKBENCH_DATA_DIR: dataDir, WORKBENCH_PLUGINS_DIR: FIXTURES, WORKBENCH_POLICY: policyFile, LOG_LEVEL: 'info' };
-    const proc = spawn(process.execPath, ['--no-node-snapshot', MAIN_JS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      WORKBENCH_DATA_DIR: dataDir,
+      WORKBENCH_PLUGINS_DIR: FIXTURES,
+      WORKBENCH_POLICY: policyFile,
+      LOG_LEVEL: 'info',
+    };
+    const proc = spawn(process.execPath, ['--no-node-snapshot', MAIN_JS, 'serve'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -354,7 +487,8 @@ describe('workbench serve: the first start\'s API key', () => {
     const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
     try {
       const deadline = Date.now() + 60_000;
-      while (!/Workbench \S+ listening on/.test(stdout) && proc.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (!/Workbench \S+ listening on/.test(stdout) && proc.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       const key = /Its API key is shown once:\n\n {2}(\S+)/.exec(stderr)?.[1];
       assert.ok(key, `the key is printed on stderr\n${stderr}`);
       assert.match(stderr, /MCP client configuration:/);
@@ -364,6 +498,7 @@ describe('workbench serve: the first start\'s API key', () => {
       assert.equal(await exited, 0, stderr);
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-    for (const line of stdout.split('\n').filter(Boolean)) assert.doesNotThrow(() => JSON.parse(line), `a line on stdout that is not JSON: ${line}`);
+    for (const line of stdout.split('\n').filter(Boolean))
+      assert.doesNotThrow(() => JSON.parse(line), `a line on stdout that is not JSON: ${line}`);
   });
 });

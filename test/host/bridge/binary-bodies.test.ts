@@ -17,7 +17,15 @@ import { after, before, describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../../host/paths.js';
 import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
 import { createBridge, type Bridge } from '../../../host/bridge/index.js';
-import { callTool, captureLogger, egressPolicy, errorCode, LIMITS, ROOMY, type CallSpec } from '../../helpers/sandbox/harness.js';
+import {
+  callTool,
+  captureLogger,
+  egressPolicy,
+  errorCode,
+  LIMITS,
+  ROOMY,
+  type CallSpec,
+} from '../../helpers/sandbox/harness.js';
 import { EVERY_BYTE, INVALID_UTF8, startUpstream, UTF8_TEXT, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 const TOKEN = 'tok_live_9c1e5b7a3f2d4c60';
@@ -27,7 +35,14 @@ let bridge: Bridge;
 
 before(async () => {
   up = await startUpstream();
-  sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1, logger: captureLogger() });
+  sandbox = await createSandbox({
+    workers: 1,
+    maxQueue: 100,
+    quarantineAfterCrashes: 100,
+    quarantineWindowMs: 1000,
+    maxWorkerShare: 1,
+    logger: captureLogger(),
+  });
   bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin } }));
 });
 after(async () => {
@@ -38,7 +53,8 @@ after(async () => {
 
 const tool = (body: string): string => `export default { async run(ctx, args) { ${body} } };`;
 // no test here is about time: every call has room for a busy machine
-const run = (spec: CallSpec, through: Bridge = bridge) => callTool(sandbox, through, { ...spec, limits: { ...ROOMY, ...spec.limits } });
+const run = (spec: CallSpec, through: Bridge = bridge) =>
+  callTool(sandbox, through, { ...spec, limits: { ...ROOMY, ...spec.limits } });
 async function result(spec: CallSpec, through?: Bridge): Promise<any> {
   const r = await run(spec, through);
   assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
@@ -118,12 +134,24 @@ describe('responses read as bytes', () => {
         }
         return out;`),
     });
-    assert.deepEqual(r['/every-byte'], { textTwice: true, jsonTwice: null, fresh: true, again: EVERY_BYTE.toString('base64') });
-    assert.deepEqual(r['/utf8'], { textTwice: true, jsonTwice: true, fresh: true, again: Buffer.from(JSON.stringify({ text: UTF8_TEXT })).toString('base64') });
+    assert.deepEqual(r['/every-byte'], {
+      textTwice: true,
+      jsonTwice: null,
+      fresh: true,
+      again: EVERY_BYTE.toString('base64'),
+    });
+    assert.deepEqual(r['/utf8'], {
+      textTwice: true,
+      jsonTwice: true,
+      fresh: true,
+      again: Buffer.from(JSON.stringify({ text: UTF8_TEXT })).toString('base64'),
+    });
   });
 
   it('over the response cap are refused at the cap counted in bytes, not base64 characters', async () => {
-    const capped = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, maxResponseBytes: 3000 }));
+    const capped = createBridge(
+      egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, maxResponseBytes: 3000 }),
+    );
     try {
       const r = await result(
         {
@@ -141,12 +169,32 @@ describe('responses read as bytes', () => {
   });
 
   it('larger than the isolate may hold fail the call with GW_ERR_SANDBOX_MEMORY, and the next call works', async () => {
-    const big = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, maxResponseBytes: 16 * 1024 * 1024 }));
+    const big = createBridge(
+      egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, maxResponseBytes: 16 * 1024 * 1024 }),
+    );
     try {
       const spec = { name: 'small-isolate', limits: { memoryMb: 8 } };
-      const r = await run({ ...spec, source: tool(`const res = await ctx.http('https://api.example.com/ff?n=' + args.n); return (await res.bytes()).length;`), args: { n: 12 * 1024 * 1024 } }, big);
+      const r = await run(
+        {
+          ...spec,
+          source: tool(
+            `const res = await ctx.http('https://api.example.com/ff?n=' + args.n); return (await res.bytes()).length;`,
+          ),
+          args: { n: 12 * 1024 * 1024 },
+        },
+        big,
+      );
       assert.equal(errorCode(r), 'GW_ERR_SANDBOX_MEMORY', JSON.stringify(r.outcome));
-      const next = await run({ ...spec, source: tool(`const res = await ctx.http('https://api.example.com/ff?n=' + args.n); return (await res.bytes()).length;`), args: { n: 1024 } }, big);
+      const next = await run(
+        {
+          ...spec,
+          source: tool(
+            `const res = await ctx.http('https://api.example.com/ff?n=' + args.n); return (await res.bytes()).length;`,
+          ),
+          args: { n: 1024 },
+        },
+        big,
+      );
       assert.equal(next.result, 1024);
     } finally {
       await big.close();
@@ -163,8 +211,16 @@ describe('responses read as bytes', () => {
     assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
     const text = JSON.stringify(r.result);
     assert.ok(!text.includes(TOKEN) && !text.includes(Buffer.from(`Bearer ${TOKEN}`).toString('base64')), text);
-    assert.equal(up.received.at(-1)?.headers['authorization'], `Bearer ${TOKEN}`, 'the upstream did get the credential');
-    assert.deepEqual(r.result, { status: 401, text: '<p>Ung\ufffdltiges Token: [REDACTED] ([REDACTED])</p>', latin1: '<p>Ungültiges Token: [REDACTED] ([REDACTED])</p>' });
+    assert.equal(
+      up.received.at(-1)?.headers['authorization'],
+      `Bearer ${TOKEN}`,
+      'the upstream did get the credential',
+    );
+    assert.deepEqual(r.result, {
+      status: 401,
+      text: '<p>Ung\ufffdltiges Token: [REDACTED] ([REDACTED])</p>',
+      latin1: '<p>Ungültiges Token: [REDACTED] ([REDACTED])</p>',
+    });
   });
 });
 
@@ -188,12 +244,31 @@ describe('request bodies that are bytes', () => {
         }
         return echoed;`),
     });
-    const expected = [EVERY_BYTE, EVERY_BYTE, EVERY_BYTE.subarray(10, 15), EVERY_BYTE.subarray(250), Buffer.from([0x02, 0x01, 0xfe, 0xff])];
+    const expected = [
+      EVERY_BYTE,
+      EVERY_BYTE,
+      EVERY_BYTE.subarray(10, 15),
+      EVERY_BYTE.subarray(250),
+      Buffer.from([0x02, 0x01, 0xfe, 0xff]),
+    ];
     const got = up.received.slice(from);
-    assert.deepEqual(got.map((g) => g.bytes), expected);
-    assert.deepEqual(got.map((g) => g.headers['content-length']), expected.map((b) => String(b.length)));
-    assert.deepEqual(got.map((g) => g.headers['content-type']), ['application/octet-stream', undefined, undefined, undefined, undefined], 'no content-type of its own, as in fetch');
-    assert.deepEqual(r, expected.map((b) => b.toString('base64')));
+    assert.deepEqual(
+      got.map((g) => g.bytes),
+      expected,
+    );
+    assert.deepEqual(
+      got.map((g) => g.headers['content-length']),
+      expected.map((b) => String(b.length)),
+    );
+    assert.deepEqual(
+      got.map((g) => g.headers['content-type']),
+      ['application/octet-stream', undefined, undefined, undefined, undefined],
+      'no content-type of its own, as in fetch',
+    );
+    assert.deepEqual(
+      r,
+      expected.map((b) => b.toString('base64')),
+    );
   });
 
   it('are taken for what they are, not what they say: a subclass lying about its length, patched prototype getters, a fake tag', async () => {
@@ -211,7 +286,10 @@ describe('request bodies that are bytes', () => {
         const third = await send({ [Symbol.toStringTag]: 'Uint8Array', 0: 7, length: 1 });
         return [first, second, third];`),
     });
-    assert.deepEqual(up.received.slice(from).map((g) => [...g.bytes]), [[1, 2, 3], [4, 5, 6], [...Buffer.from('{"0":7,"length":1}')]]);
+    assert.deepEqual(
+      up.received.slice(from).map((g) => [...g.bytes]),
+      [[1, 2, 3], [4, 5, 6], [...Buffer.from('{"0":7,"length":1}')]],
+    );
     assert.deepEqual(r, ['\u0001\u0002\u0003', '\u0004\u0005\u0006', '{"0":7,"length":1}']);
   });
 
@@ -224,8 +302,15 @@ describe('request bodies that are bytes', () => {
         const send = (n) => ctx.http('https://api.example.com/echo-bytes', { method: 'POST', body: new Uint8Array(n).fill(255) }).then(async (res) => (await res.bytes()).length, (e) => e.code + ' ' + e.message);
         return [await send(args.max), await send(args.max + 1)];`),
     });
-    assert.deepEqual(r, [max, `GW_ERR_BRIDGE_BAD_REQUEST GW_ERR_BRIDGE_BAD_REQUEST: the request body is ${max + 1} bytes; the limit is ${max}`]);
-    assert.deepEqual(up.received.slice(from).map((g) => g.bytes.length), [max], 'the one over the cap never reached the upstream');
+    assert.deepEqual(r, [
+      max,
+      `GW_ERR_BRIDGE_BAD_REQUEST GW_ERR_BRIDGE_BAD_REQUEST: the request body is ${max + 1} bytes; the limit is ${max}`,
+    ]);
+    assert.deepEqual(
+      up.received.slice(from).map((g) => g.bytes.length),
+      [max],
+      'the one over the cap never reached the upstream',
+    );
   });
 
   it('of any other type are refused with GW_ERR_BRIDGE_BAD_REQUEST; strings and objects are sent as before; no SharedArrayBuffer or detached buffer can be made on this V8 (and either is refused where it can)', async () => {
@@ -259,8 +344,19 @@ describe('request bodies that are bytes', () => {
       'only the string and the object reached the upstream, the object as JSON',
     );
     assert.deepEqual(r.shared, ['undefined', 'undefined']);
-    if (r.canDetach) assert.deepEqual(r.detachedRefusals, Array(2).fill('GW_ERR_BRIDGE_BAD_REQUEST GW_ERR_BRIDGE_BAD_REQUEST: TypeError: init.body is a detached ArrayBuffer, or a view of one'));
-    else assert.equal(process.versions.node.split('.')[0], '20', 'ArrayBuffer.prototype.transfer is missing only where V8 predates it (Node.js 20)');
+    if (r.canDetach)
+      assert.deepEqual(
+        r.detachedRefusals,
+        Array(2).fill(
+          'GW_ERR_BRIDGE_BAD_REQUEST GW_ERR_BRIDGE_BAD_REQUEST: TypeError: init.body is a detached ArrayBuffer, or a view of one',
+        ),
+      );
+    else
+      assert.equal(
+        process.versions.node.split('.')[0],
+        '20',
+        'ArrayBuffer.prototype.transfer is missing only where V8 predates it (Node.js 20)',
+      );
   });
 
   it('that are URLSearchParams are sent form-encoded as fetch sends them (a content-type of the plugin kept), and one that only claims to be is refused', async () => {
@@ -304,7 +400,9 @@ describe('request bodies that are bytes', () => {
     assert.equal(got?.headers['content-type'], 'multipart/form-data; boundary=BOUNDARY');
     const expected = Buffer.concat([
       Buffer.from('--BOUNDARY\r\nContent-Disposition: form-data; name="comment"\r\n\r\nrésumé ✓\r\n'),
-      Buffer.from('--BOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="pic %221%22.png"\r\nContent-Type: image/png\r\n\r\n'),
+      Buffer.from(
+        '--BOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="pic %221%22.png"\r\nContent-Type: image/png\r\n\r\n',
+      ),
       file,
       Buffer.from('\r\n--BOUNDARY--\r\n'),
     ]);

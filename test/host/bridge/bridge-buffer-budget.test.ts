@@ -21,7 +21,9 @@ let up: BodyUpstream;
 let seq = 0;
 
 function bridgeWith(overrides: Partial<EgressPolicy>): Bridge {
-  return createBridge(egressPolicy({ upstreams: { [API]: up.origin }, maxResponseBytes: MiB, maxBufferedShare: 1, ...overrides }));
+  return createBridge(
+    egressPolicy({ upstreams: { [API]: up.origin }, maxResponseBytes: MiB, maxBufferedShare: 1, ...overrides }),
+  );
 }
 
 /** A call that never ends unless `end` is aborted (so only the request's own paths can release). */
@@ -50,7 +52,9 @@ describe('bridge buffer budget: admission', () => {
   it('passes concurrent bodies that fit together, and holds nothing once they are returned', async () => {
     const b = bridgeWith({ maxBufferedBytes: 3 * MiB });
     const group = `fit-${++seq}`;
-    const results = await Promise.all([0, 1, 2].map(() => b.dispatch(get(`/barrier?n=${MiB}&k=3&group=${group}`), scopeOf())));
+    const results = await Promise.all(
+      [0, 1, 2].map(() => b.dispatch(get(`/barrier?n=${MiB}&k=3&group=${group}`), scopeOf())),
+    );
     assert.deepEqual(results.map(codeOf), ['ok', 'ok', 'ok']);
     for (const r of results) assert.equal(r.ok && r.response.body.length, MiB);
     assert.equal(held(b), 0);
@@ -71,7 +75,11 @@ describe('bridge buffer budget: admission', () => {
     const r = await first;
     assert.equal(r.ok && r.response.body.length, MiB, 'the body holding the room completes');
     assert.equal(held(b), 0);
-    assert.equal(codeOf(await b.dispatch(get(`/bytes?n=${MiB}`), scopeOf())), 'ok', 'with the room back, the same request passes');
+    assert.equal(
+      codeOf(await b.dispatch(get(`/bytes?n=${MiB}`), scopeOf())),
+      'ok',
+      'with the room back, the same request passes',
+    );
     assert.equal(b.bufferStats().refusals, 1);
     await b.close();
   });
@@ -79,8 +87,13 @@ describe('bridge buffer budget: admission', () => {
   it('8 large bodies at once where 4 fit: those 4 arrive whole, the other 4 fail with GW_ERR_BRIDGE_BUSY, and the budget ends at 0', async () => {
     const b = bridgeWith({ maxBufferedBytes: FOUR_FIT.limit });
     const keys = Array.from({ length: 8 }, (_, i) => `many-${++seq}-${i}`);
-    const pending = keys.map((key) => b.dispatch(get(`/held?n=${FOUR_FIT.body}&first=${FOUR_FIT.body - 1}&key=${key}`), scopeOf()));
-    await until(() => b.bufferStats().refusals === 4 && held(b) === 4 * (FOUR_FIT.body - 1), '4 bodies hold all but their last byte, 4 were refused');
+    const pending = keys.map((key) =>
+      b.dispatch(get(`/held?n=${FOUR_FIT.body}&first=${FOUR_FIT.body - 1}&key=${key}`), scopeOf()),
+    );
+    await until(
+      () => b.bufferStats().refusals === 4 && held(b) === 4 * (FOUR_FIT.body - 1),
+      '4 bodies hold all but their last byte, 4 were refused',
+    );
     for (const key of keys) up.finish(key);
     const results = await Promise.all(pending);
     assert.deepEqual(results.map(codeOf).sort(), [...Array(4).fill('GW_ERR_BRIDGE_BUSY'), ...Array(4).fill('ok')]);
@@ -98,8 +111,15 @@ describe('bridge buffer budget: admission', () => {
     await until(() => held(b) >= 768 * KiB, 'the hog holds 768 KiB');
     const third = await b.dispatch(get(`/bytes?n=${512 * KiB}`), scopeOf('hog'));
     assert.equal(codeOf(third), 'GW_ERR_BRIDGE_BUSY');
-    assert.match(third.ok ? '' : third.error.message, /this plugin's requests .*\(1048576 bytes of http\.maxBufferedBytes\)/);
-    assert.equal(codeOf(await b.dispatch(get(`/bytes?n=${512 * KiB}`), scopeOf('other'))), 'ok', 'another plugin is not held back by the hog');
+    assert.match(
+      third.ok ? '' : third.error.message,
+      /this plugin's requests .*\(1048576 bytes of http\.maxBufferedBytes\)/,
+    );
+    assert.equal(
+      codeOf(await b.dispatch(get(`/bytes?n=${512 * KiB}`), scopeOf('other'))),
+      'ok',
+      'another plugin is not held back by the hog',
+    );
     up.finish(`${key}-a`);
     up.finish(`${key}-b`);
     assert.deepEqual([codeOf(await hog), codeOf(await hog2)], ['ok', 'ok']);
@@ -140,7 +160,10 @@ describe('bridge buffer budget: every byte comes back', () => {
   it("a redirect's body, once the redirect is followed (and it counts only while held)", async () => {
     // 768 KiB of redirect body + 768 KiB of final body would not fit in 1 MiB if the first stayed counted
     const b = bridgeWith({ maxBufferedBytes: MiB });
-    const r = await b.dispatch(get(`/redirect?n=${768 * KiB}&to=${encodeURIComponent(`/bytes?n=${768 * KiB}`)}`), scopeOf());
+    const r = await b.dispatch(
+      get(`/redirect?n=${768 * KiB}&to=${encodeURIComponent(`/bytes?n=${768 * KiB}`)}`),
+      scopeOf(),
+    );
     assert.equal(codeOf(r), 'ok');
     assert.equal(r.ok && r.response.body.length, 768 * KiB);
     assert.equal(held(b), 0);
@@ -169,7 +192,11 @@ describe('bridge buffer budget: every byte comes back', () => {
     written();
     await until(() => held(b) === 0, 'released once written');
     const end = new AbortController();
-    const r2 = await b.dispatch(get(`/bytes?n=${MiB}`), scopeOf('buffer-plugin', end), new Promise<void>(() => undefined));
+    const r2 = await b.dispatch(
+      get(`/bytes?n=${MiB}`),
+      scopeOf('buffer-plugin', end),
+      new Promise<void>(() => undefined),
+    );
     assert.equal(codeOf(r2), 'ok');
     assert.equal(held(b), MiB);
     end.abort();
@@ -181,7 +208,13 @@ describe('bridge buffer budget: every byte comes back', () => {
 describe('bridge buffer budget: through the sandbox process', () => {
   let sandbox: Sandbox;
   before(async () => {
-    sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    sandbox = await createSandbox({
+      workers: 1,
+      maxQueue: 100,
+      quarantineAfterCrashes: 100,
+      quarantineWindowMs: 1000,
+      maxWorkerShare: 1,
+    });
   });
   after(async () => {
     await sandbox.close();
@@ -197,12 +230,23 @@ describe('bridge buffer budget: through the sandbox process', () => {
     }`);
     const urls = keys.map((key) => `${API}/held?n=${FOUR_FIT.body}&first=${FOUR_FIT.body - 1}&key=${key}`);
     const running = callTool(sandbox, b, { source, manifest: m, args: { urls }, limits });
-    await until(() => b.bufferStats().refusals === 4 && held(b) === 4 * (FOUR_FIT.body - 1), '4 bodies hold all but their last byte, 4 were refused');
+    await until(
+      () => b.bufferStats().refusals === 4 && held(b) === 4 * (FOUR_FIT.body - 1),
+      '4 bodies hold all but their last byte, 4 were refused',
+    );
     for (const key of keys) up.finish(key);
     const call = await running;
     assert.ok(call.outcome.ok, JSON.stringify(call.outcome));
-    const outs = (call.result as Array<{ length?: number; name?: string; code?: string }>).map((o) => JSON.stringify(o)).sort();
-    assert.deepEqual(outs, [...Array(4).fill(JSON.stringify({ length: FOUR_FIT.body })), ...Array(4).fill(JSON.stringify({ name: 'HttpError', code: 'GW_ERR_BRIDGE_BUSY' }))].sort());
+    const outs = (call.result as Array<{ length?: number; name?: string; code?: string }>)
+      .map((o) => JSON.stringify(o))
+      .sort();
+    assert.deepEqual(
+      outs,
+      [
+        ...Array(4).fill(JSON.stringify({ length: FOUR_FIT.body })),
+        ...Array(4).fill(JSON.stringify({ name: 'HttpError', code: 'GW_ERR_BRIDGE_BUSY' })),
+      ].sort(),
+    );
     assert.equal(held(b), 0);
     await b.close();
   });
@@ -225,7 +269,12 @@ describe('bridge buffer budget: through the sandbox process', () => {
       const second = await ctx.http(args.second);
       return { first: first.body.length, second: second.body.length };
     }`);
-    const running = callTool(sandbox, spy, { source, manifest: m, args: { first: `${API}/bytes?n=${MiB}`, second: `${API}/held?n=16&first=0&key=${key}` }, limits });
+    const running = callTool(sandbox, spy, {
+      source,
+      manifest: m,
+      args: { first: `${API}/bytes?n=${MiB}`, second: `${API}/held?n=16&first=0&key=${key}` },
+      limits,
+    });
     // the second request has reached the upstream: the first body reached the plugin
     await until(() => up.arrived(`/held?n=16&first=0&key=${key}`) === 1, 'the plugin made its second request');
     await until(() => held(b) === 0, 'the first body was released after it was written to the sandbox');

@@ -35,7 +35,17 @@ describe('the workbench command', () => {
     await once(taken, 'listening');
     const port = String((taken.address() as net.AddressInfo).port);
     try {
-      const busy = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: dir, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: port }, encoding: 'utf8', timeout: 60_000 });
+      const busy = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          WORKBENCH_DATA_DIR: dir,
+          LOG_LEVEL: 'silent',
+          HOST: '127.0.0.1',
+          PORT: port,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(busy.status, 2, `exit ${busy.status} (null: still running at the timeout)\n${busy.stderr}`);
       assert.match(busy.stderr, /EADDRINUSE|in use/);
     } finally {
@@ -43,7 +53,18 @@ describe('the workbench command', () => {
     }
     const policy = path.join(dir, 'bad-policy.json');
     fs.writeFileSync(policy, JSON.stringify({ http: { allowPrivateCidrs: ['10.0.0.0/33'] } }));
-    const bad = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: dir, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', WORKBENCH_POLICY: policy }, encoding: 'utf8', timeout: 60_000 });
+    const bad = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        WORKBENCH_DATA_DIR: dir,
+        LOG_LEVEL: 'silent',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        WORKBENCH_POLICY: policy,
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(bad.status, 2, bad.stderr);
     assert.match(bad.stderr, /GW_ERR_POLICY_INVALID.*http\.allowPrivateCidrs\.0/);
   });
@@ -53,12 +74,22 @@ describe('the workbench command', () => {
     try {
       const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], {
         cwd,
-        env: { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: path.join(cwd, 'data'), LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', DATABASE_URL: 'postgress://wb:s3cret@127.0.0.1:1/wb' },
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          WORKBENCH_DATA_DIR: path.join(cwd, 'data'),
+          LOG_LEVEL: 'silent',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          DATABASE_URL: 'postgress://wb:s3cret@127.0.0.1:1/wb',
+        },
         encoding: 'utf8',
         timeout: 60_000,
       });
       assert.equal(r.status, 2, `exit ${r.status}\n${r.stderr}`);
-      assert.match(r.stderr, /GW_ERR_CONFIG_INVALID.*DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL, or a SQLite file path; got a "postgress:" URL/);
+      assert.match(
+        r.stderr,
+        /GW_ERR_CONFIG_INVALID.*DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL, or a SQLite file path; got a "postgress:" URL/,
+      );
       assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
       assert.deepEqual(fs.readdirSync(cwd), [], 'nothing was created');
     } finally {
@@ -73,7 +104,11 @@ describe('the workbench command', () => {
     await once(taken, 'listening');
     try {
       const port = String((taken.address() as net.AddressInfo).port);
-      const busy = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env: { ...env, PORT: port }, encoding: 'utf8', timeout: 60_000 });
+      const busy = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], {
+        env: { ...env, PORT: port },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(busy.status, 2, busy.stderr);
       assert.match(busy.stderr, /EADDRINUSE/);
       assert.doesNotMatch(busy.stdout + busy.stderr, /API key is shown once/);
@@ -88,11 +123,17 @@ describe('the workbench command', () => {
       // the next start, once the port is free, is the first start
       const server = await startServe({ ...env, PORT: port });
       try {
-        assert.match(server.stderr(), /Workbench created a local user \(local@workbench\.local\)\. Its API key is shown once:\n\n {2}wb_\S+/, server.output());
+        assert.match(
+          server.stderr(),
+          /Workbench created a local user \(local@workbench\.local\)\. Its API key is shown once:\n\n {2}wb_\S+/,
+          server.output(),
+        );
         const made = openSqlite(path.join(fresh, 'workbench.db'));
         try {
           // made by an operator: no key stands behind it, and revoking another key never revokes it
-          assert.deepEqual(await made.all('SELECT created_via, created_with_key_id FROM api_keys'), [{ created_via: 'operator', created_with_key_id: null }]);
+          assert.deepEqual(await made.all('SELECT created_via, created_with_key_id FROM api_keys'), [
+            { created_via: 'operator', created_with_key_id: null },
+          ]);
         } finally {
           await made.close();
         }
@@ -107,17 +148,29 @@ describe('the workbench command', () => {
 
   it('serve whose first API key cannot be stored stops (server closed, exit 2) and leaves no user, so the next start prints a key', async () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cli-nokey-'));
-    const env = { PATH: process.env['PATH'] ?? '', WORKBENCH_DATA_DIR: fresh, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0' };
+    const env = {
+      PATH: process.env['PATH'] ?? '',
+      WORKBENCH_DATA_DIR: fresh,
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: '0',
+    };
     try {
       const db = openSqlite(path.join(fresh, 'workbench.db'));
       try {
         await migrate(db);
         // a database that takes the user and refuses the key
-        await db.run("CREATE TRIGGER refuse_keys BEFORE INSERT ON api_keys BEGIN SELECT RAISE(ABORT, 'api_keys refused by the test'); END");
+        await db.run(
+          "CREATE TRIGGER refuse_keys BEFORE INSERT ON api_keys BEGIN SELECT RAISE(ABORT, 'api_keys refused by the test'); END",
+        );
       } finally {
         await db.close();
       }
-      const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], { env, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'serve'], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(r.signal, null, `the server kept running after the failure:\n${r.stderr}`);
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, /could not create the first user: .*api_keys refused by the test/);
@@ -140,9 +193,15 @@ describe('the workbench command', () => {
     }
   });
 
-  it('users keys lists a user\'s keys; users revoke-key revokes a leaked key by its text, or by prefix or id with --email, with the keys created with it, and a running server refuses it', async () => {
-    const made = JSON.parse(run('users', 'create', '--email', 'leak@example.com', '--json').stdout) as { userId: string; apiKey: string };
-    const spare = JSON.parse(run('users', 'create', '--email', 'spare@example.com', '--json').stdout) as { userId: string; apiKey: string };
+  it("users keys lists a user's keys; users revoke-key revokes a leaked key by its text, or by prefix or id with --email, with the keys created with it, and a running server refuses it", async () => {
+    const made = JSON.parse(run('users', 'create', '--email', 'leak@example.com', '--json').stdout) as {
+      userId: string;
+      apiKey: string;
+    };
+    const spare = JSON.parse(run('users', 'create', '--email', 'spare@example.com', '--json').stdout) as {
+      userId: string;
+      apiKey: string;
+    };
     // a key made in a portal session signed in with the first one (as the keys page records it)
     const db = openSqlite(path.join(dir, 'workbench.db'));
     let child: string;
@@ -155,17 +214,38 @@ describe('the workbench command', () => {
     } finally {
       await db.close();
     }
-    const listed = JSON.parse(run('users', 'keys', '--email', 'leak@example.com', '--json').stdout) as { keys: Array<{ id: string; prefix: string; revokedAt: string | null; createdVia: string }> };
-    assert.deepEqual(listed.keys.map((k) => [k.createdVia, k.revokedAt]), [['operator', null], ['key', null]]);
+    const listed = JSON.parse(run('users', 'keys', '--email', 'leak@example.com', '--json').stdout) as {
+      keys: Array<{ id: string; prefix: string; revokedAt: string | null; createdVia: string }>;
+    };
+    assert.deepEqual(
+      listed.keys.map((k) => [k.createdVia, k.revokedAt]),
+      [
+        ['operator', null],
+        ['key', null],
+      ],
+    );
     const text = run('users', 'keys', '--email', 'leak@example.com');
     assert.equal(text.code, 0);
-    assert.match(text.stdout, new RegExp(`${listed.keys[1]!.prefix}… +active +minted +created with key ${listed.keys[0]!.prefix}…`));
+    assert.match(
+      text.stdout,
+      new RegExp(`${listed.keys[1]!.prefix}… +active +minted +created with key ${listed.keys[0]!.prefix}…`),
+    );
     assert.ok(!text.stdout.includes(made.apiKey) && !text.stdout.includes(child), 'never a secret');
 
     const server = await startServe({ WORKBENCH_DATA_DIR: dir });
     try {
       const status = async (key: string) =>
-        (await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status;
+        (
+          await fetch(`${server.url}/mcp`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              authorization: `Bearer ${key}`,
+            },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+          })
+        ).status;
       assert.deepEqual([await status(made.apiKey), await status(child)], [200, 200]);
       // the leaked key's text alone is enough
       const revoked = run('users', 'revoke-key', '--key', made.apiKey, '--json');
@@ -180,7 +260,11 @@ describe('the workbench command', () => {
       assert.equal(await server.stop(), 0, server.output());
     }
     // by the prefix `users keys` shows (with or without its …), with --email
-    const prefix = (JSON.parse(run('users', 'keys', '--email', 'spare@example.com', '--json').stdout) as { keys: Array<{ prefix: string }> }).keys[0]!.prefix;
+    const prefix = (
+      JSON.parse(run('users', 'keys', '--email', 'spare@example.com', '--json').stdout) as {
+        keys: Array<{ prefix: string }>;
+      }
+    ).keys[0]!.prefix;
     const byPrefix = run('users', 'revoke-key', '--email', 'spare@example.com', '--key', `${prefix}…`);
     assert.equal(byPrefix.code, 0, byPrefix.stderr);
     assert.match(byPrefix.stdout, new RegExp(`^Revoked ${prefix}…\\. Servers refuse it within a second`));
@@ -216,7 +300,10 @@ describe('the workbench command', () => {
     const { userId } = JSON.parse(r.stdout) as { userId: string };
     const db = openSqlite(path.join(dir, 'workbench.db'));
     try {
-      assert.deepEqual(await db.all('SELECT created_via, created_with_key_id FROM api_keys WHERE user_id = ?', [userId]), [{ created_via: 'operator', created_with_key_id: null }]);
+      assert.deepEqual(
+        await db.all('SELECT created_via, created_with_key_id FROM api_keys WHERE user_id = ?', [userId]),
+        [{ created_via: 'operator', created_with_key_id: null }],
+      );
     } finally {
       await db.close();
     }
@@ -224,7 +311,17 @@ describe('the workbench command', () => {
 
   it('keys reseal re-encrypts the connections left on the previous key file under the current key', () => {
     assert.equal(run('users', 'create', '--email', 'reseal@example.com', '--json').code, 0);
-    const imported = run('connections', 'import', '--email', 'reseal@example.com', '--integration', 'github', '--token', 'gho_reseal', '--json');
+    const imported = run(
+      'connections',
+      'import',
+      '--email',
+      'reseal@example.com',
+      '--integration',
+      'github',
+      '--token',
+      'gho_reseal',
+      '--json',
+    );
     assert.equal(imported.code, 0, imported.stderr);
     const rotated = run('keys', 'rotate', '--json');
     assert.equal(rotated.code, 0, rotated.stderr);
@@ -234,7 +331,20 @@ describe('the workbench command', () => {
     fs.writeFileSync(path.join(dir, 'encryption.key'), oldKey, { mode: 0o600 });
     fs.rmSync(path.join(dir, 'encryption.key.previous'));
     assert.equal(run('users', 'create', '--email', 'late@example.com', '--json').code, 0);
-    assert.equal(run('connections', 'import', '--email', 'late@example.com', '--integration', 'github', '--token', 'gho_late', '--json').code, 0);
+    assert.equal(
+      run(
+        'connections',
+        'import',
+        '--email',
+        'late@example.com',
+        '--integration',
+        'github',
+        '--token',
+        'gho_late',
+        '--json',
+      ).code,
+      0,
+    );
     fs.writeFileSync(path.join(dir, 'encryption.key'), newKey, { mode: 0o600 });
     fs.writeFileSync(path.join(dir, 'encryption.key.previous'), oldKey, { mode: 0o600 });
     const r = run('keys', 'reseal', '--json');
@@ -250,10 +360,24 @@ describe('the workbench command', () => {
     const NEW = generateKey().toString('base64');
     const oldId = createVault(Buffer.from(OLD, 'base64')).keyId;
     const newId = createVault(Buffer.from(NEW, 'base64')).keyId;
-    const env = (key: string, previous: string): Record<string, string> => ({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: key, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: previous });
+    const env = (key: string, previous: string): Record<string, string> => ({
+      WORKBENCH_DATA_DIR: own,
+      WORKBENCH_ENCRYPTION_KEY: key,
+      WORKBENCH_ENCRYPTION_KEY_PREVIOUS: previous,
+    });
     for (const n of [1, 2, 3]) {
       assert.equal(runCli(env(OLD, NEW), 'users', 'create', '--email', `r${n}@example.com`).code, 0);
-      const imported = runCli(env(OLD, NEW), 'connections', 'import', '--email', `r${n}@example.com`, '--integration', 'github', '--token', `gho_${n}`);
+      const imported = runCli(
+        env(OLD, NEW),
+        'connections',
+        'import',
+        '--email',
+        `r${n}@example.com`,
+        '--integration',
+        'github',
+        '--token',
+        `gho_${n}`,
+      );
       assert.equal(imported.code, 0, imported.stderr);
     }
     const rotated = runCli(env(OLD, NEW), 'keys', 'rotate', '--new-key', NEW, '--json');
@@ -273,13 +397,27 @@ describe('the workbench command', () => {
     const stale = runCli(env(OLD, NEW), 'keys', 'reseal', '--json');
     assert.equal(stale.code, 2, stale.stdout + stale.stderr);
     assert.equal(stale.stdout, '');
-    assert.match(stale.stderr, new RegExp(`re-seal refused, nothing changed: .*moved the connections to key ${newId}.*runs with key ${oldId} as its current key.*set WORKBENCH_ENCRYPTION_KEY to the key whose id is ${newId}`));
+    assert.match(
+      stale.stderr,
+      new RegExp(
+        `re-seal refused, nothing changed: .*moved the connections to key ${newId}.*runs with key ${oldId} as its current key.*set WORKBENCH_ENCRYPTION_KEY to the key whose id is ${newId}`,
+      ),
+    );
     assert.deepEqual(await keyIds(), [newId, newId, newId], 'every connection stays on the new key');
     const server = await startServe(env(OLD, NEW));
     await server.stop();
     assert.ok(server.url, server.output());
-    assert.match(server.output(), new RegExp(`this server runs with key ${oldId}, but \`workbench keys rotate\` moved the connections to key ${newId}`));
-    assert.doesNotMatch(server.output(), /run `workbench keys reseal` once every server runs/, 'no advice to re-seal with this configuration');
+    assert.match(
+      server.output(),
+      new RegExp(
+        `this server runs with key ${oldId}, but \`workbench keys rotate\` moved the connections to key ${newId}`,
+      ),
+    );
+    assert.doesNotMatch(
+      server.output(),
+      /run `workbench keys reseal` once every server runs/,
+      'no advice to re-seal with this configuration',
+    );
 
     // with the new configuration it goes through and reports the key rotate printed
     const good = runCli(env(NEW, OLD), 'keys', 'reseal', '--json');
@@ -329,7 +467,10 @@ describe('the workbench command', () => {
     const after = runCli(env, 'keys', 'reseal', '--json');
     assert.equal(after.code, 0, after.stderr);
     assert.equal(after.stderr, '');
-    assert.equal((JSON.parse(after.stdout) as { keyId: string }).keyId, (JSON.parse(rotated.stdout) as { keyId: string }).keyId);
+    assert.equal(
+      (JSON.parse(after.stdout) as { keyId: string }).keyId,
+      (JSON.parse(rotated.stdout) as { keyId: string }).keyId,
+    );
   });
 
   it('keys rotate --new-key with environment keys is refused, nothing changed, unless the new key is already in WORKBENCH_ENCRYPTION_KEY_PREVIOUS', async () => {
@@ -339,16 +480,41 @@ describe('the workbench command', () => {
     const newId = createVault(Buffer.from(NEW, 'base64')).keyId;
     const onOld = { WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: OLD };
     assert.equal(runCli(onOld, 'users', 'create', '--email', 'env@example.com').code, 0);
-    assert.equal(runCli(onOld, 'connections', 'import', '--email', 'env@example.com', '--integration', 'github', '--token', 'gho_env').code, 0);
+    assert.equal(
+      runCli(
+        onOld,
+        'connections',
+        'import',
+        '--email',
+        'env@example.com',
+        '--integration',
+        'github',
+        '--token',
+        'gho_env',
+      ).code,
+      0,
+    );
     const refused = runCli(onOld, 'keys', 'rotate', '--new-key', NEW, '--json');
     assert.equal(refused.code, 2, refused.stdout + refused.stderr);
     assert.equal(refused.stdout, '');
-    assert.match(refused.stderr, new RegExp(`the new key \\(${newId}\\) is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed\\. First add the new key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS on every server and restart them`));
+    assert.match(
+      refused.stderr,
+      new RegExp(
+        `the new key \\(${newId}\\) is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed\\. First add the new key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS on every server and restart them`,
+      ),
+    );
     const db = openSqlite(path.join(own, 'workbench.db'));
     try {
       const before = createVault(Buffer.from(OLD, 'base64')).keyId;
       assert.deepEqual(await db.all('SELECT key_id FROM connections'), [{ key_id: before }]);
-      const done = runCli({ ...onOld, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: NEW }, 'keys', 'rotate', '--new-key', NEW, '--json');
+      const done = runCli(
+        { ...onOld, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: NEW },
+        'keys',
+        'rotate',
+        '--new-key',
+        NEW,
+        '--json',
+      );
       assert.equal(done.code, 0, done.stderr);
       assert.equal(JSON.parse(done.stdout).keyId, newId);
       assert.deepEqual(await db.all('SELECT key_id FROM connections'), [{ key_id: newId }]);
@@ -363,10 +529,30 @@ describe('the workbench command', () => {
     const K1 = generateKey().toString('base64');
     const k0Id = createVault(Buffer.from(K0, 'base64')).keyId;
     const k1Id = createVault(Buffer.from(K1, 'base64')).keyId;
-    const created = runCli({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: K0 }, 'users', 'create', '--email', 'lost@example.com', '--json');
+    const created = runCli(
+      { WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: K0 },
+      'users',
+      'create',
+      '--email',
+      'lost@example.com',
+      '--json',
+    );
     assert.equal(created.code, 0, created.stderr);
     const { apiKey } = JSON.parse(created.stdout) as { apiKey: string };
-    assert.equal(runCli({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: K0 }, 'connections', 'import', '--email', 'lost@example.com', '--integration', 'github', '--token', 'gho_lost').code, 0);
+    assert.equal(
+      runCli(
+        { WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: K0 },
+        'connections',
+        'import',
+        '--email',
+        'lost@example.com',
+        '--integration',
+        'github',
+        '--token',
+        'gho_lost',
+      ).code,
+      0,
+    );
     // the server runs with another key, and not the one the connection was sealed with
     const server = await startServe({ WORKBENCH_DATA_DIR: own, WORKBENCH_ENCRYPTION_KEY: K1 });
     let item: { code?: string; error?: string } | undefined;
@@ -382,12 +568,27 @@ describe('the workbench command', () => {
       await server.stop();
     }
     assert.equal(item?.code, 'GW_ERR_ENGINE_CREDENTIAL_FAILED', JSON.stringify(item));
-    assert.match(item?.error ?? '', /the stored github credential cannot be read on this server .*contact the operator of this Workbench server/);
-    assert.doesNotMatch(item?.error ?? '', new RegExp(`${k0Id}|${k1Id}|WORKBENCH_ENCRYPTION_KEY|keys reseal|encryption\\.key|reconnect`), 'no key ids or operator steps for the agent');
+    assert.match(
+      item?.error ?? '',
+      /the stored github credential cannot be read on this server .*contact the operator of this Workbench server/,
+    );
+    assert.doesNotMatch(
+      item?.error ?? '',
+      new RegExp(`${k0Id}|${k1Id}|WORKBENCH_ENCRYPTION_KEY|keys reseal|encryption\\.key|reconnect`),
+      'no key ids or operator steps for the agent',
+    );
     // the operator's log names both keys and what to do
-    const logged = server.output().split('\n').filter((l) => l.includes('"msg":"the stored github credential of connection'));
+    const logged = server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"the stored github credential of connection'));
     assert.equal(logged.length, 1, server.output());
-    assert.match(logged[0] ?? '', new RegExp(`encrypted with key ${k0Id}, which this server does not have \\(its key is ${k1Id}\\): add that key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS`));
+    assert.match(
+      logged[0] ?? '',
+      new RegExp(
+        `encrypted with key ${k0Id}, which this server does not have \\(its key is ${k1Id}\\): add that key to WORKBENCH_ENCRYPTION_KEY_PREVIOUS`,
+      ),
+    );
   });
 
   it('refuses a flag given twice and a value for an on/off flag, and creates nothing', async () => {
@@ -400,7 +601,10 @@ describe('the workbench command', () => {
     assert.equal(twice.stdout + valued.stdout, '');
     const db = openSqlite(path.join(dir, 'workbench.db'));
     try {
-      assert.deepEqual(await db.all("SELECT email FROM users WHERE email IN ('x@example.com', 'y@example.com', 'z@example.com')"), []);
+      assert.deepEqual(
+        await db.all("SELECT email FROM users WHERE email IN ('x@example.com', 'y@example.com', 'z@example.com')"),
+        [],
+      );
     } finally {
       await db.close();
     }
@@ -410,26 +614,87 @@ describe('the workbench command', () => {
     const created = run('users', 'create', '--email', 'b@example.com', '--tenant', 'acme', '--json');
     assert.equal(created.code, 0, created.stderr);
     assert.equal(JSON.parse(created.stdout).tenant, 'acme');
-    const first = run('connections', 'import', '--email', 'b@example.com', '--integration', 'atlassian-jira', '--token', 't1', '--config', '{"site":"team-a"}', '--json');
+    const first = run(
+      'connections',
+      'import',
+      '--email',
+      'b@example.com',
+      '--integration',
+      'atlassian-jira',
+      '--token',
+      't1',
+      '--config',
+      '{"site":"team-a"}',
+      '--json',
+    );
     assert.equal(first.code, 0, first.stderr);
     assert.equal(JSON.parse(first.stdout).replaced, false);
-    const second = run('connections', 'import', '--email', 'b@example.com', '--integration', 'atlassian-jira', '--token', 't2');
+    const second = run(
+      'connections',
+      'import',
+      '--email',
+      'b@example.com',
+      '--integration',
+      'atlassian-jira',
+      '--token',
+      't2',
+    );
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /^Replaced the atlassian-jira connection of b@example\.com/);
     // API-key fields: a number is taken as written and null leaves the field out; an object is refused
-    const keyed = run('connections', 'import', '--email', 'b@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-abcdefgh","region":"eu","accountId":1234567}');
+    const keyed = run(
+      'connections',
+      'import',
+      '--email',
+      'b@example.com',
+      '--integration',
+      'newrelic',
+      '--values',
+      '{"apiKey":"NRAK-abcdefgh","region":"eu","accountId":1234567}',
+    );
     assert.equal(keyed.code, 0, keyed.stderr);
-    const nulled = run('connections', 'import', '--email', 'b@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-abcdefgh","accountId":null}', '--json');
+    const nulled = run(
+      'connections',
+      'import',
+      '--email',
+      'b@example.com',
+      '--integration',
+      'newrelic',
+      '--values',
+      '{"apiKey":"NRAK-abcdefgh","accountId":null}',
+      '--json',
+    );
     assert.equal(nulled.code, 0, nulled.stderr);
-    const objected = run('connections', 'import', '--email', 'b@example.com', '--integration', 'newrelic', '--values', '{"apiKey":{"k":"NRAK-abcdefgh"}}');
+    const objected = run(
+      'connections',
+      'import',
+      '--email',
+      'b@example.com',
+      '--integration',
+      'newrelic',
+      '--values',
+      '{"apiKey":{"k":"NRAK-abcdefgh"}}',
+    );
     assert.notEqual(objected.code, 0);
-    assert.match(objected.stderr, /--values: field "apiKey" must be a string \(or a number, or null to leave it out\), not object/);
+    assert.match(
+      objected.stderr,
+      /--values: field "apiKey" must be a string \(or a number, or null to leave it out\), not object/,
+    );
     const db = openSqlite(path.join(dir, 'workbench.db'));
     try {
-      const rows = await db.all<{ config: string }>("SELECT config FROM connections WHERE integration = 'atlassian-jira'");
-      assert.deepEqual(rows.map((r) => JSON.parse(r.config)), [{ site: 'team-a' }]);
+      const rows = await db.all<{ config: string }>(
+        "SELECT config FROM connections WHERE integration = 'atlassian-jira'",
+      );
+      assert.deepEqual(
+        rows.map((r) => JSON.parse(r.config)),
+        [{ site: 'team-a' }],
+      );
       const relic = await db.get<{ config: string }>("SELECT config FROM connections WHERE integration = 'newrelic'");
-      assert.deepEqual(JSON.parse(relic?.config ?? '{}'), { region: 'eu', accountId: '1234567' }, 'the null accountId was left out (not stored as "null"): the re-import kept both stored fields');
+      assert.deepEqual(
+        JSON.parse(relic?.config ?? '{}'),
+        { region: 'eu', accountId: '1234567' },
+        'the null accountId was left out (not stored as "null"): the re-import kept both stored fields',
+      );
     } finally {
       await db.close();
     }
@@ -439,7 +704,19 @@ describe('the workbench command', () => {
     const write = (name: string, source: string, tools = [`${name}_x`]): string => {
       const folder = path.join(root, name);
       fs.mkdirSync(folder);
-      const manifest = { name, version: '0.1.0', displayName: name, description: 'test', auth: { type: 'none' }, egress: [], tools: tools.map((t) => ({ name: t, description: `does ${t}`, inputSchema: { type: 'object', properties: {} } })) };
+      const manifest = {
+        name,
+        version: '0.1.0',
+        displayName: name,
+        description: 'test',
+        auth: { type: 'none' },
+        egress: [],
+        tools: tools.map((t) => ({
+          name: t,
+          description: `does ${t}`,
+          inputSchema: { type: 'object', properties: {} },
+        })),
+      };
       fs.writeFileSync(path.join(folder, 'manifest.json'), JSON.stringify(manifest));
       fs.writeFileSync(path.join(folder, 'plugin.js'), source);
       return folder;
@@ -448,18 +725,34 @@ describe('the workbench command', () => {
     assert.equal(good.code, 0, good.stderr);
     assert.match(good.stdout, /^ok: good@0\.1\.0: 1 tool\(s\)/);
     const cases: [string, string, RegExp, string[]?][] = [
-      ['importer', 'import fs from "node:fs";\nexport default { importer_x: async () => 1 };', /the module failed to load: import "node:fs" is not allowed/],
+      [
+        'importer',
+        'import fs from "node:fs";\nexport default { importer_x: async () => 1 };',
+        /the module failed to load: import "node:fs" is not allowed/,
+      ],
       ['syntaxerr', 'export default { async syntaxerr_x() { return 1; } ;', /the module failed to load: SyntaxError: /],
       ['nodefault', 'export const nodefault_x = async () => 1;', /the module has no default export object/],
-      ['topthrow', 'throw new Error("top-level boom");\nexport default {};', /the module failed to load: top-level boom/],
-      ['nohandler', 'export default { nohandler_x: async () => 1 };', /the default export has no function for tool "nohandler_y"/, ['nohandler_x', 'nohandler_y']],
+      [
+        'topthrow',
+        'throw new Error("top-level boom");\nexport default {};',
+        /the module failed to load: top-level boom/,
+      ],
+      [
+        'nohandler',
+        'export default { nohandler_x: async () => 1 };',
+        /the default export has no function for tool "nohandler_y"/,
+        ['nohandler_x', 'nohandler_y'],
+      ],
     ];
     const tsFolder = path.join(root, 'ts-source');
     fs.mkdirSync(tsFolder);
     fs.writeFileSync(path.join(tsFolder, 'plugin.ts'), 'export default {};');
     const ts = run('plugin', 'validate', tsFolder);
     assert.equal(ts.code, 1);
-    assert.equal(ts.stderr, `invalid: ${path.join(tsFolder, 'manifest.json')}: missing: this is a TypeScript plugin's source folder (plugin.ts); the gateway loads what \`workbench plugin build\` writes. Build it, then validate the output: workbench plugin build ${tsFolder} && workbench plugin validate ${path.join(tsFolder, 'dist')}\n`);
+    assert.equal(
+      ts.stderr,
+      `invalid: ${path.join(tsFolder, 'manifest.json')}: missing: this is a TypeScript plugin's source folder (plugin.ts); the gateway loads what \`workbench plugin build\` writes. Build it, then validate the output: workbench plugin build ${tsFolder} && workbench plugin validate ${path.join(tsFolder, 'dist')}\n`,
+    );
     for (const [name, source, message, tools] of cases) {
       const folder = write(name, source, tools);
       const r = run('plugin', 'validate', folder);
@@ -474,16 +767,33 @@ describe('the workbench command', () => {
     const write = (folder: string, name: string, tools: string[]): string => {
       const at = path.join(root, folder);
       fs.mkdirSync(at);
-      const manifest = { name, version: '2.0.0', displayName: name, description: 'test', auth: { type: 'none' }, egress: [], tools: tools.map((t) => ({ name: t, description: `does ${t}`, inputSchema: { type: 'object' } })) };
+      const manifest = {
+        name,
+        version: '2.0.0',
+        displayName: name,
+        description: 'test',
+        auth: { type: 'none' },
+        egress: [],
+        tools: tools.map((t) => ({ name: t, description: `does ${t}`, inputSchema: { type: 'object' } })),
+      };
       fs.writeFileSync(path.join(at, 'manifest.json'), JSON.stringify(manifest));
-      fs.writeFileSync(path.join(at, 'plugin.js'), `export default { ${tools.map((t) => `${t}: async () => 1`).join(', ')} };`);
+      fs.writeFileSync(
+        path.join(at, 'plugin.js'),
+        `export default { ${tools.map((t) => `${t}: async () => 1`).join(', ')} };`,
+      );
       return at;
     };
     const offPrefix = run('plugin', 'validate', write('off', 'weather', ['forecast_now']));
     assert.equal(offPrefix.code, 1);
-    assert.match(offPrefix.stderr, /^invalid: .*manifest\.json: tools: every tool name of plugin "weather" starts with one prefix, the same for all its tools: "weather_" .*"forecast_now" does not start with "weather_"\n$/);
+    assert.match(
+      offPrefix.stderr,
+      /^invalid: .*manifest\.json: tools: every tool name of plugin "weather" starts with one prefix, the same for all its tools: "weather_" .*"forecast_now" does not start with "weather_"\n$/,
+    );
     const meta = run('plugin', 'validate', write('meta', 'execute', ['execute_tools']));
-    assert.match(meta.stderr, /tools\.0\.name: "execute_tools" is the name of one of the gateway's own meta-tools, which no plugin may take/);
+    assert.match(
+      meta.stderr,
+      /tools\.0\.name: "execute_tools" is the name of one of the gateway's own meta-tools, which no plugin may take/,
+    );
     const thief = write('thief', 'acme-github', ['github_export']);
     const clash = run('plugin', 'validate', thief);
     assert.equal(clash.code, 1);
@@ -494,44 +804,121 @@ describe('the workbench command', () => {
     );
     const upgrade = run('plugin', 'validate', write('upgrade', 'github', ['github_only_tool']));
     assert.equal(upgrade.code, 0, upgrade.stderr);
-    assert.equal(upgrade.stderr, `note: github@1.0.0 is installed in ${path.join(BUILTIN_PLUGINS_DIR, 'github')}: install this one in its place (two folders of one plugin would refuse both)\n`);
+    assert.equal(
+      upgrade.stderr,
+      `note: github@1.0.0 is installed in ${path.join(BUILTIN_PLUGINS_DIR, 'github')}: install this one in its place (two folders of one plugin would refuse both)\n`,
+    );
     const installed = run('plugin', 'validate', path.join(BUILTIN_PLUGINS_DIR, 'github'));
     assert.equal(installed.code, 0, installed.stderr);
     assert.equal(installed.stderr, '', 'an installed plugin is not compared with itself');
   });
   it('connections import: --token fills a single secret field beside optional ones, a re-import keeps the fields it does not give, and a missing integration names the folders searched', async () => {
     assert.equal(run('users', 'create', '--email', 'c@example.com').code, 0);
-    const token = run('connections', 'import', '--email', 'c@example.com', '--integration', 'newrelic', '--token', 'NRAK-first-key');
+    const token = run(
+      'connections',
+      'import',
+      '--email',
+      'c@example.com',
+      '--integration',
+      'newrelic',
+      '--token',
+      'NRAK-first-key',
+    );
     assert.equal(token.code, 0, token.stderr);
-    const eu = run('connections', 'import', '--email', 'c@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-second","region":"eu","accountId":"42"}');
+    const eu = run(
+      'connections',
+      'import',
+      '--email',
+      'c@example.com',
+      '--integration',
+      'newrelic',
+      '--values',
+      '{"apiKey":"NRAK-second","region":"eu","accountId":"42"}',
+    );
     assert.equal(eu.code, 0, eu.stderr);
-    const again = run('connections', 'import', '--email', 'c@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-third","accountId":"43"}');
+    const again = run(
+      'connections',
+      'import',
+      '--email',
+      'c@example.com',
+      '--integration',
+      'newrelic',
+      '--values',
+      '{"apiKey":"NRAK-third","accountId":"43"}',
+    );
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /its config \(non-secret fields\) is kept where --config or --values did not give a new value/);
+    assert.match(
+      again.stdout,
+      /its config \(non-secret fields\) is kept where --config or --values did not give a new value/,
+    );
     const db = openSqlite(path.join(dir, 'workbench.db'));
     try {
-      const row = await db.get<{ config: string }>("SELECT c.config FROM connections c JOIN users u ON u.id = c.user_id WHERE u.email = 'c@example.com' AND c.integration = 'newrelic'");
-      assert.deepEqual(JSON.parse(row?.config ?? '{}'), { region: 'eu', accountId: '43' }, 'the region chosen before is kept');
+      const row = await db.get<{ config: string }>(
+        "SELECT c.config FROM connections c JOIN users u ON u.id = c.user_id WHERE u.email = 'c@example.com' AND c.integration = 'newrelic'",
+      );
+      assert.deepEqual(
+        JSON.parse(row?.config ?? '{}'),
+        { region: 'eu', accountId: '43' },
+        'the region chosen before is kept',
+      );
     } finally {
       await db.close();
     }
     // two secret fields: --token cannot tell which one it is
     const plugins = fs.mkdtempSync(path.join(dir, 'plugins-'));
     fs.mkdirSync(path.join(plugins, 'basic'));
-    const fields = [{ name: 'username', label: 'User', secret: true }, { name: 'password', label: 'Password', secret: true }];
-    const manifest = { name: 'basic', version: '1.0.0', displayName: 'Basic', description: 'test', auth: { type: 'apikey', fields, inject: { format: 'Basic {base64:username:password}' } }, egress: ['api.example.com'], tools: [{ name: 'basic_x', description: 'x', inputSchema: { type: 'object' } }] };
+    const fields = [
+      { name: 'username', label: 'User', secret: true },
+      { name: 'password', label: 'Password', secret: true },
+    ];
+    const manifest = {
+      name: 'basic',
+      version: '1.0.0',
+      displayName: 'Basic',
+      description: 'test',
+      auth: { type: 'apikey', fields, inject: { format: 'Basic {base64:username:password}' } },
+      egress: ['api.example.com'],
+      tools: [{ name: 'basic_x', description: 'x', inputSchema: { type: 'object' } }],
+    };
     fs.writeFileSync(path.join(plugins, 'basic', 'manifest.json'), JSON.stringify(manifest));
     fs.writeFileSync(path.join(plugins, 'basic', 'plugin.js'), 'export default { basic_x: async () => 1 };');
-    const two = runCli({ WORKBENCH_DATA_DIR: dir, WORKBENCH_PLUGINS_DIR: plugins }, 'connections', 'import', '--email', 'c@example.com', '--integration', 'basic', '--token', 'secret');
+    const two = runCli(
+      { WORKBENCH_DATA_DIR: dir, WORKBENCH_PLUGINS_DIR: plugins },
+      'connections',
+      'import',
+      '--email',
+      'c@example.com',
+      '--integration',
+      'basic',
+      '--token',
+      'secret',
+    );
     assert.equal(two.code, 2);
-    assert.match(two.stderr, /--token fills only the single secret field of an API-key integration; basic has 2 \(username, password\): use --values '\{"username":"…","password":"…"\}'/);
-    const missing = run('connections', 'import', '--email', 'c@example.com', '--integration', 'basic', '--token', 'secret');
+    assert.match(
+      two.stderr,
+      /--token fills only the single secret field of an API-key integration; basic has 2 \(username, password\): use --values '\{"username":"…","password":"…"\}'/,
+    );
+    const missing = run(
+      'connections',
+      'import',
+      '--email',
+      'c@example.com',
+      '--integration',
+      'basic',
+      '--token',
+      'secret',
+    );
     assert.equal(missing.code, 2);
     // the shipped plugins, by folder name, in the order the command lists them
-    const shipped = fs.readdirSync(BUILTIN_PLUGINS_DIR).filter((d) => fs.existsSync(path.join(BUILTIN_PLUGINS_DIR, d, 'manifest.json'))).sort();
+    const shipped = fs
+      .readdirSync(BUILTIN_PLUGINS_DIR)
+      .filter((d) => fs.existsSync(path.join(BUILTIN_PLUGINS_DIR, d, 'manifest.json')))
+      .sort();
     assert.ok(shipped.includes('github') && shipped.includes('slack'));
     assert.ok(
-      missing.stderr.includes(`plugins (found: ${shipped.join(', ')}). Run this command with the server's WORKBENCH_PLUGINS_DIR`),
+      missing.stderr.includes(
+        `plugins (found: ${shipped.join(', ')}). Run this command with the server's WORKBENCH_PLUGINS_DIR`,
+      ),
       missing.stderr,
     );
     assert.match(missing.stderr, /no integration named "basic" in the plugin folders searched: /);

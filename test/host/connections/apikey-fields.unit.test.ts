@@ -22,8 +22,15 @@ const field = (pattern: string): ApiKeyField => ({ name: 'site', label: 'Site', 
 describe('API-key field patterns', () => {
   it('a whole-value match, as before', () => {
     assert.deepEqual(validateApiKeyFields([field('[a-z]+-[0-9]+')], { site: 'abc-12' }).errors, {});
-    assert.match(validateApiKeyFields([field('[a-z]+-[0-9]+')], { site: 'abc-12x' }).errors['site'] ?? '', /expected format/);
-    assert.match(validateApiKeyFields([field('[a-z]+')], { site: 'x abc' }).errors['site'] ?? '', /expected format/, 'anchored at both ends');
+    assert.match(
+      validateApiKeyFields([field('[a-z]+-[0-9]+')], { site: 'abc-12x' }).errors['site'] ?? '',
+      /expected format/,
+    );
+    assert.match(
+      validateApiKeyFields([field('[a-z]+')], { site: 'x abc' }).errors['site'] ?? '',
+      /expected format/,
+      'anchored at both ends',
+    );
   });
 
   it('a pattern that backtracks exponentially in JavaScript answers at once', () => {
@@ -53,7 +60,11 @@ describe('API-key field patterns RE2 cannot compile refuse the plugin', () => {
   function writePlugin(folder: string, pattern: string, more: Array<Record<string, unknown>> = []): string {
     const dir = path.join(root, folder);
     fs.mkdirSync(dir, { recursive: true });
-    const fields = [{ name: 'apiKey', label: 'API key', secret: true }, { name: 'site', label: 'Site', pattern }, ...more];
+    const fields = [
+      { name: 'apiKey', label: 'API key', secret: true },
+      { name: 'site', label: 'Site', pattern },
+      ...more,
+    ];
     fs.writeFileSync(
       path.join(dir, 'manifest.json'),
       JSON.stringify({
@@ -86,7 +97,12 @@ describe('API-key field patterns RE2 cannot compile refuse the plugin', () => {
         (err: Error & { file?: string; code?: string }) => {
           assert.equal(err.code, 'GW_ERR_PLUGIN_INVALID');
           assert.equal(err.file, path.join(dir, 'manifest.json'));
-          assert.ok(err.message.startsWith(`auth.fields.1.pattern (field "site"): ${JSON.stringify(pattern)} is not a linear-time regular expression (RE2 syntax: lookaround and backreferences are not supported): `), err.message);
+          assert.ok(
+            err.message.startsWith(
+              `auth.fields.1.pattern (field "site"): ${JSON.stringify(pattern)} is not a linear-time regular expression (RE2 syntax: lookaround and backreferences are not supported): `,
+            ),
+            err.message,
+          );
           assert.match(err.message, why);
           return true;
         },
@@ -95,23 +111,42 @@ describe('API-key field patterns RE2 cannot compile refuse the plugin', () => {
   }
 
   it('names every refused field at once, and loads the other plugins', () => {
-    const dir = writePlugin('two-bad', '(?=x)', [{ name: 'region', label: 'Region', pattern: '(a)\\1' }, { name: 'fine', label: 'Fine', pattern: '[a-z]+' }]);
+    const dir = writePlugin('two-bad', '(?=x)', [
+      { name: 'region', label: 'Region', pattern: '(a)\\1' },
+      { name: 'fine', label: 'Fine', pattern: '[a-z]+' },
+    ]);
     const good = writePlugin('all-good', '^[a-z0-9-]{1,63}$');
     const { plugins, errors } = loadPlugins([root]);
-    assert.ok(plugins.some((p) => p.dir === good), 'an RE2 pattern loads');
+    assert.ok(
+      plugins.some((p) => p.dir === good),
+      'an RE2 pattern loads',
+    );
     const mine = errors.find((e) => e.dir === dir);
-    assert.match(mine?.message ?? '', /^auth\.fields\.1\.pattern \(field "site"\): .*; auth\.fields\.2\.pattern \(field "region"\): /);
+    assert.match(
+      mine?.message ?? '',
+      /^auth\.fields\.1\.pattern \(field "site"\): .*; auth\.fields\.2\.pattern \(field "region"\): /,
+    );
     assert.doesNotMatch(mine?.message ?? '', /"fine"/);
   });
 
   it('workbench plugin validate exits 1 with the same message', async () => {
     const dir = writePlugin('cli-refused', '^(?!admin).*$');
     const cli = path.join(PACKAGE_ROOT, 'dist', 'host', 'cli', 'main.js');
-    const r = await promisify(execFile)(process.execPath, ['--no-node-snapshot', cli, 'plugin', 'validate', dir], { encoding: 'utf8' }).then(
+    const r = await promisify(execFile)(process.execPath, ['--no-node-snapshot', cli, 'plugin', 'validate', dir], {
+      encoding: 'utf8',
+    }).then(
       () => ({ code: 0, stderr: '' }),
       (err: { code: number; stderr: string }) => err,
     );
     assert.equal(r.code, 1);
-    assert.equal(r.stderr.split('\n')[0]?.startsWith(`invalid: ${path.join(dir, 'manifest.json')}: auth.fields.1.pattern (field "site"): "^(?!admin).*$" is not a linear-time regular expression`), true, r.stderr);
+    assert.equal(
+      r.stderr
+        .split('\n')[0]
+        ?.startsWith(
+          `invalid: ${path.join(dir, 'manifest.json')}: auth.fields.1.pattern (field "site"): "^(?!admin).*$" is not a linear-time regular expression`,
+        ),
+      true,
+      r.stderr,
+    );
   });
 });

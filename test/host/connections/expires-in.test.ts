@@ -39,12 +39,23 @@ for (const backend of backends()) {
       await migrate(db);
       mock = await startMockOAuth();
       const manifests = [oauthManifest(mock)];
-      svc = createConnectionService({ db, vault, clientFor: () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret }), now: () => clock });
+      svc = createConnectionService({
+        db,
+        vault,
+        clientFor: () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret }),
+        now: () => clock,
+      });
       const users = new UserStore(db);
       user = await users.create('ada@example.com', 'acme');
       apiKey = (await users.createApiKey(user.id, 'test')).key;
       app = Fastify();
-      registerPortal(app, { db, users, connections: svc, registry: { plugins: () => manifests, plugin: (n) => manifests.find((m) => m.name === n) }, publicUrl: 'http://127.0.0.1:3999' });
+      registerPortal(app, {
+        db,
+        users,
+        connections: svc,
+        registry: { plugins: () => manifests, plugin: (n) => manifests.find((m) => m.name === n) },
+        publicUrl: 'http://127.0.0.1:3999',
+      });
       await app.ready();
     });
     after(async () => {
@@ -65,7 +76,12 @@ for (const backend of backends()) {
       const consent = await fetch(`${mock.origin}/authorize/decision`, {
         method: 'POST',
         redirect: 'manual',
-        body: new URLSearchParams({ decision: 'allow', redirect_uri: auth.searchParams.get('redirect_uri') ?? '', state: auth.searchParams.get('state') ?? '', code_challenge: auth.searchParams.get('code_challenge') ?? '' }),
+        body: new URLSearchParams({
+          decision: 'allow',
+          redirect_uri: auth.searchParams.get('redirect_uri') ?? '',
+          state: auth.searchParams.get('state') ?? '',
+          code_challenge: auth.searchParams.get('code_challenge') ?? '',
+        }),
       });
       const back = new URL(consent.headers.get('location') ?? '');
       assert.equal((await b.get(`/oauth/callback${back.search}`)).status, 303);
@@ -94,7 +110,10 @@ for (const backend of backends()) {
       const cred = await svc.credential(user.id, oauthManifest(mock));
       const { row, secret } = await stored();
       assert.equal(secret.values['token'], cred?.values['token'], 'the refreshed token is stored');
-      assert.ok(secret.refreshToken && mock.activeRefreshTokens.has(secret.refreshToken), 'the rotated refresh token is stored');
+      assert.ok(
+        secret.refreshToken && mock.activeRefreshTokens.has(secret.refreshToken),
+        'the rotated refresh token is stored',
+      );
       assert.equal(row.version, 2);
       assert.equal(row.expires_at, clock + MAX_EXPIRES_IN_SEC * 1000);
       assert.ok(Number.isSafeInteger(row.expires_at));
@@ -108,7 +127,12 @@ for (const backend of backends()) {
       await connectThroughPortal();
       assert.equal((await stored()).row.expires_at, clock + 1_000);
       // imported by the operator (connections import) with a lifetime beyond the clamp
-      await svc.importConnection({ userId: user.id, manifest: oauthManifest(mock), token: 'imported', expiresInSec: 1e30 });
+      await svc.importConnection({
+        userId: user.id,
+        manifest: oauthManifest(mock),
+        token: 'imported',
+        expiresInSec: 1e30,
+      });
       assert.equal((await stored()).row.expires_at, clock + MAX_EXPIRES_IN_SEC * 1000);
     });
   });

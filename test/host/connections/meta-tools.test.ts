@@ -38,13 +38,24 @@ describe('connection meta-tools', () => {
     });
     const noClient = { ...oauthManifest(mock), name: 'noclient', displayName: 'No Client' };
     manifests = [oauthManifest(mock, { revocationUrl: mock.revokeUrl }), apiKeyManifest(), noAuth, noClient];
-    const clientFor = (n: string) => (n === 'noclient' ? undefined : { clientId: mock.clientId, clientSecret: mock.clientSecret });
+    const clientFor = (n: string) =>
+      n === 'noclient' ? undefined : { clientId: mock.clientId, clientSecret: mock.clientSecret };
     // Count the pending-record reads of the waiting service to prove it does not busy-poll.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the assertion is what lets a non-generic get stand in for Db's generic one
-    const countingDb = { ...t.db, get: (sql: string, p?: readonly (string | number | bigint | null)[]) => ((dbQueries += sql.includes('pending_connects') ? 1 : 0), t.db.get(sql, p)) } as typeof t.db;
+    const countingDb = {
+      ...t.db,
+      get: (sql: string, p?: readonly (string | number | bigint | null)[]) => (
+        (dbQueries += sql.includes('pending_connects') ? 1 : 0),
+        t.db.get(sql, p)
+      ),
+    } as typeof t.db;
     svc = createConnectionService({ db: countingDb, vault, clientFor });
     replica = createConnectionService({ db: t.db, vault, clientFor });
-    const list = createConnectionMetaTools({ connections: svc, registry: { plugins: () => manifests, plugin: (n) => manifests.find((m) => m.name === n) }, publicUrl: 'https://wb.example.com/' });
+    const list = createConnectionMetaTools({
+      connections: svc,
+      registry: { plugins: () => manifests, plugin: (n) => manifests.find((m) => m.name === n) },
+      publicUrl: 'https://wb.example.com/',
+    });
     tools = new Map(list.map((x) => [x.name, x]));
   });
   after(async () => {
@@ -60,7 +71,12 @@ describe('connection meta-tools', () => {
       signal,
       cancelled: signal,
       requestId: 'req-1',
-      progress: async (p, total, message) => void progress.push({ progress: p, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) }),
+      progress: async (p, total, message) =>
+        void progress.push({
+          progress: p,
+          ...(total !== undefined ? { total } : {}),
+          ...(message !== undefined ? { message } : {}),
+        }),
     };
     return { ctx, progress };
   }
@@ -70,9 +86,15 @@ describe('connection meta-tools', () => {
   };
 
   it('lists the tools in a stable order with schemas', () => {
-    assert.deepEqual([...tools.values()].sort((a, b) => a.order - b.order).map((x) => x.name), ['list_integrations', 'connect', 'wait_for_connection', 'disconnect']);
+    assert.deepEqual(
+      [...tools.values()].sort((a, b) => a.order - b.order).map((x) => x.name),
+      ['list_integrations', 'connect', 'wait_for_connection', 'disconnect'],
+    );
     assert.throws(() => tools.get('wait_for_connection')!.inputSchema.parse({ connectionId: 'x', timeoutSec: 301 }));
-    assert.equal((tools.get('wait_for_connection')!.inputSchema.parse({ connectionId: 'x' }) as { timeoutSec: number }).timeoutSec, 120);
+    assert.equal(
+      (tools.get('wait_for_connection')!.inputSchema.parse({ connectionId: 'x' }) as { timeoutSec: number }).timeoutSec,
+      120,
+    );
   });
 
   it('connect returns a link on the public URL, stored in the database', async () => {
@@ -83,7 +105,10 @@ describe('connection meta-tools', () => {
     assert.equal(j.url, `https://wb.example.com/connect/${j.connectionId}`);
     assert.ok(j.connectionId.length >= 32);
     assert.ok(Date.parse(j.expiresAt) - Date.now() > 9 * 60_000);
-    const row = await t.db.get<{ user_id: string; status: string }>('SELECT user_id, status FROM pending_connects WHERE id = ?', [j.connectionId]);
+    const row = await t.db.get<{ user_id: string; status: string }>(
+      'SELECT user_id, status FROM pending_connects WHERE id = ?',
+      [j.connectionId],
+    );
     assert.deepEqual(row, { user_id: t.user.id, status: 'pending' });
     assert.equal(((await call('connect', { integration: 'keyed' })).json as { type: string }).type, 'apikey');
   });
@@ -95,7 +120,11 @@ describe('connection meta-tools', () => {
     const noClient = await call('connect', { integration: 'noclient' });
     assert.equal(noClient.isError, true);
     assert.match(JSON.stringify(noClient.json), /NOCLIENT_CLIENT_ID/);
-    assert.equal((await call('connect', { integration: 'clock' })).json && ((await call('connect', { integration: 'clock' })).json as { status: string }).status, 'NOT_REQUIRED');
+    assert.equal(
+      (await call('connect', { integration: 'clock' })).json &&
+        ((await call('connect', { integration: 'clock' })).json as { status: string }).status,
+      'NOT_REQUIRED',
+    );
   });
 
   it('wait_for_connection returns CONNECTED when another replica completes the link, without busy polling', async () => {
@@ -138,7 +167,10 @@ describe('connection meta-tools', () => {
   it('does not count a connection older than the link as the link being finished', async () => {
     const user = await t.users.create('reconnecting@example.com', 'acme');
     await replica.saveApiKey(user.id, apiKeyManifest(), { apiKey: 'k_oldconnection' });
-    await t.db.run('UPDATE connections SET updated_at = updated_at - 1000, connected_at = connected_at - 1000 WHERE user_id = ?', [user.id]);
+    await t.db.run(
+      'UPDATE connections SET updated_at = updated_at - 1000, connected_at = connected_at - 1000 WHERE user_id = ?',
+      [user.id],
+    );
     const ctx = context(user).ctx;
     const a = (await call('connect', { integration: 'keyed' }, ctx)).json as { connectionId: string };
     const r = await call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 1 }, ctx);
@@ -150,18 +182,37 @@ describe('connection meta-tools', () => {
     const hub = manifests[0]!;
     const pair = mock.issue();
     // connected a while ago, with a token that is about to expire
-    await replica.importConnection({ userId: user.id, manifest: hub, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 30 });
-    await t.db.run('UPDATE connections SET created_at = created_at - 5000, updated_at = updated_at - 5000, connected_at = connected_at - 5000 WHERE user_id = ?', [user.id]);
+    await replica.importConnection({
+      userId: user.id,
+      manifest: hub,
+      token: pair.accessToken,
+      refreshToken: pair.refreshToken,
+      expiresInSec: 30,
+    });
+    await t.db.run(
+      'UPDATE connections SET created_at = created_at - 5000, updated_at = updated_at - 5000, connected_at = connected_at - 5000 WHERE user_id = ?',
+      [user.id],
+    );
     const ctx = context(user).ctx;
     const a = (await call('connect', { integration: 'mockhub' }, ctx)).json as { connectionId: string };
-    const before = (await t.db.get<{ updated_at: number; version: number }>('SELECT updated_at, version FROM connections WHERE user_id = ?', [user.id]))!;
+    const before = (await t.db.get<{ updated_at: number; version: number }>(
+      'SELECT updated_at, version FROM connections WHERE user_id = ?',
+      [user.id],
+    ))!;
     const waiting = call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 2 }, ctx);
     // another replica refreshes the token (a call, or the sweep) while the agent waits for the re-consent
     assert.ok(await replica.credential(user.id, hub));
-    const refreshed = (await t.db.get<{ updated_at: number; version: number }>('SELECT updated_at, version FROM connections WHERE user_id = ?', [user.id]))!;
+    const refreshed = (await t.db.get<{ updated_at: number; version: number }>(
+      'SELECT updated_at, version FROM connections WHERE user_id = ?',
+      [user.id],
+    ))!;
     assert.equal(refreshed.version, Number(before.version) + 1);
     assert.ok(Number(refreshed.updated_at) >= (await svc.pending.get(a.connectionId))!.createdAt);
-    assert.equal(((await waiting).json as { status: string }).status, 'TIMEOUT', 'a refresh is not the user connecting');
+    assert.equal(
+      ((await waiting).json as { status: string }).status,
+      'TIMEOUT',
+      'a refresh is not the user connecting',
+    );
     // the user then reconnects through the portal's own link, served by another replica
     const b = await replica.pending.createLimited(user.id, 'mockhub', 'oauth2');
     assert.ok(b.ok);
@@ -179,10 +230,15 @@ describe('connection meta-tools', () => {
     await svc.pending.settle(connectionId, 'denied', 'MockHub answered access_denied');
     const r = await waiting;
     assert.ok(Date.now() - t0 < 200);
-    assert.deepEqual(r.json, { connectionId, integration: 'mockhub', status: 'DENIED', reason: 'MockHub answered access_denied' });
+    assert.deepEqual(r.json, {
+      connectionId,
+      integration: 'mockhub',
+      status: 'DENIED',
+      reason: 'MockHub answered access_denied',
+    });
   });
 
-  it('returns TIMEOUT, EXPIRED, and an error for another user\'s id', async () => {
+  it("returns TIMEOUT, EXPIRED, and an error for another user's id", async () => {
     const { connectionId } = (await call('connect', { integration: 'mockhub' })).json as { connectionId: string };
     const timeout = await call('wait_for_connection', { connectionId, timeoutSec: 1 });
     assert.equal((timeout.json as { status: string }).status, 'TIMEOUT');
@@ -208,20 +264,54 @@ describe('connection meta-tools', () => {
   it('list_integrations tells the truth about each connection, and disconnect revokes', async () => {
     const pair = mock.issue();
     const hub = manifests[0]!;
-    await svc.importConnection({ userId: t.user.id, manifest: hub, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 3600 });
-    type Row = { name: string; connection: string; reason?: string; tools: number; authType: string; connectable?: boolean };
+    await svc.importConnection({
+      userId: t.user.id,
+      manifest: hub,
+      token: pair.accessToken,
+      refreshToken: pair.refreshToken,
+      expiresInSec: 3600,
+    });
+    type Row = {
+      name: string;
+      connection: string;
+      reason?: string;
+      tools: number;
+      authType: string;
+      connectable?: boolean;
+    };
     const list = async () => ((await call('list_integrations', {})).json as { integrations: Row[] }).integrations;
     let rows = await list();
-    assert.deepEqual(rows.map((r) => [r.name, r.connection]), [['clock', 'not_required'], ['keyed', 'connected'], ['mockhub', 'connected'], ['noclient', 'not_connected']]);
+    assert.deepEqual(
+      rows.map((r) => [r.name, r.connection]),
+      [
+        ['clock', 'not_required'],
+        ['keyed', 'connected'],
+        ['mockhub', 'connected'],
+        ['noclient', 'not_connected'],
+      ],
+    );
     assert.equal(rows.find((r) => r.name === 'noclient')?.connectable, false);
     assert.equal(rows.find((r) => r.name === 'mockhub')?.tools, 1);
-    await t.db.run("UPDATE connections SET status = 'needs_reauth', status_reason = 'the provider no longer accepts it' WHERE integration = 'mockhub'");
+    await t.db.run(
+      "UPDATE connections SET status = 'needs_reauth', status_reason = 'the provider no longer accepts it' WHERE integration = 'mockhub'",
+    );
     rows = await list();
-    assert.deepEqual(rows.find((r) => r.name === 'mockhub'), { ...rows.find((r) => r.name === 'mockhub'), connection: 'needs_reauth', reason: 'the provider no longer accepts it' });
+    assert.deepEqual(
+      rows.find((r) => r.name === 'mockhub'),
+      {
+        ...rows.find((r) => r.name === 'mockhub'),
+        connection: 'needs_reauth',
+        reason: 'the provider no longer accepts it',
+      },
+    );
     const r = await call('disconnect', { integration: 'mockhub' });
     assert.deepEqual(r.json, { integration: 'mockhub', disconnected: true, revocation: 'revoked' });
     assert.ok(mock.revoked.has(pair.refreshToken) && mock.revoked.has(pair.accessToken));
     assert.equal((await list()).find((x) => x.name === 'mockhub')?.connection, 'not_connected');
-    assert.deepEqual((await call('disconnect', { integration: 'mockhub' })).json, { integration: 'mockhub', disconnected: false, revocation: 'unsupported' });
+    assert.deepEqual((await call('disconnect', { integration: 'mockhub' })).json, {
+      integration: 'mockhub',
+      disconnected: false,
+      revocation: 'unsupported',
+    });
   });
 });

@@ -10,22 +10,40 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { authorizationUrl, clientEnvPrefix, clientFromEnv, exchangeCode, refreshAccessToken, revokeToken, type OAuth2Auth } from '../../../host/connections/oauth.js';
+import {
+  authorizationUrl,
+  clientEnvPrefix,
+  clientFromEnv,
+  exchangeCode,
+  refreshAccessToken,
+  revokeToken,
+  type OAuth2Auth,
+} from '../../../host/connections/oauth.js';
 import { NO_REFRESH_REASON } from '../../../host/connections/refresh.js';
 import { createConnectionService } from '../../../host/connections/service.js';
-import { MAX_TOKEN_RESPONSE_BYTES, PROVIDER_TEXT_MAX, readTokenResponse } from '../../../host/connections/token-response.js';
+import {
+  MAX_TOKEN_RESPONSE_BYTES,
+  PROVIDER_TEXT_MAX,
+  readTokenResponse,
+} from '../../../host/connections/token-response.js';
 import { createVault, generateKey } from '../../../host/connections/vault.js';
 import { startMockOAuth, type MockOAuth } from '../../helpers/mock-oauth.js';
 import { oauthManifest, openTestDb } from '../../helpers/connections-db.js';
 
-const authOf = (mock: MockOAuth, extra: Record<string, unknown> = {}): OAuth2Auth => oauthManifest(mock, extra).auth as OAuth2Auth;
+const authOf = (mock: MockOAuth, extra: Record<string, unknown> = {}): OAuth2Auth =>
+  oauthManifest(mock, extra).auth as OAuth2Auth;
 
 async function consent(mock: MockOAuth, url: string): Promise<URL> {
   const u = new URL(url);
   const res = await fetch(`${mock.origin}/authorize/decision`, {
     method: 'POST',
     redirect: 'manual',
-    body: new URLSearchParams({ decision: 'allow', redirect_uri: u.searchParams.get('redirect_uri') ?? '', state: u.searchParams.get('state') ?? '', code_challenge: u.searchParams.get('code_challenge') ?? '' }),
+    body: new URLSearchParams({
+      decision: 'allow',
+      redirect_uri: u.searchParams.get('redirect_uri') ?? '',
+      state: u.searchParams.get('state') ?? '',
+      code_challenge: u.searchParams.get('code_challenge') ?? '',
+    }),
   });
   return new URL(res.headers.get('location') ?? '');
 }
@@ -42,7 +60,10 @@ async function floodingProvider(size: number, declareLength = false) {
     req.resume();
     let written = 0;
     closes.push(new Promise((resolve) => res.on('close', () => resolve(written))));
-    res.writeHead(200, { 'content-type': 'application/json', ...(declareLength ? { 'content-length': String(size) } : {}) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      ...(declareLength ? { 'content-length': String(size) } : {}),
+    });
     const pump = (): void => {
       while (written < size && !res.destroyed) {
         const part = chunk.subarray(0, Math.min(chunk.length, size - written));
@@ -72,18 +93,40 @@ describe('OAuth2 client', () => {
   const client = () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret });
 
   it('builds the authorization URL with PKCE S256, state, scopes and extra parameters', () => {
-    const auth = authOf(mock, { authorizationParams: { audience: 'api.example.com', prompt: 'consent' }, scopeSeparator: ',' });
-    const url = new URL(authorizationUrl(auth, client(), { redirectUri: 'https://wb.example.com/oauth/callback', state: 's1', codeVerifier: 'v'.repeat(43) }));
+    const auth = authOf(mock, {
+      authorizationParams: { audience: 'api.example.com', prompt: 'consent' },
+      scopeSeparator: ',',
+    });
+    const url = new URL(
+      authorizationUrl(auth, client(), {
+        redirectUri: 'https://wb.example.com/oauth/callback',
+        state: 's1',
+        codeVerifier: 'v'.repeat(43),
+      }),
+    );
     assert.equal(url.searchParams.get('response_type'), 'code');
     assert.equal(url.searchParams.get('client_id'), mock.clientId);
     assert.equal(url.searchParams.get('state'), 's1');
     assert.equal(url.searchParams.get('scope'), 'repo,read:user');
     assert.equal(url.searchParams.get('audience'), 'api.example.com');
     assert.equal(url.searchParams.get('code_challenge_method'), 'S256');
-    assert.equal(url.searchParams.get('code_challenge'), createHash('sha256').update('v'.repeat(43)).digest('base64url'));
-    const mapped = authorizationUrl(auth, client(), { redirectUri: 'x', state: 's', mapUrl: (u) => u.replace(mock.origin, 'http://127.0.0.1:1') });
+    assert.equal(
+      url.searchParams.get('code_challenge'),
+      createHash('sha256').update('v'.repeat(43)).digest('base64url'),
+    );
+    const mapped = authorizationUrl(auth, client(), {
+      redirectUri: 'x',
+      state: 's',
+      mapUrl: (u) => u.replace(mock.origin, 'http://127.0.0.1:1'),
+    });
     assert.ok(mapped.startsWith('http://127.0.0.1:1/authorize?'));
-    const noPkce = new URL(authorizationUrl(authOf(mock, { pkce: false }), client(), { redirectUri: 'x', state: 's', codeVerifier: 'v'.repeat(43) }));
+    const noPkce = new URL(
+      authorizationUrl(authOf(mock, { pkce: false }), client(), {
+        redirectUri: 'x',
+        state: 's',
+        codeVerifier: 'v'.repeat(43),
+      }),
+    );
     assert.equal(noPkce.searchParams.get('code_challenge'), null);
   });
 
@@ -91,25 +134,60 @@ describe('OAuth2 client', () => {
     for (const clientAuth of ['body', 'basic'] as const) {
       const auth = authOf(mock, { clientAuth });
       const verifier = 'a'.repeat(50);
-      const back = await consent(mock, authorizationUrl(auth, client(), { redirectUri: 'http://127.0.0.1/cb', state: 'st', codeVerifier: verifier }));
-      const tokens = await exchangeCode(auth, client(), { code: back.searchParams.get('code') ?? '', redirectUri: 'http://127.0.0.1/cb', codeVerifier: verifier });
+      const back = await consent(
+        mock,
+        authorizationUrl(auth, client(), { redirectUri: 'http://127.0.0.1/cb', state: 'st', codeVerifier: verifier }),
+      );
+      const tokens = await exchangeCode(auth, client(), {
+        code: back.searchParams.get('code') ?? '',
+        redirectUri: 'http://127.0.0.1/cb',
+        codeVerifier: verifier,
+      });
       assert.ok(mock.activeAccessTokens.has(tokens.accessToken), clientAuth);
       assert.equal(tokens.expiresInSec, 3600);
       assert.ok(tokens.refreshToken);
     }
     const auth = authOf(mock);
-    const back = await consent(mock, authorizationUrl(auth, client(), { redirectUri: 'http://127.0.0.1/cb', state: 'st', codeVerifier: 'b'.repeat(50) }));
-    await assert.rejects(exchangeCode(auth, client(), { code: back.searchParams.get('code') ?? '', redirectUri: 'http://127.0.0.1/cb', codeVerifier: 'c'.repeat(50) }), (e: Error & { kind?: string }) => e.kind === 'invalid_grant' && /PKCE/.test(e.message));
-    await assert.rejects(refreshAccessToken(auth, { clientId: mock.clientId, clientSecret: 'wrong' }, 'x'), (e: Error & { kind?: string }) => e.kind === 'provider_error' && /invalid_client/.test(e.message));
+    const back = await consent(
+      mock,
+      authorizationUrl(auth, client(), {
+        redirectUri: 'http://127.0.0.1/cb',
+        state: 'st',
+        codeVerifier: 'b'.repeat(50),
+      }),
+    );
+    await assert.rejects(
+      exchangeCode(auth, client(), {
+        code: back.searchParams.get('code') ?? '',
+        redirectUri: 'http://127.0.0.1/cb',
+        codeVerifier: 'c'.repeat(50),
+      }),
+      (e: Error & { kind?: string }) => e.kind === 'invalid_grant' && /PKCE/.test(e.message),
+    );
+    await assert.rejects(
+      refreshAccessToken(auth, { clientId: mock.clientId, clientSecret: 'wrong' }, 'x'),
+      (e: Error & { kind?: string }) => e.kind === 'provider_error' && /invalid_client/.test(e.message),
+    );
   });
 
   it('reads the token under tokenPath (Slack authed_user) and form-encoded answers', async () => {
     const slack = await startMockOAuth({ nestUnder: 'authed_user' });
     try {
       const { refreshToken } = slack.issue();
-      const tokens = await refreshAccessToken(authOf(slack, { tokenPath: 'authed_user' }), { clientId: slack.clientId, clientSecret: slack.clientSecret }, refreshToken);
+      const tokens = await refreshAccessToken(
+        authOf(slack, { tokenPath: 'authed_user' }),
+        { clientId: slack.clientId, clientSecret: slack.clientSecret },
+        refreshToken,
+      );
       assert.ok(slack.activeAccessTokens.has(tokens.accessToken));
-      await assert.rejects(refreshAccessToken(authOf(slack), { clientId: slack.clientId, clientSecret: slack.clientSecret }, [...slack.activeRefreshTokens][0] ?? ''), { code: 'GW_ERR_CONNECTION_PROVIDER', kind: 'bad_response', message: /no access_token/ });
+      await assert.rejects(
+        refreshAccessToken(
+          authOf(slack),
+          { clientId: slack.clientId, clientSecret: slack.clientSecret },
+          [...slack.activeRefreshTokens][0] ?? '',
+        ),
+        { code: 'GW_ERR_CONNECTION_PROVIDER', kind: 'bad_response', message: /no access_token/ },
+      );
     } finally {
       await slack.close();
     }
@@ -124,13 +202,26 @@ describe('OAuth2 client', () => {
   });
 
   it('classifies errors sent with HTTP 200, Slack ok:false, and garbage', async () => {
-    const r = (body: string, type: string, status = 200) => new Response(body, { status, headers: { 'content-type': type } });
-    const kind = async (res: Response) => readTokenResponse(res, 'token refresh').then(() => 'ok', (e: Error & { kind: string }) => `${e.kind}: ${e.message}`);
-    assert.match(await kind(r('error=bad_verification_code&error_description=The+code+is+wrong', 'application/x-www-form-urlencoded')), /^invalid_grant: .*bad_verification_code: The code is wrong/);
+    const r = (body: string, type: string, status = 200) =>
+      new Response(body, { status, headers: { 'content-type': type } });
+    const kind = async (res: Response) =>
+      readTokenResponse(res, 'token refresh').then(
+        () => 'ok',
+        (e: Error & { kind: string }) => `${e.kind}: ${e.message}`,
+      );
+    assert.match(
+      await kind(
+        r('error=bad_verification_code&error_description=The+code+is+wrong', 'application/x-www-form-urlencoded'),
+      ),
+      /^invalid_grant: .*bad_verification_code: The code is wrong/,
+    );
     assert.match(await kind(r('{"ok":false,"error":"invalid_refresh_token"}', 'application/json')), /^invalid_grant/);
     assert.match(await kind(r('{"ok":false,"error":"ratelimited"}', 'application/json', 429)), /^provider_unavailable/);
     assert.match(await kind(r('<html>oops</html>', 'text/html', 502)), /^provider_unavailable: .*HTTP 502/);
-    assert.match(await kind(r('not json at all', 'application/json')), /^bad_response: .*application\/json that is not a token response/);
+    assert.match(
+      await kind(r('not json at all', 'application/json')),
+      /^bad_response: .*application\/json that is not a token response/,
+    );
     assert.match(await kind(r('{"access_token":""}', 'application/json')), /^bad_response: .*no access_token/);
     assert.match(await kind(r('{"access_token":"t","expires_in":"120","scope":["a","b"]}', 'application/json')), /^ok/);
     assert.match(await kind(r('access_token=t&token_type=bearer', 'text/plain')), /^ok/);
@@ -146,11 +237,17 @@ describe('OAuth2 client', () => {
       [200, '<html></html>', `text/${huge}`],
     ];
     for (const [status, body, type] of cases) {
-      await assert.rejects(readTokenResponse(new Response(body, { status, headers: { 'content-type': type } }), 'token refresh'), (e: Error & { providerCode?: string }) => {
-        assert.ok(e.message.length <= 400, `HTTP ${status}: ${e.message.length} characters`);
-        assert.ok(e.providerCode === undefined || e.providerCode.length <= PROVIDER_TEXT_MAX.code + 1, `HTTP ${status}: providerCode of ${e.providerCode?.length}`);
-        return true;
-      });
+      await assert.rejects(
+        readTokenResponse(new Response(body, { status, headers: { 'content-type': type } }), 'token refresh'),
+        (e: Error & { providerCode?: string }) => {
+          assert.ok(e.message.length <= 400, `HTTP ${status}: ${e.message.length} characters`);
+          assert.ok(
+            e.providerCode === undefined || e.providerCode.length <= PROVIDER_TEXT_MAX.code + 1,
+            `HTTP ${status}: providerCode of ${e.providerCode?.length}`,
+          );
+          return true;
+        },
+      );
     }
   });
 
@@ -163,13 +260,19 @@ describe('OAuth2 client', () => {
         const form = new URLSearchParams(body);
         const grant = form.get('grant_type') === 'refresh_token' ? form.get('refresh_token') : form.get('code');
         res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'invalid_grant', error_description: `bad ${grant} for ${form.get('client_secret')} (sent ${body.slice(0, 120)})` }));
+        res.end(
+          JSON.stringify({
+            error: 'invalid_grant',
+            error_description: `bad ${grant} for ${form.get('client_secret')} (sent ${body.slice(0, 120)})`,
+          }),
+        );
       });
     });
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     const origin = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
     try {
-      const auth = oauthManifest({ authorizeUrl: `${origin}/authorize`, tokenUrl: `${origin}/token` }).auth as OAuth2Auth;
+      const auth = oauthManifest({ authorizeUrl: `${origin}/authorize`, tokenUrl: `${origin}/token` })
+        .auth as OAuth2Auth;
       const secrets = { clientId: 'echo-client', clientSecret: 'cs/secret+value=1' };
       const refreshToken = 'rt_sensitive_0123456789';
       const code = 'code_sensitive_abcdef';
@@ -180,7 +283,12 @@ describe('OAuth2 client', () => {
         await assert.rejects(attempt, (e: Error & { kind?: string }) => {
           assert.equal(e.kind, 'invalid_grant', label);
           assert.match(e.message, /\[redacted\]/, label);
-          for (const secret of [...sent, secrets.clientSecret, encodeURIComponent(secrets.clientSecret), new URLSearchParams({ s: secrets.clientSecret }).toString().slice(2)])
+          for (const secret of [
+            ...sent,
+            secrets.clientSecret,
+            encodeURIComponent(secrets.clientSecret),
+            new URLSearchParams({ s: secrets.clientSecret }).toString().slice(2),
+          ])
             assert.ok(!e.message.includes(secret), `${label}: ${e.message}`);
           return true;
         });
@@ -192,9 +300,13 @@ describe('OAuth2 client', () => {
 
   it('revokes a token (RFC 7009) and reports providers without revocation', async () => {
     const pair = mock.issue();
-    assert.equal(await revokeToken(authOf(mock, { revocationUrl: mock.revokeUrl }), client(), pair.refreshToken, 'refresh_token'), true);
+    assert.equal(
+      await revokeToken(authOf(mock, { revocationUrl: mock.revokeUrl }), client(), pair.refreshToken, 'refresh_token'),
+      true,
+    );
     assert.ok(mock.revoked.has(pair.refreshToken));
-    const withoutRevocation = oauthManifest({ authorizeUrl: mock.authorizeUrl, tokenUrl: mock.tokenUrl }).auth as OAuth2Auth;
+    const withoutRevocation = oauthManifest({ authorizeUrl: mock.authorizeUrl, tokenUrl: mock.tokenUrl })
+      .auth as OAuth2Auth;
     assert.equal(await revokeToken(withoutRevocation, client(), pair.accessToken, 'access_token'), false);
   });
 
@@ -207,17 +319,21 @@ describe('OAuth2 client', () => {
     const streamed = await floodingProvider(FULL);
     try {
       const auth = oauthManifest(streamed.urls, { revocationUrl: streamed.urls.revokeUrl }).auth as OAuth2Auth;
-      await assert.rejects(exchangeCode(auth, client(), { code: 'c', redirectUri: 'http://127.0.0.1/cb' }), (e: Error & { kind?: string }) => {
-        assert.equal(e.kind, 'bad_response');
-        assert.match(e.message, /^token exchange: /);
-        assert.match(e.message, tooLarge);
-        return true;
-      });
+      await assert.rejects(
+        exchangeCode(auth, client(), { code: 'c', redirectUri: 'http://127.0.0.1/cb' }),
+        (e: Error & { kind?: string }) => {
+          assert.equal(e.kind, 'bad_response');
+          assert.match(e.message, /^token exchange: /);
+          assert.match(e.message, tooLarge);
+          return true;
+        },
+      );
       // the revocation's answer is not read at all: only its status counts
       assert.equal(await revokeToken(auth, client(), 'rt', 'refresh_token'), true);
       const sent = await streamed.sent();
       assert.equal(sent.length, 2);
-      for (const bytes of sent) assert.ok(early(bytes), `the provider wrote ${bytes} of ${FULL} bytes before the client went away`);
+      for (const bytes of sent)
+        assert.ok(early(bytes), `the provider wrote ${bytes} of ${FULL} bytes before the client went away`);
     } finally {
       await streamed.close();
     }
@@ -228,7 +344,12 @@ describe('OAuth2 client', () => {
     try {
       let clock = Date.now();
       const manifest = oauthManifest(declared.urls);
-      const svc = createConnectionService({ db: t.db, vault: createVault(generateKey()), clientFor: client, now: () => clock });
+      const svc = createConnectionService({
+        db: t.db,
+        vault: createVault(generateKey()),
+        clientFor: client,
+        now: () => clock,
+      });
       await svc.importConnection({ userId: t.user.id, manifest, token: 'old', refreshToken: 'rt', expiresInSec: 1 });
       clock += 2_000;
       await assert.rejects(svc.credential(t.user.id, manifest), (e: Error & { code?: string }) => {
@@ -239,7 +360,10 @@ describe('OAuth2 client', () => {
       });
       assert.equal((await svc.lookup(t.user.id, manifest)).connected, true);
       const [bytes] = await declared.sent();
-      assert.ok(bytes !== undefined && early(bytes), `the provider wrote ${bytes} of ${FULL} bytes before the client went away`);
+      assert.ok(
+        bytes !== undefined && early(bytes),
+        `the provider wrote ${bytes} of ${FULL} bytes before the client went away`,
+      );
     } finally {
       await t.close();
       await declared.close();
@@ -259,18 +383,38 @@ describe('OAuth2 client', () => {
     try {
       let clock = Date.now();
       const manifest = oauthManifest(mock);
-      const svc = createConnectionService({ db: t.db, vault: createVault(generateKey()), clientFor: client, now: () => clock });
+      const svc = createConnectionService({
+        db: t.db,
+        vault: createVault(generateKey()),
+        clientFor: client,
+        now: () => clock,
+      });
       await svc.importConnection({ userId: t.user.id, manifest, token: 'once', expiresInSec: 60 });
       assert.equal((await svc.state(t.user.id, manifest)).state, 'connected');
       clock += 61_000;
       const s = await svc.states(t.user.id);
-      assert.deepEqual(s.get('mockhub'), { state: 'needs_reauth', connectionId: (s.get('mockhub') as { connectionId: string }).connectionId, reason: NO_REFRESH_REASON, updatedAt: clock });
+      assert.deepEqual(s.get('mockhub'), {
+        state: 'needs_reauth',
+        connectionId: (s.get('mockhub') as { connectionId: string }).connectionId,
+        reason: NO_REFRESH_REASON,
+        updatedAt: clock,
+      });
 
       const u2 = await t.users.create('bob@example.com', 'acme');
       const pair = mock.issue();
-      await svc.importConnection({ userId: u2.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 240 });
+      await svc.importConnection({
+        userId: u2.id,
+        manifest,
+        token: pair.accessToken,
+        refreshToken: pair.refreshToken,
+        expiresInSec: 240,
+      });
       const before = mock.counters.refreshes;
-      assert.deepEqual(await svc.refreshExpiring([manifest], 60_000), { usable: 0, needsReauth: 0, failed: 0 }, 'nothing due within 1 min');
+      assert.deepEqual(
+        await svc.refreshExpiring([manifest], 60_000),
+        { usable: 0, needsReauth: 0, failed: 0 },
+        'nothing due within 1 min',
+      );
       assert.deepEqual(await svc.refreshExpiring([manifest]), { usable: 1, needsReauth: 0, failed: 0 });
       assert.equal(mock.counters.refreshes - before, 1);
       assert.notEqual((await svc.credential(u2.id, manifest))?.values['token'], pair.accessToken);

@@ -48,6 +48,10 @@ describe('connect links near their expiry', () => {
     assert.equal(settled?.status, 'expired');
     assert.equal((await pending.get(stuck.id))?.status, 'exchanging');
     clock += EXCHANGE_GRACE_MS;
-    assert.equal((await pending.get(stuck.id))?.status, 'expired', 'a replica that died mid-exchange does not leave the wait hanging');
+    assert.equal(
+      (await pending.get(stuck.id))?.status,
+      'expired',
+      'a replica that died mid-exchange does not leave the wait hanging',
+    );
   });
 });

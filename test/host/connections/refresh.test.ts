@@ -20,7 +20,10 @@ describe('OAuth2 refresh', () => {
   let mock: MockOAuth;
   const vault = createVault(generateKey());
   const logs: string[] = [];
-  const logger = { info: (o: object, m?: string) => void logs.push(JSON.stringify(o) + (m ?? '')), warn: (o: object, m?: string) => void logs.push(JSON.stringify(o) + (m ?? '')) };
+  const logger = {
+    info: (o: object, m?: string) => void logs.push(JSON.stringify(o) + (m ?? '')),
+    warn: (o: object, m?: string) => void logs.push(JSON.stringify(o) + (m ?? '')),
+  };
 
   before(async () => {
     mock = await startMockOAuth({ refreshDelayMs: 50 });
@@ -36,12 +39,24 @@ describe('OAuth2 refresh', () => {
   after(async () => t && (await t.close()));
 
   const service = (extra: Partial<ConnectionServiceDeps> = {}) =>
-    createConnectionService({ db: t.db, vault, clientFor: () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret }), logger, ...extra });
+    createConnectionService({
+      db: t.db,
+      vault,
+      clientFor: () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret }),
+      logger,
+      ...extra,
+    });
 
   async function staleConnection(svc = service(), expiresInSec = 5) {
     const pair = mock.issue();
     const manifest = oauthManifest(mock);
-    await svc.importConnection({ userId: t.user.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec });
+    await svc.importConnection({
+      userId: t.user.id,
+      manifest,
+      token: pair.accessToken,
+      refreshToken: pair.refreshToken,
+      expiresInSec,
+    });
     return { pair, manifest };
   }
 
@@ -58,18 +73,25 @@ describe('OAuth2 refresh', () => {
     assert.notEqual(fresh, pair.accessToken);
     assert.ok(mock.activeAccessTokens.has(fresh));
 
-    const row = await t.db.get<{ id: string; secret: string; expires_at: number; version: number }>('SELECT * FROM connections');
+    const row = await t.db.get<{ id: string; secret: string; expires_at: number; version: number }>(
+      'SELECT * FROM connections',
+    );
     assert.ok(row);
     const stored = openSecret(vault, row.id, row.secret, 'mockhub');
     assert.equal(stored.values['token'], fresh);
-    assert.ok(stored.refreshToken && mock.activeRefreshTokens.has(stored.refreshToken), 'the rotated refresh token is stored');
+    assert.ok(
+      stored.refreshToken && mock.activeRefreshTokens.has(stored.refreshToken),
+      'the rotated refresh token is stored',
+    );
     assert.ok(!mock.activeRefreshTokens.has(pair.refreshToken));
     assert.ok(Number(row.expires_at) > Date.now() + 3_000_000);
     // Fresh now: no further refresh.
     await svc.credential(t.user.id, manifest);
     assert.equal(mock.counters.refreshes - before, 1);
     // Nothing logged carries a token.
-    for (const line of logs) for (const secret of [pair.accessToken, pair.refreshToken, fresh, stored.refreshToken]) assert.ok(!line.includes(secret), line);
+    for (const line of logs)
+      for (const secret of [pair.accessToken, pair.refreshToken, fresh, stored.refreshToken])
+        assert.ok(!line.includes(secret), line);
   });
 
   it('uses the rotated refresh token for the next refresh (rotation persisted)', async () => {
@@ -80,8 +102,14 @@ describe('OAuth2 refresh', () => {
     clock += 3_600_000; // the refreshed token is now stale too
     const second = await svc.credential(t.user.id, manifest);
     assert.ok(second && first && second.values['token'] !== first.values['token']);
-    assert.deepEqual(mock.counters.tokenErrors.filter((e) => e === 'invalid_grant'), []);
-    assert.ok([...mock.counters.refreshTokenUses.values()].every((n) => n === 1), 'no refresh token presented twice');
+    assert.deepEqual(
+      mock.counters.tokenErrors.filter((e) => e === 'invalid_grant'),
+      [],
+    );
+    assert.ok(
+      [...mock.counters.refreshTokenUses.values()].every((n) => n === 1),
+      'no refresh token presented twice',
+    );
   });
 
   it('spends the refresh token once across two service instances sharing the database (replicas)', async () => {
@@ -89,7 +117,9 @@ describe('OAuth2 refresh', () => {
     const b = service();
     const { pair, manifest } = await staleConnection(a);
     const before = mock.counters.refreshes;
-    const creds = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).credential(t.user.id, manifest)));
+    const creds = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).credential(t.user.id, manifest)),
+    );
     assert.equal(mock.counters.refreshes - before, 1);
     assert.equal(mock.counters.refreshTokenUses.get(pair.refreshToken), 1);
     assert.equal(new Set(creds.map((c) => c?.values['token'])).size, 1);
@@ -108,7 +138,13 @@ describe('OAuth2 refresh', () => {
     // Reconnecting (a new token) brings it back.
     const pair = mock.issue();
     mock.mode = 'normal';
-    await svc.importConnection({ userId: t.user.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 3600 });
+    await svc.importConnection({
+      userId: t.user.id,
+      manifest,
+      token: pair.accessToken,
+      refreshToken: pair.refreshToken,
+      expiresInSec: 3600,
+    });
     assert.equal((await svc.lookup(t.user.id, manifest)).connected, true);
     assert.equal((await svc.credential(t.user.id, manifest))?.values['token'], pair.accessToken);
   });
@@ -119,7 +155,8 @@ describe('OAuth2 refresh', () => {
     const db: typeof t.db = {
       ...t.db,
       run: (sql, params) => {
-        if (sql.includes('SET secret = ?') && sql.includes('AND version = ?') && refusals-- > 0) return Promise.reject(new Error('database is locked'));
+        if (sql.includes('SET secret = ?') && sql.includes('AND version = ?') && refusals-- > 0)
+          return Promise.reject(new Error('database is locked'));
         return t.db.run(sql, params);
       },
     };
@@ -140,9 +177,20 @@ describe('OAuth2 refresh', () => {
     const svc = service();
     const manifest = oauthManifest(mock);
     const first = mock.issue();
-    await svc.importConnection({ userId: t.user.id, manifest, token: first.accessToken, refreshToken: first.refreshToken, expiresInSec: 3600, config: { site: 'team-a' } });
+    await svc.importConnection({
+      userId: t.user.id,
+      manifest,
+      token: first.accessToken,
+      refreshToken: first.refreshToken,
+      expiresInSec: 3600,
+      config: { site: 'team-a' },
+    });
     const second = mock.issue();
-    await svc.saveTokens(t.user.id, manifest, { accessToken: second.accessToken, refreshToken: second.refreshToken, expiresInSec: 3600 });
+    await svc.saveTokens(t.user.id, manifest, {
+      accessToken: second.accessToken,
+      refreshToken: second.refreshToken,
+      expiresInSec: 3600,
+    });
     const look = await svc.lookup(t.user.id, manifest);
     assert.ok(look.connected);
     assert.deepEqual(look.config, { site: 'team-a' });
@@ -154,7 +202,11 @@ describe('OAuth2 refresh', () => {
     const svc = service({ now: () => clock });
     const manifest = oauthManifest(mock);
     await svc.importConnection({ userId: t.user.id, manifest, token: 'short-lived', expiresInSec: 30 });
-    assert.equal((await svc.credential(t.user.id, manifest))?.values['token'], 'short-lived', 'still valid for 30 s: used as is');
+    assert.equal(
+      (await svc.credential(t.user.id, manifest))?.values['token'],
+      'short-lived',
+      'still valid for 30 s: used as is',
+    );
     clock += 31_000;
     assert.equal(await svc.credential(t.user.id, manifest), undefined);
     assert.deepEqual(await svc.lookup(t.user.id, manifest), { connected: false, reason: NO_REFRESH_REASON });
@@ -179,7 +231,12 @@ describe('OAuth2 refresh', () => {
         assert.ok(!err.message.includes(pair.refreshToken));
         return true;
       });
-      const rowAfter = await t.db.get<{ secret: string; version: number; status: string; refresh_lease_owner: string | null }>('SELECT * FROM connections');
+      const rowAfter = await t.db.get<{
+        secret: string;
+        version: number;
+        status: string;
+        refresh_lease_owner: string | null;
+      }>('SELECT * FROM connections');
       assert.equal(rowAfter?.status, 'connected');
       assert.equal(rowAfter?.secret, rowBefore?.secret);
       assert.equal(rowAfter?.refresh_lease_owner, null, 'lease released');
@@ -199,9 +256,18 @@ describe('OAuth2 refresh', () => {
     const svc = service({ now: () => clock });
     const pair = mock.issue();
     const manifest = oauthManifest({ authorizeUrl: mock.authorizeUrl, tokenUrl: `http://127.0.0.1:${port}/token` });
-    await svc.importConnection({ userId: t.user.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 1 });
+    await svc.importConnection({
+      userId: t.user.id,
+      manifest,
+      token: pair.accessToken,
+      refreshToken: pair.refreshToken,
+      expiresInSec: 1,
+    });
     clock += 2_000;
-    await assert.rejects(svc.credential(t.user.id, manifest), { code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED', message: /unreachable \(ECONNREFUSED\).*connection is kept/ });
+    await assert.rejects(svc.credential(t.user.id, manifest), {
+      code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED',
+      message: /unreachable \(ECONNREFUSED\).*connection is kept/,
+    });
     assert.equal((await svc.lookup(t.user.id, manifest)).connected, true);
   });
 

@@ -8,9 +8,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { loadVaultWithPending, rotateStoredKey } from '../../../host/connections/key-files.js';
-import { keyUsage, keyUsageWarnings, type KeyUsage, resealKeys, rotateKeys } from '../../../host/connections/key-rotation.js';
+import {
+  keyUsage,
+  keyUsageWarnings,
+  type KeyUsage,
+  resealKeys,
+  rotateKeys,
+} from '../../../host/connections/key-rotation.js';
 import { createConnectionService } from '../../../host/connections/service.js';
-import { KEY_FILE_NAME, createVault, generateKey, loadVault, parseEncryptionKey, type Vault } from '../../../host/connections/vault.js';
+import {
+  KEY_FILE_NAME,
+  createVault,
+  generateKey,
+  loadVault,
+  parseEncryptionKey,
+  type Vault,
+} from '../../../host/connections/vault.js';
 import { openSqlite } from '../../../host/storage/sqlite.js';
 import { apiKeyManifest, oauthManifest, openTestDb, type TestDb } from '../../helpers/connections-db.js';
 
@@ -47,11 +60,20 @@ describe('vault', () => {
   it('names the key when a value was sealed with another one', () => {
     const other = createVault(generateKey());
     const sealed = other.encrypt('x', 'r');
-    assert.throws(() => vault.decrypt(sealed, 'r'), (err: Error & { code?: string }) => err.code === 'VAULT_UNKNOWN_KEY' && err.message.includes(other.keyId));
+    assert.throws(
+      () => vault.decrypt(sealed, 'r'),
+      (err: Error & { code?: string }) => err.code === 'VAULT_UNKNOWN_KEY' && err.message.includes(other.keyId),
+    );
     const both = createVault(generateKey(), { previous: [] });
     assert.throws(() => both.decrypt(sealed, 'r'));
     // the advice is one that works: restore the key as a previous one, then re-seal
-    assert.throws(() => vault.decrypt(sealed, 'r'), (err: Error) => /WORKBENCH_ENCRYPTION_KEY_PREVIOUS/.test(err.message) && /workbench keys reseal/.test(err.message) && !/keys rotate/.test(err.message));
+    assert.throws(
+      () => vault.decrypt(sealed, 'r'),
+      (err: Error) =>
+        /WORKBENCH_ENCRYPTION_KEY_PREVIOUS/.test(err.message) &&
+        /workbench keys reseal/.test(err.message) &&
+        !/keys rotate/.test(err.message),
+    );
   });
 
   it('parses hex and base64 keys and explains bad ones', () => {
@@ -59,8 +81,18 @@ describe('vault', () => {
     assert.deepEqual(parseEncryptionKey(key.toString('hex')), key);
     assert.deepEqual(parseEncryptionKey(key.toString('base64')), key);
     assert.deepEqual(parseEncryptionKey(` ${key.toString('base64url')}\n`), key);
-    for (const bad of ['', 'short', 'z'.repeat(64), Buffer.alloc(16).toString('base64'), Buffer.alloc(33).toString('hex')])
-      assert.throws(() => parseEncryptionKey(bad), (err: Error & { code?: string }) => err.code === 'VAULT_BAD_KEY' && /64 hex characters or 44 base64/.test(err.message));
+    for (const bad of [
+      '',
+      'short',
+      'z'.repeat(64),
+      Buffer.alloc(16).toString('base64'),
+      Buffer.alloc(33).toString('hex'),
+    ])
+      assert.throws(
+        () => parseEncryptionKey(bad),
+        (err: Error & { code?: string }) =>
+          err.code === 'VAULT_BAD_KEY' && /64 hex characters or 44 base64/.test(err.message),
+      );
   });
 
   it('creates the key file with mode 0600 once, reuses it, and prefers WORKBENCH_ENCRYPTION_KEY', async () => {
@@ -79,15 +111,21 @@ describe('vault', () => {
       const fromEnv = loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: envKey.toString('hex') } });
       assert.equal(fromEnv.source, 'env');
       assert.equal(fromEnv.keyId, createVault(envKey).keyId);
-      assert.throws(() => loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: 'password123' } }), { code: 'VAULT_BAD_KEY', message: /WORKBENCH_ENCRYPTION_KEY must be 32 random bytes/ });
+      assert.throws(() => loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: 'password123' } }), {
+        code: 'VAULT_BAD_KEY',
+        message: /WORKBENCH_ENCRYPTION_KEY must be 32 random bytes/,
+      });
       fs.chmodSync(file, 0o644);
-      assert.throws(() => loadVault({ dataDir: t.dir, env: {} }), { code: 'VAULT_KEY_FILE', message: /readable by other users/ });
+      assert.throws(() => loadVault({ dataDir: t.dir, env: {} }), {
+        code: 'VAULT_KEY_FILE',
+        message: /readable by other users/,
+      });
     } finally {
       await t.close();
     }
   });
 
-  it('a process starting beside the one creating the first key file never sees it empty: it appears whole, and the loser reads the winner\'s key', async () => {
+  it("a process starting beside the one creating the first key file never sees it empty: it appears whole, and the loser reads the winner's key", async () => {
     const t = await openTestDb();
     const file = path.join(t.dir, KEY_FILE_NAME);
     let seenWhileWriting: boolean | undefined;
@@ -105,9 +143,13 @@ describe('vault', () => {
       const first = loadVault({ dataDir: t.dir, env: {} });
       assert.equal(seenWhileWriting, false, 'the key file exists only once it is whole');
       assert.equal(other?.created, true);
-      assert.equal(first.created, false, 'the one whose link lost reads the other\'s key');
+      assert.equal(first.created, false, "the one whose link lost reads the other's key");
       assert.equal(first.keyId, other?.keyId);
-      assert.deepEqual(fs.readdirSync(t.dir).filter((f) => f.startsWith(KEY_FILE_NAME)), [KEY_FILE_NAME], 'no temp file left');
+      assert.deepEqual(
+        fs.readdirSync(t.dir).filter((f) => f.startsWith(KEY_FILE_NAME)),
+        [KEY_FILE_NAME],
+        'no temp file left',
+      );
     } finally {
       writes.mock.restore();
       await t.close();
@@ -131,8 +173,19 @@ describe('key rotation', () => {
     for (let i = 0; i < n; i++) {
       const u = await t.users.create(`u${i}@example.com`, 'acme');
       userIds.push(u.id);
-      await svc.importConnection({ userId: u.id, manifest: oauth, token: `tok-${i}`, refreshToken: `rt-${i}`, expiresInSec: 3600 });
-      await svc.importConnection({ userId: u.id, manifest: keyed, values: { apiKey: `k_abcdefgh${i}` }, config: { region: 'eu' } });
+      await svc.importConnection({
+        userId: u.id,
+        manifest: oauth,
+        token: `tok-${i}`,
+        refreshToken: `rt-${i}`,
+        expiresInSec: 3600,
+      });
+      await svc.importConnection({
+        userId: u.id,
+        manifest: keyed,
+        values: { apiKey: `k_abcdefgh${i}` },
+        config: { region: 'eu' },
+      });
     }
     return userIds;
   }
@@ -142,7 +195,9 @@ describe('key rotation', () => {
     const userIds = await populate(oldVault, 25);
     const result = await rotateKeys(t.db, oldVault, generateKey());
     assert.equal(result.rotated, 50);
-    const rows = await t.db.all<{ id: string; secret: string; key_id: string }>('SELECT id, secret, key_id FROM connections');
+    const rows = await t.db.all<{ id: string; secret: string; key_id: string }>(
+      'SELECT id, secret, key_id FROM connections',
+    );
     assert.equal(rows.length, 50);
     for (const r of rows) {
       assert.equal(r.key_id, result.keyId);
@@ -161,9 +216,18 @@ describe('key rotation', () => {
     const oldVault = createVault(generateKey());
     await populate(oldVault, 3);
     const victim = await t.db.get<{ id: string }>('SELECT id FROM connections ORDER BY id LIMIT 1 OFFSET 2');
-    await t.db.run('UPDATE connections SET secret = ? WHERE id = ?', [createVault(generateKey()).encrypt('x', victim?.id ?? ''), victim?.id ?? '']);
+    await t.db.run('UPDATE connections SET secret = ? WHERE id = ?', [
+      createVault(generateKey()).encrypt('x', victim?.id ?? ''),
+      victim?.id ?? '',
+    ]);
     const before = await t.db.all<{ id: string; secret: string }>('SELECT id, secret FROM connections ORDER BY id');
-    await assert.rejects(rotateKeys(t.db, oldVault, generateKey()), (err: Error & { code?: string }) => err.code === 'VAULT_DECRYPT_FAILED' && err.message.includes(victim?.id ?? '?') && /nothing changed/.test(err.message));
+    await assert.rejects(
+      rotateKeys(t.db, oldVault, generateKey()),
+      (err: Error & { code?: string }) =>
+        err.code === 'VAULT_DECRYPT_FAILED' &&
+        err.message.includes(victim?.id ?? '?') &&
+        /nothing changed/.test(err.message),
+    );
     assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
   });
 
@@ -180,7 +244,8 @@ describe('key rotation', () => {
     assert.equal(reloaded.keyId, res.keyId);
     assert.notEqual(reloaded.keyId, fileVault.keyId);
     const svc = createConnectionService({ db: t.db, vault: reloaded, clientFor: () => undefined });
-    for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
+    for (const [i, id] of userIds.entries())
+      assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
 
     // A server that has not restarted yet still seals with the old key: still readable, and the
     // next rotation re-seals it under the newest key.
@@ -217,11 +282,14 @@ describe('key rotation', () => {
       realRename(a, b);
       events.push(`rename ${name(String(a))} ${name(String(b))}`);
     });
-    const db = { ...t.db, transaction: async <T>(fn: (tx: typeof t.db) => Promise<T>): Promise<T> => {
-      const r = await t.db.transaction(fn);
-      events.push('commit');
-      return r;
-    } };
+    const db = {
+      ...t.db,
+      transaction: async <T>(fn: (tx: typeof t.db) => Promise<T>): Promise<T> => {
+        const r = await t.db.transaction(fn);
+        events.push('commit');
+        return r;
+      },
+    };
     try {
       await rotateStoredKey({ db, dataDir: t.dir, env: {} });
     } finally {
@@ -236,11 +304,22 @@ describe('key rotation', () => {
     };
     // .next whole or not at all: a synced temp file renamed into place (a torn one would stop every start)
     const next = at('rename encryption.key.next.tmp encryption.key.next');
-    assert.ok(at('sync encryption.key.next.tmp') < next && events.indexOf('sync <dir>', next) > next && events.indexOf('sync <dir>', next) < at('commit'), events.join(', '));
+    assert.ok(
+      at('sync encryption.key.next.tmp') < next &&
+        events.indexOf('sync <dir>', next) > next &&
+        events.indexOf('sync <dir>', next) < at('commit'),
+      events.join(', '),
+    );
     const prev = at('rename encryption.key.previous.tmp encryption.key.previous');
-    assert.ok(at('sync encryption.key.previous.tmp') < prev && events.indexOf('sync <dir>', prev) > prev, events.join(', '));
+    assert.ok(
+      at('sync encryption.key.previous.tmp') < prev && events.indexOf('sync <dir>', prev) > prev,
+      events.join(', '),
+    );
     const key = at('rename encryption.key.tmp encryption.key');
-    assert.ok(events.lastIndexOf('sync encryption.key.tmp') < key && events.indexOf('sync <dir>', key) > key, events.join(', '));
+    assert.ok(
+      events.lastIndexOf('sync encryption.key.tmp') < key && events.indexOf('sync <dir>', key) > key,
+      events.join(', '),
+    );
     assert.ok(at('commit') < prev, 'the key file is replaced only after the commit');
   });
 
@@ -259,24 +338,38 @@ describe('key rotation', () => {
     const reader = loadVaultWithPending({ dataDir: t.dir, env: {} });
     assert.equal(reader.keyId, fileVault.keyId);
     const svc = createConnectionService({ db: t.db, vault: reader, clientFor: () => undefined });
-    for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
+    for (const [i, id] of userIds.entries())
+      assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`);
   });
 
   it('a rotation after one interrupted between the database and the key file finishes that one first', async () => {
     const { userIds } = await interruptedRotation();
     // one row that no key reads: this rotation stops, and must not have destroyed the key in .next
     const victim = await t.users.create('victim@example.com', 'acme');
-    await createConnectionService({ db: t.db, vault: createVault(generateKey()), clientFor: () => undefined }).importConnection({ userId: victim.id, manifest: keyed, values: { apiKey: 'k_unreadable1' } });
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), { code: 'VAULT_DECRYPT_FAILED', message: /rotation stopped, nothing changed/ });
+    await createConnectionService({
+      db: t.db,
+      vault: createVault(generateKey()),
+      clientFor: () => undefined,
+    }).importConnection({ userId: victim.id, manifest: keyed, values: { apiKey: 'k_unreadable1' } });
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), {
+      code: 'VAULT_DECRYPT_FAILED',
+      message: /rotation stopped, nothing changed/,
+    });
     const reader = loadVaultWithPending({ dataDir: t.dir, env: {} });
     const svc = createConnectionService({ db: t.db, vault: reader, clientFor: () => undefined });
-    for (const [i, id] of userIds.entries()) assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`, 'still readable');
+    for (const [i, id] of userIds.entries())
+      assert.equal((await svc.credential(id, oauth))?.values['token'], `tok-${i}`, 'still readable');
     // without the unreadable row, the next rotation goes through and reads everything
     await t.db.run('DELETE FROM connections WHERE user_id = ?', [victim.id]);
     const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} });
     assert.equal(res.rotated, 4);
-    const after = createConnectionService({ db: t.db, vault: loadVaultWithPending({ dataDir: t.dir, env: {} }), clientFor: () => undefined });
-    for (const [i, id] of userIds.entries()) assert.equal((await after.credential(id, oauth))?.values['token'], `tok-${i}`);
+    const after = createConnectionService({
+      db: t.db,
+      vault: loadVaultWithPending({ dataDir: t.dir, env: {} }),
+      clientFor: () => undefined,
+    });
+    for (const [i, id] of userIds.entries())
+      assert.equal((await after.credential(id, oauth))?.values['token'], `tok-${i}`);
     assert.ok(!fs.existsSync(path.join(t.dir, `${KEY_FILE_NAME}.next`)));
   });
 
@@ -332,8 +425,14 @@ describe('key rotation', () => {
     // unreadable whatever the user (the tests may run as root, which reads any mode): a directory
     fs.mkdirSync(next);
     try {
-      assert.throws(() => loadVaultWithPending({ dataDir: t.dir, env: {} }), { code: 'VAULT_KEY_FILE', message: /cannot read .*encryption\.key\.next: .*do not delete it/ });
-      await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), { code: 'VAULT_KEY_FILE', message: /cannot read .*encryption\.key\.next/ });
+      assert.throws(() => loadVaultWithPending({ dataDir: t.dir, env: {} }), {
+        code: 'VAULT_KEY_FILE',
+        message: /cannot read .*encryption\.key\.next: .*do not delete it/,
+      });
+      await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), {
+        code: 'VAULT_KEY_FILE',
+        message: /cannot read .*encryption\.key\.next/,
+      });
       assert.ok(fs.statSync(next).isDirectory(), 'it was not removed');
     } finally {
       fs.rmSync(next, { recursive: true, force: true });
@@ -348,11 +447,30 @@ describe('key rotation', () => {
     // another rotation, mid-way: its lock, and its key in .next before its commit
     fs.writeFileSync(lock, `${process.pid} ${new Date().toISOString()}\n`, { mode: 0o600 });
     fs.writeFileSync(`${file}.next`, generateKey().toString('base64'), { mode: 0o600 });
-    const before = { key: fs.readFileSync(file, 'utf8'), next: fs.readFileSync(`${file}.next`, 'utf8'), rows: await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id') };
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }), (err: Error & { code?: string }) =>
-      err.code === 'VAULT_KEY_FILE' && /rotation refused, nothing changed: another `workbench keys rotate` holds .*encryption\.key\.lock \(process \d+, since /.test(err.message) && /delete .*encryption\.key\.lock/.test(err.message));
-    assert.deepEqual({ key: fs.readFileSync(file, 'utf8'), next: fs.readFileSync(`${file}.next`, 'utf8'), rows: await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id') }, before, 'the other rotation\'s .next is kept');
-    assert.ok(fs.existsSync(lock), 'the other one\'s lock is kept');
+    const before = {
+      key: fs.readFileSync(file, 'utf8'),
+      next: fs.readFileSync(`${file}.next`, 'utf8'),
+      rows: await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id'),
+    };
+    await assert.rejects(
+      rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} }),
+      (err: Error & { code?: string }) =>
+        err.code === 'VAULT_KEY_FILE' &&
+        /rotation refused, nothing changed: another `workbench keys rotate` holds .*encryption\.key\.lock \(process \d+, since /.test(
+          err.message,
+        ) &&
+        /delete .*encryption\.key\.lock/.test(err.message),
+    );
+    assert.deepEqual(
+      {
+        key: fs.readFileSync(file, 'utf8'),
+        next: fs.readFileSync(`${file}.next`, 'utf8'),
+        rows: await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id'),
+      },
+      before,
+      "the other rotation's .next is kept",
+    );
+    assert.ok(fs.existsSync(lock), "the other one's lock is kept");
     // the other one stopped before its commit; its lock deleted as documented, the rotation goes through
     fs.rmSync(lock);
     const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: {} });
@@ -360,7 +478,7 @@ describe('key rotation', () => {
     assert.ok(!fs.existsSync(lock) && !fs.existsSync(`${file}.next`));
   });
 
-  it('a new data dir and database are the owner\'s only', async () => {
+  it("a new data dir and database are the owner's only", async () => {
     const dir = path.join(t.dir, 'fresh', 'data');
     const db = openSqlite(path.join(dir, 'workbench.db'));
     try {
@@ -376,20 +494,44 @@ describe('key rotation', () => {
     const K2 = generateKey().toString('base64');
     const a = await t.users.create('a@example.com', 'acme');
     const b = await t.users.create('b@example.com', 'acme');
-    const onK1 = createConnectionService({ db: t.db, vault: loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K1 } }), clientFor: () => undefined });
-    await onK1.saveApiKey(a.id, keyed, { apiKey: 'k_aaaaaaaaaa' });
-    // the documented order: every server reads K2 (as a previous key) before the rotation
-    assert.equal((await rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K1, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K2 }, newKey: K2 })).rotated, 1);
-    const stillOnK1 = createConnectionService({
+    const onK1 = createConnectionService({
       db: t.db,
-      vault: loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K1, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K2 } }),
+      vault: loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K1 } }),
       clientFor: () => undefined,
     });
-    assert.equal((await stillOnK1.credential(a.id, keyed))?.values['apiKey'], 'k_aaaaaaaaaa', 'a replica not restarted yet reads the rotated row');
+    await onK1.saveApiKey(a.id, keyed, { apiKey: 'k_aaaaaaaaaa' });
+    // the documented order: every server reads K2 (as a previous key) before the rotation
+    assert.equal(
+      (
+        await rotateStoredKey({
+          db: t.db,
+          dataDir: t.dir,
+          env: { WORKBENCH_ENCRYPTION_KEY: K1, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K2 },
+          newKey: K2,
+        })
+      ).rotated,
+      1,
+    );
+    const stillOnK1 = createConnectionService({
+      db: t.db,
+      vault: loadVaultWithPending({
+        dataDir: t.dir,
+        env: { WORKBENCH_ENCRYPTION_KEY: K1, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K2 },
+      }),
+      clientFor: () => undefined,
+    });
+    assert.equal(
+      (await stillOnK1.credential(a.id, keyed))?.values['apiKey'],
+      'k_aaaaaaaaaa',
+      'a replica not restarted yet reads the rotated row',
+    );
     await stillOnK1.saveApiKey(b.id, keyed, { apiKey: 'k_bbbbbbbbbb' }); // ...and seals a new one with K1
 
     // every server restarted on K2, K1 kept as previous: the start-up count names the row left on K1
-    const onK2 = loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 } });
+    const onK2 = loadVaultWithPending({
+      dataDir: t.dir,
+      env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 },
+    });
     const k1Id = createVault(parseEncryptionKey(K1)).keyId;
     const usage = await keyUsage(t.db, onK2);
     assert.deepEqual(counts(usage), { primary: 1, older: { [k1Id]: 1 }, unknown: {} });
@@ -398,10 +540,21 @@ describe('key rotation', () => {
     // without K1, the row is reported as unreadable
     const k2Only = loadVaultWithPending({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2 } });
     assert.deepEqual(counts(await keyUsage(t.db, k2Only)), { primary: 1, older: {}, unknown: { [k1Id]: 1 } });
-    assert.match(keyUsageWarnings(await keyUsage(t.db, k2Only)).join('\n'), /1 connection\(s\) are sealed with a key this server does not have/);
+    assert.match(
+      keyUsageWarnings(await keyUsage(t.db, k2Only)).join('\n'),
+      /1 connection\(s\) are sealed with a key this server does not have/,
+    );
 
     // rotating to the key in use is refused, pointing at the re-seal; the re-seal moves the row to K2
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 }, newKey: K2 }), { code: 'VAULT_BAD_KEY', message: /keys reseal/ });
+    await assert.rejects(
+      rotateStoredKey({
+        db: t.db,
+        dataDir: t.dir,
+        env: { WORKBENCH_ENCRYPTION_KEY: K2, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: K1 },
+        newKey: K2,
+      }),
+      { code: 'VAULT_BAD_KEY', message: /keys reseal/ },
+    );
     assert.deepEqual(await resealKeys(t.db, onK2), { resealed: 1, keyId: onK2.keyId, left: 0 });
     assert.deepEqual(counts(await keyUsage(t.db, k2Only)), { primary: 2, older: {}, unknown: {} });
     assert.deepEqual(keyUsageWarnings(await keyUsage(t.db, k2Only)), []);
@@ -417,9 +570,19 @@ describe('key rotation', () => {
     await populate(createVault(oldKey), 2);
     const vault = createVault(generateKey(), { previous: [oldKey] });
     const victim = await t.db.get<{ id: string }>('SELECT id FROM connections ORDER BY id LIMIT 1');
-    await t.db.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ?', [createVault(generateKey()).encrypt('x', victim?.id ?? ''), 'feedfacefeedface', victim?.id ?? '']);
+    await t.db.run('UPDATE connections SET secret = ?, key_id = ? WHERE id = ?', [
+      createVault(generateKey()).encrypt('x', victim?.id ?? ''),
+      'feedfacefeedface',
+      victim?.id ?? '',
+    ]);
     const before = await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id');
-    await assert.rejects(resealKeys(t.db, vault), (err: Error & { code?: string }) => err.code === 'VAULT_DECRYPT_FAILED' && err.message.includes(victim?.id ?? '?') && /nothing changed/.test(err.message));
+    await assert.rejects(
+      resealKeys(t.db, vault),
+      (err: Error & { code?: string }) =>
+        err.code === 'VAULT_DECRYPT_FAILED' &&
+        err.message.includes(victim?.id ?? '?') &&
+        /nothing changed/.test(err.message),
+    );
     assert.deepEqual(await t.db.all('SELECT id, secret, key_id FROM connections ORDER BY id'), before);
   });
 
@@ -428,18 +591,37 @@ describe('key rotation', () => {
     const env = { WORKBENCH_ENCRYPTION_KEY: envKey };
     await populate(loadVault({ dataDir: t.dir, env }), 2);
     const before = await t.db.all('SELECT id, secret FROM connections ORDER BY id');
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env }), { code: 'VAULT_BAD_KEY', message: /give the new key with --new-key.*nothing changed/ });
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env }), {
+      code: 'VAULT_BAD_KEY',
+      message: /give the new key with --new-key.*nothing changed/,
+    });
     assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
     const given = generateKey().toString('base64');
     // not read as a previous key yet (so, by the documented order, not by every server either): refused
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env, newKey: given }), { code: 'VAULT_BAD_KEY', message: /is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed/ });
+    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env, newKey: given }), {
+      code: 'VAULT_BAD_KEY',
+      message: /is not in WORKBENCH_ENCRYPTION_KEY_PREVIOUS: .*nothing changed/,
+    });
     assert.deepEqual(await t.db.all('SELECT id, secret FROM connections ORDER BY id'), before);
-    const res = await rotateStoredKey({ db: t.db, dataDir: t.dir, env: { ...env, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: given }, newKey: given });
+    const res = await rotateStoredKey({
+      db: t.db,
+      dataDir: t.dir,
+      env: { ...env, WORKBENCH_ENCRYPTION_KEY_PREVIOUS: given },
+      newKey: given,
+    });
     assert.equal(res.storedIn, 'env');
     assert.equal(res.newKeyBase64, given);
     const next = loadVault({ dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 } });
     const rows = await t.db.all<{ id: string; secret: string }>('SELECT id, secret FROM connections');
     for (const r of rows) assert.match(next.decrypt(r.secret, r.id), /values/);
-    await assert.rejects(rotateStoredKey({ db: t.db, dataDir: t.dir, env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 }, newKey: res.newKeyBase64 }), { code: 'VAULT_BAD_KEY', message: /already in use/ });
+    await assert.rejects(
+      rotateStoredKey({
+        db: t.db,
+        dataDir: t.dir,
+        env: { WORKBENCH_ENCRYPTION_KEY: res.newKeyBase64 },
+        newKey: res.newKeyBase64,
+      }),
+      { code: 'VAULT_BAD_KEY', message: /already in use/ },
+    );
   });
 });

@@ -33,7 +33,8 @@ async function answer(c: Client, args: Record<string, unknown>): Promise<Answer>
   assert.notEqual(res.isError, true, content[0]?.text);
   return JSON.parse(content[0]?.text ?? 'null') as Answer;
 }
-const names = async (c: Client, query: string, limit = 20): Promise<string[]> => (await answer(c, { query, limit })).tools.map((t) => t.name);
+const names = async (c: Client, query: string, limit = 20): Promise<string[]> =>
+  (await answer(c, { query, limit })).tools.map((t) => t.name);
 
 /** the job a code-host tool does, as its name says it without the product, in the singular: gitlab's merge requests are pull requests */
 const jobOf = (name: string): string =>
@@ -50,7 +51,8 @@ before(async () => {
   for (const [integration, token] of Object.entries(tokens)) {
     const u = await gw.createUser(`${integration}@example.com`);
     await gw.connect(integration, { token }, u.user);
-    users[integration === 'atlassian-bitbucket' ? 'bitbucket' : (integration as 'gitlab' | 'github' | 'slack')] = await gw.mcpClient(u.apiKey);
+    users[integration === 'atlassian-bitbucket' ? 'bitbucket' : (integration as 'gitlab' | 'github' | 'slack')] =
+      await gw.mcpClient(u.apiKey);
   }
   users.nobody = await gw.mcpClient((await gw.createUser('nobody@example.com')).apiKey);
 });
@@ -61,7 +63,10 @@ describe('search_tools lists the tools of connected integrations first among tho
     const pure = await names(users.nobody, 'merge the pull request');
     const wide = await names(users.nobody, 'merge the pull request', 50);
     const merges = pure.filter((n) => jobOf(n) === 'merge_pull_request');
-    assert.deepEqual(new Set(merges), new Set(['github_merge_pull_request', 'gitlab_merge_merge_request', 'bitbucket_merge_pull_request']));
+    assert.deepEqual(
+      new Set(merges),
+      new Set(['github_merge_pull_request', 'gitlab_merge_merge_request', 'bitbucket_merge_pull_request']),
+    );
     const first = pure.findIndex((n) => jobOf(n) === 'merge_pull_request');
     for (const [user, mine] of [
       ['github', 'github_merge_pull_request'],
@@ -96,7 +101,8 @@ describe('search_tools lists the tools of connected integrations first among tho
       ['gitlab', 'gitlab_merge_merge_request'],
     ] as const) {
       // with limit 1 the connected host's tool is the one shown, whichever the relevance order put first
-      if (jobOf(pureFirst ?? '') === 'merge_pull_request') assert.deepEqual(await names(users[user], 'merge the pull request', 1), [mine]);
+      if (jobOf(pureFirst ?? '') === 'merge_pull_request')
+        assert.deepEqual(await names(users[user], 'merge the pull request', 1), [mine]);
     }
   });
 
@@ -114,7 +120,11 @@ describe('search_tools lists the tools of connected integrations first among tho
   });
 
   it('a query that names the product keeps the relevance order, however the name is written', async () => {
-    for (const query of ['merge the github pull request', 'mergeGithubPullRequest', 'ｍｅｒｇｅ ｔｈｅ ｇｉｔｈｕｂ ｐｕｌｌ ｒｅｑｕｅｓｔ']) {
+    for (const query of [
+      'merge the github pull request',
+      'mergeGithubPullRequest',
+      'ｍｅｒｇｅ ｔｈｅ ｇｉｔｈｕｂ ｐｕｌｌ ｒｅｑｕｅｓｔ',
+    ]) {
       const pure = await names(users.nobody, query);
       assert.equal(pure[0], 'github_merge_pull_request', query);
       // without the check the GitLab user would see gitlab_merge_merge_request in GitHub's place
@@ -148,11 +158,17 @@ describe('the weak-match hint speaks of the tool shown first', () => {
     const query = 'go ahead and merge it';
     const plain = await answer(users.nobody, { query, limit: 1 });
     assert.equal(plain.tools[0]?.name, 'gitlab_merge_merge_request');
-    assert.match(plain.hint ?? '', /^No tool may fit: the first result, gitlab_merge_merge_request, leaves out the words "go", "ahead"/);
+    assert.match(
+      plain.hint ?? '',
+      /^No tool may fit: the first result, gitlab_merge_merge_request, leaves out the words "go", "ahead"/,
+    );
     // a GitHub user is shown GitHub's merge tool in its place, and the hint names that one
     const mine = await answer(users.github, { query, limit: 1 });
     assert.equal(mine.tools[0]?.name, 'github_merge_pull_request');
-    assert.match(mine.hint ?? '', /^No tool may fit: the first result, github_merge_pull_request, leaves out the words "go", "ahead"/);
+    assert.match(
+      mine.hint ?? '',
+      /^No tool may fit: the first result, github_merge_pull_request, leaves out the words "go", "ahead"/,
+    );
   });
 
   it('whether a hint is due is decided on the best match, not on the equivalent shown in its place', async () => {

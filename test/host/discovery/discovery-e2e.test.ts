@@ -39,7 +39,10 @@ after(async () => gw?.close());
 describe('discovery through the gateway', () => {
   it('tools/list starts with search_tools and get_tool_schema', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.slice(0, 2).map((t) => t.name), ['search_tools', 'get_tool_schema']);
+    assert.deepEqual(
+      tools.slice(0, 2).map((t) => t.name),
+      ['search_tools', 'get_tool_schema'],
+    );
   });
 
   it('finds "create pull request", reporting the connection state per integration', async () => {
@@ -64,11 +67,19 @@ describe('discovery through the gateway', () => {
     assert.deepEqual([schema.json.connected, schema.json.connectable], [false, false]);
     assert.match(schema.json.why, /SLACK_CLIENT_ID/);
     assert.equal((await call(client, 'get_tool_schema', { tool: 'github_get_me' })).json.connected, true);
-    const run = await call(client, 'execute_tools', { executions: [{ tool: 'slack_post_message', args: { channel: 'C1', text: 'hi' } }] });
+    const run = await call(client, 'execute_tools', {
+      executions: [{ tool: 'slack_post_message', args: { channel: 'C1', text: 'hi' } }],
+    });
     const item = run.json.results[0];
     assert.deepEqual(Object.keys(item).sort(), ['code', 'error', 'integration', 'message']);
-    assert.deepEqual([item.error, item.code, item.integration], ['NOT_CONNECTED', 'GW_ERR_ENGINE_NOT_CONNECTED', 'slack']);
-    assert.match(item.message, /cannot be connected on this server yet \(the server has no SLACK_CLIENT_ID configured\)/);
+    assert.deepEqual(
+      [item.error, item.code, item.integration],
+      ['NOT_CONNECTED', 'GW_ERR_ENGINE_NOT_CONNECTED', 'slack'],
+    );
+    assert.match(
+      item.message,
+      /cannot be connected on this server yet \(the server has no SLACK_CLIENT_ID configured\)/,
+    );
     assert.doesNotMatch(item.message, /Use connect/);
     const { tools } = await client.listTools();
     assert.doesNotMatch(tools.find((t) => t.name === 'search_tools')?.description ?? '', /every connected integration/);
@@ -79,18 +90,25 @@ describe('discovery through the gateway', () => {
     assert.equal(open.json.tools[0].name, 'github_merge_pull_request');
     const denied = await call(restricted, 'search_tools', { query: 'merge pull request', limit: 50 });
     assert.ok(denied.json.tools.length > 0);
-    assert.ok(denied.json.tools.every((t: Json) => t.name !== 'github_merge_pull_request' && t.integration !== 'slack'));
+    assert.ok(
+      denied.json.tools.every((t: Json) => t.name !== 'github_merge_pull_request' && t.integration !== 'slack'),
+    );
     const schema = await call(restricted, 'get_tool_schema', { tool: 'github_merge_pull_request' });
     assert.equal(schema.isError, true);
     assert.equal(schema.json.code, 'GW_ERR_DISCOVERY_TOOL_NOT_FOUND');
     const slack = await call(restricted, 'search_tools', { query: 'slack', integration: 'slack' });
     assert.deepEqual(slack.json.tools, []);
-    assert.deepEqual(slack.json.integrations.map((i: Json) => i.name), ['github']);
+    assert.deepEqual(
+      slack.json.integrations.map((i: Json) => i.name),
+      ['github'],
+    );
   });
 
   it('list_integrations counts the tools the tenant may use, as search_tools does', async () => {
     const all = (await call(client, 'list_integrations', {})).json.integrations.find((i: Json) => i.name === 'github');
-    const mine = (await call(restricted, 'list_integrations', {})).json.integrations.find((i: Json) => i.name === 'github');
+    const mine = (await call(restricted, 'list_integrations', {})).json.integrations.find(
+      (i: Json) => i.name === 'github',
+    );
     assert.equal(mine.tools, all.tools - 1, 'github_merge_pull_request is denied to contractors');
   });
 
@@ -106,7 +124,10 @@ describe('discovery through the gateway', () => {
     const { json } = await call(client, 'search_tools', { query: 'create gitlab merge request' });
     assert.deepEqual(json.unmatched, ['gitlab']);
     assert.equal(json.tools[0].name, 'github_create_pull_request');
-    assert.ok(json.tools[0].score < plain.json.tools[0].score * 0.75, `${json.tools[0].score} vs ${plain.json.tools[0].score}`);
+    assert.ok(
+      json.tools[0].score < plain.json.tools[0].score * 0.75,
+      `${json.tools[0].score} vs ${plain.json.tools[0].score}`,
+    );
     assert.match(json.hint, /"gitlab" matched no tool/);
     assert.match(json.hint, /github \(GitHub, \d+ tools\), slack \(Slack, \d+ tools\)/);
     assert.equal(plain.json.unmatched, undefined);
@@ -135,8 +156,16 @@ describe('discovery through the gateway', () => {
     const lights = await call(client, 'search_tools', { query: 'turn off the living room lights' });
     assert.ok(lights.json.tools.length > 0);
     assert.equal(lights.json.unmatched, undefined);
-    assert.match(lights.json.hint, new RegExp(`^No tool may fit: the first result, ${lights.json.tools[0].name}, leaves out the words "turn", "off"`));
-    assert.match(lights.json.hint, /the tool you want may not exist here: try other words once, then tell the user .* Integrations you can use: github \(GitHub, \d+ tools\)/);
+    assert.match(
+      lights.json.hint,
+      new RegExp(
+        `^No tool may fit: the first result, ${lights.json.tools[0].name}, leaves out the words "turn", "off"`,
+      ),
+    );
+    assert.match(
+      lights.json.hint,
+      /the tool you want may not exist here: try other words once, then tell the user .* Integrations you can use: github \(GitHub, \d+ tools\)/,
+    );
     // its score is no figure an agent can use, and the hint does not show it
     assert.doesNotMatch(lights.json.hint, /score/);
     // long and low-scoring, but answered by its first result: no warning
@@ -193,7 +222,10 @@ describe('discovery through the gateway', () => {
   it('reads full-width text as plain letters and refuses a query of spaces as empty', async () => {
     const wide = await call(client, 'search_tools', { query: 'ｃｒｅａｔｅ ｐｕｌｌ ｒｅｑｕｅｓｔ' });
     assert.equal(wide.json.tools[0]?.name, 'github_create_pull_request');
-    assert.equal((await call(client, 'get_tool_schema', { tool: 'ｇｉｔｈｕｂ＿ｇｅｔ＿ｍｅ' })).json.name, 'github_get_me');
+    assert.equal(
+      (await call(client, 'get_tool_schema', { tool: 'ｇｉｔｈｕｂ＿ｇｅｔ＿ｍｅ' })).json.name,
+      'github_get_me',
+    );
     for (const [tool, args, field] of [
       ['search_tools', { query: ' \t\n ' }, 'query'],
       ['search_tools', { query: 'issue', integration: '  ' }, 'integration'],

@@ -18,7 +18,8 @@ type Json = any;
 let gw: TestGateway;
 let client: Client;
 
-const call = (name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> => callJson(client, name, args);
+const call = (name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> =>
+  callJson(client, name, args);
 
 before(async () => {
   gw = await startGateway({ plugins: ['atlassian-jira', 'newrelic'] });
@@ -28,7 +29,10 @@ after(async () => gw?.close());
 
 describe('integration names as agents write them', () => {
   it('connect and disconnect refuse "jira" with the same code, naming atlassian-jira and the integrations there are', async () => {
-    assert.equal((await call('search_tools', { query: 'create issue', integration: 'jira' })).json.tools[0].integration, 'atlassian-jira');
+    assert.equal(
+      (await call('search_tools', { query: 'create issue', integration: 'jira' })).json.tools[0].integration,
+      'atlassian-jira',
+    );
     for (const [tool, wanted, meant] of [
       ['connect', 'jira', 'atlassian-jira'],
       ['connect', 'Atlassian Jira', 'atlassian-jira'],
@@ -65,7 +69,8 @@ describe('integration names as agents write them', () => {
 });
 
 describe('ranking over the real Jira and New Relic manifests', () => {
-  const top = async (query: string): Promise<string[]> => (await call('search_tools', { query })).json.tools.map((t: Json) => t.name);
+  const top = async (query: string): Promise<string[]> =>
+    (await call('search_tools', { query })).json.tools.map((t: Json) => t.name);
   it('a query without a verb prefers tools that read', async () => {
     assert.equal((await top('new relic issues'))[0], 'newrelic_list_issues');
     assert.match((await top('alert violations'))[0] ?? '', /^newrelic_(list|get|search)_/);
@@ -105,9 +110,18 @@ describe('a name several integrations share ("google", "atlassian")', () => {
       assert.equal(json.code, 'GW_ERR_CONNECTION_UNKNOWN_INTEGRATION');
       assert.equal(json.didYouMean, undefined, wanted);
       assert.deepEqual(json.candidates, candidates, wanted);
-      assert.match(json.error, new RegExp(`"${wanted}" may mean several integrations, each connected on its own: ${candidates.map((c) => `"${c}"`).join(', ')}\\.`));
+      assert.match(
+        json.error,
+        new RegExp(
+          `"${wanted}" may mean several integrations, each connected on its own: ${candidates.map((c) => `"${c}"`).join(', ')}\\.`,
+        ),
+      );
     }
-    for (const [wanted, meant] of [['gmail', 'google-gmail'], ['confluence', 'atlassian-confluence'], ['Google Drive', 'google-drive']] as const) {
+    for (const [wanted, meant] of [
+      ['gmail', 'google-gmail'],
+      ['confluence', 'atlassian-confluence'],
+      ['Google Drive', 'google-drive'],
+    ] as const) {
       const { json } = await callJson(agent, 'connect', { integration: wanted });
       assert.equal(json.didYouMean, meant, wanted);
       assert.equal(json.candidates, undefined, wanted);

@@ -9,7 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CatalogTool } from '../../../host/discovery/catalog-tool.js';
-import { createDiscoveryMetaTools, DISCOVERY_TOOL_NOT_FOUND, trimDescription } from '../../../host/discovery/meta-tools.js';
+import {
+  createDiscoveryMetaTools,
+  DISCOVERY_TOOL_NOT_FOUND,
+  trimDescription,
+} from '../../../host/discovery/meta-tools.js';
 import type { User } from '../../../host/storage/users.js';
 import { createLogger } from '../../../host/telemetry/logger.js';
 import { buildMcpServer } from '../../../host/transport/mcp-server.js';
@@ -41,10 +45,15 @@ const metaTools = createDiscoveryMetaTools({
 
 let client: Client;
 
-const call = (name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> => callJson(client, name, args);
+const call = (name: string, args: Record<string, unknown>): Promise<{ json: Json; isError: boolean }> =>
+  callJson(client, name, args);
 
 before(async () => {
-  const server = buildMcpServer({ metaTools: () => metaTools, version: 'test', logger: createLogger({ destination: 'silent' }) }, alice, 'mcp');
+  const server = buildMcpServer(
+    { metaTools: () => metaTools, version: 'test', logger: createLogger({ destination: 'silent' }) },
+    alice,
+    'mcp',
+  );
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   client = new Client({ name: 'test', version: '1' });
@@ -55,7 +64,10 @@ after(async () => client.close());
 describe('tools/list', () => {
   it('lists search_tools then get_tool_schema, read-only, described for an agent', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['search_tools', 'get_tool_schema']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['search_tools', 'get_tool_schema'],
+    );
     for (const t of tools) {
       assert.equal(t.annotations?.readOnlyHint, true);
       for (const step of ['search_tools', 'get_tool_schema', 'execute_tools', 'NOT_CONNECTED', 'connect']) {
@@ -103,12 +115,21 @@ describe('search_tools', () => {
     assert.equal(isError, false);
     assert.deepEqual(json.tools, []);
     assert.match(json.hint, /No tool matched/);
-    assert.deepEqual(json.integrations.map((i: Json) => i.name), ['atlassian-jira', 'github', 'slack']);
+    assert.deepEqual(
+      json.integrations.map((i: Json) => i.name),
+      ['atlassian-jira', 'github', 'slack'],
+    );
     const unknown = await call('search_tools', { query: 'issue', integration: 'gitlab' });
     assert.match(unknown.json.hint, /No integration "gitlab"/);
   });
   it('refuses out-of-bounds arguments with an isError result naming the argument', async () => {
-    const cases: [Record<string, unknown>, string][] = [[{ query: '' }, 'query'], [{ query: 'x'.repeat(501) }, 'query'], [{ query: 'issue', limit: 51 }, 'limit'], [{ query: 'issue', limit: 0 }, 'limit'], [{}, 'query']];
+    const cases: [Record<string, unknown>, string][] = [
+      [{ query: '' }, 'query'],
+      [{ query: 'x'.repeat(501) }, 'query'],
+      [{ query: 'issue', limit: 51 }, 'limit'],
+      [{ query: 'issue', limit: 0 }, 'limit'],
+      [{}, 'query'],
+    ];
     for (const [args, field] of cases) {
       const { json, isError } = await call('search_tools', args);
       assert.equal(isError, true, JSON.stringify(args));
@@ -130,7 +151,14 @@ describe('get_tool_schema', () => {
     const { json, isError } = await call('get_tool_schema', { tool: 'github_list_pull_requests' });
     assert.equal(isError, false);
     const tool = SYNTHETIC_CATALOG.find((t) => t.name === 'github_list_pull_requests');
-    assert.deepEqual(json, { name: tool?.name, integration: 'github', description: tool?.description, inputSchema: tool?.inputSchema, annotations: { readOnlyHint: true }, connected: true });
+    assert.deepEqual(json, {
+      name: tool?.name,
+      integration: 'github',
+      description: tool?.description,
+      inputSchema: tool?.inputSchema,
+      annotations: { readOnlyHint: true },
+      connected: true,
+    });
   });
   it('answers "Tool not found" with close names for a typo', async () => {
     const { json, isError } = await call('get_tool_schema', { tool: 'github_create_pull_reqest' });

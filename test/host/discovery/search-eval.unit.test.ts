@@ -42,7 +42,11 @@ it(`recall@5 over the labelled queries is at least ${MIN_RECALL_AT_5}`, (t) => {
   // a query may wait for a plugin that has not landed, but not name a tool its plugin does not have
   const prefixes = new Set(catalog.map((tool) => tool.name.split('_')[0]));
   const stale = report.skipped.filter((q) => q.expected.some((name) => prefixes.has(name.split('_')[0])));
-  assert.deepEqual(stale.map((q) => `${q.file}: "${q.query}" → ${q.expected.join(' | ')}`), [], 'queries that expect tools which do not exist');
+  assert.deepEqual(
+    stale.map((q) => `${q.file}: "${q.query}" → ${q.expected.join(' | ')}`),
+    [],
+    'queries that expect tools which do not exist',
+  );
   for (const q of queries) {
     const missing = q.expected.filter((name) => prefixes.has(name.split('_')[0]) && !known.has(name));
     assert.deepEqual(missing, [], `${q.file}: "${q.query}" expects unknown tools`);
@@ -53,7 +57,10 @@ it(`recall@5 over the labelled queries is at least ${MIN_RECALL_AT_5}`, (t) => {
   assert.deepEqual(
     report.outcomes
       .filter((o) => o.within !== undefined && (o.rank === undefined || o.rank > o.within))
-      .map((o) => `${o.file}: "${o.query}" → ${o.expected.join(' | ')} at rank ${o.rank ?? '>10'} (want ≤ ${o.within}); got ${o.top.map((h) => h.name).join(', ')}`),
+      .map(
+        (o) =>
+          `${o.file}: "${o.query}" → ${o.expected.join(' | ')} at rank ${o.rank ?? '>10'} (want ≤ ${o.within}); got ${o.top.map((h) => h.name).join(', ')}`,
+      ),
     [],
     'queries ranked below their "within"',
   );

@@ -44,7 +44,10 @@ describe('search: what people type finds the tool', () => {
     const hits = names('comment');
     assert.deepEqual(hits.slice(0, 2).sort(), ['github_add_issue_comment', 'jira_add_comment']);
     // the integration's name finds its tools, and only them
-    assert.deepEqual(new Set(names('jira')), new Set(['jira_add_comment', 'jira_create_issue', 'jira_search_issues', 'jira_transition_issue']));
+    assert.deepEqual(
+      new Set(names('jira')),
+      new Set(['jira_add_comment', 'jira_create_issue', 'jira_search_issues', 'jira_transition_issue']),
+    );
   });
   it('prefers the tool that reads for a question and the tool that writes for an order', () => {
     assert.equal(top('which pull requests are open'), 'github_list_pull_requests');
@@ -62,12 +65,21 @@ describe('search: what people type finds the tool', () => {
 
 describe('search: options and result shape', () => {
   it('filters by integration name, display name or part of the name', () => {
-    assert.deepEqual(new Set(index.search('issue', { integration: 'jira' }).map((h) => h.entry.integration)), new Set(['atlassian-jira']));
-    assert.deepEqual(new Set(index.search('issue', { integration: 'GitHub' }).map((h) => h.entry.integration)), new Set(['github']));
+    assert.deepEqual(
+      new Set(index.search('issue', { integration: 'jira' }).map((h) => h.entry.integration)),
+      new Set(['atlassian-jira']),
+    );
+    assert.deepEqual(
+      new Set(index.search('issue', { integration: 'GitHub' }).map((h) => h.entry.integration)),
+      new Set(['github']),
+    );
     assert.deepEqual(index.search('issue', { integration: 'gitlab' }), []);
   });
   it('applies the caller filter before the limit', () => {
-    const hits = index.search('issue', { limit: 2, filter: (e: SearchEntry) => e.name !== 'github_create_issue' && e.name !== 'jira_create_issue' });
+    const hits = index.search('issue', {
+      limit: 2,
+      filter: (e: SearchEntry) => e.name !== 'github_create_issue' && e.name !== 'jira_create_issue',
+    });
     assert.equal(hits.length, 2);
     assert.ok(hits.every((h) => !h.entry.name.endsWith('create_issue')));
   });
@@ -87,7 +99,10 @@ describe('search: options and result shape', () => {
     assert.equal(big.search('demo', { limit: 500 }).length, 50);
     assert.equal(big.search('demo', { limit: 0 }).length, 1);
     // equal scores: alphabetical by name
-    assert.deepEqual(big.search('demo', { limit: 3 }).map((h) => h.entry.name), ['demo_tool_00', 'demo_tool_01', 'demo_tool_02']);
+    assert.deepEqual(
+      big.search('demo', { limit: 3 }).map((h) => h.entry.name),
+      ['demo_tool_00', 'demo_tool_01', 'demo_tool_02'],
+    );
   });
   it('scores in 0..1 with 3 decimals, best first, and the same order every time', () => {
     for (const q of ['create pull request', 'issue', 'send message to channel', 'jira']) {

@@ -54,28 +54,58 @@ describe('stem', () => {
 
 describe('phrases and synonyms', () => {
   it('collapses "pull request" to one query term, and the index keeps both', () => {
-    assert.deepEqual(analyze('open a pull request', 'query').map((o) => o.term), [stem('open'), 'pr']);
+    assert.deepEqual(
+      analyze('open a pull request', 'query').map((o) => o.term),
+      [stem('open'), 'pr'],
+    );
     const indexed = analyze('Opens a pull request', 'index').map((o) => o.term);
     assert.ok(indexed.includes('pr') && indexed.includes('pull') && indexed.includes('request'));
   });
   it('drops stop words but keeps positions adjacent for bigrams', () => {
     const occ = analyze('Create a new issue in the repo', 'index');
-    assert.deepEqual(occ.map((o) => o.term), [stem('create'), 'new', stem('issue'), 'repo']);
+    assert.deepEqual(
+      occ.map((o) => o.term),
+      [stem('create'), 'new', stem('issue'), 'repo'],
+    );
     assert.ok(bigramsOf(occ).has(`new ${stem('issue')}`));
   });
   it('keeps a camelCase brand as one query word and indexes its parts too', () => {
-    assert.deepEqual(analyze('GitHub', 'query').map((o) => o.term), ['github']);
+    assert.deepEqual(
+      analyze('GitHub', 'query').map((o) => o.term),
+      ['github'],
+    );
     // a query keeps the parts aside, phrases collapsed, for a run that is no word ("listPullRequests")
-    assert.deepEqual(analyze('listPullRequests', 'query')[0]?.parts?.map((o) => o.term), [stem('list'), 'pr']);
-    assert.deepEqual(analyze('GitHub', 'index').map((o) => o.term).sort(), ['git', 'github', 'hub']);
+    assert.deepEqual(
+      analyze('listPullRequests', 'query')[0]?.parts?.map((o) => o.term),
+      [stem('list'), 'pr'],
+    );
+    assert.deepEqual(
+      analyze('GitHub', 'index')
+        .map((o) => o.term)
+        .sort(),
+      ['git', 'github', 'hub'],
+    );
   });
   it('relates the words people use for the same thing, below weight 1', () => {
     const rel = (a: string, b: string): number => synonymsOf(stem(a)).get(stem(b)) ?? 0;
     for (const [a, b] of [
-      ['pr', 'mr'], ['ticket', 'issue'], ['bug', 'issue'], ['msg', 'message'], ['post', 'message'],
-      ['repo', 'repository'], ['reply', 'comment'], ['new', 'create'], ['resolve', 'close'],
-      ['remove', 'delete'], ['show', 'list'], ['find', 'search'], ['people', 'user'], ['room', 'channel'],
-      ['incident', 'alert'], ['release', 'deploy'], ['owner', 'assign'],
+      ['pr', 'mr'],
+      ['ticket', 'issue'],
+      ['bug', 'issue'],
+      ['msg', 'message'],
+      ['post', 'message'],
+      ['repo', 'repository'],
+      ['reply', 'comment'],
+      ['new', 'create'],
+      ['resolve', 'close'],
+      ['remove', 'delete'],
+      ['show', 'list'],
+      ['find', 'search'],
+      ['people', 'user'],
+      ['room', 'channel'],
+      ['incident', 'alert'],
+      ['release', 'deploy'],
+      ['owner', 'assign'],
     ] as const) {
       const w = rel(a, b);
       assert.ok(w > 0 && w < 1, `${a} ↔ ${b}: ${w}`);

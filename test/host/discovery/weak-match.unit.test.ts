@@ -52,7 +52,11 @@ describe('weak match on the real catalog', () => {
     ]) {
       const result = index.query(query);
       assert.ok(result.hits.length > 0, query);
-      assert.equal(isWeakMatch(result.hits[0]), true, `${query}: ${result.hits[0]?.entry.name} ${result.hits[0]?.score} ${JSON.stringify(result.fit)}`);
+      assert.equal(
+        isWeakMatch(result.hits[0]),
+        true,
+        `${query}: ${result.hits[0]?.entry.name} ${result.hits[0]?.score} ${JSON.stringify(result.fit)}`,
+      );
     }
   });
 
@@ -79,7 +83,10 @@ describe('weak match on the real catalog', () => {
 
   it('tells the agent which words the best match leaves out and what to do', () => {
     const advice = weakMatchAdvice('slack_set_channel_topic', { missing: ['thermostat', 'degrees'] });
-    assert.match(advice, /^No tool may fit: the first result, slack_set_channel_topic, leaves out the words "thermostat", "degrees" of your request\./);
+    assert.match(
+      advice,
+      /^No tool may fit: the first result, slack_set_channel_topic, leaves out the words "thermostat", "degrees" of your request\./,
+    );
     assert.match(advice, /may not exist here: try other words once, then tell the user/);
     assert.match(weakMatchAdvice('x_y', { missing: [] }), /x_y, matches your words only loosely\./);
   });
@@ -92,9 +99,13 @@ describe('weak match on the real catalog', () => {
       `first result wrong ${report.wrongFirst.fired}/${report.wrongFirst.queries}, negatives ${report.negatives.fired}/${report.negatives.queries}`;
     t.diagnostic(line);
     assert.ok(report.negatives.queries >= 80, `only ${report.negatives.queries} negative queries`);
-    const alarms = report.rightFirst.outcomes.filter((o) => o.fired).map((o) => `"${o.query.query}" → ${o.top} ${o.score}, coverage ${o.coverage}`);
+    const alarms = report.rightFirst.outcomes
+      .filter((o) => o.fired)
+      .map((o) => `"${o.query.query}" → ${o.top} ${o.score}, coverage ${o.coverage}`);
     assert.ok(report.rightFirst.rate <= MAX_FALSE_ALARMS, `${line}; false alarms:\n  ${alarms.join('\n  ')}`);
-    const silent = report.negatives.outcomes.filter((o) => !o.fired).map((o) => `"${o.query.query}" → ${o.top} ${o.score}, coverage ${o.coverage}`);
+    const silent = report.negatives.outcomes
+      .filter((o) => !o.fired)
+      .map((o) => `"${o.query.query}" → ${o.top} ${o.score}, coverage ${o.coverage}`);
     assert.ok(report.negatives.rate >= MIN_DETECTION, `${line}; negatives without the hint:\n  ${silent.join('\n  ')}`);
   });
 });

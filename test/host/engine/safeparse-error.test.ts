@@ -35,12 +35,20 @@ describe('SAFEPARSE_ERROR', () => {
   after(async () => gw.close());
 
   const caller = () => ({ user: gw.user, transport: 'rest' as const, requestId: 'req-safeparse' });
-  const auditFor = () => gw.db.all<{ success: number; error_code: string; error: string }>("SELECT success, error_code, error FROM audit_events WHERE request_id = 'req-safeparse' ORDER BY at, rowid");
+  const auditFor = () =>
+    gw.db.all<{ success: number; error_code: string; error: string }>(
+      "SELECT success, error_code, error FROM audit_events WHERE request_id = 'req-safeparse' ORDER BY at, rowid",
+    );
 
   it('rejects by default, audited once with the code', async () => {
     const engine = { ...gw.gateway.engine, registry: registryWithThrowingSchema() };
     const item = await executeSingle(engine, caller(), { tool: 'echo_args', args: { text: 'x', times: 2 } });
-    assert.deepEqual(item, { error: 'SAFEPARSE_ERROR: schema bug: cannot transform', code: 'GW_ERR_VALIDATION_SCHEMA_ERROR', integration: 'fixture-echo', tool: 'echo_args' });
+    assert.deepEqual(item, {
+      error: 'SAFEPARSE_ERROR: schema bug: cannot transform',
+      code: 'GW_ERR_VALIDATION_SCHEMA_ERROR',
+      integration: 'fixture-echo',
+      tool: 'echo_args',
+    });
     const rows = await auditFor();
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.error_code, 'GW_ERR_VALIDATION_SCHEMA_ERROR');
@@ -62,8 +70,11 @@ describe('SAFEPARSE_ERROR', () => {
     await gw.db.run("DELETE FROM audit_events WHERE request_id = 'req-safeparse'");
     const policy = parsePolicy({ schemaErrors: 'passthrough' });
     const engine = { ...gw.gateway.engine, policy, registry: registryWithThrowingSchema('echo_fail') };
-    const item = await executeSingle(engine, caller(), { tool: 'echo_fail', args: { text: 'x', message: 'handler broke' } });
-    assert.equal((item as { error: string }).error, 'handler broke', 'the caller sees the handler\'s error');
+    const item = await executeSingle(engine, caller(), {
+      tool: 'echo_fail',
+      args: { text: 'x', message: 'handler broke' },
+    });
+    assert.equal((item as { error: string }).error, 'handler broke', "the caller sees the handler's error");
     const rows = await auditFor();
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.success, 0);

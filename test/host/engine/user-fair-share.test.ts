@@ -31,7 +31,8 @@ interface Answer {
   retryAfter: string | null;
 }
 
-const isAlices = (r: RecordedRequest): boolean => r.path.startsWith('/alice/') || (r.query.get('tag') ?? '').startsWith('alice-');
+const isAlices = (r: RecordedRequest): boolean =>
+  r.path.startsWith('/alice/') || (r.query.get('tag') ?? '').startsWith('alice-');
 
 describe('the sandbox shared between users (sandbox.maxUserShare)', () => {
   let gw: TestGateway;
@@ -71,7 +72,12 @@ describe('the sandbox shared between users (sandbox.maxUserShare)', () => {
   const stats = (): { queued: number } => gw.gateway.sandbox.stats();
 
   /** one execution over POST /rest/:integration, answered or refused */
-  async function call(who: { apiKey: string }, integration: string, tool: string, args: Record<string, unknown>): Promise<Answer> {
+  async function call(
+    who: { apiKey: string },
+    integration: string,
+    tool: string,
+    args: Record<string, unknown>,
+  ): Promise<Answer> {
     const res = await fetch(`${gw.url}/rest/${integration}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${who.apiKey}` },
@@ -97,9 +103,9 @@ describe('the sandbox shared between users (sandbox.maxUserShare)', () => {
       release = resolve;
     });
     const slow = [0, 1, 2, 3].map((i) => call(alice, 'fixture-faults', 'faults_slow', { tag: `alice-${round}-${i}` }));
-    await waitFor('alice\'s first four calls to reach the upstream', () => heldForAlice() === 4);
+    await waitFor("alice's first four calls to reach the upstream", () => heldForAlice() === 4);
     const http = [4, 5, 6, 7].map((i) => call(alice, 'fixture-http', 'http_get', { path: `/alice/${round}/${i}` }));
-    await waitFor('alice\'s other four calls to be held or to wait', () => heldForAlice() + stats().queued === 8);
+    await waitFor("alice's other four calls to be held or to wait", () => heldForAlice() + stats().queued === 8);
     assert.equal(heldForAlice(), 4, 'alice holds her share of the 8 calls in flight, 4');
     assert.equal(stats().queued, 4, 'her other calls wait');
     return [...slow, ...http];
@@ -107,42 +113,65 @@ describe('the sandbox shared between users (sandbox.maxUserShare)', () => {
 
   /** Waits until a call is answered or waits in the sandbox's queue, whichever comes first. */
   async function answeredWithoutWaiting(t: { answer: Answer | undefined }, queuedBefore: number): Promise<boolean> {
-    await waitFor('the call to be answered or to wait in the queue', () => t.answer !== undefined || stats().queued > queuedBefore);
+    await waitFor(
+      'the call to be answered or to wait in the queue',
+      () => t.answer !== undefined || stats().queued > queuedBefore,
+    );
     return t.answer !== undefined;
   }
 
-  it('alice holding her share leaves room: bob\'s call starts at once and is answered while hers are still held', async () => {
+  it("alice holding her share leaves room: bob's call starts at once and is answered while hers are still held", async () => {
     const alices = await flood('one');
     const bobs = track(call(bob, 'fixture-http', 'http_get', { path: '/bob/0' }));
-    assert.equal(await answeredWithoutWaiting(bobs, 4), true, 'bob\'s call did not wait behind alice\'s');
-    assert.deepEqual(bobs.answer, { status: 200, json: { integration: 'fixture-http', tool: 'http_get', result: { status: 200, body: { ok: true } } }, retryAfter: null });
-    assert.equal(heldForAlice(), 4, 'alice\'s calls are still held');
+    assert.equal(await answeredWithoutWaiting(bobs, 4), true, "bob's call did not wait behind alice's");
+    assert.deepEqual(bobs.answer, {
+      status: 200,
+      json: { integration: 'fixture-http', tool: 'http_get', result: { status: 200, body: { ok: true } } },
+      retryAfter: null,
+    });
+    assert.equal(heldForAlice(), 4, "alice's calls are still held");
     assert.equal(stats().queued, 4);
     release();
     const answers = await Promise.all(alices);
-    assert.deepEqual(answers.map((a) => a.status), Array.from({ length: 8 }, () => 200), 'then every one of alice\'s calls runs');
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array.from({ length: 8 }, () => 200),
+      "then every one of alice's calls runs",
+    );
     assert.equal(heldForAlice(), 8);
   });
 
-  it('alice\'s calls past her share of the queue are refused with GW_ERR_SANDBOX_OVERLOADED saying so, while bob\'s still run', async () => {
+  it("alice's calls past her share of the queue are refused with GW_ERR_SANDBOX_OVERLOADED saying so, while bob's still run", async () => {
     const alices = await flood('two');
     const ninth = track(call(alice, 'fixture-http', 'http_get', { path: '/alice/two/8' }));
     assert.equal(await answeredWithoutWaiting(ninth, 4), true, 'refused at once, not queued');
     assert.equal(ninth.answer?.status, 503);
     assert.equal(ninth.answer?.retryAfter, '1');
     assert.equal(ninth.answer?.json.code, 'GW_ERR_SANDBOX_OVERLOADED');
-    assert.match(ninth.answer?.json.error, /^this user's share of the sandbox queue is full: 4 of its calls are already waiting, besides those running; retry once some have finished$/);
+    assert.match(
+      ninth.answer?.json.error,
+      /^this user's share of the sandbox queue is full: 4 of its calls are already waiting, besides those running; retry once some have finished$/,
+    );
     // others are not refused: bob's calls run, on a plugin alice has calls waiting for and on another
-    const bobs = [track(call(bob, 'fixture-http', 'http_get', { path: '/bob/1' })), track(call(bob, 'fixture-echo', 'echo_args', { text: 'bob' }))];
+    const bobs = [
+      track(call(bob, 'fixture-http', 'http_get', { path: '/bob/1' })),
+      track(call(bob, 'fixture-echo', 'echo_args', { text: 'bob' })),
+    ];
     for (const b of bobs) assert.equal(await answeredWithoutWaiting(b, 4), true);
-    assert.deepEqual(bobs.map((b) => b.answer?.status), [200, 200]);
+    assert.deepEqual(
+      bobs.map((b) => b.answer?.status),
+      [200, 200],
+    );
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     assert.match(metrics, /^workbench_sandbox_refused_total\{reason="user_share"\} 1$/m);
     assert.match(metrics, /^workbench_sandbox_refused_total\{reason="queue_full"\} 0$/m);
     assert.match(metrics, /^workbench_sandbox_refused_total\{reason="plugin_share"\} 0$/m);
     release();
     const answers = await Promise.all(alices);
-    assert.deepEqual(answers.map((a) => a.status), Array.from({ length: 8 }, () => 200));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array.from({ length: 8 }, () => 200),
+    );
     assert.equal(stats().queued, 0);
   });
 });

@@ -41,23 +41,46 @@ describe('build output', () => {
   test('the committed build in test/fixtures/sdk-plugin/dist is current', () => {
     const committed = path.join(FIXTURE_DIR, 'dist');
     for (const file of ['manifest.json', 'plugin.js']) {
-      assert.equal(read(outA, file), read(committed, file), `test/fixtures/sdk-plugin/dist/${file} is stale: run \`npx workbench plugin build test/fixtures/sdk-plugin\` and commit it`);
+      assert.equal(
+        read(outA, file),
+        read(committed, file),
+        `test/fixtures/sdk-plugin/dist/${file} is stale: run \`npx workbench plugin build test/fixtures/sdk-plugin\` and commit it`,
+      );
     }
   });
 
   test('two builds of the same source are byte-identical', () => {
-    for (const file of ['manifest.json', 'plugin.js']) assert.ok(fs.readFileSync(path.join(outA, file)).equals(fs.readFileSync(path.join(outB, file))), file);
+    for (const file of ['manifest.json', 'plugin.js'])
+      assert.ok(fs.readFileSync(path.join(outA, file)).equals(fs.readFileSync(path.join(outB, file))), file);
   });
 
   test('the manifest carries defaults, descriptions, bounds and annotations, and no $schema', () => {
     const manifest = JSON.parse(read(outA, 'manifest.json'));
-    assert.deepEqual(Object.keys(manifest), ['$comment', 'name', 'version', 'displayName', 'description', 'auth', 'egress', 'tools']);
-    assert.deepEqual(manifest.tools.map((t: { name: string }) => t.name), ['sdk_demo_search_items', 'sdk_demo_create_item', 'sdk_demo_echo']);
+    assert.deepEqual(Object.keys(manifest), [
+      '$comment',
+      'name',
+      'version',
+      'displayName',
+      'description',
+      'auth',
+      'egress',
+      'tools',
+    ]);
+    assert.deepEqual(
+      manifest.tools.map((t: { name: string }) => t.name),
+      ['sdk_demo_search_items', 'sdk_demo_create_item', 'sdk_demo_echo'],
+    );
     const search = manifest.tools[0];
     assert.equal(search.inputSchema.$schema, undefined);
     assert.deepEqual(search.inputSchema.required, ['query']);
     assert.equal(search.inputSchema.additionalProperties, false, 'a z.object is published strict');
-    assert.deepEqual(search.inputSchema.properties.limit, { default: 10, description: 'How many items to return', type: 'integer', minimum: 1, maximum: 50 });
+    assert.deepEqual(search.inputSchema.properties.limit, {
+      default: 10,
+      description: 'How many items to return',
+      type: 'integer',
+      minimum: 1,
+      maximum: 50,
+    });
     assert.deepEqual(search.inputSchema.properties.status.enum, ['open', 'closed', 'all']);
     assert.equal(search.inputSchema.properties.status.default, 'open');
     assert.equal(search.inputSchema.properties.query.description, 'Words to look for in titles, e.g. "login bug"');
@@ -83,7 +106,11 @@ describe('the built plugin in the real gateway', () => {
   let gw: Awaited<ReturnType<typeof startGateway>>;
   before(async () => {
     upstream = await startUpstream();
-    gw = await startGateway({ plugins: [], pluginDirs: [path.dirname(outA)], upstreams: { 'https://api.demo.example': upstream.origin } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [path.dirname(outA)],
+      upstreams: { 'https://api.demo.example': upstream.origin },
+    });
     await gw.connect('sdk-demo', { values: { apiKey: 'demo-key-1234' }, config: { workspace: 'team a' } });
   });
   after(async () => {
@@ -93,10 +120,25 @@ describe('the built plugin in the real gateway', () => {
 
   test('search: the request carries the defaults and the injected key; the result is shaped', async () => {
     upstream.setHandler(() => ({
-      json: { items: [{ id: 'I-1', title: 'Login bug', status: 'open', owner: { login: 'ana' }, created_at: '2024-05-01T10:00:00Z', noise: 'x'.repeat(50) }], next_cursor: 'c2' },
+      json: {
+        items: [
+          {
+            id: 'I-1',
+            title: 'Login bug',
+            status: 'open',
+            owner: { login: 'ana' },
+            created_at: '2024-05-01T10:00:00Z',
+            noise: 'x'.repeat(50),
+          },
+        ],
+        next_cursor: 'c2',
+      },
     }));
     const item = await gw.execute('sdk_demo_search_items', { query: 'login bug' });
-    assert.deepEqual(item.result, { items: [{ id: 'I-1', title: 'Login bug', status: 'open', owner: 'ana', createdAt: '2024-05-01T10:00:00Z' }], next: 'c2' });
+    assert.deepEqual(item.result, {
+      items: [{ id: 'I-1', title: 'Login bug', status: 'open', owner: 'ana', createdAt: '2024-05-01T10:00:00Z' }],
+      next: 'c2',
+    });
     const req = upstream.last();
     assert.equal(req.method, 'GET');
     assert.equal(req.path, '/v1/workspaces/team%20a/items');
@@ -106,9 +148,18 @@ describe('the built plugin in the real gateway', () => {
   });
 
   test('create: a JSON body with defaults applied', async () => {
-    upstream.setHandler(() => ({ status: 201, json: { id: 'I-9', title: 'New', status: 'open', created_at: '2024-05-02T00:00:00Z' } }));
+    upstream.setHandler(() => ({
+      status: 201,
+      json: { id: 'I-9', title: 'New', status: 'open', created_at: '2024-05-02T00:00:00Z' },
+    }));
     const item = await gw.execute('sdk_demo_create_item', { title: 'New' });
-    assert.deepEqual(item.result, { id: 'I-9', title: 'New', status: 'open', owner: null, createdAt: '2024-05-02T00:00:00Z' });
+    assert.deepEqual(item.result, {
+      id: 'I-9',
+      title: 'New',
+      status: 'open',
+      owner: null,
+      createdAt: '2024-05-02T00:00:00Z',
+    });
     const req = upstream.last();
     assert.equal(req.method, 'POST');
     assert.equal(req.path, '/v1/items');
@@ -117,8 +168,14 @@ describe('the built plugin in the real gateway', () => {
   });
 
   test('echo: the handler sees validated, defaulted arguments', async () => {
-    assert.deepEqual((await gw.execute('sdk_demo_echo', {})).result, { echoed: 'hello', args: { text: 'hello', times: 1 } });
-    assert.deepEqual((await gw.execute('sdk_demo_echo', { text: 'yo', times: 2 })).result, { echoed: 'yo yo', args: { text: 'yo', times: 2 } });
+    assert.deepEqual((await gw.execute('sdk_demo_echo', {})).result, {
+      echoed: 'hello',
+      args: { text: 'hello', times: 1 },
+    });
+    assert.deepEqual((await gw.execute('sdk_demo_echo', { text: 'yo', times: 2 })).result, {
+      echoed: 'yo yo',
+      args: { text: 'yo', times: 2 },
+    });
   });
 
   test('bad arguments are refused before the handler runs; provider errors are mapped', async () => {

@@ -17,14 +17,26 @@ import { scaffoldPlugin } from '../../../host/plugin-sdk/scaffold.js';
 import { PACKAGE_ROOT } from '../../../host/paths.js';
 import { startGateway } from '../../helpers/gateway.js';
 import { startUpstream } from '../../helpers/upstream.js';
-import { CLI, echoTool, fakeCtx, importBuilt, pluginSource, removeTempDirs, tempDir, writePlugin } from '../../helpers/temp-plugin.js';
+import {
+  CLI,
+  echoTool,
+  fakeCtx,
+  importBuilt,
+  pluginSource,
+  removeTempDirs,
+  tempDir,
+  writePlugin,
+} from '../../helpers/temp-plugin.js';
 
 const exec = promisify(execFile);
 after(() => removeTempDirs());
 
 async function workbench(args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--no-node-snapshot', CLI, ...args], { cwd, encoding: 'utf8' });
+    const { stdout, stderr } = await exec(process.execPath, ['--no-node-snapshot', CLI, ...args], {
+      cwd,
+      encoding: 'utf8',
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -38,7 +50,15 @@ describe('workbench plugin new / build / validate', () => {
     const created = await workbench(['plugin', 'new', 'acme-tracker', '--dir', parent]);
     assert.equal(created.code, 0, created.stderr);
     const dir = path.join(parent, 'acme-tracker');
-    assert.deepEqual(fs.readdirSync(dir).sort(), ['.gitignore', 'README.md', 'fixtures', 'node_modules', 'package.json', 'plugin.ts', 'tsconfig.json']);
+    assert.deepEqual(fs.readdirSync(dir).sort(), [
+      '.gitignore',
+      'README.md',
+      'fixtures',
+      'node_modules',
+      'package.json',
+      'plugin.ts',
+      'tsconfig.json',
+    ]);
     assert.equal(fs.realpathSync(path.join(dir, 'node_modules', 'workbench')), fs.realpathSync(PACKAGE_ROOT));
     assert.equal(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), 'node_modules/\n');
     assert.match(fs.readFileSync(path.join(dir, 'plugin.ts'), 'utf8'), /from 'workbench\/plugin-sdk'/);
@@ -46,7 +66,10 @@ describe('workbench plugin new / build / validate', () => {
     const built = await workbench(['plugin', 'build', dir, '--json']);
     assert.equal(built.code, 0, built.stderr);
     const summary = JSON.parse(built.stdout);
-    assert.deepEqual({ name: summary.name, tools: summary.tools, outDir: summary.outDir }, { name: 'acme-tracker', tools: ['acme_tracker_get_item'], outDir: path.join(dir, 'dist') });
+    assert.deepEqual(
+      { name: summary.name, tools: summary.tools, outDir: summary.outDir },
+      { name: 'acme-tracker', tools: ['acme_tracker_get_item'], outDir: path.join(dir, 'dist') },
+    );
     assert.ok(summary.pluginBytes < 16_000, `plugin.js is ${summary.pluginBytes} bytes`);
 
     const validated = await workbench(['plugin', 'validate', path.join(dir, 'dist')]);
@@ -65,7 +88,14 @@ describe('workbench plugin new / build / validate', () => {
     const next = /then run: (.*)\n/.exec(created.stdout)?.[1] ?? '';
     assert.equal(next, `node ${path.join(PACKAGE_ROOT, 'bin', 'workbench.js')} plugin build far-away`);
     const dir = path.join(parent, 'far-away');
-    for (const file of ['plugin.ts', 'README.md', 'package.json', 'tsconfig.json', '.gitignore', path.join('fixtures', 'far_away_get_item.json')]) {
+    for (const file of [
+      'plugin.ts',
+      'README.md',
+      'package.json',
+      'tsconfig.json',
+      '.gitignore',
+      path.join('fixtures', 'far_away_get_item.json'),
+    ]) {
       const text = fs.readFileSync(path.join(dir, file), 'utf8');
       assert.ok(!text.includes(PACKAGE_ROOT) && !text.includes(parent), `${file} names no machine path`);
     }
@@ -91,14 +121,23 @@ describe('workbench plugin new / build / validate', () => {
   test('plugin test names the request that differs from the recording, and what the tool returned instead', async () => {
     const { dir } = scaffoldPlugin('drifted', tempDir());
     const file = path.join(dir, 'fixtures', 'drifted_get_item.json');
-    const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ exchanges: Array<{ request: { url: string } }>; expect: { result?: { title?: string } } }>;
+    const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{
+      exchanges: Array<{ request: { url: string } }>;
+      expect: { result?: { title?: string } };
+    }>;
     cases[0]!.exchanges[0]!.request.url = 'https://api.example.com/v1/items/43';
     cases[1]!.expect.result!.title = 'Different';
     fs.writeFileSync(file, JSON.stringify(cases));
     const r = await workbench(['plugin', 'test', dir]);
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, /✖ drifted_get_item: reads the item.*\n {4}request 1: expected GET https:\/\/api\.example\.com\/v1\/items\/43, the tool sent GET https:\/\/api\.example\.com\/v1\/items\/42\n/);
-    assert.match(r.stdout, /✖ drifted_get_item: an id with a slash.*\n {4}result: expected \{"id":"a\/b","title":"Different"/);
+    assert.match(
+      r.stdout,
+      /✖ drifted_get_item: reads the item.*\n {4}request 1: expected GET https:\/\/api\.example\.com\/v1\/items\/43, the tool sent GET https:\/\/api\.example\.com\/v1\/items\/42\n/,
+    );
+    assert.match(
+      r.stdout,
+      /✖ drifted_get_item: an id with a slash.*\n {4}result: expected \{"id":"a\/b","title":"Different"/,
+    );
     assert.match(r.stdout, /✔ drifted_get_item: a missing item is explained/);
     assert.match(r.stdout, /\n1 passed, 2 failed\n$/);
     fs.writeFileSync(file, '{"tool": 1}');
@@ -114,7 +153,9 @@ describe('workbench plugin new / build / validate', () => {
       const { dir } = scaffoldPlugin('same-name', parent);
       const out = path.join(tempDir(), 'out');
       await buildPlugin({ dir, outDir: out });
-      outputs.push(Buffer.concat([fs.readFileSync(path.join(out, 'manifest.json')), fs.readFileSync(path.join(out, 'plugin.js'))]));
+      outputs.push(
+        Buffer.concat([fs.readFileSync(path.join(out, 'manifest.json')), fs.readFileSync(path.join(out, 'plugin.js'))]),
+      );
     }
     assert.ok(outputs[0]!.equals(outputs[1]!));
   });
@@ -126,7 +167,10 @@ describe('workbench plugin new / build / validate', () => {
     assert.match(bad.stderr, /"My_Plugin" is not a plugin name: use kebab-case/);
     scaffoldPlugin('twice', parent);
     const before = fs.readFileSync(path.join(parent, 'twice', 'plugin.ts'));
-    assert.throws(() => scaffoldPlugin('twice', parent), { code: 'GW_ERR_CLI_REFUSED', message: /twice already exists and is not empty/ });
+    assert.throws(() => scaffoldPlugin('twice', parent), {
+      code: 'GW_ERR_CLI_REFUSED',
+      message: /twice already exists and is not empty/,
+    });
     assert.ok(fs.readFileSync(path.join(parent, 'twice', 'plugin.ts')).equals(before), 'nothing is overwritten');
   });
 
@@ -134,7 +178,12 @@ describe('workbench plugin new / build / validate', () => {
     const dir = writePlugin(pluginSource(echoTool(), "import fs from 'node:fs';\nvoid fs;"));
     const r = await workbench(['plugin', 'build', dir]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`^build failed \\(${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): plugin\\.ts:2:\\d+: import "node:fs" is not allowed`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^build failed \\(${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): plugin\\.ts:2:\\d+: import "node:fs" is not allowed`,
+      ),
+    );
     assert.equal(fs.existsSync(path.join(dir, 'dist')), false);
     const usage = await workbench(['plugin', 'build']);
     assert.equal(usage.code, 2);
@@ -147,12 +196,22 @@ describe('the scaffolded plugin in the real gateway', () => {
     const { dir } = scaffoldPlugin('acme-tracker', tempDir());
     const pluginsDir = tempDir();
     await buildPlugin({ dir, outDir: path.join(pluginsDir, 'acme-tracker') });
-    const upstream = await startUpstream(() => ({ json: { id: 'a\uFFFDb', title: 'Odd', updated_at: '2024-01-01T00:00:00Z', description: 'long' } }));
-    const gw = await startGateway({ plugins: [], pluginDirs: [pluginsDir], upstreams: { 'https://api.example.com': upstream.origin } });
+    const upstream = await startUpstream(() => ({
+      json: { id: 'a\uFFFDb', title: 'Odd', updated_at: '2024-01-01T00:00:00Z', description: 'long' },
+    }));
+    const gw = await startGateway({
+      plugins: [],
+      pluginDirs: [pluginsDir],
+      upstreams: { 'https://api.example.com': upstream.origin },
+    });
     try {
       // "\uD800" alone is valid JSON: an agent can send it
       const item = await gw.execute('acme_tracker_get_item', { id: 'a\uD800b' });
-      assert.deepEqual(item.result, { id: 'a\uFFFDb', title: 'Odd', updatedAt: '2024-01-01T00:00:00Z' }, JSON.stringify(item));
+      assert.deepEqual(
+        item.result,
+        { id: 'a\uFFFDb', title: 'Odd', updatedAt: '2024-01-01T00:00:00Z' },
+        JSON.stringify(item),
+      );
       assert.equal(upstream.requests.length, 1);
       assert.equal(upstream.last().path, '/v1/items/a%EF%BF%BDb');
     } finally {
@@ -181,7 +240,10 @@ describe('zod in plugin.js', () => {
     assert.ok(r.pluginBytes < 4_000, `${r.pluginBytes} bytes`);
     const plugin = await importBuilt(r.outDir);
     const { ctx } = fakeCtx({ status: 200, json: { id: 'a', n: 1 } });
-    await assert.rejects(plugin['temp_parse']!(ctx, { id: 'a' }), /zod\.parse cannot run: zod was left out of plugin\.js .* Build with --keep-zod/);
+    await assert.rejects(
+      plugin['temp_parse']!(ctx, { id: 'a' }),
+      /zod\.parse cannot run: zod was left out of plugin\.js .* Build with --keep-zod/,
+    );
   });
 
   test('--keep-zod bundles the real zod, still without imports', async () => {
@@ -194,7 +256,10 @@ describe('zod in plugin.js', () => {
     const ok = fakeCtx({ status: 200, json: { id: 'a', n: 1, extra: true } });
     assert.deepEqual(await plugin['temp_parse']!(ok.ctx, { id: 'a' }), { id: 'a', n: 1 });
     assert.equal(ok.requests[0]?.url, 'https://api.temp.example/x/a');
-    await assert.rejects(plugin['temp_parse']!(fakeCtx({ status: 200, json: { id: 'a' } }).ctx, { id: 'a' }), /expected number/);
+    await assert.rejects(
+      plugin['temp_parse']!(fakeCtx({ status: 200, json: { id: 'a' } }).ctx, { id: 'a' }),
+      /expected number/,
+    );
   });
 
   test("`import * as z from 'zod'` works too: schemas in the manifest, an inert z at run time", async () => {
@@ -209,8 +274,13 @@ export default definePlugin({
 `,
     );
     const r = await buildPlugin({ dir });
-    assert.deepEqual(r.manifest.tools[0]?.inputSchema['properties'], { mode: { default: 'fast', type: 'string', enum: ['fast', 'slow'] } });
+    assert.deepEqual(r.manifest.tools[0]?.inputSchema['properties'], {
+      mode: { default: 'fast', type: 'string', enum: ['fast', 'slow'] },
+    });
     const plugin = await importBuilt(r.outDir);
-    assert.deepEqual(await plugin['temp_ns_echo']!(fakeCtx({ status: 200, json: {} }).ctx, { mode: 'slow' }), { mode: 'slow', label: '[zod schema]' });
+    assert.deepEqual(await plugin['temp_ns_echo']!(fakeCtx({ status: 200, json: {} }).ctx, { mode: 'slow' }), {
+      mode: 'slow',
+      label: '[zod schema]',
+    });
   });
 });

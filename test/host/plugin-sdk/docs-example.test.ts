@@ -37,7 +37,11 @@ before(async () => {
   fs.writeFileSync(path.join(dir, 'plugin.ts'), documentedPlugin());
   await buildPlugin({ dir });
   upstream = await startUpstream();
-  gw = await startGateway({ plugins: [], pluginDirs: [dir], upstreams: { 'https://api.weather.example': upstream.origin } });
+  gw = await startGateway({
+    plugins: [],
+    pluginDirs: [dir],
+    upstreams: { 'https://api.weather.example': upstream.origin },
+  });
   await gw.connect('weather', { values: { apiKey: 'weather-key-123456' }, config: { units: 'imperial' } });
 });
 after(async () => {
@@ -53,35 +57,67 @@ describe('the worked example of docs/plugins.md', () => {
   });
 
   test('weather_current: an encoded city, the key injected, the units from the connection, a slim result', async () => {
-    upstream.setHandler(() => ({ json: { location: { name: 'Rio de Janeiro', id: 9 }, temp: 88, summary: 'Sunny', time: '2026-01-01T12:00:00Z', raw: 'x' } }));
+    upstream.setHandler(() => ({
+      json: {
+        location: { name: 'Rio de Janeiro', id: 9 },
+        temp: 88,
+        summary: 'Sunny',
+        time: '2026-01-01T12:00:00Z',
+        raw: 'x',
+      },
+    }));
     const item = await gw.execute('weather_current', { city: 'Rio de Janeiro' });
-    assert.deepEqual(item.result, { city: 'Rio de Janeiro', temperature: 88, units: 'imperial', conditions: 'Sunny', observedAt: '2026-01-01T12:00:00Z' });
+    assert.deepEqual(item.result, {
+      city: 'Rio de Janeiro',
+      temperature: 88,
+      units: 'imperial',
+      conditions: 'Sunny',
+      observedAt: '2026-01-01T12:00:00Z',
+    });
     assert.equal(upstream.last().url, '/v1/current/Rio%20de%20Janeiro?units=imperial');
     assert.equal(upstream.last().headers['x-api-key'], 'weather-key-123456');
   });
 
-  test('weather_current: a 404 in the plugin\'s own words; a 401 in the default ones; a path trick stays one segment', async () => {
+  test("weather_current: a 404 in the plugin's own words; a 401 in the default ones; a path trick stays one segment", async () => {
     upstream.setHandler(() => ({ status: 404, json: { message: 'no such city' } }));
-    assert.equal((await gw.execute('weather_current', { city: 'Atlantis' })).error, 'Unknown city "Atlantis": check the spelling.');
+    assert.equal(
+      (await gw.execute('weather_current', { city: 'Atlantis' })).error,
+      'Unknown city "Atlantis": check the spelling.',
+    );
     assert.equal(upstream.last().url, '/v1/current/Atlantis?units=imperial');
     await gw.execute('weather_current', { city: '../admin' });
     assert.equal(upstream.last().path, '/v1/current/..%2Fadmin');
     upstream.setHandler(() => ({ status: 401, json: { message: 'key expired' } }));
-    assert.equal((await gw.execute('weather_current', { city: 'Oslo' })).error, 'The weather service rejected the credential (401) while trying to read the weather in Oslo: reconnect weather. The weather service said: key expired.');
+    assert.equal(
+      (await gw.execute('weather_current', { city: 'Oslo' })).error,
+      'The weather service rejected the credential (401) while trying to read the weather in Oslo: reconnect weather. The weather service said: key expired.',
+    );
   });
 
   test('weather_list_alerts: follows Link headers, stops at the limit and hands back where to go on', async () => {
     const origin = 'https://api.weather.example';
     upstream.setHandler((req) => {
       const page = Number(req.query.get('page') ?? '1');
-      const alerts = [0, 1, 2].map((i) => ({ id: `a${page}${i}`, title: `Alert ${page}.${i}`, severity: 'high', until: 'tomorrow', noise: 'x' }));
+      const alerts = [0, 1, 2].map((i) => ({
+        id: `a${page}${i}`,
+        title: `Alert ${page}.${i}`,
+        severity: 'high',
+        until: 'tomorrow',
+        noise: 'x',
+      }));
       return { headers: { link: `<${origin}/v1/alerts/Oslo?page=${page + 1}>; rel="next"` }, json: alerts };
     });
     const r = (await gw.execute('weather_list_alerts', { city: 'Oslo', limit: 5 })).result;
-    assert.deepEqual(r.alerts.map((a: { id: string }) => a.id), ['a10', 'a11', 'a12', 'a20', 'a21']);
+    assert.deepEqual(
+      r.alerts.map((a: { id: string }) => a.id),
+      ['a10', 'a11', 'a12', 'a20', 'a21'],
+    );
     assert.deepEqual(Object.keys(r.alerts[0]), ['id', 'title', 'severity', 'until']);
     assert.equal(r.next, `${origin}/v1/alerts/Oslo?page=3`);
-    assert.deepEqual(upstream.requests.slice(-2).map((q) => q.url), ['/v1/alerts/Oslo?per_page=50', '/v1/alerts/Oslo?page=2']);
+    assert.deepEqual(
+      upstream.requests.slice(-2).map((q) => q.url),
+      ['/v1/alerts/Oslo?per_page=50', '/v1/alerts/Oslo?page=2'],
+    );
     const more = (await gw.execute('weather_list_alerts', { city: 'Oslo', limit: 1, cursor: r.next })).result;
     assert.deepEqual([more.alerts[0].id, upstream.last().url], ['a30', '/v1/alerts/Oslo?page=3']);
   });

@@ -118,7 +118,10 @@ export async function image(ctx: PluginContext): Promise<ImageResult> {
   test('plugin.ts is refused the globals the sandbox does not have', async () => {
     const dir = await scaffold();
     const missing = ['fetch', 'process', 'URL', 'setTimeout', 'Blob', 'Buffer', 'console', 'structuredClone'];
-    append(dir, `\nexport const unavailable = [fetch('x'), process.env, new URL('x'), setTimeout(() => {}, 1), new Blob([]), Buffer.from('x'), console.log('x'), structuredClone(1)];\n`);
+    append(
+      dir,
+      `\nexport const unavailable = [fetch('x'), process.env, new URL('x'), setTimeout(() => {}, 1), new Blob([]), Buffer.from('x'), console.log('x'), structuredClone(1)];\n`,
+    );
     const r = await typecheck(dir);
     assert.notEqual(r.code, 0);
     const errors = r.out.split('\n').filter(Boolean);
@@ -134,15 +137,24 @@ describe('the declared sandbox globals', () => {
     const source = ts.createSourceFile(GLOBALS_DTS, fs.readFileSync(GLOBALS_DTS, 'utf8'), ts.ScriptTarget.ES2022);
     const declared = source.statements.flatMap((s) => {
       if ((ts.isClassDeclaration(s) || ts.isFunctionDeclaration(s)) && s.name) return [s.name.text];
-      if (ts.isVariableStatement(s)) return s.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+      if (ts.isVariableStatement(s))
+        return s.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
       return [];
     });
 
-    const sandbox = await createSandbox({ workers: 1, maxQueue: 10, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1, logger: captureLogger() });
+    const sandbox = await createSandbox({
+      workers: 1,
+      maxQueue: 10,
+      quarantineAfterCrashes: 10,
+      quarantineWindowMs: 1000,
+      maxWorkerShare: 1,
+      logger: captureLogger(),
+    });
     const bridge = createBridge(egressPolicy());
     try {
       const r = await callTool(sandbox, bridge, {
-        source: 'export default { async run() { return Object.getOwnPropertyNames(globalThis).filter((k) => globalThis[k] !== undefined); } };',
+        source:
+          'export default { async run() { return Object.getOwnPropertyNames(globalThis).filter((k) => globalThis[k] !== undefined); } };',
       });
       assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
       const plain = new Set(Object.getOwnPropertyNames(vm.runInNewContext('globalThis')));

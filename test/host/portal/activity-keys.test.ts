@@ -18,9 +18,26 @@ describe('portal activity and keys', () => {
       h.t.db.run(
         `INSERT INTO audit_events (id, at, action, tenant, user_id, tool, integration, success, error_code, error, duration_ms, transport, request_id, args)
          VALUES (?, ?, 'tool_call', 'acme', ?, ?, ?, ?, ?, ?, ?, 'mcp', 'r', NULL)`,
-        [randomUUID(), base + i * 60_000, userId, tool, integration, success ? 1 : 0, success ? null : 'GW_ERR_ENGINE_NOT_CONNECTED', success ? null : `<b>failure ${i}</b>`, 10 + i],
+        [
+          randomUUID(),
+          base + i * 60_000,
+          userId,
+          tool,
+          integration,
+          success ? 1 : 0,
+          success ? null : 'GW_ERR_ENGINE_NOT_CONNECTED',
+          success ? null : `<b>failure ${i}</b>`,
+          10 + i,
+        ],
       );
-    for (let i = 0; i < 120; i++) await insert(h.t.user.id, i, i % 3 === 0 ? 'mockhub_whoami' : 'keyed_ping', i % 3 === 0 ? 'mockhub' : 'keyed', i % 4 !== 0);
+    for (let i = 0; i < 120; i++)
+      await insert(
+        h.t.user.id,
+        i,
+        i % 3 === 0 ? 'mockhub_whoami' : 'keyed_ping',
+        i % 3 === 0 ? 'mockhub' : 'keyed',
+        i % 4 !== 0,
+      );
     await insert(h.t.user.id, 2000, 'mockhub_whoami', 'mockhub', true); // 2026-03-11
     await insert(eve.id, 5, 'secret_tool_of_eve', 'keyed', true);
   });
@@ -28,7 +45,7 @@ describe('portal activity and keys', () => {
 
   const rowsOf = (body: string): number => (body.match(/<tr><td>/g) ?? []).length;
 
-  it('shows only the signed-in user\'s events, newest first, 50 per page with an Older link', async () => {
+  it("shows only the signed-in user's events, newest first, 50 per page with an Older link", async () => {
     const b = await signIn(h);
     const first = await b.get('/activity');
     assert.equal(first.status, 200);
@@ -135,7 +152,9 @@ describe('portal activity and keys', () => {
     const list = await b.get('/keys');
     assert.ok(!list.body.includes(key), 'never shown again');
     assert.ok(list.body.includes(key.slice(0, 10)));
-    const row = await h.t.db.get<{ id: string; hash: string }>('SELECT id, hash FROM api_keys WHERE prefix = ?', [key.slice(0, 10)]);
+    const row = await h.t.db.get<{ id: string; hash: string }>('SELECT id, hash FROM api_keys WHERE prefix = ?', [
+      key.slice(0, 10),
+    ]);
     assert.ok(row && row.hash !== key && !row.hash.includes(key));
     assert.doesNotMatch((await b.get('/keys?revoked=1&signedOut=1')).body, /class="notice"/, 'no notice from the URL');
     const revoked = await b.post(`/keys/${row.id}/revoke`, { _csrf: csrfOf(list.body) });
@@ -151,14 +170,18 @@ describe('portal activity and keys', () => {
   it('answers a new key with a redirect (a reload does not post again) and shows it once, only in the session that made it, never in a URL', async () => {
     const b = await signIn(h);
     const other = await signIn(h);
-    const keyCount = async (): Promise<number> => Number((await h.t.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?', [h.t.user.id]))?.n);
+    const keyCount = async (): Promise<number> =>
+      Number(
+        (await h.t.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?', [h.t.user.id]))?.n,
+      );
     const before = await keyCount();
     const posted = await b.post('/keys', { _csrf: csrfOf((await b.get('/keys')).body), label: 'ci' });
     assert.equal(posted.status, 303, 'post, redirect, get');
     assert.equal(posted.location, '/keys');
     assert.equal(posted.body, '');
     assert.equal(await keyCount(), before + 1);
-    const keyOf = (body: string): string | undefined => /id="new-key" class="secret" readonly value="([^"]+)"/.exec(body)?.[1];
+    const keyOf = (body: string): string | undefined =>
+      /id="new-key" class="secret" readonly value="([^"]+)"/.exec(body)?.[1];
     // the database holds the waiting key sealed, not readable
     const waiting = await h.t.db.all<{ body: string }>('SELECT body FROM portal_flash');
     assert.equal(waiting.length, 1);
@@ -177,10 +200,20 @@ describe('portal activity and keys', () => {
 
   it('a new key whose one-time notice cannot be stored is revoked, not left live and never shown', async () => {
     const b = await signIn(h);
-    const active = async (): Promise<number> => Number((await h.t.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL', [h.t.user.id]))?.n);
+    const active = async (): Promise<number> =>
+      Number(
+        (
+          await h.t.db.get<{ n: number }>(
+            'SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL',
+            [h.t.user.id],
+          )
+        )?.n,
+      );
     const before = await active();
     const csrf = csrfOf((await b.get('/keys')).body);
-    await h.t.db.run("CREATE TRIGGER refuse_flash BEFORE INSERT ON portal_flash BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    await h.t.db.run(
+      "CREATE TRIGGER refuse_flash BEFORE INSERT ON portal_flash BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+    );
     try {
       const posted = await b.post('/keys', { _csrf: csrf, label: 'lost' });
       assert.equal(posted.status, 500);
@@ -212,6 +245,13 @@ describe('portal activity and keys', () => {
     const eveKey = await h.t.db.get<{ id: string }>('SELECT id FROM api_keys WHERE user_id = ?', [eve.user.id]);
     const res = await b.post(`/keys/${eveKey?.id}/revoke`, { _csrf: csrfOf(page.body) });
     assert.equal(res.status, 404);
-    assert.equal((await h.t.db.get<{ revoked_at: number | null }>('SELECT revoked_at FROM api_keys WHERE id = ?', [eveKey?.id ?? '']))?.revoked_at, null);
+    assert.equal(
+      (
+        await h.t.db.get<{ revoked_at: number | null }>('SELECT revoked_at FROM api_keys WHERE id = ?', [
+          eveKey?.id ?? '',
+        ])
+      )?.revoked_at,
+      null,
+    );
   });
 });

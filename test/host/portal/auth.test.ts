@@ -29,7 +29,8 @@ describe('portal sign-in', () => {
     const res = await browser(h.app).get('/login');
     assert.equal(res.status, 200);
     const csp = String(res.headers['content-security-policy']);
-    for (const part of ["default-src 'self'", "frame-ancestors 'none'", "script-src 'none'", "form-action 'self'"]) assert.ok(csp.includes(part), csp);
+    for (const part of ["default-src 'self'", "frame-ancestors 'none'", "script-src 'none'", "form-action 'self'"])
+      assert.ok(csp.includes(part), csp);
     assert.equal(res.headers['x-frame-options'], 'DENY');
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.equal(res.headers['referrer-policy'], 'same-origin');
@@ -76,8 +77,16 @@ describe('portal sign-in', () => {
     assert.match(wrong.body, /aria-invalid="true"/);
     const again = await b.get('/login');
     assert.equal((await b.post('/login', { apiKey: h.apiKey })).status, 403);
-    assert.equal((await b.post('/login', { _csrf: csrfOf(again.body), apiKey: h.apiKey }, { origin: 'https://evil.example' })).status, 403);
-    assert.equal((await browser(h.app).post('/login', { _csrf: csrfOf(again.body), apiKey: h.apiKey })).status, 403, 'token without its cookie');
+    assert.equal(
+      (await b.post('/login', { _csrf: csrfOf(again.body), apiKey: h.apiKey }, { origin: 'https://evil.example' }))
+        .status,
+      403,
+    );
+    assert.equal(
+      (await browser(h.app).post('/login', { _csrf: csrfOf(again.body), apiKey: h.apiKey })).status,
+      403,
+      'token without its cookie',
+    );
   });
 
   it('never redirects to another origin after sign-in', async () => {
@@ -90,7 +99,11 @@ describe('portal sign-in', () => {
   });
 
   it('a next path is sent back percent-encoded and with dot segments resolved, never as a network path', async () => {
-    for (const [next, location] of [['/。', '/%E3%80%82'], ['/.//evil.example', '/integrations'], ['/a/../keys', '/keys']] as const) {
+    for (const [next, location] of [
+      ['/。', '/%E3%80%82'],
+      ['/.//evil.example', '/integrations'],
+      ['/a/../keys', '/keys'],
+    ] as const) {
       const b = browser(h.app);
       const page = await b.get(`/login?next=${encodeURIComponent(next)}`);
       const res = await b.post('/login', { _csrf: csrfOf(page.body), apiKey: h.apiKey, next });
@@ -111,7 +124,9 @@ describe('portal sign-in', () => {
     const replay = await browser(h.app).get('/integrations', { cookie: `wb_session=${stolen}` });
     assert.equal(replay.status, 303);
     assert.match(replay.location ?? '', /^\/login/);
-    const row = await h.t.db.get<{ revoked_at: number | null }>('SELECT revoked_at FROM portal_sessions WHERE revoked_at IS NOT NULL');
+    const row = await h.t.db.get<{ revoked_at: number | null }>(
+      'SELECT revoked_at FROM portal_sessions WHERE revoked_at IS NOT NULL',
+    );
     assert.ok(row);
   });
 
@@ -127,18 +142,29 @@ describe('portal sign-in', () => {
       assert.equal(page.status, 303, cookie);
       assert.match(page.location ?? '', /^\/login/);
     }
-    assert.equal((await browser(h.app).get('/integrations', { cookie: `wb_session=${mine}` })).status, 200, 'one cookie still works');
+    assert.equal(
+      (await browser(h.app).get('/integrations', { cookie: `wb_session=${mine}` })).status,
+      200,
+      'one cookie still works',
+    );
     // the sign-in page says why, since signing in again cannot help while the other copy stays
     const why = await browser(h.app).get('/login', { cookie: `wb_session=${planted}; wb_session=${mine}` });
     assert.equal(why.status, 200);
-    assert.match(why.body, /more than one Workbench sign-in cookie.*Clear this site&#39;s cookies|more than one Workbench sign-in cookie.*Clear this site's cookies/s);
+    assert.match(
+      why.body,
+      /more than one Workbench sign-in cookie.*Clear this site&#39;s cookies|more than one Workbench sign-in cookie.*Clear this site's cookies/s,
+    );
     assert.doesNotMatch((await browser(h.app).get('/login')).body, /more than one Workbench sign-in cookie/);
     // the pre-login CSRF cookie likewise: a second one makes the sign-in form fail its check
     const b = browser(h.app);
     const form = await b.get('/login');
     const token = b.cookies.get('wb_prelogin');
     assert.ok(token);
-    const twice = await b.post('/login', { _csrf: csrfOf(form.body), apiKey: h.apiKey }, { cookie: `wb_prelogin=${token}; wb_prelogin=${token}` });
+    const twice = await b.post(
+      '/login',
+      { _csrf: csrfOf(form.body), apiKey: h.apiKey },
+      { cookie: `wb_prelogin=${token}; wb_prelogin=${token}` },
+    );
     assert.equal(twice.status, 403);
   });
 
@@ -190,8 +216,15 @@ describe('portal behind https', () => {
       const b = browser(h.app);
       const page = await b.get('/login');
       assert.match(String(page.headers['strict-transport-security']), /max-age=31536000/);
-      const res = await b.post('/login', { _csrf: csrfOf(page.body), apiKey: h.apiKey }, { origin: 'https://wb.example.com' });
-      const cookie = [res.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('__Host-wb_session='));
+      const res = await b.post(
+        '/login',
+        { _csrf: csrfOf(page.body), apiKey: h.apiKey },
+        { origin: 'https://wb.example.com' },
+      );
+      const cookie = [res.headers['set-cookie']]
+        .flat()
+        .map(String)
+        .find((c) => c.startsWith('__Host-wb_session='));
       assert.ok(cookie);
       assert.match(cookie, /; Secure/);
       assert.match(cookie, /Path=\//);

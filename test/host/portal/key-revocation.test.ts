@@ -35,8 +35,10 @@ describe('revoking an API key ends the portal sessions signed in with it', () =>
   }
 
   const keyIdOf = async (apiKey: string): Promise<string> =>
-    (await gw.db.get<{ id: string }>('SELECT id FROM api_keys WHERE prefix = ?', [apiKey.slice(0, 10)]))?.id ?? assert.fail('no such key');
-  const keyCount = async (userId: string): Promise<number> => Number((await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?', [userId]))?.n);
+    (await gw.db.get<{ id: string }>('SELECT id FROM api_keys WHERE prefix = ?', [apiKey.slice(0, 10)]))?.id ??
+    assert.fail('no such key');
+  const keyCount = async (userId: string): Promise<number> =>
+    Number((await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?', [userId]))?.n);
 
   /** The answers of a session whose key was revoked: signed out on GET /keys, and POST /keys refused without a new key. */
   async function assertSignedOut(web: WebClient, csrf: string, userId: string): Promise<void> {

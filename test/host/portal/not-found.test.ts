@@ -77,12 +77,24 @@ describe('portal addresses without a page', () => {
 
   it('API paths and requests that do not ask for HTML keep the JSON 404, exactly', async () => {
     const web = new WebClient(gw.url);
-    for (const path of ['/mcp/x', '/mcp/', '/rest/a/b', '/healthz/', '/.well-known/oauth-authorization-server', '/nope', '/logout/x'])
+    for (const path of [
+      '/mcp/x',
+      '/mcp/',
+      '/rest/a/b',
+      '/healthz/',
+      '/.well-known/oauth-authorization-server',
+      '/nope',
+      '/logout/x',
+    ])
       for (const headers of [BROWSER, {}, { accept: 'application/json' }]) {
         if (path === '/nope' || path === '/logout/x') if (headers === BROWSER) continue;
         const res = await web.get(path, headers);
         assert.equal(res.status, 404, path);
-        assert.equal(res.body, JSON.stringify({ error: `No route GET ${path}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' }), path);
+        assert.equal(
+          res.body,
+          JSON.stringify({ error: `No route GET ${path}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' }),
+          path,
+        );
         assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
         assert.equal(res.headers.get('content-security-policy'), null, 'no portal headers');
       }

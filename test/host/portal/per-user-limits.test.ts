@@ -25,9 +25,19 @@ describe('per-user limits of the portal', () => {
   });
 
   const liveKeys = async (userId: string): Promise<number> =>
-    Number((await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL', [userId]))?.n);
-  const allKeys = async (userId: string): Promise<number> => Number((await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?', [userId]))?.n);
-  const sessionRows = async (userId: string): Promise<number> => Number((await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM portal_sessions WHERE user_id = ?', [userId]))?.n);
+    Number(
+      (
+        await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND revoked_at IS NULL', [
+          userId,
+        ])
+      )?.n,
+    );
+  const allKeys = async (userId: string): Promise<number> =>
+    Number((await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ?', [userId]))?.n);
+  const sessionRows = async (userId: string): Promise<number> =>
+    Number(
+      (await gw.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM portal_sessions WHERE user_id = ?', [userId]))?.n,
+    );
   /** whether the client's session still opens the keys page (a signed-out one is sent to /login) */
   const signedIn = async (web: WebClient): Promise<boolean> => {
     const res = await web.get('/keys');
@@ -49,24 +59,43 @@ describe('per-user limits of the portal', () => {
 
     const refused = await web.post('/keys', { _csrf: csrf, label: 'one too many' });
     assert.equal(refused.status, 409);
-    assert.match(refused.body, new RegExp(`<p class="error" role="alert" id="keys-limit">You already have ${MAX_LIVE_API_KEYS} active API keys, the most an account may have\\. Revoke a key you no longer use`));
+    assert.match(
+      refused.body,
+      new RegExp(
+        `<p class="error" role="alert" id="keys-limit">You already have ${MAX_LIVE_API_KEYS} active API keys, the most an account may have\\. Revoke a key you no longer use`,
+      ),
+    );
     assert.match(refused.body, /<h2 id="list-h">Your keys<\/h2>/, 'the page lists the keys to revoke');
     assert.ok(!refused.body.includes('one too many'));
     assert.ok(!/class="secret" readonly value="wb_/.test(refused.body), 'no key is shown');
     assert.equal(await allKeys(user.id), MAX_LIVE_API_KEYS, 'no key was made');
     // every other path (the CLI, an embedder, a script) goes through the same store
-    await assert.rejects(gw.gateway.users.createApiKey(user.id, 'script'), (e: unknown) => isApiKeyLimitError(e) && e.limit === MAX_LIVE_API_KEYS);
+    await assert.rejects(
+      gw.gateway.users.createApiKey(user.id, 'script'),
+      (e: unknown) => isApiKeyLimitError(e) && e.limit === MAX_LIVE_API_KEYS,
+    );
     assert.equal(await allKeys(user.id), MAX_LIVE_API_KEYS);
 
-    const victim = (await gw.db.get<{ id: string }>("SELECT id FROM api_keys WHERE user_id = ? AND label = 'key 2'", [user.id]))?.id ?? assert.fail('no key 2');
+    const victim =
+      (await gw.db.get<{ id: string }>("SELECT id FROM api_keys WHERE user_id = ? AND label = 'key 2'", [user.id]))
+        ?.id ?? assert.fail('no key 2');
     assert.equal((await web.post(`/keys/${victim}/revoke`, { _csrf: csrf })).status, 303);
-    assert.equal((await web.post('/keys', { _csrf: csrf, label: 'replacement' })).status, 303, 'a revoked key frees its place');
+    assert.equal(
+      (await web.post('/keys', { _csrf: csrf, label: 'replacement' })).status,
+      303,
+      'a revoked key frees its place',
+    );
     assert.equal(await liveKeys(user.id), MAX_LIVE_API_KEYS);
 
     // Ten posts at once for the last five places: five keys, five refusals.
-    for (const r of await gw.db.all<{ id: string }>("SELECT id FROM api_keys WHERE user_id = ? AND revoked_at IS NULL AND label LIKE 'key 1%' ORDER BY label LIMIT 5", [user.id]))
+    for (const r of await gw.db.all<{ id: string }>(
+      "SELECT id FROM api_keys WHERE user_id = ? AND revoked_at IS NULL AND label LIKE 'key 1%' ORDER BY label LIMIT 5",
+      [user.id],
+    ))
       assert.ok(await gw.gateway.users.revokeApiKey(user.id, r.id));
-    const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => web.post('/keys', { _csrf: csrf, label: `burst ${i}` })));
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => web.post('/keys', { _csrf: csrf, label: `burst ${i}` })),
+    );
     assert.deepEqual(burst.map((b) => b.status).sort(), [303, 303, 303, 303, 303, 409, 409, 409, 409, 409]);
     assert.equal(await liveKeys(user.id), MAX_LIVE_API_KEYS);
   });
@@ -94,7 +123,8 @@ describe('per-user limits of the portal', () => {
     const clients: WebClient[] = [];
     for (let i = 0; i < MAX_LIVE_SESSIONS + 5; i++) clients.push(await signInWithKey(gw.url, apiKey, '/keys'));
     assert.equal(await sessionRows(user.id), MAX_LIVE_SESSIONS, 'the ended sessions are gone, not kept');
-    for (const [i, web] of clients.entries()) assert.equal(await signedIn(web), i >= 5, `session ${i + 1} of ${clients.length}`);
+    for (const [i, web] of clients.entries())
+      assert.equal(await signedIn(web), i >= 5, `session ${i + 1} of ${clients.length}`);
     const page = await (clients.at(-1) as WebClient).get('/keys');
     assert.match(page.body, new RegExp(`You are signed in to the portal in ${MAX_LIVE_SESSIONS} places\\.`));
     assert.equal(await signedIn(bystander), true);

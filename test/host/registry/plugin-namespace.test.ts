@@ -24,12 +24,24 @@ after(() => {
 function writePlugin(root: string, folder: string, name: string, tools: string[]): void {
   const dir = path.join(root, folder);
   fs.mkdirSync(dir, { recursive: true });
-  const manifest = { name, version: '1.0.0', displayName: name, description: 'test', auth: { type: 'none' }, egress: [], tools: tools.map((t) => ({ name: t, description: `does ${t}`, inputSchema: { type: 'object' } })) };
+  const manifest = {
+    name,
+    version: '1.0.0',
+    displayName: name,
+    description: 'test',
+    auth: { type: 'none' },
+    egress: [],
+    tools: tools.map((t) => ({ name: t, description: `does ${t}`, inputSchema: { type: 'object' } })),
+  };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
-  fs.writeFileSync(path.join(dir, 'plugin.js'), `export default { ${tools.map((t) => `${t}: async () => 1`).join(', ')} };`);
+  fs.writeFileSync(
+    path.join(dir, 'plugin.js'),
+    `export default { ${tools.map((t) => `${t}: async () => 1`).join(', ')} };`,
+  );
 }
 
-const named = (name: string, tools: string[]) => ({ name, tools: tools.map((t) => ({ name: t })) }) as Parameters<typeof toolPrefixOf>[0];
+const named = (name: string, tools: string[]) =>
+  ({ name, tools: tools.map((t) => ({ name: t })) }) as Parameters<typeof toolPrefixOf>[0];
 
 describe('tool prefixes', () => {
   it('are the plugin name or its last words, with "_" for "-", the longest that fits every tool', () => {
@@ -44,38 +56,38 @@ describe('tool prefixes', () => {
   it('accept every tool name of the shipped plugins as it is', () => {
     const { plugins, errors } = loadPlugins([BUILTIN_PLUGINS_DIR]);
     assert.deepEqual(errors, []);
-    assert.deepEqual(
-      Object.fromEntries(plugins.map((p) => [p.manifest.name, p.toolPrefix])),
-      {
-        asana: 'asana_',
-        'atlassian-bitbucket': 'bitbucket_',
-        'atlassian-confluence': 'confluence_',
-        'atlassian-jira': 'jira_',
-        github: 'github_',
-        gitlab: 'gitlab_',
-        'google-calendar': 'calendar_',
-        'google-docs': 'docs_',
-        'google-drive': 'drive_',
-        'google-gmail': 'gmail_',
-        'google-sheets': 'sheets_',
-        linear: 'linear_',
-        newrelic: 'newrelic_',
-        notion: 'notion_',
-        slack: 'slack_',
-      },
-    );
+    assert.deepEqual(Object.fromEntries(plugins.map((p) => [p.manifest.name, p.toolPrefix])), {
+      asana: 'asana_',
+      'atlassian-bitbucket': 'bitbucket_',
+      'atlassian-confluence': 'confluence_',
+      'atlassian-jira': 'jira_',
+      github: 'github_',
+      gitlab: 'gitlab_',
+      'google-calendar': 'calendar_',
+      'google-docs': 'docs_',
+      'google-drive': 'drive_',
+      'google-gmail': 'gmail_',
+      'google-sheets': 'sheets_',
+      linear: 'linear_',
+      newrelic: 'newrelic_',
+      notion: 'notion_',
+      slack: 'slack_',
+    });
   });
 
-  it('refuse a tool outside the prefix, and a meta-tool\'s name, naming the tools', () => {
-    assert.deepEqual(namespaceProblems(named('weather', ['weather_now', 'forecast_today', 'forecast_week']), META_TOOL_NAMES), [
-      'tools: every tool name of plugin "weather" starts with one prefix, the same for all its tools: "weather_" (the plugin\'s name, or its last words, with "_" for "-"); "forecast_today", "forecast_week" do not start with "weather_"',
-    ]);
+  it("refuse a tool outside the prefix, and a meta-tool's name, naming the tools", () => {
+    assert.deepEqual(
+      namespaceProblems(named('weather', ['weather_now', 'forecast_today', 'forecast_week']), META_TOOL_NAMES),
+      [
+        'tools: every tool name of plugin "weather" starts with one prefix, the same for all its tools: "weather_" (the plugin\'s name, or its last words, with "_" for "-"); "forecast_today", "forecast_week" do not start with "weather_"',
+      ],
+    );
     assert.deepEqual(namespaceProblems(named('acme-search', ['search_tools', 'search_web']), META_TOOL_NAMES), [
       'tools.0.name: "search_tools" is the name of one of the gateway\'s own meta-tools, which no plugin may take',
     ]);
   });
 
-  it('keep every meta-tool the gateway registers out of reach (the list validate and build use is the gateway\'s)', async () => {
+  it("keep every meta-tool the gateway registers out of reach (the list validate and build use is the gateway's)", async () => {
     const gw = await startGateway({ plugins: [] });
     try {
       assert.deepEqual(gw.gateway.metaTools.map((m) => m.name).sort(), [...META_TOOL_NAMES].sort());
@@ -115,16 +127,30 @@ describe('plugins that clash', () => {
   it('are all refused, naming each other, their folders and what to do; the others load', () => {
     const [a, b] = clashingRoots(false);
     const r = loadPlugins([a, b]);
-    assert.deepEqual(r.plugins.map((p) => p.manifest.name), ['calendar', 'calendar-sync'], 'a shorter prefix beside a longer one is no clash while no tool crosses');
-    const byName = (name: string, dir: string) => r.errors.find((e) => e.name === name && e.dir.startsWith(dir))?.message;
+    assert.deepEqual(
+      r.plugins.map((p) => p.manifest.name),
+      ['calendar', 'calendar-sync'],
+      'a shorter prefix beside a longer one is no clash while no tool crosses',
+    );
+    const byName = (name: string, dir: string) =>
+      r.errors.find((e) => e.name === name && e.dir.startsWith(dir))?.message;
     assert.equal(
       byName('weather', a),
       `plugin "weather" clashes with plugin "weather" in ${path.join(b, 'z-weather')} (refused too): both are named "weather". ` +
         'Rename one of them (the plugin name, and its tool names with it) or remove one folder: a clash is never settled by folder order',
     );
-    assert.match(byName('forecast', b) ?? '', /clashes with plugin "acme-forecast" in .*b-forecast \(refused too\): both define the tool "forecast_daily"/);
-    assert.match(byName('acme-maps', b) ?? '', /clashes with plugin "maps" in .*c-maps \(refused too\): both name their tools "maps_…"/);
-    assert.match(byName('github', a) ?? '', /clashes with plugin "github-enterprise" in .*w-github \(refused too\): "github_enterprise_list" of plugin "github" starts with "github_enterprise_", the tool prefix of plugin "github-enterprise"/);
+    assert.match(
+      byName('forecast', b) ?? '',
+      /clashes with plugin "acme-forecast" in .*b-forecast \(refused too\): both define the tool "forecast_daily"/,
+    );
+    assert.match(
+      byName('acme-maps', b) ?? '',
+      /clashes with plugin "maps" in .*c-maps \(refused too\): both name their tools "maps_…"/,
+    );
+    assert.match(
+      byName('github', a) ?? '',
+      /clashes with plugin "github-enterprise" in .*w-github \(refused too\): "github_enterprise_list" of plugin "github" starts with "github_enterprise_", the tool prefix of plugin "github-enterprise"/,
+    );
     assert.equal(r.errors.length, 8);
     assert.ok(r.errors.every((e) => e.code === 'GW_ERR_PLUGIN_CLASH' && e.file === path.join(e.dir, 'manifest.json')));
   });
@@ -134,7 +160,11 @@ describe('plugins that clash', () => {
     const [ma, mb] = clashingRoots(true);
     const first = loadPlugins([a, b]);
     const swapped = loadPlugins([b, a]);
-    assert.deepEqual(swapped.plugins.map((p) => p.dir), first.plugins.map((p) => p.dir), 'roots swapped: the same plugins');
+    assert.deepEqual(
+      swapped.plugins.map((p) => p.dir),
+      first.plugins.map((p) => p.dir),
+      'roots swapped: the same plugins',
+    );
     assert.deepEqual(swapped.errors, first.errors, 'and the same refusals, word for word');
     assert.deepEqual(outcome(loadPlugins([ma, mb])), outcome(first), 'folders mirrored');
     assert.deepEqual(outcome(loadPlugins([mb, ma])), outcome(first), 'both');

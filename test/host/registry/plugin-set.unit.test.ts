@@ -27,11 +27,20 @@ describe('a reload', () => {
     const read = readPlugins([root], { previous: serving });
     return resolvePluginSet(serving, read.plugins, read.errors);
   };
-  const names = (plugins: readonly LoadedPlugin[]): string[] => plugins.map((p) => `${p.manifest.name}@${p.manifest.version}`);
+  const names = (plugins: readonly LoadedPlugin[]): string[] =>
+    plugins.map((p) => `${p.manifest.name}@${p.manifest.version}`);
   const bump = (folder: string, name: string, version: string, tools = [`${name}_ping`]): void =>
     writeFolder(
       path.join(root, folder),
-      { name, version, displayName: name, description: 'test', auth: { type: 'none' }, egress: [], tools: tools.map((t) => ({ name: t, description: 'x', inputSchema: { type: 'object' } })) },
+      {
+        name,
+        version,
+        displayName: name,
+        description: 'test',
+        auth: { type: 'none' },
+        egress: [],
+        tools: tools.map((t) => ({ name: t, description: 'x', inputSchema: { type: 'object' } })),
+      },
       `export default { ${tools.map((t) => `${t}: async () => '${version}'`).join(', ')} };`,
     );
 
@@ -49,7 +58,10 @@ describe('a reload', () => {
     const set = reload();
     assert.deepEqual(names(set.plugins), ['alpha@1.0.0', 'beta@2.0.0']);
     assert.equal(set.plugins[0], serving[0], 'the very same object');
-    assert.deepEqual(set.changes.upgraded.map((u) => [u.from.manifest.version, u.to.manifest.version]), [['1.0.0', '2.0.0']]);
+    assert.deepEqual(
+      set.changes.upgraded.map((u) => [u.from.manifest.version, u.to.manifest.version]),
+      [['1.0.0', '2.0.0']],
+    );
     assert.deepEqual(set.errors, []);
   });
 
@@ -64,19 +76,25 @@ describe('a reload', () => {
     assert.deepEqual(names(set.plugins), ['alpha@1.0.0', 'beta@1.0.0'], 'moved and broken: found by its name');
   });
 
-  it('does not let a broken folder that borrows a name hold back that plugin\'s upgrade', () => {
+  it("does not let a broken folder that borrows a name hold back that plugin's upgrade", () => {
     bump('beta', 'beta', '2.0.0');
     writeFolder(path.join(root, 'beta-copy'), '{ "name": "beta", "tools": 3 }', '');
     const set = reload();
     assert.deepEqual(names(set.plugins), ['alpha@1.0.0', 'beta@2.0.0']);
-    assert.deepEqual(set.errors.map((e) => [path.basename(e.dir), e.code]), [['beta-copy', 'GW_ERR_PLUGIN_INVALID']]);
+    assert.deepEqual(
+      set.errors.map((e) => [path.basename(e.dir), e.code]),
+      [['beta-copy', 'GW_ERR_PLUGIN_INVALID']],
+    );
   });
 
   it('refuses a newcomer that clashes with a plugin serving, which keeps serving', () => {
     bump('acme-beta', 'acme-beta', '1.0.0', ['beta_ping']);
     const set = reload();
     assert.deepEqual(names(set.plugins), ['alpha@1.0.0', 'beta@1.0.0']);
-    assert.match(set.errors[0]?.message ?? '', /^plugin "acme-beta" clashes with plugin "beta" in \S+ \(serving, it keeps serving\): both define the tool "beta_ping"\. .* and at the next start neither would load$/);
+    assert.match(
+      set.errors[0]?.message ?? '',
+      /^plugin "acme-beta" clashes with plugin "beta" in \S+ \(serving, it keeps serving\): both define the tool "beta_ping"\. .* and at the next start neither would load$/,
+    );
   });
 
   it('refuses upgrades that clash with each other, leaving both old versions serving', () => {
@@ -84,9 +102,22 @@ describe('a reload', () => {
     bump('beta', 'beta', '2.0.0', ['beta_ping']);
     bump('gamma', 'alpha-shared', '1.0.0', ['alpha_shared_run']);
     const set = reload();
-    assert.deepEqual(names(set.plugins), ['alpha@1.0.0', 'beta@2.0.0'], 'alpha 2.0.0 and the newcomer clash: neither; beta is untouched');
-    assert.deepEqual(set.errors.map((e) => [path.basename(e.dir), e.code]), [['alpha', 'GW_ERR_PLUGIN_CLASH'], ['gamma', 'GW_ERR_PLUGIN_CLASH']]);
-    assert.deepEqual(set.changes.kept.map((p) => p.manifest.name), ['alpha']);
+    assert.deepEqual(
+      names(set.plugins),
+      ['alpha@1.0.0', 'beta@2.0.0'],
+      'alpha 2.0.0 and the newcomer clash: neither; beta is untouched',
+    );
+    assert.deepEqual(
+      set.errors.map((e) => [path.basename(e.dir), e.code]),
+      [
+        ['alpha', 'GW_ERR_PLUGIN_CLASH'],
+        ['gamma', 'GW_ERR_PLUGIN_CLASH'],
+      ],
+    );
+    assert.deepEqual(
+      set.changes.kept.map((p) => p.manifest.name),
+      ['alpha'],
+    );
   });
 
   it('removes a plugin whose folder is gone', () => {

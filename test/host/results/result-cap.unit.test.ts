@@ -80,23 +80,48 @@ async function referenceCapBatch(items: unknown[], opts: CapOptions): Promise<st
     const placeholders = items.map((_, i) => ({ result: { truncated: true, inBatch: i } }));
     const placed = JSON.stringify({ results: placeholders, batch });
     if (placed.length <= opts.maxChars) return placed;
-    return JSON.stringify({ results: placeholders, batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: batch.totalParts } });
+    return JSON.stringify({
+      results: placeholders,
+      batch: { truncated: true, continuationId: id, totalChars: whole.length, totalParts: batch.totalParts },
+    });
   }
   const isResult = (it: unknown): boolean => typeof it === 'object' && it !== null && 'result' in it;
   // results stored one by one keep their continuation; the others say they were not stored
   const kept = (i: number, withSizes: boolean): unknown => {
     const s = stubbed.get(i) as { id: string; json: string };
     const stub = referenceStubFor(s.id, s.json, opts.maxChars, 0);
-    return { result: withSizes ? { truncated: true, continuationId: s.id, totalChars: stub.totalChars, totalParts: stub.totalParts } : { truncated: true, continuationId: s.id } };
+    return {
+      result: withSizes
+        ? { truncated: true, continuationId: s.id, totalChars: stub.totalChars, totalParts: stub.totalParts }
+        : { truncated: true, continuationId: s.id },
+    };
   };
-  const full = JSON.stringify({ results: shortened.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? referenceNotStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i)) : it)) });
+  const full = JSON.stringify({
+    results: shortened.map((it, i) =>
+      stubbed.has(i)
+        ? kept(i, true)
+        : isResult(it)
+          ? referenceNotStored(JSON.stringify(items[i]).length, opts.maxChars, opts.toolOf(i))
+          : it,
+    ),
+  });
   if (full.length <= opts.maxChars) return full;
   const brief = { error: 'not stored', code: 'GW_ERR_RESULT_NOT_STORED' };
-  const cut = (it: unknown): unknown => typeof it !== 'object' || it === null ? it : Object.fromEntries(Object.entries(it).map(([k, v]) => [k, typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v]));
-  const bare = (it: unknown): unknown => (typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code });
-  const shorter = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? brief : cut(it))) });
+  const cut = (it: unknown): unknown =>
+    typeof it !== 'object' || it === null
+      ? it
+      : Object.fromEntries(
+          Object.entries(it).map(([k, v]) => [k, typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v]),
+        );
+  const bare = (it: unknown): unknown =>
+    typeof it !== 'object' || it === null ? it : { error: '…', code: (it as { code?: unknown }).code };
+  const shorter = JSON.stringify({
+    results: out.map((it, i) => (stubbed.has(i) ? kept(i, true) : isResult(it) ? brief : cut(it))),
+  });
   if (shorter.length <= opts.maxChars) return shorter;
-  const idsOnly = JSON.stringify({ results: out.map((it, i) => (stubbed.has(i) ? kept(i, false) : isResult(it) ? brief : bare(it))) });
+  const idsOnly = JSON.stringify({
+    results: out.map((it, i) => (stubbed.has(i) ? kept(i, false) : isResult(it) ? brief : bare(it))),
+  });
   if (idsOnly.length <= opts.maxChars) return idsOnly;
   return JSON.stringify({ results: out.map((it) => (isResult(it) ? brief : bare(it))) });
 }
@@ -110,7 +135,11 @@ async function referenceTryPut(opts: CapOptions, tool: string, body: string): Pr
   }
 }
 
-function referenceNotStored(chars: number, maxChars: number, tool: string): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
+function referenceNotStored(
+  chars: number,
+  maxChars: number,
+  tool: string,
+): { error: string; code: 'GW_ERR_RESULT_NOT_STORED'; tool: string } {
   return {
     error: `This result (${chars} characters) is over the ${maxChars}-character response budget, and it could not be stored for continue_tool_result (the database refused the write). Retry later, or narrow the request (limit, filters, pagination).`,
     code: 'GW_ERR_RESULT_NOT_STORED',
@@ -121,7 +150,8 @@ function referenceNotStored(chars: number, maxChars: number, tool: string): { er
 function referenceShortenErrorItem(item: unknown): unknown {
   if (typeof item !== 'object' || item === null || 'result' in item) return item;
   const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(item)) copy[k] = typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…` : v;
+  for (const [k, v] of Object.entries(item))
+    copy[k] = typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…` : v;
   return copy;
 }
 
@@ -143,7 +173,25 @@ function recordingStore(refused: readonly boolean[]): { store: ContinuationStore
 }
 
 /** Characters JSON escapes, that JSON makes longer, or that are longer than one UTF-16 unit. */
-const awkward = fc.constantFrom('"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', '\ud800', '\udfff', '\ud83d\ude00', 'é', '€', '/', 'a', ' ');
+const awkward = fc.constantFrom(
+  '"',
+  '\\',
+  '\n',
+  '\t',
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  '\u2028',
+  '\u2029',
+  '\ud800',
+  '\udfff',
+  '\ud83d\ude00',
+  'é',
+  '€',
+  '/',
+  'a',
+  ' ',
+);
 const text = fc.oneof(
   fc.string({ maxLength: 1500 }),
   fc.string({ unit: 'binary', maxLength: 800 }),
@@ -157,7 +205,15 @@ const batchItem = fc.oneof(
   { weight: 2, arbitrary: fc.record({ result: fc.record({ s: bigText, n: fc.integer() }) }) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((result) => ({ result })) },
   { weight: 2, arbitrary: fc.record({ error: bigText, code: fc.constant('GW_ERR_SANDBOX_HANDLER_THREW') }) },
-  { weight: 1, arbitrary: fc.record({ error: fc.string(), code: fc.constant('GW_ERR_ENGINE_NOT_CONNECTED'), message: bigText, integration: fc.string() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      error: fc.string(),
+      code: fc.constant('GW_ERR_ENGINE_NOT_CONNECTED'),
+      message: bigText,
+      integration: fc.string(),
+    }),
+  },
   { weight: 1, arbitrary: fc.oneof(fc.constant(null), fc.integer(), fc.string(), fc.jsonValue({ maxDepth: 2 })) },
 );
 
@@ -175,7 +231,8 @@ describe('result cap', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const cap = (items: unknown[], maxChars = 60_000) => capBatch(items, { maxChars, userId: 'u1', store, toolOf: () => 't' });
+  const cap = (items: unknown[], maxChars = 60_000) =>
+    capBatch(items, { maxChars, userId: 'u1', store, toolOf: () => 't' });
 
   async function reassemble(stub: { continuationId: string; totalParts: number }, maxChars: number): Promise<string> {
     const stored = await store.get('u1', stub.continuationId);
@@ -232,19 +289,26 @@ describe('result cap', () => {
 
   it('property: any batch of strings comes back under the budget, valid, and reassemblable', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(fc.string({ maxLength: 3000 }), fc.string({ unit: 'grapheme', maxLength: 3000 })), { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 30 }), async (strings, repeat) => {
-        const maxChars = 5000;
-        const items = strings.map((s) => ({ result: { s: s.repeat(repeat) } }));
-        const text = await cap(items, maxChars);
-        assert.ok(text.length <= maxChars, `${text.length} > ${maxChars}`);
-        const out = JSON.parse(text).results as { result: any }[];
-        assert.equal(out.length, items.length);
-        for (const [i, o] of out.entries()) {
-          if (o.result?.truncated === true && typeof o.result.continuationId === 'string') {
-            assert.equal(await reassemble(o.result, maxChars), JSON.stringify(items[i]?.result));
-          } else assert.deepEqual(o, items[i]);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.string({ maxLength: 3000 }), fc.string({ unit: 'grapheme', maxLength: 3000 })), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.integer({ min: 1, max: 30 }),
+        async (strings, repeat) => {
+          const maxChars = 5000;
+          const items = strings.map((s) => ({ result: { s: s.repeat(repeat) } }));
+          const text = await cap(items, maxChars);
+          assert.ok(text.length <= maxChars, `${text.length} > ${maxChars}`);
+          const out = JSON.parse(text).results as { result: any }[];
+          assert.equal(out.length, items.length);
+          for (const [i, o] of out.entries()) {
+            if (o.result?.truncated === true && typeof o.result.continuationId === 'string') {
+              assert.equal(await reassemble(o.result, maxChars), JSON.stringify(items[i]?.result));
+            } else assert.deepEqual(o, items[i]);
+          }
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -279,7 +343,7 @@ describe('result cap', () => {
     );
   });
 
-  it('property: with maxChars at the policy\'s floor for the batch, every item keeps its place and the answer fits, whether the store works or not', async () => {
+  it("property: with maxChars at the policy's floor for the batch, every item keeps its place and the answer fits, whether the store works or not", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(batchItem, { minLength: 1, maxLength: 40, size: 'max' }),
@@ -288,29 +352,56 @@ describe('result cap', () => {
         async (items, over, storeState) => {
           const maxChars = minCapChars(items.length) + over;
           // a store that refuses every write, or only the whole batch's (the last resort)
-          const refusing = { store: { async put(_u: string, tool: string): Promise<string> { if (storeState === 'refuses' || tool === 'execute_tools') throw new Error('database is locked'); return 'cont_x'; } } as unknown as ContinuationStore };
-          const text = await capBatch(items, { maxChars, userId: 'u1', store: storeState === 'works' ? store : refusing.store, toolOf: (i) => `tool_${i}` });
+          const refusing = {
+            store: {
+              async put(_u: string, tool: string): Promise<string> {
+                if (storeState === 'refuses' || tool === 'execute_tools') throw new Error('database is locked');
+                return 'cont_x';
+              },
+            } as unknown as ContinuationStore,
+          };
+          const text = await capBatch(items, {
+            maxChars,
+            userId: 'u1',
+            store: storeState === 'works' ? store : refusing.store,
+            toolOf: (i) => `tool_${i}`,
+          });
           assert.ok(text.length <= maxChars, `${text.length} > ${maxChars} (${storeState})`);
           const results = JSON.parse(text).results as unknown[];
           assert.equal(results.length, items.length, storeState);
           // a result is never dropped: each one is still a result (a stub or a placeholder) or says it was not stored
           items.forEach((it, i) => {
             const r = results[i] as { result?: unknown; code?: unknown };
-            if (typeof it === 'object' && it !== null && 'result' in it) assert.ok('result' in r || r.code === 'GW_ERR_RESULT_NOT_STORED', JSON.stringify(r));
+            if (typeof it === 'object' && it !== null && 'result' in it)
+              assert.ok('result' in r || r.code === 'GW_ERR_RESULT_NOT_STORED', JSON.stringify(r));
           });
         },
       ),
       { numRuns: 150 },
     );
     // a store that refuses every write: 40 results, none stored, each says so, within the floor
-    const locked = { async put(): Promise<string> { throw new Error('database is locked'); } } as unknown as ContinuationStore;
+    const locked = {
+      async put(): Promise<string> {
+        throw new Error('database is locked');
+      },
+    } as unknown as ContinuationStore;
     const mixed = Array.from({ length: 40 }, (_, i) => ({ result: 'x'.repeat(i % 2 ? 50 : 900) }));
-    const refused = await capBatch(mixed, { maxChars: minCapChars(40), userId: 'u1', store: locked, toolOf: () => 't' });
+    const refused = await capBatch(mixed, {
+      maxChars: minCapChars(40),
+      userId: 'u1',
+      store: locked,
+      toolOf: () => 't',
+    });
     assert.ok(refused.length <= minCapChars(40), `${refused.length} > ${minCapChars(40)}`);
-    assert.deepEqual((JSON.parse(refused).results as { code: string }[]).map((r) => r.code), mixed.map(() => 'GW_ERR_RESULT_NOT_STORED'));
+    assert.deepEqual(
+      (JSON.parse(refused).results as { code: string }[]).map((r) => r.code),
+      mixed.map(() => 'GW_ERR_RESULT_NOT_STORED'),
+    );
     // many tiny items at the floor: placeholders for all of them, none dropped
     const tiny = Array.from({ length: 1000 }, (_, i) => ({ result: { i, s: 'x'.repeat(60) } }));
-    const placed = JSON.parse(await capBatch(tiny, { maxChars: minCapChars(1000), userId: 'u1', store, toolOf: () => 't' }));
+    const placed = JSON.parse(
+      await capBatch(tiny, { maxChars: minCapChars(1000), userId: 'u1', store, toolOf: () => 't' }),
+    );
     assert.equal(placed.results.length, 1000);
     assert.deepEqual(placed.results[999], { result: { truncated: true, inBatch: 999 } });
   });
@@ -318,18 +409,40 @@ describe('result cap', () => {
   it('when only the whole batch cannot be stored, results stored one by one keep their continuation, in each shorter form', async () => {
     // the database refuses the last resort's write only (as when it fails in the middle of a cap)
     const batchRefused = {
-      put: (userId: string, tool: string, body: string, parts?: Parameters<ContinuationStore['put']>[3]): Promise<string> =>
-        tool === 'execute_tools' ? Promise.reject(new Error('database is locked')) : store.put(userId, tool, body, parts),
+      put: (
+        userId: string,
+        tool: string,
+        body: string,
+        parts?: Parameters<ContinuationStore['put']>[3],
+      ): Promise<string> =>
+        tool === 'execute_tools'
+          ? Promise.reject(new Error('database is locked'))
+          : store.put(userId, tool, body, parts),
     } as unknown as ContinuationStore;
-    const big = (i: number): { result: { i: number; text: string } } => ({ result: { i, text: `${i}:`.padEnd(5000, 'z') } });
-    const failure = (i: number): { error: string; code: string } => ({ error: `upstream said no, item ${i} `.padEnd(500, '.'), code: 'UPSTREAM_ERROR' });
+    const big = (i: number): { result: { i: number; text: string } } => ({
+      result: { i, text: `${i}:`.padEnd(5000, 'z') },
+    });
+    const failure = (i: number): { error: string; code: string } => ({
+      error: `upstream said no, item ${i} `.padEnd(500, '.'),
+      code: 'UPSTREAM_ERROR',
+    });
     // few errors: the full form fits (sizes kept); many: only the ids fit; at the floor with 40 big results: none
-    for (const [errors, maxChars, form] of [[6, 2600, 'full'], [27, minCapChars(30), 'ids only'], [0, minCapChars(40), 'none']] as const) {
+    for (const [errors, maxChars, form] of [
+      [6, 2600, 'full'],
+      [27, minCapChars(30), 'ids only'],
+      [0, minCapChars(40), 'none'],
+    ] as const) {
       const bigs = form === 'none' ? 40 : 3;
-      const items = [...Array.from({ length: bigs }, (_, i) => big(i)), ...Array.from({ length: errors }, (_, i) => failure(i))];
+      const items = [
+        ...Array.from({ length: bigs }, (_, i) => big(i)),
+        ...Array.from({ length: errors }, (_, i) => failure(i)),
+      ];
       const text = await capBatch(items, { maxChars, userId: 'u1', store: batchRefused, toolOf: () => 'tool_x' });
       assert.ok(text.length <= maxChars, `${form}: ${text.length} > ${maxChars}`);
-      const results = JSON.parse(text).results as { result?: { continuationId?: string; totalChars?: number }; code?: string }[];
+      const results = JSON.parse(text).results as {
+        result?: { continuationId?: string; totalChars?: number };
+        code?: string;
+      }[];
       assert.equal(results.length, items.length, form);
       for (let i = 0; i < bigs; i++) {
         const r = results[i];
@@ -340,22 +453,35 @@ describe('result cap', () => {
         const id = r?.result?.continuationId;
         assert.ok(id, `${form}: item ${i} lost its continuation: ${JSON.stringify(r)}`);
         assert.equal(r?.result?.totalChars === undefined, form === 'ids only', `${form}: sizes ${JSON.stringify(r)}`);
-        assert.equal((await store.get('u1', id))?.body, JSON.stringify(big(i).result), `${form}: item ${i} pages back whole`);
+        assert.equal(
+          (await store.get('u1', id))?.body,
+          JSON.stringify(big(i).result),
+          `${form}: item ${i} pages back whole`,
+        );
       }
-      for (let i = bigs; i < items.length; i++) assert.equal(results[i]?.code, 'UPSTREAM_ERROR', `${form}: error item ${i} keeps its code`);
+      for (let i = bigs; i < items.length; i++)
+        assert.equal(results[i]?.code, 'UPSTREAM_ERROR', `${form}: error item ${i} keeps its code`);
     }
   });
 
   it('says a result was not stored because of the quota when that is why, also when only the whole batch was offered', async () => {
-    const full = { put: () => Promise.reject(new ContinuationQuotaError(140_000, 150_000)) } as unknown as ContinuationStore;
+    const full = {
+      put: () => Promise.reject(new ContinuationQuotaError(140_000, 150_000)),
+    } as unknown as ContinuationStore;
     // small results are never offered one by one (a stub would not be smaller): only the whole
     // batch is, and its refusal is why they were not stored
     const small = Array.from({ length: 14 }, (_, i) => ({ result: `${i}:`.padEnd(395, 'q') }));
     for (const items of [small, [{ result: 'z'.repeat(9000) }]]) {
-      const results = JSON.parse(await capBatch(items, { maxChars: 5300, userId: 'u1', store: full, toolOf: () => 'tool_x' })).results as { code: string; error: string }[];
+      const results = JSON.parse(
+        await capBatch(items, { maxChars: 5300, userId: 'u1', store: full, toolOf: () => 'tool_x' }),
+      ).results as { code: string; error: string }[];
       for (const r of results) {
         assert.equal(r.code, 'GW_ERR_RESULT_NOT_STORED');
-        assert.match(r.error, /your stored results are at their quota \(140000 of 150000 characters\) until they expire/, r.error);
+        assert.match(
+          r.error,
+          /your stored results are at their quota \(140000 of 150000 characters\) until they expire/,
+          r.error,
+        );
       }
     }
   });
@@ -394,19 +520,39 @@ describe('result cap', () => {
     setImmediate(turn);
     const text = await cap(items);
     capping = false;
-    const stored = (JSON.parse(text).results as { result: { truncated?: boolean } }[]).filter((r) => r.result.truncated === true).length;
+    const stored = (JSON.parse(text).results as { result: { truncated?: boolean } }[]).filter(
+      (r) => r.result.truncated === true,
+    ).length;
     assert.ok(stored >= 4, `${stored} results stored`);
     // the SQLite store writes synchronously: without a yield the whole batch is one turn of the loop
     assert.ok(turns >= stored, `the event loop ran ${turns} times while ${stored} results were stored`);
   });
 
   /** continue_tool_result as the gateway serves it, with the cap `maxChars`, for user u1. */
-  async function page(maxChars: number, continuationId: string, part: number): Promise<{ part?: number; totalParts?: number; chunk?: string; code?: string }> {
-    const tool = createEngineMetaTools({ engine: {} as EngineDeps, continuations: store, maxChars, maxBatch: 50 }).find((t) => t.name === 'continue_tool_result');
+  async function page(
+    maxChars: number,
+    continuationId: string,
+    part: number,
+  ): Promise<{ part?: number; totalParts?: number; chunk?: string; code?: string }> {
+    const tool = createEngineMetaTools({ engine: {} as EngineDeps, continuations: store, maxChars, maxBatch: 50 }).find(
+      (t) => t.name === 'continue_tool_result',
+    );
     assert.ok(tool);
     const signal = new AbortController().signal;
-    const ctx: MetaToolContext = { user: { id: 'u1', email: 'u1@example.com', tenant: 'acme', createdAt: 0 }, transport: 'mcp', signal, cancelled: signal, progress: async () => undefined, requestId: 'r1' };
-    return (await tool.handler(ctx, { continuationId, part })).json as { part?: number; totalParts?: number; chunk?: string; code?: string };
+    const ctx: MetaToolContext = {
+      user: { id: 'u1', email: 'u1@example.com', tenant: 'acme', createdAt: 0 },
+      transport: 'mcp',
+      signal,
+      cancelled: signal,
+      progress: async () => undefined,
+      requestId: 'r1',
+    };
+    return (await tool.handler(ctx, { continuationId, part })).json as {
+      part?: number;
+      totalParts?: number;
+      chunk?: string;
+      code?: string;
+    };
   }
 
   /** Pages a continuation to its end: each chunk, and totalParts as every page says it. */
@@ -423,7 +569,8 @@ describe('result cap', () => {
     return { chunks, totalParts };
   }
 
-  const splitChunks = (body: string, maxChars: number): string[] => splitParts(body, partCharsFor(maxChars)).map(([a, b]) => body.slice(a, b));
+  const splitChunks = (body: string, maxChars: number): string[] =>
+    splitParts(body, partCharsFor(maxChars)).map(([a, b]) => body.slice(a, b));
 
   it('property: continue_tool_result serves exactly the parts splitParts gives on the stored body', async () => {
     await fc.assert(
@@ -448,14 +595,29 @@ describe('result cap', () => {
     const body = JSON.stringify(result);
     const chunks = splitChunks(body, maxChars);
     assert.equal(stub.totalParts, chunks.length);
-    const rows = await db.all<{ part: number; chunk: string }>('SELECT part, chunk FROM result_page_parts WHERE page_id = ? ORDER BY part', [stub.continuationId]);
-    assert.deepEqual(rows, chunks.map((chunk, k) => ({ part: k + 1, chunk })));
-    assert.deepEqual(await db.get('SELECT total_chars, total_parts FROM result_pages WHERE id = ?', [stub.continuationId]), { total_chars: body.length, total_parts: chunks.length });
+    const rows = await db.all<{ part: number; chunk: string }>(
+      'SELECT part, chunk FROM result_page_parts WHERE page_id = ? ORDER BY part',
+      [stub.continuationId],
+    );
+    assert.deepEqual(
+      rows,
+      chunks.map((chunk, k) => ({ part: k + 1, chunk })),
+    );
+    assert.deepEqual(
+      await db.get('SELECT total_chars, total_parts FROM result_pages WHERE id = ?', [stub.continuationId]),
+      { total_chars: body.length, total_parts: chunks.length },
+    );
     // a part's row, not the body, is what is served: change one and that page changes
-    await db.run('UPDATE result_page_parts SET chunk = ? WHERE page_id = ? AND part = 2', ['changed', stub.continuationId]);
+    await db.run('UPDATE result_page_parts SET chunk = ? WHERE page_id = ? AND part = 2', [
+      'changed',
+      stub.continuationId,
+    ]);
     const { chunks: served, totalParts } = await pageAll(maxChars, stub.continuationId);
     assert.equal(totalParts, chunks.length);
-    assert.deepEqual(served, chunks.map((c, k) => (k === 1 ? 'changed' : c)));
+    assert.deepEqual(
+      served,
+      chunks.map((c, k) => (k === 1 ? 'changed' : c)),
+    );
   });
 
   it('continuations without usable boundaries are split on read: stored before them, for another cap, or not fitting the body', async () => {
@@ -465,7 +627,10 @@ describe('result cap', () => {
     const ends = splitParts(body, budget).map(([, to]) => to);
     const rows = [
       await store.put('u1', 't', body), // as stored before migration 5
-      await store.put('u1', 't', body, { budget: partCharsFor(6000), ends: splitParts(body, partCharsFor(6000)).map(([, to]) => to) }),
+      await store.put('u1', 't', body, {
+        budget: partCharsFor(6000),
+        ends: splitParts(body, partCharsFor(6000)).map(([, to]) => to),
+      }),
       await store.put('u1', 't', body, { budget, ends: [...ends.slice(0, -1), body.length - 1] }),
       await store.put('u1', 't', body, { budget, ends: [ends[1] as number, ends[0] as number, ...ends.slice(2)] }),
     ];
@@ -479,19 +644,23 @@ describe('result cap', () => {
       kind: d.kind,
       all: (sql, params) => d.all(sql, params),
       get: (sql, params) => d.get(sql, params),
-      run: (sql, params) => (sql.startsWith('DELETE') ? Promise.reject(new Error('disk I/O error')) : d.run(sql, params)),
+      run: (sql, params) =>
+        sql.startsWith('DELETE') ? Promise.reject(new Error('disk I/O error')) : d.run(sql, params),
       transaction: (fn) => d.transaction((tx) => fn(failingDeletes(tx))),
       close: () => d.close(),
     });
     const sweeping = new ContinuationStore(failingDeletes(db), 60);
     const body = JSON.stringify({ text: 'w'.repeat(9000) });
-    for (const parts of [undefined, { budget: partCharsFor(3000), ends: splitParts(body, partCharsFor(3000)).map(([, to]) => to) }]) {
+    for (const parts of [
+      undefined,
+      { budget: partCharsFor(3000), ends: splitParts(body, partCharsFor(3000)).map(([, to]) => to) },
+    ]) {
       const id = await sweeping.put('u1', 't', body, parts);
       assert.equal((await store.get('u1', id))?.body, body);
     }
   });
 
-  it('refuses another user\'s continuation', async () => {
+  it("refuses another user's continuation", async () => {
     const id = await store.put('u1', 't', 'body');
     assert.equal(await store.get('u2', id), undefined);
     assert.equal((await store.get('u1', id))?.body, 'body');

@@ -33,8 +33,15 @@ describe('workbench security report', () => {
     const list = runCli({}, 'security', 'report', '--list', '--json');
     assert.equal(list.code, 0, list.stderr);
     const cases = JSON.parse(list.stdout).cases as Array<{ id: string; class: string; origin: string }>;
-    assert.deepEqual(cases.map((c) => c.id), ALL_CASES.map((c) => c.id));
-    assert.equal(cases.filter((c) => c.origin === 'corpus').length, 57, 'the whole research corpus is in the catalogue');
+    assert.deepEqual(
+      cases.map((c) => c.id),
+      ALL_CASES.map((c) => c.id),
+    );
+    assert.equal(
+      cases.filter((c) => c.origin === 'corpus').length,
+      57,
+      'the whole research corpus is in the catalogue',
+    );
     assert.ok(cases.filter((c) => c.origin === 'new').length >= 40);
     assert.equal(new Set(cases.map((c) => c.id)).size, cases.length, 'case ids are unique');
     const text = runCli({}, 'security', 'report', '--list', '--class', 'cross-user');
@@ -46,22 +53,41 @@ describe('workbench security report', () => {
   });
 
   it('runs the chosen classes against a gateway of its own and counts the contained cases (exit 0)', () => {
-    const r = runCli({ WORKBENCH_DATA_DIR: dataDir }, 'security', 'report', '--class', 'header-smuggling,cross-user', '--json');
+    const r = runCli(
+      { WORKBENCH_DATA_DIR: dataDir },
+      'security',
+      'report',
+      '--class',
+      'header-smuggling,cross-user',
+      '--json',
+    );
     assert.equal(r.code, 0, `${r.stderr}\n${r.stdout.slice(0, 3000)}`);
     const report = JSON.parse(r.stdout);
     assert.deepEqual(
       report.classes.map((k: { id: string; ran: number; contained: number }) => [k.id, k.ran, k.contained]),
-      [['header-smuggling', count('header-smuggling'), count('header-smuggling')], ['cross-user', count('cross-user'), count('cross-user')]],
+      [
+        ['header-smuggling', count('header-smuggling'), count('header-smuggling')],
+        ['cross-user', count('cross-user'), count('cross-user')],
+      ],
     );
     assert.equal(report.cases.length, count('header-smuggling') + count('cross-user'));
     for (const c of report.cases) {
-      assert.deepEqual(Object.keys(c).sort(), ['class', 'contained', 'happened', 'id', 'ms', 'origin', 'problems', 'tries']);
+      assert.deepEqual(Object.keys(c).sort(), [
+        'class',
+        'contained',
+        'happened',
+        'id',
+        'ms',
+        'origin',
+        'problems',
+        'tries',
+      ]);
       assert.equal(c.contained, true, `${c.id}: ${c.problems.join('; ')}`);
       assert.ok(c.happened.length > 0);
     }
     assert.equal(report.policy.file, path.join('policies', 'default.json'));
     assert.match(report.node, /^v\d+/);
-    assert.deepEqual(fs.readdirSync(dataDir), [], 'the operator\'s data directory was never touched');
+    assert.deepEqual(fs.readdirSync(dataDir), [], "the operator's data directory was never touched");
   });
 
   it('exits 1 and names each case a weakened gateway lets through', () => {
@@ -84,27 +110,77 @@ describe('workbench security report', () => {
   });
 });
 
-describe('the report\'s judge, on cases that are not contained', () => {
+describe("the report's judge, on cases that are not contained", () => {
   const plain = { origin: 'new', tries: 'a test-only case' } as const;
   const cases: AttackCase[] = [
-    { ...plain, id: 'test-claims-an-escape', class: 'isolate-escape', handler: `async () => ({ escaped: true })`, expected: { outcome: 'any' } },
-    { ...plain, id: 'test-reaches-what-it-expects-refused', class: 'ssrf', handler: `async (ctx) => (await ctx.http('https://api.attack.test/json')).status`, expected: { outcome: 'error', codes: ['GW_ERR_BRIDGE_ADDRESS_BLOCKED'] } },
-    { ...plain, id: 'test-too-many-upstream-requests', class: 'resource-abuse', handler: `async (ctx) => { for (let i = 0; i < 3; i++) await ctx.http('https://api.attack.test/json'); return 3; }`, expected: { outcome: 'result', upstreamAtMost: 2 } },
-    { ...plain, id: 'test-check-fails', class: 'result-shape', handler: `async () => 1`, expected: { outcome: 'result' }, check: () => 'the check said no' },
-    { ...plain, id: 'test-scenario-throws', class: 'cross-user', handler: `async () => 1`, expected: { outcome: 'any' }, scenario: async () => Promise.reject(new Error('broken scenario')) },
-    { ...plain, id: 'test-contained', class: 'result-shape', handler: `async () => ({ fine: true })`, expected: { outcome: 'result' } },
+    {
+      ...plain,
+      id: 'test-claims-an-escape',
+      class: 'isolate-escape',
+      handler: `async () => ({ escaped: true })`,
+      expected: { outcome: 'any' },
+    },
+    {
+      ...plain,
+      id: 'test-reaches-what-it-expects-refused',
+      class: 'ssrf',
+      handler: `async (ctx) => (await ctx.http('https://api.attack.test/json')).status`,
+      expected: { outcome: 'error', codes: ['GW_ERR_BRIDGE_ADDRESS_BLOCKED'] },
+    },
+    {
+      ...plain,
+      id: 'test-too-many-upstream-requests',
+      class: 'resource-abuse',
+      handler: `async (ctx) => { for (let i = 0; i < 3; i++) await ctx.http('https://api.attack.test/json'); return 3; }`,
+      expected: { outcome: 'result', upstreamAtMost: 2 },
+    },
+    {
+      ...plain,
+      id: 'test-check-fails',
+      class: 'result-shape',
+      handler: `async () => 1`,
+      expected: { outcome: 'result' },
+      check: () => 'the check said no',
+    },
+    {
+      ...plain,
+      id: 'test-scenario-throws',
+      class: 'cross-user',
+      handler: `async () => 1`,
+      expected: { outcome: 'any' },
+      scenario: async () => Promise.reject(new Error('broken scenario')),
+    },
+    {
+      ...plain,
+      id: 'test-contained',
+      class: 'result-shape',
+      handler: `async () => ({ fine: true })`,
+      expected: { outcome: 'result' },
+    },
   ];
 
   it('fails each for its own reason, keeps the rest running, and passes the one that is contained', async () => {
     const report = await runReport({ cases });
     const problems = Object.fromEntries(report.cases.map((v) => [v.id, v.problems.join(' | ')]));
     assert.match(problems['test-claims-an-escape'] ?? '', /the attack reports an escape: \$\.escaped/);
-    assert.match(problems['test-reaches-what-it-expects-refused'] ?? '', /expected a refusal \(GW_ERR_BRIDGE_ADDRESS_BLOCKED\), got a result/);
-    assert.match(problems['test-too-many-upstream-requests'] ?? '', /the upstream received 3 requests \(at most 2 may pass\)/);
+    assert.match(
+      problems['test-reaches-what-it-expects-refused'] ?? '',
+      /expected a refusal \(GW_ERR_BRIDGE_ADDRESS_BLOCKED\), got a result/,
+    );
+    assert.match(
+      problems['test-too-many-upstream-requests'] ?? '',
+      /the upstream received 3 requests \(at most 2 may pass\)/,
+    );
     assert.match(problems['test-check-fails'] ?? '', /the check said no/);
     assert.match(problems['test-scenario-throws'] ?? '', /could not be run to its end: broken scenario/);
     assert.equal(problems['test-contained'], '');
-    assert.deepEqual(report.cases.map((v) => v.contained), [false, false, false, false, false, true]);
-    assert.deepEqual(report.classes.find((k) => k.id === 'result-shape'), { id: 'result-shape', title: 'Result shapes', ran: 2, contained: 1 });
+    assert.deepEqual(
+      report.cases.map((v) => v.contained),
+      [false, false, false, false, false, true],
+    );
+    assert.deepEqual(
+      report.classes.find((k) => k.id === 'result-shape'),
+      { id: 'result-shape', title: 'Result shapes', ran: 2, contained: 1 },
+    );
   });
 });

@@ -27,7 +27,15 @@ const NOW = Date.UTC(2026, 0, 31, 12, 0, 0);
 function capturingLogger(): { logger: Logger; lines: Array<{ level: number; msg: string; [k: string]: unknown }> } {
   const lines: Array<{ level: number; msg: string }> = [];
   const stream = new PassThrough();
-  stream.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string })));
+  stream.on('data', (d: Buffer) =>
+    lines.push(
+      ...d
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { level: number; msg: string }),
+    ),
+  );
   return { logger: pino({ level: 'info' }, stream), lines };
 }
 
@@ -43,7 +51,8 @@ async function insertAt(db: Db, ats: number[], tag: string): Promise<void> {
   }
 }
 
-const countTool = async (db: Db, tool: string): Promise<number> => Number((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events WHERE tool = ?', [tool]))?.n);
+const countTool = async (db: Db, tool: string): Promise<number> =>
+  Number((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events WHERE tool = ?', [tool]))?.n);
 
 for (const backend of backends()) {
   describe(`audit retention on ${backend.name}`, { skip: backend.skip }, () => {
@@ -66,7 +75,16 @@ for (const backend of backends()) {
       await insertAt(db, [0, NOW - 400 * DAY_MS, cutoff - 60_000, cutoff - 1], 'expired');
       await insertAt(db, [cutoff, cutoff + 1, NOW - DAY_MS, NOW + DAY_MS], 'kept');
       const sink = createDatabaseAuditSink(db, silent);
-      await sink.record({ action: 'EXECUTE', tenant: 'acme', userId: 'u1', tool: 'written_now', success: true, durationMs: 3, transport: 'test', requestId: 'r-now' });
+      await sink.record({
+        action: 'EXECUTE',
+        tenant: 'acme',
+        userId: 'u1',
+        tool: 'written_now',
+        success: true,
+        durationMs: 3,
+        transport: 'test',
+        requestId: 'r-now',
+      });
       const { logger, lines } = capturingLogger();
       const retention = createAuditRetention({ db, retentionDays: 30, logger, now: () => NOW });
       assert.equal(retention.cutoff(), cutoff);
@@ -81,7 +99,10 @@ for (const backend of backends()) {
       assert.equal(info[0]?.level, 30);
       assert.equal(info[0]?.['deleted'], 4);
       assert.equal(info[0]?.['cutoff'], new Date(cutoff).toISOString());
-      assert.match(info[0]?.msg ?? '', /deleted 4 audit rows older than 2026-01-01T12:00:00\.000Z \(audit\.retentionDays 30\)/);
+      assert.match(
+        info[0]?.msg ?? '',
+        /deleted 4 audit rows older than 2026-01-01T12:00:00\.000Z \(audit\.retentionDays 30\)/,
+      );
 
       // nothing left to delete: no row goes, and no line is logged
       assert.equal(await retention.sweep(), 0);
@@ -102,17 +123,31 @@ for (const backend of backends()) {
         async run(sql, params) {
           const out = await db.run(sql, params);
           if (sql.startsWith('DELETE FROM audit_events')) {
-            const oldest = await db.get<{ at: number }>("SELECT MIN(at) AS at FROM audit_events WHERE tool = 'batched'");
+            const oldest = await db.get<{ at: number }>(
+              "SELECT MIN(at) AS at FROM audit_events WHERE tool = 'batched'",
+            );
             perStatement.push({ changes: out.changes, oldestLeft: Number(oldest?.at ?? -1) });
           }
           return out;
         },
       };
-      const retention = createAuditRetention({ db: watched, retentionDays: 7, logger: silent, now: () => NOW, batchRows: 10 });
+      const retention = createAuditRetention({
+        db: watched,
+        retentionDays: 7,
+        logger: silent,
+        now: () => NOW,
+        batchRows: 10,
+      });
       assert.equal(await retention.sweep(), 45);
-      assert.deepEqual(perStatement.map((s) => s.changes), [10, 10, 10, 10, 5]);
+      assert.deepEqual(
+        perStatement.map((s) => s.changes),
+        [10, 10, 10, 10, 5],
+      );
       // oldest first: after each statement, the oldest row left is the next one in time
-      assert.deepEqual(perStatement.slice(0, 4).map((s) => s.oldestLeft), [old[10], old[20], old[30], old[40]]);
+      assert.deepEqual(
+        perStatement.slice(0, 4).map((s) => s.oldestLeft),
+        [old[10], old[20], old[30], old[40]],
+      );
       assert.equal(await countTool(db, 'batched'), 0);
       assert.equal(await countTool(db, 'recent'), 1);
       await db.run("DELETE FROM audit_events WHERE tool = 'recent'");
@@ -129,7 +164,13 @@ for (const backend of backends()) {
           return db.run(sql, params);
         },
       };
-      const retention = createAuditRetention({ db: watched, retentionDays: 0, logger: silent, now: () => NOW, intervalMs: 1 });
+      const retention = createAuditRetention({
+        db: watched,
+        retentionDays: 0,
+        logger: silent,
+        now: () => NOW,
+        intervalMs: 1,
+      });
       assert.equal(retention.cutoff(), undefined);
       assert.equal(await retention.sweep(), 0);
       retention.start();
@@ -144,10 +185,15 @@ for (const backend of backends()) {
 
     test('the sweep finds old rows through the index on at (migration 14)', async () => {
       if (db.kind === 'sqlite') {
-        const plan = await db.all<{ detail: string }>('EXPLAIN QUERY PLAN SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?', [NOW, 10]);
+        const plan = await db.all<{ detail: string }>(
+          'EXPLAIN QUERY PLAN SELECT id FROM audit_events WHERE at < ? ORDER BY at LIMIT ?',
+          [NOW, 10],
+        );
         assert.match(plan.map((p) => p.detail).join('\n'), /USING INDEX audit_events_at/);
       } else {
-        const idx = await db.get<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE tablename = 'audit_events' AND indexname = 'audit_events_at'");
+        const idx = await db.get<{ indexdef: string }>(
+          "SELECT indexdef FROM pg_indexes WHERE tablename = 'audit_events' AND indexname = 'audit_events_at'",
+        );
         assert.match(idx?.indexdef ?? '', /\(at\)/);
       }
     });
@@ -158,7 +204,9 @@ for (const backend of backends()) {
         const old = Array.from({ length: 600 }, (_, i) => NOW - 40 * DAY_MS - i);
         await insertAt(db, old, 'raced');
         await insertAt(db, [NOW - 29 * DAY_MS], 'young');
-        const sweeps = replicas.map((r) => createAuditRetention({ db: r, retentionDays: 30, logger: silent, now: () => NOW, batchRows: 25 }));
+        const sweeps = replicas.map((r) =>
+          createAuditRetention({ db: r, retentionDays: 30, logger: silent, now: () => NOW, batchRows: 25 }),
+        );
         const deleted = await Promise.all(sweeps.map((s) => s.sweep()));
         assert.equal(deleted[0]! + deleted[1]!, 600, `deleted by each: ${deleted.join(', ')}`);
         assert.equal(await countTool(db, 'raced'), 0);
@@ -169,55 +217,86 @@ for (const backend of backends()) {
       }
     });
 
-    test('PostgreSQL: a sweep passes over old rows another transaction holds instead of waiting for it, and a later sweep deletes them', { skip: backend.name !== 'postgres' && 'SQLite has one writer at a time' }, async () => {
-      const holder = await backend.open(url);
-      let release = (): void => undefined;
-      const released = new Promise<void>((r) => (release = r));
-      try {
-        await insertAt(db, [NOW - 90 * DAY_MS, NOW - 90 * DAY_MS + 1], 'held');
-        await insertAt(db, Array.from({ length: 12 }, (_, i) => NOW - 80 * DAY_MS + i), 'free');
-        let holding = (): void => undefined;
-        const held = new Promise<void>((r) => (holding = r));
-        const tx = holder.transaction(async (t) => {
-          await t.all("SELECT id FROM audit_events WHERE tool = 'held' FOR UPDATE");
-          holding();
-          await released;
-        });
-        await held;
-        const retention = createAuditRetention({ db, retentionDays: 30, logger: silent, now: () => NOW, batchRows: 5 });
-        let bound: NodeJS.Timeout | undefined;
-        const waited = new Promise<never>((_, reject) => {
-          bound = setTimeout(() => reject(new Error('the sweep waited for the rows another transaction holds')), 15_000);
-        });
+    test(
+      'PostgreSQL: a sweep passes over old rows another transaction holds instead of waiting for it, and a later sweep deletes them',
+      { skip: backend.name !== 'postgres' && 'SQLite has one writer at a time' },
+      async () => {
+        const holder = await backend.open(url);
+        let release = (): void => undefined;
+        const released = new Promise<void>((r) => (release = r));
         try {
-          assert.equal(await Promise.race([retention.sweep(), waited]), 12);
+          await insertAt(db, [NOW - 90 * DAY_MS, NOW - 90 * DAY_MS + 1], 'held');
+          await insertAt(
+            db,
+            Array.from({ length: 12 }, (_, i) => NOW - 80 * DAY_MS + i),
+            'free',
+          );
+          let holding = (): void => undefined;
+          const held = new Promise<void>((r) => (holding = r));
+          const tx = holder.transaction(async (t) => {
+            await t.all("SELECT id FROM audit_events WHERE tool = 'held' FOR UPDATE");
+            holding();
+            await released;
+          });
+          await held;
+          const retention = createAuditRetention({
+            db,
+            retentionDays: 30,
+            logger: silent,
+            now: () => NOW,
+            batchRows: 5,
+          });
+          let bound: NodeJS.Timeout | undefined;
+          const waited = new Promise<never>((_, reject) => {
+            bound = setTimeout(
+              () => reject(new Error('the sweep waited for the rows another transaction holds')),
+              15_000,
+            );
+          });
+          try {
+            assert.equal(await Promise.race([retention.sweep(), waited]), 12);
+          } finally {
+            clearTimeout(bound);
+          }
+          assert.equal(await countTool(db, 'free'), 0);
+          assert.equal(await countTool(db, 'held'), 2);
+          release();
+          await tx;
+          assert.equal(await retention.sweep(), 2);
+          assert.equal(await countTool(db, 'held'), 0);
         } finally {
-          clearTimeout(bound);
+          release();
+          await holder.close();
         }
-        assert.equal(await countTool(db, 'free'), 0);
-        assert.equal(await countTool(db, 'held'), 2);
-        release();
-        await tx;
-        assert.equal(await retention.sweep(), 2);
-        assert.equal(await countTool(db, 'held'), 0);
-      } finally {
-        release();
-        await holder.close();
-      }
-    });
+      },
+    );
 
     test('a sweep that fails is logged at warn and counted; the next one deletes what is left', async () => {
-      await insertAt(db, Array.from({ length: 30 }, (_, i) => NOW - 50 * DAY_MS + i), 'retried');
+      await insertAt(
+        db,
+        Array.from({ length: 30 }, (_, i) => NOW - 50 * DAY_MS + i),
+        'retried',
+      );
       // the table is out of reach for a while (as a real failure: every statement on it fails)
       await db.run('ALTER TABLE audit_events RENAME TO audit_events_away');
       const { logger, lines } = capturingLogger();
-      const retention = createAuditRetention({ db, retentionDays: 30, logger, now: () => NOW, intervalMs: 5, batchRows: 10 });
+      const retention = createAuditRetention({
+        db,
+        retentionDays: 30,
+        logger,
+        now: () => NOW,
+        intervalMs: 5,
+        batchRows: 10,
+      });
       try {
         retention.start();
         await waitFor('a failed sweep', () => retention.failures >= 1);
         const warn = lines.find((l) => l.level === 40);
         assert.ok(warn, JSON.stringify(lines));
-        assert.match(warn.msg, /^audit retention: the sweep failed; it is tried again in 5 ms; failures are counted in workbench_audit_retention_failures_total$/);
+        assert.match(
+          warn.msg,
+          /^audit retention: the sweep failed; it is tried again in 5 ms; failures are counted in workbench_audit_retention_failures_total$/,
+        );
         assert.ok(warn['err'], 'the error is logged');
         assert.equal(retention.deleted, 0);
       } finally {
@@ -226,7 +305,10 @@ for (const backend of backends()) {
       await waitFor('the next sweep to delete the rows', () => retention.deleted === 30);
       await retention.stop();
       assert.equal(await countTool(db, 'retried'), 0);
-      assert.ok(lines.some((l) => l.level === 30 && l['deleted'] === 30), JSON.stringify(lines));
+      assert.ok(
+        lines.some((l) => l.level === 30 && l['deleted'] === 30),
+        JSON.stringify(lines),
+      );
     });
   });
 }

@@ -35,7 +35,10 @@ const silent = createLogger({ level: 'silent', destination: 'silent' });
 
 test('toPg numbers placeholders and leaves quoted text and comments alone', () => {
   assert.equal(toPg('SELECT * FROM t WHERE a = ? AND b = ?'), 'SELECT * FROM t WHERE a = $1 AND b = $2');
-  assert.equal(toPg(`SELECT '?' AS q, "odd?" FROM t WHERE a = ? -- why?\n AND b LIKE ? ESCAPE '\\'`), `SELECT '?' AS q, "odd?" FROM t WHERE a = $1 -- why?\n AND b LIKE $2 ESCAPE '\\'`);
+  assert.equal(
+    toPg(`SELECT '?' AS q, "odd?" FROM t WHERE a = ? -- why?\n AND b LIKE ? ESCAPE '\\'`),
+    `SELECT '?' AS q, "odd?" FROM t WHERE a = $1 -- why?\n AND b LIKE $2 ESCAPE '\\'`,
+  );
 });
 
 for (const backend of backends()) {
@@ -60,8 +63,13 @@ for (const backend of backends()) {
       assert.equal(applied, MIGRATIONS.length);
       assert.equal(await migrate(db), 0);
       assert.equal(await migrate(other), 0);
-      const rows = await db.all<{ version: number; applied_at: number }>('SELECT version, applied_at FROM schema_migrations ORDER BY version');
-      assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
+      const rows = await db.all<{ version: number; applied_at: number }>(
+        'SELECT version, applied_at FROM schema_migrations ORDER BY version',
+      );
+      assert.deepEqual(
+        rows.map((r) => r.version),
+        MIGRATIONS.map((m) => m.version),
+      );
       for (const r of rows) assert.equal(typeof r.applied_at, 'number');
     });
 
@@ -96,13 +104,42 @@ for (const backend of backends()) {
     test('audit: events from the sink read back typed, with the activity page filters and cursor', async () => {
       const u = await users.create('audit@example.com', 'acme');
       const sink = createDatabaseAuditSink(db, silent);
-      const base: AuditEvent = { action: 'EXECUTE', tenant: 'acme', userId: u.id, tool: 'keyed_ping', integration: 'keyed', success: true, durationMs: 12.4, transport: 'rest', requestId: 'r1' };
+      const base: AuditEvent = {
+        action: 'EXECUTE',
+        tenant: 'acme',
+        userId: u.id,
+        tool: 'keyed_ping',
+        integration: 'keyed',
+        success: true,
+        durationMs: 12.4,
+        transport: 'rest',
+        requestId: 'r1',
+      };
       await sink.record(base);
-      await sink.record({ ...base, tool: 'keyed_100%_sure', success: false, errorCode: 'UPSTREAM_ERROR', error: 'boom', args: { q: 1 }, requestId: 'r2' });
+      await sink.record({
+        ...base,
+        tool: 'keyed_100%_sure',
+        success: false,
+        errorCode: 'UPSTREAM_ERROR',
+        error: 'boom',
+        args: { q: 1 },
+        requestId: 'r2',
+      });
       await sink.record({ ...base, tool: 'keyedX100Y_sure', requestId: 'r3' });
       assert.equal(sink.failures, 0);
-      type Row = { id: string; at: number; tool: string; success: number; duration_ms: number; error_code: string | null; args: string | null };
-      const all = await other.all<Row>('SELECT id, at, tool, success, duration_ms, error_code, args FROM audit_events WHERE user_id = ? ORDER BY at DESC, id DESC', [u.id]);
+      type Row = {
+        id: string;
+        at: number;
+        tool: string;
+        success: number;
+        duration_ms: number;
+        error_code: string | null;
+        args: string | null;
+      };
+      const all = await other.all<Row>(
+        'SELECT id, at, tool, success, duration_ms, error_code, args FROM audit_events WHERE user_id = ? ORDER BY at DESC, id DESC',
+        [u.id],
+      );
       assert.equal(all.length, 3);
       for (const r of all) {
         assert.equal(typeof r.at, 'number');
@@ -110,25 +147,58 @@ for (const backend of backends()) {
         assert.equal(typeof r.duration_ms, 'number');
       }
       const failed = all.find((r) => r.success === 0);
-      assert.deepEqual([failed?.tool, failed?.error_code, failed?.duration_ms, failed?.args], ['keyed_100%_sure', 'UPSTREAM_ERROR', 12, '{"q":1}']);
+      assert.deepEqual(
+        [failed?.tool, failed?.error_code, failed?.duration_ms, failed?.args],
+        ['keyed_100%_sure', 'UPSTREAM_ERROR', 12, '{"q":1}'],
+      );
       // The activity page's tool filter escapes LIKE wildcards: "100%_" matches itself only.
       const like = `%${'100%_'.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const matched = await db.all<Row>("SELECT tool FROM audit_events WHERE user_id = ? AND tool LIKE ? ESCAPE '\\'", [u.id, like]);
-      assert.deepEqual(matched.map((r) => r.tool), ['keyed_100%_sure']);
-      const ok = await db.all<Row>('SELECT tool FROM audit_events WHERE user_id = ? AND success = ? AND at >= ? AND at < ?', [u.id, 1, Date.now() - 60_000, Date.now() + 1]);
+      const matched = await db.all<Row>("SELECT tool FROM audit_events WHERE user_id = ? AND tool LIKE ? ESCAPE '\\'", [
+        u.id,
+        like,
+      ]);
+      assert.deepEqual(
+        matched.map((r) => r.tool),
+        ['keyed_100%_sure'],
+      );
+      const ok = await db.all<Row>(
+        'SELECT tool FROM audit_events WHERE user_id = ? AND success = ? AND at >= ? AND at < ?',
+        [u.id, 1, Date.now() - 60_000, Date.now() + 1],
+      );
       assert.equal(ok.length, 2);
       const first = all[0] as Row;
-      const older = await db.all<Row>('SELECT id FROM audit_events WHERE user_id = ? AND (at < ? OR (at = ? AND id < ?)) ORDER BY at DESC, id DESC LIMIT 51', [u.id, first.at, first.at, first.id]);
-      assert.deepEqual(older.map((r) => r.id), all.slice(1).map((r) => r.id));
+      const older = await db.all<Row>(
+        'SELECT id FROM audit_events WHERE user_id = ? AND (at < ? OR (at = ? AND id < ?)) ORDER BY at DESC, id DESC LIMIT 51',
+        [u.id, first.at, first.at, first.id],
+      );
+      assert.deepEqual(
+        older.map((r) => r.id),
+        all.slice(1).map((r) => r.id),
+      );
     });
 
     test('audit: a NUL in a tool name, an error text or a filter neither fails the write nor the query', async () => {
       const u = await users.create('nul@example.com', 'acme');
       const sink = createDatabaseAuditSink(db, silent);
       const tool = 'bad\u0000tool';
-      await sink.record({ action: 'EXECUTE', tenant: 'acme', userId: u.id, tool, integration: 'keyed', success: false, errorCode: 'GW_ERR_TOOL_NOT_FOUND', error: 'no tool "bad\u0000tool"', durationMs: 1, transport: 'rest', requestId: 'nul' });
+      await sink.record({
+        action: 'EXECUTE',
+        tenant: 'acme',
+        userId: u.id,
+        tool,
+        integration: 'keyed',
+        success: false,
+        errorCode: 'GW_ERR_TOOL_NOT_FOUND',
+        error: 'no tool "bad\u0000tool"',
+        durationMs: 1,
+        transport: 'rest',
+        requestId: 'nul',
+      });
       assert.equal(sink.failures, 0, 'the row was stored');
-      const rows = await other.all<{ tool: string; error: string }>('SELECT tool, error FROM audit_events WHERE user_id = ? AND tool = ?', [u.id, tool]);
+      const rows = await other.all<{ tool: string; error: string }>(
+        'SELECT tool, error FROM audit_events WHERE user_id = ? AND tool = ?',
+        [u.id, tool],
+      );
       assert.equal(rows.length, 1, 'the same value finds its row');
       // PostgreSQL text cannot hold NUL: it is stored as U+FFFD there, as is on SQLite
       const stored = backend.name === 'sqlite' ? tool : 'bad\uFFFDtool';
@@ -149,15 +219,32 @@ for (const backend of backends()) {
         },
       });
       const sink = createDatabaseAuditSink(counting, silent);
-      const base: AuditEvent = { action: 'EXECUTE', tenant: 'acme', userId: u.id, tool: 'keyed_ping', integration: 'keyed', success: true, durationMs: 1, transport: 'mcp', requestId: 'b' };
-      const count = async (): Promise<number> => Number((await other.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM audit_events WHERE user_id = ?', [u.id]))?.n ?? -1);
+      const base: AuditEvent = {
+        action: 'EXECUTE',
+        tenant: 'acme',
+        userId: u.id,
+        tool: 'keyed_ping',
+        integration: 'keyed',
+        success: true,
+        durationMs: 1,
+        transport: 'mcp',
+        requestId: 'b',
+      };
+      const count = async (): Promise<number> =>
+        Number(
+          (await other.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM audit_events WHERE user_id = ?', [u.id]))
+            ?.n ?? -1,
+        );
       // 2.5 batches recorded in one turn: every promise resolves only once its row can be read back
       const n = Math.floor(AUDIT_BATCH_ROWS * 2.5);
       const rows = new Set<string>();
       await Promise.all(
         Array.from({ length: n }, (_, i) =>
           sink.record({ ...base, requestId: `b${i}` }).then(async () => {
-            const r = await other.get<{ request_id: string }>('SELECT request_id FROM audit_events WHERE user_id = ? AND request_id = ?', [u.id, `b${i}`]);
+            const r = await other.get<{ request_id: string }>(
+              'SELECT request_id FROM audit_events WHERE user_id = ? AND request_id = ?',
+              [u.id, `b${i}`],
+            );
             if (r) rows.add(r.request_id);
           }),
         ),
@@ -168,7 +255,11 @@ for (const backend of backends()) {
       assert.equal(sink.failures, 0);
       // a batch with one event the database refuses (no action: NOT NULL): only that one is lost
       const bad = { ...base, action: null } as unknown as AuditEvent;
-      await Promise.all([sink.record({ ...base, requestId: 'x1' }), sink.record(bad), sink.record({ ...base, requestId: 'x2' })]);
+      await Promise.all([
+        sink.record({ ...base, requestId: 'x1' }),
+        sink.record(bad),
+        sink.record({ ...base, requestId: 'x2' }),
+      ]);
       assert.equal(sink.failures, 1);
       assert.equal(await count(), n + 2);
     });
@@ -185,14 +276,27 @@ for (const backend of backends()) {
       const parts = { budget: 2000, ends: Array.from({ length: 600 }, (_, k) => (k + 1) * 9) };
       const split = await new ContinuationStore(db, 60).put(u.id, 'keyed_ping', 'y'.repeat(5400), parts);
       assert.deepEqual(await reader.get(u.id, split), { id: split, tool: 'keyed_ping', body: 'y'.repeat(5400), parts });
-      assert.deepEqual(await reader.page(u.id, split, 600, 2000), { id: split, tool: 'keyed_ping', totalChars: 5400, totalParts: 600, chunk: 'y'.repeat(9) });
+      assert.deepEqual(await reader.page(u.id, split, 600, 2000), {
+        id: split,
+        tool: 'keyed_ping',
+        totalChars: 5400,
+        totalParts: 600,
+        chunk: 'y'.repeat(9),
+      });
       assert.equal(await reader.page(v.id, split, 1, 2000), undefined);
       await db.run('UPDATE result_continuations SET expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
       await db.run('UPDATE result_pages SET expires_at = ? WHERE id = ?', [Date.now() - 1, split]);
       assert.equal(await reader.get(u.id, id), undefined);
       assert.equal(await reader.page(u.id, split, 1, 2000), undefined);
       // the next store's first write sweeps what has expired, parts and all
-      const parts600 = async (): Promise<number> => Number((await db.get<{ n: number | string }>('SELECT count(*) AS n FROM result_page_parts WHERE page_id = ?', [split]))?.n);
+      const parts600 = async (): Promise<number> =>
+        Number(
+          (
+            await db.get<{ n: number | string }>('SELECT count(*) AS n FROM result_page_parts WHERE page_id = ?', [
+              split,
+            ])
+          )?.n,
+        );
       assert.equal(await parts600(), 600);
       await new ContinuationStore(other, 60).put(u.id, 'keyed_ping', 'z');
       assert.equal(await parts600(), 0);
@@ -205,7 +309,13 @@ for (const backend of backends()) {
       const vault = createVault(generateKey());
       const a = createConnectionService({ db, vault, clientFor: () => undefined });
       const b = createConnectionService({ db: other, vault, clientFor: () => undefined });
-      const { connectionId } = await a.importConnection({ userId: u.id, manifest: oauth, token: 'tok-1', expiresInSec: 3600, config: { org: 'x' } });
+      const { connectionId } = await a.importConnection({
+        userId: u.id,
+        manifest: oauth,
+        token: 'tok-1',
+        expiresInSec: 3600,
+        config: { org: 'x' },
+      });
       assert.deepEqual(await b.lookup(u.id, oauth), { connected: true, connectionId, config: { org: 'x' } });
       assert.deepEqual(await b.credential(u.id, oauth), { values: { token: 'tok-1' } });
       const again = await b.importConnection({ userId: u.id, manifest: oauth, token: 'tok-2' });
@@ -215,7 +325,12 @@ for (const backend of backends()) {
       assert.equal(row?.version, 2);
       assert.equal(row?.expires_at, null);
       assert.equal(typeof row?.updated_at, 'number');
-      await a.importConnection({ userId: u.id, manifest: keyed, values: { apiKey: 'k_abcdefgh12' }, config: { region: 'eu' } });
+      await a.importConnection({
+        userId: u.id,
+        manifest: keyed,
+        values: { apiKey: 'k_abcdefgh12' },
+        config: { region: 'eu' },
+      });
       assert.deepEqual(await b.credential(u.id, keyed), { values: { apiKey: 'k_abcdefgh12' } });
       assert.deepEqual((await b.lookup(u.id, keyed)).connected, true);
       const states = await b.states(u.id);
@@ -234,9 +349,18 @@ for (const backend of backends()) {
       const peer = backend.name === 'sqlite' ? db : other;
       const a = createConnectionService({ db, vault, clientFor: () => undefined });
       const b = createConnectionService({ db: peer, vault, clientFor: () => undefined });
-      const results = await Promise.allSettled([0, 1, 2, 3].map((i) => (i % 2 ? a : b).importConnection({ userId: u.id, manifest: oauth, token: `t${i}` })));
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'], JSON.stringify(results.map((r) => (r.status === 'rejected' ? String(r.reason) : ''))));
-      const rows = await db.all<{ id: string; version: number }>('SELECT id, version FROM connections WHERE user_id = ?', [u.id]);
+      const results = await Promise.allSettled(
+        [0, 1, 2, 3].map((i) => (i % 2 ? a : b).importConnection({ userId: u.id, manifest: oauth, token: `t${i}` })),
+      );
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'],
+        JSON.stringify(results.map((r) => (r.status === 'rejected' ? String(r.reason) : ''))),
+      );
+      const rows = await db.all<{ id: string; version: number }>(
+        'SELECT id, version FROM connections WHERE user_id = ?',
+        [u.id],
+      );
       assert.equal(rows.length, 1);
       assert.equal(rows[0]?.version, 4);
       assert.match((await a.credential(u.id, oauth))?.values['token'] ?? '', /^t[0-3]$/);
@@ -250,9 +374,17 @@ for (const backend of backends()) {
       const p = await a.pending.create(u.id, 'keyed', 'apikey');
       assert.equal(await b.pending.countRecent(u.id, Date.now() - 60_000), 1);
       assert.equal((await b.pending.check(p.id, u.id)).ok, true);
-      const opened = await Promise.all([a.pending.open(p.id, u.id), b.pending.open(p.id, u.id), a.pending.open(p.id, u.id), b.pending.open(p.id, u.id)]);
+      const opened = await Promise.all([
+        a.pending.open(p.id, u.id),
+        b.pending.open(p.id, u.id),
+        a.pending.open(p.id, u.id),
+        b.pending.open(p.id, u.id),
+      ]);
       assert.equal(opened.filter((o) => o.ok).length, 1, 'exactly one open wins');
-      assert.deepEqual(opened.filter((o) => !o.ok).map((o) => (o as { reason: string }).reason), ['used', 'used', 'used']);
+      assert.deepEqual(
+        opened.filter((o) => !o.ok).map((o) => (o as { reason: string }).reason),
+        ['used', 'used', 'used'],
+      );
       assert.equal(await b.pending.settle(p.id, 'connected', null), true);
       assert.equal(await a.pending.settle(p.id, 'failed', 'late'), false);
       const got = await a.pending.get(p.id);
@@ -287,31 +419,58 @@ for (const backend of backends()) {
       const peer = backend.name === 'sqlite' ? db : other;
       const a = createConnectionService({ db, vault, clientFor: () => undefined });
       const b = createConnectionService({ db: peer, vault, clientFor: () => undefined });
-      const racers = [await users.create('racer-1@example.com', 'acme'), await users.create('racer-2@example.com', 'acme')];
+      const racers = [
+        await users.create('racer-1@example.com', 'acme'),
+        await users.create('racer-2@example.com', 'acme'),
+      ];
       const max = 5;
-      const made = await Promise.all(racers.flatMap((u) => Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).pending.createLimited(u.id, 'keyed', 'apikey', max))));
+      const made = await Promise.all(
+        racers.flatMap((u) =>
+          Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).pending.createLimited(u.id, 'keyed', 'apikey', max)),
+        ),
+      );
       for (const [n, u] of racers.entries()) {
         const mine = made.slice(n * 40, (n + 1) * 40);
         assert.equal(mine.filter((m) => m.ok).length, max, `${u.email}: links made`);
         assert.equal(await a.pending.countRecent(u.id, 0), max, `${u.email}: rows`);
-        for (const m of mine) if (!m.ok) assert.ok(m.retryAfterSec >= 1 && m.retryAfterSec <= CONNECT_LINK_LIMIT.windowMs / 1000);
+        for (const m of mine)
+          if (!m.ok) assert.ok(m.retryAfterSec >= 1 && m.retryAfterSec <= CONNECT_LINK_LIMIT.windowMs / 1000);
       }
     });
 
     test('refresh lease: one holder at a time across handles; a refreshed secret is stored once, at the version refreshed', async () => {
       const u = await users.create('lease@example.com', 'acme');
       const svc = createConnectionService({ db, vault: createVault(generateKey()), clientFor: () => undefined });
-      const { connectionId } = await svc.importConnection({ userId: u.id, manifest: oauth, token: 't', refreshToken: 'r', expiresInSec: 1 });
+      const { connectionId } = await svc.importConnection({
+        userId: u.id,
+        manifest: oauth,
+        token: 't',
+        refreshToken: 'r',
+        expiresInSec: 1,
+      });
       const now = Date.now();
       const [s1, s2] = [new ConnectionStore(db), new ConnectionStore(other)];
-      const won = await Promise.all([s1.tryLease(connectionId, 1, 'one', 30_000), s2.tryLease(connectionId, 1, 'two', 30_000)]);
+      const won = await Promise.all([
+        s1.tryLease(connectionId, 1, 'one', 30_000),
+        s2.tryLease(connectionId, 1, 'two', 30_000),
+      ]);
       assert.deepEqual(won.filter(Boolean).length, 1);
       const leased = await s2.byId(connectionId);
-      assert.ok(leased?.refresh_lease_until && leased.refresh_lease_until > now + 20_000, 'the lease runs for its length from the database clock');
+      assert.ok(
+        leased?.refresh_lease_until && leased.refresh_lease_until > now + 20_000,
+        'the lease runs for its length from the database clock',
+      );
       assert.equal(await s1.commitRefresh(connectionId, 1, 'sealed', 'k', now + 3_600_000, 'repo', now), true);
-      assert.equal(await s2.commitRefresh(connectionId, 1, 'x', 'k', null, null, now), false, 'a second commit at the same version is refused');
+      assert.equal(
+        await s2.commitRefresh(connectionId, 1, 'x', 'k', null, null, now),
+        false,
+        'a second commit at the same version is refused',
+      );
       const row = await s2.byId(connectionId);
-      assert.deepEqual([row?.version, row?.secret, row?.refresh_lease_owner, row?.scopes, row?.expires_at], [2, 'sealed', null, 'repo', now + 3_600_000]);
+      assert.deepEqual(
+        [row?.version, row?.secret, row?.refresh_lease_owner, row?.scopes, row?.expires_at],
+        [2, 'sealed', null, 'repo', now + 3_600_000],
+      );
     });
 
     test('a replica whose clock runs 31 s ahead waits for the lease another replica holds: the refresh token is spent once', async () => {
@@ -335,7 +494,13 @@ for (const backend of backends()) {
         };
         const b = createConnectionService({ db: otherWatched, vault, clientFor, now: () => Date.now() + 31_000 });
         const pair = mock.issue();
-        await a.importConnection({ userId: u.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 45 }); // stale for A (60 s window), and for B
+        await a.importConnection({
+          userId: u.id,
+          manifest,
+          token: pair.accessToken,
+          refreshToken: pair.refreshToken,
+          expiresInSec: 45,
+        }); // stale for A (60 s window), and for B
         let arrived = (): void => undefined;
         let release = (): void => undefined;
         const aSent = new Promise<void>((resolve) => (arrived = resolve));
@@ -374,7 +539,13 @@ for (const backend of backends()) {
         const a = createConnectionService({ db, vault, clientFor });
         const b = createConnectionService({ db: other, vault, clientFor });
         const pair = mock.issue();
-        const { connectionId } = await a.importConnection({ userId: u.id, manifest, token: pair.accessToken, refreshToken: pair.refreshToken, expiresInSec: 5 });
+        const { connectionId } = await a.importConnection({
+          userId: u.id,
+          manifest,
+          token: pair.accessToken,
+          refreshToken: pair.refreshToken,
+          expiresInSec: 5,
+        });
         // the provider holds each refresh until the test lets it go
         const arrivals: (() => void)[] = [];
         const releases: (() => void)[] = [];
@@ -400,14 +571,22 @@ for (const backend of backends()) {
         mock.gate = undefined;
         assert.deepEqual(mock.counters.tokenErrors, ['invalid_grant']);
         assert.ok(credA && credA.values['token'] !== pair.accessToken);
-        assert.deepEqual(credB, credA, "B uses the tokens A stored instead of marking the connection for re-authorisation");
+        assert.deepEqual(
+          credB,
+          credA,
+          'B uses the tokens A stored instead of marking the connection for re-authorisation',
+        );
         const row = await new ConnectionStore(other).byId(connectionId);
         assert.deepEqual([row?.status, row?.version], ['connected', 2]);
         assert.equal((await b.state(u.id, manifest)).state, 'connected');
         // the rotated refresh token was stored: the next refresh works
         await db.run('UPDATE connections SET expires_at = 1 WHERE id = ?', [connectionId]);
         const later = await b.credential(u.id, manifest);
-        assert.ok(later && later.values['token'] !== credA?.values['token'] && mock.activeAccessTokens.has(later.values['token'] ?? ''));
+        assert.ok(
+          later &&
+            later.values['token'] !== credA?.values['token'] &&
+            mock.activeAccessTokens.has(later.values['token'] ?? ''),
+        );
       } finally {
         mock.gate = undefined;
         await mock.close();
@@ -424,7 +603,13 @@ for (const backend of backends()) {
         const svc = createConnectionService({ db, vault, clientFor });
         const portal = createConnectionService({ db: other, vault, clientFor }); // the replica serving the OAuth callback
         const old = mock.issue();
-        await svc.importConnection({ userId: u.id, manifest, token: old.accessToken, refreshToken: old.refreshToken, expiresInSec: 5 }); // stale
+        await svc.importConnection({
+          userId: u.id,
+          manifest,
+          token: old.accessToken,
+          refreshToken: old.refreshToken,
+          expiresInSec: 5,
+        }); // stale
         // the provider holds its answer to the refresh until the user has reconnected, then refuses the old grant
         mock.mode = 'invalid-grant';
         let arrived = (): void => undefined;
@@ -439,7 +624,11 @@ for (const backend of backends()) {
         const call = svc.credential(u.id, manifest);
         await refreshSent;
         const fresh = mock.issue();
-        await portal.saveTokens(u.id, manifest, { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresInSec: 3600 });
+        await portal.saveTokens(u.id, manifest, {
+          accessToken: fresh.accessToken,
+          refreshToken: fresh.refreshToken,
+          expiresInSec: 3600,
+        });
         release();
         assert.deepEqual(await call, { values: { token: fresh.accessToken } }, 'the call gets the reconnected token');
         mock.gate = undefined;
@@ -505,13 +694,26 @@ for (const backend of backends()) {
     test('per-user caps under a race (on PostgreSQL, from two handles: two replicas): API keys stop at the limit, live portal sessions too', async () => {
       const peer = backend.name === 'sqlite' ? db : other; // as for concurrent imports
       const u = await users.create('capped@example.com', 'acme');
-      const keys = await Promise.allSettled(Array.from({ length: MAX_LIVE_API_KEYS + 10 }, (_, i) => new UserStore(i % 2 ? db : peer).createApiKey(u.id, `k${i}`)));
+      const keys = await Promise.allSettled(
+        Array.from({ length: MAX_LIVE_API_KEYS + 10 }, (_, i) =>
+          new UserStore(i % 2 ? db : peer).createApiKey(u.id, `k${i}`),
+        ),
+      );
       assert.equal(keys.filter((k) => k.status === 'fulfilled').length, MAX_LIVE_API_KEYS);
       for (const k of keys) if (k.status === 'rejected') assert.ok(isApiKeyLimitError(k.reason), String(k.reason));
-      const sessions = await Promise.all(Array.from({ length: MAX_LIVE_SESSIONS + 10 }, (_, i) => new PortalSessions(i % 2 ? db : peer).create(u.id)));
+      const sessions = await Promise.all(
+        Array.from({ length: MAX_LIVE_SESSIONS + 10 }, (_, i) => new PortalSessions(i % 2 ? db : peer).create(u.id)),
+      );
       assert.equal(await new PortalSessions(db).countActive(u.id), MAX_LIVE_SESSIONS);
-      assert.equal(sessions.reduce((n, s) => n + s.ended, 0), 10, 'each session past the limit ended one');
-      assert.equal(Number((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM portal_sessions WHERE user_id = ?', [u.id]))?.n), MAX_LIVE_SESSIONS);
+      assert.equal(
+        sessions.reduce((n, s) => n + s.ended, 0),
+        10,
+        'each session past the limit ended one',
+      );
+      assert.equal(
+        Number((await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM portal_sessions WHERE user_id = ?', [u.id]))?.n),
+        MAX_LIVE_SESSIONS,
+      );
     });
 
     test('a portal session signed in with an API key ends when another handle revokes the key; a login-link session does not', async () => {
@@ -536,7 +738,10 @@ for (const backend of backends()) {
       const svc = createConnectionService({ db, vault: oldVault, clientFor: () => undefined });
       await svc.importConnection({ userId: u.id, manifest: oauth, token: 'secret-token' });
       // Other tests' connections were sealed with other keys: rotation refuses and changes nothing.
-      await assert.rejects(rotateKeys(db, oldVault, generateKey()), { code: 'VAULT_DECRYPT_FAILED', message: /rotation stopped, nothing changed/ });
+      await assert.rejects(rotateKeys(db, oldVault, generateKey()), {
+        code: 'VAULT_DECRYPT_FAILED',
+        message: /rotation stopped, nothing changed/,
+      });
       assert.deepEqual(await svc.credential(u.id, oauth), { values: { token: 'secret-token' } });
       await db.run('DELETE FROM connections WHERE user_id <> ?', [u.id]);
       const r = await rotateKeys(db, oldVault, generateKey());
@@ -551,13 +756,21 @@ for (const backend of backends()) {
         const u = await users.create('rotate-race@example.com', 'acme');
         const oldVault = createVault(generateKey());
         const clientFor = (): undefined => undefined;
-        await createConnectionService({ db, vault: oldVault, clientFor }).importConnection({ userId: u.id, manifest: oauth, token: 'old-token' });
+        await createConnectionService({ db, vault: oldVault, clientFor }).importConnection({
+          userId: u.id,
+          manifest: oauth,
+          token: 'old-token',
+        });
         await db.run('DELETE FROM connections WHERE user_id <> ?', [u.id]);
         // another server reconnects (a new token) in a transaction still open when the rotation starts
         let release = (): void => undefined;
         const gate = new Promise<void>((resolve) => (release = resolve));
         const holding = other.transaction(async (tx) => {
-          await createConnectionService({ db: tx, vault: oldVault, clientFor }).importConnection({ userId: u.id, manifest: oauth, token: 'new-token' });
+          await createConnectionService({ db: tx, vault: oldVault, clientFor }).importConnection({
+            userId: u.id,
+            manifest: oauth,
+            token: 'new-token',
+          });
           await gate;
         });
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -567,14 +780,28 @@ for (const backend of backends()) {
         await holding;
         const r = await rotation;
         assert.equal(r.rotated, 1);
-        assert.deepEqual(await createConnectionService({ db, vault: r.vault, clientFor }).credential(u.id, oauth), { values: { token: 'new-token' } });
+        assert.deepEqual(await createConnectionService({ db, vault: r.vault, clientFor }).credential(u.id, oauth), {
+          values: { token: 'new-token' },
+        });
       });
 
     test('transactions roll back on error and nest into the outer one', async () => {
       await assert.rejects(
         db.transaction(async (tx) => {
-          await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', ['tx-1', 'tx1@example.com', 'acme', 1]);
-          await tx.transaction(async (inner) => inner.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', ['tx-2', 'tx2@example.com', 'acme', 2]));
+          await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [
+            'tx-1',
+            'tx1@example.com',
+            'acme',
+            1,
+          ]);
+          await tx.transaction(async (inner) =>
+            inner.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [
+              'tx-2',
+              'tx2@example.com',
+              'acme',
+              2,
+            ]),
+          );
           throw new Error('abort');
         }),
         /abort/,
@@ -582,30 +809,54 @@ for (const backend of backends()) {
       assert.equal(await users.byId('tx-1'), undefined);
       assert.equal(await users.byId('tx-2'), undefined);
       const n = await db.transaction(async (tx) => {
-        await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', ['tx-3', 'tx3@example.com', 'acme', 3]);
+        await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [
+          'tx-3',
+          'tx3@example.com',
+          'acme',
+          3,
+        ]);
         return (await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM users WHERE id = ?', ['tx-3']))?.n;
       });
       assert.equal(n, 1);
       assert.equal((await new UserStore(other).byId('tx-3'))?.createdAt, 3);
     });
 
-    test('a transaction whose connection is killed fails, and the process and the pool carry on', { skip: backend.name !== 'postgres' }, async () => {
-      await assert.rejects(
-        db.transaction(async (tx) => {
-          const pid = (await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))?.pid;
-          await other.get('SELECT pg_terminate_backend(?) AS ok', [pid ?? 0]);
-          // the server closed this transaction's connection: pg emits 'error' on the client, which
-          // crashed the process when nobody listened
-          await new Promise((r) => setTimeout(r, 200));
-          await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', ['killed-1', 'killed1@example.com', 'acme', 5]);
-        }),
-      );
-      assert.equal(await users.byId('killed-1'), undefined);
-      assert.equal((await db.get<{ one: number }>('SELECT 1 AS one'))?.one, 1, 'the pool hands out a working connection');
-    });
+    test(
+      'a transaction whose connection is killed fails, and the process and the pool carry on',
+      { skip: backend.name !== 'postgres' },
+      async () => {
+        await assert.rejects(
+          db.transaction(async (tx) => {
+            const pid = (await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))?.pid;
+            await other.get('SELECT pg_terminate_backend(?) AS ok', [pid ?? 0]);
+            // the server closed this transaction's connection: pg emits 'error' on the client, which
+            // crashed the process when nobody listened
+            await new Promise((r) => setTimeout(r, 200));
+            await tx.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [
+              'killed-1',
+              'killed1@example.com',
+              'acme',
+              5,
+            ]);
+          }),
+        );
+        assert.equal(await users.byId('killed-1'), undefined);
+        assert.equal(
+          (await db.get<{ one: number }>('SELECT 1 AS one'))?.one,
+          1,
+          'the pool hands out a working connection',
+        );
+      },
+    );
 
-    test("work from outside a transaction that fails is neither rolled back with it nor joined into it", async () => {
-      const insert = (q: Db, id: string) => q.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [id, `${id}@example.com`, 'acme', 4]);
+    test('work from outside a transaction that fails is neither rolled back with it nor joined into it', async () => {
+      const insert = (q: Db, id: string) =>
+        q.run('INSERT INTO users (id, email, tenant, created_at) VALUES (?, ?, ?, ?)', [
+          id,
+          `${id}@example.com`,
+          'acme',
+          4,
+        ]);
       let started!: () => void;
       const begun = new Promise<void>((r) => (started = r));
       let go!: () => void;

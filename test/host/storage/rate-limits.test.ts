@@ -33,7 +33,9 @@ const echo = (text: string) => ({ tool: 'echo_args', args: { text } });
 
 /** The database's clock, in epoch milliseconds. */
 async function dbNow(db: Db): Promise<number> {
-  const row = await db.get<{ now_ms: number }>('SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms');
+  const row = await db.get<{ now_ms: number }>(
+    'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms',
+  );
   return Number(row?.now_ms);
 }
 
@@ -56,7 +58,9 @@ async function spentOf(db: Db, name: string): Promise<number | undefined> {
 }
 
 async function mcpItem(client: Client, text: string): Promise<Item> {
-  const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [echo(text)] } })) as { content: Array<{ text: string }> };
+  const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [echo(text)] } })) as {
+    content: Array<{ text: string }>;
+  };
   return JSON.parse(res.content[0]?.text ?? '{}').results[0] as Item;
 }
 
@@ -96,7 +100,11 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
     assert.equal(onB.code, LIMITED, JSON.stringify(onB));
     // the seconds until the database clock's minute ends, as read around the refusal
     const end = windowStart + MINUTE;
-    assert.ok(onB.retryAfterSec >= Math.max(1, Math.ceil((end - afterRefusal) / 1000)) && onB.retryAfterSec <= Math.ceil((end - before) / 1000), `retryAfterSec ${onB.retryAfterSec}`);
+    assert.ok(
+      onB.retryAfterSec >= Math.max(1, Math.ceil((end - afterRefusal) / 1000)) &&
+        onB.retryAfterSec <= Math.ceil((end - before) / 1000),
+      `retryAfterSec ${onB.retryAfterSec}`,
+    );
 
     // REST single call on A: 429 with Retry-After, as in memory
     const single = await a.rest('fixture-echo', { tool: 'echo_args', args: { text: '5' } }, apiKey);
@@ -110,8 +118,15 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
     assert.ok(item.retryAfterSec >= 1 && item.retryAfterSec <= 60);
 
     assert.equal(await spentOf(a.db, `u:${user.id}`), USER_LIMIT);
-    assert.equal(await spentOf(a.db, 't:per-user'), USER_LIMIT, 'the three refused executions spent nothing from the tenant');
-    const audited = await a.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit_events WHERE user_id = ? AND error_code = ?', [user.id, LIMITED]);
+    assert.equal(
+      await spentOf(a.db, 't:per-user'),
+      USER_LIMIT,
+      'the three refused executions spent nothing from the tenant',
+    );
+    const audited = await a.db.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM audit_events WHERE user_id = ? AND error_code = ?',
+      [user.id, LIMITED],
+    );
     assert.equal(audited?.n, 3, 'every refused execution is audited');
     assert.match(await fetch(`${a.url}/metrics`).then((r) => r.text()), /^workbench_rate_limit_failures_total 0$/m);
   });
@@ -121,14 +136,30 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
     const second = await b.createUser('tenant-second@example.com', 'per-tenant');
     const other = await a.createUser('tenant-other@example.com', 'other-tenant');
     await roomInWindow(a.db);
-    for (const [gw, text] of [[a, 'f1'], [b, 'f2'], [a, 'f3']] as const) assert.equal((await gw.execute('echo_args', { text }, first.apiKey)).result?.text, text);
-    assert.equal((await b.execute('echo_args', { text: 'f4' }, first.apiKey)).code, LIMITED, "the first user's budget is spent");
+    for (const [gw, text] of [
+      [a, 'f1'],
+      [b, 'f2'],
+      [a, 'f3'],
+    ] as const)
+      assert.equal((await gw.execute('echo_args', { text }, first.apiKey)).result?.text, text);
+    assert.equal(
+      (await b.execute('echo_args', { text: 'f4' }, first.apiKey)).code,
+      LIMITED,
+      "the first user's budget is spent",
+    );
     assert.equal(await spentOf(a.db, 't:per-tenant'), 3, 'refused by the user budget: the tenant spent nothing');
 
     assert.equal((await b.execute('echo_args', { text: 's1' }, second.apiKey)).result?.text, 's1');
     assert.equal((await a.execute('echo_args', { text: 's2' }, second.apiKey)).result?.text, 's2');
-    const refused = [await b.execute('echo_args', { text: 's3' }, second.apiKey), await a.execute('echo_args', { text: 's4' }, second.apiKey)];
-    assert.deepEqual(refused.map((r) => r.code), [LIMITED, LIMITED], 'the tenant spent 5 of 5');
+    const refused = [
+      await b.execute('echo_args', { text: 's3' }, second.apiKey),
+      await a.execute('echo_args', { text: 's4' }, second.apiKey),
+    ];
+    assert.deepEqual(
+      refused.map((r) => r.code),
+      [LIMITED, LIMITED],
+      'the tenant spent 5 of 5',
+    );
     assert.ok(refused.every((r) => r.retryAfterSec >= 1 && r.retryAfterSec <= 60));
     assert.equal(await spentOf(a.db, `u:${second.user.id}`), 2, 'refused by the tenant budget: the user spent nothing');
     assert.equal(await spentOf(a.db, 't:per-tenant'), TENANT_LIMIT);
@@ -149,9 +180,17 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
       });
     const batches = await Promise.all([alone, ...crowd].map(async (u) => (await Promise.all(fire(u.apiKey))).flat()));
     const ran = batches.map((items) => items.filter((it) => it.result !== undefined).length);
-    for (const items of batches) assert.ok(items.every((it) => it.result !== undefined || it.code === LIMITED), JSON.stringify(items));
+    for (const items of batches)
+      assert.ok(
+        items.every((it) => it.result !== undefined || it.code === LIMITED),
+        JSON.stringify(items),
+      );
     assert.equal(ran[0], USER_LIMIT, 'one user alone in its tenant: exactly its own budget');
-    assert.equal(ran.slice(1).reduce((s, n) => s + n, 0), TENANT_LIMIT, `four users of one tenant: exactly the tenant budget (${ran.join(', ')})`);
+    assert.equal(
+      ran.slice(1).reduce((s, n) => s + n, 0),
+      TENANT_LIMIT,
+      `four users of one tenant: exactly the tenant budget (${ran.join(', ')})`,
+    );
     assert.ok(ran.every((n) => n <= USER_LIMIT));
     // and the counts stored are what ran
     assert.equal(await spentOf(a.db, `u:${alone.user.id}`), USER_LIMIT);
@@ -163,12 +202,18 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
     const { user, apiKey } = await a.createUser('roll@example.com', 'roll');
     const name = `u:${user.id}`;
     const setUser = (windowStart: number, spent: number): Promise<unknown> =>
-      a.db.run('INSERT INTO rate_limit_windows (name, window_start, spent) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET window_start = excluded.window_start, spent = excluded.spent', [name, windowStart, spent]);
+      a.db.run(
+        'INSERT INTO rate_limit_windows (name, window_start, spent) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET window_start = excluded.window_start, spent = excluded.spent',
+        [name, windowStart, spent],
+      );
     const win = await roomInWindow(a.db);
 
     await setUser(win - MINUTE, USER_LIMIT);
     assert.equal((await b.execute('echo_args', { text: 'new window' }, apiKey)).result?.text, 'new window');
-    assert.deepEqual(await a.db.get('SELECT window_start, spent FROM rate_limit_windows WHERE name = ?', [name]), { window_start: win, spent: 1 });
+    assert.deepEqual(await a.db.get('SELECT window_start, spent FROM rate_limit_windows WHERE name = ?', [name]), {
+      window_start: win,
+      spent: 1,
+    });
 
     await setUser(win, USER_LIMIT);
     assert.equal((await a.execute('echo_args', { text: 'current' }, apiKey)).code, LIMITED);
@@ -182,7 +227,10 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
     // the database's clock was stepped back an hour: the row is far ahead and starts afresh
     await setUser(win + 60 * MINUTE, USER_LIMIT);
     assert.equal((await a.execute('echo_args', { text: 'stepped' }, apiKey)).result?.text, 'stepped');
-    assert.deepEqual(await a.db.get('SELECT window_start, spent FROM rate_limit_windows WHERE name = ?', [name]), { window_start: win, spent: 1 });
+    assert.deepEqual(await a.db.get('SELECT window_start, spent FROM rate_limit_windows WHERE name = ?', [name]), {
+      window_start: win,
+      spent: 1,
+    });
   });
 
   describe('the limiter on its own database', () => {
@@ -200,10 +248,16 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
 
     test('two replicas (two pools) racing hundreds of takes: exactly the budget is spent, without a failure', async () => {
       const limits = { perUserPerMinute: 25, perTenantPerMinute: 40 };
-      const replicas = [createSharedRateLimiter({ db, limits, logger: silent }), createSharedRateLimiter({ db: other, limits, logger: silent })];
+      const replicas = [
+        createSharedRateLimiter({ db, limits, logger: silent }),
+        createSharedRateLimiter({ db: other, limits, logger: silent }),
+      ];
       await roomInWindow(db);
       const users = ['r1', 'r2', 'r3'];
-      const takes = Array.from({ length: 240 }, (_, i) => ({ user: users[i % 3] as string, result: replicas[i % 2]!.take(users[i % 3] as string, 'race') }));
+      const takes = Array.from({ length: 240 }, (_, i) => ({
+        user: users[i % 3] as string,
+        result: replicas[i % 2]!.take(users[i % 3] as string, 'race'),
+      }));
       const allowed = new Map<string, number>();
       for (const t of takes) if ((await t.result) === undefined) allowed.set(t.user, (allowed.get(t.user) ?? 0) + 1);
       const total = [...allowed.values()].reduce((s, n) => s + n, 0);
@@ -213,7 +267,10 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
         assert.equal((await spentOf(db, `u:${u}`)) ?? 0, allowed.get(u) ?? 0);
       }
       assert.equal(await spentOf(db, 't:race'), 40);
-      assert.deepEqual(replicas.map((r) => r.failures), [0, 0]);
+      assert.deepEqual(
+        replicas.map((r) => r.failures),
+        [0, 0],
+      );
     });
 
     test('under a database whose default isolation is REPEATABLE READ, racing takes retry instead of failing open: exactly the budget is spent', async () => {
@@ -222,18 +279,29 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
       const url = await server.createDatabase();
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
-      await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET default_transaction_isolation = 'repeatable read'`);
+      await admin.query(
+        `ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET default_transaction_isolation = 'repeatable read'`,
+      );
       await admin.end();
       const strict = [await openDatabase(url, ''), await openDatabase(url, '')];
       try {
-        assert.equal((await strict[0]!.get<{ transaction_isolation: string }>('SHOW transaction_isolation'))?.transaction_isolation, 'repeatable read');
+        assert.equal(
+          (await strict[0]!.get<{ transaction_isolation: string }>('SHOW transaction_isolation'))
+            ?.transaction_isolation,
+          'repeatable read',
+        );
         const limits = { perUserPerMinute: 0, perTenantPerMinute: 5 };
         const replicas = strict.map((d) => createSharedRateLimiter({ db: d, limits, logger: silent }));
         await roomInWindow(strict[0]!);
         // eslint-disable-next-line @typescript-eslint/await-thenable -- take() answers a promise, or undefined at once when both limits are zero
-        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => replicas[i % 2]!.take(`s${i}`, 'strict')));
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => replicas[i % 2]!.take(`s${i}`, 'strict')),
+        );
         assert.equal(results.filter((r) => r === undefined).length, 5);
-        assert.deepEqual(replicas.map((r) => r.failures), [0, 0]);
+        assert.deepEqual(
+          replicas.map((r) => r.failures),
+          [0, 0],
+        );
         assert.equal(await spentOf(strict[0]!, 't:strict'), 5);
       } finally {
         for (const d of strict) await d.close();
@@ -242,8 +310,17 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
 
     test('a limiter with a prefix (meta-tool calls) counts apart from the execution budgets of the same user', async () => {
       await roomInWindow(db);
-      const executions = createSharedRateLimiter({ db, limits: { perUserPerMinute: 1, perTenantPerMinute: 0 }, logger: silent });
-      const meta = createSharedRateLimiter({ db, limits: { perUserPerMinute: 2, perTenantPerMinute: 0 }, logger: silent, prefix: 'm' });
+      const executions = createSharedRateLimiter({
+        db,
+        limits: { perUserPerMinute: 1, perTenantPerMinute: 0 },
+        logger: silent,
+      });
+      const meta = createSharedRateLimiter({
+        db,
+        limits: { perUserPerMinute: 2, perTenantPerMinute: 0 },
+        logger: silent,
+        prefix: 'm',
+      });
       assert.equal(await executions.take('p1', 'prefix'), undefined);
       assert.ok((await executions.take('p1', 'prefix')) !== undefined);
       assert.equal(await meta.take('p1', 'prefix'), undefined);
@@ -255,14 +332,25 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
 
     test('zero limits: both zero answer at once with no round trip; one zero leaves its budget out', async () => {
       await db.run('DELETE FROM rate_limit_windows');
-      const off = createSharedRateLimiter({ db, limits: { perUserPerMinute: 0, perTenantPerMinute: 0 }, logger: silent });
-      for (let i = 0; i < 5; i++) assert.equal(off.take('z1', 'zero'), undefined, 'undefined itself, not a promise of it');
-      const tenantOnly = createSharedRateLimiter({ db, limits: { perUserPerMinute: 0, perTenantPerMinute: 2 }, logger: silent });
+      const off = createSharedRateLimiter({
+        db,
+        limits: { perUserPerMinute: 0, perTenantPerMinute: 0 },
+        logger: silent,
+      });
+      for (let i = 0; i < 5; i++)
+        assert.equal(off.take('z1', 'zero'), undefined, 'undefined itself, not a promise of it');
+      const tenantOnly = createSharedRateLimiter({
+        db,
+        limits: { perUserPerMinute: 0, perTenantPerMinute: 2 },
+        logger: silent,
+      });
       await roomInWindow(db);
       assert.equal(await tenantOnly.take('z1', 'zero'), undefined);
       assert.equal(await tenantOnly.take('z2', 'zero'), undefined);
       assert.ok((await tenantOnly.take('z3', 'zero')) !== undefined);
-      assert.deepEqual(await db.all('SELECT name, spent FROM rate_limit_windows ORDER BY name'), [{ name: 't:zero', spent: 2 }]);
+      assert.deepEqual(await db.all('SELECT name, spent FROM rate_limit_windows ORDER BY name'), [
+        { name: 't:zero', spent: 2 },
+      ]);
     });
 
     test('the sweep deletes ended windows (and ones a window or more ahead of the clock) and keeps the current and next ones; a take starts it', async () => {
@@ -275,19 +363,38 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
         ['u:current', win],
         ['t:next', win + MINUTE],
       ];
-      for (const [name, start] of rows) await db.run('INSERT INTO rate_limit_windows (name, window_start, spent) VALUES (?, ?, 1)', [name, start]);
-      const limiter = createSharedRateLimiter({ db, limits: { perUserPerMinute: 10, perTenantPerMinute: 0 }, logger: silent });
+      for (const [name, start] of rows)
+        await db.run('INSERT INTO rate_limit_windows (name, window_start, spent) VALUES (?, ?, 1)', [name, start]);
+      const limiter = createSharedRateLimiter({
+        db,
+        limits: { perUserPerMinute: 10, perTenantPerMinute: 0 },
+        logger: silent,
+      });
       assert.equal(await limiter.sweep(), 3);
-      assert.deepEqual((await db.all<{ name: string }>('SELECT name FROM rate_limit_windows ORDER BY name')).map((r) => r.name), ['t:next', 'u:current']);
+      assert.deepEqual(
+        (await db.all<{ name: string }>('SELECT name FROM rate_limit_windows ORDER BY name')).map((r) => r.name),
+        ['t:next', 'u:current'],
+      );
 
       // a fresh limiter sweeps on its first take, without being asked
-      await db.run('INSERT INTO rate_limit_windows (name, window_start, spent) VALUES (?, ?, 1)', ['u:ended', win - MINUTE]);
+      await db.run('INSERT INTO rate_limit_windows (name, window_start, spent) VALUES (?, ?, 1)', [
+        'u:ended',
+        win - MINUTE,
+      ]);
       const clock = { t: 0 };
-      const fresh = createSharedRateLimiter({ db, limits: { perUserPerMinute: 10, perTenantPerMinute: 0 }, logger: silent, now: () => clock.t });
+      const fresh = createSharedRateLimiter({
+        db,
+        limits: { perUserPerMinute: 10, perTenantPerMinute: 0 },
+        logger: silent,
+        now: () => clock.t,
+      });
       assert.equal(await fresh.take('s1', 'sweep'), undefined);
       await waitFor('the ended window to be swept', async () => (await spentOf(db, 'u:ended')) === undefined);
       // and again once a window has passed on this replica's clock
-      await db.run('INSERT INTO rate_limit_windows (name, window_start, spent) VALUES (?, ?, 1)', ['u:ended', win - MINUTE]);
+      await db.run('INSERT INTO rate_limit_windows (name, window_start, spent) VALUES (?, ?, 1)', [
+        'u:ended',
+        win - MINUTE,
+      ]);
       clock.t = MINUTE;
       assert.equal(await fresh.take('s1', 'sweep'), undefined);
       await waitFor('the ended window to be swept again', async () => (await spentOf(db, 'u:ended')) === undefined);
@@ -305,7 +412,12 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
       const lines: Array<{ level: number; msg: string; failures?: number }> = [];
       const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
       const clock = { t: 0 };
-      const limiter = createSharedRateLimiter({ db, limits: { perUserPerMinute: 1, perTenantPerMinute: 0 }, logger, now: () => clock.t });
+      const limiter = createSharedRateLimiter({
+        db,
+        limits: { perUserPerMinute: 1, perTenantPerMinute: 0 },
+        logger,
+        now: () => clock.t,
+      });
       await roomInWindow(db);
       assert.equal(await limiter.take('f1', 'fail'), undefined);
       assert.ok((await limiter.take('f1', 'fail')) !== undefined, 'the budget of 1 is spent');
@@ -313,11 +425,15 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
       // the database goes away: new connections are refused and the open ones are ended
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
-      await waitFor('the connections to end', async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rowCount === 0);
+      await waitFor(
+        'the connections to end',
+        async () => (await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rowCount === 0,
+      );
       assert.equal(await limiter.take('f1', 'fail'), undefined, 'let through');
       assert.equal(await limiter.take('f1', 'fail'), undefined, 'let through again');
       assert.equal(limiter.failures, 2);
-      const warned = (): typeof lines => lines.filter((l) => l.msg.startsWith('rate limit: the database could not count'));
+      const warned = (): typeof lines =>
+        lines.filter((l) => l.msg.startsWith('rate limit: the database could not count'));
       assert.equal(warned().length, 1, 'logged once');
       assert.equal(warned()[0]?.level, 40);
       assert.equal(warned()[0]?.failures, 1);
@@ -327,7 +443,10 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
       assert.equal(warned()[1]?.failures, 2, 'with the failures since the last line');
 
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-      assert.ok((await limiter.take('f1', 'fail')) !== undefined, 'counting resumed: the budget spent before is still spent');
+      assert.ok(
+        (await limiter.take('f1', 'fail')) !== undefined,
+        'counting resumed: the budget spent before is still spent',
+      );
       assert.equal(limiter.failures, 3);
     } finally {
       await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);

@@ -20,19 +20,32 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from '../../help
 import { startUpstream, type Upstream } from '../../helpers/upstream.js';
 
 const NR_KEY = 'NRAK-REPLICA0123456789ABCDEFGH';
-const ACCOUNTS = Array.from({ length: 120 }, (_, i) => ({ id: 1000 + i, name: `Account ${i} of the replica test, with a longer name` }));
+const ACCOUNTS = Array.from({ length: 120 }, (_, i) => ({
+  id: 1000 + i,
+  name: `Account ${i} of the replica test, with a longer name`,
+}));
 
-const textOf = (r: unknown): string => ((r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '');
+const textOf = (r: unknown): string =>
+  (r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '';
 // Tests read arbitrary result shapes.
-const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<any> => JSON.parse(textOf(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })));
+const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<any> =>
+  JSON.parse(textOf(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })));
 
 /** A cookie-keeping form client over real HTTP (no redirects followed), sending the browser's Origin. */
-function webClient(base: string): { get(p: string): Promise<{ status: number; body: string; location: string | null }>; post(p: string, form: Record<string, string>): Promise<{ status: number; body: string; location: string | null }> } {
+function webClient(base: string): {
+  get(p: string): Promise<{ status: number; body: string; location: string | null }>;
+  post(p: string, form: Record<string, string>): Promise<{ status: number; body: string; location: string | null }>;
+} {
   const jar = new Map<string, string>();
   const send = async (method: string, p: string, form?: Record<string, string>) => {
     const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (form) Object.assign(headers, { 'content-type': 'application/x-www-form-urlencoded', origin: base });
-    const res = await fetch(base + p, { method, headers, redirect: 'manual', ...(form ? { body: new URLSearchParams(form).toString() } : {}) });
+    const res = await fetch(base + p, {
+      method,
+      headers,
+      redirect: 'manual',
+      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+    });
     for (const c of res.headers.getSetCookie()) {
       const [pair = ''] = c.split(';');
       const eq = pair.indexOf('=');
@@ -88,7 +101,10 @@ describe('two gateways on one PostgreSQL database act as replicas', { skip: post
 
   test('both started and migrated together on an empty database: each migration applied once, one shared test user', async () => {
     const rows = await a.db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
-    assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
+    assert.deepEqual(
+      rows.map((r) => r.version),
+      MIGRATIONS.map((m) => m.version),
+    );
     assert.equal(a.user.id, b.user.id);
     assert.notEqual(a.url, b.url);
   });
@@ -104,20 +120,34 @@ describe('two gateways on one PostgreSQL database act as replicas', { skip: post
     await signIn(b.url, apiKey, '/integrations');
     const [key] = await a.gateway.users.listApiKeys(user.id);
     assert.equal(await a.gateway.users.revokeApiKey(user.id, key?.id ?? ''), true);
-    assert.equal((await b.rest('newrelic', { executions: [{ tool: 'newrelic_list_accounts', args: {} }] }, apiKey)).status, 401);
+    assert.equal(
+      (await b.rest('newrelic', { executions: [{ tool: 'newrelic_list_accounts', args: {} }] }, apiKey)).status,
+      401,
+    );
   });
 
   test('execute_tools on A writes audit events that B reads and shows; B uses the connection A stored', async () => {
     await a.connect('newrelic', { values: { apiKey: NR_KEY }, config: { region: 'us' } });
     const client = await a.mcpClient();
-    const out = await call(client, 'execute_tools', { executions: [{ tool: 'newrelic_list_accounts', args: {} }, { tool: 'newrelic_get_entity', args: {} }] });
+    const out = await call(client, 'execute_tools', {
+      executions: [
+        { tool: 'newrelic_list_accounts', args: {} },
+        { tool: 'newrelic_get_entity', args: {} },
+      ],
+    });
     assert.equal(out.results.length, 2);
     assert.equal(out.results[1].code, 'GW_ERR_VALIDATION_INVALID_ARGS', JSON.stringify(out.results[1]).slice(0, 300));
     const rows = await b.db.all<{ tool: string; success: number; transport: string; duration_ms: number; at: number }>(
       'SELECT tool, success, transport, duration_ms, at FROM audit_events WHERE user_id = ? ORDER BY tool',
       [a.user.id],
     );
-    assert.deepEqual(rows.map((r) => [r.tool, r.success, r.transport]), [['newrelic_get_entity', 0, 'mcp'], ['newrelic_list_accounts', 1, 'mcp']]);
+    assert.deepEqual(
+      rows.map((r) => [r.tool, r.success, r.transport]),
+      [
+        ['newrelic_get_entity', 0, 'mcp'],
+        ['newrelic_list_accounts', 1, 'mcp'],
+      ],
+    );
     assert.equal(typeof rows[0]?.at, 'number');
     const web = await signIn(b.url, a.apiKey, '/activity');
     const activity = await web.get('/activity');
@@ -146,7 +176,12 @@ describe('two gateways on one PostgreSQL database act as replicas', { skip: post
     const web = await signIn(b.url, apiKey, path);
     const form = await web.get(path);
     assert.equal(form.status, 200, form.body.slice(0, 300));
-    const posted = await web.post(`${path}/form`, { _csrf: csrfOf(form.body), apiKey: 'NRAK-FROMB0123456789ABCDEFGHIJ', region: 'us', accountId: '' });
+    const posted = await web.post(`${path}/form`, {
+      _csrf: csrfOf(form.body),
+      apiKey: 'NRAK-FROMB0123456789ABCDEFGHIJ',
+      region: 'us',
+      accountId: '',
+    });
     assert.equal(posted.status, 303, posted.body.slice(0, 500));
 
     const waited = await waiting;
@@ -155,7 +190,17 @@ describe('two gateways on one PostgreSQL database act as replicas', { skip: post
     const out = await call(agentOnA, 'execute_tools', { executions: [{ tool: 'newrelic_list_accounts', args: {} }] });
     assert.ok(out.results[0].result, JSON.stringify(out).slice(0, 300));
     assert.equal(upstream.last().headers['api-key'], 'NRAK-FROMB0123456789ABCDEFGHIJ');
-    assert.equal((await web.post(`${path}/form`, { _csrf: csrfOf(form.body), apiKey: 'NRAK-AGAIN0123456789ABCDEFGHIJ', region: 'us' })).status, 410, 'the link works once');
+    assert.equal(
+      (
+        await web.post(`${path}/form`, {
+          _csrf: csrfOf(form.body),
+          apiKey: 'NRAK-AGAIN0123456789ABCDEFGHIJ',
+          region: 'us',
+        })
+      ).status,
+      410,
+      'the link works once',
+    );
   });
 
   test('a server on PostgreSQL without WORKBENCH_ENCRYPTION_KEY refuses to start (exit 2, saying what to set) and generates no key of its own', async () => {
@@ -166,11 +211,24 @@ describe('two gateways on one PostgreSQL database act as replicas', { skip: post
       await server.stop();
       assert.equal(server.url, undefined, `it started: ${server.output()}`);
       assert.equal(server.exitCode, 2, server.output());
-      assert.match(server.output(), /GW_ERR_CONFIG_INVALID: WORKBENCH_ENCRYPTION_KEY is required with a PostgreSQL DATABASE_URL: set it to the same key on every server/);
+      assert.match(
+        server.output(),
+        /GW_ERR_CONFIG_INVALID: WORKBENCH_ENCRYPTION_KEY is required with a PostgreSQL DATABASE_URL: set it to the same key on every server/,
+      );
       assert.ok(!fs.existsSync(path.join(dataDir, 'encryption.key')), 'no key file generated');
       // nor does connections import seal with a key of its own; users create needs no key
       assert.equal(runCli(env, 'users', 'create', '--email', 'nokey@example.com').code, 0);
-      const imported = runCli(env, 'connections', 'import', '--email', 'nokey@example.com', '--integration', 'newrelic', '--values', '{"apiKey":"NRAK-NOKEY0123456789ABCDEFGHIJ"}');
+      const imported = runCli(
+        env,
+        'connections',
+        'import',
+        '--email',
+        'nokey@example.com',
+        '--integration',
+        'newrelic',
+        '--values',
+        '{"apiKey":"NRAK-NOKEY0123456789ABCDEFGHIJ"}',
+      );
       assert.equal(imported.code, 2, imported.stdout);
       assert.match(imported.stderr, /GW_ERR_CONFIG_INVALID: WORKBENCH_ENCRYPTION_KEY is required/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'encryption.key')), 'no key file generated');

@@ -31,7 +31,13 @@ describe('batch concurrency', () => {
       inFlight--;
       return { json: { ok: true } };
     });
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], workers: 8, policy: { sandbox: { maxWorkerShare: 1 } }, upstreams: { 'https://api.fixture.test': upstream.origin } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      workers: 8,
+      policy: { sandbox: { maxWorkerShare: 1 } },
+      upstreams: { 'https://api.fixture.test': upstream.origin },
+    });
     await gw.connect('fixture-http', { token: 'tok-concurrency' });
   });
   after(async () => {
@@ -67,13 +73,21 @@ describe('MCP over stdio', () => {
     try {
       const { tools } = await client.listTools();
       assert.ok(tools.some((t) => t.name === 'execute_tools'));
-      const res = (await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'echo_args', args: { text: 'over stdio' } }] } })) as {
+      const res = (await client.callTool({
+        name: 'execute_tools',
+        arguments: { executions: [{ tool: 'echo_args', args: { text: 'over stdio' } }] },
+      })) as {
         content: { type: string; text: string }[];
       };
       const body = JSON.parse(res.content[0]?.text ?? '{}');
       assert.equal(body.results[0].result.text, 'over stdio');
-      const rows = await gw.db.all<{ transport: string }>("SELECT transport FROM audit_events WHERE tool = 'echo_args'");
-      assert.ok(rows.some((r) => r.transport === 'stdio'), 'the stdio call was audited with its transport');
+      const rows = await gw.db.all<{ transport: string }>(
+        "SELECT transport FROM audit_events WHERE tool = 'echo_args'",
+      );
+      assert.ok(
+        rows.some((r) => r.transport === 'stdio'),
+        'the stdio call was audited with its transport',
+      );
       await assert.rejects(
         client.request({ method: 'logging/setLevel', params: { level: 'loud' as 'info' } }, EmptyResultSchema),
         (err: unknown) => err instanceof McpError && err.code === -32602 && /params\.level/.test(err.message),

@@ -11,7 +11,8 @@ describe('the Host / Origin check of a loopback bind', () => {
   const check = createHostChecker('https://gw.example.test');
 
   it('lets loopback literals, localhost and the public host through', () => {
-    for (const host of ['127.0.0.1:3000', '127.1.2.3:3000', 'localhost:3000', '[::1]:3000', 'gw.example.test']) assert.equal(check(host, undefined), undefined, host);
+    for (const host of ['127.0.0.1:3000', '127.1.2.3:3000', 'localhost:3000', '[::1]:3000', 'gw.example.test'])
+      assert.equal(check(host, undefined), undefined, host);
     assert.equal(check('127.0.0.1:3000', 'http://127.0.0.1:3000'), undefined);
   });
 

@@ -52,28 +52,44 @@ describe('HTTP intake', () => {
   after(() => gw.close());
 
   for (const path of ['/rest/github', '/mcp']) {
-    it(`answers a POST ${path} without a valid key before reading its body, and closes the connection`, { timeout: 20_000 }, async () => {
-      for (const headers of [{}, { Authorization: 'Bearer wb_not-a-key' }] as Record<string, string>[]) {
-        // 4 MB announced, a few bytes sent: the rest never comes
-        const { answer } = sendPartial(gw.url, post(gw.url, path, headers, 4_000_000), '{"to');
-        const text = await answer;
-        assert.match(text, /^HTTP\/1\.1 401 /);
-        assert.match(text, /\r\nconnection: close\r\n/i);
-      }
-    });
+    it(
+      `answers a POST ${path} without a valid key before reading its body, and closes the connection`,
+      { timeout: 20_000 },
+      async () => {
+        for (const headers of [{}, { Authorization: 'Bearer wb_not-a-key' }] as Record<string, string>[]) {
+          // 4 MB announced, a few bytes sent: the rest never comes
+          const { answer } = sendPartial(gw.url, post(gw.url, path, headers, 4_000_000), '{"to');
+          const text = await answer;
+          assert.match(text, /^HTTP\/1\.1 401 /);
+          assert.match(text, /\r\nconnection: close\r\n/i);
+        }
+      },
+    );
   }
 
-  it('gives a client that trickles a body receiveTimeoutMs to finish, then answers 408 and closes', { timeout: 20_000 }, async () => {
-    const { answer } = sendPartial(gw.url, post(gw.url, '/rest/github', { Authorization: `Bearer ${gw.apiKey}` }, 100), '{"tool":');
-    const text = await answer;
-    assert.match(text, /^HTTP\/1\.1 408 /);
-  });
+  it(
+    'gives a client that trickles a body receiveTimeoutMs to finish, then answers 408 and closes',
+    { timeout: 20_000 },
+    async () => {
+      const { answer } = sendPartial(
+        gw.url,
+        post(gw.url, '/rest/github', { Authorization: `Bearer ${gw.apiKey}` }, 100),
+        '{"tool":',
+      );
+      const text = await answer;
+      assert.match(text, /^HTTP\/1\.1 408 /);
+    },
+  );
 
   it('says no-store and nosniff on every answer', async () => {
     const auth = { authorization: `Bearer ${gw.apiKey}` };
     for (const res of [
       await fetch(`${gw.url}/rest`, { headers: auth }),
-      await fetch(`${gw.url}/rest/github`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' }),
+      await fetch(`${gw.url}/rest/github`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: '{}',
+      }),
       await fetch(`${gw.url}/rest/nothing`, { headers: auth }),
       await fetch(`${gw.url}/healthz`),
       await fetch(`${gw.url}/mcp`, {
@@ -90,73 +106,96 @@ describe('HTTP intake', () => {
 });
 
 describe('requests in flight per user', () => {
-  it('refuses a user past requests.maxInFlightPerUser with 429 before reading the body, and counts each request until its answer ends', { timeout: 30_000 }, async () => {
-    const gw = await startGateway({ plugins: ['github'], policy: { requests: { maxInFlightPerUser: 2 } } });
-    try {
-      const other = await gw.createUser('other@example.com');
-      const mine = { Authorization: `Bearer ${gw.apiKey}` };
-      // two requests of this user held in flight: their bodies never finish
-      const held = [0, 1].map(() => sendPartial(gw.url, post(gw.url, '/rest/github', mine, 1000), '{"tool":'));
-      const refused = async (): Promise<Response> =>
-        fetch(`${gw.url}/rest/github`, { method: 'POST', headers: { ...mine, 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'nothing' }) });
-      // the held requests reach the server in their own time: wait until both count
-      let third = await refused();
-      for (let i = 0; i < 100 && third.status !== 429; i++) third = await refused();
-      assert.equal(third.status, 429);
-      assert.equal(third.headers.get('retry-after'), '1');
-      const body = (await third.json()) as { code: string; message: string };
-      assert.equal(body.code, 'GW_ERR_TRANSPORT_TOO_MANY_REQUESTS');
-      assert.match(body.message, /already has 2 requests in flight/);
-      const overMcp = await fetch(`${gw.url}/mcp`, {
-        method: 'POST',
-        headers: { ...mine, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-      assert.equal(overMcp.status, 429);
-      assert.match(((await overMcp.json()) as { error: { message: string } }).error.message, /already has 2 requests in flight/);
-      // another user is not counted with this one
-      const theirs = await gw.rest('github', { tool: 'nothing' }, other.apiKey);
-      assert.notEqual(theirs.status, 429, JSON.stringify(theirs.json));
-      // a held request that ends (its client went away) gives its place back
-      held[0]?.socket.destroy();
-      let next = await refused();
-      for (let i = 0; i < 100 && next.status === 429; i++) next = await refused();
-      assert.notEqual(next.status, 429);
-      held[1]?.socket.destroy();
-    } finally {
-      await gw.close();
-    }
-  });
+  it(
+    'refuses a user past requests.maxInFlightPerUser with 429 before reading the body, and counts each request until its answer ends',
+    { timeout: 30_000 },
+    async () => {
+      const gw = await startGateway({ plugins: ['github'], policy: { requests: { maxInFlightPerUser: 2 } } });
+      try {
+        const other = await gw.createUser('other@example.com');
+        const mine = { Authorization: `Bearer ${gw.apiKey}` };
+        // two requests of this user held in flight: their bodies never finish
+        const held = [0, 1].map(() => sendPartial(gw.url, post(gw.url, '/rest/github', mine, 1000), '{"tool":'));
+        const refused = async (): Promise<Response> =>
+          fetch(`${gw.url}/rest/github`, {
+            method: 'POST',
+            headers: { ...mine, 'content-type': 'application/json' },
+            body: JSON.stringify({ tool: 'nothing' }),
+          });
+        // the held requests reach the server in their own time: wait until both count
+        let third = await refused();
+        for (let i = 0; i < 100 && third.status !== 429; i++) third = await refused();
+        assert.equal(third.status, 429);
+        assert.equal(third.headers.get('retry-after'), '1');
+        const body = (await third.json()) as { code: string; message: string };
+        assert.equal(body.code, 'GW_ERR_TRANSPORT_TOO_MANY_REQUESTS');
+        assert.match(body.message, /already has 2 requests in flight/);
+        const overMcp = await fetch(`${gw.url}/mcp`, {
+          method: 'POST',
+          headers: { ...mine, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+        assert.equal(overMcp.status, 429);
+        assert.match(
+          ((await overMcp.json()) as { error: { message: string } }).error.message,
+          /already has 2 requests in flight/,
+        );
+        // another user is not counted with this one
+        const theirs = await gw.rest('github', { tool: 'nothing' }, other.apiKey);
+        assert.notEqual(theirs.status, 429, JSON.stringify(theirs.json));
+        // a held request that ends (its client went away) gives its place back
+        held[0]?.socket.destroy();
+        let next = await refused();
+        for (let i = 0; i < 100 && next.status === 429; i++) next = await refused();
+        assert.notEqual(next.status, 429);
+        held[1]?.socket.destroy();
+      } finally {
+        await gw.close();
+      }
+    },
+  );
 });
 
 describe('wait_for_connection', () => {
-  it(`lets one user have ${MAX_WAITS_PER_USER} waits at once, and ends them when the server shuts down`, { timeout: 60_000 }, async () => {
-    const gw = await startGateway({ plugins: ['newrelic'] });
-    try {
-      const client = await gw.mcpClient();
-      const link = await callJson(client, 'connect', { integration: 'newrelic' });
-      assert.equal(link.isError, false, JSON.stringify(link.json));
-      const other = await gw.createUser('other@example.com');
-      const otherClient = await gw.mcpClient(other.apiKey);
-      const waits = Array.from({ length: MAX_WAITS_PER_USER + 1 }, () => callJson(client, 'wait_for_connection', { connectionId: link.json.connectionId, timeoutSec: 120 }));
-      // the one over the bound answers at once; the others wait for the link (two minutes)
-      const first = await Promise.race(waits);
-      assert.equal(first.isError, true);
-      assert.equal(first.json.code, 'GW_ERR_POLICY_RATE_LIMITED');
-      assert.match(first.json.error ?? first.json.message, new RegExp(`At most ${MAX_WAITS_PER_USER} wait_for_connection calls of one user may wait at once`));
-      // another user's wait is its own (an unknown link: answered, not refused for the bound)
-      const theirs = await callJson(otherClient, 'wait_for_connection', { connectionId: link.json.connectionId, timeoutSec: 1 });
-      assert.equal(theirs.json.code, 'GW_ERR_CONNECTION_LINK_INVALID');
-      // the server itself (the helper's close() would end the clients first)
-      await gw.gateway.close();
-      const answers = await Promise.all(waits);
-      const timedOut = answers.filter((a) => a.json.status === 'TIMEOUT');
-      assert.equal(timedOut.length, MAX_WAITS_PER_USER, JSON.stringify(answers));
-      for (const a of timedOut) assert.match(a.json.message, /shutting down; call wait_for_connection again/);
-    } finally {
-      await gw.close();
-    }
-  });
+  it(
+    `lets one user have ${MAX_WAITS_PER_USER} waits at once, and ends them when the server shuts down`,
+    { timeout: 60_000 },
+    async () => {
+      const gw = await startGateway({ plugins: ['newrelic'] });
+      try {
+        const client = await gw.mcpClient();
+        const link = await callJson(client, 'connect', { integration: 'newrelic' });
+        assert.equal(link.isError, false, JSON.stringify(link.json));
+        const other = await gw.createUser('other@example.com');
+        const otherClient = await gw.mcpClient(other.apiKey);
+        const waits = Array.from({ length: MAX_WAITS_PER_USER + 1 }, () =>
+          callJson(client, 'wait_for_connection', { connectionId: link.json.connectionId, timeoutSec: 120 }),
+        );
+        // the one over the bound answers at once; the others wait for the link (two minutes)
+        const first = await Promise.race(waits);
+        assert.equal(first.isError, true);
+        assert.equal(first.json.code, 'GW_ERR_POLICY_RATE_LIMITED');
+        assert.match(
+          first.json.error ?? first.json.message,
+          new RegExp(`At most ${MAX_WAITS_PER_USER} wait_for_connection calls of one user may wait at once`),
+        );
+        // another user's wait is its own (an unknown link: answered, not refused for the bound)
+        const theirs = await callJson(otherClient, 'wait_for_connection', {
+          connectionId: link.json.connectionId,
+          timeoutSec: 1,
+        });
+        assert.equal(theirs.json.code, 'GW_ERR_CONNECTION_LINK_INVALID');
+        // the server itself (the helper's close() would end the clients first)
+        await gw.gateway.close();
+        const answers = await Promise.all(waits);
+        const timedOut = answers.filter((a) => a.json.status === 'TIMEOUT');
+        assert.equal(timedOut.length, MAX_WAITS_PER_USER, JSON.stringify(answers));
+        for (const a of timedOut) assert.match(a.json.message, /shutting down; call wait_for_connection again/);
+      } finally {
+        await gw.close();
+      }
+    },
+  );
 });
 
 describe('what counts as a request in flight', () => {
@@ -168,8 +207,13 @@ describe('what counts as a request in flight', () => {
   const inFlight = (): number => gw.gateway.requests.inFlight(gw.user.id);
   const slow = (tag: string): string => JSON.stringify({ tool: 'faults_slow', args: { tag } });
   const restCall = (tag: string): Promise<Response> =>
-    fetch(`${gw.url}/rest/fixture-faults`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` }, body: slow(tag) });
-  const raw = (body: string): string => post(gw.url, '/rest/fixture-faults', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(body)) + body;
+    fetch(`${gw.url}/rest/fixture-faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.apiKey}` },
+      body: slow(tag),
+    });
+  const raw = (body: string): string =>
+    post(gw.url, '/rest/fixture-faults', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(body)) + body;
 
   before(async () => {
     upstream = await startUpstream(async (req) => {
@@ -210,23 +254,39 @@ describe('what counts as a request in flight', () => {
     assert.equal((await restCall('quick')).status, 200);
   });
 
-  it('a response pipelined behind another on a connection the client drops is counted out', { timeout: 30_000 }, async () => {
-    hold();
-    const first = slow('held-first');
-    const second = JSON.stringify({ tool: 'faults_fast', args: { tag: 'pipelined' } });
-    const pipelined = sendPartial(gw.url, raw(first) + raw(second), '');
-    await waitFor('the first request to reach the upstream', () => held() === 1);
-    await waitFor('both requests to be counted', () => inFlight() === 2);
-    pipelined.socket.destroy();
-    await pipelined.answer;
-    release();
-    await waitFor('both to be counted out', () => inFlight() === 0);
-  });
+  it(
+    'a response pipelined behind another on a connection the client drops is counted out',
+    { timeout: 30_000 },
+    async () => {
+      hold();
+      const first = slow('held-first');
+      const second = JSON.stringify({ tool: 'faults_fast', args: { tag: 'pipelined' } });
+      const pipelined = sendPartial(gw.url, raw(first) + raw(second), '');
+      await waitFor('the first request to reach the upstream', () => held() === 1);
+      await waitFor('both requests to be counted', () => inFlight() === 2);
+      pipelined.socket.destroy();
+      await pipelined.answer;
+      release();
+      await waitFor('both to be counted out', () => inFlight() === 0);
+    },
+  );
 
   it('an MCP request in JSON mode whose client hung up is counted out', { timeout: 30_000 }, async () => {
     hold();
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: [{ tool: 'faults_slow', args: { tag: 'held-json' } }] } } });
-    const gone = sendPartial(gw.url, post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(body)) + body, '');
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'execute_tools',
+        arguments: { executions: [{ tool: 'faults_slow', args: { tag: 'held-json' } }] },
+      },
+    });
+    const gone = sendPartial(
+      gw.url,
+      post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(body)) + body,
+      '',
+    );
     await waitFor('the call to reach the upstream', () => held() === 1);
     gone.socket.destroy();
     await gone.answer;
@@ -269,30 +329,58 @@ describe('what counts as a request in flight', () => {
     await waitFor('two requests to be held', () => held() === 2);
     const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
     // four trickling notification bodies are let in (and read); the fifth is refused at once
-    const trickling = [0, 1, 2, 3].map(() => sendPartial(gw.url, post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(note)), note.slice(0, 10)));
-    const fifth = sendPartial(gw.url, post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(note)), note.slice(0, 10));
+    const trickling = [0, 1, 2, 3].map(() =>
+      sendPartial(
+        gw.url,
+        post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(note)),
+        note.slice(0, 10),
+      ),
+    );
+    const fifth = sendPartial(
+      gw.url,
+      post(gw.url, '/mcp', { Authorization: `Bearer ${gw.apiKey}` }, Buffer.byteLength(note)),
+      note.slice(0, 10),
+    );
     assert.match(await fifth.answer, /^HTTP\/1\.1 429 /);
     for (const t of trickling) t.socket.destroy();
     release();
     for (const c of calls) assert.equal((await c).status, 200);
   });
 
-  it('a user at its limit may still send notifications (a cancellation), but no request', { timeout: 30_000 }, async () => {
-    hold();
-    const calls = [restCall('held-1'), restCall('held-2')];
-    await waitFor('two requests to be held', () => held() === 2);
-    const mcp = (body: unknown): Promise<Response> =>
-      fetch(`${gw.url}/mcp`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${gw.apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify(body),
+  it(
+    'a user at its limit may still send notifications (a cancellation), but no request',
+    { timeout: 30_000 },
+    async () => {
+      hold();
+      const calls = [restCall('held-1'), restCall('held-2')];
+      await waitFor('two requests to be held', () => held() === 2);
+      const mcp = (body: unknown): Promise<Response> =>
+        fetch(`${gw.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${gw.apiKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify(body),
+        });
+      const cancel = await mcp({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 7, reason: 'no longer needed' },
       });
-    const cancel = await mcp({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'no longer needed' } });
-    assert.equal(cancel.status, 202, await cancel.text());
-    const request = await mcp([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } }, { jsonrpc: '2.0', id: 8, method: 'tools/list' }]);
-    assert.equal(request.status, 429);
-    assert.match(((await request.json()) as { error: { message: string } }).error.message, /already has 2 requests in flight/);
-    release();
-    for (const c of calls) assert.equal((await c).status, 200);
-  });
+      assert.equal(cancel.status, 202, await cancel.text());
+      const request = await mcp([
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } },
+        { jsonrpc: '2.0', id: 8, method: 'tools/list' },
+      ]);
+      assert.equal(request.status, 429);
+      assert.match(
+        ((await request.json()) as { error: { message: string } }).error.message,
+        /already has 2 requests in flight/,
+      );
+      release();
+      for (const c of calls) assert.equal((await c).status, 200);
+    },
+  );
 });

@@ -29,7 +29,12 @@ interface Answer {
   messages: Json[];
 }
 
-async function post(gw: TestGateway, body: unknown, apiKey = gw.apiKey, accept = 'application/json, text/event-stream'): Promise<Answer> {
+async function post(
+  gw: TestGateway,
+  body: unknown,
+  apiKey = gw.apiKey,
+  accept = 'application/json, text/event-stream',
+): Promise<Answer> {
   const res = await fetch(`${gw.url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${apiKey}` },
@@ -64,7 +69,11 @@ describe('MCP answers: JSON unless something must stream', () => {
   let beta: { user: User; apiKey: string };
 
   before(async () => {
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { tenants: { beta: { denyPlugins: ['fixture-echo'] } } } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      policy: { tenants: { beta: { denyPlugins: ['fixture-echo'] } } },
+    });
     beta = await gw.createUser('beta@example.com', 'beta');
   });
   after(async () => gw.close());
@@ -84,7 +93,10 @@ describe('MCP answers: JSON unless something must stream', () => {
     assert.match(list.contentType, /^application\/json/);
     assert.ok(list.messages[0].result.tools.some((t: Json) => t.name === 'execute_tools'));
 
-    const exec = await post(gw, call(3, 'execute_tools', { executions: [{ tool: 'echo_args', args: { text: 'plain' } }] }));
+    const exec = await post(
+      gw,
+      call(3, 'execute_tools', { executions: [{ tool: 'echo_args', args: { text: 'plain' } }] }),
+    );
     assert.equal(exec.status, 200);
     assert.match(exec.contentType, /^application\/json/);
     assert.equal(exec.messages.length, 1);
@@ -97,7 +109,10 @@ describe('MCP answers: JSON unless something must stream', () => {
 
   it('answers a batch the SDK would leave hanging (one cancelling its own request, an empty one) with -32600', async () => {
     const cancelsOwn = await Promise.race([
-      post(gw, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }]),
+      post(gw, [
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+      ]),
       new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000)),
     ]);
     assert.ok(cancelsOwn, 'answered, not left hanging');
@@ -133,11 +148,17 @@ describe('MCP answers: JSON unless something must stream', () => {
     for (const p of progress) assert.equal(p.params.progressToken, 'tok-7');
     assert.equal(progress[progress.length - 1].params.progress, 5);
     const result = a.messages.find((m) => m.id === 7);
-    assert.deepEqual(itemsOf(result).map((x) => x.result.text), ['p0', 'p1', 'p2', 'p3', 'p4']);
+    assert.deepEqual(
+      itemsOf(result).map((x) => x.result.text),
+      ['p0', 'p1', 'p2', 'p3', 'p4'],
+    );
   });
 
   it('streams a JSON-RPC batch when one of its requests asks for progress, and answers every request', async () => {
-    const a = await post(gw, [call(8, 'whoami', {}), call(9, 'execute_tools', { executions: [{ tool: 'echo_args', args: { text: 'b' } }] }, { progressToken: 9 })]);
+    const a = await post(gw, [
+      call(8, 'whoami', {}),
+      call(9, 'execute_tools', { executions: [{ tool: 'echo_args', args: { text: 'b' } }] }, { progressToken: 9 }),
+    ]);
     assert.match(a.contentType, /^text\/event-stream/);
     assert.equal(a.messages.find((m) => m.id === 8)?.result.content[0].text.includes(gw.user.id), true);
     assert.equal(itemsOf(a.messages.find((m) => m.id === 9))[0].result.text, 'b');
@@ -154,10 +175,17 @@ describe('MCP answers: JSON unless something must stream', () => {
   it('the SDK client gets progress callbacks and the same results either way', async () => {
     const client = await gw.mcpClient();
     const progress: number[] = [];
-    const withProgress = await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'echo_args', args: { text: 'x' } }] } }, undefined, {
-      onprogress: (p) => void progress.push(p.progress),
+    const withProgress = await client.callTool(
+      { name: 'execute_tools', arguments: { executions: [{ tool: 'echo_args', args: { text: 'x' } }] } },
+      undefined,
+      {
+        onprogress: (p) => void progress.push(p.progress),
+      },
+    );
+    const without = await client.callTool({
+      name: 'execute_tools',
+      arguments: { executions: [{ tool: 'echo_args', args: { text: 'x' } }] },
     });
-    const without = await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'echo_args', args: { text: 'x' } }] } });
     assert.ok(progress.length >= 1);
     assert.deepEqual(withProgress, without);
   });
@@ -165,7 +193,8 @@ describe('MCP answers: JSON unless something must stream', () => {
   it('keeps callers apart under interleaved concurrent requests: identity, tenant policy, results and audit', async () => {
     const acmeSearch = await post(gw, call(20, 'search_tools', { query: 'echo the arguments' }));
     const betaSearch = await post(gw, call(21, 'search_tools', { query: 'echo the arguments' }), beta.apiKey);
-    const names = (a: Answer): string[] => (JSON.parse(a.messages[0].result.content[0].text) as { tools?: Json[] }).tools?.map((t) => t.name) ?? [];
+    const names = (a: Answer): string[] =>
+      (JSON.parse(a.messages[0].result.content[0].text) as { tools?: Json[] }).tools?.map((t) => t.name) ?? [];
     assert.ok(names(acmeSearch).includes('echo_args'), 'acme sees the echo tools');
     assert.ok(!names(betaSearch).includes('echo_args'), 'beta, whose tenant denies fixture-echo, does not');
 
@@ -176,22 +205,39 @@ describe('MCP answers: JSON unless something must stream', () => {
         const who = i % 2 === 0 ? { key: gw.apiKey, user: gw.user } : { key: beta.apiKey, user: beta.user };
         return Promise.all([
           post(gw, call(100 + i, 'whoami', {}), who.key),
-          post(gw, call(200 + i, 'execute_tools', { executions: [{ tool: 'echo_args', args: { text: `${who.user.tenant}-${i}` } }] }), who.key),
+          post(
+            gw,
+            call(200 + i, 'execute_tools', {
+              executions: [{ tool: 'echo_args', args: { text: `${who.user.tenant}-${i}` } }],
+            }),
+            who.key,
+          ),
         ]).then(([me, exec]) => ({ i, who, me, exec }));
       }),
     );
     for (const { i, who, me, exec } of answers) {
       assert.equal(me.messages[0].id, 100 + i);
-      assert.deepEqual(JSON.parse(me.messages[0].result.content[0].text), { id: who.user.id, email: who.user.email, tenant: who.user.tenant });
+      assert.deepEqual(JSON.parse(me.messages[0].result.content[0].text), {
+        id: who.user.id,
+        email: who.user.email,
+        tenant: who.user.tenant,
+      });
       assert.equal(exec.messages[0].id, 200 + i);
       const item = itemsOf(exec.messages[0])[0];
       if (who.user.tenant === 'beta') assert.equal(item.code, 'GW_ERR_POLICY_FORBIDDEN');
       else assert.equal(item.result.text, `acme-${i}`);
     }
-    const rows = (await gw.db.all<{ user_id: string; tool: string; error_code: string | null }>('SELECT user_id, tool, error_code FROM audit_events')).slice(auditBefore.length);
+    const rows = (
+      await gw.db.all<{ user_id: string; tool: string; error_code: string | null }>(
+        'SELECT user_id, tool, error_code FROM audit_events',
+      )
+    ).slice(auditBefore.length);
     const execRows = rows.filter((r) => r.tool === 'echo_args');
     assert.equal(execRows.filter((r) => r.user_id === gw.user.id && r.error_code === null).length, rounds / 2);
-    assert.equal(execRows.filter((r) => r.user_id === beta.user.id && r.error_code === 'GW_ERR_POLICY_FORBIDDEN').length, rounds / 2);
+    assert.equal(
+      execRows.filter((r) => r.user_id === beta.user.id && r.error_code === 'GW_ERR_POLICY_FORBIDDEN').length,
+      rounds / 2,
+    );
   });
 });
 
@@ -206,7 +252,11 @@ describe('a client that goes away before its JSON answer', () => {
       upstreamDone();
       return { json: { slow: true } };
     });
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], upstreams: { 'https://api.fixture.test': upstream.origin } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      upstreams: { 'https://api.fixture.test': upstream.origin },
+    });
     await gw.connect('fixture-http', { token: 'tok' });
   });
   after(async () => {
@@ -219,7 +269,11 @@ describe('a client that goes away before its JSON answer', () => {
     const abort = new AbortController();
     const gone = fetch(`${gw.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${gw.apiKey}`,
+      },
       body: JSON.stringify(call(1, 'execute_tools', { executions: [{ tool: 'http_get', args: { path: '/slow' } }] })),
       signal: abort.signal,
     });
@@ -246,8 +300,12 @@ describe('needsStream', () => {
     assert.equal(needsStream(call(1, 'execute_tools', {}, { other: 1 })), false);
     assert.equal(needsStream([call(1, 'whoami', {}), call(2, 'search_tools', {}, { progressToken: 'a' })]), true);
     assert.equal(needsStream(call(1, 'wait_for_connection', {})), true);
-    assert.equal(needsStream({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { name: 'wait_for_connection' } }), false);
-    for (const odd of [null, undefined, 1, 'x', [], [null, 3], { params: null }, { params: { _meta: null } }]) assert.equal(needsStream(odd), false);
+    assert.equal(
+      needsStream({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { name: 'wait_for_connection' } }),
+      false,
+    );
+    for (const odd of [null, undefined, 1, 'x', [], [null, 3], { params: null }, { params: { _meta: null } }])
+      assert.equal(needsStream(odd), false);
   });
 });
 
@@ -264,7 +322,11 @@ describe('the shared tools/list answer', () => {
   const b: MetaTool[] = [tool('gamma_tool', 1)];
 
   async function connect(metaTools: () => readonly MetaTool[], user: User): Promise<Client> {
-    const server = buildMcpServer({ metaTools, version: 'test', logger: createLogger({ destination: 'silent' }) }, user, 'mcp');
+    const server = buildMcpServer(
+      { metaTools, version: 'test', logger: createLogger({ destination: 'silent' }) },
+      user,
+      'mcp',
+    );
     const [s, c] = InMemoryTransport.createLinkedPair();
     await server.connect(s);
     const client = new Client({ name: 'test', version: '1' });
@@ -280,7 +342,10 @@ describe('the shared tools/list answer', () => {
     const c2 = await connect(() => a, u2);
     try {
       const first = await c1.listTools();
-      assert.deepEqual(first.tools.map((t) => t.name), ['alpha_tool', 'beta_tool']);
+      assert.deepEqual(
+        first.tools.map((t) => t.name),
+        ['alpha_tool', 'beta_tool'],
+      );
       assert.deepEqual((first.tools[0]?.inputSchema as Json).properties.n, { type: 'number', default: 1 });
       // A client mangling what it got changes nothing for the next caller: over HTTP it holds a
       // copy; in process (this in-memory transport) it may hold the shared answer itself, which
@@ -295,15 +360,28 @@ describe('the shared tools/list answer', () => {
       mangle(() => ((first.tools[0] as Json).name = 'mangled'));
       mangle(() => ((first.tools[0]?.inputSchema as Json).properties.n.type = 'string'));
       const second = await c2.listTools();
-      assert.deepEqual(second.tools.map((t) => t.name), ['alpha_tool', 'beta_tool']);
+      assert.deepEqual(
+        second.tools.map((t) => t.name),
+        ['alpha_tool', 'beta_tool'],
+      );
       assert.equal((second.tools[0]?.inputSchema as Json).properties.n.type, 'number');
 
       current = b;
-      assert.deepEqual((await c1.listTools()).tools.map((t) => t.name), ['gamma_tool']);
+      assert.deepEqual(
+        (await c1.listTools()).tools.map((t) => t.name),
+        ['gamma_tool'],
+      );
       const called = await c1.callTool({ name: 'gamma_tool', arguments: {} });
-      assert.deepEqual(JSON.parse((called.content as Json)[0].text), { name: 'gamma_tool', user: 'u1', args: { n: 1 } });
+      assert.deepEqual(JSON.parse((called.content as Json)[0].text), {
+        name: 'gamma_tool',
+        user: 'u1',
+        args: { n: 1 },
+      });
       await assert.rejects(c1.callTool({ name: 'alpha_tool', arguments: {} }), /Tool not found: alpha_tool/);
-      assert.deepEqual((await c2.listTools()).tools.map((t) => t.name), ['alpha_tool', 'beta_tool']);
+      assert.deepEqual(
+        (await c2.listTools()).tools.map((t) => t.name),
+        ['alpha_tool', 'beta_tool'],
+      );
       const other = await c2.callTool({ name: 'alpha_tool', arguments: { n: 2 } });
       assert.deepEqual(JSON.parse((other.content as Json)[0].text), { name: 'alpha_tool', user: 'u2', args: { n: 2 } });
     } finally {

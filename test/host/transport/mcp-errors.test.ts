@@ -24,7 +24,11 @@ const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 const USER: User = { id: 'u1', email: 'u1@example.com', tenant: 't1', createdAt: 0 };
 
 async function post(gw: TestGateway, body: string): Promise<{ status: number; messages: Json[] }> {
-  const a = await postRaw(`${gw.url}/mcp`, body, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${gw.apiKey}` });
+  const a = await postRaw(`${gw.url}/mcp`, body, {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${gw.apiKey}`,
+  });
   return { status: a.status, messages: a.text === '' ? [] : mcpMessages(a) };
 }
 
@@ -39,7 +43,11 @@ describe('MCP: a body that is not a JSON-RPC message', () => {
     { body: '{}', id: null, problem: /^jsonrpc: must be "2\.0"$/ },
     { body: '{"jsonrpc":"2.0"}', id: null, problem: /no method, result or error/ },
     { body: '{"jsonrpc":"1.0","id":1,"method":"ping"}', id: 1, problem: /^jsonrpc: must be "2\.0"$/ },
-    { body: '{"jsonrpc":"2.0","id":null,"method":"ping"}', id: null, problem: /^id: must be a string or an integer, not null$/ },
+    {
+      body: '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+      id: null,
+      problem: /^id: must be a string or an integer, not null$/,
+    },
     { body: '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', id: null, problem: /^id: must be a string or an integer$/ },
     { body: '{"jsonrpc":"2.0","id":"a","method":5}', id: 'a', problem: /^method: .*expected string/ },
     { body: '{"jsonrpc":"2.0","id":2,"method":"ping","params":[1]}', id: 2, problem: /^params: .*expected object/ },
@@ -73,10 +81,19 @@ describe('MCP: a body that is not a JSON-RPC message', () => {
   });
 
   it('refuses a whole batch with a bad entry, naming its index, and runs none of it', async () => {
-    const count = async (): Promise<number> => (await gw.db.all("SELECT id FROM audit_events WHERE tool = 'echo_args'")).length;
+    const count = async (): Promise<number> =>
+      (await gw.db.all("SELECT id FROM audit_events WHERE tool = 'echo_args'")).length;
     const before = await count();
-    const run = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_tools', arguments: { executions: [{ tool: 'echo_args', args: { text: 'never' } }] } } };
-    const a = await post(gw, JSON.stringify([run, { jsonrpc: '2.0', id: 2, method: 'ping' }, { jsonrpc: '2.0', id: {}, method: 'ping' }]));
+    const run = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'execute_tools', arguments: { executions: [{ tool: 'echo_args', args: { text: 'never' } }] } },
+    };
+    const a = await post(
+      gw,
+      JSON.stringify([run, { jsonrpc: '2.0', id: 2, method: 'ping' }, { jsonrpc: '2.0', id: {}, method: 'ping' }]),
+    );
     assert.equal(a.status, 400);
     assert.equal(a.messages.length, 1);
     assert.equal(a.messages[0].error.code, -32600);
@@ -89,7 +106,11 @@ describe('MCP: a body that is not a JSON-RPC message', () => {
   });
 
   it('still passes every kind of JSON-RPC message to the SDK: a notification and a response are 202', async () => {
-    for (const body of ['{"jsonrpc":"2.0","method":"notifications/initialized"}', '{"jsonrpc":"2.0","id":9,"result":{}}', '{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"no"}}']) {
+    for (const body of [
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      '{"jsonrpc":"2.0","id":9,"result":{}}',
+      '{"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"no"}}',
+    ]) {
       const a = await post(gw, body);
       assert.equal(a.status, 202, body);
     }
@@ -109,11 +130,23 @@ describe('MCP: params that do not fit their method', () => {
     { method: 'tools/call', params: { name: 'whoami', arguments: 5 }, field: /^params\.arguments: / },
     { method: 'logging/setLevel', params: { level: 'loud' }, field: /^params\.level: .*"debug"/ },
     { method: 'tools/list', params: { cursor: 5 }, field: /^params\.cursor: .*expected string/ },
-    { method: 'initialize', params: { capabilities: {}, clientInfo: { name: 'raw', version: '1' } }, field: /^params\.protocolVersion: / },
+    {
+      method: 'initialize',
+      params: { capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      field: /^params\.protocolVersion: /,
+    },
   ];
   for (const [i, c] of cases.entries()) {
     it(`${c.method} with params ${JSON.stringify(c.params)} is -32602 naming the field`, async () => {
-      const a = await post(gw, JSON.stringify({ jsonrpc: '2.0', id: 100 + i, method: c.method, ...(c.params !== undefined ? { params: c.params } : {}) }));
+      const a = await post(
+        gw,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 100 + i,
+          method: c.method,
+          ...(c.params !== undefined ? { params: c.params } : {}),
+        }),
+      );
       assert.equal(a.status, 200);
       assert.equal(a.messages.length, 1);
       const [m] = a.messages;
@@ -122,19 +155,31 @@ describe('MCP: params that do not fit their method', () => {
       const prefix = `Invalid params for ${c.method}: `;
       assert.ok(m.error.message.startsWith(prefix), m.error.message);
       assert.match(m.error.message.slice(prefix.length), c.field);
-      assert.ok(m.error.message.length < 300 && !m.error.message.includes('\n'), `short and on one line: ${m.error.message}`);
+      assert.ok(
+        m.error.message.length < 300 && !m.error.message.includes('\n'),
+        `short and on one line: ${m.error.message}`,
+      );
     });
   }
 
   it('answers the rest of a batch: the bad request gets -32602, the good one its result', async () => {
-    const a = await post(gw, JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 7 } }, { jsonrpc: '2.0', id: 2, method: 'ping' }]));
+    const a = await post(
+      gw,
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 7 } },
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+      ]),
+    );
     assert.equal(a.status, 200);
     assert.equal(a.messages.find((m) => m.id === 1)?.error?.code, -32602);
     assert.deepEqual(a.messages.find((m) => m.id === 2)?.result, {});
   });
 
   it('leaves what it does not check to the SDK: an unknown method is still -32601', async () => {
-    const a = await post(gw, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list', params: { cursor: 5 } }));
+    const a = await post(
+      gw,
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list', params: { cursor: 5 } }),
+    );
     assert.equal(a.messages[0].error.code, -32601);
   });
 
@@ -150,7 +195,11 @@ describe('MCP: params that do not fit their method', () => {
 
 describe('MCP: the params check covers every method the server answers', () => {
   it('has the SDK schema of exactly the methods with a handler', () => {
-    const server = buildMcpServer({ metaTools: () => [], version: 'test', logger: createLogger({ destination: 'silent' }) }, USER, 'mcp');
+    const server = buildMcpServer(
+      { metaTools: () => [], version: 'test', logger: createLogger({ destination: 'silent' }) },
+      USER,
+      'mcp',
+    );
     const handled: string[] = [];
     for (const schema of ClientRequestSchema.options) {
       const method = schema.shape.method.value;
@@ -187,7 +236,10 @@ describe('MCP: a failure of the gateway itself', () => {
           return true;
         });
       }
-      assert.ok(lines.some((l) => l.includes('hunter2') && l.includes('MCP request failed')), 'the details are in the log');
+      assert.ok(
+        lines.some((l) => l.includes('hunter2') && l.includes('MCP request failed')),
+        'the details are in the log',
+      );
     } finally {
       await client.close();
     }

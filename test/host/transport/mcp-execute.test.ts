@@ -16,8 +16,16 @@ const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'plugins');
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
 
-async function execute(client: Client, executions: unknown[], onprogress?: (p: { progress: number; total?: number | undefined }) => void) {
-  const res = (await client.callTool({ name: 'execute_tools', arguments: { executions } }, undefined, onprogress ? { onprogress } : {})) as {
+async function execute(
+  client: Client,
+  executions: unknown[],
+  onprogress?: (p: { progress: number; total?: number | undefined }) => void,
+) {
+  const res = (await client.callTool(
+    { name: 'execute_tools', arguments: { executions } },
+    undefined,
+    onprogress ? { onprogress } : {},
+  )) as {
     content: Content[];
     isError?: boolean;
   };
@@ -26,9 +34,14 @@ async function execute(client: Client, executions: unknown[], onprogress?: (p: {
 }
 
 async function auditRows(gw: TestGateway) {
-  return gw.db.all<{ tool: string; integration: string | null; success: number; error_code: string | null; error: string | null; transport: string }>(
-    'SELECT tool, integration, success, error_code, error, transport FROM audit_events ORDER BY at, rowid',
-  );
+  return gw.db.all<{
+    tool: string;
+    integration: string | null;
+    success: number;
+    error_code: string | null;
+    error: string | null;
+    transport: string;
+  }>('SELECT tool, integration, success, error_code, error, transport FROM audit_events ORDER BY at, rowid');
 }
 
 describe('execute_tools over MCP', () => {
@@ -37,8 +50,14 @@ describe('execute_tools over MCP', () => {
   let client: Client;
 
   before(async () => {
-    upstream = await startUpstream((req) => ({ json: { ok: true, path: req.path, auth: req.headers.authorization ?? null } }));
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], upstreams: { 'https://api.fixture.test': upstream.origin } });
+    upstream = await startUpstream((req) => ({
+      json: { ok: true, path: req.path, auth: req.headers.authorization ?? null },
+    }));
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      upstreams: { 'https://api.fixture.test': upstream.origin },
+    });
     client = await gw.mcpClient();
   });
   after(async () => {
@@ -138,7 +157,10 @@ describe('execute_tools over MCP', () => {
     });
     const seen = upstream.requests.filter((r) => r.path.startsWith('/items/'));
     assert.equal(seen.length, 10);
-    assert.ok(seen.every((r) => r.headers.authorization === 'Bearer tok-batch-50'), 'the bridge injected the credential');
+    assert.ok(
+      seen.every((r) => r.headers.authorization === 'Bearer tok-batch-50'),
+      'the bridge injected the credential',
+    );
     assert.ok(progress.length > 0, 'progress notifications were sent');
     assert.equal(progress[progress.length - 1], 50);
   });
@@ -155,7 +177,10 @@ describe('execute_tools over MCP', () => {
     assert.equal(body.results[1].result.text, 'small', 'small items stay inline');
     let joined = '';
     for (let part = 1; part <= stub.totalParts; part++) {
-      const r = (await client.callTool({ name: 'continue_tool_result', arguments: { continuationId: stub.continuationId, part } })) as { content: Content[] };
+      const r = (await client.callTool({
+        name: 'continue_tool_result',
+        arguments: { continuationId: stub.continuationId, part },
+      })) as { content: Content[] };
       const page = JSON.parse(r.content[0]?.text ?? '{}');
       assert.ok((r.content[0]?.text ?? '').length <= 60_000);
       assert.equal(page.hasMore, part < stub.totalParts);
@@ -166,18 +191,24 @@ describe('execute_tools over MCP', () => {
     assert.equal(joined.length, stub.totalChars);
   });
 
-  it('refuses another user\'s continuation id', async () => {
+  it("refuses another user's continuation id", async () => {
     const { body } = await execute(client, [{ tool: 'echo_big', args: { chars: 90_000 } }]);
     const id = body.results[0].result.continuationId;
     const other = await gw.createUser('other@example.com');
     const otherClient = await gw.mcpClient(other.apiKey);
-    const r = (await otherClient.callTool({ name: 'continue_tool_result', arguments: { continuationId: id } })) as { content: Content[]; isError?: boolean };
+    const r = (await otherClient.callTool({ name: 'continue_tool_result', arguments: { continuationId: id } })) as {
+      content: Content[];
+      isError?: boolean;
+    };
     assert.equal(r.isError, true);
     assert.equal(JSON.parse(r.content[0]?.text ?? '{}').code, 'GW_ERR_RESULT_CONTINUATION_UNKNOWN');
   });
 
   it('turns _mcpImage into an image block and keeps the batch text', async () => {
-    const { res, body } = await execute(client, [{ tool: 'echo_image' }, { tool: 'echo_args', args: { text: 'beside' } }]);
+    const { res, body } = await execute(client, [
+      { tool: 'echo_image' },
+      { tool: 'echo_args', args: { text: 'beside' } },
+    ]);
     const images = res.content.filter((c) => c.type === 'image');
     assert.equal(images.length, 1);
     assert.equal(images[0]?.mimeType, 'image/png');
@@ -188,11 +219,23 @@ describe('execute_tools over MCP', () => {
   it('answers bad meta-tool arguments with an isError result the model can read (SEP-1303); an unknown meta-tool is a JSON-RPC error', async () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['execute_tools', { executions: [] }, /^Invalid arguments for execute_tools: executions: /],
-      ['execute_tools', { executions: [{ tool: 'echo_args' }], extra: 1 }, /^Invalid arguments for execute_tools: \(root\): .*"extra"/],
+      [
+        'execute_tools',
+        { executions: [{ tool: 'echo_args' }], extra: 1 },
+        /^Invalid arguments for execute_tools: \(root\): .*"extra"/,
+      ],
       // a misspelt "args" is refused, never dropped (the tool would run with its defaults)
-      ['execute_tools', { executions: [{ tool: 'echo_image', arguments: {} }] }, /^Invalid arguments for execute_tools: executions\.0: .*"arguments"/],
+      [
+        'execute_tools',
+        { executions: [{ tool: 'echo_image', arguments: {} }] },
+        /^Invalid arguments for execute_tools: executions\.0: .*"arguments"/,
+      ],
       ['get_tool_schema', {}, /^Invalid arguments for get_tool_schema: tool: /],
-      ['search_tools', { query: 'echo', integraton: 'x' }, /^Invalid arguments for search_tools: \(root\): .*"integraton"/],
+      [
+        'search_tools',
+        { query: 'echo', integraton: 'x' },
+        /^Invalid arguments for search_tools: \(root\): .*"integraton"/,
+      ],
     ];
     for (const [name, args, message] of cases) {
       const r = (await client.callTool({ name, arguments: args })) as { content: Content[]; isError?: boolean };
@@ -203,16 +246,26 @@ describe('execute_tools over MCP', () => {
       assert.equal(body.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
       assert.match(body.error, message);
     }
-    await assert.rejects(client.callTool({ name: 'execute_tool', arguments: {} }), (err: unknown) => err instanceof McpError && err.code === -32602 && /Tool not found: execute_tool/.test(err.message));
+    await assert.rejects(
+      client.callTool({ name: 'execute_tool', arguments: {} }),
+      (err: unknown) =>
+        err instanceof McpError && err.code === -32602 && /Tool not found: execute_tool/.test(err.message),
+    );
   });
 
   it('exports the execution metrics and the refusal counter', async () => {
     const res = await fetch(`${gw.url}/metrics`);
     const text = await res.text();
-    assert.match(text, /workbench_tool_executions_total\{integration="fixture-echo",tool="echo_args",success="true"\} \d+/);
+    assert.match(
+      text,
+      /workbench_tool_executions_total\{integration="fixture-echo",tool="echo_args",success="true"\} \d+/,
+    );
     assert.match(text, /workbench_tool_execution_duration_seconds_bucket\{[^}]*integration="fixture-echo"/);
     assert.match(text, /workbench_tool_executions_refused_total\{reason="not_found",integration=""\} \d+/);
-    assert.match(text, /workbench_tool_executions_refused_total\{reason="invalid_arguments",integration="fixture-echo"\} \d+/);
+    assert.match(
+      text,
+      /workbench_tool_executions_refused_total\{reason="invalid_arguments",integration="fixture-echo"\} \d+/,
+    );
     assert.match(text, /workbench_http_requests_total\{method="POST",route="\/mcp",status="200"\} \d+/);
     // the process's own metrics under the one prefix, as Prometheus' node exporters name them
     assert.match(text, /^workbench_process_cpu_user_seconds_total \d/m);
@@ -229,23 +282,49 @@ describe('execute_tools over MCP', () => {
     assert.match(text, /^workbench_rate_limit_failures_total 0$/m);
     // a *_total name is a counter (rate() and increase() assume one; promtool check metrics says so)
     const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]));
-    for (const name of ['workbench_sandbox_restarts_total', 'workbench_sandbox_crashes_total', 'workbench_sandbox_reruns_total', 'workbench_audit_write_failures_total', 'workbench_rate_limit_failures_total']) assert.equal(types.get(name), 'counter', name);
+    for (const name of [
+      'workbench_sandbox_restarts_total',
+      'workbench_sandbox_crashes_total',
+      'workbench_sandbox_reruns_total',
+      'workbench_audit_write_failures_total',
+      'workbench_rate_limit_failures_total',
+    ])
+      assert.equal(types.get(name), 'counter', name);
     // every one of ours; prom-client's defaults name three current counts so (nodejs_active_handles_total, …)
-    for (const [name, type] of types) if (name?.endsWith('_total') && !name.startsWith('workbench_nodejs_active_')) assert.equal(type, 'counter', `# TYPE ${name} ${type}`);
+    for (const [name, type] of types)
+      if (name?.endsWith('_total') && !name.startsWith('workbench_nodejs_active_'))
+        assert.equal(type, 'counter', `# TYPE ${name} ${type}`);
     const rss = Number(/^workbench_sandbox_resident_memory_bytes (\d+)$/m.exec(text)?.[1]);
     assert.ok(rss > 10 * 1024 * 1024, `the sandbox process's resident memory (${rss} bytes)`);
   });
 
   it('records a tool spelled another way under its own name: one audit name and one metrics series per tool', async () => {
     const spellings = ['Echo_Args', 'ECHO_ARGS ', ' echo_args'];
-    const { body } = await execute(client, spellings.map((tool, i) => ({ tool, args: { text: `spelled ${i}` } })));
-    assert.deepEqual(body.results.map((r) => r.result?.text), ['spelled 0', 'spelled 1', 'spelled 2'], 'each spelling ran the tool');
-    const rows = await gw.db.all<{ tool: string }>("SELECT DISTINCT tool FROM audit_events WHERE lower(trim(tool)) = 'echo_args'");
-    assert.deepEqual(rows.map((r) => r.tool), ['echo_args']);
+    const { body } = await execute(
+      client,
+      spellings.map((tool, i) => ({ tool, args: { text: `spelled ${i}` } })),
+    );
+    assert.deepEqual(
+      body.results.map((r) => r.result?.text),
+      ['spelled 0', 'spelled 1', 'spelled 2'],
+      'each spelling ran the tool',
+    );
+    const rows = await gw.db.all<{ tool: string }>(
+      "SELECT DISTINCT tool FROM audit_events WHERE lower(trim(tool)) = 'echo_args'",
+    );
+    assert.deepEqual(
+      rows.map((r) => r.tool),
+      ['echo_args'],
+    );
     const text = await (await fetch(`${gw.url}/metrics`)).text();
-    const tools = new Set([...text.matchAll(/^workbench_tool_executions_total\{integration="fixture-echo",tool="([^"]*)"/gm)].map((m) => m[1]));
+    const tools = new Set(
+      [...text.matchAll(/^workbench_tool_executions_total\{integration="fixture-echo",tool="([^"]*)"/gm)].map(
+        (m) => m[1],
+      ),
+    );
     assert.ok(tools.has('echo_args'));
-    for (const spelled of spellings) if (spelled !== 'echo_args') assert.ok(!tools.has(spelled), `no series for "${spelled}"`);
+    for (const spelled of spellings)
+      if (spelled !== 'echo_args') assert.ok(!tools.has(spelled), `no series for "${spelled}"`);
   });
 
   it('answers whoami with the authenticated caller', async () => {

@@ -28,13 +28,24 @@ const UPSTREAM_DELAY_MS = 300;
 // Assertions read arbitrary JSON.
 type Json = any;
 
-const toolsCall = (id: number, args: Json): Json => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'execute_tools', arguments: args } });
-const batchOf = (run: string, n: number): Json => ({ executions: Array.from({ length: n }, (_, i) => ({ tool: 'http_get', args: { path: `/${run}/${i}` } })) });
+const toolsCall = (id: number, args: Json): Json => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'execute_tools', arguments: args },
+});
+const batchOf = (run: string, n: number): Json => ({
+  executions: Array.from({ length: n }, (_, i) => ({ tool: 'http_get', args: { path: `/${run}/${i}` } })),
+});
 
 function postMcp(gw: TestGateway, body: unknown, apiKey: string): Promise<Response> {
   return fetch(`${gw.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${apiKey}` },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${apiKey}`,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -92,9 +103,20 @@ describe('bounds of one request', () => {
     checkStopped('mcp-here', items, 40);
     // at most the executions in flight when it was revoked, a wave of 8, ran
     assert.ok(reached('mcp-here') <= 8, `${reached('mcp-here')} reached the upstream`);
-    const rows = await gw.db.all<{ n: number }>("SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_ENGINE_KEY_REVOKED' AND user_id = ?", [gw.user.id]);
-    assert.equal(Number(rows[0]?.n), items.filter((i) => i.code === 'GW_ERR_ENGINE_KEY_REVOKED').length, 'each refusal is audited');
-    assert.equal((await postMcp(gw, toolsCall(2, batchOf('mcp-here-after', 1)), key)).status, 401, 'a new request with the key is refused');
+    const rows = await gw.db.all<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM audit_events WHERE error_code = 'GW_ERR_ENGINE_KEY_REVOKED' AND user_id = ?",
+      [gw.user.id],
+    );
+    assert.equal(
+      Number(rows[0]?.n),
+      items.filter((i) => i.code === 'GW_ERR_ENGINE_KEY_REVOKED').length,
+      'each refusal is audited',
+    );
+    assert.equal(
+      (await postMcp(gw, toolsCall(2, batchOf('mcp-here-after', 1)), key)).status,
+      401,
+      'a new request with the key is refused',
+    );
   });
 
   it('a key revoked in the database (another replica, the CLI) while its REST batch runs: refused within a second', async () => {
@@ -120,11 +142,18 @@ describe('bounds of one request', () => {
     const body = (await res.json()) as Json;
     assert.equal(body.error.code, -32600);
     assert.equal(body.id, null);
-    assert.equal(body.error.message, 'Invalid Request: the execute_tools calls of one batch may hold at most 50 executions together (requests.maxBatch); these 2 hold 51. Send them in separate requests.');
+    assert.equal(
+      body.error.message,
+      'Invalid Request: the execute_tools calls of one batch may hold at most 50 executions together (requests.maxBatch); these 2 hold 51. Send them in separate requests.',
+    );
     await new Promise((r) => setTimeout(r, UPSTREAM_DELAY_MS));
     assert.equal(reached('split-over'), 0, 'none of it ran');
 
-    const within = await postMcp(gw, [toolsCall(13, batchOf('split-ok', 25)), toolsCall(14, batchOf('split-ok', 25))], gw.apiKey);
+    const within = await postMcp(
+      gw,
+      [toolsCall(13, batchOf('split-ok', 25)), toolsCall(14, batchOf('split-ok', 25))],
+      gw.apiKey,
+    );
     assert.equal(within.status, 200);
     const answers = (await within.json()) as Json[];
     assert.deepEqual(answers.map((a) => a.id).sort(), [13, 14]);
@@ -133,9 +162,13 @@ describe('bounds of one request', () => {
 
   it('the execute_tools calls of one POST share one result budget', async () => {
     // 4096 bytes for the whole POST: each call alone fits (~3,000 bytes: the text and the args echoed), both together do not
-    const echo = (id: number): Json => toolsCall(id, { executions: [{ tool: 'echo_args', args: { text: 'x'.repeat(1500), times: 1 } }] });
+    const echo = (id: number): Json =>
+      toolsCall(id, { executions: [{ tool: 'echo_args', args: { text: 'x'.repeat(1500), times: 1 } }] });
     const alone = await postMcp(gw, echo(21), gw.apiKey);
-    assert.ok(JSON.parse(((await alone.json()) as Json).result.content[0].text).results[0].result, 'one call alone fits its budget');
+    assert.ok(
+      JSON.parse(((await alone.json()) as Json).result.content[0].text).results[0].result,
+      'one call alone fits its budget',
+    );
     const res = await postMcp(gw, [echo(22), echo(23)], gw.apiKey);
     assert.equal(res.status, 200);
     const codes = ((await res.json()) as Json[]).map((a) => {
@@ -149,7 +182,11 @@ describe('bounds of one request', () => {
 describe('arguments over maxArgsBytes', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { plugins: { 'fixture-echo': { limits: { maxArgsBytes: 1024 } } } } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      policy: { plugins: { 'fixture-echo': { limits: { maxArgsBytes: 1024 } } } },
+    });
   });
   after(async () => gw?.close());
 
@@ -158,16 +195,38 @@ describe('arguments over maxArgsBytes', () => {
     const item = await gw.execute('echo_args', { text: 'x'.repeat(2000), times: 1 });
     assert.equal(item.code, 'GW_ERR_SANDBOX_ARGS_TOO_LARGE');
     assert.equal(item.error, 'the arguments are larger than 1024 bytes');
-    const huge = await gw.rest('fixture-echo', { tool: 'echo_args', args: { text: 'x', times: 1, extra: Array.from({ length: 200_000 }, () => 'yy') } });
+    const huge = await gw.rest('fixture-echo', {
+      tool: 'echo_args',
+      args: { text: 'x', times: 1, extra: Array.from({ length: 200_000 }, () => 'yy') },
+    });
     assert.equal(huge.json.code, 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', 'refused before the schema saw the unknown key');
-    assert.equal(huge.status, 413, "a single REST call: the caller's request is too large, not the plugin at fault (502)");
+    assert.equal(
+      huge.status,
+      413,
+      "a single REST call: the caller's request is too large, not the plugin at fault (502)",
+    );
     assert.equal(huge.headers.get('retry-after'), null);
-    assert.deepEqual((await gw.execute('echo_args', { text: 'fits', times: 2 })).result, { text: 'fitsfits', args: { text: 'fits', times: 2 } });
-    const rows = await gw.db.all<{ success: number; error_code: string | null }>("SELECT success, error_code FROM audit_events WHERE tool = 'echo_args' ORDER BY at");
-    assert.deepEqual(rows.map((r) => r.error_code), ['GW_ERR_SANDBOX_ARGS_TOO_LARGE', 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', null]);
+    assert.deepEqual((await gw.execute('echo_args', { text: 'fits', times: 2 })).result, {
+      text: 'fitsfits',
+      args: { text: 'fits', times: 2 },
+    });
+    const rows = await gw.db.all<{ success: number; error_code: string | null }>(
+      "SELECT success, error_code FROM audit_events WHERE tool = 'echo_args' ORDER BY at",
+    );
+    assert.deepEqual(
+      rows.map((r) => r.error_code),
+      ['GW_ERR_SANDBOX_ARGS_TOO_LARGE', 'GW_ERR_SANDBOX_ARGS_TOO_LARGE', null],
+    );
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
-    assert.match(metrics, /workbench_tool_executions_refused_total\{reason="args_too_large",integration="fixture-echo"\} 2/);
-    assert.match(metrics, /workbench_tool_executions_total\{integration="fixture-echo",tool="echo_args",success="true"\} 1/, 'only the one that fits ran');
+    assert.match(
+      metrics,
+      /workbench_tool_executions_refused_total\{reason="args_too_large",integration="fixture-echo"\} 2/,
+    );
+    assert.match(
+      metrics,
+      /workbench_tool_executions_total\{integration="fixture-echo",tool="echo_args",success="true"\} 1/,
+      'only the one that fits ran',
+    );
   });
 
   it('property: the bound never refuses arguments whose JSON fits, and refuses those far over', () => {
@@ -200,10 +259,23 @@ describe('the work of validating one call', () => {
       description: 'One tool whose items may be any of 1,000 constants.',
       auth: { type: 'none' },
       egress: [],
-      tools: [{ name: 'wide_count', description: 'Counts the ids.', inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { anyOf: options } } }, required: ['ids'] } }],
+      tools: [
+        {
+          name: 'wide_count',
+          description: 'Counts the ids.',
+          inputSchema: {
+            type: 'object',
+            properties: { ids: { type: 'array', items: { anyOf: options } } },
+            required: ['ids'],
+          },
+        },
+      ],
     };
     fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
-    fs.writeFileSync(path.join(dir, 'plugin.js'), 'export default { wide_count: async (ctx, args) => ({ n: args.ids.length }) };');
+    fs.writeFileSync(
+      path.join(dir, 'plugin.js'),
+      'export default { wide_count: async (ctx, args) => ({ n: args.ids.length }) };',
+    );
     // a pattern of 3,003 RE2 instructions: 15 s over a 250,000-character argument, unbounded
     const patterned = path.join(root, 'long-pattern');
     fs.mkdirSync(patterned);
@@ -213,10 +285,23 @@ describe('the work of validating one call', () => {
         ...manifest,
         name: 'long-pattern',
         displayName: 'Long pattern',
-        tools: [{ name: 'pattern_check', description: 'Checks a text.', inputSchema: { type: 'object', properties: { text: { type: 'string', pattern: '\\w{1000}\\w{1000}\\w{1000}$' } }, required: ['text'] } }],
+        tools: [
+          {
+            name: 'pattern_check',
+            description: 'Checks a text.',
+            inputSchema: {
+              type: 'object',
+              properties: { text: { type: 'string', pattern: '\\w{1000}\\w{1000}\\w{1000}$' } },
+              required: ['text'],
+            },
+          },
+        ],
       }),
     );
-    fs.writeFileSync(path.join(patterned, 'plugin.js'), 'export default { pattern_check: async (ctx, args) => ({ n: args.text.length }) };');
+    fs.writeFileSync(
+      path.join(patterned, 'plugin.js'),
+      'export default { pattern_check: async (ctx, args) => ({ n: args.text.length }) };',
+    );
     gw = await startGateway({ plugins: [], pluginDirs: [root] });
   });
   after(async () => {
@@ -230,7 +315,10 @@ describe('the work of validating one call', () => {
     const maxValues = Math.floor(VALIDATION_BUDGET / size);
     const refused = await gw.execute('wide_count', { ids: Array.from({ length: 100_000 }, () => 7) });
     assert.equal(refused.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
-    assert.equal(refused.error, `Invalid arguments for wide_count: (root): the arguments hold more than ${maxValues} values, more than this tool's schema (${size} sub-schemas per value) may check in one call; send fewer`);
+    assert.equal(
+      refused.error,
+      `Invalid arguments for wide_count: (root): the arguments hold more than ${maxValues} values, more than this tool's schema (${size} sub-schemas per value) may check in one call; send fewer`,
+    );
     const ok = await gw.execute('wide_count', { ids: Array.from({ length: 50 }, (_, i) => i) });
     assert.deepEqual(ok.result, { n: 50 });
     const bad = await gw.execute('wide_count', { ids: [1, 2, 5000] });
@@ -240,40 +328,75 @@ describe('the work of validating one call', () => {
   it('is bounded for patterns too: RE2 steps (instructions × characters) past the budget fail the check without running it', async () => {
     const long = await gw.execute('pattern_check', { text: 'a'.repeat(200_000) });
     assert.equal(long.code, 'GW_ERR_VALIDATION_INVALID_ARGS');
-    assert.match(long.error ?? '', /^Invalid arguments for pattern_check: text: is too long to check against the pattern .* within the gateway's budget for one call \(25000000 steps: \d+ per character\); send shorter strings$/);
-    assert.deepEqual((await gw.execute('pattern_check', { text: 'b'.repeat(3000) })).result, { n: 3000 }, 'within the budget the pattern is checked');
-    assert.match((await gw.execute('pattern_check', { text: 'b'.repeat(2999) })).error ?? '', /text: must match the pattern/);
+    assert.match(
+      long.error ?? '',
+      /^Invalid arguments for pattern_check: text: is too long to check against the pattern .* within the gateway's budget for one call \(25000000 steps: \d+ per character\); send shorter strings$/,
+    );
+    assert.deepEqual(
+      (await gw.execute('pattern_check', { text: 'b'.repeat(3000) })).result,
+      { n: 3000 },
+      'within the budget the pattern is checked',
+    );
+    assert.match(
+      (await gw.execute('pattern_check', { text: 'b'.repeat(2999) })).error ?? '',
+      /text: must match the pattern/,
+    );
   });
 });
 
 describe('oversized results one user may keep stored', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway({ plugins: [], pluginDirs: [FIXTURES], policy: { resultCap: { maxChars: 5000, maxStoredCharsPerUser: 150_000 } } });
+    gw = await startGateway({
+      plugins: [],
+      pluginDirs: [FIXTURES],
+      policy: { resultCap: { maxChars: 5000, maxStoredCharsPerUser: 150_000 } },
+    });
   });
   after(async () => gw?.close());
 
   /** One echo_big of ~60,000 characters over MCP: its item (a stub, or why it was not stored). */
   async function bigResult(apiKey: string): Promise<Json> {
-    const res = await postMcp(gw, toolsCall(1, { executions: [{ tool: 'echo_big', args: { chars: 60_000 } }] }), apiKey);
+    const res = await postMcp(
+      gw,
+      toolsCall(1, { executions: [{ tool: 'echo_big', args: { chars: 60_000 } }] }),
+      apiKey,
+    );
     return JSON.parse(((await res.json()) as Json).result.content[0].text).results[0];
   }
 
   it('are bounded per user (resultCap.maxStoredCharsPerUser): past it a result says why it was not stored; other users are unaffected', async () => {
     const first = await bigResult(gw.apiKey);
     const second = await bigResult(gw.apiKey);
-    assert.ok(first.result?.continuationId && second.result?.continuationId, JSON.stringify([first, second]).slice(0, 300));
-    const rows = await gw.db.all<{ n: number | string }>('SELECT SUM(total_chars) AS n FROM result_pages WHERE user_id = ?', [gw.user.id]);
+    assert.ok(
+      first.result?.continuationId && second.result?.continuationId,
+      JSON.stringify([first, second]).slice(0, 300),
+    );
+    const rows = await gw.db.all<{ n: number | string }>(
+      'SELECT SUM(total_chars) AS n FROM result_pages WHERE user_id = ?',
+      [gw.user.id],
+    );
     const used = Number(rows[0]?.n);
     assert.equal(used, first.result.totalChars + second.result.totalChars);
     const third = await bigResult(gw.apiKey);
     assert.equal(third.code, 'GW_ERR_RESULT_NOT_STORED');
     assert.match(
       third.error,
-      new RegExp(`^This result \\(\\d+ characters\\) is over the 5000-character response budget and was not stored for continue_tool_result: your stored results are at their quota \\(${used} of 150000 characters\\) until they expire\\.`),
+      new RegExp(
+        `^This result \\(\\d+ characters\\) is over the 5000-character response budget and was not stored for continue_tool_result: your stored results are at their quota \\(${used} of 150000 characters\\) until they expire\\.`,
+      ),
     );
     // the stored ones still page
-    const page = await postMcp(gw, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'continue_tool_result', arguments: { continuationId: first.result.continuationId, part: 1 } } }, gw.apiKey);
+    const page = await postMcp(
+      gw,
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'continue_tool_result', arguments: { continuationId: first.result.continuationId, part: 1 } },
+      },
+      gw.apiKey,
+    );
     assert.ok(JSON.parse(((await page.json()) as Json).result.content[0].text).chunk.length > 0);
     const other = await gw.createUser('other-quota@example.com');
     assert.ok((await bigResult(other.apiKey)).result?.continuationId, 'another user has a quota of its own');

@@ -48,7 +48,8 @@ function messagesFrom(stream: NodeJS.ReadableStream) {
   };
 }
 
-const request = (id: number, method: string, params: Json = {}): string => JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
+const request = (id: number, method: string, params: Json = {}): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
 
 describe('workbench stdio: lines it cannot take are answered, and it keeps serving', () => {
   let gw: TestGateway;
@@ -57,46 +58,59 @@ describe('workbench stdio: lines it cannot take are answered, and it keeps servi
   });
   after(async () => gw.close());
 
-  it('answers an over-long line -32600 with its id, bad lines with -32700 / -32600, then the next request', { timeout: 60_000 }, async () => {
-    const policyFile = path.join(gw.dataDir, 'small-body-policy.json');
-    fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 1 }, requests: { bodyLimitBytes: LIMIT } }));
-    const cli = stdioCommand(gw, FIXTURES, policyFile);
-    const child = spawn(cli.command, cli.args, { env: cli.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out = messagesFrom(child.stdout);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    try {
-      child.stdin.write(request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } }));
-      assert.ok((await out.next((m) => m.id === 1)).result.serverInfo);
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  it(
+    'answers an over-long line -32600 with its id, bad lines with -32700 / -32600, then the next request',
+    { timeout: 60_000 },
+    async () => {
+      const policyFile = path.join(gw.dataDir, 'small-body-policy.json');
+      fs.writeFileSync(policyFile, JSON.stringify({ sandbox: { workers: 1 }, requests: { bodyLimitBytes: LIMIT } }));
+      const cli = stdioCommand(gw, FIXTURES, policyFile);
+      const child = spawn(cli.command, cli.args, { env: cli.env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const out = messagesFrom(child.stdout);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        child.stdin.write(
+          request(1, 'initialize', {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 't', version: '0' },
+          }),
+        );
+        assert.ok((await out.next((m) => m.id === 1)).result.serverInfo);
+        child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
 
-      // an over-long line, written in pieces as a pipe delivers it
-      const long = request(7, 'tools/call', { name: 'search_tools', arguments: { query: 'x'.repeat(LIMIT * 3) } });
-      for (let i = 0; i < long.length; i += 1000) child.stdin.write(long.slice(i, i + 1000));
-      const tooLarge = await out.next((m) => m.id === 7);
-      assert.equal(tooLarge.error.code, -32600);
-      assert.match(tooLarge.error.message, new RegExp(`Request too large: a line may hold at most ${LIMIT} bytes`));
+        // an over-long line, written in pieces as a pipe delivers it
+        const long = request(7, 'tools/call', { name: 'search_tools', arguments: { query: 'x'.repeat(LIMIT * 3) } });
+        for (let i = 0; i < long.length; i += 1000) child.stdin.write(long.slice(i, i + 1000));
+        const tooLarge = await out.next((m) => m.id === 7);
+        assert.equal(tooLarge.error.code, -32600);
+        assert.match(tooLarge.error.message, new RegExp(`Request too large: a line may hold at most ${LIMIT} bytes`));
 
-      child.stdin.write('this is not json\n');
-      const parseError = await out.next((m) => m.error?.code === -32700);
-      assert.equal(parseError.id, null);
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 5 }) + '\n');
-      const invalid = await out.next((m) => m.id === 8);
-      assert.equal(invalid.error.code, -32600);
-      assert.match(invalid.error.message, /^Invalid Request: /);
-      child.stdin.write(JSON.stringify([JSON.parse(request(9, 'ping'))]) + '\n');
-      const batch = await out.next((m) => m.error?.code === -32600 && m.id === null);
-      assert.match(batch.error.message, /batches are not accepted over stdio/);
+        child.stdin.write('this is not json\n');
+        const parseError = await out.next((m) => m.error?.code === -32700);
+        assert.equal(parseError.id, null);
+        child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 5 }) + '\n');
+        const invalid = await out.next((m) => m.id === 8);
+        assert.equal(invalid.error.code, -32600);
+        assert.match(invalid.error.message, /^Invalid Request: /);
+        child.stdin.write(JSON.stringify([JSON.parse(request(9, 'ping'))]) + '\n');
+        const batch = await out.next((m) => m.error?.code === -32600 && m.id === null);
+        assert.match(batch.error.message, /batches are not accepted over stdio/);
 
-      child.stdin.write(request(10, 'tools/list'));
-      const listed = await out.next((m) => m.id === 10);
-      assert.ok(listed.result.tools.some((t: Json) => t.name === 'execute_tools'), 'still serving after every bad line');
-      assert.equal(child.exitCode, null);
-      assert.equal(out.seen.filter((m) => m.id === 9).length, 0, 'nothing of the refused batch ran');
-    } finally {
-      child.stdin.end();
-      assert.equal(await exited, 0);
-    }
-  });
+        child.stdin.write(request(10, 'tools/list'));
+        const listed = await out.next((m) => m.id === 10);
+        assert.ok(
+          listed.result.tools.some((t: Json) => t.name === 'execute_tools'),
+          'still serving after every bad line',
+        );
+        assert.equal(child.exitCode, null);
+        assert.equal(out.seen.filter((m) => m.id === 9).length, 0, 'nothing of the refused batch ran');
+      } finally {
+        child.stdin.end();
+        assert.equal(await exited, 0);
+      }
+    },
+  );
 });
 
 describe('the stdio line reader', () => {
@@ -104,7 +118,11 @@ describe('the stdio line reader', () => {
     assert.equal(leadingId('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"na'), 42);
     assert.equal(leadingId('{"id":"a\\"b","jsonrpc":"2.0"'), 'a"b');
     assert.equal(leadingId(' { "jsonrpc" : "2.0" , "method" : "x" , "id" : -3 }'), -3);
-    assert.equal(leadingId('{"jsonrpc":"2.0","method":"tools/call","params":{"id":5'), undefined, 'an id inside params is not the request id');
+    assert.equal(
+      leadingId('{"jsonrpc":"2.0","method":"tools/call","params":{"id":5'),
+      undefined,
+      'an id inside params is not the request id',
+    );
     assert.equal(leadingId('{"params":{},"id":5'), undefined);
     assert.equal(leadingId('{"jsonrpc":"2.0","id":1.5,'), undefined);
     assert.equal(leadingId('{"jsonrpc":"2.0","id":12345678901234567890,'), undefined);

@@ -13,7 +13,16 @@ import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox } from '../../../host/supervisor/index.js';
 import { createBridge, type Bridge } from '../../../host/bridge/index.js';
 import { fakeResolver } from '../../helpers/sandbox/fake-dns.js';
-import { callTool, captureLogger, egressPolicy, LIMITS, manifest, moduleOf, ROOMY, type CallRecord } from '../../helpers/sandbox/harness.js';
+import {
+  callTool,
+  captureLogger,
+  egressPolicy,
+  LIMITS,
+  manifest,
+  moduleOf,
+  ROOMY,
+  type CallRecord,
+} from '../../helpers/sandbox/harness.js';
 import { startUpstream, type Upstream } from '../../helpers/sandbox/upstream.js';
 
 interface AttackCase {
@@ -25,9 +34,17 @@ interface AttackCase {
   runs?: number;
 }
 
-const corpus = JSON.parse(fs.readFileSync(new URL('../../../../test/fixtures/sandbox/attack-corpus.json', import.meta.url), 'utf8')) as AttackCase[];
+const corpus = JSON.parse(
+  fs.readFileSync(new URL('../../../../test/fixtures/sandbox/attack-corpus.json', import.meta.url), 'utf8'),
+) as AttackCase[];
 const CANARY = `wbcanary_${randomBytes(12).toString('hex')}`;
-const BLOCKING = new Set(['GW_ERR_BRIDGE_HOST_NOT_ALLOWED', 'GW_ERR_BRIDGE_ADDRESS_BLOCKED', 'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED', 'GW_ERR_BRIDGE_TOO_MANY_REQUESTS', 'GW_ERR_BRIDGE_TOO_MANY_REDIRECTS']);
+const BLOCKING = new Set([
+  'GW_ERR_BRIDGE_HOST_NOT_ALLOWED',
+  'GW_ERR_BRIDGE_ADDRESS_BLOCKED',
+  'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED',
+  'GW_ERR_BRIDGE_TOO_MANY_REQUESTS',
+  'GW_ERR_BRIDGE_TOO_MANY_REDIRECTS',
+]);
 /** cases whose requests are refused by the per-call budget inside the sandbox, before the host sees them */
 const BUDGET_CASES = new Set(['dos-fetch-flood']);
 const LIMITS_HERE = { ...LIMITS, memoryMb: 32, cpuMsPerCall: 750, wallMsPerCall: 1500 };
@@ -53,7 +70,8 @@ function findEscapes(value: unknown, path = '$', out: string[] = []): string[] {
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       if (k === 'escaped' && v === true) out.push(`${path}.escaped`);
-      if (k === 'leaks' && Array.isArray(v) && v.length > 0) out.push(`${path}.leaks: ${JSON.stringify(v).slice(0, 200)}`);
+      if (k === 'leaks' && Array.isArray(v) && v.length > 0)
+        out.push(`${path}.leaks: ${JSON.stringify(v).slice(0, 200)}`);
       findEscapes(v, `${path}.${k}`, out);
     }
   }
@@ -67,8 +85,17 @@ const logger = captureLogger();
 
 before(async () => {
   up = await startUpstream();
-  sandbox = await createSandbox({ workers: 1, maxQueue: 100, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, maxWorkerShare: 1, logger });
-  bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, requestTimeoutMs: 1000 }), { resolver: fakeResolver({ 'rebind.example.com': ['169.254.169.254'] }) });
+  sandbox = await createSandbox({
+    workers: 1,
+    maxQueue: 100,
+    quarantineAfterCrashes: 100,
+    quarantineWindowMs: 1000,
+    maxWorkerShare: 1,
+    logger,
+  });
+  bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, requestTimeoutMs: 1000 }), {
+    resolver: fakeResolver({ 'rebind.example.com': ['169.254.169.254'] }),
+  });
 });
 
 after(async () => {
@@ -87,19 +114,30 @@ describe('attack corpus', () => {
       // a case that must end in an error or out of memory, where a timeout would fail it, gets time
       // to get there on a busy machine; the others keep the tight limits (a timeout is theirs to give)
       const roomy = (c.expect === 'error' || c.expect === 'oom') && !c.alsoAccept?.includes('timeout');
-      const spec = { source, manifest: m, credential: { values: { token: CANARY } }, limits: roomy ? { ...LIMITS_HERE, ...ROOMY } : LIMITS_HERE };
+      const spec = {
+        source,
+        manifest: m,
+        credential: { values: { token: CANARY } },
+        limits: roomy ? { ...LIMITS_HERE, ...ROOMY } : LIMITS_HERE,
+      };
       const records: CallRecord[] = [];
-      for (let run = 0; run < (c.runs ?? 1); run++) records.push(await callTool(sandbox, bridge, { ...spec, args: { run } }));
+      for (let run = 0; run < (c.runs ?? 1); run++)
+        records.push(await callTool(sandbox, bridge, { ...spec, args: { run } }));
       const accept = [c.expect, ...(c.alsoAccept ?? [])];
 
       for (const r of records) {
         const o = r.outcome;
         const describeOutcome = JSON.stringify(o).slice(0, 400);
-        assert.ok(o.ok || !['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_UNAVAILABLE'].includes(o.error.code), `sandbox broke: ${describeOutcome}`);
+        assert.ok(
+          o.ok || !['GW_ERR_SANDBOX_CRASHED', 'GW_ERR_SANDBOX_UNAVAILABLE'].includes(o.error.code),
+          `sandbox broke: ${describeOutcome}`,
+        );
         assert.ok(!JSON.stringify(o).includes(CANARY), 'canary leaked into the outcome');
         assert.deepEqual(findEscapes(r.result), [], `escape reported: ${describeOutcome}`);
         const code = o.ok ? undefined : o.error.code;
-        const blocked = r.results.some((x) => !x.ok && BLOCKING.has(x.error.code)) || (BUDGET_CASES.has(c.id) && r.requests.length === LIMITS_HERE.maxRequestsPerCall);
+        const blocked =
+          r.results.some((x) => !x.ok && BLOCKING.has(x.error.code)) ||
+          (BUDGET_CASES.has(c.id) && r.requests.length === LIMITS_HERE.maxRequestsPerCall);
         const okays: Record<string, boolean> = {
           isolated: true,
           'no-leak': true,
@@ -108,8 +146,13 @@ describe('attack corpus', () => {
           oom: code === 'GW_ERR_SANDBOX_MEMORY',
           'blocked-egress': blocked,
         };
-        assert.ok(accept.some((a) => okays[a]), `expected ${accept.join(' or ')}, got ${describeOutcome}`);
-        for (const x of r.results) if (x.ok) assert.equal(new URL(x.response.url).hostname, 'api.example.com', 'only the allow-listed host answered');
+        assert.ok(
+          accept.some((a) => okays[a]),
+          `expected ${accept.join(' or ')}, got ${describeOutcome}`,
+        );
+        for (const x of r.results)
+          if (x.ok)
+            assert.equal(new URL(x.response.url).hostname, 'api.example.com', 'only the allow-listed host answered');
       }
       if (c.id === 'cross-call-global-state') {
         const second = records[1]?.result as { seen?: unknown };
@@ -118,7 +161,16 @@ describe('attack corpus', () => {
 
       const probe = await callTool(sandbox, bridge, { ...spec, tool: 'probe' });
       assert.ok(probe.outcome.ok, `probe failed after ${c.id}: ${JSON.stringify(probe.outcome)}`);
-      assert.deepEqual(probe.result, { protoKeys: 12, polluted: [], pushNative: true, jsonParse: true, stash: 'undefined', prepareStackTrace: 'undefined', node: [], status: 200 });
+      assert.deepEqual(probe.result, {
+        protoKeys: 12,
+        polluted: [],
+        pushNative: true,
+        jsonParse: true,
+        stash: 'undefined',
+        prepareStackTrace: 'undefined',
+        node: [],
+        status: 200,
+      });
       assert.equal(({} as Record<string, unknown>)['polluted'], undefined, 'host Object.prototype polluted');
       assert.equal(({} as Record<string, unknown>)['isAdmin'], undefined, 'host Object.prototype polluted');
       assert.ok(!JSON.stringify(logger.lines).includes(CANARY), 'canary leaked into logs');

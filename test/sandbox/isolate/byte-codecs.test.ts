@@ -16,7 +16,12 @@ const box = useOneWorkerSandbox();
 const limits = { ...LIMITS, maxArgsBytes: 4 * 1024 * 1024, maxResultBytes: 16 * 1024 * 1024, cpuMsPerCall: 5000 };
 
 async function inIsolate(body: string, args: unknown): Promise<any> {
-  const r = await box.run({ name: 'codecs', limits, args, source: `export default { async run(ctx, args) { ${body} } };` });
+  const r = await box.run({
+    name: 'codecs',
+    limits,
+    args,
+    source: `export default { async run(ctx, args) { ${body} } };`,
+  });
   assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
   return r.result;
 }
@@ -33,16 +38,42 @@ function random(seed: number): () => number {
 /** Byte sequences mostly from the bytes UTF-8 decoders trip on: leads, continuations, the edges of their ranges. */
 function byteCorpus(): number[][] {
   const next = random(7);
-  const interesting = [0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff, 0xbb, 0xbf];
-  const out: number[][] = [[], [0xef, 0xbb, 0xbf], [0xef, 0xbb, 0xbf, 0x41], [0xef, 0xbb], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf0, 0x9f, 0x98, 0x80]];
+  const interesting = [
+    0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef,
+    0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff, 0xbb, 0xbf,
+  ];
+  const out: number[][] = [
+    [],
+    [0xef, 0xbb, 0xbf],
+    [0xef, 0xbb, 0xbf, 0x41],
+    [0xef, 0xbb],
+    [0xed, 0xa0, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xf0, 0x9f, 0x98, 0x80],
+  ];
   for (let i = 0; i < 400; i++) {
     const n = 1 + Math.floor(next() * 12);
-    out.push(Array.from({ length: n }, () => (next() < 0.75 ? interesting[Math.floor(next() * interesting.length)] ?? 0 : Math.floor(next() * 256))));
+    out.push(
+      Array.from({ length: n }, () =>
+        next() < 0.75 ? (interesting[Math.floor(next() * interesting.length)] ?? 0) : Math.floor(next() * 256),
+      ),
+    );
   }
   return out;
 }
 
-const STRINGS = ['', 'plain ascii', 'é ü ß', '✓ 日本 €', '😀 𝄞', 'lone \ud800 high', 'lone \udc00 low', '\udc00\ud800 reversed', 'end \ud83d', '\u0000\u007f\u0080\u07ff\u0800\uffff'];
+const STRINGS = [
+  '',
+  'plain ascii',
+  'é ü ß',
+  '✓ 日本 €',
+  '😀 𝄞',
+  'lone \ud800 high',
+  'lone \udc00 low',
+  '\udc00\ud800 reversed',
+  'end \ud83d',
+  '\u0000\u007f\u0080\u07ff\u0800\uffff',
+];
 
 describe('TextDecoder (UTF-8)', () => {
   it('decodes as Node.js does: whole, fatally, streamed in two pieces split anywhere, with and without a byte-order mark', async () => {
@@ -74,7 +105,9 @@ describe('TextDecoder (UTF-8)', () => {
       const split: string[] = [];
       for (let at = 0; at <= u.length; at++) {
         const d = new TextDecoder();
-        split.push(d.decode(new Uint8Array(bytes.slice(0, at)), { stream: true }) + d.decode(new Uint8Array(bytes.slice(at))));
+        split.push(
+          d.decode(new Uint8Array(bytes.slice(0, at)), { stream: true }) + d.decode(new Uint8Array(bytes.slice(at))),
+        );
       }
       return [new TextDecoder().decode(u), new TextDecoder('utf8', { ignoreBOM: true }).decode(u), fatal, split];
     });
@@ -92,7 +125,11 @@ describe('TextDecoder (UTF-8)', () => {
         refused: [threw(() => d.decode('text')), threw(() => d.decode([1, 2])), threw(() => new TextDecoder('latin1')), threw(() => new TextDecoder('utf-16le'))] };`,
       {},
     );
-    assert.deepEqual(got, { views: ['é✓', 'x\ufffd', ''], props: ['utf-8', false, false, true, true, '[object TextDecoder]'], refused: ['TypeError', 'TypeError', 'RangeError', 'RangeError'] });
+    assert.deepEqual(got, {
+      views: ['é✓', 'x\ufffd', ''],
+      props: ['utf-8', false, false, true, true, '[object TextDecoder]'],
+      refused: ['TypeError', 'TypeError', 'RangeError', 'RangeError'],
+    });
   });
 });
 
@@ -139,15 +176,46 @@ describe('Uint8Array base64 (ES2026) and btoa/atob', () => {
     );
     const expected = inputs.map((bytes) => {
       const b = Buffer.from(bytes);
-      return [b.toString('base64'), b.toString('base64url'), b.toString('base64').replace(/=+$/, ''), bytes, bytes, bytes, bytes.length];
+      return [
+        b.toString('base64'),
+        b.toString('base64url'),
+        b.toString('base64').replace(/=+$/, ''),
+        bytes,
+        bytes,
+        bytes,
+        bytes.length,
+      ];
     });
     assert.deepEqual(got, expected);
 
     // btoa and atob, refusals included
     const latin1 = inputs.map((bytes) => String.fromCharCode(...bytes));
-    const base64 = ['', 'YQ', 'YQ=', 'YQ==', 'YQ===', 'Y', 'YWJj', 'YWJj=', ' Y W\nJ j ', 'YQ= =', 'YQ==YQ==', 'Y===', 'YR', 'YR==', 'a-b_', 'é', '=', 'AAAA\f', 'Zm9v\u00a0'];
+    const base64 = [
+      '',
+      'YQ',
+      'YQ=',
+      'YQ==',
+      'YQ===',
+      'Y',
+      'YWJj',
+      'YWJj=',
+      ' Y W\nJ j ',
+      'YQ= =',
+      'YQ==YQ==',
+      'Y===',
+      'YR',
+      'YR==',
+      'a-b_',
+      'é',
+      '=',
+      'AAAA\f',
+      'Zm9v\u00a0',
+    ];
     const cases = [...latin1.map((s) => ['btoa', s]), ['btoa', 'Ā'], ...base64.map((s) => ['atob', s])];
-    const web = await inIsolate(`return args.cases.map(([f, s]) => { try { return f === 'btoa' ? btoa(s) : atob(s); } catch (e) { return e.name; } });`, { cases });
+    const web = await inIsolate(
+      `return args.cases.map(([f, s]) => { try { return f === 'btoa' ? btoa(s) : atob(s); } catch (e) { return e.name; } });`,
+      { cases },
+    );
     assert.deepEqual(
       web,
       cases.map(([f, s]) => {
@@ -179,7 +247,20 @@ describe('Uint8Array base64 (ES2026) and btoa/atob', () => {
       {},
     );
     assert.deepEqual(got, {
-      loose: [[0x61], [0x61], [0x61, 0x62], [0x61], 'SyntaxError', 'SyntaxError', 'SyntaxError', [0x61], [0x61], 'SyntaxError', 'SyntaxError', 'SyntaxError'],
+      loose: [
+        [0x61],
+        [0x61],
+        [0x61, 0x62],
+        [0x61],
+        'SyntaxError',
+        'SyntaxError',
+        'SyntaxError',
+        [0x61],
+        [0x61],
+        'SyntaxError',
+        'SyntaxError',
+        'SyntaxError',
+      ],
       strict: [[0x61], 'SyntaxError', 'SyntaxError', [0x61], 'SyntaxError'],
       partial: [[0x61, 0x62, 0x63], [0x61, 0x62, 0x63], [0x61, 0x62, 0x63], [], [], 'SyntaxError'],
       alphabets: [[0xfb, 0xff], [0xfb, 0xff], 'SyntaxError', 'SyntaxError'],

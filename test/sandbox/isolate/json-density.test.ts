@@ -27,7 +27,9 @@ const MEMBERS = `{${Array.from({ length: 838_000 }, (_, i) => `"${i.toString(36)
 const HALF_MILLION = `[${Array(500_000).fill('{}').join(',')}]`;
 /** a million braces inside one string value are text, not objects */
 const BRACES_IN_STRING = JSON.stringify({ note: '{['.repeat(600_000), items: [1, 2] });
-const ORDINARY = JSON.stringify(Array.from({ length: 25_000 }, (_, i) => ({ id: i, title: `item ${i}`, labels: ['a', 'b'], open: i % 2 === 0 })));
+const ORDINARY = JSON.stringify(
+  Array.from({ length: 25_000 }, (_, i) => ({ id: i, title: `item ${i}`, labels: ['a', 'b'], open: i % 2 === 0 })),
+);
 
 const pluginSource = (prefix: string): string => `
 export default {
@@ -47,12 +49,25 @@ export default {
 `;
 
 before(async () => {
-  const bodies: Record<string, string> = { '/dense': DENSE, '/arrays': ARRAYS, '/members': MEMBERS, '/half-million': HALF_MILLION, '/braces': BRACES_IN_STRING, '/ordinary': ORDINARY };
-  up = await startUpstream((req) => ({ body: bodies[req.path] ?? '{}', headers: { 'content-type': 'application/json' } }));
+  const bodies: Record<string, string> = {
+    '/dense': DENSE,
+    '/arrays': ARRAYS,
+    '/members': MEMBERS,
+    '/half-million': HALF_MILLION,
+    '/braces': BRACES_IN_STRING,
+    '/ordinary': ORDINARY,
+  };
+  up = await startUpstream((req) => ({
+    body: bodies[req.path] ?? '{}',
+    headers: { 'content-type': 'application/json' },
+  }));
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-json-density-'));
   const pathArg = { type: 'string', enum: Object.keys(bodies).map((k) => k.slice(1)) };
   // the same plugin twice: "dense" with the default 64 MiB, "small" with 32 MiB (policy below)
-  for (const [name, prefix] of [['dense', 'dense'], ['dense-small', 'small']] as const) {
+  for (const [name, prefix] of [
+    ['dense', 'dense'],
+    ['dense-small', 'small'],
+  ] as const) {
     const dir = path.join(root, name);
     fs.mkdirSync(dir);
     fs.writeFileSync(
@@ -65,8 +80,20 @@ before(async () => {
         auth: { type: 'none' },
         egress: ['api.dense.test'],
         tools: [
-          { name: `${prefix}_parse`, description: 'Parses an answer.', inputSchema: { type: 'object', properties: { path: pathArg, via: { type: 'string', enum: ['json', 'parse', 'catch'] } }, required: ['path', 'via'] } },
-          { name: `${prefix}_reviver`, description: 'JSON.parse with a reviver.', inputSchema: { type: 'object', properties: {} } },
+          {
+            name: `${prefix}_parse`,
+            description: 'Parses an answer.',
+            inputSchema: {
+              type: 'object',
+              properties: { path: pathArg, via: { type: 'string', enum: ['json', 'parse', 'catch'] } },
+              required: ['path', 'via'],
+            },
+          },
+          {
+            name: `${prefix}_reviver`,
+            description: 'JSON.parse with a reviver.',
+            inputSchema: { type: 'object', properties: {} },
+          },
         ],
       }),
     );
@@ -93,22 +120,39 @@ describe('JSON too dense for the isolate', () => {
       const item = await gw.execute('dense_parse', { path: 'dense', via });
       // thrown into the handler, as a bridge error is: a plugin that does not catch it fails with its code in the message
       assert.equal(item.code, 'GW_ERR_SANDBOX_HANDLER_THREW', `${via}: ${JSON.stringify(item).slice(0, 300)}`);
-      assert.match(String(item.error), /holds more than \d+ objects and arrays, more than this plugin's memory can parse \(GW_ERR_SANDBOX_MEMORY\)/);
+      assert.match(
+        String(item.error),
+        /holds more than \d+ objects and arrays, more than this plugin's memory can parse \(GW_ERR_SANDBOX_MEMORY\)/,
+      );
     }
   });
 
   it('an array of arrays and one object of 838,000 members are refused too; nesting is counted outside strings only', async () => {
     const arrays = await gw.execute('dense_parse', { path: 'arrays', via: 'json' });
-    assert.match(String(arrays.error), /holds more than 786432 objects and arrays.*\(GW_ERR_SANDBOX_MEMORY\)/, JSON.stringify(arrays).slice(0, 300));
+    assert.match(
+      String(arrays.error),
+      /holds more than 786432 objects and arrays.*\(GW_ERR_SANDBOX_MEMORY\)/,
+      JSON.stringify(arrays).slice(0, 300),
+    );
     const members = await gw.execute('dense_parse', { path: 'members', via: 'json' });
-    assert.match(String(members.error), /has an object with more than 307200 members.*\(GW_ERR_SANDBOX_MEMORY\)/, JSON.stringify(members).slice(0, 300));
+    assert.match(
+      String(members.error),
+      /has an object with more than 307200 members.*\(GW_ERR_SANDBOX_MEMORY\)/,
+      JSON.stringify(members).slice(0, 300),
+    );
     assert.ok(BRACES_IN_STRING.length > 1024 * 1024);
     const braces = await gw.execute('dense_parse', { path: 'braces', via: 'parse' });
-    assert.deepEqual(braces.result, {}, `1.2 million braces in a string parse: ${JSON.stringify(braces).slice(0, 200)}`);
+    assert.deepEqual(
+      braces.result,
+      {},
+      `1.2 million braces in a string parse: ${JSON.stringify(braces).slice(0, 200)}`,
+    );
   });
 
   it("the room is the plugin's own memory limit: 500,000 objects parse at 64 MiB and are refused at 32", async () => {
-    assert.deepEqual((await gw.execute('dense_parse', { path: 'half-million', via: 'json' })).result, { length: 500_000 });
+    assert.deepEqual((await gw.execute('dense_parse', { path: 'half-million', via: 'json' })).result, {
+      length: 500_000,
+    });
     const small = await gw.execute('small_parse', { path: 'half-million', via: 'json' });
     assert.match(String(small.error), /holds more than 393216 objects and arrays/, JSON.stringify(small).slice(0, 300));
   });
@@ -120,7 +164,8 @@ describe('JSON too dense for the isolate', () => {
 
   it('an ordinary large answer parses, a reviver works, and the plugin keeps running', async () => {
     assert.ok(ORDINARY.length > 1024 * 1024, 'large enough to be counted');
-    for (const via of ['json', 'parse']) assert.deepEqual((await gw.execute('dense_parse', { path: 'ordinary', via })).result, { length: 25_000 }, via);
+    for (const via of ['json', 'parse'])
+      assert.deepEqual((await gw.execute('dense_parse', { path: 'ordinary', via })).result, { length: 25_000 }, via);
     assert.deepEqual((await gw.execute('dense_reviver', {})).result, { a: 2, b: [3] });
   });
 });

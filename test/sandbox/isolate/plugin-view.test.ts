@@ -22,13 +22,23 @@ let sandbox: Sandbox;
 let bridge: Bridge;
 const logger = captureLogger();
 const m = manifest({ name: 'nosy', egress: ['api.example.com', 'other.example.com'] });
-const run = (source: string): Promise<CallRecord> => callTool(sandbox, bridge, { source, manifest: m, credential: { values: { token: CANARY } } });
+const run = (source: string): Promise<CallRecord> =>
+  callTool(sandbox, bridge, { source, manifest: m, credential: { values: { token: CANARY } } });
 
 before(async () => {
   process.env['WB_TEST_HOST_SECRET'] = HOST_SECRET;
   up = await startUpstream();
-  sandbox = await createSandbox({ workers: 1, maxQueue: 10, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1, logger });
-  bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin, 'https://other.example.com': up.origin } }));
+  sandbox = await createSandbox({
+    workers: 1,
+    maxQueue: 10,
+    quarantineAfterCrashes: 10,
+    quarantineWindowMs: 1000,
+    maxWorkerShare: 1,
+    logger,
+  });
+  bridge = createBridge(
+    egressPolicy({ upstreams: { 'https://api.example.com': up.origin, 'https://other.example.com': up.origin } }),
+  );
 });
 after(async () => {
   delete process.env['WB_TEST_HOST_SECRET'];
@@ -78,7 +88,10 @@ describe('the credential is never readable by plugin code', () => {
     assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
     const { text, scanned } = r.result as { text: string; scanned: number };
     assert.ok(scanned > 100, `walked ${scanned} objects`);
-    assert.ok(up.received.some((q) => q.headers['authorization'] === `Bearer ${CANARY}`), 'the credential was really sent upstream');
+    assert.ok(
+      up.received.some((q) => q.headers['authorization'] === `Bearer ${CANARY}`),
+      'the credential was really sent upstream',
+    );
     assert.ok(text.includes('[REDACTED]'), 'the echo came back, redacted');
     assert.ok(!text.includes(CANARY) && !text.includes(Buffer.from(CANARY).toString('base64').slice(0, 20)));
     assert.ok(!JSON.stringify(r.results).includes(CANARY), 'no bridge result carried it into the sandbox process');
@@ -90,11 +103,15 @@ describe('the credential is never readable by plugin code', () => {
     assert.ok(hop.length >= 1);
   });
 
-  it('the sandbox process environment holds none of the host environment', { skip: !fs.existsSync('/proc/self/environ') }, () => {
-    const env = fs.readFileSync(`/proc/${sandbox.stats().pid}/environ`, 'utf8');
-    assert.ok(!env.includes(HOST_SECRET));
-    assert.ok(!env.includes('WB_TEST_HOST_SECRET'));
-  });
+  it(
+    'the sandbox process environment holds none of the host environment',
+    { skip: !fs.existsSync('/proc/self/environ') },
+    () => {
+      const env = fs.readFileSync(`/proc/${sandbox.stats().pid}/environ`, 'utf8');
+      assert.ok(!env.includes(HOST_SECRET));
+      assert.ok(!env.includes('WB_TEST_HOST_SECRET'));
+    },
+  );
 });
 
 const ESCAPES = `
@@ -132,7 +149,10 @@ describe('the constructor / process / require escape family', () => {
     const r = await run(ESCAPES);
     assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
     const report = r.result as Record<string, unknown>;
-    assert.deepEqual({ ...report, scanned: undefined }, { hits: [], present: [], viaEval: 'EvalError,EvalError', imported: 'refused', handles: [], scanned: undefined });
+    assert.deepEqual(
+      { ...report, scanned: undefined },
+      { hits: [], present: [], viaEval: 'EvalError,EvalError', imported: 'refused', handles: [], scanned: undefined },
+    );
     assert.ok((report['scanned'] as number) > 50);
   });
 });

@@ -23,7 +23,13 @@ let bridge: Bridge;
 
 before(async () => {
   up = await startUpstream();
-  sandbox = await createSandbox({ workers: 1, maxQueue: 10, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+  sandbox = await createSandbox({
+    workers: 1,
+    maxQueue: 10,
+    quarantineAfterCrashes: 10,
+    quarantineWindowMs: 1000,
+    maxWorkerShare: 1,
+  });
   bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin } }));
 });
 after(async () => {
@@ -33,7 +39,15 @@ after(async () => {
 });
 
 /** the policy's default limits, for probes */
-const PROBE_LIMITS = { cpuMsPerCall: 1000, wallMsPerCall: 10_000, memoryMb: 64, maxArgsBytes: 262_144, maxResultBytes: 1_048_576, maxRequestsPerCall: 25, maxRequestBodyBytes: 1_048_576 };
+const PROBE_LIMITS = {
+  cpuMsPerCall: 1000,
+  wallMsPerCall: 10_000,
+  memoryMb: 64,
+  maxArgsBytes: 262_144,
+  maxResultBytes: 1_048_576,
+  maxRequestsPerCall: 25,
+  maxRequestBodyBytes: 1_048_576,
+};
 
 const run = (source: string, name = 'unbounded', limits = {}): Promise<CallRecord> =>
   callTool(sandbox, bridge, { name, source, manifest: manifest({ name, egress: ['api.example.com'] }), limits });
@@ -42,7 +56,10 @@ const run = (source: string, name = 'unbounded', limits = {}): Promise<CallRecor
 const probes = (cases: Record<string, string>): string => `export default { async run() {
   const out = {};
   ${Object.entries(cases)
-    .map(([k, expr]) => `try { out[${JSON.stringify(k)}] = (${expr}); } catch (e) { out[${JSON.stringify(k)}] = 'threw ' + e.name + ': ' + e.message; }`)
+    .map(
+      ([k, expr]) =>
+        `try { out[${JSON.stringify(k)}] = (${expr}); } catch (e) { out[${JSON.stringify(k)}] = 'threw ' + e.name + ': ' + e.message; }`,
+    )
     .join('\n  ')}
   return out;
 } };`;
@@ -66,7 +83,18 @@ describe('code built from strings', () => {
     assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
     const out = r.result as Record<string, string>;
     const refused = 'threw EvalError: code generation from strings (eval, new Function) is not available to plugins';
-    for (const k of ['direct', 'indirect', 'global', 'constructed', 'viaPrototype', 'viaReflect', 'async', 'generator', 'asyncGenerator']) assert.equal(out[k], refused, k);
+    for (const k of [
+      'direct',
+      'indirect',
+      'global',
+      'constructed',
+      'viaPrototype',
+      'viaReflect',
+      'async',
+      'generator',
+      'asyncGenerator',
+    ])
+      assert.equal(out[k], refused, k);
     assert.equal(out['stillFunctions'], 'true,function,2,true');
   });
 });
@@ -95,7 +123,8 @@ describe('regular expressions', () => {
     assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
     const out = r.result as Record<string, unknown>;
     const refused = `threw SyntaxError: Invalid regular expression: the pattern is ${over} characters long; plugins may build patterns of at most ${MAX_REGEXP_SOURCE}`;
-    for (const k of ['construct', 'call', 'flags', 'match', 'matchAll', 'search', 'compile']) assert.equal(out[k], refused, k);
+    for (const k of ['construct', 'call', 'flags', 'match', 'matchAll', 'search', 'compile'])
+      assert.equal(out[k], refused, k);
     assert.equal(out['fromRegExp'], MAX_REGEXP_SOURCE);
     assert.equal(out['growingToString'], 1, 'the pattern was read once');
     assert.equal(out['growingLike'], 1, 'the source was read once');
@@ -120,7 +149,10 @@ describe('regular expressions', () => {
     const long = `threw SyntaxError: Invalid regular expression: the pattern is ${over} characters long; plugins may build patterns of at most ${MAX_REGEXP_SOURCE}`;
     assert.equal(out['splitFake'], long);
     assert.equal(out['matchAllFake'], long);
-    assert.match(String(out['genuineNewFlags']), /^threw SyntaxError: Invalid regular expression flags: the v \(unicodeSets\) flag is not available to plugins/);
+    assert.match(
+      String(out['genuineNewFlags']),
+      /^threw SyntaxError: Invalid regular expression flags: the v \(unicodeSets\) flag is not available to plugins/,
+    );
     assert.deepEqual([out['splitOk'], out['matchAllOk'], out['speciesOk']], ['a|b|c', '11,23', '2:pq']);
   });
 
@@ -135,7 +167,12 @@ describe('regular expressions', () => {
     );
     assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
     const out = r.result as Record<string, unknown>;
-    for (const k of ['construct', 'fromRegExp', 'compile']) assert.match(String(out[k]), /^threw SyntaxError: Invalid regular expression flags: the v \(unicodeSets\) flag is not available to plugins/, k);
+    for (const k of ['construct', 'fromRegExp', 'compile'])
+      assert.match(
+        String(out[k]),
+        /^threw SyntaxError: Invalid regular expression flags: the v \(unicodeSets\) flag is not available to plugins/,
+        k,
+      );
     assert.equal(out['unicode'], true);
   });
 
@@ -189,10 +226,25 @@ describe("a module's compile time", () => {
       // preparation its whole budget on a busy machine
       const r = await run(slow, 'slow-compile', { wallMsPerCall: 30_000 });
       assert.equal(errorCode(r), 'GW_ERR_SANDBOX_LOAD_FAILED', JSON.stringify(r.outcome));
-      assert.match(r.outcome.ok ? '' : r.outcome.error.message, /^the plugin module failed to load: plugin\.js took \d+ ms of CPU to compile; the limit is 1000 ms/);
+      assert.match(
+        r.outcome.ok ? '' : r.outcome.error.message,
+        /^the plugin module failed to load: plugin\.js took \d+ ms of CPU to compile; the limit is 1000 ms/,
+      );
     }
-    const verdict = await probePlugin(sandbox, { name: 'slow-compile-probe', version: '1.0.0', source: slow, sourceHash: 'slow-compile-probe' }, ['run'], PROBE_LIMITS);
-    assert.equal(verdict.checked && !verdict.ok && verdict.problem.includes('took') && verdict.problem.includes('ms of CPU to compile'), true, JSON.stringify(verdict));
+    const verdict = await probePlugin(
+      sandbox,
+      { name: 'slow-compile-probe', version: '1.0.0', source: slow, sourceHash: 'slow-compile-probe' },
+      ['run'],
+      PROBE_LIMITS,
+    );
+    assert.equal(
+      verdict.checked &&
+        !verdict.ok &&
+        verdict.problem.includes('took') &&
+        verdict.problem.includes('ms of CPU to compile'),
+      true,
+      JSON.stringify(verdict),
+    );
   });
 });
 
@@ -219,7 +271,8 @@ describe('resizable ArrayBuffers', () => {
     );
     assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
     const out = r.result as Record<string, unknown>;
-    const refused = "threw RangeError: resizable ArrayBuffers (maxByteLength) are not available to plugins: their memory is outside the isolate's limit";
+    const refused =
+      "threw RangeError: resizable ArrayBuffers (maxByteLength) are not available to plugins: their memory is outside the isolate's limit";
     for (const k of ['global', 'viaConstructor', 'viaReflect']) assert.equal(out[k], refused, k);
     assert.equal(out['fixed'], '8,false,4,6,true');
   });
@@ -240,7 +293,17 @@ export default { async run(ctx) { const res = await ctx.http('https://api.exampl
   });
 
   it('does not rewrite a probe: a missing handler is still found', async () => {
-    const verdict = await probePlugin(sandbox, { name: 'probe-json', version: '1.0.0', source: `${poison}\nexport default { present: async () => 1 };`, sourceHash: 'probe-json' }, ['present', 'absent'], PROBE_LIMITS);
+    const verdict = await probePlugin(
+      sandbox,
+      {
+        name: 'probe-json',
+        version: '1.0.0',
+        source: `${poison}\nexport default { present: async () => 1 };`,
+        sourceHash: 'probe-json',
+      },
+      ['present', 'absent'],
+      PROBE_LIMITS,
+    );
     assert.ok(verdict.checked && !verdict.ok && /"absent"/.test(verdict.problem), JSON.stringify(verdict));
   });
 });

@@ -15,7 +15,10 @@ describe('the affinity balancer', () => {
   it(`gives out homes ${PLUGINS_PER_HOME} plugins to a worker, in the pool's order, and sends each call home`, () => {
     const b = affinityBalancer<BalancedWorker>(4, 3);
     const pool = [worker(11), worker(12), worker(13)];
-    const homes = Array.from({ length: PLUGINS_PER_HOME + 2 }, (_, i) => b.routing(`p${i}`, () => b.balance(task, pool))?.id);
+    const homes = Array.from(
+      { length: PLUGINS_PER_HOME + 2 },
+      (_, i) => b.routing(`p${i}`, () => b.balance(task, pool))?.id,
+    );
     assert.deepEqual(homes, [...Array<number>(PLUGINS_PER_HOME).fill(11), 12, 12]);
     // the same plugin again: its home, even though an earlier worker is idle too
     assert.equal(b.routing(`p${PLUGINS_PER_HOME}`, () => b.balance(task, pool))?.id, 12);
@@ -27,7 +30,11 @@ describe('the affinity balancer', () => {
     assert.equal(b.routing('p', () => b.balance(task, [worker(1), worker(2)]))?.id, 1);
     assert.equal(b.routing('p', () => b.balance(task, [worker(1, 1), worker(2)]))?.id, 2);
     assert.equal(b.routing('p', () => b.balance(task, [worker(1, 3), worker(2, 2)]))?.id, 2);
-    assert.equal(b.routing('p', () => b.balance(task, [worker(1, 4), worker(2, 4)])), null, 'every worker full: the task waits in the queue');
+    assert.equal(
+      b.routing('p', () => b.balance(task, [worker(1, 4), worker(2, 4)])),
+      null,
+      'every worker full: the task waits in the queue',
+    );
     assert.equal(b.homeOf('p'), 1);
     assert.equal(b.routing('p', () => b.balance(task, [worker(1), worker(2)]))?.id, 1);
   });

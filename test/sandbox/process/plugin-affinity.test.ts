@@ -14,7 +14,8 @@ describe('plugin affinity on the real sandbox', () => {
   const shared = useSandbox({ workers: 2, callsPerWorker: 1, maxWorkerShare: 1, maxQueue: 10 });
 
   it(`${PLUGINS} plugins called in turn (more than the ${MAX_IDLE_ISOLATES} idle isolates a worker keeps) stay warm on two workers`, async () => {
-    const source = (i: number): string => moduleOf(`async function handler(ctx, args) { return { plugin: ${i}, round: args.round }; }`);
+    const source = (i: number): string =>
+      moduleOf(`async function handler(ctx, args) { return { plugin: ${i}, round: args.round }; }`);
     const cold: string[] = [];
     for (let round = 0; round < 4; round++) {
       for (let i = 0; i < PLUGINS; i++) {

@@ -40,7 +40,10 @@ describe('with traceHops', () => {
   });
 
   it('every outcome, success or failure, carries its hand-offs in order within the call', async () => {
-    const sources = [`export default { async run() { return 'ok'; } };`, `export default { async run() { throw new Error('no'); } };`];
+    const sources = [
+      `export default { async run() { return 'ok'; } };`,
+      `export default { async run() { throw new Error('no'); } };`,
+    ];
     for (const source of sources) {
       for (let i = 0; i < 5; i++) {
         const sentAt = now();
@@ -50,7 +53,11 @@ describe('with traceHops', () => {
         assert.ok(h, `call ${i} of ${source}: no hops`);
         const order = [sentAt, h.received, h.started, h.finished, h.sent, gotAt];
         // clocks of different threads and processes agree to well under a millisecond
-        for (let k = 1; k < order.length; k++) assert.ok((order[k] as number) >= (order[k - 1] as number) - 1, `hop ${k} goes back in time: ${order.join(', ')}`);
+        for (let k = 1; k < order.length; k++)
+          assert.ok(
+            (order[k] as number) >= (order[k - 1] as number) - 1,
+            `hop ${k} goes back in time: ${order.join(', ')}`,
+          );
       }
     }
   });
@@ -62,12 +69,22 @@ describe('with traceHops', () => {
     const h = r.outcome.stats.hops;
     assert.ok(h);
     assert.ok(h.finished - h.started >= 140, `in worker ${h.finished - h.started} ms`);
-    assert.ok(h.started - h.received < 100 && h.sent - h.finished < 100, `hand-offs ${h.started - h.received} / ${h.sent - h.finished} ms`);
+    assert.ok(
+      h.started - h.received < 100 && h.sent - h.finished < 100,
+      `hand-offs ${h.started - h.received} / ${h.sent - h.finished} ms`,
+    );
   });
 });
 
 describe('the host re-checks hops', () => {
-  const task = { callId: 'c', plugin: { name: 'p', version: '1.0.0', source: '', sourceHash: 'h' }, tool: 'run', argsJson: '{}', config: {}, limits: LIMITS };
+  const task = {
+    callId: 'c',
+    plugin: { name: 'p', version: '1.0.0', source: '', sourceHash: 'h' },
+    tool: 'run',
+    argsJson: '{}',
+    config: {},
+    limits: LIMITS,
+  };
   const stats = { wallMs: 1, cpuMs: 1, requests: 0, coldStart: false };
   it('four finite numbers pass through', () => {
     const hops = { received: 1, started: 2, finished: 3, sent: 4 };

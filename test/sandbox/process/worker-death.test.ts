@@ -27,7 +27,11 @@ function task(tool: string, tag: string): RunTask {
 }
 
 /** An http handler whose answers the test releases by hand. */
-function heldHttp(): { handler: (req: { url: string }) => Promise<BridgeResult>; seen: Promise<void>; release(): void } {
+function heldHttp(): {
+  handler: (req: { url: string }) => Promise<BridgeResult>;
+  seen: Promise<void>;
+  release(): void;
+} {
   let release: () => void = () => undefined;
   let markSeen: () => void = () => undefined;
   const seen = new Promise<void>((r) => (markSeen = r));
@@ -46,7 +50,14 @@ function heldHttp(): { handler: (req: { url: string }) => Promise<BridgeResult>;
 describe('worker and process death (fault injection)', () => {
   let sandbox: Sandbox;
   before(async () => {
-    sandbox = await createSandbox({ workers: 2, maxWorkerShare: 1, maxQueue: 10, quarantineAfterCrashes: 100, quarantineWindowMs: 1000, faultInjection: true });
+    sandbox = await createSandbox({
+      workers: 2,
+      maxWorkerShare: 1,
+      maxQueue: 10,
+      quarantineAfterCrashes: 100,
+      quarantineWindowMs: 1000,
+      faultInjection: true,
+    });
   });
   after(async () => sandbox.close());
 
@@ -80,7 +91,10 @@ describe('worker and process death (fault injection)', () => {
     assert.equal(sandbox.stats().pid, pidBefore, 'the process survived; only the thread died');
     // both workers serve again: two calls that hold their worker run at the same time
     const results = await Promise.all(['c', 'd', 'e', 'f'].map((t) => sandbox.run(task('now', t), heldHttp().handler)));
-    assert.deepEqual(results.map((r) => (r.ok ? JSON.parse(r.resultJson).tag : r.error.code)), ['c', 'd', 'e', 'f']);
+    assert.deepEqual(
+      results.map((r) => (r.ok ? JSON.parse(r.resultJson).tag : r.error.code)),
+      ['c', 'd', 'e', 'f'],
+    );
     // and both talk to the sandbox process, the new worker on its own new port: two calls that
     // each hold one worker make their ctx.http requests at the same time and get their answers
     const hg = heldHttp();
@@ -92,7 +106,13 @@ describe('worker and process death (fault injection)', () => {
     hg.release();
     hh.release();
     const both = await Promise.all([pg, ph]);
-    assert.deepEqual(both.map((r) => (r.ok ? JSON.parse(r.resultJson) : r.error.code)), [{ tag: 'g', status: 200 }, { tag: 'h', status: 200 }]);
+    assert.deepEqual(
+      both.map((r) => (r.ok ? JSON.parse(r.resultJson) : r.error.code)),
+      [
+        { tag: 'g', status: 200 },
+        { tag: 'h', status: 200 },
+      ],
+    );
   });
 
   it('a catastrophic isolate error ends the process: calls in flight fail, a new process takes over', async () => {

@@ -82,7 +82,10 @@ describe('watching the workers for a wedged thread', () => {
 
   it('marks nothing for work that belongs to no call', () => {
     const { watch, reports } = watching();
-    assert.equal(marked(NO_CALL, 0, () => 'ran'), 'ran');
+    assert.equal(
+      marked(NO_CALL, 0, () => 'ran'),
+      'ran',
+    );
     marked(NO_CALL, 0, () => {
       watch.check(0);
       watch.check(10_000);

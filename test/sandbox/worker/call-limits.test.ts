@@ -52,8 +52,20 @@ before(async () => {
       auth: { type: 'none' },
       egress: ['api.limits.test'],
       tools: [
-        { name: 'limits_probe', description: 'Reports the call limits.', inputSchema: { type: 'object', properties: { requests: { type: 'integer', minimum: 0, maximum: 10 } }, required: ['requests'] } },
-        { name: 'limits_later', description: 'Reads an earlier call limits object.', inputSchema: { type: 'object', properties: {} } },
+        {
+          name: 'limits_probe',
+          description: 'Reports the call limits.',
+          inputSchema: {
+            type: 'object',
+            properties: { requests: { type: 'integer', minimum: 0, maximum: 10 } },
+            required: ['requests'],
+          },
+        },
+        {
+          name: 'limits_later',
+          description: 'Reads an earlier call limits object.',
+          inputSchema: { type: 'object', properties: {} },
+        },
       ],
     }),
   );

@@ -33,13 +33,21 @@ describe('fresh contexts are reclaimed', () => {
 
   for (const [what, source, code] of [
     ['a syntax error', `export default { run( };`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
-    ['an import', `import x from 'node:fs'; export default { async run() { return 1; } };`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
+    [
+      'an import',
+      `import x from 'node:fs'; export default { async run() { return 1; } };`,
+      'GW_ERR_SANDBOX_LOAD_FAILED',
+    ],
     ['a top-level throw', `throw new Error('top'); export default {};`, 'GW_ERR_SANDBOX_LOAD_FAILED'],
     ['no default export', `export const run = 1;`, 'GW_ERR_SANDBOX_TOOL_MISSING'],
   ] as const) {
     it(`a module with ${what} fails every call with ${code}, and the worker stays healthy`, async () => {
-      for (let i = 0; i < 40; i++) assert.equal(errorCode(await shared.run({ name: `bad-${what}`, source })), code, `call ${i}`);
-      assert.equal((await shared.run({ name: 'fine', source: `export default { async run() { return 'ok'; } };` })).result, 'ok');
+      for (let i = 0; i < 40; i++)
+        assert.equal(errorCode(await shared.run({ name: `bad-${what}`, source })), code, `call ${i}`);
+      assert.equal(
+        (await shared.run({ name: 'fine', source: `export default { async run() { return 'ok'; } };` })).result,
+        'ok',
+      );
       assert.equal(shared.sandbox.stats().crashes, 0);
     });
   }
@@ -56,12 +64,27 @@ describe('an isolate is given back only when its last step has ended', () => {
     async run(ctx, args) { return { tag: args.tag }; },
   };`;
   const call = (tool: string, args: Record<string, unknown> = {}) =>
-    callTool(sandbox, bridge, { name: 'late-spinner', source: PLUGIN, tool, args, limits: { cpuMsPerCall: 1500, wallMsPerCall: 8000 } });
+    callTool(sandbox, bridge, {
+      name: 'late-spinner',
+      source: PLUGIN,
+      tool,
+      args,
+      limits: { cpuMsPerCall: 1500, wallMsPerCall: 8000 },
+    });
 
   before(async () => {
     up = await startUpstream();
-    bridge = createBridge(egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, requestTimeoutMs: 8000 }));
-    sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxQueue: 20, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    bridge = createBridge(
+      egressPolicy({ upstreams: { 'https://api.example.com': up.origin }, requestTimeoutMs: 8000 }),
+    );
+    sandbox = await createSandbox({
+      workers: 1,
+      callsPerWorker: 4,
+      maxQueue: 20,
+      quarantineAfterCrashes: 10,
+      quarantineWindowMs: 1000,
+      maxWorkerShare: 1,
+    });
   });
   after(async () => {
     await sandbox.close();
@@ -84,11 +107,17 @@ describe('an isolate is given back only when its last step has ended', () => {
     assert.ok(waitedMs < 1100, `the waiting call took ${waitedMs} ms`);
   });
 
-  it('a module whose top-level code runs longer than the synchronous budget loads on every call, off the worker\'s thread', async () => {
+  it("a module whose top-level code runs longer than the synchronous budget loads on every call, off the worker's thread", async () => {
     // 700 ms of top-level code per context, far over SYNC_EVALUATE_MS: the first evaluation times
     // out on the worker's thread, and the isolate evaluates on isolated-vm's threads from then on
     const SLOW = `const t0 = Date.now(); while (Date.now() - t0 < 700) {} export default { async run(ctx, args) { return { slow: args.n }; } };`;
-    const slow = (n: number) => callTool(sandbox, bridge, { name: 'slow-top-level', source: SLOW, args: { n }, limits: { cpuMsPerCall: 1500, wallMsPerCall: 8000 } });
+    const slow = (n: number) =>
+      callTool(sandbox, bridge, {
+        name: 'slow-top-level',
+        source: SLOW,
+        args: { n },
+        limits: { cpuMsPerCall: 1500, wallMsPerCall: 8000 },
+      });
     assert.deepEqual((await slow(0)).result, { slow: 0 });
     // its idle isolate now prepares the next context ahead of demand (700 ms of top-level code);
     // evaluated on the worker's own thread, that would hold up this call for as long
@@ -108,7 +137,7 @@ describe('an isolate is given back only when its last step has ended', () => {
   });
 });
 
-describe('where a step runs: the worker\'s thread, or isolated-vm\'s pool', () => {
+describe("where a step runs: the worker's thread, or isolated-vm's pool", () => {
   const shared = useOneWorkerSandbox();
   // `late`: the result goes out, then a microtask queued behind it spins until the step timeout
   const PLUGIN = `export default {
@@ -118,7 +147,7 @@ describe('where a step runs: the worker\'s thread, or isolated-vm\'s pool', () =
   const call = (name: string, tool: string, args: Record<string, unknown> = {}) =>
     shared.run({ name, source: PLUGIN, tool, args, limits: { cpuMsPerCall: 300, wallMsPerCall: 8000 } });
 
-  it('alone in the worker a step runs on its thread; one that ran long moves the plugin\'s steps to the pool', async () => {
+  it("alone in the worker a step runs on its thread; one that ran long moves the plugin's steps to the pool", async () => {
     const timedLate = async (name: string) => {
       const t0 = Date.now();
       const r = await call(name, 'late');
@@ -142,5 +171,4 @@ describe('where a step runs: the worker\'s thread, or isolated-vm\'s pool', () =
     assert.ok(other.ms >= 250, `another plugin's late call took ${other.ms} ms`);
     assert.equal(shared.sandbox.stats().crashes, 0);
   });
-
 });

@@ -18,7 +18,11 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { createSandbox } from '../../../host/supervisor/index.js';
 import { createBridge, type Bridge } from '../../../host/bridge/index.js';
-import { IDLE_HEAP_BUDGET_MB, MAX_IDLE_ISOLATES, WARM_ISOLATES_PER_PLUGIN } from '../../../sandbox/worker/isolate-cache.js';
+import {
+  IDLE_HEAP_BUDGET_MB,
+  MAX_IDLE_ISOLATES,
+  WARM_ISOLATES_PER_PLUGIN,
+} from '../../../sandbox/worker/isolate-cache.js';
 import { callTool, egressPolicy, moduleOf, ROOMY } from '../../helpers/sandbox/harness.js';
 
 const PLUGINS = 2;
@@ -51,7 +55,12 @@ describe('idle isolates are collected, not disposed', () => {
     const cold: number[] = [];
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < plugins; i++) {
-        const r = await callTool(sandbox, bridge, { name: `garbage-${i}`, source: source(i), args: { round }, limits: { memoryMb: 64, ...ROOMY } });
+        const r = await callTool(sandbox, bridge, {
+          name: `garbage-${i}`,
+          source: source(i),
+          args: { round },
+          limits: { memoryMb: 64, ...ROOMY },
+        });
         assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
         assert.deepEqual(r.result, { n: 200, plugin: i });
         if (r.outcome.stats.coldStart) cold.push(round);
@@ -81,7 +90,11 @@ describe('idle isolates are collected, not disposed', () => {
     assert.ok(w, 'the worker answered');
     assert.equal(w.recycled, 0, `isolates disposed for memory: ${w.recycled} (collected ${w.collected})`);
     assert.equal(w.created, MAX_IDLE_ISOLATES, 'one isolate per plugin');
-    assert.deepEqual(cold, Array.from({ length: MAX_IDLE_ISOLATES }, () => 0), 'cold starts only in the first round');
+    assert.deepEqual(
+      cold,
+      Array.from({ length: MAX_IDLE_ISOLATES }, () => 0),
+      'cold starts only in the first round',
+    );
     assert.ok(w.idleHeld <= IDLE_HEAP_BUDGET_MB * 1024 * 1024, `idle isolates hold ${w.idleHeld} bytes`);
   });
 
@@ -94,7 +107,13 @@ async function handler(ctx, args) {
   return { calls, n: junk.length };
 }`);
     for (let call = 0; call < 240; call++) {
-      const r = await callTool(sandbox, bridge, { name: 'garbage-tenants', source: counting, args: { round: call }, limits: { memoryMb: 64, ...ROOMY }, contextKey: `tenant-${call % tenants}` });
+      const r = await callTool(sandbox, bridge, {
+        name: 'garbage-tenants',
+        source: counting,
+        args: { round: call },
+        limits: { memoryMb: 64, ...ROOMY },
+        contextKey: `tenant-${call % tenants}`,
+      });
       assert.ok(r.outcome.ok, JSON.stringify(r.outcome));
       // each tenant's module state persists: its own count of calls, collections or not
       assert.deepEqual(r.result, { calls: Math.floor(call / tenants) + 1, n: 5000 });

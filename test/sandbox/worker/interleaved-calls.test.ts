@@ -38,19 +38,34 @@ after(async () => {
   await up.close();
 });
 
-const run = (sandbox: Sandbox, name: string, args: Record<string, unknown>, tool = 'run', limits = { wallMsPerCall: 8000, cpuMsPerCall: 1000 }) =>
-  callTool(sandbox, bridge, { name, source: PLUGIN, tool, args, limits: { ...limits, memoryMb: 32 } });
+const run = (
+  sandbox: Sandbox,
+  name: string,
+  args: Record<string, unknown>,
+  tool = 'run',
+  limits = { wallMsPerCall: 8000, cpuMsPerCall: 1000 },
+) => callTool(sandbox, bridge, { name, source: PLUGIN, tool, args, limits: { ...limits, memoryMb: 32 } });
 
 describe('calls parked on ctx.http do not hold a worker', () => {
   it('one worker serves several calls of a plugin while they wait on the upstream', async () => {
-    const sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxQueue: 10, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    const sandbox = await createSandbox({
+      workers: 1,
+      callsPerWorker: 4,
+      maxQueue: 10,
+      quarantineAfterCrashes: 10,
+      quarantineWindowMs: 1000,
+      maxWorkerShare: 1,
+    });
     try {
       const t0 = Date.now();
       // waits long enough that one after another (4.8 s) and overlapped (1.2 s and the calls'
       // overhead, which a busy machine stretches) stay far apart
       const results = await Promise.all([1, 2, 3, 4].map((i) => run(sandbox, 'waiter', { ms: 1200, tag: i })));
       const elapsed = Date.now() - t0;
-      assert.deepEqual(results.map((r) => (r.result as { tag: number }).tag), [1, 2, 3, 4]);
+      assert.deepEqual(
+        results.map((r) => (r.result as { tag: number }).tag),
+        [1, 2, 3, 4],
+      );
       assert.ok(elapsed < 3600, `four 1200 ms waits overlapped on one worker: ${elapsed} ms`);
     } finally {
       await sandbox.close();
@@ -58,7 +73,13 @@ describe('calls parked on ctx.http do not hold a worker', () => {
   });
 
   it('with callsPerWorker 1 (the default) the same calls run one after another', async () => {
-    const sandbox = await createSandbox({ workers: 1, maxQueue: 10, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+    const sandbox = await createSandbox({
+      workers: 1,
+      maxQueue: 10,
+      quarantineAfterCrashes: 10,
+      quarantineWindowMs: 1000,
+      maxWorkerShare: 1,
+    });
     try {
       const t0 = Date.now();
       await Promise.all([1, 2, 3].map((i) => run(sandbox, 'waiter', { ms: 200, tag: i })));
@@ -71,7 +92,14 @@ describe('calls parked on ctx.http do not hold a worker', () => {
 
 describe('CPU still respects the plugin share', () => {
   it('a plugin with share 0.5 of 2 workers runs one CPU step at a time, parked calls included', async () => {
-    const sandbox = await createSandbox({ workers: 2, callsPerWorker: 4, maxQueue: 20, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 0.5 });
+    const sandbox = await createSandbox({
+      workers: 2,
+      callsPerWorker: 4,
+      maxQueue: 20,
+      quarantineAfterCrashes: 10,
+      quarantineWindowMs: 1000,
+      maxWorkerShare: 0.5,
+    });
     try {
       // all four wait together (parked), then each needs 750 ms of CPU: the steps must not overlap.
       // The other plugin must not wait for them (3 s one after another): its 2 s bound leaves room
@@ -82,7 +110,9 @@ describe('CPU still respects the plugin share', () => {
       const t0 = Date.now();
       const other = await run(sandbox, 'other', { tag: 'other' }, 'run', roomy);
       const otherMs = Date.now() - t0;
-      const steps = (await Promise.all(calls)).map((r) => r.result as { start: number; end: number }).sort((a, b) => a.start - b.start);
+      const steps = (await Promise.all(calls))
+        .map((r) => r.result as { start: number; end: number })
+        .sort((a, b) => a.start - b.start);
       assert.equal((other.result as { tag: string }).tag, 'other');
       for (let i = 1; i < steps.length; i++) {
         assert.ok(steps[i]!.start >= steps[i - 1]!.end - 5, `CPU steps overlapped: ${JSON.stringify(steps)}`);
@@ -101,7 +131,14 @@ describe('a failing call ends alone, even next to calls of the same plugin on th
     ['boom', 'GW_ERR_SANDBOX_HANDLER_THREW'],
   ] as const) {
     it(`${tool} → ${code}; the parked calls get their own results`, async () => {
-      const sandbox = await createSandbox({ workers: 1, callsPerWorker: 4, maxQueue: 10, quarantineAfterCrashes: 10, quarantineWindowMs: 1000, maxWorkerShare: 1 });
+      const sandbox = await createSandbox({
+        workers: 1,
+        callsPerWorker: 4,
+        maxQueue: 10,
+        quarantineAfterCrashes: 10,
+        quarantineWindowMs: 1000,
+        maxWorkerShare: 1,
+      });
       try {
         const waiting = [1, 2, 3].map((i) => run(sandbox, 'shared', { ms: 600, tag: i }));
         await new Promise((r) => setTimeout(r, 150));

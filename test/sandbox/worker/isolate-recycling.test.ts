@@ -10,14 +10,15 @@ import { useOneWorkerSandbox } from '../../helpers/sandbox/harness.js';
 
 const shared = useOneWorkerSandbox();
 
-
 describe('isolates are recycled before they fill up', () => {
   it('1,500 trivial calls on one worker at 16 MiB never fail with GW_ERR_SANDBOX_MEMORY', async () => {
     const source = `export default { async run(ctx, args) { return { text: args.text, args }; } };`;
     const codes: Record<string, number> = {};
     for (let round = 0; round < 30; round++) {
       const batch = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => shared.run({ name: 'trivial', source, args: { text: `r${round}-${i}` }, limits: { memoryMb: 16 } })),
+        Array.from({ length: 50 }, (_, i) =>
+          shared.run({ name: 'trivial', source, args: { text: `r${round}-${i}` }, limits: { memoryMb: 16 } }),
+        ),
       );
       for (const [i, r] of batch.entries()) {
         if (!r.outcome.ok) codes[r.outcome.error.code] = (codes[r.outcome.error.code] ?? 0) + 1;

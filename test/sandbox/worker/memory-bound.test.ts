@@ -32,7 +32,9 @@ describe('memory bound of idle isolates', () => {
     let peakIdle = 0;
     for (let round = 0; round < CALLS_PER_PLUGIN; round++) {
       const batch = await Promise.all(
-        Array.from({ length: PLUGINS }, (_, i) => shared.run({ name: `mem-plugin-${i}`, source: source(i), args: { round }, limits: { memoryMb: 64 } })),
+        Array.from({ length: PLUGINS }, (_, i) =>
+          shared.run({ name: `mem-plugin-${i}`, source: source(i), args: { round }, limits: { memoryMb: 64 } }),
+        ),
       );
       for (const [i, r] of batch.entries()) {
         if (!r.outcome.ok) codes[r.outcome.error.code] = (codes[r.outcome.error.code] ?? 0) + 1;
@@ -45,7 +47,10 @@ describe('memory bound of idle isolates', () => {
         const w = stats?.workers[0];
         assert.ok(w, 'the worker answered');
         peakIdle = Math.max(peakIdle, w.idleHeld);
-        assert.ok(w.idleHeld <= IDLE_HEAP_BUDGET_MB * MiB, `round ${round}: idle isolates hold ${(w.idleHeld / MiB).toFixed(1)} MiB (budget ${IDLE_HEAP_BUDGET_MB})`);
+        assert.ok(
+          w.idleHeld <= IDLE_HEAP_BUDGET_MB * MiB,
+          `round ${round}: idle isolates hold ${(w.idleHeld / MiB).toFixed(1)} MiB (budget ${IDLE_HEAP_BUDGET_MB})`,
+        );
       }
     }
     assert.deepEqual(codes, {});
@@ -53,7 +58,10 @@ describe('memory bound of idle isolates', () => {
     const w = stats?.workers[0];
     assert.ok(w);
     // the bound was reached by disposing isolates, not by the calls leaving nothing behind
-    assert.ok(w.recycled > 0, `no isolate was disposed (${w.isolates} live, peak idle ${(peakIdle / MiB).toFixed(1)} MiB)`);
+    assert.ok(
+      w.recycled > 0,
+      `no isolate was disposed (${w.isolates} live, peak idle ${(peakIdle / MiB).toFixed(1)} MiB)`,
+    );
     assert.ok(w.created > PLUGINS, `isolates created ${w.created}`);
     assert.ok(peakIdle > 0);
   });

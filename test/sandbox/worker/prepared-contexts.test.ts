@@ -12,7 +12,6 @@ const shared = useOneWorkerSandbox();
 const run = (spec: CallSpec) => shared.run(spec); // short name used throughout
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-
 describe('contexts prepared ahead of demand', () => {
   it('a call after an idle moment starts on a context evaluated before it arrived', async () => {
     const source = `const born = Date.now(); export default { async run() { return Date.now() - born; } };`;
@@ -22,7 +21,10 @@ describe('contexts prepared ahead of demand', () => {
       await sleep(150);
     }
     // the first calls build the plugin's isolates; later ones find a spare made ~150 ms earlier
-    assert.ok(ages.slice(2).every((a) => a >= 100), `module ages at call time: ${ages.join(', ')} ms`);
+    assert.ok(
+      ages.slice(2).every((a) => a >= 100),
+      `module ages at call time: ${ages.join(', ')} ms`,
+    );
   });
 
   it('a prepared context has never run a call: state is pristine in every call', async () => {
@@ -40,16 +42,25 @@ describe('contexts prepared ahead of demand', () => {
       assert.equal(errorCode(await run({ name: 'broken-top', source })), 'GW_ERR_SANDBOX_LOAD_FAILED');
       await sleep(40);
     }
-    assert.equal((await run({ name: 'after-broken', source: `export default { async run() { return 'ok'; } };` })).result, 'ok');
+    assert.equal(
+      (await run({ name: 'after-broken', source: `export default { async run() { return 'ok'; } };` })).result,
+      'ok',
+    );
   });
 
   it('a module that spins at top level times out its call, and the next call gets a clean error too', async () => {
     const source = `for (;;) {} export default {};`;
     for (let i = 0; i < 2; i++) {
-      assert.equal(errorCode(await run({ name: 'spin-top', source, limits: { cpuMsPerCall: 50 } })), 'GW_ERR_SANDBOX_TIMEOUT');
+      assert.equal(
+        errorCode(await run({ name: 'spin-top', source, limits: { cpuMsPerCall: 50 } })),
+        'GW_ERR_SANDBOX_TIMEOUT',
+      );
       await sleep(100);
     }
-    assert.equal((await run({ name: 'after-spin', source: `export default { async run() { return 3; } };` })).result, 3);
+    assert.equal(
+      (await run({ name: 'after-spin', source: `export default { async run() { return 3; } };` })).result,
+      3,
+    );
     assert.equal(shared.sandbox.stats().crashes, 0);
   });
 
@@ -67,7 +78,11 @@ describe('contexts prepared ahead of demand', () => {
     const limits = { cpuMsPerCall: 20, wallMsPerCall: 2000 };
     assert.equal((await run({ name: 'finalizer', source, tool: 'ok', limits })).result, 1);
     await sleep(100);
-    assert.equal((await run({ name: 'finalizer', source, tool: 'grow', limits })).result, false, 'no FinalizationRegistry');
+    assert.equal(
+      (await run({ name: 'finalizer', source, tool: 'grow', limits })).result,
+      false,
+      'no FinalizationRegistry',
+    );
     for (let i = 0; i < 3; i++) {
       await sleep(300);
       const next = await run({ name: 'finalizer', source, tool: 'ok', limits });
