@@ -3,8 +3,10 @@
  * (docs/architecture.md), and these rules keep it so: the sandbox process's code never imports the
  * host's (it must not be able to reach credentials, the database or the bridge), the contracts
  * and the common code both processes run import neither, the rest of the host enters the sandbox supervisor and the bridge
- * only by their public entries, plugin code sees only the SDK, and no module imports itself back
- * through others.
+ * only by their public entries, plugin code sees only the SDK, the worker threads load no fastify
+ * and no file system, fastify stays in the HTTP layer, and no module imports itself back through
+ * others. (Invariant 1 of the design, the host never imports plugin code, is the first rule: plugins/
+ * is no area the host may import.)
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -89,6 +91,30 @@ describe('import rules', () => {
       broken.map((e) => `${e.from}:${e.line} -> ${e.to}`),
       [],
     );
+  });
+
+  it('the sandbox worker and the isolate load neither fastify nor the file system', () => {
+    const worker = sources.filter((s) => within(s.file, 'sandbox/worker') || within(s.file, 'sandbox/isolate'));
+    assert.ok(worker.length > 0);
+    const broken = worker.flatMap((s) =>
+      s.imports
+        .filter((i) => /^(node:)?fs(\/promises)?$|^fastify/.test(i.specifier))
+        .map((i) => `${s.file}:${i.line} ${i.specifier}`),
+    );
+    assert.deepEqual(broken, []);
+  });
+
+  it('fastify stays in host/app.ts, host/transport/ and host/portal/', () => {
+    const allowed = (file: string): boolean =>
+      file === 'host/app.ts' || within(file, 'host/transport') || within(file, 'host/portal');
+    const broken = sources
+      .filter((s) => !allowed(s.file))
+      .flatMap((s) =>
+        s.imports
+          .filter((i) => i.specifier.startsWith('fastify') || i.specifier.startsWith('@fastify/'))
+          .map((i) => `${s.file}:${i.line} ${i.specifier}`),
+      );
+    assert.deepEqual(broken, []);
   });
 
   it('plugin code imports only the SDK and its own files', () => {

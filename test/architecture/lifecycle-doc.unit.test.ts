@@ -1,5 +1,5 @@
 /**
- * @module test/architecture/lifecycle-doc.test
+ * @module test/architecture/lifecycle-doc.unit
  * docs/lifecycle.md draws three orders the code keeps: the checks of one execution
  * (host/engine/execute-single.ts), the steps of the sandbox half of a call on each side of each
  * boundary (SandboxCall, ProcessCall, IsolateCall), and the bridge's steps for a ctx.http request

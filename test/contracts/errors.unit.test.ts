@@ -1,5 +1,5 @@
 /**
- * @module test/host/error-catalogue.unit
+ * @module test/contracts/errors.unit
  * The catalogue (contracts/errors.ts) is the one source of error codes: docs/errors.md lists the
  * same codes with the same wire, HTTP status and retryability, in both directions; the older lists
  * are views of it; and every code-like string used in host/, sandbox/, contracts/ or common/ is in it.
