@@ -86,21 +86,9 @@ async function showActivity(
     .filter((name) => ctx.mayUse(who.user, name))
     .sort();
   const body = html`${filterForm(q, integrations)}
-    ${
-      problems.length
-        ? html`<div class="error" role="alert">
-            <ul>
-              ${problems.map((p) => html`<li>${p}</li>`)}
-            </ul>
-          </div>`
-        : ''
-    }
-    ${eventTable(page)}
-    <nav aria-label="Pages">
-      <p>
-        ${q.before ? html`<a href="/activity?${keep.toString()}">Newest</a> ` : ''}${olderHref ? html`<a href="${olderHref}" rel="next">Older</a>` : ''}
-      </p>
-    </nav>`;
+${problems.length ? html`<div class="error" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${eventTable(page)}
+<nav aria-label="Pages"><p>${q.before ? html`<a href="/activity?${keep.toString()}">Newest</a> ` : ''}${olderHref ? html`<a href="${olderHref}" rel="next">Older</a>` : ''}</p></nav>`;
   return ctx.sendPage(reply, problems.length ? 400 : 200, { title: 'Activity', active: 'activity', who, body });
 }
 
@@ -158,63 +146,25 @@ function filterOf(q: Query, userId: string): Filter {
 function filterForm(q: Query, integrations: string[]): SafeHtml {
   const sel = (v: string | undefined, o: string) => (v === o ? html` selected` : '');
   return html`<form method="get" action="/activity" class="filters" role="search" aria-label="Filter activity">
-    <div><label for="a-tool">Tool</label><input id="a-tool" name="tool" value="${q.tool ?? ''}" /></div>
-    <div>
-      <label for="a-int">Integration</label
-      ><select id="a-int" name="integration">
-        <option value="">All</option>
-        ${integrations.map((n) => html`<option value="${n}" ${sel(q.integration, n)}>${n}</option>`)}
-      </select>
-    </div>
-    <div>
-      <label for="a-ok">Outcome</label
-      ><select id="a-ok" name="success">
-        <option value="">All</option>
-        <option value="succeeded" ${sel(q.success, 'succeeded')}>Succeeded</option>
-        <option value="failed" ${sel(q.success, 'failed')}>Failed</option>
-      </select>
-    </div>
-    <div><label for="a-from">From</label><input id="a-from" name="from" type="date" value="${q.from ?? ''}" /></div>
-    <div><label for="a-to">To</label><input id="a-to" name="to" type="date" value="${q.to ?? ''}" /></div>
-    <div><button type="submit">Filter</button> <a href="/activity">Clear</a></div>
-  </form>`;
+<div><label for="a-tool">Tool</label><input id="a-tool" name="tool" value="${q.tool ?? ''}"></div>
+<div><label for="a-int">Integration</label><select id="a-int" name="integration"><option value="">All</option>${integrations.map(
+    (n) => html`<option value="${n}"${sel(q.integration, n)}>${n}</option>`,
+  )}</select></div>
+<div><label for="a-ok">Outcome</label><select id="a-ok" name="success"><option value="">All</option><option value="succeeded"${sel(q.success, 'succeeded')}>Succeeded</option><option value="failed"${sel(q.success, 'failed')}>Failed</option></select></div>
+<div><label for="a-from">From</label><input id="a-from" name="from" type="date" value="${q.from ?? ''}"></div>
+<div><label for="a-to">To</label><input id="a-to" name="to" type="date" value="${q.to ?? ''}"></div>
+<div><button type="submit">Filter</button> <a href="/activity">Clear</a></div></form>`;
 }
 
 function eventTable(page: EventRow[]): SafeHtml {
   if (page.length === 0) return html`<p>No activity matches.</p>`;
-  return html`<table>
-    <caption class="hint">
-      Your tool calls, newest first (times in UTC).
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Time</th>
-        <th scope="col">Tool</th>
-        <th scope="col">Integration</th>
-        <th scope="col">Outcome</th>
-        <th scope="col">Duration</th>
-        <th scope="col">Via</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${page.map(
-        (e) =>
-          html`<tr>
-            <td>${new Date(Number(e.at)).toISOString().replace('T', ' ').slice(0, 19)}</td>
-            <td>${e.tool ?? e.action}</td>
-            <td>${e.integration ?? ''}</td>
-            <td>
-              ${
-                Number(e.success)
-                  ? html`<span class="ok">Succeeded</span>`
-                  : html`<span class="error">Failed</span> ${e.error_code ?? ''}
-                      <p class="hint">${(e.error ?? '').slice(0, 300)}</p>`
-              }
-            </td>
-            <td>${Number(e.duration_ms)} ms</td>
-            <td>${e.transport ?? ''}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<table><caption class="hint">Your tool calls, newest first (times in UTC).</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Tool</th><th scope="col">Integration</th><th scope="col">Outcome</th><th scope="col">Duration</th><th scope="col">Via</th></tr></thead>
+<tbody>${page.map(
+    (
+      e,
+    ) => html`<tr><td>${new Date(Number(e.at)).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${e.tool ?? e.action}</td><td>${e.integration ?? ''}</td>
+<td>${Number(e.success) ? html`<span class="ok">Succeeded</span>` : html`<span class="error">Failed</span> ${e.error_code ?? ''}<p class="hint">${(e.error ?? '').slice(0, 300)}</p>`}</td>
+<td>${Number(e.duration_ms)} ms</td><td>${e.transport ?? ''}</td></tr>`,
+  )}</tbody></table>`;
 }

@@ -87,9 +87,8 @@ async function confirmLoginLink(
   return ctx.sendPage(reply, 200, {
     title: 'Sign in',
     body: html`<p>Sign in to Workbench as <strong>${user.email}</strong>?</p>
-      <form method="post" action="/login/link/${request.params.token}">
-        <input type="hidden" name="_csrf" value="${csrf}" /> <button type="submit">Sign in as ${user.email}</button>
-      </form>`,
+<form method="post" action="/login/link/${request.params.token}"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit">Sign in as ${user.email}</button></form>`,
   });
 }
 
@@ -118,10 +117,8 @@ async function confirmLogout(ctx: PortalContext, request: FastifyRequest, reply:
     title: 'Sign out',
     who,
     body: html`<p>Sign out of Workbench (signed in as ${who.user.email})?</p>
-      <form method="post" action="/logout">
-        <input type="hidden" name="_csrf" value="${who.session.csrf}" /><button type="submit">Sign out</button>
-      </form>
-      <p><a href="/integrations">Back to integrations</a></p>`,
+<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${who.session.csrf}"><button type="submit">Sign out</button></form>
+<p><a href="/integrations">Back to integrations</a></p>`,
   });
 }
 
@@ -201,22 +198,11 @@ function loginPage(
   return ctx.sendPage(reply, status, {
     title: 'Sign in',
     body: html`${twice ? html`<p class="error" role="alert">Your browser sent more than one Workbench sign-in cookie, which another site under the same domain can cause, so you are signed out. Clear this site's cookies in your browser, then sign in.</p>` : ''}${error ? html`<p class="error" role="alert" id="key-error">${error}</p>` : ''}
-      <form method="post" action="/login">
-        <input type="hidden" name="_csrf" value="${csrf}" /><input type="hidden" name="next" value="${next}" />
-        <label for="apiKey">Your Workbench API key</label>
-        <p class="hint" id="key-hint">
-          The key your agent uses (starts with wb_). An operator can also send you a one-time sign-in link.
-        </p>
-        <input
-          id="apiKey"
-          name="apiKey"
-          type="password"
-          autocomplete="current-password"
-          required
-          aria-describedby="key-hint${error ? ' key-error' : ''}"
-          ${error ? html` aria-invalid="true"` : ''}
-        />
-        <p><button type="submit">Sign in</button></p>
-      </form>`,
+<form method="post" action="/login">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="next" value="${next}">
+<label for="apiKey">Your Workbench API key</label>
+<p class="hint" id="key-hint">The key your agent uses (starts with wb_). An operator can also send you a one-time sign-in link.</p>
+<input id="apiKey" name="apiKey" type="password" autocomplete="current-password" required aria-describedby="key-hint${error ? ' key-error' : ''}"${error ? html` aria-invalid="true"` : ''}>
+<p><button type="submit">Sign in</button></p></form>`,
   });
 }

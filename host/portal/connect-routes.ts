@@ -15,11 +15,11 @@
  * page starts is not a form submission, so form-action stays 'self' on every portal page.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { PluginManifest } from '../../contracts/manifest.js';
+import type { PluginAuth, PluginManifest } from '../../contracts/manifest.js';
 import { validateApiKeyFields } from '../connections/apikey-fields.js';
 import { ConnectionError } from '../connections/errors.js';
 import { authorizationUrl, exchangeCode, OAuthError, randomToken } from '../connections/oauth.js';
-import { TERMINAL, type OpenResult } from '../connections/pending.js';
+import { TERMINAL, type OpenResult, type PendingConnect } from '../connections/pending.js';
 import type { PortalContext, SignedIn } from './context.js';
 import { apiKeyFormBody, oauthContinueBody, oauthStartBody, resultBody, RESULT_TEXT } from './connect-views.js';
 
@@ -76,6 +76,30 @@ function pluginFor(ctx: PortalContext, name: string, who: SignedIn): PluginManif
 
 const redirectUriOf = (ctx: PortalContext): string => `${ctx.base}/oauth/callback`;
 
+/** A link's POST that may go on: its signed-in owner, the link still open, an integration of `type`. */
+interface LinkPost<T extends PluginAuth['type']> {
+  who: SignedIn;
+  pending: PendingConnect;
+  m: PluginManifest;
+  auth: Extract<PluginAuth, { type: T }>;
+}
+
+/** Checks a POST on a connect link (session, CSRF, the link, the integration); answers the refusal itself. */
+async function linkPost<T extends PluginAuth['type']>(
+  ctx: PortalContext,
+  request: FastifyRequest<Id>,
+  reply: FastifyReply,
+  type: T,
+): Promise<LinkPost<T> | FastifyReply> {
+  const who = await ctx.requireUser(request, reply);
+  if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
+  const checked = await ctx.deps.connections.pending.check(request.params.id, who.user.id);
+  if (!checked.ok) return refuse(ctx, reply, checked.reason, who);
+  const m = pluginFor(ctx, checked.pending.integration, who);
+  if (!m || m.auth.type !== type) return refuse(ctx, reply, 'unknown', who);
+  return { who, pending: checked.pending, m, auth: m.auth as Extract<PluginAuth, { type: T }> };
+}
+
 /** The link's page: its result once settled, else the API-key form or the button that goes on to the provider. */
 async function showConnectLink(
   ctx: PortalContext,
@@ -108,12 +132,9 @@ async function continueToProvider(
 ): Promise<FastifyReply> {
   const { connections } = ctx.deps;
   const pending = connections.pending;
-  const who = await ctx.requireUser(request, reply);
-  if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
-  const checked = await pending.check(request.params.id, who.user.id);
-  if (!checked.ok) return refuse(ctx, reply, checked.reason, who);
-  const m = pluginFor(ctx, checked.pending.integration, who);
-  if (!m || m.auth.type !== 'oauth2') return refuse(ctx, reply, 'unknown', who);
+  const post = await linkPost(ctx, request, reply, 'oauth2');
+  if (!('who' in post)) return post;
+  const { who, m, auth, pending: link } = post;
   const client = connections.clientFor(m.name);
   if (!client)
     return ctx.sendError(
@@ -124,11 +145,11 @@ async function continueToProvider(
       who,
     );
   const state = randomToken();
-  const codeVerifier = m.auth.pkce ? randomToken(48) : undefined;
-  const opened = await pending.open(checked.pending.id, who.user.id, { state, codeVerifier });
+  const codeVerifier = auth.pkce ? randomToken(48) : undefined;
+  const opened = await pending.open(link.id, who.user.id, { state, codeVerifier });
   if (!opened.ok) return refuse(ctx, reply, opened.reason, who);
   const mapUrl = connections.http.mapUrl;
-  const url = authorizationUrl(m.auth, client, {
+  const url = authorizationUrl(auth, client, {
     redirectUri: redirectUriOf(ctx),
     state,
     ...(codeVerifier ? { codeVerifier } : {}),
@@ -221,35 +242,32 @@ async function saveApiKeyForm(
 ): Promise<FastifyReply> {
   const { connections } = ctx.deps;
   const pending = connections.pending;
-  const who = await ctx.requireUser(request, reply);
-  if (!who || !ctx.checkPost(request, reply, who.session.csrf)) return reply;
-  const checked = await pending.check(request.params.id, who.user.id);
-  if (!checked.ok) return refuse(ctx, reply, checked.reason, who);
-  const m = pluginFor(ctx, checked.pending.integration, who);
-  if (!m || m.auth.type !== 'apikey') return refuse(ctx, reply, 'unknown', who);
+  const post = await linkPost(ctx, request, reply, 'apikey');
+  if (!('who' in post)) return post;
+  const { who, m, auth, pending: link } = post;
   const { _csrf: _ignored, ...input } = ctx.body(request);
-  const v = validateApiKeyFields(m.auth.fields, input);
+  const v = validateApiKeyFields(auth.fields, input);
   if (Object.keys(v.errors).length === 0 && Object.keys(v.secret).length === 0)
     v.errors['form'] = 'Fill in at least one secret field.';
   if (Object.keys(v.errors).length > 0)
     return ctx.sendPage(reply, 400, {
       title: `Connect ${m.displayName}`,
-      body: apiKeyFormBody({ ...m, auth: m.auth }, checked.pending, who.session.csrf, input, v.errors),
+      body: apiKeyFormBody({ ...m, auth }, link, who.session.csrf, input, v.errors),
       who,
     });
-  const opened = await pending.open(checked.pending.id, who.user.id);
+  const opened = await pending.open(link.id, who.user.id);
   if (!opened.ok) return refuse(ctx, reply, opened.reason, who);
   // the link is used now: whatever happens, it must end in a terminal status the agent's wait sees
   try {
     await connections.saveApiKey(who.user.id, m, input);
-    await pending.settle(checked.pending.id, 'connected', null);
+    await pending.settle(link.id, 'connected', null);
   } catch (err) {
     const reason = err instanceof ConnectionError ? `${m.displayName}: ${err.message}` : STORE_FAILED_REASON;
     ctx.deps.logger?.warn(
-      { pendingId: checked.pending.id, integration: m.name, error: (err as Error).message },
+      { pendingId: link.id, integration: m.name, error: (err as Error).message },
       'storing an API-key connection failed',
     );
-    await pending.settle(checked.pending.id, 'failed', reason);
+    await pending.settle(link.id, 'failed', reason);
   }
-  return reply.code(303).header('location', `/connect/${checked.pending.id}`).send();
+  return reply.code(303).header('location', `/connect/${link.id}`).send();
 }

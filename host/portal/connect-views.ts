@@ -11,36 +11,31 @@ import { html, type SafeHtml } from './html.js';
 
 export function oauthStartBody(m: PluginManifest, p: PendingConnect, email: string, csrf: string): SafeHtml {
   return html`<p>Connect your <strong>${m.displayName}</strong> account to Workbench (signed in as ${email}).</p>
-    <p>
-      You will be sent to ${m.displayName} to approve access, then brought back here. If an agent asked for this link,
-      it continues on its own once you are done.
-    </p>
-    <form method="post" action="/connect/${p.id}">
-      <input type="hidden" name="_csrf" value="${csrf}" /> <button type="submit">Continue to ${m.displayName}</button>
-    </form>`;
+<p>You will be sent to ${m.displayName} to approve access, then brought back here. If an agent asked for this link, it continues on its own once you are done.</p>
+<form method="post" action="/connect/${p.id}"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit">Continue to ${m.displayName}</button></form>`;
 }
 
 /** The answer to "Continue": it goes on to the provider by itself (meta refresh), or with this link. */
 export function oauthContinueBody(m: PluginManifest, authorizationUrl: string): SafeHtml {
   return html`<p role="status">Taking you to ${m.displayName} to approve access.</p>
-    <p>If nothing happens, <a href="${authorizationUrl}">continue to ${m.displayName}</a>.</p>`;
+<p>If nothing happens, <a href="${authorizationUrl}">continue to ${m.displayName}</a>.</p>`;
 }
 
 function fieldInput(f: ApiKeyField, value: string, error: string | undefined): SafeHtml {
   const id = `f-${f.name}`;
   const described = [f.description ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  const common = html` id="${id}"
-  name="${f.name}"${f.required ? html` required aria-required="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''}`;
+  const common = html` id="${id}" name="${f.name}"${f.required ? html` required aria-required="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''}`;
   const control = f.enum
     ? html`<select${common}>${f.required ? '' : html`<option value="">(none)</option>`}${f.enum.map(
-        (o) => html`<option value="${o}" ${o === (value || f.default) ? html` selected` : ''}>${o}</option>`,
+        (o) => html`<option value="${o}"${o === (value || f.default) ? html` selected` : ''}>${o}</option>`,
       )}</select>`
     : f.secret
-      ? html`<input type="password" autocomplete="off" spellcheck="false" ${common} />`
-      : html`<input type="text" autocomplete="off" spellcheck="false" value="${value || f.default || ''}" ${common} />`;
+      ? html`<input type="password" autocomplete="off" spellcheck="false"${common}>`
+      : html`<input type="text" autocomplete="off" spellcheck="false" value="${value || f.default || ''}"${common}>`;
   return html`<label for="${id}">${f.label}${f.required ? '' : html` <span class="hint">(optional)</span>`}</label>
-    ${f.description ? html`<p class="hint" id="${id}-hint">${f.description}</p>` : ''}${control}
-    ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}`;
+${f.description ? html`<p class="hint" id="${id}-hint">${f.description}</p>` : ''}${control}
+${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}`;
 }
 
 export function apiKeyFormBody(
@@ -58,28 +53,20 @@ export function apiKeyFormBody(
   const firstSecret = m.auth.fields.find((f) => f.secret)?.name;
   const target = (k: string): string | undefined => (fields.has(k) ? k : k === 'form' ? firstSecret : undefined);
   return html`${
-      problems
-        ? html`<div class="error" role="alert">
-            <p>Please fix ${problems === 1 ? 'this problem' : `these ${problems} problems`}:</p>
-            <ul>
-              ${Object.entries(errors).map(([k, v]) => {
-                const to = target(k);
-                return html`<li>${to ? html`<a href="#f-${to}">${v}</a>` : v}</li>`;
-              })}
-            </ul>
-          </div>`
-        : ''
-    }
-    <p>
-      Enter your ${m.displayName} credentials. Secret values are encrypted and are never shown again, not even to
-      plugins.
-    </p>
-    ${m.auth.instructions ? html`<p class="hint">${m.auth.instructions}</p>` : ''}
-    <form method="post" action="/connect/${p.id}/form" novalidate>
-      <input type="hidden" name="_csrf" value="${csrf}" />
-      ${m.auth.fields.map((f) => fieldInput(f, f.secret ? '' : (values[f.name] ?? ''), errors[f.name]))}
-      <p><button type="submit">Connect ${m.displayName}</button></p>
-    </form>`;
+    problems
+      ? html`<div class="error" role="alert"><p>Please fix ${problems === 1 ? 'this problem' : `these ${problems} problems`}:</p><ul>${Object.entries(
+          errors,
+        ).map(([k, v]) => {
+          const to = target(k);
+          return html`<li>${to ? html`<a href="#f-${to}">${v}</a>` : v}</li>`;
+        })}</ul></div>`
+      : ''
+  }
+<p>Enter your ${m.displayName} credentials. Secret values are encrypted and are never shown again, not even to plugins.</p>
+${m.auth.instructions ? html`<p class="hint">${m.auth.instructions}</p>` : ''}
+<form method="post" action="/connect/${p.id}/form" novalidate><input type="hidden" name="_csrf" value="${csrf}">
+${m.auth.fields.map((f) => fieldInput(f, f.secret ? '' : (values[f.name] ?? ''), errors[f.name]))}
+<p><button type="submit">Connect ${m.displayName}</button></p></form>`;
 }
 
 /**
@@ -116,6 +103,6 @@ export function resultBody(
 ): SafeHtml {
   const r = RESULT_TEXT[status];
   return html`<p class="${r.cls}" role="status"><strong>${m?.displayName ?? p.integration}</strong>: ${r.text}</p>
-    ${status === 'failed' && p.statusReason ? html`<p>${p.statusReason}</p>` : ''}
-    <p><a href="/integrations">See all integrations</a></p>`;
+${status === 'failed' && p.statusReason ? html`<p>${p.statusReason}</p>` : ''}
+<p><a href="/integrations">See all integrations</a></p>`;
 }

@@ -140,8 +140,7 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
     sendError(reply, status, title, message, who) {
       return ctx.sendPage(reply, status, {
         title,
-        body: html`<p class="error" role="alert">${message}</p>
-          <p><a href="/integrations">Back to integrations</a></p>`,
+        body: html`<p class="error" role="alert">${message}</p><p><a href="/integrations">Back to integrations</a></p>`,
         ...(who ? { who } : {}),
       });
     },

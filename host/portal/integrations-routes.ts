@@ -22,8 +22,7 @@ function stateCell(m: PluginManifest, s: IntegrationConnectionState | undefined)
   if (m.auth.type === 'none') return html`<span>No account needed</span>`;
   if (s?.state === 'connected') return html`<span class="ok">Connected</span>`;
   if (s?.state === 'needs_reauth')
-    return html`<span class="warn">Needs reconnecting</span>
-      <p class="hint">${s.reason}</p>`;
+    return html`<span class="warn">Needs reconnecting</span><p class="hint">${s.reason}</p>`;
   return html`<span>Not connected</span>`;
 }
 
@@ -68,24 +67,9 @@ async function showIntegrations(
     title: 'Integrations',
     active: 'integrations',
     who,
-    body: html`${flash}
-      <table>
-        <caption class="hint">
-          Connect the accounts your agents may use on your behalf.
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Integration</th>
-            <th scope="col">Sign-in</th>
-            <th scope="col">Tools</th>
-            <th scope="col">State</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>`,
+    body: html`${flash}<table><caption class="hint">Connect the accounts your agents may use on your behalf.</caption>
+<thead><tr><th scope="col">Integration</th><th scope="col">Sign-in</th><th scope="col">Tools</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows}</tbody></table>`,
   });
 }
 
@@ -100,15 +84,11 @@ async function notices(ctx: PortalContext, request: FastifyRequest, who: SignedI
     const name = registry.plugin(f.integration)?.displayName ?? f.integration;
     if (!f.removed)
       return html`<p class="notice" role="status">${name} was not connected: there was nothing to disconnect.</p>`;
-    return html`<p class="notice" role="status">
-      ${name} was
-      disconnected.${
-        f.revocation === 'failed'
-          ? html` Workbench could not revoke its access at ${name}, though: revoke it in your ${name} account settings
-            too.`
-          : ''
-      }
-    </p>`;
+    return html`<p class="notice" role="status">${name} was disconnected.${
+      f.revocation === 'failed'
+        ? html` Workbench could not revoke its access at ${name}, though: revoke it in your ${name} account settings too.`
+        : ''
+    }</p>`;
   });
 }
 
@@ -126,31 +106,17 @@ function integrationRow(
       : html`${
           noClient
             ? html`<p class="hint">Not available: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID.</p>`
-            : html`<form method="post" action="/integrations/${m.name}/connect" class="inline">
-                <input type="hidden" name="_csrf" value="${csrf}" />
-                <button type="submit" aria-label="${connected ? 'Reconnect' : 'Connect'} ${m.displayName}">
-                  ${connected ? 'Reconnect' : 'Connect'}
-                </button>
-              </form>`
+            : html`<form method="post" action="/integrations/${m.name}/connect" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit" aria-label="${connected ? 'Reconnect' : 'Connect'} ${m.displayName}">${connected ? 'Reconnect' : 'Connect'}</button></form>`
         }
-        ${
-          connected
-            ? html` <form method="post" action="/integrations/${m.name}/disconnect" class="inline">
-                <input type="hidden" name="_csrf" value="${csrf}" />
-                <button type="submit" aria-label="Disconnect ${m.displayName}">Disconnect</button>
-              </form>`
-            : ''
-        }`;
-  return html`<tr>
-    <th scope="row">
-      ${m.displayName}
-      <p class="hint">${m.description}</p>
-    </th>
-    <td>${AUTH_LABEL[m.auth.type]}</td>
-    <td>${m.tools.length}</td>
-    <td>${stateCell(m, s)}</td>
-    <td>${actions}</td>
-  </tr>`;
+${
+  connected
+    ? html` <form method="post" action="/integrations/${m.name}/disconnect" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit" aria-label="Disconnect ${m.displayName}">Disconnect</button></form>`
+    : ''
+}`;
+  return html`<tr><th scope="row">${m.displayName}<p class="hint">${m.description}</p></th>
+<td>${AUTH_LABEL[m.auth.type]}</td><td>${m.tools.length}</td><td>${stateCell(m, s)}</td><td>${actions}</td></tr>`;
 }
 
 /** Connect: a new link (the same flow the agent's connect tool starts), and its page. */

@@ -62,9 +62,7 @@ function originOf(k: ApiKeyInfo, all: ApiKeyInfo[]): SafeHtml | string {
   const parent = all.find((p) => p.id === k.createdWithKeyId);
   // a parent revoked on its own (by hand, or by a replica of an older release) left this key live: say so
   return parent
-    ? html`Created with key
-        <code>${parent.prefix}…</code
-        >${parent.label ? html` (${parent.label})` : ''}${parent.revokedAt !== null && k.revokedAt === null ? html` <strong>(revoked: revoke this one too if it was not yours)</strong>` : ''}`
+    ? html`Created with key <code>${parent.prefix}…</code>${parent.label ? html` (${parent.label})` : ''}${parent.revokedAt !== null && k.revokedAt === null ? html` <strong>(revoked: revoke this one too if it was not yours)</strong>` : ''}`
     : 'Created with a key that is no longer stored';
 }
 
@@ -105,37 +103,21 @@ async function keyNotices(
   const created = flashes.flatMap((f) => (f.kind === 'key-created' ? [f] : []));
   const sessionKey = all.find((k) => k.id === who.session.keyId);
   const shown = created.map(
-    (f, i) =>
-      html`<div class="notice" role="status">
-        <h2>Your new key</h2>
-        <p>Copy it now: it is shown only this once and cannot be recovered.</p>
-        <p>
-          <label for="new-key${i ? `-${i}` : ''}">Key ${f.label ? `"${f.label}"` : ''}</label
-          ><input id="new-key${i ? `-${i}` : ''}" class="secret" readonly value="${f.key}" />
-        </p>
-        ${
-          sessionKey
-            ? html` <p class="hint">
-                It was created with key <code>${sessionKey.prefix}…</code>, the key you signed in with: revoking that
-                key revokes this one too. To replace a key that may have leaked, sign in with a one-time sign-in link
-                (an operator makes one) and create the new key there.
-              </p>`
-            : ''
-        }
-      </div>`,
+    (f, i) => html`<div class="notice" role="status"><h2>Your new key</h2>
+<p>Copy it now: it is shown only this once and cannot be recovered.</p>
+<p><label for="new-key${i ? `-${i}` : ''}">Key ${f.label ? `"${f.label}"` : ''}</label><input id="new-key${i ? `-${i}` : ''}" class="secret" readonly value="${f.key}"></p>${
+      sessionKey
+        ? html`
+<p class="hint">It was created with key <code>${sessionKey.prefix}…</code>, the key you signed in with: revoking that key revokes this one too. To replace a key that may have leaked, sign in with a one-time sign-in link (an operator makes one) and create the new key there.</p>`
+        : ''
+    }</div>`,
   );
   // from this session's own posts (flash.ts), not from the URL
   const note = flashes.map((f) =>
     f.kind === 'key-revoked'
       ? (f.alsoRevoked ?? 0) === 0
-        ? html`<p class="notice" role="status">
-            The key was revoked. Agents using it are refused from now on, and portal sessions signed in with it are
-            signed out.
-          </p>`
-        : html`<p class="notice" role="status">
-            The key was revoked, and with it the ${keys(f.alsoRevoked ?? 0)} created with it. Agents using them are
-            refused from now on, and portal sessions signed in with them are signed out.
-          </p>`
+        ? html`<p class="notice" role="status">The key was revoked. Agents using it are refused from now on, and portal sessions signed in with it are signed out.</p>`
+        : html`<p class="notice" role="status">The key was revoked, and with it the ${keys(f.alsoRevoked ?? 0)} created with it. Agents using them are refused from now on, and portal sessions signed in with them are signed out.</p>`
       : f.kind === 'others-signed-out'
         ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
         : '',
@@ -174,10 +156,7 @@ async function createKey(ctx: PortalContext, request: FastifyRequest, reply: Fas
         .send();
     }
     if (!isApiKeyLimitError(err)) throw err;
-    const refused = html`<p class="error" role="alert" id="keys-limit">
-      You already have ${err.limit} active API keys, the most an account may have. Revoke a key you no longer use (in
-      the list below), then create the new one.
-    </p>`;
+    const refused = html`<p class="error" role="alert" id="keys-limit">You already have ${err.limit} active API keys, the most an account may have. Revoke a key you no longer use (in the list below), then create the new one.</p>`;
     return ctx.sendPage(reply, 409, {
       title: 'API keys',
       active: 'keys',
@@ -240,88 +219,38 @@ async function keysPage(
   const sessions = await ctx.sessions.countActive(who.user.id);
   const above = typeof top === 'function' ? await top(all) : top;
   return html`${above}
-    <section aria-labelledby="create-h">
-      <h2 id="create-h">Create a key</h2>
-      <form method="post" action="/keys">
-        <input type="hidden" name="_csrf" value="${csrf}" /> <label for="k-label">Label</label>
-        <p class="hint" id="k-label-hint">Where the key will be used, e.g. "laptop agent". Up to 60 characters.</p>
-        <input
-          id="k-label"
-          name="label"
-          maxlength="60"
-          aria-describedby="k-label-hint${labelError ? ' k-label-error' : ''}"
-          ${labelError ? html` aria-invalid="true"` : ''}
-        />
-        ${labelError ? html`<p class="error" id="k-label-error">${labelError}</p>` : ''}
-        <p><button type="submit">Create key</button></p>
-      </form>
-    </section>
-    <section aria-labelledby="list-h">
-      <h2 id="list-h">Your keys</h2>
-      ${
-        listed.length === 0
-          ? html`<p>You have no keys.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Label</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Origin</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${shown.map(({ k, chain }) => keyRow(who, all, k, chain))}
-              </tbody>
-            </table>`
-      }
-      ${unlisted > 0 ? html`<p class="hint">${unlisted} older revoked ${unlisted === 1 ? 'key is' : 'keys are'} not listed (only the ${REVOKED_KEYS_LISTED} revoked last are).</p>` : ''}
-    </section>
-    <section aria-labelledby="sess-h">
-      <h2 id="sess-h">Sign-in sessions</h2>
-      <p>You are signed in to the portal in ${sessions} ${sessions === 1 ? 'place' : 'places'}.</p>
-      <form method="post" action="/sessions/revoke-others">
-        <input type="hidden" name="_csrf" value="${csrf}" /><button type="submit">Sign out everywhere else</button>
-      </form>
-    </section>`;
+<section aria-labelledby="create-h"><h2 id="create-h">Create a key</h2>
+<form method="post" action="/keys"><input type="hidden" name="_csrf" value="${csrf}">
+<label for="k-label">Label</label><p class="hint" id="k-label-hint">Where the key will be used, e.g. "laptop agent". Up to 60 characters.</p>
+<input id="k-label" name="label" maxlength="60" aria-describedby="k-label-hint${labelError ? ' k-label-error' : ''}"${labelError ? html` aria-invalid="true"` : ''}>
+${labelError ? html`<p class="error" id="k-label-error">${labelError}</p>` : ''}
+<p><button type="submit">Create key</button></p></form></section>
+<section aria-labelledby="list-h"><h2 id="list-h">Your keys</h2>
+${
+  listed.length === 0
+    ? html`<p>You have no keys.</p>`
+    : html`<table><thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Origin</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Action</th></tr></thead><tbody>
+${shown.map(({ k, chain }) => keyRow(who, all, k, chain))}</tbody></table>`
+}
+${unlisted > 0 ? html`<p class="hint">${unlisted} older revoked ${unlisted === 1 ? 'key is' : 'keys are'} not listed (only the ${REVOKED_KEYS_LISTED} revoked last are).</p>` : ''}</section>
+<section aria-labelledby="sess-h"><h2 id="sess-h">Sign-in sessions</h2><p>You are signed in to the portal in ${sessions} ${sessions === 1 ? 'place' : 'places'}.</p>
+<form method="post" action="/sessions/revoke-others"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Sign out everywhere else</button></form></section>`;
 }
 
 /** A key's row in the list; `chain`: how many live keys revoking it revokes too. */
 function keyRow(who: SignedIn, all: ApiKeyInfo[], k: ApiKeyInfo, chain: number): SafeHtml {
   const csrf = who.session.csrf;
-  return html`<tr>
-    <td><code>${k.prefix}…</code></td>
-    <td>
-      ${k.label}${k.id === who.session.keyId && k.revokedAt === null ? html` <span class="hint">(you signed in with this key: revoking it signs you out)</span>` : ''}
-    </td>
-    <td>${when(k.createdAt)}</td>
-    <td>${originOf(k, all)}</td>
-    <td>${when(k.lastUsedAt)}</td>
-    <td>${k.revokedAt === null ? 'Active' : html`Revoked ${when(k.revokedAt)}`}</td>
-    <td>
-      ${
-        k.revokedAt === null
-          ? html`<form method="post" action="/keys/${k.id}/revoke" class="inline">
-                <input type="hidden" name="_csrf" value="${csrf}" /><button
-                  type="submit"
-                  aria-label="Revoke key ${k.prefix}"
-                  ${chain > 0 ? html` aria-describedby="chain-${k.id}"` : ''}
-                >
-                  Revoke
-                </button>
-              </form>
-              ${
-                chain > 0
-                  ? html` <span class="hint" id="chain-${k.id}">also revokes the ${keys(chain)} created with it</span>`
-                  : ''
-              }`
-          : ''
-      }
-    </td>
-  </tr>`;
+  return html`<tr><td><code>${k.prefix}…</code></td><td>${k.label}${k.id === who.session.keyId && k.revokedAt === null ? html` <span class="hint">(you signed in with this key: revoking it signs you out)</span>` : ''}</td><td>${when(k.createdAt)}</td><td>${originOf(k, all)}</td><td>${when(k.lastUsedAt)}</td>
+<td>${k.revokedAt === null ? 'Active' : html`Revoked ${when(k.revokedAt)}`}</td>
+<td>${
+    k.revokedAt === null
+      ? html`<form method="post" action="/keys/${k.id}/revoke" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" aria-label="Revoke key ${k.prefix}"${chain > 0 ? html` aria-describedby="chain-${k.id}"` : ''}>Revoke</button></form>${
+          chain > 0
+            ? html` <span class="hint" id="chain-${k.id}">also revokes the ${keys(chain)} created with it</span>`
+            : ''
+        }`
+      : ''
+  }</td></tr>`;
 }
 
 /** The confirmation asked before revoking a key that other keys were created with: it lists them. */
@@ -340,26 +269,12 @@ function confirmPage(
     active: 'keys',
     who: signed,
     body: html`<p>Revoke key <code>${k.prefix}…</code>${k.label ? html` (${k.label})` : ''}?</p>
-      <p id="revoke-chain">
-        <strong>${keys(n)} created with it will be revoked too</strong>: ${n === 1 ? 'it was' : 'they were'} created in
-        portal sessions signed in with this key, or with a key created that way.
-      </p>
-      <ul>
-        ${also.map((x) => html`<li><code>${x.prefix}…</code>${x.label ? html` (${x.label})` : ''}: ${originOf(x, list)}, ${when(x.createdAt)}</li>`)}
-      </ul>
-      <p>
-        Agents using any of these ${n + 1} keys are refused from then on, and portal sessions signed in with them are
-        signed out.
-      </p>
-      ${signsOut ? html`<p class="warn">You signed in with one of these keys: revoking them signs you out.</p>` : ''}
-      <form method="post" action="/keys/${k.id}/revoke">
-        <input type="hidden" name="_csrf" value="${signed.session.csrf}" /><input
-          type="hidden"
-          name="confirm"
-          value="yes"
-        />
-        <button type="submit" aria-describedby="revoke-chain">Revoke ${n + 1} keys</button>
-      </form>
-      <p><a href="/keys">Cancel: keep them</a></p>`,
+<p id="revoke-chain"><strong>${keys(n)} created with it will be revoked too</strong>: ${n === 1 ? 'it was' : 'they were'} created in portal sessions signed in with this key, or with a key created that way.</p>
+<ul>${also.map((x) => html`<li><code>${x.prefix}…</code>${x.label ? html` (${x.label})` : ''}: ${originOf(x, list)}, ${when(x.createdAt)}</li>`)}</ul>
+<p>Agents using any of these ${n + 1} keys are refused from then on, and portal sessions signed in with them are signed out.</p>
+${signsOut ? html`<p class="warn">You signed in with one of these keys: revoking them signs you out.</p>` : ''}
+<form method="post" action="/keys/${k.id}/revoke"><input type="hidden" name="_csrf" value="${signed.session.csrf}"><input type="hidden" name="confirm" value="yes">
+<button type="submit" aria-describedby="revoke-chain">Revoke ${n + 1} keys</button></form>
+<p><a href="/keys">Cancel: keep them</a></p>`,
   });
 }

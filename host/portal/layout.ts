@@ -27,41 +27,19 @@ const NAV: { id: Section; href: string; label: string }[] = [
 
 export function renderPage(o: PageOptions): string {
   const nav = o.user
-    ? html`<nav aria-label="Main">
-        <ul>
-          ${NAV.map(
-            (n) =>
-              html`<li><a href="${n.href}" ${n.id === o.active ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
-          )}
-        </ul>
-        <form method="post" action="/logout" class="inline">
-          <input type="hidden" name="_csrf" value="${o.csrf ?? ''}" />
-          <span class="who">Signed in as ${o.user.email}</span> <button type="submit">Sign out</button>
-        </form>
-      </nav>`
+    ? html`<nav aria-label="Main"><ul>${NAV.map(
+        (n) => html`<li><a href="${n.href}"${n.id === o.active ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
+      )}</ul>
+      <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${o.csrf ?? ''}">
+      <span class="who">Signed in as ${o.user.email}</span> <button type="submit">Sign out</button></form></nav>`
     : '';
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${o.title} · Workbench</title>
-        <link rel="stylesheet" href="/portal.css" />
-        ${o.continueTo ? html`<meta http-equiv="refresh" content="0; url=${o.continueTo}" />` : ''}
-      </head>
-      <body>
-        <a class="skip" href="#main">Skip to content</a>
-        <header>
-          <p class="brand"><a href="/">Workbench</a></p>
-          ${nav}
-        </header>
-        <main id="main" tabindex="-1">
-          <h1>${o.title}</h1>
-          ${o.body}
-        </main>
-        <footer><p>Workbench: your integrations for AI agents.</p></footer>
-      </body>
-    </html>`.value;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${o.title} · Workbench</title><link rel="stylesheet" href="/portal.css">${o.continueTo ? html`<meta http-equiv="refresh" content="0; url=${o.continueTo}">` : ''}</head>
+<body><a class="skip" href="#main">Skip to content</a>
+<header><p class="brand"><a href="/">Workbench</a></p>${nav}</header>
+<main id="main" tabindex="-1"><h1>${o.title}</h1>${o.body}</main>
+<footer><p>Workbench: your integrations for AI agents.</p></footer></body></html>`.value;
 }
 
 export const PORTAL_CSS = `

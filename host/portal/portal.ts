@@ -123,8 +123,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
       const who = await ctx.signedIn(request);
       return ctx.sendPage(reply, 404, {
         title: 'Page not found',
-        body: html`<p class="error" role="alert">There is no page at this address.</p>
-          <p><a href="/">Go to the Workbench start page</a></p>`,
+        body: html`<p class="error" role="alert">There is no page at this address.</p><p><a href="/">Go to the Workbench start page</a></p>`,
         ...(who ? { who } : {}),
       });
     });
