@@ -37,8 +37,10 @@ import type {
   CallScope,
   CompiledEgressPolicy,
   Credential,
+  InboundResponse,
   Interceptor,
   OutboundRequest,
+  Step,
 } from './types.js';
 
 /**
@@ -170,85 +172,124 @@ export function createBridge(egress: EgressPolicy, options: BridgeOptions = {}):
     connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 10_000, policy.requestTimeoutMs),
     requestTimeoutMs: policy.requestTimeoutMs,
   });
-  const run = compose(...BRIDGE_INTERCEPTORS.map((step) => step.make()))(transport.send);
-  const calls = new WeakMap<CallScope, CallContext>();
-  const budget = new BufferBudget({
-    limit: egress.maxBufferedBytes,
-    share: egress.maxBufferedShare,
-    maxResponseBytes: egress.maxResponseBytes,
-  });
+  const parts: BridgeParts = {
+    policy,
+    run: compose(...BRIDGE_INTERCEPTORS.map((step) => step.make()))(transport.send),
+    calls: new WeakMap<CallScope, CallContext>(),
+    budget: new BufferBudget({
+      limit: egress.maxBufferedBytes,
+      share: egress.maxBufferedShare,
+      maxResponseBytes: egress.maxResponseBytes,
+    }),
+  };
 
   return {
-    async dispatch(raw, scope, delivered) {
-      let call = calls.get(scope);
-      if (!call) calls.set(scope, (call = createCallContext(scope, policy)));
-      const reservation = budget.open(scope.manifest.name);
-      // whatever becomes of the request, its bytes are back in the budget when its call ends
-      const forget = call.onEnd(() => reservation.release());
-      let handedOver = false;
-      try {
-        if (
-          typeof raw?.url !== 'string' ||
-          typeof raw.method !== 'string' ||
-          typeof raw.headers !== 'object' ||
-          raw.headers === null
-        ) {
-          return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } };
-        }
-        const body = requestBody(raw, policy.maxRequestBodyBytes);
-        let url: URL;
-        try {
-          url = normaliseUrl(raw.url);
-        } catch {
-          return {
-            ok: false,
-            error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `"${raw.url.slice(0, 200)}" is not a valid URL` },
-          };
-        }
-        const req: OutboundRequest = {
-          url,
-          method: raw.method,
-          headers: { ...raw.headers },
-          body,
-          hop: 0,
-          initialOrigin: url.origin,
-          signal: scope.signal,
-          reservation,
-        };
-        const res = await run(req, call);
-        if (delivered && reservation.bytes > 0) {
-          // the body stays counted until the sandbox process has it (see HttpHandler)
-          handedOver = true;
-          const release = (): void => {
-            reservation.release();
-            forget();
-          };
-          delivered.then(release, release);
-        }
-        const response: BridgeResponse = {
-          status: res.status,
-          statusText: res.statusText,
-          headers: res.headers,
-          body: res.body,
-          url: res.url,
-        };
-        // bytes that are not UTF-8 text cross the sandbox's JSON messages as base64
-        if (res.bytes)
-          response.bodyBase64 = Buffer.from(res.bytes.buffer, res.bytes.byteOffset, res.bytes.byteLength).toString(
-            'base64',
-          );
-        return { ok: true, response };
-      } catch (e) {
-        if (isBridgeError(e)) return { ok: false, error: { code: e.code, message: e.message } };
-        return { ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } };
-      } finally {
-        if (!handedOver) {
-          reservation.release();
-          forget();
-        }
-      }
-    },
-    bufferStats: () => ({ heldBytes: budget.held, limitBytes: budget.limit, refusals: budget.refusals }),
+    dispatch: (raw, scope, delivered) => dispatch(parts, raw, scope, delivered),
+    bufferStats: () => ({
+      heldBytes: parts.budget.held,
+      limitBytes: parts.budget.limit,
+      refusals: parts.budget.refusals,
+    }),
     close: () => transport.close(),
   };
+}
+
+/** What every request through one bridge shares. */
+interface BridgeParts {
+  policy: CompiledEgressPolicy;
+  /** the steps (BRIDGE_INTERCEPTORS) over the transport */
+  run: Step;
+  calls: WeakMap<CallScope, CallContext>;
+  budget: BufferBudget;
+}
+
+type BridgeFailure = Extract<BridgeResult, { ok: false }>;
+
+/** One ctx.http request (Bridge.dispatch): never rejects, and gives its body's bytes back to the budget. */
+async function dispatch(
+  bridge: BridgeParts,
+  raw: BridgeRequest,
+  scope: CallScope,
+  delivered: Promise<void> | undefined,
+): Promise<BridgeResult> {
+  let call = bridge.calls.get(scope);
+  if (!call) bridge.calls.set(scope, (call = createCallContext(scope, bridge.policy)));
+  const reservation = bridge.budget.open(scope.manifest.name);
+  // whatever becomes of the request, its bytes are back in the budget when its call ends
+  const forget = call.onEnd(() => reservation.release());
+  let handedOver = false;
+  try {
+    const req = outboundRequest(raw, scope, bridge.policy, reservation);
+    if ('ok' in req) return req;
+    const res = await bridge.run(req, call);
+    if (delivered && reservation.bytes > 0) {
+      // the body stays counted until the sandbox process has it (see HttpHandler)
+      handedOver = true;
+      const release = (): void => {
+        reservation.release();
+        forget();
+      };
+      delivered.then(release, release);
+    }
+    return { ok: true, response: bridgeResponse(res) };
+  } catch (e) {
+    if (isBridgeError(e)) return { ok: false, error: { code: e.code, message: e.message } };
+    return { ok: false, error: { code: 'GW_ERR_BRIDGE_NETWORK', message: 'the request failed' } };
+  } finally {
+    if (!handedOver) {
+      reservation.release();
+      forget();
+    }
+  }
+}
+
+/** The sandbox's plain request as the steps take it, or why it is malformed (its body may throw a BridgeError). */
+function outboundRequest(
+  raw: BridgeRequest,
+  scope: CallScope,
+  policy: CompiledEgressPolicy,
+  reservation: OutboundRequest['reservation'],
+): OutboundRequest | BridgeFailure {
+  if (
+    typeof raw?.url !== 'string' ||
+    typeof raw.method !== 'string' ||
+    typeof raw.headers !== 'object' ||
+    raw.headers === null
+  ) {
+    return { ok: false, error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: 'malformed request' } };
+  }
+  const body = requestBody(raw, policy.maxRequestBodyBytes);
+  let url: URL;
+  try {
+    url = normaliseUrl(raw.url);
+  } catch {
+    return {
+      ok: false,
+      error: { code: 'GW_ERR_BRIDGE_BAD_REQUEST', message: `"${raw.url.slice(0, 200)}" is not a valid URL` },
+    };
+  }
+  return {
+    url,
+    method: raw.method,
+    headers: { ...raw.headers },
+    body,
+    hop: 0,
+    initialOrigin: url.origin,
+    signal: scope.signal,
+    reservation,
+  };
+}
+
+function bridgeResponse(res: InboundResponse): BridgeResponse {
+  const response: BridgeResponse = {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+    body: res.body,
+    url: res.url,
+  };
+  // bytes that are not UTF-8 text cross the sandbox's JSON messages as base64
+  if (res.bytes)
+    response.bodyBase64 = Buffer.from(res.bytes.buffer, res.bytes.byteOffset, res.bytes.byteLength).toString('base64');
+  return response;
 }

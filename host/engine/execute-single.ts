@@ -18,6 +18,7 @@ import type {
 import type { AuditSink } from '../audit/audit.js';
 import type { ConnectionService, Credential } from '../connections/types.js';
 import type { TransportName } from '../meta-tools/types.js';
+import type { PluginManifest } from '../../contracts/manifest.js';
 import type { Policy } from '../policy/schema.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import { sandboxLimits } from '../policy/limits.js';
@@ -274,32 +275,65 @@ async function runInSandbox(
   args: unknown,
   config: Record<string, unknown>,
 ): Promise<ExecutionItem | typeof NOT_STARTED> {
-  const { plugin } = resolved;
-  const manifest = plugin.manifest;
+  const manifest = resolved.plugin.manifest;
   const limits: SandboxLimits = sandboxLimits(deps.policy, manifest.name);
   const ended = new AbortController();
-  let credentialGone: string | undefined;
-  let credentialError: string | undefined;
+  const credential: CredentialTrouble = {};
+  const scope = callScope(deps, caller, manifest, limits, ended.signal, credential);
+  const task = runTask(deps, caller, resolved, args, config, limits);
+  const outcome = await runUntilCancelled(deps, task, scope, caller.signal, ended);
+  if (!outcome.ok && outcome.error.code === 'GW_ERR_SANDBOX_CANCELLED') return NOT_STARTED;
+  deps.metrics.sandboxCalls.inc({ outcome: outcome.ok ? 'ok' : outcome.error.code });
+  return itemOf(deps, caller, resolved, outcome, credential);
+}
+
+/** Why the credential the bridge loaded lazily for a call could not be had, if it could not. */
+interface CredentialTrouble {
+  gone?: string;
+  error?: string;
+}
+
+/** What the bridge needs of the call: its plugin, its request budget, its end, its credential (loaded on first use). */
+function callScope(
+  deps: EngineDeps,
+  caller: Caller,
+  manifest: PluginManifest,
+  limits: SandboxLimits,
+  ended: AbortSignal,
+  trouble: CredentialTrouble,
+): CallScope {
   let credentialPromise: Promise<Credential | undefined> | undefined;
-  const scope: CallScope = {
+  return {
     manifest,
     requestCount: { n: 0 },
     maxRequests: limits.maxRequestsPerCall,
-    signal: ended.signal,
+    signal: ended,
     getCredential: () => {
       credentialPromise ??= deps.connections.credential(caller.user.id, manifest).then(
         (c) => {
-          if (!c) credentialGone = 'the connection was removed or needs to be re-authorised';
+          if (!c) trouble.gone = 'the connection was removed or needs to be re-authorised';
           return c;
         },
         (err: unknown) => {
-          credentialError = err instanceof Error ? err.message : String(err);
+          trouble.error = err instanceof Error ? err.message : String(err);
           throw err;
         },
       );
       return credentialPromise;
     },
   };
+}
+
+function runTask(
+  deps: EngineDeps,
+  caller: Caller,
+  resolved: ResolvedTool,
+  args: unknown,
+  config: Record<string, unknown>,
+  limits: SandboxLimits,
+): RunTask {
+  const { plugin } = resolved;
+  const manifest = plugin.manifest;
   const task: RunTask = {
     callId: randomUUID(),
     plugin: { name: manifest.name, version: manifest.version, source: plugin.source, sourceHash: plugin.sourceHash },
@@ -311,21 +345,39 @@ async function runInSandbox(
     user: caller.user.id,
   };
   if (deps.policy.sandbox.contextMode === 'per-tenant') task.contextKey = caller.user.tenant;
-  const cancel = caller.signal;
+  return task;
+}
+
+/** The sandbox run; the client's cancellation stops its ctx.http requests, and they all end with the run. */
+async function runUntilCancelled(
+  deps: EngineDeps,
+  task: RunTask,
+  scope: CallScope,
+  cancel: AbortSignal | undefined,
+  ended: AbortController,
+): Promise<RunOutcome> {
   const onCancel = (): void => ended.abort(CALL_ENDED);
   cancel?.addEventListener('abort', onCancel, { once: true });
-  let outcome: RunOutcome;
   try {
-    outcome = await deps.sandbox.run(task, (req, delivered) => deps.bridge.dispatch(req, scope, delivered), cancel);
+    return await deps.sandbox.run(task, (req, delivered) => deps.bridge.dispatch(req, scope, delivered), cancel);
   } finally {
     cancel?.removeEventListener('abort', onCancel);
     ended.abort(CALL_ENDED);
   }
-  if (!outcome.ok && outcome.error.code === 'GW_ERR_SANDBOX_CANCELLED') return NOT_STARTED;
-  deps.metrics.sandboxCalls.inc({ outcome: outcome.ok ? 'ok' : outcome.error.code });
+}
+
+/** The execution's item from the run's outcome: cancelled, credential trouble, the result, or the handler's error. */
+function itemOf(
+  deps: EngineDeps,
+  caller: Caller,
+  resolved: ResolvedTool,
+  outcome: RunOutcome,
+  credential: CredentialTrouble,
+): ExecutionItem {
+  const manifest = resolved.plugin.manifest;
   // A handler that still finished keeps its result; one that failed most likely failed because its
   // requests were stopped, and says so.
-  if (!outcome.ok && cancel?.aborted) {
+  if (!outcome.ok && caller.signal?.aborted) {
     // keep what the handler said: it may have failed for its own reason (a timeout, a 404) just as the cancellation came
     const item = cancelled(manifest.name, true);
     return {
@@ -333,37 +385,48 @@ async function runInSandbox(
       error: `${item.error}; the handler then failed (${outcome.error.code}): ${outcome.error.message.slice(0, 500)}`,
     };
   }
-  if (credentialGone)
-    return notConnected(manifest.name, credentialGone, whyNotConnectable(manifest, deps.connections.clientFor));
-  if (credentialError)
+  if (credential.gone)
+    return notConnected(manifest.name, credential.gone, whyNotConnectable(manifest, deps.connections.clientFor));
+  if (credential.error)
     return {
-      error: `Could not load the ${manifest.name} credential: ${credentialError}`,
+      error: `Could not load the ${manifest.name} credential: ${credential.error}`,
       code: 'GW_ERR_ENGINE_CREDENTIAL_FAILED',
       integration: manifest.name,
     };
-  if (outcome.ok) {
-    const budget = caller.resultBudget;
-    if (budget) {
-      // bytes as the policy says (UTF-8), counted as results arrive: the batch's results never
-      // take more than the budget in the host, whatever their order
-      const bytes = Buffer.byteLength(outcome.resultJson);
-      if (bytes > budget.remaining)
-        return {
-          error: `The results of this batch exceed ${deps.policy.requests.maxBatchResultBytes} bytes; this result (${bytes} bytes) was dropped after its handler ran. Split the batch or narrow the request.`,
-          code: 'GW_ERR_RESULT_BATCH_TOO_LARGE',
-          integration: manifest.name,
-        };
-      budget.remaining -= bytes;
-    }
+  if (!outcome.ok) return { error: outcome.error.message, code: outcome.error.code };
+  const dropped = overBatchBudget(deps, caller, manifest.name, outcome.resultJson);
+  if (dropped) return dropped;
+  return {
+    result: screenedResult(deps, outcome.resultJson, {
+      integration: manifest.name,
+      tool: resolved.tool.manifest.name,
+      requestId: caller.requestId,
+    }),
+  };
+}
+
+/**
+ * The error for a result that does not fit in what is left of the batch's result budget, or
+ * undefined after taking its bytes from the budget. Bytes as the policy says (UTF-8), counted as
+ * results arrive: the batch's results never take more than the budget in the host, whatever their order.
+ */
+function overBatchBudget(
+  deps: EngineDeps,
+  caller: Caller,
+  integration: string,
+  resultJson: string,
+): ErrorItem | undefined {
+  const budget = caller.resultBudget;
+  if (!budget) return undefined;
+  const bytes = Buffer.byteLength(resultJson);
+  if (bytes > budget.remaining)
     return {
-      result: screenedResult(deps, outcome.resultJson, {
-        integration: manifest.name,
-        tool: resolved.tool.manifest.name,
-        requestId: caller.requestId,
-      }),
+      error: `The results of this batch exceed ${deps.policy.requests.maxBatchResultBytes} bytes; this result (${bytes} bytes) was dropped after its handler ran. Split the batch or narrow the request.`,
+      code: 'GW_ERR_RESULT_BATCH_TOO_LARGE',
+      integration,
     };
-  }
-  return { error: outcome.error.message, code: outcome.error.code };
+  budget.remaining -= bytes;
+  return undefined;
 }
 
 /**

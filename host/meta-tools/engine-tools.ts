@@ -27,7 +27,13 @@ const executionSchema = z.strictObject({
 });
 
 export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
-  const executeTools: MetaTool<z.ZodObject<{ executions: z.ZodArray<typeof executionSchema> }>> = {
+  return [executeToolsTool(deps), continueToolResultTool(deps), whoamiTool()];
+}
+
+function executeToolsTool(
+  deps: EngineToolDeps,
+): MetaTool<z.ZodObject<{ executions: z.ZodArray<typeof executionSchema> }>> {
+  return {
     name: 'execute_tools',
     order: 30,
     title: 'Execute tools',
@@ -77,8 +83,12 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
       return { json: null, text, images, isError: items.every(isErrorItem) };
     },
   };
+}
 
-  const continueToolResult: MetaTool<z.ZodObject<{ continuationId: z.ZodString; part: z.ZodDefault<z.ZodNumber> }>> = {
+function continueToolResultTool(
+  deps: EngineToolDeps,
+): MetaTool<z.ZodObject<{ continuationId: z.ZodString; part: z.ZodDefault<z.ZodNumber> }>> {
+  return {
     name: 'continue_tool_result',
     order: 40,
     title: 'Continue a truncated result',
@@ -124,8 +134,10 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
       };
     },
   };
+}
 
-  const whoami: MetaTool<z.ZodObject<Record<string, never>>> = {
+function whoamiTool(): MetaTool<z.ZodObject<Record<string, never>>> {
+  return {
     name: 'whoami',
     order: 90,
     title: 'Who am I',
@@ -136,6 +148,4 @@ export function createEngineMetaTools(deps: EngineToolDeps): MetaTool[] {
       return { json: { id: ctx.user.id, email: ctx.user.email, tenant: ctx.user.tenant } };
     },
   };
-
-  return [executeTools, continueToolResult, whoami];
 }
