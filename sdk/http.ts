@@ -211,71 +211,90 @@ function isHttpError(err: unknown): err is HttpError {
   );
 }
 
+/** The request a call sends: the API's default headers under the call's own, and its body (JSON unless raw). */
+function requestInit(
+  api: ApiOptions,
+  method: string,
+  options: RequestOptions,
+): { method: string; headers: Record<string, string>; body?: string | Uint8Array } {
+  const headers: Record<string, string> = { accept: 'application/json', ...api.headers, ...options.headers };
+  if (options.accept !== undefined) headers['accept'] = options.accept;
+  if (options.rawBody !== undefined) {
+    if (options.contentType !== undefined) headers['content-type'] = options.contentType;
+    return { method, headers, body: options.rawBody };
+  }
+  if (options.body === undefined) return { method, headers };
+  headers['content-type'] = options.contentType ?? 'application/json';
+  return { method, headers, body: JSON.stringify(api.wrapBody ? api.wrapBody(options.body) : options.body) };
+}
+
+/** Sends through ctx.http; a refusal by the gateway becomes the plugin's (or the default) Error. */
+async function send(
+  api: ApiOptions,
+  ctx: PluginContext,
+  method: string,
+  url: string,
+  options: RequestOptions,
+): Promise<HttpResponse> {
+  try {
+    return await ctx.http(url, requestInit(api, method, options));
+  } catch (err) {
+    if (!isHttpError(err)) throw err;
+    const failure: BridgeFailure = { code: err.code, error: err, method, action: options.action, options };
+    throw api.bridgeFailure?.(failure) ?? defaultBridgeFailure(failure, api.provider);
+  }
+}
+
+/** Throws the Error for a failed answer: the plugin's own mapping, or the default one. */
+async function failWith(
+  api: ApiOptions,
+  integration: string,
+  describe: NonNullable<ApiOptions['describe']>,
+  res: HttpResponse,
+  method: string,
+  url: string,
+  options: RequestOptions,
+): Promise<never> {
+  const text = await res.text();
+  const data = parseJson(text);
+  const retryAfter = res.headers.get('retry-after');
+  const failure: ApiFailure = {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+    text,
+    data,
+    detail: describe(data, text).replace(/[.\s]+$/, ''),
+    retryAfter,
+    retryAfterSec: retryAfterSeconds(retryAfter),
+    method,
+    url,
+    action: options.action,
+    options,
+  };
+  throw api.failure?.(failure) ?? defaultFailure(failure, api.provider, integration);
+}
+
+/** A successful answer's body, read the way the call expects it. */
+async function answerBody(api: ApiOptions, res: HttpResponse, options: RequestOptions): Promise<unknown> {
+  const expect = options.expect ?? 'json';
+  if (expect === 'response') return res;
+  if (expect === 'bytes') return res.bytes();
+  const text = await res.text();
+  if (expect === 'text') return text;
+  if (!text) return undefined;
+  const data = parseJson(text);
+  if (data !== undefined || options.lenient) return data ?? text;
+  throw new UpstreamError(
+    `${api.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+    res.status,
+  );
+}
+
 /** A client for one provider's API; see ApiOptions. */
 export function createApi(api: ApiOptions): Api {
   const integration = api.integration ?? api.provider.toLowerCase();
   const describe = api.describe ?? describeError;
-
-  function init(
-    method: string,
-    options: RequestOptions,
-  ): { method: string; headers: Record<string, string>; body?: string | Uint8Array } {
-    const headers: Record<string, string> = { accept: 'application/json', ...api.headers, ...options.headers };
-    if (options.accept !== undefined) headers['accept'] = options.accept;
-    if (options.rawBody !== undefined) {
-      if (options.contentType !== undefined) headers['content-type'] = options.contentType;
-      return { method, headers, body: options.rawBody };
-    }
-    if (options.body === undefined) return { method, headers };
-    headers['content-type'] = options.contentType ?? 'application/json';
-    return { method, headers, body: JSON.stringify(api.wrapBody ? api.wrapBody(options.body) : options.body) };
-  }
-
-  async function send(ctx: PluginContext, method: string, url: string, options: RequestOptions): Promise<HttpResponse> {
-    try {
-      return await ctx.http(url, init(method, options));
-    } catch (err) {
-      if (!isHttpError(err)) throw err;
-      const failure: BridgeFailure = { code: err.code, error: err, method, action: options.action, options };
-      throw api.bridgeFailure?.(failure) ?? defaultBridgeFailure(failure, api.provider);
-    }
-  }
-
-  async function fail(res: HttpResponse, method: string, url: string, options: RequestOptions): Promise<never> {
-    const text = await res.text();
-    const data = parseJson(text);
-    const retryAfter = res.headers.get('retry-after');
-    const failure: ApiFailure = {
-      status: res.status,
-      statusText: res.statusText,
-      headers: res.headers,
-      text,
-      data,
-      detail: describe(data, text).replace(/[.\s]+$/, ''),
-      retryAfter,
-      retryAfterSec: retryAfterSeconds(retryAfter),
-      method,
-      url,
-      action: options.action,
-      options,
-    };
-    throw api.failure?.(failure) ?? defaultFailure(failure, api.provider, integration);
-  }
-
-  async function body(res: HttpResponse, options: RequestOptions): Promise<unknown> {
-    const expect = options.expect ?? 'json';
-    if (expect === 'response') return res;
-    if (expect === 'bytes') return res.bytes();
-    const text = await res.text();
-    if (expect === 'text') return text;
-    if (!text) return undefined;
-    const data = parseJson(text);
-    if (data !== undefined || options.lenient) return data ?? text;
-    throw new UpstreamError(
-      `${api.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
-      res.status,
-    );
-  }
 
   async function request<T>(
     ctx: PluginContext,
@@ -284,9 +303,9 @@ export function createApi(api: ApiOptions): Api {
     options: RequestOptions,
   ): Promise<ApiAnswer<T>> {
     const url = `${/^https:\/\//i.test(path) ? path : api.base + path}${queryString(options.query)}`;
-    const res = await send(ctx, method, url, options);
-    if (!res.ok) return fail(res, method, url, options);
-    return { status: res.status, headers: res.headers, url: res.url, data: (await body(res, options)) as T };
+    const res = await send(api, ctx, method, url, options);
+    if (!res.ok) return failWith(api, integration, describe, res, method, url, options);
+    return { status: res.status, headers: res.headers, url: res.url, data: (await answerBody(api, res, options)) as T };
   }
 
   async function json<T>(ctx: PluginContext, method: string, path: string, options: RequestOptions): Promise<T> {

@@ -92,6 +92,15 @@ interface InFlight {
   watchdog: NodeJS.Timeout;
 }
 
+/** Told when a sandbox process has exited: the plugins blamed, and whether the blame is certain. */
+type OnChildExit = (
+  child: ChildHandle,
+  blamed: PluginIdentity[],
+  code: number | null,
+  signal: string | null,
+  certain: boolean,
+) => void;
+
 export class ChildHandle {
   readonly ready: Promise<number>;
   exited = false;
@@ -113,17 +122,7 @@ export class ChildHandle {
    * `restarts` says whether a process that dies now is replaced (false once the host is shutting
    * down); the calls it fails say so.
    */
-  constructor(
-    options: ResolvedSandboxOptions,
-    onExit: (
-      child: ChildHandle,
-      blamed: PluginIdentity[],
-      code: number | null,
-      signal: string | null,
-      certain: boolean,
-    ) => void,
-    restarts: () => boolean = () => true,
-  ) {
+  constructor(options: ResolvedSandboxOptions, onExit: OnChildExit, restarts: () => boolean = () => true) {
     this.#options = options;
     const env: Record<string, string> = {
       WB_SANDBOX_WORKERS: String(options.workers),
@@ -175,51 +174,61 @@ export class ChildHandle {
       }
     });
     this.#proc.on('error', (e) => markFailed(e));
-    this.#proc.on('exit', (code, signal) => {
-      this.exited = true;
-      markFailed(fail('GW_ERR_SANDBOX_CRASHED', { message: `the sandbox process exited (${signal ?? code})` }));
-      // a plugin known to have brought the process down (V8 lost control of its isolate, or one of its
-      // calls wedged a worker) is blamed alone; otherwise every plugin with a call in flight is
-      const culprit = this.#culprit;
-      const blamed: PluginIdentity[] = culprit ? [culprit] : [];
-      const next = restarts() ? 'it is being restarted' : 'the gateway is shutting down';
-      const why = culprit
-        ? `another call in the same sandbox process brought it down (${signal ?? `exit code ${code}`})`
-        : (signal ?? `exit code ${code}`);
-      for (const [id, call] of this.#inFlight) {
-        if (!culprit) blamed.push(call.task.plugin);
-        if (id === this.#culpritCall?.id) {
-          // this call's own work held the worker (a step V8 did not interrupt): it ran out of time
-          this.#settle(id, {
-            outcome: failure(
-              'GW_ERR_SANDBOX_TIMEOUT',
-              `the call held its sandbox worker past its time limits in work that could not be interrupted, and the sandbox process was replaced (${this.#culpritCall.message})`,
-            ),
-            strike: false,
-          });
-          continue;
-        }
-        const own = culprit !== undefined && samePlugin(call.task.plugin, culprit);
-        const outcome = failure(
-          'GW_ERR_SANDBOX_CRASHED',
-          `the sandbox process died during the call (${own ? `a call of this plugin brought it down (${signal ?? `exit code ${code}`})` : why}); ${next}`,
-        );
-        // a bystander of a known culprit that has changed nothing outside the sandbox may run again;
-        // when the culprit is not known, any call in flight may be it, and running them all again
-        // could bring the next process down too
-        const bystander = culprit !== undefined && !own && !call.carried.unsafe;
-        this.#settle(
-          id,
-          bystander
-            ? { outcome, strike: false, rerun: { requests: call.carried.requests } }
-            : { outcome, strike: false },
-        );
+    this.#proc.on('exit', (code, signal) => this.#onExit(code, signal, markFailed, onExit, restarts));
+  }
+
+  /**
+   * The process has exited: every call still in flight is settled, saying whether it may run again,
+   * and `onExit` learns which plugins to blame.
+   */
+  #onExit(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    markFailed: (e: Error) => void,
+    onExit: OnChildExit,
+    restarts: () => boolean,
+  ): void {
+    this.exited = true;
+    markFailed(fail('GW_ERR_SANDBOX_CRASHED', { message: `the sandbox process exited (${signal ?? code})` }));
+    // a plugin known to have brought the process down (V8 lost control of its isolate, or one of its
+    // calls wedged a worker) is blamed alone; otherwise every plugin with a call in flight is
+    const culprit = this.#culprit;
+    const blamed: PluginIdentity[] = culprit ? [culprit] : [];
+    const next = restarts() ? 'it is being restarted' : 'the gateway is shutting down';
+    const why = culprit
+      ? `another call in the same sandbox process brought it down (${signal ?? `exit code ${code}`})`
+      : (signal ?? `exit code ${code}`);
+    for (const [id, call] of this.#inFlight) {
+      if (!culprit) blamed.push(call.task.plugin);
+      if (id === this.#culpritCall?.id) {
+        // this call's own work held the worker (a step V8 did not interrupt): it ran out of time
+        this.#settle(id, {
+          outcome: failure(
+            'GW_ERR_SANDBOX_TIMEOUT',
+            `the call held its sandbox worker past its time limits in work that could not be interrupted, and the sandbox process was replaced (${this.#culpritCall.message})`,
+          ),
+          strike: false,
+        });
+        continue;
       }
-      for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
-      this.#memoryWaiters.clear();
-      // certain: the plugin blamed is known to have brought the process down (else every plugin in flight is a suspect)
-      onExit(this, blamed, code, signal, culprit !== undefined);
-    });
+      const own = culprit !== undefined && samePlugin(call.task.plugin, culprit);
+      const outcome = failure(
+        'GW_ERR_SANDBOX_CRASHED',
+        `the sandbox process died during the call (${own ? `a call of this plugin brought it down (${signal ?? `exit code ${code}`})` : why}); ${next}`,
+      );
+      // a bystander of a known culprit that has changed nothing outside the sandbox may run again;
+      // when the culprit is not known, any call in flight may be it, and running them all again
+      // could bring the next process down too
+      const bystander = culprit !== undefined && !own && !call.carried.unsafe;
+      this.#settle(
+        id,
+        bystander ? { outcome, strike: false, rerun: { requests: call.carried.requests } } : { outcome, strike: false },
+      );
+    }
+    for (const resolve of this.#memoryWaiters.values()) resolve(undefined);
+    this.#memoryWaiters.clear();
+    // certain: the plugin blamed is known to have brought the process down (else every plugin in flight is a suspect)
+    onExit(this, blamed, code, signal, culprit !== undefined);
   }
 
   get pid(): number | undefined {

@@ -144,68 +144,68 @@ function defaultBridgeFailure(f, provider) {
 function isHttpError(err) {
   return typeof err === "object" && err !== null && typeof err.code === "string" && err.code.startsWith("GW_ERR_BRIDGE_");
 }
+function requestInit(api2, method, options) {
+  const headers = { accept: "application/json", ...api2.headers, ...options.headers };
+  if (options.accept !== void 0) headers["accept"] = options.accept;
+  if (options.rawBody !== void 0) {
+    if (options.contentType !== void 0) headers["content-type"] = options.contentType;
+    return { method, headers, body: options.rawBody };
+  }
+  if (options.body === void 0) return { method, headers };
+  headers["content-type"] = options.contentType ?? "application/json";
+  return { method, headers, body: JSON.stringify(api2.wrapBody ? api2.wrapBody(options.body) : options.body) };
+}
+async function send(api2, ctx, method, url, options) {
+  try {
+    return await ctx.http(url, requestInit(api2, method, options));
+  } catch (err) {
+    if (!isHttpError(err)) throw err;
+    const failure = { code: err.code, error: err, method, action: options.action, options };
+    throw api2.bridgeFailure?.(failure) ?? defaultBridgeFailure(failure, api2.provider);
+  }
+}
+async function failWith(api2, integration, describe, res, method, url, options) {
+  const text = await res.text();
+  const data = parseJson(text);
+  const retryAfter2 = res.headers.get("retry-after");
+  const failure = {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+    text,
+    data,
+    detail: describe(data, text).replace(/[.\s]+$/, ""),
+    retryAfter: retryAfter2,
+    retryAfterSec: retryAfterSeconds(retryAfter2),
+    method,
+    url,
+    action: options.action,
+    options
+  };
+  throw api2.failure?.(failure) ?? defaultFailure(failure, api2.provider, integration);
+}
+async function answerBody(api2, res, options) {
+  const expect = options.expect ?? "json";
+  if (expect === "response") return res;
+  if (expect === "bytes") return res.bytes();
+  const text = await res.text();
+  if (expect === "text") return text;
+  if (!text) return void 0;
+  const data = parseJson(text);
+  if (data !== void 0 || options.lenient) return data ?? text;
+  throw new UpstreamError(
+    `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+    res.status
+  );
+}
 function createApi(api2) {
   const integration = api2.integration ?? api2.provider.toLowerCase();
   const describe = api2.describe ?? describeError;
-  function init(method, options) {
-    const headers = { accept: "application/json", ...api2.headers, ...options.headers };
-    if (options.accept !== void 0) headers["accept"] = options.accept;
-    if (options.rawBody !== void 0) {
-      if (options.contentType !== void 0) headers["content-type"] = options.contentType;
-      return { method, headers, body: options.rawBody };
-    }
-    if (options.body === void 0) return { method, headers };
-    headers["content-type"] = options.contentType ?? "application/json";
-    return { method, headers, body: JSON.stringify(api2.wrapBody ? api2.wrapBody(options.body) : options.body) };
-  }
-  async function send2(ctx, method, url, options) {
-    try {
-      return await ctx.http(url, init(method, options));
-    } catch (err) {
-      if (!isHttpError(err)) throw err;
-      const failure = { code: err.code, error: err, method, action: options.action, options };
-      throw api2.bridgeFailure?.(failure) ?? defaultBridgeFailure(failure, api2.provider);
-    }
-  }
-  async function fail(res, method, url, options) {
-    const text = await res.text();
-    const data = parseJson(text);
-    const retryAfter2 = res.headers.get("retry-after");
-    const failure = {
-      status: res.status,
-      statusText: res.statusText,
-      headers: res.headers,
-      text,
-      data,
-      detail: describe(data, text).replace(/[.\s]+$/, ""),
-      retryAfter: retryAfter2,
-      retryAfterSec: retryAfterSeconds(retryAfter2),
-      method,
-      url,
-      action: options.action,
-      options
-    };
-    throw api2.failure?.(failure) ?? defaultFailure(failure, api2.provider, integration);
-  }
-  async function body(res, options) {
-    const expect = options.expect ?? "json";
-    if (expect === "response") return res;
-    if (expect === "bytes") return res.bytes();
-    const text = await res.text();
-    if (expect === "text") return text;
-    if (!text) return void 0;
-    const data = parseJson(text);
-    if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(
-      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
-      res.status
-    );
-  }
   async function request(ctx, method, path, options) {
     const url = `${/^https:\/\//i.test(path) ? path : api2.base + path}${query(options.query)}`;
-    const res = await send2(ctx, method, url, options);
-    if (!res.ok) return fail(res, method, url, options);
-    return { status: res.status, headers: res.headers, url: res.url, data: await body(res, options) };
+    const res = await send(api2, ctx, method, url, options);
+    if (!res.ok) return failWith(api2, integration, describe, res, method, url, options);
+    return { status: res.status, headers: res.headers, url: res.url, data: await answerBody(api2, res, options) };
   }
   async function json(ctx, method, path, options) {
     const answer = await request(ctx, method, path, { ...options, expect: "json" });
@@ -343,7 +343,7 @@ var api = createApi({
   bridgeFailure: bridgeWords
 });
 var get = (ctx, path, options) => api.json(ctx, "GET", path, options);
-var send = (ctx, method, path, body, action) => api.json(ctx, method, path, { body, action });
+var send2 = (ctx, method, path, body, action) => api.json(ctx, method, path, { body, action });
 function nextPage(headers) {
   const v = (headers.get("x-next-page") ?? "").trim();
   return /^\d+$/.test(v) ? Number(v) : null;
@@ -635,7 +635,7 @@ var createIssue = defineTool({
       issue_type: a.issue_type
     };
     return slimIssue(
-      await send(ctx, "POST", `${projectPath(a)}/issues`, body, "creating the issue"),
+      await send2(ctx, "POST", `${projectPath(a)}/issues`, body, "creating the issue"),
       LIST_TEXT_CHARS
     );
   }
@@ -663,7 +663,7 @@ var updateIssue = defineTool({
       );
     }
     const assignee_ids = await idsFor(ctx, a.assignees, "assignee");
-    const issue = await send(
+    const issue = await send2(
       ctx,
       "PUT",
       `${projectPath(a)}/issues/${a.issue_iid}`,
@@ -680,7 +680,7 @@ var addIssueNote = defineTool({
   handler: async (ctx, a) => {
     const path = `${projectPath(a)}/issues/${a.issue_iid}/notes`;
     return slimNote(
-      await send(
+      await send2(
         ctx,
         "POST",
         path,
@@ -769,7 +769,7 @@ var createMergeRequest = defineTool({
       squash: a.squash
     };
     return slimMergeRequest(
-      await send(ctx, "POST", `${projectPath(a)}/merge_requests`, body, "creating the merge request"),
+      await send2(ctx, "POST", `${projectPath(a)}/merge_requests`, body, "creating the merge request"),
       LIST_TEXT_CHARS
     );
   }
@@ -811,7 +811,7 @@ var updateMergeRequest = defineTool({
     body["assignee_ids"] = await idsFor(ctx, a.assignees, "assignee");
     body["reviewer_ids"] = await idsFor(ctx, a.reviewers, "reviewer");
     return slimMergeRequest(
-      await send(ctx, "PUT", path, body, `merge request !${a.merge_request_iid}`),
+      await send2(ctx, "PUT", path, body, `merge request !${a.merge_request_iid}`),
       LIST_TEXT_CHARS
     );
   }
@@ -877,7 +877,7 @@ var mergeMergeRequest = defineTool({
     };
     let mr;
     try {
-      mr = await send(ctx, "PUT", `${mrPath(a)}/merge`, body, `merging !${a.merge_request_iid}`);
+      mr = await send2(ctx, "PUT", `${mrPath(a)}/merge`, body, `merging !${a.merge_request_iid}`);
     } catch (err) {
       throw await mergeRefusal(ctx, a, err);
     }
@@ -938,7 +938,7 @@ var addMergeRequestNote = defineTool({
   input: schema,
   annotations: changes("Comment on merge request (review note)"),
   handler: async (ctx, a) => slimNote(
-    await send(
+    await send2(
       ctx,
       "POST",
       `${mrPath(a)}/notes`,
@@ -1012,7 +1012,7 @@ var createPipeline = defineTool({
   handler: async (ctx, a) => {
     const body = { ref: a.ref, variables: a.variables?.length ? a.variables : void 0 };
     return slimPipeline(
-      await send(ctx, "POST", `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`)
+      await send2(ctx, "POST", `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`)
     );
   }
 });
@@ -1228,7 +1228,7 @@ var createBranch = defineTool({
       );
     }
     const from = a.ref || await defaultBranch(ctx, a);
-    const branch = await send(
+    const branch = await send2(
       ctx,
       "POST",
       `${projectPath(a)}/repository/branches`,

@@ -146,68 +146,68 @@ function defaultBridgeFailure(f, provider) {
 function isHttpError(err) {
   return typeof err === "object" && err !== null && typeof err.code === "string" && err.code.startsWith("GW_ERR_BRIDGE_");
 }
+function requestInit(api2, method, options) {
+  const headers = { accept: "application/json", ...api2.headers, ...options.headers };
+  if (options.accept !== void 0) headers["accept"] = options.accept;
+  if (options.rawBody !== void 0) {
+    if (options.contentType !== void 0) headers["content-type"] = options.contentType;
+    return { method, headers, body: options.rawBody };
+  }
+  if (options.body === void 0) return { method, headers };
+  headers["content-type"] = options.contentType ?? "application/json";
+  return { method, headers, body: JSON.stringify(api2.wrapBody ? api2.wrapBody(options.body) : options.body) };
+}
+async function send(api2, ctx, method, url, options) {
+  try {
+    return await ctx.http(url, requestInit(api2, method, options));
+  } catch (err) {
+    if (!isHttpError(err)) throw err;
+    const failure = { code: err.code, error: err, method, action: options.action, options };
+    throw api2.bridgeFailure?.(failure) ?? defaultBridgeFailure(failure, api2.provider);
+  }
+}
+async function failWith(api2, integration, describe, res, method, url, options) {
+  const text = await res.text();
+  const data = parseJson(text);
+  const retryAfter = res.headers.get("retry-after");
+  const failure = {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+    text,
+    data,
+    detail: describe(data, text).replace(/[.\s]+$/, ""),
+    retryAfter,
+    retryAfterSec: retryAfterSeconds(retryAfter),
+    method,
+    url,
+    action: options.action,
+    options
+  };
+  throw api2.failure?.(failure) ?? defaultFailure(failure, api2.provider, integration);
+}
+async function answerBody(api2, res, options) {
+  const expect = options.expect ?? "json";
+  if (expect === "response") return res;
+  if (expect === "bytes") return res.bytes();
+  const text = await res.text();
+  if (expect === "text") return text;
+  if (!text) return void 0;
+  const data = parseJson(text);
+  if (data !== void 0 || options.lenient) return data ?? text;
+  throw new UpstreamError(
+    `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
+    res.status
+  );
+}
 function createApi(api2) {
   const integration = api2.integration ?? api2.provider.toLowerCase();
   const describe = api2.describe ?? describeError;
-  function init(method, options) {
-    const headers = { accept: "application/json", ...api2.headers, ...options.headers };
-    if (options.accept !== void 0) headers["accept"] = options.accept;
-    if (options.rawBody !== void 0) {
-      if (options.contentType !== void 0) headers["content-type"] = options.contentType;
-      return { method, headers, body: options.rawBody };
-    }
-    if (options.body === void 0) return { method, headers };
-    headers["content-type"] = options.contentType ?? "application/json";
-    return { method, headers, body: JSON.stringify(api2.wrapBody ? api2.wrapBody(options.body) : options.body) };
-  }
-  async function send(ctx, method, url, options) {
-    try {
-      return await ctx.http(url, init(method, options));
-    } catch (err) {
-      if (!isHttpError(err)) throw err;
-      const failure = { code: err.code, error: err, method, action: options.action, options };
-      throw api2.bridgeFailure?.(failure) ?? defaultBridgeFailure(failure, api2.provider);
-    }
-  }
-  async function fail(res, method, url, options) {
-    const text = await res.text();
-    const data = parseJson(text);
-    const retryAfter = res.headers.get("retry-after");
-    const failure = {
-      status: res.status,
-      statusText: res.statusText,
-      headers: res.headers,
-      text,
-      data,
-      detail: describe(data, text).replace(/[.\s]+$/, ""),
-      retryAfter,
-      retryAfterSec: retryAfterSeconds(retryAfter),
-      method,
-      url,
-      action: options.action,
-      options
-    };
-    throw api2.failure?.(failure) ?? defaultFailure(failure, api2.provider, integration);
-  }
-  async function body(res, options) {
-    const expect = options.expect ?? "json";
-    if (expect === "response") return res;
-    if (expect === "bytes") return res.bytes();
-    const text = await res.text();
-    if (expect === "text") return text;
-    if (!text) return void 0;
-    const data = parseJson(text);
-    if (data !== void 0 || options.lenient) return data ?? text;
-    throw new UpstreamError(
-      `${api2.provider} answered ${res.status} with something that is not JSON while trying to ${options.action}.`,
-      res.status
-    );
-  }
   async function request(ctx, method, path2, options) {
     const url = `${/^https:\/\//i.test(path2) ? path2 : api2.base + path2}${query(options.query)}`;
-    const res = await send(ctx, method, url, options);
-    if (!res.ok) return fail(res, method, url, options);
-    return { status: res.status, headers: res.headers, url: res.url, data: await body(res, options) };
+    const res = await send(api2, ctx, method, url, options);
+    if (!res.ok) return failWith(api2, integration, describe, res, method, url, options);
+    return { status: res.status, headers: res.headers, url: res.url, data: await answerBody(api2, res, options) };
   }
   async function json(ctx, method, path2, options) {
     const answer = await request(ctx, method, path2, { ...options, expect: "json" });
