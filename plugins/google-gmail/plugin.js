@@ -1091,6 +1091,7 @@ var searchEmails = defineTool({
         const m = await gmail(ctx, "GET", path`/messages/${id2}`, {
           query: query22,
           action: `read message ${id2}`
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what the read threw, unchanged
         }).catch((err) => isNotFound(err) ? null : Promise.reject(err));
         return m && slimMessage(m);
       })

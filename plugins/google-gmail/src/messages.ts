@@ -180,10 +180,10 @@ export const searchEmails = defineTool({
         .map(async ({ id }) => {
           const query = { format: 'metadata', metadataHeaders: LIST_HEADERS };
           // a message deleted between the list and the read is left out; any other failure counts
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what the read threw, unchanged
           const m = await gmail<GmailMessage>(ctx, 'GET', path`/messages/${id}`, {
             query,
             action: `read message ${id}`,
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what the read threw, unchanged
           }).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
           return m && slimMessage(m);
         }),

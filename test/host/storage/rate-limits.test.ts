@@ -293,8 +293,8 @@ describe('rate limits shared by replicas on one PostgreSQL database', { skip: po
         const limits = { perUserPerMinute: 0, perTenantPerMinute: 5 };
         const replicas = strict.map((d) => createSharedRateLimiter({ db: d, limits, logger: silent }));
         await roomInWindow(strict[0]!);
-        // eslint-disable-next-line @typescript-eslint/await-thenable -- take() answers a promise, or undefined at once when both limits are zero
         const results = await Promise.all(
+          // eslint-disable-next-line @typescript-eslint/await-thenable -- take() answers a promise, or undefined at once when both limits are zero
           Array.from({ length: 50 }, (_, i) => replicas[i % 2]!.take(`s${i}`, 'strict')),
         );
         assert.equal(results.filter((r) => r === undefined).length, 5);
