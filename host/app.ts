@@ -7,7 +7,7 @@
  * in host/transport and in host/portal only.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Resolver } from './bridge/index.js';
+import type { Bridge, Resolver } from './bridge/index.js';
 import type { AuditLineWriter } from './audit/audit.js';
 import type { AuditRetention, AuditRetentionOptions } from './audit/retention.js';
 import type { GatewayConfig } from './config.js';
@@ -18,7 +18,7 @@ import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
 import type { PluginLoadError } from './registry/load-plugins.js';
-import type { PluginReport } from './registry/plugin-loader.js';
+import type { PluginLoader, PluginReport } from './registry/plugin-loader.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
 import type { Db } from './storage/db.js';
@@ -35,7 +35,7 @@ import { UserRequests } from './transport/caller-auth.js';
 import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surface.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
 import { registerRestRoutes } from './transport/rest.js';
-import { trackConnections } from './transport/connection-drain.js';
+import { trackConnections, type ConnectionDrain } from './transport/connection-drain.js';
 import { createAudit, startAuditRetention } from './wiring/audit.js';
 import { createConnections } from './wiring/connections.js';
 import { createMetaTools, pluginCatalog, policyAccess } from './wiring/meta-tools.js';
@@ -113,12 +113,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const metrics = createMetrics();
   const { audit, auditRetention } = createAudit(policy, db, logger, metrics, options);
   const { rateLimiter, metaCalls } = createRateLimits(policy, db, logger, metrics);
-  registerSandboxMetrics(metrics.registry, () => sandbox.stats());
-  registerBridgeMetrics(metrics.registry, () => bridge.bufferStats());
-  const countReload = registerPluginMetrics(metrics.registry, () => ({
-    plugins: registry.plugins().length,
-    tools: registry.toolCount,
-  }));
+  const countReload = registerRuntimeMetrics(metrics, sandbox, bridge, registry);
 
   const engine: EngineDeps = { registry, policy, connections, sandbox, bridge, audit, metrics, logger, rateLimiter };
   const continuations = new ContinuationStore(
@@ -153,46 +148,48 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   await plugins.load();
 
   const app = createHttpApp(policy, logger);
+  const served = { config, policy, db, users, sandbox, metrics, logger, engine, connections, metaTools, metaCalls };
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
-  registerRoutes(app, {
-    config,
-    policy,
-    db,
-    users,
-    sandbox,
-    metrics,
-    logger,
-    engine,
-    connections,
-    metaTools,
-    catalog,
-    pluginAllowed: access.pluginAllowed,
-    requests,
-    metaCalls,
-  });
+  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed });
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
+  return gatewayOf(app, { ...served, requests, registry, auditRetention }, { plugins, closing, drain, bridge });
+}
+
+/** The gauges read at each scrape: the sandbox's workers, the bridge's buffers, the plugins served. */
+function registerRuntimeMetrics(
+  metrics: Metrics,
+  sandbox: Sandbox,
+  bridge: Bridge,
+  registry: Registry,
+): ReturnType<typeof registerPluginMetrics> {
+  registerSandboxMetrics(metrics.registry, () => sandbox.stats());
+  registerBridgeMetrics(metrics.registry, () => bridge.bufferStats());
+  return registerPluginMetrics(metrics.registry, () => ({
+    plugins: registry.plugins().length,
+    tools: registry.toolCount,
+  }));
+}
+
+/** What the gateway serves, as a Gateway's plain fields. */
+type Served = Omit<Gateway, 'app' | 'pluginErrors' | 'reloadPlugins' | 'listen' | 'close'>;
+
+/** The gateway handed to its caller: what it serves, plus its plugin reloads, listen and close. */
+function gatewayOf(
+  app: FastifyInstance,
+  served: Served,
+  running: { plugins: PluginLoader; closing: AbortController; drain: ConnectionDrain; bridge: Bridge },
+): Gateway {
+  const { plugins, closing, drain, bridge } = running;
+  const { config, sandbox, db, auditRetention } = served;
   return {
-    config,
+    ...served,
     app,
-    db,
-    users,
-    registry,
     get pluginErrors() {
       return plugins.errors();
     },
     reloadPlugins: () => plugins.reload(),
-    policy,
-    sandbox,
-    connections,
-    metrics,
-    logger,
-    engine,
-    metaTools,
-    requests,
-    metaCalls,
-    auditRetention,
     async listen() {
       return app.listen({ port: config.port, host: config.host });
     },

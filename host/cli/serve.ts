@@ -23,19 +23,53 @@ export async function runServe(config: GatewayConfig): Promise<number> {
   const gateway = await createGateway(config);
   // Listen before the first user is created: a start that cannot listen (the port is taken) must not
   // create it and print its key only to exit, leaving the next start with no key to print.
-  let url: string;
+  const url = await listenOrClose(gateway);
+  // SIGHUP is handled before the record below tells anyone to send it
+  const signals = handleSignals(gateway, () => record);
+  const record = recordServer(gateway, url);
+  const first = await createFirstUser(gateway, async () => {
+    signals.remove();
+    record.remove();
+    await gateway.close();
+  });
+  if (first) printFirstUser(config, first.key);
+  gateway.logger.info(
+    { url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount },
+    `Workbench ${VERSION} listening on ${url}`,
+  );
+  await signals.stopped;
+  record.remove();
+  await gateway.close();
+  return 0;
+}
+
+/** Starts listening; a start that cannot (e.g. the port is taken) stops the sandbox process and the database. */
+async function listenOrClose(gateway: Gateway): Promise<string> {
   try {
-    url = await gateway.listen();
+    return await gateway.listen();
   } catch (err) {
-    // e.g. the port is taken: stop the sandbox process and the database, or the process stays up
+    // or the process stays up
     await gateway.close();
     throw err;
   }
-  // The handlers are installed at once, and stay until the process exits: a signal during the
-  // drain must not take Node's default action (exit at once, dropping the calls in flight). Repeats
-  // are common and innocent: a group signal (Ctrl-C, systemd, `timeout`) reaches this process
-  // through bin/workbench.js too, so it arrives twice, and systemd or an impatient operator may send
-  // SIGTERM again. SIGKILL is the way to stop at once.
+}
+
+interface SignalHandlers {
+  /** resolves at the first SIGTERM or SIGINT: the drain begins */
+  stopped: Promise<void>;
+  /** takes the handlers off again (a start that fails) */
+  remove(): void;
+}
+
+/**
+ * SIGTERM and SIGINT start the drain, SIGHUP reloads the plugins. The handlers are installed at
+ * once, and stay until the process exits: a signal during the drain must not take Node's default
+ * action (exit at once, dropping the calls in flight). Repeats are common and innocent: a group
+ * signal (Ctrl-C, systemd, `timeout`) reaches this process through bin/workbench.js too, so it
+ * arrives twice, and systemd or an impatient operator may send SIGTERM again. SIGKILL is the way to
+ * stop at once.
+ */
+function handleSignals(gateway: Gateway, record: () => RecordHandle): SignalHandlers {
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let draining = false;
@@ -55,60 +89,63 @@ export async function runServe(config: GatewayConfig): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  // SIGHUP reloads the plugins (handled before the record below tells anyone to send it)
   const onHangup = (): void => {
     if (draining)
       gateway.logger.info(
         { signal: 'SIGHUP' },
         'SIGHUP during the shutdown ignored: plugins are not reloaded while the server drains',
       );
-    else void reloadOnSignal(gateway, record);
+    else void reloadOnSignal(gateway, record());
   };
   process.on('SIGHUP', onHangup);
-  const record = recordServer(gateway, url);
-  // Replicas starting together on an empty database race here: the loser's insert fails on the
-  // unique email, and it simply starts without printing a key. Any other failure (a read-only or
-  // full database) stops the start: a server with no user and no key printed has no way in. The
-  // user and its key are made in one transaction, so a failure leaves no user behind (the next
-  // start is the first start again, and prints a key).
-  let first: { key: string } | undefined;
-  try {
-    if ((await gateway.users.count()) === 0)
-      first = await gateway.users.createWithApiKey(FIRST_USER_EMAIL, 'default', 'first start');
-  } catch (err) {
-    if (!isUniqueViolation(err)) {
+  return {
+    stopped,
+    remove() {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       process.off('SIGHUP', onHangup);
-      record.remove();
-      await gateway.close();
+    },
+  };
+}
+
+/**
+ * The first user, on a first start (none yet), with its key. Replicas starting together on an empty
+ * database race here: the loser's insert fails on the unique email, and it simply starts without
+ * printing a key. Any other failure (a read-only or full database) stops the start, after
+ * `abandon`: a server with no user and no key printed has no way in. The user and its key are made
+ * in one transaction, so a failure leaves no user behind (the next start is the first start again,
+ * and prints a key).
+ */
+async function createFirstUser(gateway: Gateway, abandon: () => Promise<void>): Promise<{ key: string } | undefined> {
+  try {
+    if ((await gateway.users.count()) === 0)
+      return await gateway.users.createWithApiKey(FIRST_USER_EMAIL, 'default', 'first start');
+  } catch (err) {
+    if (!isUniqueViolation(err)) {
+      await abandon();
       throw fail('GW_ERR_STORAGE_UNAVAILABLE', {
         message: `could not create the first user: ${err instanceof Error ? err.message : String(err)}`,
       });
     }
   }
-  if (first) {
-    const { key } = first;
-    const clientConfig = {
-      mcpServers: {
-        workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } },
-      },
-    };
-    // For the person starting it, on stderr: stdout carries only JSON lines (the logs, or audit
-    // events with the stdout sink), which collectors parse and ship.
-    process.stderr.write(
-      `\nWorkbench created a local user (${FIRST_USER_EMAIL}). Its API key is shown once:\n\n  ${key}\n\n` +
-        `MCP client configuration:\n\n${JSON.stringify(clientConfig, null, 2)}\n\n`,
-    );
-  }
-  gateway.logger.info(
-    { url, plugins: gateway.registry.plugins().length, tools: gateway.registry.toolCount },
-    `Workbench ${VERSION} listening on ${url}`,
+  return undefined;
+}
+
+/**
+ * The first user's key and a ready MCP client configuration, for the person starting it, on
+ * stderr: stdout carries only JSON lines (the logs, or audit events with the stdout sink), which
+ * collectors parse and ship.
+ */
+function printFirstUser(config: GatewayConfig, key: string): void {
+  const clientConfig = {
+    mcpServers: {
+      workbench: { type: 'http', url: `${config.publicUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } },
+    },
+  };
+  process.stderr.write(
+    `\nWorkbench created a local user (${FIRST_USER_EMAIL}). Its API key is shown once:\n\n  ${key}\n\n` +
+      `MCP client configuration:\n\n${JSON.stringify(clientConfig, null, 2)}\n\n`,
   );
-  await stopped;
-  record.remove();
-  await gateway.close();
-  return 0;
 }
 
 interface RecordHandle {

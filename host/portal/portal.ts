@@ -75,21 +75,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
       if (methods.includes('GET') && !route.url.includes('*')) pages.push(patternOf(route.url));
     });
 
-    scope.setErrorHandler((err: FastifyError, request, reply) => {
-      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-      if (status >= 500) request.log.error({ err }, 'portal request failed');
-      const message =
-        status === 413
-          ? 'The form was too large.'
-          : status === 415
-            ? 'Submit the form from the page.'
-            : status >= 500
-              ? 'Something went wrong on our side. Try again.'
-              : 'The request was not understood.';
-      // the body was refused before it was read whole: close the connection, or Node would read the rest
-      if (status === 413 || status === 415) void reply.header('connection', 'close');
-      return ctx.sendError(reply, status, status >= 500 ? 'Server error' : 'Bad request', message);
-    });
+    scope.setErrorHandler((err: FastifyError, request, reply) => answerError(ctx, err, request, reply));
 
     scope.get('/portal.css', async (_request, reply) =>
       reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(PORTAL_CSS),
@@ -101,32 +87,65 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     registerActivityRoutes(scope, ctx);
     registerKeyRoutes(scope, ctx);
 
-    // Any other GET. A portal page with a trailing slash goes to its canonical address; a browser
-    // (Accept: text/html) gets the portal's "not found" page with a way back; everything else, and
-    // every API path whatever it accepts, gets the gateway's own 404 (JSON on the gateway).
-    scope.get('/*', async (request, reply) => {
-      const notFound = (): FastifyReply => {
-        notOurs.add(request);
-        reply.callNotFound();
-        return reply;
-      };
-      const q = request.url.indexOf('?');
-      const path = q === -1 ? request.url : request.url.slice(0, q);
-      const search = q === -1 ? '' : request.url.slice(q);
-      if (isApiPath(path)) return notFound();
-      const canonical = path.replace(/\/+$/, '');
-      if (canonical !== path && canonical !== '' && pages.some((p) => p.test(canonical))) {
-        const to = ctx.safeNext(canonical + search, '');
-        if (to !== '') return reply.code(308).header('location', to).send();
-      }
-      if (!acceptsHtml(request)) return notFound();
-      const who = await ctx.signedIn(request);
-      return ctx.sendPage(reply, 404, {
-        title: 'Page not found',
-        body: html`<p class="error" role="alert">There is no page at this address.</p><p><a href="/">Go to the Workbench start page</a></p>`,
-        ...(who ? { who } : {}),
-      });
-    });
+    // any other GET: a redirect to a page's canonical address, the portal's 404 page, or the gateway's own 404
+    scope.get('/*', async (request, reply) => answerOtherGet(ctx, pages, notOurs, request, reply));
   });
   return ctx;
+}
+
+/** The portal's HTML error page for a request that failed: a status and a sentence the user can act on. */
+function answerError(
+  ctx: PortalContext,
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+  if (status >= 500) request.log.error({ err }, 'portal request failed');
+  const message =
+    status === 413
+      ? 'The form was too large.'
+      : status === 415
+        ? 'Submit the form from the page.'
+        : status >= 500
+          ? 'Something went wrong on our side. Try again.'
+          : 'The request was not understood.';
+  // the body was refused before it was read whole: close the connection, or Node would read the rest
+  if (status === 413 || status === 415) void reply.header('connection', 'close');
+  return ctx.sendError(reply, status, status >= 500 ? 'Server error' : 'Bad request', message);
+}
+
+/**
+ * Any other GET. A portal page with a trailing slash goes to its canonical address; a browser
+ * (Accept: text/html) gets the portal's "not found" page with a way back; everything else, and
+ * every API path whatever it accepts, gets the gateway's own 404 (JSON on the gateway).
+ */
+async function answerOtherGet(
+  ctx: PortalContext,
+  pages: readonly RegExp[],
+  notOurs: WeakSet<FastifyRequest>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const notFound = (): FastifyReply => {
+    notOurs.add(request);
+    reply.callNotFound();
+    return reply;
+  };
+  const q = request.url.indexOf('?');
+  const path = q === -1 ? request.url : request.url.slice(0, q);
+  const search = q === -1 ? '' : request.url.slice(q);
+  if (isApiPath(path)) return notFound();
+  const canonical = path.replace(/\/+$/, '');
+  if (canonical !== path && canonical !== '' && pages.some((p) => p.test(canonical))) {
+    const to = ctx.safeNext(canonical + search, '');
+    if (to !== '') return reply.code(308).header('location', to).send();
+  }
+  if (!acceptsHtml(request)) return notFound();
+  const who = await ctx.signedIn(request);
+  return ctx.sendPage(reply, 404, {
+    title: 'Page not found',
+    body: html`<p class="error" role="alert">There is no page at this address.</p><p><a href="/">Go to the Workbench start page</a></p>`,
+    ...(who ? { who } : {}),
+  });
 }

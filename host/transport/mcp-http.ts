@@ -105,75 +105,85 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     // the request counts against its user's requests in flight until its answer has ended (not
     // until this settles: in JSON mode the SDK's handleRequest never settles once the client has
     // gone, and the client's going aborts what the request started)
-    handler: (request, reply) => answer(request, reply),
+    handler: (request, reply) => answerPost(deps, cancellations, request, reply),
   });
+}
 
-  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const authenticated = await authenticateCaller(deps.users, request);
-    if (!authenticated) return sendUnauthorized(reply, true);
-    // let in over its user's limit for notifications only (a cancellation): a request is refused
-    if (cameOverLimit(request) && holdsRequest(request.body))
-      return void sendTooManyRequests(reply, true, deps.requests.limit);
-    const { user, keyValid } = authenticated;
-    // No parsed body (no JSON content type): the SDK answers that (415), as it would directly.
-    const invalid =
-      request.body === undefined
-        ? undefined
-        : (invalidRequest(request.body) ?? tooManyExecutions(request.body, deps.maxBatch));
-    if (invalid)
-      return reply
-        .code(400)
-        .send({ jsonrpc: '2.0', error: { code: -32600, message: invalid.message }, id: invalid.id });
-    const caller = callerIdentity(user.id, presentedKey(request) ?? '');
-    const tracked = cancellations.track(caller, request.body);
-    // finished() calls back even when the client already hung up during the key check; a
-    // response pipelined behind another on a connection the client drops never finishes, but
-    // its socket closes
-    let untracked = false;
-    const untrack = (): void => {
-      if (untracked) return;
-      untracked = true;
-      request.raw.socket?.off('close', untrack);
-      tracked.release();
-    };
-    finished(reply.raw, untrack);
-    request.raw.socket?.once('close', untrack);
-    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
-    reply.hijack();
-    const server = buildMcpServer(deps, user, 'mcp', {
-      cancellation: (id) => tracked.signalFor(id),
-      keyValid,
-      resultBudget: { remaining: deps.maxBatchResultBytes },
-    });
-    // The SDK refuses (406) a POST whose Accept lacks either type; the check here keeps a JSON
-    // answer tied to a client that said it takes one, whatever the SDK does.
-    const acceptsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');
-    const transport = new StreamableHTTPServerTransport({
-      enableJsonResponse: acceptsJson && !needsStream(request.body),
-    });
-    finished(reply.raw, () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      applyCancellations(
-        transport,
-        () => {
-          request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
-        },
-        (message) => cancellations.cancel(caller, message),
-      );
-      await transport.handleRequest(request.raw, reply.raw, request.body);
-    } catch (err) {
-      request.log.error({ err }, 'MCP request failed');
-      if (!reply.raw.headersSent)
-        reply.raw
-          .writeHead(500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
-      else if (!reply.raw.writableEnded) reply.raw.end();
-    }
+/** One POST /mcp: the caller and its body checked, then handed to a fresh protocol server. */
+async function answerPost(
+  deps: McpHttpDeps,
+  cancellations: McpCancellations,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const authenticated = await authenticateCaller(deps.users, request);
+  if (!authenticated) return sendUnauthorized(reply, true);
+  // let in over its user's limit for notifications only (a cancellation): a request is refused
+  if (cameOverLimit(request) && holdsRequest(request.body))
+    return void sendTooManyRequests(reply, true, deps.requests.limit);
+  const { user, keyValid } = authenticated;
+  // No parsed body (no JSON content type): the SDK answers that (415), as it would directly.
+  const invalid =
+    request.body === undefined
+      ? undefined
+      : (invalidRequest(request.body) ?? tooManyExecutions(request.body, deps.maxBatch));
+  if (invalid)
+    return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message: invalid.message }, id: invalid.id });
+  const caller = callerIdentity(user.id, presentedKey(request) ?? '');
+  const tracked = cancellations.track(caller, request.body);
+  releaseWhenAnswered(request, reply, tracked);
+  for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v);
+  reply.hijack();
+  const server = buildMcpServer(deps, user, 'mcp', {
+    cancellation: (id) => tracked.signalFor(id),
+    keyValid,
+    resultBudget: { remaining: deps.maxBatchResultBytes },
+  });
+  // The SDK refuses (406) a POST whose Accept lacks either type; the check here keeps a JSON
+  // answer tied to a client that said it takes one, whatever the SDK does.
+  const acceptsJson = /\bapplication\/json\b/i.test(request.headers.accept ?? '');
+  const transport = new StreamableHTTPServerTransport({
+    enableJsonResponse: acceptsJson && !needsStream(request.body),
+  });
+  finished(reply.raw, () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    applyCancellations(
+      transport,
+      () => {
+        request.log.info({ userId: user.id }, 'MCP request cancelled by the client');
+      },
+      (message) => cancellations.cancel(caller, message),
+    );
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  } catch (err) {
+    request.log.error({ err }, 'MCP request failed');
+    if (!reply.raw.headersSent)
+      reply.raw
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+    else if (!reply.raw.writableEnded) reply.raw.end();
+  }
+}
+
+/**
+ * Releases the request's cancellation tracking once its answer has ended, or its socket closed.
+ * finished() calls back even when the client already hung up during the key check; a response
+ * pipelined behind another on a connection the client drops never finishes, but its socket closes.
+ */
+function releaseWhenAnswered(request: FastifyRequest, reply: FastifyReply, tracked: { release(): void }): void {
+  let untracked = false;
+  const untrack = (): void => {
+    if (untracked) return;
+    untracked = true;
+    request.raw.socket?.off('close', untrack);
+    tracked.release();
   };
+  finished(reply.raw, untrack);
+  request.raw.socket?.once('close', untrack);
 }
 
 /** Whether a JSON-RPC body holds a request (a message with a method and an id), not only notifications or responses. */
