@@ -364,7 +364,8 @@ const heldBy = (idle: IsolateEntry[]): number => idle.reduce((sum, e) => sum + (
  * hold garbage (most first; no cold start follows), then by disposing the largest. Disposing first
  * churned: a worker keeping 7–8 plugins of a catalog plugin's size (each ~3.5 MiB committed after
  * a collection, up to COLLECT_AT_MB more before its next) went over the budget every few calls and
- * disposed the isolate of a plugin still in use (bench/README, seventh session).
+ * disposed the isolate of a plugin still in use (measured in commit e04aa59; the current figures are
+ * in bench/README.md, "The sandbox alone").
  */
 function enforceIdleBudget(): void {
   const budget = IDLE_HEAP_BUDGET_MB * 1024 * 1024;
