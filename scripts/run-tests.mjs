@@ -3,7 +3,8 @@
 // --no-node-snapshot (isolated-vm needs it). `npm test` builds first and runs every file.
 //
 // The test tree mirrors the source: the tests of host/<area>/ are in test/host/<area>/, of
-// sandbox/<part>/ in test/sandbox/<part>/, of common/ in test/common/, of sdk/ in test/sdk/, of
+// sandbox/<part>/ in test/sandbox/<part>/, of contracts/ and common/ in test/contracts/ and
+// test/common/, of sdk/ in test/sdk/, of
 // plugins/<name>/ in test/plugins/<name>.test.ts; suites that cross the whole gateway have their
 // own folders (e2e, security, faults, fuzz, invariants, conformance, load, architecture); shared
 // set-up is in test/helpers/ and data in test/fixtures/.
