@@ -14,12 +14,12 @@ import {
   runKeysReseal,
   runKeysRotate,
   runLoginLink,
-  runPluginValidate,
   runUsersCreate,
   runUsersKeys,
   runUsersRevokeKey,
 } from './admin.js';
 import { runPluginBuild, runPluginLink, runPluginNew, runPluginTest } from './plugin-commands.js';
+import { runPluginValidate } from './plugin-validate.js';
 import { runPluginsReload } from './plugins-reload.js';
 import { runSecurityReport } from './security-report.js';
 

@@ -1,9 +1,13 @@
 /**
  * @module host/engine/execute-single
  * One execution, read top to bottom:
- *   lookup → policy → rate limit → connection → validate (defaults) → sandbox run (credential
- *   loaded lazily by the bridge, refreshed if stale) → normalise → audit + log + metrics.
+ *   lookup → cancelled? → key revoked? → rate limits → policy → connection → argument size →
+ *   validate (defaults) → sandbox run (credential loaded lazily by the bridge, refreshed if stale)
+ *   → normalise → audit + log + metrics.
  * It never throws: every failure becomes an error item, and every path writes one audit event.
+ * One file on purpose (a little over 400 lines): it is the host half of an execution that
+ * docs/lifecycle.md describes step by step, and it is read as one story; each step is a short
+ * function below the one that calls it.
  */
 import { randomUUID } from 'node:crypto';
 import type { CallScope } from '../bridge/index.js';

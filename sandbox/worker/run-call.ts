@@ -33,6 +33,10 @@
  * into the isolate as an ArrayBuffer, decoded here and copied in by isolated-vm, which counts it
  * against the isolate's memory limit (an ArrayBuffer that does not fit fails the call with
  * GW_ERR_SANDBOX_MEMORY, as any allocation over the limit does).
+ *
+ * One file on purpose (over 400 lines): the worker side of a call is one object, IsolateCall, whose
+ * methods run in the order written (docs/architecture.md); splitting it across files would break
+ * the order a reader follows, and its state (closed, steps, forwarded requests) is shared by all.
  */
 import ivm from 'isolated-vm';
 import type { ToWorker, WorkerMessage, WorkerOutcome } from '../../contracts/worker-protocol.js';

@@ -3,6 +3,8 @@
  * The pull-request tools: list, read, open, edit, approve, decline, merge, the diff and comments.
  * Reviewers are account ids, {uuid}s or nicknames looked up among the workspace's members, and
  * never the author (Bitbucket refuses a pull request that names its author as a reviewer).
+ * One module on purpose (a little over 400 lines): one tool after another, each short, sharing the
+ * reviewer look-up and the pull request's shape; a file per tool would scatter those.
  */
 import { changes, defineTool, query, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
 import {

@@ -4,6 +4,8 @@
  * a tolerant tokenizer builds a small tree (unclosed and stray tags are forgiven), then a renderer
  * writes text. Every step is bounded (parse size, nesting depth, text length), so a pathological
  * body cannot run out the sandbox's CPU.
+ * One module on purpose (over 400 lines): the tokenizer, the tree and the renderer share the bounds
+ * and the node types, and each is short; split, the bounds would have to be passed between files.
  */
 
 export const MAX_TEXT = 20000;

@@ -2,6 +2,8 @@
  * @module plugins/atlassian-jira/src/issues
  * The issue tools: search with JQL, read, create, update, comment, move through the workflow,
  * assign, watch and link.
+ * One module on purpose (a little over 400 lines): one tool after another, each short, sharing the
+ * issue's shape and the field handling.
  */
 import { changes, defineTool, path, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { textToAdf } from './adf.js';

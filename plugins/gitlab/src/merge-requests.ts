@@ -2,6 +2,8 @@
  * @module plugins/gitlab/src/merge-requests
  * Merge requests: list, read, open, change (draft or ready, retarget, relabel, reassign), merge
  * (with each refusal said in words an agent can act on), review the diffs, comment.
+ * One module on purpose (a little over 400 lines): one tool after another, each short, sharing the
+ * merge request's shape and the merge refusals.
  */
 import { changes, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import {
