@@ -292,6 +292,34 @@ export const ERRORS = {
     message: said,
   },
 
+  // ---- built-in integrations (host/builtins): trusted host code serving tools like a plugin
+  GW_ERR_BUILTIN_FAILED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 502,
+    retryable: true,
+    summary:
+      'A built-in integration failed unexpectedly (a bug, or a resource it runs on failed); the request id is in the logs.',
+    message: said,
+  },
+  GW_ERR_BUILTIN_TIMEOUT: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 504,
+    retryable: true,
+    summary:
+      "A built-in tool ran past its wall-clock deadline (the integration's limits.wallMsPerCall); it was stopped.",
+    message: said,
+  },
+  GW_ERR_BUILTIN_RESULT_TOO_LARGE: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 502,
+    retryable: false,
+    summary:
+      "A built-in tool's result is over the integration's limits.maxResultBytes; ask for less (a smaller page, fewer characters).",
+    message: said,
+  },
   // ---- sandbox: the handler run (an execute_tools item; REST 502 unless a status is given)
   GW_ERR_SANDBOX_HANDLER_THREW: {
     group: 'sandbox',

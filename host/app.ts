@@ -37,6 +37,8 @@ import { registerMcpRoutes } from './transport/mcp-http.js';
 import { registerRestRoutes } from './transport/rest.js';
 import { trackConnections, type ConnectionDrain } from './transport/connection-drain.js';
 import { createAudit, startAuditRetention } from './wiring/audit.js';
+import { createBuiltins, type Builtins } from './wiring/builtins.js';
+import type { BuiltinIntegration } from './builtins/types.js';
 import { createConnections } from './wiring/connections.js';
 import { createMetaTools, pluginCatalog, policyAccess } from './wiring/meta-tools.js';
 import { createPlugins, warnAboutPluginRoots } from './wiring/plugins.js';
@@ -59,6 +61,8 @@ export interface GatewayOptions {
   sandboxFaultInjection?: boolean;
   /** the audit retention sweep's interval, batch size and clock (tests) */
   auditRetention?: Pick<AuditRetentionOptions, 'intervalMs' | 'batchRows' | 'now'>;
+  /** built-in integrations served besides the configured ones (tests); closed with the gateway */
+  extraBuiltins?: readonly BuiltinIntegration[];
   /**
    * answers the bridge's DNS lookups instead of the system resolver (the security report: names
    * that resolve to private addresses without asking a DNS server); never set by `serve`
@@ -115,7 +119,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const { rateLimiter, metaCalls } = createRateLimits(policy, db, logger, metrics);
   const countReload = registerRuntimeMetrics(metrics, sandbox, bridge, registry);
 
-  const engine: EngineDeps = { registry, policy, connections, sandbox, bridge, audit, metrics, logger, rateLimiter };
+  const engineParts = { registry, policy, connections, sandbox, bridge, audit, metrics, logger, rateLimiter };
+  const engine: EngineDeps = { ...engineParts, publicUrl: config.publicUrl };
+  const builtins = createBuiltins({
+    config,
+    policy,
+    db,
+    logger,
+    ...(options.extraBuiltins ? { extra: options.extraBuiltins } : {}),
+  });
   const continuations = new ContinuationStore(
     db,
     policy.resultCap.continuationTtlSec,
@@ -140,6 +152,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     roots: config.pluginDirs,
     metaTools,
     registry,
+    builtins: builtins.plugins,
     sandbox,
     policy,
     logger,
@@ -154,7 +167,11 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
-  return gatewayOf(app, { ...served, requests, registry, auditRetention }, { plugins, closing, drain, bridge });
+  return gatewayOf(
+    app,
+    { ...served, requests, registry, auditRetention },
+    { plugins, closing, drain, bridge, builtins },
+  );
 }
 
 /** The gauges read at each scrape: the sandbox's workers, the bridge's buffers, the plugins served. */
@@ -179,9 +196,15 @@ type Served = Omit<Gateway, 'app' | 'pluginErrors' | 'reloadPlugins' | 'listen' 
 function gatewayOf(
   app: FastifyInstance,
   served: Served,
-  running: { plugins: PluginLoader; closing: AbortController; drain: ConnectionDrain; bridge: Bridge },
+  running: {
+    plugins: PluginLoader;
+    closing: AbortController;
+    drain: ConnectionDrain;
+    bridge: Bridge;
+    builtins: Builtins;
+  },
 ): Gateway {
-  const { plugins, closing, drain, bridge } = running;
+  const { plugins, closing, drain, bridge, builtins } = running;
   const { config, sandbox, db, auditRetention } = served;
   return {
     ...served,
@@ -193,7 +216,7 @@ function gatewayOf(
     async listen() {
       return app.listen({ port: config.port, host: config.host });
     },
-    close: closeOnce({ closing, auditRetention, sandbox, app, drain, bridge, db }),
+    close: closeOnce({ closing, auditRetention, sandbox, app, drain, bridge, builtins, db }),
   };
 }
 

@@ -11,26 +11,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallScope } from '../bridge/index.js';
-import type {
-  BridgeRequest,
-  BridgeResult,
-  HttpHandler,
-  RunOutcome,
-  RunTask,
-  SandboxLimits,
-} from '../../contracts/protocol.js';
-import type { AuditSink } from '../audit/audit.js';
-import type { ConnectionService, Credential } from '../connections/types.js';
-import type { TransportName } from '../meta-tools/types.js';
+import type { RunOutcome, RunTask, SandboxLimits } from '../../contracts/protocol.js';
+import type { Credential } from '../connections/types.js';
 import type { PluginManifest } from '../../contracts/manifest.js';
-import type { Policy } from '../policy/schema.js';
 import { decideToolAccess } from '../policy/tenancy.js';
 import { sandboxLimits } from '../policy/limits.js';
-import type { Registry, ResolvedTool } from '../registry/registry.js';
-import { screenImages } from '../results/images.js';
-import type { User } from '../storage/users.js';
-import type { Logger } from '../telemetry/logger.js';
-import type { Metrics } from '../telemetry/metrics.js';
+import type { ResolvedTool } from '../registry/registry.js';
 import {
   cancelled,
   forbidden,
@@ -43,50 +29,13 @@ import {
   type ExecutionRequest,
 } from './outcomes.js';
 import { whyNotConnectable } from '../connections/connectable.js';
-import type { ExecutionRateLimiter } from './rate-limit.js';
 import { holdsMoreValuesThan, jsonLengthOver, validateArguments, VALIDATION_BUDGET } from './validate-args.js';
 import { fail } from '../../contracts/errors.js';
+import { resultItem } from './result-item.js';
+import { runBuiltin } from './run-builtin.js';
 
-/** The part of the sandbox the engine uses. */
-export interface SandboxRunner {
-  /** `signal`: a call still waiting for a slot when it is aborted never starts (GW_ERR_SANDBOX_CANCELLED) */
-  run(task: RunTask, http: HttpHandler, signal?: AbortSignal): Promise<RunOutcome>;
-}
-
-export interface BridgeDispatcher {
-  dispatch(req: BridgeRequest, scope: CallScope, delivered?: Promise<void>): Promise<BridgeResult>;
-}
-
-export interface EngineDeps {
-  registry: Registry;
-  policy: Policy;
-  connections: ConnectionService;
-  sandbox: SandboxRunner;
-  bridge: BridgeDispatcher;
-  audit: AuditSink;
-  metrics: Metrics;
-  logger: Logger;
-  /** in memory (SQLite) or in the database (PostgreSQL: a round trip when a limit is set) */
-  rateLimiter: ExecutionRateLimiter;
-}
-
-export interface Caller {
-  user: User;
-  transport: TransportName;
-  requestId: string;
-  /** REST: the path's integration; tools of other integrations resolve to nothing */
-  integration?: string;
-  /** bytes of results the rest of this batch may still return (shared by its executions) */
-  resultBudget?: { remaining: number } | undefined;
-  /** whether the request's API key is still valid (not revoked since the request came); asked before each execution starts */
-  keyValid?: (() => Promise<boolean>) | undefined;
-  /**
-   * Aborted when the client cancels the request (MCP `notifications/cancelled`; a dropped
-   * connection is not a cancellation): executions not yet started are not started, and the
-   * ctx.http requests of running ones are stopped.
-   */
-  signal?: AbortSignal;
-}
+export type { BridgeDispatcher, Caller, EngineDeps, SandboxRunner } from './engine-deps.js';
+import type { Caller, EngineDeps } from './engine-deps.js';
 
 type Refusal =
   | 'not_found'
@@ -139,7 +88,9 @@ export async function executeSingle(
         item = refuse(deps, 'cancelled', integration, cancelled(integration, false));
       } else {
         schemaError = pre.schemaError;
-        const ran = await runInSandbox(deps, caller, resolved, pre.args, pre.config);
+        const ran = resolved.plugin.builtin
+          ? await runBuiltin(deps, caller, resolved, pre.args)
+          : await runInSandbox(deps, caller, resolved, pre.args, pre.config);
         if (ran === NOT_STARTED) {
           // cancelled while it waited for a sandbox slot: it never ran, like one cancelled earlier
           item = refuse(deps, 'cancelled', integration, cancelled(integration, false));
@@ -398,56 +349,7 @@ function itemOf(
       integration: manifest.name,
     };
   if (!outcome.ok) return { error: outcome.error.message, code: outcome.error.code };
-  const dropped = overBatchBudget(deps, caller, manifest.name, outcome.resultJson);
-  if (dropped) return dropped;
-  return {
-    result: screenedResult(deps, outcome.resultJson, {
-      integration: manifest.name,
-      tool: resolved.tool.manifest.name,
-      requestId: caller.requestId,
-    }),
-  };
-}
-
-/**
- * The error for a result that does not fit in what is left of the batch's result budget, or
- * undefined after taking its bytes from the budget. Bytes as the policy says (UTF-8), counted as
- * results arrive: the batch's results never take more than the budget in the host, whatever their order.
- */
-function overBatchBudget(
-  deps: EngineDeps,
-  caller: Caller,
-  integration: string,
-  resultJson: string,
-): ErrorItem | undefined {
-  const budget = caller.resultBudget;
-  if (!budget) return undefined;
-  const bytes = Buffer.byteLength(resultJson);
-  if (bytes > budget.remaining)
-    return {
-      error: `The results of this batch exceed ${deps.policy.requests.maxBatchResultBytes} bytes; this result (${bytes} bytes) was dropped after its handler ran. Split the batch or narrow the request.`,
-      code: 'GW_ERR_RESULT_BATCH_TOO_LARGE',
-      integration,
-    };
-  budget.remaining -= bytes;
-  return undefined;
-}
-
-/**
- * The handler's result with each image that may not be shown replaced by an error in its place
- * (results/images.ts), for every transport: REST hands image sentinels on as they are. Only a
- * result whose JSON could hold a sentinel is walked (a key written with escapes holds `\u`).
- */
-function screenedResult(
-  deps: EngineDeps,
-  resultJson: string,
-  where: { integration: string; tool: string; requestId: string },
-): unknown {
-  const result = JSON.parse(resultJson) as unknown;
-  if (!resultJson.includes('_mcpImage') && !resultJson.includes('\\u')) return result;
-  const { value, refused } = screenImages(result, deps.policy.images);
-  if (refused.length > 0) deps.logger.warn({ ...where, refused }, 'images in a result were refused');
-  return value;
+  return resultItem(deps, caller, resolved, outcome.resultJson);
 }
 
 interface Observation {

@@ -3,6 +3,8 @@
  * The policy file: limits, egress, tenancy, result cap. Every key may be left out; the default is
  * written next to it. A file that does not validate stops start-up with a message naming the field.
  */
+import { browserPolicySchema } from './browser-policy.js';
+import { jotsPolicySchema } from './jots-policy.js';
 import * as z from 'zod';
 import { parseCidrs } from '../bridge/index.js';
 import { hostNameSchema } from '../../contracts/manifest.js';
@@ -276,6 +278,14 @@ export const policySchema = z
     tenants: z.record(z.string().min(1), tenantRuleSchema).default({}),
     /** per-plugin overrides of limits */
     plugins: z.record(z.string().min(1), z.object({ limits: limitsOverrideSchema.optional() }).strict()).default({}),
+    /** the built-in integrations (host/builtins): each may be turned off, and has limits of its own */
+    builtins: z
+      .object({
+        browser: browserPolicySchema.default(browserPolicySchema.parse({})),
+        jots: jotsPolicySchema.default(jotsPolicySchema.parse({})),
+      })
+      .strict()
+      .default({ browser: browserPolicySchema.parse({}), jots: jotsPolicySchema.parse({}) }),
     /** where audit events go: the database (default) or stdout as JSON lines; how long stored ones are kept */
     audit: z
       .object({

@@ -84,7 +84,7 @@ export function compileToolSchema(tool: ToolManifest): z.ZodType {
 }
 
 /** compileToolSchema, with the most sub-schemas one argument value meets (the validation budget's divisor). */
-function compileTool(tool: ToolManifest): Omit<LoadedTool, 'manifest'> {
+export function compileTool(tool: ToolManifest): Omit<LoadedTool, 'manifest'> {
   const problem = metaSchemaProblem(tool.inputSchema);
   if (problem)
     throw fail('GW_ERR_PLUGIN_INVALID', {

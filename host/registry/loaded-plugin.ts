@@ -5,6 +5,7 @@
  */
 import type * as z from 'zod';
 import type { PluginManifest, ToolManifest } from '../../contracts/manifest.js';
+import type { BuiltinIntegration } from '../builtins/types.js';
 
 export interface LoadedTool {
   manifest: ToolManifest;
@@ -26,6 +27,8 @@ export interface LoadedPlugin {
   tools: Map<string, LoadedTool>;
   /** why its regular-expression literals could not be checked (acorn could not parse it): refused unless the probe refuses it first */
   unscanned?: string;
+  /** a built-in integration (host/builtins): its tools run in the gateway, not in the sandbox; no folder, no plugin.js */
+  builtin?: BuiltinIntegration;
 }
 
 export interface PluginLoadError {

@@ -37,6 +37,11 @@ export interface PluginLoaderDeps {
   /** the names of the meta-tools the gateway serves: no plugin tool may take one */
   metaToolNames: readonly string[];
   registry: Registry;
+  /**
+   * the built-in integrations (builtin-plugin.ts): they serve whatever the folders hold, and a
+   * folder's plugin that clashes with one is refused as it would be beside any plugin that keeps serving
+   */
+  builtins?: readonly LoadedPlugin[];
   /** runs plugin.js in the sandbox (host/supervisor/probe.ts) */
   probe(plugin: LoadedPlugin): Promise<ProbeVerdict>;
   logger: Logger;
@@ -91,7 +96,10 @@ export function createPluginLoader(deps: PluginLoaderDeps): PluginLoader {
 }
 
 /** Reads every folder (reusing serving plugins whose files did not change), probes the rest, resolves. */
-async function readAndResolve(deps: PluginLoaderDeps, serving: readonly LoadedPlugin[]): Promise<PluginSet> {
+async function readAndResolve(deps: PluginLoaderDeps, registered: readonly LoadedPlugin[]): Promise<PluginSet> {
+  const builtins = deps.builtins ?? [];
+  // built-ins count as serving and as read unchanged, at start-up too: nothing in a folder displaces one
+  const serving = [...builtins, ...registered.filter((p) => !p.builtin)];
   const read = readPlugins(deps.roots, { metaToolNames: deps.metaToolNames, previous: serving });
   const same = new Set(serving);
   const fresh = read.plugins.filter((p) => !same.has(p));
@@ -106,7 +114,11 @@ async function readAndResolve(deps: PluginLoaderDeps, serving: readonly LoadedPl
       { dir: u.dir },
       `plugin ${u.dir}: plugin.js could not be checked in the sandbox (${u.reason}); loaded unchecked`,
     );
-  return resolvePluginSet(serving, [...read.plugins.filter((p) => same.has(p)), ...probed.plugins], probed.errors);
+  return resolvePluginSet(
+    serving,
+    [...builtins, ...read.plugins.filter((p) => same.has(p)), ...probed.plugins],
+    probed.errors,
+  );
 }
 
 const label = (p: LoadedPlugin): string => `${p.manifest.name}@${p.manifest.version}`;
@@ -116,7 +128,10 @@ const keptFor = (set: PluginSet, e: PluginLoadError): LoadedPlugin | undefined =
   [...set.changes.kept, ...set.changes.unchanged].find((p) => p.dir === e.dir || p.manifest.name === e.name);
 
 function reportOf(set: PluginSet, startedAt: Date): PluginReport {
-  const { added, upgraded, removed, unchanged } = set.changes;
+  const { added, upgraded, removed } = set.changes;
+  // the report is about the plugin folders: the built-ins serve throughout and are not counted
+  const unchanged = set.changes.unchanged.filter((p) => !p.builtin);
+  const plugins = set.plugins.filter((p) => !p.builtin);
   const info = (p: LoadedPlugin): { name: string; version: string; dir: string } => ({
     name: p.manifest.name,
     version: p.manifest.version,
@@ -126,8 +141,8 @@ function reportOf(set: PluginSet, startedAt: Date): PluginReport {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     outcome: set.errors.length > 0 ? 'refused' : 'ok',
-    plugins: set.plugins.length,
-    tools: set.plugins.reduce((n, p) => n + p.tools.size, 0),
+    plugins: plugins.length,
+    tools: plugins.reduce((n, p) => n + p.tools.size, 0),
     added: added.map(info),
     upgraded: upgraded.map(({ from, to }) => ({
       name: to.manifest.name,

@@ -10,6 +10,7 @@ import type { Policy } from '../policy/schema.js';
 import { unknownPolicyNames } from '../policy/tenancy.js';
 import { pluginRootProblem } from '../registry/load-plugins.js';
 import { createPluginLoader, type PluginLoader, type ReloadOutcome } from '../registry/plugin-loader.js';
+import type { LoadedPlugin } from '../registry/loaded-plugin.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../telemetry/logger.js';
 
@@ -26,6 +27,8 @@ export interface PluginWiring {
   /** the gateway's meta-tools, whose names no plugin tool may take */
   metaTools: readonly MetaTool[];
   registry: Registry;
+  /** the built-in integrations, served beside the plugins (host/wiring/builtins.ts) */
+  builtins: readonly LoadedPlugin[];
   sandbox: Sandbox;
   policy: Policy;
   logger: Logger;
@@ -38,6 +41,7 @@ export function createPlugins(w: PluginWiring): PluginLoader {
     roots: w.roots,
     metaToolNames: w.metaTools.map((m) => m.name),
     registry,
+    builtins: w.builtins,
     // plugin.js is only ever evaluated in the sandbox: ask it whether each module loads and exports
     // every tool of its manifest, with the limits its calls get, before listing any tool
     probe: (p) =>

@@ -1,7 +1,7 @@
 /**
  * @module host/wiring/shutdown
  * The gateway's close, in the one order that loses nothing: stop intake and let calls in flight
- * finish, then close the sandbox, the bridge and the database they use.
+ * finish, then close the sandbox, the built-ins, the bridge and the database they use.
  */
 import type { AuditRetention } from '../audit/retention.js';
 import type { Bridge } from '../bridge/index.js';
@@ -18,6 +18,8 @@ export interface Running {
   app: { close(): PromiseLike<unknown> };
   drain: ConnectionDrain;
   bridge: Bridge;
+  /** the built-in integrations (their browser processes, their timers) */
+  builtins: { close(): Promise<void> };
   db: Db;
 }
 
@@ -40,6 +42,7 @@ async function closeGateway(r: Running): Promise<void> {
   r.sandbox.beginShutdown();
   await Promise.all([r.app.close(), r.drain.endIdleOnceClosed()]);
   await r.sandbox.close();
+  await r.builtins.close();
   await r.bridge.close();
   await retentionStopped;
   await r.db.close();

@@ -13,6 +13,7 @@ import { createGateway, type Gateway, type GatewayOptions } from '../../host/app
 import type { GatewayConfig } from '../../host/config.js';
 import type { ExecutionItem } from '../../host/engine/outcomes.js';
 import { BUILTIN_PLUGINS_DIR, PACKAGE_ROOT } from '../../host/paths.js';
+import type { BuiltinIntegration } from '../../host/builtins/types.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import type { User } from '../../host/storage/users.js';
 import { createLogger, type Logger } from '../../host/telemetry/logger.js';
@@ -46,6 +47,8 @@ export interface StartGatewayOptions {
   auditRetention?: GatewayOptions['auditRetention'];
   /** a logger instead of one at logLevel (to read the log lines) */
   logger?: Logger;
+  /** built-in integrations served besides the configured ones */
+  builtins?: BuiltinIntegration[];
 }
 
 export interface TestGateway {
@@ -95,6 +98,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     ...((policyInput['sandbox'] as Record<string, unknown>) ?? {}),
   };
   policyInput['sandbox'] = sandboxInput;
+  // the shipped built-ins (a browser, jots) serve only in the tests that ask for them in the policy
+  policyInput['builtins'] ??= { browser: { enabled: false }, jots: { enabled: false } };
   const policy = parsePolicy(policyInput, 'test policy');
   const builtin = options.plugins ? selectPlugins(options.plugins, dataDir) : BUILTIN_PLUGINS_DIR;
   const port = await freePort();
@@ -119,6 +124,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     ...(options.strikeRefreshMs !== undefined ? { strikeRefreshMs: options.strikeRefreshMs } : {}),
     ...(options.faultInjection ? { sandboxFaultInjection: true } : {}),
     ...(options.auditRetention ? { auditRetention: options.auditRetention } : {}),
+    ...(options.builtins ? { extraBuiltins: options.builtins } : {}),
   });
   const url = await gateway.listen();
   // A replica on a shared database reuses the test user another replica created (even concurrently).

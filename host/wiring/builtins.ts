@@ -1,0 +1,48 @@
+/**
+ * @module host/wiring/builtins
+ * The built-in integrations the gateway serves (host/builtins): each one the policy leaves on
+ * (`builtins.<name>.enabled`), made once at start-up with what it needs, served by the registry
+ * beside the plugins (host/registry/builtin-plugin.ts) and closed with the gateway. The services
+ * behind them are handed to the routes that serve their pages (a jot's files, a live browser view).
+ */
+import type { GatewayConfig } from '../config.js';
+import type { BuiltinIntegration } from '../builtins/types.js';
+import type { Policy } from '../policy/schema.js';
+import { builtinPlugin } from '../registry/builtin-plugin.js';
+import type { LoadedPlugin } from '../registry/loaded-plugin.js';
+import type { Db } from '../storage/db.js';
+import type { Logger } from '../telemetry/logger.js';
+
+export interface BuiltinWiring {
+  config: GatewayConfig;
+  policy: Policy;
+  db: Db;
+  logger: Logger;
+  /** built-ins served besides the configured ones (tests) */
+  extra?: readonly BuiltinIntegration[];
+}
+
+export interface Builtins {
+  /** as the registry serves them */
+  plugins: LoadedPlugin[];
+  /** closes every built-in (each on its own: one failing does not keep the others open) */
+  close(): Promise<void>;
+}
+
+export function createBuiltins(w: BuiltinWiring): Builtins {
+  const integrations: BuiltinIntegration[] = [...(w.extra ?? [])];
+  const plugins = integrations.map(builtinPlugin);
+  return {
+    plugins,
+    async close() {
+      const closed = await Promise.allSettled(integrations.map((b) => b.close()));
+      closed.forEach((c, i) => {
+        if (c.status === 'rejected')
+          w.logger.warn(
+            { err: c.reason as unknown, builtin: integrations[i]?.manifest.name },
+            'a built-in failed to close',
+          );
+      });
+    },
+  };
+}
