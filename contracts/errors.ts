@@ -320,6 +320,113 @@ export const ERRORS = {
       "A built-in tool's result is over the integration's limits.maxResultBytes; ask for less (a smaller page, fewer characters).",
     message: said,
   },
+  // the browser built-in (host/builtins/browser)
+  GW_ERR_BROWSER_UNAVAILABLE: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 503,
+    retryable: false,
+    summary:
+      'Chromium is not installed, cannot start, or would run as root without its sandbox; the message says how to fix it (docs/operations.md, Browser).',
+    message: said,
+  },
+  GW_ERR_BROWSER_CRASHED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 502,
+    retryable: true,
+    summary:
+      "The browser process died (crashed or was killed) while the call ran; the user's pages and cookies are gone, and the next call starts a new browser.",
+    message: said,
+  },
+  GW_ERR_BROWSER_PAGE_CRASHED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 502,
+    retryable: true,
+    summary:
+      "The page's renderer crashed (often its memory: builtins.browser.maxPageHeapMb); the page was closed, navigate again.",
+    message: said,
+  },
+  GW_ERR_BROWSER_CLOSED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 409,
+    retryable: true,
+    summary:
+      "The user's browser context was closed while the call ran (browser_close, or its idle timeout); the next call opens a new one.",
+    message: said,
+  },
+  GW_ERR_BROWSER_URL_REFUSED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 400,
+    retryable: false,
+    summary: 'The URL is not an http(s) URL the browser may open (file:, chrome:, view-source:, data:, javascript: …).',
+    message: said,
+  },
+  GW_ERR_BROWSER_ADDRESS_REFUSED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 403,
+    retryable: false,
+    summary:
+      'The page (or a redirect to it) is on a loopback, private, link-local or metadata address, which the browser may not reach unless builtins.browser.allowPrivateCidrs allows it.',
+    message: said,
+  },
+  GW_ERR_BROWSER_NAVIGATION_FAILED: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 502,
+    retryable: true,
+    summary:
+      "The page could not be loaded (the name does not resolve, the connection was refused or reset, a TLS error); the message names Chromium's reason.",
+    message: said,
+  },
+  GW_ERR_BROWSER_NAVIGATION_TIMEOUT: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 504,
+    retryable: true,
+    summary: 'The page did not finish loading within builtins.browser.navigationTimeoutMs.',
+    message: said,
+  },
+  GW_ERR_BROWSER_ELEMENT_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 404,
+    retryable: false,
+    summary:
+      'No element matches the selector (or it did not become visible and usable) within builtins.browser.actionTimeoutMs.',
+    message: said,
+  },
+  GW_ERR_BROWSER_TOO_MANY_CONTEXTS: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 503,
+    retryable: true,
+    summary:
+      'The browser already holds builtins.browser.maxContexts contexts (all users), or this user maxContextsPerUser; retry once one closes (idle timeout, browser_close).',
+    message: said,
+  },
+  GW_ERR_BROWSER_MEMORY_LIMIT: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 503,
+    retryable: true,
+    summary:
+      "The browser's processes use more than builtins.browser.maxMemoryMb: the least recently used contexts are closed (this call's among them, or no new one is opened until memory is freed).",
+    message: said,
+  },
+  GW_ERR_BROWSER_TAKEN_OVER: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 409,
+    retryable: true,
+    summary:
+      'A person has taken control of this browser in the live view (browser_live_url); wait until they hand it back, then retry. Screenshots and reading text still work.',
+    message: said,
+  },
   // ---- sandbox: the handler run (an execute_tools item; REST 502 unless a status is given)
   GW_ERR_SANDBOX_HANDLER_THREW: {
     group: 'sandbox',

@@ -39,6 +39,7 @@ import { trackConnections, type ConnectionDrain } from './transport/connection-d
 import { createAudit, startAuditRetention } from './wiring/audit.js';
 import { createBuiltins, type Builtins } from './wiring/builtins.js';
 import type { BuiltinIntegration } from './builtins/types.js';
+import type { BrowserService } from './builtins/browser/index.js';
 import { createConnections } from './wiring/connections.js';
 import { createMetaTools, pluginCatalog, policyAccess } from './wiring/meta-tools.js';
 import { createPlugins, warnAboutPluginRoots } from './wiring/plugins.js';
@@ -64,7 +65,7 @@ export interface GatewayOptions {
   /** built-in integrations served besides the configured ones (tests); closed with the gateway */
   extraBuiltins?: readonly BuiltinIntegration[];
   /**
-   * answers the bridge's DNS lookups instead of the system resolver (the security report: names
+   * answers the bridge's and the browser's DNS lookups instead of the system resolver (the security report: names
    * that resolve to private addresses without asking a DNS server); never set by `serve`
    */
   resolver?: Resolver;
@@ -126,6 +127,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     policy,
     db,
     logger,
+    env,
+    ...(options.resolver ? { resolver: options.resolver } : {}),
     ...(options.extraBuiltins ? { extra: options.extraBuiltins } : {}),
   });
   const continuations = new ContinuationStore(
@@ -163,7 +166,13 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const app = createHttpApp(policy, logger);
   const served = { config, policy, db, users, sandbox, metrics, logger, engine, connections, metaTools, metaCalls };
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
-  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed });
+  registerRoutes(app, {
+    ...served,
+    requests,
+    catalog,
+    pluginAllowed: access.pluginAllowed,
+    ...(builtins.browser ? { browser: builtins.browser } : {}),
+  });
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
@@ -258,6 +267,8 @@ interface RouteWiring {
   pluginAllowed(user: User, plugin: string): boolean;
   requests: UserRequests;
   metaCalls: ExecutionRateLimiter;
+  /** the browser built-in's service (its live views are portal pages) */
+  browser?: BrowserService;
 }
 
 /** Every route, in order: health and metrics, MCP, REST, the portal. */
@@ -292,5 +303,6 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     publicUrl: config.publicUrl,
     allowed: w.pluginAllowed,
     logger: w.logger,
+    ...(w.browser ? { browser: w.browser.liveViews } : {}),
   });
 }

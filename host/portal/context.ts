@@ -5,6 +5,7 @@
  * send a page or an error page with the security headers.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { LiveViewAccess } from '../builtins/browser/index.js';
 import type { ConnectionLogger } from '../connections/refresh.js';
 import type { PluginCatalog } from '../connections/meta-tools.js';
 import type { FullConnectionService } from '../connections/service.js';
@@ -29,6 +30,8 @@ export interface PortalDeps {
   logger?: ConnectionLogger;
   /** session lifetime (default 12 h) */
   sessionTtlMs?: number;
+  /** the browser built-in's live views, served at /browser/live/:id (absent: no such pages) */
+  browser?: LiveViewAccess;
 }
 
 export interface SignedIn {

@@ -1,7 +1,8 @@
 /**
  * @module host/portal/portal
  * The portal, served by the gateway itself: server-rendered, script-free HTML pages for signing
- * in, connecting integrations, reading activity and managing API keys. Everything is registered in
+ * in, connecting integrations, reading activity and managing API keys (and the live browser view,
+ * whose page alone runs a script of ours: browser-routes.ts). Everything is registered in
  * one encapsulated fastify scope, so its form parser, security headers and HTML error pages apply
  * to these routes only and never to /mcp or /rest.
  */
@@ -9,6 +10,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAuthRoutes } from './auth-routes.js';
+import { registerBrowserRoutes } from './browser-routes.js';
 import { registerConnectRoutes } from './connect-routes.js';
 import { createPortalContext, type PortalContext, type PortalDeps } from './context.js';
 import { registerIntegrationRoutes } from './integrations-routes.js';
@@ -86,6 +88,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     registerConnectRoutes(scope, ctx);
     registerActivityRoutes(scope, ctx);
     registerKeyRoutes(scope, ctx);
+    if (deps.browser) registerBrowserRoutes(scope, ctx, deps.browser);
 
     // any other GET: a redirect to a page's canonical address, the portal's 404 page, or the gateway's own 404
     scope.get('/*', async (request, reply) => answerOtherGet(ctx, pages, notOurs, request, reply));

@@ -1,6 +1,7 @@
 /**
  * @module host/portal/security-headers
- * Headers on every portal response: a strict CSP (same-origin only, no inline script, no framing),
+ * Headers on every portal response: a strict CSP (same-origin only, no script — but the live browser
+ * view's own same-origin script on its page —, no framing),
  * X-Frame-Options, nosniff, a referrer policy that keeps link ids off other sites, no caching of
  * pages that show private data, and HSTS when the public URL is https.
  */
@@ -21,6 +22,17 @@ export function contentSecurityPolicy(): string {
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+/**
+ * The live browser view's page (browser-routes.ts), the one portal page with a script: the same
+ * policy, but scripts from this origin (no inline script, nothing from elsewhere) and frames shown
+ * through blob: URLs the script makes from the images it fetched here.
+ */
+export function liveViewContentSecurityPolicy(): string {
+  return contentSecurityPolicy()
+    .replace("script-src 'none'", "script-src 'self'")
+    .replace("img-src 'self' data:", "img-src 'self' blob:");
 }
 
 export function securityHeaders(secure: boolean): Record<string, string> {

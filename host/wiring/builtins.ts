@@ -5,6 +5,8 @@
  * beside the plugins (host/registry/builtin-plugin.ts) and closed with the gateway. The services
  * behind them are handed to the routes that serve their pages (a jot's files, a live browser view).
  */
+import type { Resolver } from '../bridge/index.js';
+import { createBrowser, type BrowserService } from '../builtins/browser/index.js';
 import type { GatewayConfig } from '../config.js';
 import type { BuiltinIntegration } from '../builtins/types.js';
 import type { Policy } from '../policy/schema.js';
@@ -18,6 +20,10 @@ export interface BuiltinWiring {
   policy: Policy;
   db: Db;
   logger: Logger;
+  /** the gateway's environment (the browser reads WORKBENCH_CHROMIUM_PATH and WORKBENCH_CHROMIUM_NO_SANDBOX) */
+  env: NodeJS.ProcessEnv;
+  /** answers the browser's DNS look-ups instead of the system resolver (tests) */
+  resolver?: Resolver;
   /** built-ins served besides the configured ones (tests) */
   extra?: readonly BuiltinIntegration[];
 }
@@ -25,15 +31,29 @@ export interface BuiltinWiring {
 export interface Builtins {
   /** as the registry serves them */
   plugins: LoadedPlugin[];
+  /** the browser's service (live views, sign-in sessions), when the browser is on */
+  browser?: BrowserService;
   /** closes every built-in (each on its own: one failing does not keep the others open) */
   close(): Promise<void>;
 }
 
 export function createBuiltins(w: BuiltinWiring): Builtins {
   const integrations: BuiltinIntegration[] = [...(w.extra ?? [])];
+  // the browser starts nothing until its first call (Chromium is launched then, if it is installed)
+  const browser = w.policy.builtins.browser.enabled
+    ? createBrowser({
+        policy: w.policy,
+        env: w.env,
+        logger: w.logger,
+        publicUrl: w.config.publicUrl,
+        ...(w.resolver ? { resolver: w.resolver } : {}),
+      })
+    : undefined;
+  if (browser) integrations.push(browser.integration);
   const plugins = integrations.map(builtinPlugin);
   return {
     plugins,
+    ...(browser ? { browser: browser.service } : {}),
     async close() {
       const closed = await Promise.allSettled(integrations.map((b) => b.close()));
       closed.forEach((c, i) => {

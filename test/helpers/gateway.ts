@@ -14,6 +14,7 @@ import type { GatewayConfig } from '../../host/config.js';
 import type { ExecutionItem } from '../../host/engine/outcomes.js';
 import { BUILTIN_PLUGINS_DIR, PACKAGE_ROOT } from '../../host/paths.js';
 import type { BuiltinIntegration } from '../../host/builtins/types.js';
+import type { Resolver } from '../../host/bridge/index.js';
 import { parsePolicy } from '../../host/policy/load.js';
 import type { User } from '../../host/storage/users.js';
 import { createLogger, type Logger } from '../../host/telemetry/logger.js';
@@ -49,6 +50,8 @@ export interface StartGatewayOptions {
   logger?: Logger;
   /** built-in integrations served besides the configured ones */
   builtins?: BuiltinIntegration[];
+  /** answers the bridge's and the browser's DNS look-ups instead of the system resolver */
+  resolver?: Resolver;
 }
 
 export interface TestGateway {
@@ -125,6 +128,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     ...(options.faultInjection ? { sandboxFaultInjection: true } : {}),
     ...(options.auditRetention ? { auditRetention: options.auditRetention } : {}),
     ...(options.builtins ? { extraBuiltins: options.builtins } : {}),
+    ...(options.resolver ? { resolver: options.resolver } : {}),
   });
   const url = await gateway.listen();
   // A replica on a shared database reuses the test user another replica created (even concurrently).
