@@ -122,15 +122,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
 
   const engineParts = { registry, policy, connections, sandbox, bridge, audit, metrics, logger, rateLimiter };
   const engine: EngineDeps = { ...engineParts, publicUrl: config.publicUrl };
-  const builtins = createBuiltins({
-    config,
-    policy,
-    db,
-    logger,
-    env,
-    ...(options.resolver ? { resolver: options.resolver } : {}),
-    ...(options.extraBuiltins ? { extra: options.extraBuiltins } : {}),
-  });
+  const testHooks = { resolver: options.resolver, extra: options.extraBuiltins };
+  const builtins = createBuiltins({ config, policy, db, logger, env, ...testHooks });
   const continuations = new ContinuationStore(
     db,
     policy.resultCap.continuationTtlSec,
@@ -166,13 +159,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const app = createHttpApp(policy, logger);
   const served = { config, policy, db, users, sandbox, metrics, logger, engine, connections, metaTools, metaCalls };
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
-  registerRoutes(app, {
-    ...served,
-    requests,
-    catalog,
-    pluginAllowed: access.pluginAllowed,
-    ...(builtins.browser ? { browser: builtins.browser } : {}),
-  });
+  const browser = builtins.browser;
+  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed, browser });
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
@@ -267,8 +255,8 @@ interface RouteWiring {
   pluginAllowed(user: User, plugin: string): boolean;
   requests: UserRequests;
   metaCalls: ExecutionRateLimiter;
-  /** the browser built-in's service (its live views are portal pages) */
-  browser?: BrowserService;
+  /** the browser built-in's service (its live views are portal pages), when it is on */
+  browser: BrowserService | undefined;
 }
 
 /** Every route, in order: health and metrics, MCP, REST, the portal. */

@@ -64,14 +64,26 @@ async function showLiveView(
       found.problem === 'not-yours'
         ? ['Not your browser', 'This live view belongs to another account. Sign in as the user the agent works for.']
         : found.problem === 'ended'
-          ? ['Live view ended', 'This live view has ended: its link expired, or the browser session closed. Ask the agent for a new link.']
-          : ['Live view not found', 'There is no live view at this address (it may have ended when the server restarted). Ask the agent for a new link.'];
+          ? [
+              'Live view ended',
+              'This live view has ended: its link expired, or the browser session closed. Ask the agent for a new link.',
+            ]
+          : [
+              'Live view not found',
+              'There is no live view at this address (it may have ended when the server restarted). Ask the agent for a new link.',
+            ];
     return ctx.sendError(reply, PROBLEM_STATUS[found.problem], title, message, who);
   }
   return sendLivePage(ctx, reply, who, request.params.id, found.view);
 }
 
-function sendLivePage(ctx: PortalContext, reply: FastifyReply, who: SignedIn, id: string, view: LiveView): FastifyReply {
+function sendLivePage(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  who: SignedIn,
+  id: string,
+  view: LiveView,
+): FastifyReply {
   const body = html`<link rel="stylesheet" href="/browser/live.css">
 <p>${view.purpose ? html`Why: ${view.purpose}. ` : ''}This is the page the agent's browser shows, live. Take control to click, type and scroll on it yourself (to sign in, or pass a check), then hand it back to the agent.</p>
 <p id="live-state" role="status" aria-live="polite">Connecting…</p>
@@ -116,7 +128,11 @@ async function sendFrame(
   if (!frame) return reply.code(204).send();
   return reply
     .code(200)
-    .headers({ 'x-frame-seq': String(frame.seq), 'x-frame-width': String(frame.width), 'x-frame-height': String(frame.height) })
+    .headers({
+      'x-frame-seq': String(frame.seq),
+      'x-frame-width': String(frame.width),
+      'x-frame-height': String(frame.height),
+    })
     .type('image/jpeg')
     .send(frame.jpeg);
 }

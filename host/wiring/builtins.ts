@@ -23,9 +23,9 @@ export interface BuiltinWiring {
   /** the gateway's environment (the browser reads WORKBENCH_CHROMIUM_PATH and WORKBENCH_CHROMIUM_NO_SANDBOX) */
   env: NodeJS.ProcessEnv;
   /** answers the browser's DNS look-ups instead of the system resolver (tests) */
-  resolver?: Resolver;
+  resolver?: Resolver | undefined;
   /** built-ins served besides the configured ones (tests) */
-  extra?: readonly BuiltinIntegration[];
+  extra?: readonly BuiltinIntegration[] | undefined;
 }
 
 export interface Builtins {

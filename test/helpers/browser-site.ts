@@ -51,14 +51,25 @@ function pages(site: Site): Record<string, (url: URL, req: http.IncomingMessage,
         ),
       ),
     '/second': (_u, _q, res) => html(res, page('Second page', '<p>You are on the second page.</p>')),
+    '/local-links': (_u, _q, res) =>
+      html(
+        res,
+        page(
+          'Local links',
+          '<a id="file" href="file:///etc/hostname">file</a> <a id="chrome" href="chrome://version">chrome</a> <a id="source" href="view-source:/">source</a>',
+        ),
+      ),
     '/redirect': (u, _q, res) => void res.writeHead(302, { location: u.searchParams.get('to') ?? '/' }).end(),
     '/subresources': (_u, _q, res) =>
       html(
         res,
         page(
           'Sub-resources',
-          `<img src="${site.forbiddenOrigin}/img.png"><p id="out">waiting</p>
-<script>fetch('${site.forbiddenOrigin}/fetch').then(() => 'reached', () => 'blocked').then((r) => { document.getElementById('out').textContent = 'fetch ' + r; });</script>`,
+          `<img src="${site.forbiddenOrigin}/img.png"><p id="out">waiting</p><p id="ws">waiting</p>
+<script>fetch('${site.forbiddenOrigin}/fetch').then(() => 'reached', () => 'blocked').then((r) => { document.getElementById('out').textContent = 'fetch ' + r; });
+var ws = new WebSocket('${site.forbiddenOrigin.replace('http:', 'ws:')}/socket');
+ws.onopen = function () { document.getElementById('ws').textContent = 'socket reached'; };
+ws.onerror = function () { document.getElementById('ws').textContent = 'socket blocked'; };</script>`,
         ),
       ),
     '/set-cookie': (u, _q, res) =>
@@ -105,6 +116,10 @@ export async function startSite(): Promise<Site> {
     site.forbiddenHits.push(req.url ?? '');
     res.writeHead(200, { 'content-type': 'text/plain' }).end('FORBIDDEN-REACHED');
   });
+  forbidden.on('upgrade', (req, socket) => {
+    site.forbiddenHits.push(`upgrade ${req.url ?? ''}`);
+    socket.destroy();
+  });
   const port = await listen(server, '127.0.0.1');
   await listen(forbidden, '127.0.0.2', port);
   site.origin = `http://127.0.0.1:${port}`;
@@ -131,7 +146,9 @@ export function chromiumPids(): number[] {
       try {
         const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === process.pid && fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes('--remote-debugging-pipe');
+        return (
+          ppid === process.pid && fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes('--remote-debugging-pipe')
+        );
       } catch {
         return false;
       }

@@ -23,9 +23,7 @@ export interface Refusal {
 
 /** Where a connection may go: an address judged allowed, or why not. */
 export type Target =
-  | { kind: 'allowed'; address: string }
-  | { kind: 'refused'; range: string }
-  | { kind: 'unresolved'; reason: string };
+  { kind: 'allowed'; address: string } | { kind: 'refused'; range: string } | { kind: 'unresolved'; reason: string };
 
 /** How long a name's verdict is reused by the route check (the proxy judges every connection afresh). */
 const ROUTE_CACHE_MS = 5_000;
@@ -94,7 +92,12 @@ export class AddressGuard {
     } catch {
       return { host: url.slice(0, 200), range: 'unparseable', at: Date.now() };
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:' && parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:')
+    if (
+      parsed.protocol !== 'http:' &&
+      parsed.protocol !== 'https:' &&
+      parsed.protocol !== 'ws:' &&
+      parsed.protocol !== 'wss:'
+    )
       return { host: parsed.protocol, range: 'scheme', at: Date.now() };
     const target = await this.#cachedTarget(parsed.hostname);
     return target.kind === 'refused' ? { host: parsed.hostname, range: target.range, at: Date.now() } : undefined;

@@ -56,7 +56,9 @@ export async function browserError(
     });
   if (err instanceof playwrightErrors.TimeoutError) return timeoutError(step, text);
   if (/Unknown key/i.test(text))
-    return fail('GW_ERR_VALIDATION_INVALID_ARGS', { message: `${firstLine(text)}; see the tool's description for key names` });
+    return fail('GW_ERR_VALIDATION_INVALID_ARGS', {
+      message: `${firstLine(text)}; see the tool's description for key names`,
+    });
   if (/selector|while parsing|Unexpected token/i.test(text))
     return fail('GW_ERR_VALIDATION_INVALID_ARGS', { message: `the selector is not valid: ${firstLine(text)}` });
   return err;

@@ -31,14 +31,11 @@ export class BrowserProcess {
   /** the browser-wide proxy: refuses everything (each context has its own, with the address rules) */
   #denyAll: AddressProxy | undefined;
   #closing = false;
+  #lastFailureLog = 0;
   /** browsers closed on purpose (recycled for memory, the gateway closing): not crashes */
   readonly #asked = new WeakSet<RunningBrowser>();
 
-  constructor(
-    settings: ChromiumSettings,
-    logger: Logger,
-    onGone: (running: RunningBrowser, crashed: boolean) => void,
-  ) {
+  constructor(settings: ChromiumSettings, logger: Logger, onGone: (running: RunningBrowser, crashed: boolean) => void) {
     this.#settings = settings;
     this.#logger = logger;
     this.#onGone = onGone;
@@ -58,7 +55,9 @@ export class BrowserProcess {
     const current = this.current;
     if (current) return current;
     if (this.#closing)
-      throw fail('GW_ERR_BROWSER_UNAVAILABLE', { message: 'the browser is not available: the gateway is shutting down' });
+      throw fail('GW_ERR_BROWSER_UNAVAILABLE', {
+        message: 'the browser is not available: the gateway is shutting down',
+      });
     this.#launching ??= this.#launch().finally(() => {
       this.#launching = undefined;
     });
@@ -72,7 +71,17 @@ export class BrowserProcess {
       connectTimeoutMs: 1,
     });
     const started = Date.now();
-    const { browser, pid } = await launchChromium(this.#settings, this.#denyAll.server);
+    const { browser, pid } = await launchChromium(this.#settings, this.#denyAll.server).catch((err: unknown) => {
+      // each call tries again: say why once a minute, not once a call
+      if (Date.now() - this.#lastFailureLog > 60_000) {
+        this.#lastFailureLog = Date.now();
+        this.#logger.warn(
+          { err },
+          'browser: Chromium cannot start; the browser tools answer GW_ERR_BROWSER_UNAVAILABLE',
+        );
+      }
+      throw err;
+    });
     let resolveGone: (v: { crashed: boolean }) => void = () => undefined;
     let gone = false;
     const running: RunningBrowser = {

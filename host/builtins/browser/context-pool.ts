@@ -79,10 +79,16 @@ export class ContextPool {
 
   async #open(userId: string, space: string): Promise<UserContext> {
     const running = await this.#process.get();
-    const uc = await UserContext.open({ userId, space, running, guard: this.#guard, policy: this.#policy });
+    const died = (): Error =>
+      fail('GW_ERR_BROWSER_CRASHED', { message: 'the browser process died while the context opened; retry' });
+    const uc = await UserContext.open({ userId, space, running, guard: this.#guard, policy: this.#policy }).catch(
+      (err: unknown) => {
+        throw running.isGone ? died() : err;
+      },
+    );
     if (running.isGone) {
       await uc.close('crashed');
-      throw fail('GW_ERR_BROWSER_CRASHED', { message: 'the browser process died while the context opened; retry' });
+      throw died();
     }
     const key = keyOf(userId, space);
     this.#contexts.set(key, uc);

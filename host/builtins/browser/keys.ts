@@ -48,7 +48,11 @@ export const MAX_PRESSES = 50;
 /** One key or combination ("ctrl+a") in Playwright's spelling. */
 export function normaliseKey(combo: string): string {
   // "+" alone, or as the last part ("ctrl++"), is the plus key
-  const parts = combo.endsWith('++') ? [...combo.slice(0, -2).split('+'), '+'] : combo === '+' ? ['+'] : combo.split('+');
+  const parts = combo.endsWith('++')
+    ? [...combo.slice(0, -2).split('+'), '+']
+    : combo === '+'
+      ? ['+']
+      : combo.split('+');
   return parts
     .map((p) => {
       const alias = ALIASES[p.toLowerCase()];

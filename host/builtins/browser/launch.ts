@@ -60,7 +60,17 @@ export function chromiumArgs(s: ChromiumSettings): string[] {
 
 /** What Chromium inherits: enough to run, nothing of the gateway's secrets. */
 function chromiumEnv(): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'TZ', 'FONTCONFIG_PATH', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME'];
+  const keep = [
+    'PATH',
+    'HOME',
+    'TMPDIR',
+    'LANG',
+    'LC_ALL',
+    'TZ',
+    'FONTCONFIG_PATH',
+    'XDG_CONFIG_HOME',
+    'XDG_CACHE_HOME',
+  ];
   const env: Record<string, string> = {};
   for (const k of keep) {
     const v = process.env[k];
@@ -112,12 +122,28 @@ export async function launchChromium(s: ChromiumSettings, proxyServer: string): 
       handleSIGHUP: false,
     });
   } catch (err) {
-    const first = String((err as Error).message ?? err).split('\n')[0] ?? '';
-    throw fail('GW_ERR_BROWSER_UNAVAILABLE', {
-      message: `the browser is not available on this server: Chromium did not start (${first.slice(0, 300)}). The operator finds the reason in the gateway's log (docs/operations.md, Browser)`,
-    });
+    // Playwright's message holds Chromium's own output: its telling line, else the first
+    const lines = String((err as Error).message ?? err).split('\n');
+    const telling =
+      lines.find((l) => /No usable sandbox|shared librar|as root|cannot open display/i.test(l)) ?? lines[0] ?? '';
+    throw fail(
+      'GW_ERR_BROWSER_UNAVAILABLE',
+      {
+        message: `the browser is not available on this server: Chromium did not start (${telling.trim().slice(0, 300)}). The operator finds the whole reason in the gateway's log (docs/operations.md, Browser)`,
+      },
+      { cause: err },
+    );
   }
-  return { browser, pid: await browserPid(browser) };
+  try {
+    return { browser, pid: await browserPid(browser) };
+  } catch (err) {
+    await browser.close().catch(() => undefined);
+    throw fail(
+      'GW_ERR_BROWSER_UNAVAILABLE',
+      { message: 'the browser is not available on this server: Chromium exited as it started; retry' },
+      { cause: err },
+    );
+  }
 }
 
 /** The browser process's id, as Chromium reports it. */

@@ -35,7 +35,10 @@ export const BROWSER_MANIFEST: PluginManifest = {
       name: 'browser_navigate',
       description:
         "Opens an http(s) URL in the user's browser and waits for the page to load. Returns the final URL (after redirects), the page title and the HTTP status; `blocked` lists sub-requests refused for their address.",
-      inputSchema: obj({ url: { type: 'string', minLength: 1, maxLength: 8000, description: 'an http:// or https:// URL' } }, ['url']),
+      inputSchema: obj(
+        { url: { type: 'string', minLength: 1, maxLength: 8000, description: 'an http:// or https:// URL' } },
+        ['url'],
+      ),
       annotations: { openWorldHint: true },
     },
     {
@@ -84,7 +87,8 @@ export const BROWSER_MANIFEST: PluginManifest = {
     },
     {
       name: 'browser_scroll',
-      description: 'Scrolls the page (under the middle of the viewport) by an amount of pixels. Returns the new scroll position.',
+      description:
+        'Scrolls the page (under the middle of the viewport) by an amount of pixels. Returns the new scroll position.',
       inputSchema: obj(
         {
           direction: { type: 'string', enum: ['up', 'down', 'left', 'right'] },

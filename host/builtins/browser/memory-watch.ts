@@ -35,7 +35,7 @@ export async function treeMemoryBytes(rootPid: number): Promise<number | undefin
     }),
   );
   const tree: number[] = [];
-  for (const queue = [rootPid]; queue.length > 0; ) {
+  for (const queue = [rootPid]; queue.length > 0;) {
     const pid = queue.pop() as number;
     tree.push(pid);
     queue.push(...(children.get(pid) ?? []));
@@ -94,7 +94,11 @@ export class MemoryWatch {
       if (!over) return;
       const victim = this.#pool.leastRecentlyUsed();
       this.#logger.warn(
-        { mb: Math.round((this.lastBytes ?? 0) / 1048576), limitMb: this.#limitBytes / 1048576, closing: victim ? 'context' : 'browser' },
+        {
+          mb: Math.round((this.lastBytes ?? 0) / 1048576),
+          limitMb: this.#limitBytes / 1048576,
+          closing: victim ? 'context' : 'browser',
+        },
         'browser: over its memory limit',
       );
       if (victim) await victim.close('memory');

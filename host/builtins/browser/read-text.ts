@@ -48,6 +48,13 @@ export async function readText(
   let cut = text.slice(0, args.maxChars);
   // a character may take up to 4 bytes (and JSON escapes more): keep the result within its limit
   const room = maxResultBytes - 1024 - Buffer.byteLength(page.url()) * 2;
-  while (cut.length > 0 && Buffer.byteLength(JSON.stringify(cut)) > room) cut = cut.slice(0, Math.floor(cut.length * 0.8));
-  return { url: page.url(), title: await page.title(), text: cut, truncated: cut.length < text.length, chars: text.length };
+  while (cut.length > 0 && Buffer.byteLength(JSON.stringify(cut)) > room)
+    cut = cut.slice(0, Math.floor(cut.length * 0.8));
+  return {
+    url: page.url(),
+    title: await page.title(),
+    text: cut,
+    truncated: cut.length < text.length,
+    chars: text.length,
+  };
 }

@@ -57,12 +57,12 @@ const VIEW_JS = `({
 
 /** The region to capture, in page (document) coordinates. */
 async function regionOf(page: Page, args: ScreenshotArgs, actionTimeoutMs: number): Promise<Clip> {
-  const view = (await page.evaluate(VIEW_JS)) as View;
+  const view = await page.evaluate<View>(VIEW_JS);
   if (args.selector !== undefined) {
     const element = page.locator(args.selector).first();
     await element.scrollIntoViewIfNeeded({ timeout: actionTimeoutMs });
     const box = await element.boundingBox({ timeout: actionTimeoutMs });
-    const scroll = (await page.evaluate(SCROLL_JS)) as { x: number; y: number };
+    const scroll = await page.evaluate<{ x: number; y: number }>(SCROLL_JS);
     if (!box || box.width < 1 || box.height < 1)
       throw fail('GW_ERR_BROWSER_ELEMENT_NOT_FOUND', {
         message: `the element "${args.selector.slice(0, 200)}" is not visible (it has no size on the page)`,
@@ -88,12 +88,12 @@ export async function takeScreenshot(
     let scale = Math.min(1, args.maxWidth / clip.width, MAX_SIDE / clip.height);
     let quality = args.quality;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const { data } = (await cdp.send('Page.captureScreenshot', {
+      const { data } = await cdp.send('Page.captureScreenshot', {
         format: args.format,
         ...(args.format === 'jpeg' ? { quality } : {}),
         clip: { ...clip, scale },
         captureBeyondViewport: args.fullPage || args.selector !== undefined,
-      })) as { data: string };
+      });
       if (data.length <= budget)
         return {
           _mcpImage: { data, mimeType: `image/${args.format}` },

@@ -142,7 +142,7 @@ async function openLiveSession(
   const uc = await pool.acquire(s.userId, s.context ?? AGENT_SPACE);
   await uc.run(s.signal ?? new AbortController().signal, async () => {
     const since = Date.now();
-    const page = await uc.activePage();
+    const page = await uc.replaceErrorPage(await uc.activePage());
     try {
       await goto(page, url.href, navigationTimeoutMs);
     } catch (err) {

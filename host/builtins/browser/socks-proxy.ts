@@ -128,9 +128,9 @@ async function connectUpstream(
   options: ProxyOptions,
   track: (s: net.Socket) => void,
 ): Promise<void> {
-  const target = await options.target(request.host).catch(
-    (): Target => ({ kind: 'unresolved', reason: 'lookup failed' }),
-  );
+  const target = await options
+    .target(request.host)
+    .catch((): Target => ({ kind: 'unresolved', reason: 'lookup failed' }));
   if (client.destroyed) return;
   if (target.kind === 'refused') {
     options.onRefused({ host: request.host, range: target.range, at: Date.now() });

@@ -67,21 +67,35 @@ async function afterAction(uc: UserContext, d: ToolDeps, popupsBefore: number): 
     ok: true,
     url: page.url(),
     title: await titleOf(page),
-    ...(closed > 0 ? { popupsClosed: closed, note: `pop-ups past the limit of ${d.policy.maxPagesPerContext} pages were closed` } : {}),
+    ...(closed > 0
+      ? { popupsClosed: closed, note: `pop-ups past the limit of ${d.policy.maxPagesPerContext} pages were closed` }
+      : {}),
   };
 }
 
 /**
- * page.goto, once more when the first was cut short by the error page of the navigation before
- * (Chromium commits "chrome-error://" a moment after a refused navigation has failed).
+ * page.goto, made robust to Chromium's error pages: a navigation that failed (a refused address)
+ * commits "chrome-error://" a moment AFTER page.goto has rejected, and a navigation started in that
+ * moment is cut short by it (or by its own restart). So a failed navigation waits for its error
+ * page, and one cut short by another is tried again (twice at most).
  */
 export async function goto(page: Page, url: string, timeoutMs: number): Promise<Response | null> {
-  try {
-    return await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
-  } catch (err) {
-    if (!/interrupted by another navigation to "chrome-error:/.test(String((err as Error).message))) throw err;
-    return page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
+    } catch (err) {
+      const text = String((err as Error).message);
+      if (/is interrupted by another navigation/.test(text) && attempt < 2) continue;
+      if (/net::ERR_/.test(text)) await errorPageShown(page);
+      throw err;
+    }
   }
+}
+
+/** Waits (a second at most) until the page shows Chromium's error page. */
+async function errorPageShown(page: Page): Promise<void> {
+  for (let waited = 0; waited < 1000 && !page.isClosed() && !page.url().startsWith('chrome-error:'); waited += 25)
+    await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 async function navigate(d: ToolDeps, call: BuiltinCall, args: Args): Promise<unknown> {
@@ -89,9 +103,12 @@ async function navigate(d: ToolDeps, call: BuiltinCall, args: Args): Promise<unk
   // refused before any context opens; the route check and the proxy judge it (and each hop) again
   const target = await d.guard.target(url.hostname);
   if (target.kind === 'refused') throw addressRefused({ host: url.hostname, range: target.range, at: Date.now() });
-  return onPage(d, call, 'navigation', true, async (page, uc, since) => {
+  return onPage(d, call, 'navigation', true, async (shown, uc, since) => {
+    const page = await uc.replaceErrorPage(shown);
     const response = await goto(page, url.href, d.policy.navigationTimeoutMs);
-    const blocked = [...new Map(uc.refusalsSince(since).map((r) => [r.host, { host: r.host, range: r.range }])).values()];
+    const blocked = [
+      ...new Map(uc.refusalsSince(since).map((r) => [r.host, { host: r.host, range: r.range }])).values(),
+    ];
     return {
       url: page.url(),
       title: await titleOf(page),
@@ -105,14 +122,19 @@ async function click(d: ToolDeps, call: BuiltinCall, args: Args): Promise<unknow
   const selector = args['selector'] as string | undefined;
   const { x, y } = args as { x?: number; y?: number };
   const valid = selector !== undefined ? x === undefined && y === undefined : x !== undefined && y !== undefined;
-  if (!valid)
-    throw fail('GW_ERR_VALIDATION_INVALID_ARGS', { message: 'give either selector, or both x and y' });
-  const options = { button: args['button'] as 'left' | 'right' | 'middle', clickCount: Number(args['clickCount'] ?? 1) };
+  if (!valid) throw fail('GW_ERR_VALIDATION_INVALID_ARGS', { message: 'give either selector, or both x and y' });
+  const options = {
+    button: args['button'] as 'left' | 'right' | 'middle',
+    clickCount: Number(args['clickCount'] ?? 1),
+  };
   return onPage(d, call, 'action', true, async (page, uc) => {
     const before = uc.popupsClosed;
     await acting(page, d.policy.navigationTimeoutMs, async () => {
       if (selector !== undefined)
-        await page.locator(selector).first().click({ ...options, timeout: d.policy.actionTimeoutMs });
+        await page
+          .locator(selector)
+          .first()
+          .click({ ...options, timeout: d.policy.actionTimeoutMs });
       else await page.mouse.click(x as number, y as number, options);
     });
     return afterAction(uc, d, before);
@@ -152,7 +174,7 @@ async function scroll(d: ToolDeps, call: BuiltinCall, args: Args): Promise<unkno
     await page.mouse.move(VIEWPORT.width / 2, VIEWPORT.height / 2);
     await page.mouse.wheel(dx, dy);
     // two frames: the scroll is applied (smooth scrolling is off) and the position reads true
-    const at = (await page.evaluate(SCROLLED_JS)) as { x: number; y: number; height: number; width: number };
+    const at = await page.evaluate<{ x: number; y: number; height: number; width: number }>(SCROLLED_JS);
     return { ok: true, scrollX: at.x, scrollY: at.y, pageWidth: at.width, pageHeight: at.height };
   });
 }

@@ -72,10 +72,11 @@ export class UserContext {
 
   /** Opens a context in the running browser, with its proxy, route check and page watch. */
   static async open(o: UserContextOptions): Promise<UserContext> {
-    let self: UserContext | undefined;
+    // the proxy starts first (the context is made with its address) and reports to the context once it exists
+    const made: { uc?: UserContext } = {};
     const proxy = await startAddressProxy({
       target: (host) => o.guard.target(host),
-      onRefused: (r) => self?.recordRefusal(r),
+      onRefused: (r) => made.uc?.recordRefusal(r),
       connectTimeoutMs: o.policy.navigationTimeoutMs,
     });
     let context: BrowserContext;
@@ -92,7 +93,7 @@ export class UserContext {
       throw err;
     }
     const uc = new UserContext(o, context, proxy);
-    self = uc;
+    made.uc = uc;
     context.setDefaultNavigationTimeout(o.policy.navigationTimeoutMs);
     context.setDefaultTimeout(o.policy.actionTimeoutMs);
     context.on('page', (page) => uc.#adopt(page));
@@ -146,6 +147,18 @@ export class UserContext {
       if (!this.#crashed.has(page)) return page;
       await page.close().catch(noop);
     }
+    return this.context.newPage();
+  }
+
+  /**
+   * A new page in place of `page`, which shows Chromium's error page: a navigation from an error
+   * page may be restarted by Chromium in another process mid-way, which Playwright reports as the
+   * navigation "interrupted by another navigation" to the same URL.
+   */
+  async replaceErrorPage(page: Page): Promise<Page> {
+    if (!page.url().startsWith('chrome-error:')) return page;
+    // closed first: at the page limit a new page would be refused as a pop-up
+    await page.close().catch(noop);
     return this.context.newPage();
   }
 

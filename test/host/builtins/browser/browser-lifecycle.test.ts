@@ -34,14 +34,20 @@ describe('the browser over time (real Chromium)', { skip: noChromium }, () => {
   // "rebind.test" answers the allowed address to the first two look-ups (the tool's check, the
   // route check) and a forbidden one to the next (the proxy's, when Chromium connects)
   const resolver: Resolver = (host, _options, cb) => {
-    if (host === 'rebind.test') return cb(null, [{ address: ++rebindLookups <= 2 ? '127.0.0.1' : '127.0.0.2', family: 4 }]);
+    if (host === 'rebind.test')
+      return cb(null, [{ address: ++rebindLookups <= 2 ? '127.0.0.1' : '127.0.0.2', family: 4 }]);
     if (host === 'allowed.test') return cb(null, [{ address: '127.0.0.1', family: 4 }]);
     cb(Object.assign(new Error(`no such host ${host}`), { code: 'ENOTFOUND' }), []);
   };
 
   before(async () => {
     site = await startSite();
-    gw = await startGateway({ plugins: [], env: BROWSER_ENV, resolver, policy: browserPolicy({ idleTimeoutSec: IDLE_SEC }) });
+    gw = await startGateway({
+      plugins: [],
+      env: BROWSER_ENV,
+      resolver,
+      policy: browserPolicy({ idleTimeoutSec: IDLE_SEC }),
+    });
   });
   after(async () => {
     await gw?.close();
@@ -60,9 +66,13 @@ describe('the browser over time (real Chromium)', { skip: noChromium }, () => {
   });
 
   it('reaches a name through the proxy, and refuses it when it rebinds to a forbidden address at connect time', async () => {
-    const named = await gw.execute('browser_navigate', { url: `${site.origin.replace('127.0.0.1', 'allowed.test')}/second` });
+    const named = await gw.execute('browser_navigate', {
+      url: `${site.origin.replace('127.0.0.1', 'allowed.test')}/second`,
+    });
     assert.equal(named.result?.title, 'Second page', JSON.stringify(named));
-    const rebound = await gw.execute('browser_navigate', { url: `${site.origin.replace('127.0.0.1', 'rebind.test')}/second` });
+    const rebound = await gw.execute('browser_navigate', {
+      url: `${site.origin.replace('127.0.0.1', 'rebind.test')}/second`,
+    });
     assert.equal(rebound.code, 'GW_ERR_BROWSER_ADDRESS_REFUSED', JSON.stringify(rebound));
     assert.equal(rebound['host'], 'rebind.test');
     assert.ok(rebindLookups >= 3, `the proxy looked the name up itself (${rebindLookups} look-ups)`);
@@ -85,7 +95,11 @@ describe('the browser over time (real Chromium)', { skip: noChromium }, () => {
     assert.equal(next.result?.title, 'Second page', JSON.stringify(next));
     assert.notDeepEqual(chromiumPids(), [pid]);
     await gw.execute('browser_navigate', { url: `${site.origin}/cookies` }, bob.apiKey);
-    assert.match((await gw.execute('browser_read_text', {}, bob.apiKey)).result.text, /cookie:\[\]/, 'the old cookies went with it');
+    assert.match(
+      (await gw.execute('browser_read_text', {}, bob.apiKey)).result.text,
+      /cookie:\[\]/,
+      'the old cookies went with it',
+    );
   });
 });
 
@@ -139,7 +153,7 @@ describe('the browser service (a sign-in in a context of its own)', { skip: noCh
     await site?.close();
   });
 
-  it('opens a live session on a URL, is handed back, and reads only that context\'s cookies', async () => {
+  it("opens a live session on a URL, is handed back, and reads only that context's cookies", async () => {
     const svc = browser.service;
     const info = await svc.openLiveSession({
       userId: 'u1',

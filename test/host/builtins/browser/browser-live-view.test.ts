@@ -42,7 +42,7 @@ describe('the live browser view (real Chromium on both sides)', { skip: noChromi
     await site?.close();
   });
 
-  it('shows the agent\'s page to the same user, signed in, as frames', async () => {
+  it("shows the agent's page to the same user, signed in, as frames", async () => {
     await gw.execute('browser_navigate', { url: `${site.origin}/pad` });
     liveUrl = (await gw.execute('browser_live_url', {})).result.url;
     const res = await person.goto(liveUrl);
@@ -55,7 +55,9 @@ describe('the live browser view (real Chromium on both sides)', { skip: noChromi
     await person.locator('#live-frame[data-seq]').waitFor({ state: 'attached' });
     assert.equal(await person.evaluate("document.getElementById('live-frame').naturalWidth"), 1280);
     await person.getByText('Watching: the agent drives this browser').waitFor();
-    const page = await fetch(liveUrl, { headers: { cookie: (await person.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });
+    const page = await fetch(liveUrl, {
+      headers: { cookie: (await person.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+    });
     const csp = page.headers.get('content-security-policy') ?? '';
     assert.match(csp, /script-src 'self'/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
@@ -67,13 +69,19 @@ describe('the live browser view (real Chromium on both sides)', { skip: noChromi
     await person.getByText('You have control').waitFor();
     const refused = await gw.execute('browser_click', { x: 5, y: 5 });
     assert.equal(refused.code, 'GW_ERR_BROWSER_TAKEN_OVER');
-    assert.equal((await gw.execute('browser_screenshot', {})).result?._mcpImage.mimeType, 'image/jpeg', 'looking still works');
+    assert.equal(
+      (await gw.execute('browser_screenshot', {})).result?._mcpImage.mimeType,
+      'image/jpeg',
+      'looking still works',
+    );
     const box = await person.locator('#live-frame').boundingBox();
     assert.ok(box);
     // a quarter across and a fifth down the picture: (320, 144) on the 1280×720 page
     await person.mouse.click(box.x + box.width / 4, box.y + box.height / 5);
     await waitFor('the click on the page', () => site.hits.some((h) => h.startsWith('/clicked')));
-    const [x, y] = (/x=(\d+)&y=(\d+)/.exec(site.hits.find((h) => h.startsWith('/clicked')) ?? '') ?? []).slice(1).map(Number);
+    const [x, y] = (/x=(\d+)&y=(\d+)/.exec(site.hits.find((h) => h.startsWith('/clicked')) ?? '') ?? [])
+      .slice(1)
+      .map(Number);
     assert.ok(Math.abs((x ?? 0) - 320) <= 3 && Math.abs((y ?? 0) - 144) <= 3, `clicked at ${x},${y}`);
     await person.keyboard.type('hi');
     await waitFor('the typing on the page', () => site.hits.includes('/typed?v=hi'));
@@ -101,7 +109,11 @@ describe('the live browser view (real Chromium on both sides)', { skip: noChromi
     assert.equal((await owner.get('/browser/live/not-a-live-view', { accept: 'text/html' })).status, 404);
     const ownerCsrf = csrfOf((await owner.get('/keys')).body);
     assert.equal((await owner.post(`${path}/control`, { _csrf: 'wrong', action: 'take' })).status, 403, 'CSRF checked');
-    assert.equal((await owner.post(`${path}/input`, { _csrf: ownerCsrf, kind: 'text', text: 'x' })).status, 409, 'not in control');
+    assert.equal(
+      (await owner.post(`${path}/input`, { _csrf: ownerCsrf, kind: 'text', text: 'x' })).status,
+      409,
+      'not in control',
+    );
     assert.equal((await owner.post(`${path}/input`, { _csrf: ownerCsrf, kind: 'teleport' })).status, 400);
   });
 

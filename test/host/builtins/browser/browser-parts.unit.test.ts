@@ -85,7 +85,12 @@ describe('readable text', () => {
 
 describe("the live view's input forms", () => {
   it('describe a click, key, text or scroll, or nothing', () => {
-    assert.deepEqual(liveInputOf({ kind: 'click', x: '10', y: '20.5' }), { kind: 'click', x: 10, y: 20.5, button: 'left' });
+    assert.deepEqual(liveInputOf({ kind: 'click', x: '10', y: '20.5' }), {
+      kind: 'click',
+      x: 10,
+      y: 20.5,
+      button: 'left',
+    });
     assert.deepEqual(liveInputOf({ kind: 'key', key: 'Control+a' }), { kind: 'key', key: 'Control+a' });
     assert.deepEqual(liveInputOf({ kind: 'text', text: 'é' }), { kind: 'text', text: 'é' });
     assert.deepEqual(liveInputOf({ kind: 'scroll', x: '1', y: '2', dx: '0', dy: '-300' }), {
@@ -120,13 +125,27 @@ describe('starting Chromium', () => {
     assert.equal(t.executablePath, '/opt/c/chrome');
     assert.equal(t.noSandbox, true);
     assert.ok(chromiumArgs(t).includes('--js-flags=--max-old-space-size=256'));
-    for (const flag of ['--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'])
+    for (const flag of [
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+      '--disable-quic',
+    ])
       assert.ok(chromiumArgs(t).includes(flag), flag);
-    assert.ok(!chromiumArgs(t).includes('--no-sandbox'), 'the sandbox switch is Playwright\'s chromiumSandbox, never an arg');
+    assert.ok(
+      !chromiumArgs(t).includes('--no-sandbox'),
+      "the sandbox switch is Playwright's chromiumSandbox, never an arg",
+    );
   });
 
   it('is refused with a way out: no executable, or root without the explicit no-sandbox switch', () => {
-    const missing = unavailability({ executablePath: '/nonexistent/chromium', noSandbox: false, asRoot: false, maxPageHeapMb: 64 });
+    const missing = unavailability({
+      executablePath: '/nonexistent/chromium',
+      noSandbox: false,
+      asRoot: false,
+      maxPageHeapMb: 64,
+    });
     assert.ok(isWorkbenchError(missing) && missing.code === 'GW_ERR_BROWSER_UNAVAILABLE');
     assert.match(missing.message, /apt-get install chromium/);
     assert.match(missing.message, /WORKBENCH_CHROMIUM_PATH/);
@@ -135,7 +154,10 @@ describe('starting Chromium', () => {
     assert.ok(isWorkbenchError(root) && root.code === 'GW_ERR_BROWSER_UNAVAILABLE');
     assert.match(root.message, /unprivileged user/);
     assert.equal(unavailability({ executablePath: exe, noSandbox: true, asRoot: true, maxPageHeapMb: 64 }), undefined);
-    assert.equal(unavailability({ executablePath: exe, noSandbox: false, asRoot: false, maxPageHeapMb: 64 }), undefined);
+    assert.equal(
+      unavailability({ executablePath: exe, noSandbox: false, asRoot: false, maxPageHeapMb: 64 }),
+      undefined,
+    );
   });
 });
 

@@ -50,7 +50,8 @@ describe('the browser tools (real Chromium)', { skip: noChromium }, () => {
     assert.equal(all.url, `${site.origin}/`);
     assert.match(all.text, /^Welcome to the site\n\nFirst paragraph\./);
     assert.match(all.text, /Bottom$/);
-    for (const absent of ['SCRIPT-TEXT', 'HIDDEN-TEXT', '<', 'color:red']) assert.ok(!all.text.includes(absent), absent);
+    for (const absent of ['SCRIPT-TEXT', 'HIDDEN-TEXT', '<', 'color:red'])
+      assert.ok(!all.text.includes(absent), absent);
     assert.equal(all.truncated, false);
     const cut = (await gw.execute('browser_read_text', { maxChars: 100 })).result;
     assert.equal(cut.text, all.text.slice(0, 100));
@@ -73,7 +74,11 @@ describe('the browser tools (real Chromium)', { skip: noChromium }, () => {
     assert.equal(point.result?.ok, true);
     await waitFor('the click on the page', () => site.hits.includes('/clicked?x=123&y=45'));
     for (const bad of [{}, { x: 1 }, { selector: '#go', x: 1, y: 2 }])
-      assert.equal((await gw.execute('browser_click', bad)).code, 'GW_ERR_VALIDATION_INVALID_ARGS', JSON.stringify(bad));
+      assert.equal(
+        (await gw.execute('browser_click', bad)).code,
+        'GW_ERR_VALIDATION_INVALID_ARGS',
+        JSON.stringify(bad),
+      );
     assert.equal((await gw.execute('browser_click', { selector: '#nope' })).code, 'GW_ERR_BROWSER_ELEMENT_NOT_FOUND');
     assert.equal((await gw.execute('browser_click', { selector: 'a[[' })).code, 'GW_ERR_VALIDATION_INVALID_ARGS');
   });
@@ -104,7 +109,10 @@ describe('the browser tools (real Chromium)', { skip: noChromium }, () => {
   it('screenshots are real JPEG/PNG image blocks over MCP: viewport, element, scaled, and a full page fitted to the limit', async () => {
     const client = await gw.mcpClient();
     const shoot = async (args: Record<string, unknown>): Promise<{ meta: any; bytes: Buffer; mimeType: string }> => {
-      const res = await client.callTool({ name: 'execute_tools', arguments: { executions: [{ tool: 'browser_screenshot', args }] } });
+      const res = await client.callTool({
+        name: 'execute_tools',
+        arguments: { executions: [{ tool: 'browser_screenshot', args }] },
+      });
       const content = res.content as { type: string; text?: string; data?: string; mimeType?: string }[];
       const image = content.find((c) => c.type === 'image');
       const text = JSON.parse(content.find((c) => c.type === 'text')?.text ?? '{}');
@@ -158,20 +166,34 @@ describe('the browser tools (real Chromium)', { skip: noChromium }, () => {
     assert.deepEqual(site.forbiddenHits, []);
   });
 
-  it('blocks sub-resources (an image, a fetch) to a forbidden address while the page loads, and says so', async () => {
+  it('blocks sub-resources (an image, a fetch, a WebSocket) to a forbidden address while the page loads, and says so', async () => {
     const item = await nav(`${site.origin}/subresources`);
     assert.equal(item.result?.status, 200, JSON.stringify(item));
-    assert.deepEqual(item.result?.blocked, [{ host: '127.0.0.2', range: 'loopback' }]);
-    await waitFor('the fetch to settle', async () =>
-      /fetch (blocked|reached)/.test((await gw.execute('browser_read_text', {})).result.text),
+    assert.deepEqual(item.result?.blocked, [{ host: '127.0.0.2', range: 'loopback' }], JSON.stringify(item));
+    await waitFor('the fetch and the socket to settle', async () =>
+      /fetch (blocked|reached)\n\nsocket (blocked|reached)/.test(
+        (await gw.execute('browser_read_text', {})).result.text,
+      ),
     );
-    assert.match((await gw.execute('browser_read_text', {})).result.text, /fetch blocked/);
+    assert.match((await gw.execute('browser_read_text', {})).result.text, /fetch blocked\n\nsocket blocked/);
     assert.deepEqual(site.forbiddenHits, []);
   });
 
-  it('refuses file:, chrome:, view-source:, data: and javascript: URLs', async () => {
-    for (const url of ['file:///etc/passwd', 'chrome://version', 'view-source:http://127.0.0.1/', 'data:text/html,hi', 'javascript:1'])
+  it('refuses file:, chrome:, view-source:, data: and javascript: URLs, and a page cannot lead there either', async () => {
+    for (const url of [
+      'file:///etc/passwd',
+      'chrome://version',
+      'view-source:http://127.0.0.1/',
+      'data:text/html,hi',
+      'javascript:1',
+    ])
       assert.equal((await nav(url)).code, 'GW_ERR_BROWSER_URL_REFUSED', url);
+    for (const link of ['#file', '#chrome', '#source']) {
+      await nav(`${site.origin}/local-links`);
+      await gw.execute('browser_click', { selector: link });
+      const read = (await gw.execute('browser_read_text', {})).result;
+      assert.equal(read.url, `${site.origin}/local-links`, `${link} led nowhere`);
+    }
   });
 
   it("keeps two users' contexts apart: a cookie set for one is not sent for the other", async () => {
