@@ -12,7 +12,7 @@ import type { BrowserPolicy } from '../../policy/browser-policy.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { AddressGuard } from './address-guard.js';
 import type { BrowserProcess, RunningBrowser } from './browser-process.js';
-import { UserContext, type EndReason } from './user-context.js';
+import { UserContext, endError, type EndReason } from './user-context.js';
 
 /** The space the agent's tools browse in. */
 export const AGENT_SPACE = 'agent';
@@ -79,16 +79,16 @@ export class ContextPool {
 
   async #open(userId: string, space: string): Promise<UserContext> {
     const running = await this.#process.get();
-    const died = (): Error =>
-      fail('GW_ERR_BROWSER_CRASHED', { message: 'the browser process died while the context opened; retry' });
     const uc = await UserContext.open({ userId, space, running, guard: this.#guard, policy: this.#policy }).catch(
-      (err: unknown) => {
-        throw running.isGone ? died() : err;
+      async (err: unknown) => {
+        // the browser went away as the context opened: say why (its exit is told a moment after the failure)
+        await Promise.race([running.gone, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+        throw running.isGone ? endError((await running.gone).crashed ? 'crashed' : 'memory') : err;
       },
     );
     if (running.isGone) {
       await uc.close('crashed');
-      throw died();
+      throw endError((await running.gone).crashed ? 'crashed' : 'memory');
     }
     const key = keyOf(userId, space);
     this.#contexts.set(key, uc);

@@ -82,6 +82,8 @@ export interface BrowserOptions {
   publicUrl: string;
   /** answers DNS look-ups instead of the system resolver (tests) */
   resolver?: Resolver;
+  /** how often the memory watch reads the browser's memory, ms (default 5000; tests) */
+  memoryCheckMs?: number;
 }
 
 export function createBrowser(o: BrowserOptions): BrowserBuiltin {
@@ -93,7 +95,7 @@ export function createBrowser(o: BrowserOptions): BrowserBuiltin {
   );
   const contexts = new ContextPool(chromium, guard, policy, o.logger);
   const memory = new MemoryWatch(chromium, contexts, policy.maxMemoryMb, o.logger);
-  memory.start();
+  memory.start(o.memoryCheckMs);
   const live = new LiveViews(o.publicUrl, policy.liveViewTtlSec);
   const maxResultBytes = sandboxLimits(o.policy, BROWSER_MANIFEST.name).maxResultBytes;
 

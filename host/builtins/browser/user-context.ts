@@ -79,7 +79,7 @@ export class UserContext {
       onRefused: (r) => made.uc?.recordRefusal(r),
       connectTimeoutMs: o.policy.navigationTimeoutMs,
     });
-    let context: BrowserContext;
+    let context: BrowserContext | undefined;
     try {
       context = await o.running.browser.newContext({
         proxy: { server: proxy.server },
@@ -88,18 +88,20 @@ export class UserContext {
         viewport: VIEWPORT,
         locale: 'en-US',
       });
+      const uc = new UserContext(o, context, proxy);
+      made.uc = uc;
+      context.setDefaultNavigationTimeout(o.policy.navigationTimeoutMs);
+      context.setDefaultTimeout(o.policy.actionTimeoutMs);
+      context.on('page', (page) => uc.#adopt(page));
+      await context.route('**/*', (route, request) => uc.#check(route, request, o.guard));
+      await context.newPage();
+      return uc;
     } catch (err) {
+      // half made (the browser went away meanwhile): nothing of it may stay open
+      await context?.close().catch(noop);
       await proxy.close();
       throw err;
     }
-    const uc = new UserContext(o, context, proxy);
-    made.uc = uc;
-    context.setDefaultNavigationTimeout(o.policy.navigationTimeoutMs);
-    context.setDefaultTimeout(o.policy.actionTimeoutMs);
-    context.on('page', (page) => uc.#adopt(page));
-    await context.route('**/*', (route, request) => uc.#check(route, request, o.guard));
-    await context.newPage();
-    return uc;
   }
 
   /** The route check: a request to a refused address never leaves the browser. */
@@ -244,7 +246,7 @@ export function endError(reason: EndReason): WorkbenchError {
     case 'memory':
       return fail('GW_ERR_BROWSER_MEMORY_LIMIT', {
         message:
-          "the browser went over its memory limit (builtins.browser.maxMemoryMb) and this user's context, the least recently used, was closed; retry (it starts empty)",
+          "the browser went over its memory limit (builtins.browser.maxMemoryMb), and this user's context was closed to free memory (the least recently used go first); retry in a minute (it starts empty)",
       });
     case 'shutdown':
       return fail('GW_ERR_BROWSER_CLOSED', { message: 'the browser was closed: the gateway is shutting down' });

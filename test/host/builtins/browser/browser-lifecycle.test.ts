@@ -190,3 +190,32 @@ describe('the browser service (a sign-in in a context of its own)', { skip: noCh
     assert.deepEqual(site.forbiddenHits, []);
   });
 });
+
+describe('the memory limit (real Chromium)', { skip: noChromium }, () => {
+  it('closes the least recently used context past maxMemoryMb, then restarts the browser when none is left', async () => {
+    const site = await startSite();
+    // Chromium alone uses far more than 64 MiB: the first reading is over the limit
+    const browser = createBrowser({
+      policy: parsePolicy(browserPolicy({ maxMemoryMb: 64 }), 'test policy'),
+      env: BROWSER_ENV,
+      logger: createLogger({ level: 'silent', destination: 'silent' }),
+      publicUrl: 'http://127.0.0.1:1',
+      memoryCheckMs: 100,
+    });
+    try {
+      // the context goes while the page loads (the call answers the limit) or right after (its live view ends)
+      const outcome = await browser.service
+        .openLiveSession({ userId: 'u1', url: `${site.origin}/second`, purpose: 'memory' })
+        .then(
+          (info) => info.finished,
+          (err: { code?: string }) => err.code,
+        );
+      assert.ok(outcome === 'ended' || outcome === 'GW_ERR_BROWSER_MEMORY_LIMIT', String(outcome));
+      await waitFor('the browser closed, no context being left to close', () => browser.service.pid === undefined);
+      assert.deepEqual(await browser.service.cookies({ userId: 'u1' }), []);
+    } finally {
+      await browser.integration.close();
+      await site.close();
+    }
+  });
+});
