@@ -51,6 +51,14 @@ function pages(site: Site): Record<string, (url: URL, req: http.IncomingMessage,
         ),
       ),
     '/second': (_u, _q, res) => html(res, page('Second page', '<p>You are on the second page.</p>')),
+    '/popups': (_u, _q, res) =>
+      html(
+        res,
+        page(
+          'Pop-ups',
+          `<button id="open" onclick="for (var i = 0; i < 5; i++) window.open('/second?' + i)">Open five</button>`,
+        ),
+      ),
     '/local-links': (_u, _q, res) =>
       html(
         res,

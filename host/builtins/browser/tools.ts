@@ -39,10 +39,10 @@ const TAKEN_OVER = (): Error =>
   });
 
 /** Runs `fn` on the caller's active page, in turn, with its failures as catalogue errors. */
-async function onPage<T>(d: ToolDeps, call: BuiltinCall, step: Step, acting: boolean, fn: OnPage<T>): Promise<T> {
+async function onPage<T>(d: ToolDeps, call: BuiltinCall, step: Step, acts: boolean, fn: OnPage<T>): Promise<T> {
   const uc = await d.pool.acquire(call.user.id);
   return uc.run(call.signal, async () => {
-    if (acting && uc.takenOver) throw TAKEN_OVER();
+    if (acts && uc.takenOver) throw TAKEN_OVER();
     const since = Date.now();
     let page: Page | undefined;
     try {

@@ -83,6 +83,16 @@ describe('the browser tools (real Chromium)', { skip: noChromium }, () => {
     assert.equal((await gw.execute('browser_click', { selector: 'a[[' })).code, 'GW_ERR_VALIDATION_INVALID_ARGS');
   });
 
+  it('keeps pop-ups to the page limit, and acts on the newest page', async () => {
+    await nav(`${site.origin}/popups`);
+    const opened = await gw.execute('browser_click', { selector: '#open' });
+    // the page and 3 pop-ups make the limit of 4: the other 2 pop-ups were closed
+    assert.equal(opened.result?.popupsClosed, 2, JSON.stringify(opened));
+    assert.match(opened.result?.url, /\/second\?\d$/);
+    assert.equal((await gw.execute('browser_read_text', {})).result.title, 'Second page');
+    assert.equal((await gw.execute('browser_close', {})).result?.closed, true);
+  });
+
   it('types into an element (or the focused one) and presses keys', async () => {
     await nav(`${site.origin}/`);
     await gw.execute('browser_type', { selector: '#q', text: 'hello' });
