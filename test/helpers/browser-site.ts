@@ -51,6 +51,8 @@ function pages(site: Site): Record<string, (url: URL, req: http.IncomingMessage,
         ),
       ),
     '/second': (_u, _q, res) => html(res, page('Second page', '<p>You are on the second page.</p>')),
+    '/spin': (_u, _q, res) =>
+      html(res, page('Spin', '<p>spinning</p><script>setTimeout(function () { for (;;) {} }, 200);</script>')),
     '/popups': (_u, _q, res) =>
       html(
         res,

@@ -192,18 +192,27 @@ export class UserContext {
         this.touch();
       }
     });
-    this.#queue = work.then(noop, noop).finally(() => (settled = true));
-    signal.addEventListener(
-      'abort',
-      () => setTimeout(() => void (settled || this.#closeBusyPage()), UNRESPONSIVE_GRACE_MS).unref(),
-      { once: true },
-    );
+    // the next call waits for this one, unless its page stopped answering and was given up
+    let giveUp: () => void = noop;
+    const givenUp = new Promise<void>((resolve) => (giveUp = resolve));
+    this.#queue = Promise.race([work.then(noop, noop), givenUp]).finally(() => (settled = true));
+    const onAbort = (): void => {
+      setTimeout(() => {
+        if (settled) return;
+        this.#abandonActivePage();
+        giveUp();
+      }, UNRESPONSIVE_GRACE_MS).unref();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
     return Promise.race([work, this.ended, aborted(signal)]);
   }
 
-  async #closeBusyPage(): Promise<void> {
+  /** The active page stopped answering (an endless script): later calls get a new page; it closes when it can. */
+  #abandonActivePage(): void {
     const page = this.#pages.at(-1);
-    if (page && !page.isClosed()) await page.close({ runBeforeUnload: false }).catch(noop);
+    if (!page || page.isClosed()) return;
+    this.#crashed.add(page);
+    void page.close({ runBeforeUnload: false }).catch(noop);
   }
 
   /** Marks the context used now (calls, the live view): its idle timeout starts again. */

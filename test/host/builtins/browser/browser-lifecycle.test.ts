@@ -2,7 +2,8 @@
  * @module test/host/builtins/browser/browser-lifecycle.test
  * The browser's life in real Chromium: a context left idle is closed (its cookies with it); a name
  * that resolves to an allowed address first and a forbidden one when the browser connects (DNS
- * rebinding) is refused by the proxy, the forbidden server never reached; a browser killed mid-call
+ * rebinding) is refused by the proxy, the forbidden server never reached; a page stuck in an endless
+ * script is given up at its call's deadline; a browser killed mid-call
  * answers that call GW_ERR_BROWSER_CRASHED and the next call starts a new one; with no Chromium, or
  * as root without the no-sandbox switch, the tools answer GW_ERR_BROWSER_UNAVAILABLE and the
  * gateway serves on. And the service other features use: a live session on a URL in a context of
@@ -46,7 +47,10 @@ describe('the browser over time (real Chromium)', { skip: noChromium }, () => {
       plugins: [],
       env: BROWSER_ENV,
       resolver,
-      policy: browserPolicy({ idleTimeoutSec: IDLE_SEC }),
+      policy: {
+        ...browserPolicy({ idleTimeoutSec: IDLE_SEC }),
+        plugins: { browser: { limits: { wallMsPerCall: 4000 } } },
+      },
     });
   });
   after(async () => {
@@ -77,6 +81,16 @@ describe('the browser over time (real Chromium)', { skip: noChromium }, () => {
     assert.equal(rebound['host'], 'rebind.test');
     assert.ok(rebindLookups >= 3, `the proxy looked the name up itself (${rebindLookups} look-ups)`);
     assert.deepEqual(site.forbiddenHits, []);
+  });
+
+  it("gives up a page stuck in an endless script at the call's deadline: the next call gets a new page", async () => {
+    await gw.execute('browser_navigate', { url: `${site.origin}/spin` });
+    await new Promise((r) => setTimeout(r, 500));
+    const stuck = await gw.execute('browser_read_text', {});
+    assert.equal(stuck.code, 'GW_ERR_BUILTIN_TIMEOUT', JSON.stringify(stuck));
+    const next = await gw.execute('browser_read_text', {});
+    assert.equal(next.result?.url, 'about:blank', JSON.stringify(next));
+    assert.equal((await gw.execute('browser_navigate', { url: `${site.origin}/second` })).result?.title, 'Second page');
   });
 
   it('answers a call in flight GW_ERR_BROWSER_CRASHED when the browser is killed, and the next call starts a new one', async () => {
