@@ -272,7 +272,7 @@ const claimNameSchema = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z0-9_:.\/-]+$/, 'must be a claim name, e.g. "groups" or "https://example.com/roles"');
+  .regex(/^[A-Za-z0-9_:./-]+$/, 'must be a claim name, e.g. "groups" or "https://example.com/roles"');
 
 const tenantNameSchema = z.string().refine((t) => validateTenant(t) === undefined, {
   message: 'must be a tenant name: 1-63 characters of a-z, 0-9, "-" and "_", starting with a letter or digit',
