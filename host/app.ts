@@ -105,7 +105,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     options.logger ??
     createLogger({ level: config.logLevel, destination: policy.audit.sink === 'stdout' ? 'stderr' : 'stdout' });
   // before anything starts: a configuration nobody could sign in with stops here
-  const signIn = createPortalSignIn(config, policy, env, logger);
+  const signIn = await createPortalSignIn(config, policy, env, logger);
   const { db, users, vault } = await openStorage(config, env, logger);
   warnAboutPluginRoots(config.pluginDirs, logger);
   const { bridge, sandbox } = await startBridgeAndSandbox(policy, db, logger, options);

@@ -12,7 +12,8 @@ import { errorSpec, type ErrorCode } from '../../contracts/errors.js';
 import { onlyCookie } from './cookies.js';
 import type { PortalContext } from './context.js';
 import { sendSignInRefusal, startSession } from './sign-in.js';
-import { SSO_SIGN_IN_TTL_MS, type SsoIdentity } from './sso/oidc-client.js';
+import type { SsoIdentity } from './sso/oidc-client.js';
+import { SSO_SIGN_IN_TTL_MS } from './sso/sso-config.js';
 import { resolveSsoUser } from './sso/provision.js';
 
 type Next = { Querystring: { next?: string } };

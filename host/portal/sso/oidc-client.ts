@@ -14,10 +14,7 @@
 import * as client from 'openid-client';
 import { fail, type WorkbenchError } from '../../../contracts/errors.js';
 import type { SsoClaims } from '../../policy/sign-in.js';
-import type { SsoProviderConfig } from './sso-config.js';
-
-/** How long a sign-in may take at the provider. */
-export const SSO_SIGN_IN_TTL_MS = 10 * 60_000;
+import { SSO_SIGN_IN_TTL_MS, type SsoProviderConfig } from './sso-config.js';
 
 /** Seconds each request to the provider may take. */
 const PROVIDER_TIMEOUT_SEC = 15;

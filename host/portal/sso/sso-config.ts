@@ -9,6 +9,9 @@
  */
 import { GatewayError } from '../../errors.js';
 
+/** How long a sign-in may take at the provider (the life of the browser's sign-in cookie). */
+export const SSO_SIGN_IN_TTL_MS = 10 * 60_000;
+
 export interface SsoProviderConfig {
   /** the issuer identifier, exactly as the provider's discovery document states it */
   issuer: string;

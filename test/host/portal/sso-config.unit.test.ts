@@ -66,17 +66,17 @@ describe('single sign-on configuration', () => {
     refused({ ...base, WORKBENCH_OIDC_ISSUER: 'https://idp.example.com', WORKBENCH_OIDC_NAME: 'x'.repeat(61) }, /NAME/);
   });
 
-  it('stops start-up when the policy turns off every sign-in method and no provider is configured', () => {
+  it('stops start-up when the policy turns off every sign-in method and no provider is configured', async () => {
     const config = { publicUrl: 'https://wb.example.com' } as GatewayConfig;
     const logger = createLogger({ level: 'silent', destination: 'silent' });
     const off = parsePolicy({ signIn: { apiKey: false, loginLinks: false } }, 'test');
-    assert.throws(
-      () => createPortalSignIn(config, off, {}, logger),
+    await assert.rejects(
+      createPortalSignIn(config, off, {}, logger),
       (err: unknown) => isGatewayError(err) && /nobody could sign in/.test(err.message),
     );
-    const onlyLinks = createPortalSignIn(config, parsePolicy({ signIn: { apiKey: false } }, 'test'), {}, logger);
+    const onlyLinks = await createPortalSignIn(config, parsePolicy({ signIn: { apiKey: false } }, 'test'), {}, logger);
     assert.deepEqual(onlyLinks, { apiKey: false, loginLinks: true });
-    const withSso = createPortalSignIn(
+    const withSso = await createPortalSignIn(
       config,
       off,
       // discovery fails at once (nothing listens on port 9) and is only logged: start-up goes on
