@@ -320,6 +320,112 @@ export const ERRORS = {
       "A built-in tool's result is over the integration's limits.maxResultBytes; ask for less (a smaller page, fewer characters).",
     message: said,
   },
+  // ---- gateway: signing in to the portal (a page that says why, with the code)
+  GW_ERR_PORTAL_SIGN_IN_DISABLED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'Signing in to the portal with an API key, or with a one-time sign-in link, is turned off by the policy (signIn.apiKey, signIn.loginLinks).',
+    message: said,
+  },
+  GW_ERR_SSO_NOT_CONFIGURED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 404,
+    retryable: false,
+    summary: 'Single sign-on was asked for, and no OpenID Connect provider is configured (WORKBENCH_OIDC_ISSUER).',
+    message: said,
+  },
+  GW_ERR_SSO_PROVIDER_UNAVAILABLE: {
+    group: 'gateway',
+    wire: 'http',
+    status: 503,
+    retryAfterSec: 30,
+    retryable: true,
+    summary:
+      "The identity provider could not be reached, or its discovery document or token endpoint answered something unusable; the server's log says which.",
+    message: said,
+  },
+  GW_ERR_SSO_RESPONSE_INVALID: {
+    group: 'gateway',
+    wire: 'http',
+    status: 400,
+    retryable: false,
+    summary:
+      'The answer that came back from the identity provider does not belong to a sign-in this browser started (no or another state, expired), or its code or ID token was refused by the checks (issuer, audience, signature, expiry, nonce, PKCE).',
+    message: said,
+  },
+  GW_ERR_SSO_PROVIDER_REFUSED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: 'The identity provider answered with an error instead of a sign-in (access_denied, login_required, …).',
+    message: said,
+  },
+  GW_ERR_SSO_EMAIL_MISSING: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: 'The identity provider sent no email address for the person (the email scope or claim is missing).',
+    message: said,
+  },
+  GW_ERR_SSO_EMAIL_UNVERIFIED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'The identity provider does not say the email address is verified (email_verified), and the policy requires it (signIn.sso.requireVerifiedEmail).',
+    message: said,
+  },
+  GW_ERR_SSO_DOMAIN_NOT_ALLOWED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: "The email address's domain is not one of the policy's signIn.sso.allowedDomains.",
+    message: said,
+  },
+  GW_ERR_SSO_CLAIM_REQUIRED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: 'The person lacks the claim value the policy requires (signIn.sso.requiredClaim).',
+    message: said,
+  },
+  GW_ERR_SSO_NO_ACCOUNT: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'No Workbench user has this email address, and the policy creates none on sign-in (signIn.sso sets neither allowedDomains nor requiredClaim).',
+    message: said,
+  },
+  GW_ERR_SSO_NO_TENANT: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'A new user could not be placed in a tenant: the tenant claim holds no valid tenant name, and neither tenantByDomain nor defaultTenant gives one.',
+    message: said,
+  },
+  GW_ERR_SSO_SUBJECT_MISMATCH: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'The Workbench user with this email address is linked to another identity at this provider (another subject): an email address reused by someone else does not sign in as that user.',
+    message: said,
+  },
+
   // ---- sandbox: the handler run (an execute_tools item; REST 502 unless a status is given)
   GW_ERR_SANDBOX_HANDLER_THREW: {
     group: 'sandbox',

@@ -30,7 +30,7 @@ import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { registerPluginMetrics } from './telemetry/plugin-metrics.js';
 import { registerSandboxMetrics } from './telemetry/sandbox-metrics.js';
 import type { MetaTool } from './meta-tools/types.js';
-import { registerPortal } from './portal/portal.js';
+import { registerPortal, type PortalSignIn } from './portal/portal.js';
 import { UserRequests } from './transport/caller-auth.js';
 import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surface.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
@@ -45,6 +45,7 @@ import { createPlugins, warnAboutPluginRoots } from './wiring/plugins.js';
 import { createRateLimits } from './wiring/rate-limits.js';
 import { startBridgeAndSandbox } from './wiring/sandbox.js';
 import { closeOnce } from './wiring/shutdown.js';
+import { createPortalSignIn } from './wiring/sign-in.js';
 import { openStorage } from './wiring/storage.js';
 import { VERSION } from './version.js';
 
@@ -107,6 +108,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const logger =
     options.logger ??
     createLogger({ level: config.logLevel, destination: policy.audit.sink === 'stdout' ? 'stderr' : 'stdout' });
+  // before anything starts: a configuration nobody could sign in with stops here
+  const signIn = await createPortalSignIn(config, policy, env, logger);
   const { db, users, vault } = await openStorage(config, env, logger);
   warnAboutPluginRoots(config.pluginDirs, logger);
   const { bridge, sandbox } = await startBridgeAndSandbox(policy, db, logger, options);
@@ -163,7 +166,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const app = createHttpApp(policy, logger);
   const served = { config, policy, db, users, sandbox, metrics, logger, engine, connections, metaTools, metaCalls };
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
-  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed });
+  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed, signIn });
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
@@ -258,6 +261,7 @@ interface RouteWiring {
   pluginAllowed(user: User, plugin: string): boolean;
   requests: UserRequests;
   metaCalls: ExecutionRateLimiter;
+  signIn: PortalSignIn;
 }
 
 /** Every route, in order: health and metrics, MCP, REST, the portal. */
@@ -292,5 +296,6 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     publicUrl: config.publicUrl,
     allowed: w.pluginAllowed,
     logger: w.logger,
+    signIn: w.signIn,
   });
 }

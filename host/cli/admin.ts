@@ -10,6 +10,7 @@ import { resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
 import { requireSharedKey } from '../connections/vault.js';
+import { loadPolicyFile } from '../policy/load.js';
 import { loadPlugins, pluginRootProblem } from '../registry/load-plugins.js';
 import type { Db } from '../storage/db.js';
 import { openDatabase } from '../storage/open.js';
@@ -300,6 +301,11 @@ export async function runKeysReseal(config: GatewayConfig, args: ParsedArgs): Pr
 
 export async function runLoginLink(config: GatewayConfig, args: ParsedArgs): Promise<number> {
   const email = stringFlag(args, 'email', true);
+  // a link the portal would refuse is no link: say so here, where it is made
+  if (!loadPolicyFile(config.policyFile).signIn.loginLinks)
+    throw fail('GW_ERR_CLI_REFUSED', {
+      message: `one-time sign-in links are turned off by the policy (signIn.loginLinks in ${config.policyFile}): sign in with the ways the portal's sign-in page offers`,
+    });
   return withDb(config, async (db) => {
     const user = await new UserStore(db).byEmail(email);
     if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });

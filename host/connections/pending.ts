@@ -107,6 +107,16 @@ function toPending(r: Row, now: number): PendingConnect {
   };
 }
 
+/**
+ * Whether the person is finishing this very link now: an OAuth2 link whose callback took it (the
+ * code exchange and the save are under way), or an API-key link whose form was posted (the save is
+ * under way). Its connection is stored a moment before the link is settled `connected`, so a
+ * connection that appears meanwhile is this link's doing, not another way of connecting.
+ */
+export function isBeingCompleted(p: PendingConnect): boolean {
+  return p.status === 'exchanging' || (p.type === 'apikey' && p.status === 'opened');
+}
+
 export interface PendingOptions {
   db: Db;
   vault: Vault;

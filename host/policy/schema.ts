@@ -1,6 +1,6 @@
 /**
  * @module host/policy/schema
- * The policy file: limits, egress, tenancy, result cap. Every key may be left out; the default is
+ * The policy file: limits, egress, tenancy, result cap, sign-in. Every key may be left out; the default is
  * written next to it. A file that does not validate stops start-up with a message naming the field.
  */
 import { browserPolicySchema } from './browser-policy.js';
@@ -261,6 +261,68 @@ const originSchema = z.string().refine((s) => {
   }
 }, 'must be an origin like "https://api.github.com" (scheme, host and optional port; no path)');
 
+/** An email domain as it is compared: lower case, exact (a subdomain is a domain of its own). */
+const emailDomainSchema = z
+  .string()
+  .max(253)
+  .regex(
+    /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/,
+    'must be an email domain in lower case, e.g. "example.com" (matched exactly: a subdomain is listed on its own)',
+  );
+
+const claimNameSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_:./-]+$/, 'must be a claim name, e.g. "groups" or "https://example.com/roles"');
+
+const tenantNameSchema = z.string().refine((t) => validateTenant(t) === undefined, {
+  message: 'must be a tenant name: 1-63 characters of a-z, 0-9, "-" and "_", starting with a letter or digit',
+});
+
+/**
+ * Who may sign in with the OpenID Connect provider (WORKBENCH_OIDC_ISSUER), who gets an account on
+ * a first sign-in, and in which tenant (evaluated by host/policy/sign-in.ts). Every sign-in needs an
+ * email (verified, unless requireVerifiedEmail is false), in an allowed domain when the list is set,
+ * with the required claim when one is set. New users are created only when allowedDomains or
+ * requiredClaim is set; otherwise only existing users (matched by email) sign in.
+ */
+const ssoRuleSchema = z
+  .object({
+    /** email domains that may sign in (exact, lower case); empty: any domain (default) */
+    allowedDomains: z.array(emailDomainSchema).max(1000).default([]),
+    /** a claim the person must have, with this value (or one of these); a list claim must contain it (default none) */
+    requiredClaim: z
+      .object({
+        claim: claimNameSchema,
+        value: z.union([z.string().min(1).max(500), z.array(z.string().min(1).max(500)).min(1).max(100)]),
+      })
+      .strict()
+      .optional(),
+    /** refuse an email the provider does not mark email_verified: true (default true) */
+    requireVerifiedEmail: z.boolean().default(true),
+    /** a claim whose value is the new user's tenant (checked first; default none) */
+    tenantClaim: claimNameSchema.optional(),
+    /** email domain → tenant of new users (default none) */
+    tenantByDomain: z.record(emailDomainSchema, tenantNameSchema).default({}),
+    /** the tenant of a new user neither rule above places (default none: such a sign-in is refused) */
+    defaultTenant: tenantNameSchema.optional(),
+  })
+  .strict();
+
+/** The portal's sign-in methods: API keys and one-time links (for bootstrap) may be turned off; the SSO rule. */
+const signInSchema = z
+  .object({
+    /** the sign-in form that takes an API key (default true) */
+    apiKey: z.boolean().default(true),
+    /** one-time sign-in links made with `workbench login-link` (default true) */
+    loginLinks: z.boolean().default(true),
+    sso: ssoRuleSchema.default(ssoRuleSchema.parse({})),
+  })
+  .strict();
+export type SignInPolicy = z.infer<typeof signInSchema>;
+export type SsoRule = z.infer<typeof ssoRuleSchema>;
+
 export const policySchema = z
   .object({
     $schema: z.string().optional(),
@@ -286,6 +348,8 @@ export const policySchema = z
       })
       .strict()
       .default({ browser: browserPolicySchema.parse({}), jots: jotsPolicySchema.parse({}) }),
+    /** how people sign in to the portal: which methods, and who single sign-on admits and where */
+    signIn: signInSchema.default(signInSchema.parse({})),
     /** where audit events go: the database (default) or stdout as JSON lines; how long stored ones are kept */
     audit: z
       .object({

@@ -57,6 +57,7 @@ function chainsOf(all: ApiKeyInfo[]): (keyId: string) => ApiKeyInfo[] {
 /** What created a key, as a sentence for the list. */
 function originOf(k: ApiKeyInfo, all: ApiKeyInfo[]): SafeHtml | string {
   if (k.createdVia === 'link') return 'Created with a sign-in link';
+  if (k.createdVia === 'sso') return 'Created in a single sign-on session';
   if (k.createdVia === 'operator') return 'Created by an operator';
   if (k.createdVia === null) return 'Not recorded (created before origins were kept)';
   const parent = all.find((p) => p.id === k.createdWithKeyId);
@@ -138,7 +139,12 @@ async function createKey(ctx: PortalContext, request: FastifyRequest, reply: Fas
       body: await keysPage(ctx, who, 400, '', 'The label must be at most 60 characters, without line breaks.'),
     });
   // the key this session signed in with (revoking it revokes the new key too), or a sign-in link
-  const origin: ApiKeyOrigin = who.session.keyId === null ? { via: 'link' } : { via: 'key', keyId: who.session.keyId };
+  const origin: ApiKeyOrigin =
+    who.session.keyId !== null
+      ? { via: 'key', keyId: who.session.keyId }
+      : who.session.method === 'sso'
+        ? { via: 'sso' }
+        : { via: 'link' };
   let made: Awaited<ReturnType<typeof users.createApiKey>>;
   try {
     made = await users.createApiKey(who.user.id, label, origin);

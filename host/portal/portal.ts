@@ -16,8 +16,9 @@ import { html } from './html.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { PORTAL_CSS } from './layout.js';
 import { securityHeaders } from './security-headers.js';
+import { registerSsoRoutes } from './sso-routes.js';
 
-export type { PortalDeps } from './context.js';
+export type { PortalDeps, PortalSignIn } from './context.js';
 export { createLoginLink } from './login-links.js';
 
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -82,6 +83,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     );
 
     registerAuthRoutes(scope, ctx);
+    registerSsoRoutes(scope, ctx);
     registerIntegrationRoutes(scope, ctx);
     registerConnectRoutes(scope, ctx);
     registerActivityRoutes(scope, ctx);

@@ -257,6 +257,24 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX IF NOT EXISTS audit_events_at ON audit_events(at)`,
     ],
   },
+  {
+    version: 17,
+    name: 'single sign-on identities; how a portal session was signed in',
+    statements: [
+      // One row per identity at an OpenID Connect provider that signed in as a user: the provider's
+      // `iss` and `sub`, the user it is linked to (at the first sign-in, by verified email) and the
+      // email it had then. A user has at most one subject per issuer: another subject with the same
+      // email is refused, never signed in as that user (host/portal/sso/provision.ts).
+      `CREATE TABLE user_identities (
+         issuer TEXT NOT NULL, subject TEXT NOT NULL,
+         user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         email TEXT NOT NULL, created_at BIGINT NOT NULL, last_sign_in_at BIGINT NOT NULL,
+         PRIMARY KEY (issuer, subject), UNIQUE (user_id, issuer))`,
+      // 'api-key', 'login-link' or 'sso'; NULL for sessions opened before it was recorded (those
+      // with a key_id were opened with that key, the others with a sign-in link)
+      `ALTER TABLE portal_sessions ADD COLUMN sign_in_method TEXT`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import { createConnectionService, type FullConnectionService } from '../../host/connections/service.js';
 import { createVault, generateKey } from '../../host/connections/vault.js';
-import { registerPortal } from '../../host/portal/portal.js';
+import { registerPortal, type PortalSignIn } from '../../host/portal/portal.js';
 import type { PortalContext } from '../../host/portal/context.js';
 import type { User } from '../../host/storage/users.js';
 import { startMockOAuth, type MockOAuth } from './mock-oauth.js';
@@ -31,6 +31,8 @@ export async function startHarness(
     publicUrl?: string;
     extraManifests?: PluginManifest[];
     allowed?: (user: User, plugin: string) => boolean;
+    /** the sign-in methods (default: an API key or a sign-in link) */
+    signIn?: PortalSignIn;
   } = {},
 ): Promise<Harness> {
   const t = await openTestDb();
@@ -54,6 +56,7 @@ export async function startHarness(
     registry: { plugins: () => manifests, plugin: (n) => manifests.find((m) => m.name === n) },
     publicUrl,
     ...(options.allowed ? { allowed: options.allowed } : {}),
+    ...(options.signIn ? { signIn: options.signIn } : {}),
   });
   await real.ready();
   const { key } = await t.users.createApiKey(t.user.id, 'test');
