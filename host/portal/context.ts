@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ConnectionLogger } from '../connections/refresh.js';
 import type { PluginCatalog } from '../connections/meta-tools.js';
 import type { FullConnectionService } from '../connections/service.js';
+import type { OAuthServer } from '../oauth-server/server.js';
 import type { Db } from '../storage/db.js';
 import type { User, UserStore } from '../storage/users.js';
 import { onlyCookie, serializeCookie, type CookieOptions } from './cookies.js';
@@ -29,6 +30,8 @@ export interface PortalDeps {
   logger?: ConnectionLogger;
   /** session lifetime (default 12 h) */
   sessionTtlMs?: number;
+  /** the gateway's OAuth authorization server: the consent page (/authorize) and the apps on the keys page */
+  oauth?: OAuthServer | undefined;
 }
 
 export interface SignedIn {

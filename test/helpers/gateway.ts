@@ -46,6 +46,8 @@ export interface StartGatewayOptions {
   auditRetention?: GatewayOptions['auditRetention'];
   /** a logger instead of one at logLevel (to read the log lines) */
   logger?: Logger;
+  /** WORKBENCH_PUBLIC_URL (default: the gateway's own loopback URL); replicas behind one name share one */
+  publicUrl?: string;
 }
 
 export interface TestGateway {
@@ -106,7 +108,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     pluginDirs: [builtin, ...(options.pluginDirs ?? [])],
     policyFile: '(inline)',
     logLevel: options.logLevel ?? 'silent',
-    publicUrl: `http://127.0.0.1:${port}`,
+    publicUrl: options.publicUrl ?? `http://127.0.0.1:${port}`,
   };
   const env = { ...(options.env ?? {}) };
   const logger =

@@ -1,0 +1,432 @@
+/**
+ * @module host/oauth-server/token-store
+ * Codes, grants and tokens, in the database so that every replica sees each issue, use and
+ * revocation at once (no token is cached: an access token is looked up on every request).
+ *
+ * A consent makes a single-use authorization code (CODE_TTL_MS). Exchanging it makes a grant: the
+ * family of tokens that consent produced. An access token lives accessTokenTtlSec; a refresh token
+ * is spent by its one refresh, which issues the next pair (rotation). Presenting a spent refresh
+ * token, or a used code, means two parties hold it: the whole grant is revoked (RFC 9700 §4.14.2),
+ * and the revocation commits even though the request is refused. The refusals are the RFC's
+ * (invalid_grant, invalid_target, invalid_scope), thrown as OAuthRefusal.
+ *
+ * A grant made in a portal session signed in with an API key records that key: revoking the key
+ * ends the grant, as it ends the keys made with it (host/storage/users.ts). A user holds at most
+ * MAX_LIVE_GRANTS live grants; a new one past it revokes the least recently used.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../storage/db.js';
+import { lockUserRow, type User } from '../storage/users.js';
+import { refuse, type OAuthRefusal } from './oauth-error.js';
+import {
+  ACCESS_TOKEN_PREFIX,
+  CODE_PREFIX,
+  REFRESH_TOKEN_PREFIX,
+  hashOf,
+  newSecret,
+  verifierMatches,
+} from './secrets.js';
+
+export const CODE_TTL_MS = 60_000;
+export const MAX_LIVE_GRANTS = 50;
+
+export interface TokenLifetimes {
+  accessSec: number;
+  refreshSec: number;
+}
+
+/** What a consent grants, to be carried by its code. */
+export interface CodeRequest {
+  clientId: string;
+  clientName: string;
+  userId: string;
+  /** the API key the consenting portal session signed in with, if any */
+  keyId: string | null;
+  redirectUri: string;
+  codeChallenge: string;
+  resource: string;
+  scope: string;
+  /** whether the client may use refresh tokens (its grant_types) */
+  refreshable: boolean;
+}
+
+/** The token response (RFC 6749 §5.1). */
+export interface TokenSet {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+/** A live grant, for the portal. */
+export interface GrantInfo {
+  id: string;
+  clientId: string;
+  clientName: string;
+  redirectUri: string;
+  scope: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number;
+}
+
+export interface AccessCheck {
+  user: User;
+  grantId: string;
+  tokenHash: string;
+}
+
+/** A grant is usable while this holds (`?` is the time): not revoked, not expired, and its API key (if any) live. */
+const GRANT_LIVE = `g.revoked_at IS NULL AND g.expires_at > ?
+  AND (g.key_id IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = g.key_id AND k.revoked_at IS NULL))`;
+
+/** A refusal decided inside a transaction that must still commit (a revocation it made). */
+type Outcome = { tokens: TokenSet } | { refusal: OAuthRefusal };
+
+interface CodeRow {
+  client_id: string;
+  client_name: string;
+  user_id: string;
+  key_id: string | null;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  scope: string;
+  refreshable: number;
+  expires_at: number;
+  used_at: number | null;
+  grant_id: string | null;
+}
+
+interface RefreshRow {
+  grant_id: string;
+  expires_at: number;
+  used_at: number | null;
+  revoked_at: number | null;
+  client_id: string;
+  grant_revoked_at: number | null;
+  resource: string;
+  scope: string;
+  refreshable: number;
+  key_live: number;
+}
+
+export class TokenStore {
+  readonly #db: Db;
+  readonly #now: () => number;
+  readonly ttl: TokenLifetimes;
+
+  constructor(db: Db, ttl: TokenLifetimes, now: () => number = Date.now) {
+    this.#db = db;
+    this.ttl = ttl;
+    this.#now = now;
+  }
+
+  /** Stores a consent as a code and returns the code (shown once, in the redirect). */
+  async issueCode(r: CodeRequest): Promise<string> {
+    const code = newSecret(CODE_PREFIX);
+    const now = this.#now();
+    await this.#db.run(
+      `INSERT INTO oauth_codes (code_hash, client_id, client_name, user_id, key_id, redirect_uri, code_challenge, resource, scope, refreshable, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        hashOf(code),
+        r.clientId,
+        r.clientName,
+        r.userId,
+        r.keyId,
+        r.redirectUri,
+        r.codeChallenge,
+        r.resource,
+        r.scope,
+        r.refreshable ? 1 : 0,
+        now,
+        now + CODE_TTL_MS,
+      ],
+    );
+    return code;
+  }
+
+  /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, RFC 8707 §2.2). */
+  async exchangeCode(p: {
+    code: string;
+    clientId: string;
+    redirectUri: string;
+    codeVerifier: string;
+    resource: string | undefined;
+  }): Promise<TokenSet> {
+    return settle(await this.#db.transaction(async (tx) => this.#exchange(tx, p)));
+  }
+
+  async #exchange(tx: Db, p: Parameters<TokenStore['exchangeCode']>[0]): Promise<Outcome> {
+    const now = this.#now();
+    const hash = hashOf(p.code);
+    const row = await tx.get<CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = ?', [hash]);
+    if (!row) return refused('invalid_grant', 'The authorization code is unknown.');
+    if (row.used_at !== null) {
+      if (row.grant_id !== null) await revokeGrantIn(tx, row.grant_id, 'code-reused', now);
+      return refused('invalid_grant', 'The authorization code was already used: the tokens issued for it are revoked.');
+    }
+    if (Number(row.expires_at) <= now) return refused('invalid_grant', 'The authorization code has expired.');
+    if (row.client_id !== p.clientId)
+      return refused('invalid_grant', 'The authorization code was issued to another client.');
+    if (row.redirect_uri !== p.redirectUri)
+      return refused('invalid_grant', 'redirect_uri is not the one of the authorization request.');
+    if (!verifierMatches(p.codeVerifier, row.code_challenge))
+      return refused('invalid_grant', 'code_verifier does not match the code_challenge (PKCE S256).');
+    if (p.resource !== undefined && p.resource !== row.resource)
+      return refused('invalid_target', `resource must be ${row.resource}, the resource the code was issued for.`);
+    if (row.key_id !== null && !(await keyLive(tx, row.key_id)))
+      return refused('invalid_grant', 'The API key the consent was given with has been revoked.');
+    const grantId = randomUUID();
+    const taken = await tx.run(
+      'UPDATE oauth_codes SET used_at = ?, grant_id = ? WHERE code_hash = ? AND used_at IS NULL',
+      [now, grantId, hash],
+    );
+    if (taken.changes !== 1) return refused('invalid_grant', 'The authorization code was already used.');
+    await lockUserRow(tx, row.user_id);
+    await tx.run(
+      `INSERT INTO oauth_grants (id, user_id, client_id, client_name, redirect_uri, resource, scope, refreshable, key_id, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        grantId,
+        row.user_id,
+        row.client_id,
+        row.client_name,
+        row.redirect_uri,
+        row.resource,
+        row.scope,
+        row.refreshable,
+        row.key_id,
+        now,
+        now + 1000 * (row.refreshable ? this.ttl.refreshSec : this.ttl.accessSec),
+      ],
+    );
+    await this.#revokeBeyondLimit(tx, row.user_id, now);
+    return { tokens: await issueTokens(tx, grantId, row.refreshable === 1, row.scope, this.ttl, now) };
+  }
+
+  /** The user's least recently used live grants past MAX_LIVE_GRANTS (the new one kept) are revoked. */
+  async #revokeBeyondLimit(tx: Db, userId: string, now: number): Promise<void> {
+    const live = await tx.all<{ id: string }>(
+      `SELECT g.id FROM oauth_grants g WHERE g.user_id = ? AND ${GRANT_LIVE}
+       ORDER BY COALESCE(g.last_used_at, g.created_at) DESC, g.created_at DESC`,
+      [userId, now],
+    );
+    for (const { id } of live.slice(MAX_LIVE_GRANTS)) await revokeGrantIn(tx, id, 'limit', now);
+  }
+
+  /** The refresh_token grant with rotation (RFC 6749 §6, OAuth 2.1 §4.3.1). */
+  async refresh(p: {
+    refreshToken: string;
+    clientId: string;
+    resource: string | undefined;
+    scope: string[] | undefined;
+  }): Promise<TokenSet> {
+    return settle(await this.#db.transaction(async (tx) => this.#refresh(tx, p)));
+  }
+
+  async #refresh(tx: Db, p: Parameters<TokenStore['refresh']>[0]): Promise<Outcome> {
+    const now = this.#now();
+    const hash = hashOf(p.refreshToken);
+    const row = await tx.get<RefreshRow>(
+      `SELECT t.grant_id, t.expires_at, t.used_at, t.revoked_at, g.client_id, g.revoked_at AS grant_revoked_at,
+              g.resource, g.scope, g.refreshable,
+              CASE WHEN g.key_id IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = g.key_id AND k.revoked_at IS NULL)
+                   THEN 1 ELSE 0 END AS key_live
+         FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ? AND t.kind = 'refresh'`,
+      [hash],
+    );
+    if (!row) return refused('invalid_grant', 'The refresh token is unknown.');
+    if (row.client_id !== p.clientId)
+      return refused('invalid_grant', 'The refresh token was issued to another client.');
+    if (row.grant_revoked_at !== null) return refused('invalid_grant', 'The grant was revoked: authorize again.');
+    if (row.used_at !== null) {
+      await revokeGrantIn(tx, row.grant_id, 'refresh-reused', now);
+      return refused(
+        'invalid_grant',
+        'The refresh token was already used: the grant is revoked, as a refresh token presented twice may have been stolen. Authorize again.',
+      );
+    }
+    if (row.revoked_at !== null || Number(row.expires_at) <= now)
+      return refused('invalid_grant', 'The refresh token has expired or was revoked.');
+    if (Number(row.key_live) !== 1)
+      return refused('invalid_grant', 'The API key the consent was given with has been revoked.');
+    if (p.resource !== undefined && p.resource !== row.resource)
+      return refused('invalid_target', `resource must be ${row.resource}, the resource of the grant.`);
+    const granted = new Set(row.scope.split(' '));
+    if (p.scope && p.scope.some((s) => !granted.has(s)))
+      return refused('invalid_scope', `A refresh may ask for the granted scope (${row.scope}) or less.`);
+    const spent = await tx.run('UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL', [
+      now,
+      hash,
+    ]);
+    if (spent.changes !== 1) {
+      // another refresh with the same token won the race: two holders, as above
+      await revokeGrantIn(tx, row.grant_id, 'refresh-reused', now);
+      return refused('invalid_grant', 'The refresh token was already used: the grant is revoked.');
+    }
+    return { tokens: await issueTokens(tx, row.grant_id, row.refreshable === 1, row.scope, this.ttl, now) };
+  }
+
+  /** The user of a live access token issued for `audience`, or undefined (unknown, expired, revoked, another audience). */
+  async verifyAccess(token: string, audience: string): Promise<AccessCheck | undefined> {
+    if (!token.startsWith(ACCESS_TOKEN_PREFIX) || token.length > 200) return undefined;
+    const now = this.#now();
+    const tokenHash = hashOf(token);
+    const r = await this.#db.get<{
+      id: string;
+      email: string;
+      tenant: string;
+      created_at: number;
+      grant_id: string;
+      last_used_at: number | null;
+    }>(
+      `SELECT u.id, u.email, u.tenant, u.created_at, g.id AS grant_id, g.last_used_at
+         FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
+        WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND t.expires_at > ? AND g.resource = ?
+          AND ${GRANT_LIVE}`,
+      [tokenHash, now, audience, now],
+    );
+    if (!r) return undefined;
+    // informational: written at most once a minute per grant, and a failed write refuses nothing
+    if (r.last_used_at === null || now - Number(r.last_used_at) > 60_000)
+      await this.#db
+        .run('UPDATE oauth_grants SET last_used_at = ? WHERE id = ?', [now, r.grant_id])
+        .catch(() => undefined);
+    return {
+      user: { id: r.id, email: r.email, tenant: r.tenant, createdAt: Number(r.created_at) },
+      grantId: r.grant_id,
+      tokenHash,
+    };
+  }
+
+  /** Whether an access token (by hash) is still live for `audience`: asked again while a request runs. */
+  async accessLive(tokenHash: string, audience: string): Promise<boolean> {
+    const now = this.#now();
+    const r = await this.#db.get(
+      `SELECT t.token_hash FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+        WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND t.expires_at > ? AND g.resource = ?
+          AND ${GRANT_LIVE}`,
+      [tokenHash, now, audience, now],
+    );
+    return r !== undefined;
+  }
+
+  /**
+   * Token revocation (RFC 7009 §2.1): a refresh token revokes its whole grant, an access token
+   * itself. A token that is unknown, or was issued to another client, revokes nothing and is not
+   * told apart (the endpoint answers 200 either way).
+   */
+  async revoke(token: string, clientId: string): Promise<void> {
+    const hash = hashOf(token);
+    const row = await this.#db.get<{ kind: string; grant_id: string; client_id: string }>(
+      `SELECT t.kind, t.grant_id, g.client_id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+        WHERE t.token_hash = ?`,
+      [hash],
+    );
+    if (!row || row.client_id !== clientId) return;
+    const now = this.#now();
+    if (row.kind === 'refresh') await revokeGrantIn(this.#db, row.grant_id, 'client-revoked', now);
+    else
+      await this.#db.run('UPDATE oauth_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL', [
+        now,
+        hash,
+      ]);
+  }
+
+  /** The user's live grants, oldest first. */
+  async listGrants(userId: string): Promise<GrantInfo[]> {
+    const rows = await this.#db.all<{
+      id: string;
+      client_id: string;
+      client_name: string;
+      redirect_uri: string;
+      scope: string;
+      created_at: number;
+      last_used_at: number | null;
+      expires_at: number;
+    }>(
+      `SELECT g.id, g.client_id, g.client_name, g.redirect_uri, g.scope, g.created_at, g.last_used_at, g.expires_at
+         FROM oauth_grants g WHERE g.user_id = ? AND ${GRANT_LIVE} ORDER BY g.created_at, g.id`,
+      [userId, this.#now()],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      clientId: r.client_id,
+      clientName: r.client_name,
+      redirectUri: r.redirect_uri,
+      scope: r.scope,
+      createdAt: Number(r.created_at),
+      lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+      expiresAt: Number(r.expires_at),
+    }));
+  }
+
+  /** Revokes one of the user's grants (the portal): false when the user has no such live grant. */
+  async revokeGrant(userId: string, grantId: string): Promise<boolean> {
+    const { changes } = await this.#db.run(
+      "UPDATE oauth_grants SET revoked_at = ?, revoked_reason = 'user' WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
+      [this.#now(), grantId, userId],
+    );
+    return changes === 1;
+  }
+
+  /** Deletes codes and tokens expired a day ago, and grants ended (revoked or expired) 30 days ago with their tokens. */
+  async sweep(): Promise<void> {
+    const now = this.#now();
+    await this.#db.run('DELETE FROM oauth_codes WHERE expires_at < ?', [now - 86_400_000]);
+    await this.#db.run('DELETE FROM oauth_tokens WHERE expires_at < ?', [now - 86_400_000]);
+    const monthAgo = now - 30 * 86_400_000;
+    await this.#db.run('DELETE FROM oauth_grants WHERE revoked_at < ? OR expires_at < ?', [monthAgo, monthAgo]);
+  }
+}
+
+function refused(error: 'invalid_grant' | 'invalid_target' | 'invalid_scope', description: string): Outcome {
+  return { refusal: refuse(error, description) };
+}
+
+/** The tokens of a transaction that committed, or its refusal thrown. */
+function settle(outcome: Outcome): TokenSet {
+  if ('refusal' in outcome) throw outcome.refusal;
+  return outcome.tokens;
+}
+
+async function keyLive(tx: Db, keyId: string): Promise<boolean> {
+  return (await tx.get('SELECT id FROM api_keys WHERE id = ? AND revoked_at IS NULL', [keyId])) !== undefined;
+}
+
+async function revokeGrantIn(tx: Db, grantId: string, reason: string, now: number): Promise<void> {
+  await tx.run('UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL', [
+    now,
+    reason,
+    grantId,
+  ]);
+}
+
+/** A new access token, and a refresh token when the grant may refresh (the grant then lives as long as it). */
+async function issueTokens(
+  tx: Db,
+  grantId: string,
+  refreshable: boolean,
+  scope: string,
+  ttl: TokenLifetimes,
+  now: number,
+): Promise<TokenSet> {
+  const access = newSecret(ACCESS_TOKEN_PREFIX);
+  await tx.run(
+    "INSERT INTO oauth_tokens (token_hash, grant_id, kind, created_at, expires_at) VALUES (?, ?, 'access', ?, ?)",
+    [hashOf(access), grantId, now, now + ttl.accessSec * 1000],
+  );
+  const set: TokenSet = { access_token: access, token_type: 'Bearer', expires_in: ttl.accessSec, scope };
+  if (!refreshable) return set;
+  const refresh = newSecret(REFRESH_TOKEN_PREFIX);
+  const until = now + ttl.refreshSec * 1000;
+  await tx.run(
+    "INSERT INTO oauth_tokens (token_hash, grant_id, kind, created_at, expires_at) VALUES (?, ?, 'refresh', ?, ?)",
+    [hashOf(refresh), grantId, now, until],
+  );
+  await tx.run('UPDATE oauth_grants SET expires_at = ? WHERE id = ?', [until, grantId]);
+  return { ...set, refresh_token: refresh };
+}
