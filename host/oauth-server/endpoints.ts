@@ -90,12 +90,14 @@ export function answerToken(form: Form, authorization: string | undefined, deps:
             redirectUri: required(form, 'redirect_uri'),
             codeVerifier: required(form, 'code_verifier'),
             resource,
+            audience: deps.endpoints.resource,
           })
         : await deps.tokens.refresh({
             refreshToken: required(form, 'refresh_token'),
             clientId,
             resource,
             scope: refreshScope(param(form, 'scope')),
+            audience: deps.endpoints.resource,
           });
     return { status: 200, body: { ...tokens }, headers: NO_STORE };
   }).then((a) => ({ ...a, headers: { ...NO_STORE, ...a.headers } }));

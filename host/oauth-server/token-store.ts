@@ -155,6 +155,8 @@ export class TokenStore {
     redirectUri: string;
     codeVerifier: string;
     resource: string | undefined;
+    /** this server's resource: a code or grant for another (a server under another name on the same database) is refused */
+    audience: string;
   }): Promise<TokenSet> {
     return settle(await this.#db.transaction(async (tx) => this.#exchange(tx, p)));
   }
@@ -175,6 +177,8 @@ export class TokenStore {
       return refused('invalid_grant', 'redirect_uri is not the one of the authorization request.');
     if (!verifierMatches(p.codeVerifier, row.code_challenge))
       return refused('invalid_grant', 'code_verifier does not match the code_challenge (PKCE S256).');
+    if (row.resource !== p.audience)
+      return refused('invalid_grant', `The code was issued for ${row.resource}, not for this server.`);
     if (p.resource !== undefined && p.resource !== row.resource)
       return refused('invalid_target', `resource must be ${row.resource}, the resource the code was issued for.`);
     if (row.key_id !== null && !(await keyLive(tx, row.key_id)))
@@ -223,6 +227,7 @@ export class TokenStore {
     clientId: string;
     resource: string | undefined;
     scope: string[] | undefined;
+    audience: string;
   }): Promise<TokenSet> {
     return settle(await this.#db.transaction(async (tx) => this.#refresh(tx, p)));
   }
@@ -253,6 +258,8 @@ export class TokenStore {
       return refused('invalid_grant', 'The refresh token has expired or was revoked.');
     if (Number(row.key_live) !== 1)
       return refused('invalid_grant', 'The API key the consent was given with has been revoked.');
+    if (row.resource !== p.audience)
+      return refused('invalid_grant', `The grant is for ${row.resource}, not for this server.`);
     if (p.resource !== undefined && p.resource !== row.resource)
       return refused('invalid_target', `resource must be ${row.resource}, the resource of the grant.`);
     const granted = new Set(row.scope.split(' '));
