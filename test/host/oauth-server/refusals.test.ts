@@ -289,11 +289,33 @@ describe('refusals of the OAuth endpoints', () => {
     });
   });
 
+  it('a person holds at most 50 apps with access: one more revokes the one used least recently', async () => {
+    const { apiKey } = await gw.createUser('many-apps@example.com');
+    const person = await signInWithKey(gw.url, apiKey);
+    const tokens: string[] = [];
+    for (let i = 0; i < 51; i++) {
+      const r = await tokensOf(await codeThroughConsent(person, params()));
+      assert.equal(r.status, 200);
+      tokens.push(r.json.access_token);
+      // the first grant is used after the second is made: the second is then the least recently used
+      if (i === 1) assert.equal(await mcpWith(gw.url, tokens[0] as string), 200);
+    }
+    const keys = await person.get('/keys');
+    assert.equal([...keys.body.matchAll(/action="\/keys\/apps\//g)].length, 50);
+    assert.equal(await mcpWith(gw.url, tokens[1] as string), 401, 'the least recently used was revoked');
+    assert.equal(await mcpWith(gw.url, tokens[0] as string), 200);
+    assert.equal(await mcpWith(gw.url, tokens[50] as string), 200);
+  });
+
   describe('/register', () => {
     it('registers a public client: a client_id, no secret, token_endpoint_auth_method none', async () => {
+      // as mcp-remote registers (with its software_id and software_version, which are not kept)
       const r = await registerClient(gw.url, {
         client_name: 'Good',
+        client_uri: 'https://github.com/modelcontextprotocol/mcp-cli',
         redirect_uris: ['http://localhost:5555/callback', 'https://app.example/cb'],
+        software_id: '2e6dc280-f3c3-4e01-99a7-8181dbd1d23d',
+        software_version: '0.1.0',
       });
       assert.equal(r.status, 201);
       assert.match(r.json.client_id, /^wbc_/);
