@@ -10,11 +10,13 @@ import { parseScope } from './client-metadata.js';
 import type { ClientRegistry } from './clients.js';
 import { canonicalResource, type Endpoints } from './metadata.js';
 import { isOAuthRefusal, refusalAnswer, refuse, type OAuthAnswer } from './oauth-error.js';
+import type { Grants } from './grants.js';
 import type { TokenStore } from './token-store.js';
 
 export interface EndpointDeps {
   clients: ClientRegistry;
   tokens: TokenStore;
+  grants: Grants;
   endpoints: Endpoints;
 }
 
@@ -142,7 +144,7 @@ export function answerRevocation(
   return answering(async () => {
     const token = required(form, 'token');
     const clientId = await publicClient(form, authorization, deps);
-    await deps.tokens.revoke(token, clientId);
+    await deps.grants.revoke(token, clientId);
     return { status: 200, body: {} };
   });
 }

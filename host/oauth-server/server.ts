@@ -17,11 +17,12 @@ import { answerRegistration, answerRevocation, answerToken, type EndpointDeps } 
 import { authorizationServerMetadata, endpointsOf, protectedResourceMetadata, type Endpoints } from './metadata.js';
 import type { OAuthAnswer } from './oauth-error.js';
 import { ACCESS_TOKEN_PREFIX } from './secrets.js';
-import { TokenStore, type GrantInfo, type TokenLifetimes } from './token-store.js';
+import { Grants, type GrantInfo } from './grants.js';
+import { TokenStore, type TokenLifetimes } from './token-store.js';
 
 export type { AuthorizationCheck, AuthorizationRequest } from './authorize.js';
 export { AUTHORIZATION_PARAMS } from './authorize.js';
-export type { GrantInfo } from './token-store.js';
+export type { GrantInfo } from './grants.js';
 export type { OAuthAnswer } from './oauth-error.js';
 
 export interface OAuthServerOptions {
@@ -87,9 +88,10 @@ export function createOAuthServer(o: OAuthServerOptions): OAuthServer {
     { accessSec: o.policy.accessTokenTtlSec, refreshSec: o.policy.refreshTokenTtlSec },
     now,
   );
-  const deps: EndpointDeps = { clients, tokens, endpoints };
+  const grants = new Grants(o.db, now);
+  const deps: EndpointDeps = { clients, tokens, grants, endpoints };
   const sweep = async (): Promise<void> => {
-    await tokens.sweep();
+    await grants.sweep();
     await clients.sweep();
   };
   const sweepQuietly = (): void =>
@@ -136,14 +138,14 @@ export function createOAuthServer(o: OAuthServerOptions): OAuthServer {
       }),
     ownsToken: (token) => token.startsWith(ACCESS_TOKEN_PREFIX),
     async verifyAccessToken(token) {
-      const found = await tokens.verifyAccess(token, endpoints.resource);
+      const found = await grants.verifyAccess(token, endpoints.resource);
       if (!found) return undefined;
-      return { user: found.user, live: () => tokens.accessLive(found.tokenHash, endpoints.resource) };
+      return { user: found.user, live: () => grants.accessLive(found.tokenHash, endpoints.resource) };
     },
     challenge: (invalidToken) =>
       `Bearer realm="workbench"${invalidToken ? ', error="invalid_token"' : ''}, resource_metadata="${endpoints.resourceMetadataUrl}", scope="mcp"`,
-    listGrants: (userId) => tokens.listGrants(userId),
-    revokeGrant: (userId, grantId) => tokens.revokeGrant(userId, grantId),
+    listGrants: (userId) => grants.listGrants(userId),
+    revokeGrant: (userId, grantId) => grants.revokeGrant(userId, grantId),
     sweep,
   };
 }

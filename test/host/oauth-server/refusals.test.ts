@@ -1,10 +1,10 @@
 /**
  * @module test/host/oauth-server/refusals.test
- * Every refusal of the gateway's OAuth endpoints, over real HTTP against a real gateway: at
- * /authorize, an unknown client or redirect URI gets an error page and no redirect, and every other
- * problem goes back to the registered redirect URI as its RFC error with the state; /token,
- * /register and /revoke answer the RFC error codes as JSON (never a 500); a used code revokes the
- * tokens it gave; registrations past the address's hourly budget are refused with Retry-After.
+ * Every refusal of the gateway's OAuth endpoints but registration's (registration.test.ts), over
+ * real HTTP against a real gateway: at /authorize, an unknown client or redirect URI gets an error
+ * page and no redirect, and every other problem goes back to the registered redirect URI as its
+ * RFC error with the state; /token and /revoke answer the RFC error codes as JSON (never a 500); a
+ * used code revokes the tokens it gave; a person holds at most 50 grants.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +17,6 @@ import {
   mcpWith,
   pkcePair,
   postForm,
-  registerClient,
   registeredClient,
 } from '../../helpers/oauth-requests.js';
 import { signInWithKey, WebClient } from '../../helpers/web-client.js';
@@ -307,59 +306,6 @@ describe('refusals of the OAuth endpoints', () => {
     assert.equal(await mcpWith(gw.url, tokens[50] as string), 200);
   });
 
-  describe('/register', () => {
-    it('registers a public client: a client_id, no secret, token_endpoint_auth_method none', async () => {
-      // as mcp-remote registers (with its software_id and software_version, which are not kept)
-      const r = await registerClient(gw.url, {
-        client_name: 'Good',
-        client_uri: 'https://github.com/modelcontextprotocol/mcp-cli',
-        redirect_uris: ['http://localhost:5555/callback', 'https://app.example/cb'],
-        software_id: '2e6dc280-f3c3-4e01-99a7-8181dbd1d23d',
-        software_version: '0.1.0',
-      });
-      assert.equal(r.status, 201);
-      assert.match(r.json.client_id, /^wbc_/);
-      assert.equal(r.json.client_secret, undefined);
-      assert.equal(r.json.token_endpoint_auth_method, 'none');
-      assert.deepEqual(r.json.grant_types, ['authorization_code']);
-    });
-
-    it('refuses bad metadata with invalid_redirect_uri or invalid_client_metadata', async () => {
-      const cases: [unknown, string][] = [
-        [{ client_name: 'x' }, 'invalid_redirect_uri'],
-        [{ redirect_uris: [] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: 'https://app.example/cb' }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['http://app.example/cb'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['https://app.example/cb#frag'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['https://user:pw@app.example/cb'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['cursor://callback'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['/relative'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) }, 'invalid_redirect_uri'],
-        [{ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
-        [{ redirect_uris: [REDIRECT], grant_types: ['password'] }, 'invalid_client_metadata'],
-        [{ redirect_uris: [REDIRECT], response_types: ['token'] }, 'invalid_client_metadata'],
-        [{ redirect_uris: [REDIRECT], client_name: 'a\u202eb' }, 'invalid_client_metadata'],
-        [{ redirect_uris: [REDIRECT], client_name: 'x'.repeat(101) }, 'invalid_client_metadata'],
-        [{ redirect_uris: [REDIRECT], client_uri: 'javascript:alert(1)' }, 'invalid_client_metadata'],
-        [[REDIRECT], 'invalid_client_metadata'],
-        ['{"redirect_uris": [', 'invalid_client_metadata'],
-      ];
-      for (const [body, error] of cases) {
-        const r = await registerClient(gw.url, body);
-        assert.equal(r.status, 400, JSON.stringify(body));
-        assert.equal(r.json.error, error, JSON.stringify(body));
-        assert.ok(r.json.error_description);
-      }
-      const form = await registerClient(
-        gw.url,
-        `redirect_uris=${encodeURIComponent(REDIRECT)}`,
-        'application/x-www-form-urlencoded',
-      );
-      assert.equal(form.json.error, 'invalid_client_metadata');
-    });
-  });
-
   describe('/revoke', () => {
     it('revokes an access token alone, or a refresh token with its grant; unknown tokens answer 200', async () => {
       const t = (await tokensOf(await codeThroughConsent(web, params()))).json;
@@ -384,47 +330,5 @@ describe('refusals of the OAuth endpoints', () => {
       );
       assert.equal(await mcpWith(gw.url, next.json.access_token), 401, 'the grant went with its refresh token');
     });
-  });
-});
-
-describe('the address budget of registrations', () => {
-  let gw: TestGateway;
-  before(async () => {
-    gw = await startGateway({ plugins: [], policy: { oauthServer: { registrationsPerHourPerAddress: 2 } } });
-  });
-  after(async () => gw?.close());
-
-  it('refuses registrations past the hourly budget with 429, temporarily_unavailable and Retry-After', async () => {
-    assert.ok(await registeredClient(gw.url, REDIRECT));
-    assert.ok(await registeredClient(gw.url, REDIRECT));
-    const r = await registerClient(gw.url, { redirect_uris: [REDIRECT] });
-    assert.equal(r.status, 429);
-    assert.equal(r.json.error, 'temporarily_unavailable');
-    assert.equal(r.json.code, 'GW_ERR_OAUTH_RATE_LIMITED');
-    assert.ok(Number(r.headers.get('retry-after')) > 3000);
-    // refused metadata spends nothing: it is checked first
-    assert.equal((await registerClient(gw.url, { redirect_uris: ['http://x.example/'] })).status, 400);
-  });
-});
-
-describe('the authorization server turned off', () => {
-  let gw: TestGateway;
-  before(async () => {
-    gw = await startGateway({ plugins: [], policy: { oauthServer: { enabled: false } } });
-  });
-  after(async () => gw?.close());
-
-  it('serves no metadata or endpoints, and /mcp challenges with the realm alone', async () => {
-    assert.equal((await fetch(`${gw.url}/.well-known/oauth-authorization-server`)).status, 404);
-    assert.equal((await fetch(`${gw.url}/.well-known/oauth-protected-resource/mcp`)).status, 404);
-    assert.equal((await postForm(gw.url, '/token', { grant_type: 'authorization_code' })).status, 404);
-    const res = await fetch(`${gw.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    assert.equal(res.status, 401);
-    assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="workbench"');
-    assert.equal(await mcpWith(gw.url, gw.apiKey), 200);
   });
 });
