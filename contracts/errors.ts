@@ -113,7 +113,7 @@ export const ERRORS = {
     status: 401,
     retryable: false,
     summary:
-      "The request's API key was revoked while the request ran: this execution was not started (the ones already running finish).",
+      "The request's API key (or OAuth grant) was revoked while the request ran: this execution was not started (the ones already running finish).",
     message: said,
   },
   GW_ERR_ENGINE_INTERNAL: {
