@@ -231,7 +231,7 @@ export const ERRORS = {
     status: 400,
     retryable: false,
     summary:
-      '/authorize cannot tell which app is asking or where to send the answer (unknown client_id, a client ID metadata document that cannot be fetched or is invalid, a redirect_uri the client did not register): an error page, never a redirect.',
+      '/authorize cannot tell which app is asking or where to send the answer (unknown client_id, a client ID metadata document that cannot be fetched or is invalid, a redirect_uri the client did not register): an error page, never a redirect; logged at info with this code.',
     message: said,
   },
   GW_ERR_OAUTH_RATE_LIMITED: {

@@ -99,6 +99,11 @@ function answerRefusal(
   who: SignedIn,
 ): FastifyReply {
   if (check.kind === 'redirect') return reply.code(303).header('location', check.location).send();
+  // the person sees why; the operator finds it in the log by its code
+  reply.log.info(
+    { code: 'GW_ERR_OAUTH_AUTHORIZE_REFUSED', userId: who.user.id, reason: check.message },
+    'oauth: authorization request refused',
+  );
   if (check.retryAfterSec !== undefined) void reply.header('retry-after', String(check.retryAfterSec));
   return ctx.sendError(reply, check.status, 'This app cannot be authorized', check.message, who);
 }
