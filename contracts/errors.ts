@@ -113,7 +113,7 @@ export const ERRORS = {
     status: 401,
     retryable: false,
     summary:
-      "The request's API key was revoked while the request ran: this execution was not started (the ones already running finish).",
+      "The request's API key (or OAuth grant) was revoked while the request ran: this execution was not started (the ones already running finish).",
     message: said,
   },
   GW_ERR_ENGINE_INTERNAL: {
@@ -138,7 +138,8 @@ export const ERRORS = {
     wire: 'http',
     status: 401,
     retryable: false,
-    summary: 'No API key, or an unknown or revoked one (HTTP 401).',
+    summary:
+      'No API key or OAuth access token, or an unknown, revoked or expired one, or an access token issued for another resource (HTTP 401).',
     message: said,
   },
   GW_ERR_TRANSPORT_BAD_BODY: {
@@ -212,6 +213,34 @@ export const ERRORS = {
     retryable: true,
     summary:
       'The user already has requests.maxInFlightPerUser POST requests in flight on this server (HTTP 429 with Retry-After; over MCP a JSON-RPC error body).',
+    message: said,
+  },
+  // ---- the OAuth 2.1 authorization server for /mcp (host/oauth-server): the RFC error code is in the body
+  GW_ERR_OAUTH_REFUSED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 400,
+    retryable: false,
+    summary:
+      "An OAuth endpoint (/token, /register, /revoke) refused the request: the body's `error` is the RFC error code and `error_description` says why (HTTP 400; 401 for invalid_client).",
+    message: said,
+  },
+  GW_ERR_OAUTH_AUTHORIZE_REFUSED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 400,
+    retryable: false,
+    summary:
+      '/authorize cannot tell which app is asking or where to send the answer (unknown client_id, a client ID metadata document that cannot be fetched or is invalid, a redirect_uri the client did not register): an error page, never a redirect; logged at info with this code.',
+    message: said,
+  },
+  GW_ERR_OAUTH_RATE_LIMITED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 429,
+    retryable: true,
+    summary:
+      'Too many client registrations or client ID metadata document fetches from one address within the hour (oauthServer.registrationsPerHourPerAddress); HTTP 429 with Retry-After.',
     message: said,
   },
   GW_ERR_RESULT_CONTINUATION_UNKNOWN: {

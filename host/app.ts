@@ -2,7 +2,8 @@
  * @module host/app
  * Wires one gateway, in the order it starts: policy and logger → storage (database, users, vault)
  * → bridge and sandbox → connections → metrics, audit and rate limits → engine → meta-tools →
- * plugins → HTTP routes → audit retention; and closes it in the order that loses nothing. Each
+ * plugins → the OAuth authorization server → HTTP routes → audit retention; and closes it in the
+ * order that loses nothing. Each
  * step is a function of host/wiring, but for the HTTP server and its routes: fastify appears here,
  * in host/transport and in host/portal only.
  */
@@ -30,10 +31,12 @@ import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { registerPluginMetrics } from './telemetry/plugin-metrics.js';
 import { registerSandboxMetrics } from './telemetry/sandbox-metrics.js';
 import type { MetaTool } from './meta-tools/types.js';
+import type { OAuthServer } from './oauth-server/server.js';
 import { registerPortal, type PortalSignIn } from './portal/portal.js';
 import { UserRequests } from './transport/caller-auth.js';
 import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surface.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
+import { registerOAuthRoutes } from './transport/oauth-routes.js';
 import { registerRestRoutes } from './transport/rest.js';
 import { trackConnections, type ConnectionDrain } from './transport/connection-drain.js';
 import { createAudit, startAuditRetention } from './wiring/audit.js';
@@ -41,6 +44,7 @@ import { createBuiltins, type Builtins } from './wiring/builtins.js';
 import type { BuiltinIntegration } from './builtins/types.js';
 import { createConnections } from './wiring/connections.js';
 import { createMetaTools, pluginCatalog, policyAccess } from './wiring/meta-tools.js';
+import { createOAuth } from './wiring/oauth-server.js';
 import { createPlugins, warnAboutPluginRoots } from './wiring/plugins.js';
 import { createRateLimits } from './wiring/rate-limits.js';
 import { startBridgeAndSandbox } from './wiring/sandbox.js';
@@ -93,6 +97,8 @@ export interface Gateway {
   requests: UserRequests;
   /** each user's budget of meta-tool calls (requests.metaCallsPerUserPerMinute), for every MCP transport */
   metaCalls: ExecutionRateLimiter;
+  /** the OAuth authorization server of /mcp; undefined when the policy turns it off (oauthServer.enabled) */
+  oauth: OAuthServer | undefined;
   /** deletes audit rows older than audit.retentionDays (started with the gateway, stopped by close) */
   auditRetention: AuditRetention;
   /** starts listening; resolves to the bound URL */
@@ -162,9 +168,23 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     countReload,
   });
   await plugins.load();
+  const oauth = createOAuth(policy, db, config.publicUrl, logger);
 
   const app = createHttpApp(policy, logger);
-  const served = { config, policy, db, users, sandbox, metrics, logger, engine, connections, metaTools, metaCalls };
+  const served = {
+    config,
+    policy,
+    db,
+    users,
+    sandbox,
+    metrics,
+    logger,
+    engine,
+    connections,
+    metaTools,
+    metaCalls,
+    oauth,
+  };
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
   registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed, signIn });
   const drain = trackConnections(app.server);
@@ -262,9 +282,10 @@ interface RouteWiring {
   requests: UserRequests;
   metaCalls: ExecutionRateLimiter;
   signIn: PortalSignIn;
+  oauth: OAuthServer | undefined;
 }
 
-/** Every route, in order: health and metrics, MCP, REST, the portal. */
+/** Every route, in order: health and metrics, MCP, the OAuth server, REST, the portal. */
 function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
   const { config, policy } = w;
   registerHttpSurface(app, { metrics: w.metrics, db: w.db, sandbox: w.sandbox, config });
@@ -278,7 +299,9 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     maxBatch: policy.requests.maxBatch,
     maxBatchResultBytes: policy.requests.maxBatchResultBytes,
     requests: w.requests,
+    tokens: w.oauth,
   });
+  if (w.oauth) registerOAuthRoutes(app, w.oauth);
   registerRestRoutes(app, {
     engine: w.engine,
     users: w.users,
@@ -297,5 +320,6 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     allowed: w.pluginAllowed,
     logger: w.logger,
     signIn: w.signIn,
+    oauth: w.oauth,
   });
 }

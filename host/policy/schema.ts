@@ -252,6 +252,29 @@ const imagesSchema = z
   })
   .strict();
 
+/** Workbench as the OAuth 2.1 authorization server of its own /mcp (host/oauth-server; docs/security.md) */
+const oauthServerSchema = z
+  .object({
+    /** serve the metadata, /authorize, /token, /register and /revoke, and take access tokens on /mcp (default true) */
+    enabled: z.boolean().default(true),
+    /** lifetime of an access token, seconds (default 3600) */
+    accessTokenTtlSec: z.number().int().min(60).max(86_400).default(3600),
+    /** lifetime of a refresh token, seconds; each refresh issues a new one (default 30 days) */
+    refreshTokenTtlSec: z
+      .number()
+      .int()
+      .min(3600)
+      .max(365 * 86_400)
+      .default(30 * 86_400),
+    /** Dynamic Client Registration (RFC 7591) at /register (default true) */
+    dynamicRegistration: z.boolean().default(true),
+    /** https client_ids whose metadata document Workbench fetches (default true) */
+    clientIdMetadataDocuments: z.boolean().default(true),
+    /** registrations and client metadata document fetches one address may cause per hour (default 20) */
+    registrationsPerHourPerAddress: z.number().int().min(1).max(1_000_000).default(20),
+  })
+  .strict();
+
 const originSchema = z.string().refine((s) => {
   try {
     const u = new URL(s);
@@ -334,6 +357,7 @@ export const policySchema = z
     images: imagesSchema.default(imagesSchema.parse({})),
     /** upstream origin → replacement origin (tests, staging, self-hosted instances) */
     upstreams: z.record(originSchema, originSchema).default({}),
+    oauthServer: oauthServerSchema.default(oauthServerSchema.parse({})),
     /** what happens when argument validation itself throws: "reject" (default) or "passthrough" */
     schemaErrors: z.enum(['reject', 'passthrough']).default('reject'),
     /** tenant name (or "*" for every tenant) → rule; a tenant's own rule and "*" both apply */
@@ -394,3 +418,4 @@ export const minCapChars = (maxBatch: number): number => maxBatch * CAP_CHARS_PE
 
 export type Policy = z.infer<typeof policySchema>;
 export type PolicyLimits = z.infer<typeof limitsSchema>;
+export type OAuthServerPolicy = z.infer<typeof oauthServerSchema>;

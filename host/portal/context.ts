@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ConnectionLogger } from '../connections/refresh.js';
 import type { PluginCatalog } from '../connections/meta-tools.js';
 import type { FullConnectionService } from '../connections/service.js';
+import type { OAuthServer } from '../oauth-server/server.js';
 import type { Db } from '../storage/db.js';
 import type { User, UserStore } from '../storage/users.js';
 import type { SsoRule } from '../policy/schema.js';
@@ -43,6 +44,8 @@ export interface PortalDeps {
   sessionTtlMs?: number;
   /** how people may sign in (default: an API key or a sign-in link; no single sign-on) */
   signIn?: PortalSignIn;
+  /** the gateway's OAuth authorization server: the consent page (/authorize) and the apps on the keys page */
+  oauth?: OAuthServer | undefined;
 }
 
 export interface SignedIn {

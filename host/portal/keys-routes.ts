@@ -19,6 +19,7 @@ import {
 } from '../storage/users.js';
 import type { PortalContext, SignedIn } from './context.js';
 import { html, type SafeHtml } from './html.js';
+import { grantsSection, registerGrantRoutes } from './oauth-grants.js';
 
 /** revoked keys the page lists (the latest revoked): revoked keys stay stored, and a page listing every one grew without bound */
 export const REVOKED_KEYS_LISTED = 20;
@@ -79,6 +80,9 @@ export function registerKeyRoutes(scope: FastifyInstance, ctx: PortalContext): v
   // A key that other keys were created with is revoked only once the page that lists them (this
   // post without `confirm`) was confirmed; the revocation takes whatever chain there is by then.
   scope.post<Id>('/keys/:id/revoke', async (request, reply) => revokeKey(ctx, request, reply));
+
+  // the apps allowed by OAuth, listed on the same page
+  if (ctx.deps.oauth) registerGrantRoutes(scope, ctx, ctx.deps.oauth);
 }
 
 async function showKeys(ctx: PortalContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -121,7 +125,9 @@ async function keyNotices(
         : html`<p class="notice" role="status">The key was revoked, and with it the ${keys(f.alsoRevoked ?? 0)} created with it. Agents using them are refused from now on, and portal sessions signed in with them are signed out.</p>`
       : f.kind === 'others-signed-out'
         ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
-        : '',
+        : f.kind === 'app-revoked'
+          ? html`<p class="notice" role="status">The access of ${f.app} was revoked: its next request is refused.</p>`
+          : '',
   );
   return html`${shown}${note}`;
 }
@@ -239,6 +245,7 @@ ${
 ${shown.map(({ k, chain }) => keyRow(who, all, k, chain))}</tbody></table>`
 }
 ${unlisted > 0 ? html`<p class="hint">${unlisted} older revoked ${unlisted === 1 ? 'key is' : 'keys are'} not listed (only the ${REVOKED_KEYS_LISTED} revoked last are).</p>` : ''}</section>
+${await grantsSection(ctx.deps.oauth, who)}
 <section aria-labelledby="sess-h"><h2 id="sess-h">Sign-in sessions</h2><p>You are signed in to the portal in ${sessions} ${sessions === 1 ? 'place' : 'places'}.</p>
 <form method="post" action="/sessions/revoke-others"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Sign out everywhere else</button></form></section>`;
 }

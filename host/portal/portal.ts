@@ -10,6 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { registerConnectRoutes } from './connect-routes.js';
+import { registerConsentRoutes } from './consent-routes.js';
 import { createPortalContext, type PortalContext, type PortalDeps } from './context.js';
 import { registerIntegrationRoutes } from './integrations-routes.js';
 import { html } from './html.js';
@@ -88,6 +89,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     registerConnectRoutes(scope, ctx);
     registerActivityRoutes(scope, ctx);
     registerKeyRoutes(scope, ctx);
+    if (deps.oauth) registerConsentRoutes(scope, ctx, deps.oauth);
 
     // any other GET: a redirect to a page's canonical address, the portal's 404 page, or the gateway's own 404
     scope.get('/*', async (request, reply) => answerOtherGet(ctx, pages, notOurs, request, reply));

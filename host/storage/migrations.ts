@@ -258,6 +258,44 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 16,
+    name: 'the OAuth authorization server for /mcp: clients, codes, grants, tokens',
+    statements: [
+      // A client: registered here (`kind` 'dcr', RFC 7591; client_id random) or known by its
+      // metadata document (`kind` 'cimd'; client_id is the document's https URL, and the row is the
+      // cached document until `expires_at`). `metadata` is the validated metadata as JSON.
+      `CREATE TABLE oauth_clients (
+         client_id TEXT PRIMARY KEY, kind TEXT NOT NULL, client_name TEXT, metadata TEXT NOT NULL,
+         created_at BIGINT NOT NULL, expires_at BIGINT, last_used_at BIGINT)`,
+      // An authorization code, stored as its SHA-256 hash, single use (`used_at`); `grant_id` is
+      // the grant its exchange made, revoked if the code is presented again.
+      `CREATE TABLE oauth_codes (
+         code_hash TEXT PRIMARY KEY, client_id TEXT NOT NULL, client_name TEXT NOT NULL,
+         user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, key_id TEXT,
+         redirect_uri TEXT NOT NULL, code_challenge TEXT NOT NULL, resource TEXT NOT NULL, scope TEXT NOT NULL,
+         refreshable INTEGER NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+         used_at BIGINT, grant_id TEXT)`,
+      `CREATE INDEX oauth_codes_expires ON oauth_codes(expires_at)`,
+      // A grant: one consent's chain of tokens (the family revoked whole). `key_id` is the API key
+      // the consenting portal session signed in with (NULL otherwise): revoking that key ends the
+      // grant, as it ends the keys made with it. `expires_at` follows its newest refresh token.
+      `CREATE TABLE oauth_grants (
+         id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         client_id TEXT NOT NULL, client_name TEXT NOT NULL, redirect_uri TEXT NOT NULL,
+         resource TEXT NOT NULL, scope TEXT NOT NULL, refreshable INTEGER NOT NULL, key_id TEXT REFERENCES api_keys(id),
+         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, last_used_at BIGINT,
+         revoked_at BIGINT, revoked_reason TEXT)`,
+      `CREATE INDEX oauth_grants_user ON oauth_grants(user_id, created_at)`,
+      // Access and refresh tokens, stored only as SHA-256 hashes. A refresh token is spent
+      // (`used_at`) when it is exchanged; presenting it again revokes its grant.
+      `CREATE TABLE oauth_tokens (
+         token_hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+         kind TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT, revoked_at BIGINT)`,
+      `CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id)`,
+      `CREATE INDEX oauth_tokens_expires ON oauth_tokens(expires_at)`,
+    ],
+  },
+  {
     version: 17,
     name: 'single sign-on identities; how a portal session was signed in',
     statements: [

@@ -49,6 +49,8 @@ export interface StartGatewayOptions {
   logger?: Logger;
   /** built-in integrations served besides the configured ones */
   builtins?: BuiltinIntegration[];
+  /** WORKBENCH_PUBLIC_URL (default: the gateway's own loopback URL); replicas behind one name share one */
+  publicUrl?: string;
 }
 
 export interface TestGateway {
@@ -111,7 +113,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     pluginDirs: [builtin, ...(options.pluginDirs ?? [])],
     policyFile: '(inline)',
     logLevel: options.logLevel ?? 'silent',
-    publicUrl: `http://127.0.0.1:${port}`,
+    publicUrl: options.publicUrl ?? `http://127.0.0.1:${port}`,
   };
   const env = { ...(options.env ?? {}) };
   const logger =
