@@ -130,18 +130,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
 
   const engineParts = { registry, policy, connections, sandbox, bridge, audit, metrics, logger, rateLimiter };
   const engine: EngineDeps = { ...engineParts, publicUrl: config.publicUrl };
-  const builtins = createBuiltins({
-    config,
-    policy,
-    db,
-    logger,
-    ...(options.extraBuiltins ? { extra: options.extraBuiltins } : {}),
-  });
-  const continuations = new ContinuationStore(
-    db,
-    policy.resultCap.continuationTtlSec,
-    policy.resultCap.maxStoredCharsPerUser,
-  );
+  const builtins = createBuiltins({ config, policy, db, logger, extra: options.extraBuiltins });
+  const continuations = continuationStore(db, policy);
   const catalog = pluginCatalog(registry);
   const access = policyAccess(policy, registry);
   /** aborted when close() begins */
@@ -195,6 +185,12 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     { ...served, requests, registry, auditRetention },
     { plugins, closing, drain, bridge, builtins },
   );
+}
+
+/** Where results over the response budget wait for continue_tool_result. */
+function continuationStore(db: Db, policy: Policy): ContinuationStore {
+  const { continuationTtlSec, maxStoredCharsPerUser } = policy.resultCap;
+  return new ContinuationStore(db, continuationTtlSec, maxStoredCharsPerUser);
 }
 
 /** The gauges read at each scrape: the sandbox's workers, the bridge's buffers, the plugins served. */

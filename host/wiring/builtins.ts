@@ -19,7 +19,7 @@ export interface BuiltinWiring {
   db: Db;
   logger: Logger;
   /** built-ins served besides the configured ones (tests) */
-  extra?: readonly BuiltinIntegration[];
+  extra?: readonly BuiltinIntegration[] | undefined;
 }
 
 export interface Builtins {
