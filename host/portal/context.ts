@@ -9,6 +9,7 @@ import type { ConnectionLogger } from '../connections/refresh.js';
 import type { PluginCatalog } from '../connections/meta-tools.js';
 import type { FullConnectionService } from '../connections/service.js';
 import type { Db } from '../storage/db.js';
+import type { CookieSignInBrowser } from './cookie-browser.js';
 import type { User, UserStore } from '../storage/users.js';
 import { onlyCookie, serializeCookie, type CookieOptions } from './cookies.js';
 import { PortalFlash, type Flash, type FlashPage } from './flash.js';
@@ -29,6 +30,8 @@ export interface PortalDeps {
   logger?: ConnectionLogger;
   /** session lifetime (default 12 h) */
   sessionTtlMs?: number;
+  /** the live browser cookie connect links sign in with (the browser built-in); without it they say one is needed */
+  cookieBrowser?: CookieSignInBrowser;
 }
 
 export interface SignedIn {

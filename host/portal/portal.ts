@@ -10,6 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { registerActivityRoutes } from './activity-routes.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { registerConnectRoutes } from './connect-routes.js';
+import { registerCookieConnectRoutes } from './cookie-connect.js';
 import { createPortalContext, type PortalContext, type PortalDeps } from './context.js';
 import { registerIntegrationRoutes } from './integrations-routes.js';
 import { html } from './html.js';
@@ -18,6 +19,7 @@ import { PORTAL_CSS } from './layout.js';
 import { securityHeaders } from './security-headers.js';
 
 export type { PortalDeps } from './context.js';
+export type { CookieSignInBrowser } from './cookie-browser.js';
 export { createLoginLink } from './login-links.js';
 
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -84,6 +86,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     registerAuthRoutes(scope, ctx);
     registerIntegrationRoutes(scope, ctx);
     registerConnectRoutes(scope, ctx);
+    registerCookieConnectRoutes(scope, ctx);
     registerActivityRoutes(scope, ctx);
     registerKeyRoutes(scope, ctx);
 
