@@ -130,6 +130,17 @@ describe('portal: connecting a cookie integration through a live browser', () =>
     assert.ok(provider.sessions.has(credential?.cookies?.[0]?.value ?? ''), 'the session the provider issued');
   });
 
+  it("the integrations page's Connect makes a cookie link and leads to its sign-in page", async () => {
+    const b = await signIn(h);
+    const page = await b.get('/integrations');
+    assert.match(page.body, /<td>Sign-in session<\/td>/);
+    const made = await b.post('/integrations/cookied/connect', { _csrf: csrfOf(page.body) });
+    assert.equal(made.status, 303);
+    const id = /^\/connect\/([A-Za-z0-9_-]+)$/.exec(made.location ?? '')?.[1] ?? '';
+    assert.equal((await h.connections.pending.get(id))?.type, 'cookie');
+    assert.match((await b.get(`/connect/${id}`)).body, new RegExp(`action="/connect/${id}/sign-in"`));
+  });
+
   it('refuses another user, and a link that is settled goes to its result page', async () => {
     const p = await h.connections.pending.create(h.t.user.id, 'cookied', 'cookie');
     const eve = await otherUser(h, 'eve-cookie@example.com');
