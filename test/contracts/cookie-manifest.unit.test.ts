@@ -84,6 +84,11 @@ describe('cookie auth in a manifest', () => {
       /auth\.loginUrl: its host "login\.other\.net" is not within domains \(example\.com\)/,
     ],
     [
+      'a loginUrl whose host is no host name',
+      { ...GOOD_AUTH, loginUrl: 'https://[::1]/login' },
+      /auth\.loginUrl: its host "\[::1\]" must be a DNS host name within domains/,
+    ],
+    [
       'a loginUrl with a password',
       { ...GOOD_AUTH, loginUrl: 'https://u:p@accounts.example.com/' },
       /auth\.loginUrl: must not carry a user name or password/,

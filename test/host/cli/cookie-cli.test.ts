@@ -1,15 +1,18 @@
 /**
- * @module test/host/cli/cookie-import.test
- * `workbench connections import --cookies FILE|JSON` as an operator runs it (the real bin, a
- * temporary data dir): a session's cookies given inline or in a file (a JSON array, or a
- * playwright storage state) become the user's cookie connection, saying what was kept and what
- * was left out; every bad input is a usage error (exit 2) that says what to fix, and stores nothing.
+ * @module test/host/cli/cookie-cli.test
+ * The CLI for cookie connections as operators and plugin authors run it (the real bin, a
+ * temporary data dir). `workbench connections import --cookies FILE|JSON`: a session's cookies
+ * given inline or in a file (a JSON array, or a playwright storage state) become the user's cookie
+ * connection, saying what was kept and what was left out; every bad input is a usage error (exit
+ * 2) that says what to fix, and stores nothing. `workbench plugin validate` names the field of a
+ * bad cookie auth (every shape: test/contracts/cookie-manifest.unit.test.ts) and passes the demo.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { BUILTIN_PLUGINS_DIR } from '../../../host/paths.js';
 import { openSqlite } from '../../../host/storage/sqlite.js';
 import { runCli } from '../../helpers/cli.js';
 
@@ -23,6 +26,45 @@ const session = {
   expires: in1h,
 };
 const foreign = { name: 'ad', value: 'tracker', domain: '.ads.example' };
+
+describe('plugin validate', () => {
+  it('refuses a bad cookie auth naming the field, and passes the demo plugin', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-cookie-validate-'));
+    try {
+      const plugin = path.join(dir, 'cookied');
+      fs.mkdirSync(plugin);
+      fs.writeFileSync(
+        path.join(plugin, 'manifest.json'),
+        JSON.stringify({
+          name: 'cookied',
+          version: '1.0.0',
+          displayName: 'Cookied',
+          description: 'A cookie connection under test.',
+          auth: { type: 'cookie', loginUrl: 'https://login.elsewhere.net/', domains: ['example.com'] },
+          egress: ['api.example.com'],
+          tools: [{ name: 'cookied_get', description: 'Gets.', inputSchema: { type: 'object' } }],
+        }),
+      );
+      fs.writeFileSync(path.join(plugin, 'plugin.js'), 'export default { cookied_get: async () => 1 };');
+      const bad = runCli({ WORKBENCH_DATA_DIR: dir }, 'plugin', 'validate', plugin);
+      assert.equal(bad.code, 1);
+      assert.match(
+        bad.stderr,
+        /^invalid: .*manifest\.json: auth\.loginUrl: its host "login\.elsewhere\.net" is not within domains \(example\.com\)/,
+      );
+      const demo = runCli(
+        { WORKBENCH_DATA_DIR: dir },
+        'plugin',
+        'validate',
+        path.join(BUILTIN_PLUGINS_DIR, 'httpbin-cookie'),
+      );
+      assert.equal(demo.code, 0, demo.stderr);
+      assert.match(demo.stdout, /^ok: httpbin-cookie@1\.0\.0: 3 tool\(s\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('connections import --cookies', () => {
   let dir: string;
