@@ -22,7 +22,8 @@ export function createConnectionReads(core: ServiceCore, refresher: Refresher): 
       if (manifest.auth.type === 'none') return { connected: true, connectionId: '', config: {} };
       let row = await store.byUser(userId, manifest.name);
       if (!row) return { connected: false };
-      // a signed-in session whose cookies expired can never work again: no decryption needed to say so
+      // a signed-in session whose cookies expired can never work again: say so now (the secret
+      // is opened only once the stored expiry has passed); the row may be gone by then
       if (manifest.auth.type === 'cookie') row = await truthful(row);
       if (!row) return { connected: false };
       if (row.status !== 'connected')
