@@ -135,7 +135,69 @@ const oauth2AuthSchema = z
   })
   .strict();
 
-export const authSchema = z.discriminatedUnion('type', [noAuthSchema, apiKeyAuthSchema, oauth2AuthSchema]);
+/** A cookie name (an RFC 6265 token). */
+export const COOKIE_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+
+/**
+ * Whether `host` is `domain` or a host inside it ("api.example.com" is within "example.com"). The
+ * one rule for what a cookie connection's `domains` cover: which captured cookies are kept, and
+ * which request hosts the bridge sends them to.
+ */
+export function withinDomain(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
+/** Whether `host` is within any of `domains`. */
+export function withinDomains(host: string, domains: readonly string[]): boolean {
+  return domains.some((d) => withinDomain(host, d));
+}
+
+/**
+ * A connection made of the cookies of a signed-in browser session: a person signs in at `loginUrl`
+ * in a live browser, and the cookies of `domains` (only those) become the connection, sent by the
+ * bridge as one Cookie header to the egress hosts within `domains`.
+ */
+const cookieAuthSchema = z
+  .object({
+    type: z.literal('cookie'),
+    /** where the person signs in: https only, its host within `domains` */
+    loginUrl: z.url({
+      protocol: /^https$/,
+      error:
+        "must be an https URL: the person types their password on that page (a test provider is reached through the policy's upstreams)",
+    }),
+    /** the cookie domains captured and sent; each a host name of two labels or more */
+    domains: z
+      .array(
+        hostNameSchema.refine(
+          (d) => d.includes('.'),
+          'must have two labels or more: a one-label domain such as "com" would take the cookies of every site under it',
+        ),
+      )
+      .min(1, 'list at least one domain whose cookies make the connection')
+      .max(20),
+    /** the cookies that must be there (and not expired) for the person to count as signed in */
+    signedInCheck: z
+      .object({
+        cookies: z
+          .array(z.string().regex(COOKIE_NAME, "must be a cookie name (letters, digits and !#$%&'*+-.^_`|~)"))
+          .min(1)
+          .max(10),
+      })
+      .strict()
+      .optional(),
+    /** instructions shown on the connect page (plain text) */
+    instructions: z.string().max(2000).optional(),
+  })
+  .strict();
+export type CookieAuth = z.infer<typeof cookieAuthSchema>;
+
+export const authSchema = z.discriminatedUnion('type', [
+  noAuthSchema,
+  apiKeyAuthSchema,
+  oauth2AuthSchema,
+  cookieAuthSchema,
+]);
 export type PluginAuth = z.infer<typeof authSchema>;
 
 export const toolAnnotationsSchema = z
@@ -189,7 +251,8 @@ export const manifestSchema = z
         ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: `duplicate tool name "${t.name}"` });
       seen.add(t.name);
     });
-    if (m.auth.type !== 'none') {
+    if (m.auth.type === 'cookie') cookieAuthProblems(m.auth, m.egress, ctx);
+    else if (m.auth.type !== 'none') {
       const fields = m.auth.type === 'apikey' ? m.auth.fields : [];
       const secrets = m.auth.type === 'apikey' ? fields.filter((f) => f.secret).map((f) => f.name) : ['token'];
       for (const problem of placeholderProblems(m.auth.inject.format, secrets, fields))
@@ -202,10 +265,55 @@ export const manifestSchema = z
   });
 export type PluginManifest = z.infer<typeof manifestSchema>;
 
-/** Hosts that receive the credential for a plugin: the inject hosts, or every egress host. */
+/**
+ * What a cookie auth must hold beside its own shape: every domain reachable (the domain or a host
+ * inside it is in `egress`, else no request could ever carry its cookies), no domain twice, and
+ * the login page within the domains (the cookies it sets are the ones captured).
+ */
+function cookieAuthProblems(auth: CookieAuth, egress: readonly string[], ctx: z.RefinementCtx): void {
+  // runs after the shape's own issues too: a field that failed them may be anything
+  const given: { domains: unknown; egress: unknown } = { domains: auth.domains, egress };
+  if (!Array.isArray(given.domains) || !Array.isArray(given.egress)) return;
+  auth.domains.forEach((d, i) => {
+    if (auth.domains.indexOf(d) !== i)
+      ctx.addIssue({ code: 'custom', path: ['auth', 'domains', i], message: `"${d}" is listed twice` });
+    else if (!egress.some((h) => withinDomain(h, d)))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['auth', 'domains', i],
+        message: `"${d}" is not covered by egress: list it, or a host inside it, in egress (no request could carry its cookies otherwise)`,
+      });
+  });
+  // read without URL, which plugin authors' type-checks and the sandbox do not have; the schema
+  // has checked it is an https URL, and anything but a plain host name and port is refused
+  const authority = /^https:\/\/([^/?#]*)/i.exec(typeof auth.loginUrl === 'string' ? auth.loginUrl : '')?.[1];
+  if (authority === undefined) return;
+  const host = authority.replace(/:\d*$/, '').toLowerCase().replace(/\.+$/, '');
+  if (authority.includes('@'))
+    ctx.addIssue({ code: 'custom', path: ['auth', 'loginUrl'], message: 'must not carry a user name or password' });
+  else if (!HOST_NAME.test(host))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['auth', 'loginUrl'],
+      message: `its host "${host.slice(0, 100)}" must be a DNS host name within domains`,
+    });
+  else if (!withinDomains(host, auth.domains))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['auth', 'loginUrl'],
+      message: `its host "${host}" is not within domains (${auth.domains.join(', ')}): the cookies the sign-in sets would not be captured`,
+    });
+}
+
+/**
+ * Hosts that receive the credential for a plugin: the inject hosts, or every egress host; for a
+ * cookie connection, the egress hosts within its domains.
+ */
 export function credentialHosts(manifest: PluginManifest): readonly string[] {
-  if (manifest.auth.type === 'none') return [];
-  return manifest.auth.inject.hosts ?? manifest.egress;
+  const auth = manifest.auth;
+  if (auth.type === 'none') return [];
+  if (auth.type === 'cookie') return manifest.egress.filter((h) => withinDomains(h, auth.domains));
+  return auth.inject.hosts ?? manifest.egress;
 }
 
 /** Formats zod issues as `field: problem` lines for error messages that name the field. */

@@ -29,7 +29,7 @@ export type InputSchema = z.ZodObject;
 /** MCP tool hints: readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title. */
 export type ToolAnnotations = z.input<typeof toolAnnotationsSchema>;
 
-/** How the credential is obtained and applied: none, apikey or oauth2 (see docs/plugins.md). */
+/** How the credential is obtained and applied: none, apikey, oauth2 or cookie (see docs/plugins.md). */
 export type PluginAuthSpec = z.input<typeof authSchema>;
 
 export interface ToolSpec<S extends InputSchema> {

@@ -8,10 +8,15 @@ import type { PluginManifest } from '../../contracts/manifest.js';
 import type { EgressPolicy } from '../../contracts/protocol.js';
 import type { Cidr } from './address-policy.js';
 import type { Reservation } from './buffer-budget.js';
+import type { StoredCookie } from './cookie-header.js';
 
-/** Secret values of one connection, e.g. `{ token }` (OAuth2) or `{ apiKey }` (API-key fields). */
+/**
+ * Secret values of one connection, e.g. `{ token }` (OAuth2) or `{ apiKey }` (API-key fields);
+ * for a cookie connection, its cookies (and no values).
+ */
 export interface Credential {
   values: Record<string, string>;
+  cookies?: readonly StoredCookie[];
 }
 
 /** What the host knows about the call a request belongs to. One object per call. */

@@ -30,6 +30,7 @@ import {
   RESULT_TEXT,
 } from './connect-views.js';
 import { maskEmail } from './login-page.js';
+import { showCookieLink } from './cookie-connect.js';
 
 type Refusal = Extract<OpenResult, { ok: false }>['reason'];
 
@@ -108,7 +109,7 @@ async function linkPost<T extends PluginAuth['type']>(
   return { who, pending: checked.pending, m, auth: m.auth as Extract<PluginAuth, { type: T }> };
 }
 
-/** The link's page: its result once settled, else the API-key form or the button that goes on to the provider. */
+/** The link's page: its result once settled, else the API-key form, the sign-in steps of a cookie link, or the button that goes on to the provider. */
 async function showConnectLink(
   ctx: PortalContext,
   request: FastifyRequest<Id>,
@@ -124,6 +125,8 @@ async function showConnectLink(
     const status = p.status as keyof typeof RESULT_TEXT;
     return ctx.sendPage(reply, 200, { title: RESULT_TEXT[status].title, body: resultBody(m, p, status), who });
   }
+  if (m?.auth.type === 'cookie' && (p.status === 'pending' || p.status === 'opened'))
+    return showCookieLink(ctx, reply, who, { ...m, auth: m.auth }, p);
   if (p.status !== 'pending') return refuse(ctx, reply, 'used', who);
   if (!m) return refuse(ctx, reply, 'unknown', who);
   const title = `Connect ${m.displayName}`;

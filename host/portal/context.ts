@@ -10,6 +10,7 @@ import type { PluginCatalog } from '../connections/meta-tools.js';
 import type { FullConnectionService } from '../connections/service.js';
 import type { OAuthServer } from '../oauth-server/server.js';
 import type { Db } from '../storage/db.js';
+import type { CookieSignInBrowser } from './cookie-browser.js';
 import type { User, UserStore } from '../storage/users.js';
 import type { SsoRule } from '../policy/schema.js';
 import type { OidcSignIn } from './sso/oidc-client.js';
@@ -46,6 +47,8 @@ export interface PortalDeps {
   signIn?: PortalSignIn;
   /** the gateway's OAuth authorization server: the consent page (/authorize) and the apps on the keys page */
   oauth?: OAuthServer | undefined;
+  /** the live browser cookie connect links sign in with (the browser built-in); without it they say one is needed */
+  cookieBrowser?: CookieSignInBrowser;
 }
 
 export interface SignedIn {

@@ -11,6 +11,7 @@ import { registerActivityRoutes } from './activity-routes.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { registerConnectRoutes } from './connect-routes.js';
 import { registerConsentRoutes } from './consent-routes.js';
+import { registerCookieConnectRoutes } from './cookie-connect.js';
 import { createPortalContext, type PortalContext, type PortalDeps } from './context.js';
 import { registerIntegrationRoutes } from './integrations-routes.js';
 import { html } from './html.js';
@@ -20,6 +21,7 @@ import { securityHeaders } from './security-headers.js';
 import { registerSsoRoutes } from './sso-routes.js';
 
 export type { PortalDeps, PortalSignIn } from './context.js';
+export type { CookieSignInBrowser } from './cookie-browser.js';
 export { createLoginLink } from './login-links.js';
 
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -87,6 +89,7 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     registerSsoRoutes(scope, ctx);
     registerIntegrationRoutes(scope, ctx);
     registerConnectRoutes(scope, ctx);
+    registerCookieConnectRoutes(scope, ctx);
     registerActivityRoutes(scope, ctx);
     registerKeyRoutes(scope, ctx);
     if (deps.oauth) registerConsentRoutes(scope, ctx, deps.oauth);

@@ -69,6 +69,8 @@ export interface TestGateway {
       expiresInSec?: number;
       values?: Record<string, string>;
       config?: Record<string, unknown>;
+      /** a cookie connection's cookies (playwright's shape) */
+      cookies?: unknown;
     },
     user?: User,
   ): Promise<{ connectionId: string }>;

@@ -3,11 +3,14 @@
  * Adds the user's credential to a request, host-side, after the egress policy allowed it, and
  * only when (a) the host is one of `credentialHosts(manifest)` and (b) the hop is still on the
  * origin of the plugin's original request (a redirect to another origin never carries it).
- * The credential is loaded lazily, at most once per call, the first time it is needed.
+ * The credential is loaded lazily, at most once per call, the first time it is needed. A cookie
+ * connection's credential is one Cookie header of the stored cookies that go with the request's
+ * URL (cookie-header.ts), for the egress hosts within the manifest's `domains`.
  * `format` placeholders: `{name}` is the secret value `name`; `{base64:a:b}` is base64("a:b").
  */
 import { credentialHosts, INJECT_PLACEHOLDER } from '../../../contracts/manifest.js';
 import { BridgeError } from '../bridge-error.js';
+import { cookieHeaderFor } from '../cookie-header.js';
 import { policyHost } from '../../../common/normalise-url.js';
 import type { Credential, Interceptor } from '../types.js';
 
@@ -45,7 +48,8 @@ export function injectCredential(): Interceptor {
   return (next) =>
     async function injectCredentialStep(req, call) {
       const { manifest } = call.scope;
-      if (manifest.auth.type === 'none') return next(req, call);
+      const auth = manifest.auth;
+      if (auth.type === 'none') return next(req, call);
       const sameOrigin = req.hop === 0 || req.url.origin === req.initialOrigin;
       if (!sameOrigin || !credentialHosts(manifest).includes(policyHost(req.url))) return next(req, call);
       // a partial answer (206) could cut a quoted credential into pieces redaction cannot match
@@ -56,8 +60,15 @@ export function injectCredential(): Interceptor {
         );
       const credential = await call.credential();
       if (!credential) return next(req, call);
-      const { value, pieces } = renderCredential(manifest.auth.inject.format, credential);
+      if (auth.type === 'cookie') {
+        // the plugin cannot have set a Cookie header of its own: validate-request refuses it
+        const header = cookieHeaderFor(credential.cookies ?? [], req.url, Date.now());
+        if (header === undefined) return next(req, call);
+        call.addSecret(header);
+        return next({ ...req, headers: { ...req.headers, cookie: header } }, call);
+      }
+      const { value, pieces } = renderCredential(auth.inject.format, credential);
       for (const p of [value, ...pieces]) call.addSecret(p);
-      return next({ ...req, headers: { ...req.headers, [manifest.auth.inject.header.toLowerCase()]: value } }, call);
+      return next({ ...req, headers: { ...req.headers, [auth.inject.header.toLowerCase()]: value } }, call);
     };
 }
