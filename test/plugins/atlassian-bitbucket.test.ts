@@ -5,8 +5,9 @@
  * requests it must make (method, /2.0 path, exact query with repeated keys, JSON body, the injected
  * Bearer token) and the slim result; then paging (`next` URL → opaque cursor, never another host),
  * reviewer resolution (nicknames, the author left out), file reads (binary, folders, a branch with
- * "/"), the error mappings (401, 403 scope and permission, 404, 400 fields, 409, 555, 429, 5xx)
- * and bad arguments refused before any request.
+ * "/"), change requests, stopping a pipeline, the member search's paging, clone URLs that never
+ * carry a credential, the error mappings (401, 403 scope and permission, 404, 400 fields, 409,
+ * 555, 429, 5xx) and bad arguments refused before any request.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -6,8 +6,8 @@
  * as one %2F-encoded segment —, exact query, JSON body, the injected Bearer token) and checks the
  * slim result; then paging through `x-next-page`, file contents (UTF-8, binary, not UTF-8), the
  * merge refusals (405 with the reason read back, 406/422 conflicts, 409 moved head, 401 without
- * merge rights), the one error mapping (401, missing scope, 403, 404, 400/422 messages, 429, 5xx)
- * and argument validation.
+ * merge rights), the approval refusals, clone URLs that never carry a credential, the one error
+ * mapping (401, missing scope, 403, 404, 400/422 messages, 429, 5xx) and argument validation.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
