@@ -968,7 +968,7 @@ var CLONE_AUTH = {
   ssh: "Use an SSH key added to your Bitbucket account (Personal settings > SSH keys) or as a repository access key."
 };
 var getCloneUrl = defineTool({
-  description: "Give the HTTPS and SSH URLs to git clone a Bitbucket repository, with its main branch, and how to authenticate: the URLs never carry a token or user name (use your own Bitbucket API token, app password or SSH key; the gateway keeps its credential to itself).",
+  description: "The clone URL of a Bitbucket repository (HTTPS, and SSH) to git clone it, with its main branch, and how to authenticate: the URLs never carry a token or user name (use your own Bitbucket API token, app password or SSH key; the gateway keeps its credential to itself).",
   input: schema,
   annotations: reads("Get clone URL", { idempotent: true }),
   async handler(ctx, a) {

@@ -873,12 +873,12 @@ var getProject = defineTool({
   }
 });
 var listProjectTypes = defineTool({
-  description: "List the Jira project types (software, business, service_desk, product_discovery): key, name and colour; `accessibleOnly: true` lists only those your license gives you access to. The key is the `type` of jira_list_projects rows.",
+  description: "List the Jira project types (software, business, service_desk, product_discovery): key, name and colour; `licensedOnly: true` lists only the types your Jira license covers. The key is the `type` of jira_list_projects rows.",
   input: schema,
   annotations: reads("List project types"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
-    const data = await jira(ctx, site, "GET", args.accessibleOnly ? "/project/type/accessible" : "/project/type", {
+    const data = await jira(ctx, site, "GET", args.licensedOnly ? "/project/type/accessible" : "/project/type", {
       action: "list project types",
       scope: READ
     });

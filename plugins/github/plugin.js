@@ -700,7 +700,7 @@ var CLONE_AUTH = {
   ssh: "Use an SSH key added to your GitHub account (Settings > SSH and GPG keys) or as a deploy key of the repository."
 };
 var getCloneUrl = defineTool({
-  description: "Gives the HTTPS and SSH URLs to git clone a GitHub repository, with its default branch and visibility, and how to authenticate: the URLs never carry a token (use your own GitHub personal access token or SSH key; the gateway keeps its credential to itself).",
+  description: "The clone URL of a GitHub repository (HTTPS, and SSH) to git clone it, with its default branch and visibility, and how to authenticate: the URLs never carry a token (use your own GitHub personal access token or SSH key; the gateway keeps its credential to itself).",
   input: schema,
   annotations: reads("Get clone URL", { idempotent: true }),
   handler: async (ctx, a) => {

@@ -1276,7 +1276,7 @@ var CLONE_AUTH = {
   ssh: "Use an SSH key added to your GitLab account (User settings > SSH Keys)."
 };
 var getCloneUrl = defineTool({
-  description: "Gives the HTTPS and SSH URLs to git clone a GitLab project, with its default branch, and how to authenticate: the URLs never carry a token (use your own GitLab access token or SSH key; the gateway keeps its credential to itself).",
+  description: "The clone URL of a GitLab project (HTTPS, and SSH) to git clone it, with its default branch, and how to authenticate: the URLs never carry a token (use your own GitLab access token or SSH key; the gateway keeps its credential to itself).",
   input: schema,
   annotations: reads("Get clone URL", { idempotent: true }),
   handler: async (ctx, a) => {
@@ -1464,7 +1464,7 @@ var searchCode = defineTool({
 // src/review.ts
 var mrPath2 = (a) => `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
 var listMergeRequestNotes = defineTool({
-  description: 'Lists the notes (comments) on a GitLab merge request: general comments and review comments on lines of the diff (with their file, line and whether the thread is resolved), oldest first by default. GitLab\'s system notes ("added 1 commit", "approved this merge request", label changes) are left out unless include_system is true. When `next` is not null, pass it as `page`.',
+  description: 'Lists the comments (notes, the discussion) on a GitLab merge request, to read what reviewers said: general comments and diff notes on lines of a changed file (with their file, line and whether the thread is resolved), oldest first by default. GitLab\'s system notes ("added 1 commit", "approved this merge request", label changes) are left out unless include_system is true. When `next` is not null, pass it as `page`.',
   input: schema,
   annotations: reads("List merge request notes (comments)", { idempotent: true }),
   handler: async (ctx, a) => {

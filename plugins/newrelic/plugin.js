@@ -890,7 +890,7 @@ var getGoldenMetrics = defineTool({
   }
 });
 var addTagsToEntity = defineTool({
-  description: "Add tags to a New Relic entity (service, host, monitor, dashboard, workload, …), e.g. team: payments or env: production, to find and group it later (newrelic_search_entities takes tags). A key that exists gets the new values added; nothing is removed. Find the entity's guid with newrelic_search_entities.",
+  description: "Add tags (key: values labels) to a New Relic entity, e.g. team: payments, to group it and find it again by tag. A key that exists gets the new values added; nothing is removed. Find the entity's guid with newrelic_search_entities.",
   annotations: changes("Add tags to entity", { idempotent: true }),
   input: schema,
   handler: async (ctx, args) => {
@@ -931,7 +931,7 @@ var slimDestination = (d) => ({
   properties: slimProperties(d.properties)
 });
 var createNotificationDestination = defineTool({
-  description: "Create a New Relic notification destination: where alert notifications can be sent — an EMAIL destination (a list of addresses) or a WEBHOOK destination (an https URL New Relic will POST to). Destinations that need a sign-in (Slack, PagerDuty, Jira, ServiceNow) are set up in the New Relic UI. Then create a channel on it (newrelic_create_notification_channel) and a workflow (newrelic_create_workflow). Returns the destination id.",
+  description: "Create a New Relic notification destination: where alert notifications can be sent — an EMAIL destination (a list of addresses) or a WEBHOOK destination (an https URL New Relic will POST to). Destinations that need a sign-in to another service (Slack, Jira, ServiceNow, …) are set up in the New Relic UI. Returns the destination id.",
   annotations: changes("Create notification destination"),
   input: schema,
   handler: async (ctx, args) => {
@@ -952,7 +952,7 @@ var createNotificationDestination = defineTool({
   }
 });
 var listNotificationDestinations = defineTool({
-  description: "List the notification destinations of a New Relic account (email lists, webhooks, Slack, PagerDuty, …): id, name, type, whether active, status and settings. Use a destination id with newrelic_create_notification_channel. When `next` is not null, pass it as `cursor` for more.",
+  description: "List the notification destinations of a New Relic account (email lists, webhooks, Slack, …): id, name, type, whether active, status and settings. Use a destination id with newrelic_create_notification_channel. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List notification destinations"),
   input: schema,
   handler: async (ctx, args) => {

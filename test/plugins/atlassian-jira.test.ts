@@ -776,9 +776,9 @@ const CASES: Case[] = [
     },
   },
   {
-    name: 'jira_list_project_types (accessible only)',
+    name: 'jira_list_project_types (licensed only: the accessible ones)',
     tool: 'jira_list_project_types',
-    args: { accessibleOnly: true },
+    args: { licensedOnly: true },
     replies: { 'GET /project/type/accessible': { json: [{ key: 'software', formattedKey: 'Software' }] } },
     calls: [['GET', '/project/type/accessible']],
     result: { projectTypes: [{ key: 'software', name: 'Software', color: null }] },

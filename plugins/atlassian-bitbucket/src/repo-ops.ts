@@ -47,7 +47,7 @@ const CLONE_AUTH = {
 
 export const getCloneUrl = defineTool({
   description:
-    'Give the HTTPS and SSH URLs to git clone a Bitbucket repository, with its main branch, and how to authenticate: the URLs never carry a token or user name (use your own Bitbucket API token, app password or SSH key; the gateway keeps its credential to itself).',
+    'The clone URL of a Bitbucket repository (HTTPS, and SSH) to git clone it, with its main branch, and how to authenticate: the URLs never carry a token or user name (use your own Bitbucket API token, app password or SSH key; the gateway keeps its credential to itself).',
   input: z.object(repo),
   annotations: reads('Get clone URL', { idempotent: true }),
   async handler(ctx, a) {

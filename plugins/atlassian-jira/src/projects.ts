@@ -93,16 +93,16 @@ export const getProject = defineTool({
 
 export const listProjectTypes = defineTool({
   description:
-    'List the Jira project types (software, business, service_desk, product_discovery): key, name and colour; `accessibleOnly: true` lists only those your license gives you access to. The key is the `type` of jira_list_projects rows.',
+    'List the Jira project types (software, business, service_desk, product_discovery): key, name and colour; `licensedOnly: true` lists only the types your Jira license covers. The key is the `type` of jira_list_projects rows.',
   input: z.object({
-    accessibleOnly: z.boolean().default(false).describe('Only the project types you have access to.'),
+    licensedOnly: z.boolean().default(false).describe('Only the project types your license covers.'),
   }),
   annotations: reads('List project types'),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
     // each type comes with its icon as a base64 SVG: left out
     type ProjectType = { key: string; formattedKey?: string; color?: string; icon?: string };
-    const data = await jira<ProjectType[]>(ctx, site, 'GET', args.accessibleOnly ? '/project/type/accessible' : '/project/type', {
+    const data = await jira<ProjectType[]>(ctx, site, 'GET', args.licensedOnly ? '/project/type/accessible' : '/project/type', {
       action: 'list project types',
       scope: READ,
     });

@@ -153,7 +153,7 @@ const CLONE_AUTH = {
 
 export const getCloneUrl = defineTool({
   description:
-    'Gives the HTTPS and SSH URLs to git clone a GitHub repository, with its default branch and visibility, and how to authenticate: the URLs never carry a token (use your own GitHub personal access token or SSH key; the gateway keeps its credential to itself).',
+    'The clone URL of a GitHub repository (HTTPS, and SSH) to git clone it, with its default branch and visibility, and how to authenticate: the URLs never carry a token (use your own GitHub personal access token or SSH key; the gateway keeps its credential to itself).',
   input: z.object(repoArgs),
   annotations: reads('Get clone URL', { idempotent: true }),
   handler: async (ctx, a) => {

@@ -118,7 +118,7 @@ const CLONE_AUTH = {
 
 export const getCloneUrl = defineTool({
   description:
-    'Gives the HTTPS and SSH URLs to git clone a GitLab project, with its default branch, and how to authenticate: the URLs never carry a token (use your own GitLab access token or SSH key; the gateway keeps its credential to itself).',
+    'The clone URL of a GitLab project (HTTPS, and SSH) to git clone it, with its default branch, and how to authenticate: the URLs never carry a token (use your own GitLab access token or SSH key; the gateway keeps its credential to itself).',
   input: z.object({ ...project }),
   annotations: reads('Get clone URL', { idempotent: true }),
   handler: async (ctx, a) => {

@@ -260,7 +260,7 @@ export const getGoldenMetrics = defineTool({
 
 export const addTagsToEntity = defineTool({
   description:
-    "Add tags to a New Relic entity (service, host, monitor, dashboard, workload, …), e.g. team: payments or env: production, to find and group it later (newrelic_search_entities takes tags). A key that exists gets the new values added; nothing is removed. Find the entity's guid with newrelic_search_entities.",
+    "Add tags (key: values labels) to a New Relic entity, e.g. team: payments, to group it and find it again by tag. A key that exists gets the new values added; nothing is removed. Find the entity's guid with newrelic_search_entities.",
   annotations: changes('Add tags to entity', { idempotent: true }),
   input: z.object({
     guid: guid.describe('Entity guid.'),

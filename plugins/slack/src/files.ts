@@ -169,7 +169,7 @@ function downloadRefusal(err: unknown, f: RawFile): unknown {
 
 export const downloadFile = defineTool({
   description:
-    "Download a file shared in Slack by its id (F…, from slack_list_files or a message's files): its details and content — an image (PNG, JPEG, GIF, WebP) as an image, text (plain text, CSV, JSON, code, snippets) as text in windows of max_chars (pass next_offset as offset for more), anything else as base64. `as` forces text or base64. Files hosted outside Slack (Google Drive, Dropbox, …) are not downloaded: their link is returned. Needs the files:read scope.",
+    "Download a file shared in Slack by its id (F…, from slack_list_files or a message's files): its details and content — an image (PNG, JPEG, GIF, WebP) as an image, text (plain text, CSV, JSON, code, snippets) as text in windows of max_chars (pass next_offset as offset for more), anything else as base64. `as` forces text or base64. Files hosted outside Slack (external files) are not downloaded: their link is returned. Needs the files:read scope.",
   input: z.object({
     file: z
       .string()
