@@ -566,7 +566,9 @@ var searchWorkspaceMembers = defineTool({
         action: `list the members of workspace ${a.workspace}`,
         scope: "account"
       });
-      const items = values(data).map((m) => m.user || {}).filter((u) => [u.display_name, u.nickname].some((n) => typeof n === "string" && n.toLowerCase().includes(wanted)));
+      const items = values(data).map((m) => m.user || {}).filter(
+        (u) => [u.display_name, u.nickname].some((n) => typeof n === "string" && n.toLowerCase().includes(wanted))
+      );
       return { items, next: cursorOf(data) };
     };
     const got = await collectPages(ctx, a.cursor ?? null, fetchPage, { limit: a.limit, maxPages: MAX_PAGES });

@@ -878,10 +878,16 @@ var listProjectTypes = defineTool({
   annotations: reads("List project types"),
   async handler(ctx, args) {
     const site = await resolveSite(ctx);
-    const data = await jira(ctx, site, "GET", args.licensedOnly ? "/project/type/accessible" : "/project/type", {
-      action: "list project types",
-      scope: READ
-    });
+    const data = await jira(
+      ctx,
+      site,
+      "GET",
+      args.licensedOnly ? "/project/type/accessible" : "/project/type",
+      {
+        action: "list project types",
+        scope: READ
+      }
+    );
     return {
       projectTypes: (Array.isArray(data) ? data : []).map((t) => ({
         key: t.key,

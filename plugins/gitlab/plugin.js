@@ -1046,11 +1046,10 @@ var listMergeRequestCommits = defineTool({
   input: schema,
   annotations: reads("List merge request commits", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list(
-      ctx,
-      `${projectPath(a)}/merge_requests/${a.merge_request_iid}/commits`,
-      { query: paging(a), action: `commits of !${a.merge_request_iid}` }
-    );
+    const { rows, next } = await list(ctx, `${projectPath(a)}/merge_requests/${a.merge_request_iid}/commits`, {
+      query: paging(a),
+      action: `commits of !${a.merge_request_iid}`
+    });
     return { merge_request_iid: a.merge_request_iid, commits: rows.map(slimCommit), next };
   }
 });
@@ -1352,7 +1351,11 @@ var getFile = defineTool({
 });
 async function fileExists(ctx, path, ref, shown) {
   try {
-    await api.request(ctx, "HEAD", path, { query: { ref }, expect: "text", action: `looking for "${shown}" on ${ref}` });
+    await api.request(ctx, "HEAD", path, {
+      query: { ref },
+      expect: "text",
+      action: `looking for "${shown}" on ${ref}`
+    });
     return true;
   } catch (err) {
     if (err instanceof GitLabError && err.status === 404) return false;

@@ -947,7 +947,8 @@ var createNotificationDestination = defineTool({
     });
     const r = data.aiNotificationsCreateDestination;
     const why = notificationError(r?.error);
-    if (why || !r?.destination) throw new Error(`New Relic could not ${action}: ${why || "no destination in the answer"}.`);
+    if (why || !r?.destination)
+      throw new Error(`New Relic could not ${action}: ${why || "no destination in the answer"}.`);
     return { accountId: accountId2, ...slimDestination(r.destination) };
   }
 });
@@ -1031,7 +1032,12 @@ var listNotificationChannels = defineTool({
     );
     const why = notificationError(r.error);
     if (why) throw new Error(`New Relic could not list notification channels: ${why}.`);
-    return { accountId: accountId2, channels: (r.entities || []).map(slimChannel), total: r.totalCount ?? null, next: r.nextCursor || null };
+    return {
+      accountId: accountId2,
+      channels: (r.entities || []).map(slimChannel),
+      total: r.totalCount ?? null,
+      next: r.nextCursor || null
+    };
   }
 });
 var WORKFLOW_FIELDS = "id name workflowEnabled mutingRulesHandling destinationConfigurations { channelId name type notificationTriggers } issuesFilter { predicates { attribute operator values } }";
@@ -1046,11 +1052,16 @@ var slimWorkflow = (w) => ({
     type: d.type ?? null,
     triggers: d.notificationTriggers ?? []
   })),
-  filter: (w.issuesFilter?.predicates || []).map((p) => ({ attribute: p.attribute, operator: p.operator, values: p.values }))
+  filter: (w.issuesFilter?.predicates || []).map((p) => ({
+    attribute: p.attribute,
+    operator: p.operator,
+    values: p.values
+  }))
 });
 function issuesFilter(name, policyIds, more) {
   const predicates = [];
-  if (policyIds?.length) predicates.push({ attribute: "labels.policyIds", operator: "EXACTLY_MATCHES", values: policyIds });
+  if (policyIds?.length)
+    predicates.push({ attribute: "labels.policyIds", operator: "EXACTLY_MATCHES", values: policyIds });
   predicates.push(...more);
   return { name, type: "FILTER", predicates };
 }
@@ -1100,7 +1111,12 @@ var listWorkflows = defineTool({
       { cursor: args.cursor || null, filters },
       (a) => a.aiWorkflows?.workflows
     );
-    return { accountId: accountId2, workflows: (r.entities || []).map(slimWorkflow), total: r.totalCount ?? null, next: r.nextCursor || null };
+    return {
+      accountId: accountId2,
+      workflows: (r.entities || []).map(slimWorkflow),
+      total: r.totalCount ?? null,
+      next: r.nextCursor || null
+    };
   }
 });
 

@@ -322,13 +322,10 @@ const cases: Case[] = [
       },
     ],
     check: (r) => {
-      assert.deepEqual([r['repository'], r['https'], r['ssh'], r['default_branch'], r['visibility']], [
-        'acme/api',
-        'https://github.com/acme/api.git',
-        'git@github.com:acme/api.git',
-        'main',
-        'private',
-      ]);
+      assert.deepEqual(
+        [r['repository'], r['https'], r['ssh'], r['default_branch'], r['visibility']],
+        ['acme/api', 'https://github.com/acme/api.git', 'git@github.com:acme/api.git', 'main', 'private'],
+      );
       assert.match(JSON.stringify(r['authenticate']), /personal access token/);
     },
   },

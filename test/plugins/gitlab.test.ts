@@ -1463,7 +1463,13 @@ const cases: Case[] = [
               type: 'DiffNote',
               resolvable: true,
               resolved: false,
-              position: { new_path: 'src/app.py', old_path: 'src/app.py', new_line: 12, old_line: null, base_sha: 'NOISE' },
+              position: {
+                new_path: 'src/app.py',
+                old_path: 'src/app.py',
+                new_line: 12,
+                old_line: null,
+                base_sha: 'NOISE',
+              },
             },
             { ...noteJson, id: 603, body: 'added 1 commit', system: true },
           ],
@@ -1606,12 +1612,15 @@ const cases: Case[] = [
       },
     ],
     check: (r) => {
-      assert.deepEqual([r['project'], r['https'], r['ssh'], r['default_branch']], [
-        'acme/platform/api',
-        'https://gitlab.com/acme/platform/api.git',
-        'git@gitlab.com:acme/platform/api.git',
-        'main',
-      ]);
+      assert.deepEqual(
+        [r['project'], r['https'], r['ssh'], r['default_branch']],
+        [
+          'acme/platform/api',
+          'https://gitlab.com/acme/platform/api.git',
+          'git@gitlab.com:acme/platform/api.git',
+          'main',
+        ],
+      );
       assert.match(JSON.stringify(r['authenticate']), /access token with the read_repository scope/);
     },
   },
@@ -1800,8 +1809,14 @@ describe('gitlab_approve_merge_request: refusals', () => {
   const approve = { ...A, merge_request_iid: 7 };
 
   test('401 with a valid token: already approved, or not allowed to approve', async () => {
-    const error = await refused([{ status: 401, json: { message: '401 Unauthorized' } }, { json: user('alice') }], approve);
-    assert.match(error, /^GitLab refused to approve !7 \(401\): you have already approved it, or you may not approve it/);
+    const error = await refused(
+      [{ status: 401, json: { message: '401 Unauthorized' } }, { json: user('alice') }],
+      approve,
+    );
+    assert.match(
+      error,
+      /^GitLab refused to approve !7 \(401\): you have already approved it, or you may not approve it/,
+    );
     assert.equal(upstream.requests[1]!.path, `${V4}/user`);
   });
 
@@ -1852,7 +1867,7 @@ describe('gitlab_create_or_update_file: content arguments', () => {
     });
   }
 
-  test('a file on a branch that does not exist: GitLab\'s refusal is worded', async () => {
+  test("a file on a branch that does not exist: GitLab's refusal is worded", async () => {
     upstream.requests.length = 0;
     let i = 0;
     const replies: UpstreamReply[] = [

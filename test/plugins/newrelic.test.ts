@@ -1029,9 +1029,17 @@ const CASES: Case[] = [
           name: 'High error rate',
           enabled: true,
           policyId: '77',
-          nrql: { query: "SELECT percentage(count(*), WHERE error IS true) FROM Transaction WHERE appName = 'checkout'" },
+          nrql: {
+            query: "SELECT percentage(count(*), WHERE error IS true) FROM Transaction WHERE appName = 'checkout'",
+          },
           terms: [
-            { priority: 'CRITICAL', operator: 'ABOVE', threshold: 5, thresholdDuration: 300, thresholdOccurrences: 'ALL' },
+            {
+              priority: 'CRITICAL',
+              operator: 'ABOVE',
+              threshold: 5,
+              thresholdDuration: 300,
+              thresholdOccurrences: 'ALL',
+            },
             {
               priority: 'WARNING',
               operator: 'ABOVE',
@@ -1064,7 +1072,13 @@ const CASES: Case[] = [
               query: "SELECT percentage(count(*), WHERE error IS true) FROM Transaction WHERE appName = 'checkout'",
             },
             terms: [
-              { priority: 'CRITICAL', operator: 'ABOVE', threshold: 5, thresholdDuration: 300, thresholdOccurrences: 'ALL' },
+              {
+                priority: 'CRITICAL',
+                operator: 'ABOVE',
+                threshold: 5,
+                thresholdDuration: 300,
+                thresholdOccurrences: 'ALL',
+              },
               {
                 priority: 'WARNING',
                 operator: 'ABOVE',
@@ -1148,7 +1162,12 @@ const CASES: Case[] = [
     replies: [
       {
         aiNotificationsCreateDestination: {
-          destination: { id: 'dest-2', name: 'Hook', type: 'WEBHOOK', properties: [{ key: 'url', value: 'https://hooks.example.com/nr' }] },
+          destination: {
+            id: 'dest-2',
+            name: 'Hook',
+            type: 'WEBHOOK',
+            properties: [{ key: 'url', value: 'https://hooks.example.com/nr' }],
+          },
         },
       },
     ],
@@ -1157,7 +1176,11 @@ const CASES: Case[] = [
         has: ['aiNotificationsCreateDestination('],
         vars: {
           accountId: 999,
-          destination: { name: 'Hook', type: 'WEBHOOK', properties: [{ key: 'url', value: 'https://hooks.example.com/nr' }] },
+          destination: {
+            name: 'Hook',
+            type: 'WEBHOOK',
+            properties: [{ key: 'url', value: 'https://hooks.example.com/nr' }],
+          },
         },
       },
     ],
@@ -1247,7 +1270,10 @@ const CASES: Case[] = [
     ],
     expect: [
       {
-        has: ['aiNotificationsCreateChannel(accountId: $accountId, channel: $channel)', '$channel: AiNotificationsChannelInput!'],
+        has: [
+          'aiNotificationsCreateChannel(accountId: $accountId, channel: $channel)',
+          '$channel: AiNotificationsChannelInput!',
+        ],
         vars: {
           accountId: ACCOUNT,
           channel: {
@@ -1279,7 +1305,9 @@ const CASES: Case[] = [
       account({
         aiNotifications: {
           channels: {
-            entities: [{ id: 'chan-1', name: 'Checkout webhook', type: 'WEBHOOK', destinationId: 'dest-2', product: 'IINT' }],
+            entities: [
+              { id: 'chan-1', name: 'Checkout webhook', type: 'WEBHOOK', destinationId: 'dest-2', product: 'IINT' },
+            ],
             nextCursor: null,
             totalCount: 1,
           },
@@ -1327,7 +1355,12 @@ const CASES: Case[] = [
             workflowEnabled: true,
             mutingRulesHandling: 'NOTIFY_ALL_ISSUES',
             destinationConfigurations: [
-              { channelId: 'chan-1', name: 'Checkout webhook', type: 'WEBHOOK', notificationTriggers: ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'] },
+              {
+                channelId: 'chan-1',
+                name: 'Checkout webhook',
+                type: 'WEBHOOK',
+                notificationTriggers: ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'],
+              },
             ],
             issuesFilter: {
               predicates: [
@@ -1376,7 +1409,12 @@ const CASES: Case[] = [
       enabled: true,
       mutingRulesHandling: 'NOTIFY_ALL_ISSUES',
       channels: [
-        { channelId: 'chan-1', name: 'Checkout webhook', type: 'WEBHOOK', triggers: ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'] },
+        {
+          channelId: 'chan-1',
+          name: 'Checkout webhook',
+          type: 'WEBHOOK',
+          triggers: ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'],
+        },
       ],
       filter: [
         { attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES', values: ['77'] },
@@ -1407,7 +1445,14 @@ const CASES: Case[] = [
     result: {
       accountId: ACCOUNT,
       workflows: [
-        { id: 'wf-1', name: 'Checkout to on-call', enabled: false, mutingRulesHandling: null, channels: [], filter: [] },
+        {
+          id: 'wf-1',
+          name: 'Checkout to on-call',
+          enabled: false,
+          mutingRulesHandling: null,
+          channels: [],
+          filter: [],
+        },
       ],
       total: 2,
       next: 'w-2',
@@ -1415,7 +1460,13 @@ const CASES: Case[] = [
   },
   {
     tool: 'newrelic_add_tags_to_entity',
-    args: { guid: G, tags: [{ key: 'team', values: ['payments'] }, { key: 'env', values: ['prod', 'eu'] }] },
+    args: {
+      guid: G,
+      tags: [
+        { key: 'team', values: ['payments'] },
+        { key: 'env', values: ['prod', 'eu'] },
+      ],
+    },
     replies: [{ taggingAddTagsToEntity: { errors: [] } }],
     expect: [
       {
@@ -1444,7 +1495,12 @@ const CASES: Case[] = [
       widgets: [
         { title: 'Errors', nrql: 'SELECT count(*) FROM TransactionError TIMESERIES', column: 1, row: 1 },
         { title: 'Notes', visualization: 'viz.markdown', text: '# Runbook', width: 6 },
-        { title: 'EU traffic', visualization: 'viz.billboard', nrql: 'SELECT rate(count(*), 1 minute) FROM Transaction', accountId: 999 },
+        {
+          title: 'EU traffic',
+          visualization: 'viz.billboard',
+          nrql: 'SELECT rate(count(*), 1 minute) FROM Transaction',
+          accountId: 999,
+        },
       ],
     },
     replies: [{ dashboardAddWidgetsToPage: { errors: [] } }],
@@ -1458,7 +1514,9 @@ const CASES: Case[] = [
               title: 'Errors',
               visualization: { id: 'viz.line' },
               layout: { column: 1, row: 1, width: 4, height: 3 },
-              rawConfiguration: { nrqlQueries: [{ accountIds: [ACCOUNT], query: 'SELECT count(*) FROM TransactionError TIMESERIES' }] },
+              rawConfiguration: {
+                nrqlQueries: [{ accountIds: [ACCOUNT], query: 'SELECT count(*) FROM TransactionError TIMESERIES' }],
+              },
             },
             {
               title: 'Notes',
@@ -1470,7 +1528,9 @@ const CASES: Case[] = [
               title: 'EU traffic',
               visualization: { id: 'viz.billboard' },
               layout: { width: 4, height: 3 },
-              rawConfiguration: { nrqlQueries: [{ accountIds: [999], query: 'SELECT rate(count(*), 1 minute) FROM Transaction' }] },
+              rawConfiguration: {
+                nrqlQueries: [{ accountIds: [999], query: 'SELECT rate(count(*), 1 minute) FROM Transaction' }],
+              },
             },
           ],
         },
@@ -1552,7 +1612,12 @@ describe('newrelic: refusals in mutation payloads, and arguments', () => {
 
   test('a workflow refused in `errors` says why', async () => {
     replyWith(us, [
-      { aiWorkflowsCreateWorkflow: { workflow: null, errors: [{ type: 'INVALID_PARAMETER', description: 'Channel not found' }] } },
+      {
+        aiWorkflowsCreateWorkflow: {
+          workflow: null,
+          errors: [{ type: 'INVALID_PARAMETER', description: 'Channel not found' }],
+        },
+      },
     ]);
     await fails(
       'newrelic_create_workflow',
@@ -1563,8 +1628,14 @@ describe('newrelic: refusals in mutation payloads, and arguments', () => {
 
   test('tags and widgets refused in `errors` say why', async () => {
     replyWith(us, [{ taggingAddTagsToEntity: { errors: [{ type: 'NOT_FOUND', message: 'Entity not found' }] } }]);
-    await fails('newrelic_add_tags_to_entity', { guid: G, tags: [{ key: 'a', values: ['b'] }] }, /NOT_FOUND: Entity not found/);
-    replyWith(us, [{ dashboardAddWidgetsToPage: { errors: [{ type: 'PAGE_NOT_FOUND', description: 'Page not found' }] } }]);
+    await fails(
+      'newrelic_add_tags_to_entity',
+      { guid: G, tags: [{ key: 'a', values: ['b'] }] },
+      /NOT_FOUND: Entity not found/,
+    );
+    replyWith(us, [
+      { dashboardAddWidgetsToPage: { errors: [{ type: 'PAGE_NOT_FOUND', description: 'Page not found' }] } },
+    ]);
     await fails(
       'newrelic_add_widgets_to_dashboard_page',
       { pageGuid: GD, widgets: [{ title: 't', nrql: 'SELECT 1 FROM Transaction' }] },

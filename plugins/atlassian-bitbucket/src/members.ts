@@ -14,7 +14,7 @@ const MAX_PAGES = 10;
 
 export const searchWorkspaceMembers = defineTool({
   description:
-    "Search the members (users, people, teammates) of a Bitbucket workspace by part of their display name or nickname, to get their account_id or uuid (e.g. for pull request reviewers). Reads the member list 100 at a time, up to 10 pages a call: when `next` is not null, the list was not read to its end; pass it as `cursor` to search on.",
+    'Search the members (users, people, teammates) of a Bitbucket workspace by part of their display name or nickname, to get their account_id or uuid (e.g. for pull request reviewers). Reads the member list 100 at a time, up to 10 pages a call: when `next` is not null, the list was not read to its end; pass it as `cursor` to search on.',
   input: z.object({
     workspace,
     query: z.string().min(1).max(100).describe('Part of a display name or nickname (case does not matter).'),
@@ -33,7 +33,9 @@ export const searchWorkspaceMembers = defineTool({
       });
       const items = values(data)
         .map((m) => m.user || {})
-        .filter((u) => [u.display_name, u.nickname].some((n) => typeof n === 'string' && n.toLowerCase().includes(wanted)));
+        .filter((u) =>
+          [u.display_name, u.nickname].some((n) => typeof n === 'string' && n.toLowerCase().includes(wanted)),
+        );
       return { items, next: cursorOf(data) };
     };
     const got = await collectPages(ctx, a.cursor ?? null, fetchPage, { limit: a.limit, maxPages: MAX_PAGES });

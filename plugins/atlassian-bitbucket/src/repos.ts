@@ -3,7 +3,17 @@
  * The account and repository tools: who am I, workspaces, repositories, branches, commits, file
  * content (a file's text, a folder's entries) and Pipelines.
  */
-import { changes, clip, defineTool, enc, plainCloneUrl, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
+import {
+  changes,
+  clip,
+  defineTool,
+  enc,
+  plainCloneUrl,
+  reads,
+  segment,
+  z,
+  type PluginContext,
+} from 'workbench/plugin-sdk';
 import {
   bb,
   bbql,

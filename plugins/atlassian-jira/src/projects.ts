@@ -102,10 +102,16 @@ export const listProjectTypes = defineTool({
     const site = await resolveSite(ctx);
     // each type comes with its icon as a base64 SVG: left out
     type ProjectType = { key: string; formattedKey?: string; color?: string; icon?: string };
-    const data = await jira<ProjectType[]>(ctx, site, 'GET', args.licensedOnly ? '/project/type/accessible' : '/project/type', {
-      action: 'list project types',
-      scope: READ,
-    });
+    const data = await jira<ProjectType[]>(
+      ctx,
+      site,
+      'GET',
+      args.licensedOnly ? '/project/type/accessible' : '/project/type',
+      {
+        action: 'list project types',
+        scope: READ,
+      },
+    );
     return {
       projectTypes: (Array.isArray(data) ? data : []).map((t) => ({
         key: t.key,

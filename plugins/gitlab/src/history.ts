@@ -53,11 +53,10 @@ export const listMergeRequestCommits = defineTool({
   input: z.object({ ...project, ...mergeRequestIid, ...paged }),
   annotations: reads('List merge request commits', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list<Commit>(
-      ctx,
-      `${projectPath(a)}/merge_requests/${a.merge_request_iid}/commits`,
-      { query: paging(a), action: `commits of !${a.merge_request_iid}` },
-    );
+    const { rows, next } = await list<Commit>(ctx, `${projectPath(a)}/merge_requests/${a.merge_request_iid}/commits`, {
+      query: paging(a),
+      action: `commits of !${a.merge_request_iid}`,
+    });
     return { merge_request_iid: a.merge_request_iid, commits: rows.map(slimCommit), next };
   },
 });

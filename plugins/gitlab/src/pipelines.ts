@@ -140,7 +140,9 @@ async function pipelineAction(
   return { ...slimPipeline(p), action: verb === 'retry' ? 'retried' : 'canceled' };
 }
 
-const pipelineId = { pipeline_id: z.int().min(1).describe("The pipeline's id (not its iid), from gitlab_list_pipelines.") };
+const pipelineId = {
+  pipeline_id: z.int().min(1).describe("The pipeline's id (not its iid), from gitlab_list_pipelines."),
+};
 
 export const retryPipeline = defineTool({
   description:

@@ -98,7 +98,11 @@ export const getFile = defineTool({
 /** Whether a file exists at a ref (`HEAD …/repository/files/:file_path`: 200, or 404 when it does not). */
 async function fileExists(ctx: PluginContext, path: string, ref: string, shown: string): Promise<boolean> {
   try {
-    await api.request(ctx, 'HEAD', path, { query: { ref }, expect: 'text', action: `looking for "${shown}" on ${ref}` });
+    await api.request(ctx, 'HEAD', path, {
+      query: { ref },
+      expect: 'text',
+      action: `looking for "${shown}" on ${ref}`,
+    });
     return true;
   } catch (err) {
     if (err instanceof GitLabError && err.status === 404) return false;

@@ -13,7 +13,7 @@ const mrPath = (a: { project: unknown; merge_request_iid: number }) =>
 
 export const listMergeRequestNotes = defineTool({
   description:
-    "Lists the comments (notes, the discussion) on a GitLab merge request, to read what reviewers said: general comments and diff notes on lines of a changed file (with their file, line and whether the thread is resolved), oldest first by default. GitLab's system notes (\"added 1 commit\", \"approved this merge request\", label changes) are left out unless include_system is true. When `next` is not null, pass it as `page`.",
+    'Lists the comments (notes, the discussion) on a GitLab merge request, to read what reviewers said: general comments and diff notes on lines of a changed file (with their file, line and whether the thread is resolved), oldest first by default. GitLab\'s system notes ("added 1 commit", "approved this merge request", label changes) are left out unless include_system is true. When `next` is not null, pass it as `page`.',
   input: z.object({
     ...project,
     ...mergeRequestIid,

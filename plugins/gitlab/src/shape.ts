@@ -393,7 +393,12 @@ export interface ReviewNote extends Note {
   type?: string | null;
   resolvable?: boolean;
   resolved?: boolean;
-  position?: { new_path?: string | null; old_path?: string | null; new_line?: number | null; old_line?: number | null } | null;
+  position?: {
+    new_path?: string | null;
+    old_path?: string | null;
+    new_line?: number | null;
+    old_line?: number | null;
+  } | null;
 }
 
 export function slimReviewNote(n: ReviewNote) {

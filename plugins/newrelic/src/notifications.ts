@@ -89,7 +89,9 @@ export const createNotificationDestination = defineTool({
     if (args.type === 'EMAIL' && !args.emails) throw new Error('An EMAIL destination needs `emails`.');
     if (args.type === 'WEBHOOK' && !args.url) throw new Error('A WEBHOOK destination needs `url`.');
     const properties =
-      args.type === 'EMAIL' ? [{ key: 'email', value: (args.emails ?? []).join(',') }] : [{ key: 'url', value: args.url }];
+      args.type === 'EMAIL'
+        ? [{ key: 'email', value: (args.emails ?? []).join(',') }]
+        : [{ key: 'url', value: args.url }];
     const query = `mutation($accountId: Int!, $destination: AiNotificationsDestinationInput!) { aiNotificationsCreateDestination(accountId: $accountId, destination: $destination) { destination { ${DESTINATION_FIELDS} } ${NOTIFICATION_ERROR} } }`;
     const action = `create the notification destination "${args.name}"`;
     type Answer = { destination?: Destination | null; error?: NotificationError };
@@ -99,7 +101,8 @@ export const createNotificationDestination = defineTool({
     });
     const r = data.aiNotificationsCreateDestination;
     const why = notificationError(r?.error);
-    if (why || !r?.destination) throw new Error(`New Relic could not ${action}: ${why || 'no destination in the answer'}.`);
+    if (why || !r?.destination)
+      throw new Error(`New Relic could not ${action}: ${why || 'no destination in the answer'}.`);
     return { accountId, ...slimDestination(r.destination) };
   },
 });
@@ -122,7 +125,12 @@ export const listNotificationDestinations = defineTool({
     const accountId = accountOf(ctx, args);
     const query = `query($accountId: Int!, $cursor: String, $filters: AiNotificationsDestinationFilter) { actor { account(id: $accountId) { aiNotifications { destinations(cursor: $cursor, filters: $filters) { entities { ${DESTINATION_FIELDS} } nextCursor totalCount error { description details type } } } } } }`;
     const filters = { name: args.nameContains, type: args.type };
-    type Listed = { entities?: Destination[] | null; nextCursor?: string | null; totalCount?: number | null; error?: NotificationError };
+    type Listed = {
+      entities?: Destination[] | null;
+      nextCursor?: string | null;
+      totalCount?: number | null;
+      error?: NotificationError;
+    };
     const r = await inAccount(
       ctx,
       accountId,
@@ -234,7 +242,12 @@ export const listNotificationChannels = defineTool({
     const accountId = accountOf(ctx, args);
     const query = `query($accountId: Int!, $cursor: String, $filters: AiNotificationsChannelFilter) { actor { account(id: $accountId) { aiNotifications { channels(cursor: $cursor, filters: $filters) { entities { ${CHANNEL_FIELDS} } nextCursor totalCount error { description details type } } } } } }`;
     const filters = { name: args.nameContains, destinationId: args.destinationId, type: args.type };
-    type Listed = { entities?: Channel[] | null; nextCursor?: string | null; totalCount?: number | null; error?: NotificationError };
+    type Listed = {
+      entities?: Channel[] | null;
+      nextCursor?: string | null;
+      totalCount?: number | null;
+      error?: NotificationError;
+    };
     const r = await inAccount(
       ctx,
       accountId,
@@ -245,7 +258,12 @@ export const listNotificationChannels = defineTool({
     );
     const why = notificationError(r.error);
     if (why) throw new Error(`New Relic could not list notification channels: ${why}.`);
-    return { accountId, channels: (r.entities || []).map(slimChannel), total: r.totalCount ?? null, next: r.nextCursor || null };
+    return {
+      accountId,
+      channels: (r.entities || []).map(slimChannel),
+      total: r.totalCount ?? null,
+      next: r.nextCursor || null,
+    };
   },
 });
 
@@ -295,13 +313,18 @@ const slimWorkflow = (w: Workflow) => ({
     type: d.type ?? null,
     triggers: d.notificationTriggers ?? [],
   })),
-  filter: (w.issuesFilter?.predicates || []).map((p) => ({ attribute: p.attribute, operator: p.operator, values: p.values })),
+  filter: (w.issuesFilter?.predicates || []).map((p) => ({
+    attribute: p.attribute,
+    operator: p.operator,
+    values: p.values,
+  })),
 });
 
 /** The issues filter: the given policies (labels.policyIds), then any other predicates. */
 function issuesFilter(name: string, policyIds: string[] | undefined, more: Predicate[]) {
   const predicates: Predicate[] = [];
-  if (policyIds?.length) predicates.push({ attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES', values: policyIds });
+  if (policyIds?.length)
+    predicates.push({ attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES', values: policyIds });
   predicates.push(...more);
   return { name, type: 'FILTER', predicates };
 }
@@ -361,7 +384,10 @@ export const createWorkflow = defineTool({
     };
     const query = `mutation($accountId: Int!, $createWorkflowData: AiWorkflowsCreateWorkflowInput!) { aiWorkflowsCreateWorkflow(accountId: $accountId, createWorkflowData: $createWorkflowData) { workflow { ${WORKFLOW_FIELDS} } errors { description type } } }`;
     const action = `create the workflow "${args.name}"`;
-    type Answer = { workflow?: Workflow | null; errors?: Array<{ description?: string | null; type?: string | null }> | null };
+    type Answer = {
+      workflow?: Workflow | null;
+      errors?: Array<{ description?: string | null; type?: string | null }> | null;
+    };
     const data = await nerdgraph<{ aiWorkflowsCreateWorkflow?: Answer | null }>(ctx, action, query, {
       accountId,
       createWorkflowData,
@@ -400,6 +426,11 @@ export const listWorkflows = defineTool({
       { cursor: args.cursor || null, filters },
       (a: { aiWorkflows?: { workflows?: Listed | null } | null }) => a.aiWorkflows?.workflows,
     );
-    return { accountId, workflows: (r.entities || []).map(slimWorkflow), total: r.totalCount ?? null, next: r.nextCursor || null };
+    return {
+      accountId,
+      workflows: (r.entities || []).map(slimWorkflow),
+      total: r.totalCount ?? null,
+      next: r.nextCursor || null,
+    };
   },
 });

@@ -100,12 +100,7 @@ const widgetInput = z.strictObject({
     .regex(/^[A-Za-z0-9_.-]{1,100}$/)
     .default('viz.line')
     .describe('Chart type: viz.line, viz.area, viz.bar, viz.billboard, viz.pie, viz.table, viz.markdown, …'),
-  nrql: z
-    .string()
-    .min(1)
-    .max(4000)
-    .optional()
-    .describe('The NRQL query it charts (every type but viz.markdown).'),
+  nrql: z.string().min(1).max(4000).optional().describe('The NRQL query it charts (every type but viz.markdown).'),
   accountId: accountId.optional().describe("The account the query runs in; defaults to the connection's default."),
   text: z.string().max(10000).optional().describe('viz.markdown: the Markdown text.'),
   column: z.int().min(1).max(12).optional().describe('Column it starts in (1-12); New Relic places it when left out.'),

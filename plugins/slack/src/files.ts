@@ -194,7 +194,11 @@ export const downloadFile = defineTool({
       };
     }
     // a base64 answer is a third larger than the file, and the whole result must fit the result cap
-    if (args.as !== 'text' && typeof f.size === 'number' && Math.ceil(f.size / 3) * 4 + 4096 > ctx.limits.maxResultBytes)
+    if (
+      args.as !== 'text' &&
+      typeof f.size === 'number' &&
+      Math.ceil(f.size / 3) * 4 + 4096 > ctx.limits.maxResultBytes
+    )
       throw new Error(
         `File ${args.file} is ${f.size} bytes: as base64 it is over the largest result this gateway returns (${ctx.limits.maxResultBytes} bytes). Open it in Slack instead: ${f.permalink || 'its permalink'}.`,
       );
