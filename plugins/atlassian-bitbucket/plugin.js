@@ -1069,7 +1069,6 @@ var getRepository = defineTool({
       has_issues: r.has_issues ?? null,
       website: r.website || null,
       created_on: r.created_on ?? null,
-      // never a user part (Bitbucket puts the user name there; a credential must never be)
       clone: { https: plainCloneUrl(clone["https"]), ssh: plainCloneUrl(clone["ssh"]) }
     };
   }

@@ -607,44 +607,6 @@ function slimBranch(b) {
     web_url: b.web_url || null
   };
 }
-function slimCommit(c) {
-  return {
-    sha: c.id,
-    short_sha: c.short_id || (typeof c.id === "string" ? c.id.slice(0, 8) : null),
-    title: c.title || null,
-    author: c.author_name || null,
-    authored_at: c.authored_date || null,
-    committed_at: c.committed_date || c.created_at || null,
-    parents: Array.isArray(c.parent_ids) ? c.parent_ids.length : null,
-    web_url: c.web_url || null
-  };
-}
-function slimRelease(r) {
-  const links = Array.isArray(r.assets?.links) ? r.assets.links : [];
-  return {
-    tag_name: r.tag_name,
-    name: r.name || null,
-    released_at: r.released_at || null,
-    created_at: r.created_at || null,
-    upcoming: !!r.upcoming_release,
-    author: who(r.author),
-    commit: r.commit?.id || null,
-    asset_links: links.slice(0, 20).map((l) => ({ name: l.name || null, url: l.url || null })),
-    web_url: r._links?.self || null,
-    description: clip(r.description || "", LIST_TEXT_CHARS)
-  };
-}
-function slimReviewNote(n) {
-  const p = n.position;
-  return {
-    ...slimNote(n),
-    system: !!n.system,
-    type: n.type || null,
-    resolvable: !!n.resolvable,
-    resolved: n.resolvable ? !!n.resolved : null,
-    ...p ? { path: p.new_path || p.old_path || null, line: p.new_line ?? p.old_line ?? null } : {}
-  };
-}
 
 // src/schema.ts
 var perPage = (byDefault, description = "Results per page (1-100).") => schema;
@@ -1020,6 +982,33 @@ var addMergeRequestNote = defineTool({
 });
 
 // src/history.ts
+function slimCommit(c) {
+  return {
+    sha: c.id,
+    short_sha: c.short_id || (typeof c.id === "string" ? c.id.slice(0, 8) : null),
+    title: c.title || null,
+    author: c.author_name || null,
+    authored_at: c.authored_date || null,
+    committed_at: c.committed_date || c.created_at || null,
+    parents: Array.isArray(c.parent_ids) ? c.parent_ids.length : null,
+    web_url: c.web_url || null
+  };
+}
+function slimRelease(r) {
+  const links = Array.isArray(r.assets?.links) ? r.assets.links : [];
+  return {
+    tag_name: r.tag_name,
+    name: r.name || null,
+    released_at: r.released_at || null,
+    created_at: r.created_at || null,
+    upcoming: !!r.upcoming_release,
+    author: who(r.author),
+    commit: r.commit?.id || null,
+    asset_links: links.slice(0, 20).map((l) => ({ name: l.name || null, url: l.url || null })),
+    web_url: r._links?.self || null,
+    description: clip(r.description || "", LIST_TEXT_CHARS)
+  };
+}
 var listCommits = defineTool({
   description: "Lists the commit history of a GitLab repository, newest first: sha, title, author, dates and web URL. `ref` picks a branch, tag or commit (default: the default branch); `path` keeps only commits touching a file or folder; `since`/`until` bound the time; `author` matches a name or email. When `next` is not null, pass it as `page`.",
   input: schema,
@@ -1465,6 +1454,17 @@ var searchCode = defineTool({
 });
 
 // src/review.ts
+function slimReviewNote(n) {
+  const p = n.position;
+  return {
+    ...slimNote(n),
+    system: !!n.system,
+    type: n.type || null,
+    resolvable: !!n.resolvable,
+    resolved: n.resolvable ? !!n.resolved : null,
+    ...p ? { path: p.new_path || p.old_path || null, line: p.new_line ?? p.old_line ?? null } : {}
+  };
+}
 var mrPath2 = (a) => `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
 var listMergeRequestNotes = defineTool({
   description: 'Lists the comments (notes, the discussion) on a GitLab merge request, to read what reviewers said: general comments and diff notes on lines of a changed file (with their file, line and whether the thread is resolved), oldest first by default. GitLab\'s system notes ("added 1 commit", "approved this merge request", label changes) are left out unless include_system is true. When `next` is not null, pass it as `page`.',

@@ -1040,85 +1040,6 @@ var listNotificationChannels = defineTool({
     };
   }
 });
-var WORKFLOW_FIELDS = "id name workflowEnabled mutingRulesHandling destinationConfigurations { channelId name type notificationTriggers } issuesFilter { predicates { attribute operator values } }";
-var slimWorkflow = (w) => ({
-  id: w.id,
-  name: w.name,
-  enabled: w.workflowEnabled ?? null,
-  mutingRulesHandling: w.mutingRulesHandling ?? null,
-  channels: (w.destinationConfigurations || []).map((d) => ({
-    channelId: d.channelId,
-    name: d.name ?? null,
-    type: d.type ?? null,
-    triggers: d.notificationTriggers ?? []
-  })),
-  filter: (w.issuesFilter?.predicates || []).map((p) => ({
-    attribute: p.attribute,
-    operator: p.operator,
-    values: p.values
-  }))
-});
-function issuesFilter(name, policyIds, more) {
-  const predicates = [];
-  if (policyIds?.length)
-    predicates.push({ attribute: "labels.policyIds", operator: "EXACTLY_MATCHES", values: policyIds });
-  predicates.push(...more);
-  return { name, type: "FILTER", predicates };
-}
-var createWorkflow = defineTool({
-  description: 'Create a New Relic workflow: it sends the alert issues that match its filter to notification channels (newrelic_create_notification_channel or newrelic_list_notification_channels). Filter by alert policy ids (the usual case: "notify these channels about policy 123") and/or by predicates on issue attributes (e.g. priority EQUAL CRITICAL, entitiesData.names CONTAINS checkout). Returns the workflow id and what it matches.',
-  annotations: changes("Create workflow"),
-  input: schema,
-  handler: async (ctx, args) => {
-    const accountId2 = accountOf(ctx, args);
-    const createWorkflowData = {
-      name: args.name,
-      workflowEnabled: args.enabled,
-      destinationsEnabled: true,
-      enrichmentsEnabled: false,
-      mutingRulesHandling: args.mutingRulesHandling,
-      issuesFilter: issuesFilter(args.name, args.policyIds, args.predicates),
-      destinationConfigurations: args.channelIds.map((channelId) => ({
-        channelId,
-        notificationTriggers: args.notificationTriggers
-      }))
-    };
-    const query2 = `mutation($accountId: Int!, $createWorkflowData: AiWorkflowsCreateWorkflowInput!) { aiWorkflowsCreateWorkflow(accountId: $accountId, createWorkflowData: $createWorkflowData) { workflow { ${WORKFLOW_FIELDS} } errors { description type } } }`;
-    const action = `create the workflow "${args.name}"`;
-    const data = await nerdgraph(ctx, action, query2, {
-      accountId: accountId2,
-      createWorkflowData
-    });
-    const r = data.aiWorkflowsCreateWorkflow;
-    const why = (r?.errors || []).map((e) => [e.type, e.description].filter(Boolean).join(": ")).join("; ");
-    if (why || !r?.workflow) throw new Error(`New Relic could not ${action}: ${why || "no workflow in the answer"}.`);
-    return { accountId: accountId2, ...slimWorkflow(r.workflow) };
-  }
-});
-var listWorkflows = defineTool({
-  description: "List the alert workflows of a New Relic account: id, name, whether enabled, the channels each notifies (with the issue events that trigger it) and its issue filter. Optionally by name or by a channel it uses. When `next` is not null, pass it as `cursor` for more.",
-  annotations: reads("List workflows"),
-  input: schema,
-  handler: async (ctx, args) => {
-    const accountId2 = accountOf(ctx, args);
-    const query2 = `query($accountId: Int!, $cursor: String, $filters: AiWorkflowsFilters) { actor { account(id: $accountId) { aiWorkflows { workflows(cursor: $cursor, filters: $filters) { entities { ${WORKFLOW_FIELDS} } nextCursor totalCount } } } } }`;
-    const filters = { nameLike: args.nameContains, channelId: args.channelId };
-    const r = await inAccount(
-      ctx,
-      accountId2,
-      "list workflows",
-      query2,
-      { cursor: args.cursor || null, filters },
-      (a) => a.aiWorkflows?.workflows
-    );
-    return {
-      accountId: accountId2,
-      workflows: (r.entities || []).map(slimWorkflow),
-      total: r.totalCount ?? null,
-      next: r.nextCursor || null
-    };
-  }
-});
 
 // src/nrql.ts
 var runNrql = defineTool({
@@ -1295,6 +1216,87 @@ var listWorkloads = defineTool({
         url: e.permalink ?? null
       })),
       next: r.next
+    };
+  }
+});
+
+// src/workflows.ts
+var WORKFLOW_FIELDS = "id name workflowEnabled mutingRulesHandling destinationConfigurations { channelId name type notificationTriggers } issuesFilter { predicates { attribute operator values } }";
+var slimWorkflow = (w) => ({
+  id: w.id,
+  name: w.name,
+  enabled: w.workflowEnabled ?? null,
+  mutingRulesHandling: w.mutingRulesHandling ?? null,
+  channels: (w.destinationConfigurations || []).map((d) => ({
+    channelId: d.channelId,
+    name: d.name ?? null,
+    type: d.type ?? null,
+    triggers: d.notificationTriggers ?? []
+  })),
+  filter: (w.issuesFilter?.predicates || []).map((p) => ({
+    attribute: p.attribute,
+    operator: p.operator,
+    values: p.values
+  }))
+});
+function issuesFilter(name, policyIds, more) {
+  const predicates = [];
+  if (policyIds?.length)
+    predicates.push({ attribute: "labels.policyIds", operator: "EXACTLY_MATCHES", values: policyIds });
+  predicates.push(...more);
+  return { name, type: "FILTER", predicates };
+}
+var createWorkflow = defineTool({
+  description: 'Create a New Relic workflow: it sends the alert issues that match its filter to notification channels (newrelic_create_notification_channel or newrelic_list_notification_channels). Filter by alert policy ids (the usual case: "notify these channels about policy 123") and/or by predicates on issue attributes (e.g. priority EQUAL CRITICAL, entitiesData.names CONTAINS checkout). Returns the workflow id and what it matches.',
+  annotations: changes("Create workflow"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    const createWorkflowData = {
+      name: args.name,
+      workflowEnabled: args.enabled,
+      destinationsEnabled: true,
+      enrichmentsEnabled: false,
+      mutingRulesHandling: args.mutingRulesHandling,
+      issuesFilter: issuesFilter(args.name, args.policyIds, args.predicates),
+      destinationConfigurations: args.channelIds.map((channelId) => ({
+        channelId,
+        notificationTriggers: args.notificationTriggers
+      }))
+    };
+    const query2 = `mutation($accountId: Int!, $createWorkflowData: AiWorkflowsCreateWorkflowInput!) { aiWorkflowsCreateWorkflow(accountId: $accountId, createWorkflowData: $createWorkflowData) { workflow { ${WORKFLOW_FIELDS} } errors { description type } } }`;
+    const action = `create the workflow "${args.name}"`;
+    const data = await nerdgraph(ctx, action, query2, {
+      accountId: accountId2,
+      createWorkflowData
+    });
+    const r = data.aiWorkflowsCreateWorkflow;
+    const why = (r?.errors || []).map((e) => [e.type, e.description].filter(Boolean).join(": ")).join("; ");
+    if (why || !r?.workflow) throw new Error(`New Relic could not ${action}: ${why || "no workflow in the answer"}.`);
+    return { accountId: accountId2, ...slimWorkflow(r.workflow) };
+  }
+});
+var listWorkflows = defineTool({
+  description: "List the alert workflows of a New Relic account: id, name, whether enabled, the channels each notifies (with the issue events that trigger it) and its issue filter. Optionally by name or by a channel it uses. When `next` is not null, pass it as `cursor` for more.",
+  annotations: reads("List workflows"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    const query2 = `query($accountId: Int!, $cursor: String, $filters: AiWorkflowsFilters) { actor { account(id: $accountId) { aiWorkflows { workflows(cursor: $cursor, filters: $filters) { entities { ${WORKFLOW_FIELDS} } nextCursor totalCount } } } } }`;
+    const filters = { nameLike: args.nameContains, channelId: args.channelId };
+    const r = await inAccount(
+      ctx,
+      accountId2,
+      "list workflows",
+      query2,
+      { cursor: args.cursor || null, filters },
+      (a) => a.aiWorkflows?.workflows
+    );
+    return {
+      accountId: accountId2,
+      workflows: (r.entities || []).map(slimWorkflow),
+      total: r.totalCount ?? null,
+      next: r.nextCursor || null
     };
   }
 });

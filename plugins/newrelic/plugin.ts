@@ -20,10 +20,8 @@ import { addTagsToEntity, getApmSummary, getEntityTool, getGoldenMetrics, search
 import {
   createNotificationChannel,
   createNotificationDestination,
-  createWorkflow,
   listNotificationChannels,
   listNotificationDestinations,
-  listWorkflows,
 } from './src/notifications.js';
 import { listAccounts, runNrql } from './src/nrql.js';
 import {
@@ -33,6 +31,7 @@ import {
   listSyntheticMonitors,
   listWorkloads,
 } from './src/views.js';
+import { createWorkflow, listWorkflows } from './src/workflows.js';
 
 export default definePlugin({
   name: 'newrelic',

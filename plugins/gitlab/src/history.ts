@@ -3,10 +3,66 @@
  * What a repository's history holds: its commits (on a ref, a path, a time range), the commits of
  * one merge request, and its releases.
  */
-import { defineTool, reads, z } from 'workbench/plugin-sdk';
+import { clip, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { list, paging, projectPath } from './api.js';
-import { slimCommit, slimRelease, type Commit, type Release } from './shape.js';
+import { LIST_TEXT_CHARS, who, type Who } from './shape.js';
 import { mergeRequestIid, paged, project, text255 } from './schema.js';
+
+interface Commit {
+  id: string;
+  short_id?: string;
+  title?: string;
+  message?: string;
+  author_name?: string;
+  author_email?: string;
+  authored_date?: string;
+  committed_date?: string;
+  created_at?: string;
+  parent_ids?: string[];
+  web_url?: string;
+}
+
+function slimCommit(c: Commit) {
+  return {
+    sha: c.id,
+    short_sha: c.short_id || (typeof c.id === 'string' ? c.id.slice(0, 8) : null),
+    title: c.title || null,
+    author: c.author_name || null,
+    authored_at: c.authored_date || null,
+    committed_at: c.committed_date || c.created_at || null,
+    parents: Array.isArray(c.parent_ids) ? c.parent_ids.length : null,
+    web_url: c.web_url || null,
+  };
+}
+
+interface Release {
+  tag_name: string;
+  name?: string | null;
+  description?: string | null;
+  created_at?: string;
+  released_at?: string;
+  upcoming_release?: boolean;
+  author?: Who;
+  commit?: { id?: string } | null;
+  assets?: { count?: number; links?: Array<{ name?: string; url?: string }> | null } | null;
+  _links?: { self?: string } | null;
+}
+
+function slimRelease(r: Release) {
+  const links = Array.isArray(r.assets?.links) ? r.assets.links : [];
+  return {
+    tag_name: r.tag_name,
+    name: r.name || null,
+    released_at: r.released_at || null,
+    created_at: r.created_at || null,
+    upcoming: !!r.upcoming_release,
+    author: who(r.author),
+    commit: r.commit?.id || null,
+    asset_links: links.slice(0, 20).map((l) => ({ name: l.name || null, url: l.url || null })),
+    web_url: r._links?.self || null,
+    description: clip(r.description || '', LIST_TEXT_CHARS),
+  };
+}
 
 const isoTime = (what: string) =>
   z

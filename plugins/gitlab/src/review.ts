@@ -5,8 +5,34 @@
  */
 import { changes, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { get, GitLabError, list, paging, projectPath, send } from './api.js';
-import { slimReviewNote, who, type ReviewNote, type User } from './shape.js';
+import { slimNote, who, type Note, type User } from './shape.js';
 import { mergeRequestIid, paged, project, sha } from './schema.js';
+
+/** A note as a review thread shows it: a diff note's file and line, and whether it is resolved. */
+interface ReviewNote extends Note {
+  system?: boolean;
+  type?: string | null;
+  resolvable?: boolean;
+  resolved?: boolean;
+  position?: {
+    new_path?: string | null;
+    old_path?: string | null;
+    new_line?: number | null;
+    old_line?: number | null;
+  } | null;
+}
+
+function slimReviewNote(n: ReviewNote) {
+  const p = n.position;
+  return {
+    ...slimNote(n),
+    system: !!n.system,
+    type: n.type || null,
+    resolvable: !!n.resolvable,
+    resolved: n.resolvable ? !!n.resolved : null,
+    ...(p ? { path: p.new_path || p.old_path || null, line: p.new_line ?? p.old_line ?? null } : {}),
+  };
+}
 
 const mrPath = (a: { project: unknown; merge_request_iid: number }) =>
   `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;

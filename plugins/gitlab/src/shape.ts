@@ -21,7 +21,7 @@ export interface User {
   web_url?: string;
   created_at?: string;
 }
-type Who = { username?: string } | null | undefined;
+export type Who = { username?: string } | null | undefined;
 type Label = string | { name?: string } | null;
 
 export interface Project {
@@ -328,87 +328,5 @@ export function slimBranch(b: Branch) {
       date: c.committed_date || c.authored_date || null,
     },
     web_url: b.web_url || null,
-  };
-}
-
-export interface Commit {
-  id: string;
-  short_id?: string;
-  title?: string;
-  message?: string;
-  author_name?: string;
-  author_email?: string;
-  authored_date?: string;
-  committed_date?: string;
-  created_at?: string;
-  parent_ids?: string[];
-  web_url?: string;
-}
-
-export function slimCommit(c: Commit) {
-  return {
-    sha: c.id,
-    short_sha: c.short_id || (typeof c.id === 'string' ? c.id.slice(0, 8) : null),
-    title: c.title || null,
-    author: c.author_name || null,
-    authored_at: c.authored_date || null,
-    committed_at: c.committed_date || c.created_at || null,
-    parents: Array.isArray(c.parent_ids) ? c.parent_ids.length : null,
-    web_url: c.web_url || null,
-  };
-}
-
-export interface Release {
-  tag_name: string;
-  name?: string | null;
-  description?: string | null;
-  created_at?: string;
-  released_at?: string;
-  upcoming_release?: boolean;
-  author?: Who;
-  commit?: { id?: string } | null;
-  assets?: { count?: number; links?: Array<{ name?: string; url?: string }> | null } | null;
-  _links?: { self?: string } | null;
-}
-
-export function slimRelease(r: Release) {
-  const links = Array.isArray(r.assets?.links) ? r.assets.links : [];
-  return {
-    tag_name: r.tag_name,
-    name: r.name || null,
-    released_at: r.released_at || null,
-    created_at: r.created_at || null,
-    upcoming: !!r.upcoming_release,
-    author: who(r.author),
-    commit: r.commit?.id || null,
-    asset_links: links.slice(0, 20).map((l) => ({ name: l.name || null, url: l.url || null })),
-    web_url: r._links?.self || null,
-    description: clip(r.description || '', LIST_TEXT_CHARS),
-  };
-}
-
-/** A note as a review thread shows it: a diff note's file and line, and whether it is resolved. */
-export interface ReviewNote extends Note {
-  system?: boolean;
-  type?: string | null;
-  resolvable?: boolean;
-  resolved?: boolean;
-  position?: {
-    new_path?: string | null;
-    old_path?: string | null;
-    new_line?: number | null;
-    old_line?: number | null;
-  } | null;
-}
-
-export function slimReviewNote(n: ReviewNote) {
-  const p = n.position;
-  return {
-    ...slimNote(n),
-    system: !!n.system,
-    type: n.type || null,
-    resolvable: !!n.resolvable,
-    resolved: n.resolvable ? !!n.resolved : null,
-    ...(p ? { path: p.new_path || p.old_path || null, line: p.new_line ?? p.old_line ?? null } : {}),
   };
 }
