@@ -35,10 +35,12 @@ import { UserRequests } from './transport/caller-auth.js';
 import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surface.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
 import { registerRestRoutes } from './transport/rest.js';
+import { guardJotsHost, registerJotRoutes } from './transport/jots-routes.js';
 import { trackConnections, type ConnectionDrain } from './transport/connection-drain.js';
 import { createAudit, startAuditRetention } from './wiring/audit.js';
 import { createBuiltins, type Builtins } from './wiring/builtins.js';
 import type { BuiltinIntegration } from './builtins/types.js';
+import type { Jots } from './builtins/jots/index.js';
 import { createConnections } from './wiring/connections.js';
 import { createMetaTools, pluginCatalog, policyAccess } from './wiring/meta-tools.js';
 import { createPlugins, warnAboutPluginRoots } from './wiring/plugins.js';
@@ -163,7 +165,13 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const app = createHttpApp(policy, logger);
   const served = { config, policy, db, users, sandbox, metrics, logger, engine, connections, metaTools, metaCalls };
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
-  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed });
+  registerRoutes(app, {
+    ...served,
+    requests,
+    catalog,
+    pluginAllowed: access.pluginAllowed,
+    ...(builtins.jots ? { jots: builtins.jots } : {}),
+  });
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
@@ -258,11 +266,15 @@ interface RouteWiring {
   pluginAllowed(user: User, plugin: string): boolean;
   requests: UserRequests;
   metaCalls: ExecutionRateLimiter;
+  /** the jots built-in, when the policy leaves it on: its sites are served under /jots/ */
+  jots?: Jots;
 }
 
-/** Every route, in order: health and metrics, MCP, REST, the portal. */
+/** Every route, in order: health and metrics, MCP, REST, the portal, the jots. */
 function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
   const { config, policy } = w;
+  // first: on the jots origin nothing but the jots is served
+  if (w.jots) guardJotsHost(app, config.jotsUrl);
   registerHttpSurface(app, { metrics: w.metrics, db: w.db, sandbox: w.sandbox, config });
   registerMcpRoutes(app, {
     users: w.users,
@@ -284,7 +296,7 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     bodyLimit: policy.requests.bodyLimitBytes,
     metaCalls: w.metaCalls,
   });
-  registerPortal(app, {
+  const portal = registerPortal(app, {
     db: w.db,
     users: w.users,
     connections: w.connections,
@@ -293,4 +305,13 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     allowed: w.pluginAllowed,
     logger: w.logger,
   });
+  if (w.jots)
+    registerJotRoutes(app, {
+      jots: w.jots.service,
+      users: w.users,
+      publicUrl: config.publicUrl,
+      base: w.jots.base,
+      ...(config.jotsUrl ? { jotsUrl: config.jotsUrl } : {}),
+      signedIn: async (request) => (await portal.signedIn(request))?.user,
+    });
 }

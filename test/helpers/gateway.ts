@@ -49,6 +49,8 @@ export interface StartGatewayOptions {
   logger?: Logger;
   /** built-in integrations served besides the configured ones */
   builtins?: BuiltinIntegration[];
+  /** WORKBENCH_JOTS_URL, made from the gateway's port (e.g. `(port) => \`http://localhost:${port}\``) */
+  jotsUrl?: (port: number) => string;
 }
 
 export interface TestGateway {
@@ -112,6 +114,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     policyFile: '(inline)',
     logLevel: options.logLevel ?? 'silent',
     publicUrl: `http://127.0.0.1:${port}`,
+    ...(options.jotsUrl ? { jotsUrl: options.jotsUrl(port) } : {}),
   };
   const env = { ...(options.env ?? {}) };
   const logger =
