@@ -5,7 +5,7 @@
  * reads when it finds the tools: they say what a site is, how a person opens it, and the limits.
  */
 import type { PluginManifest } from '../../../contracts/manifest.js';
-import { MAX_PATH_CHARS } from './site-paths.js';
+import { MAX_PATH_CHARS, MAX_PATH_DEPTH } from './site-paths.js';
 
 const ID = {
   type: 'string',
@@ -22,7 +22,10 @@ const FILES = {
   items: {
     type: 'object',
     properties: {
-      path: { type: 'string', minLength: 1, maxLength: MAX_PATH_CHARS },
+      path: {
+        type: 'string',
+        description: `relative to the site root; "/"-separated, at most ${MAX_PATH_CHARS} characters and ${MAX_PATH_DEPTH} levels, no ".."`,
+      },
       content: { type: 'string' },
       encoding: { type: 'string', enum: ['utf8', 'base64'], default: 'utf8' },
     },
@@ -72,7 +75,7 @@ export const JOTS_MANIFEST: PluginManifest = {
             type: 'array',
             description: 'paths of files to remove',
             maxItems: 10_000,
-            items: { type: 'string', minLength: 1, maxLength: MAX_PATH_CHARS },
+            items: { type: 'string' },
           },
         },
         required: ['id'],
