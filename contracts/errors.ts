@@ -326,7 +326,8 @@ export const ERRORS = {
     wire: 'tool-result',
     status: 404,
     retryable: false,
-    summary: "No site with that id belongs to the caller (another user's site is not found either); jots_list shows the caller's own.",
+    summary:
+      "No site with that id belongs to the caller (another user's site is not found either); jots_list shows the caller's own.",
     message: said,
   },
   GW_ERR_JOTS_FILE_NOT_FOUND: {
@@ -359,7 +360,8 @@ export const ERRORS = {
     wire: 'tool-result',
     status: 400,
     retryable: false,
-    summary: 'A site must have an `index.html` at its root (its address serves it): the deploy has none, or the update would delete it.',
+    summary:
+      'A site must have an `index.html` at its root (its address serves it): the deploy has none, or the update would delete it.',
     message: said,
   },
   GW_ERR_JOTS_QUOTA_SITES: {
@@ -367,7 +369,8 @@ export const ERRORS = {
     wire: 'tool-result',
     status: 409,
     retryable: false,
-    summary: 'The user already has `builtins.jots.maxSitesPerUser` sites; delete one (jots_delete) before deploying another.',
+    summary:
+      'The user already has `builtins.jots.maxSitesPerUser` sites; delete one (jots_delete) before deploying another.',
     message: said,
   },
   GW_ERR_JOTS_QUOTA_FILES: {
@@ -399,7 +402,8 @@ export const ERRORS = {
     wire: 'tool-result',
     status: 413,
     retryable: false,
-    summary: "The user's sites would add up to more than `builtins.jots.maxBytesPerUser`; delete or shrink a site first. Nothing was stored.",
+    summary:
+      "The user's sites would add up to more than `builtins.jots.maxBytesPerUser`; delete or shrink a site first. Nothing was stored.",
     message: said,
   },
   // ---- sandbox: the handler run (an execute_tools item; REST 502 unless a status is given)

@@ -20,7 +20,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { JotService } from '../builtins/jots/service.js';
-import { SITE_ID } from '../builtins/jots/service.js';
+import { SITE_ID, TOKEN } from '../builtins/jots/service.js';
 import { INDEX_FILE, requestedFile } from '../builtins/jots/site-paths.js';
 import type { User, UserStore } from '../storage/users.js';
 import { presentedKey, sendUnauthorized } from './caller-auth.js';
@@ -94,8 +94,10 @@ export function registerJotRoutes(app: FastifyInstance, deps: JotRouteDeps): voi
     }
     // with a jots origin of their own, a link's content is never served on the gateway's origin
     const contentHere = !deps.jotsUrl || onJotsHost(request.headers.host);
-    if (address.kind === 'share') return contentHere ? serveShared(deps, address, request, reply) : notFound(reply, PRIVATE);
-    if (address.kind === 'view') return contentHere ? serveViewed(deps, address, request, reply) : notFound(reply, PRIVATE);
+    if (address.kind === 'share')
+      return contentHere ? serveShared(deps, address, request, reply) : notFound(reply, PRIVATE);
+    if (address.kind === 'view')
+      return contentHere ? serveViewed(deps, address, request, reply) : notFound(reply, PRIVATE);
     return serveOwned(deps, address, onJotsHost(request.headers.host), request, reply);
   });
 }
@@ -107,7 +109,7 @@ function parseAddress(url: string): JotAddress | undefined {
   const m = /^\/jots\/(?:([sv])\/)?([^/]+)(\/.*)?$/.exec(path);
   if (!m?.[2]) return undefined;
   const kind = m[1] === 's' ? 'share' : m[1] === 'v' ? 'view' : 'owner';
-  const keyOk = kind === 'owner' ? SITE_ID.test(m[2]) : /^[A-Za-z0-9_-]{43}$/.test(m[2]);
+  const keyOk = (kind === 'owner' ? SITE_ID : TOKEN).test(m[2]);
   if (!keyOk) return undefined;
   return { kind, key: m[2], rest: m[3]?.slice(1), search };
 }
@@ -160,11 +162,11 @@ async function serveOwned(
   if (onJotsHost) return acceptsHtml(request) ? redirect(reply, gatewayBase(deps) + there) : notFound(reply, PRIVATE);
   const user = await deps.signedIn(request);
   if (!user)
-    return acceptsHtml(request) ? redirect(reply, `/login?next=${encodeURIComponent(there)}`) : notFound(reply, PRIVATE);
+    return acceptsHtml(request)
+      ? redirect(reply, `/login?next=${encodeURIComponent(there)}`)
+      : notFound(reply, PRIVATE);
   const token = await deps.jots.openView(user.id, a.key);
-  return token
-    ? redirect(reply, `${deps.base}/jots/v/${token}/${a.rest ?? ''}${a.search}`)
-    : notFound(reply, PRIVATE);
+  return token ? redirect(reply, `${deps.base}/jots/v/${token}/${a.rest ?? ''}${a.search}`) : notFound(reply, PRIVATE);
 }
 
 /** The file `a.rest` names in the site; a folder's address serves its index.html, and a folder named without its "/" is sent to it. */
@@ -182,7 +184,10 @@ async function sendFile(
   const file = await deps.jots.readFile(siteId, path);
   if (!file) {
     const folder = rest !== '' && !rest.endsWith('/') && (await deps.jots.hasFile(siteId, `${path}/${INDEX_FILE}`));
-    return folder ? redirect(reply, `${rest.slice(rest.lastIndexOf('/') + 1)}/${a.search}`, 308) : notFound(reply, answer);
+    // "./": a folder named like "https:host" must stay a relative reference, not another site's address
+    return folder
+      ? redirect(reply, `./${rest.slice(rest.lastIndexOf('/') + 1)}/${a.search}`, 308)
+      : notFound(reply, answer);
   }
   const etag = `"${file.sha256}"`;
   void reply.headers(jotHeaders(answer)).header('etag', etag);

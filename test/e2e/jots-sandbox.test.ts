@@ -18,7 +18,13 @@ const skip =
   !fs.existsSync(CHROMIUM) && !process.env['CI']
     ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test`
     : false;
-const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-quic'];
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 /** What the jot's script finds out, written into the page for the test to read. */
 const PROBE = `
@@ -56,7 +62,10 @@ describe('a jot in real Chromium', { skip }, () => {
   let site: { id: string; url: string; shareUrl: string };
 
   before(async () => {
-    gw = await startGateway({ plugins: [], policy: { builtins: { browser: { enabled: false }, jots: { enabled: true } } } });
+    gw = await startGateway({
+      plugins: [],
+      policy: { builtins: { browser: { enabled: false }, jots: { enabled: true } } },
+    });
     site = (await gw.execute('jots_deploy', { files: FILES, share: true })).result;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
   });
@@ -93,11 +102,17 @@ describe('a jot in real Chromium', { skip }, () => {
     });
     const fromJot = await Promise.all(toPortal);
     assert.ok(fromJot.length > 0, 'the page requested the portal');
-    assert.ok(fromJot.every((c) => !c.includes('wb_session')), fromJot.join(' | '));
+    assert.ok(
+      fromJot.every((c) => !c.includes('wb_session')),
+      fromJot.join(' | '),
+    );
     // the same request from the portal's own origin does carry it (the check above can see a cookie)
     await page.goto(`${gw.url}/integrations`);
     const all = await Promise.all(toPortal);
-    assert.ok(all.slice(fromJot.length).some((c) => c.includes('wb_session')), all.join(' | '));
+    assert.ok(
+      all.slice(fromJot.length).some((c) => c.includes('wb_session')),
+      all.join(' | '),
+    );
     await context.close();
   });
 

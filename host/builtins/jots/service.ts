@@ -124,7 +124,9 @@ export class JotService {
       if (sizes.size > this.quotas.maxFilesPerSite)
         throw fail(
           'GW_ERR_JOTS_QUOTA_FILES',
-          { message: `the site would hold ${sizes.size} files; a site may hold at most ${this.quotas.maxFilesPerSite}` },
+          {
+            message: `the site would hold ${sizes.size} files; a site may hold at most ${this.quotas.maxFilesPerSite}`,
+          },
           { details: { limit: this.quotas.maxFilesPerSite, requested: sizes.size } },
         );
       const bytes = [...sizes.values()].reduce((n, b) => n + b, 0);
@@ -186,7 +188,13 @@ export class JotService {
     const now = this.#now();
     await this.#db.transaction(async (tx) => {
       await store.pruneViews(tx, userId, now - VIEW_GRACE_MS, MAX_VIEWS_PER_USER - 1);
-      await store.insertView(tx, { tokenHash: hashSecret(token), siteId, userId, createdAt: now, expiresAt: now + VIEW_TTL_MS });
+      await store.insertView(tx, {
+        tokenHash: hashSecret(token),
+        siteId,
+        userId,
+        createdAt: now,
+        expiresAt: now + VIEW_TTL_MS,
+      });
     });
     return token;
   }
@@ -216,7 +224,9 @@ export class JotService {
     if (bytes > this.quotas.maxSiteBytes)
       throw fail(
         'GW_ERR_JOTS_QUOTA_SITE_BYTES',
-        { message: `the site's files would add up to ${bytes} bytes; a site may hold at most ${this.quotas.maxSiteBytes}` },
+        {
+          message: `the site's files would add up to ${bytes} bytes; a site may hold at most ${this.quotas.maxSiteBytes}`,
+        },
         { details: { limit: this.quotas.maxSiteBytes, requested: bytes } },
       );
   }
@@ -250,7 +260,6 @@ function noIndex(why: string): Error {
 }
 
 function checkTitle(title: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what it refuses
   if (title.length > MAX_TITLE_CHARS || /[\u0000-\u001f\u007f-\u009f]/.test(title))
     throw fail('GW_ERR_VALIDATION_INVALID_ARGS', {
       message: `title: at most ${MAX_TITLE_CHARS} characters, without control characters`,

@@ -23,7 +23,6 @@ export const INDEX_FILE = 'index.html';
  * Control characters (C0, DEL, C1), the backslash (browsers read it as "/"), and "?" and "#"
  * (a URL path cannot hold them literally: the file could not be reached by a link).
  */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what it matches
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\\?#]/;
 
 /**

@@ -143,10 +143,12 @@ export async function setShare(
   shareHash: string | null,
   now: number,
 ): Promise<boolean> {
-  const { changes } = await db.run(
-    'UPDATE jot_sites SET share_hash = ?, shared_at = ? WHERE id = ? AND owner_id = ?',
-    [shareHash, shareHash === null ? null : now, id, ownerId],
-  );
+  const { changes } = await db.run('UPDATE jot_sites SET share_hash = ?, shared_at = ? WHERE id = ? AND owner_id = ?', [
+    shareHash,
+    shareHash === null ? null : now,
+    id,
+    ownerId,
+  ]);
   return changes > 0;
 }
 
@@ -201,14 +203,20 @@ export async function insertView(
   db: Db,
   view: { tokenHash: string; siteId: string; userId: string; createdAt: number; expiresAt: number },
 ): Promise<void> {
-  await db.run(
-    'INSERT INTO jot_views (token_hash, site_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
-    [view.tokenHash, view.siteId, view.userId, view.createdAt, view.expiresAt],
-  );
+  await db.run('INSERT INTO jot_views (token_hash, site_id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
+    view.tokenHash,
+    view.siteId,
+    view.userId,
+    view.createdAt,
+    view.expiresAt,
+  ]);
 }
 
 /** A view link's site and end, if its hash is known (expired ones too, until pruned). */
-export async function viewByHash(db: Db, tokenHash: string): Promise<{ siteId: string; expiresAt: number } | undefined> {
+export async function viewByHash(
+  db: Db,
+  tokenHash: string,
+): Promise<{ siteId: string; expiresAt: number } | undefined> {
   const r = await db.get<{ site_id: string; expires_at: number }>(
     'SELECT site_id, expires_at FROM jot_views WHERE token_hash = ?',
     [tokenHash],

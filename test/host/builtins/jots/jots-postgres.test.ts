@@ -57,7 +57,10 @@ describe('jots on PostgreSQL, served by replicas', { skip: postgresSkipReason() 
     const png = await fetch(`${onB(shareUrl)}i.png`);
     assert.deepEqual([...Buffer.from(await png.arrayBuffer())], [0, 1, 2, 255]);
 
-    assert.equal((await b.execute('jots_update', { id, files: [{ path: 'index.html', content: 'two' }] })).result.files, 2);
+    assert.equal(
+      (await b.execute('jots_update', { id, files: [{ path: 'index.html', content: 'two' }] })).result.files,
+      2,
+    );
     assert.deepEqual(await text(shareUrl), [200, 'two']);
     const web = await signInWithKey(b.url, a.apiKey);
     const view = (await web.get(`/jots/${id}/`, { accept: 'text/html' })).location ?? '';
@@ -81,10 +84,15 @@ describe('jots on PostgreSQL, served by replicas', { skip: postgresSkipReason() 
 
     const bytes = await a.createUser('big@example.com');
     const big = { files: [{ path: 'index.html', content: 'x'.repeat(3_000) }] };
-    const sized = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).execute('jots_deploy', big, bytes.apiKey)));
+    const sized = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).execute('jots_deploy', big, bytes.apiKey)),
+    );
     assert.equal(sized.filter((r) => r.result).length, 3);
     assert.ok(sized.filter((r) => !r.result).every((r) => r.code === 'GW_ERR_JOTS_QUOTA_USER_BYTES'));
-    const total = await a.db.get<{ total: number | string }>('SELECT SUM(bytes) AS total FROM jot_sites WHERE owner_id = ?', [bytes.user.id]);
+    const total = await a.db.get<{ total: number | string }>(
+      'SELECT SUM(bytes) AS total FROM jot_sites WHERE owner_id = ?',
+      [bytes.user.id],
+    );
     assert.equal(Number(total?.total), 9_000);
   });
 });

@@ -62,7 +62,10 @@ describe('jots served by the gateway', () => {
   it('deploys over MCP and answers the site, its files and its URL', () => {
     assert.match(site.id, /^[0-9a-f]{24}$/);
     assert.equal(site.url, `${gw.url}/jots/${site.id}/`);
-    const bytes = FILES.reduce((n, f) => n + Buffer.from(f.content, f.encoding === 'base64' ? 'base64' : 'utf8').length, 0);
+    const bytes = FILES.reduce(
+      (n, f) => n + Buffer.from(f.content, f.encoding === 'base64' ? 'base64' : 'utf8').length,
+      0,
+    );
     assert.deepEqual(
       { title: site.title, files: site.files, bytes: site.bytes },
       { title: 'Weekly report', files: 5, bytes },
@@ -76,7 +79,10 @@ describe('jots served by the gateway', () => {
     assert.equal(page.text, HTML);
     assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
     assert.equal(page.headers.get('content-security-policy'), JOT_CSP);
-    assert.match(JOT_CSP, /^sandbox allow-scripts allow-forms; default-src 'self' 'unsafe-inline' data: blob:; connect-src 'none'/);
+    assert.match(
+      JOT_CSP,
+      /^sandbox allow-scripts allow-forms; default-src 'self' 'unsafe-inline' data: blob:; connect-src 'none'/,
+    );
     assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
     assert.equal(page.headers.get('cross-origin-resource-policy'), 'same-origin');
@@ -91,7 +97,17 @@ describe('jots served by the gateway', () => {
     // a folder's address serves its index.html; named without its "/", it is sent there
     assert.equal((await get(`${site.url}docs/`, key())).text, '<p>docs</p>');
     const folder = await get(`${site.url}docs?x=1`, key());
-    assert.deepEqual([folder.status, folder.headers.get('location')], [308, 'docs/?x=1']);
+    assert.deepEqual([folder.status, folder.headers.get('location')], [308, './docs/?x=1']);
+    // a folder named like another site's address is still sent to itself
+    const odd = await gw.execute('jots_deploy', {
+      files: [
+        { path: 'index.html', content: '' },
+        { path: 'https:evil.example/index.html', content: '' },
+      ],
+    });
+    const oddFolder = await get(`${odd.result.url}https:evil.example`, key());
+    assert.equal(oddFolder.headers.get('location'), './https:evil.example/');
+    await gw.execute('jots_delete', { id: odd.result.id });
     const root = await get(site.url.slice(0, -1), key());
     assert.deepEqual([root.status, root.headers.get('location')], [308, `/jots/${site.id}/`]);
     const again = await get(site.url, { ...key(), 'if-none-match': page.headers.get('etag') ?? '' });

@@ -11,11 +11,20 @@ import { after, before, describe, it } from 'node:test';
 import { startGateway, type Item, type TestGateway } from '../../../helpers/gateway.js';
 import { callJson } from '../../../helpers/mcp-call.js';
 
-const QUOTAS = { maxSitesPerUser: 3, maxFilesPerSite: 4, maxFileBytes: 2000, maxSiteBytes: 5000, maxBytesPerUser: 8000 };
+const QUOTAS = {
+  maxSitesPerUser: 3,
+  maxFilesPerSite: 4,
+  maxFileBytes: 2000,
+  maxSiteBytes: 5000,
+  maxBytesPerUser: 8000,
+};
 const POLICY = { builtins: { browser: { enabled: false }, jots: { enabled: true, ...QUOTAS } } };
 
 const index = (content = '<h1>hi</h1>'): { path: string; content: string } => ({ path: 'index.html', content });
-const sized = (path: string, bytes: number): { path: string; content: string } => ({ path, content: 'x'.repeat(bytes) });
+const sized = (path: string, bytes: number): { path: string; content: string } => ({
+  path,
+  content: 'x'.repeat(bytes),
+});
 
 async function get(url: string, apiKey: string): Promise<{ status: number; text: string }> {
   const res = await fetch(url, { headers: { 'x-workbench-api-key': apiKey } });
@@ -30,7 +39,9 @@ describe('the jots tools', () => {
   after(async () => gw.close());
 
   /** A fresh user (its own quotas) and how to run a tool as it. */
-  async function someone(email: string): Promise<{ run: (tool: string, args?: Record<string, unknown>) => Promise<Item>; key: string; userId: string }> {
+  async function someone(
+    email: string,
+  ): Promise<{ run: (tool: string, args?: Record<string, unknown>) => Promise<Item>; key: string; userId: string }> {
     const u = await gw.createUser(email);
     return { run: (tool, args = {}) => gw.execute(tool, args, u.apiKey), key: u.apiKey, userId: u.user.id };
   }
@@ -55,8 +66,9 @@ describe('the jots tools', () => {
 
   it('update writes over and deletes atomically; list and list_files show the caller its own', async () => {
     const a = await someone('update@example.com');
-    const { id, url } = (await a.run('jots_deploy', { title: 'v1', files: [index('one'), sized('a.txt', 3), sized('b.txt', 4)] }))
-      .result as { id: string; url: string };
+    const { id, url } = (
+      await a.run('jots_deploy', { title: 'v1', files: [index('one'), sized('a.txt', 3), sized('b.txt', 4)] })
+    ).result as { id: string; url: string };
     const updated = await a.run('jots_update', {
       id,
       title: 'v2',
@@ -65,11 +77,27 @@ describe('the jots tools', () => {
     });
     assert.deepEqual(
       { ...updated.result, createdAt: 0, updatedAt: 0 },
-      { id, title: 'v2', url, shared: false, files: 3, bytes: 3 + 4 + 5, written: 2, deleted: 1, createdAt: 0, updatedAt: 0 },
+      {
+        id,
+        title: 'v2',
+        url,
+        shared: false,
+        files: 3,
+        bytes: 3 + 4 + 5,
+        written: 2,
+        deleted: 1,
+        createdAt: 0,
+        updatedAt: 0,
+      },
     );
     assert.equal((await get(url, a.key)).text, 'two');
     assert.equal((await get(`${url}a.txt`, a.key)).status, 404);
-    const files = (await a.run('jots_list_files', { id })).result.files as { path: string; bytes: number; contentType: string; sha256: string }[];
+    const files = (await a.run('jots_list_files', { id })).result.files as {
+      path: string;
+      bytes: number;
+      contentType: string;
+      sha256: string;
+    }[];
     assert.deepEqual(
       files.map((f) => [f.path, f.bytes, f.contentType]),
       [
@@ -98,8 +126,14 @@ describe('the jots tools', () => {
     assert.equal((await b.run('jots_list_files', { id })).code, 'GW_ERR_JOTS_NOT_FOUND');
     assert.equal((await b.run('jots_update', { id, files: [index('mine')] })).code, 'GW_ERR_JOTS_NOT_FOUND');
     assert.deepEqual((await b.run('jots_list')).result.sites, []);
-    const mine = (await a.run('jots_list')).result as { sites: { id: string; title: string }[]; usage: { bytes: number } };
-    assert.deepEqual(mine.sites.map((s) => [s.id, s.title]), [[id, 'v2']]);
+    const mine = (await a.run('jots_list')).result as {
+      sites: { id: string; title: string }[];
+      usage: { bytes: number };
+    };
+    assert.deepEqual(
+      mine.sites.map((s) => [s.id, s.title]),
+      [[id, 'v2']],
+    );
     assert.equal(mine.usage.bytes, 12);
   });
 
@@ -112,17 +146,36 @@ describe('the jots tools', () => {
       assert.deepEqual(await stored(u.userId), before, `${code} stored something`);
       return item;
     };
-    const files = await expectRefused('jots_deploy', { files: [index(), ...['a', 'b', 'c', 'd'].map((p) => sized(p, 1))] }, 'GW_ERR_JOTS_QUOTA_FILES');
+    const files = await expectRefused(
+      'jots_deploy',
+      { files: [index(), ...['a', 'b', 'c', 'd'].map((p) => sized(p, 1))] },
+      'GW_ERR_JOTS_QUOTA_FILES',
+    );
     assert.deepEqual([files['limit'], files['requested']], [4, 5]);
-    const big = await expectRefused('jots_deploy', { files: [index(), sized('big.txt', 2001)] }, 'GW_ERR_JOTS_QUOTA_FILE_BYTES');
+    const big = await expectRefused(
+      'jots_deploy',
+      { files: [index(), sized('big.txt', 2001)] },
+      'GW_ERR_JOTS_QUOTA_FILE_BYTES',
+    );
     assert.deepEqual([big['path'], big['limit'], big['requested']], ['big.txt', 2000, 2001]);
-    await expectRefused('jots_deploy', { files: [index(), sized('a', 1900), sized('b', 1900), sized('c', 1900)] }, 'GW_ERR_JOTS_QUOTA_SITE_BYTES');
+    await expectRefused(
+      'jots_deploy',
+      { files: [index(), sized('a', 1900), sized('b', 1900), sized('c', 1900)] },
+      'GW_ERR_JOTS_QUOTA_SITE_BYTES',
+    );
 
     // the user's bytes: 4500 + 3400 stored, 200 more is over 8000
-    const s1 = (await u.run('jots_deploy', { files: [index(''), sized('a', 1500), sized('b', 1500), sized('c', 1500)] })).result.id as string;
-    const s2 = (await u.run('jots_deploy', { files: [index(''), sized('a', 1700), sized('b', 1700)] })).result.id as string;
+    const s1 = (
+      await u.run('jots_deploy', { files: [index(''), sized('a', 1500), sized('b', 1500), sized('c', 1500)] })
+    ).result.id as string;
+    const s2 = (await u.run('jots_deploy', { files: [index(''), sized('a', 1700), sized('b', 1700)] })).result
+      .id as string;
     assert.deepEqual(await stored(u.userId), { sites: 2, files: 7, bytes: 7900 });
-    const over = await expectRefused('jots_deploy', { files: [index(), sized('a', 189)] }, 'GW_ERR_JOTS_QUOTA_USER_BYTES');
+    const over = await expectRefused(
+      'jots_deploy',
+      { files: [index(), sized('a', 189)] },
+      'GW_ERR_JOTS_QUOTA_USER_BYTES',
+    );
     assert.deepEqual([over['limit'], over['used'], over['requested']], [8000, 7900, 200]);
     await expectRefused('jots_update', { id: s2, files: [sized('c', 101)] }, 'GW_ERR_JOTS_QUOTA_USER_BYTES');
     // replacing a file counts its new size, not both
@@ -158,15 +211,34 @@ describe('the jots tools', () => {
     }
     const twice = await u.run('jots_deploy', { files: [index(), { path: './index.html', content: 'again' }] });
     assert.deepEqual([twice.code, twice['path']], ['GW_ERR_JOTS_INVALID_PATH', 'index.html']);
-    const b64 = await u.run('jots_deploy', { files: [index(), { path: 'i.png', content: 'not base64!', encoding: 'base64' }] });
+    const b64 = await u.run('jots_deploy', {
+      files: [index(), { path: 'i.png', content: 'not base64!', encoding: 'base64' }],
+    });
     assert.equal(b64.code, 'GW_ERR_JOTS_BAD_CONTENT');
-    assert.equal((await u.run('jots_deploy', { files: [{ path: 'home.html', content: 'x' }] })).code, 'GW_ERR_JOTS_NO_INDEX');
+    assert.equal(
+      (await u.run('jots_deploy', { files: [{ path: 'home.html', content: 'x' }] })).code,
+      'GW_ERR_JOTS_NO_INDEX',
+    );
     assert.deepEqual(await stored(u.userId), { sites: 0, files: 0, bytes: 0 });
     // "./" segments are normalised away, and the REST answer carries the code's status
-    const ok = await gw.rest('jots', { tool: 'deploy', args: { files: [{ path: './index.html', content: 'ok' }, { path: 'a/./b.css', content: '' }] } }, u.key);
+    const ok = await gw.rest(
+      'jots',
+      {
+        tool: 'deploy',
+        args: {
+          files: [
+            { path: './index.html', content: 'ok' },
+            { path: 'a/./b.css', content: '' },
+          ],
+        },
+      },
+      u.key,
+    );
     assert.equal(ok.status, 200);
     assert.deepEqual(
-      ((await u.run('jots_list_files', { id: ok.json.result.id })).result.files as { path: string }[]).map((f) => f.path),
+      ((await u.run('jots_list_files', { id: ok.json.result.id })).result.files as { path: string }[]).map(
+        (f) => f.path,
+      ),
       ['a/b.css', 'index.html'],
     );
     const refused = await gw.rest('jots', { tool: 'deploy', args: { files: [{ path: '../x', content: '' }] } }, u.key);

@@ -24,11 +24,34 @@ describe('jot file paths', () => {
   });
 
   it('refuses the rest with GW_ERR_JOTS_INVALID_PATH and the path in its details', () => {
-    const bad = ['', '/a', '..', 'a/..', '../a', 'a\\b', 'a\u0000', 'a\u001f', 'a\u007f', 'a\u0085', 'a//b', 'a/', '.', './', 'a?b', 'a#b', 'x'.repeat(513), `${'d/'.repeat(16)}f`, `${'n'.repeat(256)}`];
+    const bad = [
+      '',
+      '/a',
+      '..',
+      'a/..',
+      '../a',
+      'a\\b',
+      'a\u0000',
+      'a\u001f',
+      'a\u007f',
+      'a\u0085',
+      'a//b',
+      'a/',
+      '.',
+      './',
+      'a?b',
+      'a#b',
+      'x'.repeat(513),
+      `${'d/'.repeat(16)}f`,
+      `${'n'.repeat(256)}`,
+    ];
     for (const raw of bad)
       assert.throws(
         () => normalisePath(raw),
-        (err: unknown) => isWorkbenchError(err) && err.code === 'GW_ERR_JOTS_INVALID_PATH' && err.details?.['path'] === raw.slice(0, 512),
+        (err: unknown) =>
+          isWorkbenchError(err) &&
+          err.code === 'GW_ERR_JOTS_INVALID_PATH' &&
+          err.details?.['path'] === raw.slice(0, 512),
         JSON.stringify(raw),
       );
   });
@@ -38,7 +61,8 @@ describe('jot file paths', () => {
     assert.equal(requestedFile('docs/'), 'docs/index.html');
     assert.equal(requestedFile('img/a%20b.png'), 'img/a b.png');
     assert.equal(requestedFile('%E2%82%AC.txt'), '€.txt');
-    for (const bad of ['%E2%82', '..%2Fx', '%2e%2e/x', 'a%5Cb', 'a%00b', 'a//b']) assert.equal(requestedFile(bad), undefined, bad);
+    for (const bad of ['%E2%82', '..%2Fx', '%2e%2e/x', 'a%5Cb', 'a%00b', 'a//b'])
+      assert.equal(requestedFile(bad), undefined, bad);
     assert.equal(encodePath('a b/€?.txt'), 'a%20b/%E2%82%AC%3F.txt');
   });
 
