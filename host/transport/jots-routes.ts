@@ -19,8 +19,7 @@
  * else (not the portal, /mcp or /rest), and the links serve content there only.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { JotService } from '../builtins/jots/service.js';
-import { SITE_ID, TOKEN } from '../builtins/jots/service.js';
+import { SITE_ID, TOKEN, type JotService } from '../builtins/jots/service.js';
 import { INDEX_FILE, requestedFile } from '../builtins/jots/site-paths.js';
 import type { User, UserStore } from '../storage/users.js';
 import { presentedKey, sendUnauthorized } from './caller-auth.js';
