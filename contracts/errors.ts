@@ -455,6 +455,92 @@ export const ERRORS = {
     message: said,
   },
 
+  // ---- jots (host/builtins/jots): the small static sites an agent publishes
+  GW_ERR_JOTS_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 404,
+    retryable: false,
+    summary:
+      "No site with that id belongs to the caller (another user's site is not found either); jots_list shows the caller's own.",
+    message: said,
+  },
+  GW_ERR_JOTS_FILE_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 404,
+    retryable: false,
+    summary: 'jots_update was asked to delete a path the site does not hold; nothing was changed.',
+    message: said,
+  },
+  GW_ERR_JOTS_INVALID_PATH: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 400,
+    retryable: false,
+    summary:
+      'A file path is not a plain relative path (absolute, `..`, a backslash, a control character, `?` or `#`, an empty segment, too long or too deep), or names the same file twice; nothing was stored.',
+    message: said,
+  },
+  GW_ERR_JOTS_BAD_CONTENT: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 400,
+    retryable: false,
+    summary: 'A file\'s content marked `encoding: "base64"` is not valid base64; nothing was stored.',
+    message: said,
+  },
+  GW_ERR_JOTS_NO_INDEX: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 400,
+    retryable: false,
+    summary:
+      'A site must have an `index.html` at its root (its address serves it): the deploy has none, or the update would delete it.',
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_SITES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 409,
+    retryable: false,
+    summary:
+      'The user already has `builtins.jots.maxSitesPerUser` sites; delete one (jots_delete) before deploying another.',
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_FILES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary: 'The site would hold more than `builtins.jots.maxFilesPerSite` files; nothing was stored.',
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_FILE_BYTES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary: 'A file is larger than `builtins.jots.maxFileBytes` (decoded); nothing was stored.',
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_SITE_BYTES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary: "The site's files would add up to more than `builtins.jots.maxSiteBytes`; nothing was stored.",
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_USER_BYTES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary:
+      "The user's sites would add up to more than `builtins.jots.maxBytesPerUser`; delete or shrink a site first. Nothing was stored.",
+    message: said,
+  },
   // ---- sandbox: the handler run (an execute_tools item; REST 502 unless a status is given)
   GW_ERR_SANDBOX_HANDLER_THREW: {
     group: 'sandbox',

@@ -19,7 +19,8 @@ import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
 import type { PluginLoadError } from './registry/load-plugins.js';
-import type { PluginLoader, PluginReport } from './registry/plugin-loader.js';
+import type { PluginLoader, PluginReport, ReloadOutcome } from './registry/plugin-loader.js';
+import type { LoadedPlugin } from './registry/loaded-plugin.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
 import type { Db } from './storage/db.js';
@@ -38,6 +39,7 @@ import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surfac
 import { registerMcpRoutes } from './transport/mcp-http.js';
 import { registerOAuthRoutes } from './transport/oauth-routes.js';
 import { registerRestRoutes } from './transport/rest.js';
+import { guardJotsHost, registerJotRoutes } from './transport/jots-routes.js';
 import { trackConnections, type ConnectionDrain } from './transport/connection-drain.js';
 import { createAudit, startAuditRetention } from './wiring/audit.js';
 import { createBuiltins, type Builtins } from './wiring/builtins.js';
@@ -131,33 +133,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const engineParts = { registry, policy, connections, sandbox, bridge, audit, metrics, logger, rateLimiter };
   const engine: EngineDeps = { ...engineParts, publicUrl: config.publicUrl };
   const builtins = createBuiltins({ config, policy, db, logger, extra: options.extraBuiltins });
-  const continuations = continuationStore(db, policy);
   const catalog = pluginCatalog(registry);
   const access = policyAccess(policy, registry);
   /** aborted when close() begins */
   const closing = new AbortController();
-  const metaTools = createMetaTools({
-    policy,
-    registry,
-    connections,
-    engine,
-    continuations,
-    access,
-    catalog,
-    publicUrl: config.publicUrl,
-    closing: closing.signal,
-  });
-  const plugins = createPlugins({
-    roots: config.pluginDirs,
-    metaTools,
-    registry,
-    builtins: builtins.plugins,
-    sandbox,
-    policy,
-    logger,
-    countReload,
-  });
-  await plugins.load();
+  const { metaTools, plugins } = await loadTools(
+    { config, policy, logger, db, registry, connections, engine, sandbox },
+    { access, catalog, closing: closing.signal, builtins: builtins.plugins, countReload },
+  );
   const oauth = createOAuth(policy, db, config.publicUrl, logger);
 
   const app = createHttpApp(policy, logger);
@@ -176,7 +159,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     oauth,
   };
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
-  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed, signIn });
+  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed, signIn, builtins });
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
@@ -185,6 +168,49 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     { ...served, requests, registry, auditRetention },
     { plugins, closing, drain, bridge, builtins },
   );
+}
+
+/** The meta-tools, and the plugin loader that has filled the registry with the folders' plugins beside the built-ins. */
+async function loadTools(
+  parts: Pick<EngineDeps, 'policy' | 'logger' | 'registry'> & {
+    config: GatewayConfig;
+    db: Db;
+    connections: FullConnectionService;
+    engine: EngineDeps;
+    sandbox: Sandbox;
+  },
+  wiring: {
+    access: ReturnType<typeof policyAccess>;
+    catalog: PluginCatalog;
+    closing: AbortSignal;
+    builtins: LoadedPlugin[];
+    countReload: (outcome: ReloadOutcome) => void;
+  },
+): Promise<{ metaTools: MetaTool[]; plugins: PluginLoader }> {
+  const { config, policy, logger, registry, sandbox } = parts;
+  const metaTools = createMetaTools({
+    policy,
+    registry,
+    connections: parts.connections,
+    engine: parts.engine,
+    continuations: continuationStore(parts.db, policy),
+    access: wiring.access,
+    catalog: wiring.catalog,
+    publicUrl: config.publicUrl,
+    closing: wiring.closing,
+  });
+  const plugins = createPlugins({
+    roots: config.pluginDirs,
+    metaTools,
+    registry,
+    builtins: wiring.builtins,
+    sandbox,
+    policy,
+    logger,
+    countReload: wiring.countReload,
+  });
+  await plugins.load();
+  return { metaTools, plugins };
 }
 
 /** Where results over the response budget wait for continue_tool_result. */
@@ -279,11 +305,16 @@ interface RouteWiring {
   metaCalls: ExecutionRateLimiter;
   signIn: PortalSignIn;
   oauth: OAuthServer | undefined;
+  /** the built-ins whose pages the gateway serves: the jots' sites under /jots/ */
+  builtins: Builtins;
 }
 
-/** Every route, in order: health and metrics, MCP, the OAuth server, REST, the portal. */
+/** Every route, in order: health and metrics, MCP, the OAuth server, REST, the portal, the jots. */
 function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
   const { config, policy } = w;
+  const jots = w.builtins.jots;
+  // first: on the jots origin nothing but the jots is served
+  if (jots) guardJotsHost(app, config.jotsUrl);
   registerHttpSurface(app, { metrics: w.metrics, db: w.db, sandbox: w.sandbox, config });
   registerMcpRoutes(app, {
     users: w.users,
@@ -307,7 +338,7 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     bodyLimit: policy.requests.bodyLimitBytes,
     metaCalls: w.metaCalls,
   });
-  registerPortal(app, {
+  const portal = registerPortal(app, {
     db: w.db,
     users: w.users,
     connections: w.connections,
@@ -318,4 +349,13 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     signIn: w.signIn,
     oauth: w.oauth,
   });
+  if (jots)
+    registerJotRoutes(app, {
+      jots: jots.service,
+      users: w.users,
+      publicUrl: config.publicUrl,
+      base: jots.base,
+      ...(config.jotsUrl ? { jotsUrl: config.jotsUrl } : {}),
+      signedIn: async (request) => (await portal.signedIn(request))?.user,
+    });
 }

@@ -258,6 +258,37 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
+    version: 15,
+    name: 'jots: the static sites agents publish, their files and view links',
+    statements: [
+      // A site (host/builtins/jots): a random id, its owner (a site goes with its user) and the
+      // owner's tenant, a title, the SHA-256 of its share token when it is shared (the token itself
+      // is shown once and never stored), and the count and decoded bytes of its files, kept with
+      // each write so the per-user quota is one SUM over the user's sites.
+      `CREATE TABLE jot_sites (
+         id TEXT PRIMARY KEY, owner_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         tenant TEXT NOT NULL, title TEXT NOT NULL DEFAULT '', share_hash TEXT UNIQUE, shared_at BIGINT,
+         file_count INTEGER NOT NULL, bytes BIGINT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+      `CREATE INDEX jot_sites_owner ON jot_sites(owner_id, created_at)`,
+      // One file of a site: its normalised path, the Content-Type chosen from its extension, its
+      // decoded size and SHA-256 (the ETag), and its bytes as base64 text (portable: the storage
+      // interface binds text, not blobs, on both databases).
+      `CREATE TABLE jot_files (
+         site_id TEXT NOT NULL REFERENCES jot_sites(id) ON DELETE CASCADE, path TEXT NOT NULL,
+         content_type TEXT NOT NULL, bytes BIGINT NOT NULL, sha256 TEXT NOT NULL, content TEXT NOT NULL,
+         updated_at BIGINT NOT NULL, PRIMARY KEY (site_id, path))`,
+      // A view link: the owner, signed in to the portal in a browser, is sent to the site under a
+      // random token in the path (a sandboxed page's own requests carry no cookie). Its hash only;
+      // kept a day past its end, so that an expired link sends the browser to sign in again.
+      `CREATE TABLE jot_views (
+         token_hash TEXT PRIMARY KEY, site_id TEXT NOT NULL REFERENCES jot_sites(id) ON DELETE CASCADE,
+         user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)`,
+      `CREATE INDEX jot_views_user ON jot_views(user_id, created_at)`,
+      `CREATE INDEX jot_views_expires ON jot_views(expires_at)`,
+    ],
+  },
+  {
     version: 16,
     name: 'the OAuth authorization server for /mcp: clients, codes, grants, tokens',
     statements: [

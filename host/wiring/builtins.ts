@@ -6,6 +6,7 @@
  * behind them are handed to the routes that serve their pages (a jot's files, a live browser view).
  */
 import type { GatewayConfig } from '../config.js';
+import { createJots, type Jots } from '../builtins/jots/index.js';
 import type { BuiltinIntegration } from '../builtins/types.js';
 import type { Policy } from '../policy/schema.js';
 import { builtinPlugin } from '../registry/builtin-plugin.js';
@@ -25,15 +26,27 @@ export interface BuiltinWiring {
 export interface Builtins {
   /** as the registry serves them */
   plugins: LoadedPlugin[];
+  /** the jots service and its links, for the routes that serve the sites (when the policy leaves jots on) */
+  jots?: Jots;
   /** closes every built-in (each on its own: one failing does not keep the others open) */
   close(): Promise<void>;
 }
 
 export function createBuiltins(w: BuiltinWiring): Builtins {
   const integrations: BuiltinIntegration[] = [...(w.extra ?? [])];
+  const jots = w.policy.builtins.jots.enabled
+    ? createJots({
+        db: w.db,
+        policy: w.policy.builtins.jots,
+        publicUrl: w.config.publicUrl,
+        ...(w.config.jotsUrl ? { jotsUrl: w.config.jotsUrl } : {}),
+      })
+    : undefined;
+  if (jots) integrations.push(jots.integration);
   const plugins = integrations.map(builtinPlugin);
   return {
     plugins,
+    ...(jots ? { jots } : {}),
     async close() {
       const closed = await Promise.allSettled(integrations.map((b) => b.close()));
       closed.forEach((c, i) => {

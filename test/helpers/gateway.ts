@@ -51,6 +51,8 @@ export interface StartGatewayOptions {
   builtins?: BuiltinIntegration[];
   /** WORKBENCH_PUBLIC_URL (default: the gateway's own loopback URL); replicas behind one name share one */
   publicUrl?: string;
+  /** WORKBENCH_JOTS_URL, made from the gateway's port (e.g. `(port) => \`http://localhost:${port}\``) */
+  jotsUrl?: (port: number) => string;
 }
 
 export interface TestGateway {
@@ -116,6 +118,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     policyFile: '(inline)',
     logLevel: options.logLevel ?? 'silent',
     publicUrl: options.publicUrl ?? `http://127.0.0.1:${port}`,
+    ...(options.jotsUrl ? { jotsUrl: options.jotsUrl(port) } : {}),
   };
   const env = { ...(options.env ?? {}) };
   const logger =
