@@ -245,6 +245,13 @@ export const manifestSchema = z
     description: z.string().min(1).max(2000),
     auth: authSchema,
     egress: z.array(hostNameSchema).max(50).default([]),
+    /**
+     * the plugin may also reach any public host (https, port 443), never with the credential: for
+     * a tool that fetches a URL the user gives (an upload from a URL). Private, loopback,
+     * link-local and other non-public addresses stay refused, whatever the policy's
+     * allowPrivateCidrs says
+     */
+    egressAnyPublicHost: z.boolean().optional(),
     tools: z.array(toolSchema).min(1).max(500),
   })
   .strict()

@@ -100,7 +100,8 @@ export function injectCredential(): Interceptor {
   return (next) =>
     async function injectCredentialStep(req, call) {
       const { manifest } = call.scope;
-      if (manifest.auth.type === 'none') return next(req, call);
+      // a host reached only as "any public host" never gets the credential
+      if (manifest.auth.type === 'none' || req.anyHost) return next(req, call);
       const sameOrigin = req.hop === 0 || req.url.origin === req.initialOrigin;
       if (!sameOrigin || !credentialHosts(manifest).includes(policyHost(req.url))) return next(req, call);
       // a partial answer (206) could cut a quoted credential into pieces redaction cannot match
