@@ -268,7 +268,7 @@ var api = createApi({
   ) : f.error
 });
 var generateText = defineTool({
-  description: "Generate text with Google Gemini from a prompt: answer a question, write, summarise, translate or classify, with an optional system instruction (the role or rules the model follows), a temperature and a cap on output tokens. Returns the text, why it stopped (STOP, MAX_TOKENS, SAFETY, …) and the tokens used.",
+  description: "Ask Google Gemini, a large language model (LLM, generative AI), to generate text from a prompt: answer a question, write or draft (an email, a product description), summarise, translate, classify, or give a second opinion from another AI model; with an optional system instruction (the role or rules the model follows), a temperature and a cap on output tokens. Returns the text, why it stopped (STOP, MAX_TOKENS, SAFETY, …) and the tokens used.",
   input: schema,
   annotations: reads("Generate text", { idempotent: false }),
   handler: async (ctx, a) => {

@@ -575,7 +575,7 @@ async function addNotes(ctx, id, notes) {
   return answer.writeControl?.requiredRevisionId ?? null;
 }
 var createFromMarkdown = defineTool({
-  description: `Create a Google Slides presentation (a slide deck) from Markdown: a line of --- separates slides; a slide's first # heading is its title; other lines are its text, with - / * items as bullets and 1. items numbered (indent two spaces to nest), **bold** and [links](https://…) kept; lines after "Notes:" become the speaker notes. The first slide, a title with at most two plain lines, becomes a title slide. Returns the new presentation's id, link and slides.`,
+  description: `Create a Google Slides presentation (a slide deck) from Markdown, e.g. to turn notes or an outline into slides with bullet points: a line of --- separates slides; a slide's first # heading is its title; other lines are its text, with - / * items as bullets and 1. items numbered (indent two spaces to nest), **bold** and [links](https://…) kept; lines after "Notes:" become the speaker notes. The first slide, a title with at most two plain lines, becomes a title slide. Returns the new presentation's id, link and slides.`,
   input: schema,
   annotations: changes("Create presentation from Markdown"),
   handler: async (ctx, a) => {

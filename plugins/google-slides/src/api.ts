@@ -80,7 +80,7 @@ export function presentationIdOf(value: string): string {
       `presentationId "${s.slice(0, 100)}" is a link to another kind of Google file, not to a presentation.`,
     );
   const m = /\/presentation\/(?:u\/\d+\/)?d\/([A-Za-z0-9_-]{2,})/.exec(s) || /[?&]id=([A-Za-z0-9_-]{2,})/.exec(s);
-  const id = m ? (m[1]) : s;
+  const id = m ? m[1] : s;
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(id))
     throw new Error(`presentationId "${s.slice(0, 100)}" is neither a presentation id nor a Google Slides link.`);
   return id;

@@ -74,10 +74,10 @@ function parseSlide(chunk: string): MarkdownSlide {
     }
     const item = ITEM.exec(line);
     if (item) {
-      const indent = (item[1]).replace(/\t/g, '  ').length;
+      const indent = item[1].replace(/\t/g, '  ').length;
       const list = /\d/.test(item[2]) ? 'number' : 'bullet';
       body.push({ ...inline(item[3]), level: Math.min(Math.floor(indent / 2), 8), list });
-    } else body.push({ ...inline((heading ? heading[1] : line.trim())), level: 0, list: null });
+    } else body.push({ ...inline(heading ? heading[1] : line.trim()), level: 0, list: null });
   }
   const noteText = notes.join('\n').trim();
   return { title, body, notes: noteText || null };

@@ -144,7 +144,7 @@ async function addNotes(ctx: PluginContext, id: string, notes: Array<[number, st
 
 export const createFromMarkdown = defineTool({
   description:
-    'Create a Google Slides presentation (a slide deck) from Markdown: a line of --- separates slides; a slide\'s first # heading is its title; other lines are its text, with - / * items as bullets and 1. items numbered (indent two spaces to nest), **bold** and [links](https://…) kept; lines after "Notes:" become the speaker notes. The first slide, a title with at most two plain lines, becomes a title slide. Returns the new presentation\'s id, link and slides.',
+    'Create a Google Slides presentation (a slide deck) from Markdown, e.g. to turn notes or an outline into slides with bullet points: a line of --- separates slides; a slide\'s first # heading is its title; other lines are its text, with - / * items as bullets and 1. items numbered (indent two spaces to nest), **bold** and [links](https://…) kept; lines after "Notes:" become the speaker notes. The first slide, a title with at most two plain lines, becomes a title slide. Returns the new presentation\'s id, link and slides.',
   input: z.object({
     title: z.string().min(1).max(255).describe("The presentation's title (its file name)."),
     markdown: z.string().min(1).max(100000).describe('The deck, slides separated by lines of ---.'),
