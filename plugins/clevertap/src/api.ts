@@ -58,7 +58,7 @@ export function projectFor(ctx: PluginContext, project: string | undefined): Pro
     return found;
   }
   const fallback = defaultProject(ctx, projects);
-  return fallback ?? (projects[0]);
+  return fallback ?? projects[0];
 }
 
 /** The connection's default project, when it names one that exists. */
@@ -141,5 +141,5 @@ export async function call(
       `CleverTap could not ${action}: ${typeof data['error'] === 'string' ? data['error'] : 'it answered status "fail"'}.`,
     );
   const m = /"req_id"\s*:\s*"?(\d{1,30})"?/.exec(text);
-  return { data, reqId: m ? (m[1]) : null };
+  return { data, reqId: m ? m[1] : null };
 }
