@@ -4,8 +4,9 @@
  * dedicated Agents, never the global dispatcher (so HTTP(S)_PROXY variables are ignored):
  * the checked agent's `connect.lookup` refuses any non-allowed resolved address; the public agent
  * refuses every address that is not public (allowPrivateCidrs aside), for hosts a plugin reaches
- * as "any public host"; the mapped agent serves only operator-named upstream targets. Library errors are translated to bridge codes here
- * and their messages dropped (they may quote URLs of mapped targets).
+ * as "any public host"; the mapped agent serves only operator-named upstream targets. Library
+ * errors are translated to bridge codes here and their messages dropped (they may quote URLs of
+ * mapped targets).
  */
 import { Agent, fetch } from 'undici';
 import { BridgeError } from './bridge-error.js';

@@ -44,8 +44,10 @@ export function egressPolicy(): Interceptor {
           `${where}${named(req, 'port', url.port)} is not allowed`,
         );
       const host = policyHost(url);
-      const anyHost = !call.scope.manifest.egress.includes(host) && call.scope.manifest.egressAnyPublicHost === true;
-      if (!anyHost && !call.scope.manifest.egress.includes(host)) {
+      const declared = call.scope.manifest.egress.includes(host);
+      // an undeclared host of a plugin that may reach any public one: no credential, public addresses only
+      const anyHost = !declared && call.scope.manifest.egressAnyPublicHost === true;
+      if (!declared && !anyHost) {
         throw new BridgeError(
           'GW_ERR_BRIDGE_HOST_NOT_ALLOWED',
           `${where}${named(req, 'host', `"${host.slice(0, 100)}"`)} is not declared in the plugin's egress`,
