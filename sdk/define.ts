@@ -63,6 +63,8 @@ export interface PluginSpec<T extends Record<string, ToolDefinition>> {
   auth: PluginAuthSpec;
   /** host names the plugin may reach (no scheme, no port) */
   egress?: string[];
+  /** also any public host over https, never with the credential (see docs/plugins.md) */
+  egressAnyPublicHost?: boolean;
   /** tool name (snake_case, prefixed with the plugin's name) → definition */
   tools: T;
 }

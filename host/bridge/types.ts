@@ -47,6 +47,11 @@ export interface OutboundRequest {
   target?: URL;
   /** true when `target` is an operator-named upstream: the private-address check is skipped */
   mapped?: boolean;
+  /**
+   * true when the host is not declared in `egress` and the manifest allows any public host: it
+   * gets no credential, and only public addresses (allowPrivateCidrs does not apply)
+   */
+  anyHost?: boolean;
   signal: AbortSignal;
   /**
    * the response body bytes this request holds in the bridge's buffer budget (one hop's at a
