@@ -113,7 +113,7 @@ export const ERRORS = {
     status: 401,
     retryable: false,
     summary:
-      "The request's API key was revoked while the request ran: this execution was not started (the ones already running finish).",
+      "The request's API key (or OAuth grant) was revoked while the request ran: this execution was not started (the ones already running finish).",
     message: said,
   },
   GW_ERR_ENGINE_INTERNAL: {
@@ -138,7 +138,8 @@ export const ERRORS = {
     wire: 'http',
     status: 401,
     retryable: false,
-    summary: 'No API key, or an unknown or revoked one (HTTP 401).',
+    summary:
+      'No API key or OAuth access token, or an unknown, revoked or expired one, or an access token issued for another resource (HTTP 401).',
     message: said,
   },
   GW_ERR_TRANSPORT_BAD_BODY: {
@@ -212,6 +213,34 @@ export const ERRORS = {
     retryable: true,
     summary:
       'The user already has requests.maxInFlightPerUser POST requests in flight on this server (HTTP 429 with Retry-After; over MCP a JSON-RPC error body).',
+    message: said,
+  },
+  // ---- the OAuth 2.1 authorization server for /mcp (host/oauth-server): the RFC error code is in the body
+  GW_ERR_OAUTH_REFUSED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 400,
+    retryable: false,
+    summary:
+      "An OAuth endpoint (/token, /register, /revoke) refused the request: the body's `error` is the RFC error code and `error_description` says why (HTTP 400; 401 for invalid_client).",
+    message: said,
+  },
+  GW_ERR_OAUTH_AUTHORIZE_REFUSED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 400,
+    retryable: false,
+    summary:
+      '/authorize cannot tell which app is asking or where to send the answer (unknown client_id, a client ID metadata document that cannot be fetched or is invalid, a redirect_uri the client did not register): an error page, never a redirect; logged at info with this code.',
+    message: said,
+  },
+  GW_ERR_OAUTH_RATE_LIMITED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 429,
+    retryable: true,
+    summary:
+      'Too many client registrations or client ID metadata document fetches from one address within the hour (oauthServer.registrationsPerHourPerAddress); HTTP 429 with Retry-After.',
     message: said,
   },
   GW_ERR_RESULT_CONTINUATION_UNKNOWN: {
@@ -425,6 +454,198 @@ export const ERRORS = {
     retryable: true,
     summary:
       'A person has taken control of this browser in the live view (browser_live_url); wait until they hand it back, then retry. Screenshots and reading text still work.',
+    message: said,
+  },
+  // ---- gateway: signing in to the portal (a page that says why, with the code)
+  GW_ERR_PORTAL_SIGN_IN_DISABLED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'Signing in to the portal with an API key, or with a one-time sign-in link, is turned off by the policy (signIn.apiKey, signIn.loginLinks).',
+    message: said,
+  },
+  GW_ERR_SSO_NOT_CONFIGURED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 404,
+    retryable: false,
+    summary: 'Single sign-on was asked for, and no OpenID Connect provider is configured (WORKBENCH_OIDC_ISSUER).',
+    message: said,
+  },
+  GW_ERR_SSO_PROVIDER_UNAVAILABLE: {
+    group: 'gateway',
+    wire: 'http',
+    status: 503,
+    retryAfterSec: 30,
+    retryable: true,
+    summary:
+      "The identity provider could not be reached, or its discovery document or token endpoint answered something unusable; the server's log says which.",
+    message: said,
+  },
+  GW_ERR_SSO_RESPONSE_INVALID: {
+    group: 'gateway',
+    wire: 'http',
+    status: 400,
+    retryable: false,
+    summary:
+      'The answer that came back from the identity provider does not belong to a sign-in this browser started (no or another state, expired), or its code or ID token was refused by the checks (issuer, audience, signature, expiry, nonce, PKCE).',
+    message: said,
+  },
+  GW_ERR_SSO_PROVIDER_REFUSED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: 'The identity provider answered with an error instead of a sign-in (access_denied, login_required, …).',
+    message: said,
+  },
+  GW_ERR_SSO_EMAIL_MISSING: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: 'The identity provider sent no email address for the person (the email scope or claim is missing).',
+    message: said,
+  },
+  GW_ERR_SSO_EMAIL_UNVERIFIED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'The identity provider does not say the email address is verified (email_verified), and the policy requires it (signIn.sso.requireVerifiedEmail).',
+    message: said,
+  },
+  GW_ERR_SSO_DOMAIN_NOT_ALLOWED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: "The email address's domain is not one of the policy's signIn.sso.allowedDomains.",
+    message: said,
+  },
+  GW_ERR_SSO_CLAIM_REQUIRED: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary: 'The person lacks the claim value the policy requires (signIn.sso.requiredClaim).',
+    message: said,
+  },
+  GW_ERR_SSO_NO_ACCOUNT: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'No Workbench user has this email address, and the policy creates none on sign-in (signIn.sso sets neither allowedDomains nor requiredClaim).',
+    message: said,
+  },
+  GW_ERR_SSO_NO_TENANT: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'A new user could not be placed in a tenant: the tenant claim holds no valid tenant name, and neither tenantByDomain nor defaultTenant gives one.',
+    message: said,
+  },
+  GW_ERR_SSO_SUBJECT_MISMATCH: {
+    group: 'gateway',
+    wire: 'http',
+    status: 403,
+    retryable: false,
+    summary:
+      'The Workbench user with this email address is linked to another identity at this provider (another subject): an email address reused by someone else does not sign in as that user.',
+    message: said,
+  },
+
+  // ---- jots (host/builtins/jots): the small static sites an agent publishes
+  GW_ERR_JOTS_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 404,
+    retryable: false,
+    summary:
+      "No site with that id belongs to the caller (another user's site is not found either); jots_list shows the caller's own.",
+    message: said,
+  },
+  GW_ERR_JOTS_FILE_NOT_FOUND: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 404,
+    retryable: false,
+    summary: 'jots_update was asked to delete a path the site does not hold; nothing was changed.',
+    message: said,
+  },
+  GW_ERR_JOTS_INVALID_PATH: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 400,
+    retryable: false,
+    summary:
+      'A file path is not a plain relative path (absolute, `..`, a backslash, a control character, `?` or `#`, an empty segment, too long or too deep), or names the same file twice; nothing was stored.',
+    message: said,
+  },
+  GW_ERR_JOTS_BAD_CONTENT: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 400,
+    retryable: false,
+    summary: 'A file\'s content marked `encoding: "base64"` is not valid base64; nothing was stored.',
+    message: said,
+  },
+  GW_ERR_JOTS_NO_INDEX: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 400,
+    retryable: false,
+    summary:
+      'A site must have an `index.html` at its root (its address serves it): the deploy has none, or the update would delete it.',
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_SITES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 409,
+    retryable: false,
+    summary:
+      'The user already has `builtins.jots.maxSitesPerUser` sites; delete one (jots_delete) before deploying another.',
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_FILES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary: 'The site would hold more than `builtins.jots.maxFilesPerSite` files; nothing was stored.',
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_FILE_BYTES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary: 'A file is larger than `builtins.jots.maxFileBytes` (decoded); nothing was stored.',
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_SITE_BYTES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary: "The site's files would add up to more than `builtins.jots.maxSiteBytes`; nothing was stored.",
+    message: said,
+  },
+  GW_ERR_JOTS_QUOTA_USER_BYTES: {
+    group: 'gateway',
+    wire: 'tool-result',
+    status: 413,
+    retryable: false,
+    summary:
+      "The user's sites would add up to more than `builtins.jots.maxBytesPerUser`; delete or shrink a site first. Nothing was stored.",
     message: said,
   },
   // ---- sandbox: the handler run (an execute_tools item; REST 502 unless a status is given)

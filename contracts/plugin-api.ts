@@ -101,6 +101,12 @@ export interface PluginCallLimits {
   readonly maxRequests: number;
   /** how many of them are left now (0 once a later call has started in the same context) */
   requestsLeft(): number;
+  /**
+   * about how many ms are left of the call's wall-clock deadline (`limits.wallMsPerCall`, less
+   * what the call waited for a worker), 0 once it has passed or a later call has started: a tool
+   * that polls stops in time and says how to go on, instead of being stopped with nothing
+   */
+  timeLeftMs(): number;
   /** the largest result, in bytes of its JSON (`limits.maxResultBytes`) */
   readonly maxResultBytes: number;
   /** the largest request body (`http.maxRequestBodyBytes`) */

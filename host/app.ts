@@ -2,7 +2,8 @@
  * @module host/app
  * Wires one gateway, in the order it starts: policy and logger → storage (database, users, vault)
  * → bridge and sandbox → connections → metrics, audit and rate limits → engine → meta-tools →
- * plugins → HTTP routes → audit retention; and closes it in the order that loses nothing. Each
+ * plugins → the OAuth authorization server → HTTP routes → audit retention; and closes it in the
+ * order that loses nothing. Each
  * step is a function of host/wiring, but for the HTTP server and its routes: fastify appears here,
  * in host/transport and in host/portal only.
  */
@@ -18,7 +19,8 @@ import type { EngineDeps } from './engine/execute-single.js';
 import { loadPolicyFile } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
 import type { PluginLoadError } from './registry/load-plugins.js';
-import type { PluginLoader, PluginReport } from './registry/plugin-loader.js';
+import type { PluginLoader, PluginReport, ReloadOutcome } from './registry/plugin-loader.js';
+import type { LoadedPlugin } from './registry/loaded-plugin.js';
 import { Registry } from './registry/registry.js';
 import { ContinuationStore } from './results/continuations.js';
 import type { Db } from './storage/db.js';
@@ -30,22 +32,26 @@ import { createMetrics, type Metrics } from './telemetry/metrics.js';
 import { registerPluginMetrics } from './telemetry/plugin-metrics.js';
 import { registerSandboxMetrics } from './telemetry/sandbox-metrics.js';
 import type { MetaTool } from './meta-tools/types.js';
-import { registerPortal } from './portal/portal.js';
+import type { OAuthServer } from './oauth-server/server.js';
+import { registerPortal, type PortalSignIn } from './portal/portal.js';
 import { UserRequests } from './transport/caller-auth.js';
 import { KEYLESS_BODY_LIMIT, registerHttpSurface } from './transport/http-surface.js';
 import { registerMcpRoutes } from './transport/mcp-http.js';
+import { registerOAuthRoutes } from './transport/oauth-routes.js';
 import { registerRestRoutes } from './transport/rest.js';
+import { guardJotsHost, registerJotRoutes } from './transport/jots-routes.js';
 import { trackConnections, type ConnectionDrain } from './transport/connection-drain.js';
 import { createAudit, startAuditRetention } from './wiring/audit.js';
 import { createBuiltins, type Builtins } from './wiring/builtins.js';
 import type { BuiltinIntegration } from './builtins/types.js';
-import type { BrowserService } from './builtins/browser/index.js';
 import { createConnections } from './wiring/connections.js';
 import { createMetaTools, pluginCatalog, policyAccess } from './wiring/meta-tools.js';
+import { createOAuth } from './wiring/oauth-server.js';
 import { createPlugins, warnAboutPluginRoots } from './wiring/plugins.js';
 import { createRateLimits } from './wiring/rate-limits.js';
 import { startBridgeAndSandbox } from './wiring/sandbox.js';
 import { closeOnce } from './wiring/shutdown.js';
+import { createPortalSignIn } from './wiring/sign-in.js';
 import { openStorage } from './wiring/storage.js';
 import { VERSION } from './version.js';
 
@@ -93,6 +99,8 @@ export interface Gateway {
   requests: UserRequests;
   /** each user's budget of meta-tool calls (requests.metaCallsPerUserPerMinute), for every MCP transport */
   metaCalls: ExecutionRateLimiter;
+  /** the OAuth authorization server of /mcp; undefined when the policy turns it off (oauthServer.enabled) */
+  oauth: OAuthServer | undefined;
   /** deletes audit rows older than audit.retentionDays (started with the gateway, stopped by close) */
   auditRetention: AuditRetention;
   /** starts listening; resolves to the bound URL */
@@ -108,6 +116,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const logger =
     options.logger ??
     createLogger({ level: config.logLevel, destination: policy.audit.sink === 'stdout' ? 'stderr' : 'stdout' });
+  // before anything starts: a configuration nobody could sign in with stops here
+  const signIn = await createPortalSignIn(config, policy, env, logger);
   const { db, users, vault } = await openStorage(config, env, logger);
   warnAboutPluginRoots(config.pluginDirs, logger);
   const { bridge, sandbox } = await startBridgeAndSandbox(policy, db, logger, options);
@@ -124,43 +134,33 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const engine: EngineDeps = { ...engineParts, publicUrl: config.publicUrl };
   const testHooks = { resolver: options.resolver, extra: options.extraBuiltins };
   const builtins = createBuiltins({ config, policy, db, logger, env, ...testHooks });
-  const continuations = new ContinuationStore(
-    db,
-    policy.resultCap.continuationTtlSec,
-    policy.resultCap.maxStoredCharsPerUser,
-  );
   const catalog = pluginCatalog(registry);
   const access = policyAccess(policy, registry);
   /** aborted when close() begins */
   const closing = new AbortController();
-  const metaTools = createMetaTools({
-    policy,
-    registry,
-    connections,
-    engine,
-    continuations,
-    access,
-    catalog,
-    publicUrl: config.publicUrl,
-    closing: closing.signal,
-  });
-  const plugins = createPlugins({
-    roots: config.pluginDirs,
-    metaTools,
-    registry,
-    builtins: builtins.plugins,
-    sandbox,
-    policy,
-    logger,
-    countReload,
-  });
-  await plugins.load();
+  const { metaTools, plugins } = await loadTools(
+    { config, policy, logger, db, registry, connections, engine, sandbox },
+    { access, catalog, closing: closing.signal, builtins: builtins.plugins, countReload },
+  );
+  const oauth = createOAuth(policy, db, config.publicUrl, logger);
 
   const app = createHttpApp(policy, logger);
-  const served = { config, policy, db, users, sandbox, metrics, logger, engine, connections, metaTools, metaCalls };
+  const served = {
+    config,
+    policy,
+    db,
+    users,
+    sandbox,
+    metrics,
+    logger,
+    engine,
+    connections,
+    metaTools,
+    metaCalls,
+    oauth,
+  };
   const requests = new UserRequests(policy.requests.maxInFlightPerUser);
-  const browser = builtins.browser;
-  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed, browser });
+  registerRoutes(app, { ...served, requests, catalog, pluginAllowed: access.pluginAllowed, signIn, builtins });
   const drain = trackConnections(app.server);
   startAuditRetention(policy, auditRetention, logger);
 
@@ -169,6 +169,55 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     { ...served, requests, registry, auditRetention },
     { plugins, closing, drain, bridge, builtins },
   );
+}
+
+/** The meta-tools, and the plugin loader that has filled the registry with the folders' plugins beside the built-ins. */
+async function loadTools(
+  parts: Pick<EngineDeps, 'policy' | 'logger' | 'registry'> & {
+    config: GatewayConfig;
+    db: Db;
+    connections: FullConnectionService;
+    engine: EngineDeps;
+    sandbox: Sandbox;
+  },
+  wiring: {
+    access: ReturnType<typeof policyAccess>;
+    catalog: PluginCatalog;
+    closing: AbortSignal;
+    builtins: LoadedPlugin[];
+    countReload: (outcome: ReloadOutcome) => void;
+  },
+): Promise<{ metaTools: MetaTool[]; plugins: PluginLoader }> {
+  const { config, policy, logger, registry, sandbox } = parts;
+  const metaTools = createMetaTools({
+    policy,
+    registry,
+    connections: parts.connections,
+    engine: parts.engine,
+    continuations: continuationStore(parts.db, policy),
+    access: wiring.access,
+    catalog: wiring.catalog,
+    publicUrl: config.publicUrl,
+    closing: wiring.closing,
+  });
+  const plugins = createPlugins({
+    roots: config.pluginDirs,
+    metaTools,
+    registry,
+    builtins: wiring.builtins,
+    sandbox,
+    policy,
+    logger,
+    countReload: wiring.countReload,
+  });
+  await plugins.load();
+  return { metaTools, plugins };
+}
+
+/** Where results over the response budget wait for continue_tool_result. */
+function continuationStore(db: Db, policy: Policy): ContinuationStore {
+  const { continuationTtlSec, maxStoredCharsPerUser } = policy.resultCap;
+  return new ContinuationStore(db, continuationTtlSec, maxStoredCharsPerUser);
 }
 
 /** The gauges read at each scrape: the sandbox's workers, the bridge's buffers, the plugins served. */
@@ -255,13 +304,18 @@ interface RouteWiring {
   pluginAllowed(user: User, plugin: string): boolean;
   requests: UserRequests;
   metaCalls: ExecutionRateLimiter;
-  /** the browser built-in's service (its live views are portal pages), when it is on */
-  browser: BrowserService | undefined;
+  signIn: PortalSignIn;
+  oauth: OAuthServer | undefined;
+  /** the built-ins whose pages the gateway serves: the jots' sites under /jots/ */
+  builtins: Builtins;
 }
 
-/** Every route, in order: health and metrics, MCP, REST, the portal. */
+/** Every route, in order: health and metrics, MCP, the OAuth server, REST, the portal, the jots. */
 function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
   const { config, policy } = w;
+  const jots = w.builtins.jots;
+  // first: on the jots origin nothing but the jots is served
+  if (jots) guardJotsHost(app, config.jotsUrl);
   registerHttpSurface(app, { metrics: w.metrics, db: w.db, sandbox: w.sandbox, config });
   registerMcpRoutes(app, {
     users: w.users,
@@ -273,7 +327,9 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     maxBatch: policy.requests.maxBatch,
     maxBatchResultBytes: policy.requests.maxBatchResultBytes,
     requests: w.requests,
+    tokens: w.oauth,
   });
+  if (w.oauth) registerOAuthRoutes(app, w.oauth);
   registerRestRoutes(app, {
     engine: w.engine,
     users: w.users,
@@ -283,7 +339,7 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     bodyLimit: policy.requests.bodyLimitBytes,
     metaCalls: w.metaCalls,
   });
-  registerPortal(app, {
+  const portal = registerPortal(app, {
     db: w.db,
     users: w.users,
     connections: w.connections,
@@ -291,6 +347,18 @@ function registerRoutes(app: FastifyInstance, w: RouteWiring): void {
     publicUrl: config.publicUrl,
     allowed: w.pluginAllowed,
     logger: w.logger,
-    ...(w.browser ? { browser: w.browser.liveViews } : {}),
+    signIn: w.signIn,
+    oauth: w.oauth,
+    ...(w.builtins.browser ? { browser: w.builtins.browser.liveViews } : {}),
+    ...(w.builtins.cookieSignIn ? { cookieBrowser: w.builtins.cookieSignIn } : {}),
   });
+  if (jots)
+    registerJotRoutes(app, {
+      jots: jots.service,
+      users: w.users,
+      publicUrl: config.publicUrl,
+      base: jots.base,
+      ...(config.jotsUrl ? { jotsUrl: config.jotsUrl } : {}),
+      signedIn: async (request) => (await portal.signedIn(request))?.user,
+    });
 }

@@ -2,7 +2,8 @@
  * @module host/config
  * The process configuration, read once from the environment (the stable contract in the README):
  * PORT, HOST, WORKBENCH_DATA_DIR, DATABASE_URL, WORKBENCH_PLUGINS_DIR, WORKBENCH_POLICY, LOG_LEVEL,
- * WORKBENCH_PUBLIC_URL. A bad value stops start-up with a message naming the variable.
+ * WORKBENCH_PUBLIC_URL, WORKBENCH_JOTS_URL. A bad value stops start-up with a message naming the
+ * variable.
  */
 import path from 'node:path';
 import { GatewayError } from './errors.js';
@@ -18,6 +19,11 @@ export interface GatewayConfig {
   policyFile: string;
   logLevel: string;
   publicUrl: string;
+  /**
+   * the separate origin jots are served on (WORKBENCH_JOTS_URL, e.g. https://jots.example.com);
+   * unset, they are served on the public URL's origin (docs/builtins.md, Jots)
+   */
+  jotsUrl?: string;
 }
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -55,6 +61,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   }
   const databaseUrl = env['DATABASE_URL'] || undefined;
   if (databaseUrl !== undefined) checkDatabaseUrl(databaseUrl);
+  const jotsUrl = env['WORKBENCH_JOTS_URL'] ? jotsOriginOf(env['WORKBENCH_JOTS_URL'], publicUrl) : undefined;
   return {
     port,
     host,
@@ -64,7 +71,34 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     policyFile: path.resolve(env['WORKBENCH_POLICY'] ?? DEFAULT_POLICY_FILE),
     logLevel,
     publicUrl,
+    ...(jotsUrl ? { jotsUrl } : {}),
   };
+}
+
+/**
+ * WORKBENCH_JOTS_URL: an http(s) origin (no path, query or credentials) whose host name is not the
+ * public URL's. Jots are served there to keep them off the portal's origin; a jot on the same host
+ * name but another port would still be sent the portal's cookies (cookies do not keep ports apart),
+ * so that is refused rather than giving a separation that is not one.
+ */
+export function jotsOriginOf(text: string, publicUrl: string): string {
+  const refuse = (why: string): never => {
+    throw new GatewayError('GW_ERR_CONFIG_INVALID', `WORKBENCH_JOTS_URL ${why}, got "${text.slice(0, 200)}"`);
+  };
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    return refuse('must be an http(s) URL such as https://jots.example.com');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') refuse('must be an http(s) URL');
+  if (u.username || u.password || u.search || u.hash || (u.pathname !== '/' && u.pathname !== ''))
+    refuse('must be an origin only (scheme, host and port; no path, query or user)');
+  if (u.hostname === new URL(publicUrl).hostname)
+    refuse(
+      `must name another host than WORKBENCH_PUBLIC_URL (${new URL(publicUrl).hostname}): cookies are shared across ports, so only another host name keeps jots away from the portal's`,
+    );
+  return u.origin;
 }
 
 /**

@@ -29,7 +29,7 @@ export type InputSchema = z.ZodObject;
 /** MCP tool hints: readOnlyHint, destructiveHint, idempotentHint, openWorldHint, title. */
 export type ToolAnnotations = z.input<typeof toolAnnotationsSchema>;
 
-/** How the credential is obtained and applied: none, apikey or oauth2 (see docs/plugins.md). */
+/** How the credential is obtained and applied: none, apikey, oauth2 or cookie (see docs/plugins.md). */
 export type PluginAuthSpec = z.input<typeof authSchema>;
 
 export interface ToolSpec<S extends InputSchema> {
@@ -63,6 +63,8 @@ export interface PluginSpec<T extends Record<string, ToolDefinition>> {
   auth: PluginAuthSpec;
   /** host names the plugin may reach (no scheme, no port) */
   egress?: string[];
+  /** also any public host over https, never with the credential (see docs/plugins.md) */
+  egressAnyPublicHost?: boolean;
   /** tool name (snake_case, prefixed with the plugin's name) → definition */
   tools: T;
 }

@@ -144,6 +144,8 @@ function createCallContext(scope: CallScope, policy: CompiledEgressPolicy): Call
     credential() {
       loading ??= scope.getCredential().then((c) => {
         if (c) for (const v of Object.values(c.values)) if (typeof v === 'string') secrets.push(v);
+        // every stored cookie's value, sent or not: none of them may reach plugin code
+        if (c?.cookies) for (const cookie of c.cookies) secrets.push(cookie.value);
         return c;
       });
       return loading;

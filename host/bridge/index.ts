@@ -13,6 +13,8 @@ export {
   type BridgeOptions,
 } from './create-bridge.js';
 export type { CallScope, Credential } from './types.js';
+// The cookie connection's cookie rules, for the connection service (capture, expiry).
+export { cookieHost, isExpired, type StoredCookie } from './cookie-header.js';
 export type { Resolver } from './safe-lookup.js';
 // The address policy, for host-side requests to addresses that come from manifests (OAuth
 // token and revocation endpoints): the same rules as ctx.http.

@@ -1,10 +1,12 @@
 /**
  * @module host/bridge/transport
- * The terminal step: one HTTP exchange with undici's `fetch` and `redirect: 'manual'`. Two
+ * The terminal step: one HTTP exchange with undici's `fetch` and `redirect: 'manual'`. Three
  * dedicated Agents, never the global dispatcher (so HTTP(S)_PROXY variables are ignored):
- * the checked agent's `connect.lookup` refuses any non-allowed resolved address; the mapped agent
- * serves only operator-named upstream targets. Library errors are translated to bridge codes here
- * and their messages dropped (they may quote URLs of mapped targets).
+ * the checked agent's `connect.lookup` refuses any non-allowed resolved address; the public agent
+ * refuses every address that is not public (allowPrivateCidrs aside), for hosts a plugin reaches
+ * as "any public host"; the mapped agent serves only operator-named upstream targets. Library
+ * errors are translated to bridge codes here and their messages dropped (they may quote URLs of
+ * mapped targets).
  */
 import { Agent, fetch } from 'undici';
 import { BridgeError } from './bridge-error.js';
@@ -68,6 +70,11 @@ export function createTransport(options: TransportOptions): Transport {
     ...timeouts,
     connect: { ...connect, lookup: createSafeLookup(options.allowedCidrs, options.resolver) },
   });
+  // hosts reached as "any public host": public addresses only, whatever the policy's private CIDRs
+  const publicOnly = new Agent({
+    ...timeouts,
+    connect: { ...connect, lookup: createSafeLookup([], options.resolver) },
+  });
   // operator-named targets: resolved normally (with the test resolver if one is given), never checked
   const plainLookup = options.resolver ? createSafeLookup([], options.resolver, false) : undefined;
   const mapped = new Agent({ ...timeouts, connect: plainLookup ? { ...connect, lookup: plainLookup } : connect });
@@ -82,7 +89,7 @@ export function createTransport(options: TransportOptions): Transport {
         ...(req.body !== undefined ? { body: req.body } : {}),
         redirect: 'manual',
         signal: req.signal,
-        dispatcher: req.mapped ? mapped : checked,
+        dispatcher: req.mapped ? mapped : req.anyHost ? publicOnly : checked,
       });
     } catch (e) {
       if (req.signal.aborted) throw e;
@@ -110,7 +117,7 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     send,
     async close() {
-      await Promise.allSettled([checked.close(), mapped.close()]);
+      await Promise.allSettled([checked.close(), publicOnly.close(), mapped.close()]);
     },
   };
 }

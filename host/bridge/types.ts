@@ -8,10 +8,15 @@ import type { PluginManifest } from '../../contracts/manifest.js';
 import type { EgressPolicy } from '../../contracts/protocol.js';
 import type { Cidr } from './address-policy.js';
 import type { Reservation } from './buffer-budget.js';
+import type { StoredCookie } from './cookie-header.js';
 
-/** Secret values of one connection, e.g. `{ token }` (OAuth2) or `{ apiKey }` (API-key fields). */
+/**
+ * Secret values of one connection, e.g. `{ token }` (OAuth2) or `{ apiKey }` (API-key fields);
+ * for a cookie connection, its cookies (and no values).
+ */
 export interface Credential {
   values: Record<string, string>;
+  cookies?: readonly StoredCookie[];
 }
 
 /** What the host knows about the call a request belongs to. One object per call. */
@@ -42,6 +47,11 @@ export interface OutboundRequest {
   target?: URL;
   /** true when `target` is an operator-named upstream: the private-address check is skipped */
   mapped?: boolean;
+  /**
+   * true when the host is not declared in `egress` and the manifest allows any public host: it
+   * gets no credential, and only public addresses (allowPrivateCidrs does not apply)
+   */
+  anyHost?: boolean;
   signal: AbortSignal;
   /**
    * the response body bytes this request holds in the bridge's buffer budget (one hop's at a

@@ -10,11 +10,13 @@ import { resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
 import { createConnectionService } from '../connections/service.js';
 import { requireSharedKey } from '../connections/vault.js';
+import { loadPolicyFile } from '../policy/load.js';
 import { loadPlugins, pluginRootProblem } from '../registry/load-plugins.js';
 import type { Db } from '../storage/db.js';
 import { openDatabase } from '../storage/open.js';
 import { API_KEY_PREFIX, UserStore, validateEmail, validateTenant, type ApiKeyInfo } from '../storage/users.js';
 import { stringFlag, type ParsedArgs } from './args.js';
+import { cookiesFlag, importCookies, requireCookiesFor } from './cookie-import.js';
 import { fail } from '../../contracts/errors.js';
 
 async function withDb<T>(config: GatewayConfig, fn: (db: Db) => Promise<T>): Promise<T> {
@@ -180,10 +182,11 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
   const expiresText = stringFlag(args, 'expires-in');
   if (expiresText !== undefined && !/^\d+$/.test(expiresText))
     throw fail('GW_ERR_CLI_USAGE', { message: '--expires-in must be a whole number of seconds' });
-  if (!token && !values)
+  const cookies = cookiesFlag(args, ['token', 'values', 'config', 'expires-in', 'refresh-token']);
+  if (!token && !values && cookies === undefined)
     throw fail('GW_ERR_CLI_USAGE', {
       message:
-        'give --token (OAuth2, or the single secret field of an API-key integration) or --values JSON (API-key fields)',
+        'give --token (OAuth2, or the single secret field of an API-key integration), --values JSON (API-key fields) or --cookies FILE|JSON (a cookie integration)',
     });
   // API-key fields are text: a number is taken as written, null means the field is left out, and
   // anything else (an object, a list, true) is refused instead of being stored as "[object Object]"
@@ -203,6 +206,7 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
           .join(''),
     });
   const auth = plugin.manifest.auth;
+  requireCookiesFor(plugin.manifest, cookies);
   if (auth.type === 'apikey' && token !== undefined && !values) {
     const secrets = auth.fields.filter((f) => f.secret);
     if (secrets.length !== 1) {
@@ -224,6 +228,7 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
         user.id,
         integration,
       ])) !== undefined;
+    if (cookies !== undefined) return importCookies(args, service, user, plugin.manifest, cookies, replaced);
     const { connectionId } = await service.importConnection({
       userId: user.id,
       manifest: plugin.manifest,
@@ -300,6 +305,11 @@ export async function runKeysReseal(config: GatewayConfig, args: ParsedArgs): Pr
 
 export async function runLoginLink(config: GatewayConfig, args: ParsedArgs): Promise<number> {
   const email = stringFlag(args, 'email', true);
+  // a link the portal would refuse is no link: say so here, where it is made
+  if (!loadPolicyFile(config.policyFile).signIn.loginLinks)
+    throw fail('GW_ERR_CLI_REFUSED', {
+      message: `one-time sign-in links are turned off by the policy (signIn.loginLinks in ${config.policyFile}): sign in with the ways the portal's sign-in page offers`,
+    });
   return withDb(config, async (db) => {
     const user = await new UserStore(db).byEmail(email);
     if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });

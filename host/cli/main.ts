@@ -33,6 +33,8 @@ const USAGE = `Usage: workbench <command>
                                          revoke an API key and the keys created with it (a leaked
                                          key's full text is enough; servers refuse it within a second)
   connections import --email E --integration I (--token T [--refresh-token R] [--expires-in S] | --values JSON) [--config JSON]
+  connections import --email E --integration I --cookies FILE|JSON
+                                         store a signed-in session's cookies (a JSON array) as a cookie connection
   keys rotate [--new-key BASE64]         re-encrypt every stored credential under a new key
                                          (--new-key required with WORKBENCH_ENCRYPTION_KEY, and
                                          already in WORKBENCH_ENCRYPTION_KEY_PREVIOUS)
@@ -66,7 +68,17 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
   'users create': ['email', 'tenant', 'json'],
   'users keys': ['email', 'json'],
   'users revoke-key': ['email', 'key', 'json'],
-  'connections import': ['email', 'integration', 'token', 'refresh-token', 'expires-in', 'values', 'config', 'json'],
+  'connections import': [
+    'email',
+    'integration',
+    'token',
+    'refresh-token',
+    'expires-in',
+    'values',
+    'config',
+    'cookies',
+    'json',
+  ],
   'keys rotate': ['new-key', 'json'],
   'keys reseal': ['json'],
   'login-link': ['email'],

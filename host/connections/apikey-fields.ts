@@ -1,16 +1,20 @@
 /**
  * @module host/connections/apikey-fields
  * Validates submitted API-key fields against the manifest's field list: required, enum, pattern,
- * length. Secret fields go to the encrypted secret; the others become the connection's non-secret
- * config (`ctx.config`). Every problem is reported per field, in words a person can act on.
+ * length, and the records of a records field (records-field.ts). Secret fields go to the encrypted
+ * secret; the others become the connection's non-secret config (`ctx.config`), as do a records
+ * field's records without their secret parts. Every problem is reported per field, in words a
+ * person can act on.
  */
 import type { RE2JS } from 're2js';
 import { compilePattern } from '../registry/patterns.js';
 import type { ApiKeyField } from '../../contracts/manifest.js';
+import { validateRecords } from './records-field.js';
 
 export interface ApiKeyValidation {
   secret: Record<string, string>;
-  config: Record<string, string>;
+  /** non-secret texts, and a records field's public records (a list) */
+  config: Record<string, string | Array<Record<string, string>>>;
   /** field name → problem; empty when valid */
   errors: Record<string, string>;
 }
@@ -46,6 +50,15 @@ export function validateApiKeyFields(fields: readonly ApiKeyField[], input: Reco
   for (const name of Object.keys(input)) if (!known.has(name)) out.errors[name] = `unknown field "${name}"`;
   for (const f of fields) {
     const raw = input[f.name];
+    if (f.records) {
+      const r = validateRecords(f, raw);
+      if ('error' in r) out.errors[f.name] = r.error;
+      else if (r.secret !== undefined) {
+        out.secret[f.name] = r.secret;
+        out.config[f.name] = r.config;
+      }
+      continue;
+    }
     let value = typeof raw === 'string' ? raw : raw === undefined || raw === null ? '' : undefined;
     if (value === undefined) {
       out.errors[f.name] = `${f.label} must be text`;

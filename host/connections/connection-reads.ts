@@ -2,12 +2,13 @@
  * @module host/connections/connection-reads
  * Reading connections: the engine's cheap lookup (no decryption), the credential (decrypted, and
  * refreshed when stale), and the state shown to people and agents, kept truthful (an expired
- * token that can never be refreshed is "needs_reauth" at once, not "connected" until a call fails).
+ * token that can never be refreshed, or a cookie session whose cookies expired, is "needs_reauth"
+ * at once, not "connected" until a call fails).
  */
 import type { PluginManifest } from '../../contracts/manifest.js';
 import type { ConnectionRow } from './connection-store.js';
 import { NO_REFRESH_REASON, type Refresher } from './refresh.js';
-import { openSecret } from './sealed-secret.js';
+import { openSecret, type SecretPayload } from './sealed-secret.js';
 import type { FullConnectionService, IntegrationConnectionState, ServiceCore } from './service-types.js';
 import type { ConnectionLookup, Credential } from './types.js';
 
@@ -19,7 +20,11 @@ export function createConnectionReads(core: ServiceCore, refresher: Refresher): 
   return {
     async lookup(userId, manifest): Promise<ConnectionLookup> {
       if (manifest.auth.type === 'none') return { connected: true, connectionId: '', config: {} };
-      const row = await store.byUser(userId, manifest.name);
+      let row = await store.byUser(userId, manifest.name);
+      if (!row) return { connected: false };
+      // a signed-in session whose cookies expired can never work again: say so now (the secret
+      // is opened only once the stored expiry has passed); the row may be gone by then
+      if (manifest.auth.type === 'cookie') row = await truthful(row);
       if (!row) return { connected: false };
       if (row.status !== 'connected')
         return {
@@ -40,7 +45,8 @@ export function createConnectionReads(core: ServiceCore, refresher: Refresher): 
 
     async credential(userId, manifest): Promise<Credential | undefined> {
       if (manifest.auth.type === 'none') return { values: {} };
-      const row = await store.byUser(userId, manifest.name);
+      let row = await store.byUser(userId, manifest.name);
+      if (manifest.auth.type === 'cookie') row = await truthful(row);
       if (!row || row.status !== 'connected') return undefined;
       return refresher.fresh(row, manifest);
     },
@@ -61,25 +67,33 @@ export function createConnectionReads(core: ServiceCore, refresher: Refresher): 
   };
 }
 
+/** Why a cookie connection needs re-authorisation once its session's cookies expired. */
+export const COOKIES_EXPIRED_REASON =
+  'the signed-in session expired (the cookies it needs have expired): call connect to sign in again';
+
 /**
- * An expired OAuth2 token without a refresh token can never work again: say so now (and store
- * it), instead of reporting "connected" until the next call fails.
+ * An expired OAuth2 token without a refresh token can never work again, nor can a signed-in
+ * session whose cookies expired: say so now (and store it), instead of reporting "connected"
+ * until the next call fails.
  */
 async function truthfulRow(core: ServiceCore, row: ConnectionRow | undefined): Promise<ConnectionRow | undefined> {
   const { store, now } = core;
   if (!row || row.status !== 'connected' || row.expires_at === null || row.expires_at > now()) return row;
-  let refreshable: boolean;
+  let payload: SecretPayload;
   try {
-    refreshable = openSecret(core.vault, row.id, row.secret, row.integration).refreshToken !== undefined;
+    payload = openSecret(core.vault, row.id, row.secret, row.integration);
   } catch {
     return row; // unreadable: credential() reports the vault error when the connection is used
   }
-  if (refreshable) return row;
+  if (payload.refreshToken !== undefined) return row;
+  const reason = payload.cookies ? COOKIES_EXPIRED_REASON : NO_REFRESH_REASON;
   const at = now();
   // only if it is still the row judged here: a reconnect since the read stands
-  if (!(await store.setStatusIf(row.id, row.version, 'needs_reauth', NO_REFRESH_REASON, at)))
+  if (!(await store.setStatusIf(row.id, row.version, 'needs_reauth', reason, at)))
     return truthfulRow(core, await store.byId(row.id));
-  return { ...row, status: 'needs_reauth', status_reason: NO_REFRESH_REASON, updated_at: at };
+  core.emit({ id: row.id, userId: row.user_id, integration: row.integration, status: 'needs_reauth' });
+  core.logger.warn({ connectionId: row.id, integration: row.integration, reason }, 'connection needs re-authorisation');
+  return { ...row, status: 'needs_reauth', status_reason: reason, updated_at: at };
 }
 
 function toState(row: ConnectionRow | undefined): IntegrationConnectionState {

@@ -2,19 +2,24 @@
  * @module host/connections/connection-saves
  * Storing a connection, sealed: an OAuth2 token set after the code exchange (keeping the refresh
  * token a re-consent did not repeat), API-key fields from the portal's form (validated per field),
- * and `connections import` (a token or fields given by the operator, keeping what it does not give).
+ * `connections import` (a token or fields given by the operator, keeping what it does not give), and
+ * a cookie connection's cookies (a browser capture, or an import), only those of its domains.
  */
 import { randomUUID } from 'node:crypto';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import { validateApiKeyFields } from './apikey-fields.js';
+import { notSignedIn, selectCookies, sessionExpiresAt } from './cookie-capture.js';
 import { ConnectionError } from './errors.js';
 import type { TokenSet } from './oauth.js';
 import { openSecret, sealSecret, type SecretPayload } from './sealed-secret.js';
-import type { FullConnectionService, ServiceCore } from './service-types.js';
+import type { CookieCapture, FullConnectionService, ServiceCore } from './service-types.js';
 import { expiresAtOf } from './token-response.js';
 import type { ConnectionService } from './types.js';
 
-export type ConnectionSaves = Pick<FullConnectionService, 'importConnection' | 'saveTokens' | 'saveApiKey'>;
+export type ConnectionSaves = Pick<
+  FullConnectionService,
+  'importConnection' | 'saveTokens' | 'saveApiKey' | 'captureCookies'
+>;
 
 type ImportInput = Parameters<ConnectionService['importConnection']>[0];
 type Saved = Promise<{ connectionId: string }>;
@@ -26,6 +31,7 @@ export function createConnectionSaves(core: ServiceCore): ConnectionSaves {
     async importConnection(input) {
       const m = input.manifest;
       if (m.auth.type === 'none') throw notNeeded(m);
+      if (m.auth.type === 'cookie' || input.cookies !== undefined) return importCookies(core, input);
       if (m.auth.type === 'oauth2') return importToken(core, input);
       return saveApiKey(input.userId, m, await importedFields(core, input));
     },
@@ -45,7 +51,54 @@ export function createConnectionSaves(core: ServiceCore): ConnectionSaves {
       });
     },
     saveApiKey,
+    captureCookies: (userId, manifest, cookies) => saveCookies(core, userId, manifest, cookies),
   };
+}
+
+/** `connections import --cookies`: the cookies given, checked as a capture's are. */
+async function importCookies(core: ServiceCore, input: ImportInput): Saved {
+  const m = input.manifest;
+  if (m.auth.type !== 'cookie')
+    throw new ConnectionError(
+      'GW_ERR_CONNECTION_INVALID_INPUT',
+      `${m.displayName} is not a cookie connection (auth type "${m.auth.type}"): cookies cannot connect it`,
+      { cookies: 'not a cookie integration' },
+    );
+  const given = ['token', 'refreshToken', 'expiresInSec', 'values', 'config'].filter(
+    (k) => input[k as keyof ImportInput] !== undefined,
+  );
+  if (input.cookies === undefined || given.length > 0)
+    throw new ConnectionError(
+      'GW_ERR_CONNECTION_INVALID_INPUT',
+      `${m.displayName} is a cookie connection: give its cookies${given.length > 0 ? `, and nothing else (not ${given.join(', ')})` : ''}`,
+      { cookies: 'required' },
+    );
+  const { connectionId } = await saveCookies(core, input.userId, m, input.cookies);
+  return { connectionId };
+}
+
+/** A capture or an import of cookies: the signed-in session's cookies of the declared domains, sealed. */
+async function saveCookies(
+  core: ServiceCore,
+  userId: string,
+  manifest: PluginManifest,
+  cookies: unknown,
+): Promise<CookieCapture> {
+  const auth = manifest.auth;
+  if (auth.type !== 'cookie')
+    throw new ConnectionError(
+      'GW_ERR_CONNECTION_INVALID_INPUT',
+      `${manifest.displayName} is not a cookie connection (auth type "${auth.type}")`,
+    );
+  const { kept, dropped } = selectCookies(auth, cookies, { nowMs: core.now(), mappedHosts: core.mappedHosts });
+  const problem = notSignedIn(auth, kept);
+  if (problem)
+    throw new ConnectionError('GW_ERR_CONNECTION_INVALID_INPUT', `${manifest.displayName}: ${problem}`, {
+      cookies: problem,
+    });
+  const expiresAt = sessionExpiresAt(auth, kept);
+  const { connectionId } = await save(core, userId, manifest, { values: {}, cookies: kept }, {}, expiresAt, null);
+  return { connectionId, kept: kept.length, dropped, expiresAt };
 }
 
 const notNeeded = (m: PluginManifest): ConnectionError =>
@@ -61,7 +114,7 @@ async function saveApiKeyFields(
   if (manifest.auth.type !== 'apikey')
     throw new ConnectionError(
       'GW_ERR_CONNECTION_INVALID_INPUT',
-      `${manifest.displayName} is connected with OAuth2, not an API key`,
+      `${manifest.displayName} is not connected with an API key (its auth type is "${manifest.auth.type}")`,
     );
   const v = validateApiKeyFields(manifest.auth.fields, input);
   const problems = Object.entries(v.errors);

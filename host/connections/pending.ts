@@ -12,6 +12,9 @@ import type { Db } from '../storage/db.js';
 import { lockUserRow } from '../storage/users.js';
 import type { Vault } from './vault.js';
 
+/** How the link is finished: the provider's consent (OAuth2), the API-key form, or signing in in a live browser (cookie). */
+export type PendingType = 'oauth2' | 'apikey' | 'cookie';
+
 export type PendingStatus = 'pending' | 'opened' | 'exchanging' | 'connected' | 'denied' | 'expired' | 'failed';
 export const TERMINAL: ReadonlySet<PendingStatus> = new Set(['connected', 'denied', 'expired', 'failed']);
 
@@ -19,7 +22,7 @@ export interface PendingConnect {
   id: string;
   userId: string;
   integration: string;
-  type: 'oauth2' | 'apikey';
+  type: PendingType;
   /** the stored status; `pending`/`opened` past `expiresAt` are reported as expired (`exchanging` only EXCHANGE_GRACE_MS later) */
   status: PendingStatus;
   statusReason: string | null;
@@ -98,13 +101,23 @@ function toPending(r: Row, now: number): PendingConnect {
     id: r.id,
     userId: r.user_id,
     integration: r.integration,
-    type: r.type === 'apikey' ? 'apikey' : 'oauth2',
+    type: r.type === 'apikey' || r.type === 'cookie' ? r.type : 'oauth2',
     status,
     statusReason: r.status_reason,
     createdAt: Number(r.created_at),
     expiresAt: Number(r.expires_at),
     usedAt: r.used_at === null ? null : Number(r.used_at),
   };
+}
+
+/**
+ * Whether the person is finishing this very link now: an OAuth2 link whose callback took it (the
+ * code exchange and the save are under way), or an API-key link whose form was posted (the save is
+ * under way). Its connection is stored a moment before the link is settled `connected`, so a
+ * connection that appears meanwhile is this link's doing, not another way of connecting.
+ */
+export function isBeingCompleted(p: PendingConnect): boolean {
+  return p.status === 'exchanging' || (p.type === 'apikey' && p.status === 'opened');
 }
 
 export interface PendingOptions {
@@ -132,18 +145,12 @@ export class PendingConnects {
   }
 
   /** Creates a link for `userId`, outside any limit. The id is 256 random bits; the unused state hash is a placeholder. */
-  async create(userId: string, integration: string, type: 'oauth2' | 'apikey'): Promise<PendingConnect> {
+  async create(userId: string, integration: string, type: PendingType): Promise<PendingConnect> {
     return this.#insert(this.#db, userId, integration, type, this.#now());
   }
 
   /** Inserts a link through `db` (a transaction's handle, when called from one) and answers it without reading it back. */
-  async #insert(
-    db: Db,
-    userId: string,
-    integration: string,
-    type: 'oauth2' | 'apikey',
-    now: number,
-  ): Promise<PendingConnect> {
+  async #insert(db: Db, userId: string, integration: string, type: PendingType, now: number): Promise<PendingConnect> {
     const row: Row = {
       id: randomBytes(24).toString('base64url'),
       user_id: userId,
@@ -174,7 +181,7 @@ export class PendingConnects {
   async createLimited(
     userId: string,
     integration: string,
-    type: 'oauth2' | 'apikey',
+    type: PendingType,
     max: number = CONNECT_LINK_LIMIT.max,
   ): Promise<CreateLimitedResult> {
     const { windowMs } = CONNECT_LINK_LIMIT;

@@ -98,6 +98,8 @@ export function createRefresher(deps: RefresherDeps): Refresher {
     skewMs = deps.skewMs,
   ): Promise<FreshResult> {
     const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
+    if (manifest.auth.type === 'cookie' && secret.cookies)
+      return { credential: { values: {}, cookies: secret.cookies } };
     if (manifest.auth.type !== 'oauth2' || !run.isStale(row, skewMs)) return { credential: { values: secret.values } };
     let flight = inFlight.get(row.id);
     if (!flight) {

@@ -1,15 +1,18 @@
 /**
  * @module host/connections/sealed-secret
  * What a connection's encrypted `secret` column holds: the values the bridge injects (`{token}` for
- * OAuth2, the secret API-key fields otherwise) and the OAuth2 refresh token, which never leaves the
- * host. Sealed with the vault, bound to the connection id.
+ * OAuth2, the secret API-key fields otherwise, a cookie connection's cookies) and the OAuth2
+ * refresh token, which never leaves the host. Sealed with the vault, bound to the connection id.
  */
+import type { StoredCookie } from '../bridge/index.js';
 import { GatewayError } from '../errors.js';
 import { VaultError, type Vault } from './vault.js';
 
 export interface SecretPayload {
   values: Record<string, string>;
   refreshToken?: string;
+  /** a cookie connection's cookies (captured in a browser, or imported) */
+  cookies?: StoredCookie[];
 }
 
 export function sealSecret(
@@ -19,6 +22,7 @@ export function sealSecret(
 ): { sealed: string; keyId: string } {
   const body: SecretPayload = { values: payload.values };
   if (payload.refreshToken) body.refreshToken = payload.refreshToken;
+  if (payload.cookies) body.cookies = payload.cookies;
   // the key id the value names: the vault's key may change (a key file re-read after a rotation)
   const sealed = vault.encrypt(JSON.stringify(body), connectionId);
   return { sealed, keyId: vault.keyIdOf(sealed) ?? vault.keyId };
@@ -69,5 +73,7 @@ export function openSecret(
     for (const [k, v] of Object.entries(p.values)) if (typeof v === 'string') values[k] = v;
   const out: SecretPayload = { values };
   if (typeof p?.refreshToken === 'string' && p.refreshToken) out.refreshToken = p.refreshToken;
+  // sealed by this server from validated cookies (cookie-capture.ts); a value that is not a list is none
+  if (Array.isArray(p?.cookies)) out.cookies = p.cookies;
   return out;
 }

@@ -8,6 +8,7 @@
 import type { EventEmitter } from 'node:events';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import type { ConnectionStore } from './connection-store.js';
+import type { DroppedCookie } from './cookie-capture.js';
 import type { OAuthClient, OAuthHttpOptions, TokenSet } from './oauth.js';
 import type { PendingConnects } from './pending.js';
 import type { ConnectionLogger } from './refresh.js';
@@ -25,6 +26,17 @@ export type IntegrationConnectionState =
     }
   | { state: 'needs_reauth'; connectionId: string; reason: string; updatedAt: number }
   | { state: 'not_connected' };
+
+/** What a cookie capture stored. */
+export interface CookieCapture {
+  connectionId: string;
+  /** cookies stored */
+  kept: number;
+  /** cookies left out (another domain, expired, unsendable), with the reason */
+  dropped: DroppedCookie[];
+  /** when the session ends (epoch ms), or null for session cookies only */
+  expiresAt: number | null;
+}
 
 export interface ConnectionChange {
   id: string;
@@ -59,6 +71,14 @@ export interface FullConnectionService extends ConnectionService {
     manifest: PluginManifest,
     input: Record<string, unknown>,
   ): Promise<{ connectionId: string }>;
+  /**
+   * Stores the cookies of a signed-in browser session as the user's cookie connection: the
+   * unexpired cookies within the manifest's domains (a mapped upstream target's as the host it
+   * stands for). Throws ConnectionError(GW_ERR_CONNECTION_INVALID_INPUT) when they are not cookies,
+   * or do not make a signed-in session (none kept, a signedInCheck cookie missing): nothing is
+   * stored then. The seam the browser built-in calls with its BrowserContext's cookies().
+   */
+  captureCookies(userId: string, manifest: PluginManifest, cookies: unknown): Promise<CookieCapture>;
   /** deletes the connection (at the version read; re-read if it changed meanwhile), then revokes the deleted tokens at the provider where supported */
   disconnect(userId: string, manifest: PluginManifest): Promise<DisconnectResult>;
   /**
@@ -88,6 +108,8 @@ export interface ServiceCore {
   logger: ConnectionLogger;
   http: OAuthHttpOptions;
   clientFor(pluginName: string): OAuthClient | undefined;
+  /** the policy's upstream targets by host name, with the hosts they stand for (cookie captures) */
+  mappedHosts: ReadonlyMap<string, readonly string[]>;
   /** tells this process's listeners (waits, caches) that a connection changed status */
   emit(change: ConnectionChange): void;
 }

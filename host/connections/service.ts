@@ -11,6 +11,7 @@ import type { Db } from '../storage/db.js';
 import { createConnectionReads } from './connection-reads.js';
 import { createConnectionSaves } from './connection-saves.js';
 import { ConnectionStore } from './connection-store.js';
+import { mappedHostsOf } from './cookie-capture.js';
 import { disconnectConnection } from './disconnect.js';
 import type { OAuthClient, OAuthHttpOptions } from './oauth.js';
 import { PendingConnects } from './pending.js';
@@ -22,6 +23,7 @@ import type { Vault } from './vault.js';
 export type { ConnectionLogger } from './refresh.js';
 export type {
   ConnectionChange,
+  CookieCapture,
   DisconnectResult,
   FullConnectionService,
   IntegrationConnectionState,
@@ -38,6 +40,8 @@ export interface ConnectionServiceDeps {
   logger?: ConnectionLogger;
   /** maps provider URLs (token, revocation, authorization) to the ones used: the policy's `upstreams` */
   mapUrl?: (url: string) => string;
+  /** the policy's `upstreams`, for the cookies a capture brings back from a mapped target (mappedHostsOf) */
+  upstreams?: Readonly<Record<string, string>>;
   /** refresh tokens expiring within this many ms (default 60 000) */
   refreshSkewMs?: number;
   /** longest a refresh lease is held (default 30 000) */
@@ -62,6 +66,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     logger: deps.logger ?? SILENT,
     http,
     clientFor: deps.clientFor,
+    mappedHosts: mappedHostsOf(deps.upstreams ?? {}),
     emit: (c: ConnectionChange): void => void events.emit('change', c),
   };
   const refresher = createRefresher({

@@ -35,6 +35,8 @@ export interface ConnectionService {
     expiresInSec?: number;
     values?: Record<string, string>;
     config?: Record<string, unknown>;
+    /** a cookie connection's cookies: a JSON array in playwright's cookie shape (cookie-capture.ts) */
+    cookies?: unknown;
   }): Promise<{ connectionId: string }>;
 }
 

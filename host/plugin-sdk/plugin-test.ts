@@ -89,9 +89,12 @@ function replayNext(replay: Replay, origin: string, req: RecordedRequest): Upstr
 function testCredential(
   manifest: PluginManifest,
   config: Record<string, unknown> | undefined,
-): { token?: string; values?: Record<string, string>; config?: Record<string, unknown> } {
+): { token?: string; values?: Record<string, string>; config?: Record<string, unknown>; cookies?: unknown } {
   const auth = manifest.auth;
   if (auth.type === 'oauth2') return { token: 'workbench-test-token', ...(config ? { config } : {}) };
+  // a session cookie of the first domain (for its hosts too): the replay server does not check it
+  if (auth.type === 'cookie')
+    return { cookies: [{ name: 'workbench_test', value: 'workbench-test-cookie', domain: `.${auth.domains[0]}` }] };
   if (auth.type !== 'apikey') return {};
   const values: Record<string, string> = {};
   for (const field of auth.fields) {

@@ -139,6 +139,7 @@ export function pluginManifest(def: unknown): Record<string, unknown> {
     description: def['description'],
     auth: def['auth'],
     egress: def['egress'] ?? [],
+    ...(def['egressAnyPublicHost'] === undefined ? {} : { egressAnyPublicHost: def['egressAnyPublicHost'] }),
     tools: Object.entries(tools).map(([name, tool]) => {
       if (!isObject(tool) || tool['kind'] !== TOOL_MARK)
         throw new DefinitionError(`tool "${name}": define it with defineTool({ … })`);

@@ -1,6 +1,6 @@
 /**
  * @module host/policy/schema
- * The policy file: limits, egress, tenancy, result cap. Every key may be left out; the default is
+ * The policy file: limits, egress, tenancy, result cap, sign-in. Every key may be left out; the default is
  * written next to it. A file that does not validate stops start-up with a message naming the field.
  */
 import { browserPolicySchema } from './browser-policy.js';
@@ -252,6 +252,29 @@ const imagesSchema = z
   })
   .strict();
 
+/** Workbench as the OAuth 2.1 authorization server of its own /mcp (host/oauth-server; docs/security.md) */
+const oauthServerSchema = z
+  .object({
+    /** serve the metadata, /authorize, /token, /register and /revoke, and take access tokens on /mcp (default true) */
+    enabled: z.boolean().default(true),
+    /** lifetime of an access token, seconds (default 3600) */
+    accessTokenTtlSec: z.number().int().min(60).max(86_400).default(3600),
+    /** lifetime of a refresh token, seconds; each refresh issues a new one (default 30 days) */
+    refreshTokenTtlSec: z
+      .number()
+      .int()
+      .min(3600)
+      .max(365 * 86_400)
+      .default(30 * 86_400),
+    /** Dynamic Client Registration (RFC 7591) at /register (default true) */
+    dynamicRegistration: z.boolean().default(true),
+    /** https client_ids whose metadata document Workbench fetches (default true) */
+    clientIdMetadataDocuments: z.boolean().default(true),
+    /** registrations and client metadata document fetches one address may cause per hour (default 20) */
+    registrationsPerHourPerAddress: z.number().int().min(1).max(1_000_000).default(20),
+  })
+  .strict();
+
 const originSchema = z.string().refine((s) => {
   try {
     const u = new URL(s);
@@ -260,6 +283,68 @@ const originSchema = z.string().refine((s) => {
     return false;
   }
 }, 'must be an origin like "https://api.github.com" (scheme, host and optional port; no path)');
+
+/** An email domain as it is compared: lower case, exact (a subdomain is a domain of its own). */
+const emailDomainSchema = z
+  .string()
+  .max(253)
+  .regex(
+    /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/,
+    'must be an email domain in lower case, e.g. "example.com" (matched exactly: a subdomain is listed on its own)',
+  );
+
+const claimNameSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_:./-]+$/, 'must be a claim name, e.g. "groups" or "https://example.com/roles"');
+
+const tenantNameSchema = z.string().refine((t) => validateTenant(t) === undefined, {
+  message: 'must be a tenant name: 1-63 characters of a-z, 0-9, "-" and "_", starting with a letter or digit',
+});
+
+/**
+ * Who may sign in with the OpenID Connect provider (WORKBENCH_OIDC_ISSUER), who gets an account on
+ * a first sign-in, and in which tenant (evaluated by host/policy/sign-in.ts). Every sign-in needs an
+ * email (verified, unless requireVerifiedEmail is false), in an allowed domain when the list is set,
+ * with the required claim when one is set. New users are created only when allowedDomains or
+ * requiredClaim is set; otherwise only existing users (matched by email) sign in.
+ */
+const ssoRuleSchema = z
+  .object({
+    /** email domains that may sign in (exact, lower case); empty: any domain (default) */
+    allowedDomains: z.array(emailDomainSchema).max(1000).default([]),
+    /** a claim the person must have, with this value (or one of these); a list claim must contain it (default none) */
+    requiredClaim: z
+      .object({
+        claim: claimNameSchema,
+        value: z.union([z.string().min(1).max(500), z.array(z.string().min(1).max(500)).min(1).max(100)]),
+      })
+      .strict()
+      .optional(),
+    /** refuse an email the provider does not mark email_verified: true (default true) */
+    requireVerifiedEmail: z.boolean().default(true),
+    /** a claim whose value is the new user's tenant (checked first; default none) */
+    tenantClaim: claimNameSchema.optional(),
+    /** email domain → tenant of new users (default none) */
+    tenantByDomain: z.record(emailDomainSchema, tenantNameSchema).default({}),
+    /** the tenant of a new user neither rule above places (default none: such a sign-in is refused) */
+    defaultTenant: tenantNameSchema.optional(),
+  })
+  .strict();
+
+/** The portal's sign-in methods: API keys and one-time links (for bootstrap) may be turned off; the SSO rule. */
+const signInSchema = z
+  .object({
+    /** the sign-in form that takes an API key (default true) */
+    apiKey: z.boolean().default(true),
+    /** one-time sign-in links made with `workbench login-link` (default true) */
+    loginLinks: z.boolean().default(true),
+    sso: ssoRuleSchema.default(ssoRuleSchema.parse({})),
+  })
+  .strict();
+export type SignInPolicy = z.infer<typeof signInSchema>;
+export type SsoRule = z.infer<typeof ssoRuleSchema>;
 
 export const policySchema = z
   .object({
@@ -272,6 +357,7 @@ export const policySchema = z
     images: imagesSchema.default(imagesSchema.parse({})),
     /** upstream origin → replacement origin (tests, staging, self-hosted instances) */
     upstreams: z.record(originSchema, originSchema).default({}),
+    oauthServer: oauthServerSchema.default(oauthServerSchema.parse({})),
     /** what happens when argument validation itself throws: "reject" (default) or "passthrough" */
     schemaErrors: z.enum(['reject', 'passthrough']).default('reject'),
     /** tenant name (or "*" for every tenant) → rule; a tenant's own rule and "*" both apply */
@@ -286,6 +372,8 @@ export const policySchema = z
       })
       .strict()
       .default({ browser: browserPolicySchema.parse({}), jots: jotsPolicySchema.parse({}) }),
+    /** how people sign in to the portal: which methods, and who single sign-on admits and where */
+    signIn: signInSchema.default(signInSchema.parse({})),
     /** where audit events go: the database (default) or stdout as JSON lines; how long stored ones are kept */
     audit: z
       .object({
@@ -330,3 +418,4 @@ export const minCapChars = (maxBatch: number): number => maxBatch * CAP_CHARS_PE
 
 export type Policy = z.infer<typeof policySchema>;
 export type PolicyLimits = z.infer<typeof limitsSchema>;
+export type OAuthServerPolicy = z.infer<typeof oauthServerSchema>;

@@ -1,19 +1,20 @@
 /**
  * @module host/portal/auth-routes
  * Signing in and out: with an API key, or with a one-time login link (shown as a confirmation
- * button, so fetching the link does not use it). Sign-in forms carry a pre-login CSRF token bound
- * to a cookie (no login CSRF); a new session id is issued at every sign-in (no fixation). A session
- * signed in with a key remembers it and ends when the key is revoked.
+ * button, so fetching the link does not use it); single sign-on is in sso-routes.ts. Either of the
+ * first two can be turned off by the policy (signIn.apiKey, signIn.loginLinks): its routes then
+ * refuse with GW_ERR_PORTAL_SIGN_IN_DISABLED and the sign-in page does not offer it. Sign-in forms
+ * carry a pre-login CSRF token bound to a cookie (no login CSRF); a new session id is issued at
+ * every sign-in (no fixation). A session signed in with a key remembers it and ends when the key
+ * is revoked.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { User } from '../storage/users.js';
-import { cookieCount, onlyCookie } from './cookies.js';
+import { cookieCount } from './cookies.js';
 import type { PortalContext } from './context.js';
 import { html } from './html.js';
-import { consumeLoginLink, peekLoginLink, sweepLoginLinks } from './login-links.js';
-import { randomId } from './sessions.js';
-
-const PRELOGIN = 'wb_prelogin';
+import { sendLoginPage } from './login-page.js';
+import { consumeLoginLink, peekLoginLink } from './login-links.js';
+import { PRELOGIN, preloginOk, preloginToken, sendSignInRefusal, startSession } from './sign-in.js';
 
 type Next = { Querystring: { next?: string } };
 type Token = { Params: { token: string } };
@@ -48,24 +49,36 @@ async function showLogin(
 ): Promise<FastifyReply> {
   const next = ctx.safeNext(request.query.next);
   if (await ctx.signedIn(request)) return reply.code(303).header('location', next).send();
-  return loginPage(ctx, reply, 200, next, undefined, doubled(ctx, request));
+  return sendLoginPage(ctx, reply, { status: 200, next, twice: doubled(ctx, request) });
+}
+
+/** The refusal of a sign-in method the policy turned off. */
+function disabled(ctx: PortalContext, reply: FastifyReply, what: 'apiKey' | 'loginLinks'): FastifyReply {
+  return sendSignInRefusal(ctx, reply, {
+    status: 403,
+    title: 'This way of signing in is turned off',
+    reason:
+      what === 'apiKey'
+        ? 'Signing in with an API key is turned off on this server. Use the other ways the sign-in page offers.'
+        : 'Signing in with one-time links is turned off on this server. Use the ways the sign-in page offers.',
+    code: 'GW_ERR_PORTAL_SIGN_IN_DISABLED',
+  });
 }
 
 async function signInWithKey(ctx: PortalContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  if (!ctx.methods.apiKey) return disabled(ctx, reply, 'apiKey');
   if (!preloginOk(ctx, request, reply)) return reply;
   const form = ctx.body(request);
   const next = ctx.safeNext(form['next']);
   const key = (form['apiKey'] ?? '').trim();
   const found = key ? await ctx.deps.users.authenticateKey(key) : undefined;
   if (!found)
-    return loginPage(
-      ctx,
-      reply,
-      401,
+    return sendLoginPage(ctx, reply, {
+      status: 401,
       next,
-      key ? 'That API key is not valid: it is unknown or was revoked.' : 'Enter your API key.',
-    );
-  return signIn(ctx, reply, found.user, found.keyId, next);
+      error: key ? 'That API key is not valid: it is unknown or was revoked.' : 'Enter your API key.',
+    });
+  return startSession(ctx, reply, found.user, { keyId: found.keyId, method: 'api-key' }, next);
 }
 
 /** A login link's page asks before it signs in: fetching the link (a preview, a scanner) does not use it. */
@@ -74,6 +87,7 @@ async function confirmLoginLink(
   request: FastifyRequest<Token>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
+  if (!ctx.methods.loginLinks) return disabled(ctx, reply, 'loginLinks');
   const userId = await peekLoginLink(ctx.deps.db, request.params.token, ctx.deps.connections.now());
   const user = userId ? await ctx.deps.users.byId(userId) : undefined;
   if (!user)
@@ -97,6 +111,7 @@ async function signInWithLink(
   request: FastifyRequest<Token>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
+  if (!ctx.methods.loginLinks) return disabled(ctx, reply, 'loginLinks');
   if (!preloginOk(ctx, request, reply)) return reply;
   const userId = await consumeLoginLink(ctx.deps.db, request.params.token, ctx.deps.connections.now());
   const user = userId ? await ctx.deps.users.byId(userId) : undefined;
@@ -107,7 +122,7 @@ async function signInWithLink(
       'Sign-in link not valid',
       'This sign-in link is unknown, was already used or has expired. Ask for a new one.',
     );
-  return signIn(ctx, reply, user, null, '/integrations');
+  return startSession(ctx, reply, user, { keyId: null, method: 'login-link' }, '/integrations');
 }
 
 async function confirmLogout(ctx: PortalContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -128,7 +143,12 @@ async function signOut(ctx: PortalContext, request: FastifyRequest, reply: Fasti
   if (!ctx.checkPost(request, reply, who.session.csrf)) return reply;
   await ctx.sessions.revoke(who.session.idHash);
   ctx.setCookie(reply, ctx.cookieName, '', { maxAgeSec: 0 });
-  return reply.code(303).header('location', '/login').send();
+  // "Sign out and sign in as …" (a connect link of another account) comes back to the link
+  const next = ctx.safeNext(ctx.body(request)['next'], '');
+  return reply
+    .code(303)
+    .header('location', next ? `/login?next=${encodeURIComponent(next)}` : '/login')
+    .send();
 }
 
 async function signOutOthers(ctx: PortalContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -137,39 +157,6 @@ async function signOutOthers(ctx: PortalContext, request: FastifyRequest, reply:
   await ctx.sessions.revokeAll(who.user.id, who.session.idHash);
   await ctx.putFlash(request, who, 'keys', { kind: 'others-signed-out' });
   return reply.code(303).header('location', '/keys').send();
-}
-
-function preloginToken(ctx: PortalContext, reply: FastifyReply): string {
-  const token = randomId();
-  ctx.setCookie(reply, PRELOGIN, token, { maxAgeSec: 1800, sameSite: 'Strict' });
-  return token;
-}
-
-function preloginOk(ctx: PortalContext, req: FastifyRequest, reply: FastifyReply): boolean {
-  const expected = onlyCookie(req.headers.cookie, PRELOGIN);
-  // checkPost compares the form's _csrf with the cookie's token and refuses foreign origins.
-  return ctx.checkPost(req, reply, expected);
-}
-
-/** `keyId`: the API key that signed in (the session ends when it is revoked), null for a login link. */
-async function signIn(
-  ctx: PortalContext,
-  reply: FastifyReply,
-  user: User,
-  keyId: string | null,
-  next: string,
-): Promise<FastifyReply> {
-  const { id } = await ctx.sessions.create(user.id, keyId);
-  // Housekeeping rides on sign-ins (rare, and on whichever replica): old sessions, links and pending connects.
-  void Promise.all([
-    ctx.sessions.sweep(),
-    ctx.flashes.sweep(),
-    sweepLoginLinks(ctx.deps.db),
-    ctx.deps.connections.pending.sweep(),
-  ]).catch((err: unknown) => ctx.deps.logger?.warn({ error: (err as Error).message }, 'portal sweep failed'));
-  ctx.setCookie(reply, ctx.cookieName, id, { maxAgeSec: ctx.sessions.ttlMs / 1000, httpOnly: true, sameSite: 'Lax' });
-  ctx.setCookie(reply, PRELOGIN, '', { maxAgeSec: 0, sameSite: 'Strict' });
-  return reply.code(303).header('location', next).send();
 }
 
 /**
@@ -184,25 +171,4 @@ function doubled(ctx: PortalContext, req: FastifyRequest): boolean {
       'portal: a request carried a session cookie more than once (one may have been set by another site of the same domain); treated as signed out',
     );
   return twice.length > 0;
-}
-
-function loginPage(
-  ctx: PortalContext,
-  reply: FastifyReply,
-  status: number,
-  next: string,
-  error?: string,
-  twice = false,
-): FastifyReply {
-  const csrf = preloginToken(ctx, reply);
-  return ctx.sendPage(reply, status, {
-    title: 'Sign in',
-    body: html`${twice ? html`<p class="error" role="alert">Your browser sent more than one Workbench sign-in cookie, which another site under the same domain can cause, so you are signed out. Clear this site's cookies in your browser, then sign in.</p>` : ''}${error ? html`<p class="error" role="alert" id="key-error">${error}</p>` : ''}
-<form method="post" action="/login">
-<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="next" value="${next}">
-<label for="apiKey">Your Workbench API key</label>
-<p class="hint" id="key-hint">The key your agent uses (starts with wb_). An operator can also send you a one-time sign-in link.</p>
-<input id="apiKey" name="apiKey" type="password" autocomplete="current-password" required aria-describedby="key-hint${error ? ' key-error' : ''}"${error ? html` aria-invalid="true"` : ''}>
-<p><button type="submit">Sign in</button></p></form>`,
-  });
 }

@@ -90,6 +90,11 @@ function sendLivePage(
 <div class="live-controls"><button type="button" id="live-take">Take control</button><button type="button" id="live-release" hidden>Hand back to the agent</button></div>
 <div id="live-screen" class="live-screen" tabindex="0" data-id="${id}" data-csrf="${who.session.csrf}" aria-label="The browser's page. With control, click on it and type here.">
 <img id="live-frame" alt="The page the browser shows" width="1280" height="720"></div>
+${
+  view.done
+    ? html`<form method="post" action="${view.done.action}"><input type="hidden" name="_csrf" value="${who.session.csrf}"><p><button type="submit">${view.done.label}</button></p></form>`
+    : ''
+}
 <noscript><p class="error">The live view needs JavaScript.</p></noscript>
 <script src="/browser/live.js"></script>`;
   const page = renderPage({ title: 'Live browser', body, user: who.user, csrf: who.session.csrf });

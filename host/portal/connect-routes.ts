@@ -21,7 +21,16 @@ import { ConnectionError } from '../connections/errors.js';
 import { authorizationUrl, exchangeCode, OAuthError, randomToken } from '../connections/oauth.js';
 import { TERMINAL, type OpenResult, type PendingConnect } from '../connections/pending.js';
 import type { PortalContext, SignedIn } from './context.js';
-import { apiKeyFormBody, oauthContinueBody, oauthStartBody, resultBody, RESULT_TEXT } from './connect-views.js';
+import {
+  apiKeyFormBody,
+  oauthContinueBody,
+  oauthStartBody,
+  otherAccountBody,
+  resultBody,
+  RESULT_TEXT,
+} from './connect-views.js';
+import { maskEmail } from './login-page.js';
+import { showCookieLink } from './cookie-connect.js';
 
 type Refusal = Extract<OpenResult, { ok: false }>['reason'];
 
@@ -100,7 +109,7 @@ async function linkPost<T extends PluginAuth['type']>(
   return { who, pending: checked.pending, m, auth: m.auth as Extract<PluginAuth, { type: T }> };
 }
 
-/** The link's page: its result once settled, else the API-key form or the button that goes on to the provider. */
+/** The link's page: its result once settled, else the API-key form, the sign-in steps of a cookie link, or the button that goes on to the provider. */
 async function showConnectLink(
   ctx: PortalContext,
   request: FastifyRequest<Id>,
@@ -110,18 +119,43 @@ async function showConnectLink(
   if (!who) return reply;
   const p = await ctx.deps.connections.pending.get(request.params.id);
   if (!p) return refuse(ctx, reply, 'unknown', who);
-  if (p.userId !== who.user.id) return refuse(ctx, reply, 'other_user', who);
+  if (p.userId !== who.user.id) return otherAccount(ctx, reply, p, who);
   const m = pluginFor(ctx, p.integration, who);
   if (TERMINAL.has(p.status)) {
     const status = p.status as keyof typeof RESULT_TEXT;
     return ctx.sendPage(reply, 200, { title: RESULT_TEXT[status].title, body: resultBody(m, p, status), who });
   }
+  if (m?.auth.type === 'cookie' && (p.status === 'pending' || p.status === 'opened'))
+    return showCookieLink(ctx, reply, who, { ...m, auth: m.auth }, p);
   if (p.status !== 'pending') return refuse(ctx, reply, 'used', who);
   if (!m) return refuse(ctx, reply, 'unknown', who);
   const title = `Connect ${m.displayName}`;
   if (m.auth.type === 'apikey')
     return ctx.sendPage(reply, 200, { title, body: apiKeyFormBody({ ...m, auth: m.auth }, p, who.session.csrf), who });
   return ctx.sendPage(reply, 200, { title, body: oauthStartBody(m, p, who.user.email, who.session.csrf), who });
+}
+
+/**
+ * A link of another account, opened while signed in: says whose it is (masked) and who is signed
+ * in, and offers to sign out and come back to the link as its owner.
+ */
+async function otherAccount(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  p: PendingConnect,
+  who: SignedIn,
+): Promise<FastifyReply> {
+  const owner = await ctx.deps.users.byId(p.userId);
+  const integration = ctx.deps.registry.plugin(p.integration)?.displayName ?? p.integration;
+  return ctx.sendPage(reply, REFUSALS.other_user.status, {
+    title: REFUSALS.other_user.title,
+    body: otherAccountBody(
+      { integration, owner: owner ? maskEmail(owner.email) : 'another account', signedIn: who.user.email },
+      `/connect/${p.id}`,
+      who.session.csrf,
+    ),
+    who,
+  });
 }
 
 /** "Continue" on an OAuth link: opens it (state, PKCE) and answers the page that moves on to the provider. */

@@ -106,3 +106,16 @@ export function resultBody(
 ${status === 'failed' && p.statusReason ? html`<p>${p.statusReason}</p>` : ''}
 <p><a href="/integrations">See all integrations</a></p>`;
 }
+
+/** A link of another account: whose it is, who is signed in, and a way to sign out and come back as its owner. */
+export function otherAccountBody(
+  o: { integration: string; owner: string; signedIn: string },
+  linkPath: string,
+  csrf: string,
+): SafeHtml {
+  return html`<p class="error" role="alert">This link was created for a different Workbench account: it connects <strong>${o.integration}</strong> for <strong>${o.owner}</strong>, and you are signed in as <strong>${o.signedIn}</strong>.</p>
+<p>To finish connecting, sign out and sign in as ${o.owner}; you come back to this link.</p>
+<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="next" value="${linkPath}">
+<button type="submit">Sign out and sign in as ${o.owner}</button></form>
+<p>Or <a href="/integrations">connect ${o.integration} for your own account</a> from the integrations page.</p>`;
+}

@@ -9,14 +9,28 @@ import type { LiveViewAccess } from '../builtins/browser/index.js';
 import type { ConnectionLogger } from '../connections/refresh.js';
 import type { PluginCatalog } from '../connections/meta-tools.js';
 import type { FullConnectionService } from '../connections/service.js';
+import type { OAuthServer } from '../oauth-server/server.js';
 import type { Db } from '../storage/db.js';
+import type { CookieSignInBrowser } from './cookie-browser.js';
 import type { User, UserStore } from '../storage/users.js';
+import type { SsoRule } from '../policy/schema.js';
+import type { OidcSignIn } from './sso/oidc-client.js';
 import { onlyCookie, serializeCookie, type CookieOptions } from './cookies.js';
 import { PortalFlash, type Flash, type FlashPage } from './flash.js';
 import { html, type SafeHtml } from './html.js';
 import { renderPage, type Section } from './layout.js';
 import { securityHeaders } from './security-headers.js';
 import { PortalSessions, sameToken, type PortalSession } from './sessions.js';
+
+/** How people may sign in to the portal (the policy's `signIn`, and the provider of WORKBENCH_OIDC_*). */
+export interface PortalSignIn {
+  /** the sign-in form that takes an API key */
+  apiKey: boolean;
+  /** one-time sign-in links (`workbench login-link`) */
+  loginLinks: boolean;
+  /** single sign-on: the provider, and who it admits (undefined: not configured) */
+  sso?: { client: OidcSignIn; rule: SsoRule };
+}
 
 export interface PortalDeps {
   db: Db;
@@ -32,6 +46,12 @@ export interface PortalDeps {
   sessionTtlMs?: number;
   /** the browser built-in's live views, served at /browser/live/:id (absent: no such pages) */
   browser?: LiveViewAccess;
+  /** how people may sign in (default: an API key or a sign-in link; no single sign-on) */
+  signIn?: PortalSignIn;
+  /** the gateway's OAuth authorization server: the consent page (/authorize) and the apps on the keys page */
+  oauth?: OAuthServer | undefined;
+  /** the live browser cookie connect links sign in with (the browser built-in); without it they say one is needed */
+  cookieBrowser?: CookieSignInBrowser;
 }
 
 export interface SignedIn {
@@ -47,6 +67,8 @@ export interface PortalContext {
   base: string;
   secure: boolean;
   cookieName: string;
+  /** the sign-in methods turned on */
+  methods: PortalSignIn;
   signedIn(request: FastifyRequest): Promise<SignedIn | undefined>;
   /** the signed-in user, or undefined after redirecting to /login?next=<this page> */
   requireUser(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
@@ -93,6 +115,7 @@ export function createPortalContext(deps: PortalDeps): PortalContext {
     base,
     secure,
     cookieName,
+    methods: deps.signIn ?? { apiKey: true, loginLinks: true },
     signedIn: sessionResolver(deps, sessions, sessionIdOf),
 
     async requireUser(request, reply) {

@@ -22,6 +22,8 @@ export type Flash =
   /** `alsoRevoked`: how many keys made with it were revoked with it (absent in notices stored before it was counted) */
   | { kind: 'key-revoked'; alsoRevoked?: number }
   | { kind: 'others-signed-out' }
+  /** an app's OAuth access revoked on the keys page (`app`: its name) */
+  | { kind: 'app-revoked'; app: string }
   /** `removed`: whether there was a connection to remove; `revocation` as the connection service reports it */
   | { kind: 'disconnected'; integration: string; removed: boolean; revocation: 'revoked' | 'unsupported' | 'failed' };
 

@@ -16,6 +16,7 @@ const AUTH_LABEL: Record<PluginManifest['auth']['type'], string> = {
   none: 'No account',
   apikey: 'API key',
   oauth2: 'OAuth',
+  cookie: 'Sign-in session',
 };
 
 function stateCell(m: PluginManifest, s: IntegrationConnectionState | undefined): SafeHtml {

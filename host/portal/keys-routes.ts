@@ -19,6 +19,7 @@ import {
 } from '../storage/users.js';
 import type { PortalContext, SignedIn } from './context.js';
 import { html, type SafeHtml } from './html.js';
+import { grantsSection, registerGrantRoutes } from './oauth-grants.js';
 
 /** revoked keys the page lists (the latest revoked): revoked keys stay stored, and a page listing every one grew without bound */
 export const REVOKED_KEYS_LISTED = 20;
@@ -57,6 +58,7 @@ function chainsOf(all: ApiKeyInfo[]): (keyId: string) => ApiKeyInfo[] {
 /** What created a key, as a sentence for the list. */
 function originOf(k: ApiKeyInfo, all: ApiKeyInfo[]): SafeHtml | string {
   if (k.createdVia === 'link') return 'Created with a sign-in link';
+  if (k.createdVia === 'sso') return 'Created in a single sign-on session';
   if (k.createdVia === 'operator') return 'Created by an operator';
   if (k.createdVia === null) return 'Not recorded (created before origins were kept)';
   const parent = all.find((p) => p.id === k.createdWithKeyId);
@@ -78,6 +80,9 @@ export function registerKeyRoutes(scope: FastifyInstance, ctx: PortalContext): v
   // A key that other keys were created with is revoked only once the page that lists them (this
   // post without `confirm`) was confirmed; the revocation takes whatever chain there is by then.
   scope.post<Id>('/keys/:id/revoke', async (request, reply) => revokeKey(ctx, request, reply));
+
+  // the apps allowed by OAuth, listed on the same page
+  if (ctx.deps.oauth) registerGrantRoutes(scope, ctx, ctx.deps.oauth);
 }
 
 async function showKeys(ctx: PortalContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -120,7 +125,9 @@ async function keyNotices(
         : html`<p class="notice" role="status">The key was revoked, and with it the ${keys(f.alsoRevoked ?? 0)} created with it. Agents using them are refused from now on, and portal sessions signed in with them are signed out.</p>`
       : f.kind === 'others-signed-out'
         ? html`<p class="notice" role="status">Your other sessions were signed out.</p>`
-        : '',
+        : f.kind === 'app-revoked'
+          ? html`<p class="notice" role="status">The access of ${f.app} was revoked: its next request is refused.</p>`
+          : '',
   );
   return html`${shown}${note}`;
 }
@@ -138,7 +145,12 @@ async function createKey(ctx: PortalContext, request: FastifyRequest, reply: Fas
       body: await keysPage(ctx, who, 400, '', 'The label must be at most 60 characters, without line breaks.'),
     });
   // the key this session signed in with (revoking it revokes the new key too), or a sign-in link
-  const origin: ApiKeyOrigin = who.session.keyId === null ? { via: 'link' } : { via: 'key', keyId: who.session.keyId };
+  const origin: ApiKeyOrigin =
+    who.session.keyId !== null
+      ? { via: 'key', keyId: who.session.keyId }
+      : who.session.method === 'sso'
+        ? { via: 'sso' }
+        : { via: 'link' };
   let made: Awaited<ReturnType<typeof users.createApiKey>>;
   try {
     made = await users.createApiKey(who.user.id, label, origin);
@@ -233,6 +245,7 @@ ${
 ${shown.map(({ k, chain }) => keyRow(who, all, k, chain))}</tbody></table>`
 }
 ${unlisted > 0 ? html`<p class="hint">${unlisted} older revoked ${unlisted === 1 ? 'key is' : 'keys are'} not listed (only the ${REVOKED_KEYS_LISTED} revoked last are).</p>` : ''}</section>
+${await grantsSection(ctx.deps.oauth, who)}
 <section aria-labelledby="sess-h"><h2 id="sess-h">Sign-in sessions</h2><p>You are signed in to the portal in ${sessions} ${sessions === 1 ? 'place' : 'places'}.</p>
 <form method="post" action="/sessions/revoke-others"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Sign out everywhere else</button></form></section>`;
 }

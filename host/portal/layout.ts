@@ -54,6 +54,7 @@ main{max-width:72rem;margin:0 auto;padding:1.5rem}footer{color:var(--muted);padd
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.5rem;border-bottom:1px solid var(--line);vertical-align:top}
 label{display:block;font-weight:600;margin-top:1rem}input,select{font:inherit;padding:.4rem;min-width:18rem;max-width:100%}
 button{font:inherit;padding:.4rem 1rem;cursor:pointer}.inline{display:inline}
+a.button{display:inline-block;padding:.5rem 1rem;border:1px solid var(--accent);border-radius:.25rem;text-decoration:none;font-weight:600}
 .hint{color:var(--muted);font-weight:400;font-size:.875rem;margin:.25rem 0}.error{color:var(--bad)}
 .ok{color:var(--ok)}.warn{color:var(--warn)}.notice{border:1px solid var(--line);padding:1rem;border-radius:.25rem}
 .secret{font-family:ui-monospace,monospace;font-size:1rem;padding:.5rem;background:#f6f8fa;word-break:break-all}

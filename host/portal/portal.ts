@@ -12,14 +12,18 @@ import { registerActivityRoutes } from './activity-routes.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { registerBrowserRoutes } from './browser-routes.js';
 import { registerConnectRoutes } from './connect-routes.js';
+import { registerConsentRoutes } from './consent-routes.js';
+import { registerCookieConnectRoutes } from './cookie-connect.js';
 import { createPortalContext, type PortalContext, type PortalDeps } from './context.js';
 import { registerIntegrationRoutes } from './integrations-routes.js';
 import { html } from './html.js';
 import { registerKeyRoutes } from './keys-routes.js';
 import { PORTAL_CSS } from './layout.js';
 import { securityHeaders } from './security-headers.js';
+import { registerSsoRoutes } from './sso-routes.js';
 
-export type { PortalDeps } from './context.js';
+export type { PortalDeps, PortalSignIn } from './context.js';
+export type { CookieSignInBrowser } from './cookie-browser.js';
 export { createLoginLink } from './login-links.js';
 
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -84,11 +88,14 @@ export function registerPortal(app: FastifyInstance, deps: PortalDeps): PortalCo
     );
 
     registerAuthRoutes(scope, ctx);
+    registerSsoRoutes(scope, ctx);
     registerIntegrationRoutes(scope, ctx);
     registerConnectRoutes(scope, ctx);
+    registerCookieConnectRoutes(scope, ctx);
     registerActivityRoutes(scope, ctx);
     registerKeyRoutes(scope, ctx);
     if (deps.browser) registerBrowserRoutes(scope, ctx, deps.browser);
+    if (deps.oauth) registerConsentRoutes(scope, ctx, deps.oauth);
 
     // any other GET: a redirect to a page's canonical address, the portal's 404 page, or the gateway's own 404
     scope.get('/*', async (request, reply) => answerOtherGet(ctx, pages, notOurs, request, reply));

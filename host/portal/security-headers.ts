@@ -1,17 +1,18 @@
 /**
  * @module host/portal/security-headers
- * Headers on every portal response: a strict CSP (same-origin only, no script — but the live browser
- * view's own same-origin script on its page —, no framing),
- * X-Frame-Options, nosniff, a referrer policy that keeps link ids off other sites, no caching of
+ * Headers on every portal response: a strict CSP (same-origin only, no script but the live browser
+ * view's own, on its page; no framing), X-Frame-Options, nosniff, a referrer policy that keeps link ids off other sites, no caching of
  * pages that show private data, and HSTS when the public URL is https.
  */
 
 /**
  * Forms submit to this origin only, on every page: the OAuth2 "Continue" form is answered with a
  * page that goes on to the provider by itself (see connect-routes.ts), so no page needs to let a
- * form lead elsewhere.
+ * form lead elsewhere. One page adds one origin: the consent page of the authorization server
+ * (consent-routes.ts), whose answer redirects to the client's redirect URI, an exact URI the client
+ * registered and the page names; `formAction` is that URI's origin.
  */
-export function contentSecurityPolicy(): string {
+export function contentSecurityPolicy(formAction: readonly string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'none'",
@@ -19,7 +20,7 @@ export function contentSecurityPolicy(): string {
     "img-src 'self' data:",
     "object-src 'none'",
     "base-uri 'none'",
-    "form-action 'self'",
+    ["form-action 'self'", ...formAction].join(' '),
     "frame-ancestors 'none'",
   ].join('; ');
 }
@@ -35,9 +36,9 @@ export function liveViewContentSecurityPolicy(): string {
     .replace("img-src 'self' data:", "img-src 'self' blob:");
 }
 
-export function securityHeaders(secure: boolean): Record<string, string> {
+export function securityHeaders(secure: boolean, formAction: readonly string[] = []): Record<string, string> {
   const h: Record<string, string> = {
-    'content-security-policy': contentSecurityPolicy(),
+    'content-security-policy': contentSecurityPolicy(formAction),
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     // same-origin: our own form posts keep a real Origin header; other sites never see a link id.

@@ -11,7 +11,8 @@
  * by ending sessions when a key is revoked: so it holds however the key was revoked (the portal,
  * UserStore.revokeApiKey from an embedder or script, an operator's SQL, a replica still running an
  * older release), costs one primary-key lookup, and needs no second write to stay consistent.
- * Login-link sessions have no key.
+ * Login-link and single sign-on sessions have no key. Each session records how it was signed in
+ * (`method`), for the keys it makes (their origin) and for whoever reads the table.
  *
  * One user has at most MAX_LIVE_SESSIONS live sessions: a sign-in past it ends the oldest.
  */
@@ -19,11 +20,16 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../storage/db.js';
 import { hashSecret, lockUserRow } from '../storage/users.js';
 
+/** How a portal session was signed in. */
+export type SignInMethod = 'api-key' | 'login-link' | 'sso';
+
 export interface PortalSession {
   idHash: string;
   userId: string;
-  /** the API key the session was signed in with; null for a login-link session */
+  /** the API key the session was signed in with; null for a login-link or single sign-on session */
   keyId: string | null;
+  /** how it was signed in (for a session opened before this was recorded: by its key, else a link) */
+  method: SignInMethod;
   csrf: string;
   expiresAt: number;
 }
@@ -54,6 +60,12 @@ export function sameToken(a: string | undefined, b: string | undefined): boolean
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** The stored method, or what a session from before it was recorded was opened with. */
+function methodOf(stored: string | null, keyId: string | null): SignInMethod {
+  if (stored === 'api-key' || stored === 'login-link' || stored === 'sso') return stored;
+  return keyId === null ? 'login-link' : 'api-key';
+}
+
 export class PortalSessions {
   readonly #db: Db;
   readonly #now: () => number;
@@ -66,7 +78,8 @@ export class PortalSessions {
 
   /**
    * Starts a session; the returned id goes into the cookie and is never stored. `keyId` is the API
-   * key that signed in (the session ends with it), null for a login link. The user's oldest live
+   * key that signed in (the session ends with it), null for a login link or single sign-on; `method`
+   * says which (by default: 'api-key' with a key, else 'login-link'). The user's oldest live
    * sessions beyond MAX_LIVE_SESSIONS (the new one counted) end, in the same transaction under the
    * user's row lock, so sign-ins at once (or on two replicas) cannot leave more live. `ended` says
    * how many.
@@ -74,6 +87,7 @@ export class PortalSessions {
   async create(
     userId: string,
     keyId: string | null = null,
+    method: SignInMethod = keyId === null ? 'login-link' : 'api-key',
   ): Promise<{ id: string; session: PortalSession; ended: number }> {
     const id = randomId();
     return this.#db.transaction(async (tx) => {
@@ -83,12 +97,13 @@ export class PortalSessions {
         idHash: hashSecret(id),
         userId,
         keyId,
+        method,
         csrf: randomId(),
         expiresAt: now + this.ttlMs,
       };
       await tx.run(
-        'INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)',
-        [session.idHash, userId, keyId, session.csrf, now, session.expiresAt],
+        'INSERT INTO portal_sessions (id_hash, user_id, key_id, csrf, created_at, expires_at, revoked_at, sign_in_method) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)',
+        [session.idHash, userId, keyId, session.csrf, now, session.expiresAt, method],
       );
       // newest first; the new session is kept whatever its place among sessions of the same millisecond
       const others = await tx.all<{ id_hash: string }>(
@@ -115,12 +130,20 @@ export class PortalSessions {
       key_id: string | null;
       csrf: string;
       expires_at: number;
+      sign_in_method: string | null;
     }>(
-      `SELECT s.id_hash, s.user_id, s.key_id, s.csrf, s.expires_at FROM portal_sessions s WHERE s.id_hash = ? AND ${LIVE}`,
+      `SELECT s.id_hash, s.user_id, s.key_id, s.csrf, s.expires_at, s.sign_in_method FROM portal_sessions s WHERE s.id_hash = ? AND ${LIVE}`,
       [hashSecret(id), this.#now()],
     );
     return (
-      r && { idHash: r.id_hash, userId: r.user_id, keyId: r.key_id, csrf: r.csrf, expiresAt: Number(r.expires_at) }
+      r && {
+        idHash: r.id_hash,
+        userId: r.user_id,
+        keyId: r.key_id,
+        method: methodOf(r.sign_in_method, r.key_id),
+        csrf: r.csrf,
+        expiresAt: Number(r.expires_at),
+      }
     );
   }
 

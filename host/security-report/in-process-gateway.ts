@@ -50,6 +50,8 @@ export interface InProcessGateway {
       expiresInSec?: number;
       values?: Record<string, string>;
       config?: Record<string, unknown>;
+      /** a cookie connection's cookies (playwright's shape) */
+      cookies?: unknown;
     },
   ): Promise<void>;
   /** POST a JSON body (or raw text) to a path; keeps the body text */

@@ -18,6 +18,8 @@ export interface RecordedRequest {
   query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** the body's bytes as received (for a binary upload, which `body` decodes lossily) */
+  bytes: Uint8Array;
   /** parsed JSON body, or undefined */
   json: unknown;
 }
@@ -54,7 +56,8 @@ export async function startUpstream(handler: UpstreamHandler = () => ({ json: {}
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      const body = raw.toString('utf8');
       const u = new URL(req.url ?? '/', 'http://127.0.0.1');
       let json: unknown;
       try {
@@ -69,6 +72,7 @@ export async function startUpstream(handler: UpstreamHandler = () => ({ json: {}
         query: u.searchParams,
         headers: req.headers,
         body,
+        bytes: new Uint8Array(raw),
         json,
       };
       requests.push(rec);

@@ -257,6 +257,93 @@ export const MIGRATIONS: Migration[] = [
       `CREATE INDEX IF NOT EXISTS audit_events_at ON audit_events(at)`,
     ],
   },
+  {
+    version: 15,
+    name: 'jots: the static sites agents publish, their files and view links',
+    statements: [
+      // A site (host/builtins/jots): a random id, its owner (a site goes with its user) and the
+      // owner's tenant, a title, the SHA-256 of its share token when it is shared (the token itself
+      // is shown once and never stored), and the count and decoded bytes of its files, kept with
+      // each write so the per-user quota is one SUM over the user's sites.
+      `CREATE TABLE jot_sites (
+         id TEXT PRIMARY KEY, owner_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         tenant TEXT NOT NULL, title TEXT NOT NULL DEFAULT '', share_hash TEXT UNIQUE, shared_at BIGINT,
+         file_count INTEGER NOT NULL, bytes BIGINT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+      `CREATE INDEX jot_sites_owner ON jot_sites(owner_id, created_at)`,
+      // One file of a site: its normalised path, the Content-Type chosen from its extension, its
+      // decoded size and SHA-256 (the ETag), and its bytes as base64 text (portable: the storage
+      // interface binds text, not blobs, on both databases).
+      `CREATE TABLE jot_files (
+         site_id TEXT NOT NULL REFERENCES jot_sites(id) ON DELETE CASCADE, path TEXT NOT NULL,
+         content_type TEXT NOT NULL, bytes BIGINT NOT NULL, sha256 TEXT NOT NULL, content TEXT NOT NULL,
+         updated_at BIGINT NOT NULL, PRIMARY KEY (site_id, path))`,
+      // A view link: the owner, signed in to the portal in a browser, is sent to the site under a
+      // random token in the path (a sandboxed page's own requests carry no cookie). Its hash only;
+      // kept a day past its end, so that an expired link sends the browser to sign in again.
+      `CREATE TABLE jot_views (
+         token_hash TEXT PRIMARY KEY, site_id TEXT NOT NULL REFERENCES jot_sites(id) ON DELETE CASCADE,
+         user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)`,
+      `CREATE INDEX jot_views_user ON jot_views(user_id, created_at)`,
+      `CREATE INDEX jot_views_expires ON jot_views(expires_at)`,
+    ],
+  },
+  {
+    version: 16,
+    name: 'the OAuth authorization server for /mcp: clients, codes, grants, tokens',
+    statements: [
+      // A client: registered here (`kind` 'dcr', RFC 7591; client_id random) or known by its
+      // metadata document (`kind` 'cimd'; client_id is the document's https URL, and the row is the
+      // cached document until `expires_at`). `metadata` is the validated metadata as JSON.
+      `CREATE TABLE oauth_clients (
+         client_id TEXT PRIMARY KEY, kind TEXT NOT NULL, client_name TEXT, metadata TEXT NOT NULL,
+         created_at BIGINT NOT NULL, expires_at BIGINT, last_used_at BIGINT)`,
+      // An authorization code, stored as its SHA-256 hash, single use (`used_at`); `grant_id` is
+      // the grant its exchange made, revoked if the code is presented again.
+      `CREATE TABLE oauth_codes (
+         code_hash TEXT PRIMARY KEY, client_id TEXT NOT NULL, client_name TEXT NOT NULL,
+         user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, key_id TEXT,
+         redirect_uri TEXT NOT NULL, code_challenge TEXT NOT NULL, resource TEXT NOT NULL, scope TEXT NOT NULL,
+         refreshable INTEGER NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+         used_at BIGINT, grant_id TEXT)`,
+      `CREATE INDEX oauth_codes_expires ON oauth_codes(expires_at)`,
+      // A grant: one consent's chain of tokens (the family revoked whole). `key_id` is the API key
+      // the consenting portal session signed in with (NULL otherwise): revoking that key ends the
+      // grant, as it ends the keys made with it. `expires_at` follows its newest refresh token.
+      `CREATE TABLE oauth_grants (
+         id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         client_id TEXT NOT NULL, client_name TEXT NOT NULL, redirect_uri TEXT NOT NULL,
+         resource TEXT NOT NULL, scope TEXT NOT NULL, refreshable INTEGER NOT NULL, key_id TEXT REFERENCES api_keys(id),
+         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, last_used_at BIGINT,
+         revoked_at BIGINT, revoked_reason TEXT)`,
+      `CREATE INDEX oauth_grants_user ON oauth_grants(user_id, created_at)`,
+      // Access and refresh tokens, stored only as SHA-256 hashes. A refresh token is spent
+      // (`used_at`) when it is exchanged; presenting it again revokes its grant.
+      `CREATE TABLE oauth_tokens (
+         token_hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+         kind TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT, revoked_at BIGINT)`,
+      `CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id)`,
+      `CREATE INDEX oauth_tokens_expires ON oauth_tokens(expires_at)`,
+    ],
+  },
+  {
+    version: 17,
+    name: 'single sign-on identities; how a portal session was signed in',
+    statements: [
+      // One row per identity at an OpenID Connect provider that signed in as a user: the provider's
+      // `iss` and `sub`, the user it is linked to (at the first sign-in, by verified email) and the
+      // email it had then. A user has at most one subject per issuer: another subject with the same
+      // email is refused, never signed in as that user (host/portal/sso/provision.ts).
+      `CREATE TABLE user_identities (
+         issuer TEXT NOT NULL, subject TEXT NOT NULL,
+         user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         email TEXT NOT NULL, created_at BIGINT NOT NULL, last_sign_in_at BIGINT NOT NULL,
+         PRIMARY KEY (issuer, subject), UNIQUE (user_id, issuer))`,
+      // 'api-key', 'login-link' or 'sso'; NULL for sessions opened before it was recorded (those
+      // with a key_id were opened with that key, the others with a sign-in link)
+      `ALTER TABLE portal_sessions ADD COLUMN sign_in_method TEXT`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

@@ -24,10 +24,10 @@ export interface User {
 
 /**
  * What made an API key: a portal session signed in with the key `keyId` (revoking that key revokes
- * this one), a portal session opened with a one-time sign-in link, or an operator (`workbench users
- * create`, the first start, an embedder or script calling createApiKey).
+ * this one), a portal session opened with a one-time sign-in link or with single sign-on, or an
+ * operator (`workbench users create`, the first start, an embedder or script calling createApiKey).
  */
-export type ApiKeyOrigin = { via: 'key'; keyId: string } | { via: 'link' } | { via: 'operator' };
+export type ApiKeyOrigin = { via: 'key'; keyId: string } | { via: 'link' } | { via: 'sso' } | { via: 'operator' };
 
 export interface ApiKeyInfo {
   id: string;
@@ -306,7 +306,9 @@ export class UserStore {
       lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
       revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
       createdVia:
-        r.created_via === 'key' || r.created_via === 'link' || r.created_via === 'operator' ? r.created_via : null,
+        r.created_via === 'key' || r.created_via === 'link' || r.created_via === 'sso' || r.created_via === 'operator'
+          ? r.created_via
+          : null,
       createdWithKeyId: r.created_with_key_id,
     }));
   }

@@ -4,6 +4,12 @@
  * by hash; an unknown or revoked key is 401 with a WWW-Authenticate challenge. A key revoked while a
  * request runs refuses the executions that request has not started yet (`keyValid`).
  *
+ * On /mcp the bearer may also be an OAuth access token this gateway issued (host/oauth-server):
+ * looked up in the database on every request (so a revocation on any replica is seen by the next
+ * request), bound to /mcp's audience, and rechecked like a key while the request runs. There the
+ * 401 challenge names the protected resource metadata (RFC 9728 §5.1), so that a client can find
+ * the authorization server; API keys work there unchanged, and /rest takes API keys only.
+ *
  * Routes that take a body check the key before reading it (`checkKeyFirst`): a client without a
  * valid key can neither make the server hold a body of up to `bodyLimitBytes` nor keep a connection
  * open while it trickles one in; its 401 closes the connection instead of reading the rest.
@@ -31,6 +37,16 @@ export interface AuthenticatedCaller {
    * once; one on another replica (or by the CLI) within KEY_RECHECK_MS.
    */
   keyValid: () => Promise<boolean>;
+}
+
+/**
+ * OAuth access tokens a route takes besides API keys (host/oauth-server's server, on /mcp): its
+ * tokens, their check, and the 401 challenge that leads a client to the authorization server.
+ */
+export interface BearerTokens {
+  ownsToken(token: string): boolean;
+  verifyAccessToken(token: string): Promise<{ user: User; live(): Promise<boolean> } | undefined>;
+  challenge(invalidToken: boolean): string;
 }
 
 /** How long a request trusts its key's last check against the database. */
@@ -170,9 +186,10 @@ export function checkKeyFirst(
   users: UserStore,
   jsonRpc: boolean,
   requests: UserRequests,
+  tokens?: BearerTokens,
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
   return async (request, reply) => {
-    const caller = await authenticateCaller(users, request);
+    const caller = await authenticateCaller(users, request, tokens);
     if (caller && requests.enter(caller.user.id, request, reply)) {
       checkedFirst.set(request, caller);
       return undefined;
@@ -189,7 +206,7 @@ export function checkKeyFirst(
       return undefined;
     }
     reply.header('connection', 'close');
-    if (!caller) sendUnauthorized(reply, jsonRpc);
+    if (!caller) sendUnauthorized(reply, jsonRpc, tokens && challengeFor(request, tokens));
     else void sendTooManyRequests(reply, jsonRpc, requests.limit);
     return reply;
   };
@@ -198,20 +215,44 @@ export function checkKeyFirst(
 export async function authenticateCaller(
   users: UserStore,
   request: FastifyRequest,
+  tokens?: BearerTokens,
 ): Promise<AuthenticatedCaller | undefined> {
   const early = checkedFirst.get(request);
   if (early) return early;
   const key = presentedKey(request);
+  if (key !== undefined && tokens?.ownsToken(key)) return bearerCaller(tokens, key);
   const found = key ? await users.authenticateKey(key) : undefined;
   if (!found) return undefined;
   const { user, keyId } = found;
+  return {
+    user,
+    keyValid: recheckEvery(
+      KEY_RECHECK_MS,
+      async () => !users.revokedHere(keyId),
+      () => users.keyIsLive(keyId),
+    ),
+  };
+}
+
+/** The caller of an OAuth access token, its validity asked of the database as a key's is. */
+async function bearerCaller(tokens: BearerTokens, token: string): Promise<AuthenticatedCaller | undefined> {
+  const found = await tokens.verifyAccessToken(token);
+  if (!found) return undefined;
+  return { user: found.user, keyValid: recheckEvery(KEY_RECHECK_MS, async () => true, found.live) };
+}
+
+/**
+ * A validity check that asks `ask` (the database) at most every `ms`, and `quick` (this process's
+ * own record) every time. Once invalid, always invalid.
+ */
+function recheckEvery(ms: number, quick: () => Promise<boolean>, ask: () => Promise<boolean>): () => Promise<boolean> {
   let checkedAt = Date.now();
   let valid = true;
-  const keyValid = async (): Promise<boolean> => {
-    if (!valid || users.revokedHere(keyId)) return (valid = false);
-    if (Date.now() - checkedAt < KEY_RECHECK_MS) return true;
+  return async () => {
+    if (!valid || !(await quick())) return (valid = false);
+    if (Date.now() - checkedAt < ms) return true;
     try {
-      valid = await users.keyIsLive(keyId);
+      valid = await ask();
       checkedAt = Date.now();
     } catch {
       // the database did not answer (busy, a failover): keep what was last known, and ask again
@@ -219,17 +260,24 @@ export async function authenticateCaller(
     }
     return valid;
   };
-  return { user, keyValid };
 }
 
-export function sendUnauthorized(reply: FastifyReply, jsonRpc: boolean): void {
+/** The 401 challenge on a route that takes OAuth tokens: invalid_token when a token of this server was presented. */
+export function challengeFor(request: FastifyRequest, tokens: BearerTokens): string {
+  const key = presentedKey(request);
+  return tokens.challenge(key !== undefined && tokens.ownsToken(key));
+}
+
+/** `challenge`: the WWW-Authenticate value (default: the realm alone, where no OAuth token is taken). */
+export function sendUnauthorized(reply: FastifyReply, jsonRpc: boolean, challenge = 'Bearer realm="workbench"'): void {
   const body = jsonRpc
     ? {
         jsonrpc: '2.0',
         error: {
           code: -32001,
           message:
-            'Unauthorized: send your Workbench API key as "Authorization: Bearer <key>" or "x-workbench-api-key"',
+            'Unauthorized: send your Workbench API key as "Authorization: Bearer <key>" or "x-workbench-api-key"' +
+            (challenge.includes('resource_metadata=') ? ', or an OAuth access token of this server' : ''),
         },
         id: null,
       }
@@ -238,5 +286,5 @@ export function sendUnauthorized(reply: FastifyReply, jsonRpc: boolean): void {
         code: 'GW_ERR_TRANSPORT_UNAUTHORIZED',
         message: 'Send your Workbench API key as "Authorization: Bearer <key>" or "x-workbench-api-key".',
       };
-  void reply.code(401).header('www-authenticate', 'Bearer realm="workbench"').send(body);
+  void reply.code(401).header('www-authenticate', challenge).send(body);
 }

@@ -23,12 +23,16 @@ function hostnameOf(value: string, withScheme: boolean): string | undefined {
   }
 }
 
+/** `publicUrl` and `otherUrls` (the jots origin, WORKBENCH_JOTS_URL) name the hosts allowed besides loopback ones. */
 export function createHostChecker(
   publicUrl: string | undefined,
+  otherUrls: readonly string[] = [],
 ): (host: string | undefined, origin: string | undefined) => string | undefined {
   const allowed = new Set(['localhost', '127.0.0.1', '[::1]']);
-  const publicHost = publicUrl ? hostnameOf(publicUrl, true) : undefined;
-  if (publicHost) allowed.add(publicHost);
+  for (const url of [publicUrl, ...otherUrls]) {
+    const host = url ? hostnameOf(url, true) : undefined;
+    if (host) allowed.add(host);
+  }
   return (host, origin) => {
     const h = host ? hostnameOf(host, false) : undefined;
     if (!h || !(allowed.has(h) || isLoopbackV4(h)))

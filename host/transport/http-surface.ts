@@ -51,7 +51,8 @@ export function registerHttpSurface(app: FastifyInstance, deps: HttpSurfaceDeps)
       .code(404)
       .send({ error: `No route ${request.method} ${request.url.split('?')[0]}`, code: 'GW_ERR_TRANSPORT_NOT_FOUND' });
   });
-  if (isLoopbackBind(deps.config.host)) checkHosts(app, deps.config.publicUrl);
+  if (isLoopbackBind(deps.config.host))
+    checkHosts(app, deps.config.publicUrl, deps.config.jotsUrl ? [deps.config.jotsUrl] : []);
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -137,8 +138,8 @@ function closeUnreadBodies(app: FastifyInstance): void {
 }
 
 /** On a loopback bind, requests whose Host or Origin is not the gateway's are refused (DNS rebinding). */
-function checkHosts(app: FastifyInstance, publicUrl: string): void {
-  const check = createHostChecker(publicUrl);
+function checkHosts(app: FastifyInstance, publicUrl: string, otherUrls: readonly string[]): void {
+  const check = createHostChecker(publicUrl, otherUrls);
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
     const problem = check(request.headers.host, typeof origin === 'string' ? origin : undefined);

@@ -17,10 +17,12 @@ import type { UserStore } from '../storage/users.js';
 import {
   authenticateCaller,
   cameOverLimit,
+  challengeFor,
   checkKeyFirst,
   presentedKey,
   sendTooManyRequests,
   sendUnauthorized,
+  type BearerTokens,
   type UserRequests,
 } from './caller-auth.js';
 import { callerIdentity, McpCancellations } from './mcp-cancellation.js';
@@ -36,6 +38,8 @@ export interface McpHttpDeps extends McpServerDeps {
   maxBatchResultBytes: number;
   /** each user's POSTs in flight (requests.maxInFlightPerUser), shared with REST */
   requests: UserRequests;
+  /** OAuth access tokens taken besides API keys (the gateway's authorization server), when it is on */
+  tokens?: BearerTokens | undefined;
 }
 
 /**
@@ -101,7 +105,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpHttpDeps): void
     method: 'POST',
     url: '/mcp',
     bodyLimit: deps.bodyLimit,
-    onRequest: checkKeyFirst(deps.users, true, deps.requests),
+    onRequest: checkKeyFirst(deps.users, true, deps.requests, deps.tokens),
     // the request counts against its user's requests in flight until its answer has ended (not
     // until this settles: in JSON mode the SDK's handleRequest never settles once the client has
     // gone, and the client's going aborts what the request started)
@@ -116,8 +120,8 @@ async function answerPost(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  const authenticated = await authenticateCaller(deps.users, request);
-  if (!authenticated) return sendUnauthorized(reply, true);
+  const authenticated = await authenticateCaller(deps.users, request, deps.tokens);
+  if (!authenticated) return sendUnauthorized(reply, true, deps.tokens && challengeFor(request, deps.tokens));
   // let in over its user's limit for notifications only (a cancellation): a request is refused
   if (cameOverLimit(request) && holdsRequest(request.body))
     return void sendTooManyRequests(reply, true, deps.requests.limit);

@@ -26,5 +26,13 @@ export function createConnections(
     allowPrivateCidrs: policy.http.allowPrivateCidrs,
     timeoutMs: policy.http.requestTimeoutMs,
   });
-  return createConnectionService({ db, vault, clientFor: clientFromEnv(env), mapUrl, logger, fetch: providerFetch });
+  return createConnectionService({
+    db,
+    vault,
+    clientFor: clientFromEnv(env),
+    mapUrl,
+    upstreams: policy.upstreams,
+    logger,
+    fetch: providerFetch,
+  });
 }

@@ -216,6 +216,12 @@ function createApi(api2) {
   return { request, json };
 }
 
+// workbench-sdk:text.ts
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
+}
+
 // src/api.ts
 function asanaDetail(data, text) {
   if (data === void 0) return text.trim().slice(0, 500);
@@ -644,6 +650,32 @@ var listWorkspaces = defineTool({
     };
   }
 });
+var listTeams = defineTool({
+  description: "List the Asana teams of a workspace (organization): gid, name, description and link. By default the teams you can see; `mine: true` lists only the teams you are a member of. Teams exist in organizations only. Use a team's gid to tell projects apart (asana_list_projects shows each project's team). When `next` is not null, pass it as `cursor`.",
+  input: schema,
+  annotations: reads("List teams"),
+  async handler(ctx, args) {
+    const ws = await workspaceOf(ctx, args.workspace);
+    const common = { limit: args.limit, offset: args.cursor, opt_fields: "name,description,permalink_url" };
+    const env = args.mine ? await asana(ctx, "GET", "/users/me/teams", {
+      query: { workspace: ws, ...common },
+      action: `list your teams in workspace ${ws}`
+    }) : await asana(ctx, "GET", path`/workspaces/${ws}/teams`, {
+      query: common,
+      action: `list the teams of workspace ${ws}`
+    });
+    return {
+      workspace: ws,
+      teams: list(env).map((t) => ({
+        gid: t.gid,
+        name: t.name ?? null,
+        description: t.description ? clip(t.description, 500) : null,
+        url: t.permalink_url ?? null
+      })),
+      next: nextOf(env)
+    };
+  }
+});
 var listProjects = defineTool({
   description: "List the Asana projects of a workspace (gid, name, owner, team, due date, link); active ones by default, or only archived ones. When `next` is not null, pass it as `cursor` for the next page. Use asana_get_project for one project's description and status, asana_list_sections for its sections.",
   input: schema,
@@ -712,7 +744,7 @@ var plugin_default = definePlugin({
   name: "asana",
   version: "1.0.0",
   displayName: "Asana",
-  description: "Find, read, create, update and comment on Asana tasks, list workspaces, projects and sections, see my tasks, search tasks and look up teammates. Acts as the connected Asana user through the Asana REST API.",
+  description: "Find, read, create, update and comment on Asana tasks, list workspaces, teams, projects and sections, see my tasks, search tasks and look up teammates. Acts as the connected Asana user through the Asana REST API.",
   auth: {
     type: "oauth2",
     authorizationUrl: "https://app.asana.com/-/oauth_authorize",
@@ -727,6 +759,7 @@ var plugin_default = definePlugin({
   tools: {
     asana_whoami: whoami,
     asana_list_workspaces: listWorkspaces,
+    asana_list_teams: listTeams,
     asana_list_projects: listProjects,
     asana_get_project: getProject,
     asana_list_sections: listSections,

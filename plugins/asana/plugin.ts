@@ -13,7 +13,7 @@ export default definePlugin({
   version: '1.0.0',
   displayName: 'Asana',
   description:
-    'Find, read, create, update and comment on Asana tasks, list workspaces, projects and sections, see my tasks, search tasks and look up teammates. Acts as the connected Asana user through the Asana REST API.',
+    'Find, read, create, update and comment on Asana tasks, list workspaces, teams, projects and sections, see my tasks, search tasks and look up teammates. Acts as the connected Asana user through the Asana REST API.',
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://app.asana.com/-/oauth_authorize',
@@ -28,6 +28,7 @@ export default definePlugin({
   tools: {
     asana_whoami: workspaces.whoami,
     asana_list_workspaces: workspaces.listWorkspaces,
+    asana_list_teams: workspaces.listTeams,
     asana_list_projects: workspaces.listProjects,
     asana_get_project: workspaces.getProject,
     asana_list_sections: workspaces.listSections,

@@ -214,6 +214,23 @@ function createApi(api2) {
   return { request, json };
 }
 
+// workbench-sdk:paginate.ts
+async function collectPages(ctx, start, fetchPage, options) {
+  const maxPages = options.maxPages ?? 10;
+  const reserve = options.reserve ?? 0;
+  const items = [];
+  let cursor2 = start;
+  for (let pages = 0; ; pages++) {
+    if (pages >= maxPages) return { items, next: cursor2, stopped: "pages" };
+    if (pages > 0 && ctx.limits.requestsLeft() <= reserve) return { items, next: cursor2, stopped: "budget" };
+    const page = await fetchPage(cursor2);
+    items.push(...page.items);
+    cursor2 = page.next;
+    if (items.length >= options.limit) return { items: items.slice(0, options.limit), next: cursor2, stopped: "limit" };
+    if (cursor2 === null) return { items, next: null, stopped: "done" };
+  }
+}
+
 // workbench-sdk:binary.ts
 var b64 = (bytes) => bytes;
 function utf8(text) {
@@ -241,6 +258,27 @@ function textWindow(text, offset2, max) {
     content: text.slice(start, end),
     next_offset: end < text.length ? end : null
   };
+}
+
+// workbench-sdk:clone-url.ts
+function splitAuthority(authority) {
+  const at = authority.lastIndexOf("@");
+  return { user: at < 0 ? "" : authority.slice(0, at), host: authority.slice(at + 1) };
+}
+function plainCloneUrl(value) {
+  if (typeof value !== "string") return null;
+  const url = value.trim();
+  if (url === "" || /\s/.test(url)) return null;
+  const m = /^(https?:\/\/|ssh:\/\/)([^/?#]*)(.*)$/i.exec(url);
+  if (m) {
+    const [, scheme = "", authority = "", rest = ""] = m;
+    const { user, host } = splitAuthority(authority);
+    if (host === "") return null;
+    if (scheme.toLowerCase() !== "ssh://") return `${scheme}${host}${rest}`;
+    const login = user.split(":")[0];
+    return `${scheme}${login ? `${login}@` : ""}${host}${rest}`;
+  }
+  return /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:@]+$/.test(url) ? url : null;
 }
 
 // src/api.ts
@@ -513,6 +551,103 @@ function noteWindow(text, offset2, max) {
   return end === null ? window : { ...window, note: `Cut at ${max} characters of ${text.length}: call again with offset ${end} for the rest.` };
 }
 
+// src/members.ts
+var MAX_PAGES = 10;
+var searchWorkspaceMembers = defineTool({
+  description: "Search the members (users, people, teammates) of a Bitbucket workspace by part of their display name or nickname, to get their account_id or uuid (e.g. for pull request reviewers). Reads the member list 100 at a time, up to 10 pages a call: when `next` is not null, the list was not read to its end; pass it as `cursor` to search on.",
+  input: schema,
+  annotations: reads("Search workspace members", { idempotent: true }),
+  async handler(ctx, a) {
+    const wanted = a.query.toLowerCase();
+    const base = `/workspaces/${segment(a.workspace, "workspace")}/members`;
+    const fetchPage = async (c) => {
+      const q = c ? queryOfCursor(c) : query({ pagelen: 100 });
+      const data = await bb(ctx, "GET", `${base}${q}`, {
+        action: `list the members of workspace ${a.workspace}`,
+        scope: "account"
+      });
+      const items = values(data).map((m) => m.user || {}).filter(
+        (u) => [u.display_name, u.nickname].some((n) => typeof n === "string" && n.toLowerCase().includes(wanted))
+      );
+      return { items, next: cursorOf(data) };
+    };
+    const got = await collectPages(ctx, a.cursor ?? null, fetchPage, { limit: a.limit, maxPages: MAX_PAGES });
+    return { workspace: a.workspace, members: got.items.map(slimUser), next: got.next };
+  }
+});
+
+// src/pull-review.ts
+var openOnly = "read it with bitbucket_get_pull_request.";
+var requestChanges = defineTool({
+  description: 'Request changes on a Bitbucket pull request as the connected user (action "request", the default): it shows as "changes requested" and blocks merging where the repository requires it. `comment` also posts a comment saying what to change. Action "withdraw" removes your request. Returns whether you now request changes.',
+  input: schema,
+  annotations: changes("Request changes on pull request", { idempotent: true }),
+  async handler(ctx, a) {
+    const request = a.action !== "withdraw";
+    const res = await call(
+      ctx,
+      request ? "POST" : "DELETE",
+      `${prPath(a)}/request-changes`,
+      {
+        action: `${request ? "request changes on" : "withdraw your change request on"} pull request #${a.pull_request_id}`,
+        scope: "pullrequest:write",
+        hints: {
+          409: `It may no longer be open, or you may already have done this: ${openOnly}`,
+          400: `It may no longer be open: ${openOnly}`
+        }
+      }
+    );
+    const out = {
+      id: a.pull_request_id,
+      changes_requested: request,
+      state: request ? res.data?.state ?? "changes_requested" : null
+    };
+    if (!a.comment || !request) return out;
+    try {
+      const c = await bb(ctx, "POST", `${prPath(a)}/comments`, {
+        body: { content: { raw: a.comment } },
+        action: `comment on pull request #${a.pull_request_id}`,
+        scope: "pullrequest:write"
+      });
+      return { ...out, comment_id: c?.id ?? null };
+    } catch (err) {
+      return { ...out, comment_id: null, comment_error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+});
+var listPullRequestCommits = defineTool({
+  description: "List the commits of a Bitbucket pull request (what it would merge), newest first: hash, date, author, message and url. Cheaper than the diff for seeing its shape. When `next` is not null, pass it as `cursor`.",
+  input: schema,
+  annotations: reads("List pull request commits", { idempotent: true }),
+  async handler(ctx, a) {
+    const data = await bb(ctx, "GET", `${prPath(a)}/commits${pageQuery(a, { pagelen: a.pagelen })}`, {
+      action: `list the commits of pull request #${a.pull_request_id}`,
+      scope: "pullrequest"
+    });
+    return { id: a.pull_request_id, commits: values(data).map(slimCommit), next: cursorOf(data) };
+  }
+});
+var listDefaultReviewers = defineTool({
+  description: "List a Bitbucket repository's default reviewers: the people added to every new pull request, from the repository's settings and from its project's (`from` says which). When `next` is not null, pass it as `cursor`.",
+  input: schema,
+  annotations: reads("List default reviewers", { idempotent: true }),
+  async handler(ctx, a) {
+    const data = await bb(
+      ctx,
+      "GET",
+      `${repoPath(a)}/effective-default-reviewers${pageQuery(a, { pagelen: a.pagelen })}`,
+      {
+        action: `list the default reviewers of ${a.workspace}/${a.repo_slug}`,
+        scope: "pullrequest"
+      }
+    );
+    return {
+      reviewers: values(data).map((r) => ({ ...slimUser(r.user || {}), from: r.reviewer_type ?? null })),
+      next: cursorOf(data)
+    };
+  }
+});
+
 // src/pulls.ts
 var MEMBER_PAGES = 5;
 var UUID_RE = /^\{[0-9A-Fa-f-]{36}\}$/;
@@ -566,7 +701,7 @@ function withReviewers(out, data, skipped, note) {
   const result = { ...out, reviewers: (data.reviewers || []).map(who) };
   return skipped.length ? { ...result, reviewers_skipped: skipped, note } : result;
 }
-var openOnly = "read it with bitbucket_get_pull_request.";
+var openOnly2 = "read it with bitbucket_get_pull_request.";
 var listPullRequests = defineTool({
   description: 'List the PRs of a Bitbucket repository, open ones by default: id, title, state, author, source → destination branch, comment and task counts, dates, url. `state` takes one or more of OPEN, MERGED, DECLINED, SUPERSEDED. Narrow with `source_branch`, `destination_branch`, or a raw BBQL `query` such as `author.account_id = "…"` or `title ~ "login"`. When `next` is not null, pass it as `cursor`. For the description, reviewers and approvals of one, use bitbucket_get_pull_request.',
   input: schema,
@@ -682,7 +817,7 @@ var approvePullRequest = defineTool({
         action: `${approve ? "approve" : "withdraw your approval of"} pull request #${a.pull_request_id}`,
         scope: "pullrequest:write",
         hints: {
-          409: approve ? `You may already have approved it, or it is no longer open: ${openOnly}` : `It may no longer be open: ${openOnly}`
+          409: approve ? `You may already have approved it, or it is no longer open: ${openOnly2}` : `It may no longer be open: ${openOnly2}`
         }
       }
     );
@@ -807,6 +942,56 @@ var addPullRequestComment = defineTool({
   }
 });
 
+// src/repo-ops.ts
+var stopPipeline = defineTool({
+  description: "Stop (cancel, abort) a running or pending Bitbucket Pipelines build, by its uuid from bitbucket_list_pipelines or bitbucket_trigger_pipeline. Returns the pipeline as it is afterwards (state STOPPING, then COMPLETED with result STOPPED).",
+  input: schema,
+  annotations: changes("Stop pipeline", { idempotent: true }),
+  async handler(ctx, a) {
+    const uuid = `{${a.pipeline_uuid.replace(/^\{|\}$/g, "")}}`;
+    const path = `${repoPath(a)}/pipelines/${segment(uuid, "pipeline_uuid")}`;
+    await call(ctx, "POST", `${path}/stopPipeline`, {
+      action: `stop pipeline ${uuid} of ${a.workspace}/${a.repo_slug}`,
+      scope: "pipeline:write",
+      hints: {
+        400: "It may have finished already: read it with bitbucket_list_pipelines.",
+        409: "It may have finished already: read it with bitbucket_list_pipelines."
+      }
+    });
+    const p = await bb(ctx, "GET", path, {
+      action: `read pipeline ${uuid} of ${a.workspace}/${a.repo_slug}`,
+      scope: "pipeline"
+    });
+    return { ...slimPipeline(p ?? { uuid }, a), stop_requested: true };
+  }
+});
+var CLONE_AUTH = {
+  https: "Git asks for a username and password: use your Bitbucket username and an API token (or app password) with repository read (write to push) permission as the password, or a credential helper. This gateway never hands out its own token.",
+  ssh: "Use an SSH key added to your Bitbucket account (Personal settings > SSH keys) or as a repository access key."
+};
+var getCloneUrl = defineTool({
+  description: "The clone URL of a Bitbucket repository (HTTPS, and SSH) to git clone it, with its main branch, and how to authenticate: the URLs never carry a token or user name (use your own Bitbucket API token, app password or SSH key; the gateway keeps its credential to itself).",
+  input: schema,
+  annotations: reads("Get clone URL", { idempotent: true }),
+  async handler(ctx, a) {
+    const r = await bb(ctx, "GET", repoPath(a), {
+      action: `read repository ${a.workspace}/${a.repo_slug}`,
+      scope: "repository"
+    });
+    const links = r.links?.["clone"];
+    const byName = /* @__PURE__ */ new Map();
+    for (const c of Array.isArray(links) ? links : []) if (c && c.name) byName.set(c.name, c.href);
+    return {
+      repository: r.full_name ?? `${a.workspace}/${a.repo_slug}`,
+      https: plainCloneUrl(byName.get("https")),
+      ssh: plainCloneUrl(byName.get("ssh")),
+      main_branch: r.mainbranch?.name ?? null,
+      private: r.is_private ?? null,
+      authenticate: CLONE_AUTH
+    };
+  }
+});
+
 // src/repos.ts
 var getCurrentUser = defineTool({
   description: "My Bitbucket account: the Bitbucket Cloud user this connection acts as, with display name, nickname, account_id and uuid. Use it to learn your account_id, e.g. to filter Bitbucket pull requests by author or reviewer with BBQL.",
@@ -884,7 +1069,7 @@ var getRepository = defineTool({
       has_issues: r.has_issues ?? null,
       website: r.website || null,
       created_on: r.created_on ?? null,
-      clone: { https: clone["https"] || null, ssh: clone["ssh"] || null }
+      clone: { https: plainCloneUrl(clone["https"]), ssh: plainCloneUrl(clone["ssh"]) }
     };
   }
 });
@@ -1050,7 +1235,7 @@ var plugin_default = definePlugin({
   name: "atlassian-bitbucket",
   version: "1.0.0",
   displayName: "Bitbucket Cloud",
-  description: "Workspaces, repositories, branches, commits, files, pull requests (open, review, approve, comment, merge, decline, diffs) and Pipelines (list, trigger) on Bitbucket Cloud (bitbucket.org), through the Bitbucket REST API 2.0, as the connected user.",
+  description: "Workspaces and their members, repositories, branches, commits, files, clone URLs, pull requests (open, review, approve, request changes, comment, merge, decline, diffs, commits, default reviewers) and Pipelines (list, trigger, stop) on Bitbucket Cloud (bitbucket.org), through the Bitbucket REST API 2.0, as the connected user.",
   auth: {
     type: "oauth2",
     authorizationUrl: "https://bitbucket.org/site/oauth2/authorize",
@@ -1081,7 +1266,13 @@ var plugin_default = definePlugin({
     bitbucket_list_commits: listCommits,
     bitbucket_get_file_content: getFileContent,
     bitbucket_list_pipelines: listPipelines,
-    bitbucket_trigger_pipeline: triggerPipeline
+    bitbucket_trigger_pipeline: triggerPipeline,
+    bitbucket_request_changes: requestChanges,
+    bitbucket_list_pull_request_commits: listPullRequestCommits,
+    bitbucket_list_default_reviewers: listDefaultReviewers,
+    bitbucket_stop_pipeline: stopPipeline,
+    bitbucket_search_workspace_members: searchWorkspaceMembers,
+    bitbucket_get_clone_url: getCloneUrl
   }
 });
 export {

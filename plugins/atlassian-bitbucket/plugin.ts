@@ -3,10 +3,14 @@
  * Bitbucket Cloud tools over the REST API 2.0 (https://api.bitbucket.org/2.0), acting as the
  * connected user (OAuth 2.0; the gateway adds the Bearer token, this code never sees it): the tool
  * table. The client, error mapping, paging cursor and BBQL are in src/api.ts, the shared arguments
- * in src/fields.ts, the tools in src/repos.ts and src/pulls.ts, the result shapes in src/shape.ts.
+ * in src/fields.ts, the tools in src/repos.ts, src/pulls.ts, src/pull-review.ts, src/members.ts and
+ * src/repo-ops.ts, the result shapes in src/shape.ts.
  */
 import { definePlugin } from 'workbench/plugin-sdk';
+import * as members from './src/members.js';
+import * as review from './src/pull-review.js';
 import * as pulls from './src/pulls.js';
+import * as ops from './src/repo-ops.js';
 import * as repos from './src/repos.js';
 
 export default definePlugin({
@@ -14,7 +18,7 @@ export default definePlugin({
   version: '1.0.0',
   displayName: 'Bitbucket Cloud',
   description:
-    'Workspaces, repositories, branches, commits, files, pull requests (open, review, approve, comment, merge, decline, diffs) and Pipelines (list, trigger) on Bitbucket Cloud (bitbucket.org), through the Bitbucket REST API 2.0, as the connected user.',
+    'Workspaces and their members, repositories, branches, commits, files, clone URLs, pull requests (open, review, approve, request changes, comment, merge, decline, diffs, commits, default reviewers) and Pipelines (list, trigger, stop) on Bitbucket Cloud (bitbucket.org), through the Bitbucket REST API 2.0, as the connected user.',
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://bitbucket.org/site/oauth2/authorize',
@@ -46,5 +50,11 @@ export default definePlugin({
     bitbucket_get_file_content: repos.getFileContent,
     bitbucket_list_pipelines: repos.listPipelines,
     bitbucket_trigger_pipeline: repos.triggerPipeline,
+    bitbucket_request_changes: review.requestChanges,
+    bitbucket_list_pull_request_commits: review.listPullRequestCommits,
+    bitbucket_list_default_reviewers: review.listDefaultReviewers,
+    bitbucket_stop_pipeline: ops.stopPipeline,
+    bitbucket_search_workspace_members: members.searchWorkspaceMembers,
+    bitbucket_get_clone_url: ops.getCloneUrl,
   },
 });

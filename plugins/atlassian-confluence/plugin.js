@@ -246,6 +246,7 @@ var SCOPES = {
   space: "read:space:confluence",
   readPage: "read:page:confluence",
   writePage: "write:page:confluence",
+  deletePage: "delete:page:confluence",
   readComment: "read:comment:confluence",
   writeComment: "write:comment:confluence",
   attachment: "read:attachment:confluence",
@@ -1304,6 +1305,28 @@ var updatePage = defineTool({
     };
   }
 });
+var deletePage = defineTool({
+  description: "Delete a Confluence page: it moves to its space's trash, from where a space admin can restore it (its child pages move up to its parent). `purge: true` deletes it permanently instead (trashing it first when it is not in the trash yet), which needs space admin permission and cannot be undone. Returns the page's id, title and what was done.",
+  input: schema,
+  annotations: changes("Delete page", { destructive: true }),
+  handler: async (ctx, args) => {
+    const site = await resolveSite(ctx);
+    const p = await wiki(ctx, site, "GET", path`/api/v2/pages/${args.pageId}`, {
+      action: `read page ${args.pageId} before deleting it`,
+      scope: SCOPES.readPage
+    });
+    const base = { id: p.id ?? args.pageId, title: p.title ?? null, spaceId: p.spaceId ?? null };
+    const remove = (query2, what) => wiki(ctx, site, "DELETE", path`/api/v2/pages/${args.pageId}`, {
+      query: query2,
+      action: `${what} page ${args.pageId}`,
+      scope: SCOPES.deletePage
+    });
+    if (p.status !== "trashed") await remove({}, "move to the trash");
+    if (!args.purge) return { ...base, status: "trashed", note: "In the space trash: a space admin can restore it." };
+    await remove({ purge: true }, "permanently delete");
+    return { ...base, status: "purged", note: "Deleted permanently: it cannot be restored." };
+  }
+});
 
 // src/search.ts
 var search = defineTool({
@@ -1345,7 +1368,7 @@ var plugin_default = definePlugin({
   name: "atlassian-confluence",
   version: "1.0.0",
   displayName: "Confluence (Atlassian Cloud)",
-  description: "Search, read, create and edit Confluence Cloud wiki pages and documentation: CQL search, spaces, page trees, page bodies as readable text, footer comments, attachments and labels. Acts as the connected Atlassian user on one Confluence Cloud site (the site named in the connection, or the first one the user granted).",
+  description: "Search, read, create, edit and delete Confluence Cloud wiki pages and documentation: CQL search, spaces, page trees, page bodies as readable text, footer comments, attachments and labels. Acts as the connected Atlassian user on one Confluence Cloud site (the site named in the connection, or the first one the user granted).",
   auth: {
     type: "oauth2",
     authorizationUrl: "https://auth.atlassian.com/authorize",
@@ -1355,6 +1378,7 @@ var plugin_default = definePlugin({
       "read:space:confluence",
       "read:page:confluence",
       "write:page:confluence",
+      "delete:page:confluence",
       "read:comment:confluence",
       "write:comment:confluence",
       "read:attachment:confluence",
@@ -1376,6 +1400,7 @@ var plugin_default = definePlugin({
     confluence_get_page_children: getPageChildren,
     confluence_create_page: createPage,
     confluence_update_page: updatePage,
+    confluence_delete_page: deletePage,
     confluence_add_comment: addComment,
     confluence_list_comments: listComments,
     confluence_list_attachments: listAttachments,

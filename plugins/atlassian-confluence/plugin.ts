@@ -5,7 +5,7 @@
  */
 import { definePlugin } from 'workbench/plugin-sdk';
 import { addComment, addLabels, listAttachments, listComments } from './src/page-items.js';
-import { createPage, getPage, getPageChildren, updatePage } from './src/pages.js';
+import { createPage, deletePage, getPage, getPageChildren, updatePage } from './src/pages.js';
 import { search } from './src/search.js';
 import { getSpace, listPages, listSpaces } from './src/spaces.js';
 
@@ -14,7 +14,7 @@ export default definePlugin({
   version: '1.0.0',
   displayName: 'Confluence (Atlassian Cloud)',
   description:
-    'Search, read, create and edit Confluence Cloud wiki pages and documentation: CQL search, spaces, page trees, page bodies as readable text, footer comments, attachments and labels. Acts as the connected Atlassian user on one Confluence Cloud site (the site named in the connection, or the first one the user granted).',
+    'Search, read, create, edit and delete Confluence Cloud wiki pages and documentation: CQL search, spaces, page trees, page bodies as readable text, footer comments, attachments and labels. Acts as the connected Atlassian user on one Confluence Cloud site (the site named in the connection, or the first one the user granted).',
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://auth.atlassian.com/authorize',
@@ -24,6 +24,7 @@ export default definePlugin({
       'read:space:confluence',
       'read:page:confluence',
       'write:page:confluence',
+      'delete:page:confluence',
       'read:comment:confluence',
       'write:comment:confluence',
       'read:attachment:confluence',
@@ -45,6 +46,7 @@ export default definePlugin({
     confluence_get_page_children: getPageChildren,
     confluence_create_page: createPage,
     confluence_update_page: updatePage,
+    confluence_delete_page: deletePage,
     confluence_add_comment: addComment,
     confluence_list_comments: listComments,
     confluence_list_attachments: listAttachments,

@@ -258,6 +258,82 @@ function atlassianSite(resources, { product, wanted: setting, none, unmatched })
   return { id: site.id, name: site.name || null, url: String(site.url || "").replace(/\/+$/, "") };
 }
 
+// src/api.ts
+var READ = "read:jira-work";
+var WRITE = "write:jira-work";
+var USERS = "read:jira-user";
+var BOARDS = "read:board-scope:jira-software and read:project:jira";
+function jiraDetail(data, text) {
+  if (data === void 0) return text.trim().slice(0, 500);
+  if (typeof data === "string") return data.trim().slice(0, 500);
+  if (data === null || typeof data !== "object") return "";
+  const d = data;
+  const parts = [];
+  if (Array.isArray(d.errorMessages))
+    parts.push(...d.errorMessages.filter((m) => typeof m === "string" && m !== ""));
+  if (d.errors && typeof d.errors === "object") {
+    for (const [field, msg] of Object.entries(d.errors)) parts.push(`${field}: ${String(msg)}`);
+  }
+  if (!parts.length && typeof d.message === "string") parts.push(d.message);
+  if (!parts.length && typeof d.error === "string") parts.push(d.error);
+  return parts.join("; ");
+}
+function jiraFailure({ status, detail, action, options }) {
+  const scope = String(options["scope"]);
+  if ((status === 401 || status === 403) && /scope/i.test(detail)) {
+    return new Error(
+      `The Jira connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-jira and approve that scope.`
+    );
+  }
+  const said = detail ? ` Jira said: ${detail}` : "";
+  if (status === 401)
+    return new Error(
+      `Jira rejected the access token (401) while trying to ${action}: reconnect atlassian-jira.${said}`
+    );
+  if (status === 403) {
+    return new Error(
+      `Jira refused permission to ${action} (403): ${detail || "your Jira user lacks the project permission for this"}. This needs the ${scope} scope and the matching Jira project permission.`
+    );
+  }
+  if (status === 404)
+    return new Error(
+      `Jira found nothing while trying to ${action} (404): ${detail || "it does not exist, or you cannot see it"}.`
+    );
+  if (status >= 500)
+    return new Error(`Jira had a server error (${status}) while trying to ${action}: retry later.${said}`);
+  if (status === 429 || status === 400 || status === 409 || status === 422) return void 0;
+  return new Error(`Jira answered HTTP ${status} while trying to ${action}${detail ? `: ${detail}` : ""}.`);
+}
+var api = createApi({
+  base: "https://api.atlassian.com",
+  provider: "Jira",
+  integration: "atlassian-jira",
+  describe: jiraDetail,
+  failure: jiraFailure
+});
+async function send2(ctx, method, url, req) {
+  return (await api.request(ctx, method, url, { ...req, lenient: true })).data;
+}
+async function resolveSite(ctx) {
+  const data = await send2(ctx, "GET", "/oauth/token/accessible-resources", {
+    action: "list the Jira sites this connection can reach",
+    scope: READ
+  });
+  return atlassianSite(data, {
+    product: "jira",
+    wanted: ctx.config["site"],
+    none: "This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.",
+    unmatched: (wanted, reachable) => `No Jira site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`
+  });
+}
+function jira(ctx, site, method, rest, req) {
+  return send2(ctx, method, path`/ex/jira/${site.id}/rest/api/3` + rest, req);
+}
+function agile(ctx, site, method, rest, req) {
+  return send2(ctx, method, path`/ex/jira/${site.id}/rest/agile/1.0` + rest, req);
+}
+var browse = (site, key) => `${site.url}/browse/${key}`;
+
 // src/adf.ts
 var MAX_TEXT = 2e4;
 function textToAdf(text) {
@@ -344,78 +420,6 @@ function adfToText(doc) {
   const text = adfNode(doc).replace(/\n{3,}/g, "\n\n").trim();
   return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (truncated)` : text;
 }
-
-// src/api.ts
-var READ = "read:jira-work";
-var WRITE = "write:jira-work";
-var USERS = "read:jira-user";
-function jiraDetail(data, text) {
-  if (data === void 0) return text.trim().slice(0, 500);
-  if (typeof data === "string") return data.trim().slice(0, 500);
-  if (data === null || typeof data !== "object") return "";
-  const d = data;
-  const parts = [];
-  if (Array.isArray(d.errorMessages))
-    parts.push(...d.errorMessages.filter((m) => typeof m === "string" && m !== ""));
-  if (d.errors && typeof d.errors === "object") {
-    for (const [field, msg] of Object.entries(d.errors)) parts.push(`${field}: ${String(msg)}`);
-  }
-  if (!parts.length && typeof d.message === "string") parts.push(d.message);
-  if (!parts.length && typeof d.error === "string") parts.push(d.error);
-  return parts.join("; ");
-}
-function jiraFailure({ status, detail, action, options }) {
-  const scope = String(options["scope"]);
-  if ((status === 401 || status === 403) && /scope/i.test(detail)) {
-    return new Error(
-      `The Jira connection lacks the OAuth scope needed to ${action} (${status}; needs ${scope}): reconnect atlassian-jira and approve that scope.`
-    );
-  }
-  const said = detail ? ` Jira said: ${detail}` : "";
-  if (status === 401)
-    return new Error(
-      `Jira rejected the access token (401) while trying to ${action}: reconnect atlassian-jira.${said}`
-    );
-  if (status === 403) {
-    return new Error(
-      `Jira refused permission to ${action} (403): ${detail || "your Jira user lacks the project permission for this"}. This needs the ${scope} scope and the matching Jira project permission.`
-    );
-  }
-  if (status === 404)
-    return new Error(
-      `Jira found nothing while trying to ${action} (404): ${detail || "it does not exist, or you cannot see it"}.`
-    );
-  if (status >= 500)
-    return new Error(`Jira had a server error (${status}) while trying to ${action}: retry later.${said}`);
-  if (status === 429 || status === 400 || status === 409 || status === 422) return void 0;
-  return new Error(`Jira answered HTTP ${status} while trying to ${action}${detail ? `: ${detail}` : ""}.`);
-}
-var api = createApi({
-  base: "https://api.atlassian.com",
-  provider: "Jira",
-  integration: "atlassian-jira",
-  describe: jiraDetail,
-  failure: jiraFailure
-});
-async function send2(ctx, method, url, req) {
-  return (await api.request(ctx, method, url, { ...req, lenient: true })).data;
-}
-async function resolveSite(ctx) {
-  const data = await send2(ctx, "GET", "/oauth/token/accessible-resources", {
-    action: "list the Jira sites this connection can reach",
-    scope: READ
-  });
-  return atlassianSite(data, {
-    product: "jira",
-    wanted: ctx.config["site"],
-    none: "This Atlassian connection can reach no Jira site: reconnect atlassian-jira and choose a Jira site on the consent screen.",
-    unmatched: (wanted, reachable) => `No Jira site matching "${wanted}" is reachable with this connection; reachable: ${reachable}.`
-  });
-}
-function jira(ctx, site, method, rest, req) {
-  return send2(ctx, method, path`/ex/jira/${site.id}/rest/api/3` + rest, req);
-}
-var browse = (site, key) => `${site.url}/browse/${key}`;
 
 // src/shape.ts
 var SLIM_FIELDS = ["summary", "status", "assignee", "priority", "issuetype", "updated"];
@@ -782,6 +786,38 @@ var linkIssues = defineTool({
   }
 });
 
+// src/boards.ts
+var listBoards = defineTool({
+  description: "List the Jira Software boards (Scrum and Kanban boards) you can see: id, name, type and the project each belongs to, optionally only those of one project, of one type or whose name contains some text. Each row links to the board. When `next` is not null, pass it as `cursor` for the next page.",
+  input: schema,
+  annotations: reads("List boards"),
+  async handler(ctx, args) {
+    const site = await resolveSite(ctx);
+    const startAt = Number(args.cursor || 0);
+    const data = await agile(ctx, site, "GET", "/board", {
+      query: {
+        startAt,
+        maxResults: args.maxResults,
+        projectKeyOrId: args.projectKeyOrId,
+        type: args.type,
+        name: args.name
+      },
+      action: "list boards",
+      scope: BOARDS
+    });
+    const values = Array.isArray(data?.values) ? data.values : [];
+    const boards = values.map((b) => ({
+      id: b.id,
+      name: b.name ?? null,
+      type: b.type ?? null,
+      project: b.location?.projectKey ? { key: b.location.projectKey, name: b.location.projectName ?? b.location.displayName ?? null } : null,
+      url: `${site.url}/secure/RapidBoard.jspa?rapidView=${b.id}`
+    }));
+    const next = data && data.isLast === false && values.length ? String(startAt + values.length) : null;
+    return { boards, total: typeof data?.total === "number" ? data.total : null, next };
+  }
+});
+
 // src/projects.ts
 var listProjects = defineTool({
   description: "List the Jira projects we have, i.e. that you can see (key, name, type), optionally filtered by a piece of the name or key. When `next` is not null, pass it as `cursor` for the next page.",
@@ -833,6 +869,31 @@ var getProject = defineTool({
       type: p.projectTypeKey ?? null,
       issueTypes: Array.isArray(p.issueTypes) ? p.issueTypes.map((t) => ({ id: t.id, name: t.name, subtask: !!t.subtask })) : [],
       url: browse(site, p.key)
+    };
+  }
+});
+var listProjectTypes = defineTool({
+  description: "List the Jira project types (software, business, service_desk, product_discovery): key, name and colour; `licensedOnly: true` lists only the types your Jira license covers. The key is the `type` of jira_list_projects rows.",
+  input: schema,
+  annotations: reads("List project types"),
+  async handler(ctx, args) {
+    const site = await resolveSite(ctx);
+    const data = await jira(
+      ctx,
+      site,
+      "GET",
+      args.licensedOnly ? "/project/type/accessible" : "/project/type",
+      {
+        action: "list project types",
+        scope: READ
+      }
+    );
+    return {
+      projectTypes: (Array.isArray(data) ? data : []).map((t) => ({
+        key: t.key,
+        name: t.formattedKey ?? t.key,
+        color: t.color ?? null
+      }))
     };
   }
 });
@@ -916,13 +977,21 @@ var plugin_default = definePlugin({
   name: "atlassian-jira",
   version: "1.0.0",
   displayName: "Jira (Atlassian Cloud)",
-  description: "Find, read, create, update, comment on, assign, watch, link and move Jira Cloud issues through their workflow, and look up projects, issue types and users. Acts as the connected Atlassian user on one Jira Cloud site (the site named in the connection, or the first one the user granted).",
+  description: "Find, read, create, update, comment on, assign, watch, link and move Jira Cloud issues through their workflow, and look up projects, project types, boards, issue types and users. Acts as the connected Atlassian user on one Jira Cloud site (the site named in the connection, or the first one the user granted).",
   auth: {
     type: "oauth2",
     authorizationUrl: "https://auth.atlassian.com/authorize",
     authorizationParams: { audience: "api.atlassian.com", prompt: "consent" },
     tokenUrl: "https://auth.atlassian.com/oauth/token",
-    scopes: ["read:jira-work", "write:jira-work", "read:jira-user", "offline_access"],
+    // the last two are Jira Software's, for boards (jira_list_boards)
+    scopes: [
+      "read:jira-work",
+      "write:jira-work",
+      "read:jira-user",
+      "offline_access",
+      "read:board-scope:jira-software",
+      "read:project:jira"
+    ],
     inject: { header: "authorization", format: "Bearer {token}" }
   },
   egress: ["api.atlassian.com"],
@@ -943,7 +1012,9 @@ var plugin_default = definePlugin({
     jira_get_myself: getMyself,
     jira_add_watcher: addWatcher,
     jira_link_issues: linkIssues,
-    jira_list_link_types: listLinkTypes
+    jira_list_link_types: listLinkTypes,
+    jira_list_boards: listBoards,
+    jira_list_project_types: listProjectTypes
   }
 });
 export {

@@ -278,6 +278,27 @@ function textWindow(text, offset, max) {
   };
 }
 
+// workbench-sdk:clone-url.ts
+function splitAuthority(authority) {
+  const at = authority.lastIndexOf("@");
+  return { user: at < 0 ? "" : authority.slice(0, at), host: authority.slice(at + 1) };
+}
+function plainCloneUrl(value) {
+  if (typeof value !== "string") return null;
+  const url = value.trim();
+  if (url === "" || /\s/.test(url)) return null;
+  const m = /^(https?:\/\/|ssh:\/\/)([^/?#]*)(.*)$/i.exec(url);
+  if (m) {
+    const [, scheme = "", authority = "", rest = ""] = m;
+    const { user, host } = splitAuthority(authority);
+    if (host === "") return null;
+    if (scheme.toLowerCase() !== "ssh://") return `${scheme}${host}${rest}`;
+    const login2 = user.split(":")[0];
+    return `${scheme}${login2 ? `${login2}@` : ""}${host}${rest}`;
+  }
+  return /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:@]+$/.test(url) ? url : null;
+}
+
 // src/api.ts
 var BROADER_SCOPES = {
   public_repo: ["repo"],
@@ -671,6 +692,26 @@ var getRepository = defineTool({
       watchers: data.subscribers_count,
       created_at: data.created_at,
       permissions: data.permissions || null
+    };
+  }
+});
+var CLONE_AUTH = {
+  https: "Git asks for a username and password: use your GitHub login and a personal access token (fine-grained, with Contents read access; write to push) as the password, or a credential helper (gh auth login, git-credential-manager). This gateway never hands out its own token.",
+  ssh: "Use an SSH key added to your GitHub account (Settings > SSH and GPG keys) or as a deploy key of the repository."
+};
+var getCloneUrl = defineTool({
+  description: "The clone URL of a GitHub repository (HTTPS, and SSH) to git clone it, with its default branch and visibility, and how to authenticate: the URLs never carry a token (use your own GitHub personal access token or SSH key; the gateway keeps its credential to itself).",
+  input: schema,
+  annotations: reads("Get clone URL", { idempotent: true }),
+  handler: async (ctx, a) => {
+    const { data } = await gh(ctx, "GET", repoPath(a), { what: `repository ${a.owner}/${a.repo}` });
+    return {
+      repository: data.full_name || `${a.owner}/${a.repo}`,
+      https: plainCloneUrl(data.clone_url),
+      ssh: plainCloneUrl(data.ssh_url),
+      default_branch: data.default_branch || null,
+      visibility: data.visibility || (data.private === void 0 ? null : data.private ? "private" : "public"),
+      authenticate: CLONE_AUTH
     };
   }
 });
@@ -1465,6 +1506,7 @@ var plugin_default = definePlugin({
     github_search_repositories: searchRepositories,
     github_list_my_repositories: listMyRepositories,
     github_get_repository: getRepository,
+    github_get_clone_url: getCloneUrl,
     github_list_branches: listBranches,
     github_create_branch: createBranch,
     github_get_file_contents: getFileContents,

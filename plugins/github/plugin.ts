@@ -7,6 +7,7 @@
 import { definePlugin } from 'workbench/plugin-sdk';
 import {
   createBranch,
+  getCloneUrl,
   getCommit,
   getMe,
   getRepository,
@@ -77,6 +78,7 @@ export default definePlugin({
     github_search_repositories: searchRepositories,
     github_list_my_repositories: listMyRepositories,
     github_get_repository: getRepository,
+    github_get_clone_url: getCloneUrl,
     github_list_branches: listBranches,
     github_create_branch: createBranch,
     github_get_file_contents: getFileContents,

@@ -232,6 +232,18 @@ async function collectPages(ctx, start, fetchPage, options) {
 }
 
 // workbench-sdk:binary.ts
+var TooLargeError = class extends Error {
+};
+function checkUpload(ctx, bytes, what = "the upload") {
+  const cap = ctx.limits.maxRequestBodyBytes;
+  if (bytes > cap)
+    throw new TooLargeError(
+      `${what} is ${bytes} bytes, over the gateway's limit of ${cap} bytes for one request: send a smaller one.`
+    );
+}
+function utf8(text) {
+  return new TextEncoder().encode(text);
+}
 function fromBase64(text) {
   const standard = text.replace(/-/g, "+").replace(/_/g, "/");
   return Uint8Array.fromBase64(standard, { lastChunkHandling: "loose" });
@@ -251,6 +263,27 @@ function textWindow(text, offset, max) {
     content: text.slice(start, end),
     next_offset: end < text.length ? end : null
   };
+}
+
+// workbench-sdk:clone-url.ts
+function splitAuthority(authority) {
+  const at = authority.lastIndexOf("@");
+  return { user: at < 0 ? "" : authority.slice(0, at), host: authority.slice(at + 1) };
+}
+function plainCloneUrl(value) {
+  if (typeof value !== "string") return null;
+  const url = value.trim();
+  if (url === "" || /\s/.test(url)) return null;
+  const m = /^(https?:\/\/|ssh:\/\/)([^/?#]*)(.*)$/i.exec(url);
+  if (m) {
+    const [, scheme = "", authority = "", rest = ""] = m;
+    const { user, host } = splitAuthority(authority);
+    if (host === "") return null;
+    if (scheme.toLowerCase() !== "ssh://") return `${scheme}${host}${rest}`;
+    const login = user.split(":")[0];
+    return `${scheme}${login ? `${login}@` : ""}${host}${rest}`;
+  }
+  return /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:@]+$/.test(url) ? url : null;
 }
 
 // src/api.ts
@@ -948,6 +981,80 @@ var addMergeRequestNote = defineTool({
   )
 });
 
+// src/history.ts
+function slimCommit(c) {
+  return {
+    sha: c.id,
+    short_sha: c.short_id || (typeof c.id === "string" ? c.id.slice(0, 8) : null),
+    title: c.title || null,
+    author: c.author_name || null,
+    authored_at: c.authored_date || null,
+    committed_at: c.committed_date || c.created_at || null,
+    parents: Array.isArray(c.parent_ids) ? c.parent_ids.length : null,
+    web_url: c.web_url || null
+  };
+}
+function slimRelease(r) {
+  const links = Array.isArray(r.assets?.links) ? r.assets.links : [];
+  return {
+    tag_name: r.tag_name,
+    name: r.name || null,
+    released_at: r.released_at || null,
+    created_at: r.created_at || null,
+    upcoming: !!r.upcoming_release,
+    author: who(r.author),
+    commit: r.commit?.id || null,
+    asset_links: links.slice(0, 20).map((l) => ({ name: l.name || null, url: l.url || null })),
+    web_url: r._links?.self || null,
+    description: clip(r.description || "", LIST_TEXT_CHARS)
+  };
+}
+var listCommits = defineTool({
+  description: "Lists the commit history of a GitLab repository, newest first: sha, title, author, dates and web URL. `ref` picks a branch, tag or commit (default: the default branch); `path` keeps only commits touching a file or folder; `since`/`until` bound the time; `author` matches a name or email. When `next` is not null, pass it as `page`.",
+  input: schema,
+  annotations: reads("List commits", { idempotent: true }),
+  handler: async (ctx, a) => {
+    const query2 = {
+      ref_name: a.ref,
+      path: a.path,
+      since: a.since,
+      until: a.until,
+      author: a.author,
+      first_parent: a.first_parent || void 0,
+      ...paging(a)
+    };
+    const { rows, next } = await list(ctx, `${projectPath(a)}/repository/commits`, {
+      query: query2,
+      action: `commits${a.ref ? ` of ${a.ref}` : ""}`
+    });
+    return { commits: rows.map(slimCommit), next };
+  }
+});
+var listMergeRequestCommits = defineTool({
+  description: "Lists the commits of a GitLab merge request (what it would merge), oldest last as GitLab gives them: sha, title, author, dates and web URL. Cheaper than the diffs for seeing an MR's shape. When `next` is not null, pass it as `page`.",
+  input: schema,
+  annotations: reads("List merge request commits", { idempotent: true }),
+  handler: async (ctx, a) => {
+    const { rows, next } = await list(ctx, `${projectPath(a)}/merge_requests/${a.merge_request_iid}/commits`, {
+      query: paging(a),
+      action: `commits of !${a.merge_request_iid}`
+    });
+    return { merge_request_iid: a.merge_request_iid, commits: rows.map(slimCommit), next };
+  }
+});
+var listReleases = defineTool({
+  description: "Lists the releases of a GitLab project, newest first: tag, name, release date, whether it is upcoming, author, commit, asset links, web URL and the start of the release notes. When `next` is not null, pass it as `page`.",
+  input: schema,
+  annotations: reads("List releases", { idempotent: true }),
+  handler: async (ctx, a) => {
+    const { rows, next } = await list(ctx, `${projectPath(a)}/releases`, {
+      query: { order_by: a.order_by, sort: a.sort, ...paging(a) },
+      action: "releases"
+    });
+    return { releases: rows.map(slimRelease), next };
+  }
+});
+
 // src/pipelines.ts
 var MAX_JOB_PAGES = 5;
 var LOG_TAIL_FACTOR = 4;
@@ -1015,6 +1122,23 @@ var createPipeline = defineTool({
       await send2(ctx, "POST", `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`)
     );
   }
+});
+async function pipelineAction(ctx, a, verb) {
+  const action = `${verb === "retry" ? "retrying" : "canceling"} pipeline ${a.pipeline_id}`;
+  const p = await send2(ctx, "POST", `${projectPath(a)}/pipelines/${a.pipeline_id}/${verb}`, {}, action);
+  return { ...slimPipeline(p), action: verb === "retry" ? "retried" : "canceled" };
+}
+var retryPipeline = defineTool({
+  description: "Retries the failed or canceled jobs of a GitLab CI/CD pipeline (re-runs it) and returns the pipeline with its new status. Follow it with gitlab_get_pipeline.",
+  input: schema,
+  annotations: changes("Retry pipeline"),
+  handler: (ctx, a) => pipelineAction(ctx, a, "retry")
+});
+var cancelPipeline = defineTool({
+  description: "Cancels (stops) a running or pending GitLab CI/CD pipeline: its jobs that have not finished are canceled. Returns the pipeline with its new status (canceling, then canceled). A finished pipeline is left as it is.",
+  input: schema,
+  annotations: changes("Cancel pipeline", { idempotent: true }),
+  handler: (ctx, a) => pipelineAction(ctx, a, "cancel")
 });
 function plainLog(text) {
   return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/section_(start|end):\d+:[A-Za-z0-9_.-]+(\[[^\]\n]{0,256}\])?\r?/g, "").replace(/\r\n/g, "\n").replace(/^[^\n]*\r(?!\n)/gm, "");
@@ -1124,7 +1248,7 @@ var getProject = defineTool({
       namespace: p.namespace ? p.namespace.full_path : null,
       topics: p.topics || p.tag_list || [],
       empty_repo: !!p.empty_repo,
-      http_url_to_repo: p.http_url_to_repo || null,
+      http_url_to_repo: plainCloneUrl(p.http_url_to_repo),
       created_at: p.created_at || null,
       your_role: ROLES.get(level) || String(level),
       merge_method: p.merge_method || null,
@@ -1132,6 +1256,29 @@ var getProject = defineTool({
       only_allow_merge_if_pipeline_succeeds: flag(p.only_allow_merge_if_pipeline_succeeds),
       issues_enabled: flag(p.issues_enabled),
       merge_requests_enabled: flag(p.merge_requests_enabled)
+    };
+  }
+});
+var CLONE_AUTH = {
+  https: "Git asks for a username and password: use your GitLab username and a personal, project or group access token with the read_repository scope (write_repository to push) as the password, or a credential helper (git-credential-manager, glab auth login). This gateway never hands out its own token.",
+  ssh: "Use an SSH key added to your GitLab account (User settings > SSH Keys)."
+};
+var getCloneUrl = defineTool({
+  description: "The clone URL of a GitLab project (HTTPS, and SSH) to git clone it, with its default branch, and how to authenticate: the URLs never carry a token (use your own GitLab access token or SSH key; the gateway keeps its credential to itself).",
+  input: schema,
+  annotations: reads("Get clone URL", { idempotent: true }),
+  handler: async (ctx, a) => {
+    const p = await get(ctx, projectPath(a), {
+      query: { license: false },
+      action: `project ${String(a.project)}`
+    });
+    return {
+      project: p.path_with_namespace || String(a.project),
+      https: plainCloneUrl(p.http_url_to_repo),
+      ssh: plainCloneUrl(p.ssh_url_to_repo),
+      default_branch: p.default_branch || null,
+      visibility: p.visibility || null,
+      authenticate: CLONE_AUTH
     };
   }
 });
@@ -1189,6 +1336,53 @@ var getFile = defineTool({
       return { ...base, binary: true, content: null, note: "the file is not UTF-8 text: its content is not shown" };
     }
     return { ...base, ...textWindow(text, a.offset, a.max_chars) };
+  }
+});
+async function fileExists(ctx, path, ref, shown) {
+  try {
+    await api.request(ctx, "HEAD", path, {
+      query: { ref },
+      expect: "text",
+      action: `looking for "${shown}" on ${ref}`
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof GitLabError && err.status === 404) return false;
+    throw err;
+  }
+}
+var createOrUpdateFile = defineTool({
+  description: 'Commits one file to a GitLab repository branch: creates it, or replaces its content when it exists (action "auto", the default, looks first; "create" or "update" say which). Give the content as text (`content`) or as base64 (`content_base64`, for binary files) and a commit message; `start_branch` creates `branch` from it first. Pass `last_commit_id` (from gitlab_get_file) so that an update fails instead of overwriting a change made meanwhile. Returns the file path, branch and whether it was created or updated.',
+  input: schema,
+  annotations: changes("Create or update file (commit)", { destructive: true }),
+  handler: async (ctx, a) => {
+    if (a.content === void 0 === (a.content_base64 === void 0))
+      throw new Error("Invalid arguments: pass exactly one of `content` (text) or `content_base64`.");
+    const path = `${projectPath(a)}/repository/files/${filePath(a.path)}`;
+    const at = a.start_branch || a.branch;
+    const exists = a.action === "auto" ? await fileExists(ctx, path, at, a.path) : a.action === "update";
+    const body = {
+      branch: a.branch,
+      start_branch: a.start_branch,
+      commit_message: a.commit_message,
+      content: a.content ?? a.content_base64?.replace(/\s+/g, ""),
+      encoding: a.content === void 0 ? "base64" : "text",
+      last_commit_id: exists ? a.last_commit_id : void 0
+    };
+    checkUpload(ctx, utf8(JSON.stringify(body)).length, `the commit of "${a.path}"`);
+    const verb = exists ? "updating" : "creating";
+    const done = await send2(
+      ctx,
+      exists ? "PUT" : "POST",
+      path,
+      body,
+      `${verb} "${a.path}" on ${a.branch}`
+    );
+    return {
+      file_path: done.file_path || a.path,
+      branch: done.branch || a.branch,
+      action: exists ? "updated" : "created"
+    };
   }
 });
 var listRepositoryTree = defineTool({
@@ -1259,6 +1453,84 @@ var searchCode = defineTool({
   }
 });
 
+// src/review.ts
+function slimReviewNote(n) {
+  const p = n.position;
+  return {
+    ...slimNote(n),
+    system: !!n.system,
+    type: n.type || null,
+    resolvable: !!n.resolvable,
+    resolved: n.resolvable ? !!n.resolved : null,
+    ...p ? { path: p.new_path || p.old_path || null, line: p.new_line ?? p.old_line ?? null } : {}
+  };
+}
+var mrPath2 = (a) => `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
+var listMergeRequestNotes = defineTool({
+  description: 'Lists the comments (notes, the discussion) on a GitLab merge request, to read what reviewers said: general comments and diff notes on lines of a changed file (with their file, line and whether the thread is resolved), oldest first by default. GitLab\'s system notes ("added 1 commit", "approved this merge request", label changes) are left out unless include_system is true. When `next` is not null, pass it as `page`.',
+  input: schema,
+  annotations: reads("List merge request notes (comments)", { idempotent: true }),
+  handler: async (ctx, a) => {
+    const { rows, next } = await list(ctx, `${mrPath2(a)}/notes`, {
+      query: { sort: a.sort, order_by: "created_at", ...paging(a) },
+      action: `notes of !${a.merge_request_iid}`
+    });
+    const kept = a.include_system ? rows : rows.filter((n) => !n.system);
+    return {
+      merge_request_iid: a.merge_request_iid,
+      notes: kept.map(slimReviewNote),
+      system_notes_left_out: rows.length - kept.length,
+      next
+    };
+  }
+});
+async function approvalRefusal(ctx, iid, approve, err) {
+  if (!(err instanceof GitLabError)) return err;
+  const said = err.said ? ` GitLab said: ${err.said}` : "";
+  if (err.status === 409)
+    return new Error(
+      `The source branch of !${iid} has moved (409): the sha you passed is no longer its HEAD, so GitLab did not approve. Read the merge request again (gitlab_get_merge_request), review the new commits, and approve with the new sha.${said}`
+    );
+  if (err.status !== 401) return err;
+  try {
+    await get(ctx, "/user", { action: "checking the token" });
+  } catch {
+    return err;
+  }
+  return new Error(
+    approve ? `GitLab refused to approve !${iid} (401): you have already approved it, or you may not approve it (the author, or a committer, where the project forbids approving your own work, or a role that may not approve).${said}` : `GitLab refused to withdraw an approval of !${iid} (401): you have not approved it.${said}`
+  );
+}
+var approveMergeRequest = defineTool({
+  description: 'Approves a GitLab merge request as the connected user (action "approve", the default), or withdraws your approval (action "unapprove"). Pass `sha` (the head sha from gitlab_get_merge_request) so that only the commits you reviewed are approved. Returns whether it is now approved, how many approvals are still needed and who approved it.',
+  input: schema,
+  annotations: changes("Approve / unapprove merge request", { idempotent: true }),
+  handler: async (ctx, a) => {
+    const approve = a.action !== "unapprove";
+    let state;
+    try {
+      state = await send2(
+        ctx,
+        "POST",
+        `${mrPath2(a)}/${approve ? "approve" : "unapprove"}`,
+        approve ? { sha: a.sha } : {},
+        `${approve ? "approving" : "withdrawing the approval of"} !${a.merge_request_iid}`
+      );
+    } catch (err) {
+      throw await approvalRefusal(ctx, a.merge_request_iid, approve, err);
+    }
+    const by = Array.isArray(state.approved_by) ? state.approved_by.map((x) => who(x?.user)).filter(Boolean) : [];
+    return {
+      merge_request_iid: a.merge_request_iid,
+      action: approve ? "approved" : "unapproved",
+      approved: typeof state.approved === "boolean" ? state.approved : null,
+      approvals_required: state.approvals_required ?? null,
+      approvals_left: state.approvals_left ?? null,
+      approved_by: by
+    };
+  }
+});
+
 // plugin.ts
 var plugin_default = definePlugin({
   name: "gitlab",
@@ -1301,7 +1573,16 @@ var plugin_default = definePlugin({
     gitlab_list_repository_tree: listRepositoryTree,
     gitlab_list_branches: listBranches,
     gitlab_create_branch: createBranch,
-    gitlab_search_code: searchCode
+    gitlab_search_code: searchCode,
+    gitlab_list_commits: listCommits,
+    gitlab_list_releases: listReleases,
+    gitlab_create_or_update_file: createOrUpdateFile,
+    gitlab_list_merge_request_commits: listMergeRequestCommits,
+    gitlab_list_merge_request_notes: listMergeRequestNotes,
+    gitlab_approve_merge_request: approveMergeRequest,
+    gitlab_retry_pipeline: retryPipeline,
+    gitlab_cancel_pipeline: cancelPipeline,
+    gitlab_get_clone_url: getCloneUrl
   }
 });
 export {

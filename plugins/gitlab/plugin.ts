@@ -1,8 +1,8 @@
 /**
  * @module plugins/gitlab/plugin
  * GitLab tools over the REST API v4 of gitlab.com (a self-managed instance is reached through the
- * policy's `upstreams` mapping): projects, issues, merge requests, CI/CD pipelines and job logs,
- * files, branches and code search. The tool table; the handlers live in src/ by area.
+ * policy's `upstreams` mapping): projects, issues, merge requests (review notes, commits, approval),
+ * CI/CD pipelines and job logs, files, commits, releases, branches, clone URLs and code search. The tool table; the handlers live in src/ by area.
  */
 import { definePlugin } from 'workbench/plugin-sdk';
 import { addIssueNote, createIssue, getIssue, listIssues, updateIssue } from './src/issues.js';
@@ -15,9 +15,25 @@ import {
   mergeMergeRequest,
   updateMergeRequest,
 } from './src/merge-requests.js';
-import { createPipeline, getJobLog, getPipeline, listPipelines } from './src/pipelines.js';
-import { getCurrentUser, getProject, listProjects } from './src/projects.js';
-import { createBranch, getFile, listBranches, listRepositoryTree, searchCode } from './src/repository.js';
+import { listCommits, listMergeRequestCommits, listReleases } from './src/history.js';
+import {
+  cancelPipeline,
+  createPipeline,
+  getJobLog,
+  getPipeline,
+  listPipelines,
+  retryPipeline,
+} from './src/pipelines.js';
+import { getCloneUrl, getCurrentUser, getProject, listProjects } from './src/projects.js';
+import {
+  createBranch,
+  createOrUpdateFile,
+  getFile,
+  listBranches,
+  listRepositoryTree,
+  searchCode,
+} from './src/repository.js';
+import { approveMergeRequest, listMergeRequestNotes } from './src/review.js';
 
 export default definePlugin({
   name: 'gitlab',
@@ -62,5 +78,14 @@ export default definePlugin({
     gitlab_list_branches: listBranches,
     gitlab_create_branch: createBranch,
     gitlab_search_code: searchCode,
+    gitlab_list_commits: listCommits,
+    gitlab_list_releases: listReleases,
+    gitlab_create_or_update_file: createOrUpdateFile,
+    gitlab_list_merge_request_commits: listMergeRequestCommits,
+    gitlab_list_merge_request_notes: listMergeRequestNotes,
+    gitlab_approve_merge_request: approveMergeRequest,
+    gitlab_retry_pipeline: retryPipeline,
+    gitlab_cancel_pipeline: cancelPipeline,
+    gitlab_get_clone_url: getCloneUrl,
   },
 });

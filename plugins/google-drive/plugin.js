@@ -216,6 +216,20 @@ function createApi(api2) {
   return { request, json };
 }
 
+// workbench-sdk:binary.ts
+var TooLargeError = class extends Error {
+};
+function checkUpload(ctx, bytes, what = "the upload") {
+  const cap = ctx.limits.maxRequestBodyBytes;
+  if (bytes > cap)
+    throw new TooLargeError(
+      `${what} is ${bytes} bytes, over the gateway's limit of ${cap} bytes for one request: send a smaller one.`
+    );
+}
+function utf8(text) {
+  return new TextEncoder().encode(text);
+}
+
 // workbench-sdk:google.ts
 function googleErrorInfo(data) {
   const error = data?.error;
@@ -271,7 +285,15 @@ var GSHEET = "application/vnd.google-apps.spreadsheet";
 var GSLIDES = "application/vnd.google-apps.presentation";
 var ALL_DRIVES = { supportsAllDrives: "true" };
 var WRITE_FIELDS = "id,name,mimeType,parents,driveId,webViewLink,trashed,modifiedTime";
+var ResumeIncomplete = class extends Error {
+  constructor(range) {
+    super("Drive has not received the whole upload yet (308)");
+    this.range = range;
+  }
+  range;
+};
 function driveError(f) {
+  if (f.status === 308 && f.options["chunk"] === true) return new ResumeIncomplete(f.headers.get("range"));
   const info = googleErrorInfo(f.data);
   const { status, reasons } = info;
   const kind = googleReasonKind(info);
@@ -674,6 +696,158 @@ var listPermissions = defineTool({
   }
 });
 
+// src/upload-url.ts
+var CHUNK_UNIT = 256 * 1024;
+var ENVELOPE = 16 * 1024;
+function sourceRefusal(f) {
+  const url = String(f.options["url"]);
+  const words = {
+    GW_ERR_BRIDGE_ADDRESS_BLOCKED: `the URL's host is not a public address (a private, loopback, link-local or cloud-metadata address): uploads from a URL fetch public URLs only`,
+    GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED: "only https URLs can be fetched",
+    GW_ERR_BRIDGE_HOST_NOT_ALLOWED: `the gateway does not fetch this URL (${f.error.message})`,
+    GW_ERR_BRIDGE_RESPONSE_TOO_LARGE: "the file is larger than the gateway accepts for one download (the operator's http.maxResponseBytes)",
+    GW_ERR_BRIDGE_TIMEOUT: "the server did not answer in time: retry, or upload a smaller file",
+    GW_ERR_BRIDGE_NETWORK: `the server could not be reached (${f.error.message})`
+  };
+  const why = words[f.code];
+  return why ? Object.assign(new Error(`Could not fetch ${url}: ${why}.`), { code: f.code }) : f.error;
+}
+var source = createApi({
+  base: "https://source.invalid",
+  provider: "The URL's server",
+  integration: "google-drive",
+  failure: (f) => new Error(
+    `Could not fetch ${String(f.options["url"])}: its server answered HTTP ${f.status}${f.detail ? ` (${f.detail.slice(0, 200)})` : ""}.`
+  ),
+  bridgeFailure: sourceRefusal
+});
+function fileNameOf(url, disposition) {
+  const star = disposition ? /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(disposition) : null;
+  const plain = disposition ? /filename\s*=\s*"?([^";]+)"?/.exec(disposition) : null;
+  let name = star?.[1] ?? plain?.[1] ?? "";
+  if (!name) name = url.split(/[?#]/)[0]?.split("/").filter(Boolean).slice(2).pop() ?? "";
+  try {
+    name = decodeURIComponent(name);
+  } catch {
+  }
+  name = name.replace(/[\u0000-\u001f/\\]/g, "_").trim().slice(0, 255);
+  return name || "download";
+}
+var typeOf = (contentType) => (contentType?.split(";")[0]?.trim().toLowerCase() || "application/octet-stream").slice(0, 255);
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+function multipart(metadata, bytes, mime) {
+  let boundary = "workbench-upload-";
+  while (boundary.length < 48) boundary += Math.random().toString(36).slice(2);
+  boundary = boundary.slice(0, 48);
+  const head = utf8(
+    `--${boundary}\r
+Content-Type: application/json; charset=UTF-8\r
+\r
+${JSON.stringify(metadata)}\r
+--${boundary}\r
+Content-Type: ${mime}\r
+\r
+`
+  );
+  return {
+    body: concat([head, bytes, utf8(`\r
+--${boundary}--\r
+`)]),
+    contentType: `multipart/related; boundary=${boundary}`
+  };
+}
+async function resumable(ctx, metadata, bytes, mime, name) {
+  const chunk = Math.floor(ctx.limits.maxRequestBodyBytes / CHUNK_UNIT) * CHUNK_UNIT;
+  if (chunk === 0) {
+    checkUpload(ctx, bytes.length + ENVELOPE, "the file with its upload envelope");
+    throw new Error(
+      `The file (${bytes.length} bytes) does not fit one request, and the gateway's request-body cap is under Drive's 256 KiB chunk size.`
+    );
+  }
+  const chunks = Math.ceil(bytes.length / chunk);
+  if (ctx.limits.requestsLeft() < chunks + 1)
+    throw new Error(
+      `The file (${bytes.length} bytes) takes ${chunks + 1} requests to upload in chunks of ${chunk} bytes, and this call has ${ctx.limits.requestsLeft()} left: ask the operator for a larger request-body cap or request budget, or upload a smaller file.`
+    );
+  const opened = await api.request(ctx, "POST", `${UPLOAD}/files`, {
+    query: { uploadType: "resumable", ...ALL_DRIVES, fields: WRITE_FIELDS },
+    body: metadata,
+    headers: { "x-upload-content-type": mime, "x-upload-content-length": String(bytes.length) },
+    action: `start the upload of "${name}"`
+  });
+  const session = opened.headers.get("location");
+  if (!session || !session.startsWith(`${UPLOAD}/files?`))
+    throw new Error(`Google Drive did not return an upload session for "${name}": retry.`);
+  for (let start = 0; start < bytes.length; start += chunk) {
+    const end = Math.min(start + chunk, bytes.length);
+    try {
+      const done = await api.request(ctx, "PUT", session, {
+        rawBody: bytes.subarray(start, end),
+        contentType: mime,
+        headers: { "content-range": `bytes ${start}-${end - 1}/${bytes.length}` },
+        action: `upload bytes ${start}-${end - 1} of "${name}"`,
+        chunk: true
+      });
+      if (end === bytes.length) return done.data;
+    } catch (err) {
+      if (!(err instanceof ResumeIncomplete) || end === bytes.length) throw err;
+      const held = /bytes=0-(\d+)/.exec(err.range ?? "");
+      if (!held || Number(held[1]) !== end - 1)
+        throw new Error(
+          `Google Drive holds other bytes of "${name}" than were sent (Range ${err.range ?? "none"}): upload it again.`
+        );
+    }
+  }
+  throw new Error(`Google Drive did not confirm the upload of "${name}": check the folder before trying again.`);
+}
+var uploadFromUrl = defineTool({
+  description: "Upload (save, copy, import) a file from a public https URL into Google Drive: a PDF, an image, a spreadsheet, any file a link points to. The gateway downloads it (public addresses only; no credential is sent to that server), then creates a new Drive file with its bytes, optionally inside a folder. Returns the new file's id and link, and the size and type fetched. Files are limited by the gateway's download cap (8 MiB by default).",
+  input: schema,
+  annotations: changes("Upload file from URL"),
+  handler: async (ctx, a) => {
+    if (!/^https:\/\/[^/?#]+/i.test(a.url)) throw new Error(`url must be an https URL, not "${a.url.slice(0, 100)}".`);
+    const got = await source.request(ctx, "GET", a.url, {
+      action: `fetch ${a.url}`,
+      expect: "bytes",
+      accept: "*/*",
+      url: a.url
+    });
+    const bytes = got.data;
+    const mime = a.mimeType ?? typeOf(got.headers.get("content-type"));
+    const name = a.name ?? fileNameOf(got.url || a.url, got.headers.get("content-disposition"));
+    const metadata = {
+      name,
+      mimeType: mime,
+      ...a.parentId ? { parents: [fileIdOf(a.parentId, "parentId")] } : {},
+      ...a.description ? { description: a.description } : {}
+    };
+    const fits = bytes.length + ENVELOPE <= ctx.limits.maxRequestBodyBytes;
+    let file;
+    if (fits) {
+      const { body, contentType } = multipart(metadata, bytes, mime);
+      file = await api.json(ctx, "POST", `${UPLOAD}/files`, {
+        query: { uploadType: "multipart", ...ALL_DRIVES, fields: WRITE_FIELDS },
+        rawBody: body,
+        contentType,
+        action: `upload "${name}"`
+      });
+    } else file = await resumable(ctx, metadata, bytes, mime, name);
+    return {
+      ...slimFile(file),
+      source: { url: a.url, bytes: bytes.length, contentType: mime },
+      uploadType: fits ? "multipart" : "resumable"
+    };
+  }
+});
+
 // src/write.ts
 function boundaryFor(parts) {
   for (; ; ) {
@@ -792,15 +966,17 @@ var plugin_default = definePlugin({
   name: "google-drive",
   version: "1.0.0",
   displayName: "Google Drive",
-  description: "Find, read and organise files in Google Drive and shared drives: search by name, text, type, folder or date, read Google Docs, Sheets, Slides and text files as text, create folders and text files or Google Docs, rename and move files, share them and see who has access, and move them to the trash. Acts as the connected Google user.",
+  description: "Find, read and organise files in Google Drive and shared drives: search by name, text, type, folder or date, read Google Docs, Sheets, Slides and text files as text, create folders and text files or Google Docs, upload a file from a public URL, rename and move files, share them and see who has access, and move them to the trash. Acts as the connected Google user.",
   auth: googleOAuth(["https://www.googleapis.com/auth/drive"], ["www.googleapis.com"]),
   egress: ["www.googleapis.com"],
+  egressAnyPublicHost: true,
   tools: {
     drive_search_files: searchFiles,
     drive_get_file: getFile,
     drive_read_file: readFile,
     drive_create_folder: createFolder,
     drive_create_file: createFile,
+    drive_upload_from_url: uploadFromUrl,
     drive_move_or_rename_file: moveOrRenameFile,
     drive_share_file: shareFile,
     drive_list_permissions: listPermissions,

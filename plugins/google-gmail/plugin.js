@@ -1215,12 +1215,28 @@ var getThread = defineTool({
   }
 });
 
+// src/profile.ts
+var getProfile = defineTool({
+  description: "Get the connected Gmail account's profile: its email address (who am I in Gmail, which mailbox is connected), the total number of messages and threads in the mailbox, and its current history id.",
+  input: schema,
+  annotations: reads("Get Gmail profile"),
+  handler: async (ctx) => {
+    const p = await gmail(ctx, "GET", "/profile", { action: "read the mailbox profile" });
+    return {
+      emailAddress: p.emailAddress ?? null,
+      messagesTotal: p.messagesTotal ?? null,
+      threadsTotal: p.threadsTotal ?? null,
+      historyId: p.historyId ?? null
+    };
+  }
+});
+
 // plugin.ts
 var plugin_default = definePlugin({
   name: "google-gmail",
   version: "1.0.0",
   displayName: "Gmail (Google)",
-  description: "Search, read, send, reply to and draft Gmail email, read whole conversation threads, and archive, mark read or unread, star, label or trash messages. Acts as the connected Google account's mailbox.",
+  description: "Search, read, send, reply to and draft Gmail email, read whole conversation threads, archive, mark read or unread, star, label or trash messages, and read the mailbox's address and totals. Acts as the connected Google account's mailbox.",
   auth: googleOAuth(["https://www.googleapis.com/auth/gmail.modify"], ["gmail.googleapis.com"]),
   egress: ["gmail.googleapis.com"],
   tools: {
@@ -1231,7 +1247,8 @@ var plugin_default = definePlugin({
     gmail_create_draft: createDraft,
     gmail_modify_labels: modifyLabels,
     gmail_list_labels: listLabels,
-    gmail_trash_email: trashEmail
+    gmail_trash_email: trashEmail,
+    gmail_get_profile: getProfile
   }
 });
 export {

@@ -1,20 +1,22 @@
 /**
  * @module plugins/google-gmail/plugin
  * Gmail API v1 tools acting as the connected Google user's mailbox (users/me): search, read a
- * message or a whole thread, send or draft (new or as a threaded reply), change labels, trash. The
+ * message or a whole thread, send or draft (new or as a threaded reply), change labels, trash, and
+ * read the mailbox's profile (its address and totals). The
  * tool table only: handlers are in src/, one file per area, with the MIME reader and writer apart.
  */
 import { definePlugin, googleOAuth } from 'workbench/plugin-sdk';
 import { createDraft, sendEmail } from './src/compose.js';
 import { listLabels, modifyLabels, trashEmail } from './src/labels.js';
 import { getEmail, getThread, searchEmails } from './src/messages.js';
+import { getProfile } from './src/profile.js';
 
 export default definePlugin({
   name: 'google-gmail',
   version: '1.0.0',
   displayName: 'Gmail (Google)',
   description:
-    "Search, read, send, reply to and draft Gmail email, read whole conversation threads, and archive, mark read or unread, star, label or trash messages. Acts as the connected Google account's mailbox.",
+    "Search, read, send, reply to and draft Gmail email, read whole conversation threads, archive, mark read or unread, star, label or trash messages, and read the mailbox's address and totals. Acts as the connected Google account's mailbox.",
   auth: googleOAuth(['https://www.googleapis.com/auth/gmail.modify'], ['gmail.googleapis.com']),
   egress: ['gmail.googleapis.com'],
   tools: {
@@ -26,5 +28,6 @@ export default definePlugin({
     gmail_modify_labels: modifyLabels,
     gmail_list_labels: listLabels,
     gmail_trash_email: trashEmail,
+    gmail_get_profile: getProfile,
   },
 });

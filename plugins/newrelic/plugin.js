@@ -202,6 +202,12 @@ function createApi(api2) {
   return { request, json };
 }
 
+// workbench-sdk:text.ts
+function clip(text, max) {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [truncated, ${text.length - max} more characters]`;
+}
+
 // src/api.ts
 var ENDPOINTS = {
   us: "https://api.newrelic.com/graphql",
@@ -576,6 +582,64 @@ var updateErrorGroupState = defineTool({
   }
 });
 
+// src/conditions.ts
+var MUTATION = `mutation($accountId: Int!, $policyId: ID!, $condition: AlertsNrqlConditionStaticInput!) { alertsNrqlConditionStaticCreate(accountId: $accountId, policyId: $policyId, condition: $condition) { id name enabled policyId nrql { query } terms { priority operator threshold thresholdDuration thresholdOccurrences } signal { aggregationWindow aggregationMethod } violationTimeLimitSeconds } }`;
+var createStaticNrqlCondition = defineTool({
+  description: "Create a static NRQL alert condition in a New Relic alert policy: it runs an NRQL query continuously and opens an incident when the value crosses a fixed threshold for a while (e.g. error rate ABOVE 5 for 300 seconds). Give the policy id (newrelic_list_alert_policies or newrelic_create_alert_policy), the NRQL (SELECT … FROM … WHERE …, without SINCE/UNTIL), a critical threshold and optionally a warning one. Returns the condition id, thresholds and signal settings.",
+  annotations: changes("Create static NRQL alert condition"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    const term = (priority, t) => ({
+      priority,
+      operator: t.operator,
+      threshold: t.threshold,
+      thresholdDuration: t.durationSeconds,
+      thresholdOccurrences: t.occurrences
+    });
+    const condition = {
+      name: args.name,
+      enabled: args.enabled,
+      description: args.description,
+      runbookUrl: args.runbookUrl,
+      nrql: { query: args.nrql },
+      terms: [term("CRITICAL", args.critical), ...args.warning ? [term("WARNING", args.warning)] : []],
+      signal: {
+        aggregationWindow: args.aggregationWindowSeconds,
+        aggregationMethod: args.aggregationMethod,
+        aggregationDelay: args.aggregationDelaySeconds
+      },
+      violationTimeLimitSeconds: args.violationTimeLimitSeconds
+    };
+    const data = await nerdgraph(
+      ctx,
+      `create the NRQL condition "${args.name}" in policy ${args.policyId}`,
+      MUTATION,
+      { accountId: accountId2, policyId: args.policyId, condition }
+    );
+    const c = data.alertsNrqlConditionStaticCreate;
+    if (!c) throw new Error("New Relic did not create the NRQL condition (empty answer).");
+    return {
+      id: c.id,
+      name: c.name,
+      enabled: c.enabled,
+      policyId: c.policyId,
+      accountId: accountId2,
+      nrql: c.nrql ? c.nrql.query : null,
+      terms: (c.terms || []).map((t) => ({
+        priority: t.priority,
+        operator: t.operator,
+        threshold: t.threshold,
+        durationSeconds: t.thresholdDuration ?? null,
+        occurrences: t.thresholdOccurrences ?? null
+      })),
+      aggregationWindowSeconds: c.signal?.aggregationWindow ?? null,
+      aggregationMethod: c.signal?.aggregationMethod ?? null,
+      violationTimeLimitSeconds: c.violationTimeLimitSeconds ?? null
+    };
+  }
+});
+
 // src/entity.ts
 var ENTITY_FIELDS = "guid name entityType domain type accountId alertSeverity reporting permalink";
 var APM_SUMMARY = "apmSummary { apdexScore errorRate hostCount instanceCount responseTimeAverage throughput webResponseTimeAverage webThroughput nonWebResponseTimeAverage nonWebThroughput }";
@@ -825,6 +889,157 @@ var getGoldenMetrics = defineTool({
     };
   }
 });
+var addTagsToEntity = defineTool({
+  description: "Add tags (key: values labels) to a New Relic entity, e.g. team: payments, to group it and find it again by tag. A key that exists gets the new values added; nothing is removed. Find the entity's guid with newrelic_search_entities.",
+  annotations: changes("Add tags to entity", { idempotent: true }),
+  input: schema,
+  handler: async (ctx, args) => {
+    const query2 = `mutation($guid: EntityGuid!, $tags: [TaggingTagInput!]!) { taggingAddTagsToEntity(guid: $guid, tags: $tags) { errors { message type } } }`;
+    const action = `tag entity ${args.guid}`;
+    const data = await nerdgraph(ctx, action, query2, {
+      guid: args.guid,
+      tags: args.tags
+    });
+    const errors = data.taggingAddTagsToEntity?.errors || [];
+    if (errors.length)
+      throw new Error(
+        `New Relic could not ${action}: ${errors.map((e) => [e.type, e.message].filter(Boolean).join(": ")).join("; ")}.`
+      );
+    return { guid: args.guid, added: args.tags.map((t) => ({ key: t.key, values: t.values })) };
+  }
+});
+
+// src/notifications.ts
+var slimProperties = (list2) => (list2 || []).map((p) => ({ key: p.key, value: clip(String(p.value ?? ""), 300) }));
+var NOTIFICATION_ERROR = `error { ... on AiNotificationsResponseError { description details type } ... on AiNotificationsDataValidationError { details fields { field message } } ... on AiNotificationsConstraintsError { constraints { dependencies name } } ... on AiNotificationsSuggestionError { description details type } }`;
+function notificationError(e) {
+  if (!e) return "";
+  const parts = [e.type, e.description, e.details].filter((x) => typeof x === "string" && x !== "");
+  for (const f of e.fields || []) parts.push(`${f.field ?? "?"}: ${f.message ?? "invalid"}`);
+  for (const c of e.constraints || [])
+    parts.push(`constraint ${c.name ?? "?"}${c.dependencies?.length ? ` (needs ${c.dependencies.join(", ")})` : ""}`);
+  return parts.join("; ");
+}
+var DESTINATION_FIELDS = "id name type active status createdAt properties { key value }";
+var slimDestination = (d) => ({
+  id: d.id,
+  name: d.name,
+  type: d.type,
+  active: d.active ?? null,
+  status: d.status ?? null,
+  createdAt: iso(d.createdAt),
+  properties: slimProperties(d.properties)
+});
+var createNotificationDestination = defineTool({
+  description: "Create a New Relic notification destination: where alert notifications can be sent — an EMAIL destination (a list of addresses) or a WEBHOOK destination (an https URL New Relic will POST to). Destinations that need a sign-in to another service (Slack, Jira, ServiceNow, …) are set up in the New Relic UI. Returns the destination id.",
+  annotations: changes("Create notification destination"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    if (args.type === "EMAIL" && !args.emails) throw new Error("An EMAIL destination needs `emails`.");
+    if (args.type === "WEBHOOK" && !args.url) throw new Error("A WEBHOOK destination needs `url`.");
+    const properties = args.type === "EMAIL" ? [{ key: "email", value: (args.emails ?? []).join(",") }] : [{ key: "url", value: args.url }];
+    const query2 = `mutation($accountId: Int!, $destination: AiNotificationsDestinationInput!) { aiNotificationsCreateDestination(accountId: $accountId, destination: $destination) { destination { ${DESTINATION_FIELDS} } ${NOTIFICATION_ERROR} } }`;
+    const action = `create the notification destination "${args.name}"`;
+    const data = await nerdgraph(ctx, action, query2, {
+      accountId: accountId2,
+      destination: { name: args.name, type: args.type, properties }
+    });
+    const r = data.aiNotificationsCreateDestination;
+    const why = notificationError(r?.error);
+    if (why || !r?.destination)
+      throw new Error(`New Relic could not ${action}: ${why || "no destination in the answer"}.`);
+    return { accountId: accountId2, ...slimDestination(r.destination) };
+  }
+});
+var listNotificationDestinations = defineTool({
+  description: "List the notification destinations of a New Relic account (email lists, webhooks, Slack, …): id, name, type, whether active, status and settings. Use a destination id with newrelic_create_notification_channel. When `next` is not null, pass it as `cursor` for more.",
+  annotations: reads("List notification destinations"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    const query2 = `query($accountId: Int!, $cursor: String, $filters: AiNotificationsDestinationFilter) { actor { account(id: $accountId) { aiNotifications { destinations(cursor: $cursor, filters: $filters) { entities { ${DESTINATION_FIELDS} } nextCursor totalCount error { description details type } } } } } }`;
+    const filters = { name: args.nameContains, type: args.type };
+    const r = await inAccount(
+      ctx,
+      accountId2,
+      "list notification destinations",
+      query2,
+      { cursor: args.cursor || null, filters },
+      (a) => a.aiNotifications?.destinations
+    );
+    const why = notificationError(r.error);
+    if (why) throw new Error(`New Relic could not list notification destinations: ${why}.`);
+    return {
+      accountId: accountId2,
+      destinations: (r.entities || []).map(slimDestination),
+      total: r.totalCount ?? null,
+      next: r.nextCursor || null
+    };
+  }
+});
+var CHANNEL_FIELDS = "id name type destinationId product active status properties { key value }";
+var slimChannel = (c) => ({
+  id: c.id,
+  name: c.name,
+  type: c.type,
+  destinationId: c.destinationId ?? null,
+  product: c.product ?? null,
+  active: c.active ?? null,
+  status: c.status ?? null,
+  properties: slimProperties(c.properties)
+});
+var createNotificationChannel = defineTool({
+  description: "Create a New Relic notification channel: how one product's notifications are sent through a destination (newrelic_list_notification_destinations), with the channel's settings as properties — EMAIL: optional `subject`; WEBHOOK: `payload`, the JSON template New Relic fills in (e.g. {\"issue\": {{ json issueTitle }}}); SLACK: `channelId`. The type must match the destination's. product IINT is for alert workflows. Returns the channel id, for newrelic_create_workflow.",
+  annotations: changes("Create notification channel"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    const query2 = `mutation($accountId: Int!, $channel: AiNotificationsChannelInput!) { aiNotificationsCreateChannel(accountId: $accountId, channel: $channel) { channel { ${CHANNEL_FIELDS} } ${NOTIFICATION_ERROR} } }`;
+    const action = `create the notification channel "${args.name}"`;
+    const channel = {
+      name: args.name,
+      type: args.type,
+      destinationId: args.destinationId,
+      product: args.product,
+      properties: args.properties
+    };
+    const data = await nerdgraph(ctx, action, query2, {
+      accountId: accountId2,
+      channel
+    });
+    const r = data.aiNotificationsCreateChannel;
+    const why = notificationError(r?.error);
+    if (why || !r?.channel) throw new Error(`New Relic could not ${action}: ${why || "no channel in the answer"}.`);
+    return { accountId: accountId2, ...slimChannel(r.channel) };
+  }
+});
+var listNotificationChannels = defineTool({
+  description: "List the notification channels of a New Relic account: id, name, type, destination, product, whether active, status and settings; optionally by name, destination or type. When `next` is not null, pass it as `cursor` for more.",
+  annotations: reads("List notification channels"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    const query2 = `query($accountId: Int!, $cursor: String, $filters: AiNotificationsChannelFilter) { actor { account(id: $accountId) { aiNotifications { channels(cursor: $cursor, filters: $filters) { entities { ${CHANNEL_FIELDS} } nextCursor totalCount error { description details type } } } } } }`;
+    const filters = { name: args.nameContains, destinationId: args.destinationId, type: args.type };
+    const r = await inAccount(
+      ctx,
+      accountId2,
+      "list notification channels",
+      query2,
+      { cursor: args.cursor || null, filters },
+      (a) => a.aiNotifications?.channels
+    );
+    const why = notificationError(r.error);
+    if (why) throw new Error(`New Relic could not list notification channels: ${why}.`);
+    return {
+      accountId: accountId2,
+      channels: (r.entities || []).map(slimChannel),
+      total: r.totalCount ?? null,
+      next: r.nextCursor || null
+    };
+  }
+});
 
 // src/nrql.ts
 var runNrql = defineTool({
@@ -938,6 +1153,33 @@ var getDashboard = defineTool({
     };
   }
 });
+var addWidgetsToDashboardPage = defineTool({
+  description: "Add widgets (charts, tables, billboards, Markdown text) to a page of a New Relic dashboard, keeping the widgets already there. Each widget has a title, a chart type (viz.line by default) and the NRQL it shows, or Markdown text for viz.markdown. The page guid is a page's `guid` in newrelic_get_dashboard (a dashboard's own guid is not a page's). Returns how many widgets were added.",
+  annotations: changes("Add widgets to dashboard page"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const widgets = args.widgets.map((w, i) => {
+      const markdown = w.visualization === "viz.markdown";
+      if (markdown ? w.text === void 0 : w.nrql === void 0)
+        throw new Error(`Widget ${i + 1} ("${w.title}") needs ${markdown ? "`text` (viz.markdown)" : "`nrql`"}.`);
+      const rawConfiguration = markdown ? { text: w.text } : { nrqlQueries: [{ accountIds: [accountOf(ctx, w)], query: w.nrql }] };
+      const layout = { column: w.column, row: w.row, width: w.width, height: w.height };
+      return { title: w.title, visualization: { id: w.visualization }, layout, rawConfiguration };
+    });
+    const query2 = `mutation($guid: EntityGuid!, $widgets: [DashboardWidgetInput!]!) { dashboardAddWidgetsToPage(guid: $guid, widgets: $widgets) { errors { description type } } }`;
+    const action = `add widgets to dashboard page ${args.pageGuid}`;
+    const data = await nerdgraph(ctx, action, query2, {
+      guid: args.pageGuid,
+      widgets
+    });
+    const errors = data.dashboardAddWidgetsToPage?.errors || [];
+    if (errors.length)
+      throw new Error(
+        `New Relic could not ${action}: ${errors.map((e) => [e.type, e.description].filter(Boolean).join(": ")).join("; ")}.`
+      );
+    return { pageGuid: args.pageGuid, added: widgets.length, titles: widgets.map((w) => w.title) };
+  }
+});
 var listSyntheticMonitors = defineTool({
   description: "List New Relic synthetic monitors (uptime pings, browser and API checks) with their type, URL, period, status and success rate; optionally only failing ones or those whose name contains some text. When `next` is not null, pass it as `cursor` for more.",
   annotations: reads("List synthetic monitors"),
@@ -978,12 +1220,93 @@ var listWorkloads = defineTool({
   }
 });
 
+// src/workflows.ts
+var WORKFLOW_FIELDS = "id name workflowEnabled mutingRulesHandling destinationConfigurations { channelId name type notificationTriggers } issuesFilter { predicates { attribute operator values } }";
+var slimWorkflow = (w) => ({
+  id: w.id,
+  name: w.name,
+  enabled: w.workflowEnabled ?? null,
+  mutingRulesHandling: w.mutingRulesHandling ?? null,
+  channels: (w.destinationConfigurations || []).map((d) => ({
+    channelId: d.channelId,
+    name: d.name ?? null,
+    type: d.type ?? null,
+    triggers: d.notificationTriggers ?? []
+  })),
+  filter: (w.issuesFilter?.predicates || []).map((p) => ({
+    attribute: p.attribute,
+    operator: p.operator,
+    values: p.values
+  }))
+});
+function issuesFilter(name, policyIds, more) {
+  const predicates = [];
+  if (policyIds?.length)
+    predicates.push({ attribute: "labels.policyIds", operator: "EXACTLY_MATCHES", values: policyIds });
+  predicates.push(...more);
+  return { name, type: "FILTER", predicates };
+}
+var createWorkflow = defineTool({
+  description: 'Create a New Relic workflow: it sends the alert issues that match its filter to notification channels (newrelic_create_notification_channel or newrelic_list_notification_channels). Filter by alert policy ids (the usual case: "notify these channels about policy 123") and/or by predicates on issue attributes (e.g. priority EQUAL CRITICAL, entitiesData.names CONTAINS checkout). Returns the workflow id and what it matches.',
+  annotations: changes("Create workflow"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    const createWorkflowData = {
+      name: args.name,
+      workflowEnabled: args.enabled,
+      destinationsEnabled: true,
+      enrichmentsEnabled: false,
+      mutingRulesHandling: args.mutingRulesHandling,
+      issuesFilter: issuesFilter(args.name, args.policyIds, args.predicates),
+      destinationConfigurations: args.channelIds.map((channelId) => ({
+        channelId,
+        notificationTriggers: args.notificationTriggers
+      }))
+    };
+    const query2 = `mutation($accountId: Int!, $createWorkflowData: AiWorkflowsCreateWorkflowInput!) { aiWorkflowsCreateWorkflow(accountId: $accountId, createWorkflowData: $createWorkflowData) { workflow { ${WORKFLOW_FIELDS} } errors { description type } } }`;
+    const action = `create the workflow "${args.name}"`;
+    const data = await nerdgraph(ctx, action, query2, {
+      accountId: accountId2,
+      createWorkflowData
+    });
+    const r = data.aiWorkflowsCreateWorkflow;
+    const why = (r?.errors || []).map((e) => [e.type, e.description].filter(Boolean).join(": ")).join("; ");
+    if (why || !r?.workflow) throw new Error(`New Relic could not ${action}: ${why || "no workflow in the answer"}.`);
+    return { accountId: accountId2, ...slimWorkflow(r.workflow) };
+  }
+});
+var listWorkflows = defineTool({
+  description: "List the alert workflows of a New Relic account: id, name, whether enabled, the channels each notifies (with the issue events that trigger it) and its issue filter. Optionally by name or by a channel it uses. When `next` is not null, pass it as `cursor` for more.",
+  annotations: reads("List workflows"),
+  input: schema,
+  handler: async (ctx, args) => {
+    const accountId2 = accountOf(ctx, args);
+    const query2 = `query($accountId: Int!, $cursor: String, $filters: AiWorkflowsFilters) { actor { account(id: $accountId) { aiWorkflows { workflows(cursor: $cursor, filters: $filters) { entities { ${WORKFLOW_FIELDS} } nextCursor totalCount } } } } }`;
+    const filters = { nameLike: args.nameContains, channelId: args.channelId };
+    const r = await inAccount(
+      ctx,
+      accountId2,
+      "list workflows",
+      query2,
+      { cursor: args.cursor || null, filters },
+      (a) => a.aiWorkflows?.workflows
+    );
+    return {
+      accountId: accountId2,
+      workflows: (r.entities || []).map(slimWorkflow),
+      total: r.totalCount ?? null,
+      next: r.nextCursor || null
+    };
+  }
+});
+
 // plugin.ts
 var plugin_default = definePlugin({
   name: "newrelic",
   version: "1.0.0",
   displayName: "New Relic",
-  description: "Query New Relic through NerdGraph: run NRQL, find entities (services, hosts, monitors, dashboards, workloads) and their health, read and manage alert policies, conditions and issues, errors inbox groups, and record deployments. Uses a User API key, in the US or EU region.",
+  description: "Query New Relic through NerdGraph: run NRQL, find entities (services, hosts, monitors, dashboards, workloads) and their health, read and manage alert policies, conditions and issues, notification destinations, channels and workflows, tags, dashboards and their widgets, errors inbox groups, and record deployments. Uses a User API key, in the US or EU region.",
   auth: {
     type: "apikey",
     fields: [
@@ -1034,7 +1357,16 @@ var plugin_default = definePlugin({
     newrelic_create_deployment_marker: createDeploymentMarker,
     newrelic_list_workloads: listWorkloads,
     newrelic_list_error_groups: listErrorGroups,
-    newrelic_update_error_group_state: updateErrorGroupState
+    newrelic_update_error_group_state: updateErrorGroupState,
+    newrelic_create_static_nrql_condition: createStaticNrqlCondition,
+    newrelic_create_notification_destination: createNotificationDestination,
+    newrelic_list_notification_destinations: listNotificationDestinations,
+    newrelic_create_notification_channel: createNotificationChannel,
+    newrelic_list_notification_channels: listNotificationChannels,
+    newrelic_create_workflow: createWorkflow,
+    newrelic_list_workflows: listWorkflows,
+    newrelic_add_tags_to_entity: addTagsToEntity,
+    newrelic_add_widgets_to_dashboard_page: addWidgetsToDashboardPage
   }
 });
 export {

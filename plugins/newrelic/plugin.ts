@@ -15,16 +15,30 @@ import {
   resolveIssue,
 } from './src/alerts.js';
 import { createDeploymentMarker, listErrorGroups, updateErrorGroupState } from './src/changes.js';
-import { getApmSummary, getEntityTool, getGoldenMetrics, searchEntities } from './src/entities.js';
+import { createStaticNrqlCondition } from './src/conditions.js';
+import { addTagsToEntity, getApmSummary, getEntityTool, getGoldenMetrics, searchEntities } from './src/entities.js';
+import {
+  createNotificationChannel,
+  createNotificationDestination,
+  listNotificationChannels,
+  listNotificationDestinations,
+} from './src/notifications.js';
 import { listAccounts, runNrql } from './src/nrql.js';
-import { getDashboard, listDashboards, listSyntheticMonitors, listWorkloads } from './src/views.js';
+import {
+  addWidgetsToDashboardPage,
+  getDashboard,
+  listDashboards,
+  listSyntheticMonitors,
+  listWorkloads,
+} from './src/views.js';
+import { createWorkflow, listWorkflows } from './src/workflows.js';
 
 export default definePlugin({
   name: 'newrelic',
   version: '1.0.0',
   displayName: 'New Relic',
   description:
-    'Query New Relic through NerdGraph: run NRQL, find entities (services, hosts, monitors, dashboards, workloads) and their health, read and manage alert policies, conditions and issues, errors inbox groups, and record deployments. Uses a User API key, in the US or EU region.',
+    'Query New Relic through NerdGraph: run NRQL, find entities (services, hosts, monitors, dashboards, workloads) and their health, read and manage alert policies, conditions and issues, notification destinations, channels and workflows, tags, dashboards and their widgets, errors inbox groups, and record deployments. Uses a User API key, in the US or EU region.',
   auth: {
     type: 'apikey',
     fields: [
@@ -77,5 +91,14 @@ export default definePlugin({
     newrelic_list_workloads: listWorkloads,
     newrelic_list_error_groups: listErrorGroups,
     newrelic_update_error_group_state: updateErrorGroupState,
+    newrelic_create_static_nrql_condition: createStaticNrqlCondition,
+    newrelic_create_notification_destination: createNotificationDestination,
+    newrelic_list_notification_destinations: listNotificationDestinations,
+    newrelic_create_notification_channel: createNotificationChannel,
+    newrelic_list_notification_channels: listNotificationChannels,
+    newrelic_create_workflow: createWorkflow,
+    newrelic_list_workflows: listWorkflows,
+    newrelic_add_tags_to_entity: addTagsToEntity,
+    newrelic_add_widgets_to_dashboard_page: addWidgetsToDashboardPage,
   },
 });

@@ -202,6 +202,43 @@ function createApi(api2) {
   return { request, json };
 }
 
+// workbench-sdk:binary.ts
+var b64 = (bytes) => bytes;
+var TooLargeError = class extends Error {
+};
+function checkUpload(ctx, bytes, what = "the upload") {
+  const cap = ctx.limits.maxRequestBodyBytes;
+  if (bytes > cap)
+    throw new TooLargeError(
+      `${what} is ${bytes} bytes, over the gateway's limit of ${cap} bytes for one request: send a smaller one.`
+    );
+}
+function utf8(text2) {
+  return new TextEncoder().encode(text2);
+}
+function toBase64(bytes) {
+  return b64(bytes).toBase64();
+}
+function fromBase64(text2) {
+  const standard = text2.replace(/-/g, "+").replace(/_/g, "/");
+  return Uint8Array.fromBase64(standard, { lastChunkHandling: "loose" });
+}
+function imageResult(bytes, mimeType) {
+  return { _mcpImage: { data: b64(bytes).toBase64(), mimeType } };
+}
+
+// workbench-sdk:text.ts
+function textWindow(text2, offset, max) {
+  const start = Math.min(offset, text2.length);
+  const end = Math.min(start + max, text2.length);
+  return {
+    total_chars: text2.length,
+    offset: start,
+    content: text2.slice(start, end),
+    next_offset: end < text2.length ? end : null
+  };
+}
+
 // src/api.ts
 var MEANINGS = {
   not_in_channel: "you are not a member of this channel: join it first with slack_join_channel (public channels) or ask a member to invite you (private channels)",
@@ -312,6 +349,12 @@ function write(ctx, method, params) {
   });
 }
 var nextCursor = (data) => data.response_metadata?.next_cursor || null;
+var FILES_ORIGIN = "https://files.slack.com/";
+function fileRequest(ctx, verb, url, what, options) {
+  if (!url.startsWith(FILES_ORIGIN))
+    throw new SlackError(`Slack gave a file URL outside ${FILES_ORIGIN} for ${what}: it is not used.`);
+  return api.request(ctx, verb, url, { ...options, action: what, method: what });
+}
 
 // src/args.ts
 var CHANNEL_ID = /^[CGD][A-Z0-9]{6,}$/;
@@ -576,6 +619,115 @@ var listFiles = defineTool({
       page: pageArg(args.cursor)
     });
     return { files: (d.files || []).map(slimFile), next: nextPage(d.paging) };
+  }
+});
+var uploadFile = defineTool({
+  description: "Upload a file to Slack and share it in a channel or thread (or keep it private to you when no channel is given): text content (`content`, e.g. a CSV, a log, code) or bytes as base64 (`content_base64`, e.g. an image or a PDF), with a title, a message introducing it and alt text for images. Uses Slack's upload flow (get an upload URL, send the bytes, complete the upload). Returns the new file's id, name and link. Needs the files:write scope.",
+  input: schema,
+  annotations: changes("Upload file"),
+  handler: async (ctx, args) => {
+    if (args.content === void 0 === (args.content_base64 === void 0))
+      throw new Error("Pass exactly one of `content` (text) or `content_base64`.");
+    if (args.thread_ts && !args.channel) throw new Error("`thread_ts` needs `channel`: the thread is in a channel.");
+    let bytes;
+    try {
+      bytes = args.content !== void 0 ? utf8(args.content) : fromBase64(args.content_base64.replace(/\s+/g, ""));
+    } catch {
+      throw new Error("`content_base64` is not valid base64.");
+    }
+    if (bytes.length === 0) throw new Error("The file is empty: Slack does not accept an empty upload.");
+    checkUpload(ctx, bytes.length, `the file "${args.filename}"`);
+    const sharedIn = args.channel ? await channelId(ctx, args.channel) : void 0;
+    const target = await write(ctx, "files.getUploadURLExternal", {
+      filename: args.filename,
+      length: bytes.length,
+      alt_txt: args.alt_text,
+      snippet_type: args.snippet_type
+    });
+    if (!target.upload_url || !target.file_id)
+      throw new Error("Slack gave no upload URL (files.getUploadURLExternal): retry later.");
+    await fileRequest(ctx, "POST", target.upload_url, "file upload", {
+      rawBody: bytes,
+      contentType: "application/octet-stream",
+      expect: "text"
+    });
+    const done = await write(ctx, "files.completeUploadExternal", {
+      files: [{ id: target.file_id, title: args.title || args.filename }],
+      channel_id: sharedIn,
+      thread_ts: args.thread_ts,
+      initial_comment: args.initial_comment
+    });
+    const file = done.files?.[0] ?? { id: target.file_id, name: args.filename };
+    return {
+      file: slimFile(file),
+      shared_in: sharedIn ?? null,
+      ...sharedIn ? {} : { note: "Not shared in any channel: only you can see it until it is shared." }
+    };
+  }
+});
+var IMAGE_TYPES = /* @__PURE__ */ new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+var TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|csv|x-sh|sql))/;
+function downloaded(f, bytes, as, offset, max) {
+  const type = String(f.mimetype || "").toLowerCase();
+  if (as === "auto" && IMAGE_TYPES.has(type)) return { image: imageResult(bytes, type) };
+  const texty = as === "text" || as === "auto" && (TEXT_TYPES.test(type) || f.mode === "snippet");
+  if (texty && !bytes.subarray(0, 8e3).includes(0)) {
+    try {
+      const text2 = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      return { encoding: "text", ...textWindow(text2, offset, max) };
+    } catch {
+      if (as === "text") throw new Error(`File ${String(f.id)} is not UTF-8 text: download it with as "base64".`);
+    }
+  } else if (as === "text") {
+    throw new Error(`File ${String(f.id)} holds binary data: download it with as "base64".`);
+  }
+  return { encoding: "base64", content_base64: toBase64(bytes) };
+}
+function downloadRefusal(err, f) {
+  const code = err?.code;
+  if (code === "GW_ERR_BRIDGE_HOST_NOT_ALLOWED")
+    return new Error(
+      `Slack redirected the download of ${String(f.id)} away from files.slack.com, and the gateway does not follow it (GW_ERR_BRIDGE_HOST_NOT_ALLOWED; the Slack token never goes to another host). Open it in Slack instead: ${f.permalink || "its permalink"}.`
+    );
+  if (code === "GW_ERR_BRIDGE_RESPONSE_TOO_LARGE")
+    return new Error(
+      `File ${String(f.id)} is larger than the gateway accepts for one answer (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE). Open it in Slack instead: ${f.permalink || "its permalink"}.`
+    );
+  return err;
+}
+var downloadFile = defineTool({
+  description: "Download a file shared in Slack by its id (F…, from slack_list_files or a message's files): its details and content — an image (PNG, JPEG, GIF, WebP) as an image, text (plain text, CSV, JSON, code, snippets) as text in windows of max_chars (pass next_offset as offset for more), anything else as base64. `as` forces text or base64. Files hosted outside Slack (external files) are not downloaded: their link is returned. Needs the files:read scope.",
+  input: schema,
+  annotations: reads("Download file"),
+  handler: async (ctx, args) => {
+    const { file: f } = await read(ctx, "files.info", { file: args.file });
+    const base = { file: slimFile(f), mimetype: f.mimetype || null };
+    const url = f.url_private_download || f.url_private || "";
+    if (f.is_external || f.mode === "external" || !url.startsWith(FILES_ORIGIN)) {
+      const where = f.external_type ? ` (${f.external_type})` : "";
+      return {
+        ...base,
+        content: null,
+        external_url: f.url_private || null,
+        note: `This file is hosted outside Slack${where}: it is not downloaded here, since the Slack token is sent only to Slack. Open its link instead.`
+      };
+    }
+    if (args.as !== "text" && typeof f.size === "number" && Math.ceil(f.size / 3) * 4 + 4096 > ctx.limits.maxResultBytes)
+      throw new Error(
+        `File ${args.file} is ${f.size} bytes: as base64 it is over the largest result this gateway returns (${ctx.limits.maxResultBytes} bytes). Open it in Slack instead: ${f.permalink || "its permalink"}.`
+      );
+    let answer;
+    try {
+      answer = await fileRequest(ctx, "GET", url, `download of ${args.file}`, { accept: "*/*", expect: "bytes" });
+    } catch (err) {
+      throw downloadRefusal(err, f);
+    }
+    const type = String(answer.headers.get("content-type") || "").toLowerCase();
+    if (!answer.url.startsWith(FILES_ORIGIN) || type.startsWith("text/html") && !String(f.mimetype).includes("html"))
+      throw new Error(
+        `Slack answered the download of ${args.file} with a sign-in page instead of the file: the connection lacks the files:read scope (reconnect Slack and approve it), or you cannot see this file.`
+      );
+    return { ...base, ...downloaded(f, answer.data, args.as, args.offset, args.max_chars) };
   }
 });
 
@@ -956,6 +1108,7 @@ var USER_SCOPES = [
   "channels:write",
   "chat:write",
   "files:read",
+  "files:write",
   "groups:history",
   "groups:read",
   "groups:write",
@@ -976,7 +1129,7 @@ var plugin_default = definePlugin({
   name: "slack",
   version: "1.0.0",
   displayName: "Slack",
-  description: "Read and search Slack channels, threads and DMs, post, reply, edit, schedule and delete messages, react, pin, manage channels and find people — acting as the connected Slack user.",
+  description: "Read and search Slack channels, threads and DMs, post, reply, edit, schedule and delete messages, react, pin, upload and download files, manage channels and find people — acting as the connected Slack user.",
   auth: {
     type: "oauth2",
     authorizationUrl: "https://slack.com/oauth/v2/authorize",
@@ -989,9 +1142,10 @@ var plugin_default = definePlugin({
     authorizationParams: { user_scope: USER_SCOPES.join(",") },
     clientAuth: "body",
     tokenPath: "authed_user",
-    inject: { hosts: ["slack.com"], header: "authorization", format: "Bearer {token}" }
+    // files.slack.com holds file contents (downloads need the token; uploads go there too)
+    inject: { hosts: ["slack.com", "files.slack.com"], header: "authorization", format: "Bearer {token}" }
   },
-  egress: ["slack.com"],
+  egress: ["slack.com", "files.slack.com"],
   tools: {
     slack_whoami: whoami,
     slack_list_channels: listChannels,
@@ -1024,7 +1178,9 @@ var plugin_default = definePlugin({
     slack_unpin_message: unpinMessage,
     slack_list_pins: listPins,
     slack_get_permalink: getPermalink,
-    slack_list_files: listFiles
+    slack_list_files: listFiles,
+    slack_upload_file: uploadFile,
+    slack_download_file: downloadFile
   }
 });
 export {

@@ -15,7 +15,7 @@ import {
   listChannels,
   setChannelTopic,
 } from './src/channels.js';
-import { listFiles } from './src/files.js';
+import { downloadFile, listFiles, uploadFile } from './src/files.js';
 import { addReaction, listPins, pinMessage, removeReaction, unpinMessage } from './src/marks.js';
 import {
   deleteMessage,
@@ -37,6 +37,7 @@ const USER_SCOPES = [
   'channels:write',
   'chat:write',
   'files:read',
+  'files:write',
   'groups:history',
   'groups:read',
   'groups:write',
@@ -59,7 +60,7 @@ export default definePlugin({
   version: '1.0.0',
   displayName: 'Slack',
   description:
-    'Read and search Slack channels, threads and DMs, post, reply, edit, schedule and delete messages, react, pin, manage channels and find people — acting as the connected Slack user.',
+    'Read and search Slack channels, threads and DMs, post, reply, edit, schedule and delete messages, react, pin, upload and download files, manage channels and find people — acting as the connected Slack user.',
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://slack.com/oauth/v2/authorize',
@@ -72,9 +73,10 @@ export default definePlugin({
     authorizationParams: { user_scope: USER_SCOPES.join(',') },
     clientAuth: 'body',
     tokenPath: 'authed_user',
-    inject: { hosts: ['slack.com'], header: 'authorization', format: 'Bearer {token}' },
+    // files.slack.com holds file contents (downloads need the token; uploads go there too)
+    inject: { hosts: ['slack.com', 'files.slack.com'], header: 'authorization', format: 'Bearer {token}' },
   },
-  egress: ['slack.com'],
+  egress: ['slack.com', 'files.slack.com'],
   tools: {
     slack_whoami: whoami,
     slack_list_channels: listChannels,
@@ -108,5 +110,7 @@ export default definePlugin({
     slack_list_pins: listPins,
     slack_get_permalink: getPermalink,
     slack_list_files: listFiles,
+    slack_upload_file: uploadFile,
+    slack_download_file: downloadFile,
   },
 });

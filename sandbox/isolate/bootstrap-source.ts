@@ -75,6 +75,7 @@ export const BOOTSTRAP_SOURCE = String.raw`
   const StringSlice = String.prototype.slice, StringToLowerCase = String.prototype.toLowerCase;
   const RegExpExec = RegExp.prototype.exec, StringCharCodeAt = String.prototype.charCodeAt;
   const MathFloor = Math.floor, RangeErrorFn = RangeError, Int32ArrayFn = Int32Array;
+  const DateNow = Date.now;
   const Uint8ArrayCtor = Uint8Array;
   // what JSON.stringify writes escaped (a surrogate is escaped only when it is not half of a pair)
   const ESCAPED_RUNS = /[\u0000-\u001f"\\\ud800-\udfff]+/g;
@@ -661,11 +662,17 @@ export const BOOTSTRAP_SOURCE = String.raw`
     try { args = JSONparse(argsJson); config = deepFreeze(JSONparse(configJson)); } catch (e) { fail(e); return; }
     // what this call may still do, so that a plugin can plan its requests (a thread's newest
     // messages, a page's nested blocks) instead of assuming the default limits
+    // and how much of its wall-clock time is left, for a tool that polls (an answer computed upstream)
+    const wallEnds = DateNow() + (limits.wallMsLeft > 0 ? limits.wallMsLeft : 0);
     const callLimits = ObjectFreeze({
       maxRequests: limits.maxRequestsPerCall,
       maxResultBytes: limits.maxResultBytes,
       maxRequestBodyBytes: limits.maxRequestBodyBytes,
       requestsLeft: () => (my === epoch && maxRequests > requests ? maxRequests - requests : 0),
+      timeLeftMs: () => {
+        const left = wallEnds - DateNow();
+        return my === epoch && left > 0 ? MathFloor(left) : 0;
+      },
     });
     const ctx = ObjectFreeze({ http: ObjectFreeze(ObjectDefineProperty((url, init) => http(url, init), 'fetch', { value: (url, init) => http(url, init) })), config, log: makeLog(), limits: callLimits });
     let result;

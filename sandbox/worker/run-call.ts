@@ -312,6 +312,8 @@ class IsolateCall {
       maxRequestsPerCall: limits.maxRequestsPerCall,
       maxRequestBodyBytes: limits.maxRequestBodyBytes,
       memoryMb: limits.memoryMb,
+      // what is left of the call's wall-clock deadline as the handler starts (ctx.limits.timeLeftMs)
+      wallMsLeft: Math.max(0, Math.floor(this.#remaining())),
     });
     this.#step(prepared, ENTRY_START, [
       prepared.namespace.derefInto(),

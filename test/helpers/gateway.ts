@@ -52,6 +52,10 @@ export interface StartGatewayOptions {
   builtins?: BuiltinIntegration[];
   /** answers the bridge's and the browser's DNS look-ups instead of the system resolver */
   resolver?: Resolver;
+  /** WORKBENCH_PUBLIC_URL (default: the gateway's own loopback URL); replicas behind one name share one */
+  publicUrl?: string;
+  /** WORKBENCH_JOTS_URL, made from the gateway's port (e.g. `(port) => \`http://localhost:${port}\``) */
+  jotsUrl?: (port: number) => string;
 }
 
 export interface TestGateway {
@@ -70,6 +74,8 @@ export interface TestGateway {
       expiresInSec?: number;
       values?: Record<string, string>;
       config?: Record<string, unknown>;
+      /** a cookie connection's cookies (playwright's shape) */
+      cookies?: unknown;
     },
     user?: User,
   ): Promise<{ connectionId: string }>;
@@ -114,7 +120,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<T
     pluginDirs: [builtin, ...(options.pluginDirs ?? [])],
     policyFile: '(inline)',
     logLevel: options.logLevel ?? 'silent',
-    publicUrl: `http://127.0.0.1:${port}`,
+    publicUrl: options.publicUrl ?? `http://127.0.0.1:${port}`,
+    ...(options.jotsUrl ? { jotsUrl: options.jotsUrl(port) } : {}),
   };
   const env = { ...(options.env ?? {}) };
   const logger =

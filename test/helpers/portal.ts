@@ -8,7 +8,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import { createConnectionService, type FullConnectionService } from '../../host/connections/service.js';
 import { createVault, generateKey } from '../../host/connections/vault.js';
-import { registerPortal } from '../../host/portal/portal.js';
+import { createUpstreamMapper } from '../../host/bridge/index.js';
+import { registerPortal, type CookieSignInBrowser, type PortalSignIn } from '../../host/portal/portal.js';
 import type { PortalContext } from '../../host/portal/context.js';
 import type { User } from '../../host/storage/users.js';
 import { startMockOAuth, type MockOAuth } from './mock-oauth.js';
@@ -31,6 +32,12 @@ export async function startHarness(
     publicUrl?: string;
     extraManifests?: PluginManifest[];
     allowed?: (user: User, plugin: string) => boolean;
+    /** the sign-in methods (default: an API key or a sign-in link) */
+    signIn?: PortalSignIn;
+    /** the policy's upstreams: provider URLs and cookie captures mapped as the gateway maps them */
+    upstreams?: Record<string, string>;
+    /** the live browser of cookie connect links */
+    cookieBrowser?: CookieSignInBrowser;
   } = {},
 ): Promise<Harness> {
   const t = await openTestDb();
@@ -44,6 +51,7 @@ export async function startHarness(
     db: t.db,
     vault: createVault(generateKey()),
     clientFor: () => ({ clientId: mock.clientId, clientSecret: mock.clientSecret }),
+    ...(options.upstreams ? { upstreams: options.upstreams, mapUrl: createUpstreamMapper(options.upstreams) } : {}),
   });
   const publicUrl = options.publicUrl ?? 'http://127.0.0.1:3999';
   const real = Fastify();
@@ -54,6 +62,8 @@ export async function startHarness(
     registry: { plugins: () => manifests, plugin: (n) => manifests.find((m) => m.name === n) },
     publicUrl,
     ...(options.allowed ? { allowed: options.allowed } : {}),
+    ...(options.signIn ? { signIn: options.signIn } : {}),
+    ...(options.cookieBrowser ? { cookieBrowser: options.cookieBrowser } : {}),
   });
   await real.ready();
   const { key } = await t.users.createApiKey(t.user.id, 'test');

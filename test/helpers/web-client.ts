@@ -13,7 +13,11 @@ export interface Answer {
 
 export class WebClient {
   readonly jar = new Map<string, string>();
-  constructor(readonly base: string) {}
+  /** `origin`: the Origin its posts carry (another replica's public name behind one load balancer) */
+  constructor(
+    readonly base: string,
+    readonly origin = base,
+  ) {}
 
   async send(
     method: 'GET' | 'POST',
@@ -23,7 +27,7 @@ export class WebClient {
   ): Promise<Answer> {
     const headers: Record<string, string> = { ...extra };
     if (this.jar.size) headers['cookie'] = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (form) Object.assign(headers, { 'content-type': 'application/x-www-form-urlencoded', origin: this.base });
+    if (form) Object.assign(headers, { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin });
     const res = await fetch(this.base + p, {
       method,
       headers,
@@ -57,8 +61,13 @@ export function csrfOf(body: string): string {
 }
 
 /** Signs in with an API key through the login form; returns the signed-in client. */
-export async function signInWithKey(base: string, apiKey: string, next = '/integrations'): Promise<WebClient> {
-  const web = new WebClient(base);
+export async function signInWithKey(
+  base: string,
+  apiKey: string,
+  next = '/integrations',
+  origin = base,
+): Promise<WebClient> {
+  const web = new WebClient(base, origin);
   const page = await web.get('/login');
   const res = await web.post('/login', { _csrf: csrfOf(page.body), apiKey, next });
   if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.body.slice(0, 300)}`);

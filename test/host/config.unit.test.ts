@@ -57,4 +57,24 @@ describe('readConfig', () => {
     refused({ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL must be one of/);
     refused({ WORKBENCH_PUBLIC_URL: 'ftp://example.com' }, /^WORKBENCH_PUBLIC_URL must be an http\(s\) URL/);
   });
+
+  it('reads WORKBENCH_JOTS_URL as an origin on another host, and refuses anything else', () => {
+    assert.equal(readConfig({}).jotsUrl, undefined);
+    const env = { WORKBENCH_PUBLIC_URL: 'https://workbench.example.com' };
+    assert.equal(
+      readConfig({ ...env, WORKBENCH_JOTS_URL: 'https://jots.example.com/' }).jotsUrl,
+      'https://jots.example.com',
+    );
+    assert.equal(readConfig({ ...env, WORKBENCH_JOTS_URL: 'http://jots.test:8080' }).jotsUrl, 'http://jots.test:8080');
+    refused({ ...env, WORKBENCH_JOTS_URL: 'jots.example.com' }, /^WORKBENCH_JOTS_URL must be an http\(s\) URL/);
+    refused({ ...env, WORKBENCH_JOTS_URL: 'ftp://jots.example.com' }, /^WORKBENCH_JOTS_URL must be an http\(s\) URL/);
+    refused({ ...env, WORKBENCH_JOTS_URL: 'https://jots.example.com/sites' }, /must be an origin only/);
+    refused({ ...env, WORKBENCH_JOTS_URL: 'https://u:p@jots.example.com' }, /must be an origin only/);
+    refused({ ...env, WORKBENCH_JOTS_URL: 'https://jots.example.com/?a=1' }, /must be an origin only/);
+    // the same host name on another port would still be sent the portal's cookies
+    refused(
+      { ...env, WORKBENCH_JOTS_URL: 'https://workbench.example.com:8443' },
+      /another host than WORKBENCH_PUBLIC_URL/,
+    );
+  });
 });

@@ -288,6 +288,59 @@ const CASES: Case[] = [
     result: { workspaces: [{ gid: '1002', name: 'Side project', isOrganization: false }], next: null },
   },
   {
+    tool: 'asana_list_teams',
+    args: { workspace: '1001', limit: 2 },
+    replies: {
+      'GET /workspaces/1001/teams': {
+        json: {
+          data: [
+            {
+              gid: '6001',
+              name: 'Platform',
+              description: 'd'.repeat(600),
+              permalink_url: 'https://app.asana.com/0/team/6001',
+              resource_type: 'team',
+            },
+            { gid: '6002', name: 'Design', resource_type: 'team' },
+          ],
+          next_page: { offset: 'tok-t2', path: 'x', uri: 'x' },
+        },
+      },
+    },
+    calls: [['GET', '/workspaces/1001/teams', { limit: '2', opt_fields: 'name,description,permalink_url' }]],
+    result: {
+      workspace: '1001',
+      teams: [
+        {
+          gid: '6001',
+          name: 'Platform',
+          description: `${'d'.repeat(500)}… [truncated, 100 more characters]`,
+          url: 'https://app.asana.com/0/team/6001',
+        },
+        { gid: '6002', name: 'Design', description: null, url: null },
+      ],
+      next: 'tok-t2',
+    },
+  },
+  {
+    name: 'asana_list_teams (mine, the only workspace by default)',
+    tool: 'asana_list_teams',
+    args: { mine: true, cursor: 'tok-t2' },
+    replies: {
+      'GET /workspaces': ONE_WORKSPACE,
+      'GET /users/me/teams': { json: { data: [{ gid: '6001', name: 'Platform' }], next_page: null } },
+    },
+    calls: [
+      WS_LOOKUP,
+      [
+        'GET',
+        '/users/me/teams',
+        { workspace: '1001', limit: '50', offset: 'tok-t2', opt_fields: 'name,description,permalink_url' },
+      ],
+    ],
+    result: { workspace: '1001', teams: [{ gid: '6001', name: 'Platform', description: null, url: null }], next: null },
+  },
+  {
     tool: 'asana_list_projects',
     args: { workspace: '1002', limit: 2 },
     replies: {

@@ -5,8 +5,9 @@
  * requests it must make (method, /2.0 path, exact query with repeated keys, JSON body, the injected
  * Bearer token) and the slim result; then paging (`next` URL → opaque cursor, never another host),
  * reviewer resolution (nicknames, the author left out), file reads (binary, folders, a branch with
- * "/"), the error mappings (401, 403 scope and permission, 404, 400 fields, 409, 555, 429, 5xx)
- * and bad arguments refused before any request.
+ * "/"), change requests, stopping a pipeline, the member search's paging, clone URLs that never
+ * carry a credential, the error mappings (401, 403 scope and permission, 404, 400 fields, 409,
+ * 555, 429, 5xx) and bad arguments refused before any request.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -418,7 +419,7 @@ const CASES: Case[] = [
       has_issues: false,
       website: null,
       created_on: '2024-01-01T00:00:00+00:00',
-      clone: { https: 'https://me@bitbucket.org/acme/api.git', ssh: 'git@bitbucket.org:acme/api.git' },
+      clone: { https: 'https://bitbucket.org/acme/api.git', ssh: 'git@bitbucket.org:acme/api.git' },
     },
   },
   {
@@ -970,6 +971,125 @@ const CASES: Case[] = [
     ],
     result: { ...SLIM_PIPELINE, state: 'PENDING', result: null, completed_on: null, duration_seconds: null },
   },
+
+  {
+    tool: 'bitbucket_request_changes',
+    args: { ...A, pull_request_id: 7, comment: 'Please add tests.' },
+    replies: {
+      [`POST ${R}/pullrequests/7/request-changes`]: {
+        json: {
+          type: 'participant',
+          user: ME,
+          role: 'REVIEWER',
+          approved: false,
+          state: 'changes_requested',
+          participated_on: T,
+        },
+      },
+      [`POST ${R}/pullrequests/7/comments`]: { status: 201, json: { ...COMMENT, id: 901 } },
+    },
+    calls: [
+      ['POST', `${R}/pullrequests/7/request-changes`],
+      ['POST', `${R}/pullrequests/7/comments`, { content: { raw: 'Please add tests.' } }],
+    ],
+    result: { id: 7, changes_requested: true, state: 'changes_requested', comment_id: 901 },
+  },
+  {
+    name: 'bitbucket_request_changes (withdraw)',
+    tool: 'bitbucket_request_changes',
+    args: { ...A, pull_request_id: 7, action: 'withdraw' },
+    replies: { [`DELETE ${R}/pullrequests/7/request-changes`]: NO_CONTENT },
+    calls: [['DELETE', `${R}/pullrequests/7/request-changes`]],
+    result: { id: 7, changes_requested: false, state: null },
+  },
+  {
+    tool: 'bitbucket_list_pull_request_commits',
+    args: { ...A, pull_request_id: 7, pagelen: 2 },
+    replies: {
+      [`GET ${R}/pullrequests/7/commits`]: {
+        json: page([COMMIT], { pagelen: 2, next: `${API}${R}/pullrequests/7/commits?pagelen=2&page=2` }),
+      },
+    },
+    calls: [['GET', `${R}/pullrequests/7/commits`, { pagelen: '2' }]],
+    result: { id: 7, commits: [SLIM_COMMIT], next: b64url('pagelen=2&page=2') },
+  },
+  {
+    tool: 'bitbucket_list_default_reviewers',
+    args: A,
+    replies: {
+      [`GET ${R}/effective-default-reviewers`]: {
+        json: page([
+          { type: 'default_reviewer_and_type', reviewer_type: 'project', user: ANA },
+          { type: 'default_reviewer_and_type', reviewer_type: 'repository', user: ME },
+        ]),
+      },
+    },
+    calls: [['GET', `${R}/effective-default-reviewers`, { pagelen: '50' }]],
+    result: {
+      reviewers: [
+        { display_name: 'Ana Lopes', nickname: 'ana', account_id: ANA_ID, uuid: ANA_UUID, from: 'project' },
+        { display_name: 'Me Myself', nickname: 'me', account_id: ME_ID, uuid: ME_UUID, from: 'repository' },
+      ],
+      next: null,
+    },
+  },
+  {
+    tool: 'bitbucket_stop_pipeline',
+    args: { ...A, pipeline_uuid: '44444444-4444-4444-8444-444444444444' },
+    replies: {
+      [`POST ${R}/pipelines/%7B44444444-4444-4444-8444-444444444444%7D/stopPipeline`]: NO_CONTENT,
+      [`GET ${R}/pipelines/%7B44444444-4444-4444-8444-444444444444%7D`]: {
+        json: { ...PIPELINE, state: { name: 'COMPLETED', result: { name: 'STOPPED' } } },
+      },
+    },
+    calls: [
+      ['POST', `${R}/pipelines/%7B44444444-4444-4444-8444-444444444444%7D/stopPipeline`],
+      ['GET', `${R}/pipelines/%7B44444444-4444-4444-8444-444444444444%7D`],
+    ],
+    result: { ...SLIM_PIPELINE, state: 'COMPLETED', result: 'STOPPED', stop_requested: true },
+  },
+  {
+    tool: 'bitbucket_search_workspace_members',
+    args: { workspace: 'acme', query: 'LOP' },
+    replies: {
+      'GET /workspaces/acme/members': (req) =>
+        req.query.get('page') === '2'
+          ? { json: page([{ type: 'workspace_membership', user: ANA, workspace: NOISE }], { page: 2 }) }
+          : {
+              json: page([{ type: 'workspace_membership', user: ME, workspace: NOISE }], {
+                pagelen: 100,
+                next: `${API}/workspaces/acme/members?pagelen=100&page=2`,
+              }),
+            },
+    },
+    calls: [
+      ['GET', '/workspaces/acme/members', { pagelen: '100' }],
+      ['GET', '/workspaces/acme/members', { pagelen: '100', page: '2' }],
+    ],
+    result: {
+      workspace: 'acme',
+      members: [{ display_name: 'Ana Lopes', nickname: 'ana', account_id: ANA_ID, uuid: ANA_UUID }],
+      next: null,
+    },
+  },
+  {
+    tool: 'bitbucket_get_clone_url',
+    args: A,
+    replies: { [`GET ${R}`]: { json: REPO } },
+    calls: [['GET', R]],
+    result: {
+      repository: 'acme/api',
+      https: 'https://bitbucket.org/acme/api.git',
+      ssh: 'git@bitbucket.org:acme/api.git',
+      main_branch: 'main',
+      private: true,
+      authenticate: {
+        https:
+          'Git asks for a username and password: use your Bitbucket username and an API token (or app password) with repository read (write to push) permission as the password, or a credential helper. This gateway never hands out its own token.',
+        ssh: 'Use an SSH key added to your Bitbucket account (Personal settings > SSH keys) or as a repository access key.',
+      },
+    },
+  },
 ];
 
 describe('atlassian-bitbucket tools: request made and slim result', () => {
@@ -1061,6 +1181,90 @@ describe('atlassian-bitbucket paging', () => {
       upstream.requests.map((r) => r.url),
       ['/2.0/workspaces/acme/members?pagelen=100', '/2.0/workspaces/acme/members?pagelen=100&page=2'],
     );
+  });
+});
+
+describe('atlassian-bitbucket: request changes, stop, members, clone URLs', () => {
+  const err = (message: string) => ({ type: 'error', error: { message } });
+
+  test('a comment that fails after the change request is reported with it, not thrown', async () => {
+    route({
+      [`POST ${R}/pullrequests/7/request-changes`]: { json: { type: 'participant', state: 'changes_requested' } },
+      [`POST ${R}/pullrequests/7/comments`]: { status: 403, json: err('No write access') },
+    });
+    const r = await ok('bitbucket_request_changes', { ...A, pull_request_id: 7, comment: 'x' });
+    assert.deepEqual([r.changes_requested, r.comment_id], [true, null]);
+    assert.match(r.comment_error, /refused permission to comment on pull request #7 \(403\): No write access/);
+  });
+
+  test('a change request on a pull request that is no longer open says how to check', async () => {
+    route({ [`POST ${R}/pullrequests/7/request-changes`]: { status: 409, json: err('Pull request is not open') } });
+    await fails(
+      'bitbucket_request_changes',
+      { ...A, pull_request_id: 7 },
+      /refused to request changes on pull request #7 \(409\): Pull request is not open\. It may no longer be open.*bitbucket_get_pull_request/,
+    );
+  });
+
+  test('stopping a pipeline that has finished says so; nothing is read back', async () => {
+    const stop = `POST ${R}/pipelines/%7B44444444-4444-4444-8444-444444444444%7D/stopPipeline`;
+    route({ [stop]: { status: 400, json: err('Pipeline is already completed') } });
+    await fails(
+      'bitbucket_stop_pipeline',
+      { ...A, pipeline_uuid: '{44444444-4444-4444-8444-444444444444}' },
+      /refused to stop pipeline \{44444444-4444-4444-8444-444444444444\} of acme\/api \(400\): Pipeline is already completed\. It may have finished already/,
+    );
+    assert.equal(upstream.requests.length, 1);
+  });
+
+  test('a pipeline uuid that is not a uuid is refused before any request', async () => {
+    route({});
+    await fails('bitbucket_stop_pipeline', { ...A, pipeline_uuid: '42' }, /pipeline_uuid/);
+    assert.equal(upstream.requests.length, 0);
+  });
+
+  test('a member search that reads 10 pages without reaching the end says where to go on', async () => {
+    route({
+      'GET /workspaces/acme/members': (req) => {
+        const n = Number(req.query.get('page') ?? 1);
+        return {
+          json: page([{ user: n === 3 ? ANA : ME }], {
+            page: n,
+            next: `${API}/workspaces/acme/members?pagelen=100&page=${n + 1}`,
+          }),
+        };
+      },
+    });
+    const r = await ok('bitbucket_search_workspace_members', { workspace: 'acme', query: 'ana' });
+    assert.equal(upstream.requests.length, 10);
+    assert.deepEqual(
+      r.members.map((m: Json) => m['nickname']),
+      ['ana'],
+    );
+    assert.equal(r.next, b64url('pagelen=100&page=11'));
+    const again = await ok('bitbucket_search_workspace_members', { workspace: 'acme', query: 'ana', cursor: r.next });
+    assert.equal(upstream.requests[10]!.url, '/2.0/workspaces/acme/members?pagelen=100&page=11');
+    assert.deepEqual(again.members, []);
+  });
+
+  test('clone URLs never carry a credential: a user:secret part is dropped, the token never appears', async () => {
+    const leaky = {
+      ...REPO,
+      links: {
+        clone: [
+          { name: 'https', href: 'https://x-token-auth:OTHER-SECRET@bitbucket.org/acme/api.git' },
+          { name: 'ssh', href: 'git@bitbucket.org:acme/api.git' },
+        ],
+      },
+    };
+    for (const tool of ['bitbucket_get_clone_url', 'bitbucket_get_repository']) {
+      route({ [`GET ${R}`]: { json: leaky } });
+      const item = await gw.execute(tool, A);
+      const text = JSON.stringify(item);
+      assert.ok('result' in item, text);
+      assert.ok(!text.includes('SECRET') && !text.includes(TOKEN), `${tool}: ${text}`);
+      assert.match(text, /"https:\/\/bitbucket\.org\/acme\/api\.git"/);
+    }
   });
 });
 

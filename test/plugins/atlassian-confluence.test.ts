@@ -61,7 +61,7 @@ function assertCalls(calls: Call[], base = BASE): void {
     const req = reqs[i + 1]!;
     assert.equal(req.method, method, `request ${i + 1} method`);
     assert.equal(req.path, `${base}${path}`, `request ${i + 1} path`);
-    if (method === 'GET') {
+    if (method === 'GET' || method === 'DELETE') {
       assert.deepEqual(Object.fromEntries(req.query), expected ?? {}, `request ${i + 1} query`);
       assert.equal(req.body, '');
     } else {
@@ -483,6 +483,66 @@ const CASES: Case[] = [
     },
   },
   {
+    tool: 'confluence_delete_page',
+    args: { pageId: '123' },
+    replies: {
+      'GET /api/v2/pages/123': { json: RAW_PAGE },
+      'DELETE /api/v2/pages/123': { status: 204 },
+    },
+    calls: [
+      ['GET', '/api/v2/pages/123'],
+      ['DELETE', '/api/v2/pages/123'],
+    ],
+    result: {
+      id: '123',
+      title: 'Deploy guide',
+      spaceId: '98304',
+      status: 'trashed',
+      note: 'In the space trash: a space admin can restore it.',
+    },
+  },
+  {
+    name: 'confluence_delete_page (purge: trashed first, then purged)',
+    tool: 'confluence_delete_page',
+    args: { pageId: '123', purge: true },
+    replies: {
+      'GET /api/v2/pages/123': { json: RAW_PAGE },
+      'DELETE /api/v2/pages/123': { status: 204 },
+    },
+    calls: [
+      ['GET', '/api/v2/pages/123'],
+      ['DELETE', '/api/v2/pages/123'],
+      ['DELETE', '/api/v2/pages/123', { purge: 'true' }],
+    ],
+    result: {
+      id: '123',
+      title: 'Deploy guide',
+      spaceId: '98304',
+      status: 'purged',
+      note: 'Deleted permanently: it cannot be restored.',
+    },
+  },
+  {
+    name: 'confluence_delete_page (purge a page already in the trash)',
+    tool: 'confluence_delete_page',
+    args: { pageId: '123', purge: true },
+    replies: {
+      'GET /api/v2/pages/123': { json: { ...RAW_PAGE, status: 'trashed' } },
+      'DELETE /api/v2/pages/123': { status: 204 },
+    },
+    calls: [
+      ['GET', '/api/v2/pages/123'],
+      ['DELETE', '/api/v2/pages/123', { purge: 'true' }],
+    ],
+    result: {
+      id: '123',
+      title: 'Deploy guide',
+      spaceId: '98304',
+      status: 'purged',
+      note: 'Deleted permanently: it cannot be restored.',
+    },
+  },
+  {
     name: 'confluence_update_page (title only keeps the body)',
     tool: 'confluence_update_page',
     args: { pageId: '123', title: 'Renamed' },
@@ -778,6 +838,14 @@ describe('atlassian-confluence error mapping', () => {
         },
       },
       /refused permission to create the page "x" in space 98304 \(403\): User does not have permission to create pages in this space\..*write:page:confluence/,
+    ],
+    [
+      '403 on delete: the delete scope is named',
+      'confluence_delete_page',
+      { pageId: '123' },
+      'DELETE /api/v2/pages/123',
+      { status: 403, json: { errors: [{ status: 403, code: 'FORBIDDEN', title: 'Not permitted to delete' }] } },
+      /refused permission to move to the trash page 123 \(403\): Not permitted to delete\..*delete:page:confluence/,
     ],
     [
       '404 page',

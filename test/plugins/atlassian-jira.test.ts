@@ -17,6 +17,8 @@ import type { RecordedRequest, Upstream, UpstreamReply } from '../helpers/upstre
 const TOKEN = 'jira-access-token-0123456789';
 const RESOURCES = '/oauth/token/accessible-resources';
 const BASE = '/ex/jira/cloud-beta/rest/api/3';
+/** the Jira Software (Agile) API's base, where boards are */
+const AGILE = '/ex/jira/cloud-beta/rest/agile/1.0';
 const SITE = 'https://beta.atlassian.net';
 const JIRA_SCOPES = ['read:jira-work', 'write:jira-work', 'read:jira-user'];
 const SITES = [
@@ -245,6 +247,8 @@ interface Case {
   replies: Record<string, UpstreamReply | ((req: RecordedRequest) => UpstreamReply)>;
   calls: Call[];
   result: unknown;
+  /** the REST base the calls' paths are under (default: the platform API's, BASE) */
+  base?: string;
 }
 
 const CASES: Case[] = [
@@ -683,6 +687,102 @@ const CASES: Case[] = [
     calls: [['GET', '/issueLinkType']],
     result: { linkTypes: [{ id: '10000', name: 'Blocks', outward: 'blocks', inward: 'is blocked by' }] },
   },
+  {
+    tool: 'jira_list_boards',
+    args: { projectKeyOrId: 'ABC', type: 'scrum', maxResults: 2 },
+    base: AGILE,
+    replies: {
+      [`GET ${AGILE}/board`]: {
+        json: {
+          maxResults: 2,
+          startAt: 0,
+          total: 3,
+          isLast: false,
+          values: [
+            {
+              id: 84,
+              self: 'https://api.atlassian.com/NOISE',
+              name: 'ABC board',
+              type: 'scrum',
+              location: {
+                projectId: 10000,
+                displayName: 'Alpha Beta (ABC)',
+                projectName: 'Alpha Beta',
+                projectKey: 'ABC',
+                projectTypeKey: 'software',
+                avatarURI: 'NOISE',
+                name: 'Alpha Beta (ABC)',
+              },
+            },
+            { id: 85, self: 'x', name: 'Personal board', type: 'scrum' },
+          ],
+        },
+      },
+    },
+    calls: [['GET', '/board', { startAt: '0', maxResults: '2', projectKeyOrId: 'ABC', type: 'scrum' }]],
+    result: {
+      boards: [
+        {
+          id: 84,
+          name: 'ABC board',
+          type: 'scrum',
+          project: { key: 'ABC', name: 'Alpha Beta' },
+          url: `${SITE}/secure/RapidBoard.jspa?rapidView=84`,
+        },
+        {
+          id: 85,
+          name: 'Personal board',
+          type: 'scrum',
+          project: null,
+          url: `${SITE}/secure/RapidBoard.jspa?rapidView=85`,
+        },
+      ],
+      total: 3,
+      next: '2',
+    },
+  },
+  {
+    name: 'jira_list_boards (next page, by name)',
+    tool: 'jira_list_boards',
+    args: { name: 'team', cursor: '2' },
+    base: AGILE,
+    replies: { [`GET ${AGILE}/board`]: { json: { startAt: 2, total: 3, isLast: true, values: [] } } },
+    calls: [['GET', '/board', { startAt: '2', maxResults: '50', name: 'team' }]],
+    result: { boards: [], total: 3, next: null },
+  },
+  {
+    tool: 'jira_list_project_types',
+    args: {},
+    replies: {
+      'GET /project/type': {
+        json: [
+          {
+            key: 'software',
+            formattedKey: 'Software',
+            descriptionI18nKey: 'jira.project.type.software.description',
+            icon: 'PHN2ZyBOTk9JU0U=',
+            color: '#F5A623',
+          },
+          { key: 'business', formattedKey: 'Business', icon: 'NOISE', color: '#FFBC00' },
+        ],
+      },
+    },
+    calls: [['GET', '/project/type']],
+    result: {
+      projectTypes: [
+        { key: 'software', name: 'Software', color: '#F5A623' },
+        { key: 'business', name: 'Business', color: '#FFBC00' },
+      ],
+    },
+  },
+  {
+    name: 'jira_list_project_types (licensed only: the accessible ones)',
+    tool: 'jira_list_project_types',
+    args: { licensedOnly: true },
+    replies: { 'GET /project/type/accessible': { json: [{ key: 'software', formattedKey: 'Software' }] } },
+    calls: [['GET', '/project/type/accessible']],
+    result: { projectTypes: [{ key: 'software', name: 'Software', color: null }] },
+  },
 ];
 
 describe('atlassian-jira tools: request made and slim result', () => {
@@ -690,7 +790,7 @@ describe('atlassian-jira tools: request made and slim result', () => {
     test(c.name ?? c.tool, async () => {
       route(c.replies);
       assert.deepEqual(await ok(c.tool, c.args), c.result);
-      assertCalls(c.calls);
+      assertCalls(c.calls, c.base);
     });
   }
 
@@ -766,6 +866,14 @@ describe('atlassian-jira error mapping', () => {
       'POST /issue',
       { status: 401, json: { code: 401, message: 'Unauthorized; scope does not match' } },
       /lacks the OAuth scope needed to create an issue in project ABC \(401; needs write:jira-work\)/,
+    ],
+    [
+      '401 scope mismatch on the Agile API: the Jira Software scopes are named',
+      'jira_list_boards',
+      {},
+      `GET ${AGILE}/board`,
+      { status: 401, json: { code: 401, message: 'Unauthorized; scope does not match' } },
+      /lacks the OAuth scope needed to list boards \(401; needs read:board-scope:jira-software and read:project:jira\): reconnect atlassian-jira/,
     ],
     [
       '403 permission',

@@ -304,6 +304,32 @@ const cases: Case[] = [
       ),
   },
   {
+    tool: 'github_get_clone_url',
+    args: A,
+    calls: [
+      {
+        method: 'GET',
+        path: R,
+        reply: {
+          json: {
+            ...repoJson,
+            clone_url: 'https://github.com/acme/api.git',
+            ssh_url: 'git@github.com:acme/api.git',
+            git_url: 'NOISE',
+            svn_url: 'NOISE',
+          },
+        },
+      },
+    ],
+    check: (r) => {
+      assert.deepEqual(
+        [r['repository'], r['https'], r['ssh'], r['default_branch'], r['visibility']],
+        ['acme/api', 'https://github.com/acme/api.git', 'git@github.com:acme/api.git', 'main', 'private'],
+      );
+      assert.match(JSON.stringify(r['authenticate']), /personal access token/);
+    },
+  },
+  {
     tool: 'github_list_branches',
     args: { ...A, protected: true },
     calls: [
@@ -1583,6 +1609,25 @@ const errorCases: ErrorCase[] = [
   },
   { name: '200 with a body that is not JSON', reply: { status: 200, body: '<html>' }, error: /not JSON/ },
 ];
+
+describe('github_get_clone_url: never a credential in a clone URL', () => {
+  test('a user:secret part in the answer is dropped, and the token never appears', async () => {
+    upstream.requests.length = 0;
+    upstream.setHandler(() => ({
+      json: {
+        ...repoJson,
+        clone_url: 'https://x-access-token:ghs_OTHER_SECRET@github.com/acme/api.git',
+        ssh_url: 'git@github.com:acme/api.git',
+      },
+    }));
+    const item = (await gw.execute('github_get_clone_url', A)) as Json;
+    const text = JSON.stringify(item);
+    assert.ok('result' in item, text);
+    assert.ok(!text.includes('SECRET') && !text.includes(TOKEN), text);
+    assert.equal((item['result'] as Json)['https'], 'https://github.com/acme/api.git');
+    assert.equal(upstream.requests[0]!.headers.authorization, `Bearer ${TOKEN}`);
+  });
+});
 
 describe('github tools: error mappings', () => {
   for (const c of errorCases) {

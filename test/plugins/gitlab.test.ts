@@ -6,8 +6,8 @@
  * as one %2F-encoded segment —, exact query, JSON body, the injected Bearer token) and checks the
  * slim result; then paging through `x-next-page`, file contents (UTF-8, binary, not UTF-8), the
  * merge refusals (405 with the reason read back, 406/422 conflicts, 409 moved head, 401 without
- * merge rights), the one error mapping (401, missing scope, 403, 404, 400/422 messages, 429, 5xx)
- * and argument validation.
+ * merge rights), the approval refusals, clone URLs that never carry a credential, the one error
+ * mapping (401, missing scope, 403, 404, 400/422 messages, 429, 5xx) and argument validation.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -204,6 +204,21 @@ const branchJson = (name: string, extra: Json = {}) => ({
   },
   ...extra,
 });
+const commitJson = (id: string, title: string) => ({
+  id,
+  short_id: id.slice(0, 8),
+  title,
+  message: `${title}\n\nNOISE body`,
+  author_name: 'Alice',
+  author_email: 'alice@example.com',
+  authored_date: T,
+  committer_name: 'NOISE',
+  committed_date: T,
+  created_at: T,
+  parent_ids: [SHA2],
+  trailers: {},
+  web_url: `https://gitlab.com/acme/platform/api/-/commit/${id}`,
+});
 const b64 = (s: string | Buffer) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s).toString('base64');
 const fileJson = (content: string, path = 'src/main.py') => ({
   file_name: path.split('/').pop(),
@@ -223,7 +238,7 @@ const LAST = { 'x-next-page': '', 'x-page': '1' };
 
 // ---------- the table ----------
 interface Expected {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'HEAD';
   path: string;
   /** exact query parameters (defaults included); undefined means "not checked" */
   query?: Record<string, string>;
@@ -1244,6 +1259,371 @@ const cases: Case[] = [
         next: 2,
       }),
   },
+  // ---------- commits, releases, files, merge request review, pipeline retry/cancel, clone URLs ----------
+  {
+    tool: 'gitlab_list_commits',
+    args: { ...A, ref: 'release/1.x', path: 'src/app.py', since: '2025-03-01', author: 'alice', first_parent: true },
+    calls: [
+      {
+        method: 'GET',
+        path: `${PR}/repository/commits`,
+        query: {
+          ref_name: 'release/1.x',
+          path: 'src/app.py',
+          since: '2025-03-01',
+          author: 'alice',
+          first_parent: 'true',
+          ...PAGE,
+        },
+        reply: { json: [commitJson(SHA, 'Fix login')], headers: next(2) },
+      },
+    ],
+    check: (r) =>
+      assert.deepEqual(r, {
+        commits: [
+          {
+            sha: SHA,
+            short_sha: 'aaaaaaaa',
+            title: 'Fix login',
+            author: 'Alice',
+            authored_at: T,
+            committed_at: T,
+            parents: 1,
+            web_url: `https://gitlab.com/acme/platform/api/-/commit/${SHA}`,
+          },
+        ],
+        next: 2,
+      }),
+  },
+  {
+    tool: 'gitlab_list_releases',
+    args: { ...A, per_page: 5 },
+    calls: [
+      {
+        method: 'GET',
+        path: `${PR}/releases`,
+        query: { order_by: 'released_at', sort: 'desc', per_page: '5', page: '1' },
+        reply: {
+          json: [
+            {
+              tag_name: 'v1.2.0',
+              name: 'v1.2.0 — faster login',
+              description: 'r'.repeat(500),
+              created_at: T,
+              released_at: T,
+              upcoming_release: false,
+              author: user('alice'),
+              commit: { id: SHA, title: 'NOISE', message: 'NOISE' },
+              assets: {
+                count: 5,
+                sources: [{ format: 'zip', url: 'NOISE' }],
+                links: [{ id: 1, name: 'linux binary', url: 'https://example.com/bin', link_type: 'other' }],
+              },
+              evidences: [{ sha: 'NOISE' }],
+              _links: { self: 'https://gitlab.com/acme/platform/api/-/releases/v1.2.0', edit_url: 'NOISE' },
+            },
+          ],
+          headers: LAST,
+        },
+      },
+    ],
+    check: (r) => {
+      assert.equal(r['next'], null);
+      const rel = (r['releases'] as Json[])[0]!;
+      assert.deepEqual(
+        [rel['tag_name'], rel['upcoming'], rel['author'], rel['commit'], rel['asset_links'], rel['web_url']],
+        [
+          'v1.2.0',
+          false,
+          'alice',
+          SHA,
+          [{ name: 'linux binary', url: 'https://example.com/bin' }],
+          'https://gitlab.com/acme/platform/api/-/releases/v1.2.0',
+        ],
+      );
+      assert.ok((rel['description'] as string).length < 400, 'release notes are cut in lists');
+    },
+  },
+  {
+    name: 'gitlab_create_or_update_file: the file exists on the branch, so it is updated (PUT)',
+    tool: 'gitlab_create_or_update_file',
+    args: {
+      ...A,
+      path: 'docs/set up.md',
+      branch: 'main',
+      content: '# Setup\n',
+      commit_message: 'docs: setup',
+      last_commit_id: SHA2,
+    },
+    calls: [
+      {
+        method: 'HEAD',
+        path: `${PR}/repository/files/docs%2Fset%20up%2Emd`,
+        query: { ref: 'main' },
+        reply: { headers: { 'x-gitlab-file-path': 'docs/set up.md' } },
+      },
+      {
+        method: 'PUT',
+        path: `${PR}/repository/files/docs%2Fset%20up%2Emd`,
+        query: {},
+        body: {
+          branch: 'main',
+          commit_message: 'docs: setup',
+          content: '# Setup\n',
+          encoding: 'text',
+          last_commit_id: SHA2,
+        },
+        reply: { json: { file_path: 'docs/set up.md', branch: 'main' } },
+      },
+    ],
+    check: (r) => assert.deepEqual(r, { file_path: 'docs/set up.md', branch: 'main', action: 'updated' }),
+  },
+  {
+    name: 'gitlab_create_or_update_file: absent on the start branch, so it is created (POST, base64)',
+    tool: 'gitlab_create_or_update_file',
+    args: {
+      ...A,
+      path: 'assets/logo.png',
+      branch: 'feature/logo',
+      start_branch: 'main',
+      content_base64: 'iVBORw0K\nGgo=',
+      commit_message: 'add logo',
+      last_commit_id: SHA2,
+    },
+    calls: [
+      {
+        method: 'HEAD',
+        path: `${PR}/repository/files/assets%2Flogo%2Epng`,
+        query: { ref: 'main' },
+        reply: { status: 404 },
+      },
+      {
+        method: 'POST',
+        path: `${PR}/repository/files/assets%2Flogo%2Epng`,
+        body: {
+          branch: 'feature/logo',
+          start_branch: 'main',
+          commit_message: 'add logo',
+          content: 'iVBORw0KGgo=',
+          encoding: 'base64',
+        },
+        reply: { status: 201, json: { file_path: 'assets/logo.png', branch: 'feature/logo' } },
+      },
+    ],
+    check: (r) => assert.deepEqual(r, { file_path: 'assets/logo.png', branch: 'feature/logo', action: 'created' }),
+  },
+  {
+    name: 'gitlab_create_or_update_file: action "create" asks nothing first',
+    tool: 'gitlab_create_or_update_file',
+    args: { ...A, path: 'a.txt', branch: 'main', content: 'x', commit_message: 'm', action: 'create' },
+    calls: [
+      {
+        method: 'POST',
+        path: `${PR}/repository/files/a%2Etxt`,
+        body: { branch: 'main', commit_message: 'm', content: 'x', encoding: 'text' },
+        reply: { status: 201, json: { file_path: 'a.txt', branch: 'main' } },
+      },
+    ],
+    check: (r) => assert.equal(r['action'], 'created'),
+  },
+  {
+    tool: 'gitlab_list_merge_request_commits',
+    args: { ...A, merge_request_iid: 7 },
+    calls: [
+      {
+        method: 'GET',
+        path: `${PR}/merge_requests/7/commits`,
+        query: PAGE,
+        reply: { json: [commitJson(SHA2, 'Add tests')], headers: LAST },
+      },
+    ],
+    check: (r) => {
+      assert.deepEqual([r['merge_request_iid'], r['next']], [7, null]);
+      assert.deepEqual(
+        (r['commits'] as Json[]).map((c) => [c['sha'], c['title']]),
+        [[SHA2, 'Add tests']],
+      );
+    },
+  },
+  {
+    tool: 'gitlab_list_merge_request_notes',
+    args: { ...A, merge_request_iid: 7 },
+    calls: [
+      {
+        method: 'GET',
+        path: `${PR}/merge_requests/7/notes`,
+        query: { sort: 'asc', order_by: 'created_at', ...PAGE },
+        reply: {
+          json: [
+            { ...noteJson, id: 601, noteable_type: 'MergeRequest', resolvable: false },
+            {
+              ...noteJson,
+              id: 602,
+              body: 'rename this',
+              type: 'DiffNote',
+              resolvable: true,
+              resolved: false,
+              position: {
+                new_path: 'src/app.py',
+                old_path: 'src/app.py',
+                new_line: 12,
+                old_line: null,
+                base_sha: 'NOISE',
+              },
+            },
+            { ...noteJson, id: 603, body: 'added 1 commit', system: true },
+          ],
+          headers: next(2),
+        },
+      },
+    ],
+    check: (r) =>
+      assert.deepEqual(r, {
+        merge_request_iid: 7,
+        notes: [
+          {
+            id: 601,
+            author: 'bob',
+            created_at: T,
+            internal: false,
+            body: 'LGTM',
+            system: false,
+            type: null,
+            resolvable: false,
+            resolved: null,
+          },
+          {
+            id: 602,
+            author: 'bob',
+            created_at: T,
+            internal: false,
+            body: 'rename this',
+            system: false,
+            type: 'DiffNote',
+            resolvable: true,
+            resolved: false,
+            path: 'src/app.py',
+            line: 12,
+          },
+        ],
+        system_notes_left_out: 1,
+        next: 2,
+      }),
+  },
+  {
+    name: 'gitlab_list_merge_request_notes with system notes, newest first',
+    tool: 'gitlab_list_merge_request_notes',
+    args: { ...A, merge_request_iid: 7, include_system: true, sort: 'desc' },
+    calls: [
+      {
+        method: 'GET',
+        path: `${PR}/merge_requests/7/notes`,
+        query: { sort: 'desc', order_by: 'created_at', ...PAGE },
+        reply: { json: [{ ...noteJson, id: 603, body: 'added 1 commit', system: true }] },
+      },
+    ],
+    check: (r) => {
+      assert.equal(r['system_notes_left_out'], 0);
+      assert.equal((r['notes'] as Json[])[0]!['system'], true);
+    },
+  },
+  {
+    tool: 'gitlab_approve_merge_request',
+    args: { ...A, merge_request_iid: 7, sha: SHA },
+    calls: [
+      {
+        method: 'POST',
+        path: `${PR}/merge_requests/7/approve`,
+        body: { sha: SHA },
+        reply: {
+          status: 201,
+          json: {
+            id: 2007,
+            iid: 7,
+            approved: true,
+            approvals_required: 2,
+            approvals_left: 1,
+            approved_by: [{ user: user('carol', 9) }],
+            suggested_approvers: 'NOISE',
+          },
+        },
+      },
+    ],
+    check: (r) =>
+      assert.deepEqual(r, {
+        merge_request_iid: 7,
+        action: 'approved',
+        approved: true,
+        approvals_required: 2,
+        approvals_left: 1,
+        approved_by: ['carol'],
+      }),
+  },
+  {
+    name: 'gitlab_approve_merge_request: unapprove',
+    tool: 'gitlab_approve_merge_request',
+    args: { ...A, merge_request_iid: 7, action: 'unapprove' },
+    calls: [{ method: 'POST', path: `${PR}/merge_requests/7/unapprove`, body: {}, reply: { status: 201 } }],
+    check: (r) =>
+      assert.deepEqual(r, {
+        merge_request_iid: 7,
+        action: 'unapproved',
+        approved: null,
+        approvals_required: null,
+        approvals_left: null,
+        approved_by: [],
+      }),
+  },
+  {
+    tool: 'gitlab_retry_pipeline',
+    args: { ...A, pipeline_id: 88 },
+    calls: [
+      {
+        method: 'POST',
+        path: `${PR}/pipelines/88/retry`,
+        body: {},
+        reply: { status: 201, json: pipelineJson(88, { status: 'pending', detailed_status: { NOISE: 1 } }) },
+      },
+    ],
+    check: (r) => assert.deepEqual([r['id'], r['status'], r['action']], [88, 'pending', 'retried']),
+  },
+  {
+    tool: 'gitlab_cancel_pipeline',
+    args: { ...A, pipeline_id: 88 },
+    calls: [
+      {
+        method: 'POST',
+        path: `${PR}/pipelines/88/cancel`,
+        body: {},
+        reply: { json: pipelineJson(88, { status: 'canceled' }) },
+      },
+    ],
+    check: (r) => assert.deepEqual([r['id'], r['status'], r['action']], [88, 'canceled', 'canceled']),
+  },
+  {
+    tool: 'gitlab_get_clone_url',
+    args: A,
+    calls: [
+      {
+        method: 'GET',
+        path: PR,
+        query: { license: 'false' },
+        reply: { json: { ...projectJson, ssh_url_to_repo: 'git@gitlab.com:acme/platform/api.git' } },
+      },
+    ],
+    check: (r) => {
+      assert.deepEqual(
+        [r['project'], r['https'], r['ssh'], r['default_branch']],
+        [
+          'acme/platform/api',
+          'https://gitlab.com/acme/platform/api.git',
+          'git@gitlab.com:acme/platform/api.git',
+          'main',
+        ],
+      );
+      assert.match(JSON.stringify(r['authenticate']), /access token with the read_repository scope/);
+    },
+  },
 ];
 
 /** Serves the expected replies in order and records what the tool sent. */
@@ -1411,6 +1791,124 @@ describe('gitlab_merge_merge_request: refusals', () => {
       error,
       /^GitLab rejected the credential \(merging !7\) \(401 401 Unauthorized\): .*Reconnect the gitlab integration\.$/,
     );
+  });
+});
+
+// ---------- approval refusals, file arguments, clone URLs ----------
+describe('gitlab_approve_merge_request: refusals', () => {
+  async function refused(replies: UpstreamReply[], args: Json): Promise<string> {
+    upstream.requests.length = 0;
+    let i = 0;
+    upstream.setHandler(() => replies[i++] ?? { status: 599, json: { message: 'unexpected extra request' } });
+    const item = (await gw.execute('gitlab_approve_merge_request', args)) as Json;
+    assert.ok(!('result' in item), `should fail: ${JSON.stringify(item)}`);
+    assert.equal(upstream.requests.length, replies.length);
+    assert.ok(!String(item['error']).includes(TOKEN));
+    return String(item['error']);
+  }
+  const approve = { ...A, merge_request_iid: 7 };
+
+  test('401 with a valid token: already approved, or not allowed to approve', async () => {
+    const error = await refused(
+      [{ status: 401, json: { message: '401 Unauthorized' } }, { json: user('alice') }],
+      approve,
+    );
+    assert.match(
+      error,
+      /^GitLab refused to approve !7 \(401\): you have already approved it, or you may not approve it/,
+    );
+    assert.equal(upstream.requests[1]!.path, `${V4}/user`);
+  });
+
+  test('401 on unapprove with a valid token: you had not approved it', async () => {
+    const error = await refused([{ status: 401, json: { message: '401 Unauthorized' } }, { json: user('alice') }], {
+      ...approve,
+      action: 'unapprove',
+    });
+    assert.match(error, /withdraw an approval of !7 \(401\): you have not approved it/);
+  });
+
+  test('401 with an invalid token: reconnect', async () => {
+    const error = await refused(
+      [
+        { status: 401, json: { message: '401 Unauthorized' } },
+        { status: 401, json: { message: '401 Unauthorized' } },
+      ],
+      approve,
+    );
+    assert.match(error, /Reconnect the gitlab integration\.$/);
+  });
+
+  test('409: the head moved since the sha was read', async () => {
+    const error = await refused([{ status: 409, json: { message: 'SHA does not match HEAD of source branch' } }], {
+      ...approve,
+      sha: SHA,
+    });
+    assert.match(error, /^The source branch of !7 has moved \(409\).*approve with the new sha/);
+  });
+});
+
+describe('gitlab_create_or_update_file: content arguments', () => {
+  for (const [name, extra] of [
+    ['neither content nor content_base64', {}],
+    ['both content and content_base64', { content: 'x', content_base64: 'eA==' }],
+  ] as const) {
+    test(`${name} is refused before any request`, async () => {
+      upstream.requests.length = 0;
+      const item = (await gw.execute('gitlab_create_or_update_file', {
+        ...A,
+        path: 'a.txt',
+        branch: 'main',
+        commit_message: 'm',
+        ...extra,
+      })) as Json;
+      assert.match(String(item['error']), /pass exactly one of `content` \(text\) or `content_base64`/);
+      assert.equal(upstream.requests.length, 0);
+    });
+  }
+
+  test("a file on a branch that does not exist: GitLab's refusal is worded", async () => {
+    upstream.requests.length = 0;
+    let i = 0;
+    const replies: UpstreamReply[] = [
+      { status: 404, json: { message: '404 File Not Found' } },
+      { status: 400, json: { message: 'You can only create or edit files when you are on a branch' } },
+    ];
+    upstream.setHandler(() => replies[i++] ?? { status: 599 });
+    const item = (await gw.execute('gitlab_create_or_update_file', {
+      ...A,
+      path: 'a.txt',
+      branch: 'nope',
+      content: 'x',
+      commit_message: 'm',
+    })) as Json;
+    assert.match(
+      String(item['error']),
+      /GitLab rejected the input \(creating "a\.txt" on nope\) \(400\): You can only create or edit files when you are on a branch/,
+    );
+  });
+});
+
+describe('gitlab clone URLs never carry a credential', () => {
+  test('a clone URL with a user:secret part is answered without it, and the token never appears', async () => {
+    const leaky = {
+      ...projectJson,
+      http_url_to_repo: 'https://oauth2:glpat-OTHER-SECRET@gitlab.com/acme/platform/api.git',
+      ssh_url_to_repo: 'ssh://git:ssh-SECRET@gitlab.com:2222/acme/platform/api.git',
+    };
+    for (const tool of ['gitlab_get_clone_url', 'gitlab_get_project']) {
+      upstream.requests.length = 0;
+      upstream.setHandler(() => ({ json: leaky }));
+      const item = (await gw.execute(tool, A)) as Json;
+      const text = JSON.stringify(item);
+      assert.ok('result' in item, text);
+      assert.ok(!text.includes('SECRET'), `${tool}: ${text}`);
+      assert.ok(!text.includes(TOKEN), tool);
+      assert.match(text, /"https:\/\/gitlab\.com\/acme\/platform\/api\.git"/);
+    }
+    upstream.setHandler(() => ({ json: leaky }));
+    const r = (await gw.execute('gitlab_get_clone_url', A)) as Json;
+    assert.equal((r['result'] as Json)['ssh'], 'ssh://git@gitlab.com:2222/acme/platform/api.git');
   });
 });
 

@@ -489,9 +489,9 @@ describe('google-drive tools: request made and slim result', () => {
     });
   }
 
-  test('every tool of the manifest is covered (drive_create_file below)', () => {
+  test('every tool of the manifest is covered (drive_create_file below, drive_upload_from_url in google-drive-upload.test.ts)', () => {
     const tools = new Set(gw.gateway.registry.plugin('google-drive')!.manifest.tools.map((t) => t.name));
-    assert.deepEqual(new Set([...CASES.map((c) => c.tool), 'drive_create_file']), tools);
+    assert.deepEqual(new Set([...CASES.map((c) => c.tool), 'drive_create_file', 'drive_upload_from_url']), tools);
   });
 });
 

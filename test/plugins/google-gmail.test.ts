@@ -252,6 +252,17 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    tool: 'gmail_get_profile',
+    args: {},
+    replies: {
+      'GET /profile': {
+        json: { emailAddress: 'asha@example.com', messagesTotal: 1523, threadsTotal: 890, historyId: '4412' },
+      },
+    },
+    calls: [['GET', '/profile']],
+    result: { emailAddress: 'asha@example.com', messagesTotal: 1523, threadsTotal: 890, historyId: '4412' },
+  },
+  {
     tool: 'gmail_search_emails',
     args: { query: 'from:alice is:unread', maxResults: 2 },
     replies: {
@@ -1234,5 +1245,19 @@ describe('google-gmail plans its requests with ctx.limits', () => {
       item.result.note,
       /^Pages are 5 messages here \(a call may make 6 requests, one per message\): pass next for more\.$/,
     );
+  });
+});
+
+describe('the mailbox profile', () => {
+  test('gmail_get_profile: a token without Gmail access gets the reconnect words', async () => {
+    route({
+      'GET /profile': {
+        status: 401,
+        json: {
+          error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
+        },
+      },
+    });
+    await fails('gmail_get_profile', {}, /reconnect google-gmail/);
   });
 });

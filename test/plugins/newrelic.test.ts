@@ -1009,6 +1009,535 @@ const CASES: Case[] = [
     ],
     result: { errorGroupId: 'eg-1', state: 'RESOLVED' },
   },
+
+  // ---------- static NRQL conditions, notifications and workflows, tags, dashboard widgets ----------
+  {
+    tool: 'newrelic_create_static_nrql_condition',
+    args: {
+      policyId: '77',
+      name: 'High error rate',
+      nrql: "SELECT percentage(count(*), WHERE error IS true) FROM Transaction WHERE appName = 'checkout'",
+      critical: { operator: 'ABOVE', threshold: 5 },
+      warning: { operator: 'ABOVE', threshold: 2, durationSeconds: 600, occurrences: 'AT_LEAST_ONCE' },
+      runbookUrl: 'https://runbooks.example/errors',
+      aggregationDelaySeconds: 120,
+    },
+    replies: [
+      {
+        alertsNrqlConditionStaticCreate: {
+          id: '901',
+          name: 'High error rate',
+          enabled: true,
+          policyId: '77',
+          nrql: {
+            query: "SELECT percentage(count(*), WHERE error IS true) FROM Transaction WHERE appName = 'checkout'",
+          },
+          terms: [
+            {
+              priority: 'CRITICAL',
+              operator: 'ABOVE',
+              threshold: 5,
+              thresholdDuration: 300,
+              thresholdOccurrences: 'ALL',
+            },
+            {
+              priority: 'WARNING',
+              operator: 'ABOVE',
+              threshold: 2,
+              thresholdDuration: 600,
+              thresholdOccurrences: 'AT_LEAST_ONCE',
+            },
+          ],
+          signal: { aggregationWindow: 60, aggregationMethod: 'EVENT_FLOW' },
+          violationTimeLimitSeconds: 259200,
+        },
+      },
+    ],
+    expect: [
+      {
+        has: [
+          'mutation(',
+          'alertsNrqlConditionStaticCreate(accountId: $accountId, policyId: $policyId, condition: $condition)',
+          '$policyId: ID!',
+          '$condition: AlertsNrqlConditionStaticInput!',
+        ],
+        vars: {
+          accountId: ACCOUNT,
+          policyId: '77',
+          condition: {
+            name: 'High error rate',
+            enabled: true,
+            runbookUrl: 'https://runbooks.example/errors',
+            nrql: {
+              query: "SELECT percentage(count(*), WHERE error IS true) FROM Transaction WHERE appName = 'checkout'",
+            },
+            terms: [
+              {
+                priority: 'CRITICAL',
+                operator: 'ABOVE',
+                threshold: 5,
+                thresholdDuration: 300,
+                thresholdOccurrences: 'ALL',
+              },
+              {
+                priority: 'WARNING',
+                operator: 'ABOVE',
+                threshold: 2,
+                thresholdDuration: 600,
+                thresholdOccurrences: 'AT_LEAST_ONCE',
+              },
+            ],
+            signal: { aggregationWindow: 60, aggregationMethod: 'EVENT_FLOW', aggregationDelay: 120 },
+          },
+        },
+      },
+    ],
+    result: {
+      id: '901',
+      name: 'High error rate',
+      enabled: true,
+      policyId: '77',
+      accountId: ACCOUNT,
+      nrql: "SELECT percentage(count(*), WHERE error IS true) FROM Transaction WHERE appName = 'checkout'",
+      terms: [
+        { priority: 'CRITICAL', operator: 'ABOVE', threshold: 5, durationSeconds: 300, occurrences: 'ALL' },
+        { priority: 'WARNING', operator: 'ABOVE', threshold: 2, durationSeconds: 600, occurrences: 'AT_LEAST_ONCE' },
+      ],
+      aggregationWindowSeconds: 60,
+      aggregationMethod: 'EVENT_FLOW',
+      violationTimeLimitSeconds: 259200,
+    },
+  },
+  {
+    tool: 'newrelic_create_notification_destination',
+    args: { name: 'On-call email', type: 'EMAIL', emails: ['oncall@example.com', 'sre@example.com'] },
+    replies: [
+      {
+        aiNotificationsCreateDestination: {
+          destination: {
+            id: 'dest-1',
+            name: 'On-call email',
+            type: 'EMAIL',
+            active: true,
+            status: 'DEFAULT',
+            createdAt: ISO0,
+            properties: [{ key: 'email', value: 'oncall@example.com,sre@example.com' }],
+          },
+          error: null,
+        },
+      },
+    ],
+    expect: [
+      {
+        has: [
+          'aiNotificationsCreateDestination(accountId: $accountId, destination: $destination)',
+          '$destination: AiNotificationsDestinationInput!',
+          '... on AiNotificationsDataValidationError',
+        ],
+        vars: {
+          accountId: ACCOUNT,
+          destination: {
+            name: 'On-call email',
+            type: 'EMAIL',
+            properties: [{ key: 'email', value: 'oncall@example.com,sre@example.com' }],
+          },
+        },
+      },
+    ],
+    result: {
+      accountId: ACCOUNT,
+      id: 'dest-1',
+      name: 'On-call email',
+      type: 'EMAIL',
+      active: true,
+      status: 'DEFAULT',
+      createdAt: ISO0,
+      properties: [{ key: 'email', value: 'oncall@example.com,sre@example.com' }],
+    },
+  },
+  {
+    name: 'newrelic_create_notification_destination (webhook)',
+    tool: 'newrelic_create_notification_destination',
+    args: { name: 'Hook', type: 'WEBHOOK', url: 'https://hooks.example.com/nr', accountId: 999 },
+    replies: [
+      {
+        aiNotificationsCreateDestination: {
+          destination: {
+            id: 'dest-2',
+            name: 'Hook',
+            type: 'WEBHOOK',
+            properties: [{ key: 'url', value: 'https://hooks.example.com/nr' }],
+          },
+        },
+      },
+    ],
+    expect: [
+      {
+        has: ['aiNotificationsCreateDestination('],
+        vars: {
+          accountId: 999,
+          destination: {
+            name: 'Hook',
+            type: 'WEBHOOK',
+            properties: [{ key: 'url', value: 'https://hooks.example.com/nr' }],
+          },
+        },
+      },
+    ],
+    result: {
+      accountId: 999,
+      id: 'dest-2',
+      name: 'Hook',
+      type: 'WEBHOOK',
+      active: null,
+      status: null,
+      createdAt: null,
+      properties: [{ key: 'url', value: 'https://hooks.example.com/nr' }],
+    },
+  },
+  {
+    tool: 'newrelic_list_notification_destinations',
+    args: { nameContains: 'call', type: 'EMAIL' },
+    replies: [
+      account({
+        aiNotifications: {
+          destinations: {
+            entities: [
+              {
+                id: 'dest-1',
+                name: 'On-call email',
+                type: 'EMAIL',
+                active: true,
+                status: 'DEFAULT',
+                createdAt: ISO0,
+                properties: [{ key: 'email', value: 'oncall@example.com' }],
+              },
+            ],
+            nextCursor: 'd-2',
+            totalCount: 3,
+            error: null,
+          },
+        },
+      }),
+    ],
+    expect: [
+      {
+        has: ['destinations(cursor: $cursor, filters: $filters)', '$filters: AiNotificationsDestinationFilter'],
+        vars: { accountId: ACCOUNT, cursor: null, filters: { name: 'call', type: 'EMAIL' } },
+      },
+    ],
+    result: {
+      accountId: ACCOUNT,
+      destinations: [
+        {
+          id: 'dest-1',
+          name: 'On-call email',
+          type: 'EMAIL',
+          active: true,
+          status: 'DEFAULT',
+          createdAt: ISO0,
+          properties: [{ key: 'email', value: 'oncall@example.com' }],
+        },
+      ],
+      total: 3,
+      next: 'd-2',
+    },
+  },
+  {
+    tool: 'newrelic_create_notification_channel',
+    args: {
+      name: 'Checkout webhook',
+      destinationId: 'dest-2',
+      type: 'WEBHOOK',
+      properties: [{ key: 'payload', value: '{"issue": {{ json issueTitle }}}' }],
+    },
+    replies: [
+      {
+        aiNotificationsCreateChannel: {
+          channel: {
+            id: 'chan-1',
+            name: 'Checkout webhook',
+            type: 'WEBHOOK',
+            destinationId: 'dest-2',
+            product: 'IINT',
+            active: true,
+            status: 'DEFAULT',
+            properties: [{ key: 'payload', value: '{"issue": {{ json issueTitle }}}' }],
+          },
+          error: null,
+        },
+      },
+    ],
+    expect: [
+      {
+        has: [
+          'aiNotificationsCreateChannel(accountId: $accountId, channel: $channel)',
+          '$channel: AiNotificationsChannelInput!',
+        ],
+        vars: {
+          accountId: ACCOUNT,
+          channel: {
+            name: 'Checkout webhook',
+            type: 'WEBHOOK',
+            destinationId: 'dest-2',
+            product: 'IINT',
+            properties: [{ key: 'payload', value: '{"issue": {{ json issueTitle }}}' }],
+          },
+        },
+      },
+    ],
+    result: {
+      accountId: ACCOUNT,
+      id: 'chan-1',
+      name: 'Checkout webhook',
+      type: 'WEBHOOK',
+      destinationId: 'dest-2',
+      product: 'IINT',
+      active: true,
+      status: 'DEFAULT',
+      properties: [{ key: 'payload', value: '{"issue": {{ json issueTitle }}}' }],
+    },
+  },
+  {
+    tool: 'newrelic_list_notification_channels',
+    args: { destinationId: 'dest-2', cursor: 'c-2' },
+    replies: [
+      account({
+        aiNotifications: {
+          channels: {
+            entities: [
+              { id: 'chan-1', name: 'Checkout webhook', type: 'WEBHOOK', destinationId: 'dest-2', product: 'IINT' },
+            ],
+            nextCursor: null,
+            totalCount: 1,
+          },
+        },
+      }),
+    ],
+    expect: [
+      {
+        has: ['channels(cursor: $cursor, filters: $filters)', '$filters: AiNotificationsChannelFilter'],
+        vars: { accountId: ACCOUNT, cursor: 'c-2', filters: { destinationId: 'dest-2' } },
+      },
+    ],
+    result: {
+      accountId: ACCOUNT,
+      channels: [
+        {
+          id: 'chan-1',
+          name: 'Checkout webhook',
+          type: 'WEBHOOK',
+          destinationId: 'dest-2',
+          product: 'IINT',
+          active: null,
+          status: null,
+          properties: [],
+        },
+      ],
+      total: 1,
+      next: null,
+    },
+  },
+  {
+    tool: 'newrelic_create_workflow',
+    args: {
+      name: 'Checkout to on-call',
+      channelIds: ['chan-1'],
+      policyIds: ['77'],
+      predicates: [{ attribute: 'priority', operator: 'EQUAL', values: ['CRITICAL'] }],
+    },
+    replies: [
+      {
+        aiWorkflowsCreateWorkflow: {
+          workflow: {
+            id: 'wf-1',
+            name: 'Checkout to on-call',
+            workflowEnabled: true,
+            mutingRulesHandling: 'NOTIFY_ALL_ISSUES',
+            destinationConfigurations: [
+              {
+                channelId: 'chan-1',
+                name: 'Checkout webhook',
+                type: 'WEBHOOK',
+                notificationTriggers: ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'],
+              },
+            ],
+            issuesFilter: {
+              predicates: [
+                { attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES', values: ['77'] },
+                { attribute: 'priority', operator: 'EQUAL', values: ['CRITICAL'] },
+              ],
+            },
+          },
+          errors: [],
+        },
+      },
+    ],
+    expect: [
+      {
+        has: [
+          'aiWorkflowsCreateWorkflow(accountId: $accountId, createWorkflowData: $createWorkflowData)',
+          '$createWorkflowData: AiWorkflowsCreateWorkflowInput!',
+        ],
+        vars: {
+          accountId: ACCOUNT,
+          createWorkflowData: {
+            name: 'Checkout to on-call',
+            workflowEnabled: true,
+            destinationsEnabled: true,
+            enrichmentsEnabled: false,
+            mutingRulesHandling: 'NOTIFY_ALL_ISSUES',
+            issuesFilter: {
+              name: 'Checkout to on-call',
+              type: 'FILTER',
+              predicates: [
+                { attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES', values: ['77'] },
+                { attribute: 'priority', operator: 'EQUAL', values: ['CRITICAL'] },
+              ],
+            },
+            destinationConfigurations: [
+              { channelId: 'chan-1', notificationTriggers: ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'] },
+            ],
+          },
+        },
+      },
+    ],
+    result: {
+      accountId: ACCOUNT,
+      id: 'wf-1',
+      name: 'Checkout to on-call',
+      enabled: true,
+      mutingRulesHandling: 'NOTIFY_ALL_ISSUES',
+      channels: [
+        {
+          channelId: 'chan-1',
+          name: 'Checkout webhook',
+          type: 'WEBHOOK',
+          triggers: ['ACTIVATED', 'ACKNOWLEDGED', 'CLOSED'],
+        },
+      ],
+      filter: [
+        { attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES', values: ['77'] },
+        { attribute: 'priority', operator: 'EQUAL', values: ['CRITICAL'] },
+      ],
+    },
+  },
+  {
+    tool: 'newrelic_list_workflows',
+    args: { nameContains: 'Checkout' },
+    replies: [
+      account({
+        aiWorkflows: {
+          workflows: {
+            entities: [{ id: 'wf-1', name: 'Checkout to on-call', workflowEnabled: false }],
+            nextCursor: 'w-2',
+            totalCount: 2,
+          },
+        },
+      }),
+    ],
+    expect: [
+      {
+        has: ['aiWorkflows { workflows(cursor: $cursor, filters: $filters)', '$filters: AiWorkflowsFilters'],
+        vars: { accountId: ACCOUNT, cursor: null, filters: { nameLike: 'Checkout' } },
+      },
+    ],
+    result: {
+      accountId: ACCOUNT,
+      workflows: [
+        {
+          id: 'wf-1',
+          name: 'Checkout to on-call',
+          enabled: false,
+          mutingRulesHandling: null,
+          channels: [],
+          filter: [],
+        },
+      ],
+      total: 2,
+      next: 'w-2',
+    },
+  },
+  {
+    tool: 'newrelic_add_tags_to_entity',
+    args: {
+      guid: G,
+      tags: [
+        { key: 'team', values: ['payments'] },
+        { key: 'env', values: ['prod', 'eu'] },
+      ],
+    },
+    replies: [{ taggingAddTagsToEntity: { errors: [] } }],
+    expect: [
+      {
+        has: ['taggingAddTagsToEntity(guid: $guid, tags: $tags)', '$tags: [TaggingTagInput!]!', '$guid: EntityGuid!'],
+        vars: {
+          guid: G,
+          tags: [
+            { key: 'team', values: ['payments'] },
+            { key: 'env', values: ['prod', 'eu'] },
+          ],
+        },
+      },
+    ],
+    result: {
+      guid: G,
+      added: [
+        { key: 'team', values: ['payments'] },
+        { key: 'env', values: ['prod', 'eu'] },
+      ],
+    },
+  },
+  {
+    tool: 'newrelic_add_widgets_to_dashboard_page',
+    args: {
+      pageGuid: GD,
+      widgets: [
+        { title: 'Errors', nrql: 'SELECT count(*) FROM TransactionError TIMESERIES', column: 1, row: 1 },
+        { title: 'Notes', visualization: 'viz.markdown', text: '# Runbook', width: 6 },
+        {
+          title: 'EU traffic',
+          visualization: 'viz.billboard',
+          nrql: 'SELECT rate(count(*), 1 minute) FROM Transaction',
+          accountId: 999,
+        },
+      ],
+    },
+    replies: [{ dashboardAddWidgetsToPage: { errors: [] } }],
+    expect: [
+      {
+        has: ['dashboardAddWidgetsToPage(guid: $guid, widgets: $widgets)', '$widgets: [DashboardWidgetInput!]!'],
+        vars: {
+          guid: GD,
+          widgets: [
+            {
+              title: 'Errors',
+              visualization: { id: 'viz.line' },
+              layout: { column: 1, row: 1, width: 4, height: 3 },
+              rawConfiguration: {
+                nrqlQueries: [{ accountIds: [ACCOUNT], query: 'SELECT count(*) FROM TransactionError TIMESERIES' }],
+              },
+            },
+            {
+              title: 'Notes',
+              visualization: { id: 'viz.markdown' },
+              layout: { width: 6, height: 3 },
+              rawConfiguration: { text: '# Runbook' },
+            },
+            {
+              title: 'EU traffic',
+              visualization: { id: 'viz.billboard' },
+              layout: { width: 4, height: 3 },
+              rawConfiguration: {
+                nrqlQueries: [{ accountIds: [999], query: 'SELECT rate(count(*), 1 minute) FROM Transaction' }],
+              },
+            },
+          ],
+        },
+      },
+    ],
+    result: { pageGuid: GD, added: 3, titles: ['Errors', 'Notes', 'EU traffic'] },
+  },
 ];
 
 describe('newrelic tools: request made and slim result', () => {
@@ -1061,6 +1590,73 @@ describe('newrelic region and account', () => {
       next: null,
     });
     assertRequests(eu, [{ has: ['policiesSearch'], vars: { accountId: 55, cursor: null, criteria: {} } }], KEY_EU);
+  });
+});
+
+describe('newrelic: refusals in mutation payloads, and arguments', () => {
+  test('a destination the validation refuses names the field', async () => {
+    replyWith(us, [
+      {
+        aiNotificationsCreateDestination: {
+          destination: null,
+          error: { details: 'Invalid property', fields: [{ field: 'email', message: 'not a valid email' }] },
+        },
+      },
+    ]);
+    await fails(
+      'newrelic_create_notification_destination',
+      { name: 'x', type: 'EMAIL', emails: ['a@b'] },
+      /New Relic could not create the notification destination "x": Invalid property; email: not a valid email\./,
+    );
+  });
+
+  test('a workflow refused in `errors` says why', async () => {
+    replyWith(us, [
+      {
+        aiWorkflowsCreateWorkflow: {
+          workflow: null,
+          errors: [{ type: 'INVALID_PARAMETER', description: 'Channel not found' }],
+        },
+      },
+    ]);
+    await fails(
+      'newrelic_create_workflow',
+      { name: 'w', channelIds: ['nope'] },
+      /could not create the workflow "w": INVALID_PARAMETER: Channel not found\./,
+    );
+  });
+
+  test('tags and widgets refused in `errors` say why', async () => {
+    replyWith(us, [{ taggingAddTagsToEntity: { errors: [{ type: 'NOT_FOUND', message: 'Entity not found' }] } }]);
+    await fails(
+      'newrelic_add_tags_to_entity',
+      { guid: G, tags: [{ key: 'a', values: ['b'] }] },
+      /NOT_FOUND: Entity not found/,
+    );
+    replyWith(us, [
+      { dashboardAddWidgetsToPage: { errors: [{ type: 'PAGE_NOT_FOUND', description: 'Page not found' }] } },
+    ]);
+    await fails(
+      'newrelic_add_widgets_to_dashboard_page',
+      { pageGuid: GD, widgets: [{ title: 't', nrql: 'SELECT 1 FROM Transaction' }] },
+      /could not add widgets to dashboard page .*: PAGE_NOT_FOUND: Page not found\./,
+    );
+  });
+
+  test('a destination or widget without what its type needs is refused before any request', async () => {
+    us.requests.length = 0;
+    await fails('newrelic_create_notification_destination', { name: 'x', type: 'WEBHOOK' }, /needs `url`/);
+    await fails(
+      'newrelic_add_widgets_to_dashboard_page',
+      { pageGuid: GD, widgets: [{ title: 'md', visualization: 'viz.markdown' }] },
+      /Widget 1 \("md"\) needs `text` \(viz\.markdown\)/,
+    );
+    await fails(
+      'newrelic_create_notification_destination',
+      { name: 'x', type: 'WEBHOOK', url: 'http://plain.example.com' },
+      /url/,
+    );
+    assert.equal(us.requests.length, 0);
   });
 });
 

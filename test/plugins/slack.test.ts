@@ -4,13 +4,15 @@
  * slack.com (reached through the policy's origin mapping): the request each one makes (method,
  * /api/<method>, query or form body, the injected Bearer token) and its slim result are asserted
  * from one table, then the form encoding of writes, the error mappings (HTTP-200 ok:false, 429,
- * non-JSON), paging, and a lone surrogate in a read's query (sent as U+FFFD, as in a write).
+ * non-JSON), paging, and a lone surrogate in a read's query (sent as U+FFFD, as in a write); then
+ * file uploads and downloads with a second stand-in for files.slack.com, where the token goes, and
+ * a third for a file CDN, where nothing may (the token never follows a redirect to another origin).
  */
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.js';
-import { usePluginGateway } from '../helpers/plugin-gateway.js';
-import type { RecordedRequest, Upstream, UpstreamReply } from '../helpers/upstream.js';
+import { startPluginGateway, usePluginGateway } from '../helpers/plugin-gateway.js';
+import { startUpstream, type RecordedRequest, type Upstream, type UpstreamReply } from '../helpers/upstream.js';
 
 const TOKEN = 'xoxp-1111-2222-slack-test-token';
 type Gateway = TestGateway;
@@ -833,7 +835,8 @@ describe('slack tools: request made and slim result', () => {
     const manifest = JSON.parse(
       await readFile(new URL('../../../plugins/slack/manifest.json', import.meta.url), 'utf8'),
     ) as { tools: { name: string }[] };
-    const covered = new Set(CASES.map((c) => c.tool));
+    // the two file-content tools reach files.slack.com too: tested in their own suite below
+    const covered = new Set([...CASES.map((c) => c.tool), 'slack_upload_file', 'slack_download_file']);
     assert.deepEqual(
       manifest.tools.map((t) => t.name).filter((n) => !covered.has(n)),
       [],
@@ -1085,5 +1088,282 @@ describe('slack reads: a lone surrogate in a query-string argument', () => {
       ],
     ]);
     assert.match(upstream.last().url, /[?&]query=deploy%20%EF%BF%BD%20now(&|$)/);
+  });
+});
+
+// ---------- file contents: files.slack.com, and where the token never goes ----------
+describe('slack files: upload and download through files.slack.com', () => {
+  let api: Upstream;
+  let files: Upstream;
+  let cdn: Upstream;
+  let fgw: Gateway;
+  const BODY_CAP = 65536;
+  before(async () => {
+    api = await startUpstream();
+    files = await startUpstream();
+    cdn = await startUpstream();
+    // the CDN host is mapped too, so that a request reaching it would be seen here: none may. A
+    // request body cap below the arguments cap, so that an upload over it can be tried
+    fgw = await startPluginGateway(
+      'slack',
+      api,
+      { token: TOKEN },
+      {
+        more: { 'https://files.slack.com': files, 'https://cdn.slack-edge.com': cdn },
+        policy: { http: { maxRequestBodyBytes: BODY_CAP } },
+      },
+    );
+  });
+  after(async () => {
+    await fgw?.close();
+    for (const u of [api, files, cdn]) await u?.close();
+  });
+
+  const UPLOAD_URL = 'https://files.slack.com/upload/v1/CwABAAAAXgsAAQAAAA';
+  const F = 'F0NEWFILE01';
+  const DOWNLOAD = `https://files.slack.com/files-pri/T0TEAM0001-${F}/download/notes.txt`;
+  const fileInfo = (extra: Record<string, unknown> = {}) => ({
+    id: F,
+    name: 'notes.txt',
+    title: 'Notes',
+    mimetype: 'text/plain',
+    filetype: 'text',
+    mode: 'hosted',
+    size: 11,
+    user: 'U0ALICE001',
+    created: 1712300000,
+    permalink: `https://acme.slack.com/files/U0ALICE001/${F}/notes.txt`,
+    url_private: `https://files.slack.com/files-pri/T0TEAM0001-${F}/notes.txt`,
+    url_private_download: DOWNLOAD,
+    ...extra,
+  });
+  /** Slack's Web API on the api stand-in: each method's body, `ok: true` added. */
+  function webApi(replies: Record<string, Record<string, unknown>>): void {
+    for (const u of [api, files, cdn]) u.requests.length = 0;
+    api.setHandler((req) => {
+      const reply = replies[req.path.replace(/^\/api\//, '')];
+      // anything else stands for Slack's sign-in page, which a request without the token is sent to
+      return reply
+        ? { json: { ok: true, ...reply } }
+        : { body: '<html>Sign in to Slack</html>', headers: { 'content-type': 'text/html; charset=utf-8' } };
+    });
+  }
+  async function run(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return await fgw.execute(tool, args);
+  }
+
+  test('upload: an upload URL, the bytes POSTed to it, then the upload completed and shared in the channel', async () => {
+    webApi({
+      'files.getUploadURLExternal': { upload_url: UPLOAD_URL, file_id: F },
+      'files.completeUploadExternal': { files: [{ ...fileInfo(), channels: [C] }] },
+    });
+    files.setHandler(() => ({ body: 'OK - 11', headers: { 'content-type': 'text/plain' } }));
+    const item = await run('slack_upload_file', {
+      filename: 'notes.txt',
+      content: 'hello world',
+      channel: C,
+      title: 'Notes',
+      initial_comment: 'Here are the notes',
+    });
+    assert.deepEqual(item['result'], {
+      file: {
+        id: F,
+        name: 'notes.txt',
+        title: 'Notes',
+        filetype: 'text',
+        size: 11,
+        user: 'U0ALICE001',
+        created: 1712300000,
+        channels: [C],
+        permalink: `https://acme.slack.com/files/U0ALICE001/${F}/notes.txt`,
+      },
+      shared_in: C,
+    });
+    assert.deepEqual(
+      api.requests.map((r) => [r.method, r.path, Object.fromEntries(new URLSearchParams(r.body))]),
+      [
+        ['POST', '/api/files.getUploadURLExternal', { filename: 'notes.txt', length: '11' }],
+        [
+          'POST',
+          '/api/files.completeUploadExternal',
+          { files: JSON.stringify([{ id: F, title: 'Notes' }]), channel_id: C, initial_comment: 'Here are the notes' },
+        ],
+      ],
+    );
+    for (const r of api.requests) {
+      assert.equal(r.headers['content-type'], FORM);
+      assert.equal(r.headers.authorization, `Bearer ${TOKEN}`);
+    }
+    assert.equal(files.requests.length, 1);
+    const put = files.requests[0]!;
+    assert.deepEqual([put.method, put.path, put.body], ['POST', '/upload/v1/CwABAAAAXgsAAQAAAA', 'hello world']);
+    assert.equal(put.headers['content-type'], 'application/octet-stream');
+    assert.equal(
+      put.headers.authorization,
+      `Bearer ${TOKEN}`,
+      'the token goes to Slack hosts only: files.slack.com is one',
+    );
+  });
+
+  test('upload: base64 content is sent as its bytes; without a channel the file stays private, and says so', async () => {
+    webApi({
+      'files.getUploadURLExternal': { upload_url: UPLOAD_URL, file_id: F },
+      'files.completeUploadExternal': { files: [{ id: F, name: 'h.txt', title: 'h.txt' }] },
+    });
+    files.setHandler(() => ({ body: 'OK - 6' }));
+    const item = await run('slack_upload_file', {
+      filename: 'h.txt',
+      content_base64: Buffer.from('héllo', 'utf8').toString('base64'),
+      alt_text: 'a greeting',
+    });
+    assert.deepEqual(item['result'], {
+      file: { id: F, name: 'h.txt', title: 'h.txt' },
+      shared_in: null,
+      note: 'Not shared in any channel: only you can see it until it is shared.',
+    });
+    assert.deepEqual(Object.fromEntries(new URLSearchParams(api.requests[0]!.body)), {
+      filename: 'h.txt',
+      length: '6',
+      alt_txt: 'a greeting',
+    });
+    assert.deepEqual(Object.fromEntries(new URLSearchParams(api.requests[1]!.body)), {
+      files: JSON.stringify([{ id: F, title: 'h.txt' }]),
+    });
+    assert.equal(files.requests[0]!.body, 'héllo');
+  });
+
+  test('upload: an upload URL outside files.slack.com is never used', async () => {
+    webApi({ 'files.getUploadURLExternal': { upload_url: 'https://cdn.slack-edge.com/upload/x', file_id: F } });
+    const item = await run('slack_upload_file', { filename: 'a.txt', content: 'x' });
+    assert.match(
+      String(item['error']),
+      /Slack gave a file URL outside https:\/\/files\.slack\.com\/ for file upload: it is not used/,
+    );
+    assert.deepEqual([api.requests.length, files.requests.length, cdn.requests.length], [1, 0, 0]);
+  });
+
+  test('upload: empty, both or neither contents, a thread without a channel, and over the body cap: refused before any request', async () => {
+    webApi({});
+    const refusals: Array<[Record<string, unknown>, RegExp]> = [
+      [{ filename: 'a.txt', content: '' }, /empty/],
+      [{ filename: 'a.txt' }, /exactly one of `content`/],
+      [{ filename: 'a.txt', content: 'x', content_base64: 'eA==' }, /exactly one of `content`/],
+      [{ filename: 'a.txt', content: 'x', thread_ts: TS }, /`thread_ts` needs `channel`/],
+      [
+        { filename: 'a.txt', content: 'x'.repeat(BODY_CAP + 1) },
+        /is 65537 bytes, over the gateway's limit of 65536 bytes for one request/,
+      ],
+    ];
+    for (const [args, pattern] of refusals)
+      assert.match(String((await run('slack_upload_file', args))['error']), pattern);
+    assert.equal(api.requests.length + files.requests.length, 0);
+  });
+
+  test('upload: a failed byte upload is worded, and the upload is not completed', async () => {
+    webApi({ 'files.getUploadURLExternal': { upload_url: UPLOAD_URL, file_id: F } });
+    files.setHandler(() => ({ status: 500, body: 'boom' }));
+    const item = await run('slack_upload_file', { filename: 'a.txt', content: 'x' });
+    assert.match(String(item['error']), /Slack file upload answered HTTP 500 without a JSON body: retry later/);
+    assert.equal(api.requests.length, 1, 'files.completeUploadExternal is not called');
+  });
+
+  test('download: files.info, then url_private_download on files.slack.com with the token; text comes in windows', async () => {
+    webApi({ 'files.info': { file: fileInfo() } });
+    files.setHandler(() => ({ body: 'hello world', headers: { 'content-type': 'text/plain' } }));
+    const item = await run('slack_download_file', { file: F, max_chars: 1000, offset: 6 });
+    const r = item['result'] as Record<string, unknown>;
+    assert.deepEqual(
+      [r['mimetype'], r['encoding'], r['content'], r['total_chars'], r['offset'], r['next_offset']],
+      ['text/plain', 'text', 'world', 11, 6, null],
+    );
+    assert.deepEqual(Object.fromEntries(api.requests[0]!.query), { file: F });
+    const get = files.requests[0]!;
+    assert.deepEqual([get.method, get.path], ['GET', `/files-pri/T0TEAM0001-${F}/download/notes.txt`]);
+    assert.equal(get.headers.authorization, `Bearer ${TOKEN}`);
+    assert.equal(get.headers.accept, '*/*');
+  });
+
+  test('download: an image comes back as an image, other bytes as base64', async () => {
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(40, 7)]);
+    webApi({
+      'files.info': { file: fileInfo({ name: 'p.png', mimetype: 'image/png', filetype: 'png', size: png.length }) },
+    });
+    files.setHandler(() => ({ body: png, headers: { 'content-type': 'image/png' } }));
+    const image = (await run('slack_download_file', { file: F }))['result'] as Record<string, any>;
+    assert.deepEqual(image['image'], { _mcpImage: { data: png.toString('base64'), mimeType: 'image/png' } });
+    const pdf = Buffer.from('%PDF-1.7\n\x00\x01\x02binary', 'latin1');
+    webApi({ 'files.info': { file: fileInfo({ name: 'p.pdf', mimetype: 'application/pdf', filetype: 'pdf' }) } });
+    files.setHandler(() => ({ body: pdf, headers: { 'content-type': 'application/pdf' } }));
+    const bin = (await run('slack_download_file', { file: F }))['result'] as Record<string, unknown>;
+    assert.deepEqual([bin['encoding'], bin['content_base64']], ['base64', pdf.toString('base64')]);
+    const forced = await run('slack_download_file', { file: F, as: 'text' });
+    assert.match(String(forced['error']), /holds binary data: download it with as "base64"/);
+  });
+
+  test('download: a file hosted outside Slack is not fetched; its link is returned', async () => {
+    webApi({
+      'files.info': {
+        file: fileInfo({
+          mode: 'external',
+          is_external: true,
+          external_type: 'gdrive',
+          url_private: 'https://docs.google.com/document/d/abc',
+          url_private_download: undefined,
+        }),
+      },
+    });
+    const r = (await run('slack_download_file', { file: F }))['result'] as Record<string, unknown>;
+    assert.deepEqual([r['content'], r['external_url']], [null, 'https://docs.google.com/document/d/abc']);
+    assert.match(String(r['note']), /hosted outside Slack \(gdrive\)/);
+    assert.equal(files.requests.length + cdn.requests.length, 0);
+  });
+
+  test('download: a redirect to another Slack origin is followed without the token (a sign-in page is said so)', async () => {
+    webApi({ 'files.info': { file: fileInfo() } });
+    files.setHandler(() => ({ status: 302, headers: { location: 'https://slack.com/signin?redir=%2Ffiles-pri' } }));
+    const item = await run('slack_download_file', { file: F });
+    assert.match(String(item['error']), /answered the download of F0NEWFILE01 with a sign-in page .*files:read/);
+    assert.equal(files.requests[0]!.headers.authorization, `Bearer ${TOKEN}`);
+    const hop = api.requests.find((r) => r.path === '/signin');
+    assert.ok(hop, 'the redirect to slack.com was followed');
+    assert.equal(hop.headers.authorization, undefined, 'the token does not follow a redirect to another origin');
+  });
+
+  test('download: a redirect to a CDN host the plugin does not declare is refused; the CDN sees nothing', async () => {
+    webApi({ 'files.info': { file: fileInfo() } });
+    files.setHandler(() => ({ status: 302, headers: { location: 'https://cdn.slack-edge.com/f/notes.txt?sig=1' } }));
+    const item = await run('slack_download_file', { file: F });
+    assert.match(
+      String(item['error']),
+      /redirected the download of F0NEWFILE01 away from files\.slack\.com, and the gateway does not follow it \(GW_ERR_BRIDGE_HOST_NOT_ALLOWED/,
+    );
+    assert.equal(cdn.requests.length, 0, 'nothing reached the CDN, so neither did the token');
+  });
+
+  test('download: a redirect within files.slack.com keeps the token (same origin)', async () => {
+    webApi({ 'files.info': { file: fileInfo() } });
+    files.setHandler((req) =>
+      req.path.endsWith('/notes.txt') && !req.path.includes('/v2/')
+        ? { status: 302, headers: { location: `https://files.slack.com/v2/files-pri/${F}/notes.txt` } }
+        : { body: 'moved text', headers: { 'content-type': 'text/plain' } },
+    );
+    const r = (await run('slack_download_file', { file: F }))['result'] as Record<string, unknown>;
+    assert.equal(r['content'], 'moved text');
+    assert.deepEqual(
+      files.requests.map((q) => q.headers.authorization),
+      [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`],
+    );
+  });
+
+  test('download: a file whose base64 would be over the result cap is refused before it is fetched', async () => {
+    webApi({
+      'files.info': { file: fileInfo({ name: 'big.bin', mimetype: 'application/octet-stream', size: 20_000_000 }) },
+    });
+    const item = await run('slack_download_file', { file: F });
+    assert.match(
+      String(item['error']),
+      /is 20000000 bytes: as base64 it is over the largest result this gateway returns/,
+    );
+    assert.equal(files.requests.length, 0);
   });
 });

@@ -3,7 +3,9 @@
  * Deny by default, per hop. A request may leave iff:
  *   - the scheme is https (http only for an origin the policy maps to an upstream),
  *   - the URL carries no user:password and no explicit port (unless its origin is mapped),
- *   - the host is declared, exactly, in the manifest's `egress`, and not in `denyHosts`,
+ *   - the host is declared, exactly, in the manifest's `egress`, or the manifest allows any public
+ *     host (`egressAnyPublicHost`: the request is then marked `anyHost`, gets no credential and
+ *     may reach public addresses only), and it is not in `denyHosts`,
  *   - an IP-literal host is an allowed address (DNS names are checked at connect time by the
  *     transport's safe lookup; IP literals never reach a lookup, so they are checked here).
  * A refusal quotes the URL's parts only for the plugin's own request. At a redirect hop the upstream
@@ -42,7 +44,10 @@ export function egressPolicy(): Interceptor {
           `${where}${named(req, 'port', url.port)} is not allowed`,
         );
       const host = policyHost(url);
-      if (!call.scope.manifest.egress.includes(host)) {
+      const declared = call.scope.manifest.egress.includes(host);
+      // an undeclared host of a plugin that may reach any public one: no credential, public addresses only
+      const anyHost = !declared && call.scope.manifest.egressAnyPublicHost === true;
+      if (!declared && !anyHost) {
         throw new BridgeError(
           'GW_ERR_BRIDGE_HOST_NOT_ALLOWED',
           `${where}${named(req, 'host', `"${host.slice(0, 100)}"`)} is not declared in the plugin's egress`,
@@ -52,13 +57,13 @@ export function egressPolicy(): Interceptor {
         throw new BridgeError('GW_ERR_BRIDGE_HOST_NOT_ALLOWED', `${where}host "${host}" is denied by policy`);
       const literal = mapped ? undefined : ipLiteralOf(url.hostname);
       if (literal !== undefined) {
-        const verdict = judgeAddress(literal, policy.allowedCidrs);
+        const verdict = judgeAddress(literal, anyHost ? [] : policy.allowedCidrs);
         if (!verdict.allowed)
           throw new BridgeError(
             'GW_ERR_BRIDGE_ADDRESS_BLOCKED',
             `${where}${named(req, 'address', literal)} is ${verdict.range} and not allowed`,
           );
       }
-      return next(req, call);
+      return next(anyHost ? { ...req, anyHost } : req, call);
     };
 }

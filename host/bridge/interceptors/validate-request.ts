@@ -46,7 +46,8 @@ export function validateRequest(): Interceptor {
       if (req.url.href.length > MAX_URL_CHARS)
         throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.url());
       const auth = call.scope.manifest.auth;
-      const credentialHeader = auth.type === 'none' ? undefined : auth.inject.header.toLowerCase();
+      const credentialHeader =
+        auth.type === 'none' ? undefined : auth.type === 'cookie' ? 'cookie' : auth.inject.header.toLowerCase();
       const entries = Object.entries(req.headers);
       if (entries.length > MAX_HEADERS)
         throw new BridgeError('GW_ERR_BRIDGE_BAD_REQUEST', requestLimitMessage.headerCount());

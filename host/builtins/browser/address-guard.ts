@@ -7,7 +7,9 @@
  * the agent reads), and the SOCKS proxy every connection of the context goes through
  * (socks-proxy.ts), which connects to the very address it judged — so a name that answers a public
  * address to the first look-up and a private one to the next (DNS rebinding) still never reaches
- * the private one. Only `http:` and `https:` pages are opened on an agent's request.
+ * the private one. Only `http:` and `https:` pages are opened on an agent's request. The origins
+ * the operator named as upstream targets (the policy's `upstreams`) are reached whatever their
+ * address, as the bridge reaches them: a sign-in page mapped to a self-hosted or test server.
  */
 import dns from 'node:dns';
 import { fail } from '../../../contracts/errors.js';
@@ -31,14 +33,27 @@ const ROUTE_CACHE_ENTRIES = 1_000;
 
 const systemResolver: Resolver = (hostname, options, cb) => dns.lookup(hostname, options, cb);
 
+/** The port a URL reaches (its own, or its scheme's). */
+export const portOf = (url: URL): number =>
+  Number(url.port) || (url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80);
+
+const endpointOf = (host: string, port: number): string => `${(ipLiteralOf(host) ?? host).toLowerCase()}:${port}`;
+
 export class AddressGuard {
   readonly #allowed: Cidr[];
   readonly #resolve: Resolver;
+  /** host:port of the origins the operator named (the policy's `upstreams` targets): reached whatever their address */
+  readonly #named: Set<string>;
   readonly #routeCache = new Map<string, { target: Promise<Target>; until: number }>();
 
-  constructor(allowPrivateCidrs: readonly string[], resolver: Resolver = systemResolver) {
+  constructor(
+    allowPrivateCidrs: readonly string[],
+    resolver: Resolver = systemResolver,
+    namedOrigins: readonly string[] = [],
+  ) {
     this.#allowed = parseCidrs(allowPrivateCidrs);
     this.#resolve = resolver;
+    this.#named = new Set(namedOrigins.map((o) => new URL(o)).map((u) => endpointOf(u.hostname, portOf(u))));
   }
 
   /**
@@ -60,12 +75,15 @@ export class AddressGuard {
     return url;
   }
 
-  /** Where a connection to `host` may go (the SOCKS proxy's question, asked for every connection). */
-  async target(host: string): Promise<Target> {
+  /** Where a connection to `host`:`port` may go (the SOCKS proxy's question, asked for every connection). */
+  async target(host: string, port: number): Promise<Target> {
+    const named = this.#named.has(endpointOf(host, port));
     const literal = ipLiteralOf(host);
     if (literal !== undefined) {
       const verdict = judgeAddress(literal, this.#allowed);
-      return verdict.allowed ? { kind: 'allowed', address: literal } : { kind: 'refused', range: verdict.range };
+      return verdict.allowed || named
+        ? { kind: 'allowed', address: literal }
+        : { kind: 'refused', range: verdict.range };
     }
     const addresses = await new Promise<{ address: string }[] | string>((resolve) =>
       this.#resolve(host, { all: true }, (err, list) =>
@@ -73,7 +91,7 @@ export class AddressGuard {
       ),
     );
     if (typeof addresses === 'string') return { kind: 'unresolved', reason: addresses };
-    for (const a of addresses) {
+    for (const a of named ? [] : addresses) {
       const verdict = judgeAddress(a.address, this.#allowed);
       if (!verdict.allowed) return { kind: 'refused', range: verdict.range };
     }
@@ -99,17 +117,18 @@ export class AddressGuard {
       parsed.protocol !== 'wss:'
     )
       return { host: parsed.protocol, range: 'scheme', at: Date.now() };
-    const target = await this.#cachedTarget(parsed.hostname);
+    const target = await this.#cachedTarget(parsed.hostname, portOf(parsed));
     return target.kind === 'refused' ? { host: parsed.hostname, range: target.range, at: Date.now() } : undefined;
   }
 
-  #cachedTarget(host: string): Promise<Target> {
+  #cachedTarget(host: string, port: number): Promise<Target> {
     const now = Date.now();
-    const hit = this.#routeCache.get(host);
+    const key = endpointOf(host, port);
+    const hit = this.#routeCache.get(key);
     if (hit && hit.until > now) return hit.target;
     if (this.#routeCache.size >= ROUTE_CACHE_ENTRIES) this.#routeCache.clear();
-    const target = this.target(host);
-    this.#routeCache.set(host, { target, until: now + ROUTE_CACHE_MS });
+    const target = this.target(host, port);
+    this.#routeCache.set(key, { target, until: now + ROUTE_CACHE_MS });
     return target;
   }
 }

@@ -11,6 +11,15 @@ export {
   type BrowserService,
   type OpenLiveSession,
 } from './service.js';
-export type { LiveEnd, LiveInput, LiveLookup, LiveSessionInfo, LiveView, LiveViewAccess } from './live-view.js';
+export type {
+  LiveDone,
+  LiveEnd,
+  LiveInput,
+  LiveLookup,
+  LiveSessionInfo,
+  LiveView,
+  LiveViewAccess,
+} from './live-view.js';
+export { cookieSignIn } from './cookie-sign-in.js';
 export type { Frame } from './frames.js';
 export { normaliseKey } from './keys.js';

@@ -22,6 +22,16 @@ export type LiveInput =
   | { kind: 'text'; text: string }
   | { kind: 'scroll'; x: number; y: number; dx: number; dy: number };
 
+/**
+ * A form the live view's page offers to end the person's part (e.g. "I'm signed in", posted to a
+ * connect link's capture step): a portal path, posted with the session's CSRF token.
+ */
+export interface LiveDone {
+  label: string;
+  /** a path of this gateway, e.g. "/connect/<id>/capture" */
+  action: string;
+}
+
 /** How a live session finished: the person handed control back, its context ended, or it expired unused. */
 export type LiveEnd = 'handed-back' | 'ended' | 'expired';
 
@@ -38,6 +48,8 @@ export interface LiveSessionInfo {
 /** One live view, as the portal drives it. */
 export interface LiveView {
   readonly purpose: string;
+  /** the form that ends the person's part, if the feature that opened the view asked for one */
+  readonly done: LiveDone | undefined;
   /** who acts on the page now */
   readonly control: 'agent' | 'person';
   nextFrame(after: number, waitMs: number, signal?: AbortSignal): Promise<Frame | undefined>;
@@ -74,6 +86,7 @@ class LiveSession implements LiveView {
     readonly purpose: string,
     readonly frames: FrameSource,
     readonly ttlMs: number,
+    readonly done: LiveDone | undefined,
   ) {
     this.expiresAt = Date.now() + ttlMs;
     this.finished = new Promise<LiveEnd>((resolve) => (this.#finish = resolve));
@@ -144,8 +157,11 @@ export class LiveViews implements LiveViewAccess {
     this.#sweeper = setInterval(() => this.#sweep(), SWEEP_MS).unref();
   }
 
-  /** A new live view of `uc`'s active page. */
-  open(uc: UserContext, purpose: string): LiveSessionInfo {
+  /** A new live view of `uc`'s active page (with a form that ends the person's part, if `done`). */
+  open(uc: UserContext, purpose: string, done?: LiveDone): LiveSessionInfo {
+    // only a path of this gateway: the page posts the person's session token to it
+    if (done && !/^\/(?![/\\])[^\s]*$/.test(done.action))
+      throw fail('GW_ERR_INTERNAL_INVARIANT', { message: "a live view's done action must be a path of this gateway" });
     let frames = this.#frames.get(uc);
     if (!frames) {
       const source = new FrameSource(uc);
@@ -159,7 +175,7 @@ export class LiveViews implements LiveViewAccess {
     }
     const mine = [...this.#sessions.values()].filter((s) => s.uc === uc);
     for (const old of mine.slice(0, Math.max(0, mine.length - VIEWS_PER_CONTEXT + 1))) this.#drop(old);
-    const session = new LiveSession(uc, purpose, frames, this.#ttlMs);
+    const session = new LiveSession(uc, purpose, frames, this.#ttlMs, done);
     this.#sessions.set(session.id, session);
     return {
       id: session.id,

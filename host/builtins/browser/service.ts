@@ -14,12 +14,12 @@ import { sandboxLimits } from '../../policy/limits.js';
 import type { Policy } from '../../policy/schema.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { BuiltinIntegration } from '../types.js';
-import { AddressGuard } from './address-guard.js';
+import { AddressGuard, portOf } from './address-guard.js';
 import { addressRefused, browserError } from './browser-errors.js';
 import { BrowserProcess } from './browser-process.js';
 import { AGENT_SPACE, ContextPool } from './context-pool.js';
 import { chromiumSettings } from './launch.js';
-import { LiveViews, type LiveSessionInfo, type LiveViewAccess } from './live-view.js';
+import { LiveViews, type LiveDone, type LiveSessionInfo, type LiveViewAccess } from './live-view.js';
 import { BROWSER_MANIFEST } from './manifest.js';
 import { MemoryWatch } from './memory-watch.js';
 import { browserHandlers, goto } from './tools.js';
@@ -35,6 +35,8 @@ export interface OpenLiveSession {
    * (e.g. "connect:example"), which starts empty and is never the agent's
    */
   context?: string;
+  /** a form the live view's page offers to end the person's part ("I'm signed in") */
+  done?: LiveDone;
   signal?: AbortSignal;
 }
 
@@ -88,7 +90,7 @@ export interface BrowserOptions {
 
 export function createBrowser(o: BrowserOptions): BrowserBuiltin {
   const policy = o.policy.builtins.browser;
-  const guard = new AddressGuard(policy.allowPrivateCidrs, o.resolver);
+  const guard = new AddressGuard(policy.allowPrivateCidrs, o.resolver, Object.values(o.policy.upstreams));
   // the contexts of a browser that went away end with it (called only once both exist)
   const chromium = new BrowserProcess(chromiumSettings(o.env, policy.maxPageHeapMb), o.logger, (running, crashed) =>
     contexts.browserGone(running, crashed),
@@ -139,7 +141,7 @@ async function openLiveSession(
   s: OpenLiveSession,
 ): Promise<LiveSessionInfo> {
   const url = AddressGuard.pageUrl(s.url);
-  const target = await guard.target(url.hostname);
+  const target = await guard.target(url.hostname, portOf(url));
   if (target.kind === 'refused') throw addressRefused({ host: url.hostname, range: target.range, at: Date.now() });
   const uc = await pool.acquire(s.userId, s.context ?? AGENT_SPACE);
   await uc.run(s.signal ?? new AbortController().signal, async () => {
@@ -152,5 +154,5 @@ async function openLiveSession(
     }
   });
   if (uc.endReason) throw fail('GW_ERR_BROWSER_CLOSED', { message: 'the browser context closed as the page opened' });
-  return live.open(uc, s.purpose);
+  return live.open(uc, s.purpose, s.done);
 }

@@ -22,8 +22,8 @@ export interface AddressProxy {
 }
 
 export interface ProxyOptions {
-  /** where a connection to a host may go */
-  target(host: string): Promise<Target>;
+  /** where a connection to a host and port may go */
+  target(host: string, port: number): Promise<Target>;
   onRefused(refusal: Refusal): void;
   /** how long connecting upstream may take, ms */
   connectTimeoutMs: number;
@@ -129,7 +129,7 @@ async function connectUpstream(
   track: (s: net.Socket) => void,
 ): Promise<void> {
   const target = await options
-    .target(request.host)
+    .target(request.host, request.port)
     .catch((): Target => ({ kind: 'unresolved', reason: 'lookup failed' }));
   if (client.destroyed) return;
   if (target.kind === 'refused') {

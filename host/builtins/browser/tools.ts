@@ -9,7 +9,7 @@ import type { Page, Response } from 'playwright-core';
 import { fail } from '../../../contracts/errors.js';
 import type { BrowserPolicy } from '../../policy/browser-policy.js';
 import type { BuiltinCall, BuiltinHandler } from '../types.js';
-import { AddressGuard } from './address-guard.js';
+import { AddressGuard, portOf } from './address-guard.js';
 import { addressRefused, browserError, type Step } from './browser-errors.js';
 import type { ContextPool } from './context-pool.js';
 import { keyPresses } from './keys.js';
@@ -101,7 +101,7 @@ async function errorPageShown(page: Page): Promise<void> {
 async function navigate(d: ToolDeps, call: BuiltinCall, args: Args): Promise<unknown> {
   const url = AddressGuard.pageUrl(String(args['url']));
   // refused before any context opens; the route check and the proxy judge it (and each hop) again
-  const target = await d.guard.target(url.hostname);
+  const target = await d.guard.target(url.hostname, portOf(url));
   if (target.kind === 'refused') throw addressRefused({ host: url.hostname, range: target.range, at: Date.now() });
   return onPage(d, call, 'navigation', true, async (shown, uc, since) => {
     const page = await uc.replaceErrorPage(shown);

@@ -75,7 +75,7 @@ export class UserContext {
     // the proxy starts first (the context is made with its address) and reports to the context once it exists
     const made: { uc?: UserContext } = {};
     const proxy = await startAddressProxy({
-      target: (host) => o.guard.target(host),
+      target: (host, port) => o.guard.target(host, port),
       onRefused: (r) => made.uc?.recordRefusal(r),
       connectTimeoutMs: o.policy.navigationTimeoutMs,
     });

@@ -5,7 +5,7 @@
  * the client cancels or the server begins to shut down.
  */
 import type { MetaToolContext } from '../../meta-tools/types.js';
-import type { PendingConnect } from '../pending.js';
+import { isBeingCompleted, type PendingConnect } from '../pending.js';
 import type { ConnectionChange } from '../service-types.js';
 import type { ConnectionMetaToolDeps } from './deps.js';
 
@@ -74,7 +74,7 @@ async function pollUntilSettled(
         status: 'EXPIRED',
         reason: 'the link no longer exists',
       };
-    const done = outcome(p) ?? (await connectedElsewhere(deps, ctx, p));
+    const done = outcome(p) ?? (await connectedMeanwhile(deps, ctx, p));
     if (done) return done;
     const elapsed = Date.now() - started;
     if (elapsed >= timeoutMs || signal.aborted)
@@ -104,30 +104,41 @@ async function pollUntilSettled(
 }
 
 /**
- * CONNECTED when the user connected the link's integration some other way since the link was
- * made (the portal's own Connect button makes a link of its own, an operator's import): the
- * agent's link may never be used, and waiting for it would only end in EXPIRED. Judged by
- * connectedAt, which only a connect, reconnect or import sets: a token refresh (the sweep, a
- * call) or a status change during the wait moves updatedAt, and is no answer to the link.
+ * CONNECTED when the link's integration was connected since the link was made while the link is
+ * still open. Judged by connectedAt, which only a connect, reconnect or import sets: a token
+ * refresh (the sweep, a call) or a status change during the wait moves updatedAt, and is no
+ * answer to the link.
+ *
+ * Two ways to get here. The person is finishing this very link (isBeingCompleted): its connection
+ * is saved a moment before the link is settled, and the save's event can wake the wait in between
+ * (it did, and the wait answered that the link was "no longer needed" to someone who had just used
+ * it); that is the link's own CONNECTED. Or the user connected another way (the portal's own
+ * Connect button makes a link of its own, an operator's import): the agent's link may never be
+ * used, and waiting for it would only end in EXPIRED, so the answer says so.
  */
-async function connectedElsewhere(
+async function connectedMeanwhile(
   deps: ConnectionMetaToolDeps,
   ctx: MetaToolContext,
   p: PendingConnect,
 ): Promise<Record<string, unknown> | undefined> {
-  if (p.status === 'pending' || p.status === 'opened' || p.status === 'exchanging') {
-    const m = deps.registry.plugin(p.integration);
-    if (!m) return undefined;
-    const s = await deps.connections.state(ctx.user.id, m);
-    if (s.state === 'connected' && s.connectedAt >= p.createdAt)
-      return {
-        connectionId: p.id,
-        integration: p.integration,
-        status: 'CONNECTED',
-        message: `${m.displayName} was connected another way (for example in the portal); this link is no longer needed.`,
-      };
-  }
-  return undefined;
+  if (p.status !== 'pending' && p.status !== 'opened' && p.status !== 'exchanging') return undefined;
+  const m = deps.registry.plugin(p.integration);
+  if (!m) return undefined;
+  const s = await deps.connections.state(ctx.user.id, m);
+  if (s.state !== 'connected' || s.connectedAt < p.createdAt) return undefined;
+  // The link read again, after the connection: a link taken before the save (the callback moves it
+  // on first) is seen so, even when `p` was read before that.
+  const link = (await deps.connections.pending.get(p.id)) ?? p;
+  const settled = outcome(link);
+  if (settled) return settled;
+  if (isBeingCompleted(link) && link.usedAt !== null && s.connectedAt >= link.usedAt)
+    return { connectionId: p.id, integration: p.integration, status: 'CONNECTED' };
+  return {
+    connectionId: p.id,
+    integration: p.integration,
+    status: 'CONNECTED',
+    message: `${m.displayName} was connected another way (for example in the portal); this link is no longer needed.`,
+  };
 }
 
 function outcome(p: PendingConnect): Record<string, unknown> | undefined {

@@ -1,8 +1,8 @@
 /**
  * @module plugins/asana/src/workspaces
- * The tools around tasks: who am I, workspaces, projects and their sections, and finding users.
+ * The tools around tasks: who am I, workspaces, teams, projects and their sections, and finding users.
  */
-import { defineTool, path, reads, z } from 'workbench/plugin-sdk';
+import { clip, defineTool, path, reads, z } from 'workbench/plugin-sdk';
 import { asana, list, nextOf, workspaceOf } from './api.js';
 import { cursor, limit, project, workspace } from './fields.js';
 import {
@@ -51,6 +51,42 @@ export const listWorkspaces = defineTool({
     });
     return {
       workspaces: list(env).map((w) => ({ gid: w.gid, name: w.name ?? null, isOrganization: !!w.is_organization })),
+      next: nextOf(env),
+    };
+  },
+});
+
+export const listTeams = defineTool({
+  description:
+    "List the Asana teams of a workspace (organization): gid, name, description and link. By default the teams you can see; `mine: true` lists only the teams you are a member of. Teams exist in organizations only. Use a team's gid to tell projects apart (asana_list_projects shows each project's team). When `next` is not null, pass it as `cursor`.",
+  input: z.object({
+    workspace,
+    mine: z.boolean().default(false).describe('Only the teams you are a member of.'),
+    limit: limit(100, 50, 'Teams per page.'),
+    cursor: cursor(),
+  }),
+  annotations: reads('List teams'),
+  async handler(ctx, args) {
+    const ws = await workspaceOf(ctx, args.workspace);
+    type Team = Ref & { description?: string; permalink_url?: string };
+    const common = { limit: args.limit, offset: args.cursor, opt_fields: 'name,description,permalink_url' };
+    const env = args.mine
+      ? await asana<Team[]>(ctx, 'GET', '/users/me/teams', {
+          query: { workspace: ws, ...common },
+          action: `list your teams in workspace ${ws}`,
+        })
+      : await asana<Team[]>(ctx, 'GET', path`/workspaces/${ws}/teams`, {
+          query: common,
+          action: `list the teams of workspace ${ws}`,
+        });
+    return {
+      workspace: ws,
+      teams: list(env).map((t) => ({
+        gid: t.gid,
+        name: t.name ?? null,
+        description: t.description ? clip(t.description, 500) : null,
+        url: t.permalink_url ?? null,
+      })),
       next: nextOf(env),
     };
   },

@@ -3,7 +3,17 @@
  * The account and repository tools: who am I, workspaces, repositories, branches, commits, file
  * content (a file's text, a folder's entries) and Pipelines.
  */
-import { changes, clip, defineTool, enc, reads, segment, z, type PluginContext } from 'workbench/plugin-sdk';
+import {
+  changes,
+  clip,
+  defineTool,
+  enc,
+  plainCloneUrl,
+  reads,
+  segment,
+  z,
+  type PluginContext,
+} from 'workbench/plugin-sdk';
 import {
   bb,
   bbql,
@@ -146,7 +156,7 @@ export const getRepository = defineTool({
       has_issues: r.has_issues ?? null,
       website: r.website || null,
       created_on: r.created_on ?? null,
-      clone: { https: clone['https'] || null, ssh: clone['ssh'] || null },
+      clone: { https: plainCloneUrl(clone['https']), ssh: plainCloneUrl(clone['ssh']) },
     };
   },
 });

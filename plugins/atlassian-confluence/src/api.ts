@@ -21,6 +21,7 @@ export const SCOPES = {
   space: 'read:space:confluence',
   readPage: 'read:page:confluence',
   writePage: 'write:page:confluence',
+  deletePage: 'delete:page:confluence',
   readComment: 'read:comment:confluence',
   writeComment: 'write:comment:confluence',
   attachment: 'read:attachment:confluence',

@@ -1,7 +1,7 @@
 /**
  * @module plugins/atlassian-confluence/src/pages
- * Pages: reading one (as readable text or storage XHTML), its children, and creating and updating
- * pages (an update reads the current version first and saves the next).
+ * Pages: reading one (as readable text or storage XHTML), its children, and creating, updating
+ * (an update reads the current version first and saves the next) and deleting pages.
  */
 import { changes, defineTool, path, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { nextCursor, resolveSite, results, SCOPES, wiki, type Listing, type Site } from './api.js';
@@ -205,5 +205,34 @@ export const updatePage = defineTool({
       updated: changed,
       url: webUrl(site, p._links) || pageUrl(site, args.pageId),
     };
+  },
+});
+
+export const deletePage = defineTool({
+  description:
+    "Delete a Confluence page: it moves to its space's trash, from where a space admin can restore it (its child pages move up to its parent). `purge: true` deletes it permanently instead (trashing it first when it is not in the trash yet), which needs space admin permission and cannot be undone. Returns the page's id, title and what was done.",
+  input: z.object({
+    pageId: pageId('Id of the page to delete.'),
+    purge: z.boolean().default(false).describe('Delete permanently (cannot be undone) instead of moving to the trash.'),
+  }),
+  annotations: changes('Delete page', { destructive: true }),
+  handler: async (ctx, args) => {
+    const site = await resolveSite(ctx);
+    const p = await wiki<Partial<RawPage>>(ctx, site, 'GET', path`/api/v2/pages/${args.pageId}`, {
+      action: `read page ${args.pageId} before deleting it`,
+      scope: SCOPES.readPage,
+    });
+    const base = { id: p.id ?? args.pageId, title: p.title ?? null, spaceId: p.spaceId ?? null };
+    const remove = (query: { purge?: boolean }, what: string) =>
+      wiki(ctx, site, 'DELETE', path`/api/v2/pages/${args.pageId}`, {
+        query,
+        action: `${what} page ${args.pageId}`,
+        scope: SCOPES.deletePage,
+      });
+    // v2 purges only a page that is already in the trash
+    if (p.status !== 'trashed') await remove({}, 'move to the trash');
+    if (!args.purge) return { ...base, status: 'trashed', note: 'In the space trash: a space admin can restore it.' };
+    await remove({ purge: true }, 'permanently delete');
+    return { ...base, status: 'purged', note: 'Deleted permanently: it cannot be restored.' };
   },
 });

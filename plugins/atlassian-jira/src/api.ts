@@ -1,8 +1,9 @@
 /**
  * @module plugins/atlassian-jira/src/api
  * The Jira client: every call first resolves the site's cloud id from the token's accessible
- * resources, then goes to https://api.atlassian.com/ex/jira/{cloudId}/rest/api/3/…. Jira's error
- * bodies and its wording of failures (naming the OAuth scope a call needs) live here.
+ * resources, then goes to https://api.atlassian.com/ex/jira/{cloudId}/rest/api/3/… (or to the Jira
+ * Software API, …/rest/agile/1.0/…, for boards). Jira's error bodies and its wording of failures
+ * (naming the OAuth scope a call needs) live here.
  */
 import {
   atlassianSite,
@@ -17,6 +18,8 @@ import {
 export const READ = 'read:jira-work';
 export const WRITE = 'write:jira-work';
 export const USERS = 'read:jira-user';
+/** the Jira Software (Agile) API's scopes for reading boards */
+export const BOARDS = 'read:board-scope:jira-software and read:project:jira';
 
 /** The Jira site a call acts on. */
 export type Site = AtlassianSite;
@@ -112,6 +115,17 @@ export function jira<T>(
   req: JiraRequest,
 ): Promise<T | undefined> {
   return send<T>(ctx, method, path`/ex/jira/${site.id}/rest/api/3` + rest, req);
+}
+
+/** One Jira Software (Agile) REST call on the resolved site; `rest` is the path below /rest/agile/1.0. */
+export function agile<T>(
+  ctx: PluginContext,
+  site: Site,
+  method: string,
+  rest: string,
+  req: JiraRequest,
+): Promise<T | undefined> {
+  return send<T>(ctx, method, path`/ex/jira/${site.id}/rest/agile/1.0` + rest, req);
 }
 
 /** The issue's page on the site. */

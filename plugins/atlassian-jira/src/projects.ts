@@ -1,6 +1,7 @@
 /**
  * @module plugins/atlassian-jira/src/projects
- * The look-up tools: projects, issue types, users (and the connected one) and link types.
+ * The look-up tools: projects and project types, issue types, users (and the connected one) and
+ * link types.
  */
 import { collectPages, defineTool, path, reads, z } from 'workbench/plugin-sdk';
 import { browse, jira, resolveSite, READ, USERS } from './api.js';
@@ -86,6 +87,37 @@ export const getProject = defineTool({
         ? p.issueTypes.map((t) => ({ id: t.id, name: t.name, subtask: !!t.subtask }))
         : [],
       url: browse(site, p.key),
+    };
+  },
+});
+
+export const listProjectTypes = defineTool({
+  description:
+    'List the Jira project types (software, business, service_desk, product_discovery): key, name and colour; `licensedOnly: true` lists only the types your Jira license covers. The key is the `type` of jira_list_projects rows.',
+  input: z.object({
+    licensedOnly: z.boolean().default(false).describe('Only the project types your license covers.'),
+  }),
+  annotations: reads('List project types'),
+  async handler(ctx, args) {
+    const site = await resolveSite(ctx);
+    // each type comes with its icon as a base64 SVG: left out
+    type ProjectType = { key: string; formattedKey?: string; color?: string; icon?: string };
+    const data = await jira<ProjectType[]>(
+      ctx,
+      site,
+      'GET',
+      args.licensedOnly ? '/project/type/accessible' : '/project/type',
+      {
+        action: 'list project types',
+        scope: READ,
+      },
+    );
+    return {
+      projectTypes: (Array.isArray(data) ? data : []).map((t) => ({
+        key: t.key,
+        name: t.formattedKey ?? t.key,
+        color: t.color ?? null,
+      })),
     };
   },
 });

@@ -1,8 +1,9 @@
 /**
  * @module plugins/github/src/repos
- * The account, repositories, branches, commits and code search.
+ * The account, repositories (and the URLs to clone one, without a credential), branches, commits
+ * and code search.
  */
-import { changes, clip, defineTool, reads, segments, z } from 'workbench/plugin-sdk';
+import { changes, clip, defineTool, plainCloneUrl, reads, segments, z } from 'workbench/plugin-sdk';
 import { defaultBranch, gh, paging, repoPath } from './api.js';
 import { direction, page, perPage, repoArgs, SHA, since } from './args.js';
 import {
@@ -139,6 +140,32 @@ export const getRepository = defineTool({
       watchers: data.subscribers_count,
       created_at: data.created_at,
       permissions: data.permissions || null,
+    };
+  },
+});
+
+/** How to authenticate a clone of a GitHub repository: the agent's own credential, never the connection's token. */
+const CLONE_AUTH = {
+  https:
+    'Git asks for a username and password: use your GitHub login and a personal access token (fine-grained, with Contents read access; write to push) as the password, or a credential helper (gh auth login, git-credential-manager). This gateway never hands out its own token.',
+  ssh: 'Use an SSH key added to your GitHub account (Settings > SSH and GPG keys) or as a deploy key of the repository.',
+};
+
+export const getCloneUrl = defineTool({
+  description:
+    'The clone URL of a GitHub repository (HTTPS, and SSH) to git clone it, with its default branch and visibility, and how to authenticate: the URLs never carry a token (use your own GitHub personal access token or SSH key; the gateway keeps its credential to itself).',
+  input: z.object(repoArgs),
+  annotations: reads('Get clone URL', { idempotent: true }),
+  handler: async (ctx, a) => {
+    type Cloneable = Repo & { clone_url?: string; ssh_url?: string };
+    const { data } = await gh<Cloneable>(ctx, 'GET', repoPath(a), { what: `repository ${a.owner}/${a.repo}` });
+    return {
+      repository: data.full_name || `${a.owner}/${a.repo}`,
+      https: plainCloneUrl(data.clone_url),
+      ssh: plainCloneUrl(data.ssh_url),
+      default_branch: data.default_branch || null,
+      visibility: data.visibility || (data.private === undefined ? null : data.private ? 'private' : 'public'),
+      authenticate: CLONE_AUTH,
     };
   },
 });

@@ -1,9 +1,9 @@
 /**
  * @module plugins/gitlab/src/pipelines
- * CI/CD: list pipelines, read one with all its jobs, run one, and read a job's log cleaned of
- * colour codes and section markers.
+ * CI/CD: list pipelines, read one with all its jobs, run, retry or cancel one, and read a job's log
+ * cleaned of colour codes and section markers.
  */
-import { changes, collectPages, defineTool, reads, z } from 'workbench/plugin-sdk';
+import { changes, collectPages, defineTool, reads, z, type PluginContext } from 'workbench/plugin-sdk';
 import { api, get, list, paging, projectPath, send, whole } from './api.js';
 import { orNull, slimJob, slimPipeline, who, type Job, type Pipeline } from './shape.js';
 import { paged, project, sha, sort, text255, username } from './schema.js';
@@ -127,6 +127,37 @@ export const createPipeline = defineTool({
       await send<Pipeline>(ctx, 'POST', `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`),
     );
   },
+});
+
+/** Retries or cancels one pipeline: both answer with the pipeline as it is afterwards. */
+async function pipelineAction(
+  ctx: PluginContext,
+  a: { project: unknown; pipeline_id: number },
+  verb: 'retry' | 'cancel',
+) {
+  const action = `${verb === 'retry' ? 'retrying' : 'canceling'} pipeline ${a.pipeline_id}`;
+  const p = await send<Pipeline>(ctx, 'POST', `${projectPath(a)}/pipelines/${a.pipeline_id}/${verb}`, {}, action);
+  return { ...slimPipeline(p), action: verb === 'retry' ? 'retried' : 'canceled' };
+}
+
+const pipelineId = {
+  pipeline_id: z.int().min(1).describe("The pipeline's id (not its iid), from gitlab_list_pipelines."),
+};
+
+export const retryPipeline = defineTool({
+  description:
+    'Retries the failed or canceled jobs of a GitLab CI/CD pipeline (re-runs it) and returns the pipeline with its new status. Follow it with gitlab_get_pipeline.',
+  input: z.object({ ...project, ...pipelineId }),
+  annotations: changes('Retry pipeline'),
+  handler: (ctx, a) => pipelineAction(ctx, a, 'retry'),
+});
+
+export const cancelPipeline = defineTool({
+  description:
+    'Cancels (stops) a running or pending GitLab CI/CD pipeline: its jobs that have not finished are canceled. Returns the pipeline with its new status (canceling, then canceled). A finished pipeline is left as it is.',
+  input: z.object({ ...project, ...pipelineId }),
+  annotations: changes('Cancel pipeline', { idempotent: true }),
+  handler: (ctx, a) => pipelineAction(ctx, a, 'cancel'),
 });
 
 /**

@@ -1,8 +1,9 @@
 /**
  * @module plugins/gitlab/src/projects
- * Who the connection acts as, the projects the user can see, and one project's details.
+ * Who the connection acts as, the projects the user can see, one project's details, and how to
+ * clone it (without a credential in the URL).
  */
-import { clip, defineTool, reads, z } from 'workbench/plugin-sdk';
+import { clip, defineTool, plainCloneUrl, reads, z } from 'workbench/plugin-sdk';
 import { get, list, paging, projectPath } from './api.js';
 import { flag, FULL_TEXT_CHARS, slimProject, type Project, type User } from './shape.js';
 import { paged, project, sort } from './schema.js';
@@ -96,7 +97,7 @@ export const getProject = defineTool({
       namespace: p.namespace ? p.namespace.full_path : null,
       topics: p.topics || p.tag_list || [],
       empty_repo: !!p.empty_repo,
-      http_url_to_repo: p.http_url_to_repo || null,
+      http_url_to_repo: plainCloneUrl(p.http_url_to_repo),
       created_at: p.created_at || null,
       your_role: ROLES.get(level) || String(level),
       merge_method: p.merge_method || null,
@@ -104,6 +105,34 @@ export const getProject = defineTool({
       only_allow_merge_if_pipeline_succeeds: flag(p.only_allow_merge_if_pipeline_succeeds),
       issues_enabled: flag(p.issues_enabled),
       merge_requests_enabled: flag(p.merge_requests_enabled),
+    };
+  },
+});
+
+/** How to authenticate a clone of a GitLab repository: the agent's own credential, never the connection's token. */
+const CLONE_AUTH = {
+  https:
+    'Git asks for a username and password: use your GitLab username and a personal, project or group access token with the read_repository scope (write_repository to push) as the password, or a credential helper (git-credential-manager, glab auth login). This gateway never hands out its own token.',
+  ssh: 'Use an SSH key added to your GitLab account (User settings > SSH Keys).',
+};
+
+export const getCloneUrl = defineTool({
+  description:
+    'The clone URL of a GitLab project (HTTPS, and SSH) to git clone it, with its default branch, and how to authenticate: the URLs never carry a token (use your own GitLab access token or SSH key; the gateway keeps its credential to itself).',
+  input: z.object({ ...project }),
+  annotations: reads('Get clone URL', { idempotent: true }),
+  handler: async (ctx, a) => {
+    const p = await get<Project & { ssh_url_to_repo?: string }>(ctx, projectPath(a), {
+      query: { license: false },
+      action: `project ${String(a.project)}`,
+    });
+    return {
+      project: p.path_with_namespace || String(a.project),
+      https: plainCloneUrl(p.http_url_to_repo),
+      ssh: plainCloneUrl(p.ssh_url_to_repo),
+      default_branch: p.default_branch || null,
+      visibility: p.visibility || null,
+      authenticate: CLONE_AUTH,
     };
   },
 });

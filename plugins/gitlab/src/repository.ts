@@ -1,10 +1,22 @@
 /**
  * @module plugins/gitlab/src/repository
- * The repository: read a file (UTF-8 text in windows; binary answered with a note), list a
- * folder, list and create branches, search code.
+ * The repository: read a file (UTF-8 text in windows; binary answered with a note), commit one
+ * (created or updated), list a folder, list and create branches, search code.
  */
-import { changes, clip, defineTool, fromBase64, reads, segments, textWindow, z } from 'workbench/plugin-sdk';
-import { defaultBranch, filePath, get, list, paging, projectPath, send, whole } from './api.js';
+import {
+  changes,
+  checkUpload,
+  clip,
+  defineTool,
+  fromBase64,
+  reads,
+  segments,
+  textWindow,
+  utf8,
+  z,
+  type PluginContext,
+} from 'workbench/plugin-sdk';
+import { api, defaultBranch, filePath, get, GitLabError, list, paging, projectPath, send, whole } from './api.js';
 import { orNull, slimBranch, type Branch, type Project } from './shape.js';
 import { page, paged, perPage, project, text255 } from './schema.js';
 
@@ -80,6 +92,76 @@ export const getFile = defineTool({
       return { ...base, binary: true, content: null, note: 'the file is not UTF-8 text: its content is not shown' };
     }
     return { ...base, ...textWindow(text, a.offset, a.max_chars) };
+  },
+});
+
+/** Whether a file exists at a ref (`HEAD …/repository/files/:file_path`: 200, or 404 when it does not). */
+async function fileExists(ctx: PluginContext, path: string, ref: string, shown: string): Promise<boolean> {
+  try {
+    await api.request(ctx, 'HEAD', path, {
+      query: { ref },
+      expect: 'text',
+      action: `looking for "${shown}" on ${ref}`,
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof GitLabError && err.status === 404) return false;
+    throw err;
+  }
+}
+
+export const createOrUpdateFile = defineTool({
+  description:
+    'Commits one file to a GitLab repository branch: creates it, or replaces its content when it exists (action "auto", the default, looks first; "create" or "update" say which). Give the content as text (`content`) or as base64 (`content_base64`, for binary files) and a commit message; `start_branch` creates `branch` from it first. Pass `last_commit_id` (from gitlab_get_file) so that an update fails instead of overwriting a change made meanwhile. Returns the file path, branch and whether it was created or updated.',
+  input: z.object({
+    ...project,
+    path: z.string().min(1).max(1000).describe('File path in the repository, e.g. "docs/setup.md".'),
+    branch: text255.describe('Branch to commit to.'),
+    commit_message: z.string().min(1).max(10000),
+    content: z.string().max(10000000).optional().describe('The whole new content, as text.'),
+    content_base64: z
+      .string()
+      .max(14000000)
+      .regex(/^[A-Za-z0-9+/=\s]*$/)
+      .optional()
+      .describe('The whole new content, base64-encoded (instead of `content`).'),
+    action: z.enum(['auto', 'create', 'update']).default('auto'),
+    start_branch: text255.optional().describe('Create `branch` from this branch first.'),
+    last_commit_id: z
+      .string()
+      .regex(/^[0-9a-fA-F]{7,64}$/)
+      .optional()
+      .describe("Update only if the file's last commit is still this one."),
+  }),
+  annotations: changes('Create or update file (commit)', { destructive: true }),
+  handler: async (ctx, a) => {
+    if ((a.content === undefined) === (a.content_base64 === undefined))
+      throw new Error('Invalid arguments: pass exactly one of `content` (text) or `content_base64`.');
+    const path = `${projectPath(a)}/repository/files/${filePath(a.path)}`;
+    const at = a.start_branch || a.branch;
+    const exists = a.action === 'auto' ? await fileExists(ctx, path, at, a.path) : a.action === 'update';
+    const body = {
+      branch: a.branch,
+      start_branch: a.start_branch,
+      commit_message: a.commit_message,
+      content: a.content ?? a.content_base64?.replace(/\s+/g, ''),
+      encoding: a.content === undefined ? 'base64' : 'text',
+      last_commit_id: exists ? a.last_commit_id : undefined,
+    };
+    checkUpload(ctx, utf8(JSON.stringify(body)).length, `the commit of "${a.path}"`);
+    const verb = exists ? 'updating' : 'creating';
+    const done = await send<{ file_path?: string; branch?: string }>(
+      ctx,
+      exists ? 'PUT' : 'POST',
+      path,
+      body,
+      `${verb} "${a.path}" on ${a.branch}`,
+    );
+    return {
+      file_path: done.file_path || a.path,
+      branch: done.branch || a.branch,
+      action: exists ? 'updated' : 'created',
+    };
   },
 });
 

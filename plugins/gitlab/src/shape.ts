@@ -21,7 +21,7 @@ export interface User {
   web_url?: string;
   created_at?: string;
 }
-type Who = { username?: string } | null | undefined;
+export type Who = { username?: string } | null | undefined;
 type Label = string | { name?: string } | null;
 
 export interface Project {

@@ -27,8 +27,20 @@ export const GSLIDES = 'application/vnd.google-apps.presentation';
 export const ALL_DRIVES = { supportsAllDrives: 'true' };
 export const WRITE_FIELDS = 'id,name,mimeType,parents,driveId,webViewLink,trashed,modifiedTime';
 
+/**
+ * Drive's "308 Resume Incomplete" to a chunk of a resumable upload: not a failure, but the SDK
+ * reads every answer outside 2xx as one, so it arrives here and is handed back as this value
+ * (`range`: the bytes Drive holds, from its Range header) for the upload loop to go on.
+ */
+export class ResumeIncomplete extends Error {
+  constructor(readonly range: string | null) {
+    super('Drive has not received the whole upload yet (308)');
+  }
+}
+
 /** Turns a failed Drive answer into the Error the agent sees. Every request goes through it. */
 function driveError(f: ApiFailure): Error {
+  if (f.status === 308 && f.options['chunk'] === true) return new ResumeIncomplete(f.headers.get('range'));
   const info = googleErrorInfo(f.data);
   const { status, reasons } = info;
   const kind = googleReasonKind(info);

@@ -1,9 +1,10 @@
 /**
  * @module plugins/newrelic/src/entities
  * Finding entities and reading their health: the entity search, one entity in detail, the APM
- * summary of a service and any entity's golden metrics (each metric's NRQL run over a window).
+ * summary of a service and any entity's golden metrics (each metric's NRQL run over a window);
+ * and tagging an entity.
  */
-import { defineTool, reads, z } from 'workbench/plugin-sdk';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
 import { iso, literal, nerdgraph } from './api.js';
 import {
   accountClause,
@@ -254,5 +255,38 @@ export const getGoldenMetrics = defineTool({
         nrql: vars[`q${i}`],
       })),
     };
+  },
+});
+
+export const addTagsToEntity = defineTool({
+  description:
+    "Add tags (key: values labels) to a New Relic entity, e.g. team: payments, to group it and find it again by tag. A key that exists gets the new values added; nothing is removed. Find the entity's guid with newrelic_search_entities.",
+  annotations: changes('Add tags to entity', { idempotent: true }),
+  input: z.object({
+    guid: guid.describe('Entity guid.'),
+    tags: z
+      .array(
+        z.strictObject({
+          key: z.string().min(1).max(128).describe('Tag key, e.g. "team".'),
+          values: z.array(z.string().min(1).max(256)).min(1).max(20).describe('Values, e.g. ["payments"].'),
+        }),
+      )
+      .min(1)
+      .max(20),
+  }),
+  handler: async (ctx, args) => {
+    const query = `mutation($guid: EntityGuid!, $tags: [TaggingTagInput!]!) { taggingAddTagsToEntity(guid: $guid, tags: $tags) { errors { message type } } }`;
+    const action = `tag entity ${args.guid}`;
+    type Answer = { errors?: Array<{ message?: string | null; type?: string | null }> | null };
+    const data = await nerdgraph<{ taggingAddTagsToEntity?: Answer | null }>(ctx, action, query, {
+      guid: args.guid,
+      tags: args.tags,
+    });
+    const errors = data.taggingAddTagsToEntity?.errors || [];
+    if (errors.length)
+      throw new Error(
+        `New Relic could not ${action}: ${errors.map((e) => [e.type, e.message].filter(Boolean).join(': ')).join('; ')}.`,
+      );
+    return { guid: args.guid, added: args.tags.map((t) => ({ key: t.key, values: t.values })) };
   },
 });

@@ -1,12 +1,12 @@
 /**
  * @module plugins/newrelic/src/views
- * Dashboards (list, read with their widgets' NRQL), synthetic monitors and workloads: entity
- * searches of one type each, shaped for what an agent asks of them.
+ * Dashboards (list, read with their widgets' NRQL, add widgets to a page), synthetic monitors and
+ * workloads: entity searches of one type each, shaped for what an agent asks of them.
  */
-import { defineTool, reads, z } from 'workbench/plugin-sdk';
-import { iso } from './api.js';
+import { changes, defineTool, reads, z } from 'workbench/plugin-sdk';
+import { accountOf, iso, nerdgraph } from './api.js';
 import { entitySearch, getEntity, scoped, shapeSynth, slimEntity, SYNTH_SUMMARY, type Entity } from './entity.js';
-import { cursor, guid, nameContains, onlyAccount } from './fields.js';
+import { accountId, cursor, guid, nameContains, onlyAccount } from './fields.js';
 
 type Owned = { owner?: { email?: string | null } | null; updatedAt?: unknown };
 
@@ -90,6 +90,57 @@ export const getDashboard = defineTool({
       url: e.permalink ?? null,
       pages: e.pages.map((p) => ({ guid: p.guid, name: p.name, widgets: (p.widgets || []).map(shapeWidget) })),
     };
+  },
+});
+
+const widgetInput = z.strictObject({
+  title: z.string().min(1).max(200),
+  visualization: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+    .default('viz.line')
+    .describe('Chart type: viz.line, viz.area, viz.bar, viz.billboard, viz.pie, viz.table, viz.markdown, …'),
+  nrql: z.string().min(1).max(4000).optional().describe('The NRQL query it charts (every type but viz.markdown).'),
+  accountId: accountId.optional().describe("The account the query runs in; defaults to the connection's default."),
+  text: z.string().max(10000).optional().describe('viz.markdown: the Markdown text.'),
+  column: z.int().min(1).max(12).optional().describe('Column it starts in (1-12); New Relic places it when left out.'),
+  row: z.int().min(1).max(500).optional(),
+  width: z.int().min(1).max(12).default(4),
+  height: z.int().min(1).max(12).default(3),
+});
+
+export const addWidgetsToDashboardPage = defineTool({
+  description:
+    "Add widgets (charts, tables, billboards, Markdown text) to a page of a New Relic dashboard, keeping the widgets already there. Each widget has a title, a chart type (viz.line by default) and the NRQL it shows, or Markdown text for viz.markdown. The page guid is a page's `guid` in newrelic_get_dashboard (a dashboard's own guid is not a page's). Returns how many widgets were added.",
+  annotations: changes('Add widgets to dashboard page'),
+  input: z.object({
+    pageGuid: guid.describe('Guid of the dashboard page.'),
+    widgets: z.array(widgetInput).min(1).max(20),
+  }),
+  handler: async (ctx, args) => {
+    const widgets = args.widgets.map((w, i) => {
+      const markdown = w.visualization === 'viz.markdown';
+      if (markdown ? w.text === undefined : w.nrql === undefined)
+        throw new Error(`Widget ${i + 1} ("${w.title}") needs ${markdown ? '`text` (viz.markdown)' : '`nrql`'}.`);
+      const rawConfiguration = markdown
+        ? { text: w.text }
+        : { nrqlQueries: [{ accountIds: [accountOf(ctx, w)], query: w.nrql }] };
+      const layout = { column: w.column, row: w.row, width: w.width, height: w.height };
+      return { title: w.title, visualization: { id: w.visualization }, layout, rawConfiguration };
+    });
+    const query = `mutation($guid: EntityGuid!, $widgets: [DashboardWidgetInput!]!) { dashboardAddWidgetsToPage(guid: $guid, widgets: $widgets) { errors { description type } } }`;
+    const action = `add widgets to dashboard page ${args.pageGuid}`;
+    type Answer = { errors?: Array<{ description?: string | null; type?: string | null }> | null };
+    const data = await nerdgraph<{ dashboardAddWidgetsToPage?: Answer | null }>(ctx, action, query, {
+      guid: args.pageGuid,
+      widgets,
+    });
+    const errors = data.dashboardAddWidgetsToPage?.errors || [];
+    if (errors.length)
+      throw new Error(
+        `New Relic could not ${action}: ${errors.map((e) => [e.type, e.description].filter(Boolean).join(': ')).join('; ')}.`,
+      );
+    return { pageGuid: args.pageGuid, added: widgets.length, titles: widgets.map((w) => w.title) };
   },
 });
 

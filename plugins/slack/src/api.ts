@@ -4,7 +4,8 @@
  * Reads are GET with a query string, writes are POST with a form body: every method accepts form
  * data, while only most take JSON, and the others silently ignore a JSON body's arguments. Slack
  * answers most failures with HTTP 200 and `{ok: false, error: "<code>"}`, so a 2xx answer is
- * checked for `ok: true` too. The gateway adds the user's token (Authorization: Bearer).
+ * checked for `ok: true` too. The gateway adds the user's token (Authorization: Bearer). File
+ * contents are not Web API methods: they go to and come from files.slack.com (`fileRequest`).
  */
 import { createApi, type PluginContext, type QueryParams, type RequestOptions } from 'workbench/plugin-sdk';
 
@@ -161,3 +162,23 @@ export function write<T = SlackAnswer>(ctx: PluginContext, method: string, param
 
 /** Slack's cursor for the next page, or null on the last. */
 export const nextCursor = (data: SlackAnswer): string | null => data.response_metadata?.next_cursor || null;
+
+/** Where Slack keeps file contents; the only host a file's bytes are sent to or read from. */
+export const FILES_ORIGIN = 'https://files.slack.com/';
+
+/**
+ * A request for file contents on files.slack.com (an upload URL, a file's url_private_download):
+ * `url` must be on that host, which the manifest binds the token to as well; a failed answer is
+ * worded by the same mapping as a Web API method (`what` names it).
+ */
+export function fileRequest(
+  ctx: PluginContext,
+  verb: 'GET' | 'POST',
+  url: string,
+  what: string,
+  options: Partial<RequestOptions>,
+): ReturnType<typeof api.request> {
+  if (!url.startsWith(FILES_ORIGIN))
+    throw new SlackError(`Slack gave a file URL outside ${FILES_ORIGIN} for ${what}: it is not used.`);
+  return api.request(ctx, verb, url, { ...options, action: what, method: what });
+}

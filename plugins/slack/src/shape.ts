@@ -54,11 +54,18 @@ export interface RawFile {
   name?: string;
   title?: string;
   filetype?: string;
+  mimetype?: string;
   size?: number;
   user?: string;
   created?: number;
   channels?: string[];
   permalink?: string;
+  /** hosted, snippet, external, … */
+  mode?: string;
+  is_external?: boolean;
+  external_type?: string;
+  url_private?: string;
+  url_private_download?: string;
 }
 
 export function slimMessage(m: RawMessage) {

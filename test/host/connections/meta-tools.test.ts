@@ -172,7 +172,7 @@ describe('connection meta-tools', () => {
       [user.id],
     );
     const ctx = context(user).ctx;
-    const a = (await call('connect', { integration: 'keyed' }, ctx)).json as { connectionId: string };
+    const a = (await call('connect', { integration: 'keyed', reconnect: true }, ctx)).json as { connectionId: string };
     const r = await call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 1 }, ctx);
     assert.equal((r.json as { status: string }).status, 'TIMEOUT');
   });
@@ -194,7 +194,9 @@ describe('connection meta-tools', () => {
       [user.id],
     );
     const ctx = context(user).ctx;
-    const a = (await call('connect', { integration: 'mockhub' }, ctx)).json as { connectionId: string };
+    const a = (await call('connect', { integration: 'mockhub', reconnect: true }, ctx)).json as {
+      connectionId: string;
+    };
     const before = (await t.db.get<{ updated_at: number; version: number }>(
       'SELECT updated_at, version FROM connections WHERE user_id = ?',
       [user.id],
@@ -220,6 +222,75 @@ describe('connection meta-tools', () => {
     await replica.pending.settle(b.pending.id, 'connected', null);
     const r = await call('wait_for_connection', { connectionId: a.connectionId, timeoutSec: 2 }, ctx);
     assert.equal((r.json as { status: string }).status, 'CONNECTED', JSON.stringify(r.json));
+  });
+
+  it('connect on a connected integration says so and makes no link; reconnect: true makes one, as does needs_reauth', async () => {
+    const user = await t.users.create('already@example.com', 'acme');
+    await replica.saveApiKey(user.id, apiKeyManifest(), { apiKey: 'k_connected01' });
+    const ctx = context(user).ctx;
+    const links = async () =>
+      Number(
+        (await t.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM pending_connects WHERE user_id = ?', [user.id]))?.n,
+      );
+    const r = await call('connect', { integration: 'keyed' }, ctx);
+    const j = r.json as { status: string; connectedAt: string; message: string; url?: string };
+    assert.equal(r.isError, undefined);
+    assert.equal(j.status, 'ALREADY_CONNECTED');
+    assert.ok(Math.abs(Date.parse(j.connectedAt) - Date.now()) < 60_000, j.connectedAt);
+    assert.match(j.message, /already connected.*reconnect: true/);
+    assert.equal(j.url, undefined);
+    assert.equal(await links(), 0, 'no link was made');
+    const again = (await call('connect', { integration: 'keyed', reconnect: true }, ctx)).json as { url: string };
+    assert.match(again.url, /\/connect\//);
+    assert.equal(await links(), 1);
+    await t.db.run("UPDATE connections SET status = 'needs_reauth', status_reason = 'revoked' WHERE user_id = ?", [
+      user.id,
+    ]);
+    const reauth = (await call('connect', { integration: 'keyed' }, ctx)).json as { url: string };
+    assert.match(reauth.url, /\/connect\//, 'a connection that needs re-authorisation gets its link');
+  });
+
+  it('answers CONNECTED for the link itself when its connection is saved a moment before it is settled (the race)', async () => {
+    // What the portal does when the person finishes the link: the link is taken (the API-key form
+    // opens it; the OAuth callback moves it to exchanging), the connection is saved (its event
+    // wakes the wait), then the link is settled. Here the settle comes late, so the woken wait
+    // reads the link before it: it used to answer that the link "is no longer needed".
+    const hub = manifests[0]!;
+    const cases = [
+      {
+        integration: 'keyed',
+        take: async (id: string, userId: string) => assert.ok((await svc.pending.open(id, userId)).ok),
+        save: (userId: string) => svc.saveApiKey(userId, apiKeyManifest(), { apiKey: 'k_raceraceAB' }),
+      },
+      {
+        integration: 'mockhub',
+        take: async (id: string, userId: string) => {
+          assert.ok(
+            (await svc.pending.open(id, userId, { state: 'race-state-0123456789', codeVerifier: undefined })).ok,
+          );
+          assert.ok((await svc.pending.takeByState('race-state-0123456789', userId)).ok);
+        },
+        save: (userId: string) => svc.saveTokens(userId, hub, { accessToken: mock.issue().accessToken }),
+      },
+    ];
+    for (const c of cases) {
+      const user = await t.users.create(`race-${c.integration}@example.com`, 'acme');
+      const ctx = context(user).ctx;
+      const { connectionId } = (await call('connect', { integration: c.integration }, ctx)).json as {
+        connectionId: string;
+      };
+      const waiting = call('wait_for_connection', { connectionId, timeoutSec: 20 }, ctx);
+      let answered = false;
+      void waiting.then(() => (answered = true));
+      await new Promise((r) => setTimeout(r, 300));
+      await c.take(connectionId, user.id);
+      await c.save(user.id);
+      await new Promise((r) => setTimeout(r, 400));
+      await svc.pending.settle(connectionId, 'connected', null);
+      const r = await waiting;
+      assert.deepEqual(r.json, { connectionId, integration: c.integration, status: 'CONNECTED' }, c.integration);
+      assert.ok(answered, 'answered');
+    }
   });
 
   it('wakes at once when this process settles the link', async () => {

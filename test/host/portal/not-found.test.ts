@@ -82,7 +82,7 @@ describe('portal addresses without a page', () => {
       '/mcp/',
       '/rest/a/b',
       '/healthz/',
-      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
       '/nope',
       '/logout/x',
     ])

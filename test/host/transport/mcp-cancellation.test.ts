@@ -237,7 +237,7 @@ describe('cancelling a running execute_tools batch', () => {
           jsonrpc: '2.0',
           id: 50,
           method: 'tools/call',
-          params: { name: 'connect', arguments: { integration: 'fixture-http' } },
+          params: { name: 'connect', arguments: { integration: 'fixture-http', reconnect: true } },
         })
       ).json()) as Json;
       const { connectionId } = JSON.parse(linked.result.content[0].text) as { connectionId: string };

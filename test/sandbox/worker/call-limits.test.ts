@@ -2,7 +2,8 @@
  * @module test/sandbox/worker/call-limits.test
  * `ctx.limits` through a started gateway: a plugin sees this call's limits as the policy sets them
  * for it (a per-plugin override included), `requestsLeft()` counts down with each `ctx.http`
- * request, refused ones included, and reads 0 once the call has ended; the object is frozen.
+ * request, refused ones included, and reads 0 once the call has ended; `timeLeftMs()` counts down
+ * the call's wall-clock deadline; the object is frozen.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -32,13 +33,21 @@ export default {
   },
   async limits_later(ctx) {
     // a per-tenant context keeps module state: an earlier call's limits object reads 0 now
-    return { earlier: kept ? kept.requestsLeft() : null, mine: ctx.limits.requestsLeft() };
+    return { earlier: kept ? kept.requestsLeft() : null, mine: ctx.limits.requestsLeft(), earlierTime: kept ? kept.timeLeftMs() : null };
+  },
+  async limits_time(ctx) {
+    const first = ctx.limits.timeLeftMs();
+    await ctx.http('https://api.limits.test/slow');
+    return { first, second: ctx.limits.timeLeftMs() };
   },
 };
 `;
 
 before(async () => {
-  up = await startUpstream(() => ({ json: { ok: true } }));
+  up = await startUpstream(async (req) => {
+    if (req.path === '/slow') await new Promise((r) => setTimeout(r, 400));
+    return { json: { ok: true } };
+  });
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-call-limits-'));
   const dir = path.join(root, 'limits-probe');
   fs.mkdirSync(dir);
@@ -66,6 +75,11 @@ before(async () => {
           description: 'Reads an earlier call limits object.',
           inputSchema: { type: 'object', properties: {} },
         },
+        {
+          name: 'limits_time',
+          description: 'Reads the time left before and after a slow request.',
+          inputSchema: { type: 'object', properties: {} },
+        },
       ],
     }),
   );
@@ -77,7 +91,7 @@ before(async () => {
     policy: {
       limits: { maxRequestsPerCall: 5 },
       http: { maxRequestBodyBytes: 4096 },
-      plugins: { limits: { limits: { maxRequestsPerCall: 3, maxResultBytes: 50_000 } } },
+      plugins: { limits: { limits: { maxRequestsPerCall: 3, maxResultBytes: 50_000, wallMsPerCall: 8000 } } },
       sandbox: { contextMode: 'per-tenant' },
     },
   });
@@ -106,6 +120,15 @@ describe('ctx.limits', () => {
   it('an earlier call’s limits object reads 0 once that call has ended', async () => {
     await gw.execute('limits_probe', { requests: 0 });
     const item = await gw.execute('limits_later', {});
-    assert.deepEqual(item.result, { earlier: 0, mine: 3 });
+    assert.deepEqual(item.result, { earlier: 0, mine: 3, earlierTime: 0 });
+  });
+
+  it('timeLeftMs() counts down the call’s wall-clock deadline (this plugin’s wallMsPerCall)', async () => {
+    const item = await gw.execute('limits_time', {});
+    assert.ok('result' in item, JSON.stringify(item));
+    const { first, second } = item.result as { first: number; second: number };
+    assert.ok(first > 5000 && first <= 8000, `first ${first}`);
+    // the upstream held the answer 400 ms
+    assert.ok(second <= first - 350 && second > 0, `second ${second} after first ${first}`);
   });
 });

@@ -51,13 +51,21 @@ describe('the URLs an agent may open', () => {
     const guard = new AddressGuard(['10.20.0.0/16'], (host, _o, cb) =>
       cb(null, host === 'intranet.test' ? [{ address: '10.20.1.2', family: 4 }] : [{ address: '10.9.9.9', family: 4 }]),
     );
-    assert.deepEqual(await guard.target('169.254.169.254'), { kind: 'refused', range: 'linkLocal' });
-    assert.deepEqual(await guard.target('127.0.0.1'), { kind: 'refused', range: 'loopback' });
-    assert.deepEqual(await guard.target('[::ffff:7f00:1]'), { kind: 'refused', range: 'loopback' });
-    assert.deepEqual(await guard.target('intranet.test'), { kind: 'allowed', address: '10.20.1.2' });
-    assert.deepEqual(await guard.target('elsewhere.test'), { kind: 'refused', range: 'private' });
+    assert.deepEqual(await guard.target('169.254.169.254', 80), { kind: 'refused', range: 'linkLocal' });
+    assert.deepEqual(await guard.target('127.0.0.1', 80), { kind: 'refused', range: 'loopback' });
+    assert.deepEqual(await guard.target('[::ffff:7f00:1]', 80), { kind: 'refused', range: 'loopback' });
+    assert.deepEqual(await guard.target('intranet.test', 443), { kind: 'allowed', address: '10.20.1.2' });
+    assert.deepEqual(await guard.target('elsewhere.test', 443), { kind: 'refused', range: 'private' });
     assert.equal((await guard.refusal('http://169.254.169.254/latest/meta-data'))?.range, 'linkLocal');
     assert.equal(await guard.refusal('http://intranet.test/'), undefined);
+  });
+
+  it('reaches an origin the operator named as an upstream target, at that port only, whatever its address', async () => {
+    const guard = new AddressGuard([], undefined, ['http://127.0.0.1:4010', 'https://sso.internal.test']);
+    assert.deepEqual(await guard.target('127.0.0.1', 4010), { kind: 'allowed', address: '127.0.0.1' });
+    assert.deepEqual(await guard.target('127.0.0.1', 4011), { kind: 'refused', range: 'loopback' });
+    assert.equal(await guard.refusal('http://127.0.0.1:4010/login'), undefined);
+    assert.equal((await guard.refusal('http://127.0.0.1:22/'))?.range, 'loopback');
   });
 });
 

@@ -59,7 +59,7 @@ describe('the address proxy', () => {
       cb(null, [{ address: answers.shift() ?? '127.0.0.2', family: 4 }]);
     });
     proxy = await startAddressProxy({
-      target: (h) => guard.target(h),
+      target: (h, p) => guard.target(h, p),
       onRefused: (r) => refusals.push(r),
       connectTimeoutMs: 2000,
     });
