@@ -63,7 +63,7 @@ describe('reloading the plugins of a running server process', () => {
     await waitFor('the reload to be recorded', () => record().reload?.upgraded?.[0]?.to === '1.1.0');
     assert.match(
       server.output().stdout,
-      /"msg":"plugins reloaded: 0 added, 1 upgraded, 0 removed, 18 unchanged, 0 refused; 19 plugins and \d+ tools serving"/,
+      /"msg":"plugins reloaded: 0 added, 1 upgraded, 0 removed, 19 unchanged, 0 refused; 20 plugins and \d+ tools serving"/,
     );
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
   });
@@ -74,7 +74,7 @@ describe('reloading the plugins of a running server process', () => {
     const ok = runCli(env, 'plugins', 'reload');
     assert.equal(ok.code, 0, ok.stderr);
     const head = new RegExp(
-      `^server ${server.proc.pid} \\(${server.url.replace(/\./g, '\\.')}\\): reloaded in \\d+\\.\\d s: 0 added, 1 upgraded, 0 removed, 18 unchanged, 0 refused; 19 plugins and \\d+ tools serving\\n`,
+      `^server ${server.proc.pid} \\(${server.url.replace(/\./g, '\\.')}\\): reloaded in \\d+\\.\\d s: 0 added, 1 upgraded, 0 removed, 19 unchanged, 0 refused; 20 plugins and \\d+ tools serving\\n`,
     );
     assert.match(ok.stdout, head);
     assert.ok(ok.stdout.endsWith(`  upgraded relo 1.1.0 → 1.2.0 (${relo()})\n`), ok.stdout);

@@ -71,6 +71,7 @@ describe('tool prefixes', () => {
       'google-gmail': 'gmail_',
       'google-sheets': 'sheets_',
       'google-slides': 'slides_',
+      'httpbin-cookie': 'httpbin_cookie_',
       linear: 'linear_',
       newrelic: 'newrelic_',
       notion: 'notion_',
