@@ -26,22 +26,7 @@ import { REDACT_PATHS, type Logger } from '../../host/telemetry/logger.js';
 import { startMockOAuth, type MockOAuth } from '../helpers/mock-oauth.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { freePort } from '../helpers/free-port.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skip =
-  !fs.existsSync(CHROMIUM) && !process.env['CI']
-    ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test`
-    : false;
-
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+import { CHROMIUM, chromiumSkip as skip, LAUNCH_ARGS } from '../helpers/chromium.js';
 
 const textOf = (r: unknown): string =>
   (r as { content: { type: string; text?: string }[] }).content.find((c) => c.type === 'text')?.text ?? '';

@@ -17,12 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { BROWSER_ENV } from '../helpers/browser-site.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skip =
-  !fs.existsSync(CHROMIUM) && !process.env['CI']
-    ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test`
-    : false;
+import { chromiumSkip as skip } from '../helpers/chromium.js';
 
 const PAGE = '<!doctype html><title>Example Domain</title><h1>Example Domain</h1><p>For use in examples.</p>';
 

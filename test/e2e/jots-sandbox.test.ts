@@ -8,23 +8,10 @@
  * who never signed in.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skip =
-  !fs.existsSync(CHROMIUM) && !process.env['CI']
-    ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test`
-    : false;
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--no-first-run',
-  '--disable-quic',
-];
+import { CHROMIUM, chromiumSkip as skip, LAUNCH_ARGS } from '../helpers/chromium.js';
 
 /** What the jot's script finds out, written into the page for the test to read. */
 const PROBE = `

@@ -18,13 +18,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { PACKAGE_ROOT } from '../../host/paths.js';
 import { freePort } from '../helpers/free-port.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { CHROMIUM, chromiumSkip as skip, LAUNCH_ARGS } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip =
-  !fs.existsSync(CHROMIUM) && !process.env['CI']
-    ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test`
-    : false;
-const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
 const MCP_REMOTE = path.join(PACKAGE_ROOT, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
 
 /** mcp-remote as a desktop host runs it: JSON-RPC lines on stdin and stdout, its log on stderr. */

@@ -8,7 +8,6 @@
  * the client finishes and runs a tool. Deny takes the browser there with access_denied.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -24,19 +23,7 @@ import {
   startLoopbackServer,
   type LoopbackServer,
 } from '../helpers/oauth-client.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skip =
-  !fs.existsSync(CHROMIUM) && !process.env['CI']
-    ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test`
-    : false;
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--no-first-run',
-  '--disable-quic',
-];
+import { CHROMIUM, chromiumSkip as skip, LAUNCH_ARGS } from '../helpers/chromium.js';
 
 describe('an MCP client added by OAuth, consent given in Chromium', { skip }, () => {
   let gw: TestGateway;

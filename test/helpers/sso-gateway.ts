@@ -17,23 +17,7 @@ import { createLogger } from '../../host/telemetry/logger.js';
 import { freePort } from './free-port.js';
 import { startTestIdp, type TestIdp } from './oidc-idp.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-
-/** Why a Chromium test cannot run here (false when it can). */
-export const chromiumSkip: string | false =
-  !fs.existsSync(CHROMIUM) && !process.env['CI']
-    ? `${CHROMIUM} is not installed (apt-get install chromium); CI always runs this test`
-    : false;
-
-export const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+export { CHROMIUM, chromiumSkip, LAUNCH_ARGS } from './chromium.js';
 
 export interface SsoGateway {
   gateway: Gateway;
