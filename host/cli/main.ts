@@ -33,6 +33,8 @@ const USAGE = `Usage: workbench <command>
                                          revoke an API key and the keys created with it (a leaked
                                          key's full text is enough; servers refuse it within a second)
   connections import --email E --integration I (--token T [--refresh-token R] [--expires-in S] | --values JSON) [--config JSON]
+                     [--instance-url URL]   the connection's own instance (GitLab self-managed, …), checked
+                                         against the policy's address rules; left out, a re-import keeps it
   connections import --email E --integration I --cookies FILE|JSON
                                          store a signed-in session's cookies (a JSON array) as a cookie connection
   keys rotate [--new-key BASE64]         re-encrypt every stored credential under a new key
@@ -77,6 +79,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
     'values',
     'config',
     'cookies',
+    'instance-url',
     'json',
   ],
   'keys rotate': ['new-key', 'json'],
