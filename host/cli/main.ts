@@ -5,6 +5,7 @@
  * (an unknown command or option included); plugin validate and build exit 1 when the plugin itself
  * has problems.
  */
+import { isConnectionError } from '../connections/errors.js';
 import { readConfig } from '../config.js';
 import { isGatewayError } from '../errors.js';
 import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
@@ -165,7 +166,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`workbench: unknown command "${args.positionals.join(' ')}"\n\n${USAGE}\n`);
     return 2;
   } catch (err) {
-    if (isGatewayError(err)) process.stderr.write(`workbench: ${err.code}: ${err.message}\n`);
+    // a connection's refusal (a field, an instance URL) names its catalogue code as the gateway's do
+    if (isGatewayError(err) || isConnectionError(err)) process.stderr.write(`workbench: ${err.code}: ${err.message}\n`);
     else process.stderr.write(`workbench: ${(err as Error).message}\n`);
     return 2;
   }

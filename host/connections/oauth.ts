@@ -56,6 +56,12 @@ export function clientFromEnv(
   };
 }
 
+/** The instances of a plugin on which the operator registered a client (`<PLUGIN>_INSTANCE_CLIENTS`), by origin. */
+export function instanceOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): (pluginName: string) => string[] {
+  const instanceClients = instanceClientsFromEnv(env);
+  return (pluginName) => [...(instanceClients.get(clientEnvPrefix(pluginName))?.keys() ?? [])];
+}
+
 /**
  * The provider's endpoints for a connection to `instance`: the manifest's URLs for the default
  * (undefined), else the instance's origin with the paths of `auth.instance.oauth`; undefined when

@@ -127,6 +127,8 @@ export interface FullConnectionService extends ConnectionService {
   readonly clientFor: (pluginName: string, instance?: string) => OAuthClient | undefined;
   /** the policy's rules a connection's instance is checked against (instance-url.ts) */
   readonly instanceRules: InstanceRules;
+  /** the instances of a plugin on which the operator registered an OAuth client (origins) */
+  readonly instanceOrigins: (pluginName: string) => string[];
   /** the connect links (`connect`, the portal's connect pages, `wait_for_connection`) */
   readonly pending: PendingConnects;
   /** the clock everything here uses */

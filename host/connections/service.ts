@@ -38,6 +38,8 @@ export interface ConnectionServiceDeps {
   clientFor(pluginName: string, instance?: string): OAuthClient | undefined;
   /** the rules a connection's instance is checked against (default: https, public addresses only) */
   instanceRules?: InstanceRules;
+  /** the instances of a plugin with a client of their own (see instanceOriginsFromEnv; default none) */
+  instanceOrigins?(pluginName: string): string[];
   fetch?: typeof fetch;
   now?: () => number;
   logger?: ConnectionLogger;
@@ -89,6 +91,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     http,
     clientFor: deps.clientFor,
     instanceRules: core.instanceRules,
+    instanceOrigins: deps.instanceOrigins ?? (() => []),
     pending: new PendingConnects({
       db: deps.db,
       vault: deps.vault,

@@ -38,9 +38,18 @@ type Post = LinkPost<'oauth2'>;
 
 const redirectUriOf = (ctx: PortalContext): string => `${ctx.base}/oauth/callback`;
 
-/** Whether the page offers the OAuth sign-in: a client for the default, or endpoints an instance's client may use. */
-export function oauthOffered(connections: Pick<FullConnectionService, 'clientFor'>, m: PluginManifest): boolean {
-  return m.auth.type === 'oauth2' && (!!connections.clientFor(m.name) || !!m.auth.instance?.oauth);
+/**
+ * What the page offers of the OAuth sign-in: whether it can work at all (a client for the default,
+ * or one registered on an instance the integration has endpoints for), and the instances it works on.
+ */
+export function oauthOffered(
+  connections: Pick<FullConnectionService, 'clientFor' | 'instanceOrigins'>,
+  m: PluginManifest,
+): { oauth: boolean; oauthInstances: string[] } {
+  if (m.auth.type !== 'oauth2') return { oauth: false, oauthInstances: [] };
+  const instances = m.auth.instance?.oauth ? connections.instanceOrigins(m.name) : [];
+  const atDefault = connections.clientFor(m.name) ? [m.auth.instance?.default ?? ''] : [];
+  return { oauth: atDefault.length + instances.length > 0, oauthInstances: [...atDefault, ...instances] };
 }
 
 /** A POST on an OAuth2 link: the personal token when one was chosen (or typed: Enter submits the first button), else the round trip. */
@@ -72,7 +81,7 @@ function formAgain(
       instanceUrl,
       suggested: pending.instanceUrl !== null && instanceUrl === pending.instanceUrl,
       errors,
-      oauth: oauthOffered(ctx.deps.connections, m),
+      ...oauthOffered(ctx.deps.connections, m),
     }),
     who,
   });

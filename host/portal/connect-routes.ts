@@ -70,10 +70,10 @@ async function showConnectLink(
       body: apiKeyFormBody({ ...m, auth: m.auth }, p, who.session.csrf, {}, {}, state),
       who,
     });
-  const oauth = oauthOffered(ctx.deps.connections, m);
+  const offered = oauthOffered(ctx.deps.connections, m);
   return ctx.sendPage(reply, 200, {
     title,
-    body: oauthStartBody({ ...m, auth: m.auth }, p, who.user.email, who.session.csrf, { ...state, oauth }),
+    body: oauthStartBody({ ...m, auth: m.auth }, p, who.user.email, who.session.csrf, { ...state, ...offered }),
     who,
   });
 }

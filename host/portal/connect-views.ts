@@ -57,7 +57,8 @@ export function oauthStartBody(
   p: PendingConnect,
   email: string,
   csrf: string,
-  state: ConnectFormState & { oauth: boolean },
+  /** `oauthInstances`: where the sign-in is set up (the default's origin, when its client is) */
+  state: ConnectFormState & { oauth: boolean; oauthInstances?: readonly string[] },
 ): SafeHtml {
   const { instance, personalToken } = m.auth;
   const intro = html`<p>Connect your <strong>${m.displayName}</strong> account to Workbench (signed in as ${email}).</p>`;
@@ -78,7 +79,11 @@ ${problemList(errors, target)}
 ${instance ? instanceInput(instance, state) : ''}
 ${
   state.oauth
-    ? html`<h2>Sign in</h2>${signIn}
+    ? html`<h2>Sign in</h2>${signIn}${
+        instance && state.oauthInstances?.length
+          ? html`<p class="hint">Sign-in is set up for ${state.oauthInstances.join(', ')}${personalToken ? '; for another instance, use a token' : ''}.</p>`
+          : ''
+      }
 <p><button type="submit" name="method" value="oauth">Continue to ${m.displayName}</button></p>`
     : ''
 }

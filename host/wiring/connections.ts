@@ -7,7 +7,7 @@
  */
 import { createUpstreamMapper, type Resolver } from '../bridge/index.js';
 import { instanceRulesOf } from '../connections/instance-url.js';
-import { clientFromEnv } from '../connections/oauth.js';
+import { clientFromEnv, instanceOriginsFromEnv } from '../connections/oauth.js';
 import { createProviderFetch } from '../connections/provider-fetch.js';
 import { createConnectionService, type FullConnectionService } from '../connections/service.js';
 import type { Vault } from '../connections/vault.js';
@@ -34,6 +34,7 @@ export function createConnections(
     db,
     vault,
     clientFor: clientFromEnv(env),
+    instanceOrigins: instanceOriginsFromEnv(env),
     instanceRules: instanceRulesOf(policy.http, policy.upstreams, resolver),
     mapUrl,
     upstreams: policy.upstreams,
