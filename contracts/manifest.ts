@@ -7,6 +7,9 @@
  */
 import * as z from 'zod';
 import { isForbiddenHeader } from './forbidden-headers.js';
+import { instanceProblems, instanceSchema, personalTokenSchema } from './manifest-instance.js';
+
+export { INSTANCE_CONFIG_KEY, instanceOf, instanceSchema, type InstanceSpec } from './manifest-instance.js';
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
@@ -168,64 +171,6 @@ export const apiKeyFieldSchema = z
 export type ApiKeyField = z.infer<typeof apiKeyFieldSchema>;
 
 const noAuthSchema = z.object({ type: z.literal('none') }).strict();
-
-/** The `ctx.config` key a connection's instance URL reaches plugin code under (see instanceSchema). */
-export const INSTANCE_CONFIG_KEY = 'instanceUrl';
-
-/** An https origin without path: "https://gitlab.com" (an optional port, a trailing slash at most). */
-const HTTPS_ORIGIN = /^https:\/\/([a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?)(:\d{1,5})?\/?$/;
-
-/** A path below an instance's base, e.g. "/oauth/token": no query, no fragment, no "..". */
-const instancePathSchema = z
-  .string()
-  .max(200)
-  .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, 'must be a path starting with "/", without query or fragment')
-  .refine((p) => !p.startsWith('//') && !p.split('/').includes('..'), 'must not start with "//" or hold ".."');
-
-/**
- * A provider a connection may reach on an instance of its own (GitLab self-managed, a Data Center
- * server): the connect page asks for the instance's URL (empty: `default`), the gateway checks it
- * against the address rules, and the connection's credential is then sent to that origin only,
- * never to the default's hosts. The plugin reads it from `ctx.config.instanceUrl` (absent for the
- * default) and builds its URLs on it.
- */
-export const instanceSchema = z
-  .object({
-    /** the provider's own service, used when a connection names no instance: an https origin whose host is in egress */
-    default: z.string().regex(HTTPS_ORIGIN, 'must be an https origin such as "https://gitlab.com" (no path)'),
-    /** what the connect page calls the field, e.g. "GitLab instance URL" */
-    label: z.string().min(1).max(100),
-    /** a hint shown under the field */
-    description: z.string().max(500).optional(),
-    /**
-     * OAuth2 only: the instance's own endpoints, as paths below its URL (GitLab: /oauth/authorize,
-     * /oauth/token, /oauth/revoke). Without them a connection to an instance takes a personal token.
-     */
-    oauth: z
-      .object({
-        authorizationPath: instancePathSchema,
-        tokenPath: instancePathSchema,
-        revocationPath: instancePathSchema.optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
-export type InstanceSpec = z.infer<typeof instanceSchema>;
-
-/**
- * An OAuth2 integration whose provider also takes a token the person made themselves (a GitLab
- * personal access token, a Jira Data Center PAT): the connect page offers to paste one instead of
- * the OAuth round trip. It is sent as the OAuth token is (`{token}`), and never refreshed.
- */
-const personalTokenSchema = z
-  .object({
-    /** what the connect page calls it, e.g. "Personal access token" */
-    label: z.string().min(1).max(100),
-    /** how to make one, and the scopes it needs */
-    description: z.string().max(500).optional(),
-  })
-  .strict();
 
 const apiKeyAuthSchema = z
   .object({
@@ -400,42 +345,11 @@ export const manifestSchema = z
         if (!m.egress.includes(h))
           ctx.addIssue({ code: 'custom', path: ['auth', 'inject', 'hosts', i], message: `"${h}" is not in egress` });
       });
-      for (const problem of instanceProblems(m))
+      for (const problem of instanceProblems(m.auth, m.egress))
         ctx.addIssue({ code: 'custom', path: ['auth', 'instance', ...problem.path], message: problem.message });
     }
   });
 export type PluginManifest = z.infer<typeof manifestSchema>;
-
-/**
- * What an instance declaration must hold beside its shape: the default's host is one the
- * credential goes to (so a connection without an instance works as before), no API-key field takes
- * the config key the instance URL reaches the plugin under, and OAuth endpoints only on OAuth2.
- */
-function instanceProblems(m: PluginManifest): Array<{ path: (string | number)[]; message: string }> {
-  const auth = m.auth;
-  if ((auth.type !== 'apikey' && auth.type !== 'oauth2') || !auth.instance) return [];
-  const problems: Array<{ path: (string | number)[]; message: string }> = [];
-  const host = HTTPS_ORIGIN.exec(typeof auth.instance.default === 'string' ? auth.instance.default : '')?.[1];
-  if (host !== undefined && !(auth.inject.hosts ?? m.egress).includes(host))
-    problems.push({
-      path: ['default'],
-      message: `its host "${host}" must be in egress (and in inject.hosts, when given): it is where a connection without an instance sends the credential`,
-    });
-  if (auth.type === 'apikey' && auth.fields.some((f) => f.name === INSTANCE_CONFIG_KEY))
-    problems.push({
-      path: [],
-      message: `no field may be named "${INSTANCE_CONFIG_KEY}": the instance URL reaches the plugin as ctx.config.${INSTANCE_CONFIG_KEY}`,
-    });
-  if (auth.type === 'apikey' && auth.instance.oauth)
-    problems.push({ path: ['oauth'], message: 'is for OAuth2 integrations only' });
-  return problems;
-}
-
-/** The instance declaration of an integration, when a connection may name its own instance. */
-export function instanceOf(manifest: Pick<PluginManifest, 'auth'>): InstanceSpec | undefined {
-  const auth = manifest.auth;
-  return auth.type === 'apikey' || auth.type === 'oauth2' ? auth.instance : undefined;
-}
 
 /** The placeholder names an API-key credential has: each plain secret field, and `field.sub` for each secret of a records field. */
 function secretNames(fields: readonly ApiKeyField[]): string[] {
