@@ -813,6 +813,14 @@ export const ERRORS = {
     summary: 'the call the request belonged to is over',
     message: said,
   },
+  GW_ERR_BRIDGE_CONNECTION_CHANGED: {
+    group: 'bridge',
+    wire: 'plugin',
+    retryable: true,
+    summary:
+      "the connection was moved to another instance while the call ran: its credential is bound to the new instance's host, and is not sent to the old one; retry",
+    message: said,
+  },
   GW_ERR_BRIDGE_BUSY: {
     group: 'bridge',
     wire: 'plugin',
@@ -863,6 +871,29 @@ export const ERRORS = {
     wire: 'tool-result',
     retryable: true,
     summary: 'the provider refused or failed the exchange',
+    message: said,
+  },
+  GW_ERR_CONNECTION_INSTANCE_INVALID: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: false,
+    summary:
+      'the instance URL is not an origin the gateway accepts (https unless the policy allows http; no user information, path, query or fragment), or the integration takes no instance',
+    message: said,
+  },
+  GW_ERR_CONNECTION_INSTANCE_BLOCKED: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: false,
+    summary:
+      "the instance's host is denied by the policy, or resolves to a private, loopback, link-local or metadata address outside http.allowPrivateCidrs",
+    message: said,
+  },
+  GW_ERR_CONNECTION_INSTANCE_UNRESOLVABLE: {
+    group: 'connection',
+    wire: 'tool-result',
+    retryable: true,
+    summary: "the instance's host name does not resolve (a typo, or a name only another network knows)",
     message: said,
   },
   GW_ERR_CONNECTION_CONFLICT: {

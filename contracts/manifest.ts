@@ -7,6 +7,9 @@
  */
 import * as z from 'zod';
 import { isForbiddenHeader } from './forbidden-headers.js';
+import { instanceProblems, instanceSchema, personalTokenSchema } from './manifest-instance.js';
+
+export { INSTANCE_CONFIG_KEY, instanceOf, instanceSchema, type InstanceSpec } from './manifest-instance.js';
 
 const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
@@ -176,6 +179,8 @@ const apiKeyAuthSchema = z
     inject: injectSchema,
     /** instructions shown on the connect form (plain text) */
     instructions: z.string().max(2000).optional(),
+    /** the connection may name its own instance of the provider (see instanceSchema) */
+    instance: instanceSchema.optional(),
   })
   .strict();
 
@@ -198,6 +203,10 @@ const oauth2AuthSchema = z
     /** dotted path to the token object in the token response, for providers that nest it */
     tokenPath: z.string().max(100).optional(),
     inject: injectSchema.default({ header: 'authorization', format: 'Bearer {token}' }),
+    /** the connection may name its own instance of the provider (see instanceSchema) */
+    instance: instanceSchema.optional(),
+    /** a token the person made may stand in for the OAuth round trip (see personalTokenSchema) */
+    personalToken: personalTokenSchema.optional(),
   })
   .strict();
 
@@ -336,6 +345,8 @@ export const manifestSchema = z
         if (!m.egress.includes(h))
           ctx.addIssue({ code: 'custom', path: ['auth', 'inject', 'hosts', i], message: `"${h}" is not in egress` });
       });
+      for (const problem of instanceProblems(m.auth, m.egress))
+        ctx.addIssue({ code: 'custom', path: ['auth', 'instance', ...problem.path], message: problem.message });
     }
   });
 export type PluginManifest = z.infer<typeof manifestSchema>;

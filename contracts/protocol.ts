@@ -156,6 +156,8 @@ export interface EgressPolicy {
   allowPrivateCidrs: string[];
   /** hosts refused even when a manifest declares them */
   denyHosts: string[];
+  /** a connection's own instance may be an http:// origin (default false: https only) */
+  allowHttpInstances?: boolean;
   /** per-request timeout, ms */
   requestTimeoutMs: number;
   /** response body cap, bytes */

@@ -71,7 +71,7 @@ export interface GatewayOptions {
   /** built-in integrations served besides the configured ones (tests); closed with the gateway */
   extraBuiltins?: readonly BuiltinIntegration[];
   /**
-   * answers the bridge's and the browser's DNS lookups instead of the system resolver (the security report: names
+   * answers the DNS lookups of the bridge, the browser and the instance checks instead of the system resolver (the security report: names
    * that resolve to private addresses without asking a DNS server); never set by `serve`
    */
   resolver?: Resolver;
@@ -123,7 +123,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const { bridge, sandbox } = await startBridgeAndSandbox(policy, db, logger, options);
   // filled below, once the meta-tools whose names no plugin tool may take exist
   const registry = new Registry([]);
-  const connections = createConnections(policy, db, vault, env, logger);
+  const connections = createConnections(policy, db, vault, env, logger, options.resolver);
 
   const metrics = createMetrics();
   const { audit, auditRetention } = createAudit(policy, db, logger, metrics, options);

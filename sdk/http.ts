@@ -54,8 +54,12 @@ export class UpstreamError extends Error {
 }
 
 export interface ApiOptions {
-  /** the API's base URL, e.g. "https://api.github.com"; a request path that is a full https URL is used as it is */
-  base: string;
+  /**
+   * the API's base URL, e.g. "https://api.github.com", or a function of the call's ctx for an API
+   * whose base is the connection's own instance (`(ctx) => instanceUrl(ctx, 'https://gitlab.com') + '/api/v4'`);
+   * a request path that is a full http(s) URL is used as it is
+   */
+  base: string | ((ctx: PluginContext) => string);
   /** the provider's name as the agent reads it in errors ("GitHub") */
   provider: string;
   /** the integration's name, for "reconnect <integration>" (default: the provider in lower case) */
@@ -291,6 +295,17 @@ async function answerBody(api: ApiOptions, res: HttpResponse, options: RequestOp
   );
 }
 
+/**
+ * The connection's own instance of the provider ("https://gitlab.example.com", no trailing slash),
+ * for an integration whose manifest declares `auth.instance`; `fallback` (the provider's own
+ * service, the instance's `default`) when the connection names none. The gateway sends requests to
+ * it as to a declared host, and sends the credential there and nowhere else.
+ */
+export function instanceUrl(ctx: PluginContext, fallback: string): string {
+  const given = ctx.config['instanceUrl'];
+  return typeof given === 'string' && given !== '' ? given.replace(/\/+$/, '') : fallback;
+}
+
 /** A client for one provider's API; see ApiOptions. */
 export function createApi(api: ApiOptions): Api {
   const integration = api.integration ?? api.provider.toLowerCase();
@@ -302,7 +317,8 @@ export function createApi(api: ApiOptions): Api {
     path: string,
     options: RequestOptions,
   ): Promise<ApiAnswer<T>> {
-    const url = `${/^https:\/\//i.test(path) ? path : api.base + path}${queryString(options.query)}`;
+    const base = typeof api.base === 'function' ? api.base(ctx) : api.base;
+    const url = `${/^https?:\/\//i.test(path) ? path : base + path}${queryString(options.query)}`;
     const res = await send(api, ctx, method, url, options);
     if (!res.ok) return failWith(api, integration, describe, res, method, url, options);
     return { status: res.status, headers: res.headers, url: res.url, data: (await answerBody(api, res, options)) as T };

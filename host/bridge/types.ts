@@ -17,11 +17,18 @@ import type { StoredCookie } from './cookie-header.js';
 export interface Credential {
   values: Record<string, string>;
   cookies?: readonly StoredCookie[];
+  /** the instance origin the credential was sealed for (undefined: the provider's default hosts) */
+  instance?: string | undefined;
 }
 
 /** What the host knows about the call a request belongs to. One object per call. */
 export interface CallScope {
   manifest: PluginManifest;
+  /**
+   * the origin of the connection's own instance ("https://gitlab.example.com"), when it names one:
+   * requests to it are allowed as if declared, and the credential goes to it and to nothing else
+   */
+  instance?: string | undefined;
   /** loads the credential; called lazily, at most once per call, only for credential hosts */
   getCredential: () => Promise<Credential | undefined>;
   /** requests made so far by this call (shared by every request of the call) */

@@ -8,6 +8,7 @@ import type { GatewayConfig } from '../config.js';
 import { loadVaultWithPending, rotateStoredKey } from '../connections/key-files.js';
 import { resealKeys } from '../connections/key-rotation.js';
 import { clientFromEnv } from '../connections/oauth.js';
+import { instanceRulesOf } from '../connections/instance-url.js';
 import { createConnectionService } from '../connections/service.js';
 import { requireSharedKey } from '../connections/vault.js';
 import { loadPolicyFile } from '../policy/load.js';
@@ -182,7 +183,8 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
   const expiresText = stringFlag(args, 'expires-in');
   if (expiresText !== undefined && !/^\d+$/.test(expiresText))
     throw fail('GW_ERR_CLI_USAGE', { message: '--expires-in must be a whole number of seconds' });
-  const cookies = cookiesFlag(args, ['token', 'values', 'config', 'expires-in', 'refresh-token']);
+  const cookies = cookiesFlag(args, ['token', 'values', 'config', 'expires-in', 'refresh-token', 'instance-url']);
+  const instanceUrl = stringFlag(args, 'instance-url');
   if (!token && !values && cookies === undefined)
     throw fail('GW_ERR_CLI_USAGE', {
       message:
@@ -220,8 +222,7 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
   return withDb(config, async (db) => {
     const user = await new UserStore(db).byEmail(email);
     if (!user) throw fail('GW_ERR_CLI_REFUSED', { message: `no user with email ${email}` });
-    const vault = loadVaultWithPending({ dataDir: config.dataDir });
-    const service = createConnectionService({ db, vault, clientFor: clientFromEnv() });
+    const service = importService(config, db);
     const refreshToken = stringFlag(args, 'refresh-token');
     const replaced =
       (await db.get<{ id: string }>('SELECT id FROM connections WHERE user_id = ? AND integration = ?', [
@@ -237,6 +238,7 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
       ...(expiresText !== undefined ? { expiresInSec: Number(expiresText) } : {}),
       ...(fieldValues ? { values: fieldValues } : {}),
       ...(configValues ? { config: configValues } : {}),
+      ...(instanceUrl !== undefined ? { instanceUrl } : {}),
     });
     if (args.flags.has('json'))
       process.stdout.write(JSON.stringify({ connectionId, integration, userId: user.id, replaced }) + '\n');
@@ -246,6 +248,19 @@ export async function runConnectionsImport(config: GatewayConfig, args: ParsedAr
       );
     else process.stdout.write(`Connected ${integration} for ${user.email} (connection ${connectionId}).\n`);
     return 0;
+  });
+}
+
+/** The connection service `connections import` stores with: the server's key, clients and instance rules. */
+function importService(config: GatewayConfig, db: Db): ReturnType<typeof createConnectionService> {
+  const vault = loadVaultWithPending({ dataDir: config.dataDir });
+  // an instance is checked against the server's own rules (its policy: private ranges, http, upstreams)
+  const policy = loadPolicyFile(config.policyFile);
+  return createConnectionService({
+    db,
+    vault,
+    clientFor: clientFromEnv(),
+    instanceRules: instanceRulesOf(policy.http, policy.upstreams),
   });
 }
 

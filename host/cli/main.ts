@@ -5,6 +5,7 @@
  * (an unknown command or option included); plugin validate and build exit 1 when the plugin itself
  * has problems.
  */
+import { isConnectionError } from '../connections/errors.js';
 import { readConfig } from '../config.js';
 import { isGatewayError } from '../errors.js';
 import { parseArgs, stringFlag, type ParsedArgs } from './args.js';
@@ -33,6 +34,8 @@ const USAGE = `Usage: workbench <command>
                                          revoke an API key and the keys created with it (a leaked
                                          key's full text is enough; servers refuse it within a second)
   connections import --email E --integration I (--token T [--refresh-token R] [--expires-in S] | --values JSON) [--config JSON]
+                     [--instance-url URL]   the connection's own instance (GitLab self-managed, …), checked
+                                         against the policy's address rules; left out, a re-import keeps it
   connections import --email E --integration I --cookies FILE|JSON
                                          store a signed-in session's cookies (a JSON array) as a cookie connection
   keys rotate [--new-key BASE64]         re-encrypt every stored credential under a new key
@@ -77,6 +80,7 @@ const KNOWN_FLAGS: Record<string, readonly string[]> = {
     'values',
     'config',
     'cookies',
+    'instance-url',
     'json',
   ],
   'keys rotate': ['new-key', 'json'],
@@ -162,7 +166,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`workbench: unknown command "${args.positionals.join(' ')}"\n\n${USAGE}\n`);
     return 2;
   } catch (err) {
-    if (isGatewayError(err)) process.stderr.write(`workbench: ${err.code}: ${err.message}\n`);
+    // a connection's refusal (a field, an instance URL) names its catalogue code as the gateway's do
+    if (isGatewayError(err) || isConnectionError(err)) process.stderr.write(`workbench: ${err.code}: ${err.message}\n`);
     else process.stderr.write(`workbench: ${(err as Error).message}\n`);
     return 2;
   }

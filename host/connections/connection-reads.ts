@@ -5,7 +5,7 @@
  * token that can never be refreshed, or a cookie session whose cookies expired, is "needs_reauth"
  * at once, not "connected" until a call fails).
  */
-import type { PluginManifest } from '../../contracts/manifest.js';
+import { INSTANCE_CONFIG_KEY, instanceOf, type PluginManifest } from '../../contracts/manifest.js';
 import type { ConnectionRow } from './connection-store.js';
 import { NO_REFRESH_REASON, type Refresher } from './refresh.js';
 import { openSecret, type SecretPayload } from './sealed-secret.js';
@@ -40,7 +40,22 @@ export function createConnectionReads(core: ServiceCore, refresher: Refresher): 
           reason: `the stored ${manifest.displayName} configuration is unreadable: reconnect`,
         };
       }
-      return { connected: true, connectionId: row.id, config };
+      const instance = row.instance_url ?? undefined;
+      // a version of the plugin that no longer takes an instance would send its requests elsewhere
+      if (instance !== undefined && !instanceOf(manifest))
+        return {
+          connected: false,
+          reason: `the ${manifest.displayName} connection names its own instance (${instance}), which this version of the integration does not take: reconnect`,
+        };
+      // the instance reaches the plugin from the row only, whatever a stored config says
+      const { [INSTANCE_CONFIG_KEY]: _stored, ...rest } = typeof config === 'object' && config !== null ? config : {};
+      return {
+        connected: true,
+        connectionId: row.id,
+        ...(instance !== undefined
+          ? { config: { ...rest, [INSTANCE_CONFIG_KEY]: instance }, instance }
+          : { config: rest }),
+      };
     },
 
     async credential(userId, manifest): Promise<Credential | undefined> {
@@ -98,6 +113,7 @@ async function truthfulRow(core: ServiceCore, row: ConnectionRow | undefined): P
 
 function toState(row: ConnectionRow | undefined): IntegrationConnectionState {
   if (!row) return { state: 'not_connected' };
+  const instance = row.instance_url !== null ? { instance: row.instance_url } : {};
   if (row.status === 'connected')
     return {
       state: 'connected',
@@ -105,6 +121,7 @@ function toState(row: ConnectionRow | undefined): IntegrationConnectionState {
       updatedAt: row.updated_at,
       connectedAt: row.connected_at,
       expiresAt: row.expires_at,
+      ...instance,
     };
   if (row.status === 'needs_reauth')
     return {
@@ -112,6 +129,7 @@ function toState(row: ConnectionRow | undefined): IntegrationConnectionState {
       connectionId: row.id,
       reason: row.status_reason ?? 'the connection must be renewed: reconnect',
       updatedAt: row.updated_at,
+      ...instance,
     };
   return { state: 'not_connected' };
 }

@@ -2,14 +2,19 @@
  * @module host/connections/connection-saves
  * Storing a connection, sealed: an OAuth2 token set after the code exchange (keeping the refresh
  * token a re-consent did not repeat), API-key fields from the portal's form (validated per field),
- * `connections import` (a token or fields given by the operator, keeping what it does not give), and
- * a cookie connection's cookies (a browser capture, or an import), only those of its domains.
+ * `connections import` (a token or fields given by the operator, keeping what it does not give), a
+ * personal token pasted on the connect page of an OAuth2 integration that takes one, and a cookie
+ * connection's cookies (a browser capture, or an import), only those of its domains. Every save
+ * names the instance its credential belongs to (instance-url.ts checks it; none: the provider's
+ * default), sealed with the credential and kept beside it in the row.
  */
 import { randomUUID } from 'node:crypto';
-import type { PluginManifest } from '../../contracts/manifest.js';
+import { INSTANCE_CONFIG_KEY, instanceOf, type PluginManifest } from '../../contracts/manifest.js';
 import { validateApiKeyFields } from './apikey-fields.js';
 import { notSignedIn, selectCookies, sessionExpiresAt } from './cookie-capture.js';
 import { ConnectionError } from './errors.js';
+import { checkInstanceUrl } from './instance-url.js';
+import { checkPersonalToken } from './personal-token.js';
 import type { TokenSet } from './oauth.js';
 import { openSecret, sealSecret, type SecretPayload } from './sealed-secret.js';
 import type { CookieCapture, FullConnectionService, ServiceCore } from './service-types.js';
@@ -18,24 +23,32 @@ import type { ConnectionService } from './types.js';
 
 export type ConnectionSaves = Pick<
   FullConnectionService,
-  'importConnection' | 'saveTokens' | 'saveApiKey' | 'captureCookies'
+  'importConnection' | 'saveTokens' | 'saveApiKey' | 'savePersonalToken' | 'captureCookies'
 >;
 
 type ImportInput = Parameters<ConnectionService['importConnection']>[0];
 type Saved = Promise<{ connectionId: string }>;
 
 export function createConnectionSaves(core: ServiceCore): ConnectionSaves {
-  const saveApiKey = (userId: string, manifest: PluginManifest, input: Record<string, unknown>): Saved =>
-    saveApiKeyFields(core, userId, manifest, input);
   return {
     async importConnection(input) {
       const m = input.manifest;
       if (m.auth.type === 'none') throw notNeeded(m);
       if (m.auth.type === 'cookie' || input.cookies !== undefined) return importCookies(core, input);
       if (m.auth.type === 'oauth2') return importToken(core, input);
-      return saveApiKey(input.userId, m, await importedFields(core, input));
+      const fields = await importedFields(core, input);
+      return saveApiKeyFields(core, input.userId, m, fields, await importedInstance(core, input));
     },
-    async saveTokens(userId, manifest, tokens) {
+    async saveApiKey(userId, manifest, input) {
+      // the form's instance field (only an integration that takes an instance has one)
+      const { [INSTANCE_CONFIG_KEY]: given, ...fields } = input;
+      if (!instanceOf(manifest)) return saveApiKeyFields(core, userId, manifest, input, undefined);
+      const instance = await checkInstanceUrl(manifest, given, core.instanceRules);
+      return saveApiKeyFields(core, userId, manifest, fields, instance);
+    },
+    savePersonalToken: (userId, manifest, token, instanceUrl) =>
+      savePersonalToken(core, userId, manifest, token, instanceUrl),
+    async saveTokens(userId, manifest, tokens, instance) {
       if (manifest.auth.type !== 'oauth2')
         throw new ConnectionError(
           'GW_ERR_CONNECTION_INVALID_INPUT',
@@ -43,6 +56,8 @@ export function createConnectionSaves(core: ServiceCore): ConnectionSaves {
         );
       const payload: SecretPayload = { values: { token: tokens.accessToken } };
       if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
+      // the instance whose token endpoint issued them (checked before the round trip began)
+      if (instance) payload.instance = instance;
       const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(core.now(), tokens.expiresInSec) : null;
       // a reconnect keeps the connection's config (e.g. the Jira site chosen at import), and its
       // refresh token when the provider sent no new one
@@ -50,7 +65,6 @@ export function createConnectionSaves(core: ServiceCore): ConnectionSaves {
         keepRefreshToken: true,
       });
     },
-    saveApiKey,
     captureCookies: (userId, manifest, cookies) => saveCookies(core, userId, manifest, cookies),
   };
 }
@@ -64,7 +78,7 @@ async function importCookies(core: ServiceCore, input: ImportInput): Saved {
       `${m.displayName} is not a cookie connection (auth type "${m.auth.type}"): cookies cannot connect it`,
       { cookies: 'not a cookie integration' },
     );
-  const given = ['token', 'refreshToken', 'expiresInSec', 'values', 'config'].filter(
+  const given = ['token', 'refreshToken', 'expiresInSec', 'values', 'config', 'instanceUrl'].filter(
     (k) => input[k as keyof ImportInput] !== undefined,
   );
   if (input.cookies === undefined || given.length > 0)
@@ -104,11 +118,13 @@ async function saveCookies(
 const notNeeded = (m: PluginManifest): ConnectionError =>
   new ConnectionError('GW_ERR_CONNECTION_NOT_NEEDED', `${m.displayName} needs no connection (auth type "none")`);
 
+/** The fields of an API-key connection, validated, stored for `instance` (already checked). */
 async function saveApiKeyFields(
   core: ServiceCore,
   userId: string,
   manifest: PluginManifest,
   input: Record<string, unknown>,
+  instance: string | undefined,
 ): Saved {
   if (manifest.auth.type === 'none') throw notNeeded(manifest);
   if (manifest.auth.type !== 'apikey')
@@ -125,7 +141,36 @@ async function saveApiKeyFields(
       'GW_ERR_CONNECTION_INVALID_INPUT',
       `${manifest.displayName}: at least one secret field must be filled in`,
     );
-  return save(core, userId, manifest, { values: v.secret }, v.config, null, null);
+  const payload: SecretPayload = { values: v.secret };
+  if (instance) payload.instance = instance;
+  return save(core, userId, manifest, payload, v.config, null, null);
+}
+
+/** A token the person made, pasted on the connect page of an OAuth2 integration that takes one (`personalToken`). */
+async function savePersonalToken(
+  core: ServiceCore,
+  userId: string,
+  manifest: PluginManifest,
+  token: unknown,
+  instanceUrl: unknown,
+): Saved {
+  const text = checkPersonalToken(manifest, token);
+  const instance = await checkInstanceUrl(manifest, instanceUrl, core.instanceRules);
+  const payload: SecretPayload = { values: { token: text }, personal: true };
+  if (instance) payload.instance = instance;
+  // a reconnect keeps the connection's config, as an OAuth sign-in does
+  return save(core, userId, manifest, payload, undefined, null, null);
+}
+
+/**
+ * The instance of an import: the one given (the default's own URL for the default), else the
+ * stored connection's, kept as its non-secret fields are: a re-import that forgot it must not send
+ * a self-managed instance's token to the provider's public service.
+ */
+async function importedInstance(core: ServiceCore, input: ImportInput): Promise<string | undefined> {
+  if (input.instanceUrl !== undefined) return checkInstanceUrl(input.manifest, input.instanceUrl, core.instanceRules);
+  const stored = await core.store.byUser(input.userId, input.manifest.name);
+  return stored?.instance_url ?? undefined;
 }
 
 /** `connections import` of an OAuth2 integration: the token (and refresh token) given. */
@@ -144,6 +189,8 @@ async function importToken(core: ServiceCore, input: ImportInput): Saved {
   if (input.expiresInSec !== undefined) tokens.expiresInSec = input.expiresInSec;
   const payload: SecretPayload = { values: { token: tokens.accessToken } };
   if (tokens.refreshToken) payload.refreshToken = tokens.refreshToken;
+  const instance = await importedInstance(core, input);
+  if (instance) payload.instance = instance;
   const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(core.now(), tokens.expiresInSec) : null;
   // re-importing without config keeps the connection's config (e.g. the Jira site)
   return save(core, input.userId, m, payload, input.config, expiresAt, null);
@@ -209,10 +256,12 @@ async function save(
       if (!options.keepRefreshToken || payload.refreshToken || existing === undefined || existingStatus !== 'connected')
         return sealSecret(vault, id, payload);
       // A provider that answers a re-consent without a refresh token (Google, for one) keeps the
-      // one it issued earlier valid: keep it, as a refresh that returns none does.
+      // one it issued earlier valid: keep it, as a refresh that returns none does (only one of the
+      // same instance: another instance's refresh token is no use there, and must not go there).
       let refreshToken: string | undefined;
       try {
-        refreshToken = openSecret(vault, id, existing, manifest.name, logger).refreshToken;
+        const old = openSecret(vault, id, existing, manifest.name, logger);
+        refreshToken = old.instance === payload.instance ? old.refreshToken : undefined;
       } catch {
         refreshToken = undefined; // unreadable: the new tokens are stored without one
       }
@@ -220,6 +269,7 @@ async function save(
       return sealSecret(vault, id, refreshToken ? { ...payload, refreshToken } : payload);
     },
     config,
+    instanceUrl: payload.instance ?? null,
     expiresAt,
     scopes,
     now: core.now(),
@@ -230,6 +280,7 @@ async function save(
       connectionId,
       userId,
       integration: manifest.name,
+      instance: payload.instance ?? null,
       expiresAt,
       refreshable: payload.refreshToken !== undefined || kept,
       keptRefreshToken: kept,

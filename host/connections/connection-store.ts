@@ -17,6 +17,8 @@ export interface ConnectionRow {
   config: string;
   expires_at: number | null;
   scopes: string | null;
+  /** the origin of the connection's own instance; null for the provider's default (migration 19) */
+  instance_url: string | null;
   key_id: string;
   created_at: number;
   updated_at: number;
@@ -45,6 +47,7 @@ function normalise(r: ConnectionRow | undefined): ConnectionRow | undefined {
   if (!r) return undefined;
   return {
     ...r,
+    instance_url: r.instance_url ?? null,
     expires_at: num(r.expires_at),
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
@@ -69,6 +72,8 @@ export interface UpsertInput {
   ) => { sealed: string; keyId: string };
   /** the connection's non-secret config; undefined keeps what an existing connection has (a reconnect) */
   config: Record<string, unknown> | undefined;
+  /** the instance the credential belongs to (null: the provider's default); every save names it */
+  instanceUrl: string | null;
   expiresAt: number | null;
   scopes: string | null;
   now: number;
@@ -148,8 +153,8 @@ export class ConnectionStore {
       if (!existing) {
         const { sealed, keyId } = input.secret(input.id, undefined, undefined);
         const { changes } = await tx.run(
-          `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, key_id, created_at, updated_at, connected_at, version)
-           VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (user_id, integration) DO NOTHING`,
+          `INSERT INTO connections (id, user_id, integration, status, status_reason, secret, config, expires_at, scopes, instance_url, key_id, created_at, updated_at, connected_at, version)
+           VALUES (?, ?, ?, 'connected', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (user_id, integration) DO NOTHING`,
           [
             input.id,
             input.userId,
@@ -158,6 +163,7 @@ export class ConnectionStore {
             config ?? '{}',
             input.expiresAt,
             input.scopes,
+            input.instanceUrl,
             keyId,
             input.now,
             input.now,
@@ -176,8 +182,8 @@ export class ConnectionStore {
       const { sealed, keyId } = input.secret(id, existing.secret, existing.status);
       await tx.run(
         `UPDATE connections SET status = 'connected', status_reason = NULL, secret = ?, config = COALESCE(?, config), expires_at = ?, scopes = ?,
-           key_id = ?, updated_at = ?, connected_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,
-        [sealed, config, input.expiresAt, input.scopes, keyId, input.now, input.now, id],
+           instance_url = ?, key_id = ?, updated_at = ?, connected_at = ?, version = version + 1, refresh_lease_owner = NULL, refresh_lease_until = NULL WHERE id = ?`,
+        [sealed, config, input.expiresAt, input.scopes, input.instanceUrl, keyId, input.now, input.now, id],
       );
       return id;
     });

@@ -1,11 +1,13 @@
 /**
  * @module host/connections/disconnect
  * Removing a connection: deleted first, at the version read, then its tokens revoked at the
- * provider where it supports revocation (a failed revocation still removes the connection here).
+ * provider where it supports revocation (a failed revocation still removes the connection here):
+ * at the instance the credential was sealed for, with the client registered there. A personal
+ * token is the person's own, made and revoked in their account: it is only forgotten here.
  */
 import type { PluginManifest } from '../../contracts/manifest.js';
 import type { ConnectionRow } from './connection-store.js';
-import { revokeToken } from './oauth.js';
+import { oauthForInstance, revokeToken } from './oauth.js';
 import { openSecret } from './sealed-secret.js';
 import type { DisconnectResult, ServiceCore } from './service-types.js';
 import { fail } from '../../contracts/errors.js';
@@ -30,24 +32,27 @@ export async function disconnectConnection(
       });
   }
   core.emit({ id: row.id, userId, integration: manifest.name, status: 'disconnected' });
-  let revocation: DisconnectResult['revocation'] = 'unsupported';
-  const client = core.clientFor(manifest.name);
-  if (manifest.auth.type === 'oauth2' && manifest.auth.revocationUrl && client) {
-    try {
-      const secret = openSecret(core.vault, row.id, row.secret, manifest.name, logger);
-      // Revoking the refresh token ends the whole grant at most providers; the access token is revoked too.
-      if (secret.refreshToken)
-        await revokeToken(manifest.auth, client, secret.refreshToken, 'refresh_token', core.http);
-      if (secret.values['token'])
-        await revokeToken(manifest.auth, client, secret.values['token'], 'access_token', core.http);
-      revocation = 'revoked';
-    } catch (err) {
-      revocation = 'failed';
-      logger.warn(
-        { connectionId: row.id, integration: row.integration, error: (err as Error).message },
-        'revocation at the provider failed; the connection is removed anyway',
-      );
-    }
+  const unsupported: DisconnectResult = { removed: true, revocation: 'unsupported' };
+  if (manifest.auth.type !== 'oauth2') return unsupported;
+  const instance = row.instance_url ?? undefined;
+  const endpoints = oauthForInstance(manifest.auth, instance);
+  const client = endpoints?.revocationUrl ? core.clientFor(manifest.name, instance) : undefined;
+  if (!endpoints || !client) return unsupported;
+  let revocation: DisconnectResult['revocation'];
+  try {
+    const secret = openSecret(core.vault, row.id, row.secret, manifest.name, logger);
+    // only where the credential was sealed for (a row changed outside the gateway names another)
+    if (secret.personal || (secret.instance ?? undefined) !== instance) return unsupported;
+    // Revoking the refresh token ends the whole grant at most providers; the access token is revoked too.
+    if (secret.refreshToken) await revokeToken(endpoints, client, secret.refreshToken, 'refresh_token', core.http);
+    if (secret.values['token']) await revokeToken(endpoints, client, secret.values['token'], 'access_token', core.http);
+    revocation = 'revoked';
+  } catch (err) {
+    revocation = 'failed';
+    logger.warn(
+      { connectionId: row.id, integration: row.integration, error: (err as Error).message },
+      'revocation at the provider failed; the connection is removed anyway',
+    );
   }
   return { removed: true, revocation };
 }

@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { PluginAuth, PluginManifest } from '../../contracts/manifest.js';
+import { instanceClientsFromEnv } from './instance-clients.js';
 import { OAuthError, discardBody, readTokenResponse, type TokenSet } from './token-response.js';
 
 export { OAuthError, type OAuthErrorKind, type TokenSet } from './token-response.js';
@@ -36,14 +37,46 @@ export function clientEnvPrefix(pluginName: string): string {
   return pluginName.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
-/** `<PLUGIN>_CLIENT_ID` / `<PLUGIN>_CLIENT_SECRET` from the environment; undefined without a client id. */
-export function clientFromEnv(env: NodeJS.ProcessEnv = process.env): (pluginName: string) => OAuthClient | undefined {
-  return (pluginName) => {
+/**
+ * `<PLUGIN>_CLIENT_ID` / `<PLUGIN>_CLIENT_SECRET` from the environment; undefined without a client
+ * id. With `instance`, the client registered on that instance, from `<PLUGIN>_INSTANCE_CLIENTS`
+ * (instance-clients.ts): never the default's, whose secret is not the instance's to see.
+ */
+export function clientFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): (pluginName: string, instance?: string) => OAuthClient | undefined {
+  const instanceClients = instanceClientsFromEnv(env);
+  return (pluginName, instance) => {
     const prefix = clientEnvPrefix(pluginName);
+    if (instance !== undefined) return instanceClients.get(prefix)?.get(instance);
     const clientId = env[`${prefix}_CLIENT_ID`]?.trim();
     if (!clientId) return undefined;
     const clientSecret = env[`${prefix}_CLIENT_SECRET`]?.trim();
     return clientSecret ? { clientId, clientSecret } : { clientId };
+  };
+}
+
+/** The instances of a plugin on which the operator registered a client (`<PLUGIN>_INSTANCE_CLIENTS`), by origin. */
+export function instanceOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): (pluginName: string) => string[] {
+  const instanceClients = instanceClientsFromEnv(env);
+  return (pluginName) => [...(instanceClients.get(clientEnvPrefix(pluginName))?.keys() ?? [])];
+}
+
+/**
+ * The provider's endpoints for a connection to `instance`: the manifest's URLs for the default
+ * (undefined), else the instance's origin with the paths of `auth.instance.oauth`; undefined when
+ * the integration declares no OAuth endpoints for instances (a personal token is the way in then).
+ */
+export function oauthForInstance(auth: OAuth2Auth, instance: string | undefined): OAuth2Auth | undefined {
+  if (instance === undefined) return auth;
+  const paths = auth.instance?.oauth;
+  if (!paths) return undefined;
+  const { revocationUrl: _default, ...rest } = auth;
+  return {
+    ...rest,
+    authorizationUrl: instance + paths.authorizationPath,
+    tokenUrl: instance + paths.tokenPath,
+    ...(paths.revocationPath !== undefined ? { revocationUrl: instance + paths.revocationPath } : {}),
   };
 }
 

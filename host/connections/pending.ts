@@ -29,6 +29,12 @@ export interface PendingConnect {
   createdAt: number;
   expiresAt: number;
   usedAt: number | null;
+  /**
+   * the instance of the provider: the one the agent's connect suggested (the link's page shows it
+   * to the person, who may change it), then, once an OAuth2 link is opened, the one its round trip
+   * goes to (its token endpoint and client); null for the provider's default
+   */
+  instanceUrl: string | null;
 }
 
 interface Row {
@@ -42,6 +48,7 @@ interface Row {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  instance_url?: string | null;
 }
 
 /**
@@ -107,6 +114,7 @@ function toPending(r: Row, now: number): PendingConnect {
     createdAt: Number(r.created_at),
     expiresAt: Number(r.expires_at),
     usedAt: r.used_at === null ? null : Number(r.used_at),
+    instanceUrl: r.instance_url ?? null,
   };
 }
 
@@ -128,6 +136,14 @@ export interface PendingOptions {
   ttlMs?: number;
 }
 
+/** What a new link is for. */
+interface NewLink {
+  userId: string;
+  integration: string;
+  type: PendingType;
+  instanceUrl: string | null;
+}
+
 export class PendingConnects {
   readonly #db: Db;
   readonly #vault: Vault;
@@ -145,12 +161,18 @@ export class PendingConnects {
   }
 
   /** Creates a link for `userId`, outside any limit. The id is 256 random bits; the unused state hash is a placeholder. */
-  async create(userId: string, integration: string, type: PendingType): Promise<PendingConnect> {
-    return this.#insert(this.#db, userId, integration, type, this.#now());
+  async create(
+    userId: string,
+    integration: string,
+    type: PendingType,
+    instanceUrl: string | null = null,
+  ): Promise<PendingConnect> {
+    return this.#insert(this.#db, { userId, integration, type, instanceUrl }, this.#now());
   }
 
   /** Inserts a link through `db` (a transaction's handle, when called from one) and answers it without reading it back. */
-  async #insert(db: Db, userId: string, integration: string, type: PendingType, now: number): Promise<PendingConnect> {
+  async #insert(db: Db, link: NewLink, now: number): Promise<PendingConnect> {
+    const { userId, integration, type, instanceUrl } = link;
     const row: Row = {
       id: randomBytes(24).toString('base64url'),
       user_id: userId,
@@ -162,11 +184,21 @@ export class PendingConnects {
       created_at: now,
       expires_at: now + this.ttlMs,
       used_at: null,
+      instance_url: instanceUrl,
     };
     await db.run(
-      `INSERT INTO pending_connects (id, user_id, integration, type, state_hash, code_verifier, status, status_reason, created_at, expires_at, used_at)
-       VALUES (?, ?, ?, ?, ?, NULL, 'pending', NULL, ?, ?, NULL)`,
-      [row.id, userId, integration, type, hash(randomBytes(32).toString('base64url')), row.created_at, row.expires_at],
+      `INSERT INTO pending_connects (id, user_id, integration, type, state_hash, code_verifier, status, status_reason, created_at, expires_at, used_at, instance_url)
+       VALUES (?, ?, ?, ?, ?, NULL, 'pending', NULL, ?, ?, NULL, ?)`,
+      [
+        row.id,
+        userId,
+        integration,
+        type,
+        hash(randomBytes(32).toString('base64url')),
+        row.created_at,
+        row.expires_at,
+        instanceUrl,
+      ],
     );
     return toPending(row, now);
   }
@@ -183,6 +215,7 @@ export class PendingConnects {
     integration: string,
     type: PendingType,
     max: number = CONNECT_LINK_LIMIT.max,
+    instanceUrl: string | null = null,
   ): Promise<CreateLimitedResult> {
     const { windowMs } = CONNECT_LINK_LIMIT;
     return this.#db.transaction(async (tx): Promise<CreateLimitedResult> => {
@@ -206,7 +239,7 @@ export class PendingConnects {
           retryAfterSec: Math.max(1, Math.ceil((retryAt - now) / 1000)),
         };
       }
-      return { ok: true, pending: await this.#insert(tx, userId, integration, type, now) };
+      return { ok: true, pending: await this.#insert(tx, { userId, integration, type, instanceUrl }, now) };
     });
   }
 
@@ -233,12 +266,13 @@ export class PendingConnects {
 
   /**
    * Consumes the link for its owner (single use). For OAuth2, `state` and `codeVerifier` are the
-   * values sent to the provider; the callback window restarts from now.
+   * values sent to the provider, and `instance` the (checked) instance the round trip goes to; the
+   * callback window restarts from now.
    */
   async open(
     id: string,
     userId: string,
-    oauth?: { state: string; codeVerifier: string | undefined },
+    oauth?: { state: string; codeVerifier: string | undefined; instance?: string | undefined },
   ): Promise<OpenResult> {
     const checked = await this.check(id, userId);
     if (!checked.ok) return checked;
@@ -246,9 +280,9 @@ export class PendingConnects {
     const verifier = oauth?.codeVerifier ? this.#vault.encrypt(oauth.codeVerifier, `pkce:${id}`) : null;
     const stateHash = oauth ? hash(oauth.state) : hash(randomBytes(32).toString('base64url'));
     const { changes } = await this.#db.run(
-      `UPDATE pending_connects SET status = 'opened', used_at = ?, state_hash = ?, code_verifier = ?, expires_at = ?
-        WHERE id = ? AND user_id = ? AND status = 'pending' AND used_at IS NULL AND expires_at > ?`,
-      [now, stateHash, verifier, now + this.ttlMs, id, userId, now],
+      `UPDATE pending_connects SET status = 'opened', used_at = ?, state_hash = ?, code_verifier = ?, expires_at = ?,
+          instance_url = ? WHERE id = ? AND user_id = ? AND status = 'pending' AND used_at IS NULL AND expires_at > ?`,
+      [now, stateHash, verifier, now + this.ttlMs, oauth?.instance ?? null, id, userId, now],
     );
     if (changes === 0) return { ok: false, reason: 'used' }; // lost a race with another click
     return { ok: true, pending: (await this.get(id)) as PendingConnect };

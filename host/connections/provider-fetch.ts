@@ -3,7 +3,9 @@
  * The fetch the host uses for OAuth token, refresh and revocation requests. Their URLs come from
  * plugin manifests — third-party data — so they get the bridge's address rules: https only, and
  * every resolved address public unicast (or inside policy.http.allowPrivateCidrs). A URL the
- * operator mapped through `upstreams` is reachable as named. Redirects are not followed.
+ * operator mapped through `upstreams` is reachable as named. Redirects are not followed. Where the
+ * policy lets a connection's own instance be an http:// origin (allowHttpInstances), the token
+ * requests to such an instance may be http too, under the same address rules.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import { createSafeLookup, ipLiteralOf, judgeAddress, parseCidrs } from '../bridge/index.js';
@@ -14,6 +16,8 @@ export interface ProviderFetchOptions {
   mappedOrigins: readonly string[];
   allowPrivateCidrs: readonly string[];
   timeoutMs: number;
+  /** http:// endpoints are allowed too (policy.http.allowHttpInstances) */
+  allowHttp?: boolean;
 }
 
 export class ProviderAddressError extends WorkbenchError<'GW_ERR_BRIDGE_ADDRESS_BLOCKED'> {
@@ -41,7 +45,8 @@ export function createProviderFetch(options: ProviderFetchOptions): typeof fetch
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
     const operatorNamed = mapped.has(url.origin);
     if (!operatorNamed) {
-      if (url.protocol !== 'https:') throw new ProviderAddressError(`provider endpoint ${url.origin} is not https`);
+      if (url.protocol !== 'https:' && !(options.allowHttp && url.protocol === 'http:'))
+        throw new ProviderAddressError(`provider endpoint ${url.origin} is not https`);
       const literal = ipLiteralOf(url.hostname);
       if (literal !== undefined && !judgeAddress(literal, allowed).allowed)
         throw new ProviderAddressError(`provider endpoint ${url.origin} is a private address`);

@@ -16,12 +16,13 @@ import type { ConnectionRow, ConnectionStore } from './connection-store.js';
 import {
   OAuthError,
   clientEnvPrefix,
+  oauthForInstance,
   refreshAccessToken,
   type OAuthClient,
   type OAuthHttpOptions,
   type TokenSet,
 } from './oauth.js';
-import { openSecret, sealSecret } from './sealed-secret.js';
+import { openSecret, sealSecret, type SecretPayload } from './sealed-secret.js';
 import { expiresAtOf } from './token-response.js';
 import type { Credential } from './types.js';
 import type { Vault } from './vault.js';
@@ -34,7 +35,7 @@ export interface ConnectionLogger {
 export interface RefresherDeps {
   store: ConnectionStore;
   vault: Vault;
-  clientFor(pluginName: string): OAuthClient | undefined;
+  clientFor(pluginName: string, instance?: string): OAuthClient | undefined;
   http: OAuthHttpOptions;
   now: () => number;
   logger: ConnectionLogger;
@@ -97,10 +98,10 @@ export function createRefresher(deps: RefresherDeps): Refresher {
     manifest: PluginManifest,
     skewMs = deps.skewMs,
   ): Promise<FreshResult> {
-    const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
+    const secret = openBound(deps, row, manifest);
     if (manifest.auth.type === 'cookie' && secret.cookies)
       return { credential: { values: {}, cookies: secret.cookies } };
-    if (manifest.auth.type !== 'oauth2' || !run.isStale(row, skewMs)) return { credential: { values: secret.values } };
+    if (manifest.auth.type !== 'oauth2' || !run.isStale(row, skewMs)) return { credential: credentialOf(secret) };
     let flight = inFlight.get(row.id);
     if (!flight) {
       flight = refresh(run, row.id, manifest, skewMs).finally(() => inFlight.delete(row.id));
@@ -116,6 +117,28 @@ export function createRefresher(deps: RefresherDeps): Refresher {
       return (await freshOrFailure(row, manifest, skewMs)).credential;
     },
   };
+}
+
+/** What the bridge gets of a secret: the values it injects, and the instance they are bound to. */
+const credentialOf = (secret: SecretPayload): Credential =>
+  secret.instance !== undefined ? { values: secret.values, instance: secret.instance } : { values: secret.values };
+
+/**
+ * Opens the row's secret and holds it to the instance the row names: the sealed one is where the
+ * credential was given for, and a plain column that says otherwise was changed outside the
+ * gateway (the credential would go to the host it names), so the credential is not used at all.
+ */
+function openBound(deps: RefresherDeps, row: ConnectionRow, manifest: PluginManifest): SecretPayload {
+  const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
+  if ((secret.instance ?? null) === (row.instance_url ?? null)) return secret;
+  deps.logger.warn(
+    { connectionId: row.id, integration: row.integration, sealedFor: secret.instance ?? null, row: row.instance_url },
+    'the connection names another instance than its credential was sealed for; the credential is not used',
+  );
+  throw fail(
+    manifest,
+    'the stored connection names another instance than its credential was given for (changed outside Workbench): reconnect',
+  );
 }
 
 /** What one refresher's steps share. */
@@ -176,19 +199,21 @@ async function refreshOnce(
   for (;;) {
     const row = await deps.store.byId(connectionId);
     if (!row || row.status !== 'connected') return undefined;
-    const secret = openSecret(deps.vault, row.id, row.secret, manifest.name, deps.logger);
-    if (!isStale(row, skewMs)) return { values: secret.values };
+    const secret = openBound(deps, row, manifest);
+    if (!isStale(row, skewMs)) return credentialOf(secret);
     if (!secret.refreshToken) {
-      if (!expired(row)) return { values: secret.values };
+      if (!expired(row)) return credentialOf(secret);
       if (await needsReauth(run, row, NO_REFRESH_REASON)) return undefined;
       continue; // reconnected meanwhile: judge the new row
     }
-    const client = deps.clientFor(manifest.name);
-    if (!client) {
-      if (!expired(row)) return { values: secret.values };
+    // the sealed instance's token endpoint and client: a refresh token goes where it came from
+    const endpoints = oauthForInstance(auth, secret.instance);
+    const client = endpoints && deps.clientFor(manifest.name, secret.instance);
+    if (!endpoints || !client) {
+      if (!expired(row)) return credentialOf(secret);
       throw fail(
         manifest,
-        `the token expired and cannot be refreshed: ${clientEnvPrefix(manifest.name)}_CLIENT_ID is not configured on the server`,
+        `the token expired and cannot be refreshed: ${secret.instance ? `no OAuth client for ${secret.instance} is configured on the server (${clientEnvPrefix(manifest.name)}_INSTANCE_CLIENTS)` : `${clientEnvPrefix(manifest.name)}_CLIENT_ID is not configured on the server`}`,
       );
     }
     const owner = randomUUID();
@@ -202,16 +227,16 @@ async function refreshOnce(
     }
     let tokens;
     try {
-      tokens = await refreshAccessToken(auth, client, secret.refreshToken, {
+      tokens = await refreshAccessToken(endpoints, client, secret.refreshToken, {
         ...deps.http,
         timeoutMs: run.refreshTimeoutMs,
       });
     } catch (err) {
-      const verdict = await refusedOrFailed(run, row, owner, manifest, secret.values, err);
+      const verdict = await refusedOrFailed(run, row, owner, manifest, credentialOf(secret), err);
       if (verdict === AGAIN) continue;
       return verdict;
     }
-    return storeRefreshed(run, row, owner, tokens, secret.refreshToken);
+    return storeRefreshed(run, row, owner, tokens, { ...secret, refreshToken: secret.refreshToken });
   }
 }
 
@@ -225,7 +250,7 @@ async function refusedOrFailed(
   row: ConnectionRow,
   owner: string,
   manifest: PluginManifest,
-  values: Credential['values'],
+  current: Credential,
   err: unknown,
 ): Promise<FreshResult | undefined | typeof AGAIN> {
   const { deps } = run;
@@ -248,7 +273,7 @@ async function refusedOrFailed(
     'token refresh failed',
   );
   // The current token still works for a few seconds: use it rather than fail the call.
-  if (!run.expired(row)) return { credential: { values }, failure: message };
+  if (!run.expired(row)) return { credential: current, failure: message };
   throw fail(manifest, `${message}. The connection is kept; try again later`);
 }
 
@@ -258,10 +283,14 @@ async function storeRefreshed(
   row: ConnectionRow,
   owner: string,
   tokens: TokenSet,
-  oldRefreshToken: string,
+  old: SecretPayload & { refreshToken: string },
 ): Promise<Credential> {
   const { deps } = run;
-  const payload = { values: { token: tokens.accessToken }, refreshToken: tokens.refreshToken ?? oldRefreshToken };
+  const payload: SecretPayload = {
+    values: { token: tokens.accessToken },
+    refreshToken: tokens.refreshToken ?? old.refreshToken,
+  };
+  if (old.instance) payload.instance = old.instance;
   const { sealed, keyId } = sealSecret(deps.vault, row.id, payload);
   const now = deps.now();
   const expiresAt = tokens.expiresInSec !== undefined ? expiresAtOf(now, tokens.expiresInSec) : null;
@@ -290,5 +319,5 @@ async function storeRefreshed(
       ? 'token refreshed'
       : 'token refreshed but not stored (the connection was reconnected or removed meanwhile, or the database refused every write)',
   );
-  return { values: payload.values };
+  return credentialOf(payload);
 }

@@ -2,7 +2,9 @@
  * @module host/connections/sealed-secret
  * What a connection's encrypted `secret` column holds: the values the bridge injects (`{token}` for
  * OAuth2, the secret API-key fields otherwise, a cookie connection's cookies) and the OAuth2
- * refresh token, which never leaves the host. Sealed with the vault, bound to the connection id.
+ * refresh token, which never leaves the host, and the instance the credential belongs to (sealed
+ * with it, so that the row's plain `instance_url` cannot be changed to send it elsewhere). Sealed
+ * with the vault, bound to the connection id.
  */
 import type { StoredCookie } from '../bridge/index.js';
 import { GatewayError } from '../errors.js';
@@ -13,6 +15,10 @@ export interface SecretPayload {
   refreshToken?: string;
   /** a cookie connection's cookies (captured in a browser, or imported) */
   cookies?: StoredCookie[];
+  /** the origin of the connection's own instance; absent for the provider's default */
+  instance?: string;
+  /** a token the person made (not an OAuth grant): never refreshed, not revoked at disconnect */
+  personal?: boolean;
 }
 
 export function sealSecret(
@@ -23,6 +29,8 @@ export function sealSecret(
   const body: SecretPayload = { values: payload.values };
   if (payload.refreshToken) body.refreshToken = payload.refreshToken;
   if (payload.cookies) body.cookies = payload.cookies;
+  if (payload.instance) body.instance = payload.instance;
+  if (payload.personal) body.personal = true;
   // the key id the value names: the vault's key may change (a key file re-read after a rotation)
   const sealed = vault.encrypt(JSON.stringify(body), connectionId);
   return { sealed, keyId: vault.keyIdOf(sealed) ?? vault.keyId };
@@ -75,5 +83,7 @@ export function openSecret(
   if (typeof p?.refreshToken === 'string' && p.refreshToken) out.refreshToken = p.refreshToken;
   // sealed by this server from validated cookies (cookie-capture.ts); a value that is not a list is none
   if (Array.isArray(p?.cookies)) out.cookies = p.cookies;
+  if (typeof p?.instance === 'string' && p.instance) out.instance = p.instance;
+  if (p?.personal === true) out.personal = true;
   return out;
 }

@@ -9,6 +9,7 @@ import type { EventEmitter } from 'node:events';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import type { ConnectionStore } from './connection-store.js';
 import type { DroppedCookie } from './cookie-capture.js';
+import type { InstanceRules } from './instance-url.js';
 import type { OAuthClient, OAuthHttpOptions, TokenSet } from './oauth.js';
 import type { PendingConnects } from './pending.js';
 import type { ConnectionLogger } from './refresh.js';
@@ -23,8 +24,16 @@ export type IntegrationConnectionState =
       /** when the connection was last made or remade (a refresh moves updatedAt, not this) */
       connectedAt: number;
       expiresAt: number | null;
+      /** the origin of the connection's own instance; undefined for the provider's default */
+      instance?: string | undefined;
     }
-  | { state: 'needs_reauth'; connectionId: string; reason: string; updatedAt: number }
+  | {
+      state: 'needs_reauth';
+      connectionId: string;
+      reason: string;
+      updatedAt: number;
+      instance?: string | undefined;
+    }
   | { state: 'not_connected' };
 
 /** What a cookie capture stored. */
@@ -63,9 +72,31 @@ export interface FullConnectionService extends ConnectionService {
   state(userId: string, manifest: PluginManifest): Promise<IntegrationConnectionState>;
   /** every stored connection of a user, by integration name */
   states(userId: string): Promise<Map<string, IntegrationConnectionState>>;
-  /** stores an OAuth2 token set (after a code exchange) */
-  saveTokens(userId: string, manifest: PluginManifest, tokens: TokenSet): Promise<{ connectionId: string }>;
-  /** validates and stores API-key fields; throws ConnectionError(GW_ERR_CONNECTION_INVALID_INPUT) with per-field messages */
+  /**
+   * stores an OAuth2 token set (after a code exchange) for `instance`, the origin whose token
+   * endpoint issued it (checked before the round trip began); undefined for the provider's default
+   */
+  saveTokens(
+    userId: string,
+    manifest: PluginManifest,
+    tokens: TokenSet,
+    instance?: string,
+  ): Promise<{ connectionId: string }>;
+  /**
+   * stores a token the person made (an OAuth2 integration's `personalToken`) for the instance URL
+   * given (checked here); throws ConnectionError (GW_ERR_CONNECTION_INVALID_INPUT, or an
+   * _INSTANCE_ code) with the field at fault
+   */
+  savePersonalToken(
+    userId: string,
+    manifest: PluginManifest,
+    token: unknown,
+    instanceUrl: unknown,
+  ): Promise<{ connectionId: string }>;
+  /**
+   * validates and stores API-key fields (and `instanceUrl`, for an integration that takes an
+   * instance); throws ConnectionError(GW_ERR_CONNECTION_INVALID_INPUT, or an _INSTANCE_ code) with per-field messages
+   */
   saveApiKey(
     userId: string,
     manifest: PluginManifest,
@@ -93,7 +124,11 @@ export interface FullConnectionService extends ConnectionService {
   readonly events: EventEmitter;
   /** fetch / mapUrl / timeout used for provider requests (shared with the portal's code exchange) */
   readonly http: OAuthHttpOptions;
-  readonly clientFor: (pluginName: string) => OAuthClient | undefined;
+  readonly clientFor: (pluginName: string, instance?: string) => OAuthClient | undefined;
+  /** the policy's rules a connection's instance is checked against (instance-url.ts) */
+  readonly instanceRules: InstanceRules;
+  /** the instances of a plugin on which the operator registered an OAuth client (origins) */
+  readonly instanceOrigins: (pluginName: string) => string[];
   /** the connect links (`connect`, the portal's connect pages, `wait_for_connection`) */
   readonly pending: PendingConnects;
   /** the clock everything here uses */
@@ -107,7 +142,8 @@ export interface ServiceCore {
   now: () => number;
   logger: ConnectionLogger;
   http: OAuthHttpOptions;
-  clientFor(pluginName: string): OAuthClient | undefined;
+  clientFor(pluginName: string, instance?: string): OAuthClient | undefined;
+  instanceRules: InstanceRules;
   /** the policy's upstream targets by host name, with the hosts they stand for (cookie captures) */
   mappedHosts: ReadonlyMap<string, readonly string[]>;
   /** tells this process's listeners (waits, caches) that a connection changed status */

@@ -12,6 +12,7 @@ import { createConnectionReads } from './connection-reads.js';
 import { createConnectionSaves } from './connection-saves.js';
 import { ConnectionStore } from './connection-store.js';
 import { mappedHostsOf } from './cookie-capture.js';
+import { instanceRulesOf, type InstanceRules } from './instance-url.js';
 import { disconnectConnection } from './disconnect.js';
 import type { OAuthClient, OAuthHttpOptions } from './oauth.js';
 import { PendingConnects } from './pending.js';
@@ -33,8 +34,12 @@ export type {
 export interface ConnectionServiceDeps {
   db: Db;
   vault: Vault;
-  /** OAuth2 client credentials for a plugin (see clientFromEnv); undefined when not configured */
-  clientFor(pluginName: string): OAuthClient | undefined;
+  /** OAuth2 client credentials for a plugin, or for one instance of it (see clientFromEnv); undefined when not configured */
+  clientFor(pluginName: string, instance?: string): OAuthClient | undefined;
+  /** the rules a connection's instance is checked against (default: https, public addresses only) */
+  instanceRules?: InstanceRules;
+  /** the instances of a plugin with a client of their own (see instanceOriginsFromEnv; default none) */
+  instanceOrigins?(pluginName: string): string[];
   fetch?: typeof fetch;
   now?: () => number;
   logger?: ConnectionLogger;
@@ -66,6 +71,7 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     logger: deps.logger ?? SILENT,
     http,
     clientFor: deps.clientFor,
+    instanceRules: deps.instanceRules ?? instanceRulesOf({ allowPrivateCidrs: [], denyHosts: [] }, {}),
     mappedHosts: mappedHostsOf(deps.upstreams ?? {}),
     emit: (c: ConnectionChange): void => void events.emit('change', c),
   };
@@ -84,6 +90,8 @@ export function createConnectionService(deps: ConnectionServiceDeps): FullConnec
     events,
     http,
     clientFor: deps.clientFor,
+    instanceRules: core.instanceRules,
+    instanceOrigins: deps.instanceOrigins ?? (() => []),
     pending: new PendingConnects({
       db: deps.db,
       vault: deps.vault,

@@ -13,7 +13,15 @@ export type { Credential };
 export type ConnectionStatus = 'connected' | 'needs_reauth' | 'disconnected';
 
 export type ConnectionLookup =
-  { connected: true; connectionId: string; config: Record<string, unknown> } | { connected: false; reason?: string };
+  | {
+      connected: true;
+      connectionId: string;
+      /** the non-secret config, with `instanceUrl` set to the connection's instance (and only then) */
+      config: Record<string, unknown>;
+      /** the origin of the connection's own instance; undefined for the provider's default */
+      instance?: string | undefined;
+    }
+  | { connected: false; reason?: string };
 
 export interface ConnectionService {
   /** Cheap check used by the engine's connection stage (no decryption, no refresh). */
@@ -23,8 +31,11 @@ export interface ConnectionService {
    * Resolves undefined when the connection is gone or needs re-authorisation.
    */
   credential(userId: string, manifest: PluginManifest): Promise<Credential | undefined>;
-  /** the operator's OAuth2 client of a plugin, if configured (without it, connect cannot work) */
-  readonly clientFor?: (pluginName: string) => OAuthClient | undefined;
+  /**
+   * the operator's OAuth2 client of a plugin, if configured (without it, connect cannot work); with
+   * `instance`, the client registered on that instance (`<PLUGIN>_INSTANCE_CLIENTS`)
+   */
+  readonly clientFor?: (pluginName: string, instance?: string) => OAuthClient | undefined;
   /** Stores a credential as if the user had connected (CLI `connections import`, tests). */
   importConnection(input: {
     userId: string;
@@ -37,6 +48,11 @@ export interface ConnectionService {
     config?: Record<string, unknown>;
     /** a cookie connection's cookies: a JSON array in playwright's cookie shape (cookie-capture.ts) */
     cookies?: unknown;
+    /**
+     * the connection's own instance (instance-url.ts checks it; the default's URL for the default);
+     * left out, a re-import keeps the stored connection's
+     */
+    instanceUrl?: string;
   }): Promise<{ connectionId: string }>;
 }
 

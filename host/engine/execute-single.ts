@@ -90,7 +90,7 @@ export async function executeSingle(
         schemaError = pre.schemaError;
         const ran = resolved.plugin.builtin
           ? await runBuiltin(deps, caller, resolved, pre.args)
-          : await runInSandbox(deps, caller, resolved, pre.args, pre.config);
+          : await runInSandbox(deps, caller, resolved, pre);
         if (ran === NOT_STARTED) {
           // cancelled while it waited for a sandbox slot: it never ran, like one cancelled earlier
           item = refuse(deps, 'cancelled', integration, cancelled(integration, false));
@@ -117,8 +117,14 @@ export async function executeSingle(
   return item;
 }
 
-type PreCheck =
-  { refusal: Refusal; item: ErrorItem } | { args: unknown; config: Record<string, unknown>; schemaError?: string };
+/** Ready to run: the arguments, the connection's config and its own instance (if it names one). */
+interface Ready {
+  args: unknown;
+  config: Record<string, unknown>;
+  instance?: string | undefined;
+  schemaError?: string;
+}
+type PreCheck = { refusal: Refusal; item: ErrorItem } | Ready;
 
 async function checkBeforeRun(
   deps: EngineDeps,
@@ -149,6 +155,7 @@ async function checkBeforeRun(
     return { refusal: 'forbidden', item: forbidden(manifest.name, tool, decision.rule, decision.reason) };
 
   let config: Record<string, unknown> = {};
+  let instance: string | undefined;
   if (manifest.auth.type !== 'none') {
     const conn = await deps.connections.lookup(caller.user.id, manifest);
     if (!conn.connected)
@@ -157,6 +164,7 @@ async function checkBeforeRun(
         item: notConnected(manifest.name, conn.reason, whyNotConnectable(manifest, deps.connections.clientFor)),
       };
     config = conn.config;
+    instance = conn.instance;
   }
 
   const args = rawArgs === undefined || rawArgs === null ? {} : rawArgs;
@@ -193,9 +201,9 @@ async function checkBeforeRun(
         item: { error, code: 'GW_ERR_VALIDATION_SCHEMA_ERROR', integration: manifest.name, tool },
       };
     // passthrough (as in the seed): run with the raw arguments; no defaults were applied.
-    return { args, config, schemaError: error };
+    return { args, config, instance, schemaError: error };
   }
-  return { args: v.value, config };
+  return { args: v.value, config, instance };
 }
 
 function rateLimited(integration: string | undefined, tool: string, wait: number): ErrorItem {
@@ -227,15 +235,16 @@ async function runInSandbox(
   deps: EngineDeps,
   caller: Caller,
   resolved: ResolvedTool,
-  args: unknown,
-  config: Record<string, unknown>,
+  ready: Ready,
 ): Promise<ExecutionItem | typeof NOT_STARTED> {
   const manifest = resolved.plugin.manifest;
   const limits: SandboxLimits = sandboxLimits(deps.policy, manifest.name);
   const ended = new AbortController();
   const credential: CredentialTrouble = {};
   const scope = callScope(deps, caller, manifest, limits, ended.signal, credential);
-  const task = runTask(deps, caller, resolved, args, config, limits);
+  // the connection's own instance: reachable as if declared, and the only host its credential goes to
+  if (ready.instance !== undefined) scope.instance = ready.instance;
+  const task = runTask(deps, caller, resolved, ready.args, ready.config, limits);
   const outcome = await runUntilCancelled(deps, task, scope, caller.signal, ended);
   if (!outcome.ok && outcome.error.code === 'GW_ERR_SANDBOX_CANCELLED') return NOT_STARTED;
   deps.metrics.sandboxCalls.inc({ outcome: outcome.ok ? 'ok' : outcome.error.code });

@@ -128,6 +128,11 @@ const httpSchema = z
     /** hosts refused even when declared, matched exactly (default none) */
     denyHosts: z.array(hostNameSchema).default([]),
     /**
+     * a connection's own instance (GitLab self-managed, …) may be an http:// origin: its credential
+     * then crosses the network unencrypted (default false: https only)
+     */
+    allowHttpInstances: z.boolean().default(false),
+    /**
      * response body bytes the bridge holds at once, all calls together (default 256 MiB, or
      * maxResponseBytes when that is larger; at least maxResponseBytes)
      */

@@ -1,14 +1,15 @@
 /**
  * @module host/portal/integrations-routes
  * The integrations page: every integration the user may use, with its true connection state
- * (connected, needs reconnecting with the reason, not connected, no account needed) and the
+ * (connected, needs reconnecting with the reason, not connected, no account needed; and the
+ * connection's own instance, when it names one) and the
  * actions: connect (the same link flow the agent uses, under the same per-user link limit) and
  * disconnect (revoking at the provider).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PluginManifest } from '../../contracts/manifest.js';
 import type { IntegrationConnectionState } from '../connections/service.js';
-import { clientEnvPrefix } from '../connections/oauth.js';
+import { whyNotConnectable } from '../connections/connectable.js';
 import type { PortalContext, SignedIn } from './context.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -21,9 +22,14 @@ const AUTH_LABEL: Record<PluginManifest['auth']['type'], string> = {
 
 function stateCell(m: PluginManifest, s: IntegrationConnectionState | undefined): SafeHtml {
   if (m.auth.type === 'none') return html`<span>No account needed</span>`;
-  if (s?.state === 'connected') return html`<span class="ok">Connected</span>`;
+  // the host the credential goes to: worth seeing, it is where the agents' calls go
+  const at =
+    s !== undefined && s.state !== 'not_connected' && s.instance !== undefined
+      ? html`<p class="hint">at <span class="instance">${new URL(s.instance).host}</span></p>`
+      : '';
+  if (s?.state === 'connected') return html`<span class="ok">Connected</span>${at}`;
   if (s?.state === 'needs_reauth')
-    return html`<span class="warn">Needs reconnecting</span><p class="hint">${s.reason}</p>`;
+    return html`<span class="warn">Needs reconnecting</span>${at}<p class="hint">${s.reason}</p>`;
   return html`<span>Not connected</span>`;
 }
 
@@ -100,13 +106,13 @@ function integrationRow(
   csrf: string,
 ): SafeHtml {
   const connected = s !== undefined && s.state !== 'not_connected';
-  const noClient = m.auth.type === 'oauth2' && !ctx.deps.connections.clientFor(m.name);
+  const notConnectable = whyNotConnectable(m, ctx.deps.connections.clientFor);
   const actions =
     m.auth.type === 'none'
       ? ''
       : html`${
-          noClient
-            ? html`<p class="hint">Not available: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID.</p>`
+          notConnectable
+            ? html`<p class="hint">Not available: ${notConnectable}.</p>`
             : html`<form method="post" action="/integrations/${m.name}/connect" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
 <button type="submit" aria-label="${connected ? 'Reconnect' : 'Connect'} ${m.displayName}">${connected ? 'Reconnect' : 'Connect'}</button></form>`
         }
@@ -138,14 +144,9 @@ async function startConnect(
       `There is no integration "${request.params.name}" to connect.`,
       who,
     );
-  if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
-    return ctx.sendError(
-      reply,
-      409,
-      'Not available',
-      `${m.displayName} cannot be connected until the operator sets ${clientEnvPrefix(m.name)}_CLIENT_ID.`,
-      who,
-    );
+  const notConnectable = whyNotConnectable(m, connections.clientFor);
+  if (notConnectable)
+    return ctx.sendError(reply, 409, 'Not available', `${m.displayName} cannot be connected: ${notConnectable}.`, who);
   // The same per-user link limit as the agent's connect tool (one count for both).
   const made = await connections.pending.createLimited(who.user.id, m.name, m.auth.type);
   if (!made.ok) {

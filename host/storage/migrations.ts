@@ -344,6 +344,19 @@ export const MIGRATIONS: Migration[] = [
       `ALTER TABLE portal_sessions ADD COLUMN sign_in_method TEXT`,
     ],
   },
+  {
+    version: 19,
+    name: "a connection's own instance of its provider",
+    statements: [
+      // The origin of the instance a connection names (GitLab self-managed, a Data Center server);
+      // NULL for the provider's default, which every connection made before this migration uses.
+      // The sealed secret holds it too: this plain copy is for the engine's look-up and the pages.
+      `ALTER TABLE connections ADD COLUMN instance_url TEXT`,
+      // The instance an agent's connect suggested (the link's page shows it to the person), then
+      // the one the person chose for the OAuth round trip (its token URL and client).
+      `ALTER TABLE pending_connects ADD COLUMN instance_url TEXT`,
+    ],
+  },
 ];
 
 /** Advisory lock key serialising migrations across processes on PostgreSQL ("WBMG"). */

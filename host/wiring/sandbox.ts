@@ -32,6 +32,7 @@ export async function startBridgeAndSandbox(
       upstreams: policy.upstreams,
       allowPrivateCidrs: policy.http.allowPrivateCidrs,
       denyHosts: policy.http.denyHosts,
+      allowHttpInstances: policy.http.allowHttpInstances,
       requestTimeoutMs: policy.http.requestTimeoutMs,
       maxResponseBytes: policy.http.maxResponseBytes,
       maxRequestBodyBytes: policy.http.maxRequestBodyBytes,

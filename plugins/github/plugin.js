@@ -202,7 +202,8 @@ function createApi(api2) {
   const integration = api2.integration ?? api2.provider.toLowerCase();
   const describe = api2.describe ?? describeError;
   async function request(ctx, method, path, options) {
-    const url = `${/^https:\/\//i.test(path) ? path : api2.base + path}${query(options.query)}`;
+    const base = typeof api2.base === "function" ? api2.base(ctx) : api2.base;
+    const url = `${/^https?:\/\//i.test(path) ? path : base + path}${query(options.query)}`;
     const res = await send(api2, ctx, method, url, options);
     if (!res.ok) return failWith(api2, integration, describe, res, method, url, options);
     return { status: res.status, headers: res.headers, url: res.url, data: await answerBody(api2, res, options) };

@@ -198,11 +198,16 @@ async function answerBody(api2, res, options) {
     res.status
   );
 }
+function instanceUrl(ctx, fallback) {
+  const given = ctx.config["instanceUrl"];
+  return typeof given === "string" && given !== "" ? given.replace(/\/+$/, "") : fallback;
+}
 function createApi(api2) {
   const integration = api2.integration ?? api2.provider.toLowerCase();
   const describe = api2.describe ?? describeError;
   async function request(ctx, method, path, options) {
-    const url = `${/^https:\/\//i.test(path) ? path : api2.base + path}${query(options.query)}`;
+    const base = typeof api2.base === "function" ? api2.base(ctx) : api2.base;
+    const url = `${/^https?:\/\//i.test(path) ? path : base + path}${query(options.query)}`;
     const res = await send(api2, ctx, method, url, options);
     if (!res.ok) return failWith(api2, integration, describe, res, method, url, options);
     return { status: res.status, headers: res.headers, url: res.url, data: await answerBody(api2, res, options) };
@@ -369,8 +374,10 @@ function bridgeWords(f) {
   }
   return Object.assign(new Error(message), { code: f.code });
 }
+var GITLAB_COM = "https://gitlab.com";
+var gitlabUrl = (ctx) => instanceUrl(ctx, GITLAB_COM);
 var api = createApi({
-  base: "https://gitlab.com/api/v4",
+  base: (ctx) => `${gitlabUrl(ctx)}/api/v4`,
   provider: "GitLab",
   failure: gitlabError,
   bridgeFailure: bridgeWords
@@ -393,15 +400,17 @@ async function whole(request, instead) {
     throw err;
   }
 }
-function projectRef(value) {
+var hostOf = (authority) => authority.replace(/^[^@]*@/, "").replace(/:(443|80)?$/, "").toLowerCase();
+function projectRef(ctx, value) {
   let s = String(value ?? "").trim();
   if (/^\d+$/.test(s)) return s;
   const url = /^https?:\/\/([^/?#]*)(.*)$/i.exec(s);
   if (url) {
-    const host = url[1].replace(/^[^@]*@/, "").replace(/:\d*$/, "").toLowerCase();
-    if (host !== "gitlab.com" && host !== "www.gitlab.com") {
+    const host = hostOf(url[1]);
+    const home = hostOf(/^https?:\/\/([^/?#]*)/i.exec(gitlabUrl(ctx))?.[1] ?? "");
+    if (host !== home && !(home === "gitlab.com" && host === "www.gitlab.com")) {
       throw new Error(
-        `Invalid project "${String(value)}": that URL is on ${host || "no host"}, not gitlab.com, and this integration reaches gitlab.com (or the GitLab instance the operator set up for it). Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`
+        `Invalid project "${String(value)}": that URL is on ${host || "no host"}, not ${home}, the GitLab this connection reaches. Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`
       );
     }
     s = url[2].split(/[?#]/)[0].split("/-/")[0].replace(/\.git$/, "");
@@ -415,7 +424,7 @@ function projectRef(value) {
   }
   return enc(parts.join("/"));
 }
-var projectPath = (a) => `/projects/${projectRef(a.project)}`;
+var projectPath = (ctx, a) => `/projects/${projectRef(ctx, a.project)}`;
 function filePath(value) {
   const s = value.replace(/^\/+/, "");
   if (s === "" || s.split("/").some((p) => p === "" || p === "." || p === ".."))
@@ -447,7 +456,7 @@ async function idsFor(ctx, usernames2, role) {
 }
 var someIds = async (ctx, usernames2, role) => usernames2?.length ? userIds(ctx, usernames2, role) : void 0;
 async function defaultBranch(ctx, a) {
-  const project2 = await get(ctx, projectPath(a), {
+  const project2 = await get(ctx, projectPath(ctx, a), {
     action: `project ${String(a.project)}`
   });
   if (!project2.default_branch)
@@ -632,7 +641,7 @@ var listIssues = defineTool({
       sort: a.sort,
       ...paging(a)
     };
-    const path = a.project !== void 0 ? `${projectPath(a)}/issues` : "/issues";
+    const path = a.project !== void 0 ? `${projectPath(ctx, a)}/issues` : "/issues";
     const { rows, next } = await list(ctx, path, { query: query2, action: "issues" });
     return { issues: rows.map((i) => slimIssue(i, LIST_TEXT_CHARS)), next };
   }
@@ -642,7 +651,9 @@ var getIssue = defineTool({
   input: schema,
   annotations: reads("Get issue", { idempotent: true }),
   handler: async (ctx, a) => {
-    const i = await get(ctx, `${projectPath(a)}/issues/${a.issue_iid}`, { action: `issue #${a.issue_iid}` });
+    const i = await get(ctx, `${projectPath(ctx, a)}/issues/${a.issue_iid}`, {
+      action: `issue #${a.issue_iid}`
+    });
     const tasks = i.task_completion_status;
     return {
       ...slimIssue(i, FULL_TEXT_CHARS),
@@ -668,7 +679,7 @@ var createIssue = defineTool({
       issue_type: a.issue_type
     };
     return slimIssue(
-      await send2(ctx, "POST", `${projectPath(a)}/issues`, body, "creating the issue"),
+      await send2(ctx, "POST", `${projectPath(ctx, a)}/issues`, body, "creating the issue"),
       LIST_TEXT_CHARS
     );
   }
@@ -699,7 +710,7 @@ var updateIssue = defineTool({
     const issue = await send2(
       ctx,
       "PUT",
-      `${projectPath(a)}/issues/${a.issue_iid}`,
+      `${projectPath(ctx, a)}/issues/${a.issue_iid}`,
       { ...body, assignee_ids },
       `issue #${a.issue_iid}`
     );
@@ -711,7 +722,7 @@ var addIssueNote = defineTool({
   input: schema,
   annotations: changes("Comment on issue"),
   handler: async (ctx, a) => {
-    const path = `${projectPath(a)}/issues/${a.issue_iid}/notes`;
+    const path = `${projectPath(ctx, a)}/issues/${a.issue_iid}/notes`;
     return slimNote(
       await send2(
         ctx,
@@ -752,8 +763,8 @@ var MERGE_BLOCKERS = /* @__PURE__ */ new Map([
   ["merge_time", "it may not be merged before its merge_after time"],
   ["commits_status", "its source branch has no commits or is missing"]
 ]);
-var mrPath = (a) => `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
-var readMergeRequest = (ctx, a) => get(ctx, mrPath(a), { action: `merge request !${a.merge_request_iid}` });
+var mrPath = (ctx, a) => `${projectPath(ctx, a)}/merge_requests/${a.merge_request_iid}`;
+var readMergeRequest = (ctx, a) => get(ctx, mrPath(ctx, a), { action: `merge request !${a.merge_request_iid}` });
 var listMergeRequests = defineTool({
   description: "Lists GitLab merge requests (MRs) of one project, or across all projects when `project` is left out (then `scope` chooses: created_by_me, assigned_to_me or all; left out, it is all when author_username or reviewer_username is given, else GitLab's default created_by_me), filtered by state (default opened), labels, author, reviewer, source or target branch or a search text. Rows: iid, reference (group/project!7), title, state, draft, author, assignees, reviewers, branches, labels, detailed merge status and web URL. To find MRs waiting for my review, pass reviewer_username with my username (gitlab_get_current_user). When `next` is not null, pass it as `page`.",
   input: schema,
@@ -772,7 +783,7 @@ var listMergeRequests = defineTool({
       sort: a.sort,
       ...paging(a)
     };
-    const path = a.project !== void 0 ? `${projectPath(a)}/merge_requests` : "/merge_requests";
+    const path = a.project !== void 0 ? `${projectPath(ctx, a)}/merge_requests` : "/merge_requests";
     const { rows, next } = await list(ctx, path, { query: query2, action: "merge requests" });
     return { merge_requests: rows.map((m) => slimMergeRequest(m, LIST_TEXT_CHARS)), next };
   }
@@ -802,7 +813,13 @@ var createMergeRequest = defineTool({
       squash: a.squash
     };
     return slimMergeRequest(
-      await send2(ctx, "POST", `${projectPath(a)}/merge_requests`, body, "creating the merge request"),
+      await send2(
+        ctx,
+        "POST",
+        `${projectPath(ctx, a)}/merge_requests`,
+        body,
+        "creating the merge request"
+      ),
       LIST_TEXT_CHARS
     );
   }
@@ -812,7 +829,7 @@ var updateMergeRequest = defineTool({
   input: schema,
   annotations: changes("Update, close or reopen merge request", { idempotent: true }),
   handler: async (ctx, a) => {
-    const path = mrPath(a);
+    const path = mrPath(ctx, a);
     const body = {
       title: a.title,
       description: a.description,
@@ -910,7 +927,7 @@ var mergeMergeRequest = defineTool({
     };
     let mr;
     try {
-      mr = await send2(ctx, "PUT", `${mrPath(a)}/merge`, body, `merging !${a.merge_request_iid}`);
+      mr = await send2(ctx, "PUT", `${mrPath(ctx, a)}/merge`, body, `merging !${a.merge_request_iid}`);
     } catch (err) {
       throw await mergeRefusal(ctx, a, err);
     }
@@ -932,7 +949,7 @@ var getMergeRequestDiffs = defineTool({
   input: schema,
   annotations: reads("Get merge request changes (diffs)", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list(ctx, `${mrPath(a)}/diffs`, {
+    const { rows, next } = await list(ctx, `${mrPath(ctx, a)}/diffs`, {
       query: paging(a),
       action: `diffs of !${a.merge_request_iid}`
     });
@@ -974,7 +991,7 @@ var addMergeRequestNote = defineTool({
     await send2(
       ctx,
       "POST",
-      `${mrPath(a)}/notes`,
+      `${mrPath(ctx, a)}/notes`,
       { body: a.body, internal: a.internal },
       `commenting on !${a.merge_request_iid}`
     )
@@ -1023,7 +1040,7 @@ var listCommits = defineTool({
       first_parent: a.first_parent || void 0,
       ...paging(a)
     };
-    const { rows, next } = await list(ctx, `${projectPath(a)}/repository/commits`, {
+    const { rows, next } = await list(ctx, `${projectPath(ctx, a)}/repository/commits`, {
       query: query2,
       action: `commits${a.ref ? ` of ${a.ref}` : ""}`
     });
@@ -1035,10 +1052,14 @@ var listMergeRequestCommits = defineTool({
   input: schema,
   annotations: reads("List merge request commits", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list(ctx, `${projectPath(a)}/merge_requests/${a.merge_request_iid}/commits`, {
-      query: paging(a),
-      action: `commits of !${a.merge_request_iid}`
-    });
+    const { rows, next } = await list(
+      ctx,
+      `${projectPath(ctx, a)}/merge_requests/${a.merge_request_iid}/commits`,
+      {
+        query: paging(a),
+        action: `commits of !${a.merge_request_iid}`
+      }
+    );
     return { merge_request_iid: a.merge_request_iid, commits: rows.map(slimCommit), next };
   }
 });
@@ -1047,7 +1068,7 @@ var listReleases = defineTool({
   input: schema,
   annotations: reads("List releases", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list(ctx, `${projectPath(a)}/releases`, {
+    const { rows, next } = await list(ctx, `${projectPath(ctx, a)}/releases`, {
       query: { order_by: a.order_by, sort: a.sort, ...paging(a) },
       action: "releases"
     });
@@ -1074,7 +1095,10 @@ var listPipelines = defineTool({
       sort: a.sort,
       ...paging(a)
     };
-    const { rows, next } = await list(ctx, `${projectPath(a)}/pipelines`, { query: query2, action: "pipelines" });
+    const { rows, next } = await list(ctx, `${projectPath(ctx, a)}/pipelines`, {
+      query: query2,
+      action: "pipelines"
+    });
     return { pipelines: rows.map(slimPipeline), next };
   }
 });
@@ -1083,7 +1107,7 @@ var getPipeline = defineTool({
   input: schema,
   annotations: reads("Get pipeline and its jobs", { idempotent: true }),
   handler: async (ctx, a) => {
-    const path = `${projectPath(a)}/pipelines/${a.pipeline_id}`;
+    const path = `${projectPath(ctx, a)}/pipelines/${a.pipeline_id}`;
     const p = await get(ctx, path, { action: `pipeline ${a.pipeline_id}` });
     const fetchPage = async (page2) => {
       const { rows, next: next2 } = await list(ctx, `${path}/jobs`, {
@@ -1119,13 +1143,13 @@ var createPipeline = defineTool({
   handler: async (ctx, a) => {
     const body = { ref: a.ref, variables: a.variables?.length ? a.variables : void 0 };
     return slimPipeline(
-      await send2(ctx, "POST", `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`)
+      await send2(ctx, "POST", `${projectPath(ctx, a)}/pipeline`, body, `creating a pipeline on ${a.ref}`)
     );
   }
 });
 async function pipelineAction(ctx, a, verb) {
   const action = `${verb === "retry" ? "retrying" : "canceling"} pipeline ${a.pipeline_id}`;
-  const p = await send2(ctx, "POST", `${projectPath(a)}/pipelines/${a.pipeline_id}/${verb}`, {}, action);
+  const p = await send2(ctx, "POST", `${projectPath(ctx, a)}/pipelines/${a.pipeline_id}/${verb}`, {}, action);
   return { ...slimPipeline(p), action: verb === "retry" ? "retried" : "canceled" };
 }
 var retryPipeline = defineTool({
@@ -1148,7 +1172,7 @@ var getJobLog = defineTool({
   input: schema,
   annotations: reads("Get job log", { idempotent: true }),
   handler: async (ctx, a) => {
-    const path = `${projectPath(a)}/jobs/${a.job_id}`;
+    const path = `${projectPath(ctx, a)}/jobs/${a.job_id}`;
     const job = await get(ctx, path, { action: `job ${a.job_id}` });
     const tooLarge = () => `The log of job ${a.job_id} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so not even its end can be read here (a smaller max_chars does not help: the whole log is sent). ${job.web_url ? `Open it in GitLab: ${job.web_url} (raw text: ${job.web_url}/raw).` : "Open the job in GitLab."}`;
     const { data: text } = await whole(
@@ -1236,7 +1260,7 @@ var getProject = defineTool({
   input: schema,
   annotations: reads("Get project", { idempotent: true }),
   handler: async (ctx, a) => {
-    const p = await get(ctx, projectPath(a), {
+    const p = await get(ctx, projectPath(ctx, a), {
       query: { license: false },
       action: `project ${String(a.project)}`
     });
@@ -1268,7 +1292,7 @@ var getCloneUrl = defineTool({
   input: schema,
   annotations: reads("Get clone URL", { idempotent: true }),
   handler: async (ctx, a) => {
-    const p = await get(ctx, projectPath(a), {
+    const p = await get(ctx, projectPath(ctx, a), {
       query: { license: false },
       action: `project ${String(a.project)}`
     });
@@ -1299,7 +1323,7 @@ var getFile = defineTool({
     const tooLarge = async () => {
       let at = "";
       try {
-        const p = await get(ctx, projectPath(a), { action: `project ${String(a.project)}` });
+        const p = await get(ctx, projectPath(ctx, a), { action: `project ${String(a.project)}` });
         const shown = ref === "HEAD" ? p.default_branch || ref : ref;
         if (p.web_url) at = ` Open it in GitLab: ${p.web_url}/-/blob/${segments(shown)}/${segments(a.path)}`;
       } catch {
@@ -1307,7 +1331,7 @@ var getFile = defineTool({
       }
       return `File "${a.path}" at ${ref} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so it cannot be read here (offset and max_chars do not help: GitLab sends the whole file).${at || " Open it in the project on GitLab."}`;
     };
-    const path = `${projectPath(a)}/repository/files/${filePath(a.path)}`;
+    const path = `${projectPath(ctx, a)}/repository/files/${filePath(a.path)}`;
     const data = await whole(
       get(ctx, path, { query: { ref }, action: `file "${a.path}" at ${ref}` }),
       tooLarge
@@ -1358,7 +1382,7 @@ var createOrUpdateFile = defineTool({
   handler: async (ctx, a) => {
     if (a.content === void 0 === (a.content_base64 === void 0))
       throw new Error("Invalid arguments: pass exactly one of `content` (text) or `content_base64`.");
-    const path = `${projectPath(a)}/repository/files/${filePath(a.path)}`;
+    const path = `${projectPath(ctx, a)}/repository/files/${filePath(a.path)}`;
     const at = a.start_branch || a.branch;
     const exists = a.action === "auto" ? await fileExists(ctx, path, at, a.path) : a.action === "update";
     const body = {
@@ -1393,7 +1417,7 @@ var listRepositoryTree = defineTool({
     const query2 = { path: a.path, ref: a.ref, recursive: a.recursive || void 0, ...paging(a) };
     const { rows, next } = await list(
       ctx,
-      `${projectPath(a)}/repository/tree`,
+      `${projectPath(ctx, a)}/repository/tree`,
       { query: query2, action: `tree of "${a.path || "/"}"` }
     );
     return { entries: rows.map((e) => ({ name: e.name, path: e.path, type: TREE_TYPES.get(e.type) || e.type })), next };
@@ -1404,7 +1428,7 @@ var listBranches = defineTool({
   input: schema,
   annotations: reads("List branches", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list(ctx, `${projectPath(a)}/repository/branches`, {
+    const { rows, next } = await list(ctx, `${projectPath(ctx, a)}/repository/branches`, {
       query: { search: a.search, ...paging(a) },
       action: "branches"
     });
@@ -1425,7 +1449,7 @@ var createBranch = defineTool({
     const branch = await send2(
       ctx,
       "POST",
-      `${projectPath(a)}/repository/branches`,
+      `${projectPath(ctx, a)}/repository/branches`,
       { branch: a.branch, ref: from },
       `creating branch ${a.branch} from ${from}`
     );
@@ -1440,7 +1464,7 @@ var searchCode = defineTool({
     const query2 = { scope: "blobs", search: a.query, ref: a.ref, ...paging(a) };
     const { rows, next } = await list(
       ctx,
-      `${projectPath(a)}/search`,
+      `${projectPath(ctx, a)}/search`,
       { query: query2, action: "code search" }
     );
     const items = rows.map((b) => ({
@@ -1465,13 +1489,13 @@ function slimReviewNote(n) {
     ...p ? { path: p.new_path || p.old_path || null, line: p.new_line ?? p.old_line ?? null } : {}
   };
 }
-var mrPath2 = (a) => `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
+var mrPath2 = (ctx, a) => `${projectPath(ctx, a)}/merge_requests/${a.merge_request_iid}`;
 var listMergeRequestNotes = defineTool({
   description: 'Lists the comments (notes, the discussion) on a GitLab merge request, to read what reviewers said: general comments and diff notes on lines of a changed file (with their file, line and whether the thread is resolved), oldest first by default. GitLab\'s system notes ("added 1 commit", "approved this merge request", label changes) are left out unless include_system is true. When `next` is not null, pass it as `page`.',
   input: schema,
   annotations: reads("List merge request notes (comments)", { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list(ctx, `${mrPath2(a)}/notes`, {
+    const { rows, next } = await list(ctx, `${mrPath2(ctx, a)}/notes`, {
       query: { sort: a.sort, order_by: "created_at", ...paging(a) },
       action: `notes of !${a.merge_request_iid}`
     });
@@ -1512,7 +1536,7 @@ var approveMergeRequest = defineTool({
       state = await send2(
         ctx,
         "POST",
-        `${mrPath2(a)}/${approve ? "approve" : "unapprove"}`,
+        `${mrPath2(ctx, a)}/${approve ? "approve" : "unapprove"}`,
         approve ? { sha: a.sha } : {},
         `${approve ? "approving" : "withdrawing the approval of"} !${a.merge_request_iid}`
       );
@@ -1536,7 +1560,7 @@ var plugin_default = definePlugin({
   name: "gitlab",
   version: "1.0.0",
   displayName: "GitLab",
-  description: "Projects, issues, merge requests (create, review diffs, comment, merge), CI/CD pipelines and job logs, files, branches and code search on gitlab.com through the GitLab REST API v4. A self-managed GitLab is reached by mapping https://gitlab.com to it in the policy's upstreams.",
+  description: "Projects, issues, merge requests (create, review diffs, comment, merge), CI/CD pipelines and job logs, files, branches and code search through the GitLab REST API v4, on gitlab.com or on your own GitLab (self-managed or Dedicated: its URL is given when connecting). Connects with OAuth or a personal access token.",
   auth: {
     type: "oauth2",
     authorizationUrl: "https://gitlab.com/oauth/authorize",
@@ -1546,7 +1570,17 @@ var plugin_default = definePlugin({
     scopeSeparator: " ",
     pkce: true,
     clientAuth: "body",
-    inject: { hosts: ["gitlab.com"], header: "authorization", format: "Bearer {token}" }
+    inject: { hosts: ["gitlab.com"], header: "authorization", format: "Bearer {token}" },
+    instance: {
+      default: "https://gitlab.com",
+      label: "GitLab instance URL",
+      description: "For GitLab self-managed or Dedicated, your GitLab's address, e.g. https://gitlab.example.com (no path). Leave it empty for gitlab.com.",
+      oauth: { authorizationPath: "/oauth/authorize", tokenPath: "/oauth/token", revocationPath: "/oauth/revoke" }
+    },
+    personalToken: {
+      label: "Personal access token",
+      description: "Instead of signing in: a GitLab personal access token with the api scope (User settings > Access tokens), made on the GitLab named above. It is sent to that GitLab only."
+    }
   },
   egress: ["gitlab.com"],
   tools: {

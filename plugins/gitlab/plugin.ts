@@ -1,7 +1,8 @@
 /**
  * @module plugins/gitlab/plugin
- * GitLab tools over the REST API v4 of gitlab.com (a self-managed instance is reached through the
- * policy's `upstreams` mapping): projects, issues, merge requests (review notes, commits, approval),
+ * GitLab tools over the REST API v4 of gitlab.com, or of the connection's own GitLab instance
+ * (self-managed or Dedicated, named at connect time; connected by OAuth with a client registered on
+ * it, or with a personal access token): projects, issues, merge requests (review notes, commits, approval),
  * CI/CD pipelines and job logs, files, commits, releases, branches, clone URLs and code search. The tool table; the handlers live in src/ by area.
  */
 import { definePlugin } from 'workbench/plugin-sdk';
@@ -40,7 +41,7 @@ export default definePlugin({
   version: '1.0.0',
   displayName: 'GitLab',
   description:
-    "Projects, issues, merge requests (create, review diffs, comment, merge), CI/CD pipelines and job logs, files, branches and code search on gitlab.com through the GitLab REST API v4. A self-managed GitLab is reached by mapping https://gitlab.com to it in the policy's upstreams.",
+    'Projects, issues, merge requests (create, review diffs, comment, merge), CI/CD pipelines and job logs, files, branches and code search through the GitLab REST API v4, on gitlab.com or on your own GitLab (self-managed or Dedicated: its URL is given when connecting). Connects with OAuth or a personal access token.',
   auth: {
     type: 'oauth2',
     authorizationUrl: 'https://gitlab.com/oauth/authorize',
@@ -51,6 +52,18 @@ export default definePlugin({
     pkce: true,
     clientAuth: 'body',
     inject: { hosts: ['gitlab.com'], header: 'authorization', format: 'Bearer {token}' },
+    instance: {
+      default: 'https://gitlab.com',
+      label: 'GitLab instance URL',
+      description:
+        "For GitLab self-managed or Dedicated, your GitLab's address, e.g. https://gitlab.example.com (no path). Leave it empty for gitlab.com.",
+      oauth: { authorizationPath: '/oauth/authorize', tokenPath: '/oauth/token', revocationPath: '/oauth/revoke' },
+    },
+    personalToken: {
+      label: 'Personal access token',
+      description:
+        'Instead of signing in: a GitLab personal access token with the api scope (User settings > Access tokens), made on the GitLab named above. It is sent to that GitLab only.',
+    },
   },
   egress: ['gitlab.com'],
   tools: {

@@ -190,7 +190,8 @@ function createApi(api) {
   const integration = api.integration ?? api.provider.toLowerCase();
   const describe = api.describe ?? describeError;
   async function request(ctx, method, path, options) {
-    const url = `${/^https:\/\//i.test(path) ? path : api.base + path}${query(options.query)}`;
+    const base = typeof api.base === "function" ? api.base(ctx) : api.base;
+    const url = `${/^https?:\/\//i.test(path) ? path : base + path}${query(options.query)}`;
     const res = await send(api, ctx, method, url, options);
     if (!res.ok) return failWith(api, integration, describe, res, method, url, options);
     return { status: res.status, headers: res.headers, url: res.url, data: await answerBody(api, res, options) };

@@ -76,6 +76,8 @@ export interface TestGateway {
       config?: Record<string, unknown>;
       /** a cookie connection's cookies (playwright's shape) */
       cookies?: unknown;
+      /** the connection's own instance of the provider (checked as at any connect) */
+      instanceUrl?: string;
     },
     user?: User,
   ): Promise<{ connectionId: string }>;

@@ -2086,7 +2086,7 @@ describe('gitlab tools: error mappings', () => {
     for (const [url, host] of [
       ['https://github.com/acme/api', 'github.com'],
       ['https://gitlab.example.com/acme/api/-/issues/3', 'gitlab.example.com'],
-      ['http://user@evil.example:8443/acme/api', 'evil.example'],
+      ['http://user@evil.example:8443/acme/api', 'evil.example:8443'],
       ['https://gitlab.com.evil.example/acme/api', 'gitlab.com.evil.example'],
     ] as const) {
       upstream.requests.length = 0;

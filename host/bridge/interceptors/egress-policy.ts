@@ -1,9 +1,12 @@
 /**
  * @module host/bridge/interceptors/egress-policy
  * Deny by default, per hop. A request may leave iff:
- *   - the scheme is https (http only for an origin the policy maps to an upstream),
- *   - the URL carries no user:password and no explicit port (unless its origin is mapped),
- *   - the host is declared, exactly, in the manifest's `egress`, or the manifest allows any public
+ *   - the scheme is https (http only for an origin the policy maps to an upstream, or for the
+ *     connection's own instance where the policy's allowHttpInstances allows it),
+ *   - the URL carries no user:password and no explicit port (unless its origin is mapped, or is the
+ *     connection's instance, whose origin may name one),
+ *   - the host is declared, exactly, in the manifest's `egress`, or the origin is the connection's
+ *     own instance (scope.instance: checked at connect time, and here as any declared host), or the manifest allows any public
  *     host (`egressAnyPublicHost`: the request is then marked `anyHost`, gets no credential and
  *     may reach public addresses only), and it is not in `denyHosts`,
  *   - an IP-literal host is an allowed address (DNS names are checked at connect time by the
@@ -30,7 +33,9 @@ export function egressPolicy(): Interceptor {
       const { policy } = call;
       const where = req.hop === 0 ? '' : `redirect hop ${req.hop}: `;
       const mapped = policy.upstreamMap.has(url.origin);
-      if (url.protocol !== 'https:' && !(mapped && url.protocol === 'http:')) {
+      const instance = call.scope.instance !== undefined && url.origin === call.scope.instance;
+      const httpAllowed = mapped || (instance && policy.allowHttpInstances === true);
+      if (url.protocol !== 'https:' && !(httpAllowed && url.protocol === 'http:')) {
         throw new BridgeError(
           'GW_ERR_BRIDGE_SCHEME_NOT_ALLOWED',
           `${where}${named(req, 'scheme', `"${url.protocol}"`)} is not allowed; use https`,
@@ -38,13 +43,13 @@ export function egressPolicy(): Interceptor {
       }
       if (url.username || url.password)
         throw new BridgeError('GW_ERR_BRIDGE_HOST_NOT_ALLOWED', `${where}URLs with user information are refused`);
-      if (url.port !== '' && !mapped)
+      if (url.port !== '' && !mapped && !instance)
         throw new BridgeError(
           'GW_ERR_BRIDGE_HOST_NOT_ALLOWED',
           `${where}${named(req, 'port', url.port)} is not allowed`,
         );
       const host = policyHost(url);
-      const declared = call.scope.manifest.egress.includes(host);
+      const declared = instance || call.scope.manifest.egress.includes(host);
       // an undeclared host of a plugin that may reach any public one: no credential, public addresses only
       const anyHost = !declared && call.scope.manifest.egressAnyPublicHost === true;
       if (!declared && !anyHost) {

@@ -1,8 +1,11 @@
 /**
  * @module host/bridge/interceptors/inject-credential
  * Adds the user's credential to a request, host-side, after the egress policy allowed it, and
- * only when (a) the host is one of `credentialHosts(manifest)` and (b) the hop is still on the
- * origin of the plugin's original request (a redirect to another origin never carries it).
+ * only when (a) the host is one of `credentialHosts(manifest)` — or, for a connection that names
+ * its own instance, the origin is that instance's, and nothing else (the provider's default hosts
+ * stay reachable, without it) — and (b) the hop is still on the origin of the plugin's original
+ * request (a redirect to another origin never carries it). A credential sealed for another
+ * instance than the call's (the connection was moved meanwhile) is not sent at all.
  * The credential is loaded lazily, at most once per call, the first time it is needed. A cookie
  * connection's credential is one Cookie header of the stored cookies that go with the request's
  * URL (cookie-header.ts), for the egress hosts within the manifest's `domains`.
@@ -14,7 +17,7 @@ import { credentialHosts, INJECT_PLACEHOLDER, type PluginManifest } from '../../
 import { BridgeError } from '../bridge-error.js';
 import { cookieHeaderFor } from '../cookie-header.js';
 import { policyHost } from '../../../common/normalise-url.js';
-import type { Credential, Interceptor, OutboundRequest } from '../types.js';
+import type { CallScope, Credential, Interceptor, OutboundRequest } from '../types.js';
 
 const PLACEHOLDER = INJECT_PLACEHOLDER;
 
@@ -99,6 +102,12 @@ function recordChoice(manifest: PluginManifest, req: OutboundRequest): RecordCho
   return { key: field.records.key, header, value: req.headers[header] };
 }
 
+/** Whether the credential of the call's connection is bound to `url`: its instance's origin, else the manifest's credential hosts. */
+function boundTo(scope: CallScope, url: URL): boolean {
+  if (scope.instance !== undefined) return url.origin === scope.instance;
+  return credentialHosts(scope.manifest).includes(policyHost(url));
+}
+
 export function injectCredential(): Interceptor {
   return (next) =>
     async function injectCredentialStep(req, call) {
@@ -107,7 +116,7 @@ export function injectCredential(): Interceptor {
       // a host reached only as "any public host" never gets the credential
       if (auth.type === 'none' || req.anyHost) return next(req, call);
       const sameOrigin = req.hop === 0 || req.url.origin === req.initialOrigin;
-      if (!sameOrigin || !credentialHosts(manifest).includes(policyHost(req.url))) return next(req, call);
+      if (!sameOrigin || !boundTo(call.scope, req.url)) return next(req, call);
       // a partial answer (206) could cut a quoted credential into pieces redaction cannot match
       if (req.headers['range'] !== undefined || req.headers['if-range'] !== undefined)
         throw new BridgeError(
@@ -116,6 +125,11 @@ export function injectCredential(): Interceptor {
         );
       const credential = await call.credential();
       if (!credential) return next(req, call);
+      if (credential.instance !== call.scope.instance)
+        throw new BridgeError(
+          'GW_ERR_BRIDGE_CONNECTION_CHANGED',
+          `the ${manifest.displayName} connection was moved to another instance while this call ran; retry the call`,
+        );
       if (auth.type === 'cookie') {
         // the plugin cannot have set a Cookie header of its own: validate-request refuses it
         const header = cookieHeaderFor(credential.cookies ?? [], req.url, Date.now());

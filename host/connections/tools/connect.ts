@@ -5,11 +5,17 @@
  * valid once, for them only, for a few minutes. An integration that is already
  * connected is said to be so (status ALREADY_CONNECTED, and since when) instead of a new link being
  * made unasked: the agent calls again with `reconnect: true` when the user wants another account
- * or new permissions. One that needs re-authorisation gets its link at once.
+ * or new permissions. One that needs re-authorisation gets its link at once. For an integration
+ * whose provider can be self-hosted, the agent may name the instance (checked here as at any
+ * connect): the link's page shows it to the person, who may change it, and it is only a suggestion
+ * until they confirm it there.
  */
 import * as z from 'zod';
 import type { MetaTool } from '../../meta-tools/types.js';
+import { whyNotConnectable } from '../connectable.js';
+import { isConnectionError } from '../errors.js';
 import { clientEnvPrefix } from '../oauth.js';
+import { checkInstanceUrl } from '../instance-url.js';
 import type { PendingType } from '../pending.js';
 import { err, integrationArg, type ConnectionMetaToolDeps, type IntegrationLookup } from './deps.js';
 
@@ -20,6 +26,13 @@ const connectSchema = z.strictObject({
     .default(false)
     .describe(
       'Make a new link although the integration is connected (to connect another account, or grant new permissions); default false',
+    ),
+  instanceUrl: z
+    .string()
+    .max(300)
+    .optional()
+    .describe(
+      "Only for an integration whose provider can be self-hosted (e.g. gitlab): the address of the user's own instance, such as https://gitlab.example.com; the user sees and confirms it on the link's page. Leave it out for the provider's own service (gitlab.com).",
     ),
 });
 
@@ -55,12 +68,20 @@ export function connectTool(deps: ConnectionMetaToolDeps, lookup: IntegrationLoo
             message: `${m.displayName} needs no connection: call its tools directly.`,
           },
         };
-      if (m.auth.type === 'oauth2' && !connections.clientFor(m.name))
+      // an OAuth2 integration without the operator's client (and no personal token instead)
+      if (whyNotConnectable(m, connections.clientFor))
         return err(
           'GW_ERR_CONNECTION_NO_CLIENT',
           `${m.displayName} cannot be connected yet: the operator must set ${clientEnvPrefix(m.name)}_CLIENT_ID and _CLIENT_SECRET on the server.`,
           { integration: m.name },
         );
+      let instanceUrl: string | undefined;
+      try {
+        instanceUrl = await checkInstanceUrl(m, args.instanceUrl, connections.instanceRules);
+      } catch (e) {
+        if (!isConnectionError(e)) throw e;
+        return err(e.code, e.message, { integration: m.name });
+      }
       if (!args.reconnect) {
         const s = await connections.state(ctx.user.id, m);
         if (s.state === 'connected')
@@ -73,7 +94,13 @@ export function connectTool(deps: ConnectionMetaToolDeps, lookup: IntegrationLoo
             },
           };
       }
-      const made = await connections.pending.createLimited(ctx.user.id, m.name, m.auth.type, deps.maxLinksPer10Min);
+      const made = await connections.pending.createLimited(
+        ctx.user.id,
+        m.name,
+        m.auth.type,
+        deps.maxLinksPer10Min,
+        instanceUrl ?? null,
+      );
       if (!made.ok)
         return err(
           'GW_ERR_POLICY_RATE_LIMITED',
@@ -87,6 +114,7 @@ export function connectTool(deps: ConnectionMetaToolDeps, lookup: IntegrationLoo
           integration: m.name,
           type: p.type,
           url: `${base}/connect/${p.id}`,
+          ...(instanceUrl !== undefined ? { instanceUrl } : {}),
           expiresAt: new Date(p.expiresAt).toISOString(),
           message: `Ask the user to open this link and ${USER_STEP[p.type](m.displayName)}, then call wait_for_connection.`,
         },

@@ -19,7 +19,8 @@ export function listIntegrationsTool(
     title: 'List integrations',
     description:
       'List every integration you can use, with its auth type, number of tools and whether the user is connected: ' +
-      '"connected", "needs_reauth" (with a reason: call connect again), "not_connected" (call connect) or "not_required" (no account needed).',
+      '"connected", "needs_reauth" (with a reason: call connect again), "not_connected" (call connect) or "not_required" (no account needed); ' +
+      "`instance` is the URL of the connection's own instance of the provider (e.g. a self-managed GitLab) when it names one.",
     inputSchema: z.strictObject({}),
     annotations: { readOnlyHint: true },
     async handler(ctx) {
@@ -44,6 +45,10 @@ export function listIntegrationsTool(
               : m.tools.length,
             connection,
             ...(s?.state === 'needs_reauth' ? { reason: s.reason } : {}),
+            // the connection's own instance (GitLab self-managed, …), where its calls go
+            ...(s !== undefined && s.state !== 'not_connected' && s.instance !== undefined
+              ? { instance: s.instance }
+              : {}),
             ...(why !== undefined ? { connectable: false, why } : {}),
           };
         });

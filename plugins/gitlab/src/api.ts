@@ -1,7 +1,8 @@
 /**
  * @module plugins/gitlab/src/api
- * The GitLab REST API v4 client: gitlab.com only (a self-managed instance is reached through the
- * policy's `upstreams` mapping), the one mapping from a failed answer to the words an agent reads,
+ * The GitLab REST API v4 client: on gitlab.com, or on the connection's own instance (GitLab
+ * self-managed or Dedicated: `ctx.config.instanceUrl`, which the gateway checked at connect time and
+ * binds the credential to), the one mapping from a failed answer to the words an agent reads,
  * paging by `x-next-page`, and the GitLab-specific path forms: a project as one %2F-encoded segment
  * (from an id, a path or its web URL) and a repository file path with `.` as %2E. The credential is
  * added by the gateway: this code never sets Authorization.
@@ -9,6 +10,7 @@
 import {
   createApi,
   enc,
+  instanceUrl,
   type ApiFailure,
   type BridgeFailure,
   type HttpHeaders,
@@ -117,8 +119,14 @@ function bridgeWords(f: BridgeFailure): Error {
   return Object.assign(new Error(message), { code: f.code });
 }
 
+/** gitlab.com: where a connection that names no instance of its own goes. */
+export const GITLAB_COM = 'https://gitlab.com';
+
+/** The connection's GitLab: its own instance, or gitlab.com. */
+export const gitlabUrl = (ctx: PluginContext): string => instanceUrl(ctx, GITLAB_COM);
+
 export const api = createApi({
-  base: 'https://gitlab.com/api/v4',
+  base: (ctx) => `${gitlabUrl(ctx)}/api/v4`,
   provider: 'GitLab',
   failure: gitlabError,
   bridgeFailure: bridgeWords,
@@ -165,23 +173,29 @@ export async function whole<T>(request: Promise<T>, instead: () => Promise<strin
   }
 }
 
+/** The host (and port, when not the default) of a URL's authority, lower-cased, without user information. */
+const hostOf = (authority: string): string =>
+  authority
+    .replace(/^[^@]*@/, '')
+    .replace(/:(443|80)?$/, '')
+    .toLowerCase();
+
 /**
  * A project as GitLab's `:id` wants it: a numeric id as is, a path (`group/sub/project`) URL-encoded
- * as one segment (`group%2Fsub%2Fproject`). A project's web URL is accepted too.
+ * as one segment (`group%2Fsub%2Fproject`). A project's web URL on the connection's GitLab (its
+ * instance, or gitlab.com) is accepted too.
  */
-export function projectRef(value: unknown): string {
+export function projectRef(ctx: PluginContext, value: unknown): string {
   let s = String(value ?? '').trim();
   if (/^\d+$/.test(s)) return s;
   const url = /^https?:\/\/([^/?#]*)(.*)$/i.exec(s);
   if (url) {
-    // only a gitlab.com URL names a project here: the same path on another host is another project
-    const host = url[1]
-      .replace(/^[^@]*@/, '')
-      .replace(/:\d*$/, '')
-      .toLowerCase();
-    if (host !== 'gitlab.com' && host !== 'www.gitlab.com') {
+    // only a URL on the connection's GitLab names a project here: the same path on another host is another project
+    const host = hostOf(url[1]);
+    const home = hostOf(/^https?:\/\/([^/?#]*)/i.exec(gitlabUrl(ctx))?.[1] ?? '');
+    if (host !== home && !(home === 'gitlab.com' && host === 'www.gitlab.com')) {
       throw new Error(
-        `Invalid project "${String(value)}": that URL is on ${host || 'no host'}, not gitlab.com, and this integration reaches gitlab.com (or the GitLab instance the operator set up for it). Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`,
+        `Invalid project "${String(value)}": that URL is on ${host || 'no host'}, not ${home}, the GitLab this connection reaches. Pass the project's numeric id or its full path with namespace (e.g. "group/subgroup/project") instead.`,
       );
     }
     s = url[2]
@@ -200,7 +214,8 @@ export function projectRef(value: unknown): string {
 }
 
 /** `/projects/:id` for a tool's `project` argument. */
-export const projectPath = (a: { project?: unknown }): string => `/projects/${projectRef(a.project)}`;
+export const projectPath = (ctx: PluginContext, a: { project?: unknown }): string =>
+  `/projects/${projectRef(ctx, a.project)}`;
 
 /** A repository file path for /repository/files/:file_path: one segment, `/` as %2F and `.` as %2E, as GitLab documents. */
 export function filePath(value: string): string {
@@ -251,7 +266,7 @@ export const someIds = async (
 ): Promise<number[] | undefined> => (usernames?.length ? userIds(ctx, usernames, role) : undefined);
 
 export async function defaultBranch(ctx: PluginContext, a: { project: unknown }): Promise<string> {
-  const project = await get<{ default_branch?: string }>(ctx, projectPath(a), {
+  const project = await get<{ default_branch?: string }>(ctx, projectPath(ctx, a), {
     action: `project ${String(a.project)}`,
   });
   if (!project.default_branch)

@@ -95,7 +95,7 @@ export const listCommits = defineTool({
       first_parent: a.first_parent || undefined,
       ...paging(a),
     };
-    const { rows, next } = await list<Commit>(ctx, `${projectPath(a)}/repository/commits`, {
+    const { rows, next } = await list<Commit>(ctx, `${projectPath(ctx, a)}/repository/commits`, {
       query,
       action: `commits${a.ref ? ` of ${a.ref}` : ''}`,
     });
@@ -109,10 +109,14 @@ export const listMergeRequestCommits = defineTool({
   input: z.object({ ...project, ...mergeRequestIid, ...paged }),
   annotations: reads('List merge request commits', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list<Commit>(ctx, `${projectPath(a)}/merge_requests/${a.merge_request_iid}/commits`, {
-      query: paging(a),
-      action: `commits of !${a.merge_request_iid}`,
-    });
+    const { rows, next } = await list<Commit>(
+      ctx,
+      `${projectPath(ctx, a)}/merge_requests/${a.merge_request_iid}/commits`,
+      {
+        query: paging(a),
+        action: `commits of !${a.merge_request_iid}`,
+      },
+    );
     return { merge_request_iid: a.merge_request_iid, commits: rows.map(slimCommit), next };
   },
 });
@@ -128,7 +132,7 @@ export const listReleases = defineTool({
   }),
   annotations: reads('List releases', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list<Release>(ctx, `${projectPath(a)}/releases`, {
+    const { rows, next } = await list<Release>(ctx, `${projectPath(ctx, a)}/releases`, {
       query: { order_by: a.order_by, sort: a.sort, ...paging(a) },
       action: 'releases',
     });

@@ -59,7 +59,7 @@ export const listIssues = defineTool({
       sort: a.sort,
       ...paging(a),
     };
-    const path = a.project !== undefined ? `${projectPath(a)}/issues` : '/issues';
+    const path = a.project !== undefined ? `${projectPath(ctx, a)}/issues` : '/issues';
     const { rows, next } = await list<Issue>(ctx, path, { query, action: 'issues' });
     return { issues: rows.map((i) => slimIssue(i, LIST_TEXT_CHARS)), next };
   },
@@ -71,7 +71,9 @@ export const getIssue = defineTool({
   input: z.object({ ...project, ...issueIid }),
   annotations: reads('Get issue', { idempotent: true }),
   handler: async (ctx, a) => {
-    const i = await get<Issue>(ctx, `${projectPath(a)}/issues/${a.issue_iid}`, { action: `issue #${a.issue_iid}` });
+    const i = await get<Issue>(ctx, `${projectPath(ctx, a)}/issues/${a.issue_iid}`, {
+      action: `issue #${a.issue_iid}`,
+    });
     const tasks = i.task_completion_status;
     return {
       ...slimIssue(i, FULL_TEXT_CHARS),
@@ -116,7 +118,7 @@ export const createIssue = defineTool({
       issue_type: a.issue_type,
     };
     return slimIssue(
-      await send<Issue>(ctx, 'POST', `${projectPath(a)}/issues`, body, 'creating the issue'),
+      await send<Issue>(ctx, 'POST', `${projectPath(ctx, a)}/issues`, body, 'creating the issue'),
       LIST_TEXT_CHARS,
     );
   },
@@ -169,7 +171,7 @@ export const updateIssue = defineTool({
     const issue = await send<Issue>(
       ctx,
       'PUT',
-      `${projectPath(a)}/issues/${a.issue_iid}`,
+      `${projectPath(ctx, a)}/issues/${a.issue_iid}`,
       { ...body, assignee_ids },
       `issue #${a.issue_iid}`,
     );
@@ -188,7 +190,7 @@ export const addIssueNote = defineTool({
   }),
   annotations: changes('Comment on issue'),
   handler: async (ctx, a) => {
-    const path = `${projectPath(a)}/issues/${a.issue_iid}/notes`;
+    const path = `${projectPath(ctx, a)}/issues/${a.issue_iid}/notes`;
     return slimNote(
       await send<Note>(
         ctx,

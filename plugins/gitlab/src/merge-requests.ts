@@ -79,10 +79,10 @@ const MERGE_BLOCKERS = new Map([
   ['commits_status', 'its source branch has no commits or is missing'],
 ]);
 
-const mrPath = (a: { project: unknown; merge_request_iid: number }) =>
-  `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
+const mrPath = (ctx: PluginContext, a: { project: unknown; merge_request_iid: number }) =>
+  `${projectPath(ctx, a)}/merge_requests/${a.merge_request_iid}`;
 const readMergeRequest = (ctx: PluginContext, a: { project: unknown; merge_request_iid: number }) =>
-  get<MergeRequest>(ctx, mrPath(a), { action: `merge request !${a.merge_request_iid}` });
+  get<MergeRequest>(ctx, mrPath(ctx, a), { action: `merge request !${a.merge_request_iid}` });
 
 export const listMergeRequests = defineTool({
   description:
@@ -123,7 +123,7 @@ export const listMergeRequests = defineTool({
       sort: a.sort,
       ...paging(a),
     };
-    const path = a.project !== undefined ? `${projectPath(a)}/merge_requests` : '/merge_requests';
+    const path = a.project !== undefined ? `${projectPath(ctx, a)}/merge_requests` : '/merge_requests';
     const { rows, next } = await list<MergeRequest>(ctx, path, { query, action: 'merge requests' });
     return { merge_requests: rows.map((m) => slimMergeRequest(m, LIST_TEXT_CHARS)), next };
   },
@@ -169,7 +169,13 @@ export const createMergeRequest = defineTool({
       squash: a.squash,
     };
     return slimMergeRequest(
-      await send<MergeRequest>(ctx, 'POST', `${projectPath(a)}/merge_requests`, body, 'creating the merge request'),
+      await send<MergeRequest>(
+        ctx,
+        'POST',
+        `${projectPath(ctx, a)}/merge_requests`,
+        body,
+        'creating the merge request',
+      ),
       LIST_TEXT_CHARS,
     );
   },
@@ -199,7 +205,7 @@ export const updateMergeRequest = defineTool({
   }),
   annotations: changes('Update, close or reopen merge request', { idempotent: true }),
   handler: async (ctx, a) => {
-    const path = mrPath(a);
+    const path = mrPath(ctx, a);
     const body: Record<string, unknown> = {
       title: a.title,
       description: a.description,
@@ -323,7 +329,7 @@ export const mergeMergeRequest = defineTool({
     };
     let mr: MergeRequest;
     try {
-      mr = await send<MergeRequest>(ctx, 'PUT', `${mrPath(a)}/merge`, body, `merging !${a.merge_request_iid}`);
+      mr = await send<MergeRequest>(ctx, 'PUT', `${mrPath(ctx, a)}/merge`, body, `merging !${a.merge_request_iid}`);
     } catch (err) {
       throw await mergeRefusal(ctx, a, err);
     }
@@ -365,7 +371,7 @@ export const getMergeRequestDiffs = defineTool({
   }),
   annotations: reads('Get merge request changes (diffs)', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list<Diff>(ctx, `${mrPath(a)}/diffs`, {
+    const { rows, next } = await list<Diff>(ctx, `${mrPath(ctx, a)}/diffs`, {
       query: paging(a),
       action: `diffs of !${a.merge_request_iid}`,
     });
@@ -422,7 +428,7 @@ export const addMergeRequestNote = defineTool({
       await send<Note>(
         ctx,
         'POST',
-        `${mrPath(a)}/notes`,
+        `${mrPath(ctx, a)}/notes`,
         { body: a.body, internal: a.internal },
         `commenting on !${a.merge_request_iid}`,
       ),

@@ -60,7 +60,10 @@ export const listPipelines = defineTool({
       sort: a.sort,
       ...paging(a),
     };
-    const { rows, next } = await list<Pipeline>(ctx, `${projectPath(a)}/pipelines`, { query, action: 'pipelines' });
+    const { rows, next } = await list<Pipeline>(ctx, `${projectPath(ctx, a)}/pipelines`, {
+      query,
+      action: 'pipelines',
+    });
     return { pipelines: rows.map(slimPipeline), next };
   },
 });
@@ -71,7 +74,7 @@ export const getPipeline = defineTool({
   input: z.object({ ...project, pipeline_id: z.int().min(1).describe("The pipeline's id (not its iid).") }),
   annotations: reads('Get pipeline and its jobs', { idempotent: true }),
   handler: async (ctx, a) => {
-    const path = `${projectPath(a)}/pipelines/${a.pipeline_id}`;
+    const path = `${projectPath(ctx, a)}/pipelines/${a.pipeline_id}`;
     const p = await get<Pipeline>(ctx, path, { action: `pipeline ${a.pipeline_id}` });
     // a big pipeline has hundreds of jobs: follow the pages (the failed one may be on any of them)
     const fetchPage = async (page: number | null) => {
@@ -124,7 +127,7 @@ export const createPipeline = defineTool({
   handler: async (ctx, a) => {
     const body = { ref: a.ref, variables: a.variables?.length ? a.variables : undefined };
     return slimPipeline(
-      await send<Pipeline>(ctx, 'POST', `${projectPath(a)}/pipeline`, body, `creating a pipeline on ${a.ref}`),
+      await send<Pipeline>(ctx, 'POST', `${projectPath(ctx, a)}/pipeline`, body, `creating a pipeline on ${a.ref}`),
     );
   },
 });
@@ -136,7 +139,7 @@ async function pipelineAction(
   verb: 'retry' | 'cancel',
 ) {
   const action = `${verb === 'retry' ? 'retrying' : 'canceling'} pipeline ${a.pipeline_id}`;
-  const p = await send<Pipeline>(ctx, 'POST', `${projectPath(a)}/pipelines/${a.pipeline_id}/${verb}`, {}, action);
+  const p = await send<Pipeline>(ctx, 'POST', `${projectPath(ctx, a)}/pipelines/${a.pipeline_id}/${verb}`, {}, action);
   return { ...slimPipeline(p), action: verb === 'retry' ? 'retried' : 'canceled' };
 }
 
@@ -185,7 +188,7 @@ export const getJobLog = defineTool({
   }),
   annotations: reads('Get job log', { idempotent: true }),
   handler: async (ctx, a) => {
-    const path = `${projectPath(a)}/jobs/${a.job_id}`;
+    const path = `${projectPath(ctx, a)}/jobs/${a.job_id}`;
     const job = await get<Job>(ctx, path, { action: `job ${a.job_id}` });
     const tooLarge = () =>
       `The log of job ${a.job_id} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so not even its end can be read here (a smaller max_chars does not help: the whole log is sent). ${job.web_url ? `Open it in GitLab: ${job.web_url} (raw text: ${job.web_url}/raw).` : 'Open the job in GitLab.'}`;

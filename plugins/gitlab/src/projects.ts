@@ -85,7 +85,7 @@ export const getProject = defineTool({
   input: z.object({ ...project }),
   annotations: reads('Get project', { idempotent: true }),
   handler: async (ctx, a) => {
-    const p = await get<Project>(ctx, projectPath(a), {
+    const p = await get<Project>(ctx, projectPath(ctx, a), {
       query: { license: false },
       action: `project ${String(a.project)}`,
     });
@@ -122,7 +122,7 @@ export const getCloneUrl = defineTool({
   input: z.object({ ...project }),
   annotations: reads('Get clone URL', { idempotent: true }),
   handler: async (ctx, a) => {
-    const p = await get<Project & { ssh_url_to_repo?: string }>(ctx, projectPath(a), {
+    const p = await get<Project & { ssh_url_to_repo?: string }>(ctx, projectPath(ctx, a), {
       query: { license: false },
       action: `project ${String(a.project)}`,
     });

@@ -54,7 +54,7 @@ export const getFile = defineTool({
       // GitLab sends a file whole (base64 in JSON): offset and max_chars cannot make it smaller
       let at = '';
       try {
-        const p = await get<Project>(ctx, projectPath(a), { action: `project ${String(a.project)}` });
+        const p = await get<Project>(ctx, projectPath(ctx, a), { action: `project ${String(a.project)}` });
         const shown = ref === 'HEAD' ? p.default_branch || ref : ref;
         if (p.web_url) at = ` Open it in GitLab: ${p.web_url}/-/blob/${segments(shown)}/${segments(a.path)}`;
       } catch {
@@ -62,7 +62,7 @@ export const getFile = defineTool({
       }
       return `File "${a.path}" at ${ref} is larger than the gateway accepts (GW_ERR_BRIDGE_RESPONSE_TOO_LARGE), so it cannot be read here (offset and max_chars do not help: GitLab sends the whole file).${at || ' Open it in the project on GitLab.'}`;
     };
-    const path = `${projectPath(a)}/repository/files/${filePath(a.path)}`;
+    const path = `${projectPath(ctx, a)}/repository/files/${filePath(a.path)}`;
     const data = await whole(
       get<RepositoryFile>(ctx, path, { query: { ref }, action: `file "${a.path}" at ${ref}` }),
       tooLarge,
@@ -137,7 +137,7 @@ export const createOrUpdateFile = defineTool({
   handler: async (ctx, a) => {
     if ((a.content === undefined) === (a.content_base64 === undefined))
       throw new Error('Invalid arguments: pass exactly one of `content` (text) or `content_base64`.');
-    const path = `${projectPath(a)}/repository/files/${filePath(a.path)}`;
+    const path = `${projectPath(ctx, a)}/repository/files/${filePath(a.path)}`;
     const at = a.start_branch || a.branch;
     const exists = a.action === 'auto' ? await fileExists(ctx, path, at, a.path) : a.action === 'update';
     const body = {
@@ -181,7 +181,7 @@ export const listRepositoryTree = defineTool({
     const query = { path: a.path, ref: a.ref, recursive: a.recursive || undefined, ...paging(a) };
     const { rows, next } = await list<{ name: string; path: string; type: string }>(
       ctx,
-      `${projectPath(a)}/repository/tree`,
+      `${projectPath(ctx, a)}/repository/tree`,
       { query, action: `tree of "${a.path || '/'}"` },
     );
     return { entries: rows.map((e) => ({ name: e.name, path: e.path, type: TREE_TYPES.get(e.type) || e.type })), next };
@@ -198,7 +198,7 @@ export const listBranches = defineTool({
   }),
   annotations: reads('List branches', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list<Branch>(ctx, `${projectPath(a)}/repository/branches`, {
+    const { rows, next } = await list<Branch>(ctx, `${projectPath(ctx, a)}/repository/branches`, {
       query: { search: a.search, ...paging(a) },
       action: 'branches',
     });
@@ -227,7 +227,7 @@ export const createBranch = defineTool({
     const branch = await send<Branch>(
       ctx,
       'POST',
-      `${projectPath(a)}/repository/branches`,
+      `${projectPath(ctx, a)}/repository/branches`,
       { branch: a.branch, ref: from },
       `creating branch ${a.branch} from ${from}`,
     );
@@ -255,7 +255,7 @@ export const searchCode = defineTool({
     const query = { scope: 'blobs', search: a.query, ref: a.ref, ...paging(a) };
     const { rows, next } = await list<{ path: string; ref?: string; startline?: number; data?: string }>(
       ctx,
-      `${projectPath(a)}/search`,
+      `${projectPath(ctx, a)}/search`,
       { query, action: 'code search' },
     );
     const items = rows.map((b) => ({

@@ -34,8 +34,8 @@ function slimReviewNote(n: ReviewNote) {
   };
 }
 
-const mrPath = (a: { project: unknown; merge_request_iid: number }) =>
-  `${projectPath(a)}/merge_requests/${a.merge_request_iid}`;
+const mrPath = (ctx: PluginContext, a: { project: unknown; merge_request_iid: number }) =>
+  `${projectPath(ctx, a)}/merge_requests/${a.merge_request_iid}`;
 
 export const listMergeRequestNotes = defineTool({
   description:
@@ -49,7 +49,7 @@ export const listMergeRequestNotes = defineTool({
   }),
   annotations: reads('List merge request notes (comments)', { idempotent: true }),
   handler: async (ctx, a) => {
-    const { rows, next } = await list<ReviewNote>(ctx, `${mrPath(a)}/notes`, {
+    const { rows, next } = await list<ReviewNote>(ctx, `${mrPath(ctx, a)}/notes`, {
       query: { sort: a.sort, order_by: 'created_at', ...paging(a) },
       action: `notes of !${a.merge_request_iid}`,
     });
@@ -110,7 +110,7 @@ export const approveMergeRequest = defineTool({
       state = await send<Approvals>(
         ctx,
         'POST',
-        `${mrPath(a)}/${approve ? 'approve' : 'unapprove'}`,
+        `${mrPath(ctx, a)}/${approve ? 'approve' : 'unapprove'}`,
         approve ? { sha: a.sha } : {},
         `${approve ? 'approving' : 'withdrawing the approval of'} !${a.merge_request_iid}`,
       );

@@ -304,6 +304,43 @@ for (const backend of backends()) {
       assert.equal(await db.get('SELECT id FROM result_pages WHERE id = ?', [split]), undefined);
     });
 
+    test('connections: an instance is stored with the credential, kept by a re-import, and read by another replica', async () => {
+      const u = await users.create('instance@example.com', 'acme');
+      const vault = createVault(generateKey());
+      const a = createConnectionService({ db, vault, clientFor: () => undefined });
+      const b = createConnectionService({ db: other, vault, clientFor: () => undefined });
+      const selfHosted = oauthManifest(
+        { authorizeUrl: 'https://api.mockhub.test/authorize', tokenUrl: 'https://api.mockhub.test/token' },
+        { instance: { default: 'https://api.mockhub.test', label: 'Instance' } },
+      );
+      const at = 'https://93.184.216.34:8443';
+      const { connectionId } = await a.importConnection({
+        userId: u.id,
+        manifest: selfHosted,
+        token: 't1',
+        instanceUrl: at,
+      });
+      assert.deepEqual(await b.lookup(u.id, selfHosted), {
+        connected: true,
+        connectionId,
+        config: { instanceUrl: at },
+        instance: at,
+      });
+      assert.deepEqual(await b.credential(u.id, selfHosted), { values: { token: 't1' }, instance: at });
+      await b.importConnection({ userId: u.id, manifest: selfHosted, token: 't2' });
+      assert.equal((await new ConnectionStore(db).byId(connectionId))?.instance_url, at, 'kept by a re-import');
+      const state = (await a.states(u.id)).get(selfHosted.name);
+      assert.equal(state?.state === 'connected' ? state.instance : undefined, at);
+      await a.importConnection({
+        userId: u.id,
+        manifest: selfHosted,
+        token: 't3',
+        instanceUrl: 'https://api.mockhub.test',
+      });
+      assert.deepEqual(await b.lookup(u.id, selfHosted), { connected: true, connectionId, config: {} });
+      assert.deepEqual(await b.credential(u.id, selfHosted), { values: { token: 't3' } });
+    });
+
     test('connections: import, lookup, credential, reconnect keeps the id, states, disconnect', async () => {
       const u = await users.create('conn@example.com', 'acme');
       const vault = createVault(generateKey());
