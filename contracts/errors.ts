@@ -15,6 +15,7 @@
  * docs/errors.md lists the same codes with the same wire, status and retryability (a test keeps
  * them equal). Source text evaluated inside isolates (sandbox/isolate/*-source.ts) cannot import
  * this module; the codes it raises are listed here all the same.
+ * One file on purpose (past 400 lines): it is the catalogue, one table read and checked whole.
  */
 
 export type ErrorWire = 'tool-result' | 'http' | 'jsonrpc' | 'startup' | 'cli' | 'plugin' | 'internal';

@@ -4,6 +4,8 @@
  * zod before anything is registered (invariant 1: the manifest is data, the code is never loaded
  * by the host). Shared by the host registry, the bridge and the plugin CLI, and type-checked in
  * plugin authors' projects through the SDK's types: it imports nothing that needs Node.js.
+ * One file on purpose (a little over 400 lines): the manifest's whole shape and the rules between its
+ * parts (auth against egress), as docs/plugins.md lists them; instances are in manifest-instance.ts.
  */
 import * as z from 'zod';
 import { isForbiddenHeader } from './forbidden-headers.js';

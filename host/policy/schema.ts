@@ -2,6 +2,8 @@
  * @module host/policy/schema
  * The policy file: limits, egress, tenancy, result cap, sign-in. Every key may be left out; the default is
  * written next to it. A file that does not validate stops start-up with a message naming the field.
+ * One file on purpose (a little over 400 lines): the whole shape of the policy file, each key beside
+ * its default, as docs/policies.md lists them; the built-ins' sections are files of their own.
  */
 import { browserPolicySchema } from './browser-policy.js';
 import { jotsPolicySchema } from './jots-policy.js';

@@ -6,6 +6,7 @@
  * What only PostgreSQL has (a function in PL/pgSQL) goes in a migration's `postgres` statements,
  * run after the shared ones on PostgreSQL alone.
  * Replicas may start together: each migration is applied under a lock and re-checked inside it.
+ * One file on purpose (past 400 lines): the migrations are one ordered list, never edited, read in order.
  */
 import type { Db } from './db.js';
 
