@@ -64,17 +64,21 @@ export async function browserError(
   return err;
 }
 
-function netError(net: string, refusals: Refusal[], text: string): Error {
+/** What a net:: code means for someone who only sees the agent's answer. */
+const NET_HINTS: Readonly<Record<string, string>> = {
+  ERR_SOCKS_CONNECTION_HOST_UNREACHABLE: 'the host name does not resolve, or the host cannot be reached',
+  ERR_NAME_NOT_RESOLVED: 'the host name does not resolve, or the host cannot be reached',
+  // the address proxy reached no one: no network route from the gateway, or the connection was refused
+  ERR_SOCKS_CONNECTION_FAILED: 'the gateway could not connect to the host (no network route to it, or it refused)',
+  ERR_UNSAFE_PORT: 'browsers refuse that port',
+};
+
+export function netError(net: string, refusals: readonly Refusal[], text: string): Error {
   const refusal = refusals.at(-1);
   if (refusal && /BLOCKED_BY_CLIENT|SOCKS|PROXY|TUNNEL/.test(net)) return addressRefused(refusal);
   if (net === 'ERR_TIMED_OUT')
     return fail('GW_ERR_BROWSER_NAVIGATION_TIMEOUT', { message: `the page did not answer in time (${net})` });
-  const hint =
-    net === 'ERR_SOCKS_CONNECTION_HOST_UNREACHABLE' || net === 'ERR_NAME_NOT_RESOLVED'
-      ? ': the host name does not resolve, or the host cannot be reached'
-      : net === 'ERR_UNSAFE_PORT'
-        ? ': browsers refuse that port'
-        : '';
+  const hint = NET_HINTS[net] === undefined ? '' : `: ${NET_HINTS[net]}`;
   return fail('GW_ERR_BROWSER_NAVIGATION_FAILED', {
     message: `the page could not be loaded: net::${net}${hint} (${firstLine(text).slice(0, 200)})`,
   });

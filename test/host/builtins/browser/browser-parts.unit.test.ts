@@ -13,6 +13,7 @@ import { treeMemoryBytes } from '../../../../host/builtins/browser/memory-watch.
 import { slimText } from '../../../../host/builtins/browser/read-text.js';
 import { liveInputOf } from '../../../../host/portal/browser-routes.js';
 import { isWorkbenchError } from '../../../../contracts/errors.js';
+import { netError } from '../../../../host/builtins/browser/browser-errors.js';
 import { browserPolicySchema } from '../../../../host/policy/browser-policy.js';
 
 const codeOf = (fn: () => unknown): string | undefined => {
@@ -175,5 +176,27 @@ describe('the memory of a process tree', () => {
     if (bytes === undefined) return t.skip('no /proc on this system');
     assert.ok(bytes > 10 * 1024 * 1024 && bytes < 16 * 1024 * 1024 * 1024, String(bytes));
     assert.equal(await treeMemoryBytes(2 ** 30), undefined);
+  });
+});
+
+describe('a page that could not be loaded, as the agent reads it', () => {
+  const at = 'net::ERR_X at https://example.com/';
+  it('says the gateway could not reach the host when the address proxy reached no one', () => {
+    const err = netError('ERR_SOCKS_CONNECTION_FAILED', [], at);
+    assert.ok(isWorkbenchError(err));
+    assert.equal(err.code, 'GW_ERR_BROWSER_NAVIGATION_FAILED');
+    assert.match(err.message, /ERR_SOCKS_CONNECTION_FAILED: the gateway could not connect to the host/);
+  });
+  it('names the refused address when the proxy refused it, and a timeout as a timeout', () => {
+    const refused = netError('ERR_SOCKS_CONNECTION_FAILED', [{ host: '10.0.0.1', range: 'private', at: 0 }], at);
+    assert.ok(isWorkbenchError(refused));
+    assert.equal(refused.code, 'GW_ERR_BROWSER_ADDRESS_REFUSED');
+    const slow = netError('ERR_TIMED_OUT', [], at);
+    assert.ok(isWorkbenchError(slow));
+    assert.equal(slow.code, 'GW_ERR_BROWSER_NAVIGATION_TIMEOUT');
+  });
+  it('adds no hint it does not have', () => {
+    const other = netError('ERR_CERT_DATE_INVALID', [], at);
+    assert.match(other.message, /net::ERR_CERT_DATE_INVALID \(net::ERR_X/);
   });
 });
